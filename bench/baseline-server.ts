@@ -1,0 +1,57 @@
+// The baselines the service is compared with, on the same machine, core and database:
+//   constant: a bare Fastify route answering a constant (the ceiling of Fastify itself);
+//   insert:   a bare Fastify route parsing a JSON body and INSERTing one comparable row.
+// Usage: node --import tsx bench/baseline-server.ts <constant|insert>  (PORT, DATABASE_URL, DATA_DIR
+// read through the service's own config module)
+import { randomUUID } from "node:crypto";
+import Fastify from "fastify";
+import { type Config, loadConfig } from "../src/config.ts";
+import { type Database, openDatabase, sql } from "../src/db/database.ts";
+import { migrate } from "../src/db/migrate.ts";
+
+type Mode = "constant" | "insert";
+
+async function openStore(config: Config): Promise<{ database: Database; orgId: string }> {
+  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  await migrate(database.db);
+  const orgId = randomUUID();
+  await database.db.execute(sql`INSERT INTO organizations (id, name) VALUES (${orgId}, 'Baseline')`);
+  return { database, orgId };
+}
+
+async function main() {
+  const mode = process.argv[2] as Mode;
+  if (mode !== "constant" && mode !== "insert")
+    throw new Error("usage: baseline-server.ts <constant|insert>");
+  const config = loadConfig();
+  const app = Fastify({ logger: false });
+  app.get("/readyz", async () => ({ status: "ready" }));
+  let database: Database | undefined;
+  if (mode === "constant") {
+    app.all("/bench", async () => ({ ok: true }));
+  } else {
+    const store = await openStore(config);
+    database = store.database;
+    app.post<{ Body: { event_type?: string } }>("/bench", async (request, reply) => {
+      const envelope = request.body;
+      await store.database.db.execute(
+        sql`INSERT INTO event_samples (org_id, id, event_type, envelope)
+            VALUES (${store.orgId}, ${randomUUID()}, ${String(envelope.event_type ?? "bench")}, ${JSON.stringify(envelope)}::jsonb)`,
+      );
+      return reply.code(202).send({ received: true });
+    });
+  }
+  await app.listen({ port: config.port, host: "127.0.0.1" });
+  const stop = async () => {
+    await app.close();
+    await database?.close();
+    process.exit(0);
+  };
+  process.on("SIGTERM", () => void stop());
+  process.on("SIGINT", () => void stop());
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`baseline failed: ${error instanceof Error ? error.stack : String(error)}\n`);
+  process.exit(1);
+});

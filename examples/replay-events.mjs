@@ -1,0 +1,106 @@
+#!/usr/bin/env node
+// Replays CRM events to Porchlight after an outage (Node 20, no dependencies).
+//
+//   PORCHLIGHT_URL=https://porchlight.example.com PORCHLIGHT_API_KEY=ak_… \
+//     node examples/replay-events.mjs events.ndjson [--dry-run]
+//
+// events.ndjson holds one event envelope per line, exactly as first sent (or as your CRM would
+// have sent them), each with its ORIGINAL dedup_id: the service absorbs a dedup_id it already
+// enqueued for an automation (outcome `duplicate`), so replaying everything since before the
+// outage is safe and mails nothing twice. The service never pulls missed records; replaying is
+// the recovery path.
+//
+// Pacing follows the spec's retry guidance: 429 waits Retry-After (the events limit is 120 per
+// minute per organization), 503 (kill switch: Retry-After 300) waits and retries, 500/502 back
+// off; 400/413/422 are the event's fault (logged, skipped); 401/403 stop the replay.
+import { readFileSync } from "node:fs";
+
+const TERMINAL_FOR_RUN = new Set([401, 403]);
+const RETRYABLE = new Set([429, 500, 502, 503]);
+const MAX_ATTEMPTS = 8;
+
+const defaultSleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function waitFor(response, attempt) {
+  const retryAfter = response.headers.get("retry-after");
+  if (retryAfter && /^\d+$/.test(retryAfter)) return Number(retryAfter) * 1000 + Math.random() * 1000;
+  return Math.min(60_000, 1000 * 2 ** (attempt - 1)) * (0.5 + Math.random() / 2);
+}
+
+/** Sends one envelope until it is accepted, rejected for good, or attempts run out. */
+async function sendOne({ baseUrl, apiKey, fetch, sleep }, envelope) {
+  for (let attempt = 1; ; attempt++) {
+    const response = await fetch(`${baseUrl}/api/v1/events`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json" },
+      body: JSON.stringify(envelope),
+    });
+    const body = await response.json().catch(() => undefined);
+    if (!RETRYABLE.has(response.status) || attempt >= MAX_ATTEMPTS) return { status: response.status, body };
+    await sleep(waitFor(response, attempt));
+  }
+}
+
+/**
+ * Replays the envelopes in order. Returns counts: accepted (202; of which duplicate = already
+ * enqueued before), rejected (the event itself is invalid) and failed (still retryable at the end).
+ */
+export async function replayEvents({
+  events,
+  baseUrl,
+  apiKey,
+  dryRun = false,
+  fetch = globalThis.fetch,
+  sleep = defaultSleep,
+  log = console.log,
+}) {
+  const summary = { accepted: 0, duplicate: 0, rejected: 0, failed: 0 };
+  const base = baseUrl.replace(/\/+$/, "");
+  for (const event of events) {
+    const envelope = dryRun ? { ...event, dry_run: true } : event;
+    const { status, body } = await sendOne({ baseUrl: base, apiKey, fetch, sleep }, envelope);
+    if (status === 202) {
+      summary.accepted++;
+      if (body?.duplicate) summary.duplicate++;
+      log(
+        `${event.dedup_id}: ${body?.duplicate ? "already applied" : "accepted"} (${body?.outcomes?.map((o) => o.reason).join(", ") || "no binding"})`,
+      );
+    } else if (TERMINAL_FOR_RUN.has(status)) {
+      throw new Error(
+        `stopping: the key was refused (${status} ${body?.error ?? ""}); fix the key or its scopes`,
+      );
+    } else if (RETRYABLE.has(status)) {
+      summary.failed++;
+      log(
+        `${event.dedup_id}: still failing after ${MAX_ATTEMPTS} attempts (${status} ${body?.error ?? ""}); replay again later`,
+      );
+    } else {
+      summary.rejected++;
+      log(`${event.dedup_id}: rejected ${status} ${body?.error ?? ""} ${body?.detail ?? ""}`);
+    }
+  }
+  return summary;
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const [file, flag] = process.argv.slice(2);
+  const { PORCHLIGHT_URL, PORCHLIGHT_API_KEY } = process.env;
+  if (!file || !PORCHLIGHT_URL || !PORCHLIGHT_API_KEY) {
+    console.error(
+      "usage: PORCHLIGHT_URL=… PORCHLIGHT_API_KEY=ak_… node replay-events.mjs events.ndjson [--dry-run]",
+    );
+    process.exit(2);
+  }
+  const events = readFileSync(file, "utf8")
+    .split("\n")
+    .filter((line) => line.trim() !== "")
+    .map((line) => JSON.parse(line));
+  const summary = await replayEvents({
+    events,
+    baseUrl: PORCHLIGHT_URL,
+    apiKey: PORCHLIGHT_API_KEY,
+    dryRun: flag === "--dry-run",
+  });
+  console.log(JSON.stringify(summary));
+  process.exit(summary.failed > 0 ? 1 : 0);
+}

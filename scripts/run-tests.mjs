@@ -1,0 +1,28 @@
+#!/usr/bin/env node
+// Runs every test file under test/ (except the reliability suite) with node's test runner.
+// Usage: npm test [-- <file or directory> ...]
+import { spawnSync } from "node:child_process";
+import { readdirSync, statSync } from "node:fs";
+import path from "node:path";
+
+function collect(target, out) {
+  if (statSync(target).isFile()) {
+    if (target.endsWith(".test.ts")) out.push(target);
+    return out;
+  }
+  for (const entry of readdirSync(target).sort()) {
+    if (entry === "node_modules" || entry === "reliability") continue;
+    collect(path.join(target, entry), out);
+  }
+  return out;
+}
+
+const targets = process.argv.slice(2);
+const files = (targets.length > 0 ? targets : ["test"]).flatMap((target) => collect(target, []));
+const concurrency = process.env.TEST_CONCURRENCY ?? "2";
+const result = spawnSync(
+  process.execPath,
+  ["--import", "tsx", "--test", `--test-concurrency=${concurrency}`, "--test-timeout=120000", ...files],
+  { stdio: "inherit" },
+);
+process.exit(result.status ?? 1);

@@ -1,0 +1,92 @@
+import { randomUUID } from "node:crypto";
+import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from "fastify";
+import type { Logger } from "pino";
+import type { Clock } from "./clock.ts";
+import type { Config } from "./config.ts";
+import type { Database } from "./db/database.ts";
+import type { Geocoder } from "./geo/geocoder.ts";
+import { registerDocsPage } from "./http/docs-page.ts";
+import { registerErrorHandling } from "./http/error-handler.ts";
+import { registerGuards } from "./http/guards.ts";
+import { registerOpenApi } from "./http/openapi.ts";
+import { LEAD_CREATED_WEBHOOK } from "./http/openapi-webhooks.ts";
+import { registerRequestLog } from "./http/request-log.ts";
+import type { RateLimiter } from "./limits/rate-limiter.ts";
+import { registerAdminRoutes } from "./routes/admin/index.ts";
+import { registerHealthRoutes } from "./routes/health.ts";
+import { registerLandingRoutes } from "./routes/landing.ts";
+import { registerLobWebhookRoute } from "./routes/lob-webhook.ts";
+import { registerMcpRoute } from "./routes/mcp.ts";
+import { registerPublicRoutes } from "./routes/public.ts";
+import { createBoundAutomationCache } from "./services/automation-cache.ts";
+import { createKeyStore } from "./services/key-store.ts";
+import { createKillSwitch } from "./services/kill-switch.ts";
+import type { Services } from "./services/services.ts";
+import { createTargetGuard, type HostResolver } from "./services/webhooks/target-guard.ts";
+
+export interface AppDeps {
+  config: Config;
+  database: Database;
+  clock: Clock;
+  logger: Logger;
+  limiter: RateLimiter;
+  geocoder: Geocoder;
+  /** How webhook target hostnames resolve; default: the system resolver. Tests inject one. */
+  resolveHost?: HostResolver;
+}
+
+export type App = FastifyInstance;
+
+/** Cross-cutting services built once per app and handed to route modules. */
+function buildServices(deps: AppDeps): Services {
+  const { database, clock, logger } = deps;
+  return {
+    ...deps,
+    db: database.db,
+    keyStore: createKeyStore({ db: database.db, clock, logger }),
+    killSwitch: createKillSwitch({ db: database.db, clock }),
+    boundAutomations: createBoundAutomationCache({ db: database.db, clock }),
+    webhookTargetGuard: createTargetGuard({
+      resolver: deps.resolveHost,
+      allowPrivateTargets: deps.config.webhookAllowPrivateTargets,
+    }),
+  };
+}
+
+export async function buildApp(deps: AppDeps): Promise<App> {
+  const app = Fastify({
+    loggerInstance: deps.logger as FastifyBaseLogger,
+    // Our own one-line request log replaces Fastify's two lines (see http/request-log.ts).
+    logController: new LogController({ disableRequestLogging: true }),
+    genReqId: () => randomUUID(),
+    trustProxy: deps.config.trustProxy as boolean | string,
+    bodyLimit: 1_048_576,
+    // Keys named __proto__ or constructor.prototype are refused (400 invalid_json), never merged.
+    onProtoPoisoning: "error",
+    onConstructorPoisoning: "error",
+    ajv: {
+      // The spec rejects rather than coerces, and unknown fields are errors, not silently dropped.
+      customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: true, allErrors: false },
+    },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  const services = buildServices(deps);
+  registerErrorHandling(app);
+  registerRequestLog(app);
+  registerGuards(app, {
+    limiter: deps.limiter,
+    keyStore: services.keyStore,
+    ipRateLimitPerMinute: deps.config.ipRateLimitPerMinute,
+  });
+
+  await registerOpenApi(app, { publicBaseUrl: deps.config.publicBaseUrl, webhooks: LEAD_CREATED_WEBHOOK });
+  await registerDocsPage(app);
+  registerHealthRoutes(app, services);
+  await app.register(async (scope) => registerLandingRoutes(scope, services));
+  await app.register(async (scope) => registerPublicRoutes(scope, services), { prefix: "/api/v1" });
+  await registerMcpRoute(app);
+  await app.register(async (scope) => registerAdminRoutes(scope, services), { prefix: "/admin/v1" });
+  await registerLobWebhookRoute(app, services);
+  return app;
+}

@@ -1,0 +1,43 @@
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import type { Logger } from "pino";
+import type { Config } from "./config.ts";
+import { type Queryable, queryOne, sql } from "./db/database.ts";
+import { createOrganization, issueApiKey } from "./services/organizations.ts";
+
+/** The operator token: ADMIN_TOKEN, else the one stored under DATA_DIR, else a new one printed once. */
+export function resolveAdminToken(config: Config, print: (line: string) => void): string {
+  if (config.adminToken) return config.adminToken;
+  const file = path.join(config.dataDir, "admin-token");
+  if (existsSync(file)) return readFileSync(file, "utf8").trim();
+  const token = `adm_${randomBytes(24).toString("base64url")}`;
+  mkdirSync(config.dataDir, { recursive: true });
+  writeFileSync(file, `${token}\n`, { mode: 0o600 });
+  print(`Operator token (stored in ${file}; shown once): ${token}`);
+  return token;
+}
+
+/**
+ * First start on an empty embedded database: a demo organization with a billing owner and one
+ * unrestricted key, and a ready-to-paste curl. The key is printed this once and never again.
+ */
+export async function seedDemoOnFirstRun(
+  db: Queryable,
+  config: Config,
+  logger: Logger,
+  print: (line: string) => void,
+): Promise<void> {
+  if (config.databaseUrl) return;
+  const existing = await queryOne<{ id: string }>(db, sql`SELECT id FROM organizations LIMIT 1`);
+  if (existing) return;
+  const org = await createOrganization(db, { name: "Demo Contractor", billing_owner: true });
+  const key = await issueApiKey(db, org.org_id, { name: "demo" });
+  logger.info({ orgId: org.org_id }, "created demo organization");
+  print("");
+  print(`Demo organization "${org.org_name}" created (${org.org_id}). Its API key, shown only now:`);
+  print(`  ${key.key}`);
+  print("Try it:");
+  print(`  curl -s -H 'Authorization: Bearer ${key.key}' ${config.publicBaseUrl}/api/v1/me`);
+  print("");
+}

@@ -1,0 +1,164 @@
+import path from "node:path";
+
+/** Everything the process reads from its environment, parsed once at start. */
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  databaseUrl: string | undefined;
+  redisUrl: string | undefined;
+  adminToken: string | undefined;
+  publicBaseUrl: string;
+  trustProxy: boolean | string | number;
+  ipRateLimitPerMinute: number;
+  logLevel: string;
+  geocoder: "local" | "nominatim" | "census";
+  geocoderUrl: string | undefined;
+  /** Requests in flight toward a remote geocoder (GEOCODER_CONCURRENCY). */
+  geocoderConcurrency: number;
+  /** A remote geocoder answer slower than this is "unavailable" (GEOCODER_TIMEOUT_MS). */
+  geocoderTimeoutMs: number;
+  /** Geo attribution: both points within this many meters (ATTRIBUTION_GEO_RADIUS_METERS). */
+  attributionGeoRadiusMeters: number;
+  webhookAllowPrivateTargets: string[];
+  /** Where the front of a postcard gets the home's picture (HOME_IMAGERY). */
+  homeImagery: "placeholder" | "streetview" | "mapbox";
+  googleMapsApiKey: string | undefined;
+  /** Street View Static API base (GOOGLE_STREETVIEW_URL); tests point it at a loopback fake. */
+  streetViewBaseUrl: string;
+  mapboxToken: string | undefined;
+  /** Mapbox Static Images API base (MAPBOX_BASE_URL). */
+  mapboxBaseUrl: string;
+  /** Who prints and mails a piece (PRINT_PROVIDER). */
+  printProvider: "local" | "lob";
+  lobApiKey: string | undefined;
+  lobBaseUrl: string;
+  /** Verifies Lob's tracking webhooks (LOB_WEBHOOK_SECRET); without it the route answers 503. */
+  lobWebhookSecret: string | undefined;
+}
+
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    message: string,
+  ) {
+    super(`Invalid configuration: ${variable} ${message}`);
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
+const GEOCODERS = ["local", "nominatim", "census"] as const;
+const HOME_IMAGERY = ["placeholder", "streetview", "mapbox"] as const;
+const PRINT_PROVIDERS = ["local", "lob"] as const;
+
+/** The campaign pipeline's adapters and their credentials; a chosen adapter needs its key. */
+function pipelineConfig(env: Env) {
+  const homeImagery = oneOf(env, "HOME_IMAGERY", HOME_IMAGERY, "placeholder");
+  const googleMapsApiKey = env.GOOGLE_MAPS_API_KEY || undefined;
+  const mapboxToken = env.MAPBOX_TOKEN || undefined;
+  if (homeImagery === "streetview" && !googleMapsApiKey) {
+    throw new ConfigError("GOOGLE_MAPS_API_KEY", "is required when HOME_IMAGERY=streetview");
+  }
+  if (homeImagery === "mapbox" && !mapboxToken) {
+    throw new ConfigError("MAPBOX_TOKEN", "is required when HOME_IMAGERY=mapbox");
+  }
+  const printProvider = oneOf(env, "PRINT_PROVIDER", PRINT_PROVIDERS, "local");
+  const lobApiKey = env.LOB_API_KEY || undefined;
+  if (printProvider === "lob" && !lobApiKey) {
+    throw new ConfigError("LOB_API_KEY", "is required when PRINT_PROVIDER=lob");
+  }
+  const base = (name: string, fallback: string) =>
+    (url(env, name, ["http:", "https:"]) ?? fallback).replace(/\/+$/, "");
+  return {
+    homeImagery,
+    googleMapsApiKey,
+    streetViewBaseUrl: base("GOOGLE_STREETVIEW_URL", "https://maps.googleapis.com/maps/api/streetview"),
+    mapboxToken,
+    mapboxBaseUrl: base("MAPBOX_BASE_URL", "https://api.mapbox.com"),
+    printProvider,
+    lobApiKey,
+    lobBaseUrl: base("LOB_BASE_URL", "https://api.lob.com/v1"),
+    lobWebhookSecret: env.LOB_WEBHOOK_SECRET || undefined,
+  };
+}
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return fallback;
+  if (!/^\d+$/.test(raw)) throw new ConfigError(name, `must be an integer, got "${raw}"`);
+  const value = Number(raw);
+  if (value < min || value > max)
+    throw new ConfigError(name, `must be between ${min} and ${max}, got ${value}`);
+  return value;
+}
+
+function url(env: Env, name: string, protocols: string[]): string | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return undefined;
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(name, "is not a valid URL");
+  }
+  if (!protocols.includes(parsed.protocol)) {
+    throw new ConfigError(name, `must use one of ${protocols.join(", ")} (got ${parsed.protocol})`);
+  }
+  return raw;
+}
+
+function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], fallback: T): T {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return fallback;
+  if (!(allowed as readonly string[]).includes(raw)) {
+    throw new ConfigError(name, `must be one of ${allowed.join(", ")}, got "${raw}"`);
+  }
+  return raw as T;
+}
+
+/** Fastify's trustProxy accepts a boolean, a hop count, or a list of addresses/CIDRs. */
+function trustProxy(raw: string | undefined): boolean | string | number {
+  if (raw === undefined || raw === "" || raw === "false") return false;
+  if (raw === "true") return true;
+  if (/^\d+$/.test(raw)) return Number(raw);
+  return raw;
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const port = integer(env, "PORT", 3000, 0, 65535);
+  const host = env.HOST || "127.0.0.1";
+  const adminToken = env.ADMIN_TOKEN || undefined;
+  if (adminToken !== undefined && adminToken.length < 16) {
+    throw new ConfigError("ADMIN_TOKEN", "must be at least 16 characters");
+  }
+  const geocoder = oneOf(env, "GEOCODER", GEOCODERS, "local");
+  const geocoderUrl = url(env, "GEOCODER_URL", ["http:", "https:"]);
+  if (geocoder === "nominatim" && !geocoderUrl) {
+    throw new ConfigError("GEOCODER_URL", "is required when GEOCODER=nominatim");
+  }
+  const publicBaseUrl = url(env, "PUBLIC_BASE_URL", ["http:", "https:"]) ?? `http://${host}:${port}`;
+  return {
+    port,
+    host,
+    dataDir: path.resolve(env.DATA_DIR || "./data"),
+    databaseUrl: url(env, "DATABASE_URL", ["postgres:", "postgresql:"]),
+    redisUrl: url(env, "REDIS_URL", ["redis:", "rediss:"]),
+    adminToken,
+    publicBaseUrl: publicBaseUrl.replace(/\/+$/, ""),
+    trustProxy: trustProxy(env.TRUST_PROXY),
+    ipRateLimitPerMinute: integer(env, "IP_RATE_LIMIT_PER_MINUTE", 60, 1, 1_000_000),
+    logLevel: oneOf(env, "LOG_LEVEL", LOG_LEVELS, "info"),
+    geocoder,
+    geocoderUrl,
+    geocoderConcurrency: integer(env, "GEOCODER_CONCURRENCY", 8, 1, 64),
+    geocoderTimeoutMs: integer(env, "GEOCODER_TIMEOUT_MS", 10_000, 100, 120_000),
+    attributionGeoRadiusMeters: integer(env, "ATTRIBUTION_GEO_RADIUS_METERS", 30, 1, 1000),
+    webhookAllowPrivateTargets: (env.WEBHOOK_ALLOW_PRIVATE_TARGETS ?? "")
+      .split(",")
+      .map((entry) => entry.trim())
+      .filter(Boolean),
+    ...pipelineConfig(env),
+  };
+}

@@ -1,0 +1,127 @@
+import { mkdirSync } from "node:fs";
+import { PGlite } from "@electric-sql/pglite";
+import { type SQL, sql } from "drizzle-orm";
+import { drizzle as drizzleNodePg } from "drizzle-orm/node-postgres";
+import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
+import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
+import pg from "pg";
+
+/** A database handle or an open transaction: both run the same queries. */
+export type Queryable = PgDatabase<PgQueryResultHKT, Record<string, never>>;
+
+export interface Database {
+  readonly db: Queryable;
+  readonly kind: "pglite" | "postgres";
+  /** Resolves when the database answers a trivial query. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface OpenDatabaseOptions {
+  /** A PostgreSQL connection string; when absent, the embedded PGlite is used. */
+  databaseUrl?: string;
+  /** Where PGlite persists; absent means in memory (tests). */
+  dataDir?: string;
+  /** PostgreSQL only: run every query in this schema (tests isolate themselves this way). */
+  searchPath?: string;
+  poolSize?: number;
+  onPoolError?: (error: Error) => void;
+}
+
+export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {
+  if (options.databaseUrl) return openPostgres(options.databaseUrl, options);
+  return openPglite(options.dataDir);
+}
+
+async function openPglite(dataDir: string | undefined): Promise<Database> {
+  if (dataDir) mkdirSync(dataDir, { recursive: true });
+  const client = dataDir ? new PGlite(dataDir) : new PGlite();
+  await client.waitReady;
+  const db = drizzlePglite(client) as unknown as Queryable;
+  return {
+    db,
+    kind: "pglite",
+    ping: async () => {
+      await client.query("SELECT 1");
+    },
+    close: async () => {
+      if (!client.closed) await client.close();
+    },
+  };
+}
+
+async function openPostgres(url: string, options: OpenDatabaseOptions): Promise<Database> {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.poolSize ?? 10,
+    // A server that is down refuses at once (→ 503); this bounds only a hung connect or a long
+    // wait for a free client under a burst, which should queue rather than fail.
+    connectionTimeoutMillis: 10_000,
+    idleTimeoutMillis: 30_000,
+    ...(options.searchPath ? { options: `-c search_path=${options.searchPath}` } : {}),
+  });
+  // An idle client losing its connection must not crash the process.
+  pool.on("error", (error) => options.onPoolError?.(error));
+  // Nor may a checked-out one (held by a transaction between two statements): pg-pool listens
+  // only on idle clients, and an 'error' event without a listener would kill the process.
+  pool.on("connect", (client) => client.on("error", (error) => options.onPoolError?.(error)));
+  const db = drizzleNodePg(pool) as unknown as Queryable;
+  return {
+    db,
+    kind: "postgres",
+    ping: async () => {
+      await pool.query("SELECT 1");
+    },
+    close: async () => {
+      await pool.end();
+    },
+  };
+}
+
+/** Runs a raw query and returns its rows (both drivers expose `rows`). */
+export async function queryRows<T>(db: Queryable, query: SQL): Promise<T[]> {
+  const result = (await db.execute(query)) as unknown as { rows: T[] };
+  return result.rows;
+}
+
+export async function queryOne<T>(db: Queryable, query: SQL): Promise<T | undefined> {
+  const rows = await queryRows<T>(db, query);
+  return rows[0];
+}
+
+export { sql };
+
+const CONNECTION_ERROR_CODES = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ETIMEDOUT",
+  "ENOTFOUND",
+  "EPIPE",
+  "57P01", // admin_shutdown
+  "57P02", // crash_shutdown
+  "57P03", // cannot_connect_now
+  "08000",
+  "08003",
+  "08006",
+  "08001",
+  "08004",
+]);
+
+/** True when an error means "the database cannot be reached", not "the query was wrong". */
+export function isConnectionError(error: unknown): boolean {
+  let current: unknown = error;
+  for (let depth = 0; current && depth < 5; depth++) {
+    const candidate = current as { code?: unknown; message?: unknown; cause?: unknown };
+    if (typeof candidate.code === "string" && CONNECTION_ERROR_CODES.has(candidate.code)) return true;
+    if (typeof candidate.message === "string") {
+      if (
+        /timeout exceeded when trying to connect|Connection terminated|PGlite is closed|is not currently accepting connections/i.test(
+          candidate.message,
+        )
+      )
+        return true;
+    }
+    current = candidate.cause;
+  }
+  return false;
+}

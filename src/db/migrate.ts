@@ -1,0 +1,70 @@
+import { readdir, readFile } from "node:fs/promises";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { type Queryable, queryRows, sql } from "./database.ts";
+
+export const MIGRATIONS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../migrations");
+
+// Any constant works; it only has to be the same in every process that migrates.
+const MIGRATION_LOCK_ID = 73_556_081;
+
+export interface Migration {
+  version: string;
+  statements: string;
+}
+
+export async function loadMigrations(dir = MIGRATIONS_DIR): Promise<Migration[]> {
+  const files = (await readdir(dir)).filter((file) => /^\d{4}_[a-z0-9_]+\.sql$/.test(file)).sort();
+  return Promise.all(
+    files.map(async (file) => ({
+      version: file.replace(/\.sql$/, ""),
+      statements: await readFile(path.join(dir, file), "utf8"),
+    })),
+  );
+}
+
+/**
+ * Applies pending migrations in one transaction under an advisory lock, so several processes
+ * starting together apply each migration exactly once and a failed migration leaves nothing.
+ * Returns the versions applied by this call.
+ */
+export async function migrate(db: Queryable, migrations?: Migration[]): Promise<string[]> {
+  const pending = migrations ?? (await loadMigrations());
+  return db.transaction(async (tx) => {
+    await tx.execute(sql`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK_ID})`);
+    await tx.execute(sql`CREATE TABLE IF NOT EXISTS schema_migrations (
+      version text PRIMARY KEY,
+      applied_at timestamptz NOT NULL DEFAULT now()
+    )`);
+    const applied = new Set(
+      (await queryRows<{ version: string }>(tx, sql`SELECT version FROM schema_migrations`)).map(
+        (row) => row.version,
+      ),
+    );
+    const appliedNow: string[] = [];
+    for (const migration of pending) {
+      if (applied.has(migration.version)) continue;
+      for (const statement of splitStatements(migration.statements)) await tx.execute(sql.raw(statement));
+      await tx.execute(sql`INSERT INTO schema_migrations (version) VALUES (${migration.version})`);
+      appliedNow.push(migration.version);
+    }
+    return appliedNow;
+  });
+}
+
+/**
+ * Splits a migration into statements at semicolons that end a line. Both drivers run one
+ * statement per parameterised query; migrations therefore avoid dollar-quoted bodies.
+ */
+export function splitStatements(script: string): string[] {
+  return script
+    .split(/;[ \t]*(?:--[^\n]*)?$/m)
+    .map((chunk) =>
+      chunk
+        .split("\n")
+        .filter((line) => !/^\s*--/.test(line))
+        .join("\n")
+        .trim(),
+    )
+    .filter(Boolean);
+}

@@ -1,0 +1,109 @@
+import parser, { type ParsedLocation } from "parse-address";
+import zipcodes from "zipcodes";
+import type { AddressParts } from "../geo/geocoder.ts";
+
+/**
+ * US address parsing and the normalized key under which addresses are compared (attribution,
+ * suppression, geocode cache). parse-address (a port of Geo::StreetAddress::US) applies the
+ * USPS Publication 28 street-suffix, directional and state abbreviations; this module folds case
+ * and punctuation, unit designators and ZIP+4 on top of it.
+ *
+ * Key format: `<street line>, <CITY> <ST> <ZIP5>` with absent parts left out, for example
+ * `123 N MAIN ST #4, SPRINGFIELD IL 62701`.
+ */
+
+/** Every numbered unit designator (APT, UNIT, STE, RM, FL, #…) folds to this one form. */
+const UNIT_MARK = "#";
+
+/** Unnumbered designators keep their Pub 28 abbreviation, since they carry no number to fold into. */
+const UNNUMBERED_UNITS: Record<string, string> = {
+  BASEMENT: "BSMT",
+  BSMT: "BSMT",
+  FRONT: "FRNT",
+  FRNT: "FRNT",
+  LOBBY: "LBBY",
+  LBBY: "LBBY",
+  LOWER: "LOWR",
+  LOWR: "LOWR",
+  OFFICE: "OFC",
+  OFC: "OFC",
+  PENTHOUSE: "PH",
+  PH: "PH",
+  REAR: "REAR",
+  SIDE: "SIDE",
+  UPPER: "UPPR",
+  UPPR: "UPPR",
+};
+
+const PO_BOX = /^P\W*(?:O|M|OST\s*OFFICE)\W*B(?:OX)?$/;
+
+/** Upper case, punctuation other than `#`, `/` and `-` inside words dropped, whitespace collapsed. */
+function fold(value: string | undefined): string {
+  if (!value) return "";
+  return value
+    .toUpperCase()
+    .replace(/[.,;:'"`()]/g, " ")
+    .replace(/\s+-\s+|^-|-$/g, " ")
+    .replace(/\s+/g, " ")
+    .trim();
+}
+
+function unitText(parsed: ParsedLocation): string {
+  const designator = fold(parsed.sec_unit_type).replace(/\s+/g, " ");
+  const number = fold(parsed.sec_unit_num).replace(/^#/, "");
+  if (!designator && !number) return "";
+  if (PO_BOX.test(designator)) return "";
+  if (!number) return UNNUMBERED_UNITS[designator] ?? designator;
+  return `${UNIT_MARK}${number}`;
+}
+
+function isPoBox(parsed: ParsedLocation): boolean {
+  return PO_BOX.test(fold(parsed.sec_unit_type));
+}
+
+function streetLine(parsed: ParsedLocation): string {
+  if (isPoBox(parsed) && !parsed.street) return `PO BOX ${fold(parsed.sec_unit_num)}`.trim();
+  const words = [parsed.number, parsed.prefix, parsed.street, parsed.type, parsed.suffix].map(fold);
+  const unit = unitText(parsed);
+  return [...words, unit].filter(Boolean).join(" ");
+}
+
+function stateFromZip(zip: string): string {
+  return zip ? (zipcodes.lookup(zip)?.state ?? "") : "";
+}
+
+/** The fallback for text the parser cannot read as a street address: folded as a whole. */
+function unparsedParts(raw: string): AddressParts {
+  const zipMatch = /\b(\d{5})(?:-?\d{4})?\s*$/.exec(raw.trim());
+  const withoutPlus4 = zipMatch ? raw.trim().slice(0, zipMatch.index) + zipMatch[1] : raw;
+  return { street: fold(withoutPlus4), city: "", state: "", postal_code: "", country: "US" };
+}
+
+/** Splits a US address into normalized parts (upper case, Pub 28 abbreviations, ZIP5). */
+export function parseUsAddress(raw: string): AddressParts {
+  const text = raw
+    .replace(/\b(?:USA|U\.S\.A\.|UNITED STATES(?: OF AMERICA)?)\.?\s*$/i, "")
+    // "N.W." is one directional; with its dots folded to spaces it would read as two words.
+    .replace(/\b([NS])\.\s?([EW])\b\.?/gi, "$1$2")
+    .trim();
+  const parsed = text ? parser.parseLocation(text) : null;
+  if (!parsed || parsed.street1 || (!parsed.number && !isPoBox(parsed))) return unparsedParts(text);
+  const postalCode = /^\d{5}$/.test(parsed.zip ?? "") ? (parsed.zip as string) : "";
+  return {
+    street: streetLine(parsed),
+    city: fold(parsed.city),
+    state: fold(parsed.state) || stateFromZip(postalCode),
+    postal_code: postalCode,
+    country: "US",
+  };
+}
+
+/** The key an address is compared under; equal keys mean the same delivery point. */
+export function addressKey(parts: AddressParts): string {
+  const locality = [parts.city, parts.state, parts.postal_code].filter(Boolean).join(" ");
+  return locality ? `${parts.street}, ${locality}` : parts.street;
+}
+
+export function normalizeAddress(raw: string): string {
+  return addressKey(parseUsAddress(raw));
+}

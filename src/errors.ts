@@ -1,0 +1,69 @@
+/**
+ * The one error type of the service. Services throw it; the HTTP error handler renders it in
+ * the calling endpoint's style (see http/error-style.ts). `code` is the machine code; endpoints
+ * of the older style translate a few codes into their sentences.
+ */
+export class AppError extends Error {
+  readonly status: number;
+  readonly code: string;
+  readonly detail: string | undefined;
+  readonly headers: Record<string, string>;
+  /** False for codes every endpoint sends verbatim (the pre-auth per-IP limit). */
+  readonly restyle: boolean;
+
+  constructor(
+    status: number,
+    code: string,
+    detail?: string,
+    headers: Record<string, string> = {},
+    restyle = true,
+  ) {
+    super(detail ? `${code}: ${detail}` : code);
+    this.name = "AppError";
+    this.status = status;
+    this.code = code;
+    this.detail = detail;
+    this.headers = headers;
+    this.restyle = restyle;
+  }
+}
+
+export const invalidPayload = (detail: string) => new AppError(422, "invalid_payload", detail);
+export const unreadableBody = (detail: string) => new AppError(400, "invalid_payload", detail);
+export const notFound = (detail = "not found") => new AppError(404, "not_found", detail);
+export const unauthorized = () => new AppError(401, "unauthorized");
+export const forbidden = () => new AppError(403, "unauthorized");
+
+export const rateLimited = (retryAfterSeconds: number, detail?: string) =>
+  new AppError(429, "rate_limited", detail, {
+    "retry-after": String(Math.max(1, Math.ceil(retryAfterSeconds))),
+  });
+
+/**
+ * The pre-auth per-IP limit answers exactly `{"error":"rate_limited"}` (spec: Authentication 6) on
+ * every endpoint, whatever its style.
+ */
+export const ipRateLimited = (retryAfterSeconds: number) =>
+  new AppError(
+    429,
+    "rate_limited",
+    undefined,
+    { "retry-after": String(Math.max(1, Math.ceil(retryAfterSeconds))) },
+    false,
+  );
+
+export const payloadTooLarge = (limitBytes: number) =>
+  new AppError(413, "payload_too_large", `request body exceeds the limit of ${limitBytes} bytes`);
+
+export const databaseUnavailable = () =>
+  new AppError(503, "service_unavailable", "the database cannot be reached; retry later", {
+    "retry-after": "5",
+  });
+
+export const automationsDisabled = () =>
+  new AppError(503, "automations_disabled", "automations are paused platform-wide; retry later", {
+    "retry-after": "300",
+  });
+
+/** Exactly `{"error":"auth_unavailable"}` (spec: Authentication 7): the key was not checked. */
+export const authUnavailable = () => new AppError(503, "auth_unavailable", undefined, { "retry-after": "5" });

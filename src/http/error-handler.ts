@@ -1,0 +1,72 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { isConnectionError } from "../db/database.ts";
+import { AppError, databaseUnavailable, payloadTooLarge, unreadableBody } from "../errors.ts";
+import { styledCode } from "./error-style.ts";
+import "./route-config.ts";
+import { describeValidationError, type ValidationIssue } from "./validation-detail.ts";
+
+interface ErrorBody {
+  error: string;
+  detail?: string;
+}
+
+/** Translates anything thrown during a request into the one AppError shape. */
+export function toAppError(error: unknown, request: FastifyRequest): AppError {
+  if (error instanceof AppError) return error;
+  const fastifyError = error as Partial<FastifyError> & {
+    validation?: ValidationIssue[];
+    validationContext?: string;
+  };
+  if (Array.isArray(fastifyError.validation)) {
+    return new AppError(
+      422,
+      "invalid_payload",
+      describeValidationError(fastifyError.validation, fastifyError.validationContext),
+    );
+  }
+  switch (fastifyError.code) {
+    case "FST_ERR_CTP_BODY_TOO_LARGE":
+      return payloadTooLarge(request.routeOptions.bodyLimit ?? 1_048_576);
+    case "FST_ERR_CTP_INVALID_JSON_BODY":
+      return new AppError(400, "invalid_json", "request body is not valid JSON");
+    case "FST_ERR_CTP_EMPTY_JSON_BODY":
+      return unreadableBody("request body is empty; send a JSON object");
+    case "FST_ERR_CTP_INVALID_MEDIA_TYPE":
+      return unreadableBody("unsupported content type; send application/json");
+    case "FST_ERR_CTP_INVALID_CONTENT_LENGTH":
+      return unreadableBody("request body length does not match Content-Length");
+  }
+  if (fastifyError instanceof SyntaxError || fastifyError.name === "SyntaxError") {
+    return new AppError(400, "invalid_json", "request body is not valid JSON");
+  }
+  if (isConnectionError(error)) return databaseUnavailable();
+  const status = fastifyError.statusCode;
+  if (typeof status === "number" && status >= 400 && status < 500) {
+    return new AppError(status, status === 404 ? "not_found" : "invalid_payload", fastifyError.message);
+  }
+  return new AppError(500, "internal_error");
+}
+
+export function renderError(error: AppError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  const style = request.routeOptions.config?.errorStyle;
+  const body: ErrorBody = { error: error.restyle ? styledCode(style, error.code) : error.code };
+  if (error.detail !== undefined) body.detail = error.detail;
+  return reply.code(error.status).headers(error.headers).type("application/json; charset=utf-8").send(body);
+}
+
+export function registerErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((error, request, reply) => {
+    const appError = toAppError(error, request);
+    if (appError.status >= 500) {
+      request.log.error({ err: error, reqId: request.id }, "request failed");
+    }
+    return renderError(appError, request, reply);
+  });
+  app.setNotFoundHandler((request, reply) =>
+    renderError(
+      new AppError(404, "not_found", `no route for ${request.method} ${request.url.split("?")[0]}`),
+      request,
+      reply,
+    ),
+  );
+}

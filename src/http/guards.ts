@@ -1,0 +1,61 @@
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import { bearerToken } from "../domain/api-key-format.ts";
+import { authUnavailable, forbidden, ipRateLimited, rateLimited, unauthorized } from "../errors.ts";
+import type { RateLimiter } from "../limits/rate-limiter.ts";
+import type { KeyStore } from "../services/key-store.ts";
+import "./route-config.ts";
+
+export interface GuardDeps {
+  limiter: RateLimiter;
+  keyStore: KeyStore;
+  ipRateLimitPerMinute: number;
+}
+
+/** Paths counted by the pre-auth per-IP limit. */
+export function isIpLimitedPath(url: string): boolean {
+  return (
+    url.startsWith("/api/v1/") || url === "/api/mcp" || url.startsWith("/api/mcp?") || url.startsWith("/l/")
+  );
+}
+
+/**
+ * The guards every public request passes, in order, before its body is read:
+ * per-IP limit (before any key is hashed), key, scope, per-org limit.
+ */
+export function registerGuards(app: FastifyInstance, deps: GuardDeps): void {
+  app.decorateRequest("auth", null);
+
+  app.addHook("onRequest", async (request) => {
+    if (isIpLimitedPath(request.url)) await limitByIp(request, deps);
+    const config = request.routeOptions.config;
+    if (!config?.scope) return;
+    await authenticate(request, deps);
+    const auth = request.auth!;
+    if (auth.scopes && !auth.scopes.includes(config.scope)) throw forbidden();
+    const limit = config.orgRateLimit;
+    if (limit) {
+      const decision = await deps.limiter.hit(limit.bucket, auth.orgId, limit.limit, limit.windowSeconds);
+      if (!decision.allowed)
+        throw rateLimited(limit.windowSeconds, `over ${limit.limit} requests per ${limit.windowSeconds} s`);
+    }
+  });
+}
+
+async function limitByIp(request: FastifyRequest, deps: GuardDeps) {
+  const decision = await deps.limiter.hit("ip", request.ip, deps.ipRateLimitPerMinute, 60);
+  if (!decision.allowed) throw ipRateLimited(decision.secondsToWindowEnd);
+}
+
+async function authenticate(request: FastifyRequest, deps: GuardDeps) {
+  const token = bearerToken(request.headers.authorization);
+  if (!token) throw unauthorized();
+  let lookup: Awaited<ReturnType<KeyStore["authenticate"]>>;
+  try {
+    lookup = await deps.keyStore.authenticate(token);
+  } catch (error) {
+    request.log.warn({ err: error }, "key store unavailable");
+    throw authUnavailable();
+  }
+  if (lookup.status !== "valid") throw unauthorized();
+  request.auth = lookup.auth;
+}

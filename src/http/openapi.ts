@@ -1,0 +1,105 @@
+import swagger from "@fastify/swagger";
+import type { FastifyInstance, FastifySchema, RouteOptions } from "fastify";
+import { errorResponse, STANDARD_ERROR_DESCRIPTIONS, standardErrorCodes } from "./error-responses.ts";
+import "./route-config.ts";
+
+type ResponseSchemas = Record<string, { description?: string; properties?: { error?: { enum?: string[] } } }>;
+
+/** Adds the errors every route shares, with their exact strings, to the declared responses. */
+function withStandardErrors(route: RouteOptions, declared: ResponseSchemas | undefined): ResponseSchemas {
+  const responses: ResponseSchemas = { ...declared };
+  for (const [status, codes] of Object.entries(standardErrorCodes(route))) {
+    const existing = responses[status];
+    const declaredCodes = existing?.properties?.error?.enum ?? [];
+    const description = existing?.description ?? STANDARD_ERROR_DESCRIPTIONS[status] ?? "Error.";
+    responses[status] = errorResponse(description, [
+      ...new Set([...codes, ...declaredCodes]),
+    ]) as ResponseSchemas[string];
+  }
+  return responses;
+}
+
+/** The interface description's version (spec: Versioning). */
+export const API_VERSION = "1.0.0";
+
+const DESCRIPTION = `Bearer-key developer API of Porchlight, a direct-mail postcard service for home-services contractors.
+
+Every endpoint requires \`Authorization: Bearer <API_KEY>\` (keys begin with \`ak_\`). The organization is always derived from the key; an \`org_id\` in a body is ignored.
+
+Errors are \`{"error": <code>, "detail"?: <text>}\`. Two code styles coexist; each operation lists its exact strings.
+Every endpoint is subject to a pre-auth limit of 60 requests per minute per client IP (429 \`{"error":"rate_limited"}\` with \`Retry-After\` = seconds to the end of the minute).
+Per-organization limits use fixed windows that reset on the boundary. Any write body over its limit is 413 \`payload_too_large\` with a detail naming the byte ceiling.
+
+Retry guidance: 429, 500, 502, 503, 409 \`import_in_progress\` and the trigger's kill-switch 400 are retryable (honour \`Retry-After\`); 400, 401, 403, 404, 413 and 422 are terminal.`;
+
+/** Scope, limits and body ceiling of an operation, stated in its description. */
+function describeOperation(route: RouteOptions, schema: FastifySchema & { description?: string }): string {
+  const config = route.config ?? {};
+  const lines: string[] = [];
+  if (schema.description) lines.push(schema.description);
+  if (config.scope)
+    lines.push(`Required scope: \`${config.scope}\` (a key declaring no scopes is unrestricted).`);
+  if (config.orgRateLimit) {
+    lines.push(
+      `Rate limit: ${config.orgRateLimit.limit} requests per ${config.orgRateLimit.windowSeconds} s per organization (bucket \`${config.orgRateLimit.bucket}\`); over it, 429 with \`Retry-After: ${config.orgRateLimit.windowSeconds}\`.`,
+    );
+  }
+  const method = String(route.method).toUpperCase();
+  if (method !== "GET" && method !== "DELETE") {
+    lines.push(`Body limit: ${route.bodyLimit ?? 1_048_576} bytes.`);
+  }
+  return lines.join("\n\n");
+}
+
+/**
+ * Registers @fastify/swagger: the document is generated from the same route schemas that
+ * validate requests. Only the public /api/v1 routes appear; the operator API and health checks
+ * are hidden.
+ */
+export async function registerOpenApi(
+  app: FastifyInstance,
+  extras: { webhooks?: Record<string, unknown>; publicBaseUrl: string },
+): Promise<void> {
+  await app.register(swagger, {
+    openapi: {
+      openapi: "3.1.0",
+      info: {
+        title: "Porchlight developer API",
+        version: API_VERSION,
+        description: DESCRIPTION,
+        license: { name: "Proprietary", identifier: "LicenseRef-Proprietary" },
+      },
+      servers: [{ url: extras.publicBaseUrl }],
+      components: {
+        securitySchemes: {
+          bearerAuth: { type: "http", scheme: "bearer", description: "Organization API key (`ak_…`)." },
+        },
+      },
+      security: [{ bearerAuth: [] }],
+      ...(extras.webhooks ? { webhooks: extras.webhooks } : {}),
+    } as never,
+    refResolver: {
+      buildLocalReference: (json, _baseUri, _fragment, i) =>
+        typeof json.$id === "string" ? json.$id : `def-${i}`,
+    },
+    transform: ({ schema, url, route }) => {
+      const isPublic = url.startsWith("/api/v1/") || url === "/api/mcp";
+      if (!isPublic || url === "/api/v1/openapi.json") return { schema: { ...schema, hide: true }, url };
+      const transformed = {
+        ...schema,
+        description: describeOperation(route, schema),
+        // The MCP route answers JSON-RPC errors, not the REST error body: keep its own declarations.
+        response:
+          url === "/api/mcp"
+            ? schema.response
+            : withStandardErrors(route, schema.response as ResponseSchemas | undefined),
+      } as FastifySchema & {
+        "x-required-scope"?: string;
+      };
+      if (route.config?.scope) transformed["x-required-scope"] = route.config.scope;
+      return { schema: transformed, url };
+    },
+  });
+
+  app.get("/api/v1/openapi.json", { schema: { hide: true } }, async () => app.swagger());
+}

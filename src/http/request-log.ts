@@ -1,0 +1,22 @@
+import type { FastifyInstance } from "fastify";
+import "./route-config.ts";
+
+/** One line per request: id, org, route, status and time. Never headers, keys or bodies. */
+export function registerRequestLog(app: FastifyInstance): void {
+  app.addHook("onSend", async (request, reply, payload) => {
+    reply.header("x-request-id", request.id);
+    return payload;
+  });
+  app.addHook("onResponse", async (request, reply) => {
+    request.log.info(
+      {
+        orgId: request.auth?.orgId,
+        method: request.method,
+        route: request.routeOptions.url ?? "(no route)",
+        status: reply.statusCode,
+        ms: Math.round(reply.elapsedTime * 10) / 10,
+      },
+      "request",
+    );
+  });
+}

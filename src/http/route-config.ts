@@ -1,0 +1,33 @@
+import type { ErrorStyle } from "./error-style.ts";
+
+export type Scope = "events:write" | "import:write" | "webhooks:inbound";
+export const SCOPES: readonly Scope[] = ["events:write", "import:write", "webhooks:inbound"];
+
+export interface OrgRateLimit {
+  /** Bucket name; endpoints with their own bucket use their own name. */
+  bucket: string;
+  limit: number;
+  windowSeconds: number;
+}
+
+export interface AuthContext {
+  keyId: string;
+  orgId: string;
+  orgName: string;
+  billingOwner: boolean;
+  scopes: string[] | null;
+}
+
+declare module "fastify" {
+  interface FastifyContextConfig {
+    /** Public endpoints name the scope they need; the auth hook runs only for them. */
+    scope?: Scope;
+    errorStyle?: ErrorStyle;
+    orgRateLimit?: OrgRateLimit;
+    /** Counted by the pre-auth per-IP limit (the public API, the MCP route, landing pages). */
+    ipLimited?: boolean;
+  }
+  interface FastifyRequest {
+    auth: AuthContext | null;
+  }
+}

@@ -1,0 +1,49 @@
+/** The subset of an ajv error that names the offending field. */
+export interface ValidationIssue {
+  keyword: string;
+  instancePath: string;
+  message?: string;
+  params: Record<string, unknown>;
+  /** Set by ajv on the errors of a `propertyNames` subschema: the offending key. */
+  propertyName?: string;
+}
+
+/** "/rows/3/address" → "rows[3].address". */
+export function jsonPointerToPath(pointer: string): string {
+  let path = "";
+  for (const raw of pointer.split("/").slice(1)) {
+    const segment = raw.replace(/~1/g, "/").replace(/~0/g, "~");
+    path += /^\d+$/.test(segment) ? `[${segment}]` : path ? `.${segment}` : segment;
+  }
+  return path;
+}
+
+function join(base: string, name: string): string {
+  return base ? `${base}.${name}` : name;
+}
+
+/**
+ * A one-line detail that names the field, e.g. `record.properties.zipcode: property name is not
+ * allowed (use a reserved key or the cf_ prefix)`.
+ */
+export function describeValidationError(issues: ValidationIssue[], context = "body"): string {
+  const issue = issues[0];
+  if (!issue) return `${context} is invalid`;
+  const at = jsonPointerToPath(issue.instancePath);
+  const params = issue.params;
+  const propertyName = issue.propertyName ?? params.propertyName;
+  switch (issue.keyword) {
+    case "required":
+      return `${join(at, String(params.missingProperty))}: is required`;
+    case "additionalProperties":
+      return `${join(at, String(params.additionalProperty))}: is not an allowed field`;
+    case "propertyNames":
+    case "pattern":
+      if (propertyName !== undefined) {
+        return `${join(at, String(propertyName))}: property name is not allowed (use a reserved key or the cf_ prefix, lowercase, at most 64 characters)`;
+      }
+      break;
+  }
+  if (propertyName !== undefined) return `${join(at, String(propertyName))}: property name is not allowed`;
+  return `${at || context}: ${issue.message ?? "is invalid"}`;
+}

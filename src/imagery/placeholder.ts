@@ -1,0 +1,62 @@
+import { escapeXml, FONT_FAMILY, wrapText } from "../render/text.ts";
+import type { HomeImage, HomeImagery, HomeLocation } from "./home-imagery.ts";
+
+const WIDTH = 1200;
+const HEIGHT = 864;
+/** The house sits high: the card's headline band covers the bottom third of the picture. */
+const LIFT = 90;
+
+/**
+ * A clean illustration drawn locally: sky, lawn, a house and the street address on a sign.
+ * It needs no network and no key, so a card always has a picture.
+ */
+export function placeholderSvg(location: HomeLocation): string {
+  const street = location.street?.trim() || location.address.split(",")[0]?.trim() || "Your home";
+  const lines = wrapText(street, { size: 44, bold: true }, 520, 2);
+  const signTop = 250;
+  const signHeight = 60 + lines.length * 52;
+  const label = lines
+    .map((line, index) => `<tspan x="880" y="${signTop + 62 + index * 52}">${escapeXml(line)}</tspan>`)
+    .join("");
+  return `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${HEIGHT}" viewBox="0 0 ${WIDTH} ${HEIGHT}">
+  <defs>
+    <linearGradient id="sky" x1="0" y1="0" x2="0" y2="1">
+      <stop offset="0" stop-color="#8ec5e8"/><stop offset="1" stop-color="#dff1fb"/>
+    </linearGradient>
+  </defs>
+  <rect width="${WIDTH}" height="${HEIGHT}" fill="url(#sky)"/>
+  <circle cx="1040" cy="130" r="62" fill="#ffe08a"/>
+  <ellipse cx="300" cy="150" rx="120" ry="34" fill="#ffffff" opacity="0.85"/>
+  <ellipse cx="620" cy="105" rx="90" ry="26" fill="#ffffff" opacity="0.7"/>
+  <g transform="translate(0 -${LIFT})">
+  <rect y="600" width="${WIDTH}" height="264" fill="#7cb868"/>
+  <rect y="600" width="${WIDTH}" height="18" fill="#6aa457"/>
+  <path d="M330 864 L400 640 L470 640 L560 864 Z" fill="#d9cbb3"/>
+  <rect x="170" y="360" width="460" height="260" fill="#f3ece1"/>
+  <path d="M130 372 L400 190 L670 372 Z" fill="#a2493a"/>
+  <rect x="520" y="220" width="46" height="100" fill="#8c3d31"/>
+  <rect x="370" y="470" width="70" height="150" fill="#5b4636"/>
+  <circle cx="428" cy="548" r="5" fill="#e9c46a"/>
+  <rect x="215" y="420" width="100" height="84" fill="#bfe0f2" stroke="#ffffff" stroke-width="8"/>
+  <rect x="490" y="420" width="100" height="84" fill="#bfe0f2" stroke="#ffffff" stroke-width="8"/>
+  <line x1="265" y1="420" x2="265" y2="504" stroke="#ffffff" stroke-width="5"/>
+  <line x1="540" y1="420" x2="540" y2="504" stroke="#ffffff" stroke-width="5"/>
+  <ellipse cx="150" cy="610" rx="70" ry="40" fill="#4f8f45"/>
+  <ellipse cx="660" cy="612" rx="60" ry="36" fill="#4f8f45"/>
+  <rect x="873" y="${signTop + signHeight}" width="14" height="${600 - signTop - signHeight + 20}" fill="#6b5b4b"/>
+  <rect x="600" y="${signTop}" width="560" height="${signHeight}" rx="14" fill="#ffffff" stroke="#1d2433" stroke-width="4"/>
+  <text font-family="${FONT_FAMILY}" font-size="44" font-weight="bold" fill="#1d2433" text-anchor="middle">${label}</text>
+  </g>
+  <rect y="${HEIGHT - LIFT}" width="${WIDTH}" height="${LIFT}" fill="#7cb868"/>
+</svg>`;
+}
+
+export function createPlaceholderImagery(): HomeImagery {
+  return {
+    name: "placeholder",
+    fetchImage: async (location): Promise<HomeImage> => ({
+      source: "placeholder",
+      bytes: Buffer.from(placeholderSvg(location)),
+    }),
+  };
+}

@@ -1,0 +1,56 @@
+import type { Static, TSchema } from "typebox";
+
+/**
+ * One kind of background work: its payload schema (ids, not data), how often it may be tried,
+ * how long to wait between tries, and how long one try may hold the job before another worker
+ * may take it over.
+ */
+export interface JobKind<S extends TSchema = TSchema> {
+  readonly name: string;
+  readonly payload: S;
+  readonly maxAttempts: number;
+  /** Seconds to wait before try number `attempt + 1`, after try `attempt` failed. */
+  backoffSeconds(attempt: number): number;
+  readonly timeoutSeconds: number;
+}
+
+export function defineJobKind<S extends TSchema>(kind: JobKind<S>): JobKind<S> {
+  return kind;
+}
+
+export const exponentialBackoff =
+  (baseSeconds: number, maxSeconds: number) =>
+  (attempt: number): number =>
+    Math.min(maxSeconds, baseSeconds * 2 ** Math.max(0, attempt - 1));
+
+export interface JobContext {
+  jobId: string;
+  orgId: string | null;
+  attempt: number;
+  /** Aborted when the try exceeds the kind's timeout. */
+  signal: AbortSignal;
+}
+
+export interface RegisteredJob {
+  kind: JobKind;
+  run(payload: unknown, context: JobContext): Promise<void>;
+}
+
+export function handleJob<S extends TSchema>(
+  kind: JobKind<S>,
+  run: (payload: Static<S>, context: JobContext) => Promise<void>,
+): RegisteredJob {
+  return { kind, run: (payload, context) => run(payload as Static<S>, context) };
+}
+
+/** The kinds a worker process runs; jobs of other kinds are left for processes that know them. */
+export type JobCatalog = ReadonlyMap<string, RegisteredJob>;
+
+export function createJobCatalog(handlers: RegisteredJob[]): JobCatalog {
+  const catalog = new Map<string, RegisteredJob>();
+  for (const handler of handlers) {
+    if (catalog.has(handler.kind.name)) throw new Error(`job kind ${handler.kind.name} registered twice`);
+    catalog.set(handler.kind.name, handler);
+  }
+  return catalog;
+}

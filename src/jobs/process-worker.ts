@@ -1,0 +1,31 @@
+import type { Logger } from "pino";
+import type { Clock } from "../clock.ts";
+import type { Config } from "../config.ts";
+import type { Queryable } from "../db/database.ts";
+import type { Geocoder } from "../geo/geocoder.ts";
+import { createDeliveryClient } from "../services/webhooks/delivery-client.ts";
+import { createTargetGuard } from "../services/webhooks/target-guard.ts";
+import { buildJobCatalog } from "./catalog.ts";
+import { startWorker, type Worker } from "./worker.ts";
+
+/**
+ * The worker of a `--role worker` (or default) process: every job kind, real DNS, the system CA
+ * store with TLS verification on. Stopping it lets jobs in hand finish, then closes the sockets.
+ */
+export function startProcessWorker(deps: {
+  config: Config;
+  db: Queryable;
+  clock: Clock;
+  logger: Logger;
+  geocoder: Geocoder;
+}): Worker {
+  const guard = createTargetGuard({ allowPrivateTargets: deps.config.webhookAllowPrivateTargets });
+  const deliveryClient = createDeliveryClient({ guard, logger: deps.logger });
+  const worker = startWorker(deps, buildJobCatalog({ ...deps, deliveryClient }));
+  return {
+    stop: async () => {
+      await worker.stop();
+      await deliveryClient.close();
+    },
+  };
+}

@@ -1,0 +1,134 @@
+import { randomUUID } from "node:crypto";
+import type { Static, TSchema } from "typebox";
+import { Value } from "typebox/value";
+import { type Queryable, queryRows, sql } from "../db/database.ts";
+import type { JobCatalog, JobKind } from "./job-kind.ts";
+
+export interface ClaimedJob {
+  id: string;
+  org_id: string | null;
+  kind: string;
+  payload: unknown;
+  attempts: number;
+  max_attempts: number;
+}
+
+const at = (date: Date) => sql`${date.toISOString()}::timestamptz`;
+
+export const JOB_COLUMNS = sql.raw("id, org_id, kind, payload, max_attempts, run_at, created_at, updated_at");
+
+/**
+ * The values of a new job, in JOB_COLUMNS order, as a select list: `VALUES (…)` for a plain
+ * insert, or `SELECT … FROM <cte>` to add the job only when a row it refers to was written.
+ */
+export function jobSelectList<S extends TSchema>(
+  kind: JobKind<S>,
+  payload: Static<S>,
+  options: { orgId?: string | null; now: Date; runAt?: Date },
+) {
+  if (!Value.Check(kind.payload, payload)) {
+    const [first] = Value.Errors(kind.payload, payload);
+    throw new Error(`invalid ${kind.name} payload at ${first?.instancePath || "/"}: ${first?.message ?? ""}`);
+  }
+  const id = randomUUID();
+  const list = sql`${id}::uuid, ${options.orgId ?? null}::uuid, ${kind.name}, ${JSON.stringify(payload)}::jsonb,
+    ${kind.maxAttempts}::int, ${at(options.runAt ?? options.now)}, ${at(options.now)}, ${at(options.now)}`;
+  return { id, list };
+}
+
+/**
+ * Adds a job. Pass the caller's open transaction as `db` so the job commits (or rolls back)
+ * with the rows it refers to.
+ */
+export async function enqueueJob<S extends TSchema>(
+  db: Queryable,
+  kind: JobKind<S>,
+  payload: Static<S>,
+  options: { orgId?: string | null; now: Date; runAt?: Date },
+): Promise<string> {
+  const { id, list } = jobSelectList(kind, payload, options);
+  await db.execute(sql`INSERT INTO jobs (${JOB_COLUMNS}) VALUES (${list})`);
+  return id;
+}
+
+/**
+ * Takes up to `limit` due jobs of the catalog's kinds: pending ones whose time has come, and
+ * running ones whose holder let the lock expire (a crashed worker). SKIP LOCKED lets several
+ * workers claim at once without ever taking the same row.
+ */
+export async function claimJobs(
+  db: Queryable,
+  catalog: JobCatalog,
+  now: Date,
+  limit: number,
+): Promise<ClaimedJob[]> {
+  const kinds = [...catalog.values()].map((entry) => entry.kind);
+  if (kinds.length === 0) return [];
+  const names = sql.join(
+    kinds.map((kind) => sql`${kind.name}`),
+    sql`, `,
+  );
+  const timeouts = sql.join(
+    kinds.map((kind) => sql`(${kind.name}::text, ${kind.timeoutSeconds}::int)`),
+    sql`, `,
+  );
+  await failAbandonedJobs(db, names, now);
+  return queryRows<ClaimedJob>(
+    db,
+    sql`
+    WITH due AS (
+      SELECT id FROM jobs
+      WHERE kind IN (${names})
+        AND ((status = 'pending' AND run_at <= ${at(now)})
+          OR (status = 'running' AND locked_until <= ${at(now)} AND attempts < max_attempts))
+      ORDER BY run_at, created_at
+      LIMIT ${limit}
+      FOR UPDATE SKIP LOCKED
+    ), timeouts(kind, seconds) AS (VALUES ${timeouts})
+    UPDATE jobs SET
+      status = 'running',
+      attempts = jobs.attempts + 1,
+      locked_until = ${at(now)} + make_interval(secs => timeouts.seconds),
+      updated_at = ${at(now)}
+    FROM due, timeouts
+    WHERE jobs.id = due.id AND timeouts.kind = jobs.kind
+    RETURNING jobs.id, jobs.org_id, jobs.kind, jobs.payload, jobs.attempts, jobs.max_attempts`,
+  );
+}
+
+/** A job whose last allowed try died with its worker is failed, not retried forever. */
+async function failAbandonedJobs(db: Queryable, names: ReturnType<typeof sql.join>, now: Date) {
+  await db.execute(sql`
+    UPDATE jobs SET status = 'failed', locked_until = NULL, updated_at = ${at(now)},
+      last_error = 'the worker holding the last attempt stopped before finishing it'
+    WHERE kind IN (${names}) AND status = 'running' AND locked_until <= ${at(now)}
+      AND attempts >= max_attempts`);
+}
+
+/** Marks a try done; `attempts` fences out a worker whose lock had already been taken over. */
+export async function completeJob(db: Queryable, job: ClaimedJob, now: Date): Promise<void> {
+  await db.execute(sql`
+    UPDATE jobs SET status = 'done', locked_until = NULL, last_error = NULL, updated_at = ${at(now)}
+    WHERE id = ${job.id} AND status = 'running' AND attempts = ${job.attempts}`);
+}
+
+/** Schedules the next try after the kind's backoff, or fails the job once its tries are spent. */
+export async function failJob(
+  db: Queryable,
+  job: ClaimedJob,
+  kind: JobKind,
+  error: string,
+  now: Date,
+): Promise<"retry" | "failed"> {
+  const exhausted = job.attempts >= job.max_attempts;
+  const runAt = new Date(now.getTime() + kind.backoffSeconds(job.attempts) * 1000);
+  await db.execute(sql`
+    UPDATE jobs SET
+      status = ${exhausted ? "failed" : "pending"},
+      run_at = ${at(exhausted ? now : runAt)},
+      locked_until = NULL,
+      last_error = ${error.slice(0, 2000)},
+      updated_at = ${at(now)}
+    WHERE id = ${job.id} AND status = 'running' AND attempts = ${job.attempts}`);
+  return exhausted ? "failed" : "retry";
+}

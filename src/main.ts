@@ -1,0 +1,109 @@
+import { Redis } from "ioredis";
+import { buildApp } from "./app.ts";
+import { resolveAdminToken, seedDemoOnFirstRun } from "./bootstrap.ts";
+import { systemClock } from "./clock.ts";
+import { ConfigError, loadConfig } from "./config.ts";
+import { openDatabase } from "./db/database.ts";
+import { migrate } from "./db/migrate.ts";
+import { createGeocoder } from "./geo/index.ts";
+import { startProcessWorker } from "./jobs/process-worker.ts";
+import { createMemoryRateLimiter, createRedisRateLimiter, type RateLimiter } from "./limits/rate-limiter.ts";
+import { createLogger } from "./logger.ts";
+
+type Role = "all" | "api" | "worker";
+
+function parseRole(argv: string[]): Role {
+  const index = argv.indexOf("--role");
+  if (index === -1) return "all";
+  const role = argv[index + 1];
+  if (role === "all" || role === "api" || role === "worker") return role;
+  throw new ConfigError("--role", `must be api, worker or all, got "${role ?? ""}"`);
+}
+
+async function main() {
+  const role = parseRole(process.argv.slice(2));
+  const baseConfig = loadConfig();
+  const logger = createLogger(baseConfig.logLevel);
+  const print = (line: string) => process.stdout.write(`${line}\n`);
+  const config = { ...baseConfig, adminToken: resolveAdminToken(baseConfig, print) };
+
+  const database = await openDatabase({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    onPoolError: (error) => logger.warn({ err: error }, "database connection lost"),
+  });
+  const applied = await migrate(database.db);
+  if (applied.length > 0) logger.info({ applied }, "migrations applied");
+  await seedDemoOnFirstRun(database.db, config, logger, print);
+
+  let limiter: RateLimiter;
+  if (config.redisUrl) {
+    const redis = new Redis(config.redisUrl, {
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 1,
+      commandTimeout: 500,
+    });
+    redis.on("error", (error) => logger.debug({ err: error }, "redis error"));
+    limiter = createRedisRateLimiter(redis, systemClock, logger);
+  } else {
+    if (config.databaseUrl) {
+      logger.warn("REDIS_URL is not set: rate limits are counted per instance, not across instances");
+    }
+    limiter = createMemoryRateLimiter(systemClock);
+  }
+  if (config.webhookAllowPrivateTargets.length > 0) {
+    logger.warn(
+      { targets: config.webhookAllowPrivateTargets },
+      "WEBHOOK_ALLOW_PRIVATE_TARGETS is set: webhook deliveries may reach these private hosts",
+    );
+  }
+
+  const geocoder = createGeocoder(config, { db: database.db, logger });
+  const app = await buildApp({ config, database, clock: systemClock, logger, limiter, geocoder });
+  if (role !== "worker") {
+    await app.listen({ port: config.port, host: config.host });
+  } else {
+    await app.ready();
+  }
+  const worker =
+    role !== "api"
+      ? startProcessWorker({ config, db: database.db, clock: systemClock, logger, geocoder })
+      : null;
+  logger.info({ role, database: database.kind, url: config.publicBaseUrl }, "porchlight started");
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, "shutting down: finishing in-flight requests");
+    const forced = setTimeout(() => {
+      logger.error("shutdown took over 15 s; exiting");
+      process.exit(1);
+    }, 15_000);
+    forced.unref();
+    try {
+      await app.close();
+      await worker?.stop();
+      await limiter.close();
+      await database.close();
+      logger.info("shutdown complete");
+      process.exit(0);
+    } catch (error) {
+      logger.error({ err: error }, "shutdown failed");
+      process.exit(1);
+    }
+  };
+  process.on("SIGTERM", () => void stop("SIGTERM"));
+  process.on("SIGINT", () => void stop("SIGINT"));
+}
+
+main().catch((error: unknown) => {
+  if (error instanceof ConfigError) {
+    process.stderr.write(`${error.message}\n`);
+  } else {
+    process.stderr.write(
+      `Failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
+  }
+  process.exit(1);
+});

@@ -1,0 +1,53 @@
+import type { FastifyInstance } from "fastify";
+import type { ForwardRequest } from "./tools.ts";
+
+/** Who called the proxy: exactly what the endpoint needs to treat the call as the caller's own. */
+export interface Caller {
+  /** The Authorization header as received, unchanged (absent when the client sent none). */
+  authorization: string | undefined;
+  /** The client IP the proxy route saw, so the endpoint's per-IP limit counts the real caller. */
+  ip: string;
+}
+
+export interface ForwardedResponse {
+  status: number;
+  headers: Record<string, string | string[] | number | undefined>;
+  /** Parsed JSON, or the raw text when the endpoint answered something else, or undefined when empty. */
+  body: unknown;
+}
+
+export type Forwarder = (request: ForwardRequest, caller: Caller) => Promise<ForwardedResponse>;
+
+/**
+ * Forwards through the app's own routing (Fastify inject): the endpoint's guards, validation,
+ * limits and idempotency run exactly as for a direct call, and nothing else is carried over.
+ */
+export function createInjectForwarder(app: FastifyInstance): Forwarder {
+  return async (request, caller) => {
+    const headers: Record<string, string> = { ...request.headers };
+    if (caller.authorization !== undefined) headers.authorization = caller.authorization;
+    let payload: string | undefined;
+    if (request.body !== undefined) {
+      payload = JSON.stringify(request.body);
+      headers["content-type"] = "application/json";
+    }
+    const response = await app.inject({
+      method: request.method,
+      url: request.path,
+      query: request.query ?? {},
+      headers,
+      ...(payload === undefined ? {} : { payload }),
+      remoteAddress: caller.ip,
+    });
+    return { status: response.statusCode, headers: response.headers, body: parseBody(response.body) };
+  };
+}
+
+function parseBody(text: string): unknown {
+  if (text === "") return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}

@@ -1,0 +1,68 @@
+import { Type } from "@fastify/type-provider-typebox";
+import type { AppError } from "../errors.ts";
+
+/** JSON-RPC error codes this route answers with outside the tool-protocol server itself. */
+export const PARSE_ERROR = -32700;
+/** The transport-level "server error" code the tool protocol's HTTP examples use (throttle, 405…). */
+export const SERVER_ERROR = -32000;
+
+/** A JSON-RPC error response that is not tied to a request (`id: null`). */
+export const JsonRpcErrorBody = Type.Object(
+  {
+    jsonrpc: Type.Literal("2.0"),
+    error: Type.Object({
+      code: Type.Integer(),
+      message: Type.String(),
+      data: Type.Optional(
+        Type.Object({
+          status: Type.Integer({ description: "The HTTP status of this answer." }),
+          error: Type.String({ description: "The machine code the REST endpoints would send." }),
+          retry_after_seconds: Type.Optional(Type.Integer()),
+        }),
+      ),
+    }),
+    id: Type.Null(),
+  },
+  { title: "JsonRpcError" },
+);
+
+/** What the tool-protocol server answers (documentation only: the transport writes it). */
+export const JsonRpcResponseBody = Type.Object(
+  { jsonrpc: Type.Literal("2.0"), id: Type.Union([Type.String(), Type.Number()]) },
+  {
+    title: "JsonRpcResponse",
+    additionalProperties: true,
+    description:
+      "A JSON-RPC response of the Model Context Protocol: `result`, or `error` for a protocol error.",
+  },
+);
+
+export interface JsonRpcError {
+  jsonrpc: "2.0";
+  error: {
+    code: number;
+    message: string;
+    data?: { status: number; error: string; retry_after_seconds?: number };
+  };
+  id: null;
+}
+
+export function jsonRpcError(
+  code: number,
+  message: string,
+  data?: JsonRpcError["error"]["data"],
+): JsonRpcError {
+  return { jsonrpc: "2.0", error: { code, message, ...(data ? { data } : {}) }, id: null };
+}
+
+/** The JSON-RPC rendering of an error the HTTP layer raised before the tool-protocol server ran. */
+export function fromAppError(error: AppError): JsonRpcError {
+  const code = error.code === "invalid_json" ? PARSE_ERROR : SERVER_ERROR;
+  const message = error.detail ? `${error.code}: ${error.detail}` : error.code;
+  const retryAfter = Number(error.headers["retry-after"]);
+  return jsonRpcError(code, message, {
+    status: error.status,
+    error: error.code,
+    ...(Number.isInteger(retryAfter) ? { retry_after_seconds: retryAfter } : {}),
+  });
+}

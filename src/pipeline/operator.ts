@@ -1,0 +1,96 @@
+import { and, eq } from "drizzle-orm";
+import type { Clock } from "../clock.ts";
+import { type Queryable, queryRows, sql } from "../db/database.ts";
+import { automations } from "../db/schema.ts";
+import { invalidPayload, notFound } from "../errors.ts";
+import type { HomeImagery } from "../imagery/home-imagery.ts";
+import { templateProblems } from "../render/merge.ts";
+import { renderCardPdf, renderProofPng } from "../render/render.ts";
+import { type CardTemplateInput, type ResolvedTemplate, resolveTemplate } from "../render/template.ts";
+import { loadPieceById } from "./piece-record.ts";
+import { renderPiece } from "./render-piece.ts";
+
+/** The card of a piece as it would print, for a human to look at; imagery errors show the placeholder. */
+export async function renderProof(
+  deps: { db: Queryable; imagery: HomeImagery; publicBaseUrl: string },
+  pieceId: string,
+  format: "pdf" | "png",
+): Promise<Buffer> {
+  const piece = await loadPieceById(deps.db, pieceId);
+  if (!piece) throw notFound("piece not found");
+  const sides = await renderPiece(piece, {
+    imagery: deps.imagery,
+    publicBaseUrl: deps.publicBaseUrl,
+    printAddressBlock: true,
+    placeholderOnImageryError: true,
+  });
+  return format === "pdf" ? renderCardPdf(sides) : renderProofPng(sides);
+}
+
+/** Stores an automation's card template after checking its merge fields; answers the effective one. */
+export async function setAutomationTemplate(
+  deps: { db: Queryable; clock: Clock },
+  automationId: string,
+  template: CardTemplateInput,
+): Promise<{ automation_id: string; template: ResolvedTemplate }> {
+  for (const field of ["headline", "message"] as const) {
+    const problems = templateProblems(template[field] ?? "");
+    if (problems.length > 0) throw invalidPayload(`${field}: ${problems[0]}`);
+  }
+  const stored = Object.fromEntries(Object.entries(template).filter(([, value]) => value !== undefined));
+  const [row] = await deps.db
+    .update(automations)
+    .set({ template: stored, updatedAt: deps.clock.now() })
+    .where(and(eq(automations.id, automationId)))
+    .returning({ id: automations.id, template: automations.template });
+  if (!row) throw notFound("automation not found");
+  return { automation_id: row.id, template: resolveTemplate(row.template) };
+}
+
+export const JOB_STATUSES = ["pending", "running", "done", "failed"] as const;
+
+export interface JobView {
+  id: string;
+  org_id: string | null;
+  kind: string;
+  payload: unknown;
+  status: (typeof JOB_STATUSES)[number];
+  attempts: number;
+  max_attempts: number;
+  last_error: string | null;
+  run_at: string;
+  created_at: string;
+  updated_at: string;
+}
+
+const iso = (value: Date | string) => new Date(value).toISOString();
+
+/** Jobs newest first, by status and kind; failed ones carry their reason in `last_error`. */
+export async function listJobs(
+  db: Queryable,
+  filter: { status?: JobView["status"] | undefined; kind?: string | undefined; limit: number },
+): Promise<JobView[]> {
+  const conditions = [
+    filter.status ? sql`status = ${filter.status}` : sql`TRUE`,
+    filter.kind ? sql`kind = ${filter.kind}` : sql`TRUE`,
+  ];
+  const rows = await queryRows<
+    Omit<JobView, "run_at" | "created_at" | "updated_at"> & {
+      run_at: Date | string;
+      created_at: Date | string;
+      updated_at: Date | string;
+    }
+  >(
+    db,
+    sql`SELECT id, org_id, kind, payload, status, attempts, max_attempts, last_error, run_at, created_at, updated_at
+        FROM jobs WHERE ${sql.join(conditions, sql` AND `)}
+        ORDER BY updated_at DESC, id LIMIT ${filter.limit}`,
+  );
+  return rows.map((row) => ({
+    ...row,
+    payload: typeof row.payload === "string" ? JSON.parse(row.payload) : row.payload,
+    run_at: iso(row.run_at),
+    created_at: iso(row.created_at),
+    updated_at: iso(row.updated_at),
+  }));
+}

@@ -1,0 +1,89 @@
+import { type Queryable, queryOne, queryRows, sql } from "../db/database.ts";
+import type { GeocodeResult } from "../geo/geocoder.ts";
+import type { PrintReceipt } from "../print/print-provider.ts";
+
+const at = (date: Date) => sql`${date.toISOString()}::timestamptz`;
+
+export async function isRegisteredCustomer(db: Queryable, orgId: string, normalizedAddress: string) {
+  const row = await queryOne<{ found: number }>(
+    db,
+    sql`SELECT 1 AS found FROM customers WHERE org_id = ${orgId} AND normalized_address = ${normalizedAddress}`,
+  );
+  return row !== undefined;
+}
+
+/** A queued piece leaves the queue as suppressed or failed, with the reason in words. */
+export async function closeQueuedPiece(
+  db: Queryable,
+  piece: { orgId: string; id: string },
+  status: "suppressed" | "failed",
+  reason: string,
+  now: Date,
+): Promise<boolean> {
+  const rows = await queryRows<{ id: string }>(
+    db,
+    sql`UPDATE mail_pieces SET status = ${status}, status_reason = ${reason.slice(0, 1000)},
+          status_updated_at = ${at(now)}
+        WHERE org_id = ${piece.orgId} AND id = ${piece.id} AND status = 'queued'
+        RETURNING id`,
+  );
+  return rows.length > 0;
+}
+
+/**
+ * Takes the piece for submission on behalf of one job. Another job for the same piece finds it
+ * taken and stops; a retry of the same job (after a crash or a lost answer) takes it again and
+ * resubmits under the same provider idempotency key, so the piece is mailed once.
+ */
+export async function claimSubmission(db: Queryable, piece: { orgId: string; id: string }, jobId: string) {
+  const rows = await queryRows<{ id: string }>(
+    db,
+    sql`UPDATE mail_pieces SET submission_job_id = ${jobId}
+        WHERE org_id = ${piece.orgId} AND id = ${piece.id} AND status = 'queued'
+          AND (submission_job_id IS NULL OR submission_job_id = ${jobId})
+        RETURNING id`,
+  );
+  return rows.length > 0;
+}
+
+export async function recordSubmission(
+  db: Queryable,
+  piece: { orgId: string; id: string },
+  jobId: string,
+  provider: string,
+  receipt: PrintReceipt,
+  now: Date,
+) {
+  await db.execute(sql`
+    UPDATE mail_pieces SET status = ${receipt.status}, provider = ${provider}, provider_id = ${receipt.providerId},
+      provider_status = ${receipt.status}, status_updated_at = ${at(now)},
+      mailed_at = ${receipt.status === "mailed" ? at(now) : null}
+    WHERE org_id = ${piece.orgId} AND id = ${piece.id} AND status = 'queued' AND submission_job_id = ${jobId}`);
+}
+
+export async function recordGeocode(
+  db: Queryable,
+  piece: { orgId: string; id: string },
+  result: GeocodeResult,
+) {
+  if (!result.found) {
+    await db.execute(sql`UPDATE mail_pieces SET geo_precision = 'not_found'
+      WHERE org_id = ${piece.orgId} AND id = ${piece.id} AND latitude IS NULL`);
+    return;
+  }
+  await db.execute(sql`
+    UPDATE mail_pieces SET latitude = ${result.lat}::float8, longitude = ${result.lng}::float8,
+      geo_precision = ${result.precision}
+    WHERE org_id = ${piece.orgId} AND id = ${piece.id}`);
+}
+
+/**
+ * Fails the running job now, with no further tries: the worker's completion then finds it no
+ * longer running and leaves it failed, visible with its reason in GET /admin/v1/jobs.
+ */
+export async function failJobWithoutRetry(db: Queryable, jobId: string, reason: string, now: Date) {
+  await db.execute(sql`
+    UPDATE jobs SET status = 'failed', locked_until = NULL, last_error = ${reason.slice(0, 2000)},
+      updated_at = ${at(now)}
+    WHERE id = ${jobId} AND status = 'running'`);
+}

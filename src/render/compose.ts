@@ -1,0 +1,65 @@
+import type { CardSize } from "./card-size.ts";
+import type { CardContent } from "./card-svg.ts";
+import { applyMergeFields, type MergeValues } from "./merge.ts";
+import type { ResolvedTemplate } from "./template.ts";
+
+/** What a card is made of, as the pipeline knows it. */
+export interface CardRecipient {
+  recipientName: string | null;
+  /** The one-line address as received ("12 Elm St, Springfield, IL 62701"). */
+  address: string;
+  street: string | null;
+  city: string | null;
+  state: string | null;
+  zip: string | null;
+  /** The record's properties (custom `cf_…` fields among them). */
+  properties: Readonly<Record<string, string>>;
+}
+
+/** The mailing address as printed: recipient line, street line, "City, ST ZIP". */
+export function addressLines(recipient: CardRecipient): string[] {
+  const name = recipient.recipientName?.trim() || "Current Resident";
+  if (recipient.street) {
+    const stateZip = [recipient.state, recipient.zip].filter(Boolean).join(" ");
+    const locality = [recipient.city, stateZip].filter(Boolean).join(", ");
+    return [name, recipient.street, ...(locality ? [locality] : [])];
+  }
+  const [streetLine, ...rest] = recipient.address.split(",").map((part) => part.trim());
+  return [name, streetLine ?? recipient.address, ...(rest.length > 0 ? [rest.join(", ")] : [])];
+}
+
+export function mergeValues(recipient: CardRecipient, orgName: string): MergeValues {
+  const custom = Object.fromEntries(
+    Object.entries(recipient.properties).filter(([key]) => key.startsWith("cf_")),
+  );
+  return {
+    ...custom,
+    client_name: recipient.recipientName,
+    street: recipient.street ?? recipient.address.split(",")[0],
+    city: recipient.city,
+    org_name: orgName,
+  };
+}
+
+export function composeCard(input: {
+  recipient: CardRecipient;
+  orgName: string;
+  template: ResolvedTemplate;
+  landingUrl: string;
+  homeImage: CardContent["homeImage"];
+  printAddressBlock: boolean;
+  size?: CardSize;
+}): CardContent {
+  const values = mergeValues(input.recipient, input.orgName);
+  return {
+    size: input.size ?? input.template.size,
+    headline: applyMergeFields(input.template.headline, values),
+    greetingName: applyMergeFields("{{client_name}}", values),
+    message: applyMergeFields(input.template.message, values),
+    senderName: input.orgName,
+    addressLines: addressLines(input.recipient),
+    landingUrl: input.landingUrl,
+    homeImage: input.homeImage,
+    printAddressBlock: input.printAddressBlock,
+  };
+}

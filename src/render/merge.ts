@@ -1,0 +1,52 @@
+/**
+ * Merge fields in card templates: `{{client_name}}`, `{{street}}`, `{{city}}`, `{{org_name}}`
+ * and the record's custom properties `{{cf_…}}`. A value that is missing or blank prints an
+ * explicit fallback, never "undefined" or an empty gap: the reserved fields have defaults
+ * ("Neighbor", "your home", …) and a custom field must name its own, `{{cf_roof|your roof}}`,
+ * which a template is checked for when it is saved.
+ */
+export const RESERVED_MERGE_FIELDS = {
+  client_name: "Neighbor",
+  street: "your home",
+  city: "your neighborhood",
+  org_name: "your local pros",
+} as const;
+
+type ReservedField = keyof typeof RESERVED_MERGE_FIELDS;
+
+const MERGE_FIELD = /\{\{\s*([a-z][a-z0-9_]*)\s*(?:\|([^}]*))?\}\}/g;
+
+export type MergeValues = Readonly<Record<string, string | null | undefined>>;
+
+const isReserved = (name: string): name is ReservedField => Object.hasOwn(RESERVED_MERGE_FIELDS, name);
+
+/** Problems that make a template unusable, each naming the field; empty when it is fine. */
+export function templateProblems(text: string): string[] {
+  const problems: string[] = [];
+  for (const match of text.matchAll(MERGE_FIELD)) {
+    const [whole, name, fallback] = match;
+    if (isReserved(name!)) continue;
+    if (!name!.startsWith("cf_")) {
+      problems.push(`unknown merge field ${whole}; use client_name, street, city, org_name or cf_…`);
+    } else if (!fallback?.trim()) {
+      problems.push(`merge field ${whole} needs a fallback for records without it, e.g. {{${name}|…}}`);
+    }
+  }
+  const unclosed = text.replace(MERGE_FIELD, "").match(/\{\{[^}]*(\}(?!\})|$)/);
+  if (unclosed) problems.push(`malformed merge field near "${unclosed[0].slice(0, 40)}"`);
+  return problems;
+}
+
+/** Replaces every merge field; blank values take the field's fallback. */
+export function applyMergeFields(text: string, values: MergeValues): string {
+  return text.replace(
+    MERGE_FIELD,
+    (whole: string, name: string, fallback: string | undefined, offset: number, source: string) => {
+      const value =
+        values[name]?.trim() || fallback?.trim() || (isReserved(name) ? RESERVED_MERGE_FIELDS[name] : "");
+      // "… from {{org_name}}." with "Acme Co." must not print "Acme Co..".
+      const periodFollows = source[offset + whole.length] === ".";
+      return periodFollows && value.endsWith(".") ? value.slice(0, -1) : value;
+    },
+  );
+}

@@ -1,0 +1,49 @@
+import { Type } from "@fastify/type-provider-typebox";
+import { CARD_SIZES, type CardSize } from "./card-size.ts";
+
+export const CardSizeSchema = Type.Union([Type.Literal("6x4.25"), Type.Literal("6x9")], {
+  description: "Trim size in inches, landscape (the 6x9 card is 9 in wide).",
+});
+
+/** An automation's card template (automations.template); every part is optional. */
+export const CardTemplate = Type.Object(
+  {
+    headline: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    message: Type.Optional(Type.String({ minLength: 1, maxLength: 1000 })),
+    size: Type.Optional(CardSizeSchema),
+  },
+  { additionalProperties: false },
+);
+
+export interface CardTemplateInput {
+  headline?: string | undefined;
+  message?: string | undefined;
+  size?: CardSize | undefined;
+}
+
+export interface ResolvedTemplate {
+  headline: string;
+  message: string;
+  size: CardSize;
+}
+
+export const DEFAULT_TEMPLATE: ResolvedTemplate = {
+  headline: "A fresh look for {{street}}",
+  message:
+    "Hi {{client_name}}, we have been working on homes around {{city}} and would love to help with yours. " +
+    "Scan the code for a free estimate from {{org_name}}.",
+  size: "6x4.25",
+};
+
+/** The stored template over the defaults; anything unreadable in the column counts as absent. */
+export function resolveTemplate(stored: unknown): ResolvedTemplate {
+  const template = (stored && typeof stored === "object" ? stored : {}) as CardTemplateInput;
+  const text = (value: unknown, fallback: string) => (typeof value === "string" && value ? value : fallback);
+  return {
+    headline: text(template.headline, DEFAULT_TEMPLATE.headline),
+    message: text(template.message, DEFAULT_TEMPLATE.message),
+    size: CARD_SIZES.includes(template.size as CardSize)
+      ? (template.size as CardSize)
+      : DEFAULT_TEMPLATE.size,
+  };
+}

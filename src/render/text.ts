@@ -1,0 +1,99 @@
+import PDFDocument from "pdfkit";
+
+/**
+ * Text layout for the card SVGs. SVG has no line wrapping, so lines are broken here, measured
+ * with the PDF's own Helvetica metrics. The PNG proof renders the same SVG through librsvg,
+ * whose fallback sans (often DejaVu Sans) runs about 10% wider, so widths carry that margin.
+ */
+const RASTER_WIDTH_MARGIN = 1.12;
+
+let measurer: PDFKit.PDFDocument | undefined;
+
+export function textWidth(text: string, size: number, bold: boolean): number {
+  measurer ??= new PDFDocument({ autoFirstPage: false });
+  return (
+    measurer
+      .font(bold ? "Helvetica-Bold" : "Helvetica")
+      .fontSize(size)
+      .widthOfString(text) * RASTER_WIDTH_MARGIN
+  );
+}
+
+export interface TextStyle {
+  size: number;
+  bold: boolean;
+}
+
+/** Greedy word wrap; a word longer than the line is cut. The last line ends in "…" on overflow. */
+export function wrapText(text: string, style: TextStyle, maxWidth: number, maxLines: number): string[] {
+  const words = text.replace(/\s+/g, " ").trim().split(" ").filter(Boolean);
+  const lines: string[] = [];
+  let current = "";
+  const fits = (candidate: string) => textWidth(candidate, style.size, style.bold) <= maxWidth;
+  for (const word of words) {
+    const candidate = current ? `${current} ${word}` : word;
+    if (fits(candidate)) {
+      current = candidate;
+      continue;
+    }
+    if (current) lines.push(current);
+    current = fits(word) ? word : cutToWidth(word, style, maxWidth);
+  }
+  if (current) lines.push(current);
+  if (lines.length <= maxLines) return lines;
+  const kept = lines.slice(0, maxLines);
+  kept[maxLines - 1] = withEllipsis(kept[maxLines - 1]!, style, maxWidth);
+  return kept;
+}
+
+function cutToWidth(word: string, style: TextStyle, maxWidth: number): string {
+  let cut = word;
+  while (cut.length > 1 && textWidth(`${cut}…`, style.size, style.bold) > maxWidth) cut = cut.slice(0, -1);
+  return cut === word ? word : `${cut}…`;
+}
+
+function withEllipsis(line: string, style: TextStyle, maxWidth: number): string {
+  let cut = line;
+  while (cut.length > 1 && textWidth(`${cut}…`, style.size, style.bold) > maxWidth) cut = cut.slice(0, -1);
+  return `${cut.trimEnd()}…`;
+}
+
+/** The largest size from `maxSize` down to `minSize` at which the text wraps into `maxLines`. */
+export function fitText(
+  text: string,
+  options: { bold: boolean; maxSize: number; minSize: number; maxWidth: number; maxLines: number },
+): { size: number; lines: string[] } {
+  for (let size = options.maxSize; size > options.minSize; size -= 1) {
+    const lines = wrapText(text, { size, bold: options.bold }, options.maxWidth, Number.POSITIVE_INFINITY);
+    if (lines.length <= options.maxLines) return { size, lines };
+  }
+  const size = options.minSize;
+  return { size, lines: wrapText(text, { size, bold: options.bold }, options.maxWidth, options.maxLines) };
+}
+
+export function escapeXml(text: string): string {
+  return text
+    .replace(/&/g, "&amp;")
+    .replace(/</g, "&lt;")
+    .replace(/>/g, "&gt;")
+    .replace(/"/g, "&quot;")
+    .replace(/'/g, "&apos;");
+}
+
+export const FONT_FAMILY = "Helvetica, Arial, sans-serif";
+
+/** One `<text>` with a `<tspan>` per line. */
+export function textBlock(
+  lines: readonly string[],
+  options: { x: number; y: number; size: number; bold?: boolean; fill: string; lineHeight?: number },
+): string {
+  const lineHeight = options.lineHeight ?? options.size * 1.25;
+  const spans = lines
+    .map(
+      (line, index) =>
+        `<tspan x="${options.x}" y="${(options.y + index * lineHeight).toFixed(2)}">${escapeXml(line)}</tspan>`,
+    )
+    .join("");
+  const weight = options.bold ? ` font-weight="bold"` : "";
+  return `<text font-family="${FONT_FAMILY}" font-size="${options.size}"${weight} fill="${options.fill}">${spans}</text>`;
+}

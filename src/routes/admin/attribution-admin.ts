@@ -1,0 +1,40 @@
+import { Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
+import type { FastifyInstance } from "fastify";
+import { listConversions } from "../../services/attribution/conversions.ts";
+import { listLeads } from "../../services/attribution/tracking-lead.ts";
+import { listCustomers } from "../../services/customers.ts";
+import { assertOrganizationExists } from "../../services/organizations.ts";
+import type { Services } from "../../services/services.ts";
+import { OrgParams } from "./orgs.ts";
+
+const ListQuery = Type.Object(
+  { limit: Type.Optional(Type.String({ pattern: "^[1-9][0-9]{0,3}$", description: "1–1000, default 100" })) },
+  { additionalProperties: false },
+);
+
+const limitOf = (raw: string | undefined) => Math.min(Number(raw ?? 100), 1000);
+
+/** The operator's view of attribution: conversions, customers and leads (all sources), newest first. */
+export function registerAdminAttributionRoutes(app: FastifyInstance, services: Services): void {
+  const r = app.withTypeProvider<TypeBoxTypeProvider>();
+  const schema = { hide: true, params: OrgParams, querystring: ListQuery };
+
+  r.get("/orgs/:org_id/conversions", { schema }, async (request) => {
+    await assertOrganizationExists(services.db, request.params.org_id);
+    return {
+      conversions: await listConversions(services.db, request.params.org_id, limitOf(request.query.limit)),
+    };
+  });
+
+  r.get("/orgs/:org_id/customers", { schema }, async (request) => {
+    await assertOrganizationExists(services.db, request.params.org_id);
+    return {
+      customers: await listCustomers(services.db, request.params.org_id, limitOf(request.query.limit)),
+    };
+  });
+
+  r.get("/orgs/:org_id/leads", { schema }, async (request) => {
+    await assertOrganizationExists(services.db, request.params.org_id);
+    return { leads: await listLeads(services.db, request.params.org_id, limitOf(request.query.limit)) };
+  });
+}

@@ -1,0 +1,69 @@
+import { Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
+import type { FastifyInstance } from "fastify";
+import { AutomationFilter } from "../../domain/filters.ts";
+import { createAutomation, updateAutomation } from "../../services/automations.ts";
+import { assertOrganizationExists } from "../../services/organizations.ts";
+import type { Services } from "../../services/services.ts";
+import { IdParams, OrgParams } from "./orgs.ts";
+
+const EVENT_TYPE_PATTERN = "^[a-z][a-z0-9_]*\\.[a-z][a-z0-9_]*$";
+
+const Trigger = Type.Object(
+  {
+    type: Type.Literal("custom_api"),
+    event_type: Type.String({ pattern: EVENT_TYPE_PATTERN, maxLength: 64 }),
+    object_type: Type.Optional(
+      Type.Union([Type.Literal("job"), Type.Literal("deal"), Type.Literal("contact")]),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+const automationFields = {
+  name: Type.String({ minLength: 1, maxLength: 200 }),
+  enabled: Type.Boolean(),
+  kind: Type.Union([Type.Literal("standard"), Type.Literal("deal_won")]),
+  trigger: Type.Union([Trigger, Type.Null()]),
+  filters: Type.Array(AutomationFilter, { maxItems: 50 }),
+  suppress_customers: Type.Boolean(),
+};
+
+const CreateAutomation = Type.Object(
+  {
+    name: automationFields.name,
+    enabled: Type.Optional(automationFields.enabled),
+    kind: Type.Optional(automationFields.kind),
+    trigger: Type.Optional(automationFields.trigger),
+    filters: Type.Optional(automationFields.filters),
+    suppress_customers: Type.Optional(automationFields.suppress_customers),
+  },
+  { additionalProperties: false },
+);
+
+const PatchAutomation = Type.Partial(Type.Object(automationFields), {
+  additionalProperties: false,
+  minProperties: 1,
+});
+
+export function registerAdminAutomationRoutes(app: FastifyInstance, services: Services): void {
+  const r = app.withTypeProvider<TypeBoxTypeProvider>();
+  r.post(
+    "/orgs/:org_id/automations",
+    { schema: { hide: true, params: OrgParams, body: CreateAutomation } },
+    async (request, reply) => {
+      await assertOrganizationExists(services.db, request.params.org_id);
+      const automation = await createAutomation(services.db, request.params.org_id, request.body);
+      services.boundAutomations.invalidate(automation.org_id);
+      return reply.code(201).send(automation);
+    },
+  );
+  r.patch(
+    "/automations/:id",
+    { schema: { hide: true, params: IdParams, body: PatchAutomation } },
+    async (request) => {
+      const automation = await updateAutomation(services.db, request.params.id, request.body);
+      services.boundAutomations.invalidate(automation.org_id);
+      return automation;
+    },
+  );
+}

@@ -1,0 +1,67 @@
+import { Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
+import type { FastifyInstance } from "fastify";
+import { listCampaigns, markPieceMailed, recordMailing } from "../../services/campaigns.ts";
+import { assertOrganizationExists } from "../../services/organizations.ts";
+import type { Services } from "../../services/services.ts";
+import { IdParams, OrgParams } from "./orgs.ts";
+
+const Mailing = Type.Object(
+  {
+    campaign_name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    pieces: Type.Array(
+      Type.Object(
+        {
+          address: Type.String({ minLength: 1, maxLength: 500 }),
+          recipient_name: Type.Optional(Type.String({ maxLength: 200 })),
+          mailed_at: Type.Optional(Type.String({ format: "date-time" })),
+        },
+        { additionalProperties: false },
+      ),
+      { minItems: 1, maxItems: 5000 },
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export function registerAdminCampaignRoutes(app: FastifyInstance, services: Services): void {
+  const r = app.withTypeProvider<TypeBoxTypeProvider>();
+  const publicBaseUrl = services.config.publicBaseUrl;
+
+  r.post(
+    "/orgs/:org_id/mailings",
+    { schema: { hide: true, params: OrgParams, body: Mailing } },
+    async (request, reply) => {
+      await assertOrganizationExists(services.db, request.params.org_id);
+      const result = await recordMailing(services.db, request.params.org_id, request.body, {
+        now: services.clock.now(),
+        publicBaseUrl,
+      });
+      return reply.code(201).send(result);
+    },
+  );
+
+  r.get("/orgs/:org_id/campaigns", { schema: { hide: true, params: OrgParams } }, async (request) => {
+    await assertOrganizationExists(services.db, request.params.org_id);
+    return { campaigns: await listCampaigns(services.db, request.params.org_id, publicBaseUrl) };
+  });
+
+  r.post(
+    "/pieces/:id/mailed",
+    {
+      schema: {
+        hide: true,
+        params: IdParams,
+        body: Type.Optional(
+          Type.Object(
+            { mailed_at: Type.Optional(Type.String({ format: "date-time" })) },
+            { additionalProperties: false },
+          ),
+        ),
+      },
+    },
+    async (request) => {
+      const mailedAt = request.body?.mailed_at ? new Date(request.body.mailed_at) : services.clock.now();
+      return markPieceMailed(services.db, request.params.id, mailedAt, publicBaseUrl);
+    },
+  );
+}

@@ -1,0 +1,31 @@
+import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
+import type { FastifyInstance } from "fastify";
+import { listConnections } from "../../services/events/connections.ts";
+import { listEventSamples } from "../../services/events/samples.ts";
+import { listWebhookLog } from "../../services/events/webhook-log.ts";
+import { assertOrganizationExists } from "../../services/organizations.ts";
+import type { Services } from "../../services/services.ts";
+import { OrgParams } from "./orgs.ts";
+
+/** The newest entries only: the log is for looking at what just happened. */
+const WEBHOOK_LOG_PAGE = 200;
+
+/** What the app shows about an org's event integration: binding-picker samples, log, connections. */
+export function registerAdminEventRoutes(app: FastifyInstance, services: Services): void {
+  const r = app.withTypeProvider<TypeBoxTypeProvider>();
+
+  r.get("/orgs/:org_id/event-samples", { schema: { hide: true, params: OrgParams } }, async (request) => {
+    await assertOrganizationExists(services.db, request.params.org_id);
+    return { event_types: await listEventSamples(services.db, request.params.org_id) };
+  });
+
+  r.get("/orgs/:org_id/webhook-log", { schema: { hide: true, params: OrgParams } }, async (request) => {
+    await assertOrganizationExists(services.db, request.params.org_id);
+    return listWebhookLog(services.db, request.params.org_id, WEBHOOK_LOG_PAGE);
+  });
+
+  r.get("/orgs/:org_id/connections", { schema: { hide: true, params: OrgParams } }, async (request) => {
+    await assertOrganizationExists(services.db, request.params.org_id);
+    return listConnections(services.db, request.params.org_id);
+  });
+}

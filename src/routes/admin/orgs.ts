@@ -1,0 +1,69 @@
+import { Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
+import type { FastifyInstance } from "fastify";
+import { notFound } from "../../errors.ts";
+import { SCOPES } from "../../http/route-config.ts";
+import { createOrganization, issueApiKey, revokeApiKey } from "../../services/organizations.ts";
+import type { Services } from "../../services/services.ts";
+
+export const OrgParams = Type.Object({ org_id: Type.String({ format: "uuid" }) });
+export const IdParams = Type.Object({ id: Type.String({ format: "uuid" }) });
+
+export function registerAdminOrgRoutes(app: FastifyInstance, services: Services): void {
+  const r = app.withTypeProvider<TypeBoxTypeProvider>();
+  r.post(
+    "/orgs",
+    {
+      schema: {
+        hide: true,
+        body: Type.Object(
+          {
+            name: Type.String({ minLength: 1, maxLength: 200 }),
+            billing_owner: Type.Optional(Type.Boolean()),
+          },
+          { additionalProperties: false },
+        ),
+      },
+    },
+    async (request, reply) => reply.code(201).send(await createOrganization(services.db, request.body)),
+  );
+
+  r.post(
+    "/orgs/:org_id/keys",
+    {
+      schema: {
+        hide: true,
+        params: OrgParams,
+        body: Type.Object(
+          {
+            name: Type.Optional(Type.String({ maxLength: 200 })),
+            scopes: Type.Optional(
+              Type.Array(Type.Union(SCOPES.map((scope) => Type.Literal(scope))), { maxItems: 3 }),
+            ),
+            expires_at: Type.Optional(Type.String({ format: "date-time" })),
+          },
+          { additionalProperties: false },
+        ),
+      },
+    },
+    async (request, reply) =>
+      reply.code(201).send(await issueApiKey(services.db, request.params.org_id, request.body ?? {})),
+  );
+
+  r.delete("/keys/:id", { schema: { hide: true, params: IdParams } }, async (request, reply) => {
+    const revoked = await revokeApiKey(services.db, request.params.id, services.clock.now());
+    if (!revoked) throw notFound("key not found or already revoked");
+    services.keyStore.forget();
+    return reply.code(204).send();
+  });
+
+  r.put(
+    "/kill-switch",
+    {
+      schema: {
+        hide: true,
+        body: Type.Object({ paused: Type.Boolean() }, { additionalProperties: false }),
+      },
+    },
+    async (request) => ({ paused: await services.killSwitch.setPaused(request.body.paused) }),
+  );
+}

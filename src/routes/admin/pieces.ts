@@ -1,0 +1,117 @@
+import { Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
+import type { FastifyInstance } from "fastify";
+import { ErrorBody } from "../../http/schemas.ts";
+import { createHomeImagery } from "../../imagery/index.ts";
+import { listJobs, renderProof, setAutomationTemplate } from "../../pipeline/operator.ts";
+import { CardSizeSchema, CardTemplate } from "../../render/template.ts";
+import type { Services } from "../../services/services.ts";
+import { IdParams } from "./orgs.ts";
+
+export const EffectiveTemplate = Type.Object({
+  automation_id: Type.String({ format: "uuid" }),
+  template: Type.Object({
+    headline: Type.String(),
+    message: Type.String(),
+    size: CardSizeSchema,
+  }),
+});
+
+const JobStatus = Type.Union([
+  Type.Literal("pending"),
+  Type.Literal("running"),
+  Type.Literal("done"),
+  Type.Literal("failed"),
+]);
+
+export const JobsQuery = Type.Object(
+  {
+    status: Type.Optional(JobStatus),
+    kind: Type.Optional(Type.String({ maxLength: 64 })),
+    limit: Type.Optional(Type.String({ pattern: "^(?:[1-9]\\d{0,2}|1000)$" })),
+  },
+  { additionalProperties: false },
+);
+
+export const JobList = Type.Object({
+  jobs: Type.Array(
+    Type.Object({
+      id: Type.String({ format: "uuid" }),
+      org_id: Type.Union([Type.String(), Type.Null()]),
+      kind: Type.String(),
+      payload: Type.Unknown(),
+      status: JobStatus,
+      attempts: Type.Integer(),
+      max_attempts: Type.Integer(),
+      last_error: Type.Union([Type.String(), Type.Null()]),
+      run_at: Type.String({ format: "date-time" }),
+      created_at: Type.String({ format: "date-time" }),
+      updated_at: Type.String({ format: "date-time" }),
+    }),
+  ),
+});
+
+const Binary = Type.Unknown({ description: "The file's bytes." });
+
+/** Operator views of the campaign pipeline: card proofs, automation templates, the job queue. */
+export function registerAdminPieceRoutes(app: FastifyInstance, services: Services): void {
+  const r = app.withTypeProvider<TypeBoxTypeProvider>();
+  const imagery = createHomeImagery(services.config);
+  const proofDeps = { db: services.db, imagery, publicBaseUrl: services.config.publicBaseUrl };
+
+  for (const format of ["pdf", "png"] as const) {
+    r.get(
+      `/pieces/:id/proof.${format}`,
+      {
+        schema: {
+          hide: true,
+          operationId: `adminPieceProof${format.toUpperCase()}`,
+          summary: `The piece's postcard as it would print (${format.toUpperCase()}, front then back)`,
+          params: IdParams,
+          response: { 200: Binary, 401: ErrorBody, 404: ErrorBody },
+        },
+      },
+      async (request, reply) => {
+        const bytes = await renderProof(proofDeps, request.params.id, format);
+        return reply
+          .header("content-type", format === "pdf" ? "application/pdf" : "image/png")
+          .header("content-disposition", `inline; filename="piece-${request.params.id}.${format}"`)
+          .send(bytes);
+      },
+    );
+  }
+
+  r.put(
+    "/automations/:id/template",
+    {
+      schema: {
+        hide: true,
+        operationId: "adminSetAutomationTemplate",
+        summary: "Set an automation's card template (headline, message with merge fields, size)",
+        params: IdParams,
+        body: CardTemplate,
+        response: { 200: EffectiveTemplate, 401: ErrorBody, 404: ErrorBody, 422: ErrorBody },
+      },
+    },
+    async (request) => setAutomationTemplate(services, request.params.id, request.body),
+  );
+
+  r.get(
+    "/jobs",
+    {
+      schema: {
+        hide: true,
+        operationId: "adminListJobs",
+        summary: "Background jobs, newest first; ?status=failed shows each failure's reason",
+        querystring: JobsQuery,
+        response: { 200: JobList, 401: ErrorBody, 422: ErrorBody },
+      },
+    },
+    async (request) => ({
+      jobs: await listJobs(services.db, {
+        status: request.query.status,
+        kind: request.query.kind,
+        limit: Number(request.query.limit ?? 100),
+      }),
+    }),
+  );
+}

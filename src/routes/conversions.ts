@@ -1,0 +1,107 @@
+import { type Static, Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
+import type { FastifyInstance } from "fastify";
+import { readConversionFields, recordConversion } from "../services/attribution/conversions.ts";
+import { attributionDeps } from "../services/attribution/deps.ts";
+import type { Payload } from "../services/attribution/payload-fields.ts";
+import type { Services } from "../services/services.ts";
+import {
+  ATTRIBUTION_BODY_LIMIT,
+  ATTRIBUTION_ERROR_STYLE,
+  attributionErrorResponses,
+  attributionRateLimit,
+  OptionalText as Text,
+  Unmatched,
+} from "./attribution-shared.ts";
+
+/** CRM record ids: HubSpot sends `objectId` as a number. */
+const RecordId = (description: string) =>
+  Type.Optional(Type.Union([Type.String({ maxLength: 255 }), Type.Integer()], { description }));
+
+const conversionFields = {
+  address: Text(500, "Service address (required here or under an alias)."),
+  deal_address: Text(500, "Alias of address."),
+  install_address: Text(500, "Alias of address."),
+  deal_id: RecordId("Drives idempotency."),
+  hs_object_id: RecordId("Alias of deal_id (HubSpot)."),
+  objectId: RecordId("Alias of deal_id (HubSpot webhooks)."),
+  deal_amount: Type.Optional(
+    Type.Union([Type.Number(), Type.String({ maxLength: 64 })], {
+      description: 'A number or a numeric string such as "12500.00"; a blank string counts as absent.',
+    }),
+  ),
+  deal_date: Text(
+    64,
+    "Close date, ISO-8601 date or date-time (default: now); a date means that whole UTC day.",
+  ),
+  campaign_id: Text(64, "Exact, address-independent attribution to this campaign of the org."),
+  deal_stage: Text(2000),
+  deal_name: Text(2000),
+  contact_first_name: Text(2000),
+  contact_last_name: Text(2000),
+  contact_name: Text(2000),
+  contact_email: Text(2000),
+};
+
+/**
+ * Tolerant of CRM mappings: the documented fields may be flat or under `properties`, and any
+ * other field is accepted and ignored.
+ */
+export const ConversionRequest = Type.Object(
+  {
+    ...conversionFields,
+    properties: Type.Optional(
+      Type.Object(conversionFields, {
+        additionalProperties: true,
+        description: "The same fields nested, as CRM webhooks send them; a flat field wins.",
+      }),
+    ),
+  },
+  { $id: "ConversionRequest", additionalProperties: true },
+);
+
+export const ConversionMatched = Type.Object(
+  {
+    matched: Type.Literal(true),
+    attribution_type: Type.Union([Type.Literal("direct"), Type.Literal("indirect")], {
+      description: "direct: the matched piece has a landing-page lead; indirect: it does not.",
+    }),
+    campaign_id: Type.String(),
+    match_method: Type.Union([Type.Literal("campaign_id"), Type.Literal("geo"), Type.Literal("address")], {
+      description:
+        "campaign_id: the campaign named in the request; geo: both points (rooftop or street precision) within the radius (default 30 m); address: equal normalized address.",
+    }),
+    match_confidence: Type.Union([Type.Literal("exact"), Type.Literal("high"), Type.Literal("medium")], {
+      description:
+        "exact: campaign_id; high: geo with both points rooftop, or address; medium: geo with a street-precision point.",
+    }),
+    conversion_id: Type.String(),
+  },
+  { $id: "ConversionMatched" },
+);
+
+export const ConversionResponse = Type.Union([ConversionMatched, Unmatched], { $id: "ConversionResult" });
+
+export function registerConversionRoutes(app: FastifyInstance, services: Services): void {
+  const deps = attributionDeps(services);
+  app.withTypeProvider<TypeBoxTypeProvider>().post(
+    "/conversions",
+    {
+      bodyLimit: ATTRIBUTION_BODY_LIMIT,
+      config: {
+        scope: "webhooks:inbound",
+        errorStyle: ATTRIBUTION_ERROR_STYLE,
+        orgRateLimit: attributionRateLimit("conversions"),
+      },
+      schema: {
+        operationId: "reportConversion",
+        summary: "Report a won deal (attributed to the mailed campaign, last touch, 180 days)",
+        body: ConversionRequest,
+        response: { 200: ConversionResponse, ...attributionErrorResponses },
+      },
+    },
+    async (request) => {
+      const body = request.body as Static<typeof ConversionRequest> as Payload;
+      return recordConversion(deps, request.auth!.orgId, readConversionFields(body));
+    },
+  );
+}

@@ -1,0 +1,88 @@
+import { Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
+import type { FastifyInstance } from "fastify";
+import { errorResponse } from "../http/error-responses.ts";
+import { noAddressFound } from "../services/attribution/payload-fields.ts";
+import { CUSTOMERS_BATCH_LIMIT, type CustomerEntry, registerCustomers } from "../services/customers.ts";
+import type { Services } from "../services/services.ts";
+import {
+  ATTRIBUTION_BODY_LIMIT,
+  ATTRIBUTION_ERROR_STYLE,
+  attributionErrorResponses,
+  attributionRateLimit,
+} from "./attribution-shared.ts";
+
+const Address = Type.String({ minLength: 1, maxLength: 500 });
+const Notes = Type.String({ maxLength: 2000 });
+
+/**
+ * A single `{address, notes?}` or a batch `{addresses: [...]}` whose entries are address strings
+ * or `{address, notes?}` objects. Unknown fields are accepted and ignored.
+ */
+export const CustomersRequest = Type.Object(
+  {
+    address: Type.Optional(Address),
+    notes: Type.Optional(Notes),
+    addresses: Type.Optional(
+      Type.Array(Type.Union([Address, Type.Object({ address: Address, notes: Type.Optional(Notes) })]), {
+        maxItems: CUSTOMERS_BATCH_LIMIT,
+        description: `At most ${CUSTOMERS_BATCH_LIMIT} entries.`,
+      }),
+    ),
+  },
+  { $id: "CustomersRequest", additionalProperties: true },
+);
+
+export const CustomersResult = Type.Object(
+  {
+    added: Type.Integer({ description: "Addresses new to the organization." }),
+    total: Type.Integer({ description: "The organization's registered customer addresses after the call." }),
+  },
+  { $id: "CustomersResult" },
+);
+
+type CustomersBody = {
+  address?: string;
+  notes?: string;
+  addresses?: (string | { address: string; notes?: string })[];
+};
+
+function entriesOf(body: CustomersBody): CustomerEntry[] {
+  const entries: CustomerEntry[] = (body.addresses ?? []).map((entry, index) =>
+    typeof entry === "string"
+      ? { address: entry, field: `addresses[${index}]` }
+      : { address: entry.address, notes: entry.notes, field: `addresses[${index}].address` },
+  );
+  if (body.address !== undefined)
+    entries.push({ address: body.address, notes: body.notes, field: "address" });
+  if (entries.length === 0 && body.addresses === undefined) throw noAddressFound();
+  return entries;
+}
+
+export function registerCustomersRoute(app: FastifyInstance, services: Services): void {
+  app.withTypeProvider<TypeBoxTypeProvider>().post(
+    "/customers/webhook",
+    {
+      bodyLimit: ATTRIBUTION_BODY_LIMIT,
+      config: {
+        scope: "webhooks:inbound",
+        errorStyle: ATTRIBUTION_ERROR_STYLE,
+        orgRateLimit: attributionRateLimit("customers"),
+      },
+      schema: {
+        operationId: "registerCustomers",
+        summary: "Register existing customers (their addresses are suppressed from future mailings)",
+        body: CustomersRequest,
+        response: {
+          200: CustomersResult,
+          ...attributionErrorResponses,
+          422: errorResponse(
+            "More than 1000 addresses, an entry that is not an address string or {address, notes?}, or an unusable address; the detail names it.",
+            ["invalid_payload"],
+          ),
+        },
+      },
+    },
+    async (request) =>
+      registerCustomers(services.db, request.auth!.orgId, entriesOf(request.body), "webhook"),
+  );
+}

@@ -1,0 +1,72 @@
+import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import { unreadableBody } from "../errors.ts";
+import { errorResponse } from "../http/error-responses.ts";
+import { MACHINE_STYLE } from "../http/error-style.ts";
+import { ErrorBody } from "../http/schemas.ts";
+import { EVENTS_BODY_LIMIT, EventEnvelope, EventResult } from "../services/events/envelope.ts";
+import { type AttributeContact, createEventService } from "../services/events/event-service.ts";
+import type { Services } from "../services/services.ts";
+
+export interface EventRouteOptions {
+  /** Indirect attribution of contact events (the tracking-lead service). */
+  attributeContact?: AttributeContact;
+}
+
+/** Fastify also parses text/plain; the envelope is JSON only, anything else is unreadable (400). */
+async function requireJsonBody(request: FastifyRequest) {
+  const mediaType = request.headers["content-type"]?.split(";")[0]?.trim().toLowerCase();
+  if (mediaType !== "application/json") {
+    throw unreadableBody("unsupported content type; send application/json");
+  }
+}
+
+export function registerEventRoutes(
+  app: FastifyInstance,
+  services: Services,
+  options: EventRouteOptions = {},
+): void {
+  const events = createEventService({
+    db: services.db,
+    clock: services.clock,
+    logger: services.logger,
+    killSwitch: services.killSwitch,
+    boundAutomations: services.boundAutomations,
+    ...(options.attributeContact ? { attributeContact: options.attributeContact } : {}),
+  });
+
+  app.withTypeProvider<TypeBoxTypeProvider>().post(
+    "/events",
+    {
+      bodyLimit: EVENTS_BODY_LIMIT,
+      preValidation: requireJsonBody,
+      config: {
+        scope: "events:write",
+        errorStyle: MACHINE_STYLE,
+        orgRateLimit: { bucket: "events", limit: 120, windowSeconds: 60 },
+      },
+      schema: {
+        operationId: "sendEvent",
+        summary: "Ingest an event",
+        description:
+          "Matches the event against automations bound to `custom.<event_type>` and enqueues one campaign per matching automation and `dedup_id`. Replays are absorbed; `dry_run` evaluates without writing anything.",
+        body: EventEnvelope,
+        response: {
+          202: EventResult,
+          400: ErrorBody,
+          401: ErrorBody,
+          403: ErrorBody,
+          413: ErrorBody,
+          422: ErrorBody,
+          429: ErrorBody,
+          500: ErrorBody,
+          503: errorResponse(
+            "automations_disabled: the platform kill switch is on (Retry-After: 300); retry, do not drop.",
+            ["automations_disabled"],
+          ),
+        },
+      },
+    },
+    async (request, reply) => reply.code(202).send(await events.ingest(request.auth!.orgId, request.body)),
+  );
+}

@@ -1,0 +1,73 @@
+import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
+import type { FastifyInstance } from "fastify";
+import { errorResponse } from "../http/error-responses.ts";
+import { IMPORT_STYLE } from "../http/error-style.ts";
+import { ErrorBody } from "../http/schemas.ts";
+import { createImportService } from "../services/import/import-service.ts";
+import { IMPORT_LIMITS, ImportHeaders, ImportRequest, ImportResult } from "../services/import/schemas.ts";
+import type { Services } from "../services/services.ts";
+
+export function registerImportRoute(app: FastifyInstance, services: Services): void {
+  const importer = createImportService({
+    db: services.db,
+    clock: services.clock,
+    logger: services.logger,
+    geocoder: services.geocoder,
+    killSwitch: services.killSwitch,
+  });
+
+  app.withTypeProvider<TypeBoxTypeProvider>().post(
+    "/import/jobs",
+    {
+      bodyLimit: IMPORT_LIMITS.bodyBytes,
+      config: { scope: "import:write", errorStyle: IMPORT_STYLE },
+      schema: {
+        operationId: "importJobs",
+        summary: "Stage past jobs or customers for a later reactivation campaign",
+        description:
+          "Geocodes every address, then stages the batch in one transaction; mails nothing and creates no campaign. " +
+          "At most 10 staged batches per organization per UTC day (429 with Retry-After = seconds to 00:00 UTC). " +
+          "With an Idempotency-Key, a repeat returns the stored batch with 200 and a repeat while the first request " +
+          "runs gets 409 `import_in_progress`; a key held by a request that died is released after 120 seconds. " +
+          "On 429, 502 and 503 nothing was staged and no daily slot was used.",
+        headers: ImportHeaders,
+        body: ImportRequest,
+        response: {
+          200: ImportResult,
+          201: ImportResult,
+          400: ErrorBody,
+          401: ErrorBody,
+          403: ErrorBody,
+          409: errorResponse(
+            "The original request with this Idempotency-Key is still running; honour Retry-After.",
+            ["import_in_progress"],
+          ),
+          413: ErrorBody,
+          422: errorResponse(
+            "Bad source, more than 500 rows, bad field type or date, Idempotency-Key over 255 characters; the detail names the row (rows[3].address).",
+            ["invalid_payload"],
+          ),
+          429: errorResponse("Over 10 staged batches today; Retry-After is the seconds to 00:00 UTC.", [
+            "rate_limited",
+          ]),
+          500: ErrorBody,
+          502: errorResponse("The geocoder answered with an error; nothing was imported.", [
+            "geocoding_failed",
+          ]),
+          503: errorResponse(
+            "geocoding_unavailable: the geocoder cannot be reached or timed out; automations_disabled: platform kill switch (Retry-After: 300). Nothing was imported.",
+            ["geocoding_unavailable", "automations_disabled"],
+          ),
+        },
+      },
+    },
+    async (request, reply) => {
+      const outcome = await importer.importJobs(
+        request.auth!.orgId,
+        request.headers["idempotency-key"],
+        request.body,
+      );
+      return reply.code(outcome.status).send(outcome.result);
+    },
+  );
+}

@@ -1,0 +1,169 @@
+import { randomBytes } from "node:crypto";
+import formbody from "@fastify/formbody";
+import { Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { AppError } from "../errors.ts";
+import { toAppError } from "../http/error-handler.ts";
+import { ErrorBody } from "../http/schemas.ts";
+import { loadLandingContext, saveLandingLead } from "../services/leads/capture.ts";
+import {
+  contentSecurityPolicy,
+  type FormValues,
+  renderLandingPage,
+  renderNotFound,
+  renderThankYou,
+} from "../services/leads/landing-html.ts";
+import {
+  type RawLeadSubmission,
+  submissionFromForm,
+  validateSubmission,
+} from "../services/leads/submission.ts";
+import type { Services } from "../services/services.ts";
+
+const TokenParams = Type.Object({ token: Type.String({ minLength: 1, maxLength: 128 }) });
+
+const FieldValue = Type.Union([Type.String(), Type.Array(Type.String(), { maxItems: 50 })]);
+
+/** The JSON twin of the lead form (the HTML form posts the same names, custom fields as custom_<id>). */
+export const LeadSubmission = Type.Object(
+  {
+    first_name: Type.Optional(Type.String()),
+    last_name: Type.Optional(Type.String()),
+    email: Type.Optional(Type.String()),
+    phone: Type.Optional(Type.String()),
+    message: Type.Optional(Type.String()),
+    custom_fields: Type.Optional(Type.Record(Type.String(), FieldValue)),
+  },
+  {
+    title: "LeadSubmission",
+    additionalProperties: false,
+    patternProperties: { "^custom_(?!fields$)[a-z][a-z0-9_]*$": FieldValue },
+  },
+);
+
+export const LeadCaptured = Type.Object(
+  { lead_id: Type.String({ format: "uuid" }) },
+  { title: "LeadCaptured" },
+);
+
+const STRICT_CSP = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'";
+
+function isFormPost(request: FastifyRequest): boolean {
+  return (request.headers["content-type"] ?? "")
+    .toLowerCase()
+    .startsWith("application/x-www-form-urlencoded");
+}
+
+function sendHtml(reply: FastifyReply, status: number, nonce: string, html: string) {
+  return reply
+    .code(status)
+    .header("content-security-policy", contentSecurityPolicy(nonce))
+    .type("text/html; charset=utf-8")
+    .send(html);
+}
+
+const newNonce = () => randomBytes(16).toString("base64");
+
+/**
+ * Landing pages at /l/{token}: the personalized page a mail piece's QR code opens, and its lead
+ * form (HTML form or JSON). Per-IP throttling applies through the global guard.
+ */
+export async function registerLandingRoutes(app: FastifyInstance, services: Services): Promise<void> {
+  // Form bodies only here: the developer API accepts JSON alone.
+  await app.register(formbody, { bodyLimit: 1_048_576 });
+  app.addHook("onSend", async (_request, reply, payload) => {
+    if (!reply.hasHeader("content-security-policy")) reply.header("content-security-policy", STRICT_CSP);
+    reply.header("x-content-type-options", "nosniff");
+    reply.header("referrer-policy", "no-referrer");
+    reply.header("x-frame-options", "DENY");
+    reply.header("cache-control", "no-store");
+    return payload;
+  });
+
+  const r = app.withTypeProvider<TypeBoxTypeProvider>();
+  const deps = { db: services.db, clock: services.clock };
+
+  r.get(
+    "/l/:token",
+    {
+      schema: {
+        hide: true,
+        operationId: "getLandingPage",
+        summary: "The personalized landing page of a mail piece (HTML)",
+        params: TokenParams,
+      },
+    },
+    async (request, reply) => {
+      const nonce = newNonce();
+      const context = await loadLandingContext(services.db, request.params.token);
+      if (!context) return sendHtml(reply, 404, nonce, renderNotFound(nonce));
+      return sendHtml(reply, 200, nonce, renderLandingPage(context, { nonce, action: landingPath(request) }));
+    },
+  );
+
+  r.post(
+    "/l/:token",
+    {
+      bodyLimit: 1_048_576,
+      attachValidation: true,
+      schema: {
+        hide: true,
+        operationId: "submitLead",
+        summary: "Submit the lead form (form post → thank-you page, JSON → 201)",
+        params: TokenParams,
+        body: LeadSubmission,
+        response: { 201: LeadCaptured, 400: ErrorBody, 404: ErrorBody, 413: ErrorBody, 422: ErrorBody },
+      },
+    },
+    async (request, reply) => {
+      const form = isFormPost(request);
+      const context = await loadLandingContext(services.db, request.params.token);
+      if (!form) {
+        if (request.validationError) throw request.validationError;
+        if (!context) throw new AppError(404, "not_found", "no landing page for this token");
+        const valid = validateSubmission(context.fields, request.body as RawLeadSubmission);
+        const leadId = await saveLandingLead(deps, context, valid);
+        return reply.code(201).send({ lead_id: leadId });
+      }
+      const nonce = newNonce();
+      if (!context) return sendHtml(reply, 404, nonce, renderNotFound(nonce));
+      const values = (request.body ?? {}) as FormValues;
+      try {
+        if (request.validationError) throw request.validationError;
+        const valid = validateSubmission(context.fields, submissionFromForm(values));
+        await saveLandingLead(deps, context, valid);
+        return sendHtml(reply, 200, nonce, renderThankYou(context, nonce));
+      } catch (error) {
+        const appError = toAppError(error, request);
+        if (appError.status !== 422) throw error;
+        return sendHtml(
+          reply,
+          422,
+          nonce,
+          renderLandingPage(context, {
+            nonce,
+            action: landingPath(request),
+            values,
+            error: formMessage(appError.detail),
+          }),
+        );
+      }
+    },
+  );
+}
+
+/** The form posts back to the path it was served from (the token is already in it). */
+function landingPath(request: FastifyRequest): string {
+  return request.url.split("?")[0]!;
+}
+
+/** "email: is not a valid email address" reads better on a page as a sentence. */
+function formMessage(detail: string | undefined): string {
+  if (!detail) return "Please check the form and try again.";
+  const [field, ...rest] = detail.split(": ");
+  const label = (field ?? "")
+    .replace(/^custom_fields\./, "")
+    .replace(/_/g, " ")
+    .replace(/^./, (c) => c.toUpperCase());
+  return rest.length > 0 ? `${label}: ${rest.join(": ")}` : detail;
+}

@@ -1,0 +1,101 @@
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { toAppError } from "../http/error-handler.ts";
+import { createInjectForwarder, type Forwarder } from "../mcp/forward.ts";
+import {
+  fromAppError,
+  JsonRpcErrorBody,
+  JsonRpcResponseBody,
+  jsonRpcError,
+  SERVER_ERROR,
+} from "../mcp/json-rpc.ts";
+import { createProxyServer } from "../mcp/server.ts";
+import { PROXY_TOOLS } from "../mcp/tools.ts";
+
+export const MCP_PATH = "/api/mcp";
+
+/**
+ * Room for the largest body an endpoint accepts (1 MB) plus its JSON-RPC envelope; the endpoint's
+ * own ceiling then applies to the forwarded body.
+ */
+export const MCP_BODY_LIMIT = 2 * 1_048_576;
+
+/**
+ * The tool-protocol proxy (spec: MCP proxy). Stateless: every POST gets a fresh server and
+ * transport answering in plain JSON. Tool calls are forwarded through `app`, the root instance,
+ * so they pass the same guards as direct calls.
+ */
+export async function registerMcpRoute(app: FastifyInstance): Promise<void> {
+  const forward = createInjectForwarder(app);
+  await app.register(async (scope) => {
+    // Errors raised before the server runs (the per-IP throttle, unreadable JSON, 413) are
+    // answered as JSON-RPC errors here; every other route keeps the global error rendering.
+    scope.setErrorHandler((error, request, reply) => {
+      const appError = toAppError(error, request);
+      if (appError.status >= 500) request.log.error({ err: error, reqId: request.id }, "mcp request failed");
+      return reply.code(appError.status).headers(appError.headers).send(fromAppError(appError));
+    });
+
+    scope.post(
+      MCP_PATH,
+      {
+        bodyLimit: MCP_BODY_LIMIT,
+        schema: {
+          operationId: "mcp",
+          summary: "Tool-protocol (MCP) proxy",
+          description:
+            "Streamable HTTP transport of the Model Context Protocol, stateless, JSON responses. Each tool forwards the caller's Authorization header unchanged to its endpoint, so authentication, scopes, limits, validation and idempotency are that endpoint's. Without a key a client can initialize and list tools; every call returns the endpoint's 401 as a tool error. The pre-auth per-IP throttle answers HTTP 429 with Retry-After and a JSON-RPC error of code -32000. A tool call counts twice against the per-IP limit: once here and once at its endpoint.",
+          response: {
+            200: JsonRpcResponseBody,
+            400: JsonRpcErrorBody,
+            406: {
+              ...JsonRpcErrorBody,
+              description: "The Accept header must list both application/json and text/event-stream.",
+            },
+            413: JsonRpcErrorBody,
+            429: JsonRpcErrorBody,
+            500: JsonRpcErrorBody,
+          },
+        },
+      },
+      async (request, reply) => serveToolProtocol(request, reply, forward),
+    );
+
+    scope.route({
+      method: ["GET", "DELETE"],
+      url: MCP_PATH,
+      schema: { hide: true },
+      handler: async (_request, reply) =>
+        reply.code(405).header("allow", "POST").send(jsonRpcError(SERVER_ERROR, "Method not allowed.")),
+    });
+  });
+}
+
+async function serveToolProtocol(request: FastifyRequest, reply: FastifyReply, forward: Forwarder) {
+  const server = createProxyServer({
+    forward,
+    tools: PROXY_TOOLS,
+    caller: { authorization: request.headers.authorization, ip: request.ip },
+    logger: request.log,
+  });
+  const transport = new StreamableHTTPServerTransport({
+    sessionIdGenerator: undefined,
+    enableJsonResponse: true,
+  });
+  reply.hijack();
+  reply.raw.setHeader("x-request-id", request.id);
+  reply.raw.on("close", () => {
+    void transport.close();
+    void server.close();
+  });
+  try {
+    await server.connect(transport);
+    await transport.handleRequest(request.raw, reply.raw, request.body);
+  } catch (error) {
+    request.log.error({ err: error, reqId: request.id }, "mcp request failed");
+    if (!reply.raw.headersSent) {
+      reply.raw.writeHead(500, { "content-type": "application/json; charset=utf-8" });
+      reply.raw.end(JSON.stringify(jsonRpcError(SERVER_ERROR, "Internal server error")));
+    }
+  }
+}

@@ -1,0 +1,74 @@
+import { Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
+import type { FastifyInstance } from "fastify";
+import { attributionDeps } from "../services/attribution/deps.ts";
+import { recordTrackingLead } from "../services/attribution/tracking-lead.ts";
+import type { Services } from "../services/services.ts";
+import {
+  ATTRIBUTION_BODY_LIMIT,
+  ATTRIBUTION_ERROR_STYLE,
+  attributionErrorResponses,
+  attributionRateLimit,
+  OptionalText as Text,
+  Unmatched,
+} from "./attribution-shared.ts";
+
+/** Every field is optional text; unknown CRM fields are accepted and ignored. */
+export const TrackingLeadRequest = Type.Object(
+  {
+    address: Text(500, "Required to match; without it the answer is 400 No address found in payload."),
+    first_name: Text(200),
+    last_name: Text(200),
+    email: Text(320, "Idempotency key when crm_record_id is absent (case-insensitive)."),
+    phone: Text(64, "Idempotency key when crm_record_id and email are absent (digits compared)."),
+    crm_record_id: Text(255, "First idempotency key."),
+    created_at: Text(64, "ISO-8601; the reference date of the 180-day window (default: now)."),
+    service_lead_id: Text(64, "Loop guard: the id of one of the org's own leads stops the sync."),
+  },
+  { $id: "TrackingLeadRequest", additionalProperties: true },
+);
+
+export const TrackingLeadMatched = Type.Object(
+  {
+    matched: Type.Literal(true),
+    duplicate: Type.Boolean({
+      description: "True on a replay of the same key, or when collapsed onto a landing-page lead.",
+    }),
+    lead_id: Type.String(),
+    campaign_id: Type.String(),
+    attribution_type: Type.Union([Type.Literal("indirect"), Type.Literal("direct")], {
+      description: "indirect for a synced lead; direct when collapsed onto an existing landing-page lead.",
+    }),
+  },
+  { $id: "TrackingLeadMatched" },
+);
+
+export const LoopGuarded = Type.Object(
+  { matched: Type.Literal(false), reason: Type.Literal("loop_guard") },
+  { $id: "LoopGuarded" },
+);
+
+export const TrackingLeadResponse = Type.Union([TrackingLeadMatched, LoopGuarded, Unmatched], {
+  $id: "TrackingLeadResult",
+});
+
+export function registerTrackingLeadRoute(app: FastifyInstance, services: Services): void {
+  const deps = attributionDeps(services);
+  app.withTypeProvider<TypeBoxTypeProvider>().post(
+    "/tracking/lead",
+    {
+      bodyLimit: ATTRIBUTION_BODY_LIMIT,
+      config: {
+        scope: "webhooks:inbound",
+        errorStyle: ATTRIBUTION_ERROR_STYLE,
+        orgRateLimit: attributionRateLimit("tracking"),
+      },
+      schema: {
+        operationId: "syncLead",
+        summary: "Sync a lead captured elsewhere as an indirect lead of the mailed campaign",
+        body: TrackingLeadRequest,
+        response: { 200: TrackingLeadResponse, ...attributionErrorResponses },
+      },
+    },
+    async (request) => recordTrackingLead(deps, request.auth!.orgId, request.body),
+  );
+}

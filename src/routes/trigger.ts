@@ -1,0 +1,123 @@
+import { Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
+import type { FastifyInstance } from "fastify";
+import { errorResponse } from "../http/error-responses.ts";
+import { attributionDeps } from "../services/attribution/deps.ts";
+import { fireLegacyTrigger } from "../services/attribution/legacy-trigger.ts";
+import type { Payload } from "../services/attribution/payload-fields.ts";
+import type { Services } from "../services/services.ts";
+import {
+  ATTRIBUTION_BODY_LIMIT,
+  ATTRIBUTION_ERROR_STYLE,
+  attributionErrorResponses,
+  attributionRateLimit,
+} from "./attribution-shared.ts";
+
+/** The trigger's kill switch answers 400 with this sentence (spec: Errors, Other). */
+export const TRIGGER_ERROR_STYLE = {
+  ...ATTRIBUTION_ERROR_STYLE,
+  automations_disabled: "Automations are globally disabled",
+};
+
+const Scalar = (description: string) =>
+  Type.Optional(Type.Union([Type.String({ maxLength: 2000 }), Type.Number()], { description }));
+
+const triggerFields = {
+  address: Scalar(
+    "Full address, or the street line completed by city/state/zip. Aliases: deal_address, install_address.",
+  ),
+  deal_address: Scalar("Alias of address."),
+  install_address: Scalar("Alias of address."),
+  street: Scalar("Street line (also street_address, address_line_1) when no address is sent."),
+  city: Scalar("City."),
+  state: Scalar("State."),
+  zip: Scalar("ZIP (also postal_code, zip_code, zipcode)."),
+  deal_id: Scalar("Idempotency key (also hs_object_id, objectId): a repeat returns idempotent: true."),
+  hs_object_id: Scalar("Alias of deal_id (HubSpot)."),
+  objectId: Scalar("Alias of deal_id (HubSpot webhooks)."),
+  first_name: Scalar("Also firstname, contact_first_name."),
+  last_name: Scalar("Also lastname, contact_last_name."),
+  name: Scalar("Recipient name (also contact_name, client_name, full_name); default: first and last name."),
+  email: Scalar("Also contact_email, client_email."),
+  phone: Scalar("Also contact_phone, client_phone, mobilephone."),
+  deal_amount: Scalar("Also amount; a number or a numeric string (deal_won revenue)."),
+  deal_date: Scalar("Also closedate, close_date; ISO-8601 (deal_won attribution window)."),
+  deal_stage: Scalar("Also dealstage, stage, status; filters read it as `status`."),
+  deal_name: Scalar("Also dealname."),
+};
+
+/**
+ * Highly tolerant of CRM mappings: each field may be flat or under `properties`, under any alias
+ * listed; unknown fields are accepted (automation filters can read them).
+ */
+export const TriggerRequest = Type.Object(
+  {
+    ...triggerFields,
+    properties: Type.Optional(Type.Object(triggerFields, { additionalProperties: true })),
+  },
+  { $id: "TriggerRequest", additionalProperties: true },
+);
+
+export const TriggerQuery = Type.Object(
+  { id: Type.String({ minLength: 1, maxLength: 64, description: "The automation to fire." }) },
+  { additionalProperties: true },
+);
+
+export const TriggerResult = Type.Object(
+  {
+    success: Type.Boolean(),
+    automation: Type.String({ description: "The automation's name." }),
+    customer_added: Type.Boolean({
+      description: "True when a deal_won automation registered the address as a customer.",
+    }),
+    queued: Type.Boolean({ description: "True when a campaign was enqueued by this call." }),
+    queue_id: Type.Union([Type.String(), Type.Null()], {
+      description:
+        "The campaign enqueued, or the one a repeat of the deal_id enqueued; null when nothing was.",
+    }),
+    idempotent: Type.Boolean({ description: "True on a repeat of the deal_id: nothing was done again." }),
+    address: Type.String({ description: "The normalized address." }),
+  },
+  { $id: "TriggerResult" },
+);
+
+export function registerTriggerRoute(app: FastifyInstance, services: Services): void {
+  const deps = { ...attributionDeps(services), killSwitch: services.killSwitch };
+  app.withTypeProvider<TypeBoxTypeProvider>().post(
+    "/webhooks/trigger",
+    {
+      bodyLimit: ATTRIBUTION_BODY_LIMIT,
+      config: {
+        scope: "webhooks:inbound",
+        errorStyle: TRIGGER_ERROR_STYLE,
+        orgRateLimit: attributionRateLimit("trigger"),
+      },
+      schema: {
+        operationId: "triggerAutomation",
+        summary: "Fire one automation (legacy; new integrations use POST /api/v1/events)",
+        querystring: TriggerQuery,
+        body: TriggerRequest,
+        response: {
+          202: TriggerResult,
+          ...attributionErrorResponses,
+          400: errorResponse(
+            "`Automations are globally disabled`: platform kill switch, transient (retry after Retry-After: 300); `No address found in payload`: no address in any accepted field.",
+            ["Automations are globally disabled", "No address found in payload"],
+          ),
+          404: errorResponse(
+            "No automation of this organization has this id (a missing and a foreign id alike).",
+            ["not_found"],
+          ),
+        },
+      },
+    },
+    async (request, reply) => {
+      const result = await fireLegacyTrigger(
+        deps,
+        request.auth!.orgId,
+        request.query.id,
+        request.body as Payload,
+      );
+      return reply.code(202).send(result);
+    },
+  );
+}

@@ -1,0 +1,25 @@
+import type { Logger } from "pino";
+import type { Clock } from "../../clock.ts";
+import type { Queryable } from "../../db/database.ts";
+import type { Geocoder } from "../../geo/geocoder.ts";
+import type { Services } from "../services.ts";
+
+/** What attribution needs; callable without HTTP (the events endpoint's contact path uses it). */
+export interface AttributionDeps {
+  db: Queryable;
+  clock: Clock;
+  logger: Logger;
+  /** Absent: geo matching is skipped and the normalized key decides. */
+  geocoder: Geocoder | undefined;
+  geoRadiusMeters: number;
+}
+
+export function attributionDeps(services: Services): AttributionDeps {
+  return {
+    db: services.db,
+    clock: services.clock,
+    logger: services.logger,
+    geocoder: services.geocoder,
+    geoRadiusMeters: services.config.attributionGeoRadiusMeters,
+  };
+}

@@ -1,0 +1,225 @@
+import { type Queryable, queryOne, sql } from "../../db/database.ts";
+import { normalizeAddress, parseUsAddress } from "../../domain/address.ts";
+import { AppError, notFound } from "../../errors.ts";
+import { findAutomation } from "../automations.ts";
+import type { KillSwitch } from "../kill-switch.ts";
+import { type MailAddress, runTrigger } from "../trigger-core.ts";
+import { type ConversionFields, readDealAmount, readReferenceDate, recordConversion } from "./conversions.ts";
+import type { AttributionDeps } from "./deps.ts";
+import {
+  ADDRESS_ALIASES,
+  DEAL_ID_ALIASES,
+  flatThenProperties,
+  noAddressFound,
+  type Payload,
+  readText,
+} from "./payload-fields.ts";
+
+/** The trigger's kill-switch answer: 400 (not the events' 503), transient, retry later. */
+export const triggerAutomationsDisabled = () =>
+  new AppError(400, "automations_disabled", undefined, { "retry-after": "300" });
+
+/**
+ * Where the legacy trigger finds each field, flat or under `properties` (first hit wins). The
+ * address is one of ADDRESS_ALIASES, completed with (or else composed from) the street, city,
+ * state and zip fields; HubSpot contacts send `address` as the street line only.
+ */
+export const TRIGGER_FIELD_ALIASES = {
+  address: [...ADDRESS_ALIASES],
+  street: flatThenProperties("street", "street_address", "address_line_1"),
+  city: flatThenProperties("city"),
+  state: flatThenProperties("state"),
+  zip: flatThenProperties("zip", "postal_code", "zip_code", "zipcode"),
+  deal_id: [...DEAL_ID_ALIASES],
+  first_name: flatThenProperties("first_name", "firstname", "contact_first_name"),
+  last_name: flatThenProperties("last_name", "lastname", "contact_last_name"),
+  name: flatThenProperties("name", "contact_name", "client_name", "full_name"),
+  email: flatThenProperties("email", "contact_email", "client_email"),
+  phone: flatThenProperties("phone", "contact_phone", "client_phone", "mobilephone"),
+  amount: flatThenProperties("deal_amount", "amount"),
+  deal_date: flatThenProperties("deal_date", "closedate", "close_date"),
+  stage: flatThenProperties("deal_stage", "dealstage", "stage", "status"),
+  deal_name: flatThenProperties("deal_name", "dealname"),
+} as const;
+
+export interface TriggerResponse {
+  success: boolean;
+  automation: string;
+  customer_added: boolean;
+  queued: boolean;
+  queue_id: string | null;
+  idempotent: boolean;
+  address: string;
+}
+
+export interface TriggerFields {
+  addressLine: string;
+  mailAddress: MailAddress | null;
+  dealId: string | undefined;
+  properties: Record<string, string>;
+  conversion: ConversionFields;
+}
+
+const contains = (haystack: string, needle: string) => haystack.toLowerCase().includes(needle.toLowerCase());
+
+/** The address line: the address field completed with locality fields it lacks, or composed. */
+function addressLineOf(payload: Payload): string | undefined {
+  const read = (aliases: readonly string[]) => readText(payload, aliases);
+  const base = read(TRIGGER_FIELD_ALIASES.address) ?? read(TRIGGER_FIELD_ALIASES.street);
+  if (!base) return undefined;
+  const city = read(TRIGGER_FIELD_ALIASES.city);
+  const stateZip = [read(TRIGGER_FIELD_ALIASES.state), read(TRIGGER_FIELD_ALIASES.zip)]
+    .filter((part): part is string => part !== undefined && !contains(base, part))
+    .join(" ");
+  const missingCity = city && !contains(base, city) ? city : undefined;
+  return [base, missingCity, stateZip].filter(Boolean).join(", ");
+}
+
+/** Every flat string (or number) field of the payload and of `properties`: what filters read. */
+function flatStrings(payload: Payload): Record<string, string> {
+  const result: Record<string, string> = {};
+  const nested = payload.properties;
+  for (const source of [nested, payload]) {
+    if (!source || typeof source !== "object" || Array.isArray(source)) continue;
+    for (const [key, value] of Object.entries(source)) {
+      if (typeof value === "string") result[key] = value;
+      else if (typeof value === "number" && Number.isFinite(value)) result[key] = String(value);
+    }
+  }
+  return result;
+}
+
+/** Reads and validates everything before anything is written (a 422 leaves no queued campaign). */
+export function readTriggerFields(payload: Payload): TriggerFields {
+  const addressLine = addressLineOf(payload);
+  if (!addressLine || !normalizeAddress(addressLine)) throw noAddressFound();
+  const read = (aliases: readonly string[]) => readText(payload, aliases);
+  const parts = parseUsAddress(addressLine);
+  const firstName = read(TRIGGER_FIELD_ALIASES.first_name);
+  const lastName = read(TRIGGER_FIELD_ALIASES.last_name);
+  const name =
+    read(TRIGGER_FIELD_ALIASES.name) ?? ([firstName, lastName].filter(Boolean).join(" ") || undefined);
+  const email = read(TRIGGER_FIELD_ALIASES.email);
+  const phone = read(TRIGGER_FIELD_ALIASES.phone);
+  const stage = read(TRIGGER_FIELD_ALIASES.stage);
+  const dealAmount = readDealAmount(payload, TRIGGER_FIELD_ALIASES.amount);
+  const dealId = read(TRIGGER_FIELD_ALIASES.deal_id);
+  const reserved: Record<string, string | undefined> = {
+    street: parts.street,
+    city: parts.city,
+    state: parts.state,
+    zip: parts.postal_code,
+    client_name: name,
+    client_email: email,
+    client_phone: phone,
+    amount: dealAmount,
+    status: stage,
+  };
+  const properties = flatStrings(payload);
+  for (const [key, value] of Object.entries(reserved)) if (value) properties[key] = value;
+  const mailable = parts.street !== "" && (parts.city !== "" || parts.postal_code !== "");
+  return {
+    addressLine,
+    mailAddress: mailable
+      ? {
+          line: addressLine,
+          parts: {
+            street: parts.street,
+            ...(parts.city ? { city: parts.city } : {}),
+            ...(parts.state ? { state: parts.state } : {}),
+            ...(parts.postal_code ? { zip: parts.postal_code } : {}),
+          },
+        }
+      : null,
+    dealId,
+    properties,
+    conversion: {
+      address: addressLine,
+      dealId,
+      dealAmount,
+      dealDate: readReferenceDate(payload, TRIGGER_FIELD_ALIASES.deal_date),
+      dealStage: stage,
+      dealName: read(TRIGGER_FIELD_ALIASES.deal_name),
+      contactFirstName: firstName,
+      contactLastName: lastName,
+      contactName: name,
+      contactEmail: email,
+    },
+  };
+}
+
+/** The campaign a previous trigger of this deal enqueued (the campaigns_dedup index). */
+async function campaignOfDeal(db: Queryable, orgId: string, automationId: string, dealId: string) {
+  const row = await queryOne<{ id: string }>(
+    db,
+    sql`SELECT id FROM campaigns
+        WHERE org_id = ${orgId}::uuid AND automation_id = ${automationId}::uuid
+          AND dedup_kind = 'deal' AND dedup_key = ${dealId}`,
+  );
+  return row?.id;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * POST /api/v1/webhooks/trigger: fires one automation through the shared trigger core. A repeat
+ * deal_id short-circuits before anything else runs (no enqueue, no geocoding, no attribution).
+ * A `deal_won` automation also registers the customer and attributes the revenue.
+ */
+export async function fireLegacyTrigger(
+  deps: AttributionDeps & { killSwitch: KillSwitch },
+  orgId: string,
+  automationId: string,
+  payload: Payload,
+): Promise<TriggerResponse> {
+  if (await deps.killSwitch.isPaused()) throw triggerAutomationsDisabled();
+  const automation = UUID.test(automationId) ? await findAutomation(deps.db, orgId, automationId) : undefined;
+  if (!automation) throw notFound("automation not found");
+  const fields = readTriggerFields(payload);
+  const address = normalizeAddress(fields.addressLine);
+  const base = { success: true, automation: automation.name, address };
+
+  const dedup = fields.dealId ? { kind: "deal" as const, key: fields.dealId } : null;
+  if (dedup) {
+    const existing = await campaignOfDeal(deps.db, orgId, automation.id, dedup.key);
+    if (existing) {
+      return { ...base, customer_added: false, queued: false, queue_id: existing, idempotent: true };
+    }
+  }
+
+  const run = await runTrigger(deps, {
+    orgId,
+    candidates: automation.enabled ? [automation] : [],
+    properties: fields.properties,
+    dedup,
+    origin: "trigger",
+    source: "trigger",
+    dryRun: false,
+    address: fields.mailAddress,
+  });
+  const outcome = run.outcomes[0];
+  if (outcome?.reason === "duplicate") {
+    // A concurrent repeat won the unique index between our check and our enqueue.
+    return {
+      ...base,
+      customer_added: false,
+      queued: false,
+      queue_id: outcome.campaign_id ?? null,
+      idempotent: true,
+    };
+  }
+
+  let customerAdded = false;
+  if (automation.kind === "deal_won") {
+    await recordConversion(deps, orgId, fields.conversion, "trigger");
+    customerAdded = true;
+  }
+  const queued = outcome?.reason === "queued";
+  return {
+    ...base,
+    customer_added: customerAdded,
+    queued,
+    queue_id: queued ? (outcome.campaign_id ?? null) : null,
+    idempotent: false,
+  };
+}

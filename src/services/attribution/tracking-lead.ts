@@ -1,0 +1,155 @@
+import { randomUUID } from "node:crypto";
+import { type Queryable, queryOne, queryRows, sql } from "../../db/database.ts";
+import { normalizeAddress } from "../../domain/address.ts";
+import { isOwnLead } from "../trigger-core.ts";
+import type { AttributionDeps } from "./deps.ts";
+import { locateForMatching, matchMailedPiece } from "./matching.ts";
+import { noAddressFound } from "./payload-fields.ts";
+import { attributionWindow, parseReferenceDate, referenceNow } from "./window.ts";
+
+/** A lead captured elsewhere (the caller's CRM); every field is optional text. */
+export interface TrackingLeadInput {
+  address?: string | undefined;
+  first_name?: string | undefined;
+  last_name?: string | undefined;
+  email?: string | undefined;
+  phone?: string | undefined;
+  crm_record_id?: string | undefined;
+  created_at?: string | undefined;
+  service_lead_id?: string | undefined;
+}
+
+export type TrackingLeadResult =
+  | { matched: false }
+  | { matched: false; reason: "loop_guard" }
+  | {
+      matched: true;
+      duplicate: boolean;
+      lead_id: string;
+      campaign_id: string;
+      attribution_type: "direct" | "indirect";
+    };
+
+const present = (value: string | undefined) => (value && value.trim() !== "" ? value.trim() : undefined);
+
+/** Phone numbers compare by their digits; a leading US country code is dropped. */
+export function phoneKey(phone: string): string | undefined {
+  const digits = phone.replace(/\D/g, "");
+  if (digits.length === 0) return undefined;
+  return digits.length === 11 && digits.startsWith("1") ? digits.slice(1) : digits;
+}
+
+/**
+ * The idempotency key of a synced lead: its CRM record id, else its email, else its phone. A lead
+ * with none of them has no key and always stays distinct.
+ */
+export function syncKeyOf(input: TrackingLeadInput): string | undefined {
+  const crmRecordId = present(input.crm_record_id);
+  if (crmRecordId) return `crm:${crmRecordId}`;
+  const email = present(input.email);
+  if (email) return `email:${email.toLowerCase()}`;
+  const phone = present(input.phone);
+  const digits = phone ? phoneKey(phone) : undefined;
+  return digits ? `phone:${digits}` : undefined;
+}
+
+/**
+ * Records a lead captured elsewhere as an indirect lead (source `crm_sync`) against the mailed
+ * campaign that matches its address. Used by POST /api/v1/tracking/lead and by contact events.
+ * Loop guard first (nothing written), then matching (unmatched: nothing written), then collapse
+ * onto a landing-page lead at the same address (left untouched), then an idempotent insert.
+ * Synced leads are never delivered outbound: delivery and polling read landing-page leads only.
+ */
+export async function recordTrackingLead(
+  deps: AttributionDeps,
+  orgId: string,
+  input: TrackingLeadInput,
+): Promise<TrackingLeadResult> {
+  if (await isOwnLead(deps.db, orgId, input.service_lead_id)) return { matched: false, reason: "loop_guard" };
+  const address = present(input.address);
+  const normalizedAddress = address ? normalizeAddress(address) : "";
+  if (!address || !normalizedAddress) throw noAddressFound();
+  const reference = present(input.created_at)
+    ? parseReferenceDate(input.created_at!, "created_at")
+    : referenceNow(deps.clock.now());
+
+  const point = await locateForMatching(deps.geocoder, address, deps.logger);
+  const match = await matchMailedPiece(
+    deps.db,
+    { orgId, normalizedAddress, point, campaignId: undefined, window: attributionWindow(reference) },
+    deps.geoRadiusMeters,
+  );
+  if (!match) return { matched: false };
+
+  const direct = await findLandingPageLead(deps.db, orgId, normalizedAddress);
+  if (direct) {
+    return {
+      matched: true,
+      duplicate: true,
+      lead_id: direct.id,
+      campaign_id: direct.campaign_id ?? match.campaignId,
+      attribution_type: "direct",
+    };
+  }
+
+  const syncKey = syncKeyOf(input);
+  const row = await queryOne<{ id: string; campaign_id: string; inserted: boolean }>(
+    deps.db,
+    sql`INSERT INTO leads (
+          org_id, id, source, campaign_id, piece_id, first_name, last_name, email, phone, full_address,
+          normalized_address, latitude, longitude, attribution_type, crm_record_id, sync_key, created_at)
+        VALUES (
+          ${orgId}::uuid, ${randomUUID()}::uuid, 'crm_sync', ${match.campaignId}::uuid, ${match.pieceId}::uuid,
+          ${present(input.first_name) ?? ""}, ${present(input.last_name) ?? ""}, ${present(input.email) ?? ""},
+          ${present(input.phone) ?? ""}, ${address}, ${normalizedAddress}, ${point?.lat ?? null}::float8,
+          ${point?.lng ?? null}::float8, 'indirect', ${present(input.crm_record_id) ?? null},
+          ${syncKey ?? null}, ${reference.at.toISOString()}::timestamptz)
+        ON CONFLICT (org_id, sync_key) WHERE sync_key IS NOT NULL
+        DO UPDATE SET sync_key = leads.sync_key
+        RETURNING id, campaign_id, (xmax = 0) AS inserted`,
+  );
+  return {
+    matched: true,
+    duplicate: !row!.inserted,
+    lead_id: row!.id,
+    campaign_id: row!.campaign_id,
+    attribution_type: "indirect",
+  };
+}
+
+async function findLandingPageLead(db: Queryable, orgId: string, normalizedAddress: string) {
+  return queryOne<{ id: string; campaign_id: string | null }>(
+    db,
+    sql`SELECT id, campaign_id FROM leads
+        WHERE org_id = ${orgId}::uuid AND normalized_address = ${normalizedAddress}
+          AND source = 'landing_page' AND normalized_address IS NOT NULL
+        ORDER BY created_at DESC LIMIT 1`,
+  );
+}
+
+export interface LeadView {
+  id: string;
+  source: string;
+  campaign_id: string | null;
+  piece_id: string | null;
+  first_name: string;
+  last_name: string;
+  email: string;
+  phone: string;
+  full_address: string;
+  normalized_address: string | null;
+  attribution_type: string | null;
+  crm_record_id: string | null;
+  created_at: string;
+}
+
+/** The org's leads of every source, newest first (operator API). */
+export async function listLeads(db: Queryable, orgId: string, limit: number): Promise<LeadView[]> {
+  const rows = await queryRows<Omit<LeadView, "created_at"> & { created_at: Date | string }>(
+    db,
+    sql`SELECT id, source, campaign_id, piece_id, first_name, last_name, email, phone, full_address,
+               normalized_address, attribution_type, crm_record_id, created_at
+        FROM leads WHERE org_id = ${orgId}::uuid ORDER BY created_at DESC, id LIMIT ${limit}`,
+  );
+  return rows.map((row) => ({ ...row, created_at: new Date(row.created_at).toISOString() }));
+}

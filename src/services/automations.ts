@@ -1,0 +1,157 @@
+import { randomUUID } from "node:crypto";
+import { and, desc, eq } from "drizzle-orm";
+import type { Queryable } from "../db/database.ts";
+import { automations } from "../db/schema.ts";
+import type { AutomationFilter } from "../domain/filters.ts";
+import { notFound } from "../errors.ts";
+
+export type ObjectType = "job" | "deal" | "contact";
+
+export interface AutomationTrigger {
+  type: "custom_api";
+  event_type: string;
+  object_type?: ObjectType;
+}
+
+export interface Automation {
+  id: string;
+  org_id: string;
+  name: string;
+  enabled: boolean;
+  kind: "standard" | "deal_won";
+  trigger: AutomationTrigger | null;
+  filters: AutomationFilter[];
+  suppress_customers: boolean;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface AutomationInput {
+  name: string;
+  enabled?: boolean;
+  kind?: "standard" | "deal_won";
+  trigger?: AutomationTrigger | null;
+  filters?: AutomationFilter[];
+  suppress_customers?: boolean;
+}
+
+/** Events bind as `custom.<event_type>` (the hidden `custom` connection). */
+export const bindingOf = (eventType: string) => `custom.${eventType}`;
+
+type Row = typeof automations.$inferSelect;
+
+export function toAutomation(row: Row): Automation {
+  const eventType = row.triggerBinding?.startsWith("custom.")
+    ? row.triggerBinding.slice("custom.".length)
+    : null;
+  return {
+    id: row.id,
+    org_id: row.orgId,
+    name: row.name,
+    enabled: row.enabled,
+    kind: row.kind,
+    trigger: eventType
+      ? {
+          type: "custom_api",
+          event_type: eventType,
+          ...(row.triggerObjectType ? { object_type: row.triggerObjectType } : {}),
+        }
+      : null,
+    filters: row.filters as AutomationFilter[],
+    suppress_customers: row.suppressCustomers,
+    created_at: row.createdAt.toISOString(),
+    updated_at: row.updatedAt.toISOString(),
+  };
+}
+
+function triggerColumns(trigger: AutomationTrigger | null | undefined) {
+  return {
+    triggerBinding: trigger ? bindingOf(trigger.event_type) : null,
+    triggerObjectType: trigger?.object_type ?? null,
+  };
+}
+
+export async function createAutomation(
+  db: Queryable,
+  orgId: string,
+  input: AutomationInput,
+): Promise<Automation> {
+  const [row] = await db
+    .insert(automations)
+    .values({
+      orgId,
+      id: randomUUID(),
+      name: input.name,
+      enabled: input.enabled ?? true,
+      kind: input.kind ?? "standard",
+      ...triggerColumns(input.trigger),
+      filters: input.filters ?? [],
+      suppressCustomers: input.suppress_customers ?? true,
+    })
+    .returning();
+  return toAutomation(row!);
+}
+
+export async function updateAutomation(
+  db: Queryable,
+  id: string,
+  patch: Partial<AutomationInput>,
+): Promise<Automation> {
+  const [row] = await db
+    .update(automations)
+    .set({
+      ...(patch.name !== undefined ? { name: patch.name } : {}),
+      ...(patch.enabled !== undefined ? { enabled: patch.enabled } : {}),
+      ...(patch.kind !== undefined ? { kind: patch.kind } : {}),
+      ...(patch.trigger !== undefined ? triggerColumns(patch.trigger) : {}),
+      ...(patch.filters !== undefined ? { filters: patch.filters } : {}),
+      ...(patch.suppress_customers !== undefined ? { suppressCustomers: patch.suppress_customers } : {}),
+      updatedAt: new Date(),
+    })
+    .where(eq(automations.id, id))
+    .returning();
+  if (!row) throw notFound("automation not found");
+  return toAutomation(row);
+}
+
+export async function listAutomations(db: Queryable, orgId: string): Promise<Automation[]> {
+  const rows = await db
+    .select()
+    .from(automations)
+    .where(eq(automations.orgId, orgId))
+    .orderBy(desc(automations.createdAt), desc(automations.id));
+  return rows.map(toAutomation);
+}
+
+/** The org's automation, or undefined; another org's id is indistinguishable from a missing one. */
+export async function findAutomation(
+  db: Queryable,
+  orgId: string,
+  id: string,
+): Promise<Automation | undefined> {
+  const [row] = await db
+    .select()
+    .from(automations)
+    .where(and(eq(automations.orgId, orgId), eq(automations.id, id)));
+  return row ? toAutomation(row) : undefined;
+}
+
+/** Enabled automations bound to `custom.<eventType>` (the candidates before object-type pinning). */
+export async function findBoundAutomations(
+  db: Queryable,
+  orgId: string,
+  eventType: string,
+): Promise<Automation[]> {
+  const rows = await db
+    .select()
+    .from(automations)
+    .where(
+      and(
+        eq(automations.orgId, orgId),
+        eq(automations.triggerBinding, bindingOf(eventType)),
+        eq(automations.enabled, true),
+      ),
+    )
+    .orderBy(automations.createdAt, automations.id);
+  return rows.map(toAutomation);
+}

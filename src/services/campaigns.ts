@@ -1,0 +1,178 @@
+import { randomBytes, randomUUID } from "node:crypto";
+import { and, desc, eq, inArray } from "drizzle-orm";
+import type { Queryable } from "../db/database.ts";
+import { campaigns, mailPieces, type PieceStatus } from "../db/schema.ts";
+import { normalizeAddress } from "../domain/address.ts";
+import { AppError, notFound } from "../errors.ts";
+import { enqueueJob } from "../jobs/queue.ts";
+import { geocodePieceJob } from "../pipeline/jobs.ts";
+
+/** 144 random bits, URL-safe: unguessable and unique (a unique index backs it). */
+export function newLandingToken(): string {
+  return randomBytes(18).toString("base64url");
+}
+
+export const landingUrl = (publicBaseUrl: string, token: string) => `${publicBaseUrl}/l/${token}`;
+
+export interface PieceView {
+  id: string;
+  status: PieceStatus;
+  address: string;
+  recipient_name: string | null;
+  token: string;
+  landing_url: string;
+  mailed_at: string | null;
+}
+
+export interface CampaignView {
+  id: string;
+  name: string;
+  automation_id: string | null;
+  created_at: string;
+  pieces: PieceView[];
+}
+
+export interface AddressParts {
+  street?: string;
+  city?: string;
+  state?: string;
+  zip?: string;
+}
+
+/** Columns of a new piece; the caller supplies the campaign and status. */
+export function newPiece(input: {
+  orgId: string;
+  campaignId: string;
+  address: string;
+  parts?: AddressParts;
+  recipientName?: string | null;
+  status: PieceStatus;
+  mailedAt?: Date | null;
+  properties?: Record<string, string>;
+}): typeof mailPieces.$inferInsert {
+  return {
+    orgId: input.orgId,
+    id: randomUUID(),
+    campaignId: input.campaignId,
+    status: input.status,
+    recipientName: input.recipientName ?? null,
+    address: input.address,
+    street: input.parts?.street ?? null,
+    city: input.parts?.city ?? null,
+    state: input.parts?.state ?? null,
+    zip: input.parts?.zip ?? null,
+    normalizedAddress: normalizeAddress(input.address),
+    token: newLandingToken(),
+    properties: input.properties ?? {},
+    mailedAt: input.mailedAt ?? null,
+  };
+}
+
+function toPieceView(row: typeof mailPieces.$inferSelect, publicBaseUrl: string): PieceView {
+  return {
+    id: row.id,
+    status: row.status,
+    address: row.address,
+    recipient_name: row.recipientName,
+    token: row.token,
+    landing_url: landingUrl(publicBaseUrl, row.token),
+    mailed_at: row.mailedAt?.toISOString() ?? null,
+  };
+}
+
+export interface MailingInput {
+  campaign_name?: string;
+  pieces: { address: string; recipient_name?: string; mailed_at?: string }[];
+}
+
+/** Records mail already sent (mailing history): one campaign, its pieces marked mailed. */
+export async function recordMailing(
+  db: Queryable,
+  orgId: string,
+  input: MailingInput,
+  options: { now: Date; publicBaseUrl: string },
+) {
+  const campaignId = randomUUID();
+  const name = input.campaign_name ?? `Mailing ${options.now.toISOString().slice(0, 10)}`;
+  const pieceRows = input.pieces.map((piece) =>
+    newPiece({
+      orgId,
+      campaignId,
+      address: piece.address,
+      recipientName: piece.recipient_name,
+      status: "mailed",
+      mailedAt: piece.mailed_at ? new Date(piece.mailed_at) : options.now,
+    }),
+  );
+  const inserted = await db.transaction(async (tx) => {
+    await tx.insert(campaigns).values({ orgId, id: campaignId, name, origin: "mailing" });
+    const rows = await tx.insert(mailPieces).values(pieceRows).returning();
+    // Located in the background for geo attribution; the address key serves until then.
+    for (const row of rows) {
+      await enqueueJob(tx, geocodePieceJob, { org_id: orgId, piece_id: row.id }, { orgId, now: options.now });
+    }
+    return rows;
+  });
+  return {
+    campaign_id: campaignId,
+    pieces: inserted.map((row) => {
+      const { id, address, token, landing_url, mailed_at } = toPieceView(row, options.publicBaseUrl);
+      return { id, address, token, landing_url, mailed_at };
+    }),
+  };
+}
+
+export async function listCampaigns(
+  db: Queryable,
+  orgId: string,
+  publicBaseUrl: string,
+): Promise<CampaignView[]> {
+  const campaignRows = await db
+    .select()
+    .from(campaigns)
+    .where(eq(campaigns.orgId, orgId))
+    .orderBy(desc(campaigns.createdAt), desc(campaigns.id))
+    .limit(500);
+  if (campaignRows.length === 0) return [];
+  const pieceRows = await db
+    .select()
+    .from(mailPieces)
+    .where(
+      and(
+        eq(mailPieces.orgId, orgId),
+        inArray(
+          mailPieces.campaignId,
+          campaignRows.map((row) => row.id),
+        ),
+      ),
+    )
+    .orderBy(desc(mailPieces.createdAt));
+  return campaignRows.map((row) => ({
+    id: row.id,
+    name: row.name,
+    automation_id: row.automationId,
+    created_at: row.createdAt.toISOString(),
+    pieces: pieceRows
+      .filter((piece) => piece.campaignId === row.id)
+      .map((piece) => toPieceView(piece, publicBaseUrl)),
+  }));
+}
+
+/** What a print vendor's confirmation does: a queued piece becomes mailed. */
+export async function markPieceMailed(db: Queryable, pieceId: string, mailedAt: Date, publicBaseUrl: string) {
+  const [current] = await db.select().from(mailPieces).where(eq(mailPieces.id, pieceId));
+  if (!current) throw notFound("piece not found");
+  if (current.status !== "queued" && current.status !== "mailed") {
+    throw new AppError(
+      409,
+      "invalid_state",
+      `piece is ${current.status}, only a queued piece can be marked mailed`,
+    );
+  }
+  const [row] = await db
+    .update(mailPieces)
+    .set({ status: "mailed", mailedAt })
+    .where(and(eq(mailPieces.orgId, current.orgId), eq(mailPieces.id, pieceId)))
+    .returning();
+  return toPieceView(row!, publicBaseUrl);
+}

@@ -1,0 +1,117 @@
+import { type Queryable, queryOne, queryRows, sql } from "../db/database.ts";
+import { normalizeAddress } from "../domain/address.ts";
+import { invalidPayload } from "../errors.ts";
+
+/** Where a customer address came from: the customers webhook, a conversion, the legacy trigger. */
+export type CustomerSource = "webhook" | "conversion" | "trigger";
+
+export const CUSTOMERS_BATCH_LIMIT = 1000;
+
+export interface CustomerEntry {
+  address: string;
+  notes?: string | undefined;
+  /** How the caller's payload names this entry, for a 422 (`address`, `addresses[3]`). */
+  field: string;
+}
+
+export interface CustomerView {
+  address: string;
+  normalized_address: string;
+  notes: string | null;
+  source: string;
+  created_at: string;
+}
+
+interface CustomerRow {
+  normalized_address: string;
+  address: string;
+  notes: string | null;
+  source: string;
+  created_at: Date | string;
+}
+
+/**
+ * Registers existing customers (their addresses are suppressed from future mailings). Upserts
+ * on the normalized address: a repeat keeps the first raw address and source, and replaces the
+ * notes only when new notes are sent. `added` counts addresses new to the org; `total` is the
+ * org's count after the call.
+ */
+export async function registerCustomers(
+  db: Queryable,
+  orgId: string,
+  entries: readonly CustomerEntry[],
+  source: CustomerSource,
+): Promise<{ added: number; total: number }> {
+  const byKey = new Map<string, { address: string; notes: string | null }>();
+  for (const entry of entries) {
+    const normalized = normalizeAddress(entry.address);
+    if (!normalized) throw invalidPayload(`${entry.field}: is not a usable address`);
+    // One INSERT may touch a row once only: the last entry for an address wins.
+    byKey.set(normalized, {
+      address: entry.address.trim(),
+      notes: entry.notes ?? byKey.get(normalized)?.notes ?? null,
+    });
+  }
+  let added = 0;
+  if (byKey.size > 0) {
+    const values = sql.join(
+      [...byKey].map(
+        ([normalized, entry]) =>
+          sql`(${orgId}::uuid, ${normalized}, ${entry.address}, ${entry.notes}, ${source})`,
+      ),
+      sql`, `,
+    );
+    const rows = await queryRows<{ inserted: boolean }>(
+      db,
+      sql`INSERT INTO customers (org_id, normalized_address, address, notes, source)
+          VALUES ${values}
+          ON CONFLICT (org_id, normalized_address)
+          DO UPDATE SET notes = COALESCE(EXCLUDED.notes, customers.notes)
+          RETURNING (xmax = 0) AS inserted`,
+    );
+    added = rows.filter((row) => row.inserted).length;
+  }
+  return { added, total: await countCustomers(db, orgId) };
+}
+
+/** Records one address as a customer (conversions, deal_won triggers); true when it was new. */
+export async function recordCustomer(
+  db: Queryable,
+  orgId: string,
+  address: string,
+  normalizedAddress: string,
+  source: CustomerSource,
+): Promise<boolean> {
+  const row = await queryOne<{ normalized_address: string }>(
+    db,
+    sql`INSERT INTO customers (org_id, normalized_address, address, source)
+        VALUES (${orgId}::uuid, ${normalizedAddress}, ${address}, ${source})
+        ON CONFLICT (org_id, normalized_address) DO NOTHING
+        RETURNING normalized_address`,
+  );
+  return row !== undefined;
+}
+
+export async function countCustomers(db: Queryable, orgId: string): Promise<number> {
+  const row = await queryOne<{ total: number | string }>(
+    db,
+    sql`SELECT count(*) AS total FROM customers WHERE org_id = ${orgId}::uuid`,
+  );
+  return Number(row?.total ?? 0);
+}
+
+/** The org's customers, newest first (operator API). */
+export async function listCustomers(db: Queryable, orgId: string, limit: number): Promise<CustomerView[]> {
+  const rows = await queryRows<CustomerRow>(
+    db,
+    sql`SELECT normalized_address, address, notes, source, created_at FROM customers
+        WHERE org_id = ${orgId}::uuid ORDER BY created_at DESC, normalized_address LIMIT ${limit}`,
+  );
+  return rows.map((row) => ({
+    address: row.address,
+    normalized_address: row.normalized_address,
+    notes: row.notes,
+    source: row.source,
+    created_at: new Date(row.created_at).toISOString(),
+  }));
+}

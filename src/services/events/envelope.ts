@@ -1,0 +1,177 @@
+import { type Static, Type } from "@fastify/type-provider-typebox";
+import { invalidPayload } from "../../errors.ts";
+import { composeAddress } from "../trigger-core.ts";
+
+export const EVENT_TYPE_PATTERN = "^[a-z][a-z0-9_]*\\.[a-z][a-z0-9_]*$";
+
+export const RESERVED_PROPERTY_KEYS = [
+  "street",
+  "city",
+  "state",
+  "zip",
+  "client_name",
+  "client_email",
+  "client_phone",
+  "amount",
+  "status",
+  "service_lead_id",
+] as const;
+
+/**
+ * A property key is a reserved key or starts with `cf_` (and matches `^[a-z][a-z0-9_]*$`).
+ * `org_id` is also let through so that it can be ignored like everywhere else in the body.
+ */
+export const PROPERTY_KEY_PATTERN = `^(${[...RESERVED_PROPERTY_KEYS, "org_id"].join("|")}|cf_[a-z0-9_]*)$`;
+
+export const MAX_PROPERTIES = 100;
+export const MAX_PROPERTY_KEY_LENGTH = 64;
+export const MAX_PROPERTY_VALUE_LENGTH = 2000;
+export const MAX_COMPOSED_ADDRESS_LENGTH = 500;
+export const MAX_OCCURRED_AT_LEAD_MS = 24 * 60 * 60 * 1000;
+export const EVENTS_BODY_LIMIT = 262_144;
+
+/** An `org_id` in the body is accepted with any value and ignored: the key names the org. */
+const IgnoredOrgId = Type.Optional(
+  Type.Unknown({ description: "Ignored: the organization is always derived from the key." }),
+);
+
+export const EventProperties = Type.Object(
+  { org_id: IgnoredOrgId },
+  {
+    $id: "EventProperties",
+    description:
+      "Flat string-to-string map. Keys: a reserved key (street, city, state, zip, client_name, client_email, client_phone, amount, status, service_lead_id) or `cf_` followed by lowercase letters, digits, underscores; at most 64 characters. Values: strings only, never coerced.",
+    additionalProperties: Type.String({ maxLength: MAX_PROPERTY_VALUE_LENGTH }),
+    propertyNames: { pattern: PROPERTY_KEY_PATTERN, maxLength: MAX_PROPERTY_KEY_LENGTH },
+    maxProperties: MAX_PROPERTIES,
+  },
+);
+
+export const EventRecord = Type.Object(
+  {
+    id: Type.String({ maxLength: 128, description: "The caller's id of the record." }),
+    properties: Type.Optional(EventProperties),
+    org_id: IgnoredOrgId,
+  },
+  { $id: "EventRecord", additionalProperties: false },
+);
+
+export const ObjectTypeSchema = Type.Union([
+  Type.Literal("job"),
+  Type.Literal("deal"),
+  Type.Literal("contact"),
+]);
+
+export const EventEnvelope = Type.Object(
+  {
+    event_type: Type.String({
+      pattern: EVENT_TYPE_PATTERN,
+      maxLength: 64,
+      description: "`noun.verb`, bound in the app as `custom.<event_type>`.",
+    }),
+    object_type: ObjectTypeSchema,
+    dedup_id: Type.String({ maxLength: 255, description: "Idempotency key, per bound automation." }),
+    occurred_at: Type.Optional(
+      Type.Union([Type.String({ format: "date-time" }), Type.Null()], {
+        description: "At most 24 hours ahead of the server clock.",
+      }),
+    ),
+    dry_run: Type.Optional(Type.Boolean({ description: "Evaluate without writing anything." })),
+    record: EventRecord,
+    org_id: IgnoredOrgId,
+  },
+  { $id: "EventEnvelope", additionalProperties: false },
+);
+export type EventEnvelope = Static<typeof EventEnvelope>;
+
+export const EventOutcome = Type.Object(
+  {
+    automation_id: Type.String(),
+    name: Type.String(),
+    matched: Type.Boolean({ description: "True only for `queued`." }),
+    reason: Type.Union([
+      Type.Literal("queued"),
+      Type.Literal("filtered_out"),
+      Type.Literal("no_address"),
+      Type.Literal("duplicate"),
+      Type.Literal("loop_guard"),
+      Type.Literal("failed"),
+    ]),
+  },
+  { $id: "EventOutcome" },
+);
+
+export const EventResult = Type.Object(
+  {
+    received: Type.Literal(true),
+    duplicate: Type.Boolean({ description: "True only when every candidate automation hit the dedup." }),
+    dry_run: Type.Optional(Type.Literal(true)),
+    matched_automations: Type.Integer({ description: "Candidates matched by event and object type." }),
+    outcomes: Type.Array(EventOutcome),
+  },
+  { $id: "EventResult" },
+);
+export type EventResult = Static<typeof EventResult>;
+
+/** The envelope as the service keeps it (samples): every `org_id` dropped. */
+export interface CleanEnvelope {
+  event_type: string;
+  object_type: "job" | "deal" | "contact";
+  dedup_id: string;
+  occurred_at: string | null;
+  dry_run: boolean;
+  record: { id: string; properties: Record<string, string> };
+}
+
+/** Drops every `org_id` (top level, record, properties) and fills defaults. */
+export function cleanEnvelope(envelope: EventEnvelope): CleanEnvelope {
+  const { org_id: _ignoredInProperties, ...properties } = (envelope.record.properties ?? {}) as Record<
+    string,
+    unknown
+  >;
+  return {
+    event_type: envelope.event_type,
+    object_type: envelope.object_type,
+    dedup_id: envelope.dedup_id,
+    occurred_at: envelope.occurred_at ?? null,
+    dry_run: envelope.dry_run === true,
+    record: { id: envelope.record.id, properties: properties as Record<string, string> },
+  };
+}
+
+/**
+ * PostgreSQL text and jsonb cannot hold NUL characters or unpaired surrogates (JSON allows both
+ * as escapes), so such a string is rejected rather than failing the write with a 500.
+ */
+const UNPAIRED_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+function assertStorableText(field: string, value: string): void {
+  if (value.includes("\u0000") || UNPAIRED_SURROGATE.test(value)) {
+    throw invalidPayload(`${field}: must be well-formed Unicode text without NUL characters`);
+  }
+}
+
+/**
+ * The envelope rules a schema cannot express: the composed address length and how far
+ * `occurred_at` may lead the server clock. Throws 422 invalid_payload naming the field.
+ */
+export function assertEnvelopeRules(envelope: CleanEnvelope, now: Date): void {
+  assertStorableText("dedup_id", envelope.dedup_id);
+  assertStorableText("record.id", envelope.record.id);
+  for (const [key, value] of Object.entries(envelope.record.properties)) {
+    assertStorableText(`record.properties.${key}`, value);
+  }
+  const composed = composeAddress(envelope.record.properties);
+  if (composed.length > MAX_COMPOSED_ADDRESS_LENGTH) {
+    throw invalidPayload(
+      `record.properties: the composed address (street, city, state, zip) is ${composed.length} characters; at most ${MAX_COMPOSED_ADDRESS_LENGTH} are allowed`,
+    );
+  }
+  if (envelope.occurred_at !== null) {
+    const occurredAt = Date.parse(envelope.occurred_at);
+    if (Number.isNaN(occurredAt)) throw invalidPayload("occurred_at: is not a valid date-time");
+    if (occurredAt - now.getTime() > MAX_OCCURRED_AT_LEAD_MS) {
+      throw invalidPayload("occurred_at: leads the server clock by more than 24 hours");
+    }
+  }
+}

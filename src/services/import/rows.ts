@@ -1,0 +1,112 @@
+import { normalizeAddress } from "../../domain/address.ts";
+import { invalidPayload } from "../../errors.ts";
+import type { GeocodeResult } from "../../geo/geocoder.ts";
+import type { ImportRequest } from "./schemas.ts";
+
+type RequestRow = ImportRequest["rows"][number];
+
+/** A row ready to geocode: its address trimmed, its date as YYYY-MM-DD. */
+export interface PreparedRow {
+  index: number;
+  address: string | undefined;
+  externalId: string | null;
+  customerName: string | null;
+  completedAt: string | null;
+}
+
+export interface StagedRowValues {
+  rowIndex: number;
+  address: string;
+  normalizedAddress: string;
+  latitude: number;
+  longitude: number;
+  geoPrecision: string;
+  externalId: string | null;
+  customerName: string | null;
+  completedAt: string | null;
+}
+
+const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](.+))?$/;
+
+/**
+ * `YYYY-MM-DD`, or an ISO-8601 date-time whose time part is dropped (the calendar date as
+ * written, not shifted to UTC: a job completed on the 5th stays on the 5th). Returns undefined
+ * for anything else, including impossible dates such as 2024-02-30.
+ */
+export function toCalendarDate(value: string): string | undefined {
+  const match = ISO_DATE.exec(value.trim());
+  if (!match) return undefined;
+  const [, year, month, day, time] = match;
+  const date = new Date(Date.UTC(Number(year), Number(month) - 1, Number(day)));
+  if (
+    date.getUTCFullYear() !== Number(year) ||
+    date.getUTCMonth() !== Number(month) - 1 ||
+    date.getUTCDate() !== Number(day)
+  ) {
+    return undefined;
+  }
+  if (time !== undefined && !/^\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?$/i.test(time)) {
+    return undefined;
+  }
+  return `${year}-${month}-${day}`;
+}
+
+/** Checks what the schema cannot (dates) and names the row in the error. */
+export function prepareRows(rows: readonly RequestRow[]): PreparedRow[] {
+  return rows.map((row, index) => {
+    let completedAt: string | null = null;
+    if (row.completed_at !== undefined) {
+      const date = toCalendarDate(row.completed_at);
+      if (!date) throw invalidPayload(`rows[${index}].completed_at: must be an ISO-8601 date (YYYY-MM-DD)`);
+      completedAt = date;
+    }
+    const address = row.address?.trim();
+    return {
+      index,
+      address: address ? address : undefined,
+      externalId: row.external_id ?? null,
+      customerName: row.customer_name ?? null,
+      completedAt,
+    };
+  });
+}
+
+export interface GeocodedBatch {
+  staged: StagedRowValues[];
+  skippedNoAddress: number;
+  skippedGeocodeFailed: number;
+}
+
+/** Pairs rows with their geocoder answers (in address order); not-found rows are skipped. */
+export function assembleBatch(
+  rows: readonly PreparedRow[],
+  answers: readonly GeocodeResult[],
+): GeocodedBatch {
+  const staged: StagedRowValues[] = [];
+  let skippedNoAddress = 0;
+  let skippedGeocodeFailed = 0;
+  let answerIndex = 0;
+  for (const row of rows) {
+    if (row.address === undefined) {
+      skippedNoAddress++;
+      continue;
+    }
+    const answer = answers[answerIndex++];
+    if (!answer?.found) {
+      skippedGeocodeFailed++;
+      continue;
+    }
+    staged.push({
+      rowIndex: row.index,
+      address: row.address,
+      normalizedAddress: normalizeAddress(row.address),
+      latitude: answer.lat,
+      longitude: answer.lng,
+      geoPrecision: answer.precision,
+      externalId: row.externalId,
+      customerName: row.customerName,
+      completedAt: row.completedAt,
+    });
+  }
+  return { staged, skippedNoAddress, skippedGeocodeFailed };
+}

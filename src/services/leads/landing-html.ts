@@ -1,0 +1,154 @@
+import type { LandingContext } from "./capture.ts";
+import type { LeadField } from "./lead-fields.ts";
+import { SUBMISSION_LIMITS } from "./submission.ts";
+
+/** Escapes text for HTML element content and double-quoted attribute values alike. */
+export function escapeHtml(value: unknown): string {
+  return String(value ?? "").replace(/[&<>"'`=/]/g, (character) => `&#${character.charCodeAt(0)};`);
+}
+
+/**
+ * The page's policy: nothing external, no scripts at all, styles only from the nonce'd inline
+ * block, and the form may post only back to this origin.
+ */
+export function contentSecurityPolicy(nonce: string): string {
+  return [
+    "default-src 'none'",
+    `style-src 'nonce-${nonce}'`,
+    "img-src 'self' data:",
+    "form-action 'self'",
+    "base-uri 'none'",
+    "frame-ancestors 'none'",
+  ].join("; ");
+}
+
+const STYLE = `
+*{box-sizing:border-box}
+body{margin:0;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1f2933;background:#f5f7fa}
+main{max-width:36rem;margin:0 auto;padding:1.25rem}
+h1{font-size:1.5rem;line-height:1.25;margin:.5rem 0 1rem}
+.card{background:#fff;border-radius:.75rem;padding:1.25rem;box-shadow:0 1px 3px rgba(0,0,0,.08);margin-bottom:1rem}
+.muted{color:#52606d;font-size:.95rem}
+label{display:block;font-weight:600;margin:.75rem 0 .25rem}
+input[type=text],input[type=email],input[type=tel],select,textarea{width:100%;padding:.7rem;font:inherit;border:1px solid #cbd2d9;border-radius:.5rem;background:#fff}
+textarea{min-height:6rem}
+.choice{display:flex;gap:.5rem;align-items:center;font-weight:400;margin:.35rem 0}
+.row{display:grid;gap:0 .75rem}
+@media (min-width:30rem){.row{grid-template-columns:1fr 1fr}}
+button{margin-top:1.25rem;width:100%;padding:.85rem;font:inherit;font-weight:700;color:#fff;background:#1d4ed8;border:0;border-radius:.5rem}
+.error{background:#fde8e8;color:#9b1c1c;border-radius:.5rem;padding:.75rem;margin-bottom:1rem}
+`;
+
+function page(title: string, nonce: string, body: string): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<meta name="robots" content="noindex, nofollow">
+<title>${escapeHtml(title)}</title>
+<style nonce="${escapeHtml(nonce)}">${STYLE}</style>
+</head>
+<body><main>${body}</main></body>
+</html>`;
+}
+
+/** Values to show again when a submission is refused, keyed like the form's inputs. */
+export type FormValues = Record<string, unknown>;
+
+function textInput(
+  name: string,
+  label: string,
+  type: string,
+  values: FormValues,
+  maxLength: number,
+  extra = "",
+) {
+  return `<label for="${name}">${escapeHtml(label)}</label>
+<input id="${name}" name="${name}" type="${type}" maxlength="${maxLength}" value="${escapeHtml(first(values[name]))}"${extra}>`;
+}
+
+function first(value: unknown): string {
+  return Array.isArray(value) ? String(value[0] ?? "") : typeof value === "string" ? value : "";
+}
+
+function selected(values: FormValues, name: string): string[] {
+  const value = values[name];
+  if (Array.isArray(value)) return value.map(String);
+  return typeof value === "string" ? [value] : [];
+}
+
+function customFieldInput(field: LeadField, values: FormValues): string {
+  const name = `custom_${field.field_id}`;
+  const chosen = selected(values, name);
+  const label = escapeHtml(field.label);
+  const id = escapeHtml(name);
+  switch (field.type) {
+    case "text":
+      return textInput(id, field.label, "text", values, SUBMISSION_LIMITS.customText);
+    case "select":
+      return `<label for="${id}">${label}</label>
+<select id="${id}" name="${id}"><option value="">Choose…</option>${field.options
+        .map(
+          (option) =>
+            `<option value="${escapeHtml(option)}"${chosen.includes(option) ? " selected" : ""}>${escapeHtml(option)}</option>`,
+        )
+        .join("")}</select>`;
+    case "multiselect":
+    case "checkbox": {
+      if (field.type === "checkbox" && field.options.length === 0) {
+        return `<label class="choice"><input type="checkbox" name="${id}" value="yes"${chosen.length > 0 ? " checked" : ""}> ${label}</label>`;
+      }
+      return `<fieldset class="card"><legend>${label}</legend>${field.options
+        .map(
+          (option) =>
+            `<label class="choice"><input type="checkbox" name="${id}" value="${escapeHtml(option)}"${chosen.includes(option) ? " checked" : ""}> ${escapeHtml(option)}</label>`,
+        )
+        .join("")}</fieldset>`;
+    }
+  }
+  return "";
+}
+
+export function renderLandingPage(
+  context: LandingContext,
+  options: { nonce: string; action: string; values?: FormValues; error?: string },
+): string {
+  const values = options.values ?? {};
+  const greeting = context.recipientName ? `Hi ${context.recipientName},` : "Hello,";
+  const error = options.error ? `<div class="error" role="alert">${escapeHtml(options.error)}</div>` : "";
+  const body = `<p class="muted">${escapeHtml(context.orgName)}</p>
+<h1>${escapeHtml(greeting)} let's talk about your home.</h1>
+<div class="card"><p class="muted">This card was mailed to</p><p><strong>${escapeHtml(context.address)}</strong></p></div>
+<form class="card" method="post" action="${escapeHtml(options.action)}">
+${error}<div class="row">
+${textInput("first_name", "First name", "text", values, SUBMISSION_LIMITS.first_name, ' required autocomplete="given-name"')}
+${textInput("last_name", "Last name", "text", values, SUBMISSION_LIMITS.last_name, ' required autocomplete="family-name"')}
+</div>
+${textInput("email", "Email", "email", values, SUBMISSION_LIMITS.email, ' autocomplete="email"')}
+${textInput("phone", "Phone", "tel", values, SUBMISSION_LIMITS.phone, ' autocomplete="tel"')}
+<p class="muted">An email or a phone number is needed so ${escapeHtml(context.orgName)} can reach you.</p>
+<label for="message">Message</label>
+<textarea id="message" name="message" maxlength="${SUBMISSION_LIMITS.message}">${escapeHtml(first(values.message))}</textarea>
+${context.fields.map((field) => customFieldInput(field, values)).join("\n")}
+<button type="submit">Send</button>
+</form>`;
+  return page(`${context.orgName}`, options.nonce, body);
+}
+
+export function renderThankYou(context: LandingContext, nonce: string): string {
+  return page(
+    `Thank you — ${context.orgName}`,
+    nonce,
+    `<div class="card"><h1>Thank you!</h1><p>${escapeHtml(context.orgName)} has your details and will be in touch soon.</p></div>`,
+  );
+}
+
+export function renderNotFound(nonce: string): string {
+  return page(
+    "Page not found",
+    nonce,
+    `<div class="card"><h1>This page does not exist</h1><p class="muted">Check the address printed on your card.</p></div>`,
+  );
+}

@@ -1,0 +1,95 @@
+import { and, desc, eq, gt, type SQL } from "drizzle-orm";
+import type { Queryable } from "../../db/database.ts";
+import { campaigns, leads } from "../../db/schema.ts";
+import { AppError } from "../../errors.ts";
+import { flattenCustomFields, LANDING_PAGE_SOURCE_LABEL, type LeadView, toLeadView } from "./lead-view.ts";
+
+export const POLL_LIMIT = 50;
+export const SAMPLE_LEAD_ID = "00000000-0000-0000-0000-000000000000";
+
+// A date, or a date-time with optional seconds and fraction and an optional zone (UTC if none).
+const ISO_TIMESTAMP =
+  /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/i;
+
+/** Parses `since`; a malformed value is a 400 that says what is expected. */
+export function parseSince(raw: string | undefined): Date | undefined {
+  if (raw === undefined || raw === "") return undefined;
+  const match = ISO_TIMESTAMP.exec(raw.trim());
+  const invalid = () =>
+    new AppError(
+      400,
+      "invalid_since",
+      `since: "${raw}" is not an ISO-8601 timestamp (e.g. 2026-01-31T09:30:00Z)`,
+    );
+  if (!match) throw invalid();
+  const hasTime = match[4] !== undefined;
+  const hasZone = match[7] !== undefined;
+  const text = raw.trim().replace(" ", "T");
+  const parsed = new Date(hasTime ? (hasZone ? text : `${text}Z`) : `${text}T00:00:00Z`);
+  if (Number.isNaN(parsed.getTime())) throw invalid();
+  // Date accepts 2026-02-31 by rolling over; a real calendar date must round-trip.
+  const [year, month, day] = [match[1], match[2], match[3]].map(Number);
+  const check = new Date(Date.UTC(year!, month! - 1, day!));
+  if (check.getUTCMonth() !== month! - 1 || check.getUTCDate() !== day!) throw invalid();
+  return parsed;
+}
+
+/** The example a newly connected integration sees until the first real lead arrives. */
+export function sampleLead(now: Date): LeadView {
+  return {
+    id: SAMPLE_LEAD_ID,
+    name: "Jane Sample",
+    first_name: "Jane",
+    last_name: "Sample",
+    email: "jane.sample@example.com",
+    phone: "+1 555 010 0199",
+    address: "123 Main St, Springfield, IL 62704",
+    street: "123 Main St",
+    city: "Springfield",
+    state: "IL",
+    postal_code: "62704",
+    country: "US",
+    full_address: "123 Main St, Springfield, IL 62704",
+    latitude: 39.7817,
+    longitude: -89.6501,
+    message: "This is a sample lead. Real landing-page leads replace it.",
+    campaign_id: SAMPLE_LEAD_ID,
+    campaign_name: "Sample campaign",
+    source: LANDING_PAGE_SOURCE_LABEL,
+    custom_fields: [],
+    ...flattenCustomFields([]),
+    created_at: now.toISOString(),
+    test: true,
+  };
+}
+
+/** Landing-page leads newest first, at most 50, created strictly after `since`. */
+export async function listRecentLeads(
+  db: Queryable,
+  orgId: string,
+  since: Date | undefined,
+  now: Date,
+): Promise<LeadView[]> {
+  const conditions: SQL[] = [eq(leads.orgId, orgId), eq(leads.source, "landing_page")];
+  if (since) conditions.push(gt(leads.createdAt, since));
+  const rows = await db
+    .select({ lead: leads, campaignName: campaigns.name })
+    .from(leads)
+    .leftJoin(campaigns, and(eq(campaigns.orgId, leads.orgId), eq(campaigns.id, leads.campaignId)))
+    .where(and(...conditions))
+    .orderBy(desc(leads.createdAt), desc(leads.id))
+    .limit(POLL_LIMIT);
+  if (rows.length > 0) return rows.map((row) => toLeadView(row.lead, row.campaignName));
+  if (since && (await hasAnyLandingLead(db, orgId))) return [];
+  // No real lead at all: the sample shows the shape, whatever `since` says.
+  return [sampleLead(now)];
+}
+
+async function hasAnyLandingLead(db: Queryable, orgId: string): Promise<boolean> {
+  const [row] = await db
+    .select({ id: leads.id })
+    .from(leads)
+    .where(and(eq(leads.orgId, orgId), eq(leads.source, "landing_page")))
+    .limit(1);
+  return Boolean(row);
+}

@@ -1,0 +1,138 @@
+import type { LeadCustomField } from "../../db/schema.ts";
+import { invalidPayload } from "../../errors.ts";
+import type { LeadField } from "./lead-fields.ts";
+
+/** What the lead form or its JSON twin sends, before validation. */
+export interface RawLeadSubmission {
+  first_name?: unknown;
+  last_name?: unknown;
+  email?: unknown;
+  phone?: unknown;
+  message?: unknown;
+  custom_fields?: Record<string, unknown>;
+}
+
+export interface ValidLeadSubmission {
+  firstName: string;
+  lastName: string;
+  email: string;
+  phone: string;
+  message: string;
+  customFields: LeadCustomField[];
+}
+
+export const SUBMISSION_LIMITS = {
+  first_name: 100,
+  last_name: 100,
+  email: 254,
+  phone: 32,
+  message: 2000,
+  customText: 500,
+} as const;
+
+const EMAIL = /^[^\s@<>()[\]\\,;:"]+@[^\s@<>()[\]\\,;:"]+\.[^\s@<>()[\]\\,;:"]+$/;
+const PHONE = /^\+?[0-9().\-\s]+$/;
+// Control characters other than tab and line breaks (and NUL, which PostgreSQL text refuses).
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
+const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
+const CHECKED = new Set(["yes", "true", "on", "1"]);
+const UNCHECKED = new Set(["no", "false", "off", "0", ""]);
+
+function text(raw: unknown, field: string, maxLength: number, options: { multiline?: boolean } = {}): string {
+  if (raw === undefined || raw === null) return "";
+  if (typeof raw !== "string") throw invalidPayload(`${field}: must be a single text value`);
+  const value = options.multiline ? raw.replace(/\r\n/g, "\n").trim() : raw.trim();
+  if (value.length > maxLength) throw invalidPayload(`${field}: must be at most ${maxLength} characters`);
+  if (CONTROL.test(value) || (!options.multiline && /[\n\r\t]/.test(value))) {
+    throw invalidPayload(`${field}: contains control characters`);
+  }
+  return value;
+}
+
+function values(raw: unknown, field: string): string[] {
+  const list = Array.isArray(raw) ? raw : [raw];
+  if (list.length > 50) throw invalidPayload(`${field}: at most 50 values`);
+  return list.map((item) => text(item, field, SUBMISSION_LIMITS.customText)).filter(Boolean);
+}
+
+function customValue(definition: LeadField, raw: unknown): string[] {
+  const field = `custom_fields.${definition.field_id}`;
+  const submitted = [...new Set(values(raw, field))];
+  if (submitted.length === 0) return [];
+  switch (definition.type) {
+    case "text":
+      if (submitted.length > 1) throw invalidPayload(`${field}: takes one value`);
+      return submitted;
+    case "select":
+      if (submitted.length > 1) throw invalidPayload(`${field}: takes one of the options`);
+      return assertOptions(definition, field, submitted);
+    case "multiselect":
+      return assertOptions(definition, field, submitted);
+    case "checkbox":
+      // Without options it is a single yes/no box; with options, a group of boxes.
+      if (definition.options.length > 0) return assertOptions(definition, field, submitted);
+      if (submitted.length > 1) throw invalidPayload(`${field}: takes one value`);
+      if (CHECKED.has(submitted[0]!.toLowerCase())) return ["yes"];
+      if (UNCHECKED.has(submitted[0]!.toLowerCase())) return [];
+      throw invalidPayload(`${field}: must be yes or no`);
+  }
+  return submitted;
+}
+
+function assertOptions(definition: LeadField, field: string, submitted: string[]): string[] {
+  const unknown = submitted.find((value) => !definition.options.includes(value));
+  if (unknown !== undefined) throw invalidPayload(`${field}: "${unknown}" is not one of the options`);
+  return submitted;
+}
+
+/** Checks and trims a submission against the organization's fields; throws 422 naming the field. */
+export function validateSubmission(fields: LeadField[], raw: RawLeadSubmission): ValidLeadSubmission {
+  const firstName = text(raw.first_name, "first_name", SUBMISSION_LIMITS.first_name);
+  const lastName = text(raw.last_name, "last_name", SUBMISSION_LIMITS.last_name);
+  if (!firstName) throw invalidPayload("first_name: is required");
+  if (!lastName) throw invalidPayload("last_name: is required");
+  const email = text(raw.email, "email", SUBMISSION_LIMITS.email);
+  if (email && !EMAIL.test(email)) throw invalidPayload("email: is not a valid email address");
+  const phone = text(raw.phone, "phone", SUBMISSION_LIMITS.phone);
+  if (phone && (!PHONE.test(phone) || phone.replace(/\D/g, "").length < 7)) {
+    throw invalidPayload("phone: is not a valid phone number");
+  }
+  if (!email && !phone) throw invalidPayload("email: an email or a phone number is required");
+  const message = text(raw.message, "message", SUBMISSION_LIMITS.message, { multiline: true });
+
+  const submittedCustom = raw.custom_fields ?? {};
+  const known = new Map(fields.map((field) => [field.field_id, field]));
+  const unknownId = Object.keys(submittedCustom).find((id) => !known.has(id));
+  if (unknownId !== undefined) {
+    throw invalidPayload(`custom_fields.${unknownId}: is not a field of this form`);
+  }
+  const customFields: LeadCustomField[] = [];
+  for (const definition of fields) {
+    if (!(definition.field_id in submittedCustom)) continue;
+    const value = customValue(definition, submittedCustom[definition.field_id]);
+    if (value.length === 0) continue;
+    customFields.push({
+      field_id: definition.field_id,
+      field_label: definition.label,
+      type: definition.type,
+      value,
+    });
+  }
+  return { firstName, lastName, email, phone, message, customFields };
+}
+
+/** The form posts custom fields as `custom_<field_id>` keys; the JSON body nests them. */
+export function submissionFromForm(form: Record<string, unknown>): RawLeadSubmission {
+  const custom: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(form)) {
+    if (key.startsWith("custom_")) custom[key.slice("custom_".length)] = value;
+  }
+  return {
+    first_name: form.first_name,
+    last_name: form.last_name,
+    email: form.email,
+    phone: form.phone,
+    message: form.message,
+    custom_fields: custom,
+  };
+}

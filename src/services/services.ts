@@ -1,0 +1,29 @@
+import type { Logger } from "pino";
+import type { Clock } from "../clock.ts";
+import type { Config } from "../config.ts";
+import type { Database, Queryable } from "../db/database.ts";
+import type { Geocoder } from "../geo/geocoder.ts";
+import type { RateLimiter } from "../limits/rate-limiter.ts";
+import type { BoundAutomationCache } from "./automation-cache.ts";
+import type { KeyStore } from "./key-store.ts";
+import type { KillSwitch } from "./kill-switch.ts";
+import type { TargetGuard } from "./webhooks/target-guard.ts";
+
+/**
+ * What route modules receive: the app's dependencies plus the few stateful services shared by
+ * several endpoint groups. Each domain builds its own services from these where it lives.
+ */
+export interface Services {
+  config: Config;
+  database: Database;
+  db: Queryable;
+  clock: Clock;
+  logger: Logger;
+  limiter: RateLimiter;
+  keyStore: KeyStore;
+  killSwitch: KillSwitch;
+  boundAutomations: BoundAutomationCache;
+  geocoder: Geocoder;
+  /** SSRF guard of webhook targets (subscribe time; deliveries check again at connect time). */
+  webhookTargetGuard: TargetGuard;
+}

@@ -1,0 +1,94 @@
+import { Type } from "@fastify/type-provider-typebox";
+import { and, eq } from "drizzle-orm";
+import type { Logger } from "pino";
+import type { Clock } from "../../clock.ts";
+import type { Queryable } from "../../db/database.ts";
+import { deliveries, subscriptions } from "../../db/schema.ts";
+import { defineJobKind, exponentialBackoff, handleJob, type RegisteredJob } from "../../jobs/job-kind.ts";
+import { loadLeadView, toDeliveryPayload } from "../leads/lead-view.ts";
+import type { DeliveryClient } from "./delivery-client.ts";
+import { signatureHeaders } from "./signer.ts";
+
+/**
+ * One `lead.created` POST to one subscription. Retries cover only failures before the request
+ * leaves (the database was unreachable); a request that was sent is never repeated, whatever
+ * the receiver answered, and the job's id doubles as the delivery's id to make that hold.
+ */
+export const deliverLeadJob = defineJobKind({
+  name: "deliver_lead",
+  payload: Type.Object({
+    org_id: Type.String({ format: "uuid" }),
+    lead_id: Type.String({ format: "uuid" }),
+    subscription_id: Type.String({ format: "uuid" }),
+  }),
+  maxAttempts: 3,
+  backoffSeconds: exponentialBackoff(30, 600),
+  timeoutSeconds: 60,
+});
+
+export interface DeliverLeadDeps {
+  db: Queryable;
+  clock: Clock;
+  logger: Logger;
+  client: DeliveryClient;
+}
+
+export function deliverLeadHandler(deps: DeliverLeadDeps): RegisteredJob {
+  return handleJob(deliverLeadJob, async (payload, context) => {
+    const { org_id: orgId, lead_id: leadId, subscription_id: subscriptionId } = payload;
+    const log = deps.logger.child({ jobId: context.jobId, orgId, leadId, subscriptionId });
+    const [alreadySent] = await deps.db
+      .select({ id: deliveries.id })
+      .from(deliveries)
+      .where(and(eq(deliveries.orgId, orgId), eq(deliveries.id, context.jobId)));
+    if (alreadySent) return;
+    const [subscription] = await deps.db
+      .select()
+      .from(subscriptions)
+      .where(and(eq(subscriptions.orgId, orgId), eq(subscriptions.id, subscriptionId)));
+    if (!subscription) {
+      log.info("subscription was removed before delivery; nothing sent");
+      return;
+    }
+    const lead = await loadLeadView(deps.db, orgId, leadId);
+    if (!lead) {
+      log.warn("lead no longer exists; nothing sent");
+      return;
+    }
+
+    const body = Buffer.from(JSON.stringify(toDeliveryPayload(lead)), "utf8");
+    // The secret is read now, not at capture: a rotation applies from the next delivery on.
+    const secret = subscription.signingSecret;
+    const headers = secret
+      ? signatureHeaders(secret, body, Math.floor(deps.clock.now().getTime() / 1000))
+      : {};
+    const result = await deps.client.post(subscription.targetUrl, body, headers);
+
+    const record = {
+      orgId,
+      id: context.jobId,
+      leadId,
+      subscriptionId,
+      targetUrl: subscription.targetUrl,
+      signed: Boolean(secret),
+      outcome: result.outcome,
+      statusCode: result.outcome === "attempted" ? result.statusCode : null,
+      error: result.outcome === "attempted" ? null : result.error,
+      createdAt: deps.clock.now(),
+    };
+    if (result.outcome === "attempted") {
+      log.info({ statusCode: result.statusCode, targetUrl: record.targetUrl }, "lead delivered");
+    } else {
+      log.warn(
+        { outcome: result.outcome, error: result.error, targetUrl: record.targetUrl },
+        "lead delivery not completed",
+      );
+    }
+    try {
+      await deps.db.insert(deliveries).values(record).onConflictDoNothing();
+    } catch (error) {
+      // The request went out; failing the job now would only send it again.
+      log.error({ err: error, delivery: record }, "could not record a delivery attempt");
+    }
+  });
+}

@@ -1,0 +1,182 @@
+import { randomUUID } from "node:crypto";
+import { Type } from "@fastify/type-provider-typebox";
+import { and, asc, count, eq } from "drizzle-orm";
+import type { Clock } from "../../clock.ts";
+import type { Queryable } from "../../db/database.ts";
+import { subscriptions } from "../../db/schema.ts";
+import { AppError, notFound } from "../../errors.ts";
+import { newSigningSecret } from "./signer.ts";
+import { BlockedTargetError, type TargetGuard } from "./target-guard.ts";
+
+export const LEAD_CREATED = "lead.created";
+/** Deliveries fan out per subscription; a bound keeps one lead from becoming hundreds of POSTs. */
+export const MAX_SUBSCRIPTIONS_PER_ORG = 20;
+
+/** A subscription as returned by subscribe and rotate; the secret appears once, else null. */
+export const Subscription = Type.Object(
+  {
+    id: Type.String({ format: "uuid" }),
+    target_url: Type.String(),
+    event: Type.String({ description: "Only lead.created." }),
+    signing_secret: Type.Union([Type.String(), Type.Null()], {
+      description: "Shown exactly once, when created or rotated; null on an idempotent re-subscribe.",
+    }),
+  },
+  { title: "Subscription" },
+);
+
+export interface SubscriptionView {
+  id: string;
+  target_url: string;
+  event: string;
+  signing_secret: string | null;
+}
+
+/** How a caller names an existing subscription: by id, or by URL and event. */
+export interface SubscriptionRef {
+  id?: string;
+  target_url?: string;
+  event?: string;
+}
+
+/** Failures of subscribe read "Failed to subscribe" (older error style) with a detail. */
+const subscribeFailed = (detail: string) => new AppError(400, "subscribe_failed", detail);
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+function canonicalUrl(raw: string): string | undefined {
+  try {
+    return new URL(raw).href;
+  } catch {
+    return undefined;
+  }
+}
+
+export interface SubscriptionService {
+  subscribe(orgId: string, input: { target_url: string; event?: string }): Promise<SubscriptionView>;
+  /** Operator migration of old data: `signed: false` creates a legacy subscription without secret. */
+  createForOperator(orgId: string, input: { target_url: string; signed: boolean }): Promise<SubscriptionView>;
+  unsubscribe(orgId: string, ref: SubscriptionRef): Promise<SubscriptionView>;
+  rotate(orgId: string, ref: SubscriptionRef): Promise<SubscriptionView>;
+  list(
+    orgId: string,
+  ): Promise<(Omit<SubscriptionView, "signing_secret"> & { signed: boolean; created_at: string })[]>;
+}
+
+export function createSubscriptionService(deps: {
+  db: Queryable;
+  clock: Clock;
+  guard: TargetGuard;
+}): SubscriptionService {
+  const { db, clock, guard } = deps;
+
+  const assertEvent = (event: string | undefined): string => {
+    const value = event ?? LEAD_CREATED;
+    if (value !== LEAD_CREATED) throw subscribeFailed(`event: only "${LEAD_CREATED}" is supported`);
+    return value;
+  };
+
+  const guardedUrl = async (raw: string): Promise<string> => {
+    try {
+      return (await guard.check(raw)).href;
+    } catch (error) {
+      if (error instanceof BlockedTargetError) throw subscribeFailed(error.reason);
+      throw error;
+    }
+  };
+
+  const create = async (orgId: string, targetUrl: string, event: string, signed: boolean) => {
+    const existing = await findByUrl(orgId, targetUrl, event);
+    if (existing) return { ...existing, signing_secret: null };
+    const [{ total } = { total: 0 }] = await db
+      .select({ total: count() })
+      .from(subscriptions)
+      .where(eq(subscriptions.orgId, orgId));
+    if (total >= MAX_SUBSCRIPTIONS_PER_ORG) {
+      throw subscribeFailed(`an organization may have at most ${MAX_SUBSCRIPTIONS_PER_ORG} subscriptions`);
+    }
+    const secret = signed ? newSigningSecret() : null;
+    const [inserted] = await db
+      .insert(subscriptions)
+      .values({ orgId, id: randomUUID(), targetUrl, event, signingSecret: secret, createdAt: clock.now() })
+      .onConflictDoNothing()
+      .returning();
+    // Lost a race with an identical subscribe: answer like the idempotent re-subscribe.
+    if (!inserted) return { ...(await findByUrl(orgId, targetUrl, event))!, signing_secret: null };
+    return { id: inserted.id, target_url: targetUrl, event, signing_secret: secret };
+  };
+
+  const findByUrl = async (orgId: string, targetUrl: string, event: string) => {
+    const [row] = await db
+      .select()
+      .from(subscriptions)
+      .where(
+        and(
+          eq(subscriptions.orgId, orgId),
+          eq(subscriptions.targetUrl, targetUrl),
+          eq(subscriptions.event, event),
+        ),
+      );
+    return row ? { id: row.id, target_url: row.targetUrl, event: row.event } : undefined;
+  };
+
+  const resolveRef = async (orgId: string, ref: SubscriptionRef) => {
+    if (ref.id !== undefined && ref.target_url !== undefined) {
+      throw new AppError(400, "invalid_payload", "send either id or target_url, not both");
+    }
+    if (ref.id !== undefined) {
+      // Another organization's id is indistinguishable from a missing one.
+      if (!UUID.test(ref.id)) throw notFound("subscription not found");
+      const [row] = await db
+        .select()
+        .from(subscriptions)
+        .where(and(eq(subscriptions.orgId, orgId), eq(subscriptions.id, ref.id)));
+      if (!row) throw notFound("subscription not found");
+      return { id: row.id, target_url: row.targetUrl, event: row.event };
+    }
+    if (ref.target_url === undefined) throw new AppError(400, "invalid_payload", "send id or target_url");
+    const url = canonicalUrl(ref.target_url);
+    const found = url ? await findByUrl(orgId, url, ref.event ?? LEAD_CREATED) : undefined;
+    if (!found) throw notFound("subscription not found");
+    return found;
+  };
+
+  return {
+    subscribe: async (orgId, input) => {
+      const event = assertEvent(input.event);
+      return create(orgId, await guardedUrl(input.target_url), event, true);
+    },
+    createForOperator: async (orgId, input) =>
+      create(orgId, await guardedUrl(input.target_url), LEAD_CREATED, input.signed),
+    unsubscribe: async (orgId, ref) => {
+      const found = await resolveRef(orgId, ref);
+      await db
+        .delete(subscriptions)
+        .where(and(eq(subscriptions.orgId, orgId), eq(subscriptions.id, found.id)));
+      return { ...found, signing_secret: null };
+    },
+    rotate: async (orgId, ref) => {
+      const found = await resolveRef(orgId, ref);
+      const secret = newSigningSecret();
+      await db
+        .update(subscriptions)
+        .set({ signingSecret: secret })
+        .where(and(eq(subscriptions.orgId, orgId), eq(subscriptions.id, found.id)));
+      return { ...found, signing_secret: secret };
+    },
+    list: async (orgId) => {
+      const rows = await db
+        .select()
+        .from(subscriptions)
+        .where(eq(subscriptions.orgId, orgId))
+        .orderBy(asc(subscriptions.createdAt), asc(subscriptions.id));
+      return rows.map((row) => ({
+        id: row.id,
+        target_url: row.targetUrl,
+        event: row.event,
+        signed: row.signingSecret !== null,
+        created_at: row.createdAt.toISOString(),
+      }));
+    },
+  };
+}

@@ -1,0 +1,97 @@
+import { lookup } from "node:dns/promises";
+import {
+  classifyAddress,
+  isIpLiteral,
+  type PrivateTargetAllowList,
+  parseAllowList,
+  stripBrackets,
+} from "./address-policy.ts";
+
+export interface ResolvedAddress {
+  address: string;
+  family: 4 | 6;
+}
+
+/** Every address a hostname resolves to. Injectable so tests can point a name anywhere. */
+export type HostResolver = (hostname: string) => Promise<ResolvedAddress[]>;
+
+export const systemResolver: HostResolver = async (hostname) => {
+  const answers = await lookup(hostname, { all: true, verbatim: true });
+  return answers.map((answer) => ({ address: answer.address, family: answer.family === 6 ? 6 : 4 }));
+};
+
+/** Why a webhook target was refused; `code` lets callers tell it apart from network errors. */
+export class BlockedTargetError extends Error {
+  readonly code = "ERR_WEBHOOK_TARGET_BLOCKED";
+  constructor(readonly reason: string) {
+    super(reason);
+    this.name = "BlockedTargetError";
+  }
+}
+
+export interface TargetGuard {
+  /** Parses and checks a URL (scheme, credentials, literal address). Throws BlockedTargetError. */
+  checkUrl(raw: string): URL;
+  /** Resolves a hostname and checks every answer; returns them all. Throws BlockedTargetError. */
+  resolveAllowed(hostname: string): Promise<ResolvedAddress[]>;
+  /** checkUrl, then (for names) resolveAllowed: the full registration-time check. */
+  check(raw: string): Promise<URL>;
+  readonly allowList: PrivateTargetAllowList;
+}
+
+export function createTargetGuard(options: {
+  resolver?: HostResolver;
+  allowPrivateTargets?: readonly string[];
+}): TargetGuard {
+  const resolver = options.resolver ?? systemResolver;
+  const allowList = parseAllowList(options.allowPrivateTargets ?? []);
+
+  const assertAddressAllowed = (hostname: string, address: string) => {
+    if (allowList.allowsHost(hostname) || allowList.allowsAddress(address)) return;
+    const verdict = classifyAddress(address);
+    if (!verdict.allowed) throw new BlockedTargetError(`target address is not public: ${verdict.reason}`);
+  };
+
+  const checkUrl = (raw: string): URL => {
+    let url: URL;
+    try {
+      url = new URL(raw);
+    } catch {
+      throw new BlockedTargetError("target_url is not a valid URL");
+    }
+    if (url.protocol !== "https:") throw new BlockedTargetError("target_url must use https");
+    if (url.username || url.password) throw new BlockedTargetError("target_url must not carry credentials");
+    if (!url.hostname) throw new BlockedTargetError("target_url has no host");
+    if (isIpLiteral(url.hostname)) assertAddressAllowed(url.hostname, stripBrackets(url.hostname));
+    return url;
+  };
+
+  const resolveAllowed = async (hostname: string): Promise<ResolvedAddress[]> => {
+    if (isIpLiteral(hostname)) {
+      const address = stripBrackets(hostname);
+      assertAddressAllowed(hostname, address);
+      return [{ address, family: address.includes(":") ? 6 : 4 }];
+    }
+    let answers: ResolvedAddress[];
+    try {
+      answers = await resolver(hostname);
+    } catch {
+      throw new BlockedTargetError(`target host ${hostname} does not resolve`);
+    }
+    if (answers.length === 0) throw new BlockedTargetError(`target host ${hostname} does not resolve`);
+    // Every answer, not the first: a name with one public and one private address is refused.
+    for (const answer of answers) assertAddressAllowed(hostname, answer.address);
+    return answers;
+  };
+
+  return {
+    allowList,
+    checkUrl,
+    resolveAllowed,
+    check: async (raw) => {
+      const url = checkUrl(raw);
+      await resolveAllowed(url.hostname);
+      return url;
+    },
+  };
+}

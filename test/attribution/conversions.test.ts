@@ -1,0 +1,414 @@
+import assert from "node:assert/strict";
+import { randomUUID } from "node:crypto";
+import { after, before, describe, it } from "node:test";
+import { fixedClock } from "../../src/clock.ts";
+import { normalizeAddress } from "../../src/domain/address.ts";
+import { admin, call, createOrg, issueKey, recordMailing } from "../helpers/api.ts";
+import { createTestContext, databaseLabel, type TestContext } from "../helpers/harness.ts";
+import { conversion, count, landingPageLead } from "./helpers.ts";
+
+const HOME = "123 North Main Street Apt 4, Springfield, IL 62701";
+const HOME_VARIANT = "123 N Main St #4 Springfield IL 62701-1234";
+const ELSEWHERE = "900 Elm Avenue, Springfield, IL 62702";
+
+describe(`POST /api/v1/conversions (${databaseLabel})`, () => {
+  let ctx: TestContext;
+  const clock = fixedClock("2026-06-30T12:00:00Z");
+  before(async () => {
+    ctx = await createTestContext({ clock });
+  });
+  after(async () => ctx.close());
+
+  it("attributes a won deal to the campaign that mailed the address and records the customer", async () => {
+    const org = await createOrg(ctx);
+    const mailing = await recordMailing(ctx, org.orgId, [
+      { address: HOME, mailed_at: "2026-03-01T10:00:00Z" },
+    ]);
+    const response = await conversion(ctx, org.key, {
+      address: HOME_VARIANT,
+      deal_id: "D-1",
+      deal_amount: "12500.50",
+      deal_date: "2026-06-15",
+      deal_stage: "closedwon",
+      deal_name: "Roof",
+      contact_email: "pat@example.com",
+    });
+    assert.equal(response.status, 200, response.text);
+    assert.deepEqual(Object.keys(response.body).sort(), [
+      "attribution_type",
+      "campaign_id",
+      "conversion_id",
+      "match_confidence",
+      "match_method",
+      "matched",
+    ]);
+    assert.equal(response.body.matched, true);
+    assert.equal(response.body.campaign_id, mailing.campaign_id);
+    assert.equal(response.body.match_method, "address");
+    assert.equal(response.body.match_confidence, "high");
+    assert.equal(response.body.attribution_type, "indirect");
+
+    const stored = await admin(ctx, "GET", `/orgs/${org.orgId}/conversions`);
+    assert.equal(stored.status, 200);
+    assert.equal(stored.body.conversions.length, 1);
+    const row = stored.body.conversions[0];
+    assert.equal(row.id, response.body.conversion_id);
+    assert.equal(row.deal_amount, "12500.50");
+    assert.equal(row.deal_stage, "closedwon");
+    assert.equal(row.piece_id, mailing.pieces[0]!.id);
+    const customerList = await admin(ctx, "GET", `/orgs/${org.orgId}/customers`);
+    assert.equal(customerList.body.customers.length, 1);
+    assert.equal(customerList.body.customers[0].normalized_address, normalizeAddress(HOME));
+    assert.equal(customerList.body.customers[0].source, "conversion");
+  });
+
+  it("answers direct when the matched piece has a landing-page lead", async () => {
+    const org = await createOrg(ctx);
+    const mailing = await recordMailing(ctx, org.orgId, [
+      { address: HOME, mailed_at: "2026-05-01T10:00:00Z" },
+    ]);
+    await landingPageLead(ctx, {
+      orgId: org.orgId,
+      id: randomUUID(),
+      campaignId: mailing.campaign_id,
+      pieceId: mailing.pieces[0]!.id,
+      address: HOME,
+      normalized: normalizeAddress(HOME),
+    });
+    const response = await conversion(ctx, org.key, { address: HOME, deal_id: "D-direct" });
+    assert.equal(response.status, 200, response.text);
+    assert.equal(response.body.attribution_type, "direct");
+  });
+
+  describe("the 180-day window", () => {
+    const dealDate = "2026-06-30"; // day 180 before is 2026-01-01, day 181 is 2025-12-31
+    const cases: { label: string; mailedAt: string; matched: boolean }[] = [
+      { label: "day 180 before the close date is in", mailedAt: "2026-01-01T23:00:00Z", matched: true },
+      { label: "the first moment of day 180 is in", mailedAt: "2026-01-01T00:00:00Z", matched: true },
+      { label: "day 181 before the close date is out", mailedAt: "2025-12-31T23:59:59Z", matched: false },
+      {
+        label: "a piece mailed later on the close day counts",
+        mailedAt: "2026-06-30T20:00:00Z",
+        matched: true,
+      },
+      {
+        label: "a piece mailed after the close date is ignored",
+        mailedAt: "2026-07-01T00:00:00Z",
+        matched: false,
+      },
+    ];
+    for (const { label, mailedAt, matched } of cases) {
+      it(label, async () => {
+        const org = await createOrg(ctx);
+        await recordMailing(ctx, org.orgId, [{ address: HOME, mailed_at: mailedAt }]);
+        const response = await conversion(ctx, org.key, { address: HOME, deal_date: dealDate });
+        assert.equal(response.status, 200, response.text);
+        assert.equal(response.body.matched, matched);
+      });
+    }
+
+    it("with a date-time close date the window is exact to the instant", async () => {
+      const org = await createOrg(ctx);
+      await recordMailing(ctx, org.orgId, [{ address: HOME, mailed_at: "2026-01-01T09:59:59Z" }]);
+      const outside = await conversion(ctx, org.key, { address: HOME, deal_date: "2026-06-30T10:00:00Z" });
+      assert.deepEqual(outside.body, { matched: false });
+      const inside = await conversion(ctx, org.key, { address: HOME, deal_date: "2026-06-30T09:59:59Z" });
+      assert.equal(inside.body.matched, true);
+    });
+
+    it("defaults the reference date to now", async () => {
+      const org = await createOrg(ctx);
+      await recordMailing(ctx, org.orgId, [{ address: HOME, mailed_at: "2026-07-01T00:00:00Z" }]);
+      assert.deepEqual((await conversion(ctx, org.key, { address: HOME })).body, { matched: false });
+      await recordMailing(ctx, org.orgId, [{ address: HOME, mailed_at: "2026-06-30T11:00:00Z" }]);
+      assert.equal((await conversion(ctx, org.key, { address: HOME, deal_id: "x" })).body.matched, true);
+    });
+  });
+
+  it("picks the latest mailing among several pieces at the address (last touch)", async () => {
+    const org = await createOrg(ctx);
+    await recordMailing(ctx, org.orgId, [{ address: HOME, mailed_at: "2026-02-01T10:00:00Z" }], "February");
+    const april = await recordMailing(ctx, org.orgId, [{ address: HOME, mailed_at: "2026-04-01T10:00:00Z" }]);
+    await recordMailing(ctx, org.orgId, [{ address: HOME, mailed_at: "2026-03-01T10:00:00Z" }], "March");
+    await recordMailing(ctx, org.orgId, [{ address: HOME, mailed_at: "2026-06-20T10:00:00Z" }], "After");
+    const response = await conversion(ctx, org.key, { address: HOME, deal_date: "2026-06-01" });
+    assert.equal(response.body.campaign_id, april.campaign_id);
+  });
+
+  it("never matches another organization's mailing at the identical address", async () => {
+    const mailer = await createOrg(ctx);
+    const other = await createOrg(ctx);
+    const mailing = await recordMailing(ctx, mailer.orgId, [
+      { address: HOME, mailed_at: "2026-05-01T00:00:00Z" },
+    ]);
+    assert.deepEqual((await conversion(ctx, other.key, { address: HOME })).body, { matched: false });
+    const named = await conversion(ctx, other.key, { address: HOME, campaign_id: mailing.campaign_id });
+    assert.deepEqual(named.body, { matched: false });
+    assert.equal(await count(ctx, "conversions", other.orgId), 0);
+    assert.equal(await count(ctx, "customers", other.orgId), 1);
+  });
+
+  it("attributes exactly to a named campaign of the org, whatever the address", async () => {
+    const org = await createOrg(ctx);
+    const named = await recordMailing(ctx, org.orgId, [
+      { address: ELSEWHERE, mailed_at: "2026-02-01T00:00:00Z" },
+    ]);
+    await recordMailing(ctx, org.orgId, [{ address: HOME, mailed_at: "2026-05-01T00:00:00Z" }]);
+    const response = await conversion(ctx, org.key, { address: HOME, campaign_id: named.campaign_id });
+    assert.equal(response.body.campaign_id, named.campaign_id);
+    assert.equal(response.body.match_method, "campaign_id");
+    assert.equal(response.body.match_confidence, "exact");
+  });
+
+  it("falls back to the address when the named campaign is unknown or mailed outside the window", async () => {
+    const org = await createOrg(ctx);
+    const old = await recordMailing(ctx, org.orgId, [
+      { address: ELSEWHERE, mailed_at: "2025-01-01T00:00:00Z" },
+    ]);
+    const recent = await recordMailing(ctx, org.orgId, [
+      { address: HOME, mailed_at: "2026-05-01T00:00:00Z" },
+    ]);
+    for (const campaignId of [old.campaign_id, randomUUID(), "not-a-uuid"]) {
+      const response = await conversion(ctx, org.key, {
+        address: HOME,
+        campaign_id: campaignId,
+        deal_id: campaignId,
+      });
+      assert.equal(response.body.campaign_id, recent.campaign_id, campaignId);
+      assert.equal(response.body.match_method, "address");
+    }
+  });
+
+  it("stores nothing but the customer for an unmatched deal", async () => {
+    const org = await createOrg(ctx);
+    const response = await conversion(ctx, org.key, { address: HOME, deal_id: "D-9", deal_amount: 10 });
+    assert.equal(response.status, 200);
+    assert.deepEqual(response.body, { matched: false });
+    assert.equal(await count(ctx, "conversions", org.orgId), 0);
+    assert.equal(await count(ctx, "customers", org.orgId), 1);
+  });
+
+  describe("idempotency", () => {
+    it("a replay with the same deal_id returns the same conversion and updates amount and stage", async () => {
+      const org = await createOrg(ctx);
+      await recordMailing(ctx, org.orgId, [{ address: HOME, mailed_at: "2026-05-01T00:00:00Z" }]);
+      const first = await conversion(ctx, org.key, {
+        address: HOME,
+        deal_id: "D-7",
+        deal_amount: 100,
+        deal_stage: "contract",
+        deal_name: "Siding",
+      });
+      const replay = await conversion(ctx, org.key, {
+        address: HOME,
+        deal_id: "D-7",
+        deal_amount: "250.75",
+        deal_stage: "won",
+      });
+      assert.equal(replay.body.conversion_id, first.body.conversion_id);
+      const rows = (await admin(ctx, "GET", `/orgs/${org.orgId}/conversions`)).body.conversions;
+      assert.equal(rows.length, 1);
+      assert.equal(rows[0].deal_amount, "250.75");
+      assert.equal(rows[0].deal_stage, "won");
+      assert.equal(rows[0].deal_name, "Siding", "a field the replay leaves out keeps its value");
+    });
+
+    it("without a deal_id, the normalized address plus the close date is the key", async () => {
+      const org = await createOrg(ctx);
+      await recordMailing(ctx, org.orgId, [{ address: HOME, mailed_at: "2026-05-01T00:00:00Z" }]);
+      const first = await conversion(ctx, org.key, { address: HOME, deal_date: "2026-06-01" });
+      const sameDay = await conversion(ctx, org.key, {
+        address: HOME_VARIANT,
+        deal_date: "2026-06-01T18:30:00Z",
+      });
+      const nextDay = await conversion(ctx, org.key, { address: HOME, deal_date: "2026-06-02" });
+      assert.equal(sameDay.body.conversion_id, first.body.conversion_id);
+      assert.notEqual(nextDay.body.conversion_id, first.body.conversion_id);
+      assert.equal(await count(ctx, "conversions", org.orgId), 2);
+    });
+
+    it("50 parallel replays make one conversion", async () => {
+      const org = await createOrg(ctx);
+      await recordMailing(ctx, org.orgId, [{ address: HOME, mailed_at: "2026-05-01T00:00:00Z" }]);
+      const replies = await Promise.all(
+        Array.from({ length: 50 }, (_, index) =>
+          conversion(ctx, org.key, { address: HOME, deal_id: "D-race", deal_amount: index }),
+        ),
+      );
+      for (const reply of replies) assert.equal(reply.status, 200, reply.text);
+      assert.equal(new Set(replies.map((reply) => reply.body.conversion_id)).size, 1);
+      assert.equal(await count(ctx, "conversions", org.orgId), 1);
+      assert.equal(await count(ctx, "customers", org.orgId), 1);
+    });
+  });
+
+  describe("field aliases", () => {
+    const aliasCases: { label: string; body: Record<string, unknown> }[] = [
+      { label: "flat address", body: { address: HOME } },
+      { label: "properties.address", body: { properties: { address: HOME } } },
+      { label: "deal_address", body: { deal_address: HOME } },
+      { label: "install_address", body: { install_address: HOME } },
+      { label: "properties.deal_address", body: { properties: { deal_address: HOME } } },
+    ];
+    for (const { label, body } of aliasCases) {
+      it(`reads the address from ${label}`, async () => {
+        const org = await createOrg(ctx);
+        await recordMailing(ctx, org.orgId, [{ address: HOME, mailed_at: "2026-05-01T00:00:00Z" }]);
+        const response = await conversion(ctx, org.key, body);
+        assert.equal(response.status, 200, response.text);
+        assert.equal(response.body.matched, true);
+      });
+    }
+
+    it("reads deal_id from deal_id, properties.hs_object_id and objectId alike", async () => {
+      const org = await createOrg(ctx);
+      await recordMailing(ctx, org.orgId, [{ address: HOME, mailed_at: "2026-05-01T00:00:00Z" }]);
+      const bodies = [
+        { address: HOME, deal_id: "4242", deal_date: "2026-06-01" },
+        { properties: { address: HOME, hs_object_id: "4242", deal_date: "2026-06-02" } },
+        { objectId: 4242, properties: { address: HOME }, deal_date: "2026-06-03" },
+      ];
+      const ids = new Set<string>();
+      for (const body of bodies) {
+        const response = await conversion(ctx, org.key, body);
+        assert.equal(response.status, 200, response.text);
+        ids.add(response.body.conversion_id);
+      }
+      assert.equal(ids.size, 1);
+    });
+
+    it("a flat field wins over the same field under properties, and other fields under properties are read", async () => {
+      const org = await createOrg(ctx);
+      await recordMailing(ctx, org.orgId, [{ address: HOME, mailed_at: "2026-05-01T00:00:00Z" }]);
+      await conversion(ctx, org.key, {
+        address: HOME,
+        deal_amount: 5,
+        properties: { address: ELSEWHERE, deal_amount: "7", deal_stage: "won", contact_name: "Pat Lee" },
+      });
+      const row = (await admin(ctx, "GET", `/orgs/${org.orgId}/conversions`)).body.conversions[0];
+      assert.equal(row.normalized_address, normalizeAddress(HOME));
+      assert.equal(row.deal_amount, "5");
+      assert.equal(row.deal_stage, "won");
+      assert.equal(row.contact_name, "Pat Lee");
+    });
+
+    it("accepts and ignores fields it does not know", async () => {
+      const org = await createOrg(ctx);
+      await recordMailing(ctx, org.orgId, [{ address: HOME, mailed_at: "2026-05-01T00:00:00Z" }]);
+      const response = await conversion(ctx, org.key, {
+        address: HOME,
+        hubspot_owner_id: 77,
+        pipeline: "default",
+        org_id: randomUUID(),
+        properties: { dealtype: "newbusiness", num_notes: 3 },
+      });
+      assert.equal(response.status, 200, response.text);
+      assert.equal(response.body.matched, true);
+    });
+  });
+
+  describe("validation", () => {
+    it("answers 400 No address found in payload when no alias holds an address", async () => {
+      const org = await createOrg(ctx);
+      for (const body of [{}, { deal_id: "1" }, { address: "   " }, { properties: { address: "" } }]) {
+        const response = await conversion(ctx, org.key, body);
+        assert.equal(response.status, 400, JSON.stringify(body));
+        assert.deepEqual(response.body, { error: "No address found in payload" });
+      }
+      assert.equal(await count(ctx, "customers", org.orgId), 0);
+    });
+
+    it("accepts deal_amount as a number or a numeric string and rejects anything else naming the field", async () => {
+      const org = await createOrg(ctx);
+      for (const amount of [12500, 0.5, "12500", " 99.95 ", "-10", ""]) {
+        const response = await conversion(ctx, org.key, { address: HOME, deal_amount: amount });
+        assert.equal(response.status, 200, `${JSON.stringify(amount)}: ${response.text}`);
+      }
+      const cases: [unknown, string][] = [
+        [{ address: HOME, deal_amount: "12,500" }, "deal_amount"],
+        [{ address: HOME, deal_amount: "abc" }, "deal_amount"],
+        [{ address: HOME, deal_amount: "1e5" }, "deal_amount"],
+        [{ address: HOME, deal_amount: true }, "deal_amount"],
+        [{ address: HOME, deal_amount: [1] }, "deal_amount"],
+        [{ address: HOME, properties: { deal_amount: "$5" } }, "properties.deal_amount"],
+      ];
+      for (const [body, field] of cases) {
+        const response = await conversion(ctx, org.key, body);
+        assert.equal(response.status, 422, JSON.stringify(body));
+        assert.equal(response.body.error, "invalid_payload");
+        assert.ok(response.body.detail.startsWith(field), response.body.detail);
+      }
+    });
+
+    it("rejects a deal_date that is not an ISO-8601 date", async () => {
+      const org = await createOrg(ctx);
+      for (const dealDate of ["yesterday", "2026-02-30", "06/01/2026"]) {
+        const response = await conversion(ctx, org.key, { address: HOME, deal_date: dealDate });
+        assert.equal(response.status, 422, dealDate);
+        assert.match(response.body.detail, /^deal_date/);
+      }
+    });
+
+    it("rejects a documented field of the wrong type naming it", async () => {
+      const org = await createOrg(ctx);
+      const response = await conversion(ctx, org.key, { address: HOME, deal_stage: 5 });
+      assert.equal(response.status, 422);
+      assert.match(response.body.detail, /^deal_stage/);
+    });
+
+    it("answers 400 invalid_json for malformed JSON and 413 over 1 MiB", async () => {
+      const org = await createOrg(ctx);
+      const malformed = await call(ctx, "POST", "/api/v1/conversions", {
+        key: org.key,
+        payload: "{nope",
+        headers: { "content-type": "application/json" },
+      });
+      assert.equal(malformed.status, 400);
+      assert.equal(malformed.body.error, "invalid_json");
+      const huge = await conversion(ctx, org.key, { address: HOME, padding: "x".repeat(1_048_576) });
+      assert.equal(huge.status, 413);
+      assert.equal(huge.body.error, "payload_too_large");
+      assert.match(huge.body.detail, /1048576/);
+    });
+  });
+
+  describe("authentication and limits", () => {
+    it("answers 401 Unauthorized without a key and 403 for a key without webhooks:inbound", async () => {
+      const org = await createOrg(ctx);
+      const missing = await call(ctx, "POST", "/api/v1/conversions", { body: { address: HOME } });
+      assert.equal(missing.status, 401);
+      assert.deepEqual(missing.body, { error: "Unauthorized" });
+      const eventsOnly = await issueKey(ctx, org.orgId, { scopes: ["events:write"] });
+      const denied = await conversion(ctx, eventsOnly, { address: HOME });
+      assert.equal(denied.status, 403);
+      assert.deepEqual(denied.body, { error: "Unauthorized" });
+      const inbound = await issueKey(ctx, org.orgId, { scopes: ["webhooks:inbound"] });
+      assert.equal((await conversion(ctx, inbound, { address: HOME })).status, 200);
+    });
+
+    it("allows 60 per minute per org, then 429 Too many requests with Retry-After: 60", async () => {
+      const org = await createOrg(ctx);
+      const other = await createOrg(ctx);
+      clock.set("2026-06-30T12:10:00Z");
+      for (let index = 0; index < 60; index++) {
+        const response = await conversion(ctx, org.key, {
+          address: `${index} Oak St, Springfield, IL 62701`,
+        });
+        assert.equal(response.status, 200, response.text);
+      }
+      const limited = await conversion(ctx, org.key, { address: HOME });
+      assert.equal(limited.status, 429);
+      assert.equal(limited.body.error, "Too many requests");
+      assert.equal(limited.headers["retry-after"], "60");
+      assert.equal((await conversion(ctx, other.key, { address: HOME })).status, 200, "another org's bucket");
+      const tracking = await call(ctx, "POST", "/api/v1/tracking/lead", {
+        key: org.key,
+        body: { address: HOME },
+      });
+      assert.equal(tracking.status, 200, "the tracking bucket is separate");
+      clock.set("2026-06-30T12:11:00Z");
+      assert.equal((await conversion(ctx, org.key, { address: HOME })).status, 200, "the window resets");
+      clock.set("2026-06-30T12:00:00Z");
+    });
+  });
+});

@@ -1,0 +1,110 @@
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { fixedClock } from "../../src/clock.ts";
+import { admin, call, createOrg, issueKey } from "../helpers/api.ts";
+import { createTestContext, databaseLabel, type TestContext } from "../helpers/harness.ts";
+import { customers } from "./helpers.ts";
+
+describe(`POST /api/v1/customers/webhook (${databaseLabel})`, () => {
+  let ctx: TestContext;
+  const clock = fixedClock("2026-06-30T12:00:00Z");
+  before(async () => {
+    ctx = await createTestContext({ clock });
+  });
+  after(async () => ctx.close());
+
+  it("registers a single address with notes, upserting on the normalized address", async () => {
+    const org = await createOrg(ctx);
+    const first = await customers(ctx, org.key, {
+      address: "12 Oak Street, Springfield, IL 62701",
+      notes: "VIP",
+    });
+    assert.equal(first.status, 200, first.text);
+    assert.deepEqual(first.body, { added: 1, total: 1 });
+    const again = await customers(ctx, org.key, { address: "12 OAK ST Springfield IL 62701-4444" });
+    assert.deepEqual(again.body, { added: 0, total: 1 });
+    const listed = (await admin(ctx, "GET", `/orgs/${org.orgId}/customers`)).body.customers;
+    assert.equal(listed.length, 1);
+    assert.equal(listed[0].notes, "VIP", "a repeat without notes keeps them");
+    assert.equal(listed[0].source, "webhook");
+  });
+
+  it("registers a batch of strings and {address, notes} objects; added counts new addresses only", async () => {
+    const org = await createOrg(ctx);
+    await customers(ctx, org.key, { address: "1 First St, Springfield, IL 62701" });
+    const response = await customers(ctx, org.key, {
+      addresses: [
+        "1 First Street, Springfield, IL 62701",
+        { address: "2 Second St, Springfield, IL 62701", notes: "gate code 1234" },
+        "3 Third St, Springfield, IL 62701",
+        "3 THIRD ST., SPRINGFIELD IL 62701",
+      ],
+    });
+    assert.equal(response.status, 200, response.text);
+    assert.deepEqual(response.body, { added: 2, total: 3 });
+  });
+
+  it("keeps organizations apart", async () => {
+    const a = await createOrg(ctx);
+    const b = await createOrg(ctx);
+    await customers(ctx, a.key, { address: "5 Elm St, Springfield, IL 62701" });
+    const response = await customers(ctx, b.key, { address: "5 Elm St, Springfield, IL 62701" });
+    assert.deepEqual(response.body, { added: 1, total: 1 });
+  });
+
+  it("accepts 1000 addresses and rejects 1001 with 422", async () => {
+    const org = await createOrg(ctx);
+    const batch = (n: number) =>
+      Array.from({ length: n }, (_, i) => `${i + 1} Maple Ave, Springfield, IL 62701`);
+    const over = await customers(ctx, org.key, { addresses: batch(1001) });
+    assert.equal(over.status, 422);
+    assert.equal(over.body.error, "invalid_payload");
+    assert.match(over.body.detail, /^addresses/);
+    const full = await customers(ctx, org.key, { addresses: batch(1000) });
+    assert.equal(full.status, 200, full.text);
+    assert.deepEqual(full.body, { added: 1000, total: 1000 });
+  });
+
+  it("rejects bad entries naming them, and a body with no address", async () => {
+    const org = await createOrg(ctx);
+    const empty = await customers(ctx, org.key, { addresses: ["1 Main St, Springfield, IL", ""] });
+    assert.equal(empty.status, 422);
+    assert.match(empty.body.detail, /^addresses\[1\]/);
+    const wrong = await customers(ctx, org.key, { addresses: [42] });
+    assert.equal(wrong.status, 422);
+    assert.match(wrong.body.detail, /^addresses\[0\]/);
+    const none = await customers(ctx, org.key, { notes: "no address" });
+    assert.equal(none.status, 400);
+    assert.deepEqual(none.body, { error: "No address found in payload" });
+    const unusable = await customers(ctx, org.key, { address: " ,,, " });
+    assert.equal(unusable.status, 422);
+    assert.match(unusable.body.detail, /^address/);
+  });
+
+  it("has its own 60/min bucket: 429 Too many requests with Retry-After: 60", async () => {
+    const org = await createOrg(ctx);
+    clock.set("2026-06-30T13:00:00Z");
+    for (let index = 0; index < 60; index++) {
+      const response = await customers(ctx, org.key, { address: `${index} Pine St, Springfield, IL 62701` });
+      assert.equal(response.status, 200, response.text);
+    }
+    const limited = await customers(ctx, org.key, { address: "99 Pine St, Springfield, IL 62701" });
+    assert.equal(limited.status, 429);
+    assert.equal(limited.body.error, "Too many requests");
+    assert.equal(limited.headers["retry-after"], "60");
+    const conversion = await call(ctx, "POST", "/api/v1/conversions", {
+      key: org.key,
+      body: { address: "1 A St" },
+    });
+    assert.equal(conversion.status, 200, "the conversions bucket is separate");
+    clock.set("2026-06-30T12:00:00Z");
+  });
+
+  it("requires webhooks:inbound", async () => {
+    const org = await createOrg(ctx);
+    const importOnly = await issueKey(ctx, org.orgId, { scopes: ["import:write"] });
+    const denied = await customers(ctx, importOnly, { address: "1 Main St, Springfield, IL 62701" });
+    assert.equal(denied.status, 403);
+    assert.deepEqual(denied.body, { error: "Unauthorized" });
+  });
+});

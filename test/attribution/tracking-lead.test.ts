@@ -1,0 +1,201 @@
+import assert from "node:assert/strict";
+import { randomUUID } from "node:crypto";
+import { after, before, describe, it } from "node:test";
+import { fixedClock } from "../../src/clock.ts";
+import { normalizeAddress } from "../../src/domain/address.ts";
+import type { AttributionDeps } from "../../src/services/attribution/deps.ts";
+import { recordTrackingLead } from "../../src/services/attribution/tracking-lead.ts";
+import { admin, createOrg, recordMailing } from "../helpers/api.ts";
+import { createTestContext, databaseLabel, type TestContext } from "../helpers/harness.ts";
+import { count, landingPageLead, trackingLead } from "./helpers.ts";
+
+const HOME = "77 Lake Shore Drive, Springfield, IL 62704";
+
+describe(`POST /api/v1/tracking/lead (${databaseLabel})`, () => {
+  let ctx: TestContext;
+  const clock = fixedClock("2026-06-30T12:00:00Z");
+  before(async () => {
+    ctx = await createTestContext({ clock });
+  });
+  after(async () => ctx.close());
+
+  async function mailedOrg() {
+    const org = await createOrg(ctx);
+    const mailing = await recordMailing(ctx, org.orgId, [
+      { address: HOME, mailed_at: "2026-05-01T00:00:00Z" },
+    ]);
+    return { ...org, mailing };
+  }
+
+  it("records an indirect crm_sync lead against the mailed campaign", async () => {
+    const org = await mailedOrg();
+    const response = await trackingLead(ctx, org.key, {
+      address: HOME,
+      first_name: "Pat",
+      last_name: "Lee",
+      email: "pat@example.com",
+      crm_record_id: "C-1",
+    });
+    assert.equal(response.status, 200, response.text);
+    assert.equal(response.body.matched, true);
+    assert.equal(response.body.duplicate, false);
+    assert.equal(response.body.campaign_id, org.mailing.campaign_id);
+    assert.equal(response.body.attribution_type, "indirect");
+    const leads = (await admin(ctx, "GET", `/orgs/${org.orgId}/leads`)).body.leads;
+    assert.equal(leads.length, 1);
+    assert.equal(leads[0].id, response.body.lead_id);
+    assert.equal(leads[0].source, "crm_sync");
+    assert.equal(leads[0].attribution_type, "indirect");
+    assert.equal(leads[0].piece_id, org.mailing.pieces[0]!.id);
+  });
+
+  it("discards an unmatched lead", async () => {
+    const org = await createOrg(ctx);
+    const response = await trackingLead(ctx, org.key, { address: HOME, email: "a@example.com" });
+    assert.deepEqual(response.body, { matched: false });
+    assert.equal(await count(ctx, "leads", org.orgId), 0);
+  });
+
+  it("honours the 180-day window from created_at", async () => {
+    const org = await mailedOrg();
+    const late = await trackingLead(ctx, org.key, { address: HOME, created_at: "2026-10-29T00:00:00Z" });
+    assert.deepEqual(late.body, { matched: false });
+    const early = await trackingLead(ctx, org.key, { address: HOME, created_at: "2026-04-30T00:00:00Z" });
+    assert.deepEqual(early.body, { matched: false });
+    const inside = await trackingLead(ctx, org.key, { address: HOME, created_at: "2026-10-28T00:00:00Z" });
+    assert.equal(inside.body.matched, true);
+    const bad = await trackingLead(ctx, org.key, { address: HOME, created_at: "last week" });
+    assert.equal(bad.status, 422);
+    assert.match(bad.body.detail, /^created_at/);
+  });
+
+  describe("idempotency", () => {
+    const keyCases: { label: string; first: Record<string, string>; replay: Record<string, string> }[] = [
+      {
+        label: "crm_record_id first, even when email differs",
+        first: { crm_record_id: "R-1", email: "one@example.com" },
+        replay: { crm_record_id: "R-1", email: "two@example.com" },
+      },
+      {
+        label: "then email, compared without case",
+        first: { email: "Pat@Example.com" },
+        replay: { email: "pat@example.com", phone: "555" },
+      },
+      {
+        label: "then phone, compared by digits",
+        first: { phone: "(217) 555-0100" },
+        replay: { phone: "+1 217 555 0100" },
+      },
+    ];
+    for (const { label, first, replay } of keyCases) {
+      it(`dedups by ${label}`, async () => {
+        const org = await mailedOrg();
+        const a = await trackingLead(ctx, org.key, { address: HOME, ...first });
+        const b = await trackingLead(ctx, org.key, { address: HOME, ...replay });
+        assert.equal(a.body.duplicate, false);
+        assert.equal(b.body.duplicate, true);
+        assert.equal(b.body.lead_id, a.body.lead_id);
+        assert.equal(await count(ctx, "leads", org.orgId), 1);
+      });
+    }
+
+    it("keeps leads with no crm_record_id, email or phone distinct", async () => {
+      const org = await mailedOrg();
+      const a = await trackingLead(ctx, org.key, { address: HOME, first_name: "A", email: "" });
+      const b = await trackingLead(ctx, org.key, { address: HOME, first_name: "A" });
+      assert.notEqual(a.body.lead_id, b.body.lead_id);
+      assert.equal(b.body.duplicate, false);
+      assert.equal(await count(ctx, "leads", org.orgId), 2);
+    });
+
+    it("20 parallel replays make one lead", async () => {
+      const org = await mailedOrg();
+      const replies = await Promise.all(
+        Array.from({ length: 20 }, () =>
+          trackingLead(ctx, org.key, { address: HOME, crm_record_id: "R-race" }),
+        ),
+      );
+      assert.equal(new Set(replies.map((reply) => reply.body.lead_id)).size, 1);
+      assert.equal(replies.filter((reply) => reply.body.duplicate === false).length, 1);
+      assert.equal(await count(ctx, "leads", org.orgId), 1);
+    });
+  });
+
+  it("collapses onto a landing-page lead at the same address, leaving it untouched", async () => {
+    const org = await mailedOrg();
+    const directId = randomUUID();
+    await landingPageLead(ctx, {
+      orgId: org.orgId,
+      id: directId,
+      campaignId: org.mailing.campaign_id,
+      pieceId: org.mailing.pieces[0]!.id,
+      address: HOME,
+      normalized: normalizeAddress(HOME),
+    });
+    const response = await trackingLead(ctx, org.key, {
+      address: "77 Lake Shore Dr, Springfield IL 62704",
+      email: "other@example.com",
+      crm_record_id: "C-9",
+    });
+    assert.deepEqual(response.body, {
+      matched: true,
+      duplicate: true,
+      lead_id: directId,
+      campaign_id: org.mailing.campaign_id,
+      attribution_type: "direct",
+    });
+    const leads = (await admin(ctx, "GET", `/orgs/${org.orgId}/leads`)).body.leads;
+    assert.equal(leads.length, 1);
+    assert.equal(leads[0].source, "landing_page");
+    assert.equal(leads[0].email, "pat@example.com");
+    assert.equal(leads[0].attribution_type, "direct");
+  });
+
+  it("answers loop_guard for the org's own lead id and writes nothing", async () => {
+    const org = await mailedOrg();
+    const own = await trackingLead(ctx, org.key, { address: HOME, crm_record_id: "C-own" });
+    const response = await trackingLead(ctx, org.key, {
+      address: HOME,
+      crm_record_id: "C-echo",
+      service_lead_id: own.body.lead_id,
+    });
+    assert.deepEqual(response.body, { matched: false, reason: "loop_guard" });
+    assert.equal(await count(ctx, "leads", org.orgId), 1);
+  });
+
+  it("ignores a service_lead_id that is not one of the org's leads", async () => {
+    const org = await mailedOrg();
+    const other = await mailedOrg();
+    const foreign = await trackingLead(ctx, other.key, { address: HOME, crm_record_id: "F-1" });
+    for (const serviceLeadId of [foreign.body.lead_id, randomUUID(), "not-an-id"]) {
+      const response = await trackingLead(ctx, org.key, { address: HOME, service_lead_id: serviceLeadId });
+      assert.equal(response.body.matched, true, serviceLeadId);
+    }
+  });
+
+  it("answers 400 No address found in payload without an address, 422 for a non-string field", async () => {
+    const org = await mailedOrg();
+    const missing = await trackingLead(ctx, org.key, { email: "a@example.com" });
+    assert.equal(missing.status, 400);
+    assert.deepEqual(missing.body, { error: "No address found in payload" });
+    const wrongType = await trackingLead(ctx, org.key, { address: HOME, phone: 2175550100 });
+    assert.equal(wrongType.status, 422);
+    assert.match(wrongType.body.detail, /^phone/);
+    const unknown = await trackingLead(ctx, org.key, { address: HOME, lifecycle_stage: "lead", score: 4 });
+    assert.equal(unknown.status, 200, "unknown CRM fields are accepted and ignored");
+  });
+
+  it("is callable without HTTP (the contact events path)", async () => {
+    const org = await mailedOrg();
+    const deps: AttributionDeps = {
+      db: ctx.database.db,
+      clock,
+      logger: ctx.app.log as unknown as AttributionDeps["logger"],
+      geocoder: undefined,
+      geoRadiusMeters: 30,
+    };
+    const result = await recordTrackingLead(deps, org.orgId, { address: HOME, email: "c@example.com" });
+    assert.equal(result.matched, true);
+    assert.equal(await count(ctx, "leads", org.orgId), 1);
+  });
+});

@@ -1,0 +1,270 @@
+import assert from "node:assert/strict";
+import { randomUUID } from "node:crypto";
+import { after, before, describe, it } from "node:test";
+import { fixedClock } from "../../src/clock.ts";
+import { normalizeAddress } from "../../src/domain/address.ts";
+import type { GeocodeResult, Geocoder } from "../../src/geo/geocoder.ts";
+import { admin, call, createAutomation, createOrg, issueKey, recordMailing } from "../helpers/api.ts";
+import { createTestContext, databaseLabel, type TestContext } from "../helpers/harness.ts";
+import { count } from "./helpers.ts";
+
+const HOME = "55 Walnut Street, Springfield, IL 62701";
+
+/** Counts geocoding calls, to prove a repeat short-circuits before any. */
+function countingGeocoder(): Geocoder & { calls: number } {
+  const geocoder = {
+    provider: "counting",
+    calls: 0,
+    async geocode(): Promise<GeocodeResult> {
+      geocoder.calls += 1;
+      return { found: false };
+    },
+    async geocodeMany(addresses: readonly string[]) {
+      return Promise.all(addresses.map(() => geocoder.geocode()));
+    },
+  };
+  return geocoder;
+}
+
+describe(`POST /api/v1/webhooks/trigger (${databaseLabel})`, () => {
+  let ctx: TestContext;
+  const geocoder = countingGeocoder();
+  const clock = fixedClock("2026-06-30T12:00:00Z");
+  before(async () => {
+    ctx = await createTestContext({ clock, geocoder });
+  });
+  after(async () => ctx.close());
+
+  const trigger = (key: string, id: string, body: unknown) =>
+    call(ctx, "POST", "/api/v1/webhooks/trigger", { key, body, query: { id } });
+
+  async function campaignsOf(orgId: string) {
+    return (await admin(ctx, "GET", `/orgs/${orgId}/campaigns`)).body.campaigns as {
+      id: string;
+      automation_id: string;
+      pieces: { address: string; recipient_name: string | null; status: string }[];
+    }[];
+  }
+
+  it("fires the named automation: 202 with the queued campaign and the normalized address", async () => {
+    const org = await createOrg(ctx);
+    const automation = await createAutomation(ctx, org.orgId, { name: "Storm follow-up" });
+    const response = await trigger(org.key, automation.id, {
+      address: HOME,
+      deal_id: "D-1",
+      first_name: "Pat",
+      last_name: "Lee",
+    });
+    assert.equal(response.status, 202, response.text);
+    assert.equal(response.body.success, true);
+    assert.equal(response.body.automation, "Storm follow-up");
+    assert.equal(response.body.customer_added, false);
+    assert.equal(response.body.queued, true);
+    assert.equal(response.body.idempotent, false);
+    assert.equal(response.body.address, normalizeAddress(HOME));
+    const campaigns = await campaignsOf(org.orgId);
+    assert.equal(campaigns.length, 1);
+    assert.equal(campaigns[0]!.id, response.body.queue_id);
+    assert.equal(campaigns[0]!.automation_id, automation.id);
+    assert.equal(campaigns[0]!.pieces[0]!.recipient_name, "Pat Lee");
+    assert.equal(campaigns[0]!.pieces[0]!.status, "queued");
+  });
+
+  it("is idempotent on deal_id: a repeat returns idempotent true before any geocoding", async () => {
+    const org = await createOrg(ctx);
+    const automation = await createAutomation(ctx, org.orgId, { name: "Won deal", kind: "deal_won" });
+    const first = await trigger(org.key, automation.id, {
+      address: HOME,
+      deal_id: "D-2",
+      deal_amount: "9000",
+    });
+    assert.equal(first.body.queued, true);
+    assert.equal(first.body.customer_added, true);
+    const callsBefore = geocoder.calls;
+    const repeat = await trigger(org.key, automation.id, {
+      properties: { address: HOME, hs_object_id: "D-2" },
+    });
+    assert.equal(repeat.status, 202);
+    assert.deepEqual(repeat.body, {
+      success: true,
+      automation: "Won deal",
+      customer_added: false,
+      queued: false,
+      queue_id: first.body.queue_id,
+      idempotent: true,
+      address: normalizeAddress(HOME),
+    });
+    assert.equal(geocoder.calls, callsBefore, "no geocoding on a repeat");
+    assert.equal((await campaignsOf(org.orgId)).length, 1);
+  });
+
+  it("parallel repeats of a deal enqueue one campaign", async () => {
+    const org = await createOrg(ctx);
+    const automation = await createAutomation(ctx, org.orgId, { name: "Race" });
+    const replies = await Promise.all(
+      Array.from({ length: 10 }, () => trigger(org.key, automation.id, { address: HOME, deal_id: "D-race" })),
+    );
+    for (const reply of replies) assert.equal(reply.status, 202, reply.text);
+    assert.equal(replies.filter((reply) => reply.body.queued).length, 1);
+    assert.equal(new Set(replies.map((reply) => reply.body.queue_id)).size, 1);
+    assert.equal((await campaignsOf(org.orgId)).length, 1);
+  });
+
+  it("a deal_won automation records the customer and attributes the revenue", async () => {
+    const org = await createOrg(ctx);
+    const mailing = await recordMailing(ctx, org.orgId, [
+      { address: HOME, mailed_at: "2026-04-01T00:00:00Z" },
+    ]);
+    const automation = await createAutomation(ctx, org.orgId, { name: "Thank you", kind: "deal_won" });
+    const response = await trigger(org.key, automation.id, {
+      objectId: 991,
+      properties: {
+        address: "55 Walnut St",
+        city: "Springfield",
+        state: "IL",
+        zip: "62701",
+        amount: "15000",
+      },
+    });
+    assert.equal(response.status, 202, response.text);
+    assert.equal(response.body.customer_added, true);
+    const conversions = (await admin(ctx, "GET", `/orgs/${org.orgId}/conversions`)).body.conversions;
+    assert.equal(conversions.length, 1);
+    assert.equal(conversions[0].campaign_id, mailing.campaign_id);
+    assert.equal(conversions[0].deal_id, "991");
+    assert.equal(conversions[0].deal_amount, "15000");
+    const customers = (await admin(ctx, "GET", `/orgs/${org.orgId}/customers`)).body.customers;
+    assert.equal(customers.length, 1);
+    assert.equal(customers[0].source, "trigger");
+  });
+
+  it("a standard automation records no customer", async () => {
+    const org = await createOrg(ctx);
+    const automation = await createAutomation(ctx, org.orgId, { name: "Plain" });
+    await trigger(org.key, automation.id, { address: HOME });
+    assert.equal(await count(ctx, "customers", org.orgId), 0);
+  });
+
+  describe("field extraction", () => {
+    const cases: { label: string; body: Record<string, unknown> }[] = [
+      { label: "address at the top level", body: { address: HOME } },
+      {
+        label: "street, city, state and zip",
+        body: { street: "55 Walnut Street", city: "Springfield", state: "IL", zip: 62701 },
+      },
+      { label: "properties.address", body: { properties: { address: HOME } } },
+      {
+        label: "HubSpot street line plus locality under properties",
+        body: { properties: { address: "55 Walnut Street", city: "Springfield", state: "IL", zip: "62701" } },
+      },
+      { label: "deal_address", body: { deal_address: HOME } },
+      { label: "install_address", body: { install_address: HOME } },
+    ];
+    for (const { label, body } of cases) {
+      it(`reads ${label}`, async () => {
+        const org = await createOrg(ctx);
+        const automation = await createAutomation(ctx, org.orgId, { name: "Extract" });
+        const response = await trigger(org.key, automation.id, body);
+        assert.equal(response.status, 202, response.text);
+        assert.equal(response.body.queued, true);
+        assert.equal(response.body.address, normalizeAddress(HOME));
+      });
+    }
+
+    it("reads names and email for the piece and filters", async () => {
+      const org = await createOrg(ctx);
+      const automation = await createAutomation(ctx, org.orgId, {
+        name: "Filtered",
+        filters: [{ property: "client_email", op: "contains", value: "@example.com" }],
+      });
+      const passes = await trigger(org.key, automation.id, {
+        properties: { address: HOME, firstname: "Sam", lastname: "Roe", email: "sam@example.com" },
+      });
+      assert.equal(passes.body.queued, true);
+      const filtered = await trigger(org.key, automation.id, { address: HOME, email: "sam@other.net" });
+      assert.equal(filtered.status, 202);
+      assert.equal(filtered.body.queued, false);
+      assert.equal(filtered.body.queue_id, null);
+      const pieces = (await campaignsOf(org.orgId)).flatMap((campaign) => campaign.pieces);
+      assert.equal(pieces.length, 1);
+      assert.equal(pieces[0]!.recipient_name, "Sam Roe");
+    });
+
+    it("answers 400 No address found in payload without an address", async () => {
+      const org = await createOrg(ctx);
+      const automation = await createAutomation(ctx, org.orgId, { name: "No address" });
+      const response = await trigger(org.key, automation.id, { deal_id: "1", city: "Springfield" });
+      assert.equal(response.status, 400);
+      assert.deepEqual(response.body, { error: "No address found in payload" });
+    });
+
+    it("rejects a non-numeric amount before enqueueing anything", async () => {
+      const org = await createOrg(ctx);
+      const automation = await createAutomation(ctx, org.orgId, { name: "Amount" });
+      const response = await trigger(org.key, automation.id, { address: HOME, amount: "lots" });
+      assert.equal(response.status, 422);
+      assert.match(response.body.detail, /^amount/);
+      assert.equal((await campaignsOf(org.orgId)).length, 0);
+    });
+  });
+
+  it("answers the same 404 for a missing or another organization's automation", async () => {
+    const org = await createOrg(ctx);
+    const other = await createOrg(ctx);
+    const foreign = await createAutomation(ctx, other.orgId, { name: "Theirs" });
+    const missing = await trigger(org.key, randomUUID(), { address: HOME });
+    const notAnId = await trigger(org.key, "42", { address: HOME });
+    const theirs = await trigger(org.key, foreign.id, { address: HOME });
+    assert.equal(missing.status, 404);
+    assert.deepEqual(theirs.body, missing.body);
+    assert.deepEqual(notAnId.body, missing.body);
+    assert.equal(theirs.status, 404);
+    assert.equal((await campaignsOf(other.orgId)).length, 0);
+  });
+
+  it("answers 400 Automations are globally disabled while the kill switch is on", async () => {
+    const org = await createOrg(ctx);
+    const automation = await createAutomation(ctx, org.orgId, { name: "Paused" });
+    assert.equal((await admin(ctx, "PUT", "/kill-switch", { paused: true })).status, 200);
+    try {
+      const response = await trigger(org.key, automation.id, { address: HOME });
+      assert.equal(response.status, 400);
+      assert.deepEqual(response.body, { error: "Automations are globally disabled" });
+      assert.equal(response.headers["retry-after"], "300");
+      assert.equal((await campaignsOf(org.orgId)).length, 0);
+    } finally {
+      await admin(ctx, "PUT", "/kill-switch", { paused: false });
+      clock.advance(2_000);
+    }
+  });
+
+  it("a disabled automation queues nothing", async () => {
+    const org = await createOrg(ctx);
+    const automation = await createAutomation(ctx, org.orgId, { name: "Off", enabled: false });
+    const response = await trigger(org.key, automation.id, { address: HOME });
+    assert.equal(response.status, 202);
+    assert.equal(response.body.queued, false);
+  });
+
+  it("has its own 60/min bucket, separate from events; requires webhooks:inbound", async () => {
+    const org = await createOrg(ctx);
+    const automation = await createAutomation(ctx, org.orgId, { name: "Limits" });
+    clock.set("2026-06-30T14:00:00Z");
+    for (let index = 0; index < 60; index++) {
+      const response = await trigger(org.key, automation.id, { address: HOME, deal_id: `L-${index}` });
+      assert.equal(response.status, 202, response.text);
+    }
+    const limited = await trigger(org.key, automation.id, { address: HOME });
+    assert.equal(limited.status, 429);
+    assert.equal(limited.body.error, "Too many requests");
+    assert.equal(limited.headers["retry-after"], "60");
+    const conversion = await call(ctx, "POST", "/api/v1/conversions", {
+      key: org.key,
+      body: { address: HOME },
+    });
+    assert.equal(conversion.status, 200, "the conversions bucket is separate");
+    const eventsOnly = await issueKey(ctx, org.orgId, { scopes: ["events:write"] });
+    assert.equal((await trigger(eventsOnly, automation.id, { address: HOME })).status, 403);
+    clock.set("2026-06-30T12:00:00Z");
+  });
+});

@@ -1,0 +1,66 @@
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { createTestContext, databaseLabel, type TestContext } from "../helpers/harness.ts";
+
+/** Every src/href of the page, resolved against the page's own URL. */
+function referencedAssets(html: string, pageUrl: string): URL[] {
+  return [...html.matchAll(/\b(?:src|href)="([^"]+)"/g)].map((match) => new URL(match[1]!, pageUrl));
+}
+
+describe(`GET /docs, the interactive reference (${databaseLabel})`, () => {
+  let ctx: TestContext;
+  before(async () => {
+    ctx = await createTestContext();
+  });
+  after(async () => ctx.close());
+
+  const get = (url: string) => ctx.app.inject({ method: "GET", url, headers: { host: "porchlight.test" } });
+
+  for (const pageUrl of ["/docs", "/docs/"]) {
+    it(`serves ${pageUrl} and every script, style and icon it references from this server`, async () => {
+      const page = await get(pageUrl);
+      assert.equal(page.statusCode, 200);
+      assert.match(String(page.headers["content-type"]), /^text\/html/);
+      const html = page.body;
+      assert.match(html, /Porchlight developer API 1\.0\.0/);
+
+      const external = [...html.matchAll(/https?:\/\/[^\s"'<>)]+/g)]
+        .map((match) => match[0])
+        .filter((url) => new URL(url).host !== "porchlight.test");
+      assert.deepEqual(external, [], "no URL outside our host");
+
+      const assets = referencedAssets(html, `http://porchlight.test${pageUrl}`);
+      const kinds = assets.map((asset) => asset.pathname.split("/").pop());
+      for (const expected of ["swagger-ui.css", "swagger-ui-bundle.js", "swagger-initializer.js"]) {
+        assert.ok(kinds.includes(expected), `the page loads ${expected}`);
+      }
+      for (const asset of assets) {
+        assert.equal(asset.host, "porchlight.test", asset.href);
+        const response = await get(asset.pathname);
+        assert.equal(response.statusCode, 200, asset.pathname);
+        assert.ok(response.rawPayload.length > 0, asset.pathname);
+      }
+    });
+  }
+
+  it("points the UI at the generated document (version 1.0.0) and calls no external validator", async () => {
+    const initializer = await get("/docs/static/swagger-initializer.js");
+    assert.equal(initializer.statusCode, 200);
+    assert.match(initializer.body, /validatorUrl: null/);
+    assert.match(initializer.body, /url: resolveUrl\('\.\/json'\)/, "the document comes from /docs/json");
+    const document = await get("/docs/json");
+    assert.equal(document.statusCode, 200);
+    const parsed = document.json();
+    assert.equal(parsed.openapi, "3.1.0");
+    assert.equal(parsed.info.version, "1.0.0");
+    assert.deepEqual(parsed.paths, (await get("/api/v1/openapi.json")).json().paths);
+  });
+
+  it("forbids every external origin in its Content-Security-Policy", async () => {
+    const page = await get("/docs/static/swagger-ui-bundle.js");
+    const csp = String(page.headers["content-security-policy"]);
+    assert.match(csp, /default-src 'self'/);
+    assert.match(csp, /connect-src 'self'/);
+    assert.doesNotMatch(csp, /https?:|\*/);
+  });
+});

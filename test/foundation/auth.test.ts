@@ -1,0 +1,90 @@
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { fixedClock } from "../../src/clock.ts";
+import { generateApiKey } from "../../src/domain/api-key-format.ts";
+import { admin, call, createAutomation, createOrg, issueKey } from "../helpers/api.ts";
+import { createTestContext, databaseLabel, type TestContext } from "../helpers/harness.ts";
+
+describe(`authentication and scopes (${databaseLabel})`, () => {
+  let ctx: TestContext;
+  const clock = fixedClock("2026-11-22T12:00:00Z");
+  before(async () => {
+    ctx = await createTestContext({ clock });
+  });
+  after(async () => ctx.close());
+
+  it("identifies the organization of an unrestricted key", async () => {
+    const org = await createOrg(ctx, { name: "Acme Roofing" });
+    const me = await call(ctx, "GET", "/api/v1/me", { key: org.key });
+    assert.equal(me.status, 200);
+    assert.deepEqual(me.body, { org_id: org.orgId, org_name: "Acme Roofing" });
+  });
+
+  it("answers 401 Unauthorized for a missing, malformed, unknown, revoked or expired key, all alike", async () => {
+    const org = await createOrg(ctx);
+    const revoked = await issueKey(ctx, org.orgId);
+    const keyId = (await admin(ctx, "POST", `/orgs/${org.orgId}/keys`, {})).body.id;
+    const expiring = await issueKey(ctx, org.orgId, { expires_at: "2026-11-22T12:00:30Z" });
+    assert.equal((await call(ctx, "GET", "/api/v1/me", { key: expiring })).status, 200);
+    clock.advance(60_000);
+    assert.equal((await admin(ctx, "DELETE", `/keys/${keyId}`)).status, 204);
+    const revokedId = (await admin(ctx, "POST", `/orgs/${org.orgId}/keys`, {})).body;
+    assert.equal((await admin(ctx, "DELETE", `/keys/${revokedId.id}`)).status, 204);
+
+    const cases: Record<string, Record<string, string>> = {
+      missing: {},
+      "not bearer": { authorization: `Basic ${org.key}` },
+      malformed: { authorization: "Bearer ak_short" },
+      "bad checksum": { authorization: `Bearer ${org.key.slice(0, -1)}${org.key.endsWith("a") ? "b" : "a"}` },
+      unknown: { authorization: `Bearer ${generateApiKey()}` },
+      revoked: { authorization: `Bearer ${revokedId.key}` },
+      expired: { authorization: `Bearer ${expiring}` },
+    };
+    for (const [label, headers] of Object.entries(cases)) {
+      const response = await call(ctx, "GET", "/api/v1/me", { headers });
+      assert.equal(response.status, 401, label);
+      assert.deepEqual(response.body, { error: "Unauthorized" }, label);
+    }
+    assert.ok(revoked);
+  });
+
+  it("revocation takes effect at once in the instance that revoked", async () => {
+    const org = await createOrg(ctx);
+    const issued = (await admin(ctx, "POST", `/orgs/${org.orgId}/keys`, {})).body;
+    assert.equal((await call(ctx, "GET", "/api/v1/me", { key: issued.key })).status, 200);
+    assert.equal((await admin(ctx, "DELETE", `/keys/${issued.id}`)).status, 204);
+    assert.equal((await call(ctx, "GET", "/api/v1/me", { key: issued.key })).status, 401);
+  });
+
+  it("enforces scopes: a declared scope set must include the endpoint's scope", async () => {
+    const org = await createOrg(ctx);
+    const importOnly = await issueKey(ctx, org.orgId, { scopes: ["import:write"] });
+    const inbound = await issueKey(ctx, org.orgId, { scopes: ["webhooks:inbound"] });
+    const denied = await call(ctx, "GET", "/api/v1/me", { key: importOnly });
+    assert.equal(denied.status, 403);
+    assert.deepEqual(denied.body, { error: "Unauthorized" });
+    assert.equal((await call(ctx, "GET", "/api/v1/me", { key: inbound })).status, 200);
+    assert.equal((await call(ctx, "GET", "/api/v1/automation/list", { key: importOnly })).status, 403);
+    const emptyScopes = await issueKey(ctx, org.orgId, { scopes: [] });
+    assert.equal((await call(ctx, "GET", "/api/v1/me", { key: emptyScopes })).status, 200);
+  });
+
+  it("answers 403 on /me when the organization has no billing owner", async () => {
+    const org = await createOrg(ctx, { billingOwner: false });
+    const response = await call(ctx, "GET", "/api/v1/me", { key: org.key });
+    assert.equal(response.status, 403);
+    assert.deepEqual(response.body, { error: "Unauthorized" });
+  });
+
+  it("lists only the caller's automations", async () => {
+    const org = await createOrg(ctx);
+    const other = await createOrg(ctx);
+    const mine = await createAutomation(ctx, org.orgId, { name: "Post-job thank you" });
+    await createAutomation(ctx, other.orgId, { name: "Not mine" });
+    const list = await call(ctx, "GET", "/api/v1/automation/list", { key: org.key });
+    assert.equal(list.status, 200);
+    assert.deepEqual(list.body, {
+      automations: [{ id: mine.id, name: "Post-job thank you", enabled: true }],
+    });
+  });
+});

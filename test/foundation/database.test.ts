@@ -1,0 +1,123 @@
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { describe, it } from "node:test";
+import pino from "pino";
+import { buildApp } from "../../src/app.ts";
+import { systemClock } from "../../src/clock.ts";
+import { openDatabase, queryRows, sql } from "../../src/db/database.ts";
+import { loadMigrations, migrate, splitStatements } from "../../src/db/migrate.ts";
+import { createLocalGeocoder } from "../../src/geo/local.ts";
+import { createMemoryRateLimiter } from "../../src/limits/rate-limiter.ts";
+import { admin, call, createOrg } from "../helpers/api.ts";
+import { createTestContext, databaseLabel, openTestDatabase, testConfig } from "../helpers/harness.ts";
+
+describe(`migrations (${databaseLabel})`, () => {
+  it("are idempotent: a second run applies nothing and keeps the data", async () => {
+    const { database, drop } = await openTestDatabase();
+    try {
+      await database.db.execute(sql`INSERT INTO organizations (id, name) VALUES (gen_random_uuid(), 'kept')`);
+      assert.deepEqual(await migrate(database.db), []);
+      const rows = await queryRows<{ name: string }>(database.db, sql`SELECT name FROM organizations`);
+      assert.deepEqual(
+        rows.map((row) => row.name),
+        ["kept"],
+      );
+      const versions = await queryRows<{ version: string }>(
+        database.db,
+        sql`SELECT version FROM schema_migrations`,
+      );
+      assert.equal(versions.length, (await loadMigrations()).length);
+    } finally {
+      await drop();
+    }
+  });
+
+  it("roll back entirely when one statement fails", async () => {
+    const { database, drop } = await openTestDatabase();
+    try {
+      await assert.rejects(
+        migrate(database.db, [
+          { version: "9998_good", statements: "CREATE TABLE good_one (id int);" },
+          { version: "9999_bad", statements: "CREATE TABLE bad_one (id int);\nSELECT * FROM missing_table;" },
+        ]),
+      );
+      const tables = await queryRows<{ n: number }>(
+        database.db,
+        sql`SELECT count(*)::int AS n FROM information_schema.tables WHERE table_name IN ('good_one', 'bad_one')`,
+      );
+      assert.equal(tables[0]!.n, 0);
+    } finally {
+      await drop();
+    }
+  });
+
+  it("split statements at line-ending semicolons and drop comment lines", () => {
+    assert.deepEqual(splitStatements("-- c\nCREATE TABLE a (x int);\nCREATE INDEX b ON a (x); -- why\n"), [
+      "CREATE TABLE a (x int)",
+      "CREATE INDEX b ON a (x)",
+    ]);
+  });
+});
+
+describe(`database outage (${databaseLabel})`, () => {
+  it("answers 503 auth_unavailable with Retry-After and readyz 503 when the database is gone", async () => {
+    const ctx = await createTestContext();
+    const org = await createOrg(ctx);
+    const otherKey = (await admin(ctx, "POST", `/orgs/${org.orgId}/keys`, {})).body.key;
+    assert.equal((await call(ctx, "GET", "/readyz")).status, 200);
+    await ctx.database.close();
+    try {
+      const response = await call(ctx, "GET", "/api/v1/me", { key: otherKey });
+      assert.equal(response.status, 503);
+      assert.equal(response.body.error, "auth_unavailable");
+      assert.ok(Number(response.headers["retry-after"]) > 0);
+      const ready = await call(ctx, "GET", "/readyz");
+      assert.equal(ready.status, 503);
+      assert.equal((await call(ctx, "GET", "/healthz")).status, 200);
+    } finally {
+      await ctx.app.close();
+      await ctx.limiter.close();
+    }
+  });
+});
+
+describe("embedded database persistence", () => {
+  it("keeps organizations and keys across a restart of the data dir", async () => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), "porchlight-persist-"));
+    const logger = pino({ level: "silent" });
+    const start = async () => {
+      const database = await openDatabase({ dataDir });
+      await migrate(database.db);
+      const config = testConfig({ dataDir });
+      const limiter = createMemoryRateLimiter(systemClock);
+      const app = await buildApp({
+        config,
+        database,
+        clock: systemClock,
+        logger,
+        limiter,
+        geocoder: createLocalGeocoder(),
+      });
+      const close = async () => {
+        await app.close();
+        await database.close();
+      };
+      return { app, database, config, clock: systemClock, limiter, schema: undefined, close };
+    };
+    try {
+      const first = await start();
+      const org = await createOrg(first, { name: "Persisted Plumbing" });
+      await first.close();
+
+      const second = await start();
+      const me = await call(second, "GET", "/api/v1/me", { key: org.key });
+      await second.close();
+      assert.equal(me.status, 200);
+      assert.deepEqual(me.body, { org_id: org.orgId, org_name: "Persisted Plumbing" });
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,211 @@
+import assert from "node:assert/strict";
+import { randomBytes } from "node:crypto";
+import { request as httpRequest } from "node:http";
+import type { AddressInfo } from "node:net";
+import { after, before, describe, it } from "node:test";
+import { fixedClock } from "../../src/clock.ts";
+import { admin, call, createOrg } from "../helpers/api.ts";
+import { ADMIN_TOKEN, createTestContext, databaseLabel, type TestContext } from "../helpers/harness.ts";
+
+const randomIp = () => `10.${randomBytes(1)[0]}.${randomBytes(1)[0]}.${randomBytes(1)[0]}`;
+
+describe(`per-IP limit before authentication (${databaseLabel})`, () => {
+  let ctx: TestContext;
+  // 12:00:15 UTC: the minute's window ends in 45 s.
+  const clock = fixedClock("2026-11-22T12:00:15Z");
+  before(async () => {
+    ctx = await createTestContext({ clock, config: { ipRateLimitPerMinute: 60 } });
+  });
+  after(async () => ctx.close());
+
+  it("lets exactly 60 requests through per minute and answers the 61st with 429 and Retry-After", async () => {
+    const ip = randomIp();
+    const responses = await Promise.all(
+      Array.from({ length: 61 }, () => call(ctx, "GET", "/api/v1/me", { ip, headers: {} })),
+    );
+    const limited = responses.filter((response) => response.status === 429);
+    assert.equal(limited.length, 1);
+    assert.equal(responses.filter((response) => response.status === 401).length, 60);
+    assert.deepEqual(limited[0]!.body, { error: "rate_limited" });
+    assert.equal(limited[0]!.headers["retry-after"], "45");
+  });
+
+  it("counts the limit before the key: a valid key is refused too once the IP is over", async () => {
+    const org = await createOrg(ctx);
+    const ip = randomIp();
+    for (let i = 0; i < 60; i++) await call(ctx, "GET", "/api/v1/me", { ip });
+    const response = await call(ctx, "GET", "/api/v1/me", { ip, key: org.key });
+    assert.equal(response.status, 429);
+    assert.equal(response.body.error, "rate_limited");
+  });
+
+  it("starts a new window on the minute boundary (fixed, not sliding)", async () => {
+    const ip = randomIp();
+    for (let i = 0; i < 60; i++) await call(ctx, "GET", "/api/v1/me", { ip });
+    assert.equal((await call(ctx, "GET", "/api/v1/me", { ip })).status, 429);
+    clock.set("2026-11-22T12:01:00Z");
+    assert.equal((await call(ctx, "GET", "/api/v1/me", { ip })).status, 401);
+  });
+
+  it("does not count health checks or the operator API", async () => {
+    const ip = randomIp();
+    for (let i = 0; i < 70; i++) assert.equal((await call(ctx, "GET", "/healthz", { ip })).status, 200);
+  });
+});
+
+describe(`X-Forwarded-For and TRUST_PROXY (${databaseLabel})`, () => {
+  it("ignores X-Forwarded-For unless the proxy is trusted", async () => {
+    const untrusted = await createTestContext({ config: { ipRateLimitPerMinute: 2 }, memoryLimiter: true });
+    const trusted = await createTestContext({
+      config: { ipRateLimitPerMinute: 2, trustProxy: true },
+      memoryLimiter: true,
+    });
+    try {
+      const ip = randomIp();
+      const spoofed = (n: number) => ({ ip, headers: { "x-forwarded-for": `203.0.113.${n}` } });
+      const untrustedStatuses = [];
+      for (let n = 0; n < 3; n++)
+        untrustedStatuses.push((await call(untrusted, "GET", "/api/v1/me", spoofed(n))).status);
+      assert.deepEqual(untrustedStatuses, [401, 401, 429]);
+      const trustedStatuses = [];
+      for (let n = 0; n < 3; n++)
+        trustedStatuses.push((await call(trusted, "GET", "/api/v1/me", spoofed(n))).status);
+      assert.deepEqual(trustedStatuses, [401, 401, 401]);
+    } finally {
+      await untrusted.close();
+      await trusted.close();
+    }
+  });
+});
+
+describe(`error model (${databaseLabel})`, () => {
+  let ctx: TestContext;
+  let baseUrl: string;
+  before(async () => {
+    ctx = await createTestContext();
+    await ctx.app.listen({ port: 0, host: "127.0.0.1" });
+    baseUrl = `http://127.0.0.1:${(ctx.app.server.address() as AddressInfo).port}`;
+  });
+  after(async () => ctx.close());
+
+  it("answers malformed JSON with 400 invalid_json", async () => {
+    const response = await call(ctx, "POST", "/admin/v1/orgs", {
+      key: ADMIN_TOKEN,
+      payload: '{"name": "x",',
+      headers: { "content-type": "application/json" },
+    });
+    assert.equal(response.status, 400);
+    assert.equal(response.body.error, "invalid_json");
+  });
+
+  it("answers an unreadable body (wrong content type, empty) with 400 invalid_payload", async () => {
+    const wrongType = await call(ctx, "POST", "/admin/v1/orgs", {
+      key: ADMIN_TOKEN,
+      payload: "name=x",
+      headers: { "content-type": "text/csv" },
+    });
+    assert.equal(wrongType.status, 400);
+    assert.equal(wrongType.body.error, "invalid_payload");
+    const empty = await call(ctx, "POST", "/admin/v1/orgs", {
+      key: ADMIN_TOKEN,
+      payload: "",
+      headers: { "content-type": "application/json" },
+    });
+    assert.equal(empty.status, 400);
+    assert.equal(empty.body.error, "invalid_payload");
+  });
+
+  it("refuses a __proto__ key instead of merging it", async () => {
+    const response = await call(ctx, "POST", "/admin/v1/orgs", {
+      key: ADMIN_TOKEN,
+      payload: '{"name":"x","__proto__":{"admin":true}}',
+      headers: { "content-type": "application/json" },
+    });
+    assert.equal(response.status, 400);
+  });
+
+  it("names the field of a validation error and never coerces types", async () => {
+    const response = await admin(ctx, "POST", "/orgs", { name: "x", billing_owner: "true" });
+    assert.equal(response.status, 422);
+    assert.equal(response.body.error, "invalid_payload");
+    assert.match(response.body.detail, /^billing_owner: /);
+    const unknownField = await admin(ctx, "POST", "/orgs", { name: "x", plan: "gold" });
+    assert.equal(unknownField.status, 422);
+    assert.match(unknownField.body.detail, /^plan: /);
+  });
+
+  it("answers 413 payload_too_large for a declared Content-Length over the limit, before reading it", async () => {
+    const { status, body } = await rawPost(baseUrl, "/admin/v1/orgs", {
+      "content-type": "application/json",
+      "content-length": String(2 * 1024 * 1024),
+    });
+    assert.equal(status, 413);
+    assert.equal(body.error, "payload_too_large");
+    assert.match(body.detail, /1048576/);
+  });
+
+  it("answers 413 payload_too_large for an actual body over the limit sent without a length", async () => {
+    const chunk = `{"name":"${"x".repeat(1024 * 1024 + 10)}"}`;
+    const { status, body } = await rawPost(
+      baseUrl,
+      "/admin/v1/orgs",
+      { "content-type": "application/json", "transfer-encoding": "chunked" },
+      chunk,
+    );
+    assert.equal(status, 413);
+    assert.equal(body.error, "payload_too_large");
+    assert.match(body.detail, /1048576/);
+  });
+
+  it("answers an unknown route with a JSON 404", async () => {
+    const response = await call(ctx, "GET", "/api/v1/nothing-here");
+    assert.equal(response.status, 404);
+    assert.equal(response.body.error, "not_found");
+  });
+
+  it("protects the operator API with the admin token", async () => {
+    const attempts: Record<string, string>[] = [
+      {},
+      { authorization: "Bearer wrong-token-wrong-token" },
+      { authorization: ADMIN_TOKEN },
+    ];
+    for (const headers of attempts) {
+      const response = await call(ctx, "POST", "/admin/v1/orgs", { headers, body: { name: "x" } });
+      assert.equal(response.status, 401);
+      assert.deepEqual(response.body, { error: "unauthorized" });
+    }
+  });
+
+  it("sends a request id with every response", async () => {
+    const response = await call(ctx, "GET", "/healthz");
+    assert.match(String(response.headers["x-request-id"]), /^[0-9a-f-]{36}$/);
+  });
+});
+
+function rawPost(
+  baseUrl: string,
+  path: string,
+  headers: Record<string, string>,
+  body?: string,
+): Promise<{ status: number; body: any }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      `${baseUrl}${path}`,
+      { method: "POST", headers: { ...headers, authorization: `Bearer ${ADMIN_TOKEN}` } },
+      (res) => {
+        let text = "";
+        res.on("data", (chunk) => {
+          text += chunk;
+        });
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) }));
+      },
+    );
+    // The server may answer and close before the whole body is written.
+    req.on("error", (error: NodeJS.ErrnoException) => {
+      if (error.code !== "EPIPE" && error.code !== "ECONNRESET") reject(error);
+    });
+    if (body) req.write(body);
+    if (!headers["content-length"] || body) req.end();
+    else req.flushHeaders();
+  });
+}

@@ -1,0 +1,110 @@
+import assert from "node:assert/strict";
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { after, describe, it } from "node:test";
+
+const MAIN = path.resolve(import.meta.dirname, "../../src/main.ts");
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+const children: ChildProcess[] = [];
+
+interface Started {
+  child: ChildProcess;
+  output: () => string;
+  exited: Promise<number | null>;
+}
+
+function start(env: Record<string, string>): Started {
+  let output = "";
+  const child = spawn(process.execPath, ["--import", "tsx", MAIN], {
+    env: { PATH: process.env.PATH ?? "", LOG_LEVEL: "warn", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  child.stdout!.on("data", (chunk) => {
+    output += chunk;
+  });
+  child.stderr!.on("data", (chunk) => {
+    output += chunk;
+  });
+  children.push(child);
+  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+  return { child, output: () => output, exited };
+}
+
+async function waitReady(port: number, started: Started) {
+  for (let attempt = 0; attempt < 900; attempt++) {
+    try {
+      const response = await fetch(`http://127.0.0.1:${port}/readyz`);
+      if (response.status === 200) return;
+    } catch {}
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`server did not become ready:\n${started.output()}`);
+}
+
+describe("the server process", () => {
+  const dataDir = mkdtempSync(path.join(tmpdir(), "porchlight-process-"));
+  after(() => {
+    for (const child of children) if (child.exitCode === null) child.kill("SIGKILL");
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it("first run prints an admin token, a demo key and a working curl; later runs print no key", async () => {
+    const port = await freePort();
+    const env = { DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: "info" };
+    const first = start(env);
+    await waitReady(port, first);
+    const key = /ak_[0-9A-Za-z]{49}/.exec(first.output())?.[0];
+    assert.ok(key, first.output());
+    assert.match(first.output(), /Operator token/);
+    assert.ok(
+      first.output().includes(`curl -s -H 'Authorization: Bearer ${key}' http://127.0.0.1:${port}/api/v1/me`),
+    );
+    const me = await fetch(`http://127.0.0.1:${port}/api/v1/me`, {
+      headers: { authorization: `Bearer ${key}` },
+    });
+    assert.equal(me.status, 200);
+    assert.equal(((await me.json()) as { org_name: string }).org_name, "Demo Contractor");
+    const logLines = first
+      .output()
+      .split("\n")
+      .filter((line) => line.startsWith("{"));
+    assert.ok(logLines.length > 0);
+    assert.ok(
+      logLines.every((line) => !line.includes(key)),
+      "the key never appears in a log line",
+    );
+
+    first.child.kill("SIGTERM");
+    assert.equal(await first.exited, 0);
+
+    const second = start(env);
+    await waitReady(port, second);
+    assert.doesNotMatch(second.output(), /ak_[0-9A-Za-z]{49}/);
+    assert.doesNotMatch(second.output(), /Operator token/);
+    const again = await fetch(`http://127.0.0.1:${port}/api/v1/me`, {
+      headers: { authorization: `Bearer ${key}` },
+    });
+    assert.equal(again.status, 200);
+    second.child.kill("SIGINT");
+    assert.equal(await second.exited, 0);
+  });
+
+  it("fails at start with one clear line naming a bad variable", async () => {
+    const started = start({ DATA_DIR: dataDir, PORT: "not-a-port" });
+    assert.equal(await started.exited, 1);
+    assert.equal(started.output().trim(), 'Invalid configuration: PORT must be an integer, got "not-a-port"');
+  });
+});

@@ -1,0 +1,119 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { normalizeAddress, parseUsAddress } from "../../src/domain/address.ts";
+
+const SPRINGFIELD = "123 N MAIN ST #4, SPRINGFIELD IL 62701";
+
+/** Real-world spellings of addresses, each with the key it must fold to. */
+const VARIANTS: [string, string][] = [
+  ["123 North Main Street Apt 4, Springfield, IL 62701", SPRINGFIELD],
+  ["123 N Main St #4 Springfield IL 62701-1234", SPRINGFIELD],
+  ["123 N. Main St., Apt. 4, Springfield, Illinois 62701", SPRINGFIELD],
+  ["123 n main st apt #4 springfield il 627011234", SPRINGFIELD],
+  ["123 NORTH MAIN STREET UNIT 4 SPRINGFIELD IL 62701", SPRINGFIELD],
+  ["123 N Main Street, Suite 4, Springfield, IL 62701", SPRINGFIELD],
+  ["123 N Main St Ste 4, Springfield IL 62701, USA", SPRINGFIELD],
+  ["  123   N  Main   St  #4 ,  Springfield ,  IL  62701  ", SPRINGFIELD],
+  ["123 North Main St Apartment 4, Springfield IL 62701 United States", SPRINGFIELD],
+  ["123 N Main St # 4, Springfield, IL, 62701", SPRINGFIELD],
+  ["1600 Pennsylvania Avenue NW, Washington, DC 20500", "1600 PENNSYLVANIA AVE NW, WASHINGTON DC 20500"],
+  ["1600 Pennsylvania Ave. N.W., Washington DC 20500-0003", "1600 PENNSYLVANIA AVE NW, WASHINGTON DC 20500"],
+  ["350 Fifth Avenue Suite 3300, New York, NY 10118", "350 FIFTH AVE #3300, NEW YORK NY 10118"],
+  ["350 5th Ave Fl 33 New York NY 10118", "350 5TH AVE #33, NEW YORK NY 10118"],
+  ["55 West 42nd Street, Floor 3, New York, NY 10036", "55 W 42ND ST #3, NEW YORK NY 10036"],
+  ["10 Elm Street Ste. 200 Dallas TX 75201", "10 ELM ST #200, DALLAS TX 75201"],
+  ["10 Elm St Suite 200, Dallas, Texas 75201", "10 ELM ST #200, DALLAS TX 75201"],
+  ["4 Oak Road Unit 2B Austin Texas", "4 OAK RD #2B, AUSTIN TX"],
+  ["4 oak rd unit 2b, austin, tx", "4 OAK RD #2B, AUSTIN TX"],
+  ["12 Lake Shore Drive, Chicago IL", "12 LAKE SHORE DR, CHICAGO IL"],
+  ["2500 N Lake Shore Dr Rm 12 Chicago IL 60614", "2500 N LAKE SHORE DR #12, CHICAGO IL 60614"],
+  [
+    "2500 North Lake Shore Drive Room 12, Chicago, IL 60614-1234",
+    "2500 N LAKE SHORE DR #12, CHICAGO IL 60614",
+  ],
+  ["100 Main St, Lot 5, Boise ID 83702", "100 MAIN ST #5, BOISE ID 83702"],
+  ["77 Mount Vernon Place, Baltimore, MD 21202", "77 MOUNT VERNON PL, BALTIMORE MD 21202"],
+  ["77 Mount Vernon Pl Baltimore MD 21202", "77 MOUNT VERNON PL, BALTIMORE MD 21202"],
+  ["500 S Broadway Blvd, Los Angeles, CA 90013", "500 S BROADWAY BLVD, LOS ANGELES CA 90013"],
+  ["500 South Broadway Boulevard Los Angeles CA 90013", "500 S BROADWAY BLVD, LOS ANGELES CA 90013"],
+  ["9 Maple Court, Madison, WI 53703", "9 MAPLE CT, MADISON WI 53703"],
+  ["9 Maple Ct. Madison Wisconsin 53703", "9 MAPLE CT, MADISON WI 53703"],
+  ["31 Spooner Street, Quahog, RI 02903", "31 SPOONER ST, QUAHOG RI 02903"],
+  ["742 Evergreen Terrace, Springfield, OR 97477", "742 EVERGREEN TER, SPRINGFIELD OR 97477"],
+  ["742 Evergreen Ter Springfield OR 97477", "742 EVERGREEN TER, SPRINGFIELD OR 97477"],
+  ["8 Cherry Tree Lane, Boston, MA 02108", "8 CHERRY TREE LN, BOSTON MA 02108"],
+  ["8 Cherry Tree Ln Boston MA 02108-4411", "8 CHERRY TREE LN, BOSTON MA 02108"],
+  ["221 Baker Highway East, Phoenix, AZ 85004", "221 BAKER HWY E, PHOENIX AZ 85004"],
+  ["221 Baker Hwy E Phoenix AZ 85004", "221 BAKER HWY E, PHOENIX AZ 85004"],
+  ["45 Harbor Parkway Southwest, Seattle, WA 98101", "45 HARBOR PKWY SW, SEATTLE WA 98101"],
+  ["45 Harbor Pkwy SW Seattle WA 98101", "45 HARBOR PKWY SW, SEATTLE WA 98101"],
+  ["6 Sunset Circle, Reno, NV 89501", "6 SUNSET CIR, RENO NV 89501"],
+  ["6 Sunset Cir. Reno NV 89501", "6 SUNSET CIR, RENO NV 89501"],
+  ["12 Main St Bsmt, Boise, ID 83702", "12 MAIN ST BSMT, BOISE ID 83702"],
+  ["12 Main Street Basement, Boise, ID 83702", "12 MAIN ST BSMT, BOISE ID 83702"],
+  ["PO Box 123, Austin TX 78701", "PO BOX 123, AUSTIN TX 78701"],
+  ["P.O. Box 123, Austin, Texas 78701-0123", "PO BOX 123, AUSTIN TX 78701"],
+  ["3 Pine Way 62701", "3 PINE WAY, IL 62701"],
+  ["88 Ocean Blvd", "88 OCEAN BLVD"],
+];
+
+describe("address normalization", () => {
+  for (const [raw, key] of VARIANTS) {
+    it(`folds "${raw}"`, () => {
+      assert.equal(normalizeAddress(raw), key);
+    });
+  }
+
+  it("has at least 40 real-world variants", () => {
+    assert.ok(VARIANTS.length >= 40);
+  });
+
+  it("gives the brief's two spellings of one address the same key", () => {
+    assert.equal(
+      normalizeAddress("123 North Main Street Apt 4, Springfield, IL 62701"),
+      normalizeAddress("123 N Main St #4 Springfield IL 62701-1234"),
+    );
+  });
+
+  it("keeps different delivery points apart", () => {
+    const base = normalizeAddress("123 N Main St #4 Springfield IL 62701");
+    for (const other of [
+      "123 S Main St #4 Springfield IL 62701",
+      "123 N Main St #5 Springfield IL 62701",
+      "125 N Main St #4 Springfield IL 62701",
+      "123 N Main Ave #4 Springfield IL 62701",
+      "123 N Main St #4 Springfield IL 62702",
+      "123 N Main St Springfield IL 62701",
+    ]) {
+      assert.notEqual(normalizeAddress(other), base, other);
+    }
+  });
+
+  it("splits an address into parts with ZIP5 and the state completed from the ZIP", () => {
+    assert.deepEqual(parseUsAddress("123 North Main Street Apt 4, Springfield, IL 62701-1234"), {
+      street: "123 N MAIN ST #4",
+      city: "SPRINGFIELD",
+      state: "IL",
+      postal_code: "62701",
+      country: "US",
+    });
+    assert.equal(parseUsAddress("3 Pine Way 62701").state, "IL");
+  });
+
+  it("folds text the parser cannot read as a whole, case and punctuation removed", () => {
+    assert.equal(normalizeAddress("  the old mill, behind the church "), "THE OLD MILL BEHIND THE CHURCH");
+    assert.deepEqual(parseUsAddress("the old mill"), {
+      street: "THE OLD MILL",
+      city: "",
+      state: "",
+      postal_code: "",
+      country: "US",
+    });
+  });
+
+  it("is idempotent on complete addresses: such a key normalizes to itself", () => {
+    const complete = VARIANTS.filter(([, key]) => /, [A-Z ]+ [A-Z]{2}( \d{5})?$/.test(key));
+    assert.ok(complete.length >= 35);
+    for (const [, key] of complete) assert.equal(normalizeAddress(key), key, key);
+  });
+});

@@ -1,0 +1,72 @@
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { queryOne, sql } from "../../src/db/database.ts";
+import { geocodePiece } from "../../src/geo/geocode-piece.ts";
+import { GeocoderUnavailableError } from "../../src/geo/geocoder.ts";
+import { createNominatimGeocoder } from "../../src/geo/nominatim.ts";
+import { createOrg, recordMailing } from "../helpers/api.ts";
+import { createTestContext, databaseLabel, type TestContext } from "../helpers/harness.ts";
+import { type FakeGeocoderServer, nominatimPlace, startFakeGeocoder } from "./fake-geocoder.ts";
+
+describe(`geocodePiece (${databaseLabel})`, () => {
+  let ctx: TestContext;
+  let fake: FakeGeocoderServer;
+  before(async () => {
+    fake = await startFakeGeocoder((request) =>
+      /Nowhere/.test(request.query.get("q") ?? "")
+        ? { status: 200, body: [] }
+        : { status: 200, body: [nominatimPlace(39.80171, -89.64371, "building")] },
+    );
+    ctx = await createTestContext();
+  });
+  after(async () => {
+    await ctx.close();
+    await fake.close();
+  });
+
+  const geocoder = () =>
+    createNominatimGeocoder({ baseUrl: fake.url, timeoutMs: 1000, concurrency: 2, userAgent: "test" });
+  const point = (orgId: string, pieceId: string) =>
+    queryOne<{ latitude: number | null; longitude: number | null; geo_precision: string | null }>(
+      ctx.database.db,
+      sql`SELECT latitude, longitude, geo_precision FROM mail_pieces WHERE org_id = ${orgId} AND id = ${pieceId}`,
+    );
+
+  it("fills a mailed piece's latitude, longitude and precision", async () => {
+    const org = await createOrg(ctx);
+    const mailing = await recordMailing(ctx, org.orgId, [{ address: "123 N Main St, Springfield IL 62701" }]);
+    const pieceId = mailing.pieces[0]!.id;
+    const outcome = await geocodePiece({ db: ctx.database.db, geocoder: geocoder() }, org.orgId, pieceId);
+    assert.deepEqual(outcome, { status: "located", lat: 39.80171, lng: -89.64371, precision: "rooftop" });
+    assert.deepEqual(await point(org.orgId, pieceId), {
+      latitude: 39.80171,
+      longitude: -89.64371,
+      geo_precision: "rooftop",
+    });
+  });
+
+  it("leaves the point empty when the address is not found, and ignores another org's piece", async () => {
+    const org = await createOrg(ctx);
+    const other = await createOrg(ctx);
+    const mailing = await recordMailing(ctx, org.orgId, [{ address: "1 Nowhere Rd, Springfield IL 62701" }]);
+    const pieceId = mailing.pieces[0]!.id;
+    const deps = { db: ctx.database.db, geocoder: geocoder() };
+    assert.deepEqual(await geocodePiece(deps, org.orgId, pieceId), { status: "not_found" });
+    assert.deepEqual(await point(org.orgId, pieceId), {
+      latitude: null,
+      longitude: null,
+      geo_precision: null,
+    });
+    assert.deepEqual(await geocodePiece(deps, other.orgId, pieceId), { status: "missing_piece" });
+  });
+
+  it("lets a geocoder outage propagate so the job retries", async () => {
+    const org = await createOrg(ctx);
+    const mailing = await recordMailing(ctx, org.orgId, [{ address: "5 Elm St, Springfield IL 62701" }]);
+    fake.setHandler(() => ({ status: 429, body: [] }));
+    await assert.rejects(
+      geocodePiece({ db: ctx.database.db, geocoder: geocoder() }, org.orgId, mailing.pieces[0]!.id),
+      GeocoderUnavailableError,
+    );
+  });
+});

@@ -1,0 +1,139 @@
+import { randomBytes } from "node:crypto";
+import { Redis } from "ioredis";
+import pino from "pino";
+import { type App, buildApp } from "../../src/app.ts";
+import { type Clock, systemClock } from "../../src/clock.ts";
+import { type Config, loadConfig } from "../../src/config.ts";
+import { type Database, openDatabase, sql } from "../../src/db/database.ts";
+import { migrate } from "../../src/db/migrate.ts";
+import type { Geocoder } from "../../src/geo/geocoder.ts";
+import { createLocalGeocoder } from "../../src/geo/local.ts";
+import {
+  createMemoryRateLimiter,
+  createRedisRateLimiter,
+  type RateLimiter,
+} from "../../src/limits/rate-limiter.ts";
+import type { HostResolver } from "../../src/services/webhooks/target-guard.ts";
+
+export const ADMIN_TOKEN = "test-admin-token-0123456789";
+
+/** The PostgreSQL the tests also run against, when set (CI sets it for the second pass). */
+export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL || process.env.DATABASE_URL || undefined;
+export const TEST_REDIS_URL = process.env.TEST_REDIS_URL || process.env.REDIS_URL || undefined;
+export const databaseLabel = TEST_DATABASE_URL ? "postgres" : "pglite";
+
+export interface TestContextOptions {
+  clock?: Clock;
+  config?: Partial<Config>;
+  /** Force the in-process limiter even when Redis is configured. */
+  memoryLimiter?: boolean;
+  /** The app's geocoder; default: the offline local adapter. */
+  geocoder?: Geocoder;
+  /** How webhook target hostnames resolve; default: the system resolver. */
+  resolveHost?: HostResolver;
+}
+
+export interface TestContext {
+  app: App;
+  database: Database;
+  config: Config;
+  clock: Clock;
+  limiter: RateLimiter;
+  /** The schema this context owns on PostgreSQL (undefined on PGlite). */
+  schema: string | undefined;
+  close(): Promise<void>;
+}
+
+/** Opens a fresh, migrated database: in-memory PGlite, or a new schema on TEST_DATABASE_URL. */
+export async function openTestDatabase(): Promise<{
+  database: Database;
+  schema: string | undefined;
+  drop(): Promise<void>;
+}> {
+  if (!TEST_DATABASE_URL) {
+    const database = await openDatabase({});
+    await migrate(database.db);
+    return { database, schema: undefined, drop: async () => database.close() };
+  }
+  const schema = `t_${randomBytes(6).toString("hex")}`;
+  const admin = await openDatabase({ databaseUrl: TEST_DATABASE_URL, poolSize: 1 });
+  await admin.db.execute(sql.raw(`CREATE SCHEMA ${schema}`));
+  const database = await openDatabase({ databaseUrl: TEST_DATABASE_URL, searchPath: schema, poolSize: 12 });
+  await migrate(database.db);
+  return {
+    database,
+    schema,
+    drop: async () => {
+      await database.close();
+      await admin.db.execute(sql.raw(`DROP SCHEMA ${schema} CASCADE`));
+      await admin.close();
+    },
+  };
+}
+
+export function testConfig(overrides: Partial<Config> = {}): Config {
+  return {
+    ...loadConfig({}),
+    adminToken: ADMIN_TOKEN,
+    publicBaseUrl: "http://porchlight.test",
+    // Tests exercising the per-IP limit lower it themselves; others must never trip it.
+    ipRateLimitPerMinute: 1_000_000,
+    ...overrides,
+  };
+}
+
+export function testLimiter(clock: Clock, forceMemory = false): RateLimiter {
+  if (!TEST_REDIS_URL || forceMemory) return createMemoryRateLimiter(clock);
+  const redis = new Redis(TEST_REDIS_URL, {
+    keyPrefix: `test:${randomBytes(6).toString("hex")}:`,
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+    commandTimeout: 1000,
+  });
+  redis.on("error", () => {});
+  return createRedisRateLimiter(redis, clock, pino({ level: "silent" }));
+}
+
+/** A fresh app on a fresh database, with an optional fixed clock and config overrides. */
+export async function createTestContext(options: TestContextOptions = {}): Promise<TestContext> {
+  const { database, schema, drop } = await openTestDatabase();
+  const clock = options.clock ?? systemClock;
+  const config = testConfig(options.config);
+  const limiter = testLimiter(clock, options.memoryLimiter);
+  if (TEST_REDIS_URL && !options.memoryLimiter) await waitForRedis(limiter);
+  const logger = pino({ level: process.env.TEST_LOG_LEVEL ?? "silent" });
+  const geocoder = options.geocoder ?? createLocalGeocoder();
+  const app = await buildApp({
+    config,
+    database,
+    clock,
+    logger,
+    limiter,
+    geocoder,
+    ...(options.resolveHost ? { resolveHost: options.resolveHost } : {}),
+  });
+  await app.ready();
+  return {
+    app,
+    database,
+    config,
+    clock,
+    limiter,
+    schema,
+    close: async () => {
+      await app.close();
+      await limiter.close();
+      await drop();
+    },
+  };
+}
+
+/** ioredis connects asynchronously; without an offline queue the first command would fail open. */
+async function waitForRedis(limiter: RateLimiter) {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const decision = await limiter.hit("warmup", randomBytes(4).toString("hex"), 10, 60);
+    if (decision.count > 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  throw new Error("Redis did not become ready for the tests");
+}

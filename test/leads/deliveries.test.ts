@@ -1,0 +1,329 @@
+import assert from "node:assert/strict";
+import { createHmac } from "node:crypto";
+import { after, before, describe, it } from "node:test";
+import { fixedClock } from "../../src/clock.ts";
+import { type Database, openDatabase, queryRows, sql } from "../../src/db/database.ts";
+import { buildJobCatalog } from "../../src/jobs/catalog.ts";
+import { claimJobs } from "../../src/jobs/queue.ts";
+import type { DeliveryClient } from "../../src/services/webhooks/delivery-client.ts";
+import { admin, call, createOrg } from "../helpers/api.ts";
+import { databaseLabel, TEST_DATABASE_URL } from "../helpers/harness.ts";
+import { type HttpsReceiver, startHttpsReceiver } from "../helpers/https-receiver.ts";
+import {
+  addLeadField,
+  createLeadsContext,
+  drainJobs,
+  type LeadsTestContext,
+  mailOnePiece,
+  silentLogger,
+  submitLead,
+  subscribe,
+  testDeliveryClient,
+  verifySignature,
+} from "./leads-helpers.ts";
+
+const LEAD = { first_name: "Ned", last_name: "Flanders", email: "ned@example.com", phone: "+1 217 555 0123" };
+
+describe(`signed lead.created deliveries (${databaseLabel})`, () => {
+  let ctx: LeadsTestContext;
+  let receiver: HttpsReceiver;
+  let client: DeliveryClient;
+  const clock = fixedClock("2026-11-22T12:00:00Z");
+  const nowSeconds = () => Math.floor(clock.now().getTime() / 1000);
+
+  before(async () => {
+    receiver = await startHttpsReceiver();
+    ctx = await createLeadsContext({
+      clock,
+      allowPrivateTargets: ["receiver.test", "127.0.0.1"],
+      hosts: { "receiver.test": ["127.0.0.1"], "rebind.test": ["93.184.216.34"] },
+    });
+    client = testDeliveryClient(ctx, { ca: receiver.ca });
+  });
+  after(async () => {
+    await client.close();
+    await receiver.close();
+    await ctx.close();
+  });
+
+  /** A fresh org with one landing page, and the receiver's requests from here on. */
+  async function setup(path: string) {
+    const org = await createOrg(ctx);
+    const page = await mailOnePiece(ctx, org.orgId);
+    const url = receiver.url(path);
+    const received = () => receiver.requests.filter((request) => request.path === path);
+    return { org, ...page, url, received };
+  }
+
+  it("posts the lead once, signed over the exact bytes, verifiable by an independent receiver", async () => {
+    const { org, token, url, received } = await setup("/signed");
+    await addLeadField(ctx, org.orgId, {
+      field_id: "issues",
+      label: "Issues",
+      type: "multiselect",
+      options: ["Roof"],
+    });
+    const subscription = (await subscribe(ctx, org.key, url)).body;
+    const leadId = await submitLead(ctx, token, { ...LEAD, custom_fields: { issues: ["Roof"] } });
+    assert.equal(received().length, 0, "delivery happens off the request path");
+    assert.equal(await drainJobs(ctx, client), 1);
+
+    const [request] = received();
+    assert.ok(request);
+    assert.equal(request.method, "POST");
+    assert.match(String(request.headers["content-type"]), /^application\/json/);
+    assert.equal(request.headers["x-service-timestamp"], String(nowSeconds()));
+    assert.equal(
+      verifySignature(subscription.signing_secret, request.headers, request.raw, nowSeconds()),
+      true,
+    );
+    const lead = JSON.parse(request.raw.toString("utf8"));
+    assert.equal(lead.id, leadId);
+    assert.equal(lead.service_lead_id, leadId);
+    assert.equal(lead.email, "ned@example.com");
+    assert.equal(lead.source, "Landing page");
+    assert.equal(lead.custom_issues, "Roof");
+    assert.deepEqual(lead.custom_fields, [
+      { field_id: "issues", field_label: "Issues", type: "multiselect", value: ["Roof"] },
+    ]);
+
+    const tampered = Buffer.from(request.raw.toString("utf8").replace("Flanders", "Flandres"));
+    assert.equal(
+      verifySignature(subscription.signing_secret, request.headers, tampered, nowSeconds()),
+      false,
+    );
+    assert.equal(verifySignature("whsec_wrong", request.headers, request.raw, nowSeconds()), false);
+    assert.equal(
+      verifySignature(subscription.signing_secret, request.headers, request.raw, nowSeconds() + 301),
+      false,
+    );
+    assert.equal(
+      verifySignature(subscription.signing_secret, request.headers, request.raw, nowSeconds() + 300),
+      true,
+    );
+    // A non-digit timestamp fails even when the signature was computed over it.
+    for (const timestamp of [`+${nowSeconds()}`, `${nowSeconds()}.0`, " 1", "1e9"]) {
+      const mac: string = createHmac("sha256", subscription.signing_secret)
+        .update(`${timestamp}.`)
+        .update(request.raw)
+        .digest("hex");
+      const headers: Record<string, string> = {
+        "x-service-timestamp": timestamp,
+        "x-service-signature": `sha256=${mac}`,
+      };
+      assert.equal(
+        verifySignature(subscription.signing_secret, headers, request.raw, nowSeconds()),
+        false,
+        timestamp,
+      );
+    }
+
+    const log = await admin(ctx, "GET", `/orgs/${org.orgId}/deliveries`);
+    assert.equal(log.status, 200);
+    assert.equal(log.body.deliveries.length, 1);
+    assert.deepEqual(
+      { ...log.body.deliveries[0], id: undefined, created_at: undefined },
+      {
+        id: undefined,
+        created_at: undefined,
+        lead_id: leadId,
+        subscription_id: subscription.id,
+        target_url: url,
+        signed: true,
+        outcome: "attempted",
+        status_code: 200,
+        error: null,
+      },
+    );
+    assert.equal(await drainJobs(ctx, client), 0, "nothing is sent twice");
+  });
+
+  it("signs with the rotated secret from the next delivery on", async () => {
+    const { org, token, url, received } = await setup("/rotation");
+    const original = (await subscribe(ctx, org.key, url)).body;
+    await submitLead(ctx, token, LEAD);
+    await drainJobs(ctx, client);
+    const rotated = (
+      await call(ctx, "POST", "/api/v1/webhooks/rotate", { key: org.key, body: { id: original.id } })
+    ).body;
+    await submitLead(ctx, token, { ...LEAD, first_name: "Rod" });
+    await drainJobs(ctx, client);
+    const [before, after] = received();
+    assert.ok(before && after);
+    assert.equal(verifySignature(original.signing_secret, before.headers, before.raw, nowSeconds()), true);
+    assert.equal(verifySignature(rotated.signing_secret, after.headers, after.raw, nowSeconds()), true);
+    assert.equal(verifySignature(original.signing_secret, after.headers, after.raw, nowSeconds()), false);
+  });
+
+  it("delivers a legacy subscription unsigned, and ignores the receiver's status", async () => {
+    const { org, token, url, received } = await setup("/legacy");
+    const legacy = await admin(ctx, "POST", `/orgs/${org.orgId}/subscriptions`, {
+      target_url: url,
+      signed: false,
+    });
+    assert.equal(legacy.status, 201);
+    receiver.respondWith(500);
+    try {
+      await submitLead(ctx, token, LEAD);
+      await drainJobs(ctx, client);
+    } finally {
+      receiver.respondWith(200);
+    }
+    const [request] = received();
+    assert.ok(request);
+    assert.equal(request.headers["x-service-timestamp"], undefined);
+    assert.equal(request.headers["x-service-signature"], undefined);
+    const [logged] = (await admin(ctx, "GET", `/orgs/${org.orgId}/deliveries`)).body.deliveries;
+    assert.equal(logged.signed, false);
+    assert.equal(logged.outcome, "attempted");
+    assert.equal(logged.status_code, 500);
+    assert.equal(await drainJobs(ctx, client), 0, "a non-2xx answer is not retried");
+    assert.equal(received().length, 1);
+  });
+
+  it("records a timeout once and never retries it", async () => {
+    const { org, token, url, received } = await setup("/slow");
+    await subscribe(ctx, org.key, url);
+    const impatient = testDeliveryClient(ctx, { ca: receiver.ca, totalTimeoutMs: 300 });
+    receiver.respondWith("hang");
+    try {
+      await submitLead(ctx, token, LEAD);
+      await drainJobs(ctx, impatient);
+    } finally {
+      receiver.respondWith(200);
+      await impatient.close();
+    }
+    const [logged] = (await admin(ctx, "GET", `/orgs/${org.orgId}/deliveries`)).body.deliveries;
+    assert.equal(logged.outcome, "timeout");
+    assert.equal(logged.status_code, null);
+    clock.advance(3_600_000);
+    assert.equal(await drainJobs(ctx, client), 0);
+    assert.equal(received().length, 1);
+  });
+
+  it("refuses at connect time a name that re-resolves to a private address (DNS rebinding)", async () => {
+    const { org, token } = await setup("/unused");
+    const target = `https://rebind.test:${receiver.port}/rebound`;
+    assert.equal((await subscribe(ctx, org.key, target)).status, 200);
+    ctx.resolver.set("rebind.test", ["93.184.216.34", "127.0.0.1"]);
+    const strict = testDeliveryClient(ctx, { ca: receiver.ca, allowPrivateTargets: [] });
+    try {
+      await submitLead(ctx, token, LEAD);
+      await drainJobs(ctx, strict);
+    } finally {
+      ctx.resolver.set("rebind.test", ["93.184.216.34"]);
+      await strict.close();
+    }
+    assert.equal(receiver.requests.filter((request) => request.path === "/rebound").length, 0);
+    const [logged] = (await admin(ctx, "GET", `/orgs/${org.orgId}/deliveries`)).body.deliveries;
+    assert.equal(logged.outcome, "blocked");
+    assert.match(logged.error, /127\.0\.0\.1/);
+  });
+
+  it("checks IP-literal targets itself (the connect-time lookup never sees them) and verifies TLS for them", async () => {
+    const { org, token } = await setup("/unused-literal");
+    const literal = receiver.url("/literal", "127.0.0.1");
+    assert.equal((await subscribe(ctx, org.key, literal)).status, 200, "allow-listed at subscribe time");
+    const strict = testDeliveryClient(ctx, { ca: receiver.ca, allowPrivateTargets: [] });
+    try {
+      await submitLead(ctx, token, LEAD);
+      await drainJobs(ctx, strict);
+    } finally {
+      await strict.close();
+    }
+    let log = (await admin(ctx, "GET", `/orgs/${org.orgId}/deliveries`)).body.deliveries;
+    assert.equal(log[0].outcome, "blocked");
+    assert.equal(receiver.requests.filter((request) => request.path === "/literal").length, 0);
+
+    clock.advance(1000);
+    await submitLead(ctx, token, LEAD);
+    await drainJobs(ctx, client);
+    assert.equal(receiver.requests.filter((request) => request.path === "/literal").length, 1);
+
+    const untrusting = testDeliveryClient(ctx, {});
+    clock.advance(1000);
+    try {
+      await submitLead(ctx, token, LEAD);
+      await drainJobs(ctx, untrusting);
+    } finally {
+      await untrusting.close();
+    }
+    log = (await admin(ctx, "GET", `/orgs/${org.orgId}/deliveries`)).body.deliveries;
+    assert.equal(log[0].outcome, "error", "a certificate from an unknown CA is refused");
+    assert.equal(receiver.requests.filter((request) => request.path === "/literal").length, 1);
+  });
+
+  it("sends nothing to a subscription removed before its delivery ran", async () => {
+    const { org, token, url, received } = await setup("/removed");
+    const subscription = (await subscribe(ctx, org.key, url)).body;
+    await submitLead(ctx, token, LEAD);
+    await call(ctx, "DELETE", "/api/v1/webhooks/subscribe", { key: org.key, query: { id: subscription.id } });
+    await drainJobs(ctx, client);
+    assert.equal(received().length, 0);
+  });
+
+  it("still delivers after a crash between capture and delivery, and after a worker died holding the job", async () => {
+    const { org, token, url, received } = await setup("/crash");
+    await subscribe(ctx, org.key, url);
+    const first = await submitLead(ctx, token, LEAD);
+    const second = await submitLead(ctx, token, { ...LEAD, first_name: "Maude" });
+
+    // A process that starts later, with its own connection to the same database.
+    const restarted = await reopenDatabase(ctx);
+    try {
+      const deps = { db: restarted.db, clock, logger: silentLogger };
+      const catalog = buildJobCatalog({ ...deps, deliveryClient: client });
+      // A worker claims the second lead's job and dies before finishing it.
+      const claimed = await claimJobs(restarted.db, catalog, clock.now(), 1);
+      assert.equal(claimed.length, 1);
+      assert.equal(
+        await drainJobs(ctx, client, restarted.db),
+        1,
+        "the other job is not blocked by the dead claim",
+      );
+      assert.equal(
+        await drainJobs(ctx, client, restarted.db),
+        0,
+        "the dead worker's lock holds until it expires",
+      );
+      clock.advance(61_000);
+      assert.equal(await drainJobs(ctx, client, restarted.db), 1);
+    } finally {
+      if (restarted !== ctx.database) await restarted.close();
+    }
+    const delivered = received().map((request) => JSON.parse(request.raw.toString("utf8")).id);
+    assert.deepEqual(delivered.sort(), [first, second].sort());
+  });
+
+  it("lets several workers drain the queue together without delivering any job twice", async () => {
+    const { org, token, url, received } = await setup("/race");
+    await subscribe(ctx, org.key, url);
+    const leadIds: string[] = [];
+    for (let index = 0; index < 12; index++)
+      leadIds.push(await submitLead(ctx, token, { ...LEAD, first_name: `N${index}` }));
+    const workers = await Promise.all([reopenDatabase(ctx), reopenDatabase(ctx), reopenDatabase(ctx)]);
+    try {
+      const counts = await Promise.all(workers.map((database) => drainJobs(ctx, client, database.db)));
+      assert.equal(
+        counts.reduce((sum, count) => sum + count, 0),
+        12,
+      );
+    } finally {
+      for (const database of workers) if (database !== ctx.database) await database.close();
+    }
+    const delivered = received().map((request) => JSON.parse(request.raw.toString("utf8")).id);
+    assert.equal(delivered.length, 12);
+    assert.deepEqual([...new Set(delivered)].sort(), [...leadIds].sort());
+    const jobs = await queryRows<{ status: string; n: number }>(
+      ctx.database.db,
+      sql`SELECT status, count(*)::int AS n FROM jobs WHERE org_id = ${org.orgId} AND kind = 'deliver_lead' GROUP BY status`,
+    );
+    assert.deepEqual(jobs, [{ status: "done", n: 12 }]);
+  });
+});
+
+/** On PostgreSQL a separate pool on the same schema (another process); PGlite has one connection. */
+async function reopenDatabase(ctx: LeadsTestContext): Promise<Database> {
+  if (!TEST_DATABASE_URL || !ctx.schema) return ctx.database;
+  return openDatabase({ databaseUrl: TEST_DATABASE_URL, searchPath: ctx.schema, poolSize: 2 });
+}

@@ -1,0 +1,98 @@
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { Type } from "@fastify/type-provider-typebox";
+import { fixedClock } from "../../src/clock.ts";
+import { queryOne, sql } from "../../src/db/database.ts";
+import { createJobCatalog, defineJobKind, exponentialBackoff, handleJob } from "../../src/jobs/job-kind.ts";
+import { enqueueJob } from "../../src/jobs/queue.ts";
+import { runPendingJobs, startWorker } from "../../src/jobs/worker.ts";
+import { databaseLabel, openTestDatabase } from "../helpers/harness.ts";
+import { silentLogger } from "./leads-helpers.ts";
+
+const flakyJob = defineJobKind({
+  name: "test_flaky",
+  payload: Type.Object({ name: Type.String() }),
+  maxAttempts: 3,
+  backoffSeconds: exponentialBackoff(10, 60),
+  timeoutSeconds: 5,
+});
+
+describe(`durable job queue (${databaseLabel})`, () => {
+  let opened: Awaited<ReturnType<typeof openTestDatabase>>;
+  const clock = fixedClock("2026-11-22T12:00:00Z");
+  before(async () => {
+    opened = await openTestDatabase();
+  });
+  after(async () => opened.drop());
+
+  const deps = () => ({ db: opened.database.db, clock, logger: silentLogger });
+  const jobRow = (id: string) =>
+    queryOne<{ status: string; attempts: number; last_error: string | null; run_at: Date }>(
+      opened.database.db,
+      sql`SELECT status, attempts, last_error, run_at FROM jobs WHERE id = ${id}`,
+    );
+
+  it("retries a failing job after its backoff, then marks it failed with the last error", async () => {
+    const seen: number[] = [];
+    const catalog = createJobCatalog([
+      handleJob(flakyJob, async (_payload, context) => {
+        seen.push(context.attempt);
+        throw new Error(`boom ${context.attempt}`);
+      }),
+    ]);
+    const id = await enqueueJob(opened.database.db, flakyJob, { name: "x" }, { now: clock.now() });
+    assert.equal(await runPendingJobs(deps(), catalog), 1);
+    let row = await jobRow(id);
+    assert.equal(row?.status, "pending");
+    assert.equal(row?.last_error, "boom 1");
+    assert.equal(new Date(row!.run_at).getTime(), clock.now().getTime() + 10_000);
+    assert.equal(await runPendingJobs(deps(), catalog), 0, "not before the backoff");
+    clock.advance(10_000);
+    assert.equal(await runPendingJobs(deps(), catalog), 1);
+    clock.advance(20_000);
+    assert.equal(await runPendingJobs(deps(), catalog), 1);
+    row = await jobRow(id);
+    assert.equal(row?.status, "failed");
+    assert.equal(row?.attempts, 3);
+    assert.equal(row?.last_error, "boom 3");
+    assert.deepEqual(seen, [1, 2, 3]);
+    clock.advance(3_600_000);
+    assert.equal(await runPendingJobs(deps(), catalog), 0);
+  });
+
+  it("completes a job that succeeds on a retry, and refuses a payload that breaks its schema", async () => {
+    let calls = 0;
+    const catalog = createJobCatalog([
+      handleJob(flakyJob, async () => {
+        calls++;
+        if (calls === 1) throw new Error("transient");
+      }),
+    ]);
+    const id = await enqueueJob(opened.database.db, flakyJob, { name: "y" }, { now: clock.now() });
+    await runPendingJobs(deps(), catalog);
+    clock.advance(10_000);
+    await runPendingJobs(deps(), catalog);
+    assert.equal((await jobRow(id))?.status, "done");
+    await assert.rejects(
+      enqueueJob(opened.database.db, flakyJob, { name: 1 } as never, { now: clock.now() }),
+      /invalid test_flaky payload/,
+    );
+  });
+
+  it("runs only the kinds a worker knows, and stops gracefully", async () => {
+    const other = defineJobKind({ ...flakyJob, name: "test_other" });
+    const ran: string[] = [];
+    const id = await enqueueJob(opened.database.db, other, { name: "left alone" }, { now: clock.now() });
+    await enqueueJob(opened.database.db, flakyJob, { name: "taken" }, { now: clock.now() });
+    const worker = startWorker(
+      deps(),
+      createJobCatalog([handleJob(flakyJob, async (payload) => void ran.push(payload.name))]),
+      { pollIntervalMs: 10 },
+    );
+    for (let wait = 0; wait < 200 && ran.length === 0; wait++)
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    await worker.stop();
+    assert.deepEqual(ran, ["taken"]);
+    assert.equal((await jobRow(id))?.status, "pending");
+  });
+});

@@ -1,0 +1,291 @@
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { fixedClock } from "../../src/clock.ts";
+import { escapeHtml } from "../../src/services/leads/landing-html.ts";
+import { admin, call, createOrg } from "../helpers/api.ts";
+import { databaseLabel } from "../helpers/harness.ts";
+import { addLeadField, createLeadsContext, type LeadsTestContext, mailOnePiece } from "./leads-helpers.ts";
+
+const ATTACK = `"><script>alert(1)</script><img src=x onerror=alert(2)>'\`&`;
+
+function formBody(fields: Record<string, string | string[]>): string {
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(fields)) {
+    for (const item of ([] as string[]).concat(value)) params.append(key, item);
+  }
+  return params.toString();
+}
+
+function postForm(ctx: LeadsTestContext, token: string, fields: Record<string, string | string[]>) {
+  return call(ctx, "POST", `/l/${token}`, {
+    payload: formBody(fields),
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+  });
+}
+
+/** No markup from a submitted value may survive unescaped anywhere in the page. */
+function assertNoInjectedMarkup(html: string) {
+  assert.equal(html.includes("<script"), false, "a script tag leaked");
+  assert.equal(html.includes("<img"), false, "an img tag leaked");
+  assert.equal(html.includes(ATTACK), false, "a submitted value appeared unescaped");
+  assert.equal(html.includes(`"><script`), false, "an attribute was broken out of");
+}
+
+function assertSecureHtml(response: { headers: Record<string, unknown> }) {
+  const csp = String(response.headers["content-security-policy"]);
+  assert.match(csp, /default-src 'none'/);
+  assert.match(csp, /style-src 'nonce-[A-Za-z0-9+/=]+'/);
+  assert.match(csp, /form-action 'self'/);
+  assert.doesNotMatch(csp, /script-src|https?:/);
+  assert.equal(response.headers["x-content-type-options"], "nosniff");
+  assert.equal(response.headers["referrer-policy"], "no-referrer");
+  assert.match(String(response.headers["content-type"]), /^text\/html/);
+}
+
+describe(`landing pages and lead capture (${databaseLabel})`, () => {
+  let ctx: LeadsTestContext;
+  before(async () => {
+    ctx = await createLeadsContext({ clock: fixedClock("2026-11-22T12:00:00Z") });
+  });
+  after(async () => ctx.close());
+
+  it("serves a personalized, self-contained page with the org's custom fields", async () => {
+    const org = await createOrg(ctx, { name: "Acme Roofing" });
+    await addLeadField(ctx, org.orgId, {
+      field_id: "issues",
+      label: "What needs fixing?",
+      type: "multiselect",
+      options: ["Roof", "Gutters"],
+    });
+    await addLeadField(ctx, org.orgId, {
+      field_id: "best_time",
+      label: "Best time",
+      type: "select",
+      options: ["Morning", "Evening"],
+    });
+    const { token } = await mailOnePiece(ctx, org.orgId);
+    const page = await call(ctx, "GET", `/l/${token}`);
+    assert.equal(page.status, 200);
+    assertSecureHtml(page);
+    assert.match(page.text, /Homer Simpson/);
+    assert.match(page.text, /742 Evergreen Terrace, Springfield, IL 62704/);
+    assert.match(page.text, /Acme Roofing/);
+    assert.match(page.text, /name="viewport"/);
+    for (const name of [
+      "first_name",
+      "last_name",
+      "email",
+      "phone",
+      "message",
+      "custom_issues",
+      "custom_best_time",
+    ]) {
+      assert.match(page.text, new RegExp(`name="${name}"`), name);
+    }
+    assert.doesNotMatch(page.text, /<script|<link|https?:\/\//);
+    const nonce = /'nonce-([^']+)'/.exec(String(page.headers["content-security-policy"]))![1]!;
+    // The nonce is random base64 ('+', '/', '='): compare the attribute as the page escapes it.
+    assert.ok(
+      page.text.includes(`<style nonce="${escapeHtml(nonce)}">`),
+      "the inline style carries the nonce",
+    );
+  });
+
+  it("answers an unknown token with a 404 page", async () => {
+    const missing = await call(ctx, "GET", "/l/unknownTokenValue123");
+    assert.equal(missing.status, 404);
+    assertSecureHtml(missing);
+    assert.match(missing.text, /does not exist/);
+    const posted = await call(ctx, "POST", "/l/unknownTokenValue123", {
+      body: { first_name: "A", last_name: "B", email: "a@example.com" },
+    });
+    assert.equal(posted.status, 404);
+    assert.ok(posted.headers["content-security-policy"]);
+  });
+
+  it("captures a JSON lead with the piece's campaign, address, and flattened custom fields", async () => {
+    const org = await createOrg(ctx);
+    await addLeadField(ctx, org.orgId, {
+      field_id: "issues",
+      label: "Issues",
+      type: "multiselect",
+      options: ["Roof", "Gutters", "Siding"],
+    });
+    await addLeadField(ctx, org.orgId, { field_id: "owner", label: "I own the home", type: "checkbox" });
+    const { token, campaignId } = await mailOnePiece(ctx, org.orgId);
+    const created = await call(ctx, "POST", `/l/${token}`, {
+      body: {
+        first_name: " Homer ",
+        last_name: "Simpson",
+        email: "homer@example.com",
+        message: "Leaky roof\nand gutters",
+        custom_fields: { issues: ["Roof", "Gutters"], owner: "yes" },
+      },
+    });
+    assert.equal(created.status, 201, created.text);
+    assert.match(created.body.lead_id, /^[0-9a-f-]{36}$/);
+    const [lead] = (await call(ctx, "GET", "/api/v1/integrations/leads", { key: org.key })).body.leads;
+    assert.equal(lead.id, created.body.lead_id);
+    assert.equal(lead.first_name, "Homer");
+    assert.equal(lead.message, "Leaky roof\nand gutters");
+    assert.equal(lead.campaign_id, campaignId);
+    assert.equal(lead.street, "742 Evergreen Terrace");
+    assert.equal(lead.latitude, null);
+    assert.deepEqual(lead.custom_fields, [
+      { field_id: "issues", field_label: "Issues", type: "multiselect", value: ["Roof", "Gutters"] },
+      { field_id: "owner", field_label: "I own the home", type: "checkbox", value: ["yes"] },
+    ]);
+    assert.equal(lead.custom_issues, "Roof;Gutters");
+    assert.equal(lead.custom_owner, "yes");
+  });
+
+  it("refuses invalid JSON submissions with a 422 naming the field", async () => {
+    const org = await createOrg(ctx);
+    await addLeadField(ctx, org.orgId, {
+      field_id: "color",
+      label: "Color",
+      type: "select",
+      options: ["Red"],
+    });
+    const { token } = await mailOnePiece(ctx, org.orgId);
+    const cases: [Record<string, unknown>, RegExp][] = [
+      [{ last_name: "B", email: "a@example.com" }, /^first_name: is required/],
+      [{ first_name: "A", last_name: "B" }, /email or a phone/],
+      [{ first_name: "A", last_name: "B", email: "not-an-email" }, /^email: /],
+      [{ first_name: "A", last_name: "B", phone: "call me" }, /^phone: /],
+      [
+        { first_name: "A".repeat(101), last_name: "B", email: "a@example.com" },
+        /^first_name: must be at most 100/,
+      ],
+      [{ first_name: "A", last_name: "B", email: "a@example.com", message: "m".repeat(2001) }, /^message: /],
+      [
+        { first_name: "A", last_name: "B", email: "a@example.com", custom_fields: { color: "Blue" } },
+        /custom_fields\.color/,
+      ],
+      [
+        { first_name: "A", last_name: "B", email: "a@example.com", custom_fields: { nope: "x" } },
+        /custom_fields\.nope/,
+      ],
+      [{ first_name: "A\u0000", last_name: "B", email: "a@example.com" }, /control characters/],
+      [{ first_name: 1, last_name: "B", email: "a@example.com" }, /first_name/],
+      [{ first_name: "A", last_name: "B", email: "a@example.com", extra: "x" }, /extra/],
+    ];
+    for (const [body, detail] of cases) {
+      const response = await call(ctx, "POST", `/l/${token}`, { body });
+      assert.equal(response.status, 422, JSON.stringify(body));
+      assert.equal(response.body.error, "invalid_payload");
+      assert.match(response.body.detail, detail, JSON.stringify(body));
+    }
+    const leads = (await call(ctx, "GET", "/api/v1/integrations/leads", { key: org.key })).body.leads;
+    assert.equal(leads[0].test, true);
+  });
+
+  it("takes the HTML form to a thank-you page, and shows the form again with the message when refused", async () => {
+    const org = await createOrg(ctx, { name: "Form Co" });
+    await addLeadField(ctx, org.orgId, {
+      field_id: "issues",
+      label: "Issues",
+      type: "checkbox",
+      options: ["Roof", "Gutters"],
+    });
+    const { token } = await mailOnePiece(ctx, org.orgId);
+    const refused = await postForm(ctx, token, { first_name: "Bart", last_name: "Simpson", email: "bad" });
+    assert.equal(refused.status, 422);
+    assertSecureHtml(refused);
+    assert.match(refused.text, /role="alert">Email: is not a valid email address/);
+    assert.match(refused.text, /value="Bart"/);
+
+    const accepted = await postForm(ctx, token, {
+      first_name: "Bart",
+      last_name: "Simpson",
+      phone: "(217) 555-0101",
+      custom_issues: ["Roof", "Gutters"],
+    });
+    assert.equal(accepted.status, 200, accepted.text);
+    assertSecureHtml(accepted);
+    assert.match(accepted.text, /Thank you/);
+    const [lead] = (await call(ctx, "GET", "/api/v1/integrations/leads", { key: org.key })).body.leads;
+    assert.equal(lead.phone, "(217) 555-0101");
+    assert.equal(lead.custom_issues, "Roof;Gutters");
+  });
+
+  it("escapes HTML injection attempts in every form field, the org name, the recipient and the address", async () => {
+    const org = await createOrg(ctx, { name: `Evil ${ATTACK} Org` });
+    await addLeadField(ctx, org.orgId, { field_id: "note", label: `Note ${ATTACK}`, type: "text" });
+    await addLeadField(ctx, org.orgId, {
+      field_id: "pick",
+      label: "Pick",
+      type: "select",
+      options: [ATTACK, "Plain"],
+    });
+    const { token } = await mailOnePiece(ctx, org.orgId, {
+      address: `1 ${ATTACK} St, Springfield, IL 62704`,
+      recipient_name: `Mallory ${ATTACK}`,
+    });
+    const page = await call(ctx, "GET", `/l/${token}`);
+    assert.equal(page.status, 200);
+    assertNoInjectedMarkup(page.text);
+    assert.match(page.text, /&#60;script&#62;/);
+
+    // Every field carries the attack; the email is invalid, so the form comes back with all values.
+    const refused = await postForm(ctx, token, {
+      first_name: ATTACK,
+      last_name: ATTACK,
+      email: ATTACK,
+      phone: ATTACK,
+      message: `</textarea>${ATTACK}`,
+      custom_note: ATTACK,
+      custom_pick: ATTACK,
+    });
+    assert.equal(refused.status, 422);
+    assertNoInjectedMarkup(refused.text);
+    assert.equal(refused.text.includes("</textarea><script"), false);
+
+    const accepted = await postForm(ctx, token, {
+      first_name: ATTACK,
+      last_name: ATTACK,
+      email: "mallory@example.com",
+      message: `</textarea>${ATTACK}`,
+      custom_note: ATTACK,
+      custom_pick: ATTACK,
+    });
+    assert.equal(accepted.status, 200, accepted.text);
+    assertNoInjectedMarkup(accepted.text);
+    const [lead] = (await call(ctx, "GET", "/api/v1/integrations/leads", { key: org.key })).body.leads;
+    assert.equal(lead.first_name, ATTACK);
+    assert.equal(lead.custom_pick, ATTACK);
+  });
+
+  it("lets the operator define and redefine lead-form fields", async () => {
+    const org = await createOrg(ctx);
+    const created = await admin(ctx, "POST", `/orgs/${org.orgId}/lead-fields`, {
+      field_id: "size",
+      label: "Size",
+      type: "text",
+    });
+    assert.equal(created.status, 201);
+    const updated = await admin(ctx, "POST", `/orgs/${org.orgId}/lead-fields`, {
+      field_id: "size",
+      label: "Home size",
+      type: "select",
+      options: ["Small", "Large"],
+    });
+    assert.equal(updated.status, 200);
+    const noOptions = await admin(ctx, "POST", `/orgs/${org.orgId}/lead-fields`, {
+      field_id: "x",
+      label: "X",
+      type: "select",
+    });
+    assert.equal(noOptions.status, 422);
+    const badType = await admin(ctx, "POST", `/orgs/${org.orgId}/lead-fields`, {
+      field_id: "x",
+      label: "X",
+      type: "date",
+    });
+    assert.equal(badType.status, 422);
+    const listed = await admin(ctx, "GET", `/orgs/${org.orgId}/lead-fields`);
+    assert.deepEqual(listed.body.fields, [
+      { field_id: "size", label: "Home size", type: "select", options: ["Small", "Large"], position: 0 },
+    ]);
+  });
+});

@@ -1,0 +1,127 @@
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { fixedClock } from "../../src/clock.ts";
+import { call, createOrg } from "../helpers/api.ts";
+import { databaseLabel } from "../helpers/harness.ts";
+import { createLeadsContext, type LeadsTestContext, mailOnePiece, submitLead } from "./leads-helpers.ts";
+
+const SAMPLE_ID = "00000000-0000-0000-0000-000000000000";
+
+describe(`lead polling (${databaseLabel})`, () => {
+  let ctx: LeadsTestContext;
+  const clock = fixedClock("2026-11-22T12:00:00Z");
+  before(async () => {
+    ctx = await createLeadsContext({ clock });
+  });
+  after(async () => ctx.close());
+
+  const poll = (key: string, since?: string) =>
+    call(ctx, "GET", "/api/v1/integrations/leads", {
+      key,
+      query: since === undefined ? undefined : { since },
+    });
+
+  it("gives an organization without leads exactly one sample lead, which disappears once a real one exists", async () => {
+    const org = await createOrg(ctx);
+    const empty = await poll(org.key);
+    assert.equal(empty.status, 200);
+    assert.equal(empty.body.leads.length, 1);
+    const [sample] = empty.body.leads;
+    assert.equal(sample.id, SAMPLE_ID);
+    assert.equal(sample.test, true);
+    assert.equal(sample.custom_issues, "");
+    assert.equal("service_lead_id" in sample, false);
+    assert.equal((await poll(org.key, "2030-01-01T00:00:00Z")).body.leads[0].id, SAMPLE_ID);
+
+    const { token } = await mailOnePiece(ctx, org.orgId);
+    const leadId = await submitLead(ctx, token, {
+      first_name: "Ada",
+      last_name: "Lovelace",
+      email: "ada@example.com",
+    });
+    const after = await poll(org.key);
+    assert.deepEqual(
+      after.body.leads.map((lead: { id: string }) => lead.id),
+      [leadId],
+    );
+    assert.equal("test" in after.body.leads[0], false);
+    assert.deepEqual((await poll(org.key, "2030-01-01T00:00:00Z")).body.leads, []);
+  });
+
+  it("returns the lead's fields, newest first, at most 50, strictly after since", async () => {
+    const org = await createOrg(ctx, { name: "Poll Roofing" });
+    const { token, campaignId } = await mailOnePiece(ctx, org.orgId, {
+      address: "12 Oak Ave, Springfield, IL 62704",
+      recipient_name: "Marge",
+    });
+    const ids: string[] = [];
+    const times: string[] = [];
+    for (let index = 0; index < 53; index++) {
+      clock.advance(1000);
+      times.push(clock.now().toISOString());
+      ids.push(
+        await submitLead(ctx, token, {
+          first_name: `Lead${index}`,
+          last_name: "Poll",
+          phone: "+1 217 555 0100",
+        }),
+      );
+    }
+    const all = await poll(org.key);
+    assert.equal(all.body.leads.length, 50);
+    assert.deepEqual(
+      all.body.leads.map((lead: { id: string }) => lead.id),
+      ids.slice(-50).reverse(),
+    );
+    const newest = all.body.leads[0];
+    assert.equal(newest.first_name, "Lead52");
+    assert.equal(newest.name, "Lead52 Poll");
+    assert.equal(newest.campaign_id, campaignId);
+    assert.equal(newest.campaign_name, "Spring roofing");
+    assert.equal(newest.street, "12 Oak Ave");
+    assert.equal(newest.city, "Springfield");
+    assert.equal(newest.state, "IL");
+    assert.equal(newest.postal_code, "62704");
+    assert.equal(newest.country, "US");
+    assert.equal(newest.full_address, "12 Oak Ave, Springfield, IL 62704");
+    assert.equal(newest.source, "Landing page");
+    assert.equal(newest.created_at, times[52]);
+    assert.equal("service_lead_id" in newest, false);
+
+    const since = await poll(org.key, times[49]!);
+    assert.deepEqual(
+      since.body.leads.map((lead: { id: string }) => lead.id),
+      ids.slice(50).reverse(),
+    );
+    const offset = await poll(org.key, times[49]!.replace("Z", "+00:00"));
+    assert.equal(offset.body.leads.length, 3);
+  });
+
+  it("answers 400 with a clear error for a malformed since", async () => {
+    const org = await createOrg(ctx);
+    for (const since of [
+      "yesterday",
+      "2026-13-01",
+      "2026-02-30T00:00:00Z",
+      "1700000000",
+      "2026-01-01T25:00:00Z",
+    ]) {
+      const response = await poll(org.key, since);
+      assert.equal(response.status, 400, since);
+      assert.equal(response.body.error, "Invalid since parameter");
+      assert.match(response.body.detail, /ISO-8601/);
+    }
+  });
+
+  it("never shows another organization's leads", async () => {
+    const org = await createOrg(ctx);
+    const other = await createOrg(ctx);
+    const { token } = await mailOnePiece(ctx, org.orgId);
+    await submitLead(ctx, token, { first_name: "Own", last_name: "Lead", email: "own@example.com" });
+    const foreign = await poll(other.key);
+    assert.deepEqual(
+      foreign.body.leads.map((lead: { id: string }) => lead.id),
+      [SAMPLE_ID],
+    );
+  });
+});

@@ -1,0 +1,175 @@
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { fixedClock } from "../../src/clock.ts";
+import { admin, call, createOrg, issueKey } from "../helpers/api.ts";
+import { databaseLabel } from "../helpers/harness.ts";
+import { createLeadsContext, type LeadsTestContext, subscribe } from "./leads-helpers.ts";
+
+const PUBLIC_HOST = "hooks.example.com";
+
+describe(`lead subscriptions (${databaseLabel})`, () => {
+  let ctx: LeadsTestContext;
+  before(async () => {
+    ctx = await createLeadsContext({
+      clock: fixedClock("2026-11-22T12:00:00Z"),
+      hosts: {
+        [PUBLIC_HOST]: ["93.184.216.34"],
+        "rebind.example.com": ["127.0.0.1"],
+        "internal.example.com": ["10.1.2.3", "93.184.216.34"],
+      },
+    });
+  });
+  after(async () => ctx.close());
+
+  it("subscribes a public https URL and shows the signing secret once", async () => {
+    const org = await createOrg(ctx);
+    const first = await subscribe(ctx, org.key, `https://${PUBLIC_HOST}/leads`);
+    assert.equal(first.status, 200, first.text);
+    assert.deepEqual(Object.keys(first.body).sort(), ["event", "id", "signing_secret", "target_url"]);
+    assert.equal(first.body.event, "lead.created");
+    assert.equal(first.body.target_url, `https://${PUBLIC_HOST}/leads`);
+    assert.match(first.body.signing_secret, /^whsec_[A-Za-z0-9_-]{43}$/);
+
+    const again = await call(ctx, "POST", "/api/v1/webhooks/subscribe", {
+      key: org.key,
+      body: { target_url: `https://${PUBLIC_HOST}/leads`, event: "lead.created", org_id: "someone-else" },
+    });
+    assert.equal(again.status, 200);
+    assert.deepEqual(again.body, { ...first.body, signing_secret: null });
+  });
+
+  it("answers 400 Failed to subscribe with a reason for every rejected URL or event", async () => {
+    const org = await createOrg(ctx);
+    const cases: [Record<string, unknown>, RegExp][] = [
+      [{ target_url: `http://${PUBLIC_HOST}/leads` }, /https/],
+      [{ target_url: "https://127.0.0.1/leads" }, /not public/],
+      [{ target_url: "https://[::ffff:10.0.0.1]/" }, /not public/],
+      [{ target_url: "https://rebind.example.com/leads" }, /127\.0\.0\.1/],
+      [{ target_url: "https://internal.example.com/leads" }, /10\.1\.2\.3/],
+      [{ target_url: "https://nowhere.example.com/leads" }, /does not resolve/],
+      [{ target_url: "not a url" }, /valid URL/],
+      [{ target_url: `https://${PUBLIC_HOST}/leads`, event: "lead.updated" }, /lead\.created/],
+    ];
+    for (const [body, detail] of cases) {
+      const response = await call(ctx, "POST", "/api/v1/webhooks/subscribe", { key: org.key, body });
+      assert.equal(response.status, 400, JSON.stringify(body));
+      assert.equal(response.body.error, "Failed to subscribe");
+      assert.match(response.body.detail, detail, JSON.stringify(body));
+    }
+    const missing = await call(ctx, "POST", "/api/v1/webhooks/subscribe", { key: org.key, body: {} });
+    assert.equal(missing.status, 422);
+    assert.deepEqual(missing.body, { error: "Failed to subscribe", detail: "target_url: is required" });
+    const list = await admin(ctx, "GET", `/orgs/${org.orgId}/subscriptions`);
+    assert.deepEqual(list.body.subscriptions, []);
+  });
+
+  it("answers Unauthorized for a bad key and a key without webhooks:inbound", async () => {
+    const org = await createOrg(ctx);
+    const eventsOnly = await issueKey(ctx, org.orgId, { scopes: ["events:write"] });
+    for (const [method, url, body] of [
+      ["POST", "/api/v1/webhooks/subscribe", { target_url: `https://${PUBLIC_HOST}/x` }],
+      ["DELETE", "/api/v1/webhooks/subscribe?id=00000000-0000-0000-0000-000000000001", undefined],
+      ["POST", "/api/v1/webhooks/rotate", { id: "00000000-0000-0000-0000-000000000001" }],
+      ["GET", "/api/v1/integrations/leads", undefined],
+    ] as const) {
+      const missing = await call(ctx, method, url, { body });
+      assert.equal(missing.status, 401, url);
+      assert.deepEqual(missing.body, { error: "Unauthorized" });
+      const wrongScope = await call(ctx, method, url, { key: eventsOnly, body });
+      assert.equal(wrongScope.status, 403, url);
+      assert.deepEqual(wrongScope.body, { error: "Unauthorized" });
+    }
+  });
+
+  it("unsubscribes by id or by target_url, only within the caller's organization", async () => {
+    const org = await createOrg(ctx);
+    const other = await createOrg(ctx);
+    const byId = (await subscribe(ctx, org.key, `https://${PUBLIC_HOST}/a`)).body;
+    const byUrl = (await subscribe(ctx, org.key, `https://${PUBLIC_HOST}/b`)).body;
+
+    const foreign = await call(ctx, "DELETE", "/api/v1/webhooks/subscribe", {
+      key: other.key,
+      query: { id: byId.id },
+    });
+    assert.equal(foreign.status, 404);
+    assert.equal(foreign.body.error, "Subscription not found");
+    const garbage = await call(ctx, "DELETE", "/api/v1/webhooks/subscribe", {
+      key: org.key,
+      query: { id: "nope" },
+    });
+    assert.equal(garbage.status, 404);
+
+    const deleted = await call(ctx, "DELETE", "/api/v1/webhooks/subscribe", {
+      key: org.key,
+      query: { id: byId.id },
+    });
+    assert.equal(deleted.status, 200);
+    assert.deepEqual(deleted.body, {
+      id: byId.id,
+      target_url: byId.target_url,
+      event: "lead.created",
+      deleted: true,
+    });
+    const twice = await call(ctx, "DELETE", "/api/v1/webhooks/subscribe", {
+      key: org.key,
+      query: { id: byId.id },
+    });
+    assert.equal(twice.status, 404);
+
+    const viaUrl = await call(ctx, "DELETE", "/api/v1/webhooks/subscribe", {
+      key: org.key,
+      query: { target_url: byUrl.target_url },
+    });
+    assert.equal(viaUrl.status, 200);
+    assert.equal(viaUrl.body.id, byUrl.id);
+    const neither = await call(ctx, "DELETE", "/api/v1/webhooks/subscribe", { key: org.key });
+    assert.equal(neither.status, 400);
+
+    const resubscribed = await subscribe(ctx, org.key, `https://${PUBLIC_HOST}/a`);
+    assert.notEqual(resubscribed.body.id, byId.id);
+    assert.match(resubscribed.body.signing_secret, /^whsec_/);
+  });
+
+  it("rotates by id or by URL, returns the new secret once, and signs a legacy subscription", async () => {
+    const org = await createOrg(ctx);
+    const created = (await subscribe(ctx, org.key, `https://${PUBLIC_HOST}/rotate`)).body;
+    const rotated = await call(ctx, "POST", "/api/v1/webhooks/rotate", {
+      key: org.key,
+      body: { id: created.id },
+    });
+    assert.equal(rotated.status, 200);
+    assert.equal(rotated.body.id, created.id);
+    assert.match(rotated.body.signing_secret, /^whsec_/);
+    assert.notEqual(rotated.body.signing_secret, created.signing_secret);
+    const byUrl = await call(ctx, "POST", "/api/v1/webhooks/rotate", {
+      key: org.key,
+      body: { target_url: created.target_url, event: "lead.created" },
+    });
+    assert.equal(byUrl.body.id, created.id);
+    assert.notEqual(byUrl.body.signing_secret, rotated.body.signing_secret);
+
+    const other = await createOrg(ctx);
+    const foreign = await call(ctx, "POST", "/api/v1/webhooks/rotate", {
+      key: other.key,
+      body: { id: created.id },
+    });
+    assert.equal(foreign.status, 404);
+    assert.equal(foreign.body.error, "Subscription not found");
+
+    const legacy = await admin(ctx, "POST", `/orgs/${org.orgId}/subscriptions`, {
+      target_url: `https://${PUBLIC_HOST}/legacy`,
+      signed: false,
+    });
+    assert.equal(legacy.status, 201, legacy.text);
+    assert.equal(legacy.body.signing_secret, null);
+    let listed = (await admin(ctx, "GET", `/orgs/${org.orgId}/subscriptions`)).body.subscriptions;
+    assert.equal(listed.find((s: { id: string }) => s.id === legacy.body.id).signed, false);
+    const upgraded = await call(ctx, "POST", "/api/v1/webhooks/rotate", {
+      key: org.key,
+      body: { id: legacy.body.id },
+    });
+    assert.match(upgraded.body.signing_secret, /^whsec_/);
+    listed = (await admin(ctx, "GET", `/orgs/${org.orgId}/subscriptions`)).body.subscriptions;
+    assert.equal(listed.find((s: { id: string }) => s.id === legacy.body.id).signed, true);
+  });
+});

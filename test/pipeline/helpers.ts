@@ -1,0 +1,187 @@
+import assert from "node:assert/strict";
+import { randomUUID } from "node:crypto";
+import { mkdtempSync } from "node:fs";
+import { createServer, type IncomingMessage, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import jsQRModule, { type QRCode } from "jsqr";
+import pino from "pino";
+import sharp from "sharp";
+import type { Config } from "../../src/config.ts";
+import { type Queryable, queryOne, queryRows, sql } from "../../src/db/database.ts";
+import { createLocalGeocoder } from "../../src/geo/local.ts";
+import { createJobCatalog } from "../../src/jobs/job-kind.ts";
+import { runPendingJobs } from "../../src/jobs/worker.ts";
+import { pipelineJobHandlers } from "../../src/pipeline/index.ts";
+import { admin, call, createAutomation, createOrg } from "../helpers/api.ts";
+import { ADMIN_TOKEN, type TestContext } from "../helpers/harness.ts";
+
+type DecodeQr = (data: Uint8ClampedArray, width: number, height: number) => QRCode | null;
+// jsqr is CommonJS; under ESM its default export may arrive wrapped once more.
+const jsQR = ((jsQRModule as unknown as { default?: DecodeQr }).default ?? jsQRModule) as unknown as DecodeQr;
+
+export const EVENT_TYPE = "job.completed";
+export const logger = pino({ level: process.env.TEST_LOG_LEVEL ?? "silent" });
+
+export const tempDataDir = () => mkdtempSync(path.join(tmpdir(), "porchlight-pipeline-"));
+
+/** An org with an automation bound to job.completed; `automation` adds fields (suppress_customers…). */
+export async function orgWithAutomation(ctx: TestContext, automation: Record<string, unknown> = {}) {
+  const org = await createOrg(ctx, { name: "Bright Roofing Co." });
+  const created = await createAutomation(ctx, org.orgId, {
+    name: "Completed jobs",
+    trigger: { type: "custom_api", event_type: EVENT_TYPE },
+    ...automation,
+  });
+  return { ...org, automationId: created.id };
+}
+
+/** One live event that queues one piece; returns the piece as the operator API lists it. */
+export async function queuePiece(
+  ctx: TestContext,
+  org: { orgId: string; key: string },
+  properties: Record<string, string> = {
+    street: "412 Maple Ave",
+    city: "Springfield",
+    state: "IL",
+    zip: "62704",
+    client_name: "Jane Smith",
+  },
+) {
+  const sent = await call(ctx, "POST", "/api/v1/events", {
+    key: org.key,
+    body: {
+      event_type: EVENT_TYPE,
+      object_type: "job",
+      dedup_id: `dedup-${randomUUID()}`,
+      record: { id: `rec-${randomUUID().slice(0, 8)}`, properties },
+    },
+  });
+  assert.equal(sent.status, 202, sent.text);
+  assert.equal(sent.body.outcomes[0]?.reason, "queued", sent.text);
+  const listed = await admin(ctx, "GET", `/orgs/${org.orgId}/campaigns`);
+  const piece =
+    listed.body.campaigns
+      .flatMap((campaign: { pieces: unknown[] }) => campaign.pieces)
+      .find((candidate: { id: string }) => candidate.id === sent.body.outcomes[0].piece_id) ??
+    listed.body.campaigns[0].pieces[0];
+  return piece as { id: string; landing_url: string; token: string; status: string };
+}
+
+/** Runs every due pipeline job with the given configuration, as a worker process would. */
+export function runPipeline(ctx: TestContext, config: Partial<Config>, db: Queryable = ctx.database.db) {
+  const catalog = createJobCatalog(
+    pipelineJobHandlers({
+      db,
+      clock: ctx.clock,
+      logger,
+      config: { ...ctx.config, ...config },
+      geocoder: createLocalGeocoder(),
+    }),
+  );
+  return runPendingJobs({ db, clock: ctx.clock, logger }, catalog);
+}
+
+export interface PieceRow {
+  status: string;
+  mailed_at: Date | string | null;
+  provider: string | null;
+  provider_id: string | null;
+  provider_status: string | null;
+  status_reason: string | null;
+  latitude: number | null;
+}
+
+export const pieceRow = (ctx: TestContext, pieceId: string) =>
+  queryOne<PieceRow>(
+    ctx.database.db,
+    sql`SELECT status, mailed_at, provider, provider_id, provider_status, status_reason, latitude
+        FROM mail_pieces WHERE id = ${pieceId}`,
+  ).then((row) => row!);
+
+export const jobsOf = (ctx: TestContext, pieceId: string) =>
+  queryRows<{
+    id: string;
+    kind: string;
+    status: string;
+    attempts: number;
+    last_error: string | null;
+    run_at: Date | string;
+  }>(
+    ctx.database.db,
+    sql`SELECT id, kind, status, attempts, last_error, run_at FROM jobs WHERE payload->>'piece_id' = ${pieceId}`,
+  );
+
+/** Raw bytes of an operator route (the shared `call` helper reads bodies as text). */
+export async function adminBytes(ctx: TestContext, url: string) {
+  const response = await ctx.app.inject({
+    method: "GET",
+    url: `/admin/v1${url}`,
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+  });
+  return { status: response.statusCode, type: response.headers["content-type"], bytes: response.rawPayload };
+}
+
+/** The text of the first QR code jsQR finds in a PNG. */
+export async function decodeQr(png: Buffer): Promise<string | undefined> {
+  const { data, info } = await sharp(png).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
+  const code = jsQR(
+    new Uint8ClampedArray(data.buffer, data.byteOffset, data.length),
+    info.width,
+    info.height,
+  );
+  return code?.data;
+}
+
+export interface FakeLobRequest {
+  idempotencyKey: string | undefined;
+  authorization: string | undefined;
+  contentType: string | undefined;
+  body: Buffer;
+}
+
+/**
+ * Lob's postcards endpoint on loopback. `respond` decides each answer; by default a postcard id
+ * per idempotency key, the same one on a repeat, as Lob does.
+ */
+export async function startFakeLob(
+  respond?: (request: FakeLobRequest, index: number) => { status: number; body: unknown } | "hang",
+) {
+  const requests: FakeLobRequest[] = [];
+  const postcards = new Map<string, string>();
+  const read = (request: IncomingMessage) =>
+    new Promise<Buffer>((resolve) => {
+      const chunks: Buffer[] = [];
+      request.on("data", (chunk: Buffer) => chunks.push(chunk));
+      request.on("end", () => resolve(Buffer.concat(chunks)));
+    });
+  const server: Server = createServer(async (request, response) => {
+    const body = await read(request);
+    const entry: FakeLobRequest = {
+      idempotencyKey: request.headers["idempotency-key"] as string | undefined,
+      authorization: request.headers.authorization,
+      contentType: request.headers["content-type"],
+      body,
+    };
+    requests.push(entry);
+    const decided = respond?.(entry, requests.length - 1);
+    if (decided === "hang") return;
+    const key = entry.idempotencyKey ?? randomUUID();
+    if (!postcards.has(key)) postcards.set(key, `psc_${randomUUID().replace(/-/g, "").slice(0, 24)}`);
+    const answer = decided ?? { status: 200, body: { id: postcards.get(key), object: "postcard" } };
+    response.writeHead(answer.status, { "content-type": "application/json" });
+    response.end(JSON.stringify(answer.body));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/v1`,
+    requests,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

@@ -1,0 +1,144 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { fixedClock } from "../../src/clock.ts";
+import { ConfigError, loadConfig } from "../../src/config.ts";
+import {
+  bearerToken,
+  generateApiKey,
+  hashApiKey,
+  isWellFormedApiKey,
+} from "../../src/domain/api-key-format.ts";
+import { describeValidationError, jsonPointerToPath } from "../../src/http/validation-detail.ts";
+import { createMemoryRateLimiter } from "../../src/limits/rate-limiter.ts";
+
+describe("configuration", () => {
+  it("has documented defaults", () => {
+    const config = loadConfig({});
+    assert.equal(config.port, 3000);
+    assert.equal(config.host, "127.0.0.1");
+    assert.equal(config.publicBaseUrl, "http://127.0.0.1:3000");
+    assert.equal(config.ipRateLimitPerMinute, 60);
+    assert.equal(config.logLevel, "info");
+    assert.equal(config.trustProxy, false);
+    assert.equal(config.geocoder, "local");
+    assert.deepEqual(config.webhookAllowPrivateTargets, []);
+  });
+
+  const bad: [Record<string, string>, string][] = [
+    [{ PORT: "70000" }, "PORT"],
+    [{ PORT: "abc" }, "PORT"],
+    [{ DATABASE_URL: "mysql://x" }, "DATABASE_URL"],
+    [{ REDIS_URL: "not a url" }, "REDIS_URL"],
+    [{ LOG_LEVEL: "loud" }, "LOG_LEVEL"],
+    [{ IP_RATE_LIMIT_PER_MINUTE: "0" }, "IP_RATE_LIMIT_PER_MINUTE"],
+    [{ ADMIN_TOKEN: "short" }, "ADMIN_TOKEN"],
+    [{ GEOCODER: "nominatim" }, "GEOCODER_URL"],
+    [{ PUBLIC_BASE_URL: "ftp://x" }, "PUBLIC_BASE_URL"],
+  ];
+  for (const [env, variable] of bad) {
+    it(`rejects ${JSON.stringify(env)} naming ${variable}`, () => {
+      assert.throws(
+        () => loadConfig(env),
+        (error: unknown) => error instanceof ConfigError && error.variable === variable,
+      );
+    });
+  }
+
+  it("reads TRUST_PROXY as a boolean, a hop count or an address list", () => {
+    assert.equal(loadConfig({ TRUST_PROXY: "true" }).trustProxy, true);
+    assert.equal(loadConfig({ TRUST_PROXY: "2" }).trustProxy, 2);
+    assert.equal(loadConfig({ TRUST_PROXY: "10.0.0.0/8" }).trustProxy, "10.0.0.0/8");
+  });
+});
+
+describe("API key format", () => {
+  it("generates ak_ keys with a checksum that verify without a lookup", () => {
+    const key = generateApiKey();
+    assert.match(key, /^ak_[0-9A-Za-z]{49}$/);
+    assert.ok(isWellFormedApiKey(key));
+    assert.notEqual(generateApiKey(), key);
+  });
+
+  it("refuses mistyped keys by checksum", () => {
+    const key = generateApiKey();
+    const typo = `${key.slice(0, 10)}${key[10] === "x" ? "y" : "x"}${key.slice(11)}`;
+    assert.equal(isWellFormedApiKey(typo), false);
+    assert.equal(isWellFormedApiKey("ak_"), false);
+    assert.equal(isWellFormedApiKey(`sk_${key.slice(3)}`), false);
+  });
+
+  it("hashes with SHA-256 hex", () => {
+    assert.match(hashApiKey("ak_x"), /^[0-9a-f]{64}$/);
+  });
+
+  it("reads bearer tokens", () => {
+    assert.equal(bearerToken("Bearer abc"), "abc");
+    assert.equal(bearerToken("bearer abc"), "abc");
+    assert.equal(bearerToken("Basic abc"), undefined);
+    assert.equal(bearerToken("Bearer a b"), undefined);
+    assert.equal(bearerToken(undefined), undefined);
+  });
+});
+
+describe("validation details", () => {
+  it("turn JSON pointers into field paths", () => {
+    assert.equal(jsonPointerToPath("/rows/3/address"), "rows[3].address");
+    assert.equal(jsonPointerToPath("/record/properties"), "record.properties");
+    assert.equal(jsonPointerToPath(""), "");
+  });
+
+  it("name the offending property", () => {
+    assert.match(
+      describeValidationError([
+        { keyword: "propertyNames", instancePath: "/record/properties", params: { propertyName: "zipcode" } },
+      ]),
+      /^record\.properties\.zipcode: /,
+    );
+    assert.match(
+      describeValidationError([
+        { keyword: "required", instancePath: "/record", params: { missingProperty: "id" } },
+      ]),
+      /^record\.id: is required/,
+    );
+  });
+});
+
+describe("fixed-window rate limiter", () => {
+  it("aligns windows to the minute and reports seconds to its end", async () => {
+    const clock = fixedClock("2026-11-22T10:00:50Z");
+    const limiter = createMemoryRateLimiter(clock);
+    assert.deepEqual(await limiter.hit("b", "org", 2, 60), {
+      allowed: true,
+      count: 1,
+      secondsToWindowEnd: 10,
+    });
+    assert.equal((await limiter.hit("b", "org", 2, 60)).allowed, true);
+    assert.equal((await limiter.hit("b", "org", 2, 60)).allowed, false);
+    assert.equal((await limiter.hit("other", "org", 2, 60)).allowed, true, "buckets are separate");
+    clock.set("2026-11-22T10:01:00Z");
+    assert.equal((await limiter.hit("b", "org", 2, 60)).allowed, true);
+  });
+});
+
+describe("Redis rate limiter outage", () => {
+  it("fails open (allows, logs a warning) instead of answering a bogus 429", async () => {
+    const { Redis } = await import("ioredis");
+    const { createRedisRateLimiter } = await import("../../src/limits/rate-limiter.ts");
+    const pino = (await import("pino")).default;
+    const warnings: string[] = [];
+    const logger = pino({ level: "warn" }, { write: (line: string) => warnings.push(line) });
+    const redis = new Redis({
+      port: 1,
+      host: "127.0.0.1",
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+      lazyConnect: true,
+    });
+    redis.on("error", () => {});
+    const limiter = createRedisRateLimiter(redis, fixedClock("2026-11-22T10:00:00Z"), logger);
+    for (let i = 0; i < 5; i++) assert.equal((await limiter.hit("b", "org", 1, 60)).allowed, true);
+    assert.equal(warnings.length, 1);
+    assert.match(warnings[0]!, /fail open/);
+    await limiter.close();
+  });
+});
