@@ -9,6 +9,7 @@ import type { Geocoder } from "./geo/geocoder.ts";
 import { registerDocsPage } from "./http/docs-page.ts";
 import { registerErrorHandling } from "./http/error-handler.ts";
 import { registerGuards } from "./http/guards.ts";
+import { registerJsonBodyParser } from "./http/json-body.ts";
 import { registerOpenApi } from "./http/openapi.ts";
 import { LEAD_CREATED_WEBHOOK } from "./http/openapi-webhooks.ts";
 import { registerRequestLog } from "./http/request-log.ts";
@@ -62,7 +63,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     genReqId: () => randomUUID(),
     trustProxy: deps.config.trustProxy as boolean | string,
     bodyLimit: 1_048_576,
-    // Keys named __proto__ or constructor.prototype are refused (400 invalid_json), never merged.
+    // Our own JSON parser (http/json-body.ts) refuses __proto__ keys with a 422 naming the field;
+    // these settings guard any other parser Fastify might use.
     onProtoPoisoning: "error",
     onConstructorPoisoning: "error",
     ajv: {
@@ -72,6 +74,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   const services = buildServices(deps);
+  registerJsonBodyParser(app);
   registerErrorHandling(app);
   registerRequestLog(app);
   registerGuards(app, {

@@ -124,6 +124,18 @@ describe(`POST /api/v1/events: envelope validation (${databaseLabel})`, () => {
     assert.ok(!stored.includes("org_id"), stored);
   });
 
+  it("answers 422 naming record.properties.__proto__ for a __proto__ property key", async () => {
+    const response = await call(ctx, "POST", "/api/v1/events", {
+      key: org.key,
+      payload:
+        '{"event_type":"job.completed","object_type":"job","dedup_id":"p1","record":{"id":"r1","properties":{"__proto__":""}}}',
+      headers: { "content-type": "application/json" },
+    });
+    assert.equal(response.status, 422);
+    assert.equal(response.body.error, "invalid_payload");
+    assert.match(response.body.detail, /^record\.properties\.__proto__: /);
+  });
+
   it("answers 400 invalid_json for malformed JSON", async () => {
     const response = await call(ctx, "POST", "/api/v1/events", {
       key: org.key,

@@ -115,13 +115,34 @@ describe(`error model (${databaseLabel})`, () => {
     assert.equal(empty.body.error, "invalid_payload");
   });
 
-  it("refuses a __proto__ key instead of merging it", async () => {
+  it("refuses a __proto__ or constructor.prototype key with a 422 naming it, never merging it", async () => {
+    const cases = [
+      ['{"name":"x","__proto__":{"admin":true}}', "__proto__"],
+      ['{"name":"x","tags":[{"a":1},{"__proto__":{}}]}', "tags[1].__proto__"],
+      ['{"name":"x","constructor":{"prototype":{"admin":true}}}', "constructor.prototype"],
+    ];
+    for (const [payload, path] of cases) {
+      const response = await call(ctx, "POST", "/admin/v1/orgs", {
+        key: ADMIN_TOKEN,
+        payload,
+        headers: { "content-type": "application/json" },
+      });
+      assert.equal(response.status, 422, payload);
+      assert.equal(response.body.error, "invalid_payload");
+      assert.equal(response.body.detail, `${path}: this key is not allowed`);
+    }
+    assert.equal(({} as Record<string, unknown>).admin, undefined);
+  });
+
+  it("parses JSON nested far deeper than the call stack without failing", async () => {
+    const depth = 100_000;
     const response = await call(ctx, "POST", "/admin/v1/orgs", {
       key: ADMIN_TOKEN,
-      payload: '{"name":"x","__proto__":{"admin":true}}',
+      payload: `{"name":${"[".repeat(depth)}${"]".repeat(depth)}}`,
       headers: { "content-type": "application/json" },
     });
-    assert.equal(response.status, 400);
+    assert.equal(response.status, 422);
+    assert.match(response.body.detail, /^name: /);
   });
 
   it("names the field of a validation error and never coerces types", async () => {

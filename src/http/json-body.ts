@@ -1,0 +1,58 @@
+import type { FastifyInstance } from "fastify";
+import { invalidPayload, unreadableBody } from "../errors.ts";
+
+/**
+ * The JSON body parser. `JSON.parse` already makes `__proto__` an own, inert key; the danger is
+ * code that later merges such an object. Rather than strip the key silently or call a
+ * well-formed document "not valid JSON" (Fastify's default), a forbidden key is a 422
+ * `invalid_payload` whose detail names where it sits, like any other field the body may not carry.
+ */
+export function registerJsonBodyParser(app: FastifyInstance): void {
+  app.removeContentTypeParser("application/json");
+  app.addContentTypeParser("application/json", { parseAs: "string" }, (_request, text, done) => {
+    if (typeof text !== "string" || text.length === 0) {
+      done(unreadableBody("request body is empty; send a JSON object"), undefined);
+      return;
+    }
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch (error) {
+      done(error as SyntaxError, undefined);
+      return;
+    }
+    const forbidden = findForbiddenKey(parsed);
+    if (forbidden !== undefined) {
+      done(invalidPayload(`${forbidden}: this key is not allowed`), undefined);
+      return;
+    }
+    done(null, parsed);
+  });
+}
+
+/**
+ * The path of a `__proto__` key, or of `constructor.prototype`, anywhere in the value. Iterative:
+ * `JSON.parse` accepts nesting far deeper than the call stack would.
+ */
+export function findForbiddenKey(root: unknown): string | undefined {
+  const pending: Array<{ value: unknown; path: string }> = [{ value: root, path: "" }];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const { value, path } = next;
+    if (value === null || typeof value !== "object") continue;
+    if (Array.isArray(value)) {
+      value.forEach((item, index) => pending.push({ value: item, path: `${path}[${index}]` }));
+      continue;
+    }
+    for (const [key, child] of Object.entries(value)) {
+      const childPath = path ? `${path}.${key}` : key;
+      if (key === "__proto__") return childPath;
+      if (key === "constructor" && isObjectWith(child, "prototype")) return `${childPath}.prototype`;
+      pending.push({ value: child, path: childPath });
+    }
+  }
+  return undefined;
+}
+
+function isObjectWith(value: unknown, key: string): boolean {
+  return value !== null && typeof value === "object" && Object.hasOwn(value, key);
+}
