@@ -40,7 +40,9 @@ export function findForbiddenKey(root: unknown): string | undefined {
     const { value, path } = next;
     if (value === null || typeof value !== "object") continue;
     if (Array.isArray(value)) {
-      value.forEach((item, index) => pending.push({ value: item, path: `${path}[${index}]` }));
+      for (let index = 0; index < value.length; index++) {
+        pending.push({ value: value[index], path: `${path}[${index}]` });
+      }
       continue;
     }
     for (const [key, child] of Object.entries(value)) {
