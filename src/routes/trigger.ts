@@ -57,8 +57,13 @@ export const TriggerRequest = Type.Object(
   { $id: "TriggerRequest", additionalProperties: true },
 );
 
+/** `id` is optional in the schema: a missing or empty id is the same 404 as an unknown one. */
 export const TriggerQuery = Type.Object(
-  { id: Type.String({ minLength: 1, maxLength: 64, description: "The automation to fire." }) },
+  {
+    id: Type.Optional(
+      Type.String({ description: "The automation to fire; missing, unknown or foreign: 404." }),
+    ),
+  },
   { additionalProperties: true },
 );
 
@@ -114,7 +119,7 @@ export function registerTriggerRoute(app: FastifyInstance, services: Services): 
       const result = await fireLegacyTrigger(
         deps,
         request.auth!.orgId,
-        request.query.id,
+        request.query.id ?? "",
         request.body as Payload,
       );
       return reply.code(202).send(result);

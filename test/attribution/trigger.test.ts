@@ -222,6 +222,21 @@ describe(`POST /api/v1/webhooks/trigger (${databaseLabel})`, () => {
     assert.equal((await campaignsOf(other.orgId)).length, 0);
   });
 
+  it("answers the same 404 when the id query parameter is missing or empty", async () => {
+    const org = await createOrg(ctx);
+    const reference = await trigger(org.key, randomUUID(), { address: HOME });
+    const absent = await call(ctx, "POST", "/api/v1/webhooks/trigger", {
+      key: org.key,
+      body: { address: HOME },
+    });
+    const empty = await trigger(org.key, "", { address: HOME });
+    for (const response of [absent, empty]) {
+      assert.equal(response.status, 404, response.text);
+      assert.deepEqual(response.body, reference.body);
+    }
+    assert.equal((await campaignsOf(org.orgId)).length, 0);
+  });
+
   it("answers 400 Automations are globally disabled while the kill switch is on", async () => {
     const org = await createOrg(ctx);
     const automation = await createAutomation(ctx, org.orgId, { name: "Paused" });
