@@ -44,6 +44,13 @@ describe(`POST /api/v1/events: envelope validation (${databaseLabel})`, () => {
     ["a numeric dedup_id (never coerced)", { ...base, dedup_id: 42 }, "dedup_id"],
     ["an occurred_at that is not a date-time", { ...base, occurred_at: "yesterday" }, "occurred_at"],
     ["an occurred_at over 24 h ahead", { ...base, occurred_at: "2026-11-23T12:00:11Z" }, "occurred_at"],
+    ["a date-only occurred_at", { ...base, occurred_at: "2026-11-22" }, "occurred_at"],
+    ["an impossible occurred_at", { ...base, occurred_at: "2026-02-30T10:00:00Z" }, "occurred_at"],
+    [
+      "an occurred_at without offset (read as UTC) over 24 h ahead",
+      { ...base, occurred_at: "2026-11-23T12:00:11" },
+      "occurred_at",
+    ],
     ["a string dry_run (never coerced)", { ...base, dry_run: "true" }, "dry_run"],
     ["a missing record", { ...base, record: undefined }, "record"],
     ["a record without id", withRecord({ properties: {} }), "record.id"],
@@ -95,6 +102,25 @@ describe(`POST /api/v1/events: envelope validation (${databaseLabel})`, () => {
     );
     assert.equal(response.status, 202, response.text);
     assert.equal(response.body.outcomes[0].reason, "queued");
+  });
+
+  it("accepts any ISO-8601 date-time as occurred_at: with Z, with an offset, or without one (UTC)", async () => {
+    const accepted = [
+      "2026-11-22T11:00:00Z",
+      "2026-11-22T11:00:00.123456Z",
+      "2026-11-22T13:00:00+02:00",
+      "2026-11-22T06:00:00-0500",
+      "2026-11-22T11:00:00",
+      "2026-11-23T12:00:10",
+    ];
+    for (const [index, occurredAt] of accepted.entries()) {
+      const response = await sendEvent(
+        ctx,
+        org.key,
+        envelope({ occurred_at: occurredAt, dedup_id: `occurred-${index}`, dry_run: true }),
+      );
+      assert.equal(response.status, 202, `${occurredAt}: ${response.text}`);
+    }
   });
 
   it("accepts a null occurred_at and envelopes without properties", async () => {

@@ -1496,7 +1496,7 @@ export interface operations {
           object_type: "job" | "deal" | "contact";
           /** @description Idempotency key, per bound automation. */
           dedup_id: string;
-          /** @description At most 24 hours ahead of the server clock. */
+          /** @description ISO-8601 date-time (`2026-11-22T12:00:00Z`; without an offset it is read as UTC). At most 24 hours ahead of the server clock. */
           occurred_at?: string | null;
           /** @description Evaluate without writing anything. */
           dry_run?: boolean;

@@ -72,8 +72,9 @@ export const EventEnvelope = Type.Object(
     object_type: ObjectTypeSchema,
     dedup_id: Type.String({ maxLength: 255, description: "Idempotency key, per bound automation." }),
     occurred_at: Type.Optional(
-      Type.Union([Type.String({ format: "date-time" }), Type.Null()], {
-        description: "At most 24 hours ahead of the server clock.",
+      Type.Union([Type.String({ maxLength: 64 }), Type.Null()], {
+        description:
+          "ISO-8601 date-time (`2026-11-22T12:00:00Z`; without an offset it is read as UTC). At most 24 hours ahead of the server clock.",
       }),
     ),
     dry_run: Type.Optional(Type.Boolean({ description: "Evaluate without writing anything." })),
@@ -151,6 +152,45 @@ function assertStorableText(field: string, value: string): void {
   }
 }
 
+const ISO_DATE_TIME =
+  /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?([Zz]|[+-]\d{2}:?\d{2})?$/;
+
+/**
+ * Milliseconds since the epoch of an ISO-8601 date-time, or undefined. The spec asks for an
+ * ISO-8601 date-time, which need not carry an offset (RFC 3339 requires one): without one the
+ * time is read as UTC, never in the server's own zone. Impossible dates (02-30, 25:00) are refused.
+ */
+export function parseIsoDateTime(value: string): number | undefined {
+  const match = ISO_DATE_TIME.exec(value);
+  if (!match) return undefined;
+  const [, year, month, day, hour, minute, second = "00", fraction = "", zone = "Z"] = match;
+  const y = Number(year);
+  const mo = Number(month);
+  const d = Number(day);
+  const h = Number(hour);
+  const mi = Number(minute);
+  const se = Number(second);
+  const utc = Date.UTC(y, mo - 1, d, h, mi, se, Number(fraction.padEnd(3, "0").slice(0, 3)));
+  const check = new Date(utc);
+  if (
+    check.getUTCFullYear() !== y ||
+    check.getUTCMonth() !== mo - 1 ||
+    check.getUTCDate() !== d ||
+    check.getUTCHours() !== h ||
+    check.getUTCMinutes() !== mi ||
+    check.getUTCSeconds() !== se
+  ) {
+    return undefined;
+  }
+  if (zone === "Z" || zone === "z") return utc;
+  const sign = zone.startsWith("-") ? -1 : 1;
+  const digits = zone.slice(1).replace(":", "");
+  const offsetHours = Number(digits.slice(0, 2));
+  const offsetMinutes = Number(digits.slice(2, 4));
+  if (offsetHours > 23 || offsetMinutes > 59) return undefined;
+  return utc - sign * (offsetHours * 60 + offsetMinutes) * 60_000;
+}
+
 /**
  * The envelope rules a schema cannot express: the composed address length and how far
  * `occurred_at` may lead the server clock. Throws 422 invalid_payload naming the field.
@@ -168,8 +208,10 @@ export function assertEnvelopeRules(envelope: CleanEnvelope, now: Date): void {
     );
   }
   if (envelope.occurred_at !== null) {
-    const occurredAt = Date.parse(envelope.occurred_at);
-    if (Number.isNaN(occurredAt)) throw invalidPayload("occurred_at: is not a valid date-time");
+    const occurredAt = parseIsoDateTime(envelope.occurred_at);
+    if (occurredAt === undefined) {
+      throw invalidPayload("occurred_at: must be an ISO-8601 date-time, e.g. 2026-11-22T12:00:00Z");
+    }
     if (occurredAt - now.getTime() > MAX_OCCURRED_AT_LEAD_MS) {
       throw invalidPayload("occurred_at: leads the server clock by more than 24 hours");
     }
