@@ -283,6 +283,14 @@ describe(`landing pages and lead capture (${databaseLabel})`, () => {
       type: "date",
     });
     assert.equal(badType.status, 422);
+    // custom_fields is the lead's array: no field may flatten onto it.
+    const reserved = await admin(ctx, "POST", `/orgs/${org.orgId}/lead-fields`, {
+      field_id: "fields",
+      label: "Fields",
+      type: "text",
+    });
+    assert.equal(reserved.status, 422);
+    assert.equal(reserved.body.detail, 'field_id: "fields" is reserved');
     const listed = await admin(ctx, "GET", `/orgs/${org.orgId}/lead-fields`);
     assert.deepEqual(listed.body.fields, [
       { field_id: "size", label: "Home size", type: "select", options: ["Small", "Large"], position: 0 },

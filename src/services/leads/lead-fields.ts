@@ -40,6 +40,8 @@ export async function upsertLeadField(
   orgId: string,
   input: LeadFieldInput,
 ): Promise<{ field: LeadField; created: boolean }> {
+  // Its flattened key would be custom_fields, the lead's array of custom fields.
+  if (input.field_id === "fields") throw invalidPayload('field_id: "fields" is reserved');
   const options = input.options ?? [];
   if ((input.type === "select" || input.type === "multiselect") && options.length === 0) {
     throw invalidPayload(`options: a ${input.type} field needs at least one option`);
