@@ -95,6 +95,15 @@ describe(`lead polling (${databaseLabel})`, () => {
     );
     const offset = await poll(org.key, times[49]!.replace("Z", "+00:00"));
     assert.equal(offset.body.leads.length, 3);
+    // An offset written unencoded in the URL: its "+" decodes to a space.
+    const unencoded = await call(
+      ctx,
+      "GET",
+      `/api/v1/integrations/leads?since=${times[49]!.replace("Z", "+00:00")}`,
+      { key: org.key },
+    );
+    assert.equal(unencoded.status, 200, unencoded.text);
+    assert.deepEqual(unencoded.body, offset.body);
   });
 
   it("answers 400 with a clear error for a malformed since", async () => {

@@ -11,20 +11,24 @@ export const SAMPLE_LEAD_ID = "00000000-0000-0000-0000-000000000000";
 const ISO_TIMESTAMP =
   /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/i;
 
+// An unencoded "+01:00" in a query string arrives as " 01:00": a space where the offset's sign was.
+const DECODED_PLUS_OFFSET = /(\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?) (\d{2}:?\d{2})$/;
+
 /** Parses `since`; a malformed value is a 400 that says what is expected. */
-export function parseSince(raw: string | undefined): Date | undefined {
-  if (raw === undefined || raw === "") return undefined;
-  const match = ISO_TIMESTAMP.exec(raw.trim());
+export function parseSince(input: string | undefined): Date | undefined {
+  if (input === undefined || input === "") return undefined;
+  const raw = input.trim().replace(DECODED_PLUS_OFFSET, "$1+$2");
+  const match = ISO_TIMESTAMP.exec(raw);
   const invalid = () =>
     new AppError(
       400,
       "invalid_since",
-      `since: "${raw}" is not an ISO-8601 timestamp (e.g. 2026-01-31T09:30:00Z)`,
+      `since: "${input}" is not an ISO-8601 timestamp (e.g. 2026-01-31T09:30:00Z)`,
     );
   if (!match) throw invalid();
   const hasTime = match[4] !== undefined;
   const hasZone = match[7] !== undefined;
-  const text = raw.trim().replace(" ", "T");
+  const text = raw.replace(" ", "T");
   const parsed = new Date(hasTime ? (hasZone ? text : `${text}Z`) : `${text}T00:00:00Z`);
   if (Number.isNaN(parsed.getTime())) throw invalid();
   // Date accepts 2026-02-31 by rolling over; a real calendar date must round-trip.
