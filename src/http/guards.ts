@@ -3,6 +3,7 @@ import { bearerToken } from "../domain/api-key-format.ts";
 import { authUnavailable, forbidden, ipRateLimited, rateLimited, unauthorized } from "../errors.ts";
 import type { RateLimiter } from "../limits/rate-limiter.ts";
 import type { KeyStore } from "../services/key-store.ts";
+import { isForwardedCall } from "./forwarded-call.ts";
 import "./route-config.ts";
 
 export interface GuardDeps {
@@ -26,7 +27,8 @@ export function registerGuards(app: FastifyInstance, deps: GuardDeps): void {
   app.decorateRequest("auth", null);
 
   app.addHook("onRequest", async (request) => {
-    if (isIpLimitedPath(request.url)) await limitByIp(request, deps);
+    // A tool call the MCP proxy forwards was already counted at /api/mcp (see forwarded-call.ts).
+    if (isIpLimitedPath(request.url) && !isForwardedCall(request.headers)) await limitByIp(request, deps);
     const config = request.routeOptions.config;
     if (!config?.scope) return;
     await authenticate(request, deps);

@@ -1,11 +1,12 @@
 import type { FastifyInstance } from "fastify";
+import { forwardedCallMark } from "../http/forwarded-call.ts";
 import type { ForwardRequest } from "./tools.ts";
 
 /** Who called the proxy: exactly what the endpoint needs to treat the call as the caller's own. */
 export interface Caller {
   /** The Authorization header as received, unchanged (absent when the client sent none). */
   authorization: string | undefined;
-  /** The client IP the proxy route saw, so the endpoint's per-IP limit counts the real caller. */
+  /** The client IP the proxy route saw, so the endpoint sees the real caller. */
   ip: string;
 }
 
@@ -20,11 +21,13 @@ export type Forwarder = (request: ForwardRequest, caller: Caller) => Promise<For
 
 /**
  * Forwards through the app's own routing (Fastify inject): the endpoint's guards, validation,
- * limits and idempotency run exactly as for a direct call, and nothing else is carried over.
+ * limits and idempotency run exactly as for a direct call, and nothing else is carried over. The
+ * pre-auth per-IP limit already counted the client's request at /api/mcp, so the forwarded call is
+ * marked not to be counted again: a tool call costs the IP one request, like a direct call.
  */
 export function createInjectForwarder(app: FastifyInstance): Forwarder {
   return async (request, caller) => {
-    const headers: Record<string, string> = { ...request.headers };
+    const headers: Record<string, string> = { ...request.headers, ...forwardedCallMark() };
     if (caller.authorization !== undefined) headers.authorization = caller.authorization;
     let payload: string | undefined;
     if (request.body !== undefined) {

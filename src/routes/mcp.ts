@@ -1,3 +1,4 @@
+import type { IncomingMessage } from "node:http";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { toAppError } from "../http/error-handler.ts";
@@ -44,14 +45,10 @@ export async function registerMcpRoute(app: FastifyInstance): Promise<void> {
           operationId: "mcp",
           summary: "Tool-protocol (MCP) proxy",
           description:
-            "Streamable HTTP transport of the Model Context Protocol, stateless, JSON responses. Each tool forwards the caller's Authorization header unchanged to its endpoint, so authentication, scopes, limits, validation and idempotency are that endpoint's. Without a key a client can initialize and list tools; every call returns the endpoint's 401 as a tool error. The pre-auth per-IP throttle answers HTTP 429 with Retry-After and a JSON-RPC error of code -32000. A tool call counts twice against the per-IP limit: once here and once at its endpoint.",
+            "Streamable HTTP transport of the Model Context Protocol, stateless, JSON responses. Each tool forwards the caller's Authorization header unchanged to its endpoint, so authentication, scopes, limits, validation and idempotency are that endpoint's. Without a key a client can initialize and list tools; every call returns the endpoint's 401 as a tool error. The pre-auth per-IP throttle answers HTTP 429 with Retry-After and a JSON-RPC error of code -32000. A tool call counts once against the per-IP limit, here (its forwarded call is not counted again). Any Accept header is served: answers are always plain JSON.",
           response: {
             200: JsonRpcResponseBody,
             400: JsonRpcErrorBody,
-            406: {
-              ...JsonRpcErrorBody,
-              description: "The Accept header must list both application/json and text/event-stream.",
-            },
             413: JsonRpcErrorBody,
             429: JsonRpcErrorBody,
             500: JsonRpcErrorBody,
@@ -71,6 +68,25 @@ export async function registerMcpRoute(app: FastifyInstance): Promise<void> {
   });
 }
 
+const BOTH_MEDIA_TYPES = "application/json, text/event-stream";
+
+/**
+ * The transport refuses (406) a POST whose Accept does not list both application/json and
+ * text/event-stream. This route only ever answers plain JSON, and the spec sets no such rule, so a
+ * client sending only `Accept: application/json`, a wildcard or no Accept is served like any other.
+ */
+export function acceptBothMediaTypes(raw: IncomingMessage): void {
+  const accept = raw.headers.accept ?? "";
+  if (accept.includes("application/json") && accept.includes("text/event-stream")) return;
+  raw.headers.accept = BOTH_MEDIA_TYPES;
+  // The transport may read the raw header list rather than the parsed headers: keep both in step.
+  const list = raw.rawHeaders;
+  for (let index = list.length - 2; index >= 0; index -= 2) {
+    if (list[index]?.toLowerCase() === "accept") list.splice(index, 2);
+  }
+  list.push("Accept", BOTH_MEDIA_TYPES);
+}
+
 async function serveToolProtocol(request: FastifyRequest, reply: FastifyReply, forward: Forwarder) {
   const server = createProxyServer({
     forward,
@@ -82,6 +98,7 @@ async function serveToolProtocol(request: FastifyRequest, reply: FastifyReply, f
     sessionIdGenerator: undefined,
     enableJsonResponse: true,
   });
+  acceptBothMediaTypes(request.raw);
   reply.hijack();
   reply.raw.setHeader("x-request-id", request.id);
   reply.raw.on("close", () => {

@@ -189,20 +189,69 @@ describe(`MCP proxy at /api/mcp (${databaseLabel})`, () => {
     const org = await createOrg(ctx);
     const mcp = await connectMcp(url, { key: org.key });
     try {
-      await mcp.idle();
-      // Leave exactly one request in this minute: the tool call's POST passes, its forwarded call does not.
-      while ((await ctx.limiter.hit("ip", mcp.ip, IP_LIMIT, 60)).count < IP_LIMIT - 1);
-      const result = await callTool(mcp.client, "whoami");
+      // Use up the organization's 120 events of this minute: send_event gets the endpoint's 429.
+      while ((await ctx.limiter.hit("events", org.orgId, 120, 60)).count < 120);
+      const result = await callTool(mcp.client, "send_event", eventArguments("dedup-over-limit"));
       assert.equal(result.isError, true);
-      assert.deepEqual(result.structuredContent, {
-        status: 429,
-        body: { error: "rate_limited" },
-        retry_after_seconds: 45,
-      });
-      assert.match(texts(result)[0]!, /^GET \/api\/v1\/me failed with HTTP 429\. Retry after 45 seconds/);
+      const structured = result.structuredContent as any;
+      assert.equal(structured.status, 429);
+      assert.equal(structured.body.error, "rate_limited");
+      assert.equal(structured.retry_after_seconds, 60);
+      assert.match(
+        texts(result)[0]!,
+        /^POST \/api\/v1\/events failed with HTTP 429\. Retry after 60 seconds/,
+      );
       assert.ok(texts(result)[0]!.includes(DATA_NOTICE));
     } finally {
       await mcp.close();
+    }
+  });
+
+  it("counts a tool call once against the per-IP limit, like a direct call", async () => {
+    const org = await createOrg(ctx);
+    const mcp = await connectMcp(url, { key: org.key });
+    try {
+      await mcp.idle();
+      // Leave exactly one request in this minute: the tool call uses it, its forwarded call is not counted again.
+      while ((await ctx.limiter.hit("ip", mcp.ip, IP_LIMIT, 60)).count < IP_LIMIT - 1);
+      const result = await callTool(mcp.client, "whoami");
+      assert.equal(result.isError, undefined, texts(result).join("\n"));
+      assert.deepEqual(result.structuredContent, { org_id: org.orgId, org_name: org.orgName });
+      // The next request of that IP is over the limit at the route itself.
+      await assert.rejects(callTool(mcp.client, "whoami"), (error: unknown) => {
+        assert.ok(error instanceof StreamableHTTPError);
+        assert.equal(error.code, 429);
+        return true;
+      });
+    } finally {
+      await mcp.close();
+    }
+  });
+
+  it("serves clients whose Accept header lists only JSON, a wildcard or nothing", async () => {
+    const org = await createOrg(ctx);
+    for (const accept of [undefined, "application/json", "*/*"]) {
+      const headers: Record<string, string> = {
+        "content-type": "application/json",
+        authorization: `Bearer ${org.key}`,
+        "x-forwarded-for": nextClientIp(),
+      };
+      if (accept) headers.accept = accept;
+      const response = await fetch(url, {
+        method: "POST",
+        headers,
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 7,
+          method: "tools/call",
+          params: { name: "whoami", arguments: {} },
+        }),
+      });
+      assert.equal(response.status, 200, `${accept}: ${response.status}`);
+      assert.match(response.headers.get("content-type") ?? "", /^application\/json/);
+      const body = (await response.json()) as any;
+      assert.equal(body.id, 7);
+      assert.deepEqual(body.result.structuredContent, { org_id: org.orgId, org_name: org.orgName });
     }
   });
 

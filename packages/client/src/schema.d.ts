@@ -277,7 +277,7 @@ export interface paths {
     put?: never;
     /**
      * Tool-protocol (MCP) proxy
-     * @description Streamable HTTP transport of the Model Context Protocol, stateless, JSON responses. Each tool forwards the caller's Authorization header unchanged to its endpoint, so authentication, scopes, limits, validation and idempotency are that endpoint's. Without a key a client can initialize and list tools; every call returns the endpoint's 401 as a tool error. The pre-auth per-IP throttle answers HTTP 429 with Retry-After and a JSON-RPC error of code -32000. A tool call counts twice against the per-IP limit: once here and once at its endpoint.
+     * @description Streamable HTTP transport of the Model Context Protocol, stateless, JSON responses. Each tool forwards the caller's Authorization header unchanged to its endpoint, so authentication, scopes, limits, validation and idempotency are that endpoint's. Without a key a client can initialize and list tools; every call returns the endpoint's 401 as a tool error. The pre-auth per-IP throttle answers HTTP 429 with Retry-After and a JSON-RPC error of code -32000. A tool call counts once against the per-IP limit, here (its forwarded call is not counted again). Any Accept header is served: answers are always plain JSON.
      *
      *     Body limit: 2097152 bytes.
      */
@@ -1147,9 +1147,9 @@ export interface operations {
   };
   triggerAutomation: {
     parameters: {
-      query: {
-        /** @description The automation to fire. */
-        id: string;
+      query?: {
+        /** @description The automation to fire; missing, unknown or foreign: 404. */
+        id?: string;
       };
       header?: never;
       path?: never;
@@ -2261,30 +2261,6 @@ export interface operations {
       };
       /** @description Default Response */
       400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            /** @enum {string} */
-            jsonrpc: "2.0";
-            error: {
-              code: number;
-              message: string;
-              data?: {
-                /** @description The HTTP status of this answer. */
-                status: number;
-                /** @description The machine code the REST endpoints would send. */
-                error: string;
-                retry_after_seconds?: number;
-              };
-            };
-            id: null;
-          };
-        };
-      };
-      /** @description The Accept header must list both application/json and text/event-stream. */
-      406: {
         headers: {
           [name: string]: unknown;
         };
