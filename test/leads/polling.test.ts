@@ -3,6 +3,7 @@ import { after, before, describe, it } from "node:test";
 import { fixedClock } from "../../src/clock.ts";
 import { call, createOrg } from "../helpers/api.ts";
 import { databaseLabel } from "../helpers/harness.ts";
+import { runPipeline } from "../pipeline/helpers.ts";
 import { createLeadsContext, type LeadsTestContext, mailOnePiece, submitLead } from "./leads-helpers.ts";
 
 const SAMPLE_ID = "00000000-0000-0000-0000-000000000000";
@@ -104,6 +105,25 @@ describe(`lead polling (${databaseLabel})`, () => {
     );
     assert.equal(unencoded.status, 200, unencoded.text);
     assert.deepEqual(unencoded.body, offset.body);
+  });
+
+  it("locates a lead whose piece is geocoded after the capture", async () => {
+    const org = await createOrg(ctx);
+    const { token } = await mailOnePiece(ctx, org.orgId);
+    const leadId = await submitLead(ctx, token, {
+      first_name: "Early",
+      last_name: "Bird",
+      email: "early@example.com",
+    });
+    const before = (await poll(org.key)).body.leads[0];
+    assert.equal(before.id, leadId);
+    assert.equal(before.latitude, null);
+    // The worker runs the piece's geocode_piece job after the lead came in.
+    await runPipeline(ctx, {});
+    const located = (await poll(org.key)).body.leads[0];
+    assert.equal(located.id, leadId);
+    assert.equal(typeof located.latitude, "number");
+    assert.equal(typeof located.longitude, "number");
   });
 
   it("answers 400 with a clear error for a malformed since", async () => {

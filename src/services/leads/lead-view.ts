@@ -1,7 +1,7 @@
 import { Type } from "@fastify/type-provider-typebox";
 import { and, eq } from "drizzle-orm";
 import type { Queryable } from "../../db/database.ts";
-import { campaigns, type LeadCustomField, leads } from "../../db/schema.ts";
+import { campaigns, type LeadCustomField, leads, mailPieces } from "../../db/schema.ts";
 
 export const LeadCustomFieldSchema = Type.Object(
   {
@@ -67,7 +67,15 @@ export function flattenCustomFields(fields: LeadCustomField[]): Record<string, s
   return flat;
 }
 
-export function toLeadView(row: LeadRow, campaignName: string | null): LeadView {
+/** The mailed piece's point, read with the lead: a piece geocoded after the capture still locates it. */
+export interface PiecePoint {
+  latitude: number | null;
+  longitude: number | null;
+}
+
+export function toLeadView(row: LeadRow, campaignName: string | null, piece?: PiecePoint | null): LeadView {
+  const located = row.latitude !== null && row.longitude !== null;
+  const point = located || !piece ? { latitude: row.latitude, longitude: row.longitude } : piece;
   const name = [row.firstName, row.lastName].filter(Boolean).join(" ");
   return {
     id: row.id,
@@ -83,8 +91,8 @@ export function toLeadView(row: LeadRow, campaignName: string | null): LeadView 
     postal_code: row.postalCode,
     country: row.country,
     full_address: row.fullAddress,
-    latitude: row.latitude,
-    longitude: row.longitude,
+    latitude: point.latitude,
+    longitude: point.longitude,
     message: row.message,
     campaign_id: row.campaignId ?? "",
     campaign_name: campaignName ?? "",
@@ -101,15 +109,23 @@ export function toDeliveryPayload(view: LeadView): Record<string, unknown> {
   return { id, service_lead_id: id, ...rest };
 }
 
+/** What a lead view reads: the lead, its campaign's name and its piece's point. */
+export const leadViewColumns = {
+  lead: leads,
+  campaignName: campaigns.name,
+  piece: { latitude: mailPieces.latitude, longitude: mailPieces.longitude },
+};
+
 export async function loadLeadView(
   db: Queryable,
   orgId: string,
   leadId: string,
 ): Promise<LeadView | undefined> {
   const [found] = await db
-    .select({ lead: leads, campaignName: campaigns.name })
+    .select(leadViewColumns)
     .from(leads)
     .leftJoin(campaigns, and(eq(campaigns.orgId, leads.orgId), eq(campaigns.id, leads.campaignId)))
+    .leftJoin(mailPieces, and(eq(mailPieces.orgId, leads.orgId), eq(mailPieces.id, leads.pieceId)))
     .where(and(eq(leads.orgId, orgId), eq(leads.id, leadId)));
-  return found ? toLeadView(found.lead, found.campaignName) : undefined;
+  return found ? toLeadView(found.lead, found.campaignName, found.piece) : undefined;
 }

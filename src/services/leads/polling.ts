@@ -1,8 +1,14 @@
 import { and, desc, eq, gt, type SQL } from "drizzle-orm";
 import type { Queryable } from "../../db/database.ts";
-import { campaigns, leads } from "../../db/schema.ts";
+import { campaigns, leads, mailPieces } from "../../db/schema.ts";
 import { AppError } from "../../errors.ts";
-import { flattenCustomFields, LANDING_PAGE_SOURCE_LABEL, type LeadView, toLeadView } from "./lead-view.ts";
+import {
+  flattenCustomFields,
+  LANDING_PAGE_SOURCE_LABEL,
+  type LeadView,
+  leadViewColumns,
+  toLeadView,
+} from "./lead-view.ts";
 
 export const POLL_LIMIT = 50;
 export const SAMPLE_LEAD_ID = "00000000-0000-0000-0000-000000000000";
@@ -77,13 +83,14 @@ export async function listRecentLeads(
   const conditions: SQL[] = [eq(leads.orgId, orgId), eq(leads.source, "landing_page")];
   if (since) conditions.push(gt(leads.createdAt, since));
   const rows = await db
-    .select({ lead: leads, campaignName: campaigns.name })
+    .select(leadViewColumns)
     .from(leads)
     .leftJoin(campaigns, and(eq(campaigns.orgId, leads.orgId), eq(campaigns.id, leads.campaignId)))
+    .leftJoin(mailPieces, and(eq(mailPieces.orgId, leads.orgId), eq(mailPieces.id, leads.pieceId)))
     .where(and(...conditions))
     .orderBy(desc(leads.createdAt), desc(leads.id))
     .limit(POLL_LIMIT);
-  if (rows.length > 0) return rows.map((row) => toLeadView(row.lead, row.campaignName));
+  if (rows.length > 0) return rows.map((row) => toLeadView(row.lead, row.campaignName, row.piece));
   if (since && (await hasAnyLandingLead(db, orgId))) return [];
   // No real lead at all: the sample shows the shape, whatever `since` says.
   return [sampleLead(now)];
