@@ -18,8 +18,9 @@ export const TRIGGER_ERROR_STYLE = {
   automations_disabled: "Automations are globally disabled",
 };
 
+/** CRM mappings send text, numbers, or null for an empty field (read as absent). */
 const Scalar = (description: string) =>
-  Type.Optional(Type.Union([Type.String({ maxLength: 2000 }), Type.Number()], { description }));
+  Type.Optional(Type.Union([Type.String({ maxLength: 2000 }), Type.Number(), Type.Null()], { description }));
 
 const triggerFields = {
   address: Scalar(
@@ -40,7 +41,9 @@ const triggerFields = {
   email: Scalar("Also contact_email, client_email."),
   phone: Scalar("Also contact_phone, client_phone, mobilephone."),
   deal_amount: Scalar("Also amount; a number or a numeric string (deal_won revenue)."),
-  deal_date: Scalar("Also closedate, close_date; ISO-8601 (deal_won attribution window)."),
+  deal_date: Scalar(
+    "Also closedate, close_date; ISO-8601, or Unix epoch milliseconds or seconds as HubSpot sends them (deal_won attribution window).",
+  ),
   deal_stage: Scalar("Also dealstage, stage, status; filters read it as `status`."),
   deal_name: Scalar("Also dealname."),
 };

@@ -138,6 +138,51 @@ describe(`POST /api/v1/webhooks/trigger (${databaseLabel})`, () => {
     assert.equal(customers[0].source, "trigger");
   });
 
+  it("takes a HubSpot workflow payload: null fields are absent, closedate in epoch milliseconds", async () => {
+    const org = await createOrg(ctx);
+    const mailing = await recordMailing(ctx, org.orgId, [
+      { address: HOME, mailed_at: "2026-04-01T00:00:00Z" },
+    ]);
+    const automation = await createAutomation(ctx, org.orgId, { name: "HubSpot won", kind: "deal_won" });
+    const closed = Date.parse("2026-06-15T00:00:00Z");
+    const response = await trigger(org.key, automation.id, {
+      objectId: 992,
+      properties: {
+        address: HOME,
+        dealname: "Roof",
+        closedate: String(closed),
+        amount: "9000",
+        email: null,
+        zip: null,
+      },
+    });
+    assert.equal(response.status, 202, response.text);
+    assert.equal(response.body.queued, true);
+    const conversions = (await admin(ctx, "GET", `/orgs/${org.orgId}/conversions`)).body.conversions;
+    assert.equal(conversions.length, 1);
+    assert.equal(conversions[0].campaign_id, mailing.campaign_id);
+    assert.equal(conversions[0].deal_date, "2026-06-15T00:00:00.000Z");
+    // Epoch seconds as a number read the same; anything else is still a 422 naming the field.
+    const seconds = await trigger(org.key, automation.id, {
+      deal_id: "993",
+      address: HOME,
+      close_date: closed / 1000,
+    });
+    assert.equal(seconds.status, 202, seconds.text);
+    const garbage = await trigger(org.key, automation.id, {
+      deal_id: "994",
+      address: HOME,
+      closedate: "soon",
+    });
+    assert.equal(garbage.status, 422);
+    assert.match(garbage.body.detail, /closedate/);
+    const after = (await admin(ctx, "GET", `/orgs/${org.orgId}/conversions`)).body.conversions;
+    assert.deepEqual(after.map((row: { deal_date: string }) => row.deal_date).sort(), [
+      "2026-06-15T00:00:00.000Z",
+      "2026-06-15T00:00:00.000Z",
+    ]);
+  });
+
   it("a standard automation records no customer", async () => {
     const org = await createOrg(ctx);
     const automation = await createAutomation(ctx, org.orgId, { name: "Plain" });

@@ -9,11 +9,13 @@ import type { AttributionDeps } from "./deps.ts";
 import {
   ADDRESS_ALIASES,
   DEAL_ID_ALIASES,
+  findValue,
   flatThenProperties,
   noAddressFound,
   type Payload,
   readText,
 } from "./payload-fields.ts";
+import type { ReferenceDate } from "./window.ts";
 
 /** The trigger's kill-switch answer: 400 (not the events' 503), transient, retry later. */
 export const triggerAutomationsDisabled = () =>
@@ -89,6 +91,23 @@ function flatStrings(payload: Payload): Record<string, string> {
   return result;
 }
 
+const EPOCH_DIGITS = /^\d{9,13}$/;
+
+/**
+ * The close date: ISO-8601 like the conversions endpoint, or the Unix epoch HubSpot workflows
+ * send (`closedate: "1767225600000"`): 12 or 13 digits are milliseconds, 9 or 10 seconds.
+ */
+export function readTriggerDate(payload: Payload): ReferenceDate | undefined {
+  const found = findValue(payload, TRIGGER_FIELD_ALIASES.deal_date);
+  const raw = typeof found?.value === "number" ? String(found.value) : found?.value;
+  if (typeof raw === "string" && EPOCH_DIGITS.test(raw.trim())) {
+    const digits = raw.trim();
+    const at = new Date(digits.length >= 12 ? Number(digits) : Number(digits) * 1000);
+    return { at, dateOnly: false };
+  }
+  return readReferenceDate(payload, TRIGGER_FIELD_ALIASES.deal_date);
+}
+
 /** Reads and validates everything before anything is written (a 422 leaves no queued campaign). */
 export function readTriggerFields(payload: Payload): TriggerFields {
   const addressLine = addressLineOf(payload);
@@ -137,7 +156,7 @@ export function readTriggerFields(payload: Payload): TriggerFields {
       address: addressLine,
       dealId,
       dealAmount,
-      dealDate: readReferenceDate(payload, TRIGGER_FIELD_ALIASES.deal_date),
+      dealDate: readTriggerDate(payload),
       dealStage: stage,
       dealName: read(TRIGGER_FIELD_ALIASES.deal_name),
       contactFirstName: firstName,
