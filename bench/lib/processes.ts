@@ -79,7 +79,9 @@ export async function startNodeServer(options: {
   readyTimeoutMs?: number;
 }): Promise<RunningServer> {
   const port = Number(options.env.PORT) || (await freePort());
-  const nodeArgs = ["--import", "tsx", options.entry, ...(options.args ?? [])];
+  // BENCH_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") profiles the servers under load.
+  const extraNodeArgs = process.env.BENCH_NODE_ARGS?.split(/\s+/).filter(Boolean) ?? [];
+  const nodeArgs = [...extraNodeArgs, "--import", "tsx", options.entry, ...(options.args ?? [])];
   const command = tasksetAvailable ? "taskset" : process.execPath;
   const args = tasksetAvailable ? ["-c", SERVER_CORE, process.execPath, ...nodeArgs] : nodeArgs;
   let output = "";

@@ -9,9 +9,21 @@ import pg from "pg";
 /** A database handle or an open transaction: both run the same queries. */
 export type Queryable = PgDatabase<PgQueryResultHKT, Record<string, never>>;
 
+/**
+ * A hot-path statement sent without the query builder. On PostgreSQL the name makes it a prepared
+ * statement: each connection parses and plans it once, then only binds values.
+ */
+export interface NamedStatement {
+  name: string;
+  text: string;
+  values: unknown[];
+}
+
 export interface Database {
   readonly db: Queryable;
   readonly kind: "pglite" | "postgres";
+  /** Runs a named statement outside any transaction and returns its rows. */
+  run<T>(statement: NamedStatement): Promise<T[]>;
   /** Resolves when the database answers a trivial query. */
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -41,6 +53,7 @@ async function openPglite(dataDir: string | undefined): Promise<Database> {
   return {
     db,
     kind: "pglite",
+    run: async <T>({ text, values }: NamedStatement) => (await client.query<T>(text, values)).rows,
     ping: async () => {
       await client.query("SELECT 1");
     },
@@ -69,6 +82,7 @@ async function openPostgres(url: string, options: OpenDatabaseOptions): Promise<
   return {
     db,
     kind: "postgres",
+    run: async <T>(statement: NamedStatement) => (await pool.query(statement)).rows as T[],
     ping: async () => {
       await pool.query("SELECT 1");
     },

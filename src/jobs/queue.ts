@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { Static, TSchema } from "typebox";
-import { Value } from "typebox/value";
+import { Compile, type Validator } from "typebox/compile";
 import { type Queryable, queryRows, sql } from "../db/database.ts";
 import type { JobCatalog, JobKind } from "./job-kind.ts";
 
@@ -15,25 +15,49 @@ export interface ClaimedJob {
 
 const at = (date: Date) => sql`${date.toISOString()}::timestamptz`;
 
-export const JOB_COLUMNS = sql.raw("id, org_id, kind, payload, max_attempts, run_at, created_at, updated_at");
+/** A job about to be inserted: what `enqueueJob` writes, or a batch writer writes many of. */
+export interface NewJobRow {
+  id: string;
+  orgId: string | null;
+  kind: string;
+  payloadJson: string;
+  maxAttempts: number;
+  runAt: Date;
+  createdAt: Date;
+}
 
-/**
- * The values of a new job, in JOB_COLUMNS order, as a select list: `VALUES (…)` for a plain
- * insert, or `SELECT … FROM <cte>` to add the job only when a row it refers to was written.
- */
-export function jobSelectList<S extends TSchema>(
+const payloadValidators = new WeakMap<TSchema, Validator>();
+
+/** Job payloads are checked on every enqueue (the events hot path): compile each schema once. */
+function payloadValidator(schema: TSchema): Validator {
+  let validator = payloadValidators.get(schema);
+  if (!validator) {
+    validator = Compile(schema) as unknown as Validator;
+    payloadValidators.set(schema, validator);
+  }
+  return validator;
+}
+
+/** Validates the payload against its kind and returns the row to insert. */
+export function newJobRow<S extends TSchema>(
   kind: JobKind<S>,
   payload: Static<S>,
   options: { orgId?: string | null; now: Date; runAt?: Date },
-) {
-  if (!Value.Check(kind.payload, payload)) {
-    const [first] = Value.Errors(kind.payload, payload);
+): NewJobRow {
+  const validator = payloadValidator(kind.payload);
+  if (!validator.Check(payload)) {
+    const [first] = validator.Errors(payload);
     throw new Error(`invalid ${kind.name} payload at ${first?.instancePath || "/"}: ${first?.message ?? ""}`);
   }
-  const id = randomUUID();
-  const list = sql`${id}::uuid, ${options.orgId ?? null}::uuid, ${kind.name}, ${JSON.stringify(payload)}::jsonb,
-    ${kind.maxAttempts}::int, ${at(options.runAt ?? options.now)}, ${at(options.now)}, ${at(options.now)}`;
-  return { id, list };
+  return {
+    id: randomUUID(),
+    orgId: options.orgId ?? null,
+    kind: kind.name,
+    payloadJson: JSON.stringify(payload),
+    maxAttempts: kind.maxAttempts,
+    runAt: options.runAt ?? options.now,
+    createdAt: options.now,
+  };
 }
 
 /**
@@ -46,9 +70,13 @@ export async function enqueueJob<S extends TSchema>(
   payload: Static<S>,
   options: { orgId?: string | null; now: Date; runAt?: Date },
 ): Promise<string> {
-  const { id, list } = jobSelectList(kind, payload, options);
-  await db.execute(sql`INSERT INTO jobs (${JOB_COLUMNS}) VALUES (${list})`);
-  return id;
+  const job = newJobRow(kind, payload, options);
+  await db.execute(
+    sql`INSERT INTO jobs (id, org_id, kind, payload, max_attempts, run_at, created_at, updated_at)
+        VALUES (${job.id}::uuid, ${job.orgId}::uuid, ${job.kind}, ${job.payloadJson}::jsonb, ${job.maxAttempts}::int,
+                ${at(job.runAt)}, ${at(job.createdAt)}, ${at(job.createdAt)})`,
+  );
+  return job.id;
 }
 
 /**

@@ -1,6 +1,5 @@
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
-import type { FastifyInstance, FastifyRequest } from "fastify";
-import { unreadableBody } from "../errors.ts";
+import type { FastifyInstance } from "fastify";
 import { errorResponse } from "../http/error-responses.ts";
 import { MACHINE_STYLE } from "../http/error-style.ts";
 import { ErrorBody } from "../http/schemas.ts";
@@ -11,14 +10,6 @@ import type { Services } from "../services/services.ts";
 export interface EventRouteOptions {
   /** Indirect attribution of contact events (the tracking-lead service). */
   attributeContact?: AttributeContact;
-}
-
-/** Fastify also parses text/plain; the envelope is JSON only, anything else is unreadable (400). */
-async function requireJsonBody(request: FastifyRequest) {
-  const mediaType = request.headers["content-type"]?.split(";")[0]?.trim().toLowerCase();
-  if (mediaType !== "application/json") {
-    throw unreadableBody("unsupported content type; send application/json");
-  }
 }
 
 export function registerEventRoutes(
@@ -32,6 +23,7 @@ export function registerEventRoutes(
     logger: services.logger,
     killSwitch: services.killSwitch,
     boundAutomations: services.boundAutomations,
+    triggerWriter: services.triggerWriter,
     ...(options.attributeContact ? { attributeContact: options.attributeContact } : {}),
   });
 
@@ -39,7 +31,6 @@ export function registerEventRoutes(
     "/events",
     {
       bodyLimit: EVENTS_BODY_LIMIT,
-      preValidation: requireJsonBody,
       config: {
         scope: "events:write",
         errorStyle: MACHINE_STYLE,

@@ -89,7 +89,11 @@ export const TriggerResult = Type.Object(
 );
 
 export function registerTriggerRoute(app: FastifyInstance, services: Services): void {
-  const deps = { ...attributionDeps(services), killSwitch: services.killSwitch };
+  const deps = {
+    ...attributionDeps(services),
+    killSwitch: services.killSwitch,
+    triggerWriter: services.triggerWriter,
+  };
   app.withTypeProvider<TypeBoxTypeProvider>().post(
     "/webhooks/trigger",
     {

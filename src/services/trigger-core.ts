@@ -6,24 +6,27 @@
  * own leads stops everything), CRM filters, address check, then the idempotent enqueue of one
  * campaign with one queued mail piece. The unique index `campaigns_dedup` decides duplicates
  * (INSERT … ON CONFLICT DO NOTHING RETURNING), never a read-then-write, so concurrent replays
- * give exactly one `queued`. A dry run answers the same questions with reads only.
+ * give exactly one `queued`. The writes of one call (and a live event's sample) commit together,
+ * group-committed with concurrent calls by the trigger writer. A dry run answers the same
+ * questions with reads only.
  *
- * Usage: `runTrigger({ db, clock, logger }, { orgId, candidates, properties, dedup, origin,
- * source, dryRun })` → `{ outcomes, duplicate }`.
+ * Usage: `runTrigger({ db, clock, logger, triggerWriter }, { orgId, candidates, properties,
+ * dedup, origin, source, dryRun, sample? })` → `{ outcomes, duplicate, address }`.
  */
 import { randomUUID } from "node:crypto";
 import { and, eq } from "drizzle-orm";
 import type { Logger } from "pino";
 import type { Clock } from "../clock.ts";
-import { isConnectionError, type Queryable, queryOne, queryRows, sql } from "../db/database.ts";
+import { isConnectionError, type Queryable, queryOne, sql } from "../db/database.ts";
 import { leads } from "../db/schema.ts";
 import { passesAllFilters } from "../domain/filters.ts";
-import { JOB_COLUMNS, jobSelectList } from "../jobs/queue.ts";
+import { newJobRow } from "../jobs/queue.ts";
 import { processPieceJob } from "../pipeline/jobs.ts";
 import type { BoundAutomationCache } from "./automation-cache.ts";
 import type { Automation, ObjectType } from "./automations.ts";
 import { type AddressParts, newPiece } from "./campaigns.ts";
 import { appendWebhookLog } from "./events/webhook-log.ts";
+import type { CampaignEnqueue, EventSampleRow, TriggerWriter } from "./trigger-writer.ts";
 
 export const TRIGGER_REASONS = [
   "queued",
@@ -45,6 +48,7 @@ export interface TriggerDeps {
   db: Queryable;
   clock: Clock;
   logger: Logger;
+  triggerWriter: TriggerWriter;
 }
 
 export interface DedupKey {
@@ -72,6 +76,8 @@ export interface TriggerInput {
    * Null: the caller found none (`no_address`).
    */
   address?: MailAddress | null;
+  /** A live event's sample, committed with the enqueues (or alone when nothing is queued). */
+  sample?: EventSampleRow;
 }
 
 export interface TriggerOutcome {
@@ -160,18 +166,13 @@ async function existingCampaignId(db: Queryable, orgId: string, automationId: st
   return row?.id;
 }
 
-/**
- * Campaign, piece and its pipeline job in one statement (one round trip, one commit). The
- * campaign insert that loses the unique index returns no row, so nothing else is written: that is
- * the duplicate, decided by the database even under concurrent replays.
- */
-async function enqueue(
-  db: Queryable,
+/** The campaign, piece and pipeline job one automation queues for this record. */
+function campaignEnqueue(
   input: TriggerInput,
   automation: Automation,
   address: MailAddress,
   now: Date,
-): Promise<{ campaignId: string; pieceId: string } | "duplicate"> {
+): CampaignEnqueue {
   const campaignId = randomUUID();
   const dedupLabel = input.dedup ? ` (${input.dedup.key})` : "";
   const piece = newPiece({
@@ -184,74 +185,105 @@ async function enqueue(
     properties: { ...input.properties },
   });
   const pieceId = piece.id!;
-  const job = jobSelectList(
-    processPieceJob,
-    { org_id: input.orgId, piece_id: pieceId },
-    { orgId: input.orgId, now },
-  );
-  const rows = await queryRows<{ id: string }>(
-    db,
-    sql`WITH campaign AS (
-          INSERT INTO campaigns (org_id, id, name, automation_id, origin, dedup_kind, dedup_key)
-          VALUES (${input.orgId}, ${campaignId}, ${`${automation.name}${dedupLabel}`}, ${automation.id},
-                  ${input.origin}, ${input.dedup?.kind ?? null}, ${input.dedup?.key ?? null})
-          ON CONFLICT (org_id, automation_id, dedup_kind, dedup_key) WHERE dedup_key IS NOT NULL DO NOTHING
-          RETURNING id
-        ), piece AS (
-          INSERT INTO mail_pieces (org_id, id, campaign_id, status, recipient_name, address, street, city, state, zip,
-                                   normalized_address, token, properties)
-          SELECT ${input.orgId}, ${pieceId}, campaign.id, 'queued', ${piece.recipientName ?? null}, ${piece.address},
-                 ${piece.street ?? null}, ${piece.city ?? null}, ${piece.state ?? null}, ${piece.zip ?? null},
-                 ${piece.normalizedAddress}, ${piece.token}, ${JSON.stringify(piece.properties ?? {})}::jsonb
-          FROM campaign
-          RETURNING id
-        ), job AS (
-          INSERT INTO jobs (${JOB_COLUMNS}) SELECT ${job.list} FROM piece
-        )
-        SELECT id FROM campaign`,
-  );
-  return rows.length === 0 ? "duplicate" : { campaignId, pieceId };
+  return {
+    campaign: {
+      orgId: input.orgId,
+      id: campaignId,
+      name: `${automation.name}${dedupLabel}`,
+      automationId: automation.id,
+      origin: input.origin,
+      dedupKind: input.dedup?.kind ?? null,
+      dedupKey: input.dedup?.key ?? null,
+    },
+    piece: {
+      id: pieceId,
+      recipientName: piece.recipientName ?? null,
+      address: piece.address,
+      street: piece.street ?? null,
+      city: piece.city ?? null,
+      state: piece.state ?? null,
+      zip: piece.zip ?? null,
+      normalizedAddress: piece.normalizedAddress,
+      token: piece.token,
+      propertiesJson: JSON.stringify(piece.properties ?? {}),
+    },
+    job: newJobRow(processPieceJob, { org_id: input.orgId, piece_id: pieceId }, { orgId: input.orgId, now }),
+  };
 }
 
-async function outcomeFor(
+type Base = Pick<TriggerOutcome, "automation_id" | "name">;
+
+/** The outcome decided without writing: filters, address, and (dry runs) the dedup lookup. */
+async function decide(
   deps: TriggerDeps,
   input: TriggerInput,
   automation: Automation,
   address: MailAddress | null,
-): Promise<TriggerOutcome> {
-  const base = { automation_id: automation.id, name: automation.name };
+): Promise<TriggerOutcome | "enqueue"> {
+  const base: Base = { automation_id: automation.id, name: automation.name };
   if (!passesAllFilters(automation.filters, input.properties)) {
     return { ...base, matched: false, reason: "filtered_out" };
   }
   if (!address) return { ...base, matched: false, reason: "no_address" };
+  if (!input.dryRun) return "enqueue";
+  const existing = input.dedup
+    ? await existingCampaignId(deps.db, input.orgId, automation.id, input.dedup)
+    : undefined;
+  return existing
+    ? { ...base, matched: false, reason: "duplicate", campaign_id: existing }
+    : { ...base, matched: true, reason: "queued" };
+}
 
-  if (input.dryRun) {
-    const existing = input.dedup
-      ? await existingCampaignId(deps.db, input.orgId, automation.id, input.dedup)
-      : undefined;
-    return existing
-      ? { ...base, matched: false, reason: "duplicate", campaign_id: existing }
-      : { ...base, matched: true, reason: "queued" };
-  }
-
+/** Writes the sample and the enqueues in one (group-committed) statement; maps the results. */
+async function enqueueAll(
+  deps: TriggerDeps,
+  input: TriggerInput,
+  pending: { automation: Automation; enqueue: CampaignEnqueue }[],
+): Promise<TriggerOutcome[]> {
+  let written: boolean[];
   try {
-    const result = await enqueue(deps.db, input, automation, address, deps.clock.now());
-    if (result === "duplicate") {
-      const existing = await existingCampaignId(deps.db, input.orgId, automation.id, input.dedup!);
-      return { ...base, matched: false, reason: "duplicate", ...(existing ? { campaign_id: existing } : {}) };
-    }
-    return {
-      ...base,
-      matched: true,
-      reason: "queued",
-      campaign_id: result.campaignId,
-      piece_id: result.pieceId,
-    };
+    written = await deps.triggerWriter.write({
+      ...(input.sample ? { sample: input.sample } : {}),
+      enqueues: pending.map((entry) => entry.enqueue),
+    });
   } catch (error) {
-    // The database being unreachable is not this automation's failure: answer 503 so the
+    // The database being unreachable is not these automations' failure: answer 503 so the
     // caller retries the whole event (replays are absorbed by the dedup).
     if (isConnectionError(error)) throw error;
-    deps.logger.error({ err: error, orgId: input.orgId, automationId: automation.id }, "enqueue failed");
+    return enqueueFailed(deps, input, pending, error);
+  }
+  return Promise.all(
+    pending.map(async ({ automation, enqueue }, index): Promise<TriggerOutcome> => {
+      const base: Base = { automation_id: automation.id, name: automation.name };
+      if (written[index]) {
+        return {
+          ...base,
+          matched: true,
+          reason: "queued",
+          campaign_id: enqueue.campaign.id,
+          piece_id: enqueue.piece.id,
+        };
+      }
+      const existing = await existingCampaignId(deps.db, input.orgId, automation.id, input.dedup!);
+      return { ...base, matched: false, reason: "duplicate", ...(existing ? { campaign_id: existing } : {}) };
+    }),
+  );
+}
+
+async function enqueueFailed(
+  deps: TriggerDeps,
+  input: TriggerInput,
+  pending: { automation: Automation }[],
+  error: unknown,
+): Promise<TriggerOutcome[]> {
+  deps.logger.error({ err: error, orgId: input.orgId }, "enqueue failed");
+  if (input.sample) {
+    await deps.triggerWriter
+      .write({ sample: input.sample, enqueues: [] })
+      .catch((sampleError: unknown) => deps.logger.warn({ err: sampleError }, "event sample not recorded"));
+  }
+  const outcomes: TriggerOutcome[] = [];
+  for (const { automation } of pending) {
     await appendWebhookLog(deps, input.orgId, {
       source: input.source,
       level: "error",
@@ -260,30 +292,41 @@ async function outcomeFor(
       ...(input.eventType ? { eventType: input.eventType } : {}),
       ...(input.dedup ? { dedupId: input.dedup.key } : {}),
     });
-    return { ...base, matched: false, reason: "failed" };
+    outcomes.push({ automation_id: automation.id, name: automation.name, matched: false, reason: "failed" });
   }
+  return outcomes;
 }
 
 /** Runs the candidates through loop guard, filters, address and the idempotent enqueue. */
 export async function runTrigger(deps: TriggerDeps, input: TriggerInput): Promise<TriggerResult> {
   const address = input.address === undefined ? (mailAddressOf(input.properties) ?? null) : input.address;
-  if (input.candidates.length === 0) return { outcomes: [], duplicate: false, address };
+  const loopGuarded =
+    input.candidates.length > 0 && (await isOwnLead(deps.db, input.orgId, input.properties.service_lead_id));
+  const decisions = loopGuarded
+    ? input.candidates.map(
+        (automation): TriggerOutcome => ({
+          automation_id: automation.id,
+          name: automation.name,
+          matched: false,
+          reason: "loop_guard",
+        }),
+      )
+    : await Promise.all(input.candidates.map((automation) => decide(deps, input, automation, address)));
 
-  if (await isOwnLead(deps.db, input.orgId, input.properties.service_lead_id)) {
-    const outcomes = input.candidates.map(
-      (automation): TriggerOutcome => ({
-        automation_id: automation.id,
-        name: automation.name,
-        matched: false,
-        reason: "loop_guard",
-      }),
-    );
-    return { outcomes, duplicate: false, address };
+  const now = deps.clock.now();
+  const pending = input.candidates.flatMap((automation, index) =>
+    decisions[index] === "enqueue"
+      ? [{ automation, index, enqueue: campaignEnqueue(input, automation, address!, now) }]
+      : [],
+  );
+  const outcomes = decisions as (TriggerOutcome | "enqueue")[];
+  if (pending.length > 0 || input.sample) {
+    const enqueued = await enqueueAll(deps, input, pending);
+    pending.forEach((entry, position) => {
+      outcomes[entry.index] = enqueued[position]!;
+    });
   }
-
-  const outcomes: TriggerOutcome[] = [];
-  for (const automation of input.candidates) {
-    outcomes.push(await outcomeFor(deps, input, automation, address));
-  }
-  return { outcomes, duplicate: outcomes.every((outcome) => outcome.reason === "duplicate"), address };
+  const settled = outcomes as TriggerOutcome[];
+  const duplicate = settled.length > 0 && settled.every((outcome) => outcome.reason === "duplicate");
+  return { outcomes: settled, duplicate, address };
 }

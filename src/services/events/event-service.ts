@@ -4,6 +4,7 @@ import type { Queryable } from "../../db/database.ts";
 import type { BoundAutomationCache } from "../automation-cache.ts";
 import type { KillSwitch } from "../kill-switch.ts";
 import { findEventCandidates, mailAddressOf, runTrigger, type TriggerOutcome } from "../trigger-core.ts";
+import type { TriggerWriter } from "../trigger-writer.ts";
 import { ensureCustomConnection } from "./connections.ts";
 import {
   assertEnvelopeRules,
@@ -12,7 +13,7 @@ import {
   type EventEnvelope,
   type EventResult,
 } from "./envelope.ts";
-import { recordEventSample } from "./samples.ts";
+import { newEventSample } from "./samples.ts";
 import { appendWebhookLog } from "./webhook-log.ts";
 
 /** What indirect attribution of a contact receives (the fields of POST /api/v1/tracking/lead). */
@@ -36,6 +37,7 @@ export interface EventServiceDeps {
   logger: Logger;
   killSwitch: Pick<KillSwitch, "assertRunning">;
   boundAutomations: Pick<BoundAutomationCache, "find">;
+  triggerWriter: TriggerWriter;
   /** The tracking-lead attribution (spec rule 1, "for contacts"); absent until it is wired. */
   attributeContact?: AttributeContact;
 }
@@ -110,10 +112,7 @@ export function createEventService(deps: EventServiceDeps): EventService {
       await deps.killSwitch.assertRunning();
 
       const live = !envelope.dry_run;
-      if (live) {
-        await ensureConnection(orgId);
-        await recordEventSample(deps, orgId, envelope);
-      }
+      if (live) await ensureConnection(orgId);
       const candidates = await findEventCandidates(
         deps.boundAutomations,
         orgId,
@@ -129,6 +128,7 @@ export function createEventService(deps: EventServiceDeps): EventService {
         source: WEBHOOK_LOG_SOURCE,
         dryRun: !live,
         eventType: envelope.event_type,
+        ...(live ? { sample: newEventSample(orgId, envelope, deps.clock.now()) } : {}),
       });
       if (live) await attribute(orgId, envelope);
 

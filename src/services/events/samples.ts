@@ -1,37 +1,26 @@
 import { randomUUID } from "node:crypto";
 import { desc, eq } from "drizzle-orm";
-import type { Clock } from "../../clock.ts";
-import { type Queryable, sql } from "../../db/database.ts";
+import type { Queryable } from "../../db/database.ts";
 import { eventSamples } from "../../db/schema.ts";
+import type { EventSampleRow } from "../trigger-writer.ts";
 import type { CleanEnvelope } from "./envelope.ts";
 
 /** How many recent live events the app's binding picker sees per event type. */
 export const SAMPLES_PER_EVENT_TYPE = 25;
 
-/** Keeps the envelope and trims the (org, event_type) sample back to the newest 25. */
-export async function recordEventSample(
-  deps: { db: Queryable; clock: Clock },
-  orgId: string,
-  envelope: CleanEnvelope,
-): Promise<void> {
+/**
+ * The sample row of a live event (the envelope without `dry_run`). The trigger writer commits it
+ * with the event's enqueues and trims the type back to about the newest 25.
+ */
+export function newEventSample(orgId: string, envelope: CleanEnvelope, receivedAt: Date): EventSampleRow {
   const { dry_run: _alwaysFalseHere, ...stored } = envelope;
-  // One statement: the insert and the trim commit together. The DELETE sees the table as it was
-  // before the insert, so keeping the newest 24 old rows leaves 25 with the new one. Concurrent
-  // trims may briefly leave a few fewer; the sample is "about 25" by design.
-  await deps.db.execute(
-    sql`WITH inserted AS (
-          INSERT INTO event_samples (org_id, id, event_type, envelope, received_at)
-          VALUES (${orgId}, ${randomUUID()}, ${envelope.event_type}, ${JSON.stringify(stored)}::jsonb,
-                  ${deps.clock.now().toISOString()}::timestamptz)
-          RETURNING id)
-        DELETE FROM event_samples
-        WHERE org_id = ${orgId} AND event_type = ${envelope.event_type}
-          AND id NOT IN (
-            SELECT id FROM event_samples
-            WHERE org_id = ${orgId} AND event_type = ${envelope.event_type}
-            ORDER BY received_at DESC, id DESC
-            LIMIT ${SAMPLES_PER_EVENT_TYPE - 1})`,
-  );
+  return {
+    orgId,
+    id: randomUUID(),
+    eventType: envelope.event_type,
+    envelopeJson: JSON.stringify(stored),
+    receivedAt,
+  };
 }
 
 export interface EventTypeSamples {

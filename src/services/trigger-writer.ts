@@ -1,0 +1,251 @@
+/**
+ * The write side of the trigger core: an event's sample and, per queued automation, its campaign,
+ * mail piece and pipeline job. Concurrent requests are group-committed (db/micro-batch.ts): one
+ * statement writes every request that arrived while the previous statements ran, so under load
+ * one commit serves many events, and each request still answers only after its rows committed.
+ *
+ * Duplicates are decided by the unique index `campaigns_dedup` (ON CONFLICT DO NOTHING), within a
+ * batch as across batches. Rows are sorted by that key so two batches in flight take index locks
+ * in the same order and cannot deadlock each other; the sample trim skips rows another batch holds.
+ */
+import type { Logger } from "pino";
+import { type Database, isConnectionError } from "../db/database.ts";
+import { createMicroBatcher } from "../db/micro-batch.ts";
+import type { NewJobRow } from "../jobs/queue.ts";
+import { SAMPLES_PER_EVENT_TYPE } from "./events/samples.ts";
+
+export interface EventSampleRow {
+  orgId: string;
+  id: string;
+  eventType: string;
+  envelopeJson: string;
+  receivedAt: Date;
+}
+
+export interface CampaignEnqueue {
+  campaign: {
+    orgId: string;
+    id: string;
+    name: string;
+    automationId: string;
+    origin: "event" | "trigger";
+    dedupKind: string | null;
+    dedupKey: string | null;
+  };
+  piece: {
+    id: string;
+    recipientName: string | null;
+    address: string;
+    street: string | null;
+    city: string | null;
+    state: string | null;
+    zip: string | null;
+    normalizedAddress: string;
+    token: string;
+    propertiesJson: string;
+  };
+  job: NewJobRow;
+}
+
+/** What one request writes: its event sample (live events), and its enqueues. */
+export interface TriggerWrite {
+  sample?: EventSampleRow;
+  enqueues: CampaignEnqueue[];
+}
+
+/** Per enqueue, in order: true when its campaign was written, false when it was a duplicate. */
+export type TriggerWriteResult = boolean[];
+
+export interface TriggerWriter {
+  write(request: TriggerWrite): Promise<TriggerWriteResult>;
+  /** Resolves when every write submitted so far has settled (graceful shutdown). */
+  drain(): Promise<void>;
+}
+
+type BatchDatabase = Pick<Database, "run">;
+
+export interface TriggerWriterOptions {
+  database: BatchDatabase;
+  logger: Logger;
+  /** Most requests per statement (default 64). */
+  maxBatch?: number;
+  /** Most statements in flight (default 2). */
+  maxInFlight?: number;
+}
+
+/** One request's fate in a batch: its results, or the error that failed it alone. */
+type Settled = { results: TriggerWriteResult } | { error: unknown };
+
+export function createTriggerWriter(options: TriggerWriterOptions): TriggerWriter {
+  const { database, logger } = options;
+  const writeAlone = (request: TriggerWrite): Promise<Settled> =>
+    writeBatch(database, [request]).then(
+      ([results]) => ({ results: results! }),
+      (error: unknown) => ({ error }),
+    );
+  const batcher = createMicroBatcher<TriggerWrite, Settled>({
+    maxBatch: options.maxBatch ?? 64,
+    maxInFlight: options.maxInFlight ?? 2,
+    async flush(requests) {
+      try {
+        return (await writeBatch(database, requests)).map((results) => ({ results }));
+      } catch (error) {
+        if (isConnectionError(error) || requests.length === 1) throw error;
+        // One request's bad row (or a lost lock race) must not fail its neighbours: write each alone.
+        logger.warn(
+          { err: error, requests: requests.length },
+          "batched trigger write failed; retrying one by one",
+        );
+        return Promise.all(requests.map(writeAlone));
+      }
+    },
+  });
+  return {
+    async write(request) {
+      const settled = await batcher.submit(request);
+      if ("error" in settled) throw settled.error;
+      return settled.results;
+    },
+    drain: () => batcher.drain(),
+  };
+}
+
+const byDedupKey = (a: CampaignEnqueue, b: CampaignEnqueue) => compareKeys(dedupKeyOf(a), dedupKeyOf(b));
+
+function dedupKeyOf({ campaign }: CampaignEnqueue): string[] {
+  return [campaign.orgId, campaign.automationId, campaign.dedupKind ?? "", campaign.dedupKey ?? ""];
+}
+
+function compareKeys(a: string[], b: string[]): number {
+  for (let index = 0; index < a.length; index++) {
+    const left = a[index]!;
+    const right = b[index]!;
+    if (left !== right) return left < right ? -1 : 1;
+  }
+  return 0;
+}
+
+/**
+ * One statement for a whole batch, its rows passed as parallel arrays ($1…$32) and unnested, so
+ * its text never changes and each connection plans it once.
+ */
+const WRITE_BATCH_SQL = `
+WITH sample_input AS (
+  SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::jsonb[], $5::timestamptz[])
+    AS s(org_id, id, event_type, envelope, received_at)
+), sample AS (
+  INSERT INTO event_samples (org_id, id, event_type, envelope, received_at)
+  SELECT org_id, id, event_type, envelope, received_at FROM sample_input
+), touched AS (
+  SELECT org_id, event_type, count(*) AS arriving FROM sample_input GROUP BY org_id, event_type
+), doomed AS (
+  -- Keep the newest samples so that, with the arriving ones, each type holds about 25 (the
+  -- DELETE sees the table as it was before this statement's inserts). Rows another batch is
+  -- trimming are skipped, never waited for.
+  SELECT org_id, id FROM event_samples
+  WHERE (org_id, id) IN (
+    SELECT ranked.org_id, ranked.id FROM (
+      SELECT e.org_id, e.id, t.arriving,
+             row_number() OVER (PARTITION BY e.org_id, e.event_type ORDER BY e.received_at DESC, e.id DESC) AS age
+      FROM event_samples e JOIN touched t ON t.org_id = e.org_id AND t.event_type = e.event_type
+    ) ranked
+    WHERE ranked.age > GREATEST(0, ${SAMPLES_PER_EVENT_TYPE} - ranked.arriving))
+  FOR UPDATE SKIP LOCKED
+), trimmed AS (
+  DELETE FROM event_samples e USING doomed WHERE e.org_id = doomed.org_id AND e.id = doomed.id
+), campaign AS (
+  INSERT INTO campaigns (org_id, id, name, automation_id, origin, dedup_kind, dedup_key)
+  SELECT * FROM unnest($6::uuid[], $7::uuid[], $8::text[], $9::uuid[], $10::text[], $11::text[], $12::text[])
+  ON CONFLICT (org_id, automation_id, dedup_kind, dedup_key) WHERE dedup_key IS NOT NULL DO NOTHING
+  RETURNING id
+), piece AS (
+  INSERT INTO mail_pieces (org_id, id, campaign_id, status, recipient_name, address, street, city, state, zip,
+                           normalized_address, token, properties)
+  SELECT p.org_id, p.id, p.campaign_id, 'queued', p.recipient_name, p.address, p.street, p.city, p.state, p.zip,
+         p.normalized_address, p.token, p.properties
+  FROM unnest($13::uuid[], $14::uuid[], $15::uuid[], $16::text[], $17::text[], $18::text[], $19::text[],
+              $20::text[], $21::text[], $22::text[], $23::text[], $24::jsonb[])
+    AS p(org_id, id, campaign_id, recipient_name, address, street, city, state, zip, normalized_address, token, properties)
+  WHERE p.campaign_id IN (SELECT id FROM campaign)
+  RETURNING id
+), job AS (
+  INSERT INTO jobs (id, org_id, kind, payload, max_attempts, run_at, created_at, updated_at)
+  SELECT j.id, j.org_id, j.kind, j.payload, j.max_attempts, j.run_at, j.created_at, j.created_at
+  FROM unnest($25::uuid[], $26::uuid[], $27::text[], $28::jsonb[], $29::int[], $30::timestamptz[],
+              $31::timestamptz[], $32::uuid[])
+    AS j(id, org_id, kind, payload, max_attempts, run_at, created_at, piece_id)
+  WHERE j.piece_id IN (SELECT id FROM piece)
+)
+SELECT id FROM campaign`;
+
+/** The batch's rows as the statement's 32 parallel arrays, in placeholder order. */
+function batchValues(samples: EventSampleRow[], enqueues: CampaignEnqueue[]): unknown[] {
+  const columns = <Row>(rows: Row[], ...picks: ((row: Row) => unknown)[]) =>
+    picks.map((pick) => rows.map(pick));
+  const campaigns = enqueues.map((enqueue) => enqueue.campaign);
+  const pieces = enqueues.map(({ campaign, piece }) => ({
+    ...piece,
+    orgId: campaign.orgId,
+    campaignId: campaign.id,
+  }));
+  const jobs = enqueues.map(({ job, piece }) => ({ ...job, pieceId: piece.id }));
+  return [
+    ...columns(
+      samples,
+      (s) => s.orgId,
+      (s) => s.id,
+      (s) => s.eventType,
+      (s) => s.envelopeJson,
+      (s) => s.receivedAt.toISOString(),
+    ),
+    ...columns(
+      campaigns,
+      (c) => c.orgId,
+      (c) => c.id,
+      (c) => c.name,
+      (c) => c.automationId,
+      (c) => c.origin,
+      (c) => c.dedupKind,
+      (c) => c.dedupKey,
+    ),
+    ...columns(
+      pieces,
+      (p) => p.orgId,
+      (p) => p.id,
+      (p) => p.campaignId,
+      (p) => p.recipientName,
+      (p) => p.address,
+      (p) => p.street,
+      (p) => p.city,
+      (p) => p.state,
+      (p) => p.zip,
+      (p) => p.normalizedAddress,
+      (p) => p.token,
+      (p) => p.propertiesJson,
+    ),
+    ...columns(
+      jobs,
+      (j) => j.id,
+      (j) => j.orgId,
+      (j) => j.kind,
+      (j) => j.payloadJson,
+      (j) => j.maxAttempts,
+      (j) => j.runAt.toISOString(),
+      (j) => j.createdAt.toISOString(),
+      (j) => j.pieceId,
+    ),
+  ];
+}
+
+/** Writes every request of the batch in one statement; returns each request's per-enqueue result. */
+async function writeBatch(database: BatchDatabase, requests: TriggerWrite[]): Promise<TriggerWriteResult[]> {
+  const samples = requests.flatMap((request) => (request.sample ? [request.sample] : []));
+  const enqueues = requests.flatMap((request) => request.enqueues).sort(byDedupKey);
+  const rows = await database.run<{ id: string }>({
+    name: "trigger_write_batch_v1",
+    text: WRITE_BATCH_SQL,
+    values: batchValues(samples, enqueues),
+  });
+  const written = new Set(rows.map((row) => row.id));
+  return requests.map((request) => request.enqueues.map((enqueue) => written.has(enqueue.campaign.id)));
+}

@@ -1,0 +1,153 @@
+import assert from "node:assert/strict";
+import { randomUUID } from "node:crypto";
+import { after, before, describe, it } from "node:test";
+import pino from "pino";
+import { type Database, queryOne, sql } from "../../src/db/database.ts";
+import { newJobRow } from "../../src/jobs/queue.ts";
+import { processPieceJob } from "../../src/pipeline/jobs.ts";
+import { createOrganization } from "../../src/services/organizations.ts";
+import {
+  type CampaignEnqueue,
+  createTriggerWriter,
+  type EventSampleRow,
+  type TriggerWriter,
+} from "../../src/services/trigger-writer.ts";
+import { databaseLabel, openTestDatabase } from "../helpers/harness.ts";
+
+const NOW = new Date("2026-11-22T12:00:00Z");
+
+function enqueueFor(orgId: string, automationId: string, dedupKey: string | null): CampaignEnqueue {
+  const pieceId = randomUUID();
+  return {
+    campaign: {
+      orgId,
+      id: randomUUID(),
+      name: `bench${dedupKey ? ` (${dedupKey})` : ""}`,
+      automationId,
+      origin: "event",
+      dedupKind: dedupKey ? "event" : null,
+      dedupKey,
+    },
+    piece: {
+      id: pieceId,
+      recipientName: 'Jane "Q" O\'Doe \\ {x}',
+      address: "12 Oak Lane, Austin, TX 78701",
+      street: "12 Oak Lane",
+      city: "Austin",
+      state: "TX",
+      zip: "78701",
+      normalizedAddress: "12 oak ln austin tx 78701",
+      token: randomUUID().replaceAll("-", ""),
+      propertiesJson: JSON.stringify({ street: "12 Oak Lane", cf_note: 'quote " and {brace}, comma' }),
+    },
+    job: newJobRow(processPieceJob, { org_id: orgId, piece_id: pieceId }, { orgId, now: NOW }),
+  };
+}
+
+function sampleFor(orgId: string, eventType: string, at: Date): EventSampleRow {
+  return {
+    orgId,
+    id: randomUUID(),
+    eventType,
+    envelopeJson: JSON.stringify({ event_type: eventType }),
+    receivedAt: at,
+  };
+}
+
+describe(`trigger writer: group-committed samples and enqueues (${databaseLabel})`, () => {
+  let database: Database;
+  let drop: () => Promise<void>;
+  let writer: TriggerWriter;
+  let orgId: string;
+  const automationId = randomUUID();
+
+  const count = async (table: string, where = sql``) =>
+    Number(
+      (
+        await queryOne<{ n: string }>(
+          database.db,
+          sql`SELECT count(*) AS n FROM ${sql.raw(table)} WHERE org_id = ${orgId} ${where}`,
+        )
+      )?.n,
+    );
+
+  before(async () => {
+    ({ database, drop } = await openTestDatabase());
+    // One statement at a time, so everything submitted together lands in one batch.
+    writer = createTriggerWriter({ database, logger: pino({ level: "silent" }), maxInFlight: 1 });
+    orgId = (await createOrganization(database.db, { name: "Writer Co" })).org_id;
+  });
+  after(async () => drop());
+
+  it("writes every concurrent request's campaign, piece and job, values intact", async () => {
+    const writes = Array.from({ length: 30 }, (_, index) => ({
+      enqueues: [enqueueFor(orgId, automationId, `unique-${index}`)],
+    }));
+    const results = await Promise.all(writes.map((write) => writer.write(write)));
+    assert.deepEqual(
+      results,
+      writes.map(() => [true]),
+    );
+    assert.equal(await count("campaigns"), 30);
+    assert.equal(await count("mail_pieces"), 30);
+    assert.equal(await count("jobs"), 30);
+    const piece = await queryOne<{ recipient_name: string; properties: Record<string, string> }>(
+      database.db,
+      sql`SELECT recipient_name, properties FROM mail_pieces WHERE id = ${writes[7]!.enqueues[0]!.piece.id}`,
+    );
+    assert.equal(piece?.recipient_name, 'Jane "Q" O\'Doe \\ {x}');
+    assert.equal(piece?.properties.cf_note, 'quote " and {brace}, comma');
+  });
+
+  it("lets exactly one of many same-key requests in one batch win; the rest write nothing", async () => {
+    const before = await count("mail_pieces");
+    const results = await Promise.all(
+      Array.from({ length: 12 }, () =>
+        writer.write({ enqueues: [enqueueFor(orgId, automationId, "same-key")] }),
+      ),
+    );
+    assert.equal(results.filter(([written]) => written).length, 1);
+    assert.equal(await count("campaigns", sql`AND dedup_key = 'same-key'`), 1);
+    assert.equal((await count("mail_pieces")) - before, 1);
+  });
+
+  it("never lets one request's bad row fail the requests batched with it", async () => {
+    const strangerOrg = randomUUID(); // not an organization: its rows break a foreign key
+    const outcomes = await Promise.allSettled([
+      writer.write({ enqueues: [enqueueFor(orgId, automationId, "good-1")] }),
+      writer.write({ enqueues: [enqueueFor(strangerOrg, automationId, "bad")] }),
+      writer.write({ enqueues: [enqueueFor(orgId, automationId, "good-2")] }),
+      writer.write({ enqueues: [enqueueFor(orgId, automationId, "good-3")] }),
+    ]);
+    assert.deepEqual(
+      outcomes.map((outcome) => outcome.status),
+      ["fulfilled", "rejected", "fulfilled", "fulfilled"],
+    );
+    assert.equal(await count("campaigns", sql`AND dedup_key LIKE 'good-%'`), 3);
+  });
+
+  it("records samples and trims each event type back to the newest 25, even when 40 arrive at once", async () => {
+    for (let index = 0; index < 20; index++) {
+      await writer.write({
+        sample: sampleFor(orgId, "job.completed", new Date(NOW.getTime() + index)),
+        enqueues: [],
+      });
+    }
+    const burst = Array.from({ length: 40 }, (_, index) =>
+      sampleFor(orgId, "job.completed", new Date(NOW.getTime() + 1000 + index)),
+    );
+    await Promise.all(burst.map((sample) => writer.write({ sample, enqueues: [] })));
+    // One more write trims whatever the burst's own statements could not see.
+    const last = sampleFor(orgId, "job.completed", new Date(NOW.getTime() + 5000));
+    await writer.write({ sample: last, enqueues: [] });
+    await writer.write({ sample: sampleFor(orgId, "deal.won", NOW), enqueues: [] });
+    assert.equal(await count("event_samples", sql`AND event_type = 'job.completed'`), 25);
+    const newest = await queryOne<{ id: string }>(
+      database.db,
+      sql`SELECT id FROM event_samples WHERE org_id = ${orgId} AND event_type = 'job.completed'
+          ORDER BY received_at DESC LIMIT 1`,
+    );
+    assert.equal(newest?.id, last.id);
+    assert.equal(await count("event_samples", sql`AND event_type = 'deal.won'`), 1);
+  });
+});
