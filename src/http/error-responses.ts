@@ -46,7 +46,8 @@ export function standardErrorCodes(route: RouteOptions): Record<string, string[]
 }
 
 export const STANDARD_ERROR_DESCRIPTIONS: Record<string, string> = {
-  "400": "Unreadable body (wrong content type, empty): invalid_payload; malformed JSON: invalid_json.",
+  "400":
+    "Unreadable body (empty, or a declared type that is not JSON; none, text/plain and the form type are read as JSON): invalid_payload; malformed JSON: invalid_json.",
   "401": "Missing, malformed, unknown, revoked or expired key.",
   "403": "The key lacks the required scope or resolves to no organization.",
   "404": "Not found.",

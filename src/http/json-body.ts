@@ -2,32 +2,68 @@ import type { FastifyInstance } from "fastify";
 import { invalidPayload, unreadableBody } from "../errors.ts";
 
 /**
+ * Media types whose body is read as JSON besides application/json. The spec says every body is
+ * JSON and names no content type, so a client that forgot the header (none; `text/plain`, what
+ * `fetch` sends for a string; the form type curl sends for `-d`) is read like a JSON one: valid
+ * JSON is served, anything else is 400 invalid_json. Other declared types (XML, CSV, multipart…)
+ * are unreadable: 400 invalid_payload. Landing pages register their own form parser.
+ */
+const READ_AS_JSON = new Set(["", "text/plain", "application/x-www-form-urlencoded"]);
+
+function mediaTypeOf(header: string | undefined): string {
+  return (header ?? "").split(";")[0]!.trim().toLowerCase();
+}
+
+const isJsonMediaType = (mediaType: string) =>
+  READ_AS_JSON.has(mediaType) || /^application\/[a-z0-9.+-]*\+json$/.test(mediaType);
+
+/**
  * The JSON body parser. `JSON.parse` already makes `__proto__` an own, inert key; the danger is
  * code that later merges such an object. Rather than strip the key silently or call a
  * well-formed document "not valid JSON" (Fastify's default), a forbidden key is a 422
  * `invalid_payload` whose detail names where it sits, like any other field the body may not carry.
  */
 export function registerJsonBodyParser(app: FastifyInstance): void {
-  app.removeContentTypeParser("application/json");
-  app.addContentTypeParser("application/json", { parseAs: "string" }, (_request, text, done) => {
-    if (typeof text !== "string" || text.length === 0) {
-      done(unreadableBody("request body is empty; send a JSON object"), undefined);
+  app.removeContentTypeParser(["application/json", "text/plain"]);
+  app.addContentTypeParser(
+    ["application/json", "text/plain"],
+    { parseAs: "string" },
+    (_request, text, done) => parseJsonBody(text, done),
+  );
+  app.addContentTypeParser("*", { parseAs: "string" }, (request, text, done) => {
+    if (!isJsonMediaType(mediaTypeOf(request.headers["content-type"]))) {
+      done(unreadableBody("unsupported content type; send application/json"), undefined);
       return;
     }
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch (error) {
-      done(error as SyntaxError, undefined);
-      return;
-    }
-    const forbidden = findForbiddenKey(parsed);
-    if (forbidden !== undefined) {
-      done(invalidPayload(`${forbidden}: this key is not allowed`), undefined);
-      return;
-    }
-    done(null, parsed);
+    parseJsonBody(text, done);
   });
+  // A POST without any body skips the parsers: it is as unreadable as an empty one.
+  app.addHook("preValidation", async (request) => {
+    const schema = request.routeOptions.schema as { body?: unknown } | undefined;
+    if (schema?.body !== undefined && request.body === undefined) {
+      throw unreadableBody("request body is empty; send a JSON object");
+    }
+  });
+}
+
+function parseJsonBody(text: string | Buffer, done: (error: Error | null, body?: unknown) => void): void {
+  if (typeof text !== "string" || text.length === 0) {
+    done(unreadableBody("request body is empty; send a JSON object"), undefined);
+    return;
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    done(error as SyntaxError, undefined);
+    return;
+  }
+  const forbidden = findForbiddenKey(parsed);
+  if (forbidden !== undefined) {
+    done(invalidPayload(`${forbidden}: this key is not allowed`), undefined);
+    return;
+  }
+  done(null, parsed);
 }
 
 /**

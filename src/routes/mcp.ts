@@ -45,7 +45,7 @@ export async function registerMcpRoute(app: FastifyInstance): Promise<void> {
           operationId: "mcp",
           summary: "Tool-protocol (MCP) proxy",
           description:
-            "Streamable HTTP transport of the Model Context Protocol, stateless, JSON responses. Each tool forwards the caller's Authorization header unchanged to its endpoint, so authentication, scopes, limits, validation and idempotency are that endpoint's. Without a key a client can initialize and list tools; every call returns the endpoint's 401 as a tool error. The pre-auth per-IP throttle answers HTTP 429 with Retry-After and a JSON-RPC error of code -32000. A tool call counts once against the per-IP limit, here (its forwarded call is not counted again). Any Accept header is served: answers are always plain JSON.",
+            "Streamable HTTP transport of the Model Context Protocol, stateless, JSON responses. Each tool forwards the caller's Authorization header unchanged to its endpoint, so authentication, scopes, limits, validation and idempotency are that endpoint's. Without a key a client can initialize and list tools; every call returns the endpoint's 401 as a tool error. The pre-auth per-IP throttle answers HTTP 429 with Retry-After and a JSON-RPC error of code -32000. A tool call counts once against the per-IP limit, here (its forwarded call is not counted again). Any Accept header is served (answers are always plain JSON), and a body sent without a JSON content type is read as JSON.",
           response: {
             200: JsonRpcResponseBody,
             400: JsonRpcErrorBody,
@@ -70,21 +70,32 @@ export async function registerMcpRoute(app: FastifyInstance): Promise<void> {
 
 const BOTH_MEDIA_TYPES = "application/json, text/event-stream";
 
-/**
- * The transport refuses (406) a POST whose Accept does not list both application/json and
- * text/event-stream. This route only ever answers plain JSON, and the spec sets no such rule, so a
- * client sending only `Accept: application/json`, a wildcard or no Accept is served like any other.
- */
-export function acceptBothMediaTypes(raw: IncomingMessage): void {
-  const accept = raw.headers.accept ?? "";
-  if (accept.includes("application/json") && accept.includes("text/event-stream")) return;
-  raw.headers.accept = BOTH_MEDIA_TYPES;
+/** Sets one header on the raw request, in the parsed headers and the raw list alike. */
+function setRawHeader(raw: IncomingMessage, name: string, value: string): void {
+  raw.headers[name] = value;
   // The transport may read the raw header list rather than the parsed headers: keep both in step.
   const list = raw.rawHeaders;
   for (let index = list.length - 2; index >= 0; index -= 2) {
-    if (list[index]?.toLowerCase() === "accept") list.splice(index, 2);
+    if (list[index]?.toLowerCase() === name) list.splice(index, 2);
   }
-  list.push("Accept", BOTH_MEDIA_TYPES);
+  list.push(name, value);
+}
+
+/**
+ * The transport refuses a POST whose Accept does not list both application/json and
+ * text/event-stream (406), or whose Content-Type is not application/json (415). This route only
+ * ever answers plain JSON, the body has already been read as JSON by the app's parser (which, as
+ * on every endpoint, reads a body sent without a JSON content type as JSON), and the spec sets
+ * neither rule: any client sending a JSON-RPC body is served.
+ */
+export function normalizeForTransport(raw: IncomingMessage): void {
+  const accept = raw.headers.accept ?? "";
+  if (!accept.includes("application/json") || !accept.includes("text/event-stream")) {
+    setRawHeader(raw, "accept", BOTH_MEDIA_TYPES);
+  }
+  if (!(raw.headers["content-type"] ?? "").includes("application/json")) {
+    setRawHeader(raw, "content-type", "application/json");
+  }
 }
 
 async function serveToolProtocol(request: FastifyRequest, reply: FastifyReply, forward: Forwarder) {
@@ -98,7 +109,7 @@ async function serveToolProtocol(request: FastifyRequest, reply: FastifyReply, f
     sessionIdGenerator: undefined,
     enableJsonResponse: true,
   });
-  acceptBothMediaTypes(request.raw);
+  normalizeForTransport(request.raw);
   reply.hijack();
   reply.raw.setHeader("x-request-id", request.id);
   reply.raw.on("close", () => {

@@ -172,7 +172,7 @@ describe(`POST /api/v1/events: envelope validation (${databaseLabel})`, () => {
     assert.equal(response.body.error, "invalid_json");
   });
 
-  it("answers 400 invalid_payload for an empty body or a body that is not JSON", async () => {
+  it("answers 400 invalid_payload for an empty body or a declared type that is not JSON", async () => {
     const empty = await call(ctx, "POST", "/api/v1/events", {
       key: org.key,
       payload: "",
@@ -180,7 +180,7 @@ describe(`POST /api/v1/events: envelope validation (${databaseLabel})`, () => {
     });
     assert.equal(empty.status, 400, empty.text);
     assert.equal(empty.body.error, "invalid_payload");
-    for (const contentType of ["text/plain", "application/x-www-form-urlencoded", "application/xml"]) {
+    for (const contentType of ["application/xml", "text/csv", "multipart/form-data; boundary=x"]) {
       const response = await call(ctx, "POST", "/api/v1/events", {
         key: org.key,
         payload: JSON.stringify(envelope()),
@@ -192,6 +192,26 @@ describe(`POST /api/v1/events: envelope validation (${databaseLabel})`, () => {
     const missing = await call(ctx, "POST", "/api/v1/events", { key: org.key });
     assert.equal(missing.status, 400, missing.text);
     assert.equal(missing.body.error, "invalid_payload");
+  });
+
+  it("reads a body sent without a JSON content type (none, text/plain, curl's form type) as JSON", async () => {
+    for (const contentType of [undefined, "text/plain;charset=UTF-8", "application/x-www-form-urlencoded"]) {
+      const headers: Record<string, string> = contentType ? { "content-type": contentType } : {};
+      const accepted = await call(ctx, "POST", "/api/v1/events", {
+        key: org.key,
+        payload: JSON.stringify(envelope({ dry_run: true })),
+        headers,
+      });
+      assert.equal(accepted.status, 202, `${contentType}: ${accepted.text}`);
+      assert.equal(accepted.body.outcomes[0].reason, "queued");
+      const malformed = await call(ctx, "POST", "/api/v1/events", {
+        key: org.key,
+        payload: '{"event_type": "job.completed",',
+        headers,
+      });
+      assert.equal(malformed.status, 400, `${contentType}: ${malformed.text}`);
+      assert.equal(malformed.body.error, "invalid_json");
+    }
   });
 
   it("answers 413 payload_too_large naming 262144 for a body over the limit, declared or actual", async () => {

@@ -208,6 +208,26 @@ describe(`POST /api/v1/import/jobs (${databaseLabel})`, () => {
       });
       assert.equal(broken.status, 400);
       assert.equal(broken.body.error, "invalid_json");
+      // Without a JSON content type (none, or text/plain as fetch sends for a string) the body is still JSON.
+      for (const headers of [{}, { "content-type": "text/plain;charset=UTF-8" }] as Record<
+        string,
+        string
+      >[]) {
+        const plain = await call(ctx, "POST", "/api/v1/import/jobs", {
+          key: org.key,
+          payload: '{"source": "jobs", "rows": [',
+          headers,
+        });
+        assert.equal(plain.status, 400, plain.text);
+        assert.equal(plain.body.error, "invalid_json");
+      }
+      const staged = await call(ctx, "POST", "/api/v1/import/jobs", {
+        key: org.key,
+        payload: JSON.stringify({ source: "jobs", rows: [{}] }),
+        headers: { "content-type": "text/plain;charset=UTF-8" },
+      });
+      assert.equal(staged.status, 201, staged.text);
+      assert.equal(staged.body.skipped_no_address, 1);
       const huge = await call(ctx, "POST", "/api/v1/import/jobs", {
         key: org.key,
         payload: JSON.stringify({ source: "jobs", rows: [{ address: "x".repeat(1_048_576) }] }),

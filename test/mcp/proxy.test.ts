@@ -228,14 +228,21 @@ describe(`MCP proxy at /api/mcp (${databaseLabel})`, () => {
     }
   });
 
-  it("serves clients whose Accept header lists only JSON, a wildcard or nothing", async () => {
+  it("serves clients whose Accept header lists only JSON, a wildcard or nothing, and bodies sent without a JSON content type", async () => {
     const org = await createOrg(ctx);
-    for (const accept of [undefined, "application/json", "*/*"]) {
+    const cases: [string | undefined, string | undefined][] = [
+      [undefined, "application/json"],
+      ["application/json", "application/json"],
+      ["*/*", "application/json"],
+      ["*/*", "text/plain;charset=UTF-8"],
+      [undefined, undefined],
+    ];
+    for (const [accept, contentType] of cases) {
       const headers: Record<string, string> = {
-        "content-type": "application/json",
         authorization: `Bearer ${org.key}`,
         "x-forwarded-for": nextClientIp(),
       };
+      if (contentType) headers["content-type"] = contentType;
       if (accept) headers.accept = accept;
       const response = await fetch(url, {
         method: "POST",
@@ -247,7 +254,7 @@ describe(`MCP proxy at /api/mcp (${databaseLabel})`, () => {
           params: { name: "whoami", arguments: {} },
         }),
       });
-      assert.equal(response.status, 200, `${accept}: ${response.status}`);
+      assert.equal(response.status, 200, `${accept} ${contentType}: ${response.status}`);
       assert.match(response.headers.get("content-type") ?? "", /^application\/json/);
       const body = (await response.json()) as any;
       assert.equal(body.id, 7);

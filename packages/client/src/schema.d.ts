@@ -277,7 +277,7 @@ export interface paths {
     put?: never;
     /**
      * Tool-protocol (MCP) proxy
-     * @description Streamable HTTP transport of the Model Context Protocol, stateless, JSON responses. Each tool forwards the caller's Authorization header unchanged to its endpoint, so authentication, scopes, limits, validation and idempotency are that endpoint's. Without a key a client can initialize and list tools; every call returns the endpoint's 401 as a tool error. The pre-auth per-IP throttle answers HTTP 429 with Retry-After and a JSON-RPC error of code -32000. A tool call counts once against the per-IP limit, here (its forwarded call is not counted again). Any Accept header is served: answers are always plain JSON.
+     * @description Streamable HTTP transport of the Model Context Protocol, stateless, JSON responses. Each tool forwards the caller's Authorization header unchanged to its endpoint, so authentication, scopes, limits, validation and idempotency are that endpoint's. Without a key a client can initialize and list tools; every call returns the endpoint's 401 as a tool error. The pre-auth per-IP throttle answers HTTP 429 with Retry-After and a JSON-RPC error of code -32000. A tool call counts once against the per-IP limit, here (its forwarded call is not counted again). Any Accept header is served (answers are always plain JSON), and a body sent without a JSON content type is read as JSON.
      *
      *     Body limit: 2097152 bytes.
      */
@@ -531,7 +531,7 @@ export interface operations {
           };
         };
       };
-      /** @description Unreadable body (wrong content type, empty): invalid_payload; malformed JSON: invalid_json. */
+      /** @description Unreadable body (empty, or a declared type that is not JSON; none, text/plain and the form type are read as JSON): invalid_payload; malformed JSON: invalid_json. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -1159,82 +1159,82 @@ export interface operations {
       content: {
         "application/json": {
           /** @description Full address, or the street line completed by city/state/zip. Aliases: deal_address, install_address. */
-          address?: string | number;
+          address?: string | number | null;
           /** @description Alias of address. */
-          deal_address?: string | number;
+          deal_address?: string | number | null;
           /** @description Alias of address. */
-          install_address?: string | number;
+          install_address?: string | number | null;
           /** @description Street line (also street_address, address_line_1) when no address is sent. */
-          street?: string | number;
+          street?: string | number | null;
           /** @description City. */
-          city?: string | number;
+          city?: string | number | null;
           /** @description State. */
-          state?: string | number;
+          state?: string | number | null;
           /** @description ZIP (also postal_code, zip_code, zipcode). */
-          zip?: string | number;
+          zip?: string | number | null;
           /** @description Idempotency key (also hs_object_id, objectId): a repeat returns idempotent: true. */
-          deal_id?: string | number;
+          deal_id?: string | number | null;
           /** @description Alias of deal_id (HubSpot). */
-          hs_object_id?: string | number;
+          hs_object_id?: string | number | null;
           /** @description Alias of deal_id (HubSpot webhooks). */
-          objectId?: string | number;
+          objectId?: string | number | null;
           /** @description Also firstname, contact_first_name. */
-          first_name?: string | number;
+          first_name?: string | number | null;
           /** @description Also lastname, contact_last_name. */
-          last_name?: string | number;
+          last_name?: string | number | null;
           /** @description Recipient name (also contact_name, client_name, full_name); default: first and last name. */
-          name?: string | number;
+          name?: string | number | null;
           /** @description Also contact_email, client_email. */
-          email?: string | number;
+          email?: string | number | null;
           /** @description Also contact_phone, client_phone, mobilephone. */
-          phone?: string | number;
+          phone?: string | number | null;
           /** @description Also amount; a number or a numeric string (deal_won revenue). */
-          deal_amount?: string | number;
-          /** @description Also closedate, close_date; ISO-8601 (deal_won attribution window). */
-          deal_date?: string | number;
+          deal_amount?: string | number | null;
+          /** @description Also closedate, close_date; ISO-8601, or Unix epoch milliseconds or seconds as HubSpot sends them (deal_won attribution window). */
+          deal_date?: string | number | null;
           /** @description Also dealstage, stage, status; filters read it as `status`. */
-          deal_stage?: string | number;
+          deal_stage?: string | number | null;
           /** @description Also dealname. */
-          deal_name?: string | number;
+          deal_name?: string | number | null;
           properties?: {
             /** @description Full address, or the street line completed by city/state/zip. Aliases: deal_address, install_address. */
-            address?: string | number;
+            address?: string | number | null;
             /** @description Alias of address. */
-            deal_address?: string | number;
+            deal_address?: string | number | null;
             /** @description Alias of address. */
-            install_address?: string | number;
+            install_address?: string | number | null;
             /** @description Street line (also street_address, address_line_1) when no address is sent. */
-            street?: string | number;
+            street?: string | number | null;
             /** @description City. */
-            city?: string | number;
+            city?: string | number | null;
             /** @description State. */
-            state?: string | number;
+            state?: string | number | null;
             /** @description ZIP (also postal_code, zip_code, zipcode). */
-            zip?: string | number;
+            zip?: string | number | null;
             /** @description Idempotency key (also hs_object_id, objectId): a repeat returns idempotent: true. */
-            deal_id?: string | number;
+            deal_id?: string | number | null;
             /** @description Alias of deal_id (HubSpot). */
-            hs_object_id?: string | number;
+            hs_object_id?: string | number | null;
             /** @description Alias of deal_id (HubSpot webhooks). */
-            objectId?: string | number;
+            objectId?: string | number | null;
             /** @description Also firstname, contact_first_name. */
-            first_name?: string | number;
+            first_name?: string | number | null;
             /** @description Also lastname, contact_last_name. */
-            last_name?: string | number;
+            last_name?: string | number | null;
             /** @description Recipient name (also contact_name, client_name, full_name); default: first and last name. */
-            name?: string | number;
+            name?: string | number | null;
             /** @description Also contact_email, client_email. */
-            email?: string | number;
+            email?: string | number | null;
             /** @description Also contact_phone, client_phone, mobilephone. */
-            phone?: string | number;
+            phone?: string | number | null;
             /** @description Also amount; a number or a numeric string (deal_won revenue). */
-            deal_amount?: string | number;
-            /** @description Also closedate, close_date; ISO-8601 (deal_won attribution window). */
-            deal_date?: string | number;
+            deal_amount?: string | number | null;
+            /** @description Also closedate, close_date; ISO-8601, or Unix epoch milliseconds or seconds as HubSpot sends them (deal_won attribution window). */
+            deal_date?: string | number | null;
             /** @description Also dealstage, stage, status; filters read it as `status`. */
-            deal_stage?: string | number;
+            deal_stage?: string | number | null;
             /** @description Also dealname. */
-            deal_name?: string | number;
+            deal_name?: string | number | null;
           } & {
             [key: string]: unknown;
           };
@@ -1526,7 +1526,7 @@ export interface operations {
           };
         };
       };
-      /** @description Unreadable body (wrong content type, empty): invalid_payload; malformed JSON: invalid_json. */
+      /** @description Unreadable body (empty, or a declared type that is not JSON; none, text/plain and the form type are read as JSON): invalid_payload; malformed JSON: invalid_json. */
       400: {
         headers: {
           [name: string]: unknown;
