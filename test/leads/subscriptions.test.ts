@@ -116,9 +116,11 @@ describe(`lead subscriptions (${databaseLabel})`, () => {
     });
     assert.equal(twice.status, 404);
 
+    // A client that sends Content-Type: application/json on every request, body or not.
     const viaUrl = await call(ctx, "DELETE", "/api/v1/webhooks/subscribe", {
       key: org.key,
       query: { target_url: byUrl.target_url },
+      headers: { "content-type": "application/json" },
     });
     assert.equal(viaUrl.status, 200);
     assert.equal(viaUrl.body.id, byUrl.id);
