@@ -86,6 +86,8 @@ describe(`signed lead.created deliveries (${databaseLabel})`, () => {
     assert.deepEqual(lead.custom_fields, [
       { field_id: "issues", field_label: "Issues", type: "multiselect", value: ["Roof"] },
     ]);
+    // In the documented order, as polled (the stored JSONB orders keys its own way).
+    assert.deepEqual(Object.keys(lead.custom_fields[0]), ["field_id", "field_label", "type", "value"]);
 
     const tampered = Buffer.from(request.raw.toString("utf8").replace("Flanders", "Flandres"));
     assert.equal(

@@ -97,7 +97,13 @@ export function toLeadView(row: LeadRow, campaignName: string | null, piece?: Pi
     campaign_id: row.campaignId ?? "",
     campaign_name: campaignName ?? "",
     source: row.source === "landing_page" ? LANDING_PAGE_SOURCE_LABEL : "CRM sync",
-    custom_fields: row.customFields,
+    // Stored as JSONB, whose key order is not the documented one; deliveries show this order.
+    custom_fields: row.customFields.map(({ field_id, field_label, type, value }) => ({
+      field_id,
+      field_label,
+      type,
+      value,
+    })),
     ...flattenCustomFields(row.customFields),
     created_at: row.createdAt.toISOString(),
   };
