@@ -24,7 +24,7 @@ import { createBoundAutomationCache } from "./services/automation-cache.ts";
 import { createKeyStore } from "./services/key-store.ts";
 import { createKillSwitch } from "./services/kill-switch.ts";
 import type { Services } from "./services/services.ts";
-import { createTriggerWriter } from "./services/trigger-writer.ts";
+import { createTriggerStore } from "./services/trigger-store.ts";
 import { createTargetGuard, type HostResolver } from "./services/webhooks/target-guard.ts";
 
 export interface AppDeps {
@@ -49,7 +49,7 @@ function buildServices(deps: AppDeps): Services {
     keyStore: createKeyStore({ db: database.db, clock, logger }),
     killSwitch: createKillSwitch({ db: database.db, clock }),
     boundAutomations: createBoundAutomationCache({ db: database.db, clock }),
-    triggerWriter: createTriggerWriter({ database, logger }),
+    triggerStore: createTriggerStore({ database, logger }),
     webhookTargetGuard: createTargetGuard({
       resolver: deps.resolveHost,
       allowPrivateTargets: deps.config.webhookAllowPrivateTargets,

@@ -48,7 +48,9 @@ export function createMicroBatcher<Item, Result>(
       if (results.length !== batch.length) {
         throw new Error(`batch flush returned ${results.length} results for ${batch.length} items`);
       }
-      batch.forEach((pending, index) => pending.resolve(results[index] as Result));
+      batch.forEach((pending, index) => {
+        pending.resolve(results[index] as Result);
+      });
     } catch (error) {
       for (const pending of batch) pending.reject(error);
     } finally {

@@ -23,7 +23,7 @@ export function registerEventRoutes(
     logger: services.logger,
     killSwitch: services.killSwitch,
     boundAutomations: services.boundAutomations,
-    triggerWriter: services.triggerWriter,
+    triggerStore: services.triggerStore,
     ...(options.attributeContact ? { attributeContact: options.attributeContact } : {}),
   });
 

@@ -92,7 +92,7 @@ export function registerTriggerRoute(app: FastifyInstance, services: Services): 
   const deps = {
     ...attributionDeps(services),
     killSwitch: services.killSwitch,
-    triggerWriter: services.triggerWriter,
+    triggerStore: services.triggerStore,
   };
   app.withTypeProvider<TypeBoxTypeProvider>().post(
     "/webhooks/trigger",

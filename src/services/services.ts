@@ -7,7 +7,7 @@ import type { RateLimiter } from "../limits/rate-limiter.ts";
 import type { BoundAutomationCache } from "./automation-cache.ts";
 import type { KeyStore } from "./key-store.ts";
 import type { KillSwitch } from "./kill-switch.ts";
-import type { TriggerWriter } from "./trigger-writer.ts";
+import type { TriggerStore } from "./trigger-store.ts";
 import type { TargetGuard } from "./webhooks/target-guard.ts";
 
 /**
@@ -25,7 +25,7 @@ export interface Services {
   killSwitch: KillSwitch;
   boundAutomations: BoundAutomationCache;
   /** Group-committed writes of events and legacy triggers (samples, campaigns, pieces, jobs). */
-  triggerWriter: TriggerWriter;
+  triggerStore: TriggerStore;
   geocoder: Geocoder;
   /** SSRF guard of webhook targets (subscribe time; deliveries check again at connect time). */
   webhookTargetGuard: TargetGuard;

@@ -7,10 +7,10 @@
  * campaign with one queued mail piece. The unique index `campaigns_dedup` decides duplicates
  * (INSERT … ON CONFLICT DO NOTHING RETURNING), never a read-then-write, so concurrent replays
  * give exactly one `queued`. The writes of one call (and a live event's sample) commit together,
- * group-committed with concurrent calls by the trigger writer. A dry run answers the same
+ * group-committed with concurrent calls by the trigger store. A dry run answers the same
  * questions with reads only.
  *
- * Usage: `runTrigger({ db, clock, logger, triggerWriter }, { orgId, candidates, properties,
+ * Usage: `runTrigger({ db, clock, logger, triggerStore }, { orgId, candidates, properties,
  * dedup, origin, source, dryRun, sample? })` → `{ outcomes, duplicate, address }`.
  */
 import { randomUUID } from "node:crypto";
@@ -26,7 +26,7 @@ import type { BoundAutomationCache } from "./automation-cache.ts";
 import type { Automation, ObjectType } from "./automations.ts";
 import { type AddressParts, newPiece } from "./campaigns.ts";
 import { appendWebhookLog } from "./events/webhook-log.ts";
-import type { CampaignEnqueue, EventSampleRow, TriggerWriter } from "./trigger-writer.ts";
+import type { CampaignEnqueue, EventSampleRow, TriggerStore } from "./trigger-store.ts";
 
 export const TRIGGER_REASONS = [
   "queued",
@@ -48,7 +48,7 @@ export interface TriggerDeps {
   db: Queryable;
   clock: Clock;
   logger: Logger;
-  triggerWriter: TriggerWriter;
+  triggerStore: TriggerStore;
 }
 
 export interface DedupKey {
@@ -156,14 +156,8 @@ export async function isOwnLead(db: Queryable, orgId: string, serviceLeadId: str
   return row !== undefined;
 }
 
-async function existingCampaignId(db: Queryable, orgId: string, automationId: string, dedup: DedupKey) {
-  const row = await queryOne<{ id: string }>(
-    db,
-    sql`SELECT id FROM campaigns
-        WHERE org_id = ${orgId} AND automation_id = ${automationId}
-          AND dedup_kind = ${dedup.kind} AND dedup_key = ${dedup.key}`,
-  );
-  return row?.id;
+function existingCampaignId(deps: TriggerDeps, orgId: string, automationId: string, dedup: DedupKey) {
+  return deps.triggerStore.findCampaign({ orgId, automationId, kind: dedup.kind, key: dedup.key });
 }
 
 /** The campaign, piece and pipeline job one automation queues for this record. */
@@ -227,7 +221,7 @@ async function decide(
   if (!address) return { ...base, matched: false, reason: "no_address" };
   if (!input.dryRun) return "enqueue";
   const existing = input.dedup
-    ? await existingCampaignId(deps.db, input.orgId, automation.id, input.dedup)
+    ? await existingCampaignId(deps, input.orgId, automation.id, input.dedup)
     : undefined;
   return existing
     ? { ...base, matched: false, reason: "duplicate", campaign_id: existing }
@@ -242,7 +236,7 @@ async function enqueueAll(
 ): Promise<TriggerOutcome[]> {
   let written: boolean[];
   try {
-    written = await deps.triggerWriter.write({
+    written = await deps.triggerStore.write({
       ...(input.sample ? { sample: input.sample } : {}),
       enqueues: pending.map((entry) => entry.enqueue),
     });
@@ -264,7 +258,7 @@ async function enqueueAll(
           piece_id: enqueue.piece.id,
         };
       }
-      const existing = await existingCampaignId(deps.db, input.orgId, automation.id, input.dedup!);
+      const existing = await existingCampaignId(deps, input.orgId, automation.id, input.dedup!);
       return { ...base, matched: false, reason: "duplicate", ...(existing ? { campaign_id: existing } : {}) };
     }),
   );
@@ -278,7 +272,7 @@ async function enqueueFailed(
 ): Promise<TriggerOutcome[]> {
   deps.logger.error({ err: error, orgId: input.orgId }, "enqueue failed");
   if (input.sample) {
-    await deps.triggerWriter
+    await deps.triggerStore
       .write({ sample: input.sample, enqueues: [] })
       .catch((sampleError: unknown) => deps.logger.warn({ err: sampleError }, "event sample not recorded"));
   }

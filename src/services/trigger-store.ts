@@ -1,12 +1,13 @@
 /**
- * The write side of the trigger core: an event's sample and, per queued automation, its campaign,
- * mail piece and pipeline job. Concurrent requests are group-committed (db/micro-batch.ts): one
+ * The storage of the trigger core. Writes: an event's sample and, per queued automation, its
+ * campaign, mail piece and pipeline job. Reads: the campaign that already holds a dedup key. Concurrent requests are group-committed (db/micro-batch.ts): one
  * statement writes every request that arrived while the previous statements ran, so under load
  * one commit serves many events, and each request still answers only after its rows committed.
  *
  * Duplicates are decided by the unique index `campaigns_dedup` (ON CONFLICT DO NOTHING), within a
  * batch as across batches. Rows are sorted by that key so two batches in flight take index locks
  * in the same order and cannot deadlock each other; the sample trim skips rows another batch holds.
+ * Dedup lookups (dry runs, and the duplicates of live calls) are batched the same way.
  */
 import type { Logger } from "pino";
 import { type Database, isConnectionError } from "../db/database.ts";
@@ -56,15 +57,25 @@ export interface TriggerWrite {
 /** Per enqueue, in order: true when its campaign was written, false when it was a duplicate. */
 export type TriggerWriteResult = boolean[];
 
-export interface TriggerWriter {
+/** The unique key of an enqueue: one campaign per (org, automation, dedup kind, dedup key). */
+export interface CampaignDedupKey {
+  orgId: string;
+  automationId: string;
+  kind: string;
+  key: string;
+}
+
+export interface TriggerStore {
   write(request: TriggerWrite): Promise<TriggerWriteResult>;
+  /** The id of the campaign holding this dedup key, if one committed. */
+  findCampaign(key: CampaignDedupKey): Promise<string | undefined>;
   /** Resolves when every write submitted so far has settled (graceful shutdown). */
   drain(): Promise<void>;
 }
 
 type BatchDatabase = Pick<Database, "run">;
 
-export interface TriggerWriterOptions {
+export interface TriggerStoreOptions {
   database: BatchDatabase;
   logger: Logger;
   /** Most requests per statement (default 64). */
@@ -76,7 +87,7 @@ export interface TriggerWriterOptions {
 /** One request's fate in a batch: its results, or the error that failed it alone. */
 type Settled = { results: TriggerWriteResult } | { error: unknown };
 
-export function createTriggerWriter(options: TriggerWriterOptions): TriggerWriter {
+export function createTriggerStore(options: TriggerStoreOptions): TriggerStore {
   const { database, logger } = options;
   const writeAlone = (request: TriggerWrite): Promise<Settled> =>
     writeBatch(database, [request]).then(
@@ -100,13 +111,21 @@ export function createTriggerWriter(options: TriggerWriterOptions): TriggerWrite
       }
     },
   });
+  const lookups = createMicroBatcher<CampaignDedupKey, string | undefined>({
+    maxBatch: options.maxBatch ?? 64,
+    maxInFlight: options.maxInFlight ?? 2,
+    flush: (keys) => findCampaigns(database, keys),
+  });
   return {
+    findCampaign: (key) => lookups.submit(key),
     async write(request) {
       const settled = await batcher.submit(request);
       if ("error" in settled) throw settled.error;
       return settled.results;
     },
-    drain: () => batcher.drain(),
+    drain: async () => {
+      await Promise.all([batcher.drain(), lookups.drain()]);
+    },
   };
 }
 
@@ -248,4 +267,29 @@ async function writeBatch(database: BatchDatabase, requests: TriggerWrite[]): Pr
   });
   const written = new Set(rows.map((row) => row.id));
   return requests.map((request) => request.enqueues.map((enqueue) => written.has(enqueue.campaign.id)));
+}
+
+const FIND_CAMPAIGNS_SQL = `
+SELECT k.position, c.id
+FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[]) WITH ORDINALITY
+  AS k(org_id, automation_id, dedup_kind, dedup_key, position)
+JOIN campaigns c ON c.org_id = k.org_id AND c.automation_id = k.automation_id
+                AND c.dedup_kind = k.dedup_kind AND c.dedup_key = k.dedup_key`;
+
+async function findCampaigns(
+  database: BatchDatabase,
+  keys: CampaignDedupKey[],
+): Promise<(string | undefined)[]> {
+  const rows = await database.run<{ position: string; id: string }>({
+    name: "trigger_find_campaigns_v1",
+    text: FIND_CAMPAIGNS_SQL,
+    values: [
+      keys.map((k) => k.orgId),
+      keys.map((k) => k.automationId),
+      keys.map((k) => k.kind),
+      keys.map((k) => k.key),
+    ],
+  });
+  const found = new Map(rows.map((row) => [Number(row.position), row.id]));
+  return keys.map((_, index) => found.get(index + 1));
 }

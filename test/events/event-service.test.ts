@@ -14,7 +14,7 @@ import {
 import { listWebhookLog } from "../../src/services/events/webhook-log.ts";
 import { createKillSwitch } from "../../src/services/kill-switch.ts";
 import { createOrganization } from "../../src/services/organizations.ts";
-import { createTriggerWriter } from "../../src/services/trigger-writer.ts";
+import { createTriggerStore } from "../../src/services/trigger-store.ts";
 import { databaseLabel, openTestDatabase } from "../helpers/harness.ts";
 import { ADDRESS } from "./helpers.ts";
 
@@ -55,7 +55,7 @@ describe(`event service: contact attribution hook (${databaseLabel})`, () => {
       logger: pino({ level: "silent" }),
       killSwitch: createKillSwitch({ db: database.db, clock }),
       boundAutomations: createBoundAutomationCache({ db: database.db, clock }),
-      triggerWriter: createTriggerWriter({ database, logger: pino({ level: "silent" }) }),
+      triggerStore: createTriggerStore({ database, logger: pino({ level: "silent" }) }),
       ...(attributeContact ? { attributeContact } : {}),
     });
 

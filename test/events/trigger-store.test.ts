@@ -8,10 +8,10 @@ import { processPieceJob } from "../../src/pipeline/jobs.ts";
 import { createOrganization } from "../../src/services/organizations.ts";
 import {
   type CampaignEnqueue,
-  createTriggerWriter,
+  createTriggerStore,
   type EventSampleRow,
-  type TriggerWriter,
-} from "../../src/services/trigger-writer.ts";
+  type TriggerStore,
+} from "../../src/services/trigger-store.ts";
 import { databaseLabel, openTestDatabase } from "../helpers/harness.ts";
 
 const NOW = new Date("2026-11-22T12:00:00Z");
@@ -54,10 +54,10 @@ function sampleFor(orgId: string, eventType: string, at: Date): EventSampleRow {
   };
 }
 
-describe(`trigger writer: group-committed samples and enqueues (${databaseLabel})`, () => {
+describe(`trigger store: group-committed samples, enqueues and dedup lookups (${databaseLabel})`, () => {
   let database: Database;
   let drop: () => Promise<void>;
-  let writer: TriggerWriter;
+  let store: TriggerStore;
   let orgId: string;
   const automationId = randomUUID();
 
@@ -74,7 +74,7 @@ describe(`trigger writer: group-committed samples and enqueues (${databaseLabel}
   before(async () => {
     ({ database, drop } = await openTestDatabase());
     // One statement at a time, so everything submitted together lands in one batch.
-    writer = createTriggerWriter({ database, logger: pino({ level: "silent" }), maxInFlight: 1 });
+    store = createTriggerStore({ database, logger: pino({ level: "silent" }), maxInFlight: 1 });
     orgId = (await createOrganization(database.db, { name: "Writer Co" })).org_id;
   });
   after(async () => drop());
@@ -83,7 +83,7 @@ describe(`trigger writer: group-committed samples and enqueues (${databaseLabel}
     const writes = Array.from({ length: 30 }, (_, index) => ({
       enqueues: [enqueueFor(orgId, automationId, `unique-${index}`)],
     }));
-    const results = await Promise.all(writes.map((write) => writer.write(write)));
+    const results = await Promise.all(writes.map((write) => store.write(write)));
     assert.deepEqual(
       results,
       writes.map(() => [true]),
@@ -103,7 +103,7 @@ describe(`trigger writer: group-committed samples and enqueues (${databaseLabel}
     const before = await count("mail_pieces");
     const results = await Promise.all(
       Array.from({ length: 12 }, () =>
-        writer.write({ enqueues: [enqueueFor(orgId, automationId, "same-key")] }),
+        store.write({ enqueues: [enqueueFor(orgId, automationId, "same-key")] }),
       ),
     );
     assert.equal(results.filter(([written]) => written).length, 1);
@@ -114,10 +114,10 @@ describe(`trigger writer: group-committed samples and enqueues (${databaseLabel}
   it("never lets one request's bad row fail the requests batched with it", async () => {
     const strangerOrg = randomUUID(); // not an organization: its rows break a foreign key
     const outcomes = await Promise.allSettled([
-      writer.write({ enqueues: [enqueueFor(orgId, automationId, "good-1")] }),
-      writer.write({ enqueues: [enqueueFor(strangerOrg, automationId, "bad")] }),
-      writer.write({ enqueues: [enqueueFor(orgId, automationId, "good-2")] }),
-      writer.write({ enqueues: [enqueueFor(orgId, automationId, "good-3")] }),
+      store.write({ enqueues: [enqueueFor(orgId, automationId, "good-1")] }),
+      store.write({ enqueues: [enqueueFor(strangerOrg, automationId, "bad")] }),
+      store.write({ enqueues: [enqueueFor(orgId, automationId, "good-2")] }),
+      store.write({ enqueues: [enqueueFor(orgId, automationId, "good-3")] }),
     ]);
     assert.deepEqual(
       outcomes.map((outcome) => outcome.status),
@@ -128,7 +128,7 @@ describe(`trigger writer: group-committed samples and enqueues (${databaseLabel}
 
   it("records samples and trims each event type back to the newest 25, even when 40 arrive at once", async () => {
     for (let index = 0; index < 20; index++) {
-      await writer.write({
+      await store.write({
         sample: sampleFor(orgId, "job.completed", new Date(NOW.getTime() + index)),
         enqueues: [],
       });
@@ -136,11 +136,11 @@ describe(`trigger writer: group-committed samples and enqueues (${databaseLabel}
     const burst = Array.from({ length: 40 }, (_, index) =>
       sampleFor(orgId, "job.completed", new Date(NOW.getTime() + 1000 + index)),
     );
-    await Promise.all(burst.map((sample) => writer.write({ sample, enqueues: [] })));
+    await Promise.all(burst.map((sample) => store.write({ sample, enqueues: [] })));
     // One more write trims whatever the burst's own statements could not see.
     const last = sampleFor(orgId, "job.completed", new Date(NOW.getTime() + 5000));
-    await writer.write({ sample: last, enqueues: [] });
-    await writer.write({ sample: sampleFor(orgId, "deal.won", NOW), enqueues: [] });
+    await store.write({ sample: last, enqueues: [] });
+    await store.write({ sample: sampleFor(orgId, "deal.won", NOW), enqueues: [] });
     assert.equal(await count("event_samples", sql`AND event_type = 'job.completed'`), 25);
     const newest = await queryOne<{ id: string }>(
       database.db,
@@ -149,5 +149,24 @@ describe(`trigger writer: group-committed samples and enqueues (${databaseLabel}
     );
     assert.equal(newest?.id, last.id);
     assert.equal(await count("event_samples", sql`AND event_type = 'deal.won'`), 1);
+  });
+
+  it("answers batched dedup lookups per key: the committed campaign, or nothing", async () => {
+    const held = enqueueFor(orgId, automationId, "lookup-held");
+    await store.write({ enqueues: [held] });
+    const key = (dedupKey: string, automation = automationId) => ({
+      orgId,
+      automationId: automation,
+      kind: "event",
+      key: dedupKey,
+    });
+    const answers = await Promise.all([
+      store.findCampaign(key("lookup-missing")),
+      store.findCampaign(key("lookup-held")),
+      store.findCampaign(key("lookup-held", randomUUID())),
+      store.findCampaign({ ...key("lookup-held"), kind: "deal" }),
+      store.findCampaign(key("lookup-held")),
+    ]);
+    assert.deepEqual(answers, [undefined, held.campaign.id, undefined, undefined, held.campaign.id]);
   });
 });

@@ -4,7 +4,7 @@ import { AppError, notFound } from "../../errors.ts";
 import { findAutomation } from "../automations.ts";
 import type { KillSwitch } from "../kill-switch.ts";
 import { type MailAddress, runTrigger } from "../trigger-core.ts";
-import type { TriggerWriter } from "../trigger-writer.ts";
+import type { TriggerStore } from "../trigger-store.ts";
 import { type ConversionFields, readDealAmount, readReferenceDate, recordConversion } from "./conversions.ts";
 import type { AttributionDeps } from "./deps.ts";
 import {
@@ -187,7 +187,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  * A `deal_won` automation also registers the customer and attributes the revenue.
  */
 export async function fireLegacyTrigger(
-  deps: AttributionDeps & { killSwitch: KillSwitch; triggerWriter: TriggerWriter },
+  deps: AttributionDeps & { killSwitch: KillSwitch; triggerStore: TriggerStore },
   orgId: string,
   automationId: string,
   payload: Payload,

@@ -4,7 +4,7 @@ import type { Queryable } from "../../db/database.ts";
 import type { BoundAutomationCache } from "../automation-cache.ts";
 import type { KillSwitch } from "../kill-switch.ts";
 import { findEventCandidates, mailAddressOf, runTrigger, type TriggerOutcome } from "../trigger-core.ts";
-import type { TriggerWriter } from "../trigger-writer.ts";
+import type { TriggerStore } from "../trigger-store.ts";
 import { ensureCustomConnection } from "./connections.ts";
 import {
   assertEnvelopeRules,
@@ -37,7 +37,7 @@ export interface EventServiceDeps {
   logger: Logger;
   killSwitch: Pick<KillSwitch, "assertRunning">;
   boundAutomations: Pick<BoundAutomationCache, "find">;
-  triggerWriter: TriggerWriter;
+  triggerStore: TriggerStore;
   /** The tracking-lead attribution (spec rule 1, "for contacts"); absent until it is wired. */
   attributeContact?: AttributeContact;
 }

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { desc, eq } from "drizzle-orm";
 import type { Queryable } from "../../db/database.ts";
 import { eventSamples } from "../../db/schema.ts";
-import type { EventSampleRow } from "../trigger-writer.ts";
+import type { EventSampleRow } from "../trigger-store.ts";
 import type { CleanEnvelope } from "./envelope.ts";
 
 /** How many recent live events the app's binding picker sees per event type. */
