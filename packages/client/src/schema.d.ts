@@ -1494,7 +1494,7 @@ export interface operations {
           /** @description `noun.verb`, bound in the app as `custom.<event_type>`. */
           event_type: string;
           object_type: "job" | "deal" | "contact";
-          /** @description Idempotency key, per bound automation. */
+          /** @description Idempotency key, per bound automation. Required: an empty string is refused. */
           dedup_id: string;
           /** @description ISO-8601 date-time (`2026-11-22T12:00:00Z`; without an offset it is read as UTC). At most 24 hours ahead of the server clock. */
           occurred_at?: string | null;

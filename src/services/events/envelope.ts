@@ -49,7 +49,7 @@ export const EventProperties = Type.Object(
 
 export const EventRecord = Type.Object(
   {
-    id: Type.String({ maxLength: 128, description: "The caller's id of the record." }),
+    id: Type.String({ minLength: 1, maxLength: 128, description: "The caller's id of the record." }),
     properties: Type.Optional(EventProperties),
     org_id: IgnoredOrgId,
   },
@@ -70,7 +70,11 @@ export const EventEnvelope = Type.Object(
       description: "`noun.verb`, bound in the app as `custom.<event_type>`.",
     }),
     object_type: ObjectTypeSchema,
-    dedup_id: Type.String({ maxLength: 255, description: "Idempotency key, per bound automation." }),
+    dedup_id: Type.String({
+      minLength: 1,
+      maxLength: 255,
+      description: "Idempotency key, per bound automation. Required: an empty string is refused.",
+    }),
     occurred_at: Type.Optional(
       Type.Union([Type.String({ maxLength: 64 }), Type.Null()], {
         description:
