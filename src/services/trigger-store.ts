@@ -80,7 +80,10 @@ export interface TriggerStoreOptions {
   logger: Logger;
   /** Most requests per statement (default 64). */
   maxBatch?: number;
-  /** Most statements in flight (default 2). */
+  /**
+   * Most statements in flight (default 1): statements are short, so one in flight already lets
+   * the next batch gather, and fewer, larger statements cost the database and this process less.
+   */
   maxInFlight?: number;
 }
 
@@ -96,7 +99,7 @@ export function createTriggerStore(options: TriggerStoreOptions): TriggerStore {
     );
   const batcher = createMicroBatcher<TriggerWrite, Settled>({
     maxBatch: options.maxBatch ?? 64,
-    maxInFlight: options.maxInFlight ?? 2,
+    maxInFlight: options.maxInFlight ?? 1,
     async flush(requests) {
       try {
         return (await writeBatch(database, requests)).map((results) => ({ results }));
@@ -113,7 +116,7 @@ export function createTriggerStore(options: TriggerStoreOptions): TriggerStore {
   });
   const lookups = createMicroBatcher<CampaignDedupKey, string | undefined>({
     maxBatch: options.maxBatch ?? 64,
-    maxInFlight: options.maxInFlight ?? 2,
+    maxInFlight: options.maxInFlight ?? 1,
     flush: (keys) => findCampaigns(database, keys),
   });
   return {
