@@ -37,7 +37,9 @@ export function registerJsonBodyParser(app: FastifyInstance): void {
     }
     parseJsonBody(text, done);
   });
-  // A POST without any body skips the parsers: it is as unreadable as an empty one.
+  // A request without a body (none sent, or an empty one under a JSON content type, as clients
+  // that set the header on every call send a DELETE) has none: only routes that take a body
+  // refuse it.
   app.addHook("preValidation", async (request) => {
     const schema = request.routeOptions.schema as { body?: unknown } | undefined;
     if (schema?.body !== undefined && request.body === undefined) {
@@ -48,7 +50,7 @@ export function registerJsonBodyParser(app: FastifyInstance): void {
 
 function parseJsonBody(text: string | Buffer, done: (error: Error | null, body?: unknown) => void): void {
   if (typeof text !== "string" || text.length === 0) {
-    done(unreadableBody("request body is empty; send a JSON object"), undefined);
+    done(null, undefined);
     return;
   }
   let parsed: unknown;
@@ -58,12 +60,17 @@ function parseJsonBody(text: string | Buffer, done: (error: Error | null, body?:
     done(error as SyntaxError, undefined);
     return;
   }
-  const forbidden = findForbiddenKey(parsed);
+  const forbidden = mayHideForbiddenKey(text) ? findForbiddenKey(parsed) : undefined;
   if (forbidden !== undefined) {
     done(invalidPayload(`${forbidden}: this key is not allowed`), undefined);
     return;
   }
   done(null, parsed);
+}
+
+/** Cheap pre-check on the raw text (a key may also be spelled with \u escapes). */
+function mayHideForbiddenKey(text: string): boolean {
+  return text.includes("__proto__") || text.includes("constructor") || text.includes("\\u");
 }
 
 /**

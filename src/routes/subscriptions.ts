@@ -1,5 +1,5 @@
 import { Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
-import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { FastifyInstance } from "fastify";
 import { errorResponse } from "../http/error-responses.ts";
 import { SENTENCE_STYLE } from "../http/error-style.ts";
 import type { Services } from "../services/services.ts";
@@ -61,19 +61,6 @@ export const Unsubscribed = Type.Object(
   { title: "Unsubscribed" },
 );
 
-/**
- * Unsubscribe reads only its query. Clients that set `Content-Type: application/json` on every
- * request send it on a DELETE without a body too; Fastify would then parse the empty body and
- * refuse it. A request that declares no body has nothing to parse, whatever its content type.
- */
-async function forgetBodylessContentType(request: FastifyRequest): Promise<void> {
-  const { headers } = request.raw;
-  const length = headers["content-length"];
-  if (headers["transfer-encoding"] === undefined && (length === undefined || length === "0")) {
-    delete headers["content-type"];
-  }
-}
-
 /** POST/DELETE /webhooks/subscribe and POST /webhooks/rotate (scope webhooks:inbound). */
 export function registerSubscriptionRoutes(app: FastifyInstance, services: Services): void {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
@@ -110,7 +97,6 @@ export function registerSubscriptionRoutes(app: FastifyInstance, services: Servi
     "/webhooks/subscribe",
     {
       config: { scope: "webhooks:inbound", errorStyle: SUBSCRIPTION_CHANGE_STYLE },
-      onRequest: forgetBodylessContentType,
       schema: {
         operationId: "unsubscribeLeads",
         summary: "Delete a subscription by id or target_url",

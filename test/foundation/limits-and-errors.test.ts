@@ -134,6 +134,26 @@ describe(`error model (${databaseLabel})`, () => {
     assert.equal(({} as Record<string, unknown>).admin, undefined);
   });
 
+  it("refuses a __proto__ key spelled with unicode escapes", async () => {
+    const response = await call(ctx, "POST", "/admin/v1/orgs", {
+      key: ADMIN_TOKEN,
+      payload: '{"name":"x","\\u005f_proto__":{"admin":true}}',
+      headers: { "content-type": "application/json" },
+    });
+    assert.equal(response.status, 422, response.text);
+    assert.equal(response.body.detail, "__proto__: this key is not allowed");
+  });
+
+  it("serves a bodyless request sent with a JSON content type on a route that takes no body", async () => {
+    const org = await createOrg(ctx);
+    const issued = await admin(ctx, "POST", `/orgs/${org.orgId}/keys`, {});
+    const revoked = await call(ctx, "DELETE", `/admin/v1/keys/${issued.body.id}`, {
+      key: ADMIN_TOKEN,
+      headers: { "content-type": "application/json" },
+    });
+    assert.equal(revoked.status, 204, revoked.text);
+  });
+
   it("parses JSON nested far deeper than the call stack without failing", async () => {
     const depth = 100_000;
     const response = await call(ctx, "POST", "/admin/v1/orgs", {
