@@ -147,10 +147,10 @@ describe(`POST /api/v1/events: random envelopes (${databaseLabel})`, () => {
     const wellFormed = fc.record({
       event_type: fc.stringMatching(/^[a-z][a-z0-9_]{0,30}\.[a-z][a-z0-9_]{0,30}$/),
       object_type: fc.constantFrom("job", "deal", "contact"),
-      dedup_id: fc.string({ maxLength: 255 }),
+      dedup_id: fc.string({ minLength: 1, maxLength: 255 }),
       dry_run: fc.boolean(),
       record: fc.record({
-        id: fc.string({ maxLength: 128 }),
+        id: fc.string({ minLength: 1, maxLength: 128 }),
         properties: fc.dictionary(
           fc.oneof(fc.constantFrom(...RESERVED_PROPERTY_KEYS), fc.stringMatching(/^cf_[a-z0-9_]{0,61}$/)),
           fc.string({ maxLength: 60 }),
