@@ -7,6 +7,7 @@ import { openDatabase } from "./db/database.ts";
 import { migrate } from "./db/migrate.ts";
 import { createGeocoder } from "./geo/index.ts";
 import { startProcessWorker } from "./jobs/process-worker.ts";
+import { JOBS_READY_CHANNEL } from "./jobs/queue.ts";
 import { createMemoryRateLimiter, createRedisRateLimiter, type RateLimiter } from "./limits/rate-limiter.ts";
 import { createLogger } from "./logger.ts";
 
@@ -69,6 +70,8 @@ async function main() {
     role !== "api"
       ? startProcessWorker({ config, db: database.db, clock: systemClock, logger, geocoder })
       : null;
+  // Jobs enqueued by any process (a lead's deliveries, say) start at once instead of at the next poll.
+  const stopListening = worker ? await database.listen(JOBS_READY_CHANNEL, () => worker.wake()) : null;
   logger.info({ role, database: database.kind, url: config.publicBaseUrl }, "porchlight started");
 
   let stopping = false;
@@ -83,6 +86,7 @@ async function main() {
     forced.unref();
     try {
       await app.close();
+      await stopListening?.();
       await worker?.stop();
       await limiter.close();
       await database.close();

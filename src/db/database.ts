@@ -24,6 +24,12 @@ export interface Database {
   readonly kind: "pglite" | "postgres";
   /** Runs a named statement outside any transaction and returns its rows. */
   run<T>(statement: NamedStatement): Promise<T[]>;
+  /**
+   * Calls `onNotify` for every NOTIFY on `channel` (an SQL identifier), and once more after each
+   * reconnection, since notifications sent while disconnected are lost. Best effort: callers
+   * must not depend on it for correctness. Resolves to a function that stops listening.
+   */
+  listen(channel: string, onNotify: () => void): Promise<() => Promise<void>>;
   /** Resolves when the database answers a trivial query. */
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -54,6 +60,12 @@ async function openPglite(dataDir: string | undefined): Promise<Database> {
     db,
     kind: "pglite",
     run: async <T>({ text, values }: NamedStatement) => (await client.query<T>(text, values)).rows,
+    listen: async (channel, onNotify) => {
+      const unsubscribe = await client.listen(assertIdentifier(channel), () => onNotify());
+      return async () => {
+        if (!client.closed) await unsubscribe();
+      };
+    },
     ping: async () => {
       await client.query("SELECT 1");
     },
@@ -83,12 +95,67 @@ async function openPostgres(url: string, options: OpenDatabaseOptions): Promise<
     db,
     kind: "postgres",
     run: async <T>(statement: NamedStatement) => (await pool.query(statement)).rows as T[],
+    listen: async (channel, onNotify) => listenOnPostgres(url, assertIdentifier(channel), onNotify, options),
     ping: async () => {
       await pool.query("SELECT 1");
     },
     close: async () => {
       await pool.end();
     },
+  };
+}
+
+function assertIdentifier(channel: string): string {
+  if (!/^[a-z_][a-z0-9_]*$/.test(channel)) throw new Error(`not a channel name: ${channel}`);
+  return channel;
+}
+
+const LISTEN_RECONNECT_MS = 1_000;
+
+/**
+ * LISTEN on a connection of its own (a pooled one would be handed to other queries), reconnecting
+ * every second while the server is away.
+ */
+async function listenOnPostgres(
+  url: string,
+  channel: string,
+  onNotify: () => void,
+  options: OpenDatabaseOptions,
+): Promise<() => Promise<void>> {
+  let stopped = false;
+  let client: pg.Client | undefined;
+  let retry: NodeJS.Timeout | undefined;
+  const scheduleReconnect = () => {
+    if (stopped || retry) return;
+    retry = setTimeout(() => {
+      retry = undefined;
+      void connect();
+    }, LISTEN_RECONNECT_MS);
+  };
+  const connect = async () => {
+    const next = new pg.Client({ connectionString: url });
+    next.on("error", (error) => options.onPoolError?.(error));
+    next.on("end", () => {
+      if (client === next) client = undefined;
+      scheduleReconnect();
+    });
+    next.on("notification", () => onNotify());
+    try {
+      await next.connect();
+      await next.query(`LISTEN ${channel}`);
+      if (stopped) return void (await next.end());
+      client = next;
+      onNotify();
+    } catch {
+      await next.end().catch(() => {});
+      scheduleReconnect();
+    }
+  };
+  await connect();
+  return async () => {
+    stopped = true;
+    clearTimeout(retry);
+    await client?.end().catch(() => {});
   };
 }
 

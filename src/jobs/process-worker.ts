@@ -23,6 +23,7 @@ export function startProcessWorker(deps: {
   const deliveryClient = createDeliveryClient({ guard, logger: deps.logger });
   const worker = startWorker(deps, buildJobCatalog({ ...deps, deliveryClient }));
   return {
+    wake: () => worker.wake(),
     stop: async () => {
       await worker.stop();
       await deliveryClient.close();

@@ -60,6 +60,9 @@ export function newJobRow<S extends TSchema>(
   };
 }
 
+/** The notification channel on which enqueueJob tells workers that a job is waiting. */
+export const JOBS_READY_CHANNEL = "jobs_ready";
+
 /**
  * Adds a job. Pass the caller's open transaction as `db` so the job commits (or rolls back)
  * with the rows it refers to.
@@ -71,10 +74,15 @@ export async function enqueueJob<S extends TSchema>(
   options: { orgId?: string | null; now: Date; runAt?: Date },
 ): Promise<string> {
   const job = newJobRow(kind, payload, options);
+  // The notification (sent when the caller's transaction commits) wakes idle workers at once;
+  // without a listener it is dropped, and workers still find the job on their next poll.
   await db.execute(
-    sql`INSERT INTO jobs (id, org_id, kind, payload, max_attempts, run_at, created_at, updated_at)
-        VALUES (${job.id}::uuid, ${job.orgId}::uuid, ${job.kind}, ${job.payloadJson}::jsonb, ${job.maxAttempts}::int,
-                ${at(job.runAt)}, ${at(job.createdAt)}, ${at(job.createdAt)})`,
+    sql`WITH inserted AS (
+          INSERT INTO jobs (id, org_id, kind, payload, max_attempts, run_at, created_at, updated_at)
+          VALUES (${job.id}::uuid, ${job.orgId}::uuid, ${job.kind}, ${job.payloadJson}::jsonb, ${job.maxAttempts}::int,
+                  ${at(job.runAt)}, ${at(job.createdAt)}, ${at(job.createdAt)})
+          RETURNING 1)
+        SELECT pg_notify(${JOBS_READY_CHANNEL}, '') FROM inserted`,
   );
   return job.id;
 }

@@ -13,11 +13,13 @@ export interface WorkerDeps {
 export interface WorkerOptions {
   /** How long an idle worker waits before looking for due jobs again. */
   pollIntervalMs?: number;
-  /** Jobs claimed (and run concurrently) per round. */
-  batchSize?: number;
+  /** Jobs run at once (default 16). */
+  concurrency?: number;
 }
 
 export interface Worker {
+  /** Looks for due jobs now instead of at the next poll (new jobs were enqueued). */
+  wake(): void;
   /** Stops claiming, lets the jobs in hand finish (each bounded by its timeout), then resolves. */
   stop(): Promise<void>;
 }
@@ -82,40 +84,80 @@ export async function runPendingJobs(
   }
 }
 
-/** A polling worker loop; any number of processes may run one against the same database. */
+/**
+ * A polling worker loop; any number of processes may run one against the same database.
+ *
+ * Up to `concurrency` jobs run at once, and the loop claims again as soon as half the slots are
+ * free: a slow job (a receiver that takes its time, a provider near its timeout) holds only its own
+ * slot, never a whole batch. When the queue is empty it looks again every `pollIntervalMs`, or as
+ * soon as `wake()` is called.
+ */
 export function startWorker(deps: WorkerDeps, catalog: JobCatalog, options: WorkerOptions = {}): Worker {
-  const pollIntervalMs = options.pollIntervalMs ?? 1000;
-  const batchSize = options.batchSize ?? 10;
+  const pollIntervalMs = options.pollIntervalMs ?? 250;
+  const concurrency = Math.max(1, options.concurrency ?? 16);
+  const refillAt = Math.max(1, Math.floor(concurrency / 2));
   const stopping = new AbortController();
-  let wake: (() => void) | undefined;
+  const inFlight = new Set<Promise<void>>();
+  let endPause: (() => void) | undefined;
+  // A wake-up that arrives while the loop is claiming must not be lost: the next pause is skipped.
+  let wokenSinceClaim = false;
 
-  const idle = () =>
+  const pause = () =>
     new Promise<void>((resolve) => {
+      if (wokenSinceClaim) return resolve();
       const timer = setTimeout(resolve, pollIntervalMs);
-      wake = () => {
+      endPause = () => {
         clearTimeout(timer);
         resolve();
       };
     });
 
-  const loop = (async () => {
-    deps.logger.info({ kinds: [...catalog.keys()] }, "job worker started");
-    while (!stopping.signal.aborted) {
-      let ran = 0;
-      try {
-        ran = await runBatch(deps, catalog, batchSize);
-      } catch (error) {
-        deps.logger.warn({ err: error }, "job worker could not claim jobs; retrying");
-      }
-      if (ran === 0 && !stopping.signal.aborted) await idle();
+  const start = (job: ClaimedJob) => {
+    const entry = catalog.get(job.kind);
+    if (!entry) return;
+    const task = runOne(deps, entry, job)
+      // The outcome could not be written (the database went away): the job's lock expires and
+      // another round runs it again, which every job kind tolerates.
+      .catch((error: unknown) => deps.logger.warn({ err: error, jobId: job.id }, "job outcome not recorded"))
+      .finally(() => inFlight.delete(task));
+    inFlight.add(task);
+  };
+
+  const claimFreeSlots = async () => {
+    const free = concurrency - inFlight.size;
+    wokenSinceClaim = false;
+    try {
+      const claimed = await claimJobs(deps.db, catalog, deps.clock.now(), free);
+      for (const job of claimed) start(job);
+      return claimed.length === free;
+    } catch (error) {
+      deps.logger.warn({ err: error }, "job worker could not claim jobs; retrying");
+      return false;
     }
+  };
+
+  const loop = (async () => {
+    deps.logger.info({ kinds: [...catalog.keys()], concurrency }, "job worker started");
+    while (!stopping.signal.aborted) {
+      if (concurrency - inFlight.size < refillAt) {
+        await Promise.race(inFlight);
+        continue;
+      }
+      const mayHaveMore = await claimFreeSlots();
+      if (!mayHaveMore && !stopping.signal.aborted) await pause();
+    }
+    await Promise.all(inFlight);
     deps.logger.info("job worker stopped");
   })();
 
   return {
+    wake: () => {
+      wokenSinceClaim = true;
+      endPause?.();
+    },
     stop: async () => {
       stopping.abort();
-      wake?.();
+      endPause?.();
       await loop;
     },
   };

@@ -4,7 +4,7 @@ import { Type } from "@fastify/type-provider-typebox";
 import { fixedClock } from "../../src/clock.ts";
 import { queryOne, sql } from "../../src/db/database.ts";
 import { createJobCatalog, defineJobKind, exponentialBackoff, handleJob } from "../../src/jobs/job-kind.ts";
-import { enqueueJob } from "../../src/jobs/queue.ts";
+import { enqueueJob, JOBS_READY_CHANNEL } from "../../src/jobs/queue.ts";
 import { runPendingJobs, startWorker } from "../../src/jobs/worker.ts";
 import { databaseLabel, openTestDatabase } from "../helpers/harness.ts";
 import { silentLogger } from "./leads-helpers.ts";
@@ -77,6 +77,57 @@ describe(`durable job queue (${databaseLabel})`, () => {
       enqueueJob(opened.database.db, flakyJob, { name: 1 } as never, { now: clock.now() }),
       /invalid test_flaky payload/,
     );
+  });
+
+  it("keeps running other jobs while one slow job holds its slot", async () => {
+    const slowJob = defineJobKind({ ...flakyJob, name: "test_slow" });
+    let releaseSlow: () => void = () => {};
+    const slowHeld = new Promise<void>((resolve) => {
+      releaseSlow = resolve;
+    });
+    const fastDone: string[] = [];
+    await enqueueJob(opened.database.db, slowJob, { name: "slow" }, { now: clock.now() });
+    const worker = startWorker(
+      deps(),
+      createJobCatalog([
+        handleJob(slowJob, () => slowHeld),
+        handleJob(flakyJob, async (payload) => void fastDone.push(payload.name)),
+      ]),
+      { pollIntervalMs: 10, concurrency: 2 },
+    );
+    try {
+      for (let index = 0; index < 6; index++) {
+        await enqueueJob(opened.database.db, flakyJob, { name: `fast ${index}` }, { now: clock.now() });
+      }
+      for (let wait = 0; wait < 500 && fastDone.length < 6; wait++)
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      assert.equal(fastDone.length, 6, "the fast jobs ran while the slow one was still running");
+    } finally {
+      releaseSlow();
+      await worker.stop();
+    }
+  });
+
+  it("wakes an idle worker through the database's notification as soon as a job is enqueued", async () => {
+    const ran: string[] = [];
+    const worker = startWorker(
+      deps(),
+      createJobCatalog([handleJob(flakyJob, async (payload) => void ran.push(payload.name))]),
+      { pollIntervalMs: 600_000 },
+    );
+    const stopListening = await opened.database.listen(JOBS_READY_CHANNEL, () => worker.wake());
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 100)); // the worker's first look found nothing
+      await opened.database.db.transaction(async (tx) => {
+        await enqueueJob(tx, flakyJob, { name: "woken" }, { now: clock.now() });
+      });
+      for (let wait = 0; wait < 500 && ran.length === 0; wait++)
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      assert.deepEqual(ran, ["woken"], "ran long before the 10-minute poll");
+    } finally {
+      await stopListening();
+      await worker.stop();
+    }
   });
 
   it("runs only the kinds a worker knows, and stops gracefully", async () => {

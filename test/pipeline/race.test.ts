@@ -58,7 +58,7 @@ describe(`two workers over the same pieces never mail one twice (${databaseLabel
       startWorker(
         { db, clock, logger },
         createJobCatalog(pipelineJobHandlers({ db, clock, logger, config, geocoder: createLocalGeocoder() })),
-        { pollIntervalMs: 20, batchSize: 4 },
+        { pollIntervalMs: 20, concurrency: 4 },
       );
     const workers = [workerFor(ctx.database.db), workerFor((second ?? ctx.database).db)];
     try {
