@@ -1,8 +1,11 @@
 /**
  * Group commit for hot write paths. Each caller submits one item and awaits its own result; the
  * items that arrive while earlier statements are in flight are written together in the next one.
- * At low load every item goes alone at once (no added latency); under load one statement and
- * one commit serve many requests, which is what lets the service outrun one INSERT per request.
+ * A new batch starts one event-loop turn after its first item (setImmediate), so every request
+ * whose bytes were already read joins it: on PGlite, whose queries run synchronously on this
+ * thread, nothing would otherwise arrive while a statement is "in flight" and every item would go
+ * alone. At low load an item waits only for that turn; under load one statement and one commit
+ * serve many requests, which is what lets the service outrun one INSERT per request.
  *
  * `flush` receives the items of one batch and returns one result per item, in order. If it
  * throws, every item of that batch rejects with the error (the caller decides whether to retry
@@ -33,6 +36,7 @@ export function createMicroBatcher<Item, Result>(
 ): MicroBatcher<Item, Result> {
   const queue: Pending<Item, Result>[] = [];
   let inFlight = 0;
+  let pumpScheduled = false;
   let idle: (() => void)[] = [];
 
   function settleIdle() {
@@ -60,6 +64,15 @@ export function createMicroBatcher<Item, Result>(
     }
   }
 
+  function schedulePump() {
+    if (pumpScheduled) return;
+    pumpScheduled = true;
+    setImmediate(() => {
+      pumpScheduled = false;
+      pump();
+    });
+  }
+
   function pump() {
     while (inFlight < options.maxInFlight && queue.length > 0) {
       inFlight++;
@@ -71,7 +84,7 @@ export function createMicroBatcher<Item, Result>(
     submit(item) {
       return new Promise<Result>((resolve, reject) => {
         queue.push({ item, resolve, reject });
-        pump();
+        schedulePump();
       });
     },
     drain() {

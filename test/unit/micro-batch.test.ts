@@ -20,46 +20,66 @@ function controlledFlush() {
   return { batches, flush, finishNext };
 }
 
+const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+
 describe("micro-batch (group commit)", () => {
-  it("sends a lone item at once, alone", async () => {
+  it("sends a lone item alone, one event-loop turn after it was submitted", async () => {
     const { batches, flush, finishNext } = controlledFlush();
     const batcher = createMicroBatcher({ flush, maxBatch: 10, maxInFlight: 1 });
     const result = batcher.submit(1);
-    assert.deepEqual(batches, [[1]], "no waiting for company");
+    assert.deepEqual(batches, [], "the batch waits for the requests already read in this turn");
+    await nextTurn();
+    assert.deepEqual(batches, [[1]], "no waiting for company beyond that turn");
     await finishNext();
     assert.equal(await result, 10);
   });
 
-  it("gathers what arrives while a statement is in flight into the next one, up to maxBatch", async () => {
+  it("gathers the items of one turn into one batch, up to maxBatch, even when nothing is in flight", async () => {
     const { batches, flush, finishNext } = controlledFlush();
     const batcher = createMicroBatcher({ flush, maxBatch: 3, maxInFlight: 1 });
-    const results = [1, 2, 3, 4, 5, 6].map((n) => batcher.submit(n));
-    assert.deepEqual(batches, [[1]]);
+    const results = [1, 2, 3, 4, 5].map((n) => batcher.submit(n));
+    await nextTurn();
+    assert.deepEqual(batches, [[1, 2, 3]]);
+    results.push(batcher.submit(6));
     await finishNext();
-    assert.deepEqual(batches, [[1], [2, 3, 4]]);
+    assert.deepEqual(
+      batches,
+      [
+        [1, 2, 3],
+        [4, 5, 6],
+      ],
+      "what arrived while in flight goes next",
+    );
     await finishNext();
-    await finishNext();
-    assert.deepEqual(batches, [[1], [2, 3, 4], [5, 6]]);
     assert.deepEqual(await Promise.all(results), [10, 20, 30, 40, 50, 60]);
     await batcher.drain();
   });
 
   it("keeps up to maxInFlight statements running", async () => {
     const { batches, flush, finishNext } = controlledFlush();
-    const batcher = createMicroBatcher({ flush, maxBatch: 10, maxInFlight: 2 });
-    const results = [1, 2, 3, 4].map((n) => batcher.submit(n));
-    assert.deepEqual(batches, [[1], [2]]);
+    const batcher = createMicroBatcher({ flush, maxBatch: 2, maxInFlight: 2 });
+    const results = [1, 2, 3, 4, 5, 6].map((n) => batcher.submit(n));
+    await nextTurn();
+    assert.deepEqual(batches, [
+      [1, 2],
+      [3, 4],
+    ]);
     await finishNext();
-    assert.deepEqual(batches, [[1], [2], [3, 4]]);
+    assert.deepEqual(batches, [
+      [1, 2],
+      [3, 4],
+      [5, 6],
+    ]);
     await finishNext();
     await finishNext();
-    assert.deepEqual(await Promise.all(results), [10, 20, 30, 40]);
+    assert.deepEqual(await Promise.all(results), [10, 20, 30, 40, 50, 60]);
   });
 
   it("rejects only the items of a failed batch, and drains", async () => {
     const { flush, finishNext } = controlledFlush();
     const batcher = createMicroBatcher({ flush, maxBatch: 10, maxInFlight: 1 });
     const first = batcher.submit(1);
+    await nextTurn();
     const failing = [batcher.submit(-1), batcher.submit(2)].map((result) =>
       result.then(
         () => "resolved",
