@@ -25,7 +25,8 @@ function toStats(result: Result): RunStats {
   for (const [code, entry] of Object.entries(result.statusCodeStats ?? {})) statusCounts[code] = entry.count;
   const seconds = Math.max(result.duration, 0.001);
   return {
-    reqPerSec: Math.round((result["2xx"] + result.non2xx) / seconds),
+    // Only successful answers count: a 429 or 5xx is cheap and must not pass for throughput.
+    reqPerSec: Math.round(result["2xx"] / seconds),
     p50Ms: result.latency.p50,
     p99Ms: result.latency.p99,
     requests: result["2xx"] + result.non2xx,
@@ -69,40 +70,56 @@ export interface MeasureOptions {
   runs: number;
 }
 
-/** Warm-up, then `runs` measured runs; returns all of them and the median run. */
-export async function measure(
-  plan: Omit<LoadPlan, "durationSeconds">,
-  options: MeasureOptions,
-): Promise<{ median: RunStats; runs: RunStats[] }> {
-  await runLoad({ ...plan, durationSeconds: options.warmupSeconds });
-  const runs: RunStats[] = [];
-  for (let run = 0; run < options.runs; run++) {
-    runs.push(await runLoad({ ...plan, durationSeconds: options.measureSeconds }));
-  }
-  return { median: medianRun(runs), runs };
+export interface Contender {
+  label: string;
+  plan: Omit<LoadPlan, "durationSeconds">;
+  /**
+   * Told before each run how many requests it may send (from this contender's best rate so
+   * far), so it can provision enough organizations.
+   */
+  prepare?: (expectedRequests: number) => Promise<void>;
+  /** The rate assumed before the warm-up has measured one. */
+  initialRateGuess?: number;
+}
+
+export interface Measurement {
+  median: RunStats;
+  runs: RunStats[];
 }
 
 /**
- * Like measure, but before each run `prepare` is told how many requests the run may send
- * (from the previous run's rate), so it can provision enough organizations.
+ * A warm-up of each contender, then `runs` rounds in which each contender runs once, in turn, so
+ * that drift on a shared machine (another tenant, a CPU's clock, the database's caches) falls on
+ * the service and its baselines alike rather than on whichever ran last.
  */
-export async function measureProvisioned(
+export async function measureInterleaved(
+  contenders: Contender[],
+  options: MeasureOptions,
+): Promise<Map<string, Measurement>> {
+  // The best rate measured so far (the guess until the warm-up has run).
+  const rates = new Map<string, number>();
+  const runOnce = async (contender: Contender, seconds: number) => {
+    const rate = rates.get(contender.label) ?? contender.initialRateGuess ?? 1500;
+    await contender.prepare?.(Math.ceil(rate * 1.5 * Math.min(seconds + 1, 60)));
+    const stats = await runLoad({ ...contender.plan, durationSeconds: seconds });
+    rates.set(contender.label, Math.max(rates.get(contender.label) ?? 50, stats.reqPerSec));
+    return stats;
+  };
+  for (const contender of contenders) await runOnce(contender, options.warmupSeconds);
+  const runs = new Map<string, RunStats[]>(contenders.map((c) => [c.label, []]));
+  for (let round = 0; round < options.runs; round++) {
+    for (const contender of contenders)
+      runs.get(contender.label)!.push(await runOnce(contender, options.measureSeconds));
+  }
+  return new Map(
+    contenders.map((c) => [c.label, { median: medianRun(runs.get(c.label)!), runs: runs.get(c.label)! }]),
+  );
+}
+
+/** Warm-up, then `runs` measured runs of one plan; returns all of them and the median run. */
+export async function measure(
   plan: Omit<LoadPlan, "durationSeconds">,
   options: MeasureOptions,
-  prepare: (expectedRequests: number) => Promise<void>,
-  initialRateGuess = 1500,
-): Promise<{ median: RunStats; runs: RunStats[] }> {
-  let rate = initialRateGuess;
-  const expected = (seconds: number) => Math.ceil(rate * 1.5 * Math.min(seconds + 1, 60));
-  await prepare(expected(options.warmupSeconds));
-  const warmup = await runLoad({ ...plan, durationSeconds: options.warmupSeconds });
-  rate = Math.max(warmup.reqPerSec, 50);
-  const runs: RunStats[] = [];
-  for (let run = 0; run < options.runs; run++) {
-    await prepare(expected(options.measureSeconds));
-    const stats = await runLoad({ ...plan, durationSeconds: options.measureSeconds });
-    rate = Math.max(rate, stats.reqPerSec);
-    runs.push(stats);
-  }
-  return { median: medianRun(runs), runs };
+): Promise<Measurement> {
+  return (await measureInterleaved([{ label: "only", plan }], options)).get("only")!;
 }

@@ -1,15 +1,18 @@
 import { randomBytes } from "node:crypto";
-import { type BenchOrg, createOrg } from "../lib/api-client.ts";
+import { createOrg } from "../lib/api-client.ts";
 import { scenarioDatabase } from "../lib/databases.ts";
-import { measure, measureProvisioned, type RunStats, runLoad } from "../lib/load.ts";
+import { type Contender, type Measurement, measureInterleaved, runLoad } from "../lib/load.ts";
 import { OrgPool, rotatingIp } from "../lib/org-pool.ts";
 import { BASELINE, MAIN, type RunningServer, startNodeServer } from "../lib/processes.ts";
 import { type ResultRow, ratio, rowFromRun, type Scenario, type ScenarioContext } from "../lib/scenario.ts";
 
 const EVENT_TYPE = "job.completed";
 
-/** A valid envelope that the bound automation queues (street + city + zip), unique dedup id. */
-function envelope(dedupId: string, dryRun: boolean) {
+/**
+ * A valid envelope that the bound automation queues (street + city + zip), with a unique dedup
+ * id and a house number that varies with it, so that no per-address cache flatters the service.
+ */
+function envelope(dedupId: string, sequence: number, dryRun: boolean) {
   return JSON.stringify({
     event_type: EVENT_TYPE,
     object_type: "job",
@@ -18,7 +21,7 @@ function envelope(dedupId: string, dryRun: boolean) {
     record: {
       id: dedupId,
       properties: {
-        street: "1600 Pennsylvania Ave NW",
+        street: `${100 + (sequence % 9900)} Pennsylvania Ave NW`,
         city: "Washington",
         state: "DC",
         zip: "20500",
@@ -30,36 +33,63 @@ function envelope(dedupId: string, dryRun: boolean) {
   });
 }
 
-interface BaselineMeasurement {
-  run: RunStats;
-  peakRssMb: number | undefined;
+function startBaseline(mode: "constant" | "insert", env: Record<string, string>) {
+  return startNodeServer({ entry: BASELINE, args: [mode], env });
 }
 
-/** Starts a baseline server, drives it like the service, and stops it. */
-async function measureBaseline(
-  context: ScenarioContext,
-  mode: "constant" | "insert",
-  env: Record<string, string>,
+function baselineContender(
+  label: string,
+  server: RunningServer,
   method: "GET" | "POST",
-): Promise<BaselineMeasurement> {
-  const server = await startNodeServer({ entry: BASELINE, args: [mode], env });
-  try {
-    const body = envelope("baseline", false);
-    const { median } = await measure(
-      {
-        url: server.baseUrl,
-        connections: context.settings.connections,
-        nextRequest: () =>
-          method === "GET"
-            ? { method, path: "/bench", headers: {} as Record<string, string> }
-            : { method, path: "/bench", headers: { "content-type": "application/json" }, body },
+  connections: number,
+): Contender {
+  const body = envelope("baseline", 0, false);
+  const headers: Record<string, string> = method === "POST" ? { "content-type": "application/json" } : {};
+  return {
+    label,
+    plan: {
+      url: server.baseUrl,
+      connections,
+      nextRequest: () => ({ method, path: "/bench", headers, ...(method === "POST" ? { body } : {}) }),
+    },
+  };
+}
+
+/** Events from orgs of the pool, over rotating client addresses, each with a fresh dedup id. */
+function eventContender(
+  label: string,
+  server: RunningServer,
+  pool: OrgPool,
+  connections: number,
+  dryRun: boolean,
+): Contender & { sent(): number } {
+  const nextIp = rotatingIp();
+  const prefix = randomBytes(4).toString("hex");
+  let counter = 0;
+  return {
+    label,
+    initialRateGuess: dryRun ? 1500 : 800,
+    prepare: (requests) => pool.ensureCapacity(requests),
+    sent: () => counter,
+    plan: {
+      url: server.baseUrl,
+      connections,
+      nextRequest: () => {
+        const org = pool.next();
+        counter++;
+        return {
+          method: "POST",
+          path: "/api/v1/events",
+          headers: {
+            authorization: `Bearer ${org.key}`,
+            "content-type": "application/json",
+            "x-forwarded-for": nextIp(),
+          },
+          body: envelope(`${prefix}-${counter}`, counter, dryRun),
+        };
       },
-      context.settings,
-    );
-    return { run: median, peakRssMb: server.peakRssMb() };
-  } finally {
-    await server.stop();
-  }
+    },
+  };
 }
 
 async function startService(env: Record<string, string>): Promise<RunningServer> {
@@ -67,88 +97,82 @@ async function startService(env: Record<string, string>): Promise<RunningServer>
   return startNodeServer({ entry: MAIN, args: ["--role", "api"], env: { TRUST_PROXY: "true", ...env } });
 }
 
-function baselineRow(name: string, measurement: BaselineMeasurement): ResultRow {
-  return rowFromRun(name, measurement.run, measurement.peakRssMb);
+function measuredRow(name: string, measurement: Measurement, peakRssMb: number | undefined, extra = {}) {
+  return rowFromRun(name, measurement.median, peakRssMb, { runs: measurement.runs, ...extra });
+}
+
+/** Runs `work` with the servers started, and stops them all whatever happens. */
+async function withServers<T>(
+  starting: Promise<RunningServer>[],
+  work: (servers: RunningServer[]) => Promise<T>,
+): Promise<T> {
+  const settled = await Promise.allSettled(starting);
+  const servers = settled.flatMap((s) => (s.status === "fulfilled" ? [s.value] : []));
+  try {
+    const failed = settled.find((s) => s.status === "rejected");
+    if (failed) throw failed.reason;
+    return await work(servers);
+  } finally {
+    await Promise.all(servers.map((server) => server.stop()));
+  }
 }
 
 export const eventsLive: Scenario = {
   name: "events-live",
   target: "req/s ≥ 0.7 × baseline (b) insert; p99 ≤ 25 ms at 70 % of the measured maximum rate",
-  async run(context) {
+  async run(context: ScenarioContext) {
     const database = await scenarioDatabase(context.kind, context.serverUrl);
+    // Baseline (b) writes into the very PostgreSQL database the service uses, or into a PGlite
+    // directory of its own (one process per PGlite directory).
+    const insertDb =
+      context.kind === "postgres" ? database : await scenarioDatabase(context.kind, context.serverUrl);
     try {
-      const constant = await measureBaseline(context, "constant", {}, "GET");
-      // Baseline (b) writes into its own PGlite directory (one process per PGlite directory),
-      // or into the very PostgreSQL database the service then uses.
-      const insertDb = await scenarioDatabase(context.kind, context.serverUrl);
-      const insert = await measureBaseline(
-        context,
-        "insert",
-        context.kind === "postgres" ? database.env : insertDb.env,
-        "POST",
-      );
-      await insertDb.dispose();
-
-      const server = await startService(database.env);
-      try {
-        const pool = new OrgPool(server.baseUrl, EVENT_TYPE);
-        const nextIp = rotatingIp();
-        const prefix = randomBytes(4).toString("hex");
-        let counter = 0;
-        const plan = {
-          url: server.baseUrl,
-          connections: context.settings.connections,
-          nextRequest: () => {
-            const org = pool.next();
-            return {
-              method: "POST",
-              path: "/api/v1/events",
-              headers: {
-                authorization: `Bearer ${org.key}`,
-                "content-type": "application/json",
-                "x-forwarded-for": nextIp(),
-              },
-              body: envelope(`${prefix}-${++counter}`, false),
-            };
-          },
-        };
-        const { median, runs } = await measureProvisioned(
-          plan,
-          context.settings,
-          (n) => pool.ensureCapacity(n),
-          800,
-        );
-        const fixedRate = Math.max(1, Math.floor(median.reqPerSec * 0.7));
-        await pool.ensureCapacity(fixedRate * Math.min(context.settings.measureSeconds + 1, 60));
-        const paced = await runLoad({
-          ...plan,
-          overallRate: fixedRate,
-          durationSeconds: context.settings.measureSeconds,
-        });
-        const peak = server.peakRssMb();
-        context.log(`events-live: ${pool.size} orgs, ${counter} events sent`);
-        return {
-          scenario: "events-live",
-          database: context.kind,
-          target: this.target,
-          rows: [
-            baselineRow("baseline (a) constant", constant),
-            baselineRow("baseline (b) insert", insert),
-            rowFromRun("POST /api/v1/events (live)", median, peak, {
-              ratio: ratio(median.reqPerSec, insert.run.reqPerSec),
+      return await withServers(
+        [startBaseline("constant", {}), startBaseline("insert", insertDb.env), startService(database.env)],
+        async ([constantServer, insertServer, service]) => {
+          const pool = new OrgPool(service!.baseUrl, EVENT_TYPE);
+          const live = eventContender("live", service!, pool, context.settings.connections, false);
+          const measured = await measureInterleaved(
+            [
+              baselineContender("constant", constantServer!, "GET", context.settings.connections),
+              baselineContender("insert", insertServer!, "POST", context.settings.connections),
+              live,
+            ],
+            context.settings,
+          );
+          const insert = measured.get("insert")!;
+          const maximum = measured.get("live")!;
+          const fixedRate = Math.max(1, Math.floor(maximum.median.reqPerSec * 0.7));
+          await pool.ensureCapacity(fixedRate * Math.min(context.settings.measureSeconds + 1, 60));
+          const paced = await runLoad({
+            ...live.plan,
+            overallRate: fixedRate,
+            durationSeconds: context.settings.measureSeconds,
+          });
+          const peak = service!.peakRssMb();
+          context.log(`events-live: ${pool.size} orgs, ${live.sent()} events sent`);
+          const rows: ResultRow[] = [
+            measuredRow("baseline (a) constant", measured.get("constant")!, constantServer!.peakRssMb()),
+            measuredRow("baseline (b) insert", insert, insertServer!.peakRssMb()),
+            measuredRow("POST /api/v1/events (live)", maximum, peak, {
+              ratio: ratio(maximum.median.reqPerSec, insert.median.reqPerSec),
               baseline: "b",
-              runs,
             }),
             rowFromRun(`live at 70 % (${fixedRate} req/s fixed)`, paced, peak, {
-              note: `p99 target ≤ 25 ms`,
+              note: "p99 target ≤ 25 ms",
             }),
-          ],
-          facts: { orgs: pool.size, fixedRate },
-        };
-      } finally {
-        await server.stop();
-      }
+          ];
+          return {
+            scenario: "events-live",
+            database: context.kind,
+            target: this.target,
+            rows,
+            facts: { orgs: pool.size, fixedRate, eventsSent: live.sent() },
+          };
+        },
+      );
     } finally {
+      if (insertDb !== database) await insertDb.dispose();
       await database.dispose();
     }
   },
@@ -157,72 +181,63 @@ export const eventsLive: Scenario = {
 export const eventsDryRunAndAuth: Scenario = {
   name: "events-dry-run+auth-only",
   target: "events dry run and GET /api/v1/me: req/s ≥ 0.6 × baseline (a) constant",
-  async run(context) {
+  async run(context: ScenarioContext) {
     const database = await scenarioDatabase(context.kind, context.serverUrl);
     try {
-      const constant = await measureBaseline(context, "constant", {}, "GET");
-      const server = await startService(database.env);
-      try {
-        const pool = new OrgPool(server.baseUrl, EVENT_TYPE);
-        const nextIp = rotatingIp();
-        let counter = 0;
-        const dryRun = await measureProvisioned(
-          {
-            url: server.baseUrl,
-            connections: context.settings.connections,
-            nextRequest: () => {
-              const org = pool.next();
-              return {
-                method: "POST",
-                path: "/api/v1/events",
-                headers: {
-                  authorization: `Bearer ${org.key}`,
-                  "content-type": "application/json",
-                  "x-forwarded-for": nextIp(),
+      return await withServers(
+        [startBaseline("constant", {}), startService(database.env)],
+        async ([constantServer, service]) => {
+          const pool = new OrgPool(service!.baseUrl, EVENT_TYPE);
+          const identity = await createOrg(service!.baseUrl, "Bench identity");
+          const nextIp = rotatingIp();
+          const measured = await measureInterleaved(
+            [
+              baselineContender("constant", constantServer!, "GET", context.settings.connections),
+              eventContender("dry", service!, pool, context.settings.connections, true),
+              {
+                label: "me",
+                plan: {
+                  url: service!.baseUrl,
+                  connections: context.settings.connections,
+                  nextRequest: () => ({
+                    method: "GET",
+                    path: "/api/v1/me",
+                    headers: { authorization: `Bearer ${identity.key}`, "x-forwarded-for": nextIp() },
+                  }),
                 },
-                body: envelope(`dry-${++counter}`, true),
-              };
-            },
-          },
-          context.settings,
-          (n) => pool.ensureCapacity(n),
-        );
-        const identity: BenchOrg = await createOrg(server.baseUrl, "Bench identity");
-        const me = await measure(
-          {
-            url: server.baseUrl,
-            connections: context.settings.connections,
-            nextRequest: () => ({
-              method: "GET",
-              path: "/api/v1/me",
-              headers: { authorization: `Bearer ${identity.key}`, "x-forwarded-for": nextIp() },
-            }),
-          },
-          context.settings,
-        );
-        const peak = server.peakRssMb();
-        return {
-          scenario: "events-dry-run+auth-only",
-          database: context.kind,
-          target: this.target,
-          rows: [
-            baselineRow("baseline (a) constant", constant),
-            rowFromRun("POST /api/v1/events (dry run)", dryRun.median, peak, {
-              ratio: ratio(dryRun.median.reqPerSec, constant.run.reqPerSec),
-              baseline: "a",
-              runs: dryRun.runs,
-            }),
-            rowFromRun("GET /api/v1/me (auth only)", me.median, peak, {
-              ratio: ratio(me.median.reqPerSec, constant.run.reqPerSec),
-              baseline: "a",
-              runs: me.runs,
-            }),
-          ],
-          facts: { orgs: pool.size },
-        };
-      } finally {
-        await server.stop();
-      }
+              },
+            ],
+            context.settings,
+          );
+          const constant = measured.get("constant")!;
+          const peak = service!.peakRssMb();
+          const versusConstant = (measurement: Measurement) => ({
+            ratio: ratio(measurement.median.reqPerSec, constant.median.reqPerSec),
+            baseline: "a",
+          });
+          return {
+            scenario: "events-dry-run+auth-only",
+            database: context.kind,
+            target: this.target,
+            rows: [
+              measuredRow("baseline (a) constant", constant, constantServer!.peakRssMb()),
+              measuredRow(
+                "POST /api/v1/events (dry run)",
+                measured.get("dry")!,
+                peak,
+                versusConstant(measured.get("dry")!),
+              ),
+              measuredRow(
+                "GET /api/v1/me (auth only)",
+                measured.get("me")!,
+                peak,
+                versusConstant(measured.get("me")!),
+              ),
+            ],
+            facts: { orgs: pool.size },
+          };
+        },
+      );
     } finally {
       await database.dispose();
     }
