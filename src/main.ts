@@ -4,6 +4,7 @@ import { resolveAdminToken, seedDemoOnFirstRun } from "./bootstrap.ts";
 import { systemClock } from "./clock.ts";
 import { ConfigError, loadConfig } from "./config.ts";
 import { openDatabase } from "./db/database.ts";
+import { startEmbeddedVacuum } from "./db/embedded-vacuum.ts";
 import { migrate } from "./db/migrate.ts";
 import { createGeocoder } from "./geo/index.ts";
 import { startProcessWorker } from "./jobs/process-worker.ts";
@@ -36,6 +37,7 @@ async function main() {
   const applied = await migrate(database.db);
   if (applied.length > 0) logger.info({ applied }, "migrations applied");
   await seedDemoOnFirstRun(database.db, config, logger, print);
+  const vacuum = database.kind === "pglite" ? startEmbeddedVacuum({ database, logger }) : null;
 
   let limiter: RateLimiter;
   if (config.redisUrl) {
@@ -88,6 +90,7 @@ async function main() {
       await app.close();
       await stopListening?.();
       await worker?.stop();
+      await vacuum?.stop();
       await limiter.close();
       await database.close();
       logger.info("shutdown complete");
