@@ -10,7 +10,7 @@ const EVENT_TYPE = "job.completed";
 
 /**
  * A valid envelope that the bound automation queues (street + city + zip), with a unique dedup
- * id and a house number that varies with it, so that no per-address cache flatters the service.
+ * id and a house number that never repeats, so that no per-address cache flatters the service.
  */
 function envelope(dedupId: string, sequence: number, dryRun: boolean) {
   return JSON.stringify({
@@ -21,7 +21,7 @@ function envelope(dedupId: string, sequence: number, dryRun: boolean) {
     record: {
       id: dedupId,
       properties: {
-        street: `${100 + (sequence % 9900)} Pennsylvania Ave NW`,
+        street: `${100 + sequence} Pennsylvania Ave NW`,
         city: "Washington",
         state: "DC",
         zip: "20500",
