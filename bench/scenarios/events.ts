@@ -97,7 +97,12 @@ async function startService(env: Record<string, string>): Promise<RunningServer>
   return startNodeServer({ entry: MAIN, args: ["--role", "api"], env: { TRUST_PROXY: "true", ...env } });
 }
 
-function measuredRow(name: string, measurement: Measurement, peakRssMb: number | undefined, extra = {}) {
+function measuredRow(
+  name: string,
+  measurement: Measurement,
+  peakRssMb: number | undefined,
+  extra: Partial<ResultRow> = {},
+) {
   return rowFromRun(name, measurement.median, peakRssMb, { runs: measurement.runs, ...extra });
 }
 
