@@ -17,7 +17,7 @@ import { randomUUID } from "node:crypto";
 import { and, eq } from "drizzle-orm";
 import type { Logger } from "pino";
 import type { Clock } from "../clock.ts";
-import { isConnectionError, type Queryable, queryOne, sql } from "../db/database.ts";
+import { isConnectionError, type Queryable } from "../db/database.ts";
 import { leads } from "../db/schema.ts";
 import { passesAllFilters } from "../domain/filters.ts";
 import { newJobRow } from "../jobs/queue.ts";
