@@ -1,6 +1,7 @@
 // The baselines the service is compared with, on the same machine, core and database:
 //   constant: a bare Fastify route answering a constant (the ceiling of Fastify itself);
-//   insert:   a bare Fastify route parsing a JSON body and INSERTing one comparable row.
+//   insert:   a bare Fastify route parsing a JSON body and INSERTing one comparable row (into a
+//             table shaped like a tenant table: org-first primary key, one secondary index).
 // Usage: node --import tsx bench/baseline-server.ts <constant|insert>  (PORT, DATABASE_URL, DATA_DIR
 // read through the service's own config module)
 import { randomUUID } from "node:crypto";
@@ -16,6 +17,15 @@ async function openStore(config: Config): Promise<{ database: Database; orgId: s
   await migrate(database.db);
   const orgId = randomUUID();
   await database.db.execute(sql`INSERT INTO organizations (id, name) VALUES (${orgId}, 'Baseline')`);
+  await database.db.execute(sql`CREATE TABLE IF NOT EXISTS bench_baseline_rows (
+    org_id uuid NOT NULL REFERENCES organizations (id),
+    id uuid NOT NULL,
+    event_type text NOT NULL,
+    envelope jsonb NOT NULL,
+    received_at timestamptz NOT NULL DEFAULT now(),
+    PRIMARY KEY (org_id, id))`);
+  await database.db.execute(sql`CREATE INDEX IF NOT EXISTS bench_baseline_rows_type
+    ON bench_baseline_rows (org_id, event_type, received_at DESC)`);
   return { database, orgId };
 }
 
@@ -35,7 +45,7 @@ async function main() {
     app.post<{ Body: { event_type?: string } }>("/bench", async (request, reply) => {
       const envelope = request.body;
       await store.database.db.execute(
-        sql`INSERT INTO event_samples (org_id, id, event_type, envelope)
+        sql`INSERT INTO bench_baseline_rows (org_id, id, event_type, envelope)
             VALUES (${store.orgId}, ${randomUUID()}, ${String(envelope.event_type ?? "bench")}, ${JSON.stringify(envelope)}::jsonb)`,
       );
       return reply.code(202).send({ received: true });

@@ -9,6 +9,7 @@ import {
   numeric,
   pgTable,
   primaryKey,
+  smallint,
   text,
   timestamp,
   uuid,
@@ -293,12 +294,24 @@ export const eventSamples = pgTable(
   "event_samples",
   {
     orgId: uuid("org_id").notNull(),
-    id: uuid("id").notNull(),
     eventType: text("event_type").notNull(),
+    /** The sample's place in the type's ring of 25 (event_sample_cursors holds the next one). */
+    slot: smallint("slot").notNull(),
+    id: uuid("id").notNull(),
     envelope: jsonb("envelope").notNull(),
     receivedAt: ts("received_at").notNull().defaultNow(),
   },
-  (t) => [primaryKey({ columns: [t.orgId, t.id] })],
+  (t) => [primaryKey({ columns: [t.orgId, t.eventType, t.slot] })],
+);
+
+export const eventSampleCursors = pgTable(
+  "event_sample_cursors",
+  {
+    orgId: uuid("org_id").notNull(),
+    eventType: text("event_type").notNull(),
+    nextSlot: smallint("next_slot").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.orgId, t.eventType] })],
 );
 
 export const webhookLog = pgTable(

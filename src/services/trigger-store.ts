@@ -1,12 +1,13 @@
 /**
  * The storage of the trigger core. Writes: an event's sample and, per queued automation, its
- * campaign, mail piece and pipeline job. Reads: the campaign that already holds a dedup key. Concurrent requests are group-committed (db/micro-batch.ts): one
- * statement writes every request that arrived while the previous statements ran, so under load
+ * campaign, mail piece and pipeline job. Reads: the campaign that already holds a dedup key.
+ * Concurrent requests are group-committed (db/micro-batch.ts): one statement writes every request that arrived while the previous statements ran, so under load
  * one commit serves many events, and each request still answers only after its rows committed.
  *
  * Duplicates are decided by the unique index `campaigns_dedup` (ON CONFLICT DO NOTHING), within a
  * batch as across batches. Rows are sorted by that key so two batches in flight take index locks
- * in the same order and cannot deadlock each other; the sample trim skips rows another batch holds.
+ * in the same order and cannot deadlock each other. Samples go to a ring of 25 slots per
+ * (org, event type), overwriting the oldest: no read, no delete, a constant cost per event.
  * Dedup lookups (dry runs, and the duplicates of live calls) are batched the same way.
  */
 import type { Logger } from "pino";
@@ -153,28 +154,31 @@ function compareKeys(a: string[], b: string[]): number {
  */
 const WRITE_BATCH_SQL = `
 WITH sample_input AS (
-  SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::jsonb[], $5::timestamptz[])
+  SELECT s.*,
+         row_number() OVER (PARTITION BY s.org_id, s.event_type ORDER BY s.received_at, s.id) - 1 AS position,
+         count(*) OVER (PARTITION BY s.org_id, s.event_type) AS arriving
+  FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::jsonb[], $5::timestamptz[])
     AS s(org_id, id, event_type, envelope, received_at)
+), cursor AS (
+  -- Advances each touched type's ring past its arrivals, in key order (no deadlock between two
+  -- batches); a concurrent batch of the same type waits here and then sees the advanced slot.
+  INSERT INTO event_sample_cursors AS c (org_id, event_type, next_slot)
+  SELECT org_id, event_type, count(*) % ${SAMPLES_PER_EVENT_TYPE} FROM sample_input
+  GROUP BY org_id, event_type ORDER BY org_id, event_type
+  ON CONFLICT (org_id, event_type) DO UPDATE SET next_slot = (c.next_slot + excluded.next_slot) % ${SAMPLES_PER_EVENT_TYPE}
+  RETURNING org_id, event_type, next_slot
 ), sample AS (
-  INSERT INTO event_samples (org_id, id, event_type, envelope, received_at)
-  SELECT org_id, id, event_type, envelope, received_at FROM sample_input
-), touched AS (
-  SELECT org_id, event_type, count(*) AS arriving FROM sample_input GROUP BY org_id, event_type
-), doomed AS (
-  -- Keep the newest samples so that, with the arriving ones, each type holds about 25 (the
-  -- DELETE sees the table as it was before this statement's inserts). Rows another batch is
-  -- trimming are skipped, never waited for.
-  SELECT org_id, id FROM event_samples
-  WHERE (org_id, id) IN (
-    SELECT ranked.org_id, ranked.id FROM (
-      SELECT e.org_id, e.id, t.arriving,
-             row_number() OVER (PARTITION BY e.org_id, e.event_type ORDER BY e.received_at DESC, e.id DESC) AS age
-      FROM event_samples e JOIN touched t ON t.org_id = e.org_id AND t.event_type = e.event_type
-    ) ranked
-    WHERE ranked.age > GREATEST(0, ${SAMPLES_PER_EVENT_TYPE} - ranked.arriving))
-  FOR UPDATE SKIP LOCKED
-), trimmed AS (
-  DELETE FROM event_samples e USING doomed WHERE e.org_id = doomed.org_id AND e.id = doomed.id
+  -- The arrivals take the slots before the advanced cursor, oldest first; of more than a ring's
+  -- worth, only the newest are kept.
+  INSERT INTO event_samples AS e (org_id, event_type, slot, id, envelope, received_at)
+  SELECT s.org_id, s.event_type,
+         ((c.next_slot - s.arriving + s.position) % ${SAMPLES_PER_EVENT_TYPE} + ${SAMPLES_PER_EVENT_TYPE}) % ${SAMPLES_PER_EVENT_TYPE},
+         s.id, s.envelope, s.received_at
+  FROM sample_input s JOIN cursor c ON c.org_id = s.org_id AND c.event_type = s.event_type
+  WHERE s.position >= s.arriving - ${SAMPLES_PER_EVENT_TYPE}
+  ORDER BY 1, 2, 3
+  ON CONFLICT (org_id, event_type, slot) DO UPDATE
+    SET id = excluded.id, envelope = excluded.envelope, received_at = excluded.received_at
 ), campaign AS (
   INSERT INTO campaigns (org_id, id, name, automation_id, origin, dedup_kind, dedup_key)
   SELECT * FROM unnest($6::uuid[], $7::uuid[], $8::text[], $9::uuid[], $10::text[], $11::text[], $12::text[])
@@ -264,7 +268,7 @@ async function writeBatch(database: BatchDatabase, requests: TriggerWrite[]): Pr
   const samples = requests.flatMap((request) => (request.sample ? [request.sample] : []));
   const enqueues = requests.flatMap((request) => request.enqueues).sort(byDedupKey);
   const rows = await database.run<{ id: string }>({
-    name: "trigger_write_batch_v1",
+    name: "trigger_write_batch_v2",
     text: WRITE_BATCH_SQL,
     values: batchValues(samples, enqueues),
   });

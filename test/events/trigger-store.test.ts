@@ -151,6 +151,28 @@ describe(`trigger store: group-committed samples, enqueues and dedup lookups (${
     assert.equal(await count("event_samples", sql`AND event_type = 'deal.won'`), 1);
   });
 
+  it("keeps exactly 25 samples of a type written by several writers at once (several API processes)", async () => {
+    const writers = Array.from({ length: 4 }, () =>
+      createTriggerStore({ database, logger: pino({ level: "silent" }), maxInFlight: 2, maxBatch: 8 }),
+    );
+    const samples = Array.from({ length: 120 }, (_, index) =>
+      sampleFor(orgId, "contact.created", new Date(NOW.getTime() + index)),
+    );
+    const outcomes = await Promise.allSettled(
+      samples.map((sample, index) => writers[index % writers.length]!.write({ sample, enqueues: [] })),
+    );
+    assert.deepEqual(
+      outcomes.filter((outcome) => outcome.status === "rejected"),
+      [],
+    );
+    assert.equal(await count("event_samples", sql`AND event_type = 'contact.created'`), 25);
+    const cursor = await queryOne<{ next_slot: number }>(
+      database.db,
+      sql`SELECT next_slot FROM event_sample_cursors WHERE org_id = ${orgId} AND event_type = 'contact.created'`,
+    );
+    assert.equal(cursor?.next_slot, 120 % 25, "every arrival advanced the ring once");
+  });
+
   it("answers batched dedup lookups per key: the committed campaign, or nothing", async () => {
     const held = enqueueFor(orgId, automationId, "lookup-held");
     await store.write({ enqueues: [held] });

@@ -15,26 +15,29 @@ describe("embedded vacuum (PGlite has no autovacuum)", () => {
     database = await openDatabase({});
     await migrate(database.db);
     await database.db.execute(sql`INSERT INTO organizations (id, name) VALUES (${orgId}, 'Vacuum')`);
+    // A table shaped like a tenant table that is written and trimmed all day (the webhook log,
+    // the jobs table), churned here directly.
+    await database.db.execute(sql`CREATE TABLE churn (org_id uuid NOT NULL, id uuid NOT NULL,
+      payload jsonb NOT NULL, at timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (org_id, id))`);
   });
   after(async () => database.close());
 
-  /** What live events do to event_samples: 2 000 inserts, trimmed back to the newest 25. */
-  async function churnSamples() {
+  /** 2 000 inserts, trimmed back to the newest 25. */
+  async function churnRows() {
     await database.db.execute(
-      sql`INSERT INTO event_samples (org_id, id, event_type, envelope)
-          SELECT ${orgId}::uuid, gen_random_uuid(), 'job.completed', jsonb_build_object('pad', repeat('x', 400))
+      sql`INSERT INTO churn (org_id, id, payload)
+          SELECT ${orgId}::uuid, gen_random_uuid(), jsonb_build_object('pad', repeat('x', 400))
           FROM generate_series(1, 2000)`,
     );
     await database.db.execute(
-      sql`DELETE FROM event_samples WHERE id NOT IN
-            (SELECT id FROM event_samples ORDER BY received_at DESC, id DESC LIMIT 25)`,
+      sql`DELETE FROM churn WHERE id NOT IN (SELECT id FROM churn ORDER BY at DESC, id DESC LIMIT 25)`,
     );
   }
   const tableBytes = async () =>
     Number(
       (await queryOne<{ bytes: string }>(
         database.db,
-        sql`SELECT pg_relation_size('event_samples') AS bytes`,
+        sql`SELECT pg_relation_size('churn') AS bytes`,
       ))!.bytes,
     );
 
@@ -45,9 +48,9 @@ describe("embedded vacuum (PGlite has no autovacuum)", () => {
       intervalMs: 3_600_000,
     });
     try {
-      await churnSamples();
+      await churnRows();
       const afterFirstChurn = await tableBytes();
-      await churnSamples();
+      await churnRows();
       const unvacuumed = await tableBytes();
       assert.ok(
         unvacuumed > afterFirstChurn * 1.5,
@@ -55,11 +58,11 @@ describe("embedded vacuum (PGlite has no autovacuum)", () => {
       );
 
       await vacuum.runOnce();
-      await churnSamples();
+      await churnRows();
       assert.equal(await tableBytes(), unvacuumed, "the next churn fits in the reclaimed space");
       const live = await queryOne<{ n: number }>(
         database.db,
-        sql`SELECT count(*)::int AS n FROM event_samples`,
+        sql`SELECT count(*)::int AS n FROM churn`,
       );
       assert.equal(live!.n, 25);
     } finally {

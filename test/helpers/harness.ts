@@ -5,7 +5,7 @@ import { type App, buildApp } from "../../src/app.ts";
 import { type Clock, systemClock } from "../../src/clock.ts";
 import { type Config, loadConfig } from "../../src/config.ts";
 import { type Database, openDatabase, sql } from "../../src/db/database.ts";
-import { migrate } from "../../src/db/migrate.ts";
+import { type Migration, migrate } from "../../src/db/migrate.ts";
 import type { Geocoder } from "../../src/geo/geocoder.ts";
 import { createLocalGeocoder } from "../../src/geo/local.ts";
 import {
@@ -44,22 +44,25 @@ export interface TestContext {
   close(): Promise<void>;
 }
 
-/** Opens a fresh, migrated database: in-memory PGlite, or a new schema on TEST_DATABASE_URL. */
-export async function openTestDatabase(): Promise<{
+/**
+ * Opens a fresh database (in-memory PGlite, or a new schema on TEST_DATABASE_URL), migrated to the
+ * latest version, or through `migrations` only when given.
+ */
+export async function openTestDatabase(options: { migrations?: Migration[] } = {}): Promise<{
   database: Database;
   schema: string | undefined;
   drop(): Promise<void>;
 }> {
   if (!TEST_DATABASE_URL) {
     const database = await openDatabase({});
-    await migrate(database.db);
+    await migrate(database.db, options.migrations);
     return { database, schema: undefined, drop: async () => database.close() };
   }
   const schema = `t_${randomBytes(6).toString("hex")}`;
   const admin = await openDatabase({ databaseUrl: TEST_DATABASE_URL, poolSize: 1 });
   await admin.db.execute(sql.raw(`CREATE SCHEMA ${schema}`));
   const database = await openDatabase({ databaseUrl: TEST_DATABASE_URL, searchPath: schema, poolSize: 12 });
-  await migrate(database.db);
+  await migrate(database.db, options.migrations);
   return {
     database,
     schema,
