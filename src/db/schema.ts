@@ -113,7 +113,8 @@ export const mailPieces = pgTable(
     city: text("city"),
     state: text("state"),
     zip: text("zip"),
-    normalizedAddress: text("normalized_address").notNull(),
+    /** The address key; null until the pipeline sets it on a piece queued by an event. */
+    normalizedAddress: text("normalized_address"),
     latitude: doublePrecision("latitude"),
     longitude: doublePrecision("longitude"),
     geoPrecision: text("geo_precision"),

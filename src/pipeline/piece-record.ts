@@ -17,7 +17,8 @@ export interface PieceRecord {
   city: string | null;
   state: string | null;
   zip: string | null;
-  normalizedAddress: string;
+  /** Null until the pipeline keys a piece queued by an event (pipeline/piece-updates.ts). */
+  normalizedAddress: string | null;
   latitude: number | null;
   longitude: number | null;
   token: string;
@@ -40,7 +41,7 @@ interface Row {
   city: string | null;
   state: string | null;
   zip: string | null;
-  normalized_address: string;
+  normalized_address: string | null;
   latitude: number | null;
   longitude: number | null;
   token: string;

@@ -1,4 +1,5 @@
 import { type Queryable, queryOne, queryRows, sql } from "../db/database.ts";
+import { normalizeAddress } from "../domain/address.ts";
 import type { GeocodeResult } from "../geo/geocoder.ts";
 import type { PrintReceipt } from "../print/print-provider.ts";
 
@@ -10,6 +11,23 @@ export async function isRegisteredCustomer(db: Queryable, orgId: string, normali
     sql`SELECT 1 AS found FROM customers WHERE org_id = ${orgId} AND normalized_address = ${normalizedAddress}`,
   );
   return row !== undefined;
+}
+
+/**
+ * The piece's address key, writing it first when the piece was queued without one (events leave
+ * the parsing to the pipeline). Runs before suppression and before mailing, the first uses.
+ */
+export async function ensureAddressKey(
+  db: Queryable,
+  piece: { orgId: string; id: string; address: string; normalizedAddress: string | null },
+): Promise<string> {
+  if (piece.normalizedAddress !== null) return piece.normalizedAddress;
+  const key = normalizeAddress(piece.address);
+  await db.execute(
+    sql`UPDATE mail_pieces SET normalized_address = ${key}
+        WHERE org_id = ${piece.orgId} AND id = ${piece.id} AND normalized_address IS NULL`,
+  );
+  return key;
 }
 
 /** A queued piece leaves the queue as suppressed or failed, with the reason in words. */

@@ -13,6 +13,7 @@ import { loadPiece, mailingAddressOf, type PieceRecord } from "./piece-record.ts
 import {
   claimSubmission,
   closeQueuedPiece,
+  ensureAddressKey,
   failJobWithoutRetry,
   isRegisteredCustomer,
   recordGeocode,
@@ -92,10 +93,8 @@ export function processPieceHandler(deps: PipelineDeps): RegisteredJob {
       log.info({ status: loaded?.status ?? "missing" }, "piece is not queued; nothing to do");
       return;
     }
-    if (
-      loaded.suppressCustomers &&
-      (await isRegisteredCustomer(deps.db, loaded.orgId, loaded.normalizedAddress))
-    ) {
+    const addressKey = await ensureAddressKey(deps.db, loaded);
+    if (loaded.suppressCustomers && (await isRegisteredCustomer(deps.db, loaded.orgId, addressKey))) {
       await closeQueuedPiece(deps.db, loaded, "suppressed", SUPPRESSED_REASON, deps.clock.now());
       log.info("piece suppressed: registered customer");
       return;

@@ -24,7 +24,7 @@ import { newJobRow } from "../jobs/queue.ts";
 import { processPieceJob } from "../pipeline/jobs.ts";
 import type { BoundAutomationCache } from "./automation-cache.ts";
 import type { Automation, ObjectType } from "./automations.ts";
-import { type AddressParts, newPiece } from "./campaigns.ts";
+import { type AddressParts, newLandingToken } from "./campaigns.ts";
 import { appendWebhookLog } from "./events/webhook-log.ts";
 import type { CampaignEnqueue, EventSampleRow, TriggerStore } from "./trigger-store.ts";
 
@@ -168,17 +168,9 @@ function campaignEnqueue(
   now: Date,
 ): CampaignEnqueue {
   const campaignId = randomUUID();
+  const pieceId = randomUUID();
   const dedupLabel = input.dedup ? ` (${input.dedup.key})` : "";
-  const piece = newPiece({
-    orgId: input.orgId,
-    campaignId,
-    address: address.line,
-    parts: address.parts,
-    recipientName: present(input.properties.client_name) ?? null,
-    status: "queued",
-    properties: { ...input.properties },
-  });
-  const pieceId = piece.id!;
+  const { street, city, state, zip } = address.parts;
   return {
     campaign: {
       orgId: input.orgId,
@@ -191,15 +183,16 @@ function campaignEnqueue(
     },
     piece: {
       id: pieceId,
-      recipientName: piece.recipientName ?? null,
-      address: piece.address,
-      street: piece.street ?? null,
-      city: piece.city ?? null,
-      state: piece.state ?? null,
-      zip: piece.zip ?? null,
-      normalizedAddress: piece.normalizedAddress,
-      token: piece.token,
-      propertiesJson: JSON.stringify(piece.properties ?? {}),
+      recipientName: present(input.properties.client_name) ?? null,
+      address: address.line,
+      street: street ?? null,
+      city: city ?? null,
+      state: state ?? null,
+      zip: zip ?? null,
+      // Keyed by the pipeline, before suppression and mailing (pipeline/piece-updates.ts).
+      normalizedAddress: null,
+      token: newLandingToken(),
+      propertiesJson: JSON.stringify(input.properties),
     },
     job: newJobRow(processPieceJob, { org_id: input.orgId, piece_id: pieceId }, { orgId: input.orgId, now }),
   };

@@ -42,7 +42,8 @@ export interface CampaignEnqueue {
     city: string | null;
     state: string | null;
     zip: string | null;
-    normalizedAddress: string;
+    /** Null: the pipeline derives the key (parsing costs more than the rest of the request). */
+    normalizedAddress: string | null;
     token: string;
     propertiesJson: string;
   };

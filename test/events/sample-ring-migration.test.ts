@@ -29,7 +29,10 @@ describe(`event samples: migration to the ring of 25 slots (${databaseLabel})`, 
                    timestamptz '2026-11-01T00:00:00Z' + n * interval '1 minute'
             FROM generate_series(1, 3) AS n`,
       );
-      assert.deepEqual(await migrate(database.db), [RING_MIGRATION]);
+      assert.deepEqual(
+        await migrate(database.db),
+        all.filter((migration) => migration.version >= RING_MIGRATION).map((migration) => migration.version),
+      );
 
       const ring = await queryRows<{ slot: number; n: number }>(
         database.db,

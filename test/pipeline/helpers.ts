@@ -91,12 +91,14 @@ export interface PieceRow {
   provider_status: string | null;
   status_reason: string | null;
   latitude: number | null;
+  normalized_address: string | null;
 }
 
 export const pieceRow = (ctx: TestContext, pieceId: string) =>
   queryOne<PieceRow>(
     ctx.database.db,
-    sql`SELECT status, mailed_at, provider, provider_id, provider_status, status_reason, latitude
+    sql`SELECT status, mailed_at, provider, provider_id, provider_status, status_reason, latitude,
+               normalized_address
         FROM mail_pieces WHERE id = ${pieceId}`,
   ).then((row) => row!);
 

@@ -3,6 +3,7 @@ import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { fixedClock } from "../../src/clock.ts";
+import { normalizeAddress } from "../../src/domain/address.ts";
 import { signLobPayload } from "../../src/print/lob-webhook.ts";
 import { admin, call } from "../helpers/api.ts";
 import { createTestContext, type TestContext } from "../helpers/harness.ts";
@@ -159,6 +160,28 @@ describe("campaign pipeline", () => {
     const mailed = await queuePiece(ctx, optedOut, address);
     await runPipeline(ctx, { dataDir });
     assert.equal((await pieceRow(ctx, mailed.id)).status, "mailed");
+  });
+
+  test("an event's piece is keyed by the pipeline before mailing, and a conversion then matches it", async () => {
+    const org = await orgWithAutomation(ctx);
+    const piece = await queuePiece(ctx, org, {
+      street: "9 Quarry Lane",
+      city: "Boulder",
+      state: "CO",
+      zip: "80302",
+    });
+    assert.equal((await pieceRow(ctx, piece.id)).normalized_address, null, "not parsed on the request");
+    await runPipeline(ctx, { dataDir: tempDataDir() });
+    const mailed = await pieceRow(ctx, piece.id);
+    assert.equal(mailed.status, "mailed");
+    assert.equal(mailed.normalized_address, normalizeAddress("9 Quarry Lane, Boulder, CO 80302"));
+
+    const conversion = await call(ctx, "POST", "/api/v1/conversions", {
+      key: org.key,
+      body: { address: "9 Quarry Ln., Boulder CO 80302", deal_id: `deal-${piece.id}` },
+    });
+    assert.equal(conversion.status, 200, conversion.text);
+    assert.equal(conversion.body.matched, true, conversion.text);
   });
 
   test("lob: submits once with the piece id as Idempotency-Key, stores the postcard id, then tracking moves the piece", async () => {
