@@ -35,10 +35,7 @@ describe("embedded vacuum (PGlite has no autovacuum)", () => {
   }
   const tableBytes = async () =>
     Number(
-      (await queryOne<{ bytes: string }>(
-        database.db,
-        sql`SELECT pg_relation_size('churn') AS bytes`,
-      ))!.bytes,
+      (await queryOne<{ bytes: string }>(database.db, sql`SELECT pg_relation_size('churn') AS bytes`))!.bytes,
     );
 
   it("lets the space of trimmed rows be reused, where without it the table grows with every event", async () => {
@@ -60,10 +57,7 @@ describe("embedded vacuum (PGlite has no autovacuum)", () => {
       await vacuum.runOnce();
       await churnRows();
       assert.equal(await tableBytes(), unvacuumed, "the next churn fits in the reclaimed space");
-      const live = await queryOne<{ n: number }>(
-        database.db,
-        sql`SELECT count(*)::int AS n FROM churn`,
-      );
+      const live = await queryOne<{ n: number }>(database.db, sql`SELECT count(*)::int AS n FROM churn`);
       assert.equal(live!.n, 25);
     } finally {
       await vacuum.stop();
