@@ -67,11 +67,12 @@ export function createKeyStore(deps: { db: Queryable; clock: Clock; logger: Logg
 
   return {
     async authenticate(presentedKey) {
-      if (!isWellFormedApiKey(presentedKey)) return { status: "invalid" };
       const hash = hashApiKey(presentedKey);
       const now = deps.clock.now().getTime();
       let entry = cache.get(hash);
       if (!entry || entry.until <= now) {
+        // Checked only before a lookup: a cached hash belongs to a key that passed this check.
+        if (!isWellFormedApiKey(presentedKey)) return { status: "invalid" };
         entry = { record: await load(hash), until: now + KEY_CACHE_TTL_MS };
         if (cache.size >= MAX_CACHED_KEYS) cache.clear();
         cache.set(hash, entry);
