@@ -6,7 +6,7 @@ import { type CustomerSource, recordCustomer } from "../customers.ts";
 import type { AttributionDeps } from "./deps.ts";
 import {
   type AttributionType,
-  attributionTypeOf,
+  attributionTypeSql,
   locateForMatching,
   type MatchConfidence,
   type MatchMethod,
@@ -123,8 +123,21 @@ export async function recordConversion(
 ): Promise<ConversionResult> {
   const normalizedAddress = normalizeAddress(fields.address);
   if (!normalizedAddress) throw noAddressFound();
-  await recordCustomer(deps.db, orgId, fields.address, normalizedAddress, customerSource);
+  // Independent writes: the customer row goes in while the deal is matched (two connections).
+  const [, result] = await Promise.all([
+    recordCustomer(deps.db, orgId, fields.address, normalizedAddress, customerSource),
+    attributeDeal(deps, orgId, fields, normalizedAddress),
+  ]);
+  return result;
+}
 
+/** The conversion's attribution: a replay's stored one, a new match upserted, or no match. */
+async function attributeDeal(
+  deps: AttributionDeps,
+  orgId: string,
+  fields: ConversionFields,
+  normalizedAddress: string,
+): Promise<ConversionResult> {
   const reference = fields.dealDate ?? referenceNow(deps.clock.now());
   const key = conversionKey(fields, normalizedAddress, reference);
   const replayed = await updateReplayedConversion(deps.db, orgId, key, fields);
@@ -143,7 +156,6 @@ export async function recordConversion(
     deps.geoRadiusMeters,
   );
   if (!match) return { matched: false };
-  const attributionType = await attributionTypeOf(deps.db, orgId, match.pieceId);
   const row = await queryOne<ConversionRow>(
     deps.db,
     sql`INSERT INTO conversions (
@@ -156,7 +168,8 @@ export async function recordConversion(
           ${fields.dealDate?.at.toISOString() ?? null}::timestamptz, ${fields.dealStage ?? null},
           ${fields.dealName ?? null}, ${fields.contactFirstName ?? null}, ${fields.contactLastName ?? null},
           ${fields.contactName ?? null}, ${fields.contactEmail ?? null}, ${match.campaignId}::uuid,
-          ${match.pieceId}::uuid, ${match.method}, ${match.confidence}, ${attributionType})
+          ${match.pieceId}::uuid, ${match.method}, ${match.confidence},
+          ${attributionTypeSql(orgId, match.pieceId)})
         ON CONFLICT (org_id, idempotency_key) DO UPDATE SET ${replaySet()}
         RETURNING id, campaign_id, match_method, match_confidence, attribution_type`,
   );

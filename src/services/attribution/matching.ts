@@ -149,18 +149,16 @@ async function matchByAddress(db: Queryable, query: MatchQuery) {
   return row ? toMatch(row, "address", "high") : undefined;
 }
 
-export async function attributionTypeOf(
-  db: Queryable,
-  orgId: string,
-  pieceId: string,
-): Promise<AttributionType> {
-  const row = await queryOne<{ found: number }>(
-    db,
-    sql`SELECT 1 AS found FROM leads
-        WHERE org_id = ${orgId} AND piece_id = ${pieceId} AND source = 'landing_page' AND piece_id IS NOT NULL
-        LIMIT 1`,
-  );
-  return row ? "direct" : "indirect";
+/**
+ * SQL for the attribution type of a match: `direct` when the piece's landing page produced a lead,
+ * else `indirect`. An expression, so the statement that stores the match decides it in the same
+ * round trip.
+ */
+export function attributionTypeSql(orgId: string, pieceId: string) {
+  return sql`CASE WHEN EXISTS (
+      SELECT 1 FROM leads
+      WHERE org_id = ${orgId}::uuid AND piece_id = ${pieceId}::uuid AND source = 'landing_page'
+    ) THEN 'direct' ELSE 'indirect' END`;
 }
 
 /**
