@@ -56,7 +56,13 @@ describe("embedded vacuum (PGlite has no autovacuum)", () => {
 
       await vacuum.runOnce();
       await churnRows();
-      assert.equal(await tableBytes(), unvacuumed, "the next churn fits in the reclaimed space");
+      // Not equal: VACUUM also truncates empty pages at the table's end (which pages the 25
+      // survivors sit on is random), so the table may end smaller, never larger.
+      const reused = await tableBytes();
+      assert.ok(
+        reused <= unvacuumed,
+        `the next churn fits in the reclaimed space: ${reused} > ${unvacuumed}`,
+      );
       const live = await queryOne<{ n: number }>(database.db, sql`SELECT count(*)::int AS n FROM churn`);
       assert.equal(live!.n, 25);
     } finally {
