@@ -1,8 +1,8 @@
 /**
- * PGlite runs PostgreSQL in single-user mode, where no autovacuum runs. Without one, the rows the
- * service deletes (each live event trims the oldest event sample) and the old versions of the rows
- * it updates (jobs, mail pieces, key use) are never reclaimed: the data directory grows with
- * every event, and the planner never gets statistics. This timer stands in for autovacuum on the
+ * PGlite runs PostgreSQL in single-user mode, where no autovacuum runs. Without one, the old
+ * versions of the rows the service updates (each live event overwrites the oldest event sample;
+ * jobs, mail pieces, key use) and the rows it deletes are never reclaimed: the data directory
+ * grows with every event, and the planner never gets statistics. This timer stands in for autovacuum on the
  * embedded database. A plain VACUUM takes no exclusive lock and, thanks to the visibility map,
  * reads only the pages changed since the last one; on PGlite it still holds the one connection
  * while it runs, so it runs every few minutes rather than continuously.

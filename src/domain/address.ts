@@ -104,23 +104,6 @@ export function addressKey(parts: AddressParts): string {
   return locality ? `${parts.street}, ${locality}` : parts.street;
 }
 
-const MEMO_LIMIT = 10_000;
-const memo = new Map<string, string>();
-
-/**
- * The address key of a raw address. Parsing costs about 15 µs, and the same address comes back
- * often (a job's events as it moves, one piece per bound automation, replays), so the newest
- * keys are remembered (least recently used dropped first).
- */
 export function normalizeAddress(raw: string): string {
-  const known = memo.get(raw);
-  if (known !== undefined) {
-    memo.delete(raw);
-    memo.set(raw, known);
-    return known;
-  }
-  const key = addressKey(parseUsAddress(raw));
-  if (memo.size >= MEMO_LIMIT) memo.delete(memo.keys().next().value as string);
-  memo.set(raw, key);
-  return key;
+  return addressKey(parseUsAddress(raw));
 }

@@ -18,15 +18,7 @@ function toBase62(value: bigint, length: number): string {
 }
 
 function checksum(body: string): string {
-  // A CRC32 fits a double exactly, so plain numbers do what toBase62 does with BigInt, faster
-  // (this runs on every authenticated request whose key is not cached).
-  let rest = crc32(body);
-  let out = "";
-  while (rest > 0) {
-    out = BASE62[rest % 62] + out;
-    rest = Math.floor(rest / 62);
-  }
-  return out.padStart(CHECKSUM_LENGTH, "0");
+  return toBase62(BigInt(crc32(body)), CHECKSUM_LENGTH);
 }
 
 /** A new key: `ak_` + 43 base62 chars of 32 random bytes + a 6-char checksum. */

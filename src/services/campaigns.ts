@@ -1,4 +1,4 @@
-import { randomFillSync, randomUUID } from "node:crypto";
+import { randomBytes, randomUUID } from "node:crypto";
 import { and, desc, eq, inArray } from "drizzle-orm";
 import type { Queryable } from "../db/database.ts";
 import { campaigns, mailPieces, type PieceStatus } from "../db/schema.ts";
@@ -7,21 +7,9 @@ import { AppError, notFound } from "../errors.ts";
 import { enqueueJob } from "../jobs/queue.ts";
 import { geocodePieceJob } from "../pipeline/jobs.ts";
 
-const TOKEN_BYTES = 18;
-// Drawn from a buffer of CSPRNG output refilled every 256 tokens, as crypto.randomUUID does:
-// one getrandom call per token was a visible share of an event's cost. No byte is used twice.
-const tokenEntropy = Buffer.alloc(TOKEN_BYTES * 256);
-let tokenOffset = tokenEntropy.length;
-
 /** 144 random bits, URL-safe: unguessable and unique (a unique index backs it). */
 export function newLandingToken(): string {
-  if (tokenOffset === tokenEntropy.length) {
-    randomFillSync(tokenEntropy);
-    tokenOffset = 0;
-  }
-  const token = tokenEntropy.toString("base64url", tokenOffset, tokenOffset + TOKEN_BYTES);
-  tokenOffset += TOKEN_BYTES;
-  return token;
+  return randomBytes(18).toString("base64url");
 }
 
 export const landingUrl = (publicBaseUrl: string, token: string) => `${publicBaseUrl}/l/${token}`;

@@ -189,8 +189,6 @@ function campaignEnqueue(
       city: city ?? null,
       state: state ?? null,
       zip: zip ?? null,
-      // Keyed by the pipeline, before suppression and mailing (pipeline/piece-updates.ts).
-      normalizedAddress: null,
       token: newLandingToken(),
       propertiesJson: JSON.stringify(input.properties),
     },

@@ -1,8 +1,9 @@
 /**
  * The storage of the trigger core. Writes: an event's sample and, per queued automation, its
  * campaign, mail piece and pipeline job. Reads: the campaign that already holds a dedup key.
- * Concurrent requests are group-committed (db/micro-batch.ts): one statement writes every request that arrived while the previous statements ran, so under load
- * one commit serves many events, and each request still answers only after its rows committed.
+ * Concurrent requests are group-committed (db/micro-batch.ts): one statement writes every
+ * request that arrived while the previous statements ran, so under load one commit serves many
+ * events, and each request still answers only after its rows committed.
  *
  * Duplicates are decided by the unique index `campaigns_dedup` (ON CONFLICT DO NOTHING), within a
  * batch as across batches. Rows are sorted by that key so two batches in flight take index locks
@@ -42,8 +43,6 @@ export interface CampaignEnqueue {
     city: string | null;
     state: string | null;
     zip: string | null;
-    /** Null: the pipeline derives the key (parsing costs more than the rest of the request). */
-    normalizedAddress: string | null;
     token: string;
     propertiesJson: string;
   };
@@ -187,13 +186,15 @@ WITH sample_input AS (
   ON CONFLICT (org_id, automation_id, dedup_kind, dedup_key) WHERE dedup_key IS NOT NULL DO NOTHING
   RETURNING id
 ), piece AS (
+  -- No normalized_address: the pipeline keys the piece before suppression and mailing, its first
+  -- readers (parsing the address cost more than the rest of the request).
   INSERT INTO mail_pieces (org_id, id, campaign_id, status, recipient_name, address, street, city, state, zip,
-                           normalized_address, token, properties)
+                           token, properties)
   SELECT p.org_id, p.id, p.campaign_id, 'queued', p.recipient_name, p.address, p.street, p.city, p.state, p.zip,
-         p.normalized_address, p.token, p.properties::jsonb
+         p.token, p.properties::jsonb
   FROM json_to_recordset($3::json)
     AS p(org_id uuid, id uuid, campaign_id uuid, recipient_name text, address text, street text, city text,
-         state text, zip text, normalized_address text, token text, properties text)
+         state text, zip text, token text, properties text)
   WHERE p.campaign_id IN (SELECT id FROM campaign)
   RETURNING id
 ), job AS (
@@ -244,7 +245,6 @@ function batchValues(samples: EventSampleRow[], enqueues: CampaignEnqueue[]): st
         city: p.city,
         state: p.state,
         zip: p.zip,
-        normalized_address: p.normalizedAddress,
         token: p.token,
         properties: p.propertiesJson,
       })),

@@ -36,7 +36,6 @@ function enqueueFor(orgId: string, automationId: string, dedupKey: string | null
       city: "Austin",
       state: "TX",
       zip: "78701",
-      normalizedAddress: "12 oak ln austin tx 78701",
       token: randomUUID().replaceAll("-", ""),
       propertiesJson: JSON.stringify({ street: "12 Oak Lane", cf_note: 'quote " and {brace}, comma' }),
     },
