@@ -6,6 +6,7 @@ import type { Clock } from "./clock.ts";
 import type { Config } from "./config.ts";
 import type { Database } from "./db/database.ts";
 import type { Geocoder } from "./geo/geocoder.ts";
+import { createClientErrorHandler } from "./http/client-errors.ts";
 import { registerDocsPage } from "./http/docs-page.ts";
 import { registerErrorHandling } from "./http/error-handler.ts";
 import { registerGuards } from "./http/guards.ts";
@@ -57,6 +58,23 @@ function buildServices(deps: AppDeps): Services {
   };
 }
 
+/**
+ * Fastify leaves requestTimeout off (0), so a client sending its body a byte at a time could hold
+ * a socket forever. Headers and body must arrive within `timeoutMs`; Node checks its connections
+ * every `connectionsCheckingInterval` ms, so that interval bounds how late the 408 comes.
+ */
+function requestTimeouts(timeoutMs: number) {
+  return {
+    requestTimeout: timeoutMs,
+    clientErrorHandler: createClientErrorHandler(timeoutMs),
+    http: {
+      requestTimeout: timeoutMs,
+      headersTimeout: Math.min(timeoutMs, 60_000),
+      connectionsCheckingInterval: Math.min(timeoutMs, 5_000),
+    },
+  };
+}
+
 export async function buildApp(deps: AppDeps): Promise<App> {
   const app = Fastify({
     loggerInstance: deps.logger as FastifyBaseLogger,
@@ -65,6 +83,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     genReqId: () => randomUUID(),
     trustProxy: deps.config.trustProxy as boolean | string,
     bodyLimit: 1_048_576,
+    ...requestTimeouts(deps.config.requestTimeoutMs),
     // Our own JSON parser (http/json-body.ts) refuses __proto__ keys with a 422 naming the field;
     // these settings guard any other parser Fastify might use.
     onProtoPoisoning: "error",

@@ -11,6 +11,11 @@ export interface Config {
   publicBaseUrl: string;
   trustProxy: boolean | string | number;
   ipRateLimitPerMinute: number;
+  /**
+   * A request whose headers and body have not fully arrived within this many ms is answered 408
+   * and its connection closed (REQUEST_TIMEOUT_MS): a client trickling bytes cannot hold a socket.
+   */
+  requestTimeoutMs: number;
   logLevel: string;
   geocoder: "local" | "nominatim" | "census";
   geocoderUrl: string | undefined;
@@ -149,6 +154,7 @@ export function loadConfig(env: Env = process.env): Config {
     publicBaseUrl: publicBaseUrl.replace(/\/+$/, ""),
     trustProxy: trustProxy(env.TRUST_PROXY),
     ipRateLimitPerMinute: integer(env, "IP_RATE_LIMIT_PER_MINUTE", 60, 1, 1_000_000),
+    requestTimeoutMs: integer(env, "REQUEST_TIMEOUT_MS", 30_000, 100, 600_000),
     logLevel: oneOf(env, "LOG_LEVEL", LOG_LEVELS, "info"),
     geocoder,
     geocoderUrl,
