@@ -3,7 +3,7 @@ import type { FastifyInstance } from "fastify";
 import { errorResponse } from "../http/error-responses.ts";
 import { SENTENCE_STYLE } from "../http/error-style.ts";
 import { Lead } from "../services/leads/lead-view.ts";
-import { listRecentLeads, parseSince } from "../services/leads/polling.ts";
+import { invalidSince, listRecentLeads, parseSince } from "../services/leads/polling.ts";
 import type { Services } from "../services/services.ts";
 import { registerSubscriptionRoutes } from "./subscriptions.ts";
 
@@ -33,6 +33,9 @@ export function registerLeadsPollRoute(app: FastifyInstance, services: Services)
     "/integrations/leads",
     {
       config: { scope: "webhooks:inbound", errorStyle: POLL_STYLE },
+      // A `since` the query schema refuses (sent twice, or too long) is as malformed as an
+      // unparsable one: the same 400, not a 422.
+      attachValidation: true,
       schema: {
         operationId: "listRecentLeads",
         summary: "Poll recent landing-page leads",
@@ -46,6 +49,7 @@ export function registerLeadsPollRoute(app: FastifyInstance, services: Services)
       },
     },
     async (request) => {
+      if (request.validationError) throw invalidSince("send one ISO-8601 timestamp of at most 64 characters");
       const since = parseSince(request.query.since);
       const now = services.clock.now();
       const leads = await listRecentLeads(services.db, request.auth!.orgId, since, now);

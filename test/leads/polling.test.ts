@@ -142,6 +142,19 @@ describe(`lead polling (${databaseLabel})`, () => {
     }
   });
 
+  it("answers the same 400 for a since sent twice or longer than 64 characters", async () => {
+    const org = await createOrg(ctx);
+    const twice = await call(ctx, "GET", "/api/v1/integrations/leads?since=2026-01-01&since=2026-01-02", {
+      key: org.key,
+    });
+    const long = await poll(org.key, `2026-01-01T00:00:00${"0".repeat(60)}Z`);
+    for (const response of [twice, long]) {
+      assert.equal(response.status, 400, response.text);
+      assert.equal(response.body.error, "Invalid since parameter");
+      assert.match(response.body.detail, /^since: /);
+    }
+  });
+
   it("never shows another organization's leads", async () => {
     const org = await createOrg(ctx);
     const other = await createOrg(ctx);

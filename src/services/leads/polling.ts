@@ -21,16 +21,14 @@ const ISO_TIMESTAMP =
 const DECODED_PLUS_OFFSET = /(\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?) (\d{2}:?\d{2})$/;
 
 /** Parses `since`; a malformed value is a 400 that says what is expected. */
+/** 400 `Invalid since parameter` (the route's style), the detail saying what was wrong. */
+export const invalidSince = (detail: string) => new AppError(400, "invalid_since", `since: ${detail}`);
+
 export function parseSince(input: string | undefined): Date | undefined {
   if (input === undefined || input === "") return undefined;
   const raw = input.trim().replace(DECODED_PLUS_OFFSET, "$1+$2");
   const match = ISO_TIMESTAMP.exec(raw);
-  const invalid = () =>
-    new AppError(
-      400,
-      "invalid_since",
-      `since: "${input}" is not an ISO-8601 timestamp (e.g. 2026-01-31T09:30:00Z)`,
-    );
+  const invalid = () => invalidSince(`"${input}" is not an ISO-8601 timestamp (e.g. 2026-01-31T09:30:00Z)`);
   if (!match) throw invalid();
   const hasTime = match[4] !== undefined;
   const hasZone = match[7] !== undefined;
