@@ -23,6 +23,20 @@ function join(base: string, name: string): string {
 }
 
 /**
+ * The values a field may take: a union of literals fails as one `const` issue per branch (then
+ * `anyOf`), an enum as one `enum` issue listing them all.
+ */
+function allowedValues(issues: ValidationIssue[], instancePath: string): string[] {
+  const values: unknown[] = [];
+  for (const issue of issues) {
+    if (issue.instancePath !== instancePath) continue;
+    if (issue.keyword === "const") values.push(issue.params.allowedValue);
+    if (issue.keyword === "enum") values.push(...((issue.params.allowedValues as unknown[]) ?? []));
+  }
+  return values.map((value) => (typeof value === "string" ? value : JSON.stringify(value)));
+}
+
+/**
  * A one-line detail that names the field, e.g. `record.properties.zipcode: property name is not
  * allowed (use a reserved key or the cf_ prefix)`.
  */
@@ -33,6 +47,9 @@ export function describeValidationError(issues: ValidationIssue[], context = "bo
   const params = issue.params;
   const propertyName = issue.propertyName ?? params.propertyName;
   switch (issue.keyword) {
+    case "const":
+    case "enum":
+      return `${at || context}: must be one of ${allowedValues(issues, issue.instancePath).join(", ")}`;
     case "required":
       return `${join(at, String(params.missingProperty))}: is required`;
     case "additionalProperties":

@@ -92,6 +92,12 @@ describe(`POST /api/v1/events: envelope validation (${databaseLabel})`, () => {
     it(`rejects ${label} with 422 naming ${field}`, async () => expect422(body, field));
   }
 
+  it("lists the allowed values of an enumerated field", async () => {
+    const response = await sendEvent(ctx, org.key, { ...base, object_type: "invoice" });
+    assert.equal(response.status, 422);
+    assert.equal(response.body.detail, "object_type: must be one of job, deal, contact");
+  });
+
   it("accepts the limits exactly: 100 keys, 64-char keys, 2000-char values, a 500-char address, +24 h", async () => {
     const properties: Record<string, string> = { street: "s".repeat(490), city: "c".repeat(8) };
     assert.equal(`${properties.street}, ${properties.city}`.length, 500);

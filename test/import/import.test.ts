@@ -163,7 +163,7 @@ describe(`POST /api/v1/import/jobs (${databaseLabel})`, () => {
         /^rows\[0\]\.customer_name/,
       ],
       ["an unknown row field", { source: "jobs", rows: [{ adress: "1 Main St" }] }, /^rows\[0\]\.adress/],
-      ["a bad source", { source: "leads", rows: rows(1) }, /^source/],
+      ["a bad source", { source: "leads", rows: rows(1) }, /^source: must be one of jobs, customers$/],
       ["no rows", { source: "jobs", rows: [] }, /^rows/],
       ["more than 500 rows", { source: "jobs", rows: rows(501) }, /^rows/],
       ["a missing source", { rows: rows(1) }, /source/],
