@@ -3,6 +3,7 @@ import { buildApp } from "./app.ts";
 import { resolveAdminToken, seedDemoOnFirstRun } from "./bootstrap.ts";
 import { systemClock } from "./clock.ts";
 import { ConfigError, loadConfig } from "./config.ts";
+import { DataDirInUseError, lockDataDir } from "./db/data-dir-lock.ts";
 import { openDatabase } from "./db/database.ts";
 import { startEmbeddedVacuum } from "./db/embedded-vacuum.ts";
 import { migrate } from "./db/migrate.ts";
@@ -25,6 +26,9 @@ function parseRole(argv: string[]): Role {
 async function main() {
   const role = parseRole(process.argv.slice(2));
   const baseConfig = loadConfig();
+  // The embedded database (and DATA_DIR's operator token) belong to one process; PostgreSQL is
+  // shared by any number.
+  const releaseDataDir = baseConfig.databaseUrl ? null : lockDataDir(baseConfig.dataDir);
   const logger = createLogger(baseConfig.logLevel);
   const print = (line: string) => process.stdout.write(`${line}\n`);
   const config = { ...baseConfig, adminToken: resolveAdminToken(baseConfig, print) };
@@ -93,6 +97,7 @@ async function main() {
       await vacuum?.stop();
       await limiter.close();
       await database.close();
+      releaseDataDir?.();
       logger.info("shutdown complete");
       process.exit(0);
     } catch (error) {
@@ -105,7 +110,7 @@ async function main() {
 }
 
 main().catch((error: unknown) => {
-  if (error instanceof ConfigError) {
+  if (error instanceof ConfigError || error instanceof DataDirInUseError) {
     process.stderr.write(`${error.message}\n`);
   } else {
     process.stderr.write(

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -100,6 +100,51 @@ describe("the server process", () => {
     assert.equal(again.status, 200);
     second.child.kill("SIGINT");
     assert.equal(await second.exited, 0);
+  });
+
+  it("refuses a second process on the same embedded DATA_DIR, and takes over from a killed one", async () => {
+    const lockedDir = mkdtempSync(path.join(tmpdir(), "porchlight-lock-"));
+    try {
+      const port = await freePort();
+      const holder = start({
+        DATA_DIR: lockedDir,
+        PORT: String(port),
+        ADMIN_TOKEN: "process-test-admin-token",
+      });
+      await waitReady(port, holder);
+      assert.equal(
+        readFileSync(path.join(lockedDir, "porchlight.pid"), "utf8").trim(),
+        String(holder.child.pid),
+      );
+
+      const intruder = start({ DATA_DIR: lockedDir, PORT: String(await freePort()) });
+      assert.equal(await intruder.exited, 1);
+      assert.match(
+        intruder.output().trim(),
+        new RegExp(
+          `^DATA_DIR \\S+ is in use by process ${holder.child.pid}: the embedded database allows one process`,
+        ),
+      );
+      assert.equal((await fetch(`http://127.0.0.1:${port}/readyz`)).status, 200, "the holder runs on");
+
+      holder.child.kill("SIGKILL");
+      await holder.exited;
+      const successor = start({
+        DATA_DIR: lockedDir,
+        PORT: String(port),
+        ADMIN_TOKEN: "process-test-admin-token",
+      });
+      await waitReady(port, successor);
+      successor.child.kill("SIGTERM");
+      assert.equal(await successor.exited, 0);
+      assert.equal(
+        existsSync(path.join(lockedDir, "porchlight.pid")),
+        false,
+        "a clean stop releases the lock",
+      );
+    } finally {
+      rmSync(lockedDir, { recursive: true, force: true });
+    }
   });
 
   it("fails at start with one clear line naming a bad variable", async () => {
