@@ -4,7 +4,7 @@ import { resolveAdminToken, seedDemoOnFirstRun } from "./bootstrap.ts";
 import { systemClock } from "./clock.ts";
 import { ConfigError, loadConfig } from "./config.ts";
 import { DataDirInUseError, lockDataDir } from "./db/data-dir-lock.ts";
-import { openDatabase } from "./db/database.ts";
+import { isConnectionError, openDatabase } from "./db/database.ts";
 import { startEmbeddedVacuum } from "./db/embedded-vacuum.ts";
 import { migrate } from "./db/migrate.ts";
 import { createGeocoder } from "./geo/index.ts";
@@ -112,6 +112,10 @@ async function main() {
 main().catch((error: unknown) => {
   if (error instanceof ConfigError || error instanceof DataDirInUseError) {
     process.stderr.write(`${error.message}\n`);
+  } else if (isConnectionError(error)) {
+    // One line an operator can act on; the URL is not echoed (it may carry a password).
+    const reason = error instanceof Error ? error.message : String(error);
+    process.stderr.write(`Failed to start: the database cannot be reached (${reason})\n`);
   } else {
     process.stderr.write(
       `Failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,

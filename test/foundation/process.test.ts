@@ -147,6 +147,20 @@ describe("the server process", () => {
     }
   });
 
+  it("fails at start with one clear line when the database cannot be reached", async () => {
+    const closedPort = await freePort();
+    const started = start({
+      DATABASE_URL: `postgres://porchlight:secret@127.0.0.1:${closedPort}/nothing`,
+      PORT: String(await freePort()),
+      ADMIN_TOKEN: "process-test-admin-token",
+    });
+    assert.equal(await started.exited, 1);
+    assert.equal(
+      started.output().trim(),
+      `Failed to start: the database cannot be reached (connect ECONNREFUSED 127.0.0.1:${closedPort})`,
+    );
+  });
+
   it("fails at start with one clear line naming a bad variable", async () => {
     const started = start({ DATA_DIR: dataDir, PORT: "not-a-port" });
     assert.equal(await started.exited, 1);
