@@ -103,6 +103,7 @@ export function registerTriggerRoute(app: FastifyInstance, services: Services): 
         errorStyle: TRIGGER_ERROR_STYLE,
         orgRateLimit: attributionRateLimit("trigger"),
       },
+      attachValidation: true,
       schema: {
         operationId: "triggerAutomation",
         summary: "Fire one automation (legacy; new integrations use POST /api/v1/events)",
@@ -123,12 +124,12 @@ export function registerTriggerRoute(app: FastifyInstance, services: Services): 
       },
     },
     async (request, reply) => {
-      const result = await fireLegacyTrigger(
-        deps,
-        request.auth!.orgId,
-        request.query.id ?? "",
-        request.body as Payload,
-      );
+      // A body the schema refuses is its 422; an id the query schema refuses (sent twice) names
+      // no automation, so it takes the path of a missing id: the kill switch, then the same 404.
+      const refused = request.validationError;
+      if (refused && refused.validationContext !== "querystring") throw refused;
+      const id = refused ? "" : (request.query.id ?? "");
+      const result = await fireLegacyTrigger(deps, request.auth!.orgId, id, request.body as Payload);
       return reply.code(202).send(result);
     },
   );

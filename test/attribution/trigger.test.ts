@@ -275,7 +275,11 @@ describe(`POST /api/v1/webhooks/trigger (${databaseLabel})`, () => {
       body: { address: HOME },
     });
     const empty = await trigger(org.key, "", { address: HOME });
-    for (const response of [absent, empty]) {
+    const twice = await call(ctx, "POST", `/api/v1/webhooks/trigger?id=${randomUUID()}&id=${randomUUID()}`, {
+      key: org.key,
+      body: { address: HOME },
+    });
+    for (const response of [absent, empty, twice]) {
       assert.equal(response.status, 404, response.text);
       assert.deepEqual(response.body, reference.body);
     }
