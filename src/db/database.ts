@@ -5,6 +5,7 @@ import { drizzle as drizzleNodePg } from "drizzle-orm/node-postgres";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import pg from "pg";
+import { createPreparedQuery } from "./pglite-prepared.ts";
 
 /** A database handle or an open transaction: both run the same queries. */
 export type Queryable = PgDatabase<PgQueryResultHKT, Record<string, never>>;
@@ -55,11 +56,14 @@ async function openPglite(dataDir: string | undefined): Promise<Database> {
   if (dataDir) mkdirSync(dataDir, { recursive: true });
   const client = dataDir ? new PGlite(dataDir) : new PGlite();
   await client.waitReady;
-  const db = drizzlePglite(client) as unknown as Queryable;
+  const query = createPreparedQuery(client);
+  // Drizzle's PGlite session calls only query (outside transactions) and transaction.
+  const preparedClient = { query, transaction: client.transaction.bind(client) } as unknown as PGlite;
+  const db = drizzlePglite(preparedClient) as unknown as Queryable;
   return {
     db,
     kind: "pglite",
-    run: async <T>({ text, values }: NamedStatement) => (await client.query<T>(text, values)).rows,
+    run: async <T>({ text, values }: NamedStatement) => (await query<T>(text, values)).rows,
     listen: async (channel, onNotify) => {
       const unsubscribe = await client.listen(assertIdentifier(channel), () => onNotify());
       return async () => {
