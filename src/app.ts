@@ -95,6 +95,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   const services = buildServices(deps);
+  // Buffered writes (event samples) reach the database before it is closed.
+  app.addHook("onClose", () => services.triggerStore.drain());
   registerJsonBodyParser(app);
   registerErrorHandling(app);
   registerRequestLog(app);

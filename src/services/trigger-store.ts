@@ -1,21 +1,22 @@
 /**
- * The storage of the trigger core. Writes: an event's sample and, per queued automation, its
- * campaign, mail piece and pipeline job. Reads: the campaign that already holds a dedup key.
- * Concurrent requests are group-committed (db/micro-batch.ts): one statement writes every
- * request that arrived while the previous statements ran, so under load one commit serves many
- * events, and each request still answers only after its rows committed.
+ * The storage of the trigger core. Writes, per queued automation: its campaign, mail piece and
+ * pipeline job; and live events' samples (through the sample buffer, behind the request). Reads:
+ * the campaign that already holds a dedup key. Concurrent requests are group-committed
+ * (db/micro-batch.ts): one statement writes every request that arrived while the previous
+ * statements ran, so under load one commit serves many events, and each request still answers
+ * only after its rows committed.
  *
  * Duplicates are decided by the unique index `campaigns_dedup` (ON CONFLICT DO NOTHING), within a
  * batch as across batches. Rows are sorted by that key so two batches in flight take index locks
- * in the same order and cannot deadlock each other. Samples go to a ring of 25 slots per
- * (org, event type), overwriting the oldest: no read, no delete, a constant cost per event.
- * Dedup lookups (dry runs, and the duplicates of live calls) are batched the same way.
+ * in the same order and cannot deadlock each other; batches touch no shared row otherwise, so
+ * several run at once. Dedup lookups (dry runs, and the duplicates of live calls) are batched the
+ * same way.
  */
 import type { Logger } from "pino";
 import { type Database, isConnectionError } from "../db/database.ts";
 import { createMicroBatcher } from "../db/micro-batch.ts";
 import type { NewJobRow } from "../jobs/queue.ts";
-import { SAMPLES_PER_EVENT_TYPE } from "./events/samples.ts";
+import { createSampleBuffer } from "./events/sample-buffer.ts";
 
 export interface EventSampleRow {
   orgId: string;
@@ -49,7 +50,7 @@ export interface CampaignEnqueue {
   job: NewJobRow;
 }
 
-/** What one request writes: its event sample (live events), and its enqueues. */
+/** What one request writes: its event sample (live events, buffered), and its enqueues. */
 export interface TriggerWrite {
   sample?: EventSampleRow;
   enqueues: CampaignEnqueue[];
@@ -70,11 +71,15 @@ export interface TriggerStore {
   write(request: TriggerWrite): Promise<TriggerWriteResult>;
   /** The id of the campaign holding this dedup key, if one committed. */
   findCampaign(key: CampaignDedupKey): Promise<string | undefined>;
-  /** Resolves when every write submitted so far has settled (graceful shutdown). */
+  /** Writes the buffered samples now (before they are read). */
+  flushSamples(): Promise<void>;
+  /** Resolves when every write submitted so far has settled, samples included (graceful shutdown). */
   drain(): Promise<void>;
 }
 
 type BatchDatabase = Pick<Database, "run">;
+
+const DEFAULT_IN_FLIGHT = 3;
 
 export interface TriggerStoreOptions {
   database: BatchDatabase;
@@ -82,10 +87,12 @@ export interface TriggerStoreOptions {
   /** Most requests per statement (default 64). */
   maxBatch?: number;
   /**
-   * Most statements in flight (default 1): statements are short, so one in flight already lets
-   * the next batch gather, and fewer, larger statements cost the database and this process less.
+   * Most statements in flight (default 3 of the pool's 10 connections): while one batch waits for
+   * its commit to reach disk, the next ones are already executing.
    */
   maxInFlight?: number;
+  /** How long a live event's sample may wait to be written (default 250 ms). */
+  sampleFlushIntervalMs?: number;
 }
 
 /** One request's fate in a batch: its results, or the error that failed it alone. */
@@ -98,9 +105,16 @@ export function createTriggerStore(options: TriggerStoreOptions): TriggerStore {
       ([results]) => ({ results: results! }),
       (error: unknown) => ({ error }),
     );
+  const samples = createSampleBuffer({
+    database,
+    logger,
+    ...(options.sampleFlushIntervalMs !== undefined
+      ? { flushIntervalMs: options.sampleFlushIntervalMs }
+      : {}),
+  });
   const batcher = createMicroBatcher<TriggerWrite, Settled>({
     maxBatch: options.maxBatch ?? 64,
-    maxInFlight: options.maxInFlight ?? 1,
+    maxInFlight: options.maxInFlight ?? DEFAULT_IN_FLIGHT,
     async flush(requests) {
       try {
         return (await writeBatch(database, requests)).map((results) => ({ results }));
@@ -117,18 +131,22 @@ export function createTriggerStore(options: TriggerStoreOptions): TriggerStore {
   });
   const lookups = createMicroBatcher<CampaignDedupKey, string | undefined>({
     maxBatch: options.maxBatch ?? 64,
-    maxInFlight: options.maxInFlight ?? 1,
+    maxInFlight: options.maxInFlight ?? DEFAULT_IN_FLIGHT,
     flush: (keys) => findCampaigns(database, keys),
   });
   return {
     findCampaign: (key) => lookups.submit(key),
     async write(request) {
+      if (request.sample) samples.add(request.sample);
+      if (request.enqueues.length === 0) return [];
       const settled = await batcher.submit(request);
       if ("error" in settled) throw settled.error;
       return settled.results;
     },
+    flushSamples: () => samples.flush(),
     drain: async () => {
       await Promise.all([batcher.drain(), lookups.drain()]);
+      await samples.flush();
     },
   };
 }
@@ -149,39 +167,13 @@ function compareKeys(a: string[], b: string[]): number {
 }
 
 /**
- * One statement for a whole batch, its rows passed as four JSON arrays ($1…$4), so its text never
- * changes whatever the batch size and each connection prepares it once.
+ * One statement for a whole batch, its rows passed as three JSON arrays ($1…$3), so its text
+ * never changes whatever the batch size and each connection prepares it once.
  */
 const WRITE_BATCH_SQL = `
-WITH sample_input AS (
-  SELECT s.*,
-         row_number() OVER (PARTITION BY s.org_id, s.event_type ORDER BY s.received_at, s.id) - 1 AS position,
-         count(*) OVER (PARTITION BY s.org_id, s.event_type) AS arriving
-  FROM json_to_recordset($1::json)
-    AS s(org_id uuid, id uuid, event_type text, envelope text, received_at timestamptz)
-), cursor AS (
-  -- Advances each touched type's ring past its arrivals, in key order (no deadlock between two
-  -- batches); a concurrent batch of the same type waits here and then sees the advanced slot.
-  INSERT INTO event_sample_cursors AS c (org_id, event_type, next_slot)
-  SELECT org_id, event_type, count(*) % ${SAMPLES_PER_EVENT_TYPE} FROM sample_input
-  GROUP BY org_id, event_type ORDER BY org_id, event_type
-  ON CONFLICT (org_id, event_type) DO UPDATE SET next_slot = (c.next_slot + excluded.next_slot) % ${SAMPLES_PER_EVENT_TYPE}
-  RETURNING org_id, event_type, next_slot
-), sample AS (
-  -- The arrivals take the slots before the advanced cursor, oldest first; of more than a ring's
-  -- worth, only the newest are kept.
-  INSERT INTO event_samples AS e (org_id, event_type, slot, id, envelope, received_at)
-  SELECT s.org_id, s.event_type,
-         ((c.next_slot - s.arriving + s.position) % ${SAMPLES_PER_EVENT_TYPE} + ${SAMPLES_PER_EVENT_TYPE}) % ${SAMPLES_PER_EVENT_TYPE},
-         s.id, s.envelope::jsonb, s.received_at
-  FROM sample_input s JOIN cursor c ON c.org_id = s.org_id AND c.event_type = s.event_type
-  WHERE s.position >= s.arriving - ${SAMPLES_PER_EVENT_TYPE}
-  ORDER BY 1, 2, 3
-  ON CONFLICT (org_id, event_type, slot) DO UPDATE
-    SET id = excluded.id, envelope = excluded.envelope, received_at = excluded.received_at
-), campaign AS (
+WITH campaign AS (
   INSERT INTO campaigns (org_id, id, name, automation_id, origin, dedup_kind, dedup_key)
-  SELECT * FROM json_to_recordset($2::json)
+  SELECT * FROM json_to_recordset($1::json)
     AS c(org_id uuid, id uuid, name text, automation_id uuid, origin text, dedup_kind text, dedup_key text)
   ON CONFLICT (org_id, automation_id, dedup_kind, dedup_key) WHERE dedup_key IS NOT NULL DO NOTHING
   RETURNING id
@@ -192,7 +184,7 @@ WITH sample_input AS (
                            token, properties)
   SELECT p.org_id, p.id, p.campaign_id, 'queued', p.recipient_name, p.address, p.street, p.city, p.state, p.zip,
          p.token, p.properties::jsonb
-  FROM json_to_recordset($3::json)
+  FROM json_to_recordset($2::json)
     AS p(org_id uuid, id uuid, campaign_id uuid, recipient_name text, address text, street text, city text,
          state text, zip text, token text, properties text)
   WHERE p.campaign_id IN (SELECT id FROM campaign)
@@ -200,7 +192,7 @@ WITH sample_input AS (
 ), job AS (
   INSERT INTO jobs (id, org_id, kind, payload, max_attempts, run_at, created_at, updated_at)
   SELECT j.id, j.org_id, j.kind, j.payload::jsonb, j.max_attempts, j.run_at, j.created_at, j.created_at
-  FROM json_to_recordset($4::json)
+  FROM json_to_recordset($3::json)
     AS j(id uuid, org_id uuid, kind text, payload text, max_attempts int, run_at timestamptz,
          created_at timestamptz, piece_id uuid)
   WHERE j.piece_id IN (SELECT id FROM piece)
@@ -208,21 +200,12 @@ WITH sample_input AS (
 SELECT id FROM campaign`;
 
 /**
- * The batch's rows as the statement's four JSON arrays (samples, campaigns, pieces, jobs), read
- * back with json_to_recordset: one JSON.stringify costs a fraction of encoding 32 Postgres arrays
- * element by element. Stored JSON documents travel as strings and are cast to jsonb in SQL.
+ * The batch's rows as the statement's three JSON arrays (campaigns, pieces, jobs), read back with
+ * json_to_recordset: one JSON.stringify costs a fraction of encoding Postgres arrays element by
+ * element. Stored JSON documents travel as strings and are cast to jsonb in SQL.
  */
-function batchValues(samples: EventSampleRow[], enqueues: CampaignEnqueue[]): string[] {
+function batchValues(enqueues: CampaignEnqueue[]): string[] {
   return [
-    JSON.stringify(
-      samples.map((s) => ({
-        org_id: s.orgId,
-        id: s.id,
-        event_type: s.eventType,
-        envelope: s.envelopeJson,
-        received_at: s.receivedAt,
-      })),
-    ),
     JSON.stringify(
       enqueues.map(({ campaign: c }) => ({
         org_id: c.orgId,
@@ -266,12 +249,11 @@ function batchValues(samples: EventSampleRow[], enqueues: CampaignEnqueue[]): st
 
 /** Writes every request of the batch in one statement; returns each request's per-enqueue result. */
 async function writeBatch(database: BatchDatabase, requests: TriggerWrite[]): Promise<TriggerWriteResult[]> {
-  const samples = requests.flatMap((request) => (request.sample ? [request.sample] : []));
   const enqueues = requests.flatMap((request) => request.enqueues).sort(byDedupKey);
   const rows = await database.run<{ id: string }>({
-    name: "trigger_write_batch_v3",
+    name: "trigger_write_batch_v4",
     text: WRITE_BATCH_SQL,
-    values: batchValues(samples, enqueues),
+    values: batchValues(enqueues),
   });
   const written = new Set(rows.map((row) => row.id));
   return requests.map((request) => request.enqueues.map((enqueue) => written.has(enqueue.campaign.id)));

@@ -409,6 +409,26 @@ describe(`POST /api/v1/events: processing rules (${databaseLabel})`, () => {
     });
   });
 
+  it("writes the samples still buffered when the server shuts down", async () => {
+    const own = await createTestContext({ clock });
+    try {
+      const org = await createOrg(own);
+      const response = await sendEvent(
+        own,
+        org.key,
+        envelope({ event_type: "job.closing", dedup_id: "last" }),
+      );
+      assert.equal(response.status, 202);
+      await own.app.close();
+      const rows = await own.database.db.execute(
+        sql`SELECT envelope->>'dedup_id' AS dedup_id FROM event_samples WHERE org_id = ${org.orgId}`,
+      );
+      assert.deepEqual((rows as unknown as { rows: unknown[] }).rows, [{ dedup_id: "last" }]);
+    } finally {
+      await own.close();
+    }
+  });
+
   it("answers a dry run with the outcomes a live call would give, echoes dry_run, and writes nothing (rule 11)", async () => {
     const { org, automations, send } = await setup([
       { name: "would queue" },

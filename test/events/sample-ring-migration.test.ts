@@ -62,6 +62,7 @@ describe(`event samples: migration to the ring of 25 slots (${databaseLabel})`, 
         receivedAt: new Date("2026-11-02T00:00:00Z"),
       };
       await store.write({ sample: newest, enqueues: [] });
+      await store.flushSamples();
       const after = await queryRows<{ slot: number; n: number }>(
         database.db,
         sql`SELECT slot, (envelope->>'n')::int AS n FROM event_samples

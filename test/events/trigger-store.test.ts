@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { after, before, describe, it } from "node:test";
 import pino from "pino";
-import { type Database, queryOne, sql } from "../../src/db/database.ts";
+import { type Database, queryOne, queryRows, sql } from "../../src/db/database.ts";
 import { newJobRow } from "../../src/jobs/queue.ts";
 import { processPieceJob } from "../../src/pipeline/jobs.ts";
 import { createOrganization } from "../../src/services/organizations.ts";
@@ -125,7 +125,7 @@ describe(`trigger store: group-committed samples, enqueues and dedup lookups (${
     assert.equal(await count("campaigns", sql`AND dedup_key LIKE 'good-%'`), 3);
   });
 
-  it("records samples and trims each event type back to the newest 25, even when 40 arrive at once", async () => {
+  it("records samples and keeps each event type's newest 25, even when 40 arrive at once", async () => {
     for (let index = 0; index < 20; index++) {
       await store.write({
         sample: sampleFor(orgId, "job.completed", new Date(NOW.getTime() + index)),
@@ -136,10 +136,11 @@ describe(`trigger store: group-committed samples, enqueues and dedup lookups (${
       sampleFor(orgId, "job.completed", new Date(NOW.getTime() + 1000 + index)),
     );
     await Promise.all(burst.map((sample) => store.write({ sample, enqueues: [] })));
-    // One more write trims whatever the burst's own statements could not see.
+    await store.flushSamples();
     const last = sampleFor(orgId, "job.completed", new Date(NOW.getTime() + 5000));
     await store.write({ sample: last, enqueues: [] });
     await store.write({ sample: sampleFor(orgId, "deal.won", NOW), enqueues: [] });
+    await store.flushSamples();
     assert.equal(await count("event_samples", sql`AND event_type = 'job.completed'`), 25);
     const newest = await queryOne<{ id: string }>(
       database.db,
@@ -154,14 +155,16 @@ describe(`trigger store: group-committed samples, enqueues and dedup lookups (${
     const writers = Array.from({ length: 4 }, () =>
       createTriggerStore({ database, logger: pino({ level: "silent" }), maxInFlight: 2, maxBatch: 8 }),
     );
-    const samples = Array.from({ length: 120 }, (_, index) =>
+    // 12 per writer: under a ring's worth each, so every sample is written and advances the ring.
+    const samples = Array.from({ length: 48 }, (_, index) =>
       sampleFor(orgId, "contact.created", new Date(NOW.getTime() + index)),
     );
-    const outcomes = await Promise.allSettled(
+    await Promise.all(
       samples.map((sample, index) => writers[index % writers.length]!.write({ sample, enqueues: [] })),
     );
+    const flushed = await Promise.allSettled(writers.map((writer) => writer.flushSamples()));
     assert.deepEqual(
-      outcomes.filter((outcome) => outcome.status === "rejected"),
+      flushed.filter((outcome) => outcome.status === "rejected"),
       [],
     );
     assert.equal(await count("event_samples", sql`AND event_type = 'contact.created'`), 25);
@@ -169,7 +172,47 @@ describe(`trigger store: group-committed samples, enqueues and dedup lookups (${
       database.db,
       sql`SELECT next_slot FROM event_sample_cursors WHERE org_id = ${orgId} AND event_type = 'contact.created'`,
     );
-    assert.equal(cursor?.next_slot, 120 % 25, "every arrival advanced the ring once");
+    assert.equal(cursor?.next_slot, 48 % 25, "every written sample advanced the ring once");
+  });
+
+  it("writes a burst's newest 25 samples of a type, not every arrival, in one statement", async () => {
+    const burst = Array.from({ length: 100 }, (_, index) =>
+      sampleFor(orgId, "job.scheduled", new Date(NOW.getTime() + index)),
+    );
+    for (const sample of burst) await store.write({ sample, enqueues: [] });
+    await store.flushSamples();
+    const kept = await queryRows<{ id: string }>(
+      database.db,
+      sql`SELECT id FROM event_samples WHERE org_id = ${orgId} AND event_type = 'job.scheduled' ORDER BY received_at`,
+    );
+    assert.deepEqual(
+      kept.map((row) => row.id),
+      burst.slice(75).map((sample) => sample.id),
+    );
+    const cursor = await queryOne<{ next_slot: number }>(
+      database.db,
+      sql`SELECT next_slot FROM event_sample_cursors WHERE org_id = ${orgId} AND event_type = 'job.scheduled'`,
+    );
+    assert.equal(cursor?.next_slot, 0, "25 writes advanced the ring once around, not 100");
+  });
+
+  it("writes buffered samples by itself within the flush interval", async () => {
+    const quick = createTriggerStore({
+      database,
+      logger: pino({ level: "silent" }),
+      sampleFlushIntervalMs: 20,
+    });
+    await quick.write({ sample: sampleFor(orgId, "deal.lost", NOW), enqueues: [] });
+    assert.equal(
+      await count("event_samples", sql`AND event_type = 'deal.lost'`),
+      0,
+      "not written with the request",
+    );
+    const deadline = Date.now() + 5_000;
+    while ((await count("event_samples", sql`AND event_type = 'deal.lost'`)) === 0 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    assert.equal(await count("event_samples", sql`AND event_type = 'deal.lost'`), 1);
   });
 
   it("answers batched dedup lookups per key: the committed campaign, or nothing", async () => {

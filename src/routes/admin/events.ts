@@ -16,6 +16,7 @@ export function registerAdminEventRoutes(app: FastifyInstance, services: Service
 
   r.get("/orgs/:org_id/event-samples", { schema: { hide: true, params: OrgParams } }, async (request) => {
     await assertOrganizationExists(services.db, request.params.org_id);
+    await services.triggerStore.flushSamples();
     return { event_types: await listEventSamples(services.db, request.params.org_id) };
   });
 

@@ -9,8 +9,8 @@ import type { CleanEnvelope } from "./envelope.ts";
 export const SAMPLES_PER_EVENT_TYPE = 25;
 
 /**
- * The sample row of a live event (the envelope without `dry_run`). The trigger writer commits it
- * with the event's enqueues and trims the type back to about the newest 25.
+ * The sample row of a live event (the envelope without `dry_run`). The trigger store buffers it
+ * (events/sample-buffer.ts) and writes it into the type's ring of the newest 25.
  */
 export function newEventSample(orgId: string, envelope: CleanEnvelope, receivedAt: Date): EventSampleRow {
   const { dry_run: _alwaysFalseHere, ...stored } = envelope;
