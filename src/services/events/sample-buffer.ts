@@ -16,6 +16,11 @@ import type { EventSampleRow } from "../trigger-store.ts";
 import { SAMPLES_PER_EVENT_TYPE } from "./samples.ts";
 
 export const SAMPLE_FLUSH_INTERVAL_MS = 250;
+/**
+ * Most samples per statement. On PGlite a statement runs on the event loop, so a flush of many
+ * types at once goes in short statements with a loop turn between them, not one long stall.
+ */
+const SAMPLES_PER_STATEMENT = 50;
 
 export interface SampleBuffer {
   add(sample: EventSampleRow): void;
@@ -106,7 +111,12 @@ export function createSampleBuffer(deps: {
     const batch = [...pending.values()].flat();
     pending = new Map();
     // One write at a time: two writers of one type would only wait on each other's cursor row.
-    writing = writing.then(() => (batch.length > 0 ? write(batch) : undefined));
+    writing = writing.then(async () => {
+      for (let start = 0; start < batch.length; start += SAMPLES_PER_STATEMENT) {
+        if (start > 0) await new Promise((resolve) => setImmediate(resolve));
+        await write(batch.slice(start, start + SAMPLES_PER_STATEMENT));
+      }
+    });
     return writing;
   }
 
