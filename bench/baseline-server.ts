@@ -2,15 +2,20 @@
 //   constant: a bare Fastify route answering a constant (the ceiling of Fastify itself);
 //   insert:   a bare Fastify route parsing a JSON body and INSERTing one comparable row (into a
 //             table shaped like a tenant table: org-first primary key, one secondary index).
-// Usage: node --import tsx bench/baseline-server.ts <constant|insert>  (PORT, DATABASE_URL, DATA_DIR
+//   lookup:   a bare Fastify route doing the least a dry run must (spec rule 11): parse the body,
+//             validate it against the event envelope schema, and read one dedup key from the
+//             campaigns' unique index. A reference for the dry-run target, not a target itself.
+// Usage: node --import tsx bench/baseline-server.ts <constant|insert|lookup>  (PORT, DATABASE_URL, DATA_DIR
 // read through the service's own config module)
 import { randomUUID } from "node:crypto";
 import Fastify from "fastify";
 import { type Config, loadConfig } from "../src/config.ts";
 import { type Database, openDatabase, sql } from "../src/db/database.ts";
 import { migrate } from "../src/db/migrate.ts";
+import { EventEnvelope } from "../src/services/events/envelope.ts";
 
-type Mode = "constant" | "insert";
+type Mode = "constant" | "insert" | "lookup";
+const MODES: Mode[] = ["constant", "insert", "lookup"];
 
 async function openStore(config: Config): Promise<{ database: Database; orgId: string }> {
   const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
@@ -31,14 +36,33 @@ async function openStore(config: Config): Promise<{ database: Database; orgId: s
 
 async function main() {
   const mode = process.argv[2] as Mode;
-  if (mode !== "constant" && mode !== "insert")
-    throw new Error("usage: baseline-server.ts <constant|insert>");
+  if (!MODES.includes(mode)) throw new Error(`usage: baseline-server.ts <${MODES.join("|")}>`);
   const config = loadConfig();
-  const app = Fastify({ logger: false });
+  // The service's validation settings: reject, never coerce or drop.
+  const app = Fastify({
+    logger: false,
+    ajv: {
+      customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: true, allErrors: false },
+    },
+  });
   app.get("/readyz", async () => ({ status: "ready" }));
   let database: Database | undefined;
   if (mode === "constant") {
     app.all("/bench", async () => ({ ok: true }));
+  } else if (mode === "lookup") {
+    const store = await openStore(config);
+    database = store.database;
+    app.post<{ Body: EventEnvelope }>(
+      "/bench",
+      { schema: { body: EventEnvelope } },
+      async (request, reply) => {
+        await store.database.db.execute(
+          sql`SELECT id FROM campaigns WHERE org_id = ${store.orgId} AND automation_id = ${store.orgId}
+            AND dedup_kind = 'event' AND dedup_key = ${request.body.dedup_id}`,
+        );
+        return reply.code(202).send({ received: true, dry_run: true });
+      },
+    );
   } else {
     const store = await openStore(config);
     database = store.database;

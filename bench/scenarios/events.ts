@@ -33,7 +33,7 @@ function envelope(dedupId: string, sequence: number, dryRun: boolean) {
   });
 }
 
-function startBaseline(mode: "constant" | "insert", env: Record<string, string>) {
+function startBaseline(mode: "constant" | "insert" | "lookup", env: Record<string, string>) {
   return startNodeServer({ entry: BASELINE, args: [mode], env });
 }
 
@@ -188,16 +188,19 @@ export const eventsDryRunAndAuth: Scenario = {
   target: "events dry run and GET /api/v1/me: req/s ≥ 0.6 × baseline (a) constant",
   async run(context: ScenarioContext) {
     const database = await scenarioDatabase(context.kind, context.serverUrl);
+    const lookupDb =
+      context.kind === "postgres" ? database : await scenarioDatabase(context.kind, context.serverUrl);
     try {
       return await withServers(
-        [startBaseline("constant", {}), startService(database.env)],
-        async ([constantServer, service]) => {
+        [startBaseline("constant", {}), startService(database.env), startBaseline("lookup", lookupDb.env)],
+        async ([constantServer, service, lookupServer]) => {
           const pool = new OrgPool(service!.baseUrl, EVENT_TYPE);
           const identity = await createOrg(service!.baseUrl, "Bench identity");
           const nextIp = rotatingIp();
           const measured = await measureInterleaved(
             [
               baselineContender("constant", constantServer!, "GET", context.settings.connections),
+              baselineContender("lookup", lookupServer!, "POST", context.settings.connections),
               eventContender("dry", service!, pool, context.settings.connections, true),
               {
                 label: "me",
@@ -227,6 +230,12 @@ export const eventsDryRunAndAuth: Scenario = {
             rows: [
               measuredRow("baseline (a) constant", constant, constantServer!.peakRssMb()),
               measuredRow(
+                "reference: bare POST, validate, one dedup read (unbatched)",
+                measured.get("lookup")!,
+                lookupServer!.peakRssMb(),
+                { ...versusConstant(measured.get("lookup")!), note: "the least a dry run does (rule 11)" },
+              ),
+              measuredRow(
                 "POST /api/v1/events (dry run)",
                 measured.get("dry")!,
                 peak,
@@ -244,6 +253,7 @@ export const eventsDryRunAndAuth: Scenario = {
         },
       );
     } finally {
+      if (lookupDb !== database) await lookupDb.dispose();
       await database.dispose();
     }
   },
