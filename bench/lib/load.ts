@@ -100,9 +100,14 @@ export async function measureInterleaved(
   const rates = new Map<string, number>();
   const runOnce = async (contender: Contender, seconds: number) => {
     const rate = rates.get(contender.label) ?? contender.initialRateGuess ?? 1500;
-    await contender.prepare?.(Math.ceil(rate * 1.5 * Math.min(seconds + 1, 60)));
+    // Three times the best rate so far: the first measured run after a cold warm-up can run at
+    // more than twice the warm-up's rate, and a pool that runs dry turns the rest into 429s.
+    await contender.prepare?.(Math.ceil(rate * 3 * Math.min(seconds + 1, 60)));
     const stats = await runLoad({ ...contender.plan, durationSeconds: seconds });
-    rates.set(contender.label, Math.max(rates.get(contender.label) ?? 50, stats.reqPerSec));
+    // Every answer counts here, 429s included: sizing by the 2xx rate alone would feed a run that
+    // ran out of organizations (and got cheap 429s) a pool just as short the next time.
+    const sentPerSecond = Math.round(stats.requests / seconds);
+    rates.set(contender.label, Math.max(rates.get(contender.label) ?? 50, stats.reqPerSec, sentPerSecond));
     return stats;
   };
   for (const contender of contenders) await runOnce(contender, options.warmupSeconds);
