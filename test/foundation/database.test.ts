@@ -83,6 +83,26 @@ describe(`database outage (${databaseLabel})`, () => {
   });
 });
 
+describe("embedded database settings", () => {
+  it("does not zero-fill new WAL segments (a stall of every request under write load)", async () => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), "porchlight-walzero-"));
+    const database = await openDatabase({ dataDir });
+    try {
+      const [setting] = await queryRows<{ wal_init_zero: string }>(database.db, sql`SHOW wal_init_zero`);
+      assert.equal(setting?.wal_init_zero, "off");
+      // Still off after statements and a transaction (a session setting, not a transaction's).
+      await database.db.transaction(async (tx) => {
+        await tx.execute(sql`SELECT 1`);
+      });
+      const [after] = await queryRows<{ wal_init_zero: string }>(database.db, sql`SHOW wal_init_zero`);
+      assert.equal(after?.wal_init_zero, "off");
+    } finally {
+      await database.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe("embedded database persistence", () => {
   it("keeps organizations and keys across a restart of the data dir", async () => {
     const dataDir = mkdtempSync(path.join(tmpdir(), "porchlight-persist-"));
