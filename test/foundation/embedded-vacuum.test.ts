@@ -3,7 +3,7 @@ import { Writable } from "node:stream";
 import { after, before, describe, it } from "node:test";
 import pino from "pino";
 import { type Database, openDatabase, queryOne, sql } from "../../src/db/database.ts";
-import { startEmbeddedVacuum } from "../../src/db/embedded-vacuum.ts";
+import { needsAnalyze, startEmbeddedVacuum } from "../../src/db/embedded-vacuum.ts";
 import { migrate } from "../../src/db/migrate.ts";
 
 /** The embedded database's stand-in for autovacuum; PGlite whatever DATABASE_URL says, since it is PGlite's. */
@@ -68,6 +68,57 @@ describe("embedded vacuum (PGlite has no autovacuum)", () => {
     } finally {
       await vacuum.stop();
     }
+  });
+
+  it("vacuums table by table, and analyzes again only the tables that grew or shrank past the threshold", async () => {
+    const statements: string[] = [];
+    const recording: Pick<Database, "run"> = {
+      run: (statement) => {
+        statements.push(statement.text);
+        return database.run(statement);
+      },
+    };
+    const vacuum = startEmbeddedVacuum({
+      database: recording,
+      logger: pino({ level: "silent" }),
+      intervalMs: 3_600_000,
+    });
+    const commands = (verb: string) => statements.filter((text) => text.startsWith(`${verb} `));
+    try {
+      await vacuum.runOnce();
+      assert.ok(commands("VACUUM").includes('VACUUM "churn"'));
+      assert.ok(commands("VACUUM").includes('VACUUM "mail_pieces"'));
+      assert.equal(commands("ANALYZE").length, commands("VACUUM").length, "first pass: every table analyzed");
+      assert.ok(
+        !statements.some((text) => /^VACUUM \(|^VACUUM$/.test(text)),
+        "never one database-wide statement",
+      );
+
+      statements.length = 0;
+      await vacuum.runOnce();
+      assert.ok(commands("VACUUM").length > 0);
+      assert.deepEqual(commands("ANALYZE"), [], "nothing changed: nothing analyzed");
+
+      statements.length = 0;
+      await churnRows(); // 2 000 rows in, back to 25: far past 50 + 10 % of the estimate
+      await database.db.execute(
+        sql`INSERT INTO churn (org_id, id, payload)
+            SELECT ${orgId}::uuid, gen_random_uuid(), '{}'::jsonb FROM generate_series(1, 500)`,
+      );
+      await vacuum.runOnce();
+      assert.deepEqual(commands("ANALYZE"), ['ANALYZE "churn"']);
+    } finally {
+      await vacuum.stop();
+    }
+  });
+
+  it("uses autovacuum's analyze threshold: 50 rows plus 10 % of the table", () => {
+    assert.equal(needsAnalyze(undefined, 0), true);
+    assert.equal(needsAnalyze(1000, 1150), false);
+    assert.equal(needsAnalyze(1000, 1151), true);
+    assert.equal(needsAnalyze(1000, 849), true);
+    assert.equal(needsAnalyze(0, 50), false);
+    assert.equal(needsAnalyze(0, 51), true);
   });
 
   it("runs one pass at a time, and a failed pass is logged, not thrown", async () => {
