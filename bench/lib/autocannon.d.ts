@@ -20,6 +20,7 @@ declare module "autocannon" {
     headers?: Record<string, string>;
     body?: string;
     requests?: AutocannonRequest[];
+    ignoreCoordinatedOmission?: boolean;
   }
   export interface Histogram {
     average: number;
@@ -43,6 +44,13 @@ declare module "autocannon" {
     "5xx": number;
     statusCodeStats?: Record<string, { count: number }>;
   }
-  function autocannon(options: Options): Promise<Result>;
+  /** The running load: its result when awaited, and an event per response. */
+  export interface Instance extends PromiseLike<Result> {
+    on(
+      event: "response",
+      listener: (client: unknown, statusCode: number, resBytes: number, responseTimeMs: number) => void,
+    ): this;
+  }
+  function autocannon(options: Options): Instance;
   export default autocannon;
 }
