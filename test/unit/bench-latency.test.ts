@@ -4,7 +4,10 @@ import { correctForCoordinatedOmission, percentile } from "../../bench/lib/load.
 
 describe("bench: coordinated-omission correction of a paced run", () => {
   it("adds, for an answer slower than the interval, the latencies of the requests it held back", () => {
-    assert.deepEqual(correctForCoordinatedOmission([2, 10], 3).sort((a, b) => a - b), [2, 4, 7, 10]);
+    assert.deepEqual(
+      correctForCoordinatedOmission([2, 10], 3).sort((a, b) => a - b),
+      [2, 4, 7, 10],
+    );
   });
 
   it("leaves a run whose answers all beat the interval as measured", () => {
