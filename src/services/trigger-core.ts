@@ -6,9 +6,9 @@
  * own leads stops everything), CRM filters, address check, then the idempotent enqueue of one
  * campaign with one queued mail piece. The unique index `campaigns_dedup` decides duplicates
  * (INSERT … ON CONFLICT DO NOTHING RETURNING), never a read-then-write, so concurrent replays
- * give exactly one `queued`. The writes of one call (and a live event's sample) commit together,
- * group-committed with concurrent calls by the trigger store. A dry run answers the same
- * questions with reads only.
+ * give exactly one `queued`. The writes of one call commit together, group-committed with
+ * concurrent calls by the trigger store, which buffers a live event's sample once they did. A dry
+ * run answers the same questions with reads only.
  *
  * Usage: `runTrigger({ db, clock, logger, triggerStore }, { orgId, candidates, properties,
  * dedup, origin, source, dryRun, sample? })` → `{ outcomes, duplicate, address }`.
@@ -76,7 +76,7 @@ export interface TriggerInput {
    * Null: the caller found none (`no_address`).
    */
   address?: MailAddress | null;
-  /** A live event's sample, committed with the enqueues (or alone when nothing is queued). */
+  /** A live event's sample, buffered once the enqueues committed (or at once when none is queued). */
   sample?: EventSampleRow;
 }
 
@@ -219,7 +219,7 @@ async function decide(
     : { ...base, matched: true, reason: "queued" };
 }
 
-/** Writes the sample and the enqueues in one (group-committed) statement; maps the results. */
+/** Writes the enqueues in one (group-committed) statement, then the sample; maps the results. */
 async function enqueueAll(
   deps: TriggerDeps,
   input: TriggerInput,
@@ -262,11 +262,8 @@ async function enqueueFailed(
   error: unknown,
 ): Promise<TriggerOutcome[]> {
   deps.logger.error({ err: error, orgId: input.orgId }, "enqueue failed");
-  if (input.sample) {
-    await deps.triggerStore
-      .write({ sample: input.sample, enqueues: [] })
-      .catch((sampleError: unknown) => deps.logger.warn({ err: sampleError }, "event sample not recorded"));
-  }
+  // The event was received all the same: it is sampled (the failed write buffered nothing).
+  if (input.sample) await deps.triggerStore.write({ sample: input.sample, enqueues: [] });
   const outcomes: TriggerOutcome[] = [];
   for (const { automation } of pending) {
     await appendWebhookLog(deps, input.orgId, {

@@ -137,11 +137,16 @@ export function createTriggerStore(options: TriggerStoreOptions): TriggerStore {
   return {
     findCampaign: (key) => lookups.submit(key),
     async write(request) {
+      let results: TriggerWriteResult = [];
+      if (request.enqueues.length > 0) {
+        const settled = await batcher.submit(request);
+        if ("error" in settled) throw settled.error;
+        results = settled.results;
+      }
+      // Only once the enqueues committed: a failed write is retried by the caller (or answered
+      // 503), and its sample must not be buffered twice or for an event that was not received.
       if (request.sample) samples.add(request.sample);
-      if (request.enqueues.length === 0) return [];
-      const settled = await batcher.submit(request);
-      if ("error" in settled) throw settled.error;
-      return settled.results;
+      return results;
     },
     flushSamples: () => samples.flush(),
     drain: async () => {

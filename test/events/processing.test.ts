@@ -337,6 +337,15 @@ describe(`POST /api/v1/events: processing rules (${databaseLabel})`, () => {
       const counts = await countRows(ctx, org.orgId);
       assert.equal(counts.campaigns, 0, "the campaign insert is rolled back with the piece");
       assert.equal(counts.mail_pieces, 0);
+      // Rule 10: the event was received (202), so it is sampled, once.
+      const samples = await admin(ctx, "GET", `/orgs/${org.orgId}/event-samples`);
+      assert.deepEqual(
+        samples.body.event_types.map((group: { event_type: string; samples: unknown[] }) => [
+          group.event_type,
+          group.samples.length,
+        ]),
+        [[eventType, 1]],
+      );
       const log = await admin(ctx, "GET", `/orgs/${org.orgId}/webhook-log`);
       assert.equal(log.status, 200);
       assert.equal(log.body.length, 1);
