@@ -2,6 +2,7 @@ import { type Queryable, queryOne, queryRows, sql } from "../db/database.ts";
 import { normalizeAddress } from "../domain/address.ts";
 import type { GeocodeResult } from "../geo/geocoder.ts";
 import type { PrintReceipt } from "../print/print-provider.ts";
+import type { QueuedPiece } from "./jobs.ts";
 
 const at = (date: Date) => sql`${date.toISOString()}::timestamptz`;
 
@@ -28,6 +29,25 @@ export async function ensureAddressKey(
         WHERE org_id = ${piece.orgId} AND id = ${piece.id} AND normalized_address IS NULL`,
   );
   return key;
+}
+
+/**
+ * Inserts the piece an event or the legacy trigger queued (carried by its job), with its address
+ * key. Keyed by the piece's id: a retried job finds it written and changes nothing.
+ */
+export async function insertQueuedPiece(
+  db: Queryable,
+  ids: { orgId: string; pieceId: string },
+  piece: QueuedPiece,
+): Promise<void> {
+  await db.execute(sql`
+    INSERT INTO mail_pieces (org_id, id, campaign_id, status, recipient_name, address, street, city, state, zip,
+                             normalized_address, token, properties, created_at)
+    VALUES (${ids.orgId}::uuid, ${ids.pieceId}::uuid, ${piece.campaign_id}::uuid, 'queued', ${piece.recipient_name},
+            ${piece.address}, ${piece.street}, ${piece.city}, ${piece.state}, ${piece.zip},
+            ${normalizeAddress(piece.address)}, ${piece.token}, ${JSON.stringify(piece.properties)}::jsonb,
+            ${piece.queued_at}::timestamptz)
+    ON CONFLICT (org_id, id) DO NOTHING`);
 }
 
 /** A queued piece leaves the queue as suppressed or failed, with the reason in words. */

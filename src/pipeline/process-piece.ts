@@ -15,6 +15,7 @@ import {
   closeQueuedPiece,
   ensureAddressKey,
   failJobWithoutRetry,
+  insertQueuedPiece,
   isRegisteredCustomer,
   recordGeocode,
   recordSubmission,
@@ -88,6 +89,9 @@ async function submit(deps: PipelineDeps, piece: PieceRecord, context: JobContex
 export function processPieceHandler(deps: PipelineDeps): RegisteredJob {
   return handleJob(processPieceJob, async (payload, context) => {
     const log = deps.logger.child({ jobId: context.jobId, orgId: payload.org_id, pieceId: payload.piece_id });
+    if (payload.piece) {
+      await insertQueuedPiece(deps.db, { orgId: payload.org_id, pieceId: payload.piece_id }, payload.piece);
+    }
     const loaded = await loadPiece(deps.db, payload.org_id, payload.piece_id);
     if (loaded?.status !== "queued") {
       log.info({ status: loaded?.status ?? "missing" }, "piece is not queued; nothing to do");

@@ -4,7 +4,8 @@
  *
  * For each candidate automation, in order: loop guard (a `service_lead_id` naming one of the org's
  * own leads stops everything), CRM filters, address check, then the idempotent enqueue of one
- * campaign with one queued mail piece. The unique index `campaigns_dedup` decides duplicates
+ * campaign and its pipeline job, which carries the campaign's one mail piece and inserts it on its
+ * first run (pipeline/process-piece.ts). The unique index `campaigns_dedup` decides duplicates
  * (INSERT … ON CONFLICT DO NOTHING RETURNING), never a read-then-write, so concurrent replays
  * give exactly one `queued`. The writes of one call commit together, group-committed with
  * concurrent calls by the trigger store, which buffers a live event's sample once they did. A dry
@@ -21,7 +22,7 @@ import { isConnectionError, type Queryable } from "../db/database.ts";
 import { leads } from "../db/schema.ts";
 import { passesAllFilters } from "../domain/filters.ts";
 import { newJobRow } from "../jobs/queue.ts";
-import { processPieceJob } from "../pipeline/jobs.ts";
+import { processPieceJob, type QueuedPiece } from "../pipeline/jobs.ts";
 import type { BoundAutomationCache } from "./automation-cache.ts";
 import type { Automation, ObjectType } from "./automations.ts";
 import { type AddressParts, newLandingToken } from "./campaigns.ts";
@@ -88,7 +89,7 @@ export interface TriggerOutcome {
   reason: TriggerReason;
   /** `queued` (live): the new campaign; `duplicate`: the campaign that absorbed the replay. */
   campaign_id?: string;
-  /** `queued` (live): the new mail piece. */
+  /** `queued` (live): the id of the campaign's mail piece, which its pipeline job inserts. */
   piece_id?: string;
 }
 
@@ -160,7 +161,7 @@ function existingCampaignId(deps: TriggerDeps, orgId: string, automationId: stri
   return deps.triggerStore.findCampaign({ orgId, automationId, kind: dedup.kind, key: dedup.key });
 }
 
-/** The campaign, piece and pipeline job one automation queues for this record. */
+/** The campaign and pipeline job (carrying the piece to insert) one automation queues for this record. */
 function campaignEnqueue(
   input: TriggerInput,
   automation: Automation,
@@ -171,6 +172,18 @@ function campaignEnqueue(
   const pieceId = randomUUID();
   const dedupLabel = input.dedup ? ` (${input.dedup.key})` : "";
   const { street, city, state, zip } = address.parts;
+  const piece: QueuedPiece = {
+    campaign_id: campaignId,
+    recipient_name: present(input.properties.client_name) ?? null,
+    address: address.line,
+    street: street ?? null,
+    city: city ?? null,
+    state: state ?? null,
+    zip: zip ?? null,
+    token: newLandingToken(),
+    properties: { ...input.properties },
+    queued_at: now.toISOString(),
+  };
   return {
     campaign: {
       orgId: input.orgId,
@@ -181,18 +194,12 @@ function campaignEnqueue(
       dedupKind: input.dedup?.kind ?? null,
       dedupKey: input.dedup?.key ?? null,
     },
-    piece: {
-      id: pieceId,
-      recipientName: present(input.properties.client_name) ?? null,
-      address: address.line,
-      street: street ?? null,
-      city: city ?? null,
-      state: state ?? null,
-      zip: zip ?? null,
-      token: newLandingToken(),
-      propertiesJson: JSON.stringify(input.properties),
-    },
-    job: newJobRow(processPieceJob, { org_id: input.orgId, piece_id: pieceId }, { orgId: input.orgId, now }),
+    pieceId,
+    job: newJobRow(
+      processPieceJob,
+      { org_id: input.orgId, piece_id: pieceId, piece },
+      { orgId: input.orgId, now },
+    ),
   };
 }
 
@@ -246,7 +253,7 @@ async function enqueueAll(
           matched: true,
           reason: "queued",
           campaign_id: enqueue.campaign.id,
-          piece_id: enqueue.piece.id,
+          piece_id: enqueue.pieceId,
         };
       }
       const existing = await existingCampaignId(deps, input.orgId, automation.id, input.dedup!);

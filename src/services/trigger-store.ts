@@ -1,6 +1,7 @@
 /**
- * The storage of the trigger core. Writes, per queued automation: its campaign, mail piece and
- * pipeline job; and live events' samples (through the sample buffer, behind the request). Reads:
+ * The storage of the trigger core. Writes, per queued automation: its campaign and pipeline job
+ * (the job carries the mail piece and inserts it on its first run, so the request leaves out the
+ * piece's row and its four index entries, the largest part of its statement); and live events' samples (through the sample buffer, behind the request). Reads:
  * the campaign that already holds a dedup key. Concurrent requests are group-committed
  * (db/micro-batch.ts): one statement writes every request that arrived while the previous
  * statements ran, so under load one commit serves many events, and each request still answers
@@ -36,17 +37,8 @@ export interface CampaignEnqueue {
     dedupKind: string | null;
     dedupKey: string | null;
   };
-  piece: {
-    id: string;
-    recipientName: string | null;
-    address: string;
-    street: string | null;
-    city: string | null;
-    state: string | null;
-    zip: string | null;
-    token: string;
-    propertiesJson: string;
-  };
+  /** The id of the campaign's mail piece, inserted by its job (whose payload holds the piece). */
+  pieceId: string;
   job: NewJobRow;
 }
 
@@ -172,8 +164,9 @@ function compareKeys(a: string[], b: string[]): number {
 }
 
 /**
- * One statement for a whole batch, its rows passed as three JSON arrays ($1…$3), so its text
- * never changes whatever the batch size and each connection prepares it once.
+ * One statement for a whole batch, its rows passed as two JSON arrays ($1, $2), so its text never
+ * changes whatever the batch size and each connection prepares it once. A job is written only
+ * with its campaign: a duplicate campaign queues nothing.
  */
 const WRITE_BATCH_SQL = `
 WITH campaign AS (
@@ -182,32 +175,20 @@ WITH campaign AS (
     AS c(org_id uuid, id uuid, name text, automation_id uuid, origin text, dedup_kind text, dedup_key text)
   ON CONFLICT (org_id, automation_id, dedup_kind, dedup_key) WHERE dedup_key IS NOT NULL DO NOTHING
   RETURNING id
-), piece AS (
-  -- No normalized_address: the pipeline keys the piece before suppression and mailing, its first
-  -- readers (parsing the address cost more than the rest of the request).
-  INSERT INTO mail_pieces (org_id, id, campaign_id, status, recipient_name, address, street, city, state, zip,
-                           token, properties)
-  SELECT p.org_id, p.id, p.campaign_id, 'queued', p.recipient_name, p.address, p.street, p.city, p.state, p.zip,
-         p.token, p.properties::jsonb
-  FROM json_to_recordset($2::json)
-    AS p(org_id uuid, id uuid, campaign_id uuid, recipient_name text, address text, street text, city text,
-         state text, zip text, token text, properties text)
-  WHERE p.campaign_id IN (SELECT id FROM campaign)
-  RETURNING id
 ), job AS (
   INSERT INTO jobs (id, org_id, kind, payload, max_attempts, run_at, created_at, updated_at)
   SELECT j.id, j.org_id, j.kind, j.payload::jsonb, j.max_attempts, j.run_at, j.created_at, j.created_at
-  FROM json_to_recordset($3::json)
+  FROM json_to_recordset($2::json)
     AS j(id uuid, org_id uuid, kind text, payload text, max_attempts int, run_at timestamptz,
-         created_at timestamptz, piece_id uuid)
-  WHERE j.piece_id IN (SELECT id FROM piece)
+         created_at timestamptz, campaign_id uuid)
+  WHERE j.campaign_id IN (SELECT id FROM campaign)
 )
 SELECT id FROM campaign`;
 
 /**
- * The batch's rows as the statement's three JSON arrays (campaigns, pieces, jobs), read back with
+ * The batch's rows as the statement's two JSON arrays (campaigns, jobs), read back with
  * json_to_recordset: one JSON.stringify costs a fraction of encoding Postgres arrays element by
- * element. Stored JSON documents travel as strings and are cast to jsonb in SQL.
+ * element. The job's payload travels as a string and is cast to jsonb in SQL.
  */
 function batchValues(enqueues: CampaignEnqueue[]): string[] {
   return [
@@ -223,22 +204,7 @@ function batchValues(enqueues: CampaignEnqueue[]): string[] {
       })),
     ),
     JSON.stringify(
-      enqueues.map(({ campaign, piece: p }) => ({
-        org_id: campaign.orgId,
-        id: p.id,
-        campaign_id: campaign.id,
-        recipient_name: p.recipientName,
-        address: p.address,
-        street: p.street,
-        city: p.city,
-        state: p.state,
-        zip: p.zip,
-        token: p.token,
-        properties: p.propertiesJson,
-      })),
-    ),
-    JSON.stringify(
-      enqueues.map(({ job: j, piece }) => ({
+      enqueues.map(({ job: j, campaign }) => ({
         id: j.id,
         org_id: j.orgId,
         kind: j.kind,
@@ -246,7 +212,7 @@ function batchValues(enqueues: CampaignEnqueue[]): string[] {
         max_attempts: j.maxAttempts,
         run_at: j.runAt,
         created_at: j.createdAt,
-        piece_id: piece.id,
+        campaign_id: campaign.id,
       })),
     ),
   ];
@@ -256,7 +222,7 @@ function batchValues(enqueues: CampaignEnqueue[]): string[] {
 async function writeBatch(database: BatchDatabase, requests: TriggerWrite[]): Promise<TriggerWriteResult[]> {
   const enqueues = requests.flatMap((request) => request.enqueues).sort(byDedupKey);
   const rows = await database.run<{ id: string }>({
-    name: "trigger_write_batch_v4",
+    name: "trigger_write_batch_v5",
     text: WRITE_BATCH_SQL,
     values: batchValues(enqueues),
   });

@@ -6,6 +6,7 @@ import { normalizeAddress } from "../../src/domain/address.ts";
 import type { GeocodeResult, Geocoder } from "../../src/geo/geocoder.ts";
 import { admin, call, createAutomation, createOrg, issueKey, recordMailing } from "../helpers/api.ts";
 import { createTestContext, databaseLabel, type TestContext } from "../helpers/harness.ts";
+import { insertPendingPieces } from "../helpers/pieces.ts";
 import { count } from "./helpers.ts";
 
 const HOME = "55 Walnut Street, Springfield, IL 62701";
@@ -38,7 +39,9 @@ describe(`POST /api/v1/webhooks/trigger (${databaseLabel})`, () => {
   const trigger = (key: string, id: string, body: unknown) =>
     call(ctx, "POST", "/api/v1/webhooks/trigger", { key, body, query: { id } });
 
+  /** The org's campaigns with their pieces, once the pipeline's first step has written them. */
   async function campaignsOf(orgId: string) {
+    await insertPendingPieces(ctx.database.db);
     return (await admin(ctx, "GET", `/orgs/${orgId}/campaigns`)).body.campaigns as {
       id: string;
       automation_id: string;

@@ -35,7 +35,7 @@ export function boundAutomation(
   };
 }
 
-/** Every table an event may write (jobs: the pipeline work enqueued with each queued piece). */
+/** Every table an event may write (jobs: the pipeline work that writes and mails each queued piece). */
 const WRITTEN_TABLES = [
   "connections",
   "event_samples",

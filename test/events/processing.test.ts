@@ -5,6 +5,7 @@ import { fixedClock } from "../../src/clock.ts";
 import { sql } from "../../src/db/database.ts";
 import { admin, createAutomation, createOrg, type TestOrg } from "../helpers/api.ts";
 import { createTestContext, databaseLabel, type TestContext } from "../helpers/harness.ts";
+import { insertPendingPieces } from "../helpers/pieces.ts";
 import {
   ADDRESS,
   boundAutomation,
@@ -38,8 +39,11 @@ describe(`POST /api/v1/events: processing rules (${databaseLabel})`, () => {
     return { org, eventType, automations: created, send };
   }
 
-  const campaignsOf = async (org: TestOrg) =>
-    (await admin(ctx, "GET", `/orgs/${org.orgId}/campaigns`)).body.campaigns as any[];
+  /** The org's campaigns with their pieces, once the pipeline's first step has written them. */
+  const campaignsOf = async (org: TestOrg) => {
+    await insertPendingPieces(ctx.database.db);
+    return (await admin(ctx, "GET", `/orgs/${org.orgId}/campaigns`)).body.campaigns as any[];
+  };
 
   it("queues one campaign with one piece for the record's address and client_name (rule 8)", async () => {
     const { org, automations, send } = await setup([{ name: "Thank-you card" }]);
@@ -321,10 +325,10 @@ describe(`POST /api/v1/events: processing rules (${databaseLabel})`, () => {
 
   it("reports failed when the enqueue throws, logs it to the org's webhook log, and never queues (rule 7)", async () => {
     const { org, eventType, automations, send } = await setup([{ name: "fragile" }]);
-    // The outside world failing mid-enqueue: the database refuses this one piece.
+    // The outside world failing mid-enqueue: the database refuses this one piece's job.
     await ctx.database.db.execute(
       sql.raw(
-        "ALTER TABLE mail_pieces ADD CONSTRAINT events_test_refuses CHECK (recipient_name IS DISTINCT FROM 'Refused By Test')",
+        "ALTER TABLE jobs ADD CONSTRAINT events_test_refuses CHECK (payload->'piece'->>'recipient_name' IS DISTINCT FROM 'Refused By Test')",
       ),
     );
     try {
@@ -335,7 +339,8 @@ describe(`POST /api/v1/events: processing rules (${databaseLabel})`, () => {
       ]);
       assert.equal(response.body.duplicate, false);
       const counts = await countRows(ctx, org.orgId);
-      assert.equal(counts.campaigns, 0, "the campaign insert is rolled back with the piece");
+      assert.equal(counts.campaigns, 0, "the campaign insert is rolled back with its job");
+      assert.equal(counts.jobs, 0);
       assert.equal(counts.mail_pieces, 0);
       // Rule 10: the event was received (202), so it is sampled, once.
       const samples = await admin(ctx, "GET", `/orgs/${org.orgId}/event-samples`);
@@ -358,7 +363,7 @@ describe(`POST /api/v1/events: processing rules (${databaseLabel})`, () => {
       assert.equal(entry.at, NOW.replace("Z", ".000Z"));
       assert.match(entry.message, /enqueue failed/);
     } finally {
-      await ctx.database.db.execute(sql.raw("ALTER TABLE mail_pieces DROP CONSTRAINT events_test_refuses"));
+      await ctx.database.db.execute(sql.raw("ALTER TABLE jobs DROP CONSTRAINT events_test_refuses"));
     }
     // The failed attempt left no dedup record: the retry queues.
     const retry = await send({ dedup_id: "will-fail" }, { ...ADDRESS, client_name: "Refused By Test" });

@@ -16,6 +16,7 @@ import { runPendingJobs } from "../../src/jobs/worker.ts";
 import { pipelineJobHandlers } from "../../src/pipeline/index.ts";
 import { admin, call, createAutomation, createOrg } from "../helpers/api.ts";
 import { ADMIN_TOKEN, type TestContext } from "../helpers/harness.ts";
+import { insertPendingPieces } from "../helpers/pieces.ts";
 
 type DecodeQr = (data: Uint8ClampedArray, width: number, height: number) => QRCode | null;
 // jsqr is CommonJS; under ESM its default export may arrive wrapped once more.
@@ -37,7 +38,11 @@ export async function orgWithAutomation(ctx: TestContext, automation: Record<str
   return { ...org, automationId: created.id };
 }
 
-/** One live event that queues one piece; returns the piece as the operator API lists it. */
+/**
+ * One live event that queues one piece. By default the piece is then written as a worker's first
+ * step would, and returned as the operator API lists it; with `writePiece: false` it stays in its
+ * job's payload (a worker writes it) and is returned from there.
+ */
 export async function queuePiece(
   ctx: TestContext,
   org: { orgId: string; key: string },
@@ -48,24 +53,38 @@ export async function queuePiece(
     zip: "62704",
     client_name: "Jane Smith",
   },
+  options: { writePiece?: boolean } = {},
 ) {
+  const dedupId = `dedup-${randomUUID()}`;
   const sent = await call(ctx, "POST", "/api/v1/events", {
     key: org.key,
     body: {
       event_type: EVENT_TYPE,
       object_type: "job",
-      dedup_id: `dedup-${randomUUID()}`,
+      dedup_id: dedupId,
       record: { id: `rec-${randomUUID().slice(0, 8)}`, properties },
     },
   });
   assert.equal(sent.status, 202, sent.text);
   assert.equal(sent.body.outcomes[0]?.reason, "queued", sent.text);
+  // The answer names the campaign only by its dedup key; its job carries the piece.
+  const queued = await queryOne<{ id: string; token: string }>(
+    ctx.database.db,
+    sql`SELECT j.payload->>'piece_id' AS id, j.payload->'piece'->>'token' AS token
+        FROM campaigns c JOIN jobs j ON j.org_id = c.org_id AND j.payload->'piece'->>'campaign_id' = c.id::text
+        WHERE c.org_id = ${org.orgId} AND c.dedup_key = ${dedupId}`,
+  );
+  assert.ok(queued, `no job carries the piece of ${dedupId}`);
+  if (options.writePiece === false) {
+    const { id, token } = queued;
+    return { id, token, landing_url: `${ctx.config.publicBaseUrl}/l/${token}`, status: "queued" };
+  }
+  await insertPendingPieces(ctx.database.db);
   const listed = await admin(ctx, "GET", `/orgs/${org.orgId}/campaigns`);
-  const piece =
-    listed.body.campaigns
-      .flatMap((campaign: { pieces: unknown[] }) => campaign.pieces)
-      .find((candidate: { id: string }) => candidate.id === sent.body.outcomes[0].piece_id) ??
-    listed.body.campaigns[0].pieces[0];
+  const piece = listed.body.campaigns
+    .flatMap((campaign: { pieces: unknown[] }) => campaign.pieces)
+    .find((candidate: { id: string }) => candidate.id === queued.id);
+  assert.ok(piece, `piece ${queued.id} is not listed`);
   return piece as { id: string; landing_url: string; token: string; status: string };
 }
 

@@ -3,6 +3,7 @@ import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { fixedClock } from "../../src/clock.ts";
+import { queryRows, sql } from "../../src/db/database.ts";
 import { normalizeAddress } from "../../src/domain/address.ts";
 import { signLobPayload } from "../../src/print/lob-webhook.ts";
 import { admin, call } from "../helpers/api.ts";
@@ -162,15 +163,19 @@ describe("campaign pipeline", () => {
     assert.equal((await pieceRow(ctx, mailed.id)).status, "mailed");
   });
 
-  test("an event's piece is keyed by the pipeline before mailing, and a conversion then matches it", async () => {
+  test("an event's piece is written and keyed by its job, not the request, and a conversion then matches it", async () => {
     const org = await orgWithAutomation(ctx);
-    const piece = await queuePiece(ctx, org, {
-      street: "9 Quarry Lane",
-      city: "Boulder",
-      state: "CO",
-      zip: "80302",
-    });
-    assert.equal((await pieceRow(ctx, piece.id)).normalized_address, null, "not parsed on the request");
+    const piece = await queuePiece(
+      ctx,
+      org,
+      { street: "9 Quarry Lane", city: "Boulder", state: "CO", zip: "80302" },
+      { writePiece: false },
+    );
+    const onRequest = await queryRows(
+      ctx.database.db,
+      sql`SELECT id FROM mail_pieces WHERE id = ${piece.id}`,
+    );
+    assert.deepEqual(onRequest, [], "the request writes the campaign and its job only");
     await runPipeline(ctx, { dataDir: tempDataDir() });
     const mailed = await pieceRow(ctx, piece.id);
     assert.equal(mailed.status, "mailed");

@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
+import type { Static } from "typebox";
 import { fixedClock } from "../../src/clock.ts";
-import { type Database, openDatabase, queryRows, sql } from "../../src/db/database.ts";
+import { type Database, openDatabase, queryOne, queryRows, sql } from "../../src/db/database.ts";
 import { createLocalGeocoder } from "../../src/geo/local.ts";
 import { createJobCatalog } from "../../src/jobs/job-kind.ts";
 import { enqueueJob } from "../../src/jobs/queue.ts";
@@ -9,7 +10,7 @@ import { startWorker } from "../../src/jobs/worker.ts";
 import { pipelineJobHandlers } from "../../src/pipeline/index.ts";
 import { processPieceJob } from "../../src/pipeline/jobs.ts";
 import { createTestContext, databaseLabel, TEST_DATABASE_URL, type TestContext } from "../helpers/harness.ts";
-import { logger, orgWithAutomation, queuePiece, startFakeLob } from "./helpers.ts";
+import { jobsOf, logger, orgWithAutomation, queuePiece, startFakeLob } from "./helpers.ts";
 
 const PIECES = 12;
 
@@ -36,21 +37,29 @@ describe(`two workers over the same pieces never mail one twice (${databaseLabel
     const org = await orgWithAutomation(ctx);
     const pieceIds: string[] = [];
     for (let index = 0; index < PIECES; index++) {
-      const piece = await queuePiece(ctx, org, {
-        street: `${100 + index} Oak Lane`,
-        city: "Austin",
-        zip: "78701",
-      });
+      // Left in its job: the racing workers' first step writes it.
+      const piece = await queuePiece(
+        ctx,
+        org,
+        { street: `${100 + index} Oak Lane`, city: "Austin", zip: "78701" },
+        { writePiece: false },
+      );
       pieceIds.push(piece.id);
-      // A second job for the same piece (an operator's replay, a bug upstream): must not mail again.
+      // A second job for the same piece, carrying it too (an operator's replay, a bug upstream):
+      // must neither write the piece twice nor mail it again.
+      const [original] = await jobsOf(ctx, piece.id);
+      const payload = await queryOne<{ payload: unknown }>(
+        ctx.database.db,
+        sql`SELECT payload FROM jobs WHERE id = ${original!.id}`,
+      );
+      const carried = payload!.payload;
       await enqueueJob(
         ctx.database.db,
         processPieceJob,
-        { org_id: org.orgId, piece_id: piece.id },
-        {
-          orgId: org.orgId,
-          now: clock.now(),
-        },
+        (typeof carried === "string" ? JSON.parse(carried) : carried) as Static<
+          typeof processPieceJob.payload
+        >,
+        { orgId: org.orgId, now: clock.now() },
       );
     }
     const config = { ...ctx.config, printProvider: "lob" as const, lobApiKey: "k", lobBaseUrl: lob.url };
@@ -83,5 +92,10 @@ describe(`two workers over the same pieces never mail one twice (${databaseLabel
       sql`SELECT status, count(*)::int AS count FROM mail_pieces WHERE org_id = ${org.orgId} GROUP BY status`,
     );
     assert.deepEqual(statuses, [{ status: "submitted", count: PIECES }]);
+    const [pieces] = await queryRows<{ count: number }>(
+      ctx.database.db,
+      sql`SELECT count(*)::int AS count FROM mail_pieces WHERE org_id = ${org.orgId}`,
+    );
+    assert.equal(pieces!.count, PIECES, "each piece written once by its racing jobs");
   });
 });
