@@ -1,6 +1,7 @@
 import type { Clock } from "../clock.ts";
 import type { Queryable } from "../db/database.ts";
 import { type Automation, findBoundAutomations } from "./automations.ts";
+import { createExpiringCache } from "./expiring-cache.ts";
 
 /** How stale another instance's view of an automation change may be. */
 export const AUTOMATION_CACHE_TTL_MS = 1_000;
@@ -8,8 +9,9 @@ const MAX_ENTRIES = 50_000;
 
 /**
  * The enabled automations bound to an event type, read once per second per (org, event type)
- * instead of once per event. Writes through the operator API in this process invalidate the org
- * at once; other instances see a change within AUTOMATION_CACHE_TTL_MS.
+ * instead of once per event, by one query however many events wait on it. Writes through the
+ * operator API in this process invalidate the org at once; other instances see a change within
+ * AUTOMATION_CACHE_TTL_MS.
  */
 export interface BoundAutomationCache {
   find(orgId: string, eventType: string): Promise<Automation[]>;
@@ -17,20 +19,16 @@ export interface BoundAutomationCache {
 }
 
 export function createBoundAutomationCache(deps: { db: Queryable; clock: Clock }): BoundAutomationCache {
-  const entries = new Map<string, { orgId: string; automations: Automation[]; until: number }>();
+  const cache = createExpiringCache<Automation[]>({
+    clock: deps.clock,
+    ttlMs: AUTOMATION_CACHE_TTL_MS,
+    maxEntries: MAX_ENTRIES,
+  });
   return {
-    async find(orgId, eventType) {
-      const key = `${orgId} ${eventType}`;
-      const now = deps.clock.now().getTime();
-      const cached = entries.get(key);
-      if (cached && cached.until > now) return cached.automations;
-      const automations = await findBoundAutomations(deps.db, orgId, eventType);
-      if (entries.size >= MAX_ENTRIES) entries.clear();
-      entries.set(key, { orgId, automations, until: now + AUTOMATION_CACHE_TTL_MS });
-      return automations;
-    },
+    find: (orgId, eventType) =>
+      cache.get(`${orgId} ${eventType}`, () => findBoundAutomations(deps.db, orgId, eventType)),
     invalidate(orgId) {
-      for (const [key, entry] of entries) if (entry.orgId === orgId) entries.delete(key);
+      cache.deleteWhere((key) => key.startsWith(`${orgId} `));
     },
   };
 }

@@ -3,6 +3,7 @@ import type { Clock } from "../clock.ts";
 import { type Queryable, queryOne, sql } from "../db/database.ts";
 import { hashApiKey, isWellFormedApiKey } from "../domain/api-key-format.ts";
 import type { AuthContext } from "../http/route-config.ts";
+import { createExpiringCache } from "./expiring-cache.ts";
 
 interface KeyRecord extends AuthContext {
   expiresAt: Date | null;
@@ -24,7 +25,11 @@ export interface KeyStore {
 }
 
 export function createKeyStore(deps: { db: Queryable; clock: Clock; logger: Logger }): KeyStore {
-  const cache = new Map<string, { record: KeyRecord | null; until: number }>();
+  const cache = createExpiringCache<KeyRecord | null>({
+    clock: deps.clock,
+    ttlMs: KEY_CACHE_TTL_MS,
+    maxEntries: MAX_CACHED_KEYS,
+  });
   const lastUsedWritten = new Map<string, number>();
 
   async function load(hash: string): Promise<KeyRecord | null> {
@@ -69,15 +74,11 @@ export function createKeyStore(deps: { db: Queryable; clock: Clock; logger: Logg
     async authenticate(presentedKey) {
       const hash = hashApiKey(presentedKey);
       const now = deps.clock.now().getTime();
-      let entry = cache.get(hash);
-      if (!entry || entry.until <= now) {
-        // Checked only before a lookup: a cached hash belongs to a key that passed this check.
-        if (!isWellFormedApiKey(presentedKey)) return { status: "invalid" };
-        entry = { record: await load(hash), until: now + KEY_CACHE_TTL_MS };
-        if (cache.size >= MAX_CACHED_KEYS) cache.clear();
-        cache.set(hash, entry);
-      }
-      const record = entry.record;
+      const cached = cache.cached(hash);
+      // Checked only before a lookup: a cached hash belongs to a key that passed this check, and
+      // a malformed key never takes a place in the cache.
+      if (!cached && !isWellFormedApiKey(presentedKey)) return { status: "invalid" };
+      const record = await (cached ?? cache.get(hash, () => load(hash)));
       if (!record || record.revokedAt || (record.expiresAt && record.expiresAt.getTime() <= now)) {
         return { status: "invalid" };
       }

@@ -79,13 +79,23 @@ const publicOutcome = ({ automation_id, name, matched, reason }: TriggerOutcome)
 });
 
 export function createEventService(deps: EventServiceDeps): EventService {
-  // The connection row never goes away, so once seen it need not be written again by this process.
+  // The connection row never goes away, so once seen it need not be written again by this process;
+  // an org's concurrent first events share one write.
   const orgsWithConnection = new Set<string>();
-  async function ensureConnection(orgId: string) {
-    if (orgsWithConnection.has(orgId)) return;
-    await ensureCustomConnection(deps, orgId);
-    if (orgsWithConnection.size > 100_000) orgsWithConnection.clear();
-    orgsWithConnection.add(orgId);
+  const connectionWrites = new Map<string, Promise<void>>();
+  function ensureConnection(orgId: string): Promise<void> | undefined {
+    if (orgsWithConnection.has(orgId)) return undefined;
+    let writing = connectionWrites.get(orgId);
+    if (!writing) {
+      writing = ensureCustomConnection(deps, orgId)
+        .then(() => {
+          if (orgsWithConnection.size > 100_000) orgsWithConnection.clear();
+          orgsWithConnection.add(orgId);
+        })
+        .finally(() => connectionWrites.delete(orgId));
+      connectionWrites.set(orgId, writing);
+    }
+    return writing;
   }
 
   async function attribute(orgId: string, envelope: CleanEnvelope) {
