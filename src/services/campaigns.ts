@@ -7,9 +7,24 @@ import { AppError, notFound } from "../errors.ts";
 import { enqueueJob } from "../jobs/queue.ts";
 import { geocodePieceJob } from "../pipeline/jobs.ts";
 
-/** 144 random bits, URL-safe: unguessable and unique (a unique index backs it). */
+const TOKEN_BYTES = 18;
+const TOKENS_PER_DRAW = 256;
+let entropy = Buffer.alloc(0);
+let entropyOffset = 0;
+
+/**
+ * 144 random bits, URL-safe: unguessable and unique (a unique index backs it). The bytes come
+ * from the CSPRNG 256 tokens at a time, each byte used once (as Node's randomUUID does): one
+ * synchronous draw per token cost ~5 µs on the events hot path.
+ */
 export function newLandingToken(): string {
-  return randomBytes(18).toString("base64url");
+  if (entropyOffset + TOKEN_BYTES > entropy.length) {
+    entropy = randomBytes(TOKEN_BYTES * TOKENS_PER_DRAW);
+    entropyOffset = 0;
+  }
+  const token = entropy.toString("base64url", entropyOffset, entropyOffset + TOKEN_BYTES);
+  entropyOffset += TOKEN_BYTES;
+  return token;
 }
 
 export const landingUrl = (publicBaseUrl: string, token: string) => `${publicBaseUrl}/l/${token}`;
