@@ -33,7 +33,9 @@ export async function ensureAddressKey(
 
 /**
  * Inserts the piece an event or the legacy trigger queued (carried by its job), with its address
- * key. Keyed by the piece's id: a retried job finds it written and changes nothing.
+ * key. A retried or duplicated job finds it written and changes nothing. No conflict target: two
+ * jobs inserting the same piece at once may collide on the token's unique index before the
+ * primary key's, and only a conflict on an arbiter index is skipped rather than raised.
  */
 export async function insertQueuedPiece(
   db: Queryable,
@@ -47,7 +49,7 @@ export async function insertQueuedPiece(
             ${piece.address}, ${piece.street}, ${piece.city}, ${piece.state}, ${piece.zip},
             ${normalizeAddress(piece.address)}, ${piece.token}, ${JSON.stringify(piece.properties)}::jsonb,
             ${piece.queued_at}::timestamptz)
-    ON CONFLICT (org_id, id) DO NOTHING`);
+    ON CONFLICT DO NOTHING`);
 }
 
 /** A queued piece leaves the queue as suppressed or failed, with the reason in words. */
