@@ -222,6 +222,37 @@ describe(`trigger store: group-committed samples, enqueues and dedup lookups (${
     assert.equal(await count("event_samples", sql`AND event_type = 'deal.lost'`), 1);
   });
 
+  it("buffers no sample for an event whose enqueues did not commit (the database went away: 503)", async () => {
+    let reachable = false;
+    // The real database behind a link that drops the enqueue statement, as an outage would.
+    const outage: Pick<Database, "run"> = {
+      run: (statement) =>
+        reachable || !statement.name.startsWith("trigger_write_batch")
+          ? database.run(statement)
+          : Promise.reject(
+              Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:5432"), { code: "ECONNREFUSED" }),
+            ),
+    };
+    const store = createTriggerStore({ database: outage as Database, logger: pino({ level: "silent" }) });
+    const refused = store.write({
+      sample: sampleFor(orgId, "job.outage", NOW),
+      enqueues: [enqueueFor(orgId, automationId, "during-outage")],
+    });
+    await assert.rejects(refused, /ECONNREFUSED/);
+    reachable = true;
+    await store.flushSamples();
+    assert.equal(await count("event_samples", sql`AND event_type = 'job.outage'`), 0);
+    assert.equal(await count("campaigns", sql`AND dedup_key = 'during-outage'`), 0);
+    // The client's retry after the 503 is received, sampled once and queued.
+    const retried = await store.write({
+      sample: sampleFor(orgId, "job.outage", NOW),
+      enqueues: [enqueueFor(orgId, automationId, "during-outage")],
+    });
+    assert.deepEqual(retried, [true]);
+    await store.flushSamples();
+    assert.equal(await count("event_samples", sql`AND event_type = 'job.outage'`), 1);
+  });
+
   it("answers batched dedup lookups per key: the committed campaign, or nothing", async () => {
     const held = enqueueFor(orgId, automationId, "lookup-held");
     await store.write({ enqueues: [held] });
