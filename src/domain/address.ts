@@ -88,11 +88,42 @@ export function parseUsAddress(raw: string): AddressParts {
     .trim();
   const parsed = text ? parser.parseLocation(text) : null;
   if (!parsed || parsed.street1 || (!parsed.number && !isPoBox(parsed))) return unparsedParts(text);
+  if (!parsed.city && !parsed.state && !parsed.zip) {
+    const withoutState = parseStatelessLocality(text);
+    if (withoutState) return withoutState;
+  }
   const postalCode = /^\d{5}$/.test(parsed.zip ?? "") ? (parsed.zip as string) : "";
   return {
     street: streetLine(parsed),
     city: fold(parsed.city),
     state: fold(parsed.state) || stateFromZip(postalCode),
+    postal_code: postalCode,
+    country: "US",
+  };
+}
+
+const TRAILING_ZIP = /[\s,]*\b(\d{5})(?:-?\d{4})?$/;
+
+/**
+ * parse-address reads a locality only when it carries a state: for "50 Main St, Chicago 60601"
+ * or "50 Main St, Springfield" it returns the street alone and drops city and ZIP, which would
+ * give two homes in different towns one key. Here the text after the first comma is the locality:
+ * a trailing ZIP (the state then taken from it) and the city before it.
+ */
+function parseStatelessLocality(text: string): AddressParts | undefined {
+  const comma = text.indexOf(",");
+  if (comma < 0) return undefined;
+  const street = parser.parseLocation(text.slice(0, comma));
+  if (!street || street.street1 || (!street.number && !isPoBox(street))) return undefined;
+  const locality = text.slice(comma + 1).trim();
+  const zipMatch = TRAILING_ZIP.exec(locality);
+  const postalCode = zipMatch?.[1] ?? "";
+  const city = fold(zipMatch ? locality.slice(0, zipMatch.index) : locality);
+  if (!city && !postalCode) return undefined;
+  return {
+    street: streetLine(street),
+    city,
+    state: stateFromZip(postalCode),
     postal_code: postalCode,
     country: "US",
   };

@@ -44,6 +44,16 @@ describe(`POST /api/v1/customers/webhook (${databaseLabel})`, () => {
     assert.deepEqual(response.body, { added: 2, total: 3 });
   });
 
+  it("keeps the same street in two towns apart when no state is written", async () => {
+    const org = await createOrg(ctx);
+    const chicago = await customers(ctx, org.key, { address: "50 Main St, Chicago 60601" });
+    assert.deepEqual(chicago.body, { added: 1, total: 1 });
+    const springfield = await customers(ctx, org.key, { address: "50 Main St, Springfield 62704" });
+    assert.deepEqual(springfield.body, { added: 1, total: 2 });
+    const sameHome = await customers(ctx, org.key, { address: "50 Main St, Chicago, IL 60601" });
+    assert.deepEqual(sameHome.body, { added: 0, total: 2 });
+  });
+
   it("keeps organizations apart", async () => {
     const a = await createOrg(ctx);
     const b = await createOrg(ctx);

@@ -205,6 +205,14 @@ describe(`POST /api/v1/webhooks/trigger (${databaseLabel})`, () => {
         label: "HubSpot street line plus locality under properties",
         body: { properties: { address: "55 Walnut Street", city: "Springfield", state: "IL", zip: "62701" } },
       },
+      {
+        label: "street, city and zip without a state",
+        body: { street: "55 Walnut Street", city: "Springfield", zip: "62701" },
+      },
+      {
+        label: "one line with city and zip but no state",
+        body: { address: "55 Walnut St, Springfield 62701" },
+      },
       { label: "deal_address", body: { deal_address: HOME } },
       { label: "install_address", body: { install_address: HOME } },
     ];

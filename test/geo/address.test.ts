@@ -55,6 +55,13 @@ const VARIANTS: [string, string][] = [
   ["P.O. Box 123, Austin, Texas 78701-0123", "PO BOX 123, AUSTIN TX 78701"],
   ["3 Pine Way 62701", "3 PINE WAY, IL 62701"],
   ["88 Ocean Blvd", "88 OCEAN BLVD"],
+  // No state written: the city and ZIP are kept and the state comes from the ZIP.
+  ["50 Main St, Chicago 60601", "50 MAIN ST, CHICAGO IL 60601"],
+  ["50 Main St, Chicago, 60601-1234", "50 MAIN ST, CHICAGO IL 60601"],
+  ["50 Main St, Chicago, IL 60601", "50 MAIN ST, CHICAGO IL 60601"],
+  ["50 Main St Apt 4, Denver, 80202", "50 MAIN ST #4, DENVER CO 80202"],
+  ["50 Main St, Springfield", "50 MAIN ST, SPRINGFIELD"],
+  ["PO Box 12, Chicago 60601", "PO BOX 12, CHICAGO IL 60601"],
 ];
 
 describe("address normalization", () => {
