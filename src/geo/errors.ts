@@ -1,8 +1,8 @@
 import { AppError } from "../errors.ts";
 import { GeocoderFailedError, GeocoderUnavailableError } from "./geocoder.ts";
 
-/** Seconds a caller should wait before retrying after the geocoder was unreachable. */
-export const GEOCODER_RETRY_AFTER_SECONDS = 60;
+/** The import table's 503 row ("Geocoder down or kill switch") states `Retry-After: 300` for both codes. */
+export const GEOCODER_RETRY_AFTER_SECONDS = 300;
 
 export const geocodingFailed = () =>
   new AppError(502, "geocoding_failed", "the geocoder answered with an error");

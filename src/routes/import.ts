@@ -55,7 +55,7 @@ export function registerImportRoute(app: FastifyInstance, services: Services): v
             "geocoding_failed",
           ]),
           503: errorResponse(
-            "geocoding_unavailable: the geocoder cannot be reached or timed out; automations_disabled: platform kill switch (Retry-After: 300). Nothing was imported.",
+            "geocoding_unavailable: the geocoder cannot be reached or timed out; automations_disabled: platform kill switch. Both with Retry-After: 300. Nothing was imported.",
             ["geocoding_unavailable", "automations_disabled"],
           ),
         },
