@@ -3,6 +3,8 @@ import type { AppError } from "../errors.ts";
 
 /** JSON-RPC error codes this route answers with outside the tool-protocol server itself. */
 export const PARSE_ERROR = -32700;
+/** A body that is JSON but not one JSON-RPC request (here: a batch). */
+export const INVALID_REQUEST = -32600;
 /** The transport-level "server error" code the tool protocol's HTTP examples use (throttle, 405…). */
 export const SERVER_ERROR = -32000;
 

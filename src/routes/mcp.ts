@@ -5,6 +5,7 @@ import { toAppError } from "../http/error-handler.ts";
 import { createInjectForwarder, type Forwarder } from "../mcp/forward.ts";
 import {
   fromAppError,
+  INVALID_REQUEST,
   JsonRpcErrorBody,
   JsonRpcResponseBody,
   jsonRpcError,
@@ -45,7 +46,7 @@ export async function registerMcpRoute(app: FastifyInstance): Promise<void> {
           operationId: "mcp",
           summary: "Tool-protocol (MCP) proxy",
           description:
-            "Streamable HTTP transport of the Model Context Protocol, stateless, JSON responses. Each tool forwards the caller's Authorization header unchanged to its endpoint, so authentication, scopes, limits, validation and idempotency are that endpoint's. Without a key a client can initialize and list tools; every call returns the endpoint's 401 as a tool error. The pre-auth per-IP throttle answers HTTP 429 with Retry-After and a JSON-RPC error of code -32000. A tool call counts once against the per-IP limit, here (its forwarded call is not counted again). Any Accept header is served (answers are always plain JSON), and a body sent without a JSON content type is read as JSON.",
+            "Streamable HTTP transport of the Model Context Protocol, stateless, JSON responses. Each tool forwards the caller's Authorization header unchanged to its endpoint, so authentication, scopes, limits, validation and idempotency are that endpoint's. Without a key a client can initialize and list tools; every call returns the endpoint's 401 as a tool error. The pre-auth per-IP throttle answers HTTP 429 with Retry-After and a JSON-RPC error of code -32000. A tool call counts once against the per-IP limit, here (its forwarded call is not counted again). Any Accept header is served (answers are always plain JSON), and a body sent without a JSON content type is read as JSON. JSON-RPC batches are refused (HTTP 400, code -32600): send one message per request.",
           response: {
             200: JsonRpcResponseBody,
             400: JsonRpcErrorBody,
@@ -98,7 +99,23 @@ export function normalizeForTransport(raw: IncomingMessage): void {
   }
 }
 
+/**
+ * A JSON-RPC batch would run many tool calls for one count against the per-IP limit (and the
+ * protocol version this server speaks, 2025-06-18, removed batching): only single messages, or a
+ * batch of one, are served.
+ */
+function isMultiMessageBatch(body: unknown): boolean {
+  return Array.isArray(body) && body.length !== 1;
+}
+
 async function serveToolProtocol(request: FastifyRequest, reply: FastifyReply, forward: Forwarder) {
+  if (isMultiMessageBatch(request.body)) {
+    return reply
+      .code(400)
+      .send(
+        jsonRpcError(INVALID_REQUEST, "Batches are not supported: send one JSON-RPC message per request."),
+      );
+  }
   const server = createProxyServer({
     forward,
     tools: PROXY_TOOLS,

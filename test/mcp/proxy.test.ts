@@ -351,6 +351,39 @@ describe(`MCP proxy at /api/mcp (${databaseLabel})`, () => {
     assert.equal(body.id, null);
   });
 
+  it("refuses a batch of several messages (one per-IP count must not buy many tool calls)", async () => {
+    const org = await createOrg(ctx);
+    const post = (body: unknown) =>
+      fetch(url, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          authorization: `Bearer ${org.key}`,
+          "x-forwarded-for": nextClientIp(),
+        },
+        body: JSON.stringify(body),
+      });
+    const whoami = (id: number) => ({
+      jsonrpc: "2.0",
+      id,
+      method: "tools/call",
+      params: { name: "whoami", arguments: {} },
+    });
+    for (const batch of [[whoami(1), whoami(2)], []]) {
+      const refused = await post(batch);
+      assert.equal(refused.status, 400);
+      const body = (await refused.json()) as any;
+      assert.equal(body.error.code, -32600);
+      assert.equal(body.id, null);
+    }
+    const single = await post([whoami(3)]);
+    assert.equal(single.status, 200);
+    // The SDK answers a batch of one with the bare response.
+    const answer = (await single.json()) as any;
+    assert.equal(answer.id, 3);
+    assert.equal(answer.result.structuredContent.org_id, org.orgId);
+  });
+
   describe("happy paths of the endpoint tools", () => {
     it("subscribe_leads then unsubscribe_leads", async () => {
       const org = await createOrg(ctx);
