@@ -8,7 +8,7 @@ import type { Database } from "./db/database.ts";
 import type { Geocoder } from "./geo/geocoder.ts";
 import { createClientErrorHandler } from "./http/client-errors.ts";
 import { registerDocsPage } from "./http/docs-page.ts";
-import { registerErrorHandling } from "./http/error-handler.ts";
+import { frameworkErrorHandler, registerErrorHandling } from "./http/error-handler.ts";
 import { registerGuards } from "./http/guards.ts";
 import { registerJsonBodyParser } from "./http/json-body.ts";
 import { registerOpenApi } from "./http/openapi.ts";
@@ -84,6 +84,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     trustProxy: deps.config.trustProxy as boolean | string,
     bodyLimit: 1_048_576,
     ...requestTimeouts(deps.config.requestTimeoutMs),
+    frameworkErrors: frameworkErrorHandler,
     // Our own JSON parser (http/json-body.ts) refuses __proto__ keys with a 422 naming the field;
     // these settings guard any other parser Fastify might use.
     onProtoPoisoning: "error",

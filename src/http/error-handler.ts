@@ -64,9 +64,39 @@ export function registerErrorHandling(app: FastifyInstance): void {
   });
   app.setNotFoundHandler((request, reply) =>
     renderError(
-      new AppError(404, "not_found", `no route for ${request.method} ${request.url.split("?")[0]}`),
+      new AppError(404, "not_found", `no route for ${request.method} ${shortPath(request.url)}`),
       request,
       reply,
     ),
   );
+}
+
+/** Paths can be kilobytes long; a detail quotes at most this much of one. */
+const QUOTED_PATH_CHARS = 200;
+
+function shortPath(url: string): string {
+  const path = url.split("?")[0]!;
+  return path.length > QUOTED_PATH_CHARS ? `${path.slice(0, QUOTED_PATH_CHARS)}…` : path;
+}
+
+/**
+ * Fastify's `frameworkErrors` hook: errors its router raises before any route matched (a path
+ * with broken percent-encoding, an over-long path parameter). Without it they answer in Fastify's
+ * own `{error, code, message, statusCode}` shape.
+ */
+export function frameworkErrorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  reply.header("x-request-id", request.id);
+  switch (error.code) {
+    case "FST_ERR_BAD_URL":
+      return renderError(
+        new AppError(400, "bad_request", "the request path is not valid percent-encoding"),
+        request,
+        reply,
+      );
+    case "FST_ERR_MAX_PARAM_LENGTH":
+      return renderError(new AppError(414, "uri_too_long", "a path segment is too long"), request, reply);
+    default:
+      request.log.error({ err: error, reqId: request.id }, "request failed before routing");
+      return renderError(new AppError(500, "internal_error"), request, reply);
+  }
 }

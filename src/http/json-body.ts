@@ -1,5 +1,6 @@
-import type { FastifyInstance } from "fastify";
-import { invalidPayload, unreadableBody } from "../errors.ts";
+import { isUtf8 } from "node:buffer";
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import { AppError, invalidPayload, unreadableBody } from "../errors.ts";
 
 /**
  * Media types whose body is read as JSON besides application/json. The spec says every body is
@@ -14,6 +15,31 @@ function mediaTypeOf(header: string | undefined): string {
   return (header ?? "").split(";")[0]!.trim().toLowerCase();
 }
 
+/** JSON is UTF-8 (RFC 8259); ASCII is a subset of it. */
+const READABLE_CHARSETS = new Set(["utf-8", "utf8", "us-ascii"]);
+
+function charsetOf(header: string | undefined): string | undefined {
+  const match = /;\s*charset\s*=\s*"?([^";\s]*)/i.exec(header ?? "");
+  return match?.[1]?.toLowerCase();
+}
+
+/**
+ * Why a body cannot be read as the UTF-8 JSON it must be, or undefined when it can. Decoding such
+ * a body as UTF-8 anyway would turn "José" sent as Latin-1 into "Jos\uFFFD" on a printed card.
+ */
+function unreadableEncoding(request: FastifyRequest, body: Buffer): AppError | undefined {
+  const coding = request.headers["content-encoding"]?.trim().toLowerCase();
+  if (coding && coding !== "identity") {
+    return unreadableBody(`Content-Encoding ${coding} is not supported; send the body uncompressed`);
+  }
+  const charset = charsetOf(request.headers["content-type"]);
+  if (charset !== undefined && !READABLE_CHARSETS.has(charset)) {
+    return unreadableBody(`charset ${charset} is not supported; send UTF-8`);
+  }
+  if (!isUtf8(body)) return new AppError(400, "invalid_json", "request body is not valid UTF-8");
+  return undefined;
+}
+
 const isJsonMediaType = (mediaType: string) =>
   READ_AS_JSON.has(mediaType) || /^application\/[a-z0-9.+-]*\+json$/.test(mediaType);
 
@@ -25,17 +51,15 @@ const isJsonMediaType = (mediaType: string) =>
  */
 export function registerJsonBodyParser(app: FastifyInstance): void {
   app.removeContentTypeParser(["application/json", "text/plain"]);
-  app.addContentTypeParser(
-    ["application/json", "text/plain"],
-    { parseAs: "string" },
-    (_request, text, done) => parseJsonBody(text, done),
+  app.addContentTypeParser(["application/json", "text/plain"], { parseAs: "buffer" }, (request, body, done) =>
+    parseJsonBody(request, body, done),
   );
-  app.addContentTypeParser("*", { parseAs: "string" }, (request, text, done) => {
+  app.addContentTypeParser("*", { parseAs: "buffer" }, (request, body, done) => {
     if (!isJsonMediaType(mediaTypeOf(request.headers["content-type"]))) {
       done(unreadableBody("unsupported content type; send application/json"), undefined);
       return;
     }
-    parseJsonBody(text, done);
+    parseJsonBody(request, body, done);
   });
   // A request without a body (none sent, or an empty one under a JSON content type, as clients
   // that set the header on every call send a DELETE) has none: only routes that take a body
@@ -48,11 +72,21 @@ export function registerJsonBodyParser(app: FastifyInstance): void {
   });
 }
 
-function parseJsonBody(text: string | Buffer, done: (error: Error | null, body?: unknown) => void): void {
-  if (typeof text !== "string" || text.length === 0) {
+function parseJsonBody(
+  request: FastifyRequest,
+  body: string | Buffer,
+  done: (error: Error | null, body?: unknown) => void,
+): void {
+  if (body.length === 0) {
     done(null, undefined);
     return;
   }
+  const unreadable = typeof body === "string" ? undefined : unreadableEncoding(request, body);
+  if (unreadable !== undefined) {
+    done(unreadable, undefined);
+    return;
+  }
+  const text = body.toString();
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);

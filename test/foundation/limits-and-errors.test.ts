@@ -204,6 +204,70 @@ describe(`error model (${databaseLabel})`, () => {
     assert.equal(response.body.error, "not_found");
   });
 
+  it("refuses a body it cannot read as UTF-8 JSON instead of printing replacement characters", async () => {
+    const org = await createOrg(ctx);
+    const latin1 = Buffer.from('{"name":"Jos\xe9"}', "latin1");
+    const cases: { headers: Record<string, string>; payload: Buffer; error: string; detail: RegExp }[] = [
+      {
+        headers: { "content-type": "application/json; charset=iso-8859-1" },
+        payload: latin1,
+        error: "invalid_payload",
+        detail: /charset iso-8859-1 is not supported/,
+      },
+      {
+        headers: { "content-type": "application/json" },
+        payload: latin1,
+        error: "invalid_json",
+        detail: /not valid UTF-8/,
+      },
+      {
+        headers: { "content-type": "application/json", "content-encoding": "gzip" },
+        payload: Buffer.from('{"name":"x"}'),
+        error: "invalid_payload",
+        detail: /Content-Encoding gzip is not supported/,
+      },
+    ];
+    for (const { headers, payload, error, detail } of cases) {
+      const response = await call(ctx, "POST", "/admin/v1/orgs", {
+        headers: { ...headers, authorization: `Bearer ${ADMIN_TOKEN}` },
+        payload,
+      });
+      assert.equal(response.status, 400, JSON.stringify(headers));
+      assert.equal(response.body.error, error);
+      assert.match(response.body.detail, detail);
+    }
+    const utf8 = await call(ctx, "POST", "/admin/v1/orgs", {
+      headers: { "content-type": "application/json; charset=UTF-8", authorization: `Bearer ${ADMIN_TOKEN}` },
+      payload: Buffer.from('{"name":"José"}'),
+    });
+    assert.equal(utf8.status, 201, utf8.text);
+    const events = await call(ctx, "POST", "/api/v1/events", {
+      key: org.key,
+      headers: { "content-type": "application/json; charset=windows-1252" },
+      payload: Buffer.from("{}"),
+    });
+    assert.equal(events.status, 400);
+    assert.equal(events.body.error, "invalid_payload");
+  });
+
+  it("quotes at most 200 characters of an unknown path in the 404 detail", async () => {
+    const response = await call(ctx, "GET", `/api/v1/${"x".repeat(3000)}`);
+    assert.equal(response.status, 404);
+    assert.ok(response.body.detail.length < 260, response.body.detail);
+  });
+
+  it("answers a path with broken percent-encoding in the service's error shape", async () => {
+    for (const url of ["/api/v1/events%zz", "/api/mcp/%zz"]) {
+      const response = await ctx.app.inject({ method: "POST", url, payload: "{}" });
+      assert.equal(response.statusCode, 400);
+      assert.deepEqual(JSON.parse(response.body), {
+        error: "bad_request",
+        detail: "the request path is not valid percent-encoding",
+      });
+      assert.match(String(response.headers["x-request-id"]), /^[0-9a-f-]{36}$/);
+    }
+  });
+
   it("protects the operator API with the admin token", async () => {
     const attempts: Record<string, string>[] = [
       {},
