@@ -27,7 +27,7 @@ export function registerImportRoute(app: FastifyInstance, services: Services): v
         description:
           "Geocodes every address, then stages the batch in one transaction; mails nothing and creates no campaign. " +
           "At most 10 staged batches per organization per UTC day (429 with Retry-After = seconds to 00:00 UTC). " +
-          "With an Idempotency-Key, a repeat returns the stored batch with 200 and a repeat while the first request " +
+          "With an Idempotency-Key, a repeat returns the stored batch with 200 (also over the daily limit or under the kill switch) and a repeat while the first request " +
           "runs gets 409 `import_in_progress`; a key held by a request that died is released after 120 seconds. " +
           "On 429, 502 and 503 nothing was staged and no daily slot was used.",
         headers: ImportHeaders,

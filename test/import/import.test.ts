@@ -394,8 +394,24 @@ describe(`POST /api/v1/import/jobs (${databaseLabel})`, () => {
 
     it("answers 503 automations_disabled with Retry-After: 300 under the kill switch, staging nothing", async () => {
       const org = await createOrg(ctx);
+      const finished = await postImport(
+        ctx,
+        org.key,
+        { source: "jobs", rows: rows(2) },
+        { idempotencyKey: "done" },
+      );
+      assert.equal(finished.status, 201);
       await admin(ctx, "PUT", "/kill-switch", { paused: true });
       try {
+        clock.advance(2000);
+        const replay = await postImport(
+          ctx,
+          org.key,
+          { source: "jobs", rows: rows(2) },
+          { idempotencyKey: "done" },
+        );
+        assert.equal(replay.status, 200, "a finished batch is replayed while paused");
+        assert.deepEqual(replay.body, finished.body);
         clock.advance(2000);
         const paused = await postImport(
           ctx,
@@ -410,7 +426,7 @@ describe(`POST /api/v1/import/jobs (${databaseLabel})`, () => {
         await admin(ctx, "PUT", "/kill-switch", { paused: false });
         clock.advance(2000);
       }
-      assert.equal(await countRows("imports", org.orgId), 0);
+      assert.equal(await countRows("imports", org.orgId), 1, "only the batch staged before the pause");
       assert.equal(
         (await postImport(ctx, org.key, { source: "jobs", rows: rows(1) }, { idempotencyKey: "p" })).status,
         201,

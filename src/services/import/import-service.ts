@@ -49,7 +49,8 @@ function checkKey(key: string | undefined): string | undefined {
 }
 
 /**
- * POST /api/v1/import/jobs: validate, claim the key, geocode every address, then stage the batch
+ * POST /api/v1/import/jobs: validate, claim the key (a finished key is replayed), check the kill
+ * switch and the daily quota, geocode every address, then stage the batch
  * and its rows in one transaction that re-checks the daily quota under a per-org lock. Any
  * failure before the commit deletes the claim: nothing is staged and no slot is spent.
  */
@@ -120,7 +121,6 @@ export function createImportService(deps: ImportDeps) {
     idempotencyKey: string | undefined,
     body: ImportRequest,
   ): Promise<ImportOutcome> {
-    await killSwitch.assertRunning();
     const key = checkKey(idempotencyKey);
     const rows = prepareRows(body.rows);
 
@@ -143,6 +143,8 @@ export function createImportService(deps: ImportDeps) {
     }
 
     try {
+      // After the replay lookup: a finished batch is answered even while automations are paused.
+      await killSwitch.assertRunning();
       // Checked before geocoding too, so a full day costs no geocoder calls; the staging
       // transaction checks again under the lock.
       const now = clock.now();
