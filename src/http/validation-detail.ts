@@ -18,6 +18,14 @@ export function jsonPointerToPath(pointer: string): string {
   return path;
 }
 
+/** Fastify validates headers by their lower-case names; details use the usual spelling. */
+function headerName(lowerCase: string): string {
+  return lowerCase.replace(
+    /(^|-)([a-z])/g,
+    (_match, dash: string, letter: string) => dash + letter.toUpperCase(),
+  );
+}
+
 function join(base: string, name: string): string {
   return base ? `${base}.${name}` : name;
 }
@@ -43,7 +51,8 @@ function allowedValues(issues: ValidationIssue[], instancePath: string): string[
 export function describeValidationError(issues: ValidationIssue[], context = "body"): string {
   const issue = issues[0];
   if (!issue) return `${context} is invalid`;
-  const at = jsonPointerToPath(issue.instancePath);
+  const path = jsonPointerToPath(issue.instancePath);
+  const at = context === "headers" ? headerName(path) : path;
   const params = issue.params;
   const propertyName = issue.propertyName ?? params.propertyName;
   switch (issue.keyword) {

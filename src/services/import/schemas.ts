@@ -44,6 +44,7 @@ export type ImportRequest = Static<typeof ImportRequest>;
 export const ImportHeaders = Type.Object({
   "idempotency-key": Type.Optional(
     Type.String({
+      maxLength: IMPORT_LIMITS.idempotencyKey,
       description:
         "Optional, at most 255 characters. A repeat returns the stored batch (200); a repeat while the first request runs gets 409 `import_in_progress`.",
     }),
