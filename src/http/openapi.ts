@@ -3,7 +3,10 @@ import type { FastifyInstance, FastifySchema, RouteOptions } from "fastify";
 import { errorResponse, STANDARD_ERROR_DESCRIPTIONS, standardErrorCodes } from "./error-responses.ts";
 import "./route-config.ts";
 
-type ResponseSchemas = Record<string, { description?: string; properties?: { error?: { enum?: string[] } } }>;
+type ResponseSchemas = Record<
+  string,
+  { description?: string; properties?: { error?: { enum?: string[] } }; headers?: Record<string, unknown> }
+>;
 
 /** Adds the errors every route shares, with their exact strings, to the declared responses. */
 function withStandardErrors(route: RouteOptions, declared: ResponseSchemas | undefined): ResponseSchemas {
@@ -18,6 +21,33 @@ function withStandardErrors(route: RouteOptions, declared: ResponseSchemas | und
   }
   return responses;
 }
+
+/** Codes of a 400 that are retryable and so carry Retry-After (the trigger's kill switch). */
+const RETRYABLE_400_CODES = new Set(["Automations are globally disabled"]);
+
+function carriesRetryAfter(status: string, schema: ResponseSchemas[string]): boolean {
+  if (status === "429" || status === "503" || status === "409") return true;
+  const codes = schema.properties?.error?.enum ?? [];
+  return status === "400" && codes.some((code) => RETRYABLE_400_CODES.has(code));
+}
+
+/** Declares the Retry-After header on every answer that sends it (spec: Retry guidance). */
+function withRetryAfterHeaders(responses: ResponseSchemas | undefined): ResponseSchemas | undefined {
+  if (!responses) return responses;
+  const documented: ResponseSchemas = {};
+  for (const [status, schema] of Object.entries(responses)) {
+    documented[status] = carriesRetryAfter(status, schema)
+      ? { ...schema, headers: { "Retry-After": RETRY_AFTER_HEADER } }
+      : schema;
+  }
+  return documented;
+}
+
+const RETRY_AFTER_HEADER = {
+  type: "integer",
+  minimum: 0,
+  description: "Seconds to wait before retrying.",
+};
 
 /** The interface description's version (spec: Versioning). */
 export const API_VERSION = "1.0.0";
@@ -91,10 +121,11 @@ export async function registerOpenApi(
         ...schema,
         description: describeOperation(route, schema),
         // The MCP route answers JSON-RPC errors, not the REST error body: keep its own declarations.
-        response:
+        response: withRetryAfterHeaders(
           url === "/api/mcp"
-            ? schema.response
+            ? (schema.response as ResponseSchemas | undefined)
             : withStandardErrors(route, schema.response as ResponseSchemas | undefined),
+        ),
       } as FastifySchema & {
         "x-required-scope"?: string;
       };

@@ -39,7 +39,7 @@ export function documentCheckingFetch(ctx: TestContext) {
       `${url.pathname}${url.search}`,
       response.status,
       body,
-      response.headers.get("content-type") ?? "",
+      Object.fromEntries(response.headers),
     );
     return response;
   };

@@ -48,14 +48,7 @@ export async function call(
   } catch {
     body = undefined;
   }
-  assertMatchesDocument(
-    ctx.app,
-    method,
-    url,
-    response.statusCode,
-    body,
-    response.headers["content-type"] as string,
-  );
+  assertMatchesDocument(ctx.app, method, url, response.statusCode, body, response.headers);
   return { status: response.statusCode, headers: response.headers, body, text: response.body };
 }
 

@@ -9,7 +9,15 @@ const addFormats = ((addFormatsModule as unknown as { default?: unknown }).defau
 interface OpenApiDocument {
   paths: Record<
     string,
-    Record<string, { responses?: Record<string, { content?: Record<string, { schema?: unknown }> }> }>
+    Record<
+      string,
+      {
+        responses?: Record<
+          string,
+          { content?: Record<string, { schema?: unknown }>; headers?: Record<string, unknown> }
+        >;
+      }
+    >
   >;
 }
 
@@ -52,8 +60,9 @@ export function assertMatchesDocument(
   url: string,
   status: number,
   body: unknown,
-  contentType: string | undefined,
+  headers: Record<string, unknown>,
 ): void {
+  const contentType = headers["content-type"] as string | undefined;
   const { document, ajv, templates } = validatorFor(app);
   const path = url.split("?")[0]!;
   const match = templates.find(({ pattern }) => pattern.test(path));
@@ -65,6 +74,11 @@ export function assertMatchesDocument(
     throw new Error(
       `OpenAPI: ${method} ${match.template} answered ${status}, which the document does not declare`,
     );
+  }
+  for (const name of Object.keys(response.headers ?? {})) {
+    if (headers[name.toLowerCase()] === undefined) {
+      throw new Error(`OpenAPI: ${method} ${match.template} ${status} declares ${name} but did not send it`);
+    }
   }
   const media = response.content?.["application/json"];
   if (!media?.schema) return;
