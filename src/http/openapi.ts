@@ -1,5 +1,6 @@
 import swagger from "@fastify/swagger";
 import type { FastifyInstance, FastifySchema, RouteOptions } from "fastify";
+import { JsonRpcRequestBody } from "../mcp/json-rpc.ts";
 import { errorResponse, STANDARD_ERROR_DESCRIPTIONS, standardErrorCodes } from "./error-responses.ts";
 import "./route-config.ts";
 
@@ -129,6 +130,8 @@ export async function registerOpenApi(
       } as FastifySchema & {
         "x-required-scope"?: string;
       };
+      // The tool-protocol SDK validates the JSON-RPC message itself; the document still shows it.
+      if (url === "/api/mcp") transformed.body = JsonRpcRequestBody;
       if (route.config?.scope) transformed["x-required-scope"] = route.config.scope;
       return { schema: transformed, url };
     },

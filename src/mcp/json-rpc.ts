@@ -28,6 +28,22 @@ export const JsonRpcErrorBody = Type.Object(
   { title: "JsonRpcError" },
 );
 
+/** What a client posts (documentation only: the tool-protocol SDK validates the message). */
+export const JsonRpcRequestBody = Type.Object(
+  {
+    jsonrpc: Type.Literal("2.0"),
+    id: Type.Optional(
+      Type.Union([Type.String(), Type.Number()], { description: "Absent on a notification." }),
+    ),
+    method: Type.String({ examples: ["initialize", "tools/list", "tools/call"] }),
+    params: Type.Optional(Type.Object({}, { additionalProperties: true })),
+  },
+  {
+    title: "JsonRpcRequest",
+    description: "One JSON-RPC message of the Model Context Protocol (a batch of more than one is refused).",
+  },
+);
+
 /** What the tool-protocol server answers (documentation only: the transport writes it). */
 export const JsonRpcResponseBody = Type.Object(
   { jsonrpc: Type.Literal("2.0"), id: Type.Union([Type.String(), Type.Number()]) },

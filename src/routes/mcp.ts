@@ -1,4 +1,5 @@
 import type { IncomingMessage } from "node:http";
+import { Type } from "@fastify/type-provider-typebox";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { toAppError } from "../http/error-handler.ts";
@@ -47,8 +48,11 @@ export async function registerMcpRoute(app: FastifyInstance): Promise<void> {
           summary: "Tool-protocol (MCP) proxy",
           description:
             "Streamable HTTP transport of the Model Context Protocol, stateless, JSON responses. Each tool forwards the caller's Authorization header unchanged to its endpoint, so authentication, scopes, limits, validation and idempotency are that endpoint's. Without a key a client can initialize and list tools; every call returns the endpoint's 401 as a tool error. The pre-auth per-IP throttle answers HTTP 429 with Retry-After and a JSON-RPC error of code -32000. A tool call counts once against the per-IP limit, here (its forwarded call is not counted again). Any Accept header is served (answers are always plain JSON), and a body sent without a JSON content type is read as JSON. JSON-RPC batches are refused (HTTP 400, code -32600): send one message per request.",
+          // Without a key a client may initialize and list tools (calls then carry the endpoints' 401).
+          security: [{}, { bearerAuth: [] }],
           response: {
             200: JsonRpcResponseBody,
+            202: Type.Null({ description: "A notification (a message without id) was accepted; no body." }),
             400: JsonRpcErrorBody,
             413: JsonRpcErrorBody,
             429: JsonRpcErrorBody,

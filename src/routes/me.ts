@@ -1,6 +1,7 @@
 import { Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
 import { forbidden } from "../errors.ts";
+import { errorResponse } from "../http/error-responses.ts";
 import { SENTENCE_STYLE } from "../http/error-style.ts";
 import { ErrorBody } from "../http/schemas.ts";
 
@@ -17,7 +18,16 @@ export function registerMeRoute(app: FastifyInstance): void {
       schema: {
         operationId: "getMe",
         summary: "Identify the key's organization",
-        response: { 200: MeResponse, 401: ErrorBody, 403: ErrorBody, 429: ErrorBody, 503: ErrorBody },
+        response: {
+          200: MeResponse,
+          401: ErrorBody,
+          403: errorResponse(
+            "The key lacks webhooks:inbound, resolves to no organization, or its organization is not tied to a billing owner.",
+            ["Unauthorized"],
+          ),
+          429: ErrorBody,
+          503: ErrorBody,
+        },
       },
     },
     async (request) => {

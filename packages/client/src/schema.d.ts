@@ -35,7 +35,7 @@ export interface paths {
     put?: never;
     /**
      * Stage past jobs or customers for a later reactivation campaign
-     * @description Geocodes every address, then stages the batch in one transaction; mails nothing and creates no campaign. At most 10 staged batches per organization per UTC day (429 with Retry-After = seconds to 00:00 UTC). With an Idempotency-Key, a repeat returns the stored batch with 200 and a repeat while the first request runs gets 409 `import_in_progress`; a key held by a request that died is released after 120 seconds. On 429, 502 and 503 nothing was staged and no daily slot was used.
+     * @description Geocodes every address, then stages the batch in one transaction; mails nothing and creates no campaign. At most 10 staged batches per organization per UTC day (429 with Retry-After = seconds to 00:00 UTC). With an Idempotency-Key, a repeat returns the stored batch with 200 (also over the daily limit or under the kill switch) and a repeat while the first request runs gets 409 `import_in_progress`; a key held by a request that died is released after 120 seconds. On 429, 502 and 503 nothing was staged and no daily slot was used.
      *
      *     Required scope: `import:write` (a key declaring no scopes is unrestricted).
      *
@@ -277,7 +277,7 @@ export interface paths {
     put?: never;
     /**
      * Tool-protocol (MCP) proxy
-     * @description Streamable HTTP transport of the Model Context Protocol, stateless, JSON responses. Each tool forwards the caller's Authorization header unchanged to its endpoint, so authentication, scopes, limits, validation and idempotency are that endpoint's. Without a key a client can initialize and list tools; every call returns the endpoint's 401 as a tool error. The pre-auth per-IP throttle answers HTTP 429 with Retry-After and a JSON-RPC error of code -32000. A tool call counts once against the per-IP limit, here (its forwarded call is not counted again). Any Accept header is served (answers are always plain JSON), and a body sent without a JSON content type is read as JSON.
+     * @description Streamable HTTP transport of the Model Context Protocol, stateless, JSON responses. Each tool forwards the caller's Authorization header unchanged to its endpoint, so authentication, scopes, limits, validation and idempotency are that endpoint's. Without a key a client can initialize and list tools; every call returns the endpoint's 401 as a tool error. The pre-auth per-IP throttle answers HTTP 429 with Retry-After and a JSON-RPC error of code -32000. A tool call counts once against the per-IP limit, here (its forwarded call is not counted again). Any Accept header is served (answers are always plain JSON), and a body sent without a JSON content type is read as JSON. JSON-RPC batches are refused (HTTP 400, code -32600): send one message per request.
      *
      *     Body limit: 2097152 bytes.
      */
@@ -426,7 +426,7 @@ export interface operations {
           };
         };
       };
-      /** @description The key lacks the required scope or resolves to no organization. */
+      /** @description The key lacks webhooks:inbound, resolves to no organization, or its organization is not tied to a billing owner. */
       403: {
         headers: {
           [name: string]: unknown;
@@ -442,6 +442,8 @@ export interface operations {
       /** @description Rate limited: rate_limited is the pre-auth per-IP limit; per-organization limits use the code listed. Honour Retry-After. */
       429: {
         headers: {
+          /** @description Seconds to wait before retrying. */
+          "Retry-After"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -468,6 +470,8 @@ export interface operations {
       /** @description auth_unavailable: the key store cannot be reached (the key was not checked); service_unavailable: the database cannot be reached. Retry after Retry-After. */
       503: {
         headers: {
+          /** @description Seconds to wait before retrying. */
+          "Retry-After"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -573,6 +577,8 @@ export interface operations {
       /** @description The original request with this Idempotency-Key is still running; honour Retry-After. */
       409: {
         headers: {
+          /** @description Seconds to wait before retrying. */
+          "Retry-After"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -612,6 +618,8 @@ export interface operations {
       /** @description Over 10 staged batches today; Retry-After is the seconds to 00:00 UTC. */
       429: {
         headers: {
+          /** @description Seconds to wait before retrying. */
+          "Retry-After"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -648,9 +656,11 @@ export interface operations {
           };
         };
       };
-      /** @description geocoding_unavailable: the geocoder cannot be reached or timed out; automations_disabled: platform kill switch (Retry-After: 300). Nothing was imported. */
+      /** @description geocoding_unavailable: the geocoder cannot be reached or timed out; automations_disabled: platform kill switch. Both with Retry-After: 300. Nothing was imported. */
       503: {
         headers: {
+          /** @description Seconds to wait before retrying. */
+          "Retry-After"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -813,6 +823,8 @@ export interface operations {
       /** @description Rate limited: rate_limited is the pre-auth per-IP limit; per-organization limits use the code listed. Honour Retry-After. */
       429: {
         headers: {
+          /** @description Seconds to wait before retrying. */
+          "Retry-After"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -839,6 +851,8 @@ export interface operations {
       /** @description auth_unavailable: the key store cannot be reached (the key was not checked); service_unavailable: the database cannot be reached. Retry after Retry-After. */
       503: {
         headers: {
+          /** @description Seconds to wait before retrying. */
+          "Retry-After"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -961,6 +975,8 @@ export interface operations {
       /** @description Rate limited: rate_limited is the pre-auth per-IP limit; per-organization limits use the code listed. Honour Retry-After. */
       429: {
         headers: {
+          /** @description Seconds to wait before retrying. */
+          "Retry-After"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -987,6 +1003,8 @@ export interface operations {
       /** @description auth_unavailable: the key store cannot be reached (the key was not checked); service_unavailable: the database cannot be reached. Retry after Retry-After. */
       503: {
         headers: {
+          /** @description Seconds to wait before retrying. */
+          "Retry-After"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -1107,6 +1125,8 @@ export interface operations {
       /** @description Rate limited: rate_limited is the pre-auth per-IP limit; per-organization limits use the code listed. Honour Retry-After. */
       429: {
         headers: {
+          /** @description Seconds to wait before retrying. */
+          "Retry-After"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -1133,6 +1153,8 @@ export interface operations {
       /** @description auth_unavailable: the key store cannot be reached (the key was not checked); service_unavailable: the database cannot be reached. Retry after Retry-After. */
       503: {
         headers: {
+          /** @description Seconds to wait before retrying. */
+          "Retry-After"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -1270,6 +1292,8 @@ export interface operations {
       /** @description `Automations are globally disabled`: platform kill switch, transient (retry after Retry-After: 300); `No address found in payload`: no address in any accepted field. */
       400: {
         headers: {
+          /** @description Seconds to wait before retrying. */
+          "Retry-After"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -1352,6 +1376,8 @@ export interface operations {
       /** @description Rate limited: rate_limited is the pre-auth per-IP limit; per-organization limits use the code listed. Honour Retry-After. */
       429: {
         headers: {
+          /** @description Seconds to wait before retrying. */
+          "Retry-After"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -1378,6 +1404,8 @@ export interface operations {
       /** @description auth_unavailable: the key store cannot be reached (the key was not checked); service_unavailable: the database cannot be reached. Retry after Retry-After. */
       503: {
         headers: {
+          /** @description Seconds to wait before retrying. */
+          "Retry-After"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -1443,6 +1471,8 @@ export interface operations {
       /** @description Rate limited: rate_limited is the pre-auth per-IP limit; per-organization limits use the code listed. Honour Retry-After. */
       429: {
         headers: {
+          /** @description Seconds to wait before retrying. */
+          "Retry-After"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -1469,6 +1499,8 @@ export interface operations {
       /** @description auth_unavailable: the key store cannot be reached (the key was not checked); service_unavailable: the database cannot be reached. Retry after Retry-After. */
       503: {
         headers: {
+          /** @description Seconds to wait before retrying. */
+          "Retry-After"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -1594,6 +1626,8 @@ export interface operations {
       /** @description Rate limited: rate_limited is the pre-auth per-IP limit; per-organization limits use the code listed. Honour Retry-After. */
       429: {
         headers: {
+          /** @description Seconds to wait before retrying. */
+          "Retry-After"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -1620,6 +1654,8 @@ export interface operations {
       /** @description automations_disabled: the platform kill switch is on (Retry-After: 300); retry, do not drop. */
       503: {
         headers: {
+          /** @description Seconds to wait before retrying. */
+          "Retry-After"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -1749,6 +1785,8 @@ export interface operations {
       /** @description Rate limited: rate_limited is the pre-auth per-IP limit; per-organization limits use the code listed. Honour Retry-After. */
       429: {
         headers: {
+          /** @description Seconds to wait before retrying. */
+          "Retry-After"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -1775,6 +1813,8 @@ export interface operations {
       /** @description auth_unavailable: the key store cannot be reached (the key was not checked); service_unavailable: the database cannot be reached. Retry after Retry-After. */
       503: {
         headers: {
+          /** @description Seconds to wait before retrying. */
+          "Retry-After"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -1892,6 +1932,8 @@ export interface operations {
       /** @description Rate limited: rate_limited is the pre-auth per-IP limit; per-organization limits use the code listed. Honour Retry-After. */
       429: {
         headers: {
+          /** @description Seconds to wait before retrying. */
+          "Retry-After"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -1918,6 +1960,8 @@ export interface operations {
       /** @description auth_unavailable: the key store cannot be reached (the key was not checked); service_unavailable: the database cannot be reached. Retry after Retry-After. */
       503: {
         headers: {
+          /** @description Seconds to wait before retrying. */
+          "Retry-After"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -2039,6 +2083,8 @@ export interface operations {
       /** @description Rate limited: rate_limited is the pre-auth per-IP limit; per-organization limits use the code listed. Honour Retry-After. */
       429: {
         headers: {
+          /** @description Seconds to wait before retrying. */
+          "Retry-After"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -2065,6 +2111,8 @@ export interface operations {
       /** @description auth_unavailable: the key store cannot be reached (the key was not checked); service_unavailable: the database cannot be reached. Retry after Retry-After. */
       503: {
         headers: {
+          /** @description Seconds to wait before retrying. */
+          "Retry-After"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -2197,6 +2245,8 @@ export interface operations {
       /** @description Rate limited: rate_limited is the pre-auth per-IP limit; per-organization limits use the code listed. Honour Retry-After. */
       429: {
         headers: {
+          /** @description Seconds to wait before retrying. */
+          "Retry-After"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -2223,6 +2273,8 @@ export interface operations {
       /** @description auth_unavailable: the key store cannot be reached (the key was not checked); service_unavailable: the database cannot be reached. Retry after Retry-After. */
       503: {
         headers: {
+          /** @description Seconds to wait before retrying. */
+          "Retry-After"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -2242,7 +2294,26 @@ export interface operations {
       path?: never;
       cookie?: never;
     };
-    requestBody?: never;
+    /** @description One JSON-RPC message of the Model Context Protocol (a batch of more than one is refused). */
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @enum {string} */
+          jsonrpc: "2.0";
+          /** @description Absent on a notification. */
+          id?: string | number;
+          /**
+           * @example initialize
+           * @example tools/list
+           * @example tools/call
+           */
+          method: string;
+          params?: {
+            [key: string]: unknown;
+          };
+        };
+      };
+    };
     responses: {
       /** @description A JSON-RPC response of the Model Context Protocol: `result`, or `error` for a protocol error. */
       200: {
@@ -2258,6 +2329,13 @@ export interface operations {
             [key: string]: unknown;
           };
         };
+      };
+      /** @description A notification (a message without id) was accepted; no body. */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /** @description Default Response */
       400: {
@@ -2310,6 +2388,8 @@ export interface operations {
       /** @description Default Response */
       429: {
         headers: {
+          /** @description Seconds to wait before retrying. */
+          "Retry-After"?: number;
           [name: string]: unknown;
         };
         content: {
