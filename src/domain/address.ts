@@ -88,10 +88,15 @@ export function parseUsAddress(raw: string): AddressParts {
     .trim();
   const parsed = text ? parser.parseLocation(text) : null;
   if (!parsed || parsed.street1 || (!parsed.number && !isPoBox(parsed))) return unparsedParts(text);
-  if (!parsed.city && !parsed.state && !parsed.zip) {
+  if (parsed.state) return partsOf(parsed);
+  if (!parsed.city && !parsed.zip) {
     const withoutState = parseStatelessLocality(text);
     if (withoutState) return withoutState;
   }
+  return partsOf(reparseWithStateOfZip(text) ?? parsed);
+}
+
+function partsOf(parsed: ParsedLocation): AddressParts {
   const postalCode = /^\d{5}$/.test(parsed.zip ?? "") ? (parsed.zip as string) : "";
   return {
     street: streetLine(parsed),
@@ -100,6 +105,19 @@ export function parseUsAddress(raw: string): AddressParts {
     postal_code: postalCode,
     country: "US",
   };
+}
+
+/**
+ * "50 Main St Springfield 62704" (no comma, no state) parses with the city inside the street
+ * name. Written with the ZIP's state it parses as street, city, state, ZIP; that reading is kept
+ * only when the street then ends in a street type, so "3 Pine Way 62701" does not become city "Way".
+ */
+function reparseWithStateOfZip(text: string): ParsedLocation | undefined {
+  const zipMatch = TRAILING_ZIP.exec(text);
+  const state = stateFromZip(zipMatch?.[1] ?? "");
+  if (!zipMatch || !state) return undefined;
+  const reparsed = parser.parseLocation(`${text.slice(0, zipMatch.index)} ${state} ${zipMatch[1]}`);
+  return reparsed?.city && (reparsed.type || isPoBox(reparsed)) ? reparsed : undefined;
 }
 
 const TRAILING_ZIP = /[\s,]*\b(\d{5})(?:-?\d{4})?$/;
