@@ -50,6 +50,28 @@ const RETRY_AFTER_HEADER = {
   description: "Seconds to wait before retrying.",
 };
 
+type DocumentedResponse = { headers?: Record<string, { required?: boolean; description?: string }> };
+type OpenApiPaths = Record<string, Record<string, { responses?: Record<string, DocumentedResponse> }>>;
+
+/**
+ * Retry-After is always sent on 409, 429 and 503; on the trigger's 400 only with the kill switch.
+ * @fastify/swagger writes no `required` for response headers, so it is set on the document here.
+ */
+function markRequiredRetryAfter<Document extends { paths?: OpenApiPaths }>(document: Document): Document {
+  for (const operations of Object.values(document.paths ?? {})) {
+    for (const operation of Object.values(operations)) {
+      for (const [status, response] of Object.entries(operation.responses ?? {})) {
+        const header = response.headers?.["Retry-After"];
+        if (!header) continue;
+        if (status === "400")
+          header.description = "Sent with `Automations are globally disabled` (retryable).";
+        else header.required = true;
+      }
+    }
+  }
+  return document;
+}
+
 /** The interface description's version (spec: Versioning). */
 export const API_VERSION = "1.0.0";
 
@@ -115,6 +137,8 @@ export async function registerOpenApi(
       buildLocalReference: (json, _baseUri, _fragment, i) =>
         typeof json.$id === "string" ? json.$id : `def-${i}`,
     },
+    transformObject: (documentObject) =>
+      markRequiredRetryAfter((documentObject as { openapiObject: { paths?: OpenApiPaths } }).openapiObject),
     transform: ({ schema, url, route }) => {
       const isPublic = url.startsWith("/api/v1/") || url === "/api/mcp";
       if (!isPublic || url === "/api/v1/openapi.json") return { schema: { ...schema, hide: true }, url };

@@ -443,7 +443,7 @@ export interface operations {
       429: {
         headers: {
           /** @description Seconds to wait before retrying. */
-          "Retry-After"?: number;
+          "Retry-After": number;
           [name: string]: unknown;
         };
         content: {
@@ -471,7 +471,7 @@ export interface operations {
       503: {
         headers: {
           /** @description Seconds to wait before retrying. */
-          "Retry-After"?: number;
+          "Retry-After": number;
           [name: string]: unknown;
         };
         content: {
@@ -578,7 +578,7 @@ export interface operations {
       409: {
         headers: {
           /** @description Seconds to wait before retrying. */
-          "Retry-After"?: number;
+          "Retry-After": number;
           [name: string]: unknown;
         };
         content: {
@@ -619,7 +619,7 @@ export interface operations {
       429: {
         headers: {
           /** @description Seconds to wait before retrying. */
-          "Retry-After"?: number;
+          "Retry-After": number;
           [name: string]: unknown;
         };
         content: {
@@ -660,7 +660,7 @@ export interface operations {
       503: {
         headers: {
           /** @description Seconds to wait before retrying. */
-          "Retry-After"?: number;
+          "Retry-After": number;
           [name: string]: unknown;
         };
         content: {
@@ -824,7 +824,7 @@ export interface operations {
       429: {
         headers: {
           /** @description Seconds to wait before retrying. */
-          "Retry-After"?: number;
+          "Retry-After": number;
           [name: string]: unknown;
         };
         content: {
@@ -852,7 +852,7 @@ export interface operations {
       503: {
         headers: {
           /** @description Seconds to wait before retrying. */
-          "Retry-After"?: number;
+          "Retry-After": number;
           [name: string]: unknown;
         };
         content: {
@@ -976,7 +976,7 @@ export interface operations {
       429: {
         headers: {
           /** @description Seconds to wait before retrying. */
-          "Retry-After"?: number;
+          "Retry-After": number;
           [name: string]: unknown;
         };
         content: {
@@ -1004,7 +1004,7 @@ export interface operations {
       503: {
         headers: {
           /** @description Seconds to wait before retrying. */
-          "Retry-After"?: number;
+          "Retry-After": number;
           [name: string]: unknown;
         };
         content: {
@@ -1126,7 +1126,7 @@ export interface operations {
       429: {
         headers: {
           /** @description Seconds to wait before retrying. */
-          "Retry-After"?: number;
+          "Retry-After": number;
           [name: string]: unknown;
         };
         content: {
@@ -1154,7 +1154,7 @@ export interface operations {
       503: {
         headers: {
           /** @description Seconds to wait before retrying. */
-          "Retry-After"?: number;
+          "Retry-After": number;
           [name: string]: unknown;
         };
         content: {
@@ -1292,7 +1292,7 @@ export interface operations {
       /** @description `Automations are globally disabled`: platform kill switch, transient (retry after Retry-After: 300); `No address found in payload`: no address in any accepted field. */
       400: {
         headers: {
-          /** @description Seconds to wait before retrying. */
+          /** @description Sent with `Automations are globally disabled` (retryable). */
           "Retry-After"?: number;
           [name: string]: unknown;
         };
@@ -1377,7 +1377,7 @@ export interface operations {
       429: {
         headers: {
           /** @description Seconds to wait before retrying. */
-          "Retry-After"?: number;
+          "Retry-After": number;
           [name: string]: unknown;
         };
         content: {
@@ -1405,7 +1405,7 @@ export interface operations {
       503: {
         headers: {
           /** @description Seconds to wait before retrying. */
-          "Retry-After"?: number;
+          "Retry-After": number;
           [name: string]: unknown;
         };
         content: {
@@ -1472,7 +1472,7 @@ export interface operations {
       429: {
         headers: {
           /** @description Seconds to wait before retrying. */
-          "Retry-After"?: number;
+          "Retry-After": number;
           [name: string]: unknown;
         };
         content: {
@@ -1500,7 +1500,7 @@ export interface operations {
       503: {
         headers: {
           /** @description Seconds to wait before retrying. */
-          "Retry-After"?: number;
+          "Retry-After": number;
           [name: string]: unknown;
         };
         content: {
@@ -1627,7 +1627,7 @@ export interface operations {
       429: {
         headers: {
           /** @description Seconds to wait before retrying. */
-          "Retry-After"?: number;
+          "Retry-After": number;
           [name: string]: unknown;
         };
         content: {
@@ -1655,7 +1655,7 @@ export interface operations {
       503: {
         headers: {
           /** @description Seconds to wait before retrying. */
-          "Retry-After"?: number;
+          "Retry-After": number;
           [name: string]: unknown;
         };
         content: {
@@ -1786,7 +1786,7 @@ export interface operations {
       429: {
         headers: {
           /** @description Seconds to wait before retrying. */
-          "Retry-After"?: number;
+          "Retry-After": number;
           [name: string]: unknown;
         };
         content: {
@@ -1814,7 +1814,7 @@ export interface operations {
       503: {
         headers: {
           /** @description Seconds to wait before retrying. */
-          "Retry-After"?: number;
+          "Retry-After": number;
           [name: string]: unknown;
         };
         content: {
@@ -1933,7 +1933,7 @@ export interface operations {
       429: {
         headers: {
           /** @description Seconds to wait before retrying. */
-          "Retry-After"?: number;
+          "Retry-After": number;
           [name: string]: unknown;
         };
         content: {
@@ -1961,7 +1961,7 @@ export interface operations {
       503: {
         headers: {
           /** @description Seconds to wait before retrying. */
-          "Retry-After"?: number;
+          "Retry-After": number;
           [name: string]: unknown;
         };
         content: {
@@ -2084,7 +2084,7 @@ export interface operations {
       429: {
         headers: {
           /** @description Seconds to wait before retrying. */
-          "Retry-After"?: number;
+          "Retry-After": number;
           [name: string]: unknown;
         };
         content: {
@@ -2112,7 +2112,7 @@ export interface operations {
       503: {
         headers: {
           /** @description Seconds to wait before retrying. */
-          "Retry-After"?: number;
+          "Retry-After": number;
           [name: string]: unknown;
         };
         content: {
@@ -2246,7 +2246,7 @@ export interface operations {
       429: {
         headers: {
           /** @description Seconds to wait before retrying. */
-          "Retry-After"?: number;
+          "Retry-After": number;
           [name: string]: unknown;
         };
         content: {
@@ -2274,7 +2274,7 @@ export interface operations {
       503: {
         headers: {
           /** @description Seconds to wait before retrying. */
-          "Retry-After"?: number;
+          "Retry-After": number;
           [name: string]: unknown;
         };
         content: {
@@ -2389,7 +2389,7 @@ export interface operations {
       429: {
         headers: {
           /** @description Seconds to wait before retrying. */
-          "Retry-After"?: number;
+          "Retry-After": number;
           [name: string]: unknown;
         };
         content: {
