@@ -13,10 +13,24 @@ export interface GuardDeps {
 }
 
 /** Paths counted by the pre-auth per-IP limit. */
-export function isIpLimitedPath(url: string): boolean {
-  return (
-    url.startsWith("/api/v1/") || url === "/api/mcp" || url.startsWith("/api/mcp?") || url.startsWith("/l/")
-  );
+export function isIpLimitedPath(path: string): boolean {
+  return path.startsWith("/api/v1/") || path === "/api/mcp" || path.startsWith("/l/");
+}
+
+/**
+ * The path the router served, not the raw request target: `/%61pi/v1/me` and the absolute form
+ * `http://host/api/v1/me` reach the route `/api/v1/me` too, and must be counted like it. An
+ * unmatched request is judged by its decoded path.
+ */
+export function routedPath(request: FastifyRequest): string {
+  const pattern = request.routeOptions.url;
+  if (pattern) return pattern;
+  const { pathname } = new URL(request.url, "http://localhost");
+  try {
+    return decodeURIComponent(pathname);
+  } catch {
+    return pathname;
+  }
 }
 
 /**
@@ -28,7 +42,9 @@ export function registerGuards(app: FastifyInstance, deps: GuardDeps): void {
 
   app.addHook("onRequest", async (request) => {
     // A tool call the MCP proxy forwards was already counted at /api/mcp (see forwarded-call.ts).
-    if (isIpLimitedPath(request.url) && !isForwardedCall(request.headers)) await limitByIp(request, deps);
+    if (isIpLimitedPath(routedPath(request)) && !isForwardedCall(request.headers)) {
+      await limitByIp(request, deps);
+    }
     const config = request.routeOptions.config;
     if (!config?.scope) return;
     await authenticate(request, deps);

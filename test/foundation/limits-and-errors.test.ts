@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { request as httpRequest } from "node:http";
-import type { AddressInfo } from "node:net";
+import { type AddressInfo, connect } from "node:net";
 import { after, before, describe, it } from "node:test";
 import { fixedClock } from "../../src/clock.ts";
 import { admin, call, createOrg } from "../helpers/api.ts";
@@ -47,6 +47,15 @@ describe(`per-IP limit before authentication (${databaseLabel})`, () => {
     assert.equal((await call(ctx, "GET", "/api/v1/me", { ip })).status, 401);
   });
 
+  it("counts a route reached through a percent-encoded or absolute-form target like the plain path", async () => {
+    const ip = randomIp();
+    for (let i = 0; i < 60; i++) await call(ctx, "GET", "/api/v1/me", { ip });
+    for (const url of ["/%61pi/v1/me", "/api/mc%70", "/%6C/some-token", "/api/v1/nothing-here"]) {
+      const response = await ctx.app.inject({ method: "GET", url, remoteAddress: ip });
+      assert.equal(response.statusCode, 429, url);
+    }
+  });
+
   it("does not count health checks or the operator API", async () => {
     const ip = randomIp();
     for (let i = 0; i < 70; i++) assert.equal((await call(ctx, "GET", "/healthz", { ip })).status, 200);
@@ -77,6 +86,36 @@ describe(`X-Forwarded-For and TRUST_PROXY (${databaseLabel})`, () => {
     }
   });
 });
+
+describe(`per-IP limit and absolute-form request targets (${databaseLabel})`, () => {
+  it("counts `GET http://host/api/v1/me` like `GET /api/v1/me`", async () => {
+    const ctx = await createTestContext({ config: { ipRateLimitPerMinute: 1 }, memoryLimiter: true });
+    try {
+      await ctx.app.listen({ port: 0, host: "127.0.0.1" });
+      const { port } = ctx.app.server.address() as AddressInfo;
+      const statusLine = (target: string) => rawStatusLine(port, `GET ${target} HTTP/1.1`);
+      assert.match(await statusLine("/api/v1/me"), / 401 /);
+      assert.match(await statusLine(`http://127.0.0.1:${port}/api/v1/me`), / 429 /);
+    } finally {
+      await ctx.close();
+    }
+  });
+});
+
+/** Sends one request line over a raw socket (clients normalize absolute-form targets away). */
+function rawStatusLine(port: number, requestLine: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, "127.0.0.1", () => {
+      socket.write(`${requestLine}\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`);
+    });
+    let text = "";
+    socket.on("data", (chunk) => {
+      text += chunk;
+    });
+    socket.on("end", () => resolve(text.split("\r\n")[0] ?? ""));
+    socket.on("error", reject);
+  });
+}
 
 describe(`error model (${databaseLabel})`, () => {
   let ctx: TestContext;
