@@ -97,7 +97,12 @@ export async function registerLandingRoutes(app: FastifyInstance, services: Serv
       const nonce = newNonce();
       const context = await loadLandingContext(services.db, request.params.token);
       if (!context) return sendHtml(reply, 404, nonce, renderNotFound(nonce));
-      return sendHtml(reply, 200, nonce, renderLandingPage(context, { nonce, action: landingPath(request) }));
+      return sendHtml(
+        reply,
+        200,
+        nonce,
+        renderLandingPage(context, { nonce, action: landingPath(request.params.token) }),
+      );
     },
   );
 
@@ -142,7 +147,7 @@ export async function registerLandingRoutes(app: FastifyInstance, services: Serv
           nonce,
           renderLandingPage(context, {
             nonce,
-            action: landingPath(request),
+            action: landingPath(request.params.token),
             values,
             error: formMessage(appError.detail),
           }),
@@ -152,9 +157,12 @@ export async function registerLandingRoutes(app: FastifyInstance, services: Serv
   );
 }
 
-/** The form posts back to the path it was served from (the token is already in it). */
-function landingPath(request: FastifyRequest): string {
-  return request.url.split("?")[0]!;
+/**
+ * The form posts back to the page's own path, built from the token (not from the request target,
+ * which may be an absolute-form URL naming another host).
+ */
+function landingPath(token: string): string {
+  return `/l/${encodeURIComponent(token)}`;
 }
 
 /** "email: is not a valid email address" reads better on a page as a sentence. */

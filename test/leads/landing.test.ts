@@ -83,6 +83,10 @@ describe(`landing pages and lead capture (${databaseLabel})`, () => {
       assert.match(page.text, new RegExp(`name="${name}"`), name);
     }
     assert.doesNotMatch(page.text, /<script|<link|https?:\/\//);
+    assert.ok(
+      page.text.includes(`action="${escapeHtml(`/l/${token}`)}"`),
+      "the form posts back to its own page",
+    );
     const nonce = /'nonce-([^']+)'/.exec(String(page.headers["content-security-policy"]))![1]!;
     // The nonce is random base64 ('+', '/', '='): compare the attribute as the page escapes it.
     assert.ok(
