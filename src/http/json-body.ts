@@ -1,5 +1,6 @@
 import { isUtf8 } from "node:buffer";
 import type { FastifyInstance, FastifyRequest } from "fastify";
+import { isStorableText, UNSTORABLE_TEXT } from "../domain/storable-text.ts";
 import { AppError, invalidPayload, unreadableBody } from "../errors.ts";
 
 /**
@@ -94,27 +95,37 @@ function parseJsonBody(
     done(error as SyntaxError, undefined);
     return;
   }
-  const forbidden = mayHideForbiddenKey(text) ? findForbiddenKey(parsed) : undefined;
-  if (forbidden !== undefined) {
-    done(invalidPayload(`${forbidden}: this key is not allowed`), undefined);
+  const refused = mayHideRefusedValue(text) ? findRefusedValue(parsed) : undefined;
+  if (refused !== undefined) {
+    done(invalidPayload(`${refused.path}: ${refused.reason}`), undefined);
     return;
   }
   done(null, parsed);
 }
 
-/** Cheap pre-check on the raw text (a key may also be spelled with \u escapes). */
-function mayHideForbiddenKey(text: string): boolean {
+/**
+ * Cheap pre-check on the raw text. A key may be spelled with \u escapes, and NUL or an unpaired
+ * surrogate can only arrive as one (raw, they are invalid JSON or invalid UTF-8).
+ */
+function mayHideRefusedValue(text: string): boolean {
   return text.includes("__proto__") || text.includes("constructor") || text.includes("\\u");
 }
 
+const KEY_NOT_ALLOWED = "this key is not allowed";
+
 /**
- * The path of a `__proto__` key, or of `constructor.prototype`, anywhere in the value. Iterative:
- * `JSON.parse` accepts nesting far deeper than the call stack would.
+ * Where the value holds a `__proto__` key, a `constructor.prototype`, or text PostgreSQL cannot
+ * store (a key or a string value), and why. Iterative: `JSON.parse` accepts nesting far deeper
+ * than the call stack would.
  */
-export function findForbiddenKey(root: unknown): string | undefined {
+export function findRefusedValue(root: unknown): { path: string; reason: string } | undefined {
   const pending: Array<{ value: unknown; path: string }> = [{ value: root, path: "" }];
   for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
     const { value, path } = next;
+    if (typeof value === "string") {
+      if (!isStorableText(value)) return { path: path || "body", reason: UNSTORABLE_TEXT };
+      continue;
+    }
     if (value === null || typeof value !== "object") continue;
     if (Array.isArray(value)) {
       for (let index = 0; index < value.length; index++) {
@@ -124,8 +135,11 @@ export function findForbiddenKey(root: unknown): string | undefined {
     }
     for (const [key, child] of Object.entries(value)) {
       const childPath = path ? `${path}.${key}` : key;
-      if (key === "__proto__") return childPath;
-      if (key === "constructor" && isObjectWith(child, "prototype")) return `${childPath}.prototype`;
+      if (key === "__proto__") return { path: childPath, reason: KEY_NOT_ALLOWED };
+      if (key === "constructor" && isObjectWith(child, "prototype")) {
+        return { path: `${childPath}.prototype`, reason: KEY_NOT_ALLOWED };
+      }
+      if (!isStorableText(key)) return { path: childPath, reason: UNSTORABLE_TEXT };
       pending.push({ value: child, path: childPath });
     }
   }

@@ -173,6 +173,41 @@ describe(`error model (${databaseLabel})`, () => {
     assert.equal(({} as Record<string, unknown>).admin, undefined);
   });
 
+  it("refuses text PostgreSQL cannot store (NUL, unpaired surrogates) with a 422 naming it, on every endpoint", async () => {
+    const org = await createOrg(ctx);
+    const home = "1 Main St, Springfield, IL 62701";
+    const cases: [string, string, string][] = [
+      ["/api/v1/conversions", `{"address":"${home}","deal_id":"n\\u0000"}`, "deal_id"],
+      ["/api/v1/conversions", `{"address":"${home}","properties":{"x\\ud800":"y"}}`, "properties.x\ud800"],
+      [
+        "/api/v1/customers/webhook",
+        `{"addresses":[{"address":"${home}","notes":"\\udc00"}]}`,
+        "addresses[0].notes",
+      ],
+      [
+        "/api/v1/import/jobs",
+        `{"source":"jobs","rows":[{"address":"${home}","external_id":"\\u0000"}]}`,
+        "rows[0].external_id",
+      ],
+    ];
+    for (const [url, payload, path] of cases) {
+      const response = await call(ctx, "POST", url, {
+        key: org.key,
+        payload,
+        headers: { "content-type": "application/json" },
+      });
+      assert.equal(response.status, 422, payload);
+      assert.equal(response.body.error, "invalid_payload");
+      assert.equal(response.body.detail, `${path}: must be well-formed Unicode text without NUL characters`);
+    }
+    const paired = await call(ctx, "POST", "/api/v1/customers/webhook", {
+      key: org.key,
+      payload: `{"address":"${home}","notes":"\\ud83c\\udfe0"}`,
+      headers: { "content-type": "application/json" },
+    });
+    assert.equal(paired.status, 200, "a surrogate pair (🏠) is well-formed");
+  });
+
   it("refuses a __proto__ key spelled with unicode escapes", async () => {
     const response = await call(ctx, "POST", "/admin/v1/orgs", {
       key: ADMIN_TOKEN,

@@ -170,7 +170,12 @@ describe(`landing pages and lead capture (${databaseLabel})`, () => {
         { first_name: "A", last_name: "B", email: "a@example.com", custom_fields: { nope: "x" } },
         /custom_fields\.nope/,
       ],
-      [{ first_name: "A\u0000", last_name: "B", email: "a@example.com" }, /control characters/],
+      [{ first_name: "A\u0000", last_name: "B", email: "a@example.com" }, /^first_name: must be well-formed/],
+      [{ first_name: "A\u0007", last_name: "B", email: "a@example.com" }, /control characters/],
+      [
+        { first_name: "A", last_name: "B", email: "a@example.com", custom_fields: { color: "x\ud800" } },
+        /^custom_fields\.color: must be well-formed/,
+      ],
       [{ first_name: 1, last_name: "B", email: "a@example.com" }, /first_name/],
       [{ first_name: "A", last_name: "B", email: "a@example.com", extra: "x" }, /extra/],
     ];
@@ -182,6 +187,25 @@ describe(`landing pages and lead capture (${databaseLabel})`, () => {
     }
     const leads = (await call(ctx, "GET", "/api/v1/integrations/leads", { key: org.key })).body.leads;
     assert.equal(leads[0].test, true);
+  });
+
+  it("takes a form whose custom field is named like an Object.prototype member (constructor)", async () => {
+    const org = await createOrg(ctx);
+    await addLeadField(ctx, org.orgId, { field_id: "constructor", label: "Builder", type: "text" });
+    const { token } = await mailOnePiece(ctx, org.orgId);
+    const without = await call(ctx, "POST", `/l/${token}`, {
+      body: { first_name: "A", last_name: "B", email: "a@example.com" },
+    });
+    assert.equal(without.status, 201, without.text);
+    const withIt = await call(ctx, "POST", `/l/${token}`, {
+      body: {
+        first_name: "C",
+        last_name: "D",
+        email: "c@example.com",
+        custom_fields: { constructor: "Bob" },
+      },
+    });
+    assert.equal(withIt.status, 201, withIt.text);
   });
 
   it("takes the HTML form to a thank-you page, and shows the form again with the message when refused", async () => {

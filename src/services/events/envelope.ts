@@ -144,18 +144,6 @@ export function cleanEnvelope(envelope: EventEnvelope): CleanEnvelope {
   };
 }
 
-/**
- * PostgreSQL text and jsonb cannot hold NUL characters or unpaired surrogates (JSON allows both
- * as escapes), so such a string is rejected rather than failing the write with a 500.
- */
-const UNPAIRED_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-
-function assertStorableText(field: string, value: string): void {
-  if (value.includes("\u0000") || UNPAIRED_SURROGATE.test(value)) {
-    throw invalidPayload(`${field}: must be well-formed Unicode text without NUL characters`);
-  }
-}
-
 const ISO_DATE_TIME =
   /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?([Zz]|[+-]\d{2}:?\d{2})?$/;
 
@@ -200,11 +188,6 @@ export function parseIsoDateTime(value: string): number | undefined {
  * `occurred_at` may lead the server clock. Throws 422 invalid_payload naming the field.
  */
 export function assertEnvelopeRules(envelope: CleanEnvelope, now: Date): void {
-  assertStorableText("dedup_id", envelope.dedup_id);
-  assertStorableText("record.id", envelope.record.id);
-  for (const [key, value] of Object.entries(envelope.record.properties)) {
-    assertStorableText(`record.properties.${key}`, value);
-  }
   const composed = composeAddress(envelope.record.properties);
   if (composed.length > MAX_COMPOSED_ADDRESS_LENGTH) {
     throw invalidPayload(

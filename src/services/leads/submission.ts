@@ -1,4 +1,5 @@
 import type { LeadCustomField } from "../../db/schema.ts";
+import { isStorableText, UNSTORABLE_TEXT } from "../../domain/storable-text.ts";
 import { invalidPayload } from "../../errors.ts";
 import type { LeadField } from "./lead-fields.ts";
 
@@ -46,6 +47,7 @@ function text(raw: unknown, field: string, maxLength: number, options: { multili
   if (CONTROL.test(value) || (!options.multiline && /[\n\r\t]/.test(value))) {
     throw invalidPayload(`${field}: contains control characters`);
   }
+  if (!isStorableText(value)) throw invalidPayload(`${field}: ${UNSTORABLE_TEXT}`);
   return value;
 }
 
@@ -108,7 +110,7 @@ export function validateSubmission(fields: LeadField[], raw: RawLeadSubmission):
   }
   const customFields: LeadCustomField[] = [];
   for (const definition of fields) {
-    if (!(definition.field_id in submittedCustom)) continue;
+    if (!Object.hasOwn(submittedCustom, definition.field_id)) continue;
     const value = customValue(definition, submittedCustom[definition.field_id]);
     if (value.length === 0) continue;
     customFields.push({
