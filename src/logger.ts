@@ -1,10 +1,32 @@
 import pino, { type Logger } from "pino";
 
-/** JSON logs; credentials and bodies are redacted wherever they could appear. */
-export function createLogger(level: string): Logger {
-  return pino({
+/**
+ * A failed query's error carries its bound values (drizzle's `params`, also repeated in its message
+ * and stack; PostgreSQL's `detail`, e.g. the key of a unique violation): names, emails, addresses.
+ * They are cut from logged errors, down the `cause` chain (kept as an object, so PostgreSQL's
+ * code and constraint stay readable); the statement stays.
+ */
+function withoutQueryValues(error: unknown): unknown {
+  if (error === null || typeof error !== "object") return error;
+  const { params: _params, detail: _detail, ...rest } = error as Record<string, unknown>;
+  for (const field of ["message", "stack"] as const) {
+    const text = rest[field];
+    if (typeof text === "string") rest[field] = text.replace(/\nparams: [\s\S]*?(?=\n {4}at |$)/, "");
+  }
+  if (rest.cause !== undefined) rest.cause = withoutQueryValues(rest.cause);
+  return rest;
+}
+
+export function serializeError(error: Error): unknown {
+  return withoutQueryValues(pino.stdSerializers.errWithCause(error));
+}
+
+/** JSON logs; credentials, bodies and query values are redacted wherever they could appear. */
+export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
+  const options: pino.LoggerOptions = {
     level,
     base: undefined,
+    serializers: { err: serializeError },
     redact: {
       paths: [
         "req.headers.authorization",
@@ -16,5 +38,6 @@ export function createLogger(level: string): Logger {
       ],
       censor: "[redacted]",
     },
-  });
+  };
+  return destination ? pino(options, destination) : pino(options);
 }

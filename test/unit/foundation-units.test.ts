@@ -142,3 +142,45 @@ describe("Redis rate limiter outage", () => {
     await limiter.close();
   });
 });
+
+describe("logged errors of failed queries", () => {
+  it("keep the statement and code but never the bound values (params, message, stack, detail)", async () => {
+    const { DrizzleQueryError } = await import("drizzle-orm");
+    const { createLogger } = await import("../../src/logger.ts");
+    const lines: string[] = [];
+    const logger = createLogger("error", { write: (line: string) => lines.push(line) });
+    const cause = Object.assign(new Error('duplicate key value violates unique constraint "leads_email"'), {
+      code: "23505",
+      detail: "Key (email)=(homer@example.com) already exists.",
+      constraint: "leads_email",
+    });
+    const error = new DrizzleQueryError(
+      "insert into leads (name, email) values ($1, $2)",
+      ["Homer\nSimpson", "homer@example.com"],
+      cause,
+    );
+    logger.error({ err: error }, "request failed");
+    const logged = lines.join("");
+    assert.doesNotMatch(logged, /homer@example\.com|Homer|Simpson/);
+    const entry = JSON.parse(lines[0]!);
+    assert.equal(entry.err.message, "Failed query: insert into leads (name, email) values ($1, $2)");
+    assert.match(entry.err.stack, /^Error: Failed query: insert into leads .*\$2\)\n {4}at /);
+    assert.equal(entry.err.cause.code, "23505");
+    assert.equal(entry.err.cause.constraint, "leads_email");
+  });
+});
+
+describe("delivery log URLs", () => {
+  it("keep the origin and path of a receiver's URL, never its query or credentials", async () => {
+    const { loggableUrl } = await import("../../src/services/webhooks/deliver-lead-job.ts");
+    assert.equal(
+      loggableUrl("https://hooks.zapier.com/hooks/catch/1/abc"),
+      "https://hooks.zapier.com/hooks/catch/1/abc",
+    );
+    assert.equal(
+      loggableUrl("https://u:p@n8n.example.com/webhook?token=SECRET"),
+      "https://n8n.example.com/webhook?[redacted]",
+    );
+    assert.equal(loggableUrl("not a url"), "[unparsable url]");
+  });
+});

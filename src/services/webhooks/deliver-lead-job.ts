@@ -76,19 +76,30 @@ export function deliverLeadHandler(deps: DeliverLeadDeps): RegisteredJob {
       error: result.outcome === "attempted" ? null : result.error,
       createdAt: deps.clock.now(),
     };
+    const targetUrl = loggableUrl(record.targetUrl);
     if (result.outcome === "attempted") {
-      log.info({ statusCode: result.statusCode, targetUrl: record.targetUrl }, "lead delivered");
+      log.info({ statusCode: result.statusCode, targetUrl }, "lead delivered");
     } else {
-      log.warn(
-        { outcome: result.outcome, error: result.error, targetUrl: record.targetUrl },
-        "lead delivery not completed",
-      );
+      log.warn({ outcome: result.outcome, error: result.error, targetUrl }, "lead delivery not completed");
     }
     try {
       await deps.db.insert(deliveries).values(record).onConflictDoNothing();
     } catch (error) {
       // The request went out; failing the job now would only send it again.
-      log.error({ err: error, delivery: record }, "could not record a delivery attempt");
+      log.error({ err: error, delivery: { ...record, targetUrl } }, "could not record a delivery attempt");
     }
   });
+}
+
+/**
+ * Receivers (Zapier, n8n) often carry a secret in the URL's query string: logs keep the origin and
+ * path only. The operator's delivery list shows the whole URL.
+ */
+export function loggableUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.origin}${parsed.pathname}${parsed.search ? "?[redacted]" : ""}`;
+  } catch {
+    return "[unparsable url]";
+  }
 }
