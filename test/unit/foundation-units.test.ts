@@ -184,3 +184,17 @@ describe("delivery log URLs", () => {
     assert.equal(loggableUrl("not a url"), "[unparsable url]");
   });
 });
+
+describe("CSV export cells", () => {
+  it("never start a formula, at the start of a cell or after a semicolon", async () => {
+    const { csvField } = await import("../../src/services/import/staged-batches.ts");
+    assert.equal(csvField("=1+1"), `"'=1+1"`);
+    assert.equal(csvField("@SUM(A1)"), `"'@SUM(A1)"`);
+    assert.equal(csvField("id;+1+1"), `"id;'+1+1"`);
+    assert.equal(csvField("Bob;=1+1;@SUM(1+1)"), `"Bob;'=1+1;'@SUM(1+1)"`);
+    assert.equal(csvField("-5"), `"'-5"`);
+    assert.equal(csvField(-89.6), "-89.6", "numbers are data, not text");
+    assert.equal(csvField('12 "Oak" Ln, Austin'), '"12 ""Oak"" Ln, Austin"');
+    assert.equal(csvField("Ada Lovelace"), "Ada Lovelace");
+  });
+});

@@ -70,12 +70,19 @@ export const STAGED_ROW_COLUMNS = [
   "completed_at",
 ] as const satisfies readonly (keyof StagedRow)[];
 
-/** RFC 4180 field; a leading = + - @ is prefixed with ' so a spreadsheet never runs it as a formula. */
-function csvField(value: string | number | null): string {
+/**
+ * A cell that starts with = + - @ (or a tab or CR), at the start or after a semicolon (where a
+ * spreadsheet set to split on semicolons starts a cell), gets a ' in front so it is never run as
+ * a formula.
+ */
+const FORMULA_START = /(^|;)(?=[=+\-@\t\r])/g;
+
+/** RFC 4180 field, defused against formula injection; a field with a semicolon is quoted too. */
+export function csvField(value: string | number | null): string {
   if (value === null) return "";
   let text = String(value);
-  if (typeof value === "string" && /^[=+\-@\t\r]/.test(text)) text = `'${text}`;
-  return /[",\r\n']/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+  if (typeof value === "string") text = text.replace(FORMULA_START, "$1'");
+  return /[",;\r\n']/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 
 /** The batch's rows as CSV with a header line. */
