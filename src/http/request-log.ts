@@ -5,6 +5,8 @@ import "./route-config.ts";
 export function registerRequestLog(app: FastifyInstance): void {
   app.addHook("onSend", async (request, reply, payload) => {
     reply.header("x-request-id", request.id);
+    // JSON answers quote request text (a 404 quotes the path): never let a browser sniff them as HTML.
+    reply.header("x-content-type-options", "nosniff");
     return payload;
   });
   app.addHook("onResponse", async (request, reply) => {

@@ -355,9 +355,12 @@ describe(`error model (${databaseLabel})`, () => {
     }
   });
 
-  it("sends a request id with every response", async () => {
+  it("sends a request id and nosniff with every response", async () => {
     const response = await call(ctx, "GET", "/healthz");
     assert.match(String(response.headers["x-request-id"]), /^[0-9a-f-]{36}$/);
+    const missing = await call(ctx, "GET", "/<script>alert(1)</script>");
+    assert.equal(missing.headers["x-content-type-options"], "nosniff");
+    assert.match(String(missing.headers["content-type"]), /^application\/json/);
   });
 });
 
