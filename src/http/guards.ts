@@ -22,10 +22,9 @@ export function isIpLimitedPath(path: string): boolean {
  * `http://host/api/v1/me` reach the route `/api/v1/me` too, and must be counted like it. An
  * unmatched request is judged by its decoded path.
  */
-export function routedPath(request: FastifyRequest): string {
-  const pattern = request.routeOptions.url;
-  if (pattern) return pattern;
-  const { pathname } = new URL(request.url, "http://localhost");
+export function routedPath(routeUrl: string | undefined, requestUrl: string): string {
+  if (routeUrl) return routeUrl;
+  const { pathname } = new URL(requestUrl, "http://localhost");
   try {
     return decodeURIComponent(pathname);
   } catch {
@@ -42,10 +41,11 @@ export function registerGuards(app: FastifyInstance, deps: GuardDeps): void {
 
   app.addHook("onRequest", async (request) => {
     // A tool call the MCP proxy forwards was already counted at /api/mcp (see forwarded-call.ts).
-    if (isIpLimitedPath(routedPath(request)) && !isForwardedCall(request.headers)) {
+    // routeOptions builds a fresh object on every read: read it once.
+    const config = request.routeOptions.config;
+    if (isIpLimitedPath(routedPath(config?.url, request.url)) && !isForwardedCall(request.headers)) {
       await limitByIp(request, deps);
     }
-    const config = request.routeOptions.config;
     if (!config?.scope) return;
     await authenticate(request, deps);
     const auth = request.auth!;
