@@ -89,11 +89,10 @@ export function parseUsAddress(raw: string): AddressParts {
   const parsed = text ? parser.parseLocation(text) : null;
   if (!parsed || parsed.street1 || (!parsed.number && !isPoBox(parsed))) return unparsedParts(text);
   if (parsed.state) return partsOf(parsed);
-  if (!parsed.city && !parsed.zip) {
-    const withoutState = parseStatelessLocality(text);
-    if (withoutState) return withoutState;
-  }
-  return partsOf(reparseWithStateOfZip(text) ?? parsed);
+  const withStateOfZip = reparseWithStateOfZip(text);
+  if (withStateOfZip) return partsOf(withStateOfZip);
+  if (!parsed.city) return parseStatelessLocality(text) ?? partsOf(parsed);
+  return partsOf(parsed);
 }
 
 function partsOf(parsed: ParsedLocation): AddressParts {
@@ -108,9 +107,11 @@ function partsOf(parsed: ParsedLocation): AddressParts {
 }
 
 /**
- * "50 Main St Springfield 62704" (no comma, no state) parses with the city inside the street
- * name. Written with the ZIP's state it parses as street, city, state, ZIP; that reading is kept
- * only when the street then ends in a street type, so "3 Pine Way 62701" does not become city "Way".
+ * parse-address reads a locality only when a state follows the city: "50 Main St, Chicago 60601"
+ * gives the street alone (city and ZIP dropped, so two homes in different towns would share a
+ * key) and "50 Main St Springfield 62704" puts the city inside the street name. Written with the
+ * ZIP's state, both parse as street, city, state, ZIP; that reading is kept only when the street
+ * then ends in a street type, so "3 Pine Way 62701" does not make "Way" a city.
  */
 function reparseWithStateOfZip(text: string): ParsedLocation | undefined {
   const zipMatch = TRAILING_ZIP.exec(text);
@@ -123,20 +124,19 @@ function reparseWithStateOfZip(text: string): ParsedLocation | undefined {
 const TRAILING_ZIP = /[\s,]*\b(\d{5})(?:-?\d{4})?$/;
 
 /**
- * parse-address reads a locality only when it carries a state: for "50 Main St, Chicago 60601"
- * or "50 Main St, Springfield" it returns the street alone and drops city and ZIP, which would
- * give two homes in different towns one key. Here the text after the first comma is the locality:
- * a trailing ZIP (the state then taken from it) and the city before it.
+ * The rest of the stateless forms ("50 Main St, Springfield", "12 Broadway, Springfield 62701"):
+ * a trailing ZIP (its state then taken from it), and before it the city after the last comma;
+ * what precedes that comma is the street line ("50 Main St, Apt 4").
  */
 function parseStatelessLocality(text: string): AddressParts | undefined {
-  const comma = text.indexOf(",");
-  if (comma < 0) return undefined;
-  const street = parser.parseLocation(text.slice(0, comma));
-  if (!street || street.street1 || (!street.number && !isPoBox(street))) return undefined;
-  const locality = text.slice(comma + 1).trim();
-  const zipMatch = TRAILING_ZIP.exec(locality);
+  const zipMatch = TRAILING_ZIP.exec(text);
   const postalCode = zipMatch?.[1] ?? "";
-  const city = fold(zipMatch ? locality.slice(0, zipMatch.index) : locality);
+  const withoutZip = zipMatch ? text.slice(0, zipMatch.index) : text;
+  const comma = withoutZip.lastIndexOf(",");
+  if (comma < 0) return undefined;
+  const street = parser.parseLocation(withoutZip.slice(0, comma));
+  if (!street || street.street1 || (!street.number && !isPoBox(street))) return undefined;
+  const city = fold(withoutZip.slice(comma + 1));
   if (!city && !postalCode) return undefined;
   return {
     street: streetLine(street),

@@ -65,6 +65,9 @@ const VARIANTS: [string, string][] = [
   ["50 Main St Springfield 62704", "50 MAIN ST, SPRINGFIELD IL 62704"],
   ["3 Pine Way Springfield 62701", "3 PINE WAY, SPRINGFIELD IL 62701"],
   ["PO Box 12 Chicago 60601", "PO BOX 12, CHICAGO IL 60601"],
+  ["50 Main St, Apt 4, Denver, 80202", "50 MAIN ST #4, DENVER CO 80202"],
+  ["50 Main St, Apt 4, Springfield", "50 MAIN ST #4, SPRINGFIELD"],
+  ["12 Broadway, Springfield 62701", "12 BROADWAY, SPRINGFIELD IL 62701"],
 ];
 
 describe("address normalization", () => {
