@@ -185,18 +185,34 @@ const CONNECTION_ERROR_CODES = new Set([
   "ECONNRESET",
   "ETIMEDOUT",
   "ENOTFOUND",
+  "EAI_AGAIN",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
   "EPIPE",
   "57P01", // admin_shutdown
   "57P02", // crash_shutdown
   "57P03", // cannot_connect_now
-  "08000",
-  "08003",
-  "08006",
+  "08000", // connection_exception, and its class
   "08001",
+  "08003",
   "08004",
+  "08006",
+  "08007",
+  "3D000", // invalid_catalog_name: the database was dropped or renamed
+  "28000", // invalid_authorization_specification: the role is refused
+  "28P01", // invalid_password: rotated credentials
+  "53000", // insufficient_resources, and its class
+  "53100", // disk_full
+  "53200", // out_of_memory
+  "53300", // too_many_connections
+  "25006", // read_only_sql_transaction: a failover left us on a read-only server
 ]);
 
-/** True when an error means "the database cannot be reached", not "the query was wrong". */
+/**
+ * True when an error means "the database cannot serve us now" (unreachable, gone, refusing our
+ * credentials, out of resources, read-only), not "the query was wrong": callers answer 503 with
+ * Retry-After, never a 500 or a 202 that lost its work.
+ */
 export function isConnectionError(error: unknown): boolean {
   let current: unknown = error;
   for (let depth = 0; current && depth < 5; depth++) {

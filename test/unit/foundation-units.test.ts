@@ -198,3 +198,21 @@ describe("CSV export cells", () => {
     assert.equal(csvField("Ada Lovelace"), "Ada Lovelace");
   });
 });
+
+describe("database unavailability", () => {
+  it("counts a database that is gone, refusing us, full or read-only as unavailable, not a bad query", async () => {
+    const { isConnectionError } = await import("../../src/db/database.ts");
+    const pgError = (code: string) => Object.assign(new Error(`pg ${code}`), { code });
+    for (const code of ["ECONNREFUSED", "57P01", "08006", "3D000", "28P01", "53100", "53300", "25006"]) {
+      assert.equal(isConnectionError(pgError(code)), true, code);
+      assert.equal(
+        isConnectionError(new Error("Failed query", { cause: pgError(code) })),
+        true,
+        `${code} as cause`,
+      );
+    }
+    for (const code of ["23505", "22P02", "42P01", "40001"]) {
+      assert.equal(isConnectionError(pgError(code)), false, code);
+    }
+  });
+});
