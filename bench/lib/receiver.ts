@@ -7,8 +7,11 @@ export interface TimedReceipt {
   body: Buffer;
 }
 
-/** An HTTPS receiver on loopback (test CA) that notes when each delivery arrived. */
-export async function startTimedReceiver() {
+/**
+ * An HTTPS receiver on loopback (test CA) that notes when each delivery arrived, and answers
+ * `answerDelayMs` after it (a slow receiver keeps a delivery in flight).
+ */
+export async function startTimedReceiver(options: { answerDelayMs?: number } = {}) {
   const { ca, key, cert } = testCertificates();
   const receipts: TimedReceipt[] = [];
   const server = createServer({ key, cert }, (request, response) => {
@@ -16,7 +19,7 @@ export async function startTimedReceiver() {
     request.on("data", (chunk: Buffer) => chunks.push(chunk));
     request.on("end", () => {
       receipts.push({ receivedAt: Date.now(), body: Buffer.concat(chunks) });
-      response.writeHead(204).end();
+      setTimeout(() => response.writeHead(204).end(), options.answerDelayMs ?? 0);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));

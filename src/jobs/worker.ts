@@ -1,6 +1,7 @@
 import type { Logger } from "pino";
 import type { Clock } from "../clock.ts";
 import type { Queryable } from "../db/database.ts";
+import { retryWhileUnavailable } from "../db/retry-while-unavailable.ts";
 import type { JobCatalog, RegisteredJob } from "./job-kind.ts";
 import { type ClaimedJob, claimJobs, completeJob, failJob } from "./queue.ts";
 
@@ -26,6 +27,9 @@ export interface Worker {
 
 class JobTimeoutError extends Error {}
 
+/** How long marking a finished job done waits out a database outage. */
+const COMPLETION_BUDGET_MS = 15_000;
+
 async function runOne(deps: WorkerDeps, entry: RegisteredJob, job: ClaimedJob) {
   const { kind } = entry;
   const controller = new AbortController();
@@ -47,7 +51,10 @@ async function runOne(deps: WorkerDeps, entry: RegisteredJob, job: ClaimedJob) {
       }),
       timeout,
     ]);
-    await completeJob(deps.db, job, deps.clock.now());
+    // A finished job left 'running' by an outage would wait out its whole lock and run again.
+    await retryWhileUnavailable(() => completeJob(deps.db, job, deps.clock.now()), {
+      budgetMs: COMPLETION_BUDGET_MS,
+    });
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     const verdict = await failJob(deps.db, job, kind, message, deps.clock.now());

@@ -1,6 +1,10 @@
 import assert from "node:assert/strict";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { withDatabaseName } from "../../bench/lib/databases.ts";
+import { startTimedReceiver } from "../../bench/lib/receiver.ts";
 import {
   adminHttp,
   createServiceOrg,
@@ -122,6 +126,76 @@ describe("outages of the database and of Redis", { skip: skipWithoutPostgres }, 
       recoveredStatuses.every((entry) => entry.status === 200 || entry.status === 202),
       JSON.stringify(recoveredStatuses.filter((entry) => entry.status >= 300)),
     );
+  });
+
+  it("sends a lead once when the database goes away while its delivery is in flight", async () => {
+    const receiver = await startTimedReceiver({ answerDelayMs: 2_500 });
+    const caDir = mkdtempSync(path.join(tmpdir(), "porchlight-reliability-ca-"));
+    writeFileSync(path.join(caDir, "ca.pem"), receiver.ca);
+    const name = new URL(database.url).pathname.slice(1);
+    const server = withDatabaseName(TEST_DATABASE_URL!, "postgres");
+    try {
+      const service = await startService({
+        databaseUrl: database.url,
+        env: {
+          NODE_EXTRA_CA_CERTS: path.join(caDir, "ca.pem"),
+          WEBHOOK_ALLOW_PRIVATE_TARGETS: "127.0.0.1,localhost",
+        },
+      });
+      services.push(service);
+      const org = await createServiceOrg(service.baseUrl, "Outage deliveries");
+      const subscribed = await http(service.baseUrl, "POST", "/api/v1/webhooks/subscribe", {
+        key: org.key,
+        body: { target_url: receiver.url("/outage") },
+      });
+      assert.equal(subscribed.status, 200, JSON.stringify(subscribed.body));
+      const mailing = await adminHttp(service.baseUrl, "POST", `/orgs/${org.orgId}/mailings`, {
+        pieces: [{ address: "12 Outage Rd, Springfield, IL 62701" }],
+      });
+      const captured = await http(service.baseUrl, "POST", `/l/${mailing.body.pieces[0].token}`, {
+        body: { first_name: "Ada", last_name: "Lovelace", email: "ada@example.com" },
+      });
+      assert.equal(captured.status, 201);
+      for (let wait = 0; receiver.receipts.length === 0 && wait < 100; wait++) await sleep(100);
+      assert.equal(receiver.receipts.length, 1, "the delivery is in flight");
+
+      // The receiver answers 2.5 s after the request arrived: the database is gone by then.
+      restoreConnections = () => queryDatabase(server, `ALTER DATABASE ${name} ALLOW_CONNECTIONS true`);
+      await queryDatabase(server, `ALTER DATABASE ${name} ALLOW_CONNECTIONS false`);
+      await queryDatabase(
+        server,
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1",
+        [name],
+      );
+      await sleep(5_000);
+      await restoreConnections();
+
+      const recorded = async () =>
+        queryDatabase<{ outcome: string; status: string }>(
+          database.url,
+          `SELECT d.outcome, j.status FROM deliveries d JOIN jobs j ON j.id = d.id
+           WHERE d.org_id = $1 AND d.lead_id = $2`,
+          [org.orgId, captured.body.lead_id],
+        );
+      let rows = await recorded();
+      for (let wait = 0; (rows.length === 0 || rows[0]!.status !== "done") && wait < 100; wait++) {
+        await sleep(200);
+        rows = await recorded();
+      }
+      assert.deepEqual(rows, [{ outcome: "attempted", status: "done" }], service.output().slice(-2_000));
+      // A re-run of the job would find the record and send nothing: make it due and let a worker try.
+      await queryDatabase(
+        database.url,
+        "UPDATE jobs SET status = 'running', locked_until = now() - interval '1 second' WHERE id = (SELECT id FROM deliveries WHERE lead_id = $1)",
+        [captured.body.lead_id],
+      );
+      await sleep(2_000);
+      assert.equal(receiver.receipts.length, 1, "sent once");
+    } finally {
+      await restoreConnections?.();
+      await receiver.close();
+      rmSync(caDir, { recursive: true, force: true });
+    }
   });
 
   it("fails open with a warning when Redis is unreachable: never a 429 from the counter store", async () => {

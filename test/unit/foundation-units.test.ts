@@ -216,3 +216,52 @@ describe("database unavailability", () => {
     }
   });
 });
+
+describe("retryWhileUnavailable", () => {
+  const unavailable = () => Object.assign(new Error("connect ECONNREFUSED"), { code: "ECONNREFUSED" });
+
+  it("waits out an outage shorter than its budget and returns the write's answer", async () => {
+    const { retryWhileUnavailable } = await import("../../src/db/retry-while-unavailable.ts");
+    let calls = 0;
+    const retries: number[] = [];
+    const answer = await retryWhileUnavailable(
+      async () => {
+        calls++;
+        if (calls < 4) throw unavailable();
+        return "stored";
+      },
+      { budgetMs: 1_000, firstDelayMs: 5, onRetry: (_error, attempt) => retries.push(attempt) },
+    );
+    assert.equal(answer, "stored");
+    assert.equal(calls, 4);
+    assert.deepEqual(retries, [1, 2, 3]);
+  });
+
+  it("throws at once for an error that is not an outage, and after the budget for a long outage", async () => {
+    const { retryWhileUnavailable } = await import("../../src/db/retry-while-unavailable.ts");
+    let calls = 0;
+    const duplicate = Object.assign(new Error("duplicate key"), { code: "23505" });
+    await assert.rejects(
+      retryWhileUnavailable(
+        async () => {
+          calls++;
+          throw duplicate;
+        },
+        { budgetMs: 1_000, firstDelayMs: 5 },
+      ),
+      duplicate,
+    );
+    assert.equal(calls, 1);
+    const started = Date.now();
+    await assert.rejects(
+      retryWhileUnavailable(
+        async () => {
+          throw unavailable();
+        },
+        { budgetMs: 100, firstDelayMs: 10, maxDelayMs: 20 },
+      ),
+      /ECONNREFUSED/,
+    );
+    assert.ok(Date.now() - started < 1_000, "gave up within about its budget");
+  });
+});

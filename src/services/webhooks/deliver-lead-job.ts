@@ -3,6 +3,7 @@ import { and, eq } from "drizzle-orm";
 import type { Logger } from "pino";
 import type { Clock } from "../../clock.ts";
 import type { Queryable } from "../../db/database.ts";
+import { retryWhileUnavailable } from "../../db/retry-while-unavailable.ts";
 import { deliveries, subscriptions } from "../../db/schema.ts";
 import { defineJobKind, exponentialBackoff, handleJob, type RegisteredJob } from "../../jobs/job-kind.ts";
 import { loadLeadView, toDeliveryPayload } from "../leads/lead-view.ts";
@@ -25,6 +26,9 @@ export const deliverLeadJob = defineJobKind({
   backoffSeconds: exponentialBackoff(30, 600),
   timeoutSeconds: 60,
 });
+
+/** How long a delivery's record waits out an outage: the POST (at most 10 s) plus this stays under the 60 s lock. */
+const RECORD_BUDGET_MS = 40_000;
 
 export interface DeliverLeadDeps {
   db: Queryable;
@@ -82,8 +86,14 @@ export function deliverLeadHandler(deps: DeliverLeadDeps): RegisteredJob {
     } else {
       log.warn({ outcome: result.outcome, error: result.error, targetUrl }, "lead delivery not completed");
     }
+    // The row is what stops a re-run of this job from sending again: a short outage is waited
+    // out (well inside the job's 60 s lock) rather than leaving the job to be re-run and re-sent.
     try {
-      await deps.db.insert(deliveries).values(record).onConflictDoNothing();
+      await retryWhileUnavailable(() => deps.db.insert(deliveries).values(record).onConflictDoNothing(), {
+        budgetMs: RECORD_BUDGET_MS,
+        onRetry: (error, attempt) =>
+          log.warn({ err: error, attempt }, "database unavailable; retrying the delivery record"),
+      });
     } catch (error) {
       // The request went out; failing the job now would only send it again.
       log.error({ err: error, delivery: { ...record, targetUrl } }, "could not record a delivery attempt");

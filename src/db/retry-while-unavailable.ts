@@ -1,0 +1,33 @@
+import { isConnectionError } from "./database.ts";
+
+export interface RetryBudget {
+  /** Give up (rethrow the last error) once this much time has passed. */
+  budgetMs: number;
+  /** First wait; each next one doubles, up to `maxDelayMs`. */
+  firstDelayMs?: number;
+  maxDelayMs?: number;
+  onRetry?: (error: unknown, attempt: number) => void;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Runs a write whose loss would cost more than waiting: a short database outage (a failover, a
+ * restart) is waited out with backoff; any other error, or an outage longer than the budget,
+ * is thrown. The write must be idempotent: a try whose answer was lost may have committed.
+ */
+export async function retryWhileUnavailable<T>(write: () => Promise<T>, budget: RetryBudget): Promise<T> {
+  const { budgetMs, firstDelayMs = 200, maxDelayMs = 5_000, onRetry } = budget;
+  const deadline = Date.now() + budgetMs;
+  let delay = firstDelayMs;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await write();
+    } catch (error) {
+      if (!isConnectionError(error) || Date.now() + delay > deadline) throw error;
+      onRetry?.(error, attempt);
+      await sleep(delay);
+      delay = Math.min(delay * 2, maxDelayMs);
+    }
+  }
+}
