@@ -57,9 +57,11 @@ export function renderError(error: AppError, request: FastifyRequest, reply: Fas
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error, request, reply) => {
     const appError = toAppError(error, request);
-    if (appError.status >= 500) {
-      request.log.error({ err: error, reqId: request.id }, "request failed");
-    }
+    // A 503 is an expected, retryable answer (an outage, the kill switch): one warning each, so an
+    // outage does not bury real failures under error lines.
+    if (appError.status === 503)
+      request.log.warn({ err: error, reqId: request.id }, "request refused: unavailable");
+    else if (appError.status >= 500) request.log.error({ err: error, reqId: request.id }, "request failed");
     return renderError(appError, request, reply);
   });
   app.setNotFoundHandler((request, reply) =>
