@@ -82,17 +82,36 @@ function unparsedParts(raw: string): AddressParts {
 /** Splits a US address into normalized parts (upper case, Pub 28 abbreviations, ZIP5). */
 export function parseUsAddress(raw: string): AddressParts {
   const text = raw
-    .replace(/\b(?:USA|U\.S\.A\.|UNITED STATES(?: OF AMERICA)?)\.?\s*$/i, "")
+    .replace(/[\s,]*\b(?:USA|U\.S\.A\.|UNITED STATES(?: OF AMERICA)?)\.?\s*$/i, "")
     // "N.W." is one directional; with its dots folded to spaces it would read as two words.
     .replace(/\b([NS])\.\s?([EW])\b\.?/gi, "$1$2")
     .trim();
   const parsed = text ? parser.parseLocation(text) : null;
   if (!parsed || parsed.street1 || (!parsed.number && !isPoBox(parsed))) return unparsedParts(text);
-  if (parsed.state) return partsOf(parsed);
+  if (parsed.state && parsed.city && !contradictsZip(parsed) && !misreadsZipCity(text, parsed)) {
+    return partsOf(parsed);
+  }
   const withStateOfZip = reparseWithStateOfZip(text);
   if (withStateOfZip) return partsOf(withStateOfZip);
-  if (!parsed.city) return parseStatelessLocality(text) ?? partsOf(parsed);
+  if (!parsed.city && !parsed.state) return parseStatelessLocality(text) ?? partsOf(parsed);
   return partsOf(parsed);
+}
+
+/**
+ * "50 Main St, New York 10001" reads "New York" as the state and "St" as the city: the text ends
+ * with its ZIP's city, which the parse did not find.
+ */
+function misreadsZipCity(text: string, parsed: ParsedLocation): boolean {
+  const zipMatch = TRAILING_ZIP.exec(text);
+  const zipCity = zipMatch ? zipcodes.lookup(zipMatch[1]!)?.city : undefined;
+  if (!zipMatch || !zipCity || fold(parsed.city) === fold(zipCity)) return false;
+  return withZipCitySplit(text.slice(0, zipMatch.index), zipCity) !== undefined;
+}
+
+/** "1600 Pennsylvania Ave NW, Washington 20500" reads "Washington" as the state; its ZIP says DC. */
+function contradictsZip(parsed: ParsedLocation): boolean {
+  const zipState = stateFromZip(/^\d{5}$/.test(parsed.zip ?? "") ? (parsed.zip as string) : "");
+  return zipState !== "" && zipState !== fold(parsed.state);
 }
 
 function partsOf(parsed: ParsedLocation): AddressParts {
@@ -115,11 +134,39 @@ function partsOf(parsed: ParsedLocation): AddressParts {
  */
 function reparseWithStateOfZip(text: string): ParsedLocation | undefined {
   const zipMatch = TRAILING_ZIP.exec(text);
-  const state = stateFromZip(zipMatch?.[1] ?? "");
-  if (!zipMatch || !state) return undefined;
-  const reparsed = parser.parseLocation(`${text.slice(0, zipMatch.index)} ${state} ${zipMatch[1]}`);
-  return reparsed?.city && (reparsed.type || isPoBox(reparsed)) ? reparsed : undefined;
+  const place = zipMatch ? zipcodes.lookup(zipMatch[1]!) : undefined;
+  if (!zipMatch || !place?.state) return undefined;
+  const head = text.slice(0, zipMatch.index);
+  const locality = `${place.state} ${zipMatch[1]}`;
+  const split = withZipCitySplit(head, place.city);
+  const reparsed = parser.parseLocation(split ? `${split}, ${locality}` : `${head} ${locality}`);
+  if (!reparsed?.city || !(reparsed.type || isPoBox(reparsed))) return undefined;
+  return { ...reparsed, state: place.state, zip: zipMatch[1] };
 }
+
+/**
+ * When the text before the ZIP ends with the ZIP's own city ("… Long Island City", "… St. Louis",
+ * "… West Springfield"), the street is what precedes it: "street, City, ST zip" then parses
+ * without a street-type word of the city being read as the street's.
+ */
+function withZipCitySplit(head: string, zipCity: string | undefined): string | undefined {
+  if (!zipCity) return undefined;
+  const words = (value: string) => fold(value).split(" ").filter(Boolean);
+  const comparable = (word: string) => (word === "SAINT" ? "ST" : word);
+  const headWords = words(head);
+  const cityWords = words(zipCity);
+  const streetLength = headWords.length - cityWords.length;
+  const endsWithCity = cityWords.every(
+    (word, index) => comparable(headWords[streetLength + index] ?? "") === comparable(word),
+  );
+  if (!endsWithCity || streetLength < 2) return undefined;
+  // The city as written ("St Louis" stays ST LOUIS), so the key matches the form with a state.
+  return `${headWords.slice(0, streetLength).join(" ")}, ${headWords.slice(streetLength).join(" ")}`;
+}
+
+/** A Publication 28 secondary unit designator (or #) opening a text. */
+const UNIT_DESIGNATOR =
+  /^\s*(?:#|(?:APT|APARTMENT|UNIT|STE|SUITE|FL|FLOOR|RM|ROOM|BLDG|BUILDING|DEPT|LOT|TRLR|TRAILER|SPC|SPACE|HNGR|HANGAR|PIER|SLIP|STOP|KEY|BSMT|BASEMENT|FRNT|FRONT|REAR|SIDE|LOWR|LOWER|UPPR|UPPER|PH|PENTHOUSE|OFC|OFFICE|LBBY|LOBBY)\b\.?)/i;
 
 const TRAILING_ZIP = /[\s,]*\b(\d{5})(?:-?\d{4})?$/;
 
@@ -134,9 +181,12 @@ function parseStatelessLocality(text: string): AddressParts | undefined {
   const withoutZip = zipMatch ? text.slice(0, zipMatch.index) : text;
   const comma = withoutZip.lastIndexOf(",");
   if (comma < 0) return undefined;
+  const tail = withoutZip.slice(comma + 1);
+  // "123 Main St, Apt 4": the tail is the street's unit, not a city (the whole parse keeps it).
+  if (UNIT_DESIGNATOR.test(tail)) return undefined;
   const street = parser.parseLocation(withoutZip.slice(0, comma));
   if (!street || street.street1 || (!street.number && !isPoBox(street))) return undefined;
-  const city = fold(withoutZip.slice(comma + 1));
+  const city = fold(tail);
   if (!city && !postalCode) return undefined;
   return {
     street: streetLine(street),

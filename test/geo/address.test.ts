@@ -68,6 +68,17 @@ const VARIANTS: [string, string][] = [
   ["50 Main St, Apt 4, Denver, 80202", "50 MAIN ST #4, DENVER CO 80202"],
   ["50 Main St, Apt 4, Springfield", "50 MAIN ST #4, SPRINGFIELD"],
   ["12 Broadway, Springfield 62701", "12 BROADWAY, SPRINGFIELD IL 62701"],
+  // A unit after a comma stays in the street line.
+  ["123 Main St, Apt 4", "123 MAIN ST #4"],
+  ["123 Main St, Apt 4, 62701", "123 MAIN ST #4, IL 62701"],
+  // The ZIP's own city at the end of the text marks where the street ends.
+  ["1 Court Sq Long Island City 11101", "1 COURT SQ, LONG ISLAND CITY NY 11101"],
+  ["50 Main St St. Louis 63101", "50 MAIN ST, ST LOUIS MO 63101"],
+  ["50 Main St, St. Louis, MO 63101", "50 MAIN ST, ST LOUIS MO 63101"],
+  ["100 Main St West Springfield 01089", "100 MAIN ST, WEST SPRINGFIELD MA 01089"],
+  ["50 Main St, New York 10001", "50 MAIN ST, NEW YORK NY 10001"],
+  ["1600 Pennsylvania Ave NW, Washington 20500", "1600 PENNSYLVANIA AVE NW, WASHINGTON DC 20500"],
+  ["123 Main St, Springfield 62701, USA", "123 MAIN ST, SPRINGFIELD IL 62701"],
 ];
 
 describe("address normalization", () => {
