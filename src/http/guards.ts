@@ -24,12 +24,15 @@ export function isIpLimitedPath(path: string): boolean {
  */
 export function routedPath(routeUrl: string | undefined, requestUrl: string): string {
   if (routeUrl) return routeUrl;
-  const { pathname } = new URL(requestUrl, "http://localhost");
+  // Never throws: Node accepts absolute-form targets `new URL` refuses (`http://a:99999/…`).
+  const path = requestUrl.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i, "").split(/[?#]/)[0]!;
+  let decoded = path;
   try {
-    return decodeURIComponent(pathname);
+    decoded = decodeURIComponent(path);
   } catch {
-    return pathname;
+    // Broken percent-encoding: judge the path as sent.
   }
+  return decoded.replace(/\/{2,}/g, "/");
 }
 
 /**

@@ -17,7 +17,7 @@ function mediaTypeOf(header: string | undefined): string {
 }
 
 /** JSON is UTF-8 (RFC 8259); ASCII is a subset of it. */
-const READABLE_CHARSETS = new Set(["utf-8", "utf8", "us-ascii"]);
+const UTF8_CHARSETS = new Set(["utf-8", "utf8", "us-ascii"]);
 
 function charsetOf(header: string | undefined): string | undefined {
   const match = /;\s*charset\s*=\s*"?([^";\s]*)/i.exec(header ?? "");
@@ -25,20 +25,33 @@ function charsetOf(header: string | undefined): string | undefined {
 }
 
 /**
- * Why a body cannot be read as the UTF-8 JSON it must be, or undefined when it can. Decoding such
- * a body as UTF-8 anyway would turn "José" sent as Latin-1 into "Jos\uFFFD" on a printed card.
+ * The body's text, or why it cannot be read. A body in a declared charset other than UTF-8 is
+ * decoded from it (Java clients send `text/plain;charset=ISO-8859-1`), so "José" in Latin-1 stays
+ * "José" instead of becoming "Jos\uFFFD" on a printed card; an unknown charset, invalid UTF-8 or a
+ * compressed body is refused.
  */
-function unreadableEncoding(request: FastifyRequest, body: Buffer): AppError | undefined {
+function decodeBody(request: FastifyRequest, body: Buffer): string | AppError {
   const coding = request.headers["content-encoding"]?.trim().toLowerCase();
   if (coding && coding !== "identity") {
     return unreadableBody(`Content-Encoding ${coding} is not supported; send the body uncompressed`);
   }
   const charset = charsetOf(request.headers["content-type"]);
-  if (charset !== undefined && !READABLE_CHARSETS.has(charset)) {
+  if (charset === undefined || UTF8_CHARSETS.has(charset)) {
+    return isUtf8(body)
+      ? body.toString("utf8")
+      : new AppError(400, "invalid_json", "request body is not valid UTF-8");
+  }
+  let decoder: TextDecoder;
+  try {
+    decoder = new TextDecoder(charset, { fatal: true });
+  } catch {
     return unreadableBody(`charset ${charset} is not supported; send UTF-8`);
   }
-  if (!isUtf8(body)) return new AppError(400, "invalid_json", "request body is not valid UTF-8");
-  return undefined;
+  try {
+    return decoder.decode(body);
+  } catch {
+    return unreadableBody(`request body is not valid ${charset}`);
+  }
 }
 
 const isJsonMediaType = (mediaType: string) =>
@@ -82,12 +95,11 @@ function parseJsonBody(
     done(null, undefined);
     return;
   }
-  const unreadable = typeof body === "string" ? undefined : unreadableEncoding(request, body);
-  if (unreadable !== undefined) {
-    done(unreadable, undefined);
+  const text = typeof body === "string" ? body : decodeBody(request, body);
+  if (text instanceof AppError) {
+    done(text, undefined);
     return;
   }
-  const text = body.toString();
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);

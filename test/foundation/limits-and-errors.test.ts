@@ -96,6 +96,11 @@ describe(`per-IP limit and absolute-form request targets (${databaseLabel})`, ()
       const statusLine = (target: string) => rawStatusLine(port, `GET ${target} HTTP/1.1`);
       assert.match(await statusLine("/api/v1/me"), / 401 /);
       assert.match(await statusLine(`http://127.0.0.1:${port}/api/v1/me`), / 429 /);
+      // Doubled slashes are still judged; targets `new URL` refuses are never a 500.
+      assert.match(await statusLine("//api/v1/nope"), / 429 /);
+      for (const target of ["http://a:99999/api/v1/nope", "http://%zz/api/v1/nope", "http://[::1/api/v1/x"]) {
+        assert.match(await statusLine(target), / (400|429) /, target);
+      }
     } finally {
       await ctx.close();
     }
@@ -278,15 +283,15 @@ describe(`error model (${databaseLabel})`, () => {
     assert.equal(response.body.error, "not_found");
   });
 
-  it("refuses a body it cannot read as UTF-8 JSON instead of printing replacement characters", async () => {
+  it("reads a body in its declared charset and refuses one it cannot read, never printing replacement characters", async () => {
     const org = await createOrg(ctx);
     const latin1 = Buffer.from('{"name":"Jos\xe9"}', "latin1");
     const cases: { headers: Record<string, string>; payload: Buffer; error: string; detail: RegExp }[] = [
       {
-        headers: { "content-type": "application/json; charset=iso-8859-1" },
+        headers: { "content-type": "application/json; charset=x-unknown-8" },
         payload: latin1,
         error: "invalid_payload",
-        detail: /charset iso-8859-1 is not supported/,
+        detail: /charset x-unknown-8 is not supported/,
       },
       {
         headers: { "content-type": "application/json" },
@@ -315,9 +320,16 @@ describe(`error model (${databaseLabel})`, () => {
       payload: Buffer.from('{"name":"José"}'),
     });
     assert.equal(utf8.status, 201, utf8.text);
+    // A declared Latin-1 body is decoded as Latin-1 (what Java clients send with text/plain).
+    const declared = await call(ctx, "POST", "/admin/v1/orgs", {
+      headers: { "content-type": "text/plain;charset=ISO-8859-1", authorization: `Bearer ${ADMIN_TOKEN}` },
+      payload: latin1,
+    });
+    assert.equal(declared.status, 201, declared.text);
+    assert.equal(declared.body.org_name, "José");
     const events = await call(ctx, "POST", "/api/v1/events", {
       key: org.key,
-      headers: { "content-type": "application/json; charset=windows-1252" },
+      headers: { "content-type": "application/json; charset=x-unknown-8" },
       payload: Buffer.from("{}"),
     });
     assert.equal(events.status, 400);
