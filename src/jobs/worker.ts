@@ -52,6 +52,7 @@ async function runOne(deps: WorkerDeps, entry: RegisteredJob, job: ClaimedJob) {
       timeout,
     ]);
     // A finished job left 'running' by an outage would wait out its whole lock and run again.
+    // Past the lock this is harmless: completeJob matches only this attempt.
     await retryWhileUnavailable(() => completeJob(deps.db, job, deps.clock.now()), {
       budgetMs: COMPLETION_BUDGET_MS,
     });

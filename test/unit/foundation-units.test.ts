@@ -265,3 +265,23 @@ describe("retryWhileUnavailable", () => {
     assert.ok(Date.now() - started < 1_000, "gave up within about its budget");
   });
 });
+
+describe("retryWhileUnavailable and abort", () => {
+  it("stops retrying once its signal is aborted", async () => {
+    const { retryWhileUnavailable } = await import("../../src/db/retry-while-unavailable.ts");
+    const controller = new AbortController();
+    let calls = 0;
+    await assert.rejects(
+      retryWhileUnavailable(
+        async () => {
+          calls++;
+          if (calls === 2) controller.abort();
+          throw Object.assign(new Error("connect ECONNREFUSED"), { code: "ECONNREFUSED" });
+        },
+        { budgetMs: 10_000, firstDelayMs: 5, signal: controller.signal },
+      ),
+      /ECONNREFUSED/,
+    );
+    assert.equal(calls, 2);
+  });
+});

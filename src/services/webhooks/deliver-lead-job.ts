@@ -27,8 +27,11 @@ export const deliverLeadJob = defineJobKind({
   timeoutSeconds: 60,
 });
 
-/** How long a delivery's record waits out an outage: the POST (at most 10 s) plus this stays under the 60 s lock. */
-const RECORD_BUDGET_MS = 40_000;
+/**
+ * The delivery's record waits out an outage until this long before the job's 60 s lock ends: one
+ * more try may take the pool's 10 s connect timeout, and the lock must outlive it.
+ */
+const RECORD_MARGIN_MS = 15_000;
 
 export interface DeliverLeadDeps {
   db: Queryable;
@@ -39,6 +42,7 @@ export interface DeliverLeadDeps {
 
 export function deliverLeadHandler(deps: DeliverLeadDeps): RegisteredJob {
   return handleJob(deliverLeadJob, async (payload, context) => {
+    const startedAt = Date.now();
     const { org_id: orgId, lead_id: leadId, subscription_id: subscriptionId } = payload;
     const log = deps.logger.child({ jobId: context.jobId, orgId, leadId, subscriptionId });
     const [alreadySent] = await deps.db
@@ -90,7 +94,8 @@ export function deliverLeadHandler(deps: DeliverLeadDeps): RegisteredJob {
     // out (well inside the job's 60 s lock) rather than leaving the job to be re-run and re-sent.
     try {
       await retryWhileUnavailable(() => deps.db.insert(deliveries).values(record).onConflictDoNothing(), {
-        budgetMs: RECORD_BUDGET_MS,
+        budgetMs: deliverLeadJob.timeoutSeconds * 1000 - RECORD_MARGIN_MS - (Date.now() - startedAt),
+        signal: context.signal,
         onRetry: (error, attempt) =>
           log.warn({ err: error, attempt }, "database unavailable; retrying the delivery record"),
       });
