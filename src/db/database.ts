@@ -214,18 +214,35 @@ const CONNECTION_ERROR_CODES = new Set([
  * Retry-After, never a 500 or a 202 that lost its work.
  */
 export function isConnectionError(error: unknown): boolean {
+  return someCause(error, (candidate) => {
+    if (typeof candidate.code === "string" && CONNECTION_ERROR_CODES.has(candidate.code)) return true;
+    return (
+      typeof candidate.message === "string" &&
+      /timeout exceeded when trying to connect|Connection terminated|PGlite is closed|is not currently accepting connections/i.test(
+        candidate.message,
+      )
+    );
+  });
+}
+
+/** Unavailability that will not heal by waiting: the database is gone or refuses our credentials. */
+const MISCONFIGURATION_CODES = new Set(["3D000", "28000", "28P01"]);
+
+export function isDatabaseMisconfigured(error: unknown): boolean {
+  return someCause(
+    error,
+    (candidate) => typeof candidate.code === "string" && MISCONFIGURATION_CODES.has(candidate.code),
+  );
+}
+
+type ErrorLike = { code?: unknown; message?: unknown; cause?: unknown };
+
+/** Whether the error or one of its causes (drizzle wraps the driver's) matches. */
+function someCause(error: unknown, matches: (candidate: ErrorLike) => boolean): boolean {
   let current: unknown = error;
   for (let depth = 0; current && depth < 5; depth++) {
-    const candidate = current as { code?: unknown; message?: unknown; cause?: unknown };
-    if (typeof candidate.code === "string" && CONNECTION_ERROR_CODES.has(candidate.code)) return true;
-    if (typeof candidate.message === "string") {
-      if (
-        /timeout exceeded when trying to connect|Connection terminated|PGlite is closed|is not currently accepting connections/i.test(
-          candidate.message,
-        )
-      )
-        return true;
-    }
+    const candidate = current as ErrorLike;
+    if (matches(candidate)) return true;
     current = candidate.cause;
   }
   return false;

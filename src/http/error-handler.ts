@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { isConnectionError } from "../db/database.ts";
+import { isConnectionError, isDatabaseMisconfigured } from "../db/database.ts";
 import { AppError, databaseUnavailable, payloadTooLarge, unreadableBody } from "../errors.ts";
 import { styledCode } from "./error-style.ts";
 import "./route-config.ts";
@@ -58,10 +58,13 @@ export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error, request, reply) => {
     const appError = toAppError(error, request);
     // A 503 is an expected, retryable answer (an outage, the kill switch): one warning each, so an
-    // outage does not bury real failures under error lines.
-    if (appError.status === 503)
+    // outage does not bury real failures under error lines. A database that is gone or refuses
+    // our credentials will not heal by itself: that stays an error.
+    if (appError.status === 503 && !isDatabaseMisconfigured(error)) {
       request.log.warn({ err: error, reqId: request.id }, "request refused: unavailable");
-    else if (appError.status >= 500) request.log.error({ err: error, reqId: request.id }, "request failed");
+    } else if (appError.status >= 500) {
+      request.log.error({ err: error, reqId: request.id }, "request failed");
+    }
     return renderError(appError, request, reply);
   });
   app.setNotFoundHandler((request, reply) =>

@@ -35,7 +35,11 @@ export async function registerMcpRoute(app: FastifyInstance): Promise<void> {
     // answered as JSON-RPC errors here; every other route keeps the global error rendering.
     scope.setErrorHandler((error, request, reply) => {
       const appError = toAppError(error, request);
-      if (appError.status >= 500) request.log.error({ err: error, reqId: request.id }, "mcp request failed");
+      if (appError.status === 503) {
+        request.log.warn({ err: error, reqId: request.id }, "mcp request refused: unavailable");
+      } else if (appError.status >= 500) {
+        request.log.error({ err: error, reqId: request.id }, "mcp request failed");
+      }
       return reply.code(appError.status).headers(appError.headers).send(fromAppError(appError));
     });
 
@@ -55,6 +59,7 @@ export async function registerMcpRoute(app: FastifyInstance): Promise<void> {
             202: Type.Null({ description: "A notification (a message without id) was accepted; no body." }),
             400: JsonRpcErrorBody,
             413: JsonRpcErrorBody,
+            422: JsonRpcErrorBody,
             429: JsonRpcErrorBody,
             500: JsonRpcErrorBody,
           },

@@ -214,6 +214,10 @@ describe("database unavailability", () => {
     for (const code of ["23505", "22P02", "42P01", "40001"]) {
       assert.equal(isConnectionError(pgError(code)), false, code);
     }
+    const { isDatabaseMisconfigured } = await import("../../src/db/database.ts");
+    assert.equal(isDatabaseMisconfigured(new Error("Failed query", { cause: pgError("28P01") })), true);
+    assert.equal(isDatabaseMisconfigured(pgError("3D000")), true);
+    assert.equal(isDatabaseMisconfigured(pgError("57P01")), false, "a restart heals by itself");
   });
 });
 

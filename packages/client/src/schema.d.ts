@@ -2386,6 +2386,30 @@ export interface operations {
         };
       };
       /** @description Default Response */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {string} */
+            jsonrpc: "2.0";
+            error: {
+              code: number;
+              message: string;
+              data?: {
+                /** @description The HTTP status of this answer. */
+                status: number;
+                /** @description The machine code the REST endpoints would send. */
+                error: string;
+                retry_after_seconds?: number;
+              };
+            };
+            id: null;
+          };
+        };
+      };
+      /** @description Default Response */
       429: {
         headers: {
           /** @description Seconds to wait before retrying. */
