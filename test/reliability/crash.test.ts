@@ -8,6 +8,7 @@ import { after, before, describe, it } from "node:test";
 import { startTimedReceiver } from "../../bench/lib/receiver.ts";
 import {
   adminHttp,
+  captureSubscribedLead,
   createServiceOrg,
   freshDatabase,
   http,
@@ -104,19 +105,12 @@ describe("SIGKILL of the server", { skip: skipWithoutPostgres }, () => {
       // An API-only process captures and enqueues, but has no worker: the kill lands between the two.
       const api = await start({ args: ["--role", "api"], env });
       const org = await createServiceOrg(api.baseUrl, "Crash leads");
-      const subscribed = await http(api.baseUrl, "POST", "/api/v1/webhooks/subscribe", {
-        key: org.key,
-        body: { target_url: receiver.url("/crash") },
-      });
-      assert.equal(subscribed.status, 200, JSON.stringify(subscribed.body));
-      const mailing = await adminHttp(api.baseUrl, "POST", `/orgs/${org.orgId}/mailings`, {
-        pieces: [{ address: "12 Crash Rd, Springfield, IL 62701" }],
-      });
-      const token = mailing.body.pieces[0].token as string;
-      const captured = await http(api.baseUrl, "POST", `/l/${token}`, {
-        body: { first_name: "Ada", last_name: "Lovelace", email: "ada@example.com" },
-      });
-      assert.equal(captured.status, 201);
+      const leadId = await captureSubscribedLead(
+        api.baseUrl,
+        org,
+        receiver.url("/crash"),
+        "12 Crash Rd, Springfield, IL 62701",
+      );
       await api.kill("SIGKILL");
       assert.equal(receiver.receipts.length, 0);
 
@@ -126,7 +120,7 @@ describe("SIGKILL of the server", { skip: skipWithoutPostgres }, () => {
       await sleep(2_500); // a second delivery, if any, would arrive within the worker's next polls
       assert.equal(receiver.receipts.length, 1);
       const lead = JSON.parse(receiver.receipts[0]!.body.toString("utf8"));
-      assert.equal(lead.service_lead_id, captured.body.lead_id);
+      assert.equal(lead.service_lead_id, leadId);
     } finally {
       await receiver.close();
       rmSync(caDir, { recursive: true, force: true });

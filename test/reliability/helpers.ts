@@ -130,6 +130,31 @@ export async function createServiceOrg(baseUrl: string, name = "Reliability org"
   return { orgId: org.body.org_id as string, key: key.body.key as string };
 }
 
+/**
+ * Subscribes `targetUrl` for the org, mails one piece to `address` and captures a landing-page
+ * lead on it: the lead's delivery job is then queued. Returns the captured lead's id.
+ */
+export async function captureSubscribedLead(
+  baseUrl: string,
+  org: { orgId: string; key: string },
+  targetUrl: string,
+  address: string,
+): Promise<string> {
+  const subscribed = await http(baseUrl, "POST", "/api/v1/webhooks/subscribe", {
+    key: org.key,
+    body: { target_url: targetUrl },
+  });
+  if (subscribed.status !== 200) throw new Error(`subscribe: ${JSON.stringify(subscribed.body)}`);
+  const mailing = await adminHttp(baseUrl, "POST", `/orgs/${org.orgId}/mailings`, {
+    pieces: [{ address }],
+  });
+  const captured = await http(baseUrl, "POST", `/l/${mailing.body.pieces[0].token}`, {
+    body: { first_name: "Ada", last_name: "Lovelace", email: "ada@example.com" },
+  });
+  if (captured.status !== 201) throw new Error(`capture: ${JSON.stringify(captured.body)}`);
+  return captured.body.lead_id as string;
+}
+
 export function liveEvent(dedupId: string, eventType = "job.completed") {
   return {
     event_type: eventType,

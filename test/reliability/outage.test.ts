@@ -7,6 +7,7 @@ import { withDatabaseName } from "../../bench/lib/databases.ts";
 import { startTimedReceiver } from "../../bench/lib/receiver.ts";
 import {
   adminHttp,
+  captureSubscribedLead,
   createServiceOrg,
   freshDatabase,
   http,
@@ -147,18 +148,12 @@ describe("outages of the database and of Redis", { skip: skipWithoutPostgres }, 
       });
       services.push(service);
       const org = await createServiceOrg(service.baseUrl, "Outage deliveries");
-      const subscribed = await http(service.baseUrl, "POST", "/api/v1/webhooks/subscribe", {
-        key: org.key,
-        body: { target_url: receiver.url("/outage") },
-      });
-      assert.equal(subscribed.status, 200, JSON.stringify(subscribed.body));
-      const mailing = await adminHttp(service.baseUrl, "POST", `/orgs/${org.orgId}/mailings`, {
-        pieces: [{ address: "12 Outage Rd, Springfield, IL 62701" }],
-      });
-      const captured = await http(service.baseUrl, "POST", `/l/${mailing.body.pieces[0].token}`, {
-        body: { first_name: "Ada", last_name: "Lovelace", email: "ada@example.com" },
-      });
-      assert.equal(captured.status, 201);
+      const leadId = await captureSubscribedLead(
+        service.baseUrl,
+        org,
+        receiver.url("/outage"),
+        "12 Outage Rd, Springfield, IL 62701",
+      );
       for (let wait = 0; receiver.receipts.length === 0 && wait < 100; wait++) await sleep(100);
       assert.equal(receiver.receipts.length, 1, "the delivery is in flight");
 
@@ -178,7 +173,7 @@ describe("outages of the database and of Redis", { skip: skipWithoutPostgres }, 
           database.url,
           `SELECT d.outcome, j.status FROM deliveries d JOIN jobs j ON j.id = d.id
            WHERE d.org_id = $1 AND d.lead_id = $2`,
-          [org.orgId, captured.body.lead_id],
+          [org.orgId, leadId],
         );
       let rows = await recorded();
       for (let wait = 0; (rows.length === 0 || rows[0]!.status !== "done") && wait < 100; wait++) {
@@ -190,7 +185,7 @@ describe("outages of the database and of Redis", { skip: skipWithoutPostgres }, 
       await queryDatabase(
         database.url,
         "UPDATE jobs SET status = 'running', locked_until = now() - interval '1 second' WHERE id = (SELECT id FROM deliveries WHERE lead_id = $1)",
-        [captured.body.lead_id],
+        [leadId],
       );
       await sleep(2_000);
       assert.equal(receiver.receipts.length, 1, "sent once");
