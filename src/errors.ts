@@ -30,6 +30,8 @@ export class AppError extends Error {
 
 export const invalidPayload = (detail: string) => new AppError(422, "invalid_payload", detail);
 export const unreadableBody = (detail: string) => new AppError(400, "invalid_payload", detail);
+export const invalidJson = (detail = "request body is not valid JSON") =>
+  new AppError(400, "invalid_json", detail);
 export const notFound = (detail = "not found") => new AppError(404, "not_found", detail);
 export const unauthorized = () => new AppError(401, "unauthorized");
 export const forbidden = () => new AppError(403, "unauthorized");

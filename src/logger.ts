@@ -17,7 +17,7 @@ function withoutQueryValues(error: unknown): unknown {
   return rest;
 }
 
-export function serializeError(error: Error): unknown {
+function serializeError(error: Error): unknown {
   return withoutQueryValues(pino.stdSerializers.errWithCause(error));
 }
 

@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { isConnectionError, isDatabaseMisconfigured } from "../db/database.ts";
-import { AppError, databaseUnavailable, payloadTooLarge, unreadableBody } from "../errors.ts";
+import { AppError, databaseUnavailable, invalidJson, payloadTooLarge, unreadableBody } from "../errors.ts";
 import { styledCode } from "./error-style.ts";
 import "./route-config.ts";
 import { describeValidationError, type ValidationIssue } from "./validation-detail.ts";
@@ -28,7 +28,7 @@ export function toAppError(error: unknown, request: FastifyRequest): AppError {
     case "FST_ERR_CTP_BODY_TOO_LARGE":
       return payloadTooLarge(request.routeOptions.bodyLimit ?? 1_048_576);
     case "FST_ERR_CTP_INVALID_JSON_BODY":
-      return new AppError(400, "invalid_json", "request body is not valid JSON");
+      return invalidJson();
     case "FST_ERR_CTP_EMPTY_JSON_BODY":
       return unreadableBody("request body is empty; send a JSON object");
     case "FST_ERR_CTP_INVALID_MEDIA_TYPE":
@@ -37,7 +37,7 @@ export function toAppError(error: unknown, request: FastifyRequest): AppError {
       return unreadableBody("request body length does not match Content-Length");
   }
   if (fastifyError instanceof SyntaxError || fastifyError.name === "SyntaxError") {
-    return new AppError(400, "invalid_json", "request body is not valid JSON");
+    return invalidJson();
   }
   if (isConnectionError(error)) return databaseUnavailable();
   const status = fastifyError.statusCode;

@@ -1,7 +1,7 @@
 import { isUtf8 } from "node:buffer";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { isStorableText, UNSTORABLE_TEXT } from "../domain/storable-text.ts";
-import { AppError, invalidPayload, unreadableBody } from "../errors.ts";
+import { AppError, invalidJson, invalidPayload, unreadableBody } from "../errors.ts";
 
 /**
  * Media types whose body is read as JSON besides application/json. The spec says every body is
@@ -37,9 +37,7 @@ function decodeBody(request: FastifyRequest, body: Buffer): string | AppError {
   }
   const charset = charsetOf(request.headers["content-type"]);
   if (charset === undefined || UTF8_CHARSETS.has(charset)) {
-    return isUtf8(body)
-      ? body.toString("utf8")
-      : new AppError(400, "invalid_json", "request body is not valid UTF-8");
+    return isUtf8(body) ? body.toString("utf8") : invalidJson("request body is not valid UTF-8");
   }
   let decoder: TextDecoder;
   try {

@@ -2,7 +2,7 @@ import { createHmac, timingSafeEqual } from "node:crypto";
 import type { Clock } from "../clock.ts";
 import { type Queryable, queryRows, sql } from "../db/database.ts";
 import type { PieceStatus } from "../db/schema.ts";
-import { AppError, unauthorized, unreadableBody } from "../errors.ts";
+import { AppError, invalidJson, unauthorized, unreadableBody } from "../errors.ts";
 
 /** A signed request older or newer than this is a replay (or a badly wrong clock). */
 export const LOB_SIGNATURE_TOLERANCE_SECONDS = 300;
@@ -70,7 +70,7 @@ function parseEvent(rawBody: Buffer): { type: string; postcardId: string; occurr
   try {
     event = JSON.parse(rawBody.toString("utf8")) as LobEvent;
   } catch {
-    throw new AppError(400, "invalid_json", "the body is not valid JSON");
+    throw invalidJson("the body is not valid JSON");
   }
   const type = event?.event_type?.id;
   const postcardId = event?.body?.id;
