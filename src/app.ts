@@ -14,6 +14,7 @@ import { registerJsonBodyParser } from "./http/json-body.ts";
 import { registerOpenApi } from "./http/openapi.ts";
 import { LEAD_CREATED_WEBHOOK } from "./http/openapi-webhooks.ts";
 import { registerRequestLog } from "./http/request-log.ts";
+import { registerShutdownGate } from "./http/shutdown-gate.ts";
 import type { RateLimiter } from "./limits/rate-limiter.ts";
 import { registerAdminRoutes } from "./routes/admin/index.ts";
 import { registerHealthRoutes } from "./routes/health.ts";
@@ -85,6 +86,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     bodyLimit: 1_048_576,
     ...requestTimeouts(deps.config.requestTimeoutMs),
     frameworkErrors: frameworkErrorHandler,
+    // Requests arriving during shutdown are refused in our own shape (http/shutdown-gate.ts).
+    return503OnClosing: false,
     // Our own JSON parser (http/json-body.ts) refuses __proto__ keys with a 422 naming the field;
     // these settings guard any other parser Fastify might use.
     onProtoPoisoning: "error",
@@ -101,6 +104,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   registerJsonBodyParser(app);
   registerErrorHandling(app);
   registerRequestLog(app);
+  registerShutdownGate(app);
   registerGuards(app, {
     limiter: deps.limiter,
     keyStore: services.keyStore,

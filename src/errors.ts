@@ -62,6 +62,13 @@ export const databaseUnavailable = () =>
     "retry-after": "5",
   });
 
+/** A request that reached an instance after it began to shut down: another instance (or this one, restarted) takes the retry. */
+export const shuttingDown = () =>
+  new AppError(503, "service_unavailable", "this instance is shutting down; retry", {
+    "retry-after": "1",
+    connection: "close",
+  });
+
 export const automationsDisabled = () =>
   new AppError(503, "automations_disabled", "automations are paused platform-wide; retry later", {
     "retry-after": "300",

@@ -28,6 +28,8 @@ export function standardErrorCodes(route: RouteOptions): Record<string, string[]
   const codes: Record<string, string[]> = {
     "429": ["rate_limited"],
     "500": [styledCode(style, "internal_error")],
+    // Also every route's answer while the instance shuts down (http/shutdown-gate.ts).
+    "503": ["service_unavailable"],
   };
   if (config.scope) {
     codes["401"] = [styledCode(style, "unauthorized")];
@@ -57,5 +59,5 @@ export const STANDARD_ERROR_DESCRIPTIONS: Record<string, string> = {
     "Rate limited: rate_limited is the pre-auth per-IP limit; per-organization limits use the code listed. Honour Retry-After.",
   "500": "Unexpected error.",
   "503":
-    "auth_unavailable: the key store cannot be reached (the key was not checked); service_unavailable: the database cannot be reached. Retry after Retry-After.",
+    "auth_unavailable: the key store cannot be reached (the key was not checked); service_unavailable: the database cannot be reached, or this instance is shutting down (then with Connection: close; the request was not applied). Retry after Retry-After.",
 };

@@ -84,6 +84,7 @@ Every endpoint is subject to a pre-auth limit of 60 requests per minute per clie
 Per-organization limits use fixed windows that reset on the boundary; they count every authenticated request to the endpoint, also one later refused for its body (400, 413, 422), but not 401 or 403. Any write body over its limit is 413 \`payload_too_large\` with a detail naming the byte ceiling.
 A request whose headers and body have not all arrived within 30 s (\`REQUEST_TIMEOUT_MS\`) is answered 408 \`request_timeout\` and its connection closed; headers over 16 KiB are 431 \`headers_too_large\`.
 Bodies are JSON, read as UTF-8 unless Content-Type declares another \`charset\` (then decoded from it): invalid UTF-8 is 400 \`invalid_json\`; an unknown charset or a \`Content-Encoding\` other than identity is 400 \`invalid_payload\`. A path with broken percent-encoding is 400 \`bad_request\`.
+While an instance shuts down, a request still arriving on an open connection is not run: 503 \`service_unavailable\` with \`Retry-After: 1\` and \`Connection: close\`.
 
 Retry guidance: 429, 500, 502, 503, 409 \`import_in_progress\` and the trigger's kill-switch 400 are retryable (honour \`Retry-After\`); 400, 401, 403, 404, 413 and 422 are terminal.`;
 

@@ -62,6 +62,7 @@ export async function registerMcpRoute(app: FastifyInstance): Promise<void> {
             422: JsonRpcErrorBody,
             429: JsonRpcErrorBody,
             500: JsonRpcErrorBody,
+            503: JsonRpcErrorBody,
           },
         },
       },

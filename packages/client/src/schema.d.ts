@@ -467,7 +467,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable: the key store cannot be reached (the key was not checked); service_unavailable: the database cannot be reached. Retry after Retry-After. */
+      /** @description auth_unavailable: the key store cannot be reached (the key was not checked); service_unavailable: the database cannot be reached, or this instance is shutting down (then with Connection: close; the request was not applied). Retry after Retry-After. */
       503: {
         headers: {
           /** @description Seconds to wait before retrying. */
@@ -848,7 +848,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable: the key store cannot be reached (the key was not checked); service_unavailable: the database cannot be reached. Retry after Retry-After. */
+      /** @description auth_unavailable: the key store cannot be reached (the key was not checked); service_unavailable: the database cannot be reached, or this instance is shutting down (then with Connection: close; the request was not applied). Retry after Retry-After. */
       503: {
         headers: {
           /** @description Seconds to wait before retrying. */
@@ -1000,7 +1000,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable: the key store cannot be reached (the key was not checked); service_unavailable: the database cannot be reached. Retry after Retry-After. */
+      /** @description auth_unavailable: the key store cannot be reached (the key was not checked); service_unavailable: the database cannot be reached, or this instance is shutting down (then with Connection: close; the request was not applied). Retry after Retry-After. */
       503: {
         headers: {
           /** @description Seconds to wait before retrying. */
@@ -1150,7 +1150,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable: the key store cannot be reached (the key was not checked); service_unavailable: the database cannot be reached. Retry after Retry-After. */
+      /** @description auth_unavailable: the key store cannot be reached (the key was not checked); service_unavailable: the database cannot be reached, or this instance is shutting down (then with Connection: close; the request was not applied). Retry after Retry-After. */
       503: {
         headers: {
           /** @description Seconds to wait before retrying. */
@@ -1401,7 +1401,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable: the key store cannot be reached (the key was not checked); service_unavailable: the database cannot be reached. Retry after Retry-After. */
+      /** @description auth_unavailable: the key store cannot be reached (the key was not checked); service_unavailable: the database cannot be reached, or this instance is shutting down (then with Connection: close; the request was not applied). Retry after Retry-After. */
       503: {
         headers: {
           /** @description Seconds to wait before retrying. */
@@ -1496,7 +1496,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable: the key store cannot be reached (the key was not checked); service_unavailable: the database cannot be reached. Retry after Retry-After. */
+      /** @description auth_unavailable: the key store cannot be reached (the key was not checked); service_unavailable: the database cannot be reached, or this instance is shutting down (then with Connection: close; the request was not applied). Retry after Retry-After. */
       503: {
         headers: {
           /** @description Seconds to wait before retrying. */
@@ -1810,7 +1810,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable: the key store cannot be reached (the key was not checked); service_unavailable: the database cannot be reached. Retry after Retry-After. */
+      /** @description auth_unavailable: the key store cannot be reached (the key was not checked); service_unavailable: the database cannot be reached, or this instance is shutting down (then with Connection: close; the request was not applied). Retry after Retry-After. */
       503: {
         headers: {
           /** @description Seconds to wait before retrying. */
@@ -1957,7 +1957,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable: the key store cannot be reached (the key was not checked); service_unavailable: the database cannot be reached. Retry after Retry-After. */
+      /** @description auth_unavailable: the key store cannot be reached (the key was not checked); service_unavailable: the database cannot be reached, or this instance is shutting down (then with Connection: close; the request was not applied). Retry after Retry-After. */
       503: {
         headers: {
           /** @description Seconds to wait before retrying. */
@@ -2108,7 +2108,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable: the key store cannot be reached (the key was not checked); service_unavailable: the database cannot be reached. Retry after Retry-After. */
+      /** @description auth_unavailable: the key store cannot be reached (the key was not checked); service_unavailable: the database cannot be reached, or this instance is shutting down (then with Connection: close; the request was not applied). Retry after Retry-After. */
       503: {
         headers: {
           /** @description Seconds to wait before retrying. */
@@ -2270,7 +2270,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable: the key store cannot be reached (the key was not checked); service_unavailable: the database cannot be reached. Retry after Retry-After. */
+      /** @description auth_unavailable: the key store cannot be reached (the key was not checked); service_unavailable: the database cannot be reached, or this instance is shutting down (then with Connection: close; the request was not applied). Retry after Retry-After. */
       503: {
         headers: {
           /** @description Seconds to wait before retrying. */
@@ -2438,6 +2438,32 @@ export interface operations {
       /** @description Default Response */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {string} */
+            jsonrpc: "2.0";
+            error: {
+              code: number;
+              message: string;
+              data?: {
+                /** @description The HTTP status of this answer. */
+                status: number;
+                /** @description The machine code the REST endpoints would send. */
+                error: string;
+                retry_after_seconds?: number;
+              };
+            };
+            id: null;
+          };
+        };
+      };
+      /** @description Default Response */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying. */
+          "Retry-After": number;
           [name: string]: unknown;
         };
         content: {
