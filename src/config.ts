@@ -16,6 +16,8 @@ export interface Config {
    * and its connection closed (REQUEST_TIMEOUT_MS): a client trickling bytes cannot hold a socket.
    */
   requestTimeoutMs: number;
+  /** How long SIGTERM/SIGINT wait for requests and jobs in flight before exiting anyway (SHUTDOWN_TIMEOUT_MS). */
+  shutdownTimeoutMs: number;
   logLevel: string;
   geocoder: "local" | "nominatim" | "census";
   geocoderUrl: string | undefined;
@@ -155,6 +157,7 @@ export function loadConfig(env: Env = process.env): Config {
     trustProxy: trustProxy(env.TRUST_PROXY),
     ipRateLimitPerMinute: integer(env, "IP_RATE_LIMIT_PER_MINUTE", 60, 1, 1_000_000),
     requestTimeoutMs: integer(env, "REQUEST_TIMEOUT_MS", 30_000, 100, 600_000),
+    shutdownTimeoutMs: integer(env, "SHUTDOWN_TIMEOUT_MS", 25_000, 1_000, 600_000),
     logLevel: oneOf(env, "LOG_LEVEL", LOG_LEVELS, "info"),
     geocoder,
     geocoderUrl,

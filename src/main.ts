@@ -86,9 +86,9 @@ async function main() {
     stopping = true;
     logger.info({ signal }, "shutting down: finishing in-flight requests");
     const forced = setTimeout(() => {
-      logger.error("shutdown took over 15 s; exiting");
+      logger.error({ shutdownTimeoutMs: config.shutdownTimeoutMs }, "shutdown took too long; exiting");
       process.exit(1);
-    }, 15_000);
+    }, config.shutdownTimeoutMs);
     forced.unref();
     try {
       await app.close();

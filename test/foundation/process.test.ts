@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
+import { connect, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, describe, it } from "node:test";
@@ -144,6 +144,37 @@ describe("the server process", () => {
       );
     } finally {
       rmSync(lockedDir, { recursive: true, force: true });
+    }
+  });
+
+  it("exits after SHUTDOWN_TIMEOUT_MS when a request in flight does not finish", async () => {
+    const stuckDir = mkdtempSync(path.join(tmpdir(), "porchlight-stuck-"));
+    try {
+      const port = await freePort();
+      const started = start({
+        DATA_DIR: stuckDir,
+        PORT: String(port),
+        ADMIN_TOKEN: "process-test-admin-token",
+        SHUTDOWN_TIMEOUT_MS: "1000",
+      });
+      await waitReady(port, started);
+      // A body that never finishes keeps its request in flight (the request timeout is 30 s).
+      const socket = connect(port, "127.0.0.1");
+      socket.on("error", () => {});
+      await new Promise<void>((resolve) => socket.once("connect", () => resolve()));
+      socket.write(
+        "POST /api/mcp HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{",
+      );
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const signalledAt = Date.now();
+      started.child.kill("SIGTERM");
+      assert.equal(await started.exited, 1);
+      const waited = Date.now() - signalledAt;
+      assert.ok(waited >= 900 && waited < 10_000, `exited after ${waited} ms`);
+      assert.match(started.output(), /"shutdownTimeoutMs":1000[^\n]*"msg":"shutdown took too long; exiting"/);
+      socket.destroy();
+    } finally {
+      rmSync(stuckDir, { recursive: true, force: true });
     }
   });
 

@@ -22,6 +22,8 @@ describe("configuration", () => {
     assert.equal(config.trustProxy, false);
     assert.equal(config.geocoder, "local");
     assert.deepEqual(config.webhookAllowPrivateTargets, []);
+    assert.equal(config.requestTimeoutMs, 30_000);
+    assert.equal(config.shutdownTimeoutMs, 25_000);
   });
 
   const bad: [Record<string, string>, string][] = [
@@ -34,6 +36,7 @@ describe("configuration", () => {
     [{ ADMIN_TOKEN: "short" }, "ADMIN_TOKEN"],
     [{ GEOCODER: "nominatim" }, "GEOCODER_URL"],
     [{ PUBLIC_BASE_URL: "ftp://x" }, "PUBLIC_BASE_URL"],
+    [{ SHUTDOWN_TIMEOUT_MS: "500" }, "SHUTDOWN_TIMEOUT_MS"],
   ];
   for (const [env, variable] of bad) {
     it(`rejects ${JSON.stringify(env)} naming ${variable}`, () => {
