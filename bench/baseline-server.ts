@@ -12,6 +12,7 @@ import Fastify from "fastify";
 import { type Config, loadConfig } from "../src/config.ts";
 import { type Database, openDatabase, sql } from "../src/db/database.ts";
 import { migrate } from "../src/db/migrate.ts";
+import { compileWasmWithOptimizingTier } from "../src/db/wasm-compilation.ts";
 import { EventEnvelope } from "../src/services/events/envelope.ts";
 
 type Mode = "constant" | "insert" | "lookup";
@@ -38,6 +39,8 @@ async function main() {
   const mode = process.argv[2] as Mode;
   if (!MODES.includes(mode)) throw new Error(`usage: baseline-server.ts <${MODES.join("|")}>`);
   const config = loadConfig();
+  // As the service does (src/main.ts), so that PGlite baselines run the same compiled database.
+  if (!config.databaseUrl) compileWasmWithOptimizingTier();
   // The service's validation settings: reject, never coerce or drop.
   const app = Fastify({
     logger: false,

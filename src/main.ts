@@ -1,4 +1,3 @@
-import { setFlagsFromString } from "node:v8";
 import { Redis } from "ioredis";
 import { buildApp } from "./app.ts";
 import { resolveAdminToken, seedDemoOnFirstRun } from "./bootstrap.ts";
@@ -8,6 +7,7 @@ import { DataDirInUseError, lockDataDir } from "./db/data-dir-lock.ts";
 import { isConnectionError, openDatabase } from "./db/database.ts";
 import { startEmbeddedVacuum } from "./db/embedded-vacuum.ts";
 import { migrate } from "./db/migrate.ts";
+import { compileWasmWithOptimizingTier } from "./db/wasm-compilation.ts";
 import { createGeocoder } from "./geo/index.ts";
 import { startProcessWorker } from "./jobs/process-worker.ts";
 import { JOBS_READY_CHANNEL } from "./jobs/queue.ts";
@@ -34,12 +34,7 @@ async function main() {
   const print = (line: string) => process.stdout.write(`${line}\n`);
   const config = { ...baseConfig, adminToken: resolveAdminToken(baseConfig, print) };
 
-  // The embedded database is a large WebAssembly module. V8 compiles it fast first and re-compiles
-  // the functions that get hot in the background; on a busy core that re-compilation stalled every
-  // request for 20-80 ms at moments during the first minutes of load (events at 70 % of capacity:
-  // p99 12-27 ms, 8.4 ms without it). Compiling with the optimizing tier from the start costs about
-  // 1.2 s at start-up instead. Set before the module is compiled.
-  if (!baseConfig.databaseUrl) setFlagsFromString("--no-wasm-dynamic-tiering");
+  if (!baseConfig.databaseUrl) compileWasmWithOptimizingTier();
   const database = await openDatabase({
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from "fastify";
+import { shuttingDown } from "../errors.ts";
 import { forwardedCallMark } from "../http/forwarded-call.ts";
 import type { ForwardRequest } from "./tools.ts";
 
@@ -34,15 +35,36 @@ export function createInjectForwarder(app: FastifyInstance): Forwarder {
       payload = JSON.stringify(request.body);
       headers["content-type"] = "application/json";
     }
-    const response = await app.inject({
-      method: request.method,
-      url: request.path,
-      query: request.query ?? {},
-      headers,
-      ...(payload === undefined ? {} : { payload }),
-      remoteAddress: caller.ip,
-    });
+    let response: Awaited<ReturnType<FastifyInstance["inject"]>>;
+    try {
+      response = await app.inject({
+        method: request.method,
+        url: request.path,
+        query: request.query ?? {},
+        headers,
+        ...(payload === undefined ? {} : { payload }),
+        remoteAddress: caller.ip,
+      });
+    } catch (error) {
+      if (isClosingError(error)) return shuttingDownAnswer();
+      throw error;
+    }
     return { status: response.statusCode, headers: response.headers, body: parseBody(response.body) };
+  };
+}
+
+/** Fastify refuses inject once the app began to close: the tool call was not run. */
+function isClosingError(error: unknown): boolean {
+  return (error as { code?: unknown } | null)?.code === "FST_ERR_REOPENED_CLOSE_SERVER";
+}
+
+/** The answer the endpoint gives a request that reaches a closing instance (http/shutdown-gate.ts). */
+function shuttingDownAnswer(): ForwardedResponse {
+  const refused = shuttingDown();
+  return {
+    status: refused.status,
+    headers: refused.headers,
+    body: { error: refused.code, detail: refused.detail },
   };
 }
 

@@ -162,10 +162,17 @@ describe("the server process", () => {
       const socket = connect(port, "127.0.0.1");
       socket.on("error", () => {});
       await new Promise<void>((resolve) => socket.once("connect", () => resolve()));
+      // Node answers "100 Continue" once it has parsed the headers: the request is then in flight.
+      const continued = new Promise<void>((resolve) => {
+        socket.on("data", (chunk: Buffer) => {
+          if (chunk.toString().startsWith("HTTP/1.1 100 Continue")) resolve();
+        });
+      });
       socket.write(
-        "POST /api/mcp HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{",
+        "POST /api/mcp HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nExpect: 100-continue\r\nContent-Length: 100\r\n\r\n",
       );
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      await continued;
+      socket.write("{");
       const signalledAt = Date.now();
       started.child.kill("SIGTERM");
       assert.equal(await started.exited, 1);

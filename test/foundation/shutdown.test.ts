@@ -48,23 +48,15 @@ function parseResponses(text: string) {
   return responses;
 }
 
-/** A connection whose first request (a dry-run event) is sent but for the end of its body. */
-async function holdRequestInFlight(port: number, key: string) {
-  const body = JSON.stringify(envelope({ dry_run: true }));
+/**
+ * A connection whose first request is sent but for the last bytes of its body, so it is in flight
+ * (past its onRequest hooks) when the close begins.
+ */
+async function holdRequestInFlight(port: number, head: string[], body: string) {
   const socket = connect(port, "127.0.0.1");
   const received = readUntilClosed(socket);
   await new Promise<void>((resolve) => socket.once("connect", () => resolve()));
-  socket.write(
-    [
-      "POST /api/v1/events HTTP/1.1",
-      "Host: 127.0.0.1",
-      `Authorization: Bearer ${key}`,
-      "Content-Type: application/json",
-      `Content-Length: ${Buffer.byteLength(body)}`,
-      "",
-      body.slice(0, 10),
-    ].join("\r\n"),
-  );
+  socket.write([...head, `Content-Length: ${Buffer.byteLength(body)}`, "", body.slice(0, 10)].join("\r\n"));
   return {
     /** Sends the rest of the body with `nextRequest` pipelined behind it; resolves to both answers. */
     finish: async (nextRequest: string) => {
@@ -74,7 +66,25 @@ async function holdRequestInFlight(port: number, key: string) {
   };
 }
 
-const MCP_PING = JSON.stringify({ jsonrpc: "2.0", id: 7, method: "ping" });
+/** Resolves once the server refuses new connections: its close has begun (preClose ran). */
+async function untilRefusingConnections(port: number) {
+  for (let attempt = 0; attempt < 200; attempt++) {
+    const refused = await new Promise<boolean>((resolve) => {
+      const probe = connect(port, "127.0.0.1");
+      probe.once("connect", () => {
+        probe.destroy();
+        resolve(false);
+      });
+      probe.once("error", () => resolve(true));
+    });
+    if (refused) return;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  throw new Error("the server kept accepting connections after close()");
+}
+
+const rpc = (id: number, method: string, params?: unknown) =>
+  JSON.stringify({ jsonrpc: "2.0", id, method, ...(params ? { params } : {}) });
 
 describe(`graceful shutdown (${databaseLabel})`, () => {
   it("finishes the requests in flight and refuses the next ones in the endpoint's 503 shape", async () => {
@@ -84,43 +94,62 @@ describe(`graceful shutdown (${databaseLabel})`, () => {
       await ctx.app.listen({ port: 0, host: "127.0.0.1" });
       const port = (ctx.app.server.address() as AddressInfo).port;
       const { key } = await createOrg(ctx);
-      const rest = await holdRequestInFlight(port, key);
-      const mcp = await holdRequestInFlight(port, key);
+      const json = ["Host: 127.0.0.1", `Authorization: Bearer ${key}`, "Content-Type: application/json"];
+      const rest = await holdRequestInFlight(
+        port,
+        ["POST /api/v1/events HTTP/1.1", ...json],
+        JSON.stringify(envelope({ dry_run: true })),
+      );
+      const mcp = await holdRequestInFlight(
+        port,
+        ["POST /api/mcp HTTP/1.1", ...json],
+        rpc(1, "tools/call", { name: "whoami", arguments: {} }),
+      );
       await new Promise((resolve) => setTimeout(resolve, 100));
       closed = ctx.app.close();
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      await untilRefusingConnections(port);
+      const ping = rpc(2, "ping");
       const [restAnswers, mcpAnswers] = await Promise.all([
         rest.finish(`GET /api/v1/me HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${key}\r\n\r\n`),
         mcp.finish(
-          [
-            "POST /api/mcp HTTP/1.1",
-            "Host: 127.0.0.1",
-            "Content-Type: application/json",
-            `Content-Length: ${MCP_PING.length}`,
-            "",
-            MCP_PING,
-          ].join("\r\n"),
+          ["POST /api/mcp HTTP/1.1", ...json, `Content-Length: ${ping.length}`, "", ping].join("\r\n"),
         ),
       ]);
 
-      for (const [inFlight, refused, ...others] of [restAnswers, mcpAnswers]) {
-        assert.equal(inFlight?.status, 202, "the request in flight is answered normally");
-        assert.equal(JSON.parse(inFlight!.body).dry_run, true);
+      const [event, refusedRest, ...afterRest] = restAnswers;
+      assert.equal(event?.status, 202, "the event in flight is answered normally");
+      assert.equal(JSON.parse(event!.body).dry_run, true);
+      // The tool call in flight ran, but its forwarded call found the app closing: a retryable 503.
+      const [toolCall, refusedMcp, ...afterMcp] = mcpAnswers;
+      assert.equal(toolCall?.status, 200);
+      const tool = JSON.parse(toolCall!.body).result;
+      assert.equal(tool.isError, true);
+      assert.deepEqual(tool.structuredContent, {
+        status: 503,
+        body: { error: "service_unavailable", detail: "this instance is shutting down; retry" },
+        retry_after_seconds: 1,
+      });
+
+      for (const refused of [refusedRest, refusedMcp]) {
         assert.equal(refused?.status, 503);
         assert.equal(refused!.headers["retry-after"], "1");
         assert.equal(refused!.headers.connection, "close");
         assert.match(refused!.headers["content-type"]!, /^application\/json/);
-        assert.deepEqual(others, [], "the connection is closed after the refusal");
       }
-      assert.deepEqual(JSON.parse(restAnswers[1]!.body), {
+      assert.deepEqual([afterRest, afterMcp], [[], []], "each connection is closed after its refusal");
+      assert.deepEqual(JSON.parse(refusedRest!.body), {
         error: "service_unavailable",
         detail: "this instance is shutting down; retry",
       });
-      const rpc = JSON.parse(mcpAnswers[1]!.body);
-      assert.equal(rpc.jsonrpc, "2.0");
-      assert.equal(rpc.error.code, -32000);
-      assert.match(rpc.error.message, /^service_unavailable: this instance is shutting down/);
-      assert.deepEqual(rpc.error.data, { status: 503, error: "service_unavailable", retry_after_seconds: 1 });
+      const rpcError = JSON.parse(refusedMcp!.body);
+      assert.equal(rpcError.jsonrpc, "2.0");
+      assert.equal(rpcError.error.code, -32000);
+      assert.match(rpcError.error.message, /^service_unavailable: this instance is shutting down/);
+      assert.deepEqual(rpcError.error.data, {
+        status: 503,
+        error: "service_unavailable",
+        retry_after_seconds: 1,
+      });
       await closed;
     } finally {
       await closed;
