@@ -54,17 +54,25 @@ export function renderError(error: AppError, request: FastifyRequest, reply: Fas
   return reply.code(error.status).headers(error.headers).type("application/json; charset=utf-8").send(body);
 }
 
+/**
+ * A 503 is an expected, retryable answer (an outage, the kill switch, a shutdown): one warning
+ * each, so an outage does not bury real failures under error lines; one the service raised itself
+ * is logged by its code, without a stack. A database that is gone or refuses our credentials will
+ * not heal by itself: that stays an error, as does every other 5xx.
+ */
+export function logServerError(request: FastifyRequest, error: unknown, appError: AppError): void {
+  if (appError.status === 503 && !isDatabaseMisconfigured(error)) {
+    const cause = error instanceof AppError ? { code: error.code } : { err: error };
+    request.log.warn({ ...cause, reqId: request.id }, "request refused: unavailable");
+  } else if (appError.status >= 500) {
+    request.log.error({ err: error, reqId: request.id }, "request failed");
+  }
+}
+
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error, request, reply) => {
     const appError = toAppError(error, request);
-    // A 503 is an expected, retryable answer (an outage, the kill switch): one warning each, so an
-    // outage does not bury real failures under error lines. A database that is gone or refuses
-    // our credentials will not heal by itself: that stays an error.
-    if (appError.status === 503 && !isDatabaseMisconfigured(error)) {
-      request.log.warn({ err: error, reqId: request.id }, "request refused: unavailable");
-    } else if (appError.status >= 500) {
-      request.log.error({ err: error, reqId: request.id }, "request failed");
-    }
+    logServerError(request, error, appError);
     return renderError(appError, request, reply);
   });
   app.setNotFoundHandler((request, reply) =>

@@ -2,7 +2,7 @@ import type { IncomingMessage } from "node:http";
 import { Type } from "@fastify/type-provider-typebox";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { toAppError } from "../http/error-handler.ts";
+import { logServerError, toAppError } from "../http/error-handler.ts";
 import { createInjectForwarder, type Forwarder } from "../mcp/forward.ts";
 import {
   fromAppError,
@@ -35,11 +35,7 @@ export async function registerMcpRoute(app: FastifyInstance): Promise<void> {
     // answered as JSON-RPC errors here; every other route keeps the global error rendering.
     scope.setErrorHandler((error, request, reply) => {
       const appError = toAppError(error, request);
-      if (appError.status === 503) {
-        request.log.warn({ err: error, reqId: request.id }, "mcp request refused: unavailable");
-      } else if (appError.status >= 500) {
-        request.log.error({ err: error, reqId: request.id }, "mcp request failed");
-      }
+      logServerError(request, error, appError);
       return reply.code(appError.status).headers(appError.headers).send(fromAppError(appError));
     });
 
