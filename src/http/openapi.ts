@@ -4,10 +4,7 @@ import { JsonRpcRequestBody } from "../mcp/json-rpc.ts";
 import { errorResponse, STANDARD_ERROR_DESCRIPTIONS, standardErrorCodes } from "./error-responses.ts";
 import "./route-config.ts";
 
-type ResponseSchemas = Record<
-  string,
-  { description?: string; properties?: { error?: { enum?: string[] } }; headers?: Record<string, unknown> }
->;
+type ResponseSchemas = Record<string, { description?: string; properties?: { error?: { enum?: string[] } } }>;
 
 /** Adds the errors every route shares, with their exact strings, to the declared responses. */
 function withStandardErrors(route: RouteOptions, declared: ResponseSchemas | undefined): ResponseSchemas {
@@ -26,46 +23,44 @@ function withStandardErrors(route: RouteOptions, declared: ResponseSchemas | und
 /** Codes of a 400 that are retryable and so carry Retry-After (the trigger's kill switch). */
 const RETRYABLE_400_CODES = new Set(["Automations are globally disabled"]);
 
-function carriesRetryAfter(status: string, schema: ResponseSchemas[string]): boolean {
-  if (status === "429" || status === "503" || status === "409") return true;
-  const codes = schema.properties?.error?.enum ?? [];
-  return status === "400" && codes.some((code) => RETRYABLE_400_CODES.has(code));
-}
-
-/** Declares the Retry-After header on every answer that sends it (spec: Retry guidance). */
-function withRetryAfterHeaders(responses: ResponseSchemas | undefined): ResponseSchemas | undefined {
-  if (!responses) return responses;
-  const documented: ResponseSchemas = {};
-  for (const [status, schema] of Object.entries(responses)) {
-    documented[status] = carriesRetryAfter(status, schema)
-      ? { ...schema, headers: { "Retry-After": RETRY_AFTER_HEADER } }
-      : schema;
-  }
-  return documented;
-}
-
-const RETRY_AFTER_HEADER = {
-  type: "integer",
-  minimum: 0,
-  description: "Seconds to wait before retrying.",
+type DocumentedResponse = {
+  description?: string;
+  headers?: Record<string, unknown>;
+  content?: { "application/json"?: { schema?: { properties?: { error?: { enum?: string[] } } } } };
 };
-
-type DocumentedResponse = { headers?: Record<string, { required?: boolean; description?: string }> };
 type OpenApiPaths = Record<string, Record<string, { responses?: Record<string, DocumentedResponse> }>>;
 
+const RETRY_AFTER_SCHEMA = { type: "integer", minimum: 0 };
+
 /**
- * Retry-After is always sent on 409, 429 and 503; on the trigger's 400 only with the kill switch.
- * @fastify/swagger writes no `required` for response headers, so it is set on the document here.
+ * The Retry-After header of an answer, or none (spec: Retry guidance): always sent on 409, 429
+ * and 503; on a 400 only with the trigger's kill switch.
  */
-function markRequiredRetryAfter<Document extends { paths?: OpenApiPaths }>(document: Document): Document {
+function retryAfterHeader(status: string, response: DocumentedResponse) {
+  if (status === "429" || status === "503" || status === "409") {
+    return { schema: RETRY_AFTER_SCHEMA, description: "Seconds to wait before retrying.", required: true };
+  }
+  const codes = response.content?.["application/json"]?.schema?.properties?.error?.enum ?? [];
+  if (status !== "400" || !codes.some((code) => RETRYABLE_400_CODES.has(code))) return undefined;
+  return {
+    schema: RETRY_AFTER_SCHEMA,
+    description: "Sent with `Automations are globally disabled` (retryable).",
+  };
+}
+
+/**
+ * Declares Retry-After on every answer that sends it. Written on the finished document because
+ * @fastify/swagger has no way to mark a response header required.
+ */
+function withRetryAfterHeaders<Document extends { paths?: OpenApiPaths }>(document: Document): Document {
   for (const operations of Object.values(document.paths ?? {})) {
     for (const operation of Object.values(operations)) {
-      for (const [status, response] of Object.entries(operation.responses ?? {})) {
-        const header = response.headers?.["Retry-After"];
+      const responses = operation.responses ?? {};
+      for (const [status, response] of Object.entries(responses)) {
+        const header = retryAfterHeader(status, response);
         if (!header) continue;
-        if (status === "400")
-          header.description = "Sent with `Automations are globally disabled` (retryable).";
-        else header.required = true;
+        const { description, headers, ...content } = response;
+        responses[status] = { description, headers: { ...headers, "Retry-After": header }, ...content };
       }
     }
   }
@@ -139,7 +134,7 @@ export async function registerOpenApi(
         typeof json.$id === "string" ? json.$id : `def-${i}`,
     },
     transformObject: (documentObject) =>
-      markRequiredRetryAfter((documentObject as { openapiObject: { paths?: OpenApiPaths } }).openapiObject),
+      withRetryAfterHeaders((documentObject as { openapiObject: { paths?: OpenApiPaths } }).openapiObject),
     transform: ({ schema, url, route }) => {
       const isPublic = url.startsWith("/api/v1/") || url === "/api/mcp";
       if (!isPublic || url === "/api/v1/openapi.json") return { schema: { ...schema, hide: true }, url };
@@ -147,11 +142,10 @@ export async function registerOpenApi(
         ...schema,
         description: describeOperation(route, schema),
         // The MCP route answers JSON-RPC errors, not the REST error body: keep its own declarations.
-        response: withRetryAfterHeaders(
+        response:
           url === "/api/mcp"
-            ? (schema.response as ResponseSchemas | undefined)
+            ? schema.response
             : withStandardErrors(route, schema.response as ResponseSchemas | undefined),
-        ),
       } as FastifySchema & {
         "x-required-scope"?: string;
       };
