@@ -88,24 +88,39 @@ export function parseUsAddress(raw: string): AddressParts {
     .trim();
   const parsed = text ? parser.parseLocation(text) : null;
   if (!parsed || parsed.street1 || (!parsed.number && !isPoBox(parsed))) return unparsedParts(text);
-  if (parsed.state && parsed.city && !contradictsZip(parsed) && !misreadsZipCity(text, parsed)) {
+  const ending = trailingZip(text);
+  if (parsed.state && parsed.city && !contradictsZip(parsed) && !misreadsZipCity(ending, parsed)) {
     return partsOf(parsed);
   }
-  const withStateOfZip = reparseWithStateOfZip(text);
+  const withStateOfZip = reparseWithStateOfZip(ending);
   if (withStateOfZip) return partsOf(withStateOfZip);
-  if (!parsed.city && !parsed.state) return parseStatelessLocality(text) ?? partsOf(parsed);
+  if (!parsed.city && !parsed.state) return parseStatelessLocality(text, ending) ?? partsOf(parsed);
   return partsOf(parsed);
+}
+
+/** The ZIP5 a text ends with (a ZIP+4 too), the text before it, and the ZIP's place if known. */
+interface TrailingZip {
+  zip: string;
+  head: string;
+  city?: string;
+  state?: string;
+}
+
+function trailingZip(text: string): TrailingZip | undefined {
+  const match = TRAILING_ZIP.exec(text);
+  if (!match) return undefined;
+  const zip = match[1] as string;
+  const place = zipcodes.lookup(zip);
+  return { zip, head: text.slice(0, match.index), city: place?.city, state: place?.state };
 }
 
 /**
  * "50 Main St, New York 10001" reads "New York" as the state and "St" as the city: the text ends
  * with its ZIP's city, which the parse did not find.
  */
-function misreadsZipCity(text: string, parsed: ParsedLocation): boolean {
-  const zipMatch = TRAILING_ZIP.exec(text);
-  const zipCity = zipMatch ? zipcodes.lookup(zipMatch[1]!)?.city : undefined;
-  if (!zipMatch || !zipCity || fold(parsed.city) === fold(zipCity)) return false;
-  return withZipCitySplit(text.slice(0, zipMatch.index), zipCity) !== undefined;
+function misreadsZipCity(ending: TrailingZip | undefined, parsed: ParsedLocation): boolean {
+  if (!ending?.city || fold(parsed.city) === fold(ending.city)) return false;
+  return withZipCitySplit(ending.head, ending.city) !== undefined;
 }
 
 /** "1600 Pennsylvania Ave NW, Washington 20500" reads "Washington" as the state; its ZIP says DC. */
@@ -132,16 +147,14 @@ function partsOf(parsed: ParsedLocation): AddressParts {
  * ZIP's state, both parse as street, city, state, ZIP; that reading is kept only when the street
  * then ends in a street type, so "3 Pine Way 62701" does not make "Way" a city.
  */
-function reparseWithStateOfZip(text: string): ParsedLocation | undefined {
-  const zipMatch = TRAILING_ZIP.exec(text);
-  const place = zipMatch ? zipcodes.lookup(zipMatch[1]!) : undefined;
-  if (!zipMatch || !place?.state) return undefined;
-  const head = text.slice(0, zipMatch.index);
-  const locality = `${place.state} ${zipMatch[1]}`;
-  const split = withZipCitySplit(head, place.city);
+function reparseWithStateOfZip(ending: TrailingZip | undefined): ParsedLocation | undefined {
+  if (!ending?.state) return undefined;
+  const { zip, head, city, state } = ending;
+  const locality = `${state} ${zip}`;
+  const split = withZipCitySplit(head, city);
   const reparsed = parser.parseLocation(split ? `${split}, ${locality}` : `${head} ${locality}`);
   if (!reparsed?.city || !(reparsed.type || isPoBox(reparsed))) return undefined;
-  return { ...reparsed, state: place.state, zip: zipMatch[1] };
+  return { ...reparsed, state, zip };
 }
 
 /**
@@ -175,10 +188,9 @@ const TRAILING_ZIP = /[\s,]*\b(\d{5})(?:-?\d{4})?$/;
  * a trailing ZIP (its state then taken from it), and before it the city after the last comma;
  * what precedes that comma is the street line ("50 Main St, Apt 4").
  */
-function parseStatelessLocality(text: string): AddressParts | undefined {
-  const zipMatch = TRAILING_ZIP.exec(text);
-  const postalCode = zipMatch?.[1] ?? "";
-  const withoutZip = zipMatch ? text.slice(0, zipMatch.index) : text;
+function parseStatelessLocality(text: string, ending: TrailingZip | undefined): AddressParts | undefined {
+  const postalCode = ending?.zip ?? "";
+  const withoutZip = ending?.head ?? text;
   const comma = withoutZip.lastIndexOf(",");
   if (comma < 0) return undefined;
   const tail = withoutZip.slice(comma + 1);
@@ -191,7 +203,7 @@ function parseStatelessLocality(text: string): AddressParts | undefined {
   return {
     street: streetLine(street),
     city,
-    state: stateFromZip(postalCode),
+    state: ending?.state ?? "",
     postal_code: postalCode,
     country: "US",
   };
