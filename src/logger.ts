@@ -1,4 +1,5 @@
 import pino, { type Logger } from "pino";
+import { AppError } from "./errors.ts";
 
 /**
  * A failed query's error carries its bound values (drizzle's `params`, also repeated in its message
@@ -17,8 +18,12 @@ function withoutQueryValues(error: unknown): unknown {
   return rest;
 }
 
+/** The service's own errors keep their detail: it is our text, written to explain the failure. */
 function serializeError(error: Error): unknown {
-  return withoutQueryValues(pino.stdSerializers.errWithCause(error));
+  const serialized = withoutQueryValues(pino.stdSerializers.errWithCause(error));
+  return error instanceof AppError && error.detail
+    ? { ...(serialized as object), detail: error.detail }
+    : serialized;
 }
 
 /** JSON logs; credentials, bodies and query values are redacted wherever they could appear. */

@@ -171,6 +171,20 @@ describe("logged errors of failed queries", () => {
     assert.equal(entry.err.cause.code, "23505");
     assert.equal(entry.err.cause.constraint, "leads_email");
   });
+
+  it("keep the detail of the service's own errors (our text, not a query's values)", async () => {
+    const { createLogger } = await import("../../src/logger.ts");
+    const { AppError } = await import("../../src/errors.ts");
+    const lines: string[] = [];
+    const logger = createLogger("error", { write: (line: string) => lines.push(line) });
+    logger.error(
+      { err: new AppError(502, "geocoding_failed", "the geocoder answered with an error") },
+      "failed",
+    );
+    const entry = JSON.parse(lines[0]!);
+    assert.equal(entry.err.code, "geocoding_failed");
+    assert.equal(entry.err.detail, "the geocoder answered with an error");
+  });
 });
 
 describe("delivery log URLs", () => {
