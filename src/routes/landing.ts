@@ -3,7 +3,7 @@ import formbody from "@fastify/formbody";
 import { Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { AppError } from "../errors.ts";
-import { toAppError } from "../http/error-handler.ts";
+import { logServerError, renderError, toAppError } from "../http/error-handler.ts";
 import { ErrorBody } from "../http/schemas.ts";
 import { loadLandingContext, saveLandingLead } from "../services/leads/capture.ts";
 import {
@@ -12,6 +12,8 @@ import {
   renderLandingPage,
   renderNotFound,
   renderThankYou,
+  renderTryAgain,
+  renderUnreadableForm,
 } from "../services/leads/landing-html.ts";
 import {
   type RawLeadSubmission,
@@ -64,6 +66,30 @@ function sendHtml(reply: FastifyReply, status: number, nonce: string, html: stri
 
 const newNonce = () => randomBytes(16).toString("base64");
 
+/** A homeowner's browser: the page itself, or its form posted. JSON callers get JSON errors. */
+function isBrowserRequest(request: FastifyRequest): boolean {
+  return request.method === "GET" || request.method === "HEAD" || isFormPost(request);
+}
+
+/** The page a browser sees for an error raised outside the handlers' own pages. */
+function errorPage(request: FastifyRequest, status: number, nonce: string): string {
+  if (status === 429 || status >= 500) return renderTryAgain(nonce);
+  return request.method === "POST" ? renderUnreadableForm(nonce) : renderNotFound(nonce);
+}
+
+/**
+ * Errors of the landing scope (the per-IP limit, a database outage, a shutdown, a bad token or
+ * form body) reach a browser as a page with their status and headers (Retry-After), not JSON.
+ */
+function sendErrorPage(error: unknown, request: FastifyRequest, reply: FastifyReply) {
+  const appError = toAppError(error, request);
+  logServerError(request, error, appError);
+  if (!isBrowserRequest(request)) return renderError(appError, request, reply);
+  const nonce = newNonce();
+  const html = errorPage(request, appError.status, nonce);
+  return sendHtml(reply.headers(appError.headers), appError.status, nonce, html);
+}
+
 /**
  * Landing pages at /l/{token}: the personalized page a mail piece's QR code opens, and its lead
  * form (HTML form or JSON). Per-IP throttling applies through the global guard.
@@ -71,6 +97,7 @@ const newNonce = () => randomBytes(16).toString("base64");
 export async function registerLandingRoutes(app: FastifyInstance, services: Services): Promise<void> {
   // Form bodies only here: the developer API accepts JSON alone.
   await app.register(formbody, { bodyLimit: 1_048_576 });
+  app.setErrorHandler(sendErrorPage);
   app.addHook("onSend", async (_request, reply, payload) => {
     if (!reply.hasHeader("content-security-policy")) reply.header("content-security-policy", STRICT_CSP);
     reply.header("x-content-type-options", "nosniff");

@@ -3,7 +3,7 @@ import { after, before, describe, it } from "node:test";
 import { fixedClock } from "../../src/clock.ts";
 import { escapeHtml } from "../../src/services/leads/landing-html.ts";
 import { admin, call, createOrg } from "../helpers/api.ts";
-import { databaseLabel } from "../helpers/harness.ts";
+import { createTestContext, databaseLabel, type TestContext } from "../helpers/harness.ts";
 import { addLeadField, createLeadsContext, type LeadsTestContext, mailOnePiece } from "./leads-helpers.ts";
 
 const ATTACK = `"><script>alert(1)</script><img src=x onerror=alert(2)>'\`&`;
@@ -16,7 +16,7 @@ function formBody(fields: Record<string, string | string[]>): string {
   return params.toString();
 }
 
-function postForm(ctx: LeadsTestContext, token: string, fields: Record<string, string | string[]>) {
+function postForm(ctx: TestContext, token: string, fields: Record<string, string | string[]>) {
   return call(ctx, "POST", `/l/${token}`, {
     payload: formBody(fields),
     headers: { "content-type": "application/x-www-form-urlencoded" },
@@ -323,5 +323,74 @@ describe(`landing pages and lead capture (${databaseLabel})`, () => {
     assert.deepEqual(listed.body.fields, [
       { field_id: "size", label: "Home size", type: "select", options: ["Small", "Large"], position: 0 },
     ]);
+  });
+});
+
+describe(`landing pages the service cannot serve right now (${databaseLabel})`, () => {
+  const browserGet = { headers: { accept: "text/html" } };
+
+  it("answers a browser over the per-IP limit with a try-again page and Retry-After, a JSON caller with JSON", async () => {
+    const ctx = await createTestContext({ config: { ipRateLimitPerMinute: 2 }, memoryLimiter: true });
+    try {
+      const org = await createOrg(ctx);
+      const { token } = await mailOnePiece(ctx, org.orgId);
+      assert.equal((await call(ctx, "GET", `/l/${token}`, browserGet)).status, 200);
+      assert.equal((await call(ctx, "GET", `/l/${token}`, browserGet)).status, 200);
+      const limited = await call(ctx, "GET", `/l/${token}`, browserGet);
+      assert.equal(limited.status, 429);
+      assertSecureHtml(limited);
+      assert.match(limited.text, /try again in a minute/);
+      assert.ok(Number(limited.headers["retry-after"]) > 0);
+      const json = await call(ctx, "POST", `/l/${token}`, { body: { first_name: "A" } });
+      assert.equal(json.status, 429);
+      assert.deepEqual(json.body, { error: "rate_limited" });
+      assert.ok(Number(json.headers["retry-after"]) > 0);
+    } finally {
+      await ctx.close();
+    }
+  });
+
+  it("answers a browser with a 503 try-again page while the database is gone", async () => {
+    const ctx = await createTestContext();
+    const org = await createOrg(ctx);
+    const { token } = await mailOnePiece(ctx, org.orgId);
+    await ctx.database.close();
+    try {
+      const page = await call(ctx, "GET", `/l/${token}`, browserGet);
+      assert.equal(page.status, 503);
+      assertSecureHtml(page);
+      assert.match(page.text, /try again in a minute/);
+      assert.ok(Number(page.headers["retry-after"]) > 0);
+      const form = await postForm(ctx, token, {
+        first_name: "Marge",
+        last_name: "S",
+        email: "m@example.com",
+      });
+      assert.equal(form.status, 503);
+      assertSecureHtml(form);
+      const json = await call(ctx, "POST", `/l/${token}`, {
+        body: { first_name: "Marge", last_name: "S", email: "m@example.com" },
+      });
+      assert.equal(json.status, 503);
+      assert.match(String(json.headers["content-type"]), /^application\/json/);
+      assert.equal(typeof json.body.error, "string");
+    } finally {
+      await ctx.app.close();
+      await ctx.limiter.close();
+    }
+  });
+
+  it("answers an oversized form with a page saying it was not sent", async () => {
+    const ctx = await createTestContext();
+    try {
+      const org = await createOrg(ctx);
+      const { token } = await mailOnePiece(ctx, org.orgId);
+      const oversized = await postForm(ctx, token, { first_name: "A", message: "x".repeat(1_100_000) });
+      assert.equal(oversized.status, 413);
+      assertSecureHtml(oversized);
+      assert.match(oversized.text, /were not sent/);
+    } finally {
+      await ctx.close();
+    }
   });
 });

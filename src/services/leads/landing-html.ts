@@ -145,6 +145,24 @@ export function renderThankYou(context: LandingContext, nonce: string): string {
   );
 }
 
+/** A page could not be served or a form not taken for a moment (rate limit, outage, shutdown). */
+export function renderTryAgain(nonce: string): string {
+  return page(
+    "Please try again",
+    nonce,
+    `<div class="card"><h1>We could not load this just now</h1><p class="muted">Please try again in a minute.</p></div>`,
+  );
+}
+
+/** A form post the server could not read (over the size limit, broken encoding). */
+export function renderUnreadableForm(nonce: string): string {
+  return page(
+    "Form not sent",
+    nonce,
+    `<div class="card"><h1>Your details were not sent</h1><p class="muted">Go back, check the form and send it again.</p></div>`,
+  );
+}
+
 export function renderNotFound(nonce: string): string {
   return page(
     "Page not found",
