@@ -32,6 +32,11 @@ type OpenApiPaths = Record<string, Record<string, { responses?: Record<string, D
 
 const RETRY_AFTER_SCHEMA = { type: "integer", minimum: 0 };
 
+const SHUTDOWN_CONNECTION_HEADER = {
+  schema: { type: "string", enum: ["close"] },
+  description: "`close` when this instance is shutting down (send the retry on a new connection).",
+};
+
 /**
  * The Retry-After header of an answer, or none (spec: Retry guidance): always sent on 409, 429
  * and 503; on a 400 only with the trigger's kill switch.
@@ -49,8 +54,8 @@ function retryAfterHeader(status: string, response: DocumentedResponse) {
 }
 
 /**
- * Declares Retry-After on every answer that sends it. Written on the finished document because
- * @fastify/swagger has no way to mark a response header required.
+ * Declares Retry-After on every answer that sends it, and a shutdown's Connection: close on 503s.
+ * Written on the finished document because @fastify/swagger cannot mark a response header required.
  */
 function withRetryAfterHeaders<Document extends { paths?: OpenApiPaths }>(document: Document): Document {
   for (const operations of Object.values(document.paths ?? {})) {
@@ -60,7 +65,12 @@ function withRetryAfterHeaders<Document extends { paths?: OpenApiPaths }>(docume
         const header = retryAfterHeader(status, response);
         if (!header) continue;
         const { description, headers, ...content } = response;
-        responses[status] = { description, headers: { ...headers, "Retry-After": header }, ...content };
+        const connection = status === "503" ? { Connection: SHUTDOWN_CONNECTION_HEADER } : {};
+        responses[status] = {
+          description,
+          headers: { ...headers, "Retry-After": header, ...connection },
+          ...content,
+        };
       }
     }
   }

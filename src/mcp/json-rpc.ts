@@ -9,24 +9,27 @@ export const INVALID_REQUEST = -32600;
 export const SERVER_ERROR = -32000;
 
 /** A JSON-RPC error response that is not tied to a request (`id: null`). */
-export const JsonRpcErrorBody = Type.Object(
-  {
-    jsonrpc: Type.Literal("2.0"),
-    error: Type.Object({
-      code: Type.Integer(),
-      message: Type.String(),
-      data: Type.Optional(
-        Type.Object({
-          status: Type.Integer({ description: "The HTTP status of this answer." }),
-          error: Type.String({ description: "The machine code the REST endpoints would send." }),
-          retry_after_seconds: Type.Optional(Type.Integer()),
-        }),
-      ),
-    }),
-    id: Type.Null(),
-  },
-  { title: "JsonRpcError" },
-);
+/** A JSON-RPC error answer of the MCP route, described for one HTTP status. */
+export function jsonRpcErrorResponse(description: string) {
+  return Type.Object(
+    {
+      jsonrpc: Type.Literal("2.0"),
+      error: Type.Object({
+        code: Type.Integer(),
+        message: Type.String(),
+        data: Type.Optional(
+          Type.Object({
+            status: Type.Integer({ description: "The HTTP status of this answer." }),
+            error: Type.String({ description: "The machine code the REST endpoints would send." }),
+            retry_after_seconds: Type.Optional(Type.Integer()),
+          }),
+        ),
+      }),
+      id: Type.Null(),
+    },
+    { title: "JsonRpcError", description },
+  );
+}
 
 /** What a client posts (documentation only: the tool-protocol SDK validates the message). */
 export const JsonRpcRequestBody = Type.Object(

@@ -7,9 +7,9 @@ import { createInjectForwarder, type Forwarder } from "../mcp/forward.ts";
 import {
   fromAppError,
   INVALID_REQUEST,
-  JsonRpcErrorBody,
   JsonRpcResponseBody,
   jsonRpcError,
+  jsonRpcErrorResponse,
   SERVER_ERROR,
 } from "../mcp/json-rpc.ts";
 import { createProxyServer } from "../mcp/server.ts";
@@ -53,12 +53,16 @@ export async function registerMcpRoute(app: FastifyInstance): Promise<void> {
           response: {
             200: JsonRpcResponseBody,
             202: Type.Null({ description: "A notification (a message without id) was accepted; no body." }),
-            400: JsonRpcErrorBody,
-            413: JsonRpcErrorBody,
-            422: JsonRpcErrorBody,
-            429: JsonRpcErrorBody,
-            500: JsonRpcErrorBody,
-            503: JsonRpcErrorBody,
+            400: jsonRpcErrorResponse(
+              "Unreadable JSON (code -32700), an invalid JSON-RPC message or a batch (code -32600).",
+            ),
+            413: jsonRpcErrorResponse(`Body over ${MCP_BODY_LIMIT} bytes.`),
+            422: jsonRpcErrorResponse("A NUL character inside the message (data.error invalid_payload)."),
+            429: jsonRpcErrorResponse("The pre-auth per-IP limit (code -32000, data.error rate_limited)."),
+            500: jsonRpcErrorResponse("Unexpected error."),
+            503: jsonRpcErrorResponse(
+              "The database cannot be reached, or this instance is shutting down (then with Connection: close). Code -32000; retry after Retry-After.",
+            ),
           },
         },
       },

@@ -472,6 +472,8 @@ export interface operations {
         headers: {
           /** @description Seconds to wait before retrying. */
           "Retry-After": number;
+          /** @description `close` when this instance is shutting down (send the retry on a new connection). */
+          Connection?: "close";
           [name: string]: unknown;
         };
         content: {
@@ -661,6 +663,8 @@ export interface operations {
         headers: {
           /** @description Seconds to wait before retrying. */
           "Retry-After": number;
+          /** @description `close` when this instance is shutting down (send the retry on a new connection). */
+          Connection?: "close";
           [name: string]: unknown;
         };
         content: {
@@ -853,6 +857,8 @@ export interface operations {
         headers: {
           /** @description Seconds to wait before retrying. */
           "Retry-After": number;
+          /** @description `close` when this instance is shutting down (send the retry on a new connection). */
+          Connection?: "close";
           [name: string]: unknown;
         };
         content: {
@@ -1005,6 +1011,8 @@ export interface operations {
         headers: {
           /** @description Seconds to wait before retrying. */
           "Retry-After": number;
+          /** @description `close` when this instance is shutting down (send the retry on a new connection). */
+          Connection?: "close";
           [name: string]: unknown;
         };
         content: {
@@ -1155,6 +1163,8 @@ export interface operations {
         headers: {
           /** @description Seconds to wait before retrying. */
           "Retry-After": number;
+          /** @description `close` when this instance is shutting down (send the retry on a new connection). */
+          Connection?: "close";
           [name: string]: unknown;
         };
         content: {
@@ -1406,6 +1416,8 @@ export interface operations {
         headers: {
           /** @description Seconds to wait before retrying. */
           "Retry-After": number;
+          /** @description `close` when this instance is shutting down (send the retry on a new connection). */
+          Connection?: "close";
           [name: string]: unknown;
         };
         content: {
@@ -1501,6 +1513,8 @@ export interface operations {
         headers: {
           /** @description Seconds to wait before retrying. */
           "Retry-After": number;
+          /** @description `close` when this instance is shutting down (send the retry on a new connection). */
+          Connection?: "close";
           [name: string]: unknown;
         };
         content: {
@@ -1656,6 +1670,8 @@ export interface operations {
         headers: {
           /** @description Seconds to wait before retrying. */
           "Retry-After": number;
+          /** @description `close` when this instance is shutting down (send the retry on a new connection). */
+          Connection?: "close";
           [name: string]: unknown;
         };
         content: {
@@ -1815,6 +1831,8 @@ export interface operations {
         headers: {
           /** @description Seconds to wait before retrying. */
           "Retry-After": number;
+          /** @description `close` when this instance is shutting down (send the retry on a new connection). */
+          Connection?: "close";
           [name: string]: unknown;
         };
         content: {
@@ -1962,6 +1980,8 @@ export interface operations {
         headers: {
           /** @description Seconds to wait before retrying. */
           "Retry-After": number;
+          /** @description `close` when this instance is shutting down (send the retry on a new connection). */
+          Connection?: "close";
           [name: string]: unknown;
         };
         content: {
@@ -2113,6 +2133,8 @@ export interface operations {
         headers: {
           /** @description Seconds to wait before retrying. */
           "Retry-After": number;
+          /** @description `close` when this instance is shutting down (send the retry on a new connection). */
+          Connection?: "close";
           [name: string]: unknown;
         };
         content: {
@@ -2275,6 +2297,8 @@ export interface operations {
         headers: {
           /** @description Seconds to wait before retrying. */
           "Retry-After": number;
+          /** @description `close` when this instance is shutting down (send the retry on a new connection). */
+          Connection?: "close";
           [name: string]: unknown;
         };
         content: {
@@ -2337,7 +2361,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description Default Response */
+      /** @description Unreadable JSON (code -32700), an invalid JSON-RPC message or a batch (code -32600). */
       400: {
         headers: {
           [name: string]: unknown;
@@ -2361,7 +2385,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Body over 2097152 bytes. */
       413: {
         headers: {
           [name: string]: unknown;
@@ -2385,7 +2409,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description A NUL character inside the message (data.error invalid_payload). */
       422: {
         headers: {
           [name: string]: unknown;
@@ -2409,7 +2433,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description The pre-auth per-IP limit (code -32000, data.error rate_limited). */
       429: {
         headers: {
           /** @description Seconds to wait before retrying. */
@@ -2435,7 +2459,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Unexpected error. */
       500: {
         headers: {
           [name: string]: unknown;
@@ -2459,11 +2483,13 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description The database cannot be reached, or this instance is shutting down (then with Connection: close). Code -32000; retry after Retry-After. */
       503: {
         headers: {
           /** @description Seconds to wait before retrying. */
           "Retry-After": number;
+          /** @description `close` when this instance is shutting down (send the retry on a new connection). */
+          Connection?: "close";
           [name: string]: unknown;
         };
         content: {
