@@ -112,6 +112,23 @@ describe(`POST /api/v1/events: envelope validation (${databaseLabel})`, () => {
     assert.equal(response.body.outcomes[0].reason, "queued");
   });
 
+  it("counts the composed address in characters (code points), as the schema limits do", async () => {
+    const properties = { street: "🏠".repeat(490), city: "c".repeat(8) };
+    const accepted = await sendEvent(
+      ctx,
+      org.key,
+      envelope({ dedup_id: "emoji-500", dry_run: true }, properties),
+    );
+    assert.equal(accepted.status, 202, accepted.text);
+    const over = await sendEvent(
+      ctx,
+      org.key,
+      envelope({ dedup_id: "emoji-501", dry_run: true }, { ...properties, city: "c".repeat(9) }),
+    );
+    assert.equal(over.status, 422);
+    assert.match(over.body.detail, /is 501 characters; at most 500/);
+  });
+
   it("accepts any ISO-8601 date-time as occurred_at: with Z, with an offset, or without one (UTC)", async () => {
     const accepted = [
       "2026-11-22T11:00:00Z",

@@ -183,15 +183,22 @@ export function parseIsoDateTime(value: string): number | undefined {
   return utc - sign * (offsetHours * 60 + offsetMinutes) * 60_000;
 }
 
+function countCodePoints(text: string): number {
+  let count = 0;
+  for (const _ of text) count++;
+  return count;
+}
+
 /**
  * The envelope rules a schema cannot express: the composed address length and how far
  * `occurred_at` may lead the server clock. Throws 422 invalid_payload naming the field.
  */
 export function assertEnvelopeRules(envelope: CleanEnvelope, now: Date): void {
-  const composed = composeAddress(envelope.record.properties);
-  if (composed.length > MAX_COMPOSED_ADDRESS_LENGTH) {
+  // Characters are code points, as in every schema length limit (an emoji is one, not two).
+  const composedLength = countCodePoints(composeAddress(envelope.record.properties));
+  if (composedLength > MAX_COMPOSED_ADDRESS_LENGTH) {
     throw invalidPayload(
-      `record.properties: the composed address (street, city, state, zip) is ${composed.length} characters; at most ${MAX_COMPOSED_ADDRESS_LENGTH} are allowed`,
+      `record.properties: the composed address (street, city, state, zip) is ${composedLength} characters; at most ${MAX_COMPOSED_ADDRESS_LENGTH} are allowed`,
     );
   }
   if (envelope.occurred_at !== null) {
