@@ -84,6 +84,8 @@ export function registerJsonBodyParser(app: FastifyInstance): void {
   });
 }
 
+const BYTE_ORDER_MARK = 0xfeff;
+
 function parseJsonBody(
   request: FastifyRequest,
   body: string | Buffer,
@@ -93,11 +95,13 @@ function parseJsonBody(
     done(null, undefined);
     return;
   }
-  const text = typeof body === "string" ? body : decodeBody(request, body);
-  if (text instanceof AppError) {
-    done(text, undefined);
+  const decoded = typeof body === "string" ? body : decodeBody(request, body);
+  if (decoded instanceof AppError) {
+    done(decoded, undefined);
     return;
   }
+  // RFC 8259 lets a parser ignore a byte order mark; Windows tools (PowerShell 5) send one.
+  const text = decoded.charCodeAt(0) === BYTE_ORDER_MARK ? decoded.slice(1) : decoded;
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);

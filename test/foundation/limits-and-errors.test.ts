@@ -320,6 +320,13 @@ describe(`error model (${databaseLabel})`, () => {
       payload: Buffer.from('{"name":"José"}'),
     });
     assert.equal(utf8.status, 201, utf8.text);
+    // A UTF-8 byte order mark (PowerShell 5 writes one) is ignored, as RFC 8259 allows.
+    const withBom = await call(ctx, "POST", "/admin/v1/orgs", {
+      headers: { "content-type": "application/json", authorization: `Bearer ${ADMIN_TOKEN}` },
+      payload: Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{"name":"Bom"}')]),
+    });
+    assert.equal(withBom.status, 201, withBom.text);
+    assert.equal(withBom.body.org_name, "Bom");
     // A declared Latin-1 body is decoded as Latin-1 (what Java clients send with text/plain).
     const declared = await call(ctx, "POST", "/admin/v1/orgs", {
       headers: { "content-type": "text/plain;charset=ISO-8859-1", authorization: `Bearer ${ADMIN_TOKEN}` },
