@@ -45,11 +45,31 @@ function allowedValues(issues: ValidationIssue[], instancePath: string): string[
 }
 
 /**
+ * The issue that explains a failure. A value failing a union (`anyOf`) is reported per branch
+ * first: when the first branch only says "must be string" but another branch accepted the type
+ * and failed inside it (`{notes}` without its `address`), that branch's issue is the useful one.
+ */
+function explainingIssue(issues: ValidationIssue[]): ValidationIssue | undefined {
+  const first = issues[0];
+  if (first?.keyword !== "type") return first;
+  const union = issues.findIndex((issue) => issue.keyword === "anyOf");
+  if (union < 0) return first;
+  const insideBranch = issues
+    .slice(1, union)
+    .find(
+      (issue) =>
+        issue.instancePath.startsWith(first.instancePath) &&
+        (issue.keyword !== "type" || issue.instancePath.length > first.instancePath.length),
+    );
+  return insideBranch ?? first;
+}
+
+/**
  * A one-line detail that names the field, e.g. `record.properties.zipcode: property name is not
  * allowed (use a reserved key or the cf_ prefix)`.
  */
 export function describeValidationError(issues: ValidationIssue[], context = "body"): string {
-  const issue = issues[0];
+  const issue = explainingIssue(issues);
   if (!issue) return `${context} is invalid`;
   const path = jsonPointerToPath(issue.instancePath);
   const at = context === "headers" ? headerName(path) : path;

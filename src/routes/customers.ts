@@ -12,6 +12,8 @@ import {
 } from "./attribution-shared.ts";
 
 const Address = Type.String({ minLength: 1, maxLength: 500 });
+/** The single form's address: blank counts as missing (400 No address found), as on conversions. */
+const SingleAddress = Type.String({ maxLength: 500 });
 const Notes = Type.String({ maxLength: 2000 });
 
 /**
@@ -20,7 +22,7 @@ const Notes = Type.String({ maxLength: 2000 });
  */
 export const CustomersRequest = Type.Object(
   {
-    address: Type.Optional(Address),
+    address: Type.Optional(SingleAddress),
     notes: Type.Optional(Notes),
     addresses: Type.Optional(
       Type.Array(Type.Union([Address, Type.Object({ address: Address, notes: Type.Optional(Notes) })]), {
@@ -52,7 +54,7 @@ function entriesOf(body: CustomersBody): CustomerEntry[] {
       ? { address: entry, field: `addresses[${index}]` }
       : { address: entry.address, notes: entry.notes, field: `addresses[${index}].address` },
   );
-  if (body.address !== undefined)
+  if (body.address !== undefined && body.address.trim() !== "")
     entries.push({ address: body.address, notes: body.notes, field: "address" });
   if (entries.length === 0 && body.addresses === undefined) throw noAddressFound();
   return entries;

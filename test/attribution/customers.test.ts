@@ -83,9 +83,18 @@ describe(`POST /api/v1/customers/webhook (${databaseLabel})`, () => {
     const wrong = await customers(ctx, org.key, { addresses: [42] });
     assert.equal(wrong.status, 422);
     assert.match(wrong.body.detail, /^addresses\[0\]/);
+    const noAddressField = await customers(ctx, org.key, { addresses: [{ notes: "gate code 12" }] });
+    assert.equal(noAddressField.status, 422);
+    assert.equal(noAddressField.body.detail, "addresses[0].address: is required");
     const none = await customers(ctx, org.key, { notes: "no address" });
     assert.equal(none.status, 400);
     assert.deepEqual(none.body, { error: "No address found in payload" });
+    // Blank counts as missing, as on conversions and tracking lead.
+    for (const address of ["", "   "]) {
+      const blank = await customers(ctx, org.key, { address });
+      assert.equal(blank.status, 400, JSON.stringify(address));
+      assert.deepEqual(blank.body, { error: "No address found in payload" });
+    }
     const unusable = await customers(ctx, org.key, { address: " ,,, " });
     assert.equal(unusable.status, 422);
     assert.match(unusable.body.detail, /^address/);
