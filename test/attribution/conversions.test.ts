@@ -342,7 +342,8 @@ describe(`POST /api/v1/conversions (${databaseLabel})`, () => {
 
     it("rejects a deal_date that is not an ISO-8601 date", async () => {
       const org = await createOrg(ctx);
-      for (const dealDate of ["yesterday", "2026-02-30", "06/01/2026"]) {
+      // Year 1: its 180-day window would start in year 0, which PostgreSQL refuses (was a 500).
+      for (const dealDate of ["yesterday", "2026-02-30", "06/01/2026", "0001-01-01", "2026-05-01T99:00Z"]) {
         const response = await conversion(ctx, org.key, { address: HOME, deal_date: dealDate });
         assert.equal(response.status, 422, dealDate);
         assert.match(response.body.detail, /^deal_date/);

@@ -148,6 +148,11 @@ describe(`POST /api/v1/import/jobs (${databaseLabel})`, () => {
         /^rows\[0\]\.completed_at/,
       ],
       [
+        "an impossible time",
+        { source: "jobs", rows: [{ address: "1 Main St", completed_at: "2024-05-01T99:99:99Z" }] },
+        /^rows\[0\]\.completed_at/,
+      ],
+      [
         "an address over 500 chars",
         { source: "jobs", rows: [{ address: "x".repeat(501) }] },
         /^rows\[0\]\.address/,

@@ -134,6 +134,8 @@ describe(`lead polling (${databaseLabel})`, () => {
       "2026-02-30T00:00:00Z",
       "1700000000",
       "2026-01-01T25:00:00Z",
+      // No year 0 in PostgreSQL: this used to be a 500.
+      "0000-01-01T00:00:00Z",
     ]) {
       const response = await poll(org.key, since);
       assert.equal(response.status, 400, since);

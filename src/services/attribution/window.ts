@@ -1,11 +1,10 @@
+import { parseIsoDate } from "../../domain/iso-date.ts";
 import { invalidPayload } from "../../errors.ts";
 
 /** Last-touch attribution looks back this many days from the deal or lead date (spec: Limits). */
 export const ATTRIBUTION_WINDOW_DAYS = 180;
 
 const DAY_MS = 86_400_000;
-const DATE_ONLY = /^(\d{4})-(\d{2})-(\d{2})$/;
-const DATE_TIME = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?([Zz]|[+-]\d{2}:?\d{2})?$/;
 
 /** A deal's close date or a lead's creation time; a date without a time means that whole UTC day. */
 export interface ReferenceDate {
@@ -23,17 +22,9 @@ export interface AttributionWindow {
  * Anything else is a 422 naming the field.
  */
 export function parseReferenceDate(value: string, field: string): ReferenceDate {
-  const trimmed = value.trim();
-  const dateOnly = DATE_ONLY.exec(trimmed);
-  if (dateOnly) {
-    const at = new Date(`${trimmed}T00:00:00Z`);
-    if (!Number.isNaN(at.getTime()) && at.toISOString().startsWith(trimmed)) return { at, dateOnly: true };
-  } else if (DATE_TIME.test(trimmed)) {
-    const hasOffset = /([Zz]|[+-]\d{2}:?\d{2})$/.test(trimmed);
-    const at = new Date(hasOffset ? trimmed : `${trimmed}Z`);
-    if (!Number.isNaN(at.getTime())) return { at, dateOnly: false };
-  }
-  throw invalidPayload(`${field}: must be an ISO-8601 date or date-time`);
+  const parsed = parseIsoDate(value);
+  if (!parsed) throw invalidPayload(`${field}: must be an ISO-8601 date or date-time`);
+  return { at: parsed.at, dateOnly: parsed.dateOnly };
 }
 
 export const referenceNow = (now: Date): ReferenceDate => ({ at: now, dateOnly: false });

@@ -1,4 +1,5 @@
 import { type Static, Type } from "@fastify/type-provider-typebox";
+import { parseIsoDate } from "../../domain/iso-date.ts";
 import { invalidPayload } from "../../errors.ts";
 import { composeAddress } from "../trigger-core.ts";
 
@@ -144,45 +145,6 @@ export function cleanEnvelope(envelope: EventEnvelope): CleanEnvelope {
   };
 }
 
-const ISO_DATE_TIME =
-  /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?([Zz]|[+-]\d{2}:?\d{2})?$/;
-
-/**
- * Milliseconds since the epoch of an ISO-8601 date-time, or undefined. The spec asks for an
- * ISO-8601 date-time, which need not carry an offset (RFC 3339 requires one): without one the
- * time is read as UTC, never in the server's own zone. Impossible dates (02-30, 25:00) are refused.
- */
-export function parseIsoDateTime(value: string): number | undefined {
-  const match = ISO_DATE_TIME.exec(value);
-  if (!match) return undefined;
-  const [, year, month, day, hour, minute, second = "00", fraction = "", zone = "Z"] = match;
-  const y = Number(year);
-  const mo = Number(month);
-  const d = Number(day);
-  const h = Number(hour);
-  const mi = Number(minute);
-  const se = Number(second);
-  const utc = Date.UTC(y, mo - 1, d, h, mi, se, Number(fraction.padEnd(3, "0").slice(0, 3)));
-  const check = new Date(utc);
-  if (
-    check.getUTCFullYear() !== y ||
-    check.getUTCMonth() !== mo - 1 ||
-    check.getUTCDate() !== d ||
-    check.getUTCHours() !== h ||
-    check.getUTCMinutes() !== mi ||
-    check.getUTCSeconds() !== se
-  ) {
-    return undefined;
-  }
-  if (zone === "Z" || zone === "z") return utc;
-  const sign = zone.startsWith("-") ? -1 : 1;
-  const digits = zone.slice(1).replace(":", "");
-  const offsetHours = Number(digits.slice(0, 2));
-  const offsetMinutes = Number(digits.slice(2, 4));
-  if (offsetHours > 23 || offsetMinutes > 59) return undefined;
-  return utc - sign * (offsetHours * 60 + offsetMinutes) * 60_000;
-}
-
 function countCodePoints(text: string): number {
   let count = 0;
   for (const _ of text) count++;
@@ -202,7 +164,9 @@ export function assertEnvelopeRules(envelope: CleanEnvelope, now: Date): void {
     );
   }
   if (envelope.occurred_at !== null) {
-    const occurredAt = parseIsoDateTime(envelope.occurred_at);
+    // Without an offset the time is UTC, never the server's zone; a date alone is not a date-time.
+    const parsed = parseIsoDate(envelope.occurred_at);
+    const occurredAt = parsed && !parsed.dateOnly ? parsed.at.getTime() : undefined;
     if (occurredAt === undefined) {
       throw invalidPayload("occurred_at: must be an ISO-8601 date-time, e.g. 2026-11-22T12:00:00Z");
     }

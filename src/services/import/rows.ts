@@ -1,4 +1,5 @@
 import { normalizeAddress } from "../../domain/address.ts";
+import { parseIsoDate } from "../../domain/iso-date.ts";
 import { invalidPayload } from "../../errors.ts";
 import type { GeocodeResult } from "../../geo/geocoder.ts";
 import type { ImportRequest } from "./schemas.ts";
@@ -26,29 +27,13 @@ export interface StagedRowValues {
   completedAt: string | null;
 }
 
-const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](.+))?$/;
-
 /**
- * `YYYY-MM-DD`, or an ISO-8601 date-time whose time part is dropped (the calendar date as
- * written, not shifted to UTC: a job completed on the 5th stays on the 5th). Returns undefined
- * for anything else, including impossible dates such as 2024-02-30.
+ * `YYYY-MM-DD`, or an ISO-8601 date-time reduced to its calendar date as written (not shifted to
+ * UTC: a job completed on the 5th stays on the 5th). Undefined for anything else, including
+ * impossible dates and times (2024-02-30, T25:00).
  */
 export function toCalendarDate(value: string): string | undefined {
-  const match = ISO_DATE.exec(value.trim());
-  if (!match) return undefined;
-  const [, year, month, day, time] = match;
-  const date = new Date(Date.UTC(Number(year), Number(month) - 1, Number(day)));
-  if (
-    date.getUTCFullYear() !== Number(year) ||
-    date.getUTCMonth() !== Number(month) - 1 ||
-    date.getUTCDate() !== Number(day)
-  ) {
-    return undefined;
-  }
-  if (time !== undefined && !/^\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?$/i.test(time)) {
-    return undefined;
-  }
-  return `${year}-${month}-${day}`;
+  return parseIsoDate(value)?.calendarDate;
 }
 
 /** Checks what the schema cannot (dates) and names the row in the error. */

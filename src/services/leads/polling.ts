@@ -1,6 +1,7 @@
 import { and, desc, eq, gt, type SQL } from "drizzle-orm";
 import type { Queryable } from "../../db/database.ts";
 import { campaigns, leads, mailPieces } from "../../db/schema.ts";
+import { parseIsoDate } from "../../domain/iso-date.ts";
 import { AppError } from "../../errors.ts";
 import {
   flattenCustomFields,
@@ -13,10 +14,6 @@ import {
 export const POLL_LIMIT = 50;
 export const SAMPLE_LEAD_ID = "00000000-0000-0000-0000-000000000000";
 
-// A date, or a date-time with optional seconds and fraction and an optional zone (UTC if none).
-const ISO_TIMESTAMP =
-  /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/i;
-
 // An unencoded "+01:00" in a query string arrives as " 01:00": a space where the offset's sign was.
 const DECODED_PLUS_OFFSET = /(\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?) (\d{2}:?\d{2})$/;
 
@@ -26,20 +23,9 @@ export const invalidSince = (detail: string) => new AppError(400, "invalid_since
 
 export function parseSince(input: string | undefined): Date | undefined {
   if (input === undefined || input === "") return undefined;
-  const raw = input.trim().replace(DECODED_PLUS_OFFSET, "$1+$2");
-  const match = ISO_TIMESTAMP.exec(raw);
-  const invalid = () => invalidSince(`"${input}" is not an ISO-8601 timestamp (e.g. 2026-01-31T09:30:00Z)`);
-  if (!match) throw invalid();
-  const hasTime = match[4] !== undefined;
-  const hasZone = match[7] !== undefined;
-  const text = raw.replace(" ", "T");
-  const parsed = new Date(hasTime ? (hasZone ? text : `${text}Z`) : `${text}T00:00:00Z`);
-  if (Number.isNaN(parsed.getTime())) throw invalid();
-  // Date accepts 2026-02-31 by rolling over; a real calendar date must round-trip.
-  const [year, month, day] = [match[1], match[2], match[3]].map(Number);
-  const check = new Date(Date.UTC(year!, month! - 1, day!));
-  if (check.getUTCMonth() !== month! - 1 || check.getUTCDate() !== day!) throw invalid();
-  return parsed;
+  const parsed = parseIsoDate(input.trim().replace(DECODED_PLUS_OFFSET, "$1+$2"));
+  if (!parsed) throw invalidSince(`"${input}" is not an ISO-8601 timestamp (e.g. 2026-01-31T09:30:00Z)`);
+  return parsed.at;
 }
 
 /** The example a newly connected integration sees until the first real lead arrives. */
