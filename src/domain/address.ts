@@ -79,9 +79,18 @@ function unparsedParts(raw: string): AddressParts {
   return { street: fold(withoutPlus4), city: "", state: "", postal_code: "", country: "US" };
 }
 
+/**
+ * "Peñasco" → "Penasco", "San José" → "San Jose", full-width "１２３" → "123": the parser reads
+ * ASCII words only and silently dropped the accented letters ("PEASCO"), so "Peñasco" and
+ * "Penasco" got different keys and a registered customer was mailed.
+ */
+function withoutDiacritics(text: string): string {
+  return text.normalize("NFKD").replace(/\p{M}+/gu, "");
+}
+
 /** Splits a US address into normalized parts (upper case, Pub 28 abbreviations, ZIP5). */
 export function parseUsAddress(raw: string): AddressParts {
-  const text = raw
+  const text = withoutDiacritics(raw)
     .replace(/[\s,]*\b(?:USA|U\.S\.A\.|UNITED STATES(?: OF AMERICA)?)\.?\s*$/i, "")
     // "N.W." is one directional; with its dots folded to spaces it would read as two words.
     .replace(/\b([NS])\.\s?([EW])\b\.?/gi, "$1$2")

@@ -99,6 +99,25 @@ describe("address normalization", () => {
     );
   });
 
+  it("reads accented letters as their base letters (they were dropped: PEÑASCO became PEASCO)", () => {
+    assert.equal(
+      normalizeAddress("1 Calle Peñasco, San José CA 95112"),
+      "1 CALLE PENASCO, SAN JOSE CA 95112",
+    );
+    assert.equal(
+      normalizeAddress("1 Calle Peñasco, San José CA 95112"),
+      normalizeAddress("1 Calle Penasco, San Jose, CA 95112"),
+    );
+    assert.notEqual(
+      normalizeAddress("1 Calle Peasco, San Jose CA 95112"),
+      normalizeAddress("1 Calle Peñasco, San José CA 95112"),
+    );
+    assert.equal(
+      normalizeAddress("１２ Main St, Austin TX 78701"),
+      normalizeAddress("12 Main St, Austin TX 78701"),
+    );
+  });
+
   it("keeps different delivery points apart", () => {
     const base = normalizeAddress("123 N Main St #4 Springfield IL 62701");
     for (const other of [
