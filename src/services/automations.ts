@@ -86,7 +86,9 @@ export async function createAutomation(
       kind: input.kind ?? "standard",
       ...triggerColumns(input.trigger),
       filters: input.filters ?? [],
-      suppressCustomers: input.suppress_customers ?? true,
+      // A deal_won automation mails the customer whose deal it just recorded: suppressing
+      // customers would suppress its every card.
+      suppressCustomers: input.suppress_customers ?? input.kind !== "deal_won",
     })
     .returning();
   return toAutomation(row!);

@@ -163,6 +163,24 @@ describe("campaign pipeline", () => {
     assert.equal((await pieceRow(ctx, mailed.id)).status, "mailed");
   });
 
+  test("a deal_won trigger's card reaches the customer it registered (suppression is off by default there)", async () => {
+    const dataDir = tempDataDir();
+    const org = await orgWithAutomation(ctx, { name: "Thank you card", kind: "deal_won" });
+    const fired = await call(ctx, "POST", `/api/v1/webhooks/trigger?id=${org.automationId}`, {
+      key: org.key,
+      body: { deal_id: "won-1", address: "15 Aspen Ct, Austin, TX 78701", deal_amount: "9000" },
+    });
+    assert.equal(fired.status, 202, fired.text);
+    assert.equal(fired.body.customer_added, true);
+    assert.equal(fired.body.queued, true);
+    await runPipeline(ctx, { dataDir });
+    const [piece] = await queryRows<{ id: string; status: string }>(
+      ctx.database.db,
+      sql`SELECT id, status FROM mail_pieces WHERE campaign_id = ${fired.body.queue_id}::uuid`,
+    );
+    assert.equal(piece?.status, "mailed");
+  });
+
   test("an event's piece is written and keyed by its job, not the request, and a conversion then matches it", async () => {
     const org = await orgWithAutomation(ctx);
     const piece = await queuePiece(
