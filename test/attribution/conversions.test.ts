@@ -154,10 +154,23 @@ describe(`POST /api/v1/conversions (${databaseLabel})`, () => {
       { address: ELSEWHERE, mailed_at: "2026-02-01T00:00:00Z" },
     ]);
     await recordMailing(ctx, org.orgId, [{ address: HOME, mailed_at: "2026-05-01T00:00:00Z" }]);
+    // The campaign's other home has a landing-page lead: that lead is not this deal's.
+    await landingPageLead(ctx, {
+      orgId: org.orgId,
+      id: randomUUID(),
+      campaignId: named.campaign_id,
+      pieceId: named.pieces[0]!.id,
+      address: ELSEWHERE,
+      normalized: normalizeAddress(ELSEWHERE),
+    });
     const response = await conversion(ctx, org.key, { address: HOME, campaign_id: named.campaign_id });
     assert.equal(response.body.campaign_id, named.campaign_id);
     assert.equal(response.body.match_method, "campaign_id");
     assert.equal(response.body.match_confidence, "exact");
+    assert.equal(response.body.attribution_type, "indirect");
+    const atThatHome = await conversion(ctx, org.key, { address: ELSEWHERE, campaign_id: named.campaign_id });
+    assert.equal(atThatHome.body.match_method, "campaign_id");
+    assert.equal(atThatHome.body.attribution_type, "direct");
   });
 
   it("falls back to the address when the named campaign is unknown or mailed outside the window", async () => {

@@ -169,7 +169,7 @@ async function attributeDeal(
           ${fields.dealName ?? null}, ${fields.contactFirstName ?? null}, ${fields.contactLastName ?? null},
           ${fields.contactName ?? null}, ${fields.contactEmail ?? null}, ${match.campaignId}::uuid,
           ${match.pieceId}::uuid, ${match.method}, ${match.confidence},
-          ${attributionTypeSql(orgId, match.pieceId)})
+          ${attributionTypeSql(orgId, match)})
         ON CONFLICT (org_id, idempotency_key) DO UPDATE SET ${replaySet()}
         RETURNING id, campaign_id, match_method, match_confidence, attribution_type`,
   );

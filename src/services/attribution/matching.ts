@@ -43,6 +43,8 @@ export interface PieceMatch {
   mailedAt: Date;
   method: MatchMethod;
   confidence: MatchConfidence;
+  /** False when a named campaign matched through another home's piece (it has none here). */
+  sameHome: boolean;
 }
 
 interface PieceRow {
@@ -56,12 +58,18 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const EARTH_RADIUS_M = 6_371_000;
 const METERS_PER_DEGREE_LAT = 111_320;
 
-const toMatch = (row: PieceRow, method: MatchMethod, confidence: MatchConfidence): PieceMatch => ({
+const toMatch = (
+  row: PieceRow,
+  method: MatchMethod,
+  confidence: MatchConfidence,
+  sameHome = true,
+): PieceMatch => ({
   pieceId: row.id,
   campaignId: row.campaign_id,
   mailedAt: new Date(row.mailed_at),
   method,
   confidence,
+  sameHome,
 });
 
 /**
@@ -95,16 +103,15 @@ async function matchByCampaign(db: Queryable, query: MatchQuery, campaignId: str
           AND campaign_id = ${campaignId}::uuid
         ORDER BY mailed_at DESC LIMIT 1`,
   );
-  const row =
-    atAddress ??
-    (await queryOne<PieceRow>(
-      db,
-      sql`SELECT id, campaign_id, mailed_at FROM mail_pieces
-          WHERE org_id = ${orgId} AND campaign_id = ${campaignId}::uuid
-            AND mailed_at IS NOT NULL AND mailed_at >= ${window.from.toISOString()}::timestamptz AND mailed_at <= ${window.to.toISOString()}::timestamptz
-          ORDER BY mailed_at DESC LIMIT 1`,
-    ));
-  return row ? toMatch(row, "campaign_id", "exact") : undefined;
+  if (atAddress) return toMatch(atAddress, "campaign_id", "exact");
+  const latest = await queryOne<PieceRow>(
+    db,
+    sql`SELECT id, campaign_id, mailed_at FROM mail_pieces
+        WHERE org_id = ${orgId} AND campaign_id = ${campaignId}::uuid
+          AND mailed_at IS NOT NULL AND mailed_at >= ${window.from.toISOString()}::timestamptz AND mailed_at <= ${window.to.toISOString()}::timestamptz
+        ORDER BY mailed_at DESC LIMIT 1`,
+  );
+  return latest ? toMatch(latest, "campaign_id", "exact", false) : undefined;
 }
 
 /**
@@ -154,7 +161,10 @@ async function matchByAddress(db: Queryable, query: MatchQuery) {
  * else `indirect`. An expression, so the statement that stores the match decides it in the same
  * round trip.
  */
-export function attributionTypeSql(orgId: string, pieceId: string) {
+export function attributionTypeSql(orgId: string, match: PieceMatch) {
+  // Another home's landing-page lead says nothing about this deal.
+  if (!match.sameHome) return sql`'indirect'`;
+  const pieceId = match.pieceId;
   return sql`CASE WHEN EXISTS (
       SELECT 1 FROM leads
       WHERE org_id = ${orgId}::uuid AND piece_id = ${pieceId}::uuid AND source = 'landing_page'
