@@ -5,6 +5,8 @@ import type { AppError } from "../errors.ts";
 export const PARSE_ERROR = -32700;
 /** A body that is JSON but not one JSON-RPC request (here: a batch). */
 export const INVALID_REQUEST = -32600;
+/** A tools/call whose `arguments` are not an object. */
+export const INVALID_PARAMS = -32602;
 /** The transport-level "server error" code the tool protocol's HTTP examples use (throttle, 405…). */
 export const SERVER_ERROR = -32000;
 

@@ -1,4 +1,4 @@
-import type { ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
+import { ErrorCode, McpError, type ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
 import { ConversionRequest } from "../routes/conversions.ts";
 import { CustomersRequest } from "../routes/customers.ts";
 import { PollLeadsQuery } from "../routes/leads-poll.ts";
@@ -60,11 +60,19 @@ export function sendEventRequest(args: ToolArguments): ForwardRequest {
   return { method: "POST", path: "/api/v1/events", body };
 }
 
-/** `import_jobs` takes the endpoint's Idempotency-Key header as the `idempotency_key` argument. */
+/**
+ * `import_jobs` takes the endpoint's Idempotency-Key header as the `idempotency_key` argument,
+ * sent as its UTF-8 bytes like any HTTP client's (the endpoint reads them back as UTF-8). A
+ * header is text: any other argument type is invalid params, never coerced ("5" is not 5).
+ */
 export function importJobsRequest(args: ToolArguments): ForwardRequest {
   const { idempotency_key: idempotencyKey, ...body } = args;
   const request: ForwardRequest = { method: "POST", path: "/api/v1/import/jobs", body };
-  if (idempotencyKey !== undefined) request.headers = { "idempotency-key": String(idempotencyKey) };
+  if (idempotencyKey === undefined) return request;
+  if (typeof idempotencyKey !== "string") {
+    throw new McpError(ErrorCode.InvalidParams, "idempotency_key: must be a string");
+  }
+  request.headers = { "idempotency-key": Buffer.from(idempotencyKey, "utf8").toString("latin1") };
   return request;
 }
 

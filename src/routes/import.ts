@@ -1,11 +1,26 @@
+import { isUtf8 } from "node:buffer";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
+import { invalidPayload } from "../errors.ts";
 import { errorResponse } from "../http/error-responses.ts";
 import { IMPORT_STYLE } from "../http/error-style.ts";
 import { ErrorBody } from "../http/schemas.ts";
 import { createImportService } from "../services/import/import-service.ts";
 import { IMPORT_LIMITS, ImportHeaders, ImportRequest, ImportResult } from "../services/import/schemas.ts";
 import type { Services } from "../services/services.ts";
+
+/**
+ * Node reads header bytes as Latin-1: a key sent in UTF-8 ("é", two bytes) would count and be
+ * stored as two characters ("Ã©"). Valid UTF-8 is read as UTF-8 before validation.
+ */
+function readHeaderAsUtf8(value: string): string {
+  if (Buffer.byteLength(value, "latin1") === Buffer.byteLength(value, "utf8")) return value;
+  const bytes = Buffer.from(value, "latin1");
+  return isUtf8(bytes) ? bytes.toString("utf8") : value;
+}
+
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is its purpose.
+const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
 
 export function registerImportRoute(app: FastifyInstance, services: Services): void {
   const importer = createImportService({
@@ -21,6 +36,15 @@ export function registerImportRoute(app: FastifyInstance, services: Services): v
     {
       bodyLimit: IMPORT_LIMITS.bodyBytes,
       config: { scope: "import:write", errorStyle: IMPORT_STYLE },
+      preValidation: async (request) => {
+        const key = request.headers["idempotency-key"];
+        if (typeof key !== "string") return;
+        // An HTTP header cannot carry them; the MCP tool's argument could.
+        if (CONTROL_CHARACTER.test(key)) {
+          throw invalidPayload("Idempotency-Key: must not contain control characters");
+        }
+        request.headers["idempotency-key"] = readHeaderAsUtf8(key);
+      },
       schema: {
         operationId: "importJobs",
         summary: "Stage past jobs or customers for a later reactivation campaign",

@@ -6,6 +6,7 @@ import { logServerError, toAppError } from "../http/error-handler.ts";
 import { createInjectForwarder, type Forwarder } from "../mcp/forward.ts";
 import {
   fromAppError,
+  INVALID_PARAMS,
   INVALID_REQUEST,
   JsonRpcResponseBody,
   jsonRpcError,
@@ -47,7 +48,7 @@ export async function registerMcpRoute(app: FastifyInstance): Promise<void> {
           operationId: "mcp",
           summary: "Tool-protocol (MCP) proxy",
           description:
-            "Streamable HTTP transport of the Model Context Protocol, stateless, JSON responses. Each tool forwards the caller's Authorization header unchanged to its endpoint, so authentication, scopes, limits, validation and idempotency are that endpoint's. Without a key a client can initialize and list tools; every call returns the endpoint's 401 as a tool error. The pre-auth per-IP throttle answers HTTP 429 with Retry-After and a JSON-RPC error of code -32000. A tool call counts once against the per-IP limit, here (its forwarded call is not counted again). Any Accept header is served (answers are always plain JSON), and a body sent without a JSON content type is read as JSON. JSON-RPC batches are refused (HTTP 400, code -32600): send one message per request.",
+            "Streamable HTTP transport of the Model Context Protocol, stateless, JSON responses. Each tool forwards the caller's Authorization header unchanged to its endpoint, so authentication, scopes, limits, validation and idempotency are that endpoint's. Without a key a client can initialize and list tools; every call returns the endpoint's 401 as a tool error. The pre-auth per-IP throttle answers HTTP 429 with Retry-After and a JSON-RPC error of code -32000. A tool call counts once against the per-IP limit, here (its forwarded call is not counted again). Any Accept header is served (answers are always plain JSON), and a body sent without a JSON content type is read as JSON. JSON-RPC batches (arrays, even of one message) are refused (HTTP 400, code -32600): send one message per request. A tools/call whose arguments are not an object is a JSON-RPC error -32602 (invalid params).",
           // Without a key a client may initialize and list tools (calls then carry the endpoints' 401).
           security: [{}, { bearerAuth: [] }],
           response: {
@@ -110,21 +111,34 @@ export function normalizeForTransport(raw: IncomingMessage): void {
 }
 
 /**
- * A JSON-RPC batch would run many tool calls for one count against the per-IP limit (and the
- * protocol version this server speaks, 2025-06-18, removed batching): only single messages, or a
- * batch of one, are served.
+ * The id of a tools/call request whose `arguments` are not an object. The SDK refuses it with an
+ * internal error (-32603) quoting its schema library; this is the caller's error: invalid params.
  */
-function isMultiMessageBatch(body: unknown): boolean {
-  return Array.isArray(body) && body.length !== 1;
+function toolCallWithBadArguments(body: unknown): string | number | undefined {
+  const message = body as { method?: unknown; id?: unknown; params?: { arguments?: unknown } } | null;
+  if (message?.method !== "tools/call") return undefined;
+  if (typeof message.id !== "string" && typeof message.id !== "number") return undefined;
+  const args = message.params?.arguments;
+  const isObject = typeof args === "object" && args !== null && !Array.isArray(args);
+  return args === undefined || isObject ? undefined : message.id;
 }
 
 async function serveToolProtocol(request: FastifyRequest, reply: FastifyReply, forward: Forwarder) {
-  if (isMultiMessageBatch(request.body)) {
+  // A batch would run many tool calls for one count against the per-IP limit, and the protocol
+  // version served (2025-06-18) removed batching: one message per request.
+  if (Array.isArray(request.body)) {
     return reply
       .code(400)
       .send(
         jsonRpcError(INVALID_REQUEST, "Batches are not supported: send one JSON-RPC message per request."),
       );
+  }
+  const badArgumentsId = toolCallWithBadArguments(request.body);
+  if (badArgumentsId !== undefined) {
+    return reply.send({
+      ...jsonRpcError(INVALID_PARAMS, "Invalid params: arguments must be an object"),
+      id: badArgumentsId,
+    });
   }
   const server = createProxyServer({
     forward,
@@ -139,6 +153,7 @@ async function serveToolProtocol(request: FastifyRequest, reply: FastifyReply, f
   normalizeForTransport(request.raw);
   reply.hijack();
   reply.raw.setHeader("x-request-id", request.id);
+  reply.raw.setHeader("x-content-type-options", "nosniff");
   reply.raw.on("close", () => {
     void transport.close();
     void server.close();

@@ -202,6 +202,41 @@ describe(`POST /api/v1/import/jobs (${databaseLabel})`, () => {
         { idempotencyKey: "k".repeat(255) },
       );
       assert.equal(exact.status, 201);
+      // A UTF-8 key arrives as Node's Latin-1 reading of its bytes; it counts and is kept in characters.
+      const accented = "é".repeat(255);
+      const asReceived = Buffer.from(accented, "utf8").toString("latin1");
+      const utf8 = await postImport(
+        ctx,
+        org.key,
+        { source: "jobs", rows: rows(1) },
+        { idempotencyKey: asReceived },
+      );
+      assert.equal(utf8.status, 201, utf8.text);
+      const [stored] = await queryRows<{ idempotency_key: string }>(
+        ctx.database.db,
+        sql`SELECT idempotency_key FROM imports WHERE id = ${utf8.body.import_id}::uuid`,
+      );
+      assert.equal(stored?.idempotency_key, accented);
+      const control = await postImport(
+        ctx,
+        org.key,
+        { source: "jobs", rows: rows(1) },
+        { idempotencyKey: "a\tb" },
+      );
+      assert.equal(control.status, 422);
+      assert.equal(control.body.detail, "Idempotency-Key: must not contain control characters");
+    });
+
+    it("ignores an org_id inside a row, as anywhere in a body", async () => {
+      const org = await createOrg(ctx);
+      const response = await postImport(ctx, org.key, {
+        source: "jobs",
+        rows: [
+          { address: "77 Elm St, Springfield IL 62701", org_id: "00000000-0000-0000-0000-000000000000" },
+        ],
+      });
+      assert.equal(response.status, 201, response.text);
+      assert.equal(response.body.staged, 1);
     });
 
     it("answers 400 invalid_json to a body that is not JSON and 413 over 1 MiB", async () => {

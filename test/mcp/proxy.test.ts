@@ -351,7 +351,7 @@ describe(`MCP proxy at /api/mcp (${databaseLabel})`, () => {
     assert.equal(body.id, null);
   });
 
-  it("refuses a batch of several messages (one per-IP count must not buy many tool calls)", async () => {
+  it("refuses every batch, even of one (one per-IP count must not buy many tool calls)", async () => {
     const org = await createOrg(ctx);
     const post = (body: unknown) =>
       fetch(url, {
@@ -369,19 +369,28 @@ describe(`MCP proxy at /api/mcp (${databaseLabel})`, () => {
       method: "tools/call",
       params: { name: "whoami", arguments: {} },
     });
-    for (const batch of [[whoami(1), whoami(2)], []]) {
+    // A batch of one used to be answered with a bare object, which no batch client can read.
+    for (const batch of [[whoami(1), whoami(2)], [], [whoami(3)]]) {
       const refused = await post(batch);
       assert.equal(refused.status, 400);
       const body = (await refused.json()) as any;
       assert.equal(body.error.code, -32600);
       assert.equal(body.id, null);
     }
-    const single = await post([whoami(3)]);
+    const single = await post(whoami(4));
     assert.equal(single.status, 200);
-    // The SDK answers a batch of one with the bare response.
+    assert.equal(single.headers.get("x-content-type-options"), "nosniff");
     const answer = (await single.json()) as any;
-    assert.equal(answer.id, 3);
+    assert.equal(answer.id, 4);
     assert.equal(answer.result.structuredContent.org_id, org.orgId);
+    for (const args of ["x", 5, null, ["a"]]) {
+      const bad = await post({ ...whoami(5), params: { name: "whoami", arguments: args } });
+      assert.equal(bad.status, 200);
+      const body = (await bad.json()) as any;
+      assert.equal(body.id, 5);
+      assert.equal(body.error.code, -32602, JSON.stringify(args));
+      assert.equal(body.error.message, "Invalid params: arguments must be an object");
+    }
   });
 
   describe("happy paths of the endpoint tools", () => {
@@ -456,6 +465,23 @@ describe(`MCP proxy at /api/mcp (${databaseLabel})`, () => {
         const replay = await callTool(mcp.client, "import_jobs", { ...args, idempotency_key: "mcp-batch-1" });
         assert.match(texts(replay)[0]!, /^POST \/api\/v1\/import\/jobs answered 200\./);
         assert.deepEqual(replay.structuredContent, first.structuredContent);
+
+        // Non-ASCII keys count in characters like a direct call's UTF-8 header; 255 "é" fit.
+        const accented = await callTool(mcp.client, "import_jobs", {
+          ...args,
+          idempotency_key: "é".repeat(255),
+        });
+        assert.equal(accented.isError, undefined, texts(accented).join("\n"));
+        const controlCharacter = await callTool(mcp.client, "import_jobs", {
+          ...args,
+          idempotency_key: "a\r\nb",
+        });
+        assert.equal(controlCharacter.isError, true);
+        assert.match(texts(controlCharacter)[0]!, /HTTP 422/);
+        await assert.rejects(
+          callTool(mcp.client, "import_jobs", { ...args, idempotency_key: 5 }),
+          /idempotency_key: must be a string/,
+        );
       } finally {
         await mcp.close();
       }

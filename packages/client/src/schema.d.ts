@@ -277,7 +277,7 @@ export interface paths {
     put?: never;
     /**
      * Tool-protocol (MCP) proxy
-     * @description Streamable HTTP transport of the Model Context Protocol, stateless, JSON responses. Each tool forwards the caller's Authorization header unchanged to its endpoint, so authentication, scopes, limits, validation and idempotency are that endpoint's. Without a key a client can initialize and list tools; every call returns the endpoint's 401 as a tool error. The pre-auth per-IP throttle answers HTTP 429 with Retry-After and a JSON-RPC error of code -32000. A tool call counts once against the per-IP limit, here (its forwarded call is not counted again). Any Accept header is served (answers are always plain JSON), and a body sent without a JSON content type is read as JSON. JSON-RPC batches are refused (HTTP 400, code -32600): send one message per request.
+     * @description Streamable HTTP transport of the Model Context Protocol, stateless, JSON responses. Each tool forwards the caller's Authorization header unchanged to its endpoint, so authentication, scopes, limits, validation and idempotency are that endpoint's. Without a key a client can initialize and list tools; every call returns the endpoint's 401 as a tool error. The pre-auth per-IP throttle answers HTTP 429 with Retry-After and a JSON-RPC error of code -32000. A tool call counts once against the per-IP limit, here (its forwarded call is not counted again). Any Accept header is served (answers are always plain JSON), and a body sent without a JSON content type is read as JSON. JSON-RPC batches (arrays, even of one message) are refused (HTTP 400, code -32600): send one message per request. A tools/call whose arguments are not an object is a JSON-RPC error -32602 (invalid params).
      *
      *     Body limit: 2097152 bytes.
      */
@@ -323,6 +323,8 @@ export interface components {
   schemas: {
     /** Import row */
     ImportRow: {
+      /** @description Ignored: the organization is the key's. */
+      org_id?: unknown;
       /** @description Service address. Missing or blank: the row is skipped (`skipped_no_address`). */
       address?: string;
       external_id?: string;
@@ -490,7 +492,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description Optional, at most 255 characters. A repeat returns the stored batch (200); a repeat while the first request runs gets 409 `import_in_progress`. */
+        /** @description Optional, at most 255 characters (UTF-8 bytes are read as UTF-8), no control characters. A repeat returns the stored batch (200); a repeat while the first request runs gets 409 `import_in_progress`. */
         "idempotency-key"?: string;
       };
       path?: never;

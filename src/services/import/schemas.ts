@@ -11,8 +11,11 @@ export const IMPORT_LIMITS = {
   bodyBytes: 1_048_576,
 } as const;
 
+const IgnoredOrgId = Type.Optional(Type.Unknown({ description: "Ignored: the organization is the key's." }));
+
 export const ImportRow = Type.Object(
   {
+    org_id: IgnoredOrgId,
     address: Type.Optional(
       Type.String({
         maxLength: IMPORT_LIMITS.address,
@@ -35,7 +38,7 @@ export const ImportRequest = Type.Object(
   {
     source: Type.Union([Type.Literal("jobs"), Type.Literal("customers")]),
     rows: Type.Array(ImportRow, { minItems: 1, maxItems: IMPORT_LIMITS.rows }),
-    org_id: Type.Optional(Type.Unknown({ description: "Ignored: the organization is the key's." })),
+    org_id: IgnoredOrgId,
   },
   { additionalProperties: false, $id: "ImportRequest", title: "Import request" },
 );
@@ -46,7 +49,7 @@ export const ImportHeaders = Type.Object({
     Type.String({
       maxLength: IMPORT_LIMITS.idempotencyKey,
       description:
-        "Optional, at most 255 characters. A repeat returns the stored batch (200); a repeat while the first request runs gets 409 `import_in_progress`.",
+        "Optional, at most 255 characters (UTF-8 bytes are read as UTF-8), no control characters. A repeat returns the stored batch (200); a repeat while the first request runs gets 409 `import_in_progress`.",
     }),
   ),
 });
