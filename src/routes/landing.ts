@@ -18,6 +18,7 @@ import {
 import {
   type RawLeadSubmission,
   submissionFromForm,
+  submissionFromJson,
   validateSubmission,
 } from "../services/leads/submission.ts";
 import type { Services } from "../services/services.ts";
@@ -153,7 +154,10 @@ export async function registerLandingRoutes(app: FastifyInstance, services: Serv
       if (!form) {
         if (request.validationError) throw request.validationError;
         if (!context) throw new AppError(404, "not_found", "no landing page for this token");
-        const valid = validateSubmission(context.fields, request.body as RawLeadSubmission);
+        const valid = validateSubmission(
+          context.fields,
+          submissionFromJson(request.body as RawLeadSubmission & Record<string, unknown>),
+        );
         const leadId = await saveLandingLead(deps, context, valid);
         return reply.code(201).send({ lead_id: leadId });
       }

@@ -178,6 +178,12 @@ describe(`landing pages and lead capture (${databaseLabel})`, () => {
       ],
       [{ first_name: 1, last_name: "B", email: "a@example.com" }, /first_name/],
       [{ first_name: "A", last_name: "B", email: "a@example.com", extra: "x" }, /extra/],
+      // Flattened like the form's names: validated the same (they used to be dropped silently).
+      [
+        { first_name: "A", last_name: "B", email: "a@example.com", custom_color: "Blue" },
+        /custom_fields\.color/,
+      ],
+      [{ first_name: "A", last_name: "B", email: "a@example.com", custom_nope: "x" }, /custom_fields\.nope/],
     ];
     for (const [body, detail] of cases) {
       const response = await call(ctx, "POST", `/l/${token}`, { body });
@@ -187,6 +193,12 @@ describe(`landing pages and lead capture (${databaseLabel})`, () => {
     }
     const leads = (await call(ctx, "GET", "/api/v1/integrations/leads", { key: org.key })).body.leads;
     assert.equal(leads[0].test, true);
+    const flat = await call(ctx, "POST", `/l/${token}`, {
+      body: { first_name: "A", last_name: "B", email: "a@example.com", custom_color: "Red" },
+    });
+    assert.equal(flat.status, 201, flat.text);
+    const [lead] = (await call(ctx, "GET", "/api/v1/integrations/leads", { key: org.key })).body.leads;
+    assert.equal(lead.custom_color, "Red");
   });
 
   it("takes a form whose custom field is named like an Object.prototype member (constructor)", async () => {

@@ -123,12 +123,25 @@ export function validateSubmission(fields: LeadField[], raw: RawLeadSubmission):
   return { firstName, lastName, email, phone, message, customFields };
 }
 
-/** The form posts custom fields as `custom_<field_id>` keys; the JSON body nests them. */
-export function submissionFromForm(form: Record<string, unknown>): RawLeadSubmission {
+function flatCustomFields(body: Record<string, unknown>): Record<string, unknown> {
   const custom: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(form)) {
-    if (key.startsWith("custom_")) custom[key.slice("custom_".length)] = value;
+  for (const [key, value] of Object.entries(body)) {
+    if (key.startsWith("custom_") && key !== "custom_fields") custom[key.slice("custom_".length)] = value;
   }
+  return custom;
+}
+
+/**
+ * The JSON body nests custom fields under `custom_fields` and may flatten them as
+ * `custom_<field_id>` like the form (both validated; the nested value wins for one field).
+ */
+export function submissionFromJson(body: RawLeadSubmission & Record<string, unknown>): RawLeadSubmission {
+  return { ...body, custom_fields: { ...flatCustomFields(body), ...body.custom_fields } };
+}
+
+/** The form posts custom fields as `custom_<field_id>` keys. */
+export function submissionFromForm(form: Record<string, unknown>): RawLeadSubmission {
+  const custom = flatCustomFields(form);
   return {
     first_name: form.first_name,
     last_name: form.last_name,
