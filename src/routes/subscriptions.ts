@@ -105,7 +105,10 @@ export function registerSubscriptionRoutes(app: FastifyInstance, services: Servi
         querystring: UnsubscribeQuery,
         response: {
           200: Unsubscribed,
-          400: errorResponse("Neither or both of id and target_url were sent.", ["invalid_payload"]),
+          400: errorResponse(
+            "Neither (or an empty one) or both of id and target_url were sent, or an event other than lead.created.",
+            ["invalid_payload"],
+          ),
           404: errorResponse("No such subscription in the caller's organization.", [
             "Subscription not found",
           ]),
@@ -131,7 +134,10 @@ export function registerSubscriptionRoutes(app: FastifyInstance, services: Servi
         body: RotateRequest,
         response: {
           200: Subscription,
-          400: errorResponse("Neither or both of id and target_url were sent.", ["invalid_payload"]),
+          400: errorResponse(
+            "Neither (or an empty one) or both of id and target_url were sent, or an event other than lead.created.",
+            ["invalid_payload"],
+          ),
           404: errorResponse("No such subscription in the caller's organization.", [
             "Subscription not found",
           ]),

@@ -126,6 +126,10 @@ describe(`lead subscriptions (${databaseLabel})`, () => {
     assert.equal(viaUrl.body.id, byUrl.id);
     const neither = await call(ctx, "DELETE", "/api/v1/webhooks/subscribe", { key: org.key });
     assert.equal(neither.status, 400);
+    // An empty id is no identifier (it answered 404 Subscription not found).
+    const emptyId = await call(ctx, "DELETE", "/api/v1/webhooks/subscribe?id=", { key: org.key });
+    assert.equal(emptyId.status, 400);
+    assert.equal(emptyId.body.detail, "send id or target_url");
 
     const resubscribed = await subscribe(ctx, org.key, `https://${PUBLIC_HOST}/a`);
     assert.notEqual(resubscribed.body.id, byId.id);
@@ -149,6 +153,15 @@ describe(`lead subscriptions (${databaseLabel})`, () => {
     });
     assert.equal(byUrl.body.id, created.id);
     assert.notEqual(byUrl.body.signing_secret, rotated.body.signing_secret);
+    // An event other than lead.created is refused as on subscribe (it was ignored and rotated).
+    for (const body of [
+      { id: created.id, event: "lead.updated" },
+      { target_url: created.target_url, event: "lead.updated" },
+    ]) {
+      const badEvent = await call(ctx, "POST", "/api/v1/webhooks/rotate", { key: org.key, body });
+      assert.equal(badEvent.status, 400, JSON.stringify(body));
+      assert.equal(badEvent.body.detail, 'event: only "lead.created" is supported');
+    }
 
     const other = await createOrg(ctx);
     const foreign = await call(ctx, "POST", "/api/v1/webhooks/rotate", {

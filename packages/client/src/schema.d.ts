@@ -2024,7 +2024,7 @@ export interface operations {
           };
         };
       };
-      /** @description Neither or both of id and target_url were sent. */
+      /** @description Neither (or an empty one) or both of id and target_url were sent, or an event other than lead.created. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -2188,7 +2188,7 @@ export interface operations {
           };
         };
       };
-      /** @description Neither or both of id and target_url were sent. */
+      /** @description Neither (or an empty one) or both of id and target_url were sent, or an event other than lead.created. */
       400: {
         headers: {
           [name: string]: unknown;

@@ -120,7 +120,16 @@ export function createSubscriptionService(deps: {
     return row ? { id: row.id, target_url: row.targetUrl, event: row.event } : undefined;
   };
 
-  const resolveRef = async (orgId: string, ref: SubscriptionRef) => {
+  const resolveRef = async (orgId: string, sent: SubscriptionRef) => {
+    // An empty value (`?id=`) is no identifier, not a subscription that cannot be found.
+    const ref = {
+      id: sent.id || undefined,
+      target_url: sent.target_url || undefined,
+      event: sent.event || undefined,
+    };
+    if (ref.event !== undefined && ref.event !== LEAD_CREATED) {
+      throw new AppError(400, "invalid_payload", `event: only "${LEAD_CREATED}" is supported`);
+    }
     if (ref.id !== undefined && ref.target_url !== undefined) {
       throw new AppError(400, "invalid_payload", "send either id or target_url, not both");
     }
