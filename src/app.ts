@@ -116,7 +116,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   registerHealthRoutes(app, services);
   await app.register(async (scope) => registerLandingRoutes(scope, services));
   await app.register(async (scope) => registerPublicRoutes(scope, services), { prefix: "/api/v1" });
-  await registerMcpRoute(app);
+  await registerMcpRoute(app, { publicBaseUrl: deps.config.publicBaseUrl });
   await app.register(async (scope) => registerAdminRoutes(scope, services), { prefix: "/admin/v1" });
   await registerLobWebhookRoute(app, services);
   return app;

@@ -29,8 +29,12 @@ export const MCP_BODY_LIMIT = 2 * 1_048_576;
  * transport answering in plain JSON. Tool calls are forwarded through `app`, the root instance,
  * so they pass the same guards as direct calls.
  */
-export async function registerMcpRoute(app: FastifyInstance): Promise<void> {
+export async function registerMcpRoute(
+  app: FastifyInstance,
+  options: { publicBaseUrl: string },
+): Promise<void> {
   const forward = createInjectForwarder(app);
+  const ownOrigin = new URL(options.publicBaseUrl).origin;
   await app.register(async (scope) => {
     // Errors raised before the server runs (the per-IP throttle, unreadable JSON, 413) are
     // answered as JSON-RPC errors here; every other route keeps the global error rendering.
@@ -58,6 +62,9 @@ export async function registerMcpRoute(app: FastifyInstance): Promise<void> {
               "Unreadable JSON (code -32700), an invalid JSON-RPC message or a batch (code -32600).",
             ),
             413: jsonRpcErrorResponse(`Body over ${MCP_BODY_LIMIT} bytes.`),
+            403: jsonRpcErrorResponse(
+              "An Origin header other than the service's own (PUBLIC_BASE_URL): a browser page of another site (data.error origin_not_allowed).",
+            ),
             422: jsonRpcErrorResponse("A NUL character inside the message (data.error invalid_payload)."),
             429: jsonRpcErrorResponse("The pre-auth per-IP limit (code -32000, data.error rate_limited)."),
             500: jsonRpcErrorResponse("Unexpected error."),
@@ -67,7 +74,20 @@ export async function registerMcpRoute(app: FastifyInstance): Promise<void> {
           },
         },
       },
-      async (request, reply) => serveToolProtocol(request, reply, forward),
+      async (request, reply) => {
+        // The transport's rule against DNS rebinding: a browser page of another origin (a name
+        // re-pointed at this host) may not drive the tools. Clients that are not browsers send
+        // no Origin.
+        const origin = request.headers.origin;
+        if (origin !== undefined && origin !== ownOrigin) {
+          return reply
+            .code(403)
+            .send(
+              jsonRpcError(SERVER_ERROR, "Origin not allowed", { status: 403, error: "origin_not_allowed" }),
+            );
+        }
+        return serveToolProtocol(request, reply, forward);
+      },
     );
 
     scope.route({

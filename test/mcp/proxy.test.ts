@@ -393,6 +393,32 @@ describe(`MCP proxy at /api/mcp (${databaseLabel})`, () => {
     }
   });
 
+  it("refuses a browser page of another origin (DNS rebinding), serves its own origin and non-browsers", async () => {
+    const initialize = {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+    };
+    const post = (origin?: string) =>
+      fetch(url, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          "x-forwarded-for": nextClientIp(),
+          ...(origin ? { origin } : {}),
+        },
+        body: JSON.stringify(initialize),
+      });
+    const foreign = await post("http://rebound.example:3000");
+    assert.equal(foreign.status, 403);
+    const body = (await foreign.json()) as any;
+    assert.equal(body.error.code, -32000);
+    assert.equal(body.error.data.error, "origin_not_allowed");
+    assert.equal((await post(new URL(ctx.config.publicBaseUrl).origin)).status, 200);
+    assert.equal((await post()).status, 200);
+  });
+
   describe("happy paths of the endpoint tools", () => {
     it("subscribe_leads then unsubscribe_leads", async () => {
       const org = await createOrg(ctx);

@@ -2387,6 +2387,30 @@ export interface operations {
           };
         };
       };
+      /** @description An Origin header other than the service's own (PUBLIC_BASE_URL): a browser page of another site (data.error origin_not_allowed). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {string} */
+            jsonrpc: "2.0";
+            error: {
+              code: number;
+              message: string;
+              data?: {
+                /** @description The HTTP status of this answer. */
+                status: number;
+                /** @description The machine code the REST endpoints would send. */
+                error: string;
+                retry_after_seconds?: number;
+              };
+            };
+            id: null;
+          };
+        };
+      };
       /** @description Body over 2097152 bytes. */
       413: {
         headers: {
