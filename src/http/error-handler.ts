@@ -2,6 +2,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { isConnectionError, isDatabaseMisconfigured } from "../db/database.ts";
 import { AppError, databaseUnavailable, invalidJson, payloadTooLarge, unreadableBody } from "../errors.ts";
 import { styledCode } from "./error-style.ts";
+import { recordRouteMethods } from "./route-methods.ts";
 import "./route-config.ts";
 import { describeValidationError, type ValidationIssue } from "./validation-detail.ts";
 
@@ -69,19 +70,31 @@ export function logServerError(request: FastifyRequest, error: unknown, appError
   }
 }
 
+/**
+ * Error rendering for the whole app, and the answer for requests no route takes: 405 with Allow
+ * when the path exists under other methods, else 404.
+ */
 export function registerErrorHandling(app: FastifyInstance): void {
+  const methodsOf = recordRouteMethods(app);
   app.setErrorHandler((error, request, reply) => {
     const appError = toAppError(error, request);
     logServerError(request, error, appError);
     return renderError(appError, request, reply);
   });
-  app.setNotFoundHandler((request, reply) =>
-    renderError(
-      new AppError(404, "not_found", `no route for ${request.method} ${shortPath(request.url)}`),
+  app.setNotFoundHandler((request, reply) => {
+    const path = shortPath(request.url);
+    const allowed = methodsOf(request.url.split("?")[0]!);
+    if (allowed.length > 0) {
+      const detail = `${request.method} is not allowed on ${path}; use ${allowed.join(", ")}`;
+      const error = new AppError(405, "method_not_allowed", detail, { allow: allowed.join(", ") });
+      return renderError(error, request, reply);
+    }
+    return renderError(
+      new AppError(404, "not_found", `no route for ${request.method} ${path}`),
       request,
       reply,
-    ),
-  );
+    );
+  });
 }
 
 /** Paths can be kilobytes long; a detail quotes at most this much of one. */

@@ -283,6 +283,26 @@ describe(`error model (${databaseLabel})`, () => {
     assert.equal(response.body.error, "not_found");
   });
 
+  it("answers a known path under a method it does not take with 405 and Allow", async () => {
+    const events = await call(ctx, "GET", "/api/v1/events");
+    assert.equal(events.status, 405);
+    assert.equal(events.headers.allow, "POST");
+    assert.deepEqual(events.body, {
+      error: "method_not_allowed",
+      detail: "GET is not allowed on /api/v1/events; use POST",
+    });
+    const subscribe = await call(ctx, "PUT", "/api/v1/webhooks/subscribe?id=x");
+    assert.equal(subscribe.status, 405);
+    assert.equal(subscribe.headers.allow, "DELETE, POST");
+    const me = await call(ctx, "POST", "/api/v1/me");
+    assert.equal(me.status, 405);
+    assert.equal(me.headers.allow, "GET, HEAD");
+    const landing = await call(ctx, "DELETE", "/l/someToken123");
+    assert.equal(landing.status, 405);
+    assert.equal(landing.headers.allow, "GET, HEAD, POST");
+    assert.equal((await call(ctx, "GET", "/api/v1/events/extra")).status, 404);
+  });
+
   it("reads a body in its declared charset and refuses one it cannot read, never printing replacement characters", async () => {
     const org = await createOrg(ctx);
     const latin1 = Buffer.from('{"name":"Jos\xe9"}', "latin1");
