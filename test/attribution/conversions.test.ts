@@ -11,6 +11,23 @@ const HOME = "123 North Main Street Apt 4, Springfield, IL 62701";
 const HOME_VARIANT = "123 N Main St #4 Springfield IL 62701-1234";
 const ELSEWHERE = "900 Elm Avenue, Springfield, IL 62702";
 
+/** A landing-page lead on the first piece of a recorded mailing, at `address`. */
+function leadOnFirstPiece(
+  ctx: TestContext,
+  orgId: string,
+  mailing: { campaign_id: string; pieces: { id: string }[] },
+  address: string,
+) {
+  return landingPageLead(ctx, {
+    orgId,
+    id: randomUUID(),
+    campaignId: mailing.campaign_id,
+    pieceId: mailing.pieces[0]!.id,
+    address,
+    normalized: normalizeAddress(address),
+  });
+}
+
 describe(`POST /api/v1/conversions (${databaseLabel})`, () => {
   let ctx: TestContext;
   const clock = fixedClock("2026-06-30T12:00:00Z");
@@ -67,14 +84,7 @@ describe(`POST /api/v1/conversions (${databaseLabel})`, () => {
     const mailing = await recordMailing(ctx, org.orgId, [
       { address: HOME, mailed_at: "2026-05-01T10:00:00Z" },
     ]);
-    await landingPageLead(ctx, {
-      orgId: org.orgId,
-      id: randomUUID(),
-      campaignId: mailing.campaign_id,
-      pieceId: mailing.pieces[0]!.id,
-      address: HOME,
-      normalized: normalizeAddress(HOME),
-    });
+    await leadOnFirstPiece(ctx, org.orgId, mailing, HOME);
     const response = await conversion(ctx, org.key, { address: HOME, deal_id: "D-direct" });
     assert.equal(response.status, 200, response.text);
     assert.equal(response.body.attribution_type, "direct");
@@ -155,14 +165,7 @@ describe(`POST /api/v1/conversions (${databaseLabel})`, () => {
     ]);
     await recordMailing(ctx, org.orgId, [{ address: HOME, mailed_at: "2026-05-01T00:00:00Z" }]);
     // The campaign's other home has a landing-page lead: that lead is not this deal's.
-    await landingPageLead(ctx, {
-      orgId: org.orgId,
-      id: randomUUID(),
-      campaignId: named.campaign_id,
-      pieceId: named.pieces[0]!.id,
-      address: ELSEWHERE,
-      normalized: normalizeAddress(ELSEWHERE),
-    });
+    await leadOnFirstPiece(ctx, org.orgId, named, ELSEWHERE);
     const response = await conversion(ctx, org.key, { address: HOME, campaign_id: named.campaign_id });
     assert.equal(response.body.campaign_id, named.campaign_id);
     assert.equal(response.body.match_method, "campaign_id");
