@@ -3,7 +3,7 @@ import type { FastifyInstance } from "fastify";
 import { errorResponse } from "../http/error-responses.ts";
 import { SENTENCE_STYLE } from "../http/error-style.ts";
 import { Lead } from "../services/leads/lead-view.ts";
-import { invalidSince, listRecentLeads, parseSince } from "../services/leads/polling.ts";
+import { invalidTimeBound, listRecentLeads, parseTimeBound } from "../services/leads/polling.ts";
 import type { Services } from "../services/services.ts";
 import { registerSubscriptionRoutes } from "./subscriptions.ts";
 
@@ -11,6 +11,7 @@ export const POLL_STYLE = {
   ...SENTENCE_STYLE,
   internal_error: "Failed to list leads",
   invalid_since: "Invalid since parameter",
+  invalid_before: "Invalid before parameter",
 };
 
 export const PollLeadsQuery = Type.Object(
@@ -19,6 +20,13 @@ export const PollLeadsQuery = Type.Object(
       Type.String({
         maxLength: 64,
         description: "ISO-8601 timestamp; only leads created strictly after it.",
+      }),
+    ),
+    before: Type.Optional(
+      Type.String({
+        maxLength: 64,
+        description:
+          "ISO-8601 timestamp; only leads created at or before it (an extension of the spec, for paging back past 50: repeat with before = the oldest created_at received while 50 come back, and de-duplicate by id).",
       }),
     ),
   },
@@ -40,19 +48,28 @@ export function registerLeadsPollRoute(app: FastifyInstance, services: Services)
         operationId: "listRecentLeads",
         summary: "Poll recent landing-page leads",
         description:
-          "Newest first, at most 50, only landing-page leads, `created_at` strictly after `since`; de-duplicate by `id`. An organization without any real lead gets one sample lead (`test: true`, all-zero id). A malformed `since` is 400 `Invalid since parameter`.",
+          "Newest first, at most 50, only landing-page leads, `created_at` strictly after `since` and at or before `before`; de-duplicate by `id`. More than 50 since the last poll: call again with `before` = the oldest `created_at` received, until fewer than 50 come back. An organization without any real lead gets one sample lead (`test: true`, all-zero id). A malformed `since` is 400 `Invalid since parameter`, a malformed `before` 400 `Invalid before parameter`.",
         querystring: PollLeadsQuery,
         response: {
           200: PollLeadsResponse,
-          400: errorResponse("`since` is not an ISO-8601 timestamp.", ["Invalid since parameter"]),
+          400: errorResponse("`since` or `before` is not an ISO-8601 timestamp.", [
+            "Invalid since parameter",
+            "Invalid before parameter",
+          ]),
         },
       },
     },
     async (request) => {
-      if (request.validationError) throw invalidSince("send one ISO-8601 timestamp of at most 64 characters");
-      const since = parseSince(request.query.since);
-      const now = services.clock.now();
-      const leads = await listRecentLeads(services.db, request.auth!.orgId, since, now);
+      if (request.validationError) {
+        const field = request.validationError.validation[0]?.instancePath;
+        const bound = field === "/before" ? "before" : "since";
+        throw invalidTimeBound(bound, "send one ISO-8601 timestamp of at most 64 characters");
+      }
+      const window = {
+        since: parseTimeBound("since", request.query.since),
+        before: parseTimeBound("before", request.query.before),
+      };
+      const leads = await listRecentLeads(services.db, request.auth!.orgId, window, services.clock.now());
       // LeadView carries the dynamic custom_<field_id> keys the static schema type cannot name.
       return { leads: leads as unknown as Static<typeof Lead>[] };
     },

@@ -94,6 +94,25 @@ describe(`lead polling (${databaseLabel})`, () => {
       since.body.leads.map((lead: { id: string }) => lead.id),
       ids.slice(50).reverse(),
     );
+    // Paging back past 50: before = the oldest created_at received, inclusive (de-duplicate by id).
+    const oldest = all.body.leads.at(-1);
+    const olderPage = await call(ctx, "GET", "/api/v1/integrations/leads", {
+      key: org.key,
+      query: { before: oldest.created_at },
+    });
+    assert.equal(olderPage.status, 200, olderPage.text);
+    assert.deepEqual(
+      olderPage.body.leads.map((lead: { id: string }) => lead.id),
+      ids.slice(0, 4).reverse(),
+    );
+    const between = await call(ctx, "GET", "/api/v1/integrations/leads", {
+      key: org.key,
+      query: { since: times[0]!, before: times[2]! },
+    });
+    assert.deepEqual(
+      between.body.leads.map((lead: { id: string }) => lead.id),
+      [ids[2], ids[1]],
+    );
     const offset = await poll(org.key, times[49]!.replace("Z", "+00:00"));
     assert.equal(offset.body.leads.length, 3);
     // An offset written unencoded in the URL: its "+" decodes to a space.
@@ -154,6 +173,20 @@ describe(`lead polling (${databaseLabel})`, () => {
       assert.equal(response.status, 400, response.text);
       assert.equal(response.body.error, "Invalid since parameter");
       assert.match(response.body.detail, /^since: /);
+    }
+    const badBefore = await call(ctx, "GET", "/api/v1/integrations/leads?before=yesterday", { key: org.key });
+    const twiceBefore = await call(
+      ctx,
+      "GET",
+      "/api/v1/integrations/leads?before=2026-01-01&before=2026-01-02",
+      {
+        key: org.key,
+      },
+    );
+    for (const response of [badBefore, twiceBefore]) {
+      assert.equal(response.status, 400, response.text);
+      assert.equal(response.body.error, "Invalid before parameter");
+      assert.match(response.body.detail, /^before: /);
     }
   });
 

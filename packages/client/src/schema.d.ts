@@ -199,7 +199,7 @@ export interface paths {
     };
     /**
      * Poll recent landing-page leads
-     * @description Newest first, at most 50, only landing-page leads, `created_at` strictly after `since`; de-duplicate by `id`. An organization without any real lead gets one sample lead (`test: true`, all-zero id). A malformed `since` is 400 `Invalid since parameter`.
+     * @description Newest first, at most 50, only landing-page leads, `created_at` strictly after `since` and at or before `before`; de-duplicate by `id`. More than 50 since the last poll: call again with `before` = the oldest `created_at` received, until fewer than 50 come back. An organization without any real lead gets one sample lead (`test: true`, all-zero id). A malformed `since` is 400 `Invalid since parameter`, a malformed `before` 400 `Invalid before parameter`.
      *
      *     Required scope: `webhooks:inbound` (a key declaring no scopes is unrestricted).
      */
@@ -1691,6 +1691,8 @@ export interface operations {
       query?: {
         /** @description ISO-8601 timestamp; only leads created strictly after it. */
         since?: string;
+        /** @description ISO-8601 timestamp; only leads created at or before it (an extension of the spec, for paging back past 50: repeat with before = the oldest created_at received while 50 come back, and de-duplicate by id). */
+        before?: string;
       };
       header?: never;
       path?: never;
@@ -1748,7 +1750,7 @@ export interface operations {
           };
         };
       };
-      /** @description `since` is not an ISO-8601 timestamp. */
+      /** @description `since` or `before` is not an ISO-8601 timestamp. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -1756,7 +1758,7 @@ export interface operations {
         content: {
           "application/json": {
             /** @enum {string} */
-            error: "Invalid since parameter";
+            error: "Invalid since parameter" | "Invalid before parameter";
             detail?: string;
           };
         };

@@ -1,4 +1,4 @@
-import { and, desc, eq, gt, type SQL } from "drizzle-orm";
+import { and, desc, eq, gt, lte, type SQL } from "drizzle-orm";
 import type { Queryable } from "../../db/database.ts";
 import { campaigns, leads, mailPieces } from "../../db/schema.ts";
 import { parseIsoDate } from "../../domain/iso-date.ts";
@@ -17,15 +17,26 @@ export const SAMPLE_LEAD_ID = "00000000-0000-0000-0000-000000000000";
 // An unencoded "+01:00" in a query string arrives as " 01:00": a space where the offset's sign was.
 const DECODED_PLUS_OFFSET = /(\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?) (\d{2}:?\d{2})$/;
 
-/** Parses `since`; a malformed value is a 400 that says what is expected. */
-/** 400 `Invalid since parameter` (the route's style), the detail saying what was wrong. */
-export const invalidSince = (detail: string) => new AppError(400, "invalid_since", `since: ${detail}`);
+export type TimeBound = "since" | "before";
 
-export function parseSince(input: string | undefined): Date | undefined {
+/** 400 `Invalid since parameter` / `Invalid before parameter` (the route's style), saying why. */
+export const invalidTimeBound = (bound: TimeBound, detail: string) =>
+  new AppError(400, `invalid_${bound}`, `${bound}: ${detail}`);
+
+/** Parses `since` or `before`; a malformed value is a 400 that says what is expected. */
+export function parseTimeBound(bound: TimeBound, input: string | undefined): Date | undefined {
   if (input === undefined || input === "") return undefined;
   const parsed = parseIsoDate(input.trim().replace(DECODED_PLUS_OFFSET, "$1+$2"));
-  if (!parsed) throw invalidSince(`"${input}" is not an ISO-8601 timestamp (e.g. 2026-01-31T09:30:00Z)`);
+  if (!parsed) {
+    throw invalidTimeBound(bound, `"${input}" is not an ISO-8601 timestamp (e.g. 2026-01-31T09:30:00Z)`);
+  }
   return parsed.at;
+}
+
+/** `since`: strictly after; `before`: at or before (inclusive, so paging back never skips a lead that shares the boundary's millisecond; callers de-duplicate by id). */
+export interface PollWindow {
+  since?: Date | undefined;
+  before?: Date | undefined;
 }
 
 /** The example a newly connected integration sees until the first real lead arrives. */
@@ -61,11 +72,13 @@ export function sampleLead(now: Date): LeadView {
 export async function listRecentLeads(
   db: Queryable,
   orgId: string,
-  since: Date | undefined,
+  window: PollWindow,
   now: Date,
 ): Promise<LeadView[]> {
+  const { since, before } = window;
   const conditions: SQL[] = [eq(leads.orgId, orgId), eq(leads.source, "landing_page")];
   if (since) conditions.push(gt(leads.createdAt, since));
+  if (before) conditions.push(lte(leads.createdAt, before));
   const rows = await db
     .select(leadViewColumns)
     .from(leads)
@@ -75,7 +88,7 @@ export async function listRecentLeads(
     .orderBy(desc(leads.createdAt), desc(leads.id))
     .limit(POLL_LIMIT);
   if (rows.length > 0) return rows.map((row) => toLeadView(row.lead, row.campaignName, row.piece));
-  if (since && (await hasAnyLandingLead(db, orgId))) return [];
+  if ((since || before) && (await hasAnyLandingLead(db, orgId))) return [];
   // No real lead at all: the sample shows the shape, whatever `since` says.
   return [sampleLead(now)];
 }
