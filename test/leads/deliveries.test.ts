@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { createHmac } from "node:crypto";
 import { after, before, describe, it } from "node:test";
+import pino from "pino";
 import { fixedClock } from "../../src/clock.ts";
 import { type Database, openDatabase, queryRows, sql } from "../../src/db/database.ts";
 import { buildJobCatalog } from "../../src/jobs/catalog.ts";
@@ -165,9 +166,11 @@ describe(`signed lead.created deliveries (${databaseLabel})`, () => {
     });
     assert.equal(legacy.status, 201);
     receiver.respondWith(500);
+    const logLines: string[] = [];
+    const logger = pino({ level: "info" }, { write: (line: string) => logLines.push(line) });
     try {
       await submitLead(ctx, token, LEAD);
-      await drainJobs(ctx, client);
+      await drainJobs(ctx, client, ctx.database.db, logger);
     } finally {
       receiver.respondWith(200);
     }
@@ -179,6 +182,10 @@ describe(`signed lead.created deliveries (${databaseLabel})`, () => {
     assert.equal(logged.signed, false);
     assert.equal(logged.outcome, "attempted");
     assert.equal(logged.status_code, 500);
+    // Not resent, so the operator is warned (a receiver's 401 usually means the wrong secret).
+    const refused = logLines.map((line) => JSON.parse(line)).find((entry) => entry.statusCode === 500);
+    assert.equal(refused?.level, 40);
+    assert.match(refused?.msg, /refused it \(not resent\)/);
     assert.equal(await drainJobs(ctx, client), 0, "a non-2xx answer is not retried");
     assert.equal(received().length, 1);
   });

@@ -60,8 +60,13 @@ export function testDeliveryClient(
 }
 
 /** Runs every due job against the context's database, as a worker process would. */
-export function drainJobs(ctx: TestContext, client: DeliveryClient, db = ctx.database.db) {
-  const deps = { db, clock: ctx.clock, logger: silentLogger };
+export function drainJobs(
+  ctx: TestContext,
+  client: DeliveryClient,
+  db = ctx.database.db,
+  logger: pino.Logger = silentLogger,
+) {
+  const deps = { db, clock: ctx.clock, logger };
   return runPendingJobs(deps, buildJobCatalog({ ...deps, deliveryClient: client }));
 }
 

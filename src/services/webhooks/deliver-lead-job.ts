@@ -85,8 +85,15 @@ export function deliverLeadHandler(deps: DeliverLeadDeps): RegisteredJob {
       createdAt: deps.clock.now(),
     };
     const targetUrl = loggableUrl(record.targetUrl);
-    if (result.outcome === "attempted") {
+    if (result.outcome === "attempted" && result.statusCode >= 200 && result.statusCode < 300) {
       log.info({ statusCode: result.statusCode, targetUrl }, "lead delivered");
+    } else if (result.outcome === "attempted") {
+      // Not retried (spec: the status is not inspected), so the operator should see it: a receiver
+      // answering 401 usually verifies with another subscription's secret.
+      log.warn(
+        { statusCode: result.statusCode, targetUrl },
+        "lead delivered; the receiver refused it (not resent)",
+      );
     } else {
       log.warn({ outcome: result.outcome, error: result.error, targetUrl }, "lead delivery not completed");
     }
