@@ -174,9 +174,20 @@ export async function listCampaigns(
 }
 
 /** What a print vendor's confirmation does: a queued piece becomes mailed. */
-export async function markPieceMailed(db: Queryable, pieceId: string, mailedAt: Date, publicBaseUrl: string) {
+/**
+ * Marks a piece mailed at `mailedAt`, or now. Marking an already mailed piece again without a
+ * date keeps its date (a repeat must not move the start of its attribution window).
+ */
+export async function markPieceMailed(
+  db: Queryable,
+  pieceId: string,
+  at: { mailedAt: Date | undefined; now: Date },
+  publicBaseUrl: string,
+) {
   const [current] = await db.select().from(mailPieces).where(eq(mailPieces.id, pieceId));
   if (!current) throw notFound("piece not found");
+  if (current.status === "mailed" && at.mailedAt === undefined) return toPieceView(current, publicBaseUrl);
+  const mailedAt = at.mailedAt ?? at.now;
   if (current.status !== "queued" && current.status !== "mailed") {
     throw new AppError(
       409,

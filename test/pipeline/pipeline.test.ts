@@ -163,6 +163,23 @@ describe("campaign pipeline", () => {
     assert.equal((await pieceRow(ctx, mailed.id)).status, "mailed");
   });
 
+  test("the operator marks a queued piece mailed; a repeat without a date keeps the first date", async () => {
+    const org = await orgWithAutomation(ctx);
+    const piece = await queuePiece(ctx, org);
+    const first = await admin(ctx, "POST", `/pieces/${piece.id}/mailed`, {});
+    assert.equal(first.status, 200, first.text);
+    assert.equal(first.body.status, "mailed");
+    assert.equal(first.body.mailed_at, clock.now().toISOString());
+    clock.advance(60_000);
+    const repeat = await admin(ctx, "POST", `/pieces/${piece.id}/mailed`, {});
+    assert.equal(repeat.body.mailed_at, first.body.mailed_at);
+    const corrected = await admin(ctx, "POST", `/pieces/${piece.id}/mailed`, {
+      mailed_at: "2026-03-01T09:00:00Z",
+    });
+    assert.equal(corrected.body.mailed_at, "2026-03-01T09:00:00.000Z");
+    assert.equal((await admin(ctx, "POST", `/pieces/${crypto.randomUUID()}/mailed`, {})).status, 404);
+  });
+
   test("a deal_won trigger's card reaches the customer it registered (suppression is off by default there)", async () => {
     const dataDir = tempDataDir();
     const org = await orgWithAutomation(ctx, { name: "Thank you card", kind: "deal_won" });

@@ -60,8 +60,9 @@ export function registerAdminCampaignRoutes(app: FastifyInstance, services: Serv
       },
     },
     async (request) => {
-      const mailedAt = request.body?.mailed_at ? new Date(request.body.mailed_at) : services.clock.now();
-      return markPieceMailed(services.db, request.params.id, mailedAt, publicBaseUrl);
+      const mailedAt = request.body?.mailed_at ? new Date(request.body.mailed_at) : undefined;
+      const at = { mailedAt, now: services.clock.now() };
+      return markPieceMailed(services.db, request.params.id, at, publicBaseUrl);
     },
   );
 }
