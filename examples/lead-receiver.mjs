@@ -5,6 +5,9 @@
 //   PORT (default 8443), TLS_KEY and TLS_CERT (PEM files; without them it serves plain HTTP,
 //   for running behind a TLS-terminating proxy: subscriptions must be public https URLs).
 //
+// Each subscription has its own secret. To accept several (two subscriptions, or the old and the
+// new secret during a rotation), separate them with commas: PORCHLIGHT_SIGNING_SECRET=whsec_a,whsec_b.
+//
 // It verifies the signature over the raw bytes before parsing anything, and de-duplicates by the
 // lead's `id` (a lead may reach you twice: by delivery and by polling, or after a rotation). Keep
 // the seen ids in your database (a unique index on the lead id) in production; the in-memory set
@@ -44,12 +47,14 @@ export function createSeenIds(capacity = 10_000) {
 
 /**
  * Handles one delivery given its headers and raw bytes; returns the status and body to answer.
- * `onLead` runs once per lead id, after the signature was verified.
+ * `secret` is one secret or an array of them (any one may sign). `onLead` runs once per lead id,
+ * after the signature was verified.
  */
 export async function handleDelivery({ secret, headers, rawBody, seen, onLead, nowSeconds }) {
   const timestamp = headers["x-service-timestamp"];
   const signature = headers["x-service-signature"];
-  if (!verifySignature(secret, timestamp, signature, rawBody, nowSeconds)) {
+  const secrets = [secret].flat().filter(Boolean);
+  if (!secrets.some((one) => verifySignature(one, timestamp, signature, rawBody, nowSeconds))) {
     return { status: 401, body: { error: "invalid signature" } };
   }
   let lead;
@@ -82,7 +87,7 @@ function readRawBody(request) {
   });
 }
 
-/** The request listener: POST only; every answer is JSON. */
+/** The request listener: POST only; every answer is JSON. `secret`: one secret or an array. */
 export function createLeadReceiver({ secret, onLead, seen = createSeenIds() }) {
   return async (request, response) => {
     const reply = (status, body) =>
@@ -105,8 +110,11 @@ export function createLeadReceiver({ secret, onLead, seen = createSeenIds() }) {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const secret = process.env.PORCHLIGHT_SIGNING_SECRET;
-  if (!secret) {
+  const secrets = (process.env.PORCHLIGHT_SIGNING_SECRET ?? "")
+    .split(",")
+    .map((one) => one.trim())
+    .filter(Boolean);
+  if (secrets.length === 0) {
     console.error(
       "Set PORCHLIGHT_SIGNING_SECRET to the signing_secret returned by POST /api/v1/webhooks/subscribe",
     );
@@ -116,7 +124,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     const label = lead.test ? "sample lead" : "lead";
     console.log(`${label} ${lead.id}: ${lead.name ?? ""} <${lead.email ?? ""}> ${lead.full_address ?? ""}`);
   };
-  const listener = createLeadReceiver({ secret, onLead });
+  const listener = createLeadReceiver({ secret: secrets, onLead });
   const { TLS_KEY, TLS_CERT } = process.env;
   const server =
     TLS_KEY && TLS_CERT

@@ -10,14 +10,19 @@
 // outage is safe and mails nothing twice. The service never pulls missed records; replaying is
 // the recovery path.
 //
-// Pacing follows the spec's retry guidance: 429 waits Retry-After (the events limit is 120 per
-// minute per organization), 503 (kill switch: Retry-After 300) waits and retries, 500/502 back
-// off; 400/413/422 are the event's fault (logged, skipped); 401/403 stop the replay.
+// Pacing follows the spec's retry guidance: 429 waits Retry-After (from one machine the per-IP
+// limit, 60 requests a minute across every endpoint, comes before the events limit of 120 per
+// organization), 503 (kill switch: Retry-After 300) waits and retries, 500/502 back off;
+// 400/413/422 are the event's fault (logged, skipped); 401/403 stop the replay (exit code 3), as
+// does an unreachable server (exit code 4). Exit code 1: some events still failing at the end.
 import { readFileSync } from "node:fs";
 
 const TERMINAL_FOR_RUN = new Set([401, 403]);
 const RETRYABLE = new Set([429, 500, 502, 503]);
 const MAX_ATTEMPTS = 8;
+
+/** Thrown on 401/403: no later event can succeed with this key. */
+export class KeyRefusedError extends Error {}
 
 const defaultSleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -66,8 +71,8 @@ export async function replayEvents({
         `${event.dedup_id}: ${body?.duplicate ? "already applied" : "accepted"} (${body?.outcomes?.map((o) => o.reason).join(", ") || "no binding"})`,
       );
     } else if (TERMINAL_FOR_RUN.has(status)) {
-      throw new Error(
-        `stopping: the key was refused (${status} ${body?.error ?? ""}); fix the key or its scopes`,
+      throw new KeyRefusedError(
+        `stopping: the key was refused (${status} ${body?.error ?? ""}); fix the key or its scopes (events:write)`,
       );
     } else if (RETRYABLE.has(status)) {
       summary.failed++;
@@ -95,12 +100,23 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     .split("\n")
     .filter((line) => line.trim() !== "")
     .map((line) => JSON.parse(line));
-  const summary = await replayEvents({
-    events,
-    baseUrl: PORCHLIGHT_URL,
-    apiKey: PORCHLIGHT_API_KEY,
-    dryRun: flag === "--dry-run",
-  });
-  console.log(JSON.stringify(summary));
-  process.exit(summary.failed > 0 ? 1 : 0);
+  try {
+    const summary = await replayEvents({
+      events,
+      baseUrl: PORCHLIGHT_URL,
+      apiKey: PORCHLIGHT_API_KEY,
+      dryRun: flag === "--dry-run",
+    });
+    console.log(JSON.stringify(summary));
+    process.exit(summary.failed > 0 ? 1 : 0);
+  } catch (error) {
+    if (error instanceof KeyRefusedError) {
+      console.error(error.message);
+      process.exit(3);
+    }
+    // fetch rejects with a TypeError when the server cannot be reached (refused, DNS, TLS).
+    const cause = error?.cause?.code ?? error?.cause?.message ?? error?.message;
+    console.error(`stopping: ${PORCHLIGHT_URL} could not be reached (${cause}); replay again once it is`);
+    process.exit(4);
+  }
 }
