@@ -79,13 +79,36 @@ function unparsedParts(raw: string): AddressParts {
   return { street: fold(withoutPlus4), city: "", state: "", postal_code: "", country: "US" };
 }
 
+/** Latin letters that are not a base letter plus an accent, so NFD leaves them whole. */
+const LETTER_FOLDS: Record<string, string> = {
+  ß: "ss",
+  ø: "o",
+  Ø: "O",
+  ł: "l",
+  Ł: "L",
+  đ: "d",
+  Đ: "D",
+  æ: "ae",
+  Æ: "AE",
+  œ: "oe",
+  Œ: "OE",
+};
+
+/** Full-width ASCII (U+FF01-FF5E, from East Asian keyboards) sits 0xFEE0 above ASCII. */
+const FULL_WIDTH = /[\uff01-\uff5e]/g;
+
 /**
- * "Peñasco" → "Penasco", "San José" → "San Jose", full-width "１２３" → "123": the parser reads
- * ASCII words only and silently dropped the accented letters ("PEASCO"), so "Peñasco" and
- * "Penasco" got different keys and a registered customer was mailed.
+ * "Peñasco" → "Penasco", "San José" → "San Jose", "Łódź" → "Lodz", full-width "１２３" → "123":
+ * the parser reads ASCII words only and silently dropped such letters ("PEASCO"), so "Peñasco"
+ * and "Penasco" got different keys and a registered customer was mailed. Only accents are
+ * removed (NFD, not NFKD: that would turn "123½" into "1231/2", another house number).
  */
 function withoutDiacritics(text: string): string {
-  return text.normalize("NFKD").replace(/\p{M}+/gu, "");
+  return text
+    .normalize("NFD")
+    .replace(/\p{M}+/gu, "")
+    .replace(/[ßøØłŁđĐæÆœŒ]/g, (letter) => LETTER_FOLDS[letter] ?? letter)
+    .replace(FULL_WIDTH, (character) => String.fromCharCode(character.charCodeAt(0) - 0xfee0));
 }
 
 /** Splits a US address into normalized parts (upper case, Pub 28 abbreviations, ZIP5). */

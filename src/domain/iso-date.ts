@@ -57,8 +57,13 @@ export function parseIsoDate(text: string): IsoDate | undefined {
     check.getUTCSeconds() === s;
   const offset = offsetMinutes(zone);
   if (!roundTrips || offset === undefined) return undefined;
+  const at = new Date(utc - offset * 60_000);
+  // 9999-12-31T23:00-05:00 is in year 10000 once in UTC, which PostgreSQL cannot store.
+  if (at.getUTCFullYear() < ISO_YEAR_RANGE.earliest || at.getUTCFullYear() > ISO_YEAR_RANGE.latest) {
+    return undefined;
+  }
   return {
-    at: new Date(utc - offset * 60_000),
+    at,
     dateOnly: hour === undefined,
     calendarDate: `${year}-${month}-${day}`,
   };

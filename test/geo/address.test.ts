@@ -116,6 +116,12 @@ describe("address normalization", () => {
       normalizeAddress("１２ Main St, Austin TX 78701"),
       normalizeAddress("12 Main St, Austin TX 78701"),
     );
+    assert.equal(
+      normalizeAddress("9 Søren Łódź Straße, Austin TX 78701"),
+      "9 SOREN LODZ STRASSE, AUSTIN TX 78701",
+    );
+    // A fraction is not an accent: "123½" keeps its key (NFKD made it 1231/2, another house).
+    assert.equal(normalizeAddress("123½ Main St, Springfield IL 62701"), "123 MAIN ST, SPRINGFIELD IL 62701");
   });
 
   it("keeps different delivery points apart", () => {
