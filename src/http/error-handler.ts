@@ -83,7 +83,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
   });
   app.setNotFoundHandler((request, reply) => {
     const path = shortPath(request.url);
-    const allowed = methodsOf(request.url.split("?")[0]!);
+    const allowed = methodsOf(request.url);
     if (allowed.length > 0) {
       const detail = `${request.method} is not allowed on ${path}; use ${allowed.join(", ")}`;
       const error = new AppError(405, "method_not_allowed", detail, { allow: allowed.join(", ") });

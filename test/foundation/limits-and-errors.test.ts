@@ -301,6 +301,11 @@ describe(`error model (${databaseLabel})`, () => {
     assert.equal(landing.status, 405);
     assert.equal(landing.headers.allow, "GET, HEAD, POST");
     assert.equal((await call(ctx, "GET", "/api/v1/events/extra")).status, 404);
+    // Matched like the router matches: no trailing slash, percent-decoded.
+    assert.equal((await call(ctx, "POST", "/api/v1/events/")).status, 404);
+    const encoded = await call(ctx, "GET", "/api/v1/%65vents");
+    assert.equal(encoded.status, 405);
+    assert.equal(encoded.headers.allow, "POST");
   });
 
   it("reads a body in its declared charset and refuses one it cannot read, never printing replacement characters", async () => {
