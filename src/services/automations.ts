@@ -86,12 +86,25 @@ export async function createAutomation(
       kind: input.kind ?? "standard",
       ...triggerColumns(input.trigger),
       filters: input.filters ?? [],
-      // A deal_won automation mails the customer whose deal it just recorded: suppressing
-      // customers would suppress its every card.
-      suppressCustomers: input.suppress_customers ?? input.kind !== "deal_won",
+      suppressCustomers: input.suppress_customers ?? suppressesCustomersByDefault(input.kind ?? "standard"),
     })
     .returning();
   return toAutomation(row!);
+}
+
+/**
+ * A deal_won automation mails the customer whose deal it just recorded: suppressing customers
+ * would suppress its every card. A change of kind without `suppress_customers` takes the new
+ * kind's default.
+ */
+function suppressesCustomersByDefault(kind: Automation["kind"]): boolean {
+  return kind !== "deal_won";
+}
+
+function suppressionOf(patch: Partial<AutomationInput>): { suppressCustomers?: boolean } {
+  if (patch.suppress_customers !== undefined) return { suppressCustomers: patch.suppress_customers };
+  if (patch.kind !== undefined) return { suppressCustomers: suppressesCustomersByDefault(patch.kind) };
+  return {};
 }
 
 export async function updateAutomation(
@@ -107,7 +120,7 @@ export async function updateAutomation(
       ...(patch.kind !== undefined ? { kind: patch.kind } : {}),
       ...(patch.trigger !== undefined ? triggerColumns(patch.trigger) : {}),
       ...(patch.filters !== undefined ? { filters: patch.filters } : {}),
-      ...(patch.suppress_customers !== undefined ? { suppressCustomers: patch.suppress_customers } : {}),
+      ...suppressionOf(patch),
       updatedAt: new Date(),
     })
     .where(eq(automations.id, id))

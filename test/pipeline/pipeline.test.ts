@@ -180,6 +180,27 @@ describe("campaign pipeline", () => {
     assert.equal((await admin(ctx, "POST", `/pieces/${crypto.randomUUID()}/mailed`, {})).status, 404);
   });
 
+  test("suppress_customers defaults by kind: on for standard, off for deal_won, also when the kind changes", async () => {
+    const standard = await orgWithAutomation(ctx);
+    const automation = (id: string) =>
+      queryRows<{ suppress_customers: boolean }>(
+        ctx.database.db,
+        sql`SELECT suppress_customers FROM automations WHERE id = ${id}::uuid`,
+      ).then((rows) => rows[0]!.suppress_customers);
+    assert.equal(await automation(standard.automationId), true);
+    const toWon = await admin(ctx, "PATCH", `/automations/${standard.automationId}`, { kind: "deal_won" });
+    assert.equal(toWon.status, 200, toWon.text);
+    assert.equal(toWon.body.suppress_customers, false);
+    const explicit = await admin(ctx, "PATCH", `/automations/${standard.automationId}`, {
+      kind: "deal_won",
+      suppress_customers: true,
+    });
+    assert.equal(explicit.body.suppress_customers, true);
+    const renamed = await admin(ctx, "PATCH", `/automations/${standard.automationId}`, { name: "Renamed" });
+    assert.equal(renamed.body.suppress_customers, true);
+    assert.equal(await automation(standard.automationId), true);
+  });
+
   test("a deal_won trigger's card reaches the customer it registered (suppression is off by default there)", async () => {
     const dataDir = tempDataDir();
     const org = await orgWithAutomation(ctx, { name: "Thank you card", kind: "deal_won" });
