@@ -116,7 +116,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     .filter(Boolean);
   if (secrets.length === 0) {
     console.error(
-      "Set PORCHLIGHT_SIGNING_SECRET to the signing_secret returned by POST /api/v1/webhooks/subscribe",
+      "Set PORCHLIGHT_SIGNING_SECRET to the signing_secret returned by POST /api/v1/webhooks/subscribe (several: comma-separated)",
     );
     process.exit(1);
   }
