@@ -217,14 +217,25 @@ describe(`POST /api/v1/import/jobs (${databaseLabel})`, () => {
         sql`SELECT idempotency_key FROM imports WHERE id = ${utf8.body.import_id}::uuid`,
       );
       assert.equal(stored?.idempotency_key, accented);
-      const control = await postImport(
+      for (const key of ["a\tb", "a\u0085b"]) {
+        const control = await postImport(
+          ctx,
+          org.key,
+          { source: "jobs", rows: rows(1) },
+          { idempotencyKey: key },
+        );
+        assert.equal(control.status, 422, JSON.stringify(key));
+        assert.equal(control.body.detail, "Idempotency-Key: must not contain control characters");
+      }
+      // Code points, like every length limit: 255 emoji fit.
+      const emoji = Buffer.from("🏠".repeat(255), "utf8").toString("latin1");
+      const emojiKey = await postImport(
         ctx,
         org.key,
         { source: "jobs", rows: rows(1) },
-        { idempotencyKey: "a\tb" },
+        { idempotencyKey: emoji },
       );
-      assert.equal(control.status, 422);
-      assert.equal(control.body.detail, "Idempotency-Key: must not contain control characters");
+      assert.equal(emojiKey.status, 201, emojiKey.text);
     });
 
     it("ignores an org_id inside a row, as anywhere in a body", async () => {

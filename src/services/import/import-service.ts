@@ -39,12 +39,18 @@ export const importInProgress = () =>
 const dailyQuotaReached = (now: Date) =>
   rateLimited(secondsToUtcMidnight(now), `at most ${IMPORT_LIMITS.batchesPerDay} batches per UTC day`);
 
+/** C0 and C1 controls and DEL: an HTTP header cannot carry them; the MCP tool's argument could. */
+const CONTROL_CHARACTER = /\p{Cc}/u;
+
 function checkKey(key: string | undefined): string | undefined {
   if (key === undefined) return undefined;
-  if (key.length > IMPORT_LIMITS.idempotencyKey) {
+  // Characters are code points, as in the schema's maxLength (an emoji is one).
+  if ([...key].length > IMPORT_LIMITS.idempotencyKey) {
     throw invalidPayload(`Idempotency-Key: must be at most ${IMPORT_LIMITS.idempotencyKey} characters`);
   }
   if (key.trim() === "") throw invalidPayload("Idempotency-Key: must not be empty");
+  if (CONTROL_CHARACTER.test(key))
+    throw invalidPayload("Idempotency-Key: must not contain control characters");
   return key;
 }
 
