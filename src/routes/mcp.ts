@@ -1,6 +1,7 @@
 import type { IncomingMessage } from "node:http";
 import { Type } from "@fastify/type-provider-typebox";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { CallToolRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { logServerError, toAppError } from "../http/error-handler.ts";
 import { createInjectForwarder, type Forwarder } from "../mcp/forward.ts";
@@ -52,7 +53,7 @@ export async function registerMcpRoute(
           operationId: "mcp",
           summary: "Tool-protocol (MCP) proxy",
           description:
-            "Streamable HTTP transport of the Model Context Protocol, stateless, JSON responses. Each tool forwards the caller's Authorization header unchanged to its endpoint, so authentication, scopes, limits, validation and idempotency are that endpoint's. Without a key a client can initialize and list tools; every call returns the endpoint's 401 as a tool error. The pre-auth per-IP throttle answers HTTP 429 with Retry-After and a JSON-RPC error of code -32000. A tool call counts once against the per-IP limit, here (its forwarded call is not counted again). Any Accept header is served (answers are always plain JSON), and a body sent without a JSON content type is read as JSON. JSON-RPC batches (arrays, even of one message) are refused (HTTP 400, code -32600): send one message per request. A tools/call whose arguments are not an object is a JSON-RPC error -32602 (invalid params).",
+            "Streamable HTTP transport of the Model Context Protocol, stateless, JSON responses. Each tool forwards the caller's Authorization header unchanged to its endpoint, so authentication, scopes, limits, validation and idempotency are that endpoint's. Without a key a client can initialize and list tools; every call returns the endpoint's 401 as a tool error. The pre-auth per-IP throttle answers HTTP 429 with Retry-After and a JSON-RPC error of code -32000. A tool call counts once against the per-IP limit, here (its forwarded call is not counted again). Any Accept header is served (answers are always plain JSON), and a body sent without a JSON content type is read as JSON. JSON-RPC batches (arrays, even of one message) are refused (HTTP 400, code -32600): send one message per request. A tools/call whose params the protocol refuses (a name that is not a string, arguments that are not an object) is a JSON-RPC error -32602 (invalid params) naming the field.",
           // Without a key a client may initialize and list tools (calls then carry the endpoints' 401).
           security: [{}, { bearerAuth: [] }],
           response: {
@@ -131,16 +132,18 @@ export function normalizeForTransport(raw: IncomingMessage): void {
 }
 
 /**
- * The id of a tools/call request whose `arguments` are not an object. The SDK refuses it with an
- * internal error (-32603) quoting its schema library; this is the caller's error: invalid params.
+ * A tools/call request whose params the SDK's own schema refuses (a name that is not a string,
+ * arguments that are not an object): the SDK answers an internal error (-32603) dumping its
+ * schema library's issues; it is the caller's error, invalid params, naming the field.
  */
-function toolCallWithBadArguments(body: unknown): string | number | undefined {
-  const message = body as { method?: unknown; id?: unknown; params?: { arguments?: unknown } } | null;
+function invalidToolCall(body: unknown): { id: string | number; detail: string } | undefined {
+  const message = body as { method?: unknown; id?: unknown } | null;
   if (message?.method !== "tools/call") return undefined;
   if (typeof message.id !== "string" && typeof message.id !== "number") return undefined;
-  const args = message.params?.arguments;
-  const isObject = typeof args === "object" && args !== null && !Array.isArray(args);
-  return args === undefined || isObject ? undefined : message.id;
+  const parsed = CallToolRequestSchema.safeParse(body);
+  if (parsed.success) return undefined;
+  const issue = parsed.error.issues[0];
+  return { id: message.id, detail: `${issue?.path.join(".") ?? "params"}: ${issue?.message ?? "invalid"}` };
 }
 
 async function serveToolProtocol(request: FastifyRequest, reply: FastifyReply, forward: Forwarder) {
@@ -153,11 +156,11 @@ async function serveToolProtocol(request: FastifyRequest, reply: FastifyReply, f
         jsonRpcError(INVALID_REQUEST, "Batches are not supported: send one JSON-RPC message per request."),
       );
   }
-  const badArgumentsId = toolCallWithBadArguments(request.body);
-  if (badArgumentsId !== undefined) {
+  const invalid = invalidToolCall(request.body);
+  if (invalid) {
     return reply.send({
-      ...jsonRpcError(INVALID_PARAMS, "Invalid params: arguments must be an object"),
-      id: badArgumentsId,
+      ...jsonRpcError(INVALID_PARAMS, `Invalid params: ${invalid.detail}`),
+      id: invalid.id,
     });
   }
   const server = createProxyServer({

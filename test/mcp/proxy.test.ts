@@ -383,13 +383,20 @@ describe(`MCP proxy at /api/mcp (${databaseLabel})`, () => {
     const answer = (await single.json()) as any;
     assert.equal(answer.id, 4);
     assert.equal(answer.result.structuredContent.org_id, org.orgId);
-    for (const args of ["x", 5, null, ["a"]]) {
-      const bad = await post({ ...whoami(5), params: { name: "whoami", arguments: args } });
+    const badParams: [unknown, RegExp][] = [
+      ...["x", 5, null, ["a"]].map((args): [unknown, RegExp] => [
+        { name: "whoami", arguments: args },
+        /^Invalid params: params\.arguments: /,
+      ]),
+      [{ name: 5 }, /^Invalid params: params\.name: /],
+    ];
+    for (const [params, message] of badParams) {
+      const bad = await post({ ...whoami(5), params });
       assert.equal(bad.status, 200);
       const body = (await bad.json()) as any;
       assert.equal(body.id, 5);
-      assert.equal(body.error.code, -32602, JSON.stringify(args));
-      assert.equal(body.error.message, "Invalid params: arguments must be an object");
+      assert.equal(body.error.code, -32602, JSON.stringify(params));
+      assert.match(body.error.message, message);
     }
   });
 
