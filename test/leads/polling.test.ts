@@ -124,6 +124,13 @@ describe(`lead polling (${databaseLabel})`, () => {
     );
     assert.equal(unencoded.status, 200, unencoded.text);
     assert.deepEqual(unencoded.body, offset.body);
+    const hoursOnly = await call(
+      ctx,
+      "GET",
+      `/api/v1/integrations/leads?since=${times[49]!.replace("Z", "+00")}`,
+      { key: org.key },
+    );
+    assert.deepEqual(hoursOnly.body, offset.body);
   });
 
   it("locates a lead whose piece is geocoded after the capture", async () => {

@@ -15,7 +15,7 @@ export const POLL_LIMIT = 50;
 export const SAMPLE_LEAD_ID = "00000000-0000-0000-0000-000000000000";
 
 // An unencoded "+01:00" in a query string arrives as " 01:00": a space where the offset's sign was.
-const DECODED_PLUS_OFFSET = /(\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?) (\d{2}:?\d{2})$/;
+const DECODED_PLUS_OFFSET = /(\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?) (\d{2}(?::?\d{2})?)$/;
 
 export type TimeBound = "since" | "before";
 
