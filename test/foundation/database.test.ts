@@ -77,8 +77,7 @@ describe(`database outage (${databaseLabel})`, () => {
       assert.equal(ready.status, 503);
       assert.equal((await call(ctx, "GET", "/healthz")).status, 200);
     } finally {
-      await ctx.app.close();
-      await ctx.limiter.close();
+      await ctx.close();
     }
   });
 });

@@ -387,8 +387,7 @@ describe(`landing pages the service cannot serve right now (${databaseLabel})`, 
       assert.match(String(json.headers["content-type"]), /^application\/json/);
       assert.equal(typeof json.body.error, "string");
     } finally {
-      await ctx.app.close();
-      await ctx.limiter.close();
+      await ctx.close();
     }
   });
 
