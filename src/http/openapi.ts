@@ -102,7 +102,7 @@ function describeOperation(route: RouteOptions, schema: FastifySchema & { descri
     lines.push(`Required scope: \`${config.scope}\` (a key declaring no scopes is unrestricted).`);
   if (config.orgRateLimit) {
     lines.push(
-      `Rate limit: ${config.orgRateLimit.limit} requests per ${config.orgRateLimit.windowSeconds} s per organization (bucket \`${config.orgRateLimit.bucket}\`); over it, 429 with \`Retry-After: ${config.orgRateLimit.windowSeconds}\`.`,
+      `Rate limit: ${config.orgRateLimit.limit} requests per ${config.orgRateLimit.windowSeconds} s per organization (bucket \`${config.orgRateLimit.bucket}\`); over it, 429 with \`Retry-After: ${config.orgRateLimit.windowSeconds}\`. The pre-auth per-IP limit (60 a minute by default, across every endpoint together) applies first.`,
     );
   }
   const method = String(route.method).toUpperCase();

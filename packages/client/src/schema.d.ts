@@ -61,7 +61,7 @@ export interface paths {
      * Report a won deal (attributed to the mailed campaign, last touch, 180 days)
      * @description Required scope: `webhooks:inbound` (a key declaring no scopes is unrestricted).
      *
-     *     Rate limit: 60 requests per 60 s per organization (bucket `conversions`); over it, 429 with `Retry-After: 60`.
+     *     Rate limit: 60 requests per 60 s per organization (bucket `conversions`); over it, 429 with `Retry-After: 60`. The pre-auth per-IP limit (60 a minute by default, across every endpoint together) applies first.
      *
      *     Body limit: 1048576 bytes.
      */
@@ -85,7 +85,7 @@ export interface paths {
      * Sync a lead captured elsewhere as an indirect lead of the mailed campaign
      * @description Required scope: `webhooks:inbound` (a key declaring no scopes is unrestricted).
      *
-     *     Rate limit: 60 requests per 60 s per organization (bucket `tracking`); over it, 429 with `Retry-After: 60`.
+     *     Rate limit: 60 requests per 60 s per organization (bucket `tracking`); over it, 429 with `Retry-After: 60`. The pre-auth per-IP limit (60 a minute by default, across every endpoint together) applies first.
      *
      *     Body limit: 1048576 bytes.
      */
@@ -109,7 +109,7 @@ export interface paths {
      * Register existing customers (their addresses are suppressed from future mailings)
      * @description Required scope: `webhooks:inbound` (a key declaring no scopes is unrestricted).
      *
-     *     Rate limit: 60 requests per 60 s per organization (bucket `customers`); over it, 429 with `Retry-After: 60`.
+     *     Rate limit: 60 requests per 60 s per organization (bucket `customers`); over it, 429 with `Retry-After: 60`. The pre-auth per-IP limit (60 a minute by default, across every endpoint together) applies first.
      *
      *     Body limit: 1048576 bytes.
      */
@@ -133,7 +133,7 @@ export interface paths {
      * Fire one automation (legacy; new integrations use POST /api/v1/events)
      * @description Required scope: `webhooks:inbound` (a key declaring no scopes is unrestricted).
      *
-     *     Rate limit: 60 requests per 60 s per organization (bucket `trigger`); over it, 429 with `Retry-After: 60`.
+     *     Rate limit: 60 requests per 60 s per organization (bucket `trigger`); over it, 429 with `Retry-After: 60`. The pre-auth per-IP limit (60 a minute by default, across every endpoint together) applies first.
      *
      *     Body limit: 1048576 bytes.
      */
@@ -179,7 +179,7 @@ export interface paths {
      *
      *     Required scope: `events:write` (a key declaring no scopes is unrestricted).
      *
-     *     Rate limit: 120 requests per 60 s per organization (bucket `events`); over it, 429 with `Retry-After: 60`.
+     *     Rate limit: 120 requests per 60 s per organization (bucket `events`); over it, 429 with `Retry-After: 60`. The pre-auth per-IP limit (60 a minute by default, across every endpoint together) applies first.
      *
      *     Body limit: 262144 bytes.
      */
