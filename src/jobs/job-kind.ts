@@ -12,6 +12,11 @@ export interface JobKind<S extends TSchema = TSchema> {
   /** Seconds to wait before try number `attempt + 1`, after try `attempt` failed. */
   backoffSeconds(attempt: number): number;
   readonly timeoutSeconds: number;
+  /**
+   * Claimed before every other kind: a lead's webhook must not wait behind a backlog of mail
+   * work (a burst of CRM events queues thousands of pieces in minutes).
+   */
+  readonly urgent?: boolean;
 }
 
 export function defineJobKind<S extends TSchema>(kind: JobKind<S>): JobKind<S> {

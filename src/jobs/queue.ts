@@ -89,8 +89,8 @@ export async function enqueueJob<S extends TSchema>(
 
 /**
  * Takes up to `limit` due jobs of the catalog's kinds: pending ones whose time has come, and
- * running ones whose holder let the lock expire (a crashed worker). SKIP LOCKED lets several
- * workers claim at once without ever taking the same row.
+ * running ones whose holder let the lock expire (a crashed worker). Urgent kinds (lead
+ * deliveries) are taken first, the rest fill the remaining slots, each oldest first.
  */
 export async function claimJobs(
   db: Queryable,
@@ -99,7 +99,24 @@ export async function claimJobs(
   limit: number,
 ): Promise<ClaimedJob[]> {
   const kinds = [...catalog.values()].map((entry) => entry.kind);
-  if (kinds.length === 0) return [];
+  const urgent = await claimDue(
+    db,
+    kinds.filter((kind) => kind.urgent),
+    now,
+    limit,
+  );
+  const rest = await claimDue(
+    db,
+    kinds.filter((kind) => !kind.urgent),
+    now,
+    limit - urgent.length,
+  );
+  return [...urgent, ...rest];
+}
+
+/** One claim of up to `limit` due jobs of `kinds`. SKIP LOCKED lets workers claim side by side. */
+async function claimDue(db: Queryable, kinds: JobKind[], now: Date, limit: number): Promise<ClaimedJob[]> {
+  if (kinds.length === 0 || limit <= 0) return [];
   const names = sql.join(
     kinds.map((kind) => sql`${kind.name}`),
     sql`, `,

@@ -4,7 +4,7 @@ import { Type } from "@fastify/type-provider-typebox";
 import { fixedClock } from "../../src/clock.ts";
 import { queryOne, sql } from "../../src/db/database.ts";
 import { createJobCatalog, defineJobKind, exponentialBackoff, handleJob } from "../../src/jobs/job-kind.ts";
-import { enqueueJob, JOBS_READY_CHANNEL } from "../../src/jobs/queue.ts";
+import { claimJobs, enqueueJob, JOBS_READY_CHANNEL } from "../../src/jobs/queue.ts";
 import { runPendingJobs, startWorker } from "../../src/jobs/worker.ts";
 import { databaseLabel, openTestDatabase } from "../helpers/harness.ts";
 import { silentLogger } from "./leads-helpers.ts";
@@ -58,6 +58,28 @@ describe(`durable job queue (${databaseLabel})`, () => {
     assert.deepEqual(seen, [1, 2, 3]);
     clock.advance(3_600_000);
     assert.equal(await runPendingJobs(deps(), catalog), 0);
+  });
+
+  it("claims urgent kinds (lead deliveries) before an older backlog of other kinds", async () => {
+    const backlogJob = defineJobKind({ ...flakyJob, name: "test_backlog" });
+    const urgentJob = defineJobKind({ ...flakyJob, name: "test_urgent", urgent: true });
+    const noop = async () => undefined;
+    const catalog = createJobCatalog([handleJob(backlogJob, noop), handleJob(urgentJob, noop)]);
+    const db = opened.database.db;
+    for (let index = 0; index < 5; index++) {
+      await enqueueJob(db, backlogJob, { name: `piece ${index}` }, { now: clock.now() });
+    }
+    clock.advance(1_000);
+    const urgentId = await enqueueJob(db, urgentJob, { name: "lead" }, { now: clock.now() });
+    const first = await claimJobs(db, catalog, clock.now(), 2);
+    assert.deepEqual(
+      first.map((job) => job.kind),
+      ["test_urgent", "test_backlog"],
+    );
+    assert.equal(first[0]!.id, urgentId);
+    const rest = await claimJobs(db, catalog, clock.now(), 10);
+    assert.equal(rest.length, 4);
+    assert.ok(rest.every((job) => job.kind === "test_backlog"));
   });
 
   it("completes a job that succeeds on a retry, and refuses a payload that breaks its schema", async () => {

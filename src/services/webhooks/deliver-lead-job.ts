@@ -25,6 +25,7 @@ export const deliverLeadJob = defineJobKind({
   maxAttempts: 3,
   backoffSeconds: exponentialBackoff(30, 600),
   timeoutSeconds: 60,
+  urgent: true,
 });
 
 /**
