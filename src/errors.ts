@@ -74,5 +74,12 @@ export const automationsDisabled = () =>
     "retry-after": "300",
   });
 
-/** Exactly `{"error":"auth_unavailable"}` (spec: Authentication 7): the key was not checked. */
-export const authUnavailable = () => new AppError(503, "auth_unavailable", undefined, { "retry-after": "5" });
+/**
+ * Exactly `{"error":"auth_unavailable"}` (spec: Authentication 7): the key was not checked. The
+ * key store's failure rides along as `cause`, for the log line.
+ */
+export const authUnavailable = (cause?: unknown) => {
+  const error = new AppError(503, "auth_unavailable", undefined, { "retry-after": "5" });
+  if (cause !== undefined) error.cause = cause;
+  return error;
+};

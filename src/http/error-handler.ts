@@ -56,18 +56,35 @@ export function renderError(error: AppError, request: FastifyRequest, reply: Fas
 }
 
 /**
- * A 503 is an expected, retryable answer (an outage, the kill switch, a shutdown): one warning
- * each, so an outage does not bury real failures under error lines; one the service raised itself
- * is logged by its code, without a stack. A database that is gone or refuses our credentials will
- * not heal by itself: that stays an error, as does every other 5xx.
+ * A 503 is an expected, retryable answer (an outage, the kill switch, a shutdown): one short
+ * warning each, its code and the driver's message and code, never a stack (an outage at hundreds
+ * of requests a second must not write megabytes of identical traces). A database that is gone or
+ * refuses our credentials will not heal by itself: that stays an error with the full error, as
+ * does every other 5xx. (request.log already carries the request id.)
  */
 export function logServerError(request: FastifyRequest, error: unknown, appError: AppError): void {
   if (appError.status === 503 && !isDatabaseMisconfigured(error)) {
-    const cause = error instanceof AppError ? { code: error.code } : { err: error };
-    request.log.warn({ ...cause, reqId: request.id }, "request refused: unavailable");
+    const cause = driverFailure(error);
+    request.log.warn({ code: appError.code, ...(cause ? { cause } : {}) }, "request refused: unavailable");
   } else if (appError.status >= 500) {
-    request.log.error({ err: error, reqId: request.id }, "request failed");
+    request.log.error({ err: error }, "request failed");
   }
+}
+
+/** The innermost error under a refusal (the driver's), as message and code only. */
+function driverFailure(error: unknown): { message: string; code?: string } | undefined {
+  let innermost: unknown = error instanceof AppError ? error.cause : error;
+  if (innermost === undefined) return undefined;
+  for (let depth = 0; depth < 5; depth++) {
+    const next = (innermost as { cause?: unknown } | null)?.cause;
+    if (next === undefined || next === null) break;
+    innermost = next;
+  }
+  const { message, code } = innermost as { message?: unknown; code?: unknown };
+  return {
+    message: typeof message === "string" ? message.split("\n")[0]!.slice(0, 200) : String(innermost),
+    ...(typeof code === "string" ? { code } : {}),
+  };
 }
 
 /**
@@ -122,7 +139,7 @@ export function frameworkErrorHandler(error: FastifyError, request: FastifyReque
     case "FST_ERR_MAX_PARAM_LENGTH":
       return renderError(new AppError(414, "uri_too_long", "a path segment is too long"), request, reply);
     default:
-      request.log.error({ err: error, reqId: request.id }, "request failed before routing");
+      request.log.error({ err: error }, "request failed before routing");
       return renderError(new AppError(500, "internal_error"), request, reply);
   }
 }

@@ -74,8 +74,7 @@ async function authenticate(request: FastifyRequest, deps: GuardDeps) {
   try {
     lookup = await deps.keyStore.authenticate(token);
   } catch (error) {
-    request.log.warn({ err: error }, "key store unavailable");
-    throw authUnavailable();
+    throw authUnavailable(error);
   }
   if (lookup.status !== "valid") throw unauthorized();
   request.auth = lookup.auth;

@@ -185,7 +185,7 @@ async function serveToolProtocol(request: FastifyRequest, reply: FastifyReply, f
     await server.connect(transport);
     await transport.handleRequest(request.raw, reply.raw, request.body);
   } catch (error) {
-    request.log.error({ err: error, reqId: request.id }, "mcp request failed");
+    request.log.error({ err: error }, "mcp request failed");
     if (!reply.raw.headersSent) {
       reply.raw.writeHead(500, { "content-type": "application/json; charset=utf-8" });
       reply.raw.end(JSON.stringify(jsonRpcError(SERVER_ERROR, "Internal server error")));

@@ -63,7 +63,9 @@ describe(`migrations (${databaseLabel})`, () => {
 
 describe(`database outage (${databaseLabel})`, () => {
   it("answers 503 auth_unavailable with Retry-After and readyz 503 when the database is gone", async () => {
-    const ctx = await createTestContext();
+    const logLines: string[] = [];
+    const logger = pino({ level: "info" }, { write: (line: string) => logLines.push(line) });
+    const ctx = await createTestContext({ logger });
     const org = await createOrg(ctx);
     const otherKey = (await admin(ctx, "POST", `/orgs/${org.orgId}/keys`, {})).body.key;
     assert.equal((await call(ctx, "GET", "/readyz")).status, 200);
@@ -73,6 +75,16 @@ describe(`database outage (${databaseLabel})`, () => {
       assert.equal(response.status, 503);
       assert.equal(response.body.error, "auth_unavailable");
       assert.ok(Number(response.headers["retry-after"]) > 0);
+      // One short warning per refusal: its code and the driver's message, no stack, one reqId.
+      const refusals = logLines.filter((line) => line.includes("request refused: unavailable"));
+      assert.equal(refusals.length, 1);
+      assert.equal(logLines.filter((line) => line.includes("key store unavailable")).length, 0);
+      assert.equal(refusals[0]!.match(/"reqId"/g)?.length, 1);
+      const refusal = JSON.parse(refusals[0]!);
+      assert.equal(refusal.level, 40);
+      assert.equal(refusal.code, "auth_unavailable");
+      assert.equal(typeof refusal.cause.message, "string");
+      assert.doesNotMatch(refusals[0]!, /"stack"/);
       const ready = await call(ctx, "GET", "/readyz");
       assert.equal(ready.status, 503);
       assert.equal((await call(ctx, "GET", "/healthz")).status, 200);

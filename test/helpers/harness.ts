@@ -31,6 +31,8 @@ export interface TestContextOptions {
   geocoder?: Geocoder;
   /** How webhook target hostnames resolve; default: the system resolver. */
   resolveHost?: HostResolver;
+  /** The app's logger; default: silent (or TEST_LOG_LEVEL). */
+  logger?: pino.Logger;
 }
 
 export interface TestContext {
@@ -105,7 +107,7 @@ export async function createTestContext(options: TestContextOptions = {}): Promi
   const config = testConfig(options.config);
   const limiter = testLimiter(clock, options.memoryLimiter);
   if (TEST_REDIS_URL && !options.memoryLimiter) await waitForRedis(limiter);
-  const logger = pino({ level: process.env.TEST_LOG_LEVEL ?? "silent" });
+  const logger = options.logger ?? pino({ level: process.env.TEST_LOG_LEVEL ?? "silent" });
   const geocoder = options.geocoder ?? createLocalGeocoder();
   const app = await buildApp({
     config,
