@@ -4,7 +4,7 @@ import { resolveAdminToken, seedDemoOnFirstRun } from "./bootstrap.ts";
 import { systemClock } from "./clock.ts";
 import { ConfigError, loadConfig } from "./config.ts";
 import { DataDirInUseError, lockDataDir } from "./db/data-dir-lock.ts";
-import { isConnectionError, openDatabase } from "./db/database.ts";
+import { type Database, isConnectionError, openDatabase } from "./db/database.ts";
 import { startEmbeddedVacuum } from "./db/embedded-vacuum.ts";
 import { migrate } from "./db/migrate.ts";
 import { compileWasmWithOptimizingTier } from "./db/wasm-compilation.ts";
@@ -15,6 +15,24 @@ import { createMemoryRateLimiter, createRedisRateLimiter, type RateLimiter } fro
 import { createLogger } from "./logger.ts";
 
 type Role = "all" | "api" | "worker";
+
+/** Requests and jobs: a query unanswered this long fails with a 503 instead of hanging. */
+const SERVING_QUERY_TIMEOUT_MS = 30_000;
+
+/**
+ * Migrations may build indexes on large tables for longer than the serving timeout: on
+ * PostgreSQL they run on a connection of their own without it (the embedded database has one
+ * connection and no timeout).
+ */
+async function migrateWithoutQueryTimeout(database: Database, databaseUrl: string | undefined) {
+  if (!databaseUrl) return migrate(database.db);
+  const migrations = await openDatabase({ databaseUrl, poolSize: 1 });
+  try {
+    return await migrate(migrations.db);
+  } finally {
+    await migrations.close();
+  }
+}
 
 function parseRole(argv: string[]): Role {
   const index = argv.indexOf("--role");
@@ -39,8 +57,9 @@ async function main() {
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
     onPoolError: (error) => logger.warn({ err: error }, "database connection lost"),
+    queryTimeoutMs: SERVING_QUERY_TIMEOUT_MS,
   });
-  const applied = await migrate(database.db);
+  const applied = await migrateWithoutQueryTimeout(database, config.databaseUrl);
   if (applied.length > 0) logger.info({ applied }, "migrations applied");
   await seedDemoOnFirstRun(database.db, config, logger, print);
   const vacuum = database.kind === "pglite" ? startEmbeddedVacuum({ database, logger }) : null;

@@ -45,6 +45,11 @@ export interface OpenDatabaseOptions {
   searchPath?: string;
   poolSize?: number;
   onPoolError?: (error: Error) => void;
+  /**
+   * PostgreSQL only: a query unanswered this long fails (a frozen or partitioned server would
+   * otherwise hold its request forever); absent, no limit (migrations may build large indexes).
+   */
+  queryTimeoutMs?: number;
 }
 
 export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {
@@ -91,6 +96,7 @@ async function openPostgres(url: string, options: OpenDatabaseOptions): Promise<
     // wait for a free client under a burst, which should queue rather than fail.
     connectionTimeoutMillis: 10_000,
     idleTimeoutMillis: 30_000,
+    ...(options.queryTimeoutMs ? { query_timeout: options.queryTimeoutMs } : {}),
     ...(options.searchPath ? { options: `-c search_path=${options.searchPath}` } : {}),
   });
   // An idle client losing its connection must not crash the process.
@@ -218,7 +224,7 @@ export function isConnectionError(error: unknown): boolean {
     if (typeof candidate.code === "string" && CONNECTION_ERROR_CODES.has(candidate.code)) return true;
     return (
       typeof candidate.message === "string" &&
-      /timeout exceeded when trying to connect|Connection terminated|PGlite is closed|Cannot use a pool after calling end|is not currently accepting connections/i.test(
+      /timeout exceeded when trying to connect|Connection terminated|PGlite is closed|Cannot use a pool after calling end|Query read timeout|is not currently accepting connections/i.test(
         candidate.message,
       )
     );

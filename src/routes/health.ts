@@ -2,12 +2,23 @@ import "@fastify/swagger";
 import type { FastifyInstance } from "fastify";
 import type { Services } from "../services/services.ts";
 
-/** Liveness (the process answers) and readiness (the database answers). */
+/** A probe must answer in time: a frozen database must read as not ready, not as a hung probe. */
+const READINESS_TIMEOUT_MS = 2_000;
+
+function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
+}
+
+/** Liveness (the process answers) and readiness (the database answers within 2 s). */
 export function registerHealthRoutes(app: FastifyInstance, services: Services): void {
   app.get("/healthz", { schema: { hide: true } }, async () => ({ status: "ok" }));
   app.get("/readyz", { schema: { hide: true } }, async (request, reply) => {
     try {
-      await services.database.ping();
+      await withTimeout(services.database.ping(), READINESS_TIMEOUT_MS);
       return { status: "ready", database: services.database.kind };
     } catch (error) {
       request.log.warn({ err: error }, "readiness check failed: database unreachable");

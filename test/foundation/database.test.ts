@@ -6,7 +6,7 @@ import { describe, it } from "node:test";
 import pino from "pino";
 import { buildApp } from "../../src/app.ts";
 import { systemClock } from "../../src/clock.ts";
-import { openDatabase, queryRows, sql } from "../../src/db/database.ts";
+import { isConnectionError, openDatabase, queryRows, sql } from "../../src/db/database.ts";
 import { loadMigrations, migrate, splitStatements } from "../../src/db/migrate.ts";
 import { createLocalGeocoder } from "../../src/geo/local.ts";
 import { createMemoryRateLimiter } from "../../src/limits/rate-limiter.ts";
@@ -91,6 +91,37 @@ describe(`database outage (${databaseLabel})`, () => {
     } finally {
       await ctx.close();
     }
+  });
+});
+
+describe(`a database that stops answering (${databaseLabel})`, () => {
+  it("reads as not ready within 2 s instead of hanging the readiness probe", async () => {
+    const opened = await openTestDatabase();
+    const limiter = createMemoryRateLimiter(systemClock);
+    // A frozen server: the connection stays open, no answer ever comes.
+    const frozen = { ...opened.database, ping: () => new Promise<void>(() => undefined) };
+    const app = await buildApp({
+      config: testConfig(),
+      database: frozen,
+      clock: systemClock,
+      logger: pino({ level: "silent" }),
+      limiter,
+      geocoder: createLocalGeocoder(),
+    });
+    try {
+      const startedAt = Date.now();
+      const ready = await app.inject({ method: "GET", url: "/readyz" });
+      assert.equal(ready.statusCode, 503);
+      assert.ok(Date.now() - startedAt < 5_000);
+    } finally {
+      await app.close();
+      await limiter.close();
+      await opened.drop();
+    }
+  });
+
+  it("turns a query timeout into a 503, like any lost connection", () => {
+    assert.equal(isConnectionError(new Error("Query read timeout")), true);
   });
 });
 
