@@ -61,11 +61,21 @@ export function createMemoryRateLimiter(clock: Clock): RateLimiter {
  * and a warning is logged at most once every 10 s: an outage of the counter store must never
  * turn into a bogus 429.
  */
+/**
+ * After a failed call, requests fail open at once for this long instead of each waiting out the
+ * command timeout: a frozen Redis added about 1.4 s to every request.
+ */
+const FAIL_OPEN_PAUSE_MS = 1_000;
+
 export function createRedisRateLimiter(redis: Redis, clock: Clock, logger: Logger): RateLimiter {
   let lastWarning = 0;
+  let pausedUntil = 0;
+  let failing = false;
   return {
     async hit(bucket, id, limit, windowSeconds) {
       const window = windowOf(clock, windowSeconds);
+      const failOpen = { allowed: true, count: 0, secondsToWindowEnd: window.secondsToEnd };
+      if (clock.now().getTime() < pausedUntil) return failOpen;
       const key = `rl:${bucket}:${id}:${window.start}`;
       try {
         const results = await redis
@@ -75,9 +85,15 @@ export function createRedisRateLimiter(redis: Redis, clock: Clock, logger: Logge
           .exec();
         const count = Number(results?.[0]?.[1]);
         if (!Number.isFinite(count)) throw new Error("unexpected reply from Redis");
+        if (failing) {
+          failing = false;
+          logger.info("rate-limit counter store answers again; counting exactly");
+        }
         return { allowed: count <= limit, count, secondsToWindowEnd: window.secondsToEnd };
       } catch (error) {
-        const now = Date.now();
+        failing = true;
+        const now = clock.now().getTime();
+        pausedUntil = now + FAIL_OPEN_PAUSE_MS;
         if (now - lastWarning > 10_000) {
           lastWarning = now;
           logger.warn(
@@ -85,7 +101,7 @@ export function createRedisRateLimiter(redis: Redis, clock: Clock, logger: Logge
             "rate-limit counter store unavailable; allowing requests (fail open)",
           );
         }
-        return { allowed: true, count: 0, secondsToWindowEnd: window.secondsToEnd };
+        return failOpen;
       }
     },
     async close() {

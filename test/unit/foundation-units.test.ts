@@ -144,6 +144,44 @@ describe("Redis rate limiter outage", () => {
     assert.match(warnings[0]!, /fail open/);
     await limiter.close();
   });
+
+  it("after a failure, fails open at once for a second instead of waiting on Redis per request, then counts again", async () => {
+    const { createRedisRateLimiter } = await import("../../src/limits/rate-limiter.ts");
+    const pino = (await import("pino")).default;
+    const lines: string[] = [];
+    const logger = pino({ level: "info" }, { write: (line: string) => lines.push(line) });
+    let calls = 0;
+    let healthy = false;
+    let count = 0;
+    const fakeRedis = {
+      multi: () => ({
+        incr: () => ({
+          expire: () => ({
+            exec: async () => {
+              calls++;
+              if (!healthy) throw new Error("Command timed out");
+              count++;
+              return [
+                [null, count],
+                [null, 1],
+              ];
+            },
+          }),
+        }),
+      }),
+      disconnect: () => undefined,
+    };
+    const clock = fixedClock("2026-11-22T10:00:00Z");
+    const limiter = createRedisRateLimiter(fakeRedis as never, clock, logger);
+    for (let i = 0; i < 20; i++) assert.equal((await limiter.hit("b", "org", 1, 60)).allowed, true);
+    assert.equal(calls, 1, "one call waited on Redis; the others failed open at once");
+    healthy = true;
+    clock.advance(1_001);
+    assert.equal((await limiter.hit("b", "org", 1, 60)).allowed, true);
+    assert.equal((await limiter.hit("b", "org", 1, 60)).allowed, false, "exact counting again");
+    assert.equal(calls, 3);
+    assert.ok(lines.some((line) => line.includes("counter store answers again")));
+  });
 });
 
 describe("logged errors of failed queries", () => {
