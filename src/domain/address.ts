@@ -111,6 +111,24 @@ function withoutDiacritics(text: string): string {
     .replace(FULL_WIDTH, (character) => String.fromCharCode(character.charCodeAt(0) - 0xfee0));
 }
 
+/**
+ * Two or more characters in a row that are neither letters nor digits. parse-address's patterns
+ * backtrack polynomially on such runs ("1" + 140 spaces + "x" took 25 s, blocking the process),
+ * so a run reaches the parser as one separator: ", " if it holds a comma, " #" if a unit mark,
+ * else a space. Nothing is lost: the key folds this punctuation to spaces anyway.
+ */
+const SEPARATOR_RUN = /[^\p{L}\p{N}]{2,}/gu;
+
+function collapsedSeparator(run: string): string {
+  if (run.includes(",")) return ", ";
+  return run.includes("#") ? " #" : " ";
+}
+
+/** parse-address's parseLocation, safe from its backtracking: the only way to call it. */
+export function parseLocation(text: string): ParsedLocation | null {
+  return parser.parseLocation(text.replace(SEPARATOR_RUN, collapsedSeparator));
+}
+
 /** Splits a US address into normalized parts (upper case, Pub 28 abbreviations, ZIP5). */
 export function parseUsAddress(raw: string): AddressParts {
   const text = withoutDiacritics(raw)
@@ -118,7 +136,7 @@ export function parseUsAddress(raw: string): AddressParts {
     // "N.W." is one directional; with its dots folded to spaces it would read as two words.
     .replace(/\b([NS])\.\s?([EW])\b\.?/gi, "$1$2")
     .trim();
-  const parsed = text ? parser.parseLocation(text) : null;
+  const parsed = text ? parseLocation(text) : null;
   if (!parsed || parsed.street1 || (!parsed.number && !isPoBox(parsed))) return unparsedParts(text);
   const ending = trailingZip(text);
   if (parsed.state && parsed.city && !contradictsZip(parsed) && !misreadsZipCity(ending, parsed)) {
@@ -184,7 +202,7 @@ function reparseWithStateOfZip(ending: TrailingZip | undefined): ParsedLocation 
   const { zip, head, city, state } = ending;
   const locality = `${state} ${zip}`;
   const split = withZipCitySplit(head, city);
-  const reparsed = parser.parseLocation(split ? `${split}, ${locality}` : `${head} ${locality}`);
+  const reparsed = parseLocation(split ? `${split}, ${locality}` : `${head} ${locality}`);
   if (!reparsed?.city || !(reparsed.type || isPoBox(reparsed))) return undefined;
   return { ...reparsed, state, zip };
 }
@@ -228,7 +246,7 @@ function parseStatelessLocality(text: string, ending: TrailingZip | undefined): 
   const tail = withoutZip.slice(comma + 1);
   // "123 Main St, Apt 4": the tail is the street's unit, not a city (the whole parse keeps it).
   if (UNIT_DESIGNATOR.test(tail)) return undefined;
-  const street = parser.parseLocation(withoutZip.slice(0, comma));
+  const street = parseLocation(withoutZip.slice(0, comma));
   if (!street || street.street1 || (!street.number && !isPoBox(street))) return undefined;
   const city = fold(tail);
   if (!city && !postalCode) return undefined;

@@ -88,15 +88,22 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
   };
 }
 
-export function testLimiter(clock: Clock, forceMemory = false): RateLimiter {
+/**
+ * The app's limiter: Redis when the tests run against it, connected before it is handed over
+ * (without an offline queue a first command before the connection would fail open, and the
+ * limiter then skips Redis for a second).
+ */
+export async function testLimiter(clock: Clock, forceMemory = false): Promise<RateLimiter> {
   if (!TEST_REDIS_URL || forceMemory) return createMemoryRateLimiter(clock);
   const redis = new Redis(TEST_REDIS_URL, {
     keyPrefix: `test:${randomBytes(6).toString("hex")}:`,
     enableOfflineQueue: false,
     maxRetriesPerRequest: 1,
     commandTimeout: 1000,
+    lazyConnect: true,
   });
   redis.on("error", () => {});
+  await redis.connect();
   return createRedisRateLimiter(redis, clock, pino({ level: "silent" }));
 }
 
@@ -105,8 +112,7 @@ export async function createTestContext(options: TestContextOptions = {}): Promi
   const { database, schema, drop } = await openTestDatabase();
   const clock = options.clock ?? systemClock;
   const config = testConfig(options.config);
-  const limiter = testLimiter(clock, options.memoryLimiter);
-  if (TEST_REDIS_URL && !options.memoryLimiter) await waitForRedis(limiter);
+  const limiter = await testLimiter(clock, options.memoryLimiter);
   const logger = options.logger ?? pino({ level: process.env.TEST_LOG_LEVEL ?? "silent" });
   const geocoder = options.geocoder ?? createLocalGeocoder();
   const app = await buildApp({
@@ -132,14 +138,4 @@ export async function createTestContext(options: TestContextOptions = {}): Promi
       await drop();
     },
   };
-}
-
-/** ioredis connects asynchronously; without an offline queue the first command would fail open. */
-async function waitForRedis(limiter: RateLimiter) {
-  for (let attempt = 0; attempt < 50; attempt++) {
-    const decision = await limiter.hit("warmup", randomBytes(4).toString("hex"), 10, 60);
-    if (decision.count > 0) return;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  throw new Error("Redis did not become ready for the tests");
 }

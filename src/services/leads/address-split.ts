@@ -1,4 +1,5 @@
-import parseAddress, { type ParsedLocation } from "parse-address";
+import type { ParsedLocation } from "parse-address";
+import { parseLocation } from "../../domain/address.ts";
 
 export interface AddressSplit {
   street: string;
@@ -23,7 +24,7 @@ export interface PieceAddress {
  */
 export function splitPieceAddress(piece: PieceAddress): AddressSplit {
   const hasParts = Boolean(piece.street && (piece.city || piece.zip));
-  const parsed = hasParts ? null : parseAddress.parseLocation(piece.address);
+  const parsed = hasParts ? null : parseLocation(piece.address);
   const street = hasParts ? piece.street! : streetOf(piece.address, parsed);
   return {
     street,
