@@ -248,6 +248,8 @@ describe("CSV export cells", () => {
     assert.equal(csvField("id;+1+1"), `"id;'+1+1"`);
     assert.equal(csvField("Bob;=1+1;@SUM(1+1)"), `"Bob;'=1+1;'@SUM(1+1)"`);
     assert.equal(csvField("-5"), `"'-5"`);
+    // A spreadsheet split on tabs starts a cell after one.
+    assert.equal(csvField("x\t=1+1"), `"x\t'=1+1"`);
     assert.equal(csvField(-89.6), "-89.6", "numbers are data, not text");
     assert.equal(csvField('12 "Oak" Ln, Austin'), '"12 ""Oak"" Ln, Austin"');
     assert.equal(csvField("Ada Lovelace"), "Ada Lovelace");

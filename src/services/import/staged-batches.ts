@@ -71,18 +71,18 @@ export const STAGED_ROW_COLUMNS = [
 ] as const satisfies readonly (keyof StagedRow)[];
 
 /**
- * A cell that starts with = + - @ (or a tab or CR), at the start or after a semicolon (where a
- * spreadsheet set to split on semicolons starts a cell), gets a ' in front so it is never run as
- * a formula.
+ * A cell that starts with = + - @ (or a tab or CR), at the start or after a semicolon or a tab
+ * (where a spreadsheet set to split on them starts a cell), gets a ' in front so it is never run
+ * as a formula.
  */
-const FORMULA_START = /(^|;)(?=[=+\-@\t\r])/g;
+const FORMULA_START = /(^|[;\t])(?=[=+\-@\t\r])/g;
 
-/** RFC 4180 field, defused against formula injection; a field with a semicolon is quoted too. */
+/** RFC 4180 field, defused against formula injection; a field with a semicolon or tab is quoted too. */
 export function csvField(value: string | number | null): string {
   if (value === null) return "";
   let text = String(value);
   if (typeof value === "string") text = text.replace(FORMULA_START, "$1'");
-  return /[",;\r\n']/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+  return /[",;\t\r\n']/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 
 /** The batch's rows as CSV with a header line. */
