@@ -101,7 +101,8 @@ export function registerErrorHandling(app: FastifyInstance): void {
   app.setNotFoundHandler((request, reply) => {
     const path = shortPath(request.url);
     const allowed = methodsOf(request.url);
-    if (allowed.length > 0) {
+    // A route that takes this method but found nothing (a missing static file) is a 404.
+    if (allowed.length > 0 && !allowed.includes(request.method)) {
       const detail = `${request.method} is not allowed on ${path}; use ${allowed.join(", ")}`;
       const error = new AppError(405, "method_not_allowed", detail, { allow: allowed.join(", ") });
       return renderError(error, request, reply);

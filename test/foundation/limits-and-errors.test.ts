@@ -303,6 +303,8 @@ describe(`error model (${databaseLabel})`, () => {
     assert.equal((await call(ctx, "GET", "/api/v1/events/extra")).status, 404);
     // Matched like the router matches: no trailing slash, percent-decoded.
     assert.equal((await call(ctx, "POST", "/api/v1/events/")).status, 404);
+    // A route of this method that found nothing answers 404, not "use GET".
+    assert.equal((await call(ctx, "GET", "/docs/static/no-such-file.js")).status, 404);
     const encoded = await call(ctx, "GET", "/api/v1/%65vents");
     assert.equal(encoded.status, 405);
     assert.equal(encoded.headers.allow, "POST");
