@@ -80,7 +80,7 @@ export function createSubscriptionService(deps: {
     try {
       return (await guard.check(raw)).href;
     } catch (error) {
-      if (error instanceof BlockedTargetError) throw subscribeFailed(error.reason);
+      if (error instanceof BlockedTargetError) throw subscribeFailed(error.callerReason);
       throw error;
     }
   };

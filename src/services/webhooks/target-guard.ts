@@ -23,7 +23,15 @@ export const systemResolver: HostResolver = async (hostname) => {
 /** Why a webhook target was refused; `code` lets callers tell it apart from network errors. */
 export class BlockedTargetError extends Error {
   readonly code = "ERR_WEBHOOK_TARGET_BLOCKED";
-  constructor(readonly reason: string) {
+  /**
+   * @param reason the full reason, for logs and the operator's delivery log
+   * @param callerReason what an API caller may read: without the private address a name resolved
+   *   to (else any key could map internal host names to their addresses)
+   */
+  constructor(
+    readonly reason: string,
+    readonly callerReason: string = reason,
+  ) {
     super(reason);
     this.name = "BlockedTargetError";
   }
@@ -80,7 +88,17 @@ export function createTargetGuard(options: {
     }
     if (answers.length === 0) throw new BlockedTargetError(`target host ${hostname} does not resolve`);
     // Every answer, not the first: a name with one public and one private address is refused.
-    for (const answer of answers) assertAddressAllowed(hostname, answer.address);
+    for (const answer of answers) {
+      try {
+        assertAddressAllowed(hostname, answer.address);
+      } catch (error) {
+        const reason = (error as BlockedTargetError).reason;
+        throw new BlockedTargetError(
+          reason,
+          `target host ${hostname} resolves to an address that is not public`,
+        );
+      }
+    }
     return answers;
   };
 
