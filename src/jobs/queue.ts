@@ -99,6 +99,8 @@ export async function claimJobs(
   limit: number,
 ): Promise<ClaimedJob[]> {
   const kinds = [...catalog.values()].map((entry) => entry.kind);
+  if (kinds.length === 0) return [];
+  await failAbandonedJobs(db, kindNames(kinds), now);
   const urgent = await claimDue(
     db,
     kinds.filter((kind) => kind.urgent),
@@ -114,18 +116,20 @@ export async function claimJobs(
   return [...urgent, ...rest];
 }
 
-/** One claim of up to `limit` due jobs of `kinds`. SKIP LOCKED lets workers claim side by side. */
-async function claimDue(db: Queryable, kinds: JobKind[], now: Date, limit: number): Promise<ClaimedJob[]> {
-  if (kinds.length === 0 || limit <= 0) return [];
-  const names = sql.join(
+const kindNames = (kinds: readonly JobKind[]) =>
+  sql.join(
     kinds.map((kind) => sql`${kind.name}`),
     sql`, `,
   );
+
+/** One claim of up to `limit` due jobs of `kinds`. SKIP LOCKED lets workers claim side by side. */
+async function claimDue(db: Queryable, kinds: JobKind[], now: Date, limit: number): Promise<ClaimedJob[]> {
+  if (kinds.length === 0 || limit <= 0) return [];
+  const names = kindNames(kinds);
   const timeouts = sql.join(
     kinds.map((kind) => sql`(${kind.name}::text, ${kind.timeoutSeconds}::int)`),
     sql`, `,
   );
-  await failAbandonedJobs(db, names, now);
   return queryRows<ClaimedJob>(
     db,
     sql`
