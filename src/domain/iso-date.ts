@@ -45,7 +45,6 @@ export function parseIsoDate(text: string): IsoDate | undefined {
     number,
   ];
   const [y, mo, d, h, mi, s] = fields;
-  if (y < ISO_YEAR_RANGE.earliest || y > ISO_YEAR_RANGE.latest) return undefined;
   const utc = Date.UTC(y, mo - 1, d, h, mi, s, Number(fraction.padEnd(3, "0").slice(0, 3)));
   const check = new Date(utc);
   const roundTrips =
@@ -58,7 +57,8 @@ export function parseIsoDate(text: string): IsoDate | undefined {
   const offset = offsetMinutes(zone);
   if (!roundTrips || offset === undefined) return undefined;
   const at = new Date(utc - offset * 60_000);
-  // 9999-12-31T23:00-05:00 is in year 10000 once in UTC, which PostgreSQL cannot store.
+  // The range holds for the instant: 9999-12-31T23:00-05:00 is in year 10000 once in UTC.
+  // (Years 0-99, which Date.UTC reads as 1900-1999, already failed the round trip.)
   if (at.getUTCFullYear() < ISO_YEAR_RANGE.earliest || at.getUTCFullYear() > ISO_YEAR_RANGE.latest) {
     return undefined;
   }
