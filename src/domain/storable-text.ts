@@ -10,3 +10,10 @@ export const UNSTORABLE_TEXT = "must be well-formed Unicode text without NUL cha
 export function isStorableText(value: string): boolean {
   return !value.includes("\u0000") && !UNPAIRED_SURROGATE.test(value);
 }
+
+/** Characters as the spec's limits count them: code points (an emoji is one, not two). */
+export function countCodePoints(text: string): number {
+  let count = 0;
+  for (const _ of text) count++;
+  return count;
+}

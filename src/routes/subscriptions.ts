@@ -1,5 +1,6 @@
 import { Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
+import { IgnoredOrgId } from "../domain/ignored-org-id.ts";
 import { errorResponse } from "../http/error-responses.ts";
 import { SENTENCE_STYLE } from "../http/error-style.ts";
 import type { Services } from "../services/services.ts";
@@ -16,10 +17,6 @@ export const SUBSCRIBE_STYLE = {
 
 /** Unsubscribe and rotate: older sentences, and a sentence for an unknown subscription. */
 export const SUBSCRIPTION_CHANGE_STYLE = { ...SENTENCE_STYLE, not_found: "Subscription not found" };
-
-const IgnoredOrgId = Type.Optional(
-  Type.Unknown({ description: "Ignored: the organization is always derived from the key." }),
-);
 
 export const SubscribeRequest = Type.Object(
   {

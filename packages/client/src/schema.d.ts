@@ -323,7 +323,7 @@ export interface components {
   schemas: {
     /** Import row */
     ImportRow: {
-      /** @description Ignored: the organization is the key's. */
+      /** @description Ignored: the organization is always derived from the key. */
       org_id?: unknown;
       /** @description Service address. Missing or blank: the row is skipped (`skipped_no_address`). */
       address?: string;
@@ -503,7 +503,7 @@ export interface operations {
         "application/json": {
           source: "jobs" | "customers";
           rows: components["schemas"]["ImportRow"][];
-          /** @description Ignored: the organization is the key's. */
+          /** @description Ignored: the organization is always derived from the key. */
           org_id?: unknown;
         };
       };

@@ -1,5 +1,7 @@
 import { type Static, Type } from "@fastify/type-provider-typebox";
+import { IgnoredOrgId } from "../../domain/ignored-org-id.ts";
 import { parseIsoDate } from "../../domain/iso-date.ts";
+import { countCodePoints } from "../../domain/storable-text.ts";
 import { invalidPayload } from "../../errors.ts";
 import { composeAddress } from "../trigger-core.ts";
 
@@ -30,11 +32,6 @@ export const MAX_PROPERTY_VALUE_LENGTH = 2000;
 export const MAX_COMPOSED_ADDRESS_LENGTH = 500;
 export const MAX_OCCURRED_AT_LEAD_MS = 24 * 60 * 60 * 1000;
 export const EVENTS_BODY_LIMIT = 262_144;
-
-/** An `org_id` in the body is accepted with any value and ignored: the key names the org. */
-const IgnoredOrgId = Type.Optional(
-  Type.Unknown({ description: "Ignored: the organization is always derived from the key." }),
-);
 
 export const EventProperties = Type.Object(
   { org_id: IgnoredOrgId },
@@ -143,12 +140,6 @@ export function cleanEnvelope(envelope: EventEnvelope): CleanEnvelope {
     dry_run: envelope.dry_run === true,
     record: { id: envelope.record.id, properties: properties as Record<string, string> },
   };
-}
-
-function countCodePoints(text: string): number {
-  let count = 0;
-  for (const _ of text) count++;
-  return count;
 }
 
 /**

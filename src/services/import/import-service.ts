@@ -3,6 +3,7 @@ import type { Logger } from "pino";
 import type { Clock } from "../../clock.ts";
 import { type Queryable, queryOne, sql } from "../../db/database.ts";
 import { importRows, imports } from "../../db/schema.ts";
+import { countCodePoints } from "../../domain/storable-text.ts";
 import { AppError, invalidPayload, rateLimited } from "../../errors.ts";
 import { toGeocodingAppError } from "../../geo/errors.ts";
 import type { Geocoder } from "../../geo/geocoder.ts";
@@ -44,8 +45,7 @@ const CONTROL_CHARACTER = /\p{Cc}/u;
 
 function checkKey(key: string | undefined): string | undefined {
   if (key === undefined) return undefined;
-  // Characters are code points, as in the schema's maxLength (an emoji is one).
-  if ([...key].length > IMPORT_LIMITS.idempotencyKey) {
+  if (countCodePoints(key) > IMPORT_LIMITS.idempotencyKey) {
     throw invalidPayload(`Idempotency-Key: must be at most ${IMPORT_LIMITS.idempotencyKey} characters`);
   }
   if (key.trim() === "") throw invalidPayload("Idempotency-Key: must not be empty");

@@ -1,4 +1,5 @@
 import { type Static, Type } from "@fastify/type-provider-typebox";
+import { IgnoredOrgId } from "../../domain/ignored-org-id.ts";
 
 /** Spec limits of POST /api/v1/import/jobs. */
 export const IMPORT_LIMITS = {
@@ -10,8 +11,6 @@ export const IMPORT_LIMITS = {
   batchesPerDay: 10,
   bodyBytes: 1_048_576,
 } as const;
-
-const IgnoredOrgId = Type.Optional(Type.Unknown({ description: "Ignored: the organization is the key's." }));
 
 export const ImportRow = Type.Object(
   {
