@@ -83,3 +83,18 @@ export const authUnavailable = (cause?: unknown) => {
   if (cause !== undefined) error.cause = cause;
   return error;
 };
+
+export type ErrorLike = { code?: unknown; message?: unknown; cause?: unknown };
+
+/**
+ * The error and its causes, outermost first, at most `depth` deep (drizzle wraps the driver's
+ * error; a cyclic or absurdly deep chain is cut).
+ */
+export function causeChain(error: unknown, depth = 5): ErrorLike[] {
+  const chain: ErrorLike[] = [];
+  for (let current = error; current !== undefined && current !== null && chain.length < depth; ) {
+    chain.push(current as ErrorLike);
+    current = (current as ErrorLike).cause;
+  }
+  return chain;
+}

@@ -5,6 +5,7 @@ import { drizzle as drizzleNodePg } from "drizzle-orm/node-postgres";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import pg from "pg";
+import { causeChain, type ErrorLike } from "../errors.ts";
 import { createPreparedQuery } from "./pglite-prepared.ts";
 
 /** A database handle or an open transaction: both run the same queries. */
@@ -241,15 +242,7 @@ export function isDatabaseMisconfigured(error: unknown): boolean {
   );
 }
 
-type ErrorLike = { code?: unknown; message?: unknown; cause?: unknown };
-
 /** Whether the error or one of its causes (drizzle wraps the driver's) matches. */
 function someCause(error: unknown, matches: (candidate: ErrorLike) => boolean): boolean {
-  let current: unknown = error;
-  for (let depth = 0; current && depth < 5; depth++) {
-    const candidate = current as ErrorLike;
-    if (matches(candidate)) return true;
-    current = candidate.cause;
-  }
-  return false;
+  return causeChain(error).some(matches);
 }

@@ -1,6 +1,13 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { isConnectionError, isDatabaseMisconfigured } from "../db/database.ts";
-import { AppError, databaseUnavailable, invalidJson, payloadTooLarge, unreadableBody } from "../errors.ts";
+import {
+  AppError,
+  causeChain,
+  databaseUnavailable,
+  invalidJson,
+  payloadTooLarge,
+  unreadableBody,
+} from "../errors.ts";
 import { styledCode } from "./error-style.ts";
 import { recordRouteMethods } from "./route-methods.ts";
 import "./route-config.ts";
@@ -73,13 +80,8 @@ export function logServerError(request: FastifyRequest, error: unknown, appError
 
 /** The innermost error under a refusal (the driver's), as message and code only. */
 function driverFailure(error: unknown): { message: string; code?: string } | undefined {
-  let innermost: unknown = error instanceof AppError ? error.cause : error;
+  const innermost = causeChain(error instanceof AppError ? error.cause : error, 6).at(-1);
   if (innermost === undefined) return undefined;
-  for (let depth = 0; depth < 5; depth++) {
-    const next = (innermost as { cause?: unknown } | null)?.cause;
-    if (next === undefined || next === null) break;
-    innermost = next;
-  }
   const { message, code } = innermost as { message?: unknown; code?: unknown };
   return {
     message: typeof message === "string" ? message.split("\n")[0]!.slice(0, 200) : String(innermost),
