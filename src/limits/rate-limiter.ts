@@ -27,46 +27,47 @@ function windowOf(clock: Clock, windowSeconds: number) {
   return { start, secondsToEnd: Math.max(1, Math.ceil((start + windowMs - nowMs) / 1000)) };
 }
 
+/**
+ * Counters grouped by window: a window that has ended is dropped whole, so no request pays for a
+ * sweep over every client address seen in the last minutes.
+ */
 export function createMemoryRateLimiter(clock: Clock): RateLimiter {
-  const counters = new Map<string, { count: number; expiresAt: number }>();
-  let lastSweep = 0;
-  const sweep = (now: number) => {
-    if (now - lastSweep < 10_000) return;
-    lastSweep = now;
-    for (const [key, counter] of counters) if (counter.expiresAt <= now) counters.delete(key);
+  const windows = new Map<string, { endsAt: number; counts: Map<string, number> }>();
+  const dropEnded = (now: number) => {
+    for (const [key, window] of windows) if (window.endsAt <= now) windows.delete(key);
   };
   return {
     async hit(bucket, id, limit, windowSeconds) {
       const window = windowOf(clock, windowSeconds);
-      const now = clock.now().getTime();
-      sweep(now);
-      const key = `${bucket}:${id}:${window.start}`;
-      const counter = counters.get(key) ?? { count: 0, expiresAt: window.start + windowSeconds * 1000 };
-      counter.count += 1;
-      counters.set(key, counter);
-      return {
-        allowed: counter.count <= limit,
-        count: counter.count,
-        secondsToWindowEnd: window.secondsToEnd,
-      };
+      dropEnded(clock.now().getTime());
+      const windowKey = `${windowSeconds}:${window.start}`;
+      let current = windows.get(windowKey);
+      if (!current) {
+        current = { endsAt: window.start + windowSeconds * 1000, counts: new Map() };
+        windows.set(windowKey, current);
+      }
+      const key = `${bucket}:${id}`;
+      const count = (current.counts.get(key) ?? 0) + 1;
+      current.counts.set(key, count);
+      return { allowed: count <= limit, count, secondsToWindowEnd: window.secondsToEnd };
     },
     async close() {
-      counters.clear();
+      windows.clear();
     },
   };
 }
 
-/**
- * Exact counts shared by every instance. When Redis fails the request is allowed (fail open)
- * and a warning is logged at most once every 10 s: an outage of the counter store must never
- * turn into a bogus 429.
- */
 /**
  * After a failed call, requests fail open at once for this long instead of each waiting out the
  * command timeout: a frozen Redis added about 1.4 s to every request.
  */
 const FAIL_OPEN_PAUSE_MS = 1_000;
 
+/**
+ * Exact counts shared by every instance. When Redis fails the request is allowed (fail open)
+ * and a warning is logged at most once every 10 s: an outage of the counter store must never
+ * turn into a bogus 429.
+ */
 export function createRedisRateLimiter(redis: Redis, clock: Clock, logger: Logger): RateLimiter {
   let lastWarning = 0;
   let pausedUntil = 0;

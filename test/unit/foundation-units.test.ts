@@ -121,6 +121,18 @@ describe("fixed-window rate limiter", () => {
     clock.set("2026-11-22T10:01:00Z");
     assert.equal((await limiter.hit("b", "org", 2, 60)).allowed, true);
   });
+
+  it("keeps a day's count while minute windows end around it", async () => {
+    const clock = fixedClock("2026-11-22T10:00:50Z");
+    const limiter = createMemoryRateLimiter(clock);
+    assert.equal((await limiter.hit("import", "org", 2, 86_400)).count, 1);
+    assert.equal((await limiter.hit("events", "org", 1, 60)).count, 1);
+    clock.set("2026-11-22T10:05:00Z");
+    assert.equal((await limiter.hit("events", "org", 1, 60)).count, 1, "the minute window was new");
+    assert.equal((await limiter.hit("import", "org", 2, 86_400)).count, 2, "the day window is kept");
+    clock.set("2026-11-23T00:00:00Z");
+    assert.equal((await limiter.hit("import", "org", 2, 86_400)).count, 1, "a new UTC day starts at zero");
+  });
 });
 
 describe("Redis rate limiter outage", () => {
