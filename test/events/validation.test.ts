@@ -112,6 +112,23 @@ describe(`POST /api/v1/events: envelope validation (${databaseLabel})`, () => {
     assert.equal(response.body.outcomes[0].reason, "queued");
   });
 
+  it("does not count an ignored org_id among the 100 property keys", async () => {
+    const hundred = Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`cf_${i}`, "x"]));
+    const accepted = await sendEvent(
+      ctx,
+      org.key,
+      envelope({ dedup_id: "org-id-101", dry_run: true }, { ...hundred, org_id: "org_other" }),
+    );
+    assert.equal(accepted.status, 202, accepted.text);
+    const over = await sendEvent(
+      ctx,
+      org.key,
+      envelope({ dedup_id: "org-id-102", dry_run: true }, { ...hundred, cf_extra: "x", org_id: "o" }),
+    );
+    assert.equal(over.status, 422);
+    assert.match(over.body.detail, /^record\.properties: /);
+  });
+
   it("counts the composed address in characters (code points), as the schema limits do", async () => {
     const properties = { street: "🏠".repeat(490), city: "c".repeat(8) };
     const accepted = await sendEvent(

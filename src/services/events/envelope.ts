@@ -41,7 +41,10 @@ export const EventProperties = Type.Object(
       "Flat string-to-string map. Keys: a reserved key (street, city, state, zip, client_name, client_email, client_phone, amount, status, service_lead_id) or `cf_` followed by lowercase letters, digits, underscores; at most 64 characters. Values: strings only, never coerced.",
     additionalProperties: Type.String({ maxLength: MAX_PROPERTY_VALUE_LENGTH }),
     propertyNames: { pattern: PROPERTY_KEY_PATTERN, maxLength: MAX_PROPERTY_KEY_LENGTH },
-    maxProperties: MAX_PROPERTIES,
+    // An ignored org_id does not take one of the 100 places.
+    if: { required: ["org_id"] },
+    then: { maxProperties: MAX_PROPERTIES + 1 },
+    else: { maxProperties: MAX_PROPERTIES },
   },
 );
 
