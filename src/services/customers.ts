@@ -7,6 +7,9 @@ export type CustomerSource = "webhook" | "conversion" | "trigger";
 
 export const CUSTOMERS_BATCH_LIMIT = 1000;
 
+/** Addresses normalized between two yields to the event loop. */
+const NORMALIZE_SLICE = 100;
+
 export interface CustomerEntry {
   address: string;
   notes?: string | undefined;
@@ -43,7 +46,9 @@ export async function registerCustomers(
   source: CustomerSource,
 ): Promise<{ added: number; total: number }> {
   const byKey = new Map<string, { address: string; notes: string | null }>();
-  for (const entry of entries) {
+  for (const [index, entry] of entries.entries()) {
+    // Parsing 1000 addresses takes a few hundred ms: let other requests (and Redis replies) in.
+    if (index > 0 && index % NORMALIZE_SLICE === 0) await new Promise((resolve) => setImmediate(resolve));
     const normalized = normalizeAddress(entry.address);
     if (!normalized) throw invalidPayload(`${entry.field}: is not a usable address`);
     // One INSERT may touch a row once only: the last entry for an address wins.
@@ -54,8 +59,11 @@ export async function registerCustomers(
   }
   let added = 0;
   if (byKey.size > 0) {
+    // Rows in one order for every request: two batches sharing addresses in different orders
+    // would otherwise lock them in different orders and deadlock on PostgreSQL.
+    const sorted = [...byKey].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     const values = sql.join(
-      [...byKey].map(
+      sorted.map(
         ([normalized, entry]) =>
           sql`(${orgId}::uuid, ${normalized}, ${entry.address}, ${entry.notes}, ${source})`,
       ),

@@ -97,6 +97,41 @@ describe("races on PostgreSQL: exactly one effect each", { skip: skipWithoutPost
     }
   });
 
+  it("parallel customer batches sharing addresses in different orders neither deadlock nor count twice", async () => {
+    const ctx = await createTestContext();
+    try {
+      const org = await createOrg(ctx);
+      const addresses = Array.from(
+        { length: 300 },
+        (_, index) => `${index + 1} Shared Ln, Springfield, IL 62701`,
+      );
+      // Each batch takes a different slice of the shared addresses, half of them reversed.
+      const responses = await parallel(12, (index) => {
+        const slice = addresses.slice(index * 10, index * 10 + 200);
+        const ordered = index % 2 === 0 ? slice : [...slice].reverse();
+        return call(ctx, "POST", "/api/v1/customers/webhook", {
+          key: org.key,
+          body: { addresses: ordered.map((address) => ({ address })) },
+        });
+      });
+      assert.deepEqual(
+        responses.map((response) => response.status),
+        responses.map(() => 200),
+        JSON.stringify(responses.find((response) => response.status !== 200)?.body),
+      );
+      const distinct = new Set(addresses.slice(0, 11 * 10 + 200)).size;
+      const added = responses.reduce((sum, response) => sum + Number(response.body.added), 0);
+      assert.equal(added, distinct, "each address is added by exactly one batch");
+      const [count] = await queryRows<{ n: string }>(
+        ctx.database.db,
+        sql`SELECT count(*) AS n FROM customers WHERE org_id = ${org.orgId}`,
+      );
+      assert.equal(Number(count!.n), distinct);
+    } finally {
+      await ctx.close();
+    }
+  });
+
   it("50 parallel re-subscribes of one URL create one subscription and disclose its secret once", async () => {
     const ctx = await createLeadsContext({ hosts: { "hooks.example.com": ["93.184.216.34"] } });
     try {
