@@ -69,7 +69,8 @@ async function main() {
     const redis = new Redis(config.redisUrl, {
       enableOfflineQueue: false,
       maxRetriesPerRequest: 1,
-      commandTimeout: 500,
+      // A backstop that clears commands of a frozen server; the limiter gives up on a reply after 500 ms.
+      commandTimeout: 5_000,
     });
     redis.on("error", (error) => logger.debug({ err: error }, "redis error"));
     limiter = createRedisRateLimiter(redis, systemClock, logger);

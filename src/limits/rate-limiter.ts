@@ -68,7 +68,13 @@ const FAIL_OPEN_PAUSE_MS = 1_000;
  * and a warning is logged at most once every 10 s: an outage of the counter store must never
  * turn into a bogus 429.
  */
-export function createRedisRateLimiter(redis: Redis, clock: Clock, logger: Logger): RateLimiter {
+export function createRedisRateLimiter(
+  redis: Redis,
+  clock: Clock,
+  logger: Logger,
+  options: { replyTimeoutMs?: number } = {},
+): RateLimiter {
+  const replyTimeoutMs = options.replyTimeoutMs ?? 500;
   let lastWarning = 0;
   let pausedUntil = 0;
   let failing = false;
@@ -79,11 +85,14 @@ export function createRedisRateLimiter(redis: Redis, clock: Clock, logger: Logge
       if (clock.now().getTime() < pausedUntil) return failOpen;
       const key = `rl:${bucket}:${id}:${window.start}`;
       try {
-        const results = await redis
-          .multi()
-          .incr(key)
-          .expire(key, windowSeconds + 5)
-          .exec();
+        const results = await withReplyTimeout(
+          redis
+            .multi()
+            .incr(key)
+            .expire(key, windowSeconds + 5)
+            .exec(),
+          replyTimeoutMs,
+        );
         const count = Number(results?.[0]?.[1]);
         if (!Number.isFinite(count)) throw new Error("unexpected reply from Redis");
         if (failing) {
@@ -109,4 +118,30 @@ export function createRedisRateLimiter(redis: Redis, clock: Clock, logger: Logge
       redis.disconnect();
     },
   };
+}
+
+/**
+ * Rejects when no reply came within `ms`, judged only after the event loop has read the sockets
+ * once more. A timer fires before pending I/O is read: when the process was busy past the
+ * deadline (a large batch parsed synchronously), a reply already waiting in the socket would
+ * otherwise count as an outage and switch the limits off for a second (ioredis's own
+ * commandTimeout does exactly that).
+ */
+function withReplyTimeout<T>(reply: Promise<T>, ms: number): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    let settled = false;
+    const settle = (finish: () => void) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      finish();
+    };
+    const giveUp = () => settle(() => reject(new Error(`no reply from Redis within ${ms} ms`)));
+    // setImmediate runs after the poll phase that reads the socket; the second timer after the next.
+    const timer = setTimeout(() => setImmediate(() => setTimeout(giveUp, 0)), ms);
+    reply.then(
+      (value) => settle(() => resolve(value)),
+      (error: unknown) => settle(() => reject(error)),
+    );
+  });
 }

@@ -99,12 +99,12 @@ export async function testLimiter(clock: Clock, forceMemory = false): Promise<Ra
     keyPrefix: `test:${randomBytes(6).toString("hex")}:`,
     enableOfflineQueue: false,
     maxRetriesPerRequest: 1,
-    commandTimeout: 1000,
+    commandTimeout: 5000,
     lazyConnect: true,
   });
   redis.on("error", () => {});
   await redis.connect();
-  return createRedisRateLimiter(redis, clock, pino({ level: "silent" }));
+  return createRedisRateLimiter(redis, clock, pino({ level: "silent" }), { replyTimeoutMs: 1000 });
 }
 
 /** A fresh app on a fresh database, with an optional fixed clock and config overrides. */

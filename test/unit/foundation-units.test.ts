@@ -1,4 +1,6 @@
 import assert from "node:assert/strict";
+import { once } from "node:events";
+import net from "node:net";
 import { describe, it } from "node:test";
 import { fixedClock } from "../../src/clock.ts";
 import { ConfigError, loadConfig } from "../../src/config.ts";
@@ -193,6 +195,45 @@ describe("Redis rate limiter outage", () => {
     assert.equal((await limiter.hit("b", "org", 1, 60)).allowed, false, "exact counting again");
     assert.equal(calls, 3);
     assert.ok(lines.some((line) => line.includes("counter store answers again")));
+  });
+
+  it("does not take a reply that waited behind a busy event loop for an outage", async () => {
+    const { createRedisRateLimiter } = await import("../../src/limits/rate-limiter.ts");
+    const pino = (await import("pino")).default;
+    // The reply travels over a loopback socket, so it is in the socket while the loop is busy.
+    const echo = net.createServer((socket) => socket.pipe(socket));
+    await new Promise<void>((resolve) => echo.listen(0, "127.0.0.1", resolve));
+    const client = net.connect((echo.address() as net.AddressInfo).port, "127.0.0.1");
+    await once(client, "connect");
+    const exec = () =>
+      new Promise((resolve) => {
+        client.once("data", () =>
+          resolve([
+            [null, 1],
+            [null, 1],
+          ]),
+        );
+        client.write("x");
+      });
+    const fakeRedis = {
+      multi: () => ({ incr: () => ({ expire: () => ({ exec }) }) }),
+      disconnect: () => undefined,
+    };
+    const limiter = createRedisRateLimiter(
+      fakeRedis as never,
+      fixedClock("2026-11-22T10:00:00Z"),
+      pino({ level: "silent" }),
+      { replyTimeoutMs: 50 },
+    );
+    try {
+      const decision = limiter.hit("b", "org", 0, 60);
+      const busyUntil = Date.now() + 200;
+      while (Date.now() < busyUntil) {}
+      assert.equal((await decision).allowed, false, "counted (count 1 > limit 0), not failed open");
+    } finally {
+      client.destroy();
+      echo.close();
+    }
   });
 });
 
