@@ -22,6 +22,14 @@ export const TRIGGER_ERROR_STYLE = {
 const Scalar = (description: string) =>
   Type.Optional(Type.Union([Type.String({ maxLength: 2000 }), Type.Number(), Type.Null()], { description }));
 
+/**
+ * The deal id is the idempotency key, kept in a unique index: 255 characters at most, as for
+ * conversions and events' dedup_id (2000 four-byte characters overflowed the index and the
+ * trigger answered 202 with nothing queued).
+ */
+const DealId = (description: string) =>
+  Type.Optional(Type.Union([Type.String({ maxLength: 255 }), Type.Number(), Type.Null()], { description }));
+
 const triggerFields = {
   address: Scalar(
     "Full address, or the street line completed by city/state/zip. Aliases: deal_address, install_address.",
@@ -32,9 +40,11 @@ const triggerFields = {
   city: Scalar("City."),
   state: Scalar("State."),
   zip: Scalar("ZIP (also postal_code, zip_code, zipcode)."),
-  deal_id: Scalar("Idempotency key (also hs_object_id, objectId): a repeat returns idempotent: true."),
-  hs_object_id: Scalar("Alias of deal_id (HubSpot)."),
-  objectId: Scalar("Alias of deal_id (HubSpot webhooks)."),
+  deal_id: DealId(
+    "Idempotency key (also hs_object_id, objectId), at most 255 characters: a repeat returns idempotent: true.",
+  ),
+  hs_object_id: DealId("Alias of deal_id (HubSpot)."),
+  objectId: DealId("Alias of deal_id (HubSpot webhooks)."),
   first_name: Scalar("Also firstname, contact_first_name."),
   last_name: Scalar("Also lastname, contact_last_name."),
   name: Scalar("Recipient name (also contact_name, client_name, full_name); default: first and last name."),

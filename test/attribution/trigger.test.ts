@@ -101,6 +101,23 @@ describe(`POST /api/v1/webhooks/trigger (${databaseLabel})`, () => {
     assert.equal((await campaignsOf(org.orgId)).length, 1);
   });
 
+  it("keeps deal_id to 255 characters, the idempotency key's limit (under any alias)", async () => {
+    const org = await createOrg(ctx);
+    const automation = await createAutomation(ctx, org.orgId, { name: "Won deal", kind: "deal_won" });
+    const exact = await trigger(org.key, automation.id, { address: HOME, deal_id: "😀".repeat(255) });
+    assert.equal(exact.status, 202, exact.text);
+    assert.equal(exact.body.queued, true);
+    for (const body of [
+      { address: HOME, deal_id: "😀".repeat(256) },
+      { properties: { address: HOME, hs_object_id: "x".repeat(256) } },
+    ]) {
+      const over = await trigger(org.key, automation.id, body);
+      assert.equal(over.status, 422, over.text);
+      assert.match(over.body.detail, /(deal_id|hs_object_id): must NOT have more than 255 characters/);
+    }
+    assert.equal((await campaignsOf(org.orgId)).length, 1);
+  });
+
   it("parallel repeats of a deal enqueue one campaign", async () => {
     const org = await createOrg(ctx);
     const automation = await createAutomation(ctx, org.orgId, { name: "Race" });
