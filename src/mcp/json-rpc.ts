@@ -10,7 +10,6 @@ export const INVALID_PARAMS = -32602;
 /** The transport-level "server error" code the tool protocol's HTTP examples use (throttle, 405…). */
 export const SERVER_ERROR = -32000;
 
-/** A JSON-RPC error response that is not tied to a request (`id: null`). */
 /** A JSON-RPC error answer of the MCP route, described for one HTTP status. */
 export function jsonRpcErrorResponse(description: string) {
   return Type.Object(
@@ -70,6 +69,7 @@ export interface JsonRpcError {
   id: null;
 }
 
+/** A JSON-RPC error response that is not tied to a request (`id: null`). */
 export function jsonRpcError(
   code: number,
   message: string,

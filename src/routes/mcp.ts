@@ -53,7 +53,7 @@ export async function registerMcpRoute(
           operationId: "mcp",
           summary: "Tool-protocol (MCP) proxy",
           description:
-            "Streamable HTTP transport of the Model Context Protocol, stateless, JSON responses. Each tool forwards the caller's Authorization header unchanged to its endpoint, so authentication, scopes, limits, validation and idempotency are that endpoint's. Without a key a client can initialize and list tools; every call returns the endpoint's 401 as a tool error. The pre-auth per-IP throttle answers HTTP 429 with Retry-After and a JSON-RPC error of code -32000. A tool call counts once against the per-IP limit, here (its forwarded call is not counted again). Any Accept header is served (answers are always plain JSON), and a body sent without a JSON content type is read as JSON. JSON-RPC batches (arrays, even of one message) are refused (HTTP 400, code -32600): send one message per request. A tools/call whose params the protocol refuses (a name that is not a string, arguments that are not an object) is a JSON-RPC error -32602 (invalid params) naming the field.",
+            "Streamable HTTP transport of the Model Context Protocol, stateless, JSON responses. Each tool forwards the caller's Authorization header unchanged to its endpoint, so authentication, scopes, limits, validation and idempotency are that endpoint's. Without a key a client can initialize and list tools; every call returns the endpoint's 401 as a tool error. The pre-auth per-IP throttle answers HTTP 429 with Retry-After and a JSON-RPC error of code -32000. A tool call counts once against the per-IP limit, here (its forwarded call is not counted again). Any Accept header is served (answers are always plain JSON), and a body sent without a JSON content type is read as JSON. JSON-RPC batches (arrays, even of one message) are refused (HTTP 400, code -32600): send one message per request. A tools/call whose params the protocol refuses (a name that is not a string, arguments that are not an object) is a JSON-RPC error -32602 (invalid params) naming the field; so are tool arguments nested more than 64 levels deep.",
           // Without a key a client may initialize and list tools (calls then carry the endpoints' 401).
           security: [{}, { bearerAuth: [] }],
           response: {
@@ -131,19 +131,38 @@ export function normalizeForTransport(raw: IncomingMessage): void {
   }
 }
 
+/** Deeper tool arguments are refused: no endpoint takes them, and re-serializing them overflows the stack. */
+const MAX_ARGUMENT_DEPTH = 64;
+
 /**
  * A tools/call request whose params the SDK's own schema refuses (a name that is not a string,
  * arguments that are not an object): the SDK answers an internal error (-32603) dumping its
- * schema library's issues; it is the caller's error, invalid params, naming the field.
+ * schema library's issues; it is the caller's error, invalid params, naming the field. Arguments
+ * nested absurdly deep are refused the same way (they crashed the forwarder's JSON.stringify).
  */
 function invalidToolCall(body: unknown): { id: string | number; detail: string } | undefined {
-  const message = body as { method?: unknown; id?: unknown } | null;
+  const message = body as { method?: unknown; id?: unknown; params?: { arguments?: unknown } } | null;
   if (message?.method !== "tools/call") return undefined;
   if (typeof message.id !== "string" && typeof message.id !== "number") return undefined;
+  if (exceedsDepth(message.params?.arguments, MAX_ARGUMENT_DEPTH)) {
+    return { id: message.id, detail: `arguments: nested more than ${MAX_ARGUMENT_DEPTH} levels deep` };
+  }
   const parsed = CallToolRequestSchema.safeParse(body);
   if (parsed.success) return undefined;
   const issue = parsed.error.issues[0];
   return { id: message.id, detail: `${issue?.path.join(".") ?? "params"}: ${issue?.message ?? "invalid"}` };
+}
+
+/** Whether objects and arrays nest deeper than `limit` (walked without recursion). */
+function exceedsDepth(value: unknown, limit: number): boolean {
+  const pending: [unknown, number][] = [[value, 0]];
+  for (let next = pending.pop(); next; next = pending.pop()) {
+    const [current, depth] = next;
+    if (current === null || typeof current !== "object") continue;
+    if (depth >= limit) return true;
+    for (const child of Object.values(current)) pending.push([child, depth + 1]);
+  }
+  return false;
 }
 
 async function serveToolProtocol(request: FastifyRequest, reply: FastifyReply, forward: Forwarder) {

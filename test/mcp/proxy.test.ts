@@ -398,6 +398,21 @@ describe(`MCP proxy at /api/mcp (${databaseLabel})`, () => {
       assert.equal(body.error.code, -32602, JSON.stringify(params));
       assert.match(body.error.message, message);
     }
+    // Nested 5000 deep, written by hand: the forwarder's JSON.stringify overflowed the stack (-32603).
+    const deepArguments = `${'{"a":'.repeat(5000)}{}${"}".repeat(5000)}`;
+    const deep = await fetch(url, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        authorization: `Bearer ${org.key}`,
+        "x-forwarded-for": nextClientIp(),
+      },
+      body: `{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"send_event","arguments":${deepArguments}}}`,
+    });
+    const deepBody = (await deep.json()) as any;
+    assert.equal(deepBody.id, 6);
+    assert.equal(deepBody.error.code, -32602);
+    assert.equal(deepBody.error.message, "Invalid params: arguments: nested more than 64 levels deep");
   });
 
   it("refuses a browser page of another origin (DNS rebinding), serves its own origin and non-browsers", async () => {
