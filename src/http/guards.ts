@@ -3,6 +3,7 @@ import { bearerToken } from "../domain/api-key-format.ts";
 import { authUnavailable, forbidden, ipRateLimited, rateLimited, unauthorized } from "../errors.ts";
 import type { RateLimiter } from "../limits/rate-limiter.ts";
 import type { KeyStore } from "../services/key-store.ts";
+import { soleAuthorization } from "./authorization-header.ts";
 import { isForwardedCall } from "./forwarded-call.ts";
 import "./route-config.ts";
 
@@ -68,7 +69,7 @@ async function limitByIp(request: FastifyRequest, deps: GuardDeps) {
 }
 
 async function authenticate(request: FastifyRequest, deps: GuardDeps) {
-  const token = bearerToken(request.headers.authorization);
+  const token = bearerToken(soleAuthorization(request.raw));
   if (!token) throw unauthorized();
   let lookup: Awaited<ReturnType<KeyStore["authenticate"]>>;
   try {

@@ -3,6 +3,7 @@ import { Type } from "@fastify/type-provider-typebox";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { CallToolRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { soleAuthorization } from "../http/authorization-header.ts";
 import { logServerError, toAppError } from "../http/error-handler.ts";
 import { createInjectForwarder, type Forwarder } from "../mcp/forward.ts";
 import {
@@ -185,7 +186,7 @@ async function serveToolProtocol(request: FastifyRequest, reply: FastifyReply, f
   const server = createProxyServer({
     forward,
     tools: PROXY_TOOLS,
-    caller: { authorization: request.headers.authorization, ip: request.ip },
+    caller: { authorization: soleAuthorization(request.raw), ip: request.ip },
     logger: request.log,
   });
   const transport = new StreamableHTTPServerTransport({

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import http from "node:http";
 import { after, before, describe, it } from "node:test";
 import { fixedClock } from "../../src/clock.ts";
 import { generateApiKey } from "../../src/domain/api-key-format.ts";
@@ -46,6 +47,35 @@ describe(`authentication and scopes (${databaseLabel})`, () => {
       assert.deepEqual(response.body, { error: "Unauthorized" }, label);
     }
     assert.ok(revoked);
+  });
+
+  it("treats two Authorization headers as none (401), never as the first key's tenant", async () => {
+    const first = await createOrg(ctx);
+    const second = await createOrg(ctx);
+    const address = await ctx.app.listen({ port: 0, host: "127.0.0.1" });
+    const get = (path: string, authorization: string | string[]) =>
+      new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const values = Array.isArray(authorization) ? authorization : [authorization];
+        // Headers as a raw list (the only way to send one twice) get no Host of their own.
+        const headers = ["host", "127.0.0.1", ...values.flatMap((value) => ["authorization", value])];
+        const request = http.get(`${address}${path}`, { headers }, (response) => {
+          let body = "";
+          response.on("data", (chunk) => {
+            body += chunk;
+          });
+          response.on("end", () => resolve({ status: response.statusCode ?? 0, body }));
+        });
+        request.on("error", reject);
+      });
+    const both = [`Bearer ${first.key}`, `Bearer ${second.key}`];
+    assert.equal((await get("/api/v1/me", both[0]!)).status, 200);
+    const twice = await get("/api/v1/me", both);
+    assert.equal(twice.status, 401);
+    assert.deepEqual(JSON.parse(twice.body), { error: "Unauthorized" });
+    const operator = `Bearer ${ctx.config.adminToken}`;
+    const campaigns = `/admin/v1/orgs/${first.orgId}/campaigns`;
+    assert.equal((await get(campaigns, operator)).status, 200);
+    assert.equal((await get(campaigns, [operator, operator])).status, 401);
   });
 
   it("revocation takes effect at once in the instance that revoked", async () => {

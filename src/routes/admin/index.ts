@@ -2,6 +2,7 @@ import { createHash, timingSafeEqual } from "node:crypto";
 import type { FastifyInstance } from "fastify";
 import { bearerToken } from "../../domain/api-key-format.ts";
 import { unauthorized } from "../../errors.ts";
+import { soleAuthorization } from "../../http/authorization-header.ts";
 import type { Services } from "../../services/services.ts";
 import { registerAdminAttributionRoutes } from "./attribution-admin.ts";
 import { registerAdminAutomationRoutes } from "./automations.ts";
@@ -18,7 +19,7 @@ const digest = (value: string) => createHash("sha256").update(value).digest();
 export async function registerAdminRoutes(app: FastifyInstance, services: Services): Promise<void> {
   const expected = services.config.adminToken ? digest(services.config.adminToken) : undefined;
   app.addHook("onRequest", async (request) => {
-    const token = bearerToken(request.headers.authorization);
+    const token = bearerToken(soleAuthorization(request.raw));
     if (!expected || !token || !timingSafeEqual(digest(token), expected)) throw unauthorized();
   });
   registerAdminOrgRoutes(app, services);

@@ -1,0 +1,17 @@
+import type { IncomingMessage } from "node:http";
+
+/**
+ * The request's Authorization header when it was sent exactly once. Node keeps the first of
+ * several and drops the rest, while a proxy in front may act on the last: a request carrying two
+ * credentials is treated as carrying none, never as the first one's tenant.
+ */
+export function soleAuthorization(raw: IncomingMessage): string | undefined {
+  const value = raw.headers.authorization;
+  if (value === undefined) return undefined;
+  let seen = 0;
+  const list = raw.rawHeaders;
+  for (let index = 0; index < list.length; index += 2) {
+    if (list[index]!.length === 13 && list[index]!.toLowerCase() === "authorization") seen++;
+  }
+  return seen > 1 ? undefined : value;
+}
