@@ -17,6 +17,8 @@ export interface RateLimitDecision {
  */
 export interface RateLimiter {
   hit(bucket: string, id: string, limit: number, windowSeconds: number): Promise<RateLimitDecision>;
+  /** The current window's count, without counting (0 when the counter store failed). */
+  peek(bucket: string, id: string, windowSeconds: number): Promise<Omit<RateLimitDecision, "allowed">>;
   close(): Promise<void>;
 }
 
@@ -51,6 +53,11 @@ export function createMemoryRateLimiter(clock: Clock): RateLimiter {
       current.counts.set(key, count);
       return { allowed: count <= limit, count, secondsToWindowEnd: window.secondsToEnd };
     },
+    async peek(bucket, id, windowSeconds) {
+      const window = windowOf(clock, windowSeconds);
+      const count = windows.get(`${windowSeconds}:${window.start}`)?.counts.get(`${bucket}:${id}`) ?? 0;
+      return { count, secondsToWindowEnd: window.secondsToEnd };
+    },
     async close() {
       windows.clear();
     },
@@ -78,41 +85,56 @@ export function createRedisRateLimiter(
   let lastWarning = 0;
   let pausedUntil = 0;
   let failing = false;
+  const keyOf = (bucket: string, id: string, windowStart: number) => `rl:${bucket}:${id}:${windowStart}`;
+
+  /** The count `command` answers, or undefined when Redis failed (the caller fails open). */
+  async function countBy(bucket: string, command: () => Promise<unknown>): Promise<number | undefined> {
+    if (clock.now().getTime() < pausedUntil) return undefined;
+    try {
+      const count = Number(await withReplyTimeout(command(), replyTimeoutMs));
+      if (!Number.isFinite(count)) throw new Error("unexpected reply from Redis");
+      if (failing) {
+        failing = false;
+        logger.info("rate-limit counter store answers again; counting exactly");
+      }
+      return count;
+    } catch (error) {
+      failing = true;
+      const now = clock.now().getTime();
+      pausedUntil = now + FAIL_OPEN_PAUSE_MS;
+      if (now - lastWarning > 10_000) {
+        lastWarning = now;
+        logger.warn(
+          { err: error, bucket },
+          "rate-limit counter store unavailable; allowing requests (fail open)",
+        );
+      }
+      return undefined;
+    }
+  }
+
   return {
     async hit(bucket, id, limit, windowSeconds) {
       const window = windowOf(clock, windowSeconds);
-      const failOpen = { allowed: true, count: 0, secondsToWindowEnd: window.secondsToEnd };
-      if (clock.now().getTime() < pausedUntil) return failOpen;
-      const key = `rl:${bucket}:${id}:${window.start}`;
-      try {
-        const results = await withReplyTimeout(
-          redis
-            .multi()
-            .incr(key)
-            .expire(key, windowSeconds + 5)
-            .exec(),
-          replyTimeoutMs,
-        );
-        const count = Number(results?.[0]?.[1]);
-        if (!Number.isFinite(count)) throw new Error("unexpected reply from Redis");
-        if (failing) {
-          failing = false;
-          logger.info("rate-limit counter store answers again; counting exactly");
-        }
-        return { allowed: count <= limit, count, secondsToWindowEnd: window.secondsToEnd };
-      } catch (error) {
-        failing = true;
-        const now = clock.now().getTime();
-        pausedUntil = now + FAIL_OPEN_PAUSE_MS;
-        if (now - lastWarning > 10_000) {
-          lastWarning = now;
-          logger.warn(
-            { err: error, bucket },
-            "rate-limit counter store unavailable; allowing requests (fail open)",
-          );
-        }
-        return failOpen;
-      }
+      const key = keyOf(bucket, id, window.start);
+      const count = await countBy(bucket, async () => {
+        const results = await redis
+          .multi()
+          .incr(key)
+          .expire(key, windowSeconds + 5)
+          .exec();
+        return results?.[0]?.[1];
+      });
+      if (count === undefined) return { allowed: true, count: 0, secondsToWindowEnd: window.secondsToEnd };
+      return { allowed: count <= limit, count, secondsToWindowEnd: window.secondsToEnd };
+    },
+    async peek(bucket, id, windowSeconds) {
+      const window = windowOf(clock, windowSeconds);
+      const count = await countBy(
+        bucket,
+        async () => (await redis.get(keyOf(bucket, id, window.start))) ?? 0,
+      );
+      return { count: count ?? 0, secondsToWindowEnd: window.secondsToEnd };
     },
     async close() {
       redis.disconnect();

@@ -78,6 +78,24 @@ describe(`authentication and scopes (${databaseLabel})`, () => {
     assert.equal((await get(campaigns, [operator, operator])).status, 401);
   });
 
+  it("throttles operator-token guessing per IP: after 20 wrong tokens in a minute, 429 even for the right one", async () => {
+    const org = await createOrg(ctx);
+    const campaigns = `/admin/v1/orgs/${org.orgId}/campaigns`;
+    const guesser = { ip: "203.0.113.9" };
+    for (let guess = 0; guess < 20; guess++) {
+      const wrong = await call(ctx, "GET", campaigns, { ...guesser, key: `guess-${guess}-0123456789abcdef` });
+      assert.equal(wrong.status, 401);
+    }
+    const refused = await call(ctx, "GET", campaigns, { ...guesser, key: ctx.config.adminToken });
+    assert.equal(refused.status, 429);
+    assert.deepEqual(refused.body, { error: "rate_limited" });
+    assert.ok(Number(refused.headers["retry-after"]) >= 1);
+    const elsewhere = await call(ctx, "GET", campaigns, { key: ctx.config.adminToken });
+    assert.equal(elsewhere.status, 200, "other addresses are not affected");
+    clock.advance(60_000);
+    assert.equal((await call(ctx, "GET", campaigns, { ...guesser, key: ctx.config.adminToken })).status, 200);
+  });
+
   it("revocation takes effect at once in the instance that revoked", async () => {
     const org = await createOrg(ctx);
     const issued = (await admin(ctx, "POST", `/orgs/${org.orgId}/keys`, {})).body;
