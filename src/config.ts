@@ -1,4 +1,6 @@
+import { isIP, isIPv4 } from "node:net";
 import path from "node:path";
+import ipaddr from "ipaddr.js";
 
 /** Everything the process reads from its environment, parsed once at start. */
 export interface Config {
@@ -125,36 +127,78 @@ function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], 
   return raw as T;
 }
 
+const HOSTNAME =
+  /^(?=.{1,253}\.?$)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*\.?$/i;
+
+const isHostname = (value: string) => HOSTNAME.test(value) && (!/^[\d.]+$/.test(value) || isIPv4(value));
+const unbracketed = (value: string) => value.replace(/^\[(.*)\]$/, "$1");
+const isAddressOrCidr = (value: string) => ipaddr.isValid(unbracketed(value)) || ipaddr.isValidCIDR(value);
+
+/** An interface name or address to listen on, checked before anything is opened. */
+function listenHost(raw: string | undefined): string {
+  const host = raw || "127.0.0.1";
+  if (isIP(host) === 0 && !isHostname(host)) {
+    throw new ConfigError("HOST", `must be an IP address or a host name, got "${host}"`);
+  }
+  return host;
+}
+
+/** A comma list whose every entry passes `valid`; the first that does not is named. */
+function list(env: Env, name: string, valid: (entry: string) => boolean, expected: string): string[] {
+  const entries = (env[name] ?? "")
+    .split(",")
+    .map((entry) => entry.trim())
+    .filter(Boolean);
+  const wrong = entries.find((entry) => !valid(entry));
+  if (wrong !== undefined) throw new ConfigError(name, `must list ${expected}, got "${wrong}"`);
+  return entries;
+}
+
+const PROXY_KEYWORDS = ["loopback", "linklocal", "uniquelocal"];
+/** Addresses, CIDRs (or address/netmask) and proxy-addr's keywords, as Fastify's trustProxy takes them. */
+const isProxyEntry = (entry: string) => {
+  if (PROXY_KEYWORDS.includes(entry) || isAddressOrCidr(entry)) return true;
+  const [address, mask, extra] = entry.split("/");
+  return extra === undefined && ipaddr.isValid(address ?? "") && ipaddr.isValid(mask ?? "");
+};
+
 /** Fastify's trustProxy accepts a boolean, a hop count, or a list of addresses/CIDRs. */
-function trustProxy(raw: string | undefined): boolean | string | number {
+function trustProxy(env: Env): boolean | string | number {
+  const raw = env.TRUST_PROXY;
   if (raw === undefined || raw === "" || raw === "false") return false;
   if (raw === "true") return true;
   if (/^\d+$/.test(raw)) return Number(raw);
-  return raw;
+  return list(env, "TRUST_PROXY", isProxyEntry, "true, false, a hop count, or addresses/CIDRs").join(",");
+}
+
+/** Operator tokens travel as `Bearer <token>`: no whitespace, and long enough not to be guessed. */
+function adminToken(env: Env): string | undefined {
+  const token = env.ADMIN_TOKEN || undefined;
+  if (token !== undefined && !/^\S{16,}$/.test(token)) {
+    throw new ConfigError("ADMIN_TOKEN", "must be at least 16 characters, without spaces");
+  }
+  return token;
 }
 
 export function loadConfig(env: Env = process.env): Config {
   const port = integer(env, "PORT", 3000, 0, 65535);
-  const host = env.HOST || "127.0.0.1";
-  const adminToken = env.ADMIN_TOKEN || undefined;
-  if (adminToken !== undefined && adminToken.length < 16) {
-    throw new ConfigError("ADMIN_TOKEN", "must be at least 16 characters");
-  }
+  const host = listenHost(env.HOST);
   const geocoder = oneOf(env, "GEOCODER", GEOCODERS, "local");
   const geocoderUrl = url(env, "GEOCODER_URL", ["http:", "https:"]);
   if (geocoder === "nominatim" && !geocoderUrl) {
     throw new ConfigError("GEOCODER_URL", "is required when GEOCODER=nominatim");
   }
-  const publicBaseUrl = url(env, "PUBLIC_BASE_URL", ["http:", "https:"]) ?? `http://${host}:${port}`;
+  const hostInUrl = isIP(host) === 6 ? `[${host}]` : host;
+  const publicBaseUrl = url(env, "PUBLIC_BASE_URL", ["http:", "https:"]) ?? `http://${hostInUrl}:${port}`;
   return {
     port,
     host,
     dataDir: path.resolve(env.DATA_DIR || "./data"),
     databaseUrl: url(env, "DATABASE_URL", ["postgres:", "postgresql:"]),
     redisUrl: url(env, "REDIS_URL", ["redis:", "rediss:"]),
-    adminToken,
+    adminToken: adminToken(env),
     publicBaseUrl: publicBaseUrl.replace(/\/+$/, ""),
-    trustProxy: trustProxy(env.TRUST_PROXY),
+    trustProxy: trustProxy(env),
     ipRateLimitPerMinute: integer(env, "IP_RATE_LIMIT_PER_MINUTE", 60, 1, 1_000_000),
     requestTimeoutMs: integer(env, "REQUEST_TIMEOUT_MS", 30_000, 100, 600_000),
     shutdownTimeoutMs: integer(env, "SHUTDOWN_TIMEOUT_MS", 25_000, 1_000, 600_000),
@@ -164,10 +208,12 @@ export function loadConfig(env: Env = process.env): Config {
     geocoderConcurrency: integer(env, "GEOCODER_CONCURRENCY", 8, 1, 64),
     geocoderTimeoutMs: integer(env, "GEOCODER_TIMEOUT_MS", 10_000, 100, 120_000),
     attributionGeoRadiusMeters: integer(env, "ATTRIBUTION_GEO_RADIUS_METERS", 30, 1, 1000),
-    webhookAllowPrivateTargets: (env.WEBHOOK_ALLOW_PRIVATE_TARGETS ?? "")
-      .split(",")
-      .map((entry) => entry.trim())
-      .filter(Boolean),
+    webhookAllowPrivateTargets: list(
+      env,
+      "WEBHOOK_ALLOW_PRIVATE_TARGETS",
+      (entry) => isAddressOrCidr(entry) || isHostname(entry),
+      "host names, addresses or CIDRs",
+    ),
     ...pipelineConfig(env),
   };
 }

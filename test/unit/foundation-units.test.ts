@@ -39,6 +39,13 @@ describe("configuration", () => {
     [{ GEOCODER: "nominatim" }, "GEOCODER_URL"],
     [{ PUBLIC_BASE_URL: "ftp://x" }, "PUBLIC_BASE_URL"],
     [{ SHUTDOWN_TIMEOUT_MS: "500" }, "SHUTDOWN_TIMEOUT_MS"],
+    [{ ADMIN_TOKEN: " ".repeat(17) }, "ADMIN_TOKEN"],
+    [{ HOST: "999.1.1.1" }, "HOST"],
+    [{ HOST: "not a host" }, "HOST"],
+    [{ TRUST_PROXY: "garbage" }, "TRUST_PROXY"],
+    [{ TRUST_PROXY: "-1" }, "TRUST_PROXY"],
+    [{ WEBHOOK_ALLOW_PRIVATE_TARGETS: "127.0.0.1,not/a/cidr" }, "WEBHOOK_ALLOW_PRIVATE_TARGETS"],
+    [{ WEBHOOK_ALLOW_PRIVATE_TARGETS: "::zz" }, "WEBHOOK_ALLOW_PRIVATE_TARGETS"],
   ];
   for (const [env, variable] of bad) {
     it(`rejects ${JSON.stringify(env)} naming ${variable}`, () => {
@@ -53,6 +60,16 @@ describe("configuration", () => {
     assert.equal(loadConfig({ TRUST_PROXY: "true" }).trustProxy, true);
     assert.equal(loadConfig({ TRUST_PROXY: "2" }).trustProxy, 2);
     assert.equal(loadConfig({ TRUST_PROXY: "10.0.0.0/8" }).trustProxy, "10.0.0.0/8");
+    assert.equal(
+      loadConfig({ TRUST_PROXY: "loopback, 10.0.0.0/255.0.0.0" }).trustProxy,
+      "loopback,10.0.0.0/255.0.0.0",
+    );
+  });
+
+  it("accepts host names, addresses and CIDRs as private webhook targets; brackets an IPv6 HOST in URLs", () => {
+    const entries = "127.0.0.1, localhost, [::1], 10.0.0.0/8, receiver.internal.";
+    assert.equal(loadConfig({ WEBHOOK_ALLOW_PRIVATE_TARGETS: entries }).webhookAllowPrivateTargets.length, 5);
+    assert.equal(loadConfig({ HOST: "::1", PORT: "8080" }).publicBaseUrl, "http://[::1]:8080");
   });
 });
 
