@@ -3,7 +3,7 @@ import { buildApp } from "./app.ts";
 import { resolveAdminToken, seedDemoOnFirstRun } from "./bootstrap.ts";
 import { systemClock } from "./clock.ts";
 import { ConfigError, loadConfig } from "./config.ts";
-import { DataDirInUseError, lockDataDir } from "./db/data-dir-lock.ts";
+import { DataDirInUseError, DataDirUnusableError, lockDataDir } from "./db/data-dir-lock.ts";
 import { type Database, isConnectionError, openDatabase } from "./db/database.ts";
 import { startEmbeddedVacuum } from "./db/embedded-vacuum.ts";
 import { migrate } from "./db/migrate.ts";
@@ -42,7 +42,26 @@ function parseRole(argv: string[]): Role {
   throw new ConfigError("--role", `must be api, worker or all, got "${role ?? ""}"`);
 }
 
+/** `listen` failed (address in use, unknown host name): one line naming HOST and PORT. */
+class ListenError extends Error {
+  constructor(host: string, port: number, cause: unknown) {
+    const reason =
+      (cause as NodeJS.ErrnoException).code ?? (cause instanceof Error ? cause.message : String(cause));
+    super(`Failed to start: cannot listen on HOST ${host} PORT ${port} (${reason})`, { cause });
+  }
+}
+
+async function listenOn(app: Awaited<ReturnType<typeof buildApp>>, host: string, port: number) {
+  try {
+    await app.listen({ port, host });
+  } catch (error) {
+    throw new ListenError(host, port, error);
+  }
+}
+
 async function main() {
+  // Every file this process writes (database, outbox, operator token) is its user's alone.
+  process.umask(0o077);
   const role = parseRole(process.argv.slice(2));
   const baseConfig = loadConfig();
   // The embedded database (and DATA_DIR's operator token) belong to one process; PostgreSQL is
@@ -61,7 +80,6 @@ async function main() {
   });
   const applied = await migrateWithoutQueryTimeout(database, config.databaseUrl);
   if (applied.length > 0) logger.info({ applied }, "migrations applied");
-  await seedDemoOnFirstRun(database.db, config, logger, print);
   const vacuum = database.kind === "pglite" ? startEmbeddedVacuum({ database, logger }) : null;
 
   let limiter: RateLimiter;
@@ -90,10 +108,12 @@ async function main() {
   const geocoder = createGeocoder(config, { db: database.db, logger });
   const app = await buildApp({ config, database, clock: systemClock, logger, limiter, geocoder });
   if (role !== "worker") {
-    await app.listen({ port: config.port, host: config.host });
+    await listenOn(app, config.host, config.port);
   } else {
     await app.ready();
   }
+  // After listening: a first start that cannot bind must not print (and use up) the demo key.
+  await seedDemoOnFirstRun(database.db, config, logger, print);
   const worker =
     role !== "api"
       ? startProcessWorker({ config, db: database.db, clock: systemClock, logger, geocoder })
@@ -132,8 +152,9 @@ async function main() {
 }
 
 main().catch((error: unknown) => {
-  if (error instanceof ConfigError || error instanceof DataDirInUseError) {
-    process.stderr.write(`${error.message}\n`);
+  const oneLine = [ConfigError, DataDirInUseError, DataDirUnusableError, ListenError];
+  if (oneLine.some((kind) => error instanceof kind)) {
+    process.stderr.write(`${(error as Error).message}\n`);
   } else if (isConnectionError(error)) {
     // One line an operator can act on; the URL is not echoed (it may carry a password).
     const reason = error instanceof Error ? error.message : String(error);

@@ -2,10 +2,10 @@
  * One process per embedded data directory. PGlite runs PostgreSQL in single-user mode inside this
  * process and takes no lock of its own: a second process opening the same DATA_DIR (a second
  * `npm start`, or `--role worker` beside `--role api`) would write the same files and corrupt the
- * database. The lock is a pid file: a live holder refuses the start; the file of a process that
- * died (SIGKILL, power loss) is taken over at once, so a restart never waits.
+ * database. The lock is a pid file (pid and start time): a live holder refuses the start; the file
+ * of a process that died (SIGKILL, power loss) is taken over at once, so a restart never waits.
  */
-import { closeSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync } from "node:fs";
+import { chmodSync, closeSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync } from "node:fs";
 import path from "node:path";
 
 export const DATA_DIR_LOCK_FILE = "porchlight.pid";
@@ -23,25 +23,76 @@ export class DataDirInUseError extends Error {
   }
 }
 
-/** True when `pid` runs and, where /proc tells, is a Node process (a reused pid is not a holder). */
-function isLiveHolder(pid: number): boolean {
+/** DATA_DIR is a file, or this user may not create or write it: one line naming it, no stack. */
+export class DataDirUnusableError extends Error {
+  constructor(dataDir: string, cause: unknown) {
+    const reason =
+      (cause as NodeJS.ErrnoException).code ?? (cause instanceof Error ? cause.message : String(cause));
+    super(
+      `Invalid configuration: DATA_DIR ${dataDir} is not a directory this process can write (${reason})`,
+      {
+        cause,
+      },
+    );
+  }
+}
+
+/**
+ * Creates DATA_DIR private to this user (0700), and makes an existing one private: it holds the
+ * database files, their write-ahead log and the outbox, all personal data, and PGlite copies its
+ * template files world-writable.
+ */
+function preparePrivateDir(dataDir: string): void {
   try {
-    process.kill(pid, 0);
+    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    chmodSync(dataDir, 0o700);
+  } catch (error) {
+    throw new DataDirUnusableError(dataDir, error);
+  }
+}
+
+/** When the process started, in clock ticks since boot (/proc/<pid>/stat field 22), where /proc tells. */
+function startTimeOf(pid: number): string | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19];
+  } catch {
+    return undefined;
+  }
+}
+
+interface Holder {
+  pid: number;
+  /** Absent in files written before the start time was recorded. */
+  startTime: string | undefined;
+}
+
+/**
+ * True when the holder still runs: its pid is alive and, where /proc tells, it is the same process
+ * (same start time) — after a reboot or a container restart the pid may belong to anything else.
+ */
+function isLiveHolder(holder: Holder): boolean {
+  try {
+    process.kill(holder.pid, 0);
   } catch (error) {
     // EPERM: the process exists but belongs to another user.
     if ((error as NodeJS.ErrnoException).code !== "EPERM") return false;
   }
+  const startTime = startTimeOf(holder.pid);
+  if (startTime === undefined) return true;
+  if (holder.startTime !== undefined) return holder.startTime === startTime;
   try {
-    return readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("node");
+    return readFileSync(`/proc/${holder.pid}/cmdline`, "utf8").includes("node");
   } catch {
     return true;
   }
 }
 
-function readHolder(file: string): number | undefined {
+function readHolder(file: string): Holder | undefined {
   try {
-    const pid = Number(readFileSync(file, "utf8").trim());
-    return Number.isInteger(pid) && pid > 0 ? pid : undefined;
+    const [pidLine, startTime] = readFileSync(file, "utf8").split("\n");
+    const pid = Number(pidLine?.trim());
+    return Number.isInteger(pid) && pid > 0 ? { pid, startTime: startTime?.trim() || undefined } : undefined;
   } catch {
     return undefined;
   }
@@ -50,7 +101,7 @@ function readHolder(file: string): number | undefined {
 function tryCreate(file: string): boolean {
   try {
     const fd = openSync(file, "wx");
-    writeSync(fd, `${process.pid}\n`);
+    writeSync(fd, `${process.pid}\n${startTimeOf(process.pid) ?? ""}\n`);
     closeSync(fd);
     return true;
   } catch (error) {
@@ -59,19 +110,27 @@ function tryCreate(file: string): boolean {
   }
 }
 
+function tryCreateOrExplain(dataDir: string, file: string): boolean {
+  try {
+    return tryCreate(file);
+  } catch (error) {
+    throw new DataDirUnusableError(dataDir, error);
+  }
+}
+
 /** Takes the directory's lock or throws DataDirInUseError; returns the release function. */
 export function lockDataDir(dataDir: string): () => void {
-  mkdirSync(dataDir, { recursive: true });
+  preparePrivateDir(dataDir);
   const file = path.join(dataDir, DATA_DIR_LOCK_FILE);
   for (let attempt = 0; attempt < 3; attempt++) {
-    if (tryCreate(file)) {
+    if (tryCreateOrExplain(dataDir, file)) {
       return () => {
-        if (readHolder(file) === process.pid) unlinkSync(file);
+        if (readHolder(file)?.pid === process.pid) unlinkSync(file);
       };
     }
     const holder = readHolder(file);
-    if (holder !== undefined && holder !== process.pid && isLiveHolder(holder)) {
-      throw new DataDirInUseError(dataDir, holder);
+    if (holder !== undefined && holder.pid !== process.pid && isLiveHolder(holder)) {
+      throw new DataDirInUseError(dataDir, holder.pid);
     }
     // Left by a process that is gone (or unreadable): remove it and try again.
     try {

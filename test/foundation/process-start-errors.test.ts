@@ -1,0 +1,67 @@
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { after, describe, it } from "node:test";
+import { freePort, killStarted, start } from "../helpers/server-process.ts";
+
+describe("the server process refusing to start", () => {
+  const dataDir = mkdtempSync(path.join(tmpdir(), "porchlight-start-errors-"));
+  after(() => {
+    killStarted();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it("stops with one line naming the setting when DATA_DIR or the port cannot be used", async () => {
+    const scratch = mkdtempSync(path.join(tmpdir(), "porchlight-unusable-"));
+    const occupied = createServer();
+    try {
+      const file = path.join(scratch, "a-file");
+      writeFileSync(file, "");
+      const onFile = start({ DATA_DIR: file, PORT: String(await freePort()) });
+      assert.equal(await onFile.exited, 1);
+      assert.match(
+        onFile.output().trim(),
+        /^Invalid configuration: DATA_DIR \S+ is not a directory this process can write \(EEXIST\)$/,
+      );
+      await new Promise<void>((resolve) => occupied.listen(0, "127.0.0.1", resolve));
+      const port = (occupied.address() as { port: number }).port;
+      const busy = start({ DATA_DIR: path.join(scratch, "data"), PORT: String(port) });
+      assert.equal(await busy.exited, 1);
+      const lines = busy.output().trim().split("\n");
+      assert.equal(
+        lines.at(-1),
+        `Failed to start: cannot listen on HOST 127.0.0.1 PORT ${port} (EADDRINUSE)`,
+      );
+      assert.doesNotMatch(
+        busy.output(),
+        /ak_/,
+        "no demo key is printed (and used up) by a start that cannot listen",
+      );
+    } finally {
+      occupied.close();
+      rmSync(scratch, { recursive: true, force: true });
+    }
+  });
+
+  it("fails at start with one clear line when the database cannot be reached", async () => {
+    const closedPort = await freePort();
+    const started = start({
+      DATABASE_URL: `postgres://porchlight:secret@127.0.0.1:${closedPort}/nothing`,
+      PORT: String(await freePort()),
+      ADMIN_TOKEN: "process-test-admin-token",
+    });
+    assert.equal(await started.exited, 1);
+    assert.equal(
+      started.output().trim(),
+      `Failed to start: the database cannot be reached (connect ECONNREFUSED 127.0.0.1:${closedPort})`,
+    );
+  });
+
+  it("fails at start with one clear line naming a bad variable", async () => {
+    const started = start({ DATA_DIR: dataDir, PORT: "not-a-port" });
+    assert.equal(await started.exited, 1);
+    assert.equal(started.output().trim(), 'Invalid configuration: PORT must be an integer, got "not-a-port"');
+  });
+});
