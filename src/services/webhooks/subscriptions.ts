@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { Type } from "@fastify/type-provider-typebox";
 import { and, asc, count, eq } from "drizzle-orm";
 import type { Clock } from "../../clock.ts";
-import type { Queryable } from "../../db/database.ts";
+import { type Queryable, sql } from "../../db/database.ts";
 import { subscriptions } from "../../db/schema.ts";
 import { AppError, notFound } from "../../errors.ts";
 import { newSigningSecret } from "./signer.ts";
@@ -52,6 +52,16 @@ function canonicalUrl(raw: string): string | undefined {
   }
 }
 
+/** Held until the transaction ends: one subscribe of an org at a time (on every process). */
+async function lockOrgSubscriptions(tx: Queryable, orgId: string): Promise<void> {
+  await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtextextended(${`subscriptions:${orgId}`}, 0))`);
+}
+
+async function countSubscriptions(tx: Queryable, orgId: string): Promise<number> {
+  const [row] = await tx.select({ total: count() }).from(subscriptions).where(eq(subscriptions.orgId, orgId));
+  return row?.total ?? 0;
+}
+
 export interface SubscriptionService {
   subscribe(orgId: string, input: { target_url: string; event?: string }): Promise<SubscriptionView>;
   /** Operator migration of old data: `signed: false` creates a legacy subscription without secret. */
@@ -85,29 +95,25 @@ export function createSubscriptionService(deps: {
     }
   };
 
-  const create = async (orgId: string, targetUrl: string, event: string, signed: boolean) => {
-    const existing = await findByUrl(orgId, targetUrl, event);
-    if (existing) return { ...existing, signing_secret: null };
-    const [{ total } = { total: 0 }] = await db
-      .select({ total: count() })
-      .from(subscriptions)
-      .where(eq(subscriptions.orgId, orgId));
-    if (total >= MAX_SUBSCRIPTIONS_PER_ORG) {
-      throw subscribeFailed(`an organization may have at most ${MAX_SUBSCRIPTIONS_PER_ORG} subscriptions`);
-    }
-    const secret = signed ? newSigningSecret() : null;
-    const [inserted] = await db
-      .insert(subscriptions)
-      .values({ orgId, id: randomUUID(), targetUrl, event, signingSecret: secret, createdAt: clock.now() })
-      .onConflictDoNothing()
-      .returning();
-    // Lost a race with an identical subscribe: answer like the idempotent re-subscribe.
-    if (!inserted) return { ...(await findByUrl(orgId, targetUrl, event))!, signing_secret: null };
-    return { id: inserted.id, target_url: targetUrl, event, signing_secret: secret };
-  };
+  const create = (orgId: string, targetUrl: string, event: string, signed: boolean) =>
+    db.transaction(async (tx) => {
+      // Serializes this org's subscribes, so its count and its insert are one step under the cap.
+      await lockOrgSubscriptions(tx, orgId);
+      const existing = await findByUrl(tx, orgId, targetUrl, event);
+      if (existing) return { ...existing, signing_secret: null };
+      if ((await countSubscriptions(tx, orgId)) >= MAX_SUBSCRIPTIONS_PER_ORG) {
+        throw subscribeFailed(`an organization may have at most ${MAX_SUBSCRIPTIONS_PER_ORG} subscriptions`);
+      }
+      const secret = signed ? newSigningSecret() : null;
+      const id = randomUUID();
+      await tx
+        .insert(subscriptions)
+        .values({ orgId, id, targetUrl, event, signingSecret: secret, createdAt: clock.now() });
+      return { id, target_url: targetUrl, event, signing_secret: secret };
+    });
 
-  const findByUrl = async (orgId: string, targetUrl: string, event: string) => {
-    const [row] = await db
+  const findByUrl = async (from: Queryable, orgId: string, targetUrl: string, event: string) => {
+    const [row] = await from
       .select()
       .from(subscriptions)
       .where(
@@ -145,7 +151,7 @@ export function createSubscriptionService(deps: {
     }
     if (ref.target_url === undefined) throw new AppError(400, "invalid_payload", "send id or target_url");
     const url = canonicalUrl(ref.target_url);
-    const found = url ? await findByUrl(orgId, url, ref.event ?? LEAD_CREATED) : undefined;
+    const found = url ? await findByUrl(db, orgId, url, ref.event ?? LEAD_CREATED) : undefined;
     if (!found) throw notFound("subscription not found");
     return found;
   };
