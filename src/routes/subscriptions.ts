@@ -98,7 +98,7 @@ export function registerSubscriptionRoutes(app: FastifyInstance, services: Servi
         operationId: "unsubscribeLeads",
         summary: "Delete a subscription by id or target_url",
         description:
-          "Org-scoped: another organization's id answers like a missing one (404 `Subscription not found`). Deliveries not yet sent to it are dropped.",
+          "Org-scoped: another organization's id answers like a missing one (404 `Subscription not found`). Only the request that removed the subscription answers 200; a repeat (or parallel) delete of it answers 404, which a retrying client can read as already deleted. Deliveries not yet sent to it are dropped.",
         querystring: UnsubscribeQuery,
         response: {
           200: Unsubscribed,
@@ -106,7 +106,7 @@ export function registerSubscriptionRoutes(app: FastifyInstance, services: Servi
             "Neither (or an empty one) or both of id and target_url were sent, or an event other than lead.created.",
             ["invalid_payload"],
           ),
-          404: errorResponse("No such subscription in the caller's organization.", [
+          404: errorResponse("No such subscription in the caller's organization (also: already deleted).", [
             "Subscription not found",
           ]),
         },

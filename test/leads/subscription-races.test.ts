@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { admin, type CallResult, createOrg } from "../helpers/api.ts";
+import { admin, type CallResult, call, createOrg } from "../helpers/api.ts";
 import { databaseLabel } from "../helpers/harness.ts";
 import { createLeadsContext, type LeadsTestContext, subscribe } from "./leads-helpers.ts";
 
@@ -35,5 +35,21 @@ describe(`subscription races (${databaseLabel})`, () => {
       });
     }
     assert.equal((await stored(org.orgId)).length, 20);
+  });
+
+  it("parallel deletes of one subscription: only the request that removed it answers 200", async () => {
+    const org = await createOrg(ctx);
+    const byId = (await subscribe(ctx, org.key, `https://${HOST}/delete/by-id`)).body;
+    const byUrl = (await subscribe(ctx, org.key, `https://${HOST}/delete/by-url`)).body;
+    for (const query of [{ id: byId.id }, { target_url: byUrl.target_url }] as Record<string, string>[]) {
+      const responses = await parallel(10, () =>
+        call(ctx, "DELETE", "/api/v1/webhooks/subscribe", { key: org.key, query }),
+      );
+      assert.deepEqual(statuses(responses), [200, ...Array(9).fill(404)], JSON.stringify(query));
+      for (const repeat of responses.filter((response) => response.status === 404)) {
+        assert.equal(repeat.body.error, "Subscription not found");
+      }
+    }
+    assert.deepEqual(await stored(org.orgId), []);
   });
 });

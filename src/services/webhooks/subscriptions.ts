@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { Type } from "@fastify/type-provider-typebox";
-import { and, asc, count, eq } from "drizzle-orm";
+import { and, asc, count, eq, type SQL } from "drizzle-orm";
 import type { Clock } from "../../clock.ts";
 import { type Queryable, sql } from "../../db/database.ts";
 import { subscriptions } from "../../db/schema.ts";
@@ -50,6 +50,46 @@ function canonicalUrl(raw: string): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+const subscriptionNotFound = () => notFound("subscription not found");
+
+const toView = (row: typeof subscriptions.$inferSelect) => ({
+  id: row.id,
+  target_url: row.targetUrl,
+  event: row.event,
+});
+
+/**
+ * The row a caller names (by id, or by URL and event) within its organization, as a condition.
+ * Throws 400 for a malformed reference, 404 for one no row can match.
+ */
+function matching(orgId: string, sent: SubscriptionRef): SQL {
+  // An empty value (`?id=`) is no identifier, not a subscription that cannot be found.
+  const ref = {
+    id: sent.id || undefined,
+    target_url: sent.target_url || undefined,
+    event: sent.event || undefined,
+  };
+  if (ref.event !== undefined && ref.event !== LEAD_CREATED) {
+    throw new AppError(400, "invalid_payload", `event: only "${LEAD_CREATED}" is supported`);
+  }
+  if (ref.id !== undefined && ref.target_url !== undefined) {
+    throw new AppError(400, "invalid_payload", "send either id or target_url, not both");
+  }
+  if (ref.id !== undefined) {
+    // Another organization's id is indistinguishable from a missing one.
+    if (!UUID.test(ref.id)) throw subscriptionNotFound();
+    return and(eq(subscriptions.orgId, orgId), eq(subscriptions.id, ref.id))!;
+  }
+  if (ref.target_url === undefined) throw new AppError(400, "invalid_payload", "send id or target_url");
+  const url = canonicalUrl(ref.target_url);
+  if (url === undefined) throw subscriptionNotFound();
+  return and(
+    eq(subscriptions.orgId, orgId),
+    eq(subscriptions.targetUrl, url),
+    eq(subscriptions.event, ref.event ?? LEAD_CREATED),
+  )!;
 }
 
 /** Held until the transaction ends: one subscribe of an org at a time (on every process). */
@@ -123,37 +163,7 @@ export function createSubscriptionService(deps: {
           eq(subscriptions.event, event),
         ),
       );
-    return row ? { id: row.id, target_url: row.targetUrl, event: row.event } : undefined;
-  };
-
-  const resolveRef = async (orgId: string, sent: SubscriptionRef) => {
-    // An empty value (`?id=`) is no identifier, not a subscription that cannot be found.
-    const ref = {
-      id: sent.id || undefined,
-      target_url: sent.target_url || undefined,
-      event: sent.event || undefined,
-    };
-    if (ref.event !== undefined && ref.event !== LEAD_CREATED) {
-      throw new AppError(400, "invalid_payload", `event: only "${LEAD_CREATED}" is supported`);
-    }
-    if (ref.id !== undefined && ref.target_url !== undefined) {
-      throw new AppError(400, "invalid_payload", "send either id or target_url, not both");
-    }
-    if (ref.id !== undefined) {
-      // Another organization's id is indistinguishable from a missing one.
-      if (!UUID.test(ref.id)) throw notFound("subscription not found");
-      const [row] = await db
-        .select()
-        .from(subscriptions)
-        .where(and(eq(subscriptions.orgId, orgId), eq(subscriptions.id, ref.id)));
-      if (!row) throw notFound("subscription not found");
-      return { id: row.id, target_url: row.targetUrl, event: row.event };
-    }
-    if (ref.target_url === undefined) throw new AppError(400, "invalid_payload", "send id or target_url");
-    const url = canonicalUrl(ref.target_url);
-    const found = url ? await findByUrl(db, orgId, url, ref.event ?? LEAD_CREATED) : undefined;
-    if (!found) throw notFound("subscription not found");
-    return found;
+    return row ? toView(row) : undefined;
   };
 
   return {
@@ -164,20 +174,20 @@ export function createSubscriptionService(deps: {
     createForOperator: async (orgId, input) =>
       create(orgId, await guardedUrl(input.target_url), LEAD_CREATED, input.signed),
     unsubscribe: async (orgId, ref) => {
-      const found = await resolveRef(orgId, ref);
-      await db
-        .delete(subscriptions)
-        .where(and(eq(subscriptions.orgId, orgId), eq(subscriptions.id, found.id)));
-      return { ...found, signing_secret: null };
+      // Only the request whose DELETE removed the row answers with it; a repeat finds nothing.
+      const [removed] = await db.delete(subscriptions).where(matching(orgId, ref)).returning();
+      if (!removed) throw subscriptionNotFound();
+      return { ...toView(removed), signing_secret: null };
     },
     rotate: async (orgId, ref) => {
-      const found = await resolveRef(orgId, ref);
       const secret = newSigningSecret();
-      await db
+      const [rotated] = await db
         .update(subscriptions)
         .set({ signingSecret: secret })
-        .where(and(eq(subscriptions.orgId, orgId), eq(subscriptions.id, found.id)));
-      return { ...found, signing_secret: secret };
+        .where(matching(orgId, ref))
+        .returning();
+      if (!rotated) throw subscriptionNotFound();
+      return { ...toView(rotated), signing_secret: secret };
     },
     list: async (orgId) => {
       const rows = await db
