@@ -4,7 +4,7 @@ import { and, asc, count, eq, type SQL } from "drizzle-orm";
 import type { Clock } from "../../clock.ts";
 import { type Queryable, sql } from "../../db/database.ts";
 import { subscriptions } from "../../db/schema.ts";
-import { AppError, notFound } from "../../errors.ts";
+import { AppError, invalidPayload, notFound } from "../../errors.ts";
 import { newSigningSecret } from "./signer.ts";
 import { BlockedTargetError, type TargetGuard } from "./target-guard.ts";
 
@@ -44,12 +44,33 @@ const subscribeFailed = (detail: string) => new AppError(400, "subscribe_failed"
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
+/**
+ * The longest stored target URL. Checked on the normalized form: the request's 2048 characters
+ * can grow up to twelvefold once percent-encoded (a non-ASCII character becomes up to 12), and
+ * the unique index on the URL refuses rows over about 2.7 KB.
+ */
+export const MAX_TARGET_URL_LENGTH = 2048;
+
+/** The form a target URL is stored, and looked up, in. Throws 422 when it is too long to store. */
+function storedForm(url: URL): string {
+  const href = url.href;
+  if (href.length > MAX_TARGET_URL_LENGTH) {
+    throw invalidPayload(
+      `target_url: must NOT have more than ${MAX_TARGET_URL_LENGTH} characters once normalized (percent-encoded)`,
+    );
+  }
+  return href;
+}
+
+/** The stored form of a URL a caller names; undefined when it does not parse (nothing can match). */
 function canonicalUrl(raw: string): string | undefined {
+  let url: URL;
   try {
-    return new URL(raw).href;
+    url = new URL(raw);
   } catch {
     return undefined;
   }
+  return storedForm(url);
 }
 
 const subscriptionNotFound = () => notFound("subscription not found");
@@ -128,7 +149,10 @@ export function createSubscriptionService(deps: {
 
   const guardedUrl = async (raw: string): Promise<string> => {
     try {
-      return (await guard.check(raw)).href;
+      const url = guard.checkUrl(raw);
+      const stored = storedForm(url);
+      await guard.resolveAllowed(url.hostname);
+      return stored;
     } catch (error) {
       if (error instanceof BlockedTargetError) throw subscribeFailed(error.callerReason);
       throw error;
