@@ -93,7 +93,7 @@ export function registerSubscriptionRoutes(app: FastifyInstance, services: Servi
         operationId: "subscribeLeads",
         summary: "Subscribe an HTTPS endpoint to lead.created",
         description:
-          "The signing secret is returned once, at creation; re-subscribing the same URL returns the existing id with `signing_secret: null`. The URL must be public https and resolve only to public addresses (checked here and again at every delivery). At most 20 subscriptions per organization.",
+          "The signing secret is returned once, at creation; re-subscribing the same URL returns the existing id with `signing_secret: null`. The URL is stored normalized and without its `#fragment` (never sent), so URLs differing only by it are the same subscription; unsubscribe and rotate by target_url drop it too. The URL must be public https and resolve only to public addresses (checked here and again at every delivery). At most 20 subscriptions per organization.",
         body: SubscribeRequest,
         response: {
           200: Subscription,

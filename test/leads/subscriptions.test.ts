@@ -70,6 +70,31 @@ describe(`lead subscriptions (${databaseLabel})`, () => {
     assert.deepEqual(list.body.subscriptions, []);
   });
 
+  it("drops the #fragment, which is never sent: URLs differing only by it are one subscription", async () => {
+    const org = await createOrg(ctx);
+    const first = await subscribe(ctx, org.key, `https://${PUBLIC_HOST}/frag#crm`);
+    assert.equal(first.status, 200, first.text);
+    assert.equal(first.body.target_url, `https://${PUBLIC_HOST}/frag`);
+    assert.match(first.body.signing_secret, /^whsec_/);
+    for (const variant of ["", "#", "#other"]) {
+      const again = await subscribe(ctx, org.key, `https://${PUBLIC_HOST}/frag${variant}`);
+      assert.deepEqual(again.body, { ...first.body, signing_secret: null }, variant);
+    }
+    const rotated = await call(ctx, "POST", "/api/v1/webhooks/rotate", {
+      key: org.key,
+      body: { target_url: `https://${PUBLIC_HOST}/frag#rotate` },
+    });
+    assert.equal(rotated.status, 200, rotated.text);
+    assert.equal(rotated.body.id, first.body.id);
+    const deleted = await call(ctx, "DELETE", "/api/v1/webhooks/subscribe", {
+      key: org.key,
+      query: { target_url: `https://${PUBLIC_HOST}/frag#` },
+    });
+    assert.equal(deleted.status, 200, deleted.text);
+    assert.equal(deleted.body.id, first.body.id);
+    assert.deepEqual((await admin(ctx, "GET", `/orgs/${org.orgId}/subscriptions`)).body.subscriptions, []);
+  });
+
   it("refuses with 422 naming target_url a URL too long once percent-encoded, on subscribe, unsubscribe and rotate", async () => {
     const org = await createOrg(ctx);
     const base = `https://${PUBLIC_HOST}/`;

@@ -51,9 +51,15 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  */
 export const MAX_TARGET_URL_LENGTH = 2048;
 
-/** The form a target URL is stored, and looked up, in. Throws 422 when it is too long to store. */
+/**
+ * The form a target URL is stored, and looked up, in: normalized, without its #fragment (never
+ * sent on the wire, so `…/leads#crm` and `…/leads` are one endpoint). Throws 422 when it is too
+ * long to store.
+ */
 function storedForm(url: URL): string {
-  const href = url.href;
+  const withoutFragment = new URL(url);
+  withoutFragment.hash = "";
+  const href = withoutFragment.href;
   if (href.length > MAX_TARGET_URL_LENGTH) {
     throw invalidPayload(
       `target_url: must NOT have more than ${MAX_TARGET_URL_LENGTH} characters once normalized (percent-encoded)`,
