@@ -4,7 +4,11 @@ import { IgnoredOrgId } from "../domain/ignored-org-id.ts";
 import { errorResponse } from "../http/error-responses.ts";
 import { SENTENCE_STYLE } from "../http/error-style.ts";
 import type { Services } from "../services/services.ts";
-import { createSubscriptionService, Subscription } from "../services/webhooks/subscriptions.ts";
+import {
+  createSubscriptionService,
+  MAX_TARGET_URL_LENGTH,
+  Subscription,
+} from "../services/webhooks/subscriptions.ts";
 
 /** Subscribe answers every failure as "Failed to subscribe" with a detail saying why. */
 export const SUBSCRIBE_STYLE = {
@@ -20,7 +24,10 @@ export const SUBSCRIPTION_CHANGE_STYLE = { ...SENTENCE_STYLE, not_found: "Subscr
 
 export const SubscribeRequest = Type.Object(
   {
-    target_url: Type.String({ maxLength: 2048, description: "Public https URL receiving lead.created." }),
+    target_url: Type.String({
+      maxLength: MAX_TARGET_URL_LENGTH,
+      description: `Public https URL receiving lead.created; at most ${MAX_TARGET_URL_LENGTH} characters, also once normalized (a non-ASCII character is percent-encoded to up to 12).`,
+    }),
     event: Type.Optional(Type.String({ maxLength: 64, description: 'Only "lead.created" (the default).' })),
     org_id: IgnoredOrgId,
   },
@@ -30,7 +37,12 @@ export const SubscribeRequest = Type.Object(
 export const RotateRequest = Type.Object(
   {
     id: Type.Optional(Type.String({ maxLength: 64, description: "The subscription's id…" })),
-    target_url: Type.Optional(Type.String({ maxLength: 2048, description: "…or its URL" })),
+    target_url: Type.Optional(
+      Type.String({
+        maxLength: MAX_TARGET_URL_LENGTH,
+        description: `…or its URL (normalized as on subscribe; over ${MAX_TARGET_URL_LENGTH} characters once normalized is 422)`,
+      }),
+    ),
     event: Type.Optional(
       Type.String({ maxLength: 64, description: 'With target_url; default "lead.created".' }),
     ),
@@ -42,7 +54,12 @@ export const RotateRequest = Type.Object(
 export const UnsubscribeQuery = Type.Object(
   {
     id: Type.Optional(Type.String({ maxLength: 64 })),
-    target_url: Type.Optional(Type.String({ maxLength: 2048 })),
+    target_url: Type.Optional(
+      Type.String({
+        maxLength: MAX_TARGET_URL_LENGTH,
+        description: `Normalized as on subscribe; over ${MAX_TARGET_URL_LENGTH} characters once normalized is 422.`,
+      }),
+    ),
     event: Type.Optional(Type.String({ maxLength: 64 })),
   },
   { title: "UnsubscribeQuery" },
@@ -76,14 +93,17 @@ export function registerSubscriptionRoutes(app: FastifyInstance, services: Servi
         operationId: "subscribeLeads",
         summary: "Subscribe an HTTPS endpoint to lead.created",
         description:
-          "The signing secret is returned once, at creation; re-subscribing the same URL returns the existing id with `signing_secret: null`. The URL must be public https and resolve only to public addresses (checked here and again at every delivery). At most 20 subscriptions per organization.",
+          "The signing secret is returned once, at creation; re-subscribing the same URL returns the existing id with `signing_secret: null`. The URL is stored normalized and without its `#fragment` (never sent), so URLs differing only by it are the same subscription; unsubscribe and rotate by target_url drop it too. The URL must be public https and resolve only to public addresses (checked here and again at every delivery). At most 20 subscriptions per organization.",
         body: SubscribeRequest,
         response: {
           200: Subscription,
           400: errorResponse("The URL or event was refused (not https, not public, unresolvable).", [
             "Failed to subscribe",
           ]),
-          422: errorResponse("Body validation failed; the detail names the field.", ["Failed to subscribe"]),
+          422: errorResponse(
+            `Body validation failed (also: target_url over ${MAX_TARGET_URL_LENGTH} characters once normalized); the detail names the field.`,
+            ["Failed to subscribe"],
+          ),
         },
       },
     },
@@ -98,7 +118,7 @@ export function registerSubscriptionRoutes(app: FastifyInstance, services: Servi
         operationId: "unsubscribeLeads",
         summary: "Delete a subscription by id or target_url",
         description:
-          "Org-scoped: another organization's id answers like a missing one (404 `Subscription not found`). Deliveries not yet sent to it are dropped.",
+          "Org-scoped: another organization's id answers like a missing one (404 `Subscription not found`). Only the request that removed the subscription answers 200; a repeat (or parallel) delete of it answers 404, which a retrying client can read as already deleted. Deliveries not yet sent to it are dropped.",
         querystring: UnsubscribeQuery,
         response: {
           200: Unsubscribed,
@@ -106,7 +126,7 @@ export function registerSubscriptionRoutes(app: FastifyInstance, services: Servi
             "Neither (or an empty one) or both of id and target_url were sent, or an event other than lead.created.",
             ["invalid_payload"],
           ),
-          404: errorResponse("No such subscription in the caller's organization.", [
+          404: errorResponse("No such subscription in the caller's organization (also: already deleted).", [
             "Subscription not found",
           ]),
         },

@@ -70,6 +70,71 @@ describe(`lead subscriptions (${databaseLabel})`, () => {
     assert.deepEqual(list.body.subscriptions, []);
   });
 
+  it("drops the #fragment, which is never sent: URLs differing only by it are one subscription", async () => {
+    const org = await createOrg(ctx);
+    const first = await subscribe(ctx, org.key, `https://${PUBLIC_HOST}/frag#crm`);
+    assert.equal(first.status, 200, first.text);
+    assert.equal(first.body.target_url, `https://${PUBLIC_HOST}/frag`);
+    assert.match(first.body.signing_secret, /^whsec_/);
+    for (const variant of ["", "#", "#other"]) {
+      const again = await subscribe(ctx, org.key, `https://${PUBLIC_HOST}/frag${variant}`);
+      assert.deepEqual(again.body, { ...first.body, signing_secret: null }, variant);
+    }
+    const rotated = await call(ctx, "POST", "/api/v1/webhooks/rotate", {
+      key: org.key,
+      body: { target_url: `https://${PUBLIC_HOST}/frag#rotate` },
+    });
+    assert.equal(rotated.status, 200, rotated.text);
+    assert.equal(rotated.body.id, first.body.id);
+    const deleted = await call(ctx, "DELETE", "/api/v1/webhooks/subscribe", {
+      key: org.key,
+      query: { target_url: `https://${PUBLIC_HOST}/frag#` },
+    });
+    assert.equal(deleted.status, 200, deleted.text);
+    assert.equal(deleted.body.id, first.body.id);
+    assert.deepEqual((await admin(ctx, "GET", `/orgs/${org.orgId}/subscriptions`)).body.subscriptions, []);
+  });
+
+  it("refuses with 422 naming target_url a URL too long once percent-encoded, on subscribe, unsubscribe and rotate", async () => {
+    const org = await createOrg(ctx);
+    const base = `https://${PUBLIC_HOST}/`;
+    // "é" is stored as %C3%A9: 337 of them make exactly 2048 characters once normalized.
+    const longest = `${base}${"é".repeat(337)}`;
+    const accepted = await subscribe(ctx, org.key, longest);
+    assert.equal(accepted.status, 200, accepted.text);
+    assert.equal(accepted.body.target_url.length, 2048);
+
+    // 1026 characters as sent (within the 2048 the schema allows), about 12 KB once encoded: the
+    // unique index refused the row and subscribe answered 500, which clients retry forever.
+    const astral = `${base}${"\u{2F800}".repeat(1000)}`;
+    const detail = /^target_url: must NOT have more than 2048 characters once normalized/;
+    for (const targetUrl of [astral, `${longest}a`]) {
+      const refused = await subscribe(ctx, org.key, targetUrl);
+      assert.equal(refused.status, 422, refused.text);
+      assert.equal(refused.body.error, "Failed to subscribe");
+      assert.match(refused.body.detail, detail);
+      const unsubscribed = await call(ctx, "DELETE", "/api/v1/webhooks/subscribe", {
+        key: org.key,
+        query: { target_url: targetUrl },
+      });
+      assert.equal(unsubscribed.status, 422, unsubscribed.text);
+      assert.equal(unsubscribed.body.error, "invalid_payload");
+      assert.match(unsubscribed.body.detail, detail);
+      const rotated = await call(ctx, "POST", "/api/v1/webhooks/rotate", {
+        key: org.key,
+        body: { target_url: targetUrl },
+      });
+      assert.equal(rotated.status, 422, rotated.text);
+      assert.equal(rotated.body.error, "invalid_payload");
+      assert.match(rotated.body.detail, detail);
+    }
+    const listed = (await admin(ctx, "GET", `/orgs/${org.orgId}/subscriptions`)).body.subscriptions;
+    assert.deepEqual(
+      listed.map((s: { id: string }) => s.id),
+      [accepted.body.id],
+    );
+  });
+
   it("answers Unauthorized for a bad key and a key without webhooks:inbound", async () => {
     const org = await createOrg(ctx);
     const eventsOnly = await issueKey(ctx, org.orgId, { scopes: ["events:write"] });

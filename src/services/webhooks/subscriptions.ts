@@ -1,10 +1,10 @@
 import { randomUUID } from "node:crypto";
 import { Type } from "@fastify/type-provider-typebox";
-import { and, asc, count, eq } from "drizzle-orm";
+import { and, asc, count, eq, type SQL } from "drizzle-orm";
 import type { Clock } from "../../clock.ts";
-import type { Queryable } from "../../db/database.ts";
+import { type Queryable, sql } from "../../db/database.ts";
 import { subscriptions } from "../../db/schema.ts";
-import { AppError, notFound } from "../../errors.ts";
+import { AppError, invalidPayload, notFound } from "../../errors.ts";
 import { newSigningSecret } from "./signer.ts";
 import { BlockedTargetError, type TargetGuard } from "./target-guard.ts";
 
@@ -44,12 +44,89 @@ const subscribeFailed = (detail: string) => new AppError(400, "subscribe_failed"
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
+/**
+ * The longest stored target URL. Checked on the normalized form: the request's 2048 characters
+ * can grow up to twelvefold once percent-encoded (a non-ASCII character becomes up to 12), and
+ * the unique index on the URL refuses rows over about 2.7 KB.
+ */
+export const MAX_TARGET_URL_LENGTH = 2048;
+
+/**
+ * The form a target URL is stored, and looked up, in: normalized, without its #fragment (never
+ * sent on the wire, so `…/leads#crm` and `…/leads` are one endpoint). Throws 422 when it is too
+ * long to store.
+ */
+function storedForm(url: URL): string {
+  const withoutFragment = new URL(url);
+  withoutFragment.hash = "";
+  const href = withoutFragment.href;
+  if (href.length > MAX_TARGET_URL_LENGTH) {
+    throw invalidPayload(
+      `target_url: must NOT have more than ${MAX_TARGET_URL_LENGTH} characters once normalized (percent-encoded)`,
+    );
+  }
+  return href;
+}
+
+/** The stored form of a URL a caller names; undefined when it does not parse (nothing can match). */
 function canonicalUrl(raw: string): string | undefined {
+  let url: URL;
   try {
-    return new URL(raw).href;
+    url = new URL(raw);
   } catch {
     return undefined;
   }
+  return storedForm(url);
+}
+
+const subscriptionNotFound = () => notFound("subscription not found");
+
+const toView = (row: typeof subscriptions.$inferSelect) => ({
+  id: row.id,
+  target_url: row.targetUrl,
+  event: row.event,
+});
+
+/**
+ * The row a caller names (by id, or by URL and event) within its organization, as a condition.
+ * Throws 400 for a malformed reference, 404 for one no row can match.
+ */
+function matching(orgId: string, sent: SubscriptionRef): SQL {
+  // An empty value (`?id=`) is no identifier, not a subscription that cannot be found.
+  const ref = {
+    id: sent.id || undefined,
+    target_url: sent.target_url || undefined,
+    event: sent.event || undefined,
+  };
+  if (ref.event !== undefined && ref.event !== LEAD_CREATED) {
+    throw new AppError(400, "invalid_payload", `event: only "${LEAD_CREATED}" is supported`);
+  }
+  if (ref.id !== undefined && ref.target_url !== undefined) {
+    throw new AppError(400, "invalid_payload", "send either id or target_url, not both");
+  }
+  if (ref.id !== undefined) {
+    // Another organization's id is indistinguishable from a missing one.
+    if (!UUID.test(ref.id)) throw subscriptionNotFound();
+    return and(eq(subscriptions.orgId, orgId), eq(subscriptions.id, ref.id))!;
+  }
+  if (ref.target_url === undefined) throw new AppError(400, "invalid_payload", "send id or target_url");
+  const url = canonicalUrl(ref.target_url);
+  if (url === undefined) throw subscriptionNotFound();
+  return and(
+    eq(subscriptions.orgId, orgId),
+    eq(subscriptions.targetUrl, url),
+    eq(subscriptions.event, ref.event ?? LEAD_CREATED),
+  )!;
+}
+
+/** Held until the transaction ends: one subscribe of an org at a time (on every process). */
+async function lockOrgSubscriptions(tx: Queryable, orgId: string): Promise<void> {
+  await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtextextended(${`subscriptions:${orgId}`}, 0))`);
+}
+
+async function countSubscriptions(tx: Queryable, orgId: string): Promise<number> {
+  const [row] = await tx.select({ total: count() }).from(subscriptions).where(eq(subscriptions.orgId, orgId));
+  return row?.total ?? 0;
 }
 
 export interface SubscriptionService {
@@ -78,36 +155,35 @@ export function createSubscriptionService(deps: {
 
   const guardedUrl = async (raw: string): Promise<string> => {
     try {
-      return (await guard.check(raw)).href;
+      const url = guard.checkUrl(raw);
+      const stored = storedForm(url);
+      await guard.resolveAllowed(url.hostname);
+      return stored;
     } catch (error) {
       if (error instanceof BlockedTargetError) throw subscribeFailed(error.callerReason);
       throw error;
     }
   };
 
-  const create = async (orgId: string, targetUrl: string, event: string, signed: boolean) => {
-    const existing = await findByUrl(orgId, targetUrl, event);
-    if (existing) return { ...existing, signing_secret: null };
-    const [{ total } = { total: 0 }] = await db
-      .select({ total: count() })
-      .from(subscriptions)
-      .where(eq(subscriptions.orgId, orgId));
-    if (total >= MAX_SUBSCRIPTIONS_PER_ORG) {
-      throw subscribeFailed(`an organization may have at most ${MAX_SUBSCRIPTIONS_PER_ORG} subscriptions`);
-    }
-    const secret = signed ? newSigningSecret() : null;
-    const [inserted] = await db
-      .insert(subscriptions)
-      .values({ orgId, id: randomUUID(), targetUrl, event, signingSecret: secret, createdAt: clock.now() })
-      .onConflictDoNothing()
-      .returning();
-    // Lost a race with an identical subscribe: answer like the idempotent re-subscribe.
-    if (!inserted) return { ...(await findByUrl(orgId, targetUrl, event))!, signing_secret: null };
-    return { id: inserted.id, target_url: targetUrl, event, signing_secret: secret };
-  };
+  const create = (orgId: string, targetUrl: string, event: string, signed: boolean) =>
+    db.transaction(async (tx) => {
+      // Serializes this org's subscribes, so its count and its insert are one step under the cap.
+      await lockOrgSubscriptions(tx, orgId);
+      const existing = await findByUrl(tx, orgId, targetUrl, event);
+      if (existing) return { ...existing, signing_secret: null };
+      if ((await countSubscriptions(tx, orgId)) >= MAX_SUBSCRIPTIONS_PER_ORG) {
+        throw subscribeFailed(`an organization may have at most ${MAX_SUBSCRIPTIONS_PER_ORG} subscriptions`);
+      }
+      const secret = signed ? newSigningSecret() : null;
+      const id = randomUUID();
+      await tx
+        .insert(subscriptions)
+        .values({ orgId, id, targetUrl, event, signingSecret: secret, createdAt: clock.now() });
+      return { id, target_url: targetUrl, event, signing_secret: secret };
+    });
 
-  const findByUrl = async (orgId: string, targetUrl: string, event: string) => {
-    const [row] = await db
+  const findByUrl = async (from: Queryable, orgId: string, targetUrl: string, event: string) => {
+    const [row] = await from
       .select()
       .from(subscriptions)
       .where(
@@ -117,37 +193,7 @@ export function createSubscriptionService(deps: {
           eq(subscriptions.event, event),
         ),
       );
-    return row ? { id: row.id, target_url: row.targetUrl, event: row.event } : undefined;
-  };
-
-  const resolveRef = async (orgId: string, sent: SubscriptionRef) => {
-    // An empty value (`?id=`) is no identifier, not a subscription that cannot be found.
-    const ref = {
-      id: sent.id || undefined,
-      target_url: sent.target_url || undefined,
-      event: sent.event || undefined,
-    };
-    if (ref.event !== undefined && ref.event !== LEAD_CREATED) {
-      throw new AppError(400, "invalid_payload", `event: only "${LEAD_CREATED}" is supported`);
-    }
-    if (ref.id !== undefined && ref.target_url !== undefined) {
-      throw new AppError(400, "invalid_payload", "send either id or target_url, not both");
-    }
-    if (ref.id !== undefined) {
-      // Another organization's id is indistinguishable from a missing one.
-      if (!UUID.test(ref.id)) throw notFound("subscription not found");
-      const [row] = await db
-        .select()
-        .from(subscriptions)
-        .where(and(eq(subscriptions.orgId, orgId), eq(subscriptions.id, ref.id)));
-      if (!row) throw notFound("subscription not found");
-      return { id: row.id, target_url: row.targetUrl, event: row.event };
-    }
-    if (ref.target_url === undefined) throw new AppError(400, "invalid_payload", "send id or target_url");
-    const url = canonicalUrl(ref.target_url);
-    const found = url ? await findByUrl(orgId, url, ref.event ?? LEAD_CREATED) : undefined;
-    if (!found) throw notFound("subscription not found");
-    return found;
+    return row ? toView(row) : undefined;
   };
 
   return {
@@ -158,20 +204,20 @@ export function createSubscriptionService(deps: {
     createForOperator: async (orgId, input) =>
       create(orgId, await guardedUrl(input.target_url), LEAD_CREATED, input.signed),
     unsubscribe: async (orgId, ref) => {
-      const found = await resolveRef(orgId, ref);
-      await db
-        .delete(subscriptions)
-        .where(and(eq(subscriptions.orgId, orgId), eq(subscriptions.id, found.id)));
-      return { ...found, signing_secret: null };
+      // Only the request whose DELETE removed the row answers with it; a repeat finds nothing.
+      const [removed] = await db.delete(subscriptions).where(matching(orgId, ref)).returning();
+      if (!removed) throw subscriptionNotFound();
+      return { ...toView(removed), signing_secret: null };
     },
     rotate: async (orgId, ref) => {
-      const found = await resolveRef(orgId, ref);
       const secret = newSigningSecret();
-      await db
+      const [rotated] = await db
         .update(subscriptions)
         .set({ signingSecret: secret })
-        .where(and(eq(subscriptions.orgId, orgId), eq(subscriptions.id, found.id)));
-      return { ...found, signing_secret: secret };
+        .where(matching(orgId, ref))
+        .returning();
+      if (!rotated) throw subscriptionNotFound();
+      return { ...toView(rotated), signing_secret: secret };
     },
     list: async (orgId) => {
       const rows = await db
