@@ -42,8 +42,6 @@ export interface TargetGuard {
   checkUrl(raw: string): URL;
   /** Resolves a hostname and checks every answer; returns them all. Throws BlockedTargetError. */
   resolveAllowed(hostname: string): Promise<ResolvedAddress[]>;
-  /** checkUrl, then (for names) resolveAllowed: the full registration-time check. */
-  check(raw: string): Promise<URL>;
   readonly allowList: PrivateTargetAllowList;
 }
 
@@ -106,10 +104,5 @@ export function createTargetGuard(options: {
     allowList,
     checkUrl,
     resolveAllowed,
-    check: async (raw) => {
-      const url = checkUrl(raw);
-      await resolveAllowed(url.hostname);
-      return url;
-    },
   };
 }
