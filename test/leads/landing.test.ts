@@ -391,6 +391,44 @@ describe(`landing pages the service cannot serve right now (${databaseLabel})`, 
     }
   });
 
+  it("answers a browser with a page, a JSON caller with JSON, for a token too long or badly encoded and a multipart form", async () => {
+    const ctx = await createTestContext();
+    try {
+      const org = await createOrg(ctx);
+      const { token } = await mailOnePiece(ctx, org.orgId);
+      const lead = { first_name: "Lisa", last_name: "Simpson", email: "lisa@example.com" };
+      for (const path of [`/l/${"x".repeat(200)}`, "/l/%E0%A4"]) {
+        const status = path.endsWith("%A4") ? 400 : 414;
+        const page = await call(ctx, "GET", path, browserGet);
+        assert.equal(page.status, status, path);
+        assertSecureHtml(page);
+        assert.match(page.text, /does not exist/);
+        const form = await postForm(ctx, path.slice("/l/".length), lead);
+        assert.equal(form.status, status, path);
+        assertSecureHtml(form);
+        assert.match(form.text, /does not exist/);
+        const json = await call(ctx, "POST", path, { body: lead });
+        assert.equal(json.status, status, path);
+        assert.match(String(json.headers["content-type"]), /^application\/json/);
+        assert.equal(json.body.error, status === 414 ? "uri_too_long" : "bad_request");
+      }
+      // An HTML form may post multipart/form-data; the page says its details were not sent.
+      const multipart = await call(ctx, "POST", `/l/${token}`, {
+        payload: '--b\r\nContent-Disposition: form-data; name="first_name"\r\n\r\nLisa\r\n--b--\r\n',
+        headers: { "content-type": "multipart/form-data; boundary=b" },
+      });
+      assert.equal(multipart.status, 400);
+      assertSecureHtml(multipart);
+      assert.match(multipart.text, /were not sent/);
+      // Other over-long paths stay JSON, browser or not.
+      const api = await call(ctx, "GET", `/admin/v1/orgs/${"x".repeat(200)}/lead-fields`, browserGet);
+      assert.equal(api.status, 414);
+      assert.match(String(api.headers["content-type"]), /^application\/json/);
+    } finally {
+      await ctx.close();
+    }
+  });
+
   it("answers an oversized form with a page saying it was not sent", async () => {
     const ctx = await createTestContext();
     try {
