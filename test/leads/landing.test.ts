@@ -201,6 +201,52 @@ describe(`landing pages and lead capture (${databaseLabel})`, () => {
     assert.equal(lead.custom_color, "Red");
   });
 
+  it("validates a custom field sent both nested and flattened, and refuses it when the two differ", async () => {
+    const org = await createOrg(ctx);
+    await addLeadField(ctx, org.orgId, {
+      field_id: "budget",
+      label: "Budget",
+      type: "select",
+      options: ["<5k", "5-10k"],
+    });
+    const { token } = await mailOnePiece(ctx, org.orgId);
+    const lead = { first_name: "Ned", last_name: "Flanders", email: "ned@example.com" };
+    const cases: [Record<string, unknown>, RegExp][] = [
+      [
+        { custom_budget: "NOT AN OPTION", custom_fields: { budget: "<5k" } },
+        /^custom_fields\.budget: "NOT AN OPTION" is not one of the options/,
+      ],
+      [
+        { custom_budget: "<5k", custom_fields: { budget: "NOT AN OPTION" } },
+        /^custom_fields\.budget: "NOT AN OPTION" is not one of the options/,
+      ],
+      [
+        { custom_budget: "5-10k", custom_fields: { budget: "<5k" } },
+        /^custom_fields\.budget: sent as custom_budget and in custom_fields with different values/,
+      ],
+      [
+        { custom_budget: "", custom_fields: { budget: "<5k" } },
+        /^custom_fields\.budget: sent as custom_budget and in custom_fields with different values/,
+      ],
+      [{ custom_nope: "x", custom_fields: { budget: "<5k" } }, /^custom_fields\.nope: is not a field/],
+    ];
+    for (const [custom, detail] of cases) {
+      const response = await call(ctx, "POST", `/l/${token}`, { body: { ...lead, ...custom } });
+      assert.equal(response.status, 422, JSON.stringify(custom));
+      assert.equal(response.body.error, "invalid_payload");
+      assert.match(response.body.detail, detail, JSON.stringify(custom));
+    }
+    const polled = await call(ctx, "GET", "/api/v1/integrations/leads", { key: org.key });
+    assert.equal(polled.body.leads[0].test, true, "a refused submission stored no lead");
+    // The same value both ways is one value, not a conflict.
+    const same = await call(ctx, "POST", `/l/${token}`, {
+      body: { ...lead, custom_budget: " <5k ", custom_fields: { budget: "<5k" } },
+    });
+    assert.equal(same.status, 201, same.text);
+    const [stored] = (await call(ctx, "GET", "/api/v1/integrations/leads", { key: org.key })).body.leads;
+    assert.equal(stored.custom_budget, "<5k");
+  });
+
   it("takes a form whose custom field is named like an Object.prototype member (constructor)", async () => {
     const org = await createOrg(ctx);
     await addLeadField(ctx, org.orgId, { field_id: "constructor", label: "Builder", type: "text" });
