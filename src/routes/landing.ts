@@ -114,7 +114,8 @@ export async function registerLandingRoutes(app: FastifyInstance, services: Serv
       schema: {
         hide: true,
         operationId: "submitLead",
-        summary: "Submit the lead form (form post → thank-you page, JSON → 201)",
+        summary:
+          "Submit the lead form (form post → thank-you page, JSON → 201; the same submission again → the same lead)",
         params: TokenParams,
         body: LeadSubmission,
         response: { 201: LeadCaptured, 400: ErrorBody, 404: ErrorBody, 413: ErrorBody, 422: ErrorBody },

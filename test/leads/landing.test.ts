@@ -1,10 +1,17 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { fixedClock } from "../../src/clock.ts";
+import { queryRows, sql } from "../../src/db/database.ts";
 import { escapeHtml } from "../../src/services/leads/landing-html.ts";
 import { admin, call, createOrg } from "../helpers/api.ts";
 import { createTestContext, databaseLabel, type TestContext } from "../helpers/harness.ts";
-import { addLeadField, createLeadsContext, type LeadsTestContext, mailOnePiece } from "./leads-helpers.ts";
+import {
+  addLeadField,
+  createLeadsContext,
+  type LeadsTestContext,
+  mailOnePiece,
+  subscribe,
+} from "./leads-helpers.ts";
 
 const ATTACK = `"><script>alert(1)</script><img src=x onerror=alert(2)>'\`&`;
 
@@ -44,10 +51,30 @@ function assertSecureHtml(response: { headers: Record<string, unknown> }) {
 
 describe(`landing pages and lead capture (${databaseLabel})`, () => {
   let ctx: LeadsTestContext;
+  const clock = fixedClock("2026-11-22T12:00:00Z");
   before(async () => {
-    ctx = await createLeadsContext({ clock: fixedClock("2026-11-22T12:00:00Z") });
+    ctx = await createLeadsContext({
+      clock,
+      hosts: { "crm.example": ["93.184.216.34"] },
+    });
   });
   after(async () => ctx.close());
+
+  async function landingLeads(orgId: string): Promise<string[]> {
+    const rows = await queryRows<{ id: string }>(
+      ctx.database.db,
+      sql`SELECT id FROM leads WHERE org_id = ${orgId} AND source = 'landing_page' ORDER BY created_at, id`,
+    );
+    return rows.map((row) => row.id);
+  }
+
+  async function deliveryJobs(orgId: string): Promise<number> {
+    const [row] = await queryRows<{ n: number }>(
+      ctx.database.db,
+      sql`SELECT count(*)::int AS n FROM jobs WHERE org_id = ${orgId} AND kind = 'deliver_lead'`,
+    );
+    return row!.n;
+  }
 
   it("serves a personalized, self-contained page with the org's custom fields", async () => {
     const org = await createOrg(ctx, { name: "Acme Roofing" });
@@ -245,6 +272,76 @@ describe(`landing pages and lead capture (${databaseLabel})`, () => {
     assert.equal(same.status, 201, same.text);
     const [stored] = (await call(ctx, "GET", "/api/v1/integrations/leads", { key: org.key })).body.leads;
     assert.equal(stored.custom_budget, "<5k");
+  });
+
+  it("answers an identical resubmission with the lead already captured, and queues no second delivery", async () => {
+    const org = await createOrg(ctx);
+    await addLeadField(ctx, org.orgId, {
+      field_id: "issues",
+      label: "Issues",
+      type: "multiselect",
+      options: ["Roof", "Gutters"],
+    });
+    const { token } = await mailOnePiece(ctx, org.orgId);
+    assert.equal((await subscribe(ctx, org.key, "https://crm.example/hooks/leads")).status, 200);
+    const lead = {
+      first_name: "Maude",
+      last_name: "Flanders",
+      email: "maude@example.com",
+      message: "The gutters",
+      custom_fields: { issues: ["Roof", "Gutters"] },
+    };
+    const first = await call(ctx, "POST", `/l/${token}`, { body: lead });
+    assert.equal(first.status, 201, first.text);
+    // Hours later, trimmed alike and the multiselect in another order: the same lead, same answer.
+    clock.advance(6 * 3_600_000);
+    const again = await call(ctx, "POST", `/l/${token}`, {
+      body: { ...lead, first_name: " Maude ", custom_fields: { issues: ["Gutters", "Roof"] } },
+    });
+    assert.equal(again.status, 201, again.text);
+    assert.deepEqual(again.body, { lead_id: first.body.lead_id });
+    // The form posting the same content gets its thank-you page, and still no second lead.
+    const form = await postForm(ctx, token, {
+      first_name: "Maude",
+      last_name: "Flanders",
+      email: "maude@example.com",
+      message: "The gutters",
+      custom_issues: ["Roof", "Gutters"],
+    });
+    assert.equal(form.status, 200, form.text);
+    assert.match(form.text, /Thank you/);
+    assert.deepEqual(await landingLeads(org.orgId), [first.body.lead_id]);
+    assert.equal(await deliveryJobs(org.orgId), 1);
+
+    // Anything changed is a new lead, delivered again.
+    const changed = await call(ctx, "POST", `/l/${token}`, { body: { ...lead, message: "The gutters!" } });
+    assert.equal(changed.status, 201, changed.text);
+    assert.notEqual(changed.body.lead_id, first.body.lead_id);
+    assert.equal((await landingLeads(org.orgId)).length, 2);
+    assert.equal(await deliveryJobs(org.orgId), 2);
+    // The same content on another piece (another card) is another lead.
+    const other = await mailOnePiece(ctx, org.orgId);
+    const elsewhere = await call(ctx, "POST", `/l/${other.token}`, { body: lead });
+    assert.notEqual(elsewhere.body.lead_id, first.body.lead_id);
+  });
+
+  it("captures one lead from two identical posts sent at the same moment (a double click)", async () => {
+    const org = await createOrg(ctx);
+    const { token } = await mailOnePiece(ctx, org.orgId);
+    await subscribe(ctx, org.key, "https://crm.example/hooks/one");
+    await subscribe(ctx, org.key, "https://crm.example/hooks/two");
+    const lead = { first_name: "Rod", last_name: "Flanders", email: "rod@example.com" };
+    const form = { first_name: "Rod", last_name: "Flanders", email: "rod@example.com" };
+    const [a, b, c, d] = await Promise.all([
+      call(ctx, "POST", `/l/${token}`, { body: lead }),
+      call(ctx, "POST", `/l/${token}`, { body: lead }),
+      postForm(ctx, token, form),
+      postForm(ctx, token, form),
+    ]);
+    assert.deepEqual([a.status, b.status, c.status, d.status], [201, 201, 200, 200], a.text + b.text);
+    assert.equal(a.body.lead_id, b.body.lead_id);
+    assert.deepEqual(await landingLeads(org.orgId), [a.body.lead_id]);
+    assert.equal(await deliveryJobs(org.orgId), 2, "one delivery per subscription");
   });
 
   it("takes a form whose custom field is named like an Object.prototype member (constructor)", async () => {

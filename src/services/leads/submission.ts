@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import type { LeadCustomField } from "../../db/schema.ts";
 import { isStorableText, UNSTORABLE_TEXT } from "../../domain/storable-text.ts";
 import { invalidPayload } from "../../errors.ts";
@@ -124,6 +125,25 @@ export function validateSubmission(fields: LeadField[], raw: RawLeadSubmission):
     customFields.push({ field_id: id, field_label: definition.label, type: definition.type, value });
   }
   return { firstName, lastName, email, phone, message, customFields };
+}
+
+/**
+ * What makes two submissions the same lead: every validated value (trimmed, a checkbox's "on" as
+ * "yes", custom fields by id, a multiselect's values in any order). Labels and field types are
+ * the form's, not the homeowner's, and stay out.
+ */
+export function submissionFingerprint(submission: ValidLeadSubmission): string {
+  const content = [
+    submission.firstName,
+    submission.lastName,
+    submission.email,
+    submission.phone,
+    submission.message,
+    [...submission.customFields]
+      .sort((a, b) => (a.field_id < b.field_id ? -1 : 1))
+      .map((field) => [field.field_id, [...field.value].sort()]),
+  ];
+  return createHash("sha256").update(JSON.stringify(content)).digest("hex");
 }
 
 /** Each submitted custom field's checked values (empty: sent blank or unchecked), by field id. */
