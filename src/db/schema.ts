@@ -179,6 +179,8 @@ export const leads = pgTable(
     attributionType: text("attribution_type"),
     crmRecordId: text("crm_record_id"),
     syncKey: text("sync_key"),
+    /** A landing-page lead's submission fingerprint, unique per piece (a resubmission is this lead). */
+    submissionFingerprint: text("submission_fingerprint"),
     createdAt: ts("created_at").notNull().defaultNow(),
   },
   (t) => [primaryKey({ columns: [t.orgId, t.id] })],

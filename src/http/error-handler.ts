@@ -9,6 +9,7 @@ import {
   unreadableBody,
 } from "../errors.ts";
 import { styledCode } from "./error-style.ts";
+import { sendLandingPathError } from "./landing-pages.ts";
 import { recordRouteMethods } from "./route-methods.ts";
 import "./route-config.ts";
 import { describeValidationError, type ValidationIssue } from "./validation-detail.ts";
@@ -133,14 +134,15 @@ function shortPath(url: string): string {
 export function frameworkErrorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
   reply.header("x-request-id", request.id);
   switch (error.code) {
-    case "FST_ERR_BAD_URL":
-      return renderError(
-        new AppError(400, "bad_request", "the request path is not valid percent-encoding"),
-        request,
-        reply,
-      );
-    case "FST_ERR_MAX_PARAM_LENGTH":
-      return renderError(new AppError(414, "uri_too_long", "a path segment is too long"), request, reply);
+    case "FST_ERR_BAD_URL": {
+      const badUrl = new AppError(400, "bad_request", "the request path is not valid percent-encoding");
+      // A browser opening or posting a landing page gets a page, not JSON (http/landing-pages.ts).
+      return sendLandingPathError(badUrl, request, reply) ?? renderError(badUrl, request, reply);
+    }
+    case "FST_ERR_MAX_PARAM_LENGTH": {
+      const tooLong = new AppError(414, "uri_too_long", "a path segment is too long");
+      return sendLandingPathError(tooLong, request, reply) ?? renderError(tooLong, request, reply);
+    }
     default:
       request.log.error({ err: error }, "request failed before routing");
       return renderError(new AppError(500, "internal_error"), request, reply);

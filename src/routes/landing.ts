@@ -1,19 +1,23 @@
-import { randomBytes } from "node:crypto";
 import formbody from "@fastify/formbody";
 import { Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { AppError } from "../errors.ts";
 import { logServerError, renderError, toAppError } from "../http/error-handler.ts";
+import {
+  isBrowserRequest,
+  isFormPost,
+  LANDING_HEADERS,
+  newNonce,
+  sendErrorPage,
+  sendHtml,
+} from "../http/landing-pages.ts";
 import { ErrorBody } from "../http/schemas.ts";
 import { loadLandingContext, saveLandingLead } from "../services/leads/capture.ts";
 import {
-  contentSecurityPolicy,
   type FormValues,
   renderLandingPage,
   renderNotFound,
   renderThankYou,
-  renderTryAgain,
-  renderUnreadableForm,
 } from "../services/leads/landing-html.ts";
 import {
   type RawLeadSubmission,
@@ -51,44 +55,15 @@ export const LeadCaptured = Type.Object(
 
 const STRICT_CSP = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'";
 
-function isFormPost(request: FastifyRequest): boolean {
-  return (request.headers["content-type"] ?? "")
-    .toLowerCase()
-    .startsWith("application/x-www-form-urlencoded");
-}
-
-function sendHtml(reply: FastifyReply, status: number, nonce: string, html: string) {
-  return reply
-    .code(status)
-    .header("content-security-policy", contentSecurityPolicy(nonce))
-    .type("text/html; charset=utf-8")
-    .send(html);
-}
-
-const newNonce = () => randomBytes(16).toString("base64");
-
-/** A homeowner's browser: the page itself, or its form posted. JSON callers get JSON errors. */
-function isBrowserRequest(request: FastifyRequest): boolean {
-  return request.method === "GET" || request.method === "HEAD" || isFormPost(request);
-}
-
-/** The page a browser sees for an error raised outside the handlers' own pages. */
-function errorPage(request: FastifyRequest, status: number, nonce: string): string {
-  if (status === 429 || status >= 500) return renderTryAgain(nonce);
-  return request.method === "POST" ? renderUnreadableForm(nonce) : renderNotFound(nonce);
-}
-
 /**
  * Errors of the landing scope (the per-IP limit, a database outage, a shutdown, a bad token or
  * form body) reach a browser as a page with their status and headers (Retry-After), not JSON.
  */
-function sendErrorPage(error: unknown, request: FastifyRequest, reply: FastifyReply) {
+function sendScopeError(error: unknown, request: FastifyRequest, reply: FastifyReply) {
   const appError = toAppError(error, request);
   logServerError(request, error, appError);
   if (!isBrowserRequest(request)) return renderError(appError, request, reply);
-  const nonce = newNonce();
-  const html = errorPage(request, appError.status, nonce);
-  return sendHtml(reply.headers(appError.headers), appError.status, nonce, html);
+  return sendErrorPage(appError, request, reply);
 }
 
 /**
@@ -98,13 +73,10 @@ function sendErrorPage(error: unknown, request: FastifyRequest, reply: FastifyRe
 export async function registerLandingRoutes(app: FastifyInstance, services: Services): Promise<void> {
   // Form bodies only here: the developer API accepts JSON alone.
   await app.register(formbody, { bodyLimit: 1_048_576 });
-  app.setErrorHandler(sendErrorPage);
+  app.setErrorHandler(sendScopeError);
   app.addHook("onSend", async (_request, reply, payload) => {
     if (!reply.hasHeader("content-security-policy")) reply.header("content-security-policy", STRICT_CSP);
-    reply.header("x-content-type-options", "nosniff");
-    reply.header("referrer-policy", "no-referrer");
-    reply.header("x-frame-options", "DENY");
-    reply.header("cache-control", "no-store");
+    reply.headers(LANDING_HEADERS);
     return payload;
   });
 
@@ -142,7 +114,8 @@ export async function registerLandingRoutes(app: FastifyInstance, services: Serv
       schema: {
         hide: true,
         operationId: "submitLead",
-        summary: "Submit the lead form (form post → thank-you page, JSON → 201)",
+        summary:
+          "Submit the lead form (form post → thank-you page, JSON → 201; the same submission again → the same lead)",
         params: TokenParams,
         body: LeadSubmission,
         response: { 201: LeadCaptured, 400: ErrorBody, 404: ErrorBody, 413: ErrorBody, 422: ErrorBody },

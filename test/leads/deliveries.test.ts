@@ -245,14 +245,15 @@ describe(`signed lead.created deliveries (${databaseLabel})`, () => {
     assert.equal(receiver.requests.filter((request) => request.path === "/literal").length, 0);
 
     clock.advance(1000);
-    await submitLead(ctx, token, LEAD);
+    // Each time another lead: the same submission again would be the lead already captured.
+    await submitLead(ctx, token, { ...LEAD, first_name: "Todd" });
     await drainJobs(ctx, client);
     assert.equal(receiver.requests.filter((request) => request.path === "/literal").length, 1);
 
     const untrusting = testDeliveryClient(ctx, {});
     clock.advance(1000);
     try {
-      await submitLead(ctx, token, LEAD);
+      await submitLead(ctx, token, { ...LEAD, first_name: "Rod" });
       await drainJobs(ctx, untrusting);
     } finally {
       await untrusting.close();

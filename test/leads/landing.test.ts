@@ -1,10 +1,17 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { fixedClock } from "../../src/clock.ts";
+import { queryRows, sql } from "../../src/db/database.ts";
 import { escapeHtml } from "../../src/services/leads/landing-html.ts";
 import { admin, call, createOrg } from "../helpers/api.ts";
 import { createTestContext, databaseLabel, type TestContext } from "../helpers/harness.ts";
-import { addLeadField, createLeadsContext, type LeadsTestContext, mailOnePiece } from "./leads-helpers.ts";
+import {
+  addLeadField,
+  createLeadsContext,
+  type LeadsTestContext,
+  mailOnePiece,
+  subscribe,
+} from "./leads-helpers.ts";
 
 const ATTACK = `"><script>alert(1)</script><img src=x onerror=alert(2)>'\`&`;
 
@@ -44,10 +51,30 @@ function assertSecureHtml(response: { headers: Record<string, unknown> }) {
 
 describe(`landing pages and lead capture (${databaseLabel})`, () => {
   let ctx: LeadsTestContext;
+  const clock = fixedClock("2026-11-22T12:00:00Z");
   before(async () => {
-    ctx = await createLeadsContext({ clock: fixedClock("2026-11-22T12:00:00Z") });
+    ctx = await createLeadsContext({
+      clock,
+      hosts: { "crm.example": ["93.184.216.34"] },
+    });
   });
   after(async () => ctx.close());
+
+  async function landingLeads(orgId: string): Promise<string[]> {
+    const rows = await queryRows<{ id: string }>(
+      ctx.database.db,
+      sql`SELECT id FROM leads WHERE org_id = ${orgId} AND source = 'landing_page' ORDER BY created_at, id`,
+    );
+    return rows.map((row) => row.id);
+  }
+
+  async function deliveryJobs(orgId: string): Promise<number> {
+    const [row] = await queryRows<{ n: number }>(
+      ctx.database.db,
+      sql`SELECT count(*)::int AS n FROM jobs WHERE org_id = ${orgId} AND kind = 'deliver_lead'`,
+    );
+    return row!.n;
+  }
 
   it("serves a personalized, self-contained page with the org's custom fields", async () => {
     const org = await createOrg(ctx, { name: "Acme Roofing" });
@@ -199,6 +226,122 @@ describe(`landing pages and lead capture (${databaseLabel})`, () => {
     assert.equal(flat.status, 201, flat.text);
     const [lead] = (await call(ctx, "GET", "/api/v1/integrations/leads", { key: org.key })).body.leads;
     assert.equal(lead.custom_color, "Red");
+  });
+
+  it("validates a custom field sent both nested and flattened, and refuses it when the two differ", async () => {
+    const org = await createOrg(ctx);
+    await addLeadField(ctx, org.orgId, {
+      field_id: "budget",
+      label: "Budget",
+      type: "select",
+      options: ["<5k", "5-10k"],
+    });
+    const { token } = await mailOnePiece(ctx, org.orgId);
+    const lead = { first_name: "Ned", last_name: "Flanders", email: "ned@example.com" };
+    const cases: [Record<string, unknown>, RegExp][] = [
+      [
+        { custom_budget: "NOT AN OPTION", custom_fields: { budget: "<5k" } },
+        /^custom_fields\.budget: "NOT AN OPTION" is not one of the options/,
+      ],
+      [
+        { custom_budget: "<5k", custom_fields: { budget: "NOT AN OPTION" } },
+        /^custom_fields\.budget: "NOT AN OPTION" is not one of the options/,
+      ],
+      [
+        { custom_budget: "5-10k", custom_fields: { budget: "<5k" } },
+        /^custom_fields\.budget: sent as custom_budget and in custom_fields with different values/,
+      ],
+      [
+        { custom_budget: "", custom_fields: { budget: "<5k" } },
+        /^custom_fields\.budget: sent as custom_budget and in custom_fields with different values/,
+      ],
+      [{ custom_nope: "x", custom_fields: { budget: "<5k" } }, /^custom_fields\.nope: is not a field/],
+    ];
+    for (const [custom, detail] of cases) {
+      const response = await call(ctx, "POST", `/l/${token}`, { body: { ...lead, ...custom } });
+      assert.equal(response.status, 422, JSON.stringify(custom));
+      assert.equal(response.body.error, "invalid_payload");
+      assert.match(response.body.detail, detail, JSON.stringify(custom));
+    }
+    const polled = await call(ctx, "GET", "/api/v1/integrations/leads", { key: org.key });
+    assert.equal(polled.body.leads[0].test, true, "a refused submission stored no lead");
+    // The same value both ways is one value, not a conflict.
+    const same = await call(ctx, "POST", `/l/${token}`, {
+      body: { ...lead, custom_budget: " <5k ", custom_fields: { budget: "<5k" } },
+    });
+    assert.equal(same.status, 201, same.text);
+    const [stored] = (await call(ctx, "GET", "/api/v1/integrations/leads", { key: org.key })).body.leads;
+    assert.equal(stored.custom_budget, "<5k");
+  });
+
+  it("answers an identical resubmission with the lead already captured, and queues no second delivery", async () => {
+    const org = await createOrg(ctx);
+    await addLeadField(ctx, org.orgId, {
+      field_id: "issues",
+      label: "Issues",
+      type: "multiselect",
+      options: ["Roof", "Gutters"],
+    });
+    const { token } = await mailOnePiece(ctx, org.orgId);
+    assert.equal((await subscribe(ctx, org.key, "https://crm.example/hooks/leads")).status, 200);
+    const lead = {
+      first_name: "Maude",
+      last_name: "Flanders",
+      email: "maude@example.com",
+      message: "The gutters",
+      custom_fields: { issues: ["Roof", "Gutters"] },
+    };
+    const first = await call(ctx, "POST", `/l/${token}`, { body: lead });
+    assert.equal(first.status, 201, first.text);
+    // Hours later, trimmed alike and the multiselect in another order: the same lead, same answer.
+    clock.advance(6 * 3_600_000);
+    const again = await call(ctx, "POST", `/l/${token}`, {
+      body: { ...lead, first_name: " Maude ", custom_fields: { issues: ["Gutters", "Roof"] } },
+    });
+    assert.equal(again.status, 201, again.text);
+    assert.deepEqual(again.body, { lead_id: first.body.lead_id });
+    // The form posting the same content gets its thank-you page, and still no second lead.
+    const form = await postForm(ctx, token, {
+      first_name: "Maude",
+      last_name: "Flanders",
+      email: "maude@example.com",
+      message: "The gutters",
+      custom_issues: ["Roof", "Gutters"],
+    });
+    assert.equal(form.status, 200, form.text);
+    assert.match(form.text, /Thank you/);
+    assert.deepEqual(await landingLeads(org.orgId), [first.body.lead_id]);
+    assert.equal(await deliveryJobs(org.orgId), 1);
+
+    // Anything changed is a new lead, delivered again.
+    const changed = await call(ctx, "POST", `/l/${token}`, { body: { ...lead, message: "The gutters!" } });
+    assert.equal(changed.status, 201, changed.text);
+    assert.notEqual(changed.body.lead_id, first.body.lead_id);
+    assert.equal((await landingLeads(org.orgId)).length, 2);
+    assert.equal(await deliveryJobs(org.orgId), 2);
+    // The same content on another piece (another card) is another lead.
+    const other = await mailOnePiece(ctx, org.orgId);
+    const elsewhere = await call(ctx, "POST", `/l/${other.token}`, { body: lead });
+    assert.notEqual(elsewhere.body.lead_id, first.body.lead_id);
+  });
+
+  it("captures one lead from two identical posts sent at the same moment (a double click)", async () => {
+    const org = await createOrg(ctx);
+    const { token } = await mailOnePiece(ctx, org.orgId);
+    await subscribe(ctx, org.key, "https://crm.example/hooks/one");
+    await subscribe(ctx, org.key, "https://crm.example/hooks/two");
+    const lead = { first_name: "Rod", last_name: "Flanders", email: "rod@example.com" };
+    const form = { first_name: "Rod", last_name: "Flanders", email: "rod@example.com" };
+    const [a, b, c, d] = await Promise.all([
+      call(ctx, "POST", `/l/${token}`, { body: lead }),
+      call(ctx, "POST", `/l/${token}`, { body: lead }),
+      postForm(ctx, token, form),
+      postForm(ctx, token, form),
+    ]);
+    assert.deepEqual([a.status, b.status, c.status, d.status], [201, 201, 200, 200], a.text + b.text);
+    assert.equal(a.body.lead_id, b.body.lead_id);
+    assert.deepEqual(await landingLeads(org.orgId), [a.body.lead_id]);
+    assert.equal(await deliveryJobs(org.orgId), 2, "one delivery per subscription");
   });
 
   it("takes a form whose custom field is named like an Object.prototype member (constructor)", async () => {
@@ -386,6 +529,44 @@ describe(`landing pages the service cannot serve right now (${databaseLabel})`, 
       assert.equal(json.status, 503);
       assert.match(String(json.headers["content-type"]), /^application\/json/);
       assert.equal(typeof json.body.error, "string");
+    } finally {
+      await ctx.close();
+    }
+  });
+
+  it("answers a browser with a page, a JSON caller with JSON, for a token too long or badly encoded and a multipart form", async () => {
+    const ctx = await createTestContext();
+    try {
+      const org = await createOrg(ctx);
+      const { token } = await mailOnePiece(ctx, org.orgId);
+      const lead = { first_name: "Lisa", last_name: "Simpson", email: "lisa@example.com" };
+      for (const path of [`/l/${"x".repeat(200)}`, "/l/%E0%A4"]) {
+        const status = path.endsWith("%A4") ? 400 : 414;
+        const page = await call(ctx, "GET", path, browserGet);
+        assert.equal(page.status, status, path);
+        assertSecureHtml(page);
+        assert.match(page.text, /does not exist/);
+        const form = await postForm(ctx, path.slice("/l/".length), lead);
+        assert.equal(form.status, status, path);
+        assertSecureHtml(form);
+        assert.match(form.text, /does not exist/);
+        const json = await call(ctx, "POST", path, { body: lead });
+        assert.equal(json.status, status, path);
+        assert.match(String(json.headers["content-type"]), /^application\/json/);
+        assert.equal(json.body.error, status === 414 ? "uri_too_long" : "bad_request");
+      }
+      // An HTML form may post multipart/form-data; the page says its details were not sent.
+      const multipart = await call(ctx, "POST", `/l/${token}`, {
+        payload: '--b\r\nContent-Disposition: form-data; name="first_name"\r\n\r\nLisa\r\n--b--\r\n',
+        headers: { "content-type": "multipart/form-data; boundary=b" },
+      });
+      assert.equal(multipart.status, 400);
+      assertSecureHtml(multipart);
+      assert.match(multipart.text, /were not sent/);
+      // Other over-long paths stay JSON, browser or not.
+      const api = await call(ctx, "GET", `/admin/v1/orgs/${"x".repeat(200)}/lead-fields`, browserGet);
+      assert.equal(api.status, 414);
+      assert.match(String(api.headers["content-type"]), /^application\/json/);
     } finally {
       await ctx.close();
     }

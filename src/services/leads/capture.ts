@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { and, eq } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import type { Clock } from "../../clock.ts";
 import type { Queryable } from "../../db/database.ts";
 import { campaigns, leads, mailPieces, organizations, subscriptions } from "../../db/schema.ts";
@@ -9,7 +9,12 @@ import { enqueueJob } from "../../jobs/queue.ts";
 import { deliverLeadJob } from "../webhooks/deliver-lead-job.ts";
 import { splitPieceAddress } from "./address-split.ts";
 import { type LeadField, listLeadFields } from "./lead-fields.ts";
-import { type RawLeadSubmission, type ValidLeadSubmission, validateSubmission } from "./submission.ts";
+import {
+  type RawLeadSubmission,
+  submissionFingerprint,
+  type ValidLeadSubmission,
+  validateSubmission,
+} from "./submission.ts";
 
 /** Everything a landing page shows and a submission needs, found by the piece's token. */
 export interface LandingContext {
@@ -61,40 +66,55 @@ export async function loadLandingContext(db: Queryable, token: string): Promise<
 /**
  * Stores a landing-page lead and, in the same transaction, one delivery job per subscription:
  * once the lead is committed its deliveries are too, whatever happens to this process next.
+ *
+ * The same submission for the same piece (a double click, a resend after a lost answer) is the
+ * same lead: the unique index on the submission's fingerprint (migrations/0080) turns the insert
+ * into a no-op that returns the lead already captured, and no delivery is queued again. A
+ * concurrent twin waits on the first insert and then finds it, so two posts at once make one lead.
  */
 export async function saveLandingLead(
   deps: { db: Queryable; clock: Clock },
   context: LandingContext,
   submission: ValidLeadSubmission,
 ): Promise<string> {
-  const leadId = randomUUID();
   const now = deps.clock.now();
   const address = splitPieceAddress(context);
-  await deps.db.transaction(async (tx) => {
-    await tx.insert(leads).values({
-      orgId: context.orgId,
-      id: leadId,
-      source: "landing_page",
-      campaignId: context.campaignId,
-      pieceId: context.pieceId,
-      firstName: submission.firstName,
-      lastName: submission.lastName,
-      email: submission.email,
-      phone: submission.phone,
-      message: submission.message,
-      street: address.street,
-      city: address.city,
-      state: address.state,
-      postalCode: address.postal_code,
-      country: address.country,
-      fullAddress: address.full_address,
-      normalizedAddress: normalizeAddress(context.address),
-      latitude: context.latitude,
-      longitude: context.longitude,
-      customFields: submission.customFields,
-      attributionType: "direct",
-      createdAt: now,
-    });
+  return deps.db.transaction(async (tx) => {
+    const [saved] = await tx
+      .insert(leads)
+      .values({
+        orgId: context.orgId,
+        id: randomUUID(),
+        source: "landing_page",
+        campaignId: context.campaignId,
+        pieceId: context.pieceId,
+        firstName: submission.firstName,
+        lastName: submission.lastName,
+        email: submission.email,
+        phone: submission.phone,
+        message: submission.message,
+        street: address.street,
+        city: address.city,
+        state: address.state,
+        postalCode: address.postal_code,
+        country: address.country,
+        fullAddress: address.full_address,
+        normalizedAddress: normalizeAddress(context.address),
+        latitude: context.latitude,
+        longitude: context.longitude,
+        customFields: submission.customFields,
+        attributionType: "direct",
+        submissionFingerprint: submissionFingerprint(submission),
+        createdAt: now,
+      })
+      .onConflictDoUpdate({
+        target: [leads.orgId, leads.pieceId, leads.submissionFingerprint],
+        targetWhere: sql`submission_fingerprint IS NOT NULL`,
+        // A no-op update, so that RETURNING gives the existing row's id.
+        set: { submissionFingerprint: sql`${leads}.submission_fingerprint` },
+      })
+      .returning({ id: leads.id, inserted: sql<boolean>`(xmax = 0)` });
+    if (!saved!.inserted) return saved!.id;
     const targets = await tx
       .select({ id: subscriptions.id })
       .from(subscriptions)
@@ -103,12 +123,12 @@ export async function saveLandingLead(
       await enqueueJob(
         tx,
         deliverLeadJob,
-        { org_id: context.orgId, lead_id: leadId, subscription_id: target.id },
+        { org_id: context.orgId, lead_id: saved!.id, subscription_id: target.id },
         { orgId: context.orgId, now },
       );
     }
+    return saved!.id;
   });
-  return leadId;
 }
 
 /** The JSON submission: find the page, validate, store. */

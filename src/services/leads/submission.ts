@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import type { LeadCustomField } from "../../db/schema.ts";
 import { isStorableText, UNSTORABLE_TEXT } from "../../domain/storable-text.ts";
 import { invalidPayload } from "../../errors.ts";
@@ -11,6 +12,11 @@ export interface RawLeadSubmission {
   phone?: unknown;
   message?: unknown;
   custom_fields?: Record<string, unknown>;
+  /**
+   * A JSON body's `custom_<field_id>` keys, by field id: validated like `custom_fields`; a field
+   * sent both ways must carry the same value in both.
+   */
+  flattened_custom_fields?: Record<string, unknown>;
 }
 
 export interface ValidLeadSubmission {
@@ -102,25 +108,63 @@ export function validateSubmission(fields: LeadField[], raw: RawLeadSubmission):
   if (!email && !phone) throw invalidPayload("email: an email or a phone number is required");
   const message = text(raw.message, "message", SUBMISSION_LIMITS.message, { multiline: true });
 
-  const submittedCustom = raw.custom_fields ?? {};
+  const nested = customValues(fields, raw.custom_fields ?? {});
+  const flattened = customValues(fields, raw.flattened_custom_fields ?? {});
+  const customFields: LeadCustomField[] = [];
+  for (const definition of fields) {
+    const id = definition.field_id;
+    const sent = nested.get(id);
+    const flat = flattened.get(id);
+    if (sent !== undefined && flat !== undefined && !sameValues(sent, flat)) {
+      throw invalidPayload(
+        `custom_fields.${id}: sent as custom_${id} and in custom_fields with different values; send it once`,
+      );
+    }
+    const value = sent ?? flat ?? [];
+    if (value.length === 0) continue;
+    customFields.push({ field_id: id, field_label: definition.label, type: definition.type, value });
+  }
+  return { firstName, lastName, email, phone, message, customFields };
+}
+
+/**
+ * What makes two submissions the same lead: every validated value (trimmed, a checkbox's "on" as
+ * "yes", custom fields by id, a multiselect's values in any order). Labels and field types are
+ * the form's, not the homeowner's, and stay out.
+ */
+export function submissionFingerprint(submission: ValidLeadSubmission): string {
+  const content = [
+    submission.firstName,
+    submission.lastName,
+    submission.email,
+    submission.phone,
+    submission.message,
+    [...submission.customFields]
+      .sort((a, b) => (a.field_id < b.field_id ? -1 : 1))
+      .map((field) => [field.field_id, [...field.value].sort()]),
+  ];
+  return createHash("sha256").update(JSON.stringify(content)).digest("hex");
+}
+
+/** Each submitted custom field's checked values (empty: sent blank or unchecked), by field id. */
+function customValues(fields: LeadField[], submitted: Record<string, unknown>): Map<string, string[]> {
   const known = new Map(fields.map((field) => [field.field_id, field]));
-  const unknownId = Object.keys(submittedCustom).find((id) => !known.has(id));
+  const unknownId = Object.keys(submitted).find((id) => !known.has(id));
   if (unknownId !== undefined) {
     throw invalidPayload(`custom_fields.${unknownId}: is not a field of this form`);
   }
-  const customFields: LeadCustomField[] = [];
+  const checked = new Map<string, string[]>();
   for (const definition of fields) {
-    if (!Object.hasOwn(submittedCustom, definition.field_id)) continue;
-    const value = customValue(definition, submittedCustom[definition.field_id]);
-    if (value.length === 0) continue;
-    customFields.push({
-      field_id: definition.field_id,
-      field_label: definition.label,
-      type: definition.type,
-      value,
-    });
+    if (!Object.hasOwn(submitted, definition.field_id)) continue;
+    checked.set(definition.field_id, customValue(definition, submitted[definition.field_id]));
   }
-  return { firstName, lastName, email, phone, message, customFields };
+  return checked;
+}
+
+/** The same values, in any order (a multiselect's order carries no meaning). */
+function sameValues(a: string[], b: string[]): boolean {
+  const set = new Set(a);
+  return a.length === b.length && b.every((value) => set.has(value));
 }
 
 function flatCustomFields(body: Record<string, unknown>): Record<string, unknown> {
@@ -133,10 +177,15 @@ function flatCustomFields(body: Record<string, unknown>): Record<string, unknown
 
 /**
  * The JSON body nests custom fields under `custom_fields` and may flatten them as
- * `custom_<field_id>` like the form (both validated; the nested value wins for one field).
+ * `custom_<field_id>` like the form: both forms are validated, and a field sent both ways with
+ * different values is refused (neither silently wins).
  */
 export function submissionFromJson(body: RawLeadSubmission & Record<string, unknown>): RawLeadSubmission {
-  return { ...body, custom_fields: { ...flatCustomFields(body), ...body.custom_fields } };
+  return {
+    ...body,
+    custom_fields: body.custom_fields ?? {},
+    flattened_custom_fields: flatCustomFields(body),
+  };
 }
 
 /** The form posts custom fields as `custom_<field_id>` keys. */
