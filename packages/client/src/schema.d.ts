@@ -223,7 +223,7 @@ export interface paths {
     put?: never;
     /**
      * Subscribe an HTTPS endpoint to lead.created
-     * @description The signing secret is returned once, at creation; re-subscribing the same URL returns the existing id with `signing_secret: null`. The URL must be public https and resolve only to public addresses (checked here and again at every delivery). At most 20 subscriptions per organization.
+     * @description The signing secret is returned once, at creation; re-subscribing the same URL returns the existing id with `signing_secret: null`. The URL is stored normalized and without its `#fragment` (never sent), so URLs differing only by it are the same subscription; unsubscribe and rotate by target_url drop it too. The URL must be public https and resolve only to public addresses (checked here and again at every delivery). At most 20 subscriptions per organization.
      *
      *     Required scope: `webhooks:inbound` (a key declaring no scopes is unrestricted).
      *
@@ -232,7 +232,7 @@ export interface paths {
     post: operations["subscribeLeads"];
     /**
      * Delete a subscription by id or target_url
-     * @description Org-scoped: another organization's id answers like a missing one (404 `Subscription not found`). Deliveries not yet sent to it are dropped.
+     * @description Org-scoped: another organization's id answers like a missing one (404 `Subscription not found`). Only the request that removed the subscription answers 200; a repeat (or parallel) delete of it answers 404, which a retrying client can read as already deleted. Deliveries not yet sent to it are dropped.
      *
      *     Required scope: `webhooks:inbound` (a key declaring no scopes is unrestricted).
      */
@@ -277,7 +277,7 @@ export interface paths {
     put?: never;
     /**
      * Tool-protocol (MCP) proxy
-     * @description Streamable HTTP transport of the Model Context Protocol, stateless, JSON responses. Each tool forwards the caller's Authorization header unchanged to its endpoint, so authentication, scopes, limits, validation and idempotency are that endpoint's. Without a key a client can initialize and list tools; every call returns the endpoint's 401 as a tool error. The pre-auth per-IP throttle answers HTTP 429 with Retry-After and a JSON-RPC error of code -32000. A tool call counts once against the per-IP limit, here (its forwarded call is not counted again). Any Accept header is served (answers are always plain JSON), and a body sent without a JSON content type is read as JSON. JSON-RPC batches (arrays, even of one message) are refused (HTTP 400, code -32600): send one message per request. A tools/call whose params the protocol refuses (a name that is not a string, arguments that are not an object) is a JSON-RPC error -32602 (invalid params) naming the field.
+     * @description Streamable HTTP transport of the Model Context Protocol, stateless, JSON responses. Each tool forwards the caller's Authorization header unchanged to its endpoint, so authentication, scopes, limits, validation and idempotency are that endpoint's. Without a key a client can initialize and list tools; every call returns the endpoint's 401 as a tool error. The pre-auth per-IP throttle answers HTTP 429 with Retry-After and a JSON-RPC error of code -32000. A tool call counts once against the per-IP limit, here (its forwarded call is not counted again). Any Accept header is served (answers are always plain JSON), and a body sent without a JSON content type is read as JSON. JSON-RPC batches (arrays, even of one message) are refused (HTTP 400, code -32600): send one message per request. A tools/call whose params the protocol refuses (a name that is not a string, arguments that are not an object) is a JSON-RPC error -32602 (invalid params) naming the field; so are tool arguments nested more than 64 levels deep.
      *
      *     Body limit: 2097152 bytes.
      */
@@ -1206,7 +1206,7 @@ export interface operations {
           state?: string | number | null;
           /** @description ZIP (also postal_code, zip_code, zipcode). */
           zip?: string | number | null;
-          /** @description Idempotency key (also hs_object_id, objectId): a repeat returns idempotent: true. */
+          /** @description Idempotency key (also hs_object_id, objectId), at most 255 characters: a repeat returns idempotent: true. */
           deal_id?: string | number | null;
           /** @description Alias of deal_id (HubSpot). */
           hs_object_id?: string | number | null;
@@ -1245,7 +1245,7 @@ export interface operations {
             state?: string | number | null;
             /** @description ZIP (also postal_code, zip_code, zipcode). */
             zip?: string | number | null;
-            /** @description Idempotency key (also hs_object_id, objectId): a repeat returns idempotent: true. */
+            /** @description Idempotency key (also hs_object_id, objectId), at most 255 characters: a repeat returns idempotent: true. */
             deal_id?: string | number | null;
             /** @description Alias of deal_id (HubSpot). */
             hs_object_id?: string | number | null;
@@ -1859,7 +1859,7 @@ export interface operations {
     requestBody: {
       content: {
         "application/json": {
-          /** @description Public https URL receiving lead.created. */
+          /** @description Public https URL receiving lead.created; at most 2048 characters, also once normalized (a non-ASCII character is percent-encoded to up to 12). */
           target_url: string;
           /** @description Only "lead.created" (the default). */
           event?: string;
@@ -1938,7 +1938,7 @@ export interface operations {
           };
         };
       };
-      /** @description Body validation failed; the detail names the field. */
+      /** @description Body validation failed (also: target_url over 2048 characters once normalized); the detail names the field. */
       422: {
         headers: {
           [name: string]: unknown;
@@ -2002,6 +2002,7 @@ export interface operations {
     parameters: {
       query?: {
         id?: string;
+        /** @description Normalized as on subscribe; over 2048 characters once normalized is 422. */
         target_url?: string;
         event?: string;
       };
@@ -2065,7 +2066,7 @@ export interface operations {
           };
         };
       };
-      /** @description No such subscription in the caller's organization. */
+      /** @description No such subscription in the caller's organization (also: already deleted). */
       404: {
         headers: {
           [name: string]: unknown;
@@ -2163,7 +2164,7 @@ export interface operations {
         "application/json": {
           /** @description The subscription's id… */
           id?: string;
-          /** @description …or its URL */
+          /** @description …or its URL (normalized as on subscribe; over 2048 characters once normalized is 422) */
           target_url?: string;
           /** @description With target_url; default "lead.created". */
           event?: string;
