@@ -43,6 +43,7 @@ export const EventProperties = Type.Object(
     propertyNames: { pattern: PROPERTY_KEY_PATTERN, maxLength: MAX_PROPERTY_KEY_LENGTH },
     // An ignored org_id does not take one of the 100 places.
     if: { required: ["org_id"] },
+    // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then/else, never awaited
     then: { maxProperties: MAX_PROPERTIES + 1 },
     else: { maxProperties: MAX_PROPERTIES },
   },
