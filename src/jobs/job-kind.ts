@@ -17,6 +17,14 @@ export interface JobKind<S extends TSchema = TSchema> {
    * work (a burst of CRM events queues thousands of pieces in minutes).
    */
   readonly urgent?: boolean;
+  /**
+   * At most this many jobs of the kind run at once for one organization, counted in the database
+   * across every worker: one tenant's hanging webhook receivers must not hold every slot. Jobs
+   * over the cap stay pending (no attempt spent) until the org's running ones finish. Every job of
+   * such a kind carries an org id; a partial index on the kind keeps the claim off the backlog
+   * (see migrations/0090_jobs_deliveries_by_org.sql).
+   */
+  readonly maxRunningPerOrg?: number;
 }
 
 export function defineJobKind<S extends TSchema>(kind: JobKind<S>): JobKind<S> {

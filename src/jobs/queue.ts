@@ -44,6 +44,9 @@ export function newJobRow<S extends TSchema>(
   payload: Static<S>,
   options: { orgId?: string | null; now: Date; runAt?: Date },
 ): NewJobRow {
+  // A capped kind is claimed org by org: a job without an org would never be claimed.
+  if (kind.maxRunningPerOrg !== undefined && !options.orgId)
+    throw new Error(`${kind.name} jobs need an org id`);
   const validator = payloadValidator(kind.payload);
   if (!validator.Check(payload)) {
     const [first] = validator.Errors(payload);
@@ -90,7 +93,8 @@ export async function enqueueJob<S extends TSchema>(
 /**
  * Takes up to `limit` due jobs of the catalog's kinds: pending ones whose time has come, and
  * running ones whose holder let the lock expire (a crashed worker). Urgent kinds (lead
- * deliveries) are taken first, the rest fill the remaining slots, each oldest first.
+ * deliveries) are taken first, the rest fill the remaining slots, each oldest first; a kind with
+ * a per-org cap is taken org by org (claimPerOrg).
  */
 export async function claimJobs(
   db: Queryable,
@@ -101,19 +105,15 @@ export async function claimJobs(
   const kinds = [...catalog.values()].map((entry) => entry.kind);
   if (kinds.length === 0) return [];
   await failAbandonedJobs(db, kindNames(kinds), now);
-  const urgent = await claimDue(
-    db,
-    kinds.filter((kind) => kind.urgent),
-    now,
-    limit,
-  );
-  const rest = await claimDue(
-    db,
-    kinds.filter((kind) => !kind.urgent),
-    now,
-    limit - urgent.length,
-  );
-  return [...urgent, ...rest];
+  const claimed: ClaimedJob[] = [];
+  for (const group of [kinds.filter((kind) => kind.urgent), kinds.filter((kind) => !kind.urgent)]) {
+    for (const kind of group.filter((each) => each.maxRunningPerOrg !== undefined)) {
+      claimed.push(...(await claimPerOrg(db, kind, now, limit - claimed.length)));
+    }
+    const uncapped = group.filter((kind) => kind.maxRunningPerOrg === undefined);
+    claimed.push(...(await claimDue(db, uncapped, now, limit - claimed.length)));
+  }
+  return claimed;
 }
 
 const kindNames = (kinds: readonly JobKind[]) =>
@@ -149,6 +149,81 @@ async function claimDue(db: Queryable, kinds: JobKind[], now: Date, limit: numbe
       updated_at = ${at(now)}
     FROM due, timeouts
     WHERE jobs.id = due.id AND timeouts.kind = jobs.kind
+    RETURNING jobs.id, jobs.org_id, jobs.kind, jobs.payload, jobs.attempts, jobs.max_attempts`,
+  );
+}
+
+/**
+ * A kind's name as an SQL literal rather than a parameter, so the planner can use a partial index
+ * on that kind (migrations/0090_jobs_deliveries_by_org.sql) whatever plan it caches.
+ */
+function kindLiteral(kind: JobKind) {
+  if (!/^[a-z][a-z0-9_]*$/.test(kind.name)) throw new Error(`job kind ${kind.name} is not a plain name`);
+  return sql.raw(`'${kind.name}'`);
+}
+
+/**
+ * One claim of up to `limit` due jobs of a kind capped per org: each org with jobs of the kind
+ * waiting gets at most its cap less the jobs it has running (lock not expired), oldest first, and
+ * the oldest of those candidates are taken. Jobs over the cap stay pending and untried. The walk
+ * costs a few index probes per org with jobs waiting, never one org's backlog: the orgs are found
+ * by skipping from one org id to the next, and each org's candidates are read in index order up
+ * to its free places. The running counts come from the statement's snapshot, so two workers
+ * claiming at the same moment pick the same oldest candidates and SKIP LOCKED splits them.
+ */
+async function claimPerOrg(db: Queryable, kind: JobKind, now: Date, limit: number): Promise<ClaimedJob[]> {
+  const cap = kind.maxRunningPerOrg;
+  if (cap === undefined || limit <= 0) return [];
+  const name = kindLiteral(kind);
+  return queryRows<ClaimedJob>(
+    db,
+    sql`
+    WITH RECURSIVE orgs(org_id) AS (
+      (SELECT org_id FROM jobs
+       WHERE kind = ${name} AND status IN ('pending', 'running') AND org_id IS NOT NULL
+       ORDER BY org_id LIMIT 1)
+      UNION ALL
+      SELECT (SELECT later.org_id FROM jobs later
+              WHERE later.kind = ${name} AND later.status IN ('pending', 'running')
+                AND later.org_id > orgs.org_id
+              ORDER BY later.org_id LIMIT 1)
+      FROM orgs WHERE orgs.org_id IS NOT NULL
+    ), open AS MATERIALIZED (
+      SELECT orgs.org_id, ${cap}::int - (
+          SELECT count(*)::int FROM jobs held
+          WHERE held.kind = ${name} AND held.org_id = orgs.org_id AND held.status = 'running'
+            AND held.locked_until > ${at(now)}) AS free
+      FROM orgs WHERE orgs.org_id IS NOT NULL
+    ), candidates AS (
+      SELECT waiting.* FROM open CROSS JOIN LATERAL (
+        (SELECT job.id, job.run_at, job.created_at FROM jobs job
+         WHERE job.kind = ${name} AND job.org_id = open.org_id
+           AND job.status = 'pending' AND job.run_at <= ${at(now)}
+         ORDER BY job.run_at, job.created_at, job.id LIMIT greatest(open.free, 0))
+        UNION ALL
+        (SELECT job.id, job.run_at, job.created_at FROM jobs job
+         WHERE job.kind = ${name} AND job.org_id = open.org_id
+           AND job.status = 'running' AND job.locked_until <= ${at(now)} AND job.attempts < job.max_attempts
+         ORDER BY job.run_at, job.created_at, job.id LIMIT greatest(open.free, 0))
+        ORDER BY run_at, created_at, id
+        LIMIT greatest(open.free, 0)
+      ) waiting
+    ), picked AS (
+      SELECT id FROM candidates ORDER BY run_at, created_at, id LIMIT ${limit}
+    ), due AS (
+      SELECT id FROM jobs
+      WHERE id IN (SELECT id FROM picked) AND kind = ${name}
+        AND ((status = 'pending' AND run_at <= ${at(now)})
+          OR (status = 'running' AND locked_until <= ${at(now)} AND attempts < max_attempts))
+      FOR UPDATE SKIP LOCKED
+    )
+    UPDATE jobs SET
+      status = 'running',
+      attempts = jobs.attempts + 1,
+      locked_until = ${at(now)} + make_interval(secs => ${kind.timeoutSeconds}::int),
+      updated_at = ${at(now)}
+    FROM due
+    WHERE jobs.id = due.id
     RETURNING jobs.id, jobs.org_id, jobs.kind, jobs.payload, jobs.attempts, jobs.max_attempts`,
   );
 }

@@ -82,14 +82,18 @@ export interface ReceivedRequest {
   raw: Buffer;
 }
 
+export type ReceiverBehaviour = number | "hang" | { status: number; afterMs: number };
+
 export interface HttpsReceiver {
   port: number;
   ca: string;
   /** https://<host>:<port><path>, default host receiver.test. */
   url(pathname?: string, host?: string): string;
   requests: ReceivedRequest[];
-  /** What the receiver answers next: a status, or "hang" to never answer. */
-  respondWith(behaviour: number | "hang"): void;
+  /** What the receiver answers next: a status, "hang" to never answer, or a status after a delay. */
+  respondWith(behaviour: ReceiverBehaviour): void;
+  /** The most requests it held unanswered at once. */
+  peakOpen(): number;
   close(): Promise<void>;
 }
 
@@ -97,10 +101,15 @@ export interface HttpsReceiver {
 export async function startHttpsReceiver(): Promise<HttpsReceiver> {
   const { ca, key, cert } = testCertificates();
   const requests: ReceivedRequest[] = [];
-  let behaviour: number | "hang" = 200;
+  let behaviour: ReceiverBehaviour = 200;
+  let open = 0;
+  let peak = 0;
   const server: Server = createServer({ key, cert }, (request, response) => {
     const chunks: Buffer[] = [];
     request.on("data", (chunk: Buffer) => chunks.push(chunk));
+    open++;
+    peak = Math.max(peak, open);
+    response.on("close", () => open--);
     request.on("end", () => {
       requests.push({
         method: request.method ?? "",
@@ -109,7 +118,11 @@ export async function startHttpsReceiver(): Promise<HttpsReceiver> {
         raw: Buffer.concat(chunks),
       });
       if (behaviour === "hang") return;
-      response.writeHead(behaviour, { "content-type": "text/plain" }).end("ok");
+      const { status, afterMs } =
+        typeof behaviour === "number" ? { status: behaviour, afterMs: 0 } : behaviour;
+      const answer = () => response.writeHead(status, { "content-type": "text/plain" }).end("ok");
+      if (afterMs > 0) setTimeout(answer, afterMs);
+      else answer();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -122,6 +135,7 @@ export async function startHttpsReceiver(): Promise<HttpsReceiver> {
     respondWith: (next) => {
       behaviour = next;
     },
+    peakOpen: () => peak,
     close: async () => {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

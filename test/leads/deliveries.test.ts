@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
 import { createHmac } from "node:crypto";
+import type { AddressInfo } from "node:net";
+import { createServer, type Socket } from "node:net";
 import { after, before, describe, it } from "node:test";
 import pino from "pino";
 import { fixedClock } from "../../src/clock.ts";
@@ -208,6 +210,30 @@ describe(`signed lead.created deliveries (${databaseLabel})`, () => {
     clock.advance(3_600_000);
     assert.equal(await drainJobs(ctx, client), 0);
     assert.equal(received().length, 1);
+  });
+
+  it("logs a TLS handshake that never completes as the connect timeout, not the total one", async () => {
+    const sockets: Socket[] = [];
+    const silent = createServer((socket) => void sockets.push(socket)); // accepts TCP, never speaks TLS
+    await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+    const { org, token } = await setup("/unused-silent");
+    await subscribe(ctx, org.key, `https://receiver.test:${(silent.address() as AddressInfo).port}/silent`);
+    const impatient = testDeliveryClient(ctx, {
+      ca: receiver.ca,
+      connectTimeoutMs: 200,
+      totalTimeoutMs: 5000,
+    });
+    try {
+      await submitLead(ctx, token, LEAD);
+      await drainJobs(ctx, impatient);
+    } finally {
+      await impatient.close();
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => silent.close(() => resolve()));
+    }
+    const [logged] = (await admin(ctx, "GET", `/orgs/${org.orgId}/deliveries`)).body.deliveries;
+    assert.equal(logged.outcome, "timeout");
+    assert.equal(logged.error, "no connection (TCP and TLS) within the 200 ms connect timeout");
   });
 
   it("refuses at connect time a name that re-resolves to a private address (DNS rebinding)", async () => {

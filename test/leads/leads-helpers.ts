@@ -44,7 +44,12 @@ export async function createLeadsContext(
 /** The delivery client a worker uses, trusting the receiver's test CA, resolving through the fake. */
 export function testDeliveryClient(
   ctx: LeadsTestContext,
-  options: { ca?: string; totalTimeoutMs?: number; allowPrivateTargets?: string[] } = {},
+  options: {
+    ca?: string;
+    connectTimeoutMs?: number;
+    totalTimeoutMs?: number;
+    allowPrivateTargets?: string[];
+  } = {},
 ): DeliveryClient {
   const guard = createTargetGuard({
     resolver: ctx.resolver.resolve,
@@ -54,7 +59,7 @@ export function testDeliveryClient(
     guard,
     logger: silentLogger,
     ca: options.ca,
-    connectTimeoutMs: 2000,
+    connectTimeoutMs: options.connectTimeoutMs ?? 2000,
     totalTimeoutMs: options.totalTimeoutMs ?? 5000,
   });
 }

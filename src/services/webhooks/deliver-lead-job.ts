@@ -26,6 +26,10 @@ export const deliverLeadJob = defineJobKind({
   backoffSeconds: exponentialBackoff(30, 600),
   timeoutSeconds: 60,
   urgent: true,
+  // Half a worker's 16 slots: one org's receivers that hang (10 s each) leave the other half to
+  // every other org and to mail work, while a healthy org's lead to its 20 subscriptions still
+  // goes out in three rounds of quick requests.
+  maxRunningPerOrg: 8,
 });
 
 /**

@@ -62,14 +62,22 @@ function findBlocked(error: unknown): BlockedTargetError | undefined {
   return undefined;
 }
 
-function isTimeout(error: unknown): boolean {
+/**
+ * What gave up, in words, or undefined when the error is not one of our timeouts: a TLS
+ * handshake that never completes ends at the connect timeout, not the total one, and the log
+ * must say so.
+ */
+function timeoutMessage(error: unknown, limits: { connectTimeoutMs: number; totalTimeoutMs: number }) {
   const candidate = error as { name?: string; code?: string };
-  return (
-    candidate?.name === "TimeoutError" ||
-    candidate?.code === "UND_ERR_CONNECT_TIMEOUT" ||
-    candidate?.code === "UND_ERR_HEADERS_TIMEOUT" ||
-    candidate?.code === "UND_ERR_BODY_TIMEOUT"
-  );
+  switch (candidate?.code) {
+    case "UND_ERR_CONNECT_TIMEOUT":
+      return `no connection (TCP and TLS) within the ${limits.connectTimeoutMs} ms connect timeout`;
+    case "UND_ERR_HEADERS_TIMEOUT":
+      return `no response within ${limits.totalTimeoutMs} ms`;
+    case "UND_ERR_BODY_TIMEOUT":
+      return `response body stalled for ${limits.totalTimeoutMs} ms`;
+  }
+  return candidate?.name === "TimeoutError" ? `no response within ${limits.totalTimeoutMs} ms` : undefined;
 }
 
 export function createDeliveryClient(options: DeliveryClientOptions): DeliveryClient {
@@ -105,12 +113,8 @@ export function createDeliveryClient(options: DeliveryClientOptions): DeliveryCl
     } catch (error) {
       const blocked = findBlocked(error);
       if (blocked) return { outcome: "blocked", error: blocked.reason } satisfies DeliveryOutcome;
-      if (isTimeout(error)) {
-        return {
-          outcome: "timeout",
-          error: `no response within ${totalTimeoutMs} ms`,
-        } satisfies DeliveryOutcome;
-      }
+      const timedOut = timeoutMessage(error, { connectTimeoutMs, totalTimeoutMs });
+      if (timedOut) return { outcome: "timeout", error: timedOut } satisfies DeliveryOutcome;
       const message = error instanceof Error ? error.message : String(error);
       options.logger.debug({ err: error }, "webhook delivery failed");
       return { outcome: "error", error: message } satisfies DeliveryOutcome;
