@@ -18,6 +18,7 @@ import {
   drainJobs,
   type LeadsTestContext,
   mailOnePiece,
+  NED_LEAD,
   silentLogger,
   submitLead,
   subscribe,
@@ -25,7 +26,7 @@ import {
   verifySignature,
 } from "./leads-helpers.ts";
 
-const LEAD = { first_name: "Ned", last_name: "Flanders", email: "ned@example.com", phone: "+1 217 555 0123" };
+const LEAD = NED_LEAD;
 
 describe(`signed lead.created deliveries (${databaseLabel})`, () => {
   let ctx: LeadsTestContext;

@@ -16,13 +16,14 @@ import {
   drainJobs,
   type LeadsTestContext,
   mailOnePiece,
+  NED_LEAD,
   silentLogger,
   submitLead,
   subscribe,
   testDeliveryClient,
 } from "./leads-helpers.ts";
 
-const LEAD = { first_name: "Ned", last_name: "Flanders", email: "ned@example.com", phone: "+1 217 555 0123" };
+const LEAD = NED_LEAD;
 /** deliverLeadJob.maxRunningPerOrg, written out: the number the README documents. */
 const CAP = 8;
 const HANG_MS = 3000;

@@ -64,6 +64,14 @@ export function testDeliveryClient(
   });
 }
 
+/** A homeowner's landing-page submission, as the delivery tests send it. */
+export const NED_LEAD = {
+  first_name: "Ned",
+  last_name: "Flanders",
+  email: "ned@example.com",
+  phone: "+1 217 555 0123",
+};
+
 /** Runs every due job against the context's database, as a worker process would. */
 export function drainJobs(
   ctx: TestContext,
