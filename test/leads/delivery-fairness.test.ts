@@ -106,7 +106,11 @@ describe(`lead deliveries shared fairly between organizations (${databaseLabel})
   it("delivers every job of a capped org exactly once, never more than 8 at a time across two workers", async () => {
     healthy.respondWith({ status: 200, afterMs: 100 });
     const z = await orgWithSubscriptions(healthy, "/z", 20);
-    const leads = [await submitLead(ctx, z.token, LEAD), await submitLead(ctx, z.token, LEAD)];
+    // Two different submissions: an identical one would be the same lead (double-submit guard).
+    const leads = [
+      await submitLead(ctx, z.token, { ...LEAD, message: "First visit" }),
+      await submitLead(ctx, z.token, { ...LEAD, message: "Second visit" }),
+    ];
     const received = () => healthy.requests.filter((request) => request.path.startsWith("/z/"));
     const workers = [worker(), worker()];
     try {
