@@ -81,19 +81,28 @@ describe(`authentication and scopes (${databaseLabel})`, () => {
   it("throttles operator-token guessing per IP: after 20 wrong tokens in a minute, 429 even for the right one", async () => {
     const org = await createOrg(ctx);
     const campaigns = `/admin/v1/orgs/${org.orgId}/campaigns`;
-    const guesser = { ip: "203.0.113.9" };
-    for (let guess = 0; guess < 20; guess++) {
-      const wrong = await call(ctx, "GET", campaigns, { ...guesser, key: `guess-${guess}-0123456789abcdef` });
-      assert.equal(wrong.status, 401);
-    }
-    const refused = await call(ctx, "GET", campaigns, { ...guesser, key: ctx.config.adminToken });
+    const guess = (index: number, ip: string) =>
+      call(ctx, "GET", campaigns, { ip, key: `guess-${index}-0123456789abcdef` });
+    // Sent all at once, as pipelined requests would arrive: exactly 20 are judged.
+    const burst = await Promise.all(Array.from({ length: 30 }, (_, index) => guess(index, "203.0.113.9")));
+    const statuses = burst.map((response) => response.status);
+    assert.equal(statuses.filter((status) => status === 401).length, 20, JSON.stringify(statuses));
+    assert.equal(statuses.filter((status) => status === 429).length, 10);
+    const refused = await call(ctx, "GET", campaigns, { ip: "203.0.113.9", key: ctx.config.adminToken });
     assert.equal(refused.status, 429);
     assert.deepEqual(refused.body, { error: "rate_limited" });
     assert.ok(Number(refused.headers["retry-after"]) >= 1);
     const elsewhere = await call(ctx, "GET", campaigns, { key: ctx.config.adminToken });
     assert.equal(elsewhere.status, 200, "other addresses are not affected");
+    // IPv6 guesses count per /64: rotating the interface id does not buy more.
+    for (let index = 0; index < 20; index++) await guess(index, `2001:db8:1:2::${(index + 1).toString(16)}`);
+    assert.equal((await guess(99, "2001:db8:1:2:ffff::1")).status, 429);
+    assert.equal((await guess(99, "2001:db8:1:3::1")).status, 401, "another /64 is another client");
     clock.advance(60_000);
-    assert.equal((await call(ctx, "GET", campaigns, { ...guesser, key: ctx.config.adminToken })).status, 200);
+    assert.equal(
+      (await call(ctx, "GET", campaigns, { ip: "203.0.113.9", key: ctx.config.adminToken })).status,
+      200,
+    );
   });
 
   it("revocation takes effect at once in the instance that revoked", async () => {
