@@ -127,12 +127,13 @@ function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], 
   return raw as T;
 }
 
+/** Host names as resolvers take them: letters, digits, hyphens, and underscores (Compose service names). */
 const HOSTNAME =
-  /^(?=.{1,253}\.?$)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*\.?$/i;
+  /^(?=.{1,253}\.?$)[a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?(\.[a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?)*\.?$/i;
 
 const isHostname = (value: string) => HOSTNAME.test(value) && (!/^[\d.]+$/.test(value) || isIPv4(value));
 const unbracketed = (value: string) => value.replace(/^\[(.*)\]$/, "$1");
-const isAddressOrCidr = (value: string) => ipaddr.isValid(unbracketed(value)) || ipaddr.isValidCIDR(value);
+const isAddressOrCidr = (value: string) => ipaddr.isValid(value) || ipaddr.isValidCIDR(value);
 
 /** An interface name or address to listen on, checked before anything is opened. */
 function listenHost(raw: string | undefined): string {
@@ -155,12 +156,15 @@ function list(env: Env, name: string, valid: (entry: string) => boolean, expecte
 }
 
 const PROXY_KEYWORDS = ["loopback", "linklocal", "uniquelocal"];
-/** Addresses, CIDRs (or address/netmask) and proxy-addr's keywords, as Fastify's trustProxy takes them. */
-const isProxyEntry = (entry: string) => {
-  if (PROXY_KEYWORDS.includes(entry) || isAddressOrCidr(entry)) return true;
+/** An IPv4 address with a dotted netmask (10.0.0.0/255.0.0.0), as proxy-addr also takes them. */
+const isIPv4WithNetmask = (entry: string) => {
   const [address, mask, extra] = entry.split("/");
-  return extra === undefined && ipaddr.isValid(address ?? "") && ipaddr.isValid(mask ?? "");
+  if (extra !== undefined || !isIPv4(address ?? "") || !isIPv4(mask ?? "")) return false;
+  return ipaddr.IPv4.parse(mask!).prefixLengthFromSubnetMask() !== null;
 };
+/** proxy-addr's entries: its keywords, addresses (unbracketed), CIDRs, IPv4 with a netmask. */
+const isProxyEntry = (entry: string) =>
+  PROXY_KEYWORDS.includes(entry) || isAddressOrCidr(entry) || isIPv4WithNetmask(entry);
 
 /** Fastify's trustProxy accepts a boolean, a hop count, or a list of addresses/CIDRs. */
 function trustProxy(env: Env): boolean | string | number {
@@ -211,7 +215,7 @@ export function loadConfig(env: Env = process.env): Config {
     webhookAllowPrivateTargets: list(
       env,
       "WEBHOOK_ALLOW_PRIVATE_TARGETS",
-      (entry) => isAddressOrCidr(entry) || isHostname(entry),
+      (entry) => isAddressOrCidr(unbracketed(entry)) || isHostname(entry),
       "host names, addresses or CIDRs",
     ),
     ...pipelineConfig(env),

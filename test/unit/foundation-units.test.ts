@@ -44,6 +44,9 @@ describe("configuration", () => {
     [{ HOST: "not a host" }, "HOST"],
     [{ TRUST_PROXY: "garbage" }, "TRUST_PROXY"],
     [{ TRUST_PROXY: "-1" }, "TRUST_PROXY"],
+    [{ TRUST_PROXY: "[::1]" }, "TRUST_PROXY"],
+    [{ TRUST_PROXY: "10.0.0.0/255.0.255.0" }, "TRUST_PROXY"],
+    [{ TRUST_PROXY: "::1/255.0.0.0" }, "TRUST_PROXY"],
     [{ WEBHOOK_ALLOW_PRIVATE_TARGETS: "127.0.0.1,not/a/cidr" }, "WEBHOOK_ALLOW_PRIVATE_TARGETS"],
     [{ WEBHOOK_ALLOW_PRIVATE_TARGETS: "::zz" }, "WEBHOOK_ALLOW_PRIVATE_TARGETS"],
   ];
@@ -70,6 +73,11 @@ describe("configuration", () => {
     const entries = "127.0.0.1, localhost, [::1], 10.0.0.0/8, receiver.internal.";
     assert.equal(loadConfig({ WEBHOOK_ALLOW_PRIVATE_TARGETS: entries }).webhookAllowPrivateTargets.length, 5);
     assert.equal(loadConfig({ HOST: "::1", PORT: "8080" }).publicBaseUrl, "http://[::1]:8080");
+    // Compose service names carry underscores.
+    assert.equal(
+      loadConfig({ HOST: "crm_api", WEBHOOK_ALLOW_PRIVATE_TARGETS: "crm_receiver" }).host,
+      "crm_api",
+    );
   });
 });
 
