@@ -3,7 +3,12 @@ import type { FastifyInstance } from "fastify";
 import { errorResponse } from "../http/error-responses.ts";
 import { MACHINE_STYLE } from "../http/error-style.ts";
 import { ErrorBody } from "../http/schemas.ts";
-import { EVENTS_BODY_LIMIT, EventEnvelope, EventResult } from "../services/events/envelope.ts";
+import {
+  dropIgnoredPropertyOrgId,
+  EVENTS_BODY_LIMIT,
+  EventEnvelope,
+  EventResult,
+} from "../services/events/envelope.ts";
 import { type AttributeContact, createEventService } from "../services/events/event-service.ts";
 import type { Services } from "../services/services.ts";
 
@@ -31,6 +36,7 @@ export function registerEventRoutes(
     "/events",
     {
       bodyLimit: EVENTS_BODY_LIMIT,
+      preValidation: async (request) => dropIgnoredPropertyOrgId(request.body),
       config: {
         scope: "events:write",
         errorStyle: MACHINE_STYLE,

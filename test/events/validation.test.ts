@@ -126,7 +126,7 @@ describe(`POST /api/v1/events: envelope validation (${databaseLabel})`, () => {
       envelope({ dedup_id: "org-id-102", dry_run: true }, { ...hundred, cf_extra: "x", org_id: "o" }),
     );
     assert.equal(over.status, 422);
-    assert.match(over.body.detail, /^record\.properties: /);
+    assert.equal(over.body.detail, "record.properties: must NOT have more than 100 properties");
   });
 
   it("counts the composed address in characters (code points), as the schema limits do", async () => {

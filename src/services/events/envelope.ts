@@ -41,13 +41,20 @@ export const EventProperties = Type.Object(
       "Flat string-to-string map. Keys: a reserved key (street, city, state, zip, client_name, client_email, client_phone, amount, status, service_lead_id) or `cf_` followed by lowercase letters, digits, underscores; at most 64 characters. Values: strings only, never coerced.",
     additionalProperties: Type.String({ maxLength: MAX_PROPERTY_VALUE_LENGTH }),
     propertyNames: { pattern: PROPERTY_KEY_PATTERN, maxLength: MAX_PROPERTY_KEY_LENGTH },
-    // An ignored org_id does not take one of the 100 places.
-    if: { required: ["org_id"] },
-    // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then/else, not a thenable.
-    then: { maxProperties: MAX_PROPERTIES + 1 },
-    else: { maxProperties: MAX_PROPERTIES },
+    maxProperties: MAX_PROPERTIES,
   },
 );
+
+/**
+ * Removes an `org_id` from `record.properties` before validation: it is ignored like every
+ * `org_id` in a body, so it must not take one of the 100 property places either.
+ */
+export function dropIgnoredPropertyOrgId(body: unknown): void {
+  const properties = (body as { record?: { properties?: unknown } } | null)?.record?.properties;
+  if (properties !== null && typeof properties === "object" && Object.hasOwn(properties, "org_id")) {
+    delete (properties as Record<string, unknown>).org_id;
+  }
+}
 
 export const EventRecord = Type.Object(
   {
