@@ -98,3 +98,10 @@ export function causeChain(error: unknown, depth = 5): ErrorLike[] {
   }
   return chain;
 }
+
+/** A system error in one word where Node gives one (EACCES, EADDRINUSE), else its message. */
+export function systemErrorReason(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException | null)?.code;
+  if (typeof code === "string") return code;
+  return error instanceof Error ? error.message : String(error);
+}

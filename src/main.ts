@@ -3,11 +3,17 @@ import { buildApp } from "./app.ts";
 import { resolveAdminToken, seedDemoOnFirstRun } from "./bootstrap.ts";
 import { systemClock } from "./clock.ts";
 import { ConfigError, loadConfig } from "./config.ts";
-import { DataDirInUseError, DataDirUnusableError, lockDataDir } from "./db/data-dir-lock.ts";
+import {
+  DataDirInUseError,
+  DataDirUnusableError,
+  lockDataDir,
+  preparePrivateDataDir,
+} from "./db/data-dir-lock.ts";
 import { type Database, isConnectionError, openDatabase } from "./db/database.ts";
 import { startEmbeddedVacuum } from "./db/embedded-vacuum.ts";
 import { migrate } from "./db/migrate.ts";
 import { compileWasmWithOptimizingTier } from "./db/wasm-compilation.ts";
+import { systemErrorReason } from "./errors.ts";
 import { createGeocoder } from "./geo/index.ts";
 import { startProcessWorker } from "./jobs/process-worker.ts";
 import { JOBS_READY_CHANNEL } from "./jobs/queue.ts";
@@ -45,9 +51,9 @@ function parseRole(argv: string[]): Role {
 /** `listen` failed (address in use, unknown host name): one line naming HOST and PORT. */
 class ListenError extends Error {
   constructor(host: string, port: number, cause: unknown) {
-    const reason =
-      (cause as NodeJS.ErrnoException).code ?? (cause instanceof Error ? cause.message : String(cause));
-    super(`Failed to start: cannot listen on HOST ${host} PORT ${port} (${reason})`, { cause });
+    super(`Failed to start: cannot listen on HOST ${host} PORT ${port} (${systemErrorReason(cause)})`, {
+      cause,
+    });
   }
 }
 
@@ -66,8 +72,14 @@ async function main() {
   const baseConfig = loadConfig();
   // The embedded database (and DATA_DIR's operator token) belong to one process; PostgreSQL is
   // shared by any number.
-  const releaseDataDir = baseConfig.databaseUrl ? null : lockDataDir(baseConfig.dataDir);
   const logger = createLogger(baseConfig.logLevel);
+  if (!preparePrivateDataDir(baseConfig.dataDir)) {
+    logger.warn(
+      { dataDir: baseConfig.dataDir },
+      "DATA_DIR belongs to another user and stays readable to its group",
+    );
+  }
+  const releaseDataDir = baseConfig.databaseUrl ? null : lockDataDir(baseConfig.dataDir);
   const print = (line: string) => process.stdout.write(`${line}\n`);
   const config = { ...baseConfig, adminToken: resolveAdminToken(baseConfig, print) };
 

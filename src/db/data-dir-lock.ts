@@ -7,6 +7,7 @@
  */
 import { chmodSync, closeSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync } from "node:fs";
 import path from "node:path";
+import { systemErrorReason } from "../errors.ts";
 
 export const DATA_DIR_LOCK_FILE = "porchlight.pid";
 
@@ -26,27 +27,31 @@ export class DataDirInUseError extends Error {
 /** DATA_DIR is a file, or this user may not create or write it: one line naming it, no stack. */
 export class DataDirUnusableError extends Error {
   constructor(dataDir: string, cause: unknown) {
-    const reason =
-      (cause as NodeJS.ErrnoException).code ?? (cause instanceof Error ? cause.message : String(cause));
     super(
-      `Invalid configuration: DATA_DIR ${dataDir} is not a directory this process can write (${reason})`,
-      {
-        cause,
-      },
+      `Invalid configuration: DATA_DIR ${dataDir} is not a directory this process can write (${systemErrorReason(cause)})`,
+      { cause },
     );
   }
 }
 
 /**
  * Creates DATA_DIR private to this user (0700), and makes an existing one private: it holds the
- * database files, their write-ahead log and the outbox, all personal data, and PGlite copies its
- * template files world-writable.
+ * embedded database's files and write-ahead log, the outbox and the operator token, all personal
+ * data or secrets, and PGlite copies its template files world-writable. Returns false when an
+ * existing directory cannot be made private because another user owns it (a mounted volume
+ * shared through its group): the caller warns, the service still runs.
  */
-function preparePrivateDir(dataDir: string): void {
+export function preparePrivateDataDir(dataDir: string): boolean {
   try {
     mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-    chmodSync(dataDir, 0o700);
   } catch (error) {
+    throw new DataDirUnusableError(dataDir, error);
+  }
+  try {
+    chmodSync(dataDir, 0o700);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "EPERM") return false;
     throw new DataDirUnusableError(dataDir, error);
   }
 }
@@ -120,7 +125,6 @@ function tryCreateOrExplain(dataDir: string, file: string): boolean {
 
 /** Takes the directory's lock or throws DataDirInUseError; returns the release function. */
 export function lockDataDir(dataDir: string): () => void {
-  preparePrivateDir(dataDir);
   const file = path.join(dataDir, DATA_DIR_LOCK_FILE);
   for (let attempt = 0; attempt < 3; attempt++) {
     if (tryCreateOrExplain(dataDir, file)) {

@@ -46,7 +46,7 @@ export function isBrowserRequest(request: FastifyRequest): boolean {
 
 /** /l/{token}, also in absolute form (`http://host/l/…`), which the router takes as the path. */
 export function isLandingPath(url: string): boolean {
-  return /^(?:[a-z][a-z0-9+.-]*:\/\/[^/]*)?\/l\//i.test(url);
+  return /^(?:[a-zA-Z][a-zA-Z0-9+.-]*:\/\/[^/]*)?\/l\//.test(url);
 }
 
 export function sendHtml(reply: FastifyReply, status: number, nonce: string, html: string) {
@@ -66,12 +66,12 @@ export function sendErrorPage(
   error: AppError,
   request: FastifyRequest,
   reply: FastifyReply,
-  cause: "request" | "path" = "request",
+  failed: "request" | "path" = "request",
 ) {
   const nonce = newNonce();
   let html: string;
   if (error.status === 429 || error.status >= 500) html = renderTryAgain(nonce);
-  else if (cause === "path" || request.method !== "POST") html = renderNotFound(nonce);
+  else if (failed === "path" || request.method !== "POST") html = renderNotFound(nonce);
   else html = renderUnreadableForm(nonce);
   return sendHtml(reply.headers(error.headers).headers(LANDING_HEADERS), error.status, nonce, html);
 }

@@ -159,7 +159,9 @@ function withReplyTimeout<T>(reply: Promise<T>, ms: number): Promise<T> {
       finish();
     };
     const giveUp = () => settle(() => reject(new Error(`no reply from Redis within ${ms} ms`)));
-    // setImmediate runs after the poll phase that reads the socket; the second timer after the next.
+    // setImmediate runs after the poll phase that follows the timers, the inner timer after one
+    // more loop turn: two reads of the sockets before giving up (a reply that needed one more
+    // hop, such as a local proxy's, still counts).
     const timer = setTimeout(() => setImmediate(() => setTimeout(giveUp, 0)), ms);
     reply.then(
       (value) => settle(() => resolve(value)),

@@ -4,17 +4,11 @@ import type { Clock } from "../../clock.ts";
 import type { Queryable } from "../../db/database.ts";
 import { campaigns, leads, mailPieces, organizations, subscriptions } from "../../db/schema.ts";
 import { normalizeAddress } from "../../domain/address.ts";
-import { notFound } from "../../errors.ts";
 import { enqueueJob } from "../../jobs/queue.ts";
 import { deliverLeadJob } from "../webhooks/deliver-lead-job.ts";
 import { splitPieceAddress } from "./address-split.ts";
 import { type LeadField, listLeadFields } from "./lead-fields.ts";
-import {
-  type RawLeadSubmission,
-  submissionFingerprint,
-  type ValidLeadSubmission,
-  validateSubmission,
-} from "./submission.ts";
+import { submissionFingerprint, type ValidLeadSubmission } from "./submission.ts";
 
 /** Everything a landing page shows and a submission needs, found by the piece's token. */
 export interface LandingContext {
@@ -129,15 +123,4 @@ export async function saveLandingLead(
     }
     return saved!.id;
   });
-}
-
-/** The JSON submission: find the page, validate, store. */
-export async function captureLead(
-  deps: { db: Queryable; clock: Clock },
-  token: string,
-  raw: RawLeadSubmission,
-): Promise<string> {
-  const context = await loadLandingContext(deps.db, token);
-  if (!context) throw notFound("no landing page for this token");
-  return saveLandingLead(deps, context, validateSubmission(context.fields, raw));
 }

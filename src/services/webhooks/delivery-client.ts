@@ -1,6 +1,7 @@
 import type { LookupAddress, LookupOptions } from "node:dns";
 import type { Logger } from "pino";
 import { Agent, type Dispatcher, request } from "undici";
+import { causeChain } from "../../errors.ts";
 import { BlockedTargetError, type TargetGuard } from "./target-guard.ts";
 
 export type DeliveryOutcome =
@@ -54,12 +55,9 @@ function guardedLookup(guard: TargetGuard) {
 }
 
 function findBlocked(error: unknown): BlockedTargetError | undefined {
-  let current: unknown = error;
-  for (let depth = 0; current && depth < 6; depth++) {
-    if (current instanceof BlockedTargetError) return current;
-    current = (current as { cause?: unknown }).cause;
-  }
-  return undefined;
+  return causeChain(error, 6).find(
+    (cause): cause is BlockedTargetError => cause instanceof BlockedTargetError,
+  );
 }
 
 /**
@@ -74,8 +72,6 @@ function timeoutMessage(error: unknown, limits: { connectTimeoutMs: number; tota
       return `no connection (TCP and TLS) within the ${limits.connectTimeoutMs} ms connect timeout`;
     case "UND_ERR_HEADERS_TIMEOUT":
       return `no response within ${limits.totalTimeoutMs} ms`;
-    case "UND_ERR_BODY_TIMEOUT":
-      return `response body stalled for ${limits.totalTimeoutMs} ms`;
   }
   return candidate?.name === "TimeoutError" ? `no response within ${limits.totalTimeoutMs} ms` : undefined;
 }
