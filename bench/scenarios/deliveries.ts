@@ -54,19 +54,22 @@ export const deliveries: Scenario = {
         const tokens = mailing.pieces.map((piece) => piece.token);
         const nextIp = rotatingIp();
         let counter = 0;
+        // Never reset: an identical submission to the same page is the same lead (no delivery).
+        let submission = 0;
         const capturePlan = {
           url: server.baseUrl,
           connections: context.settings.connections,
           nextRequest: () => {
             counter++;
+            submission++;
             return {
               method: "POST",
               path: `/l/${tokens[counter % tokens.length]}`,
               headers: { "content-type": "application/json", "x-forwarded-for": nextIp() },
               body: JSON.stringify({
                 first_name: "Bench",
-                last_name: `Lead ${counter}`,
-                email: `lead${counter}@example.com`,
+                last_name: `Lead ${submission}`,
+                email: `lead${submission}@example.com`,
               }),
             };
           },

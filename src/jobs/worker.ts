@@ -127,7 +127,13 @@ export function startWorker(deps: WorkerDeps, catalog: JobCatalog, options: Work
       // The outcome could not be written (the database went away): the job's lock expires and
       // another round runs it again, which every job kind tolerates.
       .catch((error: unknown) => deps.logger.warn({ err: error, jobId: job.id }, "job outcome not recorded"))
-      .finally(() => inFlight.delete(task));
+      .finally(() => {
+        inFlight.delete(task);
+        // A finished job of a kind capped per org frees a place its org's waiting jobs may take
+        // now: claim again at once rather than at the next poll (one org's deliveries would
+        // otherwise go out in rounds of the cap every 250 ms).
+        if (entry.kind.maxRunningPerOrg !== undefined) wake();
+      });
     inFlight.add(task);
   };
 
@@ -158,11 +164,13 @@ export function startWorker(deps: WorkerDeps, catalog: JobCatalog, options: Work
     deps.logger.info("job worker stopped");
   })();
 
+  function wake() {
+    wokenSinceClaim = true;
+    endPause?.();
+  }
+
   return {
-    wake: () => {
-      wokenSinceClaim = true;
-      endPause?.();
-    },
+    wake,
     stop: async () => {
       stopping.abort();
       endPause?.();

@@ -62,9 +62,9 @@ describe(`lead deliveries shared fairly between organizations (${databaseLabel})
   });
 
   /** The worker a process runs (16 slots), polling often so a test does not wait on the poll. */
-  function worker() {
+  function worker(pollIntervalMs = 20) {
     const deps = { db: ctx.database.db, clock: ctx.clock, logger: silentLogger };
-    return startWorker(deps, buildJobCatalog({ ...deps, deliveryClient: client }), { pollIntervalMs: 20 });
+    return startWorker(deps, buildJobCatalog({ ...deps, deliveryClient: client }), { pollIntervalMs });
   }
 
   async function orgWithSubscriptions(receiver: HttpsReceiver, prefix: string, count: number) {
@@ -101,6 +101,22 @@ describe(`lead deliveries shared fairly between organizations (${databaseLabel})
       hanging.requests.map((request) => request.path).sort(),
       Array.from({ length: 20 }, (_, index) => `/x/${index}`).sort(),
     );
+  });
+
+  it("sends a capped org's next deliveries as soon as places free up, not at the next poll", async () => {
+    healthy.respondWith(200);
+    const w = await orgWithSubscriptions(healthy, "/w", 20);
+    const received = () => healthy.requests.filter((request) => request.path.startsWith("/w/"));
+    const running = worker(60_000);
+    try {
+      const started = Date.now();
+      await submitLead(ctx, w.token, LEAD);
+      running.wake();
+      assert.ok(await waitFor(() => received().length >= 20, 10_000), `${received().length} of 20 received`);
+      assert.ok(Date.now() - started < 10_000, "all 20 before the next poll, in rounds of 8");
+    } finally {
+      await running.stop();
+    }
   });
 
   it("delivers every job of a capped org exactly once, never more than 8 at a time across two workers", async () => {
