@@ -12,7 +12,8 @@ import { AppError, invalidJson, invalidPayload, unreadableBody } from "../errors
  */
 const READ_AS_JSON = new Set(["", "text/plain", "application/x-www-form-urlencoded"]);
 
-function mediaTypeOf(header: string | undefined): string {
+/** "application/json; charset=utf-8" → "application/json". */
+export function mediaTypeOf(header: string | undefined): string {
   return (header ?? "").split(";")[0]!.trim().toLowerCase();
 }
 

@@ -7,6 +7,7 @@ import {
   renderTryAgain,
   renderUnreadableForm,
 } from "../services/leads/landing-html.ts";
+import { mediaTypeOf } from "./json-body.ts";
 
 /**
  * What a homeowner's browser sees of an error on a landing page (/l/{token}): a page with the
@@ -25,9 +26,7 @@ export const LANDING_HEADERS = {
 
 export const newNonce = () => randomBytes(16).toString("base64");
 
-function mediaType(request: FastifyRequest): string {
-  return (request.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase();
-}
+const mediaType = (request: FastifyRequest) => mediaTypeOf(request.headers["content-type"]);
 
 /** The landing form as it posts itself (the route reads this body type alone). */
 export function isFormPost(request: FastifyRequest): boolean {

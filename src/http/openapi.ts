@@ -133,7 +133,12 @@ export async function registerOpenApi(
       servers: [{ url: extras.publicBaseUrl }],
       components: {
         securitySchemes: {
-          bearerAuth: { type: "http", scheme: "bearer", description: "Organization API key (`ak_…`)." },
+          bearerAuth: {
+            type: "http",
+            scheme: "bearer",
+            description:
+              "Organization API key (`ak_…`). Send one Authorization header: a request with two counts as having none (401).",
+          },
         },
       },
       security: [{ bearerAuth: [] }],
