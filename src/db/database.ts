@@ -246,3 +246,11 @@ export function isDatabaseMisconfigured(error: unknown): boolean {
 function someCause(error: unknown, matches: (candidate: ErrorLike) => boolean): boolean {
   return causeChain(error).some(matches);
 }
+
+/**
+ * Takes a lock named by `key` until the caller's transaction ends (a PostgreSQL advisory lock, on
+ * PGlite too): check-then-write sequences of one key run one at a time across every process.
+ */
+export async function lockUntilCommit(tx: Queryable, key: string): Promise<void> {
+  await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtextextended(${key}, 0))`);
+}

@@ -1,4 +1,4 @@
-import { type Queryable, queryOne, sql } from "../../db/database.ts";
+import { lockUntilCommit, type Queryable, queryOne, sql } from "../../db/database.ts";
 
 /** The UTC day containing `now`: [00:00, next 00:00). */
 export function utcDay(now: Date): { start: Date; end: Date } {
@@ -25,5 +25,5 @@ export async function stagedToday(db: Queryable, orgId: string, now: Date): Prom
 
 /** Serializes quota check-and-stage per org within a transaction (released at commit). */
 export async function lockOrgQuota(tx: Queryable, orgId: string): Promise<void> {
-  await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtextextended(${`import-quota:${orgId}`}, 0))`);
+  await lockUntilCommit(tx, `import-quota:${orgId}`);
 }

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { Type } from "@fastify/type-provider-typebox";
 import { and, asc, count, eq, type SQL } from "drizzle-orm";
 import type { Clock } from "../../clock.ts";
-import { type Queryable, sql } from "../../db/database.ts";
+import { lockUntilCommit, type Queryable } from "../../db/database.ts";
 import { subscriptions } from "../../db/schema.ts";
 import { AppError, invalidPayload, notFound } from "../../errors.ts";
 import { newSigningSecret } from "./signer.ts";
@@ -121,7 +121,7 @@ function matching(orgId: string, sent: SubscriptionRef): SQL {
 
 /** Held until the transaction ends: one subscribe of an org at a time (on every process). */
 async function lockOrgSubscriptions(tx: Queryable, orgId: string): Promise<void> {
-  await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtextextended(${`subscriptions:${orgId}`}, 0))`);
+  await lockUntilCommit(tx, `subscriptions:${orgId}`);
 }
 
 async function countSubscriptions(tx: Queryable, orgId: string): Promise<number> {
