@@ -159,10 +159,11 @@ function withReplyTimeout<T>(reply: Promise<T>, ms: number): Promise<T> {
       finish();
     };
     const giveUp = () => settle(() => reject(new Error(`no reply from Redis within ${ms} ms`)));
-    // setImmediate runs after the poll phase that follows the timers, the inner timer after one
-    // more loop turn: two reads of the sockets before giving up (a reply that needed one more
-    // hop, such as a local proxy's, still counts).
-    const timer = setTimeout(() => setImmediate(() => setTimeout(giveUp, 0)), ms);
+    // A reply that reached the socket while the event loop was busy is read in the poll phase
+    // after the timers: setImmediate runs after that poll, the nested one after the next loop
+    // turn's poll. Counting loop turns (not milliseconds) gives a reply two reads of the sockets
+    // (one more hop, such as a local proxy's, still counts) however slow the machine is.
+    const timer = setTimeout(() => setImmediate(() => setImmediate(giveUp)), ms);
     reply.then(
       (value) => settle(() => resolve(value)),
       (error: unknown) => settle(() => reject(error)),

@@ -225,11 +225,14 @@ describe("Redis rate limiter outage", () => {
   it("does not take a reply that waited behind a busy event loop for an outage", async () => {
     const { createRedisRateLimiter } = await import("../../src/limits/rate-limiter.ts");
     const pino = (await import("pino")).default;
-    // The reply travels over a loopback socket, so it is in the socket while the loop is busy.
-    const echo = net.createServer((socket) => socket.pipe(socket));
-    await new Promise<void>((resolve) => echo.listen(0, "127.0.0.1", resolve));
-    const client = net.connect((echo.address() as net.AddressInfo).port, "127.0.0.1");
+    // As with a real Redis, the reply is written by the peer into a loopback socket and waits
+    // there, unread, while this process's event loop is busy.
+    const peer = net.createServer();
+    await new Promise<void>((resolve) => peer.listen(0, "127.0.0.1", resolve));
+    const accepted = once(peer, "connection");
+    const client = net.connect((peer.address() as net.AddressInfo).port, "127.0.0.1");
     await once(client, "connect");
+    const [peerSocket] = (await accepted) as [net.Socket];
     const exec = () =>
       new Promise((resolve) => {
         client.once("data", () =>
@@ -238,7 +241,7 @@ describe("Redis rate limiter outage", () => {
             [null, 1],
           ]),
         );
-        client.write("x");
+        peerSocket.write("x");
       });
     const fakeRedis = {
       multi: () => ({ incr: () => ({ expire: () => ({ exec }) }) }),
@@ -257,7 +260,8 @@ describe("Redis rate limiter outage", () => {
       assert.equal((await decision).allowed, false, "counted (count 1 > limit 0), not failed open");
     } finally {
       client.destroy();
-      echo.close();
+      peerSocket.destroy();
+      peer.close();
     }
   });
 });
