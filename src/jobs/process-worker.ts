@@ -6,11 +6,13 @@ import type { Geocoder } from "../geo/geocoder.ts";
 import { createDeliveryClient } from "../services/webhooks/delivery-client.ts";
 import { createTargetGuard } from "../services/webhooks/target-guard.ts";
 import { buildJobCatalog } from "./catalog.ts";
+import { startJobPruning } from "./pruning.ts";
 import { startWorker, type Worker } from "./worker.ts";
 
 /**
  * The worker of a `--role worker` (or default) process: every job kind, real DNS, the system CA
- * store with TLS verification on. Stopping it lets jobs in hand finish, then closes the sockets.
+ * store with TLS verification on, and the pruning of finished jobs past their retention. Stopping
+ * it lets jobs in hand finish, then closes the sockets.
  */
 export function startProcessWorker(deps: {
   config: Config;
@@ -22,9 +24,11 @@ export function startProcessWorker(deps: {
   const guard = createTargetGuard({ allowPrivateTargets: deps.config.webhookAllowPrivateTargets });
   const deliveryClient = createDeliveryClient({ guard, logger: deps.logger });
   const worker = startWorker(deps, buildJobCatalog({ ...deps, deliveryClient }));
+  const pruning = startJobPruning(deps);
   return {
     wake: () => worker.wake(),
     stop: async () => {
+      await pruning.stop();
       await worker.stop();
       await deliveryClient.close();
     },

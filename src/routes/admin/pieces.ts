@@ -102,6 +102,8 @@ export function registerAdminPieceRoutes(app: FastifyInstance, services: Service
         hide: true,
         operationId: "adminListJobs",
         summary: "Background jobs, newest first; ?status=failed shows each failure's reason",
+        description:
+          "Finished jobs are pruned by the workers: done ones 7 days after they finished, failed ones after 30.",
         querystring: JobsQuery,
         response: { 200: JobList, 401: ErrorBody, 422: ErrorBody },
       },
