@@ -2,6 +2,7 @@ import { isUtf8 } from "node:buffer";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { isStorableText, UNSTORABLE_TEXT } from "../domain/storable-text.ts";
 import { AppError, invalidJson, invalidPayload, unreadableBody } from "../errors.ts";
+import { findAmbiguousValue } from "./ambiguous-json.ts";
 
 /**
  * Media types whose body is read as JSON besides application/json. The spec says every body is
@@ -110,7 +111,8 @@ function parseJsonBody(
     done(error as SyntaxError, undefined);
     return;
   }
-  const refused = mayHideRefusedValue(text) ? findRefusedValue(parsed) : undefined;
+  const refused =
+    (mayHideRefusedValue(text) ? findRefusedValue(parsed) : undefined) ?? findAmbiguousValue(text, parsed);
   if (refused !== undefined) {
     done(invalidPayload(`${refused.path}: ${refused.reason}`), undefined);
     return;

@@ -223,6 +223,66 @@ describe(`error model (${databaseLabel})`, () => {
     assert.equal(response.body.detail, "__proto__: this key is not allowed");
   });
 
+  it("refuses a key repeated within one object (422 naming it), whichever copy a proxy would read", async () => {
+    const org = await createOrg(ctx);
+    const cases: [string, string, string][] = [
+      [
+        "/api/v1/events",
+        '{"event_type":"job.done","object_type":"job","dedup_id":"d","dry_run":true,"dry_run":false,"record":{"id":"r"}}',
+        "dry_run",
+      ],
+      [
+        "/api/v1/events",
+        '{"event_type":"job.done","object_type":"job","dedup_id":"d","record":{"id":"r","properties":{"cf_a":"1","cf_\\u0061":"2"}}}',
+        "record.properties.cf_a",
+      ],
+      [
+        "/api/v1/customers/webhook",
+        '{"addresses":[{"address":"1 Main St, Springfield IL"},{"address":"a","address":"b"}]}',
+        "addresses[1].address",
+      ],
+    ];
+    for (const [url, payload, path] of cases) {
+      const response = await call(ctx, "POST", url, {
+        key: org.key,
+        payload,
+        headers: { "content-type": "application/json" },
+      });
+      assert.equal(response.status, 422, `${payload}: ${response.text}`);
+      assert.match(
+        response.body.detail,
+        new RegExp(`^${path.replace(/[.[\]]/g, "\\$&")}: this key appears more than once`),
+      );
+    }
+    const distinct = await call(ctx, "POST", "/api/v1/events", {
+      key: org.key,
+      payload:
+        '{"event_type":"job.done","object_type":"job","dedup_id":"d","dry_run":true,"record":{"id":"r","properties":{"cf_a":"x:\\"y","cf_b":"1"}}}',
+      headers: { "content-type": "application/json" },
+    });
+    assert.equal(distinct.status, 202, "the same key in sibling objects and colons inside strings are fine");
+  });
+
+  it("refuses a number a double cannot hold exactly (422 naming it): two deal ids must not merge", async () => {
+    const org = await createOrg(ctx);
+    const home = "1 Main St, Springfield, IL 62701";
+    for (const number of ["9007199254740993", "-9007199254740993", "1e21", "1e999"]) {
+      const response = await call(ctx, "POST", "/api/v1/conversions", {
+        key: org.key,
+        payload: `{"address":"${home}","objectId":${number}}`,
+        headers: { "content-type": "application/json" },
+      });
+      assert.equal(response.status, 422, number);
+      assert.match(response.body.detail, /^objectId: this number is too large to be read exactly/, number);
+    }
+    const exact = await call(ctx, "POST", "/api/v1/conversions", {
+      key: org.key,
+      payload: `{"address":"${home}","objectId":9007199254740991,"deal_amount":1234.56}`,
+      headers: { "content-type": "application/json" },
+    });
+    assert.equal(exact.status, 200, exact.text);
+  });
+
   it("serves a bodyless request sent with a JSON content type on a route that takes no body", async () => {
     const org = await createOrg(ctx);
     const issued = await admin(ctx, "POST", `/orgs/${org.orgId}/keys`, {});
