@@ -33,7 +33,9 @@ export const unreadableBody = (detail: string) => new AppError(400, "invalid_pay
 export const invalidJson = (detail = "request body is not valid JSON") =>
   new AppError(400, "invalid_json", detail);
 export const notFound = (detail = "not found") => new AppError(404, "not_found", detail);
-export const unauthorized = () => new AppError(401, "unauthorized");
+/** RFC 6750 §3: a 401 names the scheme the client must use. */
+export const unauthorized = () =>
+  new AppError(401, "unauthorized", undefined, { "www-authenticate": 'Bearer realm="api"' });
 export const forbidden = () => new AppError(403, "unauthorized");
 
 export const rateLimited = (retryAfterSeconds: number, detail?: string) =>

@@ -2,7 +2,7 @@ import { createHmac, timingSafeEqual } from "node:crypto";
 import type { Clock } from "../clock.ts";
 import { type Queryable, queryRows, sql } from "../db/database.ts";
 import type { PieceStatus } from "../db/schema.ts";
-import { AppError, invalidJson, unauthorized, unreadableBody } from "../errors.ts";
+import { AppError, invalidJson, unreadableBody } from "../errors.ts";
 
 /** A signed request older or newer than this is a replay (or a badly wrong clock). */
 export const LOB_SIGNATURE_TOLERANCE_SECONDS = 300;
@@ -93,7 +93,8 @@ export async function applyLobEvent(
 ): Promise<LobEventResult> {
   if (!secret) throw new AppError(503, "webhook_not_configured", "LOB_WEBHOOK_SECRET is not set");
   const now = deps.clock.now();
-  if (!verifyLobSignature({ secret, ...headers, rawBody, now })) throw unauthorized();
+  // A signature, not a bearer scheme: no WWW-Authenticate.
+  if (!verifyLobSignature({ secret, ...headers, rawBody, now })) throw new AppError(401, "unauthorized");
   const event = parseEvent(rawBody);
   const status = TRACKING_STATUS[event.type];
   if (!status) return { received: true, event_type: event.type, piece_id: null, status: null };

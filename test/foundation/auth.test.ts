@@ -45,6 +45,7 @@ describe(`authentication and scopes (${databaseLabel})`, () => {
       const response = await call(ctx, "GET", "/api/v1/me", { headers });
       assert.equal(response.status, 401, label);
       assert.deepEqual(response.body, { error: "Unauthorized" }, label);
+      assert.equal(response.headers["www-authenticate"], 'Bearer realm="api"', label);
     }
     assert.ok(revoked);
   });
