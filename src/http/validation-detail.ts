@@ -82,6 +82,9 @@ export function describeValidationError(issues: ValidationIssue[], context = "bo
     case "required":
       return `${join(at, String(params.missingProperty))}: is required`;
     case "additionalProperties":
+      if (context === "querystring" && !at) {
+        return `query parameter ${String(params.additionalProperty)}: is not accepted by this endpoint`;
+      }
       return `${join(at, String(params.additionalProperty))}: is not an allowed field`;
     case "propertyNames":
     case "pattern":

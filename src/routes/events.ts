@@ -1,4 +1,4 @@
-import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
+import { Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
 import { errorResponse } from "../http/error-responses.ts";
 import { MACHINE_STYLE } from "../http/error-style.ts";
@@ -11,6 +11,15 @@ import {
 } from "../services/events/envelope.ts";
 import { type AttributeContact, createEventService } from "../services/events/event-service.ts";
 import type { Services } from "../services/services.ts";
+
+/**
+ * No query parameters: `?dry_run=true` would otherwise be ignored and the event mailed. Every
+ * envelope field goes in the body.
+ */
+const EventsQuery = Type.Object(
+  {},
+  { additionalProperties: false, description: "None: every field, `dry_run` included, goes in the body." },
+);
 
 export interface EventRouteOptions {
   /** Indirect attribution of contact events (the tracking-lead service). */
@@ -47,6 +56,7 @@ export function registerEventRoutes(
         summary: "Ingest an event",
         description:
           "Matches the event against automations bound to `custom.<event_type>` and enqueues one campaign per matching automation and `dedup_id`. Replays are absorbed; `dry_run` evaluates without writing anything. Live events keep the 25 newest per `event_type` as samples for the app's binding picker (rule 10's \"about 25\"), written within 250 ms of the event.",
+        querystring: EventsQuery,
         body: EventEnvelope,
         response: {
           202: EventResult,

@@ -204,6 +204,16 @@ describe(`POST /api/v1/events: envelope validation (${databaseLabel})`, () => {
     assert.match(response.body.detail, /^record\.properties\.__proto__: /);
   });
 
+  it("refuses query parameters (422 naming them): ?dry_run=true must not pass for a dry run and mail", async () => {
+    const body = envelope({ dedup_id: "q1", record: { id: "r-q", properties: ADDRESS } });
+    const response = await call(ctx, "POST", "/api/v1/events?dry_run=true", { key: org.key, body });
+    assert.equal(response.status, 422, response.text);
+    assert.equal(response.body.error, "invalid_payload");
+    assert.equal(response.body.detail, "query parameter dry_run: is not accepted by this endpoint");
+    const live = await call(ctx, "POST", "/api/v1/events", { key: org.key, body });
+    assert.equal(live.body.outcomes[0].reason, "queued", "the refused call enqueued nothing");
+  });
+
   it("answers 400 invalid_json for malformed JSON", async () => {
     const response = await call(ctx, "POST", "/api/v1/events", {
       key: org.key,
