@@ -1,7 +1,7 @@
 import type { IncomingMessage } from "node:http";
 import { Type } from "@fastify/type-provider-typebox";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
-import { CallToolRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { CallToolRequestSchema, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { soleAuthorization } from "../http/authorization-header.ts";
 import { logServerError, toAppError } from "../http/error-handler.ts";
@@ -174,6 +174,18 @@ async function serveToolProtocol(request: FastifyRequest, reply: FastifyReply, f
       .code(400)
       .send(
         jsonRpcError(INVALID_REQUEST, "Batches are not supported: send one JSON-RPC message per request."),
+      );
+  }
+  // Valid JSON that is no JSON-RPC message (`{"jsonrpc":"2.0","id":1}`, `null`): the transport
+  // calls that a parse error (-32700); JSON-RPC 2.0 says -32600.
+  if (!JSONRPCMessageSchema.safeParse(request.body).success) {
+    return reply
+      .code(400)
+      .send(
+        jsonRpcError(
+          INVALID_REQUEST,
+          'Invalid Request: not a JSON-RPC 2.0 message (send "jsonrpc": "2.0" and a "method")',
+        ),
       );
   }
   const invalid = invalidToolCall(request.body);

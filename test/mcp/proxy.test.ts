@@ -351,6 +351,25 @@ describe(`MCP proxy at /api/mcp (${databaseLabel})`, () => {
     assert.equal(body.id, null);
   });
 
+  it("answers valid JSON that is no JSON-RPC message with HTTP 400 and -32600 (invalid request)", async () => {
+    for (const body of [
+      '{"jsonrpc":"2.0","id":1}',
+      "null",
+      '{"jsonrpc":"1.0","id":1,"method":"tools/list"}',
+      "42",
+    ]) {
+      const response = await fetch(url, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-forwarded-for": nextClientIp() },
+        body,
+      });
+      assert.equal(response.status, 400, body);
+      const answer = (await response.json()) as any;
+      assert.equal(answer.error.code, -32600, body);
+      assert.equal(answer.id, null);
+    }
+  });
+
   it("refuses every batch, even of one (one per-IP count must not buy many tool calls)", async () => {
     const org = await createOrg(ctx);
     const post = (body: unknown) =>
