@@ -32,7 +32,20 @@ describe(`lead polling (${databaseLabel})`, () => {
     assert.equal(sample.test, true);
     assert.equal(sample.custom_issues, "");
     assert.equal("service_lead_id" in sample, false);
-    assert.equal((await poll(org.key, "2030-01-01T00:00:00Z")).body.leads[0].id, SAMPLE_ID);
+    assert.equal(sample.created_at, "2026-11-22T12:00:00.000Z");
+    const ahead = (await poll(org.key, "2030-01-01T00:00:00Z")).body.leads;
+    assert.equal(ahead[0].id, SAMPLE_ID);
+    assert.equal(ahead[0].created_at, "2030-01-01T00:00:00.001Z", "dated strictly after since");
+    const window = await call(ctx, "GET", "/api/v1/integrations/leads", {
+      key: org.key,
+      query: { since: "2020-01-01T00:00:00Z", before: "2021-01-01T00:00:00Z" },
+    });
+    assert.equal(window.body.leads[0].created_at, "2021-01-01T00:00:00.000Z", "at or before before");
+    const emptyWindow = await call(ctx, "GET", "/api/v1/integrations/leads", {
+      key: org.key,
+      query: { since: "2021-01-01T00:00:00Z", before: "2021-01-01T00:00:00Z" },
+    });
+    assert.deepEqual(emptyWindow.body.leads, [], "no instant is after since and at or before before");
 
     const { token } = await mailOnePiece(ctx, org.orgId);
     const leadId = await submitLead(ctx, token, {

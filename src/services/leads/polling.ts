@@ -39,8 +39,20 @@ export interface PollWindow {
   before?: Date | undefined;
 }
 
+/**
+ * When the sample is dated: now, unless the window asks for later (a `since` ahead of the clock),
+ * so the one sample an org without leads always gets still satisfies "strictly after since".
+ * Undefined when the window holds no instant at all (`before` at or before `since`).
+ */
+function sampleDate(now: Date, { since, before }: PollWindow): Date | undefined {
+  const earliest = since ? new Date(Math.max(now.getTime(), since.getTime() + 1)) : now;
+  if (!before) return earliest;
+  if (since && before.getTime() <= since.getTime()) return undefined;
+  return earliest.getTime() <= before.getTime() ? earliest : before;
+}
+
 /** The example a newly connected integration sees until the first real lead arrives. */
-export function sampleLead(now: Date): LeadView {
+export function sampleLead(createdAt: Date): LeadView {
   return {
     id: SAMPLE_LEAD_ID,
     name: "Jane Sample",
@@ -63,7 +75,7 @@ export function sampleLead(now: Date): LeadView {
     source: LANDING_PAGE_SOURCE_LABEL,
     custom_fields: [],
     ...flattenCustomFields([]),
-    created_at: now.toISOString(),
+    created_at: createdAt.toISOString(),
     test: true,
   };
 }
@@ -89,8 +101,9 @@ export async function listRecentLeads(
     .limit(POLL_LIMIT);
   if (rows.length > 0) return rows.map((row) => toLeadView(row.lead, row.campaignName, row.piece));
   if ((since || before) && (await hasAnyLandingLead(db, orgId))) return [];
-  // No real lead at all: the sample shows the shape, whatever `since` says.
-  return [sampleLead(now)];
+  // No real lead at all: the sample shows the shape, dated inside the window asked for.
+  const createdAt = sampleDate(now, window);
+  return createdAt ? [sampleLead(createdAt)] : [];
 }
 
 async function hasAnyLandingLead(db: Queryable, orgId: string): Promise<boolean> {
