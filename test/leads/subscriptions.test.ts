@@ -54,7 +54,11 @@ describe(`lead subscriptions (${databaseLabel})`, () => {
         /^target host internal\.example\.com resolves to an address that is not public$/,
       ],
       [{ target_url: "https://nowhere.example.com/leads" }, /does not resolve/],
-      [{ target_url: "not a url" }, /valid URL/],
+      [{ target_url: "not-a-url" }, /valid URL/],
+      [{ target_url: `https://${PUBLIC_HOST}/a\nb` }, /spaces or control characters/],
+      [{ target_url: `https://${PUBLIC_HOST}:4\t43/leads` }, /spaces or control characters/],
+      [{ target_url: `https://${PUBLIC_HOST}/a b` }, /spaces or control characters/],
+      [{ target_url: `https://${PUBLIC_HOST}:0/leads` }, /port 0/],
       [{ target_url: `https://${PUBLIC_HOST}/leads`, event: "lead.updated" }, /lead\.created/],
     ];
     for (const [body, detail] of cases) {

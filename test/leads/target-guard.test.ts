@@ -96,7 +96,8 @@ describe("webhook target guard (allow-list off)", () => {
     await refused("http://hooks.example.com/leads", /https/);
     await refused("ftp://hooks.example.com/leads", /https/);
     await refused("https://user:pass@hooks.example.com/", /credentials/);
-    await refused("not a url", /valid URL/);
+    await refused("not a url", /spaces or control characters/);
+    await refused("https://", /valid URL/);
   });
 
   it("refuses a hostname that resolves to loopback, metadata or a mapped loopback", async () => {

@@ -45,6 +45,8 @@ export interface TargetGuard {
   readonly allowList: PrivateTargetAllowList;
 }
 
+const CONTROL_OR_SPACE = /[\u0000-\u0020\u007f]/;
+
 export function createTargetGuard(options: {
   resolver?: HostResolver;
   allowPrivateTargets?: readonly string[];
@@ -59,6 +61,11 @@ export function createTargetGuard(options: {
   };
 
   const checkUrl = (raw: string): URL => {
+    // The URL parser drops tabs and newlines anywhere: "https://h/a\nb" would be stored as
+    // https://h/ab, a URL the caller never sent. Around the URL (a pasted newline) they are trimmed.
+    if (CONTROL_OR_SPACE.test(raw.trim())) {
+      throw new BlockedTargetError("target_url must not contain spaces or control characters");
+    }
     let url: URL;
     try {
       url = new URL(raw);
@@ -68,6 +75,7 @@ export function createTargetGuard(options: {
     if (url.protocol !== "https:") throw new BlockedTargetError("target_url must use https");
     if (url.username || url.password) throw new BlockedTargetError("target_url must not carry credentials");
     if (!url.hostname) throw new BlockedTargetError("target_url has no host");
+    if (url.port === "0") throw new BlockedTargetError("target_url port 0 cannot be connected to");
     if (isIpLiteral(url.hostname)) assertAddressAllowed(url.hostname, stripBrackets(url.hostname));
     return url;
   };
