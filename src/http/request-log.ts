@@ -7,6 +7,9 @@ export function registerRequestLog(app: FastifyInstance): void {
     reply.header("x-request-id", request.id);
     // JSON answers quote request text (a 404 quotes the path): never let a browser sniff them as HTML.
     reply.header("x-content-type-options", "nosniff");
+    // API answers carry leads' personal data and signing secrets: no cache in between may keep them.
+    if (isApiPath(request.url) && !reply.hasHeader("cache-control"))
+      reply.header("cache-control", "no-store");
     return payload;
   });
   app.addHook("onResponse", async (request, reply) => {
@@ -22,3 +25,5 @@ export function registerRequestLog(app: FastifyInstance): void {
     );
   });
 }
+
+const isApiPath = (url: string) => url.startsWith("/api/") || url.startsWith("/admin/");

@@ -209,6 +209,7 @@ async function serveToolProtocol(request: FastifyRequest, reply: FastifyReply, f
   reply.hijack();
   reply.raw.setHeader("x-request-id", request.id);
   reply.raw.setHeader("x-content-type-options", "nosniff");
+  reply.raw.setHeader("cache-control", "no-store");
   reply.raw.on("close", () => {
     void transport.close();
     void server.close();

@@ -468,6 +468,19 @@ describe(`error model (${databaseLabel})`, () => {
     assert.equal(missing.headers["x-content-type-options"], "nosniff");
     assert.match(String(missing.headers["content-type"]), /^application\/json/);
   });
+
+  it("marks API answers (personal data, signing secrets) no-store, errors included", async () => {
+    const org = await createOrg(ctx);
+    for (const [url, key] of [
+      ["/api/v1/integrations/leads", org.key],
+      ["/api/v1/me", org.key],
+      ["/api/v1/me", undefined],
+      ["/admin/v1/orgs", ADMIN_TOKEN],
+    ] as const) {
+      const response = await call(ctx, "GET", url, key ? { key } : {});
+      assert.equal(response.headers["cache-control"], "no-store", url);
+    }
+  });
 });
 
 function rawPost(
