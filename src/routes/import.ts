@@ -1,6 +1,8 @@
 import { isUtf8 } from "node:buffer";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
+import { invalidPayload } from "../errors.ts";
+import { timesSent } from "../http/authorization-header.ts";
 import { errorResponse } from "../http/error-responses.ts";
 import { IMPORT_STYLE } from "../http/error-style.ts";
 import { ErrorBody } from "../http/schemas.ts";
@@ -34,6 +36,10 @@ export function registerImportRoute(app: FastifyInstance, services: Services): v
       config: { scope: "import:write", errorStyle: IMPORT_STYLE },
       preValidation: async (request) => {
         const key = request.headers["idempotency-key"];
+        // Node joins repeats into "a, b": a proxy keeping one of them would replay under another key.
+        if (key !== undefined && timesSent(request.raw, "idempotency-key") > 1) {
+          throw invalidPayload("Idempotency-Key: sent more than once; send one key");
+        }
         if (typeof key === "string") request.headers["idempotency-key"] = readHeaderAsUtf8(key);
       },
       schema: {

@@ -184,6 +184,26 @@ describe(`POST /api/v1/import/jobs (${databaseLabel})`, () => {
       });
     }
 
+    it("rejects an Idempotency-Key sent twice (Node would join them into one key)", async () => {
+      const org = await createOrg(ctx);
+      const response = await ctx.app.inject({
+        method: "POST",
+        url: "/api/v1/import/jobs",
+        headers: {
+          authorization: `Bearer ${org.key}`,
+          "content-type": "application/json",
+          "idempotency-key": ["a", "b"],
+        },
+        payload: JSON.stringify({ source: "jobs", rows: rows(1) }),
+      });
+      assert.equal(response.statusCode, 422, response.body);
+      assert.deepEqual(response.json(), {
+        error: "invalid_payload",
+        detail: "Idempotency-Key: sent more than once; send one key",
+      });
+      assert.equal(await countRows("imports", org.orgId), 0);
+    });
+
     it("rejects an Idempotency-Key over 255 characters, and accepts one of 255", async () => {
       const org = await createOrg(ctx);
       const long = await postImport(
