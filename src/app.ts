@@ -9,6 +9,7 @@ import type { Geocoder } from "./geo/geocoder.ts";
 import { createClientErrorHandler } from "./http/client-errors.ts";
 import { registerDocsPage } from "./http/docs-page.ts";
 import { frameworkErrorHandler, registerErrorHandling } from "./http/error-handler.ts";
+import { registerExpectContinue } from "./http/expect-continue.ts";
 import { registerGuards } from "./http/guards.ts";
 import { registerJsonBodyParser } from "./http/json-body.ts";
 import { registerOpenApi } from "./http/openapi.ts";
@@ -102,6 +103,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   // Buffered writes (event samples) reach the database before it is closed.
   app.addHook("onClose", () => services.triggerStore.drain());
   registerJsonBodyParser(app);
+  registerExpectContinue(app);
   registerErrorHandling(app);
   registerRequestLog(app);
   registerShutdownGate(app);

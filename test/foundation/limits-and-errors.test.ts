@@ -324,6 +324,30 @@ describe(`error model (${databaseLabel})`, () => {
     assert.match(body.detail, /1048576/);
   });
 
+  it("answers Expect: 100-continue only once the guards pass and the declared length fits", async () => {
+    const org = await createOrg(ctx);
+    const event = JSON.stringify({
+      event_type: "job.done",
+      object_type: "job",
+      dedup_id: "expect-1",
+      dry_run: true,
+      record: { id: "r" },
+    });
+    const badKey = await postExpectingContinue(baseUrl, "/api/v1/events", "Bearer ak_nope", event);
+    assert.deepEqual([badKey.status, badKey.continued], [401, false], "refused before the body is sent");
+    const oversized = await postExpectingContinue(
+      baseUrl,
+      "/api/v1/events",
+      `Bearer ${org.key}`,
+      "x",
+      300_000,
+    );
+    assert.deepEqual([oversized.status, oversized.continued], [413, false]);
+    assert.match(oversized.body, /262144/);
+    const fits = await postExpectingContinue(baseUrl, "/api/v1/events", `Bearer ${org.key}`, event);
+    assert.deepEqual([fits.status, fits.continued], [202, true], fits.body);
+  });
+
   it("answers 413 payload_too_large for an actual body over the limit sent without a length", async () => {
     const chunk = `{"name":"${"x".repeat(1024 * 1024 + 10)}"}`;
     const { status, body } = await rawPost(
@@ -508,5 +532,45 @@ function rawPost(
     if (body) req.write(body);
     if (!headers["content-length"] || body) req.end();
     else req.flushHeaders();
+  });
+}
+
+/** A POST that sends its body only when the server answers 100 Continue. */
+function postExpectingContinue(
+  baseUrl: string,
+  path: string,
+  authorization: string,
+  body: string,
+  declaredLength = Buffer.byteLength(body),
+): Promise<{ status: number; continued: boolean; body: string }> {
+  return new Promise((resolve, reject) => {
+    let continued = false;
+    const req = httpRequest(`${baseUrl}${path}`, {
+      method: "POST",
+      headers: {
+        authorization,
+        "content-type": "application/json",
+        "content-length": String(declaredLength),
+        expect: "100-continue",
+      },
+    });
+    req.on("continue", () => {
+      continued = true;
+      req.end(body);
+    });
+    req.on("response", (res) => {
+      let text = "";
+      res.on("data", (chunk) => {
+        text += chunk;
+      });
+      res.on("end", () => {
+        resolve({ status: res.statusCode ?? 0, continued, body: text });
+        req.destroy();
+      });
+    });
+    req.on("error", (error: NodeJS.ErrnoException) => {
+      if (error.code !== "EPIPE" && error.code !== "ECONNRESET") reject(error);
+    });
+    req.flushHeaders();
   });
 }
