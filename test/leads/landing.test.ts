@@ -76,6 +76,25 @@ describe(`landing pages and lead capture (${databaseLabel})`, () => {
     return row!.n;
   }
 
+  it("refuses a multiselect option holding a semicolon (choices are joined with semicolons)", async () => {
+    const org = await createOrg(ctx);
+    const refused = await admin(ctx, "POST", `/orgs/${org.orgId}/lead-fields`, {
+      field_id: "services",
+      label: "Services",
+      type: "multiselect",
+      options: ["Gutters", "Roof; repair"],
+    });
+    assert.equal(refused.status, 422, refused.text);
+    assert.match(refused.body.detail, /^options\[1\]: a multiselect option may not contain ";"/);
+    const select = await admin(ctx, "POST", `/orgs/${org.orgId}/lead-fields`, {
+      field_id: "budget",
+      label: "Budget",
+      type: "select",
+      options: ["<5k; flexible"],
+    });
+    assert.equal(select.status, 201, "one choice of a select is never split");
+  });
+
   it("serves a personalized, self-contained page with the org's custom fields", async () => {
     const org = await createOrg(ctx, { name: "Acme Roofing" });
     await addLeadField(ctx, org.orgId, {

@@ -46,6 +46,14 @@ export async function upsertLeadField(
   if ((input.type === "select" || input.type === "multiselect") && options.length === 0) {
     throw invalidPayload(`options: a ${input.type} field needs at least one option`);
   }
+  // A lead's choices reach custom_<field_id> joined with semicolons: "Roof; repair" could not be
+  // told apart from two choices.
+  const joinedBadly = input.type === "multiselect" ? options.findIndex((option) => option.includes(";")) : -1;
+  if (joinedBadly >= 0) {
+    throw invalidPayload(
+      `options[${joinedBadly}]: a multiselect option may not contain ";" (choices are joined with semicolons)`,
+    );
+  }
   if (input.type === "text" && options.length > 0) {
     throw invalidPayload("options: a text field takes no options");
   }
