@@ -199,7 +199,7 @@ export interface paths {
     };
     /**
      * Poll recent landing-page leads
-     * @description Newest first, at most 50, only landing-page leads, `created_at` strictly after `since` and at or before `before`; de-duplicate by `id`. More than 50 since the last poll: call again with `before` = the oldest `created_at` received, until fewer than 50 come back. An organization without any real lead gets one sample lead (`test: true`, all-zero id). A malformed `since` is 400 `Invalid since parameter`, a malformed `before` 400 `Invalid before parameter`.
+     * @description Newest first, at most 50, only landing-page leads, `created_at` strictly after `since` and at or before `before`; de-duplicate by `id`. More than 50 since the last poll: call again with `before` = the oldest `created_at` received, until fewer than 50 come back. An organization without any real lead gets one sample lead (`test: true`, all-zero id), dated inside the window asked for (now, or 1 ms after a `since` ahead of the clock). A malformed `since` is 400 `Invalid since parameter`, a malformed `before` 400 `Invalid before parameter`.
      *
      *     Required scope: `webhooks:inbound` (a key declaring no scopes is unrestricted).
      */
