@@ -101,6 +101,35 @@ describe(`POST /api/v1/tracking/lead (${databaseLabel})`, () => {
       });
     }
 
+    for (const key of [{ crm_record_id: "b1" }, { email: "pat@example.com" }, { phone: "217-555-0100" }]) {
+      it(`a replay by ${Object.keys(key)[0]} answers its first lead after a landing-page lead arrived`, async () => {
+        const org = await mailedOrg();
+        const first = await trackingLead(ctx, org.key, { address: HOME, ...key });
+        assert.equal(first.body.duplicate, false);
+        await landingPageLead(ctx, {
+          orgId: org.orgId,
+          id: randomUUID(),
+          campaignId: org.mailing.campaign_id,
+          pieceId: org.mailing.pieces[0]!.id,
+          address: HOME,
+          normalized: normalizeAddress(HOME),
+        });
+        const replay = await trackingLead(ctx, org.key, { address: HOME, ...key });
+        assert.deepEqual(replay.body, {
+          matched: true,
+          duplicate: true,
+          lead_id: first.body.lead_id,
+          campaign_id: org.mailing.campaign_id,
+          attribution_type: "indirect",
+        });
+        // A record the org never synced still collapses onto the landing-page lead.
+        const fresh = await trackingLead(ctx, org.key, { address: HOME, crm_record_id: "new-record" });
+        assert.equal(fresh.body.attribution_type, "direct");
+        assert.notEqual(fresh.body.lead_id, first.body.lead_id);
+        assert.equal(await count(ctx, "leads", org.orgId), 2, "the synced lead and the landing-page lead");
+      });
+    }
+
     it("keeps leads with no crm_record_id, email or phone distinct", async () => {
       const org = await mailedOrg();
       const a = await trackingLead(ctx, org.key, { address: HOME, first_name: "A", email: "" });

@@ -56,8 +56,9 @@ export function syncKeyOf(input: TrackingLeadInput): string | undefined {
 /**
  * Records a lead captured elsewhere as an indirect lead (source `crm_sync`) against the mailed
  * campaign that matches its address. Used by POST /api/v1/tracking/lead and by contact events.
- * Loop guard first (nothing written), then matching (unmatched: nothing written), then collapse
- * onto a landing-page lead at the same address (left untouched), then an idempotent insert.
+ * Loop guard first (nothing written), then a replay of a known key answers the lead it created,
+ * then matching (unmatched: nothing written), then collapse onto a landing-page lead at the same
+ * address (left untouched), then an idempotent insert (concurrent first syncs meet there).
  * Synced leads are never delivered outbound: delivery and polling read landing-page leads only.
  */
 export async function recordTrackingLead(
@@ -72,6 +73,11 @@ export async function recordTrackingLead(
   const reference = present(input.created_at)
     ? parseReferenceDate(input.created_at!, "created_at")
     : referenceNow(deps.clock.now());
+  const syncKey = syncKeyOf(input);
+  // Before the collapse: a landing-page lead captured since the first sync must not turn the
+  // replay into a second answer (and leave the first lead beside it).
+  const synced = syncKey ? await findSyncedLead(deps.db, orgId, syncKey) : undefined;
+  if (synced) return matchedLead(synced, true);
 
   const point = await locateForMatching(deps.geocoder, address, deps.logger);
   const match = await matchMailedPiece(
@@ -92,8 +98,7 @@ export async function recordTrackingLead(
     };
   }
 
-  const syncKey = syncKeyOf(input);
-  const row = await queryOne<{ id: string; campaign_id: string; inserted: boolean }>(
+  const row = await queryOne<SyncedLead & { inserted: boolean }>(
     deps.db,
     sql`INSERT INTO leads (
           org_id, id, source, campaign_id, piece_id, first_name, last_name, email, phone, full_address,
@@ -106,15 +111,32 @@ export async function recordTrackingLead(
           ${syncKey ?? null}, ${reference.at.toISOString()}::timestamptz)
         ON CONFLICT (org_id, sync_key) WHERE sync_key IS NOT NULL
         DO UPDATE SET sync_key = leads.sync_key
-        RETURNING id, campaign_id, (xmax = 0) AS inserted`,
+        RETURNING id, campaign_id, attribution_type, (xmax = 0) AS inserted`,
   );
-  return {
-    matched: true,
-    duplicate: !row!.inserted,
-    lead_id: row!.id,
-    campaign_id: row!.campaign_id,
-    attribution_type: "indirect",
-  };
+  return matchedLead(row!, !row!.inserted);
+}
+
+interface SyncedLead {
+  id: string;
+  campaign_id: string;
+  attribution_type: "direct" | "indirect";
+}
+
+const matchedLead = (lead: SyncedLead, duplicate: boolean): TrackingLeadResult => ({
+  matched: true,
+  duplicate,
+  lead_id: lead.id,
+  campaign_id: lead.campaign_id,
+  attribution_type: lead.attribution_type,
+});
+
+/** The lead a previous sync with this idempotency key created (the leads_sync_key index). */
+async function findSyncedLead(db: Queryable, orgId: string, syncKey: string) {
+  return queryOne<SyncedLead>(
+    db,
+    sql`SELECT id, campaign_id, attribution_type FROM leads
+        WHERE org_id = ${orgId}::uuid AND sync_key = ${syncKey}`,
+  );
 }
 
 async function findLandingPageLead(db: Queryable, orgId: string, normalizedAddress: string) {
