@@ -93,7 +93,9 @@ export const TriggerResult = Type.Object(
         "The campaign enqueued, or the one a repeat of the deal_id enqueued; null when nothing was.",
     }),
     idempotent: Type.Boolean({ description: "True on a repeat of the deal_id: nothing was done again." }),
-    address: Type.String({ description: "The normalized address." }),
+    address: Type.String({
+      description: "The normalized address; on a repeat, the one queued under queue_id.",
+    }),
   },
   { $id: "TriggerResult" },
 );

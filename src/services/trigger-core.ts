@@ -195,11 +195,16 @@ function campaignEnqueue(
       dedupKey: input.dedup?.key ?? null,
     },
     pieceId,
-    job: newJobRow(
-      processPieceJob,
-      { org_id: input.orgId, piece_id: pieceId, piece },
-      { orgId: input.orgId, now },
-    ),
+    // The campaign's one job takes the campaign's id: until the job has inserted the piece, the
+    // address queued under a campaign is found by primary key (the legacy trigger's replay).
+    job: {
+      ...newJobRow(
+        processPieceJob,
+        { org_id: input.orgId, piece_id: pieceId, piece },
+        { orgId: input.orgId, now },
+      ),
+      id: campaignId,
+    },
   };
 }
 

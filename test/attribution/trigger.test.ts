@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { after, before, describe, it } from "node:test";
 import { fixedClock } from "../../src/clock.ts";
+import { sql } from "../../src/db/database.ts";
 import { normalizeAddress } from "../../src/domain/address.ts";
 import type { GeocodeResult, Geocoder } from "../../src/geo/geocoder.ts";
 import { admin, call, createAutomation, createOrg, issueKey, recordMailing } from "../helpers/api.ts";
@@ -99,6 +100,36 @@ describe(`POST /api/v1/webhooks/trigger (${databaseLabel})`, () => {
     });
     assert.equal(geocoder.calls, callsBefore, "no geocoding on a repeat");
     assert.equal((await campaignsOf(org.orgId)).length, 1);
+  });
+
+  it("a repeat answers the address queued under the deal, not the one the retry sends", async () => {
+    const org = await createOrg(ctx);
+    const automation = await createAutomation(ctx, org.orgId, { name: "Replay address" });
+    const first = await trigger(org.key, automation.id, { address: HOME, deal_id: "D-addr" });
+    assert.equal(first.body.queued, true);
+    const expected = { queue_id: first.body.queue_id, idempotent: true, address: normalizeAddress(HOME) };
+    // Before a worker took the job: the address its job carries.
+    const garbage = await trigger(org.key, automation.id, { address: "GARBAGE", deal_id: "D-addr" });
+    assert.equal(garbage.status, 202, garbage.text);
+    assert.deepEqual(
+      { queue_id: garbage.body.queue_id, idempotent: garbage.body.idempotent, address: garbage.body.address },
+      expected,
+    );
+    // Once the piece is written and its job pruned: the piece's address.
+    await insertPendingPieces(ctx.database.db);
+    await ctx.database.db.execute(sql`DELETE FROM jobs WHERE id = ${first.body.queue_id}::uuid`);
+    const elsewhere = await trigger(org.key, automation.id, {
+      address: "9 Other Road, Chicago, IL 60601",
+      deal_id: "D-addr",
+    });
+    assert.deepEqual(
+      {
+        queue_id: elsewhere.body.queue_id,
+        idempotent: elsewhere.body.idempotent,
+        address: elsewhere.body.address,
+      },
+      expected,
+    );
   });
 
   it("keeps deal_id to 255 characters, the idempotency key's limit (under any alias)", async () => {

@@ -1296,7 +1296,7 @@ export interface operations {
             queue_id: string | null;
             /** @description True on a repeat of the deal_id: nothing was done again. */
             idempotent: boolean;
-            /** @description The normalized address. */
+            /** @description The normalized address; on a repeat, the one queued under queue_id. */
             address: string;
           };
         };

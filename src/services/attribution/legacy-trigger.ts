@@ -179,6 +179,45 @@ async function campaignOfDeal(db: Queryable, orgId: string, automationId: string
   return row?.id;
 }
 
+/**
+ * The normalized address queued under a campaign: its piece's, else (before a worker inserted the
+ * piece) the one its job carries; the job shares the campaign's id (trigger-core). Undefined only
+ * when neither remains (a job that failed before inserting its piece, then was pruned).
+ */
+async function queuedAddress(db: Queryable, orgId: string, campaignId: string) {
+  const row = await queryOne<{ address: string; normalized_address: string | null }>(
+    db,
+    sql`SELECT address, normalized_address FROM (
+          SELECT 1 AS rank, address, normalized_address FROM mail_pieces
+          WHERE org_id = ${orgId}::uuid AND campaign_id = ${campaignId}::uuid
+          UNION ALL
+          SELECT 2, payload->'piece'->>'address', NULL FROM jobs
+          WHERE id = ${campaignId}::uuid AND org_id = ${orgId}::uuid AND payload->'piece' IS NOT NULL
+        ) queued
+        ORDER BY rank LIMIT 1`,
+  );
+  if (!row) return undefined;
+  return row.normalized_address ?? normalizeAddress(row.address);
+}
+
+/** The answer to a repeat of the deal: the campaign it queued, with the address queued there. */
+async function replayed(
+  db: Queryable,
+  orgId: string,
+  base: Pick<TriggerResponse, "success" | "automation" | "address">,
+  campaignId: string | null,
+): Promise<TriggerResponse> {
+  const address = campaignId ? await queuedAddress(db, orgId, campaignId) : undefined;
+  return {
+    ...base,
+    address: address ?? base.address,
+    customer_added: false,
+    queued: false,
+    queue_id: campaignId,
+    idempotent: true,
+  };
+}
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
@@ -202,9 +241,7 @@ export async function fireLegacyTrigger(
   const dedup = fields.dealId ? { kind: "deal" as const, key: fields.dealId } : null;
   if (dedup) {
     const existing = await campaignOfDeal(deps.db, orgId, automation.id, dedup.key);
-    if (existing) {
-      return { ...base, customer_added: false, queued: false, queue_id: existing, idempotent: true };
-    }
+    if (existing) return replayed(deps.db, orgId, base, existing);
   }
 
   const run = await runTrigger(deps, {
@@ -220,13 +257,7 @@ export async function fireLegacyTrigger(
   const outcome = run.outcomes[0];
   if (outcome?.reason === "duplicate") {
     // A concurrent repeat won the unique index between our check and our enqueue.
-    return {
-      ...base,
-      customer_added: false,
-      queued: false,
-      queue_id: outcome.campaign_id ?? null,
-      idempotent: true,
-    };
+    return replayed(deps.db, orgId, base, outcome.campaign_id ?? null);
   }
 
   let customerAdded = false;
