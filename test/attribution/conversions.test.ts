@@ -117,13 +117,46 @@ describe(`POST /api/v1/conversions (${databaseLabel})`, () => {
       });
     }
 
-    it("with a date-time close date the window is exact to the instant", async () => {
+    it("with a date-time close date, day 180 is in at any hour and the close instant ends the window", async () => {
       const org = await createOrg(ctx);
       await recordMailing(ctx, org.orgId, [{ address: HOME, mailed_at: "2026-01-01T09:59:59Z" }]);
-      const outside = await conversion(ctx, org.key, { address: HOME, deal_date: "2026-06-30T10:00:00Z" });
-      assert.deepEqual(outside.body, { matched: false });
-      const inside = await conversion(ctx, org.key, { address: HOME, deal_date: "2026-06-30T09:59:59Z" });
-      assert.equal(inside.body.matched, true);
+      const sameDay = await conversion(ctx, org.key, { address: HOME, deal_date: "2026-06-30T23:59:59Z" });
+      assert.equal(sameDay.body.matched, true);
+      const day181 = await conversion(ctx, org.key, { address: HOME, deal_date: "2026-07-01T00:00:00Z" });
+      assert.deepEqual(day181.body, { matched: false });
+      const later = await createOrg(ctx);
+      await recordMailing(ctx, later.orgId, [{ address: HOME, mailed_at: "2026-06-30T10:00:01Z" }]);
+      const before = await conversion(ctx, later.key, { address: HOME, deal_date: "2026-06-30T10:00:00Z" });
+      assert.deepEqual(before.body, { matched: false }, "a piece mailed after the close instant");
+      const at = await conversion(ctx, later.key, { address: HOME, deal_date: "2026-06-30T10:00:01Z" });
+      assert.equal(at.body.matched, true);
+    });
+
+    it("counts calendar days alike for a bare date, a date-time and no date (now)", async () => {
+      const org = await createOrg(ctx);
+      await recordMailing(ctx, org.orgId, [{ address: HOME, mailed_at: "2026-05-29T12:00:00Z" }]);
+      clock.set("2026-11-25T18:00:00Z"); // the UTC day 180 days after the mailing's
+      try {
+        const dealDates = ["2026-11-25", "2026-11-25T23:59:00Z", "2026-11-25T00:00:00Z", undefined];
+        for (const [index, dealDate] of dealDates.entries()) {
+          const response = await conversion(ctx, org.key, {
+            address: HOME,
+            deal_date: dealDate,
+            deal_id: `W-${index}`,
+          });
+          assert.equal(response.body.matched, true, String(dealDate));
+        }
+        for (const dealDate of ["2026-11-26", "2026-11-26T00:00:00Z"]) {
+          const response = await conversion(ctx, org.key, {
+            address: HOME,
+            deal_date: dealDate,
+            deal_id: dealDate,
+          });
+          assert.deepEqual(response.body, { matched: false }, dealDate);
+        }
+      } finally {
+        clock.set("2026-06-30T12:00:00Z");
+      }
     });
 
     it("defaults the reference date to now", async () => {

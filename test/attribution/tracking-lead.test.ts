@@ -62,8 +62,10 @@ describe(`POST /api/v1/tracking/lead (${databaseLabel})`, () => {
     assert.deepEqual(late.body, { matched: false });
     const early = await trackingLead(ctx, org.key, { address: HOME, created_at: "2026-04-30T00:00:00Z" });
     assert.deepEqual(early.body, { matched: false });
-    const inside = await trackingLead(ctx, org.key, { address: HOME, created_at: "2026-10-28T00:00:00Z" });
-    assert.equal(inside.body.matched, true);
+    for (const createdAt of ["2026-10-28T00:00:00Z", "2026-10-28T23:59:59Z", "2026-10-28"]) {
+      const inside = await trackingLead(ctx, org.key, { address: HOME, created_at: createdAt });
+      assert.equal(inside.body.matched, true, createdAt);
+    }
     for (const createdAt of ["last week", "0001-01-01T00:00:00Z"]) {
       const bad = await trackingLead(ctx, org.key, { address: HOME, created_at: createdAt });
       assert.equal(bad.status, 422, createdAt);

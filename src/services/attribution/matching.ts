@@ -72,6 +72,10 @@ const toMatch = (
   sameHome,
 });
 
+/** The window as a range on mailed_at (with org_id and normalized_address, an index range probe). */
+const mailedWithin = ({ from, until }: AttributionWindow) =>
+  sql`mailed_at >= ${from.toISOString()}::timestamptz AND mailed_at < ${until.toISOString()}::timestamptz`;
+
 /**
  * Last-touch match of an address to one of the org's mailed pieces in the window: the first
  * method that finds any candidate decides, and among its candidates the latest mailed_at wins.
@@ -99,7 +103,7 @@ async function matchByCampaign(db: Queryable, query: MatchQuery, campaignId: str
     db,
     sql`SELECT id, campaign_id, mailed_at FROM mail_pieces
         WHERE org_id = ${orgId} AND normalized_address = ${query.normalizedAddress}
-          AND mailed_at IS NOT NULL AND mailed_at >= ${window.from.toISOString()}::timestamptz AND mailed_at <= ${window.to.toISOString()}::timestamptz
+          AND mailed_at IS NOT NULL AND ${mailedWithin(window)}
           AND campaign_id = ${campaignId}::uuid
         ORDER BY mailed_at DESC LIMIT 1`,
   );
@@ -108,7 +112,7 @@ async function matchByCampaign(db: Queryable, query: MatchQuery, campaignId: str
     db,
     sql`SELECT id, campaign_id, mailed_at FROM mail_pieces
         WHERE org_id = ${orgId} AND campaign_id = ${campaignId}::uuid
-          AND mailed_at IS NOT NULL AND mailed_at >= ${window.from.toISOString()}::timestamptz AND mailed_at <= ${window.to.toISOString()}::timestamptz
+          AND mailed_at IS NOT NULL AND ${mailedWithin(window)}
         ORDER BY mailed_at DESC LIMIT 1`,
   );
   return latest ? toMatch(latest, "campaign_id", "exact", false) : undefined;
@@ -130,7 +134,7 @@ async function matchByPoint(db: Queryable, query: MatchQuery, point: GeoPoint, r
           AND mailed_at IS NOT NULL AND latitude IS NOT NULL
           AND latitude BETWEEN ${point.lat - latDelta}::float8 AND ${point.lat + latDelta}::float8
           AND longitude BETWEEN ${point.lng - lngDelta}::float8 AND ${point.lng + lngDelta}::float8
-          AND mailed_at >= ${window.from.toISOString()}::timestamptz AND mailed_at <= ${window.to.toISOString()}::timestamptz
+          AND ${mailedWithin(window)}
           AND geo_precision IN ('rooftop', 'street')
           AND 2 * ${EARTH_RADIUS_M}::float8 * asin(sqrt(
                 power(sin(radians(latitude - ${point.lat}::float8) / 2), 2)
@@ -150,7 +154,7 @@ async function matchByAddress(db: Queryable, query: MatchQuery) {
     db,
     sql`SELECT id, campaign_id, mailed_at FROM mail_pieces
         WHERE org_id = ${orgId} AND normalized_address = ${query.normalizedAddress}
-          AND mailed_at IS NOT NULL AND mailed_at >= ${window.from.toISOString()}::timestamptz AND mailed_at <= ${window.to.toISOString()}::timestamptz
+          AND mailed_at IS NOT NULL AND ${mailedWithin(window)}
         ORDER BY mailed_at DESC LIMIT 1`,
   );
   return row ? toMatch(row, "address", "high") : undefined;

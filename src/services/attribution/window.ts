@@ -12,9 +12,10 @@ export interface ReferenceDate {
   dateOnly: boolean;
 }
 
+/** Pieces mailed in [from, until) are candidates. */
 export interface AttributionWindow {
   from: Date;
-  to: Date;
+  until: Date;
 }
 
 /**
@@ -30,14 +31,18 @@ export function parseReferenceDate(value: string, field: string): ReferenceDate 
 export const referenceNow = (now: Date): ReferenceDate => ({ at: now, dateOnly: false });
 
 /**
- * Pieces mailed in [reference − 180 days, reference] are candidates. With a date-only reference
- * both ends are whole UTC days: a piece mailed on day 180 before is in, on day 181 out, and
- * one mailed later on the close day itself still counts.
+ * The window counts UTC calendar days, however the reference was sent (a date, a date-time, or
+ * now): it opens at the start of the UTC day 180 days before the reference's day, so a piece
+ * mailed on day 180 is in at any hour and one on day 181 is out. It closes after the reference:
+ * a date-only reference means its whole UTC day. Both ends are plain instants, so matching stays
+ * a range probe on the (org_id, normalized_address, mailed_at) index.
  */
 export function attributionWindow(reference: ReferenceDate): AttributionWindow {
-  const start = reference.at.getTime();
-  const to = reference.dateOnly ? new Date(start + DAY_MS - 1) : reference.at;
-  return { from: new Date(start - ATTRIBUTION_WINDOW_DAYS * DAY_MS), to };
+  const at = reference.at.getTime();
+  const day = Math.floor(at / DAY_MS) * DAY_MS;
+  // Dates the API reads carry milliseconds at most: the reference's own millisecond is in.
+  const until = reference.dateOnly ? day + DAY_MS : at + 1;
+  return { from: new Date(day - ATTRIBUTION_WINDOW_DAYS * DAY_MS), until: new Date(until) };
 }
 
 /** The UTC calendar day of a reference date (the close date of the idempotency key). */
