@@ -9,13 +9,15 @@ import {
   ATTRIBUTION_ERROR_STYLE,
   attributionErrorResponses,
   attributionRateLimit,
+  attributionSchemaErrors,
+  Nullable,
   OptionalText as Text,
   Unmatched,
 } from "./attribution-shared.ts";
 
 /** CRM record ids: HubSpot sends `objectId` as a number. */
 const RecordId = (description: string) =>
-  Type.Optional(Type.Union([Type.String({ maxLength: 255 }), Type.Integer()], { description }));
+  Type.Optional(Type.Union([Type.String({ maxLength: 255 }), Type.Integer(), Type.Null()], { description }));
 
 const conversionFields = {
   address: Text(500, "Service address (required here or under an alias)."),
@@ -25,8 +27,9 @@ const conversionFields = {
   hs_object_id: RecordId("Alias of deal_id (HubSpot)."),
   objectId: RecordId("Alias of deal_id (HubSpot webhooks)."),
   deal_amount: Type.Optional(
-    Type.Union([Type.Number(), Type.String({ maxLength: 64 })], {
-      description: 'A number or a numeric string such as "12500.00"; a blank string counts as absent.',
+    Type.Union([Type.Number(), Type.String({ maxLength: 64, title: "numeric string" }), Type.Null()], {
+      description:
+        'A number or a numeric string such as "12500.00"; a blank string or null counts as absent.',
     }),
   ),
   deal_date: Text(
@@ -49,11 +52,9 @@ const conversionFields = {
 export const ConversionRequest = Type.Object(
   {
     ...conversionFields,
-    properties: Type.Optional(
-      Type.Object(conversionFields, {
-        additionalProperties: true,
-        description: "The same fields nested, as CRM webhooks send them; a flat field wins.",
-      }),
+    properties: Nullable(
+      Type.Object(conversionFields, { additionalProperties: true }),
+      "The same fields nested, as CRM webhooks send them; a flat field wins.",
     ),
   },
   { $id: "ConversionRequest", additionalProperties: true },
@@ -92,6 +93,7 @@ export function registerConversionRoutes(app: FastifyInstance, services: Service
         errorStyle: ATTRIBUTION_ERROR_STYLE,
         orgRateLimit: attributionRateLimit("conversions"),
       },
+      schemaErrorFormatter: attributionSchemaErrors(ConversionRequest),
       schema: {
         operationId: "reportConversion",
         summary: "Report a won deal (attributed to the mailed campaign, last touch, 180 days)",

@@ -1,5 +1,6 @@
-import { Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
+import { type Static, Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
+import { invalidPayload } from "../errors.ts";
 import { errorResponse } from "../http/error-responses.ts";
 import { noAddressFound } from "../services/attribution/payload-fields.ts";
 import { CUSTOMERS_BATCH_LIMIT, type CustomerEntry, registerCustomers } from "../services/customers.ts";
@@ -9,26 +10,41 @@ import {
   ATTRIBUTION_ERROR_STYLE,
   attributionErrorResponses,
   attributionRateLimit,
+  attributionSchemaErrors,
+  Nullable,
 } from "./attribution-shared.ts";
 
-const Address = Type.String({ minLength: 1, maxLength: 500 });
+const Address = Type.String({ minLength: 1, maxLength: 500, title: "address string" });
 /** The single form's address: blank counts as missing (400 No address found), as on conversions. */
 const SingleAddress = Type.String({ maxLength: 500 });
 const Notes = Type.String({ maxLength: 2000 });
 
 /**
  * A single `{address, notes?}` or a batch `{addresses: [...]}` whose entries are address strings
- * or `{address, notes?}` objects. Unknown fields are accepted and ignored.
+ * or `{address, notes?}` objects. Unknown fields are accepted and ignored; null counts as absent
+ * (an entry object's address is required all the same).
  */
 export const CustomersRequest = Type.Object(
   {
-    address: Type.Optional(SingleAddress),
-    notes: Type.Optional(Notes),
-    addresses: Type.Optional(
-      Type.Array(Type.Union([Address, Type.Object({ address: Address, notes: Type.Optional(Notes) })]), {
-        maxItems: CUSTOMERS_BATCH_LIMIT,
-        description: `At most ${CUSTOMERS_BATCH_LIMIT} entries.`,
-      }),
+    address: Nullable(SingleAddress),
+    notes: Nullable(Notes),
+    addresses: Nullable(
+      Type.Array(
+        Type.Union([
+          Address,
+          Type.Object(
+            {
+              address: Type.Union([Address, Type.Null()], {
+                description: "Required: null is 422 is required.",
+              }),
+              notes: Nullable(Notes),
+            },
+            { title: "object {address, notes?}" },
+          ),
+        ]),
+        { maxItems: CUSTOMERS_BATCH_LIMIT },
+      ),
+      `At most ${CUSTOMERS_BATCH_LIMIT} entries.`,
     ),
   },
   { $id: "CustomersRequest", additionalProperties: true },
@@ -42,21 +58,16 @@ export const CustomersResult = Type.Object(
   { $id: "CustomersResult" },
 );
 
-type CustomersBody = {
-  address?: string;
-  notes?: string;
-  addresses?: (string | { address: string; notes?: string })[];
-};
-
-function entriesOf(body: CustomersBody): CustomerEntry[] {
-  const entries: CustomerEntry[] = (body.addresses ?? []).map((entry, index) =>
-    typeof entry === "string"
-      ? { address: entry, field: `addresses[${index}]` }
-      : { address: entry.address, notes: entry.notes, field: `addresses[${index}].address` },
-  );
-  if (body.address !== undefined && body.address.trim() !== "")
-    entries.push({ address: body.address, notes: body.notes, field: "address" });
-  if (entries.length === 0 && body.addresses === undefined) throw noAddressFound();
+function entriesOf(body: Static<typeof CustomersRequest>): CustomerEntry[] {
+  const entries: CustomerEntry[] = (body.addresses ?? []).map((entry, index) => {
+    if (typeof entry === "string") return { address: entry, field: `addresses[${index}]` };
+    const field = `addresses[${index}].address`;
+    if (entry.address === null) throw invalidPayload(`${field}: is required`);
+    return { address: entry.address, notes: entry.notes ?? undefined, field };
+  });
+  if (body.address && body.address.trim() !== "")
+    entries.push({ address: body.address, notes: body.notes ?? undefined, field: "address" });
+  if (entries.length === 0 && !body.addresses) throw noAddressFound();
   return entries;
 }
 
@@ -70,6 +81,7 @@ export function registerCustomersRoute(app: FastifyInstance, services: Services)
         errorStyle: ATTRIBUTION_ERROR_STYLE,
         orgRateLimit: attributionRateLimit("customers"),
       },
+      schemaErrorFormatter: attributionSchemaErrors(CustomersRequest),
       schema: {
         operationId: "registerCustomers",
         summary: "Register existing customers (their addresses are suppressed from future mailings)",

@@ -8,11 +8,12 @@ import {
   ATTRIBUTION_ERROR_STYLE,
   attributionErrorResponses,
   attributionRateLimit,
+  attributionSchemaErrors,
   OptionalText as Text,
   Unmatched,
 } from "./attribution-shared.ts";
 
-/** Every field is optional text; unknown CRM fields are accepted and ignored. */
+/** Every field is optional text (null counts as absent); unknown CRM fields are accepted and ignored. */
 export const TrackingLeadRequest = Type.Object(
   {
     address: Text(500, "Required to match; without it the answer is 400 No address found in payload."),
@@ -62,6 +63,7 @@ export function registerTrackingLeadRoute(app: FastifyInstance, services: Servic
         errorStyle: ATTRIBUTION_ERROR_STYLE,
         orgRateLimit: attributionRateLimit("tracking"),
       },
+      schemaErrorFormatter: attributionSchemaErrors(TrackingLeadRequest),
       schema: {
         operationId: "syncLead",
         summary: "Sync a lead captured elsewhere as an indirect lead of the mailed campaign",

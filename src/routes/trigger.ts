@@ -10,6 +10,8 @@ import {
   ATTRIBUTION_ERROR_STYLE,
   attributionErrorResponses,
   attributionRateLimit,
+  attributionSchemaErrors,
+  Nullable,
 } from "./attribution-shared.ts";
 
 /** The trigger's kill switch answers 400 with this sentence (spec: Errors, Other). */
@@ -65,7 +67,7 @@ const triggerFields = {
 export const TriggerRequest = Type.Object(
   {
     ...triggerFields,
-    properties: Type.Optional(Type.Object(triggerFields, { additionalProperties: true })),
+    properties: Nullable(Type.Object(triggerFields, { additionalProperties: true })),
   },
   { $id: "TriggerRequest", additionalProperties: true },
 );
@@ -116,6 +118,7 @@ export function registerTriggerRoute(app: FastifyInstance, services: Services): 
         orgRateLimit: attributionRateLimit("trigger"),
       },
       attachValidation: true,
+      schemaErrorFormatter: attributionSchemaErrors(TriggerRequest),
       schema: {
         operationId: "triggerAutomation",
         summary: "Fire one automation (legacy; new integrations use POST /api/v1/events)",

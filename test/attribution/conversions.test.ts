@@ -399,11 +399,61 @@ describe(`POST /api/v1/conversions (${databaseLabel})`, () => {
       }
     });
 
-    it("rejects a documented field of the wrong type naming it", async () => {
+    it("rejects a documented field of the wrong type naming it and every type it accepts", async () => {
       const org = await createOrg(ctx);
-      const response = await conversion(ctx, org.key, { address: HOME, deal_stage: 5 });
-      assert.equal(response.status, 422);
-      assert.match(response.body.detail, /^deal_stage/);
+      const cases: [Record<string, unknown>, string][] = [
+        [{ deal_stage: 5 }, "deal_stage: must be a string"],
+        [{ deal_amount: true }, "deal_amount: must be a number or a numeric string"],
+        [
+          { properties: { deal_amount: [1] } },
+          "properties.deal_amount: must be a number or a numeric string",
+        ],
+        [{ deal_id: true }, "deal_id: must be a string or an integer"],
+        [{ objectId: 1.5 }, "objectId: must be a string or an integer"],
+        [{ properties: "deal" }, "properties: must be an object"],
+      ];
+      for (const [fields, detail] of cases) {
+        const response = await conversion(ctx, org.key, { address: HOME, ...fields });
+        assert.equal(response.status, 422, JSON.stringify(fields));
+        assert.deepEqual(response.body, { error: "invalid_payload", detail });
+      }
+    });
+
+    it("reads null as absent in every optional field (CRMs send null for an empty property)", async () => {
+      const org = await createOrg(ctx);
+      const mailing = await recordMailing(ctx, org.orgId, [
+        { address: HOME, mailed_at: "2026-05-01T00:00:00Z" },
+      ]);
+      const optional = {
+        deal_id: null,
+        hs_object_id: null,
+        objectId: null,
+        deal_amount: null,
+        deal_date: null,
+        campaign_id: null,
+        deal_stage: null,
+        deal_name: null,
+        contact_first_name: null,
+        contact_last_name: null,
+        contact_name: null,
+        contact_email: null,
+      };
+      for (const body of [
+        { address: HOME, ...optional, properties: null },
+        { deal_address: null, properties: { address: HOME, ...optional } },
+      ]) {
+        const response = await conversion(ctx, org.key, body);
+        assert.equal(response.status, 200, response.text);
+        assert.equal(response.body.campaign_id, mailing.campaign_id);
+      }
+      const row = (await admin(ctx, "GET", `/orgs/${org.orgId}/conversions`)).body.conversions[0];
+      assert.equal(row.deal_amount, null);
+      assert.equal(row.deal_id, null);
+      for (const body of [{ address: null }, { properties: { address: null } }]) {
+        const response = await conversion(ctx, org.key, body);
+        assert.equal(response.status, 400, JSON.stringify(body));
+        assert.deepEqual(response.body, { error: "No address found in payload" });
+      }
     });
 
     it("answers 400 invalid_json for malformed JSON and 413 over 1 MiB", async () => {

@@ -100,6 +100,47 @@ describe(`POST /api/v1/customers/webhook (${databaseLabel})`, () => {
     assert.match(unusable.body.detail, /^address/);
   });
 
+  it("reads null as absent in optional fields; a null address is missing", async () => {
+    const org = await createOrg(ctx);
+    const single = await customers(ctx, org.key, {
+      address: "7 Birch St, Springfield, IL 62701",
+      notes: null,
+    });
+    assert.equal(single.status, 200, single.text);
+    const batch = await customers(ctx, org.key, {
+      address: null,
+      notes: null,
+      addresses: [{ address: "8 Birch St, Springfield, IL 62701", notes: null }],
+    });
+    assert.deepEqual(batch.body, { added: 1, total: 2 });
+    for (const body of [{ address: null }, { address: null, addresses: null }]) {
+      const missing = await customers(ctx, org.key, body);
+      assert.equal(missing.status, 400, JSON.stringify(body));
+      assert.deepEqual(missing.body, { error: "No address found in payload" });
+    }
+    const required = await customers(ctx, org.key, { addresses: [{ address: null, notes: "x" }] });
+    assert.equal(required.status, 422);
+    assert.deepEqual(required.body, {
+      error: "invalid_payload",
+      detail: "addresses[0].address: is required",
+    });
+  });
+
+  it("names every accepted type in a type error", async () => {
+    const org = await createOrg(ctx);
+    const cases: [unknown, string][] = [
+      [{ addresses: [42] }, "addresses[0]: must be an address string or an object {address, notes?}"],
+      [{ addresses: [{ address: 5 }] }, "addresses[0].address: must be an address string"],
+      [{ address: "7 Birch St", notes: 5 }, "notes: must be a string"],
+      [{ addresses: "7 Birch St" }, "addresses: must be an array"],
+    ];
+    for (const [body, detail] of cases) {
+      const response = await customers(ctx, org.key, body);
+      assert.equal(response.status, 422, JSON.stringify(body));
+      assert.deepEqual(response.body, { error: "invalid_payload", detail });
+    }
+  });
+
   it("has its own 60/min bucket: 429 Too many requests with Retry-After: 60", async () => {
     const org = await createOrg(ctx);
     clock.set("2026-06-30T13:00:00Z");

@@ -184,6 +184,31 @@ describe(`POST /api/v1/tracking/lead (${databaseLabel})`, () => {
     assert.equal(leads[0].attribution_type, "direct");
   });
 
+  it("reads null as absent in every optional field (CRMs send null for an empty property)", async () => {
+    const org = await mailedOrg();
+    const nulls = {
+      first_name: null,
+      last_name: null,
+      email: null,
+      phone: null,
+      crm_record_id: null,
+      created_at: null,
+      service_lead_id: null,
+    };
+    const first = await trackingLead(ctx, org.key, { address: HOME, ...nulls });
+    assert.equal(first.status, 200, first.text);
+    assert.equal(first.body.matched, true);
+    const second = await trackingLead(ctx, org.key, { address: HOME, ...nulls });
+    assert.notEqual(second.body.lead_id, first.body.lead_id, "no key: a new lead each time");
+    const keyed = await trackingLead(ctx, org.key, { address: HOME, ...nulls, email: "pat@example.com" });
+    const replay = await trackingLead(ctx, org.key, {
+      address: HOME,
+      crm_record_id: null,
+      email: "pat@example.com",
+    });
+    assert.equal(replay.body.lead_id, keyed.body.lead_id, "a null crm_record_id falls back to the email");
+  });
+
   it("answers loop_guard for the org's own lead id and writes nothing", async () => {
     const org = await mailedOrg();
     const own = await trackingLead(ctx, org.key, { address: HOME, crm_record_id: "C-own" });
@@ -213,7 +238,10 @@ describe(`POST /api/v1/tracking/lead (${databaseLabel})`, () => {
     assert.deepEqual(missing.body, { error: "No address found in payload" });
     const wrongType = await trackingLead(ctx, org.key, { address: HOME, phone: 2175550100 });
     assert.equal(wrongType.status, 422);
-    assert.match(wrongType.body.detail, /^phone/);
+    assert.equal(wrongType.body.detail, "phone: must be a string");
+    const nullAddress = await trackingLead(ctx, org.key, { address: null, email: "a@example.com" });
+    assert.equal(nullAddress.status, 400);
+    assert.deepEqual(nullAddress.body, { error: "No address found in payload" });
     const unknown = await trackingLead(ctx, org.key, { address: HOME, lifecycle_stage: "lead", score: 4 });
     assert.equal(unknown.status, 200, "unknown CRM fields are accepted and ignored");
   });

@@ -302,6 +302,24 @@ describe(`POST /api/v1/webhooks/trigger (${databaseLabel})`, () => {
       assert.deepEqual(response.body, { error: "No address found in payload" });
     });
 
+    it("reads a null properties object as absent and names every accepted type in a type error", async () => {
+      const org = await createOrg(ctx);
+      const automation = await createAutomation(ctx, org.orgId, { name: "Nulls" });
+      const response = await trigger(org.key, automation.id, {
+        address: HOME,
+        properties: null,
+        deal_id: null,
+      });
+      assert.equal(response.status, 202, response.text);
+      assert.equal(response.body.queued, true);
+      const wrong = await trigger(org.key, automation.id, { address: HOME, deal_amount: true });
+      assert.equal(wrong.status, 422);
+      assert.deepEqual(wrong.body, {
+        error: "invalid_payload",
+        detail: "deal_amount: must be a string or a number",
+      });
+    });
+
     it("rejects a non-numeric amount before enqueueing anything", async () => {
       const org = await createOrg(ctx);
       const automation = await createAutomation(ctx, org.orgId, { name: "Amount" });

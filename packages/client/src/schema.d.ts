@@ -694,58 +694,60 @@ export interface operations {
       content: {
         "application/json": {
           /** @description Service address (required here or under an alias). */
-          address?: string;
+          address?: string | null;
           /** @description Alias of address. */
-          deal_address?: string;
+          deal_address?: string | null;
           /** @description Alias of address. */
-          install_address?: string;
+          install_address?: string | null;
           /** @description Drives idempotency. */
-          deal_id?: string | number;
+          deal_id?: string | number | null;
           /** @description Alias of deal_id (HubSpot). */
-          hs_object_id?: string | number;
+          hs_object_id?: string | number | null;
           /** @description Alias of deal_id (HubSpot webhooks). */
-          objectId?: string | number;
-          /** @description A number or a numeric string such as "12500.00"; a blank string counts as absent. */
-          deal_amount?: number | string;
+          objectId?: string | number | null;
+          /** @description A number or a numeric string such as "12500.00"; a blank string or null counts as absent. */
+          deal_amount?: number | string | null;
           /** @description Close date, ISO-8601 date or date-time (default: now); a date means that whole UTC day. */
-          deal_date?: string;
+          deal_date?: string | null;
           /** @description Exact, address-independent attribution to this campaign of the org. */
-          campaign_id?: string;
-          deal_stage?: string;
-          deal_name?: string;
-          contact_first_name?: string;
-          contact_last_name?: string;
-          contact_name?: string;
-          contact_email?: string;
+          campaign_id?: string | null;
+          deal_stage?: string | null;
+          deal_name?: string | null;
+          contact_first_name?: string | null;
+          contact_last_name?: string | null;
+          contact_name?: string | null;
+          contact_email?: string | null;
           /** @description The same fields nested, as CRM webhooks send them; a flat field wins. */
-          properties?: {
-            /** @description Service address (required here or under an alias). */
-            address?: string;
-            /** @description Alias of address. */
-            deal_address?: string;
-            /** @description Alias of address. */
-            install_address?: string;
-            /** @description Drives idempotency. */
-            deal_id?: string | number;
-            /** @description Alias of deal_id (HubSpot). */
-            hs_object_id?: string | number;
-            /** @description Alias of deal_id (HubSpot webhooks). */
-            objectId?: string | number;
-            /** @description A number or a numeric string such as "12500.00"; a blank string counts as absent. */
-            deal_amount?: number | string;
-            /** @description Close date, ISO-8601 date or date-time (default: now); a date means that whole UTC day. */
-            deal_date?: string;
-            /** @description Exact, address-independent attribution to this campaign of the org. */
-            campaign_id?: string;
-            deal_stage?: string;
-            deal_name?: string;
-            contact_first_name?: string;
-            contact_last_name?: string;
-            contact_name?: string;
-            contact_email?: string;
-          } & {
-            [key: string]: unknown;
-          };
+          properties?:
+            | ({
+                /** @description Service address (required here or under an alias). */
+                address?: string | null;
+                /** @description Alias of address. */
+                deal_address?: string | null;
+                /** @description Alias of address. */
+                install_address?: string | null;
+                /** @description Drives idempotency. */
+                deal_id?: string | number | null;
+                /** @description Alias of deal_id (HubSpot). */
+                hs_object_id?: string | number | null;
+                /** @description Alias of deal_id (HubSpot webhooks). */
+                objectId?: string | number | null;
+                /** @description A number or a numeric string such as "12500.00"; a blank string or null counts as absent. */
+                deal_amount?: number | string | null;
+                /** @description Close date, ISO-8601 date or date-time (default: now); a date means that whole UTC day. */
+                deal_date?: string | null;
+                /** @description Exact, address-independent attribution to this campaign of the org. */
+                campaign_id?: string | null;
+                deal_stage?: string | null;
+                deal_name?: string | null;
+                contact_first_name?: string | null;
+                contact_last_name?: string | null;
+                contact_name?: string | null;
+                contact_email?: string | null;
+              } & {
+                [key: string]: unknown;
+              })
+            | null;
         } & {
           [key: string]: unknown;
         };
@@ -884,19 +886,19 @@ export interface operations {
       content: {
         "application/json": {
           /** @description Required to match; without it the answer is 400 No address found in payload. */
-          address?: string;
-          first_name?: string;
-          last_name?: string;
+          address?: string | null;
+          first_name?: string | null;
+          last_name?: string | null;
           /** @description Idempotency key when crm_record_id is absent (case-insensitive). */
-          email?: string;
+          email?: string | null;
           /** @description Idempotency key when crm_record_id and email are absent (digits compared). */
-          phone?: string;
+          phone?: string | null;
           /** @description First idempotency key. */
-          crm_record_id?: string;
+          crm_record_id?: string | null;
           /** @description ISO-8601; the reference date of the 180-day window (default: now). */
-          created_at?: string;
+          created_at?: string | null;
           /** @description Loop guard: the id of one of the org's own leads stops the sync. */
-          service_lead_id?: string;
+          service_lead_id?: string | null;
         } & {
           [key: string]: unknown;
         };
@@ -1037,16 +1039,19 @@ export interface operations {
     requestBody: {
       content: {
         "application/json": {
-          address?: string;
-          notes?: string;
+          address?: string | null;
+          notes?: string | null;
           /** @description At most 1000 entries. */
-          addresses?: (
-            | string
-            | {
-                address: string;
-                notes?: string;
-              }
-          )[];
+          addresses?:
+            | (
+                | string
+                | {
+                    /** @description Required: null is 422 is required. */
+                    address: string | null;
+                    notes?: string | null;
+                  }
+              )[]
+            | null;
         } & {
           [key: string]: unknown;
         };
@@ -1230,48 +1235,50 @@ export interface operations {
           deal_stage?: string | number | null;
           /** @description Also dealname. */
           deal_name?: string | number | null;
-          properties?: {
-            /** @description Full address, or the street line completed by city/state/zip. Aliases: deal_address, install_address. */
-            address?: string | number | null;
-            /** @description Alias of address. */
-            deal_address?: string | number | null;
-            /** @description Alias of address. */
-            install_address?: string | number | null;
-            /** @description Street line (also street_address, address_line_1) when no address is sent. */
-            street?: string | number | null;
-            /** @description City. */
-            city?: string | number | null;
-            /** @description State. */
-            state?: string | number | null;
-            /** @description ZIP (also postal_code, zip_code, zipcode). */
-            zip?: string | number | null;
-            /** @description Idempotency key (also hs_object_id, objectId), at most 255 characters: a repeat returns idempotent: true. */
-            deal_id?: string | number | null;
-            /** @description Alias of deal_id (HubSpot). */
-            hs_object_id?: string | number | null;
-            /** @description Alias of deal_id (HubSpot webhooks). */
-            objectId?: string | number | null;
-            /** @description Also firstname, contact_first_name. */
-            first_name?: string | number | null;
-            /** @description Also lastname, contact_last_name. */
-            last_name?: string | number | null;
-            /** @description Recipient name (also contact_name, client_name, full_name); default: first and last name. */
-            name?: string | number | null;
-            /** @description Also contact_email, client_email. */
-            email?: string | number | null;
-            /** @description Also contact_phone, client_phone, mobilephone. */
-            phone?: string | number | null;
-            /** @description Also amount; a number or a numeric string (deal_won revenue). */
-            deal_amount?: string | number | null;
-            /** @description Also closedate, close_date; ISO-8601, or Unix epoch milliseconds or seconds as HubSpot sends them (deal_won attribution window). */
-            deal_date?: string | number | null;
-            /** @description Also dealstage, stage, status; filters read it as `status`. */
-            deal_stage?: string | number | null;
-            /** @description Also dealname. */
-            deal_name?: string | number | null;
-          } & {
-            [key: string]: unknown;
-          };
+          properties?:
+            | ({
+                /** @description Full address, or the street line completed by city/state/zip. Aliases: deal_address, install_address. */
+                address?: string | number | null;
+                /** @description Alias of address. */
+                deal_address?: string | number | null;
+                /** @description Alias of address. */
+                install_address?: string | number | null;
+                /** @description Street line (also street_address, address_line_1) when no address is sent. */
+                street?: string | number | null;
+                /** @description City. */
+                city?: string | number | null;
+                /** @description State. */
+                state?: string | number | null;
+                /** @description ZIP (also postal_code, zip_code, zipcode). */
+                zip?: string | number | null;
+                /** @description Idempotency key (also hs_object_id, objectId), at most 255 characters: a repeat returns idempotent: true. */
+                deal_id?: string | number | null;
+                /** @description Alias of deal_id (HubSpot). */
+                hs_object_id?: string | number | null;
+                /** @description Alias of deal_id (HubSpot webhooks). */
+                objectId?: string | number | null;
+                /** @description Also firstname, contact_first_name. */
+                first_name?: string | number | null;
+                /** @description Also lastname, contact_last_name. */
+                last_name?: string | number | null;
+                /** @description Recipient name (also contact_name, client_name, full_name); default: first and last name. */
+                name?: string | number | null;
+                /** @description Also contact_email, client_email. */
+                email?: string | number | null;
+                /** @description Also contact_phone, client_phone, mobilephone. */
+                phone?: string | number | null;
+                /** @description Also amount; a number or a numeric string (deal_won revenue). */
+                deal_amount?: string | number | null;
+                /** @description Also closedate, close_date; ISO-8601, or Unix epoch milliseconds or seconds as HubSpot sends them (deal_won attribution window). */
+                deal_date?: string | number | null;
+                /** @description Also dealstage, stage, status; filters read it as `status`. */
+                deal_stage?: string | number | null;
+                /** @description Also dealname. */
+                deal_name?: string | number | null;
+              } & {
+                [key: string]: unknown;
+              })
+            | null;
         } & {
           [key: string]: unknown;
         };

@@ -7,16 +7,18 @@ import { locateForMatching, matchMailedPiece } from "./matching.ts";
 import { noAddressFound } from "./payload-fields.ts";
 import { attributionWindow, parseReferenceDate, referenceNow } from "./window.ts";
 
-/** A lead captured elsewhere (the caller's CRM); every field is optional text. */
+type OptionalText = string | null | undefined;
+
+/** A lead captured elsewhere (the caller's CRM); every field is optional text, null meaning absent. */
 export interface TrackingLeadInput {
-  address?: string | undefined;
-  first_name?: string | undefined;
-  last_name?: string | undefined;
-  email?: string | undefined;
-  phone?: string | undefined;
-  crm_record_id?: string | undefined;
-  created_at?: string | undefined;
-  service_lead_id?: string | undefined;
+  address?: OptionalText;
+  first_name?: OptionalText;
+  last_name?: OptionalText;
+  email?: OptionalText;
+  phone?: OptionalText;
+  crm_record_id?: OptionalText;
+  created_at?: OptionalText;
+  service_lead_id?: OptionalText;
 }
 
 export type TrackingLeadResult =
@@ -30,7 +32,7 @@ export type TrackingLeadResult =
       attribution_type: "direct" | "indirect";
     };
 
-const present = (value: string | undefined) => (value && value.trim() !== "" ? value.trim() : undefined);
+const present = (value: OptionalText) => (value && value.trim() !== "" ? value.trim() : undefined);
 
 /** Phone numbers compare by their digits; a leading US country code is dropped. */
 export function phoneKey(phone: string): string | undefined {
@@ -66,7 +68,8 @@ export async function recordTrackingLead(
   orgId: string,
   input: TrackingLeadInput,
 ): Promise<TrackingLeadResult> {
-  if (await isOwnLead(deps.db, orgId, input.service_lead_id)) return { matched: false, reason: "loop_guard" };
+  if (await isOwnLead(deps.db, orgId, present(input.service_lead_id)))
+    return { matched: false, reason: "loop_guard" };
   const address = present(input.address);
   const normalizedAddress = address ? normalizeAddress(address) : "";
   if (!address || !normalizedAddress) throw noAddressFound();
