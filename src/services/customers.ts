@@ -33,6 +33,9 @@ interface CustomerRow {
   created_at: Date | string;
 }
 
+/** Punctuation alone ("!!!", "---") normalizes to a key all the same, but names no address. */
+const namesAPlace = (normalizedAddress: string) => /[\p{L}\p{N}]/u.test(normalizedAddress);
+
 /**
  * Registers existing customers (their addresses are suppressed from future mailings). Upserts
  * on the normalized address: a repeat keeps the first raw address and source, and replaces the
@@ -50,7 +53,7 @@ export async function registerCustomers(
     // Parsing 1000 addresses takes a few hundred ms: let other requests (and Redis replies) in.
     if (index > 0 && index % NORMALIZE_SLICE === 0) await new Promise((resolve) => setImmediate(resolve));
     const normalized = normalizeAddress(entry.address);
-    if (!normalized) throw invalidPayload(`${entry.field}: is not a usable address`);
+    if (!namesAPlace(normalized)) throw invalidPayload(`${entry.field}: is not a usable address`);
     // One INSERT may touch a row once only: the last entry for an address wins.
     byKey.set(normalized, {
       address: entry.address.trim(),

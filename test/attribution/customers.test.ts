@@ -100,6 +100,27 @@ describe(`POST /api/v1/customers/webhook (${databaseLabel})`, () => {
     assert.match(unusable.body.detail, /^address/);
   });
 
+  it("refuses text with no letter or digit like a blank entry, single or batch, naming it", async () => {
+    const org = await createOrg(ctx);
+    const usable = "1 Main St, Springfield, IL 62701";
+    const cases: [unknown, string][] = [
+      [{ address: "!!!" }, "address"],
+      [{ address: "---" }, "address"],
+      [{ addresses: [usable, "???"] }, "addresses[1]"],
+      [{ addresses: [usable, "  "] }, "addresses[1]"],
+      [{ addresses: [{ address: "-- / --", notes: "x" }] }, "addresses[0].address"],
+    ];
+    for (const [body, field] of cases) {
+      const response = await customers(ctx, org.key, body);
+      assert.equal(response.status, 422, JSON.stringify(body));
+      assert.deepEqual(response.body, {
+        error: "invalid_payload",
+        detail: `${field}: is not a usable address`,
+      });
+    }
+    assert.deepEqual((await customers(ctx, org.key, { addresses: [] })).body, { added: 0, total: 0 });
+  });
+
   it("reads null as absent in optional fields; a null address is missing", async () => {
     const org = await createOrg(ctx);
     const single = await customers(ctx, org.key, {
