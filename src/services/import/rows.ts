@@ -42,7 +42,10 @@ export function prepareRows(rows: readonly RequestRow[]): PreparedRow[] {
     let completedAt: string | null = null;
     if (row.completed_at !== undefined) {
       const date = toCalendarDate(row.completed_at);
-      if (!date) throw invalidPayload(`rows[${index}].completed_at: must be an ISO-8601 date (YYYY-MM-DD) or date-time`);
+      if (!date)
+        throw invalidPayload(
+          `rows[${index}].completed_at: must be an ISO-8601 date (YYYY-MM-DD) or date-time`,
+        );
       completedAt = date;
     }
     const address = row.address?.trim();
