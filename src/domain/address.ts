@@ -265,6 +265,9 @@ export function addressKey(parts: AddressParts): string {
   return locality ? `${parts.street}, ${locality}` : parts.street;
 }
 
+/** Punctuation alone ("!!!", "---") normalizes to a key all the same, but names no address. */
+export const namesAPlace = (normalizedAddress: string) => /[\p{L}\p{N}]/u.test(normalizedAddress);
+
 export function normalizeAddress(raw: string): string {
   return addressKey(parseUsAddress(raw));
 }

@@ -1,5 +1,5 @@
 import { type Queryable, queryOne, queryRows, sql } from "../db/database.ts";
-import { normalizeAddress } from "../domain/address.ts";
+import { namesAPlace, normalizeAddress } from "../domain/address.ts";
 import { invalidPayload } from "../errors.ts";
 
 /** Where a customer address came from: the customers webhook, a conversion, the legacy trigger. */
@@ -32,9 +32,6 @@ interface CustomerRow {
   source: string;
   created_at: Date | string;
 }
-
-/** Punctuation alone ("!!!", "---") normalizes to a key all the same, but names no address. */
-const namesAPlace = (normalizedAddress: string) => /[\p{L}\p{N}]/u.test(normalizedAddress);
 
 /**
  * Registers existing customers (their addresses are suppressed from future mailings). Upserts

@@ -359,7 +359,14 @@ describe(`POST /api/v1/conversions (${databaseLabel})`, () => {
   describe("validation", () => {
     it("answers 400 No address found in payload when no alias holds an address", async () => {
       const org = await createOrg(ctx);
-      for (const body of [{}, { deal_id: "1" }, { address: "   " }, { properties: { address: "" } }]) {
+      for (const body of [
+        {},
+        { deal_id: "1" },
+        { address: "   " },
+        { properties: { address: "" } },
+        { address: "!!!" },
+        { address: "--- ?" },
+      ]) {
         const response = await conversion(ctx, org.key, body);
         assert.equal(response.status, 400, JSON.stringify(body));
         assert.deepEqual(response.body, { error: "No address found in payload" });

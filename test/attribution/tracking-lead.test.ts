@@ -242,6 +242,8 @@ describe(`POST /api/v1/tracking/lead (${databaseLabel})`, () => {
     const nullAddress = await trackingLead(ctx, org.key, { address: null, email: "a@example.com" });
     assert.equal(nullAddress.status, 400);
     assert.deepEqual(nullAddress.body, { error: "No address found in payload" });
+    const punctuation = await trackingLead(ctx, org.key, { address: "!!!", email: "a@example.com" });
+    assert.deepEqual([punctuation.status, punctuation.body], [400, { error: "No address found in payload" }]);
     const unknown = await trackingLead(ctx, org.key, { address: HOME, lifecycle_stage: "lead", score: 4 });
     assert.equal(unknown.status, 200, "unknown CRM fields are accepted and ignored");
   });

@@ -300,6 +300,11 @@ describe(`POST /api/v1/webhooks/trigger (${databaseLabel})`, () => {
       const response = await trigger(org.key, automation.id, { deal_id: "1", city: "Springfield" });
       assert.equal(response.status, 400);
       assert.deepEqual(response.body, { error: "No address found in payload" });
+      const punctuation = await trigger(org.key, automation.id, { deal_id: "2", address: "!!! ---" });
+      assert.deepEqual(
+        [punctuation.status, punctuation.body],
+        [400, { error: "No address found in payload" }],
+      );
     });
 
     it("reads a null properties object as absent and names every accepted type in a type error", async () => {

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { type Queryable, queryOne, queryRows, sql } from "../../db/database.ts";
-import { normalizeAddress } from "../../domain/address.ts";
+import { namesAPlace, normalizeAddress } from "../../domain/address.ts";
 import { invalidPayload } from "../../errors.ts";
 import { type CustomerSource, recordCustomer } from "../customers.ts";
 import type { AttributionDeps } from "./deps.ts";
@@ -122,7 +122,7 @@ export async function recordConversion(
   customerSource: CustomerSource = "conversion",
 ): Promise<ConversionResult> {
   const normalizedAddress = normalizeAddress(fields.address);
-  if (!normalizedAddress) throw noAddressFound();
+  if (!namesAPlace(normalizedAddress)) throw noAddressFound();
   // Independent writes: the customer row goes in while the deal is matched (two connections).
   const [, result] = await Promise.all([
     recordCustomer(deps.db, orgId, fields.address, normalizedAddress, customerSource),

@@ -1,5 +1,5 @@
 import { type Queryable, queryOne, sql } from "../../db/database.ts";
-import { normalizeAddress, parseUsAddress } from "../../domain/address.ts";
+import { namesAPlace, normalizeAddress, parseUsAddress } from "../../domain/address.ts";
 import { AppError, notFound } from "../../errors.ts";
 import { findAutomation } from "../automations.ts";
 import type { KillSwitch } from "../kill-switch.ts";
@@ -112,7 +112,7 @@ export function readTriggerDate(payload: Payload): ReferenceDate | undefined {
 /** Reads and validates everything before anything is written (a 422 leaves no queued campaign). */
 export function readTriggerFields(payload: Payload): TriggerFields {
   const addressLine = addressLineOf(payload);
-  if (!addressLine || !normalizeAddress(addressLine)) throw noAddressFound();
+  if (!addressLine || !namesAPlace(normalizeAddress(addressLine))) throw noAddressFound();
   const read = (aliases: readonly string[]) => readText(payload, aliases);
   const parts = parseUsAddress(addressLine);
   const firstName = read(TRIGGER_FIELD_ALIASES.first_name);

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { type Queryable, queryOne, queryRows, sql } from "../../db/database.ts";
-import { normalizeAddress } from "../../domain/address.ts";
+import { namesAPlace, normalizeAddress } from "../../domain/address.ts";
 import { isOwnLead } from "../trigger-core.ts";
 import type { AttributionDeps } from "./deps.ts";
 import { locateForMatching, matchMailedPiece } from "./matching.ts";
@@ -72,7 +72,7 @@ export async function recordTrackingLead(
     return { matched: false, reason: "loop_guard" };
   const address = present(input.address);
   const normalizedAddress = address ? normalizeAddress(address) : "";
-  if (!address || !normalizedAddress) throw noAddressFound();
+  if (!address || !namesAPlace(normalizedAddress)) throw noAddressFound();
   const reference = present(input.created_at)
     ? parseReferenceDate(input.created_at!, "created_at")
     : referenceNow(deps.clock.now());
