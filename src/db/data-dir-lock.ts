@@ -5,7 +5,17 @@
  * database. The lock is a pid file (pid and start time): a live holder refuses the start; the file
  * of a process that died (SIGKILL, power loss) is taken over at once, so a restart never waits.
  */
-import { chmodSync, closeSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync } from "node:fs";
+import {
+  chmodSync,
+  closeSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  unlinkSync,
+  writeSync,
+} from "node:fs";
 import path from "node:path";
 import { systemErrorReason } from "../errors.ts";
 
@@ -53,6 +63,22 @@ export function preparePrivateDataDir(dataDir: string): boolean {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "EPERM") return false;
     throw new DataDirUnusableError(dataDir, error);
+  }
+}
+
+/**
+ * Takes group and other access off every file and folder of the embedded cluster in `dir`. PGlite
+ * unpacks its initial cluster with mode 0666 whatever the umask (about 1000 files: catalogs,
+ * PG_VERSION, the config), so only the 0700 DATA_DIR kept them private, and not where DATA_DIR is
+ * another user's shared volume. Files PostgreSQL creates later are 0600 already, so once
+ * PG_VERSION is private the walk is skipped.
+ */
+export function makeClusterPrivate(dir: string): void {
+  if ((statSync(path.join(dir, "PG_VERSION")).mode & 0o077) === 0) return;
+  for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    const target = path.join(entry.parentPath, entry.name);
+    if (entry.isDirectory()) chmodSync(target, 0o700);
+    else if (entry.isFile()) chmodSync(target, 0o600);
   }
 }
 

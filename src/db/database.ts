@@ -6,6 +6,7 @@ import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import pg from "pg";
 import { causeChain, type ErrorLike } from "../errors.ts";
+import { makeClusterPrivate } from "./data-dir-lock.ts";
 import { createPreparedQuery } from "./pglite-prepared.ts";
 
 /** A database handle or an open transaction: both run the same queries. */
@@ -62,6 +63,7 @@ async function openPglite(dataDir: string | undefined): Promise<Database> {
   if (dataDir) mkdirSync(dataDir, { recursive: true });
   const client = dataDir ? new PGlite(dataDir) : new PGlite();
   await client.waitReady;
+  if (dataDir) makeClusterPrivate(dataDir);
   // PGlite runs with fsync off, so zero-filling each new 16 MB WAL segment reserves nothing
   // durable; it only stalled the event loop (and every request) ~45 ms every few seconds of
   // sustained writes. Its one session keeps the setting for its lifetime.

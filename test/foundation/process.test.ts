@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -41,6 +41,14 @@ describe("the server process", () => {
 
     assert.equal(statSync(dataDir).mode & 0o777, 0o700, "DATA_DIR is private to the service's user");
     assert.equal(statSync(path.join(dataDir, "admin-token")).mode & 0o077, 0);
+    const shared = readdirSync(dataDir, { recursive: true, withFileTypes: true }).filter(
+      (entry) => (statSync(path.join(entry.parentPath, entry.name)).mode & 0o077) !== 0,
+    );
+    assert.deepEqual(
+      shared.map((entry) => path.join(entry.parentPath, entry.name)),
+      [],
+      "the embedded cluster's files too (PGlite unpacks them 0666)",
+    );
 
     first.child.kill("SIGTERM");
     assert.equal(await first.exited, 0);
