@@ -16,6 +16,7 @@ import { createHmac, timingSafeEqual } from "node:crypto";
 import { readFileSync } from "node:fs";
 import http from "node:http";
 import https from "node:https";
+import { pathToFileURL } from "node:url";
 
 const TOLERANCE_SECONDS = 300;
 const MAX_BODY_BYTES = 1_048_576;
@@ -109,7 +110,7 @@ export function createLeadReceiver({ secret, onLead, seen = createSeenIds() }) {
   };
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const secrets = (process.env.PORCHLIGHT_SIGNING_SECRET ?? "")
     .split(",")
     .map((one) => one.trim())

@@ -4,6 +4,8 @@
 //   PORCHLIGHT_URL=https://porchlight.example.com PORCHLIGHT_API_KEY=ak_… \
 //     node examples/replay-events.mjs events.ndjson [--dry-run]
 //
+// PORCHLIGHT_URL is the service's base URL (a trailing /api/v1 is tolerated and dropped).
+//
 // events.ndjson holds one event envelope per line, exactly as first sent (or as your CRM would
 // have sent them), each with its ORIGINAL dedup_id: the service absorbs a dedup_id it already
 // enqueued for an automation (outcome `duplicate`), so replaying everything since before the
@@ -14,8 +16,11 @@
 // limit, 60 requests a minute across every endpoint, comes before the events limit of 120 per
 // organization), 503 (kill switch: Retry-After 300) waits and retries, 500/502 back off;
 // 400/413/422 are the event's fault (logged, skipped); 401/403 stop the replay (exit code 3), as
-// does an unreachable server (exit code 4). Exit code 1: some events still failing at the end.
+// do an unreachable server (exit code 4) and a URL with no events endpoint (404, exit code 5).
+// Exit code 1: some events were rejected or still failing at the end. Exit code 2: usage, or a
+// line of the file that is not JSON (named; nothing is sent).
 import { readFileSync } from "node:fs";
+import { pathToFileURL } from "node:url";
 
 const TERMINAL_FOR_RUN = new Set([401, 403]);
 const RETRYABLE = new Set([429, 500, 502, 503]);
@@ -23,6 +28,14 @@ const MAX_ATTEMPTS = 8;
 
 /** Thrown on 401/403: no later event can succeed with this key. */
 export class KeyRefusedError extends Error {}
+
+/** Thrown on 404: PORCHLIGHT_URL does not lead to the events endpoint. */
+export class NoEndpointError extends Error {}
+
+/** The service's base URL: without trailing slashes or the /api/v1 an integrator may add. */
+export function baseUrlOf(url) {
+  return url.replace(/\/+$/, "").replace(/\/api\/v1$/, "");
+}
 
 const defaultSleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -60,7 +73,7 @@ export async function replayEvents({
   log = console.log,
 }) {
   const summary = { accepted: 0, duplicate: 0, rejected: 0, failed: 0 };
-  const base = baseUrl.replace(/\/+$/, "");
+  const base = baseUrlOf(baseUrl);
   for (const event of events) {
     const envelope = dryRun ? { ...event, dry_run: true } : event;
     const { status, body } = await sendOne({ baseUrl: base, apiKey, fetch, sleep }, envelope);
@@ -73,6 +86,10 @@ export async function replayEvents({
     } else if (TERMINAL_FOR_RUN.has(status)) {
       throw new KeyRefusedError(
         `stopping: the key was refused (${status} ${body?.error ?? ""}); fix the key or its scopes (events:write)`,
+      );
+    } else if (status === 404) {
+      throw new NoEndpointError(
+        `stopping: ${base}/api/v1/events was not found (404); PORCHLIGHT_URL is the service's base URL`,
       );
     } else if (RETRYABLE.has(status)) {
       summary.failed++;
@@ -87,7 +104,22 @@ export async function replayEvents({
   return summary;
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
+/** The envelopes of an ndjson file; a line that is not JSON stops with its number. */
+function readEvents(file) {
+  const events = [];
+  for (const [index, line] of readFileSync(file, "utf8").split("\n").entries()) {
+    if (line.trim() === "") continue;
+    try {
+      events.push(JSON.parse(line));
+    } catch (error) {
+      console.error(`${file}:${index + 1}: not a JSON envelope (${error.message}); nothing was sent`);
+      process.exit(2);
+    }
+  }
+  return events;
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const [file, flag] = process.argv.slice(2);
   const { PORCHLIGHT_URL, PORCHLIGHT_API_KEY } = process.env;
   if (!file || !PORCHLIGHT_URL || !PORCHLIGHT_API_KEY) {
@@ -96,10 +128,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     );
     process.exit(2);
   }
-  const events = readFileSync(file, "utf8")
-    .split("\n")
-    .filter((line) => line.trim() !== "")
-    .map((line) => JSON.parse(line));
+  const events = readEvents(file);
   try {
     const summary = await replayEvents({
       events,
@@ -108,11 +137,11 @@ if (import.meta.url === `file://${process.argv[1]}`) {
       dryRun: flag === "--dry-run",
     });
     console.log(JSON.stringify(summary));
-    process.exit(summary.failed > 0 ? 1 : 0);
+    process.exit(summary.failed > 0 || summary.rejected > 0 ? 1 : 0);
   } catch (error) {
-    if (error instanceof KeyRefusedError) {
+    if (error instanceof KeyRefusedError || error instanceof NoEndpointError) {
       console.error(error.message);
-      process.exit(3);
+      process.exit(error instanceof KeyRefusedError ? 3 : 5);
     }
     // fetch rejects with a TypeError when the server cannot be reached (refused, DNS, TLS).
     const cause = error?.cause?.code ?? error?.cause?.message ?? error?.message;

@@ -1,6 +1,7 @@
 // Verifies a Porchlight `lead.created` delivery (Node 18+, no dependencies).
 // Pass the exact bytes received (a Buffer), never a re-serialized JSON body.
 import { createHmac, timingSafeEqual } from "node:crypto";
+import { pathToFileURL } from "node:url";
 
 const TOLERANCE_SECONDS = 300;
 
@@ -16,7 +17,7 @@ export function verifySignature(secret, timestamp, signature, rawBody, nowSecond
 }
 
 // Command line (used by the tests): node verify.mjs SECRET TIMESTAMP SIGNATURE [NOW] < raw-body
-if (import.meta.url === `file://${process.argv[1]}`) {
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const [secret, timestamp, signature, now] = process.argv.slice(2);
   const chunks = [];
   for await (const chunk of process.stdin) chunks.push(chunk);

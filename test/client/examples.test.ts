@@ -1,7 +1,10 @@
 import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
+import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { signatureHeaders } from "../../src/services/webhooks/signer.ts";
@@ -177,5 +180,37 @@ describe(`examples/replay-events.mjs against the running server (${databaseLabel
     assert.ok(waits[0]! >= 7000 && waits[0]! < 8000, String(waits[0]));
     assert.equal(bodies.length, 2);
     assert.equal(bodies[0], bodies[1]);
+  });
+
+  it("takes a base URL given with /api/v1, and stops on a URL with no events endpoint", async () => {
+    const { replayEvents } = await load<ReplayModule>("replay-events.mjs");
+    const org = await createOrg(ctx);
+    const event = {
+      event_type: "deal.won",
+      object_type: "deal",
+      dedup_id: randomUUID(),
+      record: { id: "d" },
+    };
+    const options = { apiKey: org.key, events: [event], log: () => {} };
+    const withPrefix = await replayEvents({ ...options, baseUrl: `${baseUrl}/api/v1/` });
+    assert.equal(withPrefix.accepted, 1);
+    await assert.rejects(replayEvents({ ...options, baseUrl: `${baseUrl}/porchlight` }), /404/);
+  });
+
+  it("runs from the command line in a folder whose path has a space; a bad line stops with its number", () => {
+    const folder = mkdtempSync(path.join(tmpdir(), "replay example "));
+    try {
+      copyFileSync(path.join(EXAMPLES, "replay-events.mjs"), path.join(folder, "replay-events.mjs"));
+      writeFileSync(path.join(folder, "events.ndjson"), '{"event_type":"job.done"}\n{not json\n');
+      const run = spawnSync(process.execPath, [path.join(folder, "replay-events.mjs"), "events.ndjson"], {
+        cwd: folder,
+        env: { ...process.env, PORCHLIGHT_URL: "http://127.0.0.1:9", PORCHLIGHT_API_KEY: "ak_x" },
+        encoding: "utf8",
+      });
+      assert.equal(run.status, 2, run.stderr);
+      assert.match(run.stderr, /^events\.ndjson:2: not a JSON envelope/);
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
   });
 });

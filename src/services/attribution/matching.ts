@@ -18,7 +18,7 @@ export type MatchMethod = (typeof MATCH_METHODS)[number];
 export const MATCH_CONFIDENCES = ["exact", "high", "medium"] as const;
 export type MatchConfidence = (typeof MATCH_CONFIDENCES)[number];
 
-/** `direct` when the matched piece has a landing-page lead, else `indirect`. */
+/** `direct` when the matched piece is the deal's home and has a landing-page lead, else `indirect`. */
 export const ATTRIBUTION_TYPES = ["direct", "indirect"] as const;
 export type AttributionType = (typeof ATTRIBUTION_TYPES)[number];
 
