@@ -415,7 +415,7 @@ export interface operations {
           };
         };
       };
-      /** @description Missing, malformed, unknown, revoked or expired key. */
+      /** @description Missing, malformed, unknown, revoked or expired key; with `WWW-Authenticate: Bearer realm="api"`. */
       401: {
         headers: {
           [name: string]: unknown;
@@ -552,7 +552,7 @@ export interface operations {
           };
         };
       };
-      /** @description Missing, malformed, unknown, revoked or expired key. */
+      /** @description Missing, malformed, unknown, revoked or expired key; with `WWW-Authenticate: Bearer realm="api"`. */
       401: {
         headers: {
           [name: string]: unknown;
@@ -776,7 +776,7 @@ export interface operations {
           };
         };
       };
-      /** @description Missing, malformed, unknown, revoked or expired key. */
+      /** @description Missing, malformed, unknown, revoked or expired key; with `WWW-Authenticate: Bearer realm="api"`. */
       401: {
         headers: {
           [name: string]: unknown;
@@ -930,7 +930,7 @@ export interface operations {
           };
         };
       };
-      /** @description Missing, malformed, unknown, revoked or expired key. */
+      /** @description Missing, malformed, unknown, revoked or expired key; with `WWW-Authenticate: Bearer realm="api"`. */
       401: {
         headers: {
           [name: string]: unknown;
@@ -1085,7 +1085,7 @@ export interface operations {
           };
         };
       };
-      /** @description Missing, malformed, unknown, revoked or expired key. */
+      /** @description Missing, malformed, unknown, revoked or expired key; with `WWW-Authenticate: Bearer realm="api"`. */
       401: {
         headers: {
           [name: string]: unknown;
@@ -1327,7 +1327,7 @@ export interface operations {
           };
         };
       };
-      /** @description Missing, malformed, unknown, revoked or expired key. */
+      /** @description Missing, malformed, unknown, revoked or expired key; with `WWW-Authenticate: Bearer realm="api"`. */
       401: {
         headers: {
           [name: string]: unknown;
@@ -1463,7 +1463,7 @@ export interface operations {
           };
         };
       };
-      /** @description Missing, malformed, unknown, revoked or expired key. */
+      /** @description Missing, malformed, unknown, revoked or expired key; with `WWW-Authenticate: Bearer realm="api"`. */
       401: {
         headers: {
           [name: string]: unknown;
@@ -1594,7 +1594,7 @@ export interface operations {
           };
         };
       };
-      /** @description Missing, malformed, unknown, revoked or expired key. */
+      /** @description Missing, malformed, unknown, revoked or expired key; with `WWW-Authenticate: Bearer realm="api"`. */
       401: {
         headers: {
           [name: string]: unknown;
@@ -1770,7 +1770,7 @@ export interface operations {
           };
         };
       };
-      /** @description Missing, malformed, unknown, revoked or expired key. */
+      /** @description Missing, malformed, unknown, revoked or expired key; with `WWW-Authenticate: Bearer realm="api"`. */
       401: {
         headers: {
           [name: string]: unknown;
@@ -1906,7 +1906,7 @@ export interface operations {
           };
         };
       };
-      /** @description Missing, malformed, unknown, revoked or expired key. */
+      /** @description Missing, malformed, unknown, revoked or expired key; with `WWW-Authenticate: Bearer realm="api"`. */
       401: {
         headers: {
           [name: string]: unknown;
@@ -2047,7 +2047,7 @@ export interface operations {
           };
         };
       };
-      /** @description Missing, malformed, unknown, revoked or expired key. */
+      /** @description Missing, malformed, unknown, revoked or expired key; with `WWW-Authenticate: Bearer realm="api"`. */
       401: {
         headers: {
           [name: string]: unknown;
@@ -2211,7 +2211,7 @@ export interface operations {
           };
         };
       };
-      /** @description Missing, malformed, unknown, revoked or expired key. */
+      /** @description Missing, malformed, unknown, revoked or expired key; with `WWW-Authenticate: Bearer realm="api"`. */
       401: {
         headers: {
           [name: string]: unknown;
