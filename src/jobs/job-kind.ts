@@ -25,6 +25,11 @@ export interface JobKind<S extends TSchema = TSchema> {
    * (see migrations/0090_jobs_deliveries_by_org.sql).
    */
   readonly maxRunningPerOrg?: number;
+  /**
+   * Automation work (a card on its way to the printer): not claimed while the platform kill
+   * switch pauses automations, so pulling it stops queued mail too, not only new events.
+   */
+  readonly heldWhilePaused?: boolean;
 }
 
 export function defineJobKind<S extends TSchema>(kind: JobKind<S>): JobKind<S> {

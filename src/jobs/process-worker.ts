@@ -3,6 +3,7 @@ import type { Clock } from "../clock.ts";
 import type { Config } from "../config.ts";
 import type { Queryable } from "../db/database.ts";
 import type { Geocoder } from "../geo/geocoder.ts";
+import { createKillSwitch } from "../services/kill-switch.ts";
 import { createDeliveryClient } from "../services/webhooks/delivery-client.ts";
 import { createTargetGuard } from "../services/webhooks/target-guard.ts";
 import { buildJobCatalog } from "./catalog.ts";
@@ -23,7 +24,11 @@ export function startProcessWorker(deps: {
 }): Worker {
   const guard = createTargetGuard({ allowPrivateTargets: deps.config.webhookAllowPrivateTargets });
   const deliveryClient = createDeliveryClient({ guard, logger: deps.logger });
-  const worker = startWorker(deps, buildJobCatalog({ ...deps, deliveryClient }));
+  const killSwitch = createKillSwitch(deps);
+  const worker = startWorker(
+    { ...deps, automationsPaused: () => killSwitch.isPaused() },
+    buildJobCatalog({ ...deps, deliveryClient }),
+  );
   const pruning = startJobPruning(deps);
   return {
     wake: () => worker.wake(),

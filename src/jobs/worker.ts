@@ -2,6 +2,7 @@ import type { Logger } from "pino";
 import type { Clock } from "../clock.ts";
 import type { Queryable } from "../db/database.ts";
 import { retryWhileUnavailable } from "../db/retry-while-unavailable.ts";
+import { briefCause } from "../errors.ts";
 import type { JobCatalog, RegisteredJob } from "./job-kind.ts";
 import { type ClaimedJob, claimJobs, completeJob, failJob } from "./queue.ts";
 
@@ -9,6 +10,8 @@ export interface WorkerDeps {
   db: Queryable;
   clock: Clock;
   logger: Logger;
+  /** The platform kill switch: while it answers true, kinds `heldWhilePaused` are not claimed. */
+  automationsPaused?: () => Promise<boolean>;
 }
 
 export interface WorkerOptions {
@@ -66,9 +69,15 @@ async function runOne(deps: WorkerDeps, entry: RegisteredJob, job: ClaimedJob) {
   }
 }
 
+/** The kinds to claim now: all of them, or those not held while automations are paused. */
+async function claimableKinds(deps: WorkerDeps, catalog: JobCatalog): Promise<JobCatalog> {
+  if (!(await deps.automationsPaused?.())) return catalog;
+  return new Map([...catalog].filter(([, entry]) => !entry.kind.heldWhilePaused));
+}
+
 /** Claims and runs one batch; returns how many jobs it ran. */
 async function runBatch(deps: WorkerDeps, catalog: JobCatalog, batchSize: number) {
-  const jobs = await claimJobs(deps.db, catalog, deps.clock.now(), batchSize);
+  const jobs = await claimJobs(deps.db, await claimableKinds(deps, catalog), deps.clock.now(), batchSize);
   await Promise.all(
     jobs.map((job) => {
       const entry = catalog.get(job.kind);
@@ -126,7 +135,9 @@ export function startWorker(deps: WorkerDeps, catalog: JobCatalog, options: Work
     const task = runOne(deps, entry, job)
       // The outcome could not be written (the database went away): the job's lock expires and
       // another round runs it again, which every job kind tolerates.
-      .catch((error: unknown) => deps.logger.warn({ err: error, jobId: job.id }, "job outcome not recorded"))
+      .catch((error: unknown) =>
+        deps.logger.warn({ cause: briefCause(error), jobId: job.id }, "job outcome not recorded"),
+      )
       .finally(() => {
         inFlight.delete(task);
         // A finished job of a kind capped per org frees a place its org's waiting jobs may take
@@ -137,11 +148,25 @@ export function startWorker(deps: WorkerDeps, catalog: JobCatalog, options: Work
     inFlight.add(task);
   };
 
+  let held = false;
+  const claimable = async () => {
+    const kinds = await claimableKinds(deps, catalog);
+    if (held !== (kinds !== catalog)) {
+      held = kinds !== catalog;
+      deps.logger.info(
+        held
+          ? "automations paused platform-wide: queued mail is held until they resume"
+          : "automations resumed: queued mail goes out again",
+      );
+    }
+    return kinds;
+  };
+
   const claimFreeSlots = async () => {
     const free = concurrency - inFlight.size;
     wokenSinceClaim = false;
     try {
-      const claimed = await claimJobs(deps.db, catalog, deps.clock.now(), free);
+      const claimed = await claimJobs(deps.db, await claimable(), deps.clock.now(), free);
       for (const job of claimed) start(job);
       return claimed.length === free;
     } catch (error) {

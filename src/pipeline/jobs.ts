@@ -38,6 +38,7 @@ export const processPieceJob = defineJobKind({
   maxAttempts: 6,
   backoffSeconds: exponentialBackoff(30, 3600),
   timeoutSeconds: 180,
+  heldWhilePaused: true,
 });
 
 /** Locates a piece that is already mailed (recorded mailing history) for geo attribution. */

@@ -89,7 +89,12 @@ export async function queuePiece(
 }
 
 /** Runs every due pipeline job with the given configuration, as a worker process would. */
-export function runPipeline(ctx: TestContext, config: Partial<Config>, db: Queryable = ctx.database.db) {
+export function runPipeline(
+  ctx: TestContext,
+  config: Partial<Config>,
+  db: Queryable = ctx.database.db,
+  automationsPaused?: () => Promise<boolean>,
+) {
   const catalog = createJobCatalog(
     pipelineJobHandlers({
       db,
@@ -99,7 +104,7 @@ export function runPipeline(ctx: TestContext, config: Partial<Config>, db: Query
       geocoder: createLocalGeocoder(),
     }),
   );
-  return runPendingJobs({ db, clock: ctx.clock, logger }, catalog);
+  return runPendingJobs({ db, clock: ctx.clock, logger, automationsPaused }, catalog);
 }
 
 export interface PieceRow {

@@ -6,6 +6,7 @@ import { fixedClock } from "../../src/clock.ts";
 import { queryRows, sql } from "../../src/db/database.ts";
 import { normalizeAddress } from "../../src/domain/address.ts";
 import { signLobPayload } from "../../src/print/lob-webhook.ts";
+import { createKillSwitch } from "../../src/services/kill-switch.ts";
 import { admin, call } from "../helpers/api.ts";
 import { createTestContext, type TestContext } from "../helpers/harness.ts";
 import {
@@ -134,6 +135,24 @@ describe("campaign pipeline", () => {
     });
     const [job] = await jobsOf(ctx, piece.id);
     assert.equal(job?.status, "done");
+  });
+
+  test("the kill switch holds queued mail (not only new events) until automations resume", async () => {
+    const dataDir = tempDataDir();
+    const org = await orgWithAutomation(ctx);
+    const piece = await queuePiece(ctx, org);
+    // A fresh switch per run: its one-second cache never expires under the fixed clock.
+    const paused = () => createKillSwitch({ db: ctx.database.db, clock }).isPaused();
+    assert.equal((await admin(ctx, "PUT", "/kill-switch", { paused: true })).status, 200);
+    try {
+      await runPipeline(ctx, { dataDir, printProvider: "local" }, ctx.database.db, paused);
+      assert.equal((await pieceRow(ctx, piece.id)).status, "queued");
+      assert.equal((await jobsOf(ctx, piece.id))[0]?.status, "pending", "held, no attempt spent");
+    } finally {
+      await admin(ctx, "PUT", "/kill-switch", { paused: false });
+    }
+    await runPipeline(ctx, { dataDir, printProvider: "local" }, ctx.database.db, paused);
+    assert.equal((await pieceRow(ctx, piece.id)).status, "mailed");
   });
 
   test("suppression at mail time: a registered customer's piece becomes suppressed, unless the automation opts out", async () => {
