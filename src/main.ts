@@ -13,7 +13,7 @@ import { type Database, isConnectionError, openDatabase } from "./db/database.ts
 import { startEmbeddedVacuum } from "./db/embedded-vacuum.ts";
 import { migrate } from "./db/migrate.ts";
 import { compileWasmWithOptimizingTier } from "./db/wasm-compilation.ts";
-import { systemErrorReason } from "./errors.ts";
+import { briefCause, systemErrorReason } from "./errors.ts";
 import { createGeocoder } from "./geo/index.ts";
 import { startProcessWorker } from "./jobs/process-worker.ts";
 import { JOBS_READY_CHANNEL } from "./jobs/queue.ts";
@@ -40,10 +40,18 @@ async function migrateWithoutQueryTimeout(database: Database, databaseUrl: strin
   }
 }
 
+/**
+ * `--role X` or `--role=X`; any other argument stops the start (a mistyped `--rol worker` started
+ * the API too, and a worker pod served the public API).
+ */
 function parseRole(argv: string[]): Role {
-  const index = argv.indexOf("--role");
-  if (index === -1) return "all";
-  const role = argv[index + 1];
+  let role: string | undefined = "all";
+  for (let index = 0; index < argv.length; index++) {
+    const argument = argv[index]!;
+    if (argument === "--role") role = argv[++index];
+    else if (argument.startsWith("--role=")) role = argument.slice("--role=".length);
+    else throw new ConfigError(argument, "is not an option; the only one is --role api|worker|all");
+  }
   if (role === "all" || role === "api" || role === "worker") return role;
   throw new ConfigError("--role", `must be api, worker or all, got "${role ?? ""}"`);
 }
@@ -87,7 +95,7 @@ async function main() {
   const database = await openDatabase({
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
-    onPoolError: (error) => logger.warn({ err: error }, "database connection lost"),
+    onPoolError: (error) => logger.warn({ cause: briefCause(error) }, "database connection lost"),
     queryTimeoutMs: SERVING_QUERY_TIMEOUT_MS,
   });
   const applied = await migrateWithoutQueryTimeout(database, config.databaseUrl);
@@ -132,7 +140,11 @@ async function main() {
       : null;
   // Jobs enqueued by any process (a lead's deliveries, say) start at once instead of at the next poll.
   const stopListening = worker ? await database.listen(JOBS_READY_CHANNEL, () => worker.wake()) : null;
-  logger.info({ role, database: database.kind, url: config.publicBaseUrl }, "porchlight started");
+  // A worker serves no HTTP: naming a URL would send an operator's probe to a closed port.
+  logger.info(
+    { role, database: database.kind, ...(role === "worker" ? {} : { url: config.publicBaseUrl }) },
+    "porchlight started",
+  );
 
   let stopping = false;
   const stop = async (signal: string) => {

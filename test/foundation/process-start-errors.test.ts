@@ -64,4 +64,20 @@ describe("the server process refusing to start", () => {
     assert.equal(await started.exited, 1);
     assert.equal(started.output().trim(), 'Invalid configuration: PORT must be an integer, got "not-a-port"');
   });
+
+  it("refuses an argument it does not know rather than starting every role", async () => {
+    const env = { DATA_DIR: dataDir, PORT: String(await freePort()) };
+    const misspelled = start(env, ["--rol", "worker"]);
+    assert.equal(await misspelled.exited, 1);
+    assert.equal(
+      misspelled.output().trim(),
+      "Invalid configuration: --rol is not an option; the only one is --role api|worker|all",
+    );
+    const badRole = start(env, ["--role=workers"]);
+    assert.equal(await badRole.exited, 1);
+    assert.equal(
+      badRole.output().trim(),
+      'Invalid configuration: --role must be api, worker or all, got "workers"',
+    );
+  });
 });

@@ -27,9 +27,9 @@ export interface Started {
   exited: Promise<number | null>;
 }
 
-export function start(env: Record<string, string>): Started {
+export function start(env: Record<string, string>, args: string[] = []): Started {
   let output = "";
-  const child = spawn(process.execPath, ["--import", "tsx", MAIN], {
+  const child = spawn(process.execPath, ["--import", "tsx", MAIN, ...args], {
     env: { PATH: process.env.PATH ?? "", LOG_LEVEL: "warn", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
