@@ -82,6 +82,7 @@ describe(`POST /api/v1/events: platform kill switch (${databaseLabel})`, () => {
     await createAutomation(ctx, org.orgId, boundAutomation("job.completed"));
     assert.equal((await admin(ctx, "PUT", "/kill-switch", { paused: true })).status, 200);
     try {
+      assert.deepEqual((await admin(ctx, "GET", "/kill-switch")).body, { paused: true }, "readable back");
       for (const dryRun of [false, true]) {
         const response = await sendEvent(ctx, org.key, envelope({ dry_run: dryRun }));
         assert.equal(response.status, 503);

@@ -50,6 +50,13 @@ describe(`authentication and scopes (${databaseLabel})`, () => {
     assert.ok(revoked);
   });
 
+  it("refuses to issue a key that expires in the past (422 naming expires_at)", async () => {
+    const org = await createOrg(ctx);
+    const past = await admin(ctx, "POST", `/orgs/${org.orgId}/keys`, { expires_at: "2000-01-01T00:00:00Z" });
+    assert.equal(past.status, 422, past.text);
+    assert.equal(past.body.detail, "expires_at: must be in the future");
+  });
+
   it("treats two Authorization headers as none (401), never as the first key's tenant", async () => {
     const first = await createOrg(ctx);
     const second = await createOrg(ctx);

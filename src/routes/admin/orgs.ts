@@ -1,6 +1,6 @@
 import { Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
-import { notFound } from "../../errors.ts";
+import { invalidPayload, notFound } from "../../errors.ts";
 import { SCOPES } from "../../http/route-config.ts";
 import { createOrganization, issueApiKey, revokeApiKey } from "../../services/organizations.ts";
 import type { Services } from "../../services/services.ts";
@@ -45,14 +45,23 @@ export function registerAdminOrgRoutes(app: FastifyInstance, services: Services)
         ),
       },
     },
-    async (request, reply) =>
-      reply.code(201).send(await issueApiKey(services.db, request.params.org_id, request.body ?? {})),
+    async (request, reply) => {
+      const expiresAt = request.body?.expires_at;
+      // A key dead on arrival is a typo in the date, not a wish.
+      if (expiresAt && Date.parse(expiresAt) <= services.clock.now().getTime()) {
+        throw invalidPayload("expires_at: must be in the future");
+      }
+      const issued = await issueApiKey(services.db, request.params.org_id, request.body ?? {});
+      request.log.info({ orgId: request.params.org_id, keyId: issued.id }, "operator issued an API key");
+      return reply.code(201).send(issued);
+    },
   );
 
   r.delete("/keys/:id", { schema: { hide: true, params: IdParams } }, async (request, reply) => {
     const revoked = await revokeApiKey(services.db, request.params.id, services.clock.now());
     if (!revoked) throw notFound("key not found or already revoked");
     services.keyStore.forget();
+    request.log.info({ keyId: request.params.id }, "operator revoked an API key");
     return reply.code(204).send();
   });
 
@@ -64,6 +73,14 @@ export function registerAdminOrgRoutes(app: FastifyInstance, services: Services)
         body: Type.Object({ paused: Type.Boolean() }, { additionalProperties: false }),
       },
     },
-    async (request) => ({ paused: await services.killSwitch.setPaused(request.body.paused) }),
+    async (request) => {
+      const paused = await services.killSwitch.setPaused(request.body.paused);
+      request.log.warn({ paused }, paused ? "operator paused automations" : "operator resumed automations");
+      return { paused };
+    },
   );
+
+  r.get("/kill-switch", { schema: { hide: true } }, async () => ({
+    paused: await services.killSwitch.isPaused(),
+  }));
 }
