@@ -101,6 +101,21 @@ export function causeChain(error: unknown, depth = 5): ErrorLike[] {
   return chain;
 }
 
+/**
+ * The innermost cause of a failure as its message's first line and code, for a log line that
+ * repeats during an outage: no stack, and none of what drivers hang on their errors (pg's client,
+ * with its connection parameters and the backend's cancel key).
+ */
+export function briefCause(error: unknown): { message: string; code?: string } | undefined {
+  const innermost = causeChain(error instanceof AppError ? error.cause : error, 6).at(-1);
+  if (innermost === undefined) return undefined;
+  const { message, code } = innermost as { message?: unknown; code?: unknown };
+  return {
+    message: typeof message === "string" ? message.split("\n")[0]!.slice(0, 200) : String(innermost),
+    ...(typeof code === "string" ? { code } : {}),
+  };
+}
+
 /** A system error in one word where Node gives one (EACCES, EADDRINUSE), else its message. */
 export function systemErrorReason(error: unknown): string {
   const code = (error as NodeJS.ErrnoException | null)?.code;

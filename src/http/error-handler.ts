@@ -2,7 +2,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { isConnectionError, isDatabaseMisconfigured } from "../db/database.ts";
 import {
   AppError,
-  causeChain,
+  briefCause,
   databaseUnavailable,
   invalidJson,
   payloadTooLarge,
@@ -72,22 +72,11 @@ export function renderError(error: AppError, request: FastifyRequest, reply: Fas
  */
 export function logServerError(request: FastifyRequest, error: unknown, appError: AppError): void {
   if (appError.status === 503 && !isDatabaseMisconfigured(error)) {
-    const cause = driverFailure(error);
+    const cause = briefCause(error);
     request.log.warn({ code: appError.code, ...(cause ? { cause } : {}) }, "request refused: unavailable");
   } else if (appError.status >= 500) {
     request.log.error({ err: error }, "request failed");
   }
-}
-
-/** The innermost error under a refusal (the driver's), as message and code only. */
-function driverFailure(error: unknown): { message: string; code?: string } | undefined {
-  const innermost = causeChain(error instanceof AppError ? error.cause : error, 6).at(-1);
-  if (innermost === undefined) return undefined;
-  const { message, code } = innermost as { message?: unknown; code?: unknown };
-  return {
-    message: typeof message === "string" ? message.split("\n")[0]!.slice(0, 200) : String(innermost),
-    ...(typeof code === "string" ? { code } : {}),
-  };
 }
 
 /**

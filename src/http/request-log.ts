@@ -16,6 +16,7 @@ export function registerRequestLog(app: FastifyInstance): void {
     request.log.info(
       {
         orgId: request.auth?.orgId,
+        ip: request.ip,
         method: request.method,
         route: request.routeOptions.url ?? "(no route)",
         status: reply.statusCode,

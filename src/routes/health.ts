@@ -1,5 +1,6 @@
 import "@fastify/swagger";
 import type { FastifyInstance } from "fastify";
+import { briefCause } from "../errors.ts";
 import type { Services } from "../services/services.ts";
 
 /** A probe must answer in time: a frozen database must read as not ready, not as a hung probe. */
@@ -21,7 +22,7 @@ export function registerHealthRoutes(app: FastifyInstance, services: Services): 
       await withTimeout(services.database.ping(), READINESS_TIMEOUT_MS);
       return { status: "ready", database: services.database.kind };
     } catch (error) {
-      request.log.warn({ err: error }, "readiness check failed: database unreachable");
+      request.log.warn({ cause: briefCause(error) }, "readiness check failed: database unreachable");
       return reply.code(503).send({ status: "unavailable", database: services.database.kind });
     }
   });
