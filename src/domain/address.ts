@@ -138,6 +138,8 @@ export function parseUsAddress(raw: string): AddressParts {
     .trim();
   const parsed = text ? parseLocation(text) : null;
   if (!parsed || parsed.street1 || (!parsed.number && !isPoBox(parsed))) return unparsedParts(text);
+  const suffixAsCity = withSuffixReadAsCity(parsed);
+  if (suffixAsCity) return partsOf(suffixAsCity);
   const ending = trailingZip(text);
   if (parsed.state && parsed.city && !contradictsZip(parsed) && !misreadsZipCity(ending, parsed)) {
     return partsOf(parsed);
@@ -146,6 +148,19 @@ export function parseUsAddress(raw: string): AddressParts {
   if (withStateOfZip) return partsOf(withStateOfZip);
   if (!parsed.city && !parsed.state) return parseStatelessLocality(text, ending) ?? partsOf(parsed);
   return partsOf(parsed);
+}
+
+/**
+ * "12 Main Street, TX" reads "Street" as the city of a street without a type: the address names
+ * no city at all (and a card to "12 MAIN, STREET TX" would be mailed). When the street with its
+ * "city" appended parses as a street with a type and no city, that is the reading.
+ */
+function withSuffixReadAsCity(parsed: ParsedLocation): ParsedLocation | undefined {
+  if (!parsed.city || parsed.type || parsed.zip || !parsed.number || !parsed.street) return undefined;
+  const street = [parsed.number, parsed.prefix, parsed.street, parsed.city].filter(Boolean).join(" ");
+  const reread = parseLocation(street);
+  if (!reread?.type || reread.city || reread.street1) return undefined;
+  return { ...reread, city: undefined, state: parsed.state };
 }
 
 /** The ZIP5 a text ends with (a ZIP+4 too), the text before it, and the ZIP's place if known. */

@@ -384,6 +384,19 @@ describe(`POST /api/v1/webhooks/trigger (${databaseLabel})`, () => {
     }
   });
 
+  it("mails nothing to an address without a city or ZIP, whole or sent apart (rule 3)", async () => {
+    const org = await createOrg(ctx);
+    const automation = await createAutomation(ctx, org.orgId, { name: "No locality" });
+    for (const [index, body] of [
+      { street: "12 Main Street", state: "TX" },
+      { address: "9 Pine Rd, CO" },
+    ].entries()) {
+      const response = await trigger(org.key, automation.id, { ...body, deal_id: `no-city-${index}` });
+      assert.equal(response.status, 202, response.text);
+      assert.deepEqual([response.body.queued, response.body.queue_id], [false, null], response.text);
+    }
+  });
+
   it("a disabled automation queues nothing", async () => {
     const org = await createOrg(ctx);
     const automation = await createAutomation(ctx, org.orgId, { name: "Off", enabled: false });

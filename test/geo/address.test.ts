@@ -166,6 +166,19 @@ describe("address normalization", () => {
     assert.equal(parseUsAddress("3 Pine Way 62701").state, "IL");
   });
 
+  it("never reads a street type as the city of an address that names none", () => {
+    for (const [raw, street] of [
+      ["12 Main Street, TX", "12 MAIN ST"],
+      ["9 Pine Rd, CO", "9 PINE RD"],
+      ["12 Main Street TX", "12 MAIN ST"],
+    ]) {
+      const parts = parseUsAddress(raw!);
+      assert.deepEqual([parts.street, parts.city], [street, ""], raw);
+    }
+    assert.equal(parseUsAddress("9 Pine Rd, Denver, CO").city, "DENVER");
+    assert.equal(parseUsAddress("742 Evergreen Terrace Springfield IL").city, "SPRINGFIELD");
+  });
+
   it("folds text the parser cannot read as a whole, case and punctuation removed", () => {
     assert.equal(normalizeAddress("  the old mill, behind the church "), "THE OLD MILL BEHIND THE CHURCH");
     assert.deepEqual(parseUsAddress("the old mill"), {
