@@ -11,7 +11,7 @@ import { findAmbiguousValue } from "./ambiguous-json.ts";
  * JSON is served, anything else is 400 invalid_json. Other declared types (XML, CSV, multipart…)
  * are unreadable: 400 invalid_payload. Landing pages register their own form parser.
  */
-const READ_AS_JSON = new Set(["", "text/plain", "application/x-www-form-urlencoded"]);
+const READ_AS_JSON = new Set(["", "text/plain", "text/json", "application/x-www-form-urlencoded"]);
 
 /** "application/json; charset=utf-8" → "application/json". */
 export function mediaTypeOf(header: string | undefined): string {
@@ -88,6 +88,13 @@ export function registerJsonBodyParser(app: FastifyInstance): void {
 
 const BYTE_ORDER_MARK = 0xfeff;
 
+/** Zapier's and curl's form type usually carries form fields, not the JSON it was taken for. */
+function notJsonDetail(request: FastifyRequest): string | undefined {
+  return mediaTypeOf(request.headers["content-type"]) === "application/x-www-form-urlencoded"
+    ? "request body is not valid JSON (form fields are not accepted: send the fields as a JSON object)"
+    : undefined;
+}
+
 function parseJsonBody(
   request: FastifyRequest,
   body: string | Buffer,
@@ -107,8 +114,8 @@ function parseJsonBody(
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
-  } catch (error) {
-    done(error as SyntaxError, undefined);
+  } catch {
+    done(invalidJson(notJsonDetail(request)), undefined);
     return;
   }
   const refused =

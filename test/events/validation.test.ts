@@ -247,7 +247,12 @@ describe(`POST /api/v1/events: envelope validation (${databaseLabel})`, () => {
   });
 
   it("reads a body sent without a JSON content type (none, text/plain, curl's form type) as JSON", async () => {
-    for (const contentType of [undefined, "text/plain;charset=UTF-8", "application/x-www-form-urlencoded"]) {
+    for (const contentType of [
+      undefined,
+      "text/plain;charset=UTF-8",
+      "text/json",
+      "application/x-www-form-urlencoded",
+    ]) {
       const headers: Record<string, string> = contentType ? { "content-type": contentType } : {};
       const accepted = await call(ctx, "POST", "/api/v1/events", {
         key: org.key,
@@ -264,6 +269,17 @@ describe(`POST /api/v1/events: envelope validation (${databaseLabel})`, () => {
       assert.equal(malformed.status, 400, `${contentType}: ${malformed.text}`);
       assert.equal(malformed.body.error, "invalid_json");
     }
+    const formFields = await call(ctx, "POST", "/api/v1/events", {
+      key: org.key,
+      payload: "event_type=job.completed&object_type=job",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+    });
+    assert.equal(formFields.status, 400);
+    assert.match(
+      formFields.body.detail,
+      /form fields are not accepted/,
+      "says why, for Zapier's form payloads",
+    );
   });
 
   it("answers 413 payload_too_large naming 262144 for a body over the limit, declared or actual", async () => {
