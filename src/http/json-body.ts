@@ -21,7 +21,7 @@ export function mediaTypeOf(header: string | undefined): string {
 /** JSON is UTF-8 (RFC 8259); ASCII is a subset of it. */
 const UTF8_CHARSETS = new Set(["utf-8", "utf8", "us-ascii"]);
 
-function charsetOf(header: string | undefined): string | undefined {
+export function charsetOf(header: string | undefined): string | undefined {
   const match = /;\s*charset\s*=\s*"?([^";\s]*)/i.exec(header ?? "");
   return match?.[1]?.toLowerCase();
 }

@@ -1,13 +1,13 @@
 import { randomBytes } from "node:crypto";
-import type { FastifyReply, FastifyRequest } from "fastify";
-import type { AppError } from "../errors.ts";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { AppError, unreadableBody } from "../errors.ts";
 import {
   contentSecurityPolicy,
   renderNotFound,
   renderTryAgain,
   renderUnreadableForm,
 } from "../services/leads/landing-html.ts";
-import { mediaTypeOf } from "./json-body.ts";
+import { charsetOf, mediaTypeOf } from "./json-body.ts";
 
 /**
  * What a homeowner's browser sees of an error on a landing page (/l/{token}): a page with the
@@ -87,3 +87,89 @@ export function sendLandingPathError(
   if (!isLandingPath(request.url) || !isBrowserRequest(request)) return undefined;
   return sendErrorPage(error, request, reply, "path");
 }
+
+export type FormBody = Record<string, string | string[]>;
+
+/**
+ * The landing form's body parser (application/x-www-form-urlencoded). Escapes are decoded to bytes
+ * and the bytes read in the declared charset (UTF-8 unless `charset=` says otherwise: a browser
+ * may send a form in windows-1252). A body that cannot be read exactly (a broken escape such as
+ * `%E`, bytes invalid in its charset, an unknown charset, a compressed body) is refused: the
+ * query-string parser it replaces kept such a value undecoded, and "Mix%C3%A9%FF" was stored
+ * as the homeowner's name.
+ */
+export function registerFormBodyParser(app: FastifyInstance, bodyLimit: number): void {
+  app.addContentTypeParser(
+    "application/x-www-form-urlencoded",
+    { parseAs: "buffer", bodyLimit },
+    (request, body, done) => {
+      const decoder = formDecoder(request);
+      const form = decoder instanceof AppError ? decoder : parseFormBody(body as Buffer, decoder);
+      if (form instanceof AppError) done(form, undefined);
+      else done(null, form);
+    },
+  );
+}
+
+function formDecoder(request: FastifyRequest): TextDecoder | AppError {
+  const coding = request.headers["content-encoding"]?.trim().toLowerCase();
+  if (coding && coding !== "identity") {
+    return unreadableBody(`Content-Encoding ${coding} is not supported; send the form uncompressed`);
+  }
+  const charset = charsetOf(request.headers["content-type"]) ?? "utf-8";
+  let decoder: TextDecoder;
+  try {
+    decoder = new TextDecoder(charset, { fatal: true, ignoreBOM: true });
+  } catch {
+    return unreadableBody(`charset ${charset} is not supported; send UTF-8`);
+  }
+  // A form body's `&`, `=` and `%` are ASCII bytes: a charset that is not a superset of ASCII
+  // (UTF-16) cannot carry one, and "replacement" (ISO-2022-KR…) decodes to nothing.
+  if (decoder.encoding.startsWith("utf-16") || decoder.encoding === "replacement") {
+    return unreadableBody(`charset ${charset} is not supported; send UTF-8`);
+  }
+  return decoder;
+}
+
+const BROKEN_ESCAPE = /%(?![0-9a-fA-F]{2})/;
+
+/** Names and values, a name sent more than once as the list of its values (a checkbox group). */
+export function parseFormBody(body: Buffer, decoder: TextDecoder): FormBody | AppError {
+  const form = new Map<string, string | string[]>();
+  // latin1 maps each byte to one character, so escapes and raw bytes alike become bytes again.
+  for (const pair of body.toString("latin1").split("&")) {
+    if (pair === "") continue;
+    const separator = pair.indexOf("=");
+    const name = decodeFormComponent(separator === -1 ? pair : pair.slice(0, separator), decoder);
+    const value = separator === -1 ? "" : decodeFormComponent(pair.slice(separator + 1), decoder);
+    if (name === undefined || value === undefined) {
+      return unreadableBody(`the form is not valid percent-encoded ${decoder.encoding}`);
+    }
+    const previous = form.get(name);
+    form.set(name, previous === undefined ? value : [...([] as string[]).concat(previous), value]);
+  }
+  // fromEntries defines own properties: a field named __proto__ stays a field.
+  return Object.fromEntries(form);
+}
+
+function decodeFormComponent(component: string, decoder: TextDecoder): string | undefined {
+  if (BROKEN_ESCAPE.test(component)) return undefined;
+  const bytes = component
+    .replace(/\+/g, " ")
+    .replace(/%([0-9a-fA-F]{2})/g, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)));
+  try {
+    const text = decoder.decode(Buffer.from(bytes, "latin1"));
+    return decoder.encoding === "windows-1252" ? text.replace(/[\u0080-\u009f]/g, windows1252) : text;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Bytes 0x80-0x9F of windows-1252, which the WHATWG labels "iso-8859-1" and "latin1" also name
+ * (browsers send a Latin-1 page's "€" and curly quotes with them). Node 20's TextDecoder reads
+ * them as ISO-8859-1's C1 controls, so "€" (0x80) would be stored as U+0080.
+ */
+const WINDOWS_1252_HIGH = "€\u0081‚ƒ„…†‡ˆ‰Š‹Œ\u008dŽ\u008f\u0090‘’“”•–—˜™š›œ\u009džŸ";
+
+const windows1252 = (character: string) => WINDOWS_1252_HIGH[character.charCodeAt(0) - 0x80]!;

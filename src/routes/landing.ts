@@ -1,4 +1,3 @@
-import formbody from "@fastify/formbody";
 import { Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { AppError } from "../errors.ts";
@@ -8,6 +7,7 @@ import {
   isFormPost,
   LANDING_HEADERS,
   newNonce,
+  registerFormBodyParser,
   sendErrorPage,
   sendHtml,
 } from "../http/landing-pages.ts";
@@ -72,7 +72,7 @@ function sendScopeError(error: unknown, request: FastifyRequest, reply: FastifyR
  */
 export async function registerLandingRoutes(app: FastifyInstance, services: Services): Promise<void> {
   // Form bodies only here: the developer API accepts JSON alone.
-  await app.register(formbody, { bodyLimit: 1_048_576 });
+  registerFormBodyParser(app, 1_048_576);
   app.setErrorHandler(sendScopeError);
   app.addHook("onSend", async (_request, reply, payload) => {
     if (!reply.hasHeader("content-security-policy")) reply.header("content-security-policy", STRICT_CSP);

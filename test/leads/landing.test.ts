@@ -411,6 +411,52 @@ describe(`landing pages and lead capture (${databaseLabel})`, () => {
     assert.equal(lead.custom_issues, "Roof;Gutters");
   });
 
+  it("decodes a form in its declared charset, and refuses one whose escapes it cannot read rather than storing them", async () => {
+    const org = await createOrg(ctx);
+    const { token } = await mailOnePiece(ctx, org.orgId);
+    const post = (payload: string | Buffer, contentType = "application/x-www-form-urlencoded") =>
+      call(ctx, "POST", `/l/${token}`, { payload, headers: { "content-type": contentType } });
+    const firstNames = async () =>
+      (await call(ctx, "GET", "/api/v1/integrations/leads", { key: org.key })).body.leads
+        .filter((lead: { test?: boolean }) => !lead.test)
+        .map((lead: { first_name: string }) => lead.first_name)
+        .sort();
+
+    const refused: [string, string?][] = [
+      ["Mix%C3%A9%FF"],
+      ["A%ED%A0%80x"], // UTF-8 of a lone surrogate
+      ["A%FFx"],
+      ["A%E"],
+      ["A%zzx"],
+      ["Zo\xeb"], // a raw Latin-1 byte in a UTF-8 body
+      ["Zo%EB", "application/x-www-form-urlencoded; charset=klingon"],
+      ["Zo%EB", "application/x-www-form-urlencoded; charset=utf-16le"],
+    ];
+    for (const [name, contentType] of refused) {
+      const body = Buffer.from(`first_name=${name}&last_name=C&email=mix%40b.co`, "latin1");
+      const response = await post(body, contentType);
+      assert.equal(response.status, 400, `${name} ${contentType ?? ""}`);
+      assertSecureHtml(response);
+      assert.match(response.text, /were not sent/);
+    }
+    const encodedKey = await post("first_%ZZname=A&last_name=C&email=mix%40b.co");
+    assert.equal(encodedKey.status, 400, "a broken escape in a field's name is refused too");
+    assert.deepEqual(await firstNames(), [], "nothing refused was stored");
+
+    const accepted: [string, string, string][] = [
+      ["Mix%C3%A9+Jo", "application/x-www-form-urlencoded", "Mixé Jo"],
+      ["Zo%EB", "application/x-www-form-urlencoded; charset=iso-8859-1", "Zoë"],
+      ["Zo%EB%80", 'application/x-www-form-urlencoded; charset="windows-1252"', "Zoë€"],
+      ["Ren%E9e", "application/x-www-form-urlencoded;charset=ISO-8859-1", "Renée"],
+    ];
+    for (const [name, contentType] of accepted) {
+      const response = await post(`first_name=${name}&last_name=C&email=mix%40b.co`, contentType);
+      assert.equal(response.status, 200, `${name} ${contentType}: ${response.text}`);
+      assert.match(response.text, /Thank you/);
+    }
+    assert.deepEqual(await firstNames(), ["Mixé Jo", "Renée", "Zoë", "Zoë€"]);
+  });
+
   it("escapes HTML injection attempts in every form field, the org name, the recipient and the address", async () => {
     const org = await createOrg(ctx, { name: `Evil ${ATTACK} Org` });
     await addLeadField(ctx, org.orgId, { field_id: "note", label: `Note ${ATTACK}`, type: "text" });
