@@ -49,6 +49,30 @@ export const Nullable = <T extends TSchema>(schema: T, description?: string) =>
 export const OptionalText = (maxLength: number, description?: string) =>
   Nullable(Type.String({ maxLength }), description);
 
+/** CRM record ids: HubSpot sends them (`objectId`, `hs_object_id`) as numbers. */
+export const RecordId = (description: string) =>
+  Type.Optional(Type.Union([Type.String({ maxLength: 255 }), Type.Integer(), Type.Null()], { description }));
+
+/**
+ * The parts of an address sent apart (HubSpot's `address` is the street line only). Each completes
+ * an address naming none of its own; a ZIP sent as a number has its leading zeros restored.
+ */
+export const localityFields = {
+  city: OptionalText(200, "City, added to an address that names none."),
+  state: OptionalText(100, "State, added to an address that names none."),
+  zip: Type.Optional(
+    Type.Union([Type.String({ maxLength: 20 }), Type.Integer(), Type.Null()], {
+      description: "ZIP (also postal_code, zip_code, zipcode), added to an address that names none.",
+    }),
+  ),
+};
+
+/** The address sent apart as a street line and its locality. */
+export const addressPartFields = {
+  street: OptionalText(500, "Street line (also street_address, address_line_1) when no address is sent."),
+  ...localityFields,
+};
+
 const TYPE_NOUNS: Record<string, string> = {
   string: "a string",
   number: "a number",

@@ -7,22 +7,21 @@ import type { Services } from "../services/services.ts";
 import {
   ATTRIBUTION_BODY_LIMIT,
   ATTRIBUTION_ERROR_STYLE,
+  addressPartFields,
   attributionErrorResponses,
   attributionRateLimit,
   attributionSchemaErrors,
   Nullable,
+  RecordId,
   OptionalText as Text,
   Unmatched,
 } from "./attribution-shared.ts";
-
-/** CRM record ids: HubSpot sends `objectId` as a number. */
-const RecordId = (description: string) =>
-  Type.Optional(Type.Union([Type.String({ maxLength: 255 }), Type.Integer(), Type.Null()], { description }));
 
 const conversionFields = {
   address: Text(500, "Service address (required here or under an alias)."),
   deal_address: Text(500, "Alias of address."),
   install_address: Text(500, "Alias of address."),
+  ...addressPartFields,
   deal_id: RecordId("Drives idempotency."),
   hs_object_id: RecordId("Alias of deal_id (HubSpot)."),
   objectId: RecordId("Alias of deal_id (HubSpot webhooks)."),

@@ -2,7 +2,12 @@ import { type Static, Type, type TypeBoxTypeProvider } from "@fastify/type-provi
 import type { FastifyInstance } from "fastify";
 import { invalidPayload } from "../errors.ts";
 import { errorResponse } from "../http/error-responses.ts";
-import { noAddressFound } from "../services/attribution/payload-fields.ts";
+import {
+  FLAT_ADDRESS_FIELDS,
+  noAddressFound,
+  type Payload,
+  readAddressLine,
+} from "../services/attribution/payload-fields.ts";
 import { CUSTOMERS_BATCH_LIMIT, type CustomerEntry, registerCustomers } from "../services/customers.ts";
 import type { Services } from "../services/services.ts";
 import {
@@ -11,6 +16,7 @@ import {
   attributionErrorResponses,
   attributionRateLimit,
   attributionSchemaErrors,
+  localityFields,
   Nullable,
 } from "./attribution-shared.ts";
 
@@ -21,12 +27,14 @@ const Notes = Type.String({ maxLength: 2000 });
 
 /**
  * A single `{address, notes?}` or a batch `{addresses: [...]}` whose entries are address strings
- * or `{address, notes?}` objects. Unknown fields are accepted and ignored; null counts as absent
- * (an entry object's address is required all the same).
+ * or `{address, notes?}` objects; either object may send the city, state and zip apart. Unknown
+ * fields are accepted and ignored; null counts as absent (an entry object's address is required
+ * all the same).
  */
 export const CustomersRequest = Type.Object(
   {
     address: Nullable(SingleAddress),
+    ...localityFields,
     notes: Nullable(Notes),
     addresses: Nullable(
       Type.Array(
@@ -37,6 +45,7 @@ export const CustomersRequest = Type.Object(
               address: Type.Union([Address, Type.Null()], {
                 description: "Required: null is 422 is required.",
               }),
+              ...localityFields,
               notes: Nullable(Notes),
             },
             { title: "object {address, notes?}" },
@@ -58,15 +67,23 @@ export const CustomersResult = Type.Object(
   { $id: "CustomersResult" },
 );
 
+/** The address completed with the city, state and zip sent beside it; raw when it is blank. */
+const addressLineOf = (form: Payload, address: string) =>
+  readAddressLine(form, FLAT_ADDRESS_FIELDS) ?? address;
+
 function entriesOf(body: Static<typeof CustomersRequest>): CustomerEntry[] {
   const entries: CustomerEntry[] = (body.addresses ?? []).map((entry, index) => {
     if (typeof entry === "string") return { address: entry, field: `addresses[${index}]` };
     const field = `addresses[${index}].address`;
     if (entry.address === null) throw invalidPayload(`${field}: is required`);
-    return { address: entry.address, notes: entry.notes ?? undefined, field };
+    return { address: addressLineOf(entry, entry.address), notes: entry.notes ?? undefined, field };
   });
   if (body.address && body.address.trim() !== "")
-    entries.push({ address: body.address, notes: body.notes ?? undefined, field: "address" });
+    entries.push({
+      address: addressLineOf(body, body.address),
+      notes: body.notes ?? undefined,
+      field: "address",
+    });
   if (entries.length === 0 && !body.addresses) throw noAddressFound();
   return entries;
 }

@@ -1,11 +1,12 @@
 import { Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
 import { attributionDeps } from "../services/attribution/deps.ts";
-import { recordTrackingLead } from "../services/attribution/tracking-lead.ts";
+import { readTrackingLead, recordTrackingLead } from "../services/attribution/tracking-lead.ts";
 import type { Services } from "../services/services.ts";
 import {
   ATTRIBUTION_BODY_LIMIT,
   ATTRIBUTION_ERROR_STYLE,
+  addressPartFields,
   attributionErrorResponses,
   attributionRateLimit,
   attributionSchemaErrors,
@@ -17,6 +18,7 @@ import {
 export const TrackingLeadRequest = Type.Object(
   {
     address: Text(500, "Required to match; without it the answer is 400 No address found in payload."),
+    ...addressPartFields,
     first_name: Text(200),
     last_name: Text(200),
     email: Text(320, "Idempotency key when crm_record_id is absent (case-insensitive)."),
@@ -71,6 +73,6 @@ export function registerTrackingLeadRoute(app: FastifyInstance, services: Servic
         response: { 200: TrackingLeadResponse, ...attributionErrorResponses },
       },
     },
-    async (request) => recordTrackingLead(deps, request.auth!.orgId, request.body),
+    async (request) => recordTrackingLead(deps, request.auth!.orgId, readTrackingLead(request.body)),
   );
 }

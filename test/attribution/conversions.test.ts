@@ -518,4 +518,87 @@ describe(`POST /api/v1/conversions (${databaseLabel})`, () => {
       clock.set("2026-06-30T12:00:00Z");
     });
   });
+
+  describe("an address sent apart (HubSpot's `address` is the street line only)", () => {
+    async function mailedAt(address: string) {
+      const org = await createOrg(ctx);
+      const mailing = await recordMailing(ctx, org.orgId, [{ address, mailed_at: "2026-05-01T10:00:00Z" }]);
+      return { ...org, mailing };
+    }
+
+    async function customerKeys(orgId: string) {
+      const listed = (await admin(ctx, "GET", `/orgs/${orgId}/customers`)).body.customers;
+      return listed.map((customer: { normalized_address: string }) => customer.normalized_address);
+    }
+
+    const cases: { label: string; mailed: string; body: Record<string, unknown> }[] = [
+      {
+        label: "a HubSpot deal: street, city, state and zip under properties",
+        mailed: "50 Oak Ave, Chicago, IL 60601",
+        body: {
+          properties: {
+            hs_object_id: "555",
+            address: "50 Oak Ave",
+            city: "Chicago",
+            state: "IL",
+            zip: "60601",
+          },
+        },
+      },
+      {
+        label: "flat fields with the ZIP as a number (Zapier)",
+        mailed: "77 Elm St, Austin, TX 78701",
+        body: { deal_id: "9404", address: "77 Elm St", city: "Austin", zip: 78701 },
+      },
+      {
+        label: "a street with postal_code and zipcode aliases, flat and nested mixed",
+        mailed: "50 Oak Ave, Chicago, IL 60601",
+        body: { street: "50 Oak Ave", properties: { city: "Chicago", postal_code: "60601" } },
+      },
+      {
+        label: "a ZIP number that lost its leading zero",
+        mailed: "9 Beacon St, Boston, MA 02134",
+        body: { address: "9 Beacon St", city: "Boston", state: "MA", zipcode: 2134 },
+      },
+      {
+        label: "a street naming the city and a state its letters hold",
+        mailed: "100 Hill St, Chicago, IL 60601",
+        body: { address: "100 Hill St", city: "Chicago", state: "IL", zip: "60601" },
+      },
+      {
+        label: "a street named after its own city",
+        mailed: "500 Chicago Ave, Chicago, IL 60601",
+        body: { address: "500 Chicago Ave", city: "Chicago", state: "IL", zip: "60601" },
+      },
+    ];
+    for (const { label, mailed, body } of cases) {
+      it(`matches ${label} and records that home as the customer`, async () => {
+        const org = await mailedAt(mailed);
+        const response = await conversion(ctx, org.key, body);
+        assert.equal(response.status, 200, response.text);
+        assert.equal(response.body.matched, true, label);
+        assert.equal(response.body.campaign_id, org.mailing.campaign_id);
+        assert.deepEqual(await customerKeys(org.orgId), [normalizeAddress(mailed)]);
+      });
+    }
+
+    it("keeps the city, state and zip an address already names over conflicting ones sent apart", async () => {
+      const org = await mailedAt(HOME);
+      const response = await conversion(ctx, org.key, {
+        address: HOME,
+        city: "Chicago",
+        state: "WI",
+        zip: "60601",
+      });
+      assert.equal(response.body.matched, true, response.text);
+      assert.deepEqual(await customerKeys(org.orgId), [normalizeAddress(HOME)]);
+    });
+
+    it("still answers 400 No address found when only the locality is sent", async () => {
+      const org = await createOrg(ctx);
+      const response = await conversion(ctx, org.key, { city: "Chicago", state: "IL", zip: "60601" });
+      assert.equal(response.status, 400);
+      assert.deepEqual(response.body, { error: "No address found in payload" });
+    });
+  });
 });

@@ -188,4 +188,38 @@ describe(`POST /api/v1/customers/webhook (${databaseLabel})`, () => {
     assert.equal(denied.status, 403);
     assert.deepEqual(denied.body, { error: "Unauthorized" });
   });
+
+  it("completes the address with the city, state and zip sent apart, single or as batch objects", async () => {
+    const org = await createOrg(ctx);
+    const single = await customers(ctx, org.key, {
+      address: "50 Oak Ave",
+      city: "Chicago",
+      state: "IL",
+      zip: "60601",
+      notes: "HubSpot contact",
+    });
+    assert.equal(single.status, 200, single.text);
+    const batch = await customers(ctx, org.key, {
+      addresses: [
+        { address: "77 Elm St", city: "Austin", zip: 78701 },
+        { address: "9 Beacon St", city: "Boston", state: "MA", postal_code: 2134 },
+        { address: "12 Oak Street, Springfield, IL 62701", city: "Chicago" },
+      ],
+    });
+    assert.equal(batch.status, 200, batch.text);
+    assert.deepEqual(batch.body, { added: 3, total: 4 });
+    const listed = (await admin(ctx, "GET", `/orgs/${org.orgId}/customers`)).body.customers;
+    const keys = listed.map((customer: { normalized_address: string }) => customer.normalized_address).sort();
+    assert.deepEqual(keys, [
+      "12 OAK ST, SPRINGFIELD IL 62701",
+      "50 OAK AVE, CHICAGO IL 60601",
+      "77 ELM ST, AUSTIN TX 78701",
+      "9 BEACON ST, BOSTON MA 02134",
+    ]);
+    const oak = listed.find((customer: { address: string }) => customer.address.startsWith("50 Oak"));
+    assert.equal(oak.address, "50 Oak Ave, Chicago, IL 60601");
+    const typed = await customers(ctx, org.key, { address: "50 Oak Ave", city: 5 });
+    assert.equal(typed.status, 422);
+    assert.deepEqual(typed.body, { error: "invalid_payload", detail: "city: must be a string" });
+  });
 });

@@ -261,4 +261,26 @@ describe(`POST /api/v1/tracking/lead (${databaseLabel})`, () => {
     assert.equal(result.matched, true);
     assert.equal(await count(ctx, "leads", org.orgId), 1);
   });
+
+  it("completes a street-only address with the city, state and zip sent apart, flat or under properties", async () => {
+    const org = await createOrg(ctx);
+    const mailing = await recordMailing(ctx, org.orgId, [
+      { address: "50 Oak Ave, Chicago, IL 60601", mailed_at: "2026-05-01T00:00:00Z" },
+    ]);
+    const bodies: Record<string, unknown>[] = [
+      { address: "50 Oak Ave", city: "Chicago", state: "IL", zip: "60601", email: "a@example.com" },
+      { address: "50 Oak Ave", properties: { city: "Chicago", zip: 60601 }, email: "b@example.com" },
+    ];
+    for (const body of bodies) {
+      const response = await trackingLead(ctx, org.key, body);
+      assert.equal(response.status, 200, response.text);
+      assert.equal(response.body.matched, true, JSON.stringify(body));
+      assert.equal(response.body.campaign_id, mailing.campaign_id);
+    }
+    const leads = (await admin(ctx, "GET", `/orgs/${org.orgId}/leads`)).body.leads;
+    assert.deepEqual(
+      leads.map((lead: { normalized_address: string }) => lead.normalized_address),
+      ["50 OAK AVE, CHICAGO IL 60601", "50 OAK AVE, CHICAGO IL 60601"],
+    );
+  });
 });

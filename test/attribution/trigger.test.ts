@@ -275,6 +275,16 @@ describe(`POST /api/v1/webhooks/trigger (${databaseLabel})`, () => {
       });
     }
 
+    it("adds a state whose letters the street holds ('IL' in 'Hill' was taken as already there)", async () => {
+      const org = await createOrg(ctx);
+      const automation = await createAutomation(ctx, org.orgId, { name: "Hill" });
+      const response = await trigger(org.key, automation.id, {
+        properties: { address: "100 Hill St", city: "Springfield", state: "IL" },
+      });
+      assert.equal(response.status, 202, response.text);
+      assert.equal(response.body.address, "100 HILL ST, SPRINGFIELD IL");
+    });
+
     it("reads names and email for the piece and filters", async () => {
       const org = await createOrg(ctx);
       const automation = await createAutomation(ctx, org.orgId, {

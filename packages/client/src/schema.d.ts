@@ -699,6 +699,14 @@ export interface operations {
           deal_address?: string | null;
           /** @description Alias of address. */
           install_address?: string | null;
+          /** @description Street line (also street_address, address_line_1) when no address is sent. */
+          street?: string | null;
+          /** @description City, added to an address that names none. */
+          city?: string | null;
+          /** @description State, added to an address that names none. */
+          state?: string | null;
+          /** @description ZIP (also postal_code, zip_code, zipcode), added to an address that names none. */
+          zip?: string | number | null;
           /** @description Drives idempotency. */
           deal_id?: string | number | null;
           /** @description Alias of deal_id (HubSpot). */
@@ -726,6 +734,14 @@ export interface operations {
                 deal_address?: string | null;
                 /** @description Alias of address. */
                 install_address?: string | null;
+                /** @description Street line (also street_address, address_line_1) when no address is sent. */
+                street?: string | null;
+                /** @description City, added to an address that names none. */
+                city?: string | null;
+                /** @description State, added to an address that names none. */
+                state?: string | null;
+                /** @description ZIP (also postal_code, zip_code, zipcode), added to an address that names none. */
+                zip?: string | number | null;
                 /** @description Drives idempotency. */
                 deal_id?: string | number | null;
                 /** @description Alias of deal_id (HubSpot). */
@@ -887,6 +903,14 @@ export interface operations {
         "application/json": {
           /** @description Required to match; without it the answer is 400 No address found in payload. */
           address?: string | null;
+          /** @description Street line (also street_address, address_line_1) when no address is sent. */
+          street?: string | null;
+          /** @description City, added to an address that names none. */
+          city?: string | null;
+          /** @description State, added to an address that names none. */
+          state?: string | null;
+          /** @description ZIP (also postal_code, zip_code, zipcode), added to an address that names none. */
+          zip?: string | number | null;
           first_name?: string | null;
           last_name?: string | null;
           /** @description Idempotency key when crm_record_id is absent (case-insensitive). */
@@ -1040,6 +1064,12 @@ export interface operations {
       content: {
         "application/json": {
           address?: string | null;
+          /** @description City, added to an address that names none. */
+          city?: string | null;
+          /** @description State, added to an address that names none. */
+          state?: string | null;
+          /** @description ZIP (also postal_code, zip_code, zipcode), added to an address that names none. */
+          zip?: string | number | null;
           notes?: string | null;
           /** @description At most 1000 entries. */
           addresses?:
@@ -1048,6 +1078,12 @@ export interface operations {
                 | {
                     /** @description Required: null is 422 is required. */
                     address: string | null;
+                    /** @description City, added to an address that names none. */
+                    city?: string | null;
+                    /** @description State, added to an address that names none. */
+                    state?: string | null;
+                    /** @description ZIP (also postal_code, zip_code, zipcode), added to an address that names none. */
+                    zip?: string | number | null;
                     notes?: string | null;
                   }
               )[]

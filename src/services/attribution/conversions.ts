@@ -13,12 +13,12 @@ import {
   matchMailedPiece,
 } from "./matching.ts";
 import {
-  ADDRESS_ALIASES,
   DEAL_ID_ALIASES,
   findValue,
   flatThenProperties,
   noAddressFound,
   type Payload,
+  readAddressLine,
   readText,
 } from "./payload-fields.ts";
 import { attributionWindow, parseReferenceDate, type ReferenceDate, referenceNow, utcDay } from "./window.ts";
@@ -70,7 +70,7 @@ export function readReferenceDate(payload: Payload, aliases: readonly string[]):
 
 /** Reads the conversion fields, flat or under `properties`, with the documented aliases. */
 export function readConversionFields(payload: Payload): ConversionFields {
-  const address = readText(payload, ADDRESS_ALIASES);
+  const address = readAddressLine(payload);
   if (!address) throw noAddressFound();
   const text = (name: string) => readText(payload, flatThenProperties(name));
   return {

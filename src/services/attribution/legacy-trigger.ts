@@ -8,12 +8,13 @@ import type { TriggerStore } from "../trigger-store.ts";
 import { type ConversionFields, readDealAmount, readReferenceDate, recordConversion } from "./conversions.ts";
 import type { AttributionDeps } from "./deps.ts";
 import {
-  ADDRESS_ALIASES,
+  CRM_ADDRESS_FIELDS,
   DEAL_ID_ALIASES,
   findValue,
   flatThenProperties,
   noAddressFound,
   type Payload,
+  readAddressLine,
   readText,
 } from "./payload-fields.ts";
 import type { ReferenceDate } from "./window.ts";
@@ -24,15 +25,10 @@ export const triggerAutomationsDisabled = () =>
 
 /**
  * Where the legacy trigger finds each field, flat or under `properties` (first hit wins). The
- * address is one of ADDRESS_ALIASES, completed with (or else composed from) the street, city,
- * state and zip fields; HubSpot contacts send `address` as the street line only.
+ * address is read by readAddressLine from CRM_ADDRESS_FIELDS, as on conversions and tracking leads.
  */
 export const TRIGGER_FIELD_ALIASES = {
-  address: [...ADDRESS_ALIASES],
-  street: flatThenProperties("street", "street_address", "address_line_1"),
-  city: flatThenProperties("city"),
-  state: flatThenProperties("state"),
-  zip: flatThenProperties("zip", "postal_code", "zip_code", "zipcode"),
+  ...CRM_ADDRESS_FIELDS,
   deal_id: [...DEAL_ID_ALIASES],
   first_name: flatThenProperties("first_name", "firstname", "contact_first_name"),
   last_name: flatThenProperties("last_name", "lastname", "contact_last_name"),
@@ -61,21 +57,6 @@ export interface TriggerFields {
   dealId: string | undefined;
   properties: Record<string, string>;
   conversion: ConversionFields;
-}
-
-const contains = (haystack: string, needle: string) => haystack.toLowerCase().includes(needle.toLowerCase());
-
-/** The address line: the address field completed with locality fields it lacks, or composed. */
-function addressLineOf(payload: Payload): string | undefined {
-  const read = (aliases: readonly string[]) => readText(payload, aliases);
-  const base = read(TRIGGER_FIELD_ALIASES.address) ?? read(TRIGGER_FIELD_ALIASES.street);
-  if (!base) return undefined;
-  const city = read(TRIGGER_FIELD_ALIASES.city);
-  const stateZip = [read(TRIGGER_FIELD_ALIASES.state), read(TRIGGER_FIELD_ALIASES.zip)]
-    .filter((part): part is string => part !== undefined && !contains(base, part))
-    .join(" ");
-  const missingCity = city && !contains(base, city) ? city : undefined;
-  return [base, missingCity, stateZip].filter(Boolean).join(", ");
 }
 
 /** Every flat string (or number) field of the payload and of `properties`: what filters read. */
@@ -111,7 +92,7 @@ export function readTriggerDate(payload: Payload): ReferenceDate | undefined {
 
 /** Reads and validates everything before anything is written (a 422 leaves no queued campaign). */
 export function readTriggerFields(payload: Payload): TriggerFields {
-  const addressLine = addressLineOf(payload);
+  const addressLine = readAddressLine(payload);
   if (!addressLine || !namesAPlace(normalizeAddress(addressLine))) throw noAddressFound();
   const read = (aliases: readonly string[]) => readText(payload, aliases);
   const parts = parseUsAddress(addressLine);

@@ -1,3 +1,4 @@
+import { parseUsAddress } from "../../domain/address.ts";
 import { AppError } from "../../errors.ts";
 
 /**
@@ -68,6 +69,71 @@ export const DEAL_ID_ALIASES = [
   "objectId",
   "properties.objectId",
 ] as const;
+
+/** Where an address is read: the whole line (or the street alone), then its parts sent apart. */
+export interface AddressFields {
+  address: readonly string[];
+  street: readonly string[];
+  city: readonly string[];
+  state: readonly string[];
+  zip: readonly string[];
+}
+
+/**
+ * Conversions, tracking leads and the trigger, flat or under `properties`. HubSpot sends `address`
+ * as the street line only, with `city`, `state` and `zip` as properties of their own.
+ */
+export const CRM_ADDRESS_FIELDS: AddressFields = {
+  address: ADDRESS_ALIASES,
+  street: flatThenProperties("street", "street_address", "address_line_1"),
+  city: flatThenProperties("city"),
+  state: flatThenProperties("state"),
+  zip: flatThenProperties("zip", "postal_code", "zip_code", "zipcode"),
+};
+
+/** The customers webhook's `{address, city?, state?, zip?}`: flat, as its address is. */
+export const FLAT_ADDRESS_FIELDS: AddressFields = {
+  address: ["address"],
+  street: [],
+  city: ["city"],
+  state: ["state"],
+  zip: ["zip", "postal_code", "zip_code", "zipcode"],
+};
+
+/** A ZIP sent as a number lost its leading zeros (`2134` is Boston's 02134). */
+function readZip(payload: Payload, aliases: readonly string[]): string | undefined {
+  const found = findValue(payload, aliases);
+  if (typeof found?.value === "number" && Number.isInteger(found.value) && found.value >= 0)
+    return String(found.value).padStart(5, "0");
+  return readText(payload, aliases);
+}
+
+const endsWithWords = (text: string, words: string) =>
+  text
+    .trim()
+    .toLowerCase()
+    .replace(/[\s,.]+$/, "")
+    .endsWith(words.trim().toLowerCase());
+
+/**
+ * The address line: the address field (else the street) completed with the city, state and ZIP
+ * sent apart, each only where the line names none of its own (the line wins over a conflicting
+ * part). Whether the line names them is read by parsing it rather than by substring: "100 Hill
+ * St" holds "IL" and "500 Chicago Ave" holds "Chicago", and neither names a state or a city.
+ * Parts go after the line, so a city is added only to a line naming no city, state or ZIP.
+ */
+export function readAddressLine(payload: Payload, fields: AddressFields = CRM_ADDRESS_FIELDS) {
+  const base = readText(payload, fields.address) ?? readText(payload, fields.street);
+  if (!base) return undefined;
+  const named = parseUsAddress(base);
+  const city = named.city || named.state || named.postal_code ? undefined : readText(payload, fields.city);
+  const state = named.state || named.postal_code ? undefined : readText(payload, fields.state);
+  const zip = named.postal_code ? undefined : readZip(payload, fields.zip);
+  // parse-address reads a city only before a state: "50 Oak Ave Chicago" already ends with it.
+  const missingCity = city && !endsWithWords(base, city) ? city : undefined;
+  const stateZip = [state, zip].filter(Boolean).join(" ");
+  return [base, missingCity, stateZip].filter(Boolean).join(", ");
+}
 
 /** 400 `No address found in payload` on the older-style endpoints. */
 export const noAddressFound = () => new AppError(400, "no_address");

@@ -4,7 +4,7 @@ import { namesAPlace, normalizeAddress } from "../../domain/address.ts";
 import { isOwnLead } from "../trigger-core.ts";
 import type { AttributionDeps } from "./deps.ts";
 import { locateForMatching, matchMailedPiece } from "./matching.ts";
-import { noAddressFound } from "./payload-fields.ts";
+import { noAddressFound, type Payload, readAddressLine } from "./payload-fields.ts";
 import { attributionWindow, parseReferenceDate, referenceNow } from "./window.ts";
 
 type OptionalText = string | null | undefined;
@@ -31,6 +31,11 @@ export type TrackingLeadResult =
       campaign_id: string;
       attribution_type: "direct" | "indirect";
     };
+
+/** The HTTP body's lead: the address read as on conversions (its city, state and zip sent apart). */
+export function readTrackingLead(payload: Payload & TrackingLeadInput): TrackingLeadInput {
+  return { ...payload, address: readAddressLine(payload) };
+}
 
 const present = (value: OptionalText) => (value && value.trim() !== "" ? value.trim() : undefined);
 
