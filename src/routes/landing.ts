@@ -27,7 +27,16 @@ import {
 } from "../services/leads/submission.ts";
 import type { Services } from "../services/services.ts";
 
-const TokenParams = Type.Object({ token: Type.String({ minLength: 1, maxLength: 128 }) });
+// An empty token (`/l/`) is a page that does not exist (404), not an invalid request (422).
+const TokenParams = Type.Object({ token: Type.String({ maxLength: 128 }) });
+
+/**
+ * The page also answers with a trailing slash, which QR scanner apps add: served in place rather
+ * than redirected, so a phone on a slow network makes one request, not two (and spends one of its
+ * per-IP allowance). Its form posts to the canonical path and the page is noindex, so the second
+ * address shows up nowhere.
+ */
+const PAGE_PATHS = ["/l/:token", "/l/:token/"] as const;
 
 const FieldValue = Type.Union([Type.String(), Type.Array(Type.String(), { maxItems: 50 })]);
 
@@ -80,15 +89,21 @@ export async function registerLandingRoutes(app: FastifyInstance, services: Serv
     return payload;
   });
 
+  for (const path of PAGE_PATHS) registerPage(app, services, path);
+  registerUnknownPaths(app);
+}
+
+function registerPage(app: FastifyInstance, services: Services, path: (typeof PAGE_PATHS)[number]): void {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
   const deps = { db: services.db, clock: services.clock };
+  const canonical = path === PAGE_PATHS[0];
 
   r.get(
-    "/l/:token",
+    path,
     {
       schema: {
         hide: true,
-        operationId: "getLandingPage",
+        ...(canonical ? { operationId: "getLandingPage" } : {}),
         summary: "The personalized landing page of a mail piece (HTML)",
         params: TokenParams,
       },
@@ -107,13 +122,13 @@ export async function registerLandingRoutes(app: FastifyInstance, services: Serv
   );
 
   r.post(
-    "/l/:token",
+    path,
     {
       bodyLimit: 1_048_576,
       attachValidation: true,
       schema: {
         hide: true,
-        operationId: "submitLead",
+        ...(canonical ? { operationId: "submitLead" } : {}),
         summary:
           "Submit the lead form (form post → thank-you page, JSON → 201; the same submission again → the same lead)",
         params: TokenParams,
@@ -125,8 +140,8 @@ export async function registerLandingRoutes(app: FastifyInstance, services: Serv
       const form = isFormPost(request);
       const context = await loadLandingContext(services.db, request.params.token);
       if (!form) {
-        if (request.validationError) throw request.validationError;
         if (!context) throw new AppError(404, "not_found", "no landing page for this token");
+        if (request.validationError) throw request.validationError;
         const valid = validateSubmission(
           context.fields,
           submissionFromJson(request.body as RawLeadSubmission & Record<string, unknown>),
@@ -159,6 +174,35 @@ export async function registerLandingRoutes(app: FastifyInstance, services: Serv
       }
     },
   );
+}
+
+/**
+ * Any other path under /l/ (`/l/`, `/l/{token}/x`, `/l//{token}`) is a page that does not exist:
+ * a browser gets the not-found page with the landing headers, a JSON caller 404 JSON. Answered
+ * before the body is read (onRequest), so an unreadable body does not turn it into a 400. A token
+ * too long for the router is 414, as `/l/{token}` answers it (http/error-handler.ts).
+ */
+function registerUnknownPaths(app: FastifyInstance): void {
+  const maxTokenLength = app.initialConfig.maxParamLength ?? 100;
+  for (const url of ["/l/", "/l/*"]) {
+    app.route({
+      method: ["GET", "POST"],
+      url,
+      schema: { hide: true },
+      onRequest: async (request, reply) => {
+        const token = ((request.params as { "*"?: string })["*"] ?? "").split("/")[0]!;
+        const error =
+          token.length > maxTokenLength
+            ? new AppError(414, "uri_too_long", "a path segment is too long")
+            : new AppError(404, "not_found", "no landing page at this path");
+        if (!isBrowserRequest(request)) return renderError(error, request, reply);
+        return sendErrorPage(error, request, reply, "path");
+      },
+      handler: async () => {
+        throw new AppError(404, "not_found");
+      },
+    });
+  }
 }
 
 /**

@@ -153,6 +153,51 @@ describe(`landing pages and lead capture (${databaseLabel})`, () => {
     assert.ok(posted.headers["content-security-policy"]);
   });
 
+  it("serves the page with a trailing slash, and answers any other path under /l/ with the not-found page", async () => {
+    const org = await createOrg(ctx);
+    const { token } = await mailOnePiece(ctx, org.orgId);
+    // QR scanner apps add a trailing slash: the page itself, its form posting to the canonical path.
+    const slashed = await call(ctx, "GET", `/l/${token}/`);
+    assert.equal(slashed.status, 200, slashed.text);
+    assertSecureHtml(slashed);
+    assert.match(slashed.text, /Homer Simpson/);
+    assert.ok(slashed.text.includes(`action="${escapeHtml(`/l/${token}`)}"`));
+    const posted = await call(ctx, "POST", `/l/${token}/`, {
+      payload: formBody({ first_name: "Patty", last_name: "Bouvier", email: "patty@example.com" }),
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+    });
+    assert.equal(posted.status, 200, posted.text);
+    assert.match(posted.text, /Thank you/);
+
+    for (const path of [`/l/${token}/x`, `/l//${token}`, `/l/${token}//`, "/l/", "/l/?x=1"]) {
+      const page = await call(ctx, "GET", path);
+      assert.equal(page.status, 404, path);
+      assertSecureHtml(page);
+      assert.equal(page.headers["cache-control"], "no-store", path);
+      assert.match(page.text, /does not exist/, path);
+      const form = await call(ctx, "POST", path, {
+        payload: "first_name=A%E", // unreadable, but the missing page is what it is told
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+      });
+      assert.equal(form.status, 404, path);
+      assertSecureHtml(form);
+      assert.match(form.text, /does not exist/, path);
+      const json = await call(ctx, "POST", path, { body: { first_name: "A" } });
+      assert.equal(json.status, 404, path);
+      assert.equal(json.body.error, "not_found", path);
+    }
+    const head = await ctx.app.inject({ method: "HEAD", url: `/l/${token}/x` });
+    assert.equal(head.statusCode, 404);
+    assert.match(String(head.headers["content-type"]), /^text\/html/);
+    // A token too long for any page stays 414, wherever the path goes on.
+    for (const path of [`/l/${"x".repeat(200)}/`, `/l/${"x".repeat(200)}/more`]) {
+      const tooLong = await call(ctx, "GET", path);
+      assert.equal(tooLong.status, 414, path);
+      assertSecureHtml(tooLong);
+      assert.match(tooLong.text, /does not exist/);
+    }
+  });
+
   it("captures a JSON lead with the piece's campaign, address, and flattened custom fields", async () => {
     const org = await createOrg(ctx);
     await addLeadField(ctx, org.orgId, {
