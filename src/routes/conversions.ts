@@ -28,7 +28,7 @@ const conversionFields = {
   deal_amount: Type.Optional(
     Type.Union([Type.Number(), Type.String({ maxLength: 64, title: "numeric string" }), Type.Null()], {
       description:
-        'A number or a numeric string such as "12500.00"; a blank string or null counts as absent.',
+        'A number or a numeric string such as "12500.00", "1,234.50" or "$1,234" (read as 1234.50 and 1234); a blank string or null counts as absent.',
     }),
   ),
   deal_date: Text(

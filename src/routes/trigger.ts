@@ -52,7 +52,9 @@ const triggerFields = {
   name: Scalar("Recipient name (also contact_name, client_name, full_name); default: first and last name."),
   email: Scalar("Also contact_email, client_email."),
   phone: Scalar("Also contact_phone, client_phone, mobilephone."),
-  deal_amount: Scalar("Also amount; a number or a numeric string (deal_won revenue)."),
+  deal_amount: Scalar(
+    'Also amount; a number or a numeric string such as "1,234.50" or "$1,234" (deal_won revenue).',
+  ),
   deal_date: Scalar(
     "Also closedate, close_date; ISO-8601, or Unix epoch milliseconds or seconds as HubSpot sends them (deal_won attribution window).",
   ),

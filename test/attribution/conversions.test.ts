@@ -381,18 +381,46 @@ describe(`POST /api/v1/conversions (${databaseLabel})`, () => {
         assert.equal(response.status, 200, `${JSON.stringify(amount)}: ${response.text}`);
       }
       const cases: [unknown, string][] = [
-        [{ address: HOME, deal_amount: "12,500" }, "deal_amount"],
+        [{ address: HOME, deal_amount: "12,34" }, "deal_amount"],
+        [{ address: HOME, deal_amount: "1,2345" }, "deal_amount"],
         [{ address: HOME, deal_amount: "abc" }, "deal_amount"],
+        [{ address: HOME, deal_amount: "1.2.3" }, "deal_amount"],
         [{ address: HOME, deal_amount: "1e5" }, "deal_amount"],
+        [{ address: HOME, deal_amount: "$" }, "deal_amount"],
+        [{ address: HOME, deal_amount: "$-5" }, "deal_amount"],
         [{ address: HOME, deal_amount: true }, "deal_amount"],
         [{ address: HOME, deal_amount: [1] }, "deal_amount"],
-        [{ address: HOME, properties: { deal_amount: "$5" } }, "properties.deal_amount"],
+        [{ address: HOME, properties: { deal_amount: "5 USD" } }, "properties.deal_amount"],
       ];
       for (const [body, field] of cases) {
         const response = await conversion(ctx, org.key, body);
         assert.equal(response.status, 422, JSON.stringify(body));
         assert.equal(response.body.error, "invalid_payload");
         assert.ok(response.body.detail.startsWith(field), response.body.detail);
+      }
+    });
+
+    it("reads a formatted amount ($, thousands separators, spaces) as the plain decimal", async () => {
+      const cases: [string, string][] = [
+        ["1,234.50", "1234.50"],
+        ["$1,234", "1234"],
+        [" $12,500.00 ", "12500.00"],
+        ["-$1,234.5", "-1234.5"],
+        ["$1,000,000", "1000000"],
+        ["$99", "99"],
+      ];
+      for (const [sent, stored] of cases) {
+        const org = await createOrg(ctx);
+        await recordMailing(ctx, org.orgId, [{ address: HOME, mailed_at: "2026-05-01T10:00:00Z" }]);
+        const response = await conversion(ctx, org.key, {
+          address: HOME,
+          deal_id: "D-fmt",
+          deal_amount: sent,
+        });
+        assert.equal(response.status, 200, `${sent}: ${response.text}`);
+        assert.equal(response.body.matched, true);
+        const rows = (await admin(ctx, "GET", `/orgs/${org.orgId}/conversions`)).body.conversions;
+        assert.equal(rows[0].deal_amount, stored, sent);
       }
     });
 

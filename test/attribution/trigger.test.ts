@@ -335,6 +335,23 @@ describe(`POST /api/v1/webhooks/trigger (${databaseLabel})`, () => {
       });
     });
 
+    it("reads a formatted amount as the plain decimal (a refused one blocked the whole campaign)", async () => {
+      const org = await createOrg(ctx);
+      await recordMailing(ctx, org.orgId, [{ address: HOME, mailed_at: "2026-04-01T00:00:00Z" }]);
+      const automation = await createAutomation(ctx, org.orgId, { name: "Formatted", kind: "deal_won" });
+      const response = await trigger(org.key, automation.id, {
+        deal_id: "fmt-1",
+        properties: { address: HOME, amount: "$1,234.50" },
+      });
+      assert.equal(response.status, 202, response.text);
+      assert.equal(response.body.queued, true);
+      const conversions = (await admin(ctx, "GET", `/orgs/${org.orgId}/conversions`)).body.conversions;
+      assert.equal(conversions[0].deal_amount, "1234.50");
+      const refused = await trigger(org.key, automation.id, { address: HOME, amount: "12,34" });
+      assert.equal(refused.status, 422);
+      assert.match(refused.body.detail, /^amount: must be a number or a numeric string/);
+    });
+
     it("rejects a non-numeric amount before enqueueing anything", async () => {
       const org = await createOrg(ctx);
       const automation = await createAutomation(ctx, org.orgId, { name: "Amount" });

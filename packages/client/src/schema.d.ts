@@ -713,7 +713,7 @@ export interface operations {
           hs_object_id?: string | number | null;
           /** @description Alias of deal_id (HubSpot webhooks). */
           objectId?: string | number | null;
-          /** @description A number or a numeric string such as "12500.00"; a blank string or null counts as absent. */
+          /** @description A number or a numeric string such as "12500.00", "1,234.50" or "$1,234" (read as 1234.50 and 1234); a blank string or null counts as absent. */
           deal_amount?: number | string | null;
           /** @description Close date, ISO-8601 date or date-time (default: now); a date means that whole UTC day. */
           deal_date?: string | null;
@@ -748,7 +748,7 @@ export interface operations {
                 hs_object_id?: string | number | null;
                 /** @description Alias of deal_id (HubSpot webhooks). */
                 objectId?: string | number | null;
-                /** @description A number or a numeric string such as "12500.00"; a blank string or null counts as absent. */
+                /** @description A number or a numeric string such as "12500.00", "1,234.50" or "$1,234" (read as 1234.50 and 1234); a blank string or null counts as absent. */
                 deal_amount?: number | string | null;
                 /** @description Close date, ISO-8601 date or date-time (default: now); a date means that whole UTC day. */
                 deal_date?: string | null;
@@ -1263,7 +1263,7 @@ export interface operations {
           email?: string | number | null;
           /** @description Also contact_phone, client_phone, mobilephone. */
           phone?: string | number | null;
-          /** @description Also amount; a number or a numeric string (deal_won revenue). */
+          /** @description Also amount; a number or a numeric string such as "1,234.50" or "$1,234" (deal_won revenue). */
           deal_amount?: string | number | null;
           /** @description Also closedate, close_date; ISO-8601, or Unix epoch milliseconds or seconds as HubSpot sends them (deal_won attribution window). */
           deal_date?: string | number | null;
@@ -1303,7 +1303,7 @@ export interface operations {
                 email?: string | number | null;
                 /** @description Also contact_phone, client_phone, mobilephone. */
                 phone?: string | number | null;
-                /** @description Also amount; a number or a numeric string (deal_won revenue). */
+                /** @description Also amount; a number or a numeric string such as "1,234.50" or "$1,234" (deal_won revenue). */
                 deal_amount?: string | number | null;
                 /** @description Also closedate, close_date; ISO-8601, or Unix epoch milliseconds or seconds as HubSpot sends them (deal_won attribution window). */
                 deal_date?: string | number | null;

@@ -19,6 +19,7 @@ import {
   noAddressFound,
   type Payload,
   readAddressLine,
+  readDealAmount,
   readText,
 } from "./payload-fields.ts";
 import { attributionWindow, parseReferenceDate, type ReferenceDate, referenceNow, utcDay } from "./window.ts";
@@ -49,17 +50,6 @@ export type ConversionResult =
       match_confidence: MatchConfidence;
       conversion_id: string;
     };
-
-const NUMERIC_TEXT = /^[+-]?(\d+(\.\d*)?|\.\d+)$/;
-
-/** `deal_amount`: a finite number or a numeric string; a blank string counts as absent. */
-export function readDealAmount(payload: Payload, aliases: readonly string[]): string | undefined {
-  const found = findValue(payload, aliases);
-  if (!found) return undefined;
-  if (typeof found.value === "number" && Number.isFinite(found.value)) return String(found.value);
-  if (typeof found.value === "string" && NUMERIC_TEXT.test(found.value.trim())) return found.value.trim();
-  throw invalidPayload(`${found.path}: must be a number or a numeric string`);
-}
 
 export function readReferenceDate(payload: Payload, aliases: readonly string[]): ReferenceDate | undefined {
   const found = findValue(payload, aliases);

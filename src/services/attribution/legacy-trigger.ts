@@ -5,7 +5,7 @@ import { findAutomation } from "../automations.ts";
 import type { KillSwitch } from "../kill-switch.ts";
 import { type MailAddress, runTrigger } from "../trigger-core.ts";
 import type { TriggerStore } from "../trigger-store.ts";
-import { type ConversionFields, readDealAmount, readReferenceDate, recordConversion } from "./conversions.ts";
+import { type ConversionFields, readReferenceDate, recordConversion } from "./conversions.ts";
 import type { AttributionDeps } from "./deps.ts";
 import {
   CRM_ADDRESS_FIELDS,
@@ -15,6 +15,7 @@ import {
   noAddressFound,
   type Payload,
   readAddressLine,
+  readDealAmount,
   readText,
 } from "./payload-fields.ts";
 import type { ReferenceDate } from "./window.ts";

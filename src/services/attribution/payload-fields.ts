@@ -1,5 +1,5 @@
 import { parseUsAddress } from "../../domain/address.ts";
-import { AppError } from "../../errors.ts";
+import { AppError, invalidPayload } from "../../errors.ts";
 
 /**
  * Tolerant reading of CRM payloads: a field may sit at the top level or under `properties`, and
@@ -44,6 +44,22 @@ export function readText(payload: Payload, aliases: readonly string[]): string |
     if (typeof value === "number" && Number.isFinite(value)) return String(value);
   }
   return undefined;
+}
+
+/**
+ * An amount as CRMs format it: a sign, a `$`, thousands separators every three digits, spaces
+ * around. "12,34" and "1.2.3" are not read as anything.
+ */
+const AMOUNT_TEXT = /^([+-]?)\$?(\d{1,3}(?:,\d{3})+(?:\.\d*)?|\d+(?:\.\d*)?|\.\d+)$/;
+
+/** An amount as plain decimal text ("$1,234.50" is "1234.50"); a blank string counts as absent. */
+export function readDealAmount(payload: Payload, aliases: readonly string[]): string | undefined {
+  const found = findValue(payload, aliases);
+  if (!found) return undefined;
+  if (typeof found.value === "number" && Number.isFinite(found.value)) return String(found.value);
+  const match = typeof found.value === "string" ? AMOUNT_TEXT.exec(found.value.trim()) : null;
+  if (!match) throw invalidPayload(`${found.path}: must be a number or a numeric string`);
+  return `${match[1]}${match[2]!.replaceAll(",", "")}`;
 }
 
 /** Each name flat first, then under `properties`. */
