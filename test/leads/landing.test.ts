@@ -502,6 +502,27 @@ describe(`landing pages and lead capture (${databaseLabel})`, () => {
     assert.deepEqual(await firstNames(), ["Mixé Jo", "Renée", "Zoë", "Zoë€"]);
   });
 
+  it("shows a refused form's values again without their control characters", async () => {
+    const org = await createOrg(ctx);
+    await addLeadField(ctx, org.orgId, { field_id: "note", label: "Note", type: "text" });
+    const { token } = await mailOnePiece(ctx, org.orgId);
+    const refused = await postForm(ctx, token, {
+      first_name: "A\u0000x",
+      last_name: "B\u001bC\u007f",
+      email: "bad\u0007@",
+      message: "line one\r\nline\ttwo\u0000",
+      custom_note: "n\u0001b",
+    });
+    assert.equal(refused.status, 422);
+    assertSecureHtml(refused);
+    const controls = [...refused.text].filter((c) => (c < " " && !"\t\n\r".includes(c)) || c === "\u007f");
+    assert.deepEqual(controls, [], "no control character reaches the page");
+    assert.match(refused.text, /id="first_name"[^>]* value="Ax"/);
+    assert.match(refused.text, /id="last_name"[^>]* value="BC"/);
+    assert.match(refused.text, /id="custom_note"[^>]* value="nb"/);
+    assert.ok(refused.text.includes(">line one\r\nline\ttwo</textarea>"), "tab and line breaks stay");
+  });
+
   it("escapes HTML injection attempts in every form field, the org name, the recipient and the address", async () => {
     const org = await createOrg(ctx, { name: `Evil ${ATTACK} Org` });
     await addLeadField(ctx, org.orgId, { field_id: "note", label: `Note ${ATTACK}`, type: "text" });

@@ -69,8 +69,15 @@ function textInput(
 <input id="${name}" name="${name}" type="${type}" maxlength="${maxLength}" value="${escapeHtml(first(values[name]))}"${extra}>`;
 }
 
+// C0 controls but tab and line breaks, and DEL: a refused value ("A\u0000x") is shown again
+// without them, so no raw NUL or escape byte is written into the page.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
+const CONTROL_CHARACTERS = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g;
+
+/** A submitted value as the form shows it again. */
 function first(value: unknown): string {
-  return Array.isArray(value) ? String(value[0] ?? "") : typeof value === "string" ? value : "";
+  const text = Array.isArray(value) ? String(value[0] ?? "") : typeof value === "string" ? value : "";
+  return text.replace(CONTROL_CHARACTERS, "");
 }
 
 function selected(values: FormValues, name: string): string[] {
