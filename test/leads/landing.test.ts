@@ -245,6 +245,13 @@ describe(`landing pages and lead capture (${databaseLabel})`, () => {
     const { token } = await mailOnePiece(ctx, org.orgId);
     const cases: [Record<string, unknown>, RegExp][] = [
       [{ last_name: "B", email: "a@example.com" }, /^first_name: is required/],
+      // Only invisible characters (zero-width space, bidi override, BOM, Hangul filler): no name.
+      [{ first_name: "\u200b", last_name: "B", email: "a@example.com" }, /^first_name: is required/],
+      [{ first_name: "A", last_name: "\u202e", email: "a@example.com" }, /^last_name: is required/],
+      [
+        { first_name: "\u200b\u00a0\ufeff\u2060\u3164", last_name: "B", email: "a@example.com" },
+        /^first_name: is required/,
+      ],
       [{ first_name: "A", last_name: "B" }, /email or a phone/],
       [{ first_name: "A", last_name: "B", email: "not-an-email" }, /^email: /],
       [{ first_name: "A", last_name: "B", phone: "call me" }, /^phone: /],
@@ -290,6 +297,18 @@ describe(`landing pages and lead capture (${databaseLabel})`, () => {
     assert.equal(flat.status, 201, flat.text);
     const [lead] = (await call(ctx, "GET", "/api/v1/integrations/leads", { key: org.key })).body.leads;
     assert.equal(lead.custom_color, "Red");
+    // A joiner inside a visible name is part of it (Persian "Ali\u200cReza"), not an empty name.
+    const joined = await call(ctx, "POST", `/l/${token}`, {
+      body: { first_name: "Ali\u200cReza", last_name: "B", email: "a@example.com" },
+    });
+    assert.equal(joined.status, 201, joined.text);
+    const invisible = await postForm(ctx, token, {
+      first_name: "\u202e",
+      last_name: "B",
+      email: "a@example.com",
+    });
+    assert.equal(invisible.status, 422);
+    assert.match(invisible.text, /role="alert">First name: is required/);
   });
 
   it("validates a custom field sent both nested and flattened, and refuses it when the two differ", async () => {

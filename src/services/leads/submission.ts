@@ -57,6 +57,15 @@ function text(raw: unknown, field: string, maxLength: number, options: { multili
   return value;
 }
 
+// Format characters (zero-width space, bidi overrides…), other default-ignorable ones (Hangul
+// fillers, variation selectors) and whitespace: a value made only of these prints as nothing.
+const INVISIBLE = /[\p{Cf}\p{Default_Ignorable_Code_Point}\p{White_Space}]/gu;
+
+/** A required field's value must show something: "\u200b" alone is as empty as "". */
+function hasVisibleCharacter(value: string): boolean {
+  return value.replace(INVISIBLE, "") !== "";
+}
+
 function values(raw: unknown, field: string): string[] {
   const list = Array.isArray(raw) ? raw : [raw];
   if (list.length > 50) throw invalidPayload(`${field}: at most 50 values`);
@@ -97,8 +106,8 @@ function assertOptions(definition: LeadField, field: string, submitted: string[]
 export function validateSubmission(fields: LeadField[], raw: RawLeadSubmission): ValidLeadSubmission {
   const firstName = text(raw.first_name, "first_name", SUBMISSION_LIMITS.first_name);
   const lastName = text(raw.last_name, "last_name", SUBMISSION_LIMITS.last_name);
-  if (!firstName) throw invalidPayload("first_name: is required");
-  if (!lastName) throw invalidPayload("last_name: is required");
+  if (!hasVisibleCharacter(firstName)) throw invalidPayload("first_name: is required");
+  if (!hasVisibleCharacter(lastName)) throw invalidPayload("last_name: is required");
   const email = text(raw.email, "email", SUBMISSION_LIMITS.email);
   if (email && !EMAIL.test(email)) throw invalidPayload("email: is not a valid email address");
   const phone = text(raw.phone, "phone", SUBMISSION_LIMITS.phone);
