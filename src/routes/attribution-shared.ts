@@ -49,6 +49,14 @@ export const Nullable = <T extends TSchema>(schema: T, description?: string) =>
 export const OptionalText = (maxLength: number, description?: string) =>
   Nullable(Type.String({ maxLength }), description);
 
+/** A date as ISO-8601 text, or the Unix epoch (milliseconds or seconds) HubSpot sends. */
+export const CrmDate = (description: string) =>
+  Type.Optional(Type.Union([Type.String({ maxLength: 64 }), Type.Integer(), Type.Null()], { description }));
+
+/** A CRM's own name for a text field: text or a number (read as its decimal text), null absent. */
+export const AliasText = (description: string) =>
+  Type.Optional(Type.Union([Type.String({ maxLength: 2000 }), Type.Number(), Type.Null()], { description }));
+
 /** CRM record ids: HubSpot sends them (`objectId`, `hs_object_id`) as numbers. */
 export const RecordId = (description: string) =>
   Type.Optional(Type.Union([Type.String({ maxLength: 255 }), Type.Integer(), Type.Null()], { description }));

@@ -5,17 +5,26 @@ import { attributionDeps } from "../services/attribution/deps.ts";
 import type { Payload } from "../services/attribution/payload-fields.ts";
 import type { Services } from "../services/services.ts";
 import {
+  AliasText,
   ATTRIBUTION_BODY_LIMIT,
   ATTRIBUTION_ERROR_STYLE,
   addressPartFields,
   attributionErrorResponses,
   attributionRateLimit,
   attributionSchemaErrors,
+  CrmDate,
   Nullable,
   RecordId,
   OptionalText as Text,
   Unmatched,
 } from "./attribution-shared.ts";
+
+const Amount = (description: string) =>
+  Type.Optional(
+    Type.Union([Type.Number(), Type.String({ maxLength: 64, title: "numeric string" }), Type.Null()], {
+      description,
+    }),
+  );
 
 const conversionFields = {
   address: Text(500, "Service address (required here or under an alias)."),
@@ -25,19 +34,20 @@ const conversionFields = {
   deal_id: RecordId("Drives idempotency."),
   hs_object_id: RecordId("Alias of deal_id (HubSpot)."),
   objectId: RecordId("Alias of deal_id (HubSpot webhooks)."),
-  deal_amount: Type.Optional(
-    Type.Union([Type.Number(), Type.String({ maxLength: 64, title: "numeric string" }), Type.Null()], {
-      description:
-        'A number or a numeric string such as "12500.00", "1,234.50" or "$1,234" (read as 1234.50 and 1234); a blank string or null counts as absent.',
-    }),
+  dealId: RecordId("Alias of deal_id (HubSpot legacy)."),
+  deal_amount: Amount(
+    'A number or a numeric string such as "12500.00", "1,234.50" or "$1,234" (read as 1234.50 and 1234); a blank string or null counts as absent.',
   ),
-  deal_date: Text(
-    64,
-    "Close date, ISO-8601 date or date-time (default: now); a date means that whole UTC day.",
+  amount: Amount("Alias of deal_amount (HubSpot)."),
+  deal_date: CrmDate(
+    "Close date, ISO-8601 date or date-time, or Unix epoch milliseconds (12-13 digits) or seconds (9-10) as HubSpot sends them (default: now); a date means that whole UTC day.",
   ),
+  closedate: CrmDate("Alias of deal_date (HubSpot); also close_date."),
   campaign_id: Text(64, "Exact, address-independent attribution to this campaign of the org."),
-  deal_stage: Text(2000),
-  deal_name: Text(2000),
+  deal_stage: Text(2000, "Also dealstage, stage, status."),
+  dealstage: AliasText("Alias of deal_stage (HubSpot)."),
+  deal_name: Text(2000, "Also dealname."),
+  dealname: AliasText("Alias of deal_name (HubSpot)."),
   contact_first_name: Text(2000),
   contact_last_name: Text(2000),
   contact_name: Text(2000),

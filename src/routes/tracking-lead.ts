@@ -10,6 +10,7 @@ import {
   attributionErrorResponses,
   attributionRateLimit,
   attributionSchemaErrors,
+  CrmDate,
   OptionalText as Text,
   Unmatched,
 } from "./attribution-shared.ts";
@@ -24,7 +25,9 @@ export const TrackingLeadRequest = Type.Object(
     email: Text(320, "Idempotency key when crm_record_id is absent (case-insensitive)."),
     phone: Text(64, "Idempotency key when crm_record_id and email are absent (digits compared)."),
     crm_record_id: Text(255, "First idempotency key."),
-    created_at: Text(64, "ISO-8601; the reference date of the 180-day window (default: now)."),
+    created_at: CrmDate(
+      "ISO-8601, or Unix epoch milliseconds or seconds; the reference date of the 180-day window (default: now).",
+    ),
     service_lead_id: Text(64, "Loop guard: the id of one of the org's own leads stops the sync."),
   },
   { $id: "TrackingLeadRequest", additionalProperties: true },

@@ -43,10 +43,11 @@ const triggerFields = {
   state: Scalar("State."),
   zip: Scalar("ZIP (also postal_code, zip_code, zipcode)."),
   deal_id: DealId(
-    "Idempotency key (also hs_object_id, objectId), at most 255 characters: a repeat returns idempotent: true.",
+    "Idempotency key (also hs_object_id, objectId, dealId), at most 255 characters: a repeat returns idempotent: true.",
   ),
   hs_object_id: DealId("Alias of deal_id (HubSpot)."),
   objectId: DealId("Alias of deal_id (HubSpot webhooks)."),
+  dealId: DealId("Alias of deal_id (HubSpot legacy)."),
   first_name: Scalar("Also firstname, contact_first_name."),
   last_name: Scalar("Also lastname, contact_last_name."),
   name: Scalar("Recipient name (also contact_name, client_name, full_name); default: first and last name."),

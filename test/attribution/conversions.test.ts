@@ -629,4 +629,80 @@ describe(`POST /api/v1/conversions (${databaseLabel})`, () => {
       assert.deepEqual(response.body, { error: "No address found in payload" });
     });
   });
+
+  describe("HubSpot's deal property names (the trigger's aliases)", () => {
+    it("reads amount, dealname, dealstage and an epoch-millisecond closedate under properties", async () => {
+      const org = await createOrg(ctx);
+      const mailing = await recordMailing(ctx, org.orgId, [
+        { address: HOME, mailed_at: "2026-03-01T10:00:00Z" },
+      ]);
+      const response = await conversion(ctx, org.key, {
+        properties: {
+          hs_object_id: "555",
+          address: HOME,
+          amount: "1,234.50",
+          dealname: "Roof",
+          dealstage: "closedwon",
+          closedate: String(Date.parse("2026-06-15T00:00:00Z")),
+        },
+      });
+      assert.equal(response.status, 200, response.text);
+      assert.equal(response.body.campaign_id, mailing.campaign_id);
+      const row = (await admin(ctx, "GET", `/orgs/${org.orgId}/conversions`)).body.conversions[0];
+      assert.equal(row.deal_id, "555");
+      assert.equal(row.deal_amount, "1234.50");
+      assert.equal(row.deal_name, "Roof");
+      assert.equal(row.deal_stage, "closedwon");
+      assert.equal(row.deal_date, "2026-06-15T00:00:00.000Z");
+    });
+
+    it("reads deal_date as epoch seconds or milliseconds, as text or a number, and the window follows it", async () => {
+      const org = await createOrg(ctx);
+      await recordMailing(ctx, org.orgId, [{ address: HOME, mailed_at: "2026-03-01T10:00:00Z" }]);
+      const inWindow = Date.parse("2026-06-15T00:00:00Z");
+      const before = Date.parse("2026-02-01T00:00:00Z");
+      const cases: [unknown, boolean][] = [
+        [inWindow, true],
+        [String(inWindow / 1000), true],
+        [inWindow / 1000, true],
+        [String(before), false],
+      ];
+      for (const [index, [dealDate, matched]] of cases.entries()) {
+        const response = await conversion(ctx, org.key, {
+          address: HOME,
+          deal_id: `epoch-${index}`,
+          closedate: dealDate,
+        });
+        assert.equal(response.status, 200, response.text);
+        assert.equal(response.body.matched, matched, JSON.stringify(dealDate));
+      }
+      const refused = await conversion(ctx, org.key, { address: HOME, closedate: "12345" });
+      assert.equal(refused.status, 422);
+      assert.match(refused.body.detail, /^closedate/);
+    });
+
+    it("takes dealId (HubSpot legacy) as the deal id, and the spec's names over HubSpot's", async () => {
+      const org = await createOrg(ctx);
+      await recordMailing(ctx, org.orgId, [{ address: HOME, mailed_at: "2026-03-01T10:00:00Z" }]);
+      const first = await conversion(ctx, org.key, {
+        address: HOME,
+        dealId: 7001,
+        deal_amount: "500",
+        amount: "900",
+        deal_stage: "won",
+        status: "open",
+        deal_name: "Spec",
+        properties: { dealname: "HubSpot" },
+      });
+      assert.equal(first.status, 200, first.text);
+      const replay = await conversion(ctx, org.key, { address: HOME, properties: { dealId: "7001" } });
+      assert.equal(replay.body.conversion_id, first.body.conversion_id);
+      const rows = (await admin(ctx, "GET", `/orgs/${org.orgId}/conversions`)).body.conversions;
+      assert.equal(rows.length, 1);
+      assert.equal(rows[0].deal_id, "7001");
+      assert.equal(rows[0].deal_amount, "500");
+      assert.equal(rows[0].deal_stage, "won");
+      assert.equal(rows[0].deal_name, "Spec");
+    });
+  });
 });

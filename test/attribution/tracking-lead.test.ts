@@ -283,4 +283,26 @@ describe(`POST /api/v1/tracking/lead (${databaseLabel})`, () => {
       ["50 OAK AVE, CHICAGO IL 60601", "50 OAK AVE, CHICAGO IL 60601"],
     );
   });
+
+  it("reads created_at as Unix epoch milliseconds or seconds, as text or a number", async () => {
+    const org = await mailedOrg();
+    const inWindow = Date.parse("2026-06-01T00:00:00Z");
+    const cases: [unknown, boolean][] = [
+      [inWindow, true],
+      [String(inWindow / 1000), true],
+      [String(Date.parse("2026-04-01T00:00:00Z")), false],
+    ];
+    for (const [index, [createdAt, matched]] of cases.entries()) {
+      const response = await trackingLead(ctx, org.key, {
+        address: HOME,
+        email: `epoch-${index}@example.com`,
+        created_at: createdAt,
+      });
+      assert.equal(response.status, 200, response.text);
+      assert.equal(response.body.matched, matched, JSON.stringify(createdAt));
+    }
+    const refused = await trackingLead(ctx, org.key, { address: HOME, created_at: 12345 });
+    assert.equal(refused.status, 422);
+    assert.match(refused.body.detail, /^created_at/);
+  });
 });

@@ -285,6 +285,16 @@ describe(`POST /api/v1/webhooks/trigger (${databaseLabel})`, () => {
       assert.equal(response.body.address, "100 HILL ST, SPRINGFIELD IL");
     });
 
+    it("takes dealId (HubSpot legacy) as the deal id: a repeat is idempotent", async () => {
+      const org = await createOrg(ctx);
+      const automation = await createAutomation(ctx, org.orgId, { name: "Legacy id" });
+      const first = await trigger(org.key, automation.id, { address: HOME, dealId: 4242 });
+      assert.equal(first.body.queued, true, first.text);
+      const repeat = await trigger(org.key, automation.id, { properties: { address: HOME, dealId: "4242" } });
+      assert.equal(repeat.body.idempotent, true);
+      assert.equal(repeat.body.queue_id, first.body.queue_id);
+    });
+
     it("reads names and email for the piece and filters", async () => {
       const org = await createOrg(ctx);
       const automation = await createAutomation(ctx, org.orgId, {

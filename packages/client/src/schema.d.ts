@@ -713,14 +713,26 @@ export interface operations {
           hs_object_id?: string | number | null;
           /** @description Alias of deal_id (HubSpot webhooks). */
           objectId?: string | number | null;
+          /** @description Alias of deal_id (HubSpot legacy). */
+          dealId?: string | number | null;
           /** @description A number or a numeric string such as "12500.00", "1,234.50" or "$1,234" (read as 1234.50 and 1234); a blank string or null counts as absent. */
           deal_amount?: number | string | null;
-          /** @description Close date, ISO-8601 date or date-time (default: now); a date means that whole UTC day. */
-          deal_date?: string | null;
+          /** @description Alias of deal_amount (HubSpot). */
+          amount?: number | string | null;
+          /** @description Close date, ISO-8601 date or date-time, or Unix epoch milliseconds (12-13 digits) or seconds (9-10) as HubSpot sends them (default: now); a date means that whole UTC day. */
+          deal_date?: string | number | null;
+          /** @description Alias of deal_date (HubSpot); also close_date. */
+          closedate?: string | number | null;
           /** @description Exact, address-independent attribution to this campaign of the org. */
           campaign_id?: string | null;
+          /** @description Also dealstage, stage, status. */
           deal_stage?: string | null;
+          /** @description Alias of deal_stage (HubSpot). */
+          dealstage?: string | number | null;
+          /** @description Also dealname. */
           deal_name?: string | null;
+          /** @description Alias of deal_name (HubSpot). */
+          dealname?: string | number | null;
           contact_first_name?: string | null;
           contact_last_name?: string | null;
           contact_name?: string | null;
@@ -748,14 +760,26 @@ export interface operations {
                 hs_object_id?: string | number | null;
                 /** @description Alias of deal_id (HubSpot webhooks). */
                 objectId?: string | number | null;
+                /** @description Alias of deal_id (HubSpot legacy). */
+                dealId?: string | number | null;
                 /** @description A number or a numeric string such as "12500.00", "1,234.50" or "$1,234" (read as 1234.50 and 1234); a blank string or null counts as absent. */
                 deal_amount?: number | string | null;
-                /** @description Close date, ISO-8601 date or date-time (default: now); a date means that whole UTC day. */
-                deal_date?: string | null;
+                /** @description Alias of deal_amount (HubSpot). */
+                amount?: number | string | null;
+                /** @description Close date, ISO-8601 date or date-time, or Unix epoch milliseconds (12-13 digits) or seconds (9-10) as HubSpot sends them (default: now); a date means that whole UTC day. */
+                deal_date?: string | number | null;
+                /** @description Alias of deal_date (HubSpot); also close_date. */
+                closedate?: string | number | null;
                 /** @description Exact, address-independent attribution to this campaign of the org. */
                 campaign_id?: string | null;
+                /** @description Also dealstage, stage, status. */
                 deal_stage?: string | null;
+                /** @description Alias of deal_stage (HubSpot). */
+                dealstage?: string | number | null;
+                /** @description Also dealname. */
                 deal_name?: string | null;
+                /** @description Alias of deal_name (HubSpot). */
+                dealname?: string | number | null;
                 contact_first_name?: string | null;
                 contact_last_name?: string | null;
                 contact_name?: string | null;
@@ -919,8 +943,8 @@ export interface operations {
           phone?: string | null;
           /** @description First idempotency key. */
           crm_record_id?: string | null;
-          /** @description ISO-8601; the reference date of the 180-day window (default: now). */
-          created_at?: string | null;
+          /** @description ISO-8601, or Unix epoch milliseconds or seconds; the reference date of the 180-day window (default: now). */
+          created_at?: string | number | null;
           /** @description Loop guard: the id of one of the org's own leads stops the sync. */
           service_lead_id?: string | null;
         } & {
@@ -1247,12 +1271,14 @@ export interface operations {
           state?: string | number | null;
           /** @description ZIP (also postal_code, zip_code, zipcode). */
           zip?: string | number | null;
-          /** @description Idempotency key (also hs_object_id, objectId), at most 255 characters: a repeat returns idempotent: true. */
+          /** @description Idempotency key (also hs_object_id, objectId, dealId), at most 255 characters: a repeat returns idempotent: true. */
           deal_id?: string | number | null;
           /** @description Alias of deal_id (HubSpot). */
           hs_object_id?: string | number | null;
           /** @description Alias of deal_id (HubSpot webhooks). */
           objectId?: string | number | null;
+          /** @description Alias of deal_id (HubSpot legacy). */
+          dealId?: string | number | null;
           /** @description Also firstname, contact_first_name. */
           first_name?: string | number | null;
           /** @description Also lastname, contact_last_name. */
@@ -1287,12 +1313,14 @@ export interface operations {
                 state?: string | number | null;
                 /** @description ZIP (also postal_code, zip_code, zipcode). */
                 zip?: string | number | null;
-                /** @description Idempotency key (also hs_object_id, objectId), at most 255 characters: a repeat returns idempotent: true. */
+                /** @description Idempotency key (also hs_object_id, objectId, dealId), at most 255 characters: a repeat returns idempotent: true. */
                 deal_id?: string | number | null;
                 /** @description Alias of deal_id (HubSpot). */
                 hs_object_id?: string | number | null;
                 /** @description Alias of deal_id (HubSpot webhooks). */
                 objectId?: string | number | null;
+                /** @description Alias of deal_id (HubSpot legacy). */
+                dealId?: string | number | null;
                 /** @description Also firstname, contact_first_name. */
                 first_name?: string | number | null;
                 /** @description Also lastname, contact_last_name. */

@@ -1,7 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { type Queryable, queryOne, queryRows, sql } from "../../db/database.ts";
 import { namesAPlace, normalizeAddress } from "../../domain/address.ts";
-import { invalidPayload } from "../../errors.ts";
 import { type CustomerSource, recordCustomer } from "../customers.ts";
 import type { AttributionDeps } from "./deps.ts";
 import {
@@ -13,16 +12,20 @@ import {
   matchMailedPiece,
 } from "./matching.ts";
 import {
+  DEAL_AMOUNT_ALIASES,
+  DEAL_DATE_ALIASES,
   DEAL_ID_ALIASES,
-  findValue,
+  DEAL_NAME_ALIASES,
+  DEAL_STAGE_ALIASES,
   flatThenProperties,
   noAddressFound,
   type Payload,
   readAddressLine,
+  readDate,
   readDealAmount,
   readText,
 } from "./payload-fields.ts";
-import { attributionWindow, parseReferenceDate, type ReferenceDate, referenceNow, utcDay } from "./window.ts";
+import { attributionWindow, type ReferenceDate, referenceNow, utcDay } from "./window.ts";
 
 /** A won deal as read from a tolerant CRM payload. */
 export interface ConversionFields {
@@ -51,14 +54,7 @@ export type ConversionResult =
       conversion_id: string;
     };
 
-export function readReferenceDate(payload: Payload, aliases: readonly string[]): ReferenceDate | undefined {
-  const found = findValue(payload, aliases);
-  if (!found) return undefined;
-  if (typeof found.value !== "string") throw invalidPayload(`${found.path}: must be an ISO-8601 date string`);
-  return parseReferenceDate(found.value, found.path);
-}
-
-/** Reads the conversion fields, flat or under `properties`, with the documented aliases. */
+/** Reads the conversion fields, flat or under `properties`, with the trigger's deal aliases. */
 export function readConversionFields(payload: Payload): ConversionFields {
   const address = readAddressLine(payload);
   if (!address) throw noAddressFound();
@@ -66,11 +62,11 @@ export function readConversionFields(payload: Payload): ConversionFields {
   return {
     address,
     dealId: readText(payload, DEAL_ID_ALIASES),
-    dealAmount: readDealAmount(payload, flatThenProperties("deal_amount")),
-    dealDate: readReferenceDate(payload, flatThenProperties("deal_date")),
+    dealAmount: readDealAmount(payload, DEAL_AMOUNT_ALIASES),
+    dealDate: readDate(payload, DEAL_DATE_ALIASES),
     campaignId: text("campaign_id"),
-    dealStage: text("deal_stage"),
-    dealName: text("deal_name"),
+    dealStage: readText(payload, DEAL_STAGE_ALIASES),
+    dealName: readText(payload, DEAL_NAME_ALIASES),
     contactFirstName: text("contact_first_name"),
     contactLastName: text("contact_last_name"),
     contactName: text("contact_name"),

@@ -5,20 +5,23 @@ import { findAutomation } from "../automations.ts";
 import type { KillSwitch } from "../kill-switch.ts";
 import { type MailAddress, runTrigger } from "../trigger-core.ts";
 import type { TriggerStore } from "../trigger-store.ts";
-import { type ConversionFields, readReferenceDate, recordConversion } from "./conversions.ts";
+import { type ConversionFields, recordConversion } from "./conversions.ts";
 import type { AttributionDeps } from "./deps.ts";
 import {
   CRM_ADDRESS_FIELDS,
+  DEAL_AMOUNT_ALIASES,
+  DEAL_DATE_ALIASES,
   DEAL_ID_ALIASES,
-  findValue,
+  DEAL_NAME_ALIASES,
+  DEAL_STAGE_ALIASES,
   flatThenProperties,
   noAddressFound,
   type Payload,
   readAddressLine,
+  readDate,
   readDealAmount,
   readText,
 } from "./payload-fields.ts";
-import type { ReferenceDate } from "./window.ts";
 
 /** The trigger's kill-switch answer: 400 (not the events' 503), transient, retry later. */
 export const triggerAutomationsDisabled = () =>
@@ -36,10 +39,10 @@ export const TRIGGER_FIELD_ALIASES = {
   name: flatThenProperties("name", "contact_name", "client_name", "full_name"),
   email: flatThenProperties("email", "contact_email", "client_email"),
   phone: flatThenProperties("phone", "contact_phone", "client_phone", "mobilephone"),
-  amount: flatThenProperties("deal_amount", "amount"),
-  deal_date: flatThenProperties("deal_date", "closedate", "close_date"),
-  stage: flatThenProperties("deal_stage", "dealstage", "stage", "status"),
-  deal_name: flatThenProperties("deal_name", "dealname"),
+  amount: DEAL_AMOUNT_ALIASES,
+  deal_date: DEAL_DATE_ALIASES,
+  stage: DEAL_STAGE_ALIASES,
+  deal_name: DEAL_NAME_ALIASES,
 } as const;
 
 export interface TriggerResponse {
@@ -72,23 +75,6 @@ function flatStrings(payload: Payload): Record<string, string> {
     }
   }
   return result;
-}
-
-const EPOCH_DIGITS = /^\d{9,13}$/;
-
-/**
- * The close date: ISO-8601 like the conversions endpoint, or the Unix epoch HubSpot workflows
- * send (`closedate: "1767225600000"`): 12 or 13 digits are milliseconds, 9 or 10 seconds.
- */
-export function readTriggerDate(payload: Payload): ReferenceDate | undefined {
-  const found = findValue(payload, TRIGGER_FIELD_ALIASES.deal_date);
-  const raw = typeof found?.value === "number" ? String(found.value) : found?.value;
-  if (typeof raw === "string" && EPOCH_DIGITS.test(raw.trim())) {
-    const digits = raw.trim();
-    const at = new Date(digits.length >= 12 ? Number(digits) : Number(digits) * 1000);
-    return { at, dateOnly: false };
-  }
-  return readReferenceDate(payload, TRIGGER_FIELD_ALIASES.deal_date);
 }
 
 /** Reads and validates everything before anything is written (a 422 leaves no queued campaign). */
@@ -139,7 +125,7 @@ export function readTriggerFields(payload: Payload): TriggerFields {
       address: addressLine,
       dealId,
       dealAmount,
-      dealDate: readTriggerDate(payload),
+      dealDate: readDate(payload, TRIGGER_FIELD_ALIASES.deal_date),
       dealStage: stage,
       dealName: read(TRIGGER_FIELD_ALIASES.deal_name),
       contactFirstName: firstName,

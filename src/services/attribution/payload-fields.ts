@@ -1,5 +1,6 @@
 import { parseUsAddress } from "../../domain/address.ts";
 import { AppError, invalidPayload } from "../../errors.ts";
+import { parseReferenceDate, type ReferenceDate } from "./window.ts";
 
 /**
  * Tolerant reading of CRM payloads: a field may sit at the top level or under `properties`, and
@@ -84,7 +85,38 @@ export const DEAL_ID_ALIASES = [
   "hs_object_id",
   "objectId",
   "properties.objectId",
+  "dealId",
+  "properties.dealId",
 ] as const;
+
+/** The deal's fields under the spec's names first, then HubSpot's deal properties. */
+export const DEAL_AMOUNT_ALIASES = flatThenProperties("deal_amount", "amount");
+export const DEAL_DATE_ALIASES = flatThenProperties("deal_date", "closedate", "close_date");
+export const DEAL_STAGE_ALIASES = flatThenProperties("deal_stage", "dealstage", "stage", "status");
+export const DEAL_NAME_ALIASES = flatThenProperties("deal_name", "dealname");
+
+const EPOCH_DIGITS = /^\d{9,13}$/;
+
+/**
+ * A date as ISO-8601, or as the Unix epoch HubSpot workflows send (`closedate: "1767225600000"`):
+ * 12 or 13 digits are milliseconds, 9 or 10 seconds.
+ */
+export function parseCrmDate(text: string, field: string): ReferenceDate {
+  const digits = text.trim();
+  if (!EPOCH_DIGITS.test(digits)) return parseReferenceDate(text, field);
+  const epoch = Number(digits);
+  return { at: new Date(digits.length >= 12 ? epoch : epoch * 1000), dateOnly: false };
+}
+
+/** The first alias's date, sent as text or as an epoch number. */
+export function readDate(payload: Payload, aliases: readonly string[]): ReferenceDate | undefined {
+  const found = findValue(payload, aliases);
+  if (!found) return undefined;
+  const text = typeof found.value === "number" ? String(found.value) : found.value;
+  if (typeof text !== "string")
+    throw invalidPayload(`${found.path}: must be an ISO-8601 date or Unix epoch milliseconds or seconds`);
+  return parseCrmDate(text, found.path);
+}
 
 /** Where an address is read: the whole line (or the street alone), then its parts sent apart. */
 export interface AddressFields {

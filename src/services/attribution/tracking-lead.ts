@@ -4,8 +4,8 @@ import { namesAPlace, normalizeAddress } from "../../domain/address.ts";
 import { isOwnLead } from "../trigger-core.ts";
 import type { AttributionDeps } from "./deps.ts";
 import { locateForMatching, matchMailedPiece } from "./matching.ts";
-import { noAddressFound, type Payload, readAddressLine } from "./payload-fields.ts";
-import { attributionWindow, parseReferenceDate, referenceNow } from "./window.ts";
+import { noAddressFound, type Payload, readAddressLine, readDate, readText } from "./payload-fields.ts";
+import { attributionWindow, parseReferenceDate, type ReferenceDate, referenceNow } from "./window.ts";
 
 type OptionalText = string | null | undefined;
 
@@ -19,6 +19,8 @@ export interface TrackingLeadInput {
   crm_record_id?: OptionalText;
   created_at?: OptionalText;
   service_lead_id?: OptionalText;
+  /** created_at as the HTTP route read it (ISO-8601 or epoch), the detail of a 422 naming its path. */
+  reference?: ReferenceDate | undefined;
 }
 
 export type TrackingLeadResult =
@@ -32,9 +34,30 @@ export type TrackingLeadResult =
       attribution_type: "direct" | "indirect";
     };
 
+/** Where the HTTP body's lead fields are read (first hit wins). */
+export const TRACKING_LEAD_ALIASES = {
+  first_name: ["first_name"],
+  last_name: ["last_name"],
+  email: ["email"],
+  phone: ["phone"],
+  crm_record_id: ["crm_record_id"],
+  created_at: ["created_at"],
+  service_lead_id: ["service_lead_id"],
+} as const;
+
 /** The HTTP body's lead: the address read as on conversions (its city, state and zip sent apart). */
-export function readTrackingLead(payload: Payload & TrackingLeadInput): TrackingLeadInput {
-  return { ...payload, address: readAddressLine(payload) };
+export function readTrackingLead(payload: Payload): TrackingLeadInput {
+  const read = (aliases: readonly string[]) => readText(payload, aliases);
+  return {
+    address: readAddressLine(payload),
+    first_name: read(TRACKING_LEAD_ALIASES.first_name),
+    last_name: read(TRACKING_LEAD_ALIASES.last_name),
+    email: read(TRACKING_LEAD_ALIASES.email),
+    phone: read(TRACKING_LEAD_ALIASES.phone),
+    crm_record_id: read(TRACKING_LEAD_ALIASES.crm_record_id),
+    reference: readDate(payload, TRACKING_LEAD_ALIASES.created_at),
+    service_lead_id: read(TRACKING_LEAD_ALIASES.service_lead_id),
+  };
 }
 
 const present = (value: OptionalText) => (value && value.trim() !== "" ? value.trim() : undefined);
@@ -78,9 +101,10 @@ export async function recordTrackingLead(
   const address = present(input.address);
   const normalizedAddress = address ? normalizeAddress(address) : "";
   if (!address || !namesAPlace(normalizedAddress)) throw noAddressFound();
-  const reference = present(input.created_at)
-    ? parseReferenceDate(input.created_at!, "created_at")
-    : referenceNow(deps.clock.now());
+  const createdAt = present(input.created_at);
+  const reference =
+    input.reference ??
+    (createdAt ? parseReferenceDate(createdAt, "created_at") : referenceNow(deps.clock.now()));
   const syncKey = syncKeyOf(input);
   // Before the collapse: a landing-page lead captured since the first sync must not turn the
   // replay into a second answer (and leave the first lead beside it).
