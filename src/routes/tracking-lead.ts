@@ -11,24 +11,44 @@ import {
   attributionRateLimit,
   attributionSchemaErrors,
   CrmDate,
+  Nullable,
+  RecordId,
   OptionalText as Text,
   Unmatched,
 } from "./attribution-shared.ts";
 
-/** Every field is optional text (null counts as absent); unknown CRM fields are accepted and ignored. */
+const trackingLeadFields = {
+  address: Text(500, "Required to match; without it the answer is 400 No address found in payload."),
+  ...addressPartFields,
+  first_name: Text(200, "Also firstname (HubSpot)."),
+  firstname: Text(200, "Alias of first_name (HubSpot)."),
+  last_name: Text(200, "Also lastname (HubSpot)."),
+  lastname: Text(200, "Alias of last_name (HubSpot)."),
+  email: Text(320, "Idempotency key when crm_record_id is absent (case-insensitive)."),
+  phone: Text(
+    64,
+    "Idempotency key when crm_record_id and email are absent (digits compared); also mobilephone.",
+  ),
+  mobilephone: Text(64, "Alias of phone (HubSpot)."),
+  crm_record_id: RecordId("First idempotency key; also hs_object_id. HubSpot sends ids as numbers."),
+  hs_object_id: RecordId("Alias of crm_record_id (HubSpot)."),
+  created_at: CrmDate(
+    "ISO-8601, or Unix epoch milliseconds or seconds; the reference date of the 180-day window (default: now).",
+  ),
+  service_lead_id: Text(64, "Loop guard: the id of one of the org's own leads stops the sync."),
+};
+
+/**
+ * Every field is optional (null counts as absent), flat or under `properties` as CRM webhooks send
+ * them (a flat field wins); unknown CRM fields are accepted and ignored.
+ */
 export const TrackingLeadRequest = Type.Object(
   {
-    address: Text(500, "Required to match; without it the answer is 400 No address found in payload."),
-    ...addressPartFields,
-    first_name: Text(200),
-    last_name: Text(200),
-    email: Text(320, "Idempotency key when crm_record_id is absent (case-insensitive)."),
-    phone: Text(64, "Idempotency key when crm_record_id and email are absent (digits compared)."),
-    crm_record_id: Text(255, "First idempotency key."),
-    created_at: CrmDate(
-      "ISO-8601, or Unix epoch milliseconds or seconds; the reference date of the 180-day window (default: now).",
+    ...trackingLeadFields,
+    properties: Nullable(
+      Type.Object(trackingLeadFields, { additionalProperties: true }),
+      "The same fields nested, as CRM webhooks send them; a flat field wins.",
     ),
-    service_lead_id: Text(64, "Loop guard: the id of one of the org's own leads stops the sync."),
   },
   { $id: "TrackingLeadRequest", additionalProperties: true },
 );

@@ -305,4 +305,57 @@ describe(`POST /api/v1/tracking/lead (${databaseLabel})`, () => {
     assert.equal(refused.status, 422);
     assert.match(refused.body.detail, /^created_at/);
   });
+
+  it("reads a HubSpot contact: firstname, lastname, mobilephone, hs_object_id under properties", async () => {
+    const org = await mailedOrg();
+    const response = await trackingLead(ctx, org.key, {
+      properties: {
+        hs_object_id: 901,
+        firstname: "Sam",
+        lastname: "Roe",
+        mobilephone: "+1 (217) 555-0101",
+        address: "77 Lake Shore Drive",
+        city: "Springfield",
+        state: "IL",
+        zip: "62704",
+      },
+    });
+    assert.equal(response.status, 200, response.text);
+    assert.equal(response.body.matched, true);
+    const leads = (await admin(ctx, "GET", `/orgs/${org.orgId}/leads`)).body.leads;
+    assert.equal(leads.length, 1);
+    assert.equal(leads[0].first_name, "Sam");
+    assert.equal(leads[0].last_name, "Roe");
+    assert.equal(leads[0].phone, "+1 (217) 555-0101");
+    assert.equal(leads[0].crm_record_id, "901");
+    const replay = await trackingLead(ctx, org.key, { address: HOME, crm_record_id: 901 });
+    assert.equal(replay.status, 200, replay.text);
+    assert.equal(replay.body.duplicate, true);
+    assert.equal(replay.body.lead_id, response.body.lead_id);
+  });
+
+  it("keeps the spec's names first, flat before properties", async () => {
+    const org = await mailedOrg();
+    const response = await trackingLead(ctx, org.key, {
+      address: HOME,
+      first_name: "Pat",
+      firstname: "Patricia",
+      phone: "217-555-0000",
+      mobilephone: "217-555-9999",
+      hs_object_id: "H-1",
+      properties: { crm_record_id: "C-9", last_name: "Nested", lastname: "Alias" },
+    });
+    assert.equal(response.status, 200, response.text);
+    const lead = (await admin(ctx, "GET", `/orgs/${org.orgId}/leads`)).body.leads[0];
+    assert.equal(lead.first_name, "Pat");
+    assert.equal(lead.last_name, "Nested");
+    assert.equal(lead.phone, "217-555-0000");
+    assert.equal(lead.crm_record_id, "H-1", "a flat alias comes before a nested field");
+    const typed = await trackingLead(ctx, org.key, { address: HOME, crm_record_id: 1.5 });
+    assert.equal(typed.status, 422);
+    assert.deepEqual(typed.body, {
+      error: "invalid_payload",
+      detail: "crm_record_id: must be a string or an integer",
+    });
+  });
 });

@@ -935,18 +935,67 @@ export interface operations {
           state?: string | null;
           /** @description ZIP (also postal_code, zip_code, zipcode), added to an address that names none. */
           zip?: string | number | null;
+          /** @description Also firstname (HubSpot). */
           first_name?: string | null;
+          /** @description Alias of first_name (HubSpot). */
+          firstname?: string | null;
+          /** @description Also lastname (HubSpot). */
           last_name?: string | null;
+          /** @description Alias of last_name (HubSpot). */
+          lastname?: string | null;
           /** @description Idempotency key when crm_record_id is absent (case-insensitive). */
           email?: string | null;
-          /** @description Idempotency key when crm_record_id and email are absent (digits compared). */
+          /** @description Idempotency key when crm_record_id and email are absent (digits compared); also mobilephone. */
           phone?: string | null;
-          /** @description First idempotency key. */
-          crm_record_id?: string | null;
+          /** @description Alias of phone (HubSpot). */
+          mobilephone?: string | null;
+          /** @description First idempotency key; also hs_object_id. HubSpot sends ids as numbers. */
+          crm_record_id?: string | number | null;
+          /** @description Alias of crm_record_id (HubSpot). */
+          hs_object_id?: string | number | null;
           /** @description ISO-8601, or Unix epoch milliseconds or seconds; the reference date of the 180-day window (default: now). */
           created_at?: string | number | null;
           /** @description Loop guard: the id of one of the org's own leads stops the sync. */
           service_lead_id?: string | null;
+          /** @description The same fields nested, as CRM webhooks send them; a flat field wins. */
+          properties?:
+            | ({
+                /** @description Required to match; without it the answer is 400 No address found in payload. */
+                address?: string | null;
+                /** @description Street line (also street_address, address_line_1) when no address is sent. */
+                street?: string | null;
+                /** @description City, added to an address that names none. */
+                city?: string | null;
+                /** @description State, added to an address that names none. */
+                state?: string | null;
+                /** @description ZIP (also postal_code, zip_code, zipcode), added to an address that names none. */
+                zip?: string | number | null;
+                /** @description Also firstname (HubSpot). */
+                first_name?: string | null;
+                /** @description Alias of first_name (HubSpot). */
+                firstname?: string | null;
+                /** @description Also lastname (HubSpot). */
+                last_name?: string | null;
+                /** @description Alias of last_name (HubSpot). */
+                lastname?: string | null;
+                /** @description Idempotency key when crm_record_id is absent (case-insensitive). */
+                email?: string | null;
+                /** @description Idempotency key when crm_record_id and email are absent (digits compared); also mobilephone. */
+                phone?: string | null;
+                /** @description Alias of phone (HubSpot). */
+                mobilephone?: string | null;
+                /** @description First idempotency key; also hs_object_id. HubSpot sends ids as numbers. */
+                crm_record_id?: string | number | null;
+                /** @description Alias of crm_record_id (HubSpot). */
+                hs_object_id?: string | number | null;
+                /** @description ISO-8601, or Unix epoch milliseconds or seconds; the reference date of the 180-day window (default: now). */
+                created_at?: string | number | null;
+                /** @description Loop guard: the id of one of the org's own leads stops the sync. */
+                service_lead_id?: string | null;
+              } & {
+                [key: string]: unknown;
+              })
+            | null;
         } & {
           [key: string]: unknown;
         };

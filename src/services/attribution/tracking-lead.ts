@@ -4,7 +4,14 @@ import { namesAPlace, normalizeAddress } from "../../domain/address.ts";
 import { isOwnLead } from "../trigger-core.ts";
 import type { AttributionDeps } from "./deps.ts";
 import { locateForMatching, matchMailedPiece } from "./matching.ts";
-import { noAddressFound, type Payload, readAddressLine, readDate, readText } from "./payload-fields.ts";
+import {
+  flatThenProperties,
+  noAddressFound,
+  type Payload,
+  readAddressLine,
+  readDate,
+  readText,
+} from "./payload-fields.ts";
 import { attributionWindow, parseReferenceDate, type ReferenceDate, referenceNow } from "./window.ts";
 
 type OptionalText = string | null | undefined;
@@ -34,15 +41,18 @@ export type TrackingLeadResult =
       attribution_type: "direct" | "indirect";
     };
 
-/** Where the HTTP body's lead fields are read (first hit wins). */
+/**
+ * Where the HTTP body's lead fields are read, flat first, then under `properties` (first hit
+ * wins): the spec's names, then HubSpot's contact properties.
+ */
 export const TRACKING_LEAD_ALIASES = {
-  first_name: ["first_name"],
-  last_name: ["last_name"],
-  email: ["email"],
-  phone: ["phone"],
-  crm_record_id: ["crm_record_id"],
-  created_at: ["created_at"],
-  service_lead_id: ["service_lead_id"],
+  first_name: flatThenProperties("first_name", "firstname"),
+  last_name: flatThenProperties("last_name", "lastname"),
+  email: flatThenProperties("email"),
+  phone: flatThenProperties("phone", "mobilephone"),
+  crm_record_id: flatThenProperties("crm_record_id", "hs_object_id"),
+  created_at: flatThenProperties("created_at"),
+  service_lead_id: flatThenProperties("service_lead_id"),
 } as const;
 
 /** The HTTP body's lead: the address read as on conversions (its city, state and zip sent apart). */
