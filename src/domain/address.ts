@@ -138,11 +138,11 @@ export function parseUsAddress(raw: string): AddressParts {
     .trim();
   const parsed = text ? parseLocation(text) : null;
   if (!parsed || parsed.street1 || (!parsed.number && !isPoBox(parsed))) return unparsedParts(text);
-  const suffixAsCity = withSuffixReadAsCity(parsed);
+  const suffixAsCity = parsed.zip ? undefined : withSuffixReadAsCity(parsed);
   if (suffixAsCity) return partsOf(suffixAsCity);
   const ending = trailingZip(text);
   if (parsed.state && parsed.city && !contradictsZip(parsed) && !misreadsZipCity(ending, parsed)) {
-    return partsOf(parsed);
+    return partsOf(withSuffixReadAsCity(parsed) ?? parsed);
   }
   const withStateOfZip = reparseWithStateOfZip(ending);
   if (withStateOfZip) return partsOf(withStateOfZip);
@@ -156,11 +156,11 @@ export function parseUsAddress(raw: string): AddressParts {
  * "city" appended parses as a street with a type and no city, that is the reading.
  */
 function withSuffixReadAsCity(parsed: ParsedLocation): ParsedLocation | undefined {
-  if (!parsed.city || parsed.type || parsed.zip || !parsed.number || !parsed.street) return undefined;
+  if (!parsed.city || parsed.type || !parsed.number || !parsed.street) return undefined;
   const street = [parsed.number, parsed.prefix, parsed.street, parsed.city].filter(Boolean).join(" ");
   const reread = parseLocation(street);
   if (!reread?.type || reread.city || reread.street1) return undefined;
-  return { ...reread, city: undefined, state: parsed.state };
+  return { ...reread, city: undefined, state: parsed.state, zip: parsed.zip };
 }
 
 /** The ZIP5 a text ends with (a ZIP+4 too), the text before it, and the ZIP's place if known. */

@@ -171,6 +171,7 @@ describe("address normalization", () => {
       ["12 Main Street, TX", "12 MAIN ST"],
       ["9 Pine Rd, CO", "9 PINE RD"],
       ["12 Main Street TX", "12 MAIN ST"],
+      ["12 Main Street, TX 73301", "12 MAIN ST"],
     ]) {
       const parts = parseUsAddress(raw!);
       assert.deepEqual([parts.street, parts.city], [street, ""], raw);
