@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from "fastify";
 import type { Logger } from "pino";
@@ -14,6 +13,7 @@ import { registerGuards } from "./http/guards.ts";
 import { registerJsonBodyParser } from "./http/json-body.ts";
 import { registerOpenApi } from "./http/openapi.ts";
 import { LEAD_CREATED_WEBHOOK } from "./http/openapi-webhooks.ts";
+import { requestIdFor } from "./http/request-id.ts";
 import { registerRequestLog } from "./http/request-log.ts";
 import { registerShutdownGate } from "./http/shutdown-gate.ts";
 import type { RateLimiter } from "./limits/rate-limiter.ts";
@@ -82,7 +82,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     loggerInstance: deps.logger as FastifyBaseLogger,
     // Our own one-line request log replaces Fastify's two lines (see http/request-log.ts).
     logController: new LogController({ disableRequestLogging: true }),
-    genReqId: () => randomUUID(),
+    genReqId: requestIdFor,
     trustProxy: deps.config.trustProxy as boolean | string,
     bodyLimit: 1_048_576,
     ...requestTimeouts(deps.config.requestTimeoutMs),

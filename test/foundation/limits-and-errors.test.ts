@@ -485,6 +485,15 @@ describe(`error model (${databaseLabel})`, () => {
     }
   });
 
+  it("keeps a caller's X-Request-Id that looks like an id and replaces any other", async () => {
+    const kept = await call(ctx, "GET", "/healthz", { headers: { "x-request-id": "crm-42:trace/7" } });
+    assert.equal(kept.headers["x-request-id"], "crm-42:trace/7");
+    for (const sent of ["", "has space", "x".repeat(129), "a\u00e9", '{"level":60}']) {
+      const replaced = await call(ctx, "GET", "/healthz", { headers: { "x-request-id": sent } });
+      assert.match(String(replaced.headers["x-request-id"]), /^[0-9a-f-]{36}$/, JSON.stringify(sent));
+    }
+  });
+
   it("sends a request id and nosniff with every response", async () => {
     const response = await call(ctx, "GET", "/healthz");
     assert.match(String(response.headers["x-request-id"]), /^[0-9a-f-]{36}$/);
