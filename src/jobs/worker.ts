@@ -30,8 +30,19 @@ export interface Worker {
 
 class JobTimeoutError extends Error {}
 
-/** How long marking a finished job done waits out a database outage. */
-const COMPLETION_BUDGET_MS = 15_000;
+/** The least time writing a job's outcome waits out a database outage. */
+const OUTCOME_BUDGET_MS = 15_000;
+
+/**
+ * How long a job's outcome write may wait out an outage: until its lock is about to expire (then
+ * another worker may take the job over, and the write, fenced by `attempts`, would be moot).
+ * Giving up earlier would leave a finished delivery 'running' until the lock expired and then send
+ * it again.
+ */
+function outcomeBudgetMs(lockedAtMs: number, timeoutSeconds: number): number {
+  const lockLeftMs = lockedAtMs + timeoutSeconds * 1000 - Date.now() - 1_000;
+  return Math.max(OUTCOME_BUDGET_MS, lockLeftMs);
+}
 
 async function runOne(deps: WorkerDeps, entry: RegisteredJob, job: ClaimedJob) {
   const { kind } = entry;
@@ -44,6 +55,13 @@ async function runOne(deps: WorkerDeps, entry: RegisteredJob, job: ClaimedJob) {
     }, kind.timeoutSeconds * 1000);
   });
   const log = deps.logger.child({ jobId: job.id, kind: kind.name, attempt: job.attempts });
+  const lockedAtMs = Date.now();
+  const recordOutcome = <T>(write: () => Promise<T>) =>
+    retryWhileUnavailable(write, {
+      budgetMs: outcomeBudgetMs(lockedAtMs, kind.timeoutSeconds),
+      onRetry: (error, attempt) =>
+        attempt === 1 && log.warn({ cause: briefCause(error) }, "job outcome waits for the database"),
+    });
   try {
     await Promise.race([
       entry.run(job.payload, {
@@ -55,13 +73,10 @@ async function runOne(deps: WorkerDeps, entry: RegisteredJob, job: ClaimedJob) {
       timeout,
     ]);
     // A finished job left 'running' by an outage would wait out its whole lock and run again.
-    // Past the lock this is harmless: completeJob matches only this attempt.
-    await retryWhileUnavailable(() => completeJob(deps.db, job, deps.clock.now()), {
-      budgetMs: COMPLETION_BUDGET_MS,
-    });
+    await recordOutcome(() => completeJob(deps.db, job, deps.clock.now()));
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    const verdict = await failJob(deps.db, job, kind, message, deps.clock.now());
+    const verdict = await recordOutcome(() => failJob(deps.db, job, kind, message, deps.clock.now()));
     if (verdict === "failed") log.error({ err: error }, "job failed for good");
     else log.warn({ err: error }, "job failed; will retry");
   } finally {

@@ -168,4 +168,36 @@ describe(`durable job queue (${databaseLabel})`, () => {
     assert.deepEqual(ran, ["taken"]);
     assert.equal((await jobRow(id))?.status, "pending");
   });
+
+  it("records a failed try once the database is back, instead of leaving the job locked", async () => {
+    const kind = defineJobKind({ ...flakyJob, name: "test_outage_outcome" });
+    let down = false;
+    const flakyDb = new Proxy(opened.database.db, {
+      get(target, property, receiver) {
+        if (property === "execute" && down)
+          return async () => {
+            throw Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:5432"), { code: "ECONNREFUSED" });
+          };
+        return Reflect.get(target, property, receiver);
+      },
+    });
+    const catalog = createJobCatalog([
+      handleJob(kind, async () => {
+        down = true;
+        setTimeout(() => {
+          down = false;
+        }, 500);
+        throw new Error("receiver said 500");
+      }),
+    ]);
+    const id = await enqueueJob(opened.database.db, kind, { name: "x" }, { now: clock.now() });
+    assert.equal(await runPendingJobs({ ...deps(), db: flakyDb }, catalog), 1);
+    const row = await jobRow(id);
+    assert.equal(
+      row?.status,
+      "pending",
+      "the try is recorded, so it is retried after its backoff, not its lock",
+    );
+    assert.equal(row?.last_error, "receiver said 500");
+  });
 });
