@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyRequest } from "fastify";
 import { isStorableText, UNSTORABLE_TEXT } from "../domain/storable-text.ts";
 import { AppError, invalidJson, invalidPayload, unreadableBody } from "../errors.ts";
 import { findAmbiguousValue } from "./ambiguous-json.ts";
+import { decodeText } from "./text-decoding.ts";
 
 /**
  * Media types whose body is read as JSON besides application/json. The spec says every body is
@@ -48,7 +49,7 @@ function decodeBody(request: FastifyRequest, body: Buffer): string | AppError {
     return unreadableBody(`charset ${charset} is not supported; send UTF-8`);
   }
   try {
-    return decoder.decode(body);
+    return decodeText(decoder, body);
   } catch {
     return unreadableBody(`request body is not valid ${charset}`);
   }

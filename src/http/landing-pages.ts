@@ -8,6 +8,7 @@ import {
   renderUnreadableForm,
 } from "../services/leads/landing-html.ts";
 import { charsetOf, mediaTypeOf } from "./json-body.ts";
+import { decodeText } from "./text-decoding.ts";
 
 /**
  * What a homeowner's browser sees of an error on a landing page (/l/{token}): a page with the
@@ -158,18 +159,8 @@ function decodeFormComponent(component: string, decoder: TextDecoder): string | 
     .replace(/\+/g, " ")
     .replace(/%([0-9a-fA-F]{2})/g, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)));
   try {
-    const text = decoder.decode(Buffer.from(bytes, "latin1"));
-    return decoder.encoding === "windows-1252" ? text.replace(/[\u0080-\u009f]/g, windows1252) : text;
+    return decodeText(decoder, Buffer.from(bytes, "latin1"));
   } catch {
     return undefined;
   }
 }
-
-/**
- * Bytes 0x80-0x9F of windows-1252, which the WHATWG labels "iso-8859-1" and "latin1" also name
- * (browsers send a Latin-1 page's "€" and curly quotes with them). Node 20's TextDecoder reads
- * them as ISO-8859-1's C1 controls, so "€" (0x80) would be stored as U+0080.
- */
-const WINDOWS_1252_HIGH = "€\u0081‚ƒ„…†‡ˆ‰Š‹Œ\u008dŽ\u008f\u0090‘’“”•–—˜™š›œ\u009džŸ";
-
-const windows1252 = (character: string) => WINDOWS_1252_HIGH[character.charCodeAt(0) - 0x80]!;

@@ -445,6 +445,16 @@ describe(`error model (${databaseLabel})`, () => {
     });
     assert.equal(declared.status, 201, declared.text);
     assert.equal(declared.body.org_name, "José");
+    // windows-1252's 0x80-0x9F (what "ISO-8859-1" means on the web) are the euro sign and curly quotes, not C1 controls.
+    const curly = await call(ctx, "POST", "/admin/v1/orgs", {
+      headers: {
+        "content-type": "application/json;charset=ISO-8859-1",
+        authorization: `Bearer ${ADMIN_TOKEN}`,
+      },
+      payload: Buffer.concat([Buffer.from('{"name":"'), Buffer.from([0x93, 0x80, 0x94]), Buffer.from('"}')]),
+    });
+    assert.equal(curly.status, 201, curly.text);
+    assert.equal(curly.body.org_name, "\u201c€\u201d");
     const events = await call(ctx, "POST", "/api/v1/events", {
       key: org.key,
       headers: { "content-type": "application/json; charset=x-unknown-8" },
