@@ -34,13 +34,16 @@ export function registerImportRoute(app: FastifyInstance, services: Services): v
     {
       bodyLimit: IMPORT_LIMITS.bodyBytes,
       config: { scope: "import:write", errorStyle: IMPORT_STYLE },
-      preValidation: async (request) => {
+      preValidation: async (request, reply) => {
         const key = request.headers["idempotency-key"];
         // Node joins repeats into "a, b": a proxy keeping one of them would replay under another key.
         if (key !== undefined && timesSent(request.raw, "idempotency-key") > 1) {
           throw invalidPayload("Idempotency-Key: sent more than once; send one key");
         }
         if (typeof key === "string") request.headers["idempotency-key"] = readHeaderAsUtf8(key);
+        // A key already seen is answered before the body is validated (rule 3).
+        const replay = await importer.replayOf(request.auth!.orgId, request.headers["idempotency-key"]);
+        if (replay) return reply.code(replay.status).send(replay.result);
       },
       schema: {
         operationId: "importJobs",
@@ -48,7 +51,7 @@ export function registerImportRoute(app: FastifyInstance, services: Services): v
         description:
           "Geocodes every address, then stages the batch in one transaction; mails nothing and creates no campaign. " +
           "At most 10 staged batches per organization per UTC day (429 with Retry-After = seconds to 00:00 UTC). " +
-          "With an Idempotency-Key, a repeat returns the stored batch with 200 (also over the daily limit or under the kill switch) and a repeat while the first request " +
+          "With an Idempotency-Key, a repeat returns the stored batch with 200 whatever its body (it is not validated again; also over the daily limit or under the kill switch) and a repeat while the first request " +
           "runs gets 409 `import_in_progress`; a key held by a request that died is released after 120 seconds. " +
           "On 429, 502 and 503 nothing was staged and no daily slot was used.",
         headers: ImportHeaders,

@@ -342,6 +342,35 @@ describe(`POST /api/v1/import/jobs (${databaseLabel})`, () => {
       assert.equal(await countRows("import_rows", org.orgId), 4);
     });
 
+    it("replays a finished key whatever the body says now, even a body that would be refused", async () => {
+      const org = await createOrg(ctx);
+      const first = await postImport(
+        ctx,
+        org.key,
+        { source: "jobs", rows: rows(2) },
+        { idempotencyKey: "k-1" },
+      );
+      assert.equal(first.status, 201);
+      for (const body of [
+        { source: "bad", rows: [] },
+        { source: "customers", rows: [{ completed_at: "garbage" }] },
+      ]) {
+        const replay = await postImport(ctx, org.key, body, { idempotencyKey: "k-1" });
+        assert.equal(replay.status, 200, replay.text);
+        assert.deepEqual(replay.body, first.body);
+      }
+      const fresh = await postImport(ctx, org.key, { source: "bad", rows: [] }, { idempotencyKey: "k-2" });
+      assert.equal(fresh.status, 422, "a new key's body is validated");
+      const other = await createOrg(ctx);
+      const elsewhere = await postImport(
+        ctx,
+        other.key,
+        { source: "bad", rows: [] },
+        { idempotencyKey: "k-1" },
+      );
+      assert.equal(elsewhere.status, 422, "another org's key is not a replay");
+    });
+
     it("scopes keys per org and never dedups keyless requests", async () => {
       const a = await createOrg(ctx);
       const b = await createOrg(ctx);

@@ -53,15 +53,7 @@ export async function claimKey(
     sql`SELECT id, status, staged, skipped_no_address, skipped_geocode_failed
         FROM imports WHERE org_id = ${orgId} AND idempotency_key = ${key}`,
   );
-  if (existing?.status === "staged") {
-    return {
-      kind: "staged",
-      importId: existing.id,
-      staged: existing.staged,
-      skippedNoAddress: existing.skipped_no_address,
-      skippedGeocodeFailed: existing.skipped_geocode_failed,
-    };
-  }
+  if (existing?.status === "staged") return stagedOutcome(existing);
   // Released between our insert and our read: claim again (one retry is enough to make progress).
   if (!existing) return claimAgain(db, input);
   return takeOverAbandoned(db, input);
@@ -101,6 +93,28 @@ async function takeOverAbandoned(
   );
   return taken ? { kind: "claimed", importId: taken.id } : { kind: "in_progress" };
 }
+
+/** The finished batch staged under this key, if any (a replay answers it before reading the body). */
+export async function findStagedBatch(
+  db: Queryable,
+  orgId: string,
+  key: string,
+): Promise<Extract<ClaimOutcome, { kind: "staged" }> | undefined> {
+  const row = await queryOne<ImportRow>(
+    db,
+    sql`SELECT id, status, staged, skipped_no_address, skipped_geocode_failed
+        FROM imports WHERE org_id = ${orgId} AND idempotency_key = ${key} AND status = 'staged'`,
+  );
+  return row && stagedOutcome(row);
+}
+
+const stagedOutcome = (row: ImportRow) => ({
+  kind: "staged" as const,
+  importId: row.id,
+  staged: row.staged,
+  skippedNoAddress: row.skipped_no_address,
+  skippedGeocodeFailed: row.skipped_geocode_failed,
+});
 
 /** Deletes our claim so nothing stays behind after a failure (and the key is free again). */
 export async function releaseClaim(db: Queryable, orgId: string, importId: string): Promise<void> {

@@ -10,7 +10,9 @@ import type { Geocoder } from "../../geo/geocoder.ts";
 import type { KillSwitch } from "../kill-switch.ts";
 import {
   ABANDONED_CLAIM_SECONDS,
+  type ClaimOutcome,
   claimKey,
+  findStagedBatch,
   IN_PROGRESS_RETRY_AFTER_SECONDS,
   releaseClaim,
 } from "./claims.ts";
@@ -42,6 +44,16 @@ const dailyQuotaReached = (now: Date) =>
 
 /** C0 and C1 controls and DEL: an HTTP header cannot carry them; the MCP tool's argument could. */
 const CONTROL_CHARACTER = /\p{Cc}/u;
+
+const replayed = (batch: Extract<ClaimOutcome, { kind: "staged" }>): ImportOutcome => ({
+  status: 200,
+  result: {
+    import_id: batch.importId,
+    staged: batch.staged,
+    skipped_no_address: batch.skippedNoAddress,
+    skipped_geocode_failed: batch.skippedGeocodeFailed,
+  },
+});
 
 function checkKey(key: string | undefined): string | undefined {
   if (key === undefined) return undefined;
@@ -122,6 +134,20 @@ export function createImportService(deps: ImportDeps) {
     });
   }
 
+  /**
+   * Rule 3: a key already seen returns its batch with 200, whatever the body says now (a retry
+   * whose body a client rebuilt differently, even invalidly, still gets the original answer).
+   */
+  async function replayOf(
+    orgId: string,
+    idempotencyKey: string | undefined,
+  ): Promise<ImportOutcome | undefined> {
+    const key = checkKey(idempotencyKey);
+    if (key === undefined) return undefined;
+    const staged = await findStagedBatch(db, orgId, key);
+    return staged && replayed(staged);
+  }
+
   async function importJobs(
     orgId: string,
     idempotencyKey: string | undefined,
@@ -134,17 +160,7 @@ export function createImportService(deps: ImportDeps) {
     if (key !== undefined) {
       const claim = await claimKey(db, { orgId, key, source: body.source, now: clock.now() });
       if (claim.kind === "in_progress") throw importInProgress();
-      if (claim.kind === "staged") {
-        return {
-          status: 200,
-          result: {
-            import_id: claim.importId,
-            staged: claim.staged,
-            skipped_no_address: claim.skippedNoAddress,
-            skipped_geocode_failed: claim.skippedGeocodeFailed,
-          },
-        };
-      }
+      if (claim.kind === "staged") return replayed(claim);
       importId = claim.importId;
     }
 
@@ -171,7 +187,7 @@ export function createImportService(deps: ImportDeps) {
     }
   }
 
-  return { importJobs };
+  return { importJobs, replayOf };
 }
 
 export type ImportService = ReturnType<typeof createImportService>;
