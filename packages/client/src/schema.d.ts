@@ -35,7 +35,7 @@ export interface paths {
     put?: never;
     /**
      * Stage past jobs or customers for a later reactivation campaign
-     * @description Geocodes every address, then stages the batch in one transaction; mails nothing and creates no campaign. At most 10 staged batches per organization per UTC day (429 with Retry-After = seconds to 00:00 UTC). With an Idempotency-Key, a repeat returns the stored batch with 200 (also over the daily limit or under the kill switch) and a repeat while the first request runs gets 409 `import_in_progress`; a key held by a request that died is released after 120 seconds. On 429, 502 and 503 nothing was staged and no daily slot was used.
+     * @description Geocodes every address, then stages the batch in one transaction; mails nothing and creates no campaign. At most 10 staged batches per organization per UTC day (429 with Retry-After = seconds to 00:00 UTC). With an Idempotency-Key, a repeat returns the stored batch with 200 whatever its body (it is not validated again; also over the daily limit or under the kill switch) and a repeat while the first request runs gets 409 `import_in_progress`; a key held by a request that died is released after 120 seconds. On 429, 502 and 503 nothing was staged and no daily slot was used.
      *
      *     Required scope: `import:write` (a key declaring no scopes is unrestricted).
      *
