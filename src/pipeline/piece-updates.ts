@@ -1,17 +1,20 @@
-import { type Queryable, queryOne, queryRows, sql } from "../db/database.ts";
+import { type Queryable, queryRows, sql } from "../db/database.ts";
 import { normalizeAddress } from "../domain/address.ts";
+import { sameHome, streetOfKey } from "../domain/same-home.ts";
 import type { GeocodeResult } from "../geo/geocoder.ts";
 import type { PrintReceipt } from "../print/print-provider.ts";
 import type { QueuedPiece } from "./jobs.ts";
 
 const at = (date: Date) => sql`${date.toISOString()}::timestamptz`;
 
+/** A registered customer lives at this address: the same key, or the same home written with less of its locality. */
 export async function isRegisteredCustomer(db: Queryable, orgId: string, normalizedAddress: string) {
-  const row = await queryOne<{ found: number }>(
+  const sameStreet = await queryRows<{ normalized_address: string }>(
     db,
-    sql`SELECT 1 AS found FROM customers WHERE org_id = ${orgId} AND normalized_address = ${normalizedAddress}`,
+    sql`SELECT normalized_address FROM customers
+        WHERE org_id = ${orgId} AND split_part(normalized_address, ', ', 1) = ${streetOfKey(normalizedAddress)}`,
   );
-  return row !== undefined;
+  return sameStreet.some((customer) => sameHome(customer.normalized_address, normalizedAddress));
 }
 
 /**

@@ -182,6 +182,32 @@ describe("campaign pipeline", () => {
     assert.equal((await pieceRow(ctx, mailed.id)).status, "mailed");
   });
 
+  test("suppression finds the customer registered with less of the locality, never one in another town", async () => {
+    const dataDir = tempDataDir();
+    const org = await orgWithAutomation(ctx);
+    const registered = await call(ctx, "POST", "/api/v1/customers/webhook", {
+      key: org.key,
+      body: {
+        addresses: ["2004 Pine Rd, Springfield, IL", "2005 Birch Blvd, 62704", "9 Elm St, Chicago, IL 60601"],
+      },
+    });
+    assert.equal(registered.status, 200, registered.text);
+    const home = (street: string) => ({ street, city: "Springfield", state: "IL", zip: "62704" });
+    const withoutZip = await queuePiece(ctx, org, home("2004 Pine Road"));
+    const withoutCity = await queuePiece(ctx, org, home("2005 Birch Boulevard"));
+    const otherTown = await queuePiece(ctx, org, home("9 Elm St"));
+    const cityMissingHere = await queuePiece(ctx, org, { street: "2004 Pine Rd", zip: "62704" });
+    await runPipeline(ctx, { dataDir });
+    assert.equal((await pieceRow(ctx, withoutZip.id)).status, "suppressed");
+    assert.equal((await pieceRow(ctx, withoutCity.id)).status, "suppressed");
+    assert.equal((await pieceRow(ctx, otherTown.id)).status, "mailed", "9 Elm St of Chicago is another home");
+    assert.equal(
+      (await pieceRow(ctx, cityMissingHere.id)).status,
+      "mailed",
+      "no city and no ZIP in common: the customer cannot be told apart from a namesake street",
+    );
+  });
+
   test("the operator marks a queued piece mailed; a repeat without a date keeps the first date", async () => {
     const org = await orgWithAutomation(ctx);
     const piece = await queuePiece(ctx, org);
