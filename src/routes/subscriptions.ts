@@ -28,7 +28,11 @@ export const SubscribeRequest = Type.Object(
       maxLength: MAX_TARGET_URL_LENGTH,
       description: `Public https URL receiving lead.created; at most ${MAX_TARGET_URL_LENGTH} characters, also once normalized (a non-ASCII character is percent-encoded to up to 12).`,
     }),
-    event: Type.Optional(Type.String({ maxLength: 64, description: 'Only "lead.created" (the default).' })),
+    event: Type.Optional(
+      Type.Union([Type.String({ maxLength: 64 }), Type.Null()], {
+        description: 'Only "lead.created" (the default; null means the default).',
+      }),
+    ),
     org_id: IgnoredOrgId,
   },
   { additionalProperties: false, title: "SubscribeRequest" },
@@ -36,15 +40,20 @@ export const SubscribeRequest = Type.Object(
 
 export const RotateRequest = Type.Object(
   {
-    id: Type.Optional(Type.String({ maxLength: 64, description: "The subscription's id…" })),
+    id: Type.Optional(
+      Type.Union([Type.String({ maxLength: 64 }), Type.Null()], {
+        description: "The subscription's id… (null: absent)",
+      }),
+    ),
     target_url: Type.Optional(
-      Type.String({
-        maxLength: MAX_TARGET_URL_LENGTH,
-        description: `…or its URL (normalized as on subscribe; over ${MAX_TARGET_URL_LENGTH} characters once normalized is 422)`,
+      Type.Union([Type.String({ maxLength: MAX_TARGET_URL_LENGTH }), Type.Null()], {
+        description: `…or its URL (normalized as on subscribe; over ${MAX_TARGET_URL_LENGTH} characters once normalized is 422; null: absent)`,
       }),
     ),
     event: Type.Optional(
-      Type.String({ maxLength: 64, description: 'With target_url; default "lead.created".' }),
+      Type.Union([Type.String({ maxLength: 64 }), Type.Null()], {
+        description: 'With target_url; default "lead.created" (also when null).',
+      }),
     ),
     org_id: IgnoredOrgId,
   },

@@ -38,6 +38,34 @@ describe(`lead subscriptions (${databaseLabel})`, () => {
     assert.deepEqual(again.body, { ...first.body, signing_secret: null });
   });
 
+  it("reads a null event, id or target_url as absent (typed clients send null for an unset field)", async () => {
+    const org = await createOrg(ctx);
+    const url = `https://${PUBLIC_HOST}/nullable`;
+    const created = await call(ctx, "POST", "/api/v1/webhooks/subscribe", {
+      key: org.key,
+      body: { target_url: url, event: null },
+    });
+    assert.equal(created.status, 200, created.text);
+    assert.equal(created.body.event, "lead.created");
+    const rotated = await call(ctx, "POST", "/api/v1/webhooks/rotate", {
+      key: org.key,
+      body: { id: null, target_url: url, event: null },
+    });
+    assert.equal(rotated.status, 200, rotated.text);
+    assert.equal(rotated.body.id, created.body.id);
+    const byId = await call(ctx, "POST", "/api/v1/webhooks/rotate", {
+      key: org.key,
+      body: { id: created.body.id, target_url: null },
+    });
+    assert.equal(byId.status, 200, byId.text);
+    const wrongType = await call(ctx, "POST", "/api/v1/webhooks/subscribe", {
+      key: org.key,
+      body: { target_url: url, event: 5 },
+    });
+    assert.equal(wrongType.status, 422);
+    assert.match(wrongType.body.detail, /^event: /);
+  });
+
   it("answers 400 Failed to subscribe with a reason for every rejected URL or event", async () => {
     const org = await createOrg(ctx);
     const cases: [Record<string, unknown>, RegExp][] = [

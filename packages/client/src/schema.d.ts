@@ -1981,8 +1981,8 @@ export interface operations {
         "application/json": {
           /** @description Public https URL receiving lead.created; at most 2048 characters, also once normalized (a non-ASCII character is percent-encoded to up to 12). */
           target_url: string;
-          /** @description Only "lead.created" (the default). */
-          event?: string;
+          /** @description Only "lead.created" (the default; null means the default). */
+          event?: string | null;
           /** @description Ignored: the organization is always derived from the key. */
           org_id?: unknown;
         };
@@ -2282,12 +2282,12 @@ export interface operations {
     requestBody: {
       content: {
         "application/json": {
-          /** @description The subscription's id… */
-          id?: string;
-          /** @description …or its URL (normalized as on subscribe; over 2048 characters once normalized is 422) */
-          target_url?: string;
-          /** @description With target_url; default "lead.created". */
-          event?: string;
+          /** @description The subscription's id… (null: absent) */
+          id?: string | null;
+          /** @description …or its URL (normalized as on subscribe; over 2048 characters once normalized is 422; null: absent) */
+          target_url?: string | null;
+          /** @description With target_url; default "lead.created" (also when null). */
+          event?: string | null;
           /** @description Ignored: the organization is always derived from the key. */
           org_id?: unknown;
         };

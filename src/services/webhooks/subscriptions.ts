@@ -33,10 +33,11 @@ export interface SubscriptionView {
 }
 
 /** How a caller names an existing subscription: by id, or by URL and event. */
+/** How a caller names a subscription; null is an absent field (typed clients send it). */
 export interface SubscriptionRef {
-  id?: string;
-  target_url?: string;
-  event?: string;
+  id?: string | null | undefined;
+  target_url?: string | null | undefined;
+  event?: string | null | undefined;
 }
 
 /** Failures of subscribe read "Failed to subscribe" (older error style) with a detail. */
@@ -130,7 +131,7 @@ async function countSubscriptions(tx: Queryable, orgId: string): Promise<number>
 }
 
 export interface SubscriptionService {
-  subscribe(orgId: string, input: { target_url: string; event?: string }): Promise<SubscriptionView>;
+  subscribe(orgId: string, input: { target_url: string; event?: string | null }): Promise<SubscriptionView>;
   /** Operator migration of old data: `signed: false` creates a legacy subscription without secret. */
   createForOperator(orgId: string, input: { target_url: string; signed: boolean }): Promise<SubscriptionView>;
   unsubscribe(orgId: string, ref: SubscriptionRef): Promise<SubscriptionView>;
@@ -147,7 +148,7 @@ export function createSubscriptionService(deps: {
 }): SubscriptionService {
   const { db, clock, guard } = deps;
 
-  const assertEvent = (event: string | undefined): string => {
+  const assertEvent = (event: string | null | undefined): string => {
     const value = event ?? LEAD_CREATED;
     if (value !== LEAD_CREATED) throw subscribeFailed(`event: only "${LEAD_CREATED}" is supported`);
     return value;
