@@ -15,7 +15,7 @@ export interface IsoDate {
 export const ISO_YEAR_RANGE = { earliest: 1000, latest: 9999 } as const;
 
 const ISO_DATE =
-  /^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?([Zz]|[+-]\d{2}(?::?\d{2})?)?)?$/;
+  /^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?([Zz]|[+-]\d{2}(?::?\d{2})?)?)?$/;
 
 /** Minutes east of UTC of an offset (`Z`, `+02`, `+0200`, `-05:30`), or undefined if impossible. */
 function offsetMinutes(zone: string): number | undefined {
