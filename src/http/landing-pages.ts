@@ -134,11 +134,22 @@ function formDecoder(request: FastifyRequest): TextDecoder | AppError {
 
 const BROKEN_ESCAPE = /%(?![0-9a-fA-F]{2})/;
 
+/**
+ * The most name=value pairs a landing form is read with: far above any real form (its standard
+ * fields, custom fields and every option of a checkbox group), and a bound on the parsing work an
+ * unauthenticated request can ask for.
+ */
+export const MAX_FORM_PAIRS = 10_000;
+
 /** Names and values, a name sent more than once as the list of its values (a checkbox group). */
 export function parseFormBody(body: Buffer, decoder: TextDecoder): FormBody | AppError {
   const form = new Map<string, string | string[]>();
   // latin1 maps each byte to one character, so escapes and raw bytes alike become bytes again.
-  for (const pair of body.toString("latin1").split("&")) {
+  const pairs = body.toString("latin1").split("&", MAX_FORM_PAIRS + 1);
+  if (pairs.length > MAX_FORM_PAIRS) {
+    return unreadableBody(`the form has more than ${MAX_FORM_PAIRS} fields`);
+  }
+  for (const pair of pairs) {
     if (pair === "") continue;
     const separator = pair.indexOf("=");
     const name = decodeFormComponent(separator === -1 ? pair : pair.slice(0, separator), decoder);
@@ -147,7 +158,9 @@ export function parseFormBody(body: Buffer, decoder: TextDecoder): FormBody | Ap
       return unreadableBody(`the form is not valid percent-encoded ${decoder.encoding}`);
     }
     const previous = form.get(name);
-    form.set(name, previous === undefined ? value : [...([] as string[]).concat(previous), value]);
+    if (previous === undefined) form.set(name, value);
+    else if (Array.isArray(previous)) previous.push(value);
+    else form.set(name, [previous, value]);
   }
   // fromEntries defines own properties: a field named __proto__ stays a field.
   return Object.fromEntries(form);
