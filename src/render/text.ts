@@ -47,15 +47,32 @@ export function wrapText(text: string, style: TextStyle, maxWidth: number, maxLi
 }
 
 function cutToWidth(word: string, style: TextStyle, maxWidth: number): string {
-  let cut = word;
-  while (cut.length > 1 && textWidth(`${cut}…`, style.size, style.bold) > maxWidth) cut = cut.slice(0, -1);
+  const cut = longestFittingPrefix(word, style, maxWidth);
   return cut === word ? word : `${cut}…`;
 }
 
 function withEllipsis(line: string, style: TextStyle, maxWidth: number): string {
-  let cut = line;
-  while (cut.length > 1 && textWidth(`${cut}…`, style.size, style.bold) > maxWidth) cut = cut.slice(0, -1);
-  return `${cut.trimEnd()}…`;
+  return `${longestFittingPrefix(line, style, maxWidth).trimEnd()}…`;
+}
+
+/**
+ * The longest prefix (at least one character) that fits with "…" after it, found by bisection:
+ * dropping one character at a time measured a 2000-character name about 2000 times (a second of
+ * blocked event loop per card).
+ */
+function longestFittingPrefix(text: string, style: TextStyle, maxWidth: number): string {
+  const characters = Array.from(text);
+  const fits = (count: number) =>
+    textWidth(`${characters.slice(0, count).join("")}…`, style.size, style.bold) <= maxWidth;
+  if (fits(characters.length)) return text;
+  let low = 1;
+  let high = characters.length - 1;
+  while (low < high) {
+    const middle = Math.ceil((low + high) / 2);
+    if (fits(middle)) low = middle;
+    else high = middle - 1;
+  }
+  return characters.slice(0, low).join("");
 }
 
 /** The largest size from `maxSize` down to `minSize` at which the text wraps into `maxLines`. */

@@ -1,0 +1,36 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { fitText, textWidth, wrapText } from "../../src/render/text.ts";
+
+const style = { size: 14, bold: true };
+
+describe("card text layout", () => {
+  it("cuts a word longer than the line at the longest prefix that fits with its ellipsis", () => {
+    const [line] = wrapText("x".repeat(2000), style, 200, 3);
+    assert.ok(line?.endsWith("…"));
+    assert.ok(textWidth(line, style.size, style.bold) <= 200);
+    const oneMore = `${line.slice(0, -1)}x…`;
+    assert.ok(textWidth(oneMore, style.size, style.bold) > 200, "the cut is the longest that fits");
+  });
+
+  it("ends the last kept line in an ellipsis on overflow and keeps words that fit whole", () => {
+    const lines = wrapText("Jane Q. Public-Homeowner of the Large Estate on the Hill", style, 120, 2);
+    assert.equal(lines.length, 2);
+    assert.ok(lines[1]!.endsWith("…"));
+    for (const line of lines) assert.ok(textWidth(line, style.size, style.bold) <= 120, line);
+    assert.deepEqual(wrapText("Jane Doe", style, 200, 2), ["Jane Doe"]);
+  });
+
+  it("never splits a surrogate pair when cutting", () => {
+    const { lines } = fitText("x😀".repeat(500), {
+      bold: false,
+      maxSize: 20,
+      minSize: 10,
+      maxWidth: 150,
+      maxLines: 1,
+    });
+    assert.equal(lines.length, 1);
+    assert.ok(lines[0]!.endsWith("…"));
+    assert.ok(!/[\uD800-\uDBFF]…$/.test(lines[0]!), "no lone high surrogate before the ellipsis");
+  });
+});
