@@ -119,13 +119,18 @@ export function deliverLeadHandler(deps: DeliverLeadDeps): RegisteredJob {
 }
 
 /**
- * Receivers (Zapier, n8n) often carry a secret in the URL's query string: logs keep the origin and
- * path only. The operator's delivery list shows the whole URL.
+ * Receivers carry secrets in their URLs: Zapier and Make catch hooks in the path
+ * (`/hooks/catch/123/abcXYZ/`), n8n and others in the query. Logs keep the origin and a first path
+ * segment that reads as a word (`/hooks`, `/webhook`); the rest is "…" and the line's
+ * `subscriptionId` says which URL it was. The operator's delivery list shows the whole URL.
  */
 export function loggableUrl(url: string): string {
   try {
     const parsed = new URL(url);
-    return `${parsed.origin}${parsed.pathname}${parsed.search ? "?[redacted]" : ""}`;
+    const [first = "", ...rest] = parsed.pathname.slice(1).split("/");
+    const kept = /^[a-z_-]{1,32}$/i.test(first) ? `/${first}` : first ? "/…" : "/";
+    const more = kept !== "/…" && rest.some(Boolean) ? "/…" : "";
+    return `${parsed.origin}${kept}${more}${parsed.search ? "?[redacted]" : ""}`;
   } catch {
     return "[unparsable url]";
   }
