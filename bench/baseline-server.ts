@@ -5,6 +5,7 @@
 //   lookup:   a bare Fastify route doing the least a dry run must (spec rule 11): parse the body,
 //             validate it against the event envelope schema, and read one dedup key from the
 //             campaigns' unique index. A reference for the dry-run target, not a target itself.
+//   validate: the same without the read: parsing and validating the envelope alone.
 // Usage: node --import tsx bench/baseline-server.ts <constant|insert|lookup>  (PORT, DATABASE_URL, DATA_DIR
 // read through the service's own config module)
 import { randomUUID } from "node:crypto";
@@ -15,8 +16,8 @@ import { migrate } from "../src/db/migrate.ts";
 import { compileWasmWithOptimizingTier } from "../src/db/wasm-compilation.ts";
 import { EventEnvelope } from "../src/services/events/envelope.ts";
 
-type Mode = "constant" | "insert" | "lookup";
-const MODES: Mode[] = ["constant", "insert", "lookup"];
+type Mode = "constant" | "insert" | "lookup" | "validate";
+const MODES: Mode[] = ["constant", "insert", "lookup", "validate"];
 
 async function openStore(config: Config): Promise<{ database: Database; orgId: string }> {
   const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
@@ -52,6 +53,12 @@ async function main() {
   let database: Database | undefined;
   if (mode === "constant") {
     app.all("/bench", async () => ({ ok: true }));
+  } else if (mode === "validate") {
+    app.post<{ Body: EventEnvelope }>(
+      "/bench",
+      { schema: { body: EventEnvelope } },
+      async (_request, reply) => reply.code(202).send({ received: true, dry_run: true }),
+    );
   } else if (mode === "lookup") {
     const store = await openStore(config);
     database = store.database;

@@ -33,7 +33,7 @@ function envelope(dedupId: string, sequence: number, dryRun: boolean) {
   });
 }
 
-function startBaseline(mode: "constant" | "insert" | "lookup", env: Record<string, string>) {
+function startBaseline(mode: "constant" | "insert" | "lookup" | "validate", env: Record<string, string>) {
   return startNodeServer({ entry: BASELINE, args: [mode], env });
 }
 
@@ -192,8 +192,13 @@ export const eventsDryRunAndAuth: Scenario = {
       context.kind === "postgres" ? database : await scenarioDatabase(context.kind, context.serverUrl);
     try {
       return await withServers(
-        [startBaseline("constant", {}), startService(database.env), startBaseline("lookup", lookupDb.env)],
-        async ([constantServer, service, lookupServer]) => {
+        [
+          startBaseline("constant", {}),
+          startService(database.env),
+          startBaseline("lookup", lookupDb.env),
+          startBaseline("validate", {}),
+        ],
+        async ([constantServer, service, lookupServer, validateServer]) => {
           const pool = new OrgPool(service!.baseUrl, EVENT_TYPE);
           const identity = await createOrg(service!.baseUrl, "Bench identity");
           const nextIp = rotatingIp();
@@ -201,6 +206,7 @@ export const eventsDryRunAndAuth: Scenario = {
             [
               baselineContender("constant", constantServer!, "GET", context.settings.connections),
               baselineContender("lookup", lookupServer!, "POST", context.settings.connections),
+              baselineContender("validate", validateServer!, "POST", context.settings.connections),
               eventContender("dry", service!, pool, context.settings.connections, true),
               {
                 label: "me",
@@ -229,6 +235,12 @@ export const eventsDryRunAndAuth: Scenario = {
             target: this.target,
             rows: [
               measuredRow("baseline (a) constant", constant, constantServer!.peakRssMb()),
+              measuredRow(
+                "reference: bare POST, validate only (no read)",
+                measured.get("validate")!,
+                validateServer!.peakRssMb(),
+                { ...versusConstant(measured.get("validate")!), note: "body parse and validation alone" },
+              ),
               measuredRow(
                 "reference: bare POST, validate, one dedup read (unbatched)",
                 measured.get("lookup")!,
