@@ -72,6 +72,20 @@ function stateFromZip(zip: string): string {
   return zip ? (zipcodes.lookup(zip)?.state ?? "") : "";
 }
 
+/** The city a ZIP belongs to (its USPS name), folded as keys fold it; "" when unknown. */
+export function cityOfZip(zip: string): string {
+  return zip ? fold(withoutDiacritics(zipcodes.lookup(zip)?.city ?? "")) : "";
+}
+
+/** The ZIPs of a city, at most `limit` (a city written without its ZIP could be any of them). */
+export function zipsOfCity(city: string, state: string, limit: number): string[] {
+  if (!city || !state) return [];
+  return zipcodes
+    .lookupByName(city, state)
+    .map((place) => place.zip)
+    .slice(0, limit);
+}
+
 /** The fallback for text the parser cannot read as a street address: folded as a whole. */
 function unparsedParts(raw: string): AddressParts {
   const zipMatch = /\b(\d{5})(?:-?\d{4})?\s*$/.exec(raw.trim());

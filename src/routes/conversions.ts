@@ -78,11 +78,11 @@ export const ConversionMatched = Type.Object(
     campaign_id: Type.String(),
     match_method: Type.Union([Type.Literal("campaign_id"), Type.Literal("geo"), Type.Literal("address")], {
       description:
-        "campaign_id: the campaign named in the request; geo: both points (rooftop or street precision) within the radius (default 30 m); address: equal normalized address.",
+        "campaign_id: the campaign named in the request; geo: both points (rooftop or street precision) within the radius (default 30 m); address: the same normalized address, or the same home written without its city or its ZIP.",
     }),
     match_confidence: Type.Union([Type.Literal("exact"), Type.Literal("high"), Type.Literal("medium")], {
       description:
-        "exact: campaign_id; high: geo with both points rooftop, or address; medium: geo with a street-precision point.",
+        "exact: campaign_id; high: geo with both points rooftop, or an equal normalized address; medium: geo with a street-precision point, or the same home written with more or less of its locality (a missing city or ZIP).",
     }),
     conversion_id: Type.String(),
   },

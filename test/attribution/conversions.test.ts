@@ -630,6 +630,48 @@ describe(`POST /api/v1/conversions (${databaseLabel})`, () => {
     });
   });
 
+  describe("the same home written with more or less of its locality", () => {
+    const mailedTo = async (address: string) => {
+      const org = await createOrg(ctx);
+      const mailing = await recordMailing(ctx, org.orgId, [{ address, mailed_at: "2026-05-01T10:00:00Z" }]);
+      return { ...org, mailing };
+    };
+
+    it("matches a deal without the city or without the ZIP (medium), and the full address (high)", async () => {
+      const cases: [string, string, string][] = [
+        ["600 Touch Ln, Springfield, IL 62704", "600 Touch Ln, 62704", "medium"],
+        ["600 Touch Ln, Springfield, IL 62704", "600 Touch Lane, Springfield, IL", "medium"],
+        ["600 Touch Ln, 62704", "600 Touch Ln, Springfield, IL 62704", "medium"],
+        ["600 Touch Ln, Springfield, IL", "600 Touch Ln, Springfield, IL 62704", "medium"],
+        ["600 Touch Ln, Springfield, IL", "600 Touch Ln, 62704", "medium"],
+        ["600 Touch Ln, Springfield, IL 62704", "600 TOUCH LANE, SPRINGFIELD IL 62704", "high"],
+      ];
+      for (const [mailed, sent, confidence] of cases) {
+        const org = await mailedTo(mailed);
+        const response = await conversion(ctx, org.key, { address: sent, deal_id: "d-1" });
+        assert.equal(response.body.matched, true, `${mailed} ← ${sent}: ${response.text}`);
+        assert.equal(response.body.campaign_id, org.mailing.campaign_id);
+        assert.equal(response.body.match_method, "address");
+        assert.equal(response.body.match_confidence, confidence, `${mailed} ← ${sent}`);
+      }
+    });
+
+    it("never matches the same street in another town, or a street with no locality in common", async () => {
+      const cases: [string, string][] = [
+        ["600 Touch Ln, Springfield, IL 62704", "600 Touch Ln, Chicago, IL 60601"],
+        ["600 Touch Ln, Springfield, IL 62704", "600 Touch Ln, 60601"],
+        ["600 Touch Ln, Springfield, IL 62704", "600 Touch Ln, Springfield, MO"],
+        ["600 Touch Ln, Springfield, IL 62704", "600 Touch Ln"],
+        ["600 Touch Ln Apt 2, Springfield, IL 62704", "600 Touch Ln, 62704"],
+      ];
+      for (const [mailed, sent] of cases) {
+        const org = await mailedTo(mailed);
+        const response = await conversion(ctx, org.key, { address: sent, deal_id: "d-2" });
+        assert.deepEqual(response.body, { matched: false }, `${mailed} ← ${sent}`);
+      }
+    });
+  });
+
   describe("HubSpot's deal property names (the trigger's aliases)", () => {
     it("reads amount, dealname, dealstage and an epoch-millisecond closedate under properties", async () => {
       const org = await createOrg(ctx);

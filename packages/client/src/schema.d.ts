@@ -338,9 +338,9 @@ export interface components {
       /** @description direct: the matched piece has a landing-page lead; indirect: it does not. */
       attribution_type: "direct" | "indirect";
       campaign_id: string;
-      /** @description campaign_id: the campaign named in the request; geo: both points (rooftop or street precision) within the radius (default 30 m); address: equal normalized address. */
+      /** @description campaign_id: the campaign named in the request; geo: both points (rooftop or street precision) within the radius (default 30 m); address: the same normalized address, or the same home written without its city or its ZIP. */
       match_method: "campaign_id" | "geo" | "address";
-      /** @description exact: campaign_id; high: geo with both points rooftop, or address; medium: geo with a street-precision point. */
+      /** @description exact: campaign_id; high: geo with both points rooftop, or an equal normalized address; medium: geo with a street-precision point, or the same home written with more or less of its locality (a missing city or ZIP). */
       match_confidence: "exact" | "high" | "medium";
       conversion_id: string;
     };

@@ -1,5 +1,6 @@
 import type { Logger } from "pino";
 import { type Queryable, queryOne, sql } from "../../db/database.ts";
+import { keysOfSameHome } from "../../domain/same-home.ts";
 import type { Geocoder, GeoPrecision } from "../../geo/geocoder.ts";
 import type { AttributionWindow } from "./window.ts";
 
@@ -13,7 +14,8 @@ export type MatchMethod = (typeof MATCH_METHODS)[number];
 
 /**
  * `exact` for campaign_id; `high` for geo when both points are rooftop-precise and for an equal
- * normalized address; `medium` for geo when either point is only street-precise.
+ * normalized address; `medium` for geo when either point is only street-precise, and for the same
+ * home written with more or less of its locality (a missing city or ZIP).
  */
 export const MATCH_CONFIDENCES = ["exact", "high", "medium"] as const;
 export type MatchConfidence = (typeof MATCH_CONFIDENCES)[number];
@@ -148,16 +150,25 @@ async function matchByPoint(db: Queryable, query: MatchQuery, point: GeoPoint, r
   return toMatch(row, "geo", bothRooftop ? "high" : "medium");
 }
 
+/**
+ * The home's pieces under any key it can be stored under (`keysOfSameHome`: with or without its
+ * city or ZIP), each an index probe; `high` for the equal key, `medium` for another writing.
+ */
 async function matchByAddress(db: Queryable, query: MatchQuery) {
   const { orgId, window } = query;
-  const row = await queryOne<PieceRow>(
+  const keys = keysOfSameHome(query.normalizedAddress);
+  const row = await queryOne<PieceRow & { normalized_address: string }>(
     db,
-    sql`SELECT id, campaign_id, mailed_at FROM mail_pieces
-        WHERE org_id = ${orgId} AND normalized_address = ${query.normalizedAddress}
+    sql`SELECT id, campaign_id, mailed_at, normalized_address FROM mail_pieces
+        WHERE org_id = ${orgId} AND normalized_address IN (${sql.join(
+          keys.map((key) => sql`${key}`),
+          sql`, `,
+        )})
           AND mailed_at IS NOT NULL AND ${mailedWithin(window)}
         ORDER BY mailed_at DESC LIMIT 1`,
   );
-  return row ? toMatch(row, "address", "high") : undefined;
+  if (!row) return undefined;
+  return toMatch(row, "address", row.normalized_address === query.normalizedAddress ? "high" : "medium");
 }
 
 /**
