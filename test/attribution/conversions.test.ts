@@ -36,6 +36,13 @@ describe(`POST /api/v1/conversions (${databaseLabel})`, () => {
   });
   after(async () => ctx.close());
 
+  /** A new org with one piece mailed to `address` on 2026-05-01. */
+  async function orgMailedTo(address: string) {
+    const org = await createOrg(ctx);
+    const mailing = await recordMailing(ctx, org.orgId, [{ address, mailed_at: "2026-05-01T10:00:00Z" }]);
+    return { ...org, mailing };
+  }
+
   it("attributes a won deal to the campaign that mailed the address and records the customer", async () => {
     const org = await createOrg(ctx);
     const mailing = await recordMailing(ctx, org.orgId, [
@@ -548,12 +555,6 @@ describe(`POST /api/v1/conversions (${databaseLabel})`, () => {
   });
 
   describe("an address sent apart (HubSpot's `address` is the street line only)", () => {
-    async function mailedAt(address: string) {
-      const org = await createOrg(ctx);
-      const mailing = await recordMailing(ctx, org.orgId, [{ address, mailed_at: "2026-05-01T10:00:00Z" }]);
-      return { ...org, mailing };
-    }
-
     async function customerKeys(orgId: string) {
       const listed = (await admin(ctx, "GET", `/orgs/${orgId}/customers`)).body.customers;
       return listed.map((customer: { normalized_address: string }) => customer.normalized_address);
@@ -601,7 +602,7 @@ describe(`POST /api/v1/conversions (${databaseLabel})`, () => {
     ];
     for (const { label, mailed, body } of cases) {
       it(`matches ${label} and records that home as the customer`, async () => {
-        const org = await mailedAt(mailed);
+        const org = await orgMailedTo(mailed);
         const response = await conversion(ctx, org.key, body);
         assert.equal(response.status, 200, response.text);
         assert.equal(response.body.matched, true, label);
@@ -631,12 +632,6 @@ describe(`POST /api/v1/conversions (${databaseLabel})`, () => {
   });
 
   describe("the same home written with more or less of its locality", () => {
-    const mailedTo = async (address: string) => {
-      const org = await createOrg(ctx);
-      const mailing = await recordMailing(ctx, org.orgId, [{ address, mailed_at: "2026-05-01T10:00:00Z" }]);
-      return { ...org, mailing };
-    };
-
     it("matches a deal without the city or without the ZIP (medium), and the full address (high)", async () => {
       const cases: [string, string, string][] = [
         ["600 Touch Ln, Springfield, IL 62704", "600 Touch Ln, 62704", "medium"],
@@ -647,7 +642,7 @@ describe(`POST /api/v1/conversions (${databaseLabel})`, () => {
         ["600 Touch Ln, Springfield, IL 62704", "600 TOUCH LANE, SPRINGFIELD IL 62704", "high"],
       ];
       for (const [mailed, sent, confidence] of cases) {
-        const org = await mailedTo(mailed);
+        const org = await orgMailedTo(mailed);
         const response = await conversion(ctx, org.key, { address: sent, deal_id: "d-1" });
         assert.equal(response.body.matched, true, `${mailed} ← ${sent}: ${response.text}`);
         assert.equal(response.body.campaign_id, org.mailing.campaign_id);
@@ -665,7 +660,7 @@ describe(`POST /api/v1/conversions (${databaseLabel})`, () => {
         ["600 Touch Ln Apt 2, Springfield, IL 62704", "600 Touch Ln, 62704"],
       ];
       for (const [mailed, sent] of cases) {
-        const org = await mailedTo(mailed);
+        const org = await orgMailedTo(mailed);
         const response = await conversion(ctx, org.key, { address: sent, deal_id: "d-2" });
         assert.deepEqual(response.body, { matched: false }, `${mailed} ← ${sent}`);
       }
