@@ -19,8 +19,9 @@
 // do an unreachable server (exit code 4) and a URL with no events endpoint (404, exit code 5).
 // Exit code 1: some events were rejected or still failing at the end. Exit code 2: usage, or a
 // line of the file that is not JSON (named; nothing is sent).
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
+import { parseArgs } from "node:util";
 
 const TERMINAL_FOR_RUN = new Set([401, 403]);
 const RETRYABLE = new Set([429, 500, 502, 503]);
@@ -120,21 +121,33 @@ function readEvents(file) {
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const [file, flag] = process.argv.slice(2);
-  const { PORCHLIGHT_URL, PORCHLIGHT_API_KEY } = process.env;
-  if (!file || !PORCHLIGHT_URL || !PORCHLIGHT_API_KEY) {
+  const usage = (problem) => {
     console.error(
-      "usage: PORCHLIGHT_URL=… PORCHLIGHT_API_KEY=ak_… node replay-events.mjs events.ndjson [--dry-run]",
+      `${problem}\nusage: PORCHLIGHT_URL=… PORCHLIGHT_API_KEY=ak_… node replay-events.mjs events.ndjson [--dry-run]`,
     );
     process.exit(2);
+  };
+  // Strict: a mistyped --dryrun must stop the replay, not send every event for real.
+  let args;
+  try {
+    args = parseArgs({ options: { "dry-run": { type: "boolean" } }, allowPositionals: true, strict: true });
+  } catch (error) {
+    usage(error.message);
   }
+  const [file, ...extra] = args.positionals;
+  const { PORCHLIGHT_URL, PORCHLIGHT_API_KEY } = process.env;
+  if (!file || extra.length > 0)
+    usage(file ? `unexpected arguments: ${extra.join(" ")}` : "no events file named");
+  if (!PORCHLIGHT_URL || !PORCHLIGHT_API_KEY) usage("PORCHLIGHT_URL and PORCHLIGHT_API_KEY must be set");
+  if (!existsSync(file)) usage(`${file}: no such file`);
+  const dryRun = args.values["dry-run"] === true;
   const events = readEvents(file);
   try {
     const summary = await replayEvents({
       events,
       baseUrl: PORCHLIGHT_URL,
       apiKey: PORCHLIGHT_API_KEY,
-      dryRun: flag === "--dry-run",
+      dryRun,
     });
     console.log(JSON.stringify(summary));
     process.exit(summary.failed > 0 || summary.rejected > 0 ? 1 : 0);

@@ -213,4 +213,23 @@ describe(`examples/replay-events.mjs against the running server (${databaseLabel
       rmSync(folder, { recursive: true, force: true });
     }
   });
+
+  it("stops with exit code 2 on a mistyped flag, a missing file or extra arguments, sending nothing", () => {
+    const folder = mkdtempSync(path.join(tmpdir(), "replay-args-"));
+    try {
+      writeFileSync(path.join(folder, "events.ndjson"), '{"event_type":"job.done"}\n');
+      for (const args of [["events.ndjson", "--dryrun"], ["missing.ndjson"], ["events.ndjson", "more"], []]) {
+        const run = spawnSync(process.execPath, [path.join(EXAMPLES, "replay-events.mjs"), ...args], {
+          cwd: folder,
+          // Port 9 refuses connections: a run that sent anything would exit 4, not 2.
+          env: { ...process.env, PORCHLIGHT_URL: "http://127.0.0.1:9", PORCHLIGHT_API_KEY: "ak_x" },
+          encoding: "utf8",
+        });
+        assert.equal(run.status, 2, `${args.join(" ")}: ${run.stderr}`);
+        assert.match(run.stderr, /usage: /);
+      }
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
+  });
 });
