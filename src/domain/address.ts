@@ -72,9 +72,15 @@ function stateFromZip(zip: string): string {
   return zip ? (zipcodes.lookup(zip)?.state ?? "") : "";
 }
 
+/** The city and state a ZIP belongs to, as the ZIP database spells them ("Springfield", "IL"). */
+export function placeOfZip(zip: string): { city: string; state: string } | undefined {
+  const place = zip ? zipcodes.lookup(zip) : undefined;
+  return place ? { city: place.city, state: place.state } : undefined;
+}
+
 /** The city a ZIP belongs to (its USPS name), folded as keys fold it; "" when unknown. */
 export function cityOfZip(zip: string): string {
-  return zip ? fold(withoutDiacritics(zipcodes.lookup(zip)?.city ?? "")) : "";
+  return fold(withoutDiacritics(placeOfZip(zip)?.city ?? ""));
 }
 
 /** The ZIPs of a city, at most `limit` (a city written without its ZIP could be any of them). */

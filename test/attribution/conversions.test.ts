@@ -612,7 +612,7 @@ describe(`POST /api/v1/conversions (${databaseLabel})`, () => {
     }
 
     it("keeps the city, state and zip an address already names over conflicting ones sent apart", async () => {
-      const org = await mailedAt(HOME);
+      const org = await orgMailedTo(HOME);
       const response = await conversion(ctx, org.key, {
         address: HOME,
         city: "Chicago",

@@ -43,11 +43,24 @@ describe("a lead's address fields from a one-line piece address", () => {
       "",
       "99999",
     ]);
-    assert.deepEqual(oneLine("12 Main Street, TX 73301"), ["12 Main Street", "", "TX", "73301"]);
+    // The street type is not the city; the ZIP names it.
+    assert.deepEqual(oneLine("12 Main Street, TX 73301"), ["12 Main Street", "Austin", "TX", "73301"]);
   });
 
   it("spells the city as the address does, accents included", () => {
     assert.deepEqual(oneLine("5 Rue Dr, São Paulo, TX 75001"), ["5 Rue Dr", "São Paulo", "TX", "75001"]);
+  });
+
+  it("fills a missing city and state from the ZIP", () => {
+    assert.deepEqual(oneLine("5 Oak St, 62704"), ["5 Oak St", "Springfield", "IL", "62704"]);
+    const split = splitPieceAddress({
+      address: "5 Oak St, 62704",
+      street: "5 Oak St",
+      city: null,
+      state: null,
+      zip: "62704",
+    });
+    assert.deepEqual([split.city, split.state], ["Springfield", "IL"]);
   });
 
   it("prefers the parts stored with the piece", () => {

@@ -1,4 +1,4 @@
-import { parseUsAddress } from "../../domain/address.ts";
+import { parseUsAddress, placeOfZip } from "../../domain/address.ts";
 
 export interface AddressSplit {
   street: string;
@@ -22,17 +22,26 @@ export interface PieceAddress {
  * them, otherwise read from its one-line address. The service mails in the US only.
  */
 export function splitPieceAddress(piece: PieceAddress): AddressSplit {
-  if (piece.street && (piece.city || piece.zip)) {
-    return {
-      street: piece.street,
-      city: piece.city ?? "",
-      state: piece.state ?? "",
-      postal_code: piece.zip ?? "",
-      country: "US",
-      full_address: piece.address,
-    };
-  }
-  return { ...splitOneLine(piece.address), country: "US", full_address: piece.address };
+  const parts =
+    piece.street && (piece.city || piece.zip)
+      ? {
+          street: piece.street,
+          city: piece.city ?? "",
+          state: piece.state ?? "",
+          postal_code: piece.zip ?? "",
+        }
+      : splitOneLine(piece.address);
+  return { ...withLocalityOfZip(parts), country: "US", full_address: piece.address };
+}
+
+type SplitParts = Pick<AddressSplit, "street" | "city" | "state" | "postal_code">;
+
+/** A card mailed with a ZIP but no city still tells the CRM its town ("62704" is Springfield, IL). */
+function withLocalityOfZip(parts: SplitParts): SplitParts {
+  if (parts.city && parts.state) return parts;
+  const place = placeOfZip(parts.postal_code);
+  if (!place) return parts;
+  return { ...parts, city: parts.city || place.city, state: parts.state || place.state };
 }
 
 /**
@@ -41,7 +50,7 @@ export function splitPieceAddress(piece: PieceAddress): AddressSplit {
  * a segment of its own ("10 Main St, Apt 5, …") stays on the street line, and a locality without
  * a state ("Smalltown 99999") still gives its city and ZIP.
  */
-function splitOneLine(address: string): Pick<AddressSplit, "street" | "city" | "state" | "postal_code"> {
+function splitOneLine(address: string): SplitParts {
   const text = address.trim();
   const normalized = parseUsAddress(text);
   // The address key's reading decides what the locality is ("12 Main Street, TX" names no city).
