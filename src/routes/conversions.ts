@@ -66,7 +66,20 @@ export const ConversionRequest = Type.Object(
       "The same fields nested, as CRM webhooks send them; a flat field wins.",
     ),
   },
-  { $id: "ConversionRequest", additionalProperties: true },
+  {
+    $id: "ConversionRequest",
+    additionalProperties: true,
+    examples: [
+      {
+        address: "742 Evergreen Terrace, Springfield, IL 62704",
+        deal_id: "deal-2001",
+        deal_amount: 12500,
+        deal_date: "2026-11-20",
+        deal_stage: "closedwon",
+        contact_email: "homer@example.com",
+      },
+    ],
+  },
 );
 
 export const ConversionMatched = Type.Object(

@@ -56,7 +56,18 @@ export const CustomersRequest = Type.Object(
       `At most ${CUSTOMERS_BATCH_LIMIT} entries.`,
     ),
   },
-  { $id: "CustomersRequest", additionalProperties: true },
+  {
+    $id: "CustomersRequest",
+    additionalProperties: true,
+    examples: [
+      {
+        addresses: [
+          "742 Evergreen Terrace, Springfield, IL 62704",
+          { address: "1313 Webfoot Walk, Duckburg, CA 90210", notes: "service plan since 2019" },
+        ],
+      },
+    ],
+  },
 );
 
 export const CustomersResult = Type.Object(

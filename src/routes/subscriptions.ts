@@ -35,7 +35,11 @@ export const SubscribeRequest = Type.Object(
     ),
     org_id: IgnoredOrgId,
   },
-  { additionalProperties: false, title: "SubscribeRequest" },
+  {
+    additionalProperties: false,
+    title: "SubscribeRequest",
+    examples: [{ target_url: "https://crm.example.com/hooks/porchlight", event: "lead.created" }],
+  },
 );
 
 export const RotateRequest = Type.Object(
@@ -57,7 +61,14 @@ export const RotateRequest = Type.Object(
     ),
     org_id: IgnoredOrgId,
   },
-  { additionalProperties: false, title: "RotateRequest" },
+  {
+    additionalProperties: false,
+    title: "RotateRequest",
+    examples: [
+      { id: "6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f" },
+      { target_url: "https://crm.example.com/hooks/porchlight" },
+    ],
+  },
 );
 
 export const UnsubscribeQuery = Type.Object(

@@ -50,7 +50,20 @@ export const TrackingLeadRequest = Type.Object(
       "The same fields nested, as CRM webhooks send them; a flat field wins.",
     ),
   },
-  { $id: "TrackingLeadRequest", additionalProperties: true },
+  {
+    $id: "TrackingLeadRequest",
+    additionalProperties: true,
+    examples: [
+      {
+        address: "742 Evergreen Terrace, Springfield, IL 62704",
+        first_name: "Marge",
+        last_name: "Simpson",
+        email: "marge@example.com",
+        crm_record_id: "contact-77",
+        created_at: "2026-11-21T09:30:00Z",
+      },
+    ],
+  },
 );
 
 export const TrackingLeadMatched = Type.Object(

@@ -72,7 +72,20 @@ export const TriggerRequest = Type.Object(
     ...triggerFields,
     properties: Nullable(Type.Object(triggerFields, { additionalProperties: true })),
   },
-  { $id: "TriggerRequest", additionalProperties: true },
+  {
+    $id: "TriggerRequest",
+    additionalProperties: true,
+    examples: [
+      {
+        address: "742 Evergreen Terrace, Springfield, IL 62704",
+        name: "Homer Simpson",
+        email: "homer@example.com",
+        deal_id: "deal-2001",
+        deal_amount: "12,500.00",
+        deal_stage: "closedwon",
+      },
+    ],
+  },
 );
 
 /** `id` is optional in the schema: a missing or empty id is the same 404 as an unknown one. */

@@ -500,6 +500,23 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "source": "jobs",
+         *       "rows": [
+         *         {
+         *           "address": "742 Evergreen Terrace, Springfield, IL 62704",
+         *           "external_id": "job-0412",
+         *           "customer_name": "Homer Simpson",
+         *           "completed_at": "2024-06-03"
+         *         },
+         *         {
+         *           "address": "1313 Webfoot Walk, Duckburg, CA 90210",
+         *           "customer_name": "D. Duck"
+         *         }
+         *       ]
+         *     }
+         */
         "application/json": {
           source: "jobs" | "customers";
           rows: components["schemas"]["ImportRow"][];
@@ -692,6 +709,16 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "address": "742 Evergreen Terrace, Springfield, IL 62704",
+         *       "deal_id": "deal-2001",
+         *       "deal_amount": 12500,
+         *       "deal_date": "2026-11-20",
+         *       "deal_stage": "closedwon",
+         *       "contact_email": "homer@example.com"
+         *     }
+         */
         "application/json": {
           /** @description Service address (required here or under an alias). */
           address?: string | null;
@@ -924,6 +951,16 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "address": "742 Evergreen Terrace, Springfield, IL 62704",
+         *       "first_name": "Marge",
+         *       "last_name": "Simpson",
+         *       "email": "marge@example.com",
+         *       "crm_record_id": "contact-77",
+         *       "created_at": "2026-11-21T09:30:00Z"
+         *     }
+         */
         "application/json": {
           /** @description Required to match; without it the answer is 400 No address found in payload. */
           address?: string | null;
@@ -1135,6 +1172,17 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "addresses": [
+         *         "742 Evergreen Terrace, Springfield, IL 62704",
+         *         {
+         *           "address": "1313 Webfoot Walk, Duckburg, CA 90210",
+         *           "notes": "service plan since 2019"
+         *         }
+         *       ]
+         *     }
+         */
         "application/json": {
           address?: string | null;
           /** @description City, added to an address that names none. */
@@ -1305,6 +1353,16 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "address": "742 Evergreen Terrace, Springfield, IL 62704",
+         *       "name": "Homer Simpson",
+         *       "email": "homer@example.com",
+         *       "deal_id": "deal-2001",
+         *       "deal_amount": "12,500.00",
+         *       "deal_stage": "closedwon"
+         *     }
+         */
         "application/json": {
           /** @description Full address, or the street line completed by city/state/zip. Aliases: deal_address, install_address. */
           address?: string | number | null;
@@ -1658,6 +1716,26 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "event_type": "job.completed",
+         *       "object_type": "job",
+         *       "dedup_id": "job-1001-completed",
+         *       "occurred_at": "2026-11-25T13:45:00Z",
+         *       "record": {
+         *         "id": "job-1001",
+         *         "properties": {
+         *           "street": "742 Evergreen Terrace",
+         *           "city": "Springfield",
+         *           "state": "IL",
+         *           "zip": "62704",
+         *           "client_name": "Homer Simpson",
+         *           "client_email": "homer@example.com",
+         *           "cf_job_type": "furnace install"
+         *         }
+         *       }
+         *     }
+         */
         "application/json": {
           /** @description `noun.verb`, bound in the app as `custom.<event_type>`. */
           event_type: string;
@@ -1978,6 +2056,12 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "target_url": "https://crm.example.com/hooks/porchlight",
+         *       "event": "lead.created"
+         *     }
+         */
         "application/json": {
           /** @description Public https URL receiving lead.created; at most 2048 characters, also once normalized (a non-ASCII character is percent-encoded to up to 12). */
           target_url: string;

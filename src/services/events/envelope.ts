@@ -94,7 +94,30 @@ export const EventEnvelope = Type.Object(
     record: EventRecord,
     org_id: IgnoredOrgId,
   },
-  { $id: "EventEnvelope", additionalProperties: false },
+  {
+    $id: "EventEnvelope",
+    additionalProperties: false,
+    examples: [
+      {
+        event_type: "job.completed",
+        object_type: "job",
+        dedup_id: "job-1001-completed",
+        occurred_at: "2026-11-25T13:45:00Z",
+        record: {
+          id: "job-1001",
+          properties: {
+            street: "742 Evergreen Terrace",
+            city: "Springfield",
+            state: "IL",
+            zip: "62704",
+            client_name: "Homer Simpson",
+            client_email: "homer@example.com",
+            cf_job_type: "furnace install",
+          },
+        },
+      },
+    ],
+  },
 );
 export type EventEnvelope = Static<typeof EventEnvelope>;
 

@@ -39,7 +39,25 @@ export const ImportRequest = Type.Object(
     rows: Type.Array(ImportRow, { minItems: 1, maxItems: IMPORT_LIMITS.rows }),
     org_id: IgnoredOrgId,
   },
-  { additionalProperties: false, $id: "ImportRequest", title: "Import request" },
+  {
+    additionalProperties: false,
+    $id: "ImportRequest",
+    title: "Import request",
+    examples: [
+      {
+        source: "jobs",
+        rows: [
+          {
+            address: "742 Evergreen Terrace, Springfield, IL 62704",
+            external_id: "job-0412",
+            customer_name: "Homer Simpson",
+            completed_at: "2024-06-03",
+          },
+          { address: "1313 Webfoot Walk, Duckburg, CA 90210", customer_name: "D. Duck" },
+        ],
+      },
+    ],
+  },
 );
 export type ImportRequest = Static<typeof ImportRequest>;
 
