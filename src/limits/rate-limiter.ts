@@ -66,7 +66,7 @@ export function createMemoryRateLimiter(clock: Clock): RateLimiter {
 
 /**
  * After a failed call, requests fail open at once for this long instead of each waiting out the
- * command timeout: a frozen Redis added about 1.4 s to every request.
+ * command timeout: a frozen Redis added about 1.4 s to every request. Then one request probes.
  */
 const FAIL_OPEN_PAUSE_MS = 1_000;
 
@@ -85,11 +85,16 @@ export function createRedisRateLimiter(
   let lastWarning = 0;
   let pausedUntil = 0;
   let failing = false;
+  // While failing, one request at a time asks Redis whether it is back (a half-open breaker): the
+  // others fail open at once instead of each waiting out the reply timeout behind a frozen Redis.
+  let probing = false;
   const keyOf = (bucket: string, id: string, windowStart: number) => `rl:${bucket}:${id}:${windowStart}`;
 
   /** The count `command` answers, or undefined when Redis failed (the caller fails open). */
   async function countBy(bucket: string, command: () => Promise<unknown>): Promise<number | undefined> {
-    if (clock.now().getTime() < pausedUntil) return undefined;
+    if (failing && (probing || clock.now().getTime() < pausedUntil)) return undefined;
+    const probe = failing;
+    if (probe) probing = true;
     try {
       const count = Number(await withReplyTimeout(command(), replyTimeoutMs));
       if (!Number.isFinite(count)) throw new Error("unexpected reply from Redis");
@@ -110,6 +115,8 @@ export function createRedisRateLimiter(
         );
       }
       return undefined;
+    } finally {
+      if (probe) probing = false;
     }
   }
 

@@ -222,6 +222,44 @@ describe("Redis rate limiter outage", () => {
     assert.ok(lines.some((line) => line.includes("counter store answers again")));
   });
 
+  it("past the pause, one request probes a frozen Redis while the others fail open at once", async () => {
+    const { createRedisRateLimiter } = await import("../../src/limits/rate-limiter.ts");
+    const pino = (await import("pino")).default;
+    let calls = 0;
+    // Frozen: a call never answers; each waits out the reply timeout.
+    const fakeRedis = {
+      multi: () => ({
+        incr: () => ({
+          expire: () => ({
+            exec: () => {
+              calls++;
+              return new Promise(() => undefined);
+            },
+          }),
+        }),
+      }),
+      disconnect: () => undefined,
+    };
+    const clock = fixedClock("2026-11-22T10:00:00Z");
+    const limiter = createRedisRateLimiter(fakeRedis as never, clock, pino({ level: "silent" }), {
+      replyTimeoutMs: 100,
+    });
+    assert.equal((await limiter.hit("b", "org", 1, 60)).allowed, true);
+    clock.advance(1_001);
+    const started = Date.now();
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, async () => {
+        const at = Date.now();
+        const answer = await limiter.hit("b", "org", 1, 60);
+        return { allowed: answer.allowed, waitedMs: Date.now() - at };
+      }),
+    );
+    assert.equal(calls, 2, "one call when it failed, one probe after the pause");
+    assert.ok(answers.every((answer) => answer.allowed));
+    assert.equal(answers.filter((answer) => answer.waitedMs >= 90).length, 1, "only the probe waited");
+    assert.ok(Date.now() - started < 1_000);
+  });
+
   it("does not take a reply that waited behind a busy event loop for an outage", async () => {
     const { createRedisRateLimiter } = await import("../../src/limits/rate-limiter.ts");
     const pino = (await import("pino")).default;
