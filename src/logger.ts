@@ -1,5 +1,6 @@
 import pino, { type Logger } from "pino";
-import { AppError } from "./errors.ts";
+import { isConnectionError } from "./db/database.ts";
+import { AppError, briefCause } from "./errors.ts";
 
 /**
  * A failed query's error carries its bound values (drizzle's `params`, also repeated in its message
@@ -18,8 +19,14 @@ function withoutQueryValues(error: unknown): unknown {
   return rest;
 }
 
-/** The service's own errors keep their detail: it is our text, written to explain the failure. */
+/**
+ * The service's own errors keep their detail: it is our text, written to explain the failure. An
+ * outage (the database or another peer unreachable) is its short cause alone: at several lines a
+ * second, stacks and driver objects (pg's client, its cancel key) buried the log and told an
+ * operator nothing more.
+ */
 function serializeError(error: Error): unknown {
+  if (isConnectionError(error)) return { type: error.name, outage: true, ...briefCause(error) };
   const serialized = withoutQueryValues(pino.stdSerializers.errWithCause(error));
   return error instanceof AppError && error.detail
     ? { ...(serialized as object), detail: error.detail }

@@ -177,15 +177,31 @@ export function startWorker(deps: WorkerDeps, catalog: JobCatalog, options: Work
     return kinds;
   };
 
+  // Claims fail four times a second while the database is away: one line when that starts, one
+  // every 30 s while it lasts, one when claims succeed again.
+  let failingSince: number | undefined;
+  let lastFailureLog = 0;
   const claimFreeSlots = async () => {
     const free = concurrency - inFlight.size;
     wokenSinceClaim = false;
     try {
       const claimed = await claimJobs(deps.db, await claimable(), deps.clock.now(), free);
+      if (failingSince !== undefined) {
+        deps.logger.info({ failedForMs: Date.now() - failingSince }, "job worker claims jobs again");
+        failingSince = undefined;
+      }
       for (const job of claimed) start(job);
       return claimed.length === free;
     } catch (error) {
-      deps.logger.warn({ err: error }, "job worker could not claim jobs; retrying");
+      const now = Date.now();
+      failingSince ??= now;
+      if (now === failingSince || now - lastFailureLog >= 30_000) {
+        lastFailureLog = now;
+        deps.logger.warn(
+          { err: error, failingForMs: now - failingSince },
+          "job worker could not claim jobs; retrying",
+        );
+      }
       return false;
     }
   };

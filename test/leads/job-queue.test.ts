@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { Type } from "@fastify/type-provider-typebox";
+import pino from "pino";
 import { fixedClock } from "../../src/clock.ts";
 import { queryOne, sql } from "../../src/db/database.ts";
 import { createJobCatalog, defineJobKind, exponentialBackoff, handleJob } from "../../src/jobs/job-kind.ts";
@@ -199,5 +200,41 @@ describe(`durable job queue (${databaseLabel})`, () => {
       "the try is recorded, so it is retried after its backoff, not its lock",
     );
     assert.equal(row?.last_error, "receiver said 500");
+  });
+
+  it("logs one line when claiming starts failing, none while it keeps failing, one when it works again", async () => {
+    const lines: { msg: string }[] = [];
+    const logger = pino({ level: "info" }, { write: (line: string) => lines.push(JSON.parse(line)) });
+    let down = true;
+    const flakyDb = new Proxy(opened.database.db, {
+      get(target, property, receiver) {
+        if (property === "execute" && down)
+          return async () => {
+            throw Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:5432"), { code: "ECONNREFUSED" });
+          };
+        return Reflect.get(target, property, receiver);
+      },
+    });
+    const idle = createJobCatalog([
+      handleJob(defineJobKind({ ...flakyJob, name: "test_idle" }), async () => {}),
+    ]);
+    const worker = startWorker({ db: flakyDb, clock, logger }, idle, { pollIntervalMs: 5 });
+    const claimFailures = () =>
+      lines.filter((line) => line.msg.startsWith("job worker could not claim")).length;
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      assert.equal(claimFailures(), 1, "dozens of failed claims, one line");
+      down = false;
+      for (
+        let wait = 0;
+        wait < 100 && !lines.some((line) => line.msg === "job worker claims jobs again");
+        wait++
+      )
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      assert.ok(lines.some((line) => line.msg === "job worker claims jobs again"));
+    } finally {
+      down = false;
+      await worker.stop();
+    }
   });
 });

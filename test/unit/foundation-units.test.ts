@@ -343,6 +343,27 @@ describe("logged errors of failed queries", () => {
     assert.equal(entry.err.code, "geocoding_failed");
     assert.equal(entry.err.detail, "the geocoder answered with an error");
   });
+
+  it("log an outage as its short cause: no stack, statement or driver object", async () => {
+    const { createLogger } = await import("../../src/logger.ts");
+    const lines: string[] = [];
+    const logger = createLogger("warn", { write: (line: string) => lines.push(line) });
+    const refused = Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:5432"), {
+      code: "ECONNREFUSED",
+      address: "127.0.0.1",
+      client: { processID: 7, secretKey: 12345 },
+    });
+    const failedQuery = new Error("Failed query: UPDATE jobs SET status = 'running' …", { cause: refused });
+    logger.warn({ err: failedQuery }, "job worker could not claim jobs; retrying");
+    const entry = JSON.parse(lines[0]!);
+    assert.deepEqual(entry.err, {
+      type: "Error",
+      outage: true,
+      message: "connect ECONNREFUSED 127.0.0.1:5432",
+      code: "ECONNREFUSED",
+    });
+    assert.ok(lines[0]!.length < 400, lines[0]);
+  });
 });
 
 describe("delivery log URLs", () => {
