@@ -20,6 +20,8 @@ export interface Config {
   requestTimeoutMs: number;
   /** How long SIGTERM/SIGINT wait for requests and jobs in flight before exiting anyway (SHUTDOWN_TIMEOUT_MS). */
   shutdownTimeoutMs: number;
+  /** How long a start waits for an unreachable PostgreSQL before giving up (DATABASE_STARTUP_WAIT_MS; 0: not at all). */
+  databaseStartupWaitMs: number;
   logLevel: string;
   geocoder: "local" | "nominatim" | "census";
   geocoderUrl: string | undefined;
@@ -206,6 +208,7 @@ export function loadConfig(env: Env = process.env): Config {
     ipRateLimitPerMinute: integer(env, "IP_RATE_LIMIT_PER_MINUTE", 60, 1, 1_000_000),
     requestTimeoutMs: integer(env, "REQUEST_TIMEOUT_MS", 30_000, 100, 600_000),
     shutdownTimeoutMs: integer(env, "SHUTDOWN_TIMEOUT_MS", 25_000, 1_000, 600_000),
+    databaseStartupWaitMs: integer(env, "DATABASE_STARTUP_WAIT_MS", 60_000, 0, 3_600_000),
     logLevel: oneOf(env, "LOG_LEVEL", LOG_LEVELS, "info"),
     geocoder,
     geocoderUrl,

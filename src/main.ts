@@ -1,4 +1,5 @@
 import { Redis } from "ioredis";
+import type { Logger } from "pino";
 import { buildApp } from "./app.ts";
 import { resolveAdminToken, seedDemoOnFirstRun } from "./bootstrap.ts";
 import { systemClock } from "./clock.ts";
@@ -12,6 +13,7 @@ import {
 import { type Database, isConnectionError, openDatabase } from "./db/database.ts";
 import { startEmbeddedVacuum } from "./db/embedded-vacuum.ts";
 import { migrate } from "./db/migrate.ts";
+import { retryWhileUnavailable } from "./db/retry-while-unavailable.ts";
 import { compileWasmWithOptimizingTier } from "./db/wasm-compilation.ts";
 import { briefCause, systemErrorReason } from "./errors.ts";
 import { createGeocoder } from "./geo/index.ts";
@@ -38,6 +40,24 @@ async function migrateWithoutQueryTimeout(database: Database, databaseUrl: strin
   } finally {
     await migrations.close();
   }
+}
+
+/**
+ * A process started before its PostgreSQL (a compose file, a node reboot, a failover) waits for it
+ * with backoff, one line per try, instead of exiting at once and needing an outside restart. A
+ * database that refuses us (unknown database, bad password) fails at once: waiting cannot help.
+ */
+function waitForDatabase<T>(start: () => Promise<T>, options: { budgetMs: number; logger: Logger }) {
+  return retryWhileUnavailable(start, {
+    budgetMs: options.budgetMs,
+    firstDelayMs: 1_000,
+    maxDelayMs: 5_000,
+    onRetry: (error, attempt) =>
+      options.logger.warn(
+        { cause: briefCause(error), attempt, waitingUpToMs: options.budgetMs },
+        "database not reachable yet; waiting before starting",
+      ),
+  });
 }
 
 /**
@@ -98,7 +118,10 @@ async function main() {
     onPoolError: (error) => logger.warn({ cause: briefCause(error) }, "database connection lost"),
     queryTimeoutMs: SERVING_QUERY_TIMEOUT_MS,
   });
-  const applied = await migrateWithoutQueryTimeout(database, config.databaseUrl);
+  const applied = await waitForDatabase(() => migrateWithoutQueryTimeout(database, config.databaseUrl), {
+    budgetMs: config.databaseStartupWaitMs,
+    logger,
+  });
   if (applied.length > 0) logger.info({ applied }, "migrations applied");
   const vacuum = database.kind === "pglite" ? startEmbeddedVacuum({ database, logger }) : null;
 

@@ -51,10 +51,32 @@ describe("the server process refusing to start", () => {
       DATABASE_URL: `postgres://porchlight:secret@127.0.0.1:${closedPort}/nothing`,
       PORT: String(await freePort()),
       ADMIN_TOKEN: "process-test-admin-token",
+      DATABASE_STARTUP_WAIT_MS: "0",
     });
     assert.equal(await started.exited, 1);
     assert.equal(
       started.output().trim(),
+      `Failed to start: the database cannot be reached (connect ECONNREFUSED 127.0.0.1:${closedPort})`,
+    );
+  });
+
+  it("waits DATABASE_STARTUP_WAIT_MS for an unreachable database, saying so, before giving up", async () => {
+    const closedPort = await freePort();
+    const started = start({
+      DATABASE_URL: `postgres://porchlight:secret@127.0.0.1:${closedPort}/nothing`,
+      PORT: String(await freePort()),
+      ADMIN_TOKEN: "process-test-admin-token",
+      DATABASE_STARTUP_WAIT_MS: "2500",
+    });
+    assert.equal(await started.exited, 1);
+    const lines = started.output().trim().split("\n");
+    const waits = lines.filter((line) =>
+      line.includes("database not reachable yet; waiting before starting"),
+    );
+    assert.ok(waits.length >= 1, started.output());
+    assert.equal(JSON.parse(waits[0]!).cause.code, "ECONNREFUSED");
+    assert.equal(
+      lines.at(-1),
       `Failed to start: the database cannot be reached (connect ECONNREFUSED 127.0.0.1:${closedPort})`,
     );
   });

@@ -1,9 +1,11 @@
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import net from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { withDatabaseName } from "../../bench/lib/databases.ts";
+import { freePort } from "../../bench/lib/processes.ts";
 import { startTimedReceiver } from "../../bench/lib/receiver.ts";
 import {
   adminHttp,
@@ -216,5 +218,41 @@ describe("outages of the database and of Redis", { skip: skipWithoutPostgres }, 
     const failOpenLogged = /rate-limit counter store unavailable/;
     for (let wait = 0; wait < 100 && !failOpenLogged.test(service.output()); wait++) await sleep(50);
     assert.match(service.output(), failOpenLogged, "the fail-open is logged");
+  });
+
+  it("a process started while PostgreSQL is unreachable waits for it and starts once it answers", async () => {
+    // The service reaches PostgreSQL through a port where nothing listens yet; a proxy opens there
+    // a few seconds later, as a database coming up after the service would.
+    const upstream = new URL(database.url);
+    const proxyPort = await freePort();
+    const proxied = new URL(database.url);
+    proxied.port = String(proxyPort);
+    const sockets = new Set<net.Socket>();
+    const proxy = net.createServer((client) => {
+      const server = net.connect(Number(upstream.port || 5432), upstream.hostname);
+      for (const socket of [client, server]) {
+        sockets.add(socket);
+        socket.on("error", () => {
+          client.destroy();
+          server.destroy();
+        });
+      }
+      client.pipe(server).pipe(client);
+    });
+    const starting = startService({ databaseUrl: proxied.href, env: { DATABASE_STARTUP_WAIT_MS: "60000" } });
+    let service: ServiceProcess | undefined;
+    try {
+      await sleep(3_000);
+      await new Promise<void>((resolve) => proxy.listen(proxyPort, "127.0.0.1", resolve));
+      service = await starting;
+      services.push(service);
+      assert.match(service.output(), /database not reachable yet; waiting before starting/);
+      const org = await createServiceOrg(service.baseUrl, "Started late");
+      assert.equal((await http(service.baseUrl, "GET", "/api/v1/me", { key: org.key })).status, 200);
+    } finally {
+      await service?.kill("SIGTERM");
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => proxy.close(resolve));
+    }
   });
 });
