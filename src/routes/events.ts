@@ -3,13 +3,15 @@ import type { FastifyInstance } from "fastify";
 import { errorResponse } from "../http/error-responses.ts";
 import { MACHINE_STYLE } from "../http/error-style.ts";
 import { ErrorBody } from "../http/schemas.ts";
+import { attributionDeps } from "../services/attribution/deps.ts";
+import { recordTrackingLead } from "../services/attribution/tracking-lead.ts";
 import {
   dropIgnoredPropertyOrgId,
   EVENTS_BODY_LIMIT,
   EventEnvelope,
   EventResult,
 } from "../services/events/envelope.ts";
-import { type AttributeContact, createEventService } from "../services/events/event-service.ts";
+import { createEventService } from "../services/events/event-service.ts";
 import type { Services } from "../services/services.ts";
 
 /**
@@ -21,16 +23,7 @@ const EventsQuery = Type.Object(
   { additionalProperties: false, description: "None: every field, `dry_run` included, goes in the body." },
 );
 
-export interface EventRouteOptions {
-  /** Indirect attribution of contact events (the tracking-lead service). */
-  attributeContact?: AttributeContact;
-}
-
-export function registerEventRoutes(
-  app: FastifyInstance,
-  services: Services,
-  options: EventRouteOptions = {},
-): void {
+export function registerEventRoutes(app: FastifyInstance, services: Services): void {
   const events = createEventService({
     db: services.db,
     clock: services.clock,
@@ -38,7 +31,10 @@ export function registerEventRoutes(
     killSwitch: services.killSwitch,
     boundAutomations: services.boundAutomations,
     triggerStore: services.triggerStore,
-    ...(options.attributeContact ? { attributeContact: options.attributeContact } : {}),
+    // Contact events with an address and an email or phone also go through indirect attribution.
+    attributeContact: async (orgId, input) => {
+      await recordTrackingLead(attributionDeps(services), orgId, input);
+    },
   });
 
   app.withTypeProvider<TypeBoxTypeProvider>().post(

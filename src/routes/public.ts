@@ -1,6 +1,4 @@
 import type { FastifyInstance } from "fastify";
-import { attributionDeps } from "../services/attribution/deps.ts";
-import { recordTrackingLead } from "../services/attribution/tracking-lead.ts";
 import type { Services } from "../services/services.ts";
 import { registerAttributionRoutes } from "./attribution.ts";
 import { registerAutomationListRoute } from "./automation-list.ts";
@@ -15,11 +13,6 @@ export async function registerPublicRoutes(app: FastifyInstance, services: Servi
   registerImportRoute(app, services);
   registerAttributionRoutes(app, services);
   registerAutomationListRoute(app, services);
-  registerEventRoutes(app, services, {
-    // Contact events with an address and an email or phone also go through indirect attribution.
-    attributeContact: async (orgId, input) => {
-      await recordTrackingLead(attributionDeps(services), orgId, input);
-    },
-  });
+  registerEventRoutes(app, services);
   registerLeadRoutes(app, services);
 }

@@ -48,7 +48,7 @@ describe(`event service: contact attribution hook (${databaseLabel})`, () => {
       )?.n,
     );
 
-  const service = (attributeContact?: EventServiceDeps["attributeContact"]) =>
+  const service = (attributeContact: EventServiceDeps["attributeContact"]) =>
     createEventService({
       db: database.db,
       clock,
@@ -56,7 +56,7 @@ describe(`event service: contact attribution hook (${databaseLabel})`, () => {
       killSwitch: createKillSwitch({ db: database.db, clock }),
       boundAutomations: createBoundAutomationCache({ db: database.db, clock }),
       triggerStore: createTriggerStore({ database, logger: pino({ level: "silent" }) }),
-      ...(attributeContact ? { attributeContact } : {}),
+      attributeContact,
     });
 
   let recording: ReturnType<typeof service>;
@@ -125,10 +125,5 @@ describe(`event service: contact attribution hook (${databaseLabel})`, () => {
     assert.equal(entry?.dedup_id, "attr-fail");
     assert.equal(entry?.event_type, "contact.created");
     assert.match(entry?.message ?? "", /attribution failed/);
-  });
-
-  it("works without an attribution dependency wired", async () => {
-    const result = await service().ingest(orgId, contactEvent());
-    assert.equal(result.outcomes[0]?.reason, "queued");
   });
 });

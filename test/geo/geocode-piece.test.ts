@@ -1,14 +1,16 @@
 import assert from "node:assert/strict";
+import { randomUUID } from "node:crypto";
 import { after, before, describe, it } from "node:test";
+import pino from "pino";
 import { queryOne, sql } from "../../src/db/database.ts";
-import { geocodePiece } from "../../src/geo/geocode-piece.ts";
 import { GeocoderUnavailableError } from "../../src/geo/geocoder.ts";
 import { createNominatimGeocoder } from "../../src/geo/nominatim.ts";
+import { geocodePieceHandler } from "../../src/pipeline/process-piece.ts";
 import { createOrg, recordMailing } from "../helpers/api.ts";
 import { createTestContext, databaseLabel, type TestContext } from "../helpers/harness.ts";
 import { type FakeGeocoderServer, nominatimPlace, startFakeGeocoder } from "./fake-geocoder.ts";
 
-describe(`geocodePiece (${databaseLabel})`, () => {
+describe(`the geocode_piece job (${databaseLabel})`, () => {
   let ctx: TestContext;
   let fake: FakeGeocoderServer;
   before(async () => {
@@ -26,6 +28,12 @@ describe(`geocodePiece (${databaseLabel})`, () => {
 
   const geocoder = () =>
     createNominatimGeocoder({ baseUrl: fake.url, timeoutMs: 1000, concurrency: 2, userAgent: "test" });
+  /** Runs the geocode_piece job for one piece, as a worker would. */
+  const geocodeJob = (orgId: string, pieceId: string) =>
+    geocodePieceHandler({ db: ctx.database.db, geocoder: geocoder(), logger: pino({ level: "silent" }) }).run(
+      { org_id: orgId, piece_id: pieceId },
+      { jobId: randomUUID(), orgId, attempt: 1, signal: new AbortController().signal },
+    );
   const point = (orgId: string, pieceId: string) =>
     queryOne<{ latitude: number | null; longitude: number | null; geo_precision: string | null }>(
       ctx.database.db,
@@ -36,8 +44,7 @@ describe(`geocodePiece (${databaseLabel})`, () => {
     const org = await createOrg(ctx);
     const mailing = await recordMailing(ctx, org.orgId, [{ address: "123 N Main St, Springfield IL 62701" }]);
     const pieceId = mailing.pieces[0]!.id;
-    const outcome = await geocodePiece({ db: ctx.database.db, geocoder: geocoder() }, org.orgId, pieceId);
-    assert.deepEqual(outcome, { status: "located", lat: 39.80171, lng: -89.64371, precision: "rooftop" });
+    await geocodeJob(org.orgId, pieceId);
     assert.deepEqual(await point(org.orgId, pieceId), {
       latitude: 39.80171,
       longitude: -89.64371,
@@ -50,23 +57,22 @@ describe(`geocodePiece (${databaseLabel})`, () => {
     const other = await createOrg(ctx);
     const mailing = await recordMailing(ctx, org.orgId, [{ address: "1 Nowhere Rd, Springfield IL 62701" }]);
     const pieceId = mailing.pieces[0]!.id;
-    const deps = { db: ctx.database.db, geocoder: geocoder() };
-    assert.deepEqual(await geocodePiece(deps, org.orgId, pieceId), { status: "not_found" });
+    await geocodeJob(org.orgId, pieceId);
     assert.deepEqual(await point(org.orgId, pieceId), {
       latitude: null,
       longitude: null,
-      geo_precision: null,
+      geo_precision: "not_found",
     });
-    assert.deepEqual(await geocodePiece(deps, other.orgId, pieceId), { status: "missing_piece" });
+    // Another org naming this piece finds nothing to geocode.
+    fake.setHandler(() => ({ status: 200, body: [nominatimPlace(1, 2, "building")] }));
+    await geocodeJob(other.orgId, pieceId);
+    assert.equal((await point(org.orgId, pieceId))?.latitude, null);
   });
 
   it("lets a geocoder outage propagate so the job retries", async () => {
     const org = await createOrg(ctx);
     const mailing = await recordMailing(ctx, org.orgId, [{ address: "5 Elm St, Springfield IL 62701" }]);
     fake.setHandler(() => ({ status: 429, body: [] }));
-    await assert.rejects(
-      geocodePiece({ db: ctx.database.db, geocoder: geocoder() }, org.orgId, mailing.pieces[0]!.id),
-      GeocoderUnavailableError,
-    );
+    await assert.rejects(geocodeJob(org.orgId, mailing.pieces[0]!.id), GeocoderUnavailableError);
   });
 });

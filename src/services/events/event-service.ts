@@ -38,8 +38,8 @@ export interface EventServiceDeps {
   killSwitch: Pick<KillSwitch, "assertRunning">;
   boundAutomations: Pick<BoundAutomationCache, "find">;
   triggerStore: TriggerStore;
-  /** The tracking-lead attribution (spec rule 1, "for contacts"); absent until it is wired. */
-  attributeContact?: AttributeContact;
+  /** The tracking-lead attribution a contact event goes through (spec rule 1, "for contacts"). */
+  attributeContact: AttributeContact;
 }
 
 export interface EventService {
@@ -99,8 +99,8 @@ export function createEventService(deps: EventServiceDeps): EventService {
   }
 
   async function attribute(orgId: string, envelope: CleanEnvelope) {
-    const input = deps.attributeContact ? contactAttributionOf(envelope) : undefined;
-    if (!input || !deps.attributeContact) return;
+    const input = contactAttributionOf(envelope);
+    if (!input) return;
     try {
       await deps.attributeContact(orgId, input);
     } catch (error) {
