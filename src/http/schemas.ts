@@ -10,5 +10,3 @@ export const ErrorBody = Type.Object(
   },
   { title: "Error" },
 );
-
-export const Uuid = Type.String({ format: "uuid" });

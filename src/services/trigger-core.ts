@@ -21,6 +21,7 @@ import type { Clock } from "../clock.ts";
 import { isConnectionError, type Queryable } from "../db/database.ts";
 import { leads } from "../db/schema.ts";
 import { passesAllFilters } from "../domain/filters.ts";
+import { isUuid } from "../domain/uuid.ts";
 import { newJobRow } from "../jobs/queue.ts";
 import { processPieceJob, type QueuedPiece } from "../pipeline/jobs.ts";
 import type { BoundAutomationCache } from "./automation-cache.ts";
@@ -115,23 +116,24 @@ export async function findEventCandidates(
   });
 }
 
-const present = (value: string | undefined) => (value?.trim() ? value.trim() : undefined);
+/** A property's trimmed text, or undefined when it is missing or blank. */
+export const nonBlank = (value: string | undefined) => (value?.trim() ? value.trim() : undefined);
 
 /** Joins the reserved address properties into one line: "street, city, state zip". */
 export function composeAddress(properties: Readonly<Record<string, string>>): string {
-  const street = present(properties.street);
-  const city = present(properties.city);
-  const stateZip = [present(properties.state), present(properties.zip)].filter(Boolean).join(" ");
+  const street = nonBlank(properties.street);
+  const city = nonBlank(properties.city);
+  const stateZip = [nonBlank(properties.state), nonBlank(properties.zip)].filter(Boolean).join(" ");
   return [street, city, stateZip].filter(Boolean).join(", ");
 }
 
 /** The record's mailable address: `street` and at least one of `city`/`zip`, else undefined. */
 export function mailAddressOf(properties: Readonly<Record<string, string>>): MailAddress | undefined {
-  const street = present(properties.street);
-  const city = present(properties.city);
-  const zip = present(properties.zip);
+  const street = nonBlank(properties.street);
+  const city = nonBlank(properties.city);
+  const zip = nonBlank(properties.zip);
   if (!street || (!city && !zip)) return undefined;
-  const state = present(properties.state);
+  const state = nonBlank(properties.state);
   return {
     line: composeAddress(properties),
     parts: {
@@ -143,12 +145,10 @@ export function mailAddressOf(properties: Readonly<Record<string, string>>): Mai
   };
 }
 
-const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /** True when `serviceLeadId` is one of the org's own leads (anything else is ignored). */
 export async function isOwnLead(db: Queryable, orgId: string, serviceLeadId: string | undefined) {
   const id = serviceLeadId?.trim();
-  if (!id || !UUID_PATTERN.test(id)) return false;
+  if (!id || !isUuid(id)) return false;
   const [row] = await db
     .select({ id: leads.id })
     .from(leads)
@@ -174,7 +174,7 @@ function campaignEnqueue(
   const { street, city, state, zip } = address.parts;
   const piece: QueuedPiece = {
     campaign_id: campaignId,
-    recipient_name: present(input.properties.client_name) ?? null,
+    recipient_name: nonBlank(input.properties.client_name) ?? null,
     address: address.line,
     street: street ?? null,
     city: city ?? null,

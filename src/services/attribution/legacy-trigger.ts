@@ -1,5 +1,6 @@
 import { type Queryable, queryOne, sql } from "../../db/database.ts";
 import { namesAPlace, normalizeAddress, parseUsAddress } from "../../domain/address.ts";
+import { isUuid } from "../../domain/uuid.ts";
 import { AppError, notFound } from "../../errors.ts";
 import { findAutomation } from "../automations.ts";
 import type { KillSwitch } from "../kill-switch.ts";
@@ -186,8 +187,6 @@ async function replayed(
   };
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /**
  * POST /api/v1/webhooks/trigger: fires one automation through the shared trigger core. A repeat
  * deal_id short-circuits before anything else runs (no enqueue, no geocoding, no attribution).
@@ -200,7 +199,7 @@ export async function fireLegacyTrigger(
   payload: Payload,
 ): Promise<TriggerResponse> {
   if (await deps.killSwitch.isPaused()) throw triggerAutomationsDisabled();
-  const automation = UUID.test(automationId) ? await findAutomation(deps.db, orgId, automationId) : undefined;
+  const automation = isUuid(automationId) ? await findAutomation(deps.db, orgId, automationId) : undefined;
   if (!automation) throw notFound("automation not found");
   const fields = readTriggerFields(payload);
   const address = normalizeAddress(fields.addressLine);

@@ -1,6 +1,7 @@
 import type { Logger } from "pino";
 import { type Queryable, queryOne, sql } from "../../db/database.ts";
 import { keysOfSameHome } from "../../domain/same-home.ts";
+import { isUuid } from "../../domain/uuid.ts";
 import type { Geocoder, GeoPrecision } from "../../geo/geocoder.ts";
 import type { AttributionWindow } from "./window.ts";
 
@@ -56,7 +57,6 @@ interface PieceRow {
   geo_precision?: string | null;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const EARTH_RADIUS_M = 6_371_000;
 const METERS_PER_DEGREE_LAT = 111_320;
 
@@ -87,7 +87,7 @@ export async function matchMailedPiece(
   query: MatchQuery,
   geoRadiusMeters: number,
 ): Promise<PieceMatch | undefined> {
-  if (query.campaignId && UUID.test(query.campaignId)) {
+  if (query.campaignId && isUuid(query.campaignId)) {
     const byCampaign = await matchByCampaign(db, query, query.campaignId);
     if (byCampaign) return byCampaign;
   }

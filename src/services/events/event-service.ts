@@ -3,7 +3,13 @@ import type { Clock } from "../../clock.ts";
 import type { Queryable } from "../../db/database.ts";
 import type { BoundAutomationCache } from "../automation-cache.ts";
 import type { KillSwitch } from "../kill-switch.ts";
-import { findEventCandidates, mailAddressOf, runTrigger, type TriggerOutcome } from "../trigger-core.ts";
+import {
+  findEventCandidates,
+  mailAddressOf,
+  nonBlank,
+  runTrigger,
+  type TriggerOutcome,
+} from "../trigger-core.ts";
 import type { TriggerStore } from "../trigger-store.ts";
 import { ensureCustomConnection } from "./connections.ts";
 import {
@@ -47,8 +53,6 @@ export interface EventService {
 }
 
 const WEBHOOK_LOG_SOURCE = "events";
-
-const nonBlank = (value: string | undefined) => (value?.trim() ? value.trim() : undefined);
 
 /** A live contact event with a mailable address and an email or phone is attributed like a synced lead. */
 export function contactAttributionOf(envelope: CleanEnvelope): ContactAttributionInput | undefined {

@@ -4,6 +4,7 @@ import { and, asc, count, eq, type SQL } from "drizzle-orm";
 import type { Clock } from "../../clock.ts";
 import { lockUntilCommit, type Queryable } from "../../db/database.ts";
 import { subscriptions } from "../../db/schema.ts";
+import { isUuid } from "../../domain/uuid.ts";
 import { AppError, invalidPayload, notFound } from "../../errors.ts";
 import { newSigningSecret } from "./signer.ts";
 import { BlockedTargetError, type TargetGuard } from "./target-guard.ts";
@@ -42,8 +43,6 @@ export interface SubscriptionRef {
 
 /** Failures of subscribe read "Failed to subscribe" (older error style) with a detail. */
 const subscribeFailed = (detail: string) => new AppError(400, "subscribe_failed", detail);
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * The longest stored target URL. Checked on the normalized form: the request's 2048 characters
@@ -107,7 +106,7 @@ function matching(orgId: string, sent: SubscriptionRef): SQL {
   }
   if (ref.id !== undefined) {
     // Another organization's id is indistinguishable from a missing one.
-    if (!UUID.test(ref.id)) throw subscriptionNotFound();
+    if (!isUuid(ref.id)) throw subscriptionNotFound();
     return and(eq(subscriptions.orgId, orgId), eq(subscriptions.id, ref.id))!;
   }
   if (ref.target_url === undefined) throw new AppError(400, "invalid_payload", "send id or target_url");
