@@ -1,6 +1,7 @@
 import { Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
 import { SENTENCE_STYLE } from "../http/error-style.ts";
+import { authOf } from "../http/guards.ts";
 import { ErrorBody } from "../http/schemas.ts";
 import { listAutomations } from "../services/automations.ts";
 import type { Services } from "../services/services.ts";
@@ -24,7 +25,7 @@ export function registerAutomationListRoute(app: FastifyInstance, services: Serv
       },
     },
     async (request) => {
-      const automations = await listAutomations(services.db, request.auth!.orgId);
+      const automations = await listAutomations(services.db, authOf(request).orgId);
       return { automations: automations.map(({ id, name, enabled }) => ({ id, name, enabled })) };
     },
   );

@@ -1,5 +1,6 @@
 import { type Static, Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
+import { authOf } from "../http/guards.ts";
 import { readConversionFields, recordConversion } from "../services/attribution/conversions.ts";
 import { attributionDeps } from "../services/attribution/deps.ts";
 import type { Payload } from "../services/attribution/payload-fields.ts";
@@ -125,7 +126,7 @@ export function registerConversionRoutes(app: FastifyInstance, services: Service
     },
     async (request) => {
       const body = request.body as Static<typeof ConversionRequest> as Payload;
-      return recordConversion(deps, request.auth!.orgId, readConversionFields(body));
+      return recordConversion(deps, authOf(request).orgId, readConversionFields(body));
     },
   );
 }

@@ -2,6 +2,7 @@ import { type Static, Type, type TypeBoxTypeProvider } from "@fastify/type-provi
 import type { FastifyInstance } from "fastify";
 import { invalidPayload } from "../errors.ts";
 import { errorResponse } from "../http/error-responses.ts";
+import { authOf } from "../http/guards.ts";
 import {
   FLAT_ADDRESS_FIELDS,
   noAddressFound,
@@ -125,6 +126,6 @@ export function registerCustomersRoute(app: FastifyInstance, services: Services)
       },
     },
     async (request) =>
-      registerCustomers(services.db, request.auth!.orgId, entriesOf(request.body), "webhook"),
+      registerCustomers(services.db, authOf(request).orgId, entriesOf(request.body), "webhook"),
   );
 }

@@ -2,6 +2,7 @@ import { Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
 import { errorResponse } from "../http/error-responses.ts";
 import { MACHINE_STYLE } from "../http/error-style.ts";
+import { authOf } from "../http/guards.ts";
 import { ErrorBody } from "../http/schemas.ts";
 import { attributionDeps } from "../services/attribution/deps.ts";
 import { recordTrackingLead } from "../services/attribution/tracking-lead.ts";
@@ -70,6 +71,6 @@ export function registerEventRoutes(app: FastifyInstance, services: Services): v
         },
       },
     },
-    async (request, reply) => reply.code(202).send(await events.ingest(request.auth!.orgId, request.body)),
+    async (request, reply) => reply.code(202).send(await events.ingest(authOf(request).orgId, request.body)),
   );
 }

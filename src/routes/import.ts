@@ -5,6 +5,7 @@ import { invalidPayload } from "../errors.ts";
 import { timesSent } from "../http/authorization-header.ts";
 import { errorResponse } from "../http/error-responses.ts";
 import { IMPORT_STYLE } from "../http/error-style.ts";
+import { authOf } from "../http/guards.ts";
 import { ErrorBody } from "../http/schemas.ts";
 import { createImportService } from "../services/import/import-service.ts";
 import { IMPORT_LIMITS, ImportHeaders, ImportRequest, ImportResult } from "../services/import/schemas.ts";
@@ -42,7 +43,7 @@ export function registerImportRoute(app: FastifyInstance, services: Services): v
         }
         if (typeof key === "string") request.headers["idempotency-key"] = readHeaderAsUtf8(key);
         // A key already seen is answered before the body is validated (rule 3).
-        const replay = await importer.replayOf(request.auth!.orgId, request.headers["idempotency-key"]);
+        const replay = await importer.replayOf(authOf(request).orgId, request.headers["idempotency-key"]);
         if (replay) return reply.code(replay.status).send(replay.result);
       },
       schema: {
@@ -87,7 +88,7 @@ export function registerImportRoute(app: FastifyInstance, services: Services): v
     },
     async (request, reply) => {
       const outcome = await importer.importJobs(
-        request.auth!.orgId,
+        authOf(request).orgId,
         request.headers["idempotency-key"],
         request.body,
       );

@@ -2,6 +2,7 @@ import { type Static, Type, type TypeBoxTypeProvider } from "@fastify/type-provi
 import type { FastifyInstance } from "fastify";
 import { errorResponse } from "../http/error-responses.ts";
 import { SENTENCE_STYLE } from "../http/error-style.ts";
+import { authOf } from "../http/guards.ts";
 import { Lead } from "../services/leads/lead-view.ts";
 import { invalidTimeBound, listRecentLeads, parseTimeBound } from "../services/leads/polling.ts";
 import type { Services } from "../services/services.ts";
@@ -69,7 +70,7 @@ export function registerLeadsPollRoute(app: FastifyInstance, services: Services)
         since: parseTimeBound("since", request.query.since),
         before: parseTimeBound("before", request.query.before),
       };
-      const leads = await listRecentLeads(services.db, request.auth!.orgId, window, services.clock.now());
+      const leads = await listRecentLeads(services.db, authOf(request).orgId, window, services.clock.now());
       // LeadView carries the dynamic custom_<field_id> keys the static schema type cannot name.
       return { leads: leads as unknown as Static<typeof Lead>[] };
     },

@@ -3,6 +3,7 @@ import type { FastifyInstance } from "fastify";
 import { forbidden } from "../errors.ts";
 import { errorResponse } from "../http/error-responses.ts";
 import { SENTENCE_STYLE } from "../http/error-style.ts";
+import { authOf } from "../http/guards.ts";
 import { ErrorBody } from "../http/schemas.ts";
 
 export const MeResponse = Type.Object(
@@ -31,7 +32,7 @@ export function registerMeRoute(app: FastifyInstance): void {
       },
     },
     async (request) => {
-      const auth = request.auth!;
+      const auth = authOf(request);
       // A key whose organization has no billing owner cannot identify it (spec: GET /api/v1/me).
       if (!auth.billingOwner) throw forbidden();
       return { org_id: auth.orgId, org_name: auth.orgName };

@@ -3,6 +3,7 @@ import type { FastifyInstance } from "fastify";
 import { IgnoredOrgId } from "../domain/ignored-org-id.ts";
 import { errorResponse } from "../http/error-responses.ts";
 import { SENTENCE_STYLE } from "../http/error-style.ts";
+import { authOf } from "../http/guards.ts";
 import type { Services } from "../services/services.ts";
 import {
   createSubscriptionService,
@@ -127,7 +128,7 @@ export function registerSubscriptionRoutes(app: FastifyInstance, services: Servi
         },
       },
     },
-    async (request) => subscriptionService.subscribe(request.auth!.orgId, request.body),
+    async (request) => subscriptionService.subscribe(authOf(request).orgId, request.body),
   );
 
   r.delete(
@@ -153,7 +154,7 @@ export function registerSubscriptionRoutes(app: FastifyInstance, services: Servi
       },
     },
     async (request) => {
-      const removed = await subscriptionService.unsubscribe(request.auth!.orgId, request.query);
+      const removed = await subscriptionService.unsubscribe(authOf(request).orgId, request.query);
       return { id: removed.id, target_url: removed.target_url, event: removed.event, deleted: true as const };
     },
   );
@@ -181,6 +182,6 @@ export function registerSubscriptionRoutes(app: FastifyInstance, services: Servi
         },
       },
     },
-    async (request) => subscriptionService.rotate(request.auth!.orgId, request.body),
+    async (request) => subscriptionService.rotate(authOf(request).orgId, request.body),
   );
 }

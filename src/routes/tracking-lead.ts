@@ -1,5 +1,6 @@
 import { Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
+import { authOf } from "../http/guards.ts";
 import { attributionDeps } from "../services/attribution/deps.ts";
 import { readTrackingLead, recordTrackingLead } from "../services/attribution/tracking-lead.ts";
 import type { Services } from "../services/services.ts";
@@ -109,6 +110,6 @@ export function registerTrackingLeadRoute(app: FastifyInstance, services: Servic
         response: { 200: TrackingLeadResponse, ...attributionErrorResponses },
       },
     },
-    async (request) => recordTrackingLead(deps, request.auth!.orgId, readTrackingLead(request.body)),
+    async (request) => recordTrackingLead(deps, authOf(request).orgId, readTrackingLead(request.body)),
   );
 }

@@ -1,6 +1,7 @@
 import { Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
 import { errorResponse } from "../http/error-responses.ts";
+import { authOf } from "../http/guards.ts";
 import { attributionDeps } from "../services/attribution/deps.ts";
 import { fireLegacyTrigger } from "../services/attribution/legacy-trigger.ts";
 import type { Payload } from "../services/attribution/payload-fields.ts";
@@ -160,7 +161,7 @@ export function registerTriggerRoute(app: FastifyInstance, services: Services): 
       const refused = request.validationError;
       if (refused && refused.validationContext !== "querystring") throw refused;
       const id = refused ? "" : (request.query.id ?? "");
-      const result = await fireLegacyTrigger(deps, request.auth!.orgId, id, request.body as Payload);
+      const result = await fireLegacyTrigger(deps, authOf(request).orgId, id, request.body as Payload);
       return reply.code(202).send(result);
     },
   );
