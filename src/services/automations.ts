@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { and, desc, eq } from "drizzle-orm";
+import { and, desc, eq, type SQL, sql } from "drizzle-orm";
 import type { Queryable } from "../db/database.ts";
 import { automations } from "../db/schema.ts";
 import type { AutomationFilter } from "../domain/filters.ts";
@@ -101,10 +101,14 @@ function suppressesCustomersByDefault(kind: Automation["kind"]): boolean {
   return kind !== "deal_won";
 }
 
-function suppressionOf(patch: Partial<AutomationInput>): { suppressCustomers?: boolean } {
+/** A PATCH naming the kind it already has keeps an explicit `suppress_customers` (compared in SQL, on the row as it was). */
+function suppressionOf(patch: Partial<AutomationInput>): { suppressCustomers?: boolean | SQL } {
   if (patch.suppress_customers !== undefined) return { suppressCustomers: patch.suppress_customers };
-  if (patch.kind !== undefined) return { suppressCustomers: suppressesCustomersByDefault(patch.kind) };
-  return {};
+  if (patch.kind === undefined) return {};
+  const byDefault = suppressesCustomersByDefault(patch.kind);
+  return {
+    suppressCustomers: sql`CASE WHEN ${automations.kind} = ${patch.kind} THEN ${automations.suppressCustomers} ELSE ${byDefault} END`,
+  };
 }
 
 export async function updateAutomation(

@@ -353,8 +353,8 @@ describe(`POST /api/v1/events: processing rules (${databaseLabel})`, () => {
       );
       const log = await admin(ctx, "GET", `/orgs/${org.orgId}/webhook-log`);
       assert.equal(log.status, 200);
-      assert.equal(log.body.length, 1);
-      const entry = log.body[0];
+      assert.equal(log.body.webhook_log.length, 1);
+      const entry = log.body.webhook_log[0];
       assert.equal(entry.source, "events");
       assert.equal(entry.level, "error");
       assert.equal(entry.automation_id, automations[0]!.id);
@@ -373,18 +373,18 @@ describe(`POST /api/v1/events: processing rules (${databaseLabel})`, () => {
   it("creates the custom connection on the first valid live event only", async () => {
     const { org, send } = await setup([]);
     const connections = () => admin(ctx, "GET", `/orgs/${org.orgId}/connections`);
-    assert.deepEqual((await connections()).body, []);
+    assert.deepEqual((await connections()).body, { connections: [] });
     await send({ dry_run: true });
     await send({ event_type: "Bad" });
-    assert.deepEqual((await connections()).body, []);
+    assert.deepEqual((await connections()).body, { connections: [] });
     clock.set("2026-11-22T12:00:20Z");
     await send();
     clock.set("2026-11-22T12:00:30Z");
     await send();
     clock.set(NOW);
-    assert.deepEqual((await connections()).body, [
-      { provider: "custom", created_at: "2026-11-22T12:00:20.000Z" },
-    ]);
+    assert.deepEqual((await connections()).body, {
+      connections: [{ provider: "custom", created_at: "2026-11-22T12:00:20.000Z" }],
+    });
   });
 
   it("keeps a rolling sample of the 25 newest live events per event type, bound or not (rule 10)", async () => {

@@ -241,7 +241,11 @@ describe("campaign pipeline", () => {
     assert.equal(explicit.body.suppress_customers, true);
     const renamed = await admin(ctx, "PATCH", `/automations/${standard.automationId}`, { name: "Renamed" });
     assert.equal(renamed.body.suppress_customers, true);
+    const sameKind = await admin(ctx, "PATCH", `/automations/${standard.automationId}`, { kind: "deal_won" });
+    assert.equal(sameKind.body.suppress_customers, true, "naming the kind it has keeps the explicit setting");
     assert.equal(await automation(standard.automationId), true);
+    const back = await admin(ctx, "PATCH", `/automations/${standard.automationId}`, { kind: "standard" });
+    assert.equal(back.body.suppress_customers, true, "a real change of kind takes the new kind's default");
   });
 
   test("a deal_won trigger's card reaches the customer it registered (suppression is off by default there)", async () => {

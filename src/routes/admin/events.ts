@@ -22,11 +22,11 @@ export function registerAdminEventRoutes(app: FastifyInstance, services: Service
 
   r.get("/orgs/:org_id/webhook-log", { schema: { hide: true, params: OrgParams } }, async (request) => {
     await assertOrganizationExists(services.db, request.params.org_id);
-    return listWebhookLog(services.db, request.params.org_id, WEBHOOK_LOG_PAGE);
+    return { webhook_log: await listWebhookLog(services.db, request.params.org_id, WEBHOOK_LOG_PAGE) };
   });
 
   r.get("/orgs/:org_id/connections", { schema: { hide: true, params: OrgParams } }, async (request) => {
     await assertOrganizationExists(services.db, request.params.org_id);
-    return listConnections(services.db, request.params.org_id);
+    return { connections: await listConnections(services.db, request.params.org_id) };
   });
 }

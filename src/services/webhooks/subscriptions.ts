@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { Type } from "@fastify/type-provider-typebox";
-import { and, asc, count, eq, type SQL } from "drizzle-orm";
+import { and, count, desc, eq, type SQL } from "drizzle-orm";
 import type { Clock } from "../../clock.ts";
 import { lockUntilCommit, type Queryable } from "../../db/database.ts";
 import { subscriptions } from "../../db/schema.ts";
@@ -224,7 +224,7 @@ export function createSubscriptionService(deps: {
         .select()
         .from(subscriptions)
         .where(eq(subscriptions.orgId, orgId))
-        .orderBy(asc(subscriptions.createdAt), asc(subscriptions.id));
+        .orderBy(desc(subscriptions.createdAt), desc(subscriptions.id));
       return rows.map((row) => ({
         id: row.id,
         target_url: row.targetUrl,
