@@ -1,10 +1,5 @@
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import {
-  CallToolRequestSchema,
-  ErrorCode,
-  ListToolsRequestSchema,
-  McpError,
-} from "@modelcontextprotocol/sdk/types.js";
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { FastifyBaseLogger } from "fastify";
 import type { Caller, Forwarder } from "./forward.ts";
 import { toToolResult } from "./results.ts";
@@ -44,7 +39,12 @@ export function createProxyServer(deps: ProxyServerDeps): McpServer {
 
   mcp.server.setRequestHandler(CallToolRequestSchema, async (request) => {
     const tool = byName.get(request.params.name);
-    if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
+    // A plain error carrying the code: McpError writes "MCP error -32602: " into its message, and
+    // clients add that prefix again ("MCP error -32602: MCP error -32602: Unknown tool").
+    if (!tool)
+      throw Object.assign(new Error(`Unknown tool: ${request.params.name}`), {
+        code: ErrorCode.InvalidParams,
+      });
     const forwarded = tool.toRequest(request.params.arguments ?? {});
     const response = await deps.forward(forwarded, deps.caller);
     deps.logger.info(
@@ -61,5 +61,8 @@ export function createProxyServer(deps: ProxyServerDeps): McpServer {
     return toToolResult(forwarded, response);
   });
 
+  // The SDK announces list changes as soon as tool handlers exist; a stateless server with no
+  // stream (GET is 405) can never send that notification.
+  mcp.server.registerCapabilities({ tools: { listChanged: false } });
   return mcp;
 }

@@ -44,7 +44,7 @@ export const CustomersRequest = Type.Object(
           Type.Object(
             {
               address: Type.Union([Address, Type.Null()], {
-                description: "Required: null is 422 is required.",
+                description: "Required; null is refused (422 `address: is required`).",
               }),
               ...localityFields,
               notes: Nullable(Notes),

@@ -1,7 +1,11 @@
 import type { IncomingMessage } from "node:http";
 import { Type } from "@fastify/type-provider-typebox";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
-import { CallToolRequestSchema, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
+import {
+  CallToolRequestSchema,
+  InitializeRequestSchema,
+  JSONRPCMessageSchema,
+} from "@modelcontextprotocol/sdk/types.js";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { soleAuthorization } from "../http/authorization-header.ts";
 import { logServerError, toAppError } from "../http/error-handler.ts";
@@ -93,7 +97,8 @@ export async function registerMcpRoute(
     );
 
     scope.route({
-      method: ["GET", "DELETE"],
+      // Every other method: 405 with `Allow: POST` (Fastify's own 405 would list these too).
+      method: ["GET", "DELETE", "PUT", "PATCH", "OPTIONS"],
       url: MCP_PATH,
       schema: { hide: true },
       handler: async (_request, reply) =>
@@ -135,20 +140,28 @@ export function normalizeForTransport(raw: IncomingMessage): void {
 /** Deeper tool arguments are refused: no endpoint takes them, and re-serializing them overflows the stack. */
 const MAX_ARGUMENT_DEPTH = 64;
 
+/** The requests whose params are checked here, before the SDK sees them. */
+const CHECKED_REQUESTS = new Map<string, typeof CallToolRequestSchema | typeof InitializeRequestSchema>([
+  ["tools/call", CallToolRequestSchema],
+  ["initialize", InitializeRequestSchema],
+]);
+
 /**
- * A tools/call request whose params the SDK's own schema refuses (a name that is not a string,
- * arguments that are not an object): the SDK answers an internal error (-32603) dumping its
- * schema library's issues; it is the caller's error, invalid params, naming the field. Arguments
- * nested absurdly deep are refused the same way (they crashed the forwarder's JSON.stringify).
+ * A request whose params the SDK's own schema refuses (a tool name that is not a string,
+ * arguments that are not an object, an initialize without protocolVersion or clientInfo): the SDK
+ * answers an internal error (-32603) dumping its schema library's issues; it is the caller's
+ * error, invalid params, naming the field. Tool arguments nested absurdly deep are refused the
+ * same way (they crashed the forwarder's JSON.stringify).
  */
-function invalidToolCall(body: unknown): { id: string | number; detail: string } | undefined {
+function invalidParams(body: unknown): { id: string | number; detail: string } | undefined {
   const message = body as { method?: unknown; id?: unknown; params?: { arguments?: unknown } } | null;
-  if (message?.method !== "tools/call") return undefined;
+  const schema = typeof message?.method === "string" ? CHECKED_REQUESTS.get(message.method) : undefined;
+  if (!schema || !message) return undefined;
   if (typeof message.id !== "string" && typeof message.id !== "number") return undefined;
-  if (exceedsDepth(message.params?.arguments, MAX_ARGUMENT_DEPTH)) {
+  if (message.method === "tools/call" && exceedsDepth(message.params?.arguments, MAX_ARGUMENT_DEPTH)) {
     return { id: message.id, detail: `arguments: nested more than ${MAX_ARGUMENT_DEPTH} levels deep` };
   }
-  const parsed = CallToolRequestSchema.safeParse(body);
+  const parsed = schema.safeParse(body);
   if (parsed.success) return undefined;
   const issue = parsed.error.issues[0];
   return { id: message.id, detail: `${issue?.path.join(".") ?? "params"}: ${issue?.message ?? "invalid"}` };
@@ -168,7 +181,7 @@ function exceedsDepth(value: unknown, limit: number): boolean {
 
 async function serveToolProtocol(request: FastifyRequest, reply: FastifyReply, forward: Forwarder) {
   // A batch would run many tool calls for one count against the per-IP limit, and the protocol
-  // version served (2025-06-18) removed batching: one message per request.
+  // versions from 2025-06-18 on removed batching: one message per request, whatever the version.
   if (Array.isArray(request.body)) {
     return reply
       .code(400)
@@ -188,7 +201,7 @@ async function serveToolProtocol(request: FastifyRequest, reply: FastifyReply, f
         ),
       );
   }
-  const invalid = invalidToolCall(request.body);
+  const invalid = invalidParams(request.body);
   if (invalid) {
     return reply.send({
       ...jsonRpcError(INVALID_PARAMS, `Invalid params: ${invalid.detail}`),

@@ -38,11 +38,19 @@ describe(`MCP proxy at /api/mcp (${databaseLabel})`, () => {
   it("lets a client without a key initialize and list the ten tools, with annotations and the endpoints' schemas", async () => {
     const mcp = await connectMcp(url);
     try {
+      // Stateless, no stream: the server never announces tool list changes.
+      assert.deepEqual(mcp.client.getServerCapabilities()?.tools, { listChanged: false });
       const { tools } = await mcp.client.listTools();
       assert.deepEqual(
         tools.map((tool) => tool.name),
         TOOL_NAMES,
       );
+      const unknown = await mcp.client
+        .callTool({ name: "nope", arguments: {} })
+        .catch((error: Error) => error);
+      assert.ok(unknown instanceof Error);
+      // One "MCP error -32602:" prefix, the client's own.
+      assert.equal(unknown.message, "MCP error -32602: Unknown tool: nope");
       const byName = new Map(tools.map((tool) => [tool.name, tool]));
       for (const name of ["whoami", "list_automations", "list_recent_leads"]) {
         assert.equal(byName.get(name)?.annotations?.readOnlyHint, true, name);
@@ -326,8 +334,8 @@ describe(`MCP proxy at /api/mcp (${databaseLabel})`, () => {
     }
   });
 
-  it("answers GET and DELETE with 405 and a JSON-RPC error", async () => {
-    for (const method of ["GET", "DELETE"]) {
+  it("answers every method but POST with 405, Allow: POST and a JSON-RPC error", async () => {
+    for (const method of ["GET", "DELETE", "PUT", "PATCH", "OPTIONS"]) {
       const response = await fetch(url, { method, headers: { "x-forwarded-for": nextClientIp() } });
       assert.equal(response.status, 405, method);
       assert.equal(response.headers.get("allow"), "POST");
@@ -417,6 +425,12 @@ describe(`MCP proxy at /api/mcp (${databaseLabel})`, () => {
       assert.equal(body.error.code, -32602, JSON.stringify(params));
       assert.match(body.error.message, message);
     }
+    // An initialize without what the protocol requires is invalid params too, not an internal error.
+    const badInitialize = await post({ jsonrpc: "2.0", id: 7, method: "initialize", params: {} });
+    const badInitializeBody = (await badInitialize.json()) as any;
+    assert.equal(badInitializeBody.id, 7);
+    assert.equal(badInitializeBody.error.code, -32602);
+    assert.match(badInitializeBody.error.message, /^Invalid params: params\.protocolVersion: /);
     // Nested 5000 deep, written by hand: the forwarder's JSON.stringify overflowed the stack (-32603).
     const deepArguments = `${'{"a":'.repeat(5000)}{}${"}".repeat(5000)}`;
     const deep = await fetch(url, {

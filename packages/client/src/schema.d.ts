@@ -1197,7 +1197,7 @@ export interface operations {
             | (
                 | string
                 | {
-                    /** @description Required: null is 422 is required. */
+                    /** @description Required; null is refused (422 `address: is required`). */
                     address: string | null;
                     /** @description City, added to an address that names none. */
                     city?: string | null;
