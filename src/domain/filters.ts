@@ -39,6 +39,44 @@ export const AutomationFilter = Type.Union(
 );
 export type AutomationFilter = Static<typeof AutomationFilter>;
 
+const VALUE_BY_OP: Record<string, "string" | "strings" | "none" | "number"> = {
+  eq: "string",
+  neq: "string",
+  contains: "string",
+  in: "strings",
+  not_in: "strings",
+  exists: "none",
+  not_exists: "none",
+  gt: "number",
+  gte: "number",
+  lt: "number",
+  lte: "number",
+};
+
+/**
+ * What is wrong with the first filter whose `op` is unknown or whose `value` does not fit its op,
+ * named by its path. A schema union alone reports against one of its branches: an unknown op read
+ * "filters[0].value: is required", a string for `in` "op: must be one of eq, neq, contains".
+ */
+export function filterProblem(filters: unknown): string | undefined {
+  if (!Array.isArray(filters)) return undefined;
+  for (const [index, filter] of filters.entries()) {
+    if (filter === null || typeof filter !== "object") continue;
+    const { op, value } = filter as { op?: unknown; value?: unknown };
+    const at = `filters[${index}]`;
+    const expected = typeof op === "string" && Object.hasOwn(VALUE_BY_OP, op) ? VALUE_BY_OP[op] : undefined;
+    if (!expected) return `${at}.op: must be one of ${Object.keys(VALUE_BY_OP).join(", ")}`;
+    if (expected === "none" && value !== undefined) return `${at}.value: must not be sent with op ${op}`;
+    if (expected === "string" && typeof value !== "string")
+      return `${at}.value: must be a string with op ${op}`;
+    if (expected === "number" && typeof value !== "number")
+      return `${at}.value: must be a number with op ${op}`;
+    if (expected === "strings" && !(Array.isArray(value) && value.every((item) => typeof item === "string")))
+      return `${at}.value: must be an array of strings with op ${op}`;
+  }
+  return undefined;
+}
+
 /** A property's string read as a number; blank or non-numeric never compares. */
 function asNumber(value: string | undefined): number | undefined {
   if (value === undefined || value.trim() === "") return undefined;

@@ -288,6 +288,40 @@ describe(`POST /api/v1/events: processing rules (${databaseLabel})`, () => {
     );
   });
 
+  it("refuses a filter whose op is unknown or whose value does not fit its op, naming the mistake", async () => {
+    const org = await createOrg(ctx);
+    const cases: [unknown, string][] = [
+      [
+        { property: "status", op: "bogus" },
+        "filters[0].op: must be one of eq, neq, contains, in, not_in, exists, not_exists, gt, gte, lt, lte",
+      ],
+      [
+        { property: "status", op: "in", value: "x" },
+        "filters[0].value: must be an array of strings with op in",
+      ],
+      [{ property: "amount", op: "gte", value: "100" }, "filters[0].value: must be a number with op gte"],
+      [{ property: "status", op: "eq" }, "filters[0].value: must be a string with op eq"],
+      [{ property: "status", op: "exists", value: "x" }, "filters[0].value: must not be sent with op exists"],
+    ];
+    for (const [filter, detail] of cases) {
+      const created = await admin(ctx, "POST", `/orgs/${org.orgId}/automations`, {
+        name: "Filtered",
+        filters: [filter],
+      });
+      assert.equal(created.status, 422, JSON.stringify(filter));
+      assert.deepEqual(created.body, { error: "invalid_payload", detail });
+    }
+    const valid = await admin(ctx, "POST", `/orgs/${org.orgId}/automations`, {
+      name: "Filtered",
+      filters: [{ property: "amount", op: "gte", value: 100 }],
+    });
+    const patched = await admin(ctx, "PATCH", `/automations/${valid.body.id}`, {
+      filters: [{ property: "status", op: "in", value: "x" }],
+    });
+    assert.equal(patched.status, 422);
+    assert.equal(patched.body.detail, "filters[0].value: must be an array of strings with op in");
+  });
+
   it("stops at the loop guard when service_lead_id is one of the org's own leads (rule 5)", async () => {
     const { org, automations, send } = await setup([
       { name: "plain" },

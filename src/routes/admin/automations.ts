@@ -1,6 +1,7 @@
 import { Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
-import type { FastifyInstance } from "fastify";
-import { AutomationFilter } from "../../domain/filters.ts";
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import { AutomationFilter, filterProblem } from "../../domain/filters.ts";
+import { invalidPayload } from "../../errors.ts";
 import { createAutomation, updateAutomation } from "../../services/automations.ts";
 import { assertOrganizationExists } from "../../services/organizations.ts";
 import type { Services } from "../../services/services.ts";
@@ -45,11 +46,17 @@ const PatchAutomation = Type.Partial(Type.Object(automationFields), {
   minProperties: 1,
 });
 
+/** A filter's op and value are checked together, before the schema, so the detail names the real mistake. */
+async function checkFilters(request: FastifyRequest) {
+  const problem = filterProblem((request.body as { filters?: unknown } | null)?.filters);
+  if (problem) throw invalidPayload(problem);
+}
+
 export function registerAdminAutomationRoutes(app: FastifyInstance, services: Services): void {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
   r.post(
     "/orgs/:org_id/automations",
-    { schema: { hide: true, params: OrgParams, body: CreateAutomation } },
+    { schema: { hide: true, params: OrgParams, body: CreateAutomation }, preValidation: checkFilters },
     async (request, reply) => {
       await assertOrganizationExists(services.db, request.params.org_id);
       const automation = await createAutomation(services.db, request.params.org_id, request.body);
@@ -59,7 +66,7 @@ export function registerAdminAutomationRoutes(app: FastifyInstance, services: Se
   );
   r.patch(
     "/automations/:id",
-    { schema: { hide: true, params: IdParams, body: PatchAutomation } },
+    { schema: { hide: true, params: IdParams, body: PatchAutomation }, preValidation: checkFilters },
     async (request) => {
       const automation = await updateAutomation(services.db, request.params.id, request.body);
       services.boundAutomations.invalidate(automation.org_id);
