@@ -14,7 +14,7 @@ export type ToolArguments = Record<string, unknown>;
 export interface ForwardRequest {
   method: "GET" | "POST" | "DELETE";
   path: string;
-  query?: Record<string, string>;
+  query?: Record<string, string | string[]>;
   body?: unknown;
   headers?: Record<string, string>;
 }
@@ -34,15 +34,21 @@ const DESTRUCTIVE: ToolAnnotations = { readOnlyHint: false, destructiveHint: tru
 
 const NO_ARGUMENTS: ToolInputSchema = { type: "object", properties: {}, additionalProperties: false };
 
-/** Query strings carry text: strings as they are, anything else as its JSON (the endpoint judges it). */
-export function toQuery(args: ToolArguments): Record<string, string> {
-  const query: Record<string, string> = {};
+/**
+ * Query strings carry text, as a direct call's URL would: a string as it is, an array as the
+ * parameter repeated (`?id=a&id=b`, which the endpoint refuses as a direct call's), anything else
+ * as its JSON text. The endpoint judges it.
+ */
+export function toQuery(args: ToolArguments): Record<string, string | string[]> {
+  const query: Record<string, string | string[]> = {};
   for (const [name, value] of Object.entries(args)) {
     if (value === undefined) continue;
-    query[name] = typeof value === "string" ? value : JSON.stringify(value);
+    query[name] = Array.isArray(value) ? value.map(queryText) : queryText(value);
   }
   return query;
 }
+
+const queryText = (value: unknown) => (typeof value === "string" ? value : JSON.stringify(value));
 
 const get = (path: string) => (args: ToolArguments) => ({
   method: "GET" as const,

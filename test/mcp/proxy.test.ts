@@ -485,6 +485,12 @@ describe(`MCP proxy at /api/mcp (${databaseLabel})`, () => {
         const subscription = subscribed.structuredContent as { id: string; signing_secret: string };
         assert.equal(typeof subscription.signing_secret, "string");
 
+        // An id sent twice is the endpoint's 422, as in a direct call with ?id=a&id=b.
+        const twice = await callTool(mcp.client, "unsubscribe_leads", {
+          id: [subscription.id, subscription.id],
+        });
+        assert.equal(twice.isError, true);
+        assert.equal((twice.structuredContent as { status: number }).status, 422, texts(twice).join("\n"));
         const removed = await callTool(mcp.client, "unsubscribe_leads", { id: subscription.id });
         assert.equal(removed.isError, undefined, texts(removed).join("\n"));
         assert.deepEqual(removed.structuredContent, {

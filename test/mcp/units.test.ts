@@ -42,6 +42,8 @@ describe("MCP tool rules", () => {
       since: "2026-01-01T00:00:00Z",
       id: "7",
     });
+    // An array is the parameter repeated, as in a URL: the endpoint refuses it as a direct call's.
+    assert.deepEqual(toQuery({ id: ["a", "b"] }), { id: ["a", "b"] });
   });
 
   it("publishes a TypeBox schema as standalone JSON Schema", () => {
