@@ -81,9 +81,9 @@ export function registerJsonBodyParser(app: FastifyInstance): void {
   // refuse it.
   app.addHook("preValidation", async (request) => {
     const schema = request.routeOptions.schema as { body?: unknown } | undefined;
-    if (schema?.body !== undefined && request.body === undefined) {
-      throw unreadableBody("request body is empty; send a JSON object");
-    }
+    if (schema?.body === undefined || request.body !== undefined) return;
+    if (request.routeOptions.config?.bodyOptional) request.body = {};
+    else throw unreadableBody("request body is empty; send a JSON object");
   });
 }
 

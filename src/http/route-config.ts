@@ -26,6 +26,8 @@ declare module "fastify" {
     orgRateLimit?: OrgRateLimit;
     /** Counted by the pre-auth per-IP limit (the public API, the MCP route, landing pages). */
     ipLimited?: boolean;
+    /** The route's body schema is all optional fields: no body at all is `{}`, not a 400. */
+    bodyOptional?: boolean;
   }
   interface FastifyRequest {
     auth: AuthContext | null;

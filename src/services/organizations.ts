@@ -3,7 +3,7 @@ import { and, eq, isNull } from "drizzle-orm";
 import type { Queryable } from "../db/database.ts";
 import { apiKeys, organizations } from "../db/schema.ts";
 import { generateApiKey, hashApiKey } from "../domain/api-key-format.ts";
-import { notFound } from "../errors.ts";
+import { invalidPayload, notFound } from "../errors.ts";
 
 export interface Organization {
   org_id: string;
@@ -21,9 +21,12 @@ export async function createOrganization(
   db: Queryable,
   input: { name: string; billing_owner?: boolean },
 ): Promise<Organization> {
+  // The name is shown to the contractor (whoami, the app): a blank one names nobody.
+  const name = input.name.trim();
+  if (!name) throw invalidPayload("name: must not be blank");
   const id = randomUUID();
-  await db.insert(organizations).values({ id, name: input.name, billingOwner: input.billing_owner ?? true });
-  return { org_id: id, org_name: input.name };
+  await db.insert(organizations).values({ id, name, billingOwner: input.billing_owner ?? true });
+  return { org_id: id, org_name: name };
 }
 
 export async function assertOrganizationExists(db: Queryable, orgId: string): Promise<void> {

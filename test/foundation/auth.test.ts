@@ -50,6 +50,18 @@ describe(`authentication and scopes (${databaseLabel})`, () => {
     assert.ok(revoked);
   });
 
+  it("issues an unrestricted key for a request without a body, and refuses a blank organization name", async () => {
+    const org = await createOrg(ctx);
+    const issued = await admin(ctx, "POST", `/orgs/${org.orgId}/keys`);
+    assert.equal(issued.status, 201, issued.text);
+    assert.equal(issued.body.scopes, null);
+    const blank = await admin(ctx, "POST", "/orgs", { name: "   " });
+    assert.equal(blank.status, 422);
+    assert.deepEqual(blank.body, { error: "invalid_payload", detail: "name: must not be blank" });
+    const padded = await admin(ctx, "POST", "/orgs", { name: "  Acme  " });
+    assert.equal(padded.body.org_name, "Acme");
+  });
+
   it("refuses to issue a key that expires in the past (422 naming expires_at)", async () => {
     const org = await createOrg(ctx);
     const past = await admin(ctx, "POST", `/orgs/${org.orgId}/keys`, { expires_at: "2000-01-01T00:00:00Z" });

@@ -216,6 +216,10 @@ describe("campaign pipeline", () => {
     clock.advance(60_000);
     const repeat = await admin(ctx, "POST", `/pieces/${piece.id}/mailed`, {});
     assert.equal(repeat.body.mailed_at, first.body.mailed_at);
+    // Its body is all optional: none at all is `{}`.
+    const withoutBody = await admin(ctx, "POST", `/pieces/${piece.id}/mailed`);
+    assert.equal(withoutBody.status, 200, withoutBody.text);
+    assert.equal(withoutBody.body.mailed_at, first.body.mailed_at);
     const corrected = await admin(ctx, "POST", `/pieces/${piece.id}/mailed`, {
       mailed_at: "2026-03-01T09:00:00Z",
     });

@@ -48,19 +48,18 @@ export function registerAdminCampaignRoutes(app: FastifyInstance, services: Serv
   r.post(
     "/pieces/:id/mailed",
     {
+      config: { bodyOptional: true },
       schema: {
         hide: true,
         params: IdParams,
-        body: Type.Optional(
-          Type.Object(
-            { mailed_at: Type.Optional(Type.String({ format: "date-time" })) },
-            { additionalProperties: false },
-          ),
+        body: Type.Object(
+          { mailed_at: Type.Optional(Type.String({ format: "date-time" })) },
+          { additionalProperties: false },
         ),
       },
     },
     async (request) => {
-      const mailedAt = request.body?.mailed_at ? new Date(request.body.mailed_at) : undefined;
+      const mailedAt = request.body.mailed_at ? new Date(request.body.mailed_at) : undefined;
       const at = { mailedAt, now: services.clock.now() };
       return markPieceMailed(services.db, request.params.id, at, publicBaseUrl);
     },

@@ -30,6 +30,7 @@ export function registerAdminOrgRoutes(app: FastifyInstance, services: Services)
   r.post(
     "/orgs/:org_id/keys",
     {
+      config: { bodyOptional: true },
       schema: {
         hide: true,
         params: OrgParams,
@@ -46,12 +47,12 @@ export function registerAdminOrgRoutes(app: FastifyInstance, services: Services)
       },
     },
     async (request, reply) => {
-      const expiresAt = request.body?.expires_at;
+      const expiresAt = request.body.expires_at;
       // A key dead on arrival is a typo in the date, not a wish.
       if (expiresAt && Date.parse(expiresAt) <= services.clock.now().getTime()) {
         throw invalidPayload("expires_at: must be in the future");
       }
-      const issued = await issueApiKey(services.db, request.params.org_id, request.body ?? {});
+      const issued = await issueApiKey(services.db, request.params.org_id, request.body);
       request.log.info({ orgId: request.params.org_id, keyId: issued.id }, "operator issued an API key");
       return reply.code(201).send(issued);
     },
