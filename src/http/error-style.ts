@@ -23,3 +23,6 @@ export const IMPORT_STYLE: ErrorStyle = {
 export function styledCode(style: ErrorStyle | undefined, code: string): string {
   return style?.[code] ?? code;
 }
+
+/** The legacy trigger's kill-switch answer (400, spec: Errors, Other): retryable, with Retry-After. */
+export const AUTOMATIONS_DISABLED_SENTENCE = "Automations are globally disabled";

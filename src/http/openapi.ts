@@ -2,6 +2,7 @@ import swagger from "@fastify/swagger";
 import type { FastifyInstance, FastifySchema, RouteOptions } from "fastify";
 import { JsonRpcRequestBody } from "../mcp/json-rpc.ts";
 import { errorResponse, STANDARD_ERROR_DESCRIPTIONS, standardErrorCodes } from "./error-responses.ts";
+import { AUTOMATIONS_DISABLED_SENTENCE } from "./error-style.ts";
 import "./route-config.ts";
 
 type ResponseSchemas = Record<string, { description?: string; properties?: { error?: { enum?: string[] } } }>;
@@ -21,7 +22,7 @@ function withStandardErrors(route: RouteOptions, declared: ResponseSchemas | und
 }
 
 /** Codes of a 400 that are retryable and so carry Retry-After (the trigger's kill switch). */
-const RETRYABLE_400_CODES = new Set(["Automations are globally disabled"]);
+const RETRYABLE_400_CODES = new Set([AUTOMATIONS_DISABLED_SENTENCE]);
 
 type DocumentedResponse = {
   description?: string;
@@ -49,7 +50,7 @@ function retryAfterHeader(status: string, response: DocumentedResponse) {
   if (status !== "400" || !codes.some((code) => RETRYABLE_400_CODES.has(code))) return undefined;
   return {
     schema: RETRY_AFTER_SCHEMA,
-    description: "Sent with `Automations are globally disabled` (retryable).",
+    description: `Sent with \`${AUTOMATIONS_DISABLED_SENTENCE}\` (retryable).`,
   };
 }
 

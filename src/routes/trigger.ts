@@ -1,9 +1,10 @@
 import { Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
 import { errorResponse } from "../http/error-responses.ts";
+import { AUTOMATIONS_DISABLED_SENTENCE } from "../http/error-style.ts";
 import { authOf } from "../http/guards.ts";
 import { attributionDeps } from "../services/attribution/deps.ts";
-import { fireLegacyTrigger } from "../services/attribution/legacy-trigger.ts";
+import { fireLegacyTrigger, TriggerResult } from "../services/attribution/legacy-trigger.ts";
 import type { Payload } from "../services/attribution/payload-fields.ts";
 import type { Services } from "../services/services.ts";
 import {
@@ -18,7 +19,7 @@ import {
 /** The trigger's kill switch answers 400 with this sentence (spec: Errors, Other). */
 export const TRIGGER_ERROR_STYLE = {
   ...ATTRIBUTION_ERROR_STYLE,
-  automations_disabled: "Automations are globally disabled",
+  automations_disabled: AUTOMATIONS_DISABLED_SENTENCE,
 };
 
 /** CRM mappings send text, numbers, or null for an empty field (read as absent). */
@@ -99,26 +100,6 @@ export const TriggerQuery = Type.Object(
   { additionalProperties: true },
 );
 
-export const TriggerResult = Type.Object(
-  {
-    success: Type.Boolean(),
-    automation: Type.String({ description: "The automation's name." }),
-    customer_added: Type.Boolean({
-      description: "True when a deal_won automation registered the address as a customer.",
-    }),
-    queued: Type.Boolean({ description: "True when a campaign was enqueued by this call." }),
-    queue_id: Type.Union([Type.String(), Type.Null()], {
-      description:
-        "The campaign enqueued, or the one a repeat of the deal_id enqueued; null when nothing was.",
-    }),
-    idempotent: Type.Boolean({ description: "True on a repeat of the deal_id: nothing was done again." }),
-    address: Type.String({
-      description: "The normalized address; on a repeat, the one queued under queue_id.",
-    }),
-  },
-  { $id: "TriggerResult" },
-);
-
 export function registerTriggerRoute(app: FastifyInstance, services: Services): void {
   const deps = {
     ...attributionDeps(services),
@@ -145,8 +126,8 @@ export function registerTriggerRoute(app: FastifyInstance, services: Services): 
           202: TriggerResult,
           ...attributionErrorResponses,
           400: errorResponse(
-            "`Automations are globally disabled`: platform kill switch, transient (retry after Retry-After: 300); `No address found in payload`: no address in any accepted field.",
-            ["Automations are globally disabled", "No address found in payload"],
+            `\`${AUTOMATIONS_DISABLED_SENTENCE}\`: platform kill switch, transient (retry after Retry-After: 300); \`No address found in payload\`: no address in any accepted field.`,
+            [AUTOMATIONS_DISABLED_SENTENCE, "No address found in payload"],
           ),
           404: errorResponse(
             "No automation of this organization has this id (a missing and a foreign id alike).",

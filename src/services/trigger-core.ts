@@ -94,7 +94,7 @@ export interface TriggerOutcome {
   piece_id?: string;
 }
 
-export interface TriggerResult {
+export interface TriggerRun {
   outcomes: TriggerOutcome[];
   /** True only when there is at least one candidate and every one is a duplicate. */
   duplicate: boolean;
@@ -292,7 +292,7 @@ async function enqueueFailed(
 }
 
 /** Runs the candidates through loop guard, filters, address and the idempotent enqueue. */
-export async function runTrigger(deps: TriggerDeps, input: TriggerInput): Promise<TriggerResult> {
+export async function runTrigger(deps: TriggerDeps, input: TriggerInput): Promise<TriggerRun> {
   const address = input.address === undefined ? (mailAddressOf(input.properties) ?? null) : input.address;
   const loopGuarded =
     input.candidates.length > 0 && (await isOwnLead(deps.db, input.orgId, input.properties.service_lead_id));

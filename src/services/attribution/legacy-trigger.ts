@@ -1,3 +1,4 @@
+import { type Static, Type } from "@fastify/type-provider-typebox";
 import { type Queryable, queryOne, sql } from "../../db/database.ts";
 import { namesAPlace, normalizeAddress, parseUsAddress } from "../../domain/address.ts";
 import { isUuid } from "../../domain/uuid.ts";
@@ -46,15 +47,27 @@ export const TRIGGER_FIELD_ALIASES = {
   deal_name: DEAL_NAME_ALIASES,
 } as const;
 
-export interface TriggerResponse {
-  success: boolean;
-  automation: string;
-  customer_added: boolean;
-  queued: boolean;
-  queue_id: string | null;
-  idempotent: boolean;
-  address: string;
-}
+/** The 202 body of POST /api/v1/webhooks/trigger. */
+export const TriggerResult = Type.Object(
+  {
+    success: Type.Boolean(),
+    automation: Type.String({ description: "The automation's name." }),
+    customer_added: Type.Boolean({
+      description: "True when a deal_won automation registered the address as a customer.",
+    }),
+    queued: Type.Boolean({ description: "True when a campaign was enqueued by this call." }),
+    queue_id: Type.Union([Type.String(), Type.Null()], {
+      description:
+        "The campaign enqueued, or the one a repeat of the deal_id enqueued; null when nothing was.",
+    }),
+    idempotent: Type.Boolean({ description: "True on a repeat of the deal_id: nothing was done again." }),
+    address: Type.String({
+      description: "The normalized address; on a repeat, the one queued under queue_id.",
+    }),
+  },
+  { $id: "TriggerResult" },
+);
+export type TriggerResponse = Static<typeof TriggerResult>;
 
 export interface TriggerFields {
   addressLine: string;

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { Type } from "@fastify/type-provider-typebox";
+import { type Static, Type } from "@fastify/type-provider-typebox";
 import { and, count, desc, eq, type SQL } from "drizzle-orm";
 import type { Clock } from "../../clock.ts";
 import { lockUntilCommit, type Queryable } from "../../db/database.ts";
@@ -26,15 +26,12 @@ export const Subscription = Type.Object(
   { title: "Subscription" },
 );
 
-export interface SubscriptionView {
-  id: string;
-  target_url: string;
-  event: string;
-  signing_secret: string | null;
-}
+export type SubscriptionView = Static<typeof Subscription>;
 
-/** How a caller names an existing subscription: by id, or by URL and event. */
-/** How a caller names a subscription; null is an absent field (typed clients send it). */
+/**
+ * How a caller names an existing subscription: by id, or by URL and event; null is an absent
+ * field (typed clients send it).
+ */
 export interface SubscriptionRef {
   id?: string | null | undefined;
   target_url?: string | null | undefined;
