@@ -3,7 +3,7 @@ import type { Logger } from "pino";
 import { buildApp } from "./app.ts";
 import { resolveAdminToken, seedDemoOnFirstRun } from "./bootstrap.ts";
 import { systemClock } from "./clock.ts";
-import { ConfigError, loadConfig } from "./config.ts";
+import { type Config, ConfigError, loadConfig } from "./config.ts";
 import {
   DataDirInUseError,
   DataDirUnusableError,
@@ -58,6 +58,56 @@ function waitForDatabase<T>(start: () => Promise<T>, options: { budgetMs: number
         "database not reachable yet; waiting before starting",
       ),
   });
+}
+
+/** Exact counters shared through Redis when REDIS_URL is set, else counted in this process. */
+function createRateLimiter(config: Config, logger: Logger): RateLimiter {
+  if (config.redisUrl) {
+    const redis = new Redis(config.redisUrl, {
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 1,
+      // A backstop that clears commands of a frozen server; the limiter gives up on a reply after 500 ms.
+      commandTimeout: 5_000,
+    });
+    redis.on("error", (error) => logger.debug({ err: error }, "redis error"));
+    return createRedisRateLimiter(redis, systemClock, logger);
+  }
+  if (config.databaseUrl) {
+    logger.warn("REDIS_URL is not set: rate limits are counted per instance, not across instances");
+  }
+  return createMemoryRateLimiter(systemClock);
+}
+
+/**
+ * On SIGTERM or SIGINT: runs the steps in order (stop taking requests and jobs, let those in
+ * flight finish, close what is open), then exits; past `shutdownTimeoutMs` it exits anyway.
+ */
+function stopOnSignals(
+  options: { logger: Logger; shutdownTimeoutMs: number },
+  steps: (() => Promise<unknown>)[],
+): void {
+  const { logger, shutdownTimeoutMs } = options;
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, "shutting down: finishing in-flight requests");
+    const forced = setTimeout(() => {
+      logger.error({ shutdownTimeoutMs }, "shutdown took too long; exiting");
+      process.exit(1);
+    }, shutdownTimeoutMs);
+    forced.unref();
+    try {
+      for (const step of steps) await step();
+      logger.info("shutdown complete");
+      process.exit(0);
+    } catch (error) {
+      logger.error({ err: error }, "shutdown failed");
+      process.exit(1);
+    }
+  };
+  process.on("SIGTERM", () => void stop("SIGTERM"));
+  process.on("SIGINT", () => void stop("SIGINT"));
 }
 
 /**
@@ -125,22 +175,7 @@ async function main() {
   if (applied.length > 0) logger.info({ applied }, "migrations applied");
   const vacuum = database.kind === "pglite" ? startEmbeddedVacuum({ database, logger }) : null;
 
-  let limiter: RateLimiter;
-  if (config.redisUrl) {
-    const redis = new Redis(config.redisUrl, {
-      enableOfflineQueue: false,
-      maxRetriesPerRequest: 1,
-      // A backstop that clears commands of a frozen server; the limiter gives up on a reply after 500 ms.
-      commandTimeout: 5_000,
-    });
-    redis.on("error", (error) => logger.debug({ err: error }, "redis error"));
-    limiter = createRedisRateLimiter(redis, systemClock, logger);
-  } else {
-    if (config.databaseUrl) {
-      logger.warn("REDIS_URL is not set: rate limits are counted per instance, not across instances");
-    }
-    limiter = createMemoryRateLimiter(systemClock);
-  }
+  const limiter = createRateLimiter(config, logger);
   if (config.webhookAllowPrivateTargets.length > 0) {
     logger.warn(
       { targets: config.webhookAllowPrivateTargets },
@@ -169,33 +204,15 @@ async function main() {
     "porchlight started",
   );
 
-  let stopping = false;
-  const stop = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, "shutting down: finishing in-flight requests");
-    const forced = setTimeout(() => {
-      logger.error({ shutdownTimeoutMs: config.shutdownTimeoutMs }, "shutdown took too long; exiting");
-      process.exit(1);
-    }, config.shutdownTimeoutMs);
-    forced.unref();
-    try {
-      await app.close();
-      await stopListening?.();
-      await worker?.stop();
-      await vacuum?.stop();
-      await limiter.close();
-      await database.close();
-      releaseDataDir?.();
-      logger.info("shutdown complete");
-      process.exit(0);
-    } catch (error) {
-      logger.error({ err: error }, "shutdown failed");
-      process.exit(1);
-    }
-  };
-  process.on("SIGTERM", () => void stop("SIGTERM"));
-  process.on("SIGINT", () => void stop("SIGINT"));
+  stopOnSignals({ logger, shutdownTimeoutMs: config.shutdownTimeoutMs }, [
+    () => app.close(),
+    async () => stopListening?.(),
+    async () => worker?.stop(),
+    async () => vacuum?.stop(),
+    () => limiter.close(),
+    () => database.close(),
+    async () => releaseDataDir?.(),
+  ]);
 }
 
 main().catch((error: unknown) => {
