@@ -221,35 +221,42 @@ describe("outages of the database and of Redis", { skip: skipWithoutPostgres }, 
   });
 
   it("a process started while PostgreSQL is unreachable waits for it and starts once it answers", async () => {
-    // The service reaches PostgreSQL through a port where nothing listens yet; a proxy opens there
-    // a few seconds later, as a database coming up after the service would.
+    // The service reaches PostgreSQL through a proxy that hangs up on every connection until the
+    // service has tried at least once, then forwards: a database coming up after the service.
     const upstream = new URL(database.url);
-    const proxyPort = await freePort();
     const proxied = new URL(database.url);
-    proxied.port = String(proxyPort);
+    proxied.port = String(await freePort());
+    let refused = 0;
+    let forwarding = false;
     const sockets = new Set<net.Socket>();
     const proxy = net.createServer((client) => {
-      const server = net.connect(Number(upstream.port || 5432), upstream.hostname);
-      for (const socket of [client, server]) {
-        sockets.add(socket);
-        socket.on("error", () => {
-          client.destroy();
-          server.destroy();
-        });
+      sockets.add(client);
+      client.on("error", () => client.destroy());
+      if (!forwarding) {
+        refused++;
+        client.destroy();
+        return;
       }
+      const server = net.connect(Number(upstream.port || 5432), upstream.hostname);
+      sockets.add(server);
+      server.on("error", () => client.destroy());
+      client.on("close", () => server.destroy());
       client.pipe(server).pipe(client);
     });
+    await new Promise<void>((resolve) => proxy.listen(Number(proxied.port), "127.0.0.1", resolve));
     const starting = startService({ databaseUrl: proxied.href, env: { DATABASE_STARTUP_WAIT_MS: "60000" } });
     let service: ServiceProcess | undefined;
     try {
-      await sleep(3_000);
-      await new Promise<void>((resolve) => proxy.listen(proxyPort, "127.0.0.1", resolve));
+      for (let wait = 0; wait < 600 && refused === 0; wait++) await sleep(50);
+      assert.ok(refused > 0, "the service tried to connect");
+      forwarding = true;
       service = await starting;
       services.push(service);
       assert.match(service.output(), /database not reachable yet; waiting before starting/);
       const org = await createServiceOrg(service.baseUrl, "Started late");
       assert.equal((await http(service.baseUrl, "GET", "/api/v1/me", { key: org.key })).status, 200);
     } finally {
+      forwarding = true;
       await service?.kill("SIGTERM");
       for (const socket of sockets) socket.destroy();
       await new Promise((resolve) => proxy.close(resolve));
