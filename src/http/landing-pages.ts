@@ -1,13 +1,13 @@
 import { randomBytes } from "node:crypto";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { AppError, unreadableBody } from "../errors.ts";
+import { charsetOf, mediaTypeOf } from "./json-body.ts";
 import {
   contentSecurityPolicy,
   renderNotFound,
   renderTryAgain,
   renderUnreadableForm,
-} from "../services/leads/landing-html.ts";
-import { charsetOf, mediaTypeOf } from "./json-body.ts";
+} from "./landing-html.ts";
 import { decodeText } from "./text-decoding.ts";
 
 /**

@@ -2,6 +2,7 @@ import { Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { AppError } from "../errors.ts";
 import { logServerError, renderError, toAppError } from "../http/error-handler.ts";
+import { type FormValues, renderLandingPage, renderNotFound, renderThankYou } from "../http/landing-html.ts";
 import {
   isBrowserRequest,
   isFormPost,
@@ -13,12 +14,6 @@ import {
 } from "../http/landing-pages.ts";
 import { ErrorBody } from "../http/schemas.ts";
 import { loadLandingContext, saveLandingLead } from "../services/leads/capture.ts";
-import {
-  type FormValues,
-  renderLandingPage,
-  renderNotFound,
-  renderThankYou,
-} from "../services/leads/landing-html.ts";
 import {
   type RawLeadSubmission,
   submissionFromForm,

@@ -2,8 +2,8 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { fixedClock } from "../../src/clock.ts";
 import { queryRows, sql } from "../../src/db/database.ts";
+import { escapeHtml } from "../../src/http/landing-html.ts";
 import { MAX_FORM_PAIRS, parseFormBody } from "../../src/http/landing-pages.ts";
-import { escapeHtml } from "../../src/services/leads/landing-html.ts";
 import { admin, call, createOrg } from "../helpers/api.ts";
 import { createTestContext, databaseLabel, type TestContext } from "../helpers/harness.ts";
 import {

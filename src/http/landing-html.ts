@@ -1,6 +1,6 @@
-import type { LandingContext } from "./capture.ts";
-import type { LeadField } from "./lead-fields.ts";
-import { SUBMISSION_LIMITS } from "./submission.ts";
+import type { LandingContext } from "../services/leads/capture.ts";
+import type { LeadField } from "../services/leads/lead-fields.ts";
+import { SUBMISSION_LIMITS } from "../services/leads/submission.ts";
 
 /** Escapes text for HTML element content and double-quoted attribute values alike. */
 export function escapeHtml(value: unknown): string {
