@@ -42,12 +42,16 @@ export async function issueApiKey(
   db: Queryable,
   orgId: string,
   input: { name?: string; scopes?: string[]; expires_at?: string },
+  now: Date,
 ): Promise<IssuedKey> {
+  const expiresAt = input.expires_at ? new Date(input.expires_at) : null;
+  // A key dead on arrival is a typo in the date, not a wish.
+  if (expiresAt && expiresAt.getTime() <= now.getTime())
+    throw invalidPayload("expires_at: must be in the future");
   await assertOrganizationExists(db, orgId);
   const key = generateApiKey();
   const id = randomUUID();
   const scopes = input.scopes && input.scopes.length > 0 ? [...new Set(input.scopes)] : null;
-  const expiresAt = input.expires_at ? new Date(input.expires_at) : null;
   await db.insert(apiKeys).values({
     orgId,
     id,

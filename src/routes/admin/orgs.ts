@@ -1,6 +1,6 @@
 import { Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
-import { invalidPayload, notFound } from "../../errors.ts";
+import { notFound } from "../../errors.ts";
 import { SCOPES } from "../../http/route-config.ts";
 import { createOrganization, issueApiKey, revokeApiKey } from "../../services/organizations.ts";
 import type { Services } from "../../services/services.ts";
@@ -47,12 +47,12 @@ export function registerAdminOrgRoutes(app: FastifyInstance, services: Services)
       },
     },
     async (request, reply) => {
-      const expiresAt = request.body.expires_at;
-      // A key dead on arrival is a typo in the date, not a wish.
-      if (expiresAt && Date.parse(expiresAt) <= services.clock.now().getTime()) {
-        throw invalidPayload("expires_at: must be in the future");
-      }
-      const issued = await issueApiKey(services.db, request.params.org_id, request.body);
+      const issued = await issueApiKey(
+        services.db,
+        request.params.org_id,
+        request.body,
+        services.clock.now(),
+      );
       request.log.info({ orgId: request.params.org_id, keyId: issued.id }, "operator issued an API key");
       return reply.code(201).send(issued);
     },
