@@ -1,9 +1,5 @@
-import { createHash, timingSafeEqual } from "node:crypto";
 import type { FastifyInstance } from "fastify";
-import ipaddr from "ipaddr.js";
-import { bearerToken } from "../../domain/api-key-format.ts";
-import { ipRateLimited, unauthorized } from "../../errors.ts";
-import { soleAuthorization } from "../../http/authorization-header.ts";
+import { registerAdminGuard } from "../../http/admin-guard.ts";
 import type { Services } from "../../services/services.ts";
 import { registerAdminAttributionRoutes } from "./attribution-admin.ts";
 import { registerAdminAutomationRoutes } from "./automations.ts";
@@ -14,44 +10,9 @@ import { registerAdminLeadRoutes } from "./leads-admin.ts";
 import { registerAdminOrgRoutes } from "./orgs.ts";
 import { registerAdminPieceRoutes } from "./pieces.ts";
 
-const digest = (value: string) => createHash("sha256").update(value).digest();
-
-/**
- * Wrong operator tokens tolerated per client IP (IPv6: per /64) and minute; past them every admin
- * request from there, right token or not, answers 429 until the minute ends (no guessing at
- * request rate).
- */
-export const ADMIN_AUTH_FAILURES_PER_MINUTE = 20;
-const FAILURES_BUCKET = "admin-auth-failures";
-
-/** An IPv6 client is counted by its /64, which one host may rotate through; an IPv4 one by its address. */
-function clientNetwork(ip: string): string {
-  if (!ipaddr.isValid(ip)) return ip;
-  const address = ipaddr.process(ip);
-  if (address.kind() === "ipv4") return address.toString();
-  return `${(address as ipaddr.IPv6).parts
-    .slice(0, 4)
-    .map((part) => part.toString(16))
-    .join(":")}::/64`;
-}
-
 /** The operator API (the app's back office): ADMIN_TOKEN bearer, not part of the public interface. */
 export async function registerAdminRoutes(app: FastifyInstance, services: Services): Promise<void> {
-  const expected = services.config.adminToken ? digest(services.config.adminToken) : undefined;
-  const limiter = services.limiter;
-  app.addHook("onRequest", async (request) => {
-    // The token is compared and the failure counted before any await: requests pipelined in one
-    // packet run their hooks in turn, and each must see the failures counted before it.
-    const token = bearerToken(soleAuthorization(request.raw));
-    const client = clientNetwork(request.ip);
-    if (!expected || !token || !timingSafeEqual(digest(token), expected)) {
-      const failures = await limiter.hit(FAILURES_BUCKET, client, ADMIN_AUTH_FAILURES_PER_MINUTE, 60);
-      if (!failures.allowed) throw ipRateLimited(failures.secondsToWindowEnd);
-      throw unauthorized();
-    }
-    const failures = await limiter.peek(FAILURES_BUCKET, client, 60);
-    if (failures.count >= ADMIN_AUTH_FAILURES_PER_MINUTE) throw ipRateLimited(failures.secondsToWindowEnd);
-  });
+  registerAdminGuard(app, { adminToken: services.config.adminToken, limiter: services.limiter });
   registerAdminOrgRoutes(app, services);
   registerAdminAttributionRoutes(app, services);
   registerAdminAutomationRoutes(app, services);
