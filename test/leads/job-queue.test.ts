@@ -27,6 +27,17 @@ describe(`durable job queue (${databaseLabel})`, () => {
   after(async () => opened.drop());
 
   const deps = () => ({ db: opened.database.db, clock, logger: silentLogger });
+  /** The test database, refusing every statement as an unreachable server would while `isDown()`. */
+  const unreachableWhile = (isDown: () => boolean) =>
+    new Proxy(opened.database.db, {
+      get(target, property, receiver) {
+        if (property === "execute" && isDown())
+          return async () => {
+            throw Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:5432"), { code: "ECONNREFUSED" });
+          };
+        return Reflect.get(target, property, receiver);
+      },
+    });
   const jobRow = (id: string) =>
     queryOne<{ status: string; attempts: number; last_error: string | null; run_at: Date }>(
       opened.database.db,
@@ -173,15 +184,7 @@ describe(`durable job queue (${databaseLabel})`, () => {
   it("records a failed try once the database is back, instead of leaving the job locked", async () => {
     const kind = defineJobKind({ ...flakyJob, name: "test_outage_outcome" });
     let down = false;
-    const flakyDb = new Proxy(opened.database.db, {
-      get(target, property, receiver) {
-        if (property === "execute" && down)
-          return async () => {
-            throw Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:5432"), { code: "ECONNREFUSED" });
-          };
-        return Reflect.get(target, property, receiver);
-      },
-    });
+    const flakyDb = unreachableWhile(() => down);
     const catalog = createJobCatalog([
       handleJob(kind, async () => {
         down = true;
@@ -206,15 +209,7 @@ describe(`durable job queue (${databaseLabel})`, () => {
     const lines: { msg: string }[] = [];
     const logger = pino({ level: "info" }, { write: (line: string) => lines.push(JSON.parse(line)) });
     let down = true;
-    const flakyDb = new Proxy(opened.database.db, {
-      get(target, property, receiver) {
-        if (property === "execute" && down)
-          return async () => {
-            throw Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:5432"), { code: "ECONNREFUSED" });
-          };
-        return Reflect.get(target, property, receiver);
-      },
-    });
+    const flakyDb = unreachableWhile(() => down);
     const idle = createJobCatalog([
       handleJob(defineJobKind({ ...flakyJob, name: "test_idle" }), async () => {}),
     ]);
