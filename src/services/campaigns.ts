@@ -3,7 +3,7 @@ import { and, desc, eq, inArray } from "drizzle-orm";
 import type { Queryable } from "../db/database.ts";
 import { campaigns, mailPieces, type PieceStatus } from "../db/schema.ts";
 import { normalizeAddress } from "../domain/address.ts";
-import { AppError, notFound } from "../errors.ts";
+import { AppError, invalidPayload, notFound } from "../errors.ts";
 import { enqueueJob } from "../jobs/queue.ts";
 import { geocodePieceJob } from "../pipeline/jobs.ts";
 
@@ -100,6 +100,16 @@ export interface MailingInput {
   pieces: { address: string; recipient_name?: string; mailed_at?: string }[];
 }
 
+/**
+ * Mail already sent cannot be dated ahead of now (a day's grace for clocks and time zones): a
+ * future mailed_at would hold the piece out of every attribution window until that day.
+ */
+function assertNotFuture(mailedAt: Date, now: Date, field: string) {
+  if (mailedAt.getTime() > now.getTime() + 24 * 3600 * 1000) {
+    throw invalidPayload(`${field}: must not be more than 24 hours in the future`);
+  }
+}
+
 /** Records mail already sent (mailing history): one campaign, its pieces marked mailed. */
 export async function recordMailing(
   db: Queryable,
@@ -107,6 +117,10 @@ export async function recordMailing(
   input: MailingInput,
   options: { now: Date; publicBaseUrl: string },
 ) {
+  for (const [index, piece] of input.pieces.entries()) {
+    if (piece.mailed_at)
+      assertNotFuture(new Date(piece.mailed_at), options.now, `pieces[${index}].mailed_at`);
+  }
   const campaignId = randomUUID();
   const name = input.campaign_name ?? `Mailing ${options.now.toISOString().slice(0, 10)}`;
   const pieceRows = input.pieces.map((piece) =>
@@ -187,6 +201,7 @@ export async function markPieceMailed(
   const [current] = await db.select().from(mailPieces).where(eq(mailPieces.id, pieceId));
   if (!current) throw notFound("piece not found");
   if (current.status === "mailed" && at.mailedAt === undefined) return toPieceView(current, publicBaseUrl);
+  if (at.mailedAt) assertNotFuture(at.mailedAt, at.now, "mailed_at");
   const mailedAt = at.mailedAt ?? at.now;
   if (current.status !== "queued" && current.status !== "mailed") {
     throw new AppError(

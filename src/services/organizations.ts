@@ -41,7 +41,7 @@ export async function assertOrganizationExists(db: Queryable, orgId: string): Pr
 export async function issueApiKey(
   db: Queryable,
   orgId: string,
-  input: { name?: string; scopes?: string[]; expires_at?: string },
+  input: { name?: string; scopes?: string[] | null; expires_at?: string },
   now: Date,
 ): Promise<IssuedKey> {
   const expiresAt = input.expires_at ? new Date(input.expires_at) : null;

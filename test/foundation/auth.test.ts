@@ -55,6 +55,9 @@ describe(`authentication and scopes (${databaseLabel})`, () => {
     const issued = await admin(ctx, "POST", `/orgs/${org.orgId}/keys`);
     assert.equal(issued.status, 201, issued.text);
     assert.equal(issued.body.scopes, null);
+    const nullScopes = await admin(ctx, "POST", `/orgs/${org.orgId}/keys`, { scopes: null });
+    assert.equal(nullScopes.status, 201, nullScopes.text);
+    assert.equal(nullScopes.body.scopes, null, "null scopes: unrestricted, like none sent");
     const blank = await admin(ctx, "POST", "/orgs", { name: "   " });
     assert.equal(blank.status, 422);
     assert.deepEqual(blank.body, { error: "invalid_payload", detail: "name: must not be blank" });

@@ -224,6 +224,18 @@ describe("campaign pipeline", () => {
       mailed_at: "2026-03-01T09:00:00Z",
     });
     assert.equal(corrected.body.mailed_at, "2026-03-01T09:00:00.000Z");
+    const future = new Date(clock.now().getTime() + 2 * 86_400_000).toISOString();
+    const ahead = await admin(ctx, "POST", `/pieces/${piece.id}/mailed`, { mailed_at: future });
+    assert.equal(ahead.status, 422);
+    assert.equal(ahead.body.detail, "mailed_at: must not be more than 24 hours in the future");
+    const history = await admin(ctx, "POST", `/orgs/${org.orgId}/mailings`, {
+      pieces: [
+        { address: "1 Elm St, Springfield, IL 62704" },
+        { address: "2 Elm St, Springfield, IL 62704", mailed_at: future },
+      ],
+    });
+    assert.equal(history.status, 422);
+    assert.equal(history.body.detail, "pieces[1].mailed_at: must not be more than 24 hours in the future");
     assert.equal((await admin(ctx, "POST", `/pieces/${crypto.randomUUID()}/mailed`, {})).status, 404);
   });
 

@@ -38,7 +38,10 @@ export function registerAdminOrgRoutes(app: FastifyInstance, services: Services)
           {
             name: Type.Optional(Type.String({ maxLength: 200 })),
             scopes: Type.Optional(
-              Type.Array(Type.Union(SCOPES.map((scope) => Type.Literal(scope))), { maxItems: 3 }),
+              Type.Union([
+                Type.Array(Type.Union(SCOPES.map((scope) => Type.Literal(scope))), { maxItems: 3 }),
+                Type.Null(),
+              ]),
             ),
             expires_at: Type.Optional(Type.String({ format: "date-time" })),
           },
