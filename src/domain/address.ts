@@ -69,7 +69,7 @@ function streetLine(parsed: ParsedLocation): string {
 }
 
 function stateFromZip(zip: string): string {
-  return zip ? (zipcodes.lookup(zip)?.state ?? "") : "";
+  return placeOfZip(zip)?.state ?? "";
 }
 
 /** The city and state a ZIP belongs to, as the ZIP database spells them ("Springfield", "IL"). */

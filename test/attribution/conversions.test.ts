@@ -214,6 +214,13 @@ describe(`POST /api/v1/conversions (${databaseLabel})`, () => {
     const atThatHome = await conversion(ctx, org.key, { address: ELSEWHERE, campaign_id: named.campaign_id });
     assert.equal(atThatHome.body.match_method, "campaign_id");
     assert.equal(atThatHome.body.attribution_type, "direct");
+    // The same home written without its ZIP is still the campaign's piece there (and its lead).
+    const withoutZip = await conversion(ctx, org.key, {
+      address: "900 Elm Avenue, Springfield, IL",
+      campaign_id: named.campaign_id,
+      deal_id: "no-zip",
+    });
+    assert.equal(withoutZip.body.attribution_type, "direct", withoutZip.text);
   });
 
   it("falls back to the address when the named campaign is unknown or mailed outside the window", async () => {

@@ -98,13 +98,23 @@ export async function matchMailedPiece(
   return matchByAddress(db, query);
 }
 
-/** The named campaign's piece at this address if it has one, else its latest piece in the window. */
+/**
+ * The home's pieces under any key it can be stored under (`keysOfSameHome`: with or without its
+ * city or ZIP), each an index probe.
+ */
+const atSameHome = (normalizedAddress: string) =>
+  sql`normalized_address IN (${sql.join(
+    keysOfSameHome(normalizedAddress).map((key) => sql`${key}`),
+    sql`, `,
+  )})`;
+
+/** The named campaign's piece at this home if it has one, else its latest piece in the window. */
 async function matchByCampaign(db: Queryable, query: MatchQuery, campaignId: string) {
   const { orgId, window } = query;
   const atAddress = await queryOne<PieceRow>(
     db,
     sql`SELECT id, campaign_id, mailed_at FROM mail_pieces
-        WHERE org_id = ${orgId} AND normalized_address = ${query.normalizedAddress}
+        WHERE org_id = ${orgId} AND ${atSameHome(query.normalizedAddress)}
           AND mailed_at IS NOT NULL AND ${mailedWithin(window)}
           AND campaign_id = ${campaignId}::uuid
         ORDER BY mailed_at DESC LIMIT 1`,
@@ -150,20 +160,13 @@ async function matchByPoint(db: Queryable, query: MatchQuery, point: GeoPoint, r
   return toMatch(row, "geo", bothRooftop ? "high" : "medium");
 }
 
-/**
- * The home's pieces under any key it can be stored under (`keysOfSameHome`: with or without its
- * city or ZIP), each an index probe; `high` for the equal key, `medium` for another writing.
- */
+/** The home's latest piece: `high` under the equal key, `medium` under another writing of it. */
 async function matchByAddress(db: Queryable, query: MatchQuery) {
   const { orgId, window } = query;
-  const keys = keysOfSameHome(query.normalizedAddress);
   const row = await queryOne<PieceRow & { normalized_address: string }>(
     db,
     sql`SELECT id, campaign_id, mailed_at, normalized_address FROM mail_pieces
-        WHERE org_id = ${orgId} AND normalized_address IN (${sql.join(
-          keys.map((key) => sql`${key}`),
-          sql`, `,
-        )})
+        WHERE org_id = ${orgId} AND ${atSameHome(query.normalizedAddress)}
           AND mailed_at IS NOT NULL AND ${mailedWithin(window)}
         ORDER BY mailed_at DESC LIMIT 1`,
   );
