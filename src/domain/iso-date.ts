@@ -12,6 +12,12 @@ export interface IsoDate {
  * year 0 (a 180-day window before 0001-01-01 fails there), and JavaScript reads years 0-99 as
  * 1900-1999.
  */
+/**
+ * How far ahead of the server clock a date of something that already happened may be (a CRM's
+ * clock and time-zone mistakes): events' occurred_at (spec: 24 hours), recorded mailed_at.
+ */
+export const MAX_CLOCK_LEAD_MS = 24 * 60 * 60 * 1000;
+
 export const ISO_YEAR_RANGE = { earliest: 1000, latest: 9999 } as const;
 
 const ISO_DATE =

@@ -3,6 +3,7 @@ import { and, desc, eq, inArray } from "drizzle-orm";
 import type { Queryable } from "../db/database.ts";
 import { campaigns, mailPieces, type PieceStatus } from "../db/schema.ts";
 import { normalizeAddress } from "../domain/address.ts";
+import { MAX_CLOCK_LEAD_MS } from "../domain/iso-date.ts";
 import { AppError, invalidPayload, notFound } from "../errors.ts";
 import { enqueueJob } from "../jobs/queue.ts";
 import { geocodePieceJob } from "../pipeline/jobs.ts";
@@ -101,11 +102,11 @@ export interface MailingInput {
 }
 
 /**
- * Mail already sent cannot be dated ahead of now (a day's grace for clocks and time zones): a
- * future mailed_at would hold the piece out of every attribution window until that day.
+ * Mail already sent cannot be dated ahead of now (the grace events' occurred_at has): a future
+ * mailed_at would hold the piece out of every attribution window until that day.
  */
 function assertNotFuture(mailedAt: Date, now: Date, field: string) {
-  if (mailedAt.getTime() > now.getTime() + 24 * 3600 * 1000) {
+  if (mailedAt.getTime() > now.getTime() + MAX_CLOCK_LEAD_MS) {
     throw invalidPayload(`${field}: must not be more than 24 hours in the future`);
   }
 }

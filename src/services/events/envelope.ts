@@ -1,6 +1,6 @@
 import { type Static, Type } from "@fastify/type-provider-typebox";
 import { IgnoredOrgId } from "../../domain/ignored-org-id.ts";
-import { parseIsoDate } from "../../domain/iso-date.ts";
+import { MAX_CLOCK_LEAD_MS, parseIsoDate } from "../../domain/iso-date.ts";
 import { countCodePoints } from "../../domain/storable-text.ts";
 import { invalidPayload } from "../../errors.ts";
 import { composeAddress } from "../trigger-core.ts";
@@ -30,7 +30,6 @@ export const MAX_PROPERTIES = 100;
 export const MAX_PROPERTY_KEY_LENGTH = 64;
 export const MAX_PROPERTY_VALUE_LENGTH = 2000;
 export const MAX_COMPOSED_ADDRESS_LENGTH = 500;
-export const MAX_OCCURRED_AT_LEAD_MS = 24 * 60 * 60 * 1000;
 export const EVENTS_BODY_LIMIT = 262_144;
 
 export const EventProperties = Type.Object(
@@ -195,7 +194,7 @@ export function assertEnvelopeRules(envelope: CleanEnvelope, now: Date): void {
     if (occurredAt === undefined) {
       throw invalidPayload("occurred_at: must be an ISO-8601 date-time, e.g. 2026-11-22T12:00:00Z");
     }
-    if (occurredAt - now.getTime() > MAX_OCCURRED_AT_LEAD_MS) {
+    if (occurredAt - now.getTime() > MAX_CLOCK_LEAD_MS) {
       throw invalidPayload("occurred_at: leads the server clock by more than 24 hours");
     }
   }
