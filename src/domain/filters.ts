@@ -1,37 +1,36 @@
 import { type Static, Type } from "@fastify/type-provider-typebox";
 
+/** The filter ops by the value each takes: one list for the schema and for the error details. */
+const OPS_BY_VALUE = {
+  string: ["eq", "neq", "contains"],
+  strings: ["in", "not_in"],
+  none: ["exists", "not_exists"],
+  number: ["gt", "gte", "lt", "lte"],
+} as const;
+
+/** One of `ops` (a union of literals; typed as the ops themselves, which a mapped union loses). */
+const opOf = <Op extends string>(ops: readonly Op[]) =>
+  Type.Unsafe<Op>(Type.Union(ops.map((op) => Type.Literal(op))));
+const Property = Type.String({ minLength: 1, maxLength: 64 });
+
 /** A CRM filter of an automation: a condition on one record property (all must pass). */
 export const AutomationFilter = Type.Union(
   [
     Type.Object(
-      {
-        property: Type.String({ minLength: 1, maxLength: 64 }),
-        op: Type.Union([Type.Literal("eq"), Type.Literal("neq"), Type.Literal("contains")]),
-        value: Type.String({ maxLength: 2000 }),
-      },
+      { property: Property, op: opOf(OPS_BY_VALUE.string), value: Type.String({ maxLength: 2000 }) },
       { additionalProperties: false },
     ),
     Type.Object(
       {
-        property: Type.String({ minLength: 1, maxLength: 64 }),
-        op: Type.Union([Type.Literal("in"), Type.Literal("not_in")]),
+        property: Property,
+        op: opOf(OPS_BY_VALUE.strings),
         value: Type.Array(Type.String({ maxLength: 2000 }), { maxItems: 100 }),
       },
       { additionalProperties: false },
     ),
+    Type.Object({ property: Property, op: opOf(OPS_BY_VALUE.none) }, { additionalProperties: false }),
     Type.Object(
-      {
-        property: Type.String({ minLength: 1, maxLength: 64 }),
-        op: Type.Union([Type.Literal("exists"), Type.Literal("not_exists")]),
-      },
-      { additionalProperties: false },
-    ),
-    Type.Object(
-      {
-        property: Type.String({ minLength: 1, maxLength: 64 }),
-        op: Type.Union([Type.Literal("gt"), Type.Literal("gte"), Type.Literal("lt"), Type.Literal("lte")]),
-        value: Type.Number(),
-      },
+      { property: Property, op: opOf(OPS_BY_VALUE.number), value: Type.Number() },
       { additionalProperties: false },
     ),
   ],
@@ -39,19 +38,12 @@ export const AutomationFilter = Type.Union(
 );
 export type AutomationFilter = Static<typeof AutomationFilter>;
 
-const VALUE_BY_OP: Record<string, "string" | "strings" | "none" | "number"> = {
-  eq: "string",
-  neq: "string",
-  contains: "string",
-  in: "strings",
-  not_in: "strings",
-  exists: "none",
-  not_exists: "none",
-  gt: "number",
-  gte: "number",
-  lt: "number",
-  lte: "number",
-};
+type ValueKind = keyof typeof OPS_BY_VALUE;
+const VALUE_BY_OP = new Map<string, ValueKind>(
+  (Object.keys(OPS_BY_VALUE) as ValueKind[]).flatMap((kind) =>
+    OPS_BY_VALUE[kind].map((op) => [op, kind] as const),
+  ),
+);
 
 /**
  * What is wrong with the first filter whose `op` is unknown or whose `value` does not fit its op,
@@ -64,8 +56,8 @@ export function filterProblem(filters: unknown): string | undefined {
     if (filter === null || typeof filter !== "object") continue;
     const { op, value } = filter as { op?: unknown; value?: unknown };
     const at = `filters[${index}]`;
-    const expected = typeof op === "string" && Object.hasOwn(VALUE_BY_OP, op) ? VALUE_BY_OP[op] : undefined;
-    if (!expected) return `${at}.op: must be one of ${Object.keys(VALUE_BY_OP).join(", ")}`;
+    const expected = typeof op === "string" ? VALUE_BY_OP.get(op) : undefined;
+    if (!expected) return `${at}.op: must be one of ${[...VALUE_BY_OP.keys()].join(", ")}`;
     if (expected === "none" && value !== undefined) return `${at}.value: must not be sent with op ${op}`;
     if (expected === "string" && typeof value !== "string")
       return `${at}.value: must be a string with op ${op}`;
