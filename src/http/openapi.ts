@@ -91,6 +91,7 @@ Per-organization limits use fixed windows that reset on the boundary; they count
 A request whose headers and body have not all arrived within 30 s (\`REQUEST_TIMEOUT_MS\`) is answered 408 \`request_timeout\` and its connection closed; headers over 16 KiB are 431 \`headers_too_large\`.
 Bodies are JSON, read as UTF-8 unless Content-Type declares another \`charset\` (then decoded from it): invalid UTF-8 is 400 \`invalid_json\`; an unknown charset or a \`Content-Encoding\` other than identity is 400 \`invalid_payload\`. A path with broken percent-encoding is 400 \`bad_request\`. A known path under a method it does not take is 405 \`method_not_allowed\` with \`Allow\`; an unknown path is 404 \`not_found\`.
 While an instance shuts down, a request still arriving on an open connection is not run: 503 \`service_unavailable\` with \`Retry-After: 1\` and \`Connection: close\`.
+Every answer carries \`X-Request-Id\`, the id the service logged the request under: the request's own \`X-Request-Id\` when it is 1-128 characters of \`A-Z a-z 0-9 . _ : / + = @ -\`, else a fresh UUID.
 
 Retry guidance: 429, 500, 502, 503, 409 \`import_in_progress\` and the trigger's kill-switch 400 are retryable (honour \`Retry-After\`); 400, 401, 403, 404, 413 and 422 are terminal.`;
 
