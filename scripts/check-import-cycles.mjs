@@ -1,0 +1,87 @@
+#!/usr/bin/env node
+// Fails when src/ has an import cycle between files, or between folders (a file directly in src/
+// counts as a module of its own). Type-only imports count too: a cycle of types still ties two
+// modules' designs together. Usage: node scripts/check-import-cycles.mjs [--report]
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import path from "node:path";
+import ts from "typescript";
+
+const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..");
+const SRC = path.join(ROOT, "src");
+
+function sourceFiles(dir, out = []) {
+  for (const entry of readdirSync(dir)) {
+    const full = path.join(dir, entry);
+    if (statSync(full).isDirectory()) sourceFiles(full, out);
+    else if (/\.ts$/.test(entry) && !entry.endsWith(".d.ts")) out.push(full);
+  }
+  return out;
+}
+
+function importsOf(file) {
+  const { importedFiles } = ts.preProcessFile(readFileSync(file, "utf8"), true, true);
+  return importedFiles
+    .map(({ fileName }) => fileName)
+    .filter((specifier) => specifier.startsWith("."))
+    .map((specifier) => path.resolve(path.dirname(file), specifier))
+    .filter((target) => target.startsWith(SRC) && target.endsWith(".ts"));
+}
+
+function moduleOf(file) {
+  const relative = path.relative(SRC, file);
+  const folder = path.dirname(relative);
+  return folder === "." ? relative : folder;
+}
+
+/** Tarjan's strongly connected components; returns the components of more than one node. */
+function cycles(graph) {
+  let index = 0;
+  const stack = [];
+  const state = new Map();
+  const found = [];
+  const visit = (node) => {
+    const entry = { index, low: index, onStack: true };
+    index++;
+    state.set(node, entry);
+    stack.push(node);
+    for (const next of graph.get(node) ?? []) {
+      const seen = state.get(next);
+      if (!seen) {
+        visit(next);
+        entry.low = Math.min(entry.low, state.get(next).low);
+      } else if (seen.onStack) entry.low = Math.min(entry.low, seen.index);
+    }
+    if (entry.low === entry.index) {
+      const component = [];
+      let member;
+      do {
+        member = stack.pop();
+        state.get(member).onStack = false;
+        component.push(member);
+      } while (member !== node);
+      if (component.length > 1) found.push(component.sort());
+    }
+  };
+  for (const node of graph.keys()) if (!state.has(node)) visit(node);
+  return found;
+}
+
+const fileGraph = new Map();
+const folderGraph = new Map();
+for (const file of sourceFiles(SRC)) {
+  const targets = importsOf(file);
+  fileGraph.set(file, new Set(targets));
+  const from = moduleOf(file);
+  if (!folderGraph.has(from)) folderGraph.set(from, new Set());
+  for (const target of targets) {
+    const to = moduleOf(target);
+    if (to !== from) folderGraph.get(from).add(to);
+  }
+}
+
+const fileCycles = cycles(fileGraph).map((component) => component.map((file) => path.relative(ROOT, file)));
+const folderCycles = cycles(folderGraph);
+for (const component of folderCycles) console.log(`folder cycle: ${component.join(" ↔ ")}`);
+for (const component of fileCycles) console.log(`file cycle: ${component.join(" ↔ ")}`);
+if (folderCycles.length + fileCycles.length > 0 && !process.argv.includes("--report")) process.exit(1);
+if (folderCycles.length + fileCycles.length === 0) console.log("no import cycles in src/");
