@@ -130,7 +130,7 @@ export async function registerOpenApi(
         title: "Porchlight developer API",
         version: API_VERSION,
         description: DESCRIPTION,
-        license: { name: "Proprietary", identifier: "LicenseRef-Proprietary" },
+        license: { name: "Apache-2.0", identifier: "Apache-2.0" },
       },
       servers: [{ url: extras.publicBaseUrl }],
       components: {
