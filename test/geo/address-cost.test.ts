@@ -1,0 +1,129 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import fc from "fast-check";
+import parser from "parse-address";
+import { MAX_PARSED_WORDS, normalizeAddress, parseUsAddress } from "../../src/domain/address.ts";
+
+/**
+ * parse-address's patterns backtrack polynomially in the words of the text they read (the work
+ * of one call grows with about the cube of its words), so the cost of normalizing an address is
+ * bounded by bounding what reaches them: how many calls one address makes, and the words each
+ * call reads. This spy on the library (the outside world, not our code) records both; no clock.
+ */
+interface ParserWork {
+  calls: number;
+  mostWords: number;
+  charsRead: number;
+  intersections: number;
+}
+
+const INTERSECTION_WORD = /\band\b|\bat\b|[&@]/i;
+
+function workOf(normalize: () => void): ParserWork {
+  const original = parser.parseLocation;
+  const work: ParserWork = { calls: 0, mostWords: 0, charsRead: 0, intersections: 0 };
+  parser.parseLocation = (text: string) => {
+    work.calls++;
+    work.charsRead += text.length;
+    work.mostWords = Math.max(work.mostWords, text.match(/[\p{L}\p{N}]+/gu)?.length ?? 0);
+    if (INTERSECTION_WORD.test(text)) work.intersections++;
+    return original(text);
+  };
+  try {
+    normalize();
+  } finally {
+    parser.parseLocation = original;
+  }
+  return work;
+}
+
+/** Calls one address may make: the parse, and the re-readings of its city, ZIP and locality. */
+const MAX_CALLS = 5;
+
+function assertBounded(work: ParserWork, raw: string): void {
+  assert.ok(work.calls <= MAX_CALLS, `${work.calls} parser calls for ${JSON.stringify(raw)}`);
+  assert.ok(work.mostWords <= MAX_PARSED_WORDS, `${work.mostWords} words read: ${JSON.stringify(raw)}`);
+  assert.equal(work.intersections, 0, `the intersection pattern ran on ${JSON.stringify(raw)}`);
+  // Linear in the input: each call reads at most the text (plus a state and ZIP appended).
+  assert.ok(work.charsRead <= MAX_CALLS * (raw.length + 16), `${work.charsRead} chars read`);
+}
+
+const STREET_WORDS = [
+  "St",
+  "Street",
+  "Ave",
+  "Rd",
+  "Way",
+  "Ct",
+  "Blvd",
+  "Hwy",
+  "Park",
+  "Pl",
+  "Terrace",
+  "Main",
+];
+const DIRECTIONS = ["N", "S", "E", "W", "NW", "SE", "North", "N.W."];
+const UNIT_MARKERS = ["Apt", "Unit", "Ste", "Suite", "#", "Fl", "Rm", "Lot", "Rear", "PO Box", "Bldg"];
+const LOCALITY = ["Springfield", "New York", "IL", "CA", "DC", "TX", "Washington", "USA", "Saint"];
+const CORNERS = ["and", "at", "&", "@"];
+const SEPARATORS = [" ", " ", " ", ", ", ".", "-", "/", " # ", " , ", "\t", ",,"];
+
+const word = fc.oneof(
+  fc.constantFrom(...STREET_WORDS, ...DIRECTIONS, ...UNIT_MARKERS, ...LOCALITY, ...CORNERS),
+  fc.integer({ min: 0, max: 99999 }).map(String),
+  fc.constantFrom("1/2", "62701", "62701-1234", "4B"),
+);
+const piece = fc.tuple(word, fc.constantFrom(...SEPARATORS)).map(([text, separator]) => text + separator);
+
+/** Addresses up to the 500 characters an address field allows: free-form, or a repeated motif. */
+const hostileAddress = fc
+  .oneof(
+    fc.array(piece, { minLength: 1, maxLength: 120 }).map((pieces) => pieces.join("")),
+    fc
+      .tuple(fc.array(piece, { minLength: 1, maxLength: 4 }), fc.integer({ min: 1, max: 160 }))
+      .map(([motif, times]) => motif.join("").repeat(times)),
+  )
+  .chain((body) =>
+    fc
+      .tuple(fc.constantFrom("", "12 ", "1600 ", "N123W4567 "), fc.integer({ min: 1, max: 500 }))
+      .map(([number, length]) => (number + body).slice(0, length)),
+  );
+
+describe("address parsing cost", () => {
+  it('reads "12 " + "St and " × 80 without running the intersection pattern (it took 0.3 s a parse)', () => {
+    const hostile = `12 ${"St and ".repeat(80)}`.slice(0, 500);
+    const work = workOf(() => normalizeAddress(hostile));
+    assertBounded(work, hostile);
+    // An intersection never was a delivery point: the text is folded as a whole, as before.
+    assert.equal(normalizeAddress(hostile), hostile.toUpperCase().trim());
+  });
+
+  it("folds text with more words than an address has as a whole, without parsing it", () => {
+    const hostile = `12 ${"N St ".repeat(100)}`.slice(0, 500);
+    const work = workOf(() => normalizeAddress(hostile));
+    assert.equal(work.calls, 0);
+    assert.equal(normalizeAddress(hostile), hostile.toUpperCase().trim());
+  });
+
+  it("still parses long real addresses (20 words)", () => {
+    const long =
+      "123 North Martin Luther King Junior Memorial Boulevard Southwest Building 4, Rancho Santa Margarita, CA 92688-1234";
+    assert.deepEqual(parseUsAddress(long), {
+      street: "123 N MARTIN LUTHER KING JUNIOR MEMORIAL BLVD SW #4",
+      city: "RANCHO SANTA MARGARITA",
+      state: "CA",
+      postal_code: "92688",
+      country: "US",
+    });
+  });
+
+  it("bounds the parser work of any address built from street words, separators, numbers and units", () => {
+    fc.assert(
+      fc.property(hostileAddress, (raw) => {
+        const work = workOf(() => normalizeAddress(raw));
+        assertBounded(work, raw);
+      }),
+      { numRuns: 400 },
+    );
+  });
+});
