@@ -10,7 +10,7 @@ import {
   lockDataDir,
   preparePrivateDataDir,
 } from "./db/data-dir-lock.ts";
-import { type Database, isConnectionError, openDatabase } from "./db/database.ts";
+import { type Database, isConnectionError, isDatabaseMisconfigured, openDatabase } from "./db/database.ts";
 import { startEmbeddedVacuum } from "./db/embedded-vacuum.ts";
 import { migrate } from "./db/migrate.ts";
 import { retryWhileUnavailable } from "./db/retry-while-unavailable.ts";
@@ -52,6 +52,7 @@ function waitForDatabase<T>(start: () => Promise<T>, options: { budgetMs: number
     budgetMs: options.budgetMs,
     firstDelayMs: 1_000,
     maxDelayMs: 5_000,
+    giveUpOn: isDatabaseMisconfigured,
     onRetry: (error, attempt) =>
       options.logger.warn(
         { cause: briefCause(error), attempt, waitingUpToMs: options.budgetMs },
@@ -215,14 +216,23 @@ async function main() {
   ]);
 }
 
+/** The driver's own words (a query wrapper's cause, not "Failed query: <sql>"); never the URL. */
+function databaseReason(error: unknown): string {
+  let innermost = error;
+  while (innermost instanceof Error && innermost.cause !== undefined) innermost = innermost.cause;
+  return innermost instanceof Error ? innermost.message : String(innermost);
+}
+
 main().catch((error: unknown) => {
   const oneLine = [ConfigError, DataDirInUseError, DataDirUnusableError, ListenError];
   if (oneLine.some((kind) => error instanceof kind)) {
     process.stderr.write(`${(error as Error).message}\n`);
+  } else if (isDatabaseMisconfigured(error)) {
+    // Waiting cannot help: the database named in DATABASE_URL is unknown or refuses its user.
+    process.stderr.write(`Failed to start: the database refuses DATABASE_URL (${databaseReason(error)})\n`);
   } else if (isConnectionError(error)) {
     // One line an operator can act on; the URL is not echoed (it may carry a password).
-    const reason = error instanceof Error ? error.message : String(error);
-    process.stderr.write(`Failed to start: the database cannot be reached (${reason})\n`);
+    process.stderr.write(`Failed to start: the database cannot be reached (${databaseReason(error)})\n`);
   } else {
     process.stderr.write(
       `Failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,

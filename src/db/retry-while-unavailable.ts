@@ -7,6 +7,8 @@ export interface RetryBudget {
   firstDelayMs?: number;
   maxDelayMs?: number;
   onRetry?: (error: unknown, attempt: number) => void;
+  /** An unavailability that waiting cannot heal here (say, refused credentials at start): thrown at once. */
+  giveUpOn?: (error: unknown) => boolean;
   /** Stops retrying (the last error is thrown) once aborted: the job timed out, the worker stops. */
   signal?: AbortSignal;
 }
@@ -19,14 +21,21 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * is thrown. The write must be idempotent: a try whose answer was lost may have committed.
  */
 export async function retryWhileUnavailable<T>(write: () => Promise<T>, budget: RetryBudget): Promise<T> {
-  const { budgetMs, firstDelayMs = 200, maxDelayMs = 5_000, onRetry, signal } = budget;
+  const { budgetMs, firstDelayMs = 200, maxDelayMs = 5_000, onRetry, giveUpOn, signal } = budget;
   const deadline = Date.now() + budgetMs;
   let delay = firstDelayMs;
   for (let attempt = 1; ; attempt++) {
     try {
       return await write();
     } catch (error) {
-      if (!isConnectionError(error) || signal?.aborted || Date.now() + delay > deadline) throw error;
+      if (
+        !isConnectionError(error) ||
+        giveUpOn?.(error) ||
+        signal?.aborted ||
+        Date.now() + delay > deadline
+      ) {
+        throw error;
+      }
       onRetry?.(error, attempt);
       await sleep(delay);
       delay = Math.min(delay * 2, maxDelayMs);

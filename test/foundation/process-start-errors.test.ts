@@ -81,6 +81,37 @@ describe("the server process refusing to start", () => {
     );
   });
 
+  it("stops at once with one line when PostgreSQL answers that the database or the role does not exist", async () => {
+    // The local PostgreSQL the suite uses; waiting could not heal either answer.
+    const server = "127.0.0.1:5432";
+    const refused = [
+      [
+        `postgres://postgres@${server}/porchlight_no_such_database`,
+        /database "porchlight_no_such_database" does not exist/,
+      ],
+      [`postgres://porchlight_no_such_role@${server}/postgres`, /porchlight_no_such_role/],
+    ] as const;
+    for (const [databaseUrl, reason] of refused) {
+      const started = start({
+        DATABASE_URL: databaseUrl,
+        PORT: String(await freePort()),
+        ADMIN_TOKEN: "process-test-admin-token",
+        // Were these answers waited out, the start would outlive the test's wait for its exit.
+        DATABASE_STARTUP_WAIT_MS: "3600000",
+      });
+      const exited = await Promise.race([
+        started.exited,
+        new Promise((resolve) => setTimeout(() => resolve("still waiting"), 20_000).unref()),
+      ]);
+      assert.equal(exited, 1, started.output());
+      const output = started.output().trim();
+      assert.doesNotMatch(output, /waiting before starting/);
+      assert.equal(output.split("\n").length, 1, output);
+      assert.match(output, /^Failed to start: the database refuses DATABASE_URL \(.+\)$/);
+      assert.match(output, reason);
+    }
+  });
+
   it("fails at start with one clear line naming a bad variable", async () => {
     const started = start({ DATA_DIR: dataDir, PORT: "not-a-port" });
     assert.equal(await started.exited, 1);
