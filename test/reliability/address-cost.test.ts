@@ -1,0 +1,81 @@
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { MAX_PARSED_WORDS } from "../../src/domain/address.ts";
+import {
+  createServiceOrg,
+  freshDatabase,
+  http,
+  type ServiceProcess,
+  skipWithoutPostgres,
+  startService,
+} from "./helpers.ts";
+
+/**
+ * The costliest addresses for the parser that an API key may send: the issue's intersection-shaped
+ * street ("12 " + "St and " × 80, 0.3 s of CPU each before the fix), and streets of street-type,
+ * direction and unit words at the most words the parser still reads. Distinct house numbers, so
+ * every one is a new customer row.
+ */
+function worstCaseAddress(index: number): string {
+  if (index % 4 === 0) return `${index + 1} ${"St and ".repeat(80)}`.slice(0, 500).trim();
+  const motifs = ["N St ", "St Apt ", "# Ste "];
+  const words = (motifs[index % motifs.length] as string).repeat(MAX_PARSED_WORDS).split(" ");
+  return `${index + 1} ${words.slice(0, MAX_PARSED_WORDS - 1).join(" ")}`;
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
+
+describe("a batch of worst-case addresses", { skip: skipWithoutPostgres }, () => {
+  let database: Awaited<ReturnType<typeof freshDatabase>>;
+  let service: ServiceProcess;
+  before(async () => {
+    database = await freshDatabase();
+    service = await startService({ databaseUrl: database.url });
+  });
+  after(async () => {
+    await service?.kill("SIGKILL");
+    await database?.drop();
+  });
+
+  it("does not hold up another org's GET /api/v1/me while 1000 of them are registered", async () => {
+    const sender = await createServiceOrg(service.baseUrl, "Hostile sender");
+    const bystander = await createServiceOrg(service.baseUrl, "Bystander");
+    const me = async () => {
+      const started = performance.now();
+      const response = await http(service.baseUrl, "GET", "/api/v1/me", { key: bystander.key });
+      assert.equal(response.status, 200);
+      return performance.now() - started;
+    };
+    const idle: number[] = [];
+    for (let index = 0; index < 20; index++) idle.push(await me());
+
+    const addresses = Array.from({ length: 1000 }, (_, index) => worstCaseAddress(index));
+    let batchDone = false;
+    const batchStarted = performance.now();
+    const batch = http(service.baseUrl, "POST", "/api/v1/customers/webhook", {
+      key: sender.key,
+      body: { addresses },
+    }).finally(() => {
+      batchDone = true;
+    });
+    const during: number[] = [];
+    while (!batchDone) during.push(await me());
+    const registered = await batch;
+    const batchMs = performance.now() - batchStarted;
+
+    assert.equal(registered.status, 200, JSON.stringify(registered.body));
+    assert.equal(registered.body.added, 1000);
+    const idleMedian = median(idle);
+    const worstDelay = Math.max(...during) - idleMedian;
+    console.log(
+      `address cost: 1000 worst-case addresses registered in ${batchMs.toFixed(0)} ms; ` +
+        `another org's GET /api/v1/me: idle median ${idleMedian.toFixed(1)} ms, ` +
+        `${during.length} answered meanwhile, slowest ${Math.max(...during).toFixed(1)} ms ` +
+        `(delay ${worstDelay.toFixed(1)} ms)`,
+    );
+    assert.ok(during.length > 0);
+    // A fault-style bound, generous for a loaded CI machine: before the fix the batch held the
+    // process for about 300 s (0.3 s of CPU for each address).
+    assert.ok(worstDelay < 1000, `GET /api/v1/me was delayed ${worstDelay.toFixed(0)} ms`);
+  });
+});
