@@ -10,6 +10,7 @@ import { openDatabase } from "../src/db/database.ts";
 import { migrate } from "../src/db/migrate.ts";
 import { createLocalGeocoder } from "../src/geo/local.ts";
 import { createMemoryRateLimiter } from "../src/limits/rate-limiter.ts";
+import { createRenderPool } from "../src/render/renderer.ts";
 
 const FILE = path.resolve(import.meta.dirname, "../openapi.json");
 
@@ -28,6 +29,8 @@ async function generate(): Promise<string> {
     logger: pino({ level: "silent" }),
     limiter: createMemoryRateLimiter(systemClock),
     geocoder: createLocalGeocoder(),
+    // Never used: the document is read from the routes' schemas, and no thread starts until a card is drawn.
+    renderer: createRenderPool({ threads: 1 }),
   });
   await app.ready();
   const document = `${JSON.stringify(app.swagger(), null, 2)}\n`;

@@ -17,6 +17,7 @@ import { requestIdFor } from "./http/request-id.ts";
 import { registerRequestLog } from "./http/request-log.ts";
 import { registerShutdownGate } from "./http/shutdown-gate.ts";
 import type { RateLimiter } from "./limits/rate-limiter.ts";
+import type { Renderer } from "./render/renderer.ts";
 import { registerAdminRoutes } from "./routes/admin/index.ts";
 import { registerHealthRoutes } from "./routes/health.ts";
 import { registerLandingRoutes } from "./routes/landing.ts";
@@ -37,6 +38,8 @@ export interface AppDeps {
   logger: Logger;
   limiter: RateLimiter;
   geocoder: Geocoder;
+  /** The render pool (the caller creates and closes it: a worker in the same process shares it). */
+  renderer: Renderer;
   /** How webhook target hostnames resolve; default: the system resolver. Tests inject one. */
   resolveHost?: HostResolver;
 }

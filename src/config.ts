@@ -1,4 +1,5 @@
 import { isIP, isIPv4 } from "node:net";
+import { availableParallelism } from "node:os";
 import path from "node:path";
 import ipaddr from "ipaddr.js";
 
@@ -46,6 +47,8 @@ export interface Config {
   lobBaseUrl: string;
   /** Verifies Lob's tracking webhooks (LOB_WEBHOOK_SECRET); without it the route answers 503. */
   lobWebhookSecret: string | undefined;
+  /** Threads that draw cards, off the event loop (RENDER_CONCURRENCY; default: cores − 1, at least 1). */
+  renderConcurrency: number;
 }
 
 export class ConfigError extends Error {
@@ -215,6 +218,7 @@ export function loadConfig(env: Env = process.env): Config {
     geocoderConcurrency: integer(env, "GEOCODER_CONCURRENCY", 8, 1, 64),
     geocoderTimeoutMs: integer(env, "GEOCODER_TIMEOUT_MS", 10_000, 100, 120_000),
     attributionGeoRadiusMeters: integer(env, "ATTRIBUTION_GEO_RADIUS_METERS", 30, 1, 1000),
+    renderConcurrency: integer(env, "RENDER_CONCURRENCY", Math.max(1, availableParallelism() - 1), 1, 64),
     webhookAllowPrivateTargets: list(
       env,
       "WEBHOOK_ALLOW_PRIVATE_TARGETS",

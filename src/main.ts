@@ -21,6 +21,7 @@ import { startProcessWorker } from "./jobs/process-worker.ts";
 import { JOBS_READY_CHANNEL } from "./jobs/queue.ts";
 import { createMemoryRateLimiter, createRedisRateLimiter, type RateLimiter } from "./limits/rate-limiter.ts";
 import { createLogger } from "./logger.ts";
+import { createRenderPool } from "./render/renderer.ts";
 
 type Role = "all" | "api" | "worker";
 
@@ -185,7 +186,8 @@ async function main() {
   }
 
   const geocoder = createGeocoder(config, { db: database.db, logger });
-  const app = await buildApp({ config, database, clock: systemClock, logger, limiter, geocoder });
+  const renderer = createRenderPool({ threads: config.renderConcurrency });
+  const app = await buildApp({ config, database, clock: systemClock, logger, limiter, geocoder, renderer });
   if (role !== "worker") {
     await listenOn(app, config.host, config.port);
   } else {
@@ -195,7 +197,7 @@ async function main() {
   await seedDemoOnFirstRun(database.db, config, logger, print);
   const worker =
     role !== "api"
-      ? startProcessWorker({ config, db: database.db, clock: systemClock, logger, geocoder })
+      ? startProcessWorker({ config, db: database.db, clock: systemClock, logger, geocoder, renderer })
       : null;
   // Jobs enqueued by any process (a lead's deliveries, say) start at once instead of at the next poll.
   const stopListening = worker ? await database.listen(JOBS_READY_CHANNEL, () => worker.wake()) : null;
@@ -209,6 +211,7 @@ async function main() {
     () => app.close(),
     async () => stopListening?.(),
     async () => worker?.stop(),
+    () => renderer.close(),
     async () => vacuum?.stop(),
     () => limiter.close(),
     () => database.close(),

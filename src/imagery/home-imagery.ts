@@ -17,6 +17,8 @@ export interface HomeImage {
   source: "placeholder" | "streetview" | "mapbox";
   /** SVG, PNG or JPEG: whatever sharp reads. */
   bytes: Buffer;
+  /** The street to letter on the picture's sign (the placeholder's, drawn over its shared scene). */
+  streetSign?: string;
 }
 
 export interface HomeImagery {

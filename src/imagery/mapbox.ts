@@ -1,5 +1,5 @@
 import type { HomeImage, HomeImagery } from "./home-imagery.ts";
-import { placeholderSvg } from "./placeholder.ts";
+import { placeholderImage } from "./placeholder.ts";
 import { imageBytes, imageryGet } from "./remote.ts";
 
 export interface MapboxOptions {
@@ -17,7 +17,7 @@ export function createMapboxImagery(options: MapboxOptions): HomeImagery {
     name: "mapbox",
     async fetchImage(location, signal): Promise<HomeImage> {
       if (location.latitude === null || location.longitude === null) {
-        return { source: "placeholder", bytes: Buffer.from(placeholderSvg(location)) };
+        return placeholderImage(location);
       }
       const point = `${location.longitude},${location.latitude}`;
       const path = `/styles/v1/mapbox/satellite-streets-v12/static/pin-l-home+e4572e(${point})/${point},18.5,0/1000x720@2x`;

@@ -1,24 +1,19 @@
-import { escapeXml, FONT_FAMILY, wrapText } from "../render/text.ts";
+import type { DrawOp } from "../render/drawing.ts";
+import { wrapText } from "../render/text.ts";
 import type { HomeImage, HomeImagery, HomeLocation } from "./home-imagery.ts";
 
 const WIDTH = 1200;
 const HEIGHT = 864;
 /** The house sits high: the card's headline band covers the bottom third of the picture. */
 const LIFT = 90;
+const SIGN = { x: 600, top: 250 - LIFT, width: 560, fontSize: 44, lineHeight: 52 };
 
 /**
- * A clean illustration drawn locally: sky, lawn, a house and the street address on a sign.
- * It needs no network and no key, so a card always has a picture.
+ * A clean illustration drawn locally: sky, lawn, a house and a sign post. It needs no network and
+ * no key, so a card always has a picture. The scene is the same for every card (it is fitted to a
+ * card size once and cached); the street on the sign is drawn over it by `placeholderSignOps`.
  */
-export function placeholderSvg(location: HomeLocation): string {
-  const street = location.street?.trim() || location.address.split(",")[0]?.trim() || "Your home";
-  const lines = wrapText(street, { size: 44, bold: true }, 520, 2);
-  const signTop = 250;
-  const signHeight = 60 + lines.length * 52;
-  const label = lines
-    .map((line, index) => `<tspan x="880" y="${signTop + 62 + index * 52}">${escapeXml(line)}</tspan>`)
-    .join("");
-  return `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${HEIGHT}" viewBox="0 0 ${WIDTH} ${HEIGHT}">
+const SCENE_SVG = `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${HEIGHT}" viewBox="0 0 ${WIDTH} ${HEIGHT}">
   <defs>
     <linearGradient id="sky" x1="0" y1="0" x2="0" y2="1">
       <stop offset="0" stop-color="#8ec5e8"/><stop offset="1" stop-color="#dff1fb"/>
@@ -43,20 +38,60 @@ export function placeholderSvg(location: HomeLocation): string {
   <line x1="540" y1="420" x2="540" y2="504" stroke="#ffffff" stroke-width="5"/>
   <ellipse cx="150" cy="610" rx="70" ry="40" fill="#4f8f45"/>
   <ellipse cx="660" cy="612" rx="60" ry="36" fill="#4f8f45"/>
-  <rect x="873" y="${signTop + signHeight}" width="14" height="${600 - signTop - signHeight + 20}" fill="#6b5b4b"/>
-  <rect x="600" y="${signTop}" width="560" height="${signHeight}" rx="14" fill="#ffffff" stroke="#1d2433" stroke-width="4"/>
-  <text font-family="${FONT_FAMILY}" font-size="44" font-weight="bold" fill="#1d2433" text-anchor="middle">${label}</text>
+  <!-- the sign's post: the sign (drawn over the scene, one or two lines tall) always covers its top -->
+  <rect x="873" y="${250 + 60}" width="14" height="${600 - 250 - 60 + 20}" fill="#6b5b4b"/>
   </g>
   <rect y="${HEIGHT - LIFT}" width="${WIDTH}" height="${LIFT}" fill="#7cb868"/>
 </svg>`;
+const SCENE_BYTES = Buffer.from(SCENE_SVG);
+
+/** The street the sign shows: the record's street, else the address's first part. */
+export function streetOf(location: HomeLocation): string {
+  return location.street?.trim() || location.address.split(",")[0]?.trim() || "Your home";
+}
+
+/** The placeholder picture of a location: the shared scene, and the street its sign carries. */
+export function placeholderImage(location: HomeLocation): HomeImage {
+  return { source: "placeholder", bytes: SCENE_BYTES, streetSign: streetOf(location) };
+}
+
+/**
+ * The sign with the street lettered on it, over the scene as it covers a `width` × `height`
+ * artwork (scaled to cover, centred, as the scene's image is fitted). Vector text: crisp in print.
+ */
+export function placeholderSignOps(street: string, width: number, height: number): DrawOp[] {
+  const scale = Math.max(width / WIDTH, height / HEIGHT);
+  const left = (width - WIDTH * scale) / 2;
+  const top = (height - HEIGHT * scale) / 2;
+  const at = (x: number, y: number) => ({ x: left + x * scale, y: top + y * scale });
+  const lines = wrapText(street, { size: SIGN.fontSize, bold: true }, 520, 2);
+  const signHeight = 60 + lines.length * SIGN.lineHeight;
+  const corner = at(SIGN.x, SIGN.top);
+  const label = at(SIGN.x + SIGN.width / 2, SIGN.top + 62);
+  return [
+    {
+      op: "frame",
+      ...corner,
+      width: SIGN.width * scale,
+      height: signHeight * scale,
+      radius: 14 * scale,
+      fill: "#ffffff",
+      stroke: "#1d2433",
+      lineWidth: 4 * scale,
+    },
+    {
+      op: "text",
+      lines,
+      ...label,
+      size: SIGN.fontSize * scale,
+      bold: true,
+      fill: "#1d2433",
+      lineHeight: SIGN.lineHeight * scale,
+      center: true,
+    },
+  ];
 }
 
 export function createPlaceholderImagery(): HomeImagery {
-  return {
-    name: "placeholder",
-    fetchImage: async (location): Promise<HomeImage> => ({
-      source: "placeholder",
-      bytes: Buffer.from(placeholderSvg(location)),
-    }),
-  };
+  return { name: "placeholder", fetchImage: async (location) => placeholderImage(location) };
 }

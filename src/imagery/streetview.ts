@@ -4,7 +4,7 @@ import {
   type HomeLocation,
   ImageryUnavailableError,
 } from "./home-imagery.ts";
-import { placeholderSvg } from "./placeholder.ts";
+import { placeholderImage } from "./placeholder.ts";
 import { imageBytes, imageryGet } from "./remote.ts";
 
 export interface StreetViewOptions {
@@ -42,7 +42,7 @@ export function createStreetViewImagery(options: StreetViewOptions): HomeImagery
       );
       const { status } = (await metadata.json()) as { status?: string };
       if (status === "ZERO_RESULTS" || status === "NOT_FOUND") {
-        return { source: "placeholder", bytes: Buffer.from(placeholderSvg(location)) };
+        return placeholderImage(location);
       }
       if (status !== "OK")
         throw new ImageryUnavailableError(`Street View metadata status ${status ?? "missing"}`);

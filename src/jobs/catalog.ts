@@ -4,6 +4,7 @@ import type { Config } from "../config.ts";
 import type { Queryable } from "../db/database.ts";
 import type { Geocoder } from "../geo/geocoder.ts";
 import { pipelineJobHandlers } from "../pipeline/index.ts";
+import type { Renderer } from "../render/renderer.ts";
 import { deliverLeadHandler } from "../services/webhooks/deliver-lead-job.ts";
 import type { DeliveryClient } from "../services/webhooks/delivery-client.ts";
 import { createJobCatalog, type JobCatalog } from "./job-kind.ts";
@@ -13,17 +14,23 @@ export interface JobCatalogDeps {
   clock: Clock;
   logger: Logger;
   deliveryClient: DeliveryClient;
-  /** With both, the campaign pipeline's kinds run too (a worker process always passes them). */
+  /** With all three, the campaign pipeline's kinds run too (a worker process always passes them). */
   config?: Config;
   geocoder?: Geocoder;
+  renderer?: Renderer;
 }
 
 /** Every job kind this service runs, with its handler. A worker process runs all of them. */
 export function buildJobCatalog(deps: JobCatalogDeps): JobCatalog {
   return createJobCatalog([
     deliverLeadHandler({ ...deps, client: deps.deliveryClient }),
-    ...(deps.config && deps.geocoder
-      ? pipelineJobHandlers({ ...deps, config: deps.config, geocoder: deps.geocoder })
+    ...(deps.config && deps.geocoder && deps.renderer
+      ? pipelineJobHandlers({
+          ...deps,
+          config: deps.config,
+          geocoder: deps.geocoder,
+          renderer: deps.renderer,
+        })
       : []),
   ]);
 }

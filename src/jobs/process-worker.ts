@@ -3,6 +3,7 @@ import type { Clock } from "../clock.ts";
 import type { Config } from "../config.ts";
 import type { Queryable } from "../db/database.ts";
 import type { Geocoder } from "../geo/geocoder.ts";
+import type { Renderer } from "../render/renderer.ts";
 import { createKillSwitch } from "../services/kill-switch.ts";
 import { createDeliveryClient } from "../services/webhooks/delivery-client.ts";
 import { createTargetGuard } from "../services/webhooks/target-guard.ts";
@@ -21,6 +22,7 @@ export function startProcessWorker(deps: {
   clock: Clock;
   logger: Logger;
   geocoder: Geocoder;
+  renderer: Renderer;
 }): Worker {
   const guard = createTargetGuard({ allowPrivateTargets: deps.config.webhookAllowPrivateTargets });
   const deliveryClient = createDeliveryClient({ guard, logger: deps.logger });

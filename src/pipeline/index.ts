@@ -6,6 +6,7 @@ import type { Geocoder } from "../geo/geocoder.ts";
 import { createHomeImagery } from "../imagery/index.ts";
 import type { RegisteredJob } from "../jobs/job-kind.ts";
 import { createPrintProvider } from "../print/index.ts";
+import type { Renderer } from "../render/renderer.ts";
 import { geocodePieceHandler, processPieceHandler } from "./process-piece.ts";
 
 export interface PipelineJobDeps {
@@ -14,6 +15,7 @@ export interface PipelineJobDeps {
   logger: Logger;
   config: Config;
   geocoder: Geocoder;
+  renderer: Renderer;
 }
 
 /** The campaign pipeline's job kinds, with the imagery and print adapters the config names. */

@@ -5,26 +5,26 @@ import { automations } from "../db/schema.ts";
 import { invalidPayload, notFound } from "../errors.ts";
 import type { HomeImagery } from "../imagery/home-imagery.ts";
 import { templateProblems } from "../render/merge.ts";
-import { renderCardPdf, renderProofPng } from "../render/render.ts";
+import type { Renderer } from "../render/renderer.ts";
 import { type CardTemplateInput, type ResolvedTemplate, resolveTemplate } from "../render/template.ts";
 import { loadPieceById } from "./piece-record.ts";
-import { renderPiece } from "./render-piece.ts";
+import { cardOfPiece } from "./render-piece.ts";
 
 /** The card of a piece as it would print, for a human to look at; imagery errors show the placeholder. */
 export async function renderProof(
-  deps: { db: Queryable; imagery: HomeImagery; publicBaseUrl: string },
+  deps: { db: Queryable; imagery: HomeImagery; renderer: Renderer; publicBaseUrl: string },
   pieceId: string,
   format: "pdf" | "png",
 ): Promise<Buffer> {
   const piece = await loadPieceById(deps.db, pieceId);
   if (!piece) throw notFound("piece not found");
-  const sides = await renderPiece(piece, {
+  const card = await cardOfPiece(piece, {
     imagery: deps.imagery,
     publicBaseUrl: deps.publicBaseUrl,
     printAddressBlock: true,
     placeholderOnImageryError: true,
   });
-  return format === "pdf" ? renderCardPdf(sides) : renderProofPng(sides);
+  return deps.renderer.proof(card, format);
 }
 
 /** Stores an automation's card template after checking its merge fields; answers the effective one. */

@@ -6,7 +6,7 @@ import type { HomeImagery } from "../imagery/home-imagery.ts";
 import { handleJob, type JobContext, type RegisteredJob } from "../jobs/job-kind.ts";
 import { enqueueJob } from "../jobs/queue.ts";
 import { type PrintProvider, PrintRejectedError } from "../print/print-provider.ts";
-import { renderPdf } from "../render/render.ts";
+import type { Renderer } from "../render/renderer.ts";
 import { landingUrl } from "../services/campaigns.ts";
 import { geocodePieceJob, processPieceJob } from "./jobs.ts";
 import { loadPiece, mailingAddressOf, type PieceRecord } from "./piece-record.ts";
@@ -20,7 +20,7 @@ import {
   recordGeocode,
   recordSubmission,
 } from "./piece-updates.ts";
-import { renderPiece } from "./render-piece.ts";
+import { cardOfPiece } from "./render-piece.ts";
 
 export interface PipelineDeps {
   db: Queryable;
@@ -29,6 +29,8 @@ export interface PipelineDeps {
   geocoder: Geocoder;
   imagery: HomeImagery;
   printProvider: PrintProvider;
+  /** Draws the print files off the event loop (the render pool). */
+  renderer: Renderer;
   publicBaseUrl: string;
 }
 
@@ -59,7 +61,7 @@ async function locate(deps: PipelineDeps, piece: PieceRecord, log: Logger): Prom
 
 async function submit(deps: PipelineDeps, piece: PieceRecord, context: JobContext) {
   const lastAttempt = context.attempt >= processPieceJob.maxAttempts;
-  const sides = await renderPiece(piece, {
+  const card = await cardOfPiece(piece, {
     imagery: deps.imagery,
     publicBaseUrl: deps.publicBaseUrl,
     printAddressBlock: deps.printProvider.printsAddressBlock,
@@ -67,15 +69,12 @@ async function submit(deps: PipelineDeps, piece: PieceRecord, context: JobContex
     placeholderOnImageryError: lastAttempt,
     signal: context.signal,
   });
-  const [frontPdf, backPdf] = await Promise.all([
-    renderPdf(sides.size, [sides.front]),
-    renderPdf(sides.size, [sides.back]),
-  ]);
+  const { frontPdf, backPdf } = await deps.renderer.printFiles(card, context.signal);
   return deps.printProvider.submit(
     {
       pieceId: piece.id,
       orgId: piece.orgId,
-      size: sides.size,
+      size: card.size,
       frontPdf,
       backPdf,
       to: mailingAddressOf(piece),

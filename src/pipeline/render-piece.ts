@@ -1,11 +1,11 @@
-import type { HomeImagery } from "../imagery/home-imagery.ts";
+import type { HomeImage, HomeImagery } from "../imagery/home-imagery.ts";
 import { createPlaceholderImagery } from "../imagery/placeholder.ts";
+import type { CardContent } from "../render/card-layout.ts";
 import { composeCard } from "../render/compose.ts";
-import { fitHomeImage, type RenderedSides, renderSides } from "../render/render.ts";
 import { landingUrl } from "../services/campaigns.ts";
 import { locationOf, type PieceRecord, recipientOf } from "./piece-record.ts";
 
-export interface RenderPieceOptions {
+export interface CardOfPieceOptions {
   imagery: HomeImagery;
   publicBaseUrl: string;
   printAddressBlock: boolean;
@@ -14,23 +14,25 @@ export interface RenderPieceOptions {
   signal?: AbortSignal;
 }
 
-/** The piece's two sides as SVG: its home's image, its template, its landing URL's QR code. */
-export async function renderPiece(piece: PieceRecord, options: RenderPieceOptions): Promise<RenderedSides> {
+/**
+ * What the piece's card prints: its home's picture (fetched here; fitting and drawing happen in
+ * the renderer), its template with merge fields applied, its landing URL.
+ */
+export async function cardOfPiece(piece: PieceRecord, options: CardOfPieceOptions): Promise<CardContent> {
   const location = locationOf(piece);
-  let image: Buffer;
+  let image: HomeImage;
   try {
-    image = (await options.imagery.fetchImage(location, options.signal)).bytes;
+    image = await options.imagery.fetchImage(location, options.signal);
   } catch (error) {
     if (!options.placeholderOnImageryError) throw error;
-    image = (await createPlaceholderImagery().fetchImage(location)).bytes;
+    image = await createPlaceholderImagery().fetchImage(location);
   }
-  const card = composeCard({
+  return composeCard({
     recipient: recipientOf(piece),
     orgName: piece.orgName,
     template: piece.template,
     landingUrl: landingUrl(options.publicBaseUrl, piece.token),
-    homeImage: await fitHomeImage(image, piece.template.size),
+    homeImage: { bytes: image.bytes, streetSign: image.streetSign },
     printAddressBlock: options.printAddressBlock,
   });
-  return renderSides(card);
 }

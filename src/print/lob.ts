@@ -14,8 +14,8 @@ export interface LobOptions {
   timeoutMs?: number;
 }
 
-/** Lob's size names; our 6 × 4.25 in card goes out as Lob's 4×6 class. */
-const LOB_SIZES: Record<CardSize, string> = { "6x4.25": "4x6", "6x9": "6x9" };
+/** Lob's size names (its API checks each file against the size's artboard, bleed included). */
+const LOB_SIZES: Record<CardSize, string> = { "4x6": "4x6", "6x9": "6x9", "6x11": "6x11" };
 
 function form(request: PrintRequest): FormData {
   const body = new FormData();

@@ -1,5 +1,5 @@
+import type { CardContent } from "./card-layout.ts";
 import type { CardSize } from "./card-size.ts";
-import type { CardContent } from "./card-svg.ts";
 import { applyMergeFields, type MergeValues } from "./merge.ts";
 import type { ResolvedTemplate } from "./template.ts";
 

@@ -1,33 +1,53 @@
 import QRCode from "qrcode";
+import type { DrawOp } from "./drawing.ts";
 
 /** Error correction M survives about 15% damage (a scuffed card) at a modest module count. */
 export const QR_ERROR_CORRECTION = "M" as const;
 /** Modules of white around the code, as the QR standard asks. */
 const QUIET_ZONE_MODULES = 4;
 
-/**
- * The QR code of `text` as SVG drawn at (x, y): the code itself `size` points wide, its quiet
- * zone outside that square on a white backing. One path of unit squares, crisp at any scale.
- */
-export function qrCodeSvg(text: string, x: number, y: number, size: number): string {
+export interface QrCode {
+  modules: number;
+  /** Horizontal runs of dark modules, [row, first column, length]: a few hundred shapes, not ~1000. */
+  runs: [number, number, number][];
+}
+
+export function encodeQr(text: string): QrCode {
   const qr = QRCode.create(text, { errorCorrectionLevel: QR_ERROR_CORRECTION });
   const count = qr.modules.size;
-  const module = size / count;
-  const quiet = QUIET_ZONE_MODULES * module;
-  const squares: string[] = [];
+  const runs: [number, number, number][] = [];
   for (let row = 0; row < count; row++) {
-    for (let column = 0; column < count; column++) {
-      if (qr.modules.get(row, column)) squares.push(`M${column} ${row}h1v1h-1z`);
+    let start = -1;
+    for (let column = 0; column <= count; column++) {
+      const dark = column < count && qr.modules.get(row, column);
+      if (dark && start < 0) start = column;
+      if (!dark && start >= 0) {
+        runs.push([row, start, column - start]);
+        start = -1;
+      }
     }
   }
-  return (
-    `<rect x="${x - quiet}" y="${y - quiet}" width="${size + 2 * quiet}" height="${size + 2 * quiet}" fill="#ffffff"/>` +
-    `<path transform="translate(${x} ${y}) scale(${module})" fill="#000000" d="${squares.join("")}"/>`
-  );
+  return { modules: count, runs };
 }
 
 /** Quiet zone width in points for a code drawn `size` points wide. */
-export function qrQuietZone(text: string, size: number): number {
-  const qr = QRCode.create(text, { errorCorrectionLevel: QR_ERROR_CORRECTION });
-  return (QUIET_ZONE_MODULES * size) / qr.modules.size;
+export const qrQuietZone = (code: QrCode, size: number) => (QUIET_ZONE_MODULES * size) / code.modules;
+
+/**
+ * The code drawn at (x, y), `size` points wide, on a white backing that holds its quiet zone
+ * outside that square.
+ */
+export function qrOps(code: QrCode, x: number, y: number, size: number): DrawOp[] {
+  const quiet = qrQuietZone(code, size);
+  return [
+    {
+      op: "rect",
+      x: x - quiet,
+      y: y - quiet,
+      width: size + 2 * quiet,
+      height: size + 2 * quiet,
+      fill: "#ffffff",
+    },
+    { op: "qr", x, y, size, modules: code.modules, runs: code.runs },
+  ];
 }

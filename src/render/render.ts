@@ -1,77 +1,72 @@
-import PDFDocument from "pdfkit";
+import { createHash } from "node:crypto";
 import sharp from "sharp";
-import SVGtoPDF from "svg-to-pdfkit";
+import { backDrawing, type CardContent, frontDrawing } from "./card-layout.ts";
 import { type CardSize, cardGeometry, POINTS_PER_INCH } from "./card-size.ts";
-import { backSvg, type CardContent, frontSvg } from "./card-svg.ts";
+import { type Drawing, drawingsToPdf, drawingToSvg } from "./drawing.ts";
 
-/** Print resolution of raster artwork (the home's image) inside the PDF. */
+/** Print resolution of raster artwork (the home's picture) inside the PDF. */
 export const PRINT_DPI = 300;
 /** Resolution of the PNG proof a human looks at. */
 export const PROOF_DPI = 150;
 
-export interface RenderedSides {
-  size: CardSize;
-  front: string;
-  back: string;
-}
-
-export function renderSides(card: CardContent): RenderedSides {
-  return { size: card.size, front: frontSvg(card), back: backSvg(card) };
-}
+/** Fitted pictures kept per process (each ~0.2-0.6 MB): the placeholder scene per size, repeats. */
+const FITTED_CACHE_ENTRIES = 16;
+const fittedCache = new Map<string, Promise<Uint8Array>>();
 
 /**
  * Crops and scales any image sharp reads (SVG, PNG, JPEG) to cover the card's artwork at print
- * resolution, so the SVG never depends on aspect-ratio handling that PDF and raster renderers
- * implement differently.
+ * resolution, as JPEG. The same bytes at the same size are fitted once: the placeholder's scene
+ * is shared by every card, and rasterizing it at 300 dpi was most of a card's time (~60 ms).
  */
-export async function fitHomeImage(
-  bytes: Buffer,
-  size: CardSize,
-): Promise<{ mime: "image/jpeg"; bytes: Buffer }> {
+export function fitHomeImage(bytes: Uint8Array, size: CardSize): Promise<Uint8Array> {
+  const key = `${size}:${createHash("sha1").update(bytes).digest("hex")}`;
+  const cached = fittedCache.get(key);
+  if (cached) return cached;
+  const fitted = fit(bytes, size);
+  fittedCache.set(key, fitted);
+  fitted.catch(() => fittedCache.delete(key));
+  if (fittedCache.size > FITTED_CACHE_ENTRIES) fittedCache.delete(fittedCache.keys().next().value!);
+  return fitted;
+}
+
+async function fit(bytes: Uint8Array, size: CardSize): Promise<Uint8Array> {
   const geometry = cardGeometry(size);
   const width = Math.round((geometry.width / POINTS_PER_INCH) * PRINT_DPI);
   const height = Math.round((geometry.height / POINTS_PER_INCH) * PRINT_DPI);
-  const jpeg = await sharp(bytes, { density: PRINT_DPI })
+  return sharp(bytes, { density: PRINT_DPI })
     .resize(width, height, { fit: "cover", position: "centre" })
     .flatten({ background: "#ffffff" })
     .jpeg({ quality: 88 })
     .toBuffer();
-  return { mime: "image/jpeg", bytes: jpeg };
 }
 
-/** A PDF with one page per SVG, each page the full artwork (trim plus bleed). */
-export function renderPdf(size: CardSize, pages: readonly string[]): Promise<Buffer> {
-  const { width, height } = cardGeometry(size);
-  const doc = new PDFDocument({
-    autoFirstPage: false,
-    margin: 0,
-    info: { Title: "Postcard", Creator: "Porchlight" },
-  });
-  const chunks: Buffer[] = [];
-  const done = new Promise<Buffer>((resolve, reject) => {
-    doc.on("data", (chunk: Buffer) => chunks.push(chunk));
-    doc.on("end", () => resolve(Buffer.concat(chunks)));
-    doc.on("error", reject);
-  });
-  for (const svg of pages) {
-    doc.addPage({ size: [width, height], margin: 0 });
-    SVGtoPDF(doc, svg, 0, 0, { width, height, assumePt: true, warningCallback: () => {} });
-  }
-  doc.end();
-  return done;
+async function drawSides(card: CardContent): Promise<{ front: Drawing; back: Drawing }> {
+  const fitted = await fitHomeImage(card.homeImage.bytes, card.size);
+  return { front: frontDrawing(card, fitted), back: backDrawing(card) };
 }
 
-/** The two-page print file: front, then back. */
-export const renderCardPdf = (sides: RenderedSides) => renderPdf(sides.size, [sides.front, sides.back]);
-
-/** One side as PNG at `dpi`, rendered from the same SVG the PDF is made of. */
-export function renderSidePng(svg: string, dpi = PROOF_DPI): Promise<Buffer> {
-  return sharp(Buffer.from(svg), { density: dpi }).png().toBuffer();
+/** What a print provider takes: one PDF per side, each page the full artwork (trim plus bleed). */
+export async function renderPrintFiles(card: CardContent): Promise<{ frontPdf: Buffer; backPdf: Buffer }> {
+  const { front, back } = await drawSides(card);
+  const [frontPdf, backPdf] = await Promise.all([drawingsToPdf([front]), drawingsToPdf([back])]);
+  return { frontPdf, backPdf };
 }
 
-/** Front above back on a grey sheet, for a human to look at. */
-export async function renderProofPng(sides: RenderedSides, dpi = PROOF_DPI): Promise<Buffer> {
-  const [front, back] = await Promise.all([renderSidePng(sides.front, dpi), renderSidePng(sides.back, dpi)]);
+/** The two-page proof: front, then back. */
+export async function renderProofPdf(card: CardContent): Promise<Buffer> {
+  const { front, back } = await drawSides(card);
+  return drawingsToPdf([front, back]);
+}
+
+const sidePng = (drawing: Drawing, dpi: number) =>
+  sharp(Buffer.from(drawingToSvg(drawing)), { density: dpi })
+    .png()
+    .toBuffer();
+
+/** Front above back on a grey sheet, for a human to look at; drawn from the PDF's own layout. */
+export async function renderProofPng(card: CardContent, dpi = PROOF_DPI): Promise<Buffer> {
+  const sides = await drawSides(card);
+  const [front, back] = await Promise.all([sidePng(sides.front, dpi), sidePng(sides.back, dpi)]);
   const { width: sideWidth, height: sideHeight } = await sharp(front).metadata();
   const gap = Math.round(dpi * 0.25);
   return sharp({

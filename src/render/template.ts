@@ -1,8 +1,9 @@
 import { Type } from "@fastify/type-provider-typebox";
-import { CARD_SIZES, type CardSize } from "./card-size.ts";
+import { type CardSize, cardSizeOf } from "./card-size.ts";
 
-export const CardSizeSchema = Type.Union([Type.Literal("6x4.25"), Type.Literal("6x9")], {
-  description: "Trim size in inches, landscape (the 6x9 card is 9 in wide).",
+export const CardSizeSchema = Type.Union([Type.Literal("4x6"), Type.Literal("6x9"), Type.Literal("6x11")], {
+  description:
+    "Trim size in inches, landscape (the 6x9 card is 9 in wide); each file adds 0.125 in of bleed on every side.",
 });
 
 /** An automation's card template (automations.template); every part is optional. */
@@ -32,7 +33,7 @@ export const DEFAULT_TEMPLATE: ResolvedTemplate = {
   message:
     "Hi {{client_name}}, we have been working on homes around {{city}} and would love to help with yours. " +
     "Scan the code for a free estimate from {{org_name}}.",
-  size: "6x4.25",
+  size: "4x6",
 };
 
 /** The stored template over the defaults; anything unreadable in the column counts as absent. */
@@ -42,8 +43,7 @@ export function resolveTemplate(stored: unknown): ResolvedTemplate {
   return {
     headline: text(template.headline, DEFAULT_TEMPLATE.headline),
     message: text(template.message, DEFAULT_TEMPLATE.message),
-    size: CARD_SIZES.includes(template.size as CardSize)
-      ? (template.size as CardSize)
-      : DEFAULT_TEMPLATE.size,
+    // A template stored under a legacy size name ("6x4.25") prints the card that replaced it.
+    size: cardSizeOf(template.size) ?? DEFAULT_TEMPLATE.size,
   };
 }

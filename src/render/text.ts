@@ -98,19 +98,3 @@ export function escapeXml(text: string): string {
 }
 
 export const FONT_FAMILY = "Helvetica, Arial, sans-serif";
-
-/** One `<text>` with a `<tspan>` per line. */
-export function textBlock(
-  lines: readonly string[],
-  options: { x: number; y: number; size: number; bold?: boolean; fill: string; lineHeight?: number },
-): string {
-  const lineHeight = options.lineHeight ?? options.size * 1.25;
-  const spans = lines
-    .map(
-      (line, index) =>
-        `<tspan x="${options.x}" y="${(options.y + index * lineHeight).toFixed(2)}">${escapeXml(line)}</tspan>`,
-    )
-    .join("");
-  const weight = options.bold ? ` font-weight="bold"` : "";
-  return `<text font-family="${FONT_FAMILY}" font-size="${options.size}"${weight} fill="${options.fill}">${spans}</text>`;
-}

@@ -4,6 +4,7 @@ import type { Config } from "../config.ts";
 import type { Database, Queryable } from "../db/database.ts";
 import type { Geocoder } from "../geo/geocoder.ts";
 import type { RateLimiter } from "../limits/rate-limiter.ts";
+import type { Renderer } from "../render/renderer.ts";
 import type { BoundAutomationCache } from "./automation-cache.ts";
 import type { KeyStore } from "./key-store.ts";
 import type { KillSwitch } from "./kill-switch.ts";
@@ -27,6 +28,8 @@ export interface Services {
   /** Group-committed writes of events and legacy triggers (samples, campaigns, pieces, jobs). */
   triggerStore: TriggerStore;
   geocoder: Geocoder;
+  /** Draws cards off the event loop (the render pool); the operator's proofs use it. */
+  renderer: Renderer;
   /** SSRF guard of webhook targets (subscribe time; deliveries check again at connect time). */
   webhookTargetGuard: TargetGuard;
 }

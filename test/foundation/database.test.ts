@@ -10,6 +10,7 @@ import { isConnectionError, openDatabase, queryRows, sql } from "../../src/db/da
 import { loadMigrations, migrate, splitStatements } from "../../src/db/migrate.ts";
 import { createLocalGeocoder } from "../../src/geo/local.ts";
 import { createMemoryRateLimiter } from "../../src/limits/rate-limiter.ts";
+import { createRenderPool } from "../../src/render/renderer.ts";
 import { admin, call, createOrg } from "../helpers/api.ts";
 import { createTestContext, databaseLabel, openTestDatabase, testConfig } from "../helpers/harness.ts";
 
@@ -107,6 +108,7 @@ describe(`a database that stops answering (${databaseLabel})`, () => {
       logger: pino({ level: "silent" }),
       limiter,
       geocoder: createLocalGeocoder(),
+      renderer: createRenderPool({ threads: 1 }),
     });
     try {
       const startedAt = Date.now();
@@ -154,6 +156,7 @@ describe("embedded database persistence", () => {
       await migrate(database.db);
       const config = testConfig({ dataDir });
       const limiter = createMemoryRateLimiter(systemClock);
+      const renderer = createRenderPool({ threads: 1 });
       const app = await buildApp({
         config,
         database,
@@ -161,12 +164,14 @@ describe("embedded database persistence", () => {
         logger,
         limiter,
         geocoder: createLocalGeocoder(),
+        renderer,
       });
       const close = async () => {
         await app.close();
+        await renderer.close();
         await database.close();
       };
-      return { app, database, config, clock: systemClock, limiter, schema: undefined, close };
+      return { app, database, config, clock: systemClock, limiter, renderer, schema: undefined, close };
     };
     try {
       const first = await start();

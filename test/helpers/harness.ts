@@ -13,6 +13,7 @@ import {
   createRedisRateLimiter,
   type RateLimiter,
 } from "../../src/limits/rate-limiter.ts";
+import { createRenderPool, type Renderer } from "../../src/render/renderer.ts";
 import type { HostResolver } from "../../src/services/webhooks/target-guard.ts";
 
 export const ADMIN_TOKEN = "test-admin-token-0123456789";
@@ -41,6 +42,8 @@ export interface TestContext {
   config: Config;
   clock: Clock;
   limiter: RateLimiter;
+  /** The render pool the app's proofs and the test's pipeline runs draw with (one thread). */
+  renderer: Renderer;
   /** The schema this context owns on PostgreSQL (undefined on PGlite). */
   schema: string | undefined;
   close(): Promise<void>;
@@ -115,6 +118,7 @@ export async function createTestContext(options: TestContextOptions = {}): Promi
   const limiter = await testLimiter(clock, options.memoryLimiter);
   const logger = options.logger ?? pino({ level: process.env.TEST_LOG_LEVEL ?? "silent" });
   const geocoder = options.geocoder ?? createLocalGeocoder();
+  const renderer = createRenderPool({ threads: 1 });
   const app = await buildApp({
     config,
     database,
@@ -122,6 +126,7 @@ export async function createTestContext(options: TestContextOptions = {}): Promi
     logger,
     limiter,
     geocoder,
+    renderer,
     ...(options.resolveHost ? { resolveHost: options.resolveHost } : {}),
   });
   await app.ready();
@@ -131,9 +136,11 @@ export async function createTestContext(options: TestContextOptions = {}): Promi
     config,
     clock,
     limiter,
+    renderer,
     schema,
     close: async () => {
       await app.close();
+      await renderer.close();
       await limiter.close();
       await drop();
     },

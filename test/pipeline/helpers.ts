@@ -102,6 +102,7 @@ export function runPipeline(
       logger,
       config: { ...ctx.config, ...config },
       geocoder: createLocalGeocoder(),
+      renderer: ctx.renderer,
     }),
   );
   return runPendingJobs({ db, clock: ctx.clock, logger, automationsPaused }, catalog);

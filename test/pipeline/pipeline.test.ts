@@ -43,7 +43,7 @@ describe("campaign pipeline", () => {
     assert.equal(piece.landing_url, `${ctx.config.publicBaseUrl}/l/${piece.token}`);
   });
 
-  test("the proof PDF has two pages (front, back) of 6.25 × 4.5 in: 6 × 4.25 in plus 0.125 in bleed", async () => {
+  test("the proof PDF has two pages (front, back) of 6.25 × 4.25 in: the 4 × 6 in card plus 0.125 in bleed", async () => {
     const org = await orgWithAutomation(ctx);
     const piece = await queuePiece(ctx, org);
     const pdf = await adminBytes(ctx, `/pieces/${piece.id}/proof.pdf`);
@@ -52,7 +52,7 @@ describe("campaign pipeline", () => {
     const text = pdf.bytes.toString("latin1");
     assert.ok(text.startsWith("%PDF-"));
     assert.equal(text.match(/\/Type \/Page\b/g)?.length, 2);
-    assert.match(text, /\/MediaBox \[0 0 450 324\]/);
+    assert.match(text, /\/MediaBox \[0 0 450 306\]/);
   });
 
   test("a 6x9 template renders 9.25 × 6.25 in pages", async () => {
@@ -76,7 +76,7 @@ describe("campaign pipeline", () => {
       message: "{{org_name}} loves {{city}}. Roof: {{cf_roof|your roof}}.",
     });
     assert.equal(set.status, 200, set.text);
-    assert.equal(set.body.template.size, "6x4.25");
+    assert.equal(set.body.template.size, "4x6");
     const { applyMergeFields } = await import("../../src/render/merge.ts");
     const merged = applyMergeFields(set.body.template.message, {
       org_name: "Acme Co.",
@@ -103,7 +103,7 @@ describe("campaign pipeline", () => {
     });
     assert.equal(unknown.status, 422);
     assert.match(unknown.body.detail, /headline: unknown merge field \{\{first_name\}\}/);
-    const badSize = await admin(ctx, "PUT", `/automations/${org.automationId}/template`, { size: "4x6" });
+    const badSize = await admin(ctx, "PUT", `/automations/${org.automationId}/template`, { size: "5x7" });
     assert.equal(badSize.status, 422);
   });
 
@@ -429,7 +429,7 @@ describe("campaign pipeline", () => {
         quick.submit({
           pieceId: piece.id,
           orgId: org.orgId,
-          size: "6x4.25",
+          size: "4x6",
           frontPdf: Buffer.from("%PDF"),
           backPdf: Buffer.from("%PDF"),
           to: { name: "A", line1: "1 A St", city: "B", state: "IL", zip: "62704" },

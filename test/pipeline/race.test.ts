@@ -66,7 +66,16 @@ describe(`two workers over the same pieces never mail one twice (${databaseLabel
     const workerFor = (db: Database["db"]) =>
       startWorker(
         { db, clock, logger },
-        createJobCatalog(pipelineJobHandlers({ db, clock, logger, config, geocoder: createLocalGeocoder() })),
+        createJobCatalog(
+          pipelineJobHandlers({
+            db,
+            clock,
+            logger,
+            config,
+            geocoder: createLocalGeocoder(),
+            renderer: ctx.renderer,
+          }),
+        ),
         { pollIntervalMs: 20, concurrency: 4 },
       );
     const workers = [workerFor(ctx.database.db), workerFor((second ?? ctx.database).db)];

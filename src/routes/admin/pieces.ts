@@ -56,7 +56,12 @@ const Binary = Type.Unknown({ description: "The file's bytes." });
 export function registerAdminPieceRoutes(app: FastifyInstance, services: Services): void {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
   const imagery = createHomeImagery(services.config);
-  const proofDeps = { db: services.db, imagery, publicBaseUrl: services.config.publicBaseUrl };
+  const proofDeps = {
+    db: services.db,
+    imagery,
+    renderer: services.renderer,
+    publicBaseUrl: services.config.publicBaseUrl,
+  };
 
   for (const format of ["pdf", "png"] as const) {
     r.get(

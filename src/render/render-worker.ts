@@ -1,0 +1,27 @@
+import { setPriority } from "node:os";
+import type { CardContent } from "./card-layout.ts";
+import { renderPrintFiles, renderProofPdf, renderProofPng } from "./render.ts";
+
+/**
+ * The render pool's thread (see renderer.ts): lays out and draws cards off the API's event loop.
+ * Each thread lowers its own scheduling priority once: on Linux, setpriority on "this process"
+ * from a thread applies to that thread only, so a busy renderer yields the CPU to the thread that
+ * serves requests. Elsewhere, or where the OS refuses, it stays at normal priority.
+ */
+export const RENDER_THREAD_NICE = 10;
+try {
+  setPriority(0, RENDER_THREAD_NICE);
+} catch {
+  // not permitted or not supported: rendering works the same, only without the lower priority
+}
+
+export type RenderTask =
+  | { output: "print"; card: CardContent }
+  | { output: "proof-pdf" | "proof-png"; card: CardContent };
+
+export type RenderResult = { frontPdf: Uint8Array; backPdf: Uint8Array } | Uint8Array;
+
+export default async function render(task: RenderTask): Promise<RenderResult> {
+  if (task.output === "print") return renderPrintFiles(task.card);
+  return task.output === "proof-pdf" ? renderProofPdf(task.card) : renderProofPng(task.card);
+}

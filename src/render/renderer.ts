@@ -1,0 +1,59 @@
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { Piscina } from "piscina";
+import type { CardContent } from "./card-layout.ts";
+import type { RenderResult, RenderTask } from "./render-worker.ts";
+
+/**
+ * Draws cards: the print files a provider takes and the operator's proofs. Rendering is CPU work
+ * (layout, QR, image fitting, PDF writing), so it runs on a pool of worker threads, never on the
+ * event loop that serves requests and claims jobs.
+ */
+export interface Renderer {
+  /** One PDF per side, each page the full artwork (trim plus bleed). */
+  printFiles(card: CardContent, signal?: AbortSignal): Promise<{ frontPdf: Buffer; backPdf: Buffer }>;
+  /** The two-page PDF (front, back) or the PNG of both sides, for a human to look at. */
+  proof(card: CardContent, format: "pdf" | "png"): Promise<Buffer>;
+  /** Lets rendering in flight finish, then ends the threads. */
+  close(): Promise<void>;
+}
+
+/** A thread left idle this long ends (a quiet service does not hold the renderer's memory). */
+const IDLE_THREAD_MS = 60_000;
+
+/**
+ * The worker file beside this one with this file's own extension: `.ts` under tsx (development,
+ * tests), `.js` in the compiled build, whose worker then loads without tsx.
+ */
+function workerFile(): string {
+  const self = fileURLToPath(import.meta.url);
+  return path.join(path.dirname(self), `render-worker${path.extname(self)}`);
+}
+
+const asBuffer = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+
+export function createRenderPool(options: { threads: number }): Renderer {
+  const pool = new Piscina<RenderTask, RenderResult>({
+    filename: workerFile(),
+    minThreads: 0,
+    maxThreads: options.threads,
+    idleTimeout: IDLE_THREAD_MS,
+    // A thread runs one card at a time: its image fitting awaits sharp, and a second card meanwhile
+    // would only queue inside it.
+    concurrentTasksPerWorker: 1,
+  });
+  return {
+    async printFiles(card, signal) {
+      const files = (await pool.run({ output: "print", card }, signal ? { signal } : {})) as {
+        frontPdf: Uint8Array;
+        backPdf: Uint8Array;
+      };
+      return { frontPdf: asBuffer(files.frontPdf), backPdf: asBuffer(files.backPdf) };
+    },
+    async proof(card, format) {
+      const bytes = await pool.run({ output: format === "pdf" ? "proof-pdf" : "proof-png", card });
+      return asBuffer(bytes as Uint8Array);
+    },
+    close: () => pool.close(),
+  };
+}
