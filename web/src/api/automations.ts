@@ -1,0 +1,74 @@
+import { queryOptions, useMutation, useQueryClient } from "@tanstack/react-query";
+import { client, type Schemas, unwrap } from "./client.ts";
+import { eventKeys } from "./events.ts";
+
+export type Automation = Schemas["Automation"];
+export type AutomationDraft = Schemas["AutomationDraft"];
+export type AutomationFilter = Schemas["Filter"];
+export type CardTemplate = Schemas["Template"];
+
+export const automationKeys = {
+  all: ["automations"] as const,
+  list: () => [...automationKeys.all, "list"] as const,
+  detail: (id: string) => [...automationKeys.all, "detail", id] as const,
+  proof: (input: unknown) => [...automationKeys.all, "proof", input] as const,
+};
+
+export const automationListQuery = () =>
+  queryOptions({
+    queryKey: automationKeys.list(),
+    queryFn: () => unwrap(client.GET("/app/api/v1/automations")),
+  });
+
+export const automationQuery = (id: string) =>
+  queryOptions({
+    queryKey: automationKeys.detail(id),
+    queryFn: () => unwrap(client.GET("/app/api/v1/automations/{id}", { params: { path: { id } } })),
+  });
+
+export type ProofInput = { template: CardTemplate; card_size: CardTemplate["card_size"]; sample_id?: string };
+
+/** The server renders the proof with the card renderer itself; the same input is answered from cache. */
+export const proofQuery = (input: ProofInput) =>
+  queryOptions({
+    queryKey: automationKeys.proof(input),
+    queryFn: () => unwrap(client.POST("/app/api/v1/proofs", { body: input })),
+    staleTime: Number.POSITIVE_INFINITY,
+    retry: false,
+  });
+
+/** Binding changes which event types count as unbound, so the event domain is refreshed too. */
+function useInvalidateAutomations() {
+  const queryClient = useQueryClient();
+  return () =>
+    Promise.all([
+      queryClient.invalidateQueries({ queryKey: automationKeys.all }),
+      queryClient.invalidateQueries({ queryKey: eventKeys.all }),
+      queryClient.invalidateQueries({ queryKey: ["attention"] }),
+    ]);
+}
+
+export function useCreateAutomation() {
+  const invalidate = useInvalidateAutomations();
+  return useMutation({
+    mutationFn: (body: AutomationDraft) => unwrap(client.POST("/app/api/v1/automations", { body })),
+    onSuccess: invalidate,
+  });
+}
+
+export function useUpdateAutomation(id: string) {
+  const invalidate = useInvalidateAutomations();
+  return useMutation({
+    mutationFn: (body: Partial<AutomationDraft>) =>
+      unwrap(client.PATCH("/app/api/v1/automations/{id}", { params: { path: { id } }, body })),
+    onSuccess: invalidate,
+  });
+}
+
+export function useDryRun() {
+  return useMutation({
+    meta: { quiet: true },
+    mutationFn: (body: { automation: AutomationDraft; sample_id: string }) =>
+      unwrap(client.POST("/app/api/v1/automations/dry-run", { body })),
+  });
+}

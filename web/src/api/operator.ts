@@ -1,0 +1,106 @@
+import { queryOptions, useMutation, useQueryClient } from "@tanstack/react-query";
+import { ApiError } from "./errors.ts";
+
+/**
+ * The operator console calls the operator API (/admin/v1) with the operator token. The token lives in
+ * sessionStorage only: it is gone when the tab closes and never shared with other tabs.
+ */
+const TOKEN_KEY = "porchlight.operator-token";
+
+export const operatorToken = {
+  get: () => sessionStorage.getItem(TOKEN_KEY),
+  set: (token: string) => sessionStorage.setItem(TOKEN_KEY, token),
+  clear: () => sessionStorage.removeItem(TOKEN_KEY),
+};
+
+async function operatorFetch<T>(
+  path: string,
+  init: { method?: string; body?: unknown; token?: string } = {},
+) {
+  const token = init.token ?? operatorToken.get() ?? "";
+  const response = await fetch(`/admin/v1${path}`, {
+    method: init.method ?? "GET",
+    headers: {
+      authorization: `Bearer ${token}`,
+      ...(init.body === undefined ? {} : { "content-type": "application/json" }),
+    },
+    body: init.body === undefined ? undefined : JSON.stringify(init.body),
+  });
+  const body = response.status === 204 ? null : await response.json().catch(() => null);
+  if (!response.ok) throw ApiError.from(response.status, body);
+  return body as T;
+}
+
+export type OperatorOrg = { id: string; name: string; created_at?: string };
+export type FailedJob = {
+  id: string;
+  org_id: string | null;
+  kind: string;
+  attempts: number;
+  last_error: string | null;
+  updated_at: string;
+};
+export type OperatorInvitation = { invitation_id: string; invite_url: string; expires_at: string };
+
+export const operatorKeys = {
+  all: ["operator"] as const,
+  orgs: () => [...operatorKeys.all, "orgs"] as const,
+  killSwitch: () => [...operatorKeys.all, "kill-switch"] as const,
+  failedJobs: () => [...operatorKeys.all, "failed-jobs"] as const,
+};
+
+/** Checks a token before keeping it: the kill switch is the cheapest call that needs it. */
+export async function checkOperatorToken(token: string): Promise<void> {
+  await operatorFetch("/kill-switch", { token });
+}
+
+export const operatorOrgsQuery = () =>
+  queryOptions({
+    queryKey: operatorKeys.orgs(),
+    queryFn: async () => {
+      const answer = await operatorFetch<
+        { orgs?: OperatorOrg[]; organizations?: OperatorOrg[] } | OperatorOrg[]
+      >("/orgs");
+      return Array.isArray(answer) ? answer : (answer.orgs ?? answer.organizations ?? []);
+    },
+    retry: false,
+  });
+
+export const killSwitchQuery = () =>
+  queryOptions({
+    queryKey: operatorKeys.killSwitch(),
+    queryFn: () => operatorFetch<{ paused: boolean }>("/kill-switch"),
+  });
+
+export const failedJobsQuery = () =>
+  queryOptions({
+    queryKey: operatorKeys.failedJobs(),
+    queryFn: async () => (await operatorFetch<{ jobs: FailedJob[] }>("/jobs?status=failed&limit=50")).jobs,
+  });
+
+export function useCreateOrg() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (name: string) => operatorFetch<OperatorOrg>("/orgs", { method: "POST", body: { name } }),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: operatorKeys.orgs() }),
+  });
+}
+
+export function useInviteOwner() {
+  return useMutation({
+    mutationFn: ({ orgId, email }: { orgId: string; email: string }) =>
+      operatorFetch<OperatorInvitation>(`/orgs/${encodeURIComponent(orgId)}/invitations`, {
+        method: "POST",
+        body: { email, role: "owner" },
+      }),
+  });
+}
+
+export function useSetKillSwitch() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (paused: boolean) =>
+      operatorFetch<{ paused: boolean }>("/kill-switch", { method: "PUT", body: { paused } }),
+    onSuccess: (answer) => queryClient.setQueryData(operatorKeys.killSwitch(), answer),
+  });
+}

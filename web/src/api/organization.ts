@@ -1,0 +1,76 @@
+import { queryOptions, useMutation, useQueryClient } from "@tanstack/react-query";
+import { client, type Schemas, unwrap } from "./client.ts";
+import { ApiError } from "./errors.ts";
+
+export type Organization = Schemas["Organization"];
+export type OrganizationPatch = Partial<Omit<Organization, "id" | "name" | "has_logo">>;
+export type Role = Schemas["Member"]["role"];
+
+export const organizationKeys = {
+  all: ["organization"] as const,
+  profile: () => [...organizationKeys.all, "profile"] as const,
+  team: () => [...organizationKeys.all, "team"] as const,
+};
+
+export const organizationQuery = () =>
+  queryOptions({
+    queryKey: organizationKeys.profile(),
+    queryFn: () => unwrap(client.GET("/app/api/v1/organization")),
+  });
+
+export const teamQuery = () =>
+  queryOptions({ queryKey: organizationKeys.team(), queryFn: () => unwrap(client.GET("/app/api/v1/team")) });
+
+export const LOGO_URL = "/app/api/v1/organization/logo";
+
+export function useUpdateOrganization() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (body: OrganizationPatch) => unwrap(client.PATCH("/app/api/v1/organization", { body })),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: organizationKeys.all }),
+  });
+}
+
+/** The logo goes up as the file itself (the server checks, limits and re-encodes it). */
+export function useUploadLogo() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: async (file: File) => {
+      const response = await fetch(LOGO_URL, {
+        method: "PUT",
+        credentials: "same-origin",
+        headers: { "content-type": file.type || "application/octet-stream" },
+        body: file,
+      });
+      if (!response.ok) throw ApiError.from(response.status, await response.json().catch(() => null));
+    },
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: organizationKeys.all }),
+  });
+}
+
+export function useInviteTeammate() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (body: { email: string; role: Role }) =>
+      unwrap(client.POST("/app/api/v1/team/invitations", { body })),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: organizationKeys.team() }),
+  });
+}
+
+export function useChangeRole() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: ({ id, role }: { id: string; role: Role }) =>
+      unwrap(client.PATCH("/app/api/v1/team/members/{id}", { params: { path: { id } }, body: { role } })),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: organizationKeys.team() }),
+  });
+}
+
+export function useRemoveTeammate() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (id: string) =>
+      unwrap(client.DELETE("/app/api/v1/team/members/{id}", { params: { path: { id } } })),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: organizationKeys.team() }),
+  });
+}

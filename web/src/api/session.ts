@@ -1,0 +1,87 @@
+import { queryOptions, useMutation, useQueryClient } from "@tanstack/react-query";
+import { authCall, authClient } from "./auth.ts";
+import { client, type Schemas, unwrap } from "./client.ts";
+
+export const sessionKeys = {
+  all: ["session"] as const,
+  current: () => [...sessionKeys.all, "current"] as const,
+  invitation: (token: string) => [...sessionKeys.all, "invitation", token] as const,
+};
+
+export type Session = Schemas["Session"];
+
+export const sessionQuery = () =>
+  queryOptions({
+    queryKey: sessionKeys.current(),
+    queryFn: () => unwrap(client.GET("/app/api/v1/session")),
+    staleTime: 60_000,
+    retry: false,
+  });
+
+export const invitationQuery = (token: string) =>
+  queryOptions({
+    queryKey: sessionKeys.invitation(token),
+    queryFn: () => unwrap(client.GET("/app/api/v1/invitations/{token}", { params: { path: { token } } })),
+    retry: false,
+  });
+
+/** Everything cached belongs to the signed-in organization: a change of who is signed in drops it all. */
+function useStartOver() {
+  const queryClient = useQueryClient();
+  return () => queryClient.clear();
+}
+
+export function useSignIn() {
+  const startOver = useStartOver();
+  return useMutation({
+    mutationFn: (body: { email: string; password: string }) => authCall(authClient.signIn.email(body)),
+    onSuccess: startOver,
+  });
+}
+
+export function useSignOut() {
+  const startOver = useStartOver();
+  return useMutation({ mutationFn: () => authCall(authClient.signOut()), onSettled: startOver });
+}
+
+export function useAcceptInvitation(token: string) {
+  const startOver = useStartOver();
+  return useMutation({
+    mutationFn: (body: { name: string; password: string }) =>
+      unwrap(client.POST("/app/api/v1/invitations/{token}/accept", { params: { path: { token } }, body })),
+    onSuccess: startOver,
+  });
+}
+
+export function useRequestPasswordReset() {
+  return useMutation({
+    mutationFn: (email: string) =>
+      authCall(
+        authClient.requestPasswordReset({
+          email,
+          redirectTo: `${window.location.origin}/app/reset-password`,
+        }),
+      ),
+  });
+}
+
+export function useResetPassword() {
+  return useMutation({
+    mutationFn: (body: { token: string; newPassword: string }) => authCall(authClient.resetPassword(body)),
+  });
+}
+
+export function useUpdateMe() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (body: { name: string }) => unwrap(client.PATCH("/app/api/v1/me", { body })),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: sessionKeys.all }),
+  });
+}
+
+export function useChangePassword() {
+  return useMutation({
+    mutationFn: (body: { current_password: string; new_password: string }) =>
+      unwrap(client.POST("/app/api/v1/me/password", { body })),
+  });
+}

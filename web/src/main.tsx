@@ -1,0 +1,56 @@
+import "@mantine/core/styles.css";
+import "@mantine/notifications/styles.css";
+import "@mantine/dates/styles.css";
+import "@mantine/charts/styles.css";
+import { MantineProvider } from "@mantine/core";
+import { Notifications, notifications } from "@mantine/notifications";
+import { MutationCache, QueryCache, QueryClient, QueryClientProvider } from "@tanstack/react-query";
+import { RouterProvider } from "@tanstack/react-router";
+import { StrictMode } from "react";
+import { createRoot } from "react-dom/client";
+import { ApiError, errorMessage } from "./api/errors.ts";
+import { createAppRouter } from "./routes/tree.tsx";
+import { cssVariablesResolver, styleNonce, theme } from "./ui/theme.ts";
+
+const queryClient = new QueryClient({
+  queryCache: new QueryCache({
+    // A session that ends while the app is open (expiry, sign-out elsewhere) leads back to sign-in.
+    onError: (error) => {
+      if (
+        error instanceof ApiError &&
+        error.status === 401 &&
+        !window.location.pathname.startsWith("/app/operator")
+      ) {
+        void router.navigate({ to: "/sign-in", search: { redirect: window.location.pathname } });
+      }
+    },
+  }),
+  // One place shows a failed change; forms additionally put field errors on their fields.
+  mutationCache: new MutationCache({
+    onError: (error, _variables, _context, mutation) => {
+      if (mutation.meta?.quiet) return;
+      notifications.show({ color: "red", title: "That did not work", message: errorMessage(error) });
+    },
+  }),
+  defaultOptions: {
+    queries: {
+      retry: (failures, error) => !(error instanceof ApiError && error.status < 500) && failures < 2,
+      refetchOnWindowFocus: false,
+    },
+  },
+});
+
+const router = createAppRouter(queryClient);
+
+const root = document.getElementById("root");
+if (!root) throw new Error("index.html has no #root");
+createRoot(root).render(
+  <StrictMode>
+    <MantineProvider theme={theme} cssVariablesResolver={cssVariablesResolver} getStyleNonce={styleNonce}>
+      <Notifications position="top-right" />
+      <QueryClientProvider client={queryClient}>
+        <RouterProvider router={router} />
+      </QueryClientProvider>
+    </MantineProvider>
+  </StrictMode>,
+);

@@ -1,0 +1,78 @@
+import { Button, Group, Menu, Textarea } from "@mantine/core";
+import type { UseFormReturnType } from "@mantine/form";
+import { useRef } from "react";
+import type { AutomationFormValues } from "../form-model.ts";
+
+const BUILT_IN_FIELDS = [
+  { token: "{{client_name}}", label: "Customer name" },
+  { token: "{{street}}", label: "Street" },
+  { token: "{{city}}", label: "City" },
+  { token: "{{org_name}}", label: "Business name" },
+  { token: "{{phone}}", label: "Business phone" },
+  { token: "{{website}}", label: "Business website" },
+] as const;
+
+/** The card's message with a picker that inserts merge fields where the cursor is. */
+export function MessageField({
+  form,
+  propertyKeys,
+}: {
+  form: UseFormReturnType<AutomationFormValues>;
+  propertyKeys: string[];
+}) {
+  const textarea = useRef<HTMLTextAreaElement>(null);
+  // A custom field needs a fallback for records without it; the cursor lands where it is typed.
+  const customFields = propertyKeys
+    .filter((key) => key.startsWith("cf_"))
+    .map((key) => ({ token: `{{${key}|}}`, label: key }));
+
+  const insert = (token: string) => {
+    const element = textarea.current;
+    const current = form.values.message;
+    const start = element?.selectionStart ?? current.length;
+    const end = element?.selectionEnd ?? current.length;
+    form.setFieldValue("message", current.slice(0, start) + token + current.slice(end));
+    const caret = start + (token.endsWith("|}}") ? token.length - 2 : token.length);
+    requestAnimationFrame(() => {
+      element?.focus();
+      element?.setSelectionRange(caret, caret);
+    });
+  };
+
+  return (
+    <div>
+      <Textarea
+        ref={textarea}
+        label="Message"
+        description="Merge fields like {{client_name}} are filled from each record."
+        autosize
+        minRows={3}
+        maxRows={8}
+        {...form.getInputProps("message")}
+      />
+      <Group mt={6}>
+        <Menu position="bottom-start" withinPortal>
+          <Menu.Target>
+            <Button variant="light" size="xs">
+              Insert merge field
+            </Button>
+          </Menu.Target>
+          <Menu.Dropdown>
+            <Menu.Label>Fields</Menu.Label>
+            {BUILT_IN_FIELDS.map((field) => (
+              <Menu.Item key={field.token} onClick={() => insert(field.token)}>
+                {field.label} <code>{field.token}</code>
+              </Menu.Item>
+            ))}
+            {customFields.length > 0 && <Menu.Label>From your CRM</Menu.Label>}
+            {customFields.map((field) => (
+              <Menu.Item key={field.token} onClick={() => insert(field.token)}>
+                {field.label}
+              </Menu.Item>
+            ))}
+          </Menu.Dropdown>
+        </Menu>
+      </Group>
+    </div>
+  );
+}

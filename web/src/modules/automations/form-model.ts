@@ -1,0 +1,183 @@
+import type { Automation, AutomationDraft, AutomationFilter, CardTemplate } from "../../api/automations.ts";
+
+/** The filter ops the service knows, by the value each takes (the service's own list). */
+export const FILTER_OPS = [
+  { value: "eq", label: "is", takes: "string" },
+  { value: "neq", label: "is not", takes: "string" },
+  { value: "contains", label: "contains", takes: "string" },
+  { value: "in", label: "is one of", takes: "strings" },
+  { value: "not_in", label: "is none of", takes: "strings" },
+  { value: "exists", label: "is present", takes: "none" },
+  { value: "not_exists", label: "is missing", takes: "none" },
+  { value: "gt", label: "is more than", takes: "number" },
+  { value: "gte", label: "is at least", takes: "number" },
+  { value: "lt", label: "is less than", takes: "number" },
+  { value: "lte", label: "is at most", takes: "number" },
+] as const;
+export type FilterOp = (typeof FILTER_OPS)[number]["value"];
+export const takesOf = (op: FilterOp) => FILTER_OPS.find((entry) => entry.value === op)?.takes ?? "string";
+
+export const CARD_SIZES = [
+  { value: "4x6", label: "4 × 6 in postcard" },
+  { value: "6x9", label: "6 × 9 in postcard" },
+  { value: "6x11", label: "6 × 11 in postcard" },
+] as const;
+
+export const OBJECT_TYPES = [
+  { value: "job", label: "Job" },
+  { value: "deal", label: "Deal" },
+  { value: "contact", label: "Contact" },
+] as const;
+
+export const KINDS = [
+  { value: "standard", label: "Standard: mail when the event arrives" },
+  { value: "deal_won", label: "Won deal: mail when a deal is won" },
+] as const;
+
+export const EVENT_TYPE_PATTERN = /^[a-z][a-z0-9_]*\.[a-z][a-z0-9_]*$/;
+
+/** A filter as the form edits it: the value is text until it is saved. */
+export type FilterRow = { key: string; property: string; op: FilterOp; value: string };
+
+export type AutomationFormValues = {
+  name: string;
+  enabled: boolean;
+  kind: "standard" | "deal_won";
+  event_type: string;
+  object_type: "" | "job" | "deal" | "contact";
+  filters: FilterRow[];
+  headline: string;
+  message: string;
+  offer: string;
+  card_size: CardTemplate["card_size"];
+  sample_id: string;
+};
+
+let rowCounter = 0;
+export const newFilterRow = (property = ""): FilterRow => ({
+  key: `filter-${++rowCounter}`,
+  property,
+  op: "eq",
+  value: "",
+});
+
+export function blankAutomation(eventType = ""): AutomationFormValues {
+  return {
+    name: "",
+    enabled: true,
+    kind: "standard",
+    event_type: eventType,
+    object_type: "",
+    filters: [],
+    headline: "A fresh look for {{street}}",
+    message:
+      "Hi {{client_name}}, we just finished a job near {{city}} and would love to help with your home too. " +
+      "Scan the code to see our work and get in touch with {{org_name}}.",
+    offer: "",
+    card_size: "4x6",
+    sample_id: "",
+  };
+}
+
+function filterText(filter: AutomationFilter): string {
+  if (!("value" in filter)) return "";
+  return Array.isArray(filter.value) ? filter.value.join(", ") : String(filter.value);
+}
+
+export function formValuesOf(automation: Automation): AutomationFormValues {
+  return {
+    name: automation.name,
+    enabled: automation.enabled,
+    kind: automation.kind,
+    event_type: automation.trigger?.event_type ?? "",
+    object_type: automation.trigger?.object_type ?? "",
+    filters: automation.filters.map((filter) => ({
+      ...newFilterRow(filter.property),
+      op: filter.op,
+      value: filterText(filter),
+    })),
+    headline: automation.template.headline,
+    message: automation.template.message,
+    offer: automation.template.offer ?? "",
+    card_size: automation.template.card_size,
+    sample_id: "",
+  };
+}
+
+function filterOf(row: FilterRow): AutomationFilter {
+  const property = row.property.trim();
+  switch (row.op) {
+    case "exists":
+    case "not_exists":
+      return { property, op: row.op };
+    case "in":
+    case "not_in":
+      return {
+        property,
+        op: row.op,
+        value: row.value
+          .split(",")
+          .map((item) => item.trim())
+          .filter(Boolean),
+      };
+    case "gt":
+    case "gte":
+    case "lt":
+    case "lte":
+      return { property, op: row.op, value: Number(row.value) };
+    default:
+      return { property, op: row.op, value: row.value };
+  }
+}
+
+export function templateOf(values: AutomationFormValues): CardTemplate {
+  return {
+    headline: values.headline,
+    message: values.message,
+    offer: values.offer,
+    card_size: values.card_size,
+  };
+}
+
+export function draftOf(values: AutomationFormValues): AutomationDraft {
+  return {
+    name: values.name.trim(),
+    enabled: values.enabled,
+    kind: values.kind,
+    trigger: {
+      type: "custom_api",
+      event_type: values.event_type.trim(),
+      ...(values.object_type ? { object_type: values.object_type } : {}),
+    },
+    filters: values.filters.map(filterOf),
+    template: templateOf(values),
+  };
+}
+
+/** The server names fields by their place in the saved shape; the form by its own names. */
+export function formFieldOf(serverField: string): string {
+  return serverField.replace(/^trigger\./, "").replace(/^template\./, "");
+}
+
+export function describeTrigger(trigger: Automation["trigger"]): string {
+  if (!trigger) return "No trigger";
+  return `Custom API · ${trigger.event_type}${trigger.object_type ? ` (${trigger.object_type})` : ""}`;
+}
+
+export function validateAutomation(values: AutomationFormValues) {
+  const errors: Record<string, string> = {};
+  if (!values.name.trim()) errors.name = "Give the automation a name";
+  if (!EVENT_TYPE_PATTERN.test(values.event_type.trim()))
+    errors.event_type = "Use the form object.action in lower case, e.g. job.completed";
+  if (!values.headline.trim()) errors.headline = "Write a headline";
+  if (!values.message.trim()) errors.message = "Write a message";
+  values.filters.forEach((row, index) => {
+    if (!row.property.trim()) errors[`filters.${index}.property`] = "Pick a property";
+    const takes = takesOf(row.op);
+    if (takes === "number" && (row.value.trim() === "" || !Number.isFinite(Number(row.value))))
+      errors[`filters.${index}.value`] = "Enter a number";
+    if (takes === "strings" && !row.value.trim())
+      errors[`filters.${index}.value`] = "Enter values separated by commas";
+  });
+  return errors;
+}

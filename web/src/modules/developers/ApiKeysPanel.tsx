@@ -1,0 +1,219 @@
+import {
+  Alert,
+  Button,
+  Checkbox,
+  Code,
+  CopyButton,
+  Group,
+  Modal,
+  Stack,
+  Table,
+  Text,
+  TextInput,
+  VisuallyHidden,
+} from "@mantine/core";
+import { DateInput } from "@mantine/dates";
+import { isNotEmpty, useForm } from "@mantine/form";
+import { useDisclosure } from "@mantine/hooks";
+import { useQuery } from "@tanstack/react-query";
+import { useState } from "react";
+import { type ApiKey, apiKeysQuery, useCreateApiKey, useRevokeApiKey } from "../../api/developers.ts";
+import { ApiError } from "../../api/errors.ts";
+import { EmptyState, LoadError, Loading } from "../../ui/states.tsx";
+
+const SCOPES = [
+  { value: "events:write", label: "Send events (events:write)" },
+  { value: "import:write", label: "Import jobs (import:write)" },
+  { value: "webhooks:inbound", label: "Everything else: leads, conversions, customers (webhooks:inbound)" },
+] as const;
+
+const when = (iso: string | null, never = "Never") => (iso ? new Date(iso).toLocaleString() : never);
+
+export function ApiKeysPanel() {
+  const keys = useQuery(apiKeysQuery());
+  const [createOpened, createModal] = useDisclosure(false);
+  const [revoking, setRevoking] = useState<ApiKey | null>(null);
+
+  if (keys.isPending) return <Loading label="Loading API keys" />;
+  if (keys.isError) {
+    if (keys.error instanceof ApiError && keys.error.status === 403) {
+      return <Alert title="Only owners manage API keys">Ask an owner of your organization for a key.</Alert>;
+    }
+    return <LoadError error={keys.error} retry={() => keys.refetch()} />;
+  }
+  const createButton = <Button onClick={createModal.open}>Create API key</Button>;
+
+  return (
+    <Stack>
+      {keys.data.keys.length === 0 ? (
+        <EmptyState title="No API keys yet" action={createButton}>
+          Your CRM or your developer needs a key to send events. Create one, copy it, and paste it where your
+          CRM asks for it.
+        </EmptyState>
+      ) : (
+        <>
+          <Group justify="flex-end">{createButton}</Group>
+          <Table.ScrollContainer minWidth={640}>
+            <Table striped>
+              <Table.Thead>
+                <Table.Tr>
+                  <Table.Th>Name</Table.Th>
+                  <Table.Th>Scopes</Table.Th>
+                  <Table.Th>Created</Table.Th>
+                  <Table.Th>Last used</Table.Th>
+                  <Table.Th>Expires</Table.Th>
+                  <Table.Th>
+                    <VisuallyHidden>Actions</VisuallyHidden>
+                  </Table.Th>
+                </Table.Tr>
+              </Table.Thead>
+              <Table.Tbody>
+                {keys.data.keys.map((key) => (
+                  <Table.Tr key={key.id}>
+                    <Table.Td>{key.name || "Unnamed key"}</Table.Td>
+                    <Table.Td>{key.scopes ? key.scopes.join(", ") : "All"}</Table.Td>
+                    <Table.Td>{when(key.created_at)}</Table.Td>
+                    <Table.Td>{when(key.last_used_at)}</Table.Td>
+                    <Table.Td>{when(key.expires_at)}</Table.Td>
+                    <Table.Td>
+                      <Button size="xs" variant="outline" color="red.9" onClick={() => setRevoking(key)}>
+                        Revoke {key.name || "key"}
+                      </Button>
+                    </Table.Td>
+                  </Table.Tr>
+                ))}
+              </Table.Tbody>
+            </Table>
+          </Table.ScrollContainer>
+        </>
+      )}
+      <CreateKeyModal opened={createOpened} onClose={createModal.close} />
+      <RevokeKeyModal apiKey={revoking} onClose={() => setRevoking(null)} />
+    </Stack>
+  );
+}
+
+function CreateKeyModal({ opened, onClose }: { opened: boolean; onClose: () => void }) {
+  const create = useCreateApiKey();
+  const [issued, setIssued] = useState<string | null>(null);
+  const form = useForm<{ name: string; scopes: string[]; expires_at: string | null }>({
+    initialValues: { name: "", scopes: SCOPES.map((scope) => scope.value), expires_at: null },
+    validate: {
+      name: isNotEmpty("Name the key after where it is used, e.g. CRM"),
+      scopes: (scopes) => (scopes.length === 0 ? "Pick at least one scope" : null),
+    },
+  });
+  const close = () => {
+    setIssued(null);
+    form.reset();
+    create.reset();
+    onClose();
+  };
+
+  return (
+    <Modal opened={opened} onClose={close} title={issued ? "Your new API key" : "Create API key"} centered>
+      {issued ? (
+        <Stack>
+          <Alert color="yellow" title="Copy it now">
+            This is the only time the key is shown. Store it where your CRM or developer keeps secrets.
+          </Alert>
+          <Code block aria-label="New API key" style={{ wordBreak: "break-all", whiteSpace: "pre-wrap" }}>
+            {issued}
+          </Code>
+          <Group>
+            <CopyButton value={issued}>
+              {({ copied, copy }) => <Button onClick={copy}>{copied ? "Copied" : "Copy key"}</Button>}
+            </CopyButton>
+            <Button variant="default" onClick={close}>
+              Done
+            </Button>
+          </Group>
+        </Stack>
+      ) : (
+        <form
+          onSubmit={form.onSubmit(async (values) => {
+            try {
+              const answer = await create.mutateAsync({
+                name: values.name.trim(),
+                scopes: values.scopes,
+                ...(values.expires_at
+                  ? { expires_at: new Date(`${values.expires_at}T23:59:59`).toISOString() }
+                  : {}),
+              });
+              setIssued(answer.key);
+            } catch (error) {
+              if (error instanceof ApiError) form.setErrors(error.fieldErrors());
+            }
+          })}
+        >
+          <Stack>
+            <TextInput
+              label="Name"
+              placeholder="e.g. CRM"
+              required
+              data-autofocus
+              {...form.getInputProps("name")}
+            />
+            <Checkbox.Group
+              label="Scopes"
+              description="What the key may do"
+              {...form.getInputProps("scopes")}
+            >
+              <Stack gap="xs" mt="xs">
+                {SCOPES.map((scope) => (
+                  <Checkbox key={scope.value} value={scope.value} label={scope.label} />
+                ))}
+              </Stack>
+            </Checkbox.Group>
+            <DateInput
+              label="Expires"
+              description="Optional. The key stops working at the end of this day."
+              placeholder="Never"
+              clearable
+              minDate={new Date(Date.now() + 86_400_000)}
+              valueFormat="YYYY-MM-DD"
+              {...form.getInputProps("expires_at")}
+            />
+            <Group justify="flex-end">
+              <Button variant="default" onClick={close}>
+                Cancel
+              </Button>
+              <Button type="submit" loading={create.isPending}>
+                Create key
+              </Button>
+            </Group>
+          </Stack>
+        </form>
+      )}
+    </Modal>
+  );
+}
+
+function RevokeKeyModal({ apiKey, onClose }: { apiKey: ApiKey | null; onClose: () => void }) {
+  const revoke = useRevokeApiKey();
+  return (
+    <Modal opened={apiKey !== null} onClose={onClose} title="Revoke this key?" centered>
+      <Stack>
+        <Text size="sm">
+          Anything using <strong>{apiKey?.name || "this key"}</strong> stops working at once. This cannot be
+          undone.
+        </Text>
+        <Group justify="flex-end">
+          <Button variant="default" onClick={onClose}>
+            Keep it
+          </Button>
+          <Button
+            color="red.9"
+            loading={revoke.isPending}
+            onClick={async () => {
+              if (!apiKey) return;
+              await revoke.mutateAsync(apiKey.id).then(onClose, () => undefined);
+            }}
+          >
+            Revoke key
+          </Button>
+        </Group>
+      </Stack>
+    </Modal>
+  );
+}

@@ -1,0 +1,25 @@
+import { Button, Code, CopyButton, Stack } from "@mantine/core";
+
+/** A snippet to paste, with a button that copies it. */
+export function CodeSnippet({ code, label }: { code: string; label: string }) {
+  return (
+    <Stack gap={6} align="flex-start" w="100%">
+      <Code
+        block
+        w="100%"
+        style={{ whiteSpace: "pre-wrap", wordBreak: "break-all" }}
+        aria-label={label}
+        tabIndex={0}
+      >
+        {code}
+      </Code>
+      <CopyButton value={code}>
+        {({ copied, copy }) => (
+          <Button size="xs" variant="default" onClick={copy}>
+            {copied ? "Copied" : `Copy ${label.toLowerCase()}`}
+          </Button>
+        )}
+      </CopyButton>
+    </Stack>
+  );
+}

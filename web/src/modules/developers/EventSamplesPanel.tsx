@@ -1,0 +1,107 @@
+import { Badge, Code, Group, NavLink, Paper, SimpleGrid, Stack, Text, Title } from "@mantine/core";
+import { useQuery } from "@tanstack/react-query";
+import { eventSamplesQuery, eventTypesQuery } from "../../api/events.ts";
+import { ButtonLink } from "../../ui/links.tsx";
+import { EmptyState, LoadError, Loading } from "../../ui/states.tsx";
+import { CodeSnippet } from "./CodeSnippet.tsx";
+import { firstEventCurl } from "./snippets.ts";
+
+/** What the CRM actually sent, per event type; types no automation binds are marked. */
+export function EventSamplesPanel({
+  selected,
+  onSelect,
+}: {
+  selected?: string;
+  onSelect: (eventType: string) => void;
+}) {
+  const eventTypes = useQuery(eventTypesQuery());
+  if (eventTypes.isPending) return <Loading label="Loading event types" />;
+  if (eventTypes.isError) return <LoadError error={eventTypes.error} retry={() => eventTypes.refetch()} />;
+  if (eventTypes.data.length === 0) {
+    return (
+      <EmptyState title="No events received yet">
+        <Stack gap="sm">
+          <Text size="sm">
+            Send a first event with an API key (create one under API keys), then build an automation from it.
+            From a terminal:
+          </Text>
+          <CodeSnippet label="First event command" code={firstEventCurl(window.location.origin)} />
+        </Stack>
+      </EmptyState>
+    );
+  }
+  const current = selected ?? eventTypes.data[0]?.event_type ?? "";
+  return (
+    <SimpleGrid cols={{ base: 1, sm: 3 }} spacing="md">
+      <nav aria-label="Event types">
+        {eventTypes.data.map((type) => (
+          <NavLink
+            key={type.event_type}
+            component="button"
+            type="button"
+            active={type.event_type === current}
+            aria-current={type.event_type === current ? "true" : undefined}
+            label={type.event_type}
+            description={`${type.count} received`}
+            rightSection={
+              type.bound ? undefined : (
+                <Badge color="orange.9" variant="outline" size="sm">
+                  No automation
+                </Badge>
+              )
+            }
+            onClick={() => onSelect(type.event_type)}
+          />
+        ))}
+      </nav>
+      <div style={{ gridColumn: "span 2" }}>
+        <SampleList
+          eventType={current}
+          bound={eventTypes.data.find((type) => type.event_type === current)?.bound ?? true}
+        />
+      </div>
+    </SimpleGrid>
+  );
+}
+
+function SampleList({ eventType, bound }: { eventType: string; bound: boolean }) {
+  const samples = useQuery(eventSamplesQuery(eventType));
+  return (
+    <Stack>
+      <Group justify="space-between">
+        <Title order={3} size="h4">
+          Samples of <code>{eventType}</code>
+        </Title>
+        {!bound && (
+          <ButtonLink to="/automations/new" search={{ event_type: eventType }} size="xs">
+            Build an automation for it
+          </ButtonLink>
+        )}
+      </Group>
+      {!bound && (
+        <Text size="sm">
+          No automation uses this event type, so these events mail nothing. If it is a typo, fix it where your
+          CRM sends it.
+        </Text>
+      )}
+      {samples.isPending ? (
+        <Loading label="Loading samples" />
+      ) : samples.isError ? (
+        <LoadError error={samples.error} retry={() => samples.refetch()} />
+      ) : samples.data.length === 0 ? (
+        <Text size="sm">No samples kept for this type.</Text>
+      ) : (
+        samples.data.map((sample) => (
+          <Paper key={sample.id} withBorder p="sm">
+            <Text size="sm" fw={600} mb={4}>
+              {new Date(sample.received_at).toLocaleString()} · {sample.object_type ?? "record"}
+            </Text>
+            <Code block style={{ whiteSpace: "pre-wrap", wordBreak: "break-all" }}>
+              {JSON.stringify(sample.record, null, 2)}
+            </Code>
+          </Paper>
+        ))
+      )}
+    </Stack>
+  );
+}

@@ -1,0 +1,89 @@
+import { Button, Fieldset, PasswordInput, Stack, TextInput } from "@mantine/core";
+import { hasLength, isNotEmpty, matchesField, useForm } from "@mantine/form";
+import { notifications } from "@mantine/notifications";
+import { ApiError } from "../../api/errors.ts";
+import { type Session, useChangePassword, useUpdateMe } from "../../api/session.ts";
+
+const MIN_PASSWORD_LENGTH = 10;
+
+/** The signed-in person's own name and password. */
+export function AccountForms({ session }: { session: Session }) {
+  const updateMe = useUpdateMe();
+  const changePassword = useChangePassword();
+  const profile = useForm({
+    initialValues: { name: session.user.name },
+    validate: { name: isNotEmpty("Enter your name") },
+  });
+  const password = useForm({
+    initialValues: { current_password: "", new_password: "", confirm: "" },
+    validate: {
+      current_password: isNotEmpty("Enter your current password"),
+      new_password: hasLength({ min: MIN_PASSWORD_LENGTH }, `Use at least ${MIN_PASSWORD_LENGTH} characters`),
+      confirm: matchesField("new_password", "The two passwords differ"),
+    },
+  });
+
+  return (
+    <Stack gap="xl" maw={520}>
+      <form
+        onSubmit={profile.onSubmit(async (values) => {
+          try {
+            await updateMe.mutateAsync({ name: values.name.trim() });
+            notifications.show({ color: "green", title: "Saved", message: "Your name is saved." });
+          } catch (error) {
+            if (error instanceof ApiError) profile.setErrors(error.fieldErrors());
+          }
+        })}
+      >
+        <Fieldset legend="Your profile">
+          <Stack>
+            <TextInput label="Email" value={session.user.email} readOnly />
+            <TextInput label="Your name" autoComplete="name" {...profile.getInputProps("name")} />
+            <Button type="submit" loading={updateMe.isPending} style={{ alignSelf: "flex-start" }}>
+              Save name
+            </Button>
+          </Stack>
+        </Fieldset>
+      </form>
+      <form
+        onSubmit={password.onSubmit(async ({ current_password, new_password }) => {
+          try {
+            await changePassword.mutateAsync({ current_password, new_password });
+          } catch (error) {
+            if (error instanceof ApiError) password.setErrors(error.fieldErrors());
+            return;
+          }
+          password.reset();
+          notifications.show({
+            color: "green",
+            title: "Password changed",
+            message: "Use the new one next time.",
+          });
+        })}
+      >
+        <Fieldset legend="Password">
+          <Stack>
+            <PasswordInput
+              label="Current password"
+              autoComplete="current-password"
+              {...password.getInputProps("current_password")}
+            />
+            <PasswordInput
+              label="New password"
+              autoComplete="new-password"
+              {...password.getInputProps("new_password")}
+            />
+            <PasswordInput
+              label="Repeat the new password"
+              autoComplete="new-password"
+              {...password.getInputProps("confirm")}
+            />
+            <Button type="submit" loading={changePassword.isPending} style={{ alignSelf: "flex-start" }}>
+              Change password
+            </Button>
+          </Stack>
+        </Fieldset>
+      </form>
+    </Stack>
+  );
+}

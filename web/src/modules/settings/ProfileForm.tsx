@@ -1,0 +1,226 @@
+import {
+  Alert,
+  Button,
+  ColorInput,
+  Fieldset,
+  FileInput,
+  Group,
+  Image,
+  NumberInput,
+  SimpleGrid,
+  Stack,
+  Text,
+  TextInput,
+} from "@mantine/core";
+import { isNotEmpty, useForm } from "@mantine/form";
+import { notifications } from "@mantine/notifications";
+import { useSuspenseQuery } from "@tanstack/react-query";
+import { useState } from "react";
+import { ApiError } from "../../api/errors.ts";
+import {
+  LOGO_URL,
+  type Organization,
+  organizationQuery,
+  useUpdateOrganization,
+  useUploadLogo,
+} from "../../api/organization.ts";
+
+type ProfileValues = {
+  business_name: string;
+  phone: string;
+  website: string;
+  street: string;
+  city: string;
+  state: string;
+  postal_code: string;
+  brand_color: string;
+  offer: string;
+  cost_per_card: number | string;
+};
+
+function valuesOf(org: Organization): ProfileValues {
+  return {
+    business_name: org.business_name || org.name,
+    phone: org.phone ?? "",
+    website: org.website ?? "",
+    street: org.return_address?.street ?? "",
+    city: org.return_address?.city ?? "",
+    state: org.return_address?.state ?? "",
+    postal_code: org.return_address?.postal_code ?? "",
+    brand_color: org.brand_color ?? "",
+    offer: org.offer ?? "",
+    cost_per_card: org.cost_per_card_cents == null ? "" : org.cost_per_card_cents / 100,
+  };
+}
+
+/** Server field names (return_address.city, cost_per_card_cents) as the form names them. */
+const formField = (field: string) =>
+  field.replace(/^return_address\./, "").replace(/^cost_per_card_cents$/, "cost_per_card");
+
+/** The business as every card and landing page shows it. */
+export function ProfileForm({ canEdit }: { canEdit: boolean }) {
+  const { data: org } = useSuspenseQuery(organizationQuery());
+  const update = useUpdateOrganization();
+  const form = useForm<ProfileValues>({
+    initialValues: valuesOf(org),
+    validate: {
+      business_name: isNotEmpty("Enter the business name printed on your cards"),
+      brand_color: (value) =>
+        value && !/^#[0-9a-fA-F]{6}$/.test(value) ? "Use a colour like #1f6feb" : null,
+    },
+  });
+
+  return (
+    <form
+      onSubmit={form.onSubmit(async (values) => {
+        const hasAddress = [values.street, values.city, values.state, values.postal_code].some((part) =>
+          part.trim(),
+        );
+        try {
+          const saved = await update.mutateAsync({
+            business_name: values.business_name.trim(),
+            phone: values.phone.trim() || null,
+            website: values.website.trim() || null,
+            return_address: hasAddress
+              ? {
+                  street: values.street.trim(),
+                  city: values.city.trim(),
+                  state: values.state.trim(),
+                  postal_code: values.postal_code.trim(),
+                }
+              : null,
+            brand_color: values.brand_color || null,
+            offer: values.offer.trim() || null,
+            cost_per_card_cents:
+              values.cost_per_card === "" ? null : Math.round(Number(values.cost_per_card) * 100),
+          });
+          form.setInitialValues(valuesOf(saved));
+          form.resetDirty(valuesOf(saved));
+          notifications.show({ color: "green", title: "Saved", message: "Your business profile is saved." });
+        } catch (error) {
+          if (error instanceof ApiError) {
+            form.setErrors(
+              Object.fromEntries(
+                Object.entries(error.fieldErrors()).map(([field, message]) => [formField(field), message]),
+              ),
+            );
+          }
+        }
+      })}
+    >
+      <Stack gap="lg">
+        {!canEdit && (
+          <Alert title="Only owners change the profile">You can see it; ask an owner to change it.</Alert>
+        )}
+        <Fieldset legend="Business" disabled={!canEdit}>
+          <SimpleGrid cols={{ base: 1, sm: 2 }}>
+            <TextInput label="Business name" required {...form.getInputProps("business_name")} />
+            <TextInput
+              label="Phone"
+              type="tel"
+              autoComplete="tel"
+              description="Printed as {{phone}} and on the landing page's call button"
+              {...form.getInputProps("phone")}
+            />
+            <TextInput
+              label="Website"
+              type="url"
+              placeholder="https://"
+              description="Printed as {{website}}"
+              {...form.getInputProps("website")}
+            />
+            <ColorInput
+              label="Brand colour"
+              format="hex"
+              placeholder="#1f6feb"
+              {...form.getInputProps("brand_color")}
+            />
+          </SimpleGrid>
+        </Fieldset>
+        <Fieldset legend="Return address (printed on the card back)" disabled={!canEdit}>
+          <SimpleGrid cols={{ base: 1, sm: 2 }}>
+            <TextInput label="Street" autoComplete="address-line1" {...form.getInputProps("street")} />
+            <TextInput label="City" autoComplete="address-level2" {...form.getInputProps("city")} />
+            <TextInput label="State" autoComplete="address-level1" {...form.getInputProps("state")} />
+            <TextInput label="ZIP code" autoComplete="postal-code" {...form.getInputProps("postal_code")} />
+          </SimpleGrid>
+        </Fieldset>
+        <Fieldset legend="Offer and cost" disabled={!canEdit}>
+          <SimpleGrid cols={{ base: 1, sm: 2 }}>
+            <TextInput
+              label="Offer"
+              description="Your default offer line, e.g. Free gutter check with any roof repair. Leave empty to promise nothing."
+              {...form.getInputProps("offer")}
+            />
+            <NumberInput
+              label="Cost per card (USD)"
+              description="What one mailed card costs you; Revenue uses it for your return."
+              min={0}
+              decimalScale={2}
+              prefix="$"
+              {...form.getInputProps("cost_per_card")}
+            />
+          </SimpleGrid>
+        </Fieldset>
+        {canEdit && (
+          <Group>
+            <Button type="submit" loading={update.isPending}>
+              Save profile
+            </Button>
+          </Group>
+        )}
+        <LogoUpload hasLogo={org.has_logo} canEdit={canEdit} />
+      </Stack>
+    </form>
+  );
+}
+
+function LogoUpload({ hasLogo, canEdit }: { hasLogo: boolean; canEdit: boolean }) {
+  const upload = useUploadLogo();
+  const [file, setFile] = useState<File | null>(null);
+  const [version, setVersion] = useState(0);
+  return (
+    <Fieldset legend="Logo" disabled={!canEdit}>
+      <Stack>
+        {hasLogo ? (
+          <Image src={`${LOGO_URL}?v=${version}`} alt="Your current logo" h={64} w="auto" fit="contain" />
+        ) : (
+          <Text size="sm">No logo yet. It is printed on the card back and shown on your landing page.</Text>
+        )}
+        <Group align="flex-end">
+          <FileInput
+            label="Logo file"
+            description="PNG, JPEG or SVG, up to 2 MB"
+            accept="image/png,image/jpeg,image/svg+xml"
+            value={file}
+            onChange={setFile}
+            clearable
+            style={{ flex: "1 1 220px" }}
+          />
+          <Button
+            variant="default"
+            disabled={!file}
+            loading={upload.isPending}
+            onClick={async () => {
+              if (!file) return;
+              await upload.mutateAsync(file).then(
+                () => {
+                  setFile(null);
+                  setVersion((v) => v + 1);
+                  notifications.show({
+                    color: "green",
+                    title: "Logo uploaded",
+                    message: "Your cards use it from now on.",
+                  });
+                },
+                () => undefined,
+              );
+            }}
+          >
+            Upload logo
+          </Button>
+        </Group>
+      </Stack>
+    </Fieldset>
+  );
+}

@@ -1,0 +1,204 @@
+import {
+  Alert,
+  Button,
+  Group,
+  Modal,
+  Select,
+  Stack,
+  Table,
+  Text,
+  TextInput,
+  Title,
+  VisuallyHidden,
+} from "@mantine/core";
+import { isEmail, useForm } from "@mantine/form";
+import { notifications } from "@mantine/notifications";
+import { useQuery } from "@tanstack/react-query";
+import { useState } from "react";
+import { ApiError } from "../../api/errors.ts";
+import {
+  type Role,
+  teamQuery,
+  useChangeRole,
+  useInviteTeammate,
+  useRemoveTeammate,
+} from "../../api/organization.ts";
+import { LoadError, Loading } from "../../ui/states.tsx";
+
+const ROLES = [
+  { value: "owner", label: "Owner: everything, including keys, team and profile" },
+  { value: "member", label: "Member: automations and mail" },
+];
+
+export function TeamPanel({ currentUserId }: { currentUserId: string }) {
+  const team = useQuery(teamQuery());
+  const changeRole = useChangeRole();
+  const [removing, setRemoving] = useState<{ id: string; name: string } | null>(null);
+
+  if (team.isPending) return <Loading label="Loading your team" />;
+  if (team.isError) {
+    if (team.error instanceof ApiError && team.error.status === 403) {
+      return (
+        <Alert title="Only owners manage the team">Ask an owner to invite someone or change a role.</Alert>
+      );
+    }
+    return <LoadError error={team.error} retry={() => team.refetch()} />;
+  }
+
+  return (
+    <Stack gap="xl">
+      <InviteForm />
+      <section aria-labelledby="members-heading">
+        <Title order={2} size="h4" id="members-heading" mb="sm">
+          Members
+        </Title>
+        <Table.ScrollContainer minWidth={560}>
+          <Table striped>
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th>Name</Table.Th>
+                <Table.Th>Email</Table.Th>
+                <Table.Th>Role</Table.Th>
+                <Table.Th>
+                  <VisuallyHidden>Actions</VisuallyHidden>
+                </Table.Th>
+              </Table.Tr>
+            </Table.Thead>
+            <Table.Tbody>
+              {team.data.members.map((member) => (
+                <Table.Tr key={member.id}>
+                  <Table.Td>{member.name}</Table.Td>
+                  <Table.Td>{member.email}</Table.Td>
+                  <Table.Td>
+                    <Select
+                      aria-label={`Role of ${member.name || member.email}`}
+                      data={[
+                        { value: "owner", label: "Owner" },
+                        { value: "member", label: "Member" },
+                      ]}
+                      value={member.role}
+                      allowDeselect={false}
+                      disabled={member.id === currentUserId}
+                      onChange={(role) => role && changeRole.mutate({ id: member.id, role: role as Role })}
+                      w={130}
+                    />
+                  </Table.Td>
+                  <Table.Td>
+                    {member.id !== currentUserId && (
+                      <Button
+                        size="xs"
+                        variant="outline"
+                        color="red.9"
+                        onClick={() => setRemoving({ id: member.id, name: member.name || member.email })}
+                      >
+                        Remove {member.name || member.email}
+                      </Button>
+                    )}
+                  </Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+        </Table.ScrollContainer>
+      </section>
+      {team.data.invitations.length > 0 && (
+        <section aria-labelledby="invitations-heading">
+          <Title order={2} size="h4" id="invitations-heading" mb="sm">
+            Pending invitations
+          </Title>
+          <Stack gap={4}>
+            {team.data.invitations.map((invitation) => (
+              <Text key={invitation.id} size="sm">
+                {invitation.email} as {invitation.role}, until{" "}
+                {new Date(invitation.expires_at).toLocaleDateString()}
+              </Text>
+            ))}
+          </Stack>
+        </section>
+      )}
+      <RemoveModal member={removing} onClose={() => setRemoving(null)} />
+    </Stack>
+  );
+}
+
+function InviteForm() {
+  const invite = useInviteTeammate();
+  const form = useForm<{ email: string; role: Role }>({
+    initialValues: { email: "", role: "member" },
+    validate: { email: isEmail("Enter their email address") },
+  });
+  return (
+    <section aria-labelledby="invite-heading">
+      <Title order={2} size="h4" id="invite-heading" mb="sm">
+        Invite someone
+      </Title>
+      <form
+        onSubmit={form.onSubmit(async (values) => {
+          try {
+            await invite.mutateAsync(values);
+          } catch (error) {
+            if (error instanceof ApiError) form.setErrors(error.fieldErrors());
+            return;
+          }
+          notifications.show({
+            color: "green",
+            title: "Invitation sent",
+            message: `${values.email} gets an email with a link.`,
+          });
+          form.reset();
+        })}
+      >
+        <Group align="flex-end" wrap="wrap">
+          <TextInput
+            label="Email"
+            type="email"
+            required
+            style={{ flex: "2 1 220px" }}
+            {...form.getInputProps("email")}
+          />
+          <Select
+            label="Role"
+            data={ROLES}
+            allowDeselect={false}
+            style={{ flex: "1 1 220px" }}
+            {...form.getInputProps("role")}
+          />
+          <Button type="submit" loading={invite.isPending}>
+            Send invitation
+          </Button>
+        </Group>
+      </form>
+    </section>
+  );
+}
+
+function RemoveModal({
+  member,
+  onClose,
+}: {
+  member: { id: string; name: string } | null;
+  onClose: () => void;
+}) {
+  const remove = useRemoveTeammate();
+  return (
+    <Modal opened={member !== null} onClose={onClose} title="Remove from the team?" centered>
+      <Stack>
+        <Text size="sm">{member?.name} loses access to this organization at once.</Text>
+        <Group justify="flex-end">
+          <Button variant="default" onClick={onClose}>
+            Cancel
+          </Button>
+          <Button
+            color="red.9"
+            loading={remove.isPending}
+            onClick={async () =>
+              member && (await remove.mutateAsync(member.id).then(onClose, () => undefined))
+            }
+          >
+            Remove
+          </Button>
+        </Group>
+      </Stack>
+    </Modal>
+  );
+}

@@ -1,0 +1,85 @@
+import { AppShell, Burger, Button, Group, Text, Title } from "@mantine/core";
+import { useDisclosure } from "@mantine/hooks";
+import { useSuspenseQuery } from "@tanstack/react-query";
+import { Outlet, useLocation, useNavigate } from "@tanstack/react-router";
+import { sessionQuery, useSignOut } from "../api/session.ts";
+import { NavLinkLink } from "../ui/links.tsx";
+
+/** The navigation, labels and order as the product names them. */
+export const NAVIGATION = [
+  { label: "Overview", to: "/" },
+  { label: "Automations", to: "/automations" },
+  { label: "Mail", to: "/mail" },
+  { label: "Leads", to: "/leads" },
+  { label: "Revenue", to: "/revenue" },
+  { label: "Customers", to: "/customers" },
+  { label: "Developers", to: "/developers" },
+  { label: "Settings", to: "/settings" },
+] as const;
+
+export function AppLayout() {
+  const [opened, { toggle, close }] = useDisclosure(false);
+  const { data: session } = useSuspenseQuery(sessionQuery());
+  const pathname = useLocation({ select: (location) => location.pathname });
+  const navigate = useNavigate();
+  const signOut = useSignOut();
+  const isActive = (to: string) =>
+    to === "/" ? pathname === "/" || pathname === "" : pathname.startsWith(to);
+
+  return (
+    <AppShell
+      header={{ height: 56 }}
+      navbar={{ width: 220, breakpoint: "sm", collapsed: { mobile: !opened } }}
+      padding={{ base: "sm", sm: "lg" }}
+    >
+      <AppShell.Header>
+        <Group h="100%" px="md" justify="space-between" wrap="nowrap">
+          <Group gap="sm" wrap="nowrap">
+            <Burger
+              opened={opened}
+              onClick={toggle}
+              hiddenFrom="sm"
+              size="sm"
+              aria-label={opened ? "Close navigation" : "Open navigation"}
+            />
+            <Title order={2} size="h4">
+              Porchlight
+            </Title>
+            <Text size="sm" c="dimmed" visibleFrom="xs" truncate>
+              {session.organization.name}
+            </Text>
+          </Group>
+          <Button
+            variant="default"
+            size="xs"
+            loading={signOut.isPending}
+            onClick={async () => {
+              await signOut.mutateAsync().catch(() => undefined);
+              await navigate({ to: "/sign-in", search: {} });
+            }}
+          >
+            Sign out
+          </Button>
+        </Group>
+      </AppShell.Header>
+      <AppShell.Navbar p="xs" aria-label="Main navigation">
+        {NAVIGATION.map((item) => (
+          <NavLinkLink
+            key={item.to}
+            to={item.to}
+            label={item.label}
+            active={isActive(item.to)}
+            aria-current={isActive(item.to) ? "page" : undefined}
+            onClick={close}
+          />
+        ))}
+        <Text size="xs" c="dimmed" mt="auto" p="xs">
+          Signed in as {session.user.name || session.user.email} ({session.role})
+        </Text>
+      </AppShell.Navbar>
+      <AppShell.Main>
+        <Outlet />
+      </AppShell.Main>
+    </AppShell>
+  );
+}

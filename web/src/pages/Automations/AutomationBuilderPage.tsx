@@ -1,0 +1,300 @@
+import {
+  Autocomplete,
+  Button,
+  Fieldset,
+  Grid,
+  Group,
+  Select,
+  Stack,
+  Switch,
+  Text,
+  TextInput,
+} from "@mantine/core";
+import { useForm } from "@mantine/form";
+import { notifications } from "@mantine/notifications";
+import { useQuery, useSuspenseQuery } from "@tanstack/react-query";
+import { getRouteApi, useNavigate } from "@tanstack/react-router";
+import { useEffect } from "react";
+import {
+  type Automation,
+  automationQuery,
+  useCreateAutomation,
+  useDryRun,
+  useUpdateAutomation,
+} from "../../api/automations.ts";
+import { ApiError } from "../../api/errors.ts";
+import { eventSamplesQuery, eventTypesQuery } from "../../api/events.ts";
+import { DryRunResult } from "../../modules/automations/components/DryRunResult.tsx";
+import { FilterEditor } from "../../modules/automations/components/FilterEditor.tsx";
+import { LiveProof } from "../../modules/automations/components/LiveProof.tsx";
+import { MessageField } from "../../modules/automations/components/MessageField.tsx";
+import {
+  type AutomationFormValues,
+  blankAutomation,
+  CARD_SIZES,
+  draftOf,
+  EVENT_TYPE_PATTERN,
+  formFieldOf,
+  formValuesOf,
+  KINDS,
+  OBJECT_TYPES,
+  templateOf,
+  validateAutomation,
+} from "../../modules/automations/form-model.ts";
+import { AnchorLink } from "../../ui/links.tsx";
+import { LoadError, PageHeader } from "../../ui/states.tsx";
+
+const newRoute = getRouteApi("/signed-in/automations/new");
+const editRoute = getRouteApi("/signed-in/automations/$automationId");
+
+export function AutomationNewPage() {
+  const { event_type } = newRoute.useSearch();
+  return <AutomationBuilder initial={blankAutomation(event_type ?? "")} />;
+}
+
+export function AutomationEditPage() {
+  const { automationId } = editRoute.useParams();
+  const { data } = useSuspenseQuery(automationQuery(automationId));
+  return <AutomationBuilder key={data.id} existing={data} initial={formValuesOf(data)} />;
+}
+
+function AutomationBuilder({ initial, existing }: { initial: AutomationFormValues; existing?: Automation }) {
+  const navigate = useNavigate();
+  const create = useCreateAutomation();
+  const update = useUpdateAutomation(existing?.id ?? "");
+  const dryRun = useDryRun();
+  const form = useForm<AutomationFormValues>({ initialValues: initial, validate: validateAutomation });
+
+  const eventTypes = useQuery(eventTypesQuery());
+  const eventType = form.values.event_type.trim();
+  const samples = useQuery({ ...eventSamplesQuery(eventType), enabled: EVENT_TYPE_PATTERN.test(eventType) });
+  const sample = samples.data?.find((item) => item.id === form.values.sample_id);
+
+  // The newest sample of the chosen type is the one the proof and the test use until another is picked.
+  useEffect(() => {
+    if (!samples.data) return;
+    if (!samples.data.some((item) => item.id === form.values.sample_id)) {
+      form.setFieldValue("sample_id", samples.data[0]?.id ?? "");
+    }
+    if (!form.values.object_type) {
+      const objectType = samples.data[0]?.object_type;
+      if (objectType === "job" || objectType === "deal" || objectType === "contact")
+        form.setFieldValue("object_type", objectType);
+    }
+  }, [samples.data, form.values.sample_id, form.values.object_type, form.setFieldValue]);
+
+  const save = form.onSubmit(async (values) => {
+    try {
+      if (existing) {
+        await update.mutateAsync(draftOf(values));
+        form.resetDirty();
+        notifications.show({ color: "green", title: "Saved", message: `${values.name} is saved.` });
+      } else {
+        const created = await create.mutateAsync(draftOf(values));
+        notifications.show({ color: "green", title: "Saved", message: `${created.name} is saved.` });
+        await navigate({ to: "/automations" });
+      }
+    } catch (error) {
+      // What was typed stays; the server's complaints land on their fields.
+      if (error instanceof ApiError) {
+        const fields = error.fieldErrors();
+        form.setErrors(
+          Object.fromEntries(Object.entries(fields).map(([field, message]) => [formFieldOf(field), message])),
+        );
+      }
+    }
+  });
+
+  const runTest = async () => {
+    const problems = form.validate();
+    if (problems.hasErrors || !form.values.sample_id) return;
+    await dryRun
+      .mutateAsync({ automation: draftOf(form.values), sample_id: form.values.sample_id })
+      .catch(() => undefined);
+  };
+
+  const eventTypeOptions = (eventTypes.data ?? []).map((type) => type.event_type);
+  const propertyKeys = sample?.property_keys ?? [];
+
+  return (
+    <>
+      <PageHeader
+        title={existing ? existing.name : "New automation"}
+        description={
+          <AnchorLink to="/automations" size="sm">
+            Back to Automations
+          </AnchorLink>
+        }
+      />
+      <form onSubmit={save} noValidate>
+        <Grid gap="lg">
+          <Grid.Col span={{ base: 12, md: 7 }}>
+            <Stack gap="lg">
+              <TextInput
+                label="Name"
+                placeholder="e.g. Job done postcard"
+                required
+                {...form.getInputProps("name")}
+              />
+
+              <Fieldset legend="When">
+                <Stack>
+                  <Select
+                    label="Trigger"
+                    data={[{ value: "custom_api", label: "Custom API" }]}
+                    value="custom_api"
+                    allowDeselect={false}
+                    readOnly
+                  />
+                  <Autocomplete
+                    label="Event type"
+                    description="What your CRM sent, newest first. You may type a type not seen yet."
+                    placeholder="e.g. job.completed"
+                    data={eventTypeOptions}
+                    required
+                    {...form.getInputProps("event_type")}
+                  />
+                  {eventTypes.isError && (
+                    <LoadError error={eventTypes.error} retry={() => eventTypes.refetch()} />
+                  )}
+                  <Select
+                    label="Object type"
+                    data={OBJECT_TYPES.map((type) => ({ ...type }))}
+                    placeholder="Any"
+                    clearable
+                    {...form.getInputProps("object_type")}
+                    onChange={(value) =>
+                      form.setFieldValue("object_type", (value ?? "") as AutomationFormValues["object_type"])
+                    }
+                  />
+                  <Select
+                    label="Kind"
+                    data={KINDS.map((kind) => ({ ...kind }))}
+                    allowDeselect={false}
+                    {...form.getInputProps("kind")}
+                  />
+                  <SampleSelect
+                    samples={samples}
+                    eventType={eventType}
+                    value={form.values.sample_id}
+                    onChange={(id) => form.setFieldValue("sample_id", id)}
+                  />
+                </Stack>
+              </Fieldset>
+
+              <Fieldset legend="Who gets a card">
+                <FilterEditor form={form} propertyKeys={propertyKeys} />
+              </Fieldset>
+
+              <Fieldset legend="The card">
+                <Stack>
+                  <TextInput label="Headline" required {...form.getInputProps("headline")} />
+                  <MessageField form={form} propertyKeys={propertyKeys} />
+                  <TextInput
+                    label="Offer"
+                    description="Printed as its own line, e.g. 10% off gutter cleaning this spring. Leave empty for none."
+                    {...form.getInputProps("offer")}
+                  />
+                  <Select
+                    label="Card size"
+                    data={CARD_SIZES.map((size) => ({ ...size }))}
+                    allowDeselect={false}
+                    {...form.getInputProps("card_size")}
+                  />
+                </Stack>
+              </Fieldset>
+
+              <Switch
+                label="Enabled"
+                description="When off, events are received but no card is mailed."
+                {...form.getInputProps("enabled", { type: "checkbox" })}
+              />
+
+              <Stack gap="xs">
+                <Group>
+                  <Button
+                    variant="default"
+                    onClick={runTest}
+                    loading={dryRun.isPending}
+                    disabled={!form.values.sample_id}
+                  >
+                    Test with a sample
+                  </Button>
+                  <Button type="submit" loading={create.isPending || update.isPending}>
+                    Save
+                  </Button>
+                </Group>
+                {!form.values.sample_id && (
+                  <Text size="sm" c="dimmed">
+                    Testing needs a sample: send an event of this type first.
+                  </Text>
+                )}
+                {dryRun.isError && <LoadError error={dryRun.error} title="The test could not run" />}
+                {dryRun.data && <DryRunResult result={dryRun.data} />}
+              </Stack>
+            </Stack>
+          </Grid.Col>
+          <Grid.Col span={{ base: 12, md: 5 }}>
+            <div style={{ position: "sticky", top: 72 }}>
+              <LiveProof
+                input={{
+                  template: templateOf(form.values),
+                  card_size: form.values.card_size,
+                  ...(form.values.sample_id ? { sample_id: form.values.sample_id } : {}),
+                }}
+              />
+            </div>
+          </Grid.Col>
+        </Grid>
+      </form>
+    </>
+  );
+}
+
+function SampleSelect({
+  samples,
+  eventType,
+  value,
+  onChange,
+}: {
+  samples: ReturnType<
+    typeof useQuery<
+      unknown,
+      Error,
+      { id: string; received_at: string; record: { id?: string; properties: Record<string, string> } }[]
+    >
+  >;
+  eventType: string;
+  value: string;
+  onChange: (id: string) => void;
+}) {
+  if (!EVENT_TYPE_PATTERN.test(eventType)) {
+    return (
+      <Text size="sm" c="dimmed">
+        Pick an event type to see the records your CRM sent with it.
+      </Text>
+    );
+  }
+  if (samples.isError) return <LoadError error={samples.error} retry={() => samples.refetch()} />;
+  const options = (samples.data ?? []).map((sample) => ({
+    value: sample.id,
+    label: `${new Date(sample.received_at).toLocaleString()} · ${sample.record.properties.street ?? sample.record.id ?? sample.id}`,
+  }));
+  return (
+    <Select
+      label="Sample record"
+      description={
+        samples.isPending
+          ? "Loading samples…"
+          : options.length === 0
+            ? "No event of this type yet. Send one to use its record here."
+            : "Filters offer its properties; the proof and the test use it."
+      }
+      data={options}
+      value={value || null}
+      onChange={(id) => id && onChange(id)}
+      allowDeselect={false}
+      disabled={options.length === 0}
+    />
+  );
+}

@@ -1,0 +1,64 @@
+import { Badge, Table, Text } from "@mantine/core";
+import { useSuspenseQuery } from "@tanstack/react-query";
+import { automationListQuery } from "../../api/automations.ts";
+import { describeTrigger } from "../../modules/automations/form-model.ts";
+import { AnchorLink, ButtonLink } from "../../ui/links.tsx";
+import { EmptyState, PageHeader } from "../../ui/states.tsx";
+
+export function AutomationsPage() {
+  const { data } = useSuspenseQuery(automationListQuery());
+  const newButton = (
+    <ButtonLink to="/automations/new" search={{}}>
+      New automation
+    </ButtonLink>
+  );
+
+  return (
+    <>
+      <PageHeader
+        title="Automations"
+        description="Each automation mails a postcard when your CRM reports something, like a finished job."
+        actions={data.automations.length > 0 ? newButton : undefined}
+      />
+      {data.automations.length === 0 ? (
+        <EmptyState title="No automations yet" action={newButton}>
+          Build one from an event your CRM sent: pick the event, check who should get a card, write the card
+          and see the proof as you type.
+        </EmptyState>
+      ) : (
+        <Table.ScrollContainer minWidth={560}>
+          <Table striped highlightOnHover>
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th>Name</Table.Th>
+                <Table.Th>Trigger</Table.Th>
+                <Table.Th>Enabled</Table.Th>
+                <Table.Th ta="right">Cards this month</Table.Th>
+              </Table.Tr>
+            </Table.Thead>
+            <Table.Tbody>
+              {data.automations.map((automation) => (
+                <Table.Tr key={automation.id}>
+                  <Table.Td>
+                    <AnchorLink to="/automations/$automationId" params={{ automationId: automation.id }}>
+                      {automation.name}
+                    </AnchorLink>
+                  </Table.Td>
+                  <Table.Td>
+                    <Text size="sm">{describeTrigger(automation.trigger)}</Text>
+                  </Table.Td>
+                  <Table.Td>
+                    <Badge color={automation.enabled ? "green.9" : "gray.8"} variant="outline">
+                      {automation.enabled ? "On" : "Off"}
+                    </Badge>
+                  </Table.Td>
+                  <Table.Td ta="right">{automation.cards_this_month}</Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+        </Table.ScrollContainer>
+      )}
+    </>
+  );
+}

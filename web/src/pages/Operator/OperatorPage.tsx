@@ -1,0 +1,351 @@
+import {
+  Alert,
+  Button,
+  Code,
+  Container,
+  CopyButton,
+  Group,
+  Modal,
+  Paper,
+  PasswordInput,
+  Stack,
+  Switch,
+  Table,
+  Text,
+  TextInput,
+  Title,
+  VisuallyHidden,
+} from "@mantine/core";
+import { isEmail, isNotEmpty, useForm } from "@mantine/form";
+import { useQuery, useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
+import { ApiError, errorMessage } from "../../api/errors.ts";
+import {
+  checkOperatorToken,
+  failedJobsQuery,
+  killSwitchQuery,
+  type OperatorInvitation,
+  type OperatorOrg,
+  operatorKeys,
+  operatorOrgsQuery,
+  operatorToken,
+  useCreateOrg,
+  useInviteOwner,
+  useSetKillSwitch,
+} from "../../api/operator.ts";
+import { EmptyState, LoadError, Loading } from "../../ui/states.tsx";
+
+/** The platform operator's console: signed in with the operator token, not a user account. */
+export function OperatorPage() {
+  const [signedIn, setSignedIn] = useState(() => operatorToken.get() !== null);
+  const queryClient = useQueryClient();
+  const signOut = () => {
+    operatorToken.clear();
+    queryClient.removeQueries({ queryKey: operatorKeys.all });
+    setSignedIn(false);
+  };
+
+  return (
+    <Container size="lg" py="lg" component="main">
+      <Group justify="space-between" mb="lg">
+        <Title order={1} size="h2">
+          Operator console
+        </Title>
+        {signedIn && (
+          <Button variant="default" size="xs" onClick={signOut}>
+            Sign out
+          </Button>
+        )}
+      </Group>
+      {signedIn ? <Console onUnauthorized={signOut} /> : <TokenSignIn onSignedIn={() => setSignedIn(true)} />}
+    </Container>
+  );
+}
+
+function TokenSignIn({ onSignedIn }: { onSignedIn: () => void }) {
+  const [checking, setChecking] = useState(false);
+  const form = useForm({
+    initialValues: { token: "" },
+    validate: { token: isNotEmpty("Enter the operator token") },
+  });
+  return (
+    <Paper withBorder p="lg" maw={460}>
+      <form
+        onSubmit={form.onSubmit(async ({ token }) => {
+          setChecking(true);
+          try {
+            await checkOperatorToken(token.trim());
+            operatorToken.set(token.trim());
+            onSignedIn();
+          } catch (error) {
+            form.setErrors({
+              token:
+                error instanceof ApiError && error.status === 401
+                  ? "This token is not the operator token"
+                  : errorMessage(error),
+            });
+          } finally {
+            setChecking(false);
+          }
+        })}
+      >
+        <Stack>
+          <Text size="sm">
+            The operator token was printed on the service's first start and is stored in the data directory's
+            admin-token file. It is kept in this tab only.
+          </Text>
+          <PasswordInput
+            label="Operator token"
+            autoComplete="off"
+            required
+            {...form.getInputProps("token")}
+          />
+          <Button type="submit" loading={checking}>
+            Sign in
+          </Button>
+        </Stack>
+      </form>
+    </Paper>
+  );
+}
+
+function Console({ onUnauthorized }: { onUnauthorized: () => void }) {
+  const killSwitch = useQuery(killSwitchQuery());
+  if (killSwitch.error instanceof ApiError && killSwitch.error.status === 401) {
+    onUnauthorized();
+    return null;
+  }
+  return (
+    <Stack gap="xl">
+      <KillSwitch />
+      <Organizations />
+      <FailedJobs />
+    </Stack>
+  );
+}
+
+function KillSwitch() {
+  const killSwitch = useQuery(killSwitchQuery());
+  const setPaused = useSetKillSwitch();
+  return (
+    <section aria-labelledby="kill-switch-heading">
+      <Title order={2} size="h3" id="kill-switch-heading" mb="sm">
+        Kill switch
+      </Title>
+      {killSwitch.isPending ? (
+        <Loading />
+      ) : killSwitch.isError ? (
+        <LoadError error={killSwitch.error} retry={() => killSwitch.refetch()} />
+      ) : (
+        <Stack gap="xs">
+          <Switch
+            label="Pause all automations"
+            description="While paused, events are received but no automation mails anything, for every organization."
+            checked={killSwitch.data.paused}
+            disabled={setPaused.isPending}
+            onChange={(event) => setPaused.mutate(event.currentTarget.checked)}
+            color="red.9"
+          />
+          {killSwitch.data.paused && (
+            <Alert color="red" title="Automations are paused">
+              No postcard is queued until you switch this off.
+            </Alert>
+          )}
+        </Stack>
+      )}
+    </section>
+  );
+}
+
+function Organizations() {
+  const orgs = useQuery(operatorOrgsQuery());
+  const create = useCreateOrg();
+  const [inviting, setInviting] = useState<OperatorOrg | null>(null);
+  const form = useForm({
+    initialValues: { name: "" },
+    validate: { name: isNotEmpty("Enter the organization's name") },
+  });
+
+  return (
+    <section aria-labelledby="orgs-heading">
+      <Title order={2} size="h3" id="orgs-heading" mb="sm">
+        Organizations
+      </Title>
+      <form
+        onSubmit={form.onSubmit(async ({ name }) => {
+          try {
+            const created = await create.mutateAsync(name.trim());
+            form.reset();
+            setInviting(created);
+          } catch (error) {
+            if (error instanceof ApiError) form.setErrors({ name: error.message });
+          }
+        })}
+      >
+        <Group align="flex-end" mb="md">
+          <TextInput
+            label="New organization name"
+            style={{ flex: "1 1 240px" }}
+            {...form.getInputProps("name")}
+          />
+          <Button type="submit" loading={create.isPending}>
+            Create organization
+          </Button>
+        </Group>
+      </form>
+      {orgs.isPending ? (
+        <Loading label="Loading organizations" />
+      ) : orgs.isError ? (
+        orgs.error instanceof ApiError && orgs.error.status === 404 ? (
+          <Text size="sm">
+            This service cannot list organizations yet; newly created ones can be invited above.
+          </Text>
+        ) : (
+          <LoadError error={orgs.error} retry={() => orgs.refetch()} />
+        )
+      ) : orgs.data.length === 0 ? (
+        <EmptyState title="No organizations">
+          Create the first contractor's organization above, then invite its owner.
+        </EmptyState>
+      ) : (
+        <Table.ScrollContainer minWidth={520}>
+          <Table striped>
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th>Name</Table.Th>
+                <Table.Th>Id</Table.Th>
+                <Table.Th>
+                  <VisuallyHidden>Actions</VisuallyHidden>
+                </Table.Th>
+              </Table.Tr>
+            </Table.Thead>
+            <Table.Tbody>
+              {orgs.data.map((org) => (
+                <Table.Tr key={org.id}>
+                  <Table.Td>{org.name}</Table.Td>
+                  <Table.Td>
+                    <Code>{org.id}</Code>
+                  </Table.Td>
+                  <Table.Td>
+                    <Button size="xs" variant="default" onClick={() => setInviting(org)}>
+                      Invite owner of {org.name}
+                    </Button>
+                  </Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+        </Table.ScrollContainer>
+      )}
+      <InviteOwnerModal org={inviting} onClose={() => setInviting(null)} />
+    </section>
+  );
+}
+
+function InviteOwnerModal({ org, onClose }: { org: OperatorOrg | null; onClose: () => void }) {
+  const invite = useInviteOwner();
+  const [sent, setSent] = useState<OperatorInvitation | null>(null);
+  const form = useForm({
+    initialValues: { email: "" },
+    validate: { email: isEmail("Enter the owner's email") },
+  });
+  const close = () => {
+    setSent(null);
+    form.reset();
+    onClose();
+  };
+  return (
+    <Modal opened={org !== null} onClose={close} title={`Invite the owner of ${org?.name ?? ""}`} centered>
+      {sent ? (
+        <Stack>
+          <Text size="sm">
+            The invitation email is on its way. You can also pass on this link (valid until{" "}
+            {new Date(sent.expires_at).toLocaleString()}):
+          </Text>
+          <Code block style={{ wordBreak: "break-all", whiteSpace: "pre-wrap" }}>
+            {sent.invite_url}
+          </Code>
+          <Group>
+            <CopyButton value={sent.invite_url}>
+              {({ copied, copy }) => <Button onClick={copy}>{copied ? "Copied" : "Copy link"}</Button>}
+            </CopyButton>
+            <Button variant="default" onClick={close}>
+              Done
+            </Button>
+          </Group>
+        </Stack>
+      ) : (
+        <form
+          onSubmit={form.onSubmit(async ({ email }) => {
+            if (!org) return;
+            try {
+              setSent(await invite.mutateAsync({ orgId: org.id, email: email.trim() }));
+            } catch (error) {
+              if (error instanceof ApiError) form.setErrors({ email: error.message });
+            }
+          })}
+        >
+          <Stack>
+            <TextInput
+              label="Owner's email"
+              type="email"
+              required
+              data-autofocus
+              {...form.getInputProps("email")}
+            />
+            <Button type="submit" loading={invite.isPending}>
+              Send invitation
+            </Button>
+          </Stack>
+        </form>
+      )}
+    </Modal>
+  );
+}
+
+function FailedJobs() {
+  const jobs = useQuery(failedJobsQuery());
+  return (
+    <section aria-labelledby="jobs-heading">
+      <Title order={2} size="h3" id="jobs-heading" mb="sm">
+        Failed jobs
+      </Title>
+      {jobs.isPending ? (
+        <Loading label="Loading failed jobs" />
+      ) : jobs.isError ? (
+        <LoadError error={jobs.error} retry={() => jobs.refetch()} />
+      ) : jobs.data.length === 0 ? (
+        <Text size="sm">
+          No failed jobs. Jobs that run out of attempts show up here with their last error.
+        </Text>
+      ) : (
+        <Table.ScrollContainer minWidth={640}>
+          <Table striped>
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th>Kind</Table.Th>
+                <Table.Th>Organization</Table.Th>
+                <Table.Th>Attempts</Table.Th>
+                <Table.Th>Last error</Table.Th>
+                <Table.Th>Failed at</Table.Th>
+              </Table.Tr>
+            </Table.Thead>
+            <Table.Tbody>
+              {jobs.data.map((job) => (
+                <Table.Tr key={job.id}>
+                  <Table.Td>{job.kind}</Table.Td>
+                  <Table.Td>
+                    <Code>{job.org_id ?? "—"}</Code>
+                  </Table.Td>
+                  <Table.Td>{job.attempts}</Table.Td>
+                  <Table.Td style={{ wordBreak: "break-word" }}>{job.last_error ?? "—"}</Table.Td>
+                  <Table.Td>{new Date(job.updated_at).toLocaleString()}</Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+        </Table.ScrollContainer>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,120 @@
+import { BarChart } from "@mantine/charts";
+import { Alert, Card, List, SimpleGrid, Stack, Text, Title } from "@mantine/core";
+import { useQuery } from "@tanstack/react-query";
+import { eventTypesQuery } from "../../api/events.ts";
+import { attentionQuery } from "../../api/overview.ts";
+import { AnchorLink, ButtonLink } from "../../ui/links.tsx";
+import { EmptyState, LoadError, Loading, PageHeader } from "../../ui/states.tsx";
+
+export function OverviewPage() {
+  return (
+    <>
+      <PageHeader
+        title="Overview"
+        description="What needs your attention, and what your CRM has been sending."
+      />
+      <Stack gap="xl">
+        <NeedsAttention />
+        <EventActivity />
+      </Stack>
+    </>
+  );
+}
+
+function NeedsAttention() {
+  const attention = useQuery(attentionQuery());
+  const eventTypes = useQuery(eventTypesQuery());
+
+  if (attention.isPending || eventTypes.isPending) return <Loading label="Checking what needs attention" />;
+  if (eventTypes.isError) return <LoadError error={eventTypes.error} retry={() => eventTypes.refetch()} />;
+  const unbound = eventTypes.data.filter((type) => !type.bound);
+  // The unbound event types are listed from the event types themselves; other items come from the server.
+  const otherItems = attention.isSuccess
+    ? attention.data.items.filter((item) => item.kind !== "unbound_event_type")
+    : [];
+
+  return (
+    <section aria-labelledby="attention-heading">
+      <Title order={2} size="h3" id="attention-heading" mb="sm">
+        Needs attention
+      </Title>
+      {attention.isError && <LoadError error={attention.error} retry={() => attention.refetch()} />}
+      {unbound.length === 0 && otherItems.length === 0 ? (
+        <Text>Nothing needs your attention right now.</Text>
+      ) : (
+        <Stack>
+          {otherItems.map((item) => (
+            <Alert key={`${item.kind}-${item.message}`} color="orange" title={item.message} />
+          ))}
+          {unbound.length > 0 && (
+            <Alert color="orange" title="Events that mail nothing">
+              <Text size="sm" mb="xs">
+                Your CRM sends these event types, but no automation uses them, so they mail nothing. If one is
+                a typo, fix it in the CRM; otherwise build an automation for it.
+              </Text>
+              <List size="sm">
+                {unbound.map((type) => (
+                  <List.Item key={type.event_type}>
+                    <code>{type.event_type}</code> ({type.count} received){" "}
+                    <AnchorLink to="/automations/new" search={{ event_type: type.event_type }}>
+                      Build an automation for {type.event_type}
+                    </AnchorLink>
+                  </List.Item>
+                ))}
+              </List>
+            </Alert>
+          )}
+        </Stack>
+      )}
+    </section>
+  );
+}
+
+function EventActivity() {
+  const eventTypes = useQuery(eventTypesQuery());
+  if (eventTypes.isPending) return <Loading />;
+  if (eventTypes.isError) return <LoadError error={eventTypes.error} retry={() => eventTypes.refetch()} />;
+
+  return (
+    <section aria-labelledby="events-heading">
+      <Title order={2} size="h3" id="events-heading" mb="sm">
+        Events received
+      </Title>
+      {eventTypes.data.length === 0 ? (
+        <EmptyState
+          title="No events yet"
+          action={
+            <ButtonLink to="/developers" search={{ tab: "samples" }} variant="light">
+              See how to send a first event
+            </ButtonLink>
+          }
+        >
+          Connect your CRM (or send a test event) so Porchlight can mail a postcard when a job is done or a
+          deal is won.
+        </EmptyState>
+      ) : (
+        <SimpleGrid cols={{ base: 1, md: 2 }}>
+          <Card withBorder>
+            <BarChart
+              h={220}
+              data={eventTypes.data.map((type) => ({ event: type.event_type, count: type.count }))}
+              dataKey="event"
+              series={[{ name: "count", label: "Events", color: "indigo.8" }]}
+              aria-label="Events received by type"
+            />
+          </Card>
+          <Card withBorder>
+            <List size="sm" spacing="xs">
+              {eventTypes.data.map((type) => (
+                <List.Item key={type.event_type}>
+                  <code>{type.event_type}</code>: {type.count} received, last{" "}
+                  {new Date(type.last_seen_at).toLocaleString()} {type.bound ? "" : "(no automation)"}
+                </List.Item>
+              ))}
+            </List>
+          </Card>
+        </SimpleGrid>
+      )}
+    </section>
+  );
+}

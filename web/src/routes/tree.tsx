@@ -1,0 +1,201 @@
+import type { QueryClient } from "@tanstack/react-query";
+import {
+  createRootRouteWithContext,
+  createRoute,
+  createRouter,
+  Outlet,
+  redirect,
+} from "@tanstack/react-router";
+import { automationListQuery, automationQuery } from "../api/automations.ts";
+import { ApiError } from "../api/errors.ts";
+import { eventTypesQuery } from "../api/events.ts";
+import { organizationQuery } from "../api/organization.ts";
+import { attentionQuery } from "../api/overview.ts";
+import { sessionQuery } from "../api/session.ts";
+import { AppLayout } from "../pages/AppLayout.tsx";
+import { InvitePage } from "../pages/Auth/InvitePage.tsx";
+import { ForgotPasswordPage, ResetPasswordPage } from "../pages/Auth/PasswordResetPages.tsx";
+import { SignInPage } from "../pages/Auth/SignInPage.tsx";
+import { AutomationEditPage, AutomationNewPage } from "../pages/Automations/AutomationBuilderPage.tsx";
+import { AutomationsPage } from "../pages/Automations/AutomationsPage.tsx";
+import { DevelopersPage } from "../pages/Developers/DevelopersPage.tsx";
+import { MailPage } from "../pages/Mail/MailPage.tsx";
+import { NotFoundPage } from "../pages/NotFoundPage.tsx";
+import { OperatorPage } from "../pages/Operator/OperatorPage.tsx";
+import { OverviewPage } from "../pages/Overview/OverviewPage.tsx";
+import { SettingsPage } from "../pages/Settings/SettingsPage.tsx";
+import { CustomersPage, LeadsPage, RevenuePage } from "../pages/Shells/ShellPages.tsx";
+import { LoadError, Loading } from "../ui/states.tsx";
+import { DEVELOPER_TABS, type DeveloperTab, SETTINGS_TABS, type SettingsTab } from "./search.ts";
+
+/** The whole URL tree of the app, in one place (paths are under the /app/ base). */
+const rootRoute = createRootRouteWithContext<{ queryClient: QueryClient }>()({
+  component: Outlet,
+  notFoundComponent: NotFoundPage,
+});
+
+const text = (value: unknown) => (typeof value === "string" && value !== "" ? value : undefined);
+const oneOf = <T extends string>(values: readonly T[], value: unknown, fallback: T): T =>
+  values.includes(value as T) ? (value as T) : fallback;
+
+const signInRoute = createRoute({
+  getParentRoute: () => rootRoute,
+  path: "sign-in",
+  validateSearch: (search: Record<string, unknown>): { redirect?: string } => ({
+    redirect: text(search.redirect),
+  }),
+  component: SignInPage,
+});
+
+const forgotPasswordRoute = createRoute({
+  getParentRoute: () => rootRoute,
+  path: "forgot-password",
+  component: ForgotPasswordPage,
+});
+
+const resetPasswordRoute = createRoute({
+  getParentRoute: () => rootRoute,
+  path: "reset-password",
+  validateSearch: (search: Record<string, unknown>): { token?: string } => ({ token: text(search.token) }),
+  component: ResetPasswordPage,
+});
+
+const inviteRoute = createRoute({
+  getParentRoute: () => rootRoute,
+  path: "invite/$token",
+  component: InvitePage,
+});
+
+const operatorRoute = createRoute({
+  getParentRoute: () => rootRoute,
+  path: "operator",
+  component: OperatorPage,
+});
+
+/** Every screen of a contractor: only with a session (its organization decides what each call sees). */
+const signedInRoute = createRoute({
+  getParentRoute: () => rootRoute,
+  id: "signed-in",
+  beforeLoad: async ({ context, location }) => {
+    try {
+      const session = await context.queryClient.ensureQueryData(sessionQuery());
+      return { session };
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 401) {
+        throw redirect({ to: "/sign-in", search: { redirect: location.href } });
+      }
+      throw error;
+    }
+  },
+  component: AppLayout,
+});
+
+const overviewRoute = createRoute({
+  getParentRoute: () => signedInRoute,
+  path: "/",
+  loader: ({ context }) => {
+    void context.queryClient.prefetchQuery(attentionQuery());
+    void context.queryClient.prefetchQuery(eventTypesQuery());
+  },
+  component: OverviewPage,
+});
+
+const automationsRoute = createRoute({
+  getParentRoute: () => signedInRoute,
+  path: "automations",
+  loader: ({ context }) => context.queryClient.ensureQueryData(automationListQuery()),
+  component: AutomationsPage,
+});
+
+const automationNewRoute = createRoute({
+  getParentRoute: () => signedInRoute,
+  path: "automations/new",
+  validateSearch: (search: Record<string, unknown>): { event_type?: string } => ({
+    event_type: text(search.event_type),
+  }),
+  loader: ({ context }) => context.queryClient.ensureQueryData(eventTypesQuery()),
+  component: AutomationNewPage,
+});
+
+const automationEditRoute = createRoute({
+  getParentRoute: () => signedInRoute,
+  path: "automations/$automationId",
+  loader: ({ context, params }) =>
+    Promise.all([
+      context.queryClient.ensureQueryData(automationQuery(params.automationId)),
+      context.queryClient.ensureQueryData(eventTypesQuery()),
+    ]),
+  component: AutomationEditPage,
+});
+
+const mailRoute = createRoute({ getParentRoute: () => signedInRoute, path: "mail", component: MailPage });
+const leadsRoute = createRoute({ getParentRoute: () => signedInRoute, path: "leads", component: LeadsPage });
+const revenueRoute = createRoute({
+  getParentRoute: () => signedInRoute,
+  path: "revenue",
+  component: RevenuePage,
+});
+const customersRoute = createRoute({
+  getParentRoute: () => signedInRoute,
+  path: "customers",
+  component: CustomersPage,
+});
+
+const developersRoute = createRoute({
+  getParentRoute: () => signedInRoute,
+  path: "developers",
+  validateSearch: (search: Record<string, unknown>): { tab: DeveloperTab; event_type?: string } => ({
+    tab: oneOf(DEVELOPER_TABS, search.tab, "keys"),
+    event_type: text(search.event_type),
+  }),
+  component: DevelopersPage,
+});
+
+const settingsRoute = createRoute({
+  getParentRoute: () => signedInRoute,
+  path: "settings",
+  validateSearch: (search: Record<string, unknown>): { tab: SettingsTab } => ({
+    tab: oneOf(SETTINGS_TABS, search.tab, "profile"),
+  }),
+  loader: ({ context }) => context.queryClient.ensureQueryData(organizationQuery()),
+  component: SettingsPage,
+});
+
+const routeTree = rootRoute.addChildren([
+  signInRoute,
+  forgotPasswordRoute,
+  resetPasswordRoute,
+  inviteRoute,
+  operatorRoute,
+  signedInRoute.addChildren([
+    overviewRoute,
+    automationsRoute,
+    automationNewRoute,
+    automationEditRoute,
+    mailRoute,
+    leadsRoute,
+    revenueRoute,
+    customersRoute,
+    developersRoute,
+    settingsRoute,
+  ]),
+]);
+
+export function createAppRouter(queryClient: QueryClient) {
+  return createRouter({
+    routeTree,
+    basepath: "/app",
+    context: { queryClient },
+    defaultPreload: "intent",
+    // The loaders fill the query cache; the components read the same queries.
+    defaultPreloadStaleTime: 0,
+    defaultPendingComponent: () => <Loading />,
+    defaultErrorComponent: ({ error, reset }) => <LoadError error={error} retry={reset} />,
+  });
+}
+
+declare module "@tanstack/react-router" {
+  interface Register {
+    router: ReturnType<typeof createAppRouter>;
+  }
+}

@@ -1,0 +1,87 @@
+import { Alert, Button, Center, Group, Loader, Paper, Stack, Text, Title } from "@mantine/core";
+import type { ReactNode } from "react";
+import { errorMessage } from "../api/errors.ts";
+
+/** What every query shows while it loads. */
+export function Loading({ label = "Loading" }: { label?: string }) {
+  return (
+    <Center py="xl" role="status" aria-live="polite">
+      <Group gap="sm">
+        <Loader size="sm" aria-hidden />
+        <Text>{label}…</Text>
+      </Group>
+    </Center>
+  );
+}
+
+/** What every query shows when it fails: the server's message and a way to try again. */
+export function LoadError({
+  error,
+  retry,
+  title = "This could not be loaded",
+}: {
+  error: unknown;
+  retry?: () => void;
+  title?: string;
+}) {
+  return (
+    <Alert color="red" title={title} role="alert">
+      <Stack gap="xs" align="flex-start">
+        <Text size="sm">{errorMessage(error)}</Text>
+        {retry && (
+          <Button size="xs" variant="default" onClick={retry}>
+            Try again
+          </Button>
+        )}
+      </Stack>
+    </Alert>
+  );
+}
+
+/** An empty list says what to do next. */
+export function EmptyState({
+  title,
+  children,
+  action,
+}: {
+  title: string;
+  children: ReactNode;
+  action?: ReactNode;
+}) {
+  return (
+    <Paper withBorder p="lg" radius="md">
+      <Stack gap="sm" align="flex-start">
+        <Title order={3} size="h4">
+          {title}
+        </Title>
+        <Text component="div" size="sm">
+          {children}
+        </Text>
+        {action}
+      </Stack>
+    </Paper>
+  );
+}
+
+/** A page's heading and what it is for. */
+export function PageHeader({
+  title,
+  description,
+  actions,
+}: {
+  title: string;
+  description?: ReactNode;
+  actions?: ReactNode;
+}) {
+  return (
+    <Group justify="space-between" align="flex-start" mb="lg" wrap="wrap" gap="sm">
+      <Stack gap={4}>
+        <Title order={1} size="h2">
+          {title}
+        </Title>
+        {description && <Text c="dimmed">{description}</Text>}
+      </Stack>
+      {actions}
+    </Group>
+  );
+}
