@@ -1,0 +1,80 @@
+/**
+ * `npm run addresses:load -- FILE…` loads OpenAddresses CSV files (plain or .gz) into the
+ * reference addresses of the database the configuration names (DATABASE_URL, else the embedded
+ * one under DATA_DIR, which must not be in use by a running server).
+ * `npm run addresses:load -- --synthetic 3000` loads the generated demo neighbourhood instead.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { loadConfig } from "../src/config.ts";
+import { lockDataDir, preparePrivateDataDir } from "../src/db/data-dir-lock.ts";
+import { openDatabase } from "../src/db/database.ts";
+import { migrate } from "../src/db/migrate.ts";
+import {
+  loadAddressFile,
+  postgresCopySink,
+  progressLine,
+  statementSink,
+} from "../src/neighbours/load-addresses.ts";
+import { syntheticCsvLines } from "../src/neighbours/synthetic-neighbourhood.ts";
+
+const print = (line: string) => process.stdout.write(`${line}\n`);
+
+function filesFromArguments(args: string[]): { files: string[]; cleanup: () => void } {
+  const synthetic = args.indexOf("--synthetic");
+  if (synthetic === -1) return { files: args, cleanup: () => {} };
+  const homes = Number(args[synthetic + 1] ?? "3000");
+  if (!Number.isInteger(homes) || homes < 1) throw new Error("--synthetic takes a number of homes");
+  const dir = mkdtempSync(path.join(tmpdir(), "porchlight-addresses-"));
+  const file = path.join(dir, `synthetic-${homes}.csv`);
+  writeFileSync(file, [...syntheticCsvLines(homes)].join(""));
+  return { files: [file], cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+async function main() {
+  const { files, cleanup } = filesFromArguments(process.argv.slice(2));
+  if (files.length === 0) {
+    print("usage: npm run addresses:load -- FILE… (OpenAddresses CSV, plain or gzipped) | --synthetic HOMES");
+    process.exitCode = 2;
+    return;
+  }
+  process.umask(0o077);
+  const config = loadConfig();
+  if (!config.databaseUrl) preparePrivateDataDir(config.dataDir);
+  const release = config.databaseUrl ? null : lockDataDir(config.dataDir);
+  const database = await openDatabase({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    poolSize: 2,
+  });
+  try {
+    await migrate(database.db);
+    for (const file of files) {
+      const sink = config.databaseUrl ? await postgresCopySink(config.databaseUrl) : statementSink(database);
+      let lastPrint = 0;
+      try {
+        const report = await loadAddressFile(file, {
+          sink,
+          onProgress: (progress) => {
+            if (progress.seconds - lastPrint < 1) return;
+            lastPrint = progress.seconds;
+            print(progressLine(progress));
+          },
+        });
+        print(progressLine(report));
+      } finally {
+        await sink.close();
+      }
+    }
+  } finally {
+    await database.close();
+    release?.();
+    cleanup();
+  }
+}
+
+main().catch((error: unknown) => {
+  print(`addresses:load failed: ${error instanceof Error ? error.message : String(error)}`);
+  process.exitCode = 1;
+});
