@@ -1,6 +1,7 @@
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from "fastify";
 import type { Logger } from "pino";
+import { registerContractorApp } from "./app-api/index.ts";
 import type { Clock } from "./clock.ts";
 import type { Config } from "./config.ts";
 import type { Database } from "./db/database.ts";
@@ -124,5 +125,6 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await registerMcpRoute(app, { publicBaseUrl: deps.config.publicBaseUrl });
   await app.register(async (scope) => registerAdminRoutes(scope, services), { prefix: "/admin/v1" });
   await registerLobWebhookRoute(app, services);
+  await registerContractorApp(app, services);
   return app;
 }

@@ -49,6 +49,12 @@ export interface Config {
   lobWebhookSecret: string | undefined;
   /** Threads that draw cards, off the event loop (RENDER_CONCURRENCY; default: cores − 1, at least 1). */
   renderConcurrency: number;
+  /** `smtp://…`/`smtps://…`: the app's email goes out by SMTP; unset, to DATA_DIR/mail-outbox/ (SMTP_URL). */
+  smtpUrl: string | undefined;
+  /** The From of the app's email (MAIL_FROM). */
+  mailFrom: string;
+  /** Signs the app's session cookies (AUTH_SECRET, ≥ 32 chars); unset, derived from the operator token. */
+  authSecret: string | undefined;
 }
 
 export class ConfigError extends Error {
@@ -189,6 +195,13 @@ function adminToken(env: Env): string | undefined {
   return token;
 }
 
+function authSecret(env: Env): string | undefined {
+  const secret = env.AUTH_SECRET || undefined;
+  if (secret !== undefined && secret.length < 32)
+    throw new ConfigError("AUTH_SECRET", "must be at least 32 characters");
+  return secret;
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const port = integer(env, "PORT", 3000, 0, 65535);
   const host = listenHost(env.HOST);
@@ -206,6 +219,9 @@ export function loadConfig(env: Env = process.env): Config {
     databaseUrl: url(env, "DATABASE_URL", ["postgres:", "postgresql:"]),
     redisUrl: url(env, "REDIS_URL", ["redis:", "rediss:"]),
     adminToken: adminToken(env),
+    smtpUrl: url(env, "SMTP_URL", ["smtp:", "smtps:"]),
+    mailFrom: env.MAIL_FROM || "Porchlight <no-reply@porchlight.invalid>",
+    authSecret: authSecret(env),
     publicBaseUrl: publicBaseUrl.replace(/\/+$/, ""),
     trustProxy: trustProxy(env),
     ipRateLimitPerMinute: integer(env, "IP_RATE_LIMIT_PER_MINUTE", 60, 1, 1_000_000),

@@ -6,6 +6,7 @@ import { registerAdminAutomationRoutes } from "./automations.ts";
 import { registerAdminCampaignRoutes } from "./campaigns.ts";
 import { registerAdminEventRoutes } from "./events.ts";
 import { registerAdminImportRoutes } from "./imports.ts";
+import { registerAdminInvitationRoutes } from "./invitations.ts";
 import { registerAdminLeadRoutes } from "./leads-admin.ts";
 import { registerAdminOrgRoutes } from "./orgs.ts";
 import { registerAdminPieceRoutes } from "./pieces.ts";
@@ -14,6 +15,7 @@ import { registerAdminPieceRoutes } from "./pieces.ts";
 export async function registerAdminRoutes(app: FastifyInstance, services: Services): Promise<void> {
   registerAdminGuard(app, { adminToken: services.config.adminToken, limiter: services.limiter });
   registerAdminOrgRoutes(app, services);
+  registerAdminInvitationRoutes(app, services);
   registerAdminAttributionRoutes(app, services);
   registerAdminAutomationRoutes(app, services);
   registerAdminCampaignRoutes(app, services);

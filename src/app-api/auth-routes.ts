@@ -1,0 +1,100 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { rateLimited } from "../errors.ts";
+import type { RateLimiter } from "../limits/rate-limiter.ts";
+import { normalizeEmail } from "../services/invitations.ts";
+import { type Auth, CLIENT_IP_HEADER } from "./auth.ts";
+import { fetchHeaders } from "./session-guard.ts";
+
+/**
+ * Better Auth endpoints the app uses. The rest (sign-up, organization creation, its own
+ * invitation and member management, ...) stay closed: accounts come from invitations and the
+ * team is managed through the app API's owner-only routes, so each rule lives in one place.
+ */
+export const EXPOSED_AUTH_ENDPOINTS = new Set([
+  "POST /sign-in/email",
+  "POST /sign-out",
+  "GET /get-session",
+  "POST /request-password-reset",
+  "POST /reset-password",
+  "GET /list-sessions",
+  "POST /revoke-sessions",
+  "POST /revoke-other-sessions",
+  "GET /organization/list",
+  "POST /organization/set-active",
+]);
+
+/** Attempts per account (email), on top of Better Auth's per-IP limit: one IP-rotating guesser still hits this. */
+export const SIGN_IN_PER_ACCOUNT = { limit: 10, windowSeconds: 900 };
+export const RESET_REQUESTS_PER_ACCOUNT = { limit: 3, windowSeconds: 900 };
+
+const ACCOUNT_LIMITED: Record<string, { bucket: string; limit: number; windowSeconds: number }> = {
+  "POST /sign-in/email": { bucket: "app-sign-in", ...SIGN_IN_PER_ACCOUNT },
+  "POST /request-password-reset": { bucket: "app-password-reset", ...RESET_REQUESTS_PER_ACCOUNT },
+};
+
+const HOP_HEADERS = new Set([
+  "content-length",
+  "transfer-encoding",
+  "connection",
+  "keep-alive",
+  "set-cookie",
+]);
+
+export interface AuthRouteDeps {
+  auth: Auth;
+  limiter: RateLimiter;
+  publicBaseUrl: string;
+}
+
+/**
+ * Mounts Better Auth's handler under /app/api/v1/auth/* (registered in the app API's scope):
+ * the Fastify request becomes a Fetch Request (body re-serialised from the parsed JSON; the client
+ * IP from request.ip, which honours TRUST_PROXY) and its Response goes back as it is.
+ */
+export function registerAuthRoutes(app: FastifyInstance, deps: AuthRouteDeps): void {
+  app.route({
+    method: ["GET", "POST"],
+    url: "/auth/*",
+    config: { appAccess: "public", bodyOptional: true },
+    schema: { hide: true },
+    handler: async (request: FastifyRequest, reply: FastifyReply) => {
+      const path = `/${(request.params as { "*": string })["*"]}`.split("?")[0]!;
+      const endpoint = `${request.method} ${path}`;
+      if (!EXPOSED_AUTH_ENDPOINTS.has(endpoint)) {
+        return reply.callNotFound();
+      }
+      await limitPerAccount(request, endpoint, deps.limiter);
+      const response = await deps.auth.handler(toFetchRequest(request, deps.publicBaseUrl));
+      reply.code(response.status);
+      response.headers.forEach((value, name) => {
+        if (!HOP_HEADERS.has(name)) reply.header(name, value);
+      });
+      for (const cookie of response.headers.getSetCookie()) reply.header("set-cookie", cookie);
+      return reply.send(response.body ? Buffer.from(await response.arrayBuffer()) : null);
+    },
+  });
+}
+
+async function limitPerAccount(
+  request: FastifyRequest,
+  endpoint: string,
+  limiter: RateLimiter,
+): Promise<void> {
+  const rule = ACCOUNT_LIMITED[endpoint];
+  const email = (request.body as { email?: unknown } | undefined)?.email;
+  if (!rule || typeof email !== "string") return;
+  const decision = await limiter.hit(rule.bucket, normalizeEmail(email), rule.limit, rule.windowSeconds);
+  if (!decision.allowed)
+    throw rateLimited(decision.secondsToWindowEnd, "too many attempts for this account; wait and try again");
+}
+
+function toFetchRequest(request: FastifyRequest, publicBaseUrl: string): Request {
+  const headers = fetchHeaders(request.headers);
+  headers.delete(CLIENT_IP_HEADER);
+  headers.set(CLIENT_IP_HEADER, request.ip);
+  headers.delete("content-length");
+  const hasBody = request.method !== "GET" && request.method !== "HEAD";
+  const body = hasBody ? JSON.stringify(request.body ?? {}) : undefined;
+  if (body !== undefined) headers.set("content-type", "application/json");
+  return new Request(new URL(request.url, publicBaseUrl), { method: request.method, headers, body });
+}

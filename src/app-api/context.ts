@@ -1,0 +1,23 @@
+import type { Logger } from "pino";
+import type { Mailer } from "../mail/mailer.ts";
+import type { Services } from "../services/services.ts";
+import type { Auth } from "./auth.ts";
+import type { SessionGuard } from "./session-guard.ts";
+
+/** Who may call an app route: anyone (sign-in pages), any member of the session's org, or its owners. */
+export type AppAccess = "public" | "member" | "owner";
+
+declare module "fastify" {
+  interface FastifyContextConfig {
+    /** App API routes say who may call them; the scope's hook enforces it (default: member). */
+    appAccess?: AppAccess;
+  }
+}
+
+/** What the app API's route modules receive. */
+export interface AppApiContext extends Services {
+  auth: Auth;
+  mailer: Mailer;
+  requireSession: SessionGuard;
+  appLogger: Logger;
+}

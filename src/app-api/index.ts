@@ -1,0 +1,57 @@
+import type { FastifyInstance } from "fastify";
+import { createMailer } from "../mail/mailer.ts";
+import type { Services } from "../services/services.ts";
+import { APP_API_PREFIX, createAuth } from "./auth.ts";
+import { registerAuthRoutes } from "./auth-routes.ts";
+import type { AppApiContext } from "./context.ts";
+import { assertSameOrigin } from "./csrf.ts";
+import { registerAppErrorHandling } from "./errors.ts";
+import { collectAppApiDocument } from "./openapi.ts";
+import { registerSessionRoutes } from "./routes/session.ts";
+import { createSessionGuard, requireOwner } from "./session-guard.ts";
+
+/**
+ * The contractor's app: its API under /app/api/v1 (Better Auth's endpoints under /auth, the
+ * app's own routes beside them, its OpenAPI document) and the built web app at /app/.
+ */
+export async function registerContractorApp(app: FastifyInstance, services: Services): Promise<void> {
+  await app.register(async (scope) => registerAppApi(scope, services), { prefix: APP_API_PREFIX });
+}
+
+async function registerAppApi(app: FastifyInstance, services: Services): Promise<void> {
+  const { config, clock, logger, db } = services;
+  const mailer = createMailer({
+    smtpUrl: config.smtpUrl,
+    from: config.mailFrom,
+    dataDir: config.dataDir,
+    logger,
+    clock,
+  });
+  app.addHook("onClose", () => mailer.close());
+  const auth = createAuth({ db, config, mailer, logger });
+  const requireSession = createSessionGuard({ auth, db, clock });
+  const ctx: AppApiContext = { ...services, auth, mailer, requireSession, appLogger: logger };
+  const appOrigin = new URL(config.publicBaseUrl).origin;
+
+  app.decorateRequest("appSession", null);
+  registerAppErrorHandling(app);
+  const document = collectAppApiDocument(app, config.publicBaseUrl);
+  app.addHook("onRequest", async (request, reply) => {
+    assertSameOrigin(request, appOrigin);
+    const access = request.routeOptions.config?.appAccess ?? "member";
+    if (access === "public") return;
+    await requireSession(request, reply);
+    if (access === "owner") requireOwner(request);
+  });
+  app.addHook("onSend", async (_request, reply, payload) => {
+    // Answers about one user's account must never be cached by a shared cache.
+    reply.header("cache-control", "no-store");
+    return payload;
+  });
+
+  app.get("/openapi.json", { config: { appAccess: "public" }, schema: { hide: true } }, async () =>
+    document(),
+  );
+  registerAuthRoutes(app, { auth, limiter: services.limiter, publicBaseUrl: config.publicBaseUrl });
+  registerSessionRoutes(app, ctx);
+}

@@ -1,0 +1,103 @@
+import type { FastifyReply, FastifyRequest } from "fastify";
+import type { Clock } from "../clock.ts";
+import { type Queryable, queryOne, sql } from "../db/database.ts";
+import { type Auth, SESSION_ABSOLUTE_SECONDS } from "./auth.ts";
+import { forbiddenForMembers, signInRequired } from "./errors.ts";
+
+export type MemberRole = "owner" | "member";
+
+/** Who is calling and for which organization: what every app route sees, as a key is on the developer API. */
+export interface AppSession {
+  sessionId: string;
+  userId: string;
+  userName: string;
+  email: string;
+  orgId: string;
+  orgName: string;
+  role: MemberRole;
+}
+
+declare module "fastify" {
+  interface FastifyRequest {
+    appSession: AppSession | null;
+  }
+}
+
+/** Node's request headers as the Fetch API's, for Better Auth. */
+export function fetchHeaders(raw: FastifyRequest["headers"]): Headers {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(raw)) {
+    if (value === undefined) continue;
+    for (const item of Array.isArray(value) ? value : [value]) headers.append(name, item);
+  }
+  return headers;
+}
+
+/** Better Auth's Set-Cookie lines (a refreshed session's new expiry) onto the reply. */
+export function forwardCookies(from: Headers, reply: FastifyReply): void {
+  for (const cookie of from.getSetCookie()) reply.header("set-cookie", cookie);
+}
+
+export interface SessionGuardDeps {
+  auth: Auth;
+  db: Queryable;
+  clock: Clock;
+}
+
+/**
+ * Resolves the session cookie into user, organization and role (Better Auth checks the signed
+ * cookie and the idle expiry, and refreshes it), then applies the absolute expiry Better Auth
+ * lacks. The organization is the session's active one when the user still belongs to it, else the
+ * user's oldest membership; a user left with none is signed out.
+ */
+export function createSessionGuard(deps: SessionGuardDeps) {
+  return async function requireSession(request: FastifyRequest, reply: FastifyReply): Promise<AppSession> {
+    const { headers, response } = await deps.auth.api.getSession({
+      headers: fetchHeaders(request.headers),
+      returnHeaders: true,
+    });
+    forwardCookies(headers, reply);
+    if (!response) throw signInRequired();
+    const { session, user } = response;
+    const signedInAt = new Date(session.createdAt).getTime();
+    if (signedInAt + SESSION_ABSOLUTE_SECONDS * 1000 <= deps.clock.now().getTime()) {
+      await deps.db.execute(sql`DELETE FROM user_sessions WHERE id = ${session.id}`);
+      throw signInRequired();
+    }
+    const activeOrgId = (session as { activeOrganizationId?: string | null }).activeOrganizationId ?? null;
+    const membership = await queryOne<{ org_id: string; org_name: string; role: MemberRole }>(
+      deps.db,
+      sql`SELECT m.org_id, o.name AS org_name, m.role
+          FROM org_members m JOIN organizations o ON o.id = m.org_id
+          WHERE m.user_id = ${user.id}
+          ORDER BY COALESCE(m.org_id = ${activeOrgId}::uuid, false) DESC, m.created_at, m.org_id
+          LIMIT 1`,
+    );
+    if (!membership) throw signInRequired();
+    const appSession: AppSession = {
+      sessionId: session.id,
+      userId: user.id,
+      userName: user.name,
+      email: user.email,
+      orgId: membership.org_id,
+      orgName: membership.org_name,
+      role: membership.role,
+    };
+    request.appSession = appSession;
+    return appSession;
+  };
+}
+
+export type SessionGuard = ReturnType<typeof createSessionGuard>;
+
+/** The session the guard put on the request (every app route but the public ones runs the guard). */
+export function sessionOf(request: FastifyRequest): AppSession {
+  if (!request.appSession) throw signInRequired();
+  return request.appSession;
+}
+
+export function requireOwner(request: FastifyRequest): AppSession {
+  const session = sessionOf(request);
+  if (session.role !== "owner") throw forbiddenForMembers();
+  return session;
+}

@@ -1,0 +1,80 @@
+import { randomUUID } from "node:crypto";
+import { mkdir, writeFile } from "node:fs/promises";
+import path from "node:path";
+import nodemailer from "nodemailer";
+import type { Logger } from "pino";
+import type { Clock } from "../clock.ts";
+
+export interface MailMessage {
+  to: string;
+  subject: string;
+  /** Plain text; links stand on lines of their own so any client shows them. */
+  text: string;
+  /** The links the message carries (logged when mail goes to the outbox). */
+  links: string[];
+}
+
+/** The one way the service sends email (invitations, password resets). */
+export interface Mailer {
+  readonly kind: "smtp" | "outbox";
+  send(message: MailMessage): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface MailerDeps {
+  smtpUrl: string | undefined;
+  from: string;
+  dataDir: string;
+  logger: Logger;
+  clock: Clock;
+}
+
+/** SMTP when SMTP_URL is set; otherwise files in DATA_DIR/mail-outbox/, their links logged. */
+export function createMailer(deps: MailerDeps): Mailer {
+  return deps.smtpUrl ? createSmtpMailer(deps.smtpUrl, deps) : createOutboxMailer(deps);
+}
+
+function createSmtpMailer(smtpUrl: string, deps: MailerDeps): Mailer {
+  const transport = nodemailer.createTransport(smtpUrl);
+  return {
+    kind: "smtp",
+    send: async (message) => {
+      await transport.sendMail({
+        from: deps.from,
+        to: message.to,
+        subject: message.subject,
+        text: message.text,
+      });
+      deps.logger.info({ to: message.to, subject: message.subject }, "mail sent");
+    },
+    close: async () => transport.close(),
+  };
+}
+
+function createOutboxMailer(deps: MailerDeps): Mailer {
+  const outbox = path.join(deps.dataDir, "mail-outbox");
+  return {
+    kind: "outbox",
+    send: async (message) => {
+      await mkdir(outbox, { recursive: true, mode: 0o700 });
+      const stamp = deps.clock.now().toISOString().replace(/[:.]/g, "-");
+      const file = path.join(outbox, `${stamp}-${randomUUID()}.eml`);
+      const eml = [
+        `From: ${deps.from}`,
+        `To: ${message.to}`,
+        `Subject: ${message.subject}`,
+        `Date: ${deps.clock.now().toUTCString()}`,
+        "Content-Type: text/plain; charset=utf-8",
+        "",
+        message.text,
+      ].join("\r\n");
+      await writeFile(file, eml, { mode: 0o600 });
+      // Offline, the log is how an operator finds the link: the mail never leaves the machine.
+      deps.logger.info(
+        { to: message.to, subject: message.subject, file, links: message.links },
+        "mail written to outbox",
+      );
+    },
+    close: async () => {},
+  };
+}

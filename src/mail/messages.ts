@@ -1,0 +1,40 @@
+import type { MailMessage } from "./mailer.ts";
+
+export function invitationMessage(input: {
+  to: string;
+  organizationName: string;
+  role: "owner" | "member";
+  inviteUrl: string;
+  expiresAt: Date;
+}): MailMessage {
+  const text = [
+    `You are invited to ${input.organizationName} on Porchlight as ${input.role === "owner" ? "an owner" : "a member"}.`,
+    "",
+    "Open this link to choose your name and password:",
+    input.inviteUrl,
+    "",
+    `The link works until ${input.expiresAt.toUTCString()}.`,
+  ].join("\n");
+  return {
+    to: input.to,
+    subject: `Your invitation to ${input.organizationName}`,
+    text,
+    links: [input.inviteUrl],
+  };
+}
+
+export function passwordResetMessage(input: {
+  to: string;
+  resetUrl: string;
+  validMinutes: number;
+}): MailMessage {
+  const text = [
+    "Someone asked to reset the password of your Porchlight account.",
+    "",
+    "Open this link to choose a new password:",
+    input.resetUrl,
+    "",
+    `The link works for ${input.validMinutes} minutes. If you did not ask, ignore this message.`,
+  ].join("\n");
+  return { to: input.to, subject: "Reset your Porchlight password", text, links: [input.resetUrl] };
+}

@@ -1,0 +1,122 @@
+import { randomUUID } from "node:crypto";
+import type { Clock } from "../clock.ts";
+import { type Queryable, queryOne, queryRows, sql } from "../db/database.ts";
+import { AppError, notFound } from "../errors.ts";
+import type { Mailer } from "../mail/mailer.ts";
+import { invitationMessage } from "../mail/messages.ts";
+import { assertOrganizationExists } from "./organizations.ts";
+
+export type MemberRole = "owner" | "member";
+export const INVITATION_DAYS = 7;
+
+export interface InvitationDeps {
+  db: Queryable;
+  clock: Clock;
+  mailer: Mailer;
+  publicBaseUrl: string;
+}
+
+export interface IssuedInvitation {
+  invitation_id: string;
+  invite_url: string;
+  expires_at: string;
+}
+
+export interface PendingInvitation {
+  id: string;
+  org_id: string;
+  email: string;
+  role: MemberRole;
+  organization_name: string;
+  expires_at: Date;
+}
+
+export const inviteUrlOf = (publicBaseUrl: string, invitationId: string) =>
+  `${publicBaseUrl}/app/invite/${invitationId}`;
+
+/** Email addresses are compared as Better Auth stores them: lower case. */
+export const normalizeEmail = (email: string) => email.trim().toLowerCase();
+
+/**
+ * Invites `email` into an organization: a pending invitation (its id is the link's secret, as in
+ * Better Auth's own flow: a random UUID) and an email with the link. A pending invitation for the
+ * same address and org is replaced, so the newest link is the one that works.
+ */
+export async function inviteMember(
+  deps: InvitationDeps,
+  input: { orgId: string; email: string; role: MemberRole; inviterId: string | null },
+): Promise<IssuedInvitation> {
+  const email = normalizeEmail(input.email);
+  await assertOrganizationExists(deps.db, input.orgId);
+  const member = await queryOne<{ id: string }>(
+    deps.db,
+    sql`SELECT m.id FROM org_members m JOIN users u ON u.id = m.user_id
+        WHERE m.org_id = ${input.orgId}::uuid AND u.email = ${email}`,
+  );
+  if (member) throw new AppError(409, "already_member", `${email} is already a member of this organization`);
+  const id = randomUUID();
+  const expiresAt = new Date(deps.clock.now().getTime() + INVITATION_DAYS * 86_400_000);
+  await deps.db.transaction(async (tx) => {
+    await tx.execute(
+      sql`UPDATE org_invitations SET status = 'canceled'
+          WHERE org_id = ${input.orgId}::uuid AND email = ${email} AND status = 'pending'`,
+    );
+    await tx.execute(
+      sql`INSERT INTO org_invitations (org_id, id, email, role, status, expires_at, inviter_id, created_at)
+          VALUES (${input.orgId}::uuid, ${id}, ${email}, ${input.role}, 'pending', ${expiresAt.toISOString()}::timestamptz,
+                  ${input.inviterId}, ${deps.clock.now().toISOString()}::timestamptz)`,
+    );
+  });
+  const organization = await queryOne<{ name: string }>(
+    deps.db,
+    sql`SELECT name FROM organizations WHERE id = ${input.orgId}::uuid`,
+  );
+  const inviteUrl = inviteUrlOf(deps.publicBaseUrl, id);
+  await deps.mailer.send(
+    invitationMessage({
+      to: email,
+      organizationName: organization!.name,
+      role: input.role,
+      inviteUrl,
+      expiresAt,
+    }),
+  );
+  return { invitation_id: id, invite_url: inviteUrl, expires_at: expiresAt.toISOString() };
+}
+
+/** A pending, unexpired invitation, or 404 (an unknown, used, canceled or expired link alike). */
+export async function findPendingInvitation(
+  db: Queryable,
+  invitationId: string,
+  now: Date,
+): Promise<PendingInvitation> {
+  const row = await queryOne<PendingInvitation>(
+    db,
+    sql`SELECT i.id, i.org_id, i.email, i.role, o.name AS organization_name, i.expires_at
+        FROM org_invitations i JOIN organizations o ON o.id = i.org_id
+        WHERE i.id = ${invitationId} AND i.status = 'pending' AND i.expires_at > ${now.toISOString()}::timestamptz`,
+  );
+  if (!row) throw notFound("This invitation link is not valid any more; ask for a new one.");
+  return { ...row, expires_at: new Date(row.expires_at) };
+}
+
+export interface PendingInvitationView {
+  id: string;
+  email: string;
+  role: MemberRole;
+  expires_at: string;
+}
+
+export async function listPendingInvitations(
+  db: Queryable,
+  orgId: string,
+  now: Date,
+): Promise<PendingInvitationView[]> {
+  const rows = await queryRows<{ id: string; email: string; role: MemberRole; expires_at: Date }>(
+    db,
+    sql`SELECT id, email, role, expires_at FROM org_invitations
+        WHERE org_id = ${orgId}::uuid AND status = 'pending' AND expires_at > ${now.toISOString()}::timestamptz
+        ORDER BY created_at`,
+  );
+  return rows.map((row) => ({ ...row, expires_at: new Date(row.expires_at).toISOString() }));
+}

@@ -1,0 +1,121 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import type { Clock } from "../../src/clock.ts";
+import type { Config } from "../../src/config.ts";
+import { admin } from "../helpers/api.ts";
+import { createTestContext, type TestContext } from "../helpers/harness.ts";
+
+/** testConfig's PUBLIC_BASE_URL: the app's own origin. */
+export const APP_ORIGIN = "http://porchlight.test";
+export const PASSWORD = "correct horse battery";
+
+export interface AppResponse {
+  status: number;
+  headers: Record<string, string | string[] | number | undefined>;
+  body: any;
+  text: string;
+}
+
+/** A fresh app whose mail outbox lives in a temporary data directory. */
+export async function createAppTestContext(
+  options: { clock?: Clock; config?: Partial<Config>; memoryLimiter?: boolean } = {},
+): Promise<TestContext & { dataDir: string }> {
+  const dataDir = mkdtempSync(path.join(tmpdir(), "porchlight-app-"));
+  const ctx = await createTestContext({ ...options, config: { dataDir, ...options.config } });
+  return { ...ctx, dataDir };
+}
+
+/**
+ * A browser of the app: keeps its cookies, and sends the app's Origin on state-changing requests
+ * as a browser on the app's pages does.
+ */
+export class AppBrowser {
+  readonly cookies = new Map<string, string>();
+  constructor(
+    private readonly ctx: TestContext,
+    private readonly ip = "127.0.0.1",
+  ) {}
+
+  async request(
+    method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE",
+    url: string,
+    options: { body?: unknown; headers?: Record<string, string>; payload?: Buffer | string } = {},
+  ): Promise<AppResponse> {
+    const headers: Record<string, string> = {};
+    if (method !== "GET") headers.origin = APP_ORIGIN;
+    if (this.cookies.size > 0) headers.cookie = [...this.cookies].map(([n, v]) => `${n}=${v}`).join("; ");
+    let payload: Buffer | string | undefined = options.payload;
+    if (options.body !== undefined) {
+      payload = JSON.stringify(options.body);
+      headers["content-type"] = "application/json";
+    }
+    Object.assign(headers, options.headers);
+    for (const [name, value] of Object.entries(headers)) if (value === "") delete headers[name];
+    const response = await this.ctx.app.inject({ method, url, headers, payload, remoteAddress: this.ip });
+    const setCookies = response.headers["set-cookie"];
+    for (const line of Array.isArray(setCookies) ? setCookies : setCookies ? [setCookies] : []) {
+      const [pair, ...attributes] = line.split(";");
+      const [name, ...rest] = pair!.split("=");
+      const value = rest.join("=");
+      const expired = attributes.some((a) => /max-age=0\b/i.test(a.trim())) || value === "";
+      if (expired) this.cookies.delete(name!.trim());
+      else this.cookies.set(name!.trim(), value);
+    }
+    let body: unknown;
+    try {
+      body = response.body ? JSON.parse(response.body) : undefined;
+    } catch {
+      body = undefined;
+    }
+    return { status: response.statusCode, headers: response.headers, body, text: response.body };
+  }
+
+  signIn(email: string, password = PASSWORD) {
+    return this.request("POST", "/app/api/v1/auth/sign-in/email", { body: { email, password } });
+  }
+}
+
+export interface SignedInUser {
+  browser: AppBrowser;
+  orgId: string;
+  email: string;
+  userId: string;
+}
+
+export async function createOrg(ctx: TestContext, name = "Acme Roofing"): Promise<string> {
+  const created = await admin(ctx, "POST", "/orgs", { name });
+  if (created.status !== 201) throw new Error(`org not created: ${created.status} ${created.text}`);
+  return created.body.org_id;
+}
+
+/** Invites `email` through the operator API and accepts in a fresh browser: signed in. */
+export async function inviteAndAccept(
+  ctx: TestContext,
+  orgId: string,
+  email: string,
+  role: "owner" | "member",
+  name = "Pat Owner",
+): Promise<SignedInUser> {
+  const invited = await admin(ctx, "POST", `/orgs/${orgId}/invitations`, { email, role });
+  if (invited.status !== 201) throw new Error(`not invited: ${invited.status} ${invited.text}`);
+  const browser = new AppBrowser(ctx);
+  const accepted = await browser.request(
+    "POST",
+    `/app/api/v1/invitations/${invited.body.invitation_id}/accept`,
+    {
+      body: { name, password: PASSWORD },
+    },
+  );
+  if (accepted.status !== 200) throw new Error(`not accepted: ${accepted.status} ${accepted.text}`);
+  return { browser, orgId, email, userId: accepted.body.user.id };
+}
+
+/** A new organization with a signed-in owner. */
+export async function ownerOfNewOrg(
+  ctx: TestContext,
+  email = `owner-${Math.random().toString(36).slice(2)}@example.com`,
+) {
+  const orgId = await createOrg(ctx);
+  return inviteAndAccept(ctx, orgId, email, "owner");
+}

@@ -1,0 +1,133 @@
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import { admin } from "../helpers/api.ts";
+import type { TestContext } from "../helpers/harness.ts";
+import { AppBrowser, createAppTestContext, createOrg, inviteAndAccept, PASSWORD } from "./helpers.ts";
+
+describe("app sessions", () => {
+  let ctx: TestContext;
+  before(async () => {
+    ctx = await createAppTestContext();
+  });
+  after(() => ctx.close());
+
+  test("an invited owner sets a password, is signed in, and GET /session names user, org and role", async () => {
+    const orgId = await createOrg(ctx, "Summit Roofing");
+    const invited = await admin(ctx, "POST", `/orgs/${orgId}/invitations`, {
+      email: "Dana@Example.com",
+      role: "owner",
+    });
+    assert.equal(invited.status, 201);
+    assert.match(
+      invited.body.invite_url,
+      new RegExp(`^http://porchlight.test/app/invite/${invited.body.invitation_id}$`),
+    );
+    assert.ok(Date.parse(invited.body.expires_at) > Date.now());
+
+    const browser = new AppBrowser(ctx);
+    const page = await browser.request("GET", `/app/api/v1/invitations/${invited.body.invitation_id}`);
+    assert.equal(page.status, 200);
+    assert.deepEqual(
+      {
+        email: page.body.email,
+        organization_name: page.body.organization_name,
+        role: page.body.role,
+        account_exists: page.body.account_exists,
+      },
+      {
+        email: "dana@example.com",
+        organization_name: "Summit Roofing",
+        role: "owner",
+        account_exists: false,
+      },
+    );
+
+    const accepted = await browser.request(
+      "POST",
+      `/app/api/v1/invitations/${invited.body.invitation_id}/accept`,
+      {
+        body: { name: "Dana Reyes", password: PASSWORD },
+      },
+    );
+    assert.equal(accepted.status, 200, accepted.text);
+    const cookie = [accepted.headers["set-cookie"]]
+      .flat()
+      .find((c) => String(c).startsWith("porchlight.session_token="));
+    assert.ok(cookie, "a session cookie is set");
+    assert.match(String(cookie), /HttpOnly/i);
+    assert.match(String(cookie), /SameSite=Lax/i);
+    assert.doesNotMatch(String(cookie), /Secure/i, "not Secure on an http base URL");
+
+    const session = await browser.request("GET", "/app/api/v1/session");
+    assert.equal(session.status, 200);
+    assert.deepEqual(session.body, {
+      user: { id: accepted.body.user.id, name: "Dana Reyes", email: "dana@example.com" },
+      organization: { id: orgId, name: "Summit Roofing" },
+      role: "owner",
+    });
+    assert.equal(session.headers["cache-control"], "no-store");
+
+    const reused = await browser.request(
+      "POST",
+      `/app/api/v1/invitations/${invited.body.invitation_id}/accept`,
+      {
+        body: { name: "Dana Reyes", password: PASSWORD },
+      },
+    );
+    assert.equal(reused.status, 404, "an invitation works once");
+    assert.equal(reused.body.error.code, "not_found");
+  });
+
+  test("without a session GET /session is 401 in the app's error shape", async () => {
+    const response = await new AppBrowser(ctx).request("GET", "/app/api/v1/session");
+    assert.equal(response.status, 401);
+    assert.equal(response.body.error.code, "unauthorized");
+    assert.equal(typeof response.body.error.message, "string");
+    assert.equal(response.headers["www-authenticate"], undefined);
+  });
+
+  test("sign-in with the password works, a wrong password is refused, sign-out ends the session", async () => {
+    const orgId = await createOrg(ctx);
+    await inviteAndAccept(ctx, orgId, "sam@example.com", "member");
+    const browser = new AppBrowser(ctx);
+    const wrong = await browser.signIn("sam@example.com", "not the password");
+    assert.equal(wrong.status, 401);
+    const right = await browser.signIn("sam@example.com");
+    assert.equal(right.status, 200, right.text);
+    const session = await browser.request("GET", "/app/api/v1/session");
+    assert.equal(session.body.role, "member");
+    const out = await browser.request("POST", "/app/api/v1/auth/sign-out", { body: {} });
+    assert.equal(out.status, 200, out.text);
+    assert.equal((await browser.request("GET", "/app/api/v1/session")).status, 401);
+  });
+
+  test("revoke-sessions signs out every browser of the user", async () => {
+    const orgId = await createOrg(ctx);
+    const first = await inviteAndAccept(ctx, orgId, "kim@example.com", "owner");
+    const second = new AppBrowser(ctx);
+    assert.equal((await second.signIn("kim@example.com")).status, 200);
+    const revoked = await first.browser.request("POST", "/app/api/v1/auth/revoke-sessions", { body: {} });
+    assert.equal(revoked.status, 200, revoked.text);
+    assert.equal((await second.request("GET", "/app/api/v1/session")).status, 401);
+    assert.equal((await first.browser.request("GET", "/app/api/v1/session")).status, 401);
+  });
+
+  test("public sign-up is closed; unlisted Better Auth endpoints are 404", async () => {
+    const browser = new AppBrowser(ctx);
+    const signUp = await browser.request("POST", "/app/api/v1/auth/sign-up/email", {
+      body: { email: "x@example.com", password: PASSWORD, name: "X" },
+    });
+    assert.equal(signUp.status, 404);
+    assert.equal(signUp.body.error.code, "not_found");
+  });
+
+  test("the app API has its own OpenAPI document; the developer API's does not list app routes", async () => {
+    const appDoc = await new AppBrowser(ctx).request("GET", "/app/api/v1/openapi.json");
+    assert.equal(appDoc.status, 200);
+    assert.equal(appDoc.body.info.title, "Porchlight app API");
+    assert.ok(appDoc.body.paths["/app/api/v1/session"].get);
+    assert.equal(appDoc.body.paths["/app/api/v1/session"].get.operationId, "getSession");
+    const devDoc = await new AppBrowser(ctx).request("GET", "/api/v1/openapi.json");
+    assert.ok(!Object.keys(devDoc.body.paths).some((p) => p.startsWith("/app/")));
+  });
+});
