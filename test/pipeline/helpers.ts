@@ -168,9 +168,46 @@ export interface FakeLobRequest {
   body: Buffer;
 }
 
+/** Lob's postcard artboards in points (trim plus 0.125 in bleed), by its size names. */
+export const LOB_ARTBOARDS: Record<string, [number, number]> = {
+  "4x6": [450, 306],
+  "6x9": [666, 450],
+  "6x11": [810, 450],
+};
+
+/** The first page's width and height in points, read from its MediaBox. */
+export function pdfPageSize(pdf: Buffer): [number, number] | undefined {
+  const box = pdf.toString("latin1").match(/\/MediaBox \[\s*0 0 ([\d.]+) ([\d.]+)\s*\]/);
+  return box ? [Number(box[1]), Number(box[2])] : undefined;
+}
+
 /**
- * Lob's postcards endpoint on loopback. `respond` decides each answer; by default a postcard id
- * per idempotency key, the same one on a repeat, as Lob does.
+ * What the real API answers a postcard whose size is unknown or whose files do not match the
+ * size's artboard (it checks every PDF's dimensions): 422, or undefined when the files fit.
+ */
+async function lobFileProblem(contentType: string | undefined, body: Buffer): Promise<string | undefined> {
+  const form = await new Response(new Uint8Array(body), { headers: { "content-type": contentType ?? "" } })
+    .formData()
+    .catch(() => undefined);
+  if (!form) return "the body is not multipart/form-data";
+  const size = String(form.get("size") ?? "4x6");
+  const artboard = LOB_ARTBOARDS[size];
+  if (!artboard) return `size must be one of 4x6, 6x9, 6x11`;
+  for (const side of ["front", "back"]) {
+    const file = form.get(side);
+    if (!(file instanceof Blob)) return `${side} is required`;
+    const page = pdfPageSize(Buffer.from(await file.arrayBuffer()));
+    if (!page || page[0] !== artboard[0] || page[1] !== artboard[1]) {
+      return `${side} has invalid dimensions: a ${size} postcard must be ${artboard[0] / 72}x${artboard[1] / 72} in`;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Lob's postcards endpoint on loopback. `respond` decides each answer; by default the files are
+ * checked against the size's artboard as Lob does (422 on a mismatch), then a postcard id per
+ * idempotency key, the same one on a repeat.
  */
 export async function startFakeLob(
   respond?: (request: FakeLobRequest, index: number) => { status: number; body: unknown } | "hang",
@@ -194,6 +231,12 @@ export async function startFakeLob(
     requests.push(entry);
     const decided = respond?.(entry, requests.length - 1);
     if (decided === "hang") return;
+    const problem = decided ? undefined : await lobFileProblem(entry.contentType, body);
+    if (problem) {
+      response.writeHead(422, { "content-type": "application/json" });
+      response.end(JSON.stringify({ error: { message: problem, status_code: 422 } }));
+      return;
+    }
     const key = entry.idempotencyKey ?? randomUUID();
     if (!postcards.has(key)) postcards.set(key, `psc_${randomUUID().replace(/-/g, "").slice(0, 24)}`);
     const answer = decided ?? { status: 200, body: { id: postcards.get(key), object: "postcard" } };
