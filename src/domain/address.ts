@@ -120,16 +120,20 @@ const FULL_WIDTH = /[\uff01-\uff5e]/g;
 /**
  * "Peñasco" → "Penasco", "San José" → "San Jose", "Łódź" → "Lodz", full-width "１２３" → "123":
  * the parser reads ASCII words only and silently dropped such letters ("PEASCO"), so "Peñasco"
- * and "Penasco" got different keys and a registered customer was mailed. Only accents are
- * removed (NFD, not NFKD: that would turn "123½" into "1231/2", another house number).
+ * and "Penasco" got different keys and a registered customer was mailed. Only accents on Latin
+ * letters are removed (NFD, not NFKD: that would turn "123½" into "1231/2", another house
+ * number); other scripts keep theirs ("Й" is not "И"), recomposed.
  */
 function withoutDiacritics(text: string): string {
   return text
     .normalize("NFD")
-    .replace(/\p{M}+/gu, "")
+    .replace(/(\p{L}?)\p{M}+/gu, (marked, letter: string) => (isLatinOrNone(letter) ? letter : marked))
+    .normalize("NFC")
     .replace(/[ßøØłŁđĐæÆœŒ]/g, (letter) => LETTER_FOLDS[letter] ?? letter)
     .replace(FULL_WIDTH, (character) => String.fromCharCode(character.charCodeAt(0) - 0xfee0));
 }
+
+const isLatinOrNone = (letter: string) => letter === "" || /\p{Script=Latin}/u.test(letter);
 
 /**
  * Two or more characters in a row that are neither letters nor digits. parse-address's patterns
@@ -137,7 +141,7 @@ function withoutDiacritics(text: string): string {
  * so a run reaches the parser as one separator: ", " if it holds a comma, " #" if a unit mark,
  * else a space. Nothing is lost: the key folds this punctuation to spaces anyway.
  */
-const SEPARATOR_RUN = /[^\p{L}\p{N}]{2,}/gu;
+const SEPARATOR_RUN = /[^\p{L}\p{M}\p{N}]{2,}/gu;
 
 function collapsedSeparator(run: string): string {
   if (run.includes(",")) return ", ";
@@ -161,7 +165,7 @@ const INTERSECTION_WORD = /\band\b|\bat\b|[&@]/i;
  */
 export const MAX_PARSED_WORDS = 24;
 
-const WORD = /[\p{L}\p{N}]+/gu;
+const WORD = /[\p{L}\p{M}\p{N}]+/gu;
 
 function wordCount(text: string): number {
   let count = 0;
@@ -176,7 +180,58 @@ function wordCount(text: string): number {
 export function parseLocation(text: string): ParsedLocation | null {
   const simplified = text.replace(SEPARATOR_RUN, collapsedSeparator);
   if (INTERSECTION_WORD.test(simplified) || wordCount(simplified) > MAX_PARSED_WORDS) return null;
-  return parser.parseLocation(simplified);
+  const { ascii, restore } = withWordsOutsideAsciiStandingIn(simplified);
+  const parsed = parser.parseLocation(ascii);
+  return parsed && restore ? restore(parsed) : parsed;
+}
+
+/** A letter or mark outside ASCII ("Мain" with a Cyrillic М); "½" and other signs are no letter. */
+const NON_ASCII_LETTER = /(?!\p{ASCII})[\p{L}\p{M}]/u;
+
+/**
+ * The parser's patterns match ASCII word characters only and its output drops every other
+ * character ("100 Мain St" read as "100 AIN ST", so two streets could share a key). Each such
+ * word reaches it as an ASCII stand-in that is no street type, state, direction or unit word
+ * (QXJAAA, QXJAAB…, with a prefix the text does not hold), and comes back as written.
+ */
+function withWordsOutsideAsciiStandingIn(text: string): {
+  ascii: string;
+  restore?: (parsed: ParsedLocation) => ParsedLocation;
+} {
+  const words: string[] = [];
+  const upper = text.toUpperCase();
+  let prefix = "QXJ";
+  while (upper.includes(prefix)) prefix += "Q";
+  const ascii = text.replace(WORD, (word) =>
+    NON_ASCII_LETTER.test(word) ? `${prefix}${standInSuffix(words.push(word) - 1)}` : word,
+  );
+  if (words.length === 0) return { ascii: text };
+  const standIn = new RegExp(`${prefix}([A-Z]{3})`, "gi");
+  const original = (value: string) =>
+    value.replace(standIn, (_, suffix: string) => words[standInIndex(suffix.toUpperCase())] ?? "");
+  const restore = (parsed: ParsedLocation): ParsedLocation =>
+    Object.fromEntries(
+      Object.entries(parsed).map(([field, value]) => [
+        field,
+        typeof value === "string" ? original(value) : value,
+      ]),
+    );
+  return { ascii, restore };
+}
+
+/**
+ * 0 → "AAA", 27 → "ABB": three letters (more than the words the parser reads), so a stand-in
+ * never reads as a number and is found again when the parser joins it to the next word.
+ */
+function standInSuffix(index: number): string {
+  const letter = (place: number) => String.fromCharCode(65 + (Math.floor(index / 26 ** place) % 26));
+  return letter(2) + letter(1) + letter(0);
+}
+
+function standInIndex(suffix: string): number {
+  let index = 0;
+  for (const letter of suffix) index = index * 26 + (letter.charCodeAt(0) - 65);
+  return index;
 }
 
 /** Splits a US address into normalized parts (upper case, Pub 28 abbreviations, ZIP5). */

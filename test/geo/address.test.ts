@@ -124,6 +124,40 @@ describe("address normalization", () => {
     assert.equal(normalizeAddress("123½ Main St, Springfield IL 62701"), "123 MAIN ST, SPRINGFIELD IL 62701");
   });
 
+  it("keeps letters of other scripts in the parts and the key (100 Мain St became 100 AIN ST)", () => {
+    // "Мain" with a Cyrillic М: the parser matches ASCII only and dropped the letter.
+    assert.equal(normalizeAddress("100 Мain St, Springfield IL 62701"), "100 МAIN ST, SPRINGFIELD IL 62701");
+    for (const other of ["100 Main St, Springfield IL 62701", "100 ain St, Springfield IL 62701"]) {
+      assert.notEqual(normalizeAddress("100 Мain St, Springfield IL 62701"), normalizeAddress(other), other);
+    }
+    assert.deepEqual(parseUsAddress("12 Йорк Ave Apt 5, New York, NY 10001"), {
+      street: "12 ЙОРК AVE #5",
+      city: "NEW YORK",
+      state: "NY",
+      postal_code: "10001",
+      country: "US",
+    });
+    // Accents are removed from Latin letters only: "Й" is another letter than "И".
+    assert.notEqual(
+      normalizeAddress("12 Йорк Ave, New York NY 10001"),
+      normalizeAddress("12 Иорк Ave, New York NY 10001"),
+    );
+    assert.equal(normalizeAddress("7 Οδός Αθηνάς, Chicago IL 60601"), "7 ΟΔΌΣ ΑΘΗΝΆΣ, CHICAGO IL 60601");
+    assert.equal(normalizeAddress("5 हिंदी Rd, Austin TX 78701"), "5 हिंदी RD, AUSTIN TX 78701");
+    assert.equal(normalizeAddress("8 東京 St Apt 東, Austin TX 78701"), "8 東京 ST #東, AUSTIN TX 78701");
+    // Two streets of other scripts never share a key, in any field.
+    assert.notEqual(
+      normalizeAddress("8 東京 St, Austin TX 78701"),
+      normalizeAddress("8 大阪 St, Austin TX 78701"),
+    );
+    assert.notEqual(
+      normalizeAddress("8 Main St, Москва TX 78701"),
+      normalizeAddress("8 Main St, Минск TX 78701"),
+    );
+    // A word that looks like the parser's stand-in for such words is read as written.
+    assert.equal(normalizeAddress("3 QXJAAA Rd, Мир, TX 78701"), "3 QXJAAA RD, МИР TX 78701");
+  });
+
   it("reads runs of separators as one, so the parser's backtracking cannot stall the process", () => {
     // Each of these took seconds at 60-140 characters and hours at the 500 allowed before runs
     // were collapsed; the test would not finish without the fix.
