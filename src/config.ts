@@ -49,6 +49,8 @@ export interface Config {
   lobWebhookSecret: string | undefined;
   /** Threads that draw cards, off the event loop (RENDER_CONCURRENCY; default: cores − 1, at least 1). */
   renderConcurrency: number;
+  /** Log the event loop's delay (p50, p99, max) every this many ms (EVENT_LOOP_REPORT_MS; 0: off). */
+  eventLoopReportMs: number;
   /** `smtp://…`/`smtps://…`: the app's email goes out by SMTP; unset, to DATA_DIR/mail-outbox/ (SMTP_URL). */
   smtpUrl: string | undefined;
   /** The From of the app's email (MAIL_FROM). */
@@ -235,6 +237,7 @@ export function loadConfig(env: Env = process.env): Config {
     geocoderTimeoutMs: integer(env, "GEOCODER_TIMEOUT_MS", 10_000, 100, 120_000),
     attributionGeoRadiusMeters: integer(env, "ATTRIBUTION_GEO_RADIUS_METERS", 30, 1, 1000),
     renderConcurrency: integer(env, "RENDER_CONCURRENCY", Math.max(1, availableParallelism() - 1), 1, 64),
+    eventLoopReportMs: integer(env, "EVENT_LOOP_REPORT_MS", 0, 0, 3_600_000),
     webhookAllowPrivateTargets: list(
       env,
       "WEBHOOK_ALLOW_PRIVATE_TARGETS",

@@ -16,6 +16,7 @@ import { migrate } from "./db/migrate.ts";
 import { retryWhileUnavailable } from "./db/retry-while-unavailable.ts";
 import { compileWasmWithOptimizingTier } from "./db/wasm-compilation.ts";
 import { briefCause, systemErrorReason } from "./errors.ts";
+import { startEventLoopDelayReport } from "./event-loop-delay.ts";
 import { createGeocoder } from "./geo/index.ts";
 import { startProcessWorker } from "./jobs/process-worker.ts";
 import { JOBS_READY_CHANNEL } from "./jobs/queue.ts";
@@ -206,12 +207,17 @@ async function main() {
     { role, database: database.kind, ...(role === "worker" ? {} : { url: config.publicBaseUrl }) },
     "porchlight started",
   );
+  const stopLoopReport =
+    config.eventLoopReportMs > 0
+      ? startEventLoopDelayReport({ logger, intervalMs: config.eventLoopReportMs })
+      : null;
 
   stopOnSignals({ logger, shutdownTimeoutMs: config.shutdownTimeoutMs }, [
     () => app.close(),
     async () => stopListening?.(),
     async () => worker?.stop(),
     () => renderer.close(),
+    async () => stopLoopReport?.(),
     async () => vacuum?.stop(),
     () => limiter.close(),
     () => database.close(),

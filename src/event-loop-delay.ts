@@ -1,0 +1,31 @@
+import { monitorEventLoopDelay } from "node:perf_hooks";
+import type { Logger } from "pino";
+
+/**
+ * With EVENT_LOOP_REPORT_MS set, one log line per interval with the event loop's delay (p50, p99,
+ * max in ms, from perf_hooks' histogram): how long a request that arrived in that interval could
+ * have waited for the loop. The bench reads these lines while the renderer is busy.
+ */
+export function startEventLoopDelayReport(options: { logger: Logger; intervalMs: number }): () => void {
+  const histogram = monitorEventLoopDelay({ resolution: 10 });
+  histogram.enable();
+  const ms = (nanoseconds: number) => Math.round(nanoseconds / 10_000) / 100;
+  const timer = setInterval(() => {
+    options.logger.info(
+      {
+        eventLoopDelayMs: {
+          p50: ms(histogram.percentile(50)),
+          p99: ms(histogram.percentile(99)),
+          max: ms(histogram.max),
+        },
+      },
+      "event loop delay",
+    );
+    histogram.reset();
+  }, options.intervalMs);
+  timer.unref();
+  return () => {
+    clearInterval(timer);
+    histogram.disable();
+  };
+}
