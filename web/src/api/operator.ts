@@ -31,7 +31,7 @@ async function operatorFetch<T>(
   return body as T;
 }
 
-export type OperatorOrg = { id: string; name: string; created_at?: string };
+export type OperatorOrg = { org_id: string; org_name: string; created_at?: string };
 export type FailedJob = {
   id: string;
   org_id: string | null;

@@ -221,14 +221,14 @@ function Organizations() {
             </Table.Thead>
             <Table.Tbody>
               {orgs.data.map((org) => (
-                <Table.Tr key={org.id}>
-                  <Table.Td>{org.name}</Table.Td>
+                <Table.Tr key={org.org_id}>
+                  <Table.Td>{org.org_name}</Table.Td>
                   <Table.Td>
-                    <Code>{org.id}</Code>
+                    <Code>{org.org_id}</Code>
                   </Table.Td>
                   <Table.Td>
                     <Button size="xs" variant="default" onClick={() => setInviting(org)}>
-                      Invite owner of {org.name}
+                      Invite owner of {org.org_name}
                     </Button>
                   </Table.Td>
                 </Table.Tr>
@@ -255,7 +255,12 @@ function InviteOwnerModal({ org, onClose }: { org: OperatorOrg | null; onClose: 
     onClose();
   };
   return (
-    <Modal opened={org !== null} onClose={close} title={`Invite the owner of ${org?.name ?? ""}`} centered>
+    <Modal
+      opened={org !== null}
+      onClose={close}
+      title={`Invite the owner of ${org?.org_name ?? ""}`}
+      centered
+    >
       {sent ? (
         <Stack>
           <Text size="sm">
@@ -279,7 +284,7 @@ function InviteOwnerModal({ org, onClose }: { org: OperatorOrg | null; onClose: 
           onSubmit={form.onSubmit(async ({ email }) => {
             if (!org) return;
             try {
-              setSent(await invite.mutateAsync({ orgId: org.id, email: email.trim() }));
+              setSent(await invite.mutateAsync({ orgId: org.org_id, email: email.trim() }));
             } catch (error) {
               if (error instanceof ApiError) form.setErrors({ email: error.message });
             }

@@ -1,0 +1,293 @@
+/**
+ * The contractor's app in a real browser (Debian's Chromium driven by playwright-core) against the real
+ * service started as a process on a fresh data directory: invite → set password → signed in → create a
+ * key → send an event with it → build an automation from that sample (live proof, test, save) → send
+ * another event → the piece is in Mail. Then every screen at desktop and phone width: a screenshot in
+ * test/e2e/artifacts/ and axe-core with no serious or critical WCAG A/AA violation.
+ */
+import assert from "node:assert/strict";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { after, before, describe, it } from "node:test";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { freePort, killStarted, type Started, start, waitReady } from "../helpers/server-process.ts";
+import { launchChromium, screenshot, seriousViolations, VIEWPORTS, type ViewportName } from "./browser.ts";
+
+const WEB_DIST = path.resolve(import.meta.dirname, "../../web/dist/index.html");
+const ADMIN_TOKEN = "e2e-operator-token-0123456789";
+const OWNER = { email: "owner@roofing.test", name: "Rita Roofer", password: "correct horse battery" };
+const EVENT_TYPE = "job.completed";
+
+let server: Started;
+let base: string;
+let dataDir: string;
+let browser: Browser;
+let context: BrowserContext;
+let page: Page;
+let orgId: string;
+let apiKey: string;
+
+async function operator(method: string, route: string, body?: unknown) {
+  const response = await fetch(`${base}/admin/v1${route}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${ADMIN_TOKEN}`,
+      ...(body ? { "content-type": "application/json" } : {}),
+    },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  const text = await response.text();
+  assert.ok(response.ok, `${method} /admin/v1${route} answered ${response.status}: ${text}`);
+  return JSON.parse(text);
+}
+
+async function sendEvent(dedupId: string, street: string) {
+  const response = await fetch(`${base}/api/v1/events`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json" },
+    body: JSON.stringify({
+      event_type: EVENT_TYPE,
+      object_type: "job",
+      dedup_id: dedupId,
+      record: {
+        id: dedupId,
+        properties: {
+          street,
+          city: "Springfield",
+          state: "IL",
+          zip: "62704",
+          client_name: "Homer Simpson",
+          status: "completed",
+        },
+      },
+    }),
+  });
+  const text = await response.text();
+  assert.equal(response.status, 202, text);
+  return JSON.parse(text);
+}
+
+async function waitUntil(check: () => Promise<boolean>, what: string, timeoutMs = 15_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    assert.ok(Date.now() < deadline, `timed out waiting until ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+/** Opens an app path and waits until its page heading shows. */
+async function open(appPath: string, heading: string | RegExp) {
+  await page.goto(`${base}/app${appPath}`);
+  await page.getByRole("heading", { level: 1, name: heading }).waitFor();
+}
+
+async function checkScreen(name: string, viewport: ViewportName) {
+  await page.waitForLoadState("networkidle");
+  await screenshot(page, name, viewport);
+  const violations = await seriousViolations(page);
+  assert.deepEqual(violations, [], `axe on ${name} at ${viewport}:\n${violations.join("\n")}`);
+}
+
+describe("the contractor's web app in a browser", () => {
+  before(async () => {
+    assert.ok(existsSync(WEB_DIST), "web/dist is missing: run `npm run build:web` before `npm run test:e2e`");
+    dataDir = mkdtempSync(path.join(tmpdir(), "porchlight-e2e-"));
+    const port = await freePort();
+    base = `http://127.0.0.1:${port}`;
+    server = start({
+      DATA_DIR: dataDir,
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      ADMIN_TOKEN,
+      PUBLIC_BASE_URL: base,
+    });
+    await waitReady(port, server);
+    browser = await launchChromium();
+    context = await browser.newContext({ viewport: VIEWPORTS.desktop, baseURL: base });
+    page = await context.newPage();
+  });
+
+  after(async () => {
+    await browser?.close();
+    killStarted();
+    await server?.exited;
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it("an invited owner sets a name and password and lands signed in on the Overview", async () => {
+    const org = await operator("POST", "/orgs", { name: "Rita's Roofing" });
+    orgId = org.org_id;
+    const invitation = await operator("POST", `/orgs/${orgId}/invitations`, {
+      email: OWNER.email,
+      role: "owner",
+    });
+    assert.match(invitation.invite_url, /\/app\/invite\//);
+
+    await page.goto(invitation.invite_url);
+    await page.getByRole("heading", { level: 1, name: /Join Rita's Roofing/ }).waitFor();
+    await checkScreen("invite", "desktop");
+    await page.getByLabel("Your name").fill(OWNER.name);
+    await page.getByLabel("Password").fill(OWNER.password);
+    await page.getByRole("button", { name: "Set password and sign in" }).click();
+    await page.getByRole("heading", { level: 1, name: "Overview" }).waitFor();
+    const navigation = page.getByRole("navigation", { name: "Main navigation" });
+    assert.deepEqual(await navigation.getByRole("link").allInnerTexts(), [
+      "Overview",
+      "Automations",
+      "Mail",
+      "Leads",
+      "Revenue",
+      "Customers",
+      "Developers",
+      "Settings",
+    ]);
+  });
+
+  it("creates an API key that is shown once with a copy button", async () => {
+    await open("/developers", "Developers");
+    await page.getByRole("button", { name: "Create API key" }).first().click();
+    const dialog = page.getByRole("dialog");
+    await dialog.getByLabel("Name").fill("CRM");
+    await dialog.getByRole("button", { name: "Create key" }).click();
+    await dialog.getByRole("button", { name: "Copy key" }).waitFor();
+    apiKey = (await dialog.getByLabel("New API key").innerText()).trim();
+    assert.match(apiKey, /^ak_/);
+    await checkScreen("developers-new-key", "desktop");
+    await dialog.getByRole("button", { name: "Done" }).click();
+    await page.getByRole("cell", { name: "CRM", exact: true }).waitFor();
+  });
+
+  it("an event sent with that key shows as a sample marked as bound to no automation", async () => {
+    const answer = await sendEvent("job-1001-completed", "742 Evergreen Terrace");
+    assert.equal(answer.received, true);
+    await open("/developers?tab=samples", "Developers");
+    await page.getByRole("button", { name: new RegExp(EVENT_TYPE.replace(".", "\\.")) }).waitFor();
+    await page.getByText("No automation", { exact: true }).first().waitFor();
+    await open("/", "Overview");
+    await page.getByText("Events that mail nothing").waitFor();
+  });
+
+  it("builds an automation from the sample with a live proof, tests it and saves it", async () => {
+    await open("/automations", "Automations");
+    await page.getByRole("link", { name: "New automation" }).first().click();
+    await page.getByRole("heading", { level: 1, name: "New automation" }).waitFor();
+    await page.getByLabel("Name").fill("Job done postcard");
+    await page.getByLabel("Event type").fill(EVENT_TYPE);
+    await page.keyboard.press("Escape");
+    // The newest sample of the type is picked by itself; its properties feed the filters.
+    await waitUntil(
+      async () => (await page.getByLabel("Sample record").inputValue()) !== "",
+      "a sample is picked",
+    );
+    await page.getByRole("button", { name: "Add filter" }).click();
+    await page.getByLabel("Filter 1 property").fill("status");
+    await page.keyboard.press("Escape");
+    await page.getByLabel("Filter 1 value").fill("completed");
+    await page.getByLabel("Headline").fill("Your neighbors on {{street}} chose us");
+    const front = page.getByAltText("Postcard proof front");
+    const back = page.getByAltText("Postcard proof back");
+    await front.waitFor();
+    await back.waitFor();
+    await page.waitForFunction(() =>
+      [...document.querySelectorAll<HTMLImageElement>("img[alt^='Postcard proof']")].every(
+        (image) => image.complete && image.naturalWidth > 0,
+      ),
+    );
+    await page.getByRole("button", { name: "Test with a sample" }).click();
+    await page.getByText("A card would be mailed").waitFor();
+    await checkScreen("automation-builder", "desktop");
+    await page.getByRole("button", { name: "Save" }).click();
+    await page.getByRole("heading", { level: 1, name: "Automations" }).waitFor();
+    await page.getByRole("link", { name: "Job done postcard" }).waitFor();
+  });
+
+  it("another event mails a piece that appears in Mail", async () => {
+    const answer = await sendEvent("job-1002-completed", "744 Evergreen Terrace");
+    assert.equal(answer.outcomes?.[0]?.reason, "queued", JSON.stringify(answer));
+    for (let attempt = 0; attempt < 30; attempt++) {
+      await open("/mail", "Mail");
+      if ((await page.getByRole("row").count()) > 1) break;
+      await page.waitForTimeout(500);
+    }
+    assert.ok((await page.getByRole("row").count()) > 1, "Mail lists no piece");
+  });
+
+  it("every screen looks right and passes axe at desktop and phone width", async () => {
+    const automationHref = await (async () => {
+      await open("/automations", "Automations");
+      return page.getByRole("link", { name: "Job done postcard" }).getAttribute("href");
+    })();
+    const screens: [string, string, string | RegExp][] = [
+      ["overview", "/", "Overview"],
+      ["automations", "/automations", "Automations"],
+      ["automation-new", "/automations/new", "New automation"],
+      ["automation-edit", (automationHref ?? "/app/automations").replace(/^\/app/, ""), "Job done postcard"],
+      ["mail", "/mail", "Mail"],
+      ["leads", "/leads", "Leads"],
+      ["revenue", "/revenue", "Revenue"],
+      ["customers", "/customers", "Customers"],
+      ["developers-keys", "/developers?tab=keys", "Developers"],
+      ["developers-webhooks", "/developers?tab=webhooks", "Developers"],
+      ["developers-samples", "/developers?tab=samples", "Developers"],
+      ["developers-mcp", "/developers?tab=mcp", "Developers"],
+      ["settings-profile", "/settings?tab=profile", "Settings"],
+      ["settings-team", "/settings?tab=team", "Settings"],
+      ["settings-account", "/settings?tab=account", "Settings"],
+    ];
+    for (const viewport of ["desktop", "phone"] as const) {
+      await page.setViewportSize(VIEWPORTS[viewport]);
+      for (const [name, appPath, heading] of screens) {
+        await open(appPath, heading);
+        await checkScreen(name, viewport);
+      }
+    }
+    await page.setViewportSize(VIEWPORTS.desktop);
+  });
+
+  it("signs out, and signs in again on the sign-in screen", async () => {
+    await open("/", "Overview");
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await page.getByRole("heading", { level: 1, name: "Sign in" }).waitFor();
+    for (const viewport of ["desktop", "phone"] as const) {
+      await page.setViewportSize(VIEWPORTS[viewport]);
+      await checkScreen("sign-in", viewport);
+      await open("/forgot-password", "Reset your password");
+      await checkScreen("forgot-password", viewport);
+      await open("/reset-password?token=e2e-not-a-real-token", "Choose a new password");
+      await checkScreen("reset-password", viewport);
+      await open("/sign-in", "Sign in");
+    }
+    await page.setViewportSize(VIEWPORTS.desktop);
+    await page.getByLabel("Email").fill(OWNER.email);
+    await page.getByLabel("Password").fill(OWNER.password);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("heading", { level: 1, name: "Overview" }).waitFor();
+  });
+
+  it("the operator console signs in with the operator token and shows organizations, the kill switch and failed jobs", async () => {
+    await open("/operator", "Operator console");
+    for (const viewport of ["desktop", "phone"] as const) {
+      await page.setViewportSize(VIEWPORTS[viewport]);
+      await checkScreen("operator-sign-in", viewport);
+    }
+    await page.setViewportSize(VIEWPORTS.desktop);
+    await page.getByLabel("Operator token").fill(ADMIN_TOKEN);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("switch", { name: "Pause all automations" }).waitFor();
+    await page.getByRole("heading", { name: "Failed jobs" }).waitFor();
+    for (const viewport of ["desktop", "phone"] as const) {
+      await page.setViewportSize(VIEWPORTS[viewport]);
+      await checkScreen("operator-console", viewport);
+    }
+    const stored = await page.evaluate(() => ({
+      session: Object.keys(sessionStorage),
+      local: Object.keys(localStorage),
+    }));
+    assert.ok(
+      stored.session.some((key) => key.includes("operator")),
+      "the token is kept in sessionStorage",
+    );
+    assert.ok(!stored.local.some((key) => key.includes("operator")), "the token is never in localStorage");
+  });
+});

@@ -1,0 +1,65 @@
+import { mkdirSync } from "node:fs";
+import path from "node:path";
+import AxeBuilder from "@axe-core/playwright";
+import { type Browser, chromium, type Page } from "playwright-core";
+
+/** Debian's Chromium (apt-get install -y chromium): no browser is downloaded. */
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+export const ARTIFACTS = path.resolve(import.meta.dirname, "artifacts");
+
+export const VIEWPORTS = {
+  desktop: { width: 1280, height: 800 },
+  phone: { width: 390, height: 844 },
+} as const;
+export type ViewportName = keyof typeof VIEWPORTS;
+
+export function launchChromium(): Promise<Browser> {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+      "--no-first-run",
+    ],
+  });
+}
+
+/**
+ * Axe findings we accept, each named with its rule, the element and why. Anything else that is
+ * serious or critical fails the test.
+ */
+export const AXE_EXCEPTIONS: { rule: string; target: string; reason: string }[] = [];
+
+const WCAG_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"];
+
+/** The serious and critical WCAG A/AA violations on the page, minus the named exceptions, as readable lines. */
+export async function seriousViolations(page: Page): Promise<string[]> {
+  const results = await new AxeBuilder({ page }).withTags(WCAG_TAGS).analyze();
+  const found: string[] = [];
+  for (const violation of results.violations) {
+    if (violation.impact !== "serious" && violation.impact !== "critical") continue;
+    for (const node of violation.nodes) {
+      const target = node.target.join(" ");
+      const excepted = AXE_EXCEPTIONS.some(
+        (exception) => exception.rule === violation.id && target.includes(exception.target),
+      );
+      if (!excepted)
+        found.push(
+          `${violation.id} (${violation.impact}) at ${target}: ${node.failureSummary ?? violation.help}`,
+        );
+    }
+  }
+  return found;
+}
+
+export async function screenshot(page: Page, name: string, viewport: ViewportName): Promise<string> {
+  const file = path.join(ARTIFACTS, `${name}-${viewport}.png`);
+  await page.screenshot({ path: file, fullPage: true });
+  return file;
+}
