@@ -2,9 +2,15 @@ import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { Logger } from "pino";
+import { systemClock } from "./clock.ts";
 import type { Config } from "./config.ts";
 import { type Queryable, queryOne, sql } from "./db/database.ts";
+import { createMailer } from "./mail/mailer.ts";
+import { inviteMember } from "./services/invitations.ts";
 import { createOrganization, issueApiKey } from "./services/organizations.ts";
+
+/** Who the first start invites as the demo organization's owner. */
+export const DEMO_OWNER_EMAIL = "owner@demo.example";
 
 /** The operator token: ADMIN_TOKEN, else the one stored under DATA_DIR, else a new one printed once. */
 export function resolveAdminToken(config: Config, print: (line: string) => void): string {
@@ -39,5 +45,19 @@ export async function seedDemoOnFirstRun(
   print(`  ${key.key}`);
   print("Try it:");
   print(`  curl -s -H 'Authorization: Bearer ${key.key}' ${config.publicBaseUrl}/api/v1/me`);
+  const mailer = createMailer({
+    smtpUrl: config.smtpUrl,
+    from: config.mailFrom,
+    dataDir: config.dataDir,
+    logger,
+    clock: systemClock,
+  });
+  const invitation = await inviteMember(
+    { db, clock: systemClock, mailer, publicBaseUrl: config.publicBaseUrl },
+    { orgId: org.org_id, email: DEMO_OWNER_EMAIL, role: "owner", inviterId: null },
+  );
+  await mailer.close();
+  print(`Set up the app's owner (${DEMO_OWNER_EMAIL}) within 7 days at:`);
+  print(`  ${invitation.invite_url}`);
   print("");
 }

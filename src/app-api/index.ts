@@ -7,7 +7,9 @@ import type { AppApiContext } from "./context.ts";
 import { assertSameOrigin } from "./csrf.ts";
 import { registerAppErrorHandling } from "./errors.ts";
 import { collectAppApiDocument } from "./openapi.ts";
+import { registerMeRoutes } from "./routes/me.ts";
 import { registerSessionRoutes } from "./routes/session.ts";
+import { registerTeamRoutes } from "./routes/team.ts";
 import { createSessionGuard, requireOwner } from "./session-guard.ts";
 
 /**
@@ -54,4 +56,6 @@ async function registerAppApi(app: FastifyInstance, services: Services): Promise
   );
   registerAuthRoutes(app, { auth, limiter: services.limiter, publicBaseUrl: config.publicBaseUrl });
   registerSessionRoutes(app, ctx);
+  registerMeRoutes(app, ctx);
+  registerTeamRoutes(app, ctx);
 }

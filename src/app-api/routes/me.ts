@@ -1,0 +1,74 @@
+import { Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
+import type { FastifyInstance } from "fastify";
+import { sql } from "../../db/database.ts";
+import { AppError } from "../../errors.ts";
+import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from "../auth.ts";
+import type { AppApiContext } from "../context.ts";
+import { PersonNameSchema, SessionView } from "../schemas.ts";
+import { fetchHeaders, forwardCookies, sessionOf } from "../session-guard.ts";
+import { sessionView } from "./session.ts";
+
+export function registerMeRoutes(app: FastifyInstance, ctx: AppApiContext): void {
+  const r = app.withTypeProvider<TypeBoxTypeProvider>();
+
+  r.patch(
+    "/me",
+    {
+      schema: {
+        operationId: "updateMe",
+        summary: "Changes the signed-in user's name",
+        tags: ["Session"],
+        body: Type.Object({ name: PersonNameSchema }, { additionalProperties: false }),
+        response: { 200: SessionView },
+      },
+    },
+    async (request) => {
+      const session = sessionOf(request);
+      const name = request.body.name.trim();
+      if (!name) throw new AppError(422, "invalid_payload", "name: must not be blank");
+      await ctx.db.execute(
+        sql`UPDATE users SET name = ${name}, updated_at = ${ctx.clock.now().toISOString()}::timestamptz WHERE id = ${session.userId}`,
+      );
+      return sessionView({ ...session, userName: name });
+    },
+  );
+
+  r.post(
+    "/me/password",
+    {
+      schema: {
+        operationId: "changePassword",
+        summary: "Changes the password (the current one is required) and signs out every other session",
+        tags: ["Session"],
+        body: Type.Object(
+          {
+            current_password: Type.String({ minLength: 1, maxLength: MAX_PASSWORD_LENGTH }),
+            new_password: Type.String({ minLength: MIN_PASSWORD_LENGTH, maxLength: MAX_PASSWORD_LENGTH }),
+          },
+          { additionalProperties: false },
+        ),
+        response: { 204: Type.Null() },
+      },
+    },
+    async (request, reply) => {
+      const result = await ctx.auth.api
+        .changePassword({
+          body: {
+            currentPassword: request.body.current_password,
+            newPassword: request.body.new_password,
+            revokeOtherSessions: true,
+          },
+          headers: fetchHeaders(request.headers),
+          returnHeaders: true,
+        })
+        .catch((error: unknown) => {
+          const status = (error as { statusCode?: number }).statusCode;
+          if (status === 400 || status === 401)
+            throw new AppError(422, "invalid_payload", "The current password is not right.", {}, true);
+          throw error;
+        });
+      forwardCookies(result.headers, reply);
+      return reply.code(204).send(null);
+    },
+  );
+}

@@ -1,0 +1,192 @@
+import assert from "node:assert/strict";
+import { readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { after, before, describe, test } from "node:test";
+import pino from "pino";
+import { SMTPServer } from "smtp-server";
+import { DEMO_OWNER_EMAIL, seedDemoOnFirstRun } from "../../src/bootstrap.ts";
+import type { TestContext } from "../helpers/harness.ts";
+import {
+  AppBrowser,
+  createAppTestContext,
+  createOrg,
+  inviteAndAccept,
+  ownerOfNewOrg,
+  PASSWORD,
+} from "./helpers.ts";
+
+interface ReceivedMail {
+  to: string[];
+  raw: string;
+}
+
+/** A real SMTP server on 127.0.0.1 that keeps what it receives. */
+async function startSmtpServer(): Promise<{ url: string; mails: ReceivedMail[]; close(): Promise<void> }> {
+  const mails: ReceivedMail[] = [];
+  const server = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ["STARTTLS", "AUTH"],
+    logger: false,
+    onData(stream, session, callback) {
+      const chunks: Buffer[] = [];
+      stream.on("data", (chunk: Buffer) => chunks.push(chunk));
+      stream.on("end", () => {
+        mails.push({
+          to: session.envelope.rcptTo.map((r) => r.address),
+          raw: Buffer.concat(chunks).toString("utf8"),
+        });
+        callback();
+      });
+    },
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.server.address() as { port: number };
+  return {
+    url: `smtp://127.0.0.1:${port}`,
+    mails,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** Quoted-printable soft line breaks folded back, so a long link reads whole. */
+const unfold = (raw: string) => raw.replace(/=\r?\n/g, "").replace(/=3D/g, "=");
+
+describe("invitations and mail over SMTP", () => {
+  let ctx: TestContext;
+  let smtp: Awaited<ReturnType<typeof startSmtpServer>>;
+  before(async () => {
+    smtp = await startSmtpServer();
+    ctx = await createAppTestContext({ config: { smtpUrl: smtp.url }, memoryLimiter: true });
+  });
+  after(async () => {
+    await ctx.close();
+    await smtp.close();
+  });
+
+  test("the operator's invitation is emailed with its link", async () => {
+    const orgId = await createOrg(ctx);
+    const { body } = await inviteAndAccept(ctx, orgId, "mailed@example.com", "owner").then(async (user) => ({
+      body: await user.browser.request("GET", "/app/api/v1/session").then((r) => r.body),
+    }));
+    assert.equal(body.role, "owner");
+    const mail = smtp.mails.find((m) => m.to.includes("mailed@example.com"));
+    assert.ok(mail, "an invitation email reached the SMTP server");
+    assert.match(unfold(mail.raw), /http:\/\/porchlight\.test\/app\/invite\/[0-9a-f-]{36}/);
+  });
+
+  test("password reset by email link: the new password signs in, the old one and old sessions no longer work", async () => {
+    const owner = await ownerOfNewOrg(ctx, "forgetful@example.com");
+    const browser = new AppBrowser(ctx);
+    const asked = await browser.request("POST", "/app/api/v1/auth/request-password-reset", {
+      body: { email: "forgetful@example.com", redirectTo: "http://porchlight.test/app/reset-password" },
+    });
+    assert.equal(asked.status, 200, asked.text);
+    const mail = smtp.mails.find((m) => m.to.includes("forgetful@example.com") && /reset/i.test(m.raw));
+    assert.ok(mail, "a reset email reached the SMTP server");
+    const token = /\/app\/reset-password\?token=([A-Za-z0-9_-]+)/.exec(unfold(mail.raw))?.[1];
+    assert.ok(token, "the mail carries the reset link");
+
+    const reset = await browser.request("POST", "/app/api/v1/auth/reset-password", {
+      body: { token, newPassword: "a brand new passphrase" },
+    });
+    assert.equal(reset.status, 200, reset.text);
+    assert.equal((await browser.signIn("forgetful@example.com", PASSWORD)).status, 401);
+    assert.equal((await browser.signIn("forgetful@example.com", "a brand new passphrase")).status, 200);
+    assert.equal((await owner.browser.request("GET", "/app/api/v1/session")).status, 401, "old sessions end");
+  });
+
+  test("an owner invites a member from the app; the member cannot see the team", async () => {
+    const owner = await ownerOfNewOrg(ctx);
+    const invited = await owner.browser.request("POST", "/app/api/v1/team/invitations", {
+      body: { email: "crew@example.com", role: "member" },
+    });
+    assert.equal(invited.status, 201, invited.text);
+    const member = new AppBrowser(ctx);
+    const accepted = await member.request(
+      "POST",
+      `/app/api/v1/invitations/${invited.body.invitation_id}/accept`,
+      {
+        body: { name: "Crew Lead", password: PASSWORD },
+      },
+    );
+    assert.equal(accepted.status, 200, accepted.text);
+    assert.equal(accepted.body.organization.id, owner.orgId);
+    assert.equal(accepted.body.role, "member");
+
+    const team = await owner.browser.request("GET", "/app/api/v1/team");
+    assert.deepEqual(
+      team.body.members.map((m: { email: string; role: string }) => [m.email, m.role]).sort(),
+      [
+        ["crew@example.com", "member"],
+        [owner.email, "owner"],
+      ].sort(),
+    );
+    const forbidden = await member.request("GET", "/app/api/v1/team");
+    assert.equal(forbidden.status, 403);
+    assert.equal(forbidden.body.error.code, "forbidden");
+  });
+
+  test("the last owner can be neither demoted nor removed; a removed member is signed out of the org", async () => {
+    const owner = await ownerOfNewOrg(ctx);
+    const member = await inviteAndAccept(ctx, owner.orgId, `m-${Date.now()}@example.com`, "member");
+    const team = await owner.browser.request("GET", "/app/api/v1/team");
+    const ownerRow = team.body.members.find((m: { role: string }) => m.role === "owner");
+    const memberRow = team.body.members.find((m: { role: string }) => m.role === "member");
+    const demote = await owner.browser.request("PATCH", `/app/api/v1/team/members/${ownerRow.id}`, {
+      body: { role: "member" },
+    });
+    assert.equal(demote.status, 409);
+    assert.equal(demote.body.error.code, "last_owner");
+    const removed = await owner.browser.request("DELETE", `/app/api/v1/team/members/${memberRow.id}`);
+    assert.equal(removed.status, 204);
+    assert.equal((await member.browser.request("GET", "/app/api/v1/session")).status, 401);
+  });
+
+  test("an existing account accepts another org's invitation with its own password", async () => {
+    const first = await ownerOfNewOrg(ctx, "twohats@example.com");
+    const otherOrg = await createOrg(ctx, "Second Co");
+    const again = await inviteAndAccept(ctx, otherOrg, "twohats@example.com", "member");
+    assert.equal(again.userId, first.userId);
+  });
+});
+
+describe("mail without SMTP_URL", () => {
+  let ctx: TestContext & { dataDir: string };
+  before(async () => {
+    ctx = await createAppTestContext({ memoryLimiter: true });
+  });
+  after(() => ctx.close());
+
+  test("a reset email is written to DATA_DIR/mail-outbox with its link", async () => {
+    await ownerOfNewOrg(ctx, "offline@example.com");
+    const asked = await new AppBrowser(ctx).request("POST", "/app/api/v1/auth/request-password-reset", {
+      body: { email: "offline@example.com" },
+    });
+    assert.equal(asked.status, 200, asked.text);
+    const outbox = path.join(ctx.dataDir, "mail-outbox");
+    const texts = readdirSync(outbox).map((file) => readFileSync(path.join(outbox, file), "utf8"));
+    const reset = texts.find(
+      (text) => text.includes("To: offline@example.com") && text.includes("reset-password?token="),
+    );
+    assert.ok(reset, "the reset mail is in the outbox");
+  });
+
+  test("the first start on an empty database prints the demo key and an owner set-up link that works", async () => {
+    const lines: string[] = [];
+    const empty = await createAppTestContext({ memoryLimiter: true });
+    try {
+      await seedDemoOnFirstRun(empty.database.db, empty.config, pino({ level: "silent" }), (line) =>
+        lines.push(line),
+      );
+      const link = lines.map((l) => l.trim()).find((l) => l.startsWith("http://porchlight.test/app/invite/"));
+      assert.ok(link, `an invite link is printed: ${lines.join("\n")}`);
+      const token = link.split("/").at(-1)!;
+      const page = await new AppBrowser(empty).request("GET", `/app/api/v1/invitations/${token}`);
+      assert.equal(page.body.email, DEMO_OWNER_EMAIL);
+      assert.equal(page.body.role, "owner");
+      assert.equal(page.body.organization_name, "Demo Contractor");
+    } finally {
+      await empty.close();
+    }
+  });
+});
