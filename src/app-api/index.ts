@@ -1,4 +1,5 @@
 import type { FastifyInstance } from "fastify";
+import { registerWebApp } from "../http/web-app.ts";
 import { createMailer } from "../mail/mailer.ts";
 import type { Services } from "../services/services.ts";
 import { APP_API_PREFIX, createAuth } from "./auth.ts";
@@ -18,6 +19,7 @@ import { createSessionGuard, requireOwner } from "./session-guard.ts";
  */
 export async function registerContractorApp(app: FastifyInstance, services: Services): Promise<void> {
   await app.register(async (scope) => registerAppApi(scope, services), { prefix: APP_API_PREFIX });
+  await registerWebApp(app);
 }
 
 async function registerAppApi(app: FastifyInstance, services: Services): Promise<void> {

@@ -1,0 +1,91 @@
+import { existsSync, statSync } from "node:fs";
+import path from "node:path";
+import fastifyStatic from "@fastify/static";
+import type { FastifyInstance, FastifyReply } from "fastify";
+
+/** web/dist from src/http (tsx) and from dist/http (the compiled build) alike. */
+export const WEB_DIST_DIR = path.resolve(import.meta.dirname, "../../web/dist");
+
+/**
+ * The app's pages run no inline script and load nothing from elsewhere. Styles allow
+ * 'unsafe-inline' because Mantine writes its CSS variables in a <style> element and sets style
+ * attributes at run time; a style cannot run code, so script-src 'self' still holds the line.
+ * Proof images arrive as data: URLs.
+ */
+export const WEB_APP_CSP = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data: blob:",
+  "font-src 'self' data:",
+  "connect-src 'self'",
+  "object-src 'none'",
+  "base-uri 'self'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join("; ");
+
+/** Vite names every file under assets/ by its content hash: a changed file is a new URL. */
+const HASHED_ASSET = /^assets\//;
+
+function securityHeaders(reply: FastifyReply): FastifyReply {
+  return reply
+    .header("content-security-policy", WEB_APP_CSP)
+    .header("x-content-type-options", "nosniff")
+    .header("x-frame-options", "DENY")
+    .header("referrer-policy", "same-origin");
+}
+
+const NOT_BUILT_PAGE = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Porchlight app not built</title></head>
+<body><main><h1>The web app is not built yet</h1>
+<p>Run <code>npm run build</code> (or <code>npm run build:web</code>) in the service's directory, then reload this page.</p>
+<p>The APIs work meanwhile: <a href="/docs">/docs</a>.</p></main></body></html>`;
+
+/** A file of the built app at `relative`, or undefined (never a path outside the directory). */
+function builtFile(distDir: string, relative: string): string | undefined {
+  if (relative === "" || relative.includes("\0")) return undefined;
+  const resolved = path.resolve(distDir, relative);
+  if (!resolved.startsWith(distDir + path.sep)) return undefined;
+  try {
+    return statSync(resolved).isFile() ? path.relative(distDir, resolved) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Serves the built web app at /app/: its files, and index.html for every other /app/* page the
+ * app's router knows (history fallback). /app/api/* is the app API's, never a page. Without a
+ * build, /app/ answers 503 with a page saying how to build it.
+ */
+export async function registerWebApp(
+  app: FastifyInstance,
+  options: { distDir?: string } = {},
+): Promise<void> {
+  const distDir = options.distDir ?? WEB_DIST_DIR;
+  await app.register(async (scope) => {
+    await scope.register(fastifyStatic, { root: distDir, serve: false, index: false });
+    scope.get("/app", { schema: { hide: true } }, async (_request, reply) => reply.redirect("/app/", 308));
+    scope.get("/app/*", { schema: { hide: true } }, async (request, reply) => {
+      const relative = decodeURIComponent((request.params as { "*": string })["*"].split("?")[0]!);
+      if (relative === "api" || relative.startsWith("api/")) return reply.callNotFound();
+      securityHeaders(reply);
+      if (!existsSync(path.join(distDir, "index.html"))) {
+        return reply
+          .code(503)
+          .header("cache-control", "no-store")
+          .type("text/html; charset=utf-8")
+          .send(NOT_BUILT_PAGE);
+      }
+      const file = builtFile(distDir, relative);
+      if (file) {
+        const immutable = HASHED_ASSET.test(file);
+        reply.header("cache-control", immutable ? "public, max-age=31536000, immutable" : "no-cache");
+        return reply.sendFile(file, { cacheControl: false });
+      }
+      // A page of the app (/app/automations/…): the app's router draws it.
+      reply.header("cache-control", "no-cache");
+      return reply.sendFile("index.html", { cacheControl: false });
+    });
+  });
+}

@@ -1,0 +1,71 @@
+import assert from "node:assert/strict";
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { describe, test } from "node:test";
+import Fastify from "fastify";
+import { registerWebApp, WEB_APP_CSP } from "../../src/http/web-app.ts";
+
+function builtApp(): string {
+  const dist = mkdtempSync(path.join(tmpdir(), "porchlight-web-"));
+  mkdirSync(path.join(dist, "assets"));
+  writeFileSync(
+    path.join(dist, "index.html"),
+    '<!doctype html><div id="root"></div><script type="module" src="/app/assets/index-abc123.js"></script>',
+  );
+  writeFileSync(path.join(dist, "assets", "index-abc123.js"), "console.log('app')");
+  writeFileSync(path.join(dist, "favicon.svg"), "<svg/>");
+  return dist;
+}
+
+async function serve(distDir: string) {
+  const app = Fastify();
+  await registerWebApp(app, { distDir });
+  await app.ready();
+  return app;
+}
+
+describe("the built web app at /app/", () => {
+  test("serves files, falls back to index.html for app pages, and sends the strict CSP", async () => {
+    const app = await serve(builtApp());
+    const page = await app.inject({ method: "GET", url: "/app/automations/123" });
+    assert.equal(page.statusCode, 200);
+    assert.match(page.body, /<div id="root">/);
+    assert.equal(page.headers["content-security-policy"], WEB_APP_CSP);
+    assert.match(WEB_APP_CSP, /script-src 'self'(;|$)/);
+    assert.doesNotMatch(WEB_APP_CSP, /script-src[^;]*unsafe-inline/);
+    assert.equal(page.headers["cache-control"], "no-cache");
+    assert.equal(page.headers["x-content-type-options"], "nosniff");
+
+    const root = await app.inject({ method: "GET", url: "/app/" });
+    assert.equal(root.statusCode, 200);
+    assert.match(root.body, /<div id="root">/);
+
+    const asset = await app.inject({ method: "GET", url: "/app/assets/index-abc123.js" });
+    assert.equal(asset.statusCode, 200);
+    assert.equal(asset.headers["cache-control"], "public, max-age=31536000, immutable");
+    assert.match(String(asset.headers["content-type"]), /javascript/);
+
+    const bare = await app.inject({ method: "GET", url: "/app" });
+    assert.equal(bare.statusCode, 308);
+    assert.equal(bare.headers.location, "/app/");
+    await app.close();
+  });
+
+  test("never serves files outside the build, and /app/api/* is not a page", async () => {
+    const app = await serve(builtApp());
+    const escape = await app.inject({ method: "GET", url: "/app/..%2f..%2f..%2fetc%2fpasswd" });
+    assert.doesNotMatch(escape.body, /root:/);
+    const api = await app.inject({ method: "GET", url: "/app/api/v2/nothing" });
+    assert.equal(api.statusCode, 404);
+    await app.close();
+  });
+
+  test("without a build, /app/ answers 503 with a page saying how to build it", async () => {
+    const app = await serve(mkdtempSync(path.join(tmpdir(), "porchlight-empty-")));
+    const page = await app.inject({ method: "GET", url: "/app/" });
+    assert.equal(page.statusCode, 503);
+    assert.match(page.body, /npm run build/);
+    await app.close();
+  });
+});
