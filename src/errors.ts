@@ -34,8 +34,8 @@ export const invalidJson = (detail = "request body is not valid JSON") =>
   new AppError(400, "invalid_json", detail);
 export const notFound = (detail = "not found") => new AppError(404, "not_found", detail);
 /** RFC 6750 §3: a 401 names the scheme the client must use. */
-export const unauthorized = () =>
-  new AppError(401, "unauthorized", undefined, { "www-authenticate": 'Bearer realm="api"' });
+export const unauthorized = (detail?: string) =>
+  new AppError(401, "unauthorized", detail, { "www-authenticate": 'Bearer realm="api"' });
 export const forbidden = () => new AppError(403, "unauthorized");
 
 export const rateLimited = (retryAfterSeconds: number, detail?: string) =>

@@ -34,6 +34,11 @@ export function isWellFormedApiKey(candidate: string): boolean {
   return candidate.slice(PREFIX.length + BODY_LENGTH) === checksum(body);
 }
 
+/** A key's shape with a checksum that does not match: a character was mistyped (it cannot be any issued key). */
+export function isMistypedApiKey(candidate: string): boolean {
+  return KEY_PATTERN.test(candidate) && !isWellFormedApiKey(candidate);
+}
+
 /** Keys are stored only as this hash and looked up by it. */
 export function hashApiKey(key: string): string {
   return hash("sha256", key, "hex");

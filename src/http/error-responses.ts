@@ -50,7 +50,8 @@ export function standardErrorCodes(route: RouteOptions): Record<string, string[]
 export const STANDARD_ERROR_DESCRIPTIONS: Record<string, string> = {
   "400":
     "Unreadable body (empty, or a declared type that is not JSON; none, text/plain and the form type are read as JSON): invalid_payload; malformed JSON: invalid_json.",
-  "401": 'Missing, malformed, unknown, revoked or expired key; with `WWW-Authenticate: Bearer realm="api"`.',
+  "401":
+    'Missing, malformed, unknown, revoked or expired key; with `WWW-Authenticate: Bearer realm="api"`. Only a key whose checksum does not match (a typo) also has a `detail` saying it looks mistyped.',
   "403": "The key lacks the required scope or resolves to no organization.",
   "404": "Not found.",
   "413": "Body over the byte ceiling named in the detail.",

@@ -77,6 +77,13 @@ export function authOf(request: FastifyRequest): AuthContext {
   return request.auth;
 }
 
+/**
+ * Said only of a key whose checksum does not match: that is computed from the key alone, so it
+ * tells nothing about which keys exist (any other refused key gets the bare 401).
+ */
+export const MISTYPED_KEY_DETAIL =
+  "the key's checksum does not match: it looks mistyped; copy it again from where it was issued";
+
 async function authenticate(request: FastifyRequest, deps: GuardDeps) {
   const token = bearerToken(soleAuthorization(request.raw));
   if (!token) throw unauthorized();
@@ -86,6 +93,7 @@ async function authenticate(request: FastifyRequest, deps: GuardDeps) {
   } catch (error) {
     throw authUnavailable(error);
   }
+  if (lookup.status === "mistyped") throw unauthorized(MISTYPED_KEY_DETAIL);
   if (lookup.status !== "valid") throw unauthorized();
   request.auth = lookup.auth;
 }

@@ -1,7 +1,7 @@
 import type { Logger } from "pino";
 import type { Clock } from "../clock.ts";
 import { type Queryable, queryOne, sql } from "../db/database.ts";
-import { hashApiKey, isWellFormedApiKey } from "../domain/api-key-format.ts";
+import { hashApiKey, isMistypedApiKey, isWellFormedApiKey } from "../domain/api-key-format.ts";
 import type { AuthContext } from "../http/route-config.ts";
 import { createExpiringCache } from "./expiring-cache.ts";
 
@@ -10,7 +10,8 @@ interface KeyRecord extends AuthContext {
   revokedAt: Date | null;
 }
 
-export type KeyLookup = { status: "valid"; auth: AuthContext } | { status: "invalid" };
+/** `mistyped`: the key's checksum does not match, so no lookup was made (the caller may say so). */
+export type KeyLookup = { status: "valid"; auth: AuthContext } | { status: "invalid" | "mistyped" };
 
 /** How long a key lookup is trusted: the bound on revocation across instances. */
 export const KEY_CACHE_TTL_MS = 5_000;
@@ -77,7 +78,9 @@ export function createKeyStore(deps: { db: Queryable; clock: Clock; logger: Logg
       const cached = cache.cached(hash);
       // Checked only before a lookup: a cached hash belongs to a key that passed this check, and
       // a malformed key never takes a place in the cache.
-      if (!cached && !isWellFormedApiKey(presentedKey)) return { status: "invalid" };
+      if (!cached && !isWellFormedApiKey(presentedKey)) {
+        return { status: isMistypedApiKey(presentedKey) ? "mistyped" : "invalid" };
+      }
       const record = await (cached ?? cache.get(hash, () => load(hash)));
       if (!record || record.revokedAt || (record.expiresAt && record.expiresAt.getTime() <= now)) {
         return { status: "invalid" };
