@@ -14,9 +14,19 @@ import { conversions } from "./scenarios/conversions.ts";
 import { deliveries } from "./scenarios/deliveries.ts";
 import { eventsDryRunAndAuth, eventsLive } from "./scenarios/events.ts";
 import { importRows } from "./scenarios/import.ts";
+import { cards, eventsLiveOneProcess } from "./scenarios/one-process.ts";
 import { startUp } from "./scenarios/start-up.ts";
 
-const SCENARIOS: Scenario[] = [eventsLive, eventsDryRunAndAuth, conversions, importRows, deliveries, startUp];
+const SCENARIOS: Scenario[] = [
+  eventsLive,
+  eventsLiveOneProcess,
+  cards,
+  eventsDryRunAndAuth,
+  conversions,
+  importRows,
+  deliveries,
+  startUp,
+];
 
 function settings(quick: boolean): BenchSettings {
   return quick

@@ -6,7 +6,7 @@ import { OrgPool, rotatingIp } from "../lib/org-pool.ts";
 import { BASELINE, MAIN, type RunningServer, startNodeServer } from "../lib/processes.ts";
 import { type ResultRow, ratio, rowFromRun, type Scenario, type ScenarioContext } from "../lib/scenario.ts";
 
-const EVENT_TYPE = "job.completed";
+export const EVENT_TYPE = "job.completed";
 
 /**
  * A valid envelope that the bound automation queues (street + city + zip), with a unique dedup
@@ -56,7 +56,7 @@ function baselineContender(
 }
 
 /** Events from orgs of the pool, over rotating client addresses, each with a fresh dedup id. */
-function eventContender(
+export function eventContender(
   label: string,
   server: RunningServer,
   pool: OrgPool,
@@ -107,7 +107,7 @@ function measuredRow(
 }
 
 /** Runs `work` with the servers started, and stops them all whatever happens. */
-async function withServers<T>(
+export async function withServers<T>(
   starting: Promise<RunningServer>[],
   work: (servers: RunningServer[]) => Promise<T>,
 ): Promise<T> {
