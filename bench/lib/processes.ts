@@ -1,10 +1,11 @@
-import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { type ChildProcess, execFileSync, spawn, spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import path from "node:path";
 
 export const REPO = path.resolve(import.meta.dirname, "../..");
-export const MAIN = path.join(REPO, "src/main.ts");
+/** What `npm start` runs: the compiled server (built by ensureServerBuilt when src/ changed). */
+export const MAIN = path.join(REPO, "dist/main.js");
 export const BASELINE = path.join(REPO, "bench/baseline-server.ts");
 export const BENCH_ADMIN_TOKEN = "bench-admin-token-0123456789abcdef";
 
@@ -36,6 +37,18 @@ export function freePort(): Promise<number> {
       server.close(() => resolve(port));
     });
   });
+}
+
+let built = false;
+
+/** Compiles src/ to dist/ if it changed since the last build (once per bench run). */
+function ensureServerBuilt(): void {
+  if (built) return;
+  const result = spawnSync(process.execPath, [path.join(REPO, "scripts/build.mjs"), "server", "--if-stale"], {
+    stdio: ["ignore", "inherit", "inherit"],
+  });
+  if (result.status !== 0) throw new Error("npm run build:server failed");
+  built = true;
 }
 
 export interface RunningServer {
@@ -81,7 +94,10 @@ export async function startNodeServer(options: {
   const port = Number(options.env.PORT) || (await freePort());
   // BENCH_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") profiles the servers under load.
   const extraNodeArgs = process.env.BENCH_NODE_ARGS?.split(/\s+/).filter(Boolean) ?? [];
-  const nodeArgs = [...extraNodeArgs, "--import", "tsx", options.entry, ...(options.args ?? [])];
+  // The service runs compiled, as `npm start` runs it; TypeScript entries (the baselines) run under tsx.
+  if (options.entry === MAIN) ensureServerBuilt();
+  const loader = options.entry.endsWith(".ts") ? ["--import", "tsx"] : [];
+  const nodeArgs = [...extraNodeArgs, ...loader, options.entry, ...(options.args ?? [])];
   const command = tasksetAvailable ? "taskset" : process.execPath;
   const args = tasksetAvailable ? ["-c", SERVER_CORE, process.execPath, ...nodeArgs] : nodeArgs;
   let output = "";

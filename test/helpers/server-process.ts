@@ -1,8 +1,25 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { createServer } from "node:net";
 import path from "node:path";
 
-const MAIN = path.resolve(import.meta.dirname, "../../src/main.ts");
+const REPO = path.resolve(import.meta.dirname, "../..");
+/** What `npm start` runs: the compiled server (scripts/start.mjs builds it first when stale). */
+const MAIN = path.join(REPO, "dist/main.js");
+
+let built = false;
+
+/**
+ * Compiles src/ to dist/ when it changed, once per test file (milliseconds when nothing did). The
+ * web app is not built here: no process test needs it, and a Vite build takes many seconds.
+ */
+export function ensureServerBuilt(): void {
+  if (built) return;
+  const result = spawnSync(process.execPath, [path.join(REPO, "scripts/build.mjs"), "server", "--if-stale"], {
+    encoding: "utf8",
+  });
+  if (result.status !== 0) throw new Error(`npm run build:server failed:\n${result.stderr}`);
+  built = true;
+}
 
 export function freePort(): Promise<number> {
   return new Promise((resolve) => {
@@ -28,8 +45,9 @@ export interface Started {
 }
 
 export function start(env: Record<string, string>, args: string[] = []): Started {
+  ensureServerBuilt();
   let output = "";
-  const child = spawn(process.execPath, ["--import", "tsx", MAIN, ...args], {
+  const child = spawn(process.execPath, [MAIN, ...args], {
     env: { PATH: process.env.PATH ?? "", LOG_LEVEL: "warn", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });

@@ -6,6 +6,7 @@ import type pg from "pg";
 import { createFreshPostgres, withClient } from "../../bench/lib/databases.ts";
 import { freePort } from "../../bench/lib/processes.ts";
 import { TEST_DATABASE_URL } from "../helpers/harness.ts";
+import { ensureServerBuilt } from "../helpers/server-process.ts";
 
 export { TEST_DATABASE_URL };
 
@@ -14,7 +15,8 @@ export const skipWithoutPostgres = TEST_DATABASE_URL
   ? false
   : "the reliability suite needs PostgreSQL: set TEST_DATABASE_URL or DATABASE_URL";
 
-const MAIN = path.resolve(import.meta.dirname, "../../src/main.ts");
+/** What `npm start` runs: the compiled server. */
+const MAIN = path.resolve(import.meta.dirname, "../../dist/main.js");
 export const RELIABILITY_ADMIN_TOKEN = "reliability-admin-token-0123456789";
 
 /** A database of its own on the test server (dropped at the end), so outages touch nobody else. */
@@ -38,7 +40,7 @@ export interface ServiceProcess {
   kill(signal: NodeJS.Signals): Promise<void>;
 }
 
-/** The real server (src/main.ts) as a child process on the given database. */
+/** The real server (compiled, as `npm start` runs it) as a child process on the given database. */
 export async function startService(options: {
   databaseUrl: string;
   env?: Record<string, string>;
@@ -47,8 +49,9 @@ export async function startService(options: {
 }): Promise<ServiceProcess> {
   const port = options.port ?? (await freePort());
   const dataDir = mkdtempSync(path.join(tmpdir(), "porchlight-reliability-"));
+  ensureServerBuilt();
   let output = "";
-  const child = spawn(process.execPath, ["--import", "tsx", MAIN, ...(options.args ?? [])], {
+  const child = spawn(process.execPath, [MAIN, ...(options.args ?? [])], {
     env: {
       PATH: process.env.PATH ?? "",
       LOG_LEVEL: "warn",
