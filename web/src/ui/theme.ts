@@ -1,4 +1,4 @@
-import { type CSSVariablesResolver, createTheme } from "@mantine/core";
+import { Alert, Anchor, type CSSVariablesResolver, createTheme } from "@mantine/core";
 
 /**
  * The one theme. Shades are chosen for WCAG AA contrast: white text on primary shade 8, and the
@@ -10,6 +10,12 @@ export const theme = createTheme({
   defaultRadius: "md",
   fontFamily: "system-ui, -apple-system, 'Segoe UI', Roboto, 'Helvetica Neue', Arial, sans-serif",
   headings: { fontWeight: "650" },
+  components: {
+    // A link inside text must not be told apart by colour alone (WCAG 1.4.1).
+    Anchor: Anchor.extend({ defaultProps: { underline: "always" } }),
+    // Light alerts colour their title; on the light background that falls below 4.5:1 for orange and yellow.
+    Alert: Alert.extend({ styles: { title: { color: "var(--mantine-color-text)" } } }),
+  },
 });
 
 export const cssVariablesResolver: CSSVariablesResolver = () => ({

@@ -19,6 +19,7 @@ import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { type ApiKey, apiKeysQuery, useCreateApiKey, useRevokeApiKey } from "../../api/developers.ts";
 import { ApiError } from "../../api/errors.ts";
+import { ScrollTable } from "../../ui/ScrollTable.tsx";
 import { EmptyState, LoadError, Loading } from "../../ui/states.tsx";
 
 const SCOPES = [
@@ -53,7 +54,7 @@ export function ApiKeysPanel() {
       ) : (
         <>
           <Group justify="flex-end">{createButton}</Group>
-          <Table.ScrollContainer minWidth={640}>
+          <ScrollTable label="API keys" minWidth={640}>
             <Table striped>
               <Table.Thead>
                 <Table.Tr>
@@ -84,7 +85,7 @@ export function ApiKeysPanel() {
                 ))}
               </Table.Tbody>
             </Table>
-          </Table.ScrollContainer>
+          </ScrollTable>
         </>
       )}
       <CreateKeyModal opened={createOpened} onClose={createModal.close} />

@@ -41,11 +41,10 @@ export function EventSamplesPanel({
             type="button"
             active={type.event_type === current}
             aria-current={type.event_type === current ? "true" : undefined}
-            label={type.event_type}
-            description={`${type.count} received`}
+            label={`${type.event_type} (${type.count})`}
             rightSection={
               type.bound ? undefined : (
-                <Badge color="orange.9" variant="outline" size="sm">
+                <Badge color="red.9" variant="filled" size="sm">
                   No automation
                 </Badge>
               )

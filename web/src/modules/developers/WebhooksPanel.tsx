@@ -2,6 +2,7 @@ import { Badge, Button, Stack, Table, Text, Title } from "@mantine/core";
 import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { deliveriesQuery, subscriptionsQuery } from "../../api/developers.ts";
+import { ScrollTable } from "../../ui/ScrollTable.tsx";
 import { EmptyState, LoadError, Loading } from "../../ui/states.tsx";
 import { CodeSnippet } from "./CodeSnippet.tsx";
 import { subscribeCurl } from "./snippets.ts";
@@ -28,7 +29,7 @@ export function WebhooksPanel() {
   }
   return (
     <Stack>
-      <Table.ScrollContainer minWidth={560}>
+      <ScrollTable label="Webhook subscriptions" minWidth={560}>
         <Table striped>
           <Table.Thead>
             <Table.Tr>
@@ -58,7 +59,7 @@ export function WebhooksPanel() {
             ))}
           </Table.Tbody>
         </Table>
-      </Table.ScrollContainer>
+      </ScrollTable>
       {open && <DeliveryLog subscriptionId={open} />}
     </Stack>
   );
@@ -78,7 +79,7 @@ function DeliveryLog({ subscriptionId }: { subscriptionId: string }) {
       ) : deliveries.data.deliveries.length === 0 ? (
         <Text size="sm">Nothing delivered yet: a delivery is made when a lead comes in.</Text>
       ) : (
-        <Table.ScrollContainer minWidth={480}>
+        <ScrollTable label="Deliveries" minWidth={480}>
           <Table>
             <Table.Thead>
               <Table.Tr>
@@ -103,7 +104,7 @@ function DeliveryLog({ subscriptionId }: { subscriptionId: string }) {
               ))}
             </Table.Tbody>
           </Table>
-        </Table.ScrollContainer>
+        </ScrollTable>
       )}
     </section>
   );

@@ -133,6 +133,7 @@ export function ProfileForm({ canEdit }: { canEdit: boolean }) {
               label="Brand colour"
               format="hex"
               placeholder="#1f6feb"
+              eyeDropperButtonProps={{ "aria-label": "Pick the colour from the screen" }}
               {...form.getInputProps("brand_color")}
             />
           </SimpleGrid>

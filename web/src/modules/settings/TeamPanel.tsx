@@ -23,6 +23,7 @@ import {
   useInviteTeammate,
   useRemoveTeammate,
 } from "../../api/organization.ts";
+import { ScrollTable } from "../../ui/ScrollTable.tsx";
 import { LoadError, Loading } from "../../ui/states.tsx";
 
 const ROLES = [
@@ -52,7 +53,7 @@ export function TeamPanel({ currentUserId }: { currentUserId: string }) {
         <Title order={2} size="h4" id="members-heading" mb="sm">
           Members
         </Title>
-        <Table.ScrollContainer minWidth={560}>
+        <ScrollTable label="Members" minWidth={560}>
           <Table striped>
             <Table.Thead>
               <Table.Tr>
@@ -99,7 +100,7 @@ export function TeamPanel({ currentUserId }: { currentUserId: string }) {
               ))}
             </Table.Tbody>
           </Table>
-        </Table.ScrollContainer>
+        </ScrollTable>
       </section>
       {team.data.invitations.length > 0 && (
         <section aria-labelledby="invitations-heading">

@@ -3,6 +3,7 @@ import { useSuspenseQuery } from "@tanstack/react-query";
 import { automationListQuery } from "../../api/automations.ts";
 import { describeTrigger } from "../../modules/automations/form-model.ts";
 import { AnchorLink, ButtonLink } from "../../ui/links.tsx";
+import { ScrollTable } from "../../ui/ScrollTable.tsx";
 import { EmptyState, PageHeader } from "../../ui/states.tsx";
 
 export function AutomationsPage() {
@@ -26,7 +27,7 @@ export function AutomationsPage() {
           and see the proof as you type.
         </EmptyState>
       ) : (
-        <Table.ScrollContainer minWidth={560}>
+        <ScrollTable label="Automations" minWidth={560}>
           <Table striped highlightOnHover>
             <Table.Thead>
               <Table.Tr>
@@ -48,7 +49,7 @@ export function AutomationsPage() {
                     <Text size="sm">{describeTrigger(automation.trigger)}</Text>
                   </Table.Td>
                   <Table.Td>
-                    <Badge color={automation.enabled ? "green.9" : "gray.8"} variant="outline">
+                    <Badge color={automation.enabled ? "teal.9" : "gray.7"} variant="filled">
                       {automation.enabled ? "On" : "Off"}
                     </Badge>
                   </Table.Td>
@@ -57,7 +58,7 @@ export function AutomationsPage() {
               ))}
             </Table.Tbody>
           </Table>
-        </Table.ScrollContainer>
+        </ScrollTable>
       )}
     </>
   );

@@ -3,6 +3,7 @@ import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { piecesQuery } from "../../api/mail.ts";
 import { ButtonLink } from "../../ui/links.tsx";
+import { ScrollTable } from "../../ui/ScrollTable.tsx";
 import { EmptyState, LoadError, Loading, PageHeader } from "../../ui/states.tsx";
 
 export function MailPage() {
@@ -29,7 +30,7 @@ export function MailPage() {
         </EmptyState>
       ) : (
         <>
-          <Table.ScrollContainer minWidth={520}>
+          <ScrollTable label="Postcards" minWidth={520}>
             <Table striped>
               <Table.Thead>
                 <Table.Tr>
@@ -54,7 +55,7 @@ export function MailPage() {
                 ))}
               </Table.Tbody>
             </Table>
-          </Table.ScrollContainer>
+          </ScrollTable>
           <Group mt="md">
             {cursors.length > 0 && (
               <Button variant="default" onClick={() => setCursors(cursors.slice(0, -1))}>

@@ -33,6 +33,7 @@ import {
   useInviteOwner,
   useSetKillSwitch,
 } from "../../api/operator.ts";
+import { ScrollTable } from "../../ui/ScrollTable.tsx";
 import { EmptyState, LoadError, Loading } from "../../ui/states.tsx";
 
 /** The platform operator's console: signed in with the operator token, not a user account. */
@@ -208,7 +209,7 @@ function Organizations() {
           Create the first contractor's organization above, then invite its owner.
         </EmptyState>
       ) : (
-        <Table.ScrollContainer minWidth={520}>
+        <ScrollTable label="Organizations" minWidth={520}>
           <Table striped>
             <Table.Thead>
               <Table.Tr>
@@ -235,7 +236,7 @@ function Organizations() {
               ))}
             </Table.Tbody>
           </Table>
-        </Table.ScrollContainer>
+        </ScrollTable>
       )}
       <InviteOwnerModal org={inviting} onClose={() => setInviting(null)} />
     </section>
@@ -324,7 +325,7 @@ function FailedJobs() {
           No failed jobs. Jobs that run out of attempts show up here with their last error.
         </Text>
       ) : (
-        <Table.ScrollContainer minWidth={640}>
+        <ScrollTable label="Failed jobs" minWidth={640}>
           <Table striped>
             <Table.Thead>
               <Table.Tr>
@@ -349,7 +350,7 @@ function FailedJobs() {
               ))}
             </Table.Tbody>
           </Table>
-        </Table.ScrollContainer>
+        </ScrollTable>
       )}
     </section>
   );

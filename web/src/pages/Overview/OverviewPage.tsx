@@ -94,13 +94,16 @@ function EventActivity() {
         </EmptyState>
       ) : (
         <SimpleGrid cols={{ base: 1, md: 2 }}>
-          <Card withBorder>
+          <Card
+            withBorder
+            role="img"
+            aria-label="Bar chart of events received by type (the list beside it has the numbers)"
+          >
             <BarChart
               h={220}
               data={eventTypes.data.map((type) => ({ event: type.event_type, count: type.count }))}
               dataKey="event"
               series={[{ name: "count", label: "Events", color: "indigo.8" }]}
-              aria-label="Events received by type"
             />
           </Card>
           <Card withBorder>
