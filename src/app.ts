@@ -47,6 +47,40 @@ export interface AppDeps {
 
 export type App = FastifyInstance;
 
+/**
+ * What one Fastify instance serves. `public`: the developer API, its OpenAPI document and docs,
+ * landing pages, MCP and Lob's webhook; `app`: the contractor's app under /app; `admin`: the
+ * operator API. One listener serves all of them unless ADMIN_PORT gives the operator surface a
+ * listener of its own (main.ts); health checks answer on every listener.
+ */
+export type Surface = "public" | "app" | "admin";
+export const ALL_SURFACES: readonly Surface[] = ["public", "app", "admin"];
+
+export interface AppOptions {
+  /** Default: all of them. */
+  surfaces?: readonly Surface[];
+}
+
+/** One app serving `options.surfaces` (default: all). */
+export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise<App> {
+  const [app] = await buildListenerApps(deps, [options.surfaces ?? ALL_SURFACES]);
+  return app!;
+}
+
+/**
+ * One app per listener, each serving its own surfaces, all sharing one set of services: a key
+ * revoked or an automation changed through the operator listener is seen at once on the public one.
+ */
+export async function buildListenerApps(
+  deps: AppDeps,
+  listeners: readonly (readonly Surface[])[],
+): Promise<App[]> {
+  const services = buildServices(deps);
+  const apps: App[] = [];
+  for (const surfaces of listeners) apps.push(await buildListenerApp(deps, services, surfaces));
+  return apps;
+}
+
 /** Cross-cutting services built once per app and handed to route modules. */
 function buildServices(deps: AppDeps): Services {
   const { database, clock, logger } = deps;
@@ -81,7 +115,11 @@ function requestTimeouts(timeoutMs: number) {
   };
 }
 
-export async function buildApp(deps: AppDeps): Promise<App> {
+async function buildListenerApp(
+  deps: AppDeps,
+  services: Services,
+  surfaces: readonly Surface[],
+): Promise<App> {
   const app = Fastify({
     loggerInstance: deps.logger as FastifyBaseLogger,
     // Our own one-line request log replaces Fastify's two lines (see http/request-log.ts).
@@ -103,7 +141,6 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
-  const services = buildServices(deps);
   // Buffered writes (event samples) reach the database before it is closed.
   app.addHook("onClose", () => services.triggerStore.drain());
   registerJsonBodyParser(app);
@@ -117,14 +154,22 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     ipRateLimitPerMinute: deps.config.ipRateLimitPerMinute,
   });
 
-  await registerOpenApi(app, { publicBaseUrl: deps.config.publicBaseUrl, webhooks: LEAD_CREATED_WEBHOOK });
-  await registerDocsPage(app);
   registerHealthRoutes(app, services);
+  if (surfaces.includes("public")) await registerPublicSurface(app, services);
+  if (surfaces.includes("app")) await registerContractorApp(app, services);
+  if (surfaces.includes("admin")) {
+    await app.register(async (scope) => registerAdminRoutes(scope, services), { prefix: "/admin/v1" });
+  }
+  return app;
+}
+
+/** The OpenAPI document is registered first: it describes the routes registered after it. */
+async function registerPublicSurface(app: App, services: Services): Promise<void> {
+  const { publicBaseUrl } = services.config;
+  await registerOpenApi(app, { publicBaseUrl, webhooks: LEAD_CREATED_WEBHOOK });
+  await registerDocsPage(app);
   await app.register(async (scope) => registerLandingRoutes(scope, services));
   await app.register(async (scope) => registerPublicRoutes(scope, services), { prefix: "/api/v1" });
-  await registerMcpRoute(app, { publicBaseUrl: deps.config.publicBaseUrl });
-  await app.register(async (scope) => registerAdminRoutes(scope, services), { prefix: "/admin/v1" });
+  await registerMcpRoute(app, { publicBaseUrl });
   await registerLobWebhookRoute(app, services);
-  await registerContractorApp(app, services);
-  return app;
 }

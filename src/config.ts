@@ -7,6 +7,11 @@ import ipaddr from "ipaddr.js";
 export interface Config {
   port: number;
   host: string;
+  /**
+   * Where the operator API listens on its own (ADMIN_PORT, ADMIN_HOST); undefined: on the public
+   * port with everything else.
+   */
+  adminListener: { host: string; port: number } | undefined;
   dataDir: string;
   databaseUrl: string | undefined;
   redisUrl: string | undefined;
@@ -149,12 +154,23 @@ const unbracketed = (value: string) => value.replace(/^\[(.*)\]$/, "$1");
 const isAddressOrCidr = (value: string) => ipaddr.isValid(value) || ipaddr.isValidCIDR(value);
 
 /** An interface name or address to listen on, checked before anything is opened. */
-function listenHost(raw: string | undefined): string {
+function listenHost(raw: string | undefined, variable = "HOST"): string {
   const host = raw || "127.0.0.1";
   if (isIP(host) === 0 && !isHostname(host)) {
-    throw new ConfigError("HOST", `must be an IP address or a host name, got "${host}"`);
+    throw new ConfigError(variable, `must be an IP address or a host name, got "${host}"`);
   }
   return host;
+}
+
+/** The operator listener: only with ADMIN_PORT, on another port than the public one; loopback unless ADMIN_HOST says. */
+function adminListener(env: Env, publicPort: number): Config["adminListener"] {
+  if (!env.ADMIN_PORT) {
+    if (env.ADMIN_HOST) throw new ConfigError("ADMIN_HOST", "is set but ADMIN_PORT is not");
+    return undefined;
+  }
+  const port = integer(env, "ADMIN_PORT", 0, 1, 65535);
+  if (port === publicPort) throw new ConfigError("ADMIN_PORT", `must differ from PORT (both ${port})`);
+  return { host: listenHost(env.ADMIN_HOST, "ADMIN_HOST"), port };
 }
 
 /** A comma list whose every entry passes `valid`; the first that does not is named. */
@@ -188,6 +204,23 @@ function trustProxy(env: Env): boolean | string | number {
   return list(env, "TRUST_PROXY", isProxyEntry, "true, false, a hop count, or addresses/CIDRs").join(",");
 }
 
+const isLocalHostname = (hostname: string) => {
+  const name = unbracketed(hostname).replace(/\.$/, "").toLowerCase();
+  if (name === "localhost" || name.endsWith(".localhost")) return true;
+  return ipaddr.isValid(name) && ["loopback", "unspecified"].includes(ipaddr.process(name).range());
+};
+
+/** Lob prints PUBLIC_BASE_URL in every card's QR code: unset or loopback, each card mailed would carry a dead one. */
+function requireReachableBaseUrlForLob(env: Env): void {
+  if (env.PRINT_PROVIDER !== "lob") return;
+  const raw = env.PUBLIC_BASE_URL;
+  if (raw && !isLocalHostname(new URL(raw).hostname)) return;
+  throw new ConfigError(
+    "PUBLIC_BASE_URL",
+    `must be the public address recipients reach when PRINT_PROVIDER=lob (its QR codes link there), got ${raw ? `"${raw}"` : "none"}`,
+  );
+}
+
 /** Operator tokens travel as `Bearer <token>`: no whitespace, and long enough not to be guessed. */
 function adminToken(env: Env): string | undefined {
   const token = env.ADMIN_TOKEN || undefined;
@@ -214,9 +247,12 @@ export function loadConfig(env: Env = process.env): Config {
   }
   const hostInUrl = isIP(host) === 6 ? `[${host}]` : host;
   const publicBaseUrl = url(env, "PUBLIC_BASE_URL", ["http:", "https:"]) ?? `http://${hostInUrl}:${port}`;
+  requireReachableBaseUrlForLob(env);
+  const operatorListener = adminListener(env, port);
   return {
     port,
     host,
+    adminListener: operatorListener,
     dataDir: path.resolve(env.DATA_DIR || "./data"),
     databaseUrl: url(env, "DATABASE_URL", ["postgres:", "postgresql:"]),
     redisUrl: url(env, "REDIS_URL", ["redis:", "rediss:"]),

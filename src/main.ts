@@ -1,6 +1,6 @@
 import { Redis } from "ioredis";
 import type { Logger } from "pino";
-import { buildApp } from "./app.ts";
+import { ALL_SURFACES, type App, buildListenerApps, type Surface } from "./app.ts";
 import { resolveAdminToken, seedDemoOnFirstRun } from "./bootstrap.ts";
 import { systemClock } from "./clock.ts";
 import { type Config, ConfigError, loadConfig } from "./config.ts";
@@ -129,21 +129,25 @@ function parseRole(argv: string[]): Role {
   throw new ConfigError("--role", `must be api, worker or all, got "${role ?? ""}"`);
 }
 
-/** `listen` failed (address in use, unknown host name): one line naming HOST and PORT. */
+/** `listen` failed (address in use, unknown host name): one line naming HOST and PORT (or ADMIN_…). */
 class ListenError extends Error {
-  constructor(host: string, port: number, cause: unknown) {
-    super(`Failed to start: cannot listen on HOST ${host} PORT ${port} (${systemErrorReason(cause)})`, {
-      cause,
-    });
+  constructor(host: string, port: number, cause: unknown, variablePrefix: string) {
+    const where = `${variablePrefix}HOST ${host} ${variablePrefix}PORT ${port}`;
+    super(`Failed to start: cannot listen on ${where} (${systemErrorReason(cause)})`, { cause });
   }
 }
 
-async function listenOn(app: Awaited<ReturnType<typeof buildApp>>, host: string, port: number) {
+async function listenOn(app: App, host: string, port: number, variablePrefix = "") {
   try {
     await app.listen({ port, host });
   } catch (error) {
-    throw new ListenError(host, port, error);
+    throw new ListenError(host, port, error, variablePrefix);
   }
+}
+
+/** With ADMIN_PORT the operator API has a listener of its own; else one listener serves everything. */
+function listenerSurfaces(config: Config): (readonly Surface[])[] {
+  return config.adminListener ? [["public", "app"], ["admin"]] : [ALL_SURFACES];
 }
 
 async function main() {
@@ -185,14 +189,24 @@ async function main() {
       "WEBHOOK_ALLOW_PRIVATE_TARGETS is set: webhook deliveries may reach these private hosts",
     );
   }
+  if (config.trustProxy === true) {
+    logger.warn(
+      "TRUST_PROXY=true takes each client's address from X-Forwarded-For as the client wrote it: any client can pass the per-IP limit by changing it. Set TRUST_PROXY to your proxies' addresses/CIDRs (or their hop count); see docs/operations.md",
+    );
+  }
 
   const geocoder = createGeocoder(config, { db: database.db, logger });
   const renderer = createRenderPool({ threads: config.renderConcurrency });
-  const app = await buildApp({ config, database, clock: systemClock, logger, limiter, geocoder, renderer });
+  const appDeps = { config, database, clock: systemClock, logger, limiter, geocoder, renderer };
+  const apps = await buildListenerApps(appDeps, listenerSurfaces(config));
+  const [app, operatorApp] = apps as [App, App | undefined];
   if (role !== "worker") {
     await listenOn(app, config.host, config.port);
+    if (operatorApp && config.adminListener) {
+      await listenOn(operatorApp, config.adminListener.host, config.adminListener.port, "ADMIN_");
+    }
   } else {
-    await app.ready();
+    await Promise.all(apps.map((each) => each.ready()));
   }
   // After listening: a first start that cannot bind must not print (and use up) the demo key.
   await seedDemoOnFirstRun(database.db, config, logger, print);
@@ -213,7 +227,7 @@ async function main() {
       : null;
 
   stopOnSignals({ logger, shutdownTimeoutMs: config.shutdownTimeoutMs }, [
-    () => app.close(),
+    () => Promise.all(apps.map((each) => each.close())),
     async () => stopListening?.(),
     async () => worker?.stop(),
     () => renderer.close(),

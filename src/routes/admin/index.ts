@@ -13,7 +13,11 @@ import { registerAdminPieceRoutes } from "./pieces.ts";
 
 /** The operator API (the app's back office): ADMIN_TOKEN bearer, not part of the public interface. */
 export async function registerAdminRoutes(app: FastifyInstance, services: Services): Promise<void> {
-  registerAdminGuard(app, { adminToken: services.config.adminToken, limiter: services.limiter });
+  registerAdminGuard(app, {
+    adminToken: services.config.adminToken,
+    limiter: services.limiter,
+    trustProxy: services.config.trustProxy,
+  });
   registerAdminOrgRoutes(app, services);
   registerAdminInvitationRoutes(app, services);
   registerAdminAttributionRoutes(app, services);
