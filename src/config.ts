@@ -38,6 +38,10 @@ export interface Config {
   /** Geo attribution: both points within this many meters (ATTRIBUTION_GEO_RADIUS_METERS). */
   attributionGeoRadiusMeters: number;
   webhookAllowPrivateTargets: string[];
+  /** A landing page is not found this many days after its piece was mailed (LANDING_PAGE_TTL_DAYS). */
+  landingPageTtlDays: number;
+  /** New leads one landing page may capture in any hour (LANDING_LEADS_PER_TOKEN_PER_HOUR). */
+  landingLeadsPerTokenPerHour: number;
   /** Where the front of a postcard gets the home's picture (HOME_IMAGERY). */
   homeImagery: "placeholder" | "streetview" | "mapbox";
   googleMapsApiKey: string | undefined;
@@ -272,6 +276,8 @@ export function loadConfig(env: Env = process.env): Config {
     geocoderConcurrency: integer(env, "GEOCODER_CONCURRENCY", 8, 1, 64),
     geocoderTimeoutMs: integer(env, "GEOCODER_TIMEOUT_MS", 10_000, 100, 120_000),
     attributionGeoRadiusMeters: integer(env, "ATTRIBUTION_GEO_RADIUS_METERS", 30, 1, 1000),
+    landingPageTtlDays: integer(env, "LANDING_PAGE_TTL_DAYS", 365, 1, 36_500),
+    landingLeadsPerTokenPerHour: integer(env, "LANDING_LEADS_PER_TOKEN_PER_HOUR", 5, 1, 10_000),
     renderConcurrency: integer(env, "RENDER_CONCURRENCY", Math.max(1, availableParallelism() - 1), 1, 64),
     eventLoopReportMs: integer(env, "EVENT_LOOP_REPORT_MS", 0, 0, 3_600_000),
     webhookAllowPrivateTargets: list(

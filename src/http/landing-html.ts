@@ -123,11 +123,13 @@ export function renderLandingPage(
   options: { nonce: string; action: string; values?: FormValues; error?: string },
 ): string {
   const values = options.values ?? {};
-  const greeting = context.recipientName ? `Hi ${context.recipientName},` : "Hello,";
+  // Anyone holding the URL sees the page: a first name and a street line, never the full name or
+  // the town and ZIP that would make the card's recipient findable.
+  const greeting = context.firstName ? `Hi ${context.firstName},` : "Hello,";
   const error = options.error ? `<div class="error" role="alert">${escapeHtml(options.error)}</div>` : "";
   const body = `<p class="muted">${escapeHtml(context.orgName)}</p>
 <h1>${escapeHtml(greeting)} let's talk about your home.</h1>
-<div class="card"><p class="muted">This card was mailed to</p><p><strong>${escapeHtml(context.address)}</strong></p></div>
+<div class="card"><p class="muted">This card was mailed to</p><p><strong>${escapeHtml(context.streetLine)}</strong></p></div>
 <form class="card" method="post" action="${escapeHtml(options.action)}">
 ${error}<div class="row">
 ${textInput("first_name", "First name", "text", values, SUBMISSION_LIMITS.first_name, ' required autocomplete="given-name"')}

@@ -1,6 +1,6 @@
 import { Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { AppError } from "../errors.ts";
+import { AppError, rateLimited } from "../errors.ts";
 import { logServerError, renderError, toAppError } from "../http/error-handler.ts";
 import { type FormValues, renderLandingPage, renderNotFound, renderThankYou } from "../http/landing-html.ts";
 import {
@@ -13,7 +13,7 @@ import {
   sendHtml,
 } from "../http/landing-pages.ts";
 import { ErrorBody } from "../http/schemas.ts";
-import { loadLandingContext, saveLandingLead } from "../services/leads/capture.ts";
+import { type LandingContext, loadLandingContext, saveLandingLead } from "../services/leads/capture.ts";
 import {
   type RawLeadSubmission,
   submissionFromForm,
@@ -90,7 +90,10 @@ export async function registerLandingRoutes(app: FastifyInstance, services: Serv
 
 function registerPage(app: FastifyInstance, services: Services, path: (typeof PAGE_PATHS)[number]): void {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
-  const deps = { db: services.db, clock: services.clock };
+  const { config } = services;
+  const deps = { db: services.db, clock: services.clock, leadsPerHour: config.landingLeadsPerTokenPerHour };
+  const load = (token: string) =>
+    loadLandingContext(services.db, token, { now: services.clock.now(), ttlDays: config.landingPageTtlDays });
   const canonical = path === PAGE_PATHS[0];
 
   r.get(
@@ -105,7 +108,7 @@ function registerPage(app: FastifyInstance, services: Services, path: (typeof PA
     },
     async (request, reply) => {
       const nonce = newNonce();
-      const context = await loadLandingContext(services.db, request.params.token);
+      const context = await load(request.params.token);
       if (!context) return sendHtml(reply, 404, nonce, renderNotFound(nonce));
       return sendHtml(
         reply,
@@ -128,12 +131,19 @@ function registerPage(app: FastifyInstance, services: Services, path: (typeof PA
           "Submit the lead form (form post → thank-you page, JSON → 201; the same submission again → the same lead)",
         params: TokenParams,
         body: LeadSubmission,
-        response: { 201: LeadCaptured, 400: ErrorBody, 404: ErrorBody, 413: ErrorBody, 422: ErrorBody },
+        response: {
+          201: LeadCaptured,
+          400: ErrorBody,
+          404: ErrorBody,
+          413: ErrorBody,
+          422: ErrorBody,
+          429: ErrorBody,
+        },
       },
     },
     async (request, reply) => {
       const form = isFormPost(request);
-      const context = await loadLandingContext(services.db, request.params.token);
+      const context = await load(request.params.token);
       if (!form) {
         if (!context) throw new AppError(404, "not_found", "no landing page for this token");
         if (request.validationError) throw request.validationError;
@@ -141,8 +151,12 @@ function registerPage(app: FastifyInstance, services: Services, path: (typeof PA
           context.fields,
           submissionFromJson(request.body as RawLeadSubmission & Record<string, unknown>),
         );
-        const leadId = await saveLandingLead(deps, context, valid);
-        return reply.code(201).send({ lead_id: leadId });
+        const outcome = await saveLandingLead(deps, context, valid);
+        if (!outcome.captured) {
+          logLeadCap(request, context);
+          throw rateLimited(outcome.retryAfterSeconds, "this page has taken its most leads for the hour");
+        }
+        return reply.code(201).send({ lead_id: outcome.leadId });
       }
       const nonce = newNonce();
       if (!context) return sendHtml(reply, 404, nonce, renderNotFound(nonce));
@@ -150,7 +164,9 @@ function registerPage(app: FastifyInstance, services: Services, path: (typeof PA
       try {
         if (request.validationError) throw request.validationError;
         const valid = validateSubmission(context.fields, submissionFromForm(values));
-        await saveLandingLead(deps, context, valid);
+        // Past the page's hourly cap the visitor is thanked as usual: a flood learns nothing.
+        const outcome = await saveLandingLead(deps, context, valid);
+        if (!outcome.captured) logLeadCap(request, context);
         return sendHtml(reply, 200, nonce, renderThankYou(context, nonce));
       } catch (error) {
         const appError = toAppError(error, request);
@@ -168,6 +184,13 @@ function registerPage(app: FastifyInstance, services: Services, path: (typeof PA
         );
       }
     },
+  );
+}
+
+function logLeadCap(request: FastifyRequest, context: LandingContext): void {
+  request.log.warn(
+    { orgId: context.orgId, pieceId: context.pieceId },
+    "landing page lead cap reached; submission not stored",
   );
 }
 

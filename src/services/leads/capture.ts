@@ -1,8 +1,15 @@
 import { randomUUID } from "node:crypto";
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq, gt, sql } from "drizzle-orm";
 import type { Clock } from "../../clock.ts";
-import type { Queryable } from "../../db/database.ts";
-import { campaigns, leads, mailPieces, organizations, subscriptions } from "../../db/schema.ts";
+import { lockUntilCommit, type Queryable } from "../../db/database.ts";
+import {
+  campaigns,
+  leads,
+  mailPieces,
+  organizations,
+  type PieceStatus,
+  subscriptions,
+} from "../../db/schema.ts";
 import { normalizeAddress } from "../../domain/address.ts";
 import { enqueueJob } from "../../jobs/queue.ts";
 import { deliverLeadJob } from "../webhooks/deliver-lead-job.ts";
@@ -18,6 +25,10 @@ export interface LandingContext {
   campaignId: string;
   campaignName: string;
   recipientName: string | null;
+  /** What the page greets: the recipient's first name only (null: "Hello"). */
+  firstName: string | null;
+  /** What the page shows of the address: the street line only, never the city, state or ZIP. */
+  streetLine: string;
   address: string;
   street: string | null;
   city: string | null;
@@ -28,7 +39,67 @@ export interface LandingContext {
   fields: LeadField[];
 }
 
-export async function loadLandingContext(db: Queryable, token: string): Promise<LandingContext | undefined> {
+/** How long a page lives, and how many new leads one page may bring in an hour. */
+export interface LandingPolicy {
+  /** A page is not found this many days after its piece was mailed (LANDING_PAGE_TTL_DAYS). */
+  ttlDays: number;
+  /** New leads one page may capture in any hour (LANDING_LEADS_PER_TOKEN_PER_HOUR). */
+  leadsPerHour: number;
+}
+
+/**
+ * Statuses of a piece that went to the printer or the post: only these have a page. A queued piece
+ * has no card yet; a suppressed or failed one was never mailed (its token may still be known to
+ * the contractor's systems, and the page would show a stranger's name and street).
+ */
+const PIECE_STATUSES_WITH_A_PAGE: ReadonlySet<PieceStatus> = new Set([
+  "submitted",
+  "mailed",
+  "in_transit",
+  "delivered",
+  "returned",
+]);
+
+const DAY_MS = 86_400_000;
+
+/**
+ * When a page's lifetime starts: the piece's `mailed_at`. A piece the printer accepted but has not
+ * yet reported mailed (`submitted`, no `mailed_at`) counts from its submission (its last status
+ * change), so a vendor that never confirms cannot keep a page open forever.
+ */
+function pageLifetimeStart(piece: typeof mailPieces.$inferSelect): Date {
+  return piece.mailedAt ?? piece.statusUpdatedAt ?? piece.createdAt;
+}
+
+/** Whether a piece's landing page is open now: mailed (or with the printer), and not expired. */
+export function hasOpenLandingPage(
+  piece: typeof mailPieces.$inferSelect,
+  now: Date,
+  ttlDays: number,
+): boolean {
+  if (!PIECE_STATUSES_WITH_A_PAGE.has(piece.status)) return false;
+  return now.getTime() < pageLifetimeStart(piece).getTime() + ttlDays * DAY_MS;
+}
+
+const NOT_A_NAME = /^(?:current|resident|homeowner|occupant|the|mr|mrs|ms|miss|mx|dr)\.?$/i;
+
+/** "Homer Simpson" → "Homer"; "Dr. Julius Hibbert" → "Julius"; "Current Resident" → null. */
+export function firstNameOf(recipientName: string | null): string | null {
+  const words = (recipientName ?? "").trim().split(/\s+/).filter(Boolean);
+  const first = words.find((word) => !NOT_A_NAME.test(word));
+  if (!first || words.some((word) => /^(?:resident|homeowner|occupant)$/i.test(word))) return null;
+  return first.replace(/,$/, "");
+}
+
+/**
+ * The page of a token, or undefined when there is none: an unknown token, a piece that was never
+ * mailed, or a page past its lifetime all look alike to the visitor.
+ */
+export async function loadLandingContext(
+  db: Queryable,
+  token: string,
+  at: { now: Date; ttlDays: number },
+): Promise<LandingContext | undefined> {
   // Tokens are URL-safe base64; anything else cannot match and skips the query.
   if (!/^[A-Za-z0-9_-]{8,64}$/.test(token)) return undefined;
   const [found] = await db
@@ -37,7 +108,7 @@ export async function loadLandingContext(db: Queryable, token: string): Promise<
     .innerJoin(organizations, eq(organizations.id, mailPieces.orgId))
     .leftJoin(campaigns, and(eq(campaigns.orgId, mailPieces.orgId), eq(campaigns.id, mailPieces.campaignId)))
     .where(eq(mailPieces.token, token));
-  if (!found) return undefined;
+  if (!found || !hasOpenLandingPage(found.piece, at.now, at.ttlDays)) return undefined;
   const { piece } = found;
   return {
     orgId: piece.orgId,
@@ -46,6 +117,8 @@ export async function loadLandingContext(db: Queryable, token: string): Promise<
     campaignId: piece.campaignId,
     campaignName: found.campaignName ?? "",
     recipientName: piece.recipientName,
+    firstName: firstNameOf(piece.recipientName),
+    streetLine: splitPieceAddress(piece).street,
     address: piece.address,
     street: piece.street,
     city: piece.city,
@@ -57,6 +130,13 @@ export async function loadLandingContext(db: Queryable, token: string): Promise<
   };
 }
 
+/** A lead captured (or the one already captured for the same submission), or the page's cap reached. */
+export type LandingLeadOutcome =
+  | { captured: true; leadId: string }
+  | { captured: false; retryAfterSeconds: number };
+
+const HOUR_MS = 3_600_000;
+
 /**
  * Stores a landing-page lead and, in the same transaction, one delivery job per subscription:
  * once the lead is committed its deliveries are too, whatever happens to this process next.
@@ -65,15 +145,49 @@ export async function loadLandingContext(db: Queryable, token: string): Promise<
  * same lead: the unique index on the submission's fingerprint (migrations/0080) turns the insert
  * into a no-op that returns the lead already captured, and no delivery is queued again. A
  * concurrent twin waits on the first insert and then finds it, so two posts at once make one lead.
+ *
+ * One page brings at most `leadsPerHour` new leads in any hour, so a leaked URL cannot flood the
+ * contractor's CRM. The count is read from the leads table under a lock on the piece, so it holds
+ * across every API process (and on PGlite and PostgreSQL alike); past it nothing is stored and
+ * nothing delivered.
  */
 export async function saveLandingLead(
-  deps: { db: Queryable; clock: Clock },
+  deps: { db: Queryable; clock: Clock; leadsPerHour: number },
   context: LandingContext,
   submission: ValidLeadSubmission,
-): Promise<string> {
+): Promise<LandingLeadOutcome> {
   const now = deps.clock.now();
   const address = splitPieceAddress(context);
-  return deps.db.transaction(async (tx) => {
+  const fingerprint = submissionFingerprint(submission);
+  return deps.db.transaction(async (tx): Promise<LandingLeadOutcome> => {
+    await lockUntilCommit(tx, `landing-leads:${context.orgId}:${context.pieceId}`);
+    const [same] = await tx
+      .select({ id: leads.id })
+      .from(leads)
+      .where(
+        and(
+          eq(leads.orgId, context.orgId),
+          eq(leads.pieceId, context.pieceId),
+          eq(leads.submissionFingerprint, fingerprint),
+        ),
+      );
+    if (same) return { captured: true, leadId: same.id };
+    const recent = await tx
+      .select({ createdAt: leads.createdAt })
+      .from(leads)
+      .where(
+        and(
+          eq(leads.orgId, context.orgId),
+          eq(leads.pieceId, context.pieceId),
+          eq(leads.source, "landing_page"),
+          gt(leads.createdAt, new Date(now.getTime() - HOUR_MS)),
+        ),
+      )
+      .orderBy(leads.createdAt);
+    if (recent.length >= deps.leadsPerHour) {
+      const freesAt = recent[recent.length - deps.leadsPerHour]!.createdAt.getTime() + HOUR_MS;
+      return { captured: false, retryAfterSeconds: Math.max(1, Math.ceil((freesAt - now.getTime()) / 1000)) };
+    }
     const [saved] = await tx
       .insert(leads)
       .values({
@@ -98,7 +212,7 @@ export async function saveLandingLead(
         longitude: context.longitude,
         customFields: submission.customFields,
         attributionType: "direct",
-        submissionFingerprint: submissionFingerprint(submission),
+        submissionFingerprint: fingerprint,
         createdAt: now,
       })
       .onConflictDoUpdate({
@@ -108,7 +222,7 @@ export async function saveLandingLead(
         set: { submissionFingerprint: sql`${leads}.submission_fingerprint` },
       })
       .returning({ id: leads.id, inserted: sql<boolean>`(xmax = 0)` });
-    if (!saved!.inserted) return saved!.id;
+    if (!saved!.inserted) return { captured: true, leadId: saved!.id };
     const targets = await tx
       .select({ id: subscriptions.id })
       .from(subscriptions)
@@ -121,6 +235,6 @@ export async function saveLandingLead(
         { orgId: context.orgId, now },
       );
     }
-    return saved!.id;
+    return { captured: true, leadId: saved!.id };
   });
 }
