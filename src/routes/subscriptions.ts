@@ -128,7 +128,7 @@ export function registerSubscriptionRoutes(app: FastifyInstance, services: Servi
         },
       },
     },
-    async (request) => subscriptionService.subscribe(authOf(request).orgId, request.body),
+    async (request) => subscriptionService.subscribe(authOf(request).orgId, request.body, request.log),
   );
 
   r.delete(

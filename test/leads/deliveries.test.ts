@@ -193,6 +193,21 @@ describe(`signed lead.created deliveries (${databaseLabel})`, () => {
     assert.equal(received().length, 1);
   });
 
+  it("logs a delivery's target by its origin only: a secret in the first path segment stays out", async () => {
+    const { org, token, url, received } = await setup("/zkqxwvbnmpslt/hook");
+    await subscribe(ctx, org.key, url);
+    const logLines: string[] = [];
+    const logger = pino({ level: "info" }, { write: (line: string) => logLines.push(line) });
+    await submitLead(ctx, token, LEAD);
+    await drainJobs(ctx, client, ctx.database.db, logger);
+    assert.equal(received().length, 1);
+    const delivered = logLines
+      .map((line) => JSON.parse(line))
+      .find((entry) => entry.msg === "lead delivered");
+    assert.equal(delivered?.targetUrl, new URL(url).origin);
+    for (const line of logLines) assert.equal(line.includes("zkqxwvbnmpslt"), false, line);
+  });
+
   it("records a timeout once and never retries it", async () => {
     const { org, token, url, received } = await setup("/slow");
     await subscribe(ctx, org.key, url);
@@ -336,8 +351,11 @@ describe(`signed lead.created deliveries (${databaseLabel})`, () => {
     const { org, token, url, received } = await setup("/race");
     await subscribe(ctx, org.key, url);
     const leadIds: string[] = [];
-    for (let index = 0; index < 12; index++)
+    for (let index = 0; index < 12; index++) {
+      // One page captures at most 5 new leads an hour (docs/landing-pages.md).
+      clock.advance(15 * 60_000);
       leadIds.push(await submitLead(ctx, token, { ...LEAD, first_name: `N${index}` }));
+    }
     const workers = await Promise.all([reopenDatabase(ctx), reopenDatabase(ctx), reopenDatabase(ctx)]);
     try {
       const counts = await Promise.all(workers.map((database) => drainJobs(ctx, client, database.db)));

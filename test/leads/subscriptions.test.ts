@@ -1,9 +1,10 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
+import pino from "pino";
 import { fixedClock } from "../../src/clock.ts";
 import { admin, call, createOrg, issueKey } from "../helpers/api.ts";
-import { databaseLabel } from "../helpers/harness.ts";
-import { createLeadsContext, type LeadsTestContext, subscribe } from "./leads-helpers.ts";
+import { createTestContext, databaseLabel } from "../helpers/harness.ts";
+import { createLeadsContext, fakeResolver, type LeadsTestContext, subscribe } from "./leads-helpers.ts";
 
 const PUBLIC_HOST = "hooks.example.com";
 
@@ -72,16 +73,19 @@ describe(`lead subscriptions (${databaseLabel})`, () => {
       [{ target_url: `http://${PUBLIC_HOST}/leads` }, /https/],
       [{ target_url: "https://127.0.0.1/leads" }, /not public/],
       [{ target_url: "https://[::ffff:10.0.0.1]/" }, /not public/],
-      // The caller learns that the name is refused, not which private address it resolves to.
+      // The caller learns that the name is refused, not whether it resolves nor to which address.
       [
         { target_url: "https://rebind.example.com/leads" },
-        /^target host rebind\.example\.com resolves to an address that is not public$/,
+        /^target host rebind\.example\.com does not resolve to a public address$/,
       ],
       [
         { target_url: "https://internal.example.com/leads" },
-        /^target host internal\.example\.com resolves to an address that is not public$/,
+        /^target host internal\.example\.com does not resolve to a public address$/,
       ],
-      [{ target_url: "https://nowhere.example.com/leads" }, /does not resolve/],
+      [
+        { target_url: "https://nowhere.example.com/leads" },
+        /^target host nowhere\.example\.com does not resolve to a public address$/,
+      ],
       [{ target_url: "not-a-url" }, /valid URL/],
       [{ target_url: `https://${PUBLIC_HOST}/a\nb` }, /spaces or control characters/],
       [{ target_url: `https://${PUBLIC_HOST}:4\t43/leads` }, /spaces or control characters/],
@@ -290,5 +294,39 @@ describe(`lead subscriptions (${databaseLabel})`, () => {
     assert.match(upgraded.body.signing_secret, /^whsec_/);
     listed = (await admin(ctx, "GET", `/orgs/${org.orgId}/subscriptions`)).body.subscriptions;
     assert.equal(listed.find((s: { id: string }) => s.id === legacy.body.id).signed, true);
+  });
+});
+
+describe(`subscribe refusals keep their precise reason in the log only (${databaseLabel})`, () => {
+  it("answers a name that does not resolve and one that resolves to a private address alike, and logs which", async () => {
+    const lines: string[] = [];
+    const resolver = fakeResolver({ "private.example.com": ["192.168.1.20"] });
+    const ctx = await createTestContext({
+      logger: pino({ level: "info" }, { write: (line: string) => lines.push(line) }),
+      resolveHost: resolver.resolve,
+    });
+    try {
+      const org = await createOrg(ctx);
+      const answers = [];
+      for (const host of ["private.example.com", "missing.example.com"]) {
+        const response = await subscribe(ctx, org.key, `https://${host}/leads`);
+        assert.equal(response.status, 400);
+        answers.push({ ...response.body, detail: response.body.detail.replace(host, "HOST") });
+      }
+      assert.deepEqual(answers[0], answers[1]);
+      assert.deepEqual(answers[0], {
+        error: "Failed to subscribe",
+        detail: "target host HOST does not resolve to a public address",
+      });
+      const reasons = lines
+        .map((line) => JSON.parse(line))
+        .filter((entry) => entry.msg === "webhook target refused")
+        .map((entry) => entry.reason);
+      assert.equal(reasons.length, 2);
+      assert.match(reasons[0], /^target address is not public/);
+      assert.match(reasons[1], /^target host missing\.example\.com does not resolve$/);
+    } finally {
+      await ctx.close();
+    }
   });
 });

@@ -48,10 +48,11 @@ export function registerAdminLeadRoutes(app: FastifyInstance, services: Services
     async (request, reply) => {
       await assertOrganizationExists(services.db, request.params.org_id);
       const before = await subscriptionService.list(request.params.org_id);
-      const subscription = await subscriptionService.createForOperator(request.params.org_id, {
-        target_url: request.body.target_url,
-        signed: request.body.signed ?? true,
-      });
+      const subscription = await subscriptionService.createForOperator(
+        request.params.org_id,
+        { target_url: request.body.target_url, signed: request.body.signed ?? true },
+        request.log,
+      );
       const created = !before.some((existing) => existing.id === subscription.id);
       return reply.code(created ? 201 : 200).send(subscription);
     },

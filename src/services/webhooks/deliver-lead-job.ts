@@ -120,17 +120,13 @@ export function deliverLeadHandler(deps: DeliverLeadDeps): RegisteredJob {
 
 /**
  * Receivers carry secrets in their URLs: Zapier and Make catch hooks in the path
- * (`/hooks/catch/123/abcXYZ/`), n8n and others in the query. Logs keep the origin and a first path
- * segment that reads as a word (`/hooks`, `/webhook`); the rest is "…" and the line's
- * `subscriptionId` says which URL it was. The operator's delivery list shows the whole URL.
+ * (`/hooks/catch/123/abcXYZ/`), some in the first path segment itself (an all-letter token reads
+ * like a word), n8n and others in the query. Logs keep the origin only; the line's
+ * `subscriptionId` says which URL it was, and the operator's delivery list shows the whole URL.
  */
 export function loggableUrl(url: string): string {
   try {
-    const parsed = new URL(url);
-    const [first = "", ...rest] = parsed.pathname.slice(1).split("/");
-    const kept = /^[a-z_-]{1,32}$/i.test(first) ? `/${first}` : first ? "/…" : "/";
-    const more = kept !== "/…" && rest.some(Boolean) ? "/…" : "";
-    return `${parsed.origin}${kept}${more}${parsed.search ? "?[redacted]" : ""}`;
+    return new URL(url).origin;
   } catch {
     return "[unparsable url]";
   }

@@ -126,10 +126,23 @@ async function countSubscriptions(tx: Queryable, orgId: string): Promise<number>
   return row?.total ?? 0;
 }
 
+/** Where a refused target's precise reason goes (the request's logger). */
+export interface RefusalLog {
+  info(fields: Record<string, unknown>, message: string): void;
+}
+
 export interface SubscriptionService {
-  subscribe(orgId: string, input: { target_url: string; event?: string | null }): Promise<SubscriptionView>;
+  subscribe(
+    orgId: string,
+    input: { target_url: string; event?: string | null },
+    log: RefusalLog,
+  ): Promise<SubscriptionView>;
   /** Operator migration of old data: `signed: false` creates a legacy subscription without secret. */
-  createForOperator(orgId: string, input: { target_url: string; signed: boolean }): Promise<SubscriptionView>;
+  createForOperator(
+    orgId: string,
+    input: { target_url: string; signed: boolean },
+    log: RefusalLog,
+  ): Promise<SubscriptionView>;
   unsubscribe(orgId: string, ref: SubscriptionRef): Promise<SubscriptionView>;
   rotate(orgId: string, ref: SubscriptionRef): Promise<SubscriptionView>;
   list(
@@ -150,15 +163,18 @@ export function createSubscriptionService(deps: {
     return value;
   };
 
-  const guardedUrl = async (raw: string): Promise<string> => {
+  const guardedUrl = async (raw: string, log: RefusalLog): Promise<string> => {
     try {
       const url = guard.checkUrl(raw);
       const stored = storedForm(url);
       await guard.resolveAllowed(url.hostname);
       return stored;
     } catch (error) {
-      if (error instanceof BlockedTargetError) throw subscribeFailed(error.callerReason);
-      throw error;
+      if (!(error instanceof BlockedTargetError)) throw error;
+      // The precise reason (which of "does not resolve" and "not public", and the address) is
+      // the operator's, in the log; the caller reads the guard's caller reason.
+      if (error.reason !== error.callerReason) log.info({ reason: error.reason }, "webhook target refused");
+      throw subscribeFailed(error.callerReason);
     }
   };
 
@@ -194,12 +210,12 @@ export function createSubscriptionService(deps: {
   };
 
   return {
-    subscribe: async (orgId, input) => {
+    subscribe: async (orgId, input, log) => {
       const event = assertEvent(input.event);
-      return create(orgId, await guardedUrl(input.target_url), event, true);
+      return create(orgId, await guardedUrl(input.target_url, log), event, true);
     },
-    createForOperator: async (orgId, input) =>
-      create(orgId, await guardedUrl(input.target_url), LEAD_CREATED, input.signed),
+    createForOperator: async (orgId, input, log) =>
+      create(orgId, await guardedUrl(input.target_url, log), LEAD_CREATED, input.signed),
     unsubscribe: async (orgId, ref) => {
       // Only the request whose DELETE removed the row answers with it; a repeat finds nothing.
       const [removed] = await db.delete(subscriptions).where(matching(orgId, ref)).returning();

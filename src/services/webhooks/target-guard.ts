@@ -25,8 +25,8 @@ export class BlockedTargetError extends Error {
   readonly code = "ERR_WEBHOOK_TARGET_BLOCKED";
   /**
    * @param reason the full reason, for logs and the operator's delivery log
-   * @param callerReason what an API caller may read: without the private address a name resolved
-   *   to (else any key could map internal host names to their addresses)
+   * @param callerReason what an API caller may read: the same words whether a name does not
+   *   resolve or resolves to a private address (else any key could map internal host names)
    */
   constructor(
     readonly reason: string,
@@ -93,23 +93,24 @@ export function createTargetGuard(options: {
       assertAddressAllowed(hostname, address);
       return [{ address, family: address.includes(":") ? 6 : 4 }];
     }
+    // A caller reads one reason for a name that does not resolve and for one that resolves to a
+    // private address: telling them apart would let any key probe which internal names exist.
+    const callerReason = `target host ${hostname} does not resolve to a public address`;
     let answers: ResolvedAddress[];
     try {
       answers = await resolver(hostname);
     } catch {
-      throw new BlockedTargetError(`target host ${hostname} does not resolve`);
+      throw new BlockedTargetError(`target host ${hostname} does not resolve`, callerReason);
     }
-    if (answers.length === 0) throw new BlockedTargetError(`target host ${hostname} does not resolve`);
+    if (answers.length === 0) {
+      throw new BlockedTargetError(`target host ${hostname} does not resolve`, callerReason);
+    }
     // Every answer, not the first: a name with one public and one private address is refused.
     for (const answer of answers) {
       try {
         assertAddressAllowed(hostname, answer.address);
       } catch (error) {
-        const reason = (error as BlockedTargetError).reason;
-        throw new BlockedTargetError(
-          reason,
-          `target host ${hostname} resolves to an address that is not public`,
-        );
+        throw new BlockedTargetError((error as BlockedTargetError).reason, callerReason);
       }
     }
     return answers;
