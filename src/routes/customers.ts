@@ -80,15 +80,19 @@ export const CustomersResult = Type.Object(
 );
 
 /** The address completed with the city, state and zip sent beside it; raw when it is blank. */
-const addressLineOf = (form: Payload, address: string) =>
-  readAddressLine(form, FLAT_ADDRESS_FIELDS) ?? address;
+const addressLineOf = (form: Payload, address: string, at = "") =>
+  readAddressLine(form, FLAT_ADDRESS_FIELDS, at) ?? address;
 
 function entriesOf(body: Static<typeof CustomersRequest>): CustomerEntry[] {
   const entries: CustomerEntry[] = (body.addresses ?? []).map((entry, index) => {
     if (typeof entry === "string") return { address: entry, field: `addresses[${index}]` };
     const field = `addresses[${index}].address`;
     if (entry.address === null) throw invalidPayload(`${field}: is required`);
-    return { address: addressLineOf(entry, entry.address), notes: entry.notes ?? undefined, field };
+    return {
+      address: addressLineOf(entry, entry.address, `addresses[${index}].`),
+      notes: entry.notes ?? undefined,
+      field,
+    };
   });
   if (body.address && body.address.trim() !== "")
     entries.push({

@@ -4,6 +4,7 @@ import type { Queryable } from "../db/database.ts";
 import { campaigns, mailPieces, type PieceStatus } from "../db/schema.ts";
 import { normalizeAddress } from "../domain/address.ts";
 import { MAX_CLOCK_LEAD_MS } from "../domain/iso-date.ts";
+import { assertPrintable } from "../domain/printable-text.ts";
 import { AppError, invalidPayload, notFound } from "../errors.ts";
 import { enqueueJob } from "../jobs/queue.ts";
 import { geocodePieceJob } from "../pipeline/jobs.ts";
@@ -119,6 +120,8 @@ export async function recordMailing(
   options: { now: Date; publicBaseUrl: string },
 ) {
   for (const [index, piece] of input.pieces.entries()) {
+    assertPrintable(piece.address, `pieces[${index}].address`);
+    assertPrintable(piece.recipient_name, `pieces[${index}].recipient_name`);
     if (piece.mailed_at)
       assertNotFuture(new Date(piece.mailed_at), options.now, `pieces[${index}].mailed_at`);
   }

@@ -1,5 +1,6 @@
 import { type Queryable, queryOne, queryRows, sql } from "../db/database.ts";
 import { namesAPlace, normalizeAddress } from "../domain/address.ts";
+import { assertPrintable } from "../domain/printable-text.ts";
 import { invalidPayload } from "../errors.ts";
 
 /** Where a customer address came from: the customers webhook, a conversion, the legacy trigger. */
@@ -49,6 +50,7 @@ export async function registerCustomers(
   for (const [index, entry] of entries.entries()) {
     // Parsing 1000 addresses takes a few hundred ms: let other requests (and Redis replies) in.
     if (index > 0 && index % NORMALIZE_SLICE === 0) await new Promise((resolve) => setImmediate(resolve));
+    assertPrintable(entry.address, entry.field);
     const normalized = normalizeAddress(entry.address);
     if (!namesAPlace(normalized)) throw invalidPayload(`${entry.field}: is not a usable address`);
     // One INSERT may touch a row once only: the last entry for an address wins.

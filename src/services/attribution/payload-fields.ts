@@ -1,4 +1,5 @@
 import { parseUsAddress } from "../../domain/address.ts";
+import { assertPrintable } from "../../domain/printable-text.ts";
 import { AppError, invalidPayload } from "../../errors.ts";
 import { parseReferenceDate, type ReferenceDate } from "./window.ts";
 
@@ -169,8 +170,14 @@ const endsWithWords = (text: string, words: string) =>
  * part). Whether the line names them is read by parsing it rather than by substring: "100 Hill
  * St" holds "IL" and "500 Chicago Ave" holds "Chicago", and neither names a state or a city.
  * Parts go after the line, so a city is added only to a line naming no city, state or ZIP.
+ * `at` prefixes the field named in a 422 (a batch entry's `addresses[3].`).
  */
-export function readAddressLine(payload: Payload, fields: AddressFields = CRM_ADDRESS_FIELDS) {
+export function readAddressLine(payload: Payload, fields: AddressFields = CRM_ADDRESS_FIELDS, at = "") {
+  // Every address field sent, read or not: none may hold what a card cannot print.
+  for (const path of [fields.address, fields.street, fields.city, fields.state, fields.zip].flat()) {
+    const value = valueAt(payload, path);
+    if (typeof value === "string") assertPrintable(value, `${at}${path}`);
+  }
   const base = readText(payload, fields.address) ?? readText(payload, fields.street);
   if (!base) return undefined;
   const named = parseUsAddress(base);

@@ -1,6 +1,7 @@
 import { type Static, Type } from "@fastify/type-provider-typebox";
 import { IgnoredOrgId } from "../../domain/ignored-org-id.ts";
 import { MAX_CLOCK_LEAD_MS, parseIsoDate } from "../../domain/iso-date.ts";
+import { assertPrintable } from "../../domain/printable-text.ts";
 import { countCodePoints } from "../../domain/storable-text.ts";
 import { invalidPayload } from "../../errors.ts";
 import { composeAddress } from "../trigger-core.ts";
@@ -180,6 +181,9 @@ export function cleanEnvelope(envelope: EventEnvelope): CleanEnvelope {
  * `occurred_at` may lead the server clock. Throws 422 invalid_payload naming the field.
  */
 export function assertEnvelopeRules(envelope: CleanEnvelope, now: Date): void {
+  for (const part of ["street", "city", "state", "zip"] as const) {
+    assertPrintable(envelope.record.properties[part], `record.properties.${part}`);
+  }
   // Characters are code points, as in every schema length limit (an emoji is one, not two).
   const composedLength = countCodePoints(composeAddress(envelope.record.properties));
   if (composedLength > MAX_COMPOSED_ADDRESS_LENGTH) {

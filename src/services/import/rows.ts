@@ -1,5 +1,6 @@
 import { normalizeAddress } from "../../domain/address.ts";
 import { parseIsoDate } from "../../domain/iso-date.ts";
+import { assertPrintable } from "../../domain/printable-text.ts";
 import { invalidPayload } from "../../errors.ts";
 import type { GeocodeResult } from "../../geo/geocoder.ts";
 import type { ImportRequest } from "./schemas.ts";
@@ -48,6 +49,7 @@ export function prepareRows(rows: readonly RequestRow[]): PreparedRow[] {
         );
       completedAt = date;
     }
+    assertPrintable(row.address, `rows[${index}].address`);
     const address = row.address?.trim();
     return {
       index,
