@@ -1,3 +1,5 @@
+import { readFileSync } from "node:fs";
+import path from "node:path";
 import swaggerUi from "@fastify/swagger-ui";
 import type { FastifyInstance } from "fastify";
 import { API_VERSION } from "./openapi.ts";
@@ -18,23 +20,68 @@ const DOCS_CSP = [
   "connect-src 'self'",
   "object-src 'none'",
   "base-uri 'self'",
-  "frame-ancestors 'self'",
+  "frame-ancestors 'none'",
   "form-action 'self'",
 ].join("; ");
 
-/** GET /docs: the interactive reference of the OpenAPI document, rendered from local assets. */
+const TEXT_CSP = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'";
+
+/** The docs' headers besides their CSP, as the landing pages send them: never framed, no referrer. */
+const DOCS_HEADERS = {
+  "x-content-type-options": "nosniff",
+  "referrer-policy": "no-referrer",
+  "x-frame-options": "DENY",
+} as const;
+
+/** The product's name where Swagger UI shows its own logo (the top bar), drawn as text. */
+const PRODUCT_LOGO = `<svg xmlns="http://www.w3.org/2000/svg" width="220" height="40" viewBox="0 0 220 40">
+<text x="0" y="29" font-family="system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif" font-size="26" font-weight="700" fill="#ffffff">Porchlight</text>
+<text x="138" y="29" font-family="system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif" font-size="14" fill="#cbd5e1">API ${API_VERSION}</text>
+</svg>`;
+
+const QUICKSTART_FILE = path.resolve(import.meta.dirname, "../../docs/quickstart.md");
+
+/** The quickstart the reference's intro links to, as the repository has it (absent: no route). */
+function readQuickstart(): string | undefined {
+  try {
+    return readFileSync(QUICKSTART_FILE, "utf8");
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * GET /docs: the interactive reference of the OpenAPI document, rendered from local assets, with
+ * operations grouped by tag, and /docs/quickstart.md. Its own scope, so its headers reach every
+ * asset of the page and no other route.
+ */
 export async function registerDocsPage(app: FastifyInstance): Promise<void> {
-  await app.register(swaggerUi, {
-    routePrefix: DOCS_PREFIX,
-    staticCSP: DOCS_CSP,
-    // The spec validator badge would call an external service.
-    validatorUrl: false,
-    theme: { title: `Porchlight developer API ${API_VERSION}` },
-    uiConfig: {
-      deepLinking: true,
-      docExpansion: "list",
-      defaultModelsExpandDepth: 0,
-      tryItOutEnabled: false,
-    },
+  await app.register(async (scope) => {
+    scope.addHook("onSend", async (_request, reply, payload) => {
+      // Swagger UI's own routes set DOCS_CSP; the quickstart (plain text) needs none of it.
+      if (!reply.hasHeader("content-security-policy")) reply.header("content-security-policy", TEXT_CSP);
+      reply.headers(DOCS_HEADERS);
+      return payload;
+    });
+    await scope.register(swaggerUi, {
+      routePrefix: DOCS_PREFIX,
+      staticCSP: DOCS_CSP,
+      // The spec validator badge would call an external service.
+      validatorUrl: false,
+      logo: { type: "image/svg+xml", content: Buffer.from(PRODUCT_LOGO), href: DOCS_PREFIX, target: "_self" },
+      theme: { title: `Porchlight developer API ${API_VERSION}` },
+      uiConfig: {
+        deepLinking: true,
+        docExpansion: "list",
+        defaultModelsExpandDepth: 0,
+        tryItOutEnabled: false,
+      },
+    });
+    const quickstart = readQuickstart();
+    if (quickstart !== undefined) {
+      scope.get(`${DOCS_PREFIX}/quickstart.md`, { schema: { hide: true } }, async (_request, reply) =>
+        reply.type("text/markdown; charset=utf-8").send(quickstart),
+      );
+    }
   });
 }

@@ -81,7 +81,9 @@ function withRetryAfterHeaders<Document extends { paths?: OpenApiPaths }>(docume
 /** The interface description's version (spec: Versioning). */
 export const API_VERSION = "1.0.0";
 
-const DESCRIPTION = `Bearer-key developer API of Porchlight, a direct-mail postcard service for home-services contractors.
+const DESCRIPTION = `Bearer-key developer API of Porchlight, a direct-mail postcard service for home-services contractors: your CRM sends events, Porchlight mails a postcard of the customer's own home, and the leads and won deals it brings come back to you.
+
+New here? The [quickstart](/docs/quickstart.md) goes from \`npm start\` to a first event, lead and attributed conversion in a few curl commands.
 
 Every endpoint requires \`Authorization: Bearer <API_KEY>\` (keys begin with \`ak_\`). The organization is always derived from the key; an \`org_id\` in a body is ignored.
 
@@ -94,6 +96,56 @@ While an instance shuts down, a request still arriving on an open connection is 
 Every answer carries \`X-Request-Id\`, the id the service logged the request under: the request's own \`X-Request-Id\` when it is 1-128 characters of \`A-Z a-z 0-9 . _ : / + = @ -\`, else a fresh UUID.
 
 Retry guidance: 429, 500, 502, 503, 409 \`import_in_progress\` and the trigger's kill-switch 400 are retryable (honour \`Retry-After\`); 400, 401, 403, 404, 413 and 422 are terminal.`;
+
+/** The groups of the reference, in the order /docs shows them; every public operation is in one. */
+export const OPERATION_TAGS = [
+  { name: "Events", description: "CRM events that queue postcards through automations." },
+  { name: "Leads", description: "Leads captured on landing pages, polled." },
+  { name: "Webhooks", description: "Subscriptions to `lead.created`, signed deliveries, secret rotation." },
+  {
+    name: "Attribution",
+    description: "Won deals and leads from elsewhere, matched to the mail that caused them.",
+  },
+  { name: "Customers", description: "Existing customers, never mailed again." },
+  { name: "Import", description: "Bulk import of past events." },
+  { name: "Automations", description: "The organization's automations, and the legacy trigger." },
+  { name: "Identity", description: "Who a key belongs to." },
+  { name: "MCP", description: "The Model Context Protocol endpoint for AI agents." },
+] as const;
+
+type OperationTag = (typeof OPERATION_TAGS)[number]["name"];
+
+const TAG_BY_PATH: [RegExp, OperationTag][] = [
+  [/^\/api\/v1\/events/, "Events"],
+  [/^\/api\/v1\/integrations\/leads/, "Leads"],
+  [/^\/api\/v1\/webhooks\/(?:subscribe|rotate)/, "Webhooks"],
+  [/^\/api\/v1\/(?:conversions|tracking\/)/, "Attribution"],
+  [/^\/api\/v1\/customers\//, "Customers"],
+  [/^\/api\/v1\/import\//, "Import"],
+  [/^\/api\/v1\/(?:automation\/|webhooks\/trigger)/, "Automations"],
+  [/^\/api\/v1\/me$/, "Identity"],
+  [/^\/api\/mcp$/, "MCP"],
+];
+
+/** The group of a public path; a new path without one fails the document (and so its check). */
+function tagOf(url: string): OperationTag {
+  const found = TAG_BY_PATH.find(([pattern]) => pattern.test(url));
+  if (!found) throw new Error(`no OpenAPI tag for ${url}: add it to TAG_BY_PATH`);
+  return found[1];
+}
+
+type OutboundWebhooks = Record<string, Record<string, { tags?: string[] }>>;
+
+/** The document's tag list, and the outbound lead.created under Webhooks with the subscriptions. */
+function withTags<Document extends { tags?: unknown; webhooks?: OutboundWebhooks }>(
+  document: Document,
+): Document {
+  document.tags = OPERATION_TAGS.map((tag) => ({ ...tag }));
+  for (const operations of Object.values(document.webhooks ?? {})) {
+    for (const operation of Object.values(operations)) operation.tags = ["Webhooks"];
+  }
+  return document;
+}
 
 /** Scope, limits and body ceiling of an operation, stated in its description. */
 function describeOperation(route: RouteOptions, schema: FastifySchema & { description?: string }): string {
@@ -151,12 +203,18 @@ export async function registerOpenApi(
         typeof json.$id === "string" ? json.$id : `def-${i}`,
     },
     transformObject: (documentObject) =>
-      withRetryAfterHeaders((documentObject as { openapiObject: { paths?: OpenApiPaths } }).openapiObject),
+      withTags(
+        withRetryAfterHeaders(
+          (documentObject as { openapiObject: { paths?: OpenApiPaths; webhooks?: OutboundWebhooks } })
+            .openapiObject,
+        ),
+      ),
     transform: ({ schema, url, route }) => {
       const isPublic = url.startsWith("/api/v1/") || url === "/api/mcp";
       if (!isPublic || url === "/api/v1/openapi.json") return { schema: { ...schema, hide: true }, url };
       const transformed = {
         ...schema,
+        tags: [tagOf(url)],
         description: describeOperation(route, schema),
         // The MCP route answers JSON-RPC errors, not the REST error body: keep its own declarations.
         response:

@@ -63,4 +63,73 @@ describe(`GET /docs, the interactive reference (${databaseLabel})`, () => {
     assert.match(csp, /connect-src 'self'/);
     assert.doesNotMatch(csp, /https?:|\*/);
   });
+
+  it("sends Referrer-Policy and X-Frame-Options with the page, its assets and its document, like the landing pages", async () => {
+    for (const url of [
+      "/docs",
+      "/docs/",
+      "/docs/static/swagger-ui-bundle.js",
+      "/docs/json",
+      "/docs/quickstart.md",
+    ]) {
+      const response = await get(url);
+      assert.equal(response.statusCode, 200, url);
+      assert.equal(response.headers["referrer-policy"], "no-referrer", url);
+      assert.equal(response.headers["x-frame-options"], "DENY", url);
+      assert.equal(response.headers["x-content-type-options"], "nosniff", url);
+      assert.match(String(response.headers["content-security-policy"]), /frame-ancestors 'none'/, url);
+    }
+  });
+
+  it("groups every operation under one of its tags, in the reference's order, lead.created under Webhooks", async () => {
+    const document = (await get("/docs/json")).json();
+    const names = [
+      "Events",
+      "Leads",
+      "Webhooks",
+      "Attribution",
+      "Customers",
+      "Import",
+      "Automations",
+      "Identity",
+      "MCP",
+    ];
+    assert.deepEqual(
+      document.tags.map((tag: { name: string }) => tag.name),
+      names,
+    );
+    for (const tag of document.tags) assert.ok(tag.description, tag.name);
+    const used = new Set<string>();
+    for (const [path, operations] of Object.entries(
+      document.paths as Record<string, Record<string, { tags: string[] }>>,
+    )) {
+      for (const [method, operation] of Object.entries(operations)) {
+        assert.equal(operation.tags?.length, 1, `${method} ${path}`);
+        assert.ok(names.includes(operation.tags[0]!), `${method} ${path}`);
+        used.add(operation.tags[0]!);
+      }
+    }
+    assert.deepEqual([...used].sort(), [...names].sort(), "no empty group");
+    assert.equal(document.paths["/api/v1/events"].post.tags[0], "Events");
+    assert.equal(document.paths["/api/v1/webhooks/trigger"].post.tags[0], "Automations");
+    assert.equal(document.paths["/api/v1/tracking/lead"].post.tags[0], "Attribution");
+    assert.deepEqual(document.webhooks["lead.created"].post.tags, ["Webhooks"]);
+  });
+
+  it("opens with a short intro linking the quickstart, which it serves, and shows the product's name for a logo", async () => {
+    const document = (await get("/docs/json")).json();
+    const intro = document.info.description.split("\n\n").slice(0, 2).join("\n\n");
+    assert.match(intro, /^Bearer-key developer API of Porchlight/);
+    assert.match(intro, /\[quickstart\]\(\/docs\/quickstart\.md\)/);
+    const quickstart = await get("/docs/quickstart.md");
+    assert.match(String(quickstart.headers["content-type"]), /^text\/markdown/);
+    assert.match(quickstart.body, /^# Quickstart/);
+
+    const initializer = (await get("/docs/static/swagger-initializer.js")).body;
+    const logo = /data:image\/svg\+xml;base64,([A-Za-z0-9+/=]+)/.exec(initializer);
+    assert.ok(logo, "the top bar's logo is replaced");
+    const svg = Buffer.from(logo[1]!, "base64").toString("utf8");
+    assert.match(svg, />Porchlight</);
+    assert.doesNotMatch(svg, /swagger/i);
+  });
 });
