@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { and, eq, isNull } from "drizzle-orm";
-import type { Queryable } from "../db/database.ts";
+import { type Queryable, queryRows, sql } from "../db/database.ts";
 import { apiKeys, organizations } from "../db/schema.ts";
 import { generateApiKey, hashApiKey } from "../domain/api-key-format.ts";
 import { invalidPayload, notFound } from "../errors.ts";
@@ -27,6 +27,71 @@ export async function createOrganization(
   const id = randomUUID();
   await db.insert(organizations).values({ id, name, billingOwner: input.billing_owner ?? true });
   return { org_id: id, org_name: name };
+}
+
+export interface OrganizationListing {
+  org_id: string;
+  org_name: string;
+  billing_owner: boolean;
+  created_at: string;
+}
+
+/**
+ * Where the next page starts: the last organization's creation time in microseconds (the column's
+ * full precision, which an ISO date would cut to milliseconds) and its id. Opaque to the caller.
+ */
+interface OrganizationCursor {
+  micros: string;
+  id: string;
+}
+
+const encodeCursor = (cursor: OrganizationCursor) =>
+  Buffer.from(`${cursor.micros}.${cursor.id}`).toString("base64url");
+
+function decodeCursor(raw: string): OrganizationCursor {
+  const [micros, id, extra] = Buffer.from(raw, "base64url").toString("utf8").split(".");
+  const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+  if (extra !== undefined || !micros || !/^-?\d{1,20}$/.test(micros) || !id || !uuid.test(id)) {
+    throw invalidPayload("cursor: is not a next_cursor this API returned");
+  }
+  return { micros, id };
+}
+
+/**
+ * Organizations newest first, `limit` at a time. `next_cursor` (null on the last page) passed as
+ * `cursor` gives the page after; an organization created meanwhile never shifts a page (keyset,
+ * not offset).
+ */
+export async function listOrganizations(
+  db: Queryable,
+  page: { limit: number; cursor: string | undefined },
+): Promise<{ orgs: OrganizationListing[]; next_cursor: string | null }> {
+  const after = page.cursor === undefined ? undefined : decodeCursor(page.cursor);
+  const micros = sql`(extract(epoch from created_at) * 1000000)::bigint`;
+  const rows = await queryRows<{
+    id: string;
+    name: string;
+    billing_owner: boolean;
+    created_at: string | Date;
+    micros: string;
+  }>(
+    db,
+    sql`SELECT id, name, billing_owner, created_at, ${micros}::text AS micros FROM organizations
+        ${after ? sql`WHERE (${micros}, id) < (${after.micros}::bigint, ${after.id}::uuid)` : sql``}
+        ORDER BY ${micros} DESC, id DESC
+        LIMIT ${page.limit + 1}`,
+  );
+  const shown = rows.slice(0, page.limit);
+  const last = shown[shown.length - 1];
+  return {
+    orgs: shown.map((row) => ({
+      org_id: row.id,
+      org_name: row.name,
+      billing_owner: row.billing_owner,
+      created_at: new Date(row.created_at).toISOString(),
+    })),
+    next_cursor: rows.length > page.limit && last ? encodeCursor({ micros: last.micros, id: last.id }) : null,
+  };
 }
 
 export async function assertOrganizationExists(db: Queryable, orgId: string): Promise<void> {

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import { registerAdminGuard } from "../../http/admin-guard.ts";
+import { registerAdminOpenApi } from "../../http/admin-openapi.ts";
 import type { Services } from "../../services/services.ts";
 import { registerAdminAttributionRoutes } from "./attribution-admin.ts";
 import { registerAdminAutomationRoutes } from "./automations.ts";
@@ -18,6 +19,8 @@ export async function registerAdminRoutes(app: FastifyInstance, services: Servic
     limiter: services.limiter,
     trustProxy: services.config.trustProxy,
   });
+  // Before the routes, so that its document collects every one of them (/admin/v1/openapi.json).
+  await registerAdminOpenApi(app);
   registerAdminOrgRoutes(app, services);
   registerAdminInvitationRoutes(app, services);
   registerAdminAttributionRoutes(app, services);

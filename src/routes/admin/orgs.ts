@@ -2,14 +2,62 @@ import { Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
 import { notFound } from "../../errors.ts";
 import { SCOPES } from "../../http/route-config.ts";
-import { createOrganization, issueApiKey, revokeApiKey } from "../../services/organizations.ts";
+import { ErrorBody } from "../../http/schemas.ts";
+import {
+  createOrganization,
+  issueApiKey,
+  listOrganizations,
+  revokeApiKey,
+} from "../../services/organizations.ts";
 import type { Services } from "../../services/services.ts";
 
 export const OrgParams = Type.Object({ org_id: Type.String({ format: "uuid" }) });
 export const IdParams = Type.Object({ id: Type.String({ format: "uuid" }) });
 
+const OrgListQuery = Type.Object(
+  {
+    limit: Type.Optional(Type.String({ pattern: "^[1-9][0-9]{0,3}$", description: "1–1000, default 100" })),
+    cursor: Type.Optional(
+      Type.String({ maxLength: 200, description: "The previous page's `next_cursor`: the page after it." }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+const OrgList = Type.Object({
+  orgs: Type.Array(
+    Type.Object({
+      org_id: Type.String({ format: "uuid" }),
+      org_name: Type.String(),
+      billing_owner: Type.Boolean(),
+      created_at: Type.String({ format: "date-time" }),
+    }),
+  ),
+  next_cursor: Type.Union([Type.String(), Type.Null()], {
+    description: "Pass as `cursor` for the next page; null on the last page.",
+  }),
+});
+
 export function registerAdminOrgRoutes(app: FastifyInstance, services: Services): void {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
+  r.get(
+    "/orgs",
+    {
+      schema: {
+        hide: true,
+        operationId: "adminListOrgs",
+        summary: "Organizations, newest first, a page at a time (`limit`, then `cursor` = `next_cursor`)",
+        querystring: OrgListQuery,
+        response: { 200: OrgList, 401: ErrorBody, 422: ErrorBody },
+      },
+    },
+    async (request) =>
+      listOrganizations(services.db, {
+        limit: Math.min(Number(request.query.limit ?? 100), 1000),
+        cursor: request.query.cursor,
+      }),
+  );
+
   r.post(
     "/orgs",
     {
