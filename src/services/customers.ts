@@ -9,7 +9,7 @@ export type CustomerSource = "webhook" | "conversion" | "trigger";
 export const CUSTOMERS_BATCH_LIMIT = 1000;
 
 /** Addresses normalized between two yields to the event loop. */
-const NORMALIZE_SLICE = 100;
+const NORMALIZE_SLICE = 25;
 
 export interface CustomerEntry {
   address: string;
@@ -48,7 +48,7 @@ export async function registerCustomers(
 ): Promise<{ added: number; total: number }> {
   const byKey = new Map<string, { address: string; notes: string | null }>();
   for (const [index, entry] of entries.entries()) {
-    // Parsing 1000 addresses takes a few hundred ms: let other requests (and Redis replies) in.
+    // 1000 addresses take 0.2-0.4 s of CPU to parse: let other requests (and Redis replies) in.
     if (index > 0 && index % NORMALIZE_SLICE === 0) await new Promise((resolve) => setImmediate(resolve));
     assertPrintable(entry.address, entry.field);
     const normalized = normalizeAddress(entry.address);
