@@ -59,6 +59,8 @@ export const automations = pgTable(
     filters: jsonb("filters").notNull().default([]),
     suppressCustomers: boolean("suppress_customers").notNull().default(true),
     template: jsonb("template"),
+    /** Null: the record's home; else a neighbours audience (src/neighbours/audience.ts). */
+    audience: jsonb("audience"),
     createdAt: ts("created_at").notNull().defaultNow(),
     updatedAt: ts("updated_at").notNull().defaultNow(),
   },

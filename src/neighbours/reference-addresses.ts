@@ -198,27 +198,11 @@ export function distanceM(lat1: number, lon1: number, lat2: number, lon2: number
  * key), never one of `excludeKeys`: one statement that seeks the box's latitude bands in the
  * `reference_addresses_cell` index and ranks the box's rows by exact haversine distance.
  */
-const NEAREST_SQL = `
-SELECT * FROM (
-  SELECT normalized_address, street, city, state, zip, latitude, longitude,
-         2 * ${EARTH_RADIUS_M}::float8 * asin(least(1, sqrt(
-           power(sin(radians(latitude - $1::float8) / 2), 2)
-           + cos(radians($1::float8)) * cos(radians(latitude))
-             * power(sin(radians(longitude - $2::float8) / 2), 2)))) AS distance_m
-  FROM reference_addresses
-  WHERE lat_cell = ANY($3::int[])
-    AND longitude BETWEEN $4::float8 AND $5::float8
-    AND latitude BETWEEN $6::float8 AND $7::float8
-    AND normalized_address <> ALL($8::text[])
-) box
-WHERE distance_m <= $9::float8
-ORDER BY distance_m, normalized_address
-LIMIT $10::int`;
-
-export async function nearestHomes(database: Runner, query: NearestQuery): Promise<NearbyHome[]> {
+export async function nearestHomes(db: Queryable, query: NearestQuery): Promise<NearbyHome[]> {
   const { latitude, longitude, radiusM } = query;
   const box = searchBox(latitude, longitude, radiusM);
-  const rows = await database.run<{
+  const lat = sql`${latitude}::float8`;
+  const rows = await queryRows<{
     normalized_address: string;
     street: string;
     city: string;
@@ -227,22 +211,24 @@ export async function nearestHomes(database: Runner, query: NearestQuery): Promi
     latitude: number;
     longitude: number;
     distance_m: number;
-  }>({
-    name: "reference_addresses_nearest_v1",
-    text: NEAREST_SQL,
-    values: [
-      latitude,
-      longitude,
-      box.cells,
-      box.minLon,
-      box.maxLon,
-      box.minLat,
-      box.maxLat,
-      [...query.excludeKeys],
-      radiusM,
-      query.count,
-    ],
-  });
+  }>(
+    db,
+    sql`SELECT * FROM (
+          SELECT normalized_address, street, city, state, zip, latitude, longitude,
+                 2 * ${EARTH_RADIUS_M}::float8 * asin(least(1, sqrt(
+                   power(sin(radians(latitude - ${lat}) / 2), 2)
+                   + cos(radians(${lat})) * cos(radians(latitude))
+                     * power(sin(radians(longitude - ${longitude}::float8) / 2), 2)))) AS distance_m
+          FROM reference_addresses
+          WHERE lat_cell = ANY(${sql.param(box.cells)}::int[])
+            AND longitude BETWEEN ${box.minLon}::float8 AND ${box.maxLon}::float8
+            AND latitude BETWEEN ${box.minLat}::float8 AND ${box.maxLat}::float8
+            AND normalized_address <> ALL(${sql.param([...query.excludeKeys])}::text[])
+        ) box
+        WHERE distance_m <= ${radiusM}::float8
+        ORDER BY distance_m, normalized_address
+        LIMIT ${query.count}::int`,
+  );
   return rows.map((row) => ({
     normalizedAddress: row.normalized_address,
     street: row.street,

@@ -5,6 +5,7 @@ import type { Queryable } from "../db/database.ts";
 import type { Geocoder } from "../geo/geocoder.ts";
 import { createHomeImagery } from "../imagery/index.ts";
 import type { RegisteredJob } from "../jobs/job-kind.ts";
+import { neighbourFanoutHandler } from "../neighbours/neighbour-fanout.ts";
 import { createPrintProvider } from "../print/index.ts";
 import type { Renderer } from "../render/renderer.ts";
 import { geocodePieceHandler, processPieceHandler } from "./process-piece.ts";
@@ -26,5 +27,5 @@ export function pipelineJobHandlers(deps: PipelineJobDeps): RegisteredJob[] {
     printProvider: createPrintProvider(deps.config, deps),
     publicBaseUrl: deps.config.publicBaseUrl,
   };
-  return [processPieceHandler(pipeline), geocodePieceHandler(pipeline)];
+  return [processPieceHandler(pipeline), geocodePieceHandler(pipeline), neighbourFanoutHandler(pipeline)];
 }

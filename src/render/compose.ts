@@ -38,6 +38,9 @@ export function mergeValues(recipient: CardRecipient, orgName: string): MergeVal
     street: recipient.street ?? recipient.address.split(",")[0],
     city: recipient.city,
     org_name: orgName,
+    // Set only on neighbour pieces, by their campaign's fan-out (src/neighbours/neighbour-fanout.ts).
+    job_street: recipient.properties.job_street,
+    job_city: recipient.properties.job_city,
   };
 }
 

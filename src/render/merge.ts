@@ -1,6 +1,7 @@
 /**
- * Merge fields in card templates: `{{client_name}}`, `{{street}}`, `{{city}}`, `{{org_name}}`
- * and the record's custom properties `{{cf_…}}`. A value that is missing or blank prints an
+ * Merge fields in card templates: `{{client_name}}`, `{{street}}`, `{{city}}`, `{{org_name}}`,
+ * a neighbour card's `{{job_street}}` and `{{job_city}}` (the job it follows, without its house
+ * number: src/neighbours/) and the record's custom properties `{{cf_…}}`. A value that is missing or blank prints an
  * explicit fallback, never "undefined" or an empty gap: the reserved fields have defaults
  * ("Neighbor", "your home", …) and a custom field must name its own, `{{cf_roof|your roof}}`,
  * which a template is checked for when it is saved.
@@ -10,6 +11,8 @@ export const RESERVED_MERGE_FIELDS = {
   street: "your home",
   city: "your neighborhood",
   org_name: "your local pros",
+  job_street: "your street",
+  job_city: "your neighborhood",
 } as const;
 
 type ReservedField = keyof typeof RESERVED_MERGE_FIELDS;
@@ -27,7 +30,9 @@ export function templateProblems(text: string): string[] {
     const [whole, name, fallback] = match;
     if (isReserved(name!)) continue;
     if (!name!.startsWith("cf_")) {
-      problems.push(`unknown merge field ${whole}; use client_name, street, city, org_name or cf_…`);
+      problems.push(
+        `unknown merge field ${whole}; use client_name, street, city, org_name, job_street, job_city or cf_…`,
+      );
     } else if (!fallback?.trim()) {
       problems.push(`merge field ${whole} needs a fallback for records without it, e.g. {{${name}|…}}`);
     }

@@ -4,6 +4,14 @@ import type { Queryable } from "../db/database.ts";
 import { automations } from "../db/schema.ts";
 import type { AutomationFilter } from "../domain/filters.ts";
 import { notFound } from "../errors.ts";
+import {
+  type Audience,
+  type AudienceInput,
+  isNeighbours,
+  NEIGHBOUR_DEFAULT_TEMPLATE,
+  resolveAudience,
+  storedAudience,
+} from "../neighbours/audience.ts";
 
 export type ObjectType = "job" | "deal" | "contact";
 
@@ -22,6 +30,8 @@ export interface Automation {
   trigger: AutomationTrigger | null;
   filters: AutomationFilter[];
   suppress_customers: boolean;
+  /** Who is mailed: the record's home, or its neighbours. */
+  audience: Audience;
   created_at: string;
   updated_at: string;
 }
@@ -33,6 +43,7 @@ export interface AutomationInput {
   trigger?: AutomationTrigger | null;
   filters?: AutomationFilter[];
   suppress_customers?: boolean;
+  audience?: AudienceInput;
 }
 
 /** Events bind as `custom.<event_type>` (the hidden `custom` connection). */
@@ -59,6 +70,7 @@ export function toAutomation(row: Row): Automation {
       : null,
     filters: row.filters as AutomationFilter[],
     suppress_customers: row.suppressCustomers,
+    audience: resolveAudience(row.audience as AudienceInput | null),
     created_at: row.createdAt.toISOString(),
     updated_at: row.updatedAt.toISOString(),
   };
@@ -87,6 +99,8 @@ export async function createAutomation(
       ...triggerColumns(input.trigger),
       filters: input.filters ?? [],
       suppressCustomers: input.suppress_customers ?? suppressesCustomersByDefault(input.kind ?? "standard"),
+      audience: storedAudience(input.audience ?? { type: "home" }),
+      template: isNeighbours(resolveAudience(input.audience)) ? NEIGHBOUR_DEFAULT_TEMPLATE : null,
     })
     .returning();
   return toAutomation(row!);
@@ -111,6 +125,21 @@ function suppressionOf(patch: Partial<AutomationInput>): { suppressCustomers?: b
   };
 }
 
+/**
+ * The audience column, and the template that goes with it: an automation turned to neighbours
+ * without a template of its own gets the neighbour card's default (job street and city only);
+ * turned back to the home, that default gives way to the home card's again.
+ */
+function audienceColumns(input: AudienceInput | undefined): { audience?: Audience | null; template?: SQL } {
+  if (input === undefined) return {};
+  const audience = storedAudience(input);
+  const neighbourDefault = JSON.stringify(NEIGHBOUR_DEFAULT_TEMPLATE);
+  const template = audience
+    ? sql`COALESCE(${automations.template}, ${neighbourDefault}::jsonb)`
+    : sql`CASE WHEN ${automations.template} = ${neighbourDefault}::jsonb THEN NULL ELSE ${automations.template} END`;
+  return { audience, template };
+}
+
 export async function updateAutomation(
   db: Queryable,
   id: string,
@@ -125,6 +154,7 @@ export async function updateAutomation(
       ...(patch.trigger !== undefined ? triggerColumns(patch.trigger) : {}),
       ...(patch.filters !== undefined ? { filters: patch.filters } : {}),
       ...suppressionOf(patch),
+      ...audienceColumns(patch.audience),
       updatedAt: new Date(),
     })
     .where(eq(automations.id, id))

@@ -23,6 +23,9 @@ import { leads } from "../db/schema.ts";
 import { passesAllFilters } from "../domain/filters.ts";
 import { isUuid } from "../domain/uuid.ts";
 import { newJobRow } from "../jobs/queue.ts";
+import { isNeighbours, jobCityOf, jobStreetOf } from "../neighbours/audience.ts";
+import { locateRecordHome, neighbourFanoutJobRow } from "../neighbours/neighbour-fanout.ts";
+import type { LocatedHome } from "../neighbours/reference-addresses.ts";
 import { processPieceJob, type QueuedPiece } from "../pipeline/jobs.ts";
 import type { BoundAutomationCache } from "./automation-cache.ts";
 import type { Automation, ObjectType } from "./automations.ts";
@@ -167,10 +170,35 @@ function campaignEnqueue(
   automation: Automation,
   address: MailAddress,
   now: Date,
+  home: LocatedHome | undefined,
 ): CampaignEnqueue {
   const campaignId = randomUUID();
   const pieceId = randomUUID();
   const dedupLabel = input.dedup ? ` (${input.dedup.key})` : "";
+  const campaign = {
+    orgId: input.orgId,
+    id: campaignId,
+    name: `${automation.name}${dedupLabel}`,
+    automationId: automation.id,
+    origin: input.origin,
+    dedupKind: input.dedup?.kind ?? null,
+    dedupKey: input.dedup?.key ?? null,
+  };
+  if (isNeighbours(automation.audience) && home) {
+    const job = neighbourFanoutJobRow(
+      {
+        orgId: input.orgId,
+        campaignId,
+        automationId: automation.id,
+        home,
+        jobStreet: jobStreetOf(address.parts.street ?? "") ?? "",
+        jobCity: jobCityOf(address.parts.city) ?? "",
+        audience: automation.audience,
+      },
+      now,
+    );
+    return { campaign, pieceId, job };
+  }
   const { street, city, state, zip } = address.parts;
   const piece: QueuedPiece = {
     campaign_id: campaignId,
@@ -185,15 +213,7 @@ function campaignEnqueue(
     queued_at: now.toISOString(),
   };
   return {
-    campaign: {
-      orgId: input.orgId,
-      id: campaignId,
-      name: `${automation.name}${dedupLabel}`,
-      automationId: automation.id,
-      origin: input.origin,
-      dedupKind: input.dedup?.kind ?? null,
-      dedupKey: input.dedup?.key ?? null,
-    },
+    campaign,
     pieceId,
     // The campaign's one job takes the campaign's id: until the job has inserted the piece, the
     // address queued under a campaign is found by primary key (the legacy trigger's replay).
@@ -216,12 +236,15 @@ async function decide(
   input: TriggerInput,
   automation: Automation,
   address: MailAddress | null,
+  home: LocatedHome | undefined,
 ): Promise<TriggerOutcome | "enqueue"> {
   const base: Base = { automation_id: automation.id, name: automation.name };
   if (!passesAllFilters(automation.filters, input.properties)) {
     return { ...base, matched: false, reason: "filtered_out" };
   }
   if (!address) return { ...base, matched: false, reason: "no_address" };
+  // The neighbours are found around the home's point: a home that cannot be located has none.
+  if (isNeighbours(automation.audience) && !home) return { ...base, matched: false, reason: "no_address" };
   if (!input.dryRun) return "enqueue";
   const existing = input.dedup
     ? await existingCampaignId(deps, input.orgId, automation.id, input.dedup)
@@ -258,7 +281,8 @@ async function enqueueAll(
           matched: true,
           reason: "queued",
           campaign_id: enqueue.campaign.id,
-          piece_id: enqueue.pieceId,
+          // A neighbour campaign's pieces are queued by its fan-out job: there is no one piece.
+          ...(isNeighbours(automation.audience) ? {} : { piece_id: enqueue.pieceId }),
         };
       }
       const existing = await existingCampaignId(deps, input.orgId, automation.id, input.dedup!);
@@ -291,29 +315,46 @@ async function enqueueFailed(
   return outcomes;
 }
 
+/** The candidates' decisions, with the record's home located once when a neighbour audience needs it. */
+async function decideAll(
+  deps: TriggerDeps,
+  input: TriggerInput,
+  address: MailAddress | null,
+): Promise<{ outcomes: (TriggerOutcome | "enqueue")[]; home?: LocatedHome }> {
+  const needsHome = address && input.candidates.some((automation) => isNeighbours(automation.audience));
+  const home = needsHome ? await locateRecordHome(deps.db, address.line) : undefined;
+  const outcomes = await Promise.all(
+    input.candidates.map((automation) => decide(deps, input, automation, address, home)),
+  );
+  return { outcomes, ...(home ? { home } : {}) };
+}
+
 /** Runs the candidates through loop guard, filters, address and the idempotent enqueue. */
 export async function runTrigger(deps: TriggerDeps, input: TriggerInput): Promise<TriggerRun> {
   const address = input.address === undefined ? (mailAddressOf(input.properties) ?? null) : input.address;
   const loopGuarded =
     input.candidates.length > 0 && (await isOwnLead(deps.db, input.orgId, input.properties.service_lead_id));
-  const decisions = loopGuarded
-    ? input.candidates.map(
-        (automation): TriggerOutcome => ({
-          automation_id: automation.id,
-          name: automation.name,
-          matched: false,
-          reason: "loop_guard",
-        }),
-      )
-    : await Promise.all(input.candidates.map((automation) => decide(deps, input, automation, address)));
+  const decisions: { outcomes: (TriggerOutcome | "enqueue")[]; home?: LocatedHome } = loopGuarded
+    ? {
+        outcomes: input.candidates.map(
+          (automation): TriggerOutcome => ({
+            automation_id: automation.id,
+            name: automation.name,
+            matched: false,
+            reason: "loop_guard",
+          }),
+        ),
+      }
+    : await decideAll(deps, input, address);
 
   const now = deps.clock.now();
+  const home = decisions.home;
   const pending = input.candidates.flatMap((automation, index) =>
-    decisions[index] === "enqueue"
-      ? [{ automation, index, enqueue: campaignEnqueue(input, automation, address!, now) }]
+    decisions.outcomes[index] === "enqueue"
+      ? [{ automation, index, enqueue: campaignEnqueue(input, automation, address!, now, home) }]
       : [],
   );
-  const outcomes = decisions as (TriggerOutcome | "enqueue")[];
+  const outcomes = decisions.outcomes as (TriggerOutcome | "enqueue")[];
   if (pending.length > 0 || input.sample) {
     const enqueued = await enqueueAll(deps, input, pending);
     pending.forEach((entry, position) => {

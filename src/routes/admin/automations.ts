@@ -2,6 +2,7 @@ import { Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { AutomationFilter, filterProblem } from "../../domain/filters.ts";
 import { invalidPayload } from "../../errors.ts";
+import { AudienceInput } from "../../neighbours/audience.ts";
 import { createAutomation, updateAutomation } from "../../services/automations.ts";
 import { assertOrganizationExists } from "../../services/organizations.ts";
 import type { Services } from "../../services/services.ts";
@@ -27,6 +28,7 @@ const automationFields = {
   trigger: Type.Union([Trigger, Type.Null()]),
   filters: Type.Array(AutomationFilter, { maxItems: 50 }),
   suppress_customers: Type.Boolean(),
+  audience: AudienceInput,
 };
 
 const CreateAutomation = Type.Object(
@@ -37,6 +39,7 @@ const CreateAutomation = Type.Object(
     trigger: Type.Optional(automationFields.trigger),
     filters: Type.Optional(automationFields.filters),
     suppress_customers: Type.Optional(automationFields.suppress_customers),
+    audience: Type.Optional(automationFields.audience),
   },
   { additionalProperties: false },
 );

@@ -1,0 +1,300 @@
+/**
+ * A neighbour campaign: the event wrote the campaign and one `neighbour_fanout` job (the record's
+ * home already located in the reference addresses, or the event answered `no_address`); the job
+ * chooses the homes and queues one ordinary mail piece per home, each with its own landing token,
+ * carried on by the piece pipeline (process_piece). The homes are the `count` nearest reference
+ * addresses within `radius_m`, never the job's own home, a customer of the org, or a home the org
+ * mailed within the frequency window. What was chosen and excluded, and why nothing was, is kept
+ * in `neighbour_campaigns`.
+ */
+import { randomUUID } from "node:crypto";
+import { type Static, Type } from "@fastify/type-provider-typebox";
+import type { Logger } from "pino";
+import type { Clock } from "../clock.ts";
+import { type Queryable, queryRows, sql } from "../db/database.ts";
+import { normalizeAddress } from "../domain/address.ts";
+import { keysOfSameHome, sameHome } from "../domain/same-home.ts";
+import { defineJobKind, exponentialBackoff, handleJob, type RegisteredJob } from "../jobs/job-kind.ts";
+import { JOBS_READY_CHANNEL, newJobRow } from "../jobs/queue.ts";
+import { processPieceJob } from "../pipeline/jobs.ts";
+import { newLandingToken } from "../services/campaigns.ts";
+import { NEIGHBOUR_FREQUENCY_WINDOW_DAYS, type NeighboursAudience } from "./audience.ts";
+import {
+  findReferenceHome,
+  type LocatedHome,
+  mailingLineOf,
+  type NearbyHome,
+  nearestHomes,
+  ownHomeKeys,
+} from "./reference-addresses.ts";
+
+export const NeighbourFanoutPayload = Type.Object({
+  org_id: Type.String({ format: "uuid" }),
+  campaign_id: Type.String({ format: "uuid" }),
+  automation_id: Type.String({ format: "uuid" }),
+  /** The record's home: its reference key and point (internal; never printed). */
+  home_key: Type.String(),
+  latitude: Type.Number(),
+  longitude: Type.Number(),
+  /** What the cards may say about the job: its street without the number, and its city. */
+  job_street: Type.String(),
+  job_city: Type.String(),
+  count: Type.Integer({ minimum: 1 }),
+  radius_m: Type.Integer({ minimum: 1 }),
+  queued_at: Type.String({ format: "date-time" }),
+});
+export type NeighbourFanoutPayload = Static<typeof NeighbourFanoutPayload>;
+
+export const neighbourFanoutJob = defineJobKind({
+  name: "neighbour_fanout",
+  payload: NeighbourFanoutPayload,
+  maxAttempts: 6,
+  backoffSeconds: exponentialBackoff(30, 3600),
+  timeoutSeconds: 120,
+  heldWhilePaused: true,
+});
+
+/** The record's home in the reference addresses; a home not there cannot be located. */
+export async function locateRecordHome(db: Queryable, addressLine: string): Promise<LocatedHome | undefined> {
+  return findReferenceHome(db, normalizeAddress(addressLine));
+}
+
+const DAY_MS = 86_400_000;
+/** The most candidates one choice reads, however many are excluded. */
+const MAX_CANDIDATES = 5000;
+
+export interface NeighbourChoice {
+  chosen: NearbyHome[];
+  /** Homes within the radius that were passed over, by reason (among those nearer than the last chosen). */
+  excludedCustomers: number;
+  excludedRecentlyMailed: number;
+  /** Why no home was chosen, in words; null when some were. */
+  reason: string | null;
+}
+
+/** Candidates matching one of `keys` (every spelling of the candidates' homes) by the same-home rule. */
+function matchedCandidates(candidates: NearbyHome[], foundKeys: string[]): Set<string> {
+  const matched = new Set<string>();
+  for (const candidate of candidates) {
+    if (foundKeys.some((key) => sameHome(key, candidate.normalizedAddress)))
+      matched.add(candidate.normalizedAddress);
+  }
+  return matched;
+}
+
+async function customersAmong(db: Queryable, orgId: string, candidates: NearbyHome[], keys: string[]) {
+  const rows = await queryRows<{ normalized_address: string }>(
+    db,
+    sql`SELECT normalized_address FROM customers
+        WHERE org_id = ${orgId} AND normalized_address = ANY(${sql.param(keys)}::text[])`,
+  );
+  return matchedCandidates(
+    candidates,
+    rows.map((row) => row.normalized_address),
+  );
+}
+
+async function recentlyMailedAmong(
+  db: Queryable,
+  orgId: string,
+  candidates: NearbyHome[],
+  keys: string[],
+  since: Date,
+) {
+  const rows = await queryRows<{ normalized_address: string }>(
+    db,
+    // A mailed piece counts from its mail date (a recorded mailing is written long after), a
+    // queued one from when it was queued.
+    sql`SELECT DISTINCT normalized_address FROM mail_pieces
+        WHERE org_id = ${orgId} AND normalized_address = ANY(${sql.param(keys)}::text[])
+          AND status NOT IN ('suppressed', 'failed', 'skipped', 'capped', 'cancelled')
+          AND COALESCE(mailed_at, created_at) >= ${since.toISOString()}::timestamptz`,
+  );
+  return matchedCandidates(
+    candidates,
+    rows.map((row) => row.normalized_address),
+  );
+}
+
+/** The homes to mail around a point, after the exclusions, nearest first. */
+export async function chooseNeighbours(
+  db: Queryable,
+  input: {
+    orgId: string;
+    homeKey: string;
+    latitude: number;
+    longitude: number;
+    audience: Pick<NeighboursAudience, "count" | "radius_m">;
+    now: Date;
+  },
+): Promise<NeighbourChoice> {
+  const { count, radius_m: radiusM } = input.audience;
+  const since = new Date(input.now.getTime() - NEIGHBOUR_FREQUENCY_WINDOW_DAYS * DAY_MS);
+  const excludeKeys = ownHomeKeys(input.homeKey);
+  let limit = Math.min(count * 2 + 20, MAX_CANDIDATES);
+  for (;;) {
+    const candidates = await nearestHomes(db, {
+      latitude: input.latitude,
+      longitude: input.longitude,
+      count: limit,
+      radiusM,
+      excludeKeys,
+    });
+    const keys = [...new Set(candidates.flatMap((candidate) => keysOfSameHome(candidate.normalizedAddress)))];
+    const customers = await customersAmong(db, input.orgId, candidates, keys);
+    const recent = await recentlyMailedAmong(db, input.orgId, candidates, keys, since);
+    const chosen: NearbyHome[] = [];
+    let excludedCustomers = 0;
+    let excludedRecentlyMailed = 0;
+    for (const candidate of candidates) {
+      if (chosen.length === count) break;
+      if (customers.has(candidate.normalizedAddress)) excludedCustomers++;
+      else if (recent.has(candidate.normalizedAddress)) excludedRecentlyMailed++;
+      else chosen.push(candidate);
+    }
+    const exhausted = candidates.length < limit || limit >= MAX_CANDIDATES;
+    if (chosen.length === count || exhausted) {
+      return {
+        chosen,
+        excludedCustomers,
+        excludedRecentlyMailed,
+        reason: noneReason(chosen, candidates, radiusM),
+      };
+    }
+    limit = Math.min(limit * 4, MAX_CANDIDATES);
+  }
+}
+
+function noneReason(chosen: NearbyHome[], candidates: NearbyHome[], radiusM: number): string | null {
+  if (chosen.length > 0) return null;
+  if (candidates.length === 0) return `no reference addresses within ${radiusM} m of the job`;
+  return (
+    `all ${candidates.length} homes within ${radiusM} m are customers of the organization or were mailed ` +
+    `in the last ${NEIGHBOUR_FREQUENCY_WINDOW_DAYS} days`
+  );
+}
+
+export interface FanoutDeps {
+  db: Queryable;
+  clock: Clock;
+  logger: Logger;
+}
+
+/** The neighbour card knows the job by its street and city only. */
+const pieceProperties = (payload: NeighbourFanoutPayload) => ({
+  job_street: payload.job_street,
+  job_city: payload.job_city,
+});
+
+/**
+ * Records the campaign's choice and queues its pieces and their pipeline jobs, in one
+ * transaction; a retried job finds the record written and queues nothing twice.
+ */
+export async function fanOutNeighbours(deps: FanoutDeps, payload: NeighbourFanoutPayload): Promise<number> {
+  const now = deps.clock.now();
+  const choice = await chooseNeighbours(deps.db, {
+    orgId: payload.org_id,
+    homeKey: payload.home_key,
+    latitude: payload.latitude,
+    longitude: payload.longitude,
+    audience: payload,
+    now,
+  });
+  return deps.db.transaction(async (tx) => {
+    const recorded = await queryRows<{ campaign_id: string }>(
+      tx,
+      sql`INSERT INTO neighbour_campaigns (org_id, campaign_id, automation_id, job_street, job_city, latitude,
+            longitude, count, radius_m, homes_mailed, excluded_customers, excluded_recently_mailed, reason, created_at)
+          VALUES (${payload.org_id}::uuid, ${payload.campaign_id}::uuid, ${payload.automation_id}::uuid,
+            ${payload.job_street}, ${payload.job_city}, ${payload.latitude}::float8, ${payload.longitude}::float8,
+            ${payload.count}::int, ${payload.radius_m}::int, ${choice.chosen.length}::int,
+            ${choice.excludedCustomers}::int, ${choice.excludedRecentlyMailed}::int, ${choice.reason},
+            ${payload.queued_at}::timestamptz)
+          ON CONFLICT DO NOTHING
+          RETURNING campaign_id`,
+    );
+    if (recorded.length === 0 || choice.chosen.length === 0) return 0;
+    const pieces = choice.chosen.map((home) => ({
+      org_id: payload.org_id,
+      id: randomUUID(),
+      campaign_id: payload.campaign_id,
+      address: mailingLineOf(home),
+      street: home.street,
+      city: home.city || null,
+      state: home.state || null,
+      zip: home.zip || null,
+      normalized_address: home.normalizedAddress,
+      latitude: home.latitude,
+      longitude: home.longitude,
+      token: newLandingToken(),
+      properties: pieceProperties(payload),
+      created_at: now.toISOString(),
+    }));
+    const jobs = pieces.map((piece) => {
+      const job = newJobRow(
+        processPieceJob,
+        { org_id: piece.org_id, piece_id: piece.id },
+        { orgId: piece.org_id, now },
+      );
+      return { ...job, payload: job.payloadJson };
+    });
+    await tx.execute(sql`
+      INSERT INTO mail_pieces (org_id, id, campaign_id, status, address, street, city, state, zip, normalized_address,
+                               latitude, longitude, geo_precision, token, properties, created_at)
+      SELECT p.org_id, p.id, p.campaign_id, 'queued', p.address, p.street, p.city, p.state, p.zip, p.normalized_address,
+             p.latitude, p.longitude, 'rooftop', p.token, p.properties, p.created_at
+      FROM json_to_recordset(${JSON.stringify(pieces)}::json)
+        AS p(org_id uuid, id uuid, campaign_id uuid, address text, street text, city text, state text, zip text,
+             normalized_address text, latitude float8, longitude float8, token text, properties jsonb,
+             created_at timestamptz)`);
+    await tx.execute(sql`
+      WITH inserted AS (
+        INSERT INTO jobs (id, org_id, kind, payload, max_attempts, run_at, created_at, updated_at)
+        SELECT j.id, j."orgId", j.kind, j.payload::jsonb, j."maxAttempts", j."runAt", j."createdAt", j."createdAt"
+        FROM json_to_recordset(${JSON.stringify(jobs)}::json)
+          AS j(id uuid, "orgId" uuid, kind text, payload text, "maxAttempts" int, "runAt" timestamptz,
+               "createdAt" timestamptz)
+        RETURNING 1)
+      SELECT pg_notify(${JOBS_READY_CHANNEL}, '') WHERE EXISTS (SELECT 1 FROM inserted)`);
+    return pieces.length;
+  });
+}
+
+export function neighbourFanoutHandler(deps: FanoutDeps): RegisteredJob {
+  return handleJob(neighbourFanoutJob, async (payload, context) => {
+    const pieces = await fanOutNeighbours(deps, payload);
+    deps.logger.info(
+      { jobId: context.jobId, orgId: payload.org_id, campaignId: payload.campaign_id, pieces },
+      "neighbour campaign queued its pieces",
+    );
+  });
+}
+
+/** The fan-out job an event writes with a neighbour campaign (job id = campaign id, as for a home piece). */
+export function neighbourFanoutJobRow(
+  input: {
+    orgId: string;
+    campaignId: string;
+    automationId: string;
+    home: LocatedHome;
+    jobStreet: string;
+    jobCity: string;
+    audience: NeighboursAudience;
+  },
+  now: Date,
+) {
+  const payload: NeighbourFanoutPayload = {
+    org_id: input.orgId,
+    campaign_id: input.campaignId,
+    automation_id: input.automationId,
+    home_key: input.home.normalizedAddress,
+    latitude: input.home.latitude,
+    longitude: input.home.longitude,
+    job_street: input.jobStreet,
+    job_city: input.jobCity,
+    count: input.audience.count,
+    radius_m: input.audience.radius_m,
+    queued_at: now.toISOString(),
+  };
+  return { ...newJobRow(neighbourFanoutJob, payload, { orgId: input.orgId, now }), id: input.campaignId };
+}

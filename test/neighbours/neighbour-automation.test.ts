@@ -1,0 +1,234 @@
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import { fixedClock } from "../../src/clock.ts";
+import { queryRows, sql } from "../../src/db/database.ts";
+import { NEIGHBOUR_DEFAULT_TEMPLATE } from "../../src/neighbours/audience.ts";
+import { insertReferenceAddresses, referenceAddressOf } from "../../src/neighbours/reference-addresses.ts";
+import { syntheticNeighbourhood } from "../../src/neighbours/synthetic-neighbourhood.ts";
+import { loadPiece, recipientOf } from "../../src/pipeline/piece-record.ts";
+import { composeCard } from "../../src/render/compose.ts";
+import { admin, call, createAutomation, createOrg, recordMailing } from "../helpers/api.ts";
+import { createTestContext, databaseLabel, type TestContext } from "../helpers/harness.ts";
+import { runPipeline } from "../pipeline/helpers.ts";
+
+const NOW = "2026-06-30T12:00:00Z";
+const JOB = { street: "742 Evergreen Terrace", city: "Springfield", state: "IL", zip: "62704" };
+const LONELY_HOME = {
+  LON: "-89.2",
+  LAT: "40.4",
+  NUMBER: "1",
+  STREET: "Lonely Road",
+  CITY: "Springfield",
+  REGION: "IL",
+  POSTCODE: "62704",
+};
+
+export async function loadNeighbourhood(ctx: TestContext, homes: number) {
+  const rows = [...syntheticNeighbourhood(homes), LONELY_HOME].flatMap((record) => {
+    const verdict = referenceAddressOf(record);
+    return "address" in verdict ? [verdict.address] : [];
+  });
+  await insertReferenceAddresses(ctx.database, rows);
+}
+
+const sendJob = (ctx: TestContext, key: string, properties: Record<string, string>, dedup: string) =>
+  call(ctx, "POST", "/api/v1/events", {
+    key,
+    body: {
+      event_type: "job.completed",
+      object_type: "job",
+      dedup_id: dedup,
+      record: { id: dedup, properties },
+    },
+  });
+
+interface NeighbourRecord {
+  homes_mailed: number;
+  excluded_customers: number;
+  excluded_recently_mailed: number;
+  reason: string | null;
+  job_street: string;
+  job_city: string;
+}
+
+const neighbourRecord = async (ctx: TestContext, campaignId: string) =>
+  (
+    await queryRows<NeighbourRecord>(
+      ctx.database.db,
+      sql`SELECT homes_mailed, excluded_customers, excluded_recently_mailed, reason, job_street, job_city
+          FROM neighbour_campaigns WHERE campaign_id = ${campaignId}`,
+    )
+  )[0];
+
+async function piecesOf(ctx: TestContext, orgId: string, campaignId: string) {
+  const campaigns = (await admin(ctx, "GET", `/orgs/${orgId}/campaigns`)).body.campaigns;
+  const campaign = campaigns.find((each: { id: string }) => each.id === campaignId);
+  assert.ok(campaign, "the campaign is listed");
+  return campaign.pieces as { id: string; address: string; recipient_name: string | null; token: string }[];
+}
+
+describe(`neighbour automations (${databaseLabel})`, () => {
+  let ctx: TestContext;
+  before(async () => {
+    ctx = await createTestContext({ clock: fixedClock(NOW) });
+    await loadNeighbourhood(ctx, 3000);
+  });
+  after(async () => ctx.close());
+
+  test("create and PATCH accept an audience, fill its defaults and refuse one out of bounds", async () => {
+    const org = await createOrg(ctx);
+    const home = await admin(ctx, "POST", `/orgs/${org.orgId}/automations`, { name: "Thanks" });
+    assert.deepEqual(home.body.audience, { type: "home" });
+    const patched = await admin(ctx, "PATCH", `/automations/${home.body.id}`, {
+      audience: { type: "neighbours" },
+    });
+    assert.equal(patched.status, 200, patched.text);
+    assert.deepEqual(patched.body.audience, { type: "neighbours", count: 20, radius_m: 400 });
+    for (const audience of [
+      { type: "neighbours", count: 201 },
+      { type: "neighbours", count: 0 },
+      { type: "neighbours", radius_m: 5001 },
+      { type: "neighbours", count: 2.5 },
+      { type: "street" },
+      { type: "home", count: 3 },
+    ]) {
+      const refused = await admin(ctx, "POST", `/orgs/${org.orgId}/automations`, { name: "Bad", audience });
+      assert.equal(refused.status, 422, `${JSON.stringify(audience)}: ${refused.text}`);
+    }
+    const back = await admin(ctx, "PATCH", `/automations/${home.body.id}`, { audience: { type: "home" } });
+    assert.deepEqual(back.body.audience, { type: "home" });
+  });
+
+  test("one job mails its nearest neighbours, never the job's home, a customer or a recently mailed home", async () => {
+    const org = await createOrg(ctx, { name: "Bright Roofing" });
+    const automation = await createAutomation(ctx, org.orgId, {
+      name: "Roof neighbours",
+      trigger: { type: "custom_api", event_type: "job.completed" },
+      audience: { type: "neighbours", count: 20, radius_m: 400 },
+    });
+    // 744 is 20 m from the job, registered without its ZIP; 740 (20 m) was mailed 5 days ago,
+    // 746 (40 m) 40 days ago, outside the window.
+    const registered = await call(ctx, "POST", "/api/v1/customers/webhook", {
+      key: org.key,
+      body: { address: "744 Evergreen Terrace, Springfield, IL" },
+    });
+    assert.equal(registered.status, 200, registered.text);
+    await recordMailing(ctx, org.orgId, [
+      { address: "740 Evergreen Terrace, Springfield, IL 62704", mailed_at: "2026-06-25T12:00:00Z" },
+      { address: "746 Evergreen Terrace, Springfield, IL 62704", mailed_at: "2026-05-21T12:00:00Z" },
+    ]);
+
+    const event = await sendJob(ctx, org.key, { ...JOB, client_name: "Homer Simpson" }, "job-742");
+    assert.equal(event.status, 202, event.text);
+    assert.deepEqual(event.body.outcomes, [
+      {
+        automation_id: automation.id,
+        name: "Roof neighbours",
+        matched: true,
+        reason: "queued",
+        ...(event.body.outcomes[0].campaign_id ? { campaign_id: event.body.outcomes[0].campaign_id } : {}),
+      },
+    ]);
+    const campaigns = (await admin(ctx, "GET", `/orgs/${org.orgId}/campaigns`)).body.campaigns;
+    const campaignId = campaigns.find(
+      (each: { automation_id: string }) => each.automation_id === automation.id,
+    ).id;
+    await runPipeline(ctx, {});
+    await runPipeline(ctx, {});
+
+    const pieces = await piecesOf(ctx, org.orgId, campaignId);
+    assert.equal(pieces.length, 20);
+    const addresses = pieces.map((piece) => piece.address);
+    for (const excluded of ["742 Evergreen", "744 Evergreen", "740 Evergreen"]) {
+      assert.ok(!addresses.some((address) => address.startsWith(excluded)), `${excluded} is not mailed`);
+    }
+    assert.ok(
+      addresses.some((address) => address.startsWith("746 Evergreen")),
+      "mailed 40 days ago: mailed again",
+    );
+    assert.ok(
+      addresses.some((address) => address.startsWith("743 Evergreen")),
+      "the nearest home is mailed",
+    );
+    assert.equal(new Set(pieces.map((piece) => piece.token)).size, 20, "each card has its own landing page");
+    assert.ok(pieces.every((piece) => piece.recipient_name === null));
+
+    const record = await neighbourRecord(ctx, campaignId);
+    assert.deepEqual(record, {
+      homes_mailed: 20,
+      excluded_customers: 1,
+      excluded_recently_mailed: 1,
+      reason: null,
+      job_street: "Evergreen Ter",
+      job_city: "Springfield",
+    });
+
+    // The card: the job's street and city, never the customer's name or house number.
+    for (const { id } of pieces) {
+      const piece = await loadPiece(ctx.database.db, org.orgId, id);
+      assert.ok(piece);
+      assert.equal(piece.status, "mailed", "print-ready and handed to the local outbox");
+      assert.deepEqual(piece.template.headline, NEIGHBOUR_DEFAULT_TEMPLATE.headline);
+      const card = composeCard({
+        recipient: recipientOf(piece),
+        orgName: piece.orgName,
+        template: piece.template,
+        landingUrl: "http://porchlight.test/l/x",
+        homeImage: null as never,
+        printAddressBlock: true,
+      });
+      const printed = [card.headline, card.greetingName, card.message].join(" ");
+      assert.match(card.headline, /We just finished a job on Evergreen Ter/);
+      assert.match(card.message, /in Springfield/);
+      assert.doesNotMatch(printed, /Homer|Simpson|742/);
+      assert.doesNotMatch(card.addressLines.join(" "), /Homer|Simpson|742 /);
+    }
+
+    // The same event again is the spec's duplicate: nothing more is queued.
+    const replay = await sendJob(ctx, org.key, { ...JOB, client_name: "Homer Simpson" }, "job-742");
+    assert.equal(replay.body.outcomes[0].reason, "duplicate");
+  });
+
+  test("a job whose home is not among the reference addresses is no_address", async () => {
+    const org = await createOrg(ctx);
+    await createAutomation(ctx, org.orgId, {
+      name: "Neighbours",
+      trigger: { type: "custom_api", event_type: "job.completed" },
+      audience: { type: "neighbours" },
+    });
+    const event = await sendJob(
+      ctx,
+      org.key,
+      { street: "9999 Nowhere Road", city: "Springfield", state: "IL", zip: "62704" },
+      "job-nowhere",
+    );
+    assert.equal(event.status, 202);
+    assert.equal(event.body.outcomes[0].reason, "no_address");
+    assert.equal(event.body.outcomes[0].matched, false);
+  });
+
+  test("a job with no homes around it is queued with zero pieces and says why", async () => {
+    const org = await createOrg(ctx);
+    const automation = await createAutomation(ctx, org.orgId, {
+      name: "Neighbours",
+      trigger: { type: "custom_api", event_type: "job.completed" },
+      audience: { type: "neighbours", count: 5, radius_m: 400 },
+    });
+    const event = await sendJob(
+      ctx,
+      org.key,
+      { street: "1 Lonely Road", city: "Springfield", state: "IL", zip: "62704" },
+      "job-lonely",
+    );
+    assert.equal(event.body.outcomes[0].reason, "queued");
+    await runPipeline(ctx, {});
+    const campaigns = (await admin(ctx, "GET", `/orgs/${org.orgId}/campaigns`)).body.campaigns;
+    const campaign = campaigns.find(
+      (each: { automation_id: string }) => each.automation_id === automation.id,
+    );
+    assert.equal(campaign.pieces.length, 0);
+    const record = await neighbourRecord(ctx, campaign.id);
+    assert.equal(record?.homes_mailed, 0);
+    assert.equal(record?.reason, "no reference addresses within 400 m of the job");
+  });
+});
