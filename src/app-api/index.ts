@@ -8,7 +8,12 @@ import type { AppApiContext } from "./context.ts";
 import { assertSameOrigin } from "./csrf.ts";
 import { registerAppErrorHandling } from "./errors.ts";
 import { collectAppApiDocument } from "./openapi.ts";
+import { registerAutomationRoutes } from "./routes/automations.ts";
+import { registerDeveloperRoutes } from "./routes/developers.ts";
+import { registerMailRoutes } from "./routes/mail.ts";
 import { registerMeRoutes } from "./routes/me.ts";
+import { registerOrganizationRoutes } from "./routes/organization.ts";
+import { registerOverviewRoutes } from "./routes/overview.ts";
 import { registerSessionRoutes } from "./routes/session.ts";
 import { registerTeamRoutes } from "./routes/team.ts";
 import { createSessionGuard, requireOwner } from "./session-guard.ts";
@@ -60,4 +65,9 @@ async function registerAppApi(app: FastifyInstance, services: Services): Promise
   registerSessionRoutes(app, ctx);
   registerMeRoutes(app, ctx);
   registerTeamRoutes(app, ctx);
+  registerAutomationRoutes(app, ctx);
+  registerDeveloperRoutes(app, ctx);
+  registerOrganizationRoutes(app, ctx);
+  registerOverviewRoutes(app, ctx);
+  registerMailRoutes(app, ctx);
 }

@@ -54,8 +54,8 @@ describe("the built web app at /app/", () => {
 
   test("never serves files outside the build, and /app/api/* is not a page", async () => {
     const app = await serve(builtApp());
-    const escape = await app.inject({ method: "GET", url: "/app/..%2f..%2f..%2fetc%2fpasswd" });
-    assert.doesNotMatch(escape.body, /root:/);
+    const outside = await app.inject({ method: "GET", url: "/app/..%2f..%2f..%2fetc%2fpasswd" });
+    assert.doesNotMatch(outside.body, /root:/);
     const api = await app.inject({ method: "GET", url: "/app/api/v2/nothing" });
     assert.equal(api.statusCode, 404);
     await app.close();

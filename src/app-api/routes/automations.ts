@@ -1,0 +1,492 @@
+import { type Static, Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import sharp from "sharp";
+import { queryOne, sql } from "../../db/database.ts";
+import { AutomationFilter, filterProblem, passesFilter } from "../../domain/filters.ts";
+import { AppError, invalidPayload, notFound, rateLimited } from "../../errors.ts";
+import { placeholderImage } from "../../imagery/placeholder.ts";
+import { composeCard } from "../../render/compose.ts";
+import { templateProblems } from "../../render/merge.ts";
+import { PROOF_DPI } from "../../render/render.ts";
+import { CardSizeSchema, resolveTemplate } from "../../render/template.ts";
+import { cardsThisMonth, findSample } from "../../services/app-reads.ts";
+import {
+  type Automation,
+  createAutomation,
+  findAutomation,
+  listAutomations,
+  updateAutomation,
+} from "../../services/automations.ts";
+import { landingUrl } from "../../services/campaigns.ts";
+import {
+  mailAddressOf,
+  runTrigger,
+  TRIGGER_REASONS,
+  type TriggerReason,
+} from "../../services/trigger-core.ts";
+import type { AppApiContext } from "../context.ts";
+import { sessionOf } from "../session-guard.ts";
+
+const EVENT_TYPE_PATTERN = "^[a-z][a-z0-9_]*\\.[a-z][a-z0-9_]*$";
+const ObjectTypeSchema = Type.Union([Type.Literal("job"), Type.Literal("deal"), Type.Literal("contact")]);
+const KindSchema = Type.Union([Type.Literal("standard"), Type.Literal("deal_won")]);
+
+const Trigger = Type.Object(
+  {
+    type: Type.Literal("custom_api"),
+    event_type: Type.String({ pattern: EVENT_TYPE_PATTERN, maxLength: 64 }),
+    object_type: Type.Optional(ObjectTypeSchema),
+  },
+  { additionalProperties: false },
+);
+
+/** The card an automation mails, as the builder edits it. `offer` is the contractor's own line; none by default. */
+const AppTemplate = Type.Object(
+  {
+    headline: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    message: Type.Optional(Type.String({ minLength: 1, maxLength: 1000 })),
+    offer: Type.Optional(Type.Union([Type.String({ maxLength: 200 }), Type.Null()])),
+    card_size: Type.Optional(CardSizeSchema),
+  },
+  { additionalProperties: false },
+);
+type AppTemplate = Static<typeof AppTemplate>;
+
+const draftFields = {
+  name: Type.String({ minLength: 1, maxLength: 200 }),
+  enabled: Type.Boolean(),
+  kind: KindSchema,
+  trigger: Type.Union([Trigger, Type.Null()]),
+  filters: Type.Array(AutomationFilter, { maxItems: 50 }),
+  suppress_customers: Type.Boolean(),
+  template: AppTemplate,
+};
+const CreateAutomation = Type.Object(
+  {
+    name: draftFields.name,
+    enabled: Type.Optional(draftFields.enabled),
+    kind: Type.Optional(draftFields.kind),
+    trigger: Type.Optional(draftFields.trigger),
+    filters: Type.Optional(draftFields.filters),
+    suppress_customers: Type.Optional(draftFields.suppress_customers),
+    template: Type.Optional(draftFields.template),
+  },
+  { additionalProperties: false },
+);
+const PatchAutomation = Type.Partial(Type.Object(draftFields), {
+  additionalProperties: false,
+  minProperties: 1,
+});
+
+const TemplateView = Type.Object(
+  {
+    headline: Type.String(),
+    message: Type.String(),
+    offer: Type.Union([Type.String(), Type.Null()]),
+    card_size: CardSizeSchema,
+  },
+  { additionalProperties: false },
+);
+const AutomationView = Type.Object(
+  {
+    id: Type.String(),
+    name: Type.String(),
+    enabled: Type.Boolean(),
+    kind: KindSchema,
+    trigger: Type.Union([
+      Type.Object(
+        {
+          type: Type.Literal("custom_api"),
+          event_type: Type.String(),
+          object_type: Type.Optional(ObjectTypeSchema),
+        },
+        { additionalProperties: false },
+      ),
+      Type.Null(),
+    ]),
+    filters: Type.Array(AutomationFilter),
+    suppress_customers: Type.Boolean(),
+    template: TemplateView,
+    cards_this_month: Type.Integer(),
+    created_at: Type.String({ format: "date-time" }),
+    updated_at: Type.String({ format: "date-time" }),
+  },
+  { additionalProperties: false },
+);
+const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) });
+
+/** Merge-field mistakes in the card's texts, as field errors the builder puts back on its inputs. */
+function assertTemplate(template: AppTemplate | undefined): void {
+  if (!template) return;
+  const details: Record<string, string> = {};
+  for (const field of ["headline", "message", "offer"] as const) {
+    const text = template[field];
+    const problems = typeof text === "string" ? templateProblems(text) : [];
+    if (problems.length > 0) details[field] = problems.join("; ");
+  }
+  const fields = Object.keys(details);
+  if (fields.length > 0) {
+    const error = new AppError(
+      422,
+      "invalid_payload",
+      `template.${fields[0]}: ${details[fields[0]!]}`,
+    ) as AppError & {
+      details?: unknown;
+    };
+    error.details = { fields: Object.fromEntries(fields.map((f) => [`template.${f}`, details[f]])) };
+    throw error;
+  }
+}
+
+async function checkFilters(request: FastifyRequest) {
+  const problem = filterProblem((request.body as { filters?: unknown } | null)?.filters);
+  if (problem) throw invalidPayload(problem);
+}
+
+/** The stored template column: what the pipeline's resolveTemplate reads, plus the offer line. */
+function storedTemplate(previous: unknown, patch: AppTemplate): Record<string, unknown> {
+  const current = (previous && typeof previous === "object" ? previous : {}) as Record<string, unknown>;
+  const next: Record<string, unknown> = { ...current };
+  if (patch.headline !== undefined) next.headline = patch.headline;
+  if (patch.message !== undefined) next.message = patch.message;
+  if (patch.card_size !== undefined) next.size = patch.card_size;
+  if (patch.offer !== undefined) next.offer = patch.offer?.trim() ? patch.offer.trim() : null;
+  return next;
+}
+
+function templateView(stored: unknown): Static<typeof TemplateView> {
+  const resolved = resolveTemplate(stored);
+  const offer = (stored as { offer?: unknown } | null)?.offer;
+  return {
+    headline: resolved.headline,
+    message: resolved.message,
+    offer: typeof offer === "string" && offer ? offer : null,
+    card_size: resolved.size,
+  };
+}
+
+export function registerAutomationRoutes(app: FastifyInstance, ctx: AppApiContext): void {
+  const r = app.withTypeProvider<TypeBoxTypeProvider>();
+  const { db, clock } = ctx;
+
+  const readTemplate = async (orgId: string, id: string) => {
+    const row = await queryOne<{ template: unknown }>(
+      db,
+      sql`SELECT template FROM automations WHERE org_id = ${orgId}::uuid AND id = ${id}::uuid`,
+    );
+    return row?.template ?? null;
+  };
+  const writeTemplate = async (orgId: string, id: string, template: AppTemplate) => {
+    const next = storedTemplate(await readTemplate(orgId, id), template);
+    await db.execute(
+      sql`UPDATE automations SET template = ${JSON.stringify(next)}::jsonb WHERE org_id = ${orgId}::uuid AND id = ${id}::uuid`,
+    );
+  };
+  const view = async (automation: Automation, cards: Map<string, number>) => ({
+    id: automation.id,
+    name: automation.name,
+    enabled: automation.enabled,
+    kind: automation.kind,
+    trigger: automation.trigger,
+    filters: automation.filters,
+    suppress_customers: automation.suppress_customers,
+    template: templateView(await readTemplate(automation.org_id, automation.id)),
+    cards_this_month: cards.get(automation.id) ?? 0,
+    created_at: automation.created_at,
+    updated_at: automation.updated_at,
+  });
+  const findOwn = async (orgId: string, id: string) => {
+    const automation = /^[0-9a-f-]{36}$/i.test(id) ? await findAutomation(db, orgId, id) : undefined;
+    if (!automation) throw notFound("automation not found");
+    return automation;
+  };
+
+  r.get(
+    "/automations",
+    {
+      schema: {
+        operationId: "listAutomations",
+        summary: "The organization's automations, with the cards each queued this month",
+        tags: ["Automations"],
+        response: {
+          200: Type.Object({ automations: Type.Array(AutomationView) }, { additionalProperties: false }),
+        },
+      },
+    },
+    async (request) => {
+      const { orgId } = sessionOf(request);
+      const cards = await cardsThisMonth(db, orgId, clock.now());
+      const automations = await listAutomations(db, orgId);
+      return { automations: await Promise.all(automations.map((a) => view(a, cards))) };
+    },
+  );
+
+  r.post(
+    "/automations",
+    {
+      preValidation: checkFilters,
+      schema: {
+        operationId: "createAutomation",
+        summary: "Creates an automation (the same rules as the operator API's)",
+        tags: ["Automations"],
+        body: CreateAutomation,
+        response: { 201: AutomationView },
+      },
+    },
+    async (request, reply) => {
+      const { orgId } = sessionOf(request);
+      const { template, ...input } = request.body;
+      assertTemplate(template);
+      const automation = await createAutomation(db, orgId, input);
+      if (template) await writeTemplate(orgId, automation.id, template);
+      ctx.boundAutomations.invalidate(orgId);
+      return reply.code(201).send(await view(automation, new Map()));
+    },
+  );
+
+  r.get(
+    "/automations/:id",
+    {
+      schema: {
+        operationId: "getAutomation",
+        summary: "One automation",
+        tags: ["Automations"],
+        params: IdParams,
+        response: { 200: AutomationView },
+      },
+    },
+    async (request) => {
+      const { orgId } = sessionOf(request);
+      const automation = await findOwn(orgId, request.params.id);
+      return view(automation, await cardsThisMonth(db, orgId, clock.now()));
+    },
+  );
+
+  r.patch(
+    "/automations/:id",
+    {
+      preValidation: checkFilters,
+      schema: {
+        operationId: "updateAutomation",
+        summary: "Changes an automation (any of its fields, e.g. `enabled`)",
+        tags: ["Automations"],
+        params: IdParams,
+        body: PatchAutomation,
+        response: { 200: AutomationView },
+      },
+    },
+    async (request) => {
+      const { orgId } = sessionOf(request);
+      await findOwn(orgId, request.params.id);
+      const { template, ...patch } = request.body;
+      assertTemplate(template);
+      let automation =
+        Object.keys(patch).length > 0
+          ? await updateAutomation(db, request.params.id, patch)
+          : await findOwn(orgId, request.params.id);
+      if (template) {
+        await writeTemplate(orgId, automation.id, template);
+        automation = await findOwn(orgId, automation.id);
+      }
+      ctx.boundAutomations.invalidate(orgId);
+      return view(automation, await cardsThisMonth(db, orgId, clock.now()));
+    },
+  );
+
+  r.post(
+    "/automations/dry-run",
+    {
+      preValidation: checkFilters,
+      schema: {
+        operationId: "dryRunAutomation",
+        summary: "Tests an automation draft against a recent sample: what would happen, writing nothing",
+        tags: ["Automations"],
+        body: Type.Object(
+          {
+            automation: Type.Object(
+              {
+                name: Type.Optional(draftFields.name),
+                kind: Type.Optional(draftFields.kind),
+                filters: Type.Optional(draftFields.filters),
+                template: Type.Optional(draftFields.template),
+              },
+              { additionalProperties: true },
+            ),
+            sample_id: Type.String({ minLength: 1, maxLength: 100 }),
+          },
+          { additionalProperties: false },
+        ),
+        response: {
+          200: Type.Object(
+            {
+              outcome: Type.Unsafe<TriggerReason>(
+                Type.Union(TRIGGER_REASONS.map((reason) => Type.Literal(reason))),
+              ),
+              failing_filter: Type.Optional(AutomationFilter),
+              address: Type.Union([Type.String(), Type.Null()]),
+              merge_preview: Type.Object(
+                { headline: Type.String(), message: Type.String() },
+                { additionalProperties: false },
+              ),
+            },
+            { additionalProperties: false },
+          ),
+        },
+      },
+    },
+    async (request) => {
+      const session = sessionOf(request);
+      const sample = await findSample(db, session.orgId, request.body.sample_id);
+      if (!sample) throw notFound("sample not found");
+      const properties = propertiesOf(sample.record);
+      const filters = (request.body.automation.filters ?? []) as AutomationFilter[];
+      const draft: Automation = {
+        id: "00000000-0000-0000-0000-000000000000",
+        org_id: session.orgId,
+        name: request.body.automation.name ?? "Draft",
+        enabled: true,
+        kind: request.body.automation.kind ?? "standard",
+        trigger: null,
+        filters,
+        suppress_customers: true,
+        created_at: clock.now().toISOString(),
+        updated_at: clock.now().toISOString(),
+      } as Automation;
+      // The trigger core's own decision, read-only (dryRun: no campaign, no job, no sample).
+      const run = await runTrigger(
+        { db, clock, logger: ctx.logger, triggerStore: ctx.triggerStore },
+        {
+          orgId: session.orgId,
+          candidates: [draft],
+          properties,
+          dedup: null,
+          origin: "event",
+          source: "app",
+          dryRun: true,
+          eventType: sample.event_type,
+        },
+      );
+      const outcome = run.outcomes[0]!;
+      const failing =
+        outcome.reason === "filtered_out" ? filters.find((f) => !passesFilter(f, properties)) : undefined;
+      const card = composeCard(
+        proofInput(request.body.automation.template, properties, session.orgName, ctx.config.publicBaseUrl),
+      );
+      return {
+        outcome: outcome.reason,
+        ...(failing ? { failing_filter: failing } : {}),
+        address: run.address?.line ?? null,
+        merge_preview: { headline: card.headline, message: card.message },
+      };
+    },
+  );
+
+  r.post(
+    "/proofs",
+    {
+      schema: {
+        operationId: "renderProof",
+        summary:
+          "The card's two sides as PNG images (data: URLs), drawn by the pipeline's renderer from a sample record",
+        tags: ["Automations"],
+        body: Type.Object(
+          { template: AppTemplate, sample_id: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })) },
+          { additionalProperties: false },
+        ),
+        response: {
+          200: Type.Object(
+            { front_png: Type.String(), back_png: Type.String() },
+            { additionalProperties: false },
+          ),
+        },
+      },
+    },
+    async (request) => {
+      const session = sessionOf(request);
+      // Drawing a card is CPU work: a builder typing fast is debounced by the app, and held here to a bound per org.
+      const decision = await ctx.limiter.hit("app-proofs", session.orgId, PROOFS_PER_MINUTE, 60);
+      if (!decision.allowed) throw rateLimited(decision.secondsToWindowEnd, "too many proofs; wait a moment");
+      assertTemplate(request.body.template);
+      const sample = request.body.sample_id
+        ? await findSample(db, session.orgId, request.body.sample_id)
+        : undefined;
+      if (request.body.sample_id && !sample) throw notFound("sample not found");
+      const properties = sample ? propertiesOf(sample.record) : SAMPLE_PROPERTIES;
+      const card = composeCard(
+        proofInput(request.body.template, properties, session.orgName, ctx.config.publicBaseUrl),
+      );
+      const png = await ctx.renderer.proof(card, "png");
+      const [front, back] = await splitProof(png);
+      return { front_png: dataUrl(front!), back_png: dataUrl(back!) };
+    },
+  );
+}
+
+export const PROOFS_PER_MINUTE = 60;
+
+/** A record to draw a proof from before any event arrived. */
+const SAMPLE_PROPERTIES: Record<string, string> = {
+  client_name: "Jordan Smith",
+  street: "123 Main St",
+  city: "Springfield",
+  state: "IL",
+  zip: "62701",
+};
+
+function propertiesOf(record: Record<string, unknown>): Record<string, string> {
+  const inner = (record.record as { properties?: Record<string, unknown> } | undefined)?.properties ?? {};
+  return Object.fromEntries(
+    Object.entries(inner).map(([k, v]) => [k, typeof v === "string" ? v : String(v)]),
+  );
+}
+
+function proofInput(
+  template: AppTemplate | undefined,
+  properties: Record<string, string>,
+  orgName: string,
+  publicBaseUrl: string,
+) {
+  const address = mailAddressOf(properties);
+  const parts = address?.parts;
+  return {
+    recipient: {
+      recipientName: properties.client_name ?? null,
+      address: address?.line ?? "123 Main St, Springfield, IL 62701",
+      street: parts?.street ?? null,
+      city: parts?.city ?? null,
+      state: parts?.state ?? null,
+      zip: parts?.zip ?? null,
+      properties,
+    },
+    orgName,
+    template: resolveTemplate(storedTemplate(null, template ?? {})),
+    landingUrl: landingUrl(publicBaseUrl, "proof"),
+    // Proofs always draw the offline placeholder: no imagery request (or its cost) per keystroke.
+    homeImage: (() => {
+      const image = placeholderImage({
+        address: address?.line ?? "",
+        street: parts?.street ?? null,
+        city: parts?.city ?? null,
+        latitude: null,
+        longitude: null,
+      });
+      return { bytes: image.bytes, streetSign: image.streetSign };
+    })(),
+    printAddressBlock: true,
+  };
+}
+
+/** The renderer's proof sheet stacks front above back with a margin of a quarter inch (render/render.ts). */
+async function splitProof(png: Buffer): Promise<Buffer[]> {
+  const { width, height } = await sharp(png).metadata();
+  const gap = Math.round(PROOF_DPI * 0.25);
+  const sideWidth = width! - 2 * gap;
+  const sideHeight = Math.floor((height! - 3 * gap) / 2);
+  return Promise.all(
+    [gap, 2 * gap + sideHeight].map((top) =>
+      sharp(png).extract({ left: gap, top, width: sideWidth, height: sideHeight }).png().toBuffer(),
+    ),
+  );
+}
+
+const dataUrl = (png: Buffer) => `data:image/png;base64,${png.toString("base64")}`;

@@ -1,0 +1,64 @@
+import { Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
+import type { FastifyInstance } from "fastify";
+import { listEventTypes } from "../../services/app-reads.ts";
+import type { AppApiContext } from "../context.ts";
+import { sessionOf } from "../session-guard.ts";
+
+export function registerOverviewRoutes(app: FastifyInstance, ctx: AppApiContext): void {
+  const r = app.withTypeProvider<TypeBoxTypeProvider>();
+  const { db } = ctx;
+
+  r.get(
+    "/attention",
+    {
+      schema: {
+        operationId: "listAttention",
+        summary: "What needs the contractor's attention (Overview): unbound event types, the platform pause",
+        tags: ["Overview"],
+        response: {
+          200: Type.Object(
+            {
+              items: Type.Array(
+                Type.Object(
+                  {
+                    kind: Type.Union([
+                      Type.Literal("unbound_event_type"),
+                      Type.Literal("automations_paused"),
+                    ]),
+                    message: Type.String(),
+                    event_type: Type.Optional(Type.String()),
+                  },
+                  { additionalProperties: false },
+                ),
+              ),
+            },
+            { additionalProperties: false },
+          ),
+        },
+      },
+    },
+    async (request) => {
+      await ctx.triggerStore.flushSamples();
+      const items: {
+        kind: "unbound_event_type" | "automations_paused";
+        message: string;
+        event_type?: string;
+      }[] = [];
+      if (await ctx.killSwitch.isPaused()) {
+        items.push({
+          kind: "automations_paused",
+          message: "Automations are paused platform-wide: no card is queued until the operator resumes them.",
+        });
+      }
+      for (const type of await listEventTypes(db, sessionOf(request).orgId)) {
+        if (type.bound) continue;
+        items.push({
+          kind: "unbound_event_type",
+          event_type: type.event_type,
+          message: `Events of type "${type.event_type}" arrive but no enabled automation listens to them, so they mail nothing.`,
+        });
+      }
+      return { items };
+    },
+  );
+}

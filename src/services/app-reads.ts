@@ -1,0 +1,280 @@
+// Reads the contractor's app needs beside the developer API's: each scoped to one organization.
+import { type Queryable, queryOne, queryRows, sql } from "../db/database.ts";
+
+/** Cards each of the org's automations queued since the start of the current UTC month. */
+export async function cardsThisMonth(db: Queryable, orgId: string, now: Date): Promise<Map<string, number>> {
+  const monthStart = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
+  const rows = await queryRows<{ automation_id: string; cards: number | string }>(
+    db,
+    sql`SELECT c.automation_id, count(*) AS cards
+        FROM mail_pieces p JOIN campaigns c ON c.org_id = p.org_id AND c.id = p.campaign_id
+        WHERE p.org_id = ${orgId}::uuid AND c.automation_id IS NOT NULL
+          AND p.created_at >= ${monthStart.toISOString()}::timestamptz
+        GROUP BY c.automation_id`,
+  );
+  return new Map(rows.map((row) => [row.automation_id, Number(row.cards)]));
+}
+
+export interface EventTypeSummary {
+  event_type: string;
+  object_type: string | null;
+  last_seen_at: string;
+  count: number;
+  bound: boolean;
+}
+
+/**
+ * The event types the org's CRM sent (from the kept samples), newest first, each marked bound
+ * when an enabled automation listens to it: an unbound type mails nothing (often a typo).
+ */
+export async function listEventTypes(db: Queryable, orgId: string): Promise<EventTypeSummary[]> {
+  const rows = await queryRows<{
+    event_type: string;
+    object_type: string | null;
+    last_seen_at: Date | string;
+    count: number | string;
+    bound: boolean;
+  }>(
+    db,
+    sql`SELECT s.event_type,
+               (array_agg(s.envelope->>'object_type' ORDER BY s.received_at DESC))[1] AS object_type,
+               max(s.received_at) AS last_seen_at, count(*) AS count,
+               EXISTS (SELECT 1 FROM automations a WHERE a.org_id = s.org_id AND a.enabled
+                       AND a.trigger_binding = 'custom.' || s.event_type) AS bound
+        FROM event_samples s WHERE s.org_id = ${orgId}::uuid
+        GROUP BY s.org_id, s.event_type ORDER BY max(s.received_at) DESC, s.event_type`,
+  );
+  return rows.map((row) => ({
+    event_type: row.event_type,
+    object_type: row.object_type,
+    last_seen_at: new Date(row.last_seen_at).toISOString(),
+    count: Number(row.count),
+    bound: Boolean(row.bound),
+  }));
+}
+
+export interface EventSampleView {
+  id: string;
+  event_type: string;
+  object_type: string | null;
+  received_at: string;
+  record: Record<string, unknown>;
+  property_keys: string[];
+}
+
+interface SampleRow {
+  id: string;
+  event_type: string;
+  received_at: Date | string;
+  envelope: Record<string, unknown> | string;
+}
+
+function sampleView(row: SampleRow): EventSampleView {
+  const envelope = (typeof row.envelope === "string" ? JSON.parse(row.envelope) : row.envelope) as Record<
+    string,
+    unknown
+  >;
+  const properties = ((envelope.record as { properties?: unknown } | undefined)?.properties ?? {}) as Record<
+    string,
+    unknown
+  >;
+  return {
+    id: row.id,
+    event_type: row.event_type,
+    object_type: typeof envelope.object_type === "string" ? envelope.object_type : null,
+    received_at: new Date(row.received_at).toISOString(),
+    record: envelope,
+    property_keys: Object.keys(properties).sort(),
+  };
+}
+
+export async function listSamples(
+  db: Queryable,
+  orgId: string,
+  eventType?: string,
+): Promise<EventSampleView[]> {
+  const rows = await queryRows<SampleRow>(
+    db,
+    sql`SELECT id, event_type, received_at, envelope FROM event_samples
+        WHERE org_id = ${orgId}::uuid ${eventType === undefined ? sql`` : sql`AND event_type = ${eventType}`}
+        ORDER BY received_at DESC, id LIMIT 100`,
+  );
+  return rows.map(sampleView);
+}
+
+export async function findSample(
+  db: Queryable,
+  orgId: string,
+  sampleId: string,
+): Promise<EventSampleView | undefined> {
+  const row = await queryOne<SampleRow>(
+    db,
+    sql`SELECT id, event_type, received_at, envelope FROM event_samples
+        WHERE org_id = ${orgId}::uuid AND id::text = ${sampleId}`,
+  );
+  return row ? sampleView(row) : undefined;
+}
+
+export interface KeyView {
+  id: string;
+  name: string;
+  scopes: string[] | null;
+  created_at: string;
+  expires_at: string | null;
+  last_used_at: string | null;
+}
+
+/** The org's live keys (revoked ones are gone for the contractor); never a hash. */
+export async function listOrgKeys(db: Queryable, orgId: string): Promise<KeyView[]> {
+  const rows = await queryRows<{
+    id: string;
+    name: string;
+    scopes: string[] | null;
+    created_at: Date | string;
+    expires_at: Date | string | null;
+    last_used_at: Date | string | null;
+  }>(
+    db,
+    sql`SELECT id, name, scopes, created_at, expires_at, last_used_at FROM api_keys
+        WHERE org_id = ${orgId}::uuid AND revoked_at IS NULL ORDER BY created_at DESC, id`,
+  );
+  const iso = (value: Date | string | null) => (value ? new Date(value).toISOString() : null);
+  return rows.map((row) => ({
+    id: row.id,
+    name: row.name,
+    scopes: row.scopes,
+    created_at: new Date(row.created_at).toISOString(),
+    expires_at: iso(row.expires_at),
+    last_used_at: iso(row.last_used_at),
+  }));
+}
+
+/** Revokes one of the org's keys; false when the org has no live key with this id. */
+export async function revokeOrgKey(db: Queryable, orgId: string, keyId: string, at: Date): Promise<boolean> {
+  const rows = await queryRows<{ id: string }>(
+    db,
+    sql`UPDATE api_keys SET revoked_at = ${at.toISOString()}::timestamptz
+        WHERE org_id = ${orgId}::uuid AND id::text = ${keyId} AND revoked_at IS NULL RETURNING id`,
+  );
+  return rows.length > 0;
+}
+
+export interface SubscriptionRow {
+  id: string;
+  target_url: string;
+  event: string;
+  signed: boolean;
+  created_at: string;
+  last_delivery: { outcome: string; status_code: number | null; at: string } | null;
+}
+
+export async function listOrgSubscriptions(db: Queryable, orgId: string): Promise<SubscriptionRow[]> {
+  const rows = await queryRows<{
+    id: string;
+    target_url: string;
+    event: string;
+    signed: boolean;
+    created_at: Date | string;
+    outcome: string | null;
+    status_code: number | null;
+    delivered_at: Date | string | null;
+  }>(
+    db,
+    sql`SELECT s.id, s.target_url, s.event, (s.signing_secret IS NOT NULL) AS signed, s.created_at,
+               d.outcome, d.status_code, d.created_at AS delivered_at
+        FROM subscriptions s
+        LEFT JOIN LATERAL (SELECT outcome, status_code, created_at FROM deliveries
+                           WHERE org_id = s.org_id AND subscription_id = s.id
+                           ORDER BY created_at DESC LIMIT 1) d ON true
+        WHERE s.org_id = ${orgId}::uuid ORDER BY s.created_at DESC, s.id`,
+  );
+  return rows.map((row) => ({
+    id: row.id,
+    target_url: row.target_url,
+    event: row.event,
+    signed: Boolean(row.signed),
+    created_at: new Date(row.created_at).toISOString(),
+    last_delivery: row.outcome
+      ? { outcome: row.outcome, status_code: row.status_code, at: new Date(row.delivered_at!).toISOString() }
+      : null,
+  }));
+}
+
+export interface DeliveryRow {
+  id: string;
+  lead_id: string;
+  outcome: string;
+  status_code: number | null;
+  attempt: number;
+  error: string | null;
+  created_at: string;
+}
+
+/** A subscription's deliveries, newest first, each numbered by its attempt for that lead. Undefined: no such subscription in this org. */
+export async function listSubscriptionDeliveries(
+  db: Queryable,
+  orgId: string,
+  subscriptionId: string,
+): Promise<DeliveryRow[] | undefined> {
+  const subscription = await queryOne<{ id: string }>(
+    db,
+    sql`SELECT id FROM subscriptions WHERE org_id = ${orgId}::uuid AND id::text = ${subscriptionId}`,
+  );
+  if (!subscription) return undefined;
+  const rows = await queryRows<{
+    id: string;
+    lead_id: string;
+    outcome: string;
+    status_code: number | null;
+    attempt: number | string;
+    error: string | null;
+    created_at: Date | string;
+  }>(
+    db,
+    sql`SELECT id, lead_id, outcome, status_code, error, created_at,
+               row_number() OVER (PARTITION BY lead_id ORDER BY created_at, id) AS attempt
+        FROM deliveries WHERE org_id = ${orgId}::uuid AND subscription_id = ${subscription.id}::uuid
+        ORDER BY created_at DESC, id LIMIT 200`,
+  );
+  return rows.map((row) => ({
+    ...row,
+    attempt: Number(row.attempt),
+    created_at: new Date(row.created_at).toISOString(),
+  }));
+}
+
+export interface PieceListItem {
+  id: string;
+  status: string;
+  recipient_name: string | null;
+  address: string;
+  automation_id: string | null;
+  created_at: string;
+}
+
+/** The org's pieces, newest first, keyset-paged by (created_at, id). */
+export async function listPieces(
+  db: Queryable,
+  orgId: string,
+  cursor: { createdAt: string; id: string } | undefined,
+  limit: number,
+): Promise<PieceListItem[]> {
+  const after = cursor
+    ? sql`AND (p.created_at, p.id) < (${cursor.createdAt}::timestamptz, ${cursor.id}::uuid)`
+    : sql``;
+  const rows = await queryRows<{
+    id: string;
+    status: string;
+    recipient_name: string | null;
+    address: string;
+    automation_id: string | null;
+    created_at: Date | string;
+  }>(
+    db,
+    sql`SELECT p.id, p.status, p.recipient_name, p.address, c.automation_id, p.created_at
+        FROM mail_pieces p JOIN campaigns c ON c.org_id = p.org_id AND c.id = p.campaign_id
+        WHERE p.org_id = ${orgId}::uuid ${after}
+        ORDER BY p.created_at DESC, p.id DESC LIMIT ${limit}`,
+  );
+  return rows.map((row) => ({ ...row, created_at: new Date(row.created_at).toISOString() }));
+}
