@@ -189,6 +189,80 @@ describe(`neighbour automations (${databaseLabel})`, () => {
     assert.equal(replay.body.outcomes[0].reason, "duplicate");
   });
 
+  test("a neighbour's lead and won deal attribute to the source job, shown by job with totals", async () => {
+    const org = await createOrg(ctx);
+    await createAutomation(ctx, org.orgId, {
+      name: "Neighbours",
+      trigger: { type: "custom_api", event_type: "job.completed" },
+      audience: { type: "neighbours", count: 10, radius_m: 300 },
+    });
+    await sendJob(
+      ctx,
+      org.key,
+      { street: "820 Maple Avenue", city: "Springfield", state: "IL", zip: "62704" },
+      "j-1",
+    );
+    await sendJob(
+      ctx,
+      org.key,
+      { street: "1 Lonely Road", city: "Springfield", state: "IL", zip: "62704" },
+      "j-2",
+    );
+    await runPipeline(ctx, {});
+    await runPipeline(ctx, {});
+    const listed = await admin(ctx, "GET", `/orgs/${org.orgId}/neighbour-jobs?cost_per_card_cents=80`);
+    assert.equal(listed.status, 200, listed.text);
+    const maple = listed.body.jobs.find((job: { job_street: string }) => job.job_street === "Maple Ave");
+    assert.ok(maple, listed.text);
+    const pieces = await piecesOf(ctx, org.orgId, maple.campaign_id);
+    const [leadHome, dealHome] = [pieces[0]!.address, pieces[1]!.address];
+    const lead = await call(ctx, "POST", "/api/v1/tracking/lead", {
+      key: org.key,
+      body: { address: leadHome, first_name: "Ned", email: "ned@example.com" },
+    });
+    assert.equal(lead.body.matched, true, lead.text);
+    const deal = await call(ctx, "POST", "/api/v1/conversions", {
+      key: org.key,
+      body: { address: dealHome, deal_id: "D-9", deal_amount: "8200.50", deal_stage: "closedwon" },
+    });
+    assert.equal(deal.body.matched, true, deal.text);
+
+    const byJob = (await admin(ctx, "GET", `/orgs/${org.orgId}/neighbour-jobs?cost_per_card_cents=80`)).body;
+    assert.equal(byJob.jobs.length, 2);
+    const [lonely, earned] = [
+      byJob.jobs.find((job: { job_street: string }) => job.job_street === "Lonely Rd"),
+      byJob.jobs.find((job: { job_street: string }) => job.job_street === "Maple Ave"),
+    ];
+    assert.deepEqual(
+      { ...earned, created_at: undefined, campaign_id: undefined, automation_id: undefined },
+      {
+        created_at: undefined,
+        campaign_id: undefined,
+        automation_id: undefined,
+        job_street: "Maple Ave",
+        job_city: "Springfield",
+        homes: 10,
+        cards_sent: 10,
+        leads: 1,
+        won_deals: 1,
+        revenue: 8200.5,
+        reason: null,
+      },
+    );
+    assert.equal(lonely.cards_sent, 0);
+    assert.equal(lonely.reason, "no reference addresses within 300 m of the job");
+    assert.deepEqual(byJob.totals, {
+      jobs: 2,
+      cards_sent: 10,
+      leads: 1,
+      won_deals: 1,
+      revenue: 8200.5,
+      cost_cents: 800,
+    });
+    const unknown = await admin(ctx, "GET", "/orgs/00000000-0000-4000-8000-000000000000/neighbour-jobs");
+    assert.equal(unknown.status, 404);
+  });
+
   test("a job whose home is not among the reference addresses is no_address", async () => {
     const org = await createOrg(ctx);
     await createAutomation(ctx, org.orgId, {

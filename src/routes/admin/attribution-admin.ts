@@ -5,6 +5,7 @@ import { listLeads } from "../../services/attribution/tracking-lead.ts";
 import { listCustomers } from "../../services/customers.ts";
 import { assertOrganizationExists } from "../../services/organizations.ts";
 import type { Services } from "../../services/services.ts";
+import { registerAdminNeighbourJobRoutes } from "./neighbour-jobs.ts";
 import { OrgParams } from "./orgs.ts";
 
 const ListQuery = Type.Object(
@@ -14,7 +15,7 @@ const ListQuery = Type.Object(
 
 const limitOf = (raw: string | undefined) => Math.min(Number(raw ?? 100), 1000);
 
-/** The operator's view of attribution: conversions, customers and leads (all sources), newest first. */
+/** The operator's view of attribution: conversions, customers and leads (all sources), newest first; neighbour jobs. */
 export function registerAdminAttributionRoutes(app: FastifyInstance, services: Services): void {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
   const schema = { hide: true, params: OrgParams, querystring: ListQuery };
@@ -37,4 +38,6 @@ export function registerAdminAttributionRoutes(app: FastifyInstance, services: S
     await assertOrganizationExists(services.db, request.params.org_id);
     return { leads: await listLeads(services.db, request.params.org_id, limitOf(request.query.limit)) };
   });
+
+  registerAdminNeighbourJobRoutes(app, services);
 }

@@ -1,0 +1,107 @@
+/**
+ * What each job's neighbour mail earned ("by source job"): per neighbour campaign, the job's
+ * street and city, the cards sent, and the leads and won deals attributed to the campaign by the
+ * ordinary attribution rules (a lead or deal at a neighbour's address matches that neighbour's
+ * piece), with totals for all the org's neighbour automations against what the cards cost.
+ */
+import { type Queryable, queryRows, sql } from "../db/database.ts";
+
+export interface NeighbourJob {
+  campaign_id: string;
+  automation_id: string | null;
+  job_street: string;
+  job_city: string;
+  created_at: string;
+  /** Homes chosen for the campaign. */
+  homes: number;
+  cards_sent: number;
+  leads: number;
+  won_deals: number;
+  revenue: number;
+  /** Why no home was mailed, when none was. */
+  reason: string | null;
+}
+
+export interface NeighbourJobTotals {
+  jobs: number;
+  cards_sent: number;
+  leads: number;
+  won_deals: number;
+  revenue: number;
+  /** cards_sent × the cost per card given, or null without one. */
+  cost_cents: number | null;
+}
+
+interface Row {
+  campaign_id: string;
+  automation_id: string | null;
+  job_street: string;
+  job_city: string;
+  created_at: Date | string;
+  homes_mailed: number;
+  reason: string | null;
+  cards_sent: number | string;
+  leads: number | string;
+  won_deals: number | string;
+  revenue: number | string;
+}
+
+const PER_CAMPAIGN = sql`
+  SELECT n.campaign_id, n.automation_id, n.job_street, n.job_city, n.created_at, n.homes_mailed, n.reason,
+         (SELECT count(*) FROM mail_pieces p
+           WHERE p.org_id = n.org_id AND p.campaign_id = n.campaign_id AND p.mailed_at IS NOT NULL) AS cards_sent,
+         (SELECT count(*) FROM leads l WHERE l.org_id = n.org_id AND l.campaign_id = n.campaign_id) AS leads,
+         (SELECT count(*) FROM conversions c WHERE c.org_id = n.org_id AND c.campaign_id = n.campaign_id) AS won_deals,
+         (SELECT COALESCE(sum(c.deal_amount), 0) FROM conversions c
+           WHERE c.org_id = n.org_id AND c.campaign_id = n.campaign_id) AS revenue
+  FROM neighbour_campaigns n`;
+
+const toJob = (row: Row): NeighbourJob => ({
+  campaign_id: row.campaign_id,
+  automation_id: row.automation_id,
+  job_street: row.job_street,
+  job_city: row.job_city,
+  created_at: new Date(row.created_at).toISOString(),
+  homes: row.homes_mailed,
+  cards_sent: Number(row.cards_sent),
+  leads: Number(row.leads),
+  won_deals: Number(row.won_deals),
+  revenue: Number(row.revenue),
+  reason: row.reason,
+});
+
+/** The org's neighbour jobs, newest first (at most `limit`), and the totals over all of them. */
+export async function listNeighbourJobs(
+  db: Queryable,
+  orgId: string,
+  options: { limit: number; costPerCardCents?: number },
+): Promise<{ jobs: NeighbourJob[]; totals: NeighbourJobTotals }> {
+  const rows = await queryRows<Row>(
+    db,
+    sql`${PER_CAMPAIGN} WHERE n.org_id = ${orgId} ORDER BY n.created_at DESC, n.campaign_id LIMIT ${options.limit}`,
+  );
+  const [totals] = await queryRows<{
+    jobs: string | number;
+    cards_sent: string | number;
+    leads: string | number;
+    won_deals: string | number;
+    revenue: string | number;
+  }>(
+    db,
+    sql`SELECT count(*) AS jobs, COALESCE(sum(cards_sent), 0) AS cards_sent, COALESCE(sum(leads), 0) AS leads,
+               COALESCE(sum(won_deals), 0) AS won_deals, COALESCE(sum(revenue), 0) AS revenue
+        FROM (${PER_CAMPAIGN} WHERE n.org_id = ${orgId}) per_job`,
+  );
+  const cardsSent = Number(totals?.cards_sent ?? 0);
+  return {
+    jobs: rows.map(toJob),
+    totals: {
+      jobs: Number(totals?.jobs ?? 0),
+      cards_sent: cardsSent,
+      leads: Number(totals?.leads ?? 0),
+      won_deals: Number(totals?.won_deals ?? 0),
+      revenue: Number(totals?.revenue ?? 0),
+      cost_cents: options.costPerCardCents === undefined ? null : cardsSent * options.costPerCardCents,
+    },
+  };
+}

@@ -1,0 +1,70 @@
+import { Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
+import type { FastifyInstance } from "fastify";
+import { listNeighbourJobs } from "../../neighbours/neighbour-jobs.ts";
+import { assertOrganizationExists } from "../../services/organizations.ts";
+import type { Services } from "../../services/services.ts";
+import { OrgParams } from "./orgs.ts";
+
+const NeighbourJobsQuery = Type.Object(
+  {
+    limit: Type.Optional(Type.String({ pattern: "^[1-9][0-9]{0,3}$", description: "1–1000, default 100" })),
+    cost_per_card_cents: Type.Optional(
+      Type.String({ pattern: "^[0-9]{1,6}$", description: "What one card costs, for the totals' cost" }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+const Count = Type.Integer({ minimum: 0 });
+
+const NeighbourJob = Type.Object({
+  campaign_id: Type.String({ format: "uuid" }),
+  automation_id: Type.Union([Type.String({ format: "uuid" }), Type.Null()]),
+  job_street: Type.String(),
+  job_city: Type.String(),
+  created_at: Type.String({ format: "date-time" }),
+  homes: Count,
+  cards_sent: Count,
+  leads: Count,
+  won_deals: Count,
+  revenue: Type.Number(),
+  reason: Type.Union([Type.String(), Type.Null()]),
+});
+
+const NeighbourJobs = Type.Object({
+  jobs: Type.Array(NeighbourJob),
+  totals: Type.Object({
+    jobs: Count,
+    cards_sent: Count,
+    leads: Count,
+    won_deals: Count,
+    revenue: Type.Number(),
+    cost_cents: Type.Union([Type.Integer(), Type.Null()]),
+  }),
+});
+
+/** Revenue by source job: what each job's neighbour mail earned (src/neighbours/neighbour-jobs.ts). */
+export function registerAdminNeighbourJobRoutes(app: FastifyInstance, services: Services): void {
+  const r = app.withTypeProvider<TypeBoxTypeProvider>();
+  r.get(
+    "/orgs/:org_id/neighbour-jobs",
+    {
+      schema: {
+        hide: true,
+        operationId: "adminListNeighbourJobs",
+        summary: "Neighbour campaigns by source job: cards, leads, won deals and revenue, with totals",
+        params: OrgParams,
+        querystring: NeighbourJobsQuery,
+        response: { 200: NeighbourJobs },
+      },
+    },
+    async (request) => {
+      await assertOrganizationExists(services.db, request.params.org_id);
+      const cost = request.query.cost_per_card_cents;
+      return listNeighbourJobs(services.db, request.params.org_id, {
+        limit: Math.min(Number(request.query.limit ?? 100), 1000),
+        ...(cost !== undefined ? { costPerCardCents: Number(cost) } : {}),
+      });
+    },
+  );
+}
