@@ -114,7 +114,7 @@ describe(`app API: Mail (${databaseLabel})`, () => {
     assert.equal(row.automation_name, "Completed jobs");
     assert.ok(row.mailed_at);
     assert.equal(row.status_reason, null);
-    assert.equal(row.thumbnail_url, `/app/api/v1/pieces/${mailedPiece.id}/proof/front.png?thumbnail=true`);
+    assert.equal(row.thumbnail_url, `/app/api/v1/pieces/${mailedPiece.id}/proof/front.png?size=thumbnail`);
     const history = await owner.browser.request("GET", "/app/api/v1/pieces?status=mailed");
     const recorded = history.body.pieces.find(
       (p: { campaign_name: string }) => p.campaign_name === "Past customers",
@@ -207,7 +207,7 @@ describe(`app API: Mail (${databaseLabel})`, () => {
   test("proof images are PNGs; the thumbnail is small", async () => {
     const thumb = await ctx.app.inject({
       method: "GET",
-      url: `/app/api/v1/pieces/${mailedPiece.id}/proof/front.png?thumbnail=true`,
+      url: `/app/api/v1/pieces/${mailedPiece.id}/proof/front.png?size=thumbnail`,
       headers: { cookie: [...owner.browser.cookies].map(([n, v]) => `${n}=${v}`).join("; ") },
     });
     assert.equal(thumb.statusCode, 200);

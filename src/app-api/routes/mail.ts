@@ -197,7 +197,7 @@ export function registerMailRoutes(app: FastifyInstance, ctx: AppApiContext): vo
           side: Type.Union([Type.Literal("front.png"), Type.Literal("back.png")]),
         }),
         querystring: Type.Object(
-          { thumbnail: Type.Optional(Type.Boolean()) },
+          { size: Type.Optional(Type.Union([Type.Literal("thumbnail"), Type.Literal("full")])) },
           { additionalProperties: false },
         ),
       },
@@ -206,7 +206,7 @@ export function registerMailRoutes(app: FastifyInstance, ctx: AppApiContext): vo
       const { orgId } = sessionOf(request);
       const { id, side } = request.params;
       if (!(await orgOwnsPiece(db, orgId, id))) throw notFound("piece not found");
-      const thumbnail = request.query.thumbnail === true;
+      const thumbnail = request.query.size === "thumbnail";
       const cache = thumbnail ? thumbnails : sides;
       const key = `${orgId}:${id}`;
       if (!cache.cached(key)) {
