@@ -1,0 +1,93 @@
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import { SIGN_IN_PER_IP } from "../../src/app-api/auth.ts";
+import { SIGN_IN_PER_ACCOUNT } from "../../src/app-api/auth-routes.ts";
+import { databaseLabel, type TestContext } from "../helpers/harness.ts";
+import { AppBrowser, createAppTestContext, ownerOfNewOrg, PASSWORD, type SignedInUser } from "./helpers.ts";
+
+describe(`app CSRF protection (${databaseLabel})`, () => {
+  let ctx: TestContext;
+  let owner: SignedInUser;
+  before(async () => {
+    ctx = await createAppTestContext({ memoryLimiter: true });
+    owner = await ownerOfNewOrg(ctx);
+  });
+  after(() => ctx.close());
+
+  const patch = (headers: Record<string, string>) =>
+    owner.browser.request("PATCH", "/app/api/v1/me", { body: { name: "Renamed" }, headers });
+
+  test("a state-changing request from another origin is refused with csrf_rejected", async () => {
+    const response = await patch({ origin: "https://evil.example" });
+    assert.equal(response.status, 403);
+    assert.equal(response.body.error.code, "csrf_rejected");
+  });
+
+  test("a state-changing request with neither Origin nor Sec-Fetch-Site is refused", async () => {
+    const response = await patch({ origin: "" });
+    assert.equal(response.status, 403);
+    assert.equal(response.body.error.code, "csrf_rejected");
+  });
+
+  test("Sec-Fetch-Site: same-origin without Origin passes; cross-site does not", async () => {
+    assert.equal((await patch({ origin: "", "sec-fetch-site": "same-origin" })).status, 200);
+    assert.equal((await patch({ origin: "", "sec-fetch-site": "cross-site" })).status, 403);
+  });
+
+  test("Better Auth's endpoints are guarded the same way (sign-in, sign-out)", async () => {
+    const signIn = await new AppBrowser(ctx).request("POST", "/app/api/v1/auth/sign-in/email", {
+      body: { email: owner.email, password: PASSWORD },
+      headers: { origin: "https://evil.example" },
+    });
+    assert.equal(signIn.status, 403);
+    assert.equal(signIn.body.error.code, "csrf_rejected");
+    const signOut = await owner.browser.request("POST", "/app/api/v1/auth/sign-out", {
+      body: {},
+      headers: { origin: "https://evil.example" },
+    });
+    assert.equal(signOut.status, 403);
+    assert.equal((await owner.browser.request("GET", "/app/api/v1/session")).status, 200, "still signed in");
+  });
+
+  test("reads need no Origin", async () => {
+    assert.equal(
+      (await owner.browser.request("GET", "/app/api/v1/session", { headers: { origin: "" } })).status,
+      200,
+    );
+  });
+});
+
+describe(`app sign-in rate limits (${databaseLabel})`, () => {
+  let ctx: TestContext;
+  before(async () => {
+    ctx = await createAppTestContext({ memoryLimiter: true });
+  });
+  after(() => ctx.close());
+
+  test(`one account takes ${SIGN_IN_PER_ACCOUNT.limit} sign-in attempts per window, from any IP`, async () => {
+    const owner = await ownerOfNewOrg(ctx, "target@example.com");
+    for (let attempt = 0; attempt < SIGN_IN_PER_ACCOUNT.limit; attempt++) {
+      const browser = new AppBrowser(ctx, `10.0.${attempt}.1`);
+      assert.equal((await browser.signIn(owner.email, "wrong password!")).status, 401);
+    }
+    const blocked = await new AppBrowser(ctx, "10.9.9.9").signIn(owner.email, PASSWORD);
+    assert.equal(blocked.status, 429);
+    assert.equal(blocked.body.error.code, "rate_limited");
+    assert.ok(Number(blocked.headers["retry-after"]) > 0);
+  });
+
+  test(`one IP takes ${SIGN_IN_PER_IP.max} sign-in attempts per minute, whatever the accounts`, async () => {
+    const browser = new AppBrowser(ctx, "192.0.2.77");
+    for (let attempt = 0; attempt < SIGN_IN_PER_IP.max; attempt++) {
+      const response = await browser.signIn(`nobody-${attempt}@example.com`, "wrong password!");
+      assert.equal(response.status, 401, `attempt ${attempt + 1}`);
+    }
+    const blocked = await browser.signIn("nobody-else@example.com", "wrong password!");
+    assert.equal(blocked.status, 429);
+    const otherIp = await new AppBrowser(ctx, "192.0.2.78").signIn(
+      "nobody-else@example.com",
+      "wrong password!",
+    );
+    assert.equal(otherIp.status, 401, "another IP is not held back");
+  });
+});
