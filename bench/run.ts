@@ -14,6 +14,7 @@ import { conversions } from "./scenarios/conversions.ts";
 import { deliveries } from "./scenarios/deliveries.ts";
 import { eventsDryRunAndAuth, eventsLive } from "./scenarios/events.ts";
 import { importRows } from "./scenarios/import.ts";
+import { neighbours } from "./scenarios/neighbours.ts";
 import { cards, eventsLiveOneProcess } from "./scenarios/one-process.ts";
 import { startUp } from "./scenarios/start-up.ts";
 
@@ -26,6 +27,7 @@ const SCENARIOS: Scenario[] = [
   importRows,
   deliveries,
   startUp,
+  neighbours,
 ];
 
 function settings(quick: boolean): BenchSettings {
