@@ -12,6 +12,7 @@ import { frameworkErrorHandler, registerErrorHandling } from "./http/error-handl
 import { registerExpectContinue } from "./http/expect-continue.ts";
 import { registerGuards } from "./http/guards.ts";
 import { registerJsonBodyParser } from "./http/json-body.ts";
+import { createLazySchemas } from "./http/lazy-schemas.ts";
 import { registerOpenApi } from "./http/openapi.ts";
 import { LEAD_CREATED_WEBHOOK } from "./http/openapi-webhooks.ts";
 import { requestIdFor } from "./http/request-id.ts";
@@ -120,6 +121,7 @@ async function buildListenerApp(
   services: Services,
   surfaces: readonly Surface[],
 ): Promise<App> {
+  const lazySchemas = createLazySchemas();
   const app = Fastify({
     loggerInstance: deps.logger as FastifyBaseLogger,
     // Our own one-line request log replaces Fastify's two lines (see http/request-log.ts).
@@ -138,8 +140,12 @@ async function buildListenerApp(
     ajv: {
       // The spec rejects rather than coerces, and unknown fields are errors, not silently dropped.
       customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: true, allErrors: false },
+      // Each route's schemas compile on its first request, not at start (http/lazy-schemas.ts).
+      plugins: [lazySchemas.ajvPlugin],
     },
+    schemaController: { compilersFactory: { buildSerializer: lazySchemas.buildSerializer } },
   }).withTypeProvider<TypeBoxTypeProvider>();
+  app.decorate("compileAllSchemas", lazySchemas.compileAll);
 
   // Buffered writes (event samples) reach the database before it is closed.
   app.addHook("onClose", () => services.triggerStore.drain());

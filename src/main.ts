@@ -1,4 +1,3 @@
-import { Redis } from "ioredis";
 import type { Logger } from "pino";
 import { ALL_SURFACES, type App, buildListenerApps, type Surface } from "./app.ts";
 import { resolveAdminToken, seedDemoOnFirstRun } from "./bootstrap.ts";
@@ -63,9 +62,13 @@ function waitForDatabase<T>(start: () => Promise<T>, options: { budgetMs: number
   });
 }
 
-/** Exact counters shared through Redis when REDIS_URL is set, else counted in this process. */
-function createRateLimiter(config: Config, logger: Logger): RateLimiter {
+/**
+ * Exact counters shared through Redis when REDIS_URL is set, else counted in this process. The
+ * Redis client is loaded only when it is used (a process without Redis spares its start-up).
+ */
+async function createRateLimiter(config: Config, logger: Logger): Promise<RateLimiter> {
   if (config.redisUrl) {
+    const { Redis } = await import("ioredis");
     const redis = new Redis(config.redisUrl, {
       enableOfflineQueue: false,
       maxRetriesPerRequest: 1,
@@ -182,7 +185,7 @@ async function main() {
   if (applied.length > 0) logger.info({ applied }, "migrations applied");
   const vacuum = database.kind === "pglite" ? startEmbeddedVacuum({ database, logger }) : null;
 
-  const limiter = createRateLimiter(config, logger);
+  const limiter = await createRateLimiter(config, logger);
   if (config.webhookAllowPrivateTargets.length > 0) {
     logger.warn(
       { targets: config.webhookAllowPrivateTargets },

@@ -1,13 +1,10 @@
 import { mkdirSync } from "node:fs";
-import { PGlite } from "@electric-sql/pglite";
+import type { PGlite } from "@electric-sql/pglite";
 import { type SQL, sql } from "drizzle-orm";
-import { drizzle as drizzleNodePg } from "drizzle-orm/node-postgres";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
-import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
-import pg from "pg";
+import type pg from "pg";
 import { causeChain, type ErrorLike } from "../errors.ts";
 import { makeClusterPrivate } from "./data-dir-lock.ts";
-import { createPreparedQuery } from "./pglite-prepared.ts";
 
 /** A database handle or an open transaction: both run the same queries. */
 export type Queryable = PgDatabase<PgQueryResultHKT, Record<string, never>>;
@@ -59,7 +56,13 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
   return openPglite(options.dataDir);
 }
 
+// Each driver is loaded by the open function that uses it: a process loads one of the two.
 async function openPglite(dataDir: string | undefined): Promise<Database> {
+  const [{ PGlite }, { drizzle: drizzlePglite }, { createPreparedQuery }] = await Promise.all([
+    import("@electric-sql/pglite"),
+    import("drizzle-orm/pglite"),
+    import("./pglite-prepared.ts"),
+  ]);
   if (dataDir) mkdirSync(dataDir, { recursive: true });
   const client = dataDir ? new PGlite(dataDir) : new PGlite();
   await client.waitReady;
@@ -92,6 +95,10 @@ async function openPglite(dataDir: string | undefined): Promise<Database> {
 }
 
 async function openPostgres(url: string, options: OpenDatabaseOptions): Promise<Database> {
+  const [{ default: pg }, { drizzle: drizzleNodePg }] = await Promise.all([
+    import("pg"),
+    import("drizzle-orm/node-postgres"),
+  ]);
   const pool = new pg.Pool({
     connectionString: url,
     max: options.poolSize ?? 10,
@@ -112,7 +119,8 @@ async function openPostgres(url: string, options: OpenDatabaseOptions): Promise<
     db,
     kind: "postgres",
     run: async <T>(statement: NamedStatement) => (await pool.query(statement)).rows as T[],
-    listen: async (channel, onNotify) => listenOnPostgres(url, assertIdentifier(channel), onNotify, options),
+    listen: async (channel, onNotify) =>
+      listenOnPostgres(pg.Client, url, assertIdentifier(channel), onNotify, options),
     ping: async () => {
       await pool.query("SELECT 1");
     },
@@ -134,6 +142,7 @@ const LISTEN_RECONNECT_MS = 1_000;
  * every second while the server is away.
  */
 async function listenOnPostgres(
+  Client: typeof pg.Client,
   url: string,
   channel: string,
   onNotify: () => void,
@@ -150,7 +159,7 @@ async function listenOnPostgres(
     }, LISTEN_RECONNECT_MS);
   };
   const connect = async () => {
-    const next = new pg.Client({ connectionString: url });
+    const next = new Client({ connectionString: url });
     next.on("error", (error) => options.onPoolError?.(error));
     next.on("end", () => {
       if (client === next) client = undefined;

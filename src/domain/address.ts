@@ -1,6 +1,6 @@
 import parser, { type ParsedLocation } from "parse-address";
-import zipcodes from "zipcodes";
 import type { AddressParts } from "../geo/geocoder.ts";
+import { zipPlaces } from "./zip-places.ts";
 
 /**
  * US address parsing and the normalized key under which addresses are compared (attribution,
@@ -74,7 +74,7 @@ function stateFromZip(zip: string): string {
 
 /** The city and state a ZIP belongs to, as the ZIP database spells them ("Springfield", "IL"). */
 export function placeOfZip(zip: string): { city: string; state: string } | undefined {
-  const place = zip ? zipcodes.lookup(zip) : undefined;
+  const place = zip ? zipPlaces.lookup(zip) : undefined;
   return place ? { city: place.city, state: place.state } : undefined;
 }
 
@@ -86,7 +86,7 @@ export function cityOfZip(zip: string): string {
 /** The ZIPs of a city, at most `limit` (a city written without its ZIP could be any of them). */
 export function zipsOfCity(city: string, state: string, limit: number): string[] {
   if (!city || !state) return [];
-  return zipcodes
+  return zipPlaces
     .lookupByName(city, state)
     .map((place) => place.zip)
     .slice(0, limit);
@@ -280,7 +280,7 @@ function trailingZip(text: string): TrailingZip | undefined {
   const match = TRAILING_ZIP.exec(text);
   if (!match) return undefined;
   const zip = match[1] as string;
-  const place = zipcodes.lookup(zip);
+  const place = zipPlaces.lookup(zip);
   return { zip, head: text.slice(0, match.index), city: place?.city, state: place?.state };
 }
 

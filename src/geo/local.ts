@@ -1,5 +1,5 @@
-import zipcodes from "zipcodes";
 import { parseUsAddress } from "../domain/address.ts";
+import { zipPlaces } from "../domain/zip-places.ts";
 import type { GeocodeResult, Geocoder } from "./geocoder.ts";
 
 /**
@@ -18,7 +18,7 @@ export function createLocalGeocoder(): Geocoder {
 
 function locate(address: string): GeocodeResult {
   const parts = parseUsAddress(address);
-  const byZip = parts.postal_code ? zipcodes.lookup(parts.postal_code) : undefined;
+  const byZip = parts.postal_code ? zipPlaces.lookup(parts.postal_code) : undefined;
   if (byZip) {
     return {
       found: true,
@@ -29,7 +29,7 @@ function locate(address: string): GeocodeResult {
     };
   }
   if (parts.city && parts.state) {
-    const places = zipcodes.lookupByName(parts.city, parts.state);
+    const places = zipPlaces.lookupByName(parts.city, parts.state);
     if (places.length > 0) {
       const lat = places.reduce((sum, place) => sum + place.latitude, 0) / places.length;
       const lng = places.reduce((sum, place) => sum + place.longitude, 0) / places.length;

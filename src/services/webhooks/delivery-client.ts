@@ -1,6 +1,6 @@
 import type { LookupAddress, LookupOptions } from "node:dns";
 import type { Logger } from "pino";
-import { Agent, type Dispatcher, request } from "undici";
+import type { Agent, Dispatcher, request } from "undici";
 import { causeChain } from "../../errors.ts";
 import { BlockedTargetError, type TargetGuard } from "./target-guard.ts";
 
@@ -76,31 +76,49 @@ function timeoutMessage(error: unknown, limits: { connectTimeoutMs: number; tota
   return candidate?.name === "TimeoutError" ? `no response within ${limits.totalTimeoutMs} ms` : undefined;
 }
 
-export function createDeliveryClient(options: DeliveryClientOptions): DeliveryClient {
-  const connectTimeoutMs = options.connectTimeoutMs ?? 3_000;
-  const totalTimeoutMs = options.totalTimeoutMs ?? 10_000;
-  const dispatcher: Dispatcher = new Agent({
+interface Limits {
+  connectTimeoutMs: number;
+  totalTimeoutMs: number;
+}
+
+function newAgent(AgentClass: typeof Agent, options: DeliveryClientOptions, limits: Limits): Dispatcher {
+  return new AgentClass({
     connect: {
-      timeout: connectTimeoutMs,
+      timeout: limits.connectTimeoutMs,
       lookup: guardedLookup(options.guard),
       rejectUnauthorized: true,
       ...(options.ca ? { ca: options.ca } : {}),
     } as Agent.Options["connect"],
-    headersTimeout: totalTimeoutMs,
-    bodyTimeout: totalTimeoutMs,
+    headersTimeout: limits.totalTimeoutMs,
+    bodyTimeout: limits.totalTimeoutMs,
     // One delivery per connection: nothing is gained by pooling sockets to many receivers.
     pipelining: 0,
   });
+}
+
+export function createDeliveryClient(options: DeliveryClientOptions): DeliveryClient {
+  const limits = {
+    connectTimeoutMs: options.connectTimeoutMs ?? 3_000,
+    totalTimeoutMs: options.totalTimeoutMs ?? 10_000,
+  };
+  // undici (110 modules) loads with the first delivery: a process that delivers nothing never loads it.
+  let client: Promise<{ dispatcher: Dispatcher; request: typeof request }> | undefined;
+  const connect = () =>
+    (client ??= import("undici").then((undici) => ({
+      dispatcher: newAgent(undici.Agent, options, limits),
+      request: undici.request,
+    })));
 
   const post = async (targetUrl: string, body: Buffer, headers: Record<string, string>) => {
     try {
       options.guard.checkUrl(targetUrl);
+      const { dispatcher, request } = await connect();
       const response = await request(targetUrl, {
         method: "POST",
         dispatcher,
         body,
         headers: { "content-type": "application/json", "user-agent": "porchlight-webhooks/1", ...headers },
-        signal: AbortSignal.timeout(totalTimeoutMs),
+        signal: AbortSignal.timeout(limits.totalTimeoutMs),
         // undici's request never follows redirects unless a redirect interceptor is added.
       });
       // The receiver's status is not inspected and its body is not read beyond draining it.
@@ -109,7 +127,7 @@ export function createDeliveryClient(options: DeliveryClientOptions): DeliveryCl
     } catch (error) {
       const blocked = findBlocked(error);
       if (blocked) return { outcome: "blocked", error: blocked.reason } satisfies DeliveryOutcome;
-      const timedOut = timeoutMessage(error, { connectTimeoutMs, totalTimeoutMs });
+      const timedOut = timeoutMessage(error, limits);
       if (timedOut) return { outcome: "timeout", error: timedOut } satisfies DeliveryOutcome;
       const message = error instanceof Error ? error.message : String(error);
       options.logger.debug({ err: error }, "webhook delivery failed");
@@ -117,5 +135,8 @@ export function createDeliveryClient(options: DeliveryClientOptions): DeliveryCl
     }
   };
 
-  return { post, close: () => dispatcher.close() };
+  const close = async () => {
+    if (client) await (await client).dispatcher.close();
+  };
+  return { post, close };
 }
