@@ -2,8 +2,10 @@ import react from "@vitejs/plugin-react";
 import { defineConfig } from "vite";
 
 // The service serves the built app at /app/; in development Vite serves it and hands the API calls to
-// the service (PORCHLIGHT_URL, default the service's default port) so cookies stay same-origin.
+// the service (PORCHLIGHT_URL, default the service's default port) so cookies stay same-origin. The
+// service accepts a change only from its own origin (CSRF), so the proxy presents that origin.
 const serviceUrl = process.env.PORCHLIGHT_URL ?? "http://127.0.0.1:3000";
+const toService = { target: serviceUrl, changeOrigin: true, headers: { origin: serviceUrl } };
 
 export default defineConfig({
   base: "/app/",
@@ -12,10 +14,10 @@ export default defineConfig({
   server: {
     host: "127.0.0.1",
     proxy: {
-      "/app/api": { target: serviceUrl, changeOrigin: false },
-      "/admin/v1": { target: serviceUrl, changeOrigin: false },
-      "/api/v1": { target: serviceUrl, changeOrigin: false },
-      "/docs": { target: serviceUrl, changeOrigin: false },
+      "/app/api": toService,
+      "/admin/v1": toService,
+      "/api/v1": toService,
+      "/docs": toService,
     },
   },
 });

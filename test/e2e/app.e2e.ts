@@ -105,6 +105,7 @@ describe("the contractor's web app in a browser", () => {
     await waitReady(port, server);
     browser = await launchChromium();
     context = await browser.newContext({ viewport: VIEWPORTS.desktop, baseURL: base });
+    context.setDefaultTimeout(20_000);
     page = await context.newPage();
   });
 
@@ -128,7 +129,7 @@ describe("the contractor's web app in a browser", () => {
     await page.getByRole("heading", { level: 1, name: /Join Rita's Roofing/ }).waitFor();
     await checkScreen("invite", "desktop");
     await page.getByLabel("Your name").fill(OWNER.name);
-    await page.getByLabel("Password").fill(OWNER.password);
+    await page.getByRole("textbox", { name: /^Password/ }).fill(OWNER.password);
     await page.getByRole("button", { name: "Set password and sign in" }).click();
     await page.getByRole("heading", { level: 1, name: "Overview" }).waitFor();
     const navigation = page.getByRole("navigation", { name: "Main navigation" });
@@ -148,7 +149,7 @@ describe("the contractor's web app in a browser", () => {
     await open("/developers", "Developers");
     await page.getByRole("button", { name: "Create API key" }).first().click();
     const dialog = page.getByRole("dialog");
-    await dialog.getByLabel("Name").fill("CRM");
+    await dialog.getByRole("textbox", { name: /^Name/ }).fill("CRM");
     await dialog.getByRole("button", { name: "Create key" }).click();
     await dialog.getByRole("button", { name: "Copy key" }).waitFor();
     apiKey = (await dialog.getByLabel("New API key").innerText()).trim();
@@ -172,16 +173,16 @@ describe("the contractor's web app in a browser", () => {
     await open("/automations", "Automations");
     await page.getByRole("link", { name: "New automation" }).first().click();
     await page.getByRole("heading", { level: 1, name: "New automation" }).waitFor();
-    await page.getByLabel("Name").fill("Job done postcard");
-    await page.getByLabel("Event type").fill(EVENT_TYPE);
+    await page.getByRole("textbox", { name: /^Name/ }).fill("Job done postcard");
+    await page.getByRole("combobox", { name: "Event type" }).fill(EVENT_TYPE);
     await page.keyboard.press("Escape");
     // The newest sample of the type is picked by itself; its properties feed the filters.
     await waitUntil(
-      async () => (await page.getByLabel("Sample record").inputValue()) !== "",
+      async () => (await page.getByLabel("Sample record").and(page.locator("input")).inputValue()) !== "",
       "a sample is picked",
     );
     await page.getByRole("button", { name: "Add filter" }).click();
-    await page.getByLabel("Filter 1 property").fill("status");
+    await page.getByRole("combobox", { name: "Filter 1 property" }).fill("status");
     await page.keyboard.press("Escape");
     await page.getByLabel("Filter 1 value").fill("completed");
     await page.getByLabel("Headline").fill("Your neighbors on {{street}} chose us");
@@ -259,8 +260,8 @@ describe("the contractor's web app in a browser", () => {
       await open("/sign-in", "Sign in");
     }
     await page.setViewportSize(VIEWPORTS.desktop);
-    await page.getByLabel("Email").fill(OWNER.email);
-    await page.getByLabel("Password").fill(OWNER.password);
+    await page.getByRole("textbox", { name: /^Email/ }).fill(OWNER.email);
+    await page.getByRole("textbox", { name: /^Password/ }).fill(OWNER.password);
     await page.getByRole("button", { name: "Sign in" }).click();
     await page.getByRole("heading", { level: 1, name: "Overview" }).waitFor();
   });

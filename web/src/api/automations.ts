@@ -1,11 +1,11 @@
 import { queryOptions, useMutation, useQueryClient } from "@tanstack/react-query";
-import { client, type Schemas, unwrap } from "./client.ts";
+import { type BodyOf, client, type ResponseOf, unwrap } from "./client.ts";
 import { eventKeys } from "./events.ts";
 
-export type Automation = Schemas["Automation"];
-export type AutomationDraft = Schemas["AutomationDraft"];
-export type AutomationFilter = Schemas["Filter"];
-export type CardTemplate = Schemas["Template"];
+export type Automation = ResponseOf<"/app/api/v1/automations/{id}", "get">;
+export type AutomationDraft = BodyOf<"/app/api/v1/automations", "post">;
+export type AutomationFilter = Automation["filters"][number];
+export type CardTemplate = Automation["template"];
 
 export const automationKeys = {
   all: ["automations"] as const,
@@ -26,7 +26,9 @@ export const automationQuery = (id: string) =>
     queryFn: () => unwrap(client.GET("/app/api/v1/automations/{id}", { params: { path: { id } } })),
   });
 
-export type ProofInput = { template: CardTemplate; card_size: CardTemplate["card_size"]; sample_id?: string };
+export type ProofInput = BodyOf<"/app/api/v1/proofs", "post">;
+export type DryRunInput = BodyOf<"/app/api/v1/automations/dry-run", "post">;
+export type DryRunAnswer = ResponseOf<"/app/api/v1/automations/dry-run", "post">;
 
 /** The server renders the proof with the card renderer itself; the same input is answered from cache. */
 export const proofQuery = (input: ProofInput) =>
@@ -68,7 +70,6 @@ export function useUpdateAutomation(id: string) {
 export function useDryRun() {
   return useMutation({
     meta: { quiet: true },
-    mutationFn: (body: { automation: AutomationDraft; sample_id: string }) =>
-      unwrap(client.POST("/app/api/v1/automations/dry-run", { body })),
+    mutationFn: (body: DryRunInput) => unwrap(client.POST("/app/api/v1/automations/dry-run", { body })),
   });
 }

@@ -1,11 +1,29 @@
 import createClient from "openapi-fetch";
 import { ApiError } from "./errors.ts";
-import type { components, paths } from "./schema";
+import type { paths } from "./schema";
 
-export type Schemas = components["schemas"];
+/** The app API as generated from its OpenAPI document (`npm run app:client`). */
+export type Paths = paths;
+
+type JsonOf<Response> = Response extends { content: { "application/json": infer Body } } ? Body : never;
+type Operation<P extends keyof Paths, M extends keyof Paths[P]> = Paths[P][M];
+
+/** What a route answers on success (200 or 201). */
+export type ResponseOf<P extends keyof Paths, M extends keyof Paths[P]> =
+  Operation<P, M> extends { responses: infer R }
+    ? R extends { 200: infer Ok }
+      ? JsonOf<Ok>
+      : R extends { 201: infer Created }
+        ? JsonOf<Created>
+        : never
+    : never;
+
+/** What a route takes as its JSON body. */
+export type BodyOf<P extends keyof Paths, M extends keyof Paths[P]> =
+  Operation<P, M> extends { requestBody?: infer B } ? JsonOf<NonNullable<B>> : never;
 
 /** The one client of the app API: same-origin cookie session, typed by the generated schema. */
-export const client = createClient<paths>({ baseUrl: window.location.origin, credentials: "same-origin" });
+export const client = createClient<Paths>({ baseUrl: window.location.origin, credentials: "same-origin" });
 
 type Answer<T> = { data?: T; error?: unknown; response: Response };
 

@@ -1,8 +1,10 @@
 import { queryOptions, useMutation, useQueryClient } from "@tanstack/react-query";
-import { client, type Schemas, unwrap } from "./client.ts";
+import { type BodyOf, client, type ResponseOf, unwrap } from "./client.ts";
 
-export type ApiKey = Schemas["ApiKey"];
-export type Subscription = Schemas["Subscription"];
+export type ApiKey = ResponseOf<"/app/api/v1/keys", "get">["keys"][number];
+export type NewApiKey = BodyOf<"/app/api/v1/keys", "post">;
+export type Scope = NonNullable<NewApiKey["scopes"]>[number];
+export type Subscription = ResponseOf<"/app/api/v1/subscriptions", "get">["subscriptions"][number];
 
 export const developerKeys = {
   all: ["developers"] as const,
@@ -30,8 +32,7 @@ export const deliveriesQuery = (id: string) =>
 export function useCreateApiKey() {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (body: { name: string; scopes: string[] | null; expires_at?: string }) =>
-      unwrap(client.POST("/app/api/v1/keys", { body })),
+    mutationFn: (body: NewApiKey) => unwrap(client.POST("/app/api/v1/keys", { body })),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: developerKeys.keys() }),
   });
 }

@@ -1,8 +1,19 @@
 import { queryOptions } from "@tanstack/react-query";
-import { client, type Schemas, unwrap } from "./client.ts";
+import { client, type ResponseOf, unwrap } from "./client.ts";
 
-export type EventType = Schemas["EventType"];
-export type EventSample = Schemas["EventSample"];
+export type EventType = ResponseOf<"/app/api/v1/event-types", "get">[number];
+export type EventSample = ResponseOf<"/app/api/v1/event-samples", "get">[number];
+
+/** A sample record's properties (the developer API takes only strings there). */
+export function propertiesOf(sample: EventSample): Record<string, string> {
+  const properties = (sample.record as { properties?: unknown }).properties;
+  return properties && typeof properties === "object" ? (properties as Record<string, string>) : {};
+}
+
+export const recordIdOf = (sample: EventSample): string | undefined => {
+  const id = (sample.record as { id?: unknown }).id;
+  return typeof id === "string" ? id : undefined;
+};
 
 export const eventKeys = {
   all: ["events"] as const,
@@ -17,7 +28,7 @@ export const eventTypesQuery = () =>
   queryOptions({
     queryKey: eventKeys.types(),
     queryFn: () => unwrap(client.GET("/app/api/v1/event-types")),
-    select: (answer) => newestFirst(answer.event_types, (type) => type.last_seen_at),
+    select: (types) => newestFirst(types, (type) => type.last_seen_at),
   });
 
 /** Samples of one event type (or of all types when blank), newest first. */
@@ -30,5 +41,5 @@ export const eventSamplesQuery = (eventType: string) =>
           params: { query: eventType ? { event_type: eventType } : {} },
         }),
       ),
-    select: (answer) => newestFirst(answer.samples, (sample) => sample.received_at),
+    select: (samples) => newestFirst(samples, (sample) => sample.received_at),
   });

@@ -1,10 +1,10 @@
 import { queryOptions, useMutation, useQueryClient } from "@tanstack/react-query";
-import { client, type Schemas, unwrap } from "./client.ts";
+import { type BodyOf, client, type ResponseOf, unwrap } from "./client.ts";
 import { ApiError } from "./errors.ts";
 
-export type Organization = Schemas["Organization"];
-export type OrganizationPatch = Partial<Omit<Organization, "id" | "name" | "has_logo">>;
-export type Role = Schemas["Member"]["role"];
+export type Organization = ResponseOf<"/app/api/v1/organization", "get">;
+export type OrganizationPatch = BodyOf<"/app/api/v1/organization", "patch">;
+export type Role = ResponseOf<"/app/api/v1/team", "get">["members"][number]["role"];
 
 export const organizationKeys = {
   all: ["organization"] as const,

@@ -1,6 +1,6 @@
 import { queryOptions, useMutation, useQueryClient } from "@tanstack/react-query";
 import { authCall, authClient } from "./auth.ts";
-import { client, type Schemas, unwrap } from "./client.ts";
+import { client, type ResponseOf, unwrap } from "./client.ts";
 
 export const sessionKeys = {
   all: ["session"] as const,
@@ -8,7 +8,7 @@ export const sessionKeys = {
   invitation: (token: string) => [...sessionKeys.all, "invitation", token] as const,
 };
 
-export type Session = Schemas["Session"];
+export type Session = ResponseOf<"/app/api/v1/session", "get">;
 
 export const sessionQuery = () =>
   queryOptions({

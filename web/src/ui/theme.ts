@@ -1,4 +1,4 @@
-import { Alert, Anchor, type CSSVariablesResolver, createTheme } from "@mantine/core";
+import { Alert, Anchor, type CSSVariablesResolver, createTheme, Modal } from "@mantine/core";
 
 /**
  * The one theme. Shades are chosen for WCAG AA contrast: white text on primary shade 8, and the
@@ -15,6 +15,8 @@ export const theme = createTheme({
     Anchor: Anchor.extend({ defaultProps: { underline: "always" } }),
     // Light alerts colour their title; on the light background that falls below 4.5:1 for orange and yellow.
     Alert: Alert.extend({ styles: { title: { color: "var(--mantine-color-text)" } } }),
+    // The close button is an icon: it needs a name for screen readers.
+    Modal: Modal.extend({ defaultProps: { closeButtonProps: { "aria-label": "Close" } } }),
   },
 });
 

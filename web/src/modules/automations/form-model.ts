@@ -1,4 +1,10 @@
-import type { Automation, AutomationDraft, AutomationFilter, CardTemplate } from "../../api/automations.ts";
+import type {
+  Automation,
+  AutomationDraft,
+  AutomationFilter,
+  CardTemplate,
+  DryRunInput,
+} from "../../api/automations.ts";
 
 /** The filter ops the service knows, by the value each takes (the service's own list). */
 export const FILTER_OPS = [
@@ -134,9 +140,15 @@ export function templateOf(values: AutomationFormValues): CardTemplate {
   return {
     headline: values.headline,
     message: values.message,
-    offer: values.offer,
+    offer: values.offer.trim() || null,
     card_size: values.card_size,
   };
+}
+
+/** What a dry run takes: the parts of the draft that decide the outcome (the trigger is the sample's). */
+export function dryRunDraftOf(values: AutomationFormValues): DryRunInput["automation"] {
+  const { name, kind, filters, template } = draftOf(values);
+  return { name, kind, filters, template };
 }
 
 export function draftOf(values: AutomationFormValues): AutomationDraft {

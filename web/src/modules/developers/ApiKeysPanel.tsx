@@ -17,16 +17,22 @@ import { isNotEmpty, useForm } from "@mantine/form";
 import { useDisclosure } from "@mantine/hooks";
 import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
-import { type ApiKey, apiKeysQuery, useCreateApiKey, useRevokeApiKey } from "../../api/developers.ts";
+import {
+  type ApiKey,
+  apiKeysQuery,
+  type Scope,
+  useCreateApiKey,
+  useRevokeApiKey,
+} from "../../api/developers.ts";
 import { ApiError } from "../../api/errors.ts";
 import { ScrollTable } from "../../ui/ScrollTable.tsx";
 import { EmptyState, LoadError, Loading } from "../../ui/states.tsx";
 
-const SCOPES = [
+const SCOPES: { value: Scope; label: string }[] = [
   { value: "events:write", label: "Send events (events:write)" },
   { value: "import:write", label: "Import jobs (import:write)" },
   { value: "webhooks:inbound", label: "Everything else: leads, conversions, customers (webhooks:inbound)" },
-] as const;
+];
 
 const when = (iso: string | null, never = "Never") => (iso ? new Date(iso).toLocaleString() : never);
 
@@ -97,7 +103,7 @@ export function ApiKeysPanel() {
 function CreateKeyModal({ opened, onClose }: { opened: boolean; onClose: () => void }) {
   const create = useCreateApiKey();
   const [issued, setIssued] = useState<string | null>(null);
-  const form = useForm<{ name: string; scopes: string[]; expires_at: string | null }>({
+  const form = useForm<{ name: string; scopes: Scope[]; expires_at: string | null }>({
     initialValues: { name: "", scopes: SCOPES.map((scope) => scope.value), expires_at: null },
     validate: {
       name: isNotEmpty("Name the key after where it is used, e.g. CRM"),

@@ -44,7 +44,11 @@ export function WebhooksPanel() {
               <Table.Tr key={subscription.id}>
                 <Table.Td style={{ wordBreak: "break-all" }}>{subscription.target_url}</Table.Td>
                 <Table.Td>{new Date(subscription.created_at).toLocaleString()}</Table.Td>
-                <Table.Td>{subscription.last_delivery_status ?? "None yet"}</Table.Td>
+                <Table.Td>
+                  {subscription.last_delivery
+                    ? `${subscription.last_delivery.outcome}${subscription.last_delivery.status_code ? ` (${subscription.last_delivery.status_code})` : ""}, ${new Date(subscription.last_delivery.at).toLocaleString()}`
+                    : "None yet"}
+                </Table.Td>
                 <Table.Td>
                   <Button
                     size="xs"
@@ -92,13 +96,18 @@ function DeliveryLog({ subscriptionId }: { subscriptionId: string }) {
             <Table.Tbody>
               {deliveries.data.deliveries.map((delivery) => (
                 <Table.Tr key={delivery.id}>
-                  <Table.Td>{new Date(delivery.attempted_at).toLocaleString()}</Table.Td>
+                  <Table.Td>{new Date(delivery.created_at).toLocaleString()}</Table.Td>
                   <Table.Td>{delivery.status_code ?? "No answer"}</Table.Td>
                   <Table.Td>{delivery.attempt}</Table.Td>
                   <Table.Td>
                     <Badge variant="outline" color="gray.8">
                       {delivery.outcome}
                     </Badge>
+                    {delivery.error && (
+                      <Text size="xs" mt={2}>
+                        {delivery.error}
+                      </Text>
+                    )}
                   </Table.Td>
                 </Table.Tr>
               ))}

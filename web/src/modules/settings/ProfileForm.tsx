@@ -40,7 +40,7 @@ type ProfileValues = {
 
 function valuesOf(org: Organization): ProfileValues {
   return {
-    business_name: org.business_name || org.name,
+    business_name: org.business_name ?? org.name,
     phone: org.phone ?? "",
     website: org.website ?? "",
     street: org.return_address?.street ?? "",

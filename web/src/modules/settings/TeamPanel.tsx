@@ -1,6 +1,8 @@
 import {
   Alert,
   Button,
+  Code,
+  CopyButton,
   Group,
   Modal,
   Select,
@@ -79,13 +81,13 @@ export function TeamPanel({ currentUserId }: { currentUserId: string }) {
                       ]}
                       value={member.role}
                       allowDeselect={false}
-                      disabled={member.id === currentUserId}
+                      disabled={member.user_id === currentUserId}
                       onChange={(role) => role && changeRole.mutate({ id: member.id, role: role as Role })}
                       w={130}
                     />
                   </Table.Td>
                   <Table.Td>
-                    {member.id !== currentUserId && (
+                    {member.user_id !== currentUserId && (
                       <Button
                         size="xs"
                         variant="outline"
@@ -124,6 +126,7 @@ export function TeamPanel({ currentUserId }: { currentUserId: string }) {
 
 function InviteForm() {
   const invite = useInviteTeammate();
+  const [sent, setSent] = useState<{ email: string; invite_url: string } | null>(null);
   const form = useForm<{ email: string; role: Role }>({
     initialValues: { email: "", role: "member" },
     validate: { email: isEmail("Enter their email address") },
@@ -136,7 +139,8 @@ function InviteForm() {
       <form
         onSubmit={form.onSubmit(async (values) => {
           try {
-            await invite.mutateAsync(values);
+            const answer = await invite.mutateAsync(values);
+            setSent({ email: values.email, invite_url: answer.invite_url });
           } catch (error) {
             if (error instanceof ApiError) form.setErrors(error.fieldErrors());
             return;
@@ -169,6 +173,23 @@ function InviteForm() {
           </Button>
         </Group>
       </form>
+      {sent && (
+        <Alert color="green" title={`Invitation for ${sent.email}`} mt="md">
+          <Text size="sm" mb="xs">
+            The email is on its way. You can also pass on this link yourself:
+          </Text>
+          <Code block style={{ wordBreak: "break-all", whiteSpace: "pre-wrap" }}>
+            {sent.invite_url}
+          </Code>
+          <CopyButton value={sent.invite_url}>
+            {({ copied, copy }) => (
+              <Button size="xs" variant="default" mt="xs" onClick={copy}>
+                {copied ? "Copied" : "Copy invitation link"}
+              </Button>
+            )}
+          </CopyButton>
+        </Alert>
+      )}
     </section>
   );
 }

@@ -48,7 +48,11 @@ export function InvitePage() {
   return (
     <AuthFrame
       title={`Join ${invitation.data.organization_name}`}
-      intro={`You were invited as ${invitation.data.role === "owner" ? "an owner" : "a member"} (${invitation.data.email}). Choose your name and a password.`}
+      intro={`You were invited as ${invitation.data.role === "owner" ? "an owner" : "a member"} (${invitation.data.email}). ${
+        invitation.data.account_exists
+          ? "You already have an account: enter its password to join."
+          : "Choose your name and a password."
+      }`}
     >
       <form
         onSubmit={form.onSubmit(async (values) => {
@@ -66,7 +70,11 @@ export function InvitePage() {
           <TextInput label="Your name" autoComplete="name" required {...form.getInputProps("name")} />
           <PasswordInput
             label="Password"
-            description={`At least ${MIN_PASSWORD_LENGTH} characters`}
+            description={
+              invitation.data.account_exists
+                ? "The password of your account"
+                : `At least ${MIN_PASSWORD_LENGTH} characters`
+            }
             autoComplete="new-password"
             required
             {...form.getInputProps("password")}

@@ -12,7 +12,7 @@ import {
 } from "@mantine/core";
 import { useForm } from "@mantine/form";
 import { notifications } from "@mantine/notifications";
-import { useQuery, useSuspenseQuery } from "@tanstack/react-query";
+import { type UseQueryResult, useQuery, useSuspenseQuery } from "@tanstack/react-query";
 import { getRouteApi, useNavigate } from "@tanstack/react-router";
 import { useEffect } from "react";
 import {
@@ -23,7 +23,13 @@ import {
   useUpdateAutomation,
 } from "../../api/automations.ts";
 import { ApiError } from "../../api/errors.ts";
-import { eventSamplesQuery, eventTypesQuery } from "../../api/events.ts";
+import {
+  type EventSample,
+  eventSamplesQuery,
+  eventTypesQuery,
+  propertiesOf,
+  recordIdOf,
+} from "../../api/events.ts";
 import { DryRunResult } from "../../modules/automations/components/DryRunResult.tsx";
 import { FilterEditor } from "../../modules/automations/components/FilterEditor.tsx";
 import { LiveProof } from "../../modules/automations/components/LiveProof.tsx";
@@ -33,6 +39,7 @@ import {
   blankAutomation,
   CARD_SIZES,
   draftOf,
+  dryRunDraftOf,
   EVENT_TYPE_PATTERN,
   formFieldOf,
   formValuesOf,
@@ -109,7 +116,7 @@ function AutomationBuilder({ initial, existing }: { initial: AutomationFormValue
     const problems = form.validate();
     if (problems.hasErrors || !form.values.sample_id) return;
     await dryRun
-      .mutateAsync({ automation: draftOf(form.values), sample_id: form.values.sample_id })
+      .mutateAsync({ automation: dryRunDraftOf(form.values), sample_id: form.values.sample_id })
       .catch(() => undefined);
   };
 
@@ -239,7 +246,6 @@ function AutomationBuilder({ initial, existing }: { initial: AutomationFormValue
               <LiveProof
                 input={{
                   template: templateOf(form.values),
-                  card_size: form.values.card_size,
                   ...(form.values.sample_id ? { sample_id: form.values.sample_id } : {}),
                 }}
               />
@@ -257,13 +263,7 @@ function SampleSelect({
   value,
   onChange,
 }: {
-  samples: ReturnType<
-    typeof useQuery<
-      unknown,
-      Error,
-      { id: string; received_at: string; record: { id?: string; properties: Record<string, string> } }[]
-    >
-  >;
+  samples: UseQueryResult<EventSample[]>;
   eventType: string;
   value: string;
   onChange: (id: string) => void;
@@ -278,7 +278,7 @@ function SampleSelect({
   if (samples.isError) return <LoadError error={samples.error} retry={() => samples.refetch()} />;
   const options = (samples.data ?? []).map((sample) => ({
     value: sample.id,
-    label: `${new Date(sample.received_at).toLocaleString()} · ${sample.record.properties.street ?? sample.record.id ?? sample.id}`,
+    label: `${new Date(sample.received_at).toLocaleString()} · ${propertiesOf(sample).street ?? recordIdOf(sample) ?? sample.id}`,
   }));
   return (
     <Select

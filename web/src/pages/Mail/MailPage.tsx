@@ -1,6 +1,7 @@
 import { Badge, Button, Group, Table, Text } from "@mantine/core";
 import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
+import { automationListQuery } from "../../api/automations.ts";
 import { piecesQuery } from "../../api/mail.ts";
 import { ButtonLink } from "../../ui/links.tsx";
 import { ScrollTable } from "../../ui/ScrollTable.tsx";
@@ -9,6 +10,10 @@ import { EmptyState, LoadError, Loading, PageHeader } from "../../ui/states.tsx"
 export function MailPage() {
   const [cursors, setCursors] = useState<string[]>([]);
   const pieces = useQuery(piecesQuery(cursors.at(-1)));
+  // Pieces name their automation by id; the list gives its name (a deleted one shows as a dash).
+  const automations = useQuery(automationListQuery());
+  const automationName = (id: string | null) =>
+    automations.data?.automations.find((item) => item.id === id)?.name ?? "—";
 
   return (
     <>
@@ -30,13 +35,14 @@ export function MailPage() {
         </EmptyState>
       ) : (
         <>
-          <ScrollTable label="Postcards" minWidth={520}>
+          <ScrollTable label="Postcards" minWidth={640}>
             <Table striped>
               <Table.Thead>
                 <Table.Tr>
                   <Table.Th>Created</Table.Th>
-                  <Table.Th>Automation</Table.Th>
+                  <Table.Th>Recipient</Table.Th>
                   <Table.Th>Address</Table.Th>
+                  <Table.Th>Automation</Table.Th>
                   <Table.Th>Status</Table.Th>
                 </Table.Tr>
               </Table.Thead>
@@ -44,8 +50,9 @@ export function MailPage() {
                 {pieces.data.pieces.map((piece) => (
                   <Table.Tr key={piece.id}>
                     <Table.Td>{new Date(piece.created_at).toLocaleString()}</Table.Td>
-                    <Table.Td>{piece.automation_name ?? "—"}</Table.Td>
-                    <Table.Td>{piece.address ?? "—"}</Table.Td>
+                    <Table.Td>{piece.recipient_name ?? "—"}</Table.Td>
+                    <Table.Td>{piece.address}</Table.Td>
+                    <Table.Td>{automationName(piece.automation_id)}</Table.Td>
                     <Table.Td>
                       <Badge variant="outline" color="gray.8">
                         {piece.status}

@@ -1,10 +1,6 @@
 import { Alert, Text } from "@mantine/core";
 
-type DryRun = {
-  outcome: string;
-  failing_filter?: { property: string; op: string; value?: unknown };
-  merge_preview?: { headline: string; message: string };
-};
+import type { DryRunAnswer } from "../../../api/automations.ts";
 
 const OUTCOMES: Record<string, { color: string; title: string; text: string }> = {
   queued: {
@@ -17,6 +13,17 @@ const OUTCOMES: Record<string, { color: string; title: string; text: string }> =
     title: "No card: a filter stops it",
     text: "This sample does not pass a filter.",
   },
+  duplicate: {
+    color: "yellow",
+    title: "No card: already handled",
+    text: "This sample's event was already processed.",
+  },
+  loop_guard: {
+    color: "yellow",
+    title: "No card: mailed recently",
+    text: "This home got a card from this automation recently, so it is not mailed again yet.",
+  },
+  failed: { color: "red", title: "The test failed", text: "The card could not be prepared for this sample." },
   no_address: {
     color: "yellow",
     title: "No card: no address",
@@ -25,16 +32,21 @@ const OUTCOMES: Record<string, { color: string; title: string; text: string }> =
 };
 
 /** What the dry run says would happen to the sample; nothing was written. */
-export function DryRunResult({ result }: { result: DryRun }) {
+export function DryRunResult({ result }: { result: DryRunAnswer }) {
   const known = OUTCOMES[result.outcome] ?? { color: "gray", title: `Outcome: ${result.outcome}`, text: "" };
   const filter = result.failing_filter;
   return (
     <Alert color={known.color} title={known.title} role="status">
       {known.text && <Text size="sm">{known.text}</Text>}
+      {result.address && (
+        <Text size="sm" mt={4}>
+          Mailed to: {result.address}
+        </Text>
+      )}
       {filter && (
         <Text size="sm" mt={4}>
           Failing filter: <code>{filter.property}</code> {filter.op}
-          {filter.value !== undefined ? (
+          {"value" in filter ? (
             <>
               {" "}
               <code>{JSON.stringify(filter.value)}</code>

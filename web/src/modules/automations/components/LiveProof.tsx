@@ -13,7 +13,8 @@ export function LiveProof({ input }: { input: ProofInput }) {
     <Paper withBorder p="md" radius="md" component="section" aria-labelledby="proof-heading">
       <Stack gap="sm">
         <Title order={2} size="h4" id="proof-heading">
-          Proof {proof.isFetching && <Loader size="xs" ml="xs" role="status" aria-label="Updating the proof" />}
+          Proof{" "}
+          {proof.isFetching && <Loader size="xs" ml="xs" role="status" aria-label="Updating the proof" />}
         </Title>
         <Text size="sm" c="dimmed">
           {input.sample_id
