@@ -100,7 +100,13 @@ export type PieceStatus =
   | "delivered"
   | "returned"
   | "suppressed"
-  | "failed";
+  | "failed"
+  // Mail safety (issue 29): skipped by the frequency cap, waiting before print, or stopped.
+  | "skipped"
+  | "held"
+  | "awaiting_approval"
+  | "capped"
+  | "cancelled";
 
 export const mailPieces = pgTable(
   "mail_pieces",

@@ -29,6 +29,10 @@ export interface PieceRecord {
   /** False only when the piece's automation opted out of customer suppression. */
   suppressCustomers: boolean;
   template: ResolvedTemplate;
+  createdAt: Date;
+  /** Set when the piece entered its automation's hold window (mail safety). */
+  holdUntil: Date | null;
+  approvedAt: Date | null;
 }
 
 interface Row {
@@ -51,12 +55,16 @@ interface Row {
   automation_id: string | null;
   suppress_customers: boolean | null;
   template: unknown;
+  created_at: Date | string;
+  hold_until: Date | string | null;
+  approved_at: Date | string | null;
 }
 
 const PIECE_SELECT = sql`
   SELECT p.org_id, p.id, p.status, p.recipient_name, p.address, p.street, p.city, p.state, p.zip,
          p.normalized_address, p.latitude, p.longitude, p.token, p.properties, p.submission_job_id,
-         o.name AS org_name, c.automation_id, a.suppress_customers, a.template
+         o.name AS org_name, c.automation_id, a.suppress_customers, a.template,
+         p.created_at, p.hold_until, p.approved_at
   FROM mail_pieces p
   JOIN organizations o ON o.id = p.org_id
   JOIN campaigns c ON c.org_id = p.org_id AND c.id = p.campaign_id
@@ -84,6 +92,9 @@ function toRecord(row: Row): PieceRecord {
     automationId: row.automation_id,
     suppressCustomers: row.suppress_customers !== false,
     template: resolveTemplate(json(row.template)),
+    createdAt: new Date(row.created_at),
+    holdUntil: row.hold_until === null ? null : new Date(row.hold_until),
+    approvedAt: row.approved_at === null ? null : new Date(row.approved_at),
   };
 }
 

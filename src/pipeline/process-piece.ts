@@ -9,6 +9,7 @@ import { type PrintProvider, PrintRejectedError } from "../print/print-provider.
 import type { Renderer } from "../render/renderer.ts";
 import { landingUrl } from "../services/campaigns.ts";
 import { geocodePieceJob, processPieceJob } from "./jobs.ts";
+import { automationGates, homeRules, releaseHeldPiece } from "./mail-safety.ts";
 import { loadPiece, mailingAddressOf, type PieceRecord } from "./piece-record.ts";
 import {
   claimSubmission,
@@ -92,14 +93,30 @@ export function processPieceHandler(deps: PipelineDeps): RegisteredJob {
       await insertQueuedPiece(deps.db, { orgId: payload.org_id, pieceId: payload.piece_id }, payload.piece);
     }
     const loaded = await loadPiece(deps.db, payload.org_id, payload.piece_id);
-    if (loaded?.status !== "queued") {
-      log.info({ status: loaded?.status ?? "missing" }, "piece is not queued; nothing to do");
+    if (!loaded) {
+      log.info({ status: "missing" }, "piece is not queued; nothing to do");
+      return;
+    }
+    // A held piece comes back here at the end of its hold window (unless it was cancelled).
+    const released = loaded.status === "held" && (await releaseHeldPiece(deps.db, loaded, deps.clock.now()));
+    if (loaded.status !== "queued" && !released) {
+      log.info({ status: loaded.status }, "piece is not queued; nothing to do");
       return;
     }
     const addressKey = await ensureAddressKey(deps.db, loaded);
     if (loaded.suppressCustomers && (await isRegisteredCustomer(deps.db, loaded.orgId, addressKey))) {
       await closeQueuedPiece(deps.db, loaded, "suppressed", SUPPRESSED_REASON, deps.clock.now());
       log.info("piece suppressed: registered customer");
+      return;
+    }
+    const homeGate = await homeRules(deps.db, loaded, addressKey, deps.clock.now());
+    if (!homeGate.go) {
+      log.info({ outcome: homeGate.outcome }, "piece stopped by a mail safety rule");
+      return;
+    }
+    const automationGate = await automationGates(deps.db, loaded, deps.clock.now());
+    if (!automationGate.go) {
+      log.info({ outcome: automationGate.outcome }, "piece waits under a mail safety rule");
       return;
     }
     if (!(await claimSubmission(deps.db, loaded, context.jobId))) {

@@ -9,6 +9,7 @@ import { registerAdminEventRoutes } from "./events.ts";
 import { registerAdminImportRoutes } from "./imports.ts";
 import { registerAdminInvitationRoutes } from "./invitations.ts";
 import { registerAdminLeadRoutes } from "./leads-admin.ts";
+import { registerAdminMailSafetyRoutes } from "./mail-safety.ts";
 import { registerAdminOrgRoutes } from "./orgs.ts";
 import { registerAdminPieceRoutes } from "./pieces.ts";
 
@@ -30,4 +31,5 @@ export async function registerAdminRoutes(app: FastifyInstance, services: Servic
   registerAdminEventRoutes(app, services);
   registerAdminLeadRoutes(app, services);
   registerAdminPieceRoutes(app, services);
+  registerAdminMailSafetyRoutes(app, services);
 }
