@@ -1,10 +1,6 @@
 import assert from "node:assert/strict";
-import { readdirSync, readFileSync } from "node:fs";
-import path from "node:path";
 import { after, before, describe, test } from "node:test";
-import pino from "pino";
 import { SMTPServer } from "smtp-server";
-import { DEMO_OWNER_EMAIL, seedDemoOnFirstRun } from "../../src/bootstrap.ts";
 import type { TestContext } from "../helpers/harness.ts";
 import {
   AppBrowser,
@@ -147,46 +143,5 @@ describe("invitations and mail over SMTP", () => {
     const otherOrg = await createOrg(ctx, "Second Co");
     const again = await inviteAndAccept(ctx, otherOrg, "twohats@example.com", "member");
     assert.equal(again.userId, first.userId);
-  });
-});
-
-describe("mail without SMTP_URL", () => {
-  let ctx: TestContext & { dataDir: string };
-  before(async () => {
-    ctx = await createAppTestContext({ memoryLimiter: true });
-  });
-  after(() => ctx.close());
-
-  test("a reset email is written to DATA_DIR/mail-outbox with its link", async () => {
-    await ownerOfNewOrg(ctx, "offline@example.com");
-    const asked = await new AppBrowser(ctx).request("POST", "/app/api/v1/auth/request-password-reset", {
-      body: { email: "offline@example.com" },
-    });
-    assert.equal(asked.status, 200, asked.text);
-    const outbox = path.join(ctx.dataDir, "mail-outbox");
-    const texts = readdirSync(outbox).map((file) => readFileSync(path.join(outbox, file), "utf8"));
-    const reset = texts.find(
-      (text) => text.includes("To: offline@example.com") && text.includes("reset-password?token="),
-    );
-    assert.ok(reset, "the reset mail is in the outbox");
-  });
-
-  test("the first start on an empty database prints the demo key and an owner set-up link that works", async () => {
-    const lines: string[] = [];
-    const empty = await createAppTestContext({ memoryLimiter: true });
-    try {
-      await seedDemoOnFirstRun(empty.database.db, empty.config, pino({ level: "silent" }), (line) =>
-        lines.push(line),
-      );
-      const link = lines.map((l) => l.trim()).find((l) => l.startsWith("http://porchlight.test/app/invite/"));
-      assert.ok(link, `an invite link is printed: ${lines.join("\n")}`);
-      const token = link.split("/").at(-1)!;
-      const page = await new AppBrowser(empty).request("GET", `/app/api/v1/invitations/${token}`);
-      assert.equal(page.body.email, DEMO_OWNER_EMAIL);
-      assert.equal(page.body.role, "owner");
-      assert.equal(page.body.organization_name, "Demo Contractor");
-    } finally {
-      await empty.close();
-    }
   });
 });
