@@ -14,7 +14,8 @@ export function startEventLoopDelayReport(options: { logger: Logger; intervalMs:
   const histogram = monitorEventLoopDelay({ resolution: RESOLUTION_MS });
   histogram.enable();
   // The histogram records the time between its timer's ticks; the delay is what exceeds the tick.
-  const ms = (nanoseconds: number) => Math.max(0, Math.round(nanoseconds / 10_000 - RESOLUTION_MS * 100) / 100);
+  const ms = (nanoseconds: number) =>
+    Math.max(0, Math.round(nanoseconds / 10_000 - RESOLUTION_MS * 100) / 100);
   const timer = setInterval(() => {
     logger.info(
       {
