@@ -120,7 +120,7 @@ function customFieldInput(field: LeadField, values: FormValues): string {
 
 export function renderLandingPage(
   context: LandingContext,
-  options: { nonce: string; action: string; values?: FormValues; error?: string },
+  options: { nonce: string; action: string; values?: FormValues; error?: string; stopMailPath?: string },
 ): string {
   const values = options.values ?? {};
   // Anyone holding the URL sees the page: a first name and a street line, never the full name or
@@ -142,7 +142,7 @@ ${textInput("phone", "Phone", "tel", values, SUBMISSION_LIMITS.phone, ' autocomp
 <textarea id="message" name="message" maxlength="${SUBMISSION_LIMITS.message}">${escapeHtml(first(values.message))}</textarea>
 ${context.fields.map((field) => customFieldInput(field, values)).join("\n")}
 <button type="submit">Send</button>
-</form>`;
+</form>${options.stopMailPath ? `\n<p class="muted"><a href="${escapeHtml(options.stopMailPath)}" rel="nofollow">Stop mail to this address</a></p>` : ""}`;
   return page(`${context.orgName}`, options.nonce, body);
 }
 
@@ -151,6 +151,34 @@ export function renderThankYou(context: LandingContext, nonce: string): string {
     `Thank you — ${context.orgName}`,
     nonce,
     `<div class="card"><h1>Thank you!</h1><p>${escapeHtml(context.orgName)} has your details and will be in touch soon.</p></div>`,
+  );
+}
+
+/**
+ * The opt-out's confirm step: a link (or a prefetching mail scanner) only opens this page; the
+ * home leaves the mailing list when the visitor posts its form.
+ */
+export function renderStopMailConfirm(
+  context: LandingContext,
+  options: { nonce: string; action: string },
+): string {
+  return page(
+    `Stop mail — ${context.orgName}`,
+    options.nonce,
+    `<form class="card" method="post" action="${escapeHtml(options.action)}">
+<h1>Stop mail to this address?</h1>
+<p>${escapeHtml(context.orgName)} will send no more cards to <strong>${escapeHtml(context.streetLine)}</strong>.</p>
+<input type="hidden" name="confirm" value="yes">
+<button type="submit">Stop mail to this address</button>
+</form>`,
+  );
+}
+
+export function renderStopMailDone(context: LandingContext, nonce: string): string {
+  return page(
+    `Mail stopped — ${context.orgName}`,
+    nonce,
+    `<div class="card"><h1>Done</h1><p>${escapeHtml(context.orgName)} will send no more cards to <strong>${escapeHtml(context.streetLine)}</strong>.</p></div>`,
   );
 }
 

@@ -2,7 +2,14 @@ import { Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { AppError, rateLimited } from "../errors.ts";
 import { logServerError, renderError, toAppError } from "../http/error-handler.ts";
-import { type FormValues, renderLandingPage, renderNotFound, renderThankYou } from "../http/landing-html.ts";
+import {
+  type FormValues,
+  renderLandingPage,
+  renderNotFound,
+  renderStopMailConfirm,
+  renderStopMailDone,
+  renderThankYou,
+} from "../http/landing-html.ts";
 import {
   isBrowserRequest,
   isFormPost,
@@ -20,6 +27,7 @@ import {
   submissionFromJson,
   validateSubmission,
 } from "../services/leads/submission.ts";
+import { optOutPieceHome } from "../services/mail-safety/do-not-mail.ts";
 import type { Services } from "../services/services.ts";
 
 // An empty token (`/l/`) is a page that does not exist (404), not an invalid request (422).
@@ -85,6 +93,7 @@ export async function registerLandingRoutes(app: FastifyInstance, services: Serv
   });
 
   for (const path of PAGE_PATHS) registerPage(app, services, path);
+  registerStopMail(app, services);
   registerUnknownPaths(app);
 }
 
@@ -114,7 +123,11 @@ function registerPage(app: FastifyInstance, services: Services, path: (typeof PA
         reply,
         200,
         nonce,
-        renderLandingPage(context, { nonce, action: landingPath(request.params.token) }),
+        renderLandingPage(context, {
+          nonce,
+          action: landingPath(request.params.token),
+          stopMailPath: stopMailPath(request.params.token),
+        }),
       );
     },
   );
@@ -178,6 +191,7 @@ function registerPage(app: FastifyInstance, services: Services, path: (typeof PA
           renderLandingPage(context, {
             nonce,
             action: landingPath(request.params.token),
+            stopMailPath: stopMailPath(request.params.token),
             values,
             error: formMessage(appError.detail),
           }),
@@ -185,6 +199,68 @@ function registerPage(app: FastifyInstance, services: Services, path: (typeof PA
       }
     },
   );
+}
+
+/**
+ * "Stop mail to this address" (mail safety, issue 29): GET shows the confirm step, and only its
+ * form's POST puts the home on the org's do-not-mail list, so a link scanner that opens the link
+ * stops nothing. The POST must come from this site's own page: a browser names a cross-site
+ * form's origin (Origin, Sec-Fetch-Site), and such a post is refused.
+ */
+function registerStopMail(app: FastifyInstance, services: Services): void {
+  const r = app.withTypeProvider<TypeBoxTypeProvider>();
+  const { config } = services;
+  const ownOrigin = new URL(config.publicBaseUrl).origin;
+  const load = (token: string) =>
+    loadLandingContext(services.db, token, { now: services.clock.now(), ttlDays: config.landingPageTtlDays });
+  const summary = "Stop mail to this address: the confirm page (GET) and its confirmation (form POST)";
+
+  r.get(
+    "/l/:token/stop",
+    { schema: { hide: true, summary, params: TokenParams } },
+    async (request, reply) => {
+      const nonce = newNonce();
+      const context = await load(request.params.token);
+      if (!context) return sendHtml(reply, 404, nonce, renderNotFound(nonce));
+      const page = renderStopMailConfirm(context, { nonce, action: stopMailPath(request.params.token) });
+      return sendHtml(reply, 200, nonce, page);
+    },
+  );
+
+  r.post(
+    "/l/:token/stop",
+    {
+      bodyLimit: 4096,
+      schema: {
+        hide: true,
+        summary,
+        params: TokenParams,
+        body: Type.Object({ confirm: Type.Literal("yes") }),
+      },
+    },
+    async (request, reply) => {
+      const nonce = newNonce();
+      if (!isFormPost(request) || isCrossSite(request, ownOrigin)) {
+        throw new AppError(403, "forbidden", "the opt-out is confirmed from its own page only");
+      }
+      const context = await load(request.params.token);
+      if (!context) return sendHtml(reply, 404, nonce, renderNotFound(nonce));
+      await optOutPieceHome(services.db, {
+        orgId: context.orgId,
+        pieceId: context.pieceId,
+        now: services.clock.now(),
+      });
+      request.log.info({ orgId: context.orgId, pieceId: context.pieceId }, "home opted out of mail");
+      return sendHtml(reply, 200, nonce, renderStopMailDone(context, nonce));
+    },
+  );
+}
+
+function isCrossSite(request: FastifyRequest, ownOrigin: string): boolean {
+  const origin = request.headers.origin;
+  if (origin !== undefined && origin !== ownOrigin) return true;
+  const site = request.headers["sec-fetch-site"];
+  return site !== undefined && site !== "same-origin" && site !== "none";
 }
 
 function logLeadCap(request: FastifyRequest, context: LandingContext): void {
@@ -229,6 +305,10 @@ function registerUnknownPaths(app: FastifyInstance): void {
  */
 function landingPath(token: string): string {
   return `/l/${encodeURIComponent(token)}`;
+}
+
+function stopMailPath(token: string): string {
+  return `${landingPath(token)}/stop`;
 }
 
 /** "email: is not a valid email address" reads better on a page as a sentence. */
