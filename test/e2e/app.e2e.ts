@@ -85,6 +85,11 @@ async function open(appPath: string, heading: string | RegExp) {
 async function checkScreen(name: string, viewport: ViewportName) {
   await page.waitForLoadState("networkidle");
   await screenshot(page, name, viewport);
+  const pageWidth = await page.evaluate(() => document.documentElement.scrollWidth);
+  assert.ok(
+    pageWidth <= VIEWPORTS[viewport].width,
+    `${name} at ${viewport} is ${pageWidth} px wide: it scrolls sideways`,
+  );
   const violations = await seriousViolations(page);
   assert.deepEqual(violations, [], `axe on ${name} at ${viewport}:\n${violations.join("\n")}`);
 }

@@ -60,6 +60,8 @@ export async function seriousViolations(page: Page): Promise<string[]> {
 
 export async function screenshot(page: Page, name: string, viewport: ViewportName): Promise<string> {
   const file = path.join(ARTIFACTS, `${name}-${viewport}.png`);
+  // The header and navigation are fixed: from the top they land where a person sees them.
+  await page.evaluate(() => window.scrollTo(0, 0));
   await page.screenshot({ path: file, fullPage: true });
   return file;
 }

@@ -4,14 +4,20 @@ import { client, type ResponseOf, unwrap } from "./client.ts";
 export type EventType = ResponseOf<"/app/api/v1/event-types", "get">[number];
 export type EventSample = ResponseOf<"/app/api/v1/event-samples", "get">[number];
 
+/** The CRM record inside a sample: `record` is the event as received, whose own `record` holds it. */
+function crmRecordOf(sample: EventSample): { id?: unknown; properties?: unknown } {
+  const inner = (sample.record as { record?: unknown }).record;
+  return inner && typeof inner === "object" ? inner : sample.record;
+}
+
 /** A sample record's properties (the developer API takes only strings there). */
 export function propertiesOf(sample: EventSample): Record<string, string> {
-  const properties = (sample.record as { properties?: unknown }).properties;
+  const properties = crmRecordOf(sample).properties;
   return properties && typeof properties === "object" ? (properties as Record<string, string>) : {};
 }
 
 export const recordIdOf = (sample: EventSample): string | undefined => {
-  const id = (sample.record as { id?: unknown }).id;
+  const id = crmRecordOf(sample).id;
   return typeof id === "string" ? id : undefined;
 };
 

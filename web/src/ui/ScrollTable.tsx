@@ -3,7 +3,8 @@ import type { ReactNode } from "react";
 
 /**
  * A table that scrolls sideways on a narrow screen. The scrolling region takes keyboard focus and has a
- * name, so it can be scrolled without a mouse (axe: scrollable-region-focusable).
+ * name, so it can be scrolled without a mouse (axe: scrollable-region-focusable). It is positioned so
+ * that visually hidden cells (absolutely positioned) stay inside it instead of widening the page.
  */
 export function ScrollTable({
   label,
@@ -15,7 +16,14 @@ export function ScrollTable({
   children: ReactNode;
 }) {
   return (
-    <Table.ScrollContainer type="native" minWidth={minWidth} tabIndex={0} role="region" aria-label={label}>
+    <Table.ScrollContainer
+      type="native"
+      minWidth={minWidth}
+      tabIndex={0}
+      role="region"
+      aria-label={label}
+      pos="relative"
+    >
       {children}
     </Table.ScrollContainer>
   );
