@@ -1,0 +1,96 @@
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import { fixedClock } from "../../src/clock.ts";
+import { admin } from "../helpers/api.ts";
+import { createTestContext, databaseLabel, type TestContext } from "../helpers/harness.ts";
+import { orgWithAutomation, queuePiece, runPipeline, startFakeLob } from "../pipeline/helpers.ts";
+
+const home = (street: string) => ({
+  street,
+  city: "Springfield",
+  state: "IL",
+  zip: "62704",
+  client_name: "Jane Smith",
+});
+
+describe(`mail safety: approval mode (${databaseLabel})`, () => {
+  let ctx: TestContext;
+  let lob: Awaited<ReturnType<typeof startFakeLob>>;
+  const clock = fixedClock("2026-03-02T15:00:00.000Z");
+
+  before(async () => {
+    ctx = await createTestContext({ clock });
+    lob = await startFakeLob();
+  });
+  after(async () => {
+    await lob.close();
+    await ctx.close();
+  });
+
+  const run = () => runPipeline(ctx, { printProvider: "lob", lobApiKey: "test_key", lobBaseUrl: lob.url });
+  const pieceOf = async (id: string) => (await admin(ctx, "GET", `/pieces/${id}`)).body;
+  const printed = (from: number) => lob.requests.slice(from).map((request) => request.idempotencyKey);
+
+  test("pieces await approval; approving one, a list or all prints them; after N approvals the automation is automatic", async () => {
+    const org = await orgWithAutomation(ctx);
+    const set = await admin(ctx, "PATCH", `/automations/${org.automationId}/mail-safety`, {
+      approval_required: true,
+      auto_approve_after: 2,
+    });
+    assert.equal(set.status, 200, set.text);
+    const [a, b, c] = [
+      await queuePiece(ctx, org, home("1 Approval Rd")),
+      await queuePiece(ctx, org, home("2 Approval Rd")),
+      await queuePiece(ctx, org, home("3 Approval Rd")),
+    ];
+    const before = lob.requests.length;
+    await run();
+    assert.deepEqual(printed(before), []);
+    for (const piece of [a!, b!, c!]) assert.equal((await pieceOf(piece.id)).status, "awaiting_approval");
+
+    const one = await admin(ctx, "POST", `/pieces/${a!.id}/approve`, { actor: "dana@bright.example" });
+    assert.equal(one.status, 200, one.text);
+    assert.equal(one.body.status, "queued");
+    assert.equal(one.body.approved_by, "dana@bright.example");
+    await run();
+    assert.deepEqual(printed(before), [a!.id]);
+    assert.equal((await pieceOf(a!.id)).status, "submitted");
+
+    const listed = await admin(ctx, "POST", `/automations/${org.automationId}/approvals`, {
+      piece_ids: [b!.id],
+    });
+    assert.deepEqual(listed.body.piece_ids, [b!.id]);
+    const settings = await admin(ctx, "GET", `/automations/${org.automationId}/mail-safety`);
+    assert.equal(settings.body.approved_count, 2);
+    assert.equal(settings.body.approval_required, false, "two approved cards switch it to automatic");
+    await run();
+    assert.deepEqual(printed(before), [a!.id, b!.id]);
+    assert.equal((await pieceOf(c!.id)).status, "awaiting_approval", "a piece already waiting still waits");
+
+    const all = await admin(ctx, "POST", `/automations/${org.automationId}/approvals`);
+    assert.deepEqual(all.body.piece_ids, [c!.id]);
+    const d = await queuePiece(ctx, org, home("4 Approval Rd"));
+    await run();
+    assert.deepEqual(new Set(printed(before)), new Set([a!.id, b!.id, c!.id, d.id]));
+
+    const again = await admin(ctx, "POST", `/pieces/${a!.id}/approve`);
+    assert.equal(again.status, 409);
+  });
+
+  test("a piece awaiting approval can be cancelled instead, and approving all then skips it", async () => {
+    const org = await orgWithAutomation(ctx);
+    await admin(ctx, "PATCH", `/automations/${org.automationId}/mail-safety`, { approval_required: true });
+    const kept = await queuePiece(ctx, org, home("5 Approval Rd"));
+    const dropped = await queuePiece(ctx, org, home("6 Approval Rd"));
+    const before = lob.requests.length;
+    await run();
+    const cancelled = await admin(ctx, "POST", `/pieces/${dropped.id}/cancel`, { actor: "dana" });
+    assert.equal(cancelled.body.status, "cancelled");
+    const approved = await admin(ctx, "POST", `/automations/${org.automationId}/approvals`, {
+      actor: "dana",
+    });
+    assert.deepEqual(approved.body.piece_ids, [kept.id], "a cancelled piece is not approved");
+    await run();
+    assert.deepEqual(printed(before), [kept.id]);
+  });
+});
