@@ -2,8 +2,8 @@
 // with its leads, conversions and tracking timeline. Reads only; every query is scoped to one org.
 
 import { type Queryable, queryOne, queryRows, sql } from "../db/database.ts";
-import { AppError } from "../errors.ts";
 import { landingUrl } from "./campaigns.ts";
+import { cursorTime, type KeysetCursor, keysetPage } from "./keyset-cursor.ts";
 
 export const MAIL_PIECE_STATUSES = [
   "queued",
@@ -39,28 +39,6 @@ export function reasonInWords(status: string, recorded: string | null): string |
   const reason = recorded?.trim();
   if (!reason) return STOPPED[status]!;
   return /^[a-z]/.test(reason) ? `${reason[0]!.toUpperCase()}${reason.slice(1)}` : reason;
-}
-
-export interface PieceCursor {
-  createdAt: string;
-  id: string;
-}
-
-/** Cursors carry created_at to the microsecond (a JavaScript Date would drop rows sharing a millisecond). */
-export const encodePieceCursor = (cursor: PieceCursor) =>
-  Buffer.from(`${cursor.createdAt}|${cursor.id}`).toString("base64url");
-
-export function decodePieceCursor(cursor: string): PieceCursor {
-  const [createdAt, id] = Buffer.from(cursor, "base64url").toString("utf8").split("|");
-  if (
-    !createdAt ||
-    !id ||
-    !/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,6})?Z$/.test(createdAt) ||
-    !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)
-  ) {
-    throw new AppError(422, "invalid_payload", "cursor: not a cursor this list gave");
-  }
-  return { createdAt, id };
 }
 
 export interface PieceFilters {
@@ -113,7 +91,7 @@ export const proofUrl = (pieceId: string, side: "front" | "back", thumbnail = fa
 
 const PIECE_COLUMNS = sql`p.id, p.status, p.status_reason, p.recipient_name, p.address, c.automation_id,
   a.name AS automation_name, p.campaign_id, c.name AS campaign_name, p.created_at,
-  to_char(p.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS cursor_at,
+  ${cursorTime(sql`p.created_at`)} AS cursor_at,
   p.mailed_at, p.status_updated_at`;
 
 const PIECE_JOINS = sql`FROM mail_pieces p
@@ -143,7 +121,7 @@ export async function listMailPieces(
   db: Queryable,
   orgId: string,
   filters: PieceFilters,
-  cursor: PieceCursor | undefined,
+  cursor: KeysetCursor | undefined,
   limit: number,
 ): Promise<{ pieces: MailPieceListItem[]; next_cursor: string | null }> {
   const conditions = [sql`p.org_id = ${orgId}::uuid`];
@@ -160,13 +138,8 @@ export async function listMailPieces(
         WHERE ${sql.join(conditions, sql` AND `)}
         ORDER BY p.created_at DESC, p.id DESC LIMIT ${limit + 1}`,
   );
-  const page = rows.slice(0, limit);
-  const last = page.at(-1);
-  return {
-    pieces: page.map(listItem),
-    next_cursor:
-      rows.length > limit && last ? encodePieceCursor({ createdAt: last.cursor_at, id: last.id }) : null,
-  };
+  const { page, nextCursor } = keysetPage(rows, limit);
+  return { pieces: page.map(listItem), next_cursor: nextCursor };
 }
 
 export const TIMELINE_STEPS = [

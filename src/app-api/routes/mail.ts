@@ -4,14 +4,9 @@ import { notFound, rateLimited } from "../../errors.ts";
 import { createHomeImagery } from "../../imagery/index.ts";
 import { renderProof } from "../../pipeline/operator.ts";
 import { splitProofSheet } from "../../render/proof-sides.ts";
-import {
-  decodePieceCursor,
-  getMailPiece,
-  listMailPieces,
-  MAIL_PIECE_STATUSES,
-  orgOwnsPiece,
-} from "../../services/app-mail.ts";
+import { getMailPiece, listMailPieces, MAIL_PIECE_STATUSES, orgOwnsPiece } from "../../services/app-mail.ts";
 import { createExpiringCache } from "../../services/expiring-cache.ts";
+import { decodeKeysetCursor } from "../../services/keyset-cursor.ts";
 import type { AppApiContext } from "../context.ts";
 import { sessionOf } from "../session-guard.ts";
 
@@ -163,7 +158,7 @@ export function registerMailRoutes(app: FastifyInstance, ctx: AppApiContext): vo
         db,
         sessionOf(request).orgId,
         { automationId: automation_id, status, from, to },
-        cursor ? decodePieceCursor(cursor) : undefined,
+        cursor ? decodeKeysetCursor(cursor) : undefined,
         PAGE_SIZE,
       );
     },

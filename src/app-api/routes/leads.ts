@@ -1,0 +1,168 @@
+import { Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
+import type { FastifyInstance } from "fastify";
+import { notFound } from "../../errors.ts";
+import { getLead, listLeads } from "../../services/app-leads.ts";
+import { decodeKeysetCursor } from "../../services/keyset-cursor.ts";
+import { getLeadAlertPreference, setLeadAlertPreference } from "../../services/lead-alerts.ts";
+import type { AppApiContext } from "../context.ts";
+import { sessionOf } from "../session-guard.ts";
+
+const PAGE_SIZE = 50;
+
+const NullableString = (options = {}) => Type.Union([Type.String(options), Type.Null()]);
+const LeadSourceSchema = Type.Union([Type.Literal("landing_page"), Type.Literal("crm_sync")]);
+
+const Delivery = Type.Object(
+  {
+    subscription_id: Type.String({ format: "uuid" }),
+    target: Type.String({ description: "The subscription's origin (its path may hold a secret)." }),
+    state: Type.Union([Type.Literal("delivered"), Type.Literal("failed"), Type.Literal("pending")], {
+      description:
+        "delivered: the receiver answered 2xx; failed: another status, or no answer (blocked, timeout, error); pending: waiting for its first try or a retry.",
+    }),
+    status_code: Type.Union([Type.Integer(), Type.Null()]),
+    error: NullableString(),
+    attempts: Type.Integer(),
+    last_attempt_at: NullableString({ format: "date-time" }),
+    next_retry_at: NullableString({ format: "date-time" }),
+  },
+  { additionalProperties: false },
+);
+
+const leadFields = {
+  id: Type.String({ format: "uuid" }),
+  source: LeadSourceSchema,
+  name: Type.String(),
+  email: Type.String(),
+  phone: Type.String(),
+  address: Type.String(),
+  piece_id: NullableString({ format: "uuid" }),
+  campaign_id: NullableString({ format: "uuid" }),
+  campaign_name: NullableString(),
+  automation_id: NullableString({ format: "uuid" }),
+  automation_name: NullableString(),
+  attribution_type: NullableString({ description: "direct (answered a card's landing page) or indirect." }),
+  received_at: Type.String({ format: "date-time" }),
+  deliveries: Type.Array(Delivery),
+};
+
+export const LeadListItem = Type.Object(leadFields, { additionalProperties: false });
+
+const LeadDetail = Type.Object(
+  {
+    ...leadFields,
+    message: Type.String(),
+    crm_record_id: NullableString(),
+    answers: Type.Array(
+      Type.Object(
+        { field_id: Type.String(), label: Type.String(), value: Type.Array(Type.String()) },
+        { additionalProperties: false },
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+const LeadAlerts = Type.Object(
+  {
+    enabled: Type.Boolean({
+      description: "Whether the signed-in member gets an email for every new landing-page lead.",
+    }),
+  },
+  { additionalProperties: false },
+);
+
+/** The Leads screen and the signed-in member's lead alert preference. */
+export function registerLeadRoutes(app: FastifyInstance, ctx: AppApiContext): void {
+  const r = app.withTypeProvider<TypeBoxTypeProvider>();
+  const { db, clock } = ctx;
+
+  r.get(
+    "/leads",
+    {
+      schema: {
+        operationId: "listLeads",
+        summary: "Landing-page and CRM-synced leads, newest first, a keyset page at a time (Leads)",
+        tags: ["Leads"],
+        querystring: Type.Object(
+          {
+            source: Type.Optional(LeadSourceSchema),
+            cursor: Type.Optional(Type.String({ maxLength: 200 })),
+          },
+          { additionalProperties: false },
+        ),
+        response: {
+          200: Type.Object(
+            { leads: Type.Array(LeadListItem), next_cursor: NullableString() },
+            { additionalProperties: false },
+          ),
+        },
+      },
+    },
+    async (request) =>
+      listLeads(
+        db,
+        sessionOf(request).orgId,
+        { source: request.query.source },
+        request.query.cursor ? decodeKeysetCursor(request.query.cursor) : undefined,
+        PAGE_SIZE,
+      ),
+  );
+
+  r.get(
+    "/leads/:id",
+    {
+      schema: {
+        operationId: "getLead",
+        summary: "One lead: its answers and its deliveries (status code, attempts, next retry)",
+        tags: ["Leads"],
+        params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) }),
+        response: { 200: LeadDetail },
+      },
+    },
+    async (request) => {
+      const lead = await getLead(db, sessionOf(request).orgId, request.params.id);
+      if (!lead) throw notFound("lead not found");
+      return lead;
+    },
+  );
+
+  r.get(
+    "/lead-alerts",
+    {
+      schema: {
+        operationId: "getLeadAlerts",
+        summary: "The signed-in member's lead alert preference",
+        tags: ["Leads"],
+        response: { 200: LeadAlerts },
+      },
+    },
+    async (request) => {
+      const session = sessionOf(request);
+      return { enabled: await getLeadAlertPreference(db, session.orgId, session.userId) };
+    },
+  );
+
+  r.put(
+    "/lead-alerts",
+    {
+      schema: {
+        operationId: "setLeadAlerts",
+        summary: "Turns the signed-in member's email alert for every new landing-page lead on or off",
+        tags: ["Leads"],
+        body: LeadAlerts,
+        response: { 200: LeadAlerts },
+      },
+    },
+    async (request) => {
+      const session = sessionOf(request);
+      await setLeadAlertPreference(db, {
+        orgId: session.orgId,
+        userId: session.userId,
+        enabled: request.body.enabled,
+        now: clock.now(),
+      });
+      return { enabled: request.body.enabled };
+    },
+  );
+}
