@@ -22,6 +22,7 @@ import {
   recordSubmission,
 } from "./piece-updates.ts";
 import { cardOfPiece } from "./render-piece.ts";
+import { claimCapBudget, releaseCappedPiece } from "./spend-caps.ts";
 
 export interface PipelineDeps {
   db: Queryable;
@@ -63,6 +64,7 @@ async function locate(deps: PipelineDeps, piece: PieceRecord, log: Logger): Prom
 async function submit(deps: PipelineDeps, piece: PieceRecord, context: JobContext) {
   const lastAttempt = context.attempt >= processPieceJob.maxAttempts;
   const card = await cardOfPiece(piece, {
+    db: deps.db,
     imagery: deps.imagery,
     publicBaseUrl: deps.publicBaseUrl,
     printAddressBlock: deps.printProvider.printsAddressBlock,
@@ -98,7 +100,9 @@ export function processPieceHandler(deps: PipelineDeps): RegisteredJob {
       return;
     }
     // A held piece comes back here at the end of its hold window (unless it was cancelled).
-    const released = loaded.status === "held" && (await releaseHeldPiece(deps.db, loaded, deps.clock.now()));
+    const released =
+      (loaded.status === "held" && (await releaseHeldPiece(deps.db, loaded, deps.clock.now()))) ||
+      (loaded.status === "capped" && (await releaseCappedPiece(deps.db, loaded, deps.clock.now())));
     if (loaded.status !== "queued" && !released) {
       log.info({ status: loaded.status }, "piece is not queued; nothing to do");
       return;
@@ -117,6 +121,10 @@ export function processPieceHandler(deps: PipelineDeps): RegisteredJob {
     const automationGate = await automationGates(deps.db, loaded, deps.clock.now());
     if (!automationGate.go) {
       log.info({ outcome: automationGate.outcome }, "piece waits under a mail safety rule");
+      return;
+    }
+    if (!(await claimCapBudget(deps.db, loaded, deps.clock.now()))) {
+      log.info("piece capped: a monthly cap is reached");
       return;
     }
     if (!(await claimSubmission(deps.db, loaded, context.jobId))) {

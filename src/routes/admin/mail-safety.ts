@@ -50,6 +50,7 @@ const AutomationMailSafety = Type.Object({
   approved_count: Type.Integer(),
   monthly_card_cap: Cap,
   monthly_spend_cap_cents: Cap,
+  paused_by_cap: Type.Boolean(),
 });
 
 const AutomationMailSafetyPatch = Type.Object(

@@ -1,5 +1,6 @@
 import { type Queryable, queryOne, sql } from "../../db/database.ts";
 import { notFound } from "../../errors.ts";
+import { retryCappedPieces } from "../../pipeline/spend-caps.ts";
 
 /**
  * A home gets at most one card per this many days across all of an org's automations, unless the
@@ -27,6 +28,8 @@ export interface AutomationMailSafety {
   approved_count: number;
   monthly_card_cap: number | null;
   monthly_spend_cap_cents: number | null;
+  /** Pieces of the automation are held because a monthly cap is reached. */
+  paused_by_cap: boolean;
 }
 
 export type AutomationMailSafetyPatch = Partial<
@@ -76,6 +79,8 @@ export async function updateOrgMailSafety(
     ON CONFLICT (org_id) DO UPDATE SET frequency_cap_days = EXCLUDED.frequency_cap_days,
       monthly_card_cap = EXCLUDED.monthly_card_cap, monthly_spend_cap_cents = EXCLUDED.monthly_spend_cap_cents,
       updated_at = EXCLUDED.updated_at`);
+  // A raised cap releases the pieces it held (a lowered one finds them capped again).
+  await retryCappedPieces(db, { orgId }, now);
   return getOrgMailSafety(db, orgId);
 }
 
@@ -88,7 +93,9 @@ export async function getAutomationMailSafety(
     db,
     sql`SELECT a.id AS automation_id, a.org_id, COALESCE(s.hold_minutes, 0) AS hold_minutes,
                COALESCE(s.approval_required, false) AS approval_required, s.auto_approve_after,
-               COALESCE(s.approved_count, 0) AS approved_count, s.monthly_card_cap, s.monthly_spend_cap_cents
+               COALESCE(s.approved_count, 0) AS approved_count, s.monthly_card_cap, s.monthly_spend_cap_cents,
+               EXISTS (SELECT 1 FROM mail_pieces p JOIN campaigns c ON c.org_id = p.org_id AND c.id = p.campaign_id
+                       WHERE p.org_id = a.org_id AND p.status = 'capped' AND c.automation_id = a.id) AS paused_by_cap
         FROM automations a LEFT JOIN automation_mail_safety s ON s.org_id = a.org_id AND s.automation_id = a.id
         WHERE a.id = ${automationId}::uuid`,
   );
@@ -116,5 +123,6 @@ export async function updateAutomationMailSafety(
                             THEN 0 ELSE automation_mail_safety.approved_count END,
       monthly_card_cap = EXCLUDED.monthly_card_cap, monthly_spend_cap_cents = EXCLUDED.monthly_spend_cap_cents,
       updated_at = EXCLUDED.updated_at`);
+  await retryCappedPieces(db, { orgId: current.org_id, automationId }, now);
   return getAutomationMailSafety(db, automationId);
 }

@@ -1,0 +1,91 @@
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import { fixedClock } from "../../src/clock.ts";
+import { admin } from "../helpers/api.ts";
+import { createTestContext, databaseLabel, type TestContext } from "../helpers/harness.ts";
+import { orgWithAutomation, queuePiece, runPipeline, tempDataDir } from "../pipeline/helpers.ts";
+
+const home = (street: string) => ({
+  street,
+  city: "Springfield",
+  state: "IL",
+  zip: "62704",
+  client_name: "Jane Smith",
+});
+
+describe(`mail safety: monthly spend caps (${databaseLabel})`, () => {
+  let ctx: TestContext;
+  const clock = fixedClock("2026-03-30T15:00:00.000Z");
+  const local = { printProvider: "local" as const, dataDir: tempDataDir() };
+
+  before(async () => {
+    ctx = await createTestContext({ clock });
+  });
+  after(async () => ctx.close());
+
+  const statusOf = async (id: string) => (await admin(ctx, "GET", `/pieces/${id}`)).body.status as string;
+
+  test("a piece past the automation's card cap is capped and the automation paused; raising the cap releases it", async () => {
+    const org = await orgWithAutomation(ctx);
+    const set = await admin(ctx, "PATCH", `/automations/${org.automationId}/mail-safety`, {
+      monthly_card_cap: 1,
+    });
+    assert.equal(set.status, 200, set.text);
+    const first = await queuePiece(ctx, org, home("1 Cap Ct"));
+    await runPipeline(ctx, local);
+    const second = await queuePiece(ctx, org, home("2 Cap Ct"));
+    await runPipeline(ctx, local);
+    assert.equal(await statusOf(first.id), "mailed");
+    const capped = await admin(ctx, "GET", `/pieces/${second.id}`);
+    assert.equal(capped.body.status, "capped");
+    assert.match(capped.body.status_reason, /the automation's monthly cap of 1 cards is reached/);
+    assert.equal(
+      (await admin(ctx, "GET", `/automations/${org.automationId}/mail-safety`)).body.paused_by_cap,
+      true,
+    );
+
+    const raised = await admin(ctx, "PATCH", `/automations/${org.automationId}/mail-safety`, {
+      monthly_card_cap: 2,
+    });
+    assert.equal(raised.status, 200, raised.text);
+    await runPipeline(ctx, local);
+    assert.equal(await statusOf(second.id), "mailed", "the raise released the held piece");
+    assert.equal(
+      (await admin(ctx, "GET", `/automations/${org.automationId}/mail-safety`)).body.paused_by_cap,
+      false,
+    );
+  });
+
+  test("the org's money cap holds pieces across automations until the new month releases them", async () => {
+    const org = await orgWithAutomation(ctx);
+    await admin(ctx, "PATCH", `/orgs/${org.orgId}/mail-safety`, { monthly_spend_cap_cents: 100 });
+    const profile = await ctx.database.db.execute(
+      // The cost per card is the org profile's setting (the app's Settings screen).
+      (await import("../../src/db/database.ts"))
+        .sql`INSERT INTO organization_profiles (org_id, cost_per_card_cents)
+        VALUES (${org.orgId}::uuid, 60)`,
+    );
+    assert.ok(profile);
+    const first = await queuePiece(ctx, org, home("3 Cap Ct"));
+    await runPipeline(ctx, local);
+    const second = await queuePiece(ctx, org, home("4 Cap Ct"));
+    await runPipeline(ctx, local);
+    assert.equal(await statusOf(first.id), "mailed");
+    assert.equal(await statusOf(second.id), "capped");
+    clock.set("2026-04-01T00:00:01.000Z");
+    await runPipeline(ctx, local);
+    assert.equal(await statusOf(second.id), "mailed", "April's budget");
+  });
+
+  test("several workers at once never mail past the cap", async () => {
+    const org = await orgWithAutomation(ctx);
+    await admin(ctx, "PATCH", `/orgs/${org.orgId}/mail-safety`, { monthly_card_cap: 3 });
+    const pieces = [];
+    for (let index = 0; index < 8; index++)
+      pieces.push(await queuePiece(ctx, org, home(`${10 + index} Race Rd`)));
+    await Promise.all([1, 2, 3, 4].map(() => runPipeline(ctx, local)));
+    const statuses = await Promise.all(pieces.map((piece) => statusOf(piece.id)));
+    assert.equal(statuses.filter((status) => status === "mailed").length, 3, statuses.join());
+    assert.equal(statuses.filter((status) => status === "capped").length, 5, statuses.join());
+  });
+});
