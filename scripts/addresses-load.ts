@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { loadConfig } from "../src/config.ts";
 import { lockDataDir, preparePrivateDataDir } from "../src/db/data-dir-lock.ts";
-import { openDatabase } from "../src/db/database.ts";
+import { openDatabase, sql } from "../src/db/database.ts";
 import { migrate } from "../src/db/migrate.ts";
 import {
   loadAddressFile,
@@ -67,6 +67,8 @@ async function main() {
         await sink.close();
       }
     }
+    // Fresh statistics for the planner: PGlite has no autovacuum, and a bulk load outruns PostgreSQL's.
+    await database.db.execute(sql`ANALYZE reference_addresses`);
   } finally {
     await database.close();
     release?.();
