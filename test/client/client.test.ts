@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { after, before, describe, it } from "node:test";
 import { createPorchlightClient } from "../../packages/client/src/index.ts";
+import { generateApiKey } from "../../src/domain/api-key-format.ts";
 import { admin, createAutomation, createOrg, issueKey, type TestOrg } from "../helpers/api.ts";
 import { createTestContext, databaseLabel, type TestContext } from "../helpers/harness.ts";
 import { documentCheckingFetch, listen } from "./client-helpers.ts";
@@ -45,7 +46,8 @@ describe(`typed client against the running server (${databaseLabel})`, () => {
   });
 
   it("returns the documented error body of a terminal answer without retrying it", async () => {
-    const { client: unknownKey, sent } = clientFor(`ak_${"x".repeat(49)}`);
+    // Well formed (its checksum matches) but never issued: the bare spec body, no detail.
+    const { client: unknownKey, sent } = clientFor(generateApiKey());
     const unauthorized = await unknownKey.GET("/api/v1/me");
     assert.equal(unauthorized.response.status, 401);
     assert.deepEqual(unauthorized.error, { error: "Unauthorized" });
