@@ -219,6 +219,20 @@ describe("the contractor's web app in a browser", () => {
     assert.ok((await page.getByRole("row").count()) > 1, "Mail lists no piece");
   });
 
+  it("saves the business profile; a refused save keeps everything typed", async () => {
+    await open("/settings?tab=profile", "Settings");
+    await page.getByRole("textbox", { name: /^Phone/ }).fill("(217) 555-0199");
+    await page.getByRole("textbox", { name: /^Business name/ }).fill("");
+    await page.getByRole("button", { name: "Save profile" }).click();
+    await page.getByText("Enter the business name printed on your cards").waitFor();
+    assert.equal(await page.getByRole("textbox", { name: /^Phone/ }).inputValue(), "(217) 555-0199");
+    await page.getByRole("textbox", { name: /^Business name/ }).fill("Rita's Roofing & Gutters");
+    await page.getByRole("button", { name: "Save profile" }).click();
+    await page.getByText("Your business profile is saved.").waitFor();
+    await open("/settings?tab=profile", "Settings");
+    assert.equal(await page.getByRole("textbox", { name: /^Phone/ }).inputValue(), "(217) 555-0199");
+  });
+
   it("every screen looks right and passes axe at desktop and phone width", async () => {
     const automationHref = await (async () => {
       await open("/automations", "Automations");

@@ -72,6 +72,7 @@ export function ProfileForm({ canEdit }: { canEdit: boolean }) {
 
   return (
     <form
+      noValidate
       onSubmit={form.onSubmit(async (values) => {
         const hasAddress = [values.street, values.city, values.state, values.postal_code].some((part) =>
           part.trim(),
