@@ -35,6 +35,12 @@ textarea{min-height:6rem}
 .choice{display:flex;gap:.5rem;align-items:center;font-weight:400;margin:.35rem 0}
 .row{display:grid;gap:0 .75rem}
 @media (min-width:30rem){.row{grid-template-columns:1fr 1fr}}
+.brand{display:flex;gap:.75rem;align-items:center;flex-wrap:wrap;margin-bottom:.5rem}
+.brand img{max-height:3rem;max-width:10rem;width:auto;height:auto}
+.brand .name{font-weight:700;font-size:1.05rem;margin:0;flex:1 1 10rem}
+.call{display:block;text-align:center;padding:.85rem;font-weight:700;color:#fff;background:#047857;border-radius:.5rem;text-decoration:none;margin:0 0 1rem}
+.call:focus-visible,button:focus-visible,a:focus-visible{outline:3px solid #f59e0b;outline-offset:2px}
+.consent{font-size:.85rem;margin:.35rem 0 0}
 button{margin-top:1.25rem;width:100%;padding:.85rem;font:inherit;font-weight:700;color:#fff;background:#1d4ed8;border:0;border-radius:.5rem}
 .error{background:#fde8e8;color:#9b1c1c;border-radius:.5rem;padding:.75rem;margin-bottom:1rem}
 `;
@@ -52,6 +58,31 @@ function page(title: string, nonce: string, body: string): string {
 </head>
 <body><main>${body}</main></body>
 </html>`;
+}
+
+/** The business a page speaks for: its profile in the app's Settings (name, phone, logo). */
+export interface LandingBusiness {
+  name: string;
+  phone: string | null;
+  /** The logo as a data: URL (the page's policy allows images from data: and itself only). */
+  logoDataUrl: string | null;
+}
+
+/** A phone number as a tel: link dials it: digits and a leading +; null when it has no digits. */
+export function telHref(phone: string | null): string | null {
+  const digits = (phone ?? "").replace(/[^\d+]/g, "").replace(/(?!^)\+/g, "");
+  return /\d{3,}/.test(digits) ? `tel:${digits}` : null;
+}
+
+function brandHeader(business: LandingBusiness): string {
+  const logo = business.logoDataUrl
+    ? `<img src="${escapeHtml(business.logoDataUrl)}" alt="${escapeHtml(business.name)} logo">`
+    : "";
+  const tel = telHref(business.phone);
+  const call = tel
+    ? `\n<a class="call" href="${escapeHtml(tel)}">Call ${escapeHtml(business.phone)}</a>`
+    : "";
+  return `<header class="brand">${logo}<p class="name">${escapeHtml(business.name)}</p></header>${call}`;
 }
 
 /** Values to show again when a submission is refused, keyed like the form's inputs. */
@@ -120,30 +151,39 @@ function customFieldInput(field: LeadField, values: FormValues): string {
 
 export function renderLandingPage(
   context: LandingContext,
-  options: { nonce: string; action: string; values?: FormValues; error?: string; stopMailPath?: string },
+  options: {
+    nonce: string;
+    action: string;
+    values?: FormValues;
+    error?: string;
+    stopMailPath?: string;
+    business?: LandingBusiness;
+  },
 ): string {
   const values = options.values ?? {};
+  const business = options.business ?? { name: context.orgName, phone: null, logoDataUrl: null };
   // Anyone holding the URL sees the page: a first name and a street line, never the full name or
   // the town and ZIP that would make the card's recipient findable.
   const greeting = context.firstName ? `Hi ${context.firstName},` : "Hello,";
   const error = options.error ? `<div class="error" role="alert">${escapeHtml(options.error)}</div>` : "";
-  const body = `<p class="muted">${escapeHtml(context.orgName)}</p>
+  const body = `${brandHeader(business)}
 <h1>${escapeHtml(greeting)} let's talk about your home.</h1>
 <div class="card"><p class="muted">This card was mailed to</p><p><strong>${escapeHtml(context.streetLine)}</strong></p></div>
 <form class="card" method="post" action="${escapeHtml(options.action)}">
 ${error}<div class="row">
-${textInput("first_name", "First name", "text", values, SUBMISSION_LIMITS.first_name, ' required autocomplete="given-name"')}
-${textInput("last_name", "Last name", "text", values, SUBMISSION_LIMITS.last_name, ' required autocomplete="family-name"')}
+<div>${textInput("first_name", "First name", "text", values, SUBMISSION_LIMITS.first_name, ' required autocomplete="given-name"')}</div>
+<div>${textInput("last_name", "Last name", "text", values, SUBMISSION_LIMITS.last_name, ' required autocomplete="family-name"')}</div>
 </div>
 ${textInput("email", "Email", "email", values, SUBMISSION_LIMITS.email, ' autocomplete="email"')}
-${textInput("phone", "Phone", "tel", values, SUBMISSION_LIMITS.phone, ' autocomplete="tel"')}
-<p class="muted">An email or a phone number is needed so ${escapeHtml(context.orgName)} can reach you.</p>
+${textInput("phone", "Phone", "tel", values, SUBMISSION_LIMITS.phone, ' autocomplete="tel" aria-describedby="phone-consent"')}
+<p id="phone-consent" class="muted consent">By giving your phone number you agree that ${escapeHtml(business.name)} may call or text you about your home. Your details go to ${escapeHtml(business.name)} only, to answer you; they are never sold.</p>
+<p class="muted">An email or a phone number is needed so ${escapeHtml(business.name)} can reach you.</p>
 <label for="message">Message</label>
 <textarea id="message" name="message" maxlength="${SUBMISSION_LIMITS.message}">${escapeHtml(first(values.message))}</textarea>
 ${context.fields.map((field) => customFieldInput(field, values)).join("\n")}
 <button type="submit">Send</button>
 </form>${options.stopMailPath ? `\n<p class="muted"><a href="${escapeHtml(options.stopMailPath)}" rel="nofollow">Stop mail to this address</a></p>` : ""}`;
-  return page(`${context.orgName}`, options.nonce, body);
+  return page(business.name, options.nonce, body);
 }
 
 export function renderThankYou(context: LandingContext, nonce: string): string {

@@ -26,12 +26,14 @@ const SCENE_SVG = `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" heig
   <g transform="translate(0 -${LIFT})">
   <rect y="600" width="${WIDTH}" height="264" fill="#7cb868"/>
   <rect y="600" width="${WIDTH}" height="18" fill="#6aa457"/>
-  <path d="M330 864 L400 640 L470 640 L560 864 Z" fill="#d9cbb3"/>
   <rect x="170" y="360" width="460" height="260" fill="#f3ece1"/>
   <path d="M130 372 L400 190 L670 372 Z" fill="#a2493a"/>
   <rect x="520" y="220" width="46" height="100" fill="#8c3d31"/>
   <rect x="370" y="470" width="70" height="150" fill="#5b4636"/>
   <circle cx="428" cy="548" r="5" fill="#e9c46a"/>
+  <!-- a doorstep, not a walkway: the card's headline band covers the lawn below the house, and a
+       light walkway showed through its translucent dark as a grey wedge under the headline -->
+  <rect x="356" y="618" width="98" height="12" rx="3" fill="#d9cbb3"/>
   <rect x="215" y="420" width="100" height="84" fill="#bfe0f2" stroke="#ffffff" stroke-width="8"/>
   <rect x="490" y="420" width="100" height="84" fill="#bfe0f2" stroke="#ffffff" stroke-width="8"/>
   <line x1="265" y1="420" x2="265" y2="504" stroke="#ffffff" stroke-width="5"/>

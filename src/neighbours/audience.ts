@@ -67,7 +67,7 @@ export const NEIGHBOUR_DEFAULT_TEMPLATE = {
   headline: "We just finished a job on {{job_street}}",
   message:
     "Hello neighbor, we just finished a project for one of your neighbors on {{job_street}} in {{job_city}}. " +
-    "While our crew is nearby, we would be glad to take a look at your home too. Scan the code to book a free estimate.",
+    "While our crew is nearby, we would be glad to take a look at your home too. Scan the code to reach us.",
 } as const;
 
 const titleCase = (text: string) =>

@@ -19,6 +19,7 @@ export async function renderProof(
   const piece = await loadPieceById(deps.db, pieceId);
   if (!piece) throw notFound("piece not found");
   const card = await cardOfPiece(piece, {
+    db: deps.db,
     imagery: deps.imagery,
     publicBaseUrl: deps.publicBaseUrl,
     printAddressBlock: true,

@@ -1,11 +1,15 @@
+import type { Queryable } from "../db/database.ts";
 import type { HomeImage, HomeImagery } from "../imagery/home-imagery.ts";
 import { createPlaceholderImagery } from "../imagery/placeholder.ts";
 import type { CardContent } from "../render/card-layout.ts";
 import { composeCard } from "../render/compose.ts";
 import { landingUrl } from "../services/campaigns.ts";
+import { loadCardSender } from "../services/card-sender.ts";
 import { locationOf, type PieceRecord, recipientOf } from "./piece-record.ts";
 
 export interface CardOfPieceOptions {
+  /** Where the organization's profile (name, phone, return address, logo, offer) is read from. */
+  db: Queryable;
   imagery: HomeImagery;
   publicBaseUrl: string;
   printAddressBlock: boolean;
@@ -16,7 +20,7 @@ export interface CardOfPieceOptions {
 
 /**
  * What the piece's card prints: its home's picture (fetched here; fitting and drawing happen in
- * the renderer), its template with merge fields applied, its landing URL.
+ * the renderer), its template with merge fields applied, its organization's profile, its landing URL.
  */
 export async function cardOfPiece(piece: PieceRecord, options: CardOfPieceOptions): Promise<CardContent> {
   const location = locationOf(piece);
@@ -27,9 +31,11 @@ export async function cardOfPiece(piece: PieceRecord, options: CardOfPieceOption
     if (!options.placeholderOnImageryError) throw error;
     image = await createPlaceholderImagery().fetchImage(location);
   }
+  const sender = await loadCardSender(options.db, piece.orgId);
   return composeCard({
     recipient: recipientOf(piece),
     orgName: piece.orgName,
+    sender,
     template: piece.template,
     landingUrl: landingUrl(options.publicBaseUrl, piece.token),
     homeImage: { bytes: image.bytes, streetSign: image.streetSign },

@@ -1,5 +1,6 @@
 import { placeholderSignOps } from "../imagery/placeholder.ts";
 import { type CardGeometry, type CardSize, cardGeometry, POINTS_PER_INCH } from "./card-size.ts";
+import type { CardLogo } from "./compose.ts";
 import type { Drawing, DrawOp } from "./drawing.ts";
 import { encodeQr, qrOps, qrQuietZone } from "./qr.ts";
 import { fitText, wrapText } from "./text.ts";
@@ -11,8 +12,16 @@ export interface CardContent {
   /** The recipient as the front greets them ("Neighbor" when the record has no name). */
   greetingName: string;
   message: string;
-  /** The sender block: the organization's name. */
+  /** The sender block: the business's name (its profile's), else the organization's. */
   senderName: string;
+  /** The return address under the sender's name: street line, then "City, ST ZIP". */
+  returnAddressLines?: readonly string[];
+  /** The business's phone, offered beside the QR code. */
+  phone?: string | null;
+  /** The contractor's own offer line, merge fields applied; none prints nothing. */
+  offer?: string | null;
+  /** The organization's logo, beside the sender block. */
+  logo?: CardLogo;
   /** The address block: recipient line, then street and city lines. */
   addressLines: string[];
   landingUrl: string;
@@ -80,7 +89,7 @@ export function frontDrawing(card: CardContent, fittedJpeg: Uint8Array): Drawing
     height,
     ops: [
       { op: "rect", x: 0, y: 0, width, height, fill: "#dfe6ee" },
-      { op: "image", x: 0, y: 0, width, height, jpeg: fittedJpeg },
+      { op: "image", x: 0, y: 0, width, height, bytes: fittedJpeg, format: "jpeg" },
       ...(sign === undefined ? [] : placeholderSignOps(sign, width, height)),
       { op: "rect", x: 0, y: bandTop, width, height: bandHeight, fill: "#10151f", opacity: 0.72 },
       { op: "rect", x: 0, y: bandTop, width, height: 3 * scale, fill: ACCENT },
@@ -97,7 +106,11 @@ export function frontDrawing(card: CardContent, fittedJpeg: Uint8Array): Drawing
   };
 }
 
-/** Back: sender block, message and QR code on the left; postage and address in the clear zone. */
+/**
+ * Back: the return address block (logo, business name, return address) top left, the message,
+ * the offer line and the QR code below it, all in the left column; postage and the address in the
+ * clear zone, which nothing else enters.
+ */
 export function backDrawing(card: CardContent): Drawing {
   const geometry = cardGeometry(card.size);
   const { width, height, safe, clearZone } = geometry;
@@ -110,12 +123,16 @@ export function backDrawing(card: CardContent): Drawing {
   const qrY = safe.y + safe.height - qrSize - qrQuiet / 2;
   const qrX = safe.x + qrQuiet / 2;
 
-  const senderSize = Math.round(12 * scale);
-  const sender = wrapText(card.senderName, { size: senderSize, bold: true }, columnWidth, 2);
-  const senderBottom = safe.y + senderSize + (sender.length - 1) * senderSize * 1.2;
+  const header = returnAddressBlock(card, { x: safe.x, y: safe.y, width: columnWidth }, scale);
 
-  const messageTop = senderBottom + 16 * scale;
-  const messageRoom = qrY - qrQuiet - 8 - messageTop;
+  const offerSize = Math.round(11 * scale * 10) / 10;
+  const offer = card.offer?.trim()
+    ? wrapText(card.offer, { size: offerSize, bold: true }, columnWidth, 2)
+    : [];
+  const offerTop = qrY - qrQuiet - 6 - offer.length * offerSize * 1.25;
+
+  const messageTop = header.bottom + 12 * scale;
+  const messageRoom = offerTop - (offer.length > 0 ? 4 : 2) - messageTop;
   const messageSize = Math.round(10.5 * scale * 10) / 10;
   const messageLines = Math.max(1, Math.floor(messageRoom / (messageSize * 1.3)));
   const message = wrapText(card.message, { size: messageSize, bold: false }, columnWidth, messageLines);
@@ -127,6 +144,10 @@ export function backDrawing(card: CardContent): Drawing {
     columnRight - callToActionX,
     4,
   );
+  const call = card.phone?.trim()
+    ? wrapText(`or call ${card.phone.trim()}`, { size: 8, bold: true }, columnRight - callToActionX, 2)
+    : [];
+  const callToActionY = qrY + qrSize / 2 - 8 - call.length * 6;
 
   return {
     width,
@@ -134,7 +155,7 @@ export function backDrawing(card: CardContent): Drawing {
     ops: [
       { op: "rect", x: 0, y: 0, width, height, fill: "#ffffff" },
       { op: "rect", x: 0, y: 0, width, height: geometry.trim.y + 6 * scale, fill: ACCENT },
-      text(sender, { x: safe.x, y: safe.y + senderSize, size: senderSize, bold: true, fill: INK }),
+      ...header.ops,
       text(message, {
         x: safe.x,
         y: messageTop + messageSize,
@@ -142,8 +163,32 @@ export function backDrawing(card: CardContent): Drawing {
         fill: INK,
         lineHeight: messageSize * 1.3,
       }),
+      ...(offer.length > 0
+        ? [
+            text(offer, {
+              x: safe.x,
+              y: offerTop + offerSize,
+              size: offerSize,
+              bold: true,
+              fill: ACCENT,
+              lineHeight: offerSize * 1.25,
+            }),
+          ]
+        : []),
       ...qrOps(qr, qrX, qrY, qrSize),
-      text(callToAction, { x: callToActionX, y: qrY + qrSize / 2 - 8, size: 7.5, fill: "#4a5568" }),
+      text(callToAction, { x: callToActionX, y: callToActionY, size: 7.5, fill: "#4a5568" }),
+      ...(call.length > 0
+        ? [
+            text(call, {
+              x: callToActionX,
+              y: callToActionY + callToAction.length * 7.5 * 1.25 + 3,
+              size: 8,
+              bold: true,
+              fill: INK,
+              lineHeight: 10,
+            }),
+          ]
+        : []),
       {
         op: "line",
         x1: columnRight + 7,
@@ -156,6 +201,70 @@ export function backDrawing(card: CardContent): Drawing {
       ...(card.printAddressBlock ? addressBlockOps(card, clearZone) : []),
     ],
   };
+}
+
+/** Logo at most this tall and this share of the column wide, at the 4×6 card's scale. */
+const LOGO_MAX_HEIGHT = 0.55 * POINTS_PER_INCH;
+const LOGO_MAX_COLUMN_SHARE = 0.42;
+
+/**
+ * The return address block: the logo (when there is one) left of the business's name and its
+ * return address, the name bold. Its bottom is where the message may start.
+ */
+function returnAddressBlock(
+  card: CardContent,
+  area: { x: number; y: number; width: number },
+  scale: number,
+): { ops: DrawOp[]; bottom: number } {
+  const ops: DrawOp[] = [];
+  let textX = area.x;
+  let logoBottom = area.y;
+  if (card.logo) {
+    const fit = Math.min(
+      (LOGO_MAX_HEIGHT * scale) / card.logo.height,
+      (area.width * LOGO_MAX_COLUMN_SHARE) / card.logo.width,
+    );
+    const logoWidth = card.logo.width * fit;
+    const logoHeight = card.logo.height * fit;
+    ops.push({
+      op: "image",
+      x: area.x,
+      y: area.y,
+      width: logoWidth,
+      height: logoHeight,
+      bytes: card.logo.png,
+      format: "png",
+    });
+    textX = area.x + logoWidth + 8 * scale;
+    logoBottom = area.y + logoHeight;
+  }
+  const textWidth = area.x + area.width - textX;
+  const nameSize = Math.round(12 * scale);
+  const name = wrapText(card.senderName, { size: nameSize, bold: true }, textWidth, 2);
+  const nameBottom = area.y + nameSize + (name.length - 1) * nameSize * 1.2;
+  ops.push(text(name, { x: textX, y: area.y + nameSize, size: nameSize, bold: true, fill: INK }));
+  const addressSize = Math.round(8.5 * scale * 10) / 10;
+  // The address runs under the logo and name, the column's full width: beside a logo a 4×6
+  // card's column cuts "Springfield, IL 62702" short.
+  const address = (card.returnAddressLines ?? []).flatMap((line) =>
+    wrapText(line, { size: addressSize, bold: false }, area.width, 1),
+  );
+  const rowBottom = Math.max(logoBottom, nameBottom);
+  let bottom = rowBottom;
+  if (address.length > 0) {
+    const firstBaseline = rowBottom + addressSize * 1.45;
+    ops.push(
+      text(address, {
+        x: area.x,
+        y: firstBaseline,
+        size: addressSize,
+        fill: "#4a5568",
+        lineHeight: addressSize * 1.25,
+      }),
+    );
+    bottom = firstBaseline + (address.length - 1) * addressSize * 1.25 + addressSize * 0.3;
+  }
+  return { ops, bottom };
 }
 
 /** Postage box top right, the address block in the lower half of the clear zone. */

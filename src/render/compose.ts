@@ -3,6 +3,26 @@ import type { CardSize } from "./card-size.ts";
 import { applyMergeFields, type MergeValues } from "./merge.ts";
 import type { ResolvedTemplate } from "./template.ts";
 
+/** The organization's logo as a card prints it: PNG, shrunk for print once per logo version. */
+export interface CardLogo {
+  png: Uint8Array;
+  width: number;
+  height: number;
+}
+
+/** Who the card speaks for: the organization's profile (services/card-sender.ts loads it). */
+export interface CardSender {
+  /** The business name, else the organization's name. */
+  name: string;
+  phone: string | null;
+  website: string | null;
+  /** Street line, then "City, ST ZIP"; empty when the profile has no return address. */
+  returnAddressLines: string[];
+  /** The organization's offer line, printed when the automation's template has none of its own. */
+  offer: string | null;
+  logo?: CardLogo;
+}
+
 /** What a card is made of, as the pipeline knows it. */
 export interface CardRecipient {
   recipientName: string | null;
@@ -28,7 +48,11 @@ export function addressLines(recipient: CardRecipient): string[] {
   return [name, streetLine ?? recipient.address, ...(rest.length > 0 ? [rest.join(", ")] : [])];
 }
 
-export function mergeValues(recipient: CardRecipient, orgName: string): MergeValues {
+export function mergeValues(
+  recipient: CardRecipient,
+  orgName: string,
+  sender?: Pick<CardSender, "phone" | "website">,
+): MergeValues {
   const custom = Object.fromEntries(
     Object.entries(recipient.properties).filter(([key]) => key.startsWith("cf_")),
   );
@@ -38,6 +62,8 @@ export function mergeValues(recipient: CardRecipient, orgName: string): MergeVal
     street: recipient.street ?? recipient.address.split(",")[0],
     city: recipient.city,
     org_name: orgName,
+    phone: sender?.phone,
+    website: sender?.website,
     // Set only on neighbour pieces, by their campaign's fan-out (src/neighbours/neighbour-fanout.ts).
     job_street: recipient.properties.job_street,
     job_city: recipient.properties.job_city,
@@ -46,20 +72,35 @@ export function mergeValues(recipient: CardRecipient, orgName: string): MergeVal
 
 export function composeCard(input: {
   recipient: CardRecipient;
+  /** The organization's name: what prints when no sender profile is given. */
   orgName: string;
+  /** The organization's profile; without it the card carries the name alone. */
+  sender?: CardSender;
   template: ResolvedTemplate;
   landingUrl: string;
   homeImage: CardContent["homeImage"];
   printAddressBlock: boolean;
   size?: CardSize;
 }): CardContent {
-  const values = mergeValues(input.recipient, input.orgName);
+  const sender = input.sender ?? {
+    name: input.orgName,
+    phone: null,
+    website: null,
+    returnAddressLines: [],
+    offer: null,
+  };
+  const values = mergeValues(input.recipient, sender.name, sender);
+  const offer = input.template.offer ?? sender.offer;
   return {
     size: input.size ?? input.template.size,
     headline: applyMergeFields(input.template.headline, values),
     greetingName: applyMergeFields("{{client_name}}", values),
     message: applyMergeFields(input.template.message, values),
-    senderName: input.orgName,
+    offer: offer ? applyMergeFields(offer, values) : null,
+    senderName: sender.name,
+    returnAddressLines: sender.returnAddressLines,
+    phone: sender.phone,
+    ...(sender.logo ? { logo: sender.logo } : {}),
     addressLines: addressLines(input.recipient),
     landingUrl: input.landingUrl,
     homeImage: input.homeImage,

@@ -22,7 +22,16 @@ export type DrawOp =
       dash?: [number, number];
     }
   | { op: "line"; x1: number; y1: number; x2: number; y2: number; stroke: string; lineWidth: number }
-  | { op: "image"; x: number; y: number; width: number; height: number; jpeg: Uint8Array }
+  /** A raster picture: the home's photo (JPEG) or the organization's logo (PNG, may be transparent). */
+  | {
+      op: "image";
+      x: number;
+      y: number;
+      width: number;
+      height: number;
+      bytes: Uint8Array;
+      format: "jpeg" | "png";
+    }
   | {
       op: "text";
       lines: readonly string[];
@@ -81,7 +90,7 @@ function drawPdfOp(doc: PDFKit.PDFDocument, op: DrawOp): void {
         .restore();
       return;
     case "image":
-      doc.image(Buffer.from(op.jpeg.buffer, op.jpeg.byteOffset, op.jpeg.byteLength), op.x, op.y, {
+      doc.image(Buffer.from(op.bytes.buffer, op.bytes.byteOffset, op.bytes.byteLength), op.x, op.y, {
         width: op.width,
         height: op.height,
       });
@@ -142,7 +151,7 @@ function svgOp(op: DrawOp): string {
     case "line":
       return `<line x1="${op.x1}" y1="${op.y1}" x2="${op.x2}" y2="${op.y2}" stroke="${op.stroke}" stroke-width="${op.lineWidth}"/>`;
     case "image": {
-      const href = `data:image/jpeg;base64,${Buffer.from(op.jpeg).toString("base64")}`;
+      const href = `data:image/${op.format};base64,${Buffer.from(op.bytes).toString("base64")}`;
       return `<image x="${op.x}" y="${op.y}" width="${op.width}" height="${op.height}" preserveAspectRatio="none" href="${href}"/>`;
     }
     case "text": {

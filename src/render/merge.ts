@@ -1,6 +1,6 @@
 /**
  * Merge fields in card templates: `{{client_name}}`, `{{street}}`, `{{city}}`, `{{org_name}}`,
- * a neighbour card's `{{job_street}}` and `{{job_city}}` (the job it follows, without its house
+ * the business's `{{phone}}` and `{{website}}` (its profile in the app's Settings), a neighbour card's `{{job_street}}` and `{{job_city}}` (the job it follows, without its house
  * number: src/neighbours/) and the record's custom properties `{{cf_…}}`. A value that is missing or blank prints an
  * explicit fallback, never "undefined" or an empty gap: the reserved fields have defaults
  * ("Neighbor", "your home", …) and a custom field must name its own, `{{cf_roof|your roof}}`,
@@ -13,6 +13,9 @@ export const RESERVED_MERGE_FIELDS = {
   org_name: "your local pros",
   job_street: "your street",
   job_city: "your neighborhood",
+  // "Call {{phone}}" reads "Call us" and "Visit {{website}}" "Visit our website" before the profile has them.
+  phone: "us",
+  website: "our website",
 } as const;
 
 type ReservedField = keyof typeof RESERVED_MERGE_FIELDS;
@@ -31,7 +34,7 @@ export function templateProblems(text: string): string[] {
     if (isReserved(name!)) continue;
     if (!name!.startsWith("cf_")) {
       problems.push(
-        `unknown merge field ${whole}; use client_name, street, city, org_name, job_street, job_city or cf_…`,
+        `unknown merge field ${whole}; use ${Object.keys(RESERVED_MERGE_FIELDS).join(", ")} or cf_…`,
       );
     } else if (!fallback?.trim()) {
       problems.push(`merge field ${whole} needs a fallback for records without it, e.g. {{${name}|…}}`);

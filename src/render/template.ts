@@ -25,6 +25,8 @@ export interface CardTemplateInput {
 export interface ResolvedTemplate {
   headline: string;
   message: string;
+  /** The contractor's own offer line (the app's builder writes it); null prints none. */
+  offer: string | null;
   size: CardSize;
 }
 
@@ -32,17 +34,22 @@ export const DEFAULT_TEMPLATE: ResolvedTemplate = {
   headline: "A fresh look for {{street}}",
   message:
     "Hi {{client_name}}, we have been working on homes around {{city}} and would love to help with yours. " +
-    "Scan the code for a free estimate from {{org_name}}.",
+    "Scan the code to see your home's page and reach {{org_name}}.",
+  // No default promise: only an offer the contractor wrote prints.
+  offer: null,
   size: "4x6",
 };
 
 /** The stored template over the defaults; anything unreadable in the column counts as absent. */
 export function resolveTemplate(stored: unknown): ResolvedTemplate {
-  const template = (stored && typeof stored === "object" ? stored : {}) as CardTemplateInput;
+  const template = (stored && typeof stored === "object" ? stored : {}) as CardTemplateInput & {
+    offer?: unknown;
+  };
   const text = (value: unknown, fallback: string) => (typeof value === "string" && value ? value : fallback);
   return {
     headline: text(template.headline, DEFAULT_TEMPLATE.headline),
     message: text(template.message, DEFAULT_TEMPLATE.message),
+    offer: typeof template.offer === "string" && template.offer.trim() ? template.offer.trim() : null,
     // A template stored under a legacy size name ("6x4.25") prints the card that replaced it.
     size: cardSizeOf(template.size) ?? DEFAULT_TEMPLATE.size,
   };

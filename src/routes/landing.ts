@@ -4,6 +4,7 @@ import { AppError, rateLimited } from "../errors.ts";
 import { logServerError, renderError, toAppError } from "../http/error-handler.ts";
 import {
   type FormValues,
+  type LandingBusiness,
   renderLandingPage,
   renderNotFound,
   renderStopMailConfirm,
@@ -20,6 +21,8 @@ import {
   sendHtml,
 } from "../http/landing-pages.ts";
 import { ErrorBody } from "../http/schemas.ts";
+import { loadCardSender } from "../services/card-sender.ts";
+import { recordLandingVisit } from "../services/landing-visits.ts";
 import { type LandingContext, loadLandingContext, saveLandingLead } from "../services/leads/capture.ts";
 import {
   type RawLeadSubmission,
@@ -101,8 +104,16 @@ function registerPage(app: FastifyInstance, services: Services, path: (typeof PA
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
   const { config } = services;
   const deps = { db: services.db, clock: services.clock, leadsPerHour: config.landingLeadsPerTokenPerHour };
-  const load = (token: string) =>
-    loadLandingContext(services.db, token, { now: services.clock.now(), ttlDays: config.landingPageTtlDays });
+  const load = async (token: string) => {
+    const context = await loadLandingContext(services.db, token, {
+      now: services.clock.now(),
+      ttlDays: config.landingPageTtlDays,
+    });
+    if (!context) return undefined;
+    const business = await businessOf(services, context.orgId);
+    // The page, its thank-you and its messages name the business as its cards do.
+    return { ...context, orgName: business.name, business };
+  };
   const canonical = path === PAGE_PATHS[0];
 
   r.get(
@@ -119,6 +130,7 @@ function registerPage(app: FastifyInstance, services: Services, path: (typeof PA
       const nonce = newNonce();
       const context = await load(request.params.token);
       if (!context) return sendHtml(reply, 404, nonce, renderNotFound(nonce));
+      await recordLandingVisit(services, context, services.clock.now());
       return sendHtml(
         reply,
         200,
@@ -127,6 +139,7 @@ function registerPage(app: FastifyInstance, services: Services, path: (typeof PA
           nonce,
           action: landingPath(request.params.token),
           stopMailPath: stopMailPath(request.params.token),
+          business: context.business,
         }),
       );
     },
@@ -192,6 +205,7 @@ function registerPage(app: FastifyInstance, services: Services, path: (typeof PA
             nonce,
             action: landingPath(request.params.token),
             stopMailPath: stopMailPath(request.params.token),
+            business: context.business,
             values,
             error: formMessage(appError.detail),
           }),
@@ -261,6 +275,18 @@ function isCrossSite(request: FastifyRequest, ownOrigin: string): boolean {
   if (origin !== undefined && origin !== ownOrigin) return true;
   const site = request.headers["sec-fetch-site"];
   return site !== undefined && site !== "same-origin" && site !== "none";
+}
+
+/** The organization's profile as its landing page shows it (the card's own data and logo). */
+async function businessOf(services: Services, orgId: string): Promise<LandingBusiness> {
+  const sender = await loadCardSender(services.db, orgId);
+  return {
+    name: sender.name,
+    phone: sender.phone,
+    logoDataUrl: sender.logo
+      ? `data:image/png;base64,${Buffer.from(sender.logo.png).toString("base64")}`
+      : null,
+  };
 }
 
 function logLeadCap(request: FastifyRequest, context: LandingContext): void {

@@ -18,6 +18,7 @@ import {
   updateAutomation,
 } from "../../services/automations.ts";
 import { landingUrl } from "../../services/campaigns.ts";
+import { loadCardSender } from "../../services/card-sender.ts";
 import {
   mailAddressOf,
   runTrigger,
@@ -369,9 +370,15 @@ export function registerAutomationRoutes(app: FastifyInstance, ctx: AppApiContex
       const outcome = run.outcomes[0]!;
       const failing =
         outcome.reason === "filtered_out" ? filters.find((f) => !passesFilter(f, properties)) : undefined;
-      const card = composeCard(
-        proofInput(request.body.automation.template, properties, session.orgName, ctx.config.publicBaseUrl),
-      );
+      const card = composeCard({
+        ...proofInput(
+          request.body.automation.template,
+          properties,
+          session.orgName,
+          ctx.config.publicBaseUrl,
+        ),
+        sender: await loadCardSender(db, session.orgId),
+      });
       return {
         outcome: outcome.reason,
         ...(failing ? { failing_filter: failing } : {}),
@@ -412,9 +419,11 @@ export function registerAutomationRoutes(app: FastifyInstance, ctx: AppApiContex
         : undefined;
       if (request.body.sample_id && !sample) throw notFound("sample not found");
       const properties = sample ? propertiesOf(sample.record) : SAMPLE_PROPERTIES;
-      const card = composeCard(
-        proofInput(request.body.template, properties, session.orgName, ctx.config.publicBaseUrl),
-      );
+      // The same profile the printed card carries: name, phone, return address, logo, offer.
+      const card = composeCard({
+        ...proofInput(request.body.template, properties, session.orgName, ctx.config.publicBaseUrl),
+        sender: await loadCardSender(db, session.orgId),
+      });
       const png = await ctx.renderer.proof(card, "png");
       const [front, back] = await splitProof(png);
       return { front_png: dataUrl(front!), back_png: dataUrl(back!) };
