@@ -10,10 +10,12 @@ import { registerAppErrorHandling } from "./errors.ts";
 import { collectAppApiDocument } from "./openapi.ts";
 import { registerAutomationRoutes } from "./routes/automations.ts";
 import { registerDeveloperRoutes } from "./routes/developers.ts";
+import { registerLeadRoutes } from "./routes/leads.ts";
 import { registerMailRoutes } from "./routes/mail.ts";
 import { registerMeRoutes } from "./routes/me.ts";
 import { registerOrganizationRoutes } from "./routes/organization.ts";
 import { registerOverviewRoutes } from "./routes/overview.ts";
+import { registerOverviewFigureRoutes } from "./routes/overview-figures.ts";
 import { registerSessionRoutes } from "./routes/session.ts";
 import { registerTeamRoutes } from "./routes/team.ts";
 import { createSessionGuard, requireOwner } from "./session-guard.ts";
@@ -70,4 +72,6 @@ async function registerAppApi(app: FastifyInstance, services: Services): Promise
   registerOrganizationRoutes(app, ctx);
   registerOverviewRoutes(app, ctx);
   registerMailRoutes(app, ctx);
+  registerLeadRoutes(app, ctx);
+  registerOverviewFigureRoutes(app, ctx);
 }

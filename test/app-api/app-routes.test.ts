@@ -105,7 +105,9 @@ describe(`app routes (${databaseLabel})`, () => {
     assert.equal(unbound.body[0].bound, false);
     const attention = await a.owner.browser.request("GET", "/app/api/v1/attention");
     assert.deepEqual(
-      attention.body.items.map((i: { kind: string; event_type?: string }) => [i.kind, i.event_type]),
+      attention.body.items
+        .filter((i: { kind: string }) => i.kind === "unbound_event_type")
+        .map((i: { kind: string; event_type?: string }) => [i.kind, i.event_type]),
       [["unbound_event_type", "job.completed"]],
     );
     await a.owner.browser.request("PATCH", `/app/api/v1/automations/${a.automationId}`, {

@@ -1,5 +1,6 @@
 import { Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
+import { type AttentionItem, mailAttentionItems } from "../../services/app-overview.ts";
 import { listEventTypes } from "../../services/app-reads.ts";
 import type { AppApiContext } from "../context.ts";
 import { sessionOf } from "../session-guard.ts";
@@ -24,9 +25,14 @@ export function registerOverviewRoutes(app: FastifyInstance, ctx: AppApiContext)
                     kind: Type.Union([
                       Type.Literal("unbound_event_type"),
                       Type.Literal("automations_paused"),
+                      Type.Literal("failed_pieces"),
+                      Type.Literal("automation_disabled"),
+                      Type.Literal("subscription_failing"),
                     ]),
                     message: Type.String(),
                     event_type: Type.Optional(Type.String()),
+                    automation_id: Type.Optional(Type.String()),
+                    subscription_id: Type.Optional(Type.String()),
                   },
                   { additionalProperties: false },
                 ),
@@ -40,7 +46,7 @@ export function registerOverviewRoutes(app: FastifyInstance, ctx: AppApiContext)
     async (request) => {
       await ctx.triggerStore.flushSamples();
       const items: {
-        kind: "unbound_event_type" | "automations_paused";
+        kind: "unbound_event_type" | "automations_paused" | AttentionItem["kind"];
         message: string;
         event_type?: string;
       }[] = [];
@@ -58,6 +64,7 @@ export function registerOverviewRoutes(app: FastifyInstance, ctx: AppApiContext)
           message: `Events of type "${type.event_type}" arrive but no enabled automation listens to them, so they mail nothing.`,
         });
       }
+      items.push(...(await mailAttentionItems(db, sessionOf(request).orgId, ctx.clock.now())));
       return { items };
     },
   );

@@ -1,0 +1,189 @@
+// The contractor app's Overview: per UTC month, what was mailed and what it earned. Cards are
+// counted when mailed, leads and visits when they happened, won deals by their close date
+// (else when the conversion was recorded); cost is cards × the org profile's cost per card.
+import { type Queryable, queryOne, queryRows, sql } from "../db/database.ts";
+
+export interface MonthFigures {
+  month: string;
+  cards_mailed: number;
+  landing_visits: number;
+  leads: number;
+  won_deals: number;
+  attributed_revenue: number;
+  /** Null while the org has no cost per card in its profile. */
+  cost: number | null;
+  /** Attributed revenue ÷ cost; null without a cost. */
+  return_on_spend: number | null;
+}
+
+export type Totals = Omit<MonthFigures, "month">;
+
+/** The first day of each of the `count` UTC months ending with `now`'s, oldest first (YYYY-MM-01). */
+export function lastMonths(now: Date, count: number): string[] {
+  return Array.from({ length: count }, (_, i) => {
+    const date = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - (count - 1 - i), 1));
+    return date.toISOString().slice(0, 10);
+  });
+}
+
+const monthAfter = (month: string) => {
+  const date = new Date(`${month}T00:00:00Z`);
+  return new Date(Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + 1, 1)).toISOString().slice(0, 10);
+};
+
+export async function costPerCardCents(db: Queryable, orgId: string): Promise<number | null> {
+  const row = await queryOne<{ cost_per_card_cents: number | null }>(
+    db,
+    sql`SELECT cost_per_card_cents FROM organization_profiles WHERE org_id = ${orgId}::uuid`,
+  );
+  return row?.cost_per_card_cents ?? null;
+}
+
+/** Cost and return on spend from cards and revenue (one rule for Overview and Revenue). */
+export function spendFigures(cards: number, revenue: number, centsPerCard: number | null) {
+  const cost = centsPerCard === null ? null : (cards * centsPerCard) / 100;
+  return { cost, return_on_spend: cost ? Math.round((revenue / cost) * 100) / 100 : null };
+}
+
+type Counted = { month: string; value: number | string | null };
+
+async function monthly(db: Queryable, query: ReturnType<typeof sql>): Promise<Map<string, number>> {
+  const rows = await queryRows<Counted>(db, query);
+  return new Map(rows.map((row) => [String(row.month).slice(0, 10), Number(row.value ?? 0)]));
+}
+
+/** The org's figures for each of the last `count` UTC months. */
+export async function monthlyFigures(
+  db: Queryable,
+  orgId: string,
+  now: Date,
+  count: number,
+): Promise<MonthFigures[]> {
+  const months = lastMonths(now, count);
+  const from = sql`${months[0]!}::date`;
+  const to = sql`${monthAfter(months.at(-1)!)}::date`;
+  const org = sql`${orgId}::uuid`;
+  const monthOf = (column: ReturnType<typeof sql>) =>
+    sql`to_char(date_trunc('month', ${column} AT TIME ZONE 'UTC'), 'YYYY-MM-DD')`;
+  const [cards, visits, leads, deals, revenue, centsPerCard] = await Promise.all([
+    monthly(
+      db,
+      sql`SELECT ${monthOf(sql`mailed_at`)} AS month, count(*) AS value FROM mail_pieces
+          WHERE org_id = ${org} AND mailed_at >= ${from} AND mailed_at < ${to} GROUP BY 1`,
+    ),
+    monthly(
+      db,
+      sql`SELECT to_char(month, 'YYYY-MM-DD') AS month, sum(visits) AS value FROM landing_visits
+          WHERE org_id = ${org} AND month >= ${from} AND month < ${to} GROUP BY month`,
+    ),
+    monthly(
+      db,
+      sql`SELECT ${monthOf(sql`created_at`)} AS month, count(*) AS value FROM leads
+          WHERE org_id = ${org} AND created_at >= ${from} AND created_at < ${to} GROUP BY 1`,
+    ),
+    monthly(
+      db,
+      sql`SELECT ${monthOf(sql`COALESCE(deal_date, created_at)`)} AS month, count(*) AS value FROM conversions
+          WHERE org_id = ${org} AND COALESCE(deal_date, created_at) >= ${from}
+            AND COALESCE(deal_date, created_at) < ${to} GROUP BY 1`,
+    ),
+    monthly(
+      db,
+      sql`SELECT ${monthOf(sql`COALESCE(deal_date, created_at)`)} AS month, sum(deal_amount) AS value FROM conversions
+          WHERE org_id = ${org} AND COALESCE(deal_date, created_at) >= ${from}
+            AND COALESCE(deal_date, created_at) < ${to} GROUP BY 1`,
+    ),
+    costPerCardCents(db, orgId),
+  ]);
+  return months.map((month) => {
+    const cardsMailed = cards.get(month) ?? 0;
+    const attributedRevenue = revenue.get(month) ?? 0;
+    return {
+      month: month.slice(0, 7),
+      cards_mailed: cardsMailed,
+      landing_visits: visits.get(month) ?? 0,
+      leads: leads.get(month) ?? 0,
+      won_deals: deals.get(month) ?? 0,
+      attributed_revenue: attributedRevenue,
+      ...spendFigures(cardsMailed, attributedRevenue, centsPerCard),
+    };
+  });
+}
+
+/** The sum of months; cost and return on spend recomputed from the sums. */
+export function totalsOf(months: MonthFigures[], centsPerCard: number | null): Totals {
+  const sum = (pick: (m: MonthFigures) => number) => months.reduce((total, m) => total + pick(m), 0);
+  const cards = sum((m) => m.cards_mailed);
+  const revenue = sum((m) => m.attributed_revenue);
+  return {
+    cards_mailed: cards,
+    landing_visits: sum((m) => m.landing_visits),
+    leads: sum((m) => m.leads),
+    won_deals: sum((m) => m.won_deals),
+    attributed_revenue: revenue,
+    ...spendFigures(cards, revenue, centsPerCard),
+  };
+}
+
+export interface AttentionItem {
+  kind: "failed_pieces" | "automation_disabled" | "subscription_failing";
+  message: string;
+  automation_id?: string;
+  subscription_id?: string;
+}
+
+/**
+ * What in the org's mail and deliveries needs a person: pieces that failed in the last 30 days,
+ * automations turned off, subscriptions whose latest delivery failed.
+ */
+export async function mailAttentionItems(db: Queryable, orgId: string, now: Date): Promise<AttentionItem[]> {
+  const since = new Date(now.getTime() - 30 * 86_400_000).toISOString();
+  const [failed, disabled, failing] = await Promise.all([
+    queryOne<{ count: number | string }>(
+      db,
+      sql`SELECT count(*) AS count FROM mail_pieces WHERE org_id = ${orgId}::uuid AND status = 'failed'
+            AND COALESCE(status_updated_at, created_at) >= ${since}::timestamptz`,
+    ),
+    queryRows<{ id: string; name: string }>(
+      db,
+      sql`SELECT id, name FROM automations WHERE org_id = ${orgId}::uuid AND NOT enabled ORDER BY name, id LIMIT 20`,
+    ),
+    queryRows<{ id: string; target_url: string; status_code: number | null; outcome: string }>(
+      db,
+      sql`SELECT s.id, s.target_url, d.status_code, d.outcome FROM subscriptions s
+          JOIN LATERAL (SELECT outcome, status_code FROM deliveries
+                        WHERE org_id = s.org_id AND subscription_id = s.id
+                        ORDER BY created_at DESC, id DESC LIMIT 1) d ON true
+          WHERE s.org_id = ${orgId}::uuid
+            AND NOT (d.outcome = 'attempted' AND d.status_code BETWEEN 200 AND 299)
+          ORDER BY s.created_at, s.id`,
+    ),
+  ]);
+  const items: AttentionItem[] = [];
+  const failedCount = Number(failed?.count ?? 0);
+  if (failedCount > 0) {
+    items.push({
+      kind: "failed_pieces",
+      message: `${failedCount} card${failedCount === 1 ? "" : "s"} could not be mailed in the last 30 days; Mail shows why.`,
+    });
+  }
+  for (const automation of disabled) {
+    items.push({
+      kind: "automation_disabled",
+      automation_id: automation.id,
+      message: `The automation "${automation.name}" is turned off: it mails nothing until it is turned on.`,
+    });
+  }
+  for (const subscription of failing) {
+    let origin = "";
+    try {
+      origin = new URL(subscription.target_url).origin;
+    } catch {}
+    items.push({
+      kind: "subscription_failing",
+      subscription_id: subscription.id,
+      message: `The last lead sent to ${origin} failed (${subscription.status_code ?? subscription.outcome}); check the receiver.`,
+    });
+  }
+  return items;
+}

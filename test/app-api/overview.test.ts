@@ -1,0 +1,127 @@
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import { sql } from "../../src/db/database.ts";
+import { call, createAutomation, createOrg, recordMailing } from "../helpers/api.ts";
+import { databaseLabel, type TestContext } from "../helpers/harness.ts";
+import { submitLead } from "../leads/leads-helpers.ts";
+import { createAppTestContext, inviteAndAccept, type SignedInUser } from "./helpers.ts";
+
+const now = new Date();
+const monthStart = (back: number) => new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - back, 1));
+const monthLabel = (back: number) => monthStart(back).toISOString().slice(0, 7);
+
+describe(`app API: Overview (${databaseLabel})`, () => {
+  let ctx: TestContext;
+  let org: { orgId: string; key: string };
+  let owner: SignedInUser;
+  let member: SignedInUser;
+  let otherOwner: SignedInUser;
+
+  before(async () => {
+    ctx = await createAppTestContext({ memoryLimiter: true });
+    org = await createOrg(ctx);
+    owner = await inviteAndAccept(ctx, org.orgId, "owner-overview@example.com", "owner");
+    member = await inviteAndAccept(ctx, org.orgId, "member-overview@example.com", "member");
+    const other = await createOrg(ctx);
+    otherOwner = await inviteAndAccept(ctx, other.orgId, "other-overview@example.com", "owner");
+
+    const profile = await owner.browser.request("PATCH", "/app/api/v1/organization", {
+      body: { cost_per_card_cents: 85 },
+    });
+    assert.equal(profile.status, 200, profile.text);
+    await recordMailing(
+      ctx,
+      org.orgId,
+      ["10 Birch St", "11 Birch St", "12 Birch St"].map((street) => ({
+        address: `${street}, Springfield, IL 62704`,
+        mailed_at: new Date(monthStart(2).getTime() + 9 * 86_400_000).toISOString(),
+      })),
+      "April",
+    );
+    const june = await recordMailing(
+      ctx,
+      org.orgId,
+      ["20 Birch St", "21 Birch St"].map((street) => ({
+        address: `${street}, Springfield, IL 62704`,
+        mailed_at: new Date(monthStart(0).getTime() + 60_000).toISOString(),
+      })),
+      "June",
+    );
+    const token = june.pieces[0]!.token;
+    for (let i = 0; i < 2; i++) assert.equal((await call(ctx, "GET", `/l/${token}`)).status, 200);
+    await submitLead(ctx, token, {
+      first_name: "Lou",
+      last_name: "Lead",
+      email: "lou@example.com",
+      phone: "+1 217 555 0199",
+    });
+    const won = await call(ctx, "POST", "/api/v1/conversions", {
+      key: org.key,
+      body: {
+        address: "10 Birch St, Springfield, IL 62704",
+        deal_id: "D-1",
+        deal_amount: "5000",
+        deal_date: now.toISOString().slice(0, 10),
+      },
+    });
+    assert.equal(won.status, 200, won.text);
+    assert.equal(won.body.matched, true, won.text);
+  });
+  after(() => ctx.close());
+
+  test("this month, the last 12 months and each month: cards, visits, leads, won deals, revenue, cost, return", async () => {
+    const overview = await member.browser.request("GET", "/app/api/v1/overview");
+    assert.equal(overview.status, 200, overview.text);
+    const body = overview.body;
+    assert.equal(body.cost_per_card_cents, 85);
+    assert.deepEqual(body.this_month, {
+      cards_mailed: 2,
+      landing_visits: 2,
+      leads: 1,
+      won_deals: 1,
+      attributed_revenue: 5000,
+      cost: 1.7,
+      return_on_spend: 2941.18,
+    });
+    assert.equal(body.last_12_months.cards_mailed, 5);
+    assert.equal(body.last_12_months.cost, 4.25);
+    assert.equal(body.last_12_months.return_on_spend, 1176.47);
+    assert.equal(body.months.length, 12);
+    assert.equal(body.months[11].month, monthLabel(0));
+    assert.equal(body.months[0].month, monthLabel(11));
+    assert.equal(body.months[9].month, monthLabel(2));
+    assert.equal(body.months[9].cards_mailed, 3);
+    assert.equal(body.months[9].attributed_revenue, 0);
+    assert.equal(body.latest_leads.length, 1);
+    assert.equal(body.latest_leads[0].name, "Lou Lead");
+  });
+
+  test("another organization sees only its own (empty) figures", async () => {
+    const overview = await otherOwner.browser.request("GET", "/app/api/v1/overview");
+    assert.equal(overview.body.last_12_months.cards_mailed, 0);
+    assert.equal(overview.body.last_12_months.cost, null, "no cost per card set");
+    assert.equal(overview.body.last_12_months.return_on_spend, null);
+    assert.deepEqual(overview.body.latest_leads, []);
+  });
+
+  test("attention lists failed pieces and turned-off automations beside part 1's items", async () => {
+    await createAutomation(ctx, org.orgId, {
+      name: "Winter promo",
+      enabled: false,
+      trigger: { type: "custom_api", event_type: "job.completed" },
+    });
+    await ctx.database.db.execute(
+      sql`UPDATE mail_pieces SET status = 'failed', status_reason = 'the print provider refused it',
+            status_updated_at = now()
+          WHERE org_id = ${org.orgId}::uuid AND address LIKE '21 Birch%'`,
+    );
+    const attention = await member.browser.request("GET", "/app/api/v1/attention");
+    assert.equal(attention.status, 200, attention.text);
+    const kinds = attention.body.items.map((item: { kind: string }) => item.kind);
+    assert.ok(kinds.includes("failed_pieces"), attention.text);
+    assert.ok(kinds.includes("automation_disabled"), attention.text);
+    const theirs = await otherOwner.browser.request("GET", "/app/api/v1/attention");
+    assert.ok(!theirs.body.items.some((item: { kind: string }) => item.kind === "failed_pieces"));
+    assert.equal((await ctx.app.inject({ method: "GET", url: "/app/api/v1/overview" })).statusCode, 401);
+  });
+});
