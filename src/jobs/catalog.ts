@@ -7,6 +7,7 @@ import { createMailer, type Mailer } from "../mail/mailer.ts";
 import { pipelineJobHandlers } from "../pipeline/index.ts";
 import type { Renderer } from "../render/renderer.ts";
 import { leadAlertHandler } from "../services/lead-alerts.ts";
+import { capNoticeHandler } from "../services/mail-safety/cap-notice.ts";
 import { deliverLeadHandler } from "../services/webhooks/deliver-lead-job.ts";
 import type { DeliveryClient } from "../services/webhooks/delivery-client.ts";
 import { createJobCatalog, type JobCatalog } from "./job-kind.ts";
@@ -31,6 +32,11 @@ export function buildJobCatalog(deps: JobCatalogDeps): JobCatalog {
     ...(deps.config
       ? [
           leadAlertHandler({
+            ...deps,
+            mailer: deps.mailer ?? mailerOf(deps, deps.config),
+            publicBaseUrl: deps.config.publicBaseUrl,
+          }),
+          capNoticeHandler({
             ...deps,
             mailer: deps.mailer ?? mailerOf(deps, deps.config),
             publicBaseUrl: deps.config.publicBaseUrl,

@@ -7,6 +7,7 @@
  */
 import { type Queryable, queryOne, queryRows, sql } from "../db/database.ts";
 import { enqueueJob } from "../jobs/queue.ts";
+import { claimCapNotice } from "../services/mail-safety/cap-notice.ts";
 import { processPieceJob } from "./jobs.ts";
 import type { PieceRecord } from "./piece-record.ts";
 
@@ -28,7 +29,10 @@ interface Caps {
 }
 
 class CapReached extends Error {
-  constructor(readonly reason: string) {
+  constructor(
+    readonly reason: string,
+    readonly scope: string,
+  ) {
     super(reason);
   }
 }
@@ -88,7 +92,7 @@ export async function claimCapBudget(db: Queryable, piece: PieceRecord, now: Dat
   try {
     await db.transaction(async (tx) => {
       if (!(await claimCounter(tx, { orgId: piece.orgId, scope: ORG_SCOPE, month }, org, caps.cost))) {
-        throw new CapReached(capWords("the organization", org));
+        throw new CapReached(capWords("the organization", org), ORG_SCOPE);
       }
       if (
         piece.automationId !== null &&
@@ -99,7 +103,7 @@ export async function claimCapBudget(db: Queryable, piece: PieceRecord, now: Dat
           caps.cost,
         ))
       ) {
-        throw new CapReached(capWords("the automation", automation));
+        throw new CapReached(capWords("the automation", automation), piece.automationId);
       }
       await tx.execute(sql`UPDATE mail_pieces SET cap_claimed_month = ${month}::date
         WHERE org_id = ${piece.orgId}::uuid AND id = ${piece.id}::uuid`);
@@ -107,12 +111,18 @@ export async function claimCapBudget(db: Queryable, piece: PieceRecord, now: Dat
     return true;
   } catch (error) {
     if (!(error instanceof CapReached)) throw error;
-    await holdCapped(db, piece, error.reason, now);
+    await holdCapped(db, piece, { reason: error.reason, scope: error.scope, month }, now);
     return false;
   }
 }
 
-async function holdCapped(db: Queryable, piece: PieceRecord, reason: string, now: Date) {
+async function holdCapped(
+  db: Queryable,
+  piece: PieceRecord,
+  cap: { reason: string; scope: string; month: string },
+  now: Date,
+) {
+  const { reason } = cap;
   await db.transaction(async (tx) => {
     const capped = await queryRows<{ id: string }>(
       tx,
@@ -127,6 +137,7 @@ async function holdCapped(db: Queryable, piece: PieceRecord, reason: string, now
       { org_id: piece.orgId, piece_id: piece.id },
       { orgId: piece.orgId, now, runAt: nextMonthStart(now) },
     );
+    await claimCapNotice(tx, { orgId: piece.orgId, ...cap, now });
   });
 }
 

@@ -1,9 +1,16 @@
 import assert from "node:assert/strict";
+import { readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { fixedClock } from "../../src/clock.ts";
+import { createJobCatalog } from "../../src/jobs/job-kind.ts";
+import { runPendingJobs } from "../../src/jobs/worker.ts";
+import { createMailer } from "../../src/mail/mailer.ts";
+import { capNoticeHandler } from "../../src/services/mail-safety/cap-notice.ts";
+import { inviteAndAccept } from "../app-api/helpers.ts";
 import { admin } from "../helpers/api.ts";
 import { createTestContext, databaseLabel, type TestContext } from "../helpers/harness.ts";
-import { orgWithAutomation, queuePiece, runPipeline, tempDataDir } from "../pipeline/helpers.ts";
+import { logger, orgWithAutomation, queuePiece, runPipeline, tempDataDir } from "../pipeline/helpers.ts";
 
 const home = (street: string) => ({
   street,
@@ -87,5 +94,44 @@ describe(`mail safety: monthly spend caps (${databaseLabel})`, () => {
     const statuses = await Promise.all(pieces.map((piece) => statusOf(piece.id)));
     assert.equal(statuses.filter((status) => status === "mailed").length, 3, statuses.join());
     assert.equal(statuses.filter((status) => status === "capped").length, 5, statuses.join());
+  });
+});
+
+// The app's sign-in runs on the real clock: this block keeps the system clock.
+describe(`mail safety: the owners' email when a cap holds pieces (${databaseLabel})`, () => {
+  let ctx: TestContext;
+  const local = { printProvider: "local" as const, dataDir: tempDataDir() };
+  before(async () => {
+    ctx = await createTestContext();
+  });
+  after(async () => ctx.close());
+
+  test("the owners get one email when a cap first holds pieces in a month; members none", async () => {
+    const org = await orgWithAutomation(ctx);
+    await inviteAndAccept(ctx, org.orgId, "owner@bright.example", "owner");
+    await inviteAndAccept(ctx, org.orgId, "member@bright.example", "member", "Max Member");
+    await admin(ctx, "PATCH", `/orgs/${org.orgId}/mail-safety`, { monthly_card_cap: 1 });
+    for (const street of ["30 Notice Ln", "31 Notice Ln", "32 Notice Ln"]) {
+      await queuePiece(ctx, org, home(street));
+      await runPipeline(ctx, local);
+    }
+    const outbox = tempDataDir();
+    const mailer = createMailer({
+      smtpUrl: undefined,
+      from: "porchlight@test",
+      dataDir: outbox,
+      logger,
+      clock: ctx.clock,
+    });
+    const catalog = createJobCatalog([
+      capNoticeHandler({ db: ctx.database.db, logger, mailer, publicBaseUrl: ctx.config.publicBaseUrl }),
+    ]);
+    await runPendingJobs({ db: ctx.database.db, clock: ctx.clock, logger }, catalog);
+    const dir = path.join(outbox, "mail-outbox");
+    const mails = readdirSync(dir).map((file) => readFileSync(path.join(dir, file), "utf8"));
+    assert.equal(mails.length, 1, mails.join("\n---\n"));
+    assert.match(mails[0]!, /To: owner@bright\.example/);
+    assert.match(mails[0]!, /Subject: Mail paused: a monthly cap of Bright Roofing Co\. is reached/);
+    assert.match(mails[0]!, /the organization's monthly cap of 1 cards is reached/);
   });
 });
