@@ -31,6 +31,11 @@ function card(size: CardSize, printAddressBlock: boolean): CardContent {
     greetingName: "Jane Smith",
     message: "Hi Jane, ".repeat(60),
     senderName: "Bright Roofing Co.",
+    // The contractor's profile: the return address block, a wide logo, an offer and a phone.
+    returnAddressLines: ["400 Industrial Way Suite 1200", "Springfield, IL 62702"],
+    logo: { png: new Uint8Array([0x89, 0x50]), width: 420, height: 120 },
+    offer: "10% off any roof repair booked by March 31, and a free gutter check with every job",
+    phone: "(555) 201-3344",
     addressLines: ["Jane Smith", "412 Maple Ave", "Springfield, IL 62704"],
     landingUrl: "https://porchlight.example/l/abcdefghijklmnopqrstuv",
     homeImage: { bytes: image.bytes, streetSign: image.streetSign },
@@ -98,6 +103,12 @@ describe("print geometry matches Lob's postcard artboards", () => {
         );
         if (op.op === "text" || op.op === "qr")
           assert.ok(inside(box, geometry.safe), `${op.op} leaves the safe zone`);
+      }
+      const logo = back.ops.find((op) => op.op === "image");
+      assert.ok(logo && inside(inkBox(logo)!, geometry.safe), "the logo is drawn inside the safe zone");
+      const printed = back.ops.flatMap((op) => (op.op === "text" ? op.lines : []));
+      for (const line of ["400 Industrial Way Suite 1200", "Springfield, IL 62702"]) {
+        assert.ok(printed.includes(line), `the return address line "${line}" is printed`);
       }
     });
 
