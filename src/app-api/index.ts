@@ -16,6 +16,7 @@ import { registerMeRoutes } from "./routes/me.ts";
 import { registerOrganizationRoutes } from "./routes/organization.ts";
 import { registerOverviewRoutes } from "./routes/overview.ts";
 import { registerOverviewFigureRoutes } from "./routes/overview-figures.ts";
+import { registerRevenueRoutes } from "./routes/revenue.ts";
 import { registerSessionRoutes } from "./routes/session.ts";
 import { registerTeamRoutes } from "./routes/team.ts";
 import { createSessionGuard, requireOwner } from "./session-guard.ts";
@@ -74,4 +75,5 @@ async function registerAppApi(app: FastifyInstance, services: Services): Promise
   registerMailRoutes(app, ctx);
   registerLeadRoutes(app, ctx);
   registerOverviewFigureRoutes(app, ctx);
+  registerRevenueRoutes(app, ctx);
 }
