@@ -44,6 +44,7 @@ describe(`mail safety: the hold window and cancelling (${databaseLabel})`, () =>
   test("pieces wait out the hold window; a cancelled one never reaches Lob and has no landing page", async () => {
     const org = await heldAutomation(120);
     const kept = await queuePiece(ctx, org, home("1 Held Way"));
+    clock.advance(1000);
     const cancelled = await queuePiece(ctx, org, home("2 Held Way"));
     const before = lob.requests.length;
     await run();
