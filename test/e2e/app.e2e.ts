@@ -27,6 +27,7 @@ let context: BrowserContext;
 let page: Page;
 let orgId: string;
 let apiKey: string;
+let pieceHref = "/mail";
 
 async function operator(method: string, route: string, body?: unknown) {
   const response = await fetch(`${base}/admin/v1${route}`, {
@@ -219,6 +220,54 @@ describe("the contractor's web app in a browser", () => {
     assert.ok((await page.getByRole("row").count()) > 1, "Mail lists no piece");
   });
 
+  it("opens the piece's page: both proofs, landing link and tracking timeline", async () => {
+    await open("/mail", "Mail");
+    const postcards = page.getByRole("region", { name: "Postcards" });
+    await postcards.getByRole("img", { name: /Front of the postcard to 744 Evergreen Terrace/ }).waitFor();
+    await postcards.getByRole("row").nth(1).getByRole("link").click();
+    await page.getByRole("heading", { level: 1, name: /^Postcard to / }).waitFor();
+    pieceHref = new URL(page.url()).pathname;
+    for (const side of ["Front", "Back"]) {
+      const proof = page.getByRole("img", {
+        name: new RegExp(`^${side} of the postcard to 744 Evergreen Terrace`),
+      });
+      await proof.waitFor();
+      await page.waitForFunction(
+        (name) =>
+          [...document.querySelectorAll("img")].some(
+            (image) => image.alt.startsWith(name) && image.complete && image.naturalWidth > 0,
+          ),
+        `${side} of the postcard`,
+      );
+    }
+    const landing = page.getByRole("link", { name: "Open this card's landing page" });
+    assert.match((await landing.getAttribute("href")) ?? "", /^https?:\/\//);
+    await page.getByRole("heading", { level: 2, name: "Tracking" }).waitFor();
+    await page.getByText("Queued", { exact: true }).first().waitFor();
+  });
+
+  it("filters Mail by status, automation and date", async () => {
+    await open("/mail", "Mail");
+    const postcards = page.getByRole("region", { name: "Postcards" });
+    await postcards.waitFor();
+    await page.getByRole("combobox", { name: "Status" }).selectOption("failed");
+    await page.getByText("No postcards match these filters").waitFor();
+    assert.match(page.url(), /status=failed/);
+    await page.getByRole("combobox", { name: "Status" }).selectOption("");
+    await page.getByRole("combobox", { name: "Automation" }).selectOption({ label: "Job done postcard" });
+    await postcards.waitFor();
+    assert.ok((await postcards.getByRole("row").count()) > 1, "the automation filter hides its own piece");
+    const tomorrow = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
+    await page.getByLabel("Created from").fill(tomorrow);
+    await page.getByText("No postcards match these filters").waitFor();
+    await page.getByLabel("Created from").fill("");
+    await postcards.waitFor();
+    assert.ok(
+      (await postcards.getByRole("row").count()) > 1,
+      "clearing the date filter shows the piece again",
+    );
+  });
+
   it("saves the business profile; a refused save keeps everything typed", async () => {
     await open("/settings?tab=profile", "Settings");
     await page.getByRole("textbox", { name: /^Phone/ }).fill("(217) 555-0199");
@@ -244,6 +293,7 @@ describe("the contractor's web app in a browser", () => {
       ["automation-new", "/automations/new", "New automation"],
       ["automation-edit", (automationHref ?? "/app/automations").replace(/^\/app/, ""), "Job done postcard"],
       ["mail", "/mail", "Mail"],
+      ["mail-piece", pieceHref.replace(/^\/app/, ""), /^Postcard to /],
       ["leads", "/leads", "Leads"],
       ["revenue", "/revenue", "Revenue"],
       ["customers", "/customers", "Customers"],

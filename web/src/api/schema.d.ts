@@ -177,6 +177,58 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/app/api/v1/lead-alerts": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The signed-in member's lead alert preference */
+    get: operations["getLeadAlerts"];
+    /** Turns the signed-in member's email alert for every new landing-page lead on or off */
+    put: operations["setLeadAlerts"];
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/app/api/v1/leads": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Landing-page and CRM-synced leads, newest first, a keyset page at a time (Leads) */
+    get: operations["listLeads"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/app/api/v1/leads/{id}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One lead: its answers and its deliveries (status code, attempts, next retry) */
+    get: operations["getLead"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/app/api/v1/me": {
     parameters: {
       query?: never;
@@ -240,6 +292,23 @@ export interface paths {
     get: operations["getLogo"];
     /** Uploads the logo as the request body (image/png, image/jpeg or image/svg+xml, at most 2097152 bytes); stored re-encoded as PNG */
     put: operations["uploadLogo"];
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/app/api/v1/overview": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** This month and the last 12 months at a glance, per month, and the last 5 leads (Overview) */
+    get: operations["getOverview"];
+    put?: never;
     post?: never;
     delete?: never;
     options?: never;
@@ -458,9 +527,16 @@ export interface operations {
         content: {
           "application/json": {
             items: {
-              kind: "unbound_event_type" | "automations_paused";
+              kind:
+                | "unbound_event_type"
+                | "automations_paused"
+                | "failed_pieces"
+                | "automation_disabled"
+                | "subscription_failing";
               message: string;
               event_type?: string;
+              automation_id?: string;
+              subscription_id?: string;
             }[];
           };
         };
@@ -1707,6 +1783,352 @@ export interface operations {
       };
     };
   };
+  getLeadAlerts: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description Whether the signed-in member gets an email for every new landing-page lead. */
+            enabled: boolean;
+          };
+        };
+      };
+      /** @description No valid session (sign in). */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+      /** @description `forbidden`: the session's role may not do this (owners only); `csrf_rejected`: a state-changing request without a same-origin Origin / Sec-Fetch-Site. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+      /** @description Not found, or belongs to another organization. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+      /** @description The body or query is not valid. */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+      /** @description Too many requests. */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+    };
+  };
+  setLeadAlerts: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description Whether the signed-in member gets an email for every new landing-page lead. */
+          enabled: boolean;
+        };
+      };
+    };
+    responses: {
+      /** @description Success. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description Whether the signed-in member gets an email for every new landing-page lead. */
+            enabled: boolean;
+          };
+        };
+      };
+      /** @description No valid session (sign in). */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+      /** @description `forbidden`: the session's role may not do this (owners only); `csrf_rejected`: a state-changing request without a same-origin Origin / Sec-Fetch-Site. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+      /** @description Not found, or belongs to another organization. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+      /** @description The body or query is not valid. */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+      /** @description Too many requests. */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+    };
+  };
+  listLeads: {
+    parameters: {
+      query?: {
+        source?: "landing_page" | "crm_sync";
+        cursor?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            leads: {
+              /** Format: uuid */
+              id: string;
+              source: "landing_page" | "crm_sync";
+              name: string;
+              email: string;
+              phone: string;
+              address: string;
+              piece_id: string | null;
+              campaign_id: string | null;
+              campaign_name: string | null;
+              automation_id: string | null;
+              automation_name: string | null;
+              attribution_type: string | null;
+              /** Format: date-time */
+              received_at: string;
+              deliveries: {
+                /** Format: uuid */
+                subscription_id: string;
+                /** @description The subscription's origin (its path may hold a secret). */
+                target: string;
+                /** @description delivered: the receiver answered 2xx; failed: another status, or no answer (blocked, timeout, error); pending: waiting for its first try or a retry. */
+                state: "delivered" | "failed" | "pending";
+                status_code: number | null;
+                error: string | null;
+                attempts: number;
+                last_attempt_at: string | null;
+                next_retry_at: string | null;
+              }[];
+            }[];
+            next_cursor: string | null;
+          };
+        };
+      };
+      /** @description No valid session (sign in). */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+      /** @description `forbidden`: the session's role may not do this (owners only); `csrf_rejected`: a state-changing request without a same-origin Origin / Sec-Fetch-Site. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+      /** @description Not found, or belongs to another organization. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+      /** @description The body or query is not valid. */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+      /** @description Too many requests. */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+    };
+  };
+  getLead: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** Format: uuid */
+            id: string;
+            source: "landing_page" | "crm_sync";
+            name: string;
+            email: string;
+            phone: string;
+            address: string;
+            piece_id: string | null;
+            campaign_id: string | null;
+            campaign_name: string | null;
+            automation_id: string | null;
+            automation_name: string | null;
+            attribution_type: string | null;
+            /** Format: date-time */
+            received_at: string;
+            deliveries: {
+              /** Format: uuid */
+              subscription_id: string;
+              /** @description The subscription's origin (its path may hold a secret). */
+              target: string;
+              /** @description delivered: the receiver answered 2xx; failed: another status, or no answer (blocked, timeout, error); pending: waiting for its first try or a retry. */
+              state: "delivered" | "failed" | "pending";
+              status_code: number | null;
+              error: string | null;
+              attempts: number;
+              last_attempt_at: string | null;
+              next_retry_at: string | null;
+            }[];
+            message: string;
+            crm_record_id: string | null;
+            answers: {
+              field_id: string;
+              label: string;
+              value: string[];
+            }[];
+          };
+        };
+      };
+      /** @description No valid session (sign in). */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+      /** @description `forbidden`: the session's role may not do this (owners only); `csrf_rejected`: a state-changing request without a same-origin Origin / Sec-Fetch-Site. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+      /** @description Not found, or belongs to another organization. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+      /** @description The body or query is not valid. */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+      /** @description Too many requests. */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+    };
+  };
   updateMe: {
     parameters: {
       query?: never;
@@ -2138,6 +2560,151 @@ export interface operations {
             offer: string | null;
             has_logo: boolean;
             logo_updated_at: string | null;
+          };
+        };
+      };
+      /** @description No valid session (sign in). */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+      /** @description `forbidden`: the session's role may not do this (owners only); `csrf_rejected`: a state-changing request without a same-origin Origin / Sec-Fetch-Site. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+      /** @description Not found, or belongs to another organization. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+      /** @description The body or query is not valid. */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+      /** @description Too many requests. */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+    };
+  };
+  getOverview: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            cost_per_card_cents: number | null;
+            this_month: {
+              cards_mailed: number;
+              /** @description Views of the org's open landing pages. */
+              landing_visits: number;
+              /** @description Landing-page and CRM-synced leads received. */
+              leads: number;
+              /** @description Attributed conversions, by close date. */
+              won_deals: number;
+              /** @description Sum of attributed deal amounts. */
+              attributed_revenue: number;
+              /** @description Cards mailed × the profile's cost per card; null without a cost per card. */
+              cost: number | null;
+              /** @description Attributed revenue ÷ cost; null without a cost. */
+              return_on_spend: number | null;
+            };
+            last_12_months: {
+              cards_mailed: number;
+              /** @description Views of the org's open landing pages. */
+              landing_visits: number;
+              /** @description Landing-page and CRM-synced leads received. */
+              leads: number;
+              /** @description Attributed conversions, by close date. */
+              won_deals: number;
+              /** @description Sum of attributed deal amounts. */
+              attributed_revenue: number;
+              /** @description Cards mailed × the profile's cost per card; null without a cost per card. */
+              cost: number | null;
+              /** @description Attributed revenue ÷ cost; null without a cost. */
+              return_on_spend: number | null;
+            };
+            /** @description The last 12 UTC months, oldest first. */
+            months: {
+              /** @description YYYY-MM (UTC). */
+              month: string;
+              cards_mailed: number;
+              /** @description Views of the org's open landing pages. */
+              landing_visits: number;
+              /** @description Landing-page and CRM-synced leads received. */
+              leads: number;
+              /** @description Attributed conversions, by close date. */
+              won_deals: number;
+              /** @description Sum of attributed deal amounts. */
+              attributed_revenue: number;
+              /** @description Cards mailed × the profile's cost per card; null without a cost per card. */
+              cost: number | null;
+              /** @description Attributed revenue ÷ cost; null without a cost. */
+              return_on_spend: number | null;
+            }[];
+            latest_leads: {
+              /** Format: uuid */
+              id: string;
+              source: "landing_page" | "crm_sync";
+              name: string;
+              email: string;
+              phone: string;
+              address: string;
+              piece_id: string | null;
+              campaign_id: string | null;
+              campaign_name: string | null;
+              automation_id: string | null;
+              automation_name: string | null;
+              attribution_type: string | null;
+              /** Format: date-time */
+              received_at: string;
+              deliveries: {
+                /** Format: uuid */
+                subscription_id: string;
+                /** @description The subscription's origin (its path may hold a secret). */
+                target: string;
+                /** @description delivered: the receiver answered 2xx; failed: another status, or no answer (blocked, timeout, error); pending: waiting for its first try or a retry. */
+                state: "delivered" | "failed" | "pending";
+                status_code: number | null;
+                error: string | null;
+                attempts: number;
+                last_attempt_at: string | null;
+                next_retry_at: string | null;
+              }[];
+            }[];
           };
         };
       };

@@ -9,6 +9,9 @@ import {
 import { automationListQuery, automationQuery } from "../api/automations.ts";
 import { ApiError } from "../api/errors.ts";
 import { eventTypesQuery } from "../api/events.ts";
+import type { LeadSource } from "../api/leads.ts";
+import { leadQuery } from "../api/leads.ts";
+import { PIECE_STATUSES, type PieceFilters, pieceQuery } from "../api/mail.ts";
 import { organizationQuery } from "../api/organization.ts";
 import { attentionQuery } from "../api/overview.ts";
 import { sessionQuery } from "../api/session.ts";
@@ -19,12 +22,15 @@ import { SignInPage } from "../pages/Auth/SignInPage.tsx";
 import { AutomationEditPage, AutomationNewPage } from "../pages/Automations/AutomationBuilderPage.tsx";
 import { AutomationsPage } from "../pages/Automations/AutomationsPage.tsx";
 import { DevelopersPage } from "../pages/Developers/DevelopersPage.tsx";
+import { LeadPage } from "../pages/Leads/LeadPage.tsx";
+import { LeadsPage } from "../pages/Leads/LeadsPage.tsx";
 import { MailPage } from "../pages/Mail/MailPage.tsx";
+import { PiecePage } from "../pages/Mail/PiecePage.tsx";
 import { NotFoundPage } from "../pages/NotFoundPage.tsx";
 import { OperatorPage } from "../pages/Operator/OperatorPage.tsx";
 import { OverviewPage } from "../pages/Overview/OverviewPage.tsx";
 import { SettingsPage } from "../pages/Settings/SettingsPage.tsx";
-import { CustomersPage, LeadsPage, RevenuePage } from "../pages/Shells/ShellPages.tsx";
+import { CustomersPage, RevenuePage } from "../pages/Shells/ShellPages.tsx";
 import { LoadError, Loading } from "../ui/states.tsx";
 import { DEVELOPER_TABS, type DeveloperTab, SETTINGS_TABS, type SettingsTab } from "./search.ts";
 
@@ -128,8 +134,43 @@ const automationEditRoute = createRoute({
   component: AutomationEditPage,
 });
 
-const mailRoute = createRoute({ getParentRoute: () => signedInRoute, path: "mail", component: MailPage });
-const leadsRoute = createRoute({ getParentRoute: () => signedInRoute, path: "leads", component: LeadsPage });
+const isoDate = (value: unknown) =>
+  typeof value === "string" && /^\d{4}-\d{2}-\d{2}$/.test(value) ? value : undefined;
+
+const mailRoute = createRoute({
+  getParentRoute: () => signedInRoute,
+  path: "mail",
+  // The filters live in the URL, so a filtered list can be bookmarked and shared.
+  validateSearch: (search: Record<string, unknown>): Omit<PieceFilters, "cursor"> => ({
+    automation_id: text(search.automation_id),
+    status: PIECE_STATUSES.includes(search.status as never)
+      ? (search.status as PieceFilters["status"])
+      : undefined,
+    from: isoDate(search.from),
+    to: isoDate(search.to),
+  }),
+  component: MailPage,
+});
+const pieceRoute = createRoute({
+  getParentRoute: () => signedInRoute,
+  path: "mail/$pieceId",
+  loader: ({ context, params }) => context.queryClient.ensureQueryData(pieceQuery(params.pieceId)),
+  component: PiecePage,
+});
+const leadsRoute = createRoute({
+  getParentRoute: () => signedInRoute,
+  path: "leads",
+  validateSearch: (search: Record<string, unknown>): { source?: LeadSource } => ({
+    source: search.source === "landing_page" || search.source === "crm_sync" ? search.source : undefined,
+  }),
+  component: LeadsPage,
+});
+const leadRoute = createRoute({
+  getParentRoute: () => signedInRoute,
+  path: "leads/$leadId",
+  loader: ({ context, params }) => context.queryClient.ensureQueryData(leadQuery(params.leadId)),
+  component: LeadPage,
+});
 const revenueRoute = createRoute({
   getParentRoute: () => signedInRoute,
   path: "revenue",
@@ -173,7 +214,9 @@ const routeTree = rootRoute.addChildren([
     automationNewRoute,
     automationEditRoute,
     mailRoute,
+    pieceRoute,
     leadsRoute,
+    leadRoute,
     revenueRoute,
     customersRoute,
     developersRoute,

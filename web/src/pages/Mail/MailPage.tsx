@@ -1,88 +1,181 @@
-import { Badge, Button, Group, Table, Text } from "@mantine/core";
+import { Badge, Button, Group, Image, NativeSelect, Table, Text, TextInput } from "@mantine/core";
 import { useQuery } from "@tanstack/react-query";
+import { getRouteApi } from "@tanstack/react-router";
 import { useState } from "react";
 import { automationListQuery } from "../../api/automations.ts";
-import { piecesQuery } from "../../api/mail.ts";
-import { ButtonLink } from "../../ui/links.tsx";
+import { PIECE_STATUSES, type PieceFilters, piecesQuery, statusLabel } from "../../api/mail.ts";
+import { AnchorLink, ButtonLink } from "../../ui/links.tsx";
 import { ScrollTable } from "../../ui/ScrollTable.tsx";
 import { EmptyState, LoadError, Loading, PageHeader } from "../../ui/states.tsx";
 
+const route = getRouteApi("/signed-in/mail");
+
+export type MailFilters = Omit<PieceFilters, "cursor">;
+
+const formatDate = (value: string | null) => (value ? new Date(value).toLocaleString() : "—");
+
 export function MailPage() {
-  const [cursors, setCursors] = useState<string[]>([]);
-  const pieces = useQuery(piecesQuery(cursors.at(-1)));
-  // Pieces name their automation by id; the list gives its name (a deleted one shows as a dash).
-  const automations = useQuery(automationListQuery());
-  const automationName = (id: string | null) =>
-    automations.data?.automations.find((item) => item.id === id)?.name ?? "—";
+  const filters = route.useSearch();
+  const navigate = route.useNavigate();
+  const setFilter = (change: Partial<MailFilters>) =>
+    navigate({ search: (previous) => ({ ...previous, ...change }), replace: true });
+  const filtered = Boolean(filters.automation_id || filters.status || filters.from || filters.to);
 
   return (
     <>
       <PageHeader title="Mail" description="Every postcard your automations send, newest first." />
-      {pieces.isPending ? (
-        <Loading label="Loading your mail" />
-      ) : pieces.isError ? (
-        <LoadError error={pieces.error} retry={() => pieces.refetch()} />
-      ) : pieces.data.pieces.length === 0 && cursors.length === 0 ? (
-        <EmptyState
-          title="No postcards yet"
-          action={
-            <ButtonLink to="/automations" variant="light">
-              Go to Automations
-            </ButtonLink>
-          }
-        >
-          A postcard appears here as soon as an enabled automation matches an event from your CRM.
-        </EmptyState>
-      ) : (
-        <>
-          <ScrollTable label="Postcards" minWidth={640}>
-            <Table striped>
-              <Table.Thead>
-                <Table.Tr>
-                  <Table.Th>Created</Table.Th>
-                  <Table.Th>Recipient</Table.Th>
-                  <Table.Th>Address</Table.Th>
-                  <Table.Th>Automation</Table.Th>
-                  <Table.Th>Status</Table.Th>
-                </Table.Tr>
-              </Table.Thead>
-              <Table.Tbody>
-                {pieces.data.pieces.map((piece) => (
-                  <Table.Tr key={piece.id}>
-                    <Table.Td>{new Date(piece.created_at).toLocaleString()}</Table.Td>
-                    <Table.Td>{piece.recipient_name ?? "—"}</Table.Td>
-                    <Table.Td>{piece.address}</Table.Td>
-                    <Table.Td>{automationName(piece.automation_id)}</Table.Td>
-                    <Table.Td>
-                      <Badge variant="outline" color="gray.8">
-                        {piece.status}
-                      </Badge>
-                    </Table.Td>
-                  </Table.Tr>
-                ))}
-              </Table.Tbody>
-            </Table>
-          </ScrollTable>
-          <Group mt="md">
-            {cursors.length > 0 && (
-              <Button variant="default" onClick={() => setCursors(cursors.slice(0, -1))}>
-                Newer
-              </Button>
-            )}
-            {pieces.data.next_cursor && (
-              <Button
-                variant="default"
-                onClick={() => setCursors([...cursors, pieces.data.next_cursor as string])}
-              >
-                Older
-              </Button>
-            )}
-            <Text size="sm" c="dimmed">
-              Page {cursors.length + 1}
-            </Text>
-          </Group>
-        </>
-      )}
+      <MailFilterBar filters={filters} onChange={setFilter} />
+      {/* A new filter starts again at the newest page. */}
+      <PieceList key={JSON.stringify(filters)} filters={filters} filtered={filtered} />
+    </>
+  );
+}
+
+function MailFilterBar({
+  filters,
+  onChange,
+}: {
+  filters: MailFilters;
+  onChange: (change: Partial<MailFilters>) => void;
+}) {
+  const automations = useQuery(automationListQuery());
+  const automationOptions = [
+    { value: "", label: "All automations" },
+    ...(automations.data?.automations ?? []).map((item) => ({ value: item.id, label: item.name })),
+  ];
+  const statusOptions = [
+    { value: "", label: "All statuses" },
+    ...PIECE_STATUSES.map((status) => ({ value: status, label: statusLabel(status) })),
+  ];
+  return (
+    <Group mb="md" align="flex-end" gap="sm" wrap="wrap" role="search" aria-label="Filter postcards">
+      <NativeSelect
+        label="Automation"
+        data={automationOptions}
+        value={filters.automation_id ?? ""}
+        onChange={(event) => onChange({ automation_id: event.currentTarget.value || undefined })}
+        w={{ base: "100%", sm: 220 }}
+      />
+      <NativeSelect
+        label="Status"
+        data={statusOptions}
+        value={filters.status ?? ""}
+        onChange={(event) =>
+          onChange({ status: (event.currentTarget.value || undefined) as MailFilters["status"] })
+        }
+        w={{ base: "100%", sm: 180 }}
+      />
+      <TextInput
+        type="date"
+        label="Created from"
+        value={filters.from ?? ""}
+        onChange={(event) => onChange({ from: event.currentTarget.value || undefined })}
+        w={{ base: "100%", sm: 170 }}
+      />
+      <TextInput
+        type="date"
+        label="Created to"
+        value={filters.to ?? ""}
+        onChange={(event) => onChange({ to: event.currentTarget.value || undefined })}
+        w={{ base: "100%", sm: 170 }}
+      />
+    </Group>
+  );
+}
+
+function PieceList({ filters, filtered }: { filters: MailFilters; filtered: boolean }) {
+  const [cursors, setCursors] = useState<string[]>([]);
+  const pieces = useQuery(piecesQuery(filters, cursors.at(-1)));
+
+  if (pieces.isPending) return <Loading label="Loading your mail" />;
+  if (pieces.isError) return <LoadError error={pieces.error} retry={() => pieces.refetch()} />;
+  if (pieces.data.pieces.length === 0 && cursors.length === 0) {
+    return filtered ? (
+      <EmptyState title="No postcards match these filters">
+        Choose another automation, status or date range, or clear the filters to see all your mail.
+      </EmptyState>
+    ) : (
+      <EmptyState
+        title="No postcards yet"
+        action={
+          <ButtonLink to="/automations" variant="light">
+            Go to Automations
+          </ButtonLink>
+        }
+      >
+        A postcard appears here as soon as an enabled automation matches an event from your CRM.
+      </EmptyState>
+    );
+  }
+  const next = pieces.data.next_cursor;
+  return (
+    <>
+      <ScrollTable label="Postcards" minWidth={860}>
+        <Table striped verticalSpacing="xs">
+          <Table.Thead>
+            <Table.Tr>
+              <Table.Th>Proof</Table.Th>
+              <Table.Th>Recipient</Table.Th>
+              <Table.Th>Address</Table.Th>
+              <Table.Th>Automation</Table.Th>
+              <Table.Th>Status</Table.Th>
+              <Table.Th>Created</Table.Th>
+              <Table.Th>Mailed</Table.Th>
+            </Table.Tr>
+          </Table.Thead>
+          <Table.Tbody>
+            {pieces.data.pieces.map((piece) => (
+              <Table.Tr key={piece.id}>
+                <Table.Td>
+                  <Image
+                    src={piece.thumbnail_url}
+                    alt={`Front of the postcard to ${piece.address}`}
+                    w={72}
+                    h={48}
+                    fit="contain"
+                    radius="xs"
+                    loading="lazy"
+                  />
+                </Table.Td>
+                <Table.Td>
+                  <AnchorLink to="/mail/$pieceId" params={{ pieceId: piece.id }}>
+                    {piece.recipient_name ?? "Current resident"}
+                  </AnchorLink>
+                </Table.Td>
+                <Table.Td>{piece.address}</Table.Td>
+                <Table.Td>{piece.automation_name ?? piece.campaign_name}</Table.Td>
+                <Table.Td miw={140}>
+                  <Badge variant="outline" color="gray.8">
+                    {statusLabel(piece.status)}
+                  </Badge>
+                  {piece.status_reason && (
+                    <Text size="xs" c="dimmed" maw={220}>
+                      {piece.status_reason}
+                    </Text>
+                  )}
+                </Table.Td>
+                <Table.Td>{formatDate(piece.created_at)}</Table.Td>
+                <Table.Td>{formatDate(piece.mailed_at)}</Table.Td>
+              </Table.Tr>
+            ))}
+          </Table.Tbody>
+        </Table>
+      </ScrollTable>
+      <Group mt="md">
+        {cursors.length > 0 && (
+          <Button variant="default" onClick={() => setCursors(cursors.slice(0, -1))}>
+            Newer
+          </Button>
+        )}
+        {next && (
+          <Button variant="default" onClick={() => setCursors([...cursors, next])}>
+            Older
+          </Button>
+        )}
+        <Text size="sm" c="dimmed">
+          Page {cursors.length + 1}
+        </Text>
+      </Group>
     </>
   );
 }

@@ -2,25 +2,6 @@ import { ButtonLink } from "../../ui/links.tsx";
 import { EmptyState, PageHeader } from "../../ui/states.tsx";
 
 /** Screens the next issue fills; until then each says what will be here and what to do meanwhile. */
-export function LeadsPage() {
-  return (
-    <>
-      <PageHeader title="Leads" description="People who answered a postcard through its landing page." />
-      <EmptyState
-        title="No leads shown here yet"
-        action={
-          <ButtonLink to="/developers" search={{ tab: "webhooks" }} variant="light">
-            Set up lead delivery
-          </ButtonLink>
-        }
-      >
-        Leads are delivered to your CRM by webhook today. This screen will list them with the postcard that
-        brought each one.
-      </EmptyState>
-    </>
-  );
-}
-
 export function RevenuePage() {
   return (
     <>

@@ -1,0 +1,36 @@
+import { queryOptions } from "@tanstack/react-query";
+import { client, type ResponseOf, unwrap } from "./client.ts";
+
+export type LeadSource = "landing_page" | "crm_sync";
+export type LeadSummary = ResponseOf<"/app/api/v1/leads", "get">["leads"][number];
+export type Lead = ResponseOf<"/app/api/v1/leads/{id}", "get">;
+export type LeadDelivery = LeadSummary["deliveries"][number];
+
+export const SOURCE_LABELS: Record<LeadSource, string> = {
+  landing_page: "Landing page",
+  crm_sync: "CRM sync",
+};
+
+export const leadKeys = {
+  all: ["leads"] as const,
+  list: (source: LeadSource | undefined, cursor?: string) =>
+    [...leadKeys.all, "list", source ?? "", cursor ?? ""] as const,
+  detail: (id: string) => [...leadKeys.all, "detail", id] as const,
+};
+
+export const leadsQuery = (source?: LeadSource, cursor?: string) =>
+  queryOptions({
+    queryKey: leadKeys.list(source, cursor),
+    queryFn: () =>
+      unwrap(
+        client.GET("/app/api/v1/leads", {
+          params: { query: { ...(source ? { source } : {}), ...(cursor ? { cursor } : {}) } },
+        }),
+      ),
+  });
+
+export const leadQuery = (id: string) =>
+  queryOptions({
+    queryKey: leadKeys.detail(id),
+    queryFn: () => unwrap(client.GET("/app/api/v1/leads/{id}", { params: { path: { id } } })),
+  });

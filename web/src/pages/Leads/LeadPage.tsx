@@ -1,0 +1,125 @@
+import { Paper, SimpleGrid, Stack, Table, Text, Title } from "@mantine/core";
+import { useQuery } from "@tanstack/react-query";
+import { getRouteApi } from "@tanstack/react-router";
+import { type Lead, leadQuery, SOURCE_LABELS } from "../../api/leads.ts";
+import { AnchorLink } from "../../ui/links.tsx";
+import { ScrollTable } from "../../ui/ScrollTable.tsx";
+import { LoadError, Loading, PageHeader } from "../../ui/states.tsx";
+import { DeliveryBadge, formatDate } from "./LeadsPage.tsx";
+
+const route = getRouteApi("/signed-in/leads/$leadId");
+
+export function LeadPage() {
+  const { leadId } = route.useParams();
+  const lead = useQuery(leadQuery(leadId));
+  if (lead.isPending) return <Loading label="Loading the lead" />;
+  if (lead.isError) return <LoadError error={lead.error} retry={() => lead.refetch()} />;
+  return <LeadDetails lead={lead.data} />;
+}
+
+function Field({ label, children }: { label: string; children: React.ReactNode }) {
+  return (
+    <Text size="sm">
+      <b>{label}:</b> {children}
+    </Text>
+  );
+}
+
+function LeadDetails({ lead }: { lead: Lead }) {
+  return (
+    <>
+      <AnchorLink to="/leads" search={{}} size="sm">
+        ← All leads
+      </AnchorLink>
+      <PageHeader
+        title={lead.name || "No name given"}
+        description={`${SOURCE_LABELS[lead.source]} lead received ${formatDate(lead.received_at)}`}
+      />
+      <SimpleGrid cols={{ base: 1, md: 2 }} spacing="lg" mb="lg">
+        <Paper withBorder p="md" radius="md">
+          <Title order={2} size="h4" mb="sm">
+            Contact
+          </Title>
+          <Stack gap={6}>
+            <Field label="Email">{lead.email || "—"}</Field>
+            <Field label="Phone">{lead.phone || "—"}</Field>
+            <Field label="Address">{lead.address || "—"}</Field>
+            <Field label="Attribution">{lead.attribution_type ?? "—"}</Field>
+            <Field label="Postcard">
+              {lead.piece_id ? (
+                <AnchorLink to="/mail/$pieceId" params={{ pieceId: lead.piece_id }}>
+                  {lead.automation_name ?? lead.campaign_name ?? "Open the postcard"}
+                </AnchorLink>
+              ) : (
+                "—"
+              )}
+            </Field>
+            {lead.crm_record_id && <Field label="CRM record">{lead.crm_record_id}</Field>}
+          </Stack>
+        </Paper>
+        <Paper withBorder p="md" radius="md">
+          <Title order={2} size="h4" mb="sm">
+            Answers
+          </Title>
+          {lead.message && <Field label="Message">{lead.message}</Field>}
+          {lead.answers.length === 0 && !lead.message ? (
+            <Text size="sm" c="dimmed">
+              This lead left no answers.
+            </Text>
+          ) : (
+            <Stack gap={6} mt={lead.message ? 6 : 0}>
+              {lead.answers.map((answer) => (
+                <Field key={answer.field_id} label={answer.label}>
+                  {answer.value.join(", ") || "—"}
+                </Field>
+              ))}
+            </Stack>
+          )}
+        </Paper>
+      </SimpleGrid>
+      <Paper withBorder p="md" radius="md">
+        <Title order={2} size="h4" mb="sm">
+          Deliveries to your webhooks
+        </Title>
+        {lead.deliveries.length === 0 ? (
+          <Text size="sm" c="dimmed">
+            No webhook subscription receives leads yet.{" "}
+            <AnchorLink to="/developers" search={{ tab: "webhooks" }}>
+              Set one up
+            </AnchorLink>
+            .
+          </Text>
+        ) : (
+          <ScrollTable label="Deliveries to your webhooks" minWidth={640}>
+            <Table>
+              <Table.Thead>
+                <Table.Tr>
+                  <Table.Th>Webhook</Table.Th>
+                  <Table.Th>Status</Table.Th>
+                  <Table.Th>Attempts</Table.Th>
+                  <Table.Th>Last attempt</Table.Th>
+                  <Table.Th>Next retry</Table.Th>
+                  <Table.Th>Error</Table.Th>
+                </Table.Tr>
+              </Table.Thead>
+              <Table.Tbody>
+                {lead.deliveries.map((delivery) => (
+                  <Table.Tr key={delivery.subscription_id}>
+                    <Table.Td>{delivery.target}</Table.Td>
+                    <Table.Td>
+                      <DeliveryBadge delivery={delivery} />
+                    </Table.Td>
+                    <Table.Td>{delivery.attempts}</Table.Td>
+                    <Table.Td>{formatDate(delivery.last_attempt_at)}</Table.Td>
+                    <Table.Td>{formatDate(delivery.next_retry_at)}</Table.Td>
+                    <Table.Td>{delivery.error ?? "—"}</Table.Td>
+                  </Table.Tr>
+                ))}
+              </Table.Tbody>
+            </Table>
+          </ScrollTable>
+        )}
+      </Paper>
+    </>
+  );
+}

@@ -1,0 +1,157 @@
+import { Badge, Button, Group, NativeSelect, Stack, Table, Text } from "@mantine/core";
+import { useQuery } from "@tanstack/react-query";
+import { getRouteApi } from "@tanstack/react-router";
+import { useState } from "react";
+import { type LeadDelivery, type LeadSource, leadsQuery, SOURCE_LABELS } from "../../api/leads.ts";
+import { AnchorLink, ButtonLink } from "../../ui/links.tsx";
+import { ScrollTable } from "../../ui/ScrollTable.tsx";
+import { EmptyState, LoadError, Loading, PageHeader } from "../../ui/states.tsx";
+
+const route = getRouteApi("/signed-in/leads");
+
+export const formatDate = (value: string | null) => (value ? new Date(value).toLocaleString() : "—");
+
+const DELIVERY_COLORS: Record<LeadDelivery["state"], string> = {
+  delivered: "green.9",
+  failed: "red.9",
+  pending: "gray.8",
+};
+
+/** One subscription's delivery of a lead, in a word and its target. */
+export function DeliveryBadge({ delivery }: { delivery: LeadDelivery }) {
+  return (
+    <Badge variant="outline" color={DELIVERY_COLORS[delivery.state]} title={delivery.target}>
+      {delivery.state}
+      {delivery.status_code ? ` ${delivery.status_code}` : ""}
+    </Badge>
+  );
+}
+
+export function LeadsPage() {
+  const { source } = route.useSearch();
+  const navigate = route.useNavigate();
+  return (
+    <>
+      <PageHeader title="Leads" description="People who answered a postcard, newest first." />
+      <Group mb="md" role="search" aria-label="Filter leads">
+        <NativeSelect
+          label="Source"
+          data={[
+            { value: "", label: "All sources" },
+            { value: "landing_page", label: SOURCE_LABELS.landing_page },
+            { value: "crm_sync", label: SOURCE_LABELS.crm_sync },
+          ]}
+          value={source ?? ""}
+          onChange={(event) =>
+            navigate({
+              search: { source: (event.currentTarget.value || undefined) as LeadSource | undefined },
+              replace: true,
+            })
+          }
+          w={{ base: "100%", sm: 220 }}
+        />
+      </Group>
+      <LeadList key={source ?? ""} source={source} />
+    </>
+  );
+}
+
+function LeadList({ source }: { source?: LeadSource }) {
+  const [cursors, setCursors] = useState<string[]>([]);
+  const leads = useQuery(leadsQuery(source, cursors.at(-1)));
+  if (leads.isPending) return <Loading label="Loading your leads" />;
+  if (leads.isError) return <LoadError error={leads.error} retry={() => leads.refetch()} />;
+  if (leads.data.leads.length === 0 && cursors.length === 0) {
+    return (
+      <EmptyState
+        title={source ? "No leads from this source yet" : "No leads yet"}
+        action={
+          <ButtonLink to="/developers" search={{ tab: "webhooks" }} variant="light">
+            Set up lead delivery to your CRM
+          </ButtonLink>
+        }
+      >
+        A lead appears here when someone answers a postcard on its landing page, or when your CRM reports one.
+      </EmptyState>
+    );
+  }
+  const next = leads.data.next_cursor;
+  return (
+    <>
+      <ScrollTable label="Leads" minWidth={900}>
+        <Table striped verticalSpacing="xs">
+          <Table.Thead>
+            <Table.Tr>
+              <Table.Th>Name</Table.Th>
+              <Table.Th>Contact</Table.Th>
+              <Table.Th>Address</Table.Th>
+              <Table.Th>Postcard</Table.Th>
+              <Table.Th>Source</Table.Th>
+              <Table.Th>Attribution</Table.Th>
+              <Table.Th>Received</Table.Th>
+              <Table.Th>Delivery</Table.Th>
+            </Table.Tr>
+          </Table.Thead>
+          <Table.Tbody>
+            {leads.data.leads.map((lead) => (
+              <Table.Tr key={lead.id}>
+                <Table.Td>
+                  <AnchorLink to="/leads/$leadId" params={{ leadId: lead.id }}>
+                    {lead.name || "No name given"}
+                  </AnchorLink>
+                </Table.Td>
+                <Table.Td>
+                  <Stack gap={0}>
+                    <Text size="sm">{lead.email || "—"}</Text>
+                    <Text size="sm">{lead.phone}</Text>
+                  </Stack>
+                </Table.Td>
+                <Table.Td>{lead.address || "—"}</Table.Td>
+                <Table.Td>
+                  {lead.piece_id ? (
+                    <AnchorLink to="/mail/$pieceId" params={{ pieceId: lead.piece_id }}>
+                      {lead.automation_name ?? lead.campaign_name ?? "Open the postcard"}
+                    </AnchorLink>
+                  ) : (
+                    (lead.automation_name ?? lead.campaign_name ?? "—")
+                  )}
+                </Table.Td>
+                <Table.Td>{SOURCE_LABELS[lead.source]}</Table.Td>
+                <Table.Td>{lead.attribution_type ?? "—"}</Table.Td>
+                <Table.Td>{formatDate(lead.received_at)}</Table.Td>
+                <Table.Td>
+                  {lead.deliveries.length === 0 ? (
+                    <Text size="sm" c="dimmed">
+                      No webhook
+                    </Text>
+                  ) : (
+                    <Group gap={4}>
+                      {lead.deliveries.map((delivery) => (
+                        <DeliveryBadge key={delivery.subscription_id} delivery={delivery} />
+                      ))}
+                    </Group>
+                  )}
+                </Table.Td>
+              </Table.Tr>
+            ))}
+          </Table.Tbody>
+        </Table>
+      </ScrollTable>
+      <Group mt="md">
+        {cursors.length > 0 && (
+          <Button variant="default" onClick={() => setCursors(cursors.slice(0, -1))}>
+            Newer
+          </Button>
+        )}
+        {next && (
+          <Button variant="default" onClick={() => setCursors([...cursors, next])}>
+            Older
+          </Button>
+        )}
+        <Text size="sm" c="dimmed">
+          Page {cursors.length + 1}
+        </Text>
+      </Group>
+    </>
+  );
+}
