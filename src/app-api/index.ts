@@ -9,6 +9,7 @@ import { assertSameOrigin } from "./csrf.ts";
 import { registerAppErrorHandling } from "./errors.ts";
 import { collectAppApiDocument } from "./openapi.ts";
 import { registerAutomationRoutes } from "./routes/automations.ts";
+import { registerCustomerRoutes } from "./routes/customers.ts";
 import { registerDeveloperRoutes } from "./routes/developers.ts";
 import { registerLeadRoutes } from "./routes/leads.ts";
 import { registerMailRoutes } from "./routes/mail.ts";
@@ -76,4 +77,5 @@ async function registerAppApi(app: FastifyInstance, services: Services): Promise
   registerLeadRoutes(app, ctx);
   registerOverviewFigureRoutes(app, ctx);
   registerRevenueRoutes(app, ctx);
+  registerCustomerRoutes(app, ctx);
 }

@@ -3,8 +3,8 @@ import { namesAPlace, normalizeAddress } from "../domain/address.ts";
 import { assertPrintable } from "../domain/printable-text.ts";
 import { invalidPayload } from "../errors.ts";
 
-/** Where a customer address came from: the customers webhook, a conversion, the legacy trigger. */
-export type CustomerSource = "webhook" | "conversion" | "trigger";
+/** Where a customer address came from: the customers webhook, a conversion, the legacy trigger, the app. */
+export type CustomerSource = "webhook" | "conversion" | "trigger" | "app";
 
 export const CUSTOMERS_BATCH_LIMIT = 1000;
 
@@ -116,6 +116,30 @@ export async function listCustomers(db: Queryable, orgId: string, limit: number)
     db,
     sql`SELECT normalized_address, address, notes, source, created_at FROM customers
         WHERE org_id = ${orgId}::uuid ORDER BY created_at DESC, normalized_address LIMIT ${limit}`,
+  );
+  return rows.map((row) => ({
+    address: row.address,
+    normalized_address: row.normalized_address,
+    notes: row.notes,
+    source: row.source,
+    created_at: new Date(row.created_at).toISOString(),
+  }));
+}
+
+/** The org's customers whose address contains `query` (any case), newest first (the app's search). */
+export async function searchCustomers(
+  db: Queryable,
+  orgId: string,
+  query: string | undefined,
+  limit: number,
+): Promise<CustomerView[]> {
+  const pattern = query ? `%${query.trim().replace(/[\\%_]/g, (c) => `\\${c}`)}%` : undefined;
+  const rows = await queryRows<CustomerRow>(
+    db,
+    sql`SELECT normalized_address, address, notes, source, created_at FROM customers
+        WHERE org_id = ${orgId}::uuid
+          ${pattern ? sql`AND (address ILIKE ${pattern} OR normalized_address ILIKE ${pattern})` : sql``}
+        ORDER BY created_at DESC, normalized_address LIMIT ${limit}`,
   );
   return rows.map((row) => ({
     address: row.address,

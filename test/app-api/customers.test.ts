@@ -1,0 +1,67 @@
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import { call, createOrg } from "../helpers/api.ts";
+import { databaseLabel, type TestContext } from "../helpers/harness.ts";
+import { createAppTestContext, inviteAndAccept, type SignedInUser } from "./helpers.ts";
+
+describe(`app API: Customers (${databaseLabel})`, () => {
+  let ctx: TestContext;
+  let org: { orgId: string; key: string };
+  let member: SignedInUser;
+  let otherOwner: SignedInUser;
+
+  before(async () => {
+    ctx = await createAppTestContext({ memoryLimiter: true });
+    org = await createOrg(ctx);
+    member = await inviteAndAccept(ctx, org.orgId, "member-customers@example.com", "member");
+    const other = await createOrg(ctx);
+    otherOwner = await inviteAndAccept(ctx, other.orgId, "other-customers@example.com", "owner");
+    const registered = await call(ctx, "POST", "/api/v1/customers/webhook", {
+      key: org.key,
+      body: {
+        addresses: ["742 Evergreen Terrace, Springfield, IL 62704", "1313 Webfoot Walk, Duckburg, CA 90210"],
+      },
+    });
+    assert.equal(registered.status, 200, registered.text);
+  });
+  after(() => ctx.close());
+
+  test("a member adds one customer through the API's customers service, and finds it by search", async () => {
+    const added = await member.browser.request("POST", "/app/api/v1/customers", {
+      body: { address: "12 Oak Lane, Austin, TX 78701", notes: "service plan" },
+    });
+    assert.equal(added.status, 200, added.text);
+    assert.deepEqual(added.body, { added: 1, total: 3 });
+    const again = await member.browser.request("POST", "/app/api/v1/customers", {
+      body: { address: "12 Oak Ln, Austin, TX 78701" },
+    });
+    assert.deepEqual(again.body, { added: 0, total: 3 }, "the same home once");
+    const found = await member.browser.request("GET", "/app/api/v1/customers?q=oak");
+    assert.equal(found.status, 200, found.text);
+    assert.equal(found.body.customers.length, 1);
+    assert.equal(found.body.customers[0].source, "app");
+    assert.equal(found.body.customers[0].notes, "service plan");
+    assert.equal(found.body.total, 3);
+    const all = await member.browser.request("GET", "/app/api/v1/customers");
+    assert.equal(all.body.customers.length, 3);
+    const wildcard = await member.browser.request("GET", "/app/api/v1/customers?q=%25");
+    assert.equal(wildcard.body.customers.length, 0, "% is a character, not a wildcard");
+  });
+
+  test("an address a card cannot print is refused with the API's rule; there is no removal", async () => {
+    const refused = await member.browser.request("POST", "/app/api/v1/customers", {
+      body: { address: "12 Main St\u202e, Austin, TX 78701" },
+    });
+    assert.equal(refused.status, 422, refused.text);
+    assert.equal(refused.body.error.code, "invalid_payload");
+    assert.match(refused.body.error.message, /address/);
+    const removal = await member.browser.request("DELETE", "/app/api/v1/customers");
+    assert.equal(removal.status, 404);
+  });
+
+  test("another organization never sees these customers", async () => {
+    const theirs = await otherOwner.browser.request("GET", "/app/api/v1/customers?q=Evergreen");
+    assert.deepEqual(theirs.body, { customers: [], total: 0 });
+    assert.equal((await ctx.app.inject({ method: "GET", url: "/app/api/v1/customers" })).statusCode, 401);
+  });
+});
