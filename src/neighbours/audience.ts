@@ -9,12 +9,6 @@ import { parseLocation } from "../domain/address.ts";
 export const NEIGHBOUR_COUNT = { default: 20, max: 200 } as const;
 export const NEIGHBOUR_RADIUS_M = { default: 400, min: 10, max: 5000 } as const;
 
-/**
- * A home this org mailed (or queued) within this many days is not mailed again by a neighbour
- * campaign. The one place the window is set; a per-home frequency cap may later replace it.
- */
-export const NEIGHBOUR_FREQUENCY_WINDOW_DAYS = 30;
-
 export const HomeAudience = Type.Object({ type: Type.Literal("home") }, { additionalProperties: false });
 
 export const NeighboursAudienceInput = Type.Object(

@@ -18,7 +18,8 @@ import { defineJobKind, exponentialBackoff, handleJob, type RegisteredJob } from
 import { JOBS_READY_CHANNEL, newJobRow } from "../jobs/queue.ts";
 import { processPieceJob } from "../pipeline/jobs.ts";
 import { newLandingToken } from "../services/campaigns.ts";
-import { NEIGHBOUR_FREQUENCY_WINDOW_DAYS, type NeighboursAudience } from "./audience.ts";
+import { frequencyCapDays } from "../services/mail-safety/settings.ts";
+import type { NeighboursAudience } from "./audience.ts";
 import {
   findReferenceHome,
   type LocatedHome,
@@ -129,7 +130,9 @@ export async function chooseNeighbours(
   },
 ): Promise<NeighbourChoice> {
   const { count, radius_m: radiusM } = input.audience;
-  const since = new Date(input.now.getTime() - NEIGHBOUR_FREQUENCY_WINDOW_DAYS * DAY_MS);
+  // The org's per-home frequency cap is the one window (0: off, so no home counts as recent).
+  const windowDays = await frequencyCapDays(db, input.orgId);
+  const since = new Date(input.now.getTime() - windowDays * DAY_MS);
   const excludeKeys = ownHomeKeys(input.homeKey);
   let limit = Math.min(count * 2 + 20, MAX_CANDIDATES);
   for (;;) {
@@ -142,7 +145,10 @@ export async function chooseNeighbours(
     });
     const keys = [...new Set(candidates.flatMap((candidate) => keysOfSameHome(candidate.normalizedAddress)))];
     const customers = await customersAmong(db, input.orgId, candidates, keys);
-    const recent = await recentlyMailedAmong(db, input.orgId, candidates, keys, since);
+    const recent =
+      windowDays > 0
+        ? await recentlyMailedAmong(db, input.orgId, candidates, keys, since)
+        : new Set<string>();
     const chosen: NearbyHome[] = [];
     let excludedCustomers = 0;
     let excludedRecentlyMailed = 0;
@@ -158,19 +164,24 @@ export async function chooseNeighbours(
         chosen,
         excludedCustomers,
         excludedRecentlyMailed,
-        reason: noneReason(chosen, candidates, radiusM),
+        reason: noneReason(chosen, candidates, radiusM, windowDays),
       };
     }
     limit = Math.min(limit * 4, MAX_CANDIDATES);
   }
 }
 
-function noneReason(chosen: NearbyHome[], candidates: NearbyHome[], radiusM: number): string | null {
+function noneReason(
+  chosen: NearbyHome[],
+  candidates: NearbyHome[],
+  radiusM: number,
+  windowDays: number,
+): string | null {
   if (chosen.length > 0) return null;
   if (candidates.length === 0) return `no reference addresses within ${radiusM} m of the job`;
   return (
     `all ${candidates.length} homes within ${radiusM} m are customers of the organization or were mailed ` +
-    `in the last ${NEIGHBOUR_FREQUENCY_WINDOW_DAYS} days`
+    `in the last ${windowDays} days`
   );
 }
 
