@@ -18,6 +18,7 @@ import { LEAD_CREATED_WEBHOOK } from "./http/openapi-webhooks.ts";
 import { requestIdFor } from "./http/request-id.ts";
 import { registerRequestLog } from "./http/request-log.ts";
 import { registerShutdownGate } from "./http/shutdown-gate.ts";
+import { registerWebApp } from "./http/web-app.ts";
 import type { RateLimiter } from "./limits/rate-limiter.ts";
 import type { Renderer } from "./render/renderer.ts";
 import { registerAdminRoutes } from "./routes/admin/index.ts";
@@ -162,9 +163,13 @@ async function buildListenerApp(
 
   registerHealthRoutes(app, services);
   if (surfaces.includes("public")) await registerPublicSurface(app, services);
-  if (surfaces.includes("app")) await registerContractorApp(app, services);
-  if (surfaces.includes("admin")) {
+  // The operator console (/app/operator) is served where the operator API is: with ADMIN_PORT,
+  // on that listener only, since its calls to /admin/v1 reach nothing on the public port.
+  const withAdmin = surfaces.includes("admin");
+  if (surfaces.includes("app")) await registerContractorApp(app, services, withAdmin ? "all" : "contractor");
+  if (withAdmin) {
     await app.register(async (scope) => registerAdminRoutes(scope, services), { prefix: "/admin/v1" });
+    if (!surfaces.includes("app")) await registerWebApp(app, { pages: "operator" });
   }
   return app;
 }

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from "fastify";
-import { registerWebApp } from "../http/web-app.ts";
+import { registerWebApp, type WebAppPages } from "../http/web-app.ts";
 import { createMailer } from "../mail/mailer.ts";
 import type { Services } from "../services/services.ts";
 import { APP_API_PREFIX, createAuth } from "./auth.ts";
@@ -26,9 +26,13 @@ import { createSessionGuard, requireOwner } from "./session-guard.ts";
  * The contractor's app: its API under /app/api/v1 (Better Auth's endpoints under /auth, the
  * app's own routes beside them, its OpenAPI document) and the built web app at /app/.
  */
-export async function registerContractorApp(app: FastifyInstance, services: Services): Promise<void> {
+export async function registerContractorApp(
+  app: FastifyInstance,
+  services: Services,
+  pages: WebAppPages = "all",
+): Promise<void> {
   await app.register(async (scope) => registerAppApi(scope, services), { prefix: APP_API_PREFIX });
-  await registerWebApp(app);
+  await registerWebApp(app, { pages });
 }
 
 async function registerAppApi(app: FastifyInstance, services: Services): Promise<void> {

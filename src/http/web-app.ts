@@ -54,18 +54,34 @@ function builtFile(distDir: string, relative: string): string | undefined {
 }
 
 /**
+ * Which of the app's pages a listener serves: all of them (one port), the contractor's only (the
+ * public port when ADMIN_PORT puts the operator API on a listener of its own), or the operator
+ * console only (that listener). The built files (scripts, styles) are served by all three.
+ */
+export type WebAppPages = "all" | "contractor" | "operator";
+
+const isOperatorPage = (relative: string) => relative === "operator" || relative.startsWith("operator/");
+
+function servesPage(pages: WebAppPages, relative: string): boolean {
+  if (pages === "all") return true;
+  return (pages === "operator") === isOperatorPage(relative);
+}
+
+/**
  * Serves the built web app at /app/: its files, and index.html for every other /app/* page the
  * app's router knows (history fallback). /app/api/* is the app API's, never a page. Without a
  * build, /app/ answers 503 with a page saying how to build it.
  */
 export async function registerWebApp(
   app: FastifyInstance,
-  options: { distDir?: string } = {},
+  options: { distDir?: string; pages?: WebAppPages } = {},
 ): Promise<void> {
   const distDir = options.distDir ?? WEB_DIST_DIR;
+  const pages = options.pages ?? "all";
+  const home = pages === "operator" ? "/app/operator" : "/app/";
   await app.register(async (scope) => {
     await scope.register(fastifyStatic, { root: distDir, serve: false, index: false });
-    scope.get("/app", { schema: { hide: true } }, async (_request, reply) => reply.redirect("/app/", 308));
+    scope.get("/app", { schema: { hide: true } }, async (_request, reply) => reply.redirect(home, 308));
     scope.get("/app/*", { schema: { hide: true } }, async (request, reply) => {
       const relative = decodeURIComponent((request.params as { "*": string })["*"].split("?")[0]!);
       if (relative === "api" || relative.startsWith("api/")) return reply.callNotFound();
@@ -84,6 +100,7 @@ export async function registerWebApp(
         return reply.sendFile(file, { cacheControl: false });
       }
       // A page of the app (/app/automations/…): the app's router draws it.
+      if (!servesPage(pages, relative)) return reply.callNotFound();
       reply.header("cache-control", "no-cache");
       return reply.sendFile("index.html", { cacheControl: false });
     });

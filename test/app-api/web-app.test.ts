@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, test } from "node:test";
 import Fastify from "fastify";
-import { registerWebApp, WEB_APP_CSP } from "../../src/http/web-app.ts";
+import { registerWebApp, WEB_APP_CSP, type WebAppPages } from "../../src/http/web-app.ts";
 
 function builtApp(): string {
   const dist = mkdtempSync(path.join(tmpdir(), "porchlight-web-"));
@@ -18,9 +18,9 @@ function builtApp(): string {
   return dist;
 }
 
-async function serve(distDir: string) {
+async function serve(distDir: string, pages?: WebAppPages) {
   const app = Fastify();
-  await registerWebApp(app, { distDir });
+  await registerWebApp(app, { distDir, pages });
   await app.ready();
   return app;
 }
@@ -67,5 +67,25 @@ describe("the built web app at /app/", () => {
     assert.equal(page.statusCode, 503);
     assert.match(page.body, /npm run build/);
     await app.close();
+  });
+
+  test("with the operator API on its own listener, the console is served there and nowhere else", async () => {
+    const dist = builtApp();
+    const publicPort = await serve(dist, "contractor");
+    const operatorPort = await serve(dist, "operator");
+    const status = async (app: Awaited<ReturnType<typeof serve>>, url: string) =>
+      (await app.inject({ method: "GET", url })).statusCode;
+
+    assert.equal(await status(publicPort, "/app/automations"), 200);
+    assert.equal(await status(publicPort, "/app/operator"), 404);
+    assert.equal(await status(publicPort, "/app/operator/orgs"), 404);
+
+    assert.equal(await status(operatorPort, "/app/operator"), 200);
+    assert.equal(await status(operatorPort, "/app/operator/orgs"), 200);
+    assert.equal(await status(operatorPort, "/app/assets/index-abc123.js"), 200);
+    assert.equal(await status(operatorPort, "/app/automations"), 404);
+    const bare = await operatorPort.inject({ method: "GET", url: "/app" });
+    assert.equal(bare.headers.location, "/app/operator");
+    await Promise.all([publicPort.close(), operatorPort.close()]);
   });
 });
