@@ -1,7 +1,16 @@
 import { queryOptions } from "@tanstack/react-query";
-import { client, unwrap } from "./client.ts";
+import { client, type ResponseOf, unwrap } from "./client.ts";
 
 export const attentionKeys = { all: ["attention"] as const };
 
 export const attentionQuery = () =>
   queryOptions({ queryKey: attentionKeys.all, queryFn: () => unwrap(client.GET("/app/api/v1/attention")) });
+
+export type OverviewFigures = ResponseOf<"/app/api/v1/overview", "get">;
+export type PeriodFigures = OverviewFigures["this_month"];
+
+export const overviewQuery = () =>
+  queryOptions({
+    queryKey: ["overview"] as const,
+    queryFn: () => unwrap(client.GET("/app/api/v1/overview")),
+  });

@@ -5,16 +5,18 @@ import { eventTypesQuery } from "../../api/events.ts";
 import { attentionQuery } from "../../api/overview.ts";
 import { AnchorLink, ButtonLink } from "../../ui/links.tsx";
 import { EmptyState, LoadError, Loading, PageHeader } from "../../ui/states.tsx";
+import { OverviewFiguresSection } from "./OverviewFigures.tsx";
 
 export function OverviewPage() {
   return (
     <>
       <PageHeader
         title="Overview"
-        description="What needs your attention, and what your CRM has been sending."
+        description="What needs your attention, what your postcards brought in, and what your CRM has been sending."
       />
       <Stack gap="xl">
         <NeedsAttention />
+        <OverviewFiguresSection />
         <EventActivity />
       </Stack>
     </>
