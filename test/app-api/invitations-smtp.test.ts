@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { SMTPServer } from "smtp-server";
 import type { TestContext } from "../helpers/harness.ts";
+import { startSmtpServer } from "../helpers/smtp-server.ts";
 import {
   AppBrowser,
   createAppTestContext,
@@ -10,39 +10,6 @@ import {
   ownerOfNewOrg,
   PASSWORD,
 } from "./helpers.ts";
-
-interface ReceivedMail {
-  to: string[];
-  raw: string;
-}
-
-/** A real SMTP server on 127.0.0.1 that keeps what it receives. */
-async function startSmtpServer(): Promise<{ url: string; mails: ReceivedMail[]; close(): Promise<void> }> {
-  const mails: ReceivedMail[] = [];
-  const server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ["STARTTLS", "AUTH"],
-    logger: false,
-    onData(stream, session, callback) {
-      const chunks: Buffer[] = [];
-      stream.on("data", (chunk: Buffer) => chunks.push(chunk));
-      stream.on("end", () => {
-        mails.push({
-          to: session.envelope.rcptTo.map((r) => r.address),
-          raw: Buffer.concat(chunks).toString("utf8"),
-        });
-        callback();
-      });
-    },
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.server.address() as { port: number };
-  return {
-    url: `smtp://127.0.0.1:${port}`,
-    mails,
-    close: () => new Promise((resolve) => server.close(() => resolve())),
-  };
-}
 
 /** Quoted-printable soft line breaks folded back, so a long link reads whole. */
 const unfold = (raw: string) => raw.replace(/=\r?\n/g, "").replace(/=3D/g, "=");

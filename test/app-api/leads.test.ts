@@ -1,13 +1,13 @@
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { after, before, describe, test } from "node:test";
-import { SMTPServer } from "smtp-server";
 import { buildJobCatalog } from "../../src/jobs/catalog.ts";
 import { runPendingJobs } from "../../src/jobs/worker.ts";
 import { createMailer } from "../../src/mail/mailer.ts";
 import { leadAlertHandler } from "../../src/services/lead-alerts.ts";
 import { call, createOrg, recordMailing } from "../helpers/api.ts";
 import { createTestContext, databaseLabel, type TestContext } from "../helpers/harness.ts";
+import { startSmtpServer } from "../helpers/smtp-server.ts";
 import {
   fakeResolver,
   type LeadsTestContext,
@@ -18,39 +18,6 @@ import {
   testDeliveryClient,
 } from "../leads/leads-helpers.ts";
 import { inviteAndAccept, type SignedInUser } from "./helpers.ts";
-
-interface ReceivedMail {
-  to: string[];
-  raw: string;
-}
-
-/** A real SMTP server on 127.0.0.1 that keeps what it receives. */
-async function startSmtpServer() {
-  const mails: ReceivedMail[] = [];
-  const server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ["STARTTLS", "AUTH"],
-    logger: false,
-    onData(stream, session, callback) {
-      const chunks: Buffer[] = [];
-      stream.on("data", (chunk: Buffer) => chunks.push(chunk));
-      stream.on("end", () => {
-        mails.push({
-          to: session.envelope.rcptTo.map((r) => r.address),
-          raw: Buffer.concat(chunks).toString("utf8"),
-        });
-        callback();
-      });
-    },
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.server.address() as { port: number };
-  return {
-    url: `smtp://127.0.0.1:${port}`,
-    mails,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-}
 
 const HOMEOWNER = {
   first_name: "Ned",
