@@ -282,6 +282,28 @@ describe("the contractor's web app in a browser", () => {
     assert.equal(await page.getByRole("textbox", { name: /^Phone/ }).inputValue(), "(217) 555-0199");
   });
 
+  it("turns the signed-in member's lead alerts on and off, and the choice survives a reload", async () => {
+    await open("/settings?tab=account", "Settings");
+    const leadAlerts = page.getByRole("switch", { name: "Email me about every new lead" });
+    const wasOn = await leadAlerts.isChecked();
+    await leadAlerts.click({ force: true });
+    await page.getByText(wasOn ? "Lead alerts are off." : "Lead alerts are on.").waitFor();
+    await open("/settings?tab=account", "Settings");
+    assert.equal(await leadAlerts.isChecked(), !wasOn);
+    await leadAlerts.click({ force: true });
+    await page.getByText(wasOn ? "Lead alerts are on." : "Lead alerts are off.").waitFor();
+    assert.equal(await leadAlerts.isChecked(), wasOn);
+  });
+
+  it("the Revenue screen links the conversions CSV", async () => {
+    await open("/revenue", "Revenue");
+    await page.getByRole("heading", { name: "By automation" }).waitFor();
+    const href = await page.getByRole("link", { name: "Download CSV" }).getAttribute("href");
+    const response = await page.request.get(new URL(href ?? "", base).toString());
+    assert.equal(response.status(), 200);
+    assert.match(response.headers()["content-type"] ?? "", /^text\/csv/);
+  });
+
   it("every screen looks right and passes axe at desktop and phone width", async () => {
     const automationHref = await (async () => {
       await open("/automations", "Automations");

@@ -74,6 +74,24 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/app/api/v1/customers": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Registered customers (suppressed from mailings), newest first, at most 100, optionally matching q */
+    get: operations["searchCustomers"];
+    put?: never;
+    /** Adds one customer address to the suppression list (it cannot be removed) */
+    post: operations["addCustomer"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/app/api/v1/event-samples": {
     parameters: {
       query?: never;
@@ -361,6 +379,23 @@ export interface paths {
     put?: never;
     /** The card's two sides as PNG images (data: URLs), drawn by the pipeline's renderer from a sample record */
     post: operations["renderProof"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/app/api/v1/revenue": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Attributed revenue and conversions by automation and by month (last 12 months), and the conversions */
+    get: operations["getRevenue"];
+    put?: never;
+    post?: never;
     delete?: never;
     options?: never;
     head?: never;
@@ -1203,6 +1238,159 @@ export interface operations {
               headline: string;
               message: string;
             };
+          };
+        };
+      };
+      /** @description No valid session (sign in). */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+      /** @description `forbidden`: the session's role may not do this (owners only); `csrf_rejected`: a state-changing request without a same-origin Origin / Sec-Fetch-Site. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+      /** @description Not found, or belongs to another organization. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+      /** @description The body or query is not valid. */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+      /** @description Too many requests. */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+    };
+  };
+  searchCustomers: {
+    parameters: {
+      query?: {
+        q?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            customers: {
+              address: string;
+              normalized_address: string;
+              notes: string | null;
+              /** @description webhook, conversion, trigger or app. */
+              source: string;
+              /** Format: date-time */
+              created_at: string;
+            }[];
+            total: number;
+          };
+        };
+      };
+      /** @description No valid session (sign in). */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+      /** @description `forbidden`: the session's role may not do this (owners only); `csrf_rejected`: a state-changing request without a same-origin Origin / Sec-Fetch-Site. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+      /** @description Not found, or belongs to another organization. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+      /** @description The body or query is not valid. */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+      /** @description Too many requests. */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+    };
+  };
+  addCustomer: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          address: string;
+          notes?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Success. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            added: number;
+            total: number;
           };
         };
       };
@@ -3021,6 +3209,122 @@ export interface operations {
           "application/json": {
             front_png: string;
             back_png: string;
+          };
+        };
+      };
+      /** @description No valid session (sign in). */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+      /** @description `forbidden`: the session's role may not do this (owners only); `csrf_rejected`: a state-changing request without a same-origin Origin / Sec-Fetch-Site. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+      /** @description Not found, or belongs to another organization. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+      /** @description The body or query is not valid. */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+      /** @description Too many requests. */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+    };
+  };
+  getRevenue: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            by_month: {
+              month: string;
+              landing_visits: number;
+              cards_mailed: number;
+              leads: number;
+              /** @description Attributed conversions. */
+              won_deals: number;
+              attributed_revenue: number;
+              /** @description Cards × cost per card; null without a cost per card in the profile. */
+              cost: number | null;
+              /** @description Revenue ÷ cost. */
+              return_on_spend: number | null;
+              /** @description Cost ÷ leads; null without a cost or leads. */
+              cost_per_lead: number | null;
+              /** @description Cost ÷ won deals; null without a cost or deals. */
+              cost_per_won_deal: number | null;
+            }[];
+            by_automation: {
+              automation_id: string | null;
+              automation_name: string;
+              cards_mailed: number;
+              leads: number;
+              /** @description Attributed conversions. */
+              won_deals: number;
+              attributed_revenue: number;
+              /** @description Cards × cost per card; null without a cost per card in the profile. */
+              cost: number | null;
+              /** @description Revenue ÷ cost. */
+              return_on_spend: number | null;
+              /** @description Cost ÷ leads; null without a cost or leads. */
+              cost_per_lead: number | null;
+              /** @description Cost ÷ won deals; null without a cost or deals. */
+              cost_per_won_deal: number | null;
+            }[];
+            /** @description The newest 500; the CSV has them all. */
+            conversions: {
+              /** Format: uuid */
+              id: string;
+              deal_id: string | null;
+              deal_name: string | null;
+              address: string;
+              amount: number | null;
+              close_date: string | null;
+              /** Format: uuid */
+              campaign_id: string;
+              campaign_name: string | null;
+              automation_name: string | null;
+              attribution_type: string;
+              match_confidence: string;
+            }[];
           };
         };
       };

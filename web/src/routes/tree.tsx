@@ -29,8 +29,9 @@ import { PiecePage } from "../pages/Mail/PiecePage.tsx";
 import { NotFoundPage } from "../pages/NotFoundPage.tsx";
 import { OperatorPage } from "../pages/Operator/OperatorPage.tsx";
 import { OverviewPage } from "../pages/Overview/OverviewPage.tsx";
+import { RevenuePage } from "../pages/Revenue/RevenuePage.tsx";
 import { SettingsPage } from "../pages/Settings/SettingsPage.tsx";
-import { CustomersPage, RevenuePage } from "../pages/Shells/ShellPages.tsx";
+import { CustomersPage } from "../pages/Shells/ShellPages.tsx";
 import { LoadError, Loading } from "../ui/states.tsx";
 import { DEVELOPER_TABS, type DeveloperTab, SETTINGS_TABS, type SettingsTab } from "./search.ts";
 

@@ -3,6 +3,7 @@ import { hasLength, isNotEmpty, matchesField, useForm } from "@mantine/form";
 import { notifications } from "@mantine/notifications";
 import { ApiError } from "../../api/errors.ts";
 import { type Session, useChangePassword, useUpdateMe } from "../../api/session.ts";
+import { LeadAlertsSwitch } from "./LeadAlertsSwitch.tsx";
 
 const MIN_PASSWORD_LENGTH = 10;
 
@@ -84,6 +85,7 @@ export function AccountForms({ session }: { session: Session }) {
           </Stack>
         </Fieldset>
       </form>
+      <LeadAlertsSwitch />
     </Stack>
   );
 }

@@ -1,0 +1,222 @@
+import { Anchor, Badge, Group, Stack, Table, Text, Title } from "@mantine/core";
+import { useQuery } from "@tanstack/react-query";
+import { statusLabel } from "../../api/mail.ts";
+import {
+  CONVERSIONS_CSV_URL,
+  type Conversion,
+  type Revenue,
+  revenueQuery,
+  type SpendFigures,
+} from "../../api/revenue.ts";
+import { ButtonLink } from "../../ui/links.tsx";
+import { ScrollTable } from "../../ui/ScrollTable.tsx";
+import { EmptyState, LoadError, Loading, PageHeader } from "../../ui/states.tsx";
+
+const money = (amount: number | null) =>
+  amount === null
+    ? "—"
+    : new Intl.NumberFormat(undefined, {
+        style: "currency",
+        currency: "USD",
+        maximumFractionDigits: 0,
+      }).format(amount);
+const ratio = (value: number | null) => (value === null ? "—" : `${value}×`);
+
+const monthName = (month: string) =>
+  new Date(`${month}-01T00:00:00Z`).toLocaleDateString(undefined, {
+    month: "short",
+    year: "numeric",
+    timeZone: "UTC",
+  });
+
+/** The figures both tables show, in the same order, after their first column. */
+const FIGURE_HEADINGS = [
+  "Cards mailed",
+  "Leads",
+  "Conversions",
+  "Revenue",
+  "Cost",
+  "Return on spend",
+  "Cost per lead",
+  "Cost per won deal",
+];
+
+function FigureCells({ figures }: { figures: Omit<SpendFigures, "automation_id" | "automation_name"> }) {
+  return (
+    <>
+      <Table.Td>{figures.cards_mailed}</Table.Td>
+      <Table.Td>{figures.leads}</Table.Td>
+      <Table.Td>{figures.won_deals}</Table.Td>
+      <Table.Td>{money(figures.attributed_revenue)}</Table.Td>
+      <Table.Td>{money(figures.cost)}</Table.Td>
+      <Table.Td>{ratio(figures.return_on_spend)}</Table.Td>
+      <Table.Td>{money(figures.cost_per_lead)}</Table.Td>
+      <Table.Td>{money(figures.cost_per_won_deal)}</Table.Td>
+    </>
+  );
+}
+
+export function RevenuePage() {
+  const revenue = useQuery(revenueQuery());
+  return (
+    <>
+      <PageHeader
+        title="Revenue"
+        description="Won deals attributed to the postcards that caused them, over the last 12 months."
+      />
+      {revenue.isPending ? (
+        <Loading label="Loading your revenue" />
+      ) : revenue.isError ? (
+        <LoadError error={revenue.error} retry={() => revenue.refetch()} />
+      ) : (
+        <RevenueReport revenue={revenue.data} />
+      )}
+    </>
+  );
+}
+
+function RevenueReport({ revenue }: { revenue: Revenue }) {
+  const noCost = revenue.by_month.every((month) => month.cost === null);
+  return (
+    <Stack gap="xl">
+      {noCost && (
+        <EmptyState
+          title="Cost and return need your cost per card"
+          action={
+            <ButtonLink to="/settings" search={{ tab: "profile" }} variant="light">
+              Set your cost per card
+            </ButtonLink>
+          }
+        >
+          Enter what one postcard costs you in Settings, and every figure below shows its cost and return.
+        </EmptyState>
+      )}
+      <ByAutomation rows={revenue.by_automation} />
+      <ByMonth rows={revenue.by_month} />
+      <Conversions conversions={revenue.conversions} />
+    </Stack>
+  );
+}
+
+function ByAutomation({ rows }: { rows: Revenue["by_automation"] }) {
+  return (
+    <section aria-labelledby="revenue-by-automation">
+      <Title order={2} size="h4" mb="sm" id="revenue-by-automation">
+        By automation
+      </Title>
+      {rows.length === 0 ? (
+        <Text c="dimmed">No automation has mailed a card in the last 12 months.</Text>
+      ) : (
+        <ScrollTable label="Revenue by automation" minWidth={900}>
+          <Table striped verticalSpacing="xs">
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th>Automation</Table.Th>
+                {FIGURE_HEADINGS.map((heading) => (
+                  <Table.Th key={heading}>{heading}</Table.Th>
+                ))}
+              </Table.Tr>
+            </Table.Thead>
+            <Table.Tbody>
+              {rows.map((row) => (
+                <Table.Tr key={row.automation_id ?? "recorded"}>
+                  <Table.Th scope="row" fw={500}>
+                    {row.automation_name}
+                  </Table.Th>
+                  <FigureCells figures={row} />
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+        </ScrollTable>
+      )}
+    </section>
+  );
+}
+
+function ByMonth({ rows }: { rows: Revenue["by_month"] }) {
+  return (
+    <section aria-labelledby="revenue-by-month">
+      <Title order={2} size="h4" mb="sm" id="revenue-by-month">
+        By month
+      </Title>
+      <ScrollTable label="Revenue by month" minWidth={960}>
+        <Table striped verticalSpacing="xs">
+          <Table.Thead>
+            <Table.Tr>
+              <Table.Th>Month</Table.Th>
+              <Table.Th>Landing-page visits</Table.Th>
+              {FIGURE_HEADINGS.map((heading) => (
+                <Table.Th key={heading}>{heading}</Table.Th>
+              ))}
+            </Table.Tr>
+          </Table.Thead>
+          <Table.Tbody>
+            {rows.map((row) => (
+              <Table.Tr key={row.month}>
+                <Table.Th scope="row" fw={500}>
+                  {monthName(row.month)}
+                </Table.Th>
+                <Table.Td>{row.landing_visits}</Table.Td>
+                <FigureCells figures={row} />
+              </Table.Tr>
+            ))}
+          </Table.Tbody>
+        </Table>
+      </ScrollTable>
+    </section>
+  );
+}
+
+function Conversions({ conversions }: { conversions: Conversion[] }) {
+  return (
+    <section aria-labelledby="revenue-conversions">
+      <Group justify="space-between" align="flex-end" mb="sm" wrap="wrap">
+        <Title order={2} size="h4" id="revenue-conversions">
+          Attributed conversions
+        </Title>
+        <Anchor href={CONVERSIONS_CSV_URL} download="conversions.csv">
+          Download CSV
+        </Anchor>
+      </Group>
+      {conversions.length === 0 ? (
+        <EmptyState title="No attributed conversions yet">
+          When your CRM reports a won deal at a home one of your postcards reached, it appears here with its
+          amount and the card that earned it.
+        </EmptyState>
+      ) : (
+        <ScrollTable label="Attributed conversions" minWidth={860}>
+          <Table striped verticalSpacing="xs">
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th>Closed</Table.Th>
+                <Table.Th>Deal</Table.Th>
+                <Table.Th>Address</Table.Th>
+                <Table.Th>Amount</Table.Th>
+                <Table.Th>Automation or campaign</Table.Th>
+                <Table.Th>Attribution</Table.Th>
+              </Table.Tr>
+            </Table.Thead>
+            <Table.Tbody>
+              {conversions.map((conversion) => (
+                <Table.Tr key={conversion.id}>
+                  <Table.Td>{conversion.close_date ?? "—"}</Table.Td>
+                  <Table.Td>{conversion.deal_name ?? conversion.deal_id ?? "—"}</Table.Td>
+                  <Table.Td>{conversion.address}</Table.Td>
+                  <Table.Td>{money(conversion.amount)}</Table.Td>
+                  <Table.Td>{conversion.automation_name ?? conversion.campaign_name ?? "—"}</Table.Td>
+                  <Table.Td>
+                    <Badge variant="light">{statusLabel(conversion.attribution_type)}</Badge>{" "}
+                    <Text span size="sm" c="dimmed">
+                      {statusLabel(conversion.match_confidence)} match
+                    </Text>
+                  </Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+        </ScrollTable>
+      )}
+    </section>
+  );
+}
