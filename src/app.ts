@@ -45,6 +45,11 @@ export interface AppDeps {
   renderer: Renderer;
   /** How webhook target hostnames resolve; default: the system resolver. Tests inject one. */
   resolveHost?: HostResolver;
+  /**
+   * False while the process is still starting (listening, but seeding, starting workers and
+   * installing its signal handlers): /readyz answers 503 until then. Unset: started.
+   */
+  isStarted?: () => boolean;
 }
 
 export type App = FastifyInstance;

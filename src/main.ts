@@ -200,7 +200,17 @@ async function main() {
 
   const geocoder = createGeocoder(config, { db: database.db, logger });
   const renderer = createRenderPool({ threads: config.renderConcurrency });
-  const appDeps = { config, database, clock: systemClock, logger, limiter, geocoder, renderer };
+  let started = false;
+  const appDeps = {
+    config,
+    database,
+    clock: systemClock,
+    logger,
+    limiter,
+    geocoder,
+    renderer,
+    isStarted: () => started,
+  };
   const apps = await buildListenerApps(appDeps, listenerSurfaces(config));
   const [app, operatorApp] = apps as [App, App | undefined];
   if (role !== "worker") {
@@ -240,6 +250,7 @@ async function main() {
     () => database.close(),
     async () => releaseDataDir?.(),
   ]);
+  started = true;
 }
 
 /** The driver's own words (a query wrapper's cause, not "Failed query: <sql>"); never the URL. */

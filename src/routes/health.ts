@@ -14,10 +14,14 @@ function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
   return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
 }
 
-/** Liveness (the process answers) and readiness (the database answers within 2 s). */
+/** Liveness (the process answers) and readiness (started, and the database answers within 2 s). */
 export function registerHealthRoutes(app: FastifyInstance, services: Services): void {
   app.get("/healthz", { schema: { hide: true } }, async () => ({ status: "ok" }));
   app.get("/readyz", { schema: { hide: true } }, async (request, reply) => {
+    // Ready means started: a signal sent on the first 200 must find the shutdown handlers in place.
+    if (services.isStarted && !services.isStarted()) {
+      return reply.code(503).send({ status: "starting", database: services.database.kind });
+    }
     try {
       await withTimeout(services.database.ping(), READINESS_TIMEOUT_MS);
       return { status: "ready", database: services.database.kind };

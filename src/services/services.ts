@@ -32,4 +32,6 @@ export interface Services {
   renderer: Renderer;
   /** SSRF guard of webhook targets (subscribe time; deliveries check again at connect time). */
   webhookTargetGuard: TargetGuard;
+  /** See AppDeps.isStarted: /readyz reads it. */
+  isStarted?: () => boolean;
 }
