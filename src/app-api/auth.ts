@@ -8,6 +8,7 @@ import type { Queryable } from "../db/database.ts";
 import type { Mailer } from "../mail/mailer.ts";
 import { passwordResetMessage } from "../mail/messages.ts";
 import { AUTH_TABLES } from "./auth-schema.ts";
+import { sameOrigins } from "./csrf.ts";
 
 /** The app API's prefix; Better Auth answers under AUTH_BASE_PATH. */
 export const APP_API_PREFIX = "/app/api/v1";
@@ -54,7 +55,8 @@ export function createAuth(deps: AuthDeps) {
     baseURL: config.publicBaseUrl,
     basePath: AUTH_BASE_PATH,
     secret: authSecretOf(config),
-    trustedOrigins: [base.origin],
+    // The same origins the app API's own CSRF check accepts (csrf.ts).
+    trustedOrigins: (request) => sameOrigins(config.publicBaseUrl, request?.headers.get("host")),
     telemetry: { enabled: false },
     logger: {
       log: (level, message, ...args) => logger[level]({ args }, `auth: ${message}`),

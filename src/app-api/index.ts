@@ -48,13 +48,12 @@ async function registerAppApi(app: FastifyInstance, services: Services): Promise
   const auth = createAuth({ db, config, mailer, logger });
   const requireSession = createSessionGuard({ auth, db, clock });
   const ctx: AppApiContext = { ...services, auth, mailer, requireSession, appLogger: logger };
-  const appOrigin = new URL(config.publicBaseUrl).origin;
 
   app.decorateRequest("appSession", null);
   registerAppErrorHandling(app);
   const document = collectAppApiDocument(app, config.publicBaseUrl);
   app.addHook("onRequest", async (request, reply) => {
-    assertSameOrigin(request, appOrigin);
+    assertSameOrigin(request, config.publicBaseUrl);
     const access = request.routeOptions.config?.appAccess ?? "member";
     if (access === "public") return;
     await requireSession(request, reply);

@@ -47,6 +47,18 @@ describe(`app CSRF protection (${databaseLabel})`, () => {
     assert.equal((await owner.browser.request("GET", "/app/api/v1/session")).status, 200, "still signed in");
   });
 
+  test("the origin the browser used to reach the server is the app's own, even if PUBLIC_BASE_URL names another", async () => {
+    const local = { origin: "http://localhost:3000", host: "localhost:3000" };
+    const signIn = await new AppBrowser(ctx).request("POST", "/app/api/v1/auth/sign-in/email", {
+      body: { email: owner.email, password: PASSWORD },
+      headers: local,
+    });
+    assert.equal(signIn.status, 200);
+    assert.equal((await patch(local)).status, 200);
+    // That origin with another Host is another site's page.
+    assert.equal((await patch({ origin: "http://localhost:3000", host: "porchlight.test" })).status, 403);
+  });
+
   test("reads need no Origin", async () => {
     assert.equal(
       (await owner.browser.request("GET", "/app/api/v1/session", { headers: { origin: "" } })).status,
