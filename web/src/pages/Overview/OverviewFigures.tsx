@@ -33,13 +33,14 @@ export function OverviewFiguresSection() {
 }
 
 function Period({ title, figures }: { title: string; figures: PeriodFigures }) {
-  const rows: [string, string][] = [
+  // A figure, or a dimmed hint where there is none to show yet.
+  const rows: [string, string, string?][] = [
     ["Cards mailed", String(figures.cards_mailed)],
     ["Landing-page visits", String(figures.landing_visits)],
     ["Leads", String(figures.leads)],
     ["Won deals attributed", String(figures.won_deals)],
     ["Attributed revenue", money(figures.attributed_revenue)],
-    ["Cost", figures.cost === null ? "Set a cost per card in Settings" : money(figures.cost)],
+    figures.cost === null ? ["Cost", "—", "Set a cost per card in Settings"] : ["Cost", money(figures.cost)],
     ["Return on spend", figures.return_on_spend === null ? "—" : `${figures.return_on_spend}×`],
   ];
   return (
@@ -48,13 +49,18 @@ function Period({ title, figures }: { title: string; figures: PeriodFigures }) {
         {title}
       </Title>
       <SimpleGrid cols={2} spacing="sm" component="dl" m={0}>
-        {rows.map(([label, value]) => (
+        {rows.map(([label, value, hint]) => (
           <div key={label}>
             <Text component="dt" size="sm" c="dimmed">
               {label}
             </Text>
             <Text component="dd" m={0} fw={600} size="lg">
               {value}
+              {hint && (
+                <Text component="span" display="block" size="xs" fw={400} c="dimmed">
+                  {hint}
+                </Text>
+              )}
             </Text>
           </div>
         ))}

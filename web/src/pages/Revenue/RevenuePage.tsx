@@ -154,7 +154,7 @@ function ByMonth({ rows }: { rows: Revenue["by_month"] }) {
           <Table.Tbody>
             {rows.map((row) => (
               <Table.Tr key={row.month}>
-                <Table.Th scope="row" fw={500}>
+                <Table.Th scope="row" fw={500} style={{ whiteSpace: "nowrap" }}>
                   {monthName(row.month)}
                 </Table.Th>
                 <Table.Td>{row.landing_visits}</Table.Td>
