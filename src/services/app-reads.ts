@@ -242,39 +242,3 @@ export async function listSubscriptionDeliveries(
     created_at: new Date(row.created_at).toISOString(),
   }));
 }
-
-export interface PieceListItem {
-  id: string;
-  status: string;
-  recipient_name: string | null;
-  address: string;
-  automation_id: string | null;
-  created_at: string;
-}
-
-/** The org's pieces, newest first, keyset-paged by (created_at, id). */
-export async function listPieces(
-  db: Queryable,
-  orgId: string,
-  cursor: { createdAt: string; id: string } | undefined,
-  limit: number,
-): Promise<PieceListItem[]> {
-  const after = cursor
-    ? sql`AND (p.created_at, p.id) < (${cursor.createdAt}::timestamptz, ${cursor.id}::uuid)`
-    : sql``;
-  const rows = await queryRows<{
-    id: string;
-    status: string;
-    recipient_name: string | null;
-    address: string;
-    automation_id: string | null;
-    created_at: Date | string;
-  }>(
-    db,
-    sql`SELECT p.id, p.status, p.recipient_name, p.address, c.automation_id, p.created_at
-        FROM mail_pieces p JOIN campaigns c ON c.org_id = p.org_id AND c.id = p.campaign_id
-        WHERE p.org_id = ${orgId}::uuid ${after}
-        ORDER BY p.created_at DESC, p.id DESC LIMIT ${limit}`,
-  );
-  return rows.map((row) => ({ ...row, created_at: new Date(row.created_at).toISOString() }));
-}
