@@ -34,7 +34,7 @@ export async function setAutomationTemplate(
   automationId: string,
   template: CardTemplateInput,
 ): Promise<{ automation_id: string; template: ResolvedTemplate }> {
-  for (const field of ["headline", "message"] as const) {
+  for (const field of ["headline", "message", "offer"] as const) {
     const problems = templateProblems(template[field] ?? "");
     if (problems.length > 0) throw invalidPayload(`${field}: ${problems[0]}`);
   }

@@ -12,14 +12,23 @@ export const CardTemplate = Type.Object(
     headline: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
     message: Type.Optional(Type.String({ minLength: 1, maxLength: 1000 })),
     size: Type.Optional(CardSizeSchema),
+    offer: Type.Optional(
+      Type.Union([Type.String({ maxLength: 200 }), Type.Null()], {
+        description: "The contractor's own offer line, printed on the back; null or absent prints none.",
+      }),
+    ),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    description: "The whole card: a field left out returns to its default (the offer to none).",
+  },
 );
 
 export interface CardTemplateInput {
   headline?: string | undefined;
   message?: string | undefined;
   size?: CardSize | undefined;
+  offer?: string | null | undefined;
 }
 
 export interface ResolvedTemplate {

@@ -183,4 +183,26 @@ describe(`the card and the landing page carry the contractor's profile (${databa
     assert.match(csp, /img-src 'self' data:/);
     assert.doesNotMatch(csp, /script-src|https?:/);
   });
+
+  test("the operator's template PUT carries the offer: kept when sent, cleared when left out (PUT replaces the card)", async () => {
+    const readOffer = async () => {
+      const read = await owner.browser.request("GET", `/app/api/v1/automations/${automationId}`);
+      assert.equal(read.status, 200, read.text);
+      return read.body.template.offer;
+    };
+    const kept = await admin(ctx, "PUT", `/automations/${automationId}/template`, {
+      headline: "Thanks again, {{client_name}}",
+      offer: "15% off gutters with {{org_name}}",
+    });
+    assert.equal(kept.status, 200, kept.text);
+    assert.equal(kept.body.template.offer, "15% off gutters with {{org_name}}");
+    assert.equal(await readOffer(), "15% off gutters with {{org_name}}");
+    const badOffer = await admin(ctx, "PUT", `/automations/${automationId}/template`, { offer: "Ask for {{fax}}" });
+    assert.equal(badOffer.status, 422);
+    assert.match(badOffer.body.detail, /offer: unknown merge field \{\{fax\}\}/);
+    const replaced = await admin(ctx, "PUT", `/automations/${automationId}/template`, { headline: "Hello" });
+    assert.equal(replaced.status, 200, replaced.text);
+    assert.equal(replaced.body.template.offer, null);
+    assert.equal(await readOffer(), null);
+  });
 });

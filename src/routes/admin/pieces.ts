@@ -12,6 +12,7 @@ export const EffectiveTemplate = Type.Object({
   template: Type.Object({
     headline: Type.String(),
     message: Type.String(),
+    offer: Type.Union([Type.String(), Type.Null()]),
     size: CardSizeSchema,
   }),
 });
