@@ -197,7 +197,9 @@ describe(`the card and the landing page carry the contractor's profile (${databa
     assert.equal(kept.status, 200, kept.text);
     assert.equal(kept.body.template.offer, "15% off gutters with {{org_name}}");
     assert.equal(await readOffer(), "15% off gutters with {{org_name}}");
-    const badOffer = await admin(ctx, "PUT", `/automations/${automationId}/template`, { offer: "Ask for {{fax}}" });
+    const badOffer = await admin(ctx, "PUT", `/automations/${automationId}/template`, {
+      offer: "Ask for {{fax}}",
+    });
     assert.equal(badOffer.status, 422);
     assert.match(badOffer.body.detail, /offer: unknown merge field \{\{fax\}\}/);
     const replaced = await admin(ctx, "PUT", `/automations/${automationId}/template`, { headline: "Hello" });
