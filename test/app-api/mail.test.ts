@@ -178,6 +178,7 @@ describe(`app API: Mail (${databaseLabel})`, () => {
       "delivered",
     ]);
     assert.equal(steps.queued!.estimated, false);
+    assert.equal(steps.queued!.at, piece.created_at, "queued is the piece's own creation time");
     assert.equal(steps.mailed!.estimated, false);
     assert.equal(steps.mailed!.at, piece.mailed_at);
     // The local print provider mails at once: rendering and submission left no event of their own.
