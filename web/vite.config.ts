@@ -7,10 +7,35 @@ import { defineConfig } from "vite";
 const serviceUrl = process.env.PORCHLIGHT_URL ?? "http://127.0.0.1:3000";
 const toService = { target: serviceUrl, changeOrigin: true, headers: { origin: serviceUrl } };
 
+/** A module of an installed library whose path (after node_modules/) matches, style sheets excepted. */
+const library = (path: RegExp) => (id: string) => {
+  const [, installed] = id.split(/node_modules[\\/]/);
+  return installed !== undefined && path.test(installed) && !id.endsWith(".css");
+};
+
 export default defineConfig({
   base: "/app/",
   plugins: [react()],
-  build: { outDir: "dist", emptyOutDir: true, chunkSizeWarningLimit: 1500 },
+  build: {
+    outDir: "dist",
+    emptyOutDir: true,
+    rolldownOptions: {
+      output: {
+        // The libraries every screen needs get chunks of their own, so a release of the app's code leaves
+        // them cached. Charts (recharts) have no group: only Overview and Revenue import them, so the
+        // bundler's split of the lazy routes keeps them in a chunk only those two screens load (a group
+        // would also capture their dependencies, which the first screen shares, and load with it).
+        // Style sheets stay out of the groups: main.tsx imports them all.
+        codeSplitting: {
+          groups: [
+            { name: "react", test: library(/^(react|react-dom|scheduler)[\\/]/), priority: 2 },
+            { name: "mantine", test: library(/^@mantine[\\/](core|hooks)[\\/]/), priority: 2 },
+            { name: "tanstack", test: library(/^@tanstack[\\/]/), priority: 2 },
+          ],
+        },
+      },
+    },
+  },
   server: {
     host: "127.0.0.1",
     proxy: {

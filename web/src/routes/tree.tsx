@@ -3,6 +3,7 @@ import {
   createRootRouteWithContext,
   createRoute,
   createRouter,
+  lazyRouteComponent,
   Outlet,
   redirect,
 } from "@tanstack/react-router";
@@ -19,23 +20,14 @@ import { AppLayout } from "../pages/AppLayout.tsx";
 import { InvitePage } from "../pages/Auth/InvitePage.tsx";
 import { ForgotPasswordPage, ResetPasswordPage } from "../pages/Auth/PasswordResetPages.tsx";
 import { SignInPage } from "../pages/Auth/SignInPage.tsx";
-import { AutomationEditPage, AutomationNewPage } from "../pages/Automations/AutomationBuilderPage.tsx";
-import { AutomationsPage } from "../pages/Automations/AutomationsPage.tsx";
-import { DevelopersPage } from "../pages/Developers/DevelopersPage.tsx";
-import { LeadPage } from "../pages/Leads/LeadPage.tsx";
-import { LeadsPage } from "../pages/Leads/LeadsPage.tsx";
-import { MailPage } from "../pages/Mail/MailPage.tsx";
-import { PiecePage } from "../pages/Mail/PiecePage.tsx";
 import { NotFoundPage } from "../pages/NotFoundPage.tsx";
-import { OperatorPage } from "../pages/Operator/OperatorPage.tsx";
-import { OverviewPage } from "../pages/Overview/OverviewPage.tsx";
-import { RevenuePage } from "../pages/Revenue/RevenuePage.tsx";
-import { SettingsPage } from "../pages/Settings/SettingsPage.tsx";
-import { CustomersPage } from "../pages/Shells/ShellPages.tsx";
 import { LoadError, Loading } from "../ui/states.tsx";
 import { DEVELOPER_TABS, type DeveloperTab, SETTINGS_TABS, type SettingsTab } from "./search.ts";
 
-/** The whole URL tree of the app, in one place (paths are under the /app/ base). */
+/**
+ * The whole URL tree of the app, in one place (paths are under the /app/ base). Each screen's component is
+ * loaded when its route is first visited (lazyRouteComponent), so the first screen downloads only the shell.
+ */
 const rootRoute = createRootRouteWithContext<{ queryClient: QueryClient }>()({
   component: Outlet,
   notFoundComponent: NotFoundPage,
@@ -76,7 +68,7 @@ const inviteRoute = createRoute({
 const operatorRoute = createRoute({
   getParentRoute: () => rootRoute,
   path: "operator",
-  component: OperatorPage,
+  component: lazyRouteComponent(() => import("../pages/Operator/OperatorPage.tsx"), "OperatorPage"),
 });
 
 /** Every screen of a contractor: only with a session (its organization decides what each call sees). */
@@ -104,14 +96,14 @@ const overviewRoute = createRoute({
     void context.queryClient.prefetchQuery(attentionQuery());
     void context.queryClient.prefetchQuery(eventTypesQuery());
   },
-  component: OverviewPage,
+  component: lazyRouteComponent(() => import("../pages/Overview/OverviewPage.tsx"), "OverviewPage"),
 });
 
 const automationsRoute = createRoute({
   getParentRoute: () => signedInRoute,
   path: "automations",
   loader: ({ context }) => context.queryClient.ensureQueryData(automationListQuery()),
-  component: AutomationsPage,
+  component: lazyRouteComponent(() => import("../pages/Automations/AutomationsPage.tsx"), "AutomationsPage"),
 });
 
 const automationNewRoute = createRoute({
@@ -121,7 +113,10 @@ const automationNewRoute = createRoute({
     event_type: text(search.event_type),
   }),
   loader: ({ context }) => context.queryClient.ensureQueryData(eventTypesQuery()),
-  component: AutomationNewPage,
+  component: lazyRouteComponent(
+    () => import("../pages/Automations/AutomationBuilderPage.tsx"),
+    "AutomationNewPage",
+  ),
 });
 
 const automationEditRoute = createRoute({
@@ -132,7 +127,10 @@ const automationEditRoute = createRoute({
       context.queryClient.ensureQueryData(automationQuery(params.automationId)),
       context.queryClient.ensureQueryData(eventTypesQuery()),
     ]),
-  component: AutomationEditPage,
+  component: lazyRouteComponent(
+    () => import("../pages/Automations/AutomationBuilderPage.tsx"),
+    "AutomationEditPage",
+  ),
 });
 
 const isoDate = (value: unknown) =>
@@ -150,13 +148,13 @@ const mailRoute = createRoute({
     from: isoDate(search.from),
     to: isoDate(search.to),
   }),
-  component: MailPage,
+  component: lazyRouteComponent(() => import("../pages/Mail/MailPage.tsx"), "MailPage"),
 });
 const pieceRoute = createRoute({
   getParentRoute: () => signedInRoute,
   path: "mail/$pieceId",
   loader: ({ context, params }) => context.queryClient.ensureQueryData(pieceQuery(params.pieceId)),
-  component: PiecePage,
+  component: lazyRouteComponent(() => import("../pages/Mail/PiecePage.tsx"), "PiecePage"),
 });
 const leadsRoute = createRoute({
   getParentRoute: () => signedInRoute,
@@ -164,23 +162,23 @@ const leadsRoute = createRoute({
   validateSearch: (search: Record<string, unknown>): { source?: LeadSource } => ({
     source: search.source === "landing_page" || search.source === "crm_sync" ? search.source : undefined,
   }),
-  component: LeadsPage,
+  component: lazyRouteComponent(() => import("../pages/Leads/LeadsPage.tsx"), "LeadsPage"),
 });
 const leadRoute = createRoute({
   getParentRoute: () => signedInRoute,
   path: "leads/$leadId",
   loader: ({ context, params }) => context.queryClient.ensureQueryData(leadQuery(params.leadId)),
-  component: LeadPage,
+  component: lazyRouteComponent(() => import("../pages/Leads/LeadPage.tsx"), "LeadPage"),
 });
 const revenueRoute = createRoute({
   getParentRoute: () => signedInRoute,
   path: "revenue",
-  component: RevenuePage,
+  component: lazyRouteComponent(() => import("../pages/Revenue/RevenuePage.tsx"), "RevenuePage"),
 });
 const customersRoute = createRoute({
   getParentRoute: () => signedInRoute,
   path: "customers",
-  component: CustomersPage,
+  component: lazyRouteComponent(() => import("../pages/Shells/ShellPages.tsx"), "CustomersPage"),
 });
 
 const developersRoute = createRoute({
@@ -190,7 +188,7 @@ const developersRoute = createRoute({
     tab: oneOf(DEVELOPER_TABS, search.tab, "keys"),
     event_type: text(search.event_type),
   }),
-  component: DevelopersPage,
+  component: lazyRouteComponent(() => import("../pages/Developers/DevelopersPage.tsx"), "DevelopersPage"),
 });
 
 const settingsRoute = createRoute({
@@ -200,7 +198,7 @@ const settingsRoute = createRoute({
     tab: oneOf(SETTINGS_TABS, search.tab, "profile"),
   }),
   loader: ({ context }) => context.queryClient.ensureQueryData(organizationQuery()),
-  component: SettingsPage,
+  component: lazyRouteComponent(() => import("../pages/Settings/SettingsPage.tsx"), "SettingsPage"),
 });
 
 const routeTree = rootRoute.addChildren([
