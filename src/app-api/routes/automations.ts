@@ -1,13 +1,12 @@
 import { type Static, Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import sharp from "sharp";
 import { queryOne, sql } from "../../db/database.ts";
 import { AutomationFilter, filterProblem, passesFilter } from "../../domain/filters.ts";
 import { AppError, invalidPayload, notFound, rateLimited } from "../../errors.ts";
 import { placeholderImage } from "../../imagery/placeholder.ts";
 import { composeCard } from "../../render/compose.ts";
 import { templateProblems } from "../../render/merge.ts";
-import { PROOF_DPI } from "../../render/render.ts";
+import { splitProofSheet } from "../../render/proof-sides.ts";
 import { CardSizeSchema, resolveTemplate } from "../../render/template.ts";
 import { cardsThisMonth, findSample } from "../../services/app-reads.ts";
 import {
@@ -425,7 +424,7 @@ export function registerAutomationRoutes(app: FastifyInstance, ctx: AppApiContex
         sender: await loadCardSender(db, session.orgId),
       });
       const png = await ctx.renderer.proof(card, "png");
-      const [front, back] = await splitProof(png);
+      const [front, back] = await splitProofSheet(png);
       return { front_png: dataUrl(front!), back_png: dataUrl(back!) };
     },
   );
@@ -483,19 +482,6 @@ function proofInput(
     })(),
     printAddressBlock: true,
   };
-}
-
-/** The renderer's proof sheet stacks front above back with a margin of a quarter inch (render/render.ts). */
-async function splitProof(png: Buffer): Promise<Buffer[]> {
-  const { width, height } = await sharp(png).metadata();
-  const gap = Math.round(PROOF_DPI * 0.25);
-  const sideWidth = width! - 2 * gap;
-  const sideHeight = Math.floor((height! - 3 * gap) / 2);
-  return Promise.all(
-    [gap, 2 * gap + sideHeight].map((top) =>
-      sharp(png).extract({ left: gap, top, width: sideWidth, height: sideHeight }).png().toBuffer(),
-    ),
-  );
 }
 
 const dataUrl = (png: Buffer) => `data:image/png;base64,${png.toString("base64")}`;
