@@ -3,6 +3,7 @@ import { registerWebApp, type WebAppPages } from "../http/web-app.ts";
 import { createMailer } from "../mail/mailer.ts";
 import type { Services } from "../services/services.ts";
 import { APP_API_PREFIX, createAuth } from "./auth.ts";
+import { resolveAuthSecret } from "./auth-secret.ts";
 import { registerAuthRoutes } from "./auth-routes.ts";
 import type { AppApiContext } from "./context.ts";
 import { assertSameOrigin } from "./csrf.ts";
@@ -13,6 +14,7 @@ import { registerCustomerRoutes } from "./routes/customers.ts";
 import { registerDeveloperRoutes } from "./routes/developers.ts";
 import { registerLeadRoutes } from "./routes/leads.ts";
 import { registerMailRoutes } from "./routes/mail.ts";
+import { registerMailSafetyRoutes } from "./routes/mail-safety.ts";
 import { registerMeRoutes } from "./routes/me.ts";
 import { registerOrganizationRoutes } from "./routes/organization.ts";
 import { registerOverviewRoutes } from "./routes/overview.ts";
@@ -45,7 +47,7 @@ async function registerAppApi(app: FastifyInstance, services: Services): Promise
     clock,
   });
   app.addHook("onClose", () => mailer.close());
-  const auth = createAuth({ db, config, mailer, logger });
+  const auth = createAuth({ db, config, mailer, logger, secret: await resolveAuthSecret(db, config) });
   const requireSession = createSessionGuard({ auth, db, clock });
   const ctx: AppApiContext = { ...services, auth, mailer, requireSession, appLogger: logger };
 
@@ -81,4 +83,5 @@ async function registerAppApi(app: FastifyInstance, services: Services): Promise
   registerOverviewFigureRoutes(app, ctx);
   registerRevenueRoutes(app, ctx);
   registerCustomerRoutes(app, ctx);
+  registerMailSafetyRoutes(app, ctx);
 }

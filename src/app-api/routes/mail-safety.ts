@@ -1,0 +1,401 @@
+import { Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import { AppError, notFound } from "../../errors.ts";
+import { listMailPieces, proofUrl } from "../../services/app-mail.ts";
+import {
+  approveOrgPieces,
+  cancelOrgAutomationWaiting,
+  cancelOrgPiece,
+  cancelOrgPieces,
+  capUsageThisMonth,
+  countAwaitingApproval,
+  getOrgAutomationSafety,
+  updateOrgAutomationSafety,
+} from "../../services/mail-safety/org-controls.ts";
+import { getPieceSafetyView } from "../../services/mail-safety/piece-controls.ts";
+import { updateOrgMailSafety } from "../../services/mail-safety/settings.ts";
+import type { AppApiContext } from "../context.ts";
+import { sessionOf } from "../session-guard.ts";
+
+/** The approval queue shows this many cards at once; approving them shows the next. */
+const QUEUE_SIZE = 100;
+
+const Cap = Type.Union([Type.Integer({ minimum: 0, maximum: 100_000_000 }), Type.Null()]);
+const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()]);
+const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) });
+const PieceIdsBody = Type.Object(
+  {
+    piece_ids: Type.Array(Type.String({ format: "uuid" }), {
+      minItems: 1,
+      maxItems: 1000,
+      description: "The cards chosen (the queue's selection, or every card it shows).",
+    }),
+  },
+  { additionalProperties: false },
+);
+const PieceIds = Type.Object(
+  { piece_ids: Type.Array(Type.String({ format: "uuid" })) },
+  { additionalProperties: false },
+);
+
+const AutomationSafety = Type.Object(
+  {
+    automation_id: Type.String({ format: "uuid" }),
+    hold_minutes: Type.Integer({ description: "Cards wait this long before print and can be cancelled." }),
+    approval_required: Type.Boolean(),
+    auto_approve_after: Type.Union([Type.Integer(), Type.Null()], {
+      description: "Switch to automatic once this many cards were approved; null: never.",
+    }),
+    approved_count: Type.Integer(),
+    monthly_card_cap: Cap,
+    monthly_spend_cap_cents: Cap,
+    paused_by_cap: Type.Boolean({
+      description: "Cards of this automation wait because a monthly cap is reached.",
+    }),
+  },
+  { additionalProperties: false },
+);
+
+const AutomationSafetyPatch = Type.Object(
+  {
+    hold_minutes: Type.Optional(Type.Integer({ minimum: 0, maximum: 30 * 24 * 60 })),
+    approval_required: Type.Optional(Type.Boolean()),
+    auto_approve_after: Type.Optional(
+      Type.Union([Type.Integer({ minimum: 1, maximum: 100_000 }), Type.Null()]),
+    ),
+    monthly_card_cap: Type.Optional(Cap),
+    monthly_spend_cap_cents: Type.Optional(Cap),
+  },
+  { additionalProperties: false, minProperties: 1 },
+);
+
+const CapUse = {
+  monthly_card_cap: Cap,
+  monthly_spend_cap_cents: Cap,
+  cards: Type.Integer({ description: "Cards handed to print this month." }),
+  cents: Type.Integer({ description: "Their cost at the profile's cost per card." }),
+};
+
+const MailSafetyOverview = Type.Object(
+  {
+    month: Type.String({ format: "date", description: "The UTC month counted (its first day)." }),
+    frequency_cap_days: Type.Integer({ description: "At most one card per home in this many days; 0: off." }),
+    organization: Type.Object(CapUse, { additionalProperties: false }),
+    automations: Type.Array(
+      Type.Object(
+        {
+          automation_id: Type.String({ format: "uuid" }),
+          name: Type.String(),
+          paused_by_cap: Type.Boolean(),
+          ...CapUse,
+        },
+        { additionalProperties: false },
+      ),
+      { description: "Automations with a cap of their own or cards this month." },
+    ),
+    awaiting_approval: Type.Integer(),
+  },
+  { additionalProperties: false },
+);
+
+const OrgSafetyPatch = Type.Object(
+  {
+    frequency_cap_days: Type.Optional(Type.Integer({ minimum: 0, maximum: 3650 })),
+    monthly_card_cap: Type.Optional(Cap),
+    monthly_spend_cap_cents: Type.Optional(Cap),
+  },
+  { additionalProperties: false, minProperties: 1 },
+);
+
+const ApprovalCard = Type.Object(
+  {
+    id: Type.String({ format: "uuid" }),
+    recipient_name: Nullable(Type.String()),
+    address: Type.String(),
+    automation_id: Nullable(Type.String({ format: "uuid" })),
+    automation_name: Nullable(Type.String()),
+    created_at: Type.String({ format: "date-time" }),
+    front_url: Type.String(),
+    back_url: Type.String(),
+  },
+  { additionalProperties: false },
+);
+
+const PieceSafety = Type.Object(
+  {
+    id: Type.String({ format: "uuid" }),
+    status: Type.String(),
+    status_reason: Nullable(Type.String()),
+    cancelled_at: Nullable(Type.String({ format: "date-time" })),
+    cancelled_by: Nullable(Type.String()),
+  },
+  { additionalProperties: false },
+);
+
+/** Who acted, as the piece records it: the member's name, else their email. */
+const actorOf = (request: FastifyRequest) => {
+  const session = sessionOf(request);
+  return session.userName?.trim() || session.email;
+};
+
+/**
+ * The mail safety controls of the app (issue 29): an automation's hold window, approval mode and
+ * caps; the organization's caps and frequency cap (owners); the approval queue; cancelling cards
+ * that wait before print. Any member approves and cancels, as any member edits automations.
+ */
+export function registerMailSafetyRoutes(app: FastifyInstance, ctx: AppApiContext): void {
+  const r = app.withTypeProvider<TypeBoxTypeProvider>();
+  const { db, clock } = ctx;
+  const safetyView = ({ org_id: _org, ...safety }: Awaited<ReturnType<typeof getOrgAutomationSafety>>) =>
+    safety;
+  const overview = async (orgId: string) => ({
+    ...(await capUsageThisMonth(db, orgId, clock.now())),
+    awaiting_approval: await countAwaitingApproval(db, orgId),
+  });
+
+  r.get(
+    "/automations/:id/safety",
+    {
+      schema: {
+        operationId: "getAutomationSafety",
+        summary: "An automation's hold window, approval mode and monthly caps",
+        tags: ["Mail safety"],
+        params: IdParams,
+        response: { 200: AutomationSafety },
+      },
+    },
+    async (request) =>
+      safetyView(await getOrgAutomationSafety(db, sessionOf(request).orgId, request.params.id)),
+  );
+
+  r.patch(
+    "/automations/:id/safety",
+    {
+      schema: {
+        operationId: "updateAutomationSafety",
+        summary:
+          "Changes an automation's hold window, approval mode or caps (a raised cap releases capped cards)",
+        tags: ["Mail safety"],
+        params: IdParams,
+        body: AutomationSafetyPatch,
+        response: { 200: AutomationSafety },
+      },
+    },
+    async (request) =>
+      safetyView(
+        await updateOrgAutomationSafety(
+          db,
+          sessionOf(request).orgId,
+          request.params.id,
+          request.body,
+          clock.now(),
+        ),
+      ),
+  );
+
+  r.post(
+    "/automations/:id/waiting-pieces/cancel",
+    {
+      schema: {
+        operationId: "cancelAutomationWaitingPieces",
+        summary:
+          "Cancels every card of the automation that waits before print (held, awaiting approval, capped)",
+        tags: ["Mail safety"],
+        params: IdParams,
+        response: { 200: PieceIds },
+      },
+    },
+    async (request) => ({
+      piece_ids: await cancelOrgAutomationWaiting(
+        db,
+        sessionOf(request).orgId,
+        request.params.id,
+        actorOf(request),
+        clock.now(),
+      ),
+    }),
+  );
+
+  r.get(
+    "/mail-safety",
+    {
+      schema: {
+        operationId: "getMailSafety",
+        summary: "The organization's caps, this month's use of them, and how many cards await approval",
+        tags: ["Mail safety"],
+        response: { 200: MailSafetyOverview },
+      },
+    },
+    async (request) => overview(sessionOf(request).orgId),
+  );
+
+  r.patch(
+    "/mail-safety",
+    {
+      config: { appAccess: "owner" },
+      schema: {
+        operationId: "updateMailSafety",
+        summary:
+          "Sets the organization's monthly caps (null: none) and frequency cap in days (0: off); owners only",
+        tags: ["Mail safety"],
+        body: OrgSafetyPatch,
+        response: { 200: MailSafetyOverview },
+      },
+    },
+    async (request) => {
+      const { orgId } = sessionOf(request);
+      await updateOrgMailSafety(db, orgId, request.body, clock.now());
+      return overview(orgId);
+    },
+  );
+
+  r.get(
+    "/approvals",
+    {
+      schema: {
+        operationId: "listApprovals",
+        summary: `Cards awaiting approval, newest first (at most ${QUEUE_SIZE}), with their proofs`,
+        tags: ["Mail safety"],
+        response: {
+          200: Type.Object(
+            { pieces: Type.Array(ApprovalCard), total: Type.Integer() },
+            { additionalProperties: false },
+          ),
+        },
+      },
+    },
+    async (request) => {
+      const { orgId } = sessionOf(request);
+      const { pieces } = await listMailPieces(
+        db,
+        orgId,
+        { status: "awaiting_approval" },
+        undefined,
+        QUEUE_SIZE,
+      );
+      return {
+        pieces: pieces.map((piece) => ({
+          id: piece.id,
+          recipient_name: piece.recipient_name,
+          address: piece.address,
+          automation_id: piece.automation_id,
+          automation_name: piece.automation_name,
+          created_at: piece.created_at,
+          front_url: proofUrl(piece.id, "front"),
+          back_url: proofUrl(piece.id, "back"),
+        })),
+        total: await countAwaitingApproval(db, orgId),
+      };
+    },
+  );
+
+  r.post(
+    "/approvals/approve",
+    {
+      schema: {
+        operationId: "approvePieces",
+        summary: "Approves the chosen cards that await approval; they go on to print",
+        tags: ["Mail safety"],
+        body: PieceIdsBody,
+        response: { 200: PieceIds },
+      },
+    },
+    async (request) => ({
+      piece_ids: await approveOrgPieces(
+        db,
+        sessionOf(request).orgId,
+        request.body.piece_ids,
+        actorOf(request),
+        clock.now(),
+      ),
+    }),
+  );
+
+  r.post(
+    "/approvals/cancel",
+    {
+      schema: {
+        operationId: "cancelPieces",
+        summary: "Cancels the chosen cards that still wait before print; they never print",
+        tags: ["Mail safety"],
+        body: PieceIdsBody,
+        response: { 200: PieceIds },
+      },
+    },
+    async (request) => ({
+      piece_ids: await cancelOrgPieces(
+        db,
+        sessionOf(request).orgId,
+        request.body.piece_ids,
+        actorOf(request),
+        clock.now(),
+      ),
+    }),
+  );
+
+  r.post(
+    "/pieces/:id/cancel",
+    {
+      schema: {
+        operationId: "cancelPiece",
+        summary: "Cancels one card that waits before print (409 not_cancellable once it went to print)",
+        tags: ["Mail safety"],
+        params: IdParams,
+        response: { 200: PieceSafety },
+      },
+    },
+    async (request) => {
+      const piece = await cancelOrgPiece(
+        db,
+        sessionOf(request).orgId,
+        request.params.id,
+        actorOf(request),
+        clock.now(),
+      );
+      return pieceSafety(piece);
+    },
+  );
+
+  r.post(
+    "/pieces/:id/approve",
+    {
+      schema: {
+        operationId: "approvePiece",
+        summary: "Approves one card awaiting approval (409 not_awaiting_approval otherwise)",
+        tags: ["Mail safety"],
+        params: IdParams,
+        response: { 200: PieceSafety },
+      },
+    },
+    async (request) => {
+      const { orgId } = sessionOf(request);
+      const approved = await approveOrgPieces(db, orgId, [request.params.id], actorOf(request), clock.now());
+      const piece = await getOwnPieceSafety(orgId, request.params.id);
+      if (approved.length === 0) throw notAwaitingApproval(piece.status);
+      return pieceSafety(piece);
+    },
+  );
+
+  async function getOwnPieceSafety(orgId: string, pieceId: string) {
+    const piece = /^[0-9a-f-]{36}$/i.test(pieceId)
+      ? await getPieceSafetyView(db, pieceId).catch(() => null)
+      : null;
+    if (!piece || piece.org_id !== orgId) throw notFound("piece not found");
+    return piece;
+  }
+}
+
+const pieceSafety = (piece: Awaited<ReturnType<typeof getPieceSafetyView>>) => ({
+  id: piece.id,
+  status: piece.status,
+  status_reason: piece.status_reason,
+  cancelled_at: piece.cancelled_at,
+  cancelled_by: piece.cancelled_by,
+});
+
+const notAwaitingApproval = (status: string) =>
+  new AppError(
+    409,
+    "not_awaiting_approval",
+    `the card is ${status.replaceAll("_", " ")}, not awaiting approval`,
+  );

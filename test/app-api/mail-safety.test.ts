@@ -1,0 +1,252 @@
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import { admin } from "../helpers/api.ts";
+import { databaseLabel, type TestContext } from "../helpers/harness.ts";
+import {
+  orgWithAutomation,
+  queuePiece,
+  runPipeline,
+  startFakeLob,
+  tempDataDir,
+} from "../pipeline/helpers.ts";
+import { createAppTestContext, inviteAndAccept, type SignedInUser } from "./helpers.ts";
+
+const home = (street: string) => ({
+  street,
+  city: "Springfield",
+  state: "IL",
+  zip: "62704",
+  client_name: "Jane Smith",
+});
+
+describe(`app API: mail safety controls (${databaseLabel})`, () => {
+  let ctx: TestContext;
+  let lob: Awaited<ReturnType<typeof startFakeLob>>;
+  let org: Awaited<ReturnType<typeof orgWithAutomation>>;
+  let other: Awaited<ReturnType<typeof orgWithAutomation>>;
+  let owner: SignedInUser;
+  let member: SignedInUser;
+  let otherOwner: SignedInUser;
+  const dataDir = tempDataDir();
+  let street = 0;
+  const nextHome = () => home(`${100 + ++street} Safety St`);
+
+  before(async () => {
+    ctx = await createAppTestContext({ memoryLimiter: true });
+    lob = await startFakeLob();
+    org = await orgWithAutomation(ctx);
+    other = await orgWithAutomation(ctx);
+    owner = await inviteAndAccept(ctx, org.orgId, "owner-safety@example.com", "owner", "Olive Owner");
+    member = await inviteAndAccept(ctx, org.orgId, "member-safety@example.com", "member", "Mia Member");
+    otherOwner = await inviteAndAccept(ctx, other.orgId, "owner-elsewhere@example.com", "owner");
+  });
+  after(async () => {
+    await lob.close();
+    await ctx.close();
+  });
+
+  const run = () =>
+    runPipeline(ctx, { dataDir, printProvider: "lob", lobApiKey: "test_key", lobBaseUrl: lob.url });
+  const statusOf = async (id: string) => (await admin(ctx, "GET", `/pieces/${id}`)).body.status;
+  const setSafety = async (user: SignedInUser, body: Record<string, unknown>) => {
+    const set = await user.browser.request("PATCH", `/app/api/v1/automations/${org.automationId}/safety`, {
+      body,
+    });
+    assert.equal(set.status, 200, set.text);
+    return set.body;
+  };
+
+  test("a member reads and sets an automation's hold window, approval mode and caps; others' are not found", async () => {
+    const initial = await member.browser.request("GET", `/app/api/v1/automations/${org.automationId}/safety`);
+    assert.equal(initial.status, 200, initial.text);
+    assert.deepEqual(
+      { ...initial.body, automation_id: undefined },
+      {
+        automation_id: undefined,
+        hold_minutes: 0,
+        approval_required: false,
+        auto_approve_after: null,
+        approved_count: 0,
+        monthly_card_cap: null,
+        monthly_spend_cap_cents: null,
+        paused_by_cap: false,
+      },
+    );
+    const set = await setSafety(member, { hold_minutes: 90, monthly_spend_cap_cents: 5000 });
+    assert.equal(set.hold_minutes, 90);
+    assert.equal(set.monthly_spend_cap_cents, 5000);
+    const operatorView = await admin(ctx, "GET", `/automations/${org.automationId}/mail-safety`);
+    assert.equal(operatorView.body.hold_minutes, 90, "the same setting the pipeline reads");
+
+    const invalid = await member.browser.request(
+      "PATCH",
+      `/app/api/v1/automations/${org.automationId}/safety`,
+      {
+        body: { hold_minutes: -5 },
+      },
+    );
+    assert.equal(invalid.status, 422);
+    for (const [method, url] of [
+      ["GET", `/app/api/v1/automations/${org.automationId}/safety`],
+      ["PATCH", `/app/api/v1/automations/${org.automationId}/safety`],
+      ["POST", `/app/api/v1/automations/${org.automationId}/waiting-pieces/cancel`],
+    ] as const) {
+      const foreign = await otherOwner.browser.request(method, url, {
+        body: method === "PATCH" ? { hold_minutes: 0 } : undefined,
+      });
+      assert.equal(foreign.status, 404, `${method} ${url}: ${foreign.text}`);
+    }
+    assert.equal(
+      (await admin(ctx, "GET", `/automations/${org.automationId}/mail-safety`)).body.hold_minutes,
+      90,
+    );
+    await setSafety(member, { hold_minutes: 0, monthly_spend_cap_cents: null });
+  });
+
+  test("the org's caps and frequency cap are set by owners only; CSRF as everywhere", async () => {
+    const byMember = await member.browser.request("PATCH", "/app/api/v1/mail-safety", {
+      body: { monthly_card_cap: 5 },
+    });
+    assert.equal(byMember.status, 403);
+    assert.equal(byMember.body.error.code, "forbidden");
+    const crossSite = await owner.browser.request("PATCH", "/app/api/v1/mail-safety", {
+      body: { monthly_card_cap: 5 },
+      headers: { origin: "https://evil.example" },
+    });
+    assert.equal(crossSite.status, 403);
+    assert.equal(crossSite.body.error.code, "csrf_rejected");
+    const set = await owner.browser.request("PATCH", "/app/api/v1/mail-safety", {
+      body: { monthly_card_cap: 500, frequency_cap_days: 45 },
+    });
+    assert.equal(set.status, 200, set.text);
+    assert.equal(set.body.organization.monthly_card_cap, 500);
+    assert.equal(set.body.frequency_cap_days, 45);
+    const seen = await member.browser.request("GET", "/app/api/v1/mail-safety");
+    assert.equal(seen.body.organization.monthly_card_cap, 500);
+    const elsewhere = await otherOwner.browser.request("GET", "/app/api/v1/mail-safety");
+    assert.equal(elsewhere.body.organization.monthly_card_cap, null, "another org's settings are its own");
+    assert.equal(elsewhere.body.frequency_cap_days, 30);
+  });
+
+  test("a member approves cards in the queue and they print; another org can neither see nor approve them", async () => {
+    await setSafety(owner, { approval_required: true, auto_approve_after: null });
+    const first = await queuePiece(ctx, org, nextHome());
+    const second = await queuePiece(ctx, org, nextHome());
+    const third = await queuePiece(ctx, org, nextHome());
+    await run();
+    const queue = await member.browser.request("GET", "/app/api/v1/approvals");
+    assert.equal(queue.status, 200, queue.text);
+    assert.equal(queue.body.total, 3);
+    assert.deepEqual(
+      new Set(queue.body.pieces.map((piece: { id: string }) => piece.id)),
+      new Set([first.id, second.id, third.id]),
+    );
+    const card = queue.body.pieces.find((piece: { id: string }) => piece.id === first.id);
+    assert.equal(card.front_url, `/app/api/v1/pieces/${first.id}/proof/front.png`);
+    assert.equal(card.automation_name, "Completed jobs");
+    const front = await member.browser.request("GET", card.front_url);
+    assert.equal(front.status, 200);
+    assert.equal(front.headers["content-type"], "image/png");
+
+    const foreignQueue = await otherOwner.browser.request("GET", "/app/api/v1/approvals");
+    assert.deepEqual(foreignQueue.body, { pieces: [], total: 0 });
+    const foreignApprove = await otherOwner.browser.request("POST", "/app/api/v1/approvals/approve", {
+      body: { piece_ids: [first.id] },
+    });
+    assert.deepEqual(foreignApprove.body, { piece_ids: [] });
+    const foreignOne = await otherOwner.browser.request("POST", `/app/api/v1/pieces/${first.id}/approve`);
+    assert.equal(foreignOne.status, 404);
+    const foreignCancel = await otherOwner.browser.request("POST", `/app/api/v1/pieces/${first.id}/cancel`);
+    assert.equal(foreignCancel.status, 404);
+    assert.equal(await statusOf(first.id), "awaiting_approval");
+
+    const one = await member.browser.request("POST", `/app/api/v1/pieces/${first.id}/approve`);
+    assert.equal(one.status, 200, one.text);
+    assert.equal(one.body.status, "queued");
+    const again = await member.browser.request("POST", `/app/api/v1/pieces/${first.id}/approve`);
+    assert.equal(again.status, 409);
+    assert.equal(again.body.error.code, "not_awaiting_approval");
+    const selection = await member.browser.request("POST", "/app/api/v1/approvals/approve", {
+      body: { piece_ids: [second.id, first.id] },
+    });
+    assert.deepEqual(selection.body, { piece_ids: [second.id] }, "an approved card is not approved twice");
+    const cancelled = await member.browser.request("POST", "/app/api/v1/approvals/cancel", {
+      body: { piece_ids: [third.id] },
+    });
+    assert.deepEqual(cancelled.body, { piece_ids: [third.id] });
+
+    const before = lob.requests.length;
+    await run();
+    assert.deepEqual(
+      new Set(lob.requests.slice(before).map((request) => request.idempotencyKey)),
+      new Set([first.id, second.id]),
+      "the approved cards print; the cancelled one never reaches the print provider",
+    );
+    assert.equal(await statusOf(first.id), "submitted");
+    const piece = await admin(ctx, "GET", `/pieces/${third.id}`);
+    assert.equal(piece.body.status, "cancelled");
+    assert.equal(piece.body.cancelled_by, "Mia Member");
+    assert.equal((await admin(ctx, "GET", `/pieces/${first.id}`)).body.approved_by, "Mia Member");
+    const inMail = await owner.browser.request("GET", `/app/api/v1/pieces/${third.id}`);
+    assert.equal(inMail.body.status_reason, "Cancelled by Mia Member");
+    await setSafety(owner, { approval_required: false });
+  });
+
+  test("a held card is cancelled one at a time or all of an automation, and never prints", async () => {
+    await setSafety(member, { hold_minutes: 120 });
+    const one = await queuePiece(ctx, org, nextHome());
+    const two = await queuePiece(ctx, org, nextHome());
+    const three = await queuePiece(ctx, org, nextHome());
+    const before = lob.requests.length;
+    await run();
+    assert.equal(await statusOf(one.id), "held");
+    const cancelled = await member.browser.request("POST", `/app/api/v1/pieces/${one.id}/cancel`);
+    assert.equal(cancelled.status, 200, cancelled.text);
+    assert.equal(cancelled.body.status, "cancelled");
+    assert.equal(cancelled.body.cancelled_by, "Mia Member");
+    const twice = await member.browser.request("POST", `/app/api/v1/pieces/${one.id}/cancel`);
+    assert.equal(twice.status, 409);
+    assert.equal(twice.body.error.code, "not_cancellable");
+    const all = await owner.browser.request(
+      "POST",
+      `/app/api/v1/automations/${org.automationId}/waiting-pieces/cancel`,
+    );
+    assert.equal(all.status, 200, all.text);
+    assert.deepEqual(new Set(all.body.piece_ids), new Set([two.id, three.id]));
+    const csrf = await owner.browser.request("POST", `/app/api/v1/pieces/${two.id}/cancel`, {
+      headers: { origin: "" },
+    });
+    assert.equal(csrf.status, 403);
+    await setSafety(member, { hold_minutes: 0 });
+    await run();
+    assert.equal(lob.requests.length, before, "no cancelled card reached the print provider");
+  });
+
+  test("caps and this month's use: an automation at its cap is paused and a raised cap releases its card", async () => {
+    const usageBefore = (await member.browser.request("GET", "/app/api/v1/mail-safety")).body;
+    const printedSoFar = usageBefore.organization.cards;
+    assert.ok(printedSoFar >= 2, "the approved cards counted");
+    await setSafety(owner, { monthly_card_cap: printedSoFar });
+    const capped = await queuePiece(ctx, org, nextHome());
+    await run();
+    assert.equal(await statusOf(capped.id), "capped");
+    const usage = (await member.browser.request("GET", "/app/api/v1/mail-safety")).body;
+    const automation = usage.automations.find(
+      (row: { automation_id: string }) => row.automation_id === org.automationId,
+    );
+    assert.deepEqual(
+      { cards: automation.cards, cap: automation.monthly_card_cap, paused: automation.paused_by_cap },
+      { cards: printedSoFar, cap: printedSoFar, paused: true },
+    );
+    assert.equal(
+      (await member.browser.request("GET", `/app/api/v1/pieces/${capped.id}`)).body.status,
+      "capped",
+    );
+    await setSafety(owner, { monthly_card_cap: printedSoFar + 1 });
+    await run();
+    assert.equal(await statusOf(capped.id), "submitted");
+    const after = (await member.browser.request("GET", "/app/api/v1/mail-safety")).body;
+    assert.equal(after.organization.cards, printedSoFar + 1);
+    assert.equal(after.automations[0].paused_by_cap, false);
+  });
+});
