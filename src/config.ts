@@ -64,7 +64,7 @@ export interface Config {
   smtpUrl: string | undefined;
   /** The From of the app's email (MAIL_FROM). */
   mailFrom: string;
-  /** Signs the app's session cookies (AUTH_SECRET, ≥ 32 chars); unset, derived from the operator token. */
+  /** Signs the app's session cookies (AUTH_SECRET, ≥ 32 random chars); unset, one generated and kept in the database. */
   authSecret: string | undefined;
 }
 
@@ -234,10 +234,20 @@ function adminToken(env: Env): string | undefined {
   return token;
 }
 
+/**
+ * Whoever knows the session secret can sign in as anyone: a set AUTH_SECRET must be long and not a
+ * pattern (`aaaa…`, `1234…`). Unset, the app generates one (app-api/auth-secret.ts).
+ */
 function authSecret(env: Env): string | undefined {
   const secret = env.AUTH_SECRET || undefined;
-  if (secret !== undefined && secret.length < 32)
-    throw new ConfigError("AUTH_SECRET", "must be at least 32 characters");
+  if (secret === undefined) return undefined;
+  if (secret.length < 32) throw new ConfigError("AUTH_SECRET", "must be at least 32 characters");
+  if (new Set(secret).size < 10) {
+    throw new ConfigError(
+      "AUTH_SECRET",
+      "must be random (at least 10 different characters), e.g. the output of `openssl rand -base64 32`",
+    );
+  }
   return secret;
 }
 

@@ -1,4 +1,4 @@
-import { createHmac, randomUUID } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import { betterAuth } from "better-auth";
 import { drizzleAdapter } from "better-auth/adapters/drizzle";
 import { organization } from "better-auth/plugins/organization";
@@ -35,16 +35,8 @@ export interface AuthDeps {
   config: Config;
   mailer: Mailer;
   logger: Logger;
-}
-
-/**
- * Better Auth's secret: AUTH_SECRET, else one derived from the operator token, so the embedded
- * default keeps its sessions across restarts without another file to guard.
- */
-export function authSecretOf(config: Config): string {
-  if (config.authSecret) return config.authSecret;
-  if (!config.adminToken) throw new Error("the app needs AUTH_SECRET or the operator token to sign sessions");
-  return createHmac("sha256", config.adminToken).update("porchlight app sessions").digest("base64url");
+  /** Signs the session cookies: AUTH_SECRET or the generated one (auth-secret.ts). */
+  secret: string;
 }
 
 export function createAuth(deps: AuthDeps) {
@@ -54,7 +46,7 @@ export function createAuth(deps: AuthDeps) {
     appName: "Porchlight",
     baseURL: config.publicBaseUrl,
     basePath: AUTH_BASE_PATH,
-    secret: authSecretOf(config),
+    secret: deps.secret,
     // The same origins the app API's own CSRF check accepts (csrf.ts).
     trustedOrigins: (request) => sameOrigins(config.publicBaseUrl, request?.headers.get("host")),
     telemetry: { enabled: false },

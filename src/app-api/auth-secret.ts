@@ -1,0 +1,34 @@
+import { randomBytes } from "node:crypto";
+import type { Config } from "../config.ts";
+import { type Queryable, queryOne, sql } from "../db/database.ts";
+
+/** The platform_settings row that holds the generated secret when AUTH_SECRET is unset. */
+const SETTING_KEY = "app_session_secret";
+
+/**
+ * The secret that signs the app's session cookies: AUTH_SECRET when set, else a random 256-bit
+ * secret generated on the first start and kept in the database beside the sessions it signs. Every
+ * process on that database (API instances behind a load balancer, workers) reads the same one, so a
+ * session signed by one instance is valid on all, and it survives restarts and a changed ADMIN_TOKEN.
+ * Two first starts racing both insert; the first insert wins and both read it back.
+ */
+export async function resolveAuthSecret(db: Queryable, config: Pick<Config, "authSecret">): Promise<string> {
+  if (config.authSecret) return config.authSecret;
+  const generated = randomBytes(32).toString("base64url");
+  await db.execute(
+    sql`INSERT INTO platform_settings (key, value)
+        VALUES (${SETTING_KEY}, ${JSON.stringify({ secret: generated })}::jsonb)
+        ON CONFLICT (key) DO NOTHING`,
+  );
+  const row = await queryOne<{ value: { secret?: unknown } }>(
+    db,
+    sql`SELECT value FROM platform_settings WHERE key = ${SETTING_KEY}`,
+  );
+  const secret = row?.value?.secret;
+  if (typeof secret !== "string" || secret.length < 32) {
+    throw new Error(
+      `platform_settings '${SETTING_KEY}' holds no usable secret; delete the row to generate one`,
+    );
+  }
+  return secret;
+}
