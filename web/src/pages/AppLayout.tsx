@@ -10,6 +10,7 @@ export const NAVIGATION = [
   { label: "Overview", to: "/" },
   { label: "Automations", to: "/automations" },
   { label: "Mail", to: "/mail" },
+  { label: "Approvals", to: "/approvals" },
   { label: "Leads", to: "/leads" },
   { label: "Revenue", to: "/revenue" },
   { label: "Customers", to: "/customers" },

@@ -156,6 +156,11 @@ const pieceRoute = createRoute({
   loader: ({ context, params }) => context.queryClient.ensureQueryData(pieceQuery(params.pieceId)),
   component: lazyRouteComponent(() => import("../pages/Mail/PiecePage.tsx"), "PiecePage"),
 });
+const approvalsRoute = createRoute({
+  getParentRoute: () => signedInRoute,
+  path: "approvals",
+  component: lazyRouteComponent(() => import("../pages/Approvals/ApprovalsPage.tsx"), "ApprovalsPage"),
+});
 const leadsRoute = createRoute({
   getParentRoute: () => signedInRoute,
   path: "leads",
@@ -214,6 +219,7 @@ const routeTree = rootRoute.addChildren([
     automationEditRoute,
     mailRoute,
     pieceRoute,
+    approvalsRoute,
     leadsRoute,
     leadRoute,
     revenueRoute,

@@ -48,6 +48,7 @@ import {
   templateOf,
   validateAutomation,
 } from "../../modules/automations/form-model.ts";
+import { AutomationSafetySection } from "../../modules/mail-safety/AutomationSafetyForm.tsx";
 import { AnchorLink } from "../../ui/links.tsx";
 import { LoadError, PageHeader } from "../../ui/states.tsx";
 
@@ -253,6 +254,13 @@ function AutomationBuilder({ initial, existing }: { initial: AutomationFormValue
           </Grid.Col>
         </Grid>
       </form>
+      {existing ? (
+        <AutomationSafetySection automationId={existing.id} />
+      ) : (
+        <Text size="sm" c="dimmed" mt="xl">
+          Save the automation first; then set its hold window, approval and monthly cap under Safety.
+        </Text>
+      )}
     </>
   );
 }

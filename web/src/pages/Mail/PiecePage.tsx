@@ -15,6 +15,7 @@ import {
 import { useQuery } from "@tanstack/react-query";
 import { getRouteApi } from "@tanstack/react-router";
 import { type Piece, pieceQuery, STOPPED_STATUSES, statusLabel } from "../../api/mail.ts";
+import { PieceSafetyActions } from "../../modules/mail-safety/PieceSafetyActions.tsx";
 import { AnchorLink } from "../../ui/links.tsx";
 import { ScrollTable } from "../../ui/ScrollTable.tsx";
 import { LoadError, Loading, PageHeader } from "../../ui/states.tsx";
@@ -59,6 +60,7 @@ function PieceDetails({ piece }: { piece: Piece }) {
           {piece.status_reason}
         </Alert>
       )}
+      <PieceSafetyActions piece={piece} />
       <SimpleGrid cols={{ base: 1, md: 2 }} spacing="lg" mb="lg">
         <Paper withBorder p="md" radius="md">
           <Title order={2} size="h4" mb="sm">

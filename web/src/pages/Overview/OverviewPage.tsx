@@ -3,6 +3,7 @@ import { Alert, Card, List, SimpleGrid, Stack, Text, Title } from "@mantine/core
 import { useQuery } from "@tanstack/react-query";
 import { eventTypesQuery } from "../../api/events.ts";
 import { attentionQuery } from "../../api/overview.ts";
+import { CapsOverview } from "../../modules/mail-safety/CapsOverview.tsx";
 import { AnchorLink, ButtonLink } from "../../ui/links.tsx";
 import { EmptyState, LoadError, Loading, PageHeader } from "../../ui/states.tsx";
 import { OverviewFiguresSection } from "./OverviewFigures.tsx";
@@ -17,6 +18,7 @@ export function OverviewPage() {
       <Stack gap="xl">
         <NeedsAttention />
         <OverviewFiguresSection />
+        <CapsOverview />
         <EventActivity />
       </Stack>
     </>

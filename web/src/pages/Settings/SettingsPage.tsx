@@ -2,6 +2,7 @@ import { Tabs } from "@mantine/core";
 import { useSuspenseQuery } from "@tanstack/react-query";
 import { getRouteApi } from "@tanstack/react-router";
 import { sessionQuery } from "../../api/session.ts";
+import { OrgSafetyPanel } from "../../modules/mail-safety/OrgSafetyForm.tsx";
 import { AccountForms } from "../../modules/settings/AccountForms.tsx";
 import { ProfileForm } from "../../modules/settings/ProfileForm.tsx";
 import { TeamPanel } from "../../modules/settings/TeamPanel.tsx";
@@ -33,6 +34,7 @@ export function SettingsPage() {
         <Tabs.List mb="md">
           <Tabs.Tab value="profile">Business profile</Tabs.Tab>
           <Tabs.Tab value="team">Team</Tabs.Tab>
+          <Tabs.Tab value="safety">Mail safety</Tabs.Tab>
           <Tabs.Tab value="account">Your account</Tabs.Tab>
         </Tabs.List>
         <Tabs.Panel value="profile">
@@ -40,6 +42,9 @@ export function SettingsPage() {
         </Tabs.Panel>
         <Tabs.Panel value="team">
           <TeamPanel currentUserId={session.user.id} />
+        </Tabs.Panel>
+        <Tabs.Panel value="safety">
+          <OrgSafetyPanel canEdit={isOwner} />
         </Tabs.Panel>
         <Tabs.Panel value="account">
           <AccountForms session={session} />

@@ -1,0 +1,140 @@
+import { queryOptions, useMutation, useQueryClient } from "@tanstack/react-query";
+import { type BodyOf, client, type ResponseOf, unwrap } from "./client.ts";
+import { mailKeys } from "./mail.ts";
+
+export type AutomationSafety = ResponseOf<"/app/api/v1/automations/{id}/safety", "get">;
+export type AutomationSafetyPatch = BodyOf<"/app/api/v1/automations/{id}/safety", "patch">;
+export type MailSafety = ResponseOf<"/app/api/v1/mail-safety", "get">;
+export type MailSafetyPatch = BodyOf<"/app/api/v1/mail-safety", "patch">;
+export type ApprovalCard = ResponseOf<"/app/api/v1/approvals", "get">["pieces"][number];
+
+export const mailSafetyKeys = {
+  all: ["mail-safety"] as const,
+  overview: () => [...mailSafetyKeys.all, "overview"] as const,
+  automation: (id: string) => [...mailSafetyKeys.all, "automation", id] as const,
+  approvals: () => [...mailSafetyKeys.all, "approvals"] as const,
+};
+
+export const mailSafetyQuery = () =>
+  queryOptions({
+    queryKey: mailSafetyKeys.overview(),
+    queryFn: () => unwrap(client.GET("/app/api/v1/mail-safety")),
+  });
+
+export const automationSafetyQuery = (id: string) =>
+  queryOptions({
+    queryKey: mailSafetyKeys.automation(id),
+    queryFn: () => unwrap(client.GET("/app/api/v1/automations/{id}/safety", { params: { path: { id } } })),
+  });
+
+export const approvalsQuery = () =>
+  queryOptions({
+    queryKey: mailSafetyKeys.approvals(),
+    queryFn: () => unwrap(client.GET("/app/api/v1/approvals")),
+  });
+
+/** A card that was approved or cancelled changes Mail too. */
+function useInvalidateSafety() {
+  const queryClient = useQueryClient();
+  return () =>
+    Promise.all([
+      queryClient.invalidateQueries({ queryKey: mailSafetyKeys.all }),
+      queryClient.invalidateQueries({ queryKey: mailKeys.all }),
+    ]);
+}
+
+export function useUpdateAutomationSafety(id: string) {
+  const invalidate = useInvalidateSafety();
+  return useMutation({
+    mutationFn: (body: AutomationSafetyPatch) =>
+      unwrap(client.PATCH("/app/api/v1/automations/{id}/safety", { params: { path: { id } }, body })),
+    onSuccess: invalidate,
+  });
+}
+
+export function useUpdateMailSafety() {
+  const invalidate = useInvalidateSafety();
+  return useMutation({
+    mutationFn: (body: MailSafetyPatch) => unwrap(client.PATCH("/app/api/v1/mail-safety", { body })),
+    onSuccess: invalidate,
+  });
+}
+
+export function useApprovePieces() {
+  const invalidate = useInvalidateSafety();
+  return useMutation({
+    mutationFn: (pieceIds: string[]) =>
+      unwrap(client.POST("/app/api/v1/approvals/approve", { body: { piece_ids: pieceIds } })),
+    onSuccess: invalidate,
+  });
+}
+
+export function useCancelPieces() {
+  const invalidate = useInvalidateSafety();
+  return useMutation({
+    mutationFn: (pieceIds: string[]) =>
+      unwrap(client.POST("/app/api/v1/approvals/cancel", { body: { piece_ids: pieceIds } })),
+    onSuccess: invalidate,
+  });
+}
+
+export function useCancelPiece() {
+  const invalidate = useInvalidateSafety();
+  return useMutation({
+    mutationFn: (id: string) =>
+      unwrap(client.POST("/app/api/v1/pieces/{id}/cancel", { params: { path: { id } } })),
+    onSuccess: invalidate,
+  });
+}
+
+export function useApprovePiece() {
+  const invalidate = useInvalidateSafety();
+  return useMutation({
+    mutationFn: (id: string) =>
+      unwrap(client.POST("/app/api/v1/pieces/{id}/approve", { params: { path: { id } } })),
+    onSuccess: invalidate,
+  });
+}
+
+export function useCancelAutomationWaiting(id: string) {
+  const invalidate = useInvalidateSafety();
+  return useMutation({
+    mutationFn: () =>
+      unwrap(client.POST("/app/api/v1/automations/{id}/waiting-pieces/cancel", { params: { path: { id } } })),
+    onSuccess: invalidate,
+  });
+}
+
+/** Whole dollars and cents as the contractor types them, to the API's cents. */
+export const centsOf = (dollars: number) => Math.round(dollars * 100);
+export const formatCents = (cents: number) =>
+  new Intl.NumberFormat(undefined, { style: "currency", currency: "USD" }).format(cents / 100);
+
+/** A cap and its use this month, said for a person ("12 of 50 cards"). */
+export function capInWords(use: {
+  monthly_card_cap: number | null;
+  monthly_spend_cap_cents: number | null;
+  cards: number;
+  cents: number;
+}): string {
+  const parts: string[] = [];
+  if (use.monthly_card_cap !== null) parts.push(`${use.cards} of ${use.monthly_card_cap} cards`);
+  if (use.monthly_spend_cap_cents !== null)
+    parts.push(`${formatCents(use.cents)} of ${formatCents(use.monthly_spend_cap_cents)}`);
+  return parts.length > 0 ? parts.join(" · ") : `${use.cards} cards, no cap`;
+}
+
+/** How full the tightest cap is, 0–100 (null without a cap). */
+export function capPercent(use: {
+  monthly_card_cap: number | null;
+  monthly_spend_cap_cents: number | null;
+  cards: number;
+  cents: number;
+}): number | null {
+  const shares: number[] = [];
+  if (use.monthly_card_cap !== null)
+    shares.push(use.monthly_card_cap === 0 ? 100 : (use.cards / use.monthly_card_cap) * 100);
+  if (use.monthly_spend_cap_cents !== null)
+    shares.push(use.monthly_spend_cap_cents === 0 ? 100 : (use.cents / use.monthly_spend_cap_cents) * 100);
+  return shares.length > 0 ? Math.min(100, Math.max(...shares)) : null;
+}

@@ -1,0 +1,134 @@
+import { Alert, Button, Fieldset, Grid, Group, NumberInput, Stack, Switch, Text } from "@mantine/core";
+import { notifications } from "@mantine/notifications";
+import { useQuery } from "@tanstack/react-query";
+import { useState } from "react";
+import {
+  type AutomationSafety,
+  automationSafetyQuery,
+  useCancelAutomationWaiting,
+  useUpdateAutomationSafety,
+} from "../../api/mail-safety.ts";
+import { AnchorLink } from "../../ui/links.tsx";
+import { LoadError, Loading } from "../../ui/states.tsx";
+import { CapFields, capPatchOf, capProblem, capValueOf } from "./cap-fields.tsx";
+
+/** The builder's Safety section: hold window, approval mode and the automation's monthly cap. */
+export function AutomationSafetySection({ automationId }: { automationId: string }) {
+  const safety = useQuery(automationSafetyQuery(automationId));
+  return (
+    // As wide as the builder's own column, so it reads as the form's last section.
+    <Grid mt="xl">
+      <Grid.Col span={{ base: 12, md: 7 }}>
+        <Fieldset legend="Safety" aria-describedby="safety-description">
+          <Text id="safety-description" size="sm" c="dimmed" mb="sm">
+            Printed mail cannot be taken back. Hold cards for a while so you can cancel them, approve each
+            card before print, or cap what this automation mails a month.
+          </Text>
+          {safety.isPending && <Loading label="Loading the safety settings" />}
+          {safety.isError && <LoadError error={safety.error} retry={() => safety.refetch()} />}
+          {safety.isSuccess && <SafetyForm key={JSON.stringify(safety.data)} safety={safety.data} />}
+        </Fieldset>
+      </Grid.Col>
+    </Grid>
+  );
+}
+
+function SafetyForm({ safety }: { safety: AutomationSafety }) {
+  const update = useUpdateAutomationSafety(safety.automation_id);
+  const cancelWaiting = useCancelAutomationWaiting(safety.automation_id);
+  const [hold, setHold] = useState<number | string>(safety.hold_minutes);
+  const [approval, setApproval] = useState(safety.approval_required);
+  const [autoAfter, setAutoAfter] = useState<number | string>(safety.auto_approve_after ?? "");
+  const [cap, setCap] = useState(capValueOf(safety));
+  const [confirmCancel, setConfirmCancel] = useState(false);
+  const problem = capProblem(cap);
+
+  const save = async () => {
+    if (problem) return;
+    await update
+      .mutateAsync({
+        hold_minutes: Math.max(0, Math.floor(Number(hold) || 0)),
+        approval_required: approval,
+        auto_approve_after: autoAfter === "" ? null : Math.max(1, Math.floor(Number(autoAfter))),
+        ...capPatchOf(cap),
+      })
+      .then(() =>
+        notifications.show({ color: "green", title: "Saved", message: "The safety settings are saved." }),
+      )
+      .catch(() => undefined);
+  };
+
+  const cancelAll = async () => {
+    const answer = await cancelWaiting.mutateAsync().catch(() => undefined);
+    setConfirmCancel(false);
+    if (answer)
+      notifications.show({
+        color: "green",
+        title: "Cancelled",
+        message: `${answer.piece_ids.length} waiting card(s) cancelled; they will not print.`,
+      });
+  };
+
+  return (
+    <Stack>
+      {safety.paused_by_cap && (
+        <Alert color="orange" title="Paused by cap">
+          A monthly cap is reached: this automation's new cards wait until the next month or a higher cap.
+        </Alert>
+      )}
+      <NumberInput
+        label="Hold window (minutes)"
+        description="Cards wait this long before print, so you can cancel them. 0 sends them at once."
+        min={0}
+        max={43200}
+        allowDecimal={false}
+        value={hold}
+        onChange={setHold}
+      />
+      <Switch
+        label="Approve each card before print"
+        description={
+          <>
+            Cards wait in{" "}
+            <AnchorLink to="/approvals" inherit>
+              Approvals
+            </AnchorLink>{" "}
+            until a team member approves them.
+          </>
+        }
+        checked={approval}
+        onChange={(event) => setApproval(event.currentTarget.checked)}
+      />
+      {approval && (
+        <NumberInput
+          label="Auto-approve after this many approved cards"
+          description={`Then the automation mails on its own. Leave empty to always ask. Approved so far: ${safety.approved_count}.`}
+          min={1}
+          allowDecimal={false}
+          value={autoAfter}
+          onChange={setAutoAfter}
+        />
+      )}
+      <CapFields label="Monthly cap of this automation" value={cap} onChange={setCap} error={problem} />
+      <Group>
+        <Button variant="light" onClick={save} loading={update.isPending}>
+          Save safety settings
+        </Button>
+        {confirmCancel ? (
+          <>
+            <Button color="red" onClick={cancelAll} loading={cancelWaiting.isPending}>
+              Yes, cancel every waiting card
+            </Button>
+            <Button variant="default" onClick={() => setConfirmCancel(false)}>
+              Keep them
+            </Button>
+          </>
+        ) : (
+          <Button variant="default" color="red" onClick={() => setConfirmCancel(true)}>
+            Cancel all waiting cards…
+          </Button>
+        )}
+      </Group>
+    </Stack>
+  );
+}

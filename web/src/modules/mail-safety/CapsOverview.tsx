@@ -1,0 +1,98 @@
+import { Badge, Card, Group, Progress, SimpleGrid, Stack, Text, Title } from "@mantine/core";
+import { useQuery } from "@tanstack/react-query";
+import { capInWords, capPercent, mailSafetyQuery } from "../../api/mail-safety.ts";
+import { AnchorLink } from "../../ui/links.tsx";
+import { LoadError, Loading } from "../../ui/states.tsx";
+
+const monthName = (month: string) =>
+  new Date(`${month}T00:00:00Z`).toLocaleDateString(undefined, {
+    month: "long",
+    year: "numeric",
+    timeZone: "UTC",
+  });
+
+function CapMeter({
+  label,
+  use,
+  paused,
+}: {
+  label: string;
+  use: Parameters<typeof capInWords>[0];
+  paused?: boolean;
+}) {
+  const percent = capPercent(use);
+  return (
+    <Stack gap={4}>
+      <Group justify="space-between" wrap="nowrap" gap="xs">
+        <Text size="sm" fw={600} truncate>
+          {label}
+        </Text>
+        {paused && (
+          <Badge color="orange" variant="light">
+            Paused by cap
+          </Badge>
+        )}
+      </Group>
+      <Text size="sm">{capInWords(use)}</Text>
+      {percent !== null && (
+        <Progress
+          value={percent}
+          color={percent >= 100 ? "red.8" : percent >= 80 ? "orange.8" : "indigo.8"}
+          aria-label={`${label}: ${Math.round(percent)}% of the monthly cap used`}
+        />
+      )}
+    </Stack>
+  );
+}
+
+/** Overview: the monthly caps and what this month used of them, and the cards awaiting approval. */
+export function CapsOverview() {
+  const safety = useQuery(mailSafetyQuery());
+  if (safety.isPending) return <Loading label="Loading the monthly caps" />;
+  if (safety.isError) return <LoadError error={safety.error} retry={() => safety.refetch()} />;
+  const { organization, automations, awaiting_approval, frequency_cap_days, month } = safety.data;
+  return (
+    <section aria-labelledby="caps-heading">
+      <Title order={2} size="h3" id="caps-heading" mb="sm">
+        Mail safety in {monthName(month)}
+      </Title>
+      <SimpleGrid cols={{ base: 1, sm: 2, lg: 3 }}>
+        <Card withBorder>
+          <Stack gap="sm">
+            <CapMeter label="Organization" use={organization} />
+            <Text size="xs" c="dimmed">
+              {frequency_cap_days > 0
+                ? `A home gets at most one card every ${frequency_cap_days} days.`
+                : "No frequency cap per home."}{" "}
+              <AnchorLink to="/settings" search={{ tab: "safety" }} size="xs">
+                Change caps
+              </AnchorLink>
+            </Text>
+          </Stack>
+        </Card>
+        {automations.map((automation) => (
+          <Card withBorder key={automation.automation_id}>
+            <CapMeter label={automation.name} use={automation} paused={automation.paused_by_cap} />
+          </Card>
+        ))}
+        <Card withBorder>
+          <Stack gap={4}>
+            <Text size="sm" fw={600}>
+              Awaiting approval
+            </Text>
+            <Text size="sm">
+              {awaiting_approval === 0
+                ? "No card waits for approval."
+                : `${awaiting_approval} card(s) wait for approval.`}
+            </Text>
+            {awaiting_approval > 0 && (
+              <AnchorLink to="/approvals" size="sm">
+                Review them in Approvals
+              </AnchorLink>
+            )}
+          </Stack>
+        </Card>
+      </SimpleGrid>
+    </section>
+  );
+}

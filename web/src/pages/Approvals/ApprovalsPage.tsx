@@ -1,0 +1,257 @@
+import { Button, Checkbox, Group, Image, Kbd, Paper, SimpleGrid, Stack, Text, Title } from "@mantine/core";
+import { notifications } from "@mantine/notifications";
+import { useQuery } from "@tanstack/react-query";
+import { useCallback, useEffect, useRef, useState } from "react";
+import {
+  type ApprovalCard,
+  approvalsQuery,
+  useApprovePieces,
+  useCancelPieces,
+} from "../../api/mail-safety.ts";
+import { AnchorLink } from "../../ui/links.tsx";
+import { EmptyState, LoadError, Loading, PageHeader } from "../../ui/states.tsx";
+
+/** Typing in a text field must never approve or cancel a card. */
+function isTyping(target: EventTarget | null): boolean {
+  if (!(target instanceof HTMLElement)) return false;
+  if (target.isContentEditable) return true;
+  if (target instanceof HTMLTextAreaElement || target instanceof HTMLSelectElement) return true;
+  return (
+    target instanceof HTMLInputElement && !["checkbox", "radio", "button", "submit"].includes(target.type)
+  );
+}
+
+export function ApprovalsPage() {
+  const approvals = useQuery(approvalsQuery());
+  return (
+    <>
+      <PageHeader
+        title="Approvals"
+        description="Cards of automations that ask for approval wait here. Approve them to print, or cancel them."
+      />
+      {approvals.isPending && <Loading label="Loading the cards to approve" />}
+      {approvals.isError && <LoadError error={approvals.error} retry={() => approvals.refetch()} />}
+      {approvals.isSuccess &&
+        (approvals.data.pieces.length === 0 ? (
+          <EmptyState title="Nothing to approve">
+            No card is waiting for approval. Turn on "Approve each card before print" in an automation's
+            Safety section to review its cards here first.
+          </EmptyState>
+        ) : (
+          <ApprovalQueue cards={approvals.data.pieces} total={approvals.data.total} />
+        ))}
+    </>
+  );
+}
+
+function ApprovalQueue({ cards, total }: { cards: ApprovalCard[]; total: number }) {
+  const approve = useApprovePieces();
+  const cancel = useCancelPieces();
+  const [selected, setSelected] = useState<Set<string>>(new Set());
+  const [current, setCurrent] = useState(0);
+  const [confirmCancel, setConfirmCancel] = useState(false);
+  const rows = useRef<(HTMLElement | null)[]>([]);
+  const busy = approve.isPending || cancel.isPending;
+
+  // Cards approved or cancelled leave the list: keep the selection and the cursor within it.
+  useEffect(() => {
+    setSelected((previous) => new Set(cards.filter((card) => previous.has(card.id)).map((card) => card.id)));
+    setCurrent((index) => Math.min(index, cards.length - 1));
+  }, [cards]);
+
+  const act = useCallback(
+    async (action: "approve" | "cancel", ids: string[]) => {
+      if (ids.length === 0) return;
+      const mutation = action === "approve" ? approve : cancel;
+      const answer = await mutation.mutateAsync(ids).catch(() => undefined);
+      if (!answer) return;
+      const count = answer.piece_ids.length;
+      notifications.show({
+        color: "green",
+        title: action === "approve" ? "Approved" : "Cancelled",
+        message:
+          action === "approve"
+            ? `${count} card${count === 1 ? "" : "s"} approved: on the way to print.`
+            : `${count} card${count === 1 ? "" : "s"} cancelled: they will not print.`,
+      });
+      setConfirmCancel(false);
+    },
+    [approve, cancel],
+  );
+
+  const toggle = useCallback((id: string) => {
+    setSelected((previous) => {
+      const next = new Set(previous);
+      if (next.has(id)) next.delete(id);
+      else next.add(id);
+      return next;
+    });
+  }, []);
+
+  const move = useCallback(
+    (step: number) => {
+      setCurrent((index) => {
+        const next = Math.max(0, Math.min(cards.length - 1, index + step));
+        rows.current[next]?.focus();
+        return next;
+      });
+    },
+    [cards.length],
+  );
+
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent) => {
+      if (event.ctrlKey || event.metaKey || event.altKey || isTyping(event.target) || busy) return;
+      const card = cards[current];
+      const keys: Record<string, () => void> = {
+        j: () => move(1),
+        k: () => move(-1),
+        x: () => card && toggle(card.id),
+        a: () => card && void act("approve", [card.id]),
+        c: () => card && void act("cancel", [card.id]),
+      };
+      const handler = keys[event.key];
+      if (!handler) return;
+      event.preventDefault();
+      handler();
+    };
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, [cards, current, busy, move, toggle, act]);
+
+  const allSelected = selected.size === cards.length;
+  const chosen = [...selected];
+
+  return (
+    <Stack>
+      <Text size="sm" c="dimmed" id="approval-keys">
+        Keyboard: <Kbd>j</Kbd> next card, <Kbd>k</Kbd> previous, <Kbd>x</Kbd> select, <Kbd>a</Kbd> approve,{" "}
+        <Kbd>c</Kbd> cancel the highlighted card.
+      </Text>
+      <Paper withBorder p="sm" radius="md">
+        <Group justify="space-between" wrap="wrap" gap="sm">
+          <Checkbox
+            label={`Select all ${cards.length} shown${total > cards.length ? ` (of ${total} waiting)` : ""}`}
+            checked={allSelected}
+            indeterminate={selected.size > 0 && !allSelected}
+            onChange={() => setSelected(allSelected ? new Set() : new Set(cards.map((card) => card.id)))}
+          />
+          <Group gap="xs" wrap="wrap">
+            <Button
+              disabled={chosen.length === 0}
+              loading={approve.isPending}
+              onClick={() => act("approve", chosen)}
+            >
+              Approve selected ({chosen.length})
+            </Button>
+            {confirmCancel ? (
+              <>
+                <Button color="red" loading={cancel.isPending} onClick={() => act("cancel", chosen)}>
+                  Yes, cancel {chosen.length}
+                </Button>
+                <Button variant="default" onClick={() => setConfirmCancel(false)}>
+                  Keep them
+                </Button>
+              </>
+            ) : (
+              <Button
+                variant="default"
+                color="red"
+                disabled={chosen.length === 0}
+                onClick={() => setConfirmCancel(true)}
+              >
+                Cancel selected…
+              </Button>
+            )}
+          </Group>
+        </Group>
+      </Paper>
+      <Stack
+        component="ul"
+        gap="md"
+        p={0}
+        m={0}
+        style={{ listStyle: "none" }}
+        aria-label="Cards awaiting approval"
+      >
+        {cards.map((card, index) => (
+          <Paper
+            component="li"
+            key={card.id}
+            withBorder
+            p="md"
+            radius="md"
+            tabIndex={index === current ? 0 : -1}
+            ref={(element: HTMLLIElement | null) => {
+              rows.current[index] = element;
+            }}
+            onFocus={() => setCurrent(index)}
+            aria-current={index === current ? "true" : undefined}
+            aria-label={`Card to ${card.recipient_name ?? "Current resident"}, ${card.address}`}
+            style={{
+              outline: index === current ? "3px solid var(--mantine-color-indigo-8)" : undefined,
+              outlineOffset: 2,
+            }}
+          >
+            <Group justify="space-between" align="flex-start" wrap="wrap" mb="sm" gap="sm">
+              <Group align="flex-start" gap="sm" wrap="nowrap">
+                <Checkbox
+                  aria-label={`Select the card to ${card.address}`}
+                  checked={selected.has(card.id)}
+                  onChange={() => toggle(card.id)}
+                  mt={4}
+                />
+                <Stack gap={2}>
+                  <Title order={2} size="h5">
+                    {card.recipient_name ?? "Current resident"}
+                  </Title>
+                  <Text size="sm">{card.address}</Text>
+                  <Text size="xs" c="dimmed">
+                    {card.automation_name ?? "No automation"} · queued{" "}
+                    {new Date(card.created_at).toLocaleString()} ·{" "}
+                    <AnchorLink to="/mail/$pieceId" params={{ pieceId: card.id }} size="xs">
+                      Open the card
+                    </AnchorLink>
+                  </Text>
+                </Stack>
+              </Group>
+              <Group gap="xs">
+                {index === current && (
+                  <Text size="sm" fw={700} c="indigo.9">
+                    Highlighted
+                  </Text>
+                )}
+                <Button size="sm" onClick={() => act("approve", [card.id])} disabled={busy}>
+                  Approve
+                </Button>
+                <Button
+                  size="sm"
+                  variant="default"
+                  color="red"
+                  onClick={() => act("cancel", [card.id])}
+                  disabled={busy}
+                >
+                  Cancel
+                </Button>
+              </Group>
+            </Group>
+            <SimpleGrid cols={{ base: 1, sm: 2 }} spacing="sm">
+              <Image
+                src={card.front_url}
+                alt={`Front of the card to ${card.address}`}
+                radius="sm"
+                loading="lazy"
+              />
+              <Image
+                src={card.back_url}
+                alt={`Back of the card to ${card.address}`}
+                radius="sm"
+                loading="lazy"
+              />
+            </SimpleGrid>
+          </Paper>
+        ))}
+      </Stack>
+    </Stack>
+  );
+}
