@@ -17,6 +17,10 @@ export interface Config {
   redisUrl: string | undefined;
   adminToken: string | undefined;
   publicBaseUrl: string;
+  /** Raster map tiles for the app's maps, `{z}/{x}/{y}` template (MAP_TILE_URL); none: an offline drawing. */
+  mapTileUrl?: string | undefined;
+  /** The tiles' credit line (MAP_TILE_ATTRIBUTION), e.g. "© OpenStreetMap contributors". */
+  mapTileAttribution?: string | undefined;
   trustProxy: boolean | string | number;
   ipRateLimitPerMinute: number;
   /**
@@ -275,6 +279,8 @@ export function loadConfig(env: Env = process.env): Config {
     mailFrom: env.MAIL_FROM || "Porchlight <no-reply@porchlight.invalid>",
     authSecret: authSecret(env),
     publicBaseUrl: publicBaseUrl.replace(/\/+$/, ""),
+    mapTileUrl: url(env, "MAP_TILE_URL", ["http:", "https:"]),
+    mapTileAttribution: env.MAP_TILE_ATTRIBUTION || undefined,
     trustProxy: trustProxy(env),
     ipRateLimitPerMinute: integer(env, "IP_RATE_LIMIT_PER_MINUTE", 60, 1, 1_000_000),
     requestTimeoutMs: integer(env, "REQUEST_TIMEOUT_MS", 30_000, 100, 600_000),

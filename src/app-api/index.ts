@@ -16,6 +16,7 @@ import { registerLeadRoutes } from "./routes/leads.ts";
 import { registerMailRoutes } from "./routes/mail.ts";
 import { registerMailSafetyRoutes } from "./routes/mail-safety.ts";
 import { registerMeRoutes } from "./routes/me.ts";
+import { registerNeighbourRoutes } from "./routes/neighbours.ts";
 import { registerOrganizationRoutes } from "./routes/organization.ts";
 import { registerOverviewRoutes } from "./routes/overview.ts";
 import { registerOverviewFigureRoutes } from "./routes/overview-figures.ts";
@@ -82,6 +83,7 @@ async function registerAppApi(app: FastifyInstance, services: Services): Promise
   registerLeadRoutes(app, ctx);
   registerOverviewFigureRoutes(app, ctx);
   registerRevenueRoutes(app, ctx);
+  registerNeighbourRoutes(app, ctx);
   registerCustomerRoutes(app, ctx);
   registerMailSafetyRoutes(app, ctx);
 }

@@ -68,6 +68,8 @@ export interface NeighbourChoice {
   chosen: NearbyHome[];
   /** Homes within the radius that were passed over, by reason (among those nearer than the last chosen). */
   excludedCustomers: number;
+  /** Homes on the org's do-not-mail list (opted out from a landing page). */
+  excludedOptedOut: number;
   excludedRecentlyMailed: number;
   /** Why no home was chosen, in words; null when some were. */
   reason: string | null;
@@ -88,6 +90,18 @@ async function customersAmong(db: Queryable, orgId: string, candidates: NearbyHo
     db,
     sql`SELECT normalized_address FROM customers
         WHERE org_id = ${orgId} AND normalized_address = ANY(${sql.param(keys)}::text[])`,
+  );
+  return matchedCandidates(
+    candidates,
+    rows.map((row) => row.normalized_address),
+  );
+}
+
+async function optedOutAmong(db: Queryable, orgId: string, candidates: NearbyHome[], keys: string[]) {
+  const rows = await queryRows<{ normalized_address: string }>(
+    db,
+    sql`SELECT normalized_address FROM do_not_mail
+        WHERE org_id = ${orgId}::uuid AND normalized_address = ANY(${sql.param(keys)}::text[])`,
   );
   return matchedCandidates(
     candidates,
@@ -145,16 +159,19 @@ export async function chooseNeighbours(
     });
     const keys = [...new Set(candidates.flatMap((candidate) => keysOfSameHome(candidate.normalizedAddress)))];
     const customers = await customersAmong(db, input.orgId, candidates, keys);
+    const optedOut = await optedOutAmong(db, input.orgId, candidates, keys);
     const recent =
       windowDays > 0
         ? await recentlyMailedAmong(db, input.orgId, candidates, keys, since)
         : new Set<string>();
     const chosen: NearbyHome[] = [];
     let excludedCustomers = 0;
+    let excludedOptedOut = 0;
     let excludedRecentlyMailed = 0;
     for (const candidate of candidates) {
       if (chosen.length === count) break;
       if (customers.has(candidate.normalizedAddress)) excludedCustomers++;
+      else if (optedOut.has(candidate.normalizedAddress)) excludedOptedOut++;
       else if (recent.has(candidate.normalizedAddress)) excludedRecentlyMailed++;
       else chosen.push(candidate);
     }
@@ -163,6 +180,7 @@ export async function chooseNeighbours(
       return {
         chosen,
         excludedCustomers,
+        excludedOptedOut,
         excludedRecentlyMailed,
         reason: noneReason(chosen, candidates, radiusM, windowDays),
       };
@@ -180,8 +198,8 @@ function noneReason(
   if (chosen.length > 0) return null;
   if (candidates.length === 0) return `no reference addresses within ${radiusM} m of the job`;
   return (
-    `all ${candidates.length} homes within ${radiusM} m are customers of the organization or were mailed ` +
-    `in the last ${windowDays} days`
+    `all ${candidates.length} homes within ${radiusM} m are customers of the organization, opted out, or ` +
+    `were mailed in the last ${windowDays} days`
   );
 }
 
@@ -215,11 +233,13 @@ export async function fanOutNeighbours(deps: FanoutDeps, payload: NeighbourFanou
     const recorded = await queryRows<{ campaign_id: string }>(
       tx,
       sql`INSERT INTO neighbour_campaigns (org_id, campaign_id, automation_id, job_street, job_city, latitude,
-            longitude, count, radius_m, homes_mailed, excluded_customers, excluded_recently_mailed, reason, created_at)
+            longitude, count, radius_m, homes_mailed, excluded_customers, excluded_opted_out, excluded_recently_mailed,
+            reason, created_at)
           VALUES (${payload.org_id}::uuid, ${payload.campaign_id}::uuid, ${payload.automation_id}::uuid,
             ${payload.job_street}, ${payload.job_city}, ${payload.latitude}::float8, ${payload.longitude}::float8,
             ${payload.count}::int, ${payload.radius_m}::int, ${choice.chosen.length}::int,
-            ${choice.excludedCustomers}::int, ${choice.excludedRecentlyMailed}::int, ${choice.reason},
+            ${choice.excludedCustomers}::int, ${choice.excludedOptedOut}::int, ${choice.excludedRecentlyMailed}::int,
+            ${choice.reason},
             ${payload.queued_at}::timestamptz)
           ON CONFLICT DO NOTHING
           RETURNING campaign_id`,

@@ -4,6 +4,8 @@ import { queryOne, sql } from "../../db/database.ts";
 import { AutomationFilter, filterProblem, passesFilter } from "../../domain/filters.ts";
 import { AppError, invalidPayload, notFound, rateLimited } from "../../errors.ts";
 import { placeholderImage } from "../../imagery/placeholder.ts";
+import { AudienceInput, isNeighbours, resolveAudience } from "../../neighbours/audience.ts";
+import { NeighbourPreview, previewNeighbours } from "../../neighbours/neighbour-preview.ts";
 import { composeCard } from "../../render/compose.ts";
 import { templateProblems } from "../../render/merge.ts";
 import { splitProofSheet } from "../../render/proof-sides.ts";
@@ -60,6 +62,8 @@ const draftFields = {
   filters: Type.Array(AutomationFilter, { maxItems: 50 }),
   suppress_customers: Type.Boolean(),
   template: AppTemplate,
+  // The operator API's own schema and service: the same limits and defaults.
+  audience: AudienceInput,
 };
 const CreateAutomation = Type.Object(
   {
@@ -70,6 +74,7 @@ const CreateAutomation = Type.Object(
     filters: Type.Optional(draftFields.filters),
     suppress_customers: Type.Optional(draftFields.suppress_customers),
     template: Type.Optional(draftFields.template),
+    audience: Type.Optional(draftFields.audience),
   },
   { additionalProperties: false },
 );
@@ -107,6 +112,13 @@ const AutomationView = Type.Object(
     filters: Type.Array(AutomationFilter),
     suppress_customers: Type.Boolean(),
     template: TemplateView,
+    audience: Type.Union([
+      Type.Object({ type: Type.Literal("home") }, { additionalProperties: false }),
+      Type.Object(
+        { type: Type.Literal("neighbours"), count: Type.Integer(), radius_m: Type.Integer() },
+        { additionalProperties: false },
+      ),
+    ]),
     cards_this_month: Type.Integer(),
     created_at: Type.String({ format: "date-time" }),
     updated_at: Type.String({ format: "date-time" }),
@@ -191,6 +203,7 @@ export function registerAutomationRoutes(app: FastifyInstance, ctx: AppApiContex
     filters: automation.filters,
     suppress_customers: automation.suppress_customers,
     template: templateView(await readTemplate(automation.org_id, automation.id)),
+    audience: automation.audience,
     cards_this_month: cards.get(automation.id) ?? 0,
     created_at: automation.created_at,
     updated_at: automation.updated_at,
@@ -309,6 +322,7 @@ export function registerAutomationRoutes(app: FastifyInstance, ctx: AppApiContex
                 kind: Type.Optional(draftFields.kind),
                 filters: Type.Optional(draftFields.filters),
                 template: Type.Optional(draftFields.template),
+                audience: Type.Optional(draftFields.audience),
               },
               { additionalProperties: true },
             ),
@@ -328,6 +342,7 @@ export function registerAutomationRoutes(app: FastifyInstance, ctx: AppApiContex
                 { headline: Type.String(), message: Type.String() },
                 { additionalProperties: false },
               ),
+              neighbours: Type.Optional(NeighbourPreview),
             },
             { additionalProperties: false },
           ),
@@ -349,6 +364,7 @@ export function registerAutomationRoutes(app: FastifyInstance, ctx: AppApiContex
         trigger: null,
         filters,
         suppress_customers: true,
+        audience: resolveAudience(request.body.automation.audience),
         created_at: clock.now().toISOString(),
         updated_at: clock.now().toISOString(),
       } as Automation;
@@ -378,11 +394,22 @@ export function registerAutomationRoutes(app: FastifyInstance, ctx: AppApiContex
         ),
         sender: await loadCardSender(db, session.orgId),
       });
+      const neighbours =
+        isNeighbours(draft.audience) && outcome.reason === "queued" && run.address
+          ? await previewNeighbours(db, {
+              orgId: session.orgId,
+              addressLine: run.address.line,
+              street: run.address.parts.street ?? null,
+              audience: draft.audience,
+              now: clock.now(),
+            })
+          : undefined;
       return {
         outcome: outcome.reason,
         ...(failing ? { failing_filter: failing } : {}),
         address: run.address?.line ?? null,
         merge_preview: { headline: card.headline, message: card.message },
+        ...(neighbours ? { neighbours } : {}),
       };
     },
   );

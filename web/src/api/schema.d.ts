@@ -351,6 +351,23 @@ export interface paths {
     patch: operations["updateMailSafety"];
     trace?: never;
   };
+  "/app/api/v1/map-config": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** How the app draws maps: a raster tile URL template (MAP_TILE_URL) and its attribution, or null for the offline drawing */
+    get: operations["getMapConfig"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/app/api/v1/me": {
     parameters: {
       query?: never;
@@ -532,6 +549,23 @@ export interface paths {
     };
     /** Attributed revenue and conversions by automation and by month (last 12 months), and the conversions */
     get: operations["getRevenue"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/app/api/v1/revenue/by-source-job": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Neighbour mail by source job: each job's street, cards sent, leads, won deals and revenue, and the totals against the cards' cost */
+    get: operations["getRevenueBySourceJob"];
     put?: never;
     post?: never;
     delete?: never;
@@ -1044,6 +1078,17 @@ export interface operations {
                 /** @description Trim size in inches, landscape (the 6x9 card is 9 in wide); each file adds 0.125 in of bleed on every side. */
                 card_size: "4x6" | "6x9" | "6x11";
               };
+              audience:
+                | {
+                    /** @constant */
+                    type: "home";
+                  }
+                | {
+                    /** @constant */
+                    type: "neighbours";
+                    count: number;
+                    radius_m: number;
+                  };
               cards_this_month: number;
               /** Format: date-time */
               created_at: string;
@@ -1148,6 +1193,17 @@ export interface operations {
             /** @description Trim size in inches, landscape (the 6x9 card is 9 in wide); each file adds 0.125 in of bleed on every side. */
             card_size?: "4x6" | "6x9" | "6x11";
           };
+          audience?:
+            | {
+                /** @constant */
+                type: "home";
+              }
+            | {
+                /** @constant */
+                type: "neighbours";
+                count?: number;
+                radius_m?: number;
+              };
         };
       };
     };
@@ -1198,6 +1254,17 @@ export interface operations {
               /** @description Trim size in inches, landscape (the 6x9 card is 9 in wide); each file adds 0.125 in of bleed on every side. */
               card_size: "4x6" | "6x9" | "6x11";
             };
+            audience:
+              | {
+                  /** @constant */
+                  type: "home";
+                }
+              | {
+                  /** @constant */
+                  type: "neighbours";
+                  count: number;
+                  radius_m: number;
+                };
             cards_this_month: number;
             /** Format: date-time */
             created_at: string;
@@ -1310,6 +1377,17 @@ export interface operations {
               /** @description Trim size in inches, landscape (the 6x9 card is 9 in wide); each file adds 0.125 in of bleed on every side. */
               card_size: "4x6" | "6x9" | "6x11";
             };
+            audience:
+              | {
+                  /** @constant */
+                  type: "home";
+                }
+              | {
+                  /** @constant */
+                  type: "neighbours";
+                  count: number;
+                  radius_m: number;
+                };
             cards_this_month: number;
             /** Format: date-time */
             created_at: string;
@@ -1415,6 +1493,17 @@ export interface operations {
             /** @description Trim size in inches, landscape (the 6x9 card is 9 in wide); each file adds 0.125 in of bleed on every side. */
             card_size?: "4x6" | "6x9" | "6x11";
           };
+          audience?:
+            | {
+                /** @constant */
+                type: "home";
+              }
+            | {
+                /** @constant */
+                type: "neighbours";
+                count?: number;
+                radius_m?: number;
+              };
         };
       };
     };
@@ -1465,6 +1554,17 @@ export interface operations {
               /** @description Trim size in inches, landscape (the 6x9 card is 9 in wide); each file adds 0.125 in of bleed on every side. */
               card_size: "4x6" | "6x9" | "6x11";
             };
+            audience:
+              | {
+                  /** @constant */
+                  type: "home";
+                }
+              | {
+                  /** @constant */
+                  type: "neighbours";
+                  count: number;
+                  radius_m: number;
+                };
             cards_this_month: number;
             /** Format: date-time */
             created_at: string;
@@ -1800,6 +1900,17 @@ export interface operations {
               /** @description Trim size in inches, landscape (the 6x9 card is 9 in wide); each file adds 0.125 in of bleed on every side. */
               card_size?: "4x6" | "6x9" | "6x11";
             };
+            audience?:
+              | {
+                  /** @constant */
+                  type: "home";
+                }
+              | {
+                  /** @constant */
+                  type: "neighbours";
+                  count?: number;
+                  radius_m?: number;
+                };
           } & {
             [key: string]: unknown;
           };
@@ -1841,6 +1952,37 @@ export interface operations {
             merge_preview: {
               headline: string;
               message: string;
+            };
+            neighbours?: {
+              /** @description The audience's K. */
+              count: number;
+              /** @description The audience's R, in metres. */
+              radius_m: number;
+              job: {
+                latitude: number;
+                longitude: number;
+                /** @description Without a house number. */
+                street: string | null;
+              };
+              homes_mailed: number;
+              /** @description The homes that would be mailed, nearest first. */
+              homes: {
+                latitude: number;
+                longitude: number;
+                address: string;
+                distance_m: number;
+              }[];
+              excluded: {
+                /** @description The job's own home (always left out). */
+                own_home: number;
+                customers: number;
+                /** @description Homes on the do-not-mail list. */
+                opted_out: number;
+                /** @description Mailed within the frequency window. */
+                recently_mailed: number;
+              };
+              /** @description Why no home would be mailed, when none would. */
+              reason: string | null;
             };
           };
         };
@@ -3119,6 +3261,74 @@ export interface operations {
       };
     };
   };
+  getMapConfig: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            tile_url: string | null;
+            attribution: string | null;
+          };
+        };
+      };
+      /** @description No valid session (sign in). */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+      /** @description `forbidden`: the session's role may not do this (owners only); `csrf_rejected`: a state-changing request without a same-origin Origin / Sec-Fetch-Site. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+      /** @description Not found, or belongs to another organization. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+      /** @description The body or query is not valid. */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+      /** @description Too many requests. */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+    };
+  };
   updateMe: {
     parameters: {
       query?: never;
@@ -4275,6 +4485,101 @@ export interface operations {
               attribution_type: string;
               match_confidence: string;
             }[];
+          };
+        };
+      };
+      /** @description No valid session (sign in). */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+      /** @description `forbidden`: the session's role may not do this (owners only); `csrf_rejected`: a state-changing request without a same-origin Origin / Sec-Fetch-Site. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+      /** @description Not found, or belongs to another organization. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+      /** @description The body or query is not valid. */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+      /** @description Too many requests. */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+    };
+  };
+  getRevenueBySourceJob: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description The newest 200 jobs. */
+            jobs: {
+              /** Format: uuid */
+              campaign_id: string;
+              automation_id: string | null;
+              /** @description The job's street, never its house number. */
+              job_street: string;
+              job_city: string;
+              /** Format: date-time */
+              created_at: string;
+              /** @description Homes chosen for the job's neighbour campaign. */
+              homes: number;
+              cards_sent: number;
+              leads: number;
+              won_deals: number;
+              revenue: number;
+              /** @description Why no home was mailed, when none was. */
+              reason: string | null;
+            }[];
+            totals: {
+              jobs: number;
+              cards_sent: number;
+              leads: number;
+              won_deals: number;
+              revenue: number;
+              /** @description Cards sent × cost per card; null without a cost per card in the profile. */
+              cost: number | null;
+              return_on_spend: number | null;
+            };
           };
         };
       };
