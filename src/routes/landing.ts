@@ -272,8 +272,11 @@ function registerStopMail(app: FastifyInstance, services: Services): void {
 
 function isCrossSite(request: FastifyRequest, ownOrigin: string): boolean {
   const origin = request.headers.origin;
-  if (origin !== undefined && origin !== ownOrigin) return true;
   const site = request.headers["sec-fetch-site"];
+  // The page's `Referrer-Policy: no-referrer` makes a browser post its form with `Origin: null`:
+  // then only the browser's Sec-Fetch-Site can say the post came from this site.
+  if (origin === "null") return site !== "same-origin";
+  if (origin !== undefined && origin !== ownOrigin) return true;
   return site !== undefined && site !== "same-origin" && site !== "none";
 }
 

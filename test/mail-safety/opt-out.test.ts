@@ -79,6 +79,22 @@ describe(`mail safety: "Stop mail to this address" on the landing page (${databa
     assert.equal((await page("GET", `/l/${next.token}`)).statusCode, 404, "a suppressed piece has no page");
   });
 
+  test("a browser posts the confirm form with Origin: null (the page sends no referrer) and it counts", async () => {
+    const { org, piece } = await mailedPiece();
+    const confirmed = await page(
+      "POST",
+      `/l/${piece.token}/stop`,
+      { "content-type": FORM, origin: "null", "sec-fetch-site": "same-origin" },
+      "confirm=yes",
+    );
+    assert.equal(confirmed.statusCode, 200, confirmed.body);
+    const listed = (await admin(ctx, "GET", `/orgs/${org.orgId}/do-not-mail`)).body.do_not_mail;
+    assert.deepEqual(
+      listed.map((entry: { piece_id: string }) => entry.piece_id),
+      [piece.id],
+    );
+  });
+
   test("a cross-site post, a non-form post or a missing confirmation opts nothing out", async () => {
     const { org, piece } = await mailedPiece();
     const url = `/l/${piece.token}/stop`;
@@ -97,6 +113,8 @@ describe(`mail safety: "Stop mail to this address" on the landing page (${databa
       "confirm=yes",
     );
     assert.equal(crossSite.statusCode, 403);
+    const opaqueOrigin = await page("POST", url, { "content-type": FORM, origin: "null" }, "confirm=yes");
+    assert.equal(opaqueOrigin.statusCode, 403, "Origin: null without Sec-Fetch-Site: same-origin");
     const json = await page("POST", url, { "content-type": "application/json" }, '{"confirm":"yes"}');
     assert.equal(json.statusCode, 403);
     const unconfirmed = await page("POST", url, { "content-type": FORM }, "confirm=no");
