@@ -5,6 +5,14 @@ import type {
   CardTemplate,
   DryRunInput,
 } from "../../api/automations.ts";
+import {
+  type AudienceFormValues,
+  audienceFieldOf,
+  audienceOf,
+  audienceValuesOf,
+  blankAudience,
+  validateAudience,
+} from "./audience.ts";
 
 /** The filter ops the service knows, by the value each takes (the service's own list). */
 export const FILTER_OPS = [
@@ -57,7 +65,7 @@ export type AutomationFormValues = {
   offer: string;
   card_size: CardTemplate["card_size"];
   sample_id: string;
-};
+} & AudienceFormValues;
 
 let rowCounter = 0;
 export const newFilterRow = (property = ""): FilterRow => ({
@@ -82,6 +90,7 @@ export function blankAutomation(eventType = ""): AutomationFormValues {
     offer: "",
     card_size: "4x6",
     sample_id: "",
+    ...blankAudience(),
   };
 }
 
@@ -107,6 +116,7 @@ export function formValuesOf(automation: Automation): AutomationFormValues {
     offer: automation.template.offer ?? "",
     card_size: automation.template.card_size,
     sample_id: "",
+    ...audienceValuesOf(automation.audience),
   };
 }
 
@@ -147,8 +157,8 @@ export function templateOf(values: AutomationFormValues): CardTemplate {
 
 /** What a dry run takes: the parts of the draft that decide the outcome (the trigger is the sample's). */
 export function dryRunDraftOf(values: AutomationFormValues): DryRunInput["automation"] {
-  const { name, kind, filters, template } = draftOf(values);
-  return { name, kind, filters, template };
+  const { name, kind, filters, template, audience } = draftOf(values);
+  return { name, kind, filters, template, audience };
 }
 
 export function draftOf(values: AutomationFormValues): AutomationDraft {
@@ -163,12 +173,13 @@ export function draftOf(values: AutomationFormValues): AutomationDraft {
     },
     filters: values.filters.map(filterOf),
     template: templateOf(values),
+    audience: audienceOf(values),
   };
 }
 
 /** The server names fields by their place in the saved shape; the form by its own names. */
 export function formFieldOf(serverField: string): string {
-  return serverField.replace(/^trigger\./, "").replace(/^template\./, "");
+  return audienceFieldOf(serverField.replace(/^trigger\./, "").replace(/^template\./, ""));
 }
 
 export function describeTrigger(trigger: Automation["trigger"]): string {
@@ -177,7 +188,7 @@ export function describeTrigger(trigger: Automation["trigger"]): string {
 }
 
 export function validateAutomation(values: AutomationFormValues) {
-  const errors: Record<string, string> = {};
+  const errors: Record<string, string> = validateAudience(values);
   if (!values.name.trim()) errors.name = "Give the automation a name";
   if (!EVENT_TYPE_PATTERN.test(values.event_type.trim()))
     errors.event_type = "Use the form object.action in lower case, e.g. job.completed";

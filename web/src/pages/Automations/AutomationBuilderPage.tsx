@@ -30,6 +30,7 @@ import {
   propertiesOf,
   recordIdOf,
 } from "../../api/events.ts";
+import { AudienceSection } from "../../modules/automations/AudienceSection.tsx";
 import { DryRunResult } from "../../modules/automations/components/DryRunResult.tsx";
 import { FilterEditor } from "../../modules/automations/components/FilterEditor.tsx";
 import { LiveProof } from "../../modules/automations/components/LiveProof.tsx";
@@ -49,6 +50,10 @@ import {
   validateAutomation,
 } from "../../modules/automations/form-model.ts";
 import { AutomationSafetySection } from "../../modules/mail-safety/AutomationSafetyForm.tsx";
+import {
+  isAboutNeighbours,
+  NeighbourPreviewResult,
+} from "../../modules/neighbours/NeighbourPreviewResult.tsx";
 import { AnchorLink } from "../../ui/links.tsx";
 import { LoadError, PageHeader } from "../../ui/states.tsx";
 
@@ -190,6 +195,8 @@ function AutomationBuilder({ initial, existing }: { initial: AutomationFormValue
                 </Stack>
               </Fieldset>
 
+              <AudienceSection form={form} />
+
               <Fieldset legend="Who gets a card">
                 <FilterEditor form={form} propertyKeys={propertyKeys} />
               </Fieldset>
@@ -238,7 +245,12 @@ function AutomationBuilder({ initial, existing }: { initial: AutomationFormValue
                   </Text>
                 )}
                 {dryRun.isError && <LoadError error={dryRun.error} title="The test could not run" />}
-                {dryRun.data && <DryRunResult result={dryRun.data} />}
+                {dryRun.data &&
+                  (form.values.audience === "neighbours" && isAboutNeighbours(dryRun.data) ? (
+                    <NeighbourPreviewResult result={dryRun.data} />
+                  ) : (
+                    <DryRunResult result={dryRun.data} />
+                  ))}
               </Stack>
             </Stack>
           </Grid.Col>

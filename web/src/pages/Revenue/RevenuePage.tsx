@@ -8,6 +8,7 @@ import {
   revenueQuery,
   type SpendFigures,
 } from "../../api/revenue.ts";
+import { SourceJobRevenueSection } from "../../modules/neighbours/SourceJobRevenue.tsx";
 import { ButtonLink } from "../../ui/links.tsx";
 import { ScrollTable } from "../../ui/ScrollTable.tsx";
 import { EmptyState, LoadError, Loading, PageHeader } from "../../ui/states.tsx";
@@ -92,6 +93,7 @@ function RevenueReport({ revenue }: { revenue: Revenue }) {
         </EmptyState>
       )}
       <ByAutomation rows={revenue.by_automation} />
+      <SourceJobRevenueSection />
       <ByMonth rows={revenue.by_month} />
       <Conversions conversions={revenue.conversions} />
     </Stack>
