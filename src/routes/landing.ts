@@ -273,10 +273,10 @@ function registerStopMail(app: FastifyInstance, services: Services): void {
 function isCrossSite(request: FastifyRequest, ownOrigin: string): boolean {
   const origin = request.headers.origin;
   const site = request.headers["sec-fetch-site"];
-  // The page's `Referrer-Policy: no-referrer` makes a browser post its form with `Origin: null`:
-  // then only the browser's Sec-Fetch-Site can say the post came from this site.
-  if (origin === "null") return site !== "same-origin";
-  if (origin !== undefined && origin !== ownOrigin) return true;
+  // The page's `Referrer-Policy: no-referrer` makes a browser post its own form with `Origin: null`
+  // (and over plain http it sends no Sec-Fetch-Site): an opaque origin names no site, so it is
+  // judged as a post without Origin, by Sec-Fetch-Site when the browser sends it.
+  if (origin !== undefined && origin !== "null" && origin !== ownOrigin) return true;
   return site !== undefined && site !== "same-origin" && site !== "none";
 }
 
