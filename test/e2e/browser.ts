@@ -13,7 +13,8 @@ export const VIEWPORTS = {
 } as const;
 export type ViewportName = keyof typeof VIEWPORTS;
 
-export function launchChromium(): Promise<Browser> {
+/** `extraArgs`: more Chromium flags, e.g. a host resolver rule for a server that must not look local. */
+export function launchChromium(extraArgs: string[] = []): Promise<Browser> {
   mkdirSync(ARTIFACTS, { recursive: true });
   return chromium.launch({
     executablePath: CHROMIUM,
@@ -26,6 +27,7 @@ export function launchChromium(): Promise<Browser> {
       "--disable-component-update",
       "--disable-sync",
       "--no-first-run",
+      ...extraArgs,
     ],
   });
 }
