@@ -22,6 +22,9 @@ export const teamQuery = () =>
   queryOptions({ queryKey: organizationKeys.team(), queryFn: () => unwrap(client.GET("/app/api/v1/team")) });
 
 export const LOGO_URL = "/app/api/v1/organization/logo";
+/** The server's limit (LOGO_MAX_BYTES): a larger file is refused before it is sent. */
+export const LOGO_MAX_BYTES = 2 * 1024 * 1024;
+export const LOGO_TYPES = ["image/png", "image/jpeg", "image/svg+xml"];
 
 export function useUpdateOrganization() {
   const queryClient = useQueryClient();
@@ -44,6 +47,8 @@ export function useUploadLogo() {
       });
       if (!response.ok) throw ApiError.from(response.status, await response.json().catch(() => null));
     },
+    // The logo field shows what went wrong.
+    meta: { quiet: true },
     onSuccess: () => queryClient.invalidateQueries({ queryKey: organizationKeys.all }),
   });
 }

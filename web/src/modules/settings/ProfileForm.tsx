@@ -16,8 +16,10 @@ import { isNotEmpty, useForm } from "@mantine/form";
 import { notifications } from "@mantine/notifications";
 import { useSuspenseQuery } from "@tanstack/react-query";
 import { useState } from "react";
-import { ApiError } from "../../api/errors.ts";
+import { ApiError, errorMessage } from "../../api/errors.ts";
 import {
+  LOGO_MAX_BYTES,
+  LOGO_TYPES,
   LOGO_URL,
   type Organization,
   organizationQuery,
@@ -177,9 +179,20 @@ export function ProfileForm({ canEdit }: { canEdit: boolean }) {
   );
 }
 
+/** Why a chosen file cannot be a logo, before it is sent; null when it may go up. */
+function logoFileProblem(file: File): string | null {
+  if (!LOGO_TYPES.includes(file.type)) return "Choose a PNG, JPEG or SVG file.";
+  if (file.size > LOGO_MAX_BYTES) {
+    const megabytes = (file.size / (1024 * 1024)).toFixed(1);
+    return `This file is ${megabytes} MB; a logo can be at most 2 MB. Export a smaller one.`;
+  }
+  return null;
+}
+
 function LogoUpload({ hasLogo, canEdit }: { hasLogo: boolean; canEdit: boolean }) {
   const upload = useUploadLogo();
   const [file, setFile] = useState<File | null>(null);
+  const [problem, setProblem] = useState<string | null>(null);
   const [version, setVersion] = useState(0);
   return (
     <Fieldset legend="Logo" disabled={!canEdit}>
@@ -193,15 +206,20 @@ function LogoUpload({ hasLogo, canEdit }: { hasLogo: boolean; canEdit: boolean }
           <FileInput
             label="Logo file"
             description="PNG, JPEG or SVG, up to 2 MB"
-            accept="image/png,image/jpeg,image/svg+xml"
+            accept={LOGO_TYPES.join(",")}
             value={file}
-            onChange={setFile}
+            onChange={(chosen) => {
+              setFile(chosen);
+              setProblem(chosen ? logoFileProblem(chosen) : null);
+            }}
+            error={problem}
             clearable
+            clearButtonProps={{ "aria-label": "Remove the chosen file" }}
             style={{ flex: "1 1 220px" }}
           />
           <Button
             variant="default"
-            disabled={!file}
+            disabled={!file || problem !== null}
             loading={upload.isPending}
             onClick={async () => {
               if (!file) return;
@@ -215,7 +233,7 @@ function LogoUpload({ hasLogo, canEdit }: { hasLogo: boolean; canEdit: boolean }
                     message: "Your cards use it from now on.",
                   });
                 },
-                () => undefined,
+                (error: unknown) => setProblem(errorMessage(error)),
               );
             }}
           >

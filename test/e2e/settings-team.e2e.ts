@@ -1,0 +1,435 @@
+/**
+ * Keys, team, logo and password reset in a real browser (Debian's Chromium driven by playwright-core)
+ * against the real service started as a process on a fresh data directory, its email written to
+ * DATA_DIR/mail-outbox/: a revoked key is refused by the developer API; an owner invites a member (the
+ * link comes from the invitation email), changes the role and removes them; a member meets readable
+ * refusals on owners' screens; a PNG and an SVG logo reach the card back and a too-large file is
+ * refused in words; a password reset from the emailed link. Every screen: axe-core, screenshots at
+ * desktop and phone width, and at phone width no page-level sideways scroll (tables scroll in their box).
+ */
+import assert from "node:assert/strict";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { after, before, describe, it } from "node:test";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import sharp from "sharp";
+import { freePort, killStarted, type Started, start, waitReady } from "../helpers/server-process.ts";
+import {
+  ARTIFACTS,
+  launchChromium,
+  screenshot,
+  seriousViolations,
+  VIEWPORTS,
+  type ViewportName,
+} from "./browser.ts";
+
+const WEB_DIST = path.resolve(import.meta.dirname, "../../web/dist/index.html");
+const ADMIN_TOKEN = "e2e-team-operator-token-0123456789";
+const OWNER = { email: "olga@hvac.test", name: "Olga Owner", password: "correct horse battery" };
+const MEMBER = { email: "mia@hvac.test", name: "Mia Member", password: "staple battery horse" };
+const NEW_OWNER_PASSWORD = "a brand new passphrase";
+
+let server: Started;
+let base: string;
+let dataDir: string;
+let browser: Browser;
+let ownerContext: BrowserContext;
+let owner: Page;
+
+async function operator(method: string, route: string, body?: unknown) {
+  const response = await fetch(`${base}/admin/v1${route}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${ADMIN_TOKEN}`,
+      ...(body ? { "content-type": "application/json" } : {}),
+    },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  const text = await response.text();
+  assert.ok(response.ok, `${method} /admin/v1${route} answered ${response.status}: ${text}`);
+  return JSON.parse(text);
+}
+
+async function newPage(): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await browser.newContext({ viewport: VIEWPORTS.desktop, baseURL: base });
+  context.setDefaultTimeout(20_000);
+  return { context, page: await context.newPage() };
+}
+
+/** Opens an app path and waits until its page heading shows. */
+async function open(page: Page, appPath: string, heading: string | RegExp) {
+  await page.goto(`${base}/app${appPath}`);
+  try {
+    await page.getByRole("heading", { level: 1, name: heading }).waitFor();
+  } catch (error) {
+    await page.screenshot({ path: path.join(ARTIFACTS, "failed-open.png"), fullPage: true });
+    const shown = (await page.locator("body").innerText()).slice(0, 500);
+    throw new Error(`${appPath} did not show "${heading}" (see failed-open.png); it shows:\n${shown}`, {
+      cause: error,
+    });
+  }
+}
+
+/**
+ * Screenshot, axe, and the phone rule: the page itself never scrolls sideways; every table sits in a
+ * named scrolling region (ScrollTable) no wider than the screen.
+ */
+async function checkScreen(page: Page, name: string, viewport: ViewportName) {
+  await page.waitForLoadState("networkidle");
+  await screenshot(page, name, viewport);
+  const widths = await page.evaluate(() => ({
+    page: (document.scrollingElement ?? document.documentElement).scrollWidth,
+    inner: window.innerWidth,
+    tables: [...document.querySelectorAll("table")].map((table) => {
+      const region = table.closest<HTMLElement>("[role=region]");
+      return {
+        label: region?.getAttribute("aria-label") ?? null,
+        regionWidth: region?.getBoundingClientRect().width ?? Number.POSITIVE_INFINITY,
+      };
+    }),
+  }));
+  assert.ok(
+    widths.page <= widths.inner,
+    `${name} at ${viewport} is ${widths.page} px wide: it scrolls sideways`,
+  );
+  for (const table of widths.tables) {
+    assert.ok(table.label, `${name}: a table outside a named scrolling region`);
+    assert.ok(
+      table.regionWidth <= widths.inner,
+      `${name}: the ${table.label} region is wider than the screen`,
+    );
+  }
+  const violations = await seriousViolations(page);
+  assert.deepEqual(violations, [], `axe on ${name} at ${viewport}:\n${violations.join("\n")}`);
+}
+
+async function checkAtBothWidths(page: Page, name: string, appPath: string, heading: string | RegExp) {
+  for (const viewport of ["desktop", "phone"] as const) {
+    await page.setViewportSize(VIEWPORTS[viewport]);
+    await open(page, appPath, heading);
+    await checkScreen(page, name, viewport);
+  }
+  await page.setViewportSize(VIEWPORTS.desktop);
+}
+
+/** The newest email to `to` in the outbox, and the first link in it under `pathPrefix`. */
+async function emailedLink(to: string, pathPrefix: string): Promise<{ subject: string; link: string }> {
+  const outbox = path.join(dataDir, "mail-outbox");
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    const messages = existsSync(outbox)
+      ? readdirSync(outbox)
+          .filter((file) => file.endsWith(".eml"))
+          .sort()
+          .reverse()
+          .map((file) => readFileSync(path.join(outbox, file), "utf8"))
+          .filter((eml) => eml.includes(`\r\nTo: ${to}\r\n`))
+      : [];
+    const newest = messages[0];
+    const link = newest
+      ?.match(/https?:\/\/\S+/g)
+      ?.find((url) => new URL(url).pathname.startsWith(`/app${pathPrefix}`));
+    if (newest && link) return { subject: /\r\nSubject: (.*)\r\n/.exec(newest)?.[1] ?? "", link };
+    assert.ok(Date.now() < deadline, `no email to ${to} with a /app${pathPrefix} link in ${outbox}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+async function sendEvent(key: string, dedupId: string) {
+  return fetch(`${base}/api/v1/events`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+    body: JSON.stringify({
+      event_type: "service.completed",
+      object_type: "job",
+      dedup_id: dedupId,
+      record: {
+        id: dedupId,
+        properties: { street: "1 Main St", city: "Springfield", state: "IL", zip: "62704" },
+      },
+    }),
+  });
+}
+
+/** Pixels of the card back's live proof close to one colour (the logo's): counted in the browser. */
+async function backProofPixels(page: Page, rgb: [number, number, number]): Promise<number> {
+  await open(page, "/automations/new", "New automation");
+  const back = page.getByAltText("Postcard proof back");
+  await back.waitFor();
+  await page.waitForFunction(() => {
+    const image = document.querySelector<HTMLImageElement>("img[alt='Postcard proof back']");
+    return image?.complete && image.naturalWidth > 0;
+  });
+  return back.evaluate((image: HTMLImageElement, [r, g, b]) => {
+    const canvas = document.createElement("canvas");
+    canvas.width = image.naturalWidth;
+    canvas.height = image.naturalHeight;
+    const context = canvas.getContext("2d");
+    if (!context) return -1;
+    context.drawImage(image, 0, 0);
+    const { data } = context.getImageData(0, 0, canvas.width, canvas.height);
+    let count = 0;
+    for (let i = 0; i < data.length; i += 4) {
+      const near =
+        Math.abs(data[i]! - r) < 24 && Math.abs(data[i + 1]! - g) < 24 && Math.abs(data[i + 2]! - b) < 24;
+      if (near) count++;
+    }
+    return count;
+  }, rgb);
+}
+
+async function uploadLogo(
+  file: { name: string; mimeType: string; buffer: Buffer },
+  { expectRefusal = false } = {},
+) {
+  await open(owner, "/settings?tab=profile", "Settings");
+  const chooser = owner.waitForEvent("filechooser");
+  await owner.getByRole("button", { name: /^Logo file/ }).click();
+  await (await chooser).setFiles(file);
+  if (!expectRefusal) await owner.getByRole("button", { name: "Upload logo" }).click();
+}
+
+describe("keys, team, logo and password reset in the browser", () => {
+  before(async () => {
+    assert.ok(existsSync(WEB_DIST), "web/dist is missing: run `npm run build:web` before `npm run test:e2e`");
+    dataDir = mkdtempSync(path.join(tmpdir(), "porchlight-e2e-team-"));
+    const port = await freePort();
+    base = `http://127.0.0.1:${port}`;
+    server = start({
+      DATA_DIR: dataDir,
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      ADMIN_TOKEN,
+      PUBLIC_BASE_URL: base,
+    });
+    await waitReady(port, server);
+    browser = await launchChromium();
+    ({ context: ownerContext, page: owner } = await newPage());
+
+    const org = await operator("POST", "/orgs", { name: "Olga's Heating & Air" });
+    const invitation = await operator("POST", `/orgs/${org.org_id}/invitations`, {
+      email: OWNER.email,
+      role: "owner",
+    });
+    await owner.goto(invitation.invite_url);
+    await owner.getByLabel("Your name").fill(OWNER.name);
+    await owner.getByRole("textbox", { name: /^Password/ }).fill(OWNER.password);
+    await owner.getByRole("button", { name: "Set password and sign in" }).click();
+    await owner.getByRole("heading", { level: 1, name: "Overview" }).waitFor();
+  });
+
+  after(async () => {
+    await browser?.close();
+    killStarted();
+    await server?.exited;
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it("a revoked key is gone from the list and the developer API refuses it", async () => {
+    await open(owner, "/developers?tab=keys", "Developers");
+    const created: string[] = [];
+    for (const name of ["Old CRM", "Zapier"]) {
+      await owner.getByRole("button", { name: "Create API key" }).first().click();
+      const dialog = owner.getByRole("dialog");
+      await dialog.getByRole("textbox", { name: /^Name/ }).fill(name);
+      await dialog.getByRole("button", { name: "Create key" }).click();
+      created.push((await dialog.getByLabel("New API key").innerText()).trim());
+      await dialog.getByRole("button", { name: "Done" }).click();
+      await owner.getByRole("cell", { name, exact: true }).waitFor();
+    }
+    const [oldKey, keptKey] = created as [string, string];
+    assert.equal((await sendEvent(oldKey, "svc-1")).status, 202);
+
+    await owner.getByRole("button", { name: "Revoke Old CRM" }).click();
+    const dialog = owner.getByRole("dialog", { name: "Revoke this key?" });
+    await dialog.getByText("stops working at once").waitFor();
+    await checkScreen(owner, "developers-revoke-key", "desktop");
+    await dialog.getByRole("button", { name: "Revoke key" }).click();
+    await dialog.waitFor({ state: "hidden" });
+    await owner.getByRole("cell", { name: "Old CRM", exact: true }).waitFor({ state: "detached" });
+    await owner.getByRole("cell", { name: "Zapier", exact: true }).waitFor();
+
+    // The spec: 401 `unauthorized` on events, `Unauthorized` elsewhere, for a revoked key.
+    const refusedEvent = await sendEvent(oldKey, "svc-2");
+    assert.equal(refusedEvent.status, 401);
+    assert.deepEqual(await refusedEvent.json(), { error: "unauthorized" });
+    const refusedMe = await fetch(`${base}/api/v1/me`, { headers: { authorization: `Bearer ${oldKey}` } });
+    assert.equal(refusedMe.status, 401);
+    assert.deepEqual(await refusedMe.json(), { error: "Unauthorized" });
+    assert.equal((await sendEvent(keptKey, "svc-3")).status, 202, "the other key still works");
+    await checkAtBothWidths(owner, "developers-keys-after-revoke", "/developers?tab=keys", "Developers");
+  });
+
+  let member: Page;
+  let memberContext: BrowserContext;
+
+  it("an owner invites a member; the emailed link sets a name and password and signs them in", async () => {
+    await open(owner, "/settings?tab=team", "Settings");
+    await owner.getByRole("textbox", { name: /^Email/ }).fill(MEMBER.email);
+    await owner.getByRole("button", { name: "Send invitation" }).click();
+    await owner.getByText(`Invitation for ${MEMBER.email}`).waitFor();
+    await owner.getByText(`${MEMBER.email} as member`).waitFor();
+    await checkAtBothWidths(owner, "settings-team-invited", "/settings?tab=team", "Settings");
+
+    const { subject, link } = await emailedLink(MEMBER.email, "/invite/");
+    assert.match(subject, /Olga's Heating & Air/);
+    ({ context: memberContext, page: member } = await newPage());
+    await member.goto(link);
+    await member.getByRole("heading", { level: 1, name: /Join Olga's Heating & Air/ }).waitFor();
+    await member.getByLabel("Your name").fill(MEMBER.name);
+    await member.getByRole("textbox", { name: /^Password/ }).fill(MEMBER.password);
+    await member.getByRole("button", { name: "Set password and sign in" }).click();
+    await member.getByRole("heading", { level: 1, name: "Overview" }).waitFor();
+  });
+
+  it("a member sees owners' screens refused in words, not a crash", async () => {
+    await open(member, "/developers?tab=keys", "Developers");
+    await member.getByText("Only owners manage API keys").waitFor();
+    assert.equal(await member.getByRole("button", { name: "Create API key" }).count(), 0);
+    await checkAtBothWidths(member, "member-developers-keys", "/developers?tab=keys", "Developers");
+    await open(member, "/settings?tab=team", "Settings");
+    await member.getByText("Only owners manage the team").waitFor();
+    await checkAtBothWidths(member, "member-settings-team", "/settings?tab=team", "Settings");
+    await open(member, "/settings?tab=profile", "Settings");
+    await member.getByText("Only owners change the profile").waitFor();
+    assert.equal(await member.getByRole("button", { name: "Save profile" }).count(), 0);
+    // The app API itself says no with its error shape, whatever the screen shows.
+    const keys = await member.request.get(`${base}/app/api/v1/keys`);
+    assert.equal(keys.status(), 403);
+    assert.equal((await keys.json()).error.code, "forbidden");
+  });
+
+  it("the owner makes the member an owner and back; the member's screens follow", async () => {
+    await open(owner, "/settings?tab=team", "Settings");
+    const role = owner.getByRole("combobox", { name: `Role of ${MEMBER.name}` });
+    await role.click();
+    const savedOwner = owner.waitForResponse(
+      (response) => response.url().includes("/team/members/") && response.ok(),
+    );
+    await owner.getByRole("option", { name: "Owner", exact: true }).click();
+    await savedOwner;
+    await open(member, "/developers?tab=keys", "Developers");
+    await member.getByRole("cell", { name: "Zapier", exact: true }).waitFor();
+
+    await open(owner, "/settings?tab=team", "Settings");
+    await role.click();
+    const savedMember = owner.waitForResponse(
+      (response) => response.url().includes("/team/members/") && response.ok(),
+    );
+    await owner.getByRole("option", { name: "Member", exact: true }).click();
+    await savedMember;
+    await open(member, "/developers?tab=keys", "Developers");
+    await member.getByText("Only owners manage API keys").waitFor();
+  });
+
+  it("the owner removes the member, who loses access at once", async () => {
+    await open(owner, "/settings?tab=team", "Settings");
+    await owner.getByRole("button", { name: `Remove ${MEMBER.name}` }).click();
+    const dialog = owner.getByRole("dialog", { name: "Remove from the team?" });
+    await dialog.getByRole("button", { name: "Remove" }).click();
+    await dialog.waitFor({ state: "hidden" });
+    await owner.getByRole("cell", { name: MEMBER.email }).waitFor({ state: "detached" });
+
+    const session = await member.request.get(`${base}/app/api/v1/session`);
+    assert.equal(session.status(), 401, "the removed member's session no longer works");
+    await member.goto(`${base}/app/automations`);
+    await member.getByRole("heading", { level: 1, name: "Sign in" }).waitFor();
+    await memberContext.close();
+  });
+
+  it("a PNG and an SVG logo reach the card back's live proof; a too-large file is refused in words", async () => {
+    const magenta: [number, number, number] = [230, 0, 200];
+    const green: [number, number, number] = [0, 170, 60];
+    assert.equal(await backProofPixels(owner, magenta), 0, "no magenta on the card back before the logo");
+
+    const png = await sharp({
+      create: {
+        width: 240,
+        height: 120,
+        channels: 3,
+        background: { r: magenta[0], g: magenta[1], b: magenta[2] },
+      },
+    })
+      .png()
+      .toBuffer();
+    await uploadLogo({ name: "logo.png", mimeType: "image/png", buffer: png });
+    await owner.getByText("Your cards use it from now on.").waitFor();
+    await owner.getByRole("img", { name: "Your current logo" }).waitFor();
+    await checkAtBothWidths(owner, "settings-profile-logo", "/settings?tab=profile", "Settings");
+    assert.ok((await backProofPixels(owner, magenta)) > 200, "the PNG logo is on the card back");
+
+    const svg = Buffer.from(
+      `<svg xmlns="http://www.w3.org/2000/svg" width="240" height="120"><rect width="240" height="120" fill="rgb(${green.join(",")})"/></svg>`,
+    );
+    await uploadLogo({ name: "logo.svg", mimeType: "image/svg+xml", buffer: svg });
+    await owner.getByText("Your cards use it from now on.").first().waitFor();
+    assert.ok((await backProofPixels(owner, green)) > 200, "the SVG logo is on the card back");
+    assert.equal(await backProofPixels(owner, magenta), 0, "the SVG replaced the PNG");
+    await checkScreen(owner, "automation-proof-with-logo", "desktop");
+
+    const tooLarge = Buffer.concat([png, Buffer.alloc(3 * 1024 * 1024)]);
+    await uploadLogo({ name: "huge.png", mimeType: "image/png", buffer: tooLarge }, { expectRefusal: true });
+    await owner.getByText("This file is 3.0 MB; a logo can be at most 2 MB. Export a smaller one.").waitFor();
+    assert.ok(await owner.getByRole("button", { name: "Upload logo" }).isDisabled());
+    // The server refuses it too, in the app API's error shape, should a client send it anyway.
+    const refused = await owner.request.put(`${base}/app/api/v1/organization/logo`, {
+      headers: { "content-type": "image/png", origin: base },
+      data: tooLarge,
+    });
+    assert.equal(refused.status(), 413);
+    assert.ok((await refused.json()).error.message, "a readable message");
+    await checkScreen(owner, "settings-logo-too-large", "desktop");
+    assert.ok((await backProofPixels(owner, green)) > 200, "the refused file left the logo as it was");
+  });
+
+  it("every table screen scrolls only inside its box at phone width", async () => {
+    const screens: [string, string, string][] = [
+      ["automations", "/automations", "Automations"],
+      ["developers-keys", "/developers?tab=keys", "Developers"],
+      ["developers-webhooks", "/developers?tab=webhooks", "Developers"],
+      ["developers-samples", "/developers?tab=samples", "Developers"],
+      ["settings-team", "/settings?tab=team", "Settings"],
+      ["mail", "/mail", "Mail"],
+      ["leads", "/leads", "Leads"],
+      ["revenue", "/revenue", "Revenue"],
+    ];
+    await owner.setViewportSize(VIEWPORTS.phone);
+    for (const [name, appPath, heading] of screens) {
+      await open(owner, appPath, heading);
+      await checkScreen(owner, `team-file-${name}`, "phone");
+    }
+    await owner.setViewportSize(VIEWPORTS.desktop);
+  });
+
+  it("a password reset from the emailed link: the new password signs in, the old one is refused", async () => {
+    const { context, page } = await newPage();
+    await open(page, "/forgot-password", "Reset your password");
+    await page.getByRole("textbox", { name: /^Email/ }).fill(OWNER.email);
+    await page.getByRole("button", { name: "Send reset link" }).click();
+    await page.getByText("Check your email").waitFor();
+    await checkScreen(page, "forgot-password-sent", "desktop");
+
+    const { link } = await emailedLink(OWNER.email, "/reset-password");
+    await page.goto(link);
+    await page.getByRole("heading", { level: 1, name: "Choose a new password" }).waitFor();
+    await page.getByLabel("New password", { exact: false }).first().fill(NEW_OWNER_PASSWORD);
+    await page.getByLabel("Repeat the new password").fill(NEW_OWNER_PASSWORD);
+    await page.getByRole("button", { name: "Save new password" }).click();
+    await page.getByRole("heading", { level: 1, name: "Sign in" }).waitFor();
+
+    // The reset ended every session, the owner's open tab's too.
+    assert.equal((await owner.request.get(`${base}/app/api/v1/session`)).status(), 401);
+
+    await page.getByRole("textbox", { name: /^Email/ }).fill(OWNER.email);
+    await page.getByRole("textbox", { name: /^Password/ }).fill(OWNER.password);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("alert").filter({ hasText: "That did not work" }).waitFor();
+    await checkScreen(page, "sign-in-old-password-refused", "desktop");
+    await page.getByRole("textbox", { name: /^Password/ }).fill(NEW_OWNER_PASSWORD);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("heading", { level: 1, name: "Overview" }).waitFor();
+    await context.close();
+    await ownerContext.close();
+  });
+});
