@@ -1,14 +1,8 @@
-import { randomUUID } from "node:crypto";
-import { betterAuth } from "better-auth";
-import { drizzleAdapter } from "better-auth/adapters/drizzle";
-import { organization } from "better-auth/plugins/organization";
 import type { Logger } from "pino";
 import type { Config } from "../config.ts";
 import type { Queryable } from "../db/database.ts";
 import type { Mailer } from "../mail/mailer.ts";
-import { passwordResetMessage } from "../mail/messages.ts";
-import { AUTH_TABLES } from "./auth-schema.ts";
-import { sameOrigins } from "./csrf.ts";
+import type { createBetterAuth } from "./better-auth.ts";
 
 /** The app API's prefix; Better Auth answers under AUTH_BASE_PATH. */
 export const APP_API_PREFIX = "/app/api/v1";
@@ -39,63 +33,34 @@ export interface AuthDeps {
   secret: string;
 }
 
-export function createAuth(deps: AuthDeps) {
-  const { config, mailer, logger } = deps;
-  const base = new URL(config.publicBaseUrl);
-  return betterAuth({
-    appName: "Porchlight",
-    baseURL: config.publicBaseUrl,
-    basePath: AUTH_BASE_PATH,
-    secret: deps.secret,
-    // The same origins the app API's own CSRF check accepts (csrf.ts).
-    trustedOrigins: (request) => sameOrigins(config.publicBaseUrl, request?.headers.get("host")),
-    telemetry: { enabled: false },
-    logger: {
-      log: (level, message, ...args) => logger[level]({ args }, `auth: ${message}`),
-    },
-    database: drizzleAdapter(deps.db, { provider: "pg", schema: AUTH_TABLES }),
-    emailAndPassword: {
-      enabled: true,
-      // Accounts come only from invitations (the operator's or an owner's).
-      disableSignUp: true,
-      minPasswordLength: MIN_PASSWORD_LENGTH,
-      maxPasswordLength: MAX_PASSWORD_LENGTH,
-      resetPasswordTokenExpiresIn: RESET_TOKEN_SECONDS,
-      revokeSessionsOnPasswordReset: true,
-      sendResetPassword: async ({ user, token }) => {
-        const resetUrl = `${config.publicBaseUrl}/app/reset-password?token=${encodeURIComponent(token)}`;
-        await mailer.send(
-          passwordResetMessage({ to: user.email, resetUrl, validMinutes: RESET_TOKEN_SECONDS / 60 }),
-        );
+/**
+ * Better Auth and what it pulls in (kysely, zod, jose: ~600 modules, about a second of a loaded
+ * machine's start and tens of MB) load on the first call that needs them (a sign-in, a session
+ * check), not at start: the developer API, landing pages and the workers never do. The object
+ * stands in for the instance: `handler`, every `api` endpoint and `$context` wait for the load,
+ * so callers use it as they would the instance itself.
+ */
+export function createAuth(deps: AuthDeps): Auth {
+  let instance: Promise<Auth> | undefined;
+  const load = () => {
+    instance ??= import("./better-auth.ts").then(({ createBetterAuth }) => createBetterAuth(deps));
+    return instance;
+  };
+  const api = new Proxy({} as Auth["api"], {
+    get:
+      (_target, endpoint: string) =>
+      async (...args: unknown[]) => {
+        const auth = await load();
+        return (auth.api[endpoint as keyof Auth["api"]] as (...a: unknown[]) => unknown)(...args);
       },
-    },
-    session: { expiresIn: SESSION_IDLE_SECONDS, updateAge: SESSION_REFRESH_SECONDS },
-    rateLimit: {
-      enabled: true,
-      storage: "database",
-      window: 60,
-      max: 100,
-      customRules: {
-        "/sign-in/email": SIGN_IN_PER_IP,
-        "/request-password-reset": RESET_REQUESTS_PER_IP,
-        "/reset-password": SIGN_IN_PER_IP,
-      },
-    },
-    advanced: {
-      cookiePrefix: "porchlight",
-      useSecureCookies: base.protocol === "https:",
-      defaultCookieAttributes: { httpOnly: true, sameSite: "lax" },
-      ipAddress: { ipAddressHeaders: [CLIENT_IP_HEADER] },
-      database: { generateId: () => randomUUID() },
-    },
-    plugins: [
-      organization({
-        allowUserToCreateOrganization: false,
-        creatorRole: "owner",
-        invitationExpiresIn: 7 * 24 * 3600,
-      }),
-    ],
   });
+  return {
+    handler: async (request: Request) => (await load()).handler(request),
+    api,
+    get $context() {
+      return load().then((auth) => auth.$context);
+    },
+  } as Auth;
 }
 
-export type Auth = ReturnType<typeof createAuth>;
+export type Auth = ReturnType<typeof createBetterAuth>;

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
-import nodemailer from "nodemailer";
+import type { Transporter } from "nodemailer";
 import type { Logger } from "pino";
 import type { Clock } from "../clock.ts";
 
@@ -34,12 +34,18 @@ export function createMailer(deps: MailerDeps): Mailer {
   return deps.smtpUrl ? createSmtpMailer(deps.smtpUrl, deps) : createOutboxMailer(deps);
 }
 
+/**
+ * Nodemailer (~40 modules) is loaded and its transport made on the first message, not at start:
+ * most processes send mail rarely or never.
+ */
 function createSmtpMailer(smtpUrl: string, deps: MailerDeps): Mailer {
-  const transport = nodemailer.createTransport(smtpUrl);
+  let transport: Promise<Transporter> | undefined;
+  const connect = async () => (await import("nodemailer")).default.createTransport(smtpUrl);
   return {
     kind: "smtp",
     send: async (message) => {
-      await transport.sendMail({
+      transport ??= connect();
+      await (await transport).sendMail({
         from: deps.from,
         to: message.to,
         subject: message.subject,
@@ -47,7 +53,7 @@ function createSmtpMailer(smtpUrl: string, deps: MailerDeps): Mailer {
       });
       deps.logger.info({ to: message.to, subject: message.subject }, "mail sent");
     },
-    close: async () => transport.close(),
+    close: async () => (await transport)?.close(),
   };
 }
 

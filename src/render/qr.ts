@@ -1,4 +1,5 @@
-import QRCode from "qrcode";
+import { createRequire } from "node:module";
+import type QRCodeModule from "qrcode";
 import type { DrawOp } from "./drawing.ts";
 
 /** Error correction M survives about 15% damage (a scuffed card) at a modest module count. */
@@ -12,8 +13,12 @@ export interface QrCode {
   runs: [number, number, number][];
 }
 
+/** qrcode loads on the first code drawn (in the render threads), not with the API. */
+let qrCodeModule: typeof QRCodeModule | undefined;
+
 export function encodeQr(text: string): QrCode {
-  const qr = QRCode.create(text, { errorCorrectionLevel: QR_ERROR_CORRECTION });
+  qrCodeModule ??= createRequire(import.meta.url)("qrcode") as typeof QRCodeModule;
+  const qr = qrCodeModule.create(text, { errorCorrectionLevel: QR_ERROR_CORRECTION });
   const count = qr.modules.size;
   const runs: [number, number, number][] = [];
   for (let row = 0; row < count; row++) {

@@ -3,11 +3,11 @@ import sharp from "sharp";
 import { backDrawing, type CardContent, frontDrawing } from "./card-layout.ts";
 import { type CardSize, cardGeometry, POINTS_PER_INCH } from "./card-size.ts";
 import { type Drawing, drawingsToPdf, drawingToSvg } from "./drawing.ts";
+import { PROOF_DPI } from "./proof-sides.ts";
 
 /** Print resolution of raster artwork (the home's picture) inside the PDF. */
 export const PRINT_DPI = 300;
-/** Resolution of the PNG proof a human looks at. */
-export const PROOF_DPI = 150;
+export { PROOF_DPI };
 
 /** Fitted pictures kept per process (each ~0.2-0.6 MB): the placeholder scene per size, repeats. */
 const FITTED_CACHE_ENTRIES = 16;

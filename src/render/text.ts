@@ -1,4 +1,8 @@
-import PDFDocument from "pdfkit";
+import { createRequire } from "node:module";
+import type PDFDocument from "pdfkit";
+
+/** pdfkit (its font metrics) loads on the first measurement: the API process may never need it. */
+const loadPdfKit = () => createRequire(import.meta.url)("pdfkit") as typeof PDFDocument;
 
 /**
  * Text layout for the card SVGs. SVG has no line wrapping, so lines are broken here, measured
@@ -10,7 +14,7 @@ const RASTER_WIDTH_MARGIN = 1.12;
 let measurer: PDFKit.PDFDocument | undefined;
 
 export function textWidth(text: string, size: number, bold: boolean): number {
-  measurer ??= new PDFDocument({ autoFirstPage: false });
+  measurer ??= new (loadPdfKit())({ autoFirstPage: false });
   return (
     measurer
       .font(bold ? "Helvetica-Bold" : "Helvetica")

@@ -1,4 +1,3 @@
-import sharp from "sharp";
 import type { Queryable } from "../db/database.ts";
 import type { CardLogo, CardSender } from "../render/compose.ts";
 import {
@@ -62,6 +61,7 @@ function printedLogo(db: Queryable, orgId: string, version: string): Promise<Car
 async function loadPrintedLogo(db: Queryable, orgId: string): Promise<CardLogo | undefined> {
   const stored = await findOrganizationLogo(db, orgId);
   if (!stored) return undefined;
+  const { default: sharp } = await import("sharp");
   const { data, info } = await sharp(stored)
     .resize({ width: LOGO_PRINT_WIDTH, height: LOGO_PRINT_HEIGHT, fit: "inside", withoutEnlargement: true })
     .png({ compressionLevel: 9 })

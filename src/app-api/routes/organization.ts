@@ -1,6 +1,5 @@
 import { Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
-import sharp from "sharp";
 import { AppError, notFound } from "../../errors.ts";
 import {
   findOrganizationLogo,
@@ -65,6 +64,7 @@ function assertSelfContainedSvg(svg: Buffer): void {
 /** Any accepted upload becomes a PNG of bounded size, metadata stripped: what we serve is what we drew. */
 async function reencodeLogo(body: Buffer, contentType: string): Promise<Buffer> {
   if (contentType === "image/svg+xml") assertSelfContainedSvg(body);
+  const { default: sharp } = await import("sharp");
   try {
     return await sharp(body, { limitInputPixels: 40_000_000, density: 144 })
       .resize({ width: LOGO_MAX_SIDE, height: LOGO_MAX_SIDE, fit: "inside", withoutEnlargement: true })

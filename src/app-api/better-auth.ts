@@ -1,0 +1,79 @@
+import { randomUUID } from "node:crypto";
+import { betterAuth } from "better-auth";
+import { drizzleAdapter } from "better-auth/adapters/drizzle";
+import { organization } from "better-auth/plugins/organization";
+import { passwordResetMessage } from "../mail/messages.ts";
+import {
+  AUTH_BASE_PATH,
+  type AuthDeps,
+  CLIENT_IP_HEADER,
+  MAX_PASSWORD_LENGTH,
+  MIN_PASSWORD_LENGTH,
+  RESET_REQUESTS_PER_IP,
+  RESET_TOKEN_SECONDS,
+  SESSION_IDLE_SECONDS,
+  SESSION_REFRESH_SECONDS,
+  SIGN_IN_PER_IP,
+} from "./auth.ts";
+import { AUTH_TABLES } from "./auth-schema.ts";
+import { sameOrigins } from "./csrf.ts";
+
+/** Better Auth configured for the app; loaded on first use through auth.ts's createAuth. */
+export function createBetterAuth(deps: AuthDeps) {
+  const { config, mailer, logger } = deps;
+  const base = new URL(config.publicBaseUrl);
+  return betterAuth({
+    appName: "Porchlight",
+    baseURL: config.publicBaseUrl,
+    basePath: AUTH_BASE_PATH,
+    secret: deps.secret,
+    // The same origins the app API's own CSRF check accepts (csrf.ts).
+    trustedOrigins: (request) => sameOrigins(config.publicBaseUrl, request?.headers.get("host")),
+    telemetry: { enabled: false },
+    logger: {
+      log: (level, message, ...args) => logger[level]({ args }, `auth: ${message}`),
+    },
+    database: drizzleAdapter(deps.db, { provider: "pg", schema: AUTH_TABLES }),
+    emailAndPassword: {
+      enabled: true,
+      // Accounts come only from invitations (the operator's or an owner's).
+      disableSignUp: true,
+      minPasswordLength: MIN_PASSWORD_LENGTH,
+      maxPasswordLength: MAX_PASSWORD_LENGTH,
+      resetPasswordTokenExpiresIn: RESET_TOKEN_SECONDS,
+      revokeSessionsOnPasswordReset: true,
+      sendResetPassword: async ({ user, token }) => {
+        const resetUrl = `${config.publicBaseUrl}/app/reset-password?token=${encodeURIComponent(token)}`;
+        await mailer.send(
+          passwordResetMessage({ to: user.email, resetUrl, validMinutes: RESET_TOKEN_SECONDS / 60 }),
+        );
+      },
+    },
+    session: { expiresIn: SESSION_IDLE_SECONDS, updateAge: SESSION_REFRESH_SECONDS },
+    rateLimit: {
+      enabled: true,
+      storage: "database",
+      window: 60,
+      max: 100,
+      customRules: {
+        "/sign-in/email": SIGN_IN_PER_IP,
+        "/request-password-reset": RESET_REQUESTS_PER_IP,
+        "/reset-password": SIGN_IN_PER_IP,
+      },
+    },
+    advanced: {
+      cookiePrefix: "porchlight",
+      useSecureCookies: base.protocol === "https:",
+      defaultCookieAttributes: { httpOnly: true, sameSite: "lax" },
+      ipAddress: { ipAddressHeaders: [CLIENT_IP_HEADER] },
+      database: { generateId: () => randomUUID() },
+    },
+    plugins: [
+      organization({
+        allowUserToCreateOrganization: false,
+        creatorRole: "owner",
+        invitationExpiresIn: 7 * 24 * 3600,
+      }),
+    ],
+  });
+}
