@@ -10,6 +10,7 @@ import { assertSameOrigin } from "./csrf.ts";
 import { registerAppErrorHandling } from "./errors.ts";
 import { collectAppApiDocument } from "./openapi.ts";
 import { registerAutomationRoutes } from "./routes/automations.ts";
+import { registerCustomerUploadRoutes } from "./routes/customer-uploads.ts";
 import { registerCustomerRoutes } from "./routes/customers.ts";
 import { registerDeveloperRoutes } from "./routes/developers.ts";
 import { registerLeadRoutes } from "./routes/leads.ts";
@@ -20,6 +21,8 @@ import { registerNeighbourRoutes } from "./routes/neighbours.ts";
 import { registerOrganizationRoutes } from "./routes/organization.ts";
 import { registerOverviewRoutes } from "./routes/overview.ts";
 import { registerOverviewFigureRoutes } from "./routes/overview-figures.ts";
+import { registerPastJobRoutes } from "./routes/past-jobs.ts";
+import { registerReactivationRoutes } from "./routes/reactivation.ts";
 import { registerRevenueRoutes } from "./routes/revenue.ts";
 import { registerSessionRoutes } from "./routes/session.ts";
 import { registerTeamRoutes } from "./routes/team.ts";
@@ -85,5 +88,8 @@ async function registerAppApi(app: FastifyInstance, services: Services): Promise
   registerRevenueRoutes(app, ctx);
   registerNeighbourRoutes(app, ctx);
   registerCustomerRoutes(app, ctx);
+  await registerCustomerUploadRoutes(app, ctx);
+  registerPastJobRoutes(app, ctx);
+  registerReactivationRoutes(app, ctx);
   registerMailSafetyRoutes(app, ctx);
 }

@@ -63,7 +63,7 @@ interface Row {
 const PIECE_SELECT = sql`
   SELECT p.org_id, p.id, p.status, p.recipient_name, p.address, p.street, p.city, p.state, p.zip,
          p.normalized_address, p.latitude, p.longitude, p.token, p.properties, p.submission_job_id,
-         o.name AS org_name, c.automation_id, a.suppress_customers, a.template,
+         o.name AS org_name, c.automation_id, a.suppress_customers, COALESCE(a.template, c.template) AS template,
          p.created_at, p.hold_until, p.approved_at
   FROM mail_pieces p
   JOIN organizations o ON o.id = p.org_id

@@ -85,7 +85,7 @@ export function newPiece(input: {
   };
 }
 
-function toPieceView(row: typeof mailPieces.$inferSelect, publicBaseUrl: string): PieceView {
+export function toPieceView(row: typeof mailPieces.$inferSelect, publicBaseUrl: string): PieceView {
   return {
     id: row.id,
     status: row.status,
@@ -97,62 +97,14 @@ function toPieceView(row: typeof mailPieces.$inferSelect, publicBaseUrl: string)
   };
 }
 
-export interface MailingInput {
-  campaign_name?: string;
-  pieces: { address: string; recipient_name?: string; mailed_at?: string }[];
-}
-
 /**
  * Mail already sent cannot be dated ahead of now (the grace events' occurred_at has): a future
  * mailed_at would hold the piece out of every attribution window until that day.
  */
-function assertNotFuture(mailedAt: Date, now: Date, field: string) {
+export function assertNotFuture(mailedAt: Date, now: Date, field: string) {
   if (mailedAt.getTime() > now.getTime() + MAX_CLOCK_LEAD_MS) {
     throw invalidPayload(`${field}: must not be more than 24 hours in the future`);
   }
-}
-
-/** Records mail already sent (mailing history): one campaign, its pieces marked mailed. */
-export async function recordMailing(
-  db: Queryable,
-  orgId: string,
-  input: MailingInput,
-  options: { now: Date; publicBaseUrl: string },
-) {
-  for (const [index, piece] of input.pieces.entries()) {
-    assertPrintable(piece.address, `pieces[${index}].address`);
-    assertPrintable(piece.recipient_name, `pieces[${index}].recipient_name`);
-    if (piece.mailed_at)
-      assertNotFuture(new Date(piece.mailed_at), options.now, `pieces[${index}].mailed_at`);
-  }
-  const campaignId = randomUUID();
-  const name = input.campaign_name ?? `Mailing ${options.now.toISOString().slice(0, 10)}`;
-  const pieceRows = input.pieces.map((piece) =>
-    newPiece({
-      orgId,
-      campaignId,
-      address: piece.address,
-      recipientName: piece.recipient_name,
-      status: "mailed",
-      mailedAt: piece.mailed_at ? new Date(piece.mailed_at) : options.now,
-    }),
-  );
-  const inserted = await db.transaction(async (tx) => {
-    await tx.insert(campaigns).values({ orgId, id: campaignId, name, origin: "mailing" });
-    const rows = await tx.insert(mailPieces).values(pieceRows).returning();
-    // Located in the background for geo attribution; the address key serves until then.
-    for (const row of rows) {
-      await enqueueJob(tx, geocodePieceJob, { org_id: orgId, piece_id: row.id }, { orgId, now: options.now });
-    }
-    return rows;
-  });
-  return {
-    campaign_id: campaignId,
-    pieces: inserted.map((row) => {
-      const { id, address, token, landing_url, mailed_at } = toPieceView(row, options.publicBaseUrl);
-      return { id, address, token, landing_url, mailed_at };
-    }),
-  };
 }
 
 export async function listCampaigns(

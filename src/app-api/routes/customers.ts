@@ -1,10 +1,12 @@
 import { Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
-import { countCustomers, registerCustomers, searchCustomers } from "../../services/customers.ts";
+import { customersPage, optedOutHomes } from "../../services/app-customers.ts";
+import { countCustomers, registerCustomers } from "../../services/customers.ts";
 import type { AppApiContext } from "../context.ts";
 import { sessionOf } from "../session-guard.ts";
 
-const SHOWN = 100;
+const PAGE_SIZE = 50;
+const OPTED_OUT_SHOWN = 200;
 
 const Customer = Type.Object(
   {
@@ -30,15 +32,24 @@ export function registerCustomerRoutes(app: FastifyInstance, ctx: AppApiContext)
     {
       schema: {
         operationId: "searchCustomers",
-        summary: `Registered customers (suppressed from mailings), newest first, at most ${SHOWN}, optionally matching q`,
+        summary: `Registered customers (suppressed from mailings), newest first, ${PAGE_SIZE} a page (keyset cursor), optionally matching q`,
         tags: ["Customers"],
         querystring: Type.Object(
-          { q: Type.Optional(Type.String({ maxLength: 200 })) },
+          {
+            q: Type.Optional(Type.String({ maxLength: 200 })),
+            cursor: Type.Optional(
+              Type.String({ maxLength: 2000, description: "next_cursor of the page before." }),
+            ),
+          },
           { additionalProperties: false },
         ),
         response: {
           200: Type.Object(
-            { customers: Type.Array(Customer), total: Type.Integer() },
+            {
+              customers: Type.Array(Customer),
+              total: Type.Integer(),
+              next_cursor: Type.Union([Type.String(), Type.Null()]),
+            },
             { additionalProperties: false },
           ),
         },
@@ -46,11 +57,50 @@ export function registerCustomerRoutes(app: FastifyInstance, ctx: AppApiContext)
     },
     async (request) => {
       const { orgId } = sessionOf(request);
-      return {
-        customers: await searchCustomers(db, orgId, request.query.q, SHOWN),
-        total: await countCustomers(db, orgId),
-      };
+      const page = await customersPage(db, orgId, { ...request.query, limit: PAGE_SIZE });
+      return { ...page, total: await countCustomers(db, orgId) };
     },
+  );
+
+  r.get(
+    "/customers/opted-out",
+    {
+      schema: {
+        operationId: "listOptedOutHomes",
+        summary: `Homes that opted out of mail on a landing page (the do-not-mail list), newest first, at most ${OPTED_OUT_SHOWN}`,
+        tags: ["Customers"],
+        querystring: Type.Object(
+          { q: Type.Optional(Type.String({ maxLength: 200 })) },
+          { additionalProperties: false },
+        ),
+        response: {
+          200: Type.Object(
+            {
+              homes: Type.Array(
+                Type.Object(
+                  {
+                    normalized_address: Type.String(),
+                    address: Type.Union([Type.String(), Type.Null()]),
+                    opted_out_at: Type.String({ format: "date-time" }),
+                    piece_id: Type.Union([Type.String({ format: "uuid" }), Type.Null()]),
+                    campaign_name: Type.Union([Type.String(), Type.Null()]),
+                    automation_name: Type.Union([Type.String(), Type.Null()]),
+                  },
+                  { additionalProperties: false },
+                ),
+              ),
+            },
+            { additionalProperties: false },
+          ),
+        },
+      },
+    },
+    async (request) => ({
+      homes: await optedOutHomes(db, sessionOf(request).orgId, {
+        q: request.query.q,
+        limit: OPTED_OUT_SHOWN,
+      }),
+    }),
   );
 
   r.post(

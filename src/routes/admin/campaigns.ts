@@ -1,6 +1,7 @@
 import { Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
-import { listCampaigns, markPieceMailed, recordMailing } from "../../services/campaigns.ts";
+import { listCampaigns, markPieceMailed } from "../../services/campaigns.ts";
+import { createMailingService } from "../../services/mailings/mailing-service.ts";
 import { assertOrganizationExists } from "../../services/organizations.ts";
 import type { Services } from "../../services/services.ts";
 import { IdParams, OrgParams } from "./orgs.ts";
@@ -26,16 +27,14 @@ const Mailing = Type.Object(
 export function registerAdminCampaignRoutes(app: FastifyInstance, services: Services): void {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
   const publicBaseUrl = services.config.publicBaseUrl;
+  const mailings = createMailingService({ db: services.db, clock: services.clock, publicBaseUrl });
 
   r.post(
     "/orgs/:org_id/mailings",
     { schema: { hide: true, params: OrgParams, body: Mailing } },
     async (request, reply) => {
       await assertOrganizationExists(services.db, request.params.org_id);
-      const result = await recordMailing(services.db, request.params.org_id, request.body, {
-        now: services.clock.now(),
-        publicBaseUrl,
-      });
+      const result = await mailings.record(request.params.org_id, request.body);
       return reply.code(201).send(result);
     },
   );

@@ -167,11 +167,45 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Registered customers (suppressed from mailings), newest first, at most 100, optionally matching q */
+    /** Registered customers (suppressed from mailings), newest first, 50 a page (keyset cursor), optionally matching q */
     get: operations["searchCustomers"];
     put?: never;
     /** Adds one customer address to the suppression list (it cannot be removed) */
     post: operations["addCustomer"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/app/api/v1/customers/opted-out": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Homes that opted out of mail on a landing page (the do-not-mail list), newest first, at most 200 */
+    get: operations["listOptedOutHomes"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/app/api/v1/customers/upload": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Adds a CSV file's addresses to the suppression list (at most 1000 rows, as the API's batch) */
+    post: operations["uploadCustomers"];
     delete?: never;
     options?: never;
     head?: never;
@@ -206,6 +240,57 @@ export interface paths {
     get: operations["listEventTypes"];
     put?: never;
     post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/app/api/v1/imports": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Staged import batches of past jobs and customers, newest first (at most 500) */
+    get: operations["listImports"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/app/api/v1/imports/{id}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One staged batch with its rows and their geocoding results */
+    get: operations["getImport"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/app/api/v1/imports/upload": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Stages a CSV file of past jobs as an import batch (at most 500 rows), through the developer API's import service */
+    post: operations["uploadPastJobs"];
     delete?: never;
     options?: never;
     head?: never;
@@ -540,6 +625,57 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/app/api/v1/reactivation/mailings": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Sends a reactivation mailing (owners only): one card to each mailable home, at most 5000 */
+    post: operations["sendReactivationMailing"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/app/api/v1/reactivation/preview": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Who a reactivation mailing from these batches and this filter would reach, and who it leaves out */
+    post: operations["previewReactivation"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/app/api/v1/reactivation/proof": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** The mailing's first card (its first home), front and back as PNG data: URLs */
+    post: operations["proofReactivation"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/app/api/v1/revenue": {
     parameters: {
       query?: never;
@@ -692,6 +828,23 @@ export interface paths {
     head?: never;
     /** Changes a member's role (owners only) */
     patch: operations["updateTeamMember"];
+    trace?: never;
+  };
+  "/app/api/v1/uploads/preview": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Reads a CSV file's header and first rows, and guesses which column holds each field */
+    post: operations["previewCsvUpload"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
     trace?: never;
   };
 }
@@ -2038,6 +2191,7 @@ export interface operations {
     parameters: {
       query?: {
         q?: string;
+        cursor?: string;
       };
       header?: never;
       path?: never;
@@ -2062,6 +2216,7 @@ export interface operations {
               created_at: string;
             }[];
             total: number;
+            next_cursor: string | null;
           };
         };
       };
@@ -2174,6 +2329,174 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["AppError"];
+        };
+      };
+      /** @description Too many requests. */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+    };
+  };
+  listOptedOutHomes: {
+    parameters: {
+      query?: {
+        q?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            homes: {
+              normalized_address: string;
+              address: string | null;
+              /** Format: date-time */
+              opted_out_at: string;
+              piece_id: string | null;
+              campaign_name: string | null;
+              automation_name: string | null;
+            }[];
+          };
+        };
+      };
+      /** @description No valid session (sign in). */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+      /** @description `forbidden`: the session's role may not do this (owners only); `csrf_rejected`: a state-changing request without a same-origin Origin / Sec-Fetch-Site. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+      /** @description Not found, or belongs to another organization. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+      /** @description The body or query is not valid. */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+      /** @description Too many requests. */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+    };
+  };
+  uploadCustomers: {
+    parameters: {
+      query?: {
+        street?: string;
+        city?: string;
+        state?: string;
+        zip?: string;
+        notes?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": unknown;
+      };
+    };
+    responses: {
+      /** @description Success. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            added: number;
+            total: number;
+            rows: number;
+          };
+        };
+      };
+      /** @description No valid session (sign in). */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+      /** @description `forbidden`: the session's role may not do this (owners only); `csrf_rejected`: a state-changing request without a same-origin Origin / Sec-Fetch-Site. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+      /** @description Not found, or belongs to another organization. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+      /** @description Success. */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              code: string;
+              message: string;
+              details?: {
+                rows: {
+                  /** @description The row's line in the file (the header is line 1). */
+                  line: number;
+                  message: string;
+                }[];
+              };
+            };
+          };
         };
       };
       /** @description Too many requests. */
@@ -2323,6 +2646,269 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["AppError"];
+        };
+      };
+      /** @description Too many requests. */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+    };
+  };
+  listImports: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            imports: {
+              /** Format: uuid */
+              id: string;
+              source: "jobs" | "customers";
+              idempotency_key: string | null;
+              staged: number;
+              skipped_no_address: number;
+              skipped_geocode_failed: number;
+              /** Format: date-time */
+              created_at: string;
+              /** Format: date-time */
+              staged_at: string;
+            }[];
+          };
+        };
+      };
+      /** @description No valid session (sign in). */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+      /** @description `forbidden`: the session's role may not do this (owners only); `csrf_rejected`: a state-changing request without a same-origin Origin / Sec-Fetch-Site. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+      /** @description Not found, or belongs to another organization. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+      /** @description The body or query is not valid. */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+      /** @description Too many requests. */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+    };
+  };
+  getImport: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** Format: uuid */
+            id: string;
+            source: "jobs" | "customers";
+            idempotency_key: string | null;
+            staged: number;
+            skipped_no_address: number;
+            skipped_geocode_failed: number;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            staged_at: string;
+            rows: {
+              address: string;
+              normalized_address: string;
+              latitude: number | null;
+              longitude: number | null;
+              precision: string | null;
+              external_id: string | null;
+              customer_name: string | null;
+              completed_at: string | null;
+            }[];
+          };
+        };
+      };
+      /** @description No valid session (sign in). */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+      /** @description `forbidden`: the session's role may not do this (owners only); `csrf_rejected`: a state-changing request without a same-origin Origin / Sec-Fetch-Site. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+      /** @description Not found, or belongs to another organization. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+      /** @description The body or query is not valid. */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+      /** @description Too many requests. */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+    };
+  };
+  uploadPastJobs: {
+    parameters: {
+      query?: {
+        street?: string;
+        city?: string;
+        state?: string;
+        zip?: string;
+        customer_name?: string;
+        external_id?: string;
+        completed_at?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": unknown;
+      };
+    };
+    responses: {
+      /** @description The three counts sum to the number of rows sent. */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** Format: uuid */
+            import_id: string;
+            staged: number;
+            skipped_no_address: number;
+            skipped_geocode_failed: number;
+          };
+        };
+      };
+      /** @description No valid session (sign in). */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+      /** @description `forbidden`: the session's role may not do this (owners only); `csrf_rejected`: a state-changing request without a same-origin Origin / Sec-Fetch-Site. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+      /** @description Not found, or belongs to another organization. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+      /** @description Success. */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              code: string;
+              message: string;
+              details?: {
+                rows: {
+                  /** @description The row's line in the file (the header is line 1). */
+                  line: number;
+                  message: string;
+                }[];
+              };
+            };
+          };
         };
       };
       /** @description Too many requests. */
@@ -4356,6 +4942,359 @@ export interface operations {
             card_size?: "4x6" | "6x9" | "6x11";
           };
           sample_id?: string;
+          audience?:
+            | {
+                /** @constant */
+                type: "home";
+              }
+            | {
+                /** @constant */
+                type: "neighbours";
+                count?: number;
+                radius_m?: number;
+              };
+        };
+      };
+    };
+    responses: {
+      /** @description Success. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            front_png: string;
+            back_png: string;
+          };
+        };
+      };
+      /** @description No valid session (sign in). */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+      /** @description `forbidden`: the session's role may not do this (owners only); `csrf_rejected`: a state-changing request without a same-origin Origin / Sec-Fetch-Site. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+      /** @description Not found, or belongs to another organization. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+      /** @description The body or query is not valid. */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+      /** @description Too many requests. */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+    };
+  };
+  sendReactivationMailing: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          import_ids: string[];
+          filter: {
+            /**
+             * Format: date
+             * @description YYYY-MM-DD
+             */
+            completed_before?: string;
+            /**
+             * Format: date
+             * @description YYYY-MM-DD
+             */
+            completed_after?: string;
+            match?: {
+              field: "address" | "customer_name" | "external_id";
+              contains: string;
+            }[];
+          };
+          template: {
+            headline?: string;
+            message?: string;
+            offer?: string | null;
+            /** @description Trim size in inches, landscape (the 6x9 card is 9 in wide); each file adds 0.125 in of bleed on every side. */
+            card_size?: "4x6" | "6x9" | "6x11";
+          };
+          name: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Success. */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** Format: uuid */
+            campaign_id: string;
+            queued: number;
+            summary: {
+              /** @description Rows of the batches that pass the filter. */
+              matched: number;
+              /** @description Homes that would get a card. */
+              mailable: number;
+              excluded: {
+                /** @description Registered customers (the suppression list). */
+                customer: number;
+                /** @description Homes that opted out of mail on a landing page. */
+                opted_out: number;
+                no_mailable_address: number;
+                /** @description A second row for a home already in the mailing. */
+                duplicate: number;
+              };
+              excluded_examples: {
+                address: string;
+                customer_name: string | null;
+                reason: "customer" | "opted_out" | "no_mailable_address" | "duplicate";
+                detail: string;
+              }[];
+              first_rows: {
+                /** Format: uuid */
+                import_id: string;
+                row_index: number;
+                address: string;
+                customer_name: string | null;
+                external_id: string | null;
+                completed_at: string | null;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description No valid session (sign in). */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+      /** @description `forbidden`: the session's role may not do this (owners only); `csrf_rejected`: a state-changing request without a same-origin Origin / Sec-Fetch-Site. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+      /** @description Not found, or belongs to another organization. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+      /** @description The body or query is not valid. */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+      /** @description Too many requests. */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+    };
+  };
+  previewReactivation: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          import_ids: string[];
+          filter: {
+            /**
+             * Format: date
+             * @description YYYY-MM-DD
+             */
+            completed_before?: string;
+            /**
+             * Format: date
+             * @description YYYY-MM-DD
+             */
+            completed_after?: string;
+            match?: {
+              field: "address" | "customer_name" | "external_id";
+              contains: string;
+            }[];
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Success. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description Rows of the batches that pass the filter. */
+            matched: number;
+            /** @description Homes that would get a card. */
+            mailable: number;
+            excluded: {
+              /** @description Registered customers (the suppression list). */
+              customer: number;
+              /** @description Homes that opted out of mail on a landing page. */
+              opted_out: number;
+              no_mailable_address: number;
+              /** @description A second row for a home already in the mailing. */
+              duplicate: number;
+            };
+            excluded_examples: {
+              address: string;
+              customer_name: string | null;
+              reason: "customer" | "opted_out" | "no_mailable_address" | "duplicate";
+              detail: string;
+            }[];
+            first_rows: {
+              /** Format: uuid */
+              import_id: string;
+              row_index: number;
+              address: string;
+              customer_name: string | null;
+              external_id: string | null;
+              completed_at: string | null;
+            }[];
+          };
+        };
+      };
+      /** @description No valid session (sign in). */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+      /** @description `forbidden`: the session's role may not do this (owners only); `csrf_rejected`: a state-changing request without a same-origin Origin / Sec-Fetch-Site. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+      /** @description Not found, or belongs to another organization. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+      /** @description The body or query is not valid. */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+      /** @description Too many requests. */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+    };
+  };
+  proofReactivation: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          import_ids: string[];
+          filter: {
+            /**
+             * Format: date
+             * @description YYYY-MM-DD
+             */
+            completed_before?: string;
+            /**
+             * Format: date
+             * @description YYYY-MM-DD
+             */
+            completed_after?: string;
+            match?: {
+              field: "address" | "customer_name" | "external_id";
+              contains: string;
+            }[];
+          };
+          template: {
+            headline?: string;
+            message?: string;
+            offer?: string | null;
+            /** @description Trim size in inches, landscape (the 6x9 card is 9 in wide); each file adds 0.125 in of bleed on every side. */
+            card_size?: "4x6" | "6x9" | "6x11";
+          };
         };
       };
     };
@@ -5186,6 +6125,88 @@ export interface operations {
             role: "owner" | "member";
             /** Format: date-time */
             joined_at: string;
+          };
+        };
+      };
+      /** @description No valid session (sign in). */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+      /** @description `forbidden`: the session's role may not do this (owners only); `csrf_rejected`: a state-changing request without a same-origin Origin / Sec-Fetch-Site. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+      /** @description Not found, or belongs to another organization. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+      /** @description The body or query is not valid. */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+      /** @description Too many requests. */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+    };
+  };
+  previewCsvUpload: {
+    parameters: {
+      query: {
+        purpose: "customers" | "jobs";
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": unknown;
+      };
+    };
+    responses: {
+      /** @description Success. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            columns: string[];
+            mapping: {
+              [key: string]: string | null;
+            };
+            rows: {
+              line: number;
+              cells: string[];
+            }[];
+            total_rows: number;
+            max_rows: number;
           };
         };
       };

@@ -1,0 +1,280 @@
+import type { Readable } from "node:stream";
+import { Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import { Value } from "typebox/value";
+import { AppError } from "../../errors.ts";
+import {
+  addressOf,
+  CSV_MAX_BYTES,
+  type CsvTable,
+  cellOf,
+  csvTooLarge,
+  guessMapping,
+  readCsvTable,
+} from "../../services/csv-upload/csv-table.ts";
+import {
+  CUSTOMERS_BATCH_LIMIT,
+  type CustomerEntry,
+  checkedCustomerKey,
+  registerCustomers,
+} from "../../services/customers.ts";
+import { createImportService } from "../../services/import/import-service.ts";
+import { prepareRows } from "../../services/import/rows.ts";
+import { IMPORT_LIMITS, ImportResult, ImportRow } from "../../services/import/schemas.ts";
+import type { AppApiContext } from "../context.ts";
+import { sessionOf } from "../session-guard.ts";
+
+const CUSTOMER_FIELDS = ["street", "city", "state", "zip", "notes"] as const;
+const JOB_FIELDS = [
+  "street",
+  "city",
+  "state",
+  "zip",
+  "customer_name",
+  "external_id",
+  "completed_at",
+] as const;
+const PREVIEW_ROWS = 5;
+/** The developer API's limits on what one customer entry may carry. */
+const ADDRESS_MAX = 500;
+const NOTES_MAX = 2000;
+
+const Column = Type.Optional(
+  Type.String({ minLength: 1, maxLength: 200, description: "A header of the file." }),
+);
+const mappingQuery = <F extends string>(fields: readonly F[]) =>
+  Type.Object(Object.fromEntries(fields.map((field) => [field, Column])) as Record<F, typeof Column>, {
+    additionalProperties: false,
+  });
+
+const RowError = Type.Object(
+  {
+    line: Type.Integer({ description: "The row's line in the file (the header is line 1)." }),
+    message: Type.String(),
+  },
+  { additionalProperties: false },
+);
+
+const CsvBody = Type.Unsafe<Readable>({
+  description: `The CSV file as the request body (text/csv, at most ${CSV_MAX_BYTES} bytes, a header line first).`,
+});
+
+/** One row that cannot be taken, with its line; the whole upload is refused with every such row listed. */
+interface RowProblem {
+  line: number;
+  message: string;
+}
+
+function refuseRows(problems: RowProblem[]): never {
+  const error = new AppError(
+    422,
+    "invalid_payload",
+    `${problems.length} row${problems.length === 1 ? "" : "s"} cannot be imported; nothing was added. Fix ${problems.length === 1 ? "it" : "them"} and upload again.`,
+  ) as AppError & { details?: unknown };
+  error.details = { rows: problems.slice(0, 200) };
+  throw error;
+}
+
+const messageOf = (error: unknown) =>
+  error instanceof AppError ? (error.detail ?? error.code) : String(error);
+
+function bodyOf(request: FastifyRequest): Readable {
+  const declared = Number(request.headers["content-length"] ?? 0);
+  if (declared > CSV_MAX_BYTES) throw csvTooLarge();
+  if (!request.body || typeof (request.body as Readable).pipe !== "function") {
+    throw new AppError(415, "unsupported_media_type", "Send the file as text/csv.");
+  }
+  return request.body as Readable;
+}
+
+function addressOfRecord(
+  table: CsvTable,
+  record: CsvTable["records"][number],
+  mapping: Partial<Record<string, string>>,
+) {
+  return addressOf({
+    street: cellOf(table, record, mapping.street),
+    city: cellOf(table, record, mapping.city),
+    state: cellOf(table, record, mapping.state),
+    zip: cellOf(table, record, mapping.zip),
+  });
+}
+
+function assertStreetMapped(mapping: { street?: string | undefined }) {
+  if (!mapping.street)
+    throw new AppError(422, "invalid_payload", "street: choose the column that holds the street");
+}
+
+/**
+ * CSV uploads of the app: the suppression list (through the developer API's customers service,
+ * its 1000-a-request rule and address checks) and past jobs (through the import service, as an
+ * API import). The file is parsed as it streams in, at most 1 MiB; a header-mapping step names
+ * which column is the street, city, state and ZIP. A file with bad rows adds nothing and lists
+ * every bad row with its line, so it can be fixed and sent again.
+ */
+export async function registerCustomerUploadRoutes(app: FastifyInstance, ctx: AppApiContext): Promise<void> {
+  await app.register(async (scope) => {
+    // The body stays a stream: the CSV reader counts its bytes and reads records as they come.
+    scope.addContentTypeParser("text/csv", (_request, payload, done) => done(null, payload));
+    const r = scope.withTypeProvider<TypeBoxTypeProvider>();
+    const importer = createImportService({
+      db: ctx.db,
+      clock: ctx.clock,
+      logger: ctx.logger,
+      geocoder: ctx.geocoder,
+      killSwitch: ctx.killSwitch,
+    });
+
+    r.post(
+      "/uploads/preview",
+      {
+        schema: {
+          operationId: "previewCsvUpload",
+          summary: "Reads a CSV file's header and first rows, and guesses which column holds each field",
+          tags: ["Customers"],
+          querystring: Type.Object(
+            { purpose: Type.Union([Type.Literal("customers"), Type.Literal("jobs")]) },
+            { additionalProperties: false },
+          ),
+          body: CsvBody,
+          response: {
+            200: Type.Object(
+              {
+                columns: Type.Array(Type.String()),
+                mapping: Type.Record(Type.String(), Type.Union([Type.String(), Type.Null()])),
+                rows: Type.Array(Type.Object({ line: Type.Integer(), cells: Type.Array(Type.String()) })),
+                total_rows: Type.Integer(),
+                max_rows: Type.Integer(),
+              },
+              { additionalProperties: false },
+            ),
+          },
+        },
+      },
+      async (request) => {
+        const purpose = request.query.purpose;
+        const maxRows = purpose === "customers" ? CUSTOMERS_BATCH_LIMIT : IMPORT_LIMITS.rows;
+        const table = await readCsvTable(bodyOf(request), { maxRecords: maxRows });
+        return {
+          columns: table.columns,
+          mapping: guessMapping(table.columns, purpose === "customers" ? CUSTOMER_FIELDS : JOB_FIELDS),
+          rows: table.records.slice(0, PREVIEW_ROWS),
+          total_rows: table.records.length,
+          max_rows: maxRows,
+        };
+      },
+    );
+
+    r.post(
+      "/customers/upload",
+      {
+        schema: {
+          operationId: "uploadCustomers",
+          summary: `Adds a CSV file's addresses to the suppression list (at most ${CUSTOMERS_BATCH_LIMIT} rows, as the API's batch)`,
+          tags: ["Customers"],
+          querystring: mappingQuery(CUSTOMER_FIELDS),
+          body: CsvBody,
+          response: {
+            200: Type.Object(
+              { added: Type.Integer(), total: Type.Integer(), rows: Type.Integer() },
+              { additionalProperties: false },
+            ),
+            422: Type.Object({
+              error: Type.Object({
+                code: Type.String(),
+                message: Type.String(),
+                details: Type.Optional(Type.Object({ rows: Type.Array(RowError) })),
+              }),
+            }),
+          },
+        },
+      },
+      async (request) => {
+        const mapping = request.query;
+        assertStreetMapped(mapping);
+        const table = await readCsvTable(bodyOf(request), { maxRecords: CUSTOMERS_BATCH_LIMIT });
+        const problems: RowProblem[] = [];
+        const entries: CustomerEntry[] = [];
+        for (const record of table.records) {
+          const address = addressOfRecord(table, record, mapping);
+          const notes = cellOf(table, record, mapping.notes) || undefined;
+          const entry = { address, notes, field: "address" };
+          try {
+            if (address === "") throw new AppError(422, "invalid_payload", "address: is empty");
+            if (address.length > ADDRESS_MAX)
+              throw new AppError(422, "invalid_payload", `address: longer than ${ADDRESS_MAX} characters`);
+            if (notes && notes.length > NOTES_MAX)
+              throw new AppError(422, "invalid_payload", `notes: longer than ${NOTES_MAX} characters`);
+            checkedCustomerKey(entry);
+            entries.push(entry);
+          } catch (error) {
+            problems.push({ line: record.line, message: messageOf(error) });
+          }
+        }
+        if (problems.length > 0) refuseRows(problems);
+        const result = await registerCustomers(ctx.db, sessionOf(request).orgId, entries, "app");
+        return { ...result, rows: entries.length };
+      },
+    );
+
+    r.post(
+      "/imports/upload",
+      {
+        schema: {
+          operationId: "uploadPastJobs",
+          summary: `Stages a CSV file of past jobs as an import batch (at most ${IMPORT_LIMITS.rows} rows), through the developer API's import service`,
+          tags: ["Past jobs"],
+          querystring: mappingQuery(JOB_FIELDS),
+          body: CsvBody,
+          response: {
+            201: ImportResult,
+            422: Type.Object({
+              error: Type.Object({
+                code: Type.String(),
+                message: Type.String(),
+                details: Type.Optional(Type.Object({ rows: Type.Array(RowError) })),
+              }),
+            }),
+          },
+        },
+      },
+      async (request, reply) => {
+        const mapping = request.query;
+        assertStreetMapped(mapping);
+        const table = await readCsvTable(bodyOf(request), { maxRecords: IMPORT_LIMITS.rows });
+        const problems: RowProblem[] = [];
+        const rows = table.records.map((record) => {
+          const optional = (value: string) => (value === "" ? undefined : value);
+          const row = {
+            address: optional(addressOfRecord(table, record, mapping)),
+            customer_name: optional(cellOf(table, record, mapping.customer_name)),
+            external_id: optional(cellOf(table, record, mapping.external_id)),
+            completed_at: optional(cellOf(table, record, mapping.completed_at)),
+          };
+          const clean = Object.fromEntries(Object.entries(row).filter(([, value]) => value !== undefined));
+          // The API's own row schema and row checks, one row at a time, so every bad row is named.
+          const [schemaError] = Value.Errors(ImportRow, clean);
+          try {
+            if (schemaError)
+              throw new AppError(
+                422,
+                "invalid_payload",
+                `${schemaError.instancePath.slice(1) || "row"}: ${schemaError.message}`,
+              );
+            prepareRows([clean]);
+          } catch (error) {
+            problems.push({ line: record.line, message: messageOf(error).replace(/^rows\[0\]\./, "") });
+          }
+          return clean;
+        });
+        if (rows.length === 0) throw new AppError(422, "invalid_payload", "The file has no rows.");
+        if (problems.length > 0) refuseRows(problems);
+        const outcome = await importer.importJobs(sessionOf(request).orgId, undefined, {
+          source: "jobs",
+          rows,
+        });
+        return reply.code(201).send(outcome.result);
+      },
+    );
+  });
+}

@@ -1,0 +1,52 @@
+import { Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
+import type { FastifyInstance } from "fastify";
+import { StagedBatchSummary, StagedRow } from "../../services/import/schemas.ts";
+import { getStagedBatch, listStagedBatches } from "../../services/import/staged-batches.ts";
+import type { AppApiContext } from "../context.ts";
+import { sessionOf } from "../session-guard.ts";
+
+// The import service's shapes, without their developer-API schema ids (this document is the app's).
+const BatchSummary = Type.Object({ ...StagedBatchSummary.properties }, { additionalProperties: false });
+const BatchRow = Type.Object({ ...StagedRow.properties }, { additionalProperties: false });
+
+/**
+ * Past jobs: the batches the import service staged (developer API imports and the app's CSV
+ * uploads alike), with each row's geocoding result and the rows skipped.
+ */
+export function registerPastJobRoutes(app: FastifyInstance, ctx: AppApiContext): void {
+  const r = app.withTypeProvider<TypeBoxTypeProvider>();
+
+  r.get(
+    "/imports",
+    {
+      schema: {
+        operationId: "listImports",
+        summary: "Staged import batches of past jobs and customers, newest first (at most 500)",
+        tags: ["Past jobs"],
+        response: {
+          200: Type.Object({ imports: Type.Array(BatchSummary) }, { additionalProperties: false }),
+        },
+      },
+    },
+    async (request) => ({ imports: await listStagedBatches(ctx.db, sessionOf(request).orgId) }),
+  );
+
+  r.get(
+    "/imports/:id",
+    {
+      schema: {
+        operationId: "getImport",
+        summary: "One staged batch with its rows and their geocoding results",
+        tags: ["Past jobs"],
+        params: Type.Object({ id: Type.String({ format: "uuid" }) }),
+        response: {
+          200: Type.Object(
+            { ...BatchSummary.properties, rows: Type.Array(BatchRow) },
+            { additionalProperties: false },
+          ),
+        },
+      },
+    },
+    async (request) => getStagedBatch(ctx.db, sessionOf(request).orgId, request.params.id),
+  );
+}

@@ -1,0 +1,261 @@
+import { type Static, Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
+import type { FastifyInstance } from "fastify";
+import { AppError, invalidPayload, rateLimited } from "../../errors.ts";
+import { placeholderImage } from "../../imagery/placeholder.ts";
+import { composeCard } from "../../render/compose.ts";
+import { templateProblems } from "../../render/merge.ts";
+import { splitProofSheet } from "../../render/proof-sides.ts";
+import { CardSizeSchema, resolveTemplate } from "../../render/template.ts";
+import { landingUrl } from "../../services/campaigns.ts";
+import { loadCardSender } from "../../services/card-sender.ts";
+import { createMailingService } from "../../services/mailings/mailing-service.ts";
+import {
+  createReactivationService,
+  propertiesOf,
+  REACTIVATION_MAX_PIECES,
+} from "../../services/reactivation/reactivation-service.ts";
+import type { AppApiContext } from "../context.ts";
+import { sessionOf } from "../session-guard.ts";
+import { PROOFS_PER_MINUTE } from "./automations.ts";
+
+const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()]);
+const Day = Type.String({ format: "date", description: "YYYY-MM-DD" });
+
+const Filter = Type.Object(
+  {
+    completed_before: Type.Optional(Day),
+    completed_after: Type.Optional(Day),
+    match: Type.Optional(
+      Type.Array(
+        Type.Object(
+          {
+            field: Type.Union([
+              Type.Literal("address"),
+              Type.Literal("customer_name"),
+              Type.Literal("external_id"),
+            ]),
+            contains: Type.String({ minLength: 1, maxLength: 200 }),
+          },
+          { additionalProperties: false },
+        ),
+        { maxItems: 10 },
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+const Selection = {
+  import_ids: Type.Array(Type.String({ format: "uuid" }), { minItems: 1, maxItems: 50, uniqueItems: true }),
+  filter: Filter,
+};
+
+/** The card, as the automation builder edits it. */
+const CardTemplate = Type.Object(
+  {
+    headline: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    message: Type.Optional(Type.String({ minLength: 1, maxLength: 1000 })),
+    offer: Type.Optional(Type.Union([Type.String({ maxLength: 200 }), Type.Null()])),
+    card_size: Type.Optional(CardSizeSchema),
+  },
+  { additionalProperties: false },
+);
+type CardTemplate = Static<typeof CardTemplate>;
+
+const AudienceRowView = Type.Object(
+  {
+    import_id: Type.String({ format: "uuid" }),
+    row_index: Type.Integer(),
+    address: Type.String(),
+    customer_name: Nullable(Type.String()),
+    external_id: Nullable(Type.String()),
+    completed_at: Nullable(Type.String({ format: "date" })),
+  },
+  { additionalProperties: false },
+);
+
+const Reason = Type.Union([
+  Type.Literal("customer"),
+  Type.Literal("opted_out"),
+  Type.Literal("no_mailable_address"),
+  Type.Literal("duplicate"),
+]);
+
+const Summary = Type.Object(
+  {
+    matched: Type.Integer({ description: "Rows of the batches that pass the filter." }),
+    mailable: Type.Integer({ description: "Homes that would get a card." }),
+    excluded: Type.Object(
+      {
+        customer: Type.Integer({ description: "Registered customers (the suppression list)." }),
+        opted_out: Type.Integer({ description: "Homes that opted out of mail on a landing page." }),
+        no_mailable_address: Type.Integer(),
+        duplicate: Type.Integer({ description: "A second row for a home already in the mailing." }),
+      },
+      { additionalProperties: false },
+    ),
+    excluded_examples: Type.Array(
+      Type.Object(
+        {
+          address: Type.String(),
+          customer_name: Nullable(Type.String()),
+          reason: Reason,
+          detail: Type.String(),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    first_rows: Type.Array(AudienceRowView),
+  },
+  { additionalProperties: false },
+);
+
+/** Merge-field mistakes as field errors the card editor puts back on its inputs. */
+function assertTemplate(template: CardTemplate): void {
+  const fields: Record<string, string> = {};
+  for (const field of ["headline", "message", "offer"] as const) {
+    const text = template[field];
+    const problems = typeof text === "string" ? templateProblems(text) : [];
+    if (problems.length > 0) fields[`template.${field}`] = problems.join("; ");
+  }
+  const [first] = Object.entries(fields);
+  if (!first) return;
+  const error = new AppError(422, "invalid_payload", `${first[0]}: ${first[1]}`) as AppError & {
+    details?: unknown;
+  };
+  error.details = { fields };
+  throw error;
+}
+
+/** The template column the pipeline reads (headline, message, size, offer). */
+const storedTemplate = (template: CardTemplate) =>
+  Object.fromEntries(
+    Object.entries({
+      headline: template.headline,
+      message: template.message,
+      size: template.card_size,
+      offer: template.offer?.trim() ? template.offer.trim() : undefined,
+    }).filter(([, value]) => value !== undefined),
+  );
+
+const dataUrl = (png: Buffer) => `data:image/png;base64,${png.toString("base64")}`;
+
+/**
+ * Reactivation mailings: who a filter over imported batches reaches (and who it leaves out and
+ * why), a proof of the first card, and the mailing itself (owners only: it spends money), sent
+ * through the same mailing service as the operator's mailings, so its cards take the pipeline.
+ */
+export function registerReactivationRoutes(app: FastifyInstance, ctx: AppApiContext): void {
+  const r = app.withTypeProvider<TypeBoxTypeProvider>();
+  const mailings = createMailingService({
+    db: ctx.db,
+    clock: ctx.clock,
+    publicBaseUrl: ctx.config.publicBaseUrl,
+  });
+  const reactivation = createReactivationService({ db: ctx.db, clock: ctx.clock, mailings });
+
+  r.post(
+    "/reactivation/preview",
+    {
+      schema: {
+        operationId: "previewReactivation",
+        summary:
+          "Who a reactivation mailing from these batches and this filter would reach, and who it leaves out",
+        tags: ["Past jobs"],
+        body: Type.Object(Selection, { additionalProperties: false }),
+        response: { 200: Summary },
+      },
+    },
+    async (request) => reactivation.preview(sessionOf(request).orgId, request.body),
+  );
+
+  r.post(
+    "/reactivation/proof",
+    {
+      schema: {
+        operationId: "proofReactivation",
+        summary: "The mailing's first card (its first home), front and back as PNG data: URLs",
+        tags: ["Past jobs"],
+        body: Type.Object({ ...Selection, template: CardTemplate }, { additionalProperties: false }),
+        response: {
+          200: Type.Object(
+            { front_png: Type.String(), back_png: Type.String() },
+            { additionalProperties: false },
+          ),
+        },
+      },
+    },
+    async (request) => {
+      const session = sessionOf(request);
+      // The builder's bucket: drawing a card is CPU work, whichever screen asks.
+      const decision = await ctx.limiter.hit("app-proofs", session.orgId, PROOFS_PER_MINUTE, 60);
+      if (!decision.allowed) throw rateLimited(decision.secondsToWindowEnd, "too many proofs; wait a moment");
+      assertTemplate(request.body.template);
+      const row = await reactivation.firstRow(session.orgId, request.body);
+      if (!row) throw invalidPayload("filter: no row of these batches can be mailed");
+      const card = composeCard({
+        recipient: {
+          recipientName: row.customer_name,
+          address: row.address,
+          street: null,
+          city: null,
+          state: null,
+          zip: null,
+          properties: propertiesOf(row),
+        },
+        orgName: session.orgName,
+        sender: await loadCardSender(ctx.db, session.orgId),
+        template: resolveTemplate(storedTemplate(request.body.template)),
+        landingUrl: landingUrl(ctx.config.publicBaseUrl, "proof"),
+        // The offline placeholder, as every proof: no imagery request per keystroke.
+        homeImage: (() => {
+          const image = placeholderImage({
+            address: row.address,
+            street: null,
+            city: null,
+            latitude: null,
+            longitude: null,
+          });
+          return { bytes: image.bytes, streetSign: image.streetSign };
+        })(),
+        printAddressBlock: true,
+      });
+      const [front, back] = await splitProofSheet(await ctx.renderer.proof(card, "png"));
+      return { front_png: dataUrl(front!), back_png: dataUrl(back!) };
+    },
+  );
+
+  r.post(
+    "/reactivation/mailings",
+    {
+      config: { appAccess: "owner" },
+      schema: {
+        operationId: "sendReactivationMailing",
+        summary: `Sends a reactivation mailing (owners only): one card to each mailable home, at most ${REACTIVATION_MAX_PIECES}`,
+        tags: ["Past jobs"],
+        body: Type.Object(
+          { ...Selection, template: CardTemplate, name: Type.String({ minLength: 1, maxLength: 200 }) },
+          { additionalProperties: false },
+        ),
+        response: {
+          201: Type.Object(
+            { campaign_id: Type.String({ format: "uuid" }), queued: Type.Integer(), summary: Summary },
+            { additionalProperties: false },
+          ),
+        },
+      },
+    },
+    async (request, reply) => {
+      const session = sessionOf(request);
+      assertTemplate(request.body.template);
+      const result = await reactivation.send(session.orgId, {
+        import_ids: request.body.import_ids,
+        filter: request.body.filter,
+        name: request.body.name,
+        template: storedTemplate(request.body.template),
+        sentBy: session.email,
+      });
+      return reply.code(201).send(result);
+    },
+  );
+}

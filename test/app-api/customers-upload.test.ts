@@ -1,0 +1,202 @@
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import { call, createOrg } from "../helpers/api.ts";
+import { databaseLabel, type TestContext } from "../helpers/harness.ts";
+import { createAppTestContext, inviteAndAccept, type SignedInUser } from "./helpers.ts";
+
+const csv = (lines: string[]) => `${lines.join("\r\n")}\r\n`;
+const upload = (user: SignedInUser, url: string, body: string | Buffer) =>
+  user.browser.request("POST", url, { payload: body, headers: { "content-type": "text/csv" } });
+
+describe(`app API: customer and past-job CSV uploads (${databaseLabel})`, () => {
+  let ctx: TestContext;
+  let org: { orgId: string; key: string };
+  let member: SignedInUser;
+  let otherOwner: SignedInUser;
+
+  before(async () => {
+    ctx = await createAppTestContext({ memoryLimiter: true });
+    org = await createOrg(ctx);
+    member = await inviteAndAccept(ctx, org.orgId, "member-upload@example.com", "member");
+    const other = await createOrg(ctx);
+    otherOwner = await inviteAndAccept(ctx, other.orgId, "other-upload@example.com", "owner");
+  });
+  after(() => ctx.close());
+
+  test("the preview reads the header and first rows and guesses street, city, state and ZIP", async () => {
+    const file = csv([
+      "Customer Name,Street Address,City,ST,Zip Code,Notes",
+      "Ann Lee,12 Oak Lane,Austin,TX,78701,plan",
+      "Bo Chen,14 Oak Lane,Austin,TX,78701,",
+    ]);
+    const preview = await upload(member, "/app/api/v1/uploads/preview?purpose=customers", file);
+    assert.equal(preview.status, 200, preview.text);
+    assert.deepEqual(preview.body.columns, [
+      "Customer Name",
+      "Street Address",
+      "City",
+      "ST",
+      "Zip Code",
+      "Notes",
+    ]);
+    assert.deepEqual(preview.body.mapping, {
+      street: "Street Address",
+      city: "City",
+      state: "ST",
+      zip: "Zip Code",
+      notes: "Notes",
+    });
+    assert.equal(preview.body.total_rows, 2);
+    assert.deepEqual(preview.body.rows[0], {
+      line: 2,
+      cells: ["Ann Lee", "12 Oak Lane", "Austin", "TX", "78701", "plan"],
+    });
+    const jobs = await upload(member, "/app/api/v1/uploads/preview?purpose=jobs", file);
+    assert.equal(jobs.body.mapping.customer_name, "Customer Name");
+  });
+
+  test("a CSV of customers goes through the API's customers service; search pages with a keyset cursor", async () => {
+    const lines = ["street,city,state,zip,notes"];
+    for (let n = 1; n <= 60; n++) lines.push(`${100 + n} Maple Ave,Springfield,IL,62704,row ${n}`);
+    const added = await upload(
+      member,
+      "/app/api/v1/customers/upload?street=street&city=city&state=state&zip=zip&notes=notes",
+      csv(lines),
+    );
+    assert.equal(added.status, 200, added.text);
+    assert.deepEqual(added.body, { added: 60, total: 60, rows: 60 });
+
+    const first = await member.browser.request("GET", "/app/api/v1/customers");
+    assert.equal(first.status, 200, first.text);
+    assert.equal(first.body.customers.length, 50);
+    assert.equal(first.body.total, 60);
+    assert.ok(first.body.next_cursor);
+    const second = await member.browser.request(
+      "GET",
+      `/app/api/v1/customers?cursor=${encodeURIComponent(first.body.next_cursor)}`,
+    );
+    assert.equal(second.body.customers.length, 10);
+    assert.equal(second.body.next_cursor, null);
+    const seen = new Set(
+      [...first.body.customers, ...second.body.customers].map((c: any) => c.normalized_address),
+    );
+    assert.equal(seen.size, 60, "no home twice, none missed");
+    assert.equal(first.body.customers[0].source, "app");
+
+    const found = await member.browser.request("GET", "/app/api/v1/customers?q=159%20maple");
+    assert.equal(found.body.customers.length, 1);
+    assert.equal(found.body.customers[0].notes, "row 59");
+    const foreign = await member.browser.request("GET", "/app/api/v1/customers?cursor=bm90LWEtY3Vyc29y");
+    assert.equal(foreign.status, 422);
+  });
+
+  test("a file with bad rows adds nothing and names every bad row by its line", async () => {
+    const file = csv([
+      "Address,City,State,Zip",
+      "20 Elm St,Austin,TX,78702",
+      ",,,",
+      "22 Elm St\u202e,Austin,TX,78702",
+      ",,,,extra",
+      "24 Elm St,Austin,TX,78702",
+      ", , , ",
+    ]);
+    const refused = await upload(
+      member,
+      "/app/api/v1/customers/upload?street=Address&city=City&state=State&zip=Zip",
+      file,
+    );
+    assert.equal(refused.status, 422, refused.text);
+    assert.equal(refused.body.error.code, "invalid_payload");
+    assert.match(refused.body.error.message, /nothing was added/);
+    const lines = refused.body.error.details.rows.map((row: { line: number }) => row.line);
+    assert.deepEqual(lines, [4, 5]);
+    assert.match(refused.body.error.details.rows[0].message, /address/);
+    const none = await member.browser.request("GET", "/app/api/v1/customers?q=Elm");
+    assert.equal(none.body.customers.length, 0);
+  });
+
+  test("the 1000-row rule and the 1 MiB limit hold, and the street column must be chosen", async () => {
+    const many = ["street,zip"];
+    for (let n = 0; n < 1001; n++) many.push(`${n + 1} Pine Rd,62704`);
+    const tooMany = await upload(member, "/app/api/v1/customers/upload?street=street&zip=zip", csv(many));
+    assert.equal(tooMany.status, 422, tooMany.text);
+    assert.match(tooMany.body.error.message, /more than 1000 rows/);
+
+    const huge = `street,notes\r\n${`1 Pine Rd,${"x".repeat(1000)}\r\n`.repeat(1100)}`;
+    const tooLarge = await upload(member, "/app/api/v1/customers/upload?street=street", huge);
+    assert.equal(tooLarge.status, 413, tooLarge.text);
+    assert.equal(tooLarge.body.error.code, "payload_too_large");
+
+    const unmapped = await upload(
+      member,
+      "/app/api/v1/customers/upload?city=street",
+      "street\r\n1 Pine Rd\r\n",
+    );
+    assert.equal(unmapped.status, 422);
+    assert.match(unmapped.body.error.message, /street/);
+
+    const json = await member.browser.request("POST", "/app/api/v1/customers/upload?street=street", {
+      body: { street: "1 Pine Rd" },
+    });
+    assert.equal(json.status, 415);
+  });
+
+  test("a CSV of past jobs is staged by the import service and listed under Past jobs with its rows", async () => {
+    const file = csv([
+      "Job #,Client,Service Address,City,State,ZIP,Completed",
+      "J-1,Ann Lee,12 Oak Lane,Austin,TX,78701,2024-03-05",
+      "J-2,Bo Chen,,,,,2024-04-01",
+    ]);
+    const staged = await upload(
+      member,
+      "/app/api/v1/imports/upload?street=Service%20Address&city=City&state=State&zip=ZIP&customer_name=Client&external_id=Job%20%23&completed_at=Completed",
+      file,
+    );
+    assert.equal(staged.status, 201, staged.text);
+    assert.equal(staged.body.staged, 1);
+    assert.equal(staged.body.skipped_no_address, 1);
+    const list = await member.browser.request("GET", "/app/api/v1/imports");
+    assert.equal(list.body.imports.length, 1);
+    const batch = await member.browser.request("GET", `/app/api/v1/imports/${staged.body.import_id}`);
+    assert.equal(batch.status, 200, batch.text);
+    assert.equal(batch.body.rows[0].customer_name, "Ann Lee");
+    assert.equal(batch.body.rows[0].external_id, "J-1");
+    assert.equal(batch.body.rows[0].completed_at, "2024-03-05");
+    assert.equal(typeof batch.body.rows[0].latitude, "number");
+
+    const badDate = await upload(
+      member,
+      "/app/api/v1/imports/upload?street=street&completed_at=done",
+      csv(["street,done", "1 Pine Rd 62704,yesterday", "2 Pine Rd 62704,2024-01-02"]),
+    );
+    assert.equal(badDate.status, 422, badDate.text);
+    assert.deepEqual(
+      badDate.body.error.details.rows.map((row: { line: number }) => row.line),
+      [2],
+    );
+    assert.match(badDate.body.error.details.rows[0].message, /completed_at/);
+  });
+
+  test("another organization sees none of it, and no session gets 401", async () => {
+    const theirs = await otherOwner.browser.request("GET", "/app/api/v1/customers");
+    assert.deepEqual(theirs.body, { customers: [], total: 0, next_cursor: null });
+    const batches = await otherOwner.browser.request("GET", "/app/api/v1/imports");
+    assert.deepEqual(batches.body, { imports: [] });
+    const mine = await member.browser.request("GET", "/app/api/v1/imports");
+    const foreign = await otherOwner.browser.request("GET", `/app/api/v1/imports/${mine.body.imports[0].id}`);
+    assert.equal(foreign.status, 404);
+    const anonymous = await ctx.app.inject({
+      method: "POST",
+      url: "/app/api/v1/customers/upload?street=street",
+      headers: { "content-type": "text/csv", origin: "http://porchlight.test" },
+      payload: "street\r\n1 Pine Rd\r\n",
+    });
+    assert.equal(anonymous.statusCode, 401);
+    // The developer API's customers are the same list.
+    const viaApi = await call(ctx, "POST", "/api/v1/customers/webhook", {
+      key: org.key,
+      body: { address: "101 Maple Ave, Springfield, IL 62704" },
+    });
+    assert.equal(viaApi.body.added, 0, "the CSV's home is already registered");
+  });
+});

@@ -1,0 +1,171 @@
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import { queryRows, sql } from "../../src/db/database.ts";
+import { createLocalGeocoder } from "../../src/geo/local.ts";
+import { call, createOrg } from "../helpers/api.ts";
+import { createTestContext, databaseLabel, type TestContext } from "../helpers/harness.ts";
+import { runPipeline, tempDataDir } from "../pipeline/helpers.ts";
+import { inviteAndAccept, type SignedInUser } from "./helpers.ts";
+
+const TEMPLATE = {
+  headline: "Time for a check-up, {{client_name}}?",
+  message: "It has been a while since {{street}}.",
+};
+
+describe(`app API: reactivation mailings from past jobs (${databaseLabel})`, () => {
+  let ctx: TestContext;
+  let org: { orgId: string; key: string };
+  let owner: SignedInUser;
+  let member: SignedInUser;
+  let otherOwner: SignedInUser;
+  let importId: string;
+
+  before(async () => {
+    // The outside geocoder, faked: it places a bare town at its ZIP, as real ones do; the offline one finds nothing.
+    const local = createLocalGeocoder();
+    const townLevel = async (address: string) =>
+      address === "Springfield, IL 62704"
+        ? ({
+            found: true,
+            lat: 39.77,
+            lng: -89.68,
+            precision: "postcode",
+            parts: { street: "", city: "SPRINGFIELD", state: "IL", postal_code: "62704", country: "US" },
+          } as const)
+        : local.geocode(address);
+    const geocoder = {
+      provider: "fake",
+      geocode: townLevel,
+      geocodeMany: (addresses: readonly string[]) => Promise.all(addresses.map(townLevel)),
+    };
+    ctx = await createTestContext({ memoryLimiter: true, geocoder, config: { dataDir: tempDataDir() } });
+    org = await createOrg(ctx);
+    owner = await inviteAndAccept(ctx, org.orgId, "owner-reactivation@example.com", "owner");
+    member = await inviteAndAccept(ctx, org.orgId, "member-reactivation@example.com", "member");
+    const other = await createOrg(ctx);
+    otherOwner = await inviteAndAccept(ctx, other.orgId, "other-reactivation@example.com", "owner");
+    const staged = await call(ctx, "POST", "/api/v1/import/jobs", {
+      key: org.key,
+      body: {
+        source: "jobs",
+        rows: [
+          {
+            address: "101 Maple Ave, Springfield, IL 62704",
+            customer_name: "Ann Lee",
+            completed_at: "2023-05-01",
+          },
+          {
+            address: "103 Maple Ave, Springfield, IL 62704",
+            customer_name: "Bo Chen",
+            completed_at: "2023-06-01",
+          },
+          {
+            address: "105 Maple Ave, Springfield, IL 62704",
+            customer_name: "Cy Diaz",
+            completed_at: "2023-07-01",
+          },
+          { address: "Springfield, IL 62704", customer_name: "No Street", completed_at: "2023-07-02" },
+          {
+            address: "107 Maple Ave, Springfield, IL 62704",
+            customer_name: "Recent Job",
+            completed_at: "2025-01-10",
+          },
+        ],
+      },
+    });
+    assert.equal(staged.status, 201, staged.text);
+    importId = staged.body.import_id;
+    // Bo Chen's home became a customer since: it must not be mailed.
+    const customer = await call(ctx, "POST", "/api/v1/customers/webhook", {
+      key: org.key,
+      body: { address: "103 Maple Avenue, Springfield, IL 62704" },
+    });
+    assert.equal(customer.status, 200, customer.text);
+  });
+  after(() => ctx.close());
+
+  const selection = () => ({ import_ids: [importId], filter: { completed_before: "2024-01-01" } });
+
+  test("the preview counts the rows a filter matches, the suppressed customers and the unmailable rows", async () => {
+    const preview = await member.browser.request("POST", "/app/api/v1/reactivation/preview", {
+      body: selection(),
+    });
+    assert.equal(preview.status, 200, preview.text);
+    assert.equal(preview.body.matched, 4, "the job of 2025 is after the date");
+    assert.equal(preview.body.mailable, 2);
+    assert.deepEqual(preview.body.excluded, {
+      customer: 1,
+      opted_out: 0,
+      no_mailable_address: 1,
+      duplicate: 0,
+    });
+    const reasons = preview.body.excluded_examples.map((e: { customer_name: string; reason: string }) => [
+      e.customer_name,
+      e.reason,
+    ]);
+    assert.deepEqual(reasons, [
+      ["Bo Chen", "customer"],
+      ["No Street", "no_mailable_address"],
+    ]);
+    const byName = await member.browser.request("POST", "/app/api/v1/reactivation/preview", {
+      body: { import_ids: [importId], filter: { match: [{ field: "customer_name", contains: "cy" }] } },
+    });
+    assert.equal(byName.body.mailable, 1);
+    assert.equal(byName.body.first_rows[0].customer_name, "Cy Diaz");
+  });
+
+  test("a proof of the first card is drawn from the first mailable home", async () => {
+    const proof = await member.browser.request("POST", "/app/api/v1/reactivation/proof", {
+      body: { ...selection(), template: TEMPLATE },
+    });
+    assert.equal(proof.status, 200, proof.text);
+    assert.match(proof.body.front_png, /^data:image\/png;base64,/);
+    const badField = await member.browser.request("POST", "/app/api/v1/reactivation/proof", {
+      body: { ...selection(), template: { headline: "Hi {{nickname}}" } },
+    });
+    assert.equal(badField.status, 422);
+    assert.ok(badField.body.error.details.fields["template.headline"]);
+  });
+
+  test("a member cannot send; an owner's mailing queues one card per mailable home, never to the customer", async () => {
+    const refused = await member.browser.request("POST", "/app/api/v1/reactivation/mailings", {
+      body: { ...selection(), template: TEMPLATE, name: "Spring check-up" },
+    });
+    assert.equal(refused.status, 403, refused.text);
+    const sent = await owner.browser.request("POST", "/app/api/v1/reactivation/mailings", {
+      body: { ...selection(), template: TEMPLATE, name: "Spring check-up" },
+    });
+    assert.equal(sent.status, 201, sent.text);
+    assert.equal(sent.body.queued, 2);
+    assert.equal(sent.body.summary.excluded.customer, 1);
+
+    await runPipeline(ctx, { dataDir: tempDataDir(), printProvider: "local" });
+    const pieces = await owner.browser.request("GET", "/app/api/v1/pieces");
+    const mailing = pieces.body.pieces.filter(
+      (piece: { campaign_name: string }) => piece.campaign_name === "Spring check-up",
+    );
+    assert.deepEqual(mailing.map((piece: { address: string }) => piece.address).sort(), [
+      "101 Maple Ave, Springfield, IL 62704",
+      "105 Maple Ave, Springfield, IL 62704",
+    ]);
+    for (const piece of mailing) assert.equal(piece.status, "mailed", JSON.stringify(piece));
+    const rows = await queryRows<{ template: unknown; origin: string }>(
+      ctx.database.db,
+      sql`SELECT template, origin FROM campaigns WHERE id = ${sent.body.campaign_id}`,
+    );
+    assert.equal(rows[0]!.origin, "reactivation");
+    const detail = await owner.browser.request("GET", `/app/api/v1/pieces/${mailing[0].id}`);
+    assert.match(detail.body.landing_url, /\/l\//, "each card has its landing page");
+  });
+
+  test("another organization's batch answers 404", async () => {
+    const foreign = await otherOwner.browser.request("POST", "/app/api/v1/reactivation/preview", {
+      body: selection(),
+    });
+    assert.equal(foreign.status, 404, foreign.text);
+    const send = await otherOwner.browser.request("POST", "/app/api/v1/reactivation/mailings", {
+      body: { ...selection(), template: TEMPLATE, name: "Theirs" },
+    });
+    assert.equal(send.status, 404);
+  });
+});
