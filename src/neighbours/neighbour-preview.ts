@@ -6,7 +6,7 @@
 import { type Static, Type } from "@fastify/type-provider-typebox";
 import type { Queryable } from "../db/database.ts";
 import type { NeighboursAudience } from "./audience.ts";
-import { jobStreetOf } from "./audience.ts";
+import { jobCityOf, jobStreetOf } from "./audience.ts";
 import { chooseNeighbours, locateRecordHome } from "./neighbour-fanout.ts";
 
 const Point = { latitude: Type.Number(), longitude: Type.Number() };
@@ -90,5 +90,17 @@ export async function previewNeighbours(
       recently_mailed: choice.excludedRecentlyMailed,
     },
     reason: choice.reason,
+  };
+}
+
+/**
+ * The record as a neighbour's card sees it, for the builder's proof and test: the job's street
+ * (no house number) and city only; no name, and no street line, so the proof's address block is
+ * a stand-in neighbour rather than the customer's home.
+ */
+export function neighbourCardProperties(properties: Record<string, string>): Record<string, string> {
+  return {
+    job_street: jobStreetOf(properties.street ?? "") ?? "",
+    job_city: jobCityOf(properties.city) ?? "",
   };
 }

@@ -113,12 +113,18 @@ describe(`app API: neighbour automations (${databaseLabel})`, () => {
     ]);
     const run = await owner.browser.request("POST", "/app/api/v1/automations/dry-run", {
       body: {
-        automation: { audience: { type: "neighbours", count: 12, radius_m: 400 } },
+        automation: {
+          audience: { type: "neighbours", count: 12, radius_m: 400 },
+          template: { headline: "Hi {{client_name}}", message: "We just roofed a home on {{job_street}}." },
+        },
         sample_id: samples.evergreen,
       },
     });
     assert.equal(run.status, 200, run.text);
     assert.equal(run.body.outcome, "queued");
+    // The card as a neighbour gets it: the job's street, never the customer's name or house number.
+    assert.equal(run.body.merge_preview.message, "We just roofed a home on Evergreen Ter.");
+    assert.doesNotMatch(JSON.stringify(run.body.merge_preview), /Homer|742/);
     const preview = run.body.neighbours;
     assert.equal(preview.homes_mailed, 12);
     assert.equal(preview.homes.length, 12);

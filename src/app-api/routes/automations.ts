@@ -5,7 +5,11 @@ import { AutomationFilter, filterProblem, passesFilter } from "../../domain/filt
 import { AppError, invalidPayload, notFound, rateLimited } from "../../errors.ts";
 import { placeholderImage } from "../../imagery/placeholder.ts";
 import { AudienceInput, isNeighbours, resolveAudience } from "../../neighbours/audience.ts";
-import { NeighbourPreview, previewNeighbours } from "../../neighbours/neighbour-preview.ts";
+import {
+  NeighbourPreview,
+  neighbourCardProperties,
+  previewNeighbours,
+} from "../../neighbours/neighbour-preview.ts";
 import { composeCard } from "../../render/compose.ts";
 import { templateProblems } from "../../render/merge.ts";
 import { splitProofSheet } from "../../render/proof-sides.ts";
@@ -388,7 +392,7 @@ export function registerAutomationRoutes(app: FastifyInstance, ctx: AppApiContex
       const card = composeCard({
         ...proofInput(
           request.body.automation.template,
-          properties,
+          isNeighbours(draft.audience) ? neighbourCardProperties(properties) : properties,
           session.orgName,
           ctx.config.publicBaseUrl,
         ),
@@ -423,7 +427,11 @@ export function registerAutomationRoutes(app: FastifyInstance, ctx: AppApiContex
           "The card's two sides as PNG images (data: URLs), drawn by the pipeline's renderer from a sample record",
         tags: ["Automations"],
         body: Type.Object(
-          { template: AppTemplate, sample_id: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })) },
+          {
+            template: AppTemplate,
+            sample_id: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+            audience: Type.Optional(draftFields.audience),
+          },
           { additionalProperties: false },
         ),
         response: {
@@ -444,7 +452,10 @@ export function registerAutomationRoutes(app: FastifyInstance, ctx: AppApiContex
         ? await findSample(db, session.orgId, request.body.sample_id)
         : undefined;
       if (request.body.sample_id && !sample) throw notFound("sample not found");
-      const properties = sample ? propertiesOf(sample.record) : SAMPLE_PROPERTIES;
+      const recordProperties = sample ? propertiesOf(sample.record) : SAMPLE_PROPERTIES;
+      const properties = isNeighbours(resolveAudience(request.body.audience))
+        ? neighbourCardProperties(recordProperties)
+        : recordProperties;
       // The same profile the printed card carries: name, phone, return address, logo, offer.
       const card = composeCard({
         ...proofInput(request.body.template, properties, session.orgName, ctx.config.publicBaseUrl),

@@ -37,7 +37,9 @@ export function NeighbourMap({ points }: { points: MapPoints }) {
         <Legend color={JOB_COLOR} square text="The job" />
         <Legend color={HOME_COLOR} text="A home that would be mailed" />
         <Text size="xs" c="dimmed">
-          Dashed circle: {points.radius_m} m
+          {drawingExtent(points) >= points.radius_m
+            ? `Dashed circle: ${points.radius_m} m`
+            : `Zoomed to the homes: the ${points.radius_m} m circle reaches beyond the drawing`}
         </Text>
       </Group>
     </Box>
@@ -70,12 +72,21 @@ function scaleLength(radius: number): number {
   return [5, 2, 1].map((step) => step * magnitude).find((length) => length <= target) ?? magnitude;
 }
 
+/**
+ * Half the drawing's width in metres: the search circle, or closer in when the chosen homes are
+ * all near the job (20 homes on a dense street sit well inside a 400 m circle).
+ */
+function drawingExtent(points: MapPoints): number {
+  const farthest = Math.max(0, ...points.homes.map((home) => home.distance_m));
+  return Math.min(points.radius_m * 1.12, Math.max(farthest * 1.3, 60));
+}
+
 function PointDrawing({ points, label }: { points: MapPoints; label: string }) {
   const radius = points.radius_m;
-  const pad = radius * 0.12;
-  const extent = radius + pad;
-  const dot = radius / 55;
-  const scale = scaleLength(radius);
+  const extent = drawingExtent(points);
+  const pad = extent * 0.1;
+  const dot = extent / 55;
+  const scale = scaleLength(extent);
   return (
     <svg
       viewBox={`${-extent} ${-extent} ${extent * 2} ${extent * 2}`}
@@ -94,8 +105,8 @@ function PointDrawing({ points, label }: { points: MapPoints; label: string }) {
         r={radius}
         fill="none"
         stroke="var(--mantine-color-gray-6)"
-        strokeWidth={radius / 200}
-        strokeDasharray={`${radius / 40} ${radius / 60}`}
+        strokeWidth={extent / 200}
+        strokeDasharray={`${extent / 40} ${extent / 60}`}
       />
       {points.homes.map((home) => {
         const { x, y } = offsetOf(points.job, home);
@@ -115,9 +126,9 @@ function PointDrawing({ points, label }: { points: MapPoints; label: string }) {
           y1={0}
           y2={0}
           stroke="var(--mantine-color-dark-6)"
-          strokeWidth={radius / 150}
+          strokeWidth={extent / 150}
         />
-        <text x={0} y={-radius / 40} fontSize={radius / 14} fill="var(--mantine-color-dark-6)">
+        <text x={0} y={-extent / 40} fontSize={extent / 14} fill="var(--mantine-color-dark-6)">
           {scale} m
         </text>
       </g>

@@ -260,6 +260,10 @@ function AutomationBuilder({ initial, existing }: { initial: AutomationFormValue
                 input={{
                   template: templateOf(form.values),
                   ...(form.values.sample_id ? { sample_id: form.values.sample_id } : {}),
+                  // A neighbour's card is drawn as a neighbour gets it: the job's street, no name.
+                  ...(form.values.audience === "neighbours"
+                    ? { audience: { type: "neighbours" as const } }
+                    : {}),
                 }}
               />
             </div>
