@@ -41,7 +41,7 @@ function SourceJobTable({ data }: { data: SourceJobRevenue }) {
   const { totals } = data;
   return (
     <>
-      <ScrollTable label="Revenue by source job" minWidth={760}>
+      <ScrollTable label="Revenue by source job" minWidth={600}>
         <Table striped verticalSpacing="xs">
           <Table.Thead>
             <Table.Tr>
@@ -77,7 +77,9 @@ function SourceJobTable({ data }: { data: SourceJobRevenue }) {
           </Table.Tbody>
           <Table.Tfoot>
             <Table.Tr>
-              <Table.Th scope="row">All neighbour automations ({totals.jobs} jobs)</Table.Th>
+              <Table.Th scope="row">
+                All neighbour automations ({totals.jobs} {totals.jobs === 1 ? "job" : "jobs"})
+              </Table.Th>
               <Table.Td />
               <Table.Td>{totals.cards_sent}</Table.Td>
               <Table.Td>{totals.leads}</Table.Td>
@@ -87,7 +89,7 @@ function SourceJobTable({ data }: { data: SourceJobRevenue }) {
           </Table.Tfoot>
         </Table>
       </ScrollTable>
-      <Group gap="xl" mt="sm" aria-label="Neighbour mail against its cost" role="group">
+      <Group gap="xl" style={{ rowGap: 4 }} mt="sm" aria-label="Neighbour mail against its cost" role="group">
         <Text size="sm">
           Cost of the cards: <strong>{dollars(totals.cost)}</strong>
         </Text>
