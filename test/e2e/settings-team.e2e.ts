@@ -402,7 +402,7 @@ describe("keys, team, logo and password reset in the browser", () => {
     await owner.setViewportSize(VIEWPORTS.desktop);
   });
 
-  it("a password reset from the emailed link: the new password signs in, the old one is refused", async () => {
+  it("a password reset from the emailed link: the new password signs in, the old one is refused; sign out everywhere", async () => {
     const { context, page } = await newPage();
     await open(page, "/forgot-password", "Reset your password");
     await page.getByRole("textbox", { name: /^Email/ }).fill(OWNER.email);
@@ -417,6 +417,7 @@ describe("keys, team, logo and password reset in the browser", () => {
     await page.getByLabel("Repeat the new password").fill(NEW_OWNER_PASSWORD);
     await page.getByRole("button", { name: "Save new password" }).click();
     await page.getByRole("heading", { level: 1, name: "Sign in" }).waitFor();
+    await page.getByText("Sign in with your new password.", { exact: false }).waitFor();
 
     // The reset ended every session, the owner's open tab's too.
     assert.equal((await owner.request.get(`${base}/app/api/v1/session`)).status(), 401);
@@ -429,6 +430,20 @@ describe("keys, team, logo and password reset in the browser", () => {
     await page.getByRole("textbox", { name: /^Password/ }).fill(NEW_OWNER_PASSWORD);
     await page.getByRole("button", { name: "Sign in" }).click();
     await page.getByRole("heading", { level: 1, name: "Overview" }).waitFor();
+
+    // Signed in on a second device too; "Sign out everywhere" on the first ends both.
+    const second = await newPage();
+    await open(second.page, "/sign-in", "Sign in");
+    await second.page.getByRole("textbox", { name: /^Email/ }).fill(OWNER.email);
+    await second.page.getByRole("textbox", { name: /^Password/ }).fill(NEW_OWNER_PASSWORD);
+    await second.page.getByRole("button", { name: "Sign in" }).click();
+    await second.page.getByRole("heading", { level: 1, name: "Overview" }).waitFor();
+    await checkAtBothWidths(page, "settings-account", "/settings?tab=account", "Settings");
+    await open(page, "/settings?tab=account", "Settings");
+    await page.getByRole("button", { name: "Sign out everywhere" }).click();
+    await page.getByRole("heading", { level: 1, name: "Sign in" }).waitFor();
+    assert.equal((await second.page.request.get(`${base}/app/api/v1/session`)).status(), 401);
+    await second.context.close();
     await context.close();
     await ownerContext.close();
   });

@@ -44,6 +44,12 @@ export function useSignOut() {
   return useMutation({ mutationFn: () => authCall(authClient.signOut()), onSettled: startOver });
 }
 
+/** Ends every session of the signed-in person, this one included (a lost phone, a shared computer). */
+export function useSignOutEverywhere() {
+  const startOver = useStartOver();
+  return useMutation({ mutationFn: () => authCall(authClient.revokeSessions()), onSuccess: startOver });
+}
+
 export function useAcceptInvitation(token: string) {
   const startOver = useStartOver();
   return useMutation({

@@ -1,8 +1,9 @@
-import { Button, Fieldset, PasswordInput, Stack, TextInput } from "@mantine/core";
+import { Button, Fieldset, PasswordInput, Stack, Text, TextInput } from "@mantine/core";
 import { hasLength, isNotEmpty, matchesField, useForm } from "@mantine/form";
 import { notifications } from "@mantine/notifications";
+import { useNavigate } from "@tanstack/react-router";
 import { ApiError } from "../../api/errors.ts";
-import { type Session, useChangePassword, useUpdateMe } from "../../api/session.ts";
+import { type Session, useChangePassword, useSignOutEverywhere, useUpdateMe } from "../../api/session.ts";
 import { LeadAlertsSwitch } from "./LeadAlertsSwitch.tsx";
 
 const MIN_PASSWORD_LENGTH = 10;
@@ -86,6 +87,35 @@ export function AccountForms({ session }: { session: Session }) {
         </Fieldset>
       </form>
       <LeadAlertsSwitch />
+      <SignOutEverywhere />
     </Stack>
+  );
+}
+
+function SignOutEverywhere() {
+  const signOutEverywhere = useSignOutEverywhere();
+  const navigate = useNavigate();
+  return (
+    <Fieldset legend="Where you are signed in">
+      <Stack align="flex-start">
+        <Text size="sm">
+          Lost a phone, or signed in on someone else&apos;s computer? End every session of yours, this one
+          included.
+        </Text>
+        <Button
+          variant="outline"
+          color="red.9"
+          loading={signOutEverywhere.isPending}
+          onClick={async () => {
+            await signOutEverywhere.mutateAsync().then(
+              () => navigate({ to: "/sign-in", search: {} }),
+              () => undefined,
+            );
+          }}
+        >
+          Sign out everywhere
+        </Button>
+      </Stack>
+    </Fieldset>
   );
 }

@@ -1,5 +1,6 @@
 import { Alert, Button, PasswordInput, Stack, Text, TextInput } from "@mantine/core";
 import { hasLength, isEmail, matchesField, useForm } from "@mantine/form";
+import { notifications } from "@mantine/notifications";
 import { getRouteApi, useNavigate } from "@tanstack/react-router";
 import { useRequestPasswordReset, useResetPassword } from "../../api/session.ts";
 import { AnchorLink } from "../../ui/links.tsx";
@@ -85,6 +86,11 @@ export function ResetPasswordPage() {
             return;
           }
           await navigate({ to: "/sign-in", search: {} });
+          notifications.show({
+            color: "green",
+            title: "Password changed",
+            message: "Sign in with your new password. You were signed out everywhere else.",
+          });
         })}
       >
         <Stack>
