@@ -8,6 +8,7 @@ import {
   redirect,
 } from "@tanstack/react-router";
 import { automationListQuery, automationQuery } from "../api/automations.ts";
+import { importBatchQuery } from "../api/customers.ts";
 import { ApiError } from "../api/errors.ts";
 import { eventTypesQuery } from "../api/events.ts";
 import type { LeadSource } from "../api/leads.ts";
@@ -183,7 +184,25 @@ const revenueRoute = createRoute({
 const customersRoute = createRoute({
   getParentRoute: () => signedInRoute,
   path: "customers",
-  component: lazyRouteComponent(() => import("../pages/Shells/ShellPages.tsx"), "CustomersPage"),
+  validateSearch: (search: Record<string, unknown>): { tab: "list" | "past-jobs" } => ({
+    tab: search.tab === "past-jobs" ? "past-jobs" : "list",
+  }),
+  component: lazyRouteComponent(() => import("../pages/Customers/CustomersPage.tsx"), "CustomersPage"),
+});
+const customerBatchRoute = createRoute({
+  getParentRoute: () => signedInRoute,
+  path: "customers/batches/$importId",
+  loader: ({ context, params }) => context.queryClient.ensureQueryData(importBatchQuery(params.importId)),
+  component: lazyRouteComponent(() => import("../pages/Customers/BatchPage.tsx"), "BatchPage"),
+});
+const newMailingRoute = createRoute({
+  getParentRoute: () => signedInRoute,
+  path: "customers/mailings/new",
+  // The batches to mail from, comma-separated ids, so the page can be linked.
+  validateSearch: (search: Record<string, unknown>): { batches: string } => ({
+    batches: text(search.batches) ?? "",
+  }),
+  component: lazyRouteComponent(() => import("../pages/Customers/NewMailingPage.tsx"), "NewMailingPage"),
 });
 
 const developersRoute = createRoute({
@@ -224,6 +243,8 @@ const routeTree = rootRoute.addChildren([
     leadRoute,
     revenueRoute,
     customersRoute,
+    customerBatchRoute,
+    newMailingRoute,
     developersRoute,
     settingsRoute,
   ]),

@@ -1,0 +1,138 @@
+import { infiniteQueryOptions, queryOptions, useMutation, useQueryClient } from "@tanstack/react-query";
+import { type BodyOf, client, type ResponseOf, unwrap } from "./client.ts";
+
+export type CustomerPage = ResponseOf<"/app/api/v1/customers", "get">;
+export type Customer = CustomerPage["customers"][number];
+export type OptedOutHome = ResponseOf<"/app/api/v1/customers/opted-out", "get">["homes"][number];
+export type CsvPreview = ResponseOf<"/app/api/v1/uploads/preview", "post">;
+export type UploadPurpose = "customers" | "jobs";
+export type ImportBatch = ResponseOf<"/app/api/v1/imports", "get">["imports"][number];
+export type ImportBatchDetail = ResponseOf<"/app/api/v1/imports/{id}", "get">;
+export type ReactivationSelection = BodyOf<"/app/api/v1/reactivation/preview", "post">;
+export type ReactivationSummary = ResponseOf<"/app/api/v1/reactivation/preview", "post">;
+export type ReactivationMailing = BodyOf<"/app/api/v1/reactivation/mailings", "post">;
+export type CardTemplateInput = ReactivationMailing["template"];
+
+/** Every key of the domain extends this root, so a change invalidates the whole domain. */
+export const customerKeys = {
+  all: ["customers"] as const,
+  list: (q: string) => [...customerKeys.all, "list", q] as const,
+  optedOut: (q: string) => [...customerKeys.all, "opted-out", q] as const,
+  imports: () => [...customerKeys.all, "imports"] as const,
+  importBatch: (id: string) => [...customerKeys.all, "imports", id] as const,
+  reactivation: (selection: ReactivationSelection) =>
+    [...customerKeys.all, "reactivation", selection] as const,
+  proof: (input: unknown) => [...customerKeys.all, "reactivation-proof", input] as const,
+};
+
+export const customersQuery = (q: string) =>
+  infiniteQueryOptions({
+    queryKey: customerKeys.list(q),
+    initialPageParam: undefined as string | undefined,
+    queryFn: ({ pageParam }) =>
+      unwrap(
+        client.GET("/app/api/v1/customers", {
+          params: { query: { ...(q ? { q } : {}), ...(pageParam ? { cursor: pageParam } : {}) } },
+        }),
+      ),
+    getNextPageParam: (page) => page.next_cursor ?? undefined,
+  });
+
+export const optedOutQuery = (q: string) =>
+  queryOptions({
+    queryKey: customerKeys.optedOut(q),
+    queryFn: () =>
+      unwrap(client.GET("/app/api/v1/customers/opted-out", { params: { query: q ? { q } : {} } })),
+  });
+
+export const importsQuery = () =>
+  queryOptions({
+    queryKey: customerKeys.imports(),
+    queryFn: () => unwrap(client.GET("/app/api/v1/imports")),
+  });
+
+export const importBatchQuery = (id: string) =>
+  queryOptions({
+    queryKey: customerKeys.importBatch(id),
+    queryFn: () => unwrap(client.GET("/app/api/v1/imports/{id}", { params: { path: { id } } })),
+  });
+
+export const reactivationPreviewQuery = (selection: ReactivationSelection) =>
+  queryOptions({
+    queryKey: customerKeys.reactivation(selection),
+    queryFn: () => unwrap(client.POST("/app/api/v1/reactivation/preview", { body: selection })),
+  });
+
+export const reactivationProofQuery = (input: ReactivationSelection & { template: CardTemplateInput }) =>
+  queryOptions({
+    queryKey: customerKeys.proof(input),
+    queryFn: () => unwrap(client.POST("/app/api/v1/reactivation/proof", { body: input })),
+    staleTime: 60_000,
+  });
+
+export function useAddCustomer() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (body: { address: string; notes?: string }) =>
+      unwrap(client.POST("/app/api/v1/customers", { body })),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: customerKeys.all }),
+  });
+}
+
+/** The file goes as the request body itself (text/csv): the server reads it as it streams. */
+const asCsv = { bodySerializer: (file: unknown) => file as Blob, headers: { "content-type": "text/csv" } };
+
+export function usePreviewCsv() {
+  return useMutation({
+    meta: { quiet: true },
+    mutationFn: ({ file, purpose }: { file: File; purpose: UploadPurpose }) =>
+      unwrap(
+        client.POST("/app/api/v1/uploads/preview", { params: { query: { purpose } }, body: file, ...asCsv }),
+      ),
+  });
+}
+
+export type ColumnMapping = Record<string, string | null>;
+const mappingQuery = (mapping: ColumnMapping) =>
+  Object.fromEntries(Object.entries(mapping).filter((entry): entry is [string, string] => Boolean(entry[1])));
+
+export function useUploadCsv(purpose: UploadPurpose) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    // Its refusals (bad rows) are shown beside the form, row by row.
+    meta: { quiet: true },
+    mutationFn: ({ file, mapping }: { file: File; mapping: ColumnMapping }) =>
+      purpose === "customers"
+        ? unwrap(
+            client.POST("/app/api/v1/customers/upload", {
+              params: { query: mappingQuery(mapping) },
+              body: file,
+              ...asCsv,
+            }),
+          ).then((result) => `${result.added} new of ${result.rows} rows; ${result.total} customers in all.`)
+        : unwrap(
+            client.POST("/app/api/v1/imports/upload", {
+              params: { query: mappingQuery(mapping) },
+              body: file,
+              ...asCsv,
+            }),
+          ).then(
+            (result) =>
+              `${result.staged} rows staged, ${result.skipped_no_address} without an address, ${result.skipped_geocode_failed} not found on the map.`,
+          ),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: customerKeys.all }),
+  });
+}
+
+export function useSendReactivation() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (body: ReactivationMailing) =>
+      unwrap(client.POST("/app/api/v1/reactivation/mailings", { body })),
+    onSuccess: () =>
+      Promise.all([
+        queryClient.invalidateQueries({ queryKey: customerKeys.all }),
+        queryClient.invalidateQueries({ queryKey: ["mail"] }),
+      ]),
+  });
+}

@@ -1,0 +1,149 @@
+import { Alert, Button, FileInput, Group, List, Select, SimpleGrid, Stack, Table, Text } from "@mantine/core";
+import { useState } from "react";
+import {
+  type ColumnMapping,
+  type CsvPreview,
+  type UploadPurpose,
+  usePreviewCsv,
+  useUploadCsv,
+} from "../../api/customers.ts";
+import { ApiError, errorMessage } from "../../api/errors.ts";
+import { ScrollTable } from "../../ui/ScrollTable.tsx";
+
+const FIELD_LABELS: Record<string, string> = {
+  street: "Street (or the whole address)",
+  city: "City",
+  state: "State",
+  zip: "ZIP",
+  notes: "Notes",
+  customer_name: "Customer name",
+  external_id: "Job or record id",
+  completed_at: "Job date",
+};
+
+type RowProblem = { line: number; message: string };
+
+const rowProblemsOf = (error: unknown): RowProblem[] =>
+  error instanceof ApiError
+    ? (((error.details as { rows?: RowProblem[] } | undefined)?.rows ?? []) as RowProblem[])
+    : [];
+
+/**
+ * A CSV upload in three steps: pick the file (the server reads its header and first rows), say which
+ * column is which (guessed from common header names), then send it. Refused rows are listed by line.
+ */
+export function CsvUpload({ purpose, submitLabel }: { purpose: UploadPurpose; submitLabel: string }) {
+  const [file, setFile] = useState<File | null>(null);
+  const [preview, setPreview] = useState<CsvPreview | null>(null);
+  const [mapping, setMapping] = useState<ColumnMapping>({});
+  const previewCsv = usePreviewCsv();
+  const upload = useUploadCsv(purpose);
+
+  const choose = async (picked: File | null) => {
+    setFile(picked);
+    setPreview(null);
+    upload.reset();
+    if (!picked) return;
+    const read = await previewCsv.mutateAsync({ file: picked, purpose }).catch(() => null);
+    if (read) {
+      setPreview(read);
+      setMapping(read.mapping);
+    }
+  };
+
+  const problems = rowProblemsOf(upload.error);
+  const columnOptions = preview?.columns.map((column) => ({ value: column, label: column })) ?? [];
+
+  return (
+    <Stack gap="md">
+      <FileInput
+        label="CSV file"
+        description={`A header line first; at most ${purpose === "customers" ? 1000 : 500} rows and 1 MB.`}
+        accept=".csv,text/csv"
+        value={file}
+        onChange={choose}
+        clearable
+        clearButtonProps={{ "aria-label": "Remove the file" }}
+      />
+      {previewCsv.isError && (
+        <Alert color="red" title="The file could not be read">
+          {errorMessage(previewCsv.error)}
+        </Alert>
+      )}
+      {preview && (
+        <>
+          <Text size="sm">
+            {preview.total_rows} row{preview.total_rows === 1 ? "" : "s"} read. Check which column holds each
+            part of the address.
+          </Text>
+          <SimpleGrid cols={{ base: 1, sm: 2, md: 3 }}>
+            {Object.keys(preview.mapping).map((field) => (
+              <Select
+                key={field}
+                label={FIELD_LABELS[field] ?? field}
+                placeholder="Not in this file"
+                data={columnOptions}
+                value={mapping[field] ?? null}
+                onChange={(value) => setMapping((current) => ({ ...current, [field]: value }))}
+                clearable
+                clearButtonProps={{ "aria-label": `No column for ${FIELD_LABELS[field] ?? field}` }}
+                required={field === "street"}
+              />
+            ))}
+          </SimpleGrid>
+          <ScrollTable label="First rows of the file" minWidth={Math.max(480, preview.columns.length * 140)}>
+            <Table striped>
+              <Table.Caption>The first {preview.rows.length} rows, as read</Table.Caption>
+              <Table.Thead>
+                <Table.Tr>
+                  <Table.Th>Line</Table.Th>
+                  {preview.columns.map((column) => (
+                    <Table.Th key={column}>{column}</Table.Th>
+                  ))}
+                </Table.Tr>
+              </Table.Thead>
+              <Table.Tbody>
+                {preview.rows.map((row) => (
+                  <Table.Tr key={row.line}>
+                    <Table.Td>{row.line}</Table.Td>
+                    {preview.columns.map((column, index) => (
+                      <Table.Td key={column}>{row.cells[index] ?? ""}</Table.Td>
+                    ))}
+                  </Table.Tr>
+                ))}
+              </Table.Tbody>
+            </Table>
+          </ScrollTable>
+          <Group>
+            <Button
+              loading={upload.isPending}
+              disabled={!file || !mapping.street}
+              onClick={() => file && upload.mutate({ file, mapping })}
+            >
+              {submitLabel}
+            </Button>
+          </Group>
+        </>
+      )}
+      {upload.isSuccess && (
+        <Alert color="green" title="Uploaded" role="status">
+          {upload.data}
+        </Alert>
+      )}
+      {upload.isError && (
+        <Alert color="red" title="Nothing was added" role="alert">
+          <Text size="sm">{errorMessage(upload.error)}</Text>
+          {problems.length > 0 && (
+            <List size="sm" mt="xs" aria-label="Rows that cannot be imported">
+              {problems.map((problem) => (
+                <List.Item key={problem.line}>
+                  Line {problem.line}: {problem.message}
+                </List.Item>
+              ))}
+            </List>
+          )}
+        </Alert>
+      )}
+    </Stack>
+  );
+}

@@ -1,0 +1,81 @@
+import { Badge, Group, Stack, Table, Text } from "@mantine/core";
+import { useSuspenseQuery } from "@tanstack/react-query";
+import { getRouteApi } from "@tanstack/react-router";
+import { importBatchQuery } from "../../api/customers.ts";
+import { AnchorLink, ButtonLink } from "../../ui/links.tsx";
+import { ScrollTable } from "../../ui/ScrollTable.tsx";
+import { PageHeader } from "../../ui/states.tsx";
+
+const route = getRouteApi("/signed-in/customers/batches/$importId");
+
+/** One imported batch: its rows as staged, with where each address was found. */
+export function BatchPage() {
+  const { importId } = route.useParams();
+  const { data: batch } = useSuspenseQuery(importBatchQuery(importId));
+  const staged = new Date(batch.staged_at).toLocaleString(undefined, {
+    dateStyle: "medium",
+    timeStyle: "short",
+  });
+  return (
+    <>
+      <PageHeader
+        title={`${batch.source === "jobs" ? "Past jobs" : "Customers"} imported ${staged}`}
+        description={
+          <AnchorLink to="/customers" search={{ tab: "past-jobs" }}>
+            All past jobs
+          </AnchorLink>
+        }
+        actions={
+          <ButtonLink to="/customers/mailings/new" search={{ batches: batch.id }}>
+            New mailing
+          </ButtonLink>
+        }
+      />
+      <Stack gap="md">
+        <Group gap="sm" wrap="wrap">
+          <Badge variant="light" color="green">
+            {batch.staged} rows staged
+          </Badge>
+          <Badge variant="light" color={batch.skipped_no_address > 0 ? "orange" : "gray"}>
+            {batch.skipped_no_address} skipped: no address
+          </Badge>
+          <Badge variant="light" color={batch.skipped_geocode_failed > 0 ? "red" : "gray"}>
+            {batch.skipped_geocode_failed} skipped: address not found on the map
+          </Badge>
+        </Group>
+        <Text size="sm" c="dimmed">
+          Skipped rows are not kept: only their count. Each staged address was located before it was stored.
+        </Text>
+        <ScrollTable label="Rows of this batch" minWidth={860}>
+          <Table striped>
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th>Address</Table.Th>
+                <Table.Th>Customer</Table.Th>
+                <Table.Th>Job id</Table.Th>
+                <Table.Th>Job date</Table.Th>
+                <Table.Th>Located</Table.Th>
+              </Table.Tr>
+            </Table.Thead>
+            <Table.Tbody>
+              {batch.rows.map((row, index) => (
+                // biome-ignore lint/suspicious/noArrayIndexKey: a batch's rows have no id and never reorder (row order)
+                <Table.Tr key={index}>
+                  <Table.Td>{row.address}</Table.Td>
+                  <Table.Td>{row.customer_name ?? ""}</Table.Td>
+                  <Table.Td>{row.external_id ?? ""}</Table.Td>
+                  <Table.Td>{row.completed_at ?? ""}</Table.Td>
+                  <Table.Td>
+                    {row.latitude === null || row.longitude === null
+                      ? "—"
+                      : `${row.latitude.toFixed(4)}, ${row.longitude.toFixed(4)} (${row.precision ?? "unknown"})`}
+                  </Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+        </ScrollTable>
+      </Stack>
+    </>
+  );
+}

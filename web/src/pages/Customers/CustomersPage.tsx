@@ -1,0 +1,331 @@
+import {
+  Alert,
+  Badge,
+  Button,
+  Checkbox,
+  Group,
+  Paper,
+  Stack,
+  Table,
+  Tabs,
+  Text,
+  TextInput,
+  Title,
+} from "@mantine/core";
+import { useForm } from "@mantine/form";
+import { useDebouncedValue } from "@mantine/hooks";
+import { useInfiniteQuery, useQuery } from "@tanstack/react-query";
+import { getRouteApi } from "@tanstack/react-router";
+import { useState } from "react";
+import { customersQuery, importsQuery, optedOutQuery, useAddCustomer } from "../../api/customers.ts";
+import { ApiError } from "../../api/errors.ts";
+import { CsvUpload } from "../../modules/customers/CsvUpload.tsx";
+import { AnchorLink, ButtonLink } from "../../ui/links.tsx";
+import { ScrollTable } from "../../ui/ScrollTable.tsx";
+import { EmptyState, LoadError, Loading, PageHeader } from "../../ui/states.tsx";
+
+const route = getRouteApi("/signed-in/customers");
+export const CUSTOMER_TABS = ["list", "past-jobs"] as const;
+export type CustomerTab = (typeof CUSTOMER_TABS)[number];
+
+const when = (iso: string) =>
+  new Date(iso).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
+const day = (iso: string) => new Date(iso).toLocaleDateString(undefined, { dateStyle: "medium" });
+
+function AddCustomerForm() {
+  const add = useAddCustomer();
+  const form = useForm({
+    initialValues: { address: "", notes: "" },
+    validate: { address: (value) => (value.trim() ? null : "Enter the customer's address") },
+  });
+  return (
+    <form
+      onSubmit={form.onSubmit(async (values) => {
+        try {
+          await add.mutateAsync({
+            address: values.address,
+            ...(values.notes ? { notes: values.notes } : {}),
+          });
+          form.reset();
+        } catch (error) {
+          if (error instanceof ApiError) form.setErrors({ address: error.message });
+        }
+      })}
+    >
+      <Stack gap="sm">
+        <Group align="flex-end" wrap="wrap">
+          <TextInput
+            label="Address"
+            placeholder="742 Evergreen Terrace, Springfield, IL 62704"
+            style={{ flex: "2 1 260px" }}
+            {...form.getInputProps("address")}
+          />
+          <TextInput label="Notes" style={{ flex: "1 1 160px" }} {...form.getInputProps("notes")} />
+          <Button type="submit" loading={add.isPending}>
+            Add customer
+          </Button>
+        </Group>
+        {add.isSuccess && (
+          <Text size="sm" role="status">
+            {add.data.added === 1 ? "Added." : "That home was already on the list."} {add.data.total}{" "}
+            customers in all.
+          </Text>
+        )}
+      </Stack>
+    </form>
+  );
+}
+
+function OptedOutHomes({ q }: { q: string }) {
+  const homes = useQuery(optedOutQuery(q));
+  if (homes.isPending) return <Loading label="Loading opted-out homes" />;
+  if (homes.isError) return <LoadError error={homes.error} retry={() => homes.refetch()} />;
+  if (homes.data.homes.length === 0)
+    return <Text c="dimmed">No home has opted out from a landing page.</Text>;
+  return (
+    <ScrollTable label="Opted-out homes" minWidth={640}>
+      <Table>
+        <Table.Thead>
+          <Table.Tr>
+            <Table.Th>Address</Table.Th>
+            <Table.Th>Status</Table.Th>
+            <Table.Th>When</Table.Th>
+            <Table.Th>From the card</Table.Th>
+          </Table.Tr>
+        </Table.Thead>
+        <Table.Tbody>
+          {homes.data.homes.map((home) => (
+            <Table.Tr key={home.normalized_address}>
+              <Table.Td>{home.address ?? home.normalized_address}</Table.Td>
+              <Table.Td>
+                <Badge color="orange" variant="light">
+                  Opted out
+                </Badge>
+              </Table.Td>
+              <Table.Td>{when(home.opted_out_at)}</Table.Td>
+              <Table.Td>
+                {home.piece_id ? (
+                  <AnchorLink to="/mail/$pieceId" params={{ pieceId: home.piece_id }}>
+                    {home.automation_name ?? home.campaign_name ?? "The card"}
+                  </AnchorLink>
+                ) : (
+                  "—"
+                )}
+              </Table.Td>
+            </Table.Tr>
+          ))}
+        </Table.Tbody>
+      </Table>
+    </ScrollTable>
+  );
+}
+
+function SuppressionList() {
+  const [search, setSearch] = useState("");
+  const [q] = useDebouncedValue(search.trim(), 300);
+  const pages = useInfiniteQuery(customersQuery(q));
+  const customers = pages.data?.pages.flatMap((page) => page.customers) ?? [];
+  const total = pages.data?.pages[0]?.total;
+
+  return (
+    <Stack gap="lg">
+      <Alert color="blue" title="Why there is no “remove”">
+        A home on this list is never mailed. Suppression cannot be undone through the API (the developer API
+        has no removal either), so the app offers none: a customer added by mistake stays suppressed.
+      </Alert>
+      <Paper withBorder p="md" component="section" aria-labelledby="add-customer-heading">
+        <Title order={2} size="h4" id="add-customer-heading" mb="sm">
+          Add a customer
+        </Title>
+        <AddCustomerForm />
+      </Paper>
+      <Paper withBorder p="md" component="section" aria-labelledby="upload-customers-heading">
+        <Title order={2} size="h4" id="upload-customers-heading" mb="sm">
+          Upload a CSV of customers
+        </Title>
+        <CsvUpload purpose="customers" submitLabel="Add these customers" />
+      </Paper>
+      <section aria-labelledby="customer-list-heading">
+        <Group justify="space-between" align="flex-end" mb="sm" wrap="wrap">
+          <Title order={2} size="h4" id="customer-list-heading">
+            Suppression list{total !== undefined ? ` (${total})` : ""}
+          </Title>
+          <TextInput
+            label="Search addresses"
+            value={search}
+            onChange={(event) => setSearch(event.currentTarget.value)}
+            w={{ base: "100%", sm: 280 }}
+          />
+        </Group>
+        {pages.isPending ? (
+          <Loading label="Loading customers" />
+        ) : pages.isError ? (
+          <LoadError error={pages.error} retry={() => pages.refetch()} />
+        ) : customers.length === 0 ? (
+          <EmptyState title={q ? "No customer matches" : "No customers yet"}>
+            Customers your CRM reports, conversions and the addresses you add here are kept out of every
+            mailing.
+          </EmptyState>
+        ) : (
+          <Stack gap="sm">
+            <ScrollTable label="Registered customers" minWidth={640}>
+              <Table striped>
+                <Table.Thead>
+                  <Table.Tr>
+                    <Table.Th>Address</Table.Th>
+                    <Table.Th>Notes</Table.Th>
+                    <Table.Th>From</Table.Th>
+                    <Table.Th>Added</Table.Th>
+                  </Table.Tr>
+                </Table.Thead>
+                <Table.Tbody>
+                  {customers.map((customer) => (
+                    <Table.Tr key={customer.normalized_address}>
+                      <Table.Td>{customer.address}</Table.Td>
+                      <Table.Td>{customer.notes ?? ""}</Table.Td>
+                      <Table.Td>{customer.source}</Table.Td>
+                      <Table.Td>{day(customer.created_at)}</Table.Td>
+                    </Table.Tr>
+                  ))}
+                </Table.Tbody>
+              </Table>
+            </ScrollTable>
+            {pages.hasNextPage && (
+              <Group>
+                <Button
+                  variant="light"
+                  loading={pages.isFetchingNextPage}
+                  onClick={() => pages.fetchNextPage()}
+                >
+                  Show more
+                </Button>
+              </Group>
+            )}
+          </Stack>
+        )}
+      </section>
+      <section aria-labelledby="opted-out-heading">
+        <Title order={2} size="h4" id="opted-out-heading" mb="sm">
+          Opted out from a landing page
+        </Title>
+        <OptedOutHomes q={q} />
+      </section>
+    </Stack>
+  );
+}
+
+function PastJobs() {
+  const batches = useQuery(importsQuery());
+  const [chosen, setChosen] = useState<string[]>([]);
+  const toggle = (id: string, on: boolean) =>
+    setChosen((current) => (on ? [...current, id] : current.filter((other) => other !== id)));
+
+  return (
+    <Stack gap="lg">
+      <Paper withBorder p="md" component="section" aria-labelledby="upload-jobs-heading">
+        <Title order={2} size="h4" id="upload-jobs-heading" mb="sm">
+          Upload a CSV of past jobs
+        </Title>
+        <Text size="sm" c="dimmed" mb="sm">
+          Staged like an import through the developer API: each address is located, nothing is mailed.
+        </Text>
+        <CsvUpload purpose="jobs" submitLabel="Import these jobs" />
+      </Paper>
+      <section aria-labelledby="batches-heading">
+        <Group justify="space-between" align="flex-end" mb="sm" wrap="wrap">
+          <Title order={2} size="h4" id="batches-heading">
+            Imported batches
+          </Title>
+          <ButtonLink
+            to="/customers/mailings/new"
+            search={{ batches: chosen.join(",") }}
+            disabled={chosen.length === 0}
+            aria-disabled={chosen.length === 0}
+            onClick={(event) => chosen.length === 0 && event.preventDefault()}
+          >
+            New mailing
+            {chosen.length > 0 ? ` from ${chosen.length} batch${chosen.length === 1 ? "" : "es"}` : ""}
+          </ButtonLink>
+        </Group>
+        {batches.isPending ? (
+          <Loading label="Loading batches" />
+        ) : batches.isError ? (
+          <LoadError error={batches.error} retry={() => batches.refetch()} />
+        ) : batches.data.imports.length === 0 ? (
+          <EmptyState title="No past jobs imported yet">
+            Upload a CSV above or send them through the developer API (POST /api/v1/import/jobs).
+          </EmptyState>
+        ) : (
+          <ScrollTable label="Imported batches" minWidth={720}>
+            <Table striped>
+              <Table.Thead>
+                <Table.Tr>
+                  <Table.Th>Mail</Table.Th>
+                  <Table.Th>Imported</Table.Th>
+                  <Table.Th>Kind</Table.Th>
+                  <Table.Th>Rows staged</Table.Th>
+                  <Table.Th>No address</Table.Th>
+                  <Table.Th>Not found on the map</Table.Th>
+                </Table.Tr>
+              </Table.Thead>
+              <Table.Tbody>
+                {batches.data.imports.map((batch) => (
+                  <Table.Tr key={batch.id}>
+                    <Table.Td>
+                      <Checkbox
+                        aria-label={`Mail the batch of ${when(batch.staged_at)}`}
+                        checked={chosen.includes(batch.id)}
+                        onChange={(event) => toggle(batch.id, event.currentTarget.checked)}
+                      />
+                    </Table.Td>
+                    <Table.Td>
+                      <AnchorLink to="/customers/batches/$importId" params={{ importId: batch.id }}>
+                        {when(batch.staged_at)}
+                      </AnchorLink>
+                    </Table.Td>
+                    <Table.Td>{batch.source === "jobs" ? "Past jobs" : "Customers"}</Table.Td>
+                    <Table.Td>{batch.staged}</Table.Td>
+                    <Table.Td>{batch.skipped_no_address}</Table.Td>
+                    <Table.Td>{batch.skipped_geocode_failed}</Table.Td>
+                  </Table.Tr>
+                ))}
+              </Table.Tbody>
+            </Table>
+          </ScrollTable>
+        )}
+      </section>
+    </Stack>
+  );
+}
+
+export function CustomersPage() {
+  const { tab } = route.useSearch();
+  const navigate = route.useNavigate();
+  return (
+    <>
+      <PageHeader
+        title="Customers"
+        description="Homes that are already customers are never mailed; past jobs you import can be mailed again."
+      />
+      <Tabs
+        value={tab}
+        onChange={(value) =>
+          CUSTOMER_TABS.includes(value as CustomerTab) &&
+          navigate({ search: { tab: value as CustomerTab }, replace: true })
+        }
+        keepMounted={false}
+      >
+        <Tabs.List mb="md">
+          <Tabs.Tab value="list">Suppression list</Tabs.Tab>
+          <Tabs.Tab value="past-jobs">Past jobs</Tabs.Tab>
+        </Tabs.List>
+        <Tabs.Panel value="list">
+          <SuppressionList />
+        </Tabs.Panel>
+        <Tabs.Panel value="past-jobs">
+          <PastJobs />
+        </Tabs.Panel>
+      </Tabs>
+    </>
+  );
+}

@@ -1,0 +1,268 @@
+import {
+  Alert,
+  Button,
+  Fieldset,
+  Grid,
+  Group,
+  Image,
+  List,
+  Paper,
+  Select,
+  SimpleGrid,
+  Stack,
+  Text,
+  TextInput,
+  Title,
+} from "@mantine/core";
+import { useForm } from "@mantine/form";
+import { useDebouncedValue } from "@mantine/hooks";
+import { keepPreviousData, useQuery, useSuspenseQuery } from "@tanstack/react-query";
+import { getRouteApi, useNavigate } from "@tanstack/react-router";
+import {
+  type ReactivationSelection,
+  reactivationPreviewQuery,
+  reactivationProofQuery,
+  useSendReactivation,
+} from "../../api/customers.ts";
+import { ApiError } from "../../api/errors.ts";
+import { sessionQuery } from "../../api/session.ts";
+import { MessageField } from "../../modules/automations/components/MessageField.tsx";
+import {
+  type AutomationFormValues,
+  blankAutomation,
+  CARD_SIZES,
+  templateOf,
+} from "../../modules/automations/form-model.ts";
+import { LoadError, PageHeader } from "../../ui/states.tsx";
+
+const route = getRouteApi("/signed-in/customers/mailings/new");
+
+const MATCH_FIELDS = [
+  { value: "customer_name", label: "Customer name" },
+  { value: "address", label: "Address" },
+  { value: "external_id", label: "Job or record id" },
+] as const;
+type MatchField = (typeof MATCH_FIELDS)[number]["value"];
+
+type MailingFormValues = AutomationFormValues & {
+  completed_before: string;
+  match_field: MatchField;
+  match_text: string;
+};
+
+const REASON_WORDS: Record<string, string> = {
+  customer: "already customers (suppression list)",
+  opted_out: "opted out of mail from a landing page",
+  no_mailable_address: "no mailable address",
+  duplicate: "the same home twice",
+};
+
+function selectionOf(batches: string[], values: MailingFormValues): ReactivationSelection {
+  return {
+    import_ids: batches,
+    filter: {
+      ...(values.completed_before ? { completed_before: values.completed_before } : {}),
+      ...(values.match_text.trim()
+        ? { match: [{ field: values.match_field, contains: values.match_text.trim() }] }
+        : {}),
+    },
+  };
+}
+
+/** A reactivation mailing: filter imported past jobs, see who is left out and why, check the first card, send. */
+export function NewMailingPage() {
+  const batches = route
+    .useSearch()
+    .batches.split(",")
+    .filter((id) => /^[0-9a-f-]{36}$/i.test(id));
+  const navigate = useNavigate();
+  const { data: session } = useSuspenseQuery(sessionQuery());
+  const form = useForm<MailingFormValues>({
+    initialValues: {
+      ...blankAutomation(),
+      name: `Reactivation ${new Date().toISOString().slice(0, 10)}`,
+      headline: "Time for a check-up at {{street}}?",
+      message:
+        "Hi {{client_name}}, it has been a while since we worked on your home. Scan the code to book your next visit with {{org_name}}.",
+      completed_before: "",
+      match_field: "customer_name",
+      match_text: "",
+    },
+  });
+  const selection = selectionOf(batches, form.values);
+  const [debouncedSelection] = useDebouncedValue(selection, 400);
+  const [debouncedTemplate] = useDebouncedValue(templateOf(form.values), 600);
+  const preview = useQuery({
+    ...reactivationPreviewQuery(debouncedSelection),
+    placeholderData: keepPreviousData,
+  });
+  const canMail = (preview.data?.mailable ?? 0) > 0;
+  const proof = useQuery({
+    ...reactivationProofQuery({ ...debouncedSelection, template: debouncedTemplate }),
+    enabled: canMail,
+    placeholderData: keepPreviousData,
+  });
+  const send = useSendReactivation();
+
+  if (batches.length === 0) {
+    return (
+      <>
+        <PageHeader title="New mailing" />
+        <Alert color="orange">Choose one or more imported batches under Customers → Past jobs first.</Alert>
+      </>
+    );
+  }
+
+  const summary = preview.data;
+  const excluded = summary ? Object.entries(summary.excluded).filter(([, count]) => count > 0) : [];
+
+  return (
+    <>
+      <PageHeader
+        title="New mailing"
+        description={`From ${batches.length} imported batch${batches.length === 1 ? "" : "es"} of past jobs.`}
+      />
+      <form
+        onSubmit={form.onSubmit(async (values) => {
+          try {
+            await send.mutateAsync({
+              ...selectionOf(batches, values),
+              name: values.name,
+              template: templateOf(values),
+            });
+            await navigate({ to: "/mail" });
+          } catch (error) {
+            if (error instanceof ApiError) form.setErrors(error.fieldErrors());
+          }
+        })}
+      >
+        <Grid>
+          <Grid.Col span={{ base: 12, md: 7 }}>
+            <Stack gap="lg">
+              <TextInput label="Mailing name" required {...form.getInputProps("name")} />
+              <Fieldset legend="Who gets a card">
+                <Stack>
+                  <TextInput
+                    type="date"
+                    label="Last job before"
+                    description="Leave empty for every row."
+                    {...form.getInputProps("completed_before")}
+                  />
+                  <Group grow align="flex-end" wrap="wrap">
+                    <Select
+                      label="Imported field"
+                      data={MATCH_FIELDS.map((field) => ({ ...field }))}
+                      allowDeselect={false}
+                      {...form.getInputProps("match_field")}
+                    />
+                    <TextInput
+                      label="Contains"
+                      placeholder="e.g. roof"
+                      {...form.getInputProps("match_text")}
+                    />
+                  </Group>
+                </Stack>
+              </Fieldset>
+              <Paper withBorder p="md" component="section" aria-labelledby="audience-heading">
+                <Title order={2} size="h4" id="audience-heading" mb="xs">
+                  Who this reaches
+                </Title>
+                {preview.isError ? (
+                  <LoadError error={preview.error} retry={() => preview.refetch()} />
+                ) : !summary ? (
+                  <Text size="sm" role="status">
+                    Counting…
+                  </Text>
+                ) : (
+                  <Stack gap="xs" aria-live="polite">
+                    <Text>
+                      <strong>{summary.mailable}</strong> card{summary.mailable === 1 ? "" : "s"} from{" "}
+                      {summary.matched} matching row{summary.matched === 1 ? "" : "s"}.
+                    </Text>
+                    {excluded.length > 0 && (
+                      <List size="sm" aria-label="Left out">
+                        {excluded.map(([reason, count]) => (
+                          <List.Item key={reason}>
+                            {count} left out: {REASON_WORDS[reason] ?? reason}
+                          </List.Item>
+                        ))}
+                      </List>
+                    )}
+                    {summary.excluded_examples.length > 0 && (
+                      <Text size="sm" c="dimmed">
+                        For example:{" "}
+                        {summary.excluded_examples
+                          .slice(0, 5)
+                          .map((example) => `${example.address} (${example.detail})`)
+                          .join("; ")}
+                      </Text>
+                    )}
+                  </Stack>
+                )}
+              </Paper>
+              <Fieldset legend="The card">
+                <Stack>
+                  <TextInput label="Headline" required {...form.getInputProps("headline")} />
+                  <MessageField form={form as never} propertyKeys={["cf_last_job_date"]} />
+                  <TextInput
+                    label="Offer"
+                    description="Printed as its own line. Leave empty for none."
+                    {...form.getInputProps("offer")}
+                  />
+                  <Select
+                    label="Card size"
+                    data={CARD_SIZES.map((size) => ({ ...size }))}
+                    allowDeselect={false}
+                    {...form.getInputProps("card_size")}
+                  />
+                </Stack>
+              </Fieldset>
+              {session.role !== "owner" && (
+                <Alert color="gray">
+                  Only an owner of your organization can send a mailing: it is paid for.
+                </Alert>
+              )}
+              <Group>
+                <Button
+                  type="submit"
+                  loading={send.isPending}
+                  disabled={!canMail || session.role !== "owner"}
+                >
+                  Send {summary?.mailable ?? ""} card{summary?.mailable === 1 ? "" : "s"}
+                </Button>
+              </Group>
+            </Stack>
+          </Grid.Col>
+          <Grid.Col span={{ base: 12, md: 5 }}>
+            <Paper withBorder p="md" component="section" aria-labelledby="first-card-heading">
+              <Title order={2} size="h4" id="first-card-heading" mb="xs">
+                Proof of the first card
+              </Title>
+              {!canMail ? (
+                <Text size="sm" c="dimmed">
+                  No home to mail with this filter.
+                </Text>
+              ) : proof.isError ? (
+                <LoadError
+                  error={proof.error}
+                  title="The proof could not be drawn"
+                  retry={() => proof.refetch()}
+                />
+              ) : proof.data ? (
+                <SimpleGrid cols={1} spacing="sm">
+                  <Text size="sm">To {summary?.first_rows[0]?.address}</Text>
+                  <Image src={proof.data.front_png} alt="First card, front" radius="sm" fit="contain" />
+                  <Image src={proof.data.back_png} alt="First card, back" radius="sm" fit="contain" />
+                </SimpleGrid>
+              ) : (
+                <Text size="sm" role="status">
+                  Drawing the proof…
+                </Text>
+              )}
+            </Paper>
+          </Grid.Col>
+        </Grid>
+      </form>
+    </>
+  );
+}
