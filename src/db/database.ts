@@ -56,6 +56,14 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
   return openPglite(options.dataDir);
 }
 
+/**
+ * PGlite's buffer cache lives in its WebAssembly memory, which never shrinks: at PostgreSQL's
+ * default 128 MB the idle default start held ~300 MB, at 16 MB ~185 MB. The data files stay in the
+ * operating system's page cache either way, so a page missing from this cache costs a read system
+ * call, not a disk read (docs/benchmarks.md measures the events load with both).
+ */
+const PGLITE_SHARED_BUFFERS = "16MB";
+
 // Each driver is loaded by the open function that uses it: a process loads one of the two.
 async function openPglite(dataDir: string | undefined): Promise<Database> {
   const [{ PGlite }, { drizzle: drizzlePglite }, { createPreparedQuery }] = await Promise.all([
@@ -64,7 +72,10 @@ async function openPglite(dataDir: string | undefined): Promise<Database> {
     import("./pglite-prepared.ts"),
   ]);
   if (dataDir) mkdirSync(dataDir, { recursive: true });
-  const client = dataDir ? new PGlite(dataDir) : new PGlite();
+  const options = {
+    startParams: [...PGlite.defaultStartParams, "-c", `shared_buffers=${PGLITE_SHARED_BUFFERS}`],
+  };
+  const client = dataDir ? new PGlite(dataDir, options) : new PGlite(options);
   await client.waitReady;
   if (dataDir) makeClusterPrivate(dataDir);
   // PGlite runs with fsync off, so zero-filling each new 16 MB WAL segment reserves nothing
