@@ -220,7 +220,7 @@ describe("customers and reactivation mailings in the browser", () => {
     await page.getByLabel("Mailing name").fill("Spring roof check");
     await checkBothWidths("new-mailing");
     await page.getByRole("button", { name: "Send 2 cards" }).click();
-    await page.getByRole("heading", { level: 1, name: "Mail" }).waitFor();
+    await page.getByRole("heading", { level: 1, name: "Mail", exact: true }).waitFor();
 
     let mailing: { pieces: ListedPiece[] } | undefined;
     await waitUntil(async () => {
@@ -233,7 +233,7 @@ describe("customers and reactivation mailings in the browser", () => {
     ]);
     for (const piece of mailing!.pieces) assert.equal(piece.status, "mailed");
     await page.reload();
-    await page.getByRole("cell", { name: "12 Maple Ave, Springfield, IL 62704" }).waitFor();
+    await page.getByRole("cell", { name: "12 Maple Ave, Springfield, IL 62704", exact: true }).waitFor();
     await page.getByRole("cell", { name: "Spring roof check" }).first().waitFor();
     await checkBothWidths("mail-reactivation");
   });

@@ -1,5 +1,6 @@
 import { infiniteQueryOptions, queryOptions, useMutation, useQueryClient } from "@tanstack/react-query";
 import { type BodyOf, client, type ResponseOf, unwrap } from "./client.ts";
+import { mailKeys } from "./mail.ts";
 
 export type CustomerPage = ResponseOf<"/app/api/v1/customers", "get">;
 export type Customer = CustomerPage["customers"][number];
@@ -129,10 +130,9 @@ export function useSendReactivation() {
   return useMutation({
     mutationFn: (body: ReactivationMailing) =>
       unwrap(client.POST("/app/api/v1/reactivation/mailings", { body })),
-    onSuccess: () =>
-      Promise.all([
-        queryClient.invalidateQueries({ queryKey: customerKeys.all }),
-        queryClient.invalidateQueries({ queryKey: ["mail"] }),
-      ]),
+    // Not awaited: the screen moves on to Mail, whose list is fetched anew.
+    onSuccess: () => {
+      void queryClient.invalidateQueries({ queryKey: mailKeys.all });
+    },
   });
 }
