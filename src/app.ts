@@ -15,6 +15,7 @@ import { registerJsonBodyParser } from "./http/json-body.ts";
 import { createLazySchemas } from "./http/lazy-schemas.ts";
 import { registerOpenApi } from "./http/openapi.ts";
 import { LEAD_CREATED_WEBHOOK } from "./http/openapi-webhooks.ts";
+import { JsonRpcRequestBody } from "./mcp/json-rpc.ts";
 import { requestIdFor } from "./http/request-id.ts";
 import { registerRequestLog } from "./http/request-log.ts";
 import { registerShutdownGate } from "./http/shutdown-gate.ts";
@@ -182,7 +183,11 @@ async function buildListenerApp(
 /** The OpenAPI document is registered first: it describes the routes registered after it. */
 async function registerPublicSurface(app: App, services: Services): Promise<void> {
   const { publicBaseUrl } = services.config;
-  await registerOpenApi(app, { publicBaseUrl, webhooks: LEAD_CREATED_WEBHOOK });
+  await registerOpenApi(app, {
+    publicBaseUrl,
+    webhooks: LEAD_CREATED_WEBHOOK,
+    mcpRequestBody: JsonRpcRequestBody,
+  });
   await registerDocsPage(app);
   await app.register(async (scope) => registerLandingRoutes(scope, services));
   await app.register(async (scope) => registerPublicRoutes(scope, services), { prefix: "/api/v1" });

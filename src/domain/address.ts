@@ -1,6 +1,14 @@
 import parser, { type ParsedLocation } from "parse-address";
-import type { AddressParts } from "../geo/geocoder.ts";
 import { zipPlaces } from "./zip-places.ts";
+
+/** An address in parts, as a geocoder or the parser reads it. */
+export interface AddressParts {
+  street: string;
+  city: string;
+  state: string;
+  postal_code: string;
+  country: string;
+}
 
 /**
  * US address parsing and the normalized key under which addresses are compared (attribution,

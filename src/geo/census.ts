@@ -1,6 +1,7 @@
 import { parseUsAddress } from "../domain/address.ts";
 import { mapWithConcurrency } from "./concurrency.ts";
-import { type AddressParts, type GeocodeResult, type Geocoder, GeocoderFailedError } from "./geocoder.ts";
+import type { AddressParts } from "../domain/address.ts";
+import { type GeocodeResult, type Geocoder, GeocoderFailedError } from "./geocoder.ts";
 import { fetchGeocoder, parseJson, type RemoteOptions, readBody } from "./http.ts";
 
 export const CENSUS_DEFAULT_URL = "https://geocoding.geo.census.gov/geocoder";

@@ -1,16 +1,10 @@
+import type { AddressParts } from "../domain/address.ts";
+
 /**
  * The geocoding contract every adapter (local, nominatim, census) implements. Adapters live
  * beside this file; `createGeocoder(config)` (geo/index.ts) picks one by GEOCODER.
  */
 export type GeoPrecision = "rooftop" | "street" | "postcode" | "locality";
-
-export interface AddressParts {
-  street: string;
-  city: string;
-  state: string;
-  postal_code: string;
-  country: string;
-}
 
 export interface GeocodeHit {
   found: true;

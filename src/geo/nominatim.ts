@@ -1,7 +1,7 @@
+import type { AddressParts } from "../domain/address.ts";
 import { parseUsAddress } from "../domain/address.ts";
 import { mapWithConcurrency } from "./concurrency.ts";
 import {
-  type AddressParts,
   type GeocodeResult,
   type Geocoder,
   GeocoderFailedError,

@@ -2,14 +2,13 @@ import type { FastifyInstance, FastifyRequest } from "fastify";
 import { bearerToken } from "../domain/api-key-format.ts";
 import { authUnavailable, forbidden, ipRateLimited, rateLimited, unauthorized } from "../errors.ts";
 import type { RateLimiter } from "../limits/rate-limiter.ts";
-import type { KeyStore } from "../services/key-store.ts";
 import { soleAuthorization } from "./authorization-header.ts";
 import { isForwardedCall } from "./forwarded-call.ts";
-import type { AuthContext } from "./route-config.ts";
+import type { AuthContext, KeyAuthenticator, KeyLookup } from "../domain/auth-context.ts";
 
 export interface GuardDeps {
   limiter: RateLimiter;
-  keyStore: KeyStore;
+  keyStore: KeyAuthenticator;
   ipRateLimitPerMinute: number;
 }
 
@@ -87,7 +86,7 @@ export const MISTYPED_KEY_DETAIL =
 async function authenticate(request: FastifyRequest, deps: GuardDeps) {
   const token = bearerToken(soleAuthorization(request.raw));
   if (!token) throw unauthorized();
-  let lookup: Awaited<ReturnType<KeyStore["authenticate"]>>;
+  let lookup: KeyLookup;
   try {
     lookup = await deps.keyStore.authenticate(token);
   } catch (error) {

@@ -1,6 +1,5 @@
 import swagger from "@fastify/swagger";
 import type { FastifyInstance, FastifySchema, RouteOptions } from "fastify";
-import { JsonRpcRequestBody } from "../mcp/json-rpc.ts";
 import { errorResponse, STANDARD_ERROR_DESCRIPTIONS, standardErrorCodes } from "./error-responses.ts";
 import { AUTOMATIONS_DISABLED_SENTENCE } from "./error-style.ts";
 import "./route-config.ts";
@@ -173,7 +172,12 @@ function describeOperation(route: RouteOptions, schema: FastifySchema & { descri
  */
 export async function registerOpenApi(
   app: FastifyInstance,
-  extras: { webhooks?: Record<string, unknown>; publicBaseUrl: string },
+  extras: {
+    webhooks?: Record<string, unknown>;
+    publicBaseUrl: string;
+    /** The JSON-RPC message the MCP route takes (its route validates nothing itself). */
+    mcpRequestBody?: unknown;
+  },
 ): Promise<void> {
   await app.register(swagger, {
     openapi: {
@@ -225,7 +229,7 @@ export async function registerOpenApi(
         "x-required-scope"?: string;
       };
       // The tool-protocol SDK validates the JSON-RPC message itself; the document still shows it.
-      if (url === "/api/mcp") transformed.body = JsonRpcRequestBody;
+      if (url === "/api/mcp" && extras.mcpRequestBody) transformed.body = extras.mcpRequestBody;
       if (route.config?.scope) transformed["x-required-scope"] = route.config.scope;
       return { schema: transformed, url };
     },

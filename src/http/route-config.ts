@@ -1,3 +1,4 @@
+import type { AuthContext } from "../domain/auth-context.ts";
 import type { ErrorStyle } from "./error-style.ts";
 
 export type Scope = "events:write" | "import:write" | "webhooks:inbound";
@@ -8,14 +9,6 @@ export interface OrgRateLimit {
   bucket: string;
   limit: number;
   windowSeconds: number;
-}
-
-export interface AuthContext {
-  keyId: string;
-  orgId: string;
-  orgName: string;
-  billingOwner: boolean;
-  scopes: string[] | null;
 }
 
 declare module "fastify" {

@@ -1,17 +1,24 @@
-import type { DrawOp } from "../render/drawing.ts";
-import { wrapText } from "../render/text.ts";
 import type { HomeImage, HomeImagery, HomeLocation } from "./home-imagery.ts";
 
 const WIDTH = 1200;
 const HEIGHT = 864;
 /** The house sits high: the card's headline band covers the bottom third of the picture. */
 const LIFT = 90;
-const SIGN = { x: 600, top: 250 - LIFT, width: 560, fontSize: 44, lineHeight: 52 };
+
+/**
+ * The scene's size and where its sign stands, for the renderer that letters the street on it
+ * (render/placeholder-sign.ts).
+ */
+export const PLACEHOLDER_SCENE = {
+  width: WIDTH,
+  height: HEIGHT,
+  sign: { x: 600, top: 250 - LIFT, width: 560, fontSize: 44, lineHeight: 52 },
+} as const;
 
 /**
  * A clean illustration drawn locally: sky, lawn, a house and a sign post. It needs no network and
  * no key, so a card always has a picture. The scene is the same for every card (it is fitted to a
- * card size once and cached); the street on the sign is drawn over it by `placeholderSignOps`.
+ * card size once and cached); the street on the sign is drawn over it by `placeholderSignOps` (render/placeholder-sign.ts).
  */
 const SCENE_SVG = `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${HEIGHT}" viewBox="0 0 ${WIDTH} ${HEIGHT}">
   <defs>
@@ -55,43 +62,6 @@ export function streetOf(location: HomeLocation): string {
 /** The placeholder picture of a location: the shared scene, and the street its sign carries. */
 export function placeholderImage(location: HomeLocation): HomeImage {
   return { source: "placeholder", bytes: SCENE_BYTES, streetSign: streetOf(location) };
-}
-
-/**
- * The sign with the street lettered on it, over the scene as it covers a `width` × `height`
- * artwork (scaled to cover, centred, as the scene's image is fitted). Vector text: crisp in print.
- */
-export function placeholderSignOps(street: string, width: number, height: number): DrawOp[] {
-  const scale = Math.max(width / WIDTH, height / HEIGHT);
-  const left = (width - WIDTH * scale) / 2;
-  const top = (height - HEIGHT * scale) / 2;
-  const at = (x: number, y: number) => ({ x: left + x * scale, y: top + y * scale });
-  const lines = wrapText(street, { size: SIGN.fontSize, bold: true }, 520, 2);
-  const signHeight = 60 + lines.length * SIGN.lineHeight;
-  const corner = at(SIGN.x, SIGN.top);
-  const label = at(SIGN.x + SIGN.width / 2, SIGN.top + 62);
-  return [
-    {
-      op: "frame",
-      ...corner,
-      width: SIGN.width * scale,
-      height: signHeight * scale,
-      radius: 14 * scale,
-      fill: "#ffffff",
-      stroke: "#1d2433",
-      lineWidth: 4 * scale,
-    },
-    {
-      op: "text",
-      lines,
-      ...label,
-      size: SIGN.fontSize * scale,
-      bold: true,
-      fill: "#1d2433",
-      lineHeight: SIGN.lineHeight * scale,
-      center: true,
-    },
-  ];
 }
 
 export function createPlaceholderImagery(): HomeImagery {

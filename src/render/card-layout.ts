@@ -1,9 +1,15 @@
-import { placeholderSignOps } from "../imagery/placeholder.ts";
+import { placeholderSignOps } from "./placeholder-sign.ts";
 import { type CardGeometry, type CardSize, cardGeometry, POINTS_PER_INCH } from "./card-size.ts";
-import type { CardLogo } from "./compose.ts";
 import type { Drawing, DrawOp } from "./drawing.ts";
 import { encodeQr, qrOps, qrQuietZone } from "./qr.ts";
 import { fitText, wrapText } from "./text.ts";
+
+/** The organization's logo as a card prints it: PNG, shrunk for print once per logo version. */
+export interface CardLogo {
+  png: Uint8Array;
+  width: number;
+  height: number;
+}
 
 /** Everything printed on one card, merge fields already applied. */
 export interface CardContent {

@@ -1,14 +1,7 @@
-import type { CardContent } from "./card-layout.ts";
+import type { CardContent, CardLogo } from "./card-layout.ts";
 import type { CardSize } from "./card-size.ts";
 import { applyMergeFields, type MergeValues } from "./merge.ts";
 import type { ResolvedTemplate } from "./template.ts";
-
-/** The organization's logo as a card prints it: PNG, shrunk for print once per logo version. */
-export interface CardLogo {
-  png: Uint8Array;
-  width: number;
-  height: number;
-}
 
 /** Who the card speaks for: the organization's profile (services/card-sender.ts loads it). */
 export interface CardSender {

@@ -1,5 +1,6 @@
 import type { Queryable } from "../db/database.ts";
-import type { CardLogo, CardSender } from "../render/compose.ts";
+import type { CardLogo } from "../render/card-layout.ts";
+import type { CardSender } from "../render/compose.ts";
 import {
   findOrganizationLogo,
   getOrganizationProfile,

@@ -2,16 +2,13 @@ import type { Logger } from "pino";
 import type { Clock } from "../clock.ts";
 import { type Queryable, queryOne, sql } from "../db/database.ts";
 import { hashApiKey, isMistypedApiKey, isWellFormedApiKey } from "../domain/api-key-format.ts";
-import type { AuthContext } from "../http/route-config.ts";
+import type { AuthContext, KeyLookup } from "../domain/auth-context.ts";
 import { createExpiringCache } from "./expiring-cache.ts";
 
 interface KeyRecord extends AuthContext {
   expiresAt: Date | null;
   revokedAt: Date | null;
 }
-
-/** `mistyped`: the key's checksum does not match, so no lookup was made (the caller may say so). */
-export type KeyLookup = { status: "valid"; auth: AuthContext } | { status: "invalid" | "mistyped" };
 
 /** How long a key lookup is trusted: the bound on revocation across instances. */
 export const KEY_CACHE_TTL_MS = 5_000;
