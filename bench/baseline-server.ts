@@ -14,7 +14,7 @@ import { type Config, loadConfig } from "../src/config.ts";
 import { type Database, openDatabase, sql } from "../src/db/database.ts";
 import { migrate } from "../src/db/migrate.ts";
 import { compileWasmWithOptimizingTier } from "../src/db/wasm-compilation.ts";
-import { EventEnvelope } from "../src/services/events/envelope.ts";
+import { EventEnvelope } from "../src/trigger/envelope.ts";
 
 type Mode = "constant" | "insert" | "lookup" | "validate";
 const MODES: Mode[] = ["constant", "insert", "lookup", "validate"];

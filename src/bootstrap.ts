@@ -6,8 +6,8 @@ import { systemClock } from "./clock.ts";
 import type { Config } from "./config.ts";
 import { type Queryable, queryOne, sql } from "./db/database.ts";
 import { createMailer } from "./mail/mailer.ts";
-import { inviteMember } from "./services/invitations.ts";
-import { createOrganization, issueApiKey } from "./services/organizations.ts";
+import { inviteMember } from "./orgs/invitations.ts";
+import { createOrganization, issueApiKey } from "./orgs/organizations.ts";
 
 /** Who the first start invites as the demo organization's owner. */
 export const DEMO_OWNER_EMAIL = "owner@demo.example";

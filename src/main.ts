@@ -17,11 +17,11 @@ import { compileWasmWithOptimizingTier } from "./db/wasm-compilation.ts";
 import { briefCause, systemErrorReason } from "./errors.ts";
 import { startEventLoopDelayReport } from "./event-loop-delay.ts";
 import { createGeocoder } from "./geo/index.ts";
-import { startProcessWorker } from "./jobs/process-worker.ts";
 import { JOBS_READY_CHANNEL } from "./jobs/queue.ts";
 import { createMemoryRateLimiter, createRedisRateLimiter, type RateLimiter } from "./limits/rate-limiter.ts";
 import { createLogger } from "./logger.ts";
 import { createRenderPool } from "./render/renderer.ts";
+import { startProcessWorker } from "./worker/process-worker.ts";
 
 type Role = "all" | "api" | "worker";
 

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { rateLimited } from "../errors.ts";
 import type { RateLimiter } from "../limits/rate-limiter.ts";
-import { normalizeEmail } from "../services/invitations.ts";
+import { normalizeEmail } from "../orgs/invitations.ts";
 import { type Auth, CLIENT_IP_HEADER } from "./auth.ts";
 import { fetchHeaders } from "./session-guard.ts";
 

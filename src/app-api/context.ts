@@ -1,6 +1,6 @@
 import type { Logger } from "pino";
 import type { Mailer } from "../mail/mailer.ts";
-import type { Services } from "../services/services.ts";
+import type { Services } from "../services.ts";
 import type { Auth } from "./auth.ts";
 import type { SessionGuard } from "./session-guard.ts";
 

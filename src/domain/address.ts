@@ -1,13 +1,74 @@
 import parser, { type ParsedLocation } from "parse-address";
 import { zipPlaces } from "./zip-places.ts";
 
-/** An address in parts, as a geocoder or the parser reads it. */
-export interface AddressParts {
+/**
+ * The one address type: a US address in parts, as the parser or a geocoder reads it. The
+ * postcode is `zip` everywhere inside the service (the events API's property name); the lead
+ * payload's and the profile's `postal_code` are wire names, mapped where they are written.
+ */
+export interface Address {
   street: string;
   city: string;
   state: string;
-  postal_code: string;
+  zip: string;
   country: string;
+}
+
+/** The parts a record or a piece carries, any of them possibly missing. */
+export type AddressParts = Partial<Pick<Address, "street" | "city" | "state" | "zip">>;
+
+/** Address parts as anything may hold them: a record's properties, a stored piece, a parsed line. */
+export interface LooseAddressParts {
+  readonly street?: string | null;
+  readonly city?: string | null;
+  readonly state?: string | null;
+  readonly zip?: string | null;
+}
+
+/** A mailable address: the printed line and its parts. */
+export interface MailAddress {
+  line: string;
+  parts: AddressParts;
+}
+
+/** A part's trimmed text, or undefined when it is missing or blank. */
+export const nonBlank = (value: string | null | undefined) => (value?.trim() ? value.trim() : undefined);
+
+/** Joins address parts into one line: "street, city, state zip". */
+export function composeAddress(parts: LooseAddressParts): string {
+  const street = nonBlank(parts.street);
+  const city = nonBlank(parts.city);
+  const stateZip = [nonBlank(parts.state), nonBlank(parts.zip)].filter(Boolean).join(" ");
+  return [street, city, stateZip].filter(Boolean).join(", ");
+}
+
+/** The one mailable-address rule: a street and at least one of city or ZIP. */
+export function isMailable(parts: LooseAddressParts): boolean {
+  return nonBlank(parts.street) !== undefined && (nonBlank(parts.city) ?? nonBlank(parts.zip)) !== undefined;
+}
+
+/**
+ * The mailable address of some parts (a record's reserved properties, a parsed line), else
+ * undefined. `line` defaults to the parts composed ("street, city, state zip").
+ */
+export function mailAddressOf(
+  parts: LooseAddressParts,
+  line: string = composeAddress(parts),
+): MailAddress | undefined {
+  if (!isMailable(parts)) return undefined;
+  const street = nonBlank(parts.street);
+  const city = nonBlank(parts.city);
+  const state = nonBlank(parts.state);
+  const zip = nonBlank(parts.zip);
+  return {
+    line,
+    parts: {
+      street,
+      ...(city ? { city } : {}),
+      ...(state ? { state } : {}),
+      ...(zip ? { zip } : {}),
+    },
+  };
 }
 
 /**
@@ -101,10 +162,10 @@ export function zipsOfCity(city: string, state: string, limit: number): string[]
 }
 
 /** The fallback for text the parser cannot read as a street address: folded as a whole. */
-function unparsedParts(raw: string): AddressParts {
+function unparsedParts(raw: string): Address {
   const zipMatch = /\b(\d{5})(?:-?\d{4})?\s*$/.exec(raw.trim());
   const withoutPlus4 = zipMatch ? raw.trim().slice(0, zipMatch.index) + zipMatch[1] : raw;
-  return { street: fold(withoutPlus4), city: "", state: "", postal_code: "", country: "US" };
+  return { street: fold(withoutPlus4), city: "", state: "", zip: "", country: "US" };
 }
 
 /** Latin letters that are not a base letter plus an accent, so NFD leaves them whole. */
@@ -243,7 +304,7 @@ function standInIndex(suffix: string): number {
 }
 
 /** Splits a US address into normalized parts (upper case, Pub 28 abbreviations, ZIP5). */
-export function parseUsAddress(raw: string): AddressParts {
+export function parseUsAddress(raw: string): Address {
   const text = withoutDiacritics(raw)
     .replace(/[\s,]*\b(?:USA|U\.S\.A\.|UNITED STATES(?: OF AMERICA)?)\.?\s*$/i, "")
     // "N.W." is one directional; with its dots folded to spaces it would read as two words.
@@ -307,13 +368,13 @@ function contradictsZip(parsed: ParsedLocation): boolean {
   return zipState !== "" && zipState !== fold(parsed.state);
 }
 
-function partsOf(parsed: ParsedLocation): AddressParts {
+function partsOf(parsed: ParsedLocation): Address {
   const postalCode = /^\d{5}$/.test(parsed.zip ?? "") ? (parsed.zip as string) : "";
   return {
     street: streetLine(parsed),
     city: fold(parsed.city),
     state: fold(parsed.state) || stateFromZip(postalCode),
-    postal_code: postalCode,
+    zip: postalCode,
     country: "US",
   };
 }
@@ -366,7 +427,7 @@ const TRAILING_ZIP = /[\s,]*\b(\d{5})(?:-?\d{4})?$/;
  * a trailing ZIP (its state then taken from it), and before it the city after the last comma;
  * what precedes that comma is the street line ("50 Main St, Apt 4").
  */
-function parseStatelessLocality(text: string, ending: TrailingZip | undefined): AddressParts | undefined {
+function parseStatelessLocality(text: string, ending: TrailingZip | undefined): Address | undefined {
   const postalCode = ending?.zip ?? "";
   const withoutZip = ending?.head ?? text;
   const comma = withoutZip.lastIndexOf(",");
@@ -382,14 +443,14 @@ function parseStatelessLocality(text: string, ending: TrailingZip | undefined): 
     street: streetLine(street),
     city,
     state: ending?.state ?? "",
-    postal_code: postalCode,
+    zip: postalCode,
     country: "US",
   };
 }
 
 /** The key an address is compared under; equal keys mean the same delivery point. */
-export function addressKey(parts: AddressParts): string {
-  const locality = [parts.city, parts.state, parts.postal_code].filter(Boolean).join(" ");
+export function addressKey(parts: Address): string {
+  const locality = [parts.city, parts.state, parts.zip].filter(Boolean).join(" ");
   return locality ? `${parts.street}, ${locality}` : parts.street;
 }
 

@@ -39,7 +39,7 @@ export function keysOfSameHome(key: string): string[] {
   const parts = keyParts(key);
   if (parts.street === "" || (!parts.city && !parts.zip)) return [key];
   const of = (city: string, state: string, zip: string) =>
-    addressKey({ street: parts.street, city, state, postal_code: zip, country: "US" });
+    addressKey({ street: parts.street, city, state, zip, country: "US" });
   const keys = new Set([key]);
   if (parts.zip) {
     const city = cityOrZipCity(parts);

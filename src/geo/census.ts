@@ -1,6 +1,5 @@
-import { parseUsAddress } from "../domain/address.ts";
+import { type Address, parseUsAddress } from "../domain/address.ts";
 import { mapWithConcurrency } from "./concurrency.ts";
-import type { AddressParts } from "../domain/address.ts";
 import { type GeocodeResult, type Geocoder, GeocoderFailedError } from "./geocoder.ts";
 import { fetchGeocoder, parseJson, type RemoteOptions, readBody } from "./http.ts";
 
@@ -10,14 +9,14 @@ const BENCHMARK = "Public_AR_Current";
 const BATCH_SIZE = 1000;
 
 /** Our parse of the input, completed with the locality of the census's matched address. */
-function partsFrom(input: string, matchedAddress: string | undefined): AddressParts {
+function partsFrom(input: string, matchedAddress: string | undefined): Address {
   const parsed = parseUsAddress(input);
   const matched = matchedAddress ? parseUsAddress(matchedAddress) : undefined;
   return {
     street: parsed.street,
     city: parsed.city || (matched?.city ?? ""),
     state: parsed.state || (matched?.state ?? ""),
-    postal_code: parsed.postal_code || (matched?.postal_code ?? ""),
+    zip: parsed.zip || (matched?.zip ?? ""),
     country: "US",
   };
 }
@@ -77,9 +76,7 @@ function batchFile(addresses: readonly string[]): string {
   return addresses
     .map((address, index) => {
       const parts = parseUsAddress(address);
-      return [String(index), parts.street, parts.city, parts.state, parts.postal_code]
-        .map(csvField)
-        .join(",");
+      return [String(index), parts.street, parts.city, parts.state, parts.zip].map(csvField).join(",");
     })
     .join("\n");
 }

@@ -1,4 +1,4 @@
-import type { AddressParts } from "../domain/address.ts";
+import type { Address } from "../domain/address.ts";
 
 /**
  * The geocoding contract every adapter (local, nominatim, census) implements. Adapters live
@@ -11,7 +11,7 @@ export interface GeocodeHit {
   lat: number;
   lng: number;
   precision: GeoPrecision;
-  parts: AddressParts;
+  parts: Address;
 }
 
 export type GeocodeResult = GeocodeHit | { found: false };

@@ -18,7 +18,7 @@ export function createLocalGeocoder(): Geocoder {
 
 function locate(address: string): GeocodeResult {
   const parts = parseUsAddress(address);
-  const byZip = parts.postal_code ? zipPlaces.lookup(parts.postal_code) : undefined;
+  const byZip = parts.zip ? zipPlaces.lookup(parts.zip) : undefined;
   if (byZip) {
     return {
       found: true,

@@ -1,12 +1,6 @@
-import type { AddressParts } from "../domain/address.ts";
-import { parseUsAddress } from "../domain/address.ts";
+import { type Address, parseUsAddress } from "../domain/address.ts";
 import { mapWithConcurrency } from "./concurrency.ts";
-import {
-  type GeocodeResult,
-  type Geocoder,
-  GeocoderFailedError,
-  type GeoPrecision,
-} from "./geocoder.ts";
+import { type GeocodeResult, type Geocoder, GeocoderFailedError, type GeoPrecision } from "./geocoder.ts";
 import { fetchGeocoder, parseJson, type RemoteOptions, readBody } from "./http.ts";
 
 /** One place of Nominatim's jsonv2 answer (only the fields we read). */
@@ -61,7 +55,7 @@ function stateCode(address: Record<string, string | undefined>): string {
 }
 
 /** Our parse of the input, completed with the locality the geocoder found. */
-function partsFrom(input: string, place: NominatimPlace): AddressParts {
+function partsFrom(input: string, place: NominatimPlace): Address {
   const parsed = parseUsAddress(input);
   const found = place.address ?? {};
   const city = found.city ?? found.town ?? found.village ?? found.hamlet ?? "";
@@ -70,7 +64,7 @@ function partsFrom(input: string, place: NominatimPlace): AddressParts {
     street: parsed.street,
     city: parsed.city || city.toUpperCase(),
     state: parsed.state || stateCode(found),
-    postal_code: parsed.postal_code || zip,
+    zip: parsed.zip || zip,
     country: "US",
   };
 }

@@ -1,10 +1,10 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { bearerToken } from "../domain/api-key-format.ts";
+import type { AuthContext, KeyAuthenticator, KeyLookup } from "../domain/auth-context.ts";
 import { authUnavailable, forbidden, ipRateLimited, rateLimited, unauthorized } from "../errors.ts";
 import type { RateLimiter } from "../limits/rate-limiter.ts";
 import { soleAuthorization } from "./authorization-header.ts";
 import { isForwardedCall } from "./forwarded-call.ts";
-import type { AuthContext, KeyAuthenticator, KeyLookup } from "../domain/auth-context.ts";
 
 export interface GuardDeps {
   limiter: RateLimiter;

@@ -8,17 +8,16 @@
  * in `neighbour_campaigns`.
  */
 import { randomUUID } from "node:crypto";
-import { type Static, Type } from "@fastify/type-provider-typebox";
 import type { Logger } from "pino";
 import type { Clock } from "../clock.ts";
 import { type Queryable, queryRows, sql } from "../db/database.ts";
 import { normalizeAddress } from "../domain/address.ts";
 import { keysOfSameHome, sameHome } from "../domain/same-home.ts";
-import { defineJobKind, exponentialBackoff, handleJob, type RegisteredJob } from "../jobs/job-kind.ts";
+import { handleJob, type RegisteredJob } from "../jobs/job-kind.ts";
+import { type NeighbourFanoutPayload, neighbourFanoutJob, processPieceJob } from "../jobs/kinds.ts";
 import { JOBS_READY_CHANNEL, newJobRow } from "../jobs/queue.ts";
-import { processPieceJob } from "../pipeline/jobs.ts";
-import { newLandingToken } from "../services/campaigns.ts";
-import { frequencyCapDays } from "../services/mail-safety/settings.ts";
+import { frequencyCapDays } from "../mail-safety/settings.ts";
+import { newLandingToken } from "../pieces/campaigns.ts";
 import type { NeighboursAudience } from "./audience.ts";
 import {
   findReferenceHome,
@@ -28,32 +27,6 @@ import {
   nearestHomes,
   ownHomeKeys,
 } from "./reference-addresses.ts";
-
-export const NeighbourFanoutPayload = Type.Object({
-  org_id: Type.String({ format: "uuid" }),
-  campaign_id: Type.String({ format: "uuid" }),
-  automation_id: Type.String({ format: "uuid" }),
-  /** The record's home: its reference key and point (internal; never printed). */
-  home_key: Type.String(),
-  latitude: Type.Number(),
-  longitude: Type.Number(),
-  /** What the cards may say about the job: its street without the number, and its city. */
-  job_street: Type.String(),
-  job_city: Type.String(),
-  count: Type.Integer({ minimum: 1 }),
-  radius_m: Type.Integer({ minimum: 1 }),
-  queued_at: Type.String({ format: "date-time" }),
-});
-export type NeighbourFanoutPayload = Static<typeof NeighbourFanoutPayload>;
-
-export const neighbourFanoutJob = defineJobKind({
-  name: "neighbour_fanout",
-  payload: NeighbourFanoutPayload,
-  maxAttempts: 6,
-  backoffSeconds: exponentialBackoff(30, 3600),
-  timeoutSeconds: 120,
-  heldWhilePaused: true,
-});
 
 /** The record's home in the reference addresses; a home not there cannot be located. */
 export async function locateRecordHome(db: Queryable, addressLine: string): Promise<LocatedHome | undefined> {

@@ -1,6 +1,6 @@
-import { placeholderSignOps } from "./placeholder-sign.ts";
 import { type CardGeometry, type CardSize, cardGeometry, POINTS_PER_INCH } from "./card-size.ts";
 import type { Drawing, DrawOp } from "./drawing.ts";
+import { placeholderSignOps } from "./placeholder-sign.ts";
 import { encodeQr, qrOps, qrQuietZone } from "./qr.ts";
 import { fitText, wrapText } from "./text.ts";
 

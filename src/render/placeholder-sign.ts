@@ -40,4 +40,3 @@ export function placeholderSignOps(street: string, width: number, height: number
     },
   ];
 }
-

@@ -1,11 +1,13 @@
 import { type TSchema, Type } from "@fastify/type-provider-typebox";
 import type { FastifySchemaValidationError } from "fastify";
+import type { AttributionDeps } from "../attribution/deps.ts";
 import { invalidPayload } from "../errors.ts";
 import { errorResponse } from "../http/error-responses.ts";
 import { SENTENCE_STYLE } from "../http/error-style.ts";
 import type { OrgRateLimit } from "../http/route-config.ts";
 import { ErrorBody } from "../http/schemas.ts";
 import { describeValidationError, jsonPointerToPath } from "../http/validation-detail.ts";
+import type { Services } from "../services.ts";
 
 /** Older-style sentences of the attribution endpoints (conversions, tracking lead, trigger). */
 export const ATTRIBUTION_ERROR_STYLE = { ...SENTENCE_STYLE, no_address: "No address found in payload" };
@@ -147,3 +149,14 @@ export const attributionSchemaErrors =
         : describeValidationError(issues, context),
     );
   };
+
+/** What attribution needs, from the route services. */
+export function attributionDeps(services: Services): AttributionDeps {
+  return {
+    db: services.db,
+    clock: services.clock,
+    logger: services.logger,
+    geocoder: services.geocoder,
+    geoRadiusMeters: services.config.attributionGeoRadiusMeters,
+  };
+}

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from "fastify";
-import type { Services } from "../services/services.ts";
+import type { Services } from "../services.ts";
 import { registerConversionRoutes } from "./conversions.ts";
 import { registerCustomersRoute } from "./customers.ts";
 import { registerTrackingLeadRoute } from "./tracking-lead.ts";

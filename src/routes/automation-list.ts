@@ -1,10 +1,10 @@
 import { Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
+import { listAutomations } from "../automations/automations.ts";
 import { SENTENCE_STYLE } from "../http/error-style.ts";
 import { authOf } from "../http/guards.ts";
 import { ErrorBody } from "../http/schemas.ts";
-import { listAutomations } from "../services/automations.ts";
-import type { Services } from "../services/services.ts";
+import type { Services } from "../services.ts";
 
 export const AutomationList = Type.Object(
   {

@@ -1,15 +1,15 @@
 import { type Static, Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
+import { readConversionFields, recordConversion } from "../attribution/conversions.ts";
+import type { Payload } from "../attribution/payload-fields.ts";
 import { authOf } from "../http/guards.ts";
-import { readConversionFields, recordConversion } from "../services/attribution/conversions.ts";
-import { attributionDeps } from "../services/attribution/deps.ts";
-import type { Payload } from "../services/attribution/payload-fields.ts";
-import type { Services } from "../services/services.ts";
+import type { Services } from "../services.ts";
 import {
   AliasText,
   ATTRIBUTION_BODY_LIMIT,
   ATTRIBUTION_ERROR_STYLE,
   addressPartFields,
+  attributionDeps,
   attributionErrorResponses,
   attributionRateLimit,
   attributionSchemaErrors,

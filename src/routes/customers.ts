@@ -1,16 +1,16 @@
 import { type Static, Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
-import { invalidPayload } from "../errors.ts";
-import { errorResponse } from "../http/error-responses.ts";
-import { authOf } from "../http/guards.ts";
 import {
   FLAT_ADDRESS_FIELDS,
   noAddressFound,
   type Payload,
   readAddressLine,
-} from "../services/attribution/payload-fields.ts";
-import { CUSTOMERS_BATCH_LIMIT, type CustomerEntry, registerCustomers } from "../services/customers.ts";
-import type { Services } from "../services/services.ts";
+} from "../attribution/payload-fields.ts";
+import { CUSTOMERS_BATCH_LIMIT, type CustomerEntry, registerCustomers } from "../customers/customers.ts";
+import { invalidPayload } from "../errors.ts";
+import { errorResponse } from "../http/error-responses.ts";
+import { authOf } from "../http/guards.ts";
+import type { Services } from "../services.ts";
 import {
   ATTRIBUTION_BODY_LIMIT,
   ATTRIBUTION_ERROR_STYLE,

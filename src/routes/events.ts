@@ -1,19 +1,19 @@
 import { Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
+import { recordTrackingLead } from "../attribution/tracking-lead.ts";
 import { errorResponse } from "../http/error-responses.ts";
 import { MACHINE_STYLE } from "../http/error-style.ts";
 import { authOf } from "../http/guards.ts";
 import { ErrorBody } from "../http/schemas.ts";
-import { attributionDeps } from "../services/attribution/deps.ts";
-import { recordTrackingLead } from "../services/attribution/tracking-lead.ts";
+import type { Services } from "../services.ts";
 import {
   dropIgnoredPropertyOrgId,
   EVENTS_BODY_LIMIT,
   EventEnvelope,
   EventResult,
-} from "../services/events/envelope.ts";
-import { createEventService } from "../services/events/event-service.ts";
-import type { Services } from "../services/services.ts";
+} from "../trigger/envelope.ts";
+import { createEventService } from "../trigger/event-service.ts";
+import { attributionDeps } from "./attribution-shared.ts";
 
 /**
  * No query parameters: `?dry_run=true` would otherwise be ignored and the event mailed. Every

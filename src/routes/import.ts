@@ -7,9 +7,9 @@ import { errorResponse } from "../http/error-responses.ts";
 import { IMPORT_STYLE } from "../http/error-style.ts";
 import { authOf } from "../http/guards.ts";
 import { ErrorBody } from "../http/schemas.ts";
-import { createImportService } from "../services/import/import-service.ts";
-import { IMPORT_LIMITS, ImportHeaders, ImportRequest, ImportResult } from "../services/import/schemas.ts";
-import type { Services } from "../services/services.ts";
+import { createImportService } from "../imports/import-service.ts";
+import { IMPORT_LIMITS, ImportHeaders, ImportRequest, ImportResult } from "../imports/schemas.ts";
+import type { Services } from "../services.ts";
 
 /**
  * Node reads header bytes as Latin-1: a key sent in UTF-8 ("é", two bytes) would count and be

@@ -2,15 +2,7 @@ import { Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { AppError, rateLimited } from "../errors.ts";
 import { logServerError, renderError, toAppError } from "../http/error-handler.ts";
-import {
-  type FormValues,
-  type LandingBusiness,
-  renderLandingPage,
-  renderNotFound,
-  renderStopMailConfirm,
-  renderStopMailDone,
-  renderThankYou,
-} from "../http/landing-html.ts";
+import { renderNotFound } from "../http/landing-html.ts";
 import {
   isBrowserRequest,
   isFormPost,
@@ -21,17 +13,25 @@ import {
   sendHtml,
 } from "../http/landing-pages.ts";
 import { ErrorBody } from "../http/schemas.ts";
-import { loadCardSender } from "../services/card-sender.ts";
-import { recordLandingVisit } from "../services/landing-visits.ts";
-import { type LandingContext, loadLandingContext, saveLandingLead } from "../services/leads/capture.ts";
+import { type LandingContext, loadLandingContext, saveLandingLead } from "../leads/capture.ts";
+import {
+  type FormValues,
+  type LandingBusiness,
+  renderLandingPage,
+  renderStopMailConfirm,
+  renderStopMailDone,
+  renderThankYou,
+} from "../leads/landing-page-html.ts";
+import { recordLandingVisit } from "../leads/landing-visits.ts";
 import {
   type RawLeadSubmission,
   submissionFromForm,
   submissionFromJson,
   validateSubmission,
-} from "../services/leads/submission.ts";
-import { optOutPieceHome } from "../services/mail-safety/do-not-mail.ts";
-import type { Services } from "../services/services.ts";
+} from "../leads/submission.ts";
+import { optOutPieceHome } from "../mail-safety/do-not-mail.ts";
+import { loadCardSender } from "../orgs/card-sender.ts";
+import type { Services } from "../services.ts";
 
 // An empty token (`/l/`) is a page that does not exist (404), not an invalid request (422).
 const TokenParams = Type.Object({ token: Type.String({ maxLength: 128 }) });

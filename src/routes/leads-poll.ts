@@ -3,9 +3,9 @@ import type { FastifyInstance } from "fastify";
 import { errorResponse } from "../http/error-responses.ts";
 import { SENTENCE_STYLE } from "../http/error-style.ts";
 import { authOf } from "../http/guards.ts";
-import { Lead } from "../services/leads/lead-view.ts";
-import { invalidTimeBound, listRecentLeads, parseTimeBound } from "../services/leads/polling.ts";
-import type { Services } from "../services/services.ts";
+import { Lead } from "../leads/lead-view.ts";
+import { invalidTimeBound, listRecentLeads, parseTimeBound } from "../leads/polling.ts";
+import type { Services } from "../services.ts";
 import { registerSubscriptionRoutes } from "./subscriptions.ts";
 
 export const POLL_STYLE = {

@@ -1,8 +1,8 @@
 import { Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
 import { ErrorBody } from "../http/schemas.ts";
-import { applyLobEvent } from "../print/lob-webhook.ts";
-import type { Services } from "../services/services.ts";
+import { applyLobEvent } from "../pieces/lob-tracking.ts";
+import type { Services } from "../services.ts";
 
 export const LobEventReceipt = Type.Object({
   received: Type.Literal(true),

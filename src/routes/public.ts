@@ -1,5 +1,5 @@
 import type { FastifyInstance } from "fastify";
-import type { Services } from "../services/services.ts";
+import type { Services } from "../services.ts";
 import { registerAttributionRoutes } from "./attribution.ts";
 import { registerAutomationListRoute } from "./automation-list.ts";
 import { registerEventRoutes } from "./events.ts";

@@ -4,12 +4,8 @@ import { IgnoredOrgId } from "../domain/ignored-org-id.ts";
 import { errorResponse } from "../http/error-responses.ts";
 import { SENTENCE_STYLE } from "../http/error-style.ts";
 import { authOf } from "../http/guards.ts";
-import type { Services } from "../services/services.ts";
-import {
-  createSubscriptionService,
-  MAX_TARGET_URL_LENGTH,
-  Subscription,
-} from "../services/webhooks/subscriptions.ts";
+import type { Services } from "../services.ts";
+import { createSubscriptionService, MAX_TARGET_URL_LENGTH, Subscription } from "../webhooks/subscriptions.ts";
 
 /** Subscribe answers every failure as "Failed to subscribe" with a detail saying why. */
 export const SUBSCRIBE_STYLE = {

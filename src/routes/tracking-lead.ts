@@ -1,13 +1,13 @@
 import { Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
+import { readTrackingLead, recordTrackingLead } from "../attribution/tracking-lead.ts";
 import { authOf } from "../http/guards.ts";
-import { attributionDeps } from "../services/attribution/deps.ts";
-import { readTrackingLead, recordTrackingLead } from "../services/attribution/tracking-lead.ts";
-import type { Services } from "../services/services.ts";
+import type { Services } from "../services.ts";
 import {
   ATTRIBUTION_BODY_LIMIT,
   ATTRIBUTION_ERROR_STYLE,
   addressPartFields,
+  attributionDeps,
   attributionErrorResponses,
   attributionRateLimit,
   attributionSchemaErrors,

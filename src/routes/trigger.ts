@@ -1,15 +1,15 @@
 import { Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
+import type { Payload } from "../attribution/payload-fields.ts";
 import { errorResponse } from "../http/error-responses.ts";
 import { AUTOMATIONS_DISABLED_SENTENCE } from "../http/error-style.ts";
 import { authOf } from "../http/guards.ts";
-import { attributionDeps } from "../services/attribution/deps.ts";
-import { fireLegacyTrigger, TriggerResult } from "../services/attribution/legacy-trigger.ts";
-import type { Payload } from "../services/attribution/payload-fields.ts";
-import type { Services } from "../services/services.ts";
+import type { Services } from "../services.ts";
+import { fireLegacyTrigger, TriggerResult } from "../trigger/legacy-trigger.ts";
 import {
   ATTRIBUTION_BODY_LIMIT,
   ATTRIBUTION_ERROR_STYLE,
+  attributionDeps,
   attributionErrorResponses,
   attributionRateLimit,
   attributionSchemaErrors,

@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { after, before, describe, test } from "node:test";
-import { buildJobCatalog } from "../../src/jobs/catalog.ts";
 import { runPendingJobs } from "../../src/jobs/worker.ts";
+import { leadAlertHandler } from "../../src/leads/lead-alerts.ts";
 import { createMailer } from "../../src/mail/mailer.ts";
-import { leadAlertHandler } from "../../src/services/lead-alerts.ts";
+import { buildJobCatalog } from "../../src/worker/catalog.ts";
 import { call, createOrg, recordMailing } from "../helpers/api.ts";
 import { createTestContext, databaseLabel, type TestContext } from "../helpers/harness.ts";
 import { startSmtpServer } from "../helpers/smtp-server.ts";

@@ -30,7 +30,7 @@ describe(`app API: reactivation mailings from past jobs (${databaseLabel})`, () 
             lat: 39.77,
             lng: -89.68,
             precision: "postcode",
-            parts: { street: "", city: "SPRINGFIELD", state: "IL", postal_code: "62704", country: "US" },
+            parts: { street: "", city: "SPRINGFIELD", state: "IL", zip: "62704", country: "US" },
           } as const)
         : local.geocode(address);
     const geocoder = {

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { csvCell } from "../../src/services/app-revenue.ts";
+import { csvCell } from "../../src/attribution/app-revenue.ts";
 import { call, createOrg, recordMailing } from "../helpers/api.ts";
 import { databaseLabel, type TestContext } from "../helpers/harness.ts";
 import { createAppTestContext, inviteAndAccept, type SignedInUser } from "./helpers.ts";

@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { after, before, describe, it } from "node:test";
+import type { AttributionDeps } from "../../src/attribution/deps.ts";
+import { recordTrackingLead } from "../../src/attribution/tracking-lead.ts";
 import { fixedClock } from "../../src/clock.ts";
 import { normalizeAddress } from "../../src/domain/address.ts";
-import type { AttributionDeps } from "../../src/services/attribution/deps.ts";
-import { recordTrackingLead } from "../../src/services/attribution/tracking-lead.ts";
 import { admin, createOrg, recordMailing } from "../helpers/api.ts";
 import { createTestContext, databaseLabel, type TestContext } from "../helpers/harness.ts";
 import { count, landingPageLead, trackingLead } from "./helpers.ts";

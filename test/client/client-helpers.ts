@@ -1,9 +1,9 @@
 import type { AddressInfo } from "node:net";
 import pino from "pino";
-import { buildJobCatalog } from "../../src/jobs/catalog.ts";
 import { runPendingJobs } from "../../src/jobs/worker.ts";
-import { createDeliveryClient } from "../../src/services/webhooks/delivery-client.ts";
-import { createTargetGuard } from "../../src/services/webhooks/target-guard.ts";
+import { createDeliveryClient } from "../../src/webhooks/delivery-client.ts";
+import { createTargetGuard } from "../../src/webhooks/target-guard.ts";
+import { buildJobCatalog } from "../../src/worker/catalog.ts";
 import type { TestContext } from "../helpers/harness.ts";
 import { assertMatchesDocument } from "../helpers/openapi-check.ts";
 

@@ -7,7 +7,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
-import { signatureHeaders } from "../../src/services/webhooks/signer.ts";
+import { signatureHeaders } from "../../src/webhooks/signer.ts";
 import { createAutomation, createOrg } from "../helpers/api.ts";
 import { createTestContext, databaseLabel, type TestContext } from "../helpers/harness.ts";
 import { listen } from "./client-helpers.ts";

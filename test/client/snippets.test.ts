@@ -3,7 +3,7 @@ import { spawnSync } from "node:child_process";
 import { createHmac } from "node:crypto";
 import path from "node:path";
 import { describe, it } from "node:test";
-import { signatureHeaders } from "../../src/services/webhooks/signer.ts";
+import { signatureHeaders } from "../../src/webhooks/signer.ts";
 
 const SNIPPETS = path.resolve(import.meta.dirname, "../../docs/snippets");
 const SECRET = "whsec_snippet-secret";

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { verifyWebhook } from "../../packages/client/src/index.ts";
 import { fixedClock } from "../../src/clock.ts";
-import { signatureHeaders } from "../../src/services/webhooks/signer.ts";
+import { signatureHeaders } from "../../src/webhooks/signer.ts";
 import { call, createOrg, recordMailing } from "../helpers/api.ts";
 import { createTestContext, databaseLabel, type TestContext } from "../helpers/harness.ts";
 import { type HttpsReceiver, startHttpsReceiver } from "../helpers/https-receiver.ts";

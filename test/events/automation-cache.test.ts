@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
+import { createBoundAutomationCache } from "../../src/automations/automation-cache.ts";
 import { fixedClock } from "../../src/clock.ts";
 import { sql } from "../../src/db/database.ts";
-import { createBoundAutomationCache } from "../../src/services/automation-cache.ts";
 import { admin, createAutomation, createOrg } from "../helpers/api.ts";
 import { createTestContext, databaseLabel, type TestContext } from "../helpers/harness.ts";
 import { boundAutomation, envelope, sendEvent } from "./helpers.ts";

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import fc from "fast-check";
 import { fixedClock } from "../../src/clock.ts";
-import { RESERVED_PROPERTY_KEYS } from "../../src/services/events/envelope.ts";
+import { RESERVED_PROPERTY_KEYS } from "../../src/trigger/envelope.ts";
 import { createAutomation, createOrg, type TestOrg } from "../helpers/api.ts";
 import { createTestContext, databaseLabel, type TestContext } from "../helpers/harness.ts";
 import { boundAutomation, sendEvent } from "./helpers.ts";

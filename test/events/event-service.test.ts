@@ -1,20 +1,20 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import pino from "pino";
+import { createBoundAutomationCache } from "../../src/automations/automation-cache.ts";
+import { createAutomation } from "../../src/automations/automations.ts";
+import { createKillSwitch } from "../../src/automations/kill-switch.ts";
 import { fixedClock } from "../../src/clock.ts";
 import { type Database, queryOne, sql } from "../../src/db/database.ts";
-import { createBoundAutomationCache } from "../../src/services/automation-cache.ts";
-import { createAutomation } from "../../src/services/automations.ts";
-import type { EventEnvelope } from "../../src/services/events/envelope.ts";
+import { createOrganization } from "../../src/orgs/organizations.ts";
+import type { EventEnvelope } from "../../src/trigger/envelope.ts";
 import {
   type ContactAttributionInput,
   createEventService,
   type EventServiceDeps,
-} from "../../src/services/events/event-service.ts";
-import { listWebhookLog } from "../../src/services/events/webhook-log.ts";
-import { createKillSwitch } from "../../src/services/kill-switch.ts";
-import { createOrganization } from "../../src/services/organizations.ts";
-import { createTriggerStore } from "../../src/services/trigger-store.ts";
+} from "../../src/trigger/event-service.ts";
+import { createTriggerStore } from "../../src/trigger/trigger-store.ts";
+import { listWebhookLog } from "../../src/trigger/webhook-log.ts";
 import { databaseLabel, openTestDatabase } from "../helpers/harness.ts";
 import { ADDRESS } from "./helpers.ts";
 

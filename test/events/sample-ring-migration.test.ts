@@ -4,7 +4,7 @@ import { describe, it } from "node:test";
 import pino from "pino";
 import { queryRows, sql } from "../../src/db/database.ts";
 import { loadMigrations, migrate } from "../../src/db/migrate.ts";
-import { createTriggerStore } from "../../src/services/trigger-store.ts";
+import { createTriggerStore } from "../../src/trigger/trigger-store.ts";
 import { databaseLabel, openTestDatabase } from "../helpers/harness.ts";
 
 const RING_MIGRATION = "0060_event_sample_slots";

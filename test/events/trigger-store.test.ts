@@ -3,15 +3,15 @@ import { randomUUID } from "node:crypto";
 import { after, before, describe, it } from "node:test";
 import pino from "pino";
 import { type Database, queryOne, queryRows, sql } from "../../src/db/database.ts";
+import { processPieceJob } from "../../src/jobs/kinds.ts";
 import { newJobRow } from "../../src/jobs/queue.ts";
-import { processPieceJob } from "../../src/pipeline/jobs.ts";
-import { createOrganization } from "../../src/services/organizations.ts";
+import { createOrganization } from "../../src/orgs/organizations.ts";
+import type { EventSampleRow } from "../../src/trigger/samples.ts";
 import {
   type CampaignEnqueue,
   createTriggerStore,
-  type EventSampleRow,
   type TriggerStore,
-} from "../../src/services/trigger-store.ts";
+} from "../../src/trigger/trigger-store.ts";
 import { databaseLabel, openTestDatabase } from "../helpers/harness.ts";
 
 const NOW = new Date("2026-11-22T12:00:00Z");

@@ -112,7 +112,7 @@ describe("address parsing cost", () => {
       street: "123 N MARTIN LUTHER KING JUNIOR MEMORIAL BLVD SW #4",
       city: "RANCHO SANTA MARGARITA",
       state: "CA",
-      postal_code: "92688",
+      zip: "92688",
       country: "US",
     });
   });

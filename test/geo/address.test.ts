@@ -134,7 +134,7 @@ describe("address normalization", () => {
       street: "12 ЙОРК AVE #5",
       city: "NEW YORK",
       state: "NY",
-      postal_code: "10001",
+      zip: "10001",
       country: "US",
     });
     // Accents are removed from Latin letters only: "Й" is another letter than "И".
@@ -194,7 +194,7 @@ describe("address normalization", () => {
       street: "123 N MAIN ST #4",
       city: "SPRINGFIELD",
       state: "IL",
-      postal_code: "62701",
+      zip: "62701",
       country: "US",
     });
     assert.equal(parseUsAddress("3 Pine Way 62701").state, "IL");
@@ -220,7 +220,7 @@ describe("address normalization", () => {
       street: "THE OLD MILL",
       city: "",
       state: "",
-      postal_code: "",
+      zip: "",
       country: "US",
     });
   });

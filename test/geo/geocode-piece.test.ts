@@ -5,7 +5,7 @@ import pino from "pino";
 import { queryOne, sql } from "../../src/db/database.ts";
 import { GeocoderUnavailableError } from "../../src/geo/geocoder.ts";
 import { createNominatimGeocoder } from "../../src/geo/nominatim.ts";
-import { geocodePieceHandler } from "../../src/pipeline/process-piece.ts";
+import { geocodePieceHandler } from "../../src/pieces/process-piece.ts";
 import { createOrg, recordMailing } from "../helpers/api.ts";
 import { createTestContext, databaseLabel, type TestContext } from "../helpers/harness.ts";
 import { type FakeGeocoderServer, nominatimPlace, startFakeGeocoder } from "./fake-geocoder.ts";

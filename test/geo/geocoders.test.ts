@@ -31,7 +31,7 @@ describe("local geocoder", () => {
     assert.ok(result.found);
     assert.equal(result.precision, "postcode");
     assert.ok(Math.abs(result.lat - 39.8) < 0.2 && Math.abs(result.lng + 89.65) < 0.2);
-    assert.equal(result.parts.postal_code, "62701");
+    assert.equal(result.parts.zip, "62701");
     assert.equal(result.parts.street, "123 N MAIN ST #4");
   });
 
@@ -98,7 +98,7 @@ describe("nominatim geocoder against a fake Nominatim on loopback", () => {
         street: "123 N MAIN ST #4",
         city: "SPRINGFIELD",
         state: "IL",
-        postal_code: "62701",
+        zip: "62701",
         country: "US",
       },
     });
@@ -136,7 +136,7 @@ describe("nominatim geocoder against a fake Nominatim on loopback", () => {
       street: "1 MAIN ST",
       city: "PHILADELPHIA",
       state: "PA",
-      postal_code: "19103",
+      zip: "19103",
       country: "US",
     });
   });
@@ -222,7 +222,7 @@ describe("census geocoder against a fake census API on loopback", () => {
     assert.equal(result.precision, "street");
     assert.equal(result.lat, 39.8017);
     assert.equal(result.lng, -89.6437);
-    assert.equal(result.parts.postal_code, "62701");
+    assert.equal(result.parts.zip, "62701");
   });
 
   it("answers not found when the census has no match", async () => {

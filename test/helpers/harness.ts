@@ -14,7 +14,7 @@ import {
   type RateLimiter,
 } from "../../src/limits/rate-limiter.ts";
 import { createRenderPool, type Renderer } from "../../src/render/renderer.ts";
-import type { HostResolver } from "../../src/services/webhooks/target-guard.ts";
+import type { HostResolver } from "../../src/webhooks/target-guard.ts";
 
 export const ADMIN_TOKEN = "test-admin-token-0123456789";
 

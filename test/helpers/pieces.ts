@@ -1,6 +1,6 @@
 import { type Queryable, queryRows, sql } from "../../src/db/database.ts";
-import { processPieceJob } from "../../src/pipeline/jobs.ts";
-import { insertQueuedPiece } from "../../src/pipeline/piece-updates.ts";
+import { processPieceJob } from "../../src/jobs/kinds.ts";
+import { insertQueuedPiece } from "../../src/pieces/piece-updates.ts";
 
 type PiecePayload = { org_id: string; piece_id: string; piece?: Parameters<typeof insertQueuedPiece>[2] };
 

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { fixedClock } from "../../src/clock.ts";
 import { queryOne, queryRows, sql } from "../../src/db/database.ts";
-import { ABANDONED_CLAIM_SECONDS } from "../../src/services/import/claims.ts";
+import { ABANDONED_CLAIM_SECONDS } from "../../src/imports/claims.ts";
 import { admin, call, createOrg, issueKey } from "../helpers/api.ts";
 import { createTestContext, databaseLabel, type TestContext } from "../helpers/harness.ts";
 import { importGeocoder, postImport, rows, startImportGeocoder } from "./import-helpers.ts";

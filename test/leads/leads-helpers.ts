@@ -1,10 +1,10 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 import pino from "pino";
 import type { Clock } from "../../src/clock.ts";
-import { buildJobCatalog } from "../../src/jobs/catalog.ts";
 import { runPendingJobs } from "../../src/jobs/worker.ts";
-import { createDeliveryClient, type DeliveryClient } from "../../src/services/webhooks/delivery-client.ts";
-import { createTargetGuard, type HostResolver } from "../../src/services/webhooks/target-guard.ts";
+import { createDeliveryClient, type DeliveryClient } from "../../src/webhooks/delivery-client.ts";
+import { createTargetGuard, type HostResolver } from "../../src/webhooks/target-guard.ts";
+import { buildJobCatalog } from "../../src/worker/catalog.ts";
 import { admin, call, recordMailing } from "../helpers/api.ts";
 import { createTestContext, type TestContext } from "../helpers/harness.ts";
 

@@ -1,11 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { classifyAddress, parseAllowList } from "../../src/services/webhooks/address-policy.ts";
-import {
-  BlockedTargetError,
-  createTargetGuard,
-  type TargetGuard,
-} from "../../src/services/webhooks/target-guard.ts";
+import { classifyAddress, parseAllowList } from "../../src/webhooks/address-policy.ts";
+import { BlockedTargetError, createTargetGuard, type TargetGuard } from "../../src/webhooks/target-guard.ts";
 import { fakeResolver } from "./leads-helpers.ts";
 
 const NOT_PUBLIC: Record<string, string[]> = {

@@ -6,7 +6,7 @@ import { fixedClock } from "../../src/clock.ts";
 import { createJobCatalog } from "../../src/jobs/job-kind.ts";
 import { runPendingJobs } from "../../src/jobs/worker.ts";
 import { createMailer } from "../../src/mail/mailer.ts";
-import { capNoticeHandler } from "../../src/services/mail-safety/cap-notice.ts";
+import { capNoticeHandler } from "../../src/mail-safety/cap-notice.ts";
 import { inviteAndAccept } from "../app-api/helpers.ts";
 import { admin } from "../helpers/api.ts";
 import { createTestContext, databaseLabel, type TestContext } from "../helpers/harness.ts";

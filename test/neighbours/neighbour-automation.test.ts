@@ -5,7 +5,7 @@ import { queryRows, sql } from "../../src/db/database.ts";
 import { NEIGHBOUR_DEFAULT_TEMPLATE } from "../../src/neighbours/audience.ts";
 import { insertReferenceAddresses, referenceAddressOf } from "../../src/neighbours/reference-addresses.ts";
 import { syntheticNeighbourhood } from "../../src/neighbours/synthetic-neighbourhood.ts";
-import { loadPiece, recipientOf } from "../../src/pipeline/piece-record.ts";
+import { loadPiece, recipientOf } from "../../src/pieces/piece-record.ts";
 import { composeCard } from "../../src/render/compose.ts";
 import { admin, call, createAutomation, createOrg, recordMailing } from "../helpers/api.ts";
 import { createTestContext, databaseLabel, type TestContext } from "../helpers/harness.ts";

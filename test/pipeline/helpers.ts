@@ -13,7 +13,7 @@ import { type Queryable, queryOne, queryRows, sql } from "../../src/db/database.
 import { createLocalGeocoder } from "../../src/geo/local.ts";
 import { createJobCatalog } from "../../src/jobs/job-kind.ts";
 import { runPendingJobs } from "../../src/jobs/worker.ts";
-import { pipelineJobHandlers } from "../../src/pipeline/index.ts";
+import { pipelineJobHandlers } from "../../src/pieces/job-handlers.ts";
 import { admin, call, createAutomation, createOrg } from "../helpers/api.ts";
 import { ADMIN_TOKEN, type TestContext } from "../helpers/harness.ts";
 import { insertPendingPieces } from "../helpers/pieces.ts";

@@ -2,11 +2,11 @@ import assert from "node:assert/strict";
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
+import { createKillSwitch } from "../../src/automations/kill-switch.ts";
 import { fixedClock } from "../../src/clock.ts";
 import { queryRows, sql } from "../../src/db/database.ts";
 import { normalizeAddress } from "../../src/domain/address.ts";
-import { signLobPayload } from "../../src/print/lob-webhook.ts";
-import { createKillSwitch } from "../../src/services/kill-switch.ts";
+import { signLobPayload } from "../../src/pieces/lob-tracking.ts";
 import { admin, call } from "../helpers/api.ts";
 import { createTestContext, type TestContext } from "../helpers/harness.ts";
 import {

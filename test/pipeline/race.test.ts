@@ -5,10 +5,10 @@ import { fixedClock } from "../../src/clock.ts";
 import { type Database, openDatabase, queryOne, queryRows, sql } from "../../src/db/database.ts";
 import { createLocalGeocoder } from "../../src/geo/local.ts";
 import { createJobCatalog } from "../../src/jobs/job-kind.ts";
+import { processPieceJob } from "../../src/jobs/kinds.ts";
 import { enqueueJob } from "../../src/jobs/queue.ts";
 import { startWorker } from "../../src/jobs/worker.ts";
-import { pipelineJobHandlers } from "../../src/pipeline/index.ts";
-import { processPieceJob } from "../../src/pipeline/jobs.ts";
+import { pipelineJobHandlers } from "../../src/pieces/job-handlers.ts";
 import { createTestContext, databaseLabel, TEST_DATABASE_URL, type TestContext } from "../helpers/harness.ts";
 import { jobsOf, logger, orgWithAutomation, queuePiece, startFakeLob } from "./helpers.ts";
 

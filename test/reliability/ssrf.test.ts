@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import type { DeliveryClient } from "../../src/services/webhooks/delivery-client.ts";
+import type { DeliveryClient } from "../../src/webhooks/delivery-client.ts";
 import { admin, createOrg } from "../helpers/api.ts";
 import { type HttpsReceiver, startHttpsReceiver } from "../helpers/https-receiver.ts";
 import {

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { fixedClock } from "../../src/clock.ts";
-import { createExpiringCache } from "../../src/services/expiring-cache.ts";
+import { createExpiringCache } from "../../src/db/expiring-cache.ts";
 
 /** A lookup that answers only when told to, and counts how often it was started. */
 function controlledLoad<V>() {

@@ -368,7 +368,7 @@ describe("logged errors of failed queries", () => {
 
 describe("delivery log URLs", () => {
   it("keep the origin of a receiver's URL only: no path segment, query or credentials", async () => {
-    const { loggableUrl } = await import("../../src/services/webhooks/deliver-lead-job.ts");
+    const { loggableUrl } = await import("../../src/webhooks/deliver-lead-job.ts");
     assert.equal(loggableUrl("https://hooks.zapier.com/hooks/catch/1/abcXYZ/"), "https://hooks.zapier.com");
     assert.equal(loggableUrl("https://crm.example.com/leads"), "https://crm.example.com");
     assert.equal(loggableUrl("https://crm.example.com:8443/"), "https://crm.example.com:8443");
@@ -380,7 +380,7 @@ describe("delivery log URLs", () => {
 
 describe("CSV export cells", () => {
   it("never start a formula, at the start of a cell or after a semicolon", async () => {
-    const { csvField } = await import("../../src/services/import/staged-batches.ts");
+    const { csvField } = await import("../../src/imports/staged-batches.ts");
     assert.equal(csvField("=1+1"), `"'=1+1"`);
     assert.equal(csvField("@SUM(A1)"), `"'@SUM(A1)"`);
     assert.equal(csvField("id;+1+1"), `"id;'+1+1"`);

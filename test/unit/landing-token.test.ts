@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { newLandingToken } from "../../src/services/campaigns.ts";
+import { newLandingToken } from "../../src/pieces/campaigns.ts";
 
 describe("landing tokens", () => {
   it("are 24 URL-safe characters (144 bits), never repeated across many draws of the pool", () => {

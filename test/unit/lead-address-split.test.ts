@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { splitPieceAddress } from "../../src/services/leads/address-split.ts";
+import { splitPieceAddress } from "../../src/leads/address-split.ts";
 
 const oneLine = (address: string) => {
   const split = splitPieceAddress({ address, street: null, city: null, state: null, zip: null });

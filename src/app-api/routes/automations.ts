@@ -1,6 +1,14 @@
 import { type Static, Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance, FastifyRequest } from "fastify";
+import {
+  type Automation,
+  createAutomation,
+  findAutomation,
+  listAutomations,
+  updateAutomation,
+} from "../../automations/automations.ts";
 import { queryOne, sql } from "../../db/database.ts";
+import { mailAddressOf } from "../../domain/address.ts";
 import { AutomationFilter, filterProblem, passesFilter } from "../../domain/filters.ts";
 import { AppError, invalidPayload, notFound, rateLimited } from "../../errors.ts";
 import { placeholderImage } from "../../imagery/placeholder.ts";
@@ -10,26 +18,14 @@ import {
   neighbourCardProperties,
   previewNeighbours,
 } from "../../neighbours/neighbour-preview.ts";
+import { loadCardSender } from "../../orgs/card-sender.ts";
+import { landingUrl } from "../../pieces/campaigns.ts";
 import { composeCard } from "../../render/compose.ts";
 import { templateProblems } from "../../render/merge.ts";
 import { splitProofSheet } from "../../render/proof-sides.ts";
 import { CardSizeSchema, resolveTemplate } from "../../render/template.ts";
-import { cardsThisMonth, findSample } from "../../services/app-reads.ts";
-import {
-  type Automation,
-  createAutomation,
-  findAutomation,
-  listAutomations,
-  updateAutomation,
-} from "../../services/automations.ts";
-import { landingUrl } from "../../services/campaigns.ts";
-import { loadCardSender } from "../../services/card-sender.ts";
-import {
-  mailAddressOf,
-  runTrigger,
-  TRIGGER_REASONS,
-  type TriggerReason,
-} from "../../services/trigger-core.ts";
+import { cardsThisMonth, findSample } from "../../reports/app-reads.ts";
+import { runTrigger, TRIGGER_REASONS, type TriggerReason } from "../../trigger/trigger-core.ts";
 import type { AppApiContext } from "../context.ts";
 import { sessionOf } from "../session-guard.ts";
 

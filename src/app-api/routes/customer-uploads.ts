@@ -2,6 +2,12 @@ import type { Readable } from "node:stream";
 import { Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { Value } from "typebox/value";
+import {
+  CUSTOMERS_BATCH_LIMIT,
+  type CustomerEntry,
+  checkedCustomerKey,
+  registerCustomers,
+} from "../../customers/customers.ts";
 import { AppError } from "../../errors.ts";
 import {
   addressOf,
@@ -11,16 +17,10 @@ import {
   csvTooLarge,
   guessMapping,
   readCsvTable,
-} from "../../services/csv-upload/csv-table.ts";
-import {
-  CUSTOMERS_BATCH_LIMIT,
-  type CustomerEntry,
-  checkedCustomerKey,
-  registerCustomers,
-} from "../../services/customers.ts";
-import { createImportService } from "../../services/import/import-service.ts";
-import { prepareRows } from "../../services/import/rows.ts";
-import { IMPORT_LIMITS, ImportResult, ImportRow } from "../../services/import/schemas.ts";
+} from "../../imports/csv-table.ts";
+import { createImportService } from "../../imports/import-service.ts";
+import { prepareRows } from "../../imports/rows.ts";
+import { IMPORT_LIMITS, ImportResult, ImportRow } from "../../imports/schemas.ts";
 import type { AppApiContext } from "../context.ts";
 import { sessionOf } from "../session-guard.ts";
 

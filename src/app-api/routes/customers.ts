@@ -1,7 +1,7 @@
 import { Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
-import { customersPage, optedOutHomes } from "../../services/app-customers.ts";
-import { countCustomers, registerCustomers } from "../../services/customers.ts";
+import { customersPage, optedOutHomes } from "../../customers/app-customers.ts";
+import { countCustomers, registerCustomers } from "../../customers/customers.ts";
 import type { AppApiContext } from "../context.ts";
 import { sessionOf } from "../session-guard.ts";
 

@@ -2,6 +2,7 @@ import { Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
 import { notFound } from "../../errors.ts";
 import { SCOPES } from "../../http/route-config.ts";
+import { issueApiKey } from "../../orgs/organizations.ts";
 import {
   listEventTypes,
   listOrgKeys,
@@ -9,8 +10,7 @@ import {
   listSamples,
   listSubscriptionDeliveries,
   revokeOrgKey,
-} from "../../services/app-reads.ts";
-import { issueApiKey } from "../../services/organizations.ts";
+} from "../../reports/app-reads.ts";
 import type { AppApiContext } from "../context.ts";
 import { sessionOf } from "../session-guard.ts";
 

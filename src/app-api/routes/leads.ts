@@ -1,9 +1,9 @@
 import { Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
+import { decodeKeysetCursor } from "../../db/keyset-cursor.ts";
 import { notFound } from "../../errors.ts";
-import { getLead, listLeads } from "../../services/app-leads.ts";
-import { decodeKeysetCursor } from "../../services/keyset-cursor.ts";
-import { getLeadAlertPreference, setLeadAlertPreference } from "../../services/lead-alerts.ts";
+import { getLead, listLeads } from "../../leads/app-leads.ts";
+import { getLeadAlertPreference, setLeadAlertPreference } from "../../leads/lead-alerts.ts";
 import type { AppApiContext } from "../context.ts";
 import { sessionOf } from "../session-guard.ts";
 

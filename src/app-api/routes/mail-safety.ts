@@ -1,7 +1,6 @@
 import { Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { AppError, notFound } from "../../errors.ts";
-import { listMailPieces, proofUrl } from "../../services/app-mail.ts";
 import {
   approveOrgPieces,
   cancelOrgAutomationWaiting,
@@ -11,9 +10,10 @@ import {
   countAwaitingApproval,
   getOrgAutomationSafety,
   updateOrgAutomationSafety,
-} from "../../services/mail-safety/org-controls.ts";
-import { getPieceSafetyView } from "../../services/mail-safety/piece-controls.ts";
-import { updateOrgMailSafety } from "../../services/mail-safety/settings.ts";
+} from "../../mail-safety/org-controls.ts";
+import { getPieceSafetyView } from "../../mail-safety/piece-controls.ts";
+import { updateOrgMailSafety } from "../../mail-safety/settings.ts";
+import { listMailPieces, proofUrl } from "../../pieces/app-mail.ts";
 import type { AppApiContext } from "../context.ts";
 import { sessionOf } from "../session-guard.ts";
 

@@ -1,12 +1,12 @@
 import { Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
+import { createExpiringCache } from "../../db/expiring-cache.ts";
+import { decodeKeysetCursor } from "../../db/keyset-cursor.ts";
 import { notFound, rateLimited } from "../../errors.ts";
 import { createHomeImagery } from "../../imagery/index.ts";
-import { renderProof } from "../../pipeline/operator.ts";
+import { getMailPiece, listMailPieces, MAIL_PIECE_STATUSES, orgOwnsPiece } from "../../pieces/app-mail.ts";
+import { renderProof } from "../../pieces/operator.ts";
 import { splitProofSheet } from "../../render/proof-sides.ts";
-import { getMailPiece, listMailPieces, MAIL_PIECE_STATUSES, orgOwnsPiece } from "../../services/app-mail.ts";
-import { createExpiringCache } from "../../services/expiring-cache.ts";
-import { decodeKeysetCursor } from "../../services/keyset-cursor.ts";
 import type { AppApiContext } from "../context.ts";
 import { sessionOf } from "../session-guard.ts";
 

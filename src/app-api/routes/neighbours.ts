@@ -1,7 +1,7 @@
 import { Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
 import { listNeighbourJobs } from "../../neighbours/neighbour-jobs.ts";
-import { costPerCardCents, spendFigures } from "../../services/app-overview.ts";
+import { costPerCardCents, spendFigures } from "../../reports/app-overview.ts";
 import type { AppApiContext } from "../context.ts";
 import { sessionOf } from "../session-guard.ts";
 

@@ -6,7 +6,7 @@ import {
   getOrganizationProfile,
   saveOrganizationLogo,
   updateOrganizationProfile,
-} from "../../services/organization-profile.ts";
+} from "../../orgs/organization-profile.ts";
 import type { AppApiContext } from "../context.ts";
 import { sessionOf } from "../session-guard.ts";
 

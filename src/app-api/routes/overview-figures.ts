@@ -1,7 +1,7 @@
 import { Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
-import { latestLeads } from "../../services/app-leads.ts";
-import { costPerCardCents, monthlyFigures, totalsOf } from "../../services/app-overview.ts";
+import { latestLeads } from "../../leads/app-leads.ts";
+import { costPerCardCents, monthlyFigures, totalsOf } from "../../reports/app-overview.ts";
 import type { AppApiContext } from "../context.ts";
 import { sessionOf } from "../session-guard.ts";
 import { LeadListItem } from "./leads.ts";

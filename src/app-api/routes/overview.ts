@@ -1,7 +1,7 @@
 import { Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
-import { type AttentionItem, mailAttentionItems } from "../../services/app-overview.ts";
-import { listEventTypes } from "../../services/app-reads.ts";
+import { type AttentionItem, mailAttentionItems } from "../../reports/app-overview.ts";
+import { listEventTypes } from "../../reports/app-reads.ts";
 import type { AppApiContext } from "../context.ts";
 import { sessionOf } from "../session-guard.ts";
 

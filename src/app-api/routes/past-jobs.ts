@@ -1,7 +1,7 @@
 import { Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
-import { StagedBatchSummary, StagedRow } from "../../services/import/schemas.ts";
-import { getStagedBatch, listStagedBatches } from "../../services/import/staged-batches.ts";
+import { StagedBatchSummary, StagedRow } from "../../imports/schemas.ts";
+import { getStagedBatch, listStagedBatches } from "../../imports/staged-batches.ts";
 import type { AppApiContext } from "../context.ts";
 import { sessionOf } from "../session-guard.ts";
 

@@ -2,18 +2,18 @@ import { type Static, Type, type TypeBoxTypeProvider } from "@fastify/type-provi
 import type { FastifyInstance } from "fastify";
 import { AppError, invalidPayload, rateLimited } from "../../errors.ts";
 import { placeholderImage } from "../../imagery/placeholder.ts";
-import { composeCard } from "../../render/compose.ts";
-import { templateProblems } from "../../render/merge.ts";
-import { splitProofSheet } from "../../render/proof-sides.ts";
-import { CardSizeSchema, resolveTemplate } from "../../render/template.ts";
-import { landingUrl } from "../../services/campaigns.ts";
-import { loadCardSender } from "../../services/card-sender.ts";
-import { createMailingService } from "../../services/mailings/mailing-service.ts";
+import { createMailingService } from "../../mailings/mailing-service.ts";
+import { loadCardSender } from "../../orgs/card-sender.ts";
+import { landingUrl } from "../../pieces/campaigns.ts";
 import {
   createReactivationService,
   propertiesOf,
   REACTIVATION_MAX_PIECES,
-} from "../../services/reactivation/reactivation-service.ts";
+} from "../../reactivation/reactivation-service.ts";
+import { composeCard } from "../../render/compose.ts";
+import { templateProblems } from "../../render/merge.ts";
+import { splitProofSheet } from "../../render/proof-sides.ts";
+import { CardSizeSchema, resolveTemplate } from "../../render/template.ts";
 import type { AppApiContext } from "../context.ts";
 import { sessionOf } from "../session-guard.ts";
 import { PROOFS_PER_MINUTE } from "./automations.ts";

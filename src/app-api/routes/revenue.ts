@@ -5,7 +5,7 @@ import {
   listConversions,
   revenueByAutomation,
   revenueByMonth,
-} from "../../services/app-revenue.ts";
+} from "../../attribution/app-revenue.ts";
 import type { AppApiContext } from "../context.ts";
 import { sessionOf } from "../session-guard.ts";
 

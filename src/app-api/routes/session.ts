@@ -1,7 +1,7 @@
 import { type Static, Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
 import { AppError } from "../../errors.ts";
-import { findPendingInvitation, normalizeEmail } from "../../services/invitations.ts";
+import { findPendingInvitation, normalizeEmail } from "../../orgs/invitations.ts";
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from "../auth.ts";
 import type { AppApiContext } from "../context.ts";
 import { MemberRoleSchema, PersonNameSchema, SessionView } from "../schemas.ts";

@@ -2,7 +2,7 @@ import { Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
 import { type Queryable, queryOne, queryRows, sql } from "../../db/database.ts";
 import { AppError, notFound } from "../../errors.ts";
-import { inviteMember, listPendingInvitations, type MemberRole } from "../../services/invitations.ts";
+import { inviteMember, listPendingInvitations, type MemberRole } from "../../orgs/invitations.ts";
 import type { AppApiContext } from "../context.ts";
 import { EmailSchema, MemberRoleSchema } from "../schemas.ts";
 import { sessionOf } from "../session-guard.ts";

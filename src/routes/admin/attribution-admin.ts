@@ -1,10 +1,10 @@
 import { Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
-import { listConversions } from "../../services/attribution/conversions.ts";
-import { listLeads } from "../../services/attribution/tracking-lead.ts";
-import { listCustomers } from "../../services/customers.ts";
-import { assertOrganizationExists } from "../../services/organizations.ts";
-import type { Services } from "../../services/services.ts";
+import { listConversions } from "../../attribution/conversions.ts";
+import { listLeads } from "../../attribution/tracking-lead.ts";
+import { listCustomers } from "../../customers/customers.ts";
+import { assertOrganizationExists } from "../../orgs/organizations.ts";
+import type { Services } from "../../services.ts";
 import { registerAdminNeighbourJobRoutes } from "./neighbour-jobs.ts";
 import { OrgParams } from "./orgs.ts";
 

@@ -1,9 +1,9 @@
 import { Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
-import { listCampaigns, markPieceMailed } from "../../services/campaigns.ts";
-import { createMailingService } from "../../services/mailings/mailing-service.ts";
-import { assertOrganizationExists } from "../../services/organizations.ts";
-import type { Services } from "../../services/services.ts";
+import { createMailingService } from "../../mailings/mailing-service.ts";
+import { assertOrganizationExists } from "../../orgs/organizations.ts";
+import { listCampaigns, markPieceMailed } from "../../pieces/campaigns.ts";
+import type { Services } from "../../services.ts";
 import { IdParams, OrgParams } from "./orgs.ts";
 
 const Mailing = Type.Object(

@@ -1,10 +1,10 @@
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
-import { listConnections } from "../../services/events/connections.ts";
-import { listEventSamples } from "../../services/events/samples.ts";
-import { listWebhookLog } from "../../services/events/webhook-log.ts";
-import { assertOrganizationExists } from "../../services/organizations.ts";
-import type { Services } from "../../services/services.ts";
+import { assertOrganizationExists } from "../../orgs/organizations.ts";
+import type { Services } from "../../services.ts";
+import { listConnections } from "../../trigger/connections.ts";
+import { listEventSamples } from "../../trigger/samples.ts";
+import { listWebhookLog } from "../../trigger/webhook-log.ts";
 import { OrgParams } from "./orgs.ts";
 
 /** The newest entries only: the log is for looking at what just happened. */

@@ -1,8 +1,8 @@
 import { Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
-import { getStagedBatch, listStagedBatches, stagedRowsToCsv } from "../../services/import/staged-batches.ts";
-import { assertOrganizationExists } from "../../services/organizations.ts";
-import type { Services } from "../../services/services.ts";
+import { getStagedBatch, listStagedBatches, stagedRowsToCsv } from "../../imports/staged-batches.ts";
+import { assertOrganizationExists } from "../../orgs/organizations.ts";
+import type { Services } from "../../services.ts";
 import { OrgParams } from "./orgs.ts";
 
 const ImportParams = Type.Object({

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import { registerAdminGuard } from "../../http/admin-guard.ts";
 import { registerAdminOpenApi } from "../../http/admin-openapi.ts";
-import type { Services } from "../../services/services.ts";
+import type { Services } from "../../services.ts";
 import { registerAdminAttributionRoutes } from "./attribution-admin.ts";
 import { registerAdminAutomationRoutes } from "./automations.ts";
 import { registerAdminCampaignRoutes } from "./campaigns.ts";

@@ -1,8 +1,8 @@
 import { Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
 import { createMailer } from "../../mail/mailer.ts";
-import { inviteMember } from "../../services/invitations.ts";
-import type { Services } from "../../services/services.ts";
+import { inviteMember } from "../../orgs/invitations.ts";
+import type { Services } from "../../services.ts";
 import { OrgParams } from "./orgs.ts";
 
 /** The operator invites an organization's first owner (or anyone) into the contractor's app. */

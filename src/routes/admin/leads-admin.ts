@@ -1,10 +1,10 @@
 import { Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
-import { LeadFieldInput, listLeadFields, upsertLeadField } from "../../services/leads/lead-fields.ts";
-import { assertOrganizationExists } from "../../services/organizations.ts";
-import type { Services } from "../../services/services.ts";
-import { listDeliveries } from "../../services/webhooks/deliveries.ts";
-import { createSubscriptionService } from "../../services/webhooks/subscriptions.ts";
+import { LeadFieldInput, listLeadFields, upsertLeadField } from "../../leads/lead-fields.ts";
+import { assertOrganizationExists } from "../../orgs/organizations.ts";
+import type { Services } from "../../services.ts";
+import { listDeliveries } from "../../webhooks/deliveries.ts";
+import { createSubscriptionService } from "../../webhooks/subscriptions.ts";
 import { OrgParams } from "./orgs.ts";
 
 const OperatorSubscriptionInput = Type.Object(

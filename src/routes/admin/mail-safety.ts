@@ -2,7 +2,7 @@ import { Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
 import { AppError } from "../../errors.ts";
 import { ErrorBody } from "../../http/schemas.ts";
-import { listDoNotMail } from "../../services/mail-safety/do-not-mail.ts";
+import { listDoNotMail } from "../../mail-safety/do-not-mail.ts";
 import {
   approvePieces,
   cancelPiece,
@@ -10,15 +10,15 @@ import {
   getPieceSafetyView,
   listWaitingPieces,
   WAITING_STATUSES,
-} from "../../services/mail-safety/piece-controls.ts";
+} from "../../mail-safety/piece-controls.ts";
 import {
   getAutomationMailSafety,
   getOrgMailSafety,
   updateAutomationMailSafety,
   updateOrgMailSafety,
-} from "../../services/mail-safety/settings.ts";
-import { assertOrganizationExists } from "../../services/organizations.ts";
-import type { Services } from "../../services/services.ts";
+} from "../../mail-safety/settings.ts";
+import { assertOrganizationExists } from "../../orgs/organizations.ts";
+import type { Services } from "../../services.ts";
 import { IdParams, OrgParams } from "./orgs.ts";
 
 const Cap = Type.Union([Type.Integer({ minimum: 0, maximum: 100_000_000 }), Type.Null()]);

@@ -1,8 +1,8 @@
 import { Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
 import { listNeighbourJobs } from "../../neighbours/neighbour-jobs.ts";
-import { assertOrganizationExists } from "../../services/organizations.ts";
-import type { Services } from "../../services/services.ts";
+import { assertOrganizationExists } from "../../orgs/organizations.ts";
+import type { Services } from "../../services.ts";
 import { OrgParams } from "./orgs.ts";
 
 const NeighbourJobsQuery = Type.Object(

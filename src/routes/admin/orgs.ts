@@ -8,8 +8,8 @@ import {
   issueApiKey,
   listOrganizations,
   revokeApiKey,
-} from "../../services/organizations.ts";
-import type { Services } from "../../services/services.ts";
+} from "../../orgs/organizations.ts";
+import type { Services } from "../../services.ts";
 
 export const OrgParams = Type.Object({ org_id: Type.String({ format: "uuid" }) });
 export const IdParams = Type.Object({ id: Type.String({ format: "uuid" }) });

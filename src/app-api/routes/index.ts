@@ -1,0 +1,95 @@
+import type { FastifyInstance } from "fastify";
+import { registerWebApp, type WebAppPages } from "../../http/web-app.ts";
+import { createMailer } from "../../mail/mailer.ts";
+import type { Services } from "../../services.ts";
+import { APP_API_PREFIX, createAuth } from "../auth.ts";
+import { registerAuthRoutes } from "../auth-routes.ts";
+import { resolveAuthSecret } from "../auth-secret.ts";
+import type { AppApiContext } from "../context.ts";
+import { assertSameOrigin } from "../csrf.ts";
+import { registerAppErrorHandling } from "../errors.ts";
+import { collectAppApiDocument } from "../openapi.ts";
+import { createSessionGuard, requireOwner } from "../session-guard.ts";
+import { registerAutomationRoutes } from "./automations.ts";
+import { registerCustomerUploadRoutes } from "./customer-uploads.ts";
+import { registerCustomerRoutes } from "./customers.ts";
+import { registerDeveloperRoutes } from "./developers.ts";
+import { registerLeadRoutes } from "./leads.ts";
+import { registerMailRoutes } from "./mail.ts";
+import { registerMailSafetyRoutes } from "./mail-safety.ts";
+import { registerMeRoutes } from "./me.ts";
+import { registerNeighbourRoutes } from "./neighbours.ts";
+import { registerOrganizationRoutes } from "./organization.ts";
+import { registerOverviewRoutes } from "./overview.ts";
+import { registerOverviewFigureRoutes } from "./overview-figures.ts";
+import { registerPastJobRoutes } from "./past-jobs.ts";
+import { registerReactivationRoutes } from "./reactivation.ts";
+import { registerRevenueRoutes } from "./revenue.ts";
+import { registerSessionRoutes } from "./session.ts";
+import { registerTeamRoutes } from "./team.ts";
+
+/**
+ * The contractor's app: its API under /app/api/v1 (Better Auth's endpoints under /auth, the
+ * app's own routes beside them, its OpenAPI document) and the built web app at /app/.
+ */
+export async function registerContractorApp(
+  app: FastifyInstance,
+  services: Services,
+  pages: WebAppPages = "all",
+): Promise<void> {
+  await app.register(async (scope) => registerAppApi(scope, services), { prefix: APP_API_PREFIX });
+  await registerWebApp(app, { pages });
+}
+
+async function registerAppApi(app: FastifyInstance, services: Services): Promise<void> {
+  const { config, clock, logger, db } = services;
+  const mailer = createMailer({
+    smtpUrl: config.smtpUrl,
+    from: config.mailFrom,
+    dataDir: config.dataDir,
+    logger,
+    clock,
+  });
+  app.addHook("onClose", () => mailer.close());
+  const auth = createAuth({ db, config, mailer, logger, secret: await resolveAuthSecret(db, config) });
+  const requireSession = createSessionGuard({ auth, db, clock });
+  const ctx: AppApiContext = { ...services, auth, mailer, requireSession, appLogger: logger };
+
+  app.decorateRequest("appSession", null);
+  registerAppErrorHandling(app);
+  const document = collectAppApiDocument(app, config.publicBaseUrl);
+  app.addHook("onRequest", async (request, reply) => {
+    assertSameOrigin(request, config.publicBaseUrl);
+    const access = request.routeOptions.config?.appAccess ?? "member";
+    if (access === "public") return;
+    await requireSession(request, reply);
+    if (access === "owner") requireOwner(request);
+  });
+  app.addHook("onSend", async (_request, reply, payload) => {
+    // Answers about one user's account must never be cached by a shared cache.
+    reply.header("cache-control", "no-store");
+    return payload;
+  });
+
+  app.get("/openapi.json", { config: { appAccess: "public" }, schema: { hide: true } }, async () =>
+    document(),
+  );
+  registerAuthRoutes(app, { auth, limiter: services.limiter, publicBaseUrl: config.publicBaseUrl });
+  registerSessionRoutes(app, ctx);
+  registerMeRoutes(app, ctx);
+  registerTeamRoutes(app, ctx);
+  registerAutomationRoutes(app, ctx);
+  registerDeveloperRoutes(app, ctx);
+  registerOrganizationRoutes(app, ctx);
+  registerOverviewRoutes(app, ctx);
+  registerMailRoutes(app, ctx);
+  registerLeadRoutes(app, ctx);
+  registerOverviewFigureRoutes(app, ctx);
+  registerRevenueRoutes(app, ctx);
+  registerNeighbourRoutes(app, ctx);
+  registerCustomerRoutes(app, ctx);
+  await registerCustomerUploadRoutes(app, ctx);
+  registerPastJobRoutes(app, ctx);
+  registerReactivationRoutes(app, ctx);
+  registerMailSafetyRoutes(app, ctx);
+}

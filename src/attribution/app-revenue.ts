@@ -1,0 +1,170 @@
+// The contractor app's Revenue screen: attributed conversions and what they cost, by automation
+// and by month, the conversions themselves, and their CSV download.
+import { type Queryable, queryRows, sql } from "../db/database.ts";
+import {
+  costPerCardCents,
+  type MonthFigures,
+  monthlyFigures,
+  spendFigures,
+} from "../reports/app-overview.ts";
+
+/** Cost per lead and per won deal (null without a cost, or without leads / deals to divide by). */
+export function unitCosts(cost: number | null, leads: number, wonDeals: number) {
+  const per = (count: number) =>
+    cost === null || count === 0 ? null : Math.round((cost / count) * 100) / 100;
+  return { cost_per_lead: per(leads), cost_per_won_deal: per(wonDeals) };
+}
+
+export interface AutomationRevenue {
+  automation_id: string | null;
+  automation_name: string;
+  cards_mailed: number;
+  leads: number;
+  won_deals: number;
+  attributed_revenue: number;
+  cost: number | null;
+  return_on_spend: number | null;
+  cost_per_lead: number | null;
+  cost_per_won_deal: number | null;
+}
+
+export interface ConversionRow {
+  id: string;
+  deal_id: string | null;
+  deal_name: string | null;
+  address: string;
+  amount: number | null;
+  close_date: string | null;
+  campaign_id: string;
+  campaign_name: string | null;
+  automation_name: string | null;
+  attribution_type: string;
+  match_confidence: string;
+}
+
+/** Since the first day of the oldest of the last 12 months: the Revenue screen's period. */
+const periodStart = (now: Date) =>
+  new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 11, 1)).toISOString();
+
+export async function revenueByMonth(db: Queryable, orgId: string, now: Date) {
+  const months = await monthlyFigures(db, orgId, now, 12);
+  return months.map((month: MonthFigures) => ({
+    ...month,
+    ...unitCosts(month.cost, month.leads, month.won_deals),
+  }));
+}
+
+export async function revenueByAutomation(
+  db: Queryable,
+  orgId: string,
+  now: Date,
+): Promise<AutomationRevenue[]> {
+  const since = sql`${periodStart(now)}::timestamptz`;
+  const org = sql`${orgId}::uuid`;
+  const rows = await queryRows<{
+    automation_id: string | null;
+    automation_name: string | null;
+    cards: string | number;
+    leads: string | number;
+    deals: string | number;
+    revenue: string | number | null;
+  }>(
+    db,
+    sql`WITH per AS (
+          SELECT c.automation_id, count(*) AS cards, 0 AS leads, 0 AS deals, 0 AS revenue
+            FROM mail_pieces p JOIN campaigns c ON c.org_id = p.org_id AND c.id = p.campaign_id
+            WHERE p.org_id = ${org} AND p.mailed_at >= ${since} GROUP BY c.automation_id
+          UNION ALL
+          SELECT c.automation_id, 0, count(*), 0, 0
+            FROM leads l JOIN campaigns c ON c.org_id = l.org_id AND c.id = l.campaign_id
+            WHERE l.org_id = ${org} AND l.created_at >= ${since} GROUP BY c.automation_id
+          UNION ALL
+          SELECT c.automation_id, 0, 0, count(*), COALESCE(sum(v.deal_amount), 0)
+            FROM conversions v JOIN campaigns c ON c.org_id = v.org_id AND c.id = v.campaign_id
+            WHERE v.org_id = ${org} AND COALESCE(v.deal_date, v.created_at) >= ${since} GROUP BY c.automation_id)
+        SELECT per.automation_id, a.name AS automation_name, sum(cards) AS cards, sum(leads) AS leads,
+               sum(deals) AS deals, sum(revenue) AS revenue
+        FROM per LEFT JOIN automations a ON a.org_id = ${org} AND a.id = per.automation_id
+        GROUP BY per.automation_id, a.name ORDER BY sum(revenue) DESC, a.name NULLS LAST`,
+  );
+  const centsPerCard = await costPerCardCents(db, orgId);
+  return rows.map((row) => {
+    const cards = Number(row.cards);
+    const revenue = Number(row.revenue ?? 0);
+    const spend = spendFigures(cards, revenue, centsPerCard);
+    return {
+      automation_id: row.automation_id,
+      automation_name: row.automation_name ?? "Recorded mailings (no automation)",
+      cards_mailed: cards,
+      leads: Number(row.leads),
+      won_deals: Number(row.deals),
+      attributed_revenue: revenue,
+      ...spend,
+      ...unitCosts(spend.cost, Number(row.leads), Number(row.deals)),
+    };
+  });
+}
+
+/** The org's attributed conversions, newest close first (at most `limit`). */
+export async function listConversions(db: Queryable, orgId: string, limit: number): Promise<ConversionRow[]> {
+  const rows = await queryRows<
+    Omit<ConversionRow, "amount" | "close_date"> & {
+      deal_amount: string | number | null;
+      deal_date: Date | string | null;
+    }
+  >(
+    db,
+    sql`SELECT v.id, v.deal_id, v.deal_name, v.address, v.deal_amount, v.deal_date, v.campaign_id,
+               c.name AS campaign_name, a.name AS automation_name, v.attribution_type, v.match_confidence
+        FROM conversions v
+        LEFT JOIN campaigns c ON c.org_id = v.org_id AND c.id = v.campaign_id
+        LEFT JOIN automations a ON a.org_id = c.org_id AND a.id = c.automation_id
+        WHERE v.org_id = ${orgId}::uuid
+        ORDER BY COALESCE(v.deal_date, v.created_at) DESC, v.id DESC LIMIT ${limit}`,
+  );
+  return rows.map(({ deal_amount, deal_date, ...row }) => ({
+    ...row,
+    amount: deal_amount === null ? null : Number(deal_amount),
+    close_date: deal_date === null ? null : new Date(deal_date).toISOString().slice(0, 10),
+  }));
+}
+
+/**
+ * One CSV cell: quoted when it holds a comma, quote or line break, and a leading = + - @ (or tab,
+ * carriage return) is prefixed with ' so a spreadsheet never runs it as a formula.
+ */
+export function csvCell(value: string | number | null): string {
+  let text = value === null ? "" : String(value);
+  if (/^[=+\-@\t\r]/.test(text)) text = `'${text}`;
+  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+}
+
+export function conversionsCsv(rows: ConversionRow[]): string {
+  const header = [
+    "deal_id",
+    "deal_name",
+    "address",
+    "amount",
+    "close_date",
+    "campaign",
+    "automation",
+    "attribution_type",
+    "confidence",
+  ];
+  const lines = rows.map((row) =>
+    [
+      row.deal_id,
+      row.deal_name,
+      row.address,
+      row.amount,
+      row.close_date,
+      row.campaign_name,
+      row.automation_name,
+      row.attribution_type,
+      row.match_confidence,
+    ]
+      .map(csvCell)
+      .join(","),
+  );
+  return `${[header.join(","), ...lines].join("\r\n")}\r\n`;
+}

@@ -1,0 +1,248 @@
+import { randomUUID } from "node:crypto";
+import { type CustomerSource, recordCustomer } from "../customers/customers.ts";
+import { type Queryable, queryOne, queryRows, sql } from "../db/database.ts";
+import { namesAPlace, normalizeAddress } from "../domain/address.ts";
+import type { AttributionDeps } from "./deps.ts";
+import {
+  type AttributionType,
+  attributionTypeSql,
+  locateForMatching,
+  type MatchConfidence,
+  type MatchMethod,
+  matchMailedPiece,
+} from "./matching.ts";
+import {
+  DEAL_AMOUNT_ALIASES,
+  DEAL_DATE_ALIASES,
+  DEAL_ID_ALIASES,
+  DEAL_NAME_ALIASES,
+  DEAL_STAGE_ALIASES,
+  flatThenProperties,
+  noAddressFound,
+  type Payload,
+  readAddressLine,
+  readDate,
+  readDealAmount,
+  readText,
+} from "./payload-fields.ts";
+import { attributionWindow, type ReferenceDate, referenceNow, utcDay } from "./window.ts";
+
+/** A won deal as read from a tolerant CRM payload. */
+export interface ConversionFields {
+  address: string;
+  dealId?: string | undefined;
+  /** Decimal text, stored in a numeric column without float rounding. */
+  dealAmount?: string | undefined;
+  dealDate?: ReferenceDate | undefined;
+  campaignId?: string | undefined;
+  dealStage?: string | undefined;
+  dealName?: string | undefined;
+  contactFirstName?: string | undefined;
+  contactLastName?: string | undefined;
+  contactName?: string | undefined;
+  contactEmail?: string | undefined;
+}
+
+export type ConversionResult =
+  | { matched: false }
+  | {
+      matched: true;
+      attribution_type: AttributionType;
+      campaign_id: string;
+      match_method: MatchMethod;
+      match_confidence: MatchConfidence;
+      conversion_id: string;
+    };
+
+/** Reads the conversion fields, flat or under `properties`, with the trigger's deal aliases. */
+export function readConversionFields(payload: Payload): ConversionFields {
+  const address = readAddressLine(payload);
+  if (!address) throw noAddressFound();
+  const text = (name: string) => readText(payload, flatThenProperties(name));
+  return {
+    address,
+    dealId: readText(payload, DEAL_ID_ALIASES),
+    dealAmount: readDealAmount(payload, DEAL_AMOUNT_ALIASES),
+    dealDate: readDate(payload, DEAL_DATE_ALIASES),
+    campaignId: text("campaign_id"),
+    dealStage: readText(payload, DEAL_STAGE_ALIASES),
+    dealName: readText(payload, DEAL_NAME_ALIASES),
+    contactFirstName: text("contact_first_name"),
+    contactLastName: text("contact_last_name"),
+    contactName: text("contact_name"),
+    contactEmail: text("contact_email"),
+  };
+}
+
+interface ConversionRow {
+  id: string;
+  campaign_id: string;
+  match_method: MatchMethod;
+  match_confidence: MatchConfidence;
+  attribution_type: AttributionType;
+}
+
+const toResult = (row: ConversionRow): ConversionResult => ({
+  matched: true,
+  attribution_type: row.attribution_type,
+  campaign_id: row.campaign_id,
+  match_method: row.match_method,
+  match_confidence: row.match_confidence,
+  conversion_id: row.id,
+});
+
+/** Idempotency: the deal id, else the normalized address plus the close day. */
+export function conversionKey(fields: ConversionFields, normalizedAddress: string, reference: ReferenceDate) {
+  return fields.dealId ? `deal:${fields.dealId}` : `address:${normalizedAddress}|${utcDay(reference)}`;
+}
+
+/**
+ * Records a won deal: the address always becomes a customer; a deal that matches a mailed piece
+ * upserts one conversion per idempotency key (a replay keeps the first attribution and updates
+ * the amount, stage and contact fields it sends); an unmatched deal stores nothing else.
+ */
+export async function recordConversion(
+  deps: AttributionDeps,
+  orgId: string,
+  fields: ConversionFields,
+  customerSource: CustomerSource = "conversion",
+): Promise<ConversionResult> {
+  const normalizedAddress = normalizeAddress(fields.address);
+  if (!namesAPlace(normalizedAddress)) throw noAddressFound();
+  // Independent writes: the customer row goes in while the deal is matched (two connections).
+  const [, result] = await Promise.all([
+    recordCustomer(deps.db, orgId, fields.address, normalizedAddress, customerSource),
+    attributeDeal(deps, orgId, fields, normalizedAddress),
+  ]);
+  return result;
+}
+
+/** The conversion's attribution: a replay's stored one, a new match upserted, or no match. */
+async function attributeDeal(
+  deps: AttributionDeps,
+  orgId: string,
+  fields: ConversionFields,
+  normalizedAddress: string,
+): Promise<ConversionResult> {
+  const reference = fields.dealDate ?? referenceNow(deps.clock.now());
+  const key = conversionKey(fields, normalizedAddress, reference);
+  const replayed = await updateReplayedConversion(deps.db, orgId, key, fields);
+  if (replayed) return toResult(replayed);
+
+  const point = await locateForMatching(deps.geocoder, fields.address, deps.logger);
+  const match = await matchMailedPiece(
+    deps.db,
+    {
+      orgId,
+      normalizedAddress,
+      point,
+      campaignId: fields.campaignId,
+      window: attributionWindow(reference),
+    },
+    deps.geoRadiusMeters,
+  );
+  if (!match) return { matched: false };
+  const row = await queryOne<ConversionRow>(
+    deps.db,
+    sql`INSERT INTO conversions (
+          org_id, id, idempotency_key, deal_id, address, normalized_address, deal_amount, deal_date,
+          deal_stage, deal_name, contact_first_name, contact_last_name, contact_name, contact_email,
+          campaign_id, piece_id, match_method, match_confidence, attribution_type)
+        VALUES (
+          ${orgId}::uuid, ${randomUUID()}::uuid, ${key}, ${fields.dealId ?? null}, ${fields.address},
+          ${normalizedAddress}, ${fields.dealAmount ?? null}::numeric,
+          ${fields.dealDate?.at.toISOString() ?? null}::timestamptz, ${fields.dealStage ?? null},
+          ${fields.dealName ?? null}, ${fields.contactFirstName ?? null}, ${fields.contactLastName ?? null},
+          ${fields.contactName ?? null}, ${fields.contactEmail ?? null}, ${match.campaignId}::uuid,
+          ${match.pieceId}::uuid, ${match.method}, ${match.confidence},
+          ${attributionTypeSql(orgId, match)})
+        ON CONFLICT (org_id, idempotency_key) DO UPDATE SET ${replaySet()}
+        RETURNING id, campaign_id, match_method, match_confidence, attribution_type`,
+  );
+  return toResult(row!);
+}
+
+/** Columns a replay may change; a field the replay leaves out keeps its stored value. */
+const replaySet = () => sql`
+  deal_amount = COALESCE(EXCLUDED.deal_amount, conversions.deal_amount),
+  deal_stage = COALESCE(EXCLUDED.deal_stage, conversions.deal_stage),
+  deal_name = COALESCE(EXCLUDED.deal_name, conversions.deal_name),
+  contact_first_name = COALESCE(EXCLUDED.contact_first_name, conversions.contact_first_name),
+  contact_last_name = COALESCE(EXCLUDED.contact_last_name, conversions.contact_last_name),
+  contact_name = COALESCE(EXCLUDED.contact_name, conversions.contact_name),
+  contact_email = COALESCE(EXCLUDED.contact_email, conversions.contact_email),
+  updated_at = now()`;
+
+async function updateReplayedConversion(
+  db: Queryable,
+  orgId: string,
+  key: string,
+  fields: ConversionFields,
+): Promise<ConversionRow | undefined> {
+  return queryOne<ConversionRow>(
+    db,
+    sql`UPDATE conversions SET
+          deal_amount = COALESCE(${fields.dealAmount ?? null}::numeric, deal_amount),
+          deal_stage = COALESCE(${fields.dealStage ?? null}, deal_stage),
+          deal_name = COALESCE(${fields.dealName ?? null}, deal_name),
+          contact_first_name = COALESCE(${fields.contactFirstName ?? null}, contact_first_name),
+          contact_last_name = COALESCE(${fields.contactLastName ?? null}, contact_last_name),
+          contact_name = COALESCE(${fields.contactName ?? null}, contact_name),
+          contact_email = COALESCE(${fields.contactEmail ?? null}, contact_email),
+          updated_at = now()
+        WHERE org_id = ${orgId}::uuid AND idempotency_key = ${key}
+        RETURNING id, campaign_id, match_method, match_confidence, attribution_type`,
+  );
+}
+
+export interface ConversionView {
+  id: string;
+  deal_id: string | null;
+  address: string;
+  normalized_address: string;
+  deal_amount: string | null;
+  deal_date: string | null;
+  deal_stage: string | null;
+  deal_name: string | null;
+  contact_first_name: string | null;
+  contact_last_name: string | null;
+  contact_name: string | null;
+  contact_email: string | null;
+  campaign_id: string;
+  piece_id: string | null;
+  match_method: string;
+  match_confidence: string;
+  attribution_type: string;
+  created_at: string;
+  updated_at: string;
+}
+
+type StoredConversion = Omit<ConversionView, "deal_date" | "created_at" | "updated_at"> & {
+  deal_date: Date | string | null;
+  created_at: Date | string;
+  updated_at: Date | string;
+};
+
+const iso = (value: Date | string) => new Date(value).toISOString();
+
+/** The org's conversions, newest first (operator API). */
+export async function listConversions(
+  db: Queryable,
+  orgId: string,
+  limit: number,
+): Promise<ConversionView[]> {
+  const rows = await queryRows<StoredConversion>(
+    db,
+    sql`SELECT id, deal_id, address, normalized_address, deal_amount::text AS deal_amount, deal_date,
+               deal_stage, deal_name, contact_first_name, contact_last_name, contact_name, contact_email,
+               campaign_id, piece_id, match_method, match_confidence, attribution_type, created_at, updated_at
+        FROM conversions WHERE org_id = ${orgId}::uuid
+        ORDER BY created_at DESC, id LIMIT ${limit}`,
+  );
+  return rows.map((row) => ({
+    ...row,
+    deal_date: row.deal_date === null ? null : iso(row.deal_date),
+    created_at: iso(row.created_at),
+    updated_at: iso(row.updated_at),
+  }));
+}

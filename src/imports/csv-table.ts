@@ -1,0 +1,136 @@
+import type { Readable } from "node:stream";
+import { parse } from "csv-parse";
+import { AppError, invalidPayload } from "../errors.ts";
+
+/** An upload is at most what the developer API takes in one body (1 MiB). */
+export const CSV_MAX_BYTES = 1_048_576;
+
+export interface CsvRecord {
+  /** The record's line in the file (the header is line 1), as a spreadsheet numbers it. */
+  line: number;
+  cells: string[];
+}
+
+export interface CsvTable {
+  columns: string[];
+  records: CsvRecord[];
+}
+
+export const csvTooLarge = () =>
+  new AppError(
+    413,
+    "payload_too_large",
+    `The file is larger than ${CSV_MAX_BYTES} bytes; split it into smaller files.`,
+  );
+
+/**
+ * Reads a CSV upload as it arrives: a header line, then at most `maxRecords` records (a file
+ * with more is refused once the next one is read, without reading the rest). The byte limit is
+ * counted on the stream itself, so a body without a Content-Length is held to it too.
+ */
+export async function readCsvTable(body: Readable, options: { maxRecords: number }): Promise<CsvTable> {
+  let bytes = 0;
+  const parser = parse({
+    bom: true,
+    relax_column_count: true,
+    skip_empty_lines: true,
+    trim: true,
+    info: true,
+  });
+  const limited = new Promise<void>((resolve, reject) => {
+    body.on("data", (chunk: Buffer) => {
+      bytes += chunk.length;
+      if (bytes > CSV_MAX_BYTES) {
+        body.unpipe(parser);
+        body.resume();
+        parser.destroy(csvTooLarge());
+        reject(csvTooLarge());
+      }
+    });
+    body.on("end", resolve);
+    body.on("error", reject);
+  });
+  limited.catch(() => undefined);
+  body.pipe(parser);
+  let columns: string[] | undefined;
+  const records: CsvRecord[] = [];
+  try {
+    for await (const { record, info } of parser as AsyncIterable<{
+      record: string[];
+      info: { lines: number };
+    }>) {
+      if (!columns) {
+        columns = record.map((name, index) => name || `Column ${index + 1}`);
+        continue;
+      }
+      if (record.every((cell) => cell === "")) continue;
+      if (records.length === options.maxRecords) {
+        parser.destroy();
+        body.resume();
+        throw invalidPayload(
+          `The file has more than ${options.maxRecords} rows; upload at most ${options.maxRecords} at a time.`,
+        );
+      }
+      records.push({ line: info.lines, cells: record });
+    }
+  } catch (error) {
+    if (error instanceof AppError) throw error;
+    throw invalidPayload(`The file is not readable CSV: ${(error as Error).message}`);
+  }
+  await limited;
+  if (!columns) throw invalidPayload("The file is empty: it needs a header line and at least one row.");
+  return { columns, records };
+}
+
+/** The fields an upload can map a column to, each with the header names it is guessed from. */
+const HEADER_GUESSES: Record<string, RegExp> = {
+  street:
+    /^(street|street ?address|address ?(line ?)?1?|addr(ess)?|property ?address|service ?address|full ?address|address)$/,
+  city: /^(city|town|locality|municipality)$/,
+  state: /^(state|st|province|region|state ?code)$/,
+  zip: /^(zip|zip ?code|postal ?code|postcode|zip5|postal)$/,
+  notes: /^(notes?|comments?|memo)$/,
+  customer_name: /^(customer|customer ?name|client|client ?name|name|full ?name|homeowner)$/,
+  external_id: /^(id|external ?id|job ?id|job ?number|record ?id|customer ?id)$/,
+  completed_at:
+    /^(completed|completed ?(at|on|date)|date|job ?date|last ?job|last ?job ?date|service ?date|closed ?(at|on|date)?)$/,
+};
+
+export type MappableField = keyof typeof HEADER_GUESSES;
+
+/** For each wanted field, the first column whose header reads like it (case, _ and - ignored); else null. */
+export function guessMapping<F extends string>(
+  columns: readonly string[],
+  fields: readonly F[],
+): Record<F, string | null> {
+  const plain = (header: string) =>
+    header
+      .toLowerCase()
+      .replace(/[_\-.#]+/g, " ")
+      .replace(/\s+/g, " ")
+      .trim();
+  const taken = new Set<string>();
+  const mapping = {} as Record<F, string | null>;
+  for (const field of fields) {
+    const pattern = HEADER_GUESSES[field];
+    const column = pattern
+      ? columns.find((name) => !taken.has(name) && pattern.test(plain(name)))
+      : undefined;
+    if (column) taken.add(column);
+    mapping[field] = column ?? null;
+  }
+  return mapping;
+}
+
+/** A record's cell under the mapped column ('' when unmapped or missing). */
+export function cellOf(table: CsvTable, record: CsvRecord, column: string | null | undefined): string {
+  if (!column) return "";
+  const index = table.columns.indexOf(column);
+  return index < 0 ? "" : (record.cells[index] ?? "").trim();
+}
+
+/** The one-line address of a record: street, city, then state and ZIP, as a person writes it. */
+export function addressOf(parts: { street: string; city: string; state: string; zip: string }): string {
+  const region = [parts.state, parts.zip].filter(Boolean).join(" ");
+  return [parts.street, parts.city, region].filter(Boolean).join(", ");
+}

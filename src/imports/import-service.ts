@@ -1,0 +1,193 @@
+import { randomUUID } from "node:crypto";
+import type { Logger } from "pino";
+import type { KillSwitch } from "../automations/kill-switch.ts";
+import type { Clock } from "../clock.ts";
+import { type Queryable, queryOne, sql } from "../db/database.ts";
+import { importRows, imports } from "../db/schema.ts";
+import { countCodePoints } from "../domain/storable-text.ts";
+import { AppError, invalidPayload, rateLimited } from "../errors.ts";
+import { toGeocodingAppError } from "../geo/errors.ts";
+import type { Geocoder } from "../geo/geocoder.ts";
+import {
+  ABANDONED_CLAIM_SECONDS,
+  type ClaimOutcome,
+  claimKey,
+  findStagedBatch,
+  IN_PROGRESS_RETRY_AFTER_SECONDS,
+  releaseClaim,
+} from "./claims.ts";
+import { lockOrgQuota, secondsToUtcMidnight, stagedToday } from "./quota.ts";
+import { assembleBatch, type GeocodedBatch, type PreparedRow, prepareRows } from "./rows.ts";
+import { IMPORT_LIMITS, type ImportRequest, type ImportResult } from "./schemas.ts";
+
+export interface ImportDeps {
+  db: Queryable;
+  clock: Clock;
+  logger: Logger;
+  geocoder: Geocoder;
+  killSwitch: KillSwitch;
+}
+
+export interface ImportOutcome {
+  /** 201 for a new batch, 200 for the replay of a known Idempotency-Key. */
+  status: 200 | 201;
+  result: ImportResult;
+}
+
+export const importInProgress = () =>
+  new AppError(409, "import_in_progress", "a request with this Idempotency-Key is still being processed", {
+    "retry-after": String(IN_PROGRESS_RETRY_AFTER_SECONDS),
+  });
+
+const dailyQuotaReached = (now: Date) =>
+  rateLimited(secondsToUtcMidnight(now), `at most ${IMPORT_LIMITS.batchesPerDay} batches per UTC day`);
+
+/** C0 and C1 controls and DEL: an HTTP header cannot carry them; the MCP tool's argument could. */
+const CONTROL_CHARACTER = /\p{Cc}/u;
+
+const replayed = (batch: Extract<ClaimOutcome, { kind: "staged" }>): ImportOutcome => ({
+  status: 200,
+  result: {
+    import_id: batch.importId,
+    staged: batch.staged,
+    skipped_no_address: batch.skippedNoAddress,
+    skipped_geocode_failed: batch.skippedGeocodeFailed,
+  },
+});
+
+function checkKey(key: string | undefined): string | undefined {
+  if (key === undefined) return undefined;
+  if (countCodePoints(key) > IMPORT_LIMITS.idempotencyKey) {
+    throw invalidPayload(`Idempotency-Key: must be at most ${IMPORT_LIMITS.idempotencyKey} characters`);
+  }
+  if (key.trim() === "") throw invalidPayload("Idempotency-Key: must not be empty");
+  if (CONTROL_CHARACTER.test(key))
+    throw invalidPayload("Idempotency-Key: must not contain control characters");
+  return key;
+}
+
+/**
+ * POST /api/v1/import/jobs: validate, claim the key (a finished key is replayed), check the kill
+ * switch and the daily quota, geocode every address, then stage the batch
+ * and its rows in one transaction that re-checks the daily quota under a per-org lock. Any
+ * failure before the commit deletes the claim: nothing is staged and no slot is spent.
+ */
+export function createImportService(deps: ImportDeps) {
+  const { db, clock, logger, geocoder, killSwitch } = deps;
+
+  async function geocodeRows(rows: PreparedRow[]): Promise<GeocodedBatch> {
+    const addresses = rows.flatMap((row) => (row.address === undefined ? [] : [row.address]));
+    try {
+      return assembleBatch(rows, addresses.length > 0 ? await geocoder.geocodeMany(addresses) : []);
+    } catch (error) {
+      logger.warn({ err: error, provider: geocoder.provider }, "import geocoding failed");
+      throw toGeocodingAppError(error);
+    }
+  }
+
+  async function stage(
+    input: { orgId: string; importId: string; source: ImportRequest["source"]; key: string | undefined },
+    batch: GeocodedBatch,
+  ): Promise<ImportResult> {
+    const { orgId, importId, source, key } = input;
+    return db.transaction(async (tx) => {
+      await lockOrgQuota(tx, orgId);
+      const now = clock.now();
+      if ((await stagedToday(tx, orgId, now)) >= IMPORT_LIMITS.batchesPerDay) throw dailyQuotaReached(now);
+      const counts = {
+        staged: batch.staged.length,
+        skippedNoAddress: batch.skippedNoAddress,
+        skippedGeocodeFailed: batch.skippedGeocodeFailed,
+      };
+      if (key === undefined) {
+        await tx.insert(imports).values({
+          orgId,
+          id: importId,
+          source,
+          status: "staged",
+          ...counts,
+          claimedAt: now,
+          createdAt: now,
+          stagedAt: now,
+        });
+      } else {
+        const finalized = await queryOne<{ id: string }>(
+          tx,
+          sql`UPDATE imports
+              SET status = 'staged', staged = ${counts.staged}, skipped_no_address = ${counts.skippedNoAddress},
+                  skipped_geocode_failed = ${counts.skippedGeocodeFailed}, staged_at = ${now.toISOString()}::timestamptz
+              WHERE org_id = ${orgId} AND id = ${importId} AND status = 'processing'
+              RETURNING id`,
+        );
+        // Our claim was taken over as abandoned (this request outlived the bound): the other owns the key.
+        if (!finalized) throw importInProgress();
+      }
+      if (batch.staged.length > 0) {
+        await tx.insert(importRows).values(batch.staged.map((row) => ({ orgId, importId, ...row })));
+      }
+      return {
+        import_id: importId,
+        staged: counts.staged,
+        skipped_no_address: counts.skippedNoAddress,
+        skipped_geocode_failed: counts.skippedGeocodeFailed,
+      };
+    });
+  }
+
+  /**
+   * Rule 3: a key already seen returns its batch with 200, whatever the body says now (a retry
+   * whose body a client rebuilt differently, even invalidly, still gets the original answer).
+   */
+  async function replayOf(
+    orgId: string,
+    idempotencyKey: string | undefined,
+  ): Promise<ImportOutcome | undefined> {
+    const key = checkKey(idempotencyKey);
+    if (key === undefined) return undefined;
+    const staged = await findStagedBatch(db, orgId, key);
+    return staged && replayed(staged);
+  }
+
+  async function importJobs(
+    orgId: string,
+    idempotencyKey: string | undefined,
+    body: ImportRequest,
+  ): Promise<ImportOutcome> {
+    const key = checkKey(idempotencyKey);
+    const rows = prepareRows(body.rows);
+
+    let importId: string = randomUUID();
+    if (key !== undefined) {
+      const claim = await claimKey(db, { orgId, key, source: body.source, now: clock.now() });
+      if (claim.kind === "in_progress") throw importInProgress();
+      if (claim.kind === "staged") return replayed(claim);
+      importId = claim.importId;
+    }
+
+    try {
+      // After the replay lookup: a finished batch is answered even while automations are paused.
+      await killSwitch.assertRunning();
+      // Checked before geocoding too, so a full day costs no geocoder calls; the staging
+      // transaction checks again under the lock.
+      const now = clock.now();
+      if ((await stagedToday(db, orgId, now)) >= IMPORT_LIMITS.batchesPerDay) throw dailyQuotaReached(now);
+      const batch = await geocodeRows(rows);
+      const result = await stage({ orgId, importId, source: body.source, key }, batch);
+      return { status: 201, result };
+    } catch (error) {
+      if (key !== undefined) {
+        await releaseClaim(db, orgId, importId).catch((releaseError: unknown) =>
+          logger.error(
+            { err: releaseError, importId },
+            `could not release an import claim; it is taken over after ${ABANDONED_CLAIM_SECONDS} s`,
+          ),
+        );
+      }
+      throw error;
+    }
+  }
+
+  return { importJobs, replayOf };
+}
+
+export type ImportService = ReturnType<typeof createImportService>;

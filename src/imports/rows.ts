@@ -1,0 +1,102 @@
+import { normalizeAddress } from "../domain/address.ts";
+import { parseIsoDate } from "../domain/iso-date.ts";
+import { assertPrintable } from "../domain/printable-text.ts";
+import { invalidPayload } from "../errors.ts";
+import type { GeocodeResult } from "../geo/geocoder.ts";
+import type { ImportRequest } from "./schemas.ts";
+
+type RequestRow = ImportRequest["rows"][number];
+
+/** A row ready to geocode: its address trimmed, its date as YYYY-MM-DD. */
+export interface PreparedRow {
+  index: number;
+  address: string | undefined;
+  externalId: string | null;
+  customerName: string | null;
+  completedAt: string | null;
+}
+
+export interface StagedRowValues {
+  rowIndex: number;
+  address: string;
+  normalizedAddress: string;
+  latitude: number;
+  longitude: number;
+  geoPrecision: string;
+  externalId: string | null;
+  customerName: string | null;
+  completedAt: string | null;
+}
+
+/**
+ * `YYYY-MM-DD`, or an ISO-8601 date-time reduced to its calendar date as written (not shifted to
+ * UTC: a job completed on the 5th stays on the 5th). Undefined for anything else, including
+ * impossible dates and times (2024-02-30, T25:00).
+ */
+export function toCalendarDate(value: string): string | undefined {
+  return parseIsoDate(value)?.calendarDate;
+}
+
+/** Checks what the schema cannot (dates) and names the row in the error. */
+export function prepareRows(rows: readonly RequestRow[]): PreparedRow[] {
+  return rows.map((row, index) => {
+    let completedAt: string | null = null;
+    if (row.completed_at !== undefined) {
+      const date = toCalendarDate(row.completed_at);
+      if (!date)
+        throw invalidPayload(
+          `rows[${index}].completed_at: must be an ISO-8601 date (YYYY-MM-DD) or date-time`,
+        );
+      completedAt = date;
+    }
+    assertPrintable(row.address, `rows[${index}].address`);
+    const address = row.address?.trim();
+    return {
+      index,
+      address: address ? address : undefined,
+      externalId: row.external_id ?? null,
+      customerName: row.customer_name ?? null,
+      completedAt,
+    };
+  });
+}
+
+export interface GeocodedBatch {
+  staged: StagedRowValues[];
+  skippedNoAddress: number;
+  skippedGeocodeFailed: number;
+}
+
+/** Pairs rows with their geocoder answers (in address order); not-found rows are skipped. */
+export function assembleBatch(
+  rows: readonly PreparedRow[],
+  answers: readonly GeocodeResult[],
+): GeocodedBatch {
+  const staged: StagedRowValues[] = [];
+  let skippedNoAddress = 0;
+  let skippedGeocodeFailed = 0;
+  let answerIndex = 0;
+  for (const row of rows) {
+    if (row.address === undefined) {
+      skippedNoAddress++;
+      continue;
+    }
+    const answer = answers[answerIndex++];
+    if (!answer?.found) {
+      skippedGeocodeFailed++;
+      continue;
+    }
+    staged.push({
+      rowIndex: row.index,
+      address: row.address,
+      normalizedAddress: normalizeAddress(row.address),
+      latitude: answer.lat,
+      longitude: answer.lng,
+      geoPrecision: answer.precision,
+      externalId: row.externalId,
+      customerName: row.customerName,
+      completedAt: row.completedAt,
+    });
+  }
+  return { staged, skippedNoAddress, skippedGeocodeFailed };
+}

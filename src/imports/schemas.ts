@@ -1,0 +1,123 @@
+import { type Static, Type } from "@fastify/type-provider-typebox";
+import { IgnoredOrgId } from "../domain/ignored-org-id.ts";
+
+/** Spec limits of POST /api/v1/import/jobs. */
+export const IMPORT_LIMITS = {
+  rows: 500,
+  address: 500,
+  externalId: 128,
+  customerName: 200,
+  idempotencyKey: 255,
+  batchesPerDay: 10,
+  bodyBytes: 1_048_576,
+} as const;
+
+export const ImportRow = Type.Object(
+  {
+    org_id: IgnoredOrgId,
+    address: Type.Optional(
+      Type.String({
+        maxLength: IMPORT_LIMITS.address,
+        description: "Service address. Missing or blank: the row is skipped (`skipped_no_address`).",
+      }),
+    ),
+    external_id: Type.Optional(Type.String({ maxLength: IMPORT_LIMITS.externalId })),
+    customer_name: Type.Optional(Type.String({ maxLength: IMPORT_LIMITS.customerName })),
+    completed_at: Type.Optional(
+      Type.String({
+        maxLength: 64,
+        description: "ISO-8601 date (`YYYY-MM-DD`); a time part is accepted and dropped.",
+      }),
+    ),
+  },
+  { additionalProperties: false, $id: "ImportRow", title: "Import row" },
+);
+
+export const ImportRequest = Type.Object(
+  {
+    source: Type.Union([Type.Literal("jobs"), Type.Literal("customers")]),
+    rows: Type.Array(ImportRow, { minItems: 1, maxItems: IMPORT_LIMITS.rows }),
+    org_id: IgnoredOrgId,
+  },
+  {
+    additionalProperties: false,
+    $id: "ImportRequest",
+    title: "Import request",
+    examples: [
+      {
+        source: "jobs",
+        rows: [
+          {
+            address: "742 Evergreen Terrace, Springfield, IL 62704",
+            external_id: "job-0412",
+            customer_name: "Homer Simpson",
+            completed_at: "2024-06-03",
+          },
+          { address: "1313 Webfoot Walk, Duckburg, CA 90210", customer_name: "D. Duck" },
+        ],
+      },
+    ],
+  },
+);
+export type ImportRequest = Static<typeof ImportRequest>;
+
+export const ImportHeaders = Type.Object({
+  "idempotency-key": Type.Optional(
+    Type.String({
+      maxLength: IMPORT_LIMITS.idempotencyKey,
+      description:
+        "Optional, at most 255 characters (UTF-8 bytes are read as UTF-8), no control characters. A repeat returns the stored batch (200); a repeat while the first request runs gets 409 `import_in_progress`.",
+    }),
+  ),
+});
+
+export const ImportResult = Type.Object(
+  {
+    import_id: Type.String({ format: "uuid" }),
+    staged: Type.Integer({ minimum: 0 }),
+    skipped_no_address: Type.Integer({ minimum: 0 }),
+    skipped_geocode_failed: Type.Integer({ minimum: 0 }),
+  },
+  {
+    $id: "ImportResult",
+    title: "Import result",
+    description: "The three counts sum to the number of rows sent.",
+  },
+);
+export type ImportResult = Static<typeof ImportResult>;
+
+/** A staged row in the shape a CSV upload produces (read by the campaign wizard). */
+export const StagedRow = Type.Object(
+  {
+    address: Type.String(),
+    normalized_address: Type.String(),
+    latitude: Type.Union([Type.Number(), Type.Null()]),
+    longitude: Type.Union([Type.Number(), Type.Null()]),
+    precision: Type.Union([Type.String(), Type.Null()]),
+    external_id: Type.Union([Type.String(), Type.Null()]),
+    customer_name: Type.Union([Type.String(), Type.Null()]),
+    completed_at: Type.Union([Type.String({ format: "date" }), Type.Null()]),
+  },
+  { $id: "StagedImportRow" },
+);
+export type StagedRow = Static<typeof StagedRow>;
+
+const stagedBatchSummaryFields = {
+  id: Type.String({ format: "uuid" }),
+  source: Type.Union([Type.Literal("jobs"), Type.Literal("customers")]),
+  idempotency_key: Type.Union([Type.String(), Type.Null()]),
+  staged: Type.Integer(),
+  skipped_no_address: Type.Integer(),
+  skipped_geocode_failed: Type.Integer(),
+  created_at: Type.String({ format: "date-time" }),
+  staged_at: Type.String({ format: "date-time" }),
+};
+
+export const StagedBatchSummary = Type.Object(stagedBatchSummaryFields, { $id: "StagedImportSummary" });
+export type StagedBatchSummary = Static<typeof StagedBatchSummary>;
+
+export const StagedBatch = Type.Object(
+  { ...stagedBatchSummaryFields, rows: Type.Array(StagedRow) },
+  { $id: "StagedImport" },
+);
+export type StagedBatch = Static<typeof StagedBatch>;

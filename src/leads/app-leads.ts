@@ -1,0 +1,242 @@
+// The contractor app's Leads screen: landing-page and CRM-synced leads, newest first, with the
+// state of their delivery to each webhook subscription. Reads only; every query is one org's.
+import { type Queryable, queryOne, queryRows, sql } from "../db/database.ts";
+import { cursorTime, type KeysetCursor, keysetPage } from "../db/keyset-cursor.ts";
+import type { LeadCustomField } from "../db/schema.ts";
+import { deliverLeadJob } from "../jobs/kinds.ts";
+
+export type LeadSource = "landing_page" | "crm_sync";
+
+/**
+ * delivered: the receiver answered 2xx; failed: it answered otherwise, or the request could not
+ * be made (blocked, timeout, error); pending: the delivery job waits (first try or a retry).
+ */
+export type DeliveryState = "delivered" | "failed" | "pending";
+
+export interface LeadDelivery {
+  subscription_id: string;
+  target: string;
+  state: DeliveryState;
+  status_code: number | null;
+  error: string | null;
+  attempts: number;
+  last_attempt_at: string | null;
+  next_retry_at: string | null;
+}
+
+export interface LeadListItem {
+  id: string;
+  source: LeadSource;
+  name: string;
+  email: string;
+  phone: string;
+  address: string;
+  piece_id: string | null;
+  campaign_id: string | null;
+  campaign_name: string | null;
+  automation_id: string | null;
+  automation_name: string | null;
+  attribution_type: string | null;
+  received_at: string;
+  deliveries: LeadDelivery[];
+}
+
+export interface LeadDetail extends LeadListItem {
+  message: string;
+  answers: { field_id: string; label: string; value: string[] }[];
+  crm_record_id: string | null;
+}
+
+interface LeadRow {
+  id: string;
+  source: LeadSource;
+  first_name: string;
+  last_name: string;
+  email: string;
+  phone: string;
+  full_address: string;
+  piece_id: string | null;
+  campaign_id: string | null;
+  campaign_name: string | null;
+  automation_id: string | null;
+  automation_name: string | null;
+  attribution_type: string | null;
+  created_at: Date | string;
+  cursor_at: string;
+  message: string;
+  custom_fields: LeadCustomField[] | string;
+  crm_record_id: string | null;
+}
+
+const iso = (value: Date | string | null) => (value === null ? null : new Date(value).toISOString());
+
+/** The subscription's origin only: a target's path may hold a secret (as the delivery logs do). */
+function originOf(url: string): string {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return "";
+  }
+}
+
+const LEAD_COLUMNS = sql`l.id, l.source, l.first_name, l.last_name, l.email, l.phone, l.full_address, l.piece_id,
+  l.campaign_id, c.name AS campaign_name, c.automation_id, a.name AS automation_name, l.attribution_type,
+  l.created_at, ${cursorTime(sql`l.created_at`)} AS cursor_at, l.message, l.custom_fields, l.crm_record_id`;
+
+const LEAD_JOINS = sql`FROM leads l
+  LEFT JOIN campaigns c ON c.org_id = l.org_id AND c.id = l.campaign_id
+  LEFT JOIN automations a ON a.org_id = c.org_id AND a.id = c.automation_id`;
+
+/**
+ * Each lead's delivery to each subscription: the sent request's record (deliveries) and the job
+ * still waiting to send it. A sent request is never repeated, so attempts counts the records.
+ */
+async function deliveriesOf(
+  db: Queryable,
+  orgId: string,
+  leadIds: string[],
+): Promise<Map<string, LeadDelivery[]>> {
+  const byLead = new Map<string, LeadDelivery[]>(leadIds.map((id) => [id, []]));
+  if (leadIds.length === 0) return byLead;
+  const ids = sql.join(
+    leadIds.map((id) => sql`${id}::uuid`),
+    sql`, `,
+  );
+  const sent = await queryRows<{
+    lead_id: string;
+    subscription_id: string;
+    target_url: string;
+    outcome: string;
+    status_code: number | null;
+    error: string | null;
+    attempts: number | string;
+    created_at: Date | string;
+  }>(
+    db,
+    sql`SELECT DISTINCT ON (lead_id, subscription_id) lead_id, subscription_id, target_url, outcome, status_code, error,
+               count(*) OVER (PARTITION BY lead_id, subscription_id) AS attempts, created_at
+        FROM deliveries WHERE org_id = ${orgId}::uuid AND lead_id IN (${ids})
+        ORDER BY lead_id, subscription_id, created_at DESC, id`,
+  );
+  const waiting = await queryRows<{
+    lead_id: string;
+    subscription_id: string;
+    target_url: string | null;
+    run_at: Date | string;
+  }>(
+    db,
+    sql`SELECT j.payload->>'lead_id' AS lead_id, j.payload->>'subscription_id' AS subscription_id,
+               s.target_url, j.run_at
+        FROM jobs j LEFT JOIN subscriptions s ON s.org_id = j.org_id AND s.id::text = j.payload->>'subscription_id'
+        WHERE j.org_id = ${orgId}::uuid AND j.kind = ${deliverLeadJob.name} AND j.status IN ('pending', 'running')
+          AND (j.payload->>'lead_id')::uuid IN (${ids})`,
+  );
+  const pending = new Set(waiting.map((job) => `${job.lead_id}|${job.subscription_id}`));
+  for (const row of sent) {
+    if (pending.has(`${row.lead_id}|${row.subscription_id}`)) continue;
+    const ok =
+      row.outcome === "attempted" &&
+      row.status_code !== null &&
+      row.status_code >= 200 &&
+      row.status_code < 300;
+    byLead.get(row.lead_id)?.push({
+      subscription_id: row.subscription_id,
+      target: originOf(row.target_url),
+      state: ok ? "delivered" : "failed",
+      status_code: row.status_code,
+      error: row.error,
+      attempts: Number(row.attempts),
+      last_attempt_at: iso(row.created_at),
+      next_retry_at: null,
+    });
+  }
+  for (const job of waiting) {
+    const previous = sent.find(
+      (row) => row.lead_id === job.lead_id && row.subscription_id === job.subscription_id,
+    );
+    byLead.get(job.lead_id)?.push({
+      subscription_id: job.subscription_id,
+      target: originOf(job.target_url ?? previous?.target_url ?? ""),
+      state: "pending",
+      status_code: previous?.status_code ?? null,
+      error: previous?.error ?? null,
+      attempts: previous ? Number(previous.attempts) : 0,
+      last_attempt_at: iso(previous?.created_at ?? null),
+      next_retry_at: iso(job.run_at),
+    });
+  }
+  for (const list of byLead.values()) list.sort((a, b) => a.target.localeCompare(b.target));
+  return byLead;
+}
+
+function listItem(row: LeadRow, deliveries: LeadDelivery[]): LeadListItem {
+  return {
+    id: row.id,
+    source: row.source,
+    name: `${row.first_name} ${row.last_name}`.trim(),
+    email: row.email,
+    phone: row.phone,
+    address: row.full_address,
+    piece_id: row.piece_id,
+    campaign_id: row.campaign_id,
+    campaign_name: row.campaign_name,
+    automation_id: row.automation_id,
+    automation_name: row.automation_name,
+    attribution_type: row.attribution_type,
+    received_at: iso(row.created_at)!,
+    deliveries,
+  };
+}
+
+export async function listLeads(
+  db: Queryable,
+  orgId: string,
+  filters: { source?: LeadSource },
+  cursor: KeysetCursor | undefined,
+  limit: number,
+): Promise<{ leads: LeadListItem[]; next_cursor: string | null }> {
+  const conditions = [sql`l.org_id = ${orgId}::uuid`];
+  if (filters.source) conditions.push(sql`l.source = ${filters.source}`);
+  if (cursor) {
+    conditions.push(sql`(l.created_at, l.id) < (${cursor.createdAt}::timestamptz, ${cursor.id}::uuid)`);
+  }
+  const rows = await queryRows<LeadRow>(
+    db,
+    sql`SELECT ${LEAD_COLUMNS} ${LEAD_JOINS} WHERE ${sql.join(conditions, sql` AND `)}
+        ORDER BY l.created_at DESC, l.id DESC LIMIT ${limit + 1}`,
+  );
+  const { page, nextCursor } = keysetPage(rows, limit);
+  const deliveries = await deliveriesOf(
+    db,
+    orgId,
+    page.map((row) => row.id),
+  );
+  return { leads: page.map((row) => listItem(row, deliveries.get(row.id) ?? [])), next_cursor: nextCursor };
+}
+
+/** The most recent leads (Overview's "last 5"). */
+export async function latestLeads(db: Queryable, orgId: string, count: number): Promise<LeadListItem[]> {
+  return (await listLeads(db, orgId, {}, undefined, count)).leads;
+}
+
+export async function getLead(db: Queryable, orgId: string, leadId: string): Promise<LeadDetail | undefined> {
+  const row = await queryOne<LeadRow>(
+    db,
+    sql`SELECT ${LEAD_COLUMNS} ${LEAD_JOINS} WHERE l.org_id = ${orgId}::uuid AND l.id::text = ${leadId}`,
+  );
+  if (!row) return undefined;
+  const deliveries = await deliveriesOf(db, orgId, [row.id]);
+  const fields = (
+    typeof row.custom_fields === "string" ? JSON.parse(row.custom_fields) : row.custom_fields
+  ) as LeadCustomField[] | null;
+  return {
+    ...listItem(row, deliveries.get(row.id) ?? []),
+    message: row.message,
+    crm_record_id: row.crm_record_id,
+    answers: (fields ?? []).map((field) => ({
+      field_id: field.field_id,
+      label: field.field_label,
+      value: field.value,
+    })),
+  };
+}

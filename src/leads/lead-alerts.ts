@@ -1,0 +1,109 @@
+import type { Logger } from "pino";
+import type { Clock } from "../clock.ts";
+import { type Queryable, queryOne, queryRows, sql } from "../db/database.ts";
+import { handleJob, type RegisteredJob } from "../jobs/job-kind.ts";
+import { leadAlertJob } from "../jobs/kinds.ts";
+import type { Mailer, MailMessage } from "../mail/mailer.ts";
+
+export async function getLeadAlertPreference(db: Queryable, orgId: string, userId: string): Promise<boolean> {
+  const row = await queryOne<{ enabled: boolean }>(
+    db,
+    sql`SELECT enabled FROM lead_alert_preferences WHERE org_id = ${orgId}::uuid AND user_id = ${userId}`,
+  );
+  return Boolean(row?.enabled);
+}
+
+export async function setLeadAlertPreference(
+  db: Queryable,
+  input: { orgId: string; userId: string; enabled: boolean; now: Date },
+): Promise<void> {
+  await db.execute(
+    sql`INSERT INTO lead_alert_preferences (org_id, user_id, enabled, updated_at)
+        VALUES (${input.orgId}::uuid, ${input.userId}, ${input.enabled}, ${input.now.toISOString()}::timestamptz)
+        ON CONFLICT (org_id, user_id) DO UPDATE SET enabled = EXCLUDED.enabled, updated_at = EXCLUDED.updated_at`,
+  );
+}
+
+interface AlertLead {
+  id: string;
+  first_name: string;
+  last_name: string;
+  email: string;
+  phone: string;
+  message: string;
+  full_address: string;
+  campaign_name: string | null;
+}
+
+export function leadAlertMessage(input: { to: string; lead: AlertLead; leadUrl: string }): MailMessage {
+  const { lead } = input;
+  const name = `${lead.first_name} ${lead.last_name}`.trim() || "Someone";
+  const lines = [
+    `${name} answered your card${lead.campaign_name ? ` (${lead.campaign_name})` : ""} on its landing page.`,
+    "",
+    ...(lead.email ? [`Email: ${lead.email}`] : []),
+    ...(lead.phone ? [`Phone: ${lead.phone}`] : []),
+    ...(lead.full_address ? [`Address: ${lead.full_address}`] : []),
+    ...(lead.message ? ["", lead.message] : []),
+    "",
+    "See the lead in Porchlight:",
+    input.leadUrl,
+    "",
+    "You get this email because you turned on lead alerts; turn them off on the Leads page.",
+  ];
+  return { to: input.to, subject: `New lead: ${name}`, text: lines.join("\n"), links: [input.leadUrl] };
+}
+
+export interface LeadAlertDeps {
+  db: Queryable;
+  clock: Clock;
+  logger: Logger;
+  mailer: Mailer;
+  publicBaseUrl: string;
+}
+
+/**
+ * Emails the lead to every current member who wants alerts. Each send is claimed first (a row in
+ * lead_alert_sends): a retry or a second worker finds it claimed and skips that member. A send
+ * that fails gives its claim back and fails the job, which retries the members not yet sent.
+ */
+export function leadAlertHandler(deps: LeadAlertDeps): RegisteredJob {
+  return handleJob(leadAlertJob, async ({ org_id: orgId, lead_id: leadId }, context) => {
+    const lead = await queryOne<AlertLead>(
+      deps.db,
+      sql`SELECT l.id, l.first_name, l.last_name, l.email, l.phone, l.message, l.full_address, c.name AS campaign_name
+          FROM leads l LEFT JOIN campaigns c ON c.org_id = l.org_id AND c.id = l.campaign_id
+          WHERE l.org_id = ${orgId}::uuid AND l.id = ${leadId}::uuid`,
+    );
+    if (!lead) return;
+    const recipients = await queryRows<{ user_id: string; email: string }>(
+      deps.db,
+      sql`SELECT u.id AS user_id, u.email FROM lead_alert_preferences p
+          JOIN org_members m ON m.org_id = p.org_id AND m.user_id = p.user_id
+          JOIN users u ON u.id = p.user_id
+          WHERE p.org_id = ${orgId}::uuid AND p.enabled ORDER BY u.id`,
+    );
+    const leadUrl = `${deps.publicBaseUrl}/app/leads/${lead.id}`;
+    let failure: unknown;
+    for (const recipient of recipients) {
+      const claimed = await queryRows<{ user_id: string }>(
+        deps.db,
+        sql`INSERT INTO lead_alert_sends (org_id, lead_id, user_id, sent_at)
+            VALUES (${orgId}::uuid, ${leadId}::uuid, ${recipient.user_id}, ${deps.clock.now().toISOString()}::timestamptz)
+            ON CONFLICT DO NOTHING RETURNING user_id`,
+      );
+      if (claimed.length === 0) continue;
+      try {
+        await deps.mailer.send(leadAlertMessage({ to: recipient.email, lead, leadUrl }));
+      } catch (error) {
+        failure = error;
+        deps.logger.warn({ jobId: context.jobId, orgId, leadId, err: error }, "lead alert not sent");
+        await deps.db.execute(
+          sql`DELETE FROM lead_alert_sends
+              WHERE org_id = ${orgId}::uuid AND lead_id = ${leadId}::uuid AND user_id = ${recipient.user_id}`,
+        );
+      }
+    }
+    if (failure) throw failure;
+  });
+}

@@ -1,0 +1,64 @@
+import type { Logger } from "pino";
+import { type Queryable, queryOne, queryRows, sql } from "../db/database.ts";
+import { handleJob, type RegisteredJob } from "../jobs/job-kind.ts";
+import { capNoticeJob } from "../jobs/kinds.ts";
+import { enqueueJob } from "../jobs/queue.ts";
+import type { Mailer } from "../mail/mailer.ts";
+
+/**
+ * Inside the transaction that caps a piece: the first piece a cap holds in a month enqueues the
+ * owners' email; later ones find the notice claimed.
+ */
+export async function claimCapNotice(
+  tx: Queryable,
+  input: { orgId: string; scope: string; month: string; reason: string; now: Date },
+): Promise<void> {
+  const claimed = await queryRows<{ org_id: string }>(
+    tx,
+    sql`UPDATE mail_cap_usage SET owners_notified_at = ${input.now.toISOString()}::timestamptz
+        WHERE org_id = ${input.orgId}::uuid AND automation_id = ${input.scope}::uuid
+          AND month = ${input.month}::date AND owners_notified_at IS NULL
+        RETURNING org_id`,
+  );
+  if (claimed.length === 0) return;
+  await enqueueJob(
+    tx,
+    capNoticeJob,
+    { org_id: input.orgId, reason: input.reason },
+    { orgId: input.orgId, now: input.now },
+  );
+}
+
+export function capNoticeHandler(deps: {
+  db: Queryable;
+  logger: Logger;
+  mailer: Mailer;
+  publicBaseUrl: string;
+}): RegisteredJob {
+  return handleJob(capNoticeJob, async (payload) => {
+    const org = await queryOne<{ name: string }>(
+      deps.db,
+      sql`SELECT name FROM organizations WHERE id = ${payload.org_id}::uuid`,
+    );
+    const owners = await queryRows<{ email: string }>(
+      deps.db,
+      sql`SELECT u.email FROM org_members m JOIN users u ON u.id = m.user_id
+          WHERE m.org_id = ${payload.org_id}::uuid AND m.role = 'owner' ORDER BY u.email`,
+    );
+    const link = `${deps.publicBaseUrl}/app/`;
+    for (const owner of owners) {
+      await deps.mailer.send({
+        to: owner.email,
+        subject: `Mail paused: a monthly cap of ${org?.name ?? "your organization"} is reached`,
+        text: [
+          `Cards are being held: ${payload.reason}.`,
+          "",
+          "They are mailed, oldest first, when the cap is raised or the new month begins. See them in Porchlight:",
+          link,
+        ].join("\n"),
+        links: [link],
+      });
+    }
+    deps.logger.info({ orgId: payload.org_id, owners: owners.length }, "cap notice sent to the owners");
+  });
+}

@@ -1,0 +1,187 @@
+/**
+ * The mail safety controls as the contractor's app uses them: the operator's services
+ * (settings.ts, piece-controls.ts), each call first confined to one organization, so another
+ * organization's piece or automation is "not found" and never touched.
+ */
+import { type Queryable, queryOne, queryRows, sql } from "../db/database.ts";
+import { AppError, notFound } from "../errors.ts";
+import { approvePieces, cancelPiece, cancelWaitingPieces } from "./piece-controls.ts";
+import {
+  type AutomationMailSafety,
+  type AutomationMailSafetyPatch,
+  getAutomationMailSafety,
+  getOrgMailSafety,
+  type OrgMailSafety,
+  updateAutomationMailSafety,
+} from "./settings.ts";
+import { monthOf, ORG_SCOPE } from "./spend-caps.ts";
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+async function assertOrgAutomation(db: Queryable, orgId: string, automationId: string) {
+  const row = UUID.test(automationId)
+    ? await queryOne<{ id: string }>(
+        db,
+        sql`SELECT id FROM automations WHERE org_id = ${orgId}::uuid AND id = ${automationId}::uuid`,
+      )
+    : undefined;
+  if (!row) throw notFound("automation not found");
+}
+
+/** The ids among `pieceIds` that are pieces of the organization. */
+async function orgPieceIds(db: Queryable, orgId: string, pieceIds: string[]): Promise<string[]> {
+  const ids = [...new Set(pieceIds.filter((id) => UUID.test(id)))];
+  if (ids.length === 0) return [];
+  const rows = await queryRows<{ id: string }>(
+    db,
+    sql`SELECT id FROM mail_pieces WHERE org_id = ${orgId}::uuid AND id = ANY(${sql.param(ids)}::uuid[])`,
+  );
+  return rows.map((row) => row.id);
+}
+
+export async function getOrgAutomationSafety(
+  db: Queryable,
+  orgId: string,
+  automationId: string,
+): Promise<AutomationMailSafety> {
+  await assertOrgAutomation(db, orgId, automationId);
+  return getAutomationMailSafety(db, automationId);
+}
+
+export async function updateOrgAutomationSafety(
+  db: Queryable,
+  orgId: string,
+  automationId: string,
+  patch: AutomationMailSafetyPatch,
+  now: Date,
+): Promise<AutomationMailSafety> {
+  await assertOrgAutomation(db, orgId, automationId);
+  return updateAutomationMailSafety(db, automationId, patch, now);
+}
+
+/** Cancels one piece of the organization that waits before print (409 `not_cancellable` otherwise). */
+export async function cancelOrgPiece(
+  db: Queryable,
+  orgId: string,
+  pieceId: string,
+  actor: string,
+  now: Date,
+) {
+  if ((await orgPieceIds(db, orgId, [pieceId])).length === 0) throw notFound("piece not found");
+  return cancelPiece(db, pieceId, actor, now);
+}
+
+/** Cancels those of the given pieces that still wait before print; answers the ones cancelled. */
+export async function cancelOrgPieces(
+  db: Queryable,
+  orgId: string,
+  pieceIds: string[],
+  actor: string,
+  now: Date,
+): Promise<string[]> {
+  const cancelled: string[] = [];
+  for (const id of await orgPieceIds(db, orgId, pieceIds)) {
+    try {
+      await cancelPiece(db, id, actor, now);
+      cancelled.push(id);
+    } catch (error) {
+      if (!(error instanceof AppError && error.code === "not_cancellable")) throw error;
+    }
+  }
+  return cancelled;
+}
+
+/** Cancels every piece of one of the organization's automations that waits before print. */
+export async function cancelOrgAutomationWaiting(
+  db: Queryable,
+  orgId: string,
+  automationId: string,
+  actor: string,
+  now: Date,
+): Promise<string[]> {
+  await assertOrgAutomation(db, orgId, automationId);
+  return cancelWaitingPieces(db, automationId, actor, now);
+}
+
+/** Approves those of the given pieces that await approval; answers the ones approved. */
+export async function approveOrgPieces(
+  db: Queryable,
+  orgId: string,
+  pieceIds: string[],
+  actor: string,
+  now: Date,
+): Promise<string[]> {
+  const own = await orgPieceIds(db, orgId, pieceIds);
+  if (own.length === 0) return [];
+  return approvePieces(db, { pieceIds: own }, actor, now);
+}
+
+export async function countAwaitingApproval(db: Queryable, orgId: string): Promise<number> {
+  const row = await queryOne<{ count: number }>(
+    db,
+    sql`SELECT count(*)::int AS count FROM mail_pieces WHERE org_id = ${orgId}::uuid AND status = 'awaiting_approval'`,
+  );
+  return row?.count ?? 0;
+}
+
+export interface CapUse {
+  monthly_card_cap: number | null;
+  monthly_spend_cap_cents: number | null;
+  cards: number;
+  cents: number;
+}
+
+export interface CapUsage {
+  /** The UTC month counted, YYYY-MM-01. */
+  month: string;
+  frequency_cap_days: number;
+  organization: CapUse;
+  automations: (CapUse & { automation_id: string; name: string; paused_by_cap: boolean })[];
+}
+
+/**
+ * This month's cards and money handed to print (the counters the caps claim from) against the
+ * organization's caps and those of each automation that has one or used any.
+ */
+export async function capUsageThisMonth(db: Queryable, orgId: string, now: Date): Promise<CapUsage> {
+  const month = monthOf(now);
+  const settings: OrgMailSafety = await getOrgMailSafety(db, orgId);
+  const usage = await queryRows<{ automation_id: string; cards: number; cents: number | string }>(
+    db,
+    sql`SELECT automation_id, cards, cents FROM mail_cap_usage WHERE org_id = ${orgId}::uuid AND month = ${month}::date`,
+  );
+  const used = new Map(
+    usage.map((row) => [row.automation_id, { cards: row.cards, cents: Number(row.cents) }]),
+  );
+  const automations = await queryRows<{ id: string; name: string; capped: boolean }>(
+    db,
+    sql`SELECT a.id, a.name,
+               (s.monthly_card_cap IS NOT NULL OR s.monthly_spend_cap_cents IS NOT NULL) AS capped
+        FROM automations a
+        LEFT JOIN automation_mail_safety s ON s.org_id = a.org_id AND s.automation_id = a.id
+        WHERE a.org_id = ${orgId}::uuid ORDER BY a.name, a.id`,
+  );
+  const shown = automations.filter((automation) => automation.capped || used.has(automation.id));
+  return {
+    month,
+    frequency_cap_days: settings.frequency_cap_days,
+    organization: {
+      monthly_card_cap: settings.monthly_card_cap,
+      monthly_spend_cap_cents: settings.monthly_spend_cap_cents,
+      ...(used.get(ORG_SCOPE) ?? { cards: 0, cents: 0 }),
+    },
+    automations: await Promise.all(
+      shown.map(async (automation) => {
+        const safety = await getAutomationMailSafety(db, automation.id);
+        return {
+          automation_id: automation.id,
+          name: automation.name,
+          monthly_card_cap: safety.monthly_card_cap,
+          monthly_spend_cap_cents: safety.monthly_spend_cap_cents,
+          paused_by_cap: safety.paused_by_cap,
+          ...(used.get(automation.id) ?? { cards: 0, cents: 0 }),
+        };
+      }),
+    ),
+  };
+}

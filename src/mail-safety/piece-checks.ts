@@ -1,0 +1,143 @@
+/**
+ * The pipeline's mail safety rules (issue 29), run by a piece's job before it may print: the
+ * do-not-mail list, the per-home frequency cap, the automation's hold window and approval mode.
+ * Each rule either lets the piece go on or moves it out of `queued` with its reason; a held or
+ * approved piece comes back through a job of its own.
+ */
+import { type Queryable, queryOne, queryRows, sql } from "../db/database.ts";
+import { processPieceJob } from "../jobs/kinds.ts";
+import { enqueueJob } from "../jobs/queue.ts";
+import { isOnDoNotMailList, OPTED_OUT_REASON } from "./do-not-mail.ts";
+import { frequencyCapDays } from "./settings.ts";
+import type { SafetyPiece } from "./spend-caps.ts";
+
+const DAY_MS = 86_400_000;
+const at = (date: Date) => sql`${date.toISOString()}::timestamptz`;
+
+/** Statuses of a piece that went to print (or was recorded as mailed). */
+const PRINTED = sql`('submitted', 'mailed', 'in_transit', 'delivered', 'returned')`;
+/** Statuses of a piece that may still print. */
+const WAITING = sql`('queued', 'held', 'awaiting_approval', 'capped')`;
+
+export type Gate = { go: true } | { go: false; outcome: string };
+const GO: Gate = { go: true };
+
+export const frequencyCapReason = (days: number, earlierPieceId: string) =>
+  `the home got a card within the last ${days} days (piece ${earlierPieceId})`;
+
+/**
+ * The earlier piece to the same home inside the org's frequency window: a printed one, or one
+ * still waiting that was queued before this one (so of two pieces racing for one home, exactly
+ * the later is skipped). Counted from its mail date, else from when it was queued.
+ */
+async function earlierPieceToHome(db: Queryable, piece: SafetyPiece, addressKey: string, since: Date) {
+  return queryOne<{ id: string }>(
+    db,
+    sql`SELECT id FROM mail_pieces
+        WHERE org_id = ${piece.orgId}::uuid AND normalized_address = ${addressKey} AND id <> ${piece.id}::uuid
+          AND (status IN ${PRINTED}
+               OR (status IN ${WAITING} AND (created_at, id) < (${at(piece.createdAt)}, ${piece.id}::uuid)))
+          AND COALESCE(mailed_at, created_at) > ${at(since)}
+        ORDER BY COALESCE(mailed_at, created_at) DESC, created_at DESC LIMIT 1`,
+  );
+}
+
+async function closeAs(
+  db: Queryable,
+  piece: SafetyPiece,
+  status: "skipped" | "suppressed",
+  reason: string,
+  now: Date,
+  earlierPieceId: string | null = null,
+) {
+  await db.execute(sql`
+    UPDATE mail_pieces SET status = ${status}, status_reason = ${reason}, status_updated_at = ${at(now)},
+      earlier_piece_id = ${earlierPieceId}::uuid
+    WHERE org_id = ${piece.orgId}::uuid AND id = ${piece.id}::uuid AND status = 'queued'`);
+}
+
+/** The home asked for no more mail, or got a card too recently: the piece never prints. */
+export async function homeRules(
+  db: Queryable,
+  piece: SafetyPiece,
+  addressKey: string,
+  now: Date,
+): Promise<Gate> {
+  if (await isOnDoNotMailList(db, piece.orgId, addressKey)) {
+    await closeAs(db, piece, "suppressed", OPTED_OUT_REASON, now);
+    return { go: false, outcome: "suppressed: on the do-not-mail list" };
+  }
+  const days = await frequencyCapDays(db, piece.orgId);
+  if (days === 0) return GO;
+  const earlier = await earlierPieceToHome(db, piece, addressKey, new Date(now.getTime() - days * DAY_MS));
+  if (!earlier) return GO;
+  await closeAs(db, piece, "skipped", frequencyCapReason(days, earlier.id), now, earlier.id);
+  return { go: false, outcome: "skipped: frequency cap" };
+}
+
+interface AutomationRules {
+  hold_minutes: number;
+  approval_required: boolean;
+}
+
+async function automationRules(db: Queryable, piece: SafetyPiece): Promise<AutomationRules> {
+  if (piece.automationId === null) return { hold_minutes: 0, approval_required: false };
+  const row = await queryOne<AutomationRules>(
+    db,
+    sql`SELECT hold_minutes, approval_required FROM automation_mail_safety
+        WHERE org_id = ${piece.orgId}::uuid AND automation_id = ${piece.automationId}::uuid`,
+  );
+  return row ?? { hold_minutes: 0, approval_required: false };
+}
+
+/**
+ * A held piece whose window has passed goes back to `queued` (once: a cancel in the same instant
+ * wins or loses on the row). False when it was cancelled or is not due yet.
+ */
+export async function releaseHeldPiece(db: Queryable, piece: SafetyPiece, now: Date): Promise<boolean> {
+  const rows = await queryRows<{ id: string }>(
+    db,
+    sql`UPDATE mail_pieces SET status = 'queued', status_reason = NULL, status_updated_at = ${at(now)}
+        WHERE org_id = ${piece.orgId}::uuid AND id = ${piece.id}::uuid AND status = 'held'
+          AND hold_until <= ${at(now)}
+        RETURNING id`,
+  );
+  return rows.length > 0;
+}
+
+/**
+ * The automation's hold window, then its approval mode. A piece enters the hold window once: its
+ * job for the end of the window is enqueued in the same transaction (the job queue's run_at), so
+ * no poller is needed and a crash cannot strand it.
+ */
+export async function automationGates(db: Queryable, piece: SafetyPiece, now: Date): Promise<Gate> {
+  const rules = await automationRules(db, piece);
+  if (rules.hold_minutes > 0 && piece.holdUntil === null) {
+    const until = new Date(now.getTime() + rules.hold_minutes * 60_000);
+    await db.transaction(async (tx) => {
+      const held = await queryRows<{ id: string }>(
+        tx,
+        sql`UPDATE mail_pieces SET status = 'held', hold_until = ${at(until)}, status_updated_at = ${at(now)},
+              status_reason = ${`held until ${until.toISOString()} (the automation's hold window)`}
+            WHERE org_id = ${piece.orgId}::uuid AND id = ${piece.id}::uuid AND status = 'queued' AND hold_until IS NULL
+            RETURNING id`,
+      );
+      if (held.length === 0) return;
+      await enqueueJob(
+        tx,
+        processPieceJob,
+        { org_id: piece.orgId, piece_id: piece.id },
+        { orgId: piece.orgId, now, runAt: until },
+      );
+    });
+    return { go: false, outcome: "held" };
+  }
+  if (rules.approval_required && piece.approvedAt === null) {
+    await db.execute(sql`
+      UPDATE mail_pieces SET status = 'awaiting_approval', status_updated_at = ${at(now)},
+        status_reason = 'waiting for a member to approve it (the automation requires approval)'
+      WHERE org_id = ${piece.orgId}::uuid AND id = ${piece.id}::uuid AND status = 'queued'`);
+    return { go: false, outcome: "awaiting approval" };
+  }
+  return GO;
+}

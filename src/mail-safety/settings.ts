@@ -1,0 +1,128 @@
+import { type Queryable, queryOne, sql } from "../db/database.ts";
+import { notFound } from "../errors.ts";
+import { retryCappedPieces } from "./spend-caps.ts";
+
+/**
+ * A home gets at most one card per this many days across all of an org's automations, unless the
+ * org sets its own (0 turns the cap off). The one setting every rule about "mailed recently"
+ * reads (the pipeline's frequency cap and the neighbour audience's exclusion window alike):
+ * read it with `frequencyCapDays`.
+ */
+export const DEFAULT_FREQUENCY_CAP_DAYS = 30;
+
+export interface OrgMailSafety {
+  org_id: string;
+  frequency_cap_days: number;
+  monthly_card_cap: number | null;
+  monthly_spend_cap_cents: number | null;
+}
+
+export type OrgMailSafetyPatch = Partial<Omit<OrgMailSafety, "org_id">>;
+
+export interface AutomationMailSafety {
+  automation_id: string;
+  org_id: string;
+  hold_minutes: number;
+  approval_required: boolean;
+  auto_approve_after: number | null;
+  approved_count: number;
+  monthly_card_cap: number | null;
+  monthly_spend_cap_cents: number | null;
+  /** Pieces of the automation are held because a monthly cap is reached. */
+  paused_by_cap: boolean;
+}
+
+export type AutomationMailSafetyPatch = Partial<
+  Pick<
+    AutomationMailSafety,
+    | "hold_minutes"
+    | "approval_required"
+    | "auto_approve_after"
+    | "monthly_card_cap"
+    | "monthly_spend_cap_cents"
+  >
+>;
+
+/** The org's frequency cap in days (0: off). */
+export async function frequencyCapDays(db: Queryable, orgId: string): Promise<number> {
+  const row = await queryOne<{ days: number }>(
+    db,
+    sql`SELECT frequency_cap_days AS days FROM org_mail_safety WHERE org_id = ${orgId}::uuid`,
+  );
+  return row?.days ?? DEFAULT_FREQUENCY_CAP_DAYS;
+}
+
+export async function getOrgMailSafety(db: Queryable, orgId: string): Promise<OrgMailSafety> {
+  const row = await queryOne<OrgMailSafety>(
+    db,
+    sql`SELECT o.id AS org_id, COALESCE(s.frequency_cap_days, ${DEFAULT_FREQUENCY_CAP_DAYS}::int) AS frequency_cap_days,
+               s.monthly_card_cap, s.monthly_spend_cap_cents
+        FROM organizations o LEFT JOIN org_mail_safety s ON s.org_id = o.id
+        WHERE o.id = ${orgId}::uuid`,
+  );
+  if (!row) throw notFound("organization not found");
+  return row;
+}
+
+/** Applies the fields present in `patch` (null clears a cap). */
+export async function updateOrgMailSafety(
+  db: Queryable,
+  orgId: string,
+  patch: OrgMailSafetyPatch,
+  now: Date,
+): Promise<OrgMailSafety> {
+  const next = { ...(await getOrgMailSafety(db, orgId)), ...patch };
+  await db.execute(sql`
+    INSERT INTO org_mail_safety (org_id, frequency_cap_days, monthly_card_cap, monthly_spend_cap_cents, updated_at)
+    VALUES (${orgId}::uuid, ${next.frequency_cap_days}::int, ${next.monthly_card_cap}::int,
+            ${next.monthly_spend_cap_cents}::int, ${now.toISOString()}::timestamptz)
+    ON CONFLICT (org_id) DO UPDATE SET frequency_cap_days = EXCLUDED.frequency_cap_days,
+      monthly_card_cap = EXCLUDED.monthly_card_cap, monthly_spend_cap_cents = EXCLUDED.monthly_spend_cap_cents,
+      updated_at = EXCLUDED.updated_at`);
+  // A raised cap releases the pieces it held (a lowered one finds them capped again).
+  await retryCappedPieces(db, { orgId }, now);
+  return getOrgMailSafety(db, orgId);
+}
+
+/** An automation's settings, by its id alone (the operator API's view); 404 when it does not exist. */
+export async function getAutomationMailSafety(
+  db: Queryable,
+  automationId: string,
+): Promise<AutomationMailSafety> {
+  const row = await queryOne<AutomationMailSafety>(
+    db,
+    sql`SELECT a.id AS automation_id, a.org_id, COALESCE(s.hold_minutes, 0) AS hold_minutes,
+               COALESCE(s.approval_required, false) AS approval_required, s.auto_approve_after,
+               COALESCE(s.approved_count, 0) AS approved_count, s.monthly_card_cap, s.monthly_spend_cap_cents,
+               EXISTS (SELECT 1 FROM mail_pieces p JOIN campaigns c ON c.org_id = p.org_id AND c.id = p.campaign_id
+                       WHERE p.org_id = a.org_id AND p.status = 'capped' AND c.automation_id = a.id) AS paused_by_cap
+        FROM automations a LEFT JOIN automation_mail_safety s ON s.org_id = a.org_id AND s.automation_id = a.id
+        WHERE a.id = ${automationId}::uuid`,
+  );
+  if (!row) throw notFound("automation not found");
+  return row;
+}
+
+export async function updateAutomationMailSafety(
+  db: Queryable,
+  automationId: string,
+  patch: AutomationMailSafetyPatch,
+  now: Date,
+): Promise<AutomationMailSafety> {
+  const current = await getAutomationMailSafety(db, automationId);
+  const next = { ...current, ...patch };
+  await db.execute(sql`
+    INSERT INTO automation_mail_safety (org_id, automation_id, hold_minutes, approval_required, auto_approve_after,
+      monthly_card_cap, monthly_spend_cap_cents, updated_at)
+    VALUES (${current.org_id}::uuid, ${automationId}::uuid, ${next.hold_minutes}::int, ${next.approval_required},
+      ${next.auto_approve_after}::int, ${next.monthly_card_cap}::int, ${next.monthly_spend_cap_cents}::int,
+      ${now.toISOString()}::timestamptz)
+    ON CONFLICT (org_id, automation_id) DO UPDATE SET hold_minutes = EXCLUDED.hold_minutes,
+      approval_required = EXCLUDED.approval_required, auto_approve_after = EXCLUDED.auto_approve_after,
+      approved_count = CASE WHEN EXCLUDED.approval_required AND NOT automation_mail_safety.approval_required
+                            THEN 0 ELSE automation_mail_safety.approved_count END,
+      monthly_card_cap = EXCLUDED.monthly_card_cap, monthly_spend_cap_cents = EXCLUDED.monthly_spend_cap_cents,
+      updated_at = EXCLUDED.updated_at`);
+  await retryCappedPieces(db, { orgId: current.org_id, automationId }, now);
+  return getAutomationMailSafety(db, automationId);
+}

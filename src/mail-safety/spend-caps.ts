@@ -1,0 +1,188 @@
+/**
+ * Monthly spend caps (mail safety, issue 29), per organization and per automation, in cards or
+ * money (the org's cost per card). A piece claims its card from the month's counters just before
+ * print with conditional UPDATEs in one transaction: two workers at the last card of a cap wait
+ * on the counter row's lock, and the second finds the cap reached. A piece past a cap is held as
+ * `capped` and comes back by a job at the start of the next month, or when a cap is raised.
+ */
+import { type Queryable, queryOne, queryRows, sql } from "../db/database.ts";
+import { processPieceJob } from "../jobs/kinds.ts";
+import { enqueueJob } from "../jobs/queue.ts";
+import { claimCapNotice } from "./cap-notice.ts";
+
+/** What the mail safety rules read of a piece (the pipeline's SafetyPiece has it). */
+export interface SafetyPiece {
+  orgId: string;
+  id: string;
+  automationId: string | null;
+  createdAt: Date;
+  /** Set when the piece entered its automation's hold window. */
+  holdUntil: Date | null;
+  approvedAt: Date | null;
+}
+
+/** The counters' automation_id of an org's own cap. */
+export const ORG_SCOPE = "00000000-0000-0000-0000-000000000000";
+const at = (date: Date) => sql`${date.toISOString()}::timestamptz`;
+
+export const monthOf = (now: Date) => `${now.toISOString().slice(0, 7)}-01`;
+export const nextMonthStart = (now: Date) =>
+  new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1));
+
+interface Caps {
+  org_cards: number | null;
+  org_cents: number | null;
+  automation_cards: number | null;
+  automation_cents: number | null;
+  cost: number;
+  claimed: string | null;
+}
+
+class CapReached extends Error {
+  constructor(
+    readonly reason: string,
+    readonly scope: string,
+  ) {
+    super(reason);
+  }
+}
+
+async function capsOf(db: Queryable, piece: SafetyPiece): Promise<Caps | undefined> {
+  return queryOne<Caps>(
+    db,
+    sql`SELECT s.monthly_card_cap AS org_cards, s.monthly_spend_cap_cents AS org_cents,
+               a.monthly_card_cap AS automation_cards, a.monthly_spend_cap_cents AS automation_cents,
+               COALESCE(prof.cost_per_card_cents, 0) AS cost, p.cap_claimed_month::text AS claimed
+        FROM mail_pieces p
+        LEFT JOIN org_mail_safety s ON s.org_id = p.org_id
+        LEFT JOIN automation_mail_safety a ON a.org_id = p.org_id AND a.automation_id = ${piece.automationId ?? ORG_SCOPE}::uuid
+        LEFT JOIN organization_profiles prof ON prof.org_id = p.org_id
+        WHERE p.org_id = ${piece.orgId}::uuid AND p.id = ${piece.id}::uuid`,
+  );
+}
+
+async function claimCounter(
+  tx: Queryable,
+  key: { orgId: string; scope: string; month: string },
+  caps: { cards: number | null; cents: number | null },
+  cost: number,
+): Promise<boolean> {
+  await tx.execute(sql`
+    INSERT INTO mail_cap_usage (org_id, automation_id, month) VALUES (${key.orgId}::uuid, ${key.scope}::uuid, ${key.month}::date)
+    ON CONFLICT DO NOTHING`);
+  const rows = await queryRows<{ cards: number }>(
+    tx,
+    sql`UPDATE mail_cap_usage SET cards = cards + 1, cents = cents + ${cost}::int
+        WHERE org_id = ${key.orgId}::uuid AND automation_id = ${key.scope}::uuid AND month = ${key.month}::date
+          AND (${caps.cards}::int IS NULL OR cards < ${caps.cards}::int)
+          AND (${caps.cents}::int IS NULL OR cents + ${cost}::int <= ${caps.cents}::int)
+        RETURNING cards`,
+  );
+  return rows.length > 0;
+}
+
+const capWords = (owner: string, caps: { cards: number | null; cents: number | null }) =>
+  caps.cards !== null && caps.cents !== null
+    ? `${owner}'s monthly cap (${caps.cards} cards, ${caps.cents} cents) is reached`
+    : caps.cards !== null
+      ? `${owner}'s monthly cap of ${caps.cards} cards is reached`
+      : `${owner}'s monthly spend cap of ${caps.cents} cents is reached`;
+
+/**
+ * Claims the piece's card from this month's budget (org and automation together, or neither).
+ * Usage is counted even without a cap (the app shows it). False: a cap is reached and the piece
+ * is now `capped`, with its job for the next month enqueued.
+ */
+export async function claimCapBudget(db: Queryable, piece: SafetyPiece, now: Date): Promise<boolean> {
+  const caps = await capsOf(db, piece);
+  if (!caps || caps.claimed !== null) return true;
+  const month = monthOf(now);
+  const org = { cards: caps.org_cards, cents: caps.org_cents };
+  const automation = { cards: caps.automation_cards, cents: caps.automation_cents };
+  try {
+    await db.transaction(async (tx) => {
+      if (!(await claimCounter(tx, { orgId: piece.orgId, scope: ORG_SCOPE, month }, org, caps.cost))) {
+        throw new CapReached(capWords("the organization", org), ORG_SCOPE);
+      }
+      if (
+        piece.automationId !== null &&
+        !(await claimCounter(
+          tx,
+          { orgId: piece.orgId, scope: piece.automationId, month },
+          automation,
+          caps.cost,
+        ))
+      ) {
+        throw new CapReached(capWords("the automation", automation), piece.automationId);
+      }
+      await tx.execute(sql`UPDATE mail_pieces SET cap_claimed_month = ${month}::date
+        WHERE org_id = ${piece.orgId}::uuid AND id = ${piece.id}::uuid`);
+    });
+    return true;
+  } catch (error) {
+    if (!(error instanceof CapReached)) throw error;
+    await holdCapped(db, piece, { reason: error.reason, scope: error.scope, month }, now);
+    return false;
+  }
+}
+
+async function holdCapped(
+  db: Queryable,
+  piece: SafetyPiece,
+  cap: { reason: string; scope: string; month: string },
+  now: Date,
+) {
+  const { reason } = cap;
+  await db.transaction(async (tx) => {
+    const capped = await queryRows<{ id: string }>(
+      tx,
+      sql`UPDATE mail_pieces SET status = 'capped', status_reason = ${reason}, status_updated_at = ${at(now)}
+          WHERE org_id = ${piece.orgId}::uuid AND id = ${piece.id}::uuid AND status = 'queued' RETURNING id`,
+    );
+    if (capped.length === 0) return;
+    // The new month releases it: a delayed job, no poller.
+    await enqueueJob(
+      tx,
+      processPieceJob,
+      { org_id: piece.orgId, piece_id: piece.id },
+      { orgId: piece.orgId, now, runAt: nextMonthStart(now) },
+    );
+    await claimCapNotice(tx, { orgId: piece.orgId, ...cap, now });
+  });
+}
+
+/** A capped piece tries again (its job at the new month, or after a cap was raised). */
+export async function releaseCappedPiece(db: Queryable, piece: SafetyPiece, now: Date): Promise<boolean> {
+  const rows = await queryRows<{ id: string }>(
+    db,
+    sql`UPDATE mail_pieces SET status = 'queued', status_reason = NULL, status_updated_at = ${at(now)}
+        WHERE org_id = ${piece.orgId}::uuid AND id = ${piece.id}::uuid AND status = 'capped' RETURNING id`,
+  );
+  return rows.length > 0;
+}
+
+/**
+ * After a cap was raised: a job for each capped piece of the org (or of one automation), oldest
+ * piece first (one millisecond apart, so workers take them in that order).
+ */
+export async function retryCappedPieces(
+  db: Queryable,
+  scope: { orgId: string; automationId?: string },
+  now: Date,
+) {
+  const pieces = await queryRows<{ id: string }>(
+    db,
+    sql`SELECT p.id FROM mail_pieces p JOIN campaigns c ON c.org_id = p.org_id AND c.id = p.campaign_id
+        WHERE p.org_id = ${scope.orgId}::uuid AND p.status = 'capped'
+          ${scope.automationId ? sql`AND c.automation_id = ${scope.automationId}::uuid` : sql``}
+        ORDER BY p.created_at, p.id`,
+  );
+  for (const [index, piece] of pieces.entries()) {
+    await enqueueJob(
+      db,
+      processPieceJob,
+      { org_id: scope.orgId, piece_id: piece.id },
+      { orgId: scope.orgId, now, runAt: new Date(now.getTime() + index) },
+    );
+  }
+}

@@ -1,0 +1,341 @@
+// The contractor app's Mail screen: the org's pieces (filtered, keyset-paged) and one piece's page
+// with its leads, conversions and tracking timeline. Reads only; every query is scoped to one org.
+
+import { type Queryable, queryOne, queryRows, sql } from "../db/database.ts";
+import { cursorTime, type KeysetCursor, keysetPage } from "../db/keyset-cursor.ts";
+import { landingUrl } from "./campaigns.ts";
+
+export const MAIL_PIECE_STATUSES = [
+  "queued",
+  "held",
+  "awaiting_approval",
+  "capped",
+  "submitted",
+  "mailed",
+  "in_transit",
+  "delivered",
+  "returned",
+  "suppressed",
+  "failed",
+  "skipped",
+  "cancelled",
+] as const;
+export type MailPieceStatus = (typeof MAIL_PIECE_STATUSES)[number];
+
+/** Statuses at which a piece stopped without being mailed: they always carry a reason in words. */
+const STOPPED: Record<string, string> = {
+  suppressed: "Not mailed: the address is on the organization's customer (suppression) list.",
+  failed: "Not mailed: the card could not be printed or sent.",
+  skipped: "Not mailed: the home got a card recently (the frequency cap).",
+  cancelled: "Not mailed: the card was cancelled before print.",
+  capped: "Waiting: the monthly card cap is reached.",
+  held: "Waiting: the automation holds cards for a while before print.",
+  awaiting_approval: "Waiting for a member to approve the card.",
+};
+
+/** Where a piece is, said for a person: the recorded reason when there is one, else the status's meaning. */
+export function reasonInWords(status: string, recorded: string | null): string | null {
+  if (!(status in STOPPED)) return null;
+  const reason = recorded?.trim();
+  if (!reason) return STOPPED[status]!;
+  return /^[a-z]/.test(reason) ? `${reason[0]!.toUpperCase()}${reason.slice(1)}` : reason;
+}
+
+export interface PieceFilters {
+  automationId?: string;
+  status?: MailPieceStatus;
+  /** Inclusive first day (YYYY-MM-DD, UTC). */
+  from?: string;
+  /** Inclusive last day (YYYY-MM-DD, UTC). */
+  to?: string;
+}
+
+export interface MailPieceListItem {
+  id: string;
+  status: string;
+  status_reason: string | null;
+  recipient_name: string | null;
+  address: string;
+  automation_id: string | null;
+  automation_name: string | null;
+  campaign_id: string;
+  campaign_name: string;
+  created_at: string;
+  mailed_at: string | null;
+  status_updated_at: string | null;
+  thumbnail_url: string;
+}
+
+interface PieceRow {
+  id: string;
+  status: string;
+  status_reason: string | null;
+  recipient_name: string | null;
+  address: string;
+  automation_id: string | null;
+  automation_name: string | null;
+  campaign_id: string;
+  campaign_name: string;
+  created_at: Date | string;
+  cursor_at: string;
+  mailed_at: Date | string | null;
+  status_updated_at: Date | string | null;
+}
+
+const iso = (value: Date | string | null) => (value === null ? null : new Date(value).toISOString());
+const dayAfter = (day: string) => new Date(Date.parse(`${day}T00:00:00Z`) + 86_400_000).toISOString();
+
+/** Where the app serves a piece's proof side (rendered on demand). */
+export const proofUrl = (pieceId: string, side: "front" | "back", thumbnail = false) =>
+  `/app/api/v1/pieces/${pieceId}/proof/${side}.png${thumbnail ? "?size=thumbnail" : ""}`;
+
+const PIECE_COLUMNS = sql`p.id, p.status, p.status_reason, p.recipient_name, p.address, c.automation_id,
+  a.name AS automation_name, p.campaign_id, c.name AS campaign_name, p.created_at,
+  ${cursorTime(sql`p.created_at`)} AS cursor_at,
+  p.mailed_at, p.status_updated_at`;
+
+const PIECE_JOINS = sql`FROM mail_pieces p
+  JOIN campaigns c ON c.org_id = p.org_id AND c.id = p.campaign_id
+  LEFT JOIN automations a ON a.org_id = c.org_id AND a.id = c.automation_id`;
+
+function listItem(row: PieceRow): MailPieceListItem {
+  return {
+    id: row.id,
+    status: row.status,
+    status_reason: reasonInWords(row.status, row.status_reason),
+    recipient_name: row.recipient_name,
+    address: row.address,
+    automation_id: row.automation_id,
+    automation_name: row.automation_name,
+    campaign_id: row.campaign_id,
+    campaign_name: row.campaign_name,
+    created_at: iso(row.created_at)!,
+    mailed_at: iso(row.mailed_at),
+    status_updated_at: iso(row.status_updated_at),
+    thumbnail_url: proofUrl(row.id, "front", true),
+  };
+}
+
+/** The org's pieces, newest first, keyset-paged by (created_at, id): one more row than the page says whether another follows. */
+export async function listMailPieces(
+  db: Queryable,
+  orgId: string,
+  filters: PieceFilters,
+  cursor: KeysetCursor | undefined,
+  limit: number,
+): Promise<{ pieces: MailPieceListItem[]; next_cursor: string | null }> {
+  const conditions = [sql`p.org_id = ${orgId}::uuid`];
+  if (filters.automationId) conditions.push(sql`c.automation_id = ${filters.automationId}::uuid`);
+  if (filters.status) conditions.push(sql`p.status = ${filters.status}`);
+  if (filters.from) conditions.push(sql`p.created_at >= ${`${filters.from}T00:00:00Z`}::timestamptz`);
+  if (filters.to) conditions.push(sql`p.created_at < ${dayAfter(filters.to)}::timestamptz`);
+  if (cursor) {
+    conditions.push(sql`(p.created_at, p.id) < (${cursor.createdAt}::timestamptz, ${cursor.id}::uuid)`);
+  }
+  const rows = await queryRows<PieceRow>(
+    db,
+    sql`SELECT ${PIECE_COLUMNS} ${PIECE_JOINS}
+        WHERE ${sql.join(conditions, sql` AND `)}
+        ORDER BY p.created_at DESC, p.id DESC LIMIT ${limit + 1}`,
+  );
+  const { page, nextCursor } = keysetPage(rows, limit);
+  return { pieces: page.map(listItem), next_cursor: nextCursor };
+}
+
+export const TIMELINE_STEPS = [
+  "queued",
+  "rendered",
+  "submitted",
+  "mailed",
+  "in_transit",
+  "delivered",
+] as const;
+
+export interface TimelineStep {
+  step: string;
+  at: string | null;
+  /** Reached, but the print provider (or the pipeline) recorded no event for it: `at` is the next known time. */
+  estimated: boolean;
+  reached: boolean;
+  detail: string | null;
+}
+
+/** The order a mailed piece moves in; a piece stopped early ends with its stop (suppressed, failed…). */
+const PROGRESS: Record<string, number> = {
+  queued: 0,
+  held: 0,
+  awaiting_approval: 0,
+  capped: 0,
+  submitted: 2,
+  mailed: 3,
+  in_transit: 4,
+  delivered: 5,
+  returned: 5,
+};
+
+/**
+ * queued → rendered → submitted → mailed → in transit → delivered / returned, each with the time
+ * the piece reached it. A step the piece passed without a recorded event (the renderer records
+ * none; the local print provider goes straight to mailed; Lob may skip in_transit) is estimated
+ * with the time of the next recorded step.
+ */
+export function buildTimeline(
+  piece: { status: string; created_at: string; mailed_at: string | null; status_updated_at: string | null },
+  events: Map<string, string>,
+  reason: string | null,
+): TimelineStep[] {
+  const stoppedEarly = !(piece.status in PROGRESS);
+  const finalStep = piece.status === "returned" ? "returned" : "delivered";
+  const steps = TIMELINE_STEPS.map((step) => (step === "delivered" ? finalStep : step));
+  const reachedIndex = stoppedEarly ? 0 : PROGRESS[piece.status]!;
+  const known = new Map(events);
+  known.set("queued", known.get("queued") ?? piece.created_at);
+  if (piece.mailed_at && reachedIndex >= 3) known.set("mailed", piece.mailed_at);
+  if (!known.has(piece.status) && piece.status_updated_at) known.set(piece.status, piece.status_updated_at);
+  const timeline: TimelineStep[] = steps.map((step, index) => {
+    const reached = index <= reachedIndex;
+    let at = reached ? (known.get(step) ?? null) : null;
+    let estimated = false;
+    if (reached && at === null) {
+      estimated = true;
+      at =
+        steps
+          .slice(index + 1, reachedIndex + 1)
+          .map((later) => known.get(later))
+          .find(Boolean) ?? null;
+    }
+    return { step, at, estimated, reached, detail: null };
+  });
+  if (stoppedEarly) {
+    timeline.splice(1, timeline.length - 1, {
+      step: piece.status,
+      at: known.get(piece.status) ?? piece.status_updated_at,
+      estimated: false,
+      reached: true,
+      detail: reason,
+    });
+  }
+  return timeline;
+}
+
+export interface PieceLead {
+  id: string;
+  source: string;
+  name: string;
+  email: string;
+  phone: string;
+  attribution_type: string | null;
+  received_at: string;
+}
+
+export interface PieceConversion {
+  id: string;
+  deal_id: string | null;
+  deal_name: string | null;
+  amount: number | null;
+  close_date: string | null;
+  attribution_type: string;
+  match_confidence: string;
+}
+
+export interface MailPieceDetail extends MailPieceListItem {
+  front_url: string;
+  back_url: string;
+  landing_url: string;
+  provider: string | null;
+  provider_status: string | null;
+  leads: PieceLead[];
+  conversions: PieceConversion[];
+  timeline: TimelineStep[];
+}
+
+/** One of the org's pieces with everything its page shows; undefined for another org's or a missing id. */
+export async function getMailPiece(
+  db: Queryable,
+  orgId: string,
+  pieceId: string,
+  publicBaseUrl: string,
+): Promise<MailPieceDetail | undefined> {
+  const row = await queryOne<
+    PieceRow & { token: string; provider: string | null; provider_status: string | null }
+  >(
+    db,
+    sql`SELECT ${PIECE_COLUMNS}, p.token, p.provider, p.provider_status ${PIECE_JOINS}
+        WHERE p.org_id = ${orgId}::uuid AND p.id::text = ${pieceId}`,
+  );
+  if (!row) return undefined;
+  const [events, leads, conversions] = await Promise.all([
+    queryRows<{ status: string; at: Date | string }>(
+      db,
+      sql`SELECT status, at FROM mail_piece_events WHERE org_id = ${orgId}::uuid AND piece_id = ${row.id}::uuid`,
+    ),
+    queryRows<{
+      id: string;
+      source: string;
+      first_name: string;
+      last_name: string;
+      email: string;
+      phone: string;
+      attribution_type: string | null;
+      created_at: Date | string;
+    }>(
+      db,
+      sql`SELECT id, source, first_name, last_name, email, phone, attribution_type, created_at FROM leads
+          WHERE org_id = ${orgId}::uuid AND piece_id = ${row.id}::uuid ORDER BY created_at DESC, id LIMIT 100`,
+    ),
+    queryRows<{
+      id: string;
+      deal_id: string | null;
+      deal_name: string | null;
+      deal_amount: string | number | null;
+      deal_date: Date | string | null;
+      attribution_type: string;
+      match_confidence: string;
+    }>(
+      db,
+      sql`SELECT id, deal_id, deal_name, deal_amount, deal_date, attribution_type, match_confidence FROM conversions
+          WHERE org_id = ${orgId}::uuid AND piece_id = ${row.id}::uuid ORDER BY created_at DESC, id LIMIT 100`,
+    ),
+  ]);
+  const item = listItem(row);
+  return {
+    ...item,
+    front_url: proofUrl(row.id, "front"),
+    back_url: proofUrl(row.id, "back"),
+    landing_url: landingUrl(publicBaseUrl, row.token),
+    provider: row.provider,
+    provider_status: row.provider_status,
+    leads: leads.map((lead) => ({
+      id: lead.id,
+      source: lead.source,
+      name: `${lead.first_name} ${lead.last_name}`.trim(),
+      email: lead.email,
+      phone: lead.phone,
+      attribution_type: lead.attribution_type,
+      received_at: iso(lead.created_at)!,
+    })),
+    conversions: conversions.map((conversion) => ({
+      id: conversion.id,
+      deal_id: conversion.deal_id,
+      deal_name: conversion.deal_name,
+      amount: conversion.deal_amount === null ? null : Number(conversion.deal_amount),
+      close_date: iso(conversion.deal_date),
+      attribution_type: conversion.attribution_type,
+      match_confidence: conversion.match_confidence,
+    })),
+    timeline: buildTimeline(
+      item,
+      new Map(events.map((event) => [event.status, iso(event.at)!])),
+      item.status_reason,
+    ),
+  };
+}
+
+/** Whether the org owns this piece (proof images are served only to its members). */
+export async function orgOwnsPiece(db: Queryable, orgId: string, pieceId: string): Promise<boolean> {
+  const row = await queryOne<{ id: string }>(
+    db,
+    sql`SELECT id FROM mail_pieces WHERE org_id = ${orgId}::uuid AND id::text = ${pieceId}`,
+  );
+  return row !== undefined;
+}

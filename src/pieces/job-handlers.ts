@@ -1,0 +1,30 @@
+import type { Logger } from "pino";
+import type { Clock } from "../clock.ts";
+import type { Config } from "../config.ts";
+import type { Queryable } from "../db/database.ts";
+import type { Geocoder } from "../geo/geocoder.ts";
+import { createHomeImagery } from "../imagery/index.ts";
+import type { RegisteredJob } from "../jobs/job-kind.ts";
+import { createPrintProvider } from "../print/index.ts";
+import type { Renderer } from "../render/renderer.ts";
+import { geocodePieceHandler, processPieceHandler } from "./process-piece.ts";
+
+export interface PipelineJobDeps {
+  db: Queryable;
+  clock: Clock;
+  logger: Logger;
+  config: Config;
+  geocoder: Geocoder;
+  renderer: Renderer;
+}
+
+/** The campaign pipeline's job kinds (a piece's processing and geocoding), with the imagery and print adapters the config names. */
+export function pipelineJobHandlers(deps: PipelineJobDeps): RegisteredJob[] {
+  const pipeline = {
+    ...deps,
+    imagery: createHomeImagery(deps.config),
+    printProvider: createPrintProvider(deps.config, deps),
+    publicBaseUrl: deps.config.publicBaseUrl,
+  };
+  return [processPieceHandler(pipeline), geocodePieceHandler(pipeline)];
+}

@@ -1,0 +1,144 @@
+import { type Queryable, queryOne, sql } from "../db/database.ts";
+import type { PieceStatus } from "../db/schema.ts";
+import { parseUsAddress } from "../domain/address.ts";
+import type { HomeLocation } from "../imagery/home-imagery.ts";
+import type { MailingAddress } from "../print/print-provider.ts";
+import type { CardRecipient } from "../render/compose.ts";
+import { type ResolvedTemplate, resolveTemplate } from "../render/template.ts";
+
+/** A piece with what the pipeline needs around it: its organization and its automation's settings. */
+export interface PieceRecord {
+  orgId: string;
+  id: string;
+  status: PieceStatus;
+  recipientName: string | null;
+  address: string;
+  street: string | null;
+  city: string | null;
+  state: string | null;
+  zip: string | null;
+  /** Null until the pipeline keys a piece queued by an event (pipeline/piece-updates.ts). */
+  normalizedAddress: string | null;
+  latitude: number | null;
+  longitude: number | null;
+  token: string;
+  properties: Record<string, string>;
+  submissionJobId: string | null;
+  orgName: string;
+  automationId: string | null;
+  /** False only when the piece's automation opted out of customer suppression. */
+  suppressCustomers: boolean;
+  template: ResolvedTemplate;
+  createdAt: Date;
+  /** Set when the piece entered its automation's hold window (mail safety). */
+  holdUntil: Date | null;
+  approvedAt: Date | null;
+}
+
+interface Row {
+  org_id: string;
+  id: string;
+  status: PieceStatus;
+  recipient_name: string | null;
+  address: string;
+  street: string | null;
+  city: string | null;
+  state: string | null;
+  zip: string | null;
+  normalized_address: string | null;
+  latitude: number | null;
+  longitude: number | null;
+  token: string;
+  properties: Record<string, string> | string;
+  submission_job_id: string | null;
+  org_name: string;
+  automation_id: string | null;
+  suppress_customers: boolean | null;
+  template: unknown;
+  created_at: Date | string;
+  hold_until: Date | string | null;
+  approved_at: Date | string | null;
+}
+
+const PIECE_SELECT = sql`
+  SELECT p.org_id, p.id, p.status, p.recipient_name, p.address, p.street, p.city, p.state, p.zip,
+         p.normalized_address, p.latitude, p.longitude, p.token, p.properties, p.submission_job_id,
+         o.name AS org_name, c.automation_id, a.suppress_customers, COALESCE(a.template, c.template) AS template,
+         p.created_at, p.hold_until, p.approved_at
+  FROM mail_pieces p
+  JOIN organizations o ON o.id = p.org_id
+  JOIN campaigns c ON c.org_id = p.org_id AND c.id = p.campaign_id
+  LEFT JOIN automations a ON a.org_id = c.org_id AND a.id = c.automation_id`;
+
+function toRecord(row: Row): PieceRecord {
+  const json = (value: unknown) => (typeof value === "string" ? JSON.parse(value) : value);
+  return {
+    orgId: row.org_id,
+    id: row.id,
+    status: row.status,
+    recipientName: row.recipient_name,
+    address: row.address,
+    street: row.street,
+    city: row.city,
+    state: row.state,
+    zip: row.zip,
+    normalizedAddress: row.normalized_address,
+    latitude: row.latitude,
+    longitude: row.longitude,
+    token: row.token,
+    properties: (json(row.properties) ?? {}) as Record<string, string>,
+    submissionJobId: row.submission_job_id,
+    orgName: row.org_name,
+    automationId: row.automation_id,
+    suppressCustomers: row.suppress_customers !== false,
+    template: resolveTemplate(json(row.template)),
+    createdAt: new Date(row.created_at),
+    holdUntil: row.hold_until === null ? null : new Date(row.hold_until),
+    approvedAt: row.approved_at === null ? null : new Date(row.approved_at),
+  };
+}
+
+export async function loadPiece(
+  db: Queryable,
+  orgId: string,
+  pieceId: string,
+): Promise<PieceRecord | undefined> {
+  const row = await queryOne<Row>(db, sql`${PIECE_SELECT} WHERE p.org_id = ${orgId} AND p.id = ${pieceId}`);
+  return row ? toRecord(row) : undefined;
+}
+
+/** For the operator API, which knows a piece by its id alone. */
+export async function loadPieceById(db: Queryable, pieceId: string): Promise<PieceRecord | undefined> {
+  const row = await queryOne<Row>(db, sql`${PIECE_SELECT} WHERE p.id = ${pieceId}`);
+  return row ? toRecord(row) : undefined;
+}
+
+export const recipientOf = (piece: PieceRecord): CardRecipient => ({
+  recipientName: piece.recipientName,
+  address: piece.address,
+  street: piece.street,
+  city: piece.city,
+  state: piece.state,
+  zip: piece.zip,
+  properties: piece.properties,
+});
+
+export const locationOf = (piece: PieceRecord): HomeLocation => ({
+  address: piece.address,
+  street: piece.street,
+  city: piece.city,
+  latitude: piece.latitude,
+  longitude: piece.longitude,
+});
+
+/** The address a provider mails to: the piece's parts, else parsed from its one-line address. */
+export function mailingAddressOf(piece: PieceRecord): MailingAddress {
+  const parsed = parseUsAddress(piece.address);
+  return {
+    name: piece.recipientName?.trim() || "Current Resident",
+    line1: piece.street ?? parsed.street ?? piece.address,
+    city: piece.city ?? parsed.city,
+    state: piece.state ?? parsed.state,
+    zip: piece.zip ?? parsed.zip,
+  };
+}

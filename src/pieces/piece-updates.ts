@@ -1,0 +1,132 @@
+import { type Queryable, queryRows, sql } from "../db/database.ts";
+import { normalizeAddress } from "../domain/address.ts";
+import { sameHome, streetOfKey } from "../domain/same-home.ts";
+import type { GeocodeResult } from "../geo/geocoder.ts";
+import type { QueuedPiece } from "../jobs/kinds.ts";
+import type { PrintReceipt } from "../print/print-provider.ts";
+
+const at = (date: Date) => sql`${date.toISOString()}::timestamptz`;
+
+/** A registered customer lives at this address: the same key, or the same home written with less of its locality. */
+export async function isRegisteredCustomer(db: Queryable, orgId: string, normalizedAddress: string) {
+  const sameStreet = await queryRows<{ normalized_address: string }>(
+    db,
+    sql`SELECT normalized_address FROM customers
+        WHERE org_id = ${orgId} AND split_part(normalized_address, ', ', 1) = ${streetOfKey(normalizedAddress)}`,
+  );
+  return sameStreet.some((customer) => sameHome(customer.normalized_address, normalizedAddress));
+}
+
+/**
+ * The piece's address key, writing it first when the piece was queued without one (events leave
+ * the parsing to the pipeline). Runs before suppression and before mailing, the first uses.
+ */
+export async function ensureAddressKey(
+  db: Queryable,
+  piece: { orgId: string; id: string; address: string; normalizedAddress: string | null },
+): Promise<string> {
+  if (piece.normalizedAddress !== null) return piece.normalizedAddress;
+  const key = normalizeAddress(piece.address);
+  await db.execute(
+    sql`UPDATE mail_pieces SET normalized_address = ${key}
+        WHERE org_id = ${piece.orgId} AND id = ${piece.id} AND normalized_address IS NULL`,
+  );
+  return key;
+}
+
+/**
+ * Inserts the piece an event or the legacy trigger queued (carried by its job), with its address
+ * key. A retried or duplicated job finds it written and changes nothing. No conflict target: two
+ * jobs inserting the same piece at once may collide on the token's unique index before the
+ * primary key's, and only a conflict on an arbiter index is skipped rather than raised.
+ */
+export async function insertQueuedPiece(
+  db: Queryable,
+  ids: { orgId: string; pieceId: string },
+  piece: QueuedPiece,
+): Promise<void> {
+  await db.execute(sql`
+    INSERT INTO mail_pieces (org_id, id, campaign_id, status, recipient_name, address, street, city, state, zip,
+                             normalized_address, token, properties, created_at)
+    VALUES (${ids.orgId}::uuid, ${ids.pieceId}::uuid, ${piece.campaign_id}::uuid, 'queued', ${piece.recipient_name},
+            ${piece.address}, ${piece.street}, ${piece.city}, ${piece.state}, ${piece.zip},
+            ${normalizeAddress(piece.address)}, ${piece.token}, ${JSON.stringify(piece.properties)}::jsonb,
+            ${piece.queued_at}::timestamptz)
+    ON CONFLICT DO NOTHING`);
+}
+
+/** A queued piece leaves the queue as suppressed or failed, with the reason in words. */
+export async function closeQueuedPiece(
+  db: Queryable,
+  piece: { orgId: string; id: string },
+  status: "suppressed" | "failed",
+  reason: string,
+  now: Date,
+): Promise<boolean> {
+  const rows = await queryRows<{ id: string }>(
+    db,
+    sql`UPDATE mail_pieces SET status = ${status}, status_reason = ${reason.slice(0, 1000)},
+          status_updated_at = ${at(now)}
+        WHERE org_id = ${piece.orgId} AND id = ${piece.id} AND status = 'queued'
+        RETURNING id`,
+  );
+  return rows.length > 0;
+}
+
+/**
+ * Takes the piece for submission on behalf of one job. Another job for the same piece finds it
+ * taken and stops; a retry of the same job (after a crash or a lost answer) takes it again and
+ * resubmits under the same provider idempotency key, so the piece is mailed once.
+ */
+export async function claimSubmission(db: Queryable, piece: { orgId: string; id: string }, jobId: string) {
+  const rows = await queryRows<{ id: string }>(
+    db,
+    sql`UPDATE mail_pieces SET submission_job_id = ${jobId}
+        WHERE org_id = ${piece.orgId} AND id = ${piece.id} AND status = 'queued'
+          AND (submission_job_id IS NULL OR submission_job_id = ${jobId})
+        RETURNING id`,
+  );
+  return rows.length > 0;
+}
+
+export async function recordSubmission(
+  db: Queryable,
+  piece: { orgId: string; id: string },
+  jobId: string,
+  provider: string,
+  receipt: PrintReceipt,
+  now: Date,
+) {
+  await db.execute(sql`
+    UPDATE mail_pieces SET status = ${receipt.status}, provider = ${provider}, provider_id = ${receipt.providerId},
+      provider_status = ${receipt.status}, status_updated_at = ${at(now)},
+      mailed_at = ${receipt.status === "mailed" ? at(now) : null}
+    WHERE org_id = ${piece.orgId} AND id = ${piece.id} AND status = 'queued' AND submission_job_id = ${jobId}`);
+}
+
+export async function recordGeocode(
+  db: Queryable,
+  piece: { orgId: string; id: string },
+  result: GeocodeResult,
+) {
+  if (!result.found) {
+    await db.execute(sql`UPDATE mail_pieces SET geo_precision = 'not_found'
+      WHERE org_id = ${piece.orgId} AND id = ${piece.id} AND latitude IS NULL`);
+    return;
+  }
+  await db.execute(sql`
+    UPDATE mail_pieces SET latitude = ${result.lat}::float8, longitude = ${result.lng}::float8,
+      geo_precision = ${result.precision}
+    WHERE org_id = ${piece.orgId} AND id = ${piece.id}`);
+}
+
+/**
+ * Fails the running job now, with no further tries: the worker's completion then finds it no
+ * longer running and leaves it failed, visible with its reason in GET /admin/v1/jobs.
+ */
+export async function failJobWithoutRetry(db: Queryable, jobId: string, reason: string, now: Date) {
+  await db.execute(sql`
+    UPDATE jobs SET status = 'failed', locked_until = NULL, last_error = ${reason.slice(0, 2000)},
+      updated_at = ${at(now)}
+    WHERE id = ${jobId} AND status = 'running'`);
+}

@@ -1,0 +1,171 @@
+import type { Logger } from "pino";
+import type { Clock } from "../clock.ts";
+import type { Queryable } from "../db/database.ts";
+import type { Geocoder } from "../geo/geocoder.ts";
+import type { HomeImagery } from "../imagery/home-imagery.ts";
+import { handleJob, type JobContext, type RegisteredJob } from "../jobs/job-kind.ts";
+import { geocodePieceJob, processPieceJob } from "../jobs/kinds.ts";
+import { enqueueJob } from "../jobs/queue.ts";
+import { automationGates, homeRules, releaseHeldPiece } from "../mail-safety/piece-checks.ts";
+import { claimCapBudget, releaseCappedPiece } from "../mail-safety/spend-caps.ts";
+import { type PrintProvider, PrintRejectedError } from "../print/print-provider.ts";
+import type { Renderer } from "../render/renderer.ts";
+import { landingUrl } from "./campaigns.ts";
+import { loadPiece, mailingAddressOf, type PieceRecord } from "./piece-record.ts";
+import {
+  claimSubmission,
+  closeQueuedPiece,
+  ensureAddressKey,
+  failJobWithoutRetry,
+  insertQueuedPiece,
+  isRegisteredCustomer,
+  recordGeocode,
+  recordSubmission,
+} from "./piece-updates.ts";
+import { cardOfPiece } from "./render-piece.ts";
+
+export interface PipelineDeps {
+  db: Queryable;
+  clock: Clock;
+  logger: Logger;
+  geocoder: Geocoder;
+  imagery: HomeImagery;
+  printProvider: PrintProvider;
+  /** Draws the print files off the event loop (the render pool). */
+  renderer: Renderer;
+  publicBaseUrl: string;
+}
+
+export const SUPPRESSED_REASON = "the address is a registered customer of the organization";
+
+/** Geocodes a piece that has no location yet; a geocoder failure is retried by a job of its own. */
+async function locate(deps: PipelineDeps, piece: PieceRecord, log: Logger): Promise<PieceRecord> {
+  if (piece.latitude !== null) return piece;
+  try {
+    const result = await deps.geocoder.geocode(piece.address);
+    await recordGeocode(deps.db, piece, result);
+    return result.found ? { ...piece, latitude: result.lat, longitude: result.lng } : piece;
+  } catch (error) {
+    // Location serves imagery and attribution; it is no reason to hold the mail.
+    log.warn({ err: error }, "geocoding failed; mailing without a location, geocoding later");
+    await enqueueJob(
+      deps.db,
+      geocodePieceJob,
+      { org_id: piece.orgId, piece_id: piece.id },
+      {
+        orgId: piece.orgId,
+        now: deps.clock.now(),
+      },
+    );
+    return piece;
+  }
+}
+
+async function submit(deps: PipelineDeps, piece: PieceRecord, context: JobContext) {
+  const lastAttempt = context.attempt >= processPieceJob.maxAttempts;
+  const card = await cardOfPiece(piece, {
+    db: deps.db,
+    imagery: deps.imagery,
+    publicBaseUrl: deps.publicBaseUrl,
+    printAddressBlock: deps.printProvider.printsAddressBlock,
+    // A transient imagery outage is retried; on the last try the card goes out with the placeholder.
+    placeholderOnImageryError: lastAttempt,
+    signal: context.signal,
+  });
+  const { frontPdf, backPdf } = await deps.renderer.printFiles(card, context.signal);
+  return deps.printProvider.submit(
+    {
+      pieceId: piece.id,
+      orgId: piece.orgId,
+      size: card.size,
+      frontPdf,
+      backPdf,
+      to: mailingAddressOf(piece),
+      landingUrl: landingUrl(deps.publicBaseUrl, piece.token),
+      description: `Porchlight piece ${piece.id}`,
+    },
+    context.signal,
+  );
+}
+
+export function processPieceHandler(deps: PipelineDeps): RegisteredJob {
+  return handleJob(processPieceJob, async (payload, context) => {
+    const log = deps.logger.child({ jobId: context.jobId, orgId: payload.org_id, pieceId: payload.piece_id });
+    if (payload.piece) {
+      await insertQueuedPiece(deps.db, { orgId: payload.org_id, pieceId: payload.piece_id }, payload.piece);
+    }
+    const loaded = await loadPiece(deps.db, payload.org_id, payload.piece_id);
+    if (!loaded) {
+      log.info({ status: "missing" }, "piece is not queued; nothing to do");
+      return;
+    }
+    // A held piece comes back here at the end of its hold window (unless it was cancelled).
+    const released =
+      (loaded.status === "held" && (await releaseHeldPiece(deps.db, loaded, deps.clock.now()))) ||
+      (loaded.status === "capped" && (await releaseCappedPiece(deps.db, loaded, deps.clock.now())));
+    if (loaded.status !== "queued" && !released) {
+      log.info({ status: loaded.status }, "piece is not queued; nothing to do");
+      return;
+    }
+    const addressKey = await ensureAddressKey(deps.db, loaded);
+    if (loaded.suppressCustomers && (await isRegisteredCustomer(deps.db, loaded.orgId, addressKey))) {
+      await closeQueuedPiece(deps.db, loaded, "suppressed", SUPPRESSED_REASON, deps.clock.now());
+      log.info("piece suppressed: registered customer");
+      return;
+    }
+    const homeGate = await homeRules(deps.db, loaded, addressKey, deps.clock.now());
+    if (!homeGate.go) {
+      log.info({ outcome: homeGate.outcome }, "piece stopped by a mail safety rule");
+      return;
+    }
+    const automationGate = await automationGates(deps.db, loaded, deps.clock.now());
+    if (!automationGate.go) {
+      log.info({ outcome: automationGate.outcome }, "piece waits under a mail safety rule");
+      return;
+    }
+    if (!(await claimCapBudget(deps.db, loaded, deps.clock.now()))) {
+      log.info("piece capped: a monthly cap is reached");
+      return;
+    }
+    if (!(await claimSubmission(deps.db, loaded, context.jobId))) {
+      log.warn("another job holds this piece's submission; not submitting it twice");
+      return;
+    }
+    const piece = await locate(deps, loaded, log);
+    try {
+      const receipt = await submit(deps, piece, context);
+      await recordSubmission(
+        deps.db,
+        piece,
+        context.jobId,
+        deps.printProvider.name,
+        receipt,
+        deps.clock.now(),
+      );
+      log.info(
+        { provider: deps.printProvider.name, providerId: receipt.providerId },
+        "piece handed to the printer",
+      );
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      if (error instanceof PrintRejectedError) {
+        await closeQueuedPiece(deps.db, piece, "failed", reason, deps.clock.now());
+        await failJobWithoutRetry(deps.db, context.jobId, reason, deps.clock.now());
+        log.warn({ reason }, "the print provider rejected the piece");
+        return;
+      }
+      if (context.attempt >= processPieceJob.maxAttempts) {
+        await closeQueuedPiece(deps.db, piece, "failed", reason, deps.clock.now());
+      }
+      throw error;
+    }
+  });
+}
+
+export function geocodePieceHandler(deps: Pick<PipelineDeps, "db" | "logger" | "geocoder">): RegisteredJob {
+  return handleJob(geocodePieceJob, async (payload) => {
+    const piece = await loadPiece(deps.db, payload.org_id, payload.piece_id);
+    if (!piece || piece.latitude !== null) return;
+    await recordGeocode(deps.db, piece, await deps.geocoder.geocode(piece.address));
+  });
+}

@@ -1,0 +1,146 @@
+import { type Queryable, queryRows, sql } from "../db/database.ts";
+import { parseUsAddress } from "../domain/address.ts";
+import { sameHome, streetOfKey } from "../domain/same-home.ts";
+import { notFound } from "../errors.ts";
+
+/** The imported fields a reactivation filter can match (text contains, any case). */
+export const MATCHABLE_FIELDS = ["address", "customer_name", "external_id"] as const;
+export type MatchableField = (typeof MATCHABLE_FIELDS)[number];
+
+export interface AudienceFilter {
+  /** Last job strictly before this day (YYYY-MM-DD); rows without a date are left out. */
+  completed_before?: string;
+  /** Last job on or after this day. */
+  completed_after?: string;
+  /** Every entry must match: the field contains the text (any case). */
+  match?: { field: MatchableField; contains: string }[];
+}
+
+export interface AudienceRow {
+  import_id: string;
+  row_index: number;
+  address: string;
+  normalized_address: string;
+  latitude: number | null;
+  longitude: number | null;
+  precision: string | null;
+  external_id: string | null;
+  customer_name: string | null;
+  completed_at: string | null;
+}
+
+export const EXCLUSION_REASONS = ["customer", "opted_out", "no_mailable_address", "duplicate"] as const;
+export type ExclusionReason = (typeof EXCLUSION_REASONS)[number];
+
+export interface Audience {
+  /** Rows of the batches that pass the filter. */
+  matched: number;
+  /** The rows that would be mailed, in batch and row order. */
+  included: AudienceRow[];
+  excluded: { row: AudienceRow; reason: ExclusionReason; detail: string }[];
+}
+
+export const EXCLUSION_WORDS: Record<ExclusionReason, string> = {
+  customer: "a registered customer (suppression list)",
+  opted_out: "the home opted out of mail from a landing page",
+  no_mailable_address: "no street number with a ZIP, or with a city and state",
+  duplicate: "the same home is already in this mailing",
+};
+
+/** A card needs a street with its number and a ZIP or a city and state, as the print provider does. */
+export function isMailableAddress(address: string): boolean {
+  const parts = parseUsAddress(address);
+  if (!/\d/.test(parts.street)) return false;
+  return parts.zip !== "" || (parts.city !== "" && parts.state !== "");
+}
+
+async function loadRows(db: Queryable, orgId: string, importIds: readonly string[], filter: AudienceFilter) {
+  const ids = JSON.stringify(importIds);
+  const known = await queryRows<{ id: string }>(
+    db,
+    sql`SELECT id FROM imports WHERE org_id = ${orgId}::uuid AND status = 'staged'
+        AND id IN (SELECT (jsonb_array_elements_text(${ids}::jsonb))::uuid)`,
+  );
+  // Another organization's batch answers like a missing one.
+  if (known.length !== new Set(importIds).size) throw notFound("import not found");
+  const conditions = [
+    sql`org_id = ${orgId}::uuid`,
+    sql`import_id IN (SELECT (jsonb_array_elements_text(${ids}::jsonb))::uuid)`,
+  ];
+  if (filter.completed_before) conditions.push(sql`completed_at < ${filter.completed_before}::date`);
+  if (filter.completed_after) conditions.push(sql`completed_at >= ${filter.completed_after}::date`);
+  for (const { field, contains } of filter.match ?? []) {
+    const pattern = `%${contains.trim().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    conditions.push(sql`${sql.identifier(field)} ILIKE ${pattern}`);
+  }
+  const rows = await queryRows<Omit<AudienceRow, "completed_at"> & { completed_at: string | Date | null }>(
+    db,
+    sql`SELECT import_id, row_index, address, normalized_address, latitude, longitude, geo_precision AS precision,
+               external_id, customer_name, to_char(completed_at, 'YYYY-MM-DD') AS completed_at
+        FROM import_rows WHERE ${sql.join(conditions, sql` AND `)}
+        ORDER BY import_id, row_index`,
+  );
+  return rows as AudienceRow[];
+}
+
+/** The org's entries (customers or do-not-mail) on the rows' streets, to be matched home by home. */
+async function keysOnStreets(
+  db: Queryable,
+  table: "customers" | "do_not_mail",
+  orgId: string,
+  streets: string[],
+) {
+  if (streets.length === 0) return new Map<string, string[]>();
+  const rows = await queryRows<{ normalized_address: string }>(
+    db,
+    sql`SELECT normalized_address FROM ${sql.identifier(table)}
+        WHERE org_id = ${orgId}::uuid
+          AND split_part(normalized_address, ', ', 1) IN (SELECT jsonb_array_elements_text(${JSON.stringify(streets)}::jsonb))`,
+  );
+  const byStreet = new Map<string, string[]>();
+  for (const row of rows) {
+    const street = streetOfKey(row.normalized_address);
+    byStreet.set(street, [...(byStreet.get(street) ?? []), row.normalized_address]);
+  }
+  return byStreet;
+}
+
+const listsHome = (byStreet: Map<string, string[]>, key: string) =>
+  (byStreet.get(streetOfKey(key)) ?? []).some((listed) => sameHome(listed, key));
+
+/**
+ * Who a reactivation mailing from these batches would reach: the filtered rows, less registered
+ * customers and opted-out homes (matched as the pipeline's suppression matches them), rows whose
+ * address a card cannot carry, and a second row for a home already in.
+ */
+export async function audienceOf(
+  db: Queryable,
+  orgId: string,
+  importIds: readonly string[],
+  filter: AudienceFilter,
+): Promise<Audience> {
+  const rows = await loadRows(db, orgId, importIds, filter);
+  const streets = [...new Set(rows.map((row) => streetOfKey(row.normalized_address)))];
+  const customers = await keysOnStreets(db, "customers", orgId, streets);
+  const optedOut = await keysOnStreets(db, "do_not_mail", orgId, streets);
+  const audience: Audience = { matched: rows.length, included: [], excluded: [] };
+  const seen = new Set<string>();
+  for (const row of rows) {
+    const key = row.normalized_address;
+    const reason: ExclusionReason | undefined = listsHome(optedOut, key)
+      ? "opted_out"
+      : listsHome(customers, key)
+        ? "customer"
+        : !isMailableAddress(row.address)
+          ? "no_mailable_address"
+          : seen.has(key)
+            ? "duplicate"
+            : undefined;
+    if (reason) audience.excluded.push({ row, reason, detail: EXCLUSION_WORDS[reason] });
+    else {
+      seen.add(key);
+      audience.included.push(row);
+    }
+  }
+  return audience;
+}

@@ -1,0 +1,127 @@
+import type { Clock } from "../clock.ts";
+import { type Queryable, sql } from "../db/database.ts";
+import { invalidPayload } from "../errors.ts";
+import type { MailingService } from "../mailings/mailing-service.ts";
+import {
+  type Audience,
+  type AudienceFilter,
+  type AudienceRow,
+  audienceOf,
+  type ExclusionReason,
+} from "./audience.ts";
+
+/** As many cards as the operator's mailing endpoint takes in one request. */
+export const REACTIVATION_MAX_PIECES = 5000;
+const EXAMPLES = 20;
+
+export interface ReactivationRequest {
+  import_ids: string[];
+  filter: AudienceFilter;
+}
+
+export interface ReactivationSummary {
+  matched: number;
+  mailable: number;
+  excluded: Record<ExclusionReason, number>;
+  /** The first excluded rows, each with its reason in words. */
+  excluded_examples: {
+    address: string;
+    customer_name: string | null;
+    reason: ExclusionReason;
+    detail: string;
+  }[];
+  /** The first rows that would be mailed. */
+  first_rows: AudienceRow[];
+}
+
+export function summaryOf(audience: Audience): ReactivationSummary {
+  const excluded: Record<ExclusionReason, number> = {
+    customer: 0,
+    opted_out: 0,
+    no_mailable_address: 0,
+    duplicate: 0,
+  };
+  for (const entry of audience.excluded) excluded[entry.reason]++;
+  return {
+    matched: audience.matched,
+    mailable: audience.included.length,
+    excluded,
+    excluded_examples: audience.excluded.slice(0, EXAMPLES).map(({ row, reason, detail }) => ({
+      address: row.address,
+      customer_name: row.customer_name,
+      reason,
+      detail,
+    })),
+    first_rows: audience.included.slice(0, EXAMPLES),
+  };
+}
+
+/** The merge values an imported row gives its card ({{client_name}}, and the job it remembers). */
+export function propertiesOf(row: AudienceRow): Record<string, string> {
+  const properties: Record<string, string> = {};
+  if (row.customer_name) properties.client_name = row.customer_name;
+  if (row.completed_at) properties.cf_last_job_date = row.completed_at;
+  if (row.external_id) properties.cf_external_id = row.external_id;
+  return properties;
+}
+
+/**
+ * Reactivation mailings from imported past jobs: who a filter reaches (and who it leaves out, and
+ * why), and the mailing itself, sent through the shared mailing service.
+ */
+export function createReactivationService(deps: { db: Queryable; clock: Clock; mailings: MailingService }) {
+  const { db, clock, mailings } = deps;
+
+  const preview = async (orgId: string, request: ReactivationRequest) =>
+    summaryOf(await audienceOf(db, orgId, request.import_ids, request.filter));
+
+  async function send(
+    orgId: string,
+    request: ReactivationRequest & { name: string; template: Record<string, unknown>; sentBy: string },
+  ) {
+    const audience = await audienceOf(db, orgId, request.import_ids, request.filter);
+    if (audience.included.length === 0) throw invalidPayload("filter: no row of these batches can be mailed");
+    if (audience.included.length > REACTIVATION_MAX_PIECES) {
+      throw invalidPayload(
+        `filter: ${audience.included.length} homes; a mailing sends at most ${REACTIVATION_MAX_PIECES}, narrow the filter`,
+      );
+    }
+    const summary = summaryOf(audience);
+    const result = await mailings.send(
+      orgId,
+      {
+        name: request.name,
+        origin: "reactivation",
+        template: request.template,
+        recipients: audience.included.map((row) => ({
+          address: row.address,
+          recipientName: row.customer_name,
+          latitude: row.latitude,
+          longitude: row.longitude,
+          precision: row.precision,
+          properties: propertiesOf(row),
+        })),
+      },
+      (tx, campaignId) =>
+        tx
+          .execute(sql`
+            INSERT INTO reactivation_mailings (org_id, campaign_id, import_ids, filter, matched, queued,
+              excluded_customers, excluded_opted_out, no_mailable_address, created_by, created_at)
+            VALUES (${orgId}::uuid, ${campaignId}::uuid, ${JSON.stringify(request.import_ids)}::jsonb,
+              ${JSON.stringify(request.filter)}::jsonb, ${summary.matched}, ${summary.mailable},
+              ${summary.excluded.customer}, ${summary.excluded.opted_out}, ${summary.excluded.no_mailable_address},
+              ${request.sentBy}, ${clock.now().toISOString()}::timestamptz)`)
+          .then(() => undefined),
+    );
+    return { ...result, summary };
+  }
+
+  /** The first card's recipient: the proof shows the mailing's first home. */
+  async function firstRow(orgId: string, request: ReactivationRequest): Promise<AudienceRow | undefined> {
+    return (await audienceOf(db, orgId, request.import_ids, request.filter)).included[0];
+  }
+
+  return { preview, send, firstRow };
+}
+
+export type ReactivationService = ReturnType<typeof createReactivationService>;

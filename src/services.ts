@@ -1,0 +1,37 @@
+import type { Logger } from "pino";
+import type { BoundAutomationCache } from "./automations/automation-cache.ts";
+import type { KillSwitch } from "./automations/kill-switch.ts";
+import type { Clock } from "./clock.ts";
+import type { Config } from "./config.ts";
+import type { Database, Queryable } from "./db/database.ts";
+import type { Geocoder } from "./geo/geocoder.ts";
+import type { RateLimiter } from "./limits/rate-limiter.ts";
+import type { KeyStore } from "./orgs/key-store.ts";
+import type { Renderer } from "./render/renderer.ts";
+import type { TriggerStore } from "./trigger/trigger-store.ts";
+import type { TargetGuard } from "./webhooks/target-guard.ts";
+
+/**
+ * What route modules receive: the app's dependencies plus the few stateful services shared by
+ * several endpoint groups. Each domain builds its own services from these where it lives.
+ */
+export interface Services {
+  config: Config;
+  database: Database;
+  db: Queryable;
+  clock: Clock;
+  logger: Logger;
+  limiter: RateLimiter;
+  keyStore: KeyStore;
+  killSwitch: KillSwitch;
+  boundAutomations: BoundAutomationCache;
+  /** Group-committed writes of events and legacy triggers (samples, campaigns, pieces, jobs). */
+  triggerStore: TriggerStore;
+  geocoder: Geocoder;
+  /** Draws cards off the event loop (the render pool); the operator's proofs use it. */
+  renderer: Renderer;
+  /** SSRF guard of webhook targets (subscribe time; deliveries check again at connect time). */
+  webhookTargetGuard: TargetGuard;
+  /** See AppDeps.isStarted: /readyz reads it. */
+  isStarted?: () => boolean;
+}

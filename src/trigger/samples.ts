@@ -1,0 +1,57 @@
+import { randomUUID } from "node:crypto";
+import { desc, eq } from "drizzle-orm";
+import type { Queryable } from "../db/database.ts";
+import { eventSamples } from "../db/schema.ts";
+import type { CleanEnvelope } from "./envelope.ts";
+
+/** One live event kept for the binding picker, as the sample buffer writes it. */
+export interface EventSampleRow {
+  orgId: string;
+  id: string;
+  eventType: string;
+  envelopeJson: string;
+  receivedAt: Date;
+}
+
+/** How many recent live events the app's binding picker sees per event type. */
+export const SAMPLES_PER_EVENT_TYPE = 25;
+
+/**
+ * The sample row of a live event (the envelope without `dry_run`). The trigger store buffers it
+ * (events/sample-buffer.ts) and writes it into the type's ring of the newest 25.
+ */
+export function newEventSample(orgId: string, envelope: CleanEnvelope, receivedAt: Date): EventSampleRow {
+  const { dry_run: _alwaysFalseHere, ...stored } = envelope;
+  return {
+    orgId,
+    id: randomUUID(),
+    eventType: envelope.event_type,
+    envelopeJson: JSON.stringify(stored),
+    receivedAt,
+  };
+}
+
+export interface EventTypeSamples {
+  event_type: string;
+  last_seen_at: string;
+  samples: unknown[];
+}
+
+/** Every event type the org has sent, most recently seen first, each with its samples newest first. */
+export async function listEventSamples(db: Queryable, orgId: string): Promise<EventTypeSamples[]> {
+  const rows = await db
+    .select()
+    .from(eventSamples)
+    .where(eq(eventSamples.orgId, orgId))
+    .orderBy(desc(eventSamples.receivedAt), desc(eventSamples.id));
+  const byType = new Map<string, EventTypeSamples>();
+  for (const row of rows) {
+    let group = byType.get(row.eventType);
+    if (!group) {
+      group = { event_type: row.eventType, last_seen_at: row.receivedAt.toISOString(), samples: [] };
+      byType.set(row.eventType, group);
+    }
+    if (group.samples.length < SAMPLES_PER_EVENT_TYPE) group.samples.push(row.envelope);
+  }
+  return [...byType.values()];
+}
