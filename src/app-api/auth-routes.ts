@@ -2,7 +2,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { rateLimited } from "../errors.ts";
 import type { RateLimiter } from "../limits/rate-limiter.ts";
 import { normalizeEmail } from "../orgs/invitations.ts";
-import { type Auth, CLIENT_IP_HEADER } from "./auth.ts";
+import type { Auth } from "./auth.ts";
+import { CLIENT_IP_HEADER } from "./auth-settings.ts";
 import { fetchHeaders } from "./session-guard.ts";
 
 /**

@@ -1,37 +1,5 @@
-import type { Logger } from "pino";
-import type { Config } from "../config.ts";
-import type { Queryable } from "../db/database.ts";
-import type { Mailer } from "../mail/mailer.ts";
+import type { AuthDeps } from "./auth-settings.ts";
 import type { createBetterAuth } from "./better-auth.ts";
-
-/** The app API's prefix; Better Auth answers under AUTH_BASE_PATH. */
-export const APP_API_PREFIX = "/app/api/v1";
-export const AUTH_BASE_PATH = `${APP_API_PREFIX}/auth`;
-
-/** Set by the Fastify bridge from request.ip (which honours TRUST_PROXY); a client's own value is dropped. */
-export const CLIENT_IP_HEADER = "x-porchlight-client-ip";
-
-/** A session unused this long ends (idle expiry); each use at least SESSION_REFRESH_SECONDS after the last refresh extends it. */
-export const SESSION_IDLE_SECONDS = 7 * 24 * 3600;
-export const SESSION_REFRESH_SECONDS = 24 * 3600;
-/** However active, a session ends this long after sign-in (absolute expiry; checked by the session guard). */
-export const SESSION_ABSOLUTE_SECONDS = 30 * 24 * 3600;
-export const RESET_TOKEN_SECONDS = 3600;
-export const MIN_PASSWORD_LENGTH = 10;
-export const MAX_PASSWORD_LENGTH = 128;
-
-/** Per IP (Better Auth's limiter, counted in the database so every instance shares it). */
-export const SIGN_IN_PER_IP = { window: 60, max: 10 };
-export const RESET_REQUESTS_PER_IP = { window: 300, max: 5 };
-
-export interface AuthDeps {
-  db: Queryable;
-  config: Config;
-  mailer: Mailer;
-  logger: Logger;
-  /** Signs the session cookies: AUTH_SECRET or the generated one (auth-secret.ts). */
-  secret: string;
-}
 
 /**
  * Better Auth and what it pulls in (kysely, zod, jose: ~600 modules, about a second of a loaded

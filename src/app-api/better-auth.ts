@@ -3,6 +3,7 @@ import { betterAuth } from "better-auth";
 import { drizzleAdapter } from "better-auth/adapters/drizzle";
 import { organization } from "better-auth/plugins/organization";
 import { passwordResetMessage } from "../mail/messages.ts";
+import { AUTH_TABLES } from "./auth-schema.ts";
 import {
   AUTH_BASE_PATH,
   type AuthDeps,
@@ -14,8 +15,7 @@ import {
   SESSION_IDLE_SECONDS,
   SESSION_REFRESH_SECONDS,
   SIGN_IN_PER_IP,
-} from "./auth.ts";
-import { AUTH_TABLES } from "./auth-schema.ts";
+} from "./auth-settings.ts";
 import { sameOrigins } from "./csrf.ts";
 
 /** Better Auth configured for the app; loaded on first use through auth.ts's createAuth. */

@@ -1,6 +1,6 @@
 import type { FastifyInstance, RouteOptions } from "fastify";
 import { API_VERSION } from "../http/openapi.ts";
-import { APP_API_PREFIX } from "./auth.ts";
+import { APP_API_PREFIX } from "./auth-settings.ts";
 
 type JsonSchema = Record<string, unknown> & { properties?: Record<string, JsonSchema>; required?: string[] };
 

@@ -1,7 +1,8 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { Clock } from "../clock.ts";
 import { type Queryable, queryOne, sql } from "../db/database.ts";
-import { type Auth, SESSION_ABSOLUTE_SECONDS } from "./auth.ts";
+import type { Auth } from "./auth.ts";
+import { SESSION_ABSOLUTE_SECONDS } from "./auth-settings.ts";
 import { forbiddenForMembers, signInRequired } from "./errors.ts";
 
 export type MemberRole = "owner" | "member";

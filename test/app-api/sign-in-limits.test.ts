@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { SIGN_IN_PER_IP } from "../../src/app-api/auth.ts";
 import { SIGN_IN_PER_ACCOUNT } from "../../src/app-api/auth-routes.ts";
+import { SIGN_IN_PER_IP } from "../../src/app-api/auth-settings.ts";
 import { databaseLabel, type TestContext } from "../helpers/harness.ts";
 import { AppBrowser, createAppTestContext, ownerOfNewOrg, PASSWORD } from "./helpers.ts";
 

@@ -2,7 +2,7 @@ import { Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
 import { sql } from "../../db/database.ts";
 import { AppError } from "../../errors.ts";
-import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from "../auth.ts";
+import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from "../auth-settings.ts";
 import type { AppApiContext } from "../context.ts";
 import { PersonNameSchema, SessionView } from "../schemas.ts";
 import { fetchHeaders, forwardCookies, sessionOf } from "../session-guard.ts";

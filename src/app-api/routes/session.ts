@@ -2,7 +2,7 @@ import { type Static, Type, type TypeBoxTypeProvider } from "@fastify/type-provi
 import type { FastifyInstance } from "fastify";
 import { AppError } from "../../errors.ts";
 import { findPendingInvitation, normalizeEmail } from "../../orgs/invitations.ts";
-import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from "../auth.ts";
+import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from "../auth-settings.ts";
 import type { AppApiContext } from "../context.ts";
 import { MemberRoleSchema, PersonNameSchema, SessionView } from "../schemas.ts";
 import { type AppSession, fetchHeaders, forwardCookies, sessionOf } from "../session-guard.ts";
