@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Fails when src/ has an import cycle between files, or between folders (a file directly in src/
-// counts as a module of its own). Type-only imports count too: a cycle of types still ties two
-// modules' designs together. Usage: node scripts/check-import-cycles.mjs [--report]
+// counts as a module of its own), or when an infrastructure folder imports a domain module.
+// Type-only and dynamic imports count too: a cycle of types still ties two modules' designs
+// together. Part of `npm run lint` (CI). Usage: node scripts/check-import-cycles.mjs [--report]
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import ts from "typescript";
@@ -79,9 +80,24 @@ for (const file of sourceFiles(SRC)) {
   }
 }
 
+/**
+ * Infrastructure that every domain may use and that uses no domain (docs/architecture.md): it
+ * imports only itself, the shared kernel (domain/) and the top-level clock, config, errors, logger.
+ */
+const INFRASTRUCTURE = new Set("http db jobs geo imagery render print mail limits domain".split(" "));
+const TOP_LEVEL_BASICS = new Set(["clock.ts", "config.ts", "errors.ts", "logger.ts", "event-loop-delay.ts"]);
+const layerViolations = [];
+for (const [from, targets] of folderGraph) {
+  if (!INFRASTRUCTURE.has(from)) continue;
+  for (const to of targets)
+    if (!INFRASTRUCTURE.has(to) && !TOP_LEVEL_BASICS.has(to)) layerViolations.push(`${from} → ${to}`);
+}
+
 const fileCycles = cycles(fileGraph).map((component) => component.map((file) => path.relative(ROOT, file)));
 const folderCycles = cycles(folderGraph);
 for (const component of folderCycles) console.log(`folder cycle: ${component.join(" ↔ ")}`);
 for (const component of fileCycles) console.log(`file cycle: ${component.join(" ↔ ")}`);
-if (folderCycles.length + fileCycles.length > 0 && !process.argv.includes("--report")) process.exit(1);
-if (folderCycles.length + fileCycles.length === 0) console.log("no import cycles in src/");
+for (const edge of layerViolations) console.log(`infrastructure imports a domain: ${edge}`);
+const problems = folderCycles.length + fileCycles.length + layerViolations.length;
+if (problems > 0 && !process.argv.includes("--report")) process.exit(1);
+if (problems === 0) console.log("no import cycles in src/, and infrastructure imports no domain");
