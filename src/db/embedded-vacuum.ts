@@ -14,6 +14,7 @@
  */
 import type { Logger } from "pino";
 import type { Database } from "./database.ts";
+import { type PeriodicTask, startPeriodicTask } from "./periodic-task.ts";
 
 export const EMBEDDED_VACUUM_INTERVAL_MS = 5 * 60_000;
 
@@ -37,19 +38,13 @@ export function needsAnalyze(rowsWhenAnalyzed: number | undefined, rowsNow: numb
 
 const quoteIdentifier = (name: string) => `"${name.replaceAll('"', '""')}"`;
 
-export interface EmbeddedVacuum {
-  /** One pass now (a pass already running is awaited instead of doubled). */
-  runOnce(): Promise<void>;
-  /** Stops the timer and waits for a pass in progress. */
-  stop(): Promise<void>;
-}
+export type EmbeddedVacuum = PeriodicTask;
 
 export function startEmbeddedVacuum(deps: {
   database: Pick<Database, "run">;
   logger: Logger;
   intervalMs?: number;
 }): EmbeddedVacuum {
-  let running: Promise<void> | undefined;
   // Row estimate of each table when this process last analyzed it.
   const rowsWhenAnalyzed = new Map<string, number>();
 
@@ -89,20 +84,5 @@ export function startEmbeddedVacuum(deps: {
     }
   }
 
-  const runOnce = () => {
-    running ??= pass().finally(() => {
-      running = undefined;
-    });
-    return running;
-  };
-  const timer = setInterval(() => void runOnce(), deps.intervalMs ?? EMBEDDED_VACUUM_INTERVAL_MS);
-  timer.unref();
-
-  return {
-    runOnce,
-    async stop() {
-      clearInterval(timer);
-      await running;
-    },
-  };
+  return startPeriodicTask(pass, { intervalMs: deps.intervalMs ?? EMBEDDED_VACUUM_INTERVAL_MS });
 }

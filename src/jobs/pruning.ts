@@ -9,6 +9,7 @@ import { setImmediate as nextTurn } from "node:timers/promises";
 import type { Logger } from "pino";
 import type { Clock } from "../clock.ts";
 import { type Queryable, queryRows, sql } from "../db/database.ts";
+import { type PeriodicTask, startPeriodicTask } from "../db/periodic-task.ts";
 
 const DAY_MS = 86_400_000;
 
@@ -56,20 +57,13 @@ export async function pruneFinishedJobs(
   return total;
 }
 
-export interface JobPruning {
-  /** One pass now (a pass already running is awaited instead of doubled). */
-  runOnce(): Promise<void>;
-  /** Stops the timer and waits for a pass in progress. */
-  stop(): Promise<void>;
-}
+export type JobPruning = PeriodicTask;
 
 /** Prunes once shortly after start, then every `intervalMs`; a failed pass is logged and retried next time. */
 export function startJobPruning(
   deps: { db: Queryable; clock: Clock; logger: Logger },
   options: { intervalMs?: number; firstPassAfterMs?: number } = {},
 ): JobPruning {
-  let running: Promise<void> | undefined;
-
   async function pass() {
     try {
       const deleted = await pruneFinishedJobs(deps.db, deps.clock.now());
@@ -79,23 +73,8 @@ export function startJobPruning(
     }
   }
 
-  const runOnce = () => {
-    running ??= pass().finally(() => {
-      running = undefined;
-    });
-    return running;
-  };
-  const first = setTimeout(() => void runOnce(), options.firstPassAfterMs ?? 60_000);
-  const timer = setInterval(() => void runOnce(), options.intervalMs ?? JOB_PRUNING_INTERVAL_MS);
-  first.unref();
-  timer.unref();
-
-  return {
-    runOnce,
-    async stop() {
-      clearTimeout(first);
-      clearInterval(timer);
-      await running;
-    },
-  };
+  return startPeriodicTask(pass, {
+    intervalMs: options.intervalMs ?? JOB_PRUNING_INTERVAL_MS,
+    firstPassAfterMs: options.firstPassAfterMs ?? 60_000,
+  });
 }

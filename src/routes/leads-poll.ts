@@ -6,7 +6,6 @@ import { authOf } from "../http/guards.ts";
 import { Lead } from "../leads/lead-view.ts";
 import { invalidTimeBound, listRecentLeads, parseTimeBound } from "../leads/polling.ts";
 import type { Services } from "../services.ts";
-import { registerSubscriptionRoutes } from "./subscriptions.ts";
 
 export const POLL_STYLE = {
   ...SENTENCE_STYLE,
@@ -75,10 +74,4 @@ export function registerLeadsPollRoute(app: FastifyInstance, services: Services)
       return { leads: leads as unknown as Static<typeof Lead>[] };
     },
   );
-}
-
-/** The leads endpoint group: polling, subscribe/unsubscribe and rotation. */
-export function registerLeadRoutes(app: FastifyInstance, services: Services): void {
-  registerLeadsPollRoute(app, services);
-  registerSubscriptionRoutes(app, services);
 }

@@ -4,8 +4,9 @@ import { registerAttributionRoutes } from "./attribution.ts";
 import { registerAutomationListRoute } from "./automation-list.ts";
 import { registerEventRoutes } from "./events.ts";
 import { registerImportRoute } from "./import.ts";
-import { registerLeadRoutes } from "./leads-poll.ts";
+import { registerLeadsPollRoute } from "./leads-poll.ts";
 import { registerMeRoute } from "./me.ts";
+import { registerSubscriptionRoutes } from "./subscriptions.ts";
 
 /** The public developer API under /api/v1, one module per endpoint group. */
 export async function registerPublicRoutes(app: FastifyInstance, services: Services): Promise<void> {
@@ -14,5 +15,6 @@ export async function registerPublicRoutes(app: FastifyInstance, services: Servi
   registerAttributionRoutes(app, services);
   registerAutomationListRoute(app, services);
   registerEventRoutes(app, services);
-  registerLeadRoutes(app, services);
+  registerLeadsPollRoute(app, services);
+  registerSubscriptionRoutes(app, services);
 }

@@ -121,19 +121,27 @@ export const EventEnvelope = Type.Object(
 );
 export type EventEnvelope = Static<typeof EventEnvelope>;
 
+/** Why an automation did or did not queue a card for a record, in every trigger answer. */
+export const TRIGGER_REASONS = [
+  "queued",
+  "filtered_out",
+  "no_address",
+  "duplicate",
+  "loop_guard",
+  "failed",
+] as const;
+export type TriggerReason = (typeof TRIGGER_REASONS)[number];
+/** The reasons as a schema (the events answer, the app's dry run). */
+export const TriggerReasonSchema = Type.Unsafe<TriggerReason>(
+  Type.Union(TRIGGER_REASONS.map((reason) => Type.Literal(reason))),
+);
+
 export const EventOutcome = Type.Object(
   {
     automation_id: Type.String(),
     name: Type.String(),
     matched: Type.Boolean({ description: "True only for `queued`." }),
-    reason: Type.Union([
-      Type.Literal("queued"),
-      Type.Literal("filtered_out"),
-      Type.Literal("no_address"),
-      Type.Literal("duplicate"),
-      Type.Literal("loop_guard"),
-      Type.Literal("failed"),
-    ]),
+    reason: TriggerReasonSchema,
   },
   { $id: "EventOutcome" },
 );

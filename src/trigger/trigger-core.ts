@@ -29,19 +29,10 @@ import { isNeighbours, jobCityOf, jobStreetOf } from "../neighbours/audience.ts"
 import { locateRecordHome, neighbourFanoutJobRow } from "../neighbours/neighbour-fanout.ts";
 import type { LocatedHome } from "../neighbours/reference-addresses.ts";
 import { newLandingToken } from "../pieces/campaigns.ts";
+import type { TriggerReason } from "./envelope.ts";
 import type { EventSampleRow } from "./samples.ts";
 import type { CampaignEnqueue, TriggerStore } from "./trigger-store.ts";
 import { appendWebhookLog } from "./webhook-log.ts";
-
-export const TRIGGER_REASONS = [
-  "queued",
-  "filtered_out",
-  "no_address",
-  "duplicate",
-  "loop_guard",
-  "failed",
-] as const;
-export type TriggerReason = (typeof TRIGGER_REASONS)[number];
 
 export interface TriggerDeps {
   db: Queryable;

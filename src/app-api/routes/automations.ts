@@ -25,7 +25,8 @@ import { templateProblems } from "../../render/merge.ts";
 import { splitProofSheet } from "../../render/proof-sides.ts";
 import { CardSizeSchema, resolveTemplate } from "../../render/template.ts";
 import { cardsThisMonth, findSample } from "../../reports/app-reads.ts";
-import { runTrigger, TRIGGER_REASONS, type TriggerReason } from "../../trigger/trigger-core.ts";
+import { TriggerReasonSchema } from "../../trigger/envelope.ts";
+import { runTrigger } from "../../trigger/trigger-core.ts";
 import type { AppApiContext } from "../context.ts";
 import { sessionOf } from "../session-guard.ts";
 
@@ -333,9 +334,7 @@ export function registerAutomationRoutes(app: FastifyInstance, ctx: AppApiContex
         response: {
           200: Type.Object(
             {
-              outcome: Type.Unsafe<TriggerReason>(
-                Type.Union(TRIGGER_REASONS.map((reason) => Type.Literal(reason))),
-              ),
+              outcome: TriggerReasonSchema,
               failing_filter: Type.Optional(AutomationFilter),
               address: Type.Union([Type.String(), Type.Null()]),
               merge_preview: Type.Object(
