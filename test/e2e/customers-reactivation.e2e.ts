@@ -225,7 +225,7 @@ describe("customers and reactivation mailings in the browser", () => {
     let mailing: { pieces: ListedPiece[] } | undefined;
     await waitUntil(async () => {
       mailing = (await campaigns()).find((campaign) => campaign.name === "Spring roof check");
-      return mailing?.pieces.every((piece) => piece.status !== "queued");
+      return mailing?.pieces.every((piece) => piece.status !== "queued") ?? false;
     }, "the mailing's cards are processed");
     assert.deepEqual(mailing!.pieces.map((piece) => piece.address).sort(), [
       "12 Maple Ave, Springfield, IL 62704",
