@@ -268,8 +268,18 @@ describe("keys, team, logo and password reset in the browser", () => {
     await open(owner, "/settings?tab=team", "Settings");
     await owner.getByRole("textbox", { name: /^Email/ }).fill(MEMBER.email);
     await owner.getByRole("button", { name: "Send invitation" }).click();
-    await owner.getByText(`Invitation for ${MEMBER.email}`).waitFor();
+    await owner.getByText(`Invitation for ${MEMBER.email}`, { exact: true }).waitFor();
     await owner.getByText(`${MEMBER.email} as member`).waitFor();
+    // An invitation sent to a wrong address can be taken back; its link then no longer works.
+    await owner.getByRole("textbox", { name: /^Email/ }).fill("typo@hvac.tset");
+    await owner.getByRole("button", { name: "Send invitation" }).click();
+    await owner.getByText("typo@hvac.tset as member").waitFor();
+    const { link: typoLink } = await emailedLink("typo@hvac.tset", "/invite/");
+    await owner.getByRole("button", { name: "Cancel the invitation for typo@hvac.tset" }).click();
+    await owner.getByText("typo@hvac.tset as member").waitFor({ state: "detached" });
+    const typoToken = decodeURIComponent(new URL(typoLink).pathname.split("/").at(-1)!);
+    const canceled = await fetch(`${base}/app/api/v1/invitations/${encodeURIComponent(typoToken)}`);
+    assert.equal(canceled.status, 404, "a canceled invitation's link is dead");
     await checkAtBothWidths(owner, "settings-team-invited", "/settings?tab=team", "Settings");
 
     const { subject, link } = await emailedLink(MEMBER.email, "/invite/");

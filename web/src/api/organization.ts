@@ -62,6 +62,15 @@ export function useInviteTeammate() {
   });
 }
 
+export function useCancelInvitation() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (id: string) =>
+      unwrap(client.DELETE("/app/api/v1/team/invitations/{id}", { params: { path: { id } } })),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: organizationKeys.team() }),
+  });
+}
+
 export function useChangeRole() {
   const queryClient = useQueryClient();
   return useMutation({

@@ -21,6 +21,7 @@ import { ApiError } from "../../api/errors.ts";
 import {
   type Role,
   teamQuery,
+  useCancelInvitation,
   useChangeRole,
   useInviteTeammate,
   useRemoveTeammate,
@@ -36,6 +37,7 @@ const ROLES = [
 export function TeamPanel({ currentUserId }: { currentUserId: string }) {
   const team = useQuery(teamQuery());
   const changeRole = useChangeRole();
+  const cancelInvitation = useCancelInvitation();
   const [removing, setRemoving] = useState<{ id: string; name: string } | null>(null);
 
   if (team.isPending) return <Loading label="Loading your team" />;
@@ -109,12 +111,23 @@ export function TeamPanel({ currentUserId }: { currentUserId: string }) {
           <Title order={2} size="h4" id="invitations-heading" mb="sm">
             Pending invitations
           </Title>
-          <Stack gap={4}>
+          <Stack gap="xs">
             {team.data.invitations.map((invitation) => (
-              <Text key={invitation.id} size="sm">
-                {invitation.email} as {invitation.role}, until{" "}
-                {new Date(invitation.expires_at).toLocaleDateString()}
-              </Text>
+              <Group key={invitation.id} gap="sm" wrap="wrap">
+                <Text size="sm">
+                  {invitation.email} as {invitation.role}, until{" "}
+                  {new Date(invitation.expires_at).toLocaleDateString()}
+                </Text>
+                <Button
+                  size="compact-xs"
+                  variant="outline"
+                  color="red.9"
+                  loading={cancelInvitation.isPending && cancelInvitation.variables === invitation.id}
+                  onClick={() => cancelInvitation.mutate(invitation.id)}
+                >
+                  Cancel the invitation for {invitation.email}
+                </Button>
+              </Group>
             ))}
           </Stack>
         </section>
