@@ -1,0 +1,250 @@
+/**
+ * Leads and revenue in a real browser (issue 28), against the real service as a process (local
+ * print provider, email to DATA_DIR/mail-outbox/): the owner turns on lead alerts in Settings; a
+ * homeowner answers a mailed card on its landing page; the lead shows in Leads and on its own page,
+ * and exactly one alert email names it and links to it. A won deal posted through the developer API
+ * at the mailed home shows in Revenue with its amount, in the conversions list and in the CSV.
+ * Every screen: axe-core (no serious or critical WCAG A/AA violation) and a screenshot at desktop
+ * and phone width in test/e2e/artifacts/.
+ */
+import assert from "node:assert/strict";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { after, before, describe, it } from "node:test";
+import type { Browser, Page } from "playwright-core";
+import { freePort, killStarted, type Started, start, waitReady } from "../helpers/server-process.ts";
+import { launchChromium, screenshot, seriousViolations, VIEWPORTS, type ViewportName } from "./browser.ts";
+
+const WEB_DIST = path.resolve(import.meta.dirname, "../../web/dist/index.html");
+const ADMIN_TOKEN = "e2e-operator-token-leads-revenue";
+const OWNER = { email: "owner@leads.test", name: "Lena Leads", password: "correct horse battery" };
+const EVENT_TYPE = "job.completed";
+const AUTOMATION = "Job done postcard";
+const HOME = { street: "742 Evergreen Terrace", city: "Springfield", state: "IL", zip: "62704" };
+const LEAD = { first: "Marge", last: "Simpson", email: "marge@example.test", phone: "2175550123" };
+
+let server: Started;
+let base: string;
+let dataDir: string;
+let browser: Browser;
+let page: Page;
+let orgId: string;
+let apiKey: string;
+let mailed: ListedPiece;
+let leadPath: string;
+
+interface ListedPiece {
+  id: string;
+  status: string;
+  address: string;
+  landing_url: string;
+}
+
+async function request(method: string, route: string, auth: string, body?: unknown) {
+  const response = await fetch(`${base}${route}`, {
+    method,
+    headers: { authorization: `Bearer ${auth}`, ...(body ? { "content-type": "application/json" } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  const text = await response.text();
+  assert.ok(response.ok, `${method} ${route} answered ${response.status}: ${text}`);
+  return JSON.parse(text);
+}
+const operator = (method: string, route: string, body?: unknown) =>
+  request(method, `/admin/v1${route}`, ADMIN_TOKEN, body);
+
+async function waitUntil(check: () => Promise<boolean>, what: string, timeoutMs = 60_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    assert.ok(Date.now() < deadline, `timed out waiting until ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
+/** Every email in the outbox, oldest first. */
+function outboxEmails(): string[] {
+  const outbox = path.join(dataDir, "mail-outbox");
+  if (!existsSync(outbox)) return [];
+  return readdirSync(outbox)
+    .filter((file) => file.endsWith(".eml"))
+    .sort()
+    .map((file) => readFileSync(path.join(outbox, file), "utf8"));
+}
+const leadAlerts = () => outboxEmails().filter((eml) => /\r\nSubject: New lead: /.test(eml));
+
+async function open(appPath: string, heading: string | RegExp) {
+  await page.goto(`${base}/app${appPath}`);
+  await page.getByRole("heading", { level: 1, name: heading }).waitFor();
+}
+
+async function checkScreen(name: string, viewport: ViewportName) {
+  await page.waitForLoadState("networkidle");
+  // A "Saved" toast closes by itself after a few seconds; the screen is judged without it.
+  await waitUntil(
+    async () => (await page.locator(".mantine-Notification-root").count()) === 0,
+    "toasts closed",
+  );
+  await screenshot(page, name, viewport);
+  const pageWidth = await page.evaluate(() => document.documentElement.scrollWidth);
+  assert.ok(pageWidth <= VIEWPORTS[viewport].width, `${name} at ${viewport} is ${pageWidth} px wide`);
+  const violations = await seriousViolations(page);
+  assert.deepEqual(violations, [], `axe on ${name} at ${viewport}:\n${violations.join("\n")}`);
+}
+
+async function checkBothWidths(name: string) {
+  await page.setViewportSize(VIEWPORTS.phone);
+  await checkScreen(name, "phone");
+  await page.setViewportSize(VIEWPORTS.desktop);
+  await checkScreen(name, "desktop");
+}
+
+describe("leads and revenue in the browser", () => {
+  before(async () => {
+    assert.ok(existsSync(WEB_DIST), "web/dist is missing: run `npm run build:web` first");
+    dataDir = mkdtempSync(path.join(tmpdir(), "porchlight-e2e-leads-"));
+    const port = await freePort();
+    base = `http://127.0.0.1:${port}`;
+    server = start({
+      DATA_DIR: dataDir,
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      ADMIN_TOKEN,
+      PUBLIC_BASE_URL: base,
+    });
+    await waitReady(port, server);
+    browser = await launchChromium();
+    const context = await browser.newContext({ viewport: VIEWPORTS.desktop, baseURL: base });
+    context.setDefaultTimeout(30_000);
+    page = await context.newPage();
+
+    orgId = (await operator("POST", "/orgs", { name: "Reliable Roofing" })).org_id;
+    apiKey = (await operator("POST", `/orgs/${orgId}/keys`)).key;
+    await operator("POST", `/orgs/${orgId}/automations`, {
+      name: AUTOMATION,
+      trigger: { type: "custom_api", event_type: EVENT_TYPE },
+    });
+    const invitation = await operator("POST", `/orgs/${orgId}/invitations`, {
+      email: OWNER.email,
+      role: "owner",
+    });
+    await page.goto(invitation.invite_url);
+    await page.getByLabel("Your name").fill(OWNER.name);
+    await page.getByRole("textbox", { name: /^Password/ }).fill(OWNER.password);
+    await page.getByRole("button", { name: "Set password and sign in" }).click();
+    await page.getByRole("heading", { level: 1, name: "Overview" }).waitFor();
+
+    const sent = await request("POST", "/api/v1/events", apiKey, {
+      event_type: EVENT_TYPE,
+      object_type: "job",
+      dedup_id: "job-742",
+      record: { id: "job-742", properties: { ...HOME, client_name: "Marge Simpson" } },
+    });
+    assert.equal(sent.outcomes[0]?.reason, "queued", JSON.stringify(sent));
+    await waitUntil(async () => {
+      const { campaigns } = await operator("GET", `/orgs/${orgId}/campaigns`);
+      const piece = campaigns.flatMap((campaign: { pieces: ListedPiece[] }) => campaign.pieces)[0];
+      if (piece) mailed = piece;
+      return piece?.status === "mailed";
+    }, "the card to 742 Evergreen Terrace is mailed");
+  });
+
+  after(async () => {
+    await browser?.close();
+    killStarted();
+    await server?.exited;
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it("a lead from a card's landing page shows in Leads and on its page, and alerts the member once", async () => {
+    await open("/settings?tab=account", "Settings");
+    const alertsSwitch = page.getByRole("switch", { name: "Email me about every new lead" });
+    assert.equal(await alertsSwitch.isChecked(), false, "alerts start off");
+    await alertsSwitch.click({ force: true });
+    await page.getByText("Lead alerts are on.").waitFor();
+
+    await page.goto(mailed.landing_url);
+    await page.getByLabel("First name").fill(LEAD.first);
+    await page.getByLabel("Last name").fill(LEAD.last);
+    await page.getByLabel("Email").fill(LEAD.email);
+    await page.getByLabel("Phone").fill(LEAD.phone);
+    await page.getByLabel("Message").fill("The gutter on the north side leaks.");
+    await page.getByRole("button", { name: "Send" }).click();
+    await page.getByRole("heading", { level: 1, name: "Thank you!" }).waitFor();
+
+    await open("/leads", "Leads");
+    const row = page.getByRole("row", { name: /Marge Simpson/ });
+    await row.waitFor();
+    const cells = await row.getByRole("cell").allInnerTexts();
+    assert.equal(cells[0], "Marge Simpson");
+    assert.match(cells[1] ?? "", /marge@example\.test/);
+    assert.match(cells[2] ?? "", /742 Evergreen Terrace/);
+    assert.equal(cells[3], AUTOMATION, "the postcard column names the automation");
+    assert.equal(cells[4], "Landing page");
+    assert.equal(
+      await row.getByRole("link", { name: AUTOMATION }).getAttribute("href"),
+      `/app/mail/${mailed.id}`,
+      "the lead links the piece that earned it",
+    );
+    await checkBothWidths("leads");
+
+    await row.getByRole("link", { name: "Marge Simpson" }).click();
+    await page.getByRole("heading", { level: 1, name: "Marge Simpson" }).waitFor();
+    leadPath = new URL(page.url()).pathname;
+    assert.match(leadPath, /^\/app\/leads\/[0-9a-f-]{36}$/);
+    await page.getByText(/^Landing page lead received/).waitFor();
+    await page.getByText("marge@example.test").waitFor();
+    await page.getByText("The gutter on the north side leaks.").waitFor();
+    await page.getByRole("link", { name: AUTOMATION }).waitFor();
+    await checkBothWidths("lead");
+
+    await waitUntil(async () => leadAlerts().length > 0, "the lead alert email is written");
+    const [alert] = leadAlerts();
+    assert.match(alert!, new RegExp(`\\r\\nTo: ${OWNER.email.replace(".", "\\.")}\\r\\n`));
+    assert.match(alert!, /\r\nSubject: New lead: Marge Simpson\r\n/);
+    assert.match(alert!, /Email: marge@example\.test/);
+    const links = alert!.match(/https?:\/\/\S+/g) ?? [];
+    assert.ok(links.includes(`${base}${leadPath}`), `the alert links the lead: ${links.join(" ")}`);
+    assert.equal(leadAlerts().length, 1, "exactly one alert for one lead");
+  });
+
+  it("a won deal at the mailed home shows in Revenue with its amount, in the conversions list and the CSV", async () => {
+    const won = await request("POST", "/api/v1/conversions", apiKey, {
+      address: `${HOME.street}, ${HOME.city}, ${HOME.state} ${HOME.zip}`,
+      deal_id: "D-742",
+      deal_name: "Gutter replacement",
+      deal_amount: "4250",
+      deal_stage: "closedwon",
+    });
+    assert.equal(won.matched, true, JSON.stringify(won));
+
+    await open("/revenue", "Revenue");
+    const byAutomation = page.getByRole("region", { name: "Revenue by automation" });
+    const automationRow = byAutomation.getByRole("row", { name: new RegExp(AUTOMATION) });
+    await automationRow.waitFor();
+    assert.deepEqual(
+      (await automationRow.getByRole("cell").allInnerTexts()).slice(0, 4),
+      ["1", "1", "1", "$4,250"],
+      "cards mailed, leads, won deals, revenue",
+    );
+    const conversions = page.getByRole("region", { name: "Attributed conversions", exact: true }).last();
+    const conversionRow = conversions.getByRole("row", { name: /Gutter replacement/ });
+    await conversionRow.waitFor();
+    const conversionCells = await conversionRow.getByRole("cell").allInnerTexts();
+    assert.equal(conversionCells[1], "Gutter replacement");
+    assert.match(conversionCells[2] ?? "", /742 Evergreen Terrace/);
+    assert.equal(conversionCells[3], "$4,250");
+    assert.equal(conversionCells[4], AUTOMATION);
+
+    const href = await page.getByRole("link", { name: "Download CSV" }).getAttribute("href");
+    const csv = await page.request.get(new URL(href ?? "", base).toString());
+    assert.equal(csv.status(), 200);
+    assert.match(csv.headers()["content-type"] ?? "", /^text\/csv/);
+    const lines = (await csv.text()).trim().split(/\r?\n/);
+    const dealLine = lines.find((line) => line.includes("D-742") || line.includes("Gutter replacement"));
+    assert.ok(dealLine, `the CSV has the deal:\n${lines.join("\n")}`);
+    assert.match(dealLine, /4250/);
+    assert.match(dealLine, /742 Evergreen Terrace/);
+    await checkBothWidths("revenue");
+  });
+});
