@@ -85,6 +85,8 @@ async function checkScreen(name: string, viewport: ViewportName) {
     async () => (await page.locator(".mantine-Notification-root").count()) === 0,
     "toasts closed",
   );
+  // After a resize the navigation slides in or out (a CSS transition): judge the settled screen.
+  await page.evaluate(() => Promise.all(document.getAnimations().map((animation) => animation.finished)));
   await screenshot(page, name, viewport);
   const pageWidth = await page.evaluate(() => document.documentElement.scrollWidth);
   assert.ok(pageWidth <= VIEWPORTS[viewport].width, `${name} at ${viewport} is ${pageWidth} px wide`);
@@ -186,7 +188,7 @@ describe("leads and revenue in the browser", () => {
       `/app/mail/${mailed.id}`,
       "the lead links the piece that earned it",
     );
-    await checkBothWidths("leads");
+    await checkBothWidths("lr-leads");
 
     await row.getByRole("link", { name: "Marge Simpson" }).click();
     await page.getByRole("heading", { level: 1, name: "Marge Simpson" }).waitFor();
@@ -196,7 +198,7 @@ describe("leads and revenue in the browser", () => {
     await page.getByText("marge@example.test").waitFor();
     await page.getByText("The gutter on the north side leaks.").waitFor();
     await page.getByRole("link", { name: AUTOMATION }).waitFor();
-    await checkBothWidths("lead");
+    await checkBothWidths("lr-lead");
 
     await waitUntil(async () => leadAlerts().length > 0, "the lead alert email is written");
     const [alert] = leadAlerts();
@@ -245,6 +247,6 @@ describe("leads and revenue in the browser", () => {
     assert.ok(dealLine, `the CSV has the deal:\n${lines.join("\n")}`);
     assert.match(dealLine, /4250/);
     assert.match(dealLine, /742 Evergreen Terrace/);
-    await checkBothWidths("revenue");
+    await checkBothWidths("lr-revenue");
   });
 });
