@@ -13,6 +13,7 @@ import { type Queryable, queryOne, queryRows, sql } from "../../src/db/database.
 import { createLocalGeocoder } from "../../src/geo/local.ts";
 import { createJobCatalog } from "../../src/jobs/job-kind.ts";
 import { runPendingJobs } from "../../src/jobs/worker.ts";
+import { neighbourFanoutHandler } from "../../src/neighbours/neighbour-fanout.ts";
 import { pipelineJobHandlers } from "../../src/pieces/job-handlers.ts";
 import { admin, call, createAutomation, createOrg } from "../helpers/api.ts";
 import { ADMIN_TOKEN, type TestContext } from "../helpers/harness.ts";
@@ -95,16 +96,16 @@ export function runPipeline(
   db: Queryable = ctx.database.db,
   automationsPaused?: () => Promise<boolean>,
 ) {
-  const catalog = createJobCatalog(
-    pipelineJobHandlers({
-      db,
-      clock: ctx.clock,
-      logger,
-      config: { ...ctx.config, ...config },
-      geocoder: createLocalGeocoder(),
-      renderer: ctx.renderer,
-    }),
-  );
+  const deps = {
+    db,
+    clock: ctx.clock,
+    logger,
+    config: { ...ctx.config, ...config },
+    geocoder: createLocalGeocoder(),
+    renderer: ctx.renderer,
+  };
+  // The worker's catalog registers the neighbour fan-out beside the piece pipeline (src/worker/catalog.ts).
+  const catalog = createJobCatalog([...pipelineJobHandlers(deps), neighbourFanoutHandler(deps)]);
   return runPendingJobs({ db, clock: ctx.clock, logger, automationsPaused }, catalog);
 }
 
