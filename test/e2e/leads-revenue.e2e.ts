@@ -205,7 +205,7 @@ describe("leads and revenue in the browser", () => {
     assert.match(alert!, new RegExp(`\\r\\nTo: ${OWNER.email.replace(".", "\\.")}\\r\\n`));
     assert.match(alert!, /\r\nSubject: New lead: Marge Simpson\r\n/);
     assert.match(alert!, /Email: marge@example\.test/);
-    const links = alert!.match(/https?:\/\/\S+/g) ?? [];
+    const links: string[] = alert!.match(/https?:\/\/\S+/g) ?? [];
     assert.ok(links.includes(`${base}${leadPath}`), `the alert links the lead: ${links.join(" ")}`);
     assert.equal(leadAlerts().length, 1, "exactly one alert for one lead");
   });
