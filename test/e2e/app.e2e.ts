@@ -143,6 +143,7 @@ describe("the contractor's web app in a browser", () => {
       "Overview",
       "Automations",
       "Mail",
+      "Approvals",
       "Leads",
       "Revenue",
       "Customers",
