@@ -4,10 +4,7 @@ import type { Queryable } from "../db/database.ts";
 import { campaigns, mailPieces, type PieceStatus } from "../db/schema.ts";
 import { type AddressParts, normalizeAddress } from "../domain/address.ts";
 import { MAX_CLOCK_LEAD_MS } from "../domain/iso-date.ts";
-import { assertPrintable } from "../domain/printable-text.ts";
 import { AppError, invalidPayload, notFound } from "../errors.ts";
-import { geocodePieceJob } from "../jobs/kinds.ts";
-import { enqueueJob } from "../jobs/queue.ts";
 
 const TOKEN_BYTES = 18;
 const TOKENS_PER_DRAW = 256;
