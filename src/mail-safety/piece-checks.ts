@@ -105,6 +105,28 @@ export async function releaseHeldPiece(db: Queryable, piece: SafetyPiece, now: D
   return rows.length > 0;
 }
 
+const UTC_MINUTE = new Intl.DateTimeFormat("en-US", {
+  timeZone: "UTC",
+  weekday: "short",
+  day: "numeric",
+  month: "short",
+  year: "numeric",
+  hour: "2-digit",
+  minute: "2-digit",
+  hourCycle: "h23",
+});
+
+/** A held piece's reason in words: the window's length and its end, to the minute (UTC). */
+export function holdReason(holdMinutes: number, until: Date): string {
+  const hours = holdMinutes / 60;
+  const length = Number.isInteger(hours)
+    ? `${hours}-hour`
+    : holdMinutes < 60
+      ? `${holdMinutes}-minute`
+      : `${Math.floor(hours)} h ${holdMinutes % 60} min`;
+  return `held for the automation's ${length} hold window, until ${UTC_MINUTE.format(until)} UTC; it can be cancelled until then`;
+}
+
 /**
  * The automation's hold window, then its approval mode. A piece enters the hold window once: its
  * job for the end of the window is enqueued in the same transaction (the job queue's run_at), so
@@ -118,7 +140,7 @@ export async function automationGates(db: Queryable, piece: SafetyPiece, now: Da
       const held = await queryRows<{ id: string }>(
         tx,
         sql`UPDATE mail_pieces SET status = 'held', hold_until = ${at(until)}, status_updated_at = ${at(now)},
-              status_reason = ${`held until ${until.toISOString()} (the automation's hold window)`}
+              status_reason = ${holdReason(rules.hold_minutes, until)}
             WHERE org_id = ${piece.orgId}::uuid AND id = ${piece.id}::uuid AND status = 'queued' AND hold_until IS NULL
             RETURNING id`,
       );

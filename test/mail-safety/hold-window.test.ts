@@ -52,6 +52,10 @@ describe(`mail safety: the hold window and cancelling (${databaseLabel})`, () =>
     const held = await pieceOf(kept.id);
     assert.equal(held.status, "held");
     assert.equal(held.hold_until, new Date(clock.now().getTime() + 2 * HOUR_MS).toISOString());
+    assert.match(
+      held.status_reason,
+      /^held for the automation's 2-hour hold window, until \w{3}, \w{3} \d+, \d{4}, \d\d:\d\d UTC; it can be cancelled until then$/,
+    );
     const waiting = await admin(ctx, "GET", `/automations/${org.automationId}/waiting-pieces?status=held`);
     assert.deepEqual(
       waiting.body.pieces.map((piece: { id: string }) => piece.id),
