@@ -245,8 +245,14 @@ function returnAddressBlock(
     logoBottom = area.y + logoHeight;
   }
   const textWidth = area.x + area.width - textX;
-  const nameSize = Math.round(12 * scale);
-  const name = wrapText(card.senderName, { size: nameSize, bold: true }, textWidth, 2);
+  // A long name beside a logo takes up to three lines and shrinks (to three quarters) before it is cut.
+  const { size: nameSize, lines: name } = fitText(card.senderName, {
+    bold: true,
+    maxSize: Math.round(12 * scale),
+    minSize: Math.round(9 * scale),
+    maxWidth: textWidth,
+    maxLines: 3,
+  });
   const nameBottom = area.y + nameSize + (name.length - 1) * nameSize * 1.2;
   ops.push(text(name, { x: textX, y: area.y + nameSize, size: nameSize, bold: true, fill: INK }));
   const addressSize = Math.round(8.5 * scale * 10) / 10;

@@ -6,10 +6,12 @@ const loadPdfKit = () => createRequire(import.meta.url)("pdfkit") as typeof PDFD
 
 /**
  * Text layout for the card SVGs. SVG has no line wrapping, so lines are broken here, measured
- * with the PDF's own Helvetica metrics. The PNG proof renders the same SVG through librsvg,
- * whose fallback sans (often DejaVu Sans) runs about 10% wider, so widths carry that margin.
+ * with the PDF's own Helvetica metrics. The PNG proof renders the same SVG through librsvg, whose
+ * fallback sans where no Helvetica-metric font (Liberation Sans) is installed is DejaVu Sans:
+ * measured 7-15% wider than Helvetica, and 17-21% in bold (up to 25% for runs of i and l), so
+ * widths carry that margin and a proof line never runs past its column.
  */
-const RASTER_WIDTH_MARGIN = 1.12;
+const RASTER_WIDTH_MARGIN = { regular: 1.16, bold: 1.22 };
 
 let measurer: PDFKit.PDFDocument | undefined;
 
@@ -19,7 +21,7 @@ export function textWidth(text: string, size: number, bold: boolean): number {
     measurer
       .font(bold ? "Helvetica-Bold" : "Helvetica")
       .fontSize(size)
-      .widthOfString(text) * RASTER_WIDTH_MARGIN
+      .widthOfString(text) * RASTER_WIDTH_MARGIN[bold ? "bold" : "regular"]
   );
 }
 
@@ -79,14 +81,18 @@ function longestFittingPrefix(text: string, style: TextStyle, maxWidth: number):
   return characters.slice(0, low).join("");
 }
 
-/** The largest size from `maxSize` down to `minSize` at which the text wraps into `maxLines`. */
+/**
+ * The largest size from `maxSize` down to `minSize` at which the text wraps into `maxLines` with no
+ * word cut; at `minSize` it is wrapped and cut as it must be.
+ */
 export function fitText(
   text: string,
   options: { bold: boolean; maxSize: number; minSize: number; maxWidth: number; maxLines: number },
 ): { size: number; lines: string[] } {
+  const whole = text.replace(/\s+/g, " ").trim();
   for (let size = options.maxSize; size > options.minSize; size -= 1) {
     const lines = wrapText(text, { size, bold: options.bold }, options.maxWidth, Number.POSITIVE_INFINITY);
-    if (lines.length <= options.maxLines) return { size, lines };
+    if (lines.length <= options.maxLines && lines.join(" ") === whole) return { size, lines };
   }
   const size = options.minSize;
   return { size, lines: wrapText(text, { size, bold: options.bold }, options.maxWidth, options.maxLines) };

@@ -33,4 +33,19 @@ describe("card text layout", () => {
     assert.ok(lines[0]!.endsWith("…"));
     assert.ok(!/[\uD800-\uDBFF]…$/.test(lines[0]!), "no lone high surrogate before the ellipsis");
   });
+
+  it("shrinks a name before cutting it, and cuts only at the smallest size", () => {
+    const name = "Riverside Roofing, Gutters & Exteriors Company";
+    const options = { bold: true, maxSize: 12, minSize: 9, maxWidth: 150, maxLines: 2 };
+    const fitted = fitText(name, options);
+    assert.ok(fitted.size < 12, "12 pt needs a third line");
+    assert.equal(fitted.lines.join(" "), name, "nothing cut once it fits");
+    assert.ok(fitted.lines.length <= 2);
+    const long = fitText(`${name} of the Greater Springfield Metropolitan Area`, options);
+    assert.equal(long.size, 9);
+    assert.equal(long.lines.length, 2);
+    assert.ok(long.lines[1]!.endsWith("…"));
+    const word = fitText("Superlongcompanynamewithoutspaces", { ...options, maxWidth: 220, maxLines: 1 });
+    assert.ok(word.size < 12, "a single word too wide shrinks too");
+  });
 });
