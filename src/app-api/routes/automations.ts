@@ -10,8 +10,7 @@ import {
 import { queryOne, sql } from "../../db/database.ts";
 import { mailAddressOf } from "../../domain/address.ts";
 import { AutomationFilter, filterProblem, passesFilter } from "../../domain/filters.ts";
-import { AppError, invalidPayload, notFound, rateLimited } from "../../errors.ts";
-import { placeholderImage } from "../../imagery/placeholder.ts";
+import { invalidPayload, notFound, rateLimited } from "../../errors.ts";
 import { AudienceInput, isNeighbours, resolveAudience } from "../../neighbours/audience.ts";
 import {
   NeighbourPreview,
@@ -21,12 +20,18 @@ import {
 import { loadCardSender } from "../../orgs/card-sender.ts";
 import { landingUrl } from "../../pieces/campaigns.ts";
 import { composeCard } from "../../render/compose.ts";
-import { templateProblems } from "../../render/merge.ts";
-import { splitProofSheet } from "../../render/proof-sides.ts";
 import { CardSizeSchema, resolveTemplate } from "../../render/template.ts";
 import { cardsThisMonth, findSample } from "../../reports/app-reads.ts";
 import { TriggerReasonSchema } from "../../trigger/envelope.ts";
 import { runTrigger } from "../../trigger/trigger-core.ts";
+import {
+  assertTemplate,
+  CardTemplate,
+  drawProof,
+  ProofView,
+  proofHomeImage,
+  storedTemplate,
+} from "../card-proof.ts";
 import type { AppApiContext } from "../context.ts";
 import { sessionOf } from "../session-guard.ts";
 
@@ -43,18 +48,6 @@ const Trigger = Type.Object(
   { additionalProperties: false },
 );
 
-/** The card an automation mails, as the builder edits it. `offer` is the contractor's own line; none by default. */
-const AppTemplate = Type.Object(
-  {
-    headline: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
-    message: Type.Optional(Type.String({ minLength: 1, maxLength: 1000 })),
-    offer: Type.Optional(Type.Union([Type.String({ maxLength: 200 }), Type.Null()])),
-    card_size: Type.Optional(CardSizeSchema),
-  },
-  { additionalProperties: false },
-);
-type AppTemplate = Static<typeof AppTemplate>;
-
 const draftFields = {
   name: Type.String({ minLength: 1, maxLength: 200 }),
   enabled: Type.Boolean(),
@@ -62,7 +55,7 @@ const draftFields = {
   trigger: Type.Union([Trigger, Type.Null()]),
   filters: Type.Array(AutomationFilter, { maxItems: 50 }),
   suppress_customers: Type.Boolean(),
-  template: AppTemplate,
+  template: CardTemplate,
   // The operator API's own schema and service: the same limits and defaults.
   audience: AudienceInput,
 };
@@ -128,43 +121,9 @@ const AutomationView = Type.Object(
 );
 const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) });
 
-/** Merge-field mistakes in the card's texts, as field errors the builder puts back on its inputs. */
-function assertTemplate(template: AppTemplate | undefined): void {
-  if (!template) return;
-  const details: Record<string, string> = {};
-  for (const field of ["headline", "message", "offer"] as const) {
-    const text = template[field];
-    const problems = typeof text === "string" ? templateProblems(text) : [];
-    if (problems.length > 0) details[field] = problems.join("; ");
-  }
-  const fields = Object.keys(details);
-  if (fields.length > 0) {
-    const error = new AppError(
-      422,
-      "invalid_payload",
-      `template.${fields[0]}: ${details[fields[0]!]}`,
-    ) as AppError & {
-      details?: unknown;
-    };
-    error.details = { fields: Object.fromEntries(fields.map((f) => [`template.${f}`, details[f]])) };
-    throw error;
-  }
-}
-
 async function checkFilters(request: FastifyRequest) {
   const problem = filterProblem((request.body as { filters?: unknown } | null)?.filters);
   if (problem) throw invalidPayload(problem);
-}
-
-/** The stored template column: what the pipeline's resolveTemplate reads, plus the offer line. */
-function storedTemplate(previous: unknown, patch: AppTemplate): Record<string, unknown> {
-  const current = (previous && typeof previous === "object" ? previous : {}) as Record<string, unknown>;
-  const next: Record<string, unknown> = { ...current };
-  if (patch.headline !== undefined) next.headline = patch.headline;
-  if (patch.message !== undefined) next.message = patch.message;
-  if (patch.card_size !== undefined) next.size = patch.card_size;
-  if (patch.offer !== undefined) next.offer = patch.offer?.trim() ? patch.offer.trim() : null;
-  return next;
 }
 
 function templateView(stored: unknown): Static<typeof TemplateView> {
@@ -189,7 +148,7 @@ export function registerAutomationRoutes(app: FastifyInstance, ctx: AppApiContex
     );
     return row?.template ?? null;
   };
-  const writeTemplate = async (orgId: string, id: string, template: AppTemplate) => {
+  const writeTemplate = async (orgId: string, id: string, template: CardTemplate) => {
     const next = storedTemplate(await readTemplate(orgId, id), template);
     await db.execute(
       sql`UPDATE automations SET template = ${JSON.stringify(next)}::jsonb WHERE org_id = ${orgId}::uuid AND id = ${id}::uuid`,
@@ -423,18 +382,13 @@ export function registerAutomationRoutes(app: FastifyInstance, ctx: AppApiContex
         tags: ["Automations"],
         body: Type.Object(
           {
-            template: AppTemplate,
+            template: CardTemplate,
             sample_id: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
             audience: Type.Optional(draftFields.audience),
           },
           { additionalProperties: false },
         ),
-        response: {
-          200: Type.Object(
-            { front_png: Type.String(), back_png: Type.String() },
-            { additionalProperties: false },
-          ),
-        },
+        response: { 200: ProofView },
       },
     },
     async (request) => {
@@ -456,9 +410,7 @@ export function registerAutomationRoutes(app: FastifyInstance, ctx: AppApiContex
         ...proofInput(request.body.template, properties, session.orgName, ctx.config.publicBaseUrl),
         sender: await loadCardSender(db, session.orgId),
       });
-      const png = await ctx.renderer.proof(card, "png");
-      const [front, back] = await splitProofSheet(png);
-      return { front_png: dataUrl(front!), back_png: dataUrl(back!) };
+      return drawProof(ctx.renderer, card);
     },
   );
 }
@@ -482,7 +434,7 @@ function propertiesOf(record: Record<string, unknown>): Record<string, string> {
 }
 
 function proofInput(
-  template: AppTemplate | undefined,
+  template: CardTemplate | undefined,
   properties: Record<string, string>,
   orgName: string,
   publicBaseUrl: string,
@@ -502,19 +454,11 @@ function proofInput(
     orgName,
     template: resolveTemplate(storedTemplate(null, template ?? {})),
     landingUrl: landingUrl(publicBaseUrl, "proof"),
-    // Proofs always draw the offline placeholder: no imagery request (or its cost) per keystroke.
-    homeImage: (() => {
-      const image = placeholderImage({
-        address: address?.line ?? "",
-        street: parts?.street ?? null,
-        city: parts?.city ?? null,
-        latitude: null,
-        longitude: null,
-      });
-      return { bytes: image.bytes, streetSign: image.streetSign };
-    })(),
+    homeImage: proofHomeImage({
+      line: address?.line ?? "",
+      street: parts?.street ?? null,
+      city: parts?.city ?? null,
+    }),
     printAddressBlock: true,
   };
 }
-
-const dataUrl = (png: Buffer) => `data:image/png;base64,${png.toString("base64")}`;

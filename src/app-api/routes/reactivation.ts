@@ -1,7 +1,6 @@
-import { type Static, Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
+import { Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
-import { AppError, invalidPayload, rateLimited } from "../../errors.ts";
-import { placeholderImage } from "../../imagery/placeholder.ts";
+import { invalidPayload, rateLimited } from "../../errors.ts";
 import { createMailingService } from "../../mailings/mailing-service.ts";
 import { loadCardSender } from "../../orgs/card-sender.ts";
 import { landingUrl } from "../../pieces/campaigns.ts";
@@ -11,9 +10,15 @@ import {
   REACTIVATION_MAX_PIECES,
 } from "../../reactivation/reactivation-service.ts";
 import { composeCard } from "../../render/compose.ts";
-import { templateProblems } from "../../render/merge.ts";
-import { splitProofSheet } from "../../render/proof-sides.ts";
-import { CardSizeSchema, resolveTemplate } from "../../render/template.ts";
+import { resolveTemplate } from "../../render/template.ts";
+import {
+  assertTemplate,
+  CardTemplate,
+  drawProof,
+  ProofView,
+  proofHomeImage,
+  storedTemplate,
+} from "../card-proof.ts";
 import type { AppApiContext } from "../context.ts";
 import { sessionOf } from "../session-guard.ts";
 import { PROOFS_PER_MINUTE } from "./automations.ts";
@@ -49,18 +54,6 @@ const Selection = {
   import_ids: Type.Array(Type.String({ format: "uuid" }), { minItems: 1, maxItems: 50, uniqueItems: true }),
   filter: Filter,
 };
-
-/** The card, as the automation builder edits it. */
-const CardTemplate = Type.Object(
-  {
-    headline: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
-    message: Type.Optional(Type.String({ minLength: 1, maxLength: 1000 })),
-    offer: Type.Optional(Type.Union([Type.String({ maxLength: 200 }), Type.Null()])),
-    card_size: Type.Optional(CardSizeSchema),
-  },
-  { additionalProperties: false },
-);
-type CardTemplate = Static<typeof CardTemplate>;
 
 const AudienceRowView = Type.Object(
   {
@@ -110,36 +103,6 @@ const Summary = Type.Object(
   { additionalProperties: false },
 );
 
-/** Merge-field mistakes as field errors the card editor puts back on its inputs. */
-function assertTemplate(template: CardTemplate): void {
-  const fields: Record<string, string> = {};
-  for (const field of ["headline", "message", "offer"] as const) {
-    const text = template[field];
-    const problems = typeof text === "string" ? templateProblems(text) : [];
-    if (problems.length > 0) fields[`template.${field}`] = problems.join("; ");
-  }
-  const [first] = Object.entries(fields);
-  if (!first) return;
-  const error = new AppError(422, "invalid_payload", `${first[0]}: ${first[1]}`) as AppError & {
-    details?: unknown;
-  };
-  error.details = { fields };
-  throw error;
-}
-
-/** The template column the pipeline reads (headline, message, size, offer). */
-const storedTemplate = (template: CardTemplate) =>
-  Object.fromEntries(
-    Object.entries({
-      headline: template.headline,
-      message: template.message,
-      size: template.card_size,
-      offer: template.offer?.trim() ? template.offer.trim() : undefined,
-    }).filter(([, value]) => value !== undefined),
-  );
-
-const dataUrl = (png: Buffer) => `data:image/png;base64,${png.toString("base64")}`;
-
 /**
  * Reactivation mailings: who a filter over imported batches reaches (and who it leaves out and
  * why), a proof of the first card, and the mailing itself (owners only: it spends money), sent
@@ -177,12 +140,7 @@ export function registerReactivationRoutes(app: FastifyInstance, ctx: AppApiCont
         summary: "The mailing's first card (its first home), front and back as PNG data: URLs",
         tags: ["Past jobs"],
         body: Type.Object({ ...Selection, template: CardTemplate }, { additionalProperties: false }),
-        response: {
-          200: Type.Object(
-            { front_png: Type.String(), back_png: Type.String() },
-            { additionalProperties: false },
-          ),
-        },
+        response: { 200: ProofView },
       },
     },
     async (request) => {
@@ -205,23 +163,12 @@ export function registerReactivationRoutes(app: FastifyInstance, ctx: AppApiCont
         },
         orgName: session.orgName,
         sender: await loadCardSender(ctx.db, session.orgId),
-        template: resolveTemplate(storedTemplate(request.body.template)),
+        template: resolveTemplate(storedTemplate(null, request.body.template)),
         landingUrl: landingUrl(ctx.config.publicBaseUrl, "proof"),
-        // The offline placeholder, as every proof: no imagery request per keystroke.
-        homeImage: (() => {
-          const image = placeholderImage({
-            address: row.address,
-            street: null,
-            city: null,
-            latitude: null,
-            longitude: null,
-          });
-          return { bytes: image.bytes, streetSign: image.streetSign };
-        })(),
+        homeImage: proofHomeImage({ line: row.address, street: null, city: null }),
         printAddressBlock: true,
       });
-      const [front, back] = await splitProofSheet(await ctx.renderer.proof(card, "png"));
-      return { front_png: dataUrl(front!), back_png: dataUrl(back!) };
+      return drawProof(ctx.renderer, card);
     },
   );
 
@@ -252,7 +199,7 @@ export function registerReactivationRoutes(app: FastifyInstance, ctx: AppApiCont
         import_ids: request.body.import_ids,
         filter: request.body.filter,
         name: request.body.name,
-        template: storedTemplate(request.body.template),
+        template: storedTemplate(null, request.body.template),
         sentBy: session.email,
       });
       return reply.code(201).send(result);
