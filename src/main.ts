@@ -175,6 +175,7 @@ async function main() {
   const database = await openDatabase({
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
+    pgliteThread: config.pgliteThread,
     onPoolError: (error) => logger.warn({ cause: briefCause(error) }, "database connection lost"),
     queryTimeoutMs: SERVING_QUERY_TIMEOUT_MS,
   });

@@ -1,4 +1,5 @@
-import { mkdirSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
+import path from "node:path";
 import type { PGlite } from "@electric-sql/pglite";
 import { type SQL, sql } from "drizzle-orm";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
@@ -49,11 +50,16 @@ export interface OpenDatabaseOptions {
    * otherwise hold its request forever); absent, no limit (migrations may build large indexes).
    */
   queryTimeoutMs?: number;
+  /**
+   * PGlite only: run PGlite on a worker thread of its own (default), so that the event loop never
+   * executes PostgreSQL; false runs it on the calling thread, as before issue 25.
+   */
+  pgliteThread?: boolean;
 }
 
 export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {
   if (options.databaseUrl) return openPostgres(options.databaseUrl, options);
-  return openPglite(options.dataDir);
+  return openPglite(options.dataDir, options.pgliteThread ?? true);
 }
 
 /**
@@ -64,24 +70,30 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
  */
 const PGLITE_SHARED_BUFFERS = "16MB";
 
+/** On PGlite's one session for its lifetime, before the first request. */
+const PGLITE_SESSION_SETTINGS = [
+  // PGlite runs with fsync off, so zero-filling each new 16 MB WAL segment reserves nothing
+  // durable; it only stalled the event loop (and every request) ~45 ms every few seconds of
+  // sustained writes.
+  "SET wal_init_zero = off",
+];
+
 // Each driver is loaded by the open function that uses it: a process loads one of the two.
-async function openPglite(dataDir: string | undefined): Promise<Database> {
+async function openPglite(dataDir: string | undefined, inThread: boolean): Promise<Database> {
+  if (dataDir) mkdirSync(dataDir, { recursive: true });
+  if (inThread) return openPgliteThreaded(dataDir);
   const [{ PGlite }, { drizzle: drizzlePglite }, { createPreparedQuery }] = await Promise.all([
     import("@electric-sql/pglite"),
     import("drizzle-orm/pglite"),
     import("./pglite-prepared.ts"),
   ]);
-  if (dataDir) mkdirSync(dataDir, { recursive: true });
   const options = {
     startParams: [...PGlite.defaultStartParams, "-c", `shared_buffers=${PGLITE_SHARED_BUFFERS}`],
   };
   const client = dataDir ? new PGlite(dataDir, options) : new PGlite(options);
   await client.waitReady;
   if (dataDir) makeClusterPrivate(dataDir);
-  // PGlite runs with fsync off, so zero-filling each new 16 MB WAL segment reserves nothing
-  // durable; it only stalled the event loop (and every request) ~45 ms every few seconds of
-  // sustained writes. Its one session keeps the setting for its lifetime.
-  await client.exec("SET wal_init_zero = off");
+  for (const statement of PGLITE_SESSION_SETTINGS) await client.exec(statement);
   const query = createPreparedQuery(client);
   // Drizzle's PGlite session calls only query (outside transactions) and transaction.
   const preparedClient = { query, transaction: client.transaction.bind(client) } as unknown as PGlite;
@@ -102,6 +114,43 @@ async function openPglite(dataDir: string | undefined): Promise<Database> {
     close: async () => {
       if (!client.closed) await client.close();
     },
+  };
+}
+
+/** PGlite on a thread of its own (`pglite-thread.ts`): the event loop never runs PostgreSQL. */
+async function openPgliteThreaded(dataDir: string | undefined): Promise<Database> {
+  const [{ drizzle: drizzlePglite }, { compiledPgliteWasm, openPgliteThread }] = await Promise.all([
+    import("drizzle-orm/pglite"),
+    import("./pglite-thread.ts"),
+  ]);
+  // initdb runs only where no cluster exists yet (always in memory).
+  const needsInitdb = !dataDir || !existsSync(path.join(dataDir, "PG_VERSION"));
+  const [pgliteWasmModule, initdbWasmModule] = await Promise.all([
+    compiledPgliteWasm("pglite.wasm"),
+    needsInitdb ? compiledPgliteWasm("initdb.wasm") : undefined,
+  ]);
+  const thread = await openPgliteThread({
+    dataDir,
+    startParams: ["-c", `shared_buffers=${PGLITE_SHARED_BUFFERS}`],
+    sessionSettings: PGLITE_SESSION_SETTINGS,
+    pgliteWasmModule,
+    ...(initdbWasmModule ? { initdbWasmModule } : {}),
+  });
+  const db = drizzlePglite(thread as unknown as PGlite) as unknown as Queryable;
+  return {
+    db,
+    kind: "pglite",
+    run: async <T>({ text, values }: NamedStatement) => (await thread.query<T>(text, values)).rows,
+    listen: async (channel, onNotify) => {
+      const unsubscribe = await thread.listen(assertIdentifier(channel), () => onNotify());
+      return async () => {
+        if (!thread.closed) await unsubscribe();
+      };
+    },
+    ping: async () => {
+      await thread.query("SELECT 1");
+    },
+    close: () => thread.close(),
   };
 }
 
