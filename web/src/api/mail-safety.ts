@@ -1,4 +1,5 @@
 import { queryOptions, useMutation, useQueryClient } from "@tanstack/react-query";
+import { exactMoney } from "../ui/format.ts";
 import { type BodyOf, client, type ResponseOf, unwrap } from "./client.ts";
 import { mailKeys } from "./mail.ts";
 
@@ -107,8 +108,7 @@ export function useCancelAutomationWaiting(id: string) {
 
 /** Whole dollars and cents as the contractor types them, to the API's cents. */
 export const centsOf = (dollars: number) => Math.round(dollars * 100);
-export const formatCents = (cents: number) =>
-  new Intl.NumberFormat(undefined, { style: "currency", currency: "USD" }).format(cents / 100);
+export const formatCents = (cents: number) => exactMoney(cents / 100);
 
 /** A cap and its use this month, said for a person ("12 of 50 cards"). */
 export function capInWords(use: {

@@ -1,17 +1,9 @@
 import { Group, Table, Text, Title } from "@mantine/core";
 import { useQuery } from "@tanstack/react-query";
 import { type SourceJobRevenue, sourceJobRevenueQuery } from "../../api/neighbours.ts";
+import { money } from "../../ui/format.ts";
 import { ScrollTable } from "../../ui/ScrollTable.tsx";
 import { LoadError, Loading } from "../../ui/states.tsx";
-
-const dollars = (amount: number | null) =>
-  amount === null
-    ? "—"
-    : new Intl.NumberFormat(undefined, {
-        style: "currency",
-        currency: "USD",
-        maximumFractionDigits: 0,
-      }).format(amount);
 
 /** Revenue by source job: what each finished job's neighbour mail earned (never the job's house number). */
 export function SourceJobRevenueSection() {
@@ -71,7 +63,7 @@ function SourceJobTable({ data }: { data: SourceJobRevenue }) {
                 <Table.Td>{job.cards_sent}</Table.Td>
                 <Table.Td>{job.leads}</Table.Td>
                 <Table.Td>{job.won_deals}</Table.Td>
-                <Table.Td>{dollars(job.revenue)}</Table.Td>
+                <Table.Td>{money(job.revenue)}</Table.Td>
               </Table.Tr>
             ))}
           </Table.Tbody>
@@ -84,17 +76,17 @@ function SourceJobTable({ data }: { data: SourceJobRevenue }) {
               <Table.Td>{totals.cards_sent}</Table.Td>
               <Table.Td>{totals.leads}</Table.Td>
               <Table.Td>{totals.won_deals}</Table.Td>
-              <Table.Td>{dollars(totals.revenue)}</Table.Td>
+              <Table.Td>{money(totals.revenue)}</Table.Td>
             </Table.Tr>
           </Table.Tfoot>
         </Table>
       </ScrollTable>
       <Group gap="xl" style={{ rowGap: 4 }} mt="sm" aria-label="Neighbour mail against its cost" role="group">
         <Text size="sm">
-          Cost of the cards: <strong>{dollars(totals.cost)}</strong>
+          Cost of the cards: <strong>{money(totals.cost)}</strong>
         </Text>
         <Text size="sm">
-          Revenue: <strong>{dollars(totals.revenue)}</strong>
+          Revenue: <strong>{money(totals.revenue)}</strong>
         </Text>
         <Text size="sm">
           Return on spend:{" "}

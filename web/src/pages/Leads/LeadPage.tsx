@@ -2,10 +2,11 @@ import { Paper, SimpleGrid, Stack, Table, Text, Title } from "@mantine/core";
 import { useQuery } from "@tanstack/react-query";
 import { getRouteApi } from "@tanstack/react-router";
 import { type Lead, leadQuery, SOURCE_LABELS } from "../../api/leads.ts";
+import { formatDate } from "../../ui/format.ts";
 import { AnchorLink } from "../../ui/links.tsx";
 import { ScrollTable } from "../../ui/ScrollTable.tsx";
 import { LoadError, Loading, PageHeader } from "../../ui/states.tsx";
-import { DeliveryBadge, formatDate } from "./LeadsPage.tsx";
+import { DeliveryBadge } from "./LeadsPage.tsx";
 
 const route = getRouteApi("/signed-in/leads/$leadId");
 

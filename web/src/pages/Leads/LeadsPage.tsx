@@ -3,13 +3,12 @@ import { useQuery } from "@tanstack/react-query";
 import { getRouteApi } from "@tanstack/react-router";
 import { useState } from "react";
 import { type LeadDelivery, type LeadSource, leadsQuery, SOURCE_LABELS } from "../../api/leads.ts";
+import { formatDate } from "../../ui/format.ts";
 import { AnchorLink, ButtonLink } from "../../ui/links.tsx";
 import { ScrollTable } from "../../ui/ScrollTable.tsx";
 import { EmptyState, LoadError, Loading, PageHeader } from "../../ui/states.tsx";
 
 const route = getRouteApi("/signed-in/leads");
-
-export const formatDate = (value: string | null) => (value ? new Date(value).toLocaleString() : "—");
 
 const DELIVERY_COLORS: Record<LeadDelivery["state"], string> = {
   delivered: "green.9",

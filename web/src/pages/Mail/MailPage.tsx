@@ -4,6 +4,7 @@ import { getRouteApi } from "@tanstack/react-router";
 import { useState } from "react";
 import { automationListQuery } from "../../api/automations.ts";
 import { PIECE_STATUSES, type PieceFilters, piecesQuery, statusLabel } from "../../api/mail.ts";
+import { formatDate } from "../../ui/format.ts";
 import { AnchorLink, ButtonLink } from "../../ui/links.tsx";
 import { ScrollTable } from "../../ui/ScrollTable.tsx";
 import { EmptyState, LoadError, Loading, PageHeader } from "../../ui/states.tsx";
@@ -11,8 +12,6 @@ import { EmptyState, LoadError, Loading, PageHeader } from "../../ui/states.tsx"
 const route = getRouteApi("/signed-in/mail");
 
 export type MailFilters = Omit<PieceFilters, "cursor">;
-
-const formatDate = (value: string | null) => (value ? new Date(value).toLocaleString() : "—");
 
 export function MailPage() {
   const filters = route.useSearch();

@@ -16,17 +16,12 @@ import { useQuery } from "@tanstack/react-query";
 import { getRouteApi } from "@tanstack/react-router";
 import { type Piece, pieceQuery, STOPPED_STATUSES, statusLabel } from "../../api/mail.ts";
 import { PieceSafetyActions } from "../../modules/mail-safety/PieceSafetyActions.tsx";
+import { exactMoney, formatDate } from "../../ui/format.ts";
 import { AnchorLink } from "../../ui/links.tsx";
 import { ScrollTable } from "../../ui/ScrollTable.tsx";
 import { LoadError, Loading, PageHeader } from "../../ui/states.tsx";
 
 const route = getRouteApi("/signed-in/mail/$pieceId");
-
-const formatDate = (value: string | null) => (value ? new Date(value).toLocaleString() : "—");
-const money = (amount: number | null) =>
-  amount === null
-    ? "—"
-    : new Intl.NumberFormat(undefined, { style: "currency", currency: "USD" }).format(amount);
 
 export function PiecePage() {
   const { pieceId } = route.useParams();
@@ -214,7 +209,7 @@ function LeadsAndConversions({ piece }: { piece: Piece }) {
                 {piece.conversions.map((conversion) => (
                   <Table.Tr key={conversion.id}>
                     <Table.Td>{conversion.deal_name ?? conversion.deal_id ?? "—"}</Table.Td>
-                    <Table.Td>{money(conversion.amount)}</Table.Td>
+                    <Table.Td>{exactMoney(conversion.amount)}</Table.Td>
                     <Table.Td>{conversion.close_date ?? "—"}</Table.Td>
                     <Table.Td>
                       {conversion.attribution_type} ({conversion.match_confidence})

@@ -2,18 +2,10 @@ import { BarChart } from "@mantine/charts";
 import { Card, Paper, SimpleGrid, Stack, Table, Text, Title } from "@mantine/core";
 import { useQuery } from "@tanstack/react-query";
 import { type OverviewFigures, overviewQuery, type PeriodFigures } from "../../api/overview.ts";
+import { money } from "../../ui/format.ts";
 import { AnchorLink } from "../../ui/links.tsx";
 import { ScrollTable } from "../../ui/ScrollTable.tsx";
 import { LoadError, Loading } from "../../ui/states.tsx";
-
-const money = (amount: number | null) =>
-  amount === null
-    ? "—"
-    : new Intl.NumberFormat(undefined, {
-        style: "currency",
-        currency: "USD",
-        maximumFractionDigits: 0,
-      }).format(amount);
 
 /** This month and the last 12 months, the monthly chart, and the last leads. */
 export function OverviewFiguresSection() {

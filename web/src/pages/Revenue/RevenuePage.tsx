@@ -9,18 +9,11 @@ import {
   type SpendFigures,
 } from "../../api/revenue.ts";
 import { SourceJobRevenueSection } from "../../modules/neighbours/SourceJobRevenue.tsx";
+import { money } from "../../ui/format.ts";
 import { ButtonLink } from "../../ui/links.tsx";
 import { ScrollTable } from "../../ui/ScrollTable.tsx";
 import { EmptyState, LoadError, Loading, PageHeader } from "../../ui/states.tsx";
 
-const money = (amount: number | null) =>
-  amount === null
-    ? "—"
-    : new Intl.NumberFormat(undefined, {
-        style: "currency",
-        currency: "USD",
-        maximumFractionDigits: 0,
-      }).format(amount);
 const ratio = (value: number | null) => (value === null ? "—" : `${value}×`);
 
 const monthName = (month: string) =>
