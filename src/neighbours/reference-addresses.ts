@@ -53,6 +53,48 @@ function unitLine(unit: string): string {
   return /^#?\w+$/.test(unit) && !/^[A-Za-z]+$/.test(unit) ? `#${unit.replace(/^#/, "")}` : unit;
 }
 
+/** A plain house number the memo may stand in for: 1-6 digits, no leading zero. */
+const PLAIN_NUMBER = /^[1-9]\d{0,5}$/;
+/** Every digit changed (0→1 … 8→9, 9→1), never a leading zero. */
+const probeOf = (number: string) =>
+  number.replace(/\d/g, (digit) => (digit === "9" ? "1" : String(Number(digit) + 1)));
+/**
+ * Per street shape (the number's length and everything after it): the key's text after the
+ * number, or null when the key does not carry the number as its first word unchanged.
+ */
+const keyTails = new Map<string, string | null>();
+const MAX_SHAPES = 100_000;
+
+/**
+ * `normalizeAddress(number + rest)`, parsing once per street shape. A file lists a street's homes
+ * with only the number changing ("742 EVERGREEN TER, …", "744 EVERGREEN TER, …"), and the key
+ * function reads a run of digits the same whatever the digits are: parse-address matches the
+ * number as one `\d+` group and maps no field holding it, the folding and fallbacks of
+ * src/domain/address.ts look digits up only in a ZIP at the end of the text. So for two plain
+ * numbers of the same length the keys differ only where the number is copied. The first number
+ * of a shape is keyed for real along with a probe of the same length whose every digit differs;
+ * when both keys are "number + the same tail", the tail is reused for the shape's later numbers,
+ * else (the number moved, merged or vanished) every number of that shape is keyed for real. Any
+ * other number ("12 1/2", "12A", "N123W456", "0", a leading zero) is keyed for real too.
+ * test/neighbours/reference-addresses.test.ts checks it against the key function on varied input.
+ */
+export function numberedAddressKey(number: string, rest: string): string {
+  if (!PLAIN_NUMBER.test(number)) return normalizeAddress(number + rest);
+  const shape = `${number.length}${rest}`;
+  const tail = keyTails.get(shape);
+  if (tail === undefined) {
+    const key = normalizeAddress(number + rest);
+    const probe = probeOf(number);
+    const probeKey = normalizeAddress(probe + rest);
+    const found = key.startsWith(number) ? key.slice(number.length) : undefined;
+    const reusable = found !== undefined && probeKey === probe + found && !/^\d/.test(found);
+    if (keyTails.size >= MAX_SHAPES) keyTails.clear();
+    keyTails.set(shape, reusable ? found : null);
+    return key;
+  }
+  return tail === null ? normalizeAddress(number + rest) : number + tail;
+}
+
 /** An OpenAddresses record as a reference address, or the reason it cannot be one. */
 export function referenceAddressOf(record: OpenAddressesRecord): RowVerdict {
   const longitude = coordinate(record.LON, 180);
@@ -69,7 +111,7 @@ export function referenceAddressOf(record: OpenAddressesRecord): RowVerdict {
   if (!city && !/^\d{5}$/.test(zip)) return { rejected: "no city or ZIP" };
   const street = [number, streetName, unitLine(clean(record.UNIT))].filter(Boolean).join(" ");
   const locality = [city, [state, zip].filter(Boolean).join(" ")].filter(Boolean).join(", ");
-  const normalizedAddress = normalizeAddress(`${street}, ${locality}`);
+  const normalizedAddress = numberedAddressKey(number, `${street.slice(number.length)}, ${locality}`);
   if (!namesAPlace(normalizedAddress) || !/^\d/.test(normalizedAddress)) {
     return { rejected: "unreadable address" };
   }
@@ -162,23 +204,24 @@ export interface NearestQuery {
   excludeKeys: readonly string[];
 }
 
-/** Latitude bands per degree: must equal the factor in `reference_addresses.lat_cell`. */
-const LAT_CELLS_PER_DEGREE = 100;
-const METRES_PER_DEGREE_LAT = 111_320;
 export const EARTH_RADIUS_M = 6_371_008.8;
+const radians = (degrees: number) => (degrees * Math.PI) / 180;
+const degrees = (radians: number) => (radians * 180) / Math.PI;
 
-/** The search box of a circle: its latitude bands and its latitude and longitude ranges. */
+/**
+ * The box of latitudes and longitudes holding every point within `radiusM` (haversine) of a
+ * point: the circle's angular radius north and south, and east and west the widest longitude a
+ * great circle of that length reaches (asin(sin d / cos φ)), each widened by a millionth.
+ */
 export function searchBox(latitude: number, longitude: number, radiusM: number) {
-  const dLat = radiusM / METRES_PER_DEGREE_LAT;
-  const cosine = Math.max(Math.cos((latitude * Math.PI) / 180), 0.01);
-  const dLon = Math.min(radiusM / (METRES_PER_DEGREE_LAT * cosine), 180);
-  const first = Math.floor((latitude - dLat) * LAT_CELLS_PER_DEGREE);
-  const last = Math.floor((latitude + dLat) * LAT_CELLS_PER_DEGREE);
-  const cells = Array.from({ length: last - first + 1 }, (_, index) => first + index);
+  const angle = radiusM / EARTH_RADIUS_M;
+  const dLat = degrees(angle) * (1 + 1e-6);
+  const sine = Math.sin(angle) / Math.cos(radians(latitude));
+  const dLon =
+    Math.abs(latitude) + dLat >= 90 || sine >= 1 ? 180 : Math.min(degrees(Math.asin(sine)) * (1 + 1e-6), 180);
   return {
-    cells,
-    minLat: latitude - dLat,
-    maxLat: latitude + dLat,
+    minLat: Math.max(latitude - dLat, -90),
+    maxLat: Math.min(latitude + dLat, 90),
     minLon: longitude - dLon,
     maxLon: longitude + dLon,
   };
@@ -186,7 +229,6 @@ export function searchBox(latitude: number, longitude: number, radiusM: number) 
 
 /** Great-circle distance in metres (haversine), the same formula the query ranks by. */
 export function distanceM(lat1: number, lon1: number, lat2: number, lon2: number): number {
-  const radians = (degrees: number) => (degrees * Math.PI) / 180;
   const a =
     Math.sin(radians(lat2 - lat1) / 2) ** 2 +
     Math.cos(radians(lat1)) * Math.cos(radians(lat2)) * Math.sin(radians(lon2 - lon1) / 2) ** 2;
@@ -194,51 +236,93 @@ export function distanceM(lat1: number, lon1: number, lat2: number, lon2: number
 }
 
 /**
+ * The least haversine distance, in metres, of a home of the box whose `<->` distance from the
+ * point (degrees of longitude and latitude taken as a plane) is at least `planeDegrees`. With
+ * e = that distance in radians and c = the cosine of the box's latitude farthest from the
+ * equator: haversine's h = sin²(Δφ/2) + cos φ1 cos φ2 sin²(Δλ/2) ≥ c²(sin²(Δφ/2) + sin²(Δλ/2)),
+ * sin x ≥ x(1 − x²/6), so h ≥ (c e/2)²(1 − e²/24)², and 2R asin √h ≥ R c e (1 − e²/24).
+ * Less a billionth for the float arithmetic.
+ */
+export function guaranteedDistanceM(box: { minLat: number; maxLat: number }, planeDegrees: number): number {
+  const e = radians(planeDegrees);
+  if (e >= 1) return 0;
+  const cosine = Math.cos(radians(Math.max(Math.abs(box.minLat), Math.abs(box.maxLat))));
+  return Math.max(0, EARTH_RADIUS_M * cosine * e * (1 - (e * e) / 24) * (1 - 1e-9));
+}
+
+interface NearestRow {
+  candidates: number | string;
+  farthest: number | null;
+  normalized_address: string | null;
+  street: string;
+  city: string;
+  state: string;
+  zip: string;
+  latitude: number;
+  longitude: number;
+  distance_m: number;
+}
+
+/**
  * The `count` nearest reference addresses within `radiusM` of a point, nearest first (ties by
- * key), never one of `excludeKeys`: one statement that seeks the box's latitude bands in the
- * `reference_addresses_cell` index and ranks the box's rows by exact haversine distance.
+ * key), never one of `excludeKeys`. One statement reads the `limit` homes of the circle's box
+ * nearest in longitude-latitude degrees through the GiST index `reference_addresses_lonlat`
+ * (KNN, reading about `limit` rows whatever the density) and ranks them by exact haversine
+ * distance. Degrees are not metres (a degree of longitude is cos φ of one of latitude), so the
+ * answer is final only when no home left unread could come before the K-th: when the box had
+ * fewer than `limit` homes, or when the K-th found (the radius, with fewer than K) is nearer
+ * than `guaranteedDistanceM` of the farthest read. Otherwise it reads again with four times the
+ * limit. The first limit, K / cos²φ + 16, covers the circle's stretch in degrees, so one
+ * statement nearly always answers.
  */
 export async function nearestHomes(db: Queryable, query: NearestQuery): Promise<NearbyHome[]> {
-  const { latitude, longitude, radiusM } = query;
+  const { latitude, longitude, radiusM, count } = query;
   const box = searchBox(latitude, longitude, radiusM);
+  const cosine = Math.cos(radians(Math.max(Math.abs(box.minLat), Math.abs(box.maxLat))));
   const lat = sql`${latitude}::float8`;
-  const rows = await queryRows<{
-    normalized_address: string;
-    street: string;
-    city: string;
-    state: string;
-    zip: string;
-    latitude: number;
-    longitude: number;
-    distance_m: number;
-  }>(
-    db,
-    sql`SELECT * FROM (
-          SELECT normalized_address, street, city, state, zip, latitude, longitude,
-                 2 * ${EARTH_RADIUS_M}::float8 * asin(least(1, sqrt(
-                   power(sin(radians(latitude - ${lat}) / 2), 2)
-                   + cos(radians(${lat})) * cos(radians(latitude))
-                     * power(sin(radians(longitude - ${longitude}::float8) / 2), 2)))) AS distance_m
-          FROM reference_addresses
-          WHERE lat_cell = ANY(${sql.param(box.cells)}::int[])
-            AND longitude BETWEEN ${box.minLon}::float8 AND ${box.maxLon}::float8
-            AND latitude BETWEEN ${box.minLat}::float8 AND ${box.maxLat}::float8
-            AND normalized_address <> ALL(${sql.param([...query.excludeKeys])}::text[])
-        ) box
-        WHERE distance_m <= ${radiusM}::float8
-        ORDER BY distance_m, normalized_address
-        LIMIT ${query.count}::int`,
-  );
-  return rows.map((row) => ({
-    normalizedAddress: row.normalized_address,
-    street: row.street,
-    city: row.city,
-    state: row.state,
-    zip: row.zip,
-    latitude: Number(row.latitude),
-    longitude: Number(row.longitude),
-    distanceM: Number(row.distance_m),
-  }));
+  const centre = sql`point(${longitude}::float8, ${lat})`;
+  for (let limit = Math.ceil(count / Math.max(cosine * cosine, 0.01)) + 16; ; limit *= 4) {
+    const rows = await queryRows<NearestRow>(
+      db,
+      sql`WITH candidate AS (
+            SELECT normalized_address, street, city, state, zip, latitude, longitude,
+                   lonlat <-> ${centre} AS plane,
+                   2 * ${EARTH_RADIUS_M}::float8 * asin(least(1, sqrt(
+                     power(sin(radians(latitude - ${lat}) / 2), 2)
+                     + cos(radians(${lat})) * cos(radians(latitude))
+                       * power(sin(radians(longitude - ${longitude}::float8) / 2), 2)))) AS distance_m
+            FROM reference_addresses
+            WHERE lonlat <@ box(point(${box.minLon}::float8, ${box.minLat}::float8),
+                                point(${box.maxLon}::float8, ${box.maxLat}::float8))
+              AND normalized_address <> ALL(${sql.param([...query.excludeKeys])}::text[])
+            ORDER BY lonlat <-> ${centre}
+            LIMIT ${limit}::int
+          ), summary AS (SELECT count(*) AS candidates, max(plane) AS farthest FROM candidate)
+          SELECT summary.candidates, summary.farthest, nearest.*
+          FROM summary LEFT JOIN LATERAL (
+            SELECT normalized_address, street, city, state, zip, latitude, longitude, distance_m
+            FROM candidate WHERE distance_m <= ${radiusM}::float8
+            ORDER BY distance_m, normalized_address
+            LIMIT ${count}::int
+          ) nearest ON true`,
+    );
+    const first = rows[0];
+    const homes = rows.filter((row) => row.normalized_address !== null);
+    const exhausted = Number(first?.candidates ?? 0) < limit;
+    const kth = homes.length === count ? Number(homes[homes.length - 1]!.distance_m) : radiusM;
+    if (exhausted || kth < guaranteedDistanceM(box, Number(first?.farthest ?? 0))) {
+      return homes.map((row) => ({
+        normalizedAddress: row.normalized_address!,
+        street: row.street,
+        city: row.city,
+        state: row.state,
+        zip: row.zip,
+        latitude: Number(row.latitude),
+        longitude: Number(row.longitude),
+        distanceM: Number(row.distance_m),
+      }));
+    }
+  }
 }
 
 /** Every key a home may be stored under (its own key first), to exclude it from its neighbours. */

@@ -6,6 +6,7 @@ import { after, before, describe, test } from "node:test";
 import { gzipSync } from "node:zlib";
 import fc from "fast-check";
 import type { Database } from "../../src/db/database.ts";
+import { normalizeAddress } from "../../src/domain/address.ts";
 import {
   type AddressSink,
   loadAddressFile,
@@ -16,8 +17,11 @@ import {
   countReferenceAddresses,
   distanceM,
   findReferenceHome,
+  insertReferenceAddresses,
   nearestHomes,
+  numberedAddressKey,
   ownHomeKeys,
+  type ReferenceAddress,
   referenceAddressOf,
 } from "../../src/neighbours/reference-addresses.ts";
 import { csvLineOf, syntheticCsvLines, syntheticHome } from "../../src/neighbours/synthetic-neighbourhood.ts";
@@ -99,6 +103,83 @@ describe(`reference addresses (${databaseLabel})`, () => {
     assert.equal(verdict.address.normalizedAddress, "742 EVERGREEN TER #4, SPRINGFIELD IL 62704");
   });
 
+  test("the per-street memo gives the key function's key for every number of a street", () => {
+    const numbers = fc.oneof(
+      fc.integer({ min: 1, max: 999_999 }).map(String),
+      fc.integer({ min: 1, max: 99 }).map(String),
+      fc.constantFrom("12 1/2", "12A", "N123W456", "0", "007", "12-14", "1/2", "99999", "10001", "62704"),
+    );
+    const streets = fc.constantFrom(
+      "Evergreen Terrace",
+      "N Main St",
+      "Main St NW",
+      "North Main Street",
+      "S.W. 1st Avenue",
+      "1st Ave",
+      "Avenue of the Americas",
+      "Broadway",
+      "Rue de la Paix",
+      "State Highway 9",
+      "County Road 12",
+      "Route 66",
+      "St Louis Street",
+      "Peñasco Road",
+      "Way",
+      "East",
+      "Apt",
+      "Street",
+    );
+    const units = fc.constantFrom(
+      "",
+      "Apt 4",
+      "#4",
+      "Unit B",
+      "Rear",
+      "Ste 200",
+      "Apt 12 1/2",
+      "Lot 7",
+      "Fl 3",
+    );
+    const localities = fc.constantFrom(
+      ", Springfield, IL 62704",
+      ", Springfield, IL",
+      ", Springfield",
+      ", IL 62704",
+      ", 62704",
+      ", New York, NY 10001",
+      ", New York 10001",
+      ", St. Louis, MO 63101",
+      ", Long Island City, NY 11101",
+      ", Washington 20500",
+      ", San José, CA 95112",
+      ", Rancho Santa Margarita, CA 92688-1234",
+      ", Chicago 60601",
+    );
+    fc.assert(
+      fc.property(
+        fc.array(numbers, { minLength: 2, maxLength: 6 }),
+        streets,
+        units,
+        localities,
+        (numbersOnStreet, street, unit, locality) => {
+          const rest = ` ${[street, unit].filter(Boolean).join(" ")}${locality}`;
+          for (const number of numbersOnStreet) {
+            assert.equal(numberedAddressKey(number, rest), normalizeAddress(number + rest), number + rest);
+          }
+        },
+      ),
+      { numRuns: 400 },
+    );
+    // Every home of the generated neighbourhood, as the loader keys it.
+    for (let index = 0; index < 3000; index += 7) {
+      const home = syntheticHome(index);
+      const verdict = referenceAddressOf(home);
+      assert.ok("address" in verdict);
+      const line = `${home.NUMBER} ${home.STREET}, ${home.CITY}, ${home.REGION} ${home.POSTCODE}`;
+      assert.equal(verdict.address.normalizedAddress, normalizeAddress(line));
+    }
+  });
+
   test("the nearest query equals a brute-force ranking of every home", async () => {
     const homes = Array.from({ length: 1500 }, (_, index) => {
       const verdict = referenceAddressOf(syntheticHome(index));
@@ -138,6 +219,87 @@ describe(`reference addresses (${databaseLabel})`, () => {
         },
       ),
       { numRuns: 60 },
+    );
+  });
+
+  test("the nearest query is exact at other latitudes and at the radius's edge", async () => {
+    // Homes scattered around points from the equator to the Arctic (far from the generated grid).
+    const centres = [
+      { latitude: 0.5, longitude: 10, street: "Alder Street" },
+      { latitude: -33.9, longitude: 18.4, street: "Beech Street" },
+      { latitude: 60.2, longitude: 24.9, street: "Cypress Street" },
+      { latitude: 71, longitude: 25.8, street: "Dogwood Street" },
+    ];
+    let seed = 42;
+    const random = () => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
+      return seed / 2_147_483_648;
+    };
+    const metresPerDegree = (Math.PI / 180) * 6_371_008.8;
+    const groups = centres.map((centre) => {
+      const cosine = Math.cos((centre.latitude * Math.PI) / 180);
+      const points = Array.from({ length: 400 }, () => ({
+        latitude: centre.latitude + ((random() - 0.5) * 1600) / metresPerDegree,
+        longitude: centre.longitude + ((random() - 0.5) * 1600) / (metresPerDegree * cosine),
+      }));
+      // Exactly 300 m north, south, east and west of the centre (the box's edges).
+      const dLat = 300 / metresPerDegree;
+      const dLon = (Math.asin(Math.sin(300 / 6_371_008.8) / cosine) * 180) / Math.PI;
+      points.push(
+        { latitude: centre.latitude + dLat, longitude: centre.longitude },
+        { latitude: centre.latitude - dLat, longitude: centre.longitude },
+        { latitude: centre.latitude, longitude: centre.longitude + dLon },
+        { latitude: centre.latitude, longitude: centre.longitude - dLon },
+      );
+      return points.map((point, index): ReferenceAddress => {
+        const verdict = referenceAddressOf({
+          LON: point.longitude.toFixed(9),
+          LAT: point.latitude.toFixed(9),
+          NUMBER: String(index + 1),
+          STREET: centre.street,
+          CITY: "Testville",
+          REGION: "IL",
+          POSTCODE: "62704",
+        });
+        assert.ok("address" in verdict);
+        return verdict.address;
+      });
+    });
+    for (const homes of groups) await insertReferenceAddresses(database, homes);
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 0, max: centres.length - 1 }),
+        fc.option(fc.integer({ min: 0, max: 399 }), { nil: undefined }),
+        fc.integer({ min: 0, max: 403 }),
+        fc.integer({ min: 1, max: 80 }),
+        fc.constantFrom(-1e-4, 1e-4),
+        async (group, from, edge, count, delta) => {
+          const homes = groups[group]!;
+          // From the centre or from a home; the radius just inside or outside another home.
+          const origin = from === undefined ? centres[group]! : homes[from]!;
+          const { latitude, longitude } = origin;
+          const radiusM =
+            Math.max(distanceM(latitude, longitude, homes[edge]!.latitude, homes[edge]!.longitude), 1) +
+            delta;
+          const found = await nearestHomes(database.db, {
+            latitude,
+            longitude,
+            count,
+            radiusM,
+            excludeKeys: [],
+          });
+          const expected = homes
+            .map((home) => distanceM(latitude, longitude, home.latitude, home.longitude))
+            .filter((distance) => distance <= radiusM)
+            .sort((a, b) => a - b)
+            .slice(0, count);
+          assert.equal(found.length, expected.length);
+          found.forEach((home, index) => {
+            assert.ok(Math.abs(home.distanceM - expected[index]!) < 1e-6);
+          });
+        },
+      ),
+      { numRuns: 150 },
     );
   });
 });
