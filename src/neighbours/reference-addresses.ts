@@ -38,7 +38,9 @@ export interface ReferenceAddress {
 
 export type RowVerdict = { address: ReferenceAddress } | { rejected: string };
 
-const clean = (value: string | undefined) => (value ?? "").replace(/\s+/g, " ").trim();
+/** Runs of whitespace as one space, trimmed; most fields of a file need nothing (checked first). */
+const clean = (value: string | undefined) =>
+  value === undefined ? "" : /^\S+(?: \S+)*$/.test(value) ? value : value.replace(/\s+/g, " ").trim();
 
 function coordinate(text: string | undefined, limit: number): number | undefined {
   const value = clean(text);
