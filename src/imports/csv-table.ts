@@ -94,6 +94,8 @@ const HEADER_GUESSES: Record<string, RegExp> = {
   external_id: /^(id|external ?id|job ?id|job ?number|record ?id|customer ?id)$/,
   completed_at:
     /^(completed|completed ?(at|on|date)|date|job ?date|last ?job|last ?job ?date|service ?date|closed ?(at|on|date)?)$/,
+  job_type:
+    /^(job ?type|type|type of (job|work|service)|service|service ?type|work ?type|job ?kind|category)$/,
 };
 
 export type MappableField = keyof typeof HEADER_GUESSES;

@@ -3,7 +3,6 @@ import type { Logger } from "pino";
 import type { KillSwitch } from "../automations/kill-switch.ts";
 import type { Clock } from "../clock.ts";
 import { type Queryable, queryOne, sql } from "../db/database.ts";
-import { importRows, imports } from "../db/schema.ts";
 import { countCodePoints } from "../domain/storable-text.ts";
 import { AppError, invalidPayload, rateLimited } from "../errors.ts";
 import { toGeocodingAppError } from "../geo/errors.ts";
@@ -17,8 +16,15 @@ import {
   releaseClaim,
 } from "./claims.ts";
 import { lockOrgQuota, secondsToUtcMidnight, stagedToday } from "./quota.ts";
-import { assembleBatch, type GeocodedBatch, type PreparedRow, prepareRows } from "./rows.ts";
-import { IMPORT_LIMITS, type ImportRequest, type ImportResult } from "./schemas.ts";
+import {
+  assembleBatch,
+  type GeocodedBatch,
+  type PreparedRow,
+  prepareRows,
+  type StagedRowValues,
+  type StagingRow,
+} from "./rows.ts";
+import { IMPORT_LIMITS, type ImportOrigin, type ImportRequest, type ImportResult } from "./schemas.ts";
 
 export interface ImportDeps {
   db: Queryable;
@@ -66,6 +72,32 @@ function checkKey(key: string | undefined): string | undefined {
   return key;
 }
 
+/** The rows of a batch in one statement: one JSON parameter, however many rows (at most 500). */
+async function insertRows(tx: Queryable, orgId: string, importId: string, rows: readonly StagedRowValues[]) {
+  const json = JSON.stringify(
+    rows.map((row) => ({
+      row_index: row.rowIndex,
+      address: row.address,
+      normalized_address: row.normalizedAddress,
+      latitude: row.latitude,
+      longitude: row.longitude,
+      geo_precision: row.geoPrecision,
+      external_id: row.externalId,
+      customer_name: row.customerName,
+      completed_at: row.completedAt,
+      job_type: row.jobType,
+    })),
+  );
+  await tx.execute(sql`
+    INSERT INTO import_rows (org_id, import_id, row_index, address, normalized_address, latitude, longitude,
+      geo_precision, external_id, customer_name, completed_at, job_type)
+    SELECT ${orgId}::uuid, ${importId}::uuid, r.row_index, r.address, r.normalized_address, r.latitude,
+      r.longitude, r.geo_precision, r.external_id, r.customer_name, r.completed_at, r.job_type
+    FROM jsonb_to_recordset(${json}::jsonb) AS r(row_index integer, address text, normalized_address text,
+      latitude double precision, longitude double precision, geo_precision text, external_id text,
+      customer_name text, completed_at date, job_type text)`);
+}
+
 /**
  * POST /api/v1/import/jobs: validate, claim the key (a finished key is replayed), check the kill
  * switch and the daily quota, geocode every address, then stage the batch
@@ -86,10 +118,16 @@ export function createImportService(deps: ImportDeps) {
   }
 
   async function stage(
-    input: { orgId: string; importId: string; source: ImportRequest["source"]; key: string | undefined },
+    input: {
+      orgId: string;
+      importId: string;
+      source: ImportRequest["source"];
+      origin: ImportOrigin;
+      key: string | undefined;
+    },
     batch: GeocodedBatch,
   ): Promise<ImportResult> {
-    const { orgId, importId, source, key } = input;
+    const { orgId, importId, source, origin, key } = input;
     return db.transaction(async (tx) => {
       await lockOrgQuota(tx, orgId);
       const now = clock.now();
@@ -100,21 +138,18 @@ export function createImportService(deps: ImportDeps) {
         skippedGeocodeFailed: batch.skippedGeocodeFailed,
       };
       if (key === undefined) {
-        await tx.insert(imports).values({
-          orgId,
-          id: importId,
-          source,
-          status: "staged",
-          ...counts,
-          claimedAt: now,
-          createdAt: now,
-          stagedAt: now,
-        });
+        const at = now.toISOString();
+        await tx.execute(sql`
+          INSERT INTO imports (org_id, id, source, origin, status, staged, skipped_no_address,
+            skipped_geocode_failed, claimed_at, created_at, staged_at)
+          VALUES (${orgId}::uuid, ${importId}::uuid, ${source}, ${origin}, 'staged', ${counts.staged},
+            ${counts.skippedNoAddress}, ${counts.skippedGeocodeFailed}, ${at}::timestamptz, ${at}::timestamptz,
+            ${at}::timestamptz)`);
       } else {
         const finalized = await queryOne<{ id: string }>(
           tx,
           sql`UPDATE imports
-              SET status = 'staged', staged = ${counts.staged}, skipped_no_address = ${counts.skippedNoAddress},
+              SET status = 'staged', origin = ${origin}, staged = ${counts.staged}, skipped_no_address = ${counts.skippedNoAddress},
                   skipped_geocode_failed = ${counts.skippedGeocodeFailed}, staged_at = ${now.toISOString()}::timestamptz
               WHERE org_id = ${orgId} AND id = ${importId} AND status = 'processing'
               RETURNING id`,
@@ -123,7 +158,7 @@ export function createImportService(deps: ImportDeps) {
         if (!finalized) throw importInProgress();
       }
       if (batch.staged.length > 0) {
-        await tx.insert(importRows).values(batch.staged.map((row) => ({ orgId, importId, ...row })));
+        await insertRows(tx, orgId, importId, batch.staged);
       }
       return {
         import_id: importId,
@@ -148,10 +183,15 @@ export function createImportService(deps: ImportDeps) {
     return staged && replayed(staged);
   }
 
+  /**
+   * `origin` says where the batch came from (shown in Past jobs): the developer API, or the app's
+   * CSV upload, whose rows may carry a job type.
+   */
   async function importJobs(
     orgId: string,
     idempotencyKey: string | undefined,
-    body: ImportRequest,
+    body: { source: ImportRequest["source"]; rows: readonly StagingRow[] },
+    origin: ImportOrigin = "api",
   ): Promise<ImportOutcome> {
     const key = checkKey(idempotencyKey);
     const rows = prepareRows(body.rows);
@@ -172,7 +212,7 @@ export function createImportService(deps: ImportDeps) {
       const now = clock.now();
       if ((await stagedToday(db, orgId, now)) >= IMPORT_LIMITS.batchesPerDay) throw dailyQuotaReached(now);
       const batch = await geocodeRows(rows);
-      const result = await stage({ orgId, importId, source: body.source, key }, batch);
+      const result = await stage({ orgId, importId, source: body.source, origin, key }, batch);
       return { status: 201, result };
     } catch (error) {
       if (key !== undefined) {

@@ -5,7 +5,11 @@ import { invalidPayload } from "../errors.ts";
 import type { GeocodeResult } from "../geo/geocoder.ts";
 import type { ImportRequest } from "./schemas.ts";
 
-type RequestRow = ImportRequest["rows"][number];
+/**
+ * A row to stage: the developer API's row, plus the job type that only the app's CSV upload
+ * carries (the spec's import row has no such field, and the API's schema refuses it).
+ */
+export type StagingRow = ImportRequest["rows"][number] & { job_type?: string };
 
 /** A row ready to geocode: its address trimmed, its date as YYYY-MM-DD. */
 export interface PreparedRow {
@@ -14,6 +18,7 @@ export interface PreparedRow {
   externalId: string | null;
   customerName: string | null;
   completedAt: string | null;
+  jobType: string | null;
 }
 
 export interface StagedRowValues {
@@ -26,6 +31,7 @@ export interface StagedRowValues {
   externalId: string | null;
   customerName: string | null;
   completedAt: string | null;
+  jobType: string | null;
 }
 
 /**
@@ -38,7 +44,7 @@ export function toCalendarDate(value: string): string | undefined {
 }
 
 /** Checks what the schema cannot (dates) and names the row in the error. */
-export function prepareRows(rows: readonly RequestRow[]): PreparedRow[] {
+export function prepareRows(rows: readonly StagingRow[]): PreparedRow[] {
   return rows.map((row, index) => {
     let completedAt: string | null = null;
     if (row.completed_at !== undefined) {
@@ -57,6 +63,7 @@ export function prepareRows(rows: readonly RequestRow[]): PreparedRow[] {
       externalId: row.external_id ?? null,
       customerName: row.customer_name ?? null,
       completedAt,
+      jobType: row.job_type?.trim() || null,
     };
   });
 }
@@ -96,6 +103,7 @@ export function assembleBatch(
       externalId: row.externalId,
       customerName: row.customerName,
       completedAt: row.completedAt,
+      jobType: row.jobType,
     });
   }
   return { staged, skippedNoAddress, skippedGeocodeFailed };

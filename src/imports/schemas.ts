@@ -102,9 +102,26 @@ export const StagedRow = Type.Object(
 );
 export type StagedRow = Static<typeof StagedRow>;
 
+/** A staged row as the app's Past jobs shows it: with the job type a CSV upload may carry. */
+export const PastJobRow = Type.Object(
+  {
+    ...StagedRow.properties,
+    job_type: Type.Union([Type.String(), Type.Null()], {
+      description: "From the app's CSV upload only; the developer API's import row has no job type.",
+    }),
+  },
+  { additionalProperties: false },
+);
+export type PastJobRow = Static<typeof PastJobRow>;
+
+/** Where a batch came from: the developer API's import, or the app's CSV upload. */
+export const ImportOrigin = Type.Union([Type.Literal("api"), Type.Literal("app_upload")]);
+export type ImportOrigin = Static<typeof ImportOrigin>;
+
 const stagedBatchSummaryFields = {
   id: Type.String({ format: "uuid" }),
   source: Type.Union([Type.Literal("jobs"), Type.Literal("customers")]),
+  origin: ImportOrigin,
   idempotency_key: Type.Union([Type.String(), Type.Null()]),
   staged: Type.Integer(),
   skipped_no_address: Type.Integer(),

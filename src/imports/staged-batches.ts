@@ -1,62 +1,75 @@
-import { and, asc, desc, eq } from "drizzle-orm";
-import type { Queryable } from "../db/database.ts";
-import { importRows, imports } from "../db/schema.ts";
+import { type Queryable, queryRows, sql } from "../db/database.ts";
 import { notFound } from "../errors.ts";
-import type { StagedBatch, StagedBatchSummary, StagedRow } from "./schemas.ts";
+import type { ImportOrigin, PastJobRow, StagedBatch, StagedBatchSummary, StagedRow } from "./schemas.ts";
 
-type ImportRecord = typeof imports.$inferSelect;
+interface ImportRecord {
+  id: string;
+  source: "jobs" | "customers";
+  origin: ImportOrigin;
+  idempotency_key: string | null;
+  staged: number;
+  skipped_no_address: number;
+  skipped_geocode_failed: number;
+  created_at: string | Date;
+  staged_at: string | Date | null;
+}
+
+const iso = (value: string | Date) => new Date(value).toISOString();
 
 function toSummary(row: ImportRecord): StagedBatchSummary {
   return {
     id: row.id,
     source: row.source,
-    idempotency_key: row.idempotencyKey,
+    origin: row.origin,
+    idempotency_key: row.idempotency_key,
     staged: row.staged,
-    skipped_no_address: row.skippedNoAddress,
-    skipped_geocode_failed: row.skippedGeocodeFailed,
-    created_at: row.createdAt.toISOString(),
-    staged_at: (row.stagedAt ?? row.createdAt).toISOString(),
+    skipped_no_address: row.skipped_no_address,
+    skipped_geocode_failed: row.skipped_geocode_failed,
+    created_at: iso(row.created_at),
+    staged_at: iso(row.staged_at ?? row.created_at),
   };
 }
+
+const SUMMARY_COLUMNS = sql`id, source, origin, idempotency_key, staged, skipped_no_address,
+  skipped_geocode_failed, created_at, staged_at`;
 
 /** The org's staged batches, newest first (claims still processing are not batches yet). */
 export async function listStagedBatches(db: Queryable, orgId: string): Promise<StagedBatchSummary[]> {
-  const rows = await db
-    .select()
-    .from(imports)
-    .where(and(eq(imports.orgId, orgId), eq(imports.status, "staged")))
-    .orderBy(desc(imports.stagedAt), desc(imports.id))
-    .limit(500);
+  const rows = await queryRows<ImportRecord>(
+    db,
+    sql`SELECT ${SUMMARY_COLUMNS} FROM imports
+        WHERE org_id = ${orgId}::uuid AND status = 'staged'
+        ORDER BY staged_at DESC, id DESC LIMIT 500`,
+  );
   return rows.map(toSummary);
 }
 
-/** One staged batch with its rows, in the shape a CSV upload produces. */
-export async function getStagedBatch(db: Queryable, orgId: string, importId: string): Promise<StagedBatch> {
-  const [batch] = await db
-    .select()
-    .from(imports)
-    .where(and(eq(imports.orgId, orgId), eq(imports.id, importId), eq(imports.status, "staged")));
+/** One staged batch with its rows (each with its job type), in row order. */
+export async function getPastJobBatch(
+  db: Queryable,
+  orgId: string,
+  importId: string,
+): Promise<StagedBatchSummary & { rows: PastJobRow[] }> {
+  const [batch] = await queryRows<ImportRecord>(
+    db,
+    sql`SELECT ${SUMMARY_COLUMNS} FROM imports
+        WHERE org_id = ${orgId}::uuid AND id = ${importId}::uuid AND status = 'staged'`,
+  );
   if (!batch) throw notFound("import not found");
-  const rows = await db
-    .select()
-    .from(importRows)
-    .where(and(eq(importRows.orgId, orgId), eq(importRows.importId, importId)))
-    .orderBy(asc(importRows.rowIndex));
-  return {
-    ...toSummary(batch),
-    rows: rows.map(
-      (row): StagedRow => ({
-        address: row.address,
-        normalized_address: row.normalizedAddress,
-        latitude: row.latitude,
-        longitude: row.longitude,
-        precision: row.geoPrecision,
-        external_id: row.externalId,
-        customer_name: row.customerName,
-        completed_at: row.completedAt,
-      }),
-    ),
-  };
+  const rows = await queryRows<PastJobRow>(
+    db,
+    sql`SELECT address, normalized_address, latitude, longitude, geo_precision AS precision, external_id,
+               customer_name, to_char(completed_at, 'YYYY-MM-DD') AS completed_at, job_type
+        FROM import_rows WHERE org_id = ${orgId}::uuid AND import_id = ${importId}::uuid
+        ORDER BY row_index`,
+  );
+  return { ...toSummary(batch), rows };
+}
+
+/** One staged batch with its rows, in the shape a CSV upload produces (the operator's view: no job type). */
+export async function getStagedBatch(db: Queryable, orgId: string, importId: string): Promise<StagedBatch> {
+  const batch = await getPastJobBatch(db, orgId, importId);
+  return { ...batch, rows: batch.rows.map(({ job_type: _jobType, ...row }): StagedRow => row) };
 }
 
 export const STAGED_ROW_COLUMNS = [

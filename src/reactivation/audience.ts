@@ -4,7 +4,7 @@ import { sameHome, streetOfKey } from "../domain/same-home.ts";
 import { notFound } from "../errors.ts";
 
 /** The imported fields a reactivation filter can match (text contains, any case). */
-export const MATCHABLE_FIELDS = ["address", "customer_name", "external_id"] as const;
+export const MATCHABLE_FIELDS = ["address", "customer_name", "external_id", "job_type"] as const;
 export type MatchableField = (typeof MATCHABLE_FIELDS)[number];
 
 export interface AudienceFilter {
@@ -12,6 +12,11 @@ export interface AudienceFilter {
   completed_before?: string;
   /** Last job on or after this day. */
   completed_after?: string;
+  /**
+   * The row's job type equals one of these (any case, spaces around ignored); rows without a job
+   * type are left out. Empty or absent: no job type condition.
+   */
+  job_types?: string[];
   /** Every entry must match: the field contains the text (any case). */
   match?: { field: MatchableField; contains: string }[];
 }
@@ -27,6 +32,7 @@ export interface AudienceRow {
   external_id: string | null;
   customer_name: string | null;
   completed_at: string | null;
+  job_type: string | null;
 }
 
 export const EXCLUSION_REASONS = ["customer", "opted_out", "no_mailable_address", "duplicate"] as const;
@@ -54,21 +60,32 @@ export function isMailableAddress(address: string): boolean {
   return parts.zip !== "" || (parts.city !== "" && parts.state !== "");
 }
 
-async function loadRows(db: Queryable, orgId: string, importIds: readonly string[], filter: AudienceFilter) {
-  const ids = JSON.stringify(importIds);
+/** The org's staged batches among these, or 404 (another organization's batch answers like a missing one). */
+async function assertBatches(db: Queryable, orgId: string, importIds: readonly string[]) {
   const known = await queryRows<{ id: string }>(
     db,
     sql`SELECT id FROM imports WHERE org_id = ${orgId}::uuid AND status = 'staged'
-        AND id IN (SELECT (jsonb_array_elements_text(${ids}::jsonb))::uuid)`,
+        AND id IN (SELECT (jsonb_array_elements_text(${JSON.stringify(importIds)}::jsonb))::uuid)`,
   );
-  // Another organization's batch answers like a missing one.
   if (known.length !== new Set(importIds).size) throw notFound("import not found");
+}
+
+/** A job type as the filter compares it: trimmed, in lower case. */
+const jobTypeKey = (value: string) => value.trim().toLowerCase();
+
+async function loadRows(db: Queryable, orgId: string, importIds: readonly string[], filter: AudienceFilter) {
+  const ids = JSON.stringify(importIds);
+  await assertBatches(db, orgId, importIds);
   const conditions = [
     sql`org_id = ${orgId}::uuid`,
     sql`import_id IN (SELECT (jsonb_array_elements_text(${ids}::jsonb))::uuid)`,
   ];
   if (filter.completed_before) conditions.push(sql`completed_at < ${filter.completed_before}::date`);
   if (filter.completed_after) conditions.push(sql`completed_at >= ${filter.completed_after}::date`);
+  if (filter.job_types && filter.job_types.length > 0) {
+    const wanted = JSON.stringify([...new Set(filter.job_types.map(jobTypeKey))]);
+    conditions.push(sql`lower(btrim(job_type)) IN (SELECT jsonb_array_elements_text(${wanted}::jsonb))`);
+  }
   for (const { field, contains } of filter.match ?? []) {
     const pattern = `%${contains.trim().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
     conditions.push(sql`${sql.identifier(field)} ILIKE ${pattern}`);
@@ -76,11 +93,49 @@ async function loadRows(db: Queryable, orgId: string, importIds: readonly string
   const rows = await queryRows<Omit<AudienceRow, "completed_at"> & { completed_at: string | Date | null }>(
     db,
     sql`SELECT import_id, row_index, address, normalized_address, latitude, longitude, geo_precision AS precision,
-               external_id, customer_name, to_char(completed_at, 'YYYY-MM-DD') AS completed_at
+               external_id, customer_name, to_char(completed_at, 'YYYY-MM-DD') AS completed_at, job_type
         FROM import_rows WHERE ${sql.join(conditions, sql` AND `)}
         ORDER BY import_id, row_index`,
   );
   return rows as AudienceRow[];
+}
+
+export interface JobTypeCount {
+  /** One spelling of it as imported (the first in code-point order when rows differ in case). */
+  job_type: string;
+  rows: number;
+}
+
+/** At most this many job types are offered, the most common first. */
+export const JOB_TYPES_LISTED = 200;
+
+/**
+ * The job types in these batches, with their row counts, grouped as the filter compares them
+ * (any case, spaces around ignored); and how many rows have none.
+ */
+export async function jobTypesOf(
+  db: Queryable,
+  orgId: string,
+  importIds: readonly string[],
+): Promise<{ job_types: JobTypeCount[]; without_job_type: number }> {
+  await assertBatches(db, orgId, importIds);
+  const rows = await queryRows<{ job_type: string | null; rows: number | string }>(
+    db,
+    sql`SELECT lower(btrim(job_type)) COLLATE "C" AS key, min(btrim(job_type) COLLATE "C") AS job_type,
+               count(*) AS rows
+        FROM import_rows
+        WHERE org_id = ${orgId}::uuid
+          AND import_id IN (SELECT (jsonb_array_elements_text(${JSON.stringify(importIds)}::jsonb))::uuid)
+        GROUP BY 1 ORDER BY count(*) DESC, 1`,
+  );
+  let withoutJobType = 0;
+  const jobTypes: JobTypeCount[] = [];
+  for (const row of rows) {
+    if (row.job_type === null || row.job_type === "") withoutJobType += Number(row.rows);
+    else if (jobTypes.length < JOB_TYPES_LISTED)
+      jobTypes.push({ job_type: row.job_type, rows: Number(row.rows) });
+  }
+  return { job_types: jobTypes, without_job_type: withoutJobType };
 }
 
 /** The org's entries (customers or do-not-mail) on the rows' streets, to be matched home by home. */

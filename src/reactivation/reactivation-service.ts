@@ -62,6 +62,7 @@ export function propertiesOf(row: AudienceRow): Record<string, string> {
   if (row.customer_name) properties.client_name = row.customer_name;
   if (row.completed_at) properties.cf_last_job_date = row.completed_at;
   if (row.external_id) properties.cf_external_id = row.external_id;
+  if (row.job_type) properties.cf_job_type = row.job_type;
   return properties;
 }
 

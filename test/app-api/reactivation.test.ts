@@ -19,6 +19,7 @@ describe(`app API: reactivation mailings from past jobs (${databaseLabel})`, () 
   let member: SignedInUser;
   let otherOwner: SignedInUser;
   let importId: string;
+  let uploadId: string;
 
   before(async () => {
     // The outside geocoder, faked: it places a bare town at its ZIP, as real ones do; the offline one finds nothing.
@@ -156,6 +157,147 @@ describe(`app API: reactivation mailings from past jobs (${databaseLabel})`, () 
     assert.equal(rows[0]!.origin, "reactivation");
     const detail = await owner.browser.request("GET", `/app/api/v1/pieces/${mailing[0].id}`);
     assert.match(detail.body.landing_url, /\/l\//, "each card has its landing page");
+  });
+
+  test("a CSV with a job type column is staged as an app upload; API batches keep origin api and no job type", async () => {
+    const file = [
+      "Street,City,State,ZIP,Client,Job Type",
+      "201 Oak St,Springfield,IL,62704,Di Eng,Furnace install",
+      '203 Oak St,Springfield,IL,62704,Ed Fox," furnace INSTALL "',
+      "205 Oak St,Springfield,IL,62704,Flo Gil,AC repair",
+      "207 Oak St,Springfield,IL,62704,Gus Ho,",
+    ].join("\r\n");
+    const csv = { headers: { "content-type": "text/csv" } };
+    const preview = await member.browser.request("POST", "/app/api/v1/uploads/preview?purpose=jobs", {
+      payload: file,
+      ...csv,
+    });
+    assert.equal(preview.status, 200, preview.text);
+    assert.equal(preview.body.mapping.job_type, "Job Type", "guessed from the header");
+    const mapping = "street=Street&city=City&state=State&zip=ZIP&customer_name=Client&job_type=Job%20Type";
+    const staged = await member.browser.request("POST", `/app/api/v1/imports/upload?${mapping}`, {
+      payload: file,
+      ...csv,
+    });
+    assert.equal(staged.status, 201, staged.text);
+    assert.equal(staged.body.staged, 4);
+    uploadId = staged.body.import_id;
+
+    const list = await member.browser.request("GET", "/app/api/v1/imports");
+    const origins = Object.fromEntries(
+      list.body.imports.map((batch: { id: string; origin: string }) => [batch.id, batch.origin]),
+    );
+    assert.equal(origins[uploadId], "app_upload");
+    assert.equal(origins[importId], "api");
+    const batch = await member.browser.request("GET", `/app/api/v1/imports/${uploadId}`);
+    assert.equal(batch.body.origin, "app_upload");
+    assert.deepEqual(
+      batch.body.rows.map((row: { job_type: string | null }) => row.job_type),
+      ["Furnace install", "furnace INSTALL", "AC repair", null],
+    );
+    const apiBatch = await member.browser.request("GET", `/app/api/v1/imports/${importId}`);
+    assert.equal(apiBatch.body.origin, "api");
+    assert.ok(apiBatch.body.rows.every((row: { job_type: string | null }) => row.job_type === null));
+
+    const tooLong = await member.browser.request("POST", `/app/api/v1/imports/upload?${mapping}`, {
+      payload: `Street,City,State,ZIP,Client,Job Type\r\n1 Elm St,Springfield,IL,62704,Al,${"x".repeat(201)}\r\n2 Elm St,Springfield,IL,62704,Bo,Roof\r\n`,
+      ...csv,
+    });
+    assert.equal(tooLong.status, 422, tooLong.text);
+    assert.deepEqual(tooLong.body.error.details.rows, [
+      { line: 2, message: "job_type: longer than 200 characters" },
+    ]);
+  });
+
+  test("the job types of the chosen batches are listed with their counts", async () => {
+    const listed = await member.browser.request(
+      "GET",
+      `/app/api/v1/imports/job-types?import_ids=${uploadId},${importId}`,
+    );
+    assert.equal(listed.status, 200, listed.text);
+    assert.deepEqual(listed.body, {
+      job_types: [
+        { job_type: "Furnace install", rows: 2 },
+        { job_type: "AC repair", rows: 1 },
+      ],
+      without_job_type: 6,
+    });
+    const foreign = await otherOwner.browser.request(
+      "GET",
+      `/app/api/v1/imports/job-types?import_ids=${uploadId}`,
+    );
+    assert.equal(foreign.status, 404);
+    const bad = await member.browser.request("GET", "/app/api/v1/imports/job-types?import_ids=nope");
+    assert.equal(bad.status, 422, bad.text);
+    assert.ok(bad.body.error.details.fields.import_ids);
+  });
+
+  test("a mailing filtered by job type reaches only those rows, in any case", async () => {
+    const byType = { import_ids: [uploadId, importId], filter: { job_types: ["  FURNACE install "] } };
+    const preview = await member.browser.request("POST", "/app/api/v1/reactivation/preview", {
+      body: byType,
+    });
+    assert.equal(preview.status, 200, preview.text);
+    assert.equal(preview.body.matched, 2);
+    assert.deepEqual(
+      preview.body.first_rows.map((row: { customer_name: string; job_type: string }) => [
+        row.customer_name,
+        row.job_type,
+      ]),
+      [
+        ["Di Eng", "Furnace install"],
+        ["Ed Fox", "furnace INSTALL"],
+      ],
+    );
+    const contains = await member.browser.request("POST", "/app/api/v1/reactivation/preview", {
+      body: { import_ids: [uploadId], filter: { match: [{ field: "job_type", contains: "REPAIR" }] } },
+    });
+    assert.deepEqual(
+      contains.body.first_rows.map((row: { customer_name: string }) => row.customer_name),
+      ["Flo Gil"],
+    );
+
+    const sent = await owner.browser.request("POST", "/app/api/v1/reactivation/mailings", {
+      body: { ...byType, template: TEMPLATE, name: "Furnace tune-up" },
+    });
+    assert.equal(sent.status, 201, sent.text);
+    assert.equal(sent.body.queued, 2);
+    const recorded = await queryRows<{ filter: { job_types: string[] } }>(
+      ctx.database.db,
+      sql`SELECT filter FROM reactivation_mailings WHERE campaign_id = ${sent.body.campaign_id}`,
+    );
+    assert.deepEqual(recorded[0]!.filter.job_types, ["  FURNACE install "]);
+    await runPipeline(ctx, { dataDir: tempDataDir(), printProvider: "local" });
+    const pieces = await owner.browser.request("GET", "/app/api/v1/pieces");
+    const mailing = pieces.body.pieces.filter(
+      (piece: { campaign_name: string }) => piece.campaign_name === "Furnace tune-up",
+    );
+    assert.deepEqual(mailing.map((piece: { address: string }) => piece.address).sort(), [
+      "201 Oak St, Springfield, IL 62704",
+      "203 Oak St, Springfield, IL 62704",
+    ]);
+  });
+
+  test("job_types: at most 50 entries of 1 to 200 characters, refused with the field named", async () => {
+    const refused = async (jobTypes: string[]) => {
+      const response = await member.browser.request("POST", "/app/api/v1/reactivation/preview", {
+        body: { import_ids: [uploadId], filter: { job_types: jobTypes } },
+      });
+      assert.equal(response.status, 422, response.text);
+      assert.equal(response.body.error.code, "invalid_payload");
+      return response.body.error.details.fields as Record<string, string>;
+    };
+    const tooMany = await refused(Array.from({ length: 51 }, (_, n) => `type ${n}`));
+    assert.match(tooMany["filter.job_types"]!, /50/);
+    const tooLong = await refused(["ok", "x".repeat(201)]);
+    assert.match(tooLong["filter.job_types[1]"]!, /200/);
+    const blank = await refused([" "]);
+    assert.ok(blank["filter.job_types[0]"]);
+    const send = await owner.browser.request("POST", "/app/api/v1/reactivation/mailings", {
+      body: { import_ids: [uploadId], filter: { job_types: [""] }, template: TEMPLATE, name: "Empty" },
+    });
+    assert.equal(send.status, 422, send.text);
+    assert.ok(send.body.error.details.fields["filter.job_types[0]"]);
   });
 
   test("another organization's batch answers 404", async () => {

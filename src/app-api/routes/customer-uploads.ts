@@ -8,6 +8,8 @@ import {
   checkedCustomerKey,
   registerCustomers,
 } from "../../customers/customers.ts";
+import { assertPrintable } from "../../domain/printable-text.ts";
+import { countCodePoints } from "../../domain/storable-text.ts";
 import { AppError } from "../../errors.ts";
 import {
   addressOf,
@@ -33,8 +35,11 @@ const JOB_FIELDS = [
   "customer_name",
   "external_id",
   "completed_at",
+  "job_type",
 ] as const;
 const PREVIEW_ROWS = 5;
+/** A job type is kept like the other short fields (the API's customer name): at most 200 characters. */
+const JOB_TYPE_MAX = 200;
 /** The developer API's limits on what one customer entry may carry. */
 const ADDRESS_MAX = 500;
 const NOTES_MAX = 2000;
@@ -107,8 +112,9 @@ function assertStreetMapped(mapping: { street?: string | undefined }) {
 
 /**
  * CSV uploads of the app: the suppression list (through the developer API's customers service,
- * its 1000-a-request rule and address checks) and past jobs (through the import service, as an
- * API import). The file is parsed as it streams in, at most 1 MiB; a header-mapping step names
+ * its 1000-a-request rule and address checks) and past jobs (through the import service, with the
+ * API's row checks, as a batch of origin `app_upload`; a job type column is the upload's own: the
+ * developer API's import row has none). The file is parsed as it streams in, at most 1 MiB; a header-mapping step names
  * which column is the street, city, state and ZIP. A file with bad rows adds nothing and lists
  * every bad row with its line, so it can be fixed and sent again.
  */
@@ -222,7 +228,7 @@ export async function registerCustomerUploadRoutes(app: FastifyInstance, ctx: Ap
       {
         schema: {
           operationId: "uploadPastJobs",
-          summary: `Stages a CSV file of past jobs as an import batch (at most ${IMPORT_LIMITS.rows} rows), through the developer API's import service`,
+          summary: `Stages a CSV file of past jobs as an import batch (at most ${IMPORT_LIMITS.rows} rows), through the developer API's import service; a job type column is kept for reactivation filters`,
           tags: ["Past jobs"],
           querystring: mappingQuery(JOB_FIELDS),
           body: CsvBody,
@@ -252,6 +258,7 @@ export async function registerCustomerUploadRoutes(app: FastifyInstance, ctx: Ap
             completed_at: optional(cellOf(table, record, mapping.completed_at)),
           };
           const clean = Object.fromEntries(Object.entries(row).filter(([, value]) => value !== undefined));
+          const jobType = optional(cellOf(table, record, mapping.job_type));
           // The API's own row schema and row checks, one row at a time, so every bad row is named.
           const [schemaError] = Value.Errors(ImportRow, clean);
           try {
@@ -261,18 +268,23 @@ export async function registerCustomerUploadRoutes(app: FastifyInstance, ctx: Ap
                 "invalid_payload",
                 `${schemaError.instancePath.slice(1) || "row"}: ${schemaError.message}`,
               );
+            if (jobType !== undefined && countCodePoints(jobType) > JOB_TYPE_MAX)
+              throw new AppError(422, "invalid_payload", `job_type: longer than ${JOB_TYPE_MAX} characters`);
+            assertPrintable(jobType, "job_type");
             prepareRows([clean]);
           } catch (error) {
             problems.push({ line: record.line, message: messageOf(error).replace(/^rows\[0\]\./, "") });
           }
-          return clean;
+          return jobType === undefined ? clean : { ...clean, job_type: jobType };
         });
         if (rows.length === 0) throw new AppError(422, "invalid_payload", "The file has no rows.");
         if (problems.length > 0) refuseRows(problems);
-        const outcome = await importer.importJobs(sessionOf(request).orgId, undefined, {
-          source: "jobs",
-          rows,
-        });
+        const outcome = await importer.importJobs(
+          sessionOf(request).orgId,
+          undefined,
+          { source: "jobs", rows },
+          "app_upload",
+        );
         return reply.code(201).send(outcome.result);
       },
     );

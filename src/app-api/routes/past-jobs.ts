@@ -1,17 +1,17 @@
 import { Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
-import { StagedBatchSummary, StagedRow } from "../../imports/schemas.ts";
-import { getStagedBatch, listStagedBatches } from "../../imports/staged-batches.ts";
+import { PastJobRow, StagedBatchSummary } from "../../imports/schemas.ts";
+import { getPastJobBatch, listStagedBatches } from "../../imports/staged-batches.ts";
 import type { AppApiContext } from "../context.ts";
 import { sessionOf } from "../session-guard.ts";
 
 // The import service's shapes, without their developer-API schema ids (this document is the app's).
 const BatchSummary = Type.Object({ ...StagedBatchSummary.properties }, { additionalProperties: false });
-const BatchRow = Type.Object({ ...StagedRow.properties }, { additionalProperties: false });
 
 /**
  * Past jobs: the batches the import service staged (developer API imports and the app's CSV
- * uploads alike), with each row's geocoding result and the rows skipped.
+ * uploads alike, each with its origin), with each row's geocoding result and job type, and the rows
+ * skipped.
  */
 export function registerPastJobRoutes(app: FastifyInstance, ctx: AppApiContext): void {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
@@ -41,12 +41,12 @@ export function registerPastJobRoutes(app: FastifyInstance, ctx: AppApiContext):
         params: Type.Object({ id: Type.String({ format: "uuid" }) }),
         response: {
           200: Type.Object(
-            { ...BatchSummary.properties, rows: Type.Array(BatchRow) },
+            { ...BatchSummary.properties, rows: Type.Array(PastJobRow) },
             { additionalProperties: false },
           ),
         },
       },
     },
-    async (request) => getStagedBatch(ctx.db, sessionOf(request).orgId, request.params.id),
+    async (request) => getPastJobBatch(ctx.db, sessionOf(request).orgId, request.params.id),
   );
 }

@@ -1,9 +1,15 @@
 import { Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, FastifyRequest } from "fastify";
 import { invalidPayload, rateLimited } from "../../errors.ts";
+import {
+  describeValidationError,
+  jsonPointerToPath,
+  type ValidationIssue,
+} from "../../http/validation-detail.ts";
 import { createMailingService } from "../../mailings/mailing-service.ts";
 import { loadCardSender } from "../../orgs/card-sender.ts";
 import { landingUrl } from "../../pieces/campaigns.ts";
+import { JOB_TYPES_LISTED, jobTypesOf } from "../../reactivation/audience.ts";
 import {
   createReactivationService,
   propertiesOf,
@@ -20,8 +26,31 @@ import {
   storedTemplate,
 } from "../card-proof.ts";
 import type { AppApiContext } from "../context.ts";
+import { appError } from "../errors.ts";
 import { sessionOf } from "../session-guard.ts";
 import { PROOFS_PER_MINUTE } from "./automations.ts";
+
+const MAX_BATCHES = 50;
+const JOB_TYPES_MAX = 50;
+const JOB_TYPE_MAX_LENGTH = 200;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * A refused request of these screens names its field in `details.fields` (the form shows it
+ * beside the input), beside the one-line message every refusal has.
+ */
+function refuseInvalid(request: FastifyRequest): void {
+  const error = request.validationError as
+    | (Error & { validation?: ValidationIssue[]; validationContext?: string })
+    | undefined;
+  if (!error) return;
+  const issues = error.validation ?? [];
+  const message = describeValidationError(issues, error.validationContext);
+  const path = jsonPointerToPath(issues[0]?.instancePath ?? "") || (error.validationContext ?? "body");
+  throw appError(422, "invalid_payload", message, {
+    fields: { [path]: message.replace(/^[^:]*: /, "") },
+  });
+}
 
 const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()]);
 const Day = Type.String({ format: "date", description: "YYYY-MM-DD" });
@@ -30,6 +59,13 @@ const Filter = Type.Object(
   {
     completed_before: Type.Optional(Day),
     completed_after: Type.Optional(Day),
+    job_types: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: JOB_TYPE_MAX_LENGTH, pattern: "\\S" }), {
+        maxItems: JOB_TYPES_MAX,
+        description:
+          "Rows whose job type equals one of these (any case, spaces around ignored); rows without a job type are left out. Empty: no job type condition.",
+      }),
+    ),
     match: Type.Optional(
       Type.Array(
         Type.Object(
@@ -38,6 +74,7 @@ const Filter = Type.Object(
               Type.Literal("address"),
               Type.Literal("customer_name"),
               Type.Literal("external_id"),
+              Type.Literal("job_type"),
             ]),
             contains: Type.String({ minLength: 1, maxLength: 200 }),
           },
@@ -51,9 +88,24 @@ const Filter = Type.Object(
 );
 
 const Selection = {
-  import_ids: Type.Array(Type.String({ format: "uuid" }), { minItems: 1, maxItems: 50, uniqueItems: true }),
+  import_ids: Type.Array(Type.String({ format: "uuid" }), {
+    minItems: 1,
+    maxItems: MAX_BATCHES,
+    uniqueItems: true,
+  }),
   filter: Filter,
 };
+
+const JobTypes = Type.Object(
+  {
+    job_types: Type.Array(
+      Type.Object({ job_type: Type.String(), rows: Type.Integer() }, { additionalProperties: false }),
+      { description: `The most common first, at most ${JOB_TYPES_LISTED}.` },
+    ),
+    without_job_type: Type.Integer({ description: "Rows that have no job type." }),
+  },
+  { additionalProperties: false },
+);
 
 const AudienceRowView = Type.Object(
   {
@@ -63,6 +115,7 @@ const AudienceRowView = Type.Object(
     customer_name: Nullable(Type.String()),
     external_id: Nullable(Type.String()),
     completed_at: Nullable(Type.String({ format: "date" })),
+    job_type: Nullable(Type.String()),
   },
   { additionalProperties: false },
 );
@@ -117,9 +170,49 @@ export function registerReactivationRoutes(app: FastifyInstance, ctx: AppApiCont
   });
   const reactivation = createReactivationService({ db: ctx.db, clock: ctx.clock, mailings });
 
+  r.get(
+    "/imports/job-types",
+    {
+      attachValidation: true,
+      schema: {
+        operationId: "listImportJobTypes",
+        summary:
+          "The job types in these batches with their row counts, for a reactivation mailing's job type filter",
+        tags: ["Past jobs"],
+        querystring: Type.Object(
+          {
+            import_ids: Type.String({
+              minLength: 36,
+              maxLength: MAX_BATCHES * 37,
+              description: `Batch ids, comma-separated (at most ${MAX_BATCHES}).`,
+            }),
+          },
+          { additionalProperties: false },
+        ),
+        response: { 200: JobTypes },
+      },
+    },
+    async (request) => {
+      refuseInvalid(request);
+      const ids = [...new Set(request.query.import_ids.split(","))];
+      if (ids.length > MAX_BATCHES || !ids.every((id) => UUID.test(id))) {
+        throw appError(
+          422,
+          "invalid_payload",
+          `import_ids: at most ${MAX_BATCHES} batch ids, comma-separated`,
+          {
+            fields: { import_ids: `at most ${MAX_BATCHES} batch ids, comma-separated` },
+          },
+        );
+      }
+      return jobTypesOf(ctx.db, sessionOf(request).orgId, ids);
+    },
+  );
+
   r.post(
     "/reactivation/preview",
     {
+      attachValidation: true,
       schema: {
         operationId: "previewReactivation",
         summary:
@@ -129,12 +222,16 @@ export function registerReactivationRoutes(app: FastifyInstance, ctx: AppApiCont
         response: { 200: Summary },
       },
     },
-    async (request) => reactivation.preview(sessionOf(request).orgId, request.body),
+    async (request) => {
+      refuseInvalid(request);
+      return reactivation.preview(sessionOf(request).orgId, request.body);
+    },
   );
 
   r.post(
     "/reactivation/proof",
     {
+      attachValidation: true,
       schema: {
         operationId: "proofReactivation",
         summary: "The mailing's first card (its first home), front and back as PNG data: URLs",
@@ -144,6 +241,7 @@ export function registerReactivationRoutes(app: FastifyInstance, ctx: AppApiCont
       },
     },
     async (request) => {
+      refuseInvalid(request);
       const session = sessionOf(request);
       // The builder's bucket: drawing a card is CPU work, whichever screen asks.
       const decision = await ctx.limiter.hit("app-proofs", session.orgId, PROOFS_PER_MINUTE, 60);
@@ -176,6 +274,7 @@ export function registerReactivationRoutes(app: FastifyInstance, ctx: AppApiCont
     "/reactivation/mailings",
     {
       config: { appAccess: "owner" },
+      attachValidation: true,
       schema: {
         operationId: "sendReactivationMailing",
         summary: `Sends a reactivation mailing (owners only): one card to each mailable home, at most ${REACTIVATION_MAX_PIECES}`,
@@ -193,6 +292,7 @@ export function registerReactivationRoutes(app: FastifyInstance, ctx: AppApiCont
       },
     },
     async (request, reply) => {
+      refuseInvalid(request);
       const session = sessionOf(request);
       assertTemplate(request.body.template);
       const result = await reactivation.send(session.orgId, {

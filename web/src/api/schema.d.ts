@@ -280,6 +280,23 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/app/api/v1/imports/job-types": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The job types in these batches with their row counts, for a reactivation mailing's job type filter */
+    get: operations["listImportJobTypes"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/app/api/v1/imports/upload": {
     parameters: {
       query?: never;
@@ -289,7 +306,7 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Stages a CSV file of past jobs as an import batch (at most 500 rows), through the developer API's import service */
+    /** Stages a CSV file of past jobs as an import batch (at most 500 rows), through the developer API's import service; a job type column is kept for reactivation filters */
     post: operations["uploadPastJobs"];
     delete?: never;
     options?: never;
@@ -2679,6 +2696,7 @@ export interface operations {
               /** Format: uuid */
               id: string;
               source: "jobs" | "customers";
+              origin: "api" | "app_upload";
               idempotency_key: string | null;
               staged: number;
               skipped_no_address: number;
@@ -2759,6 +2777,7 @@ export interface operations {
             /** Format: uuid */
             id: string;
             source: "jobs" | "customers";
+            origin: "api" | "app_upload";
             idempotency_key: string | null;
             staged: number;
             skipped_no_address: number;
@@ -2776,7 +2795,84 @@ export interface operations {
               external_id: string | null;
               customer_name: string | null;
               completed_at: string | null;
+              /** @description From the app's CSV upload only; the developer API's import row has no job type. */
+              job_type: string | null;
             }[];
+          };
+        };
+      };
+      /** @description No valid session (sign in). */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+      /** @description `forbidden`: the session's role may not do this (owners only); `csrf_rejected`: a state-changing request without a same-origin Origin / Sec-Fetch-Site. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+      /** @description Not found, or belongs to another organization. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+      /** @description The body or query is not valid. */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+      /** @description Too many requests. */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+    };
+  };
+  listImportJobTypes: {
+    parameters: {
+      query: {
+        import_ids: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description The most common first, at most 200. */
+            job_types: {
+              job_type: string;
+              rows: number;
+            }[];
+            /** @description Rows that have no job type. */
+            without_job_type: number;
           };
         };
       };
@@ -2837,6 +2933,7 @@ export interface operations {
         customer_name?: string;
         external_id?: string;
         completed_at?: string;
+        job_type?: string;
       };
       header?: never;
       path?: never;
@@ -5038,8 +5135,10 @@ export interface operations {
              * @description YYYY-MM-DD
              */
             completed_after?: string;
+            /** @description Rows whose job type equals one of these (any case, spaces around ignored); rows without a job type are left out. Empty: no job type condition. */
+            job_types?: string[];
             match?: {
-              field: "address" | "customer_name" | "external_id";
+              field: "address" | "customer_name" | "external_id" | "job_type";
               contains: string;
             }[];
           };
@@ -5093,6 +5192,7 @@ export interface operations {
                 customer_name: string | null;
                 external_id: string | null;
                 completed_at: string | null;
+                job_type: string | null;
               }[];
             };
           };
@@ -5167,8 +5267,10 @@ export interface operations {
              * @description YYYY-MM-DD
              */
             completed_after?: string;
+            /** @description Rows whose job type equals one of these (any case, spaces around ignored); rows without a job type are left out. Empty: no job type condition. */
+            job_types?: string[];
             match?: {
-              field: "address" | "customer_name" | "external_id";
+              field: "address" | "customer_name" | "external_id" | "job_type";
               contains: string;
             }[];
           };
@@ -5210,6 +5312,7 @@ export interface operations {
               customer_name: string | null;
               external_id: string | null;
               completed_at: string | null;
+              job_type: string | null;
             }[];
           };
         };
@@ -5283,8 +5386,10 @@ export interface operations {
              * @description YYYY-MM-DD
              */
             completed_after?: string;
+            /** @description Rows whose job type equals one of these (any case, spaces around ignored); rows without a job type are left out. Empty: no job type condition. */
+            job_types?: string[];
             match?: {
-              field: "address" | "customer_name" | "external_id";
+              field: "address" | "customer_name" | "external_id" | "job_type";
               contains: string;
             }[];
           };
