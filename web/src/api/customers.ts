@@ -13,6 +13,7 @@ export type ReactivationSelection = BodyOf<"/app/api/v1/reactivation/preview", "
 export type ReactivationSummary = ResponseOf<"/app/api/v1/reactivation/preview", "post">;
 export type ReactivationMailing = BodyOf<"/app/api/v1/reactivation/mailings", "post">;
 export type CardTemplateInput = ReactivationMailing["template"];
+export type JobTypeCounts = ResponseOf<"/app/api/v1/imports/job-types", "get">;
 
 /** Every key of the domain extends this root, so a change invalidates the whole domain. */
 export const customerKeys = {
@@ -21,6 +22,7 @@ export const customerKeys = {
   optedOut: (q: string) => [...customerKeys.all, "opted-out", q] as const,
   imports: () => [...customerKeys.all, "imports"] as const,
   importBatch: (id: string) => [...customerKeys.all, "imports", id] as const,
+  jobTypes: (importIds: readonly string[]) => [...customerKeys.all, "job-types", ...importIds] as const,
   reactivation: (selection: ReactivationSelection) =>
     [...customerKeys.all, "reactivation", selection] as const,
   proof: (input: unknown) => [...customerKeys.all, "reactivation-proof", input] as const,
@@ -56,6 +58,18 @@ export const importBatchQuery = (id: string) =>
   queryOptions({
     queryKey: customerKeys.importBatch(id),
     queryFn: () => unwrap(client.GET("/app/api/v1/imports/{id}", { params: { path: { id } } })),
+  });
+
+/** The job types in these batches with their row counts (the mailing's job type filter offers them). */
+export const importJobTypesQuery = (importIds: readonly string[]) =>
+  queryOptions({
+    queryKey: customerKeys.jobTypes(importIds),
+    queryFn: () =>
+      unwrap(
+        client.GET("/app/api/v1/imports/job-types", {
+          params: { query: { import_ids: importIds.join(",") } },
+        }),
+      ),
   });
 
 export const reactivationPreviewQuery = (selection: ReactivationSelection) =>

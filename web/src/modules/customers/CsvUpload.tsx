@@ -19,6 +19,7 @@ const FIELD_LABELS: Record<string, string> = {
   customer_name: "Customer name",
   external_id: "Job or record id",
   completed_at: "Job date",
+  job_type: "Job type (e.g. furnace install)",
 };
 
 type RowProblem = { line: number; message: string };

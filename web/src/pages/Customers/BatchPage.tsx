@@ -2,6 +2,7 @@ import { Badge, Group, Stack, Table, Text } from "@mantine/core";
 import { useSuspenseQuery } from "@tanstack/react-query";
 import { getRouteApi } from "@tanstack/react-router";
 import { importBatchQuery } from "../../api/customers.ts";
+import { BATCH_ORIGIN_WORDS } from "../../modules/customers/batch-origin.ts";
 import { AnchorLink, ButtonLink } from "../../ui/links.tsx";
 import { ScrollTable } from "../../ui/ScrollTable.tsx";
 import { PageHeader } from "../../ui/states.tsx";
@@ -33,6 +34,9 @@ export function BatchPage() {
       />
       <Stack gap="md">
         <Group gap="sm" wrap="wrap">
+          <Badge variant="light" color="blue">
+            {BATCH_ORIGIN_WORDS[batch.origin]}
+          </Badge>
           <Badge variant="light" color="green">
             {batch.staged} rows staged
           </Badge>
@@ -46,7 +50,7 @@ export function BatchPage() {
         <Text size="sm" c="dimmed">
           Skipped rows are not kept: only their count. Each staged address was located before it was stored.
         </Text>
-        <ScrollTable label="Rows of this batch" minWidth={860}>
+        <ScrollTable label="Rows of this batch" minWidth={960}>
           <Table striped>
             <Table.Thead>
               <Table.Tr>
@@ -54,6 +58,7 @@ export function BatchPage() {
                 <Table.Th>Customer</Table.Th>
                 <Table.Th>Job id</Table.Th>
                 <Table.Th>Job date</Table.Th>
+                <Table.Th>Job type</Table.Th>
                 <Table.Th>Located</Table.Th>
               </Table.Tr>
             </Table.Thead>
@@ -65,6 +70,7 @@ export function BatchPage() {
                   <Table.Td>{row.customer_name ?? ""}</Table.Td>
                   <Table.Td>{row.external_id ?? ""}</Table.Td>
                   <Table.Td>{row.completed_at ?? ""}</Table.Td>
+                  <Table.Td>{row.job_type ?? ""}</Table.Td>
                   <Table.Td>
                     {row.latitude === null || row.longitude === null
                       ? "—"

@@ -19,6 +19,7 @@ import { getRouteApi } from "@tanstack/react-router";
 import { useState } from "react";
 import { customersQuery, importsQuery, optedOutQuery, useAddCustomer } from "../../api/customers.ts";
 import { ApiError } from "../../api/errors.ts";
+import { BATCH_ORIGIN_WORDS } from "../../modules/customers/batch-origin.ts";
 import { CsvUpload } from "../../modules/customers/CsvUpload.tsx";
 import { AnchorLink, ButtonLink } from "../../ui/links.tsx";
 import { ScrollTable } from "../../ui/ScrollTable.tsx";
@@ -256,13 +257,14 @@ function PastJobs() {
             Upload a CSV above or send them through the developer API (POST /api/v1/import/jobs).
           </EmptyState>
         ) : (
-          <ScrollTable label="Imported batches" minWidth={720}>
+          <ScrollTable label="Imported batches" minWidth={860}>
             <Table striped>
               <Table.Thead>
                 <Table.Tr>
                   <Table.Th>Mail</Table.Th>
                   <Table.Th>Imported</Table.Th>
                   <Table.Th>Kind</Table.Th>
+                  <Table.Th>Origin</Table.Th>
                   <Table.Th>Rows staged</Table.Th>
                   <Table.Th>No address</Table.Th>
                   <Table.Th>Not found on the map</Table.Th>
@@ -284,6 +286,7 @@ function PastJobs() {
                       </AnchorLink>
                     </Table.Td>
                     <Table.Td>{batch.source === "jobs" ? "Past jobs" : "Customers"}</Table.Td>
+                    <Table.Td>{BATCH_ORIGIN_WORDS[batch.origin]}</Table.Td>
                     <Table.Td>{batch.staged}</Table.Td>
                     <Table.Td>{batch.skipped_no_address}</Table.Td>
                     <Table.Td>{batch.skipped_geocode_failed}</Table.Td>

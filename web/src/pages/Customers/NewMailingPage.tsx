@@ -6,6 +6,7 @@ import {
   Group,
   Image,
   List,
+  MultiSelect,
   Paper,
   Select,
   SimpleGrid,
@@ -19,6 +20,7 @@ import { useDebouncedValue } from "@mantine/hooks";
 import { keepPreviousData, useQuery, useSuspenseQuery } from "@tanstack/react-query";
 import { getRouteApi, useNavigate } from "@tanstack/react-router";
 import {
+  importJobTypesQuery,
   type ReactivationSelection,
   reactivationPreviewQuery,
   reactivationProofQuery,
@@ -41,11 +43,13 @@ const MATCH_FIELDS = [
   { value: "customer_name", label: "Customer name" },
   { value: "address", label: "Address" },
   { value: "external_id", label: "Job or record id" },
+  { value: "job_type", label: "Job type" },
 ] as const;
 type MatchField = (typeof MATCH_FIELDS)[number]["value"];
 
 type MailingFormValues = AutomationFormValues & {
   completed_before: string;
+  job_types: string[];
   match_field: MatchField;
   match_text: string;
 };
@@ -62,6 +66,7 @@ function selectionOf(batches: string[], values: MailingFormValues): Reactivation
     import_ids: batches,
     filter: {
       ...(values.completed_before ? { completed_before: values.completed_before } : {}),
+      ...(values.job_types.length > 0 ? { job_types: values.job_types } : {}),
       ...(values.match_text.trim()
         ? { match: [{ field: values.match_field, contains: values.match_text.trim() }] }
         : {}),
@@ -85,6 +90,7 @@ export function NewMailingPage() {
       message:
         "Hi {{client_name}}, it has been a while since we worked on your home. Scan the code to book your next visit with {{org_name}}.",
       completed_before: "",
+      job_types: [],
       match_field: "customer_name",
       match_text: "",
     },
@@ -103,6 +109,7 @@ export function NewMailingPage() {
     placeholderData: keepPreviousData,
   });
   const send = useSendReactivation();
+  const jobTypes = useQuery({ ...importJobTypesQuery(batches), enabled: batches.length > 0 });
 
   if (batches.length === 0) {
     return (
@@ -132,7 +139,14 @@ export function NewMailingPage() {
             });
             await navigate({ to: "/mail" });
           } catch (error) {
-            if (error instanceof ApiError) form.setErrors(error.fieldErrors());
+            if (error instanceof ApiError) {
+              // The filter's fields come back as filter.job_types[…]; the form knows them by name.
+              const errors = Object.entries(error.fieldErrors()).map(([field, message]) => [
+                field.replace(/^filter\.(job_types)(\[\d+\])?$/, "$1").replace(/^filter\./, ""),
+                message,
+              ]);
+              form.setErrors(Object.fromEntries(errors));
+            }
           }
         })}
       >
@@ -147,6 +161,28 @@ export function NewMailingPage() {
                     label="Last job before"
                     description="Leave empty for every row."
                     {...form.getInputProps("completed_before")}
+                  />
+                  <MultiSelect
+                    label="Job type"
+                    description={
+                      jobTypes.data && jobTypes.data.job_types.length === 0
+                        ? "These batches have no job types (only a CSV upload with a job type column has them)."
+                        : "Leave empty for every job type."
+                    }
+                    placeholder={jobTypes.isPending ? "Loading job types…" : undefined}
+                    data={(jobTypes.data?.job_types ?? []).map((entry) => ({
+                      value: entry.job_type,
+                      label: `${entry.job_type} (${entry.rows})`,
+                    }))}
+                    searchable
+                    clearable
+                    maxValues={50}
+                    nothingFoundMessage="No such job type in these batches"
+                    {...form.getInputProps("job_types")}
+                    error={
+                      form.errors.job_types ??
+                      (jobTypes.isError ? "The job types could not be loaded." : undefined)
+                    }
                   />
                   <Group grow align="flex-end" wrap="wrap">
                     <Select
@@ -203,7 +239,7 @@ export function NewMailingPage() {
               <Fieldset legend="The card">
                 <Stack>
                   <TextInput label="Headline" required {...form.getInputProps("headline")} />
-                  <MessageField form={form as never} propertyKeys={["cf_last_job_date"]} />
+                  <MessageField form={form as never} propertyKeys={["cf_last_job_date", "cf_job_type"]} />
                   <TextInput
                     label="Offer"
                     description="Printed as its own line. Leave empty for none."
