@@ -211,22 +211,12 @@ const radians = (degrees: number) => (degrees * Math.PI) / 180;
 const degrees = (radians: number) => (radians * 180) / Math.PI;
 
 /**
- * The box of latitudes and longitudes holding every point within `radiusM` (haversine) of a
- * point: the circle's angular radius north and south, and east and west the widest longitude a
- * great circle of that length reaches (asin(sin d / cos φ)), each widened by a millionth.
+ * The circle's latitude farthest from the equator (its angular radius from the point's, widened
+ * by a millionth): a home beyond it is more than the radius away (haversine is at least the
+ * latitude difference), so only homes within it can be neighbours.
  */
-export function searchBox(latitude: number, longitude: number, radiusM: number) {
-  const angle = radiusM / EARTH_RADIUS_M;
-  const dLat = degrees(angle) * (1 + 1e-6);
-  const sine = Math.sin(angle) / Math.cos(radians(latitude));
-  const dLon =
-    Math.abs(latitude) + dLat >= 90 || sine >= 1 ? 180 : Math.min(degrees(Math.asin(sine)) * (1 + 1e-6), 180);
-  return {
-    minLat: Math.max(latitude - dLat, -90),
-    maxLat: Math.min(latitude + dLat, 90),
-    minLon: longitude - dLon,
-    maxLon: longitude + dLon,
-  };
+export function edgeLatitude(latitude: number, radiusM: number): number {
+  return Math.min(Math.abs(latitude) + degrees(radiusM / EARTH_RADIUS_M) * (1 + 1e-6), 90);
 }
 
 /** Great-circle distance in metres (haversine), the same formula the query ranks by. */
@@ -238,17 +228,18 @@ export function distanceM(lat1: number, lon1: number, lat2: number, lon2: number
 }
 
 /**
- * The least haversine distance, in metres, of a home of the box whose `<->` distance from the
- * point (degrees of longitude and latitude taken as a plane) is at least `planeDegrees`. With
- * e = that distance in radians and c = the cosine of the box's latitude farthest from the
- * equator: haversine's h = sin²(Δφ/2) + cos φ1 cos φ2 sin²(Δλ/2) ≥ c²(sin²(Δφ/2) + sin²(Δλ/2)),
- * sin x ≥ x(1 − x²/6), so h ≥ (c e/2)²(1 − e²/24)², and 2R asin √h ≥ R c e (1 − e²/24).
- * Less a billionth for the float arithmetic.
+ * The least haversine distance, in metres, of a home within `edgeLatitude` whose `<->` distance
+ * from the point (degrees of longitude and latitude taken as a plane) is at least `planeDegrees`.
+ * With e = that distance in radians and c = the cosine of the edge latitude: haversine's
+ * h = sin²(Δφ/2) + cos φ1 cos φ2 sin²(Δλ/2) ≥ c²(sin²(Δφ/2) + sin²(Δλ/2)), sin x ≥ x(1 − x²/6),
+ * so h ≥ (c e/2)²(1 − e²/24)², and 2R asin √h ≥ R c e (1 − e²/24), which grows with e up to
+ * 2.8 rad; past 1 rad (sin x ≥ 2x/π on [0, π/2] covers the rest) every home is at least the bound
+ * at 1 rad away, so e is taken at most 1. Less a billionth for the float arithmetic. (`<->` does
+ * not wrap at the 180° meridian, so homes across it are not found, as with any box on longitudes.)
  */
-export function guaranteedDistanceM(box: { minLat: number; maxLat: number }, planeDegrees: number): number {
-  const e = radians(planeDegrees);
-  if (e >= 1) return 0;
-  const cosine = Math.cos(radians(Math.max(Math.abs(box.minLat), Math.abs(box.maxLat))));
+export function guaranteedDistanceM(edgeLatitudeDegrees: number, planeDegrees: number): number {
+  const e = Math.min(radians(planeDegrees), 1);
+  const cosine = Math.cos(radians(edgeLatitudeDegrees));
   return Math.max(0, EARTH_RADIUS_M * cosine * e * (1 - (e * e) / 24) * (1 - 1e-9));
 }
 
@@ -267,20 +258,22 @@ interface NearestRow {
 
 /**
  * The `count` nearest reference addresses within `radiusM` of a point, nearest first (ties by
- * key), never one of `excludeKeys`. One statement reads the `limit` homes of the circle's box
- * nearest in longitude-latitude degrees through the GiST index `reference_addresses_lonlat`
- * (KNN, reading about `limit` rows whatever the density) and ranks them by exact haversine
- * distance. Degrees are not metres (a degree of longitude is cos φ of one of latitude), so the
- * answer is final only when no home left unread could come before the K-th: when the box had
- * fewer than `limit` homes, or when the K-th found (the radius, with fewer than K) is nearer
- * than `guaranteedDistanceM` of the farthest read. Otherwise it reads again with four times the
- * limit. The first limit, K / cos²φ + 16, covers the circle's stretch in degrees, so one
- * statement nearly always answers.
+ * key), never one of `excludeKeys`. One statement reads the `limit` homes nearest in
+ * longitude-latitude degrees through the GiST index `reference_addresses_lonlat` (a KNN index
+ * scan: about `limit` rows read whatever the density; the statement has no box condition, which
+ * would let the planner read every home of the box through a bitmap scan and sort them) and
+ * ranks them by exact haversine distance. Degrees are not metres (a degree of longitude is cos φ
+ * of one of latitude), so the answer is final only when no home left unread could come before
+ * the K-th: when the table had fewer than `limit` homes, or when the K-th found (the radius, with
+ * fewer than K) is nearer than `guaranteedDistanceM` of the farthest read. Otherwise it reads
+ * again with four times the limit. The first limit, K / c² + 16, covers the circle's stretch in
+ * degrees, so one statement nearly always answers; in a sparse area the farthest read is soon
+ * beyond the radius.
  */
 export async function nearestHomes(db: Queryable, query: NearestQuery): Promise<NearbyHome[]> {
   const { latitude, longitude, radiusM, count } = query;
-  const box = searchBox(latitude, longitude, radiusM);
-  const cosine = Math.cos(radians(Math.max(Math.abs(box.minLat), Math.abs(box.maxLat))));
+  const edge = edgeLatitude(latitude, radiusM);
+  const cosine = Math.cos(radians(edge));
   const lat = sql`${latitude}::float8`;
   const centre = sql`point(${longitude}::float8, ${lat})`;
   for (let limit = Math.ceil(count / Math.max(cosine * cosine, 0.01)) + 16; ; limit *= 4) {
@@ -294,9 +287,7 @@ export async function nearestHomes(db: Queryable, query: NearestQuery): Promise<
                      + cos(radians(${lat})) * cos(radians(latitude))
                        * power(sin(radians(longitude - ${longitude}::float8) / 2), 2)))) AS distance_m
             FROM reference_addresses
-            WHERE lonlat <@ box(point(${box.minLon}::float8, ${box.minLat}::float8),
-                                point(${box.maxLon}::float8, ${box.maxLat}::float8))
-              AND normalized_address <> ALL(${sql.param([...query.excludeKeys])}::text[])
+            WHERE normalized_address <> ALL(${sql.param([...query.excludeKeys])}::text[])
             ORDER BY lonlat <-> ${centre}
             LIMIT ${limit}::int
           ), summary AS (SELECT count(*) AS candidates, max(plane) AS farthest FROM candidate)
@@ -312,7 +303,7 @@ export async function nearestHomes(db: Queryable, query: NearestQuery): Promise<
     const homes = rows.filter((row) => row.normalized_address !== null);
     const exhausted = Number(first?.candidates ?? 0) < limit;
     const kth = homes.length === count ? Number(homes[homes.length - 1]!.distance_m) : radiusM;
-    if (exhausted || kth < guaranteedDistanceM(box, Number(first?.farthest ?? 0))) {
+    if (exhausted || kth < guaranteedDistanceM(edge, Number(first?.farthest ?? 0))) {
       return homes.map((row) => ({
         normalizedAddress: row.normalized_address!,
         street: row.street,
