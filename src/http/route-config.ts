@@ -21,6 +21,8 @@ declare module "fastify" {
     ipLimited?: boolean;
     /** The route's body schema is all optional fields: no body at all is `{}`, not a 400. */
     bodyOptional?: boolean;
+    /** An operator `/orgs/:org_id/…` route whose handler checks the org exists itself (after checks of its own). */
+    orgCheckedByHandler?: boolean;
   }
   interface FastifyRequest {
     auth: AuthContext | null;

@@ -3,7 +3,6 @@ import type { FastifyInstance } from "fastify";
 import { listConversions } from "../../attribution/conversions.ts";
 import { listLeads } from "../../attribution/tracking-lead.ts";
 import { listCustomers } from "../../customers/customers.ts";
-import { assertOrganizationExists } from "../../orgs/organizations.ts";
 import type { Services } from "../../services.ts";
 import { registerAdminNeighbourJobRoutes } from "./neighbour-jobs.ts";
 import { OrgParams } from "./orgs.ts";
@@ -21,21 +20,18 @@ export function registerAdminAttributionRoutes(app: FastifyInstance, services: S
   const schema = { hide: true, params: OrgParams, querystring: ListQuery };
 
   r.get("/orgs/:org_id/conversions", { schema }, async (request) => {
-    await assertOrganizationExists(services.db, request.params.org_id);
     return {
       conversions: await listConversions(services.db, request.params.org_id, limitOf(request.query.limit)),
     };
   });
 
   r.get("/orgs/:org_id/customers", { schema }, async (request) => {
-    await assertOrganizationExists(services.db, request.params.org_id);
     return {
       customers: await listCustomers(services.db, request.params.org_id, limitOf(request.query.limit)),
     };
   });
 
   r.get("/orgs/:org_id/leads", { schema }, async (request) => {
-    await assertOrganizationExists(services.db, request.params.org_id);
     return { leads: await listLeads(services.db, request.params.org_id, limitOf(request.query.limit)) };
   });
 

@@ -4,7 +4,6 @@ import { createAutomation, updateAutomation } from "../../automations/automation
 import { AutomationFilter, filterProblem } from "../../domain/filters.ts";
 import { invalidPayload } from "../../errors.ts";
 import { AudienceInput } from "../../neighbours/audience.ts";
-import { assertOrganizationExists } from "../../orgs/organizations.ts";
 import type { Services } from "../../services.ts";
 import { IdParams, OrgParams } from "./orgs.ts";
 
@@ -61,7 +60,6 @@ export function registerAdminAutomationRoutes(app: FastifyInstance, services: Se
     "/orgs/:org_id/automations",
     { schema: { hide: true, params: OrgParams, body: CreateAutomation }, preValidation: checkFilters },
     async (request, reply) => {
-      await assertOrganizationExists(services.db, request.params.org_id);
       const automation = await createAutomation(services.db, request.params.org_id, request.body);
       services.boundAutomations.invalidate(automation.org_id);
       return reply.code(201).send(automation);

@@ -1,7 +1,6 @@
 import { Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
 import { createMailingService } from "../../mailings/mailing-service.ts";
-import { assertOrganizationExists } from "../../orgs/organizations.ts";
 import { listCampaigns, markPieceMailed } from "../../pieces/campaigns.ts";
 import type { Services } from "../../services.ts";
 import { IdParams, OrgParams } from "./orgs.ts";
@@ -33,14 +32,12 @@ export function registerAdminCampaignRoutes(app: FastifyInstance, services: Serv
     "/orgs/:org_id/mailings",
     { schema: { hide: true, params: OrgParams, body: Mailing } },
     async (request, reply) => {
-      await assertOrganizationExists(services.db, request.params.org_id);
       const result = await mailings.record(request.params.org_id, request.body);
       return reply.code(201).send(result);
     },
   );
 
   r.get("/orgs/:org_id/campaigns", { schema: { hide: true, params: OrgParams } }, async (request) => {
-    await assertOrganizationExists(services.db, request.params.org_id);
     return { campaigns: await listCampaigns(services.db, request.params.org_id, publicBaseUrl) };
   });
 

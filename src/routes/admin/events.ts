@@ -1,6 +1,5 @@
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
-import { assertOrganizationExists } from "../../orgs/organizations.ts";
 import type { Services } from "../../services.ts";
 import { listConnections } from "../../trigger/connections.ts";
 import { listEventSamples } from "../../trigger/samples.ts";
@@ -15,18 +14,15 @@ export function registerAdminEventRoutes(app: FastifyInstance, services: Service
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
 
   r.get("/orgs/:org_id/event-samples", { schema: { hide: true, params: OrgParams } }, async (request) => {
-    await assertOrganizationExists(services.db, request.params.org_id);
     await services.triggerStore.flushSamples();
     return { event_types: await listEventSamples(services.db, request.params.org_id) };
   });
 
   r.get("/orgs/:org_id/webhook-log", { schema: { hide: true, params: OrgParams } }, async (request) => {
-    await assertOrganizationExists(services.db, request.params.org_id);
     return { webhook_log: await listWebhookLog(services.db, request.params.org_id, WEBHOOK_LOG_PAGE) };
   });
 
   r.get("/orgs/:org_id/connections", { schema: { hide: true, params: OrgParams } }, async (request) => {
-    await assertOrganizationExists(services.db, request.params.org_id);
     return { connections: await listConnections(services.db, request.params.org_id) };
   });
 }

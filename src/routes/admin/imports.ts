@@ -1,7 +1,6 @@
 import { Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
 import { getStagedBatch, listStagedBatches, stagedRowsToCsv } from "../../imports/staged-batches.ts";
-import { assertOrganizationExists } from "../../orgs/organizations.ts";
 import type { Services } from "../../services.ts";
 import { OrgParams } from "./orgs.ts";
 
@@ -20,7 +19,6 @@ export function registerAdminImportRoutes(app: FastifyInstance, services: Servic
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
 
   r.get("/orgs/:org_id/imports", { schema: { hide: true, params: OrgParams } }, async (request) => {
-    await assertOrganizationExists(services.db, request.params.org_id);
     return { imports: await listStagedBatches(services.db, request.params.org_id) };
   });
 
@@ -28,7 +26,6 @@ export function registerAdminImportRoutes(app: FastifyInstance, services: Servic
     "/orgs/:org_id/imports/:import_id",
     { schema: { hide: true, params: ImportParams, querystring: ImportQuery } },
     async (request, reply) => {
-      await assertOrganizationExists(services.db, request.params.org_id);
       const batch = await getStagedBatch(services.db, request.params.org_id, request.params.import_id);
       if (request.query.format !== "csv") return batch;
       return reply

@@ -1,7 +1,6 @@
 import { Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
 import { LeadFieldInput, listLeadFields, upsertLeadField } from "../../leads/lead-fields.ts";
-import { assertOrganizationExists } from "../../orgs/organizations.ts";
 import type { Services } from "../../services.ts";
 import { listDeliveries } from "../../webhooks/deliveries.ts";
 import { createSubscriptionService } from "../../webhooks/subscriptions.ts";
@@ -31,14 +30,12 @@ export function registerAdminLeadRoutes(app: FastifyInstance, services: Services
     "/orgs/:org_id/lead-fields",
     { schema: { hide: true, params: OrgParams, body: LeadFieldInput } },
     async (request, reply) => {
-      await assertOrganizationExists(services.db, request.params.org_id);
       const { field, created } = await upsertLeadField(services.db, request.params.org_id, request.body);
       return reply.code(created ? 201 : 200).send(field);
     },
   );
 
   r.get("/orgs/:org_id/lead-fields", { schema: { hide: true, params: OrgParams } }, async (request) => {
-    await assertOrganizationExists(services.db, request.params.org_id);
     return { fields: await listLeadFields(services.db, request.params.org_id) };
   });
 
@@ -46,7 +43,6 @@ export function registerAdminLeadRoutes(app: FastifyInstance, services: Services
     "/orgs/:org_id/subscriptions",
     { schema: { hide: true, params: OrgParams, body: OperatorSubscriptionInput } },
     async (request, reply) => {
-      await assertOrganizationExists(services.db, request.params.org_id);
       const before = await subscriptionService.list(request.params.org_id);
       const subscription = await subscriptionService.createForOperator(
         request.params.org_id,
@@ -59,7 +55,6 @@ export function registerAdminLeadRoutes(app: FastifyInstance, services: Services
   );
 
   r.get("/orgs/:org_id/subscriptions", { schema: { hide: true, params: OrgParams } }, async (request) => {
-    await assertOrganizationExists(services.db, request.params.org_id);
     return { subscriptions: await subscriptionService.list(request.params.org_id) };
   });
 
@@ -67,7 +62,6 @@ export function registerAdminLeadRoutes(app: FastifyInstance, services: Services
     "/orgs/:org_id/deliveries",
     { schema: { hide: true, params: OrgParams, querystring: DeliveriesQuery } },
     async (request) => {
-      await assertOrganizationExists(services.db, request.params.org_id);
       const limit = Math.min(500, Math.max(1, Number(request.query.limit ?? 100)));
       return { deliveries: await listDeliveries(services.db, request.params.org_id, limit) };
     },

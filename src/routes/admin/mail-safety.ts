@@ -17,7 +17,6 @@ import {
   updateAutomationMailSafety,
   updateOrgMailSafety,
 } from "../../mail-safety/settings.ts";
-import { assertOrganizationExists } from "../../orgs/organizations.ts";
 import type { Services } from "../../services.ts";
 import { IdParams, OrgParams } from "./orgs.ts";
 
@@ -161,7 +160,6 @@ export function registerAdminMailSafetyRoutes(app: FastifyInstance, services: Se
       },
     },
     async (request) => {
-      await assertOrganizationExists(db, request.params.org_id);
       return {
         do_not_mail: await listDoNotMail(db, request.params.org_id, Number(request.query.limit ?? 100)),
       };

@@ -1,7 +1,6 @@
 import { Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
 import { listNeighbourJobs } from "../../neighbours/neighbour-jobs.ts";
-import { assertOrganizationExists } from "../../orgs/organizations.ts";
 import type { Services } from "../../services.ts";
 import { OrgParams } from "./orgs.ts";
 
@@ -59,7 +58,6 @@ export function registerAdminNeighbourJobRoutes(app: FastifyInstance, services: 
       },
     },
     async (request) => {
-      await assertOrganizationExists(services.db, request.params.org_id);
       const cost = request.query.cost_per_card_cents;
       return listNeighbourJobs(services.db, request.params.org_id, {
         limit: Math.min(Number(request.query.limit ?? 100), 1000),

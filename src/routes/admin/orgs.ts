@@ -78,7 +78,8 @@ export function registerAdminOrgRoutes(app: FastifyInstance, services: Services)
   r.post(
     "/orgs/:org_id/keys",
     {
-      config: { bodyOptional: true },
+      // issueApiKey refuses a past expires_at (400) before it looks for the org (404).
+      config: { bodyOptional: true, orgCheckedByHandler: true },
       schema: {
         hide: true,
         params: OrgParams,
