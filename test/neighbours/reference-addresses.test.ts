@@ -302,4 +302,49 @@ describe(`reference addresses (${databaseLabel})`, () => {
       { numRuns: 150 },
     );
   });
+
+  test("the nearest query reads more when homes nearer in degrees are farther on the ground", async () => {
+    // At 60° N a degree of longitude is half one of latitude: homes 25-45 m due north and south
+    // come before, in degrees, homes 20 m due east, which are nearer on the ground. The first read
+    // holds only the north-south homes; the answer must still be the eastern ones first.
+    const centre = { latitude: 60.5, longitude: 30 };
+    const metresPerDegree = (Math.PI / 180) * 6_371_008.8;
+    const cosine = Math.cos((centre.latitude * Math.PI) / 180);
+    const points = [
+      ...Array.from({ length: 80 }, (_, index) => 25 + index * 0.25).flatMap((metres) => [
+        { latitude: centre.latitude + metres / metresPerDegree, longitude: centre.longitude },
+        { latitude: centre.latitude - metres / metresPerDegree, longitude: centre.longitude },
+      ]),
+      ...Array.from({ length: 6 }, (_, index) => ({
+        latitude: centre.latitude + (index - 2.5) / metresPerDegree,
+        longitude: centre.longitude + 20 / (metresPerDegree * cosine),
+      })),
+    ];
+    const homes = points.map((point, index): ReferenceAddress => {
+      const verdict = referenceAddressOf({
+        LON: point.longitude.toFixed(9),
+        LAT: point.latitude.toFixed(9),
+        NUMBER: String(index + 1),
+        STREET: "Elm Street",
+        CITY: "Northville",
+        REGION: "IL",
+        POSTCODE: "62704",
+      });
+      assert.ok("address" in verdict);
+      return verdict.address;
+    });
+    await insertReferenceAddresses(database, homes);
+    for (const count of [1, 3, 6, 7, 12, 40]) {
+      const found = await nearestHomes(database.db, { ...centre, count, radiusM: 60, excludeKeys: [] });
+      const expected = homes
+        .map((home) => distanceM(centre.latitude, centre.longitude, home.latitude, home.longitude))
+        .sort((a, b) => a - b)
+        .slice(0, count);
+      assert.deepEqual(
+        found.map((home) => Math.round(home.distanceM * 1000)),
+        expected.map((distance) => Math.round(distance * 1000)),
+        `nearest ${count}`,
+      );
+    }
+  });
 });
