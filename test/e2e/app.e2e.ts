@@ -6,126 +6,43 @@
  * test/e2e/artifacts/ and axe-core with no serious or critical WCAG A/AA violation.
  */
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { after, before, describe, it } from "node:test";
-import type { Browser, BrowserContext, Page } from "playwright-core";
-import { freePort, killStarted, type Started, start, waitReady } from "../helpers/server-process.ts";
-import { launchChromium, screenshot, seriousViolations, VIEWPORTS, type ViewportName } from "./browser.ts";
+import type { Page } from "playwright-core";
+import { VIEWPORTS } from "./browser.ts";
+import { type App, acceptInvitation, jobEvent, startApp, waitUntil } from "./session.ts";
 
-const WEB_DIST = path.resolve(import.meta.dirname, "../../web/dist/index.html");
-const ADMIN_TOKEN = "e2e-operator-token-0123456789";
 const OWNER = { email: "owner@roofing.test", name: "Rita Roofer", password: "correct horse battery" };
 const EVENT_TYPE = "job.completed";
 
-let server: Started;
-let base: string;
-let dataDir: string;
-let browser: Browser;
-let context: BrowserContext;
+let app: App;
 let page: Page;
+let open: ReturnType<App["screens"]>["open"];
+let checkScreen: ReturnType<App["screens"]>["checkScreen"];
 let orgId: string;
 let apiKey: string;
 let pieceHref = "/mail";
 
-async function operator(method: string, route: string, body?: unknown) {
-  const response = await fetch(`${base}/admin/v1${route}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${ADMIN_TOKEN}`,
-      ...(body ? { "content-type": "application/json" } : {}),
-    },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  const text = await response.text();
-  assert.ok(response.ok, `${method} /admin/v1${route} answered ${response.status}: ${text}`);
-  return JSON.parse(text);
-}
-
-async function sendEvent(dedupId: string, street: string) {
-  const response = await fetch(`${base}/api/v1/events`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json" },
-    body: JSON.stringify({
-      event_type: EVENT_TYPE,
-      object_type: "job",
-      dedup_id: dedupId,
-      record: {
-        id: dedupId,
-        properties: {
-          street,
-          city: "Springfield",
-          state: "IL",
-          zip: "62704",
-          client_name: "Homer Simpson",
-          status: "completed",
-        },
-      },
-    }),
-  });
-  const text = await response.text();
-  assert.equal(response.status, 202, text);
-  return JSON.parse(text);
-}
-
-async function waitUntil(check: () => Promise<boolean>, what: string, timeoutMs = 15_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    assert.ok(Date.now() < deadline, `timed out waiting until ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
-
-/** Opens an app path and waits until its page heading shows. */
-async function open(appPath: string, heading: string | RegExp) {
-  await page.goto(`${base}/app${appPath}`);
-  await page.getByRole("heading", { level: 1, name: heading }).waitFor();
-}
-
-async function checkScreen(name: string, viewport: ViewportName) {
-  await page.waitForLoadState("networkidle");
-  await screenshot(page, name, viewport);
-  const pageWidth = await page.evaluate(() => document.documentElement.scrollWidth);
-  assert.ok(
-    pageWidth <= VIEWPORTS[viewport].width,
-    `${name} at ${viewport} is ${pageWidth} px wide: it scrolls sideways`,
+const sendEvent = (dedupId: string, street: string) =>
+  app.sendEvent(
+    apiKey,
+    jobEvent(dedupId, { street, client_name: "Homer Simpson", status: "completed" }, EVENT_TYPE),
   );
-  const violations = await seriousViolations(page);
-  assert.deepEqual(violations, [], `axe on ${name} at ${viewport}:\n${violations.join("\n")}`);
-}
 
 describe("the contractor's web app in a browser", () => {
   before(async () => {
-    assert.ok(existsSync(WEB_DIST), "web/dist is missing: run `npm run build:web` before `npm run test:e2e`");
-    dataDir = mkdtempSync(path.join(tmpdir(), "porchlight-e2e-"));
-    const port = await freePort();
-    base = `http://127.0.0.1:${port}`;
-    server = start({
-      DATA_DIR: dataDir,
-      PORT: String(port),
-      HOST: "127.0.0.1",
-      ADMIN_TOKEN,
-      PUBLIC_BASE_URL: base,
-    });
-    await waitReady(port, server);
-    browser = await launchChromium();
-    context = await browser.newContext({ viewport: VIEWPORTS.desktop, baseURL: base });
-    context.setDefaultTimeout(20_000);
-    page = await context.newPage();
+    app = await startApp({ name: "app" });
+    page = await app.newPage();
+    ({ open, checkScreen } = app.screens(page));
   });
 
   after(async () => {
-    await browser?.close();
-    killStarted();
-    await server?.exited;
-    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+    await app?.close();
   });
 
   it("an invited owner sets a name and password and lands signed in on the Overview", async () => {
-    const org = await operator("POST", "/orgs", { name: "Rita's Roofing" });
+    const org = await app.operator("POST", "/orgs", { name: "Rita's Roofing" });
     orgId = org.org_id;
-    const invitation = await operator("POST", `/orgs/${orgId}/invitations`, {
+    const invitation = await app.operator("POST", `/orgs/${orgId}/invitations`, {
       email: OWNER.email,
       role: "owner",
     });
@@ -134,10 +51,7 @@ describe("the contractor's web app in a browser", () => {
     await page.goto(invitation.invite_url);
     await page.getByRole("heading", { level: 1, name: /Join Rita's Roofing/ }).waitFor();
     await checkScreen("invite", "desktop");
-    await page.getByLabel("Your name").fill(OWNER.name);
-    await page.getByRole("textbox", { name: /^Password/ }).fill(OWNER.password);
-    await page.getByRole("button", { name: "Set password and sign in" }).click();
-    await page.getByRole("heading", { level: 1, name: "Overview" }).waitFor();
+    await acceptInvitation(page, OWNER);
     const navigation = page.getByRole("navigation", { name: "Main navigation" });
     assert.deepEqual(await navigation.getByRole("link").allInnerTexts(), [
       "Overview",
@@ -300,7 +214,7 @@ describe("the contractor's web app in a browser", () => {
     await open("/revenue", "Revenue");
     await page.getByRole("heading", { name: "By automation" }).waitFor();
     const href = await page.getByRole("link", { name: "Download CSV" }).getAttribute("href");
-    const response = await page.request.get(new URL(href ?? "", base).toString());
+    const response = await page.request.get(new URL(href ?? "", app.base).toString());
     assert.equal(response.status(), 200);
     assert.match(response.headers()["content-type"] ?? "", /^text\/csv/);
   });
@@ -365,7 +279,7 @@ describe("the contractor's web app in a browser", () => {
       await checkScreen("operator-sign-in", viewport);
     }
     await page.setViewportSize(VIEWPORTS.desktop);
-    await page.getByLabel("Operator token").fill(ADMIN_TOKEN);
+    await page.getByLabel("Operator token").fill(app.adminToken);
     await page.getByRole("button", { name: "Sign in" }).click();
     await page.getByRole("switch", { name: "Pause all automations" }).waitFor();
     await page.getByRole("heading", { name: "Failed jobs" }).waitFor();

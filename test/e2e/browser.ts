@@ -60,8 +60,33 @@ export async function seriousViolations(page: Page): Promise<string[]> {
   return found;
 }
 
+/**
+ * Waits until no finite animation runs: after a resize the navigation slides in or out (a CSS
+ * transition started by a media query or a re-render a frame or two later), and a screenshot taken
+ * during it shows a half-open drawer. Endless ones (a loader's spin) are not waited for.
+ */
+export async function settled(page: Page): Promise<void> {
+  // No named functions inside: the test runner's transform would wrap them in a helper the page lacks.
+  await page.evaluate(async () => {
+    for (let round = 0; round < 20; round++) {
+      await new Promise((resolve) => requestAnimationFrame(resolve));
+      await new Promise((resolve) => requestAnimationFrame(resolve));
+      const running = document
+        .getAnimations()
+        .filter(
+          (animation) =>
+            animation.playState === "running" &&
+            Number.isFinite(animation.effect?.getComputedTiming().endTime ?? Number.POSITIVE_INFINITY),
+        );
+      if (running.length === 0) return;
+      await Promise.all(running.map((animation) => animation.finished.catch(() => undefined)));
+    }
+  });
+}
+
 export async function screenshot(page: Page, name: string, viewport: ViewportName): Promise<string> {
   const file = path.join(ARTIFACTS, `${name}-${viewport}.png`);
+  await settled(page);
   // The header and navigation are fixed: from the top they land where a person sees them.
   await page.evaluate(() => window.scrollTo(0, 0));
   await page.screenshot({ path: file, fullPage: true });
