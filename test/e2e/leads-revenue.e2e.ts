@@ -8,154 +8,50 @@
  * and phone width in test/e2e/artifacts/.
  */
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { after, before, describe, it } from "node:test";
-import type { Browser, Page } from "playwright-core";
-import { freePort, killStarted, type Started, start, waitReady } from "../helpers/server-process.ts";
-import { launchChromium, screenshot, seriousViolations, VIEWPORTS, type ViewportName } from "./browser.ts";
+import type { Page } from "playwright-core";
+import { type App, jobEvent, type ListedPiece, startApp, waitUntil } from "./session.ts";
 
-const WEB_DIST = path.resolve(import.meta.dirname, "../../web/dist/index.html");
-const ADMIN_TOKEN = "e2e-operator-token-leads-revenue";
 const OWNER = { email: "owner@leads.test", name: "Lena Leads", password: "correct horse battery" };
 const EVENT_TYPE = "job.completed";
 const AUTOMATION = "Job done postcard";
 const HOME = { street: "742 Evergreen Terrace", city: "Springfield", state: "IL", zip: "62704" };
 const LEAD = { first: "Marge", last: "Simpson", email: "marge@example.test", phone: "2175550123" };
 
-let server: Started;
-let base: string;
-let dataDir: string;
-let browser: Browser;
+let app: App;
 let page: Page;
-let orgId: string;
+let open: ReturnType<App["screens"]>["open"];
+let checkBothWidths: ReturnType<App["screens"]>["checkBothWidths"];
 let apiKey: string;
 let mailed: ListedPiece;
 let leadPath: string;
 
-interface ListedPiece {
-  id: string;
-  status: string;
-  address: string;
-  landing_url: string;
-}
-
-async function request(method: string, route: string, auth: string, body?: unknown) {
-  const response = await fetch(`${base}${route}`, {
-    method,
-    headers: { authorization: `Bearer ${auth}`, ...(body ? { "content-type": "application/json" } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  const text = await response.text();
-  assert.ok(response.ok, `${method} ${route} answered ${response.status}: ${text}`);
-  return JSON.parse(text);
-}
-const operator = (method: string, route: string, body?: unknown) =>
-  request(method, `/admin/v1${route}`, ADMIN_TOKEN, body);
-
-async function waitUntil(check: () => Promise<boolean>, what: string, timeoutMs = 60_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    assert.ok(Date.now() < deadline, `timed out waiting until ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-}
-
-/** Every email in the outbox, oldest first. */
-function outboxEmails(): string[] {
-  const outbox = path.join(dataDir, "mail-outbox");
-  if (!existsSync(outbox)) return [];
-  return readdirSync(outbox)
-    .filter((file) => file.endsWith(".eml"))
-    .sort()
-    .map((file) => readFileSync(path.join(outbox, file), "utf8"));
-}
-const leadAlerts = () => outboxEmails().filter((eml) => /\r\nSubject: New lead: /.test(eml));
-
-async function open(appPath: string, heading: string | RegExp) {
-  await page.goto(`${base}/app${appPath}`);
-  await page.getByRole("heading", { level: 1, name: heading }).waitFor();
-}
-
-async function checkScreen(name: string, viewport: ViewportName) {
-  await page.waitForLoadState("networkidle");
-  // A "Saved" toast closes by itself after a few seconds; the screen is judged without it.
-  await waitUntil(
-    async () => (await page.locator(".mantine-Notification-root").count()) === 0,
-    "toasts closed",
-  );
-  // After a resize the navigation slides in or out (a CSS transition): judge the settled screen.
-  await page.evaluate(() => Promise.all(document.getAnimations().map((animation) => animation.finished)));
-  await screenshot(page, name, viewport);
-  const pageWidth = await page.evaluate(() => document.documentElement.scrollWidth);
-  assert.ok(pageWidth <= VIEWPORTS[viewport].width, `${name} at ${viewport} is ${pageWidth} px wide`);
-  const violations = await seriousViolations(page);
-  assert.deepEqual(violations, [], `axe on ${name} at ${viewport}:\n${violations.join("\n")}`);
-}
-
-async function checkBothWidths(name: string) {
-  await page.setViewportSize(VIEWPORTS.phone);
-  await checkScreen(name, "phone");
-  await page.setViewportSize(VIEWPORTS.desktop);
-  await checkScreen(name, "desktop");
-}
+const leadAlerts = () => app.outbox().filter((eml) => /\r\nSubject: New lead: /.test(eml));
 
 describe("leads and revenue in the browser", () => {
   before(async () => {
-    assert.ok(existsSync(WEB_DIST), "web/dist is missing: run `npm run build:web` first");
-    dataDir = mkdtempSync(path.join(tmpdir(), "porchlight-e2e-leads-"));
-    const port = await freePort();
-    base = `http://127.0.0.1:${port}`;
-    server = start({
-      DATA_DIR: dataDir,
-      PORT: String(port),
-      HOST: "127.0.0.1",
-      ADMIN_TOKEN,
-      PUBLIC_BASE_URL: base,
-    });
-    await waitReady(port, server);
-    browser = await launchChromium();
-    const context = await browser.newContext({ viewport: VIEWPORTS.desktop, baseURL: base });
-    context.setDefaultTimeout(30_000);
-    page = await context.newPage();
+    app = await startApp({ name: "leads" });
+    page = await app.newPage();
+    ({ open, checkBothWidths } = app.screens(page));
 
-    orgId = (await operator("POST", "/orgs", { name: "Reliable Roofing" })).org_id;
-    apiKey = (await operator("POST", `/orgs/${orgId}/keys`)).key;
-    await operator("POST", `/orgs/${orgId}/automations`, {
+    const orgId = await app.signUpOwner(page, "Reliable Roofing", OWNER);
+    apiKey = (await app.operator("POST", `/orgs/${orgId}/keys`)).key;
+    await app.operator("POST", `/orgs/${orgId}/automations`, {
       name: AUTOMATION,
       trigger: { type: "custom_api", event_type: EVENT_TYPE },
     });
-    const invitation = await operator("POST", `/orgs/${orgId}/invitations`, {
-      email: OWNER.email,
-      role: "owner",
-    });
-    await page.goto(invitation.invite_url);
-    await page.getByLabel("Your name").fill(OWNER.name);
-    await page.getByRole("textbox", { name: /^Password/ }).fill(OWNER.password);
-    await page.getByRole("button", { name: "Set password and sign in" }).click();
-    await page.getByRole("heading", { level: 1, name: "Overview" }).waitFor();
 
-    const sent = await request("POST", "/api/v1/events", apiKey, {
-      event_type: EVENT_TYPE,
-      object_type: "job",
-      dedup_id: "job-742",
-      record: { id: "job-742", properties: { ...HOME, client_name: "Marge Simpson" } },
-    });
+    const sent = await app.sendEvent(apiKey, jobEvent("job-742", { ...HOME, client_name: "Marge Simpson" }));
     assert.equal(sent.outcomes[0]?.reason, "queued", JSON.stringify(sent));
     await waitUntil(async () => {
-      const { campaigns } = await operator("GET", `/orgs/${orgId}/campaigns`);
-      const piece = campaigns.flatMap((campaign: { pieces: ListedPiece[] }) => campaign.pieces)[0];
+      const piece = (await app.campaigns(orgId)).flatMap((campaign) => campaign.pieces)[0];
       if (piece) mailed = piece;
       return piece?.status === "mailed";
     }, "the card to 742 Evergreen Terrace is mailed");
   });
 
   after(async () => {
-    await browser?.close();
-    killStarted();
-    await server?.exited;
-    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+    await app?.close();
   });
 
   it("a lead from a card's landing page shows in Leads and on its page, and alerts the member once", async () => {
@@ -206,12 +102,12 @@ describe("leads and revenue in the browser", () => {
     assert.match(alert!, /\r\nSubject: New lead: Marge Simpson\r\n/);
     assert.match(alert!, /Email: marge@example\.test/);
     const links: string[] = alert!.match(/https?:\/\/\S+/g) ?? [];
-    assert.ok(links.includes(`${base}${leadPath}`), `the alert links the lead: ${links.join(" ")}`);
+    assert.ok(links.includes(`${app.base}${leadPath}`), `the alert links the lead: ${links.join(" ")}`);
     assert.equal(leadAlerts().length, 1, "exactly one alert for one lead");
   });
 
   it("a won deal at the mailed home shows in Revenue with its amount, in the conversions list and the CSV", async () => {
-    const won = await request("POST", "/api/v1/conversions", apiKey, {
+    const won = await app.request("POST", "/api/v1/conversions", apiKey, {
       address: `${HOME.street}, ${HOME.city}, ${HOME.state} ${HOME.zip}`,
       deal_id: "D-742",
       deal_name: "Gutter replacement",
@@ -239,7 +135,7 @@ describe("leads and revenue in the browser", () => {
     assert.equal(conversionCells[4], AUTOMATION);
 
     const href = await page.getByRole("link", { name: "Download CSV" }).getAttribute("href");
-    const csv = await page.request.get(new URL(href ?? "", base).toString());
+    const csv = await page.request.get(new URL(href ?? "", app.base).toString());
     assert.equal(csv.status(), 200);
     assert.match(csv.headers()["content-type"] ?? "", /^text\/csv/);
     const lines = (await csv.text()).trim().split(/\r?\n/);
