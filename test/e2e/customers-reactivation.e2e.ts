@@ -7,126 +7,36 @@
  * at desktop and phone width in test/e2e/artifacts/.
  */
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { after, before, describe, it } from "node:test";
-import type { Browser, Page } from "playwright-core";
-import { freePort, killStarted, type Started, start, waitReady } from "../helpers/server-process.ts";
-import { launchChromium, screenshot, seriousViolations, VIEWPORTS, type ViewportName } from "./browser.ts";
+import type { Page } from "playwright-core";
+import { type App, jobEvent, type ListedPiece, startApp, waitUntil } from "./session.ts";
 
-const WEB_DIST = path.resolve(import.meta.dirname, "../../web/dist/index.html");
-const ADMIN_TOKEN = "e2e-operator-token-customers";
 const OWNER = { email: "owner@customers.test", name: "Casey Customers", password: "correct horse battery" };
 const EVENT_TYPE = "job.completed";
 
-let server: Started;
-let base: string;
-let dataDir: string;
-let browser: Browser;
+let app: App;
 let page: Page;
+let open: ReturnType<App["screens"]>["open"];
+let checkBothWidths: ReturnType<App["screens"]>["checkBothWidths"];
 let orgId: string;
 let apiKey: string;
 
-interface ListedPiece {
-  id: string;
-  status: string;
-  address: string;
-}
-
-async function request(method: string, route: string, auth: string, body?: unknown) {
-  const response = await fetch(`${base}${route}`, {
-    method,
-    headers: { authorization: `Bearer ${auth}`, ...(body ? { "content-type": "application/json" } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  const text = await response.text();
-  assert.ok(response.ok, `${method} ${route} answered ${response.status}: ${text}`);
-  return JSON.parse(text);
-}
-const operator = (method: string, route: string, body?: unknown) =>
-  request(method, `/admin/v1${route}`, ADMIN_TOKEN, body);
-
-async function waitUntil(check: () => Promise<boolean>, what: string, timeoutMs = 30_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    assert.ok(Date.now() < deadline, `timed out waiting until ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
-
-const campaigns = async () =>
-  (await operator("GET", `/orgs/${orgId}/campaigns`)).campaigns as {
-    name: string;
-    pieces: ListedPiece[];
-  }[];
-
-async function open(appPath: string, heading: string | RegExp) {
-  await page.goto(`${base}/app${appPath}`);
-  await page.getByRole("heading", { level: 1, name: heading }).waitFor();
-}
-
-async function checkScreen(name: string, viewport: ViewportName) {
-  await page.waitForLoadState("networkidle");
-  await waitUntil(
-    async () => (await page.locator(".mantine-Notification-root").count()) === 0,
-    "toasts closed",
-  );
-  await screenshot(page, name, viewport);
-  const pageWidth = await page.evaluate(() => document.documentElement.scrollWidth);
-  assert.ok(pageWidth <= VIEWPORTS[viewport].width, `${name} at ${viewport} is ${pageWidth} px wide`);
-  const violations = await seriousViolations(page);
-  assert.deepEqual(violations, [], `axe on ${name} at ${viewport}:\n${violations.join("\n")}`);
-}
-
-async function checkBothWidths(name: string) {
-  await page.setViewportSize(VIEWPORTS.phone);
-  await checkScreen(name, "phone");
-  await page.setViewportSize(VIEWPORTS.desktop);
-  await checkScreen(name, "desktop");
-}
-
 describe("customers and reactivation mailings in the browser", () => {
   before(async () => {
-    assert.ok(existsSync(WEB_DIST), "web/dist is missing: run `npm run build:web` first");
-    dataDir = mkdtempSync(path.join(tmpdir(), "porchlight-e2e-customers-"));
-    const port = await freePort();
-    base = `http://127.0.0.1:${port}`;
-    server = start({
-      DATA_DIR: dataDir,
-      PORT: String(port),
-      HOST: "127.0.0.1",
-      ADMIN_TOKEN,
-      PUBLIC_BASE_URL: base,
-    });
-    await waitReady(port, server);
-    browser = await launchChromium();
-    const context = await browser.newContext({ viewport: VIEWPORTS.desktop, baseURL: base });
-    context.setDefaultTimeout(20_000);
-    page = await context.newPage();
+    app = await startApp({ name: "customers" });
+    page = await app.newPage();
+    ({ open, checkBothWidths } = app.screens(page));
 
-    orgId = (await operator("POST", "/orgs", { name: "Reliable Roofing" })).org_id;
-    apiKey = (await operator("POST", `/orgs/${orgId}/keys`)).key;
-    await operator("POST", `/orgs/${orgId}/automations`, {
+    orgId = await app.signUpOwner(page, "Reliable Roofing", OWNER);
+    apiKey = (await app.operator("POST", `/orgs/${orgId}/keys`)).key;
+    await app.operator("POST", `/orgs/${orgId}/automations`, {
       name: "Job done postcard",
       trigger: { type: "custom_api", event_type: EVENT_TYPE },
     });
-    const invitation = await operator("POST", `/orgs/${orgId}/invitations`, {
-      email: OWNER.email,
-      role: "owner",
-    });
-    await page.goto(invitation.invite_url);
-    await page.getByLabel("Your name").fill(OWNER.name);
-    await page.getByRole("textbox", { name: /^Password/ }).fill(OWNER.password);
-    await page.getByRole("button", { name: "Set password and sign in" }).click();
-    await page.getByRole("heading", { level: 1, name: "Overview" }).waitFor();
   });
 
   after(async () => {
-    await browser?.close();
-    killStarted();
-    await server?.exited;
-    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+    await app?.close();
   });
 
   it("a CSV of customers, mapped and uploaded on the Customers screen, suppresses the next card to its home", async () => {
@@ -158,19 +68,14 @@ describe("customers and reactivation mailings in the browser", () => {
     await page.getByRole("cell", { name: "742 Evergreen Terrace, Springfield, IL 62704" }).waitFor();
     await checkBothWidths("customers");
 
-    const sent = await request("POST", "/api/v1/events", apiKey, {
-      event_type: EVENT_TYPE,
-      object_type: "job",
-      dedup_id: "csv-suppression-1",
-      record: {
-        id: "csv-suppression-1",
-        properties: { street: "742 Evergreen Terrace", city: "Springfield", state: "IL", zip: "62704" },
-      },
-    });
+    const sent = await app.sendEvent(
+      apiKey,
+      jobEvent("csv-suppression-1", { street: "742 Evergreen Terrace" }, EVENT_TYPE),
+    );
     assert.equal(sent.outcomes[0]?.reason, "queued");
     let piece: ListedPiece | undefined;
     await waitUntil(async () => {
-      piece = (await campaigns()).flatMap((campaign) => campaign.pieces)[0];
+      piece = (await app.campaigns(orgId)).flatMap((campaign) => campaign.pieces)[0];
       return piece !== undefined && piece.status !== "queued";
     }, "the card leaves queued");
     assert.equal(piece!.status, "suppressed");
@@ -182,7 +87,7 @@ describe("customers and reactivation mailings in the browser", () => {
   });
 
   it("a reactivation mailing from an imported batch creates a card per home except the customer's, shown in Mail", async () => {
-    await request("POST", "/api/v1/import/jobs", apiKey, {
+    await app.request("POST", "/api/v1/import/jobs", apiKey, {
       source: "jobs",
       rows: [
         {
@@ -224,7 +129,7 @@ describe("customers and reactivation mailings in the browser", () => {
 
     let mailing: { pieces: ListedPiece[] } | undefined;
     await waitUntil(async () => {
-      mailing = (await campaigns()).find((campaign) => campaign.name === "Spring roof check");
+      mailing = (await app.campaigns(orgId)).find((campaign) => campaign.name === "Spring roof check");
       return mailing?.pieces.every((piece) => piece.status !== "queued") ?? false;
     }, "the mailing's cards are processed");
     assert.deepEqual(mailing!.pieces.map((piece) => piece.address).sort(), [
