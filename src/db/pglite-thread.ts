@@ -220,6 +220,8 @@ export async function openPgliteThread(start: ThreadStart): Promise<PgliteThread
 
   function call<T>(request: WithoutId<ThreadRequest>): Promise<T> {
     if (stopped) return Promise.reject(stopped);
+    // A message to a thread being ended would never be answered.
+    if (closing && request.op !== "close") return Promise.reject(new Error("PGlite is closed"));
     const id = ++nextId;
     return new Promise<T>((resolve, reject) => {
       try {

@@ -110,114 +110,103 @@ describe(`transactions and errors through the database handle (${databaseLabel})
 
 /** The thread itself; PGlite whatever DATABASE_URL says, since the thread is PGlite's. */
 describe("PGlite on its own thread", () => {
-  it("returns what PGlite on the calling thread returns: types, fields, affected rows, errors", async () => {
-    const threaded = await openDatabase({});
-    const inline = await openDatabase({ pgliteThread: false });
-    try {
-      const statements = [
-        sql`CREATE TABLE shapes (id bigint PRIMARY KEY, at timestamptz, day date, blob bytea, doc jsonb,
-            tags text[], amount numeric, big int8, flag boolean, ratio float8, id2 uuid)`,
-        sql`INSERT INTO shapes VALUES (9007199254740993, '2026-11-26 10:00:00+00', '2026-11-26', ${Buffer.from([0, 1, 255])},
-            ${JSON.stringify({ a: [1, "x"], b: null })}, ARRAY[${"p"}, ${"q"}], 12.50, ${123n}, true, 0.25,
-            '5b0c5d0e-0000-4000-8000-000000000001')`,
-        sql`INSERT INTO shapes (id, blob, at) VALUES (2, ${new Uint8Array([7, 8])}, ${new Date("2026-01-02T03:04:05Z")})`,
-        sql`UPDATE shapes SET flag = false`,
-        sql`SELECT * FROM shapes ORDER BY id`,
-      ];
-      for (const statement of statements) {
-        assert.deepEqual(await threaded.db.execute(statement), await inline.db.execute(statement));
-      }
-      const named = {
-        name: "shapes_count",
-        text: "SELECT count(*)::int AS n, $1::text AS echo",
-        values: ["hi"],
-      };
-      assert.deepEqual(await threaded.run(named), await inline.run(named));
-      // Drizzle's typed selects pass parsers (functions): applied on the calling side.
-      const typed = sql`SELECT at, day, blob FROM shapes WHERE id = 2`;
-      const [threadedRow] = await queryRows<{ at: unknown; blob: unknown }>(threaded.db, typed);
-      const [inlineRow] = await queryRows<{ at: unknown; blob: unknown }>(inline.db, typed);
-      assert.deepEqual(threadedRow, inlineRow);
-      assert.ok(threadedRow?.blob instanceof Uint8Array);
+  let threaded: Database;
+  let inline: Database;
+  before(async () => {
+    [threaded, inline] = await Promise.all([openDatabase({}), openDatabase({ pgliteThread: false })]);
+  });
+  after(async () => Promise.all([threaded.close(), inline.close()]));
 
-      const failure = (db: Database) =>
-        db.db.execute(sql`INSERT INTO shapes (id) VALUES (2)`).catch((e) => e);
-      const [threadedError, inlineError] = [
-        rootCause(await failure(threaded)),
-        rootCause(await failure(inline)),
-      ];
-      assert.ok(threadedError instanceof messages.DatabaseError);
-      for (const field of [
-        "code",
-        "detail",
-        "constraint",
-        "table",
-        "schema",
-        "severity",
-        "message",
-        "routine",
-      ]) {
-        assert.equal(threadedError[field], inlineError[field], field);
-      }
-    } finally {
-      await threaded.close();
-      await inline.close();
+  it("returns what PGlite on the calling thread returns: types, fields, affected rows, errors", async () => {
+    const statements = [
+      sql`CREATE TABLE shapes (id bigint PRIMARY KEY, at timestamptz, day date, blob bytea, doc jsonb,
+          tags text[], amount numeric, big int8, flag boolean, ratio float8, id2 uuid)`,
+      sql`INSERT INTO shapes VALUES (9007199254740993, '2026-11-26 10:00:00+00', '2026-11-26', ${Buffer.from([0, 1, 255])},
+          ${JSON.stringify({ a: [1, "x"], b: null })}, ARRAY[${"p"}, ${"q"}], 12.50, ${123n}, true, 0.25,
+          '5b0c5d0e-0000-4000-8000-000000000001')`,
+      sql`INSERT INTO shapes (id, blob, at) VALUES (2, ${new Uint8Array([7, 8])}, ${new Date("2026-01-02T03:04:05Z")})`,
+      sql`UPDATE shapes SET flag = false`,
+      sql`SELECT * FROM shapes ORDER BY id`,
+    ];
+    for (const statement of statements) {
+      assert.deepEqual(await threaded.db.execute(statement), await inline.db.execute(statement));
+    }
+    const named = {
+      name: "shapes_count",
+      text: "SELECT count(*)::int AS n, $1::text AS echo",
+      values: ["hi"],
+    };
+    assert.deepEqual(await threaded.run(named), await inline.run(named));
+    // Drizzle's typed selects pass parsers (functions): applied on the calling side.
+    const typed = sql`SELECT at, day, blob FROM shapes WHERE id = 2`;
+    const [threadedRow] = await queryRows<{ at: unknown; blob: unknown }>(threaded.db, typed);
+    const [inlineRow] = await queryRows<{ at: unknown; blob: unknown }>(inline.db, typed);
+    assert.deepEqual(threadedRow, inlineRow);
+    assert.ok(threadedRow?.blob instanceof Uint8Array);
+
+    const failure = (db: Database) => db.db.execute(sql`INSERT INTO shapes (id) VALUES (2)`).catch((e) => e);
+    const [threadedError, inlineError] = [
+      rootCause(await failure(threaded)),
+      rootCause(await failure(inline)),
+    ];
+    assert.ok(threadedError instanceof messages.DatabaseError);
+    for (const field of [
+      "code",
+      "detail",
+      "constraint",
+      "table",
+      "schema",
+      "severity",
+      "message",
+      "routine",
+    ]) {
+      assert.equal(threadedError[field], inlineError[field], field);
     }
   });
 
   it("calls listen callbacks on NOTIFY and stops after unsubscribing", async () => {
-    const database = await openDatabase({});
-    try {
-      const payloads: string[] = [];
-      let notified!: () => void;
-      let arrived = new Promise<void>((resolve) => (notified = resolve));
-      const stop = await database.listen("thread_channel", () => {
-        payloads.push("notified");
-        notified();
-      });
-      await database.db.execute(sql`NOTIFY thread_channel`);
-      await arrived;
-      arrived = new Promise<void>((resolve) => (notified = resolve));
-      await database.db.transaction(async (tx) => tx.execute(sql`NOTIFY thread_channel, 'in a transaction'`));
-      await arrived;
-      await stop();
-      await database.db.execute(sql`NOTIFY thread_channel`);
-      // A statement after the NOTIFY has been answered, so a notification would have arrived before it.
-      await database.ping();
-      assert.deepEqual(payloads, ["notified", "notified"]);
-    } finally {
-      await database.close();
-    }
-  });
-
-  it("reopens an existing data directory", async () => {
-    const dataDir = mkdtempSync(path.join(tmpdir(), "porchlight-thread-"));
-    try {
-      const first = await openDatabase({ dataDir });
-      await first.db.execute(sql`CREATE TABLE kept (id int)`);
-      await first.db.execute(sql`INSERT INTO kept VALUES (42)`);
-      await first.close();
-      const second = await openDatabase({ dataDir });
-      assert.deepEqual(await queryRows(second.db, sql`SELECT id FROM kept`), [{ id: 42 }]);
-      await second.close();
-    } finally {
-      rmSync(dataDir, { recursive: true, force: true });
-    }
+    const database = threaded;
+    const payloads: string[] = [];
+    let notified!: () => void;
+    let arrived = new Promise<void>((resolve) => (notified = resolve));
+    const stop = await database.listen("thread_channel", () => {
+      payloads.push("notified");
+      notified();
+    });
+    await database.db.execute(sql`NOTIFY thread_channel`);
+    await arrived;
+    arrived = new Promise<void>((resolve) => (notified = resolve));
+    await database.db.transaction(async (tx) => tx.execute(sql`NOTIFY thread_channel, 'in a transaction'`));
+    await arrived;
+    await stop();
+    await database.db.execute(sql`NOTIFY thread_channel`);
+    // A statement after the NOTIFY has been answered, so a notification would have arrived before it.
+    await database.ping();
+    assert.deepEqual(payloads, ["notified", "notified"]);
   });
 
   describe("the thread's lifetime", () => {
     let thread: PgliteThread;
     const start = { dataDir: undefined, startParams: [], sessionSettings: [] };
 
-    it("close() ends the thread, and later calls fail as a closed database", async () => {
-      thread = await openPgliteThread(start);
-      const exited = new Promise<number>((resolve) => thread.worker.once("exit", resolve));
-      await thread.query("SELECT 1");
-      await thread.close();
-      await exited;
-      assert.equal(thread.closed, true);
-      const late = await thread.query("SELECT 1").catch((e) => e);
-      assert.equal(isConnectionError(late), true);
+    it("close() ends the thread, later calls fail as a closed database, and the data directory reopens", async () => {
+      const dataDir = mkdtempSync(path.join(tmpdir(), "porchlight-thread-"));
+      try {
+        thread = await openPgliteThread({ ...start, dataDir });
+        const exited = new Promise<number>((resolve) => thread.worker.once("exit", resolve));
+        await thread.exec("CREATE TABLE kept (id int); INSERT INTO kept VALUES (42)");
+        await thread.close();
+        await exited;
+        assert.equal(thread.closed, true);
+        const late = await thread.query("SELECT 1").catch((e) => e);
+        assert.equal(isConnectionError(late), true);
+        // The existing directory opens without initdb.
+        const reopened = await openDatabase({ dataDir });
+        assert.deepEqual(await queryRows(reopened.db, sql`SELECT id FROM kept`), [{ id: 42 }]);
+        await reopened.close();
+      } finally {
+        rmSync(dataDir, { recursive: true, force: true });
+      }
     });
 
     it("a thread that dies rejects the calls waiting on it and every later one", async () => {
