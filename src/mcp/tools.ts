@@ -1,11 +1,10 @@
 import { ErrorCode, McpError, type ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
+import { ConversionRequest, TrackingLeadRequest } from "../attribution/schemas.ts";
+import { CustomersRequest } from "../customers/schemas.ts";
 import { ImportHeaders, ImportRequest } from "../imports/schemas.ts";
-import { ConversionRequest } from "../routes/conversions.ts";
-import { CustomersRequest } from "../routes/customers.ts";
-import { PollLeadsQuery } from "../routes/leads-poll.ts";
-import { SubscribeRequest, UnsubscribeQuery } from "../routes/subscriptions.ts";
-import { TrackingLeadRequest } from "../routes/tracking-lead.ts";
+import { PollLeadsQuery } from "../leads/schemas.ts";
 import { EventEnvelope } from "../trigger/envelope.ts";
+import { SubscribeRequest, UnsubscribeQuery } from "../webhooks/schemas.ts";
 import { type ToolInputSchema, toToolInputSchema, withProperties } from "./input-schema.ts";
 
 export type ToolArguments = Record<string, unknown>;

@@ -1,4 +1,4 @@
-import { type Static, Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
+import type { Static, TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
 import {
   FLAT_ADDRESS_FIELDS,
@@ -6,7 +6,8 @@ import {
   type Payload,
   readAddressLine,
 } from "../attribution/payload-fields.ts";
-import { CUSTOMERS_BATCH_LIMIT, type CustomerEntry, registerCustomers } from "../customers/customers.ts";
+import { type CustomerEntry, registerCustomers } from "../customers/customers.ts";
+import { CustomersRequest, CustomersResult } from "../customers/schemas.ts";
 import { invalidPayload } from "../errors.ts";
 import { errorResponse } from "../http/error-responses.ts";
 import { authOf } from "../http/guards.ts";
@@ -17,67 +18,7 @@ import {
   attributionErrorResponses,
   attributionRateLimit,
   attributionSchemaErrors,
-  localityFields,
-  Nullable,
 } from "./attribution-shared.ts";
-
-const Address = Type.String({ minLength: 1, maxLength: 500, title: "address string" });
-/** The single form's address: blank counts as missing (400 No address found), as on conversions. */
-const SingleAddress = Type.String({ maxLength: 500 });
-const Notes = Type.String({ maxLength: 2000 });
-
-/**
- * A single `{address, notes?}` or a batch `{addresses: [...]}` whose entries are address strings
- * or `{address, notes?}` objects; either object may send the city, state and zip apart. Unknown
- * fields are accepted and ignored; null counts as absent (an entry object's address is required
- * all the same).
- */
-export const CustomersRequest = Type.Object(
-  {
-    address: Nullable(SingleAddress),
-    ...localityFields,
-    notes: Nullable(Notes),
-    addresses: Nullable(
-      Type.Array(
-        Type.Union([
-          Address,
-          Type.Object(
-            {
-              address: Type.Union([Address, Type.Null()], {
-                description: "Required; null is refused (422 `address: is required`).",
-              }),
-              ...localityFields,
-              notes: Nullable(Notes),
-            },
-            { title: "object {address, notes?}" },
-          ),
-        ]),
-        { maxItems: CUSTOMERS_BATCH_LIMIT },
-      ),
-      `At most ${CUSTOMERS_BATCH_LIMIT} entries.`,
-    ),
-  },
-  {
-    $id: "CustomersRequest",
-    additionalProperties: true,
-    examples: [
-      {
-        addresses: [
-          "742 Evergreen Terrace, Springfield, IL 62704",
-          { address: "1313 Webfoot Walk, Duckburg, CA 90210", notes: "service plan since 2019" },
-        ],
-      },
-    ],
-  },
-);
-
-export const CustomersResult = Type.Object(
-  {
-    added: Type.Integer({ description: "Addresses new to the organization." }),
-    total: Type.Integer({ description: "The organization's registered customer addresses after the call." }),
-  },
-  { $id: "CustomersResult" },
-);
 
 /** The address completed with the city, state and zip sent beside it; raw when it is blank. */
 const addressLineOf = (form: Payload, address: string, at = "") =>

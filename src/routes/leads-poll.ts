@@ -1,10 +1,11 @@
-import { type Static, Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
+import type { Static, TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
 import { errorResponse } from "../http/error-responses.ts";
 import { SENTENCE_STYLE } from "../http/error-style.ts";
 import { authOf } from "../http/guards.ts";
-import { Lead } from "../leads/lead-view.ts";
+import type { Lead } from "../leads/lead-view.ts";
 import { invalidTimeBound, listRecentLeads, parseTimeBound } from "../leads/polling.ts";
+import { PollLeadsQuery, PollLeadsResponse } from "../leads/schemas.ts";
 import type { Services } from "../services.ts";
 
 export const POLL_STYLE = {
@@ -13,27 +14,6 @@ export const POLL_STYLE = {
   invalid_since: "Invalid since parameter",
   invalid_before: "Invalid before parameter",
 };
-
-export const PollLeadsQuery = Type.Object(
-  {
-    since: Type.Optional(
-      Type.String({
-        maxLength: 64,
-        description: "ISO-8601 timestamp; only leads created strictly after it.",
-      }),
-    ),
-    before: Type.Optional(
-      Type.String({
-        maxLength: 64,
-        description:
-          "ISO-8601 timestamp; only leads created at or before it (an extension of the spec, for paging back past 50: repeat with before = the oldest created_at received while 50 come back, and de-duplicate by id).",
-      }),
-    ),
-  },
-  { title: "PollLeadsQuery" },
-);
-
-export const PollLeadsResponse = Type.Object({ leads: Type.Array(Lead) }, { title: "PollLeadsResponse" });
 
 /** GET /integrations/leads: recent landing-page leads, for callers that poll instead of subscribing. */
 export function registerLeadsPollRoute(app: FastifyInstance, services: Services): void {

@@ -1,6 +1,7 @@
 import { Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
 import type { Payload } from "../attribution/payload-fields.ts";
+import { Nullable } from "../domain/crm-fields.ts";
 import { errorResponse } from "../http/error-responses.ts";
 import { AUTOMATIONS_DISABLED_SENTENCE } from "../http/error-style.ts";
 import { authOf } from "../http/guards.ts";
@@ -13,7 +14,6 @@ import {
   attributionErrorResponses,
   attributionRateLimit,
   attributionSchemaErrors,
-  Nullable,
 } from "./attribution-shared.ts";
 
 /** The trigger's kill switch answers 400 with this sentence (spec: Errors, Other). */
