@@ -78,7 +78,7 @@ export function registerAdminOrgRoutes(app: FastifyInstance, services: Services)
   r.post(
     "/orgs/:org_id/keys",
     {
-      // issueApiKey refuses a past expires_at (400) before it looks for the org (404).
+      // issueApiKey refuses a past expires_at (422) before it looks for the org (404).
       config: { bodyOptional: true, orgCheckedByHandler: true },
       schema: {
         hide: true,
