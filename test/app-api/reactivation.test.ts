@@ -85,6 +85,15 @@ describe(`app API: reactivation mailings from past jobs (${databaseLabel})`, () 
   });
   after(() => ctx.close());
 
+  /** Runs the pipeline, then the app's pieces of this mailing. */
+  const mailedPieces = async (campaignName: string) => {
+    await runPipeline(ctx, { dataDir: tempDataDir(), printProvider: "local" });
+    const pieces = await owner.browser.request("GET", "/app/api/v1/pieces");
+    return pieces.body.pieces.filter(
+      (piece: { campaign_name: string }) => piece.campaign_name === campaignName,
+    ) as { id: string; address: string; status: string }[];
+  };
+
   const selection = () => ({ import_ids: [importId], filter: { completed_before: "2024-01-01" } });
 
   test("the preview counts the rows a filter matches, the suppressed customers and the unmailable rows", async () => {
@@ -140,11 +149,7 @@ describe(`app API: reactivation mailings from past jobs (${databaseLabel})`, () 
     assert.equal(sent.body.queued, 2);
     assert.equal(sent.body.summary.excluded.customer, 1);
 
-    await runPipeline(ctx, { dataDir: tempDataDir(), printProvider: "local" });
-    const pieces = await owner.browser.request("GET", "/app/api/v1/pieces");
-    const mailing = pieces.body.pieces.filter(
-      (piece: { campaign_name: string }) => piece.campaign_name === "Spring check-up",
-    );
+    const mailing = await mailedPieces("Spring check-up");
     assert.deepEqual(mailing.map((piece: { address: string }) => piece.address).sort(), [
       "101 Maple Ave, Springfield, IL 62704",
       "105 Maple Ave, Springfield, IL 62704",
@@ -155,7 +160,7 @@ describe(`app API: reactivation mailings from past jobs (${databaseLabel})`, () 
       sql`SELECT template, origin FROM campaigns WHERE id = ${sent.body.campaign_id}`,
     );
     assert.equal(rows[0]!.origin, "reactivation");
-    const detail = await owner.browser.request("GET", `/app/api/v1/pieces/${mailing[0].id}`);
+    const detail = await owner.browser.request("GET", `/app/api/v1/pieces/${mailing[0]!.id}`);
     assert.match(detail.body.landing_url, /\/l\//, "each card has its landing page");
   });
 
@@ -267,11 +272,7 @@ describe(`app API: reactivation mailings from past jobs (${databaseLabel})`, () 
       sql`SELECT filter FROM reactivation_mailings WHERE campaign_id = ${sent.body.campaign_id}`,
     );
     assert.deepEqual(recorded[0]!.filter.job_types, ["  FURNACE install "]);
-    await runPipeline(ctx, { dataDir: tempDataDir(), printProvider: "local" });
-    const pieces = await owner.browser.request("GET", "/app/api/v1/pieces");
-    const mailing = pieces.body.pieces.filter(
-      (piece: { campaign_name: string }) => piece.campaign_name === "Furnace tune-up",
-    );
+    const mailing = await mailedPieces("Furnace tune-up");
     assert.deepEqual(mailing.map((piece: { address: string }) => piece.address).sort(), [
       "201 Oak St, Springfield, IL 62704",
       "203 Oak St, Springfield, IL 62704",
