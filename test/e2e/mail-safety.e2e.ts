@@ -10,27 +10,20 @@
  * is named porchlight.test and Chromium resolves that name to 127.0.0.1.
  */
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { after, before, describe, it } from "node:test";
-import type { Browser, Page } from "playwright-core";
-import { freePort, killStarted, type Started, start, waitReady } from "../helpers/server-process.ts";
+import type { Page } from "playwright-core";
 import { startFakeLob } from "../pipeline/helpers.ts";
-import { launchChromium, screenshot, seriousViolations, VIEWPORTS, type ViewportName } from "./browser.ts";
+import { type App, jobEvent, type ListedPiece, startApp, waitUntil } from "./session.ts";
 
-const WEB_DIST = path.resolve(import.meta.dirname, "../../web/dist/index.html");
-const ADMIN_TOKEN = "e2e-operator-token-mail-safety";
 const HOST = "porchlight.test";
 const OWNER = { email: "owner@safety.test", name: "Sam Safety", password: "correct horse battery" };
 const EVENT_TYPE = "job.completed";
 
-let server: Started;
+let app: App;
 let lob: Awaited<ReturnType<typeof startFakeLob>>;
-let base: string;
-let dataDir: string;
-let browser: Browser;
 let page: Page;
+let open: ReturnType<App["screens"]>["open"];
+let checkBothWidths: ReturnType<App["screens"]>["checkBothWidths"];
 let orgId: string;
 let apiKey: string;
 let automationId: string;
@@ -38,97 +31,26 @@ let eventCount = 0;
 /** Pieces already seen: the next event's piece is the one not among them. */
 const seenPieces = new Set<string>();
 
-interface ListedPiece {
-  id: string;
-  status: string;
-  landing_url: string;
-}
-
-/** The service, reached from this process on loopback (the browser uses the public name). */
-const direct = (port: number) => `http://127.0.0.1:${port}`;
-let directBase: string;
-
-async function operator(method: string, route: string, body?: unknown) {
-  const response = await fetch(`${directBase}/admin/v1${route}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${ADMIN_TOKEN}`,
-      ...(body ? { "content-type": "application/json" } : {}),
-    },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  const text = await response.text();
-  assert.ok(response.ok, `${method} /admin/v1${route} answered ${response.status}: ${text}`);
-  return JSON.parse(text);
-}
-
 /** One event for the home at `street`; answers its piece once the worker wrote it. */
 async function sendEvent(street: string): Promise<ListedPiece> {
   const dedupId = `safety-${++eventCount}`;
-  const response = await fetch(`${directBase}/api/v1/events`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json" },
-    body: JSON.stringify({
-      event_type: EVENT_TYPE,
-      object_type: "job",
-      dedup_id: dedupId,
-      record: {
-        id: dedupId,
-        properties: { street, city: "Springfield", state: "IL", zip: "62704", client_name: "Marge Simpson" },
-      },
-    }),
-  });
-  const text = await response.text();
-  assert.equal(response.status, 202, text);
-  assert.equal(JSON.parse(text).outcomes[0]?.reason, "queued", text);
+  const answer = await app.sendEvent(
+    apiKey,
+    jobEvent(dedupId, { street, client_name: "Marge Simpson" }, EVENT_TYPE),
+  );
+  assert.equal(answer.outcomes[0]?.reason, "queued", JSON.stringify(answer));
   let found: ListedPiece | undefined;
   await waitUntil(async () => {
-    const { campaigns } = await operator("GET", `/orgs/${orgId}/campaigns`);
-    found = campaigns
-      .flatMap((campaign: { pieces: ListedPiece[] }) => campaign.pieces)
-      .find((piece: ListedPiece) => !seenPieces.has(piece.id));
+    found = (await app.campaigns(orgId))
+      .flatMap((campaign) => campaign.pieces)
+      .find((piece) => !seenPieces.has(piece.id));
     return found !== undefined && found.status !== "queued";
   }, `the piece of ${dedupId} leaves queued`);
   seenPieces.add(found!.id);
   return found!;
 }
 
-const pieceStatus = async (id: string) => (await operator("GET", `/pieces/${id}`)).status as string;
-
-async function waitUntil(check: () => Promise<boolean>, what: string, timeoutMs = 30_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    assert.ok(Date.now() < deadline, `timed out waiting until ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
-
-async function open(appPath: string, heading: string | RegExp) {
-  await page.goto(`${base}/app${appPath}`);
-  await page.getByRole("heading", { level: 1, name: heading }).waitFor();
-}
-
-async function checkScreen(name: string, viewport: ViewportName) {
-  await page.waitForLoadState("networkidle");
-  // A "Saved" toast closes by itself after a few seconds; the screen is judged without it.
-  await waitUntil(
-    async () => (await page.locator(".mantine-Notification-root").count()) === 0,
-    "toasts closed",
-  );
-  await screenshot(page, name, viewport);
-  const pageWidth = await page.evaluate(() => document.documentElement.scrollWidth);
-  assert.ok(pageWidth <= VIEWPORTS[viewport].width, `${name} at ${viewport} is ${pageWidth} px wide`);
-  const violations = await seriousViolations(page);
-  assert.deepEqual(violations, [], `axe on ${name} at ${viewport}:\n${violations.join("\n")}`);
-}
-
-/** The current screen at both widths (desktop last, as the flows continue there). */
-async function checkBothWidths(name: string) {
-  await page.setViewportSize(VIEWPORTS.phone);
-  await checkScreen(name, "phone");
-  await page.setViewportSize(VIEWPORTS.desktop);
-  await checkScreen(name, "desktop");
-}
+const pieceStatus = async (id: string) => (await app.operator("GET", `/pieces/${id}`)).status as string;
 
 async function setSafety(values: { approval?: boolean; hold?: string }) {
   await open(`/automations/${automationId}`, "Job done postcard");
@@ -145,54 +67,29 @@ async function setSafety(values: { approval?: boolean; hold?: string }) {
 
 describe("mail safety in the browser: approvals, cancelling, opt-out", () => {
   before(async () => {
-    assert.ok(existsSync(WEB_DIST), "web/dist is missing: run `npm run build:web` first");
-    dataDir = mkdtempSync(path.join(tmpdir(), "porchlight-e2e-safety-"));
     lob = await startFakeLob();
-    const port = await freePort();
-    directBase = direct(port);
-    base = `http://${HOST}:${port}`;
-    server = start({
-      DATA_DIR: dataDir,
-      PORT: String(port),
-      HOST: "127.0.0.1",
-      ADMIN_TOKEN,
-      PUBLIC_BASE_URL: base,
-      PRINT_PROVIDER: "lob",
-      LOB_API_KEY: "test_e2e_key",
-      LOB_BASE_URL: lob.url,
+    // PRINT_PROVIDER=lob refuses a loopback PUBLIC_BASE_URL: the browser reaches it by a public name.
+    app = await startApp({
+      name: "safety",
+      publicHost: HOST,
+      env: { PRINT_PROVIDER: "lob", LOB_API_KEY: "test_e2e_key", LOB_BASE_URL: lob.url },
     });
-    await waitReady(port, server);
-    browser = await launchChromium([`--host-resolver-rules=MAP ${HOST} 127.0.0.1`]);
-    const context = await browser.newContext({ viewport: VIEWPORTS.desktop, baseURL: base });
-    context.setDefaultTimeout(20_000);
-    page = await context.newPage();
+    page = await app.newPage();
+    ({ open, checkBothWidths } = app.screens(page));
 
-    const org = await operator("POST", "/orgs", { name: "Safe Siding Co." });
-    orgId = org.org_id;
-    apiKey = (await operator("POST", `/orgs/${orgId}/keys`)).key;
+    orgId = await app.signUpOwner(page, "Safe Siding Co.", OWNER);
+    apiKey = (await app.operator("POST", `/orgs/${orgId}/keys`)).key;
     automationId = (
-      await operator("POST", `/orgs/${orgId}/automations`, {
+      await app.operator("POST", `/orgs/${orgId}/automations`, {
         name: "Job done postcard",
         trigger: { type: "custom_api", event_type: EVENT_TYPE },
       })
     ).id;
-    const invitation = await operator("POST", `/orgs/${orgId}/invitations`, {
-      email: OWNER.email,
-      role: "owner",
-    });
-    await page.goto(invitation.invite_url);
-    await page.getByLabel("Your name").fill(OWNER.name);
-    await page.getByRole("textbox", { name: /^Password/ }).fill(OWNER.password);
-    await page.getByRole("button", { name: "Set password and sign in" }).click();
-    await page.getByRole("heading", { level: 1, name: "Overview" }).waitFor();
   });
 
   after(async () => {
-    await browser?.close();
-    killStarted();
-    await server?.exited;
+    await app?.close();
     await lob?.close();
-    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   });
 
   it("a card approved in the Approvals queue by keyboard goes to print; the other waits", async () => {
@@ -245,7 +142,7 @@ describe("mail safety in the browser: approvals, cancelling, opt-out", () => {
     const held = await sendEvent("20 Hold Street");
     assert.equal(held.status, "held");
     await open(`/mail/${held.id}`, /Postcard to/);
-    await page.getByText(/the automation's hold window/).waitFor();
+    await page.getByText(/the automation's 2-hour hold window, until .+ UTC/).waitFor();
     await checkBothWidths("piece-held");
     await page.getByRole("button", { name: "Cancel this card" }).click();
     await page.getByText("The card will not print.").waitFor();
@@ -274,7 +171,7 @@ describe("mail safety in the browser: approvals, cancelling, opt-out", () => {
     await page.getByRole("button", { name: "Stop mail to this address" }).click();
     await page.getByRole("heading", { level: 1, name: "Done" }).waitFor();
     await page.getByText("will send no more cards to").waitFor();
-    assert.equal((await operator("GET", `/orgs/${orgId}/do-not-mail`)).do_not_mail.length, 1);
+    assert.equal((await app.operator("GET", `/orgs/${orgId}/do-not-mail`)).do_not_mail.length, 1);
 
     const next = await sendEvent("30 Opt Out Lane");
     assert.equal(next.status, "suppressed");
@@ -295,7 +192,7 @@ describe("mail safety in the browser: approvals, cancelling, opt-out", () => {
     await page.getByRole("button", { name: "Save mail safety" }).click();
     await page.getByText("The mail safety settings are saved.").waitFor();
     await checkBothWidths("settings-safety");
-    const settings = await operator("GET", `/orgs/${orgId}/mail-safety`);
+    const settings = await app.operator("GET", `/orgs/${orgId}/mail-safety`);
     assert.equal(settings.monthly_card_cap, 250);
     assert.equal(settings.frequency_cap_days, 45);
 

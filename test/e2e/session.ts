@@ -163,6 +163,11 @@ export async function startApp(options: AppOptions) {
         async () => (await page.locator(".mantine-Notification-root").count()) === 0,
         "toasts closed",
       );
+      // A spinner (a proof being drawn, a list loading) is judged once what it waits for has come.
+      await waitUntil(
+        async () => (await page.locator(".mantine-Loader-root:visible").count()) === 0,
+        `${name}: no spinner shows`,
+      );
       await screenshot(page, name, viewport);
       const pageWidth = await page.evaluate(() => document.documentElement.scrollWidth);
       assert.ok(
