@@ -64,6 +64,25 @@ export async function getOrgMailSafety(db: Queryable, orgId: string): Promise<Or
   return row;
 }
 
+/**
+ * The upsert's SET list: a column the patch names takes the new value, any other keeps the stored
+ * one, so two people changing different settings at once both keep their change (a merged
+ * read-then-write put back the other's stale values, e.g. a cap cleared silently).
+ */
+function patched(patch: object, table: string, columns: readonly string[]) {
+  return sql.join(
+    columns.map((column) =>
+      sql.raw(names(patch, column) ? `${column} = EXCLUDED.${column}` : `${column} = ${table}.${column}`),
+    ),
+    sql`, `,
+  );
+}
+
+/** The patch sets this field (null included: it clears a cap). */
+const names = (patch: object, field: string) => (patch as Record<string, unknown>)[field] !== undefined;
+const changesCaps = (patch: object) =>
+  names(patch, "monthly_card_cap") || names(patch, "monthly_spend_cap_cents");
+
 /** Applies the fields present in `patch` (null clears a cap). */
 export async function updateOrgMailSafety(
   db: Queryable,
@@ -76,11 +95,11 @@ export async function updateOrgMailSafety(
     INSERT INTO org_mail_safety (org_id, frequency_cap_days, monthly_card_cap, monthly_spend_cap_cents, updated_at)
     VALUES (${orgId}::uuid, ${next.frequency_cap_days}::int, ${next.monthly_card_cap}::int,
             ${next.monthly_spend_cap_cents}::int, ${now.toISOString()}::timestamptz)
-    ON CONFLICT (org_id) DO UPDATE SET frequency_cap_days = EXCLUDED.frequency_cap_days,
-      monthly_card_cap = EXCLUDED.monthly_card_cap, monthly_spend_cap_cents = EXCLUDED.monthly_spend_cap_cents,
+    ON CONFLICT (org_id) DO UPDATE SET
+      ${patched(patch, "org_mail_safety", ["frequency_cap_days", "monthly_card_cap", "monthly_spend_cap_cents"])},
       updated_at = EXCLUDED.updated_at`);
   // A raised cap releases the pieces it held (a lowered one finds them capped again).
-  await retryCappedPieces(db, { orgId }, now);
+  if (changesCaps(patch)) await retryCappedPieces(db, { orgId }, now);
   return getOrgMailSafety(db, orgId);
 }
 
@@ -117,12 +136,15 @@ export async function updateAutomationMailSafety(
     VALUES (${current.org_id}::uuid, ${automationId}::uuid, ${next.hold_minutes}::int, ${next.approval_required},
       ${next.auto_approve_after}::int, ${next.monthly_card_cap}::int, ${next.monthly_spend_cap_cents}::int,
       ${now.toISOString()}::timestamptz)
-    ON CONFLICT (org_id, automation_id) DO UPDATE SET hold_minutes = EXCLUDED.hold_minutes,
-      approval_required = EXCLUDED.approval_required, auto_approve_after = EXCLUDED.auto_approve_after,
-      approved_count = CASE WHEN EXCLUDED.approval_required AND NOT automation_mail_safety.approval_required
-                            THEN 0 ELSE automation_mail_safety.approved_count END,
-      monthly_card_cap = EXCLUDED.monthly_card_cap, monthly_spend_cap_cents = EXCLUDED.monthly_spend_cap_cents,
+    ON CONFLICT (org_id, automation_id) DO UPDATE SET
+      ${patched(patch, "automation_mail_safety", ["hold_minutes", "approval_required", "auto_approve_after", "monthly_card_cap", "monthly_spend_cap_cents"])},
+      approved_count = ${
+        names(patch, "approval_required")
+          ? sql`CASE WHEN EXCLUDED.approval_required AND NOT automation_mail_safety.approval_required
+                     THEN 0 ELSE automation_mail_safety.approved_count END`
+          : sql`automation_mail_safety.approved_count`
+      },
       updated_at = EXCLUDED.updated_at`);
-  await retryCappedPieces(db, { orgId: current.org_id, automationId }, now);
+  if (changesCaps(patch)) await retryCappedPieces(db, { orgId: current.org_id, automationId }, now);
   return getAutomationMailSafety(db, automationId);
 }

@@ -101,6 +101,15 @@ export async function claimCapBudget(db: Queryable, piece: SafetyPiece, now: Dat
   const automation = { cards: caps.automation_cards, cents: caps.automation_cents };
   try {
     await db.transaction(async (tx) => {
+      // The piece's claim first, conditionally: two jobs of one piece (a cap raised twice, the
+      // new month's job) may both get here; the second waits on this row and then counts nothing.
+      const first = await queryRows<{ id: string }>(
+        tx,
+        sql`UPDATE mail_pieces SET cap_claimed_month = ${month}::date
+            WHERE org_id = ${piece.orgId}::uuid AND id = ${piece.id}::uuid AND cap_claimed_month IS NULL
+            RETURNING id`,
+      );
+      if (first.length === 0) return;
       if (!(await claimCounter(tx, { orgId: piece.orgId, scope: ORG_SCOPE, month }, org, caps.cost))) {
         throw new CapReached(capWords("the organization", org), ORG_SCOPE);
       }
@@ -115,8 +124,6 @@ export async function claimCapBudget(db: Queryable, piece: SafetyPiece, now: Dat
       ) {
         throw new CapReached(capWords("the automation", automation), piece.automationId);
       }
-      await tx.execute(sql`UPDATE mail_pieces SET cap_claimed_month = ${month}::date
-        WHERE org_id = ${piece.orgId}::uuid AND id = ${piece.id}::uuid`);
     });
     return true;
   } catch (error) {
@@ -175,6 +182,11 @@ export async function retryCappedPieces(
     sql`SELECT p.id FROM mail_pieces p JOIN campaigns c ON c.org_id = p.org_id AND c.id = p.campaign_id
         WHERE p.org_id = ${scope.orgId}::uuid AND p.status = 'capped'
           ${scope.automationId ? sql`AND c.automation_id = ${scope.automationId}::uuid` : sql``}
+          -- One retry at a time: a piece with a job due before its new month's job has one.
+          AND NOT EXISTS (
+            SELECT 1 FROM jobs j
+            WHERE j.org_id = p.org_id AND j.kind = ${processPieceJob.name} AND j.status = 'pending'
+              AND j.payload->>'piece_id' = p.id::text AND j.run_at < ${at(nextMonthStart(now))})
         ORDER BY p.created_at, p.id`,
   );
   for (const [index, piece] of pieces.entries()) {

@@ -84,6 +84,32 @@ describe(`mail safety: monthly spend caps (${databaseLabel})`, () => {
     assert.equal(await statusOf(second.id), "mailed", "April's budget");
   });
 
+  test("a cap raised twice, and other settings changed, count a released card once", async () => {
+    const org = await orgWithAutomation(ctx);
+    const safety = `/automations/${org.automationId}/mail-safety`;
+    await admin(ctx, "PATCH", safety, { monthly_card_cap: 1 });
+    const first = await queuePiece(ctx, org, home("30 Twice Way"));
+    await runPipeline(ctx, local);
+    const held = await queuePiece(ctx, org, home("31 Twice Way"));
+    await runPipeline(ctx, local);
+    assert.equal(await statusOf(held.id), "capped");
+    // Settings that are not caps leave the cap untouched and queue no retry.
+    const hold = await admin(ctx, "PATCH", safety, { hold_minutes: 0 });
+    assert.equal(hold.body.monthly_card_cap, 1, "a patch of another field keeps the cap");
+    for (const cap of [3, 3])
+      assert.equal((await admin(ctx, "PATCH", safety, { monthly_card_cap: cap })).status, 200);
+    await Promise.all([1, 2].map(() => runPipeline(ctx, local)));
+    assert.equal(await statusOf(first.id), "mailed");
+    assert.equal(await statusOf(held.id), "mailed");
+    // Two cards counted of three: a third still mails (a double count would have capped it).
+    const third = await queuePiece(ctx, org, home("32 Twice Way"));
+    await runPipeline(ctx, local);
+    assert.equal(await statusOf(third.id), "mailed");
+    const fourth = await queuePiece(ctx, org, home("33 Twice Way"));
+    await runPipeline(ctx, local);
+    assert.equal(await statusOf(fourth.id), "capped");
+  });
+
   test("several workers at once never mail past the cap", async () => {
     const org = await orgWithAutomation(ctx);
     await admin(ctx, "PATCH", `/orgs/${org.orgId}/mail-safety`, { monthly_card_cap: 3 });
