@@ -8,78 +8,36 @@
  * desktop and phone width, and at phone width no page-level sideways scroll (tables scroll in their box).
  */
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { after, before, describe, it } from "node:test";
-import type { Browser, BrowserContext, Page } from "playwright-core";
+import type { BrowserContext, Page } from "playwright-core";
 import sharp from "sharp";
-import { freePort, killStarted, type Started, start, waitReady } from "../helpers/server-process.ts";
-import {
-  ARTIFACTS,
-  launchChromium,
-  screenshot,
-  seriousViolations,
-  VIEWPORTS,
-  type ViewportName,
-} from "./browser.ts";
+import { VIEWPORTS, type ViewportName } from "./browser.ts";
+import { type App, acceptInvitation, jobEvent, startApp } from "./session.ts";
 
-const WEB_DIST = path.resolve(import.meta.dirname, "../../web/dist/index.html");
-const ADMIN_TOKEN = "e2e-team-operator-token-0123456789";
 const OWNER = { email: "olga@hvac.test", name: "Olga Owner", password: "correct horse battery" };
 const MEMBER = { email: "mia@hvac.test", name: "Mia Member", password: "staple battery horse" };
 const NEW_OWNER_PASSWORD = "a brand new passphrase";
 
-let server: Started;
+let app: App;
 let base: string;
-let dataDir: string;
-let browser: Browser;
 let ownerContext: BrowserContext;
 let owner: Page;
 
-async function operator(method: string, route: string, body?: unknown) {
-  const response = await fetch(`${base}/admin/v1${route}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${ADMIN_TOKEN}`,
-      ...(body ? { "content-type": "application/json" } : {}),
-    },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  const text = await response.text();
-  assert.ok(response.ok, `${method} /admin/v1${route} answered ${response.status}: ${text}`);
-  return JSON.parse(text);
-}
-
 async function newPage(): Promise<{ context: BrowserContext; page: Page }> {
-  const context = await browser.newContext({ viewport: VIEWPORTS.desktop, baseURL: base });
-  context.setDefaultTimeout(20_000);
-  return { context, page: await context.newPage() };
+  const page = await app.newPage();
+  return { context: page.context(), page };
 }
 
-/** Opens an app path and waits until its page heading shows. */
-async function open(page: Page, appPath: string, heading: string | RegExp) {
-  await page.goto(`${base}/app${appPath}`);
-  try {
-    await page.getByRole("heading", { level: 1, name: heading }).waitFor();
-  } catch (error) {
-    await page.screenshot({ path: path.join(ARTIFACTS, "failed-open.png"), fullPage: true });
-    const shown = (await page.locator("body").innerText()).slice(0, 500);
-    throw new Error(`${appPath} did not show "${heading}" (see failed-open.png); it shows:\n${shown}`, {
-      cause: error,
-    });
-  }
-}
+const open = (page: Page, appPath: string, heading: string | RegExp) =>
+  app.screens(page).open(appPath, heading);
 
 /**
- * Screenshot, axe, and the phone rule: the page itself never scrolls sideways; every table sits in a
- * named scrolling region (ScrollTable) no wider than the screen.
+ * Screenshot, axe, no sideways scroll, and the phone rule for tables: every table sits in a named
+ * scrolling region (ScrollTable) no wider than the screen.
  */
 async function checkScreen(page: Page, name: string, viewport: ViewportName) {
-  await page.waitForLoadState("networkidle");
-  await screenshot(page, name, viewport);
+  await app.screens(page).checkScreen(name, viewport);
   const widths = await page.evaluate(() => ({
-    page: (document.scrollingElement ?? document.documentElement).scrollWidth,
     inner: window.innerWidth,
     tables: [...document.querySelectorAll("table")].map((table) => {
       const region = table.closest<HTMLElement>("[role=region]");
@@ -89,10 +47,6 @@ async function checkScreen(page: Page, name: string, viewport: ViewportName) {
       };
     }),
   }));
-  assert.ok(
-    widths.page <= widths.inner,
-    `${name} at ${viewport} is ${widths.page} px wide: it scrolls sideways`,
-  );
   for (const table of widths.tables) {
     assert.ok(table.label, `${name}: a table outside a named scrolling region`);
     assert.ok(
@@ -100,8 +54,6 @@ async function checkScreen(page: Page, name: string, viewport: ViewportName) {
       `${name}: the ${table.label} region is wider than the screen`,
     );
   }
-  const violations = await seriousViolations(page);
-  assert.deepEqual(violations, [], `axe on ${name} at ${viewport}:\n${violations.join("\n")}`);
 }
 
 async function checkAtBothWidths(page: Page, name: string, appPath: string, heading: string | RegExp) {
@@ -115,40 +67,27 @@ async function checkAtBothWidths(page: Page, name: string, appPath: string, head
 
 /** The newest email to `to` in the outbox, and the first link in it under `pathPrefix`. */
 async function emailedLink(to: string, pathPrefix: string): Promise<{ subject: string; link: string }> {
-  const outbox = path.join(dataDir, "mail-outbox");
   const deadline = Date.now() + 15_000;
   for (;;) {
-    const messages = existsSync(outbox)
-      ? readdirSync(outbox)
-          .filter((file) => file.endsWith(".eml"))
-          .sort()
-          .reverse()
-          .map((file) => readFileSync(path.join(outbox, file), "utf8"))
-          .filter((eml) => eml.includes(`\r\nTo: ${to}\r\n`))
-      : [];
-    const newest = messages[0];
+    const newest = app
+      .outbox()
+      .reverse()
+      .find((eml) => eml.includes(`\r\nTo: ${to}\r\n`));
     const link = newest
       ?.match(/https?:\/\/\S+/g)
       ?.find((url) => new URL(url).pathname.startsWith(`/app${pathPrefix}`));
     if (newest && link) return { subject: /\r\nSubject: (.*)\r\n/.exec(newest)?.[1] ?? "", link };
-    assert.ok(Date.now() < deadline, `no email to ${to} with a /app${pathPrefix} link in ${outbox}`);
+    assert.ok(Date.now() < deadline, `no email to ${to} with a /app${pathPrefix} link in the outbox`);
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
 }
 
-async function sendEvent(key: string, dedupId: string) {
+/** An event through the developer API with `key`, its answer as it came (a revoked key is refused). */
+function sendEvent(key: string, dedupId: string) {
   return fetch(`${base}/api/v1/events`, {
     method: "POST",
     headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-    body: JSON.stringify({
-      event_type: "service.completed",
-      object_type: "job",
-      dedup_id: dedupId,
-      record: {
-        id: dedupId,
-        properties: { street: "1 Main St", city: "Springfield", state: "IL", zip: "62704" },
-      },
-    }),
+    body: JSON.stringify(jobEvent(dedupId, { street: "1 Main St" }, "service.completed")),
   });
 }
 
@@ -192,38 +131,14 @@ async function uploadLogo(
 
 describe("keys, team, logo and password reset in the browser", () => {
   before(async () => {
-    assert.ok(existsSync(WEB_DIST), "web/dist is missing: run `npm run build:web` before `npm run test:e2e`");
-    dataDir = mkdtempSync(path.join(tmpdir(), "porchlight-e2e-team-"));
-    const port = await freePort();
-    base = `http://127.0.0.1:${port}`;
-    server = start({
-      DATA_DIR: dataDir,
-      PORT: String(port),
-      HOST: "127.0.0.1",
-      ADMIN_TOKEN,
-      PUBLIC_BASE_URL: base,
-    });
-    await waitReady(port, server);
-    browser = await launchChromium();
+    app = await startApp({ name: "team" });
+    base = app.base;
     ({ context: ownerContext, page: owner } = await newPage());
-
-    const org = await operator("POST", "/orgs", { name: "Olga's Heating & Air" });
-    const invitation = await operator("POST", `/orgs/${org.org_id}/invitations`, {
-      email: OWNER.email,
-      role: "owner",
-    });
-    await owner.goto(invitation.invite_url);
-    await owner.getByLabel("Your name").fill(OWNER.name);
-    await owner.getByRole("textbox", { name: /^Password/ }).fill(OWNER.password);
-    await owner.getByRole("button", { name: "Set password and sign in" }).click();
-    await owner.getByRole("heading", { level: 1, name: "Overview" }).waitFor();
+    await app.signUpOwner(owner, "Olga's Heating & Air", OWNER);
   });
 
   after(async () => {
-    await browser?.close();
-    killStarted();
-    await server?.exited;
-    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+    await app?.close();
   });
 
   it("a revoked key is gone from the list and the developer API refuses it", async () => {
@@ -287,10 +202,7 @@ describe("keys, team, logo and password reset in the browser", () => {
     ({ context: memberContext, page: member } = await newPage());
     await member.goto(link);
     await member.getByRole("heading", { level: 1, name: /Join Olga's Heating & Air/ }).waitFor();
-    await member.getByLabel("Your name").fill(MEMBER.name);
-    await member.getByRole("textbox", { name: /^Password/ }).fill(MEMBER.password);
-    await member.getByRole("button", { name: "Set password and sign in" }).click();
-    await member.getByRole("heading", { level: 1, name: "Overview" }).waitFor();
+    await acceptInvitation(member, MEMBER);
   });
 
   it("a member sees owners' screens refused in words, not a crash", async () => {
