@@ -1,8 +1,9 @@
 import { once } from "node:events";
 import { createWriteStream, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import path from "node:path";
 import type { Database } from "../../src/db/database.ts";
+import { normalizeAddress } from "../../src/domain/address.ts";
 import {
   type AddressSink,
   loadAddressFile,
@@ -77,6 +78,26 @@ async function nearestLatency(
   };
 }
 
+/**
+ * µs per row of the loader's keying (`referenceAddressOf`, the per-street memo) against the key
+ * function called on each row, over the same generated homes in the same process: a ratio that
+ * holds however loaded the machine is.
+ */
+function keyingCost(): { memoUs: number; keyFunctionUs: number } {
+  const homes = Array.from({ length: 20_000 }, (_, index) => syntheticHome(index + 500_000));
+  let started = performance.now();
+  for (const home of homes) referenceAddressOf(home);
+  const memoUs = ((performance.now() - started) * 1000) / homes.length;
+  const sample = homes.slice(0, 2000);
+  started = performance.now();
+  for (const home of sample) {
+    normalizeAddress(`${home.NUMBER} ${home.STREET}, ${home.CITY}, ${home.REGION} ${home.POSTCODE}`);
+  }
+  const keyFunctionUs = ((performance.now() - started) * 1000) / sample.length;
+  const round = (value: number) => Math.round(value * 10) / 10;
+  return { memoUs: round(memoUs), keyFunctionUs: round(keyFunctionUs) };
+}
+
 async function admin(baseUrl: string, method: string, url: string, body?: unknown) {
   const response = await fetch(`${baseUrl}/admin/v1${url}`, {
     method,
@@ -136,7 +157,16 @@ export const neighbours: Scenario = {
     const scenarioDb = await scenarioDatabase(context.kind, context.serverUrl);
     const dir = mkdtempSync(path.join(tmpdir(), "porchlight-bench-addresses-"));
     const rows: ResultRow[] = [];
-    const facts: Record<string, unknown> = { total };
+    const facts: Record<string, unknown> = {
+      total,
+      loadAverageAtStart: loadavg().map((value) => value.toFixed(1)),
+    };
+    const keying = keyingCost();
+    facts.keying = keying;
+    rows.push({
+      name: "key a row: per-street memo vs the key function on every row (µs/row)",
+      note: `${keying.memoUs} µs vs ${keying.keyFunctionUs} µs a row (${(keying.keyFunctionUs / keying.memoUs).toFixed(1)}×), same process`,
+    });
     try {
       const database = await openForSeeding(scenarioDb);
       try {
@@ -200,6 +230,7 @@ export const neighbours: Scenario = {
       rmSync(dir, { recursive: true, force: true });
       await scenarioDb.dispose();
     }
+    facts.loadAverageAtEnd = loadavg().map((value) => value.toFixed(1));
     return { scenario: "neighbours", database: context.kind, target: this.target, rows, facts };
   },
 };
