@@ -3,21 +3,13 @@
 // counts as a module of its own), or when an infrastructure folder imports a domain module.
 // Type-only and dynamic imports count too: a cycle of types still ties two modules' designs
 // together. Part of `npm run lint` (CI). Usage: node scripts/check-import-cycles.mjs [--report]
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import ts from "typescript";
+import { sourceFiles } from "./source-files.mjs";
 
 const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..");
 const SRC = path.join(ROOT, "src");
-
-function sourceFiles(dir, out = []) {
-  for (const entry of readdirSync(dir)) {
-    const full = path.join(dir, entry);
-    if (statSync(full).isDirectory()) sourceFiles(full, out);
-    else if (/\.ts$/.test(entry) && !entry.endsWith(".d.ts")) out.push(full);
-  }
-  return out;
-}
 
 function importsOf(file) {
   const { importedFiles } = ts.preProcessFile(readFileSync(file, "utf8"), true, true);

@@ -264,3 +264,14 @@ export async function failJob(
     WHERE id = ${job.id} AND status = 'running' AND attempts = ${job.attempts}`);
   return exhausted ? "failed" : "retry";
 }
+
+/**
+ * Fails the running job now, with no further tries: the worker's completion then finds it no
+ * longer running and leaves it failed, visible with its reason in GET /admin/v1/jobs.
+ */
+export async function failJobWithoutRetry(db: Queryable, jobId: string, reason: string, now: Date) {
+  await db.execute(sql`
+    UPDATE jobs SET status = 'failed', locked_until = NULL, last_error = ${reason.slice(0, 2000)},
+      updated_at = ${now.toISOString()}::timestamptz
+    WHERE id = ${jobId} AND status = 'running'`);
+}

@@ -1,11 +1,11 @@
 import { randomUUID } from "node:crypto";
 import type { Clock } from "../clock.ts";
-import { type Queryable, sql } from "../db/database.ts";
-import { campaigns, mailPieces } from "../db/schema.ts";
+import type { Queryable } from "../db/database.ts";
 import { assertPrintable } from "../domain/printable-text.ts";
 import { geocodePieceJob, processPieceJob } from "../jobs/kinds.ts";
 import { enqueueJob } from "../jobs/queue.ts";
 import { assertNotFuture, newPiece, toPieceView } from "../pieces/campaigns.ts";
+import { insertRecordedMailing, insertSentMailing } from "../pieces/piece-updates.ts";
 
 export interface MailingDeps {
   db: Queryable;
@@ -74,8 +74,7 @@ export function createMailingService(deps: MailingDeps) {
       }),
     );
     const inserted = await db.transaction(async (tx) => {
-      await tx.insert(campaigns).values({ orgId, id: campaignId, name, origin: "mailing" });
-      const rows = await tx.insert(mailPieces).values(pieceRows).returning();
+      const rows = await insertRecordedMailing(tx, { orgId, id: campaignId, name }, pieceRows);
       // Located in the background for geo attribution; the address key serves until then.
       for (const row of rows) {
         await enqueueJob(tx, geocodePieceJob, { org_id: orgId, piece_id: row.id }, { orgId, now });
@@ -123,11 +122,11 @@ export function createMailingService(deps: MailingDeps) {
       createdAt: now,
     }));
     await db.transaction(async (tx) => {
-      await tx.execute(sql`
-        INSERT INTO campaigns (org_id, id, name, origin, template, created_at)
-        VALUES (${orgId}::uuid, ${campaignId}::uuid, ${input.name}, ${input.origin},
-                ${JSON.stringify(input.template)}::jsonb, ${now.toISOString()}::timestamptz)`);
-      if (pieceRows.length > 0) await tx.insert(mailPieces).values(pieceRows);
+      await insertSentMailing(
+        tx,
+        { orgId, id: campaignId, name: input.name, origin: input.origin, template: input.template, now },
+        pieceRows,
+      );
       for (const piece of pieceRows) {
         await enqueueJob(tx, processPieceJob, { org_id: orgId, piece_id: piece.id }, { orgId, now });
       }

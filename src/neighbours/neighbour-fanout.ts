@@ -18,6 +18,7 @@ import { type NeighbourFanoutPayload, neighbourFanoutJob, processPieceJob } from
 import { JOBS_READY_CHANNEL, newJobRow } from "../jobs/queue.ts";
 import { frequencyCapDays } from "../mail-safety/settings.ts";
 import { newLandingToken } from "../pieces/campaigns.ts";
+import { insertNeighbourPieces } from "../pieces/piece-updates.ts";
 import type { NeighboursAudience } from "./audience.ts";
 import {
   findReferenceHome,
@@ -242,15 +243,7 @@ export async function fanOutNeighbours(deps: FanoutDeps, payload: NeighbourFanou
       );
       return { ...job, payload: job.payloadJson };
     });
-    await tx.execute(sql`
-      INSERT INTO mail_pieces (org_id, id, campaign_id, status, address, street, city, state, zip, normalized_address,
-                               latitude, longitude, geo_precision, token, properties, created_at)
-      SELECT p.org_id, p.id, p.campaign_id, 'queued', p.address, p.street, p.city, p.state, p.zip, p.normalized_address,
-             p.latitude, p.longitude, 'rooftop', p.token, p.properties, p.created_at
-      FROM json_to_recordset(${JSON.stringify(pieces)}::json)
-        AS p(org_id uuid, id uuid, campaign_id uuid, address text, street text, city text, state text, zip text,
-             normalized_address text, latitude float8, longitude float8, token text, properties jsonb,
-             created_at timestamptz)`);
+    await insertNeighbourPieces(tx, pieces);
     await tx.execute(sql`
       WITH inserted AS (
         INSERT INTO jobs (id, org_id, kind, payload, max_attempts, run_at, created_at, updated_at)

@@ -1,4 +1,5 @@
 import { type Queryable, queryRows, sql } from "../db/database.ts";
+import { campaigns, mailPieces } from "../db/schema.ts";
 import { normalizeAddress } from "../domain/address.ts";
 import { sameHome, streetOfKey } from "../domain/same-home.ts";
 import type { GeocodeResult } from "../geo/geocoder.ts";
@@ -120,13 +121,63 @@ export async function recordGeocode(
     WHERE org_id = ${piece.orgId} AND id = ${piece.id}`);
 }
 
+type PieceInsert = typeof mailPieces.$inferInsert;
+
 /**
- * Fails the running job now, with no further tries: the worker's completion then finds it no
- * longer running and leaves it failed, visible with its reason in GET /admin/v1/jobs.
+ * A recorded mailing (mail already sent): its campaign and its pieces, inside the caller's
+ * transaction (which enqueues their geocoding). Answers the inserted rows.
  */
-export async function failJobWithoutRetry(db: Queryable, jobId: string, reason: string, now: Date) {
-  await db.execute(sql`
-    UPDATE jobs SET status = 'failed', locked_until = NULL, last_error = ${reason.slice(0, 2000)},
-      updated_at = ${at(now)}
-    WHERE id = ${jobId} AND status = 'running'`);
+export async function insertRecordedMailing(
+  tx: Queryable,
+  campaign: { orgId: string; id: string; name: string },
+  pieceRows: PieceInsert[],
+) {
+  await tx
+    .insert(campaigns)
+    .values({ orgId: campaign.orgId, id: campaign.id, name: campaign.name, origin: "mailing" });
+  return tx.insert(mailPieces).values(pieceRows).returning();
+}
+
+/** A mailing sent now: its campaign with the card and its queued pieces, inside the caller's transaction. */
+export async function insertSentMailing(
+  tx: Queryable,
+  campaign: { orgId: string; id: string; name: string; origin: string; template: unknown; now: Date },
+  pieceRows: PieceInsert[],
+): Promise<void> {
+  await tx.execute(sql`
+    INSERT INTO campaigns (org_id, id, name, origin, template, created_at)
+    VALUES (${campaign.orgId}::uuid, ${campaign.id}::uuid, ${campaign.name}, ${campaign.origin},
+            ${JSON.stringify(campaign.template)}::jsonb, ${campaign.now.toISOString()}::timestamptz)`);
+  if (pieceRows.length > 0) await tx.insert(mailPieces).values(pieceRows);
+}
+
+/** A neighbour campaign's queued piece, located already (rooftop: the reference address's point). */
+export interface NeighbourPieceRow {
+  org_id: string;
+  id: string;
+  campaign_id: string;
+  address: string;
+  street: string | null;
+  city: string | null;
+  state: string | null;
+  zip: string | null;
+  normalized_address: string;
+  latitude: number;
+  longitude: number;
+  token: string;
+  properties: unknown;
+  created_at: string;
+}
+
+/** Inserts a neighbour campaign's pieces in one statement, inside the fan-out's transaction. */
+export async function insertNeighbourPieces(tx: Queryable, pieces: NeighbourPieceRow[]): Promise<void> {
+  await tx.execute(sql`
+    INSERT INTO mail_pieces (org_id, id, campaign_id, status, address, street, city, state, zip, normalized_address,
+                             latitude, longitude, geo_precision, token, properties, created_at)
+    SELECT p.org_id, p.id, p.campaign_id, 'queued', p.address, p.street, p.city, p.state, p.zip, p.normalized_address,
+           p.latitude, p.longitude, 'rooftop', p.token, p.properties, p.created_at
+    FROM json_to_recordset(${JSON.stringify(pieces)}::json)
+      AS p(org_id uuid, id uuid, campaign_id uuid, address text, street text, city text, state text, zip text,
+           normalized_address text, latitude float8, longitude float8, token text, properties jsonb,
+           created_at timestamptz)`);
 }

@@ -5,7 +5,7 @@ import type { Geocoder } from "../geo/geocoder.ts";
 import type { HomeImagery } from "../imagery/home-imagery.ts";
 import { handleJob, type JobContext, type RegisteredJob } from "../jobs/job-kind.ts";
 import { geocodePieceJob, processPieceJob } from "../jobs/kinds.ts";
-import { enqueueJob } from "../jobs/queue.ts";
+import { enqueueJob, failJobWithoutRetry } from "../jobs/queue.ts";
 import { automationGates, homeRules, releaseHeldPiece } from "../mail-safety/piece-checks.ts";
 import { claimCapBudget, releaseCappedPiece } from "../mail-safety/spend-caps.ts";
 import { type PrintProvider, PrintRejectedError } from "../print/print-provider.ts";
@@ -16,7 +16,6 @@ import {
   claimSubmission,
   closeQueuedPiece,
   ensureAddressKey,
-  failJobWithoutRetry,
   insertQueuedPiece,
   isRegisteredCustomer,
   recordGeocode,

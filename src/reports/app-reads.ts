@@ -149,16 +149,6 @@ export async function listOrgKeys(db: Queryable, orgId: string): Promise<KeyView
   }));
 }
 
-/** Revokes one of the org's keys; false when the org has no live key with this id. */
-export async function revokeOrgKey(db: Queryable, orgId: string, keyId: string, at: Date): Promise<boolean> {
-  const rows = await queryRows<{ id: string }>(
-    db,
-    sql`UPDATE api_keys SET revoked_at = ${at.toISOString()}::timestamptz
-        WHERE org_id = ${orgId}::uuid AND id::text = ${keyId} AND revoked_at IS NULL RETURNING id`,
-  );
-  return rows.length > 0;
-}
-
 export interface SubscriptionRow {
   id: string;
   target_url: string;

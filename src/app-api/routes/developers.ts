@@ -2,14 +2,13 @@ import { Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
 import { notFound } from "../../errors.ts";
 import { SCOPES } from "../../http/route-config.ts";
-import { issueApiKey } from "../../orgs/organizations.ts";
+import { issueApiKey, revokeOrgKey } from "../../orgs/organizations.ts";
 import {
   listEventTypes,
   listOrgKeys,
   listOrgSubscriptions,
   listSamples,
   listSubscriptionDeliveries,
-  revokeOrgKey,
 } from "../../reports/app-reads.ts";
 import type { AppApiContext } from "../context.ts";
 import { sessionOf } from "../session-guard.ts";

@@ -1,0 +1,123 @@
+#!/usr/bin/env node
+// Fails when a file writes (INSERT INTO / UPDATE / DELETE FROM in SQL text, or drizzle's
+// .insert/.update/.delete of a table object) a table owned by another folder of src/. Each table
+// has one owner (docs/architecture.md); other modules call the owner's functions, passing their
+// transaction when the write belongs to it. Part of `npm run lint`.
+// Usage: node scripts/check-table-owners.mjs [--report] (--report prints every writer of every table).
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { sourceFiles } from "./source-files.mjs";
+
+const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..");
+const SRC = path.join(ROOT, "src");
+
+/** table → the folder of src/ whose files may write it. */
+export const OWNERS = {
+  // infrastructure
+  schema_migrations: "db",
+  jobs: "jobs",
+  geocode_cache: "geo",
+  // domains
+  connections: "trigger",
+  event_samples: "trigger",
+  event_sample_cursors: "trigger",
+  webhook_log: "trigger",
+  automations: "automations",
+  platform_settings: "automations",
+  campaigns: "pieces",
+  mail_pieces: "pieces",
+  do_not_mail: "mail-safety",
+  org_mail_safety: "mail-safety",
+  automation_mail_safety: "mail-safety",
+  mail_cap_usage: "mail-safety",
+  reference_addresses: "neighbours",
+  neighbour_campaigns: "neighbours",
+  leads: "leads",
+  lead_fields: "leads",
+  landing_visits: "leads",
+  lead_alert_preferences: "leads",
+  lead_alert_sends: "leads",
+  subscriptions: "webhooks",
+  deliveries: "webhooks",
+  conversions: "attribution",
+  customers: "customers",
+  imports: "imports",
+  import_rows: "imports",
+  organizations: "orgs",
+  organization_profiles: "orgs",
+  api_keys: "orgs",
+  org_invitations: "orgs",
+  reactivation_mailings: "reactivation",
+  // the contractor app's sign-in (Better Auth's tables)
+  users: "app-api",
+  user_sessions: "app-api",
+  org_members: "app-api",
+};
+
+/**
+ * Writes outside the owner that are known and not yet moved: `file: [tables]`, each with why.
+ * An entry that no longer matches a write fails too, so the list only shrinks.
+ */
+const PENDING = {
+  // pieces imports mail-safety (process-piece runs its gates), so mail-safety cannot call pieces
+  // without a folder cycle: the gates must first be passed to the pipeline as a dependency.
+  "mail-safety/piece-checks.ts": ["mail_pieces"],
+  "mail-safety/piece-controls.ts": ["mail_pieces"],
+  "mail-safety/spend-caps.ts": ["mail_pieces"],
+  // The events path's one group-committed statement writes campaigns and jobs together (see
+  // "The events write path" in docs/architecture.md); the neighbour fan-out writes its jobs in one
+  // statement with a NOTIFY the same way.
+  "trigger/trigger-store.ts": ["campaigns", "jobs"],
+  "neighbours/neighbour-fanout.ts": ["jobs"],
+  // Not yet moved behind the owner's functions (issue 26).
+  "app-api/routes/automations.ts": ["automations"],
+  "pieces/operator.ts": ["automations"],
+  "app-api/auth-secret.ts": ["platform_settings"],
+  "app-api/routes/team.ts": ["org_invitations"],
+  "attribution/tracking-lead.ts": ["leads"],
+};
+
+/** drizzle table objects by their TypeScript name: `export const mailPieces = pgTable("mail_pieces"`. */
+const drizzleTables = new Map();
+for (const file of sourceFiles(path.join(SRC, "db"))) {
+  for (const [, name, table] of readFileSync(file, "utf8").matchAll(
+    /export const (\w+) = pgTable\(\s*"(\w+)"/g,
+  ))
+    drizzleTables.set(name, table);
+}
+
+const WRITE_SQL = /\b(?:INSERT\s+INTO|UPDATE|DELETE\s+FROM)\s+([a-z_][a-z0-9_]*)/g;
+const WRITE_DRIZZLE = /\.(?:insert|update|delete)\(\s*(\w+)\s*\)/g;
+
+function writesOf(text) {
+  const tables = new Set();
+  for (const [, table] of text.matchAll(WRITE_SQL)) tables.add(table);
+  for (const [, name] of text.matchAll(WRITE_DRIZZLE))
+    if (drizzleTables.has(name)) tables.add(drizzleTables.get(name));
+  return tables;
+}
+
+const writers = new Map();
+const problems = [];
+for (const file of sourceFiles(SRC)) {
+  const relative = path.relative(SRC, file);
+  const folder = relative.split(path.sep)[0];
+  for (const table of writesOf(readFileSync(file, "utf8"))) {
+    if (!writers.has(table)) writers.set(table, new Set());
+    writers.get(table).add(relative);
+    const owner = OWNERS[table];
+    if (owner === undefined) problems.push(`${relative} writes ${table}, which has no owner in OWNERS`);
+    else if (owner !== folder && !PENDING[relative]?.includes(table))
+      problems.push(`${relative} writes ${table}, owned by ${owner}/`);
+  }
+}
+for (const [file, tables] of Object.entries(PENDING))
+  for (const table of tables)
+    if (!writers.get(table)?.has(file))
+      problems.push(`PENDING lists ${file} for ${table}, which it no longer writes`);
+
+if (process.argv.includes("--report"))
+  for (const [table, files] of [...writers].sort()) console.log(`${table}: ${[...files].sort().join(", ")}`);
+for (const problem of problems) console.log(problem);
+if (problems.length === 0) console.log("every table is written by its owner only");
+process.exit(problems.length === 0 ? 0 : 1);
