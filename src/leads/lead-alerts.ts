@@ -49,7 +49,7 @@ export function leadAlertMessage(input: { to: string; lead: AlertLead; leadUrl: 
     "See the lead in Porchlight:",
     input.leadUrl,
     "",
-    "You get this email because you turned on lead alerts; turn them off on the Leads page.",
+    "You get this email because you turned on lead alerts; turn them off in Settings, under Your account.",
   ];
   return { to: input.to, subject: `New lead: ${name}`, text: lines.join("\n"), links: [input.leadUrl] };
 }

@@ -22,8 +22,16 @@ const WAITING = sql`('queued', 'held', 'awaiting_approval', 'capped')`;
 export type Gate = { go: true } | { go: false; outcome: string };
 const GO: Gate = { go: true };
 
-export const frequencyCapReason = (days: number, earlierPieceId: string) =>
-  `the home got a card within the last ${days} days (piece ${earlierPieceId})`;
+/** The earlier piece is the skipped one's `earlier_piece_id` (the app links it); no id in words. */
+export const frequencyCapReason = (days: number, mailedAt: Date | null) =>
+  `the home got a card within the last ${days} days${mailedAt ? ` (mailed ${DAY.format(mailedAt)})` : " (another card to it is already queued or printing)"}`;
+
+const DAY = new Intl.DateTimeFormat("en-US", {
+  timeZone: "UTC",
+  month: "short",
+  day: "numeric",
+  year: "numeric",
+});
 
 /**
  * The earlier piece to the same home inside the org's frequency window: a printed one, or one
@@ -31,9 +39,9 @@ export const frequencyCapReason = (days: number, earlierPieceId: string) =>
  * the later is skipped). Counted from its mail date, else from when it was queued.
  */
 async function earlierPieceToHome(db: Queryable, piece: SafetyPiece, addressKey: string, since: Date) {
-  return queryOne<{ id: string }>(
+  return queryOne<{ id: string; mailed_at: Date | string | null }>(
     db,
-    sql`SELECT id FROM mail_pieces
+    sql`SELECT id, mailed_at FROM mail_pieces
         WHERE org_id = ${piece.orgId}::uuid AND normalized_address = ${addressKey} AND id <> ${piece.id}::uuid
           AND (status IN ${PRINTED}
                OR (status IN ${WAITING} AND (created_at, id) < (${at(piece.createdAt)}, ${piece.id}::uuid)))
@@ -71,7 +79,14 @@ export async function homeRules(
   if (days === 0) return GO;
   const earlier = await earlierPieceToHome(db, piece, addressKey, new Date(now.getTime() - days * DAY_MS));
   if (!earlier) return GO;
-  await closeAs(db, piece, "skipped", frequencyCapReason(days, earlier.id), now, earlier.id);
+  await closeAs(
+    db,
+    piece,
+    "skipped",
+    frequencyCapReason(days, earlier.mailed_at === null ? null : new Date(earlier.mailed_at)),
+    now,
+    earlier.id,
+  );
   return { go: false, outcome: "skipped: frequency cap" };
 }
 

@@ -100,7 +100,7 @@ export async function cancelPiece(db: Queryable, pieceId: string, actor: string,
     throw new AppError(
       409,
       "not_cancellable",
-      `the piece is ${piece.status}: only a held, capped or unapproved piece can be cancelled`,
+      `the card is ${piece.status.replaceAll("_", " ")}: only a held, capped or unapproved card can be cancelled`,
     );
   }
   return piece;

@@ -81,12 +81,15 @@ async function claimCounter(
   return rows.length > 0;
 }
 
+const DOLLARS = new Intl.NumberFormat("en-US", { style: "currency", currency: "USD" });
+const dollars = (cents: number) => DOLLARS.format(cents / 100);
+
 const capWords = (owner: string, caps: { cards: number | null; cents: number | null }) =>
   caps.cards !== null && caps.cents !== null
-    ? `${owner}'s monthly cap (${caps.cards} cards, ${caps.cents} cents) is reached`
+    ? `${owner}'s monthly cap (${caps.cards} cards, ${dollars(caps.cents)}) is reached`
     : caps.cards !== null
       ? `${owner}'s monthly cap of ${caps.cards} cards is reached`
-      : `${owner}'s monthly spend cap of ${caps.cents} cents is reached`;
+      : `${owner}'s monthly spend cap of ${dollars(caps.cents ?? 0)} is reached`;
 
 /**
  * Claims the piece's card from this month's budget (org and automation together, or neither).
