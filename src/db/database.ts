@@ -51,15 +51,15 @@ export interface OpenDatabaseOptions {
    */
   queryTimeoutMs?: number;
   /**
-   * PGlite only: run PGlite on a worker thread of its own (default), so that the event loop never
-   * executes PostgreSQL; false runs it on the calling thread, as before issue 25.
+   * PGlite only: run PGlite on a worker thread of its own, so that the event loop never executes
+   * PostgreSQL; false (default until it is measured on a quiet machine) runs it on the calling thread.
    */
   pgliteThread?: boolean;
 }
 
 export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {
   if (options.databaseUrl) return openPostgres(options.databaseUrl, options);
-  return openPglite(options.dataDir, options.pgliteThread ?? true);
+  return openPglite(options.dataDir, options.pgliteThread ?? false);
 }
 
 /**
@@ -97,22 +97,40 @@ async function openPglite(dataDir: string | undefined, inThread: boolean): Promi
   const query = createPreparedQuery(client);
   // Drizzle's PGlite session calls only query (outside transactions) and transaction.
   const preparedClient = { query, transaction: client.transaction.bind(client) } as unknown as PGlite;
-  const db = drizzlePglite(preparedClient) as unknown as Queryable;
+  return pgliteDatabase(drizzlePglite(preparedClient) as unknown as Queryable, {
+    query,
+    listen: (channel, onNotify) => client.listen(channel, onNotify),
+    get closed() {
+      return client.closed;
+    },
+    close: () => client.close(),
+  });
+}
+
+/** What the Database needs of PGlite, on this thread or behind the thread's proxy. */
+interface PgliteHandle {
+  query<T>(text: string, params?: unknown[]): Promise<{ rows: T[] }>;
+  listen(channel: string, onNotify: () => void): Promise<() => Promise<void>>;
+  readonly closed: boolean;
+  close(): Promise<void>;
+}
+
+function pgliteDatabase(db: Queryable, handle: PgliteHandle): Database {
   return {
     db,
     kind: "pglite",
-    run: async <T>({ text, values }: NamedStatement) => (await query<T>(text, values)).rows,
+    run: async <T>({ text, values }: NamedStatement) => (await handle.query<T>(text, values)).rows,
     listen: async (channel, onNotify) => {
-      const unsubscribe = await client.listen(assertIdentifier(channel), () => onNotify());
+      const unsubscribe = await handle.listen(assertIdentifier(channel), () => onNotify());
       return async () => {
-        if (!client.closed) await unsubscribe();
+        if (!handle.closed) await unsubscribe();
       };
     },
     ping: async () => {
-      await client.query("SELECT 1");
+      await handle.query("SELECT 1");
     },
     close: async () => {
-      if (!client.closed) await client.close();
+      if (!handle.closed) await handle.close();
     },
   };
 }
@@ -136,22 +154,7 @@ async function openPgliteThreaded(dataDir: string | undefined): Promise<Database
     pgliteWasmModule,
     ...(initdbWasmModule ? { initdbWasmModule } : {}),
   });
-  const db = drizzlePglite(thread as unknown as PGlite) as unknown as Queryable;
-  return {
-    db,
-    kind: "pglite",
-    run: async <T>({ text, values }: NamedStatement) => (await thread.query<T>(text, values)).rows,
-    listen: async (channel, onNotify) => {
-      const unsubscribe = await thread.listen(assertIdentifier(channel), () => onNotify());
-      return async () => {
-        if (!thread.closed) await unsubscribe();
-      };
-    },
-    ping: async () => {
-      await thread.query("SELECT 1");
-    },
-    close: () => thread.close(),
-  };
+  return pgliteDatabase(drizzlePglite(thread as unknown as PGlite) as unknown as Queryable, thread);
 }
 
 async function openPostgres(url: string, options: OpenDatabaseOptions): Promise<Database> {

@@ -21,7 +21,11 @@ describe(`transactions and errors through the database handle (${databaseLabel})
   let drop: () => Promise<void>;
 
   before(async () => {
-    ({ database, drop } = await openTestDatabase({ migrations: [] }));
+    // On PGlite through the thread; on PostgreSQL the same assertions hold for node-postgres.
+    if (databaseLabel === "pglite") {
+      database = await openDatabase({ pgliteThread: true });
+      drop = () => database.close();
+    } else ({ database, drop } = await openTestDatabase({ migrations: [] }));
     await database.db.execute(sql`CREATE TABLE thread_items (id int PRIMARY KEY, label text NOT NULL)`);
   });
   after(async () => drop());
@@ -113,7 +117,10 @@ describe("PGlite on its own thread", () => {
   let threaded: Database;
   let inline: Database;
   before(async () => {
-    [threaded, inline] = await Promise.all([openDatabase({}), openDatabase({ pgliteThread: false })]);
+    [threaded, inline] = await Promise.all([
+      openDatabase({ pgliteThread: true }),
+      openDatabase({ pgliteThread: false }),
+    ]);
   });
   after(async () => Promise.all([threaded.close(), inline.close()]));
 
@@ -201,7 +208,7 @@ describe("PGlite on its own thread", () => {
         const late = await thread.query("SELECT 1").catch((e) => e);
         assert.equal(isConnectionError(late), true);
         // The existing directory opens without initdb.
-        const reopened = await openDatabase({ dataDir });
+        const reopened = await openDatabase({ dataDir, pgliteThread: true });
         assert.deepEqual(await queryRows(reopened.db, sql`SELECT id FROM kept`), [{ id: 42 }]);
         await reopened.close();
       } finally {
@@ -242,8 +249,8 @@ describe("PGlite on its own thread", () => {
 });
 
 describe("PGLITE_THREAD", () => {
-  it("is on unless set to off, and refuses other values", () => {
-    assert.equal(loadConfig({}).pgliteThread, true);
+  it("is off unless set to on, and refuses other values", () => {
+    assert.equal(loadConfig({}).pgliteThread, false);
     assert.equal(loadConfig({ PGLITE_THREAD: "on" }).pgliteThread, true);
     assert.equal(loadConfig({ PGLITE_THREAD: "off" }).pgliteThread, false);
     assert.throws(() => loadConfig({ PGLITE_THREAD: "yes" }), ConfigError);
