@@ -184,7 +184,8 @@ export function NewMailingPage() {
                       (jobTypes.isError ? "The job types could not be loaded." : undefined)
                     }
                   />
-                  <Group grow align="flex-end" wrap="wrap">
+                  {/* Side by side from 576 px up; at phone width a half-width select cut its own value. */}
+                  <SimpleGrid cols={{ base: 1, xs: 2 }} spacing="sm">
                     <Select
                       label="Imported field"
                       data={MATCH_FIELDS.map((field) => ({ ...field }))}
@@ -196,7 +197,7 @@ export function NewMailingPage() {
                       placeholder="e.g. roof"
                       {...form.getInputProps("match_text")}
                     />
-                  </Group>
+                  </SimpleGrid>
                 </Stack>
               </Fieldset>
               <Paper withBorder p="md" component="section" aria-labelledby="audience-heading">
