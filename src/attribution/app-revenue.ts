@@ -63,6 +63,7 @@ export async function revenueByAutomation(
   const org = sql`${orgId}::uuid`;
   const rows = await queryRows<{
     automation_id: string | null;
+    reactivation: boolean;
     automation_name: string | null;
     cards: string | number;
     leads: string | number;
@@ -71,21 +72,21 @@ export async function revenueByAutomation(
   }>(
     db,
     sql`WITH per AS (
-          SELECT c.automation_id, count(*) AS cards, 0 AS leads, 0 AS deals, 0 AS revenue
+          SELECT c.automation_id, (c.automation_id IS NULL AND c.origin = 'reactivation') AS reactivation, count(*) AS cards, 0 AS leads, 0 AS deals, 0 AS revenue
             FROM mail_pieces p JOIN campaigns c ON c.org_id = p.org_id AND c.id = p.campaign_id
-            WHERE p.org_id = ${org} AND p.mailed_at >= ${since} GROUP BY c.automation_id
+            WHERE p.org_id = ${org} AND p.mailed_at >= ${since} GROUP BY c.automation_id, reactivation
           UNION ALL
-          SELECT c.automation_id, 0, count(*), 0, 0
+          SELECT c.automation_id, (c.automation_id IS NULL AND c.origin = 'reactivation') AS reactivation, 0, count(*), 0, 0
             FROM leads l JOIN campaigns c ON c.org_id = l.org_id AND c.id = l.campaign_id
-            WHERE l.org_id = ${org} AND l.created_at >= ${since} GROUP BY c.automation_id
+            WHERE l.org_id = ${org} AND l.created_at >= ${since} GROUP BY c.automation_id, reactivation
           UNION ALL
-          SELECT c.automation_id, 0, 0, count(*), COALESCE(sum(v.deal_amount), 0)
+          SELECT c.automation_id, (c.automation_id IS NULL AND c.origin = 'reactivation') AS reactivation, 0, 0, count(*), COALESCE(sum(v.deal_amount), 0)
             FROM conversions v JOIN campaigns c ON c.org_id = v.org_id AND c.id = v.campaign_id
-            WHERE v.org_id = ${org} AND COALESCE(v.deal_date, v.created_at) >= ${since} GROUP BY c.automation_id)
-        SELECT per.automation_id, a.name AS automation_name, sum(cards) AS cards, sum(leads) AS leads,
+            WHERE v.org_id = ${org} AND COALESCE(v.deal_date, v.created_at) >= ${since} GROUP BY c.automation_id, reactivation)
+        SELECT per.automation_id, per.reactivation, a.name AS automation_name, sum(cards) AS cards, sum(leads) AS leads,
                sum(deals) AS deals, sum(revenue) AS revenue
         FROM per LEFT JOIN automations a ON a.org_id = ${org} AND a.id = per.automation_id
-        GROUP BY per.automation_id, a.name ORDER BY sum(revenue) DESC, a.name NULLS LAST`,
+        GROUP BY per.automation_id, per.reactivation, a.name ORDER BY sum(revenue) DESC, a.name NULLS LAST`,
   );
   const centsPerCard = await costPerCardCents(db, orgId);
   return rows.map((row) => {
@@ -94,7 +95,10 @@ export async function revenueByAutomation(
     const spend = spendFigures(cards, revenue, centsPerCard);
     return {
       automation_id: row.automation_id,
-      automation_name: row.automation_name ?? "Recorded mailings (no automation)",
+      // Campaigns without an automation: the app's reactivation mailings, else the operator's recorded mail.
+      automation_name:
+        row.automation_name ??
+        (row.reactivation ? "Reactivation mailings" : "Recorded mailings (no automation)"),
       cards_mailed: cards,
       leads: Number(row.leads),
       won_deals: Number(row.deals),

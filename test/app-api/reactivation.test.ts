@@ -162,6 +162,12 @@ describe(`app API: reactivation mailings from past jobs (${databaseLabel})`, () 
     assert.equal(rows[0]!.origin, "reactivation");
     const detail = await owner.browser.request("GET", `/app/api/v1/pieces/${mailing[0]!.id}`);
     assert.match(detail.body.landing_url, /\/l\//, "each card has its landing page");
+    const revenue = await owner.browser.request("GET", "/app/api/v1/revenue");
+    const reactivation = revenue.body.by_automation.find(
+      (row: { automation_name: string }) => row.automation_name === "Reactivation mailings",
+    );
+    assert.equal(reactivation?.cards_mailed, 2, JSON.stringify(revenue.body.by_automation));
+    assert.equal(reactivation.automation_id, null);
   });
 
   test("a CSV with a job type column is staged as an app upload; API batches keep origin api and no job type", async () => {

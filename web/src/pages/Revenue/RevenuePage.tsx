@@ -114,7 +114,7 @@ function ByAutomation({ rows }: { rows: Revenue["by_automation"] }) {
             </Table.Thead>
             <Table.Tbody>
               {rows.map((row) => (
-                <Table.Tr key={row.automation_id ?? "recorded"}>
+                <Table.Tr key={row.automation_id ?? row.automation_name}>
                   <Table.Th scope="row" fw={500}>
                     {row.automation_name}
                   </Table.Th>
