@@ -1,5 +1,5 @@
 import { type Queryable, queryRows, sql } from "../db/database.ts";
-import { cursorTime } from "../db/keyset-cursor.ts";
+import { cursorTime, isCursorTime } from "../db/keyset-cursor.ts";
 import { AppError } from "../errors.ts";
 import type { CustomerView } from "./customers.ts";
 
@@ -15,12 +15,7 @@ const encodeCursor = (cursor: CustomerCursor) =>
 function decodeCursor(cursor: string): CustomerCursor {
   try {
     const [createdAt, key] = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")) as unknown[];
-    if (
-      typeof createdAt === "string" &&
-      /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,6})?Z$/.test(createdAt) &&
-      typeof key === "string"
-    )
-      return { createdAt, key };
+    if (isCursorTime(createdAt) && typeof key === "string") return { createdAt, key };
   } catch {
     // Not ours: the same answer as a well-formed stranger below.
   }

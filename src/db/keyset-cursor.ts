@@ -15,6 +15,17 @@ export interface KeysetCursor {
 export const cursorTime = (column: SQL) =>
   sql`to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
 
+/**
+ * A cursor's time as `cursorTime` writes it, and a real instant: the shape alone let
+ * 2024-02-30 through to the database, which refused it with a 500.
+ */
+export function isCursorTime(text: unknown): text is string {
+  if (typeof text !== "string" || !/^[12]\d{3}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,6})?Z$/.test(text))
+    return false;
+  const instant = new Date(text);
+  return !Number.isNaN(instant.getTime()) && instant.toISOString().slice(0, 19) === text.slice(0, 19);
+}
+
 export const encodeKeysetCursor = (cursor: KeysetCursor) =>
   Buffer.from(`${cursor.createdAt}|${cursor.id}`).toString("base64url");
 
@@ -23,7 +34,7 @@ export function decodeKeysetCursor(cursor: string): KeysetCursor {
   if (
     !createdAt ||
     !id ||
-    !/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,6})?Z$/.test(createdAt) ||
+    !isCursorTime(createdAt) ||
     !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)
   ) {
     throw new AppError(422, "invalid_payload", "cursor: not a cursor this list gave");

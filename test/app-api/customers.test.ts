@@ -59,6 +59,20 @@ describe(`app API: Customers (${databaseLabel})`, () => {
     assert.equal(removal.status, 404);
   });
 
+  test("a cursor that is not one the list gave, or names no real time, is a 422, never a 500", async () => {
+    const cursorOf = (value: unknown) => Buffer.from(JSON.stringify(value)).toString("base64url");
+    for (const cursor of [
+      "not-a-cursor",
+      cursorOf(["2024-02-30T10:00:00Z", "x"]),
+      cursorOf(["0000-01-01T00:00:00Z", "x"]),
+      cursorOf([1, 2]),
+    ]) {
+      const page = await member.browser.request("GET", `/app/api/v1/customers?cursor=${cursor}`);
+      assert.equal(page.status, 422, `${cursor}: ${page.text}`);
+      assert.match(page.body.error.message, /cursor/);
+    }
+  });
+
   test("another organization never sees these customers", async () => {
     const theirs = await otherOwner.browser.request("GET", "/app/api/v1/customers?q=Evergreen");
     assert.deepEqual(theirs.body, { customers: [], total: 0, next_cursor: null });
