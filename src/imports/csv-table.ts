@@ -5,6 +5,12 @@ import { AppError, invalidPayload } from "../errors.ts";
 /** An upload is at most what the developer API takes in one body (1 MiB). */
 export const CSV_MAX_BYTES = 1_048_576;
 
+/**
+ * Columns a file may have. A spreadsheet export has a few dozen; each mapped cell is found by
+ * its column's position, so a header of 400 000 one-letter columns cost seconds of CPU.
+ */
+export const CSV_MAX_COLUMNS = 200;
+
 export interface CsvRecord {
   /** The record's line in the file (the header is line 1), as a spreadsheet numbers it. */
   line: number;
@@ -59,6 +65,13 @@ export async function readCsvTable(body: Readable, options: { maxRecords: number
       record: string[];
       info: { lines: number };
     }>) {
+      if (record.length > CSV_MAX_COLUMNS) {
+        parser.destroy();
+        body.resume();
+        throw invalidPayload(
+          `Line ${info.lines} has ${record.length} columns; a file may have at most ${CSV_MAX_COLUMNS}.`,
+        );
+      }
       if (!columns) {
         columns = record.map((name, index) => name || `Column ${index + 1}`);
         continue;

@@ -127,6 +127,12 @@ describe(`app API: customer and past-job CSV uploads (${databaseLabel})`, () => 
     assert.equal(tooLarge.status, 413, tooLarge.text);
     assert.equal(tooLarge.body.error.code, "payload_too_large");
 
+    // Hundreds of thousands of one-letter columns fit in 1 MiB: refused at the header, not parsed.
+    const wide = csv([Array.from({ length: 300_000 }, (_, n) => `c${n % 10}`).join(","), "1 Pine Rd"]);
+    const tooWide = await upload(member, "/app/api/v1/customers/upload?street=zz", wide);
+    assert.equal(tooWide.status, 422, tooWide.text);
+    assert.match(tooWide.body.error.message, /at most 200/);
+
     const unmapped = await upload(
       member,
       "/app/api/v1/customers/upload?city=street",
