@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from "node:timers/promises";
 import { type Queryable, queryRows, sql } from "../db/database.ts";
 import { parseUsAddress } from "../domain/address.ts";
 import { sameHome, streetOfKey } from "../domain/same-home.ts";
@@ -163,6 +164,8 @@ async function keysOnStreets(
 const listsHome = (byStreet: Map<string, string[]>, key: string) =>
   (byStreet.get(streetOfKey(key)) ?? []).some((listed) => sameHome(listed, key));
 
+const ROWS_PER_SLICE = 50;
+
 /**
  * Who a reactivation mailing from these batches would reach: the filtered rows, less registered
  * customers and opted-out homes (matched as the pipeline's suppression matches them), rows whose
@@ -180,7 +183,10 @@ export async function audienceOf(
   const optedOut = await keysOnStreets(db, "do_not_mail", orgId, streets);
   const audience: Audience = { matched: rows.length, included: [], excluded: [] };
   const seen = new Set<string>();
-  for (const row of rows) {
+  for (const [index, row] of rows.entries()) {
+    // Parsing an address is ~0.1 ms and a mailing may read 25 000 rows: other requests go
+    // between slices instead of waiting seconds behind one preview.
+    if (index > 0 && index % ROWS_PER_SLICE === 0) await nextTurn();
     const key = row.normalized_address;
     const reason: ExclusionReason | undefined = listsHome(optedOut, key)
       ? "opted_out"
