@@ -12,7 +12,7 @@ import type { Logger } from "pino";
 import type { Clock } from "../clock.ts";
 import { type Queryable, queryRows, sql } from "../db/database.ts";
 import { normalizeAddress } from "../domain/address.ts";
-import { keysOfSameHome, sameHome } from "../domain/same-home.ts";
+import { keysOfSameHome, sameHome, streetOfKey } from "../domain/same-home.ts";
 import { handleJob, type RegisteredJob } from "../jobs/job-kind.ts";
 import { type NeighbourFanoutPayload, neighbourFanoutJob, processPieceJob } from "../jobs/kinds.ts";
 import { JOBS_READY_CHANNEL, newJobRow } from "../jobs/queue.ts";
@@ -51,9 +51,15 @@ export interface NeighbourChoice {
 
 /** Candidates matching one of `keys` (every spelling of the candidates' homes) by the same-home rule. */
 function matchedCandidates(candidates: NearbyHome[], foundKeys: string[]): Set<string> {
+  // Same home needs the same street: each candidate is compared with the keys on its street only
+  // (every key against every candidate was quadratic: 5 000 × 5 000 parses on a dry run).
+  const byStreet = new Map<string, string[]>();
+  for (const key of foundKeys)
+    byStreet.set(streetOfKey(key), [...(byStreet.get(streetOfKey(key)) ?? []), key]);
   const matched = new Set<string>();
   for (const candidate of candidates) {
-    if (foundKeys.some((key) => sameHome(key, candidate.normalizedAddress)))
+    const onStreet = byStreet.get(streetOfKey(candidate.normalizedAddress)) ?? [];
+    if (onStreet.some((key) => sameHome(key, candidate.normalizedAddress)))
       matched.add(candidate.normalizedAddress);
   }
   return matched;
