@@ -198,7 +198,7 @@ describe("mail safety in the browser: approvals, cancelling, opt-out", () => {
 
     await open("/", "Overview");
     await page.getByText("3 of 250 cards").waitFor();
-    await page.getByText("1 card(s) wait for approval.").waitFor();
+    await page.getByText("1 card waits for approval.").waitFor();
     await checkBothWidths("overview-caps");
   });
 });

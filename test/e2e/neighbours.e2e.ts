@@ -127,7 +127,7 @@ describe("neighbour mail in the browser: build, test on a sample, mail, revenue 
     );
     assert.doesNotMatch(await section.innerText(), /820 Maple/, "never the job's house number");
     const spend = page.getByRole("group", { name: "Neighbour mail against its cost" });
-    await spend.getByText("Cost of the cards: $11").waitFor();
+    await spend.getByText("Cost of the cards: $10.80").waitFor();
     await spend.getByText("Return on spend: 833.33×").waitFor();
     await page.getByRole("heading", { name: "By source job" }).scrollIntoViewIfNeeded();
     await checkBothWidths("neighbours-revenue");

@@ -1,5 +1,5 @@
 import { queryOptions, useMutation, useQueryClient } from "@tanstack/react-query";
-import { exactMoney } from "../ui/format.ts";
+import { count, exactMoney } from "../ui/format.ts";
 import { type BodyOf, client, type ResponseOf, unwrap } from "./client.ts";
 import { mailKeys } from "./mail.ts";
 
@@ -121,7 +121,7 @@ export function capInWords(use: {
   if (use.monthly_card_cap !== null) parts.push(`${use.cards} of ${use.monthly_card_cap} cards`);
   if (use.monthly_spend_cap_cents !== null)
     parts.push(`${formatCents(use.cents)} of ${formatCents(use.monthly_spend_cap_cents)}`);
-  return parts.length > 0 ? parts.join(" · ") : `${use.cards} cards, no cap`;
+  return parts.length > 0 ? parts.join(" · ") : `${count(use.cards, "card")}, no cap`;
 }
 
 /** How full the tightest cap is, 0–100 (null without a cap). */

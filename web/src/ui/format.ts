@@ -16,3 +16,6 @@ export const exactMoney = (amount: number | null) =>
 
 /** A moment in the reader's own time zone and locale; a dash when it has not happened. */
 export const formatDate = (value: string | null) => (value ? new Date(value).toLocaleString() : "—");
+
+/** "1 card", "3 cards": a count with its noun, singular for one. */
+export const count = (n: number, noun: string, plural = `${noun}s`) => `${n} ${n === 1 ? noun : plural}`;

@@ -65,7 +65,10 @@ function SafetyForm({ safety }: { safety: AutomationSafety }) {
       notifications.show({
         color: "green",
         title: "Cancelled",
-        message: `${answer.piece_ids.length} waiting card(s) cancelled; they will not print.`,
+        message:
+          answer.piece_ids.length === 1
+            ? "1 waiting card cancelled; it will not print."
+            : `${answer.piece_ids.length} waiting cards cancelled; they will not print.`,
       });
   };
 

@@ -83,7 +83,9 @@ export function CapsOverview() {
             <Text size="sm">
               {awaiting_approval === 0
                 ? "No card waits for approval."
-                : `${awaiting_approval} card(s) wait for approval.`}
+                : awaiting_approval === 1
+                  ? "1 card waits for approval."
+                  : `${awaiting_approval} cards wait for approval.`}
             </Text>
             {awaiting_approval > 0 && (
               <AnchorLink to="/approvals" size="sm">

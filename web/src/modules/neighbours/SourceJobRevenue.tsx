@@ -1,7 +1,7 @@
 import { Group, Table, Text, Title } from "@mantine/core";
 import { useQuery } from "@tanstack/react-query";
 import { type SourceJobRevenue, sourceJobRevenueQuery } from "../../api/neighbours.ts";
-import { money } from "../../ui/format.ts";
+import { exactMoney, money } from "../../ui/format.ts";
 import { ScrollTable } from "../../ui/ScrollTable.tsx";
 import { LoadError, Loading } from "../../ui/states.tsx";
 
@@ -83,7 +83,7 @@ function SourceJobTable({ data }: { data: SourceJobRevenue }) {
       </ScrollTable>
       <Group gap="xl" style={{ rowGap: 4 }} mt="sm" aria-label="Neighbour mail against its cost" role="group">
         <Text size="sm">
-          Cost of the cards: <strong>{money(totals.cost)}</strong>
+          Cost of the cards: <strong>{exactMoney(totals.cost)}</strong>
         </Text>
         <Text size="sm">
           Revenue: <strong>{money(totals.revenue)}</strong>

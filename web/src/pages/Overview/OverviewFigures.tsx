@@ -2,7 +2,7 @@ import { BarChart } from "@mantine/charts";
 import { Card, Paper, SimpleGrid, Stack, Table, Text, Title } from "@mantine/core";
 import { useQuery } from "@tanstack/react-query";
 import { type OverviewFigures, overviewQuery, type PeriodFigures } from "../../api/overview.ts";
-import { money } from "../../ui/format.ts";
+import { exactMoney, money } from "../../ui/format.ts";
 import { AnchorLink } from "../../ui/links.tsx";
 import { ScrollTable } from "../../ui/ScrollTable.tsx";
 import { LoadError, Loading } from "../../ui/states.tsx";
@@ -32,7 +32,9 @@ function Period({ title, figures }: { title: string; figures: PeriodFigures }) {
     ["Leads", String(figures.leads)],
     ["Won deals attributed", String(figures.won_deals)],
     ["Attributed revenue", money(figures.attributed_revenue)],
-    figures.cost === null ? ["Cost", "—", "Set a cost per card in Settings"] : ["Cost", money(figures.cost)],
+    figures.cost === null
+      ? ["Cost", "—", "Set a cost per card in Settings"]
+      : ["Cost", exactMoney(figures.cost)],
     ["Return on spend", figures.return_on_spend === null ? "—" : `${figures.return_on_spend}×`],
   ];
   return (

@@ -9,7 +9,7 @@ import {
   type SpendFigures,
 } from "../../api/revenue.ts";
 import { SourceJobRevenueSection } from "../../modules/neighbours/SourceJobRevenue.tsx";
-import { money } from "../../ui/format.ts";
+import { exactMoney, money } from "../../ui/format.ts";
 import { ButtonLink } from "../../ui/links.tsx";
 import { ScrollTable } from "../../ui/ScrollTable.tsx";
 import { EmptyState, LoadError, Loading, PageHeader } from "../../ui/states.tsx";
@@ -42,10 +42,10 @@ function FigureCells({ figures }: { figures: Omit<SpendFigures, "automation_id" 
       <Table.Td>{figures.leads}</Table.Td>
       <Table.Td>{figures.won_deals}</Table.Td>
       <Table.Td>{money(figures.attributed_revenue)}</Table.Td>
-      <Table.Td>{money(figures.cost)}</Table.Td>
+      <Table.Td>{exactMoney(figures.cost)}</Table.Td>
       <Table.Td>{ratio(figures.return_on_spend)}</Table.Td>
-      <Table.Td>{money(figures.cost_per_lead)}</Table.Td>
-      <Table.Td>{money(figures.cost_per_won_deal)}</Table.Td>
+      <Table.Td>{exactMoney(figures.cost_per_lead)}</Table.Td>
+      <Table.Td>{exactMoney(figures.cost_per_won_deal)}</Table.Td>
     </>
   );
 }
