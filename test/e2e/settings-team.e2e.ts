@@ -347,7 +347,7 @@ describe("keys, team, logo and password reset in the browser", () => {
     await page.getByRole("textbox", { name: /^Email/ }).fill(OWNER.email);
     await page.getByRole("textbox", { name: /^Password/ }).fill(OWNER.password);
     await page.getByRole("button", { name: "Sign in" }).click();
-    await page.getByRole("alert").filter({ hasText: "That did not work" }).waitFor();
+    await page.getByRole("alert").filter({ hasText: "Not signed in" }).waitFor();
     await checkScreen(page, "sign-in-old-password-refused", "desktop");
     await page.getByRole("textbox", { name: /^Password/ }).fill(NEW_OWNER_PASSWORD);
     await page.getByRole("button", { name: "Sign in" }).click();

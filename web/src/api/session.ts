@@ -36,6 +36,8 @@ export function useSignIn() {
   return useMutation({
     mutationFn: (body: { email: string; password: string }) => authCall(authClient.signIn.email(body)),
     onSuccess: startOver,
+    // The sign-in form says why beside its fields; a toast would say it twice.
+    meta: { quiet: true },
   });
 }
 

@@ -1,6 +1,7 @@
-import { Button, PasswordInput, Stack, TextInput } from "@mantine/core";
+import { Alert, Button, PasswordInput, Stack, TextInput } from "@mantine/core";
 import { isEmail, isNotEmpty, useForm } from "@mantine/form";
 import { getRouteApi, useNavigate } from "@tanstack/react-router";
+import { errorMessage } from "../../api/errors.ts";
 import { useSignIn } from "../../api/session.ts";
 import { AnchorLink } from "../../ui/links.tsx";
 import { AuthFrame } from "./AuthFrame.tsx";
@@ -37,6 +38,12 @@ export function SignInPage() {
         })}
       >
         <Stack>
+          {/* Beside the form too, not only in a toast that closes by itself. */}
+          {signIn.isError && (
+            <Alert color="red" role="alert" title="Not signed in">
+              {errorMessage(signIn.error)}
+            </Alert>
+          )}
           <TextInput
             label="Email"
             type="email"
