@@ -28,4 +28,13 @@ describe(`recorded mailings are geocoded in the background (${databaseLabel})`, 
       `latitude ${piece.latitude}`,
     );
   });
+
+  it("records the largest mailing the endpoint allows (5 000 pieces) in one request", async () => {
+    const org = await createOrg(ctx);
+    const pieces = Array.from({ length: 5000 }, (_, n) => ({ address: `${n + 1} Oak St, Austin, TX 78701` }));
+    const mailing = await recordMailing(ctx, org.orgId, pieces);
+    assert.equal(mailing.pieces.length, 5000);
+    assert.equal(new Set(mailing.pieces.map((piece) => piece.token)).size, 5000, "a landing page each");
+    assert.equal(mailing.pieces[4999]!.address, "5000 Oak St, Austin, TX 78701", "in the order sent");
+  });
 });
