@@ -152,6 +152,7 @@ describe(`app API: customer and past-job CSV uploads (${databaseLabel})`, () => 
       "Job #,Client,Service Address,City,State,ZIP,Completed",
       "J-1,Ann Lee,12 Oak Lane,Austin,TX,78701,2024-03-05",
       "J-2,Bo Chen,,,,,2024-04-01",
+      "J-3,Cy Diaz,14 Oak Lane,Austin,TX,78701,6/3/2024 2:15 PM",
     ]);
     const staged = await upload(
       member,
@@ -159,7 +160,7 @@ describe(`app API: customer and past-job CSV uploads (${databaseLabel})`, () => 
       file,
     );
     assert.equal(staged.status, 201, staged.text);
-    assert.equal(staged.body.staged, 1);
+    assert.equal(staged.body.staged, 2);
     assert.equal(staged.body.skipped_no_address, 1);
     const list = await member.browser.request("GET", "/app/api/v1/imports");
     assert.equal(list.body.imports.length, 1);
@@ -168,17 +169,23 @@ describe(`app API: customer and past-job CSV uploads (${databaseLabel})`, () => 
     assert.equal(batch.body.rows[0].customer_name, "Ann Lee");
     assert.equal(batch.body.rows[0].external_id, "J-1");
     assert.equal(batch.body.rows[0].completed_at, "2024-03-05");
+    assert.equal(batch.body.rows[1].completed_at, "2024-06-03", "a spreadsheet's M/D/YYYY");
     assert.equal(typeof batch.body.rows[0].latitude, "number");
 
     const badDate = await upload(
       member,
       "/app/api/v1/imports/upload?street=street&completed_at=done",
-      csv(["street,done", "1 Pine Rd 62704,yesterday", "2 Pine Rd 62704,2024-01-02"]),
+      csv([
+        "street,done",
+        "1 Pine Rd 62704,yesterday",
+        "2 Pine Rd 62704,2024-01-02",
+        "3 Pine Rd 62704,2/30/2024",
+      ]),
     );
     assert.equal(badDate.status, 422, badDate.text);
     assert.deepEqual(
       badDate.body.error.details.rows.map((row: { line: number }) => row.line),
-      [2],
+      [2, 4],
     );
     assert.match(badDate.body.error.details.rows[0].message, /completed_at/);
   });

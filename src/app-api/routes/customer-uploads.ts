@@ -118,6 +118,19 @@ function assertStreetMapped(mapping: { street?: string | undefined }) {
  * which column is the street, city, state and ZIP. A file with bad rows adds nothing and lists
  * every bad row with its line, so it can be fixed and sent again.
  */
+
+/**
+ * Spreadsheet exports (Jobber, QuickBooks, Excel in the US) write dates as M/D/YYYY, with or
+ * without a time after them: read as YYYY-MM-DD, then checked like the API's (2/30 is refused).
+ * Anything else passes through unchanged to the API's ISO-8601 rule.
+ */
+export function isoFromUsDate(cell: string): string {
+  const us = /^(\d{1,2})\/(\d{1,2})\/(\d{4})(?:[ T].*)?$/.exec(cell);
+  if (!us) return cell;
+  const [, month, day, year] = us;
+  return `${year}-${month!.padStart(2, "0")}-${day!.padStart(2, "0")}`;
+}
+
 export async function registerCustomerUploadRoutes(app: FastifyInstance, ctx: AppApiContext): Promise<void> {
   await app.register(async (scope) => {
     // The body stays a stream: the CSV reader counts its bytes and reads records as they come.
@@ -255,7 +268,7 @@ export async function registerCustomerUploadRoutes(app: FastifyInstance, ctx: Ap
             address: optional(addressOfRecord(table, record, mapping)),
             customer_name: optional(cellOf(table, record, mapping.customer_name)),
             external_id: optional(cellOf(table, record, mapping.external_id)),
-            completed_at: optional(cellOf(table, record, mapping.completed_at)),
+            completed_at: optional(isoFromUsDate(cellOf(table, record, mapping.completed_at))),
           };
           const clean = Object.fromEntries(Object.entries(row).filter(([, value]) => value !== undefined));
           const jobType = optional(cellOf(table, record, mapping.job_type));
