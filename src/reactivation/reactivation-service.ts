@@ -1,5 +1,5 @@
 import type { Clock } from "../clock.ts";
-import { type Queryable, sql } from "../db/database.ts";
+import { type Queryable, queryOne, queryRows, sql } from "../db/database.ts";
 import { invalidPayload } from "../errors.ts";
 import type { MailingService } from "../mailings/mailing-service.ts";
 import {
@@ -9,6 +9,9 @@ import {
   audienceOf,
   type ExclusionReason,
 } from "./audience.ts";
+
+/** A concurrent send with the same request id committed first: this one's writes roll back. */
+class SentAlready extends Error {}
 
 /** As many cards as the operator's mailing endpoint takes in one request. */
 export const REACTIVATION_MAX_PIECES = 5000;
@@ -76,10 +79,33 @@ export function createReactivationService(deps: { db: Queryable; clock: Clock; m
   const preview = async (orgId: string, request: ReactivationRequest) =>
     summaryOf(await audienceOf(db, orgId, request.import_ids, request.filter));
 
+  /** The mailing an earlier send with this request id made, if any. */
+  const sentBefore = (orgId: string, requestId: string) =>
+    queryOne<{ campaign_id: string; queued: number }>(
+      db,
+      sql`SELECT campaign_id::text, queued FROM reactivation_mailings
+          WHERE org_id = ${orgId}::uuid AND request_id = ${requestId}::uuid`,
+    );
+
+  /**
+   * Sends the mailing, once per `requestId`: a repeat answers the first mailing (`replayed`),
+   * also when both arrive at once (the second waits on the first's row, then rolls back).
+   */
   async function send(
     orgId: string,
-    request: ReactivationRequest & { name: string; template: Record<string, unknown>; sentBy: string },
+    request: ReactivationRequest & {
+      name: string;
+      template: Record<string, unknown>;
+      sentBy: string;
+      requestId?: string | undefined;
+    },
   ) {
+    const replay = async () => {
+      const sent = request.requestId ? await sentBefore(orgId, request.requestId) : undefined;
+      return sent ? { ...sent, summary: await preview(orgId, request), replayed: true } : undefined;
+    };
+    const earlier = await replay();
+    if (earlier) return earlier;
     const audience = await audienceOf(db, orgId, request.import_ids, request.filter);
     if (audience.included.length === 0) throw invalidPayload("filter: no row of these batches can be mailed");
     if (audience.included.length > REACTIVATION_MAX_PIECES) {
@@ -88,33 +114,46 @@ export function createReactivationService(deps: { db: Queryable; clock: Clock; m
       );
     }
     const summary = summaryOf(audience);
-    const result = await mailings.send(
-      orgId,
-      {
-        name: request.name,
-        origin: "reactivation",
-        template: request.template,
-        recipients: audience.included.map((row) => ({
-          address: row.address,
-          recipientName: row.customer_name,
-          latitude: row.latitude,
-          longitude: row.longitude,
-          precision: row.precision,
-          properties: propertiesOf(row),
-        })),
-      },
-      (tx, campaignId) =>
-        tx
-          .execute(sql`
+    let result: { campaign_id: string; queued: number };
+    try {
+      result = await mailings.send(
+        orgId,
+        {
+          name: request.name,
+          origin: "reactivation",
+          template: request.template,
+          recipients: audience.included.map((row) => ({
+            address: row.address,
+            recipientName: row.customer_name,
+            latitude: row.latitude,
+            longitude: row.longitude,
+            precision: row.precision,
+            properties: propertiesOf(row),
+          })),
+        },
+        async (tx, campaignId) => {
+          const recorded = await queryRows<{ campaign_id: string }>(
+            tx,
+            sql`
             INSERT INTO reactivation_mailings (org_id, campaign_id, import_ids, filter, matched, queued,
-              excluded_customers, excluded_opted_out, no_mailable_address, created_by, created_at)
+              excluded_customers, excluded_opted_out, no_mailable_address, created_by, created_at, request_id)
             VALUES (${orgId}::uuid, ${campaignId}::uuid, ${JSON.stringify(request.import_ids)}::jsonb,
               ${JSON.stringify(request.filter)}::jsonb, ${summary.matched}, ${summary.mailable},
               ${summary.excluded.customer}, ${summary.excluded.opted_out}, ${summary.excluded.no_mailable_address},
-              ${request.sentBy}, ${clock.now().toISOString()}::timestamptz)`)
-          .then(() => undefined),
-    );
-    return { ...result, summary };
+              ${request.sentBy}, ${clock.now().toISOString()}::timestamptz, ${request.requestId ?? null}::uuid)
+            ON CONFLICT (org_id, request_id) WHERE request_id IS NOT NULL DO NOTHING
+            RETURNING campaign_id`,
+          );
+          if (recorded.length === 0) throw new SentAlready();
+        },
+      );
+    } catch (error) {
+      if (!(error instanceof SentAlready)) throw error;
+      const first = await replay();
+      if (!first) throw error;
+      return first;
+    }
+    return { ...result, summary, replayed: false };
   }
 
   /** The first card's recipient: the proof shows the mailing's first home. */

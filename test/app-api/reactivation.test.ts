@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { randomUUID } from "node:crypto";
 import { after, before, describe, test } from "node:test";
 import { queryRows, sql } from "../../src/db/database.ts";
 import { createLocalGeocoder } from "../../src/geo/local.ts";
@@ -305,6 +306,41 @@ describe(`app API: reactivation mailings from past jobs (${databaseLabel})`, () 
     });
     assert.equal(send.status, 422, send.text);
     assert.ok(send.body.error.details.fields["filter.job_types[0]"]);
+  });
+
+  test("a send repeating its request id mails nothing twice, also when the repeats arrive at once", async () => {
+    const send = (name: string, requestId: string) =>
+      owner.browser.request("POST", "/app/api/v1/reactivation/mailings", {
+        body: { ...selection(), template: TEMPLATE, name, request_id: requestId },
+      });
+    const once = randomUUID();
+    const first = await send("Once only", once);
+    assert.equal(first.status, 201, first.text);
+    const again = await send("Once only", once);
+    assert.equal(again.status, 200, again.text);
+    assert.equal(again.body.campaign_id, first.body.campaign_id);
+    assert.equal(again.body.queued, first.body.queued);
+
+    const racing = randomUUID();
+    const answers = await Promise.all([1, 2, 3, 4, 5].map(() => send("At once", racing)));
+    assert.deepEqual(
+      answers.map((answer) => answer.status).sort(),
+      [200, 200, 200, 200, 201],
+      answers.map((answer) => answer.text).join("\n"),
+    );
+    assert.equal(new Set(answers.map((answer) => answer.body.campaign_id)).size, 1);
+    const campaigns = await queryRows<{ name: string; count: string | number }>(
+      ctx.database.db,
+      sql`SELECT name, count(*) AS count FROM campaigns
+          WHERE origin = 'reactivation' AND name IN ('Once only', 'At once') GROUP BY name ORDER BY name`,
+    );
+    assert.deepEqual(
+      campaigns.map((row) => [row.name, Number(row.count)]),
+      [
+        ["At once", 1],
+        ["Once only", 1],
+      ],
+    );
   });
 
   test("another organization's batch answers 404", async () => {

@@ -156,6 +156,11 @@ const Summary = Type.Object(
   { additionalProperties: false },
 );
 
+const SentMailing = Type.Object(
+  { campaign_id: Type.String({ format: "uuid" }), queued: Type.Integer(), summary: Summary },
+  { additionalProperties: false },
+);
+
 /**
  * Reactivation mailings: who a filter over imported batches reaches (and who it leaves out and
  * why), a proof of the first card, and the mailing itself (owners only: it spends money), sent
@@ -280,15 +285,21 @@ export function registerReactivationRoutes(app: FastifyInstance, ctx: AppApiCont
         summary: `Sends a reactivation mailing (owners only): one card to each mailable home, at most ${REACTIVATION_MAX_PIECES}`,
         tags: ["Past jobs"],
         body: Type.Object(
-          { ...Selection, template: CardTemplate, name: Type.String({ minLength: 1, maxLength: 200 }) },
+          {
+            ...Selection,
+            template: CardTemplate,
+            name: Type.String({ minLength: 1, maxLength: 200 }),
+            request_id: Type.Optional(
+              Type.String({
+                format: "uuid",
+                description:
+                  "Made once per form: a send repeating it (a double click, a retry) answers 200 with the first mailing and mails nothing.",
+              }),
+            ),
+          },
           { additionalProperties: false },
         ),
-        response: {
-          201: Type.Object(
-            { campaign_id: Type.String({ format: "uuid" }), queued: Type.Integer(), summary: Summary },
-            { additionalProperties: false },
-          ),
-        },
+        response: { 200: SentMailing, 201: SentMailing },
       },
     },
     async (request, reply) => {
@@ -301,8 +312,10 @@ export function registerReactivationRoutes(app: FastifyInstance, ctx: AppApiCont
         name: request.body.name,
         template: storedTemplate(null, request.body.template),
         sentBy: session.email,
+        requestId: request.body.request_id,
       });
-      return reply.code(201).send(result);
+      const { replayed, ...mailing } = result;
+      return reply.code(replayed ? 200 : 201).send(mailing);
     },
   );
 }

@@ -12,6 +12,18 @@ export type ImportBatchDetail = ResponseOf<"/app/api/v1/imports/{id}", "get">;
 export type ReactivationSelection = BodyOf<"/app/api/v1/reactivation/preview", "post">;
 export type ReactivationSummary = ResponseOf<"/app/api/v1/reactivation/preview", "post">;
 export type ReactivationMailing = BodyOf<"/app/api/v1/reactivation/mailings", "post">;
+
+/**
+ * A mailing's request id, made once per form so a double click or a retry mails nothing twice.
+ * A UUID from getRandomValues: randomUUID exists only on https or localhost pages.
+ */
+export function newRequestId(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  bytes[6] = (bytes[6]! & 0x0f) | 0x40;
+  bytes[8] = (bytes[8]! & 0x3f) | 0x80;
+  const hex = Array.from(bytes, (byte) => byte.toString(16).padStart(2, "0")).join("");
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
 export type CardTemplateInput = ReactivationMailing["template"];
 export type JobTypeCounts = ResponseOf<"/app/api/v1/imports/job-types", "get">;
 

@@ -5150,10 +5150,59 @@ export interface operations {
             card_size?: "4x6" | "6x9" | "6x11";
           };
           name: string;
+          /**
+           * Format: uuid
+           * @description Made once per form: a send repeating it (a double click, a retry) answers 200 with the first mailing and mails nothing.
+           */
+          request_id?: string;
         };
       };
     };
     responses: {
+      /** @description Success. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** Format: uuid */
+            campaign_id: string;
+            queued: number;
+            summary: {
+              /** @description Rows of the batches that pass the filter. */
+              matched: number;
+              /** @description Homes that would get a card. */
+              mailable: number;
+              excluded: {
+                /** @description Registered customers (the suppression list). */
+                customer: number;
+                /** @description Homes that opted out of mail on a landing page. */
+                opted_out: number;
+                no_mailable_address: number;
+                /** @description A second row for a home already in the mailing. */
+                duplicate: number;
+              };
+              excluded_examples: {
+                address: string;
+                customer_name: string | null;
+                reason: "customer" | "opted_out" | "no_mailable_address" | "duplicate";
+                detail: string;
+              }[];
+              first_rows: {
+                /** Format: uuid */
+                import_id: string;
+                row_index: number;
+                address: string;
+                customer_name: string | null;
+                external_id: string | null;
+                completed_at: string | null;
+                job_type: string | null;
+              }[];
+            };
+          };
+        };
+      };
       /** @description Success. */
       201: {
         headers: {

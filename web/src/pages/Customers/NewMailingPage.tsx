@@ -19,8 +19,10 @@ import { useForm } from "@mantine/form";
 import { useDebouncedValue } from "@mantine/hooks";
 import { keepPreviousData, useQuery, useSuspenseQuery } from "@tanstack/react-query";
 import { getRouteApi, useNavigate } from "@tanstack/react-router";
+import { useState } from "react";
 import {
   importJobTypesQuery,
+  newRequestId,
   type ReactivationSelection,
   reactivationPreviewQuery,
   reactivationProofQuery,
@@ -109,6 +111,7 @@ export function NewMailingPage() {
     placeholderData: keepPreviousData,
   });
   const send = useSendReactivation();
+  const [requestId] = useState(newRequestId);
   const jobTypes = useQuery({ ...importJobTypesQuery(batches), enabled: batches.length > 0 });
 
   if (batches.length === 0) {
@@ -136,6 +139,7 @@ export function NewMailingPage() {
               ...selectionOf(batches, values),
               name: values.name,
               template: templateOf(values),
+              request_id: requestId,
             });
             await navigate({ to: "/mail" });
           } catch (error) {
