@@ -10,6 +10,7 @@ import { enqueueJob } from "../jobs/queue.ts";
 import { isOnDoNotMailList, OPTED_OUT_REASON } from "./do-not-mail.ts";
 import { frequencyCapDays } from "./settings.ts";
 import type { SafetyPiece } from "./spend-caps.ts";
+import { utcDay, utcMinute } from "./words.ts";
 
 const DAY_MS = 86_400_000;
 const at = (date: Date) => sql`${date.toISOString()}::timestamptz`;
@@ -24,14 +25,7 @@ const GO: Gate = { go: true };
 
 /** The earlier piece is the skipped one's `earlier_piece_id` (the app links it); no id in words. */
 export const frequencyCapReason = (days: number, mailedAt: Date | null) =>
-  `the home got a card within the last ${days} days${mailedAt ? ` (mailed ${DAY.format(mailedAt)})` : " (another card to it is already queued or printing)"}`;
-
-const DAY = new Intl.DateTimeFormat("en-US", {
-  timeZone: "UTC",
-  month: "short",
-  day: "numeric",
-  year: "numeric",
-});
+  `the home got a card within the last ${days} days${mailedAt ? ` (mailed ${utcDay(mailedAt)})` : " (another card to it is already queued or printing)"}`;
 
 /**
  * The earlier piece to the same home inside the org's frequency window: a printed one, or one
@@ -120,17 +114,6 @@ export async function releaseHeldPiece(db: Queryable, piece: SafetyPiece, now: D
   return rows.length > 0;
 }
 
-const UTC_MINUTE = new Intl.DateTimeFormat("en-US", {
-  timeZone: "UTC",
-  weekday: "short",
-  day: "numeric",
-  month: "short",
-  year: "numeric",
-  hour: "2-digit",
-  minute: "2-digit",
-  hourCycle: "h23",
-});
-
 /** A held piece's reason in words: the window's length and its end, to the minute (UTC). */
 export function holdReason(holdMinutes: number, until: Date): string {
   const hours = holdMinutes / 60;
@@ -139,7 +122,7 @@ export function holdReason(holdMinutes: number, until: Date): string {
     : holdMinutes < 60
       ? `${holdMinutes}-minute`
       : `${Math.floor(hours)} h ${holdMinutes % 60} min`;
-  return `held for the automation's ${length} hold window, until ${UTC_MINUTE.format(until)} UTC; it can be cancelled until then`;
+  return `held for the automation's ${length} hold window, until ${utcMinute(until)}; it can be cancelled until then`;
 }
 
 /**

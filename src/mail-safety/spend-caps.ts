@@ -9,6 +9,7 @@ import { type Queryable, queryOne, queryRows, sql } from "../db/database.ts";
 import { processPieceJob } from "../jobs/kinds.ts";
 import { enqueueJob } from "../jobs/queue.ts";
 import { claimCapNotice } from "./cap-notice.ts";
+import { dollars } from "./words.ts";
 
 /** What the mail safety rules read of a piece (the pipeline's SafetyPiece has it). */
 export interface SafetyPiece {
@@ -80,9 +81,6 @@ async function claimCounter(
   );
   return rows.length > 0;
 }
-
-const DOLLARS = new Intl.NumberFormat("en-US", { style: "currency", currency: "USD" });
-const dollars = (cents: number) => DOLLARS.format(cents / 100);
 
 const capWords = (owner: string, caps: { cards: number | null; cents: number | null }) =>
   caps.cards !== null && caps.cents !== null

@@ -111,15 +111,6 @@ function assertStreetMapped(mapping: { street?: string | undefined }) {
 }
 
 /**
- * CSV uploads of the app: the suppression list (through the developer API's customers service,
- * its 1000-a-request rule and address checks) and past jobs (through the import service, with the
- * API's row checks, as a batch of origin `app_upload`; a job type column is the upload's own: the
- * developer API's import row has none). The file is parsed as it streams in, at most 1 MiB; a header-mapping step names
- * which column is the street, city, state and ZIP. A file with bad rows adds nothing and lists
- * every bad row with its line, so it can be fixed and sent again.
- */
-
-/**
  * Spreadsheet exports (Jobber, QuickBooks, Excel in the US) write dates as M/D/YYYY, with or
  * without a time after them: read as YYYY-MM-DD, then checked like the API's (2/30 is refused).
  * Anything else passes through unchanged to the API's ISO-8601 rule.
@@ -131,6 +122,14 @@ export function isoFromUsDate(cell: string): string {
   return `${year}-${month!.padStart(2, "0")}-${day!.padStart(2, "0")}`;
 }
 
+/**
+ * CSV uploads of the app: the suppression list (through the developer API's customers service,
+ * its 1000-a-request rule and address checks) and past jobs (through the import service, with the
+ * API's row checks, as a batch of origin `app_upload`; a job type column is the upload's own: the
+ * developer API's import row has none). The file is parsed as it streams in, at most 1 MiB; a header-mapping step names
+ * which column is the street, city, state and ZIP. A file with bad rows adds nothing and lists
+ * every bad row with its line, so it can be fixed and sent again.
+ */
 export async function registerCustomerUploadRoutes(app: FastifyInstance, ctx: AppApiContext): Promise<void> {
   await app.register(async (scope) => {
     // The body stays a stream: the CSV reader counts its bytes and reads records as they come.
