@@ -135,7 +135,7 @@ export function ProfileForm({ canEdit }: { canEdit: boolean }) {
             <ColorInput
               label="Brand colour"
               format="hex"
-              placeholder="#1f6feb"
+              placeholder="e.g. #1f6feb"
               eyeDropperButtonProps={{ "aria-label": "Pick the colour from the screen" }}
               {...form.getInputProps("brand_color")}
             />

@@ -57,7 +57,7 @@ function AddCustomerForm() {
         <Group align="flex-end" wrap="wrap">
           <TextInput
             label="Address"
-            placeholder="742 Evergreen Terrace, Springfield, IL 62704"
+            placeholder="e.g. 742 Evergreen Terrace, Springfield, IL 62704"
             style={{ flex: "2 1 260px" }}
             {...form.getInputProps("address")}
           />
