@@ -92,9 +92,12 @@ export function CsvUpload({ purpose, submitLabel }: { purpose: UploadPurpose; su
               />
             ))}
           </SimpleGrid>
+          {/* Above the table, not its caption: a caption centred on a table wider than a phone is cut. */}
+          <Text size="sm" c="dimmed">
+            The first {preview.rows.length} rows, as read:
+          </Text>
           <ScrollTable label="First rows of the file" minWidth={Math.max(480, preview.columns.length * 140)}>
             <Table striped>
-              <Table.Caption>The first {preview.rows.length} rows, as read</Table.Caption>
               <Table.Thead>
                 <Table.Tr>
                   <Table.Th>Line</Table.Th>
