@@ -70,8 +70,6 @@ const PENDING = {
   "trigger/trigger-store.ts": ["campaigns", "jobs"],
   "neighbours/neighbour-fanout.ts": ["jobs"],
   // Not yet moved behind the owner's functions (issue 26).
-  "app-api/routes/automations.ts": ["automations"],
-  "pieces/operator.ts": ["automations"],
   "app-api/auth-secret.ts": ["platform_settings"],
   "app-api/routes/team.ts": ["org_invitations"],
   "attribution/tracking-lead.ts": ["leads"],

@@ -1,9 +1,10 @@
 import { randomUUID } from "node:crypto";
 import { and, desc, eq, type SQL, sql } from "drizzle-orm";
+import type { Clock } from "../clock.ts";
 import type { Queryable } from "../db/database.ts";
 import { automations } from "../db/schema.ts";
 import type { AutomationFilter } from "../domain/filters.ts";
-import { notFound } from "../errors.ts";
+import { invalidPayload, notFound } from "../errors.ts";
 import {
   type Audience,
   type AudienceInput,
@@ -12,6 +13,8 @@ import {
   resolveAudience,
   storedAudience,
 } from "../neighbours/audience.ts";
+import { templateProblems } from "../render/merge.ts";
+import { type CardTemplateInput, type ResolvedTemplate, resolveTemplate } from "../render/template.ts";
 
 export type ObjectType = "job" | "deal" | "contact";
 
@@ -203,4 +206,52 @@ export async function findBoundAutomations(
     )
     .orderBy(automations.createdAt, automations.id);
   return rows.map(toAutomation);
+}
+
+/** The org's automation's stored card template (null when it has none or is not the org's). */
+export async function findAutomationTemplate(db: Queryable, orgId: string, id: string): Promise<unknown> {
+  const [row] = await db
+    .select({ template: automations.template })
+    .from(automations)
+    .where(and(eq(automations.orgId, orgId), eq(automations.id, id)));
+  return row?.template ?? null;
+}
+
+/**
+ * Replaces an automation's stored card template, within the org when one is given; `updatedAt`
+ * when the change counts as an edit of the automation. Undefined when there is no such automation.
+ */
+export async function storeAutomationTemplate(
+  db: Queryable,
+  target: { orgId?: string; id: string },
+  template: Record<string, unknown>,
+  updatedAt?: Date,
+): Promise<{ id: string; template: unknown } | undefined> {
+  const [row] = await db
+    .update(automations)
+    .set({ template, ...(updatedAt ? { updatedAt } : {}) })
+    .where(
+      and(
+        eq(automations.id, target.id),
+        target.orgId === undefined ? undefined : eq(automations.orgId, target.orgId),
+      ),
+    )
+    .returning({ id: automations.id, template: automations.template });
+  return row;
+}
+
+/** Stores an automation's card template after checking its merge fields; answers the effective one. */
+export async function setAutomationTemplate(
+  deps: { db: Queryable; clock: Clock },
+  automationId: string,
+  template: CardTemplateInput,
+): Promise<{ automation_id: string; template: ResolvedTemplate }> {
+  for (const field of ["headline", "message", "offer"] as const) {
+    const problems = templateProblems(template[field] ?? "");
+    if (problems.length > 0) throw invalidPayload(`${field}: ${problems[0]}`);
+  }
+  const stored = Object.fromEntries(Object.entries(template).filter(([, value]) => value !== undefined));
+  const row = await storeAutomationTemplate(deps.db, { id: automationId }, stored, deps.clock.now());
+  if (!row) throw notFound("automation not found");
+  return { automation_id: row.id, template: resolveTemplate(row.template) };
 }

@@ -1,12 +1,7 @@
-import { and, eq } from "drizzle-orm";
-import type { Clock } from "../clock.ts";
 import { type Queryable, queryRows, sql } from "../db/database.ts";
-import { automations } from "../db/schema.ts";
-import { invalidPayload, notFound } from "../errors.ts";
+import { notFound } from "../errors.ts";
 import type { HomeImagery } from "../imagery/home-imagery.ts";
-import { templateProblems } from "../render/merge.ts";
 import type { Renderer } from "../render/renderer.ts";
-import { type CardTemplateInput, type ResolvedTemplate, resolveTemplate } from "../render/template.ts";
 import { loadPieceById } from "./piece-record.ts";
 import { cardOfPiece } from "./render-piece.ts";
 
@@ -26,26 +21,6 @@ export async function renderProof(
     placeholderOnImageryError: true,
   });
   return deps.renderer.proof(card, format);
-}
-
-/** Stores an automation's card template after checking its merge fields; answers the effective one. */
-export async function setAutomationTemplate(
-  deps: { db: Queryable; clock: Clock },
-  automationId: string,
-  template: CardTemplateInput,
-): Promise<{ automation_id: string; template: ResolvedTemplate }> {
-  for (const field of ["headline", "message", "offer"] as const) {
-    const problems = templateProblems(template[field] ?? "");
-    if (problems.length > 0) throw invalidPayload(`${field}: ${problems[0]}`);
-  }
-  const stored = Object.fromEntries(Object.entries(template).filter(([, value]) => value !== undefined));
-  const [row] = await deps.db
-    .update(automations)
-    .set({ template: stored, updatedAt: deps.clock.now() })
-    .where(and(eq(automations.id, automationId)))
-    .returning({ id: automations.id, template: automations.template });
-  if (!row) throw notFound("automation not found");
-  return { automation_id: row.id, template: resolveTemplate(row.template) };
 }
 
 export const JOB_STATUSES = ["pending", "running", "done", "failed"] as const;

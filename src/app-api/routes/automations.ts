@@ -4,10 +4,11 @@ import {
   type Automation,
   createAutomation,
   findAutomation,
+  findAutomationTemplate,
   listAutomations,
+  storeAutomationTemplate,
   updateAutomation,
 } from "../../automations/automations.ts";
-import { queryOne, sql } from "../../db/database.ts";
 import { mailAddressOf } from "../../domain/address.ts";
 import { AutomationFilter, filterProblem, passesFilter } from "../../domain/filters.ts";
 import { invalidPayload, notFound, rateLimited } from "../../errors.ts";
@@ -141,18 +142,10 @@ export function registerAutomationRoutes(app: FastifyInstance, ctx: AppApiContex
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
   const { db, clock } = ctx;
 
-  const readTemplate = async (orgId: string, id: string) => {
-    const row = await queryOne<{ template: unknown }>(
-      db,
-      sql`SELECT template FROM automations WHERE org_id = ${orgId}::uuid AND id = ${id}::uuid`,
-    );
-    return row?.template ?? null;
-  };
+  const readTemplate = (orgId: string, id: string) => findAutomationTemplate(db, orgId, id);
   const writeTemplate = async (orgId: string, id: string, template: CardTemplate) => {
     const next = storedTemplate(await readTemplate(orgId, id), template);
-    await db.execute(
-      sql`UPDATE automations SET template = ${JSON.stringify(next)}::jsonb WHERE org_id = ${orgId}::uuid AND id = ${id}::uuid`,
-    );
+    await storeAutomationTemplate(db, { orgId, id }, next);
   };
   const view = async (automation: Automation, cards: Map<string, number>) => ({
     id: automation.id,

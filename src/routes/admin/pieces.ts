@@ -1,8 +1,9 @@
 import { Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
+import { setAutomationTemplate } from "../../automations/automations.ts";
 import { ErrorBody } from "../../http/schemas.ts";
 import { createHomeImagery } from "../../imagery/index.ts";
-import { listJobs, renderProof, setAutomationTemplate } from "../../pieces/operator.ts";
+import { listJobs, renderProof } from "../../pieces/operator.ts";
 import { CardSizeSchema, CardTemplate } from "../../render/template.ts";
 import type { Services } from "../../services.ts";
 import { IdParams } from "./orgs.ts";
