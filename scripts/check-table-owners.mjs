@@ -71,7 +71,6 @@ const PENDING = {
   "neighbours/neighbour-fanout.ts": ["jobs"],
   // Not yet moved behind the owner's functions (issue 26).
   "app-api/auth-secret.ts": ["platform_settings"],
-  "app-api/routes/team.ts": ["org_invitations"],
   "attribution/tracking-lead.ts": ["leads"],
 };
 

@@ -120,3 +120,13 @@ export async function listPendingInvitations(
   );
   return rows.map((row) => ({ ...row, expires_at: new Date(row.expires_at).toISOString() }));
 }
+
+/** Cancels the org's pending invitation, or 404 (unknown, another org's, or no longer pending). */
+export async function cancelInvitation(db: Queryable, orgId: string, invitationId: string): Promise<void> {
+  const rows = await queryRows<{ id: string }>(
+    db,
+    sql`UPDATE org_invitations SET status = 'canceled'
+        WHERE org_id = ${orgId}::uuid AND id = ${invitationId} AND status = 'pending' RETURNING id`,
+  );
+  if (rows.length === 0) throw notFound("invitation not found");
+}

@@ -2,7 +2,12 @@ import { Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
 import { type Queryable, queryOne, queryRows, sql } from "../../db/database.ts";
 import { AppError, notFound } from "../../errors.ts";
-import { inviteMember, listPendingInvitations, type MemberRole } from "../../orgs/invitations.ts";
+import {
+  cancelInvitation,
+  inviteMember,
+  listPendingInvitations,
+  type MemberRole,
+} from "../../orgs/invitations.ts";
 import type { AppApiContext } from "../context.ts";
 import { EmailSchema, MemberRoleSchema } from "../schemas.ts";
 import { sessionOf } from "../session-guard.ts";
@@ -150,12 +155,7 @@ export function registerTeamRoutes(app: FastifyInstance, ctx: AppApiContext): vo
     },
     async (request, reply) => {
       const { orgId } = sessionOf(request);
-      const rows = await queryRows<{ id: string }>(
-        db,
-        sql`UPDATE org_invitations SET status = 'canceled'
-            WHERE org_id = ${orgId}::uuid AND id = ${request.params.id} AND status = 'pending' RETURNING id`,
-      );
-      if (rows.length === 0) throw notFound("invitation not found");
+      await cancelInvitation(db, orgId, request.params.id);
       return reply.code(204).send(null);
     },
   );
