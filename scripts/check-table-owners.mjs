@@ -71,7 +71,6 @@ const PENDING = {
   "neighbours/neighbour-fanout.ts": ["jobs"],
   // Not yet moved behind the owner's functions (issue 26).
   "app-api/auth-secret.ts": ["platform_settings"],
-  "attribution/tracking-lead.ts": ["leads"],
 };
 
 /** drizzle table objects by their TypeScript name: `export const mailPieces = pgTable("mail_pieces"`. */

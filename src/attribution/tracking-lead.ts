@@ -1,7 +1,12 @@
-import { randomUUID } from "node:crypto";
-import { type Queryable, queryOne, queryRows, sql } from "../db/database.ts";
+import { type Queryable, queryRows, sql } from "../db/database.ts";
 import { namesAPlace, normalizeAddress } from "../domain/address.ts";
 import { isOwnLead } from "../leads/loop-guard.ts";
+import {
+  findLandingPageLead,
+  findSyncedLead,
+  insertSyncedLead,
+  type SyncedLead,
+} from "../leads/synced-leads.ts";
 import type { AttributionDeps } from "./deps.ts";
 import { locateForMatching, matchMailedPiece } from "./matching.ts";
 import {
@@ -140,28 +145,22 @@ export async function recordTrackingLead(
     };
   }
 
-  const row = await queryOne<SyncedLead & { inserted: boolean }>(
-    deps.db,
-    sql`INSERT INTO leads (
-          org_id, id, source, campaign_id, piece_id, first_name, last_name, email, phone, full_address,
-          normalized_address, latitude, longitude, attribution_type, crm_record_id, sync_key, created_at)
-        VALUES (
-          ${orgId}::uuid, ${randomUUID()}::uuid, 'crm_sync', ${match.campaignId}::uuid, ${match.pieceId}::uuid,
-          ${present(input.first_name) ?? ""}, ${present(input.last_name) ?? ""}, ${present(input.email) ?? ""},
-          ${present(input.phone) ?? ""}, ${address}, ${normalizedAddress}, ${point?.lat ?? null}::float8,
-          ${point?.lng ?? null}::float8, 'indirect', ${present(input.crm_record_id) ?? null},
-          ${syncKey ?? null}, ${reference.at.toISOString()}::timestamptz)
-        ON CONFLICT (org_id, sync_key) WHERE sync_key IS NOT NULL
-        DO UPDATE SET sync_key = leads.sync_key
-        RETURNING id, campaign_id, attribution_type, (xmax = 0) AS inserted`,
-  );
-  return matchedLead(row!, !row!.inserted);
-}
-
-interface SyncedLead {
-  id: string;
-  campaign_id: string;
-  attribution_type: "direct" | "indirect";
+  const row = await insertSyncedLead(deps.db, {
+    orgId,
+    campaignId: match.campaignId,
+    pieceId: match.pieceId,
+    firstName: present(input.first_name) ?? "",
+    lastName: present(input.last_name) ?? "",
+    email: present(input.email) ?? "",
+    phone: present(input.phone) ?? "",
+    fullAddress: address,
+    normalizedAddress,
+    point,
+    crmRecordId: present(input.crm_record_id) ?? null,
+    syncKey: syncKey ?? null,
+    createdAt: reference.at,
+  });
+  return matchedLead(row, !row.inserted);
 }
 
 const matchedLead = (lead: SyncedLead, duplicate: boolean): TrackingLeadResult => ({
@@ -171,25 +170,6 @@ const matchedLead = (lead: SyncedLead, duplicate: boolean): TrackingLeadResult =
   campaign_id: lead.campaign_id,
   attribution_type: lead.attribution_type,
 });
-
-/** The lead a previous sync with this idempotency key created (the leads_sync_key index). */
-async function findSyncedLead(db: Queryable, orgId: string, syncKey: string) {
-  return queryOne<SyncedLead>(
-    db,
-    sql`SELECT id, campaign_id, attribution_type FROM leads
-        WHERE org_id = ${orgId}::uuid AND sync_key = ${syncKey}`,
-  );
-}
-
-async function findLandingPageLead(db: Queryable, orgId: string, normalizedAddress: string) {
-  return queryOne<{ id: string; campaign_id: string | null }>(
-    db,
-    sql`SELECT id, campaign_id FROM leads
-        WHERE org_id = ${orgId}::uuid AND normalized_address = ${normalizedAddress}
-          AND source = 'landing_page' AND normalized_address IS NOT NULL
-        ORDER BY created_at DESC LIMIT 1`,
-  );
-}
 
 export interface LeadView {
   id: string;
