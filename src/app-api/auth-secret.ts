@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { Config } from "../config.ts";
-import { type Queryable, queryOne, sql } from "../db/database.ts";
+import type { Queryable } from "../db/database.ts";
+import { readPlatformSetting, writePlatformSettingOnce } from "../db/platform-settings.ts";
 
 /** The platform_settings row that holds the generated secret when AUTH_SECRET is unset. */
 const SETTING_KEY = "app_session_secret";
@@ -15,16 +16,8 @@ const SETTING_KEY = "app_session_secret";
 export async function resolveAuthSecret(db: Queryable, config: Pick<Config, "authSecret">): Promise<string> {
   if (config.authSecret) return config.authSecret;
   const generated = randomBytes(32).toString("base64url");
-  await db.execute(
-    sql`INSERT INTO platform_settings (key, value)
-        VALUES (${SETTING_KEY}, ${JSON.stringify({ secret: generated })}::jsonb)
-        ON CONFLICT (key) DO NOTHING`,
-  );
-  const row = await queryOne<{ value: { secret?: unknown } }>(
-    db,
-    sql`SELECT value FROM platform_settings WHERE key = ${SETTING_KEY}`,
-  );
-  const secret = row?.value?.secret;
+  await writePlatformSettingOnce(db, SETTING_KEY, { secret: generated });
+  const secret = (await readPlatformSetting<{ secret?: unknown }>(db, SETTING_KEY))?.secret;
   if (typeof secret !== "string" || secret.length < 32) {
     throw new Error(
       `platform_settings '${SETTING_KEY}' holds no usable secret; delete the row to generate one`,

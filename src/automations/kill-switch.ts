@@ -1,6 +1,10 @@
 import type { Clock } from "../clock.ts";
-import { type Queryable, queryOne, sql } from "../db/database.ts";
+import type { Queryable } from "../db/database.ts";
+import { readPlatformSetting, writePlatformSetting } from "../db/platform-settings.ts";
 import { automationsDisabled } from "../errors.ts";
+
+/** The platform setting that holds the switch. */
+const SETTING_KEY = "automations";
 
 /** How stale another instance's view of the switch may be. */
 export const KILL_SWITCH_CACHE_MS = 1_000;
@@ -18,11 +22,8 @@ export function createKillSwitch(deps: { db: Queryable; clock: Clock }): KillSwi
   async function isPaused(): Promise<boolean> {
     const now = deps.clock.now().getTime();
     if (cached && cached.until > now) return cached.paused;
-    const row = await queryOne<{ value: { paused?: boolean } }>(
-      deps.db,
-      sql`SELECT value FROM platform_settings WHERE key = 'automations'`,
-    );
-    const paused = row?.value?.paused === true;
+    const setting = await readPlatformSetting<{ paused?: boolean }>(deps.db, SETTING_KEY);
+    const paused = setting?.paused === true;
     cached = { paused, until: now + KILL_SWITCH_CACHE_MS };
     return paused;
   }
@@ -33,11 +34,7 @@ export function createKillSwitch(deps: { db: Queryable; clock: Clock }): KillSwi
       if (await isPaused()) throw automationsDisabled();
     },
     async setPaused(paused) {
-      await deps.db.execute(
-        sql`INSERT INTO platform_settings (key, value, updated_at)
-            VALUES ('automations', ${JSON.stringify({ paused })}::jsonb, now())
-            ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value, updated_at = now()`,
-      );
+      await writePlatformSetting(deps.db, SETTING_KEY, { paused });
       cached = undefined;
       return paused;
     },

@@ -1,0 +1,34 @@
+import { type Queryable, queryOne, sql } from "./database.ts";
+
+/*
+ * platform_settings: the deployment's own key/value store (one row per key, a JSON value), for
+ * state every process on the database shares and no organization owns: the automations kill
+ * switch, the generated session secret.
+ */
+
+/** The setting's value, or undefined when the key has none. */
+export async function readPlatformSetting<Value>(db: Queryable, key: string): Promise<Value | undefined> {
+  const row = await queryOne<{ value: Value }>(
+    db,
+    sql`SELECT value FROM platform_settings WHERE key = ${key}`,
+  );
+  return row?.value;
+}
+
+/** Sets the setting, replacing any value it had. */
+export async function writePlatformSetting(db: Queryable, key: string, value: unknown): Promise<void> {
+  await db.execute(
+    sql`INSERT INTO platform_settings (key, value, updated_at)
+        VALUES (${key}, ${JSON.stringify(value)}::jsonb, now())
+        ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value, updated_at = now()`,
+  );
+}
+
+/** Sets the setting unless it already has a value (the first of racing writers wins). */
+export async function writePlatformSettingOnce(db: Queryable, key: string, value: unknown): Promise<void> {
+  await db.execute(
+    sql`INSERT INTO platform_settings (key, value)
+        VALUES (${key}, ${JSON.stringify(value)}::jsonb)
+        ON CONFLICT (key) DO NOTHING`,
+  );
+}
