@@ -59,11 +59,6 @@ export const OWNERS = {
  * An entry that no longer matches a write fails too, so the list only shrinks.
  */
 const PENDING = {
-  // pieces imports mail-safety (process-piece runs its gates), so mail-safety cannot call pieces
-  // without a folder cycle: the gates must first be passed to the pipeline as a dependency.
-  "mail-safety/piece-checks.ts": ["mail_pieces"],
-  "mail-safety/piece-controls.ts": ["mail_pieces"],
-  "mail-safety/spend-caps.ts": ["mail_pieces"],
   // The events path's one group-committed statement writes campaigns and jobs together (see
   // "The events write path" in docs/architecture.md); the neighbour fan-out writes its jobs in one
   // statement with a NOTIFY the same way.

@@ -4,12 +4,14 @@
  * Each rule either lets the piece go on or moves it out of `queued` with its reason; a held or
  * approved piece comes back through a job of its own.
  */
-import { type Queryable, queryOne, queryRows, sql } from "../db/database.ts";
+import { type Queryable, queryOne, sql } from "../db/database.ts";
 import { processPieceJob } from "../jobs/kinds.ts";
 import { enqueueJob } from "../jobs/queue.ts";
+import { moveQueuedPiece, requeueWaitingPiece } from "../pieces/piece-updates.ts";
+import type { Gate, SafetyGates } from "../pieces/process-piece.ts";
 import { isOnDoNotMailList, OPTED_OUT_REASON } from "./do-not-mail.ts";
 import { frequencyCapDays } from "./settings.ts";
-import type { SafetyPiece } from "./spend-caps.ts";
+import { claimCapBudget, releaseCappedPiece, type SafetyPiece } from "./spend-caps.ts";
 import { utcDay, utcMinute } from "./words.ts";
 
 const DAY_MS = 86_400_000;
@@ -20,7 +22,6 @@ const PRINTED = sql`('submitted', 'mailed', 'in_transit', 'delivered', 'returned
 /** Statuses of a piece that may still print. */
 const WAITING = sql`('queued', 'held', 'awaiting_approval', 'capped')`;
 
-export type Gate = { go: true } | { go: false; outcome: string };
 const GO: Gate = { go: true };
 
 /** The earlier piece is the skipped one's `earlier_piece_id` (the app links it); no id in words. */
@@ -44,20 +45,6 @@ async function earlierPieceToHome(db: Queryable, piece: SafetyPiece, addressKey:
   );
 }
 
-async function closeAs(
-  db: Queryable,
-  piece: SafetyPiece,
-  status: "skipped" | "suppressed",
-  reason: string,
-  now: Date,
-  earlierPieceId: string | null = null,
-) {
-  await db.execute(sql`
-    UPDATE mail_pieces SET status = ${status}, status_reason = ${reason}, status_updated_at = ${at(now)},
-      earlier_piece_id = ${earlierPieceId}::uuid
-    WHERE org_id = ${piece.orgId}::uuid AND id = ${piece.id}::uuid AND status = 'queued'`);
-}
-
 /** The home asked for no more mail, or got a card too recently: the piece never prints. */
 export async function homeRules(
   db: Queryable,
@@ -66,20 +53,19 @@ export async function homeRules(
   now: Date,
 ): Promise<Gate> {
   if (await isOnDoNotMailList(db, piece.orgId, addressKey)) {
-    await closeAs(db, piece, "suppressed", OPTED_OUT_REASON, now);
+    await moveQueuedPiece(db, piece, { status: "suppressed", earlierPieceId: null }, OPTED_OUT_REASON, now);
     return { go: false, outcome: "suppressed: on the do-not-mail list" };
   }
   const days = await frequencyCapDays(db, piece.orgId);
   if (days === 0) return GO;
   const earlier = await earlierPieceToHome(db, piece, addressKey, new Date(now.getTime() - days * DAY_MS));
   if (!earlier) return GO;
-  await closeAs(
+  await moveQueuedPiece(
     db,
     piece,
-    "skipped",
+    { status: "skipped", earlierPieceId: earlier.id },
     frequencyCapReason(days, earlier.mailed_at === null ? null : new Date(earlier.mailed_at)),
     now,
-    earlier.id,
   );
   return { go: false, outcome: "skipped: frequency cap" };
 }
@@ -99,20 +85,11 @@ async function automationRules(db: Queryable, piece: SafetyPiece): Promise<Autom
   return row ?? { hold_minutes: 0, approval_required: false };
 }
 
-/**
- * A held piece whose window has passed goes back to `queued` (once: a cancel in the same instant
- * wins or loses on the row). False when it was cancelled or is not due yet.
- */
-export async function releaseHeldPiece(db: Queryable, piece: SafetyPiece, now: Date): Promise<boolean> {
-  const rows = await queryRows<{ id: string }>(
-    db,
-    sql`UPDATE mail_pieces SET status = 'queued', status_reason = NULL, status_updated_at = ${at(now)}
-        WHERE org_id = ${piece.orgId}::uuid AND id = ${piece.id}::uuid AND status = 'held'
-          AND hold_until <= ${at(now)}
-        RETURNING id`,
-  );
-  return rows.length > 0;
-}
+/** A held piece whose window has passed goes back to `queued`; false when cancelled or not due yet. */
+export const releaseHeldPiece = (db: Queryable, piece: SafetyPiece, now: Date): Promise<boolean> =>
+  requeueWaitingPiece(db, piece, "held", now);
+
+const AWAITING_APPROVAL_REASON = "waiting for a member to approve it (the automation requires approval)";
 
 /** A held piece's reason in words: the window's length and its end, to the minute (UTC). */
 export function holdReason(holdMinutes: number, until: Date): string {
@@ -135,14 +112,8 @@ export async function automationGates(db: Queryable, piece: SafetyPiece, now: Da
   if (rules.hold_minutes > 0 && piece.holdUntil === null) {
     const until = new Date(now.getTime() + rules.hold_minutes * 60_000);
     await db.transaction(async (tx) => {
-      const held = await queryRows<{ id: string }>(
-        tx,
-        sql`UPDATE mail_pieces SET status = 'held', hold_until = ${at(until)}, status_updated_at = ${at(now)},
-              status_reason = ${holdReason(rules.hold_minutes, until)}
-            WHERE org_id = ${piece.orgId}::uuid AND id = ${piece.id}::uuid AND status = 'queued' AND hold_until IS NULL
-            RETURNING id`,
-      );
-      if (held.length === 0) return;
+      const reason = holdReason(rules.hold_minutes, until);
+      if (!(await moveQueuedPiece(tx, piece, { status: "held", holdUntil: until }, reason, now))) return;
       await enqueueJob(
         tx,
         processPieceJob,
@@ -153,11 +124,17 @@ export async function automationGates(db: Queryable, piece: SafetyPiece, now: Da
     return { go: false, outcome: "held" };
   }
   if (rules.approval_required && piece.approvedAt === null) {
-    await db.execute(sql`
-      UPDATE mail_pieces SET status = 'awaiting_approval', status_updated_at = ${at(now)},
-        status_reason = 'waiting for a member to approve it (the automation requires approval)'
-      WHERE org_id = ${piece.orgId}::uuid AND id = ${piece.id}::uuid AND status = 'queued'`);
+    await moveQueuedPiece(db, piece, { status: "awaiting_approval" }, AWAITING_APPROVAL_REASON, now);
     return { go: false, outcome: "awaiting approval" };
   }
   return GO;
 }
+
+/** The rules the pipeline runs before print (pieces/process-piece.ts takes them as a dependency). */
+export const mailSafetyGates: SafetyGates = {
+  releaseHeldPiece,
+  releaseCappedPiece,
+  homeRules,
+  automationGates,
+  claimCapBudget,
+};

@@ -2,12 +2,15 @@ import { type Queryable, queryOne, queryRows, sql } from "../db/database.ts";
 import { AppError, notFound } from "../errors.ts";
 import { processPieceJob } from "../jobs/kinds.ts";
 import { enqueueJob } from "../jobs/queue.ts";
+import {
+  approveAwaitingPieces,
+  cancelAutomationWaitingPieces,
+  cancelWaitingPiece,
+  WAITING,
+  type WAITING_STATUSES,
+} from "../pieces/piece-updates.ts";
 
 const at = (date: Date) => sql`${date.toISOString()}::timestamptz`;
-
-/** Statuses in which a piece waits before print and may still be cancelled. */
-export const WAITING_STATUSES = ["held", "awaiting_approval", "capped"] as const;
-const WAITING = sql`('held', 'awaiting_approval', 'capped')`;
 
 /** What the operator API shows of a piece's way through the mail safety rules. */
 export interface PieceSafetyView {
@@ -88,15 +91,9 @@ export async function listWaitingPieces(
 
 /** Cancels one waiting piece; a piece already on its way to print (or stopped) is 409. */
 export async function cancelPiece(db: Queryable, pieceId: string, actor: string, now: Date) {
-  const rows = await queryRows<{ id: string }>(
-    db,
-    sql`UPDATE mail_pieces SET status = 'cancelled', cancelled_at = ${at(now)}, cancelled_by = ${actor},
-          status_reason = ${`cancelled by ${actor}`}, status_updated_at = ${at(now)}
-        WHERE id = ${pieceId}::uuid AND status IN ${WAITING}
-        RETURNING id`,
-  );
+  const cancelled = await cancelWaitingPiece(db, pieceId, actor, now);
   const piece = await getPieceSafetyView(db, pieceId);
-  if (rows.length === 0) {
+  if (!cancelled) {
     throw new AppError(
       409,
       "not_cancellable",
@@ -109,16 +106,7 @@ export async function cancelPiece(db: Queryable, pieceId: string, actor: string,
 /** Cancels every piece of an automation that waits before print; answers their ids. */
 export async function cancelWaitingPieces(db: Queryable, automationId: string, actor: string, now: Date) {
   const orgId = await automationOrg(db, automationId);
-  const rows = await queryRows<{ id: string }>(
-    db,
-    sql`UPDATE mail_pieces p SET status = 'cancelled', cancelled_at = ${at(now)}, cancelled_by = ${actor},
-          status_reason = ${`cancelled by ${actor}`}, status_updated_at = ${at(now)}
-        FROM campaigns c
-        WHERE p.org_id = ${orgId}::uuid AND c.org_id = p.org_id AND c.id = p.campaign_id
-          AND c.automation_id = ${automationId}::uuid AND p.status IN ${WAITING}
-        RETURNING p.id`,
-  );
-  return rows.map((row) => row.id);
+  return cancelAutomationWaitingPieces(db, { orgId, automationId }, actor, now);
 }
 
 /**
@@ -132,17 +120,16 @@ export async function approvePieces(
   actor: string,
   now: Date,
 ): Promise<string[]> {
-  const orgId = "automationId" in selection ? await automationOrg(db, selection.automationId) : undefined;
+  const automation =
+    "automationId" in selection
+      ? { orgId: await automationOrg(db, selection.automationId), automationId: selection.automationId }
+      : undefined;
   return db.transaction(async (tx) => {
-    const approved = await queryRows<{ id: string; org_id: string; automation_id: string | null }>(
+    const approved = await approveAwaitingPieces(
       tx,
-      sql`UPDATE mail_pieces p SET status = 'queued', approved_at = ${at(now)}, approved_by = ${actor},
-            status_reason = NULL, status_updated_at = ${at(now)}
-          FROM campaigns c
-          WHERE c.org_id = p.org_id AND c.id = p.campaign_id AND p.status = 'awaiting_approval'
-            ${orgId ? sql`AND p.org_id = ${orgId}::uuid AND c.automation_id = ${(selection as { automationId: string }).automationId}::uuid` : sql``}
-            ${selection.pieceIds ? sql`AND p.id = ANY(${sql.param(selection.pieceIds)}::uuid[])` : sql``}
-          RETURNING p.id, p.org_id, c.automation_id`,
+      { automation, pieceIds: selection.pieceIds },
+      actor,
+      now,
     );
     const perAutomation = new Map<string, { orgId: string; count: number }>();
     for (const piece of approved) {

@@ -8,6 +8,7 @@
 import { type Queryable, queryOne, queryRows, sql } from "../db/database.ts";
 import { processPieceJob } from "../jobs/kinds.ts";
 import { enqueueJob } from "../jobs/queue.ts";
+import { claimCapMonth, moveQueuedPiece, requeueWaitingPiece } from "../pieces/piece-updates.ts";
 import { claimCapNotice } from "./cap-notice.ts";
 import { dollars } from "./words.ts";
 
@@ -104,13 +105,7 @@ export async function claimCapBudget(db: Queryable, piece: SafetyPiece, now: Dat
     await db.transaction(async (tx) => {
       // The piece's claim first, conditionally: two jobs of one piece (a cap raised twice, the
       // new month's job) may both get here; the second waits on this row and then counts nothing.
-      const first = await queryRows<{ id: string }>(
-        tx,
-        sql`UPDATE mail_pieces SET cap_claimed_month = ${month}::date
-            WHERE org_id = ${piece.orgId}::uuid AND id = ${piece.id}::uuid AND cap_claimed_month IS NULL
-            RETURNING id`,
-      );
-      if (first.length === 0) return;
+      if (!(await claimCapMonth(tx, piece, month))) return;
       if (!(await claimCounter(tx, { orgId: piece.orgId, scope: ORG_SCOPE, month }, org, caps.cost))) {
         throw new CapReached(capWords("the organization", org), ORG_SCOPE);
       }
@@ -142,12 +137,7 @@ async function holdCapped(
 ) {
   const { reason } = cap;
   await db.transaction(async (tx) => {
-    const capped = await queryRows<{ id: string }>(
-      tx,
-      sql`UPDATE mail_pieces SET status = 'capped', status_reason = ${reason}, status_updated_at = ${at(now)}
-          WHERE org_id = ${piece.orgId}::uuid AND id = ${piece.id}::uuid AND status = 'queued' RETURNING id`,
-    );
-    if (capped.length === 0) return;
+    if (!(await moveQueuedPiece(tx, piece, { status: "capped" }, reason, now))) return;
     // The new month releases it: a delayed job, no poller.
     await enqueueJob(
       tx,
@@ -160,14 +150,8 @@ async function holdCapped(
 }
 
 /** A capped piece tries again (its job at the new month, or after a cap was raised). */
-export async function releaseCappedPiece(db: Queryable, piece: SafetyPiece, now: Date): Promise<boolean> {
-  const rows = await queryRows<{ id: string }>(
-    db,
-    sql`UPDATE mail_pieces SET status = 'queued', status_reason = NULL, status_updated_at = ${at(now)}
-        WHERE org_id = ${piece.orgId}::uuid AND id = ${piece.id}::uuid AND status = 'capped' RETURNING id`,
-  );
-  return rows.length > 0;
-}
+export const releaseCappedPiece = (db: Queryable, piece: SafetyPiece, now: Date): Promise<boolean> =>
+  requeueWaitingPiece(db, piece, "capped", now);
 
 /**
  * After a cap was raised: a job for each capped piece of the org (or of one automation), oldest

@@ -7,7 +7,7 @@ import { createHomeImagery } from "../imagery/index.ts";
 import type { RegisteredJob } from "../jobs/job-kind.ts";
 import { createPrintProvider } from "../print/index.ts";
 import type { Renderer } from "../render/renderer.ts";
-import { geocodePieceHandler, processPieceHandler } from "./process-piece.ts";
+import { geocodePieceHandler, processPieceHandler, type SafetyGates } from "./process-piece.ts";
 
 export interface PipelineJobDeps {
   db: Queryable;
@@ -16,6 +16,8 @@ export interface PipelineJobDeps {
   config: Config;
   geocoder: Geocoder;
   renderer: Renderer;
+  /** mail-safety's rules (mailSafetyGates), run before print. */
+  safetyGates: SafetyGates;
 }
 
 /** The campaign pipeline's job kinds (a piece's processing and geocoding), with the imagery and print adapters the config names. */

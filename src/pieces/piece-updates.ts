@@ -56,22 +56,136 @@ export async function insertQueuedPiece(
     ON CONFLICT DO NOTHING`);
 }
 
-/** A queued piece leaves the queue as suppressed or failed, with the reason in words. */
-export async function closeQueuedPiece(
+/**
+ * How a queued piece leaves the queue: closed (suppressed, skipped by the frequency cap against
+ * an earlier piece, failed), or set to wait (held until the end of its hold window, which it
+ * enters once; awaiting approval; capped).
+ */
+export type QueueExit =
+  | { status: "suppressed" | "skipped" | "failed"; earlierPieceId?: string | null }
+  | { status: "awaiting_approval" | "capped" }
+  | { status: "held"; holdUntil: Date };
+
+/** A queued piece leaves the queue, with the reason in words; false when it was not queued (any more). */
+export async function moveQueuedPiece(
   db: Queryable,
   piece: { orgId: string; id: string },
-  status: "suppressed" | "failed",
+  exit: QueueExit,
   reason: string,
+  now: Date,
+): Promise<boolean> {
+  const holdUntil = exit.status === "held" ? exit.holdUntil : undefined;
+  const earlierPieceId = "earlierPieceId" in exit ? exit.earlierPieceId : undefined;
+  const rows = await queryRows<{ id: string }>(
+    db,
+    sql`UPDATE mail_pieces SET status = ${exit.status}, status_reason = ${reason.slice(0, 1000)},
+          status_updated_at = ${at(now)}
+          ${holdUntil ? sql`, hold_until = ${at(holdUntil)}` : sql``}
+          ${earlierPieceId === undefined ? sql`` : sql`, earlier_piece_id = ${earlierPieceId}::uuid`}
+        WHERE org_id = ${piece.orgId}::uuid AND id = ${piece.id}::uuid AND status = 'queued'
+          ${holdUntil ? sql`AND hold_until IS NULL` : sql``}
+        RETURNING id`,
+  );
+  return rows.length > 0;
+}
+
+/**
+ * A held piece whose window has passed, or a capped piece, goes back to `queued` (once: a cancel
+ * in the same instant wins or loses on the row). False when it was cancelled or is not due yet.
+ */
+export async function requeueWaitingPiece(
+  db: Queryable,
+  piece: { orgId: string; id: string },
+  from: "held" | "capped",
   now: Date,
 ): Promise<boolean> {
   const rows = await queryRows<{ id: string }>(
     db,
-    sql`UPDATE mail_pieces SET status = ${status}, status_reason = ${reason.slice(0, 1000)},
-          status_updated_at = ${at(now)}
-        WHERE org_id = ${piece.orgId} AND id = ${piece.id} AND status = 'queued'
+    sql`UPDATE mail_pieces SET status = 'queued', status_reason = NULL, status_updated_at = ${at(now)}
+        WHERE org_id = ${piece.orgId}::uuid AND id = ${piece.id}::uuid AND status = ${from}
+          ${from === "held" ? sql`AND hold_until <= ${at(now)}` : sql``}
         RETURNING id`,
   );
   return rows.length > 0;
+}
+
+/**
+ * Marks the piece's card as counted in this month's caps; false when it already was (another job
+ * of the piece got there first: this one waits on the row, then counts nothing).
+ */
+export async function claimCapMonth(
+  tx: Queryable,
+  piece: { orgId: string; id: string },
+  month: string,
+): Promise<boolean> {
+  const rows = await queryRows<{ id: string }>(
+    tx,
+    sql`UPDATE mail_pieces SET cap_claimed_month = ${month}::date
+        WHERE org_id = ${piece.orgId}::uuid AND id = ${piece.id}::uuid AND cap_claimed_month IS NULL
+        RETURNING id`,
+  );
+  return rows.length > 0;
+}
+
+/** Statuses in which a piece waits before print (mail safety's rules) and may still be cancelled. */
+export const WAITING_STATUSES = ["held", "awaiting_approval", "capped"] as const;
+/** WAITING_STATUSES as an SQL list, for `status IN …`. */
+export const WAITING = sql`('held', 'awaiting_approval', 'capped')`;
+
+const cancelledBy = (actor: string, now: Date) =>
+  sql`status = 'cancelled', cancelled_at = ${at(now)}, cancelled_by = ${actor},
+      status_reason = ${`cancelled by ${actor}`}, status_updated_at = ${at(now)}`;
+
+/** Cancels one waiting piece; false when it is not waiting (on its way to print, or stopped). */
+export async function cancelWaitingPiece(db: Queryable, pieceId: string, actor: string, now: Date) {
+  const rows = await queryRows<{ id: string }>(
+    db,
+    sql`UPDATE mail_pieces SET ${cancelledBy(actor, now)}
+        WHERE id = ${pieceId}::uuid AND status IN ${WAITING}
+        RETURNING id`,
+  );
+  return rows.length > 0;
+}
+
+/** Cancels every waiting piece of the org's automation; answers their ids. */
+export async function cancelAutomationWaitingPieces(
+  db: Queryable,
+  automation: { orgId: string; automationId: string },
+  actor: string,
+  now: Date,
+): Promise<string[]> {
+  const rows = await queryRows<{ id: string }>(
+    db,
+    sql`UPDATE mail_pieces p SET ${cancelledBy(actor, now)}
+        FROM campaigns c
+        WHERE p.org_id = ${automation.orgId}::uuid AND c.org_id = p.org_id AND c.id = p.campaign_id
+          AND c.automation_id = ${automation.automationId}::uuid AND p.status IN ${WAITING}
+        RETURNING p.id`,
+  );
+  return rows.map((row) => row.id);
+}
+
+/**
+ * Approves pieces awaiting approval (of one automation of an org, of the given ids, or both):
+ * each goes back to `queued`. Answers them with their automation.
+ */
+export async function approveAwaitingPieces(
+  tx: Queryable,
+  selection: { automation?: { orgId: string; automationId: string }; pieceIds?: string[] },
+  actor: string,
+  now: Date,
+) {
+  const { automation, pieceIds } = selection;
+  return queryRows<{ id: string; org_id: string; automation_id: string | null }>(
+    tx,
+    sql`UPDATE mail_pieces p SET status = 'queued', approved_at = ${at(now)}, approved_by = ${actor},
+          status_reason = NULL, status_updated_at = ${at(now)}
+        FROM campaigns c
+        WHERE c.org_id = p.org_id AND c.id = p.campaign_id AND p.status = 'awaiting_approval'
+          ${automation ? sql`AND p.org_id = ${automation.orgId}::uuid AND c.automation_id = ${automation.automationId}::uuid` : sql``}
+          ${pieceIds ? sql`AND p.id = ANY(${sql.param(pieceIds)}::uuid[])` : sql``}
+        RETURNING p.id, p.org_id, c.automation_id`,
+  );
 }
 
 /**

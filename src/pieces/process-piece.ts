@@ -6,22 +6,41 @@ import type { HomeImagery } from "../imagery/home-imagery.ts";
 import { handleJob, type JobContext, type RegisteredJob } from "../jobs/job-kind.ts";
 import { geocodePieceJob, processPieceJob } from "../jobs/kinds.ts";
 import { enqueueJob, failJobWithoutRetry } from "../jobs/queue.ts";
-import { automationGates, homeRules, releaseHeldPiece } from "../mail-safety/piece-checks.ts";
-import { claimCapBudget, releaseCappedPiece } from "../mail-safety/spend-caps.ts";
 import { type PrintProvider, PrintRejectedError } from "../print/print-provider.ts";
 import type { Renderer } from "../render/renderer.ts";
 import { landingUrl } from "./campaigns.ts";
 import { loadPiece, mailingAddressOf, type PieceRecord } from "./piece-record.ts";
 import {
   claimSubmission,
-  closeQueuedPiece,
   ensureAddressKey,
   insertQueuedPiece,
   isRegisteredCustomer,
+  moveQueuedPiece,
   recordGeocode,
   recordSubmission,
 } from "./piece-updates.ts";
 import { cardOfPiece } from "./render-piece.ts";
+
+/** A mail safety rule's answer: the piece goes on, or it was moved out of `queued` (the outcome says how). */
+export type Gate = { go: true } | { go: false; outcome: string };
+
+/**
+ * The mail safety rules a piece passes before print, in this order. They are mail-safety's and are
+ * passed in: they change the piece's status through this module's piece-updates.ts, so this module
+ * cannot import them.
+ */
+export interface SafetyGates {
+  /** A held piece back at the end of its hold window; false when cancelled or not due. */
+  releaseHeldPiece(db: Queryable, piece: PieceRecord, now: Date): Promise<boolean>;
+  /** A capped piece trying again (new month, or a raised cap). */
+  releaseCappedPiece(db: Queryable, piece: PieceRecord, now: Date): Promise<boolean>;
+  /** The do-not-mail list and the frequency cap. */
+  homeRules(db: Queryable, piece: PieceRecord, addressKey: string, now: Date): Promise<Gate>;
+  /** The automation's hold window and approval mode. */
+  automationGates(db: Queryable, piece: PieceRecord, now: Date): Promise<Gate>;
+  /** Claims the card from the month's caps; false when a cap is reached (the piece is capped). */
+  claimCapBudget(db: Queryable, piece: PieceRecord, now: Date): Promise<boolean>;
+}
 
 export interface PipelineDeps {
   db: Queryable;
@@ -33,6 +52,7 @@ export interface PipelineDeps {
   /** Draws the print files off the event loop (the render pool). */
   renderer: Renderer;
   publicBaseUrl: string;
+  safetyGates: SafetyGates;
 }
 
 export const SUPPRESSED_REASON = "the address is a registered customer of the organization";
@@ -100,29 +120,31 @@ export function processPieceHandler(deps: PipelineDeps): RegisteredJob {
     }
     // A held piece comes back here at the end of its hold window (unless it was cancelled).
     const released =
-      (loaded.status === "held" && (await releaseHeldPiece(deps.db, loaded, deps.clock.now()))) ||
-      (loaded.status === "capped" && (await releaseCappedPiece(deps.db, loaded, deps.clock.now())));
+      (loaded.status === "held" &&
+        (await deps.safetyGates.releaseHeldPiece(deps.db, loaded, deps.clock.now()))) ||
+      (loaded.status === "capped" &&
+        (await deps.safetyGates.releaseCappedPiece(deps.db, loaded, deps.clock.now())));
     if (loaded.status !== "queued" && !released) {
       log.info({ status: loaded.status }, "piece is not queued; nothing to do");
       return;
     }
     const addressKey = await ensureAddressKey(deps.db, loaded);
     if (loaded.suppressCustomers && (await isRegisteredCustomer(deps.db, loaded.orgId, addressKey))) {
-      await closeQueuedPiece(deps.db, loaded, "suppressed", SUPPRESSED_REASON, deps.clock.now());
+      await moveQueuedPiece(deps.db, loaded, { status: "suppressed" }, SUPPRESSED_REASON, deps.clock.now());
       log.info("piece suppressed: registered customer");
       return;
     }
-    const homeGate = await homeRules(deps.db, loaded, addressKey, deps.clock.now());
+    const homeGate = await deps.safetyGates.homeRules(deps.db, loaded, addressKey, deps.clock.now());
     if (!homeGate.go) {
       log.info({ outcome: homeGate.outcome }, "piece stopped by a mail safety rule");
       return;
     }
-    const automationGate = await automationGates(deps.db, loaded, deps.clock.now());
+    const automationGate = await deps.safetyGates.automationGates(deps.db, loaded, deps.clock.now());
     if (!automationGate.go) {
       log.info({ outcome: automationGate.outcome }, "piece waits under a mail safety rule");
       return;
     }
-    if (!(await claimCapBudget(deps.db, loaded, deps.clock.now()))) {
+    if (!(await deps.safetyGates.claimCapBudget(deps.db, loaded, deps.clock.now()))) {
       log.info("piece capped: a monthly cap is reached");
       return;
     }
@@ -148,13 +170,13 @@ export function processPieceHandler(deps: PipelineDeps): RegisteredJob {
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
       if (error instanceof PrintRejectedError) {
-        await closeQueuedPiece(deps.db, piece, "failed", reason, deps.clock.now());
+        await moveQueuedPiece(deps.db, piece, { status: "failed" }, reason, deps.clock.now());
         await failJobWithoutRetry(deps.db, context.jobId, reason, deps.clock.now());
         log.warn({ reason }, "the print provider rejected the piece");
         return;
       }
       if (context.attempt >= processPieceJob.maxAttempts) {
-        await closeQueuedPiece(deps.db, piece, "failed", reason, deps.clock.now());
+        await moveQueuedPiece(deps.db, piece, { status: "failed" }, reason, deps.clock.now());
       }
       throw error;
     }

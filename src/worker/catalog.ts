@@ -7,6 +7,7 @@ import { createJobCatalog, type JobCatalog } from "../jobs/job-kind.ts";
 import { leadAlertHandler } from "../leads/lead-alerts.ts";
 import { createMailer, type Mailer } from "../mail/mailer.ts";
 import { capNoticeHandler } from "../mail-safety/cap-notice.ts";
+import { mailSafetyGates } from "../mail-safety/piece-checks.ts";
 import { neighbourFanoutHandler } from "../neighbours/neighbour-fanout.ts";
 import { pipelineJobHandlers } from "../pieces/job-handlers.ts";
 import type { Renderer } from "../render/renderer.ts";
@@ -50,6 +51,7 @@ export function buildJobCatalog(deps: JobCatalogDeps): JobCatalog {
           config: deps.config,
           geocoder: deps.geocoder,
           renderer: deps.renderer,
+          safetyGates: mailSafetyGates,
         })
       : []),
     ...(deps.config && deps.geocoder && deps.renderer ? [neighbourFanoutHandler(deps)] : []),

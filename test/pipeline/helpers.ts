@@ -13,6 +13,7 @@ import { type Queryable, queryOne, queryRows, sql } from "../../src/db/database.
 import { createLocalGeocoder } from "../../src/geo/local.ts";
 import { createJobCatalog } from "../../src/jobs/job-kind.ts";
 import { runPendingJobs } from "../../src/jobs/worker.ts";
+import { mailSafetyGates } from "../../src/mail-safety/piece-checks.ts";
 import { neighbourFanoutHandler } from "../../src/neighbours/neighbour-fanout.ts";
 import { pipelineJobHandlers } from "../../src/pieces/job-handlers.ts";
 import { admin, call, createAutomation, createOrg } from "../helpers/api.ts";
@@ -103,6 +104,7 @@ export function runPipeline(
     config: { ...ctx.config, ...config },
     geocoder: createLocalGeocoder(),
     renderer: ctx.renderer,
+    safetyGates: mailSafetyGates,
   };
   // The worker's catalog registers the neighbour fan-out beside the piece pipeline (src/worker/catalog.ts).
   const catalog = createJobCatalog([...pipelineJobHandlers(deps), neighbourFanoutHandler(deps)]);

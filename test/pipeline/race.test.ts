@@ -8,6 +8,7 @@ import { createJobCatalog } from "../../src/jobs/job-kind.ts";
 import { processPieceJob } from "../../src/jobs/kinds.ts";
 import { enqueueJob } from "../../src/jobs/queue.ts";
 import { startWorker } from "../../src/jobs/worker.ts";
+import { mailSafetyGates } from "../../src/mail-safety/piece-checks.ts";
 import { pipelineJobHandlers } from "../../src/pieces/job-handlers.ts";
 import { createTestContext, databaseLabel, TEST_DATABASE_URL, type TestContext } from "../helpers/harness.ts";
 import { jobsOf, logger, orgWithAutomation, queuePiece, startFakeLob } from "./helpers.ts";
@@ -74,6 +75,7 @@ describe(`two workers over the same pieces never mail one twice (${databaseLabel
             config,
             geocoder: createLocalGeocoder(),
             renderer: ctx.renderer,
+            safetyGates: mailSafetyGates,
           }),
         ),
         { pollIntervalMs: 20, concurrency: 4 },

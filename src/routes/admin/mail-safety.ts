@@ -9,7 +9,6 @@ import {
   cancelWaitingPieces,
   getPieceSafetyView,
   listWaitingPieces,
-  WAITING_STATUSES,
 } from "../../mail-safety/piece-controls.ts";
 import {
   getAutomationMailSafety,
@@ -17,6 +16,7 @@ import {
   updateAutomationMailSafety,
   updateOrgMailSafety,
 } from "../../mail-safety/settings.ts";
+import { WAITING_STATUSES } from "../../pieces/piece-updates.ts";
 import type { Services } from "../../services.ts";
 import { IdParams, OrgParams } from "./orgs.ts";
 
