@@ -64,7 +64,7 @@ export interface Config {
   renderConcurrency: number;
   /** Log the event loop's delay (p50, p99, max) every this many ms (EVENT_LOOP_REPORT_MS; 0: off). */
   eventLoopReportMs: number;
-  /** The embedded database runs on a thread of its own (PGLITE_THREAD=on) or on the event loop (off, default). */
+  /** The embedded database runs on a thread of its own (PGLITE_THREAD=on, default) or on the event loop (off). */
   pgliteThread: boolean;
   /** `smtp://…`/`smtps://…`: the app's email goes out by SMTP; unset, to DATA_DIR/mail-outbox/ (SMTP_URL). */
   smtpUrl: string | undefined;
@@ -298,7 +298,7 @@ export function loadConfig(env: Env = process.env): Config {
     landingLeadsPerTokenPerHour: integer(env, "LANDING_LEADS_PER_TOKEN_PER_HOUR", 5, 1, 10_000),
     renderConcurrency: integer(env, "RENDER_CONCURRENCY", Math.max(1, availableParallelism() - 1), 1, 64),
     eventLoopReportMs: integer(env, "EVENT_LOOP_REPORT_MS", 0, 0, 3_600_000),
-    pgliteThread: oneOf(env, "PGLITE_THREAD", ["on", "off"] as const, "off") === "on",
+    pgliteThread: oneOf(env, "PGLITE_THREAD", ["on", "off"] as const, "on") === "on",
     webhookAllowPrivateTargets: list(
       env,
       "WEBHOOK_ALLOW_PRIVATE_TARGETS",

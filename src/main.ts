@@ -171,7 +171,7 @@ async function main() {
   const print = (line: string) => process.stdout.write(`${line}\n`);
   const config = { ...baseConfig, adminToken: resolveAdminToken(baseConfig, print) };
 
-  if (!baseConfig.databaseUrl) compileWasmWithOptimizingTier();
+  if (!baseConfig.databaseUrl && !baseConfig.pgliteThread) compileWasmWithOptimizingTier();
   const database = await openDatabase({
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,

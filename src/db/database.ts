@@ -52,7 +52,8 @@ export interface OpenDatabaseOptions {
   queryTimeoutMs?: number;
   /**
    * PGlite only: run PGlite on a worker thread of its own, so that the event loop never executes
-   * PostgreSQL; false (default until it is measured on a quiet machine) runs it on the calling thread.
+   * PostgreSQL (the server's default, PGLITE_THREAD); false runs it on the calling thread (one-shot
+   * tools such as `addresses:load`, where nothing else waits on the loop).
    */
   pgliteThread?: boolean;
 }

