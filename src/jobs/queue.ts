@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import type { SQL } from "drizzle-orm";
 import type { Static, TSchema } from "typebox";
 import { Compile, type Validator } from "typebox/compile";
 import { type Queryable, queryRows, sql } from "../db/database.ts";
@@ -63,6 +64,44 @@ export function newJobRow<S extends TSchema>(
   };
 }
 
+/** A job row as the batch inserts below read it from JSON (json_to_recordset): `j` in their SQL. */
+export const jobJsonRow = (job: NewJobRow) => ({
+  id: job.id,
+  org_id: job.orgId,
+  kind: job.kind,
+  payload: job.payloadJson,
+  max_attempts: job.maxAttempts,
+  run_at: job.runAt,
+  created_at: job.createdAt,
+});
+
+const JOBS_FROM_JSON_HEAD = `INSERT INTO jobs (id, org_id, kind, payload, max_attempts, run_at, created_at, updated_at)
+  SELECT j.id, j.org_id, j.kind, j.payload::jsonb, j.max_attempts, j.run_at, j.created_at, j.created_at
+  FROM json_to_recordset(`;
+
+/** `extraColumns`: more fields of the JSON rows, for a `where` on `j` (e.g. the job's campaign). */
+interface JobsFromJsonOptions {
+  extraColumns?: string;
+  where?: string;
+}
+
+const jobsFromJsonTail = ({ extraColumns, where }: JobsFromJsonOptions) => `)
+    AS j(id uuid, org_id uuid, kind text, payload text, max_attempts int, run_at timestamptz,
+         created_at timestamptz${extraColumns ? `, ${extraColumns}` : ""})${where ? `\n  WHERE ${where}` : ""}`;
+
+/**
+ * The text of an INSERT of jobs read from a JSON array of jobJsonRow, for a hand-tuned statement
+ * that writes its jobs with other rows (a CTE of the events path's group-committed batch); `rows`
+ * is the array's place in that statement (e.g. `$2::json`). It sends no notification.
+ */
+export function insertJobsFromJsonText(rows: string, options: JobsFromJsonOptions = {}): string {
+  return `${JOBS_FROM_JSON_HEAD}${rows}${jobsFromJsonTail(options)}`;
+}
+
+function insertJobsFromJson(rows: SQL): SQL {
+  return sql`${sql.raw(JOBS_FROM_JSON_HEAD)}${rows}${sql.raw(jobsFromJsonTail({}))}`;
+}
+
 /** The notification channel on which enqueueJob tells workers that a job is waiting. */
 export const JOBS_READY_CHANNEL = "jobs_ready";
 
@@ -88,6 +127,17 @@ export async function enqueueJob<S extends TSchema>(
         SELECT pg_notify(${JOBS_READY_CHANNEL}, '') FROM inserted`,
   );
   return job.id;
+}
+
+/**
+ * Adds many jobs (rows from newJobRow) in one statement, inside the caller's transaction; one
+ * notification wakes idle workers when any was written.
+ */
+export async function enqueueJobRows(db: Queryable, jobs: NewJobRow[]): Promise<void> {
+  const rows = sql`${JSON.stringify(jobs.map(jobJsonRow))}::json`;
+  await db.execute(sql`
+    WITH inserted AS (${insertJobsFromJson(rows)} RETURNING 1)
+    SELECT pg_notify(${JOBS_READY_CHANNEL}, '') WHERE EXISTS (SELECT 1 FROM inserted)`);
 }
 
 /**

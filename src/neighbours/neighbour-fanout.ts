@@ -15,7 +15,7 @@ import { normalizeAddress } from "../domain/address.ts";
 import { keysOfSameHome, sameHome, streetOfKey } from "../domain/same-home.ts";
 import { handleJob, type RegisteredJob } from "../jobs/job-kind.ts";
 import { type NeighbourFanoutPayload, neighbourFanoutJob, processPieceJob } from "../jobs/kinds.ts";
-import { JOBS_READY_CHANNEL, newJobRow } from "../jobs/queue.ts";
+import { enqueueJobRows, newJobRow } from "../jobs/queue.ts";
 import { frequencyCapDays } from "../mail-safety/settings.ts";
 import { newLandingToken } from "../pieces/campaigns.ts";
 import { insertNeighbourPieces } from "../pieces/piece-updates.ts";
@@ -241,24 +241,11 @@ export async function fanOutNeighbours(deps: FanoutDeps, payload: NeighbourFanou
       properties: pieceProperties(payload),
       created_at: now.toISOString(),
     }));
-    const jobs = pieces.map((piece) => {
-      const job = newJobRow(
-        processPieceJob,
-        { org_id: piece.org_id, piece_id: piece.id },
-        { orgId: piece.org_id, now },
-      );
-      return { ...job, payload: job.payloadJson };
-    });
+    const jobs = pieces.map((piece) =>
+      newJobRow(processPieceJob, { org_id: piece.org_id, piece_id: piece.id }, { orgId: piece.org_id, now }),
+    );
     await insertNeighbourPieces(tx, pieces);
-    await tx.execute(sql`
-      WITH inserted AS (
-        INSERT INTO jobs (id, org_id, kind, payload, max_attempts, run_at, created_at, updated_at)
-        SELECT j.id, j."orgId", j.kind, j.payload::jsonb, j."maxAttempts", j."runAt", j."createdAt", j."createdAt"
-        FROM json_to_recordset(${JSON.stringify(jobs)}::json)
-          AS j(id uuid, "orgId" uuid, kind text, payload text, "maxAttempts" int, "runAt" timestamptz,
-               "createdAt" timestamptz)
-        RETURNING 1)
-      SELECT pg_notify(${JOBS_READY_CHANNEL}, '') WHERE EXISTS (SELECT 1 FROM inserted)`);
+    await enqueueJobRows(tx, jobs);
     return pieces.length;
   });
 }

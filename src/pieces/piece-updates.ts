@@ -281,6 +281,42 @@ export async function insertSentMailing(
   for (const chunk of inChunks(pieceRows)) await tx.insert(mailPieces).values(chunk);
 }
 
+/** A campaign an event (or the legacy trigger) queues for one automation, unique by its dedup key. */
+export interface EventCampaign {
+  orgId: string;
+  id: string;
+  name: string;
+  automationId: string;
+  origin: "event" | "trigger";
+  dedupKind: string | null;
+  dedupKey: string | null;
+}
+
+/** An event campaign as insertEventCampaignsText reads it from JSON (json_to_recordset). */
+export const eventCampaignJsonRow = (campaign: EventCampaign) => ({
+  org_id: campaign.orgId,
+  id: campaign.id,
+  name: campaign.name,
+  automation_id: campaign.automationId,
+  origin: campaign.origin,
+  dedup_kind: campaign.dedupKind,
+  dedup_key: campaign.dedupKey,
+});
+
+/**
+ * The text of an INSERT of event campaigns read from a JSON array of eventCampaignJsonRow, for
+ * the events path's group-committed statement (trigger/trigger-store.ts); `rows` is the array's
+ * place in it (e.g. `$1::json`). A campaign whose dedup key is taken is left out (the unique
+ * index `campaigns_dedup`); it answers the ids it wrote.
+ */
+export function insertEventCampaignsText(rows: string): string {
+  return `INSERT INTO campaigns (org_id, id, name, automation_id, origin, dedup_kind, dedup_key)
+  SELECT * FROM json_to_recordset(${rows})
+    AS c(org_id uuid, id uuid, name text, automation_id uuid, origin text, dedup_kind text, dedup_key text)
+  ON CONFLICT (org_id, automation_id, dedup_kind, dedup_key) WHERE dedup_key IS NOT NULL DO NOTHING
+  RETURNING id`;
+}
+
 /** A neighbour campaign's queued piece, located already (rooftop: the reference address's point). */
 export interface NeighbourPieceRow {
   org_id: string;

@@ -16,20 +16,17 @@
 import type { Logger } from "pino";
 import { type Database, isConnectionError } from "../db/database.ts";
 import { createMicroBatcher } from "../db/micro-batch.ts";
-import type { NewJobRow } from "../jobs/queue.ts";
+import { insertJobsFromJsonText, jobJsonRow, type NewJobRow } from "../jobs/queue.ts";
+import {
+  type EventCampaign,
+  eventCampaignJsonRow,
+  insertEventCampaignsText,
+} from "../pieces/piece-updates.ts";
 import { createSampleBuffer } from "./sample-buffer.ts";
 import type { EventSampleRow } from "./samples.ts";
 
 export interface CampaignEnqueue {
-  campaign: {
-    orgId: string;
-    id: string;
-    name: string;
-    automationId: string;
-    origin: "event" | "trigger";
-    dedupKind: string | null;
-    dedupKey: string | null;
-  };
+  campaign: EventCampaign;
   /** The id of the campaign's mail piece, inserted by its job (whose payload holds the piece). */
   pieceId: string;
   job: NewJobRow;
@@ -159,22 +156,14 @@ function compareKeys(a: string[], b: string[]): number {
 /**
  * One statement for a whole batch, its rows passed as two JSON arrays ($1, $2), so its text never
  * changes whatever the batch size and each connection prepares it once. A job is written only
- * with its campaign: a duplicate campaign queues nothing.
+ * with its campaign: a duplicate campaign queues nothing. Each INSERT's text comes from the
+ * table's owner (pieces: campaigns; jobs: jobs); this module only joins them.
  */
 const WRITE_BATCH_SQL = `
 WITH campaign AS (
-  INSERT INTO campaigns (org_id, id, name, automation_id, origin, dedup_kind, dedup_key)
-  SELECT * FROM json_to_recordset($1::json)
-    AS c(org_id uuid, id uuid, name text, automation_id uuid, origin text, dedup_kind text, dedup_key text)
-  ON CONFLICT (org_id, automation_id, dedup_kind, dedup_key) WHERE dedup_key IS NOT NULL DO NOTHING
-  RETURNING id
+  ${insertEventCampaignsText("$1::json")}
 ), job AS (
-  INSERT INTO jobs (id, org_id, kind, payload, max_attempts, run_at, created_at, updated_at)
-  SELECT j.id, j.org_id, j.kind, j.payload::jsonb, j.max_attempts, j.run_at, j.created_at, j.created_at
-  FROM json_to_recordset($2::json)
-    AS j(id uuid, org_id uuid, kind text, payload text, max_attempts int, run_at timestamptz,
-         created_at timestamptz, campaign_id uuid)
-  WHERE j.campaign_id IN (SELECT id FROM campaign)
+  ${insertJobsFromJsonText("$2::json", { extraColumns: "campaign_id uuid", where: "j.campaign_id IN (SELECT id FROM campaign)" })}
 )
 SELECT id FROM campaign`;
 
@@ -185,29 +174,8 @@ SELECT id FROM campaign`;
  */
 function batchValues(enqueues: CampaignEnqueue[]): string[] {
   return [
-    JSON.stringify(
-      enqueues.map(({ campaign: c }) => ({
-        org_id: c.orgId,
-        id: c.id,
-        name: c.name,
-        automation_id: c.automationId,
-        origin: c.origin,
-        dedup_kind: c.dedupKind,
-        dedup_key: c.dedupKey,
-      })),
-    ),
-    JSON.stringify(
-      enqueues.map(({ job: j, campaign }) => ({
-        id: j.id,
-        org_id: j.orgId,
-        kind: j.kind,
-        payload: j.payloadJson,
-        max_attempts: j.maxAttempts,
-        run_at: j.runAt,
-        created_at: j.createdAt,
-        campaign_id: campaign.id,
-      })),
-    ),
+    JSON.stringify(enqueues.map(({ campaign }) => eventCampaignJsonRow(campaign))),
+    JSON.stringify(enqueues.map(({ job, campaign }) => ({ ...jobJsonRow(job), campaign_id: campaign.id }))),
   ];
 }
 
