@@ -1,3 +1,4 @@
+import type { SQL } from "drizzle-orm";
 import { type Queryable, queryRows, sql } from "../db/database.ts";
 import { campaigns, mailPieces } from "../db/schema.ts";
 import { normalizeAddress } from "../domain/address.ts";
@@ -7,6 +8,11 @@ import type { QueuedPiece } from "../jobs/kinds.ts";
 import type { PrintReceipt } from "../print/print-provider.ts";
 
 const at = (date: Date) => sql`${date.toISOString()}::timestamptz`;
+
+/** True when the conditional UPDATE (… RETURNING id) changed a row. */
+async function changedARow(db: Queryable, update: SQL): Promise<boolean> {
+  return (await queryRows<{ id: string }>(db, update)).length > 0;
+}
 
 /** A registered customer lives at this address: the same key, or the same home written with less of its locality. */
 export async function isRegisteredCustomer(db: Queryable, orgId: string, normalizedAddress: string) {
@@ -76,7 +82,7 @@ export async function moveQueuedPiece(
 ): Promise<boolean> {
   const holdUntil = exit.status === "held" ? exit.holdUntil : undefined;
   const earlierPieceId = "earlierPieceId" in exit ? exit.earlierPieceId : undefined;
-  const rows = await queryRows<{ id: string }>(
+  return changedARow(
     db,
     sql`UPDATE mail_pieces SET status = ${exit.status}, status_reason = ${reason.slice(0, 1000)},
           status_updated_at = ${at(now)}
@@ -86,7 +92,6 @@ export async function moveQueuedPiece(
           ${holdUntil ? sql`AND hold_until IS NULL` : sql``}
         RETURNING id`,
   );
-  return rows.length > 0;
 }
 
 /**
@@ -99,14 +104,13 @@ export async function requeueWaitingPiece(
   from: "held" | "capped",
   now: Date,
 ): Promise<boolean> {
-  const rows = await queryRows<{ id: string }>(
+  return changedARow(
     db,
     sql`UPDATE mail_pieces SET status = 'queued', status_reason = NULL, status_updated_at = ${at(now)}
         WHERE org_id = ${piece.orgId}::uuid AND id = ${piece.id}::uuid AND status = ${from}
           ${from === "held" ? sql`AND hold_until <= ${at(now)}` : sql``}
         RETURNING id`,
   );
-  return rows.length > 0;
 }
 
 /**
@@ -118,13 +122,12 @@ export async function claimCapMonth(
   piece: { orgId: string; id: string },
   month: string,
 ): Promise<boolean> {
-  const rows = await queryRows<{ id: string }>(
+  return changedARow(
     tx,
     sql`UPDATE mail_pieces SET cap_claimed_month = ${month}::date
         WHERE org_id = ${piece.orgId}::uuid AND id = ${piece.id}::uuid AND cap_claimed_month IS NULL
         RETURNING id`,
   );
-  return rows.length > 0;
 }
 
 /** Statuses in which a piece waits before print (mail safety's rules) and may still be cancelled. */
@@ -138,13 +141,12 @@ const cancelledBy = (actor: string, now: Date) =>
 
 /** Cancels one waiting piece; false when it is not waiting (on its way to print, or stopped). */
 export async function cancelWaitingPiece(db: Queryable, pieceId: string, actor: string, now: Date) {
-  const rows = await queryRows<{ id: string }>(
+  return changedARow(
     db,
     sql`UPDATE mail_pieces SET ${cancelledBy(actor, now)}
         WHERE id = ${pieceId}::uuid AND status IN ${WAITING}
         RETURNING id`,
   );
-  return rows.length > 0;
 }
 
 /** Cancels every waiting piece of the org's automation; answers their ids. */
@@ -194,14 +196,13 @@ export async function approveAwaitingPieces(
  * resubmits under the same provider idempotency key, so the piece is mailed once.
  */
 export async function claimSubmission(db: Queryable, piece: { orgId: string; id: string }, jobId: string) {
-  const rows = await queryRows<{ id: string }>(
+  return changedARow(
     db,
     sql`UPDATE mail_pieces SET submission_job_id = ${jobId}
         WHERE org_id = ${piece.orgId} AND id = ${piece.id} AND status = 'queued'
           AND (submission_job_id IS NULL OR submission_job_id = ${jobId})
         RETURNING id`,
   );
-  return rows.length > 0;
 }
 
 export async function recordSubmission(
