@@ -14,8 +14,9 @@ export const ROOT = path.resolve(import.meta.dirname, "..");
 export const TARGETS = {
   server: {
     sourceDirs: ["src"],
-    inputs: ["tsconfig.build.json"],
-    toolPackage: "typescript",
+    // The bundle holds the dependencies too: an install that changes them changes it.
+    inputs: ["tsconfig.json", "package-lock.json"],
+    toolPackage: "esbuild",
     outDir: "dist",
     stamp: "dist/.build-stamp.json",
     // Declarations emit nothing.

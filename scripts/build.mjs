@@ -1,25 +1,23 @@
 #!/usr/bin/env node
-// Builds what `npm start` serves: the server (src/ → dist/, with the options of tsconfig.build.json)
-// and, when web/ exists, the web app (web/ → web/dist/, Vite).
-// Usage: node scripts/build.mjs [server] [web] [--if-stale] [--force]
+// Builds what `npm start` serves: the server (src/ → dist/, bundled by esbuild) and, when web/
+// exists, the web app (web/ → web/dist/, Vite).
+// Usage: node scripts/build.mjs [server] [web] [--if-stale]
 //   no target names: every target; --if-stale: only targets whose stamp does not match their
-//   sources (what the launcher, scripts/start.mjs, asks for); --force: recompile every server file.
+//   sources (what the launcher, scripts/start.mjs, asks for).
 //
-// Server files are emitted one at a time by the TypeScript compiler (what `tsc --isolatedModules`
-// emits; tsx runs the same files one at a time with esbuild in development). Types are checked by
-// `npm run typecheck`, not here: a whole-program `tsc` emit takes ~20 s on a 2-core machine, this
-// about a second for everything and only the changed files after an edit.
+// esbuild strips the types (as tsx does in development) and bundles; types are checked by
+// `npm run typecheck`, not here: a whole-program `tsc` emit takes ~20 s on a 2-core machine, the
+// bundle a few seconds.
 //
 // Each target's stamp (dist/.build-stamp.json, web/dist/.build-stamp.json) records the mtime, size
 // and hash of every file it was built from; the launcher compares the sources with it.
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import {
   listSources,
   presentTargets,
   ROOT,
-  readStamp,
   sourceChanged,
   staleReason,
   TARGETS,
@@ -41,93 +39,123 @@ function writeStamp(target, sources) {
   writeAtomically(path.join(ROOT, TARGETS[target].stamp), `${JSON.stringify(stamp)}\n`);
 }
 
-async function loadTypeScript() {
+/**
+ * The server's entry points: the process, and the two worker threads it starts by file name (they
+ * are looked up beside the module that starts them, so every output sits in one folder).
+ */
+const SERVER_ENTRIES = ["main.ts", "db/pglite-thread-worker.ts", "render/render-worker.ts"];
+
+/**
+ * Packages loaded from node_modules at run time instead of bundled: they read files of their own
+ * (PGlite's WebAssembly, sharp's native library, pdfkit's font metrics, piscina's and pino's worker
+ * files, the docs UI's assets), or are loaded only on first use (sign-in, MCP, Redis, SMTP, the
+ * remote geocoder's HTTP client), where bundling would only make the build bigger.
+ */
+const RUNTIME_PACKAGES = [
+  "@electric-sql/pglite",
+  "sharp",
+  "pdfkit",
+  "fontkit",
+  "qrcode",
+  "piscina",
+  "pino",
+  "thread-stream",
+  "@fastify/swagger-ui",
+  "ioredis",
+  "pg-native",
+  "better-auth",
+  "@better-auth/*",
+  "@modelcontextprotocol/sdk",
+  "nodemailer",
+  "undici",
+  "zipcodes",
+];
+
+/** What an earlier build left in dist/ (one compiled file per source file, before the bundle). */
+function removeEarlierOutputs(dist) {
+  const kept = new Set(["server", "main.js", path.basename(TARGETS.server.stamp)]);
+  for (const entry of readdirSync(dist)) {
+    if (!kept.has(entry) && !entry.includes(".tmp") && !entry.endsWith(".old"))
+      rmSync(path.join(dist, entry), { recursive: true, force: true });
+  }
+}
+
+async function loadEsbuild() {
   try {
-    return (await import("typescript")).default;
+    return await import("esbuild");
   } catch {
     throw new BuildError(
-      "the TypeScript compiler is not installed (a production install without dev dependencies); " +
+      "esbuild is not installed (a production install without dev dependencies); " +
         "build before pruning them: `npm ci && npm prune --omit=dev` (docs/operations.md, Build and start)",
     );
   }
 }
 
-function serverCompilerOptions(ts) {
-  const configFile = path.join(ROOT, "tsconfig.build.json");
-  const { config, error } = ts.readConfigFile(configFile, ts.sys.readFile);
-  if (error) throw new BuildError(ts.flattenDiagnosticMessageText(error.messageText, "\n"));
-  const parsed = ts.parseJsonConfigFileContent(config, ts.sys, ROOT, undefined, configFile);
-  if (parsed.errors.length > 0) {
-    throw new BuildError(
-      parsed.errors.map((d) => ts.flattenDiagnosticMessageText(d.messageText, "\n")).join("\n"),
-    );
-  }
-  // transpileModule cannot look up package.json's "type"; every file under src/ is an ES module.
-  return {
-    ...parsed.options,
-    module: ts.ModuleKind.ESNext,
-    moduleResolution: ts.ModuleResolutionKind.Bundler,
-  };
+/** `src/answer.ts:1:22: Expected expression` for each error esbuild reports. */
+function esbuildMessages(failure) {
+  const errors = failure.errors ?? [];
+  if (errors.length === 0) return String(failure.message ?? failure);
+  return errors
+    .map(({ text, location }) =>
+      location ? `${location.file}:${location.line}:${location.column}: ${text}` : text,
+    )
+    .join("\n");
 }
 
-/** dist/ path of a file under src/: `.ts` compiles to `.js`, anything else (an asset) is copied. */
-function serverOutput(relative) {
-  return path.join(ROOT, "dist", path.relative("src", relative).replace(/\.ts$/, ".js"));
-}
-
-function compileServerFile(ts, options, source) {
-  const output = serverOutput(source.relative);
-  if (!source.relative.endsWith(".ts")) {
-    writeAtomically(output, readFileSync(source.file));
-    return;
-  }
-  const result = ts.transpileModule(readFileSync(source.file, "utf8"), {
-    compilerOptions: options,
-    fileName: source.file,
-    reportDiagnostics: true,
-  });
-  const errors = result.diagnostics?.filter((d) => d.category === ts.DiagnosticCategory.Error) ?? [];
-  if (errors.length > 0) {
-    const lines = errors.map(
-      (d) => `${source.relative}: ${ts.flattenDiagnosticMessageText(d.messageText, "\n")}`,
-    );
-    throw new BuildError(lines.join("\n"));
-  }
-  if (result.sourceMapText) writeAtomically(`${output}.map`, result.sourceMapText);
-  writeAtomically(output, result.outputText);
-}
-
-async function buildServer({ force }) {
-  const ts = await loadTypeScript();
-  const options = serverCompilerOptions(ts);
-  const previous = readStamp("server");
-  // A new compiler or new options may emit differently: everything is compiled again.
+/**
+ * Bundles the server into dist/server/ (one file per entry, shared code in chunks, dependencies
+ * included but for RUNTIME_PACKAGES): the compiled start then reads a few large files instead of
+ * ~1,500 small ones (docs/benchmarks.md, Start-up). The new build is written beside the old one and
+ * swapped in by renames, so a process starting meanwhile reads one build or the other.
+ */
+async function buildServer() {
+  const esbuild = await loadEsbuild();
   const sources = listSources("server");
-  const config = sources.find((source) => source.relative === "tsconfig.build.json");
-  const reuse =
-    !force &&
-    previous?.tool === ts.version &&
-    config &&
-    !sourceChanged(config, previous.sources[config.relative]).changed;
-  const entries = {};
-  let compiled = 0;
-  for (const source of sources) {
-    const change = sourceChanged(source, reuse ? previous.sources[source.relative] : undefined);
-    entries[source.relative] = change.entry;
-    if (source === config) continue;
-    if (change.changed || !existsSync(serverOutput(source.relative))) {
-      compileServerFile(ts, options, source);
-      compiled++;
-    }
+  const entries = Object.fromEntries(sources.map((source) => [source.relative, sourceChanged(source).entry]));
+  const entryPoints = Object.fromEntries(
+    SERVER_ENTRIES.filter((entry) => existsSync(path.join(ROOT, "src", entry))).map((entry) => [
+      path.basename(entry, ".ts"),
+      path.join("src", entry),
+    ]),
+  );
+  const dist = path.join(ROOT, "dist");
+  const next = path.join(dist, `server.${process.pid}.tmp`);
+  rmSync(next, { recursive: true, force: true });
+  try {
+    await esbuild.build({
+      absWorkingDir: ROOT,
+      entryPoints,
+      outdir: next,
+      bundle: true,
+      splitting: true,
+      format: "esm",
+      platform: "node",
+      target: "node20",
+      chunkNames: "chunk-[hash]",
+      sourcemap: true,
+      external: RUNTIME_PACKAGES,
+      logLevel: "silent",
+      // Bundled CommonJS dependencies call require() for Node's own modules.
+      banner: {
+        js: 'import { createRequire as __porchlightRequire } from "node:module"; const require = __porchlightRequire(import.meta.url);',
+      },
+    });
+  } catch (failure) {
+    rmSync(next, { recursive: true, force: true });
+    throw new BuildError(esbuildMessages(failure));
   }
-  // The output of a source that is gone would still be importable by a stale path: remove it.
-  for (const relative of Object.keys(previous?.sources ?? {})) {
-    if (entries[relative] || !relative.startsWith("src/")) continue;
-    rmSync(serverOutput(relative), { force: true });
-    rmSync(`${serverOutput(relative)}.map`, { force: true });
-  }
+  const current = path.join(dist, "server");
+  const old = path.join(dist, `server.${process.pid}.old`);
+  if (existsSync(current)) renameSync(current, old);
+  renameSync(next, current);
+  rmSync(old, { recursive: true, force: true });
+  // dist/main.js stays the start's path; the bundle sits one folder down, at the depth of src/'s
+  // files, so their paths to the repository (migrations/, web/dist/, docs/) hold unchanged.
+  writeAtomically(path.join(dist, "main.js"), 'import "./server/main.js";\n');
   writeStamp("server", entries);
-  return `${compiled} of ${sources.length - 1} files compiled to dist/`;
+  removeEarlierOutputs(dist);
+  const files = sources.filter((source) => source.relative.startsWith("src/")).length;
+  return `${files} source files bundled into dist/server/`;
 }
 
 function buildWeb() {
@@ -152,7 +180,7 @@ async function main() {
   for (const target of targets) {
     if (args.includes("--if-stale") && !staleReason(target)) continue;
     const started = performance.now();
-    const done = target === "server" ? await buildServer({ force: args.includes("--force") }) : buildWeb();
+    const done = target === "server" ? await buildServer() : buildWeb();
     process.stderr.write(`build: ${done} in ${Math.round(performance.now() - started)} ms\n`);
   }
 }

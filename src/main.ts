@@ -1,5 +1,5 @@
 import type { Logger } from "pino";
-import { ALL_SURFACES, type App, buildListenerApps, type Surface } from "./app.ts";
+import type { App, Surface } from "./app.ts";
 import { resolveAdminToken, seedDemoOnFirstRun } from "./bootstrap.ts";
 import { systemClock } from "./clock.ts";
 import { type Config, ConfigError, loadConfig } from "./config.ts";
@@ -16,12 +16,10 @@ import { retryWhileUnavailable } from "./db/retry-while-unavailable.ts";
 import { compileWasmWithOptimizingTier } from "./db/wasm-compilation.ts";
 import { briefCause, systemErrorReason } from "./errors.ts";
 import { startEventLoopDelayReport } from "./event-loop-delay.ts";
-import { createGeocoder } from "./geo/index.ts";
 import { JOBS_READY_CHANNEL } from "./jobs/queue.ts";
 import { createMemoryRateLimiter, createRedisRateLimiter, type RateLimiter } from "./limits/rate-limiter.ts";
 import { createLogger } from "./logger.ts";
 import { createRenderPool } from "./render/renderer.ts";
-import { startProcessWorker } from "./worker/process-worker.ts";
 
 type Role = "all" | "api" | "worker";
 
@@ -149,8 +147,24 @@ async function listenOn(app: App, host: string, port: number, variablePrefix = "
 }
 
 /** With ADMIN_PORT the operator API has a listener of its own; else one listener serves everything. */
-function listenerSurfaces(config: Config): (readonly Surface[])[] {
-  return config.adminListener ? [["public", "app"], ["admin"]] : [ALL_SURFACES];
+function listenerSurfaces(config: Config, all: readonly Surface[]): (readonly Surface[])[] {
+  return config.adminListener ? [["public", "app"], ["admin"]] : [all];
+}
+
+/**
+ * The HTTP apps, the job worker and the geocoder: most of the code the start loads. Imported while
+ * the database opens (PGlite on its own thread, or PostgreSQL answering), so that on a machine with
+ * a second core the two overlap.
+ */
+function loadServingModules() {
+  const modules = Promise.all([
+    import("./app.ts"),
+    import("./worker/process-worker.ts"),
+    import("./geo/index.ts"),
+  ]);
+  // A start that fails first on the database reports that failure, not this one.
+  modules.catch(() => {});
+  return modules;
 }
 
 async function main() {
@@ -172,6 +186,7 @@ async function main() {
   const config = { ...baseConfig, adminToken: resolveAdminToken(baseConfig, print) };
 
   if (!baseConfig.databaseUrl && !baseConfig.pgliteThread) compileWasmWithOptimizingTier();
+  const servingModules = loadServingModules();
   const database = await openDatabase({
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
@@ -199,6 +214,8 @@ async function main() {
     );
   }
 
+  const [{ ALL_SURFACES, buildListenerApps }, { startProcessWorker }, { createGeocoder }] =
+    await servingModules;
   const geocoder = createGeocoder(config, { db: database.db, logger });
   const renderer = createRenderPool({ threads: config.renderConcurrency });
   let started = false;
@@ -212,7 +229,7 @@ async function main() {
     renderer,
     isStarted: () => started,
   };
-  const apps = await buildListenerApps(appDeps, listenerSurfaces(config));
+  const apps = await buildListenerApps(appDeps, listenerSurfaces(config, ALL_SURFACES));
   const [app, operatorApp] = apps as [App, App | undefined];
   if (role !== "worker") {
     await listenOn(app, config.host, config.port);
