@@ -48,6 +48,16 @@ export function isMailable(parts: LooseAddressParts): boolean {
 }
 
 /**
+ * The stricter rule for an address nobody will geocode or correct before it is printed (a past
+ * job's line in an uploaded batch, mailed as it stands): the mailable rule, plus a number in the
+ * street, and a state beside a city that has no ZIP.
+ */
+export function isPrintableAsWritten(parts: LooseAddressParts): boolean {
+  if (!isMailable(parts) || !/\d/.test(parts.street ?? "")) return false;
+  return nonBlank(parts.zip) !== undefined || nonBlank(parts.state) !== undefined;
+}
+
+/**
  * The mailable address of some parts (a record's reserved properties, a parsed line), else
  * undefined. `line` defaults to the parts composed ("street, city, state zip").
  */

@@ -1,6 +1,6 @@
 import { setImmediate as nextTurn } from "node:timers/promises";
 import { type Queryable, queryRows, sql } from "../db/database.ts";
-import { parseUsAddress } from "../domain/address.ts";
+import { isPrintableAsWritten, parseUsAddress } from "../domain/address.ts";
 import { sameHome, streetOfKey } from "../domain/same-home.ts";
 import { notFound } from "../errors.ts";
 
@@ -55,11 +55,7 @@ export const EXCLUSION_WORDS: Record<ExclusionReason, string> = {
 };
 
 /** A card needs a street with its number and a ZIP or a city and state, as the print provider does. */
-export function isMailableAddress(address: string): boolean {
-  const parts = parseUsAddress(address);
-  if (!/\d/.test(parts.street)) return false;
-  return parts.zip !== "" || (parts.city !== "" && parts.state !== "");
-}
+export const isMailableAddress = (address: string): boolean => isPrintableAsWritten(parseUsAddress(address));
 
 /** The org's staged batches among these, or 404 (another organization's batch answers like a missing one). */
 async function assertBatches(db: Queryable, orgId: string, importIds: readonly string[]) {
