@@ -13,6 +13,7 @@
 // and hash of every file it was built from; the launcher compares the sources with it.
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { readFile } from "node:fs/promises";
 import path from "node:path";
 import {
   listSources,
@@ -48,7 +49,7 @@ const SERVER_ENTRIES = ["main.ts", "db/pglite-thread-worker.ts", "render/render-
 /**
  * Packages loaded from node_modules at run time instead of bundled: they read files of their own
  * (PGlite's WebAssembly, sharp's native library, pdfkit's font metrics, piscina's and pino's worker
- * files, the docs UI's assets), or are loaded only on first use (sign-in, MCP, Redis, SMTP, the
+ * files, ), or are loaded only on first use (sign-in, MCP, Redis, SMTP, the
  * remote geocoder's HTTP client), where bundling would only make the build bigger.
  */
 const RUNTIME_PACKAGES = [
@@ -60,7 +61,6 @@ const RUNTIME_PACKAGES = [
   "piscina",
   "pino",
   "thread-stream",
-  "@fastify/swagger-ui",
   "ioredis",
   "pg-native",
   "better-auth",
@@ -79,6 +79,36 @@ function removeEarlierOutputs(dist) {
       rmSync(path.join(dist, entry), { recursive: true, force: true });
   }
 }
+
+/**
+ * A bundled CommonJS file that reads files beside itself (`__dirname`: the docs UI's static assets)
+ * gets its own folder in node_modules back, found at run time from the bundle's place in the
+ * repository (the stamp rebuilds the bundle when package-lock.json changes).
+ */
+const packageDirnames = {
+  name: "package-dirnames",
+  setup(build) {
+    build.onLoad({ filter: /[\\/]node_modules[\\/].*\.c?js$/ }, async (args) => {
+      const contents = await readFile(args.path, "utf8");
+      if (!/\b__(dirname|filename)\b/.test(contents)) return undefined;
+      const relative = JSON.stringify(path.relative(ROOT, args.path));
+      return {
+        contents: `var __filename = __porchlightPath.join(__porchlightRoot, ${relative}), __dirname = __porchlightPath.dirname(__filename);\n${contents}`,
+        loader: "js",
+        resolveDir: path.dirname(args.path),
+      };
+    });
+  },
+};
+
+/** Opens each output file: require() for bundled CommonJS, and the repository's root for the above. */
+const BUNDLE_BANNER = [
+  'import { createRequire as __porchlightRequire } from "node:module";',
+  'import __porchlightPath from "node:path";',
+  "const require = __porchlightRequire(import.meta.url);",
+  // dist/server/ is two folders below the repository.
+  'const __porchlightRoot = __porchlightPath.resolve(import.meta.dirname, "../..");',
+].join(" ");
 
 async function loadEsbuild() {
   try {
@@ -135,10 +165,8 @@ async function buildServer() {
       sourcemap: true,
       external: RUNTIME_PACKAGES,
       logLevel: "silent",
-      // Bundled CommonJS dependencies call require() for Node's own modules.
-      banner: {
-        js: 'import { createRequire as __porchlightRequire } from "node:module"; const require = __porchlightRequire(import.meta.url);',
-      },
+      banner: { js: BUNDLE_BANNER },
+      plugins: [packageDirnames],
     });
   } catch (failure) {
     rmSync(next, { recursive: true, force: true });

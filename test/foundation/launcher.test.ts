@@ -110,7 +110,7 @@ describe("npm start's launcher (scripts/start.mjs)", () => {
     );
   });
 
-  it("the compiled server (dist/main.js, no TypeScript loader) answers /readyz 200", async () => {
+  it("the compiled server (dist/main.js, no TypeScript loader) answers /readyz 200 and serves the docs UI", async () => {
     const dataDir = mkdtempSync(path.join(tmpdir(), "porchlight-compiled-"));
     roots.push(dataDir);
     const port = await freePort();
@@ -121,6 +121,10 @@ describe("npm start's launcher (scripts/start.mjs)", () => {
       LOG_LEVEL: "info",
     });
     await waitReady(port, started);
+    // The docs UI's assets are read from its package's folder, which the bundle points it back to.
+    const stylesheet = await fetch(`http://127.0.0.1:${port}/docs/static/swagger-ui.css`);
+    assert.equal(stylesheet.status, 200);
+    assert.ok((await stylesheet.text()).length > 10_000);
     // Signal handlers are installed once start-up is complete, a moment after /readyz answers.
     while (!started.output().includes("porchlight started")) await new Promise((r) => setTimeout(r, 50));
     const commandLine = readFileSync(`/proc/${started.child.pid}/cmdline`, "utf8").split("\0");
