@@ -13,10 +13,12 @@ import { openDatabase, sql } from "../src/db/database.ts";
 import { migrate } from "../src/db/migrate.ts";
 import {
   loadAddressFile,
+  loadOutweighsTable,
   postgresCopySink,
   progressLine,
   statementSink,
 } from "../src/neighbours/load-addresses.ts";
+import { countReferenceAddresses } from "../src/neighbours/reference-addresses.ts";
 import { syntheticCsvLines } from "../src/neighbours/synthetic-neighbourhood.ts";
 
 const print = (line: string) => process.stdout.write(`${line}\n`);
@@ -51,7 +53,11 @@ async function main() {
   try {
     await migrate(database.db);
     for (const file of files) {
-      const sink = config.databaseUrl ? await postgresCopySink(config.databaseUrl) : statementSink(database);
+      const sink = config.databaseUrl
+        ? await postgresCopySink(config.databaseUrl)
+        : statementSink(database, {
+            rebuildIndexes: await loadOutweighsTable(file, await countReferenceAddresses(database.db)),
+          });
       let lastPrint = 0;
       try {
         const report = await loadAddressFile(file, {

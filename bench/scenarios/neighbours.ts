@@ -7,10 +7,16 @@ import { normalizeAddress } from "../../src/domain/address.ts";
 import {
   type AddressSink,
   loadAddressFile,
+  loadOutweighsTable,
   postgresCopySink,
   statementSink,
 } from "../../src/neighbours/load-addresses.ts";
-import { nearestHomes, ownHomeKeys, referenceAddressOf } from "../../src/neighbours/reference-addresses.ts";
+import {
+  countReferenceAddresses,
+  nearestHomes,
+  ownHomeKeys,
+  referenceAddressOf,
+} from "../../src/neighbours/reference-addresses.ts";
 import { syntheticCsvLines, syntheticHome } from "../../src/neighbours/synthetic-neighbourhood.ts";
 import { scenarioDatabase } from "../lib/databases.ts";
 import { percentile } from "../lib/load.ts";
@@ -42,8 +48,12 @@ async function sinkFor(
   context: ScenarioContext,
   database: Database,
   url: string | undefined,
+  file: string,
 ): Promise<AddressSink> {
-  return context.kind === "postgres" ? postgresCopySink(url!) : statementSink(database, 5000);
+  if (context.kind === "postgres") return postgresCopySink(url!);
+  // As `addresses:load` decides it.
+  const tableRows = await countReferenceAddresses(database.db);
+  return statementSink(database, { rebuildIndexes: await loadOutweighsTable(file, tableRows) });
 }
 
 /** p50/p99 of the K=20, R=400 m query around homes spread over the first `homes`. */
@@ -175,7 +185,7 @@ export const neighbours: Scenario = {
         await writeCsv(smallFile, 0, SMALL);
         await writeCsv(restFile, SMALL, total);
         const load = async (file: string) => {
-          const sink = await sinkFor(context, database, scenarioDb.url);
+          const sink = await sinkFor(context, database, scenarioDb.url, file);
           try {
             return await loadAddressFile(file, { sink });
           } finally {

@@ -128,17 +128,19 @@ export function mailingLineOf(address: Pick<ReferenceAddress, "street" | "city" 
 
 /**
  * Inserts a batch in one statement (rows as parallel arrays, so its text never changes and PGlite
- * prepares it once); an address already present, or twice in the batch, is skipped. Returns how
+ * prepares it once), in key order (each insert lands next to the previous one in the key's btree);
+ * an address already present, or twice in the batch, is skipped. Returns how
  * many rows were added.
  */
 export async function insertReferenceAddresses(database: Runner, rows: ReferenceAddress[]): Promise<number> {
   if (rows.length === 0) return 0;
   const column = <K extends keyof ReferenceAddress>(key: K) => rows.map((row) => row[key]);
   const [result] = await database.run<{ added: number | string }>({
-    name: "reference_addresses_insert_v1",
+    name: "reference_addresses_insert_v2",
     text: `WITH added AS (
           INSERT INTO reference_addresses (normalized_address, street, city, state, zip, latitude, longitude)
           SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::float8[], $7::float8[])
+          ORDER BY 1
           ON CONFLICT (normalized_address) DO NOTHING
           RETURNING 1)
         SELECT count(*)::int AS added FROM added`,
@@ -154,6 +156,22 @@ export async function insertReferenceAddresses(database: Runner, rows: Reference
   });
   return Number(result?.added ?? 0);
 }
+
+/**
+ * The secondary indexes as migrations 0160 and 0230 create them: a bulk load into a table small
+ * against the file drops them and builds them once at its end (one GiST build is several times
+ * cheaper than a GiST insert per row). test/neighbours/reference-addresses.test.ts checks that a
+ * rebuild leaves the same definitions as the migrations.
+ */
+const SECONDARY_INDEXES = [
+  ["reference_addresses_by_street", "(split_part(normalized_address, ', ', 1))"],
+  ["reference_addresses_lonlat", "USING gist (lonlat)"],
+] as const;
+
+export const dropSecondaryIndexes = SECONDARY_INDEXES.map(([name]) => `DROP INDEX ${name}`);
+export const createSecondaryIndexes = SECONDARY_INDEXES.map(
+  ([name, definition]) => `CREATE INDEX ${name} ON reference_addresses ${definition}`,
+);
 
 export async function countReferenceAddresses(db: Queryable): Promise<number> {
   const [row] = await queryRows<{ count: number | string }>(
