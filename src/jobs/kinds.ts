@@ -116,12 +116,14 @@ export const leadAlertJob = defineJobKind({
   timeoutSeconds: 60,
 });
 
-/** The email to an organization's owners when a monthly cap first holds a piece (mail-safety/cap-notice.ts). */
+/** The email to one owner of an organization when a monthly cap first holds a piece (mail-safety/cap-notice.ts). */
 export const capNoticeJob = defineJobKind({
   name: "cap_notice",
   payload: Type.Object({
     org_id: Type.String({ format: "uuid" }),
     reason: Type.String(),
+    /** Absent in jobs queued before notices went one per owner: those mail every owner. */
+    user_id: Type.Optional(Type.String()),
   }),
   maxAttempts: 5,
   backoffSeconds: exponentialBackoff(60, 3600),

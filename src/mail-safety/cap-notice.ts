@@ -6,8 +6,9 @@ import { enqueueJob } from "../jobs/queue.ts";
 import type { Mailer } from "../mail/mailer.ts";
 
 /**
- * Inside the transaction that caps a piece: the first piece a cap holds in a month enqueues the
- * owners' email; later ones find the notice claimed.
+ * Inside the transaction that caps a piece: the first piece a cap holds in a month enqueues one
+ * email per owner (a failed send retries that owner alone, never re-mails the others); later
+ * pieces find the notice claimed.
  */
 export async function claimCapNotice(
   tx: Queryable,
@@ -21,11 +22,29 @@ export async function claimCapNotice(
         RETURNING org_id`,
   );
   if (claimed.length === 0) return;
-  await enqueueJob(
+  const owners = await queryRows<{ user_id: string }>(
     tx,
-    capNoticeJob,
-    { org_id: input.orgId, reason: input.reason },
-    { orgId: input.orgId, now: input.now },
+    sql`SELECT user_id::text FROM org_members WHERE org_id = ${input.orgId}::uuid AND role = 'owner'
+        ORDER BY user_id`,
+  );
+  for (const owner of owners) {
+    await enqueueJob(
+      tx,
+      capNoticeJob,
+      { org_id: input.orgId, reason: input.reason, user_id: owner.user_id },
+      { orgId: input.orgId, now: input.now },
+    );
+  }
+}
+
+/** The owner the job names, if still an owner; a job queued before per-owner jobs names none: all. */
+function ownersToNotify(db: Queryable, orgId: string, userId: string | undefined) {
+  return queryRows<{ email: string }>(
+    db,
+    sql`SELECT u.email FROM org_members m JOIN users u ON u.id = m.user_id
+        WHERE m.org_id = ${orgId}::uuid AND m.role = 'owner'
+          AND (${userId ?? null}::text IS NULL OR m.user_id::text = ${userId ?? null}::text)
+        ORDER BY u.email`,
   );
 }
 
@@ -40,11 +59,7 @@ export function capNoticeHandler(deps: {
       deps.db,
       sql`SELECT name FROM organizations WHERE id = ${payload.org_id}::uuid`,
     );
-    const owners = await queryRows<{ email: string }>(
-      deps.db,
-      sql`SELECT u.email FROM org_members m JOIN users u ON u.id = m.user_id
-          WHERE m.org_id = ${payload.org_id}::uuid AND m.role = 'owner' ORDER BY u.email`,
-    );
+    const owners = await ownersToNotify(deps.db, payload.org_id, payload.user_id);
     const link = `${deps.publicBaseUrl}/app/`;
     for (const owner of owners) {
       await deps.mailer.send({
@@ -59,6 +74,6 @@ export function capNoticeHandler(deps: {
         links: [link],
       });
     }
-    deps.logger.info({ orgId: payload.org_id, owners: owners.length }, "cap notice sent to the owners");
+    deps.logger.info({ orgId: payload.org_id, owners: owners.length }, "cap notice sent");
   });
 }

@@ -5,7 +5,7 @@ import { after, before, describe, test } from "node:test";
 import { fixedClock } from "../../src/clock.ts";
 import { createJobCatalog } from "../../src/jobs/job-kind.ts";
 import { runPendingJobs } from "../../src/jobs/worker.ts";
-import { createMailer } from "../../src/mail/mailer.ts";
+import { createMailer, type Mailer } from "../../src/mail/mailer.ts";
 import { capNoticeHandler } from "../../src/mail-safety/cap-notice.ts";
 import { inviteAndAccept } from "../app-api/helpers.ts";
 import { admin } from "../helpers/api.ts";
@@ -159,5 +159,39 @@ describe(`mail safety: the owners' email when a cap holds pieces (${databaseLabe
     assert.match(mails[0]!, /To: owner@bright\.example/);
     assert.match(mails[0]!, /Subject: Mail paused: a monthly cap of Bright Roofing Co\. is reached/);
     assert.match(mails[0]!, /the organization's monthly cap of 1 cards is reached/);
+  });
+
+  test("a send that fails for one owner is retried for that owner alone", async () => {
+    const org = await orgWithAutomation(ctx);
+    await inviteAndAccept(ctx, org.orgId, "first@bright.example", "owner", "Fay First");
+    await inviteAndAccept(ctx, org.orgId, "second@bright.example", "owner", "Sam Second");
+    await admin(ctx, "PATCH", `/orgs/${org.orgId}/mail-safety`, { monthly_card_cap: 1 });
+    for (const street of ["40 Notice Ln", "41 Notice Ln"]) {
+      await queuePiece(ctx, org, home(street));
+      await runPipeline(ctx, local);
+    }
+    // An SMTP server that refuses the first message to one recipient, then accepts it.
+    const sent: string[] = [];
+    let refused = false;
+    const mailer: Mailer = {
+      kind: "smtp",
+      async send(message) {
+        if (message.to === "first@bright.example" && !refused) {
+          refused = true;
+          throw new Error("451 try again later");
+        }
+        sent.push(message.to);
+      },
+      close: async () => {},
+    };
+    const catalog = createJobCatalog([
+      capNoticeHandler({ db: ctx.database.db, logger, mailer, publicBaseUrl: ctx.config.publicBaseUrl }),
+    ]);
+    await runPendingJobs({ db: ctx.database.db, clock: ctx.clock, logger }, catalog);
+    assert.deepEqual(sent, ["second@bright.example"]);
+    // The retry is due after its backoff: the worker runs two hours later.
+    const later = { now: () => new Date(Date.now() + 2 * 3_600_000) };
+    await runPendingJobs({ db: ctx.database.db, clock: later, logger }, catalog);
+    assert.deepEqual(sent.sort(), ["first@bright.example", "second@bright.example"]);
   });
 });
