@@ -197,7 +197,7 @@ describe("mail safety in the browser: approvals, cancelling, opt-out", () => {
     assert.equal(settings.frequency_cap_days, 45);
 
     await open("/", "Overview");
-    await page.getByText("3 of 250 cards").waitFor();
+    await page.getByText("3 of 250 cards sent to print").waitFor();
     await page.getByText("1 card waits for approval.").waitFor();
     await checkBothWidths("overview-caps");
   });

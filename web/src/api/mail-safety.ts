@@ -118,10 +118,13 @@ export function capInWords(use: {
   cents: number;
 }): string {
   const parts: string[] = [];
+  // The caps count cards handed to print, which the Overview's "Cards mailed" counts only once mailed.
   if (use.monthly_card_cap !== null) parts.push(`${use.cards} of ${use.monthly_card_cap} cards`);
   if (use.monthly_spend_cap_cents !== null)
     parts.push(`${formatCents(use.cents)} of ${formatCents(use.monthly_spend_cap_cents)}`);
-  return parts.length > 0 ? parts.join(" · ") : `${count(use.cards, "card")}, no cap`;
+  return parts.length > 0
+    ? `${parts.join(" · ")} sent to print`
+    : `${count(use.cards, "card")} sent to print, no cap`;
 }
 
 /** How full the tightest cap is, 0–100 (null without a cap). */
