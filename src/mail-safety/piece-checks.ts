@@ -7,7 +7,12 @@
 import { type Queryable, queryOne, sql } from "../db/database.ts";
 import { processPieceJob } from "../jobs/kinds.ts";
 import { enqueueJob } from "../jobs/queue.ts";
-import { moveQueuedPiece, requeueWaitingPiece } from "../pieces/piece-updates.ts";
+import {
+  moveQueuedPiece,
+  requeueWaitingPiece,
+  sqlStatusList,
+  WAITING_STATUSES,
+} from "../pieces/piece-updates.ts";
 import type { Gate, SafetyGates } from "../pieces/process-piece.ts";
 import { isOnDoNotMailList, OPTED_OUT_REASON } from "./do-not-mail.ts";
 import { frequencyCapDays } from "./settings.ts";
@@ -19,8 +24,8 @@ const at = (date: Date) => sql`${date.toISOString()}::timestamptz`;
 
 /** Statuses of a piece that went to print (or was recorded as mailed). */
 const PRINTED = sql`('submitted', 'mailed', 'in_transit', 'delivered', 'returned')`;
-/** Statuses of a piece that may still print. */
-const WAITING = sql`('queued', 'held', 'awaiting_approval', 'capped')`;
+/** Statuses of a piece that may still print: queued, or waiting under a mail safety rule. */
+const MAY_STILL_PRINT = sqlStatusList(["queued", ...WAITING_STATUSES]);
 
 const GO: Gate = { go: true };
 
@@ -39,7 +44,7 @@ async function earlierPieceToHome(db: Queryable, piece: SafetyPiece, addressKey:
     sql`SELECT id, mailed_at FROM mail_pieces
         WHERE org_id = ${piece.orgId}::uuid AND normalized_address = ${addressKey} AND id <> ${piece.id}::uuid
           AND (status IN ${PRINTED}
-               OR (status IN ${WAITING} AND (created_at, id) < (${at(piece.createdAt)}, ${piece.id}::uuid)))
+               OR (status IN ${MAY_STILL_PRINT} AND (created_at, id) < (${at(piece.createdAt)}, ${piece.id}::uuid)))
           AND COALESCE(mailed_at, created_at) > ${at(since)}
         ORDER BY COALESCE(mailed_at, created_at) DESC, created_at DESC LIMIT 1`,
   );

@@ -132,8 +132,11 @@ export async function claimCapMonth(
 
 /** Statuses in which a piece waits before print (mail safety's rules) and may still be cancelled. */
 export const WAITING_STATUSES = ["held", "awaiting_approval", "capped"] as const;
-/** WAITING_STATUSES as an SQL list, for `status IN …`. */
-export const WAITING = sql`('held', 'awaiting_approval', 'capped')`;
+/** Statuses as an SQL list, for `status IN …`. */
+export const sqlStatusList = (statuses: readonly string[]) =>
+  sql.raw(`(${statuses.map((status) => `'${status}'`).join(", ")})`);
+/** WAITING_STATUSES as an SQL list. */
+export const WAITING = sqlStatusList(WAITING_STATUSES);
 
 const cancelledBy = (actor: string, now: Date) =>
   sql`status = 'cancelled', cancelled_at = ${at(now)}, cancelled_by = ${actor},
