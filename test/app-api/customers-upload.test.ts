@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
+import { checkedCustomerKey, registerCustomers } from "../../src/customers/customers.ts";
+import { queryRows, sql } from "../../src/db/database.ts";
 import { call, createOrg } from "../helpers/api.ts";
 import { databaseLabel, type TestContext } from "../helpers/harness.ts";
 import { createAppTestContext, inviteAndAccept, type SignedInUser } from "./helpers.ts";
@@ -88,6 +90,37 @@ describe(`app API: customer and past-job CSV uploads (${databaseLabel})`, () => 
     assert.equal(found.body.customers[0].notes, "row 59");
     const foreign = await member.browser.request("GET", "/app/api/v1/customers?cursor=bm90LWEtY3Vyc29y");
     assert.equal(foreign.status, 422);
+  });
+
+  test("an uploaded address is parsed once: registration takes the key the row checks made", async () => {
+    // A key given with the entry is used as it is; the address is not parsed again (nor could this one be).
+    const keyed = await registerCustomers(
+      ctx.database.db,
+      org.orgId,
+      [{ address: "the porch by the creek", field: "address", key: "9 creek rd keyed 00000" }],
+      "app",
+    );
+    assert.equal(keyed.added, 1);
+    const stored = await queryRows(
+      ctx.database.db,
+      sql`SELECT address FROM customers WHERE org_id = ${org.orgId}::uuid AND normalized_address = '9 creek rd keyed 00000'`,
+    );
+    assert.equal(stored.length, 1);
+    await ctx.database.db.execute(
+      sql`DELETE FROM customers WHERE org_id = ${org.orgId}::uuid AND normalized_address = '9 creek rd keyed 00000'`,
+    );
+    // Through the upload, the stored key is the one the address check made.
+    const added = await upload(
+      member,
+      "/app/api/v1/customers/upload?street=street",
+      csv(["street", '"7 Birch Ct, Austin, TX 78703"']),
+    );
+    assert.equal(added.status, 200, added.text);
+    const found = await member.browser.request("GET", "/app/api/v1/customers?q=birch");
+    assert.equal(
+      found.body.customers[0].normalized_address,
+      checkedCustomerKey({ address: "7 Birch Ct, Austin, TX 78703", field: "address" }),
+    );
   });
 
   test("a file with bad rows adds nothing and names every bad row by its line", async () => {

@@ -6,7 +6,9 @@ import {
   CUSTOMERS_BATCH_LIMIT,
   type CustomerEntry,
   checkedCustomerKey,
+  NORMALIZE_SLICE,
   registerCustomers,
+  yieldToLoop,
 } from "../../customers/customers.ts";
 import { assertPrintable } from "../../domain/printable-text.ts";
 import { countCodePoints } from "../../domain/storable-text.ts";
@@ -213,7 +215,9 @@ export async function registerCustomerUploadRoutes(app: FastifyInstance, ctx: Ap
         const table = await readCsvTable(bodyOf(request), { maxRecords: CUSTOMERS_BATCH_LIMIT });
         const problems: RowProblem[] = [];
         const entries: CustomerEntry[] = [];
-        for (const record of table.records) {
+        for (const [index, record] of table.records.entries()) {
+          // Each address is parsed here once; its key goes along so registration does not parse it again.
+          if (index > 0 && index % NORMALIZE_SLICE === 0) await yieldToLoop();
           const address = addressOfRecord(table, record, mapping);
           const notes = cellOf(table, record, mapping.notes) || undefined;
           const entry = { address, notes, field: "address" };
@@ -223,8 +227,7 @@ export async function registerCustomerUploadRoutes(app: FastifyInstance, ctx: Ap
               throw new AppError(422, "invalid_payload", `address: longer than ${ADDRESS_MAX} characters`);
             if (notes && notes.length > NOTES_MAX)
               throw new AppError(422, "invalid_payload", `notes: longer than ${NOTES_MAX} characters`);
-            checkedCustomerKey(entry);
-            entries.push(entry);
+            entries.push({ ...entry, key: checkedCustomerKey(entry) });
           } catch (error) {
             problems.push({ line: record.line, message: messageOf(error) });
           }
