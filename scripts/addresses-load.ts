@@ -14,10 +14,10 @@ import { migrate } from "../src/db/migrate.ts";
 import {
   loadAddressFile,
   loadOutweighsTable,
-  postgresCopySink,
   progressLine,
   statementSink,
 } from "../src/neighbours/load-addresses.ts";
+import { postgresLoadSink } from "../src/neighbours/postgres-swap-load.ts";
 import { countReferenceAddresses } from "../src/neighbours/reference-addresses.ts";
 import { syntheticCsvLines } from "../src/neighbours/synthetic-neighbourhood.ts";
 
@@ -53,11 +53,12 @@ async function main() {
   try {
     await migrate(database.db);
     for (const file of files) {
+      // A file large against the table builds the indexes once: on PostgreSQL in a new table
+      // swapped in at the end (a running server reads the old one meanwhile), on PGlite in place.
+      const large = await loadOutweighsTable(file, await countReferenceAddresses(database.db));
       const sink = config.databaseUrl
-        ? await postgresCopySink(config.databaseUrl)
-        : statementSink(database, {
-            rebuildIndexes: await loadOutweighsTable(file, await countReferenceAddresses(database.db)),
-          });
+        ? await postgresLoadSink(config.databaseUrl, { large, onStep: (step) => print(`${file}: ${step}`) })
+        : statementSink(database, { rebuildIndexes: large });
       let lastPrint = 0;
       try {
         const report = await loadAddressFile(file, {

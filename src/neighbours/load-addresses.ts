@@ -26,12 +26,18 @@ import {
   referenceAddressOf,
 } from "./reference-addresses.ts";
 
-/** Where batches go; `write` resolves to how many rows were new. */
+/**
+ * Where batches go. `write` resolves to how many rows were new, or to `undefined` when the sink
+ * sorts new from present only at its end (postgres-swap-load.ts stages the rows first).
+ */
 export interface AddressSink {
   readonly batchSize: number;
-  write(rows: ReferenceAddress[]): Promise<number>;
-  /** After the last write: what makes the load complete (the rebuilt indexes and their commit). */
-  finish?(): Promise<void>;
+  write(rows: ReferenceAddress[]): Promise<number | undefined>;
+  /**
+   * After the last write: what makes the load complete (the rebuilt indexes, the swapped table and
+   * their commit); resolves to how many of the rows `write` left uncounted were new.
+   */
+  finish?(): Promise<number | undefined>;
   /** Releases the sink; a load that did not finish is rolled back where the sink holds a transaction. */
   close(): Promise<void>;
 }
@@ -42,6 +48,8 @@ export interface LoadReport {
   added: number;
   /** Accepted rows already present (an earlier load, or an earlier line of this file). */
   duplicates: number;
+  /** Accepted rows written but not yet counted as added or present (until a swap load's end). */
+  staged: number;
   rejected: number;
   rejectedByReason: Record<string, number>;
   seconds: number;
@@ -82,9 +90,10 @@ export function statementSink(database: Runner, options: StatementSinkOptions = 
       return insertReferenceAddresses(database, rows);
     },
     async finish() {
-      if (transaction !== "open") return;
+      if (transaction !== "open") return undefined;
       await execute([...createSecondaryIndexes, "COMMIT"]);
       transaction = "ended";
+      return undefined;
     },
     async close() {
       if (transaction === "open") await execute(["ROLLBACK"]);
@@ -108,6 +117,32 @@ const copyText = (value: string) =>
   value.replace(/[\\\t\n\r]/g, (c) => ({ "\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r" })[c]!);
 
 /**
+ * COPYs rows into `table` (text format; its columns the address's seven, then `extra`'s values
+ * when given, one per row, e.g. the line number).
+ */
+export async function copyRows(
+  client: pg.Client,
+  table: string,
+  rows: readonly ReferenceAddress[],
+  extra?: (index: number) => string,
+): Promise<void> {
+  const text = rows
+    .map((row, index) => {
+      const fields = [row.normalizedAddress, row.street, row.city, row.state, row.zip]
+        .map(copyText)
+        .concat(String(row.latitude), String(row.longitude));
+      if (extra) fields.push(extra(index));
+      return fields.join("\t");
+    })
+    .join("\n");
+  const copy = client.query(copyFrom(`COPY ${table} FROM STDIN`));
+  await new Promise<void>((resolve, reject) => {
+    copy.on("finish", resolve).on("error", reject);
+    copy.end(`${text}\n`);
+  });
+}
+
+/**
  * COPY on a connection of its own (pg-copy-streams needs the raw client, which the pool keeps to
  * itself). `searchPath` places it in a schema (the tests' isolation).
  */
@@ -126,19 +161,7 @@ export async function postgresCopySink(
     batchSize: options.batchSize ?? 20_000,
     async write(rows) {
       if (rows.length === 0) return 0;
-      const text = rows
-        .map((row) =>
-          [row.normalizedAddress, row.street, row.city, row.state, row.zip]
-            .map(copyText)
-            .concat(String(row.latitude), String(row.longitude))
-            .join("\t"),
-        )
-        .join("\n");
-      const copy = client.query(copyFrom("COPY reference_addresses_staging FROM STDIN"));
-      await new Promise<void>((resolve, reject) => {
-        copy.on("finish", resolve).on("error", reject);
-        copy.end(`${text}\n`);
-      });
+      await copyRows(client, "reference_addresses_staging", rows);
       const inserted = await client.query(`INSERT INTO reference_addresses
           (normalized_address, street, city, state, zip, latitude, longitude)
         SELECT normalized_address, street, city, state, zip, latitude, longitude FROM reference_addresses_staging
@@ -187,6 +210,7 @@ export async function loadAddressFile(file: string, options: LoadOptions): Promi
     rows: 0,
     added: 0,
     duplicates: 0,
+    staged: 0,
     rejected: 0,
     rejectedByReason: {},
     seconds: 0,
@@ -208,8 +232,11 @@ export async function loadAddressFile(file: string, options: LoadOptions): Promi
     batch = [];
     await writing;
     writing = options.sink.write(rows).then((added) => {
-      report.added += added;
-      report.duplicates += rows.length - added;
+      if (added === undefined) report.staged += rows.length;
+      else {
+        report.added += added;
+        report.duplicates += rows.length - added;
+      }
       report.seconds = (now() - started) / 1000;
       report.rowsPerSecond = Math.round(report.rows / Math.max(report.seconds, 0.001));
       options.onProgress?.({ ...report, rejectedByReason: { ...report.rejectedByReason } });
@@ -232,7 +259,12 @@ export async function loadAddressFile(file: string, options: LoadOptions): Promi
   }
   await flush();
   await writing;
-  await options.sink.finish?.();
+  const addedAtEnd = await options.sink.finish?.();
+  if (report.staged > 0) {
+    report.added += addedAtEnd ?? 0;
+    report.duplicates += report.staged - (addedAtEnd ?? 0);
+    report.staged = 0;
+  }
   report.seconds = (now() - started) / 1000;
   report.rowsPerSecond = Math.round(report.rows / Math.max(report.seconds, 0.001));
   return report;
@@ -245,6 +277,7 @@ export function progressLine(report: LoadReport): string {
     .join(", ");
   return (
     `${report.file}: ${report.rows} rows, ${report.added} added, ${report.duplicates} already present, ` +
+    (report.staged > 0 ? `${report.staged} staged (counted at the end), ` : "") +
     `${report.rejected} rejected${reasons ? ` (${reasons})` : ""}, ${report.rowsPerSecond} rows/s`
   );
 }
