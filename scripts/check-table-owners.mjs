@@ -41,6 +41,7 @@ export const OWNERS = {
   deliveries: "webhooks",
   conversions: "attribution",
   customers: "customers",
+  customer_uploads: "customers",
   imports: "imports",
   import_rows: "imports",
   organizations: "orgs",

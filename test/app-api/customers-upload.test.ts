@@ -223,6 +223,43 @@ describe(`app API: customer and past-job CSV uploads (${databaseLabel})`, () => 
     assert.match(badDate.body.error.details.rows[0].message, /completed_at/);
   });
 
+  test("a retried upload with the same request id replays the first answer and adds nothing again", async () => {
+    const requestId = "6f1c2a52-3b1e-4c55-9a7e-0c4d2b9e7a10";
+    const file = csv(["street,zip", "31 Cedar Way,62704", "33 Cedar Way,62704"]);
+    const url = `/app/api/v1/customers/upload?street=street&zip=zip&request_id=${requestId}`;
+    const first = await upload(member, url, file);
+    assert.equal(first.status, 200, first.text);
+    assert.equal(first.body.added, 2);
+    const retry = await upload(member, url, file);
+    assert.equal(retry.status, 200, retry.text);
+    assert.deepEqual(retry.body, first.body, "the first answer, not '0 new'");
+    // Another organization's upload with the same id is its own.
+    const third = await createOrg(ctx);
+    const thirdOwner = await inviteAndAccept(ctx, third.orgId, "third-upload@example.com", "owner");
+    const theirs = await upload(thirdOwner, url, file);
+    assert.equal(theirs.status, 200, theirs.text);
+    assert.deepEqual(theirs.body, { added: 2, total: 2, rows: 2 });
+    const badId = await upload(
+      member,
+      "/app/api/v1/customers/upload?street=street&request_id=not-a-uuid",
+      file,
+    );
+    assert.equal(badId.status, 422, badId.text);
+
+    const jobsId = "0b5d8e1f-7c2a-4e6b-8f3d-5a9c1e2b4d60";
+    const jobs = csv(["street,zip", "41 Cedar Way,62704", "43 Cedar Way,62704"]);
+    const jobsUrl = `/app/api/v1/imports/upload?street=street&zip=zip&request_id=${jobsId}`;
+    const before = await member.browser.request("GET", "/app/api/v1/imports");
+    const staged = await upload(member, jobsUrl, jobs);
+    assert.equal(staged.status, 201, staged.text);
+    assert.equal(staged.body.staged, 2);
+    const again = await upload(member, jobsUrl, jobs);
+    assert.equal(again.status, 200, again.text);
+    assert.deepEqual(again.body, staged.body, "the same batch");
+    const list = await member.browser.request("GET", "/app/api/v1/imports");
+    assert.equal(list.body.imports.length, before.body.imports.length + 1, "one batch staged, not two");
+  });
+
   test("another organization sees none of it, and no session gets 401", async () => {
     const theirs = await otherOwner.browser.request("GET", "/app/api/v1/customers");
     assert.deepEqual(theirs.body, { customers: [], total: 0, next_cursor: null });

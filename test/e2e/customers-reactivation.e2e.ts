@@ -63,7 +63,17 @@ describe("customers and reactivation mailings in the browser", () => {
     );
     assert.equal(await page.getByLabel(/^ZIP/).first().inputValue(), "Postal Code");
     await checkBothWidths("customers-upload");
+    const sentUpload = page.waitForRequest((request) => request.url().includes("/customers/upload"));
     await page.getByRole("button", { name: "Add these customers" }).click();
+    await page.getByText("2 new of 2 rows").waitFor();
+    const requestId = new URL((await sentUpload).url()).searchParams.get("request_id");
+    assert.match(requestId ?? "", /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    // Sent again (a retry after a lost answer): the same id, and the first answer, not "0 new".
+    const resent = page.waitForResponse((response) => response.url().includes("/customers/upload"));
+    await page.getByRole("button", { name: "Add these customers" }).click();
+    const again = await resent;
+    assert.equal(new URL(again.url()).searchParams.get("request_id"), requestId);
+    assert.deepEqual(await again.json(), { added: 2, total: 2, rows: 2 });
     await page.getByText("2 new of 2 rows").waitFor();
     await page.getByRole("cell", { name: "742 Evergreen Terrace, Springfield, IL 62704" }).waitFor();
     await checkBothWidths("customers");

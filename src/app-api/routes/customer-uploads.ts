@@ -2,12 +2,12 @@ import type { Readable } from "node:stream";
 import { Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { Value } from "typebox/value";
+import { findCustomerUpload, registerCustomerUpload } from "../../customers/customer-uploads.ts";
 import {
   CUSTOMERS_BATCH_LIMIT,
   type CustomerEntry,
   checkedCustomerKey,
   NORMALIZE_SLICE,
-  registerCustomers,
   yieldToLoop,
 } from "../../customers/customers.ts";
 import { assertPrintable } from "../../domain/printable-text.ts";
@@ -49,10 +49,22 @@ const NOTES_MAX = 2000;
 const Column = Type.Optional(
   Type.String({ minLength: 1, maxLength: 200, description: "A header of the file." }),
 );
-const mappingQuery = <F extends string>(fields: readonly F[]) =>
-  Type.Object(Object.fromEntries(fields.map((field) => [field, Column])) as Record<F, typeof Column>, {
-    additionalProperties: false,
-  });
+const RequestId = Type.Optional(
+  Type.String({
+    format: "uuid",
+    description:
+      "Made once per chosen file: a retry with the same id (after a lost answer) answers 200 with the first upload's result and adds nothing again.",
+  }),
+);
+/** The column of each field, and the upload's request id. */
+const uploadQuery = <F extends string>(fields: readonly F[]) =>
+  Type.Object(
+    {
+      ...(Object.fromEntries(fields.map((field) => [field, Column])) as Record<F, typeof Column>),
+      request_id: RequestId,
+    },
+    { additionalProperties: false },
+  );
 
 const RowError = Type.Object(
   {
@@ -192,7 +204,7 @@ export async function registerCustomerUploadRoutes(app: FastifyInstance, ctx: Ap
           operationId: "uploadCustomers",
           summary: `Adds a CSV file's addresses to the suppression list (at most ${CUSTOMERS_BATCH_LIMIT} rows, as the API's batch)`,
           tags: ["Customers"],
-          querystring: mappingQuery(CUSTOMER_FIELDS),
+          querystring: uploadQuery(CUSTOMER_FIELDS),
           body: CsvBody,
           response: {
             200: Type.Object(
@@ -213,6 +225,11 @@ export async function registerCustomerUploadRoutes(app: FastifyInstance, ctx: Ap
         const mapping = request.query;
         assertStreetMapped(mapping);
         const table = await readCsvTable(bodyOf(request), { maxRecords: CUSTOMERS_BATCH_LIMIT });
+        // A retry answers what the first upload did, whatever its file says now (as the import service does).
+        const orgId = sessionOf(request).orgId;
+        const requestId = request.query.request_id;
+        const earlier = requestId && (await findCustomerUpload(ctx.db, orgId, requestId));
+        if (earlier) return earlier;
         const problems: RowProblem[] = [];
         const entries: CustomerEntry[] = [];
         for (const [index, record] of table.records.entries()) {
@@ -233,8 +250,8 @@ export async function registerCustomerUploadRoutes(app: FastifyInstance, ctx: Ap
           }
         }
         if (problems.length > 0) refuseRows(problems);
-        const result = await registerCustomers(ctx.db, sessionOf(request).orgId, entries, "app");
-        return { ...result, rows: entries.length };
+        const { result } = await registerCustomerUpload(ctx.db, orgId, requestId, entries, "app");
+        return result;
       },
     );
 
@@ -245,9 +262,10 @@ export async function registerCustomerUploadRoutes(app: FastifyInstance, ctx: Ap
           operationId: "uploadPastJobs",
           summary: `Stages a CSV file of past jobs as an import batch (at most ${IMPORT_LIMITS.rows} rows), through the developer API's import service; a job type column is kept for reactivation filters`,
           tags: ["Past jobs"],
-          querystring: mappingQuery(JOB_FIELDS),
+          querystring: uploadQuery(JOB_FIELDS),
           body: CsvBody,
           response: {
+            200: ImportResult,
             201: ImportResult,
             422: Type.Object({
               error: Type.Object({
@@ -263,6 +281,10 @@ export async function registerCustomerUploadRoutes(app: FastifyInstance, ctx: Ap
         const mapping = request.query;
         assertStreetMapped(mapping);
         const table = await readCsvTable(bodyOf(request), { maxRecords: IMPORT_LIMITS.rows });
+        const orgId = sessionOf(request).orgId;
+        // A retry answers the first batch, whatever its file says now (the import service's rule).
+        const replay = await importer.replayOf(orgId, request.query.request_id);
+        if (replay) return reply.code(replay.status).send(replay.result);
         const problems: RowProblem[] = [];
         const rows = table.records.map((record) => {
           const optional = (value: string) => (value === "" ? undefined : value);
@@ -295,12 +317,13 @@ export async function registerCustomerUploadRoutes(app: FastifyInstance, ctx: Ap
         if (rows.length === 0) throw new AppError(422, "invalid_payload", "The file has no rows.");
         if (problems.length > 0) refuseRows(problems);
         const outcome = await importer.importJobs(
-          sessionOf(request).orgId,
-          undefined,
+          orgId,
+          // The developer API's Idempotency-Key: a retry answers 200 with the first batch.
+          request.query.request_id,
           { source: "jobs", rows },
           "app_upload",
         );
-        return reply.code(201).send(outcome.result);
+        return reply.code(outcome.status).send(outcome.result);
       },
     );
   });

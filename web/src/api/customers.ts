@@ -14,7 +14,8 @@ export type ReactivationSummary = ResponseOf<"/app/api/v1/reactivation/preview",
 export type ReactivationMailing = BodyOf<"/app/api/v1/reactivation/mailings", "post">;
 
 /**
- * A mailing's request id, made once per form so a double click or a retry mails nothing twice.
+ * A request id, made once per form (a mailing, an uploaded file) so a double click or a retry
+ * mails or adds nothing twice.
  * A UUID from getRandomValues: randomUUID exists only on https or localhost pages.
  */
 export function newRequestId(): string {
@@ -128,18 +129,20 @@ export function useUploadCsv(purpose: UploadPurpose) {
   return useMutation({
     // Its refusals (bad rows) are shown beside the form, row by row.
     meta: { quiet: true },
-    mutationFn: ({ file, mapping }: { file: File; mapping: ColumnMapping }) =>
+    // `requestId` is made once per chosen file and mapping: a retry after a lost answer gets the
+    // first answer back instead of adding the file a second time.
+    mutationFn: ({ file, mapping, requestId }: { file: File; mapping: ColumnMapping; requestId: string }) =>
       purpose === "customers"
         ? unwrap(
             client.POST("/app/api/v1/customers/upload", {
-              params: { query: mappingQuery(mapping) },
+              params: { query: { ...mappingQuery(mapping), request_id: requestId } },
               body: file,
               ...asCsv,
             }),
           ).then((result) => `${result.added} new of ${result.rows} rows; ${result.total} customers in all.`)
         : unwrap(
             client.POST("/app/api/v1/imports/upload", {
-              params: { query: mappingQuery(mapping) },
+              params: { query: { ...mappingQuery(mapping), request_id: requestId } },
               body: file,
               ...asCsv,
             }),

@@ -2444,6 +2444,7 @@ export interface operations {
         state?: string;
         zip?: string;
         notes?: string;
+        request_id?: string;
       };
       header?: never;
       path?: never;
@@ -2934,6 +2935,7 @@ export interface operations {
         external_id?: string;
         completed_at?: string;
         job_type?: string;
+        request_id?: string;
       };
       header?: never;
       path?: never;
@@ -2945,6 +2947,21 @@ export interface operations {
       };
     };
     responses: {
+      /** @description The three counts sum to the number of rows sent. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** Format: uuid */
+            import_id: string;
+            staged: number;
+            skipped_no_address: number;
+            skipped_geocode_failed: number;
+          };
+        };
+      };
       /** @description The three counts sum to the number of rows sent. */
       201: {
         headers: {

@@ -3,6 +3,7 @@ import { useState } from "react";
 import {
   type ColumnMapping,
   type CsvPreview,
+  newRequestId,
   type UploadPurpose,
   usePreviewCsv,
   useUploadCsv,
@@ -37,11 +38,15 @@ export function CsvUpload({ purpose, submitLabel }: { purpose: UploadPurpose; su
   const [file, setFile] = useState<File | null>(null);
   const [preview, setPreview] = useState<CsvPreview | null>(null);
   const [mapping, setMapping] = useState<ColumnMapping>({});
+  // One per chosen file and mapping: sending it again (a retry) adds nothing twice; a new file or
+  // another column choice is a new upload.
+  const [requestId, setRequestId] = useState(newRequestId);
   const previewCsv = usePreviewCsv();
   const upload = useUploadCsv(purpose);
 
   const choose = async (picked: File | null) => {
     setFile(picked);
+    setRequestId(newRequestId());
     setPreview(null);
     upload.reset();
     if (!picked) return;
@@ -85,7 +90,10 @@ export function CsvUpload({ purpose, submitLabel }: { purpose: UploadPurpose; su
                 placeholder="Not in this file"
                 data={columnOptions}
                 value={mapping[field] ?? null}
-                onChange={(value) => setMapping((current) => ({ ...current, [field]: value }))}
+                onChange={(value) => {
+                  setMapping((current) => ({ ...current, [field]: value }));
+                  setRequestId(newRequestId());
+                }}
                 clearable
                 clearButtonProps={{ "aria-label": `No column for ${FIELD_LABELS[field] ?? field}` }}
                 required={field === "street"}
@@ -122,7 +130,7 @@ export function CsvUpload({ purpose, submitLabel }: { purpose: UploadPurpose; su
             <Button
               loading={upload.isPending}
               disabled={!file || !mapping.street}
-              onClick={() => file && upload.mutate({ file, mapping })}
+              onClick={() => file && upload.mutate({ file, mapping, requestId })}
             >
               {submitLabel}
             </Button>
