@@ -321,6 +321,28 @@ describe("keys, team, logo and password reset in the browser", () => {
       await open(owner, appPath, heading);
       await checkScreen(owner, `team-file-${name}`, "phone");
     }
+    // Tabs stay on one line at phone width (they scroll sideways), and the selected one is in view.
+    for (const [name, appPath, heading] of [
+      ["settings-tabs-account", "/settings?tab=account", "Settings"],
+      ["developers-tabs-mcp", "/developers?tab=mcp", "Developers"],
+    ] as const) {
+      await open(owner, appPath, heading);
+      const tabs = await owner.evaluate(() => {
+        const list = document.querySelector<HTMLElement>("[role=tablist]")!;
+        const box = list.getBoundingClientRect();
+        const tops = [...list.querySelectorAll("[role=tab]")].map((tab) =>
+          Math.round(tab.getBoundingClientRect().top),
+        );
+        const selected = list.querySelector("[role=tab][aria-selected=true]")!.getBoundingClientRect();
+        return {
+          lines: new Set(tops).size,
+          selectedInView: selected.left >= box.left - 1 && selected.right <= box.right + 1,
+        };
+      });
+      assert.equal(tabs.lines, 1, `${name}: the tabs wrap onto more than one line`);
+      assert.ok(tabs.selectedInView, `${name}: the selected tab is scrolled out of view`);
+      await checkScreen(owner, name, "phone");
+    }
     await owner.setViewportSize(VIEWPORTS.desktop);
   });
 

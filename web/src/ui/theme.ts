@@ -1,4 +1,12 @@
-import { Alert, Anchor, type CSSVariablesResolver, createTheme, Modal, Notification } from "@mantine/core";
+import {
+  Alert,
+  Anchor,
+  type CSSVariablesResolver,
+  createTheme,
+  Modal,
+  Notification,
+  Tabs,
+} from "@mantine/core";
 
 /**
  * The one theme. Shades are chosen for WCAG AA contrast: white text on primary shade 8, and the
@@ -22,6 +30,8 @@ export const theme = createTheme({
       defaultProps: { closeButtonProps: { "aria-label": "Close notification" } },
       styles: { description: { color: "var(--mantine-color-dimmed)" } },
     }),
+    // Tab lists scroll sideways on a phone (ui/TabsList.tsx): a ring drawn outside the tab would be cut.
+    Tabs: Tabs.extend({ styles: { tab: { outlineOffset: "-2px" } } }),
   },
 });
 

@@ -24,6 +24,7 @@ import { CsvUpload } from "../../modules/customers/CsvUpload.tsx";
 import { AnchorLink, ButtonLink } from "../../ui/links.tsx";
 import { ScrollTable } from "../../ui/ScrollTable.tsx";
 import { EmptyState, LoadError, Loading, PageHeader } from "../../ui/states.tsx";
+import { TabsList } from "../../ui/TabsList.tsx";
 
 const route = getRouteApi("/signed-in/customers");
 export const CUSTOMER_TABS = ["list", "past-jobs"] as const;
@@ -318,10 +319,10 @@ export function CustomersPage() {
         }
         keepMounted={false}
       >
-        <Tabs.List mb="md">
+        <TabsList mb="md" value={tab}>
           <Tabs.Tab value="list">Suppression list</Tabs.Tab>
           <Tabs.Tab value="past-jobs">Past jobs</Tabs.Tab>
-        </Tabs.List>
+        </TabsList>
         <Tabs.Panel value="list">
           <SuppressionList />
         </Tabs.Panel>

@@ -6,6 +6,7 @@ import { McpPanel } from "../../modules/developers/McpPanel.tsx";
 import { WebhooksPanel } from "../../modules/developers/WebhooksPanel.tsx";
 import { DEVELOPER_TABS, type DeveloperTab } from "../../routes/search.ts";
 import { PageHeader } from "../../ui/states.tsx";
+import { TabsList } from "../../ui/TabsList.tsx";
 
 const route = getRouteApi("/signed-in/developers");
 
@@ -31,12 +32,12 @@ export function DevelopersPage() {
         onChange={(value) => DEVELOPER_TABS.includes(value as DeveloperTab) && show(value as DeveloperTab)}
         keepMounted={false}
       >
-        <Tabs.List mb="md">
+        <TabsList mb="md" value={tab}>
           <Tabs.Tab value="keys">API keys</Tabs.Tab>
           <Tabs.Tab value="webhooks">Webhooks</Tabs.Tab>
           <Tabs.Tab value="samples">Event samples</Tabs.Tab>
           <Tabs.Tab value="mcp">MCP</Tabs.Tab>
-        </Tabs.List>
+        </TabsList>
         <Tabs.Panel value="keys">
           <ApiKeysPanel />
         </Tabs.Panel>

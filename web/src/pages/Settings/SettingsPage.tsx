@@ -8,6 +8,7 @@ import { ProfileForm } from "../../modules/settings/ProfileForm.tsx";
 import { TeamPanel } from "../../modules/settings/TeamPanel.tsx";
 import { SETTINGS_TABS, type SettingsTab } from "../../routes/search.ts";
 import { PageHeader } from "../../ui/states.tsx";
+import { TabsList } from "../../ui/TabsList.tsx";
 
 const route = getRouteApi("/signed-in/settings");
 
@@ -31,12 +32,12 @@ export function SettingsPage() {
         }
         keepMounted={false}
       >
-        <Tabs.List mb="md">
+        <TabsList mb="md" value={tab}>
           <Tabs.Tab value="profile">Business profile</Tabs.Tab>
           <Tabs.Tab value="team">Team</Tabs.Tab>
           <Tabs.Tab value="safety">Mail safety</Tabs.Tab>
           <Tabs.Tab value="account">Your account</Tabs.Tab>
-        </Tabs.List>
+        </TabsList>
         <Tabs.Panel value="profile">
           <ProfileForm canEdit={isOwner} />
         </Tabs.Panel>
