@@ -34,18 +34,26 @@ export const frequencyCapReason = (days: number, mailedAt: Date | null) =>
   `the home got a card within the last ${days} days${mailedAt ? ` (mailed ${utcDay(mailedAt)})` : " (another card to it is already queued or printing)"}`;
 
 /**
+ * A piece of `mail_pieces` that counts against the org's per-home frequency window opened at
+ * `since`: printed, or still able to print, dated from its mail date, else from when it was
+ * queued. The one rule for the pipeline (below) and for the neighbour fan-out, which leaves such
+ * homes out when it chooses them.
+ */
+export const countsInFrequencyWindow = (since: Date) =>
+  sql`(status IN ${PRINTED} OR status IN ${MAY_STILL_PRINT}) AND COALESCE(mailed_at, created_at) > ${at(since)}`;
+
+/**
  * The earlier piece to the same home inside the org's frequency window: a printed one, or one
  * still waiting that was queued before this one (so of two pieces racing for one home, exactly
- * the later is skipped). Counted from its mail date, else from when it was queued.
+ * the later is skipped).
  */
 async function earlierPieceToHome(db: Queryable, piece: SafetyPiece, addressKey: string, since: Date) {
   return queryOne<{ id: string; mailed_at: Date | string | null }>(
     db,
     sql`SELECT id, mailed_at FROM mail_pieces
         WHERE org_id = ${piece.orgId}::uuid AND normalized_address = ${addressKey} AND id <> ${piece.id}::uuid
-          AND (status IN ${PRINTED}
-               OR (status IN ${MAY_STILL_PRINT} AND (created_at, id) < (${at(piece.createdAt)}, ${piece.id}::uuid)))
-          AND COALESCE(mailed_at, created_at) > ${at(since)}
+          AND ${countsInFrequencyWindow(since)}
+          AND (status IN ${PRINTED} OR (created_at, id) < (${at(piece.createdAt)}, ${piece.id}::uuid))
         ORDER BY COALESCE(mailed_at, created_at) DESC, created_at DESC LIMIT 1`,
   );
 }

@@ -16,6 +16,7 @@ import { keysOfSameHome, sameHome, streetOfKey } from "../domain/same-home.ts";
 import { handleJob, type RegisteredJob } from "../jobs/job-kind.ts";
 import { type NeighbourFanoutPayload, neighbourFanoutJob, processPieceJob } from "../jobs/kinds.ts";
 import { enqueueJobRows, newJobRow } from "../jobs/queue.ts";
+import { countsInFrequencyWindow } from "../mail-safety/piece-checks.ts";
 import { frequencyCapDays } from "../mail-safety/settings.ts";
 import { newLandingToken } from "../pieces/campaigns.ts";
 import { insertNeighbourPieces } from "../pieces/piece-updates.ts";
@@ -98,12 +99,10 @@ async function recentlyMailedAmong(
 ) {
   const rows = await queryRows<{ normalized_address: string }>(
     db,
-    // A mailed piece counts from its mail date (a recorded mailing is written long after), a
-    // queued one from when it was queued.
+    // The pipeline's own rule: a home left out here is one whose card it would skip.
     sql`SELECT DISTINCT normalized_address FROM mail_pieces
         WHERE org_id = ${orgId} AND normalized_address = ANY(${sql.param(keys)}::text[])
-          AND status NOT IN ('suppressed', 'failed', 'skipped', 'capped', 'cancelled')
-          AND COALESCE(mailed_at, created_at) >= ${since.toISOString()}::timestamptz`,
+          AND ${countsInFrequencyWindow(since)}`,
   );
   return matchedCandidates(
     candidates,

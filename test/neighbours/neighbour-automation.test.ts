@@ -116,7 +116,14 @@ describe(`neighbour automations (${databaseLabel})`, () => {
     await recordMailing(ctx, org.orgId, [
       { address: "740 Evergreen Terrace, Springfield, IL 62704", mailed_at: "2026-06-25T12:00:00Z" },
       { address: "746 Evergreen Terrace, Springfield, IL 62704", mailed_at: "2026-05-21T12:00:00Z" },
+      { address: "745 Evergreen Terrace, Springfield, IL 62704", mailed_at: "2026-05-21T12:00:00Z" },
     ]);
+    // 745's card of two days ago waits under a monthly cap: it may still print, so the pipeline
+    // would skip a second one, and the fan-out leaves the home out by the same rule.
+    await ctx.database.db.execute(
+      sql`UPDATE mail_pieces SET status = 'capped', mailed_at = NULL, created_at = '2026-06-28T12:00:00Z'
+          WHERE org_id = ${org.orgId}::uuid AND address LIKE '745 Evergreen%'`,
+    );
 
     const event = await sendJob(ctx, org.key, { ...JOB, client_name: "Homer Simpson" }, "job-742");
     assert.equal(event.status, 202, event.text);
@@ -139,7 +146,7 @@ describe(`neighbour automations (${databaseLabel})`, () => {
     const pieces = await piecesOf(ctx, org.orgId, campaignId);
     assert.equal(pieces.length, 20);
     const addresses = pieces.map((piece) => piece.address);
-    for (const excluded of ["742 Evergreen", "744 Evergreen", "740 Evergreen"]) {
+    for (const excluded of ["742 Evergreen", "744 Evergreen", "740 Evergreen", "745 Evergreen"]) {
       assert.ok(!addresses.some((address) => address.startsWith(excluded)), `${excluded} is not mailed`);
     }
     assert.ok(
@@ -157,7 +164,7 @@ describe(`neighbour automations (${databaseLabel})`, () => {
     assert.deepEqual(record, {
       homes_mailed: 20,
       excluded_customers: 1,
-      excluded_recently_mailed: 1,
+      excluded_recently_mailed: 2,
       reason: null,
       job_street: "Evergreen Ter",
       job_city: "Springfield",
