@@ -363,6 +363,16 @@ describe("keys, team, logo and password reset in the browser", () => {
     await page.getByRole("heading", { level: 1, name: "Sign in" }).waitFor();
     await page.getByText("Sign in with your new password.", { exact: false }).waitFor();
 
+    // The used link, opened again: it says at once that it has expired and offers a new one.
+    const used = await newPage();
+    const usedPath = `${new URL(link).pathname.replace(/^\/app/, "")}${new URL(link).search}`;
+    await checkAtBothWidths(used.page, "reset-password-expired", usedPath, "This link has expired");
+    assert.equal(await used.page.getByLabel("New password", { exact: false }).count(), 0, "no password form");
+    await used.page.getByRole("textbox", { name: /^Email/ }).fill(OWNER.email);
+    await used.page.getByRole("button", { name: "Send a new link" }).click();
+    await used.page.getByText("Check your email").waitFor();
+    await used.context.close();
+
     // The reset ended every session, the owner's open tab's too.
     assert.equal((await owner.request.get(`${base}/app/api/v1/session`)).status(), 401);
 

@@ -68,6 +68,39 @@ export function registerSessionRoutes(app: FastifyInstance, ctx: AppApiContext):
     },
   );
 
+  r.get(
+    "/password-resets/:token",
+    {
+      config: { appAccess: "public" },
+      schema: {
+        operationId: "checkPasswordReset",
+        summary:
+          "Whether a password reset link can still be used (for the page that opens it); the link is not used up, and nothing is said about the account",
+        tags: ["Session"],
+        params: TokenParams,
+        response: {
+          200: Type.Object(
+            {
+              valid: Type.Boolean({
+                description: "False when the link expired, was already used, was replaced or never existed.",
+              }),
+            },
+            { additionalProperties: false },
+          ),
+        },
+      },
+    },
+    async (request) => {
+      // The lookup Better Auth's reset makes, with its rule: a reset whose token is unknown or past
+      // its expiry (Better Auth reads the system clock) is refused.
+      const auth = await ctx.auth.$context;
+      const verification = await auth.internalAdapter.findVerificationValue(
+        `reset-password:${request.params.token}`,
+      );
+      return { valid: verification !== null && verification.expiresAt >= new Date() };
+    },
+  );
+
   r.post(
     "/invitations/:token/accept",
     {

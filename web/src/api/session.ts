@@ -6,6 +6,7 @@ export const sessionKeys = {
   all: ["session"] as const,
   current: () => [...sessionKeys.all, "current"] as const,
   invitation: (token: string) => [...sessionKeys.all, "invitation", token] as const,
+  passwordReset: (token: string) => [...sessionKeys.all, "password-reset", token] as const,
 };
 
 export type Session = ResponseOf<"/app/api/v1/session", "get">;
@@ -23,6 +24,15 @@ export const invitationQuery = (token: string) =>
     queryKey: sessionKeys.invitation(token),
     queryFn: () => unwrap(client.GET("/app/api/v1/invitations/{token}", { params: { path: { token } } })),
     retry: false,
+  });
+
+/** Whether a reset link can still be used (checked when its page opens; the link is not used up). */
+export const passwordResetQuery = (token: string) =>
+  queryOptions({
+    queryKey: sessionKeys.passwordReset(token),
+    queryFn: () => unwrap(client.GET("/app/api/v1/password-resets/{token}", { params: { path: { token } } })),
+    retry: false,
+    staleTime: 0,
   });
 
 /** Everything cached belongs to the signed-in organization: a change of who is signed in drops it all. */

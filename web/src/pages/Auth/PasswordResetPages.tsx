@@ -1,53 +1,60 @@
 import { Alert, Button, PasswordInput, Stack, Text, TextInput } from "@mantine/core";
 import { hasLength, isEmail, matchesField, useForm } from "@mantine/form";
 import { notifications } from "@mantine/notifications";
+import { useQuery } from "@tanstack/react-query";
 import { getRouteApi, useNavigate } from "@tanstack/react-router";
-import { useRequestPasswordReset, useResetPassword } from "../../api/session.ts";
+import { passwordResetQuery, useRequestPasswordReset, useResetPassword } from "../../api/session.ts";
 import { AnchorLink } from "../../ui/links.tsx";
+import { LoadError, Loading } from "../../ui/states.tsx";
 import { AuthFrame } from "./AuthFrame.tsx";
 import { MIN_PASSWORD_LENGTH } from "./InvitePage.tsx";
 
-export function ForgotPasswordPage() {
+/** Asks for a reset link by email; once sent, says to check the inbox. */
+function RequestResetForm({ submitLabel = "Send reset link" }: { submitLabel?: string }) {
   const request = useRequestPasswordReset();
   const form = useForm({
     initialValues: { email: "" },
     validate: { email: isEmail("Enter your email address") },
   });
 
+  return request.isSuccess ? (
+    <Stack>
+      <Alert color="green" title="Check your email">
+        If {form.values.email} has an account, a reset link is on its way. It works for one hour.
+      </Alert>
+      <AnchorLink to="/sign-in" search={{ redirect: undefined }}>
+        Back to sign in
+      </AnchorLink>
+    </Stack>
+  ) : (
+    <form
+      onSubmit={form.onSubmit(
+        async ({ email }) => void (await request.mutateAsync(email).catch(() => undefined)),
+      )}
+    >
+      <Stack>
+        <TextInput
+          label="Email"
+          type="email"
+          autoComplete="email"
+          required
+          {...form.getInputProps("email")}
+        />
+        <Button type="submit" loading={request.isPending}>
+          {submitLabel}
+        </Button>
+        <AnchorLink to="/sign-in" search={{ redirect: undefined }} size="sm">
+          Back to sign in
+        </AnchorLink>
+      </Stack>
+    </form>
+  );
+}
+
+export function ForgotPasswordPage() {
   return (
     <AuthFrame title="Reset your password" intro="We email you a link that lets you choose a new password.">
-      {request.isSuccess ? (
-        <Stack>
-          <Alert color="green" title="Check your email">
-            If {form.values.email} has an account, a reset link is on its way. It works for one hour.
-          </Alert>
-          <AnchorLink to="/sign-in" search={{ redirect: undefined }}>
-            Back to sign in
-          </AnchorLink>
-        </Stack>
-      ) : (
-        <form
-          onSubmit={form.onSubmit(
-            async ({ email }) => void (await request.mutateAsync(email).catch(() => undefined)),
-          )}
-        >
-          <Stack>
-            <TextInput
-              label="Email"
-              type="email"
-              autoComplete="email"
-              required
-              {...form.getInputProps("email")}
-            />
-            <Button type="submit" loading={request.isPending}>
-              Send reset link
-            </Button>
-            <AnchorLink to="/sign-in" search={{ redirect: undefined }} size="sm">
-              Back to sign in
-            </AnchorLink>
-          </Stack>
-        </form>
-      )}
+      <RequestResetForm />
     </AuthFrame>
   );
 }
@@ -56,6 +63,8 @@ const resetRoute = getRouteApi("/reset-password");
 
 export function ResetPasswordPage() {
   const { token } = resetRoute.useSearch();
+  // Checked as the page opens: a used or expired link says so now, not after a new password is typed.
+  const check = useQuery({ ...passwordResetQuery(token ?? ""), enabled: Boolean(token) });
   const reset = useResetPassword();
   const navigate = useNavigate();
   const form = useForm({
@@ -76,6 +85,27 @@ export function ResetPasswordPage() {
       </AuthFrame>
     );
   }
+  if (check.isPending)
+    return (
+      <AuthFrame title="Choose a new password">
+        <Loading label="Checking your link" />
+      </AuthFrame>
+    );
+  if (check.isError)
+    return (
+      <AuthFrame title="Choose a new password">
+        <LoadError error={check.error} retry={() => check.refetch()} />
+      </AuthFrame>
+    );
+  if (!check.data.valid)
+    return (
+      <AuthFrame
+        title="This link has expired"
+        intro="A reset link works for one hour and only once. Enter your email and we send you a new one."
+      >
+        <RequestResetForm submitLabel="Send a new link" />
+      </AuthFrame>
+    );
   return (
     <AuthFrame title="Choose a new password">
       <form
@@ -83,6 +113,8 @@ export function ResetPasswordPage() {
           try {
             await reset.mutateAsync({ token, newPassword: password });
           } catch {
+            // Expired while the form was open: the check says so and the page offers a new link.
+            await check.refetch();
             return;
           }
           await navigate({ to: "/sign-in", search: {} });
