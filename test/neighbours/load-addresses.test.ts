@@ -16,6 +16,7 @@ import {
   type AddressSink,
   type LoadReport,
   loadAddressFile,
+  loadOutweighsTable,
   postgresCopySink,
   statementSink,
 } from "../../src/neighbours/load-addresses.ts";
@@ -138,6 +139,14 @@ describe(`address loads large against the table (${databaseLabel})`, () => {
   after(async () => {
     await incremental.drop();
     await large.drop();
+  });
+
+  test("a file is large against the table when it holds more rows than the table", async () => {
+    // 2600 lines of ~75 bytes: at least ~1950 rows by the size (one row per 100 bytes).
+    const file = writeCsv("sized.csv", homesCsv(0, 2600));
+    assert.equal(await loadOutweighsTable(file, 0), true);
+    assert.equal(await loadOutweighsTable(file, 1000), true);
+    assert.equal(await loadOutweighsTable(file, 100_000), false);
   });
 
   test("gives the incremental path's rows, counts and table", async () => {

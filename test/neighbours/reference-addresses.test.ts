@@ -5,12 +5,11 @@ import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { gzipSync } from "node:zlib";
 import fc from "fast-check";
-import { type Database, queryRows, sql } from "../../src/db/database.ts";
+import type { Database } from "../../src/db/database.ts";
 import { normalizeAddress } from "../../src/domain/address.ts";
 import {
   type AddressSink,
   loadAddressFile,
-  loadOutweighsTable,
   postgresCopySink,
   statementSink,
 } from "../../src/neighbours/load-addresses.ts";
@@ -347,64 +346,5 @@ describe(`reference addresses (${databaseLabel})`, () => {
         `nearest ${count}`,
       );
     }
-  });
-
-  test("a load large against the table drops and rebuilds the indexes in one transaction", {
-    skip: TEST_DATABASE_URL ? "the rebuild needs one session (PGlite)" : false,
-  }, async () => {
-    const indexes = () =>
-      queryRows(
-        database.db,
-        sql`SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'reference_addresses' ORDER BY 1`,
-      );
-    const migrated = await indexes();
-    assert.equal(migrated.length, 3);
-    // The first 1500 homes were loaded by the tests above; homes 1500-2599 are new.
-    const tableRows = await countReferenceAddresses(database.db);
-    const file = writeCsv("large.csv", [...syntheticCsvLines(2600)].join(""));
-    assert.equal(await loadOutweighsTable(file, 1000), true);
-    assert.equal(await loadOutweighsTable(file, 100_000), false);
-    const rebuilding = () => statementSink(database, { batchSize: 500, rebuildIndexes: true });
-
-    // A load that fails halfway leaves the table and its indexes as they were.
-    const failing = rebuilding();
-    let writes = 0;
-    const failsOnSecondBatch: AddressSink = {
-      ...failing,
-      write: async (rows) => {
-        if (++writes === 2) throw new Error("disk full");
-        return failing.write(rows);
-      },
-    };
-    await assert.rejects(loadAddressFile(file, { sink: failsOnSecondBatch }), /disk full/);
-    await failing.close();
-    assert.equal(await countReferenceAddresses(database.db), tableRows);
-    assert.deepEqual(await indexes(), migrated);
-
-    for (const expectedAdded of [1100, 0]) {
-      const sink = rebuilding();
-      try {
-        const report = await loadAddressFile(file, { sink });
-        assert.equal(report.added, expectedAdded, "loading the file twice adds nothing");
-      } finally {
-        await sink.close();
-      }
-      assert.deepEqual(await indexes(), migrated, "the rebuilt indexes are the migrations' own");
-      assert.equal(await countReferenceAddresses(database.db), tableRows + 1100);
-    }
-    const last = syntheticHome(2599);
-    const near = {
-      latitude: Number(last.LAT),
-      longitude: Number(last.LON),
-      count: 1,
-      radiusM: 50,
-      excludeKeys: [],
-    };
-    const [home] = await nearestHomes(database.db, near);
-    const expected = referenceAddressOf(last);
-    assert.equal(
-      home?.normalizedAddress,
-      "address" in expected ? expected.address.normalizedAddress : undefined,
-    );
   });
 });
