@@ -159,6 +159,20 @@ describe("the contractor's web app in a browser", () => {
     assert.match((await landing.getAttribute("href")) ?? "", /^https?:\/\//);
     await page.getByRole("heading", { level: 2, name: "Tracking" }).waitFor();
     await page.getByText("Queued", { exact: true }).first().waitFor();
+    // The event's dedup id under a label a contractor reads, not inside the campaign's name.
+    const details = page.locator("p", { hasText: "CRM record:" });
+    assert.equal((await details.innerText()).trim(), "CRM record: job-1002-completed");
+    assert.equal(await page.getByText("Campaign:").count(), 0);
+    // Once printed: the local provider in a contractor's words, not "local (mailed)".
+    for (let attempt = 0; attempt < 60 && (await page.getByText("Printer:").count()) === 0; attempt++) {
+      await page.waitForTimeout(500);
+      await page.reload();
+      await page.getByRole("heading", { level: 2, name: "Tracking" }).waitFor();
+    }
+    assert.equal(
+      (await page.locator("p", { hasText: "Printer:" }).innerText()).trim(),
+      "Printer: Test printer (no real mail is sent)",
+    );
   });
 
   it("filters Mail by status, automation and date", async () => {

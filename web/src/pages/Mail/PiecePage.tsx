@@ -31,7 +31,29 @@ export function PiecePage() {
   return <PieceDetails piece={piece.data} />;
 }
 
+/**
+ * The print provider in a contractor's words: the local provider only writes print files to the
+ * server's outbox (nothing is mailed); Lob's own status words follow its name.
+ */
+function printerLabel(provider: string, status: string | null): string {
+  if (provider === "local") return "Test printer (no real mail is sent)";
+  const name = provider === "lob" ? "Lob" : provider;
+  return status ? `${name} (${status.replaceAll("_", " ")})` : name;
+}
+
+/**
+ * An automation's card belongs to a campaign named "automation (record id)": the id of the CRM
+ * record (the event's dedup id) that triggered it, shown under its own label.
+ */
+function crmRecordOf(piece: Piece): string | undefined {
+  const prefix = piece.automation_name ? `${piece.automation_name} (` : undefined;
+  if (!prefix || !piece.campaign_name.startsWith(prefix) || !piece.campaign_name.endsWith(")"))
+    return undefined;
+  return piece.campaign_name.slice(prefix.length, -1) || undefined;
+}
+
 function PieceDetails({ piece }: { piece: Piece }) {
+  const crmRecord = crmRecordOf(piece);
   return (
     <>
       <AnchorLink to="/mail" search={{}} size="sm">
@@ -79,9 +101,17 @@ function PieceDetails({ piece }: { piece: Piece }) {
             <Text size="sm">
               <b>Automation:</b> {piece.automation_name ?? "—"}
             </Text>
-            <Text size="sm">
-              <b>Campaign:</b> {piece.campaign_name}
-            </Text>
+            {crmRecord !== undefined ? (
+              <Text size="sm">
+                <b>CRM record:</b> {crmRecord}
+              </Text>
+            ) : (
+              piece.campaign_name !== piece.automation_name && (
+                <Text size="sm">
+                  <b>Campaign:</b> {piece.campaign_name}
+                </Text>
+              )
+            )}
             <Text size="sm">
               <b>Created:</b> {formatDate(piece.created_at)}
             </Text>
@@ -90,8 +120,7 @@ function PieceDetails({ piece }: { piece: Piece }) {
             </Text>
             {piece.provider && (
               <Text size="sm">
-                <b>Print provider:</b> {piece.provider}
-                {piece.provider_status ? ` (${piece.provider_status})` : ""}
+                <b>Printer:</b> {printerLabel(piece.provider, piece.provider_status)}
               </Text>
             )}
             <Text size="sm">
