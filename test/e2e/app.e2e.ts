@@ -199,6 +199,8 @@ describe("the contractor's web app in a browser", () => {
 
   it("saves the business profile; a refused save keeps everything typed", async () => {
     await open("/settings?tab=profile", "Settings");
+    const header = page.getByRole("banner");
+    await header.getByText("Rita's Roofing", { exact: true }).waitFor();
     await page.getByRole("textbox", { name: /^Phone/ }).fill("(217) 555-0199");
     await page.getByRole("textbox", { name: /^Business name/ }).fill("");
     await page.getByRole("button", { name: "Save profile" }).click();
@@ -207,8 +209,11 @@ describe("the contractor's web app in a browser", () => {
     await page.getByRole("textbox", { name: /^Business name/ }).fill("Rita's Roofing & Gutters");
     await page.getByRole("button", { name: "Save profile" }).click();
     await page.getByText("Your business profile is saved.").waitFor();
+    // The header shows the business name Settings edits, at once and after a reload.
+    await header.getByText("Rita's Roofing & Gutters", { exact: true }).waitFor();
     await open("/settings?tab=profile", "Settings");
     assert.equal(await page.getByRole("textbox", { name: /^Phone/ }).inputValue(), "(217) 555-0199");
+    assert.equal(await header.getByText("Rita's Roofing & Gutters", { exact: true }).count(), 1);
   });
 
   it("turns the signed-in member's lead alerts on and off, and the choice survives a reload", async () => {

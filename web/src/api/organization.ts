@@ -18,6 +18,13 @@ export const organizationQuery = () =>
     queryFn: () => unwrap(client.GET("/app/api/v1/organization")),
   });
 
+/**
+ * The name the business goes by in the app: the business name set in Settings (the one its cards
+ * print, orgs/card-sender.ts), else the organization's name.
+ */
+export const businessNameOf = (organization: Pick<Organization, "name" | "business_name">) =>
+  organization.business_name?.trim() || organization.name;
+
 export const teamQuery = () =>
   queryOptions({ queryKey: organizationKeys.team(), queryFn: () => unwrap(client.GET("/app/api/v1/team")) });
 

@@ -1,7 +1,8 @@
 import { AppShell, Burger, Button, Group, Text, Title } from "@mantine/core";
 import { useDisclosure } from "@mantine/hooks";
-import { useSuspenseQuery } from "@tanstack/react-query";
+import { useQuery, useSuspenseQuery } from "@tanstack/react-query";
 import { Outlet, useLocation, useNavigate } from "@tanstack/react-router";
+import { businessNameOf, organizationQuery } from "../api/organization.ts";
 import { sessionQuery, useSignOut } from "../api/session.ts";
 import { NavLinkLink } from "../ui/links.tsx";
 
@@ -21,6 +22,9 @@ export const NAVIGATION = [
 export function AppLayout() {
   const [opened, { toggle, close }] = useDisclosure(false);
   const { data: session } = useSuspenseQuery(sessionQuery());
+  // The name Settings edits (and the cards print), so the header and Settings never disagree.
+  const { data: organization } = useQuery(organizationQuery());
+  const businessName = organization ? businessNameOf(organization) : session.organization.name;
   const pathname = useLocation({ select: (location) => location.pathname });
   const navigate = useNavigate();
   const signOut = useSignOut();
@@ -47,7 +51,7 @@ export function AppLayout() {
               Porchlight
             </Title>
             <Text size="sm" c="dimmed" visibleFrom="xs" truncate>
-              {session.organization.name}
+              {businessName}
             </Text>
           </Group>
           <Button

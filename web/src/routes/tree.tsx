@@ -79,6 +79,8 @@ const signedInRoute = createRoute({
   beforeLoad: async ({ context, location }) => {
     try {
       const session = await context.queryClient.ensureQueryData(sessionQuery());
+      // The header's business name, loaded with the session so the header does not change under the eye.
+      await context.queryClient.ensureQueryData(organizationQuery()).catch(() => undefined);
       return { session };
     } catch (error) {
       if (error instanceof ApiError && error.status === 401) {
