@@ -142,7 +142,9 @@ describe("mail safety in the browser: approvals, cancelling, opt-out", () => {
     const held = await sendEvent("20 Hold Street");
     assert.equal(held.status, "held");
     await open(`/mail/${held.id}`, /Postcard to/);
-    await page.getByText(/the automation's 2-hour hold window, until .+ UTC/).waitFor();
+    // The moment in the reader's time and the app's date format (ui/format.ts), not the server's UTC.
+    const reason = page.getByText(/the automation's 2-hour hold window, until /);
+    assert.match(await reason.innerText(), /until \d{1,2}\/\d{1,2}\/\d{4}, \d{1,2}:\d{2}:\d{2}\s[AP]M;/);
     await checkBothWidths("piece-held");
     await page.getByRole("button", { name: "Cancel this card" }).click();
     await page.getByText("The card will not print.").waitFor();

@@ -8,6 +8,7 @@ import {
   useApprovePieces,
   useCancelPieces,
 } from "../../api/mail-safety.ts";
+import { formatDate } from "../../ui/format.ts";
 import { AnchorLink } from "../../ui/links.tsx";
 import { EmptyState, LoadError, Loading, PageHeader } from "../../ui/states.tsx";
 
@@ -207,8 +208,7 @@ function ApprovalQueue({ cards, total }: { cards: ApprovalCard[]; total: number 
                   </Title>
                   <Text size="sm">{card.address}</Text>
                   <Text size="xs" c="dimmed">
-                    {card.automation_name ?? "No automation"} · queued{" "}
-                    {new Date(card.created_at).toLocaleString()} ·{" "}
+                    {card.automation_name ?? "No automation"} · queued {formatDate(card.created_at)} ·{" "}
                     <AnchorLink to="/mail/$pieceId" params={{ pieceId: card.id }} size="xs">
                       Open the card
                     </AnchorLink>

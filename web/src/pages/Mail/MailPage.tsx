@@ -4,7 +4,7 @@ import { getRouteApi } from "@tanstack/react-router";
 import { useState } from "react";
 import { automationListQuery } from "../../api/automations.ts";
 import { PIECE_STATUSES, type PieceFilters, piecesQuery, statusLabel } from "../../api/mail.ts";
-import { formatDate } from "../../ui/format.ts";
+import { formatDate, readableReason } from "../../ui/format.ts";
 import { AnchorLink, ButtonLink } from "../../ui/links.tsx";
 import { ScrollTable } from "../../ui/ScrollTable.tsx";
 import { EmptyState, LoadError, Loading, PageHeader } from "../../ui/states.tsx";
@@ -149,7 +149,7 @@ function PieceList({ filters, filtered }: { filters: MailFilters; filtered: bool
                   </Badge>
                   {piece.status_reason && (
                     <Text size="xs" c="dimmed" maw={220}>
-                      {piece.status_reason}
+                      {readableReason(piece.status_reason)}
                     </Text>
                   )}
                 </Table.Td>

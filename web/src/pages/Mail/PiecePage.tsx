@@ -16,7 +16,7 @@ import { useQuery } from "@tanstack/react-query";
 import { getRouteApi } from "@tanstack/react-router";
 import { type Piece, pieceQuery, STOPPED_STATUSES, statusLabel } from "../../api/mail.ts";
 import { PieceSafetyActions } from "../../modules/mail-safety/PieceSafetyActions.tsx";
-import { exactMoney, formatDate } from "../../ui/format.ts";
+import { exactMoney, formatDate, readableReason } from "../../ui/format.ts";
 import { AnchorLink } from "../../ui/links.tsx";
 import { ScrollTable } from "../../ui/ScrollTable.tsx";
 import { LoadError, Loading, PageHeader } from "../../ui/states.tsx";
@@ -74,7 +74,7 @@ function PieceDetails({ piece }: { piece: Piece }) {
           color={STOPPED_STATUSES.has(piece.status) ? "red" : "blue"}
           title={`Why this card is ${statusLabel(piece.status).toLowerCase()}`}
         >
-          {piece.status_reason}
+          {readableReason(piece.status_reason)}
         </Alert>
       )}
       <PieceSafetyActions piece={piece} />
