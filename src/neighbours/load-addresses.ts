@@ -242,6 +242,8 @@ export async function loadAddressFile(file: string, options: LoadOptions): Promi
       report.rowsPerSecond = Math.round(report.rows / Math.max(report.seconds, 0.001));
       options.onProgress?.({ ...report, rejectedByReason: { ...report.rejectedByReason } });
     });
+    // A failed write is thrown by the next flush or the end; until then it is not an unhandled rejection.
+    writing.catch(() => {});
   };
   // Records as arrays (a third faster to parse than objects), named by the header's columns.
   let columns: string[] | undefined;

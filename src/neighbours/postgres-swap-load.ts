@@ -11,7 +11,8 @@
  * exclusive lock for the drop and renames (milliseconds); it asks with a short lock timeout, so
  * that queries queued behind the request wait at most that long, and retries when a reader holds
  * the table. Statements after the commit find the new table by name. A load that fails anywhere
- * rolls back: the table is as it was and nothing of the build remains.
+ * rolls back: the table is as it was and nothing of the build remains. So does a load that adds
+ * nothing (the same file again): the table is left untouched.
  *
  * The new table is `LIKE reference_addresses INCLUDING ALL EXCLUDING INDEXES` (columns, defaults,
  * generated column, CHECK constraints by their names), and its indexes and key constraints are
@@ -126,6 +127,7 @@ async function openSwapSink(
       return undefined;
     },
     async finish() {
+      if (lines === 0) return 0;
       await client.query("BEGIN");
       transaction = true;
       // Memory for the sort of the merge and the index builds, this transaction only.
@@ -157,6 +159,12 @@ async function openSwapSink(
          ORDER BY normalized_address, source, line`,
       );
       const added = (merged.rowCount ?? 0) - present;
+      if (added === 0) {
+        // Every row was present (the same file again): the table stays, untouched.
+        await client.query("ROLLBACK");
+        transaction = false;
+        return 0;
+      }
       step(`building ${indexes.length} indexes`);
       const renames: string[] = [];
       for (const [position, index] of indexes.entries()) {
