@@ -177,7 +177,7 @@ async function openSwapSink(
             `ALTER TABLE ${NEXT} ADD CONSTRAINT ${building} ${kind} USING INDEX ${building}`,
           );
         }
-        renames.push(`ALTER INDEX ${building} RENAME TO ${index.name}`);
+        renames.push(`ALTER INDEX ${building} RENAME TO ${client.escapeIdentifier(index.name)}`);
       }
       await client.query(`ANALYZE ${NEXT}`);
       step("swapping the new table in");
