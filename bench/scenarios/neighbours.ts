@@ -8,9 +8,9 @@ import {
   type AddressSink,
   loadAddressFile,
   loadOutweighsTable,
-  postgresCopySink,
   statementSink,
 } from "../../src/neighbours/load-addresses.ts";
+import { postgresLoadSink } from "../../src/neighbours/postgres-swap-load.ts";
 import {
   countReferenceAddresses,
   nearestHomes,
@@ -50,10 +50,10 @@ async function sinkFor(
   url: string | undefined,
   file: string,
 ): Promise<AddressSink> {
-  if (context.kind === "postgres") return postgresCopySink(url!);
-  // As `addresses:load` decides it.
-  const tableRows = await countReferenceAddresses(database.db);
-  return statementSink(database, { rebuildIndexes: await loadOutweighsTable(file, tableRows) });
+  // As `addresses:load` decides it: a file large against the table loads the bulk way.
+  const large = await loadOutweighsTable(file, await countReferenceAddresses(database.db));
+  if (context.kind === "postgres") return postgresLoadSink(url!, { large });
+  return statementSink(database, { rebuildIndexes: large });
 }
 
 /** p50/p99 of the K=20, R=400 m query around homes spread over the first `homes`. */
