@@ -28,6 +28,8 @@ export interface PendingInvitation {
   email: string;
   role: MemberRole;
   organization_name: string;
+  /** The business name set in Settings (the one its cards print), or null when none is set. */
+  business_name: string | null;
   expires_at: Date;
 }
 
@@ -67,9 +69,12 @@ export async function inviteMember(
                   ${input.inviterId}, ${deps.clock.now().toISOString()}::timestamptz)`,
     );
   });
+  // The name the invitee knows the business by: Settings' business name, else the organization's.
   const organization = await queryOne<{ name: string }>(
     deps.db,
-    sql`SELECT name FROM organizations WHERE id = ${input.orgId}::uuid`,
+    sql`SELECT COALESCE(NULLIF(btrim(p.business_name), ''), o.name) AS name
+        FROM organizations o LEFT JOIN organization_profiles p ON p.org_id = o.id
+        WHERE o.id = ${input.orgId}::uuid`,
   );
   const inviteUrl = inviteUrlOf(deps.publicBaseUrl, id);
   await deps.mailer.send(
@@ -92,8 +97,10 @@ export async function findPendingInvitation(
 ): Promise<PendingInvitation> {
   const row = await queryOne<PendingInvitation>(
     db,
-    sql`SELECT i.id, i.org_id, i.email, i.role, o.name AS organization_name, i.expires_at
+    sql`SELECT i.id, i.org_id, i.email, i.role, o.name AS organization_name,
+               NULLIF(btrim(p.business_name), '') AS business_name, i.expires_at
         FROM org_invitations i JOIN organizations o ON o.id = i.org_id
+        LEFT JOIN organization_profiles p ON p.org_id = i.org_id
         WHERE i.id = ${invitationId} AND i.status = 'pending' AND i.expires_at > ${now.toISOString()}::timestamptz`,
   );
   if (!row) throw notFound("This invitation link is not valid any more; ask for a new one.");

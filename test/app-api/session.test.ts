@@ -78,6 +78,28 @@ describe("app sessions", () => {
     assert.equal(reused.body.error.code, "not_found");
   });
 
+  test("the invitation names the business as Settings names it, else the organization", async () => {
+    const orgId = await createOrg(ctx, "Summit Holdings 4471");
+    const first = await admin(ctx, "POST", `/orgs/${orgId}/invitations`, {
+      email: "ana@example.com",
+      role: "member",
+    });
+    const browser = new AppBrowser(ctx);
+    const unnamed = await browser.request("GET", `/app/api/v1/invitations/${first.body.invitation_id}`);
+    assert.equal(unnamed.status, 200);
+    assert.equal(unnamed.body.organization_name, "Summit Holdings 4471");
+    assert.equal(unnamed.body.business_name, null, "no business name set yet");
+
+    const owner = await inviteAndAccept(ctx, orgId, "owner@summit.example", "owner");
+    const saved = await owner.browser.request("PATCH", "/app/api/v1/organization", {
+      body: { business_name: "  Summit Roofing  " },
+    });
+    assert.equal(saved.status, 200, saved.text);
+    const renamed = await browser.request("GET", `/app/api/v1/invitations/${first.body.invitation_id}`);
+    assert.equal(renamed.body.business_name, "Summit Roofing");
+    assert.equal(renamed.body.organization_name, "Summit Holdings 4471");
+  });
+
   test("without a session GET /session is 401 in the app's error shape", async () => {
     const response = await new AppBrowser(ctx).request("GET", "/app/api/v1/session");
     assert.equal(response.status, 401);

@@ -45,6 +45,10 @@ export function registerSessionRoutes(app: FastifyInstance, ctx: AppApiContext):
             {
               email: Type.String(),
               organization_name: Type.String(),
+              business_name: Type.Union([Type.String(), Type.Null()], {
+                description:
+                  "The business name set in Settings (the one its cards print), or null: then show organization_name.",
+              }),
               role: MemberRoleSchema,
               expires_at: Type.String({ format: "date-time" }),
               account_exists: Type.Boolean({
@@ -61,6 +65,7 @@ export function registerSessionRoutes(app: FastifyInstance, ctx: AppApiContext):
       return {
         email: invitation.email,
         organization_name: invitation.organization_name,
+        business_name: invitation.business_name,
         role: invitation.role,
         expires_at: invitation.expires_at.toISOString(),
         account_exists: (await findUserId(ctx, invitation.email)) !== undefined,

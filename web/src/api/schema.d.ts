@@ -3073,6 +3073,8 @@ export interface operations {
           "application/json": {
             email: string;
             organization_name: string;
+            /** @description The business name set in Settings (the one its cards print), or null: then show organization_name. */
+            business_name: string | null;
             role: "owner" | "member";
             /** Format: date-time */
             expires_at: string;

@@ -3,6 +3,7 @@ import { hasLength, isNotEmpty, useForm } from "@mantine/form";
 import { useQuery } from "@tanstack/react-query";
 import { getRouteApi, useNavigate } from "@tanstack/react-router";
 import { ApiError } from "../../api/errors.ts";
+import { businessNameOf } from "../../api/organization.ts";
 import { invitationQuery, useAcceptInvitation } from "../../api/session.ts";
 import { LoadError, Loading } from "../../ui/states.tsx";
 import { AuthFrame } from "./AuthFrame.tsx";
@@ -47,7 +48,7 @@ export function InvitePage() {
 
   return (
     <AuthFrame
-      title={`Join ${invitation.data.organization_name}`}
+      title={`Join ${businessNameOf({ name: invitation.data.organization_name, business_name: invitation.data.business_name })}`}
       intro={`You were invited as ${invitation.data.role === "owner" ? "an owner" : "a member"} (${invitation.data.email}). ${
         invitation.data.account_exists
           ? "You already have an account: enter its password to join."
