@@ -124,6 +124,32 @@ describe("the contractor's web app in a browser", () => {
     await page.getByRole("link", { name: "Job done postcard" }).waitFor();
   });
 
+  it("a saved automation's proof is drawn for its sample at once: a placeholder, never example data, meanwhile", async () => {
+    await open("/automations", "Automations");
+    const href = await page.getByRole("link", { name: "Job done postcard" }).getAttribute("href");
+    // Proofs are held back a moment so the screen between opening and the proof can be seen.
+    const asked: { sample_id?: string }[] = [];
+    await page.route("**/app/api/v1/proofs", async (route) => {
+      asked.push(route.request().postDataJSON());
+      await new Promise((resolve) => setTimeout(resolve, 700));
+      await route.continue();
+    });
+    try {
+      await open((href ?? "").replace(/^\/app/, ""), "Job done postcard");
+      await page.getByRole("status", { name: "Drawing the proof" }).waitFor();
+      assert.equal(await page.getByAltText("Postcard proof front").count(), 0, "no card before its proof");
+      await page.getByAltText("Postcard proof front").waitFor();
+      await page.getByText("Drawn with the sample record you picked.").waitFor();
+      assert.ok(asked.length > 0, "the proof was asked for");
+      assert.ok(
+        asked.every((body) => typeof body.sample_id === "string" && body.sample_id !== ""),
+        `every proof was drawn for the sample, none with example data: ${JSON.stringify(asked)}`,
+      );
+    } finally {
+      await page.unroute("**/app/api/v1/proofs");
+    }
+  });
+
   it("another event mails a piece that appears in Mail", async () => {
     const answer = await sendEvent("job-1002-completed", "744 Evergreen Terrace");
     assert.equal(answer.outcomes?.[0]?.reason, "queued", JSON.stringify(answer));

@@ -82,6 +82,9 @@ function AutomationBuilder({ initial, existing }: { initial: AutomationFormValue
   const eventType = form.values.event_type.trim();
   const samples = useQuery({ ...eventSamplesQuery(eventType), enabled: EVENT_TYPE_PATTERN.test(eventType) });
   const sample = samples.data?.find((item) => item.id === form.values.sample_id);
+  // Until the samples are in and the newest one is picked, the proof waits rather than draw example data.
+  const sampleSettled =
+    !samples.isLoading && (!samples.data || samples.data.length === 0 || sample !== undefined);
 
   // The newest sample of the chosen type is the one the proof and the test use until another is picked.
   useEffect(() => {
@@ -257,6 +260,7 @@ function AutomationBuilder({ initial, existing }: { initial: AutomationFormValue
           <Grid.Col span={{ base: 12, md: 5 }}>
             <div style={{ position: "sticky", top: 72 }}>
               <LiveProof
+                recordKnown={sampleSettled}
                 input={{
                   template: templateOf(form.values),
                   ...(form.values.sample_id ? { sample_id: form.values.sample_id } : {}),

@@ -1,33 +1,57 @@
-import { Image, Loader, Paper, SimpleGrid, Stack, Text, Title } from "@mantine/core";
+import { AspectRatio, Image, Loader, Paper, SimpleGrid, Skeleton, Stack, Text, Title } from "@mantine/core";
 import { useDebouncedValue } from "@mantine/hooks";
-import { keepPreviousData, useQuery } from "@tanstack/react-query";
+import { useQuery } from "@tanstack/react-query";
 import { type ProofInput, proofQuery } from "../../../api/automations.ts";
 import { LoadError } from "../../../ui/states.tsx";
 
-/** Front and back of the card as the server's renderer draws them, redrawn shortly after typing stops. */
-export function LiveProof({ input }: { input: ProofInput }) {
-  const [debounced] = useDebouncedValue(input, 600);
-  const proof = useQuery({ ...proofQuery(debounced), placeholderData: keepPreviousData });
+/** Width over height of each card size, for the placeholder drawn while the proof loads. */
+const CARD_RATIO: Record<NonNullable<ProofInput["template"]["card_size"]>, number> = {
+  "4x6": 6 / 4,
+  "6x9": 9 / 6,
+  "6x11": 11 / 6,
+};
+
+/** Who the card is drawn for: a proof of another record (or audience) would mislead, not just lag. */
+const recipientOf = (input: ProofInput) => JSON.stringify([input.sample_id ?? null, input.audience ?? null]);
+
+/**
+ * Front and back of the card as the server's renderer draws them. Typing is redrawn shortly after it
+ * stops; a change of the record (or audience) is drawn at once, and until its proof arrives a placeholder
+ * shows instead of a card drawn for someone else. `recordKnown` false (the builder still finding its
+ * sample) holds the proof back, so example data never shows before the sample's proof.
+ */
+export function LiveProof({ input, recordKnown = true }: { input: ProofInput; recordKnown?: boolean }) {
+  const [template] = useDebouncedValue(JSON.stringify(input.template), 600);
+  const drawn: ProofInput = { ...input, template: JSON.parse(template) as ProofInput["template"] };
+  const proof = useQuery({
+    ...proofQuery(drawn),
+    enabled: recordKnown,
+    // The previous proof stays (dimmed) while typing is redrawn, but not when it shows another record.
+    placeholderData: (previous, previousQuery) =>
+      previousQuery && recipientOf(previousQuery.queryKey.at(-1) as ProofInput) === recipientOf(drawn)
+        ? previous
+        : undefined,
+  });
+  const ratio = CARD_RATIO[input.template.card_size ?? "4x6"];
 
   return (
     <Paper withBorder p="md" radius="md" component="section" aria-labelledby="proof-heading">
       <Stack gap="sm">
         <Title order={2} size="h4" id="proof-heading">
           Proof{" "}
-          {proof.isFetching && <Loader size="xs" ml="xs" role="status" aria-label="Updating the proof" />}
+          {proof.isFetching && proof.data && (
+            <Loader size="xs" ml="xs" role="status" aria-label="Updating the proof" />
+          )}
         </Title>
         <Text size="sm" c="dimmed">
-          {input.sample_id
-            ? "Drawn with the sample record you picked."
-            : "Drawn with example data until a sample is picked."}
+          {!recordKnown
+            ? "Finding the newest sample record to draw the card with."
+            : input.sample_id
+              ? "Drawn with the sample record you picked."
+              : "Drawn with example data until a sample is picked."}
         </Text>
-        {proof.isError && (
+        {proof.isError ? (
           <LoadError error={proof.error} title="The proof could not be drawn" retry={() => proof.refetch()} />
-        )}
-        {proof.isPending && !proof.isError ? (
-          <Text size="sm" role="status">
-            Drawing the proof…
-          </Text>
         ) : proof.data ? (
           <SimpleGrid
             cols={1}
@@ -38,7 +62,17 @@ export function LiveProof({ input }: { input: ProofInput }) {
             <Image src={proof.data.front_png} alt="Postcard proof front" radius="sm" fit="contain" />
             <Image src={proof.data.back_png} alt="Postcard proof back" radius="sm" fit="contain" />
           </SimpleGrid>
-        ) : null}
+        ) : (
+          <Stack gap="sm" role="status" aria-label="Drawing the proof">
+            <Text size="sm">Drawing the proof…</Text>
+            <AspectRatio ratio={ratio}>
+              <Skeleton radius="sm" aria-hidden />
+            </AspectRatio>
+            <AspectRatio ratio={ratio}>
+              <Skeleton radius="sm" aria-hidden />
+            </AspectRatio>
+          </Stack>
+        )}
       </Stack>
     </Paper>
   );
