@@ -292,7 +292,22 @@ describe("the contractor's web app in a browser", () => {
       for (const [name, appPath, heading] of screens) {
         await open(appPath, heading);
         await checkScreen(name, viewport);
+        // A table may scroll sideways, but its rows' buttons stay in sight (pinned at its right edge).
+        const outOfSight = await page.evaluate(() =>
+          [...document.querySelectorAll<HTMLElement>("table button")]
+            .filter((button) => {
+              const box = button.getBoundingClientRect();
+              return box.width > 0 && (box.right > window.innerWidth + 1 || box.left < -1);
+            })
+            .map((button) => button.getAttribute("aria-label") ?? button.innerText),
+        );
+        assert.deepEqual(outOfSight, [], `${name} at ${viewport}: table buttons out of sight`);
       }
+      // The automations list fits a phone: the trigger sits under the name.
+      await open("/automations", "Automations");
+      const automationsTable = page.locator("[role=region][aria-label=Automations]");
+      const fits = await automationsTable.evaluate((region) => region.scrollWidth <= region.clientWidth);
+      assert.ok(fits, `the automations table scrolls sideways at ${viewport}`);
     }
     await page.setViewportSize(VIEWPORTS.desktop);
   });

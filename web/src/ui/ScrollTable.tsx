@@ -1,10 +1,12 @@
 import { Table } from "@mantine/core";
 import type { ReactNode } from "react";
+import "./scroll-table.css";
 
 /**
  * A table that scrolls sideways on a narrow screen. The scrolling region takes keyboard focus and has a
  * name, so it can be scrolled without a mouse (axe: scrollable-region-focusable). It is positioned so
- * that visually hidden cells (absolutely positioned) stay inside it instead of widening the page.
+ * that visually hidden cells (absolutely positioned) stay inside it instead of widening the page. At
+ * phone width the cells marked `data-row-actions` (a row's buttons) stay pinned at its right edge.
  */
 export function ScrollTable({
   label,
@@ -23,6 +25,7 @@ export function ScrollTable({
       role="region"
       aria-label={label}
       pos="relative"
+      className="pl-scroll-table"
     >
       {children}
     </Table.ScrollContainer>

@@ -69,7 +69,7 @@ export function ApiKeysPanel() {
                   <Table.Th>Created</Table.Th>
                   <Table.Th>Last used</Table.Th>
                   <Table.Th>Expires</Table.Th>
-                  <Table.Th>
+                  <Table.Th data-row-actions>
                     <VisuallyHidden>Actions</VisuallyHidden>
                   </Table.Th>
                 </Table.Tr>
@@ -82,9 +82,15 @@ export function ApiKeysPanel() {
                     <Table.Td>{when(key.created_at)}</Table.Td>
                     <Table.Td>{when(key.last_used_at)}</Table.Td>
                     <Table.Td>{when(key.expires_at)}</Table.Td>
-                    <Table.Td>
-                      <Button size="xs" variant="outline" color="red.9" onClick={() => setRevoking(key)}>
-                        Revoke {key.name || "key"}
+                    <Table.Td data-row-actions>
+                      <Button
+                        size="xs"
+                        variant="outline"
+                        color="red.9"
+                        aria-label={`Revoke ${key.name || "key"}`}
+                        onClick={() => setRevoking(key)}
+                      >
+                        Revoke
                       </Button>
                     </Table.Td>
                   </Table.Tr>

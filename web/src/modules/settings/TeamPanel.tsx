@@ -64,7 +64,7 @@ export function TeamPanel({ currentUserId }: { currentUserId: string }) {
                 <Table.Th>Name</Table.Th>
                 <Table.Th>Email</Table.Th>
                 <Table.Th>Role</Table.Th>
-                <Table.Th>
+                <Table.Th data-row-actions>
                   <VisuallyHidden>Actions</VisuallyHidden>
                 </Table.Th>
               </Table.Tr>
@@ -88,15 +88,16 @@ export function TeamPanel({ currentUserId }: { currentUserId: string }) {
                       w={130}
                     />
                   </Table.Td>
-                  <Table.Td>
+                  <Table.Td data-row-actions>
                     {member.user_id !== currentUserId && (
                       <Button
                         size="xs"
                         variant="outline"
                         color="red.9"
+                        aria-label={`Remove ${member.name || member.email}`}
                         onClick={() => setRemoving({ id: member.id, name: member.name || member.email })}
                       >
-                        Remove {member.name || member.email}
+                        Remove
                       </Button>
                     )}
                   </Table.Td>

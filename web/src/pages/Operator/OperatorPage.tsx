@@ -215,7 +215,7 @@ function Organizations() {
               <Table.Tr>
                 <Table.Th>Name</Table.Th>
                 <Table.Th>Id</Table.Th>
-                <Table.Th>
+                <Table.Th data-row-actions>
                   <VisuallyHidden>Actions</VisuallyHidden>
                 </Table.Th>
               </Table.Tr>
@@ -227,9 +227,14 @@ function Organizations() {
                   <Table.Td>
                     <Code>{org.org_id}</Code>
                   </Table.Td>
-                  <Table.Td>
-                    <Button size="xs" variant="default" onClick={() => setInviting(org)}>
-                      Invite owner of {org.org_name}
+                  <Table.Td data-row-actions>
+                    <Button
+                      size="xs"
+                      variant="default"
+                      aria-label={`Invite owner of ${org.org_name}`}
+                      onClick={() => setInviting(org)}
+                    >
+                      Invite owner
                     </Button>
                   </Table.Td>
                 </Table.Tr>
