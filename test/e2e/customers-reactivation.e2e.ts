@@ -41,7 +41,9 @@ describe("customers and reactivation mailings in the browser", () => {
 
   it("a CSV of customers, mapped and uploaded on the Customers screen, suppresses the next card to its home", async () => {
     await open("/customers", "Customers");
-    await page.getByText("Suppression cannot be undone through the API").waitFor();
+    // Said in a contractor's words: what the list does and that a home stays on it (no API talk).
+    await page.getByRole("alert").getByText("A home cannot be taken off the list again").waitFor();
+    await page.getByRole("tab", { name: "Do-not-mail list" }).waitFor();
     await page
       .locator('input[type="file"]')
       .first()

@@ -164,6 +164,10 @@ describe("keys, team, logo and password reset in the browser", () => {
     await dialog.waitFor({ state: "hidden" });
     await owner.getByRole("cell", { name: "Old CRM", exact: true }).waitFor({ state: "detached" });
     await owner.getByRole("cell", { name: "Zapier", exact: true }).waitFor();
+    // What a key may do is said in words, not in scope code names.
+    const keyTable = await owner.locator("[role=region][aria-label='API keys']").innerText();
+    assert.doesNotMatch(keyTable, /events:write|import:write|webhooks:inbound/);
+    assert.match(keyTable, /Access/);
 
     // The spec: 401 `unauthorized` on events, `Unauthorized` elsewhere, for a revoked key.
     const refusedEvent = await sendEvent(oldKey, "svc-2");

@@ -34,6 +34,14 @@ const SCOPES: { value: Scope; label: string }[] = [
   { value: "webhooks:inbound", label: "Everything else: leads, conversions, customers (webhooks:inbound)" },
 ];
 
+/** What a key may do, in the words of the scope's checkbox (without the scope's code name). */
+const SCOPE_WORDS: Record<string, string> = {
+  "events:write": "Send events",
+  "import:write": "Import jobs",
+  "webhooks:inbound": "Leads, conversions, customers",
+};
+const scopeInWords = (scope: string) => SCOPE_WORDS[scope] ?? scope;
+
 const when = (iso: string | null, never = "Never") => (iso ? new Date(iso).toLocaleString() : never);
 
 export function ApiKeysPanel() {
@@ -65,7 +73,7 @@ export function ApiKeysPanel() {
               <Table.Thead>
                 <Table.Tr>
                   <Table.Th>Name</Table.Th>
-                  <Table.Th>Scopes</Table.Th>
+                  <Table.Th>Access</Table.Th>
                   <Table.Th>Created</Table.Th>
                   <Table.Th>Last used</Table.Th>
                   <Table.Th>Expires</Table.Th>
@@ -78,7 +86,7 @@ export function ApiKeysPanel() {
                 {keys.data.keys.map((key) => (
                   <Table.Tr key={key.id}>
                     <Table.Td>{key.name || "Unnamed key"}</Table.Td>
-                    <Table.Td>{key.scopes ? key.scopes.join(", ") : "All"}</Table.Td>
+                    <Table.Td>{key.scopes ? key.scopes.map(scopeInWords).join(", ") : "Everything"}</Table.Td>
                     <Table.Td>{when(key.created_at)}</Table.Td>
                     <Table.Td>{when(key.last_used_at)}</Table.Td>
                     <Table.Td>{when(key.expires_at)}</Table.Td>

@@ -131,9 +131,9 @@ function SuppressionList() {
 
   return (
     <Stack gap="lg">
-      <Alert color="blue" title="Why there is no “remove”">
-        A home on this list is never mailed. Suppression cannot be undone through the API (the developer API
-        has no removal either), so the app offers none: a customer added by mistake stays suppressed.
+      <Alert color="blue" title="Homes on this list are never mailed">
+        Add your current customers here and no automation sends them a card. A home cannot be taken off the
+        list again, so check the address before you add it.
       </Alert>
       <Paper withBorder p="md" component="section" aria-labelledby="add-customer-heading">
         <Title order={2} size="h4" id="add-customer-heading" mb="sm">
@@ -150,7 +150,7 @@ function SuppressionList() {
       <section aria-labelledby="customer-list-heading">
         <Group justify="space-between" align="flex-end" mb="sm" wrap="wrap">
           <Title order={2} size="h4" id="customer-list-heading">
-            Suppression list{total !== undefined ? ` (${total})` : ""}
+            Do-not-mail list{total !== undefined ? ` (${total})` : ""}
           </Title>
           <TextInput
             label="Search addresses"
@@ -229,7 +229,8 @@ function PastJobs() {
           Upload a CSV of past jobs
         </Title>
         <Text size="sm" c="dimmed" mb="sm">
-          Staged like an import through the developer API: each address is located, nothing is mailed.
+          Each address is checked and placed on the map; nothing is mailed until you start a mailing from the
+          imported batches below.
         </Text>
         <CsvUpload purpose="jobs" submitLabel="Import these jobs" />
       </Paper>
@@ -255,7 +256,9 @@ function PastJobs() {
           <LoadError error={batches.error} retry={() => batches.refetch()} />
         ) : batches.data.imports.length === 0 ? (
           <EmptyState title="No past jobs imported yet">
-            Upload a CSV above or send them through the developer API (POST /api/v1/import/jobs).
+            Upload a CSV of jobs you finished in the past (one address per line, with the job's date if you
+            have it), then tick its batch here and start a mailing to win those customers back. Your CRM or
+            developer can also import jobs: see Developers.
           </EmptyState>
         ) : (
           <ScrollTable label="Imported batches" minWidth={860}>
@@ -320,7 +323,7 @@ export function CustomersPage() {
         keepMounted={false}
       >
         <TabsList mb="md" value={tab}>
-          <Tabs.Tab value="list">Suppression list</Tabs.Tab>
+          <Tabs.Tab value="list">Do-not-mail list</Tabs.Tab>
           <Tabs.Tab value="past-jobs">Past jobs</Tabs.Tab>
         </TabsList>
         <Tabs.Panel value="list">

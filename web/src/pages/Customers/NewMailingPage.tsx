@@ -57,7 +57,7 @@ type MailingFormValues = AutomationFormValues & {
 };
 
 const REASON_WORDS: Record<string, string> = {
-  customer: "already customers (suppression list)",
+  customer: "already customers (do-not-mail list)",
   opted_out: "opted out of mail from a landing page",
   no_mailable_address: "no mailable address",
   duplicate: "the same home twice",
