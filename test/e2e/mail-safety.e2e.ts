@@ -13,6 +13,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { Page } from "playwright-core";
 import { startFakeLob } from "../pipeline/helpers.ts";
+import { VIEWPORTS } from "./browser.ts";
 import { type App, jobEvent, type ListedPiece, startApp, waitUntil } from "./session.ts";
 
 const HOST = "porchlight.test";
@@ -183,6 +184,18 @@ describe("mail safety in the browser: approvals, cancelling, opt-out", () => {
       .first()
       .waitFor();
     await checkBothWidths("mail-suppressed");
+    // On a phone the list shows each card's status and why without scrolling sideways.
+    await page.setViewportSize(VIEWPORTS.phone);
+    try {
+      const reason = page.getByText(/opted out of mail from its landing page/).first();
+      const box = await reason.boundingBox();
+      assert.ok(
+        box && box.x >= 0 && box.x < VIEWPORTS.phone.width,
+        `the status shows on a phone: ${JSON.stringify(box)}`,
+      );
+    } finally {
+      await page.setViewportSize(VIEWPORTS.desktop);
+    }
   });
 
   it("Overview shows the caps and their use; Settings sets the organization's cap", async () => {

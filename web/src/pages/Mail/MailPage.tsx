@@ -109,15 +109,16 @@ function PieceList({ filters, filtered }: { filters: MailFilters; filtered: bool
   const next = pieces.data.next_cursor;
   return (
     <>
+      {/* Status comes right after the recipient, so a phone shows it without scrolling. */}
       <ScrollTable label="Postcards" minWidth={860}>
         <Table striped verticalSpacing="xs">
           <Table.Thead>
             <Table.Tr>
               <Table.Th>Proof</Table.Th>
               <Table.Th>Recipient</Table.Th>
+              <Table.Th>Status</Table.Th>
               <Table.Th>Address</Table.Th>
               <Table.Th>Automation</Table.Th>
-              <Table.Th>Status</Table.Th>
               <Table.Th>Created</Table.Th>
               <Table.Th>Mailed</Table.Th>
             </Table.Tr>
@@ -141,8 +142,6 @@ function PieceList({ filters, filtered }: { filters: MailFilters; filtered: bool
                     {piece.recipient_name ?? "Current resident"}
                   </AnchorLink>
                 </Table.Td>
-                <Table.Td>{piece.address}</Table.Td>
-                <Table.Td>{piece.automation_name ?? piece.campaign_name}</Table.Td>
                 <Table.Td miw={140}>
                   <Badge variant="outline" color="gray.8">
                     {statusLabel(piece.status)}
@@ -153,6 +152,8 @@ function PieceList({ filters, filtered }: { filters: MailFilters; filtered: bool
                     </Text>
                   )}
                 </Table.Td>
+                <Table.Td>{piece.address}</Table.Td>
+                <Table.Td>{piece.automation_name ?? piece.campaign_name}</Table.Td>
                 <Table.Td>{formatDate(piece.created_at)}</Table.Td>
                 <Table.Td>{formatDate(piece.mailed_at)}</Table.Td>
               </Table.Tr>
