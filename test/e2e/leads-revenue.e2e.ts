@@ -117,6 +117,9 @@ describe("leads and revenue in the browser", () => {
     assert.equal(won.matched, true, JSON.stringify(won));
 
     await open("/revenue", "Revenue");
+    // No neighbour mail yet: the empty section says how to start it, with a link to build one.
+    const bySourceJob = page.locator("section[aria-labelledby=revenue-by-source-job]");
+    await bySourceJob.getByRole("link", { name: "build an automation" }).waitFor();
     const byAutomation = page.getByRole("region", { name: "Revenue by automation" });
     const automationRow = byAutomation.getByRole("row", { name: new RegExp(AUTOMATION) });
     await automationRow.waitFor();

@@ -2,6 +2,7 @@ import { Group, Table, Text, Title } from "@mantine/core";
 import { useQuery } from "@tanstack/react-query";
 import { type SourceJobRevenue, sourceJobRevenueQuery } from "../../api/neighbours.ts";
 import { exactMoney, money } from "../../ui/format.ts";
+import { AnchorLink } from "../../ui/links.tsx";
 import { ScrollTable } from "../../ui/ScrollTable.tsx";
 import { LoadError, Loading } from "../../ui/states.tsx";
 
@@ -21,7 +22,11 @@ export function SourceJobRevenueSection() {
       ) : revenue.isError ? (
         <LoadError error={revenue.error} retry={() => revenue.refetch()} />
       ) : revenue.data.jobs.length === 0 ? (
-        <Text c="dimmed">No neighbour automation has mailed around a job yet.</Text>
+        <Text c="dimmed">
+          No neighbour automation has mailed around a job yet. To mail the homes around each finished job,{" "}
+          <AnchorLink to="/automations/new">build an automation</AnchorLink> and choose “Neighbours of the
+          record's home” under Mail to.
+        </Text>
       ) : (
         <SourceJobTable data={revenue.data} />
       )}
