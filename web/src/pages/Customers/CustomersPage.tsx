@@ -165,8 +165,9 @@ function SuppressionList() {
           <LoadError error={pages.error} retry={() => pages.refetch()} />
         ) : customers.length === 0 ? (
           <EmptyState title={q ? "No customer matches" : "No customers yet"}>
-            Customers your CRM reports, conversions and the addresses you add here are kept out of every
-            mailing.
+            {q
+              ? `No address on the list contains “${q}”. Check the spelling, or clear the search to see the whole list.`
+              : "Add your customers above (one address, or a CSV from your CRM) and no automation mails them. Customers your CRM reports and won deals join the list by themselves."}
           </EmptyState>
         ) : (
           <Stack gap="sm">
