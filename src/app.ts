@@ -18,7 +18,6 @@ import { createLazySchemas } from "./http/lazy-schemas.ts";
 import { registerOpenApi } from "./http/openapi.ts";
 import { requestIdFor } from "./http/request-id.ts";
 import { registerRequestLog } from "./http/request-log.ts";
-import { type RequestPressure, registerRequestPressure } from "./http/request-pressure.ts";
 import { registerShutdownGate } from "./http/shutdown-gate.ts";
 import { registerWebApp } from "./http/web-app.ts";
 import type { RateLimiter } from "./limits/rate-limiter.ts";
@@ -52,8 +51,6 @@ export interface AppDeps {
    * installing its signal handlers): /readyz answers 503 until then. Unset: started.
    */
   isStarted?: () => boolean;
-  /** Counts the requests served, for a job worker in the same process that yields to them. */
-  requestPressure?: RequestPressure;
 }
 
 export type App = FastifyInstance;
@@ -163,7 +160,6 @@ async function buildListenerApp(
   registerExpectContinue(app);
   registerErrorHandling(app);
   registerRequestLog(app);
-  if (deps.requestPressure) registerRequestPressure(app, deps.requestPressure);
   registerShutdownGate(app);
   registerGuards(app, {
     limiter: deps.limiter,

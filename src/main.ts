@@ -16,7 +16,6 @@ import { retryWhileUnavailable } from "./db/retry-while-unavailable.ts";
 import { compileWasmWithOptimizingTier } from "./db/wasm-compilation.ts";
 import { briefCause, systemErrorReason } from "./errors.ts";
 import { startEventLoopDelayReport } from "./event-loop-delay.ts";
-import { createRequestPressure } from "./http/request-pressure.ts";
 import { JOBS_READY_CHANNEL } from "./jobs/queue.ts";
 import { createMemoryRateLimiter, createRedisRateLimiter, type RateLimiter } from "./limits/rate-limiter.ts";
 import { createLogger } from "./logger.ts";
@@ -26,11 +25,6 @@ type Role = "all" | "api" | "worker";
 
 /** Requests and jobs: a query unanswered this long fails with a 503 instead of hanging. */
 const SERVING_QUERY_TIMEOUT_MS = 30_000;
-/**
- * Jobs the default start runs at once while its API is busy: two keep the render thread fed
- * (one card drawing while the next one's statements run) without taking the core from requests.
- */
-const WORKER_CONCURRENCY_WHILE_API_BUSY = 2;
 
 /**
  * Migrations may build indexes on large tables for longer than the serving timeout: on
@@ -224,8 +218,6 @@ async function main() {
     await servingModules;
   const geocoder = createGeocoder(config, { db: database.db, logger });
   const renderer = createRenderPool({ threads: config.renderConcurrency });
-  // The default start's worker shares the CPU with the API: it yields while requests pour in.
-  const requestPressure = role === "all" ? createRequestPressure() : undefined;
   let started = false;
   const appDeps = {
     config,
@@ -236,7 +228,6 @@ async function main() {
     geocoder,
     renderer,
     isStarted: () => started,
-    requestPressure,
   };
   const apps = await buildListenerApps(appDeps, listenerSurfaces(config, ALL_SURFACES));
   const [app, operatorApp] = apps as [App, App | undefined];
@@ -252,18 +243,7 @@ async function main() {
   await seedDemoOnFirstRun(database.db, config, logger, print);
   const worker =
     role !== "api"
-      ? startProcessWorker({
-          config,
-          db: database.db,
-          clock: systemClock,
-          logger,
-          geocoder,
-          renderer,
-          yieldTo: requestPressure && {
-            isBusy: requestPressure.isBusy,
-            concurrency: WORKER_CONCURRENCY_WHILE_API_BUSY,
-          },
-        })
+      ? startProcessWorker({ config, db: database.db, clock: systemClock, logger, geocoder, renderer })
       : null;
   // Jobs enqueued by any process (a lead's deliveries, say) start at once instead of at the next poll.
   const stopListening = worker ? await database.listen(JOBS_READY_CHANNEL, () => worker.wake()) : null;

@@ -19,12 +19,6 @@ export interface WorkerOptions {
   pollIntervalMs?: number;
   /** Jobs run at once (default 16). */
   concurrency?: number;
-  /**
-   * Background work that yields to requests served by the same process: while `isBusy()` answers
-   * true, at most `concurrency` jobs run at once (urgent kinds are still claimed first). A job
-   * already running finishes; the limit applies to what is claimed next.
-   */
-  yieldTo?: { isBusy(): boolean; concurrency: number };
 }
 
 export interface Worker {
@@ -187,7 +181,8 @@ export function startWorker(deps: WorkerDeps, catalog: JobCatalog, options: Work
   // every 30 s while it lasts, one when claims succeed again.
   let failingSince: number | undefined;
   let lastFailureLog = 0;
-  const claimFreeSlots = async (free: number) => {
+  const claimFreeSlots = async () => {
+    const free = concurrency - inFlight.size;
     wokenSinceClaim = false;
     try {
       const claimed = await claimJobs(deps.db, await claimable(), deps.clock.now(), free);
@@ -211,28 +206,14 @@ export function startWorker(deps: WorkerDeps, catalog: JobCatalog, options: Work
     }
   };
 
-  // While the process's API is busy, fewer jobs run at once, refilled one by one.
-  let yielding = false;
-  const limits = () => {
-    const busy = options.yieldTo?.isBusy() ?? false;
-    if (busy !== yielding) {
-      yielding = busy;
-      deps.logger.debug(busy ? "job worker yields to requests" : "job worker runs at full concurrency");
-    }
-    return busy
-      ? { limit: Math.max(1, Math.min(concurrency, options.yieldTo!.concurrency)), refill: 1 }
-      : { limit: concurrency, refill: refillAt };
-  };
-
   const loop = (async () => {
     deps.logger.info({ kinds: [...catalog.keys()], concurrency }, "job worker started");
     while (!stopping.signal.aborted) {
-      const { limit, refill } = limits();
-      if (limit - inFlight.size < refill) {
+      if (concurrency - inFlight.size < refillAt) {
         await Promise.race(inFlight);
         continue;
       }
-      const mayHaveMore = await claimFreeSlots(limit - inFlight.size);
+      const mayHaveMore = await claimFreeSlots();
       if (!mayHaveMore && !stopping.signal.aborted) await pause();
     }
     await Promise.all(inFlight);

@@ -5,7 +5,7 @@ import type { Config } from "../config.ts";
 import type { Queryable } from "../db/database.ts";
 import type { Geocoder } from "../geo/geocoder.ts";
 import { startJobPruning } from "../jobs/pruning.ts";
-import { startWorker, type Worker, type WorkerOptions } from "../jobs/worker.ts";
+import { startWorker, type Worker } from "../jobs/worker.ts";
 import type { Renderer } from "../render/renderer.ts";
 import { createDeliveryClient } from "../webhooks/delivery-client.ts";
 import { createTargetGuard } from "../webhooks/target-guard.ts";
@@ -23,8 +23,6 @@ export function startProcessWorker(deps: {
   logger: Logger;
   geocoder: Geocoder;
   renderer: Renderer;
-  /** In the default start: the API served by the same process (see WorkerOptions.yieldTo). */
-  yieldTo?: WorkerOptions["yieldTo"];
 }): Worker {
   const guard = createTargetGuard({ allowPrivateTargets: deps.config.webhookAllowPrivateTargets });
   const deliveryClient = createDeliveryClient({ guard, logger: deps.logger });
@@ -32,7 +30,6 @@ export function startProcessWorker(deps: {
   const worker = startWorker(
     { ...deps, automationsPaused: () => killSwitch.isPaused() },
     buildJobCatalog({ ...deps, deliveryClient }),
-    { yieldTo: deps.yieldTo },
   );
   const pruning = startJobPruning(deps);
   return {

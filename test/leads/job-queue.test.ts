@@ -142,47 +142,6 @@ describe(`durable job queue (${databaseLabel})`, () => {
     }
   });
 
-  it("runs two jobs at a time while the process's API is busy, and all it may once it is quiet", async () => {
-    const kind = defineJobKind({ ...flakyJob, name: "test_yielding" });
-    let busy = true;
-    let running = 0;
-    const startedAt: { running: number; busy: boolean }[] = [];
-    const catalog = createJobCatalog([
-      handleJob(kind, async () => {
-        running++;
-        startedAt.push({ running, busy });
-        await new Promise((resolve) => setTimeout(resolve, 40));
-        running--;
-      }),
-    ]);
-    for (let index = 0; index < 16; index++) {
-      await enqueueJob(opened.database.db, kind, { name: `card ${index}` }, { now: clock.now() });
-    }
-    const worker = startWorker(deps(), catalog, {
-      pollIntervalMs: 10,
-      concurrency: 16,
-      yieldTo: { isBusy: () => busy, concurrency: 2 },
-    });
-    try {
-      for (let wait = 0; wait < 500 && startedAt.length < 6; wait++)
-        await new Promise((resolve) => setTimeout(resolve, 5));
-      busy = false;
-      for (let wait = 0; wait < 500 && startedAt.length < 16; wait++)
-        await new Promise((resolve) => setTimeout(resolve, 5));
-      assert.equal(startedAt.length, 16, "every job ran");
-      const whileBusy = startedAt.filter((each) => each.busy);
-      assert.ok(whileBusy.length >= 6, "jobs kept running while the API was busy");
-      assert.ok(
-        whileBusy.every((each) => each.running <= 2),
-        `at most two at once while busy: ${JSON.stringify(whileBusy)}`,
-      );
-      const quietMost = Math.max(...startedAt.filter((each) => !each.busy).map((each) => each.running));
-      assert.ok(quietMost > 2, `more than two at once once quiet (${quietMost})`);
-    } finally {
-      await worker.stop();
-    }
-  });
-
   it("wakes an idle worker through the database's notification as soon as a job is enqueued", async () => {
     const ran: string[] = [];
     const worker = startWorker(
