@@ -57,12 +57,12 @@ export function TeamPanel({ currentUserId }: { currentUserId: string }) {
         <Title order={2} size="h4" id="members-heading" mb="sm">
           Members
         </Title>
-        <ScrollTable label="Members" minWidth={560}>
+        {/* The email sits under the name, so name, role and Remove fit a phone. */}
+        <ScrollTable label="Members" minWidth={340}>
           <Table striped>
             <Table.Thead>
               <Table.Tr>
-                <Table.Th>Name</Table.Th>
-                <Table.Th>Email</Table.Th>
+                <Table.Th>Name and email</Table.Th>
                 <Table.Th>Role</Table.Th>
                 <Table.Th data-row-actions>
                   <VisuallyHidden>Actions</VisuallyHidden>
@@ -72,8 +72,12 @@ export function TeamPanel({ currentUserId }: { currentUserId: string }) {
             <Table.Tbody>
               {team.data.members.map((member) => (
                 <Table.Tr key={member.id}>
-                  <Table.Td>{member.name}</Table.Td>
-                  <Table.Td>{member.email}</Table.Td>
+                  <Table.Td>
+                    {member.name}
+                    <Text size="sm" c="dimmed" style={{ overflowWrap: "anywhere" }}>
+                      {member.email}
+                    </Text>
+                  </Table.Td>
                   <Table.Td>
                     <Select
                       aria-label={`Role of ${member.name || member.email}`}
@@ -85,7 +89,7 @@ export function TeamPanel({ currentUserId }: { currentUserId: string }) {
                       allowDeselect={false}
                       disabled={member.user_id === currentUserId}
                       onChange={(role) => role && changeRole.mutate({ id: member.id, role: role as Role })}
-                      w={130}
+                      w={112}
                     />
                   </Table.Td>
                   <Table.Td data-row-actions>
