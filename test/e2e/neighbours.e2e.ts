@@ -12,6 +12,7 @@ import { execFileSync } from "node:child_process";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import type { Page } from "playwright-core";
+import { VIEWPORTS } from "./browser.ts";
 import { type App, jobEvent, startApp, waitUntil } from "./session.ts";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
@@ -106,6 +107,24 @@ describe("neighbour mail in the browser: build, test on a sample, mail, revenue 
     await open("/mail", "Mail");
     await page.getByRole("cell", { name: pieces[0]!.address }).first().waitFor();
     await checkBothWidths("neighbours-mail");
+    // On a phone the four filters take two lines, two a line, so the list starts on the first screen.
+    await page.setViewportSize(VIEWPORTS.phone);
+    try {
+      const labels = page.getByRole("search", { name: "Filter postcards" }).locator("label");
+      let lefts: number[] = [];
+      await waitUntil(async () => {
+        lefts = await labels.evaluateAll((all) =>
+          all.map((label) => Math.round(label.getBoundingClientRect().left)),
+        );
+        return lefts.length === 4 && new Set(lefts).size === 2;
+      }, "the filters stand two a line at 390 px");
+      assert.ok(
+        lefts[1]! > lefts[0]! && lefts[3]! > lefts[2]!,
+        `filter labels' left edges: ${lefts.join(", ")}`,
+      );
+    } finally {
+      await page.setViewportSize(VIEWPORTS.desktop);
+    }
 
     const won = await developer("/conversions", {
       address: pieces[0]!.address,

@@ -30,6 +30,9 @@ export function MailPage() {
   );
 }
 
+/** Two filters a line on a phone, so the list starts on the first screen. */
+const HALF_LINE = "calc(50% - var(--mantine-spacing-sm) / 2)";
+
 function MailFilterBar({
   filters,
   onChange,
@@ -53,7 +56,7 @@ function MailFilterBar({
         data={automationOptions}
         value={filters.automation_id ?? ""}
         onChange={(event) => onChange({ automation_id: event.currentTarget.value || undefined })}
-        w={{ base: "100%", sm: 220 }}
+        w={{ base: HALF_LINE, sm: 220 }}
       />
       <NativeSelect
         label="Status"
@@ -62,21 +65,21 @@ function MailFilterBar({
         onChange={(event) =>
           onChange({ status: (event.currentTarget.value || undefined) as MailFilters["status"] })
         }
-        w={{ base: "100%", sm: 180 }}
+        w={{ base: HALF_LINE, sm: 180 }}
       />
       <TextInput
         type="date"
         label="Created from"
         value={filters.from ?? ""}
         onChange={(event) => onChange({ from: event.currentTarget.value || undefined })}
-        w={{ base: "100%", sm: 170 }}
+        w={{ base: HALF_LINE, sm: 170 }}
       />
       <TextInput
         type="date"
         label="Created to"
         value={filters.to ?? ""}
         onChange={(event) => onChange({ to: event.currentTarget.value || undefined })}
-        w={{ base: "100%", sm: 170 }}
+        w={{ base: HALF_LINE, sm: 170 }}
       />
     </Group>
   );
