@@ -122,6 +122,14 @@ function OptedOutHomes({ q }: { q: string }) {
   );
 }
 
+/** Where a home on the do-not-mail list came from, in words (the API's source codes otherwise). */
+const CUSTOMER_SOURCE_WORDS: Record<string, string> = {
+  app: "Added here",
+  webhook: "Your CRM",
+  conversion: "A won deal",
+  trigger: "A won deal",
+};
+
 function SuppressionList() {
   const [search, setSearch] = useState("");
   const [q] = useDebouncedValue(search.trim(), 300);
@@ -186,7 +194,7 @@ function SuppressionList() {
                     <Table.Tr key={customer.normalized_address}>
                       <Table.Td>{customer.address}</Table.Td>
                       <Table.Td>{customer.notes ?? ""}</Table.Td>
-                      <Table.Td>{customer.source}</Table.Td>
+                      <Table.Td>{CUSTOMER_SOURCE_WORDS[customer.source] ?? customer.source}</Table.Td>
                       <Table.Td>{day(customer.created_at)}</Table.Td>
                     </Table.Tr>
                   ))}
