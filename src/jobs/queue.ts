@@ -172,34 +172,18 @@ const kindNames = (kinds: readonly JobKind[]) =>
     sql`, `,
   );
 
-/** One claim of up to `limit` due jobs of `kinds`. SKIP LOCKED lets workers claim side by side. */
+/**
+ * One claim of up to `limit` due jobs of `kinds`. SKIP LOCKED lets workers claim side by side. The
+ * statement is the function `claim_due_jobs` (migrations/0270_claim_due_jobs.sql), which pins its
+ * plan to the ordered walk of the jobs_ready index whatever the table's statistics say.
+ */
 async function claimDue(db: Queryable, kinds: JobKind[], now: Date, limit: number): Promise<ClaimedJob[]> {
   if (kinds.length === 0 || limit <= 0) return [];
-  const names = kindNames(kinds);
-  const timeouts = sql.join(
-    kinds.map((kind) => sql`(${kind.name}::text, ${kind.timeoutSeconds}::int)`),
-    sql`, `,
-  );
+  const names = sql.param(kinds.map((kind) => kind.name));
+  const timeouts = sql.param(kinds.map((kind) => kind.timeoutSeconds));
   return queryRows<ClaimedJob>(
     db,
-    sql`
-    WITH due AS (
-      SELECT id FROM jobs
-      WHERE kind IN (${names})
-        AND ((status = 'pending' AND run_at <= ${at(now)})
-          OR (status = 'running' AND locked_until <= ${at(now)} AND attempts < max_attempts))
-      ORDER BY run_at, created_at
-      LIMIT ${limit}
-      FOR UPDATE SKIP LOCKED
-    ), timeouts(kind, seconds) AS (VALUES ${timeouts})
-    UPDATE jobs SET
-      status = 'running',
-      attempts = jobs.attempts + 1,
-      locked_until = ${at(now)} + make_interval(secs => timeouts.seconds),
-      updated_at = ${at(now)}
-    FROM due, timeouts
-    WHERE jobs.id = due.id AND timeouts.kind = jobs.kind
-    RETURNING jobs.id, jobs.org_id, jobs.kind, jobs.payload, jobs.attempts, jobs.max_attempts`,
+    sql`SELECT * FROM claim_due_jobs(${names}::text[], ${timeouts}::integer[], ${at(now)}, ${limit}::integer)`,
   );
 }
 
@@ -278,13 +262,22 @@ async function claimPerOrg(db: Queryable, kind: JobKind, now: Date, limit: numbe
   );
 }
 
-/** A job whose last allowed try died with its worker is failed, not retried forever. */
+/**
+ * A job whose last allowed try died with its worker is failed, not retried forever. The expired
+ * locks are found first, through jobs_running_locks (a few rows: the jobs in hand), and only then
+ * matched to the kinds: with the kinds in the same WHERE, a planner misled by stale statistics
+ * read every queued job of those kinds through jobs_ready_by_kind (40-50 ms with ~20 k queued).
+ */
 async function failAbandonedJobs(db: Queryable, names: ReturnType<typeof sql.join>, now: Date) {
   await db.execute(sql`
+    WITH expired AS MATERIALIZED (
+      SELECT id, kind FROM jobs
+      WHERE status = 'running' AND locked_until <= ${at(now)} AND attempts >= max_attempts
+    )
     UPDATE jobs SET status = 'failed', locked_until = NULL, updated_at = ${at(now)},
       last_error = 'the worker holding the last attempt stopped before finishing it'
-    WHERE kind IN (${names}) AND status = 'running' AND locked_until <= ${at(now)}
-      AND attempts >= max_attempts`);
+    FROM expired
+    WHERE jobs.id = expired.id AND expired.kind IN (${names}) AND jobs.status = 'running'`);
 }
 
 /** Marks a try done; `attempts` fences out a worker whose lock had already been taken over. */

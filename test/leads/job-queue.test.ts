@@ -3,7 +3,7 @@ import { after, before, describe, it } from "node:test";
 import { Type } from "@fastify/type-provider-typebox";
 import pino from "pino";
 import { fixedClock } from "../../src/clock.ts";
-import { queryOne, sql } from "../../src/db/database.ts";
+import { queryOne, queryRows, sql } from "../../src/db/database.ts";
 import { createJobCatalog, defineJobKind, exponentialBackoff, handleJob } from "../../src/jobs/job-kind.ts";
 import { claimJobs, enqueueJob, JOBS_READY_CHANNEL } from "../../src/jobs/queue.ts";
 import { runPendingJobs, startWorker } from "../../src/jobs/worker.ts";
@@ -92,6 +92,65 @@ describe(`durable job queue (${databaseLabel})`, () => {
     const rest = await claimJobs(db, catalog, clock.now(), 10);
     assert.equal(rest.length, 4);
     assert.ok(rest.every((job) => job.kind === "test_backlog"));
+  });
+
+  it("claims the oldest due jobs of its kinds in run_at order, behind a backlog of thousands, with each kind's lock time", async () => {
+    const queued = defineJobKind({ ...flakyJob, name: "test_backlog", timeoutSeconds: 7 });
+    const other = defineJobKind({ ...flakyJob, name: "test_backlog_other", timeoutSeconds: 40 });
+    const stranger = defineJobKind({ ...flakyJob, name: "test_backlog_stranger" });
+    const now = clock.now();
+    const minutesAgo = (minutes: number) => new Date(now.getTime() - minutes * 60_000);
+    // A backlog the statistics have not seen (no ANALYZE), as after a burst of CRM events.
+    await opened.database.db.execute(
+      sql`INSERT INTO jobs (id, kind, payload, run_at, created_at, updated_at, max_attempts)
+          SELECT gen_random_uuid(), ${queued.name}, '{"name":"backlog"}'::jsonb,
+                 ${minutesAgo(30).toISOString()}::timestamptz + g * interval '1 ms', ${now.toISOString()}::timestamptz,
+                 ${now.toISOString()}::timestamptz, 3
+          FROM generate_series(1, 5000) g`,
+    );
+    const stale = await enqueueJob(
+      opened.database.db,
+      stranger,
+      { name: "not mine" },
+      { now, runAt: minutesAgo(90) },
+    );
+    const oldest = await enqueueJob(
+      opened.database.db,
+      other,
+      { name: "oldest" },
+      { now, runAt: minutesAgo(60) },
+    );
+    const second = await enqueueJob(
+      opened.database.db,
+      queued,
+      { name: "second" },
+      { now, runAt: minutesAgo(45) },
+    );
+    const future = await enqueueJob(
+      opened.database.db,
+      queued,
+      { name: "later" },
+      { now, runAt: minutesAgo(-5) },
+    );
+    const catalog = createJobCatalog([handleJob(queued, async () => {}), handleJob(other, async () => {})]);
+    const claimed = await claimJobs(opened.database.db, catalog, now, 3);
+    assert.deepEqual(
+      claimed.map((job) => (job.payload as { name: string }).name),
+      ["oldest", "second", "backlog"],
+    );
+    assert.equal(claimed[0]?.id, oldest);
+    assert.equal(claimed[1]?.id, second);
+    const locks = await queryRows<{ id: string; locked_until: Date | string }>(
+      opened.database.db,
+      sql`SELECT id, locked_until FROM jobs WHERE id IN (${oldest}, ${second})`,
+    );
+    const lockSeconds = (id: string) =>
+      (new Date(locks.find((row) => row.id === id)!.locked_until).getTime() - now.getTime()) / 1000;
+    assert.equal(lockSeconds(oldest), 40, "each kind's own timeout");
+    assert.equal(lockSeconds(second), 7);
+    assert.equal((await jobRow(stale))?.status, "pending", "a kind this worker does not know stays");
+    assert.equal((await jobRow(future))?.status, "pending", "not due yet");
+    await opened.database.db.execute(sql`DELETE FROM jobs WHERE kind LIKE 'test_backlog%'`);
   });
 
   it("completes a job that succeeds on a retry, and refuses a payload that breaks its schema", async () => {
