@@ -108,30 +108,12 @@ describe(`durable job queue (${databaseLabel})`, () => {
                  ${now.toISOString()}::timestamptz, 3
           FROM generate_series(1, 5000) g`,
     );
-    const stale = await enqueueJob(
-      opened.database.db,
-      stranger,
-      { name: "not mine" },
-      { now, runAt: minutesAgo(90) },
-    );
-    const oldest = await enqueueJob(
-      opened.database.db,
-      other,
-      { name: "oldest" },
-      { now, runAt: minutesAgo(60) },
-    );
-    const second = await enqueueJob(
-      opened.database.db,
-      queued,
-      { name: "second" },
-      { now, runAt: minutesAgo(45) },
-    );
-    const future = await enqueueJob(
-      opened.database.db,
-      queued,
-      { name: "later" },
-      { now, runAt: minutesAgo(-5) },
-    );
+    const enqueueDue = (kind: typeof queued, name: string, minutes: number) =>
+      enqueueJob(opened.database.db, kind, { name }, { now, runAt: minutesAgo(minutes) });
+    const stale = await enqueueDue(stranger, "not mine", 90);
+    const oldest = await enqueueDue(other, "oldest", 60);
+    const second = await enqueueDue(queued, "second", 45);
+    const future = await enqueueDue(queued, "later", -5);
     const catalog = createJobCatalog([handleJob(queued, async () => {}), handleJob(other, async () => {})]);
     const claimed = await claimJobs(opened.database.db, catalog, now, 3);
     assert.deepEqual(
