@@ -188,11 +188,16 @@ describe("mail safety in the browser: approvals, cancelling, opt-out", () => {
     await page.setViewportSize(VIEWPORTS.phone);
     try {
       const reason = page.getByText(/opted out of mail from its landing page/).first();
-      const box = await reason.boundingBox();
-      assert.ok(
-        box && box.x >= 0 && box.x < VIEWPORTS.phone.width,
-        `the status shows on a phone: ${JSON.stringify(box)}`,
-      );
+      // Polled: the app shell's navbar transition settles a moment after the resize.
+      let box: Awaited<ReturnType<typeof reason.boundingBox>> = null;
+      await waitUntil(
+        async () => {
+          box = await reason.boundingBox();
+          return box !== null && box.x >= 0 && box.x < VIEWPORTS.phone.width;
+        },
+        "the status shows on a phone",
+        10_000,
+      ).catch(() => assert.fail(`the status shows on a phone: ${JSON.stringify(box)}`));
     } finally {
       await page.setViewportSize(VIEWPORTS.desktop);
     }
