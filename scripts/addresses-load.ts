@@ -11,14 +11,8 @@ import { loadConfig } from "../src/config.ts";
 import { lockDataDir, preparePrivateDataDir } from "../src/db/data-dir-lock.ts";
 import { openDatabase, sql } from "../src/db/database.ts";
 import { migrate } from "../src/db/migrate.ts";
-import {
-  loadAddressFile,
-  loadOutweighsTable,
-  progressLine,
-  statementSink,
-} from "../src/neighbours/load-addresses.ts";
-import { postgresLoadSink } from "../src/neighbours/postgres-swap-load.ts";
-import { countReferenceAddresses } from "../src/neighbours/reference-addresses.ts";
+import { addressSinkFor } from "../src/neighbours/address-sink.ts";
+import { loadAddressFile, progressLine } from "../src/neighbours/load-addresses.ts";
 import { syntheticCsvLines } from "../src/neighbours/synthetic-neighbourhood.ts";
 
 const print = (line: string) => process.stdout.write(`${line}\n`);
@@ -53,12 +47,10 @@ async function main() {
   try {
     await migrate(database.db);
     for (const file of files) {
-      // A file large against the table builds the indexes once: on PostgreSQL in a new table
-      // swapped in at the end (a running server reads the old one meanwhile), on PGlite in place.
-      const large = await loadOutweighsTable(file, await countReferenceAddresses(database.db));
-      const sink = config.databaseUrl
-        ? await postgresLoadSink(config.databaseUrl, { large, onStep: (step) => print(`${file}: ${step}`) })
-        : statementSink(database, { rebuildIndexes: large });
+      const sink = await addressSinkFor(database, file, {
+        databaseUrl: config.databaseUrl,
+        onStep: (step) => print(`${file}: ${step}`),
+      });
       let lastPrint = 0;
       try {
         const report = await loadAddressFile(file, {

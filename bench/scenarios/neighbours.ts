@@ -4,24 +4,14 @@ import { loadavg, tmpdir } from "node:os";
 import path from "node:path";
 import type { Database } from "../../src/db/database.ts";
 import { normalizeAddress } from "../../src/domain/address.ts";
-import {
-  type AddressSink,
-  loadAddressFile,
-  loadOutweighsTable,
-  statementSink,
-} from "../../src/neighbours/load-addresses.ts";
-import { postgresLoadSink } from "../../src/neighbours/postgres-swap-load.ts";
-import {
-  countReferenceAddresses,
-  nearestHomes,
-  ownHomeKeys,
-  referenceAddressOf,
-} from "../../src/neighbours/reference-addresses.ts";
+import { addressSinkFor } from "../../src/neighbours/address-sink.ts";
+import { loadAddressFile } from "../../src/neighbours/load-addresses.ts";
+import { nearestHomes, ownHomeKeys, referenceAddressOf } from "../../src/neighbours/reference-addresses.ts";
 import { syntheticCsvLines, syntheticHome } from "../../src/neighbours/synthetic-neighbourhood.ts";
 import { scenarioDatabase } from "../lib/databases.ts";
 import { percentile } from "../lib/load.ts";
 import { BENCH_ADMIN_TOKEN, MAIN, startNodeServer } from "../lib/processes.ts";
-import type { ResultRow, Scenario, ScenarioContext } from "../lib/scenario.ts";
+import type { ResultRow, Scenario } from "../lib/scenario.ts";
 import { openForSeeding } from "../lib/seed.ts";
 
 const SMALL = 10_000;
@@ -42,18 +32,6 @@ async function writeCsv(file: string, from: number, to: number): Promise<void> {
   }
   out.end();
   await once(out, "finish");
-}
-
-async function sinkFor(
-  context: ScenarioContext,
-  database: Database,
-  url: string | undefined,
-  file: string,
-): Promise<AddressSink> {
-  // As `addresses:load` decides it: a file large against the table loads the bulk way.
-  const large = await loadOutweighsTable(file, await countReferenceAddresses(database.db));
-  if (context.kind === "postgres") return postgresLoadSink(url!, { large });
-  return statementSink(database, { rebuildIndexes: large });
 }
 
 /** p50/p99 of the K=20, R=400 m query around homes spread over the first `homes`. */
@@ -185,7 +163,7 @@ export const neighbours: Scenario = {
         await writeCsv(smallFile, 0, SMALL);
         await writeCsv(restFile, SMALL, total);
         const load = async (file: string) => {
-          const sink = await sinkFor(context, database, scenarioDb.url, file);
+          const sink = await addressSinkFor(database, file, { databaseUrl: scenarioDb.url });
           try {
             return await loadAddressFile(file, { sink });
           } finally {

@@ -23,7 +23,7 @@ export async function findCustomerUpload(
 
 /**
  * Registers an upload's customers once per `requestId` (the app makes one per chosen file): a
- * retry with the same id answers the first upload's counts (`replayed`) and registers nothing,
+ * retry with the same id answers the first upload's counts and registers nothing,
  * where a second registration would report every address as not new. Retries racing each other
  * take turns on the id's lock, so one registers and the others replay it. Without an id, the
  * entries are registered as before.
@@ -34,21 +34,21 @@ export async function registerCustomerUpload(
   requestId: string | undefined,
   entries: readonly CustomerEntry[],
   source: CustomerSource,
-): Promise<{ result: CustomerUploadResult; replayed: boolean }> {
+): Promise<CustomerUploadResult> {
   if (requestId === undefined) {
     const counts = await registerCustomers(db, orgId, entries, source);
-    return { result: { ...counts, rows: entries.length }, replayed: false };
+    return { ...counts, rows: entries.length };
   }
   return db.transaction(async (tx) => {
     await lockUntilCommit(tx, `customer-upload:${orgId}:${requestId}`);
     const earlier = await findCustomerUpload(tx, orgId, requestId);
-    if (earlier) return { result: earlier, replayed: true };
+    if (earlier) return earlier;
     const counts = await registerCustomers(tx, orgId, entries, source);
     const result = { ...counts, rows: entries.length };
     await tx.execute(
       sql`INSERT INTO customer_uploads (org_id, request_id, added, total, row_count)
           VALUES (${orgId}::uuid, ${requestId}::uuid, ${result.added}, ${result.total}, ${result.rows})`,
     );
-    return { result, replayed: false };
+    return result;
   });
 }

@@ -250,8 +250,7 @@ export async function registerCustomerUploadRoutes(app: FastifyInstance, ctx: Ap
           }
         }
         if (problems.length > 0) refuseRows(problems);
-        const { result } = await registerCustomerUpload(ctx.db, orgId, requestId, entries, "app");
-        return result;
+        return registerCustomerUpload(ctx.db, orgId, requestId, entries, "app");
       },
     );
 
