@@ -121,7 +121,7 @@ async function loadEsbuild() {
   }
 }
 
-/** `src/answer.ts:1:22: Expected expression` for each error esbuild reports. */
+/** `file.ts:1:22: Expected expression` (the file relative to the checkout) for each error esbuild reports. */
 function esbuildMessages(failure) {
   const errors = failure.errors ?? [];
   if (errors.length === 0) return String(failure.message ?? failure);

@@ -13,7 +13,7 @@ import { createProxyServer } from "./server.ts";
 import { PROXY_TOOLS } from "./tools.ts";
 
 /**
- * Serving one tool-protocol POST (routes/mcp.ts holds the route). This module and the protocol
+ * Serving one tool-protocol POST (mcp/route.ts holds the route). This module and the protocol
  * SDK it imports are loaded by the route's first call.
  */
 

@@ -17,7 +17,7 @@ export interface PieceRecord {
   city: string | null;
   state: string | null;
   zip: string | null;
-  /** Null until the pipeline keys a piece queued by an event (pipeline/piece-updates.ts). */
+  /** Null until the pipeline keys a piece queued by an event (pieces/piece-updates.ts). */
   normalizedAddress: string | null;
   latitude: number | null;
   longitude: number | null;

@@ -3,7 +3,7 @@ import type { CardSize } from "./card-size.ts";
 import { applyMergeFields, type MergeValues } from "./merge.ts";
 import type { ResolvedTemplate } from "./template.ts";
 
-/** Who the card speaks for: the organization's profile (services/card-sender.ts loads it). */
+/** Who the card speaks for: the organization's profile (orgs/card-sender.ts loads it). */
 export interface CardSender {
   /** The business name, else the organization's name. */
   name: string;

@@ -18,7 +18,7 @@ export const SAMPLES_PER_EVENT_TYPE = 25;
 
 /**
  * The sample row of a live event (the envelope without `dry_run`). The trigger store buffers it
- * (events/sample-buffer.ts) and writes it into the type's ring of the newest 25.
+ * (trigger/sample-buffer.ts) and writes it into the type's ring of the newest 25.
  */
 export function newEventSample(orgId: string, envelope: CleanEnvelope, receivedAt: Date): EventSampleRow {
   const { dry_run: _alwaysFalseHere, ...stored } = envelope;

@@ -5,7 +5,7 @@
  * For each candidate automation, in order: loop guard (a `service_lead_id` naming one of the org's
  * own leads stops everything), CRM filters, address check, then the idempotent enqueue of one
  * campaign and its pipeline job, which carries the campaign's one mail piece and inserts it on its
- * first run (pipeline/process-piece.ts). The unique index `campaigns_dedup` decides duplicates
+ * first run (pieces/process-piece.ts). The unique index `campaigns_dedup` decides duplicates
  * (INSERT … ON CONFLICT DO NOTHING RETURNING), never a read-then-write, so concurrent replays
  * give exactly one `queued`. The writes of one call commit together, group-committed with
  * concurrent calls by the trigger store, which buffers a live event's sample once they did. A dry
