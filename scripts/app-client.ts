@@ -11,7 +11,9 @@ import { loadConfig } from "../src/config.ts";
 import { openDatabase } from "../src/db/database.ts";
 import { migrate } from "../src/db/migrate.ts";
 import { createLocalGeocoder } from "../src/geo/local.ts";
+import { createPlaceholderImagery } from "../src/imagery/placeholder.ts";
 import { createMemoryRateLimiter } from "../src/limits/rate-limiter.ts";
+import { createMailer } from "../src/mail/mailer.ts";
 import { createRenderPool } from "../src/render/renderer.ts";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
@@ -20,20 +22,30 @@ const TYPES = path.join(ROOT, "web/src/api/schema.d.ts");
 
 const database = await openDatabase({});
 await migrate(database.db);
+const config = {
+  ...loadConfig({}),
+  publicBaseUrl: "http://127.0.0.1:3000",
+  adminToken: "app-client-generator-token",
+  dataDir: mkdtempSync(path.join(tmpdir(), "porchlight-app-client-")),
+};
+const logger = pino({ level: "silent" });
 const app = await buildApp({
-  config: {
-    ...loadConfig({}),
-    publicBaseUrl: "http://127.0.0.1:3000",
-    adminToken: "app-client-generator-token",
-    dataDir: mkdtempSync(path.join(tmpdir(), "porchlight-app-client-")),
-  },
+  config,
   database,
   clock: systemClock,
-  logger: pino({ level: "silent" }),
+  logger,
   limiter: createMemoryRateLimiter(systemClock),
   geocoder: createLocalGeocoder(),
   // Never used: the document is read from the routes' schemas.
   renderer: createRenderPool({ threads: 1 }),
+  imagery: createPlaceholderImagery(),
+  mailer: createMailer({
+    smtpUrl: undefined,
+    from: config.mailFrom,
+    dataDir: config.dataDir,
+    logger,
+    clock: systemClock,
+  }),
 });
 await app.ready();
 const response = await app.inject({ method: "GET", url: "/app/api/v1/openapi.json" });

@@ -9,7 +9,9 @@ import { loadConfig } from "../src/config.ts";
 import { openDatabase } from "../src/db/database.ts";
 import { migrate } from "../src/db/migrate.ts";
 import { createLocalGeocoder } from "../src/geo/local.ts";
+import { createPlaceholderImagery } from "../src/imagery/placeholder.ts";
 import { createMemoryRateLimiter } from "../src/limits/rate-limiter.ts";
+import { createMailer } from "../src/mail/mailer.ts";
 import { createRenderPool } from "../src/render/renderer.ts";
 
 const FILE = path.resolve(import.meta.dirname, "../openapi.json");
@@ -22,15 +24,24 @@ async function generate(): Promise<string> {
     publicBaseUrl: "http://127.0.0.1:3000",
     adminToken: "openapi-generator-token",
   };
+  const logger = pino({ level: "silent" });
   const app = await buildApp({
     config,
     database,
     clock: systemClock,
-    logger: pino({ level: "silent" }),
+    logger,
     limiter: createMemoryRateLimiter(systemClock),
     geocoder: createLocalGeocoder(),
     // Never used: the document is read from the routes' schemas, and no thread starts until a card is drawn.
     renderer: createRenderPool({ threads: 1 }),
+    imagery: createPlaceholderImagery(),
+    mailer: createMailer({
+      smtpUrl: undefined,
+      from: config.mailFrom,
+      dataDir: config.dataDir,
+      logger,
+      clock: systemClock,
+    }),
   });
   await app.ready();
   const document = `${JSON.stringify(app.swagger(), null, 2)}\n`;

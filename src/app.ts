@@ -20,7 +20,9 @@ import { requestIdFor } from "./http/request-id.ts";
 import { registerRequestLog } from "./http/request-log.ts";
 import { registerShutdownGate } from "./http/shutdown-gate.ts";
 import { registerWebApp } from "./http/web-app.ts";
+import type { HomeImagery } from "./imagery/home-imagery.ts";
 import type { RateLimiter } from "./limits/rate-limiter.ts";
+import type { Mailer } from "./mail/mailer.ts";
 import { JsonRpcRequestBody } from "./mcp/json-rpc.ts";
 import { registerMcpRoute } from "./mcp/route.ts";
 import { createKeyStore } from "./orgs/key-store.ts";
@@ -44,6 +46,9 @@ export interface AppDeps {
   geocoder: Geocoder;
   /** The render pool (the caller creates and closes it: a worker in the same process shares it). */
   renderer: Renderer;
+  /** The process's mailer and home imagery, built once by the caller (main.ts, or a test's harness). */
+  mailer: Mailer;
+  imagery: HomeImagery;
   /** How webhook target hostnames resolve; default: the system resolver. Tests inject one. */
   resolveHost?: HostResolver;
   /**

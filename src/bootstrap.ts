@@ -5,7 +5,7 @@ import type { Logger } from "pino";
 import { systemClock } from "./clock.ts";
 import type { Config } from "./config.ts";
 import { type Queryable, queryOne, sql } from "./db/database.ts";
-import { createMailer } from "./mail/mailer.ts";
+import type { Mailer } from "./mail/mailer.ts";
 import { inviteMember } from "./orgs/invitations.ts";
 import { createOrganization, issueApiKey } from "./orgs/organizations.ts";
 
@@ -32,6 +32,7 @@ export async function seedDemoOnFirstRun(
   db: Queryable,
   config: Config,
   logger: Logger,
+  mailer: Mailer,
   print: (line: string) => void,
 ): Promise<void> {
   if (config.databaseUrl) return;
@@ -45,18 +46,10 @@ export async function seedDemoOnFirstRun(
   print(`  ${key.key}`);
   print("Try it:");
   print(`  curl -s -H 'Authorization: Bearer ${key.key}' ${config.publicBaseUrl}/api/v1/me`);
-  const mailer = createMailer({
-    smtpUrl: config.smtpUrl,
-    from: config.mailFrom,
-    dataDir: config.dataDir,
-    logger,
-    clock: systemClock,
-  });
   const invitation = await inviteMember(
     { db, clock: systemClock, mailer, publicBaseUrl: config.publicBaseUrl },
     { orgId: org.org_id, email: DEMO_OWNER_EMAIL, role: "owner", inviterId: null },
   );
-  await mailer.close();
   print(`Set up the app's owner (${DEMO_OWNER_EMAIL}) within 7 days at:`);
   print(`  ${invitation.invite_url}`);
   print("");

@@ -19,6 +19,7 @@ import { startEventLoopDelayReport } from "./event-loop-delay.ts";
 import { JOBS_READY_CHANNEL } from "./jobs/queue.ts";
 import { createMemoryRateLimiter, createRedisRateLimiter, type RateLimiter } from "./limits/rate-limiter.ts";
 import { createLogger } from "./logger.ts";
+import { createMailer } from "./mail/mailer.ts";
 import { createRenderPool } from "./render/renderer.ts";
 
 type Role = "all" | "api" | "worker";
@@ -152,7 +153,7 @@ function listenerSurfaces(config: Config, all: readonly Surface[]): (readonly Su
 }
 
 /**
- * The HTTP apps, the job worker and the geocoder: most of the code the start loads. Imported while
+ * The HTTP apps, the job worker, the geocoder and the imagery: most of the code the start loads. Imported while
  * the database opens (PGlite on its own thread, or PostgreSQL answering), so that on a machine with
  * a second core the two overlap.
  */
@@ -161,6 +162,7 @@ function loadServingModules() {
     import("./app.ts"),
     import("./worker/process-worker.ts"),
     import("./geo/index.ts"),
+    import("./imagery/index.ts"),
   ]);
   // A start that fails first on the database reports that failure, not this one.
   modules.catch(() => {});
@@ -214,10 +216,22 @@ async function main() {
     );
   }
 
-  const [{ ALL_SURFACES, buildListenerApps }, { startProcessWorker }, { createGeocoder }] =
-    await servingModules;
+  const [
+    { ALL_SURFACES, buildListenerApps },
+    { startProcessWorker },
+    { createGeocoder },
+    { createHomeImagery },
+  ] = await servingModules;
   const geocoder = createGeocoder(config, { db: database.db, logger });
   const renderer = createRenderPool({ threads: config.renderConcurrency });
+  const imagery = createHomeImagery(config);
+  const mailer = createMailer({
+    smtpUrl: config.smtpUrl,
+    from: config.mailFrom,
+    dataDir: config.dataDir,
+    logger,
+    clock: systemClock,
+  });
   let started = false;
   const appDeps = {
     config,
@@ -227,6 +241,8 @@ async function main() {
     limiter,
     geocoder,
     renderer,
+    imagery,
+    mailer,
     isStarted: () => started,
   };
   const apps = await buildListenerApps(appDeps, listenerSurfaces(config, ALL_SURFACES));
@@ -240,10 +256,19 @@ async function main() {
     await Promise.all(apps.map((each) => each.ready()));
   }
   // After listening: a first start that cannot bind must not print (and use up) the demo key.
-  await seedDemoOnFirstRun(database.db, config, logger, print);
+  await seedDemoOnFirstRun(database.db, config, logger, mailer, print);
   const worker =
     role !== "api"
-      ? startProcessWorker({ config, db: database.db, clock: systemClock, logger, geocoder, renderer })
+      ? startProcessWorker({
+          config,
+          db: database.db,
+          clock: systemClock,
+          logger,
+          geocoder,
+          renderer,
+          imagery,
+          mailer,
+        })
       : null;
   // Jobs enqueued by any process (a lead's deliveries, say) start at once instead of at the next poll.
   const stopListening = worker ? await database.listen(JOBS_READY_CHANNEL, () => worker.wake()) : null;
@@ -262,6 +287,7 @@ async function main() {
     async () => stopListening?.(),
     async () => worker?.stop(),
     () => renderer.close(),
+    () => mailer.close(),
     async () => stopLoopReport?.(),
     async () => vacuum?.stop(),
     () => limiter.close(),

@@ -5,7 +5,9 @@ import type { Clock } from "./clock.ts";
 import type { Config } from "./config.ts";
 import type { Database, Queryable } from "./db/database.ts";
 import type { Geocoder } from "./geo/geocoder.ts";
+import type { HomeImagery } from "./imagery/home-imagery.ts";
 import type { RateLimiter } from "./limits/rate-limiter.ts";
+import type { Mailer } from "./mail/mailer.ts";
 import type { KeyStore } from "./orgs/key-store.ts";
 import type { Renderer } from "./render/renderer.ts";
 import type { TriggerStore } from "./trigger/trigger-store.ts";
@@ -30,6 +32,10 @@ export interface Services {
   geocoder: Geocoder;
   /** Draws cards off the event loop (the render pool); the operator's proofs use it. */
   renderer: Renderer;
+  /** The one mailer of the process (invitations, password resets); the composition root closes it. */
+  mailer: Mailer;
+  /** The home imagery HOME_IMAGERY names, shared by the pipeline and the proofs of printed cards. */
+  imagery: HomeImagery;
   /** SSRF guard of webhook targets (subscribe time; deliveries check again at connect time). */
   webhookTargetGuard: TargetGuard;
   /** See AppDeps.isStarted: /readyz reads it. */

@@ -3,7 +3,7 @@ import type { Clock } from "../clock.ts";
 import type { Config } from "../config.ts";
 import type { Queryable } from "../db/database.ts";
 import type { Geocoder } from "../geo/geocoder.ts";
-import { createHomeImagery } from "../imagery/index.ts";
+import type { HomeImagery } from "../imagery/home-imagery.ts";
 import type { RegisteredJob } from "../jobs/job-kind.ts";
 import { createPrintProvider } from "../print/index.ts";
 import type { Renderer } from "../render/renderer.ts";
@@ -16,15 +16,15 @@ export interface PipelineJobDeps {
   config: Config;
   geocoder: Geocoder;
   renderer: Renderer;
+  imagery: HomeImagery;
   /** mail-safety's rules (mailSafetyGates), run before print. */
   safetyGates: SafetyGates;
 }
 
-/** The campaign pipeline's job kinds (a piece's processing and geocoding), with the imagery and print adapters the config names. */
+/** The campaign pipeline's job kinds (a piece's processing and geocoding), with the print adapter the config names. */
 export function pipelineJobHandlers(deps: PipelineJobDeps): RegisteredJob[] {
   const pipeline = {
     ...deps,
-    imagery: createHomeImagery(deps.config),
     printProvider: createPrintProvider(deps.config, deps),
     publicBaseUrl: deps.config.publicBaseUrl,
   };

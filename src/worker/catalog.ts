@@ -3,9 +3,10 @@ import type { Clock } from "../clock.ts";
 import type { Config } from "../config.ts";
 import type { Queryable } from "../db/database.ts";
 import type { Geocoder } from "../geo/geocoder.ts";
+import type { HomeImagery } from "../imagery/home-imagery.ts";
 import { createJobCatalog, type JobCatalog } from "../jobs/job-kind.ts";
 import { leadAlertHandler } from "../leads/lead-alerts.ts";
-import { createMailer, type Mailer } from "../mail/mailer.ts";
+import type { Mailer } from "../mail/mailer.ts";
 import { capNoticeHandler } from "../mail-safety/cap-notice.ts";
 import { mailSafetyGates } from "../mail-safety/piece-checks.ts";
 import { neighbourFanoutHandler } from "../neighbours/neighbour-fanout.ts";
@@ -14,18 +15,27 @@ import type { Renderer } from "../render/renderer.ts";
 import { deliverLeadHandler } from "../webhooks/deliver-lead-job.ts";
 import type { DeliveryClient } from "../webhooks/delivery-client.ts";
 
-export interface JobCatalogDeps {
+interface LeadDeliveryDeps {
   db: Queryable;
   clock: Clock;
   logger: Logger;
   deliveryClient: DeliveryClient;
-  /** With all three, the campaign pipeline's kinds run too (a worker process always passes them). */
-  config?: Config;
-  geocoder?: Geocoder;
-  renderer?: Renderer;
-  /** Lead alert emails; default (with config): SMTP_URL's server, else the outbox in DATA_DIR. */
-  mailer?: Mailer;
 }
+
+/**
+ * Lead deliveries always run; with config (and so its mailer) the email kinds run too (lead
+ * alerts, cap notices), and with the geocoder, renderer and imagery the campaign pipeline's kinds
+ * (a worker process always passes them all).
+ */
+export type JobCatalogDeps =
+  | (LeadDeliveryDeps & { config?: undefined })
+  | (LeadDeliveryDeps & {
+      config: Config;
+      mailer: Mailer;
+      geocoder?: Geocoder;
+      renderer?: Renderer;
+      imagery?: HomeImagery;
+    });
 
 /** Every job kind this service runs, with its handler. A worker process runs all of them. */
 export function buildJobCatalog(deps: JobCatalogDeps): JobCatalog {
@@ -35,35 +45,26 @@ export function buildJobCatalog(deps: JobCatalogDeps): JobCatalog {
       ? [
           leadAlertHandler({
             ...deps,
-            mailer: deps.mailer ?? mailerOf(deps, deps.config),
+            mailer: deps.mailer,
             publicBaseUrl: deps.config.publicBaseUrl,
           }),
           capNoticeHandler({
             ...deps,
-            mailer: deps.mailer ?? mailerOf(deps, deps.config),
+            mailer: deps.mailer,
             publicBaseUrl: deps.config.publicBaseUrl,
           }),
         ]
       : []),
-    ...(deps.config && deps.geocoder && deps.renderer
+    ...(deps.config && deps.geocoder && deps.renderer && deps.imagery
       ? pipelineJobHandlers({
           ...deps,
           config: deps.config,
           geocoder: deps.geocoder,
           renderer: deps.renderer,
+          imagery: deps.imagery,
           safetyGates: mailSafetyGates,
         })
       : []),
     ...(deps.config && deps.geocoder && deps.renderer ? [neighbourFanoutHandler(deps)] : []),
   ]);
-}
-
-function mailerOf(deps: JobCatalogDeps, config: Config): Mailer {
-  return createMailer({
-    smtpUrl: config.smtpUrl,
-    from: config.mailFrom,
-    dataDir: config.dataDir,
-    logger: deps.logger,
-    clock: deps.clock,
-  });
 }

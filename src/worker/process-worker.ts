@@ -4,8 +4,10 @@ import type { Clock } from "../clock.ts";
 import type { Config } from "../config.ts";
 import type { Queryable } from "../db/database.ts";
 import type { Geocoder } from "../geo/geocoder.ts";
+import type { HomeImagery } from "../imagery/home-imagery.ts";
 import { startJobPruning } from "../jobs/pruning.ts";
 import { startWorker, type Worker } from "../jobs/worker.ts";
+import type { Mailer } from "../mail/mailer.ts";
 import type { Renderer } from "../render/renderer.ts";
 import { createDeliveryClient } from "../webhooks/delivery-client.ts";
 import { createTargetGuard } from "../webhooks/target-guard.ts";
@@ -23,6 +25,8 @@ export function startProcessWorker(deps: {
   logger: Logger;
   geocoder: Geocoder;
   renderer: Renderer;
+  imagery: HomeImagery;
+  mailer: Mailer;
 }): Worker {
   const guard = createTargetGuard({ allowPrivateTargets: deps.config.webhookAllowPrivateTargets });
   const deliveryClient = createDeliveryClient({ guard, logger: deps.logger });

@@ -41,7 +41,12 @@ describe(`app API: Leads and lead alerts (${databaseLabel})`, () => {
     const deps = { db: context.database.db, clock: context.clock, logger: silentLogger };
     return runPendingJobs(
       deps,
-      buildJobCatalog({ ...deps, deliveryClient: testDeliveryClient(ctx), config: context.config }),
+      buildJobCatalog({
+        ...deps,
+        deliveryClient: testDeliveryClient(ctx),
+        config: context.config,
+        mailer: context.mailer,
+      }),
     );
   };
 

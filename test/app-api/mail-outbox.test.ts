@@ -32,8 +32,12 @@ describe("mail without SMTP_URL", () => {
     const lines: string[] = [];
     const empty = await createAppTestContext({ memoryLimiter: true });
     try {
-      await seedDemoOnFirstRun(empty.database.db, empty.config, pino({ level: "silent" }), (line) =>
-        lines.push(line),
+      await seedDemoOnFirstRun(
+        empty.database.db,
+        empty.config,
+        pino({ level: "silent" }),
+        empty.mailer,
+        (line) => lines.push(line),
       );
       const link = lines.map((l) => l.trim()).find((l) => l.startsWith("http://porchlight.test/app/invite/"));
       assert.ok(link, `an invite link is printed: ${lines.join("\n")}`);

@@ -13,6 +13,7 @@ import { createRenderPool } from "../../src/render/renderer.ts";
 import { call, createOrg } from "../helpers/api.ts";
 import {
   ADMIN_TOKEN,
+  appAdapters,
   databaseLabel,
   openTestDatabase,
   type TestContext,
@@ -38,14 +39,17 @@ describe(`operator-token guard behind proxies (${databaseLabel})`, () => {
 
   async function appWith(config: Partial<Config>): Promise<{ ctx: TestContext; path: string }> {
     const limiter = await testLimiter(clock);
+    const logger = pino({ level: "silent" });
+    const fullConfig = testConfig(config);
     const deps = {
-      config: testConfig(config),
+      config: fullConfig,
       database: opened.database,
       clock,
-      logger: pino({ level: "silent" }),
+      logger,
       limiter,
       geocoder: createLocalGeocoder(),
       renderer: createRenderPool({ threads: 1 }),
+      ...appAdapters(fullConfig, logger),
     };
     const app: App = await buildApp(deps);
     await app.ready();

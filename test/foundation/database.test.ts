@@ -12,7 +12,13 @@ import { createLocalGeocoder } from "../../src/geo/local.ts";
 import { createMemoryRateLimiter } from "../../src/limits/rate-limiter.ts";
 import { createRenderPool } from "../../src/render/renderer.ts";
 import { admin, call, createOrg } from "../helpers/api.ts";
-import { createTestContext, databaseLabel, openTestDatabase, testConfig } from "../helpers/harness.ts";
+import {
+  appAdapters,
+  createTestContext,
+  databaseLabel,
+  openTestDatabase,
+  testConfig,
+} from "../helpers/harness.ts";
 
 describe(`migrations (${databaseLabel})`, () => {
   it("are idempotent: a second run applies nothing and keeps the data", async () => {
@@ -101,14 +107,17 @@ describe(`a database that stops answering (${databaseLabel})`, () => {
     const limiter = createMemoryRateLimiter(systemClock);
     // A frozen server: the connection stays open, no answer ever comes.
     const frozen = { ...opened.database, ping: () => new Promise<void>(() => undefined) };
+    const config = testConfig();
+    const logger = pino({ level: "silent" });
     const app = await buildApp({
-      config: testConfig(),
+      config,
       database: frozen,
       clock: systemClock,
-      logger: pino({ level: "silent" }),
+      logger,
       limiter,
       geocoder: createLocalGeocoder(),
       renderer: createRenderPool({ threads: 1 }),
+      ...appAdapters(config, logger),
     });
     try {
       const startedAt = Date.now();
@@ -157,6 +166,7 @@ describe("embedded database persistence", () => {
       const config = testConfig({ dataDir });
       const limiter = createMemoryRateLimiter(systemClock);
       const renderer = createRenderPool({ threads: 1 });
+      const { mailer, imagery } = appAdapters(config, logger);
       const app = await buildApp({
         config,
         database,
@@ -165,13 +175,25 @@ describe("embedded database persistence", () => {
         limiter,
         geocoder: createLocalGeocoder(),
         renderer,
+        mailer,
+        imagery,
       });
       const close = async () => {
         await app.close();
         await renderer.close();
         await database.close();
       };
-      return { app, database, config, clock: systemClock, limiter, renderer, schema: undefined, close };
+      return {
+        app,
+        database,
+        config,
+        clock: systemClock,
+        limiter,
+        renderer,
+        mailer,
+        schema: undefined,
+        close,
+      };
     };
     try {
       const first = await start();

@@ -10,7 +10,14 @@ import { systemClock } from "../../src/clock.ts";
 import { createLocalGeocoder } from "../../src/geo/local.ts";
 import type { RateLimiter } from "../../src/limits/rate-limiter.ts";
 import { createRenderPool, type Renderer } from "../../src/render/renderer.ts";
-import { ADMIN_TOKEN, databaseLabel, openTestDatabase, testConfig, testLimiter } from "../helpers/harness.ts";
+import {
+  ADMIN_TOKEN,
+  appAdapters,
+  databaseLabel,
+  openTestDatabase,
+  testConfig,
+  testLimiter,
+} from "../helpers/harness.ts";
 import { freePort, killStarted, start, waitReady } from "../helpers/server-process.ts";
 
 const operator = { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" };
@@ -41,7 +48,10 @@ describe(`the operator API on its own listener (${databaseLabel})`, () => {
     };
     renderer = deps.renderer;
     // As main.ts splits them with ADMIN_PORT.
-    const listeners = await buildListenerApps(deps, [["public", "app"], ["admin"]]);
+    const listeners = await buildListenerApps({ ...deps, ...appAdapters(deps.config, deps.logger) }, [
+      ["public", "app"],
+      ["admin"],
+    ]);
     [publicApp, operatorApp] = listeners as [App, App];
   });
   after(async () => {

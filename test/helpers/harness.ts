@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { Redis } from "ioredis";
-import pino from "pino";
+import pino, { type Logger } from "pino";
 import { type App, buildApp } from "../../src/app.ts";
 import { type Clock, systemClock } from "../../src/clock.ts";
 import { type Config, loadConfig } from "../../src/config.ts";
@@ -8,11 +8,13 @@ import { type Database, openDatabase, sql } from "../../src/db/database.ts";
 import { type Migration, migrate } from "../../src/db/migrate.ts";
 import type { Geocoder } from "../../src/geo/geocoder.ts";
 import { createLocalGeocoder } from "../../src/geo/local.ts";
+import { createHomeImagery } from "../../src/imagery/index.ts";
 import {
   createMemoryRateLimiter,
   createRedisRateLimiter,
   type RateLimiter,
 } from "../../src/limits/rate-limiter.ts";
+import { createMailer, type Mailer } from "../../src/mail/mailer.ts";
 import { createRenderPool, type Renderer } from "../../src/render/renderer.ts";
 import type { HostResolver } from "../../src/webhooks/target-guard.ts";
 
@@ -44,6 +46,8 @@ export interface TestContext {
   limiter: RateLimiter;
   /** The render pool the app's proofs and the test's pipeline runs draw with (one thread). */
   renderer: Renderer;
+  /** The app's mailer (the outbox under the test's DATA_DIR unless SMTP_URL is set). */
+  mailer: Mailer;
   /** The schema this context owns on PostgreSQL (undefined on PGlite). */
   schema: string | undefined;
   close(): Promise<void>;
@@ -112,6 +116,18 @@ export async function testLimiter(clock: Clock, forceMemory = false): Promise<Ra
 }
 
 /** A fresh app on a fresh database, with an optional fixed clock and config overrides. */
+/** The mailer (SMTP_URL's server, else the outbox under DATA_DIR) and home imagery of an app, built as main.ts builds them. */
+export function appAdapters(config: Config, logger: Logger, clock: Clock = systemClock) {
+  const mailer: Mailer = createMailer({
+    smtpUrl: config.smtpUrl,
+    from: config.mailFrom,
+    dataDir: config.dataDir,
+    logger,
+    clock,
+  });
+  return { mailer, imagery: createHomeImagery(config) };
+}
+
 export async function createTestContext(options: TestContextOptions = {}): Promise<TestContext> {
   const { database, schema, drop } = await openTestDatabase();
   const clock = options.clock ?? systemClock;
@@ -120,6 +136,7 @@ export async function createTestContext(options: TestContextOptions = {}): Promi
   const logger = options.logger ?? pino({ level: process.env.TEST_LOG_LEVEL ?? "silent" });
   const geocoder = options.geocoder ?? createLocalGeocoder();
   const renderer = createRenderPool({ threads: 1 });
+  const adapters = appAdapters(config, logger, clock);
   const app = await buildApp({
     config,
     database,
@@ -128,6 +145,7 @@ export async function createTestContext(options: TestContextOptions = {}): Promi
     limiter,
     geocoder,
     renderer,
+    ...adapters,
     ...(options.resolveHost ? { resolveHost: options.resolveHost } : {}),
   });
   await app.ready();
@@ -138,9 +156,11 @@ export async function createTestContext(options: TestContextOptions = {}): Promi
     clock,
     limiter,
     renderer,
+    mailer: adapters.mailer,
     schema,
     close: async () => {
       await app.close();
+      await adapters.mailer.close();
       await renderer.close();
       await limiter.close();
       await drop();

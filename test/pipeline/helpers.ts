@@ -11,6 +11,7 @@ import sharp from "sharp";
 import type { Config } from "../../src/config.ts";
 import { type Queryable, queryOne, queryRows, sql } from "../../src/db/database.ts";
 import { createLocalGeocoder } from "../../src/geo/local.ts";
+import { createHomeImagery } from "../../src/imagery/index.ts";
 import { createJobCatalog } from "../../src/jobs/job-kind.ts";
 import { runPendingJobs } from "../../src/jobs/worker.ts";
 import { mailSafetyGates } from "../../src/mail-safety/piece-checks.ts";
@@ -97,11 +98,13 @@ export function runPipeline(
   db: Queryable = ctx.database.db,
   automationsPaused?: () => Promise<boolean>,
 ) {
+  const merged = { ...ctx.config, ...config };
   const deps = {
     db,
     clock: ctx.clock,
     logger,
-    config: { ...ctx.config, ...config },
+    config: merged,
+    imagery: createHomeImagery(merged),
     geocoder: createLocalGeocoder(),
     renderer: ctx.renderer,
     safetyGates: mailSafetyGates,

@@ -4,6 +4,7 @@ import type { Static } from "typebox";
 import { fixedClock } from "../../src/clock.ts";
 import { type Database, openDatabase, queryOne, queryRows, sql } from "../../src/db/database.ts";
 import { createLocalGeocoder } from "../../src/geo/local.ts";
+import { createHomeImagery } from "../../src/imagery/index.ts";
 import { createJobCatalog } from "../../src/jobs/job-kind.ts";
 import { processPieceJob } from "../../src/jobs/kinds.ts";
 import { enqueueJob } from "../../src/jobs/queue.ts";
@@ -73,6 +74,7 @@ describe(`two workers over the same pieces never mail one twice (${databaseLabel
             clock,
             logger,
             config,
+            imagery: createHomeImagery(config),
             geocoder: createLocalGeocoder(),
             renderer: ctx.renderer,
             safetyGates: mailSafetyGates,

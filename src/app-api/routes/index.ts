@@ -1,6 +1,5 @@
 import type { FastifyInstance } from "fastify";
 import { registerWebApp, type WebAppPages } from "../../http/web-app.ts";
-import { createMailer } from "../../mail/mailer.ts";
 import type { Services } from "../../services.ts";
 import { createAuth } from "../auth.ts";
 import { registerAuthRoutes } from "../auth-routes.ts";
@@ -43,15 +42,7 @@ export async function registerContractorApp(
 }
 
 async function registerAppApi(app: FastifyInstance, services: Services): Promise<void> {
-  const { config, clock, logger, db } = services;
-  const mailer = createMailer({
-    smtpUrl: config.smtpUrl,
-    from: config.mailFrom,
-    dataDir: config.dataDir,
-    logger,
-    clock,
-  });
-  app.addHook("onClose", () => mailer.close());
+  const { config, clock, logger, db, mailer } = services;
   const auth = createAuth({ db, config, mailer, logger, secret: await resolveAuthSecret(db, config) });
   const requireSession = createSessionGuard({ auth, db, clock });
   const ctx: AppApiContext = { ...services, auth, mailer, requireSession, appLogger: logger };

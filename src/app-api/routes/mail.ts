@@ -3,7 +3,6 @@ import type { FastifyInstance } from "fastify";
 import { createExpiringCache } from "../../db/expiring-cache.ts";
 import { decodeKeysetCursor } from "../../db/keyset-cursor.ts";
 import { notFound, rateLimited } from "../../errors.ts";
-import { createHomeImagery } from "../../imagery/index.ts";
 import { getMailPiece, listMailPieces, MAIL_PIECE_STATUSES, orgOwnsPiece } from "../../pieces/app-mail.ts";
 import { renderProof } from "../../pieces/operator.ts";
 import { splitProofSheet } from "../../render/proof-sides.ts";
@@ -110,7 +109,7 @@ export function registerMailRoutes(app: FastifyInstance, ctx: AppApiContext): vo
   const { db, config } = ctx;
   const proofDeps = {
     db,
-    imagery: createHomeImagery(config),
+    imagery: ctx.imagery,
     renderer: ctx.renderer,
     publicBaseUrl: config.publicBaseUrl,
   };

@@ -1,21 +1,12 @@
 import { Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
-import { createMailer } from "../../mail/mailer.ts";
 import { inviteMember } from "../../orgs/invitations.ts";
 import type { Services } from "../../services.ts";
 import { OrgParams } from "./orgs.ts";
 
 /** The operator invites an organization's first owner (or anyone) into the contractor's app. */
 export function registerAdminInvitationRoutes(app: FastifyInstance, services: Services): void {
-  const { config, clock, logger, db } = services;
-  const mailer = createMailer({
-    smtpUrl: config.smtpUrl,
-    from: config.mailFrom,
-    dataDir: config.dataDir,
-    logger,
-    clock,
-  });
-  app.addHook("onClose", () => mailer.close());
+  const { config, clock, db, mailer } = services;
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
   r.post(
     "/orgs/:org_id/invitations",

@@ -2,7 +2,6 @@ import { Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
 import { setAutomationTemplate } from "../../automations/automations.ts";
 import { ErrorBody } from "../../http/schemas.ts";
-import { createHomeImagery } from "../../imagery/index.ts";
 import { listJobs, renderProof } from "../../pieces/operator.ts";
 import { CardSizeSchema, CardTemplate } from "../../render/template.ts";
 import type { Services } from "../../services.ts";
@@ -57,7 +56,7 @@ const Binary = Type.Unknown({ description: "The file's bytes." });
 /** Operator views of the campaign pipeline: card proofs, automation templates, the job queue. */
 export function registerAdminPieceRoutes(app: FastifyInstance, services: Services): void {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
-  const imagery = createHomeImagery(services.config);
+  const { imagery } = services;
   const proofDeps = {
     db: services.db,
     imagery,
