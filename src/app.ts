@@ -7,7 +7,9 @@ import { createKillSwitch } from "./automations/kill-switch.ts";
 import type { Clock } from "./clock.ts";
 import type { Config } from "./config.ts";
 import type { Database } from "./db/database.ts";
+import { registerDeveloperApi } from "./developer-api/index.ts";
 import type { Geocoder } from "./geo/geocoder.ts";
+import { registerHealthRoutes } from "./health.ts";
 import { createClientErrorHandler } from "./http/client-errors.ts";
 import { registerDocsPage } from "./http/docs-page.ts";
 import { frameworkErrorHandler, registerErrorHandling } from "./http/error-handler.ts";
@@ -21,17 +23,15 @@ import { registerRequestLog } from "./http/request-log.ts";
 import { registerShutdownGate } from "./http/shutdown-gate.ts";
 import { registerWebApp } from "./http/web-app.ts";
 import type { HomeImagery } from "./imagery/home-imagery.ts";
+import { registerLandingRoutes } from "./landing-pages/routes.ts";
 import type { RateLimiter } from "./limits/rate-limiter.ts";
 import type { Mailer } from "./mail/mailer.ts";
 import { JsonRpcRequestBody } from "./mcp/json-rpc.ts";
 import { registerMcpRoute } from "./mcp/route.ts";
+import { registerOperatorApi } from "./operator-api/index.ts";
 import { createKeyStore } from "./orgs/key-store.ts";
+import { registerLobWebhookRoute } from "./printer-webhooks/lob.ts";
 import type { Renderer } from "./render/renderer.ts";
-import { registerAdminRoutes } from "./routes/admin/index.ts";
-import { registerHealthRoutes } from "./routes/health.ts";
-import { registerLandingRoutes } from "./routes/landing.ts";
-import { registerLobWebhookRoute } from "./routes/lob-webhook.ts";
-import { registerPublicRoutes } from "./routes/public.ts";
 import type { Services } from "./services.ts";
 import { createTriggerStore } from "./trigger/trigger-store.ts";
 import { LEAD_CREATED_WEBHOOK } from "./webhooks/lead-created-openapi.ts";
@@ -179,7 +179,7 @@ async function buildListenerApp(
   const withAdmin = surfaces.includes("admin");
   if (surfaces.includes("app")) await registerContractorApp(app, services, withAdmin ? "all" : "contractor");
   if (withAdmin) {
-    await app.register(async (scope) => registerAdminRoutes(scope, services), { prefix: "/admin/v1" });
+    await app.register(async (scope) => registerOperatorApi(scope, services), { prefix: "/admin/v1" });
     if (!surfaces.includes("app")) await registerWebApp(app, { pages: "operator" });
   }
   return app;
@@ -195,7 +195,7 @@ async function registerPublicSurface(app: App, services: Services): Promise<void
   });
   await registerDocsPage(app);
   await app.register(async (scope) => registerLandingRoutes(scope, services));
-  await app.register(async (scope) => registerPublicRoutes(scope, services), { prefix: "/api/v1" });
+  await app.register(async (scope) => registerDeveloperApi(scope, services), { prefix: "/api/v1" });
   await registerMcpRoute(app, { publicBaseUrl });
   await registerLobWebhookRoute(app, services);
 }

@@ -4,7 +4,7 @@ import { createExpiringCache } from "../../db/expiring-cache.ts";
 import { decodeKeysetCursor } from "../../db/keyset-cursor.ts";
 import { notFound, rateLimited } from "../../errors.ts";
 import { getMailPiece, listMailPieces, MAIL_PIECE_STATUSES, orgOwnsPiece } from "../../pieces/app-mail.ts";
-import { renderProof } from "../../pieces/operator.ts";
+import { renderProof } from "../../pieces/piece-proof.ts";
 import { splitProofSheet } from "../../render/proof-sides.ts";
 import type { AppApiContext } from "../context.ts";
 import { sessionOf } from "../session-guard.ts";

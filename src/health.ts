@@ -1,7 +1,7 @@
 import "@fastify/swagger";
 import type { FastifyInstance } from "fastify";
-import { briefCause } from "../errors.ts";
-import type { Services } from "../services.ts";
+import { briefCause } from "./errors.ts";
+import type { Services } from "./services.ts";
 
 /** A probe must answer in time: a frozen database must read as not ready, not as a hung probe. */
 const READINESS_TIMEOUT_MS = 2_000;

@@ -200,7 +200,7 @@ async function replayed(
  * deal_id short-circuits before anything else runs (no enqueue, no geocoding, no attribution).
  * A `deal_won` automation also registers the customer and attributes the revenue.
  */
-export async function fireLegacyTrigger(
+export async function fireDirectTrigger(
   deps: AttributionDeps & { killSwitch: KillSwitch; triggerStore: TriggerStore },
   orgId: string,
   automationId: string,

@@ -1,10 +1,11 @@
 import { Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
-import { setAutomationTemplate } from "../../automations/automations.ts";
-import { ErrorBody } from "../../http/schemas.ts";
-import { listJobs, renderProof } from "../../pieces/operator.ts";
-import { CardSizeSchema, CardTemplate } from "../../render/template.ts";
-import type { Services } from "../../services.ts";
+import { setAutomationTemplate } from "../automations/automations.ts";
+import { ErrorBody } from "../http/schemas.ts";
+import { listJobs } from "../jobs/job-listing.ts";
+import { renderProof } from "../pieces/piece-proof.ts";
+import { CardSizeSchema, CardTemplate } from "../render/template.ts";
+import type { Services } from "../services.ts";
 import { IdParams } from "./orgs.ts";
 
 export const EffectiveTemplate = Type.Object({

@@ -1,9 +1,9 @@
 import { Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
-import { listConversions } from "../../attribution/conversions.ts";
-import { listLeads } from "../../attribution/tracking-lead.ts";
-import { listCustomers } from "../../customers/customers.ts";
-import type { Services } from "../../services.ts";
+import { listConversions } from "../attribution/conversions.ts";
+import { listLeads } from "../attribution/tracking-lead.ts";
+import { listCustomers } from "../customers/customers.ts";
+import type { Services } from "../services.ts";
 import { registerAdminNeighbourJobRoutes } from "./neighbour-jobs.ts";
 import { OrgParams } from "./orgs.ts";
 

@@ -1,8 +1,8 @@
 import { Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
-import { createMailingService } from "../../mailings/mailing-service.ts";
-import { listCampaigns, markPieceMailed } from "../../pieces/campaigns.ts";
-import type { Services } from "../../services.ts";
+import { createMailingService } from "../mailings/mailing-service.ts";
+import { listCampaigns, markPieceMailed } from "../pieces/campaigns.ts";
+import type { Services } from "../services.ts";
 import { IdParams, OrgParams } from "./orgs.ts";
 
 const Mailing = Type.Object(

@@ -1,15 +1,10 @@
 import { Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
-import { notFound } from "../../errors.ts";
-import { SCOPES } from "../../http/route-config.ts";
-import { ErrorBody } from "../../http/schemas.ts";
-import {
-  createOrganization,
-  issueApiKey,
-  listOrganizations,
-  revokeApiKey,
-} from "../../orgs/organizations.ts";
-import type { Services } from "../../services.ts";
+import { notFound } from "../errors.ts";
+import { SCOPES } from "../http/route-config.ts";
+import { ErrorBody } from "../http/schemas.ts";
+import { createOrganization, issueApiKey, listOrganizations, revokeApiKey } from "../orgs/organizations.ts";
+import type { Services } from "../services.ts";
 
 export const OrgParams = Type.Object({ org_id: Type.String({ format: "uuid" }) });
 export const IdParams = Type.Object({ id: Type.String({ format: "uuid" }) });

@@ -5,14 +5,14 @@ import type { Payload } from "../attribution/payload-fields.ts";
 import { ConversionRequest, ConversionResponse } from "../attribution/schemas.ts";
 import { authOf } from "../http/guards.ts";
 import type { Services } from "../services.ts";
+import { attributionDeps } from "./attribution-deps.ts";
 import {
   ATTRIBUTION_BODY_LIMIT,
   ATTRIBUTION_ERROR_STYLE,
-  attributionDeps,
   attributionErrorResponses,
   attributionRateLimit,
-  attributionSchemaErrors,
-} from "./attribution-shared.ts";
+} from "./attribution-errors.ts";
+import { attributionSchemaErrors } from "./wrong-type-messages.ts";
 
 export function registerConversionRoutes(app: FastifyInstance, services: Services): void {
   const deps = attributionDeps(services);

@@ -13,7 +13,7 @@ import {
   EventResult,
 } from "../trigger/envelope.ts";
 import { createEventService } from "../trigger/event-service.ts";
-import { attributionDeps } from "./attribution-shared.ts";
+import { attributionDeps } from "./attribution-deps.ts";
 
 /**
  * No query parameters: `?dry_run=true` would otherwise be ignored and the event mailed. Every

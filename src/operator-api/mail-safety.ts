@@ -1,23 +1,23 @@
 import { Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
-import { AppError } from "../../errors.ts";
-import { ErrorBody } from "../../http/schemas.ts";
-import { listDoNotMail } from "../../mail-safety/do-not-mail.ts";
+import { AppError } from "../errors.ts";
+import { ErrorBody } from "../http/schemas.ts";
+import { listDoNotMail } from "../mail-safety/do-not-mail.ts";
 import {
   approvePieces,
   cancelPiece,
   cancelWaitingPieces,
   getPieceSafetyView,
   listWaitingPieces,
-} from "../../mail-safety/piece-controls.ts";
+} from "../mail-safety/piece-controls.ts";
 import {
   getAutomationMailSafety,
   getOrgMailSafety,
   updateAutomationMailSafety,
   updateOrgMailSafety,
-} from "../../mail-safety/settings.ts";
-import { WAITING_STATUSES } from "../../pieces/piece-updates.ts";
-import type { Services } from "../../services.ts";
+} from "../mail-safety/settings.ts";
+import { WAITING_STATUSES } from "../pieces/piece-updates.ts";
+import type { Services } from "../services.ts";
 import { IdParams, OrgParams } from "./orgs.ts";
 
 const Cap = Type.Union([Type.Integer({ minimum: 0, maximum: 100_000_000 }), Type.Null()]);

@@ -1,41 +1,7 @@
 import type { TSchema } from "@fastify/type-provider-typebox";
 import type { FastifySchemaValidationError } from "fastify";
-import type { AttributionDeps } from "../attribution/deps.ts";
 import { invalidPayload } from "../errors.ts";
-import { errorResponse } from "../http/error-responses.ts";
-import { SENTENCE_STYLE } from "../http/error-style.ts";
-import type { OrgRateLimit } from "../http/route-config.ts";
-import { ErrorBody } from "../http/schemas.ts";
 import { describeValidationError, jsonPointerToPath } from "../http/validation-detail.ts";
-import type { Services } from "../services.ts";
-
-/** Older-style sentences of the attribution endpoints (conversions, tracking lead, trigger). */
-export const ATTRIBUTION_ERROR_STYLE = { ...SENTENCE_STYLE, no_address: "No address found in payload" };
-
-export const ATTRIBUTION_BODY_LIMIT = 1_048_576;
-
-export const attributionRateLimit = (bucket: string): OrgRateLimit => ({
-  bucket,
-  limit: 60,
-  windowSeconds: 60,
-});
-
-/** Errors every attribution endpoint documents (the older style: sentences for auth and limits). */
-export const attributionErrorResponses = {
-  400: errorResponse(
-    "No address in any accepted field: `No address found in payload`; malformed JSON: invalid_json; unreadable body: invalid_payload.",
-    ["No address found in payload"],
-  ),
-  401: ErrorBody,
-  403: ErrorBody,
-  413: ErrorBody,
-  422: errorResponse("A documented field has the wrong type or format; the detail names it.", [
-    "invalid_payload",
-  ]),
-  429: ErrorBody,
-  500: ErrorBody,
-  503: ErrorBody,
-};
 
 const TYPE_NOUNS: Record<string, string> = {
   string: "a string",
@@ -103,14 +69,3 @@ export const attributionSchemaErrors =
         : describeValidationError(issues, context),
     );
   };
-
-/** What attribution needs, from the route services. */
-export function attributionDeps(services: Services): AttributionDeps {
-  return {
-    db: services.db,
-    clock: services.clock,
-    logger: services.logger,
-    geocoder: services.geocoder,
-    geoRadiusMeters: services.config.attributionGeoRadiusMeters,
-  };
-}

@@ -1,7 +1,7 @@
 import { Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
-import { getStagedBatch, listStagedBatches, stagedRowsToCsv } from "../../imports/staged-batches.ts";
-import type { Services } from "../../services.ts";
+import { getStagedBatch, listStagedBatches, stagedRowsToCsv } from "../imports/staged-batches.ts";
+import type { Services } from "../services.ts";
 import { OrgParams } from "./orgs.ts";
 
 const ImportParams = Type.Object({

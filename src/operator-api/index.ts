@@ -1,8 +1,8 @@
 import type { FastifyInstance, FastifyRequest, preHandlerHookHandler } from "fastify";
-import { registerAdminGuard } from "../../http/admin-guard.ts";
-import { registerAdminOpenApi } from "../../http/admin-openapi.ts";
-import { assertOrganizationExists } from "../../orgs/organizations.ts";
-import type { Services } from "../../services.ts";
+import { registerAdminGuard } from "../http/admin-guard.ts";
+import { registerAdminOpenApi } from "../http/admin-openapi.ts";
+import { assertOrganizationExists } from "../orgs/organizations.ts";
+import type { Services } from "../services.ts";
 import { registerAdminAttributionRoutes } from "./attribution-admin.ts";
 import { registerAdminAutomationRoutes } from "./automations.ts";
 import { registerAdminCampaignRoutes } from "./campaigns.ts";
@@ -15,7 +15,7 @@ import { registerAdminOrgRoutes } from "./orgs.ts";
 import { registerAdminPieceRoutes } from "./pieces.ts";
 
 /** The operator API (the app's back office): ADMIN_TOKEN bearer, not part of the public interface. */
-export async function registerAdminRoutes(app: FastifyInstance, services: Services): Promise<void> {
+export async function registerOperatorApi(app: FastifyInstance, services: Services): Promise<void> {
   registerAdminGuard(app, {
     adminToken: services.config.adminToken,
     limiter: services.limiter,

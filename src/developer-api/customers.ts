@@ -17,8 +17,8 @@ import {
   ATTRIBUTION_ERROR_STYLE,
   attributionErrorResponses,
   attributionRateLimit,
-  attributionSchemaErrors,
-} from "./attribution-shared.ts";
+} from "./attribution-errors.ts";
+import { attributionSchemaErrors } from "./wrong-type-messages.ts";
 
 /** The address completed with the city, state and zip sent beside it; raw when it is blank. */
 const addressLineOf = (form: Payload, address: string, at = "") =>

@@ -9,7 +9,7 @@ import { registerMeRoute } from "./me.ts";
 import { registerSubscriptionRoutes } from "./subscriptions.ts";
 
 /** The public developer API under /api/v1, one module per endpoint group. */
-export async function registerPublicRoutes(app: FastifyInstance, services: Services): Promise<void> {
+export async function registerDeveloperApi(app: FastifyInstance, services: Services): Promise<void> {
   registerMeRoute(app);
   registerImportRoute(app, services);
   registerAttributionRoutes(app, services);

@@ -1,9 +1,9 @@
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
-import type { Services } from "../../services.ts";
-import { listConnections } from "../../trigger/connections.ts";
-import { listEventSamples } from "../../trigger/samples.ts";
-import { listWebhookLog } from "../../trigger/webhook-log.ts";
+import type { Services } from "../services.ts";
+import { listConnections } from "../trigger/connections.ts";
+import { listEventSamples } from "../trigger/samples.ts";
+import { listWebhookLog } from "../trigger/webhook-log.ts";
 import { OrgParams } from "./orgs.ts";
 
 /** The newest entries only: the log is for looking at what just happened. */

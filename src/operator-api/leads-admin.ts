@@ -1,9 +1,9 @@
 import { Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
-import { LeadFieldInput, listLeadFields, upsertLeadField } from "../../leads/lead-fields.ts";
-import type { Services } from "../../services.ts";
-import { listDeliveries } from "../../webhooks/deliveries.ts";
-import { createSubscriptionService } from "../../webhooks/subscriptions.ts";
+import { LeadFieldInput, listLeadFields, upsertLeadField } from "../leads/lead-fields.ts";
+import type { Services } from "../services.ts";
+import { listDeliveries } from "../webhooks/deliveries.ts";
+import { createSubscriptionService } from "../webhooks/subscriptions.ts";
 import { OrgParams } from "./orgs.ts";
 
 const OperatorSubscriptionInput = Type.Object(

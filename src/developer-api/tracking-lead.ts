@@ -4,14 +4,14 @@ import { TrackingLeadRequest, TrackingLeadResponse } from "../attribution/schema
 import { readTrackingLead, recordTrackingLead } from "../attribution/tracking-lead.ts";
 import { authOf } from "../http/guards.ts";
 import type { Services } from "../services.ts";
+import { attributionDeps } from "./attribution-deps.ts";
 import {
   ATTRIBUTION_BODY_LIMIT,
   ATTRIBUTION_ERROR_STYLE,
-  attributionDeps,
   attributionErrorResponses,
   attributionRateLimit,
-  attributionSchemaErrors,
-} from "./attribution-shared.ts";
+} from "./attribution-errors.ts";
+import { attributionSchemaErrors } from "./wrong-type-messages.ts";
 
 export function registerTrackingLeadRoute(app: FastifyInstance, services: Services): void {
   const deps = attributionDeps(services);

@@ -1,10 +1,10 @@
 import { Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import { createAutomation, updateAutomation } from "../../automations/automations.ts";
-import { AutomationFilter, filterProblem } from "../../domain/filters.ts";
-import { invalidPayload } from "../../errors.ts";
-import { AudienceInput } from "../../neighbours/audience.ts";
-import type { Services } from "../../services.ts";
+import { createAutomation, updateAutomation } from "../automations/automations.ts";
+import { AutomationFilter, filterProblem } from "../domain/filters.ts";
+import { invalidPayload } from "../errors.ts";
+import { AudienceInput } from "../neighbours/audience.ts";
+import type { Services } from "../services.ts";
 import { IdParams, OrgParams } from "./orgs.ts";
 
 const EVENT_TYPE_PATTERN = "^[a-z][a-z0-9_]*\\.[a-z][a-z0-9_]*$";

@@ -1,7 +1,7 @@
 import { Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
-import { inviteMember } from "../../orgs/invitations.ts";
-import type { Services } from "../../services.ts";
+import { inviteMember } from "../orgs/invitations.ts";
+import type { Services } from "../services.ts";
 import { OrgParams } from "./orgs.ts";
 
 /** The operator invites an organization's first owner (or anyone) into the contractor's app. */

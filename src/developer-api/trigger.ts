@@ -6,15 +6,15 @@ import { errorResponse } from "../http/error-responses.ts";
 import { AUTOMATIONS_DISABLED_SENTENCE } from "../http/error-style.ts";
 import { authOf } from "../http/guards.ts";
 import type { Services } from "../services.ts";
-import { fireLegacyTrigger, TriggerResult } from "../trigger/legacy-trigger.ts";
+import { fireDirectTrigger, TriggerResult } from "../trigger/direct-trigger.ts";
+import { attributionDeps } from "./attribution-deps.ts";
 import {
   ATTRIBUTION_BODY_LIMIT,
   ATTRIBUTION_ERROR_STYLE,
-  attributionDeps,
   attributionErrorResponses,
   attributionRateLimit,
-  attributionSchemaErrors,
-} from "./attribution-shared.ts";
+} from "./attribution-errors.ts";
+import { attributionSchemaErrors } from "./wrong-type-messages.ts";
 
 /** The trigger's kill switch answers 400 with this sentence (spec: Errors, Other). */
 export const TRIGGER_ERROR_STYLE = {
@@ -142,7 +142,7 @@ export function registerTriggerRoute(app: FastifyInstance, services: Services): 
       const refused = request.validationError;
       if (refused && refused.validationContext !== "querystring") throw refused;
       const id = refused ? "" : (request.query.id ?? "");
-      const result = await fireLegacyTrigger(deps, authOf(request).orgId, id, request.body as Payload);
+      const result = await fireDirectTrigger(deps, authOf(request).orgId, id, request.body as Payload);
       return reply.code(202).send(result);
     },
   );

@@ -1,7 +1,7 @@
 import { Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
-import { listNeighbourJobs } from "../../neighbours/neighbour-jobs.ts";
-import type { Services } from "../../services.ts";
+import { listNeighbourJobs } from "../neighbours/neighbour-jobs.ts";
+import type { Services } from "../services.ts";
 import { OrgParams } from "./orgs.ts";
 
 const NeighbourJobsQuery = Type.Object(
