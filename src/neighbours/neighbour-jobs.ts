@@ -4,33 +4,45 @@
  * ordinary attribution rules (a lead or deal at a neighbour's address matches that neighbour's
  * piece), with totals for all the org's neighbour automations against what the cards cost.
  */
+import { type Static, Type } from "@fastify/type-provider-typebox";
 import { type Queryable, queryRows, sql } from "../db/database.ts";
 
-export interface NeighbourJob {
-  campaign_id: string;
-  automation_id: string | null;
-  job_street: string;
-  job_city: string;
-  created_at: string;
-  /** Homes chosen for the campaign. */
-  homes: number;
-  cards_sent: number;
-  leads: number;
-  won_deals: number;
-  revenue: number;
-  /** Why no home was mailed, when none was. */
-  reason: string | null;
-}
+const Count = Type.Integer({ minimum: 0 });
 
-export interface NeighbourJobTotals {
-  jobs: number;
-  cards_sent: number;
-  leads: number;
-  won_deals: number;
-  revenue: number;
-  /** cards_sent × the cost per card given, or null without one. */
-  cost_cents: number | null;
-}
+/** One source job's neighbour campaign (the operator API and the app's Revenue by source job). */
+export const NeighbourJob = Type.Object(
+  {
+    campaign_id: Type.String({ format: "uuid" }),
+    automation_id: Type.Union([Type.String({ format: "uuid" }), Type.Null()]),
+    job_street: Type.String({ description: "The job's street, never its house number." }),
+    job_city: Type.String(),
+    created_at: Type.String({ format: "date-time" }),
+    homes: Type.Integer({ minimum: 0, description: "Homes chosen for the job's neighbour campaign." }),
+    cards_sent: Count,
+    leads: Count,
+    won_deals: Count,
+    revenue: Type.Number(),
+    reason: Type.Union([Type.String(), Type.Null()], {
+      description: "Why no home was mailed, when none was.",
+    }),
+  },
+  { additionalProperties: false },
+);
+export type NeighbourJob = Static<typeof NeighbourJob>;
+
+/** What the listed jobs add up to; `cost_cents` is cards_sent × the cost per card given, or null without one. */
+export const NeighbourJobTotals = Type.Object(
+  {
+    jobs: Count,
+    cards_sent: Count,
+    leads: Count,
+    won_deals: Count,
+    revenue: Type.Number(),
+    cost_cents: Type.Union([Type.Integer(), Type.Null()]),
+  },
+  { additionalProperties: false },
+);
+export type NeighbourJobTotals = Static<typeof NeighbourJobTotals>;
 
 interface Row {
   campaign_id: string;

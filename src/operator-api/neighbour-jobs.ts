@@ -1,6 +1,6 @@
 import { Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
-import { listNeighbourJobs } from "../neighbours/neighbour-jobs.ts";
+import { listNeighbourJobs, NeighbourJob, NeighbourJobTotals } from "../neighbours/neighbour-jobs.ts";
 import type { Services } from "../services.ts";
 import { OrgParams } from "./orgs.ts";
 
@@ -14,33 +14,7 @@ const NeighbourJobsQuery = Type.Object(
   { additionalProperties: false },
 );
 
-const Count = Type.Integer({ minimum: 0 });
-
-const NeighbourJob = Type.Object({
-  campaign_id: Type.String({ format: "uuid" }),
-  automation_id: Type.Union([Type.String({ format: "uuid" }), Type.Null()]),
-  job_street: Type.String(),
-  job_city: Type.String(),
-  created_at: Type.String({ format: "date-time" }),
-  homes: Count,
-  cards_sent: Count,
-  leads: Count,
-  won_deals: Count,
-  revenue: Type.Number(),
-  reason: Type.Union([Type.String(), Type.Null()]),
-});
-
-const NeighbourJobs = Type.Object({
-  jobs: Type.Array(NeighbourJob),
-  totals: Type.Object({
-    jobs: Count,
-    cards_sent: Count,
-    leads: Count,
-    won_deals: Count,
-    revenue: Type.Number(),
-    cost_cents: Type.Union([Type.Integer(), Type.Null()]),
-  }),
-});
+const NeighbourJobs = Type.Object({ jobs: Type.Array(NeighbourJob), totals: NeighbourJobTotals });
 
 /** Revenue by source job: what each job's neighbour mail earned (src/neighbours/neighbour-jobs.ts). */
 export function registerAdminNeighbourJobRoutes(app: FastifyInstance, services: Services): void {

@@ -1,27 +1,20 @@
 import { Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
-import { listNeighbourJobs } from "../../neighbours/neighbour-jobs.ts";
+import { listNeighbourJobs, NeighbourJob, NeighbourJobTotals } from "../../neighbours/neighbour-jobs.ts";
 import { costPerCardCents, spendFigures } from "../../reports/app-overview.ts";
 import type { AppApiContext } from "../context.ts";
 import { sessionOf } from "../session-guard.ts";
 
 const SOURCE_JOBS_SHOWN = 200;
 
-const SourceJob = Type.Object(
+/** The app's totals speak money, not cents: cost and return on spend from the profile's cost per card. */
+const SourceJobTotals = Type.Object(
   {
-    campaign_id: Type.String({ format: "uuid" }),
-    automation_id: Type.Union([Type.String({ format: "uuid" }), Type.Null()]),
-    job_street: Type.String({ description: "The job's street, never its house number." }),
-    job_city: Type.String(),
-    created_at: Type.String({ format: "date-time" }),
-    homes: Type.Integer({ description: "Homes chosen for the job's neighbour campaign." }),
-    cards_sent: Type.Integer(),
-    leads: Type.Integer(),
-    won_deals: Type.Integer(),
-    revenue: Type.Number(),
-    reason: Type.Union([Type.String(), Type.Null()], {
-      description: "Why no home was mailed, when none was.",
+    ...Type.Omit(NeighbourJobTotals, ["cost_cents"]).properties,
+    cost: Type.Union([Type.Number(), Type.Null()], {
+      description: "Cards sent × cost per card; null without a cost per card in the profile.",
     }),
+    return_on_spend: Type.Union([Type.Number(), Type.Null()]),
   },
   { additionalProperties: false },
 );
@@ -42,21 +35,8 @@ export function registerNeighbourRoutes(app: FastifyInstance, ctx: AppApiContext
         response: {
           200: Type.Object(
             {
-              jobs: Type.Array(SourceJob, { description: `The newest ${SOURCE_JOBS_SHOWN} jobs.` }),
-              totals: Type.Object(
-                {
-                  jobs: Type.Integer(),
-                  cards_sent: Type.Integer(),
-                  leads: Type.Integer(),
-                  won_deals: Type.Integer(),
-                  revenue: Type.Number(),
-                  cost: Type.Union([Type.Number(), Type.Null()], {
-                    description: "Cards sent × cost per card; null without a cost per card in the profile.",
-                  }),
-                  return_on_spend: Type.Union([Type.Number(), Type.Null()]),
-                },
-                { additionalProperties: false },
-              ),
+              jobs: Type.Array(NeighbourJob, { description: `The newest ${SOURCE_JOBS_SHOWN} jobs.` }),
+              totals: SourceJobTotals,
             },
             { additionalProperties: false },
           ),
