@@ -50,11 +50,15 @@ export function useRevokeApiKey() {
   });
 }
 
-/** Every webhook mutation changes the list (and a subscription's delivery log). */
+/**
+ * Every webhook mutation changes the list (and a subscription's delivery log). Each screen shows
+ * its failure beside what failed (the URL field, the dialog), so no toast repeats it.
+ */
 function useWebhookMutation<Input, Output>(mutationFn: (input: Input) => Promise<Output>) {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn,
+    meta: { quiet: true },
     onSuccess: () =>
       Promise.all([
         queryClient.invalidateQueries({ queryKey: developerKeys.subscriptions() }),

@@ -36,7 +36,7 @@ import { subscribeCurl } from "./snippets.ts";
 
 /** A delivery's result in words: what the receiver answered, or why nothing was answered. */
 const OUTCOME_WORDS: Record<string, string> = {
-  attempted: "Answered",
+  attempted: "Answered", // followed by the receiver's status code
   blocked: "Blocked (not a public address)",
   timeout: "No answer in time",
   error: "Could not connect",
@@ -131,11 +131,11 @@ function SubscriptionCard({
             </Title>
             <Group gap="xs">
               {subscription.signed ? (
-                <Badge variant="light" color="green.9">
+                <Badge variant="filled" color="teal.9">
                   Signed
                 </Badge>
               ) : (
-                <Badge variant="light" color="orange.9">
+                <Badge variant="outline" color="red.9">
                   Unsigned: rotate the secret to sign
                 </Badge>
               )}
@@ -222,14 +222,13 @@ function DeliveriesTable({ label, deliveries }: { label: string; deliveries: Del
     );
   }
   return (
-    <ScrollTable label={label} minWidth={520}>
+    <ScrollTable label={label} minWidth={320}>
       <Table>
         <Table.Thead>
           <Table.Tr>
             <Table.Th>When</Table.Th>
             <Table.Th>Lead</Table.Th>
             <Table.Th>Result</Table.Th>
-            <Table.Th>Status code</Table.Th>
           </Table.Tr>
         </Table.Thead>
         <Table.Tbody>
@@ -237,25 +236,21 @@ function DeliveriesTable({ label, deliveries }: { label: string; deliveries: Del
             <Table.Tr key={delivery.id}>
               <Table.Td>{when(delivery.created_at)}</Table.Td>
               <Table.Td>
-                {delivery.test ? (
-                  <Badge variant="outline" color="gray.8">
-                    Test
-                  </Badge>
-                ) : delivery.attempt > 1 ? (
-                  `Lead (attempt ${delivery.attempt})`
-                ) : (
-                  "Lead"
-                )}
+                {delivery.test
+                  ? "Test"
+                  : delivery.attempt > 1
+                    ? `Lead (attempt ${delivery.attempt})`
+                    : "Lead"}
               </Table.Td>
               <Table.Td>
                 {OUTCOME_WORDS[delivery.outcome] ?? delivery.outcome}
+                {delivery.status_code !== null && ` (${delivery.status_code})`}
                 {delivery.error && (
                   <Text size="xs" mt={2}>
                     {delivery.error}
                   </Text>
                 )}
               </Table.Td>
-              <Table.Td>{delivery.status_code ?? "None"}</Table.Td>
             </Table.Tr>
           ))}
         </Table.Tbody>
