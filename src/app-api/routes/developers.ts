@@ -3,13 +3,7 @@ import type { FastifyInstance } from "fastify";
 import { notFound } from "../../errors.ts";
 import { SCOPES } from "../../http/route-config.ts";
 import { issueApiKey, revokeOrgKey } from "../../orgs/organizations.ts";
-import {
-  listEventTypes,
-  listOrgKeys,
-  listOrgSubscriptions,
-  listSamples,
-  listSubscriptionDeliveries,
-} from "../../reports/app-reads.ts";
+import { listEventTypes, listOrgKeys, listSamples } from "../../reports/app-reads.ts";
 import type { AppApiContext } from "../context.ts";
 import { sessionOf } from "../session-guard.ts";
 
@@ -167,86 +161,6 @@ export function registerDeveloperRoutes(app: FastifyInstance, ctx: AppApiContext
       ctx.keyStore.forget();
       request.log.info({ orgId, keyId: request.params.id, userId }, "app user revoked an API key");
       return reply.code(204).send(null);
-    },
-  );
-
-  r.get(
-    "/subscriptions",
-    {
-      schema: {
-        operationId: "listSubscriptions",
-        summary: "Webhook subscriptions with their last delivery",
-        tags: ["Developers"],
-        response: {
-          200: Type.Object(
-            {
-              subscriptions: Type.Array(
-                Type.Object(
-                  {
-                    id: Type.String(),
-                    target_url: Type.String(),
-                    event: Type.String(),
-                    signed: Type.Boolean(),
-                    created_at: IsoDate,
-                    last_delivery: Type.Union([
-                      Type.Object(
-                        {
-                          outcome: Type.String(),
-                          status_code: Type.Union([Type.Integer(), Type.Null()]),
-                          at: IsoDate,
-                        },
-                        { additionalProperties: false },
-                      ),
-                      Type.Null(),
-                    ]),
-                  },
-                  { additionalProperties: false },
-                ),
-              ),
-            },
-            { additionalProperties: false },
-          ),
-        },
-      },
-    },
-    async (request) => ({ subscriptions: await listOrgSubscriptions(db, sessionOf(request).orgId) }),
-  );
-
-  r.get(
-    "/subscriptions/:id/deliveries",
-    {
-      schema: {
-        operationId: "listSubscriptionDeliveries",
-        summary: "A subscription's deliveries, newest first, with status code and attempt",
-        tags: ["Developers"],
-        params: IdParams,
-        response: {
-          200: Type.Object(
-            {
-              deliveries: Type.Array(
-                Type.Object(
-                  {
-                    id: Type.String(),
-                    lead_id: Type.String(),
-                    outcome: Type.String(),
-                    status_code: Type.Union([Type.Integer(), Type.Null()]),
-                    attempt: Type.Integer(),
-                    error: Type.Union([Type.String(), Type.Null()]),
-                    created_at: IsoDate,
-                  },
-                  { additionalProperties: false },
-                ),
-              ),
-            },
-            { additionalProperties: false },
-          ),
-        },
-      },
-    },
-    async (request) => {
-      const deliveries = await listSubscriptionDeliveries(db, sessionOf(request).orgId, request.params.id);
-      if (!deliveries) throw notFound("subscription not found");
-      return { deliveries };
     },
   );
 }

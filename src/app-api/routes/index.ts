@@ -27,6 +27,7 @@ import { registerReactivationRoutes } from "./reactivation.ts";
 import { registerRevenueRoutes } from "./revenue.ts";
 import { registerSessionRoutes } from "./session.ts";
 import { registerTeamRoutes } from "./team.ts";
+import { registerWebhookRoutes } from "./webhooks.ts";
 
 /**
  * The contractor's app: its API under /app/api/v1 (Better Auth's endpoints under /auth, the
@@ -72,6 +73,7 @@ async function registerAppApi(app: FastifyInstance, services: Services): Promise
   registerTeamRoutes(app, ctx);
   registerAutomationRoutes(app, ctx);
   registerDeveloperRoutes(app, ctx);
+  registerWebhookRoutes(app, ctx);
   registerOrganizationRoutes(app, ctx);
   registerOverviewRoutes(app, ctx);
   registerMailRoutes(app, ctx);

@@ -5,6 +5,8 @@ export type ApiKey = ResponseOf<"/app/api/v1/keys", "get">["keys"][number];
 export type NewApiKey = BodyOf<"/app/api/v1/keys", "post">;
 export type Scope = NonNullable<NewApiKey["scopes"]>[number];
 export type Subscription = ResponseOf<"/app/api/v1/subscriptions", "get">["subscriptions"][number];
+export type Delivery = Subscription["recent_deliveries"][number];
+export type SubscriptionWithSecret = ResponseOf<"/app/api/v1/subscriptions", "post">;
 
 export const developerKeys = {
   all: ["developers"] as const,
@@ -20,6 +22,9 @@ export const subscriptionsQuery = () =>
   queryOptions({
     queryKey: developerKeys.subscriptions(),
     queryFn: () => unwrap(client.GET("/app/api/v1/subscriptions")),
+    // While a test delivery waits for a worker, look again until its result is in.
+    refetchInterval: (query) =>
+      query.state.data?.subscriptions.some((subscription) => subscription.test_pending) ? 1000 : false,
   });
 
 export const deliveriesQuery = (id: string) =>
@@ -44,3 +49,40 @@ export function useRevokeApiKey() {
     onSuccess: () => queryClient.invalidateQueries({ queryKey: developerKeys.keys() }),
   });
 }
+
+/**
+ * Every webhook mutation changes the list (and a subscription's delivery log). Each screen shows
+ * its failure beside what failed (the URL field, the dialog), so no toast repeats it.
+ */
+function useWebhookMutation<Input, Output>(mutationFn: (input: Input) => Promise<Output>) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn,
+    meta: { quiet: true },
+    onSuccess: () =>
+      Promise.all([
+        queryClient.invalidateQueries({ queryKey: developerKeys.subscriptions() }),
+        queryClient.invalidateQueries({ queryKey: [...developerKeys.all, "deliveries"] }),
+      ]),
+  });
+}
+
+export const useCreateSubscription = () =>
+  useWebhookMutation((target_url: string) =>
+    unwrap(client.POST("/app/api/v1/subscriptions", { body: { target_url } })),
+  );
+
+export const useTestSubscription = () =>
+  useWebhookMutation((id: string) =>
+    unwrap(client.POST("/app/api/v1/subscriptions/{id}/test", { params: { path: { id } } })),
+  );
+
+export const useRotateSubscriptionSecret = () =>
+  useWebhookMutation((id: string) =>
+    unwrap(client.POST("/app/api/v1/subscriptions/{id}/rotate-secret", { params: { path: { id } } })),
+  );
+
+export const useDeleteSubscription = () =>
+  useWebhookMutation((id: string) =>
+    unwrap(client.DELETE("/app/api/v1/subscriptions/{id}", { params: { path: { id } } })),
+  );

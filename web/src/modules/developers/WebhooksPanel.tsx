@@ -1,120 +1,418 @@
-import { Badge, Button, Stack, Table, Text, Title } from "@mantine/core";
+import {
+  Alert,
+  Anchor,
+  Badge,
+  Button,
+  Code,
+  CopyButton,
+  Group,
+  Modal,
+  Paper,
+  Stack,
+  Table,
+  Text,
+  TextInput,
+  Title,
+} from "@mantine/core";
+import { useForm } from "@mantine/form";
+import { useDisclosure } from "@mantine/hooks";
 import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
-import { deliveriesQuery, subscriptionsQuery } from "../../api/developers.ts";
+import {
+  type Delivery,
+  deliveriesQuery,
+  type Subscription,
+  subscriptionsQuery,
+  useCreateSubscription,
+  useDeleteSubscription,
+  useRotateSubscriptionSecret,
+  useTestSubscription,
+} from "../../api/developers.ts";
+import { ApiError } from "../../api/errors.ts";
 import { ScrollTable } from "../../ui/ScrollTable.tsx";
 import { EmptyState, LoadError, Loading } from "../../ui/states.tsx";
 import { CodeSnippet } from "./CodeSnippet.tsx";
 import { subscribeCurl } from "./snippets.ts";
 
+/** A delivery's result in words: what the receiver answered, or why nothing was answered. */
+const OUTCOME_WORDS: Record<string, string> = {
+  attempted: "Answered", // followed by the receiver's status code
+  blocked: "Blocked (not a public address)",
+  timeout: "No answer in time",
+  error: "Could not connect",
+};
+
+const when = (iso: string) => new Date(iso).toLocaleString();
+
 export function WebhooksPanel() {
   const subscriptions = useQuery(subscriptionsQuery());
-  const [open, setOpen] = useState<string | null>(null);
+  const [addOpened, addModal] = useDisclosure(false);
+  const [secret, setSecret] = useState<{ title: string; value: string } | null>(null);
 
   if (subscriptions.isPending) return <Loading label="Loading webhook subscriptions" />;
-  if (subscriptions.isError)
+  if (subscriptions.isError) {
+    if (subscriptions.error instanceof ApiError && subscriptions.error.status === 403) {
+      return (
+        <Alert title="Only owners manage webhooks">
+          A webhook's address can carry your CRM's own secret, so only an owner of your organization sees and
+          changes them.
+        </Alert>
+      );
+    }
     return <LoadError error={subscriptions.error} retry={() => subscriptions.refetch()} />;
-  if (subscriptions.data.subscriptions.length === 0) {
-    return (
-      <EmptyState title="No webhook subscriptions yet">
-        <Stack gap="sm">
-          <Text size="sm">
-            Porchlight sends each new lead to your CRM by webhook. Your CRM (or developer) subscribes with its
-            API key:
-          </Text>
-          <CodeSnippet label="Subscribe command" code={subscribeCurl(window.location.origin)} />
-        </Stack>
-      </EmptyState>
-    );
   }
+  const addButton = <Button onClick={addModal.open}>Add endpoint</Button>;
+  const list = subscriptions.data.subscriptions;
+
   return (
     <Stack>
-      <ScrollTable label="Webhook subscriptions" minWidth={560}>
-        <Table striped>
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th>URL</Table.Th>
-              <Table.Th>Created</Table.Th>
-              <Table.Th>Last delivery</Table.Th>
-              <Table.Th>Deliveries</Table.Th>
-            </Table.Tr>
-          </Table.Thead>
-          <Table.Tbody>
-            {subscriptions.data.subscriptions.map((subscription) => (
-              <Table.Tr key={subscription.id}>
-                <Table.Td style={{ wordBreak: "break-all" }}>{subscription.target_url}</Table.Td>
-                <Table.Td>{new Date(subscription.created_at).toLocaleString()}</Table.Td>
-                <Table.Td>
-                  {subscription.last_delivery
-                    ? `${subscription.last_delivery.outcome}${subscription.last_delivery.status_code ? ` (${subscription.last_delivery.status_code})` : ""}, ${new Date(subscription.last_delivery.at).toLocaleString()}`
-                    : "None yet"}
-                </Table.Td>
-                <Table.Td>
-                  <Button
-                    size="xs"
-                    variant="default"
-                    aria-expanded={open === subscription.id}
-                    onClick={() => setOpen(open === subscription.id ? null : subscription.id)}
-                  >
-                    {open === subscription.id ? "Hide deliveries" : "Show deliveries"}
-                  </Button>
-                </Table.Td>
-              </Table.Tr>
-            ))}
-          </Table.Tbody>
-        </Table>
-      </ScrollTable>
-      {open && <DeliveryLog subscriptionId={open} />}
+      {list.length === 0 ? (
+        <EmptyState title="No webhook endpoints yet" action={addButton}>
+          <Stack gap="sm">
+            <Text size="sm">
+              Porchlight posts each new lead to your CRM's webhook address, signed so your CRM can check it
+              came from here. Add the address your CRM (or Zapier) gave you, or let your developer subscribe
+              with an API key:
+            </Text>
+            <CodeSnippet label="Subscribe command" code={subscribeCurl(window.location.origin)} />
+          </Stack>
+        </EmptyState>
+      ) : (
+        <>
+          <Group justify="space-between" align="flex-start">
+            <Text size="sm" maw={640}>
+              Each new lead is posted to every endpoint below. "Send test" posts a sample lead (marked{" "}
+              <Code>"test": true</Code>), signed like a real one. How to check a signature:{" "}
+              <Anchor href="/docs">API docs</Anchor>.
+            </Text>
+            {addButton}
+          </Group>
+          {list.map((subscription) => (
+            <SubscriptionCard
+              key={subscription.id}
+              subscription={subscription}
+              onSecret={(value) => setSecret({ title: "New signing secret", value })}
+            />
+          ))}
+        </>
+      )}
+      <AddEndpointModal
+        opened={addOpened}
+        onClose={addModal.close}
+        onCreated={(value) => {
+          addModal.close();
+          setSecret({ title: "Endpoint added", value });
+        }}
+      />
+      <SecretModal secret={secret} onClose={() => setSecret(null)} />
     </Stack>
   );
 }
 
-function DeliveryLog({ subscriptionId }: { subscriptionId: string }) {
-  const deliveries = useQuery(deliveriesQuery(subscriptionId));
+function SubscriptionCard({
+  subscription,
+  onSecret,
+}: {
+  subscription: Subscription;
+  onSecret: (secret: string) => void;
+}) {
+  const test = useTestSubscription();
+  const [confirming, setConfirming] = useState<"rotate" | "delete" | null>(null);
+  const [showAll, setShowAll] = useState(false);
+  const headingId = `subscription-${subscription.id}`;
+
   return (
-    <section aria-labelledby="deliveries-heading">
-      <Title order={3} size="h5" id="deliveries-heading" mb="xs">
-        Deliveries
-      </Title>
-      {deliveries.isPending ? (
-        <Loading label="Loading deliveries" />
-      ) : deliveries.isError ? (
-        <LoadError error={deliveries.error} retry={() => deliveries.refetch()} />
-      ) : deliveries.data.deliveries.length === 0 ? (
-        <Text size="sm">Nothing delivered yet: a delivery is made when a lead comes in.</Text>
-      ) : (
-        <ScrollTable label="Deliveries" minWidth={480}>
-          <Table>
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>When</Table.Th>
-                <Table.Th>Status code</Table.Th>
-                <Table.Th>Attempt</Table.Th>
-                <Table.Th>Outcome</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {deliveries.data.deliveries.map((delivery) => (
-                <Table.Tr key={delivery.id}>
-                  <Table.Td>{new Date(delivery.created_at).toLocaleString()}</Table.Td>
-                  <Table.Td>{delivery.status_code ?? "No answer"}</Table.Td>
-                  <Table.Td>{delivery.attempt}</Table.Td>
-                  <Table.Td>
-                    <Badge variant="outline" color="gray.8">
-                      {delivery.outcome}
-                    </Badge>
-                    {delivery.error && (
-                      <Text size="xs" mt={2}>
-                        {delivery.error}
-                      </Text>
-                    )}
-                  </Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
-        </ScrollTable>
+    <Paper withBorder p="md" component="section" aria-labelledby={headingId}>
+      <Stack gap="sm">
+        <Group justify="space-between" align="flex-start" wrap="wrap" gap="xs">
+          <Stack gap={4} style={{ minWidth: 0, flex: "1 1 280px" }}>
+            <Title order={3} size="h5" id={headingId} style={{ wordBreak: "break-all" }}>
+              {subscription.target_url}
+            </Title>
+            <Group gap="xs">
+              {subscription.signed ? (
+                <Badge variant="filled" color="teal.9">
+                  Signed
+                </Badge>
+              ) : (
+                <Badge variant="outline" color="red.9">
+                  Unsigned: rotate the secret to sign
+                </Badge>
+              )}
+              <Text size="xs">Added {when(subscription.created_at)}</Text>
+            </Group>
+          </Stack>
+          <Group gap="xs">
+            <Button
+              size="xs"
+              loading={test.isPending}
+              disabled={subscription.test_pending}
+              onClick={() => test.mutate(subscription.id)}
+            >
+              Send test
+            </Button>
+            <Button size="xs" variant="default" onClick={() => setConfirming("rotate")}>
+              Rotate secret
+            </Button>
+            <Button size="xs" variant="outline" color="red.9" onClick={() => setConfirming("delete")}>
+              Delete
+            </Button>
+          </Group>
+        </Group>
+        {subscription.test_pending && (
+          <Text size="sm" role="status">
+            Test delivery queued; its result appears below in a moment.
+          </Text>
+        )}
+        {test.isError && (
+          <Alert color="red" title="The test could not be queued">
+            {test.error.message}
+          </Alert>
+        )}
+        {showAll ? (
+          <AllDeliveries subscription={subscription} />
+        ) : (
+          <DeliveriesTable
+            label={`Recent deliveries to ${subscription.target_url}`}
+            deliveries={subscription.recent_deliveries}
+          />
+        )}
+        {subscription.recent_deliveries.length > 0 && (
+          <Group>
+            <Button size="xs" variant="subtle" aria-expanded={showAll} onClick={() => setShowAll(!showAll)}>
+              {showAll ? "Show recent deliveries only" : "Show all deliveries"}
+            </Button>
+          </Group>
+        )}
+      </Stack>
+      <RotateModal
+        subscription={confirming === "rotate" ? subscription : null}
+        onClose={() => setConfirming(null)}
+        onRotated={(secret) => {
+          setConfirming(null);
+          onSecret(secret);
+        }}
+      />
+      <DeleteModal
+        subscription={confirming === "delete" ? subscription : null}
+        onClose={() => setConfirming(null)}
+      />
+    </Paper>
+  );
+}
+
+function AllDeliveries({ subscription }: { subscription: Subscription }) {
+  const deliveries = useQuery(deliveriesQuery(subscription.id));
+  if (deliveries.isPending) return <Loading label="Loading deliveries" />;
+  if (deliveries.isError) return <LoadError error={deliveries.error} retry={() => deliveries.refetch()} />;
+  return (
+    <DeliveriesTable
+      label={`All deliveries to ${subscription.target_url}`}
+      deliveries={deliveries.data.deliveries}
+    />
+  );
+}
+
+function DeliveriesTable({ label, deliveries }: { label: string; deliveries: Delivery[] }) {
+  if (deliveries.length === 0) {
+    return (
+      <Text size="sm">
+        Nothing delivered yet: a delivery is made when a lead comes in, or with "Send test".
+      </Text>
+    );
+  }
+  return (
+    <ScrollTable label={label} minWidth={320}>
+      <Table>
+        <Table.Thead>
+          <Table.Tr>
+            <Table.Th>When</Table.Th>
+            <Table.Th>Lead</Table.Th>
+            <Table.Th>Result</Table.Th>
+          </Table.Tr>
+        </Table.Thead>
+        <Table.Tbody>
+          {deliveries.map((delivery) => (
+            <Table.Tr key={delivery.id}>
+              <Table.Td>{when(delivery.created_at)}</Table.Td>
+              <Table.Td>
+                {delivery.test
+                  ? "Test"
+                  : delivery.attempt > 1
+                    ? `Lead (attempt ${delivery.attempt})`
+                    : "Lead"}
+              </Table.Td>
+              <Table.Td>
+                {OUTCOME_WORDS[delivery.outcome] ?? delivery.outcome}
+                {delivery.status_code !== null && ` (${delivery.status_code})`}
+                {delivery.error && (
+                  <Text size="xs" mt={2}>
+                    {delivery.error}
+                  </Text>
+                )}
+              </Table.Td>
+            </Table.Tr>
+          ))}
+        </Table.Tbody>
+      </Table>
+    </ScrollTable>
+  );
+}
+
+function AddEndpointModal({
+  opened,
+  onClose,
+  onCreated,
+}: {
+  opened: boolean;
+  onClose: () => void;
+  onCreated: (secret: string) => void;
+}) {
+  const create = useCreateSubscription();
+  const form = useForm<{ target_url: string }>({
+    initialValues: { target_url: "" },
+    validate: {
+      target_url: (value) =>
+        /^https:\/\/\S+$/i.test(value.trim()) ? null : "Enter the full https:// address your CRM gave you",
+    },
+  });
+  const close = () => {
+    form.reset();
+    create.reset();
+    onClose();
+  };
+  return (
+    <Modal opened={opened} onClose={close} title="Add a webhook endpoint" centered>
+      <form
+        onSubmit={form.onSubmit(async (values) => {
+          try {
+            const created = await create.mutateAsync(values.target_url.trim());
+            form.reset();
+            onCreated(created.signing_secret);
+          } catch (error) {
+            if (error instanceof ApiError) form.setErrors({ target_url: error.message });
+          }
+        })}
+      >
+        <Stack>
+          <TextInput
+            label="Endpoint URL"
+            description="A public https address, e.g. the one your CRM or Zapier shows for an incoming webhook."
+            placeholder="https://hooks.example.com/porchlight"
+            required
+            data-autofocus
+            {...form.getInputProps("target_url")}
+          />
+          <Group justify="flex-end">
+            <Button variant="default" onClick={close}>
+              Cancel
+            </Button>
+            <Button type="submit" loading={create.isPending}>
+              Add endpoint
+            </Button>
+          </Group>
+        </Stack>
+      </form>
+    </Modal>
+  );
+}
+
+function SecretModal({
+  secret,
+  onClose,
+}: {
+  secret: { title: string; value: string } | null;
+  onClose: () => void;
+}) {
+  return (
+    <Modal opened={secret !== null} onClose={onClose} title={secret?.title} centered>
+      {secret && (
+        <Stack>
+          <Alert color="yellow" title="Copy the signing secret now">
+            This is the only time it is shown. Your receiver uses it to check that each delivery came from
+            Porchlight.
+          </Alert>
+          <Code block aria-label="Signing secret" style={{ wordBreak: "break-all", whiteSpace: "pre-wrap" }}>
+            {secret.value}
+          </Code>
+          <Group>
+            <CopyButton value={secret.value}>
+              {({ copied, copy }) => <Button onClick={copy}>{copied ? "Copied" : "Copy secret"}</Button>}
+            </CopyButton>
+            <Button variant="default" onClick={onClose}>
+              Done
+            </Button>
+          </Group>
+        </Stack>
       )}
-    </section>
+    </Modal>
+  );
+}
+
+function RotateModal({
+  subscription,
+  onClose,
+  onRotated,
+}: {
+  subscription: Subscription | null;
+  onClose: () => void;
+  onRotated: (secret: string) => void;
+}) {
+  const rotate = useRotateSubscriptionSecret();
+  return (
+    <Modal opened={subscription !== null} onClose={onClose} title="Rotate the signing secret?" centered>
+      <Stack>
+        <Text size="sm">
+          Deliveries are signed with the new secret from now on: until your receiver has it, it will refuse
+          them.
+        </Text>
+        {rotate.isError && <Alert color="red">{rotate.error.message}</Alert>}
+        <Group justify="flex-end">
+          <Button variant="default" onClick={onClose}>
+            Cancel
+          </Button>
+          <Button
+            loading={rotate.isPending}
+            onClick={async () => {
+              if (!subscription) return;
+              const rotated = await rotate.mutateAsync(subscription.id).catch(() => undefined);
+              if (rotated) onRotated(rotated.signing_secret);
+            }}
+          >
+            Rotate secret
+          </Button>
+        </Group>
+      </Stack>
+    </Modal>
+  );
+}
+
+function DeleteModal({ subscription, onClose }: { subscription: Subscription | null; onClose: () => void }) {
+  const remove = useDeleteSubscription();
+  return (
+    <Modal opened={subscription !== null} onClose={onClose} title="Delete this endpoint?" centered>
+      <Stack>
+        <Text size="sm" style={{ wordBreak: "break-all" }}>
+          New leads stop going to <strong>{subscription?.target_url}</strong>, and deliveries not yet sent to
+          it are dropped.
+        </Text>
+        {remove.isError && <Alert color="red">{remove.error.message}</Alert>}
+        <Group justify="flex-end">
+          <Button variant="default" onClick={onClose}>
+            Keep it
+          </Button>
+          <Button
+            color="red.9"
+            loading={remove.isPending}
+            onClick={async () => {
+              if (!subscription) return;
+              await remove.mutateAsync(subscription.id).then(onClose, () => undefined);
+            }}
+          >
+            Delete endpoint
+          </Button>
+        </Group>
+      </Stack>
+    </Modal>
   );
 }

@@ -1,0 +1,171 @@
+import { Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
+import type { FastifyInstance } from "fastify";
+import { AppError, notFound } from "../../errors.ts";
+import {
+  AppDelivery,
+  AppSubscription,
+  listAppDeliveries,
+  listAppSubscriptions,
+  queueTestDelivery,
+} from "../../webhooks/app-webhooks.ts";
+import { createSubscriptionService, MAX_TARGET_URL_LENGTH } from "../../webhooks/subscriptions.ts";
+import type { AppApiContext } from "../context.ts";
+import { sessionOf } from "../session-guard.ts";
+
+const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) });
+
+/** A subscription with its signing secret, which this one answer shows. */
+const SubscriptionWithSecret = Type.Object(
+  {
+    id: Type.String(),
+    target_url: Type.String(),
+    event: Type.String(),
+    signing_secret: Type.String({ description: "Shown in this answer only; store it in the receiver." }),
+  },
+  { additionalProperties: false },
+);
+
+/**
+ * Developers → Webhooks: an owner's view of the developer API's subscriptions. Target URLs often
+ * carry the receiver's own secret (Zapier's catch hooks), so members see none of this (403).
+ */
+export function registerWebhookRoutes(app: FastifyInstance, ctx: AppApiContext): void {
+  const r = app.withTypeProvider<TypeBoxTypeProvider>();
+  const { db, clock } = ctx;
+  const subscriptions = createSubscriptionService({ db, clock, guard: ctx.webhookTargetGuard });
+  const owner = { appAccess: "owner" as const };
+
+  r.get(
+    "/subscriptions",
+    {
+      config: owner,
+      schema: {
+        operationId: "listSubscriptions",
+        summary: "Webhook subscriptions with their latest deliveries (owners only)",
+        tags: ["Developers"],
+        response: {
+          200: Type.Object({ subscriptions: Type.Array(AppSubscription) }, { additionalProperties: false }),
+        },
+      },
+    },
+    async (request) => ({ subscriptions: await listAppSubscriptions(db, sessionOf(request).orgId) }),
+  );
+
+  r.post(
+    "/subscriptions",
+    {
+      config: owner,
+      schema: {
+        operationId: "createSubscription",
+        summary: "Subscribes an HTTPS endpoint to new leads; the signing secret is in this answer only",
+        description:
+          "The same rules as the developer API's subscribe: public https only, resolving only to public addresses (checked here and at every delivery), at most 20 per organization. A URL already subscribed answers 409 `already_subscribed` (rotate its secret to get a new one).",
+        tags: ["Developers"],
+        body: Type.Object(
+          { target_url: Type.String({ minLength: 1, maxLength: MAX_TARGET_URL_LENGTH }) },
+          { additionalProperties: false },
+        ),
+        response: { 201: SubscriptionWithSecret },
+      },
+    },
+    async (request, reply) => {
+      const { orgId, userId } = sessionOf(request);
+      const created = await subscriptions.subscribe(orgId, request.body, request.log);
+      if (created.signing_secret === null) {
+        throw new AppError(
+          409,
+          "already_subscribed",
+          "This URL is already subscribed. Rotate its secret if you need to see a new one.",
+        );
+      }
+      request.log.info({ orgId, subscriptionId: created.id, userId }, "app user added a webhook");
+      return reply.code(201).send({ ...created, signing_secret: created.signing_secret });
+    },
+  );
+
+  r.post(
+    "/subscriptions/:id/test",
+    {
+      config: owner,
+      schema: {
+        operationId: "testSubscription",
+        summary: "Queues a test delivery: the sample lead (`test: true`), signed like a real one",
+        tags: ["Developers"],
+        params: IdParams,
+        response: {
+          202: Type.Object({ delivery_id: Type.String() }, { additionalProperties: false }),
+        },
+      },
+    },
+    async (request, reply) => {
+      const deliveryId = await queueTestDelivery(
+        db,
+        sessionOf(request).orgId,
+        request.params.id,
+        clock.now(),
+      );
+      return reply.code(202).send({ delivery_id: deliveryId });
+    },
+  );
+
+  r.post(
+    "/subscriptions/:id/rotate-secret",
+    {
+      config: owner,
+      schema: {
+        operationId: "rotateSubscriptionSecret",
+        summary: "Replaces the signing secret, which this answer shows once; the next delivery signs with it",
+        tags: ["Developers"],
+        params: IdParams,
+        response: { 200: SubscriptionWithSecret },
+      },
+    },
+    async (request) => {
+      const { orgId, userId } = sessionOf(request);
+      const rotated = await subscriptions.rotate(orgId, { id: request.params.id });
+      request.log.info({ orgId, subscriptionId: rotated.id, userId }, "app user rotated a webhook secret");
+      return { ...rotated, signing_secret: rotated.signing_secret ?? "" };
+    },
+  );
+
+  r.delete(
+    "/subscriptions/:id",
+    {
+      config: owner,
+      schema: {
+        operationId: "deleteSubscription",
+        summary: "Deletes a subscription; deliveries not yet sent to it are dropped",
+        tags: ["Developers"],
+        params: IdParams,
+        response: { 204: Type.Null() },
+      },
+    },
+    async (request, reply) => {
+      const { orgId, userId } = sessionOf(request);
+      const removed = await subscriptions.unsubscribe(orgId, { id: request.params.id });
+      request.log.info({ orgId, subscriptionId: removed.id, userId }, "app user deleted a webhook");
+      return reply.code(204).send(null);
+    },
+  );
+
+  r.get(
+    "/subscriptions/:id/deliveries",
+    {
+      config: owner,
+      schema: {
+        operationId: "listSubscriptionDeliveries",
+        summary: "A subscription's deliveries, newest first (at most 200), test deliveries marked",
+        tags: ["Developers"],
+        params: IdParams,
+        response: {
+          200: Type.Object({ deliveries: Type.Array(AppDelivery) }, { additionalProperties: false }),
+        },
+      },
+    },
+    async (request) => {
+      const deliveries = await listAppDeliveries(db, sessionOf(request).orgId, request.params.id);
+      if (!deliveries) throw notFound("subscription not found");
+      return { deliveries };
+    },
+  );
+}

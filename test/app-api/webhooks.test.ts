@@ -1,0 +1,245 @@
+import assert from "node:assert/strict";
+import { randomUUID } from "node:crypto";
+import { after, before, describe, test } from "node:test";
+import { fixedClock } from "../../src/clock.ts";
+import { SAMPLE_LEAD_ID } from "../../src/leads/polling.ts";
+import type { DeliveryClient } from "../../src/webhooks/delivery-client.ts";
+import { call, createOrg, type TestOrg } from "../helpers/api.ts";
+import { databaseLabel } from "../helpers/harness.ts";
+import { type HttpsReceiver, startHttpsReceiver } from "../helpers/https-receiver.ts";
+import {
+  createLeadsContext,
+  drainJobs,
+  type LeadsTestContext,
+  testDeliveryClient,
+  verifySignature,
+} from "../leads/leads-helpers.ts";
+import { inviteAndAccept, type SignedInUser } from "./helpers.ts";
+
+const API = "/app/api/v1";
+
+describe(`app API: Developers → Webhooks (${databaseLabel})`, () => {
+  const clock = fixedClock("2026-11-28T09:00:00Z");
+  const nowSeconds = () => Math.floor(clock.now().getTime() / 1000);
+  let ctx: LeadsTestContext;
+  let receiver: HttpsReceiver;
+  let client: DeliveryClient;
+  let org: TestOrg;
+  let owner: SignedInUser;
+  let member: SignedInUser;
+  let otherOwner: SignedInUser;
+
+  before(async () => {
+    receiver = await startHttpsReceiver();
+    ctx = await createLeadsContext({
+      clock,
+      // The receiver is on loopback: only its name and address are let through the SSRF guard.
+      allowPrivateTargets: ["receiver.test", "127.0.0.1"],
+      hosts: { "receiver.test": ["127.0.0.1"], "rebind.test": ["93.184.216.34"], "inner.test": ["10.1.2.3"] },
+    });
+    client = testDeliveryClient(ctx, { ca: receiver.ca });
+    org = await createOrg(ctx);
+    owner = await inviteAndAccept(ctx, org.orgId, `owner-${randomUUID()}@example.com`, "owner");
+    member = await inviteAndAccept(ctx, org.orgId, `member-${randomUUID()}@example.com`, "member", "Mo");
+    const other = await createOrg(ctx);
+    otherOwner = await inviteAndAccept(ctx, other.orgId, `other-${randomUUID()}@example.com`, "owner");
+  });
+  after(async () => {
+    await client.close();
+    await receiver.close();
+    await ctx.close();
+  });
+
+  const list = async (user = owner) => {
+    const answer = await user.browser.request("GET", `${API}/subscriptions`);
+    assert.equal(answer.status, 200, answer.text);
+    return answer.body.subscriptions as any[];
+  };
+  const add = (targetUrl: string, user = owner) =>
+    user.browser.request("POST", `${API}/subscriptions`, { body: { target_url: targetUrl } });
+
+  test("an owner adds an endpoint, sees its secret once, and it is the developer API's subscription", async () => {
+    const url = receiver.url("/added");
+    const created = await add(url);
+    assert.equal(created.status, 201, created.text);
+    assert.match(created.body.signing_secret, /^whsec_/);
+    assert.equal(created.body.target_url, url);
+
+    const [listed] = (await list()).filter((s) => s.id === created.body.id);
+    assert.ok(listed);
+    assert.equal(listed.signed, true);
+    assert.equal(listed.test_pending, false);
+    assert.deepEqual(listed.recent_deliveries, []);
+    assert.equal(listed.last_delivery, null);
+    assert.ok(!("signing_secret" in listed), "the list never shows a secret");
+
+    // The developer API sees the same record: re-subscribing answers its id without the secret.
+    const again = await call(ctx, "POST", "/api/v1/webhooks/subscribe", {
+      key: org.key,
+      body: { target_url: url },
+    });
+    assert.equal(again.status, 200);
+    assert.equal(again.body.id, created.body.id);
+    assert.equal(again.body.signing_secret, null);
+
+    const twice = await add(url);
+    assert.equal(twice.status, 409);
+    assert.equal(twice.body.error.code, "already_subscribed");
+
+    // And one subscribed through the developer API shows in the app.
+    const viaApi = await call(ctx, "POST", "/api/v1/webhooks/subscribe", {
+      key: org.key,
+      body: { target_url: receiver.url("/from-the-api") },
+    });
+    assert.ok((await list()).some((s) => s.id === viaApi.body.id));
+  });
+
+  test("refuses what the developer API refuses: not https, private or unresolvable hosts", async () => {
+    const refusals: [string, RegExp][] = [
+      ["http://hooks.example.com/x", /https/i],
+      ["https://inner.test/x", /public|not allowed/i],
+      ["https://169.254.169.254/latest/meta-data", /public|not allowed/i],
+      ["https://nowhere.test/x", /resolve|public|not allowed/i],
+    ];
+    for (const [url, reason] of refusals) {
+      const refused = await add(url);
+      assert.equal(refused.status, 400, `${url}: ${refused.text}`);
+      assert.equal(refused.body.error.code, "subscribe_failed", url);
+      assert.match(refused.body.error.message, reason, url);
+    }
+    const tooLong = await add(`https://receiver.test/${"a".repeat(2100)}`);
+    assert.equal(tooLong.status, 422);
+    assert.ok(!(await list()).some((s) => !String(s.target_url).startsWith("https://receiver.test")));
+  });
+
+  test("a test delivery is the sample lead, signed exactly like a real delivery, and shows in the log", async () => {
+    const path = `/test-${randomUUID()}`;
+    const created = (await add(receiver.url(path))).body;
+    const queued = await owner.browser.request("POST", `${API}/subscriptions/${created.id}/test`);
+    assert.equal(queued.status, 202, queued.text);
+    assert.match(queued.body.delivery_id, /^[0-9a-f-]{36}$/);
+    const pending = (await list()).find((s) => s.id === created.id);
+    assert.equal(pending.test_pending, true);
+
+    assert.ok((await drainJobs(ctx, client)) >= 1);
+    const received = receiver.requests.filter((request) => request.path === path);
+    assert.equal(received.length, 1);
+    const [request] = received;
+    assert.ok(verifySignature(created.signing_secret, request!.headers, request!.raw, nowSeconds()));
+    const body = JSON.parse(request!.raw.toString("utf8"));
+    assert.equal(body.test, true);
+    assert.equal(body.id, SAMPLE_LEAD_ID);
+    assert.equal(body.service_lead_id, SAMPLE_LEAD_ID);
+    assert.equal(body.created_at, clock.now().toISOString());
+    assert.equal(typeof body.email, "string");
+
+    const [shown] = (await list()).filter((s) => s.id === created.id);
+    assert.equal(shown.test_pending, false);
+    assert.equal(shown.recent_deliveries.length, 1);
+    assert.deepEqual(
+      {
+        id: shown.recent_deliveries[0].id,
+        test: shown.recent_deliveries[0].test,
+        outcome: shown.recent_deliveries[0].outcome,
+        status_code: shown.recent_deliveries[0].status_code,
+        attempt: shown.recent_deliveries[0].attempt,
+      },
+      { id: queued.body.delivery_id, test: true, outcome: "attempted", status_code: 200, attempt: 1 },
+    );
+    assert.deepEqual(shown.last_delivery, {
+      outcome: "attempted",
+      status_code: 200,
+      at: clock.now().toISOString(),
+    });
+
+    // A second test is its own first attempt, not a retry of the first.
+    await owner.browser.request("POST", `${API}/subscriptions/${created.id}/test`);
+    await drainJobs(ctx, client);
+    const log = await owner.browser.request("GET", `${API}/subscriptions/${created.id}/deliveries`);
+    assert.equal(log.status, 200);
+    assert.deepEqual(
+      log.body.deliveries.map((d: any) => [d.test, d.attempt]),
+      [
+        [true, 1],
+        [true, 1],
+      ],
+    );
+  });
+
+  test("the address is checked again at delivery: a host that now resolves privately is blocked", async () => {
+    ctx.resolver.set("rebind.test", ["93.184.216.34"]);
+    const created = (await add("https://rebind.test/hook")).body;
+    assert.ok(created.id, "public at registration");
+    ctx.resolver.set("rebind.test", ["10.9.8.7"]);
+    await owner.browser.request("POST", `${API}/subscriptions/${created.id}/test`);
+    await drainJobs(ctx, client);
+    const [shown] = (await list()).filter((s) => s.id === created.id);
+    assert.equal(shown.recent_deliveries[0].outcome, "blocked");
+    assert.equal(shown.recent_deliveries[0].status_code, null);
+    assert.equal(shown.recent_deliveries[0].test, true);
+  });
+
+  test("rotating the secret returns a new one, which signs the next delivery", async () => {
+    const path = `/rotate-${randomUUID()}`;
+    const created = (await add(receiver.url(path))).body;
+    const rotated = await owner.browser.request("POST", `${API}/subscriptions/${created.id}/rotate-secret`);
+    assert.equal(rotated.status, 200, rotated.text);
+    assert.equal(rotated.body.id, created.id);
+    assert.match(rotated.body.signing_secret, /^whsec_/);
+    assert.notEqual(rotated.body.signing_secret, created.signing_secret);
+
+    await owner.browser.request("POST", `${API}/subscriptions/${created.id}/test`);
+    await drainJobs(ctx, client);
+    const [request] = receiver.requests.filter((r) => r.path === path);
+    assert.ok(request);
+    assert.ok(verifySignature(rotated.body.signing_secret, request.headers, request.raw, nowSeconds()));
+    assert.ok(!verifySignature(created.signing_secret, request.headers, request.raw, nowSeconds()));
+  });
+
+  test("deleting removes the developer API's subscription too, and a queued test is dropped", async () => {
+    const path = `/delete-${randomUUID()}`;
+    const created = (await add(receiver.url(path))).body;
+    await owner.browser.request("POST", `${API}/subscriptions/${created.id}/test`);
+    const removed = await owner.browser.request("DELETE", `${API}/subscriptions/${created.id}`);
+    assert.equal(removed.status, 204);
+    assert.ok(!(await list()).some((s) => s.id === created.id));
+    await drainJobs(ctx, client);
+    assert.equal(receiver.requests.filter((r) => r.path === path).length, 0);
+
+    const again = await owner.browser.request("DELETE", `${API}/subscriptions/${created.id}`);
+    assert.equal(again.status, 404);
+    const viaApi = await call(ctx, "DELETE", `/api/v1/webhooks/subscribe?id=${created.id}`, { key: org.key });
+    assert.equal(viaApi.status, 404);
+  });
+
+  test("members get 403 on every webhook route; another org's owner gets 404 for this org's ids", async () => {
+    const created = (await add(receiver.url(`/guarded-${randomUUID()}`))).body;
+    const routes: [string, string, unknown?][] = [
+      ["GET", `${API}/subscriptions`],
+      ["POST", `${API}/subscriptions`, { target_url: receiver.url("/member") }],
+      ["POST", `${API}/subscriptions/${created.id}/test`],
+      ["POST", `${API}/subscriptions/${created.id}/rotate-secret`],
+      ["DELETE", `${API}/subscriptions/${created.id}`],
+      ["GET", `${API}/subscriptions/${created.id}/deliveries`],
+    ];
+    for (const [method, url, body] of routes) {
+      const answer = await member.browser.request(method as "GET", url, body === undefined ? {} : { body });
+      assert.equal(answer.status, 403, `${method} ${url}`);
+      assert.equal(answer.body.error.code, "forbidden");
+    }
+    for (const [method, url] of routes.slice(2)) {
+      const answer = await otherOwner.browser.request(method as "GET", url);
+      assert.equal(answer.status, 404, `${method} ${url}: ${answer.text}`);
+      assert.equal(answer.body.error.code, "not_found");
+    }
+    for (const id of ["not-a-uuid", randomUUID()]) {
+      const answer = await owner.browser.request("POST", `${API}/subscriptions/${id}/test`);
+      assert.equal(answer.status, 404);
+    }
+    assert.deepEqual(await list(otherOwner), []);
+    assert.ok(
+      (await list()).some((s) => s.id === created.id),
+      "nothing was changed by the refused calls",
+    );
+  });
+});
