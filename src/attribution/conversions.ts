@@ -124,6 +124,7 @@ async function attributeDeal(
   fields: ConversionFields,
   normalizedAddress: string,
 ): Promise<ConversionResult> {
+  // A deal sent without a close date is dated when it is received (stored, not left empty).
   const reference = fields.dealDate ?? referenceNow(deps.clock.now());
   const key = conversionKey(fields, normalizedAddress, reference);
   const replayed = await updateReplayedConversion(deps.db, orgId, key, fields);
@@ -151,7 +152,7 @@ async function attributeDeal(
         VALUES (
           ${orgId}::uuid, ${randomUUID()}::uuid, ${key}, ${fields.dealId ?? null}, ${fields.address},
           ${normalizedAddress}, ${fields.dealAmount ?? null}::numeric,
-          ${fields.dealDate?.at.toISOString() ?? null}::timestamptz, ${fields.dealStage ?? null},
+          ${reference.at.toISOString()}::timestamptz, ${fields.dealStage ?? null},
           ${fields.dealName ?? null}, ${fields.contactFirstName ?? null}, ${fields.contactLastName ?? null},
           ${fields.contactName ?? null}, ${fields.contactEmail ?? null}, ${match.campaignId}::uuid,
           ${match.pieceId}::uuid, ${match.method}, ${match.confidence},

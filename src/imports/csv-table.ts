@@ -29,6 +29,46 @@ export const csvTooLarge = () =>
     `The file is larger than ${CSV_MAX_BYTES} bytes; split it into smaller files.`,
   );
 
+/** What a person is told when the file is a spreadsheet, a PDF or an image rather than CSV text. */
+export const notCsv = () =>
+  invalidPayload(
+    "This file is not a CSV file. In your spreadsheet, choose File → Save as (or Download) → CSV, then upload that file.",
+  );
+
+/** Openings of the files people pick by mistake: xlsx/zip, xls, PDF, PNG, JPEG, GIF. */
+const BINARY_SIGNATURES = [
+  [0x50, 0x4b, 0x03, 0x04],
+  [0xd0, 0xcf, 0x11, 0xe0],
+  [0x25, 0x50, 0x44, 0x46],
+  [0x89, 0x50, 0x4e, 0x47],
+  [0xff, 0xd8, 0xff],
+  [0x47, 0x49, 0x46, 0x38],
+];
+
+/** A first chunk that opens like a binary file, or holds a NUL byte (text never does), is not CSV. */
+export function looksBinary(chunk: Buffer): boolean {
+  if (BINARY_SIGNATURES.some((signature) => signature.every((byte, index) => chunk[index] === byte)))
+    return true;
+  return chunk.subarray(0, 4096).includes(0);
+}
+
+/** The CSV parser's failure in words a person can act on (its own text names internal options). */
+function unreadableCsv(error: unknown) {
+  const { code, lines } = error as { code?: string; lines?: number };
+  const where = lines ? `Line ${lines}` : "A line";
+  if (
+    code === "CSV_QUOTE_NOT_CLOSED" ||
+    code === "INVALID_OPENING_QUOTE" ||
+    code === "CSV_INVALID_CLOSING_QUOTE"
+  )
+    return invalidPayload(
+      `${where} of the file has a quote mark (") that is not closed, so the file cannot be read. Remove the stray quote, or save the file again from your spreadsheet as CSV.`,
+    );
+  return invalidPayload(
+    `${where} of the file cannot be read as CSV. Save the file again from your spreadsheet as CSV and upload that file.`,
+  );
+}
+
 /**
  * Reads a CSV upload as it arrives: a header line, then at most `maxRecords` records (a file
  * with more is refused once the next one is read, without reading the rest). The byte limit is
@@ -45,6 +85,12 @@ export async function readCsvTable(body: Readable, options: { maxRecords: number
   });
   const limited = new Promise<void>((resolve, reject) => {
     body.on("data", (chunk: Buffer) => {
+      if (bytes === 0 && looksBinary(chunk)) {
+        body.unpipe(parser);
+        body.resume();
+        parser.destroy(notCsv());
+        reject(notCsv());
+      }
       bytes += chunk.length;
       if (bytes > CSV_MAX_BYTES) {
         body.unpipe(parser);
@@ -88,7 +134,7 @@ export async function readCsvTable(body: Readable, options: { maxRecords: number
     }
   } catch (error) {
     if (error instanceof AppError) throw error;
-    throw invalidPayload(`The file is not readable CSV: ${(error as Error).message}`);
+    throw unreadableCsv(error);
   }
   await limited;
   if (!columns) throw invalidPayload("The file is empty: it needs a header line and at least one row.");
@@ -104,7 +150,7 @@ const HEADER_GUESSES: Record<string, RegExp> = {
   zip: /^(zip|zip ?code|postal ?code|postcode|zip5|postal)$/,
   notes: /^(notes?|comments?|memo)$/,
   customer_name: /^(customer|customer ?name|client|client ?name|name|full ?name|homeowner)$/,
-  external_id: /^(id|external ?id|job ?id|job ?number|record ?id|customer ?id)$/,
+  external_id: /^(id|external ?id|job ?id|job ?(number|no|num)|record ?id|customer ?id)$/,
   completed_at:
     /^(completed|completed ?(at|on|date)|date|job ?date|last ?job|last ?job ?date|service ?date|closed ?(at|on|date)?)$/,
   job_type:
@@ -113,7 +159,10 @@ const HEADER_GUESSES: Record<string, RegExp> = {
 
 export type MappableField = keyof typeof HEADER_GUESSES;
 
-/** For each wanted field, the first column whose header reads like it (case, _ and - ignored); else null. */
+/**
+ * For each wanted field, the first column whose header reads like it (case, _, - and . ignored;
+ * "#" read as "number", so "Job #" is the job number); else null.
+ */
 export function guessMapping<F extends string>(
   columns: readonly string[],
   fields: readonly F[],
@@ -121,7 +170,8 @@ export function guessMapping<F extends string>(
   const plain = (header: string) =>
     header
       .toLowerCase()
-      .replace(/[_\-.#]+/g, " ")
+      .replace(/#/g, " number ")
+      .replace(/[_\-.]+/g, " ")
       .replace(/\s+/g, " ")
       .trim();
   const taken = new Set<string>();

@@ -168,6 +168,10 @@ export async function chooseNeighbours(
   }
 }
 
+/** The radius as the app's readers measure it, with the API's meters beside: "984 ft (300 m)". */
+const radiusWords = (meters: number) =>
+  `${Math.round(meters * 3.28084).toLocaleString("en-US")} ft (${meters} m)`;
+
 function noneReason(
   chosen: NearbyHome[],
   candidates: NearbyHome[],
@@ -175,9 +179,9 @@ function noneReason(
   windowDays: number,
 ): string | null {
   if (chosen.length > 0) return null;
-  if (candidates.length === 0) return `no reference addresses within ${radiusM} m of the job`;
+  if (candidates.length === 0) return `no reference addresses within ${radiusWords(radiusM)} of the job`;
   return (
-    `all ${candidates.length} homes within ${radiusM} m are customers of the organization, opted out, or ` +
+    `all ${candidates.length} homes within ${radiusWords(radiusM)} are customers of the organization, opted out, or ` +
     `were mailed in the last ${windowDays} days`
   );
 }

@@ -24,7 +24,7 @@ export type MailPieceStatus = (typeof MAIL_PIECE_STATUSES)[number];
 
 /** Statuses at which a piece stopped without being mailed: they always carry a reason in words. */
 const STOPPED: Record<string, string> = {
-  suppressed: "Not mailed: the address is on the organization's customer (suppression) list.",
+  suppressed: "Not mailed: the home is one of your customers (Customers, never mailed) or opted out.",
   failed: "Not mailed: the card could not be printed or sent.",
   skipped: "Not mailed: the home got a card recently (the frequency cap).",
   cancelled: "Not mailed: the card was cancelled before print.",

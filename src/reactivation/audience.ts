@@ -48,8 +48,8 @@ export interface Audience {
 }
 
 export const EXCLUSION_WORDS: Record<ExclusionReason, string> = {
-  customer: "a registered customer (suppression list)",
-  opted_out: "the home opted out of mail from a landing page",
+  customer: "a registered customer (Customers, never mailed)",
+  opted_out: "on the do-not-mail list: the home opted out from a landing page",
   no_mailable_address: "no street number with a ZIP, or with a city and state",
   duplicate: "the same home is already in this mailing",
 };

@@ -57,6 +57,55 @@ describe(`app API: customer and past-job CSV uploads (${databaseLabel})`, () => 
     assert.equal(jobs.body.mapping.customer_name, "Customer Name");
   });
 
+  test('the preview guesses "Job #" and "Job No." as the job number', async () => {
+    for (const header of ["Job #", "Job No.", "job_number"]) {
+      const preview = await upload(
+        member,
+        "/app/api/v1/uploads/preview?purpose=jobs",
+        csv([`${header},Service Address,Completed`, "J-1,12 Oak Lane 78701,2024-03-05"]),
+      );
+      assert.equal(preview.status, 200, preview.text);
+      assert.equal(preview.body.mapping.external_id, header, header);
+      assert.equal(preview.body.mapping.street, "Service Address");
+      assert.equal(preview.body.mapping.completed_at, "Completed");
+    }
+  });
+
+  test("a file that is not CSV (a spreadsheet, a PDF) or has a stray quote is refused in plain words", async () => {
+    const xlsx = Buffer.concat([Buffer.from([0x50, 0x4b, 0x03, 0x04, 0x14, 0x00]), Buffer.alloc(64, 7)]);
+    const pdf = Buffer.from("%PDF-1.7\n1 0 obj\n<< /Type /Catalog >>\nendobj\n");
+    const utf16 = Buffer.from("\ufeffstreet\r\n1 Pine Rd\r\n", "utf16le");
+    for (const [label, body] of [
+      ["xlsx", xlsx],
+      ["pdf", pdf],
+      ["utf-16", utf16],
+    ] as const) {
+      for (const url of [
+        "/app/api/v1/uploads/preview?purpose=customers",
+        "/app/api/v1/customers/upload?street=street",
+        "/app/api/v1/imports/upload?street=street",
+      ]) {
+        const refused = await upload(member, url, body);
+        assert.equal(refused.status, 422, `${label} ${url}: ${refused.text}`);
+        assert.equal(
+          refused.body.error.message,
+          "This file is not a CSV file. In your spreadsheet, choose File → Save as (or Download) → CSV, then upload that file.",
+        );
+      }
+    }
+    const strayQuote = await upload(
+      member,
+      "/app/api/v1/uploads/preview?purpose=customers",
+      csv(["street,city", '12 Oak Lane,"Austin', "14 Oak Lane,Austin"]),
+    );
+    assert.equal(strayQuote.status, 422, strayQuote.text);
+    assert.match(
+      strayQuote.body.error.message,
+      /^Line \d+ of the file has a quote mark \("\) that is not closed/,
+    );
+    assert.doesNotMatch(strayQuote.body.error.message, /Invalid|Quote Not Closed|option/);
+  });
+
   test("a CSV of customers goes through the API's customers service; search pages with a keyset cursor", async () => {
     const lines = ["street,city,state,zip,notes"];
     for (let n = 1; n <= 60; n++) lines.push(`${100 + n} Maple Ave,Springfield,IL,62704,row ${n}`);

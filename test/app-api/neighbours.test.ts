@@ -157,7 +157,7 @@ describe(`app API: neighbour automations (${databaseLabel})`, () => {
     });
     assert.equal(run.body.outcome, "queued");
     assert.equal(run.body.neighbours.homes_mailed, 0);
-    assert.equal(run.body.neighbours.reason, "no reference addresses within 300 m of the job");
+    assert.equal(run.body.neighbours.reason, "no reference addresses within 984 ft (300 m) of the job");
   });
 
   test("revenue by source job: the job's street, cards, leads, won deals, revenue and totals against cost", async () => {

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { sql } from "../../src/db/database.ts";
-import { call, createAutomation, createOrg, recordMailing } from "../helpers/api.ts";
+import { admin, call, createAutomation, createOrg, recordMailing } from "../helpers/api.ts";
 import { databaseLabel, type TestContext } from "../helpers/harness.ts";
 import { submitLead } from "../leads/leads-helpers.ts";
 import { createAppTestContext, inviteAndAccept, type SignedInUser } from "./helpers.ts";
@@ -123,5 +123,63 @@ describe(`app API: Overview (${databaseLabel})`, () => {
     const theirs = await otherOwner.browser.request("GET", "/app/api/v1/attention");
     assert.ok(!theirs.body.items.some((item: { kind: string }) => item.kind === "failed_pieces"));
     assert.equal((await ctx.app.inject({ method: "GET", url: "/app/api/v1/overview" })).statusCode, 401);
+  });
+
+  test("the first-run checklist ticks each step from the organization's own data", async () => {
+    const fresh = await admin(ctx, "POST", "/orgs", { name: "Fresh Start Plumbing", billing_owner: true });
+    assert.equal(fresh.status, 201, fresh.text);
+    const orgId = fresh.body.org_id as string;
+    const freshOwner = await inviteAndAccept(ctx, orgId, "owner-first-steps@example.com", "owner");
+    const freshMember = await inviteAndAccept(ctx, orgId, "member-first-steps@example.com", "member");
+    const steps = async (user: SignedInUser = freshOwner) => {
+      const answer = await user.browser.request("GET", "/app/api/v1/first-steps");
+      assert.equal(answer.status, 200, answer.text);
+      return answer.body;
+    };
+    const none = { business_profile: false, automation: false, api_key: false, event: false };
+    assert.deepEqual(await steps(), none);
+
+    const nameOnly = await freshOwner.browser.request("PATCH", "/app/api/v1/organization", {
+      body: { business_name: "Fresh Start Plumbing" },
+    });
+    assert.equal(nameOnly.status, 200, nameOnly.text);
+    assert.equal((await steps()).business_profile, false, "a name without a return address is not set up");
+    const withAddress = await freshOwner.browser.request("PATCH", "/app/api/v1/organization", {
+      body: { return_address: { street: "9 Valve Rd", city: "Austin", state: "TX", postal_code: "78702" } },
+    });
+    assert.equal(withAddress.status, 200, withAddress.text);
+    assert.deepEqual(await steps(), { ...none, business_profile: true });
+
+    await createAutomation(ctx, orgId, {
+      name: "Job done postcard",
+      trigger: { type: "custom_api", event_type: "job.completed" },
+    });
+    const created = await freshOwner.browser.request("POST", "/app/api/v1/keys", { body: { name: "CRM" } });
+    assert.equal(created.status, 201, created.text);
+    assert.deepEqual(await steps(), { ...none, business_profile: true, automation: true, api_key: true });
+
+    const event = await call(ctx, "POST", "/api/v1/events", {
+      key: created.body.key,
+      body: {
+        event_type: "job.completed",
+        object_type: "job",
+        dedup_id: "first-steps-1",
+        record: { id: "first-steps-1", properties: { street: "1 Pine Rd", zip: "62704" } },
+      },
+    });
+    assert.equal(event.status, 202, event.text);
+    const all = { business_profile: true, automation: true, api_key: true, event: true };
+    assert.deepEqual(await steps(), all);
+    assert.deepEqual(await steps(freshMember), all, "a member sees the same list");
+
+    const revoked = await freshOwner.browser.request("DELETE", `/app/api/v1/keys/${created.body.id}`);
+    assert.ok(revoked.status < 300, revoked.text);
+    assert.equal((await steps()).api_key, false, "a revoked key does not count");
+    assert.deepEqual(
+      await steps(otherOwner),
+      { ...none, api_key: true },
+      "another organization's steps are its own (its one key only)",
+    );
+    assert.equal((await ctx.app.inject({ method: "GET", url: "/app/api/v1/first-steps" })).statusCode, 401);
   });
 });

@@ -173,6 +173,23 @@ describe(`POST /api/v1/conversions (${databaseLabel})`, () => {
       await recordMailing(ctx, org.orgId, [{ address: HOME, mailed_at: "2026-06-30T11:00:00Z" }]);
       assert.equal((await conversion(ctx, org.key, { address: HOME, deal_id: "x" })).body.matched, true);
     });
+
+    it("dates a deal sent without a close date when it is received, and a replay keeps that date", async () => {
+      const { orgId, key } = await orgMailedTo(HOME);
+      const first = await conversion(ctx, key, { address: HOME, deal_id: "undated" });
+      assert.equal(first.body.matched, true, first.text);
+      clock.set("2026-07-02T09:00:00Z");
+      try {
+        const replay = await conversion(ctx, key, { address: HOME, deal_id: "undated", deal_amount: "900" });
+        assert.equal(replay.body.conversion_id, first.body.conversion_id);
+      } finally {
+        clock.set("2026-06-30T12:00:00Z");
+      }
+      const stored = await admin(ctx, "GET", `/orgs/${orgId}/conversions`);
+      assert.equal(stored.body.conversions.length, 1);
+      assert.equal(stored.body.conversions[0].deal_date, "2026-06-30T12:00:00.000Z");
+      assert.equal(stored.body.conversions[0].deal_amount, "900");
+    });
   });
 
   it("picks the latest mailing among several pieces at the address (last touch)", async () => {

@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { Page } from "playwright-core";
-import { VIEWPORTS } from "./browser.ts";
+import { seriousViolations, settled, VIEWPORTS } from "./browser.ts";
 import { type App, acceptInvitation, jobEvent, startApp, waitUntil } from "./session.ts";
 
 const OWNER = { email: "owner@roofing.test", name: "Rita Roofer", password: "correct horse battery" };
@@ -18,9 +18,27 @@ let app: App;
 let page: Page;
 let open: ReturnType<App["screens"]>["open"];
 let checkScreen: ReturnType<App["screens"]>["checkScreen"];
+let checkBothWidths: ReturnType<App["screens"]>["checkBothWidths"];
 let orgId: string;
 let apiKey: string;
 let pieceHref = "/mail";
+
+/** WCAG contrast of a text color on a background that may be a translucent tint over white. */
+function contrastOnWhite(text: string, background: string): number {
+  const channels = (value: string) => (value.match(/[\d.]+/g) ?? []).map(Number);
+  const luminance = (rgb: number[]) =>
+    rgb
+      .slice(0, 3)
+      .map((channel) => channel / 255)
+      .map((c) => (c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4))
+      .reduce((sum, c, index) => sum + c * ([0.2126, 0.7152, 0.0722][index] ?? 0), 0);
+  const [r = 255, g = 255, b = 255, alpha = 1] = channels(background);
+  const over = (channel: number) => channel * alpha + 255 * (1 - alpha);
+  const [lighter, darker] = [luminance(channels(text)), luminance([over(r), over(g), over(b)])].sort(
+    (x, y) => y - x,
+  );
+  return ((lighter ?? 1) + 0.05) / ((darker ?? 0) + 0.05);
+}
 
 const sendEvent = (dedupId: string, street: string) =>
   app.sendEvent(
@@ -32,7 +50,7 @@ describe("the contractor's web app in a browser", () => {
   before(async () => {
     app = await startApp({ name: "app" });
     page = await app.newPage();
-    ({ open, checkScreen } = app.screens(page));
+    ({ open, checkScreen, checkBothWidths } = app.screens(page));
   });
 
   after(async () => {
@@ -64,6 +82,59 @@ describe("the contractor's web app in a browser", () => {
       "Developers",
       "Settings",
     ]);
+  });
+
+  it("a new organization's Overview shows the first-run checklist with nothing done yet", async () => {
+    await open("/", "Overview");
+    const checklist = page.getByRole("region", { name: "Get started" });
+    await checklist.getByText("0 of 4 done").waitFor();
+    const steps = checklist.getByRole("list", { name: "First steps" }).getByRole("listitem");
+    assert.deepEqual(
+      (await steps.locator("p:first-child").allTextContents()).map((text) => text.trim()),
+      [
+        "To do: Set up your business",
+        "To do: Create an automation",
+        "To do: Connect your CRM: get an API key",
+        "To do: Send a test event",
+      ],
+    );
+    assert.equal(
+      await checklist.getByRole("link", { name: "Get an API key" }).getAttribute("href"),
+      "/app/developers?tab=keys",
+    );
+    await checkBothWidths("overview-checklist");
+  });
+
+  it("the app has an icon: index.html links the favicon and the server serves it", async () => {
+    const href = await page.locator('link[rel="icon"]').getAttribute("href");
+    assert.equal(href, "/app/favicon.svg");
+    const icon = await page.request.get(new URL(href ?? "", app.base).toString());
+    assert.equal(icon.status(), 200);
+    assert.match(icon.headers()["content-type"] ?? "", /^image\/svg\+xml/);
+  });
+
+  it("the active navigation item keeps 4.5:1 contrast when hovered (axe, and measured)", async () => {
+    await open("/", "Overview");
+    const active = page
+      .getByRole("navigation", { name: "Main navigation" })
+      .getByRole("link", { name: "Overview" });
+    assert.equal(await active.getAttribute("aria-current"), "page");
+    await active.hover();
+    await settled(page);
+    const violations = await seriousViolations(page);
+    assert.deepEqual(
+      violations.filter((line) => line.startsWith("color-contrast")),
+      [],
+      "no contrast violation with the active item hovered",
+    );
+    // Read in the page, computed here: a named function inside evaluate() would need tsx's helper.
+    const colors = await active.evaluate((link) => ({
+      text: getComputedStyle(link.querySelector(".mantine-NavLink-label") ?? link).color,
+      background: getComputedStyle(link).backgroundColor,
+    }));
+    const ratio = contrastOnWhite(colors.text, colors.background);
+    assert.ok(ratio >= 4.5, `the hovered active item reads at ${ratio.toFixed(2)}:1`);
+    await page.mouse.move(0, 0);
   });
 
   it("creates an API key that is shown once with a copy button", async () => {
@@ -242,6 +313,100 @@ describe("the contractor's web app in a browser", () => {
     assert.equal(await header.getByText("Rita's Roofing & Gutters", { exact: true }).count(), 1);
   });
 
+  it("the checklist ticks each step from real data, and steps aside once all four are done", async () => {
+    await open("/", "Overview");
+    const checklist = page.getByRole("region", { name: "Get started" });
+    // A key, an event and an automation are there; the profile has a name but no return address yet.
+    await checklist.getByText("3 of 4 done").waitFor();
+    assert.deepEqual(
+      (await checklist.getByRole("listitem").locator("p:first-child").allTextContents()).map((text) =>
+        text.trim(),
+      ),
+      [
+        "To do: Set up your business",
+        "Done: Create an automation",
+        "Done: Connect your CRM: get an API key",
+        "Done: Send a test event",
+      ],
+    );
+    await checkScreen("overview-checklist-progress", "desktop");
+    const saved = await page.request.patch(`${app.base}/app/api/v1/organization`, {
+      headers: { origin: app.base },
+      data: {
+        return_address: { street: "12 Shingle Rd", city: "Springfield", state: "IL", postal_code: "62704" },
+      },
+    });
+    assert.equal(saved.status(), 200, await saved.text());
+    await open("/", "Overview");
+    await page.getByRole("heading", { name: "Needs attention" }).waitFor();
+    await page.getByRole("heading", { name: "Cards and attributed revenue per month" }).waitFor();
+    assert.equal(
+      await page.getByRole("region", { name: "Get started" }).count(),
+      0,
+      "all done: no checklist",
+    );
+  });
+
+  it("counts the cards awaiting approval beside Approvals in the navigation, and their status badge is whole", async () => {
+    await open("/automations", "Automations");
+    const href = await page.getByRole("link", { name: "Job done postcard" }).getAttribute("href");
+    const automationId = (href ?? "").split("/").at(-1) ?? "";
+    await app.operator("PATCH", `/automations/${automationId}/mail-safety`, { approval_required: true });
+    for (const [dedupId, street] of [
+      ["job-1003-completed", "746 Evergreen Terrace"],
+      ["job-1004-completed", "748 Evergreen Terrace"],
+    ] as const) {
+      const answer = await sendEvent(dedupId, street);
+      assert.equal(answer.outcomes?.[0]?.reason, "queued", JSON.stringify(answer));
+    }
+    const navigation = page.getByRole("navigation", { name: "Main navigation" });
+    const approvals = navigation.getByRole("link", { name: /^Approvals/ });
+    await waitUntil(async () => {
+      await open("/mail?status=awaiting_approval", "Mail");
+      return (await page.getByRole("region", { name: "Postcards" }).getByRole("row").count()) === 3;
+    }, "both cards await approval");
+    // The badge's number, and for a screen reader what it counts ("2 awaiting approval").
+    const approvalsText = async () => ((await approvals.textContent()) ?? "").replace(/\s+/g, " ").trim();
+    await waitUntil(
+      async () => (await approvalsText()) === "Approvals2 awaiting approval",
+      "the badge counts 2",
+    );
+    assert.equal(await approvals.locator(".mantine-Badge-root").count(), 1);
+    // The status badge is never cut ("AWAITING APPROV…"), on a desktop nor a phone.
+    for (const viewport of ["desktop", "phone"] as const) {
+      await page.setViewportSize(VIEWPORTS[viewport]);
+      await settled(page);
+      const cut = await page
+        .getByRole("region", { name: "Postcards" })
+        .locator(".mantine-Badge-label")
+        .evaluateAll((labels) =>
+          labels
+            .filter((label) => label.scrollWidth > label.clientWidth + 1)
+            .map((label) => label.textContent),
+        );
+      assert.deepEqual(cut, [], `status badges cut at ${viewport}`);
+      await checkScreen("mail-awaiting-approval", viewport);
+    }
+    await page.setViewportSize(VIEWPORTS.desktop);
+    await open("/approvals", "Approvals");
+    await checkBothWidths("approvals-badge");
+    // On a phone the navigation opens from the menu button, with the count beside Approvals.
+    await page.setViewportSize(VIEWPORTS.phone);
+    await page.getByRole("button", { name: "Open navigation" }).click();
+    await approvals.waitFor({ state: "visible" });
+    await checkScreen("approvals-badge-navigation", "phone");
+    await page.getByRole("button", { name: "Close navigation" }).click();
+    await page.setViewportSize(VIEWPORTS.desktop);
+
+    await page.getByRole("checkbox", { name: /^Select all 2 shown/ }).check();
+    await page.getByRole("button", { name: "Approve selected (2)" }).click();
+    await waitUntil(
+      async () => (await approvalsText()) === "Approvals",
+      "the badge is gone once nothing waits",
+    );
+    await app.operator("PATCH", `/automations/${automationId}/mail-safety`, { approval_required: false });
+  });
+
   it("turns the signed-in member's lead alerts on and off, and the choice survives a reload", async () => {
     await open("/settings?tab=account", "Settings");
     const leadAlerts = page.getByRole("switch", { name: "Email me about every new lead" });
@@ -277,6 +442,7 @@ describe("the contractor's web app in a browser", () => {
       ["mail", "/mail", "Mail"],
       ["mail-piece", pieceHref.replace(/^\/app/, ""), /^Postcard to /],
       ["leads", "/leads", "Leads"],
+      ["approvals", "/approvals", "Approvals"],
       ["revenue", "/revenue", "Revenue"],
       ["customers", "/customers", "Customers"],
       ["developers-keys", "/developers?tab=keys", "Developers"],

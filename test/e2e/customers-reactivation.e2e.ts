@@ -43,8 +43,25 @@ describe("customers and reactivation mailings in the browser", () => {
     await open("/customers", "Customers");
     // Said in a contractor's words: what the list does and that a home stays on it (no API talk).
     await page.getByRole("alert").getByText("A home cannot be taken off the list again").waitFor();
-    await page.getByRole("tab", { name: "Do-not-mail list" }).waitFor();
+    await page.getByRole("tab", { name: "Customers (never mailed)" }).waitFor();
+    // Two lists, two names: the opted-out homes are the Do-not-mail list.
+    await page.getByRole("heading", { name: /^Customers \(never mailed\)/ }).waitFor();
+    await page.getByRole("heading", { name: /^Do-not-mail list: homes that opted out/ }).waitFor();
+    // A spreadsheet picked by mistake is refused in plain words, not the CSV parser's.
     await page
+      .locator('input[type="file"]')
+      .first()
+      .setInputFiles({
+        name: "customers.xlsx",
+        mimeType: "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+        buffer: Buffer.concat([Buffer.from("PK\u0003\u0004\u0014\u0000", "latin1"), Buffer.alloc(200, 1)]),
+      });
+    const unreadable = page.getByRole("alert").filter({ hasText: "The file could not be read" });
+    await unreadable.getByText("This file is not a CSV file.", { exact: false }).waitFor();
+    assert.doesNotMatch(await unreadable.innerText(), /Invalid|quote|record/i);
+    await page
+      .locator('input[type="file"]')
+      .first()
       .locator('input[type="file"]')
       .first()
       .setInputFiles({

@@ -91,7 +91,16 @@ describe("leads and revenue in the browser", () => {
     leadPath = new URL(page.url()).pathname;
     assert.match(leadPath, /^\/app\/leads\/[0-9a-f-]{36}$/);
     await page.getByText(/^Landing page lead received/).waitFor();
-    await page.getByText("marge@example.test").waitFor();
+    // The email writes and the phone calls: mailto: and tel: links.
+    assert.equal(
+      await page.getByRole("link", { name: LEAD.email }).getAttribute("href"),
+      `mailto:${LEAD.email}`,
+    );
+    assert.equal(
+      await page.getByRole("link", { name: LEAD.phone }).getAttribute("href"),
+      `tel:${LEAD.phone}`,
+    );
+    await page.getByText("How it came: Answered the card").waitFor();
     await page.getByText("The gutter on the north side leaks.").waitFor();
     await page.getByRole("link", { name: AUTOMATION }).waitFor();
     await checkBothWidths("lr-lead");
@@ -107,6 +116,13 @@ describe("leads and revenue in the browser", () => {
   });
 
   it("a won deal at the mailed home shows in Revenue with its amount, in the conversions list and the CSV", async () => {
+    const profile = await page.request.patch(`${app.base}/app/api/v1/organization`, {
+      headers: { origin: app.base },
+      data: { cost_per_card_cents: 85 },
+    });
+    assert.equal(profile.status(), 200, await profile.text());
+    // Sent without a deal_date: the deal is dated the day it is received.
+    const received = new Date().toISOString().slice(0, 10);
     const won = await app.request("POST", "/api/v1/conversions", apiKey, {
       address: `${HOME.street}, ${HOME.city}, ${HOME.state} ${HOME.zip}`,
       deal_id: "D-742",
@@ -128,11 +144,15 @@ describe("leads and revenue in the browser", () => {
       ["1", "1", "1", "$4,250"],
       "cards mailed, leads, won deals, revenue",
     );
+    // $4,250 from one card at $0.85: a return a person reads, not "5000×".
+    assert.equal((await automationRow.getByRole("cell").allInnerTexts())[5], "$5,000 back per $1");
     const conversions = page.getByRole("region", { name: "Attributed conversions", exact: true }).last();
     const conversionRow = conversions.getByRole("row", { name: /Gutter replacement/ });
     await conversionRow.waitFor();
     const conversionCells = await conversionRow.getByRole("cell").allInnerTexts();
+    assert.equal(conversionCells[0], received, "an undated deal is dated when received");
     assert.equal(conversionCells[1], "Gutter replacement");
+    assert.match(conversionCells[5] ?? "", /^Answered the card/i, "direct in words");
     assert.match(conversionCells[2] ?? "", /742 Evergreen Terrace/);
     assert.equal(conversionCells[3], "$4,250");
     assert.equal(conversionCells[4], AUTOMATION);
@@ -145,7 +165,10 @@ describe("leads and revenue in the browser", () => {
     const dealLine = lines.find((line) => line.includes("D-742") || line.includes("Gutter replacement"));
     assert.ok(dealLine, `the CSV has the deal:\n${lines.join("\n")}`);
     assert.match(dealLine, /4250/);
+    assert.ok(dealLine.includes(`,${received},`), `the CSV dates the deal: ${dealLine}`);
     assert.match(dealLine, /742 Evergreen Terrace/);
     await checkBothWidths("lr-revenue");
+    await open("/", "Overview");
+    await page.getByRole("region", { name: "Last 12 months" }).getByText("$5,000 back per $1").waitFor();
   });
 });

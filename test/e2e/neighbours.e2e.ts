@@ -67,11 +67,12 @@ describe("neighbour mail in the browser: build, test on a sample, mail, revenue 
   it("builds a neighbour automation, tests it on a sample and sees the homes on the offline map", async () => {
     await open(`/automations/new?event_type=${EVENT_TYPE}`, "New automation");
     await page.getByLabel("Name").fill("Roof neighbours");
-    await page.getByRole("radio", { name: "Neighbours of the record's home" }).check();
+    await page.getByRole("radio", { name: "Neighbors of the record's home" }).check();
     // The untouched home card gives way to the neighbour card's text (no customer name on it).
     assert.match(await page.getByLabel("Headline").inputValue(), /\{\{job_street\}\}/);
     await page.getByLabel("Homes to mail").fill("12");
-    await page.getByLabel("Within (metres)").fill("300");
+    // Typed in feet, saved in the API's meters: 984 ft is 300 m.
+    await page.getByLabel("Within (feet)").fill("984");
     const test = page.getByRole("button", { name: "Test with a sample" });
     await waitUntil(() => test.isEnabled(), "the newest sample is picked");
     await test.click();
@@ -80,7 +81,7 @@ describe("neighbour mail in the browser: build, test on a sample, mail, revenue 
     await result.getByText("1 home: your customers").waitFor();
     await result.getByText("1 home: the job's own home").waitFor();
     const map = result.getByRole("img", {
-      name: /Map of the job and the 12 homes that would be mailed, within 300 m/,
+      name: /Map of the job and the 12 homes that would be mailed, within 984 ft/,
     });
     await map.waitFor();
     assert.equal(await map.locator("circle").count(), 13, "the radius and 12 homes, drawn without tiles");
@@ -145,9 +146,9 @@ describe("neighbour mail in the browser: build, test on a sample, mail, revenue 
       "cards sent, leads, won deals, revenue",
     );
     assert.doesNotMatch(await section.innerText(), /820 Maple/, "never the job's house number");
-    const spend = page.getByRole("group", { name: "Neighbour mail against its cost" });
+    const spend = page.getByRole("group", { name: "Neighbor mail against its cost" });
     await spend.getByText("Cost of the cards: $10.80").waitFor();
-    await spend.getByText("Return on spend: 833.33×").waitFor();
+    await spend.getByText("Return on spend: $833 back per $1").waitFor();
     await page.getByRole("heading", { name: "By source job" }).scrollIntoViewIfNeeded();
     await checkBothWidths("neighbours-revenue");
   });

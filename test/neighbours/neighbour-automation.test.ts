@@ -257,7 +257,7 @@ describe(`neighbour automations (${databaseLabel})`, () => {
       },
     );
     assert.equal(lonely.cards_sent, 0);
-    assert.equal(lonely.reason, "no reference addresses within 300 m of the job");
+    assert.equal(lonely.reason, "no reference addresses within 984 ft (300 m) of the job");
     assert.deepEqual(byJob.totals, {
       jobs: 2,
       cards_sent: 10,
@@ -310,6 +310,6 @@ describe(`neighbour automations (${databaseLabel})`, () => {
     assert.equal(campaign.pieces.length, 0);
     const record = await neighbourRecord(ctx, campaign.id);
     assert.equal(record?.homes_mailed, 0);
-    assert.equal(record?.reason, "no reference addresses within 400 m of the job");
+    assert.equal(record?.reason, "no reference addresses within 1,312 ft (400 m) of the job");
   });
 });

@@ -1,7 +1,16 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { utcMinute } from "../../src/mail-safety/words.ts";
-import { formatDate, readableReason } from "../../web/src/ui/format.ts";
+import {
+  chartMonth,
+  distance,
+  feetFromMeters,
+  formatDate,
+  metersFromFeet,
+  readableReason,
+  returnOnSpend,
+  telHref,
+} from "../../web/src/ui/format.ts";
 
 describe("the web app's reasons read their moments like every other date of the app", () => {
   test("the server's UTC minute in a held card's reason is written as formatDate writes it", () => {
@@ -21,5 +30,39 @@ describe("the web app's reasons read their moments like every other date of the 
     );
     const capped = "the monthly cap of 250 cards is reached; it resets on Dec 1, 2026";
     assert.equal(readableReason(capped), capped);
+  });
+});
+
+describe("the web app writes figures as a US contractor reads them", () => {
+  test("return on spend is dollars back per dollar, never a bare ratio", () => {
+    assert.equal(returnOnSpend(7191.01), "$7,191 back per $1");
+    assert.equal(returnOnSpend(833.33), "$833 back per $1");
+    assert.equal(returnOnSpend(2.5), "$2.50 back per $1");
+    assert.equal(returnOnSpend(0), "$0.00 back per $1");
+    assert.equal(returnOnSpend(null), "—");
+  });
+
+  test("distances the API keeps in meters show in feet, and in miles from a mile on", () => {
+    assert.equal(distance(300), "984 ft");
+    assert.equal(distance(400), "1,312 ft");
+    assert.equal(distance(5000), "3.1 mi");
+    assert.equal(feetFromMeters(400), 1312);
+    // Feet typed in the builder go back to the same whole meters they came from.
+    for (const meters of [10, 300, 400, 1609, 5000])
+      assert.equal(metersFromFeet(feetFromMeters(meters)), meters);
+  });
+
+  test("chart months are month names, with the year on the first bar and each January", () => {
+    const months = ["2025-12", "2026-01", "2026-02"];
+    assert.deepEqual(
+      months.map((month, index) => chartMonth(month, index)),
+      ["Dec 2025", "Jan 2026", "Feb"],
+    );
+    assert.equal(chartMonth("2026-06-01", 3), "Jun", "a YYYY-MM-DD month too");
+  });
+
+  test("a lead's phone becomes a tel: link of its digits", () => {
+    assert.equal(telHref("(217) 555-0123"), "tel:2175550123");
+    assert.equal(telHref(" +1 217 555 0199"), "tel:+12175550199");
   });
 });

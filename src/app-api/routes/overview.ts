@@ -2,6 +2,7 @@ import { Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
 import { type AttentionItem, mailAttentionItems } from "../../reports/app-overview.ts";
 import { listEventTypes } from "../../reports/app-reads.ts";
+import { firstSteps } from "../../reports/first-steps.ts";
 import type { AppApiContext } from "../context.ts";
 import { sessionOf } from "../session-guard.ts";
 
@@ -66,6 +67,38 @@ export function registerOverviewRoutes(app: FastifyInstance, ctx: AppApiContext)
       }
       items.push(...(await mailAttentionItems(db, sessionOf(request).orgId, ctx.clock.now())));
       return { items };
+    },
+  );
+
+  r.get(
+    "/first-steps",
+    {
+      schema: {
+        operationId: "getFirstSteps",
+        summary:
+          "The first-run checklist (Overview): which of the first steps the organization's data shows as done",
+        tags: ["Overview"],
+        response: {
+          200: Type.Object(
+            {
+              business_profile: Type.Boolean({
+                description: "Settings has a business name and a return address.",
+              }),
+              automation: Type.Boolean({ description: "At least one automation exists." }),
+              api_key: Type.Boolean({ description: "At least one API key is live (not revoked)." }),
+              event: Type.Boolean({
+                description: "At least one event has arrived through the developer API.",
+              }),
+            },
+            { additionalProperties: false },
+          ),
+        },
+      },
+    },
+    async (request) => {
+      // Samples are written in batches: a test event sent a moment ago counts.
+      await ctx.triggerStore.flushSamples();
+      return firstSteps(db, sessionOf(request).orgId);
     },
   );
 }

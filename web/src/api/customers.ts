@@ -148,7 +148,7 @@ export function useUploadCsv(purpose: UploadPurpose) {
             }),
           ).then(
             (result) =>
-              `${result.staged} rows staged, ${result.skipped_no_address} without an address, ${result.skipped_geocode_failed} not found on the map.`,
+              `${result.staged} rows imported, ${result.skipped_no_address} without an address, ${result.skipped_geocode_failed} not found on the map.`,
           ),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: customerKeys.all }),
   });

@@ -11,6 +11,18 @@ export const SOURCE_LABELS: Record<LeadSource, string> = {
   crm_sync: "CRM sync",
 };
 
+/**
+ * How a lead or a won deal is tied to a card, in words (the API's `attribution_type`): `direct`
+ * when the home answered the card (its landing page), `indirect` when it was matched to a card
+ * mailed to the same home by its address.
+ */
+export const ATTRIBUTION_WORDS: Record<string, string> = {
+  direct: "Answered the card",
+  indirect: "Card mailed to this home",
+};
+export const attributionWords = (type: string | null | undefined) =>
+  type ? (ATTRIBUTION_WORDS[type] ?? type) : "—";
+
 export const leadKeys = {
   all: ["leads"] as const,
   list: (source: LeadSource | undefined, cursor?: string) =>

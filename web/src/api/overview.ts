@@ -14,3 +14,12 @@ export const overviewQuery = () =>
     queryKey: ["overview"] as const,
     queryFn: () => unwrap(client.GET("/app/api/v1/overview")),
   });
+
+export type FirstSteps = ResponseOf<"/app/api/v1/first-steps", "get">;
+
+/** The first-run checklist: each step as the organization's data shows it. */
+export const firstStepsQuery = () =>
+  queryOptions({
+    queryKey: ["first-steps"] as const,
+    queryFn: () => unwrap(client.GET("/app/api/v1/first-steps")),
+  });

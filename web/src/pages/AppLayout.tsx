@@ -1,7 +1,8 @@
-import { AppShell, Burger, Button, Group, Text, Title } from "@mantine/core";
+import { AppShell, Badge, Burger, Button, Group, Text, Title, VisuallyHidden } from "@mantine/core";
 import { useDisclosure } from "@mantine/hooks";
 import { useQuery, useSuspenseQuery } from "@tanstack/react-query";
 import { Outlet, useLocation, useNavigate } from "@tanstack/react-router";
+import { mailSafetyQuery } from "../api/mail-safety.ts";
 import { businessNameOf, organizationQuery } from "../api/organization.ts";
 import { sessionQuery, useSignOut } from "../api/session.ts";
 import { NavLinkLink } from "../ui/links.tsx";
@@ -76,6 +77,7 @@ export function AppLayout() {
             active={isActive(item.to)}
             aria-current={isActive(item.to) ? "page" : undefined}
             onClick={close}
+            rightSection={item.to === "/approvals" ? <AwaitingApprovalBadge /> : undefined}
           />
         ))}
         <Text size="xs" c="dimmed" mt="auto" p="xs">
@@ -86,5 +88,19 @@ export function AppLayout() {
         <Outlet />
       </AppShell.Main>
     </AppShell>
+  );
+}
+
+/** How many cards wait for approval, beside Approvals in the navigation; nothing when none wait. */
+function AwaitingApprovalBadge() {
+  // Approving or cancelling invalidates this query; new cards show within a minute.
+  const safety = useQuery({ ...mailSafetyQuery(), refetchInterval: 60_000 });
+  const waiting = safety.data?.awaiting_approval ?? 0;
+  if (waiting === 0) return null;
+  return (
+    <Badge size="sm" variant="filled" color="red.9" miw={22}>
+      {waiting}
+      <VisuallyHidden> awaiting approval</VisuallyHidden>
+    </Badge>
   );
 }

@@ -1,12 +1,15 @@
 import {
   Alert,
   Anchor,
+  Badge,
   type CSSVariablesResolver,
   createTheme,
   Modal,
+  NavLink,
   Notification,
   Tabs,
 } from "@mantine/core";
+import "./nav-link.css";
 
 /**
  * The one theme. Shades are chosen for WCAG AA contrast: white text on primary shade 8, and the
@@ -21,7 +24,14 @@ export const theme = createTheme({
   components: {
     // A link inside text must not be told apart by colour alone (WCAG 1.4.1).
     Anchor: Anchor.extend({ defaultProps: { underline: "always" } }),
-    // Light alerts colour their title; on the light background that falls below 4.5:1 for orange and yellow.
+    // A badge never cuts its words ("AWAITING APPROV…"): in a narrow cell it wraps to a second line.
+    Badge: Badge.extend({
+      styles: {
+        root: { height: "auto", minHeight: "var(--badge-height)", maxWidth: "100%" },
+        label: { whiteSpace: "normal", overflow: "visible", textAlign: "center", lineHeight: 1.25 },
+      },
+    }),
+    // Light alerts color their title; on the light background that falls below 4.5:1 for orange and yellow.
     Alert: Alert.extend({ styles: { title: { color: "var(--mantine-color-text)" } } }),
     // The close button is an icon: it needs a name for screen readers.
     Modal: Modal.extend({ defaultProps: { closeButtonProps: { "aria-label": "Close" } } }),
@@ -30,6 +40,8 @@ export const theme = createTheme({
       defaultProps: { closeButtonProps: { "aria-label": "Close notification" } },
       styles: { description: { color: "var(--mantine-color-dimmed)" } },
     }),
+    // The active item's hover shade lowered its text to 4.12:1 (nav-link.css keeps it at AA).
+    NavLink: NavLink.extend({ classNames: { root: "app-nav-link" } }),
     // Tab lists scroll sideways on a phone (ui/TabsList.tsx): a ring drawn outside the tab would be cut.
     Tabs: Tabs.extend({ styles: { tab: { outlineOffset: "-2px" } } }),
   },

@@ -1,6 +1,6 @@
 import { Fieldset, Group, NumberInput, Radio, Stack, Text } from "@mantine/core";
 import type { UseFormReturnType } from "@mantine/form";
-import { AUDIENCE_CHOICES, NEIGHBOUR_COUNT, NEIGHBOUR_RADIUS_M, NEIGHBOUR_TEMPLATE } from "./audience.ts";
+import { AUDIENCE_CHOICES, NEIGHBOUR_COUNT, NEIGHBOUR_RADIUS_FT, NEIGHBOUR_TEMPLATE } from "./audience.ts";
 import { type AutomationFormValues, blankAutomation } from "./form-model.ts";
 
 /**
@@ -42,15 +42,16 @@ export function AudienceSection({ form }: { form: UseFormReturnType<AutomationFo
                 {...form.getInputProps("neighbour_count")}
               />
               <NumberInput
-                label="Within (metres)"
-                description={`${NEIGHBOUR_RADIUS_M.min} to ${NEIGHBOUR_RADIUS_M.max} m of the job`}
-                min={NEIGHBOUR_RADIUS_M.min}
-                max={NEIGHBOUR_RADIUS_M.max}
+                label="Within (feet)"
+                description={`${NEIGHBOUR_RADIUS_FT.min} to ${NEIGHBOUR_RADIUS_FT.max.toLocaleString("en-US")} ft of the job (a mile is 5,280 ft)`}
+                min={NEIGHBOUR_RADIUS_FT.min}
+                max={NEIGHBOUR_RADIUS_FT.max}
                 allowDecimal={false}
                 allowNegative={false}
-                suffix=" m"
+                thousandSeparator=","
+                suffix=" ft"
                 required
-                {...form.getInputProps("neighbour_radius_m")}
+                {...form.getInputProps("neighbour_radius_ft")}
               />
             </Group>
             <Text size="sm" c="dimmed">

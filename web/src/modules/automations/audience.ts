@@ -1,29 +1,44 @@
 import type { Automation } from "../../api/automations.ts";
+import { feetFromMeters, metersFromFeet } from "../../ui/format.ts";
 
-/** Who an automation mails, as the builder edits it. The server holds the rule; these bounds only guide typing. */
+/**
+ * Who an automation mails, as the builder edits it. The server holds the rule; these bounds only
+ * guide typing. The radius is typed in feet (what a US contractor measures in) and saved in whole
+ * meters, the API's unit.
+ */
 export type AudienceFormValues = {
   audience: "home" | "neighbours";
   neighbour_count: number | string;
-  neighbour_radius_m: number | string;
+  neighbour_radius_ft: number | string;
 };
 
 export const NEIGHBOUR_COUNT = { default: 20, min: 1, max: 200 } as const;
 export const NEIGHBOUR_RADIUS_M = { default: 400, min: 10, max: 5000 } as const;
+/** The same bounds in whole feet, inside the meters' bounds once rounded back. */
+export const NEIGHBOUR_RADIUS_FT = {
+  default: feetFromMeters(NEIGHBOUR_RADIUS_M.default),
+  min: Math.ceil(feetFromMeters(NEIGHBOUR_RADIUS_M.min, false)),
+  max: Math.floor(feetFromMeters(NEIGHBOUR_RADIUS_M.max, false)),
+} as const;
 
 export const AUDIENCE_CHOICES = [
   { value: "home", label: "The record's home" },
-  { value: "neighbours", label: "Neighbours of the record's home" },
+  { value: "neighbours", label: "Neighbors of the record's home" },
 ] as const;
 
 export const blankAudience = (): AudienceFormValues => ({
   audience: "home",
   neighbour_count: NEIGHBOUR_COUNT.default,
-  neighbour_radius_m: NEIGHBOUR_RADIUS_M.default,
+  neighbour_radius_ft: NEIGHBOUR_RADIUS_FT.default,
 });
 
 export function audienceValuesOf(audience: Automation["audience"]): AudienceFormValues {
   return audience.type === "neighbours"
-    ? { audience: "neighbours", neighbour_count: audience.count, neighbour_radius_m: audience.radius_m }
+    ? {
+        audience: "neighbours",
+        neighbour_count: audience.count,
+        neighbour_radius_ft: feetFromMeters(audience.radius_m),
+      }
     : blankAudience();
 }
 
@@ -32,7 +47,7 @@ export function audienceOf(values: AudienceFormValues): Automation["audience"] {
     ? {
         type: "neighbours",
         count: Number(values.neighbour_count),
-        radius_m: Number(values.neighbour_radius_m),
+        radius_m: metersFromFeet(Number(values.neighbour_radius_ft)),
       }
     : { type: "home" };
 }
@@ -47,8 +62,8 @@ export function validateAudience(values: AudienceFormValues): Record<string, str
   const errors: Record<string, string> = {};
   if (!wholeBetween(values.neighbour_count, NEIGHBOUR_COUNT.min, NEIGHBOUR_COUNT.max))
     errors.neighbour_count = `Enter a whole number from ${NEIGHBOUR_COUNT.min} to ${NEIGHBOUR_COUNT.max}`;
-  if (!wholeBetween(values.neighbour_radius_m, NEIGHBOUR_RADIUS_M.min, NEIGHBOUR_RADIUS_M.max))
-    errors.neighbour_radius_m = `Enter metres from ${NEIGHBOUR_RADIUS_M.min} to ${NEIGHBOUR_RADIUS_M.max}`;
+  if (!wholeBetween(values.neighbour_radius_ft, NEIGHBOUR_RADIUS_FT.min, NEIGHBOUR_RADIUS_FT.max))
+    errors.neighbour_radius_ft = `Enter feet from ${NEIGHBOUR_RADIUS_FT.min} to ${NEIGHBOUR_RADIUS_FT.max.toLocaleString("en-US")}`;
   return errors;
 }
 
@@ -56,7 +71,7 @@ export function validateAudience(values: AudienceFormValues): Record<string, str
 export const audienceFieldOf = (serverField: string) =>
   serverField
     .replace(/^audience\.count$/, "neighbour_count")
-    .replace(/^audience\.radius_m$/, "neighbour_radius_m");
+    .replace(/^audience\.radius_m$/, "neighbour_radius_ft");
 
 /** The neighbour card's default text (the server's too): the job's street and city, never a name or house number. */
 export const NEIGHBOUR_TEMPLATE = {

@@ -184,7 +184,7 @@ export function formFieldOf(serverField: string): string {
 
 export function describeTrigger(trigger: Automation["trigger"]): string {
   if (!trigger) return "No trigger";
-  return `Custom API · ${trigger.event_type}${trigger.object_type ? ` (${trigger.object_type})` : ""}`;
+  return `Event from your CRM · ${trigger.event_type}${trigger.object_type ? ` (${trigger.object_type})` : ""}`;
 }
 
 export function validateAutomation(values: AutomationFormValues) {

@@ -2,6 +2,7 @@ import { Box, Group, Text } from "@mantine/core";
 import { useQuery } from "@tanstack/react-query";
 import { lazy, Suspense } from "react";
 import { mapConfigQuery, type NeighbourPreview } from "../../api/neighbours.ts";
+import { distance, feetFromMeters } from "../../ui/format.ts";
 
 export type MapPoints = Pick<NeighbourPreview, "job" | "homes" | "radius_m">;
 
@@ -18,7 +19,7 @@ const HOME_COLOR = "var(--mantine-color-blue-7)";
  */
 export function NeighbourMap({ points }: { points: MapPoints }) {
   const config = useQuery(mapConfigQuery());
-  const label = `Map of the job and the ${points.homes.length} homes that would be mailed, within ${points.radius_m} m`;
+  const label = `Map of the job and the ${points.homes.length} homes that would be mailed, within ${distance(points.radius_m)}`;
   return (
     <Box>
       {config.data?.tile_url ? (
@@ -38,8 +39,8 @@ export function NeighbourMap({ points }: { points: MapPoints }) {
         <Legend color={HOME_COLOR} text="A home that would be mailed" />
         <Text size="xs" c="dimmed">
           {drawingExtent(points) >= points.radius_m
-            ? `Dashed circle: ${points.radius_m} m`
-            : `Zoomed to the homes: the ${points.radius_m} m circle reaches beyond the drawing`}
+            ? `Dashed circle: ${distance(points.radius_m)}`
+            : `Zoomed to the homes: the ${distance(points.radius_m)} circle reaches beyond the drawing`}
         </Text>
       </Group>
     </Box>
@@ -65,11 +66,12 @@ function offsetOf(job: MapPoints["job"], point: { latitude: number; longitude: n
   return { x: east, y: south };
 }
 
-/** A scale bar of a round length about a quarter of the circle's width. */
-function scaleLength(radius: number): number {
-  const target = radius / 2;
+/** A scale bar of a round number of feet, about a quarter of the drawing's width (`extent` in meters). */
+function scaleBar(extent: number): { meters: number; label: string } {
+  const target = feetFromMeters(extent, false) / 2;
   const magnitude = 10 ** Math.floor(Math.log10(target));
-  return [5, 2, 1].map((step) => step * magnitude).find((length) => length <= target) ?? magnitude;
+  const feet = [5, 2, 1].map((step) => step * magnitude).find((length) => length <= target) ?? magnitude;
+  return { meters: feet / feetFromMeters(1, false), label: `${feet.toLocaleString("en-US")} ft` };
 }
 
 /**
@@ -86,7 +88,7 @@ function PointDrawing({ points, label }: { points: MapPoints; label: string }) {
   const extent = drawingExtent(points);
   const pad = extent * 0.1;
   const dot = extent / 55;
-  const scale = scaleLength(extent);
+  const scale = scaleBar(extent);
   return (
     <svg
       viewBox={`${-extent} ${-extent} ${extent * 2} ${extent * 2}`}
@@ -112,7 +114,7 @@ function PointDrawing({ points, label }: { points: MapPoints; label: string }) {
         const { x, y } = offsetOf(points.job, home);
         return (
           <circle key={`${home.latitude},${home.longitude}`} cx={x} cy={y} r={dot} fill={HOME_COLOR}>
-            <title>{`${home.address} · ${home.distance_m} m`}</title>
+            <title>{`${home.address} · ${distance(home.distance_m)}`}</title>
           </circle>
         );
       })}
@@ -122,14 +124,14 @@ function PointDrawing({ points, label }: { points: MapPoints; label: string }) {
       <g transform={`translate(${-extent + pad / 2} ${extent - pad / 2})`}>
         <line
           x1={0}
-          x2={scale}
+          x2={scale.meters}
           y1={0}
           y2={0}
           stroke="var(--mantine-color-dark-6)"
           strokeWidth={extent / 150}
         />
         <text x={0} y={-extent / 40} fontSize={extent / 14} fill="var(--mantine-color-dark-6)">
-          {scale} m
+          {scale.label}
         </text>
       </g>
     </svg>

@@ -1,6 +1,7 @@
 import { Alert, List, Stack, Text } from "@mantine/core";
 import type { DryRunAnswer } from "../../api/automations.ts";
 import type { NeighbourPreview } from "../../api/neighbours.ts";
+import { distance } from "../../ui/format.ts";
 import { NeighbourMap } from "./NeighbourMap.tsx";
 
 const EXCLUSIONS: { key: keyof NeighbourPreview["excluded"]; label: string }[] = [
@@ -27,8 +28,8 @@ export function NeighbourPreviewResult({ result }: { result: DryRunAnswer }) {
     return (
       <Alert color="yellow" title="No card: the job's home is not on the map" role="status">
         <Text size="sm">
-          {result.address} is not among the reference addresses, so there are no neighbours to find around it.
-          Load your county's addresses (docs: neighbour mail) or check how the CRM writes the address.
+          {result.address} is not among the reference addresses, so there are no neighbors to find around it.
+          Load your county's addresses (docs: neighbor mail) or check how the CRM writes the address.
         </Text>
         <Text size="xs" mt={4}>
           This was a test: nothing was mailed or saved.
@@ -47,7 +48,7 @@ export function NeighbourPreviewResult({ result }: { result: DryRunAnswer }) {
       <Stack gap="xs">
         <Text size="sm">
           {mailed > 0
-            ? `The ${homes(mailed)} nearest the job${preview.job.street ? ` on ${preview.job.street}` : ""}, within ${preview.radius_m} m (you asked for up to ${preview.count}).`
+            ? `The ${homes(mailed)} nearest the job${preview.job.street ? ` on ${preview.job.street}` : ""}, within ${distance(preview.radius_m)} (you asked for up to ${preview.count}).`
             : `Why: ${preview.reason ?? "no home could be chosen"}.`}
         </Text>
         {excluded.length > 0 && (

@@ -1,7 +1,7 @@
 import { Group, Table, Text, Title } from "@mantine/core";
 import { useQuery } from "@tanstack/react-query";
 import { type SourceJobRevenue, sourceJobRevenueQuery } from "../../api/neighbours.ts";
-import { exactMoney, money } from "../../ui/format.ts";
+import { exactMoney, money, returnOnSpend } from "../../ui/format.ts";
 import { AnchorLink } from "../../ui/links.tsx";
 import { ScrollTable } from "../../ui/ScrollTable.tsx";
 import { LoadError, Loading } from "../../ui/states.tsx";
@@ -15,7 +15,7 @@ export function SourceJobRevenueSection() {
         By source job
       </Title>
       <Text size="sm" c="dimmed" mb="sm">
-        Neighbour mail: the cards each finished job sent to the homes around it, and what they earned.
+        Neighbor mail: the cards each finished job sent to the homes around it, and what they earned.
       </Text>
       {revenue.isPending ? (
         <Loading label="Loading revenue by source job" />
@@ -23,8 +23,8 @@ export function SourceJobRevenueSection() {
         <LoadError error={revenue.error} retry={() => revenue.refetch()} />
       ) : revenue.data.jobs.length === 0 ? (
         <Text c="dimmed">
-          No neighbour automation has mailed around a job yet. To mail the homes around each finished job,{" "}
-          <AnchorLink to="/automations/new">build an automation</AnchorLink> and choose “Neighbours of the
+          No neighbor automation has mailed around a job yet. To mail the homes around each finished job,{" "}
+          <AnchorLink to="/automations/new">build an automation</AnchorLink> and choose “Neighbors of the
           record's home” under Mail to.
         </Text>
       ) : (
@@ -75,7 +75,7 @@ function SourceJobTable({ data }: { data: SourceJobRevenue }) {
           <Table.Tfoot>
             <Table.Tr>
               <Table.Th scope="row">
-                All neighbour automations ({totals.jobs} {totals.jobs === 1 ? "job" : "jobs"})
+                All neighbor automations ({totals.jobs} {totals.jobs === 1 ? "job" : "jobs"})
               </Table.Th>
               <Table.Td />
               <Table.Td>{totals.cards_sent}</Table.Td>
@@ -86,7 +86,7 @@ function SourceJobTable({ data }: { data: SourceJobRevenue }) {
           </Table.Tfoot>
         </Table>
       </ScrollTable>
-      <Group gap="xl" style={{ rowGap: 4 }} mt="sm" aria-label="Neighbour mail against its cost" role="group">
+      <Group gap="xl" style={{ rowGap: 4 }} mt="sm" aria-label="Neighbor mail against its cost" role="group">
         <Text size="sm">
           Cost of the cards: <strong>{exactMoney(totals.cost)}</strong>
         </Text>
@@ -94,8 +94,7 @@ function SourceJobTable({ data }: { data: SourceJobRevenue }) {
           Revenue: <strong>{money(totals.revenue)}</strong>
         </Text>
         <Text size="sm">
-          Return on spend:{" "}
-          <strong>{totals.return_on_spend === null ? "—" : `${totals.return_on_spend}×`}</strong>
+          Return on spend: <strong>{returnOnSpend(totals.return_on_spend)}</strong>
         </Text>
       </Group>
     </>

@@ -67,8 +67,7 @@ export function ProfileForm({ canEdit }: { canEdit: boolean }) {
     initialValues: valuesOf(org),
     validate: {
       business_name: isNotEmpty("Enter the business name printed on your cards"),
-      brand_color: (value) =>
-        value && !/^#[0-9a-fA-F]{6}$/.test(value) ? "Use a colour like #1f6feb" : null,
+      brand_color: (value) => (value && !/^#[0-9a-fA-F]{6}$/.test(value) ? "Use a color like #1f6feb" : null),
     },
   });
 
@@ -133,10 +132,10 @@ export function ProfileForm({ canEdit }: { canEdit: boolean }) {
               {...form.getInputProps("website")}
             />
             <ColorInput
-              label="Brand colour"
+              label="Brand color"
               format="hex"
               placeholder="e.g. #1f6feb"
-              eyeDropperButtonProps={{ "aria-label": "Pick the colour from the screen" }}
+              eyeDropperButtonProps={{ "aria-label": "Pick the color from the screen" }}
               {...form.getInputProps("brand_color")}
             />
           </SimpleGrid>

@@ -157,7 +157,7 @@ function AutomationBuilder({ initial, existing }: { initial: AutomationFormValue
                 <Stack>
                   <Select
                     label="Trigger"
-                    data={[{ value: "custom_api", label: "Custom API" }]}
+                    data={[{ value: "custom_api", label: "An event your CRM sends" }]}
                     value="custom_api"
                     allowDeselect={false}
                     readOnly

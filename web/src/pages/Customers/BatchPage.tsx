@@ -38,7 +38,7 @@ export function BatchPage() {
             {BATCH_ORIGIN_WORDS[batch.origin]}
           </Badge>
           <Badge variant="light" color="green">
-            {batch.staged} rows staged
+            {batch.staged} rows imported
           </Badge>
           <Badge variant="light" color={batch.skipped_no_address > 0 ? "orange" : "gray"}>
             {batch.skipped_no_address} skipped: no address
@@ -48,7 +48,7 @@ export function BatchPage() {
           </Badge>
         </Group>
         <Text size="sm" c="dimmed">
-          Skipped rows are not kept: only their count. Each staged address was located before it was stored.
+          Skipped rows are not kept: only their count. Each imported address was located before it was stored.
         </Text>
         <ScrollTable label="Rows of this batch" minWidth={960}>
           <Table striped>

@@ -122,7 +122,7 @@ function OptedOutHomes({ q }: { q: string }) {
   );
 }
 
-/** Where a home on the do-not-mail list came from, in words (the API's source codes otherwise). */
+/** Where a registered customer came from, in words (the API's source codes otherwise). */
 const CUSTOMER_SOURCE_WORDS: Record<string, string> = {
   app: "Added here",
   webhook: "Your CRM",
@@ -158,7 +158,7 @@ function SuppressionList() {
       <section aria-labelledby="customer-list-heading">
         <Group justify="space-between" align="flex-end" mb="sm" wrap="wrap">
           <Title order={2} size="h4" id="customer-list-heading">
-            Do-not-mail list{total !== undefined ? ` (${total})` : ""}
+            Customers (never mailed){total !== undefined ? `: ${total}` : ""}
           </Title>
           <TextInput
             label="Search addresses"
@@ -217,7 +217,7 @@ function SuppressionList() {
       </section>
       <section aria-labelledby="opted-out-heading">
         <Title order={2} size="h4" id="opted-out-heading" mb="sm">
-          Opted out from a landing page
+          Do-not-mail list: homes that opted out from a landing page
         </Title>
         <OptedOutHomes q={q} />
       </section>
@@ -278,7 +278,7 @@ function PastJobs() {
                   <Table.Th>Imported</Table.Th>
                   <Table.Th>Kind</Table.Th>
                   <Table.Th>Origin</Table.Th>
-                  <Table.Th>Rows staged</Table.Th>
+                  <Table.Th>Rows imported</Table.Th>
                   <Table.Th>No address</Table.Th>
                   <Table.Th>Not found on the map</Table.Th>
                 </Table.Tr>
@@ -332,7 +332,7 @@ export function CustomersPage() {
         keepMounted={false}
       >
         <TabsList mb="md" value={tab}>
-          <Tabs.Tab value="list">Do-not-mail list</Tabs.Tab>
+          <Tabs.Tab value="list">Customers (never mailed)</Tabs.Tab>
           <Tabs.Tab value="past-jobs">Past jobs</Tabs.Tab>
         </TabsList>
         <Tabs.Panel value="list">

@@ -57,8 +57,8 @@ type MailingFormValues = AutomationFormValues & {
 };
 
 const REASON_WORDS: Record<string, string> = {
-  customer: "already customers (do-not-mail list)",
-  opted_out: "opted out of mail from a landing page",
+  customer: "already customers (never mailed)",
+  opted_out: "on the do-not-mail list (opted out from a landing page)",
   no_mailable_address: "no mailable address",
   duplicate: "the same home twice",
 };

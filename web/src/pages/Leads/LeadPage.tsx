@@ -1,8 +1,8 @@
-import { Paper, SimpleGrid, Stack, Table, Text, Title } from "@mantine/core";
+import { Anchor, Paper, SimpleGrid, Stack, Table, Text, Title } from "@mantine/core";
 import { useQuery } from "@tanstack/react-query";
 import { getRouteApi } from "@tanstack/react-router";
-import { type Lead, leadQuery, SOURCE_LABELS } from "../../api/leads.ts";
-import { formatDate } from "../../ui/format.ts";
+import { attributionWords, type Lead, leadQuery, SOURCE_LABELS } from "../../api/leads.ts";
+import { formatDate, telHref } from "../../ui/format.ts";
 import { AnchorLink } from "../../ui/links.tsx";
 import { ScrollTable } from "../../ui/ScrollTable.tsx";
 import { LoadError, Loading, PageHeader } from "../../ui/states.tsx";
@@ -42,10 +42,14 @@ function LeadDetails({ lead }: { lead: Lead }) {
             Contact
           </Title>
           <Stack gap={6}>
-            <Field label="Email">{lead.email || "—"}</Field>
-            <Field label="Phone">{lead.phone || "—"}</Field>
+            <Field label="Email">
+              {lead.email ? <Anchor href={`mailto:${lead.email}`}>{lead.email}</Anchor> : "—"}
+            </Field>
+            <Field label="Phone">
+              {lead.phone ? <Anchor href={telHref(lead.phone)}>{lead.phone}</Anchor> : "—"}
+            </Field>
             <Field label="Address">{lead.address || "—"}</Field>
-            <Field label="Attribution">{lead.attribution_type ?? "—"}</Field>
+            <Field label="How it came">{attributionWords(lead.attribution_type)}</Field>
             <Field label="Postcard">
               {lead.piece_id ? (
                 <AnchorLink to="/mail/$pieceId" params={{ pieceId: lead.piece_id }}>

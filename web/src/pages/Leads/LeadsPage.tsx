@@ -2,7 +2,13 @@ import { Badge, Button, Group, NativeSelect, Stack, Table, Text } from "@mantine
 import { useQuery } from "@tanstack/react-query";
 import { getRouteApi } from "@tanstack/react-router";
 import { useState } from "react";
-import { type LeadDelivery, type LeadSource, leadsQuery, SOURCE_LABELS } from "../../api/leads.ts";
+import {
+  attributionWords,
+  type LeadDelivery,
+  type LeadSource,
+  leadsQuery,
+  SOURCE_LABELS,
+} from "../../api/leads.ts";
 import { formatDate } from "../../ui/format.ts";
 import { AnchorLink, ButtonLink } from "../../ui/links.tsx";
 import { ScrollTable } from "../../ui/ScrollTable.tsx";
@@ -86,7 +92,7 @@ function LeadList({ source }: { source?: LeadSource }) {
               <Table.Th>Address</Table.Th>
               <Table.Th>Postcard</Table.Th>
               <Table.Th>Source</Table.Th>
-              <Table.Th>Attribution</Table.Th>
+              <Table.Th>How it came</Table.Th>
               <Table.Th>Received</Table.Th>
               <Table.Th>Delivery</Table.Th>
             </Table.Tr>
@@ -116,7 +122,7 @@ function LeadList({ source }: { source?: LeadSource }) {
                   )}
                 </Table.Td>
                 <Table.Td>{SOURCE_LABELS[lead.source]}</Table.Td>
-                <Table.Td>{lead.attribution_type ?? "—"}</Table.Td>
+                <Table.Td>{attributionWords(lead.attribution_type)}</Table.Td>
                 <Table.Td>{formatDate(lead.received_at)}</Table.Td>
                 <Table.Td>
                   {lead.deliveries.length === 0 ? (

@@ -145,7 +145,7 @@ function PieceList({ filters, filtered }: { filters: MailFilters; filtered: bool
                     {piece.recipient_name ?? "Current resident"}
                   </AnchorLink>
                 </Table.Td>
-                <Table.Td miw={140}>
+                <Table.Td miw={170}>
                   <Badge variant="outline" color="gray.8">
                     {statusLabel(piece.status)}
                   </Badge>

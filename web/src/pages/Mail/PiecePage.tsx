@@ -14,6 +14,7 @@ import {
 } from "@mantine/core";
 import { useQuery } from "@tanstack/react-query";
 import { getRouteApi } from "@tanstack/react-router";
+import { attributionWords } from "../../api/leads.ts";
 import { type Piece, pieceQuery, STOPPED_STATUSES, statusLabel } from "../../api/mail.ts";
 import { PieceSafetyActions } from "../../modules/mail-safety/PieceSafetyActions.tsx";
 import { exactMoney, formatDate, readableReason } from "../../ui/format.ts";
@@ -231,7 +232,7 @@ function LeadsAndConversions({ piece }: { piece: Piece }) {
                   <Table.Th>Deal</Table.Th>
                   <Table.Th>Amount</Table.Th>
                   <Table.Th>Closed</Table.Th>
-                  <Table.Th>Attribution</Table.Th>
+                  <Table.Th>How it was matched</Table.Th>
                 </Table.Tr>
               </Table.Thead>
               <Table.Tbody>
@@ -241,7 +242,7 @@ function LeadsAndConversions({ piece }: { piece: Piece }) {
                     <Table.Td>{exactMoney(conversion.amount)}</Table.Td>
                     <Table.Td>{conversion.close_date ?? "—"}</Table.Td>
                     <Table.Td>
-                      {conversion.attribution_type} ({conversion.match_confidence})
+                      {attributionWords(conversion.attribution_type)} ({conversion.match_confidence} match)
                     </Table.Td>
                   </Table.Tr>
                 ))}

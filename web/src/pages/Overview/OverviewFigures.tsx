@@ -2,7 +2,7 @@ import { BarChart } from "@mantine/charts";
 import { Card, Paper, SimpleGrid, Stack, Table, Text, Title } from "@mantine/core";
 import { useQuery } from "@tanstack/react-query";
 import { type OverviewFigures, overviewQuery, type PeriodFigures } from "../../api/overview.ts";
-import { exactMoney, money } from "../../ui/format.ts";
+import { chartMonth, exactMoney, money, returnOnSpend } from "../../ui/format.ts";
 import { AnchorLink } from "../../ui/links.tsx";
 import { ScrollTable } from "../../ui/ScrollTable.tsx";
 import { LoadError, Loading } from "../../ui/states.tsx";
@@ -35,7 +35,7 @@ function Period({ title, figures }: { title: string; figures: PeriodFigures }) {
     figures.cost === null
       ? ["Cost", "—", "Set a cost per card in Settings"]
       : ["Cost", exactMoney(figures.cost)],
-    ["Return on spend", figures.return_on_spend === null ? "—" : `${figures.return_on_spend}×`],
+    ["Return on spend", returnOnSpend(figures.return_on_spend)],
   ];
   return (
     <Paper withBorder p="md" radius="md" component="section" aria-label={title}>
@@ -64,8 +64,8 @@ function Period({ title, figures }: { title: string; figures: PeriodFigures }) {
 }
 
 function MonthlyChart({ months }: { months: OverviewFigures["months"] }) {
-  const data = months.map((month) => ({
-    month: month.month,
+  const data = months.map((month, index) => ({
+    month: chartMonth(month.month, index),
     cards: month.cards_mailed,
     revenue: month.attributed_revenue,
   }));
@@ -84,6 +84,7 @@ function MonthlyChart({ months }: { months: OverviewFigures["months"] }) {
             data={data}
             dataKey="month"
             series={[{ name: "cards", label: "Cards", color: "indigo.8" }]}
+            yAxisProps={{ allowDecimals: false }}
           />
         </Card>
         <Card
@@ -100,6 +101,7 @@ function MonthlyChart({ months }: { months: OverviewFigures["months"] }) {
             dataKey="month"
             series={[{ name: "revenue", label: "Revenue", color: "teal.9" }]}
             valueFormatter={(value) => money(value)}
+            yAxisProps={{ allowDecimals: false }}
           />
         </Card>
       </SimpleGrid>

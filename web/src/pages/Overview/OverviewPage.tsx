@@ -6,6 +6,7 @@ import { attentionQuery } from "../../api/overview.ts";
 import { CapsOverview } from "../../modules/mail-safety/CapsOverview.tsx";
 import { AnchorLink, ButtonLink } from "../../ui/links.tsx";
 import { EmptyState, LoadError, Loading, PageHeader } from "../../ui/states.tsx";
+import { FirstStepsChecklist } from "./FirstSteps.tsx";
 import { OverviewFiguresSection } from "./OverviewFigures.tsx";
 
 export function OverviewPage() {
@@ -16,6 +17,7 @@ export function OverviewPage() {
         description="What needs your attention, what your postcards brought in, and what your CRM has been sending."
       />
       <Stack gap="xl">
+        <FirstStepsChecklist />
         <NeedsAttention />
         <OverviewFiguresSection />
         <CapsOverview />
@@ -108,6 +110,7 @@ function EventActivity() {
               data={eventTypes.data.map((type) => ({ event: type.event_type, count: type.count }))}
               dataKey="event"
               series={[{ name: "count", label: "Events", color: "indigo.8" }]}
+              yAxisProps={{ allowDecimals: false }}
             />
           </Card>
           <Card withBorder>

@@ -1,5 +1,6 @@
 import { Anchor, Badge, Group, Stack, Table, Text, Title } from "@mantine/core";
 import { useQuery } from "@tanstack/react-query";
+import { attributionWords } from "../../api/leads.ts";
 import { statusLabel } from "../../api/mail.ts";
 import {
   CONVERSIONS_CSV_URL,
@@ -9,12 +10,10 @@ import {
   type SpendFigures,
 } from "../../api/revenue.ts";
 import { SourceJobRevenueSection } from "../../modules/neighbours/SourceJobRevenue.tsx";
-import { exactMoney, money } from "../../ui/format.ts";
+import { exactMoney, money, returnOnSpend } from "../../ui/format.ts";
 import { ButtonLink } from "../../ui/links.tsx";
 import { ScrollTable } from "../../ui/ScrollTable.tsx";
 import { EmptyState, LoadError, Loading, PageHeader } from "../../ui/states.tsx";
-
-const ratio = (value: number | null) => (value === null ? "—" : `${value}×`);
 
 const monthName = (month: string) =>
   new Date(`${month}-01T00:00:00Z`).toLocaleDateString(undefined, {
@@ -43,7 +42,7 @@ function FigureCells({ figures }: { figures: Omit<SpendFigures, "automation_id" 
       <Table.Td>{figures.won_deals}</Table.Td>
       <Table.Td>{money(figures.attributed_revenue)}</Table.Td>
       <Table.Td>{exactMoney(figures.cost)}</Table.Td>
-      <Table.Td>{ratio(figures.return_on_spend)}</Table.Td>
+      <Table.Td style={{ whiteSpace: "nowrap" }}>{returnOnSpend(figures.return_on_spend)}</Table.Td>
       <Table.Td>{exactMoney(figures.cost_per_lead)}</Table.Td>
       <Table.Td>{exactMoney(figures.cost_per_won_deal)}</Table.Td>
     </>
@@ -189,7 +188,7 @@ function Conversions({ conversions }: { conversions: Conversion[] }) {
                 <Table.Th>Address</Table.Th>
                 <Table.Th>Amount</Table.Th>
                 <Table.Th>Automation or campaign</Table.Th>
-                <Table.Th>Attribution</Table.Th>
+                <Table.Th>How it was matched</Table.Th>
               </Table.Tr>
             </Table.Thead>
             <Table.Tbody>
@@ -201,7 +200,7 @@ function Conversions({ conversions }: { conversions: Conversion[] }) {
                   <Table.Td>{money(conversion.amount)}</Table.Td>
                   <Table.Td>{conversion.automation_name ?? conversion.campaign_name ?? "—"}</Table.Td>
                   <Table.Td>
-                    <Badge variant="light">{statusLabel(conversion.attribution_type)}</Badge>{" "}
+                    <Badge variant="light">{attributionWords(conversion.attribution_type)}</Badge>{" "}
                     <Text span size="sm" c="dimmed">
                       {statusLabel(conversion.match_confidence)} match
                     </Text>

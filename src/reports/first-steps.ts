@@ -1,0 +1,33 @@
+// The first-run checklist of the app's Overview: each step is done when the data says so, never
+// when a person ticks it, so the list stays true whoever did the step and wherever.
+import { type Queryable, queryOne, sql } from "../db/database.ts";
+
+export interface FirstSteps {
+  /** The profile has a business name and a return address (what every card prints). */
+  business_profile: boolean;
+  automation: boolean;
+  /** A live API key: what a CRM, Zapier flow or developer connects with. */
+  api_key: boolean;
+  /** At least one event has arrived through the developer API (a test one counts). */
+  event: boolean;
+}
+
+export async function firstSteps(db: Queryable, orgId: string): Promise<FirstSteps> {
+  const org = sql`${orgId}::uuid`;
+  const row = await queryOne<FirstSteps>(
+    db,
+    sql`SELECT
+          EXISTS (SELECT 1 FROM organization_profiles WHERE org_id = ${org}
+                  AND btrim(coalesce(business_name, '')) <> '' AND btrim(coalesce(return_street, '')) <> '')
+            AS business_profile,
+          EXISTS (SELECT 1 FROM automations WHERE org_id = ${org}) AS automation,
+          EXISTS (SELECT 1 FROM api_keys WHERE org_id = ${org} AND revoked_at IS NULL) AS api_key,
+          EXISTS (SELECT 1 FROM event_samples WHERE org_id = ${org}) AS event`,
+  );
+  return {
+    business_profile: Boolean(row?.business_profile),
+    automation: Boolean(row?.automation),
+    api_key: Boolean(row?.api_key),
+    event: Boolean(row?.event),
+  };
+}
