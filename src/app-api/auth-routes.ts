@@ -3,7 +3,7 @@ import { rateLimited } from "../errors.ts";
 import type { RateLimiter } from "../limits/rate-limiter.ts";
 import { normalizeEmail } from "../orgs/invitations.ts";
 import type { Auth } from "./auth.ts";
-import { CLIENT_IP_HEADER } from "./auth-settings.ts";
+import { AUTH_BASE_PATH, CLIENT_IP_HEADER } from "./auth-settings.ts";
 import { fetchHeaders } from "./session-guard.ts";
 
 /**
@@ -59,13 +59,11 @@ export function registerAuthRoutes(app: FastifyInstance, deps: AuthRouteDeps): v
     config: { appAccess: "public", bodyOptional: true },
     schema: { hide: true },
     handler: async (request: FastifyRequest, reply: FastifyReply) => {
-      const path = `/${(request.params as { "*": string })["*"]}`.split("?")[0]!;
-      const endpoint = `${request.method} ${path}`;
-      if (!EXPOSED_AUTH_ENDPOINTS.has(endpoint)) {
-        return reply.callNotFound();
-      }
+      const url = new URL(request.url, deps.publicBaseUrl);
+      const endpoint = exposedEndpointOf(request.method, request.url, url);
+      if (!endpoint) return reply.callNotFound();
       await limitPerAccount(request, endpoint, deps.limiter);
-      const response = await deps.auth.handler(toFetchRequest(request, deps.publicBaseUrl));
+      const response = await deps.auth.handler(toFetchRequest(request, url));
       reply.code(response.status);
       response.headers.forEach((value, name) => {
         if (!HOP_HEADERS.has(name)) reply.header(name, value);
@@ -74,6 +72,24 @@ export function registerAuthRoutes(app: FastifyInstance, deps: AuthRouteDeps): v
       return reply.send(response.body ? Buffer.from(await response.arrayBuffer()) : null);
     },
   });
+}
+
+/** Encoded dots, slashes, `?` and backslashes, dot segments and empty segments: never in a path the app calls. */
+const CRAFTED_PATH = /%2e|%2f|%3f|%5c|\\|\.\.|\/\//i;
+
+/**
+ * The exposed endpoint a request reaches, or undefined (then the generic 404). The decision is made
+ * on the path Better Auth itself will route: better-call reads `new URL(request.url).pathname`
+ * (which resolves `..`, `%2e%2e` and backslashes) minus the base path, from the very URL handed to
+ * it below. Fastify's wildcard is decoded first (`get-session%3F/../x` reads as `get-session`), so
+ * it must never decide; a raw path holding anything crafted is refused outright as well.
+ */
+export function exposedEndpointOf(method: string, rawUrl: string, url: URL): string | undefined {
+  const rawPath = rawUrl.split(/[?#]/)[0]!;
+  if (CRAFTED_PATH.test(rawPath)) return undefined;
+  if (!url.pathname.startsWith(`${AUTH_BASE_PATH}/`)) return undefined;
+  const endpoint = `${method} ${url.pathname.slice(AUTH_BASE_PATH.length)}`;
+  return EXPOSED_AUTH_ENDPOINTS.has(endpoint) ? endpoint : undefined;
 }
 
 async function limitPerAccount(
@@ -89,7 +105,7 @@ async function limitPerAccount(
     throw rateLimited(decision.secondsToWindowEnd, "too many attempts for this account; wait and try again");
 }
 
-function toFetchRequest(request: FastifyRequest, publicBaseUrl: string): Request {
+function toFetchRequest(request: FastifyRequest, url: URL): Request {
   const headers = fetchHeaders(request.headers);
   headers.delete(CLIENT_IP_HEADER);
   headers.set(CLIENT_IP_HEADER, request.ip);
@@ -97,5 +113,5 @@ function toFetchRequest(request: FastifyRequest, publicBaseUrl: string): Request
   const hasBody = request.method !== "GET" && request.method !== "HEAD";
   const body = hasBody ? JSON.stringify(request.body ?? {}) : undefined;
   if (body !== undefined) headers.set("content-type", "application/json");
-  return new Request(new URL(request.url, publicBaseUrl), { method: request.method, headers, body });
+  return new Request(url, { method: request.method, headers, body });
 }

@@ -25,6 +25,19 @@ export const MAX_PASSWORD_LENGTH = 128;
 export const SIGN_IN_PER_IP = { window: 60, max: 10 };
 export const RESET_REQUESTS_PER_IP = { window: 300, max: 5 };
 
+/**
+ * Accept or join attempts per invitation, from any IP. Its token is 256 random bits, so this is
+ * no guard against guessing it; it bounds what one leaked link can be hammered with.
+ */
+export const ACCEPTS_PER_INVITATION = { limit: 10, windowSeconds: 900 };
+
+/**
+ * The app API's unauthenticated routes (the auth proxy, the invitation and password-reset links,
+ * the OpenAPI document) share one per-IP counter of IP_RATE_LIMIT_PER_MINUTE a minute, counted
+ * apart from the developer API's.
+ */
+export const PUBLIC_ROUTES_IP_BUCKET = "app-public-ip";
+
 export interface AuthDeps {
   db: Queryable;
   config: Config;

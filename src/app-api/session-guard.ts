@@ -45,40 +45,67 @@ export interface SessionGuardDeps {
   clock: Clock;
 }
 
+/** Who the session cookie signs in, whatever their memberships; null without a live session. */
+export interface SignedInUser {
+  sessionId: string;
+  userId: string;
+  userName: string;
+  email: string;
+  activeOrgId: string | null;
+}
+
 /**
- * Resolves the session cookie into user, organization and role (Better Auth checks the signed
- * cookie and the idle expiry, and refreshes it), then applies the absolute expiry Better Auth
- * lacks. The organization is the session's active one when the user still belongs to it, else the
- * user's oldest membership; a user left with none is signed out.
+ * Better Auth checks the signed cookie and the idle expiry (and refreshes it, the new cookie
+ * going onto the reply); this adds the absolute expiry Better Auth lacks.
+ */
+export async function resolveSignedInUser(
+  deps: SessionGuardDeps,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<SignedInUser | null> {
+  const { headers, response } = await deps.auth.api.getSession({
+    headers: fetchHeaders(request.headers),
+    returnHeaders: true,
+  });
+  forwardCookies(headers, reply);
+  if (!response) return null;
+  const { session, user } = response;
+  const signedInAt = new Date(session.createdAt).getTime();
+  if (signedInAt + SESSION_ABSOLUTE_SECONDS * 1000 <= deps.clock.now().getTime()) {
+    await deps.db.execute(sql`DELETE FROM user_sessions WHERE id = ${session.id}`);
+    return null;
+  }
+  return {
+    sessionId: session.id,
+    userId: user.id,
+    userName: user.name,
+    email: user.email,
+    activeOrgId: (session as { activeOrganizationId?: string | null }).activeOrganizationId ?? null,
+  };
+}
+
+/**
+ * Resolves the session cookie into user, organization and role (resolveSignedInUser). The
+ * organization is the session's active one when the user still belongs to it, else the user's
+ * oldest membership; a user left with none is signed out.
  */
 export function createSessionGuard(deps: SessionGuardDeps) {
   return async function requireSession(request: FastifyRequest, reply: FastifyReply): Promise<AppSession> {
-    const { headers, response } = await deps.auth.api.getSession({
-      headers: fetchHeaders(request.headers),
-      returnHeaders: true,
-    });
-    forwardCookies(headers, reply);
-    if (!response) throw signInRequired();
-    const { session, user } = response;
-    const signedInAt = new Date(session.createdAt).getTime();
-    if (signedInAt + SESSION_ABSOLUTE_SECONDS * 1000 <= deps.clock.now().getTime()) {
-      await deps.db.execute(sql`DELETE FROM user_sessions WHERE id = ${session.id}`);
-      throw signInRequired();
-    }
-    const activeOrgId = (session as { activeOrganizationId?: string | null }).activeOrganizationId ?? null;
+    const user = await resolveSignedInUser(deps, request, reply);
+    if (!user) throw signInRequired();
     const membership = await queryOne<{ org_id: string; org_name: string; role: MemberRole }>(
       deps.db,
       sql`SELECT m.org_id, o.name AS org_name, m.role
           FROM org_members m JOIN organizations o ON o.id = m.org_id
-          WHERE m.user_id = ${user.id}
-          ORDER BY COALESCE(m.org_id = ${activeOrgId}::uuid, false) DESC, m.created_at, m.org_id
+          WHERE m.user_id = ${user.userId}
+          ORDER BY COALESCE(m.org_id = ${user.activeOrgId}::uuid, false) DESC, m.created_at, m.org_id
           LIMIT 1`,
     );
     if (!membership) throw signInRequired();
     const appSession: AppSession = {
-      sessionId: session.id,
-      userId: user.id,
-      userName: user.name,
+      sessionId: user.sessionId,
+      userId: user.userId,
+      userName: user.userName,
       email: user.email,
       orgId: membership.org_id,
       orgName: membership.org_name,

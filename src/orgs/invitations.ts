@@ -1,4 +1,4 @@
-import { randomUUID } from "node:crypto";
+import { createHash, randomBytes, randomUUID } from "node:crypto";
 import type { Clock } from "../clock.ts";
 import { type Queryable, queryOne, queryRows, sql } from "../db/database.ts";
 import { AppError, notFound } from "../errors.ts";
@@ -18,6 +18,7 @@ export interface InvitationDeps {
 
 export interface IssuedInvitation {
   invitation_id: string;
+  /** The link that accepts the invitation (its secret token inside): for the invitee, or the trusted operator. */
   invite_url: string;
   expires_at: string;
 }
@@ -33,16 +34,23 @@ export interface PendingInvitation {
   expires_at: Date;
 }
 
-export const inviteUrlOf = (publicBaseUrl: string, invitationId: string) =>
-  `${publicBaseUrl}/app/invite/${invitationId}`;
+export const inviteUrlOf = (publicBaseUrl: string, token: string) => `${publicBaseUrl}/app/invite/${token}`;
+
+/** 32 random bytes (256 bits), base64url: the link's secret, distinct from the invitation's id. */
+const newInvitationToken = () => randomBytes(32).toString("base64url");
+
+/** What the database keeps of a token: a leaked table accepts no invitation. */
+export const invitationTokenHash = (token: string) => createHash("sha256").update(token).digest("hex");
 
 /** Email addresses are compared as Better Auth stores them: lower case. */
 export const normalizeEmail = (email: string) => email.trim().toLowerCase();
 
 /**
- * Invites `email` into an organization: a pending invitation (its id is the link's secret, as in
- * Better Auth's own flow: a random UUID) and an email with the link. A pending invitation for the
- * same address and org is replaced, so the newest link is the one that works.
+ * Invites `email` into an organization: a pending invitation and an email with its link. The
+ * link's token is a secret of its own, stored only as a hash; the id (a random UUID, Better Auth's
+ * key for the row, shown to the org's owners) accepts nothing. A pending invitation for the same
+ * address and org is replaced, so the newest link is the one that works. The link is returned for
+ * the operator API only: the app API's inviting owner gets no link (see docs/security.md).
  */
 export async function inviteMember(
   deps: InvitationDeps,
@@ -57,6 +65,7 @@ export async function inviteMember(
   );
   if (member) throw new AppError(409, "already_member", `${email} is already a member of this organization`);
   const id = randomUUID();
+  const token = newInvitationToken();
   const expiresAt = new Date(deps.clock.now().getTime() + INVITATION_DAYS * 86_400_000);
   await deps.db.transaction(async (tx) => {
     await tx.execute(
@@ -64,9 +73,9 @@ export async function inviteMember(
           WHERE org_id = ${input.orgId}::uuid AND email = ${email} AND status = 'pending'`,
     );
     await tx.execute(
-      sql`INSERT INTO org_invitations (org_id, id, email, role, status, expires_at, inviter_id, created_at)
-          VALUES (${input.orgId}::uuid, ${id}, ${email}, ${input.role}, 'pending', ${expiresAt.toISOString()}::timestamptz,
-                  ${input.inviterId}, ${deps.clock.now().toISOString()}::timestamptz)`,
+      sql`INSERT INTO org_invitations (org_id, id, token_hash, email, role, status, expires_at, inviter_id, created_at)
+          VALUES (${input.orgId}::uuid, ${id}, ${invitationTokenHash(token)}, ${email}, ${input.role}, 'pending',
+                  ${expiresAt.toISOString()}::timestamptz, ${input.inviterId}, ${deps.clock.now().toISOString()}::timestamptz)`,
     );
   });
   // The name the invitee knows the business by: Settings' business name, else the organization's.
@@ -76,7 +85,7 @@ export async function inviteMember(
         FROM organizations o LEFT JOIN organization_profiles p ON p.org_id = o.id
         WHERE o.id = ${input.orgId}::uuid`,
   );
-  const inviteUrl = inviteUrlOf(deps.publicBaseUrl, id);
+  const inviteUrl = inviteUrlOf(deps.publicBaseUrl, token);
   await deps.mailer.send(
     invitationMessage({
       to: email,
@@ -89,10 +98,13 @@ export async function inviteMember(
   return { invitation_id: id, invite_url: inviteUrl, expires_at: expiresAt.toISOString() };
 }
 
-/** A pending, unexpired invitation, or 404 (an unknown, used, canceled or expired link alike). */
+/**
+ * The pending, unexpired invitation a link's token opens, or 404 (an unknown, used, canceled or
+ * expired link alike). Only the token's hash is compared, in SQL, by equality on a unique index.
+ */
 export async function findPendingInvitation(
   db: Queryable,
-  invitationId: string,
+  token: string,
   now: Date,
 ): Promise<PendingInvitation> {
   const row = await queryOne<PendingInvitation>(
@@ -101,7 +113,7 @@ export async function findPendingInvitation(
                NULLIF(btrim(p.business_name), '') AS business_name, i.expires_at
         FROM org_invitations i JOIN organizations o ON o.id = i.org_id
         LEFT JOIN organization_profiles p ON p.org_id = i.org_id
-        WHERE i.id = ${invitationId} AND i.status = 'pending' AND i.expires_at > ${now.toISOString()}::timestamptz`,
+        WHERE i.token_hash = ${invitationTokenHash(token)} AND i.status = 'pending' AND i.expires_at > ${now.toISOString()}::timestamptz`,
   );
   if (!row) throw notFound("This invitation link is not valid any more; ask for a new one.");
   return { ...row, expires_at: new Date(row.expires_at) };

@@ -333,7 +333,12 @@ describe(`app routes (${databaseLabel})`, () => {
 
   test("every app route but the public ones answers 401 without a session", async () => {
     const doc = await a.owner.browser.request("GET", "/app/api/v1/openapi.json");
-    const publicOperations = new Set(["getInvitation", "acceptInvitation", "checkPasswordReset"]);
+    const publicOperations = new Set([
+      "getInvitation",
+      "acceptInvitation",
+      "joinInvitation",
+      "checkPasswordReset",
+    ]);
     const { AppBrowser } = await import("./helpers.ts");
     const anonymous = new AppBrowser(ctx);
     for (const [path, operations] of Object.entries(

@@ -89,7 +89,14 @@ export async function createOrg(ctx: TestContext, name = "Acme Roofing"): Promis
   return created.body.org_id;
 }
 
-/** Invites `email` through the operator API and accepts in a fresh browser: signed in. */
+/** The secret token in an invitation link (the operator API's invite_url, or a mailed link). */
+export const tokenOfInviteUrl = (inviteUrl: string) =>
+  decodeURIComponent(new URL(inviteUrl).pathname.split("/").at(-1)!);
+
+/**
+ * Invites `email` through the operator API and accepts in a fresh browser: signed in. An email that
+ * already has an account signs in (with PASSWORD) and joins.
+ */
 export async function inviteAndAccept(
   ctx: TestContext,
   orgId: string,
@@ -100,13 +107,15 @@ export async function inviteAndAccept(
   const invited = await admin(ctx, "POST", `/orgs/${orgId}/invitations`, { email, role });
   if (invited.status !== 201) throw new Error(`not invited: ${invited.status} ${invited.text}`);
   const browser = new AppBrowser(ctx);
-  const accepted = await browser.request(
-    "POST",
-    `/app/api/v1/invitations/${invited.body.invitation_id}/accept`,
-    {
-      body: { name, password: PASSWORD },
-    },
-  );
+  const token = encodeURIComponent(tokenOfInviteUrl(invited.body.invite_url));
+  let accepted = await browser.request("POST", `/app/api/v1/invitations/${token}/accept`, {
+    body: { name, password: PASSWORD },
+  });
+  if (accepted.status === 409 && accepted.body?.error?.code === "sign_in_to_join") {
+    const signedIn = await browser.signIn(email);
+    if (signedIn.status !== 200) throw new Error(`not signed in: ${signedIn.status} ${signedIn.text}`);
+    accepted = await browser.request("POST", `/app/api/v1/invitations/${token}/join`, { body: {} });
+  }
   if (accepted.status !== 200) throw new Error(`not accepted: ${accepted.status} ${accepted.text}`);
   return { browser, orgId, email, userId: accepted.body.user.id };
 }

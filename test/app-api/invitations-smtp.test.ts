@@ -9,6 +9,7 @@ import {
   inviteAndAccept,
   ownerOfNewOrg,
   PASSWORD,
+  tokenOfInviteUrl,
 } from "./helpers.ts";
 
 /** Quoted-printable soft line breaks folded back, so a long link reads whole. */
@@ -34,7 +35,7 @@ describe("invitations and mail over SMTP", () => {
     assert.equal(body.role, "owner");
     const mail = smtp.mails.find((m) => m.to.includes("mailed@example.com"));
     assert.ok(mail, "an invitation email reached the SMTP server");
-    assert.match(unfold(mail.raw), /http:\/\/porchlight\.test\/app\/invite\/[0-9a-f-]{36}/);
+    assert.match(unfold(mail.raw), /http:\/\/porchlight\.test\/app\/invite\/[A-Za-z0-9_-]{43}/);
   });
 
   test("password reset by email link: the new password signs in, the old one and old sessions no longer work", async () => {
@@ -64,13 +65,15 @@ describe("invitations and mail over SMTP", () => {
       body: { email: "crew@example.com", role: "member" },
     });
     assert.equal(invited.status, 201, invited.text);
+    assert.equal(invited.body.invite_url, undefined, "the inviting owner gets no link that accepts");
+    const mail = smtp.mails.find((m) => m.to.includes("crew@example.com"));
+    const link = /http:\/\/porchlight\.test\/app\/invite\/[A-Za-z0-9_-]+/.exec(unfold(mail?.raw ?? ""))?.[0];
+    assert.ok(link, "the link is in the invitee's email");
     const member = new AppBrowser(ctx);
     const accepted = await member.request(
       "POST",
-      `/app/api/v1/invitations/${invited.body.invitation_id}/accept`,
-      {
-        body: { name: "Crew Lead", password: PASSWORD },
-      },
+      `/app/api/v1/invitations/${encodeURIComponent(tokenOfInviteUrl(link))}/accept`,
+      { body: { name: "Crew Lead", password: PASSWORD } },
     );
     assert.equal(accepted.status, 200, accepted.text);
     assert.equal(accepted.body.organization.id, owner.orgId);
@@ -105,10 +108,12 @@ describe("invitations and mail over SMTP", () => {
     assert.equal((await member.browser.request("GET", "/app/api/v1/session")).status, 401);
   });
 
-  test("an existing account accepts another org's invitation with its own password", async () => {
+  test("an existing account signs in and joins another org's invitation: one user in both", async () => {
     const first = await ownerOfNewOrg(ctx, "twohats@example.com");
     const otherOrg = await createOrg(ctx, "Second Co");
     const again = await inviteAndAccept(ctx, otherOrg, "twohats@example.com", "member");
     assert.equal(again.userId, first.userId);
+    const session = await again.browser.request("GET", "/app/api/v1/session");
+    assert.deepEqual([session.body.organization.id, session.body.role], [otherOrg, "member"]);
   });
 });

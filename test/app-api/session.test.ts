@@ -2,7 +2,14 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { admin } from "../helpers/api.ts";
 import type { TestContext } from "../helpers/harness.ts";
-import { AppBrowser, createAppTestContext, createOrg, inviteAndAccept, PASSWORD } from "./helpers.ts";
+import {
+  AppBrowser,
+  createAppTestContext,
+  createOrg,
+  inviteAndAccept,
+  PASSWORD,
+  tokenOfInviteUrl,
+} from "./helpers.ts";
 
 describe("app sessions", () => {
   let ctx: TestContext;
@@ -18,37 +25,33 @@ describe("app sessions", () => {
       role: "owner",
     });
     assert.equal(invited.status, 201);
-    assert.match(
-      invited.body.invite_url,
-      new RegExp(`^http://porchlight.test/app/invite/${invited.body.invitation_id}$`),
-    );
+    // The operator's answer carries the link (the operator may pass it on); its token is not the id.
+    assert.match(invited.body.invite_url, /^http:\/\/porchlight\.test\/app\/invite\/[A-Za-z0-9_-]{43}$/);
+    const token = tokenOfInviteUrl(invited.body.invite_url);
+    assert.notEqual(token, invited.body.invitation_id);
     assert.ok(Date.parse(invited.body.expires_at) > Date.now());
 
     const browser = new AppBrowser(ctx);
-    const page = await browser.request("GET", `/app/api/v1/invitations/${invited.body.invitation_id}`);
+    const page = await browser.request("GET", `/app/api/v1/invitations/${token}`);
     assert.equal(page.status, 200);
     assert.deepEqual(
       {
         email: page.body.email,
         organization_name: page.body.organization_name,
         role: page.body.role,
-        account_exists: page.body.account_exists,
+        signed_in_as: page.body.signed_in_as,
       },
       {
         email: "dana@example.com",
         organization_name: "Summit Roofing",
         role: "owner",
-        account_exists: false,
+        signed_in_as: null,
       },
     );
 
-    const accepted = await browser.request(
-      "POST",
-      `/app/api/v1/invitations/${invited.body.invitation_id}/accept`,
-      {
-        body: { name: "Dana Reyes", password: PASSWORD },
-      },
-    );
+    const accepted = await browser.request("POST", `/app/api/v1/invitations/${token}/accept`, {
+      body: { name: "Dana Reyes", password: PASSWORD },
+    });
     assert.equal(accepted.status, 200, accepted.text);
     const cookie = [accepted.headers["set-cookie"]]
       .flat()
@@ -67,13 +70,9 @@ describe("app sessions", () => {
     });
     assert.equal(session.headers["cache-control"], "no-store");
 
-    const reused = await browser.request(
-      "POST",
-      `/app/api/v1/invitations/${invited.body.invitation_id}/accept`,
-      {
-        body: { name: "Dana Reyes", password: PASSWORD },
-      },
-    );
+    const reused = await browser.request("POST", `/app/api/v1/invitations/${token}/accept`, {
+      body: { name: "Dana Reyes", password: PASSWORD },
+    });
     assert.equal(reused.status, 404, "an invitation works once");
     assert.equal(reused.body.error.code, "not_found");
   });
@@ -85,7 +84,8 @@ describe("app sessions", () => {
       role: "member",
     });
     const browser = new AppBrowser(ctx);
-    const unnamed = await browser.request("GET", `/app/api/v1/invitations/${first.body.invitation_id}`);
+    const token = tokenOfInviteUrl(first.body.invite_url);
+    const unnamed = await browser.request("GET", `/app/api/v1/invitations/${token}`);
     assert.equal(unnamed.status, 200);
     assert.equal(unnamed.body.organization_name, "Summit Holdings 4471");
     assert.equal(unnamed.body.business_name, null, "no business name set yet");
@@ -95,7 +95,7 @@ describe("app sessions", () => {
       body: { business_name: "  Summit Roofing  " },
     });
     assert.equal(saved.status, 200, saved.text);
-    const renamed = await browser.request("GET", `/app/api/v1/invitations/${first.body.invitation_id}`);
+    const renamed = await browser.request("GET", `/app/api/v1/invitations/${token}`);
     assert.equal(renamed.body.business_name, "Summit Roofing");
     assert.equal(renamed.body.organization_name, "Summit Holdings 4471");
   });

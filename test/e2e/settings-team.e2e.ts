@@ -2,7 +2,8 @@
  * Keys, team, logo and password reset in a real browser (Debian's Chromium driven by playwright-core)
  * against the real service started as a process on a fresh data directory, its email written to
  * DATA_DIR/mail-outbox/: a revoked key is refused by the developer API; an owner invites a member (the
- * link comes from the invitation email), changes the role and removes them; a member meets readable
+ * link comes from the invitation email, the owner's screen shows none), changes the role and removes
+ * them, and another organization's invitation has their account sign in and join; a member meets readable
  * refusals on owners' screens; a PNG and an SVG logo reach the card back and a too-large file is
  * refused in words; a password reset from the emailed link. Every screen: axe-core, screenshots at
  * desktop and phone width, and at phone width no page-level sideways scroll (tables scroll in their box).
@@ -194,6 +195,11 @@ describe("keys, team, logo and password reset in the browser", () => {
     await owner.getByRole("textbox", { name: /^Email/ }).fill(MEMBER.email);
     await owner.getByRole("button", { name: "Send invitation" }).click();
     await owner.getByText(`Invitation for ${MEMBER.email}`, { exact: true }).waitFor();
+    assert.equal(
+      await owner.getByText("/app/invite/").count(),
+      0,
+      "the owner's screen shows no accepting link",
+    );
     await owner.getByText(`${MEMBER.email} as member`).waitFor();
     // An invitation sent to a wrong address can be taken back; its link then no longer works.
     await owner.getByRole("textbox", { name: /^Email/ }).fill("typo@hvac.tset");
@@ -268,6 +274,39 @@ describe("keys, team, logo and password reset in the browser", () => {
     await member.goto(`${base}/app/automations`);
     await member.getByRole("heading", { level: 1, name: "Sign in" }).waitFor();
     await memberContext.close();
+  });
+
+  it("invited again elsewhere, the removed member's account signs in and joins; no password is taken on the invite page", async () => {
+    const orgId: string = (await app.operator("POST", "/orgs", { name: "Second Shift Heating" })).org_id;
+    await app.operator("POST", `/orgs/${orgId}/invitations`, { email: MEMBER.email, role: "member" });
+    const { link } = await emailedLink(MEMBER.email, "/invite/");
+    const invitePath = new URL(link).pathname.replace(/^\/app/, "");
+    const { context, page } = await newPage();
+    await open(page, invitePath, "Join Second Shift Heating");
+    // The page cannot tell that the email has an account: the new-account form refuses without
+    // looking at the password, and only "Sign in to join" is left.
+    await page.getByLabel("Your name").fill(MEMBER.name);
+    await page.getByRole("textbox", { name: /^Password/ }).fill("any guess at all");
+    await page.getByRole("button", { name: "Set password and sign in" }).click();
+    await page.getByText("You already have an account").waitFor();
+    assert.equal(await page.getByRole("textbox", { name: /^Password/ }).count(), 0, "no password form left");
+    for (const viewport of ["phone", "desktop"] as const) {
+      await page.setViewportSize(VIEWPORTS[viewport]);
+      await checkScreen(page, "invite-existing-account", viewport);
+    }
+    await page.getByRole("link", { name: "Sign in to join" }).click();
+    await page.getByRole("heading", { level: 1, name: "Sign in" }).waitFor();
+    await page.getByRole("textbox", { name: /^Email/ }).fill(MEMBER.email);
+    await page.getByRole("textbox", { name: /^Password/ }).fill(MEMBER.password);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    // Back on the invitation, signed in as the invited email: one button.
+    await page.getByRole("button", { name: "Join" }).waitFor();
+    await checkAtBothWidths(page, "invite-join", invitePath, "Join Second Shift Heating");
+    await page.getByRole("button", { name: "Join" }).click();
+    await page.getByRole("heading", { level: 1, name: "Overview" }).waitFor();
+    const session = await (await page.request.get(`${base}/app/api/v1/session`)).json();
+    assert.deepEqual([session.organization.id, session.role], [orgId, "member"]);
+    await context.close();
   });
 
   it("a PNG and an SVG logo reach the card back's live proof; a too-large file is refused in words", async () => {

@@ -1,10 +1,11 @@
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import { rateLimited } from "../../errors.ts";
 import { registerWebApp, type WebAppPages } from "../../http/web-app.ts";
 import type { Services } from "../../services.ts";
 import { createAuth } from "../auth.ts";
 import { registerAuthRoutes } from "../auth-routes.ts";
 import { resolveAuthSecret } from "../auth-secret.ts";
-import { APP_API_PREFIX } from "../auth-settings.ts";
+import { APP_API_PREFIX, PUBLIC_ROUTES_IP_BUCKET } from "../auth-settings.ts";
 import type { AppApiContext } from "../context.ts";
 import { assertSameOrigin } from "../csrf.ts";
 import { registerAppErrorHandling } from "../errors.ts";
@@ -52,8 +53,9 @@ async function registerAppApi(app: FastifyInstance, services: Services): Promise
   registerAppErrorHandling(app);
   const document = collectAppApiDocument(app, config.publicBaseUrl);
   app.addHook("onRequest", async (request, reply) => {
-    assertSameOrigin(request, config.publicBaseUrl);
     const access = request.routeOptions.config?.appAccess ?? "member";
+    if (access === "public") await limitPublicRouteByIp(services, request);
+    assertSameOrigin(request, config.publicBaseUrl);
     if (access === "public") return;
     await requireSession(request, reply);
     if (access === "owner") requireOwner(request);
@@ -86,4 +88,11 @@ async function registerAppApi(app: FastifyInstance, services: Services): Promise
   registerPastJobRoutes(app, ctx);
   registerReactivationRoutes(app, ctx);
   registerMailSafetyRoutes(app, ctx);
+}
+
+/** Unauthenticated routes are counted per client IP (request.ip honours TRUST_PROXY) before anything else runs. */
+async function limitPublicRouteByIp(services: Services, request: FastifyRequest): Promise<void> {
+  const perMinute = services.config.ipRateLimitPerMinute;
+  const decision = await services.limiter.hit(PUBLIC_ROUTES_IP_BUCKET, request.ip, perMinute, 60);
+  if (!decision.allowed) throw rateLimited(decision.secondsToWindowEnd);
 }

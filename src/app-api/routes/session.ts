@@ -1,11 +1,23 @@
 import { type Static, Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
-import type { FastifyInstance } from "fastify";
-import { AppError } from "../../errors.ts";
-import { findPendingInvitation, normalizeEmail } from "../../orgs/invitations.ts";
-import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from "../auth-settings.ts";
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import { rateLimited } from "../../errors.ts";
+import {
+  findPendingInvitation,
+  invitationTokenHash,
+  normalizeEmail,
+  type PendingInvitation,
+} from "../../orgs/invitations.ts";
+import { ACCEPTS_PER_INVITATION, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from "../auth-settings.ts";
 import type { AppApiContext } from "../context.ts";
+import { appError } from "../errors.ts";
 import { MemberRoleSchema, PersonNameSchema, SessionView } from "../schemas.ts";
-import { type AppSession, fetchHeaders, forwardCookies, sessionOf } from "../session-guard.ts";
+import {
+  type AppSession,
+  fetchHeaders,
+  forwardCookies,
+  resolveSignedInUser,
+  sessionOf,
+} from "../session-guard.ts";
 
 export const sessionView = (session: AppSession): Static<typeof SessionView> => ({
   user: { id: session.userId, name: session.userName, email: session.email },
@@ -14,6 +26,20 @@ export const sessionView = (session: AppSession): Static<typeof SessionView> => 
 });
 
 const TokenParams = Type.Object({ token: Type.String({ minLength: 1, maxLength: 100 }) });
+type TokenRequest = FastifyRequest<{ Params: Static<typeof TokenParams> }>;
+
+/**
+ * Said to whoever holds the link (the invitee's mailbox, or the operator who passed it on) when
+ * the email already has an account: it joins signed in, never by a password given here.
+ */
+const signInToJoin = (status: 401 | 403 | 409, email: string, signedInAs?: string) =>
+  appError(
+    status,
+    "sign_in_to_join",
+    signedInAs
+      ? `This invitation is for ${email}, and you are signed in as ${signedInAs}: sign in as ${email} to join.`
+      : `${email} already has an account: sign in with it, then join.`,
+  );
 
 export function registerSessionRoutes(app: FastifyInstance, ctx: AppApiContext): void {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
@@ -51,8 +77,9 @@ export function registerSessionRoutes(app: FastifyInstance, ctx: AppApiContext):
               }),
               role: MemberRoleSchema,
               expires_at: Type.String({ format: "date-time" }),
-              account_exists: Type.Boolean({
-                description: "The email already has an account: accept with its password.",
+              signed_in_as: Type.Union([Type.String(), Type.Null()], {
+                description:
+                  "The email this browser is signed in as, or null. When it is the invitation's email, the page offers joinInvitation; nothing here says whether the invited email has an account.",
               }),
             },
             { additionalProperties: false },
@@ -60,15 +87,16 @@ export function registerSessionRoutes(app: FastifyInstance, ctx: AppApiContext):
         },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const invitation = await findPendingInvitation(ctx.db, request.params.token, ctx.clock.now());
+      const signedIn = await resolveSignedInUser(ctx, request, reply);
       return {
         email: invitation.email,
         organization_name: invitation.organization_name,
         business_name: invitation.business_name,
         role: invitation.role,
         expires_at: invitation.expires_at.toISOString(),
-        account_exists: (await findUserId(ctx, invitation.email)) !== undefined,
+        signed_in_as: signedIn?.email ?? null,
       };
     },
   );
@@ -106,14 +134,31 @@ export function registerSessionRoutes(app: FastifyInstance, ctx: AppApiContext):
     },
   );
 
+  /** Attempts per invitation, from any IP (the per-IP limit of public routes applies first). */
+  const limitPerInvitation = async (request: TokenRequest) => {
+    const { limit, windowSeconds } = ACCEPTS_PER_INVITATION;
+    const decision = await ctx.limiter.hit(
+      "app-invitation",
+      invitationTokenHash(request.params.token),
+      limit,
+      windowSeconds,
+    );
+    if (!decision.allowed)
+      throw rateLimited(
+        decision.secondsToWindowEnd,
+        "too many attempts for this invitation; wait and try again",
+      );
+  };
+
   r.post(
     "/invitations/:token/accept",
     {
       config: { appAccess: "public" },
+      onRequest: limitPerInvitation,
       schema: {
         operationId: "acceptInvitation",
         summary:
-          "Accepts an invitation: sets the name and password (or, for an existing account, checks its password) and signs in",
+          "Accepts an invitation for an email without an account: creates the account with this name and password and signs in. An email that has an account joins with joinInvitation instead (409 sign_in_to_join; no password is ever checked here)",
         tags: ["Session"],
         params: TokenParams,
         body: Type.Object(
@@ -129,19 +174,19 @@ export function registerSessionRoutes(app: FastifyInstance, ctx: AppApiContext):
     async (request, reply) => {
       const invitation = await findPendingInvitation(ctx.db, request.params.token, ctx.clock.now());
       const email = normalizeEmail(invitation.email);
-      if ((await findUserId(ctx, email)) === undefined) {
-        await createPasswordUser(ctx, {
-          email,
-          name: request.body.name.trim(),
-          password: request.body.password,
-        });
-      }
+      if ((await findUserId(ctx, email)) !== undefined) throw signInToJoin(409, email);
+      await createPasswordUser(ctx, {
+        email,
+        name: request.body.name.trim(),
+        password: request.body.password,
+      });
       const headers = fetchHeaders(request.headers);
-      const signIn = await ctx.auth.api
-        .signInEmail({ body: { email, password: request.body.password }, headers, returnHeaders: true })
-        .catch(() => {
-          throw new AppError(401, "unauthorized", "This email already has an account: use its password.");
-        });
+      // The account was created a moment ago with this password: signing in cannot be a guess.
+      const signIn = await ctx.auth.api.signInEmail({
+        body: { email, password: request.body.password },
+        headers,
+        returnHeaders: true,
+      });
       forwardCookies(signIn.headers, reply);
       const sessionCookie = signIn.headers
         .getSetCookie()
@@ -149,16 +194,53 @@ export function registerSessionRoutes(app: FastifyInstance, ctx: AppApiContext):
         .join("; ");
       const withSession = new Headers(headers);
       withSession.set("cookie", sessionCookie);
-      await ctx.auth.api.acceptInvitation({ body: { invitationId: invitation.id }, headers: withSession });
-      const userId = signIn.response.user.id;
-      request.log.info({ orgId: invitation.org_id, userId }, "invitation accepted");
-      return {
-        user: { id: userId, name: signIn.response.user.name, email },
-        organization: { id: invitation.org_id, name: invitation.organization_name },
-        role: invitation.role,
-      };
+      const { user } = signIn.response;
+      return joined(ctx, request, invitation, withSession, { id: user.id, name: user.name, email });
     },
   );
+
+  r.post(
+    "/invitations/:token/join",
+    {
+      config: { appAccess: "public", bodyOptional: true },
+      onRequest: limitPerInvitation,
+      schema: {
+        operationId: "joinInvitation",
+        summary:
+          "Joins the invitation's organization as the signed-in account, which must be the invited email's (401 or 403 sign_in_to_join otherwise)",
+        tags: ["Session"],
+        params: TokenParams,
+        body: Type.Object({}, { additionalProperties: false }),
+        response: { 200: SessionView },
+      },
+    },
+    async (request, reply) => {
+      const invitation = await findPendingInvitation(ctx.db, request.params.token, ctx.clock.now());
+      const email = normalizeEmail(invitation.email);
+      const signedIn = await resolveSignedInUser(ctx, request, reply);
+      if (!signedIn) throw signInToJoin(401, email);
+      if (normalizeEmail(signedIn.email) !== email) throw signInToJoin(403, email, signedIn.email);
+      const user = { id: signedIn.userId, name: signedIn.userName, email };
+      return joined(ctx, request, invitation, fetchHeaders(request.headers), user);
+    },
+  );
+}
+
+/** Better Auth's accept: the membership, the invitation used up, the session moved to the organization. */
+async function joined(
+  ctx: AppApiContext,
+  request: FastifyRequest,
+  invitation: PendingInvitation,
+  sessionHeaders: Headers,
+  user: { id: string; name: string; email: string },
+): Promise<Static<typeof SessionView>> {
+  await ctx.auth.api.acceptInvitation({ body: { invitationId: invitation.id }, headers: sessionHeaders });
+  request.log.info({ orgId: invitation.org_id, userId: user.id }, "invitation accepted");
+  return {
+    user,
+    organization: { id: invitation.org_id, name: invitation.organization_name },
+    role: invitation.role,
+  };
 }
 
 async function findUserId(ctx: AppApiContext, email: string): Promise<string | undefined> {

@@ -111,14 +111,14 @@ export function registerTeamRoutes(app: FastifyInstance, ctx: AppApiContext): vo
       config: { appAccess: "owner" },
       schema: {
         operationId: "inviteTeamMember",
-        summary: "Invites someone by email (owners only); the link is emailed and returned",
+        summary:
+          "Invites someone by email (owners only); the link that accepts it goes to that email only, never to the inviting owner",
         tags: ["Team"],
         body: Type.Object({ email: EmailSchema, role: MemberRoleSchema }, { additionalProperties: false }),
         response: {
           201: Type.Object(
             {
-              invitation_id: Type.String(),
-              invite_url: Type.String(),
+              invitation_id: Type.String({ description: "Cancels the invitation; it accepts nothing." }),
               expires_at: Type.String({ format: "date-time" }),
             },
             { additionalProperties: false },
@@ -137,7 +137,9 @@ export function registerTeamRoutes(app: FastifyInstance, ctx: AppApiContext): vo
           inviterId: session.userId,
         },
       );
-      return reply.code(201).send(invitation);
+      return reply
+        .code(201)
+        .send({ invitation_id: invitation.invitation_id, expires_at: invitation.expires_at });
     },
   );
 

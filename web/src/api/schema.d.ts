@@ -357,8 +357,25 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Accepts an invitation: sets the name and password (or, for an existing account, checks its password) and signs in */
+    /** Accepts an invitation for an email without an account: creates the account with this name and password and signs in. An email that has an account joins with joinInvitation instead (409 sign_in_to_join; no password is ever checked here) */
     post: operations["acceptInvitation"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/app/api/v1/invitations/{token}/join": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Joins the invitation's organization as the signed-in account, which must be the invited email's (401 or 403 sign_in_to_join otherwise) */
+    post: operations["joinInvitation"];
     delete?: never;
     options?: never;
     head?: never;
@@ -893,7 +910,7 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Invites someone by email (owners only); the link is emailed and returned */
+    /** Invites someone by email (owners only); the link that accepts it goes to that email only, never to the inviting owner */
     post: operations["inviteTeamMember"];
     delete?: never;
     options?: never;
@@ -3224,8 +3241,8 @@ export interface operations {
             role: "owner" | "member";
             /** Format: date-time */
             expires_at: string;
-            /** @description The email already has an account: accept with its password. */
-            account_exists: boolean;
+            /** @description The email this browser is signed in as, or null. When it is the invitation's email, the page offers joinInvitation; nothing here says whether the invited email has an account. */
+            signed_in_as: string | null;
           };
         };
       };
@@ -3291,6 +3308,89 @@ export interface operations {
           name: string;
           password: string;
         };
+      };
+    };
+    responses: {
+      /** @description Success. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            user: {
+              id: string;
+              name: string;
+              email: string;
+            };
+            organization: {
+              /** Format: uuid */
+              id: string;
+              name: string;
+            };
+            role: "owner" | "member";
+          };
+        };
+      };
+      /** @description No valid session (sign in). */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+      /** @description `forbidden`: the session's role may not do this (owners only); `csrf_rejected`: a state-changing request without a same-origin Origin / Sec-Fetch-Site. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+      /** @description Not found, or belongs to another organization. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+      /** @description The body or query is not valid. */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+      /** @description Too many requests. */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+    };
+  };
+  joinInvitation: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        token: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": Record<string, never>;
       };
     };
     responses: {
@@ -6621,8 +6721,8 @@ export interface operations {
         };
         content: {
           "application/json": {
+            /** @description Cancels the invitation; it accepts nothing. */
             invitation_id: string;
-            invite_url: string;
             /** Format: date-time */
             expires_at: string;
           };

@@ -10,6 +10,7 @@ export const sessionKeys = {
 };
 
 export type Session = ResponseOf<"/app/api/v1/session", "get">;
+export type Invitation = ResponseOf<"/app/api/v1/invitations/{token}", "get">;
 
 export const sessionQuery = () =>
   queryOptions({
@@ -62,12 +63,26 @@ export function useSignOutEverywhere() {
   return useMutation({ mutationFn: () => authCall(authClient.revokeSessions()), onSuccess: startOver });
 }
 
+/** A new account for the invited email: name and password, then signed in. */
 export function useAcceptInvitation(token: string) {
   const startOver = useStartOver();
   return useMutation({
     mutationFn: (body: { name: string; password: string }) =>
       unwrap(client.POST("/app/api/v1/invitations/{token}/accept", { params: { path: { token } }, body })),
     onSuccess: startOver,
+    // The invitation page says why beside the form (or offers to sign in instead).
+    meta: { quiet: true },
+  });
+}
+
+/** The signed-in account (the invited email's) joins the invitation's organization. */
+export function useJoinInvitation(token: string) {
+  const startOver = useStartOver();
+  return useMutation({
+    mutationFn: () =>
+      unwrap(client.POST("/app/api/v1/invitations/{token}/join", { params: { path: { token } }, body: {} })),
+    onSuccess: startOver,
+    meta: { quiet: true },
   });
 }
 

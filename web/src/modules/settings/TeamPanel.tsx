@@ -1,8 +1,6 @@
 import {
   Alert,
   Button,
-  Code,
-  CopyButton,
   Group,
   Modal,
   Select,
@@ -144,7 +142,7 @@ export function TeamPanel({ currentUserId }: { currentUserId: string }) {
 
 function InviteForm() {
   const invite = useInviteTeammate();
-  const [sent, setSent] = useState<{ email: string; invite_url: string } | null>(null);
+  const [sent, setSent] = useState<{ email: string; expires_at: string } | null>(null);
   const form = useForm<{ email: string; role: Role }>({
     initialValues: { email: "", role: "member" },
     validate: { email: isEmail("Enter their email address") },
@@ -158,7 +156,7 @@ function InviteForm() {
         onSubmit={form.onSubmit(async (values) => {
           try {
             const answer = await invite.mutateAsync(values);
-            setSent({ email: values.email, invite_url: answer.invite_url });
+            setSent({ email: values.email, expires_at: answer.expires_at });
           } catch (error) {
             if (error instanceof ApiError) form.setErrors(error.fieldErrors());
             return;
@@ -193,19 +191,11 @@ function InviteForm() {
       </form>
       {sent && (
         <Alert color="green" title={`Invitation for ${sent.email}`} mt="md">
-          <Text size="sm" mb="xs">
-            The email is on its way. You can also pass on this link yourself:
+          <Text size="sm">
+            The email with their link is on its way; the link works until{" "}
+            {new Date(sent.expires_at).toLocaleDateString()}. Only they get the link: if the email does not
+            arrive, send the invitation again (the new link replaces the old one).
           </Text>
-          <Code block style={{ wordBreak: "break-all", whiteSpace: "pre-wrap" }}>
-            {sent.invite_url}
-          </Code>
-          <CopyButton value={sent.invite_url}>
-            {({ copied, copy }) => (
-              <Button size="xs" variant="default" mt="xs" onClick={copy}>
-                {copied ? "Copied" : "Copy invitation link"}
-              </Button>
-            )}
-          </CopyButton>
         </Alert>
       )}
     </section>

@@ -1,10 +1,18 @@
-import { Button, PasswordInput, Stack, Text, TextInput } from "@mantine/core";
+import { Alert, Button, Divider, PasswordInput, Stack, Text, TextInput } from "@mantine/core";
 import { hasLength, isNotEmpty, useForm } from "@mantine/form";
 import { useQuery } from "@tanstack/react-query";
 import { getRouteApi, useNavigate } from "@tanstack/react-router";
-import { ApiError } from "../../api/errors.ts";
+import { useState } from "react";
+import { ApiError, errorMessage } from "../../api/errors.ts";
 import { businessNameOf } from "../../api/organization.ts";
-import { invitationQuery, useAcceptInvitation } from "../../api/session.ts";
+import {
+  type Invitation,
+  invitationQuery,
+  useAcceptInvitation,
+  useJoinInvitation,
+  useSignOut,
+} from "../../api/session.ts";
+import { ButtonLink } from "../../ui/links.tsx";
 import { LoadError, Loading } from "../../ui/states.tsx";
 import { AuthFrame } from "./AuthFrame.tsx";
 
@@ -12,18 +20,16 @@ const route = getRouteApi("/invite/$token");
 
 export const MIN_PASSWORD_LENGTH = 10;
 
+const roleWords = (invitation: Invitation) => (invitation.role === "owner" ? "an owner" : "a member");
+
+/**
+ * An invitation's page. Nothing here says whether the invited email has an account: a new
+ * invitee sets a name and password; someone who already has an account signs in (the ordinary
+ * sign-in page and its limits), comes back, and joins. No password is ever checked here.
+ */
 export function InvitePage() {
   const { token } = route.useParams();
   const invitation = useQuery(invitationQuery(token));
-  const accept = useAcceptInvitation(token);
-  const navigate = useNavigate();
-  const form = useForm({
-    initialValues: { name: "", password: "" },
-    validate: {
-      name: isNotEmpty("Enter your name"),
-      password: hasLength({ min: MIN_PASSWORD_LENGTH }, `Use at least ${MIN_PASSWORD_LENGTH} characters`),
-    },
-  });
 
   if (invitation.isPending)
     return (
@@ -46,36 +52,132 @@ export function InvitePage() {
     );
   }
 
+  const data = invitation.data;
+  const title = `Join ${businessNameOf({ name: data.organization_name, business_name: data.business_name })}`;
+  const signedInAs = data.signed_in_as?.toLowerCase() ?? null;
+  if (signedInAs === data.email.toLowerCase()) {
+    return (
+      <AuthFrame title={title} intro={`You were invited as ${roleWords(data)} (${data.email}).`}>
+        <JoinAsSignedIn token={token} email={data.email} />
+      </AuthFrame>
+    );
+  }
+  if (signedInAs !== null) {
+    return (
+      <AuthFrame title={title} intro={`You were invited as ${roleWords(data)} (${data.email}).`}>
+        <SignedInAsSomeoneElse email={data.email} signedInAs={data.signed_in_as!} />
+      </AuthFrame>
+    );
+  }
   return (
     <AuthFrame
-      title={`Join ${businessNameOf({ name: invitation.data.organization_name, business_name: invitation.data.business_name })}`}
-      intro={`You were invited as ${invitation.data.role === "owner" ? "an owner" : "a member"} (${invitation.data.email}). ${
-        invitation.data.account_exists
-          ? "You already have an account: enter its password to join."
-          : "Choose your name and a password."
-      }`}
+      title={title}
+      intro={`You were invited as ${roleWords(data)} (${data.email}). New to Porchlight? Choose your name and a password. Already have an account with this email? Sign in to join.`}
     >
+      <NewAccountForm token={token} email={data.email} />
+    </AuthFrame>
+  );
+}
+
+function SignInToJoin({ token }: { token: string }) {
+  return (
+    <ButtonLink to="/sign-in" search={{ redirect: `/invite/${token}` }} variant="default">
+      Sign in to join
+    </ButtonLink>
+  );
+}
+
+function JoinAsSignedIn({ token, email }: { token: string; email: string }) {
+  const join = useJoinInvitation(token);
+  const navigate = useNavigate();
+  return (
+    <Stack>
+      <Text>You are signed in as {email}.</Text>
+      {join.isError && (
+        <Alert color="red" role="alert" title="Not joined">
+          {errorMessage(join.error)}
+        </Alert>
+      )}
+      <Button
+        loading={join.isPending}
+        onClick={async () => {
+          try {
+            await join.mutateAsync();
+          } catch {
+            return;
+          }
+          await navigate({ to: "/" });
+        }}
+      >
+        Join
+      </Button>
+    </Stack>
+  );
+}
+
+function SignedInAsSomeoneElse({ email, signedInAs }: { email: string; signedInAs: string }) {
+  const signOut = useSignOut();
+  return (
+    <Stack>
+      <Text>
+        You are signed in as {signedInAs}. This invitation is for {email}: sign out first, then sign in with
+        that email or set up its account.
+      </Text>
+      <Button variant="default" loading={signOut.isPending} onClick={() => signOut.mutate()}>
+        Sign out
+      </Button>
+    </Stack>
+  );
+}
+
+function NewAccountForm({ token, email }: { token: string; email: string }) {
+  const accept = useAcceptInvitation(token);
+  const navigate = useNavigate();
+  const [hasAccount, setHasAccount] = useState(false);
+  const form = useForm({
+    initialValues: { name: "", password: "" },
+    validate: {
+      name: isNotEmpty("Enter your name"),
+      password: hasLength({ min: MIN_PASSWORD_LENGTH }, `Use at least ${MIN_PASSWORD_LENGTH} characters`),
+    },
+  });
+
+  if (hasAccount)
+    return (
+      <Stack>
+        <Alert color="blue" title="You already have an account">
+          {email} already has a Porchlight account. Sign in with it, and you come back here to join.
+        </Alert>
+        <SignInToJoin token={token} />
+      </Stack>
+    );
+
+  const fieldErrors = accept.error instanceof ApiError ? accept.error.fieldErrors() : {};
+  return (
+    <Stack>
       <form
         onSubmit={form.onSubmit(async (values) => {
           try {
             await accept.mutateAsync(values);
           } catch (error) {
-            if (error instanceof ApiError) form.setErrors(error.fieldErrors());
+            if (error instanceof ApiError && error.code === "sign_in_to_join") setHasAccount(true);
+            else if (error instanceof ApiError) form.setErrors(error.fieldErrors());
             return;
           }
           await navigate({ to: "/" });
         })}
       >
         <Stack>
-          <TextInput label="Email" value={invitation.data.email} readOnly />
+          {accept.isError && Object.keys(fieldErrors).length === 0 && (
+            <Alert color="red" role="alert" title="Not signed in">
+              {errorMessage(accept.error)}
+            </Alert>
+          )}
+          <TextInput label="Email" value={email} readOnly />
           <TextInput label="Your name" autoComplete="name" required {...form.getInputProps("name")} />
           <PasswordInput
             label="Password"
-            description={
-              invitation.data.account_exists
-                ? "The password of your account"
-                : `At least ${MIN_PASSWORD_LENGTH} characters`
-            }
+            description={`At least ${MIN_PASSWORD_LENGTH} characters`}
             autoComplete="new-password"
             required
             {...form.getInputProps("password")}
@@ -85,6 +187,8 @@ export function InvitePage() {
           </Button>
         </Stack>
       </form>
-    </AuthFrame>
+      <Divider label="Already have an account?" labelPosition="center" />
+      <SignInToJoin token={token} />
+    </Stack>
   );
 }
