@@ -191,6 +191,7 @@ async function main() {
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
     pgliteThread: config.pgliteThread,
+    embeddedSync: config.embeddedSync,
     onPoolError: (error) => logger.warn({ cause: briefCause(error) }, "database connection lost"),
     queryTimeoutMs: SERVING_QUERY_TIMEOUT_MS,
   });
@@ -201,6 +202,11 @@ async function main() {
   if (applied.length > 0) logger.info({ applied }, "migrations applied");
   const vacuum = database.kind === "pglite" ? startEmbeddedVacuum({ database, logger }) : null;
 
+  if (database.kind === "pglite" && !config.embeddedSync) {
+    logger.warn(
+      "EMBEDDED_SYNC=off: acknowledged writes are not flushed to disk and can be lost on an OS crash or a power loss; see docs/operations.md#durability",
+    );
+  }
   const limiter = await createRateLimiter(config, logger);
   if (config.webhookAllowPrivateTargets.length > 0) {
     logger.warn(
