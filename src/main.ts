@@ -16,6 +16,7 @@ import { retryWhileUnavailable } from "./db/retry-while-unavailable.ts";
 import { compileWasmWithOptimizingTier } from "./db/wasm-compilation.ts";
 import { briefCause, systemErrorReason } from "./errors.ts";
 import { startEventLoopDelayReport } from "./event-loop-delay.ts";
+import { createMetrics, measuredRenderer } from "./http/metrics.ts";
 import { JOBS_READY_CHANNEL } from "./jobs/queue.ts";
 import { createMemoryRateLimiter, createRedisRateLimiter, type RateLimiter } from "./limits/rate-limiter.ts";
 import { createLogger } from "./logger.ts";
@@ -223,9 +224,12 @@ async function main() {
   const [{ ALL_SURFACES, buildListenerApps }, { startProcessWorker }, { createGeocoder }] =
     await servingModules;
   const geocoder = createGeocoder(config, { db: database.db, logger });
-  const renderer = createRenderPool({ threads: config.renderConcurrency });
+  // One registry for the process: the worker's counters are served by the app's /metrics.
+  const metrics = createMetrics();
+  const renderer = measuredRenderer(createRenderPool({ threads: config.renderConcurrency }), metrics);
   let started = false;
   const appDeps = {
+    metrics,
     config,
     database,
     clock: systemClock,
@@ -249,7 +253,15 @@ async function main() {
   await seedDemoOnFirstRun(database.db, config, logger, print);
   const worker =
     role !== "api"
-      ? startProcessWorker({ config, db: database.db, clock: systemClock, logger, geocoder, renderer })
+      ? startProcessWorker({
+          config,
+          db: database.db,
+          clock: systemClock,
+          logger,
+          geocoder,
+          renderer,
+          metrics,
+        })
       : null;
   // Jobs enqueued by any process (a lead's deliveries, say) start at once instead of at the next poll.
   const stopListening = worker ? await database.listen(JOBS_READY_CHANNEL, () => worker.wake()) : null;

@@ -5,6 +5,7 @@ import type { Clock } from "./clock.ts";
 import type { Config } from "./config.ts";
 import type { Database, Queryable } from "./db/database.ts";
 import type { Geocoder } from "./geo/geocoder.ts";
+import type { Metrics } from "./http/metrics.ts";
 import type { RateLimiter } from "./limits/rate-limiter.ts";
 import type { KeyStore } from "./orgs/key-store.ts";
 import type { Renderer } from "./render/renderer.ts";
@@ -32,6 +33,8 @@ export interface Services {
   renderer: Renderer;
   /** SSRF guard of webhook targets (subscribe time; deliveries check again at connect time). */
   webhookTargetGuard: TargetGuard;
+  /** The app's Prometheus registry and its instruments (`GET /metrics`). */
+  metrics: Metrics;
   /** See AppDeps.isStarted: /readyz reads it. */
   isStarted?: () => boolean;
 }

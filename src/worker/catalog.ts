@@ -3,6 +3,7 @@ import type { Clock } from "../clock.ts";
 import type { Config } from "../config.ts";
 import type { Queryable } from "../db/database.ts";
 import type { Geocoder } from "../geo/geocoder.ts";
+import type { Metrics } from "../http/metrics.ts";
 import { createJobCatalog, type JobCatalog } from "../jobs/job-kind.ts";
 import { leadAlertHandler } from "../leads/lead-alerts.ts";
 import { createMailer, type Mailer } from "../mail/mailer.ts";
@@ -25,6 +26,8 @@ export interface JobCatalogDeps {
   renderer?: Renderer;
   /** Lead alert emails; default (with config): SMTP_URL's server, else the outbox in DATA_DIR. */
   mailer?: Mailer;
+  /** The process's metrics (webhook deliveries, emails); absent in tests that do not read them. */
+  metrics?: Metrics;
 }
 
 /** Every job kind this service runs, with its handler. A worker process runs all of them. */
@@ -65,5 +68,6 @@ function mailerOf(deps: JobCatalogDeps, config: Config): Mailer {
     dataDir: config.dataDir,
     logger: deps.logger,
     clock: deps.clock,
+    ...(deps.metrics ? { counter: deps.metrics.emails } : {}),
   });
 }

@@ -4,6 +4,7 @@ import type { Clock } from "../clock.ts";
 import type { Config } from "../config.ts";
 import type { Queryable } from "../db/database.ts";
 import type { Geocoder } from "../geo/geocoder.ts";
+import type { Metrics } from "../http/metrics.ts";
 import { startJobPruning } from "../jobs/pruning.ts";
 import { startWorker, type Worker } from "../jobs/worker.ts";
 import type { Renderer } from "../render/renderer.ts";
@@ -23,6 +24,7 @@ export function startProcessWorker(deps: {
   logger: Logger;
   geocoder: Geocoder;
   renderer: Renderer;
+  metrics?: Metrics;
 }): Worker {
   const guard = createTargetGuard({ allowPrivateTargets: deps.config.webhookAllowPrivateTargets });
   const deliveryClient = createDeliveryClient({ guard, logger: deps.logger });

@@ -50,6 +50,7 @@ async function registerAppApi(app: FastifyInstance, services: Services): Promise
     dataDir: config.dataDir,
     logger,
     clock,
+    counter: services.metrics.emails,
   });
   app.addHook("onClose", () => mailer.close());
   const auth = createAuth({ db, config, mailer, logger, secret: await resolveAuthSecret(db, config) });

@@ -14,6 +14,7 @@ export function registerAdminInvitationRoutes(app: FastifyInstance, services: Se
     dataDir: config.dataDir,
     logger,
     clock,
+    counter: services.metrics.emails,
   });
   app.addHook("onClose", () => mailer.close());
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
