@@ -17,6 +17,7 @@ import { registerExpectContinue } from "./http/expect-continue.ts";
 import { registerGuards } from "./http/guards.ts";
 import { registerJsonBodyParser } from "./http/json-body.ts";
 import { createLazySchemas } from "./http/lazy-schemas.ts";
+import { createMetrics, type Metrics, registerMetricsRoute, registerRequestMetrics } from "./http/metrics.ts";
 import { registerOpenApi } from "./http/openapi.ts";
 import { requestIdFor } from "./http/request-id.ts";
 import { registerRequestLog } from "./http/request-log.ts";
@@ -49,6 +50,11 @@ export interface AppDeps {
   /** The process's mailer and home imagery, built once by the caller (main.ts, or a test's harness). */
   mailer: Mailer;
   imagery: HomeImagery;
+  /**
+   * The process's Prometheus registry, shared with a worker in the same process; unset, the app
+   * gets one of its own (tests).
+   */
+  metrics?: Metrics;
   /** How webhook target hostnames resolve; default: the system resolver. Tests inject one. */
   resolveHost?: HostResolver;
   /**
@@ -97,8 +103,11 @@ export async function buildListenerApps(
 /** Cross-cutting services built once per app and handed to route modules. */
 function buildServices(deps: AppDeps): Services {
   const { database, clock, logger } = deps;
+  const metrics = deps.metrics ?? createMetrics();
+  metrics.watchDatabase({ database, clock });
   return {
     ...deps,
+    metrics,
     db: database.db,
     keyStore: createKeyStore({ db: database.db, clock, logger }),
     killSwitch: createKillSwitch({ db: database.db, clock }),
@@ -165,6 +174,7 @@ async function buildListenerApp(
   registerExpectContinue(app);
   registerErrorHandling(app);
   registerRequestLog(app);
+  registerRequestMetrics(app, services.metrics);
   registerShutdownGate(app);
   registerGuards(app, {
     limiter: deps.limiter,
@@ -180,6 +190,8 @@ async function buildListenerApp(
   if (surfaces.includes("app")) await registerContractorApp(app, services, withAdmin ? "all" : "contractor");
   if (withAdmin) {
     await app.register(async (scope) => registerOperatorApi(scope, services), { prefix: "/admin/v1" });
+    // Operators' only: on the operator listener with ADMIN_PORT, else behind the operator token.
+    await registerMetricsRoute(app, services);
     if (!surfaces.includes("app")) await registerWebApp(app, { pages: "operator" });
   }
   return app;

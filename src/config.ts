@@ -66,6 +66,11 @@ export interface Config {
   eventLoopReportMs: number;
   /** The embedded database runs on a thread of its own (PGLITE_THREAD=on, default) or on the event loop (off). */
   pgliteThread: boolean;
+  /**
+   * The embedded database flushes each commit to disk before it is acknowledged (EMBEDDED_SYNC=on,
+   * default); off, a commit survives a killed process but not an OS crash or a power loss.
+   */
+  embeddedSync: boolean;
   /** `smtp://…`/`smtps://…`: the app's email goes out by SMTP; unset, to DATA_DIR/mail-outbox/ (SMTP_URL). */
   smtpUrl: string | undefined;
   /** The From of the app's email (MAIL_FROM). */
@@ -299,6 +304,7 @@ export function loadConfig(env: Env = process.env): Config {
     renderConcurrency: integer(env, "RENDER_CONCURRENCY", Math.max(1, availableParallelism() - 1), 1, 64),
     eventLoopReportMs: integer(env, "EVENT_LOOP_REPORT_MS", 0, 0, 3_600_000),
     pgliteThread: oneOf(env, "PGLITE_THREAD", ["on", "off"] as const, "on") === "on",
+    embeddedSync: oneOf(env, "EMBEDDED_SYNC", ["on", "off"] as const, "on") === "on",
     webhookAllowPrivateTargets: list(
       env,
       "WEBHOOK_ALLOW_PRIVATE_TARGETS",

@@ -16,6 +16,7 @@ import { retryWhileUnavailable } from "./db/retry-while-unavailable.ts";
 import { compileWasmWithOptimizingTier } from "./db/wasm-compilation.ts";
 import { briefCause, systemErrorReason } from "./errors.ts";
 import { startEventLoopDelayReport } from "./event-loop-delay.ts";
+import { createMetrics, measuredRenderer } from "./http/metrics.ts";
 import { JOBS_READY_CHANNEL } from "./jobs/queue.ts";
 import { createMemoryRateLimiter, createRedisRateLimiter, type RateLimiter } from "./limits/rate-limiter.ts";
 import { createLogger } from "./logger.ts";
@@ -193,6 +194,7 @@ async function main() {
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
     pgliteThread: config.pgliteThread,
+    embeddedSync: config.embeddedSync,
     onPoolError: (error) => logger.warn({ cause: briefCause(error) }, "database connection lost"),
     queryTimeoutMs: SERVING_QUERY_TIMEOUT_MS,
   });
@@ -203,6 +205,11 @@ async function main() {
   if (applied.length > 0) logger.info({ applied }, "migrations applied");
   const vacuum = database.kind === "pglite" ? startEmbeddedVacuum({ database, logger }) : null;
 
+  if (database.kind === "pglite" && !config.embeddedSync) {
+    logger.warn(
+      "EMBEDDED_SYNC=off: acknowledged writes are not flushed to disk and can be lost on an OS crash or a power loss; see docs/operations.md#durability",
+    );
+  }
   const limiter = await createRateLimiter(config, logger);
   if (config.webhookAllowPrivateTargets.length > 0) {
     logger.warn(
@@ -223,7 +230,9 @@ async function main() {
     { createHomeImagery },
   ] = await servingModules;
   const geocoder = createGeocoder(config, { db: database.db, logger });
-  const renderer = createRenderPool({ threads: config.renderConcurrency });
+  // One registry for the process: the worker's counters are served by the app's /metrics.
+  const metrics = createMetrics();
+  const renderer = measuredRenderer(createRenderPool({ threads: config.renderConcurrency }), metrics);
   const imagery = createHomeImagery(config);
   const mailer = createMailer({
     smtpUrl: config.smtpUrl,
@@ -231,9 +240,11 @@ async function main() {
     dataDir: config.dataDir,
     logger,
     clock: systemClock,
+    counter: metrics.emails,
   });
   let started = false;
   const appDeps = {
+    metrics,
     config,
     database,
     clock: systemClock,
@@ -268,6 +279,7 @@ async function main() {
           renderer,
           imagery,
           mailer,
+          metrics,
         })
       : null;
   // Jobs enqueued by any process (a lead's deliveries, say) start at once instead of at the next poll.

@@ -6,6 +6,7 @@ import type { Config } from "./config.ts";
 import type { Database, Queryable } from "./db/database.ts";
 import type { Geocoder } from "./geo/geocoder.ts";
 import type { HomeImagery } from "./imagery/home-imagery.ts";
+import type { Metrics } from "./http/metrics.ts";
 import type { RateLimiter } from "./limits/rate-limiter.ts";
 import type { Mailer } from "./mail/mailer.ts";
 import type { KeyStore } from "./orgs/key-store.ts";
@@ -38,6 +39,8 @@ export interface Services {
   imagery: HomeImagery;
   /** SSRF guard of webhook targets (subscribe time; deliveries check again at connect time). */
   webhookTargetGuard: TargetGuard;
+  /** The app's Prometheus registry and its instruments (`GET /metrics`). */
+  metrics: Metrics;
   /** See AppDeps.isStarted: /readyz reads it. */
   isStarted?: () => boolean;
 }

@@ -5,7 +5,6 @@ import { type SQL, sql } from "drizzle-orm";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import type pg from "pg";
 import { causeChain, type ErrorLike } from "../errors.ts";
-import { makeClusterPrivate } from "./data-dir-lock.ts";
 
 /** A database handle or an open transaction: both run the same queries. */
 export type Queryable = PgDatabase<PgQueryResultHKT, Record<string, never>>;
@@ -56,11 +55,17 @@ export interface OpenDatabaseOptions {
    * tools such as `addresses:load`, where nothing else waits on the loop).
    */
   pgliteThread?: boolean;
+  /**
+   * PGlite on disk only: each commit is on disk before it returns (EMBEDDED_SYNC, default on);
+   * false leaves it in the operating system's page cache, as PGlite does by itself
+   * (`syncing-node-fs.ts`).
+   */
+  embeddedSync?: boolean;
 }
 
 export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {
   if (options.databaseUrl) return openPostgres(options.databaseUrl, options);
-  return openPglite(options.dataDir, options.pgliteThread ?? false);
+  return openPglite(options.dataDir, options.pgliteThread ?? false, options.embeddedSync ?? true);
 }
 
 /**
@@ -73,27 +78,28 @@ const PGLITE_SHARED_BUFFERS = "16MB";
 
 /** On PGlite's one session for its lifetime, before the first request. */
 const PGLITE_SESSION_SETTINGS = [
-  // PGlite runs with fsync off, so zero-filling each new 16 MB WAL segment reserves nothing
-  // durable; it only stalled the event loop (and every request) ~45 ms every few seconds of
-  // sustained writes.
+  // Zero-filling each new 16 MB WAL segment stalled PGlite (and, on the event loop, every
+  // request) ~45 ms every few seconds of sustained writes. Without it a new segment is sparse
+  // until written; each commit's fsync (not fdatasync) flushes its blocks and the file's size.
   "SET wal_init_zero = off",
 ];
 
 // Each driver is loaded by the open function that uses it: a process loads one of the two.
-async function openPglite(dataDir: string | undefined, inThread: boolean): Promise<Database> {
+async function openPglite(dataDir: string | undefined, inThread: boolean, sync: boolean): Promise<Database> {
   if (dataDir) mkdirSync(dataDir, { recursive: true });
-  if (inThread) return openPgliteThreaded(dataDir);
-  const [{ PGlite }, { drizzle: drizzlePglite }, { createPreparedQuery }] = await Promise.all([
-    import("@electric-sql/pglite"),
-    import("drizzle-orm/pglite"),
-    import("./pglite-prepared.ts"),
-  ]);
-  const options = {
-    startParams: [...PGlite.defaultStartParams, "-c", `shared_buffers=${PGLITE_SHARED_BUFFERS}`],
-  };
-  const client = dataDir ? new PGlite(dataDir, options) : new PGlite(options);
-  await client.waitReady;
-  if (dataDir) makeClusterPrivate(dataDir);
+  if (inThread) return openPgliteThreaded(dataDir, sync);
+  const [{ PGlite }, { drizzle: drizzlePglite }, { createPreparedQuery }, { openEmbeddedCluster }] =
+    await Promise.all([
+      import("@electric-sql/pglite"),
+      import("drizzle-orm/pglite"),
+      import("./pglite-prepared.ts"),
+      import("./syncing-node-fs.ts"),
+    ]);
+  const client = await openEmbeddedCluster(PGlite, {
+    dataDir,
+    sync,
+    startParams: ["-c", `shared_buffers=${PGLITE_SHARED_BUFFERS}`],
+  });
   for (const statement of PGLITE_SESSION_SETTINGS) await client.exec(statement);
   const query = createPreparedQuery(client);
   // Drizzle's PGlite session calls only query (outside transactions) and transaction.
@@ -137,7 +143,7 @@ function pgliteDatabase(db: Queryable, handle: PgliteHandle): Database {
 }
 
 /** PGlite on a thread of its own (`pglite-thread.ts`): the event loop never runs PostgreSQL. */
-async function openPgliteThreaded(dataDir: string | undefined): Promise<Database> {
+async function openPgliteThreaded(dataDir: string | undefined, sync: boolean): Promise<Database> {
   const [{ drizzle: drizzlePglite }, { compiledPgliteWasm, openPgliteThread }] = await Promise.all([
     import("drizzle-orm/pglite"),
     import("./pglite-thread.ts"),
@@ -150,6 +156,7 @@ async function openPgliteThreaded(dataDir: string | undefined): Promise<Database
   ]);
   const thread = await openPgliteThread({
     dataDir,
+    sync,
     startParams: ["-c", `shared_buffers=${PGLITE_SHARED_BUFFERS}`],
     sessionSettings: PGLITE_SESSION_SETTINGS,
     pgliteWasmModule,

@@ -6,7 +6,6 @@
  */
 import { parentPort, workerData } from "node:worker_threads";
 import { messages, PGlite, type QueryOptions, type Results, type Transaction } from "@electric-sql/pglite";
-import { makeClusterPrivate } from "./data-dir-lock.ts";
 import { createPreparedQuery } from "./pglite-prepared.ts";
 import type {
   SerializedError,
@@ -15,6 +14,7 @@ import type {
   ThreadRequest,
   ThreadStart,
 } from "./pglite-thread.ts";
+import { openEmbeddedCluster } from "./syncing-node-fs.ts";
 
 function notInThread(): never {
   throw new Error("pglite-thread-worker runs as a worker thread only");
@@ -77,13 +77,7 @@ interface OpenTransaction {
 class RollbackRequested extends Error {}
 
 async function main() {
-  const client = new PGlite(start.dataDir, {
-    startParams: [...PGlite.defaultStartParams, ...start.startParams],
-    ...(start.pgliteWasmModule ? { pgliteWasmModule: start.pgliteWasmModule } : {}),
-    ...(start.initdbWasmModule ? { initdbWasmModule: start.initdbWasmModule } : {}),
-  });
-  await client.waitReady;
-  if (start.dataDir) makeClusterPrivate(start.dataDir);
+  const client = await openEmbeddedCluster(PGlite, start);
   for (const statement of start.sessionSettings) await client.exec(statement);
   const query = createPreparedQuery(client);
   const transactions = new Map<number, OpenTransaction>();

@@ -25,6 +25,8 @@ import { messages, type QueryOptions, type Results } from "@electric-sql/pglite"
 
 export interface ThreadStart {
   dataDir: string | undefined;
+  /** A cluster on disk is flushed to it before each commit returns (`syncing-node-fs.ts`). */
+  sync: boolean;
   /** Appended to PGlite's default start parameters. */
   startParams: string[];
   /** Statements run once on PGlite's session before the first request. */

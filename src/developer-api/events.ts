@@ -71,6 +71,23 @@ export function registerEventRoutes(app: FastifyInstance, services: Services): v
         },
       },
     },
-    async (request, reply) => reply.code(202).send(await events.ingest(authOf(request).orgId, request.body)),
+    async (request, reply) => {
+      const result = await events.ingest(authOf(request).orgId, request.body);
+      services.metrics.eventsAccepted.inc({ outcome: eventOutcome(result) });
+      return reply.code(202).send(result);
+    },
   );
+}
+
+/** One bounded label per accepted event (porchlight_events_accepted_total). */
+function eventOutcome(result: {
+  duplicate: boolean;
+  dry_run?: true;
+  outcomes: { reason: string }[];
+}): string {
+  if (result.dry_run) return "dry_run";
+  if (result.outcomes.length === 0) return "no_automation";
+  if (result.outcomes.some((outcome) => outcome.reason === "queued")) return "queued";
+  if (result.duplicate) return "duplicate";
+  return result.outcomes[0]?.reason ?? "no_automation";
 }

@@ -27,11 +27,27 @@ export interface MailerDeps {
   dataDir: string;
   logger: Logger;
   clock: Clock;
+  /** Counts each message sent or failed (porchlight_emails_total). */
+  counter?: { inc(labels: { outcome: "sent" | "failed" }): void };
 }
 
 /** SMTP when SMTP_URL is set; otherwise files in DATA_DIR/mail-outbox/, their links logged. */
 export function createMailer(deps: MailerDeps): Mailer {
-  return deps.smtpUrl ? createSmtpMailer(deps.smtpUrl, deps) : createOutboxMailer(deps);
+  const mailer = deps.smtpUrl ? createSmtpMailer(deps.smtpUrl, deps) : createOutboxMailer(deps);
+  const counter = deps.counter;
+  if (!counter) return mailer;
+  return {
+    ...mailer,
+    send: async (message) => {
+      try {
+        await mailer.send(message);
+      } catch (error) {
+        counter.inc({ outcome: "failed" });
+        throw error;
+      }
+      counter.inc({ outcome: "sent" });
+    },
+  };
 }
 
 /**

@@ -4,6 +4,7 @@ import type { Clock } from "../clock.ts";
 import type { Queryable } from "../db/database.ts";
 import { retryWhileUnavailable } from "../db/retry-while-unavailable.ts";
 import { deliveries, subscriptions } from "../db/schema.ts";
+import type { Metrics } from "../http/metrics.ts";
 import { handleJob, type RegisteredJob } from "../jobs/job-kind.ts";
 import { deliverLeadJob } from "../jobs/kinds.ts";
 import { loadLeadView, toDeliveryPayload } from "../leads/lead-view.ts";
@@ -22,6 +23,7 @@ export interface DeliverLeadDeps {
   clock: Clock;
   logger: Logger;
   client: DeliveryClient;
+  metrics?: Pick<Metrics, "webhookDeliveries">;
 }
 
 export function deliverLeadHandler(deps: DeliverLeadDeps): RegisteredJob {
@@ -72,6 +74,7 @@ export function deliverLeadHandler(deps: DeliverLeadDeps): RegisteredJob {
       createdAt: deps.clock.now(),
     };
     const targetUrl = loggableUrl(record.targetUrl);
+    deps.metrics?.webhookDeliveries.inc({ outcome: deliveryOutcome(result) });
     if (result.outcome === "attempted" && result.statusCode >= 200 && result.statusCode < 300) {
       log.info({ statusCode: result.statusCode, targetUrl }, "lead delivered");
     } else if (result.outcome === "attempted") {
@@ -112,4 +115,10 @@ export function loggableUrl(url: string): string {
   } catch {
     return "[unparsable url]";
   }
+}
+
+function deliveryOutcome(result: { outcome: string; statusCode?: number }): string {
+  if (result.outcome !== "attempted") return "failed";
+  const status = result.statusCode ?? 0;
+  return status >= 200 && status < 300 ? "delivered" : "refused";
 }

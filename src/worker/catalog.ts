@@ -4,6 +4,7 @@ import type { Config } from "../config.ts";
 import type { Queryable } from "../db/database.ts";
 import type { Geocoder } from "../geo/geocoder.ts";
 import type { HomeImagery } from "../imagery/home-imagery.ts";
+import type { Metrics } from "../http/metrics.ts";
 import { createJobCatalog, type JobCatalog } from "../jobs/job-kind.ts";
 import { leadAlertHandler } from "../leads/lead-alerts.ts";
 import type { Mailer } from "../mail/mailer.ts";
@@ -20,6 +21,8 @@ interface LeadDeliveryDeps {
   clock: Clock;
   logger: Logger;
   deliveryClient: DeliveryClient;
+  /** The process's metrics (webhook deliveries); absent in tests that do not read them. */
+  metrics?: Metrics;
 }
 
 /**

@@ -5,6 +5,7 @@ import type { Config } from "../config.ts";
 import type { Queryable } from "../db/database.ts";
 import type { Geocoder } from "../geo/geocoder.ts";
 import type { HomeImagery } from "../imagery/home-imagery.ts";
+import type { Metrics } from "../http/metrics.ts";
 import { startJobPruning } from "../jobs/pruning.ts";
 import { startWorker, type Worker } from "../jobs/worker.ts";
 import type { Mailer } from "../mail/mailer.ts";
@@ -27,6 +28,7 @@ export function startProcessWorker(deps: {
   renderer: Renderer;
   imagery: HomeImagery;
   mailer: Mailer;
+  metrics?: Metrics;
 }): Worker {
   const guard = createTargetGuard({ allowPrivateTargets: deps.config.webhookAllowPrivateTargets });
   const deliveryClient = createDeliveryClient({ guard, logger: deps.logger });

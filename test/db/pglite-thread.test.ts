@@ -194,7 +194,7 @@ describe("PGlite on its own thread", () => {
 
   describe("the thread's lifetime", () => {
     let thread: PgliteThread;
-    const start = { dataDir: undefined, startParams: [], sessionSettings: [] };
+    const start = { dataDir: undefined, sync: true, startParams: [], sessionSettings: [] };
 
     it("close() ends the thread, later calls fail as a closed database, and the data directory reopens", async () => {
       const dataDir = mkdtempSync(path.join(tmpdir(), "porchlight-thread-"));
