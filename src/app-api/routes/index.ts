@@ -1,6 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import { registerWebApp, type WebAppPages } from "../../http/web-app.ts";
 import { createMailer } from "../../mail/mailer.ts";
+import { createLogoRasterizer } from "../../render/logo-rasterizer.ts";
 import type { Services } from "../../services.ts";
 import { createAuth } from "../auth.ts";
 import { registerAuthRoutes } from "../auth-routes.ts";
@@ -20,7 +21,7 @@ import { registerMailRoutes } from "./mail.ts";
 import { registerMailSafetyRoutes } from "./mail-safety.ts";
 import { registerMeRoutes } from "./me.ts";
 import { registerNeighbourRoutes } from "./neighbours.ts";
-import { registerOrganizationRoutes } from "./organization.ts";
+import { LOGO_RASTERIZING, registerOrganizationRoutes } from "./organization.ts";
 import { registerOverviewRoutes } from "./overview.ts";
 import { registerOverviewFigureRoutes } from "./overview-figures.ts";
 import { registerPastJobRoutes } from "./past-jobs.ts";
@@ -52,9 +53,11 @@ async function registerAppApi(app: FastifyInstance, services: Services): Promise
     clock,
   });
   app.addHook("onClose", () => mailer.close());
+  const logoRasterizer = createLogoRasterizer(LOGO_RASTERIZING);
+  app.addHook("onClose", () => logoRasterizer.close());
   const auth = createAuth({ db, config, mailer, logger, secret: await resolveAuthSecret(db, config) });
   const requireSession = createSessionGuard({ auth, db, clock });
-  const ctx: AppApiContext = { ...services, auth, mailer, requireSession, appLogger: logger };
+  const ctx: AppApiContext = { ...services, auth, mailer, logoRasterizer, requireSession, appLogger: logger };
 
   app.decorateRequest("appSession", null);
   registerAppErrorHandling(app);
