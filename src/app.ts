@@ -19,6 +19,7 @@ import { registerOpenApi } from "./http/openapi.ts";
 import { requestIdFor } from "./http/request-id.ts";
 import { registerRequestLog } from "./http/request-log.ts";
 import { registerShutdownGate } from "./http/shutdown-gate.ts";
+import { registerStrictTransportSecurity } from "./http/strict-transport.ts";
 import { registerWebApp } from "./http/web-app.ts";
 import type { RateLimiter } from "./limits/rate-limiter.ts";
 import { JsonRpcRequestBody } from "./mcp/json-rpc.ts";
@@ -160,6 +161,7 @@ async function buildListenerApp(
   registerExpectContinue(app);
   registerErrorHandling(app);
   registerRequestLog(app);
+  registerStrictTransportSecurity(app, deps.config.publicBaseUrl);
   registerShutdownGate(app);
   registerGuards(app, {
     limiter: deps.limiter,

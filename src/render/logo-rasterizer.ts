@@ -33,7 +33,7 @@ const RASTERIZER_NICE = 10;
 /** A process left idle this long ends (a quiet service does not hold its memory). */
 const IDLE_MS = 60_000;
 /** Its start (Node, sharp) may take this long; it is not counted in an image's time limit. */
-const START_LIMIT_MS = 30_000;
+const START_LIMIT_MS = 60_000;
 
 interface Task {
   request: Omit<RasterRequest, "id">;

@@ -7,6 +7,7 @@ import { createAuth } from "../auth.ts";
 import { registerAuthRoutes } from "../auth-routes.ts";
 import { resolveAuthSecret } from "../auth-secret.ts";
 import { APP_API_PREFIX } from "../auth-settings.ts";
+import { registerAuthTokenFilter } from "../auth-token-filter.ts";
 import type { AppApiContext } from "../context.ts";
 import { assertSameOrigin } from "../csrf.ts";
 import { registerAppErrorHandling } from "../errors.ts";
@@ -79,6 +80,7 @@ async function registerAppApi(app: FastifyInstance, services: Services): Promise
     document(),
   );
   registerAuthRoutes(app, { auth, limiter: services.limiter, publicBaseUrl: config.publicBaseUrl });
+  registerAuthTokenFilter(app, `${APP_API_PREFIX}/auth/*`);
   registerSessionRoutes(app, ctx);
   registerMeRoutes(app, ctx);
   registerTeamRoutes(app, ctx);

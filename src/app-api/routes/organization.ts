@@ -1,5 +1,6 @@
 import { Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance, FastifyRequest } from "fastify";
+import { OneLineText } from "../../domain/one-line-text.ts";
 import { AppError, notFound, rateLimited } from "../../errors.ts";
 import {
   findOrganizationLogo,
@@ -22,22 +23,22 @@ export const LOGO_UPLOADS_PER_HOUR = 20;
 
 const ReturnAddress = Type.Object(
   {
-    street: Type.String({ minLength: 1, maxLength: 200 }),
-    city: Type.String({ maxLength: 100 }),
-    state: Type.String({ maxLength: 50 }),
-    postal_code: Type.String({ maxLength: 20 }),
+    street: OneLineText({ minLength: 1, maxLength: 200 }),
+    city: OneLineText({ maxLength: 100 }),
+    state: OneLineText({ maxLength: 50 }),
+    postal_code: OneLineText({ maxLength: 20 }),
   },
   { additionalProperties: false },
 );
 const nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()]);
 const profileFields = {
-  business_name: nullable(Type.String({ maxLength: 200 })),
+  business_name: nullable(OneLineText({ maxLength: 200 })),
   phone: nullable(Type.String({ maxLength: 40, pattern: "^[0-9+().\\- ]*$" })),
-  website: nullable(Type.String({ maxLength: 200 })),
+  website: nullable(OneLineText({ maxLength: 200 })),
   return_address: Type.Union([ReturnAddress, Type.Null()]),
   brand_color: nullable(Type.String({ pattern: "^#[0-9a-fA-F]{6}$" })),
   cost_per_card_cents: Type.Union([Type.Integer({ minimum: 0, maximum: 100_000 }), Type.Null()]),
-  offer: nullable(Type.String({ maxLength: 200 })),
+  offer: nullable(OneLineText({ maxLength: 200 })),
 };
 const ProfileView = Type.Object(
   {
