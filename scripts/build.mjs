@@ -41,10 +41,16 @@ function writeStamp(target, sources) {
 }
 
 /**
- * The server's entry points: the process, and the two worker threads it starts by file name (they
- * are looked up beside the module that starts them, so every output sits in one folder).
+ * The server's entry points: the process, the two worker threads and the logo rasteriser's child
+ * process it starts by file name (they are looked up beside the module that starts them, so every
+ * output sits in one folder).
  */
-const SERVER_ENTRIES = ["main.ts", "db/pglite-thread-worker.ts", "render/render-worker.ts"];
+const SERVER_ENTRIES = [
+  "main.ts",
+  "db/pglite-thread-worker.ts",
+  "render/render-worker.ts",
+  "render/logo-rasterizer-process.ts",
+];
 
 /**
  * Packages loaded from node_modules at run time instead of bundled: they read files of their own

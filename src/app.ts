@@ -22,6 +22,7 @@ import { registerOpenApi } from "./http/openapi.ts";
 import { requestIdFor } from "./http/request-id.ts";
 import { registerRequestLog } from "./http/request-log.ts";
 import { registerShutdownGate } from "./http/shutdown-gate.ts";
+import { registerStrictTransportSecurity } from "./http/strict-transport.ts";
 import { registerWebApp } from "./http/web-app.ts";
 import type { HomeImagery } from "./imagery/home-imagery.ts";
 import { registerLandingRoutes } from "./landing-pages/routes.ts";
@@ -175,6 +176,7 @@ async function buildListenerApp(
   registerErrorHandling(app);
   registerRequestLog(app);
   registerRequestMetrics(app, services.metrics);
+  registerStrictTransportSecurity(app, deps.config.publicBaseUrl);
   registerShutdownGate(app);
   registerGuards(app, {
     limiter: deps.limiter,

@@ -1,5 +1,6 @@
 import type { Logger } from "pino";
 import type { Mailer } from "../mail/mailer.ts";
+import type { LogoRasterizer } from "../render/logo-rasterizer.ts";
 import type { Services } from "../services.ts";
 import type { Auth } from "./auth.ts";
 import type { SessionGuard } from "./session-guard.ts";
@@ -18,6 +19,8 @@ declare module "fastify" {
 export interface AppApiContext extends Services {
   auth: Auth;
   mailer: Mailer;
+  /** Draws uploaded logos off the request path, each within a time limit. */
+  logoRasterizer: LogoRasterizer;
   requireSession: SessionGuard;
   appLogger: Logger;
 }

@@ -1,4 +1,5 @@
 import { Type } from "@fastify/type-provider-typebox";
+import { OneLineText } from "../domain/one-line-text.ts";
 
 export const MemberRoleSchema = Type.Union([Type.Literal("owner"), Type.Literal("member")]);
 
@@ -12,4 +13,4 @@ export const SessionView = Type.Object(
 );
 
 export const EmailSchema = Type.String({ format: "email", maxLength: 254 });
-export const PersonNameSchema = Type.String({ minLength: 1, maxLength: 100 });
+export const PersonNameSchema = OneLineText({ minLength: 1, maxLength: 100 });

@@ -1,6 +1,7 @@
 // The contractor app's Revenue screen: attributed conversions and what they cost, by automation
 // and by month, the conversions themselves, and their CSV download.
 import { type Queryable, queryRows, sql } from "../db/database.ts";
+import { csvCell } from "../domain/csv-cell.ts";
 import {
   costPerCardCents,
   type MonthFigures,
@@ -131,16 +132,6 @@ export async function listConversions(db: Queryable, orgId: string, limit: numbe
     amount: deal_amount === null ? null : Number(deal_amount),
     close_date: deal_date === null ? null : new Date(deal_date).toISOString().slice(0, 10),
   }));
-}
-
-/**
- * One CSV cell: quoted when it holds a comma, quote or line break, and a leading = + - @ (or tab,
- * carriage return) is prefixed with ' so a spreadsheet never runs it as a formula.
- */
-export function csvCell(value: string | number | null): string {
-  let text = value === null ? "" : String(value);
-  if (/^[=+\-@\t\r]/.test(text)) text = `'${text}`;
-  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 
 export function conversionsCsv(rows: ConversionRow[]): string {

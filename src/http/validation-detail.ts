@@ -1,3 +1,5 @@
+import { NOT_ONE_LINE, ONE_LINE_PATTERN } from "../domain/one-line-text.ts";
+
 /** The subset of an ajv error that names the offending field. */
 export interface ValidationIssue {
   keyword: string;
@@ -88,6 +90,7 @@ export function describeValidationError(issues: ValidationIssue[], context = "bo
       return `${join(at, String(params.additionalProperty))}: is not an allowed field`;
     case "propertyNames":
     case "pattern":
+      if (params.pattern === ONE_LINE_PATTERN) return `${at || context}: ${NOT_ONE_LINE}`;
       if (propertyName !== undefined) {
         return `${join(at, String(propertyName))}: property name is not allowed (use a reserved key or the cf_ prefix, lowercase, at most 64 characters)`;
       }

@@ -1,4 +1,5 @@
 import { type Queryable, queryRows, sql } from "../db/database.ts";
+import { csvCell } from "../domain/csv-cell.ts";
 import { notFound } from "../errors.ts";
 import type { ImportOrigin, PastJobRow, StagedBatch, StagedBatchSummary, StagedRow } from "./schemas.ts";
 
@@ -83,24 +84,9 @@ export const STAGED_ROW_COLUMNS = [
   "completed_at",
 ] as const satisfies readonly (keyof StagedRow)[];
 
-/**
- * A cell that starts with = + - @ (or a tab or CR), at the start or after a semicolon or a tab
- * (where a spreadsheet set to split on them starts a cell), gets a ' in front so it is never run
- * as a formula.
- */
-const FORMULA_START = /(^|[;\t])(?=[=+\-@\t\r])/g;
-
-/** RFC 4180 field, defused against formula injection; a field with a semicolon or tab is quoted too. */
-export function csvField(value: string | number | null): string {
-  if (value === null) return "";
-  let text = String(value);
-  if (typeof value === "string") text = text.replace(FORMULA_START, "$1'");
-  return /[",;\t\r\n']/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
-}
-
 /** The batch's rows as CSV with a header line. */
 export function stagedRowsToCsv(rows: readonly StagedRow[]): string {
   const lines = [STAGED_ROW_COLUMNS.join(",")];
-  for (const row of rows) lines.push(STAGED_ROW_COLUMNS.map((column) => csvField(row[column])).join(","));
+  for (const row of rows) lines.push(STAGED_ROW_COLUMNS.map((column) => csvCell(row[column])).join(","));
   return `${lines.join("\r\n")}\r\n`;
 }

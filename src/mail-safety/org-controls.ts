@@ -48,14 +48,58 @@ export async function getOrgAutomationSafety(
   return getAutomationMailSafety(db, automationId);
 }
 
+/**
+ * The fields of `patch` that would let the automation spend more or mail with less review:
+ * approval switched off (or set to switch itself off sooner), a shorter hold window, a cap
+ * raised or removed. Making it safer (approval on, a longer hold, a lower or new cap) is not.
+ */
+export function loosenedSafetyFields(
+  current: AutomationMailSafety,
+  patch: AutomationMailSafetyPatch,
+): string[] {
+  const loosened: string[] = [];
+  if (patch.approval_required === false && current.approval_required) loosened.push("approval_required");
+  const autoApprove = patch.auto_approve_after;
+  if (
+    autoApprove !== undefined &&
+    autoApprove !== null &&
+    (current.auto_approve_after === null || autoApprove < current.auto_approve_after)
+  ) {
+    loosened.push("auto_approve_after");
+  }
+  if (patch.hold_minutes !== undefined && patch.hold_minutes < current.hold_minutes)
+    loosened.push("hold_minutes");
+  for (const cap of ["monthly_card_cap", "monthly_spend_cap_cents"] as const) {
+    const next = patch[cap];
+    const now = current[cap];
+    if (next !== undefined && now !== null && (next === null || next > now)) loosened.push(cap);
+  }
+  return loosened;
+}
+
+/**
+ * Changes an automation's mail safety. Only an owner may loosen it (issue 37: a member switched
+ * an automation's approval off); a member's attempt is a 403 naming the fields, and changes nothing.
+ */
 export async function updateOrgAutomationSafety(
   db: Queryable,
   orgId: string,
   automationId: string,
   patch: AutomationMailSafetyPatch,
   now: Date,
+  actor: { isOwner: boolean },
 ): Promise<AutomationMailSafety> {
   await assertOrgAutomation(db, orgId, automationId);
+  if (!actor.isOwner) {
+    const loosened = loosenedSafetyFields(await getAutomationMailSafety(db, automationId), patch);
+    if (loosened.length > 0) {
+      throw new AppError(
+        403,
+        "forbidden",
+        `Only an owner can switch off approval, shorten the hold or raise or remove a cap (${loosened.join(", ")}).`,
+      );
+    }
+  }
   return updateAutomationMailSafety(db, automationId, patch, now);
 }
 

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { Transporter } from "nodemailer";
+import type Mail from "nodemailer/lib/mailer/index.js";
 import type { Logger } from "pino";
 import type { Clock } from "../clock.ts";
 
@@ -29,6 +30,34 @@ export interface MailerDeps {
   clock: Clock;
   /** Counts each message sent or failed (porchlight_emails_total). */
   counter?: { inc(labels: { outcome: "sent" | "failed" }): void };
+}
+
+/**
+ * The message as nodemailer's own objects: the recipient an address object (never parsed from a
+ * string, so a comma or a line break cannot add one), the subject a header value that nodemailer
+ * encodes and folds. No header is ever built by joining strings (issue 37: a business name with
+ * CR/LF put real `Bcc:` and `X-Injected:` lines into an invitation's outbox file).
+ */
+function mailOptions(message: MailMessage, from: string): Mail.Options {
+  return { from, to: { name: "", address: message.to }, subject: message.subject, text: message.text };
+}
+
+/**
+ * The .eml of a message: its header block built by nodemailer's MIME node (the same encoding and
+ * folding its SMTP transport applies; a line break in a value cannot start a header), then the
+ * plain text as written (8bit), so the links in the file stay readable and copyable.
+ */
+async function composeEml(message: MailMessage, deps: MailerDeps): Promise<string> {
+  const { default: MimeNode } = await import("nodemailer/lib/mime-node/index.js");
+  const node = new MimeNode("text/plain; charset=utf-8");
+  node.setHeader({
+    From: deps.from,
+    To: [{ name: "", address: message.to }],
+    Subject: message.subject,
+    Date: deps.clock.now(),
+    "Content-Transfer-Encoding": "8bit",
+  });
+  return `${node.buildHeaders()}\r\n\r\n${message.text.replace(/\r?\n/g, "\r\n")}`;
 }
 
 /** SMTP when SMTP_URL is set; otherwise files in DATA_DIR/mail-outbox/, their links logged. */
@@ -61,12 +90,7 @@ function createSmtpMailer(smtpUrl: string, deps: MailerDeps): Mailer {
     kind: "smtp",
     send: async (message) => {
       transport ??= connect();
-      await (await transport).sendMail({
-        from: deps.from,
-        to: message.to,
-        subject: message.subject,
-        text: message.text,
-      });
+      await (await transport).sendMail(mailOptions(message, deps.from));
       deps.logger.info({ to: message.to, subject: message.subject }, "mail sent");
     },
     close: async () => (await transport)?.close(),
@@ -81,16 +105,7 @@ function createOutboxMailer(deps: MailerDeps): Mailer {
       await mkdir(outbox, { recursive: true, mode: 0o700 });
       const stamp = deps.clock.now().toISOString().replace(/[:.]/g, "-");
       const file = path.join(outbox, `${stamp}-${randomUUID()}.eml`);
-      const eml = [
-        `From: ${deps.from}`,
-        `To: ${message.to}`,
-        `Subject: ${message.subject}`,
-        `Date: ${deps.clock.now().toUTCString()}`,
-        "Content-Type: text/plain; charset=utf-8",
-        "",
-        message.text,
-      ].join("\r\n");
-      await writeFile(file, eml, { mode: 0o600 });
+      await writeFile(file, await composeEml(message, deps), { mode: 0o600 });
       // Offline, the log is how an operator finds the link: the mail never leaves the machine.
       deps.logger.info(
         { to: message.to, subject: message.subject, file, links: message.links },

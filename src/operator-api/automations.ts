@@ -2,6 +2,7 @@ import { Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { createAutomation, updateAutomation } from "../automations/automations.ts";
 import { AutomationFilter, filterProblem } from "../domain/filters.ts";
+import { OneLineText } from "../domain/one-line-text.ts";
 import { invalidPayload } from "../errors.ts";
 import { AudienceInput } from "../neighbours/audience.ts";
 import type { Services } from "../services.ts";
@@ -21,7 +22,7 @@ const Trigger = Type.Object(
 );
 
 const automationFields = {
-  name: Type.String({ minLength: 1, maxLength: 200 }),
+  name: OneLineText({ minLength: 1, maxLength: 200 }),
   enabled: Type.Boolean(),
   kind: Type.Union([Type.Literal("standard"), Type.Literal("deal_won")]),
   trigger: Type.Union([Trigger, Type.Null()]),

@@ -1,5 +1,6 @@
 import { Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
+import { OneLineText } from "../domain/one-line-text.ts";
 import { notFound } from "../errors.ts";
 import { SCOPES } from "../http/route-config.ts";
 import { ErrorBody } from "../http/schemas.ts";
@@ -60,7 +61,7 @@ export function registerAdminOrgRoutes(app: FastifyInstance, services: Services)
         hide: true,
         body: Type.Object(
           {
-            name: Type.String({ minLength: 1, maxLength: 200 }),
+            name: OneLineText({ minLength: 1, maxLength: 200 }),
             billing_owner: Type.Optional(Type.Boolean()),
           },
           { additionalProperties: false },

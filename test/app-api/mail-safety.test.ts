@@ -100,7 +100,7 @@ describe(`app API: mail safety controls (${databaseLabel})`, () => {
       (await admin(ctx, "GET", `/automations/${org.automationId}/mail-safety`)).body.hold_minutes,
       90,
     );
-    await setSafety(member, { hold_minutes: 0, monthly_spend_cap_cents: null });
+    await setSafety(owner, { hold_minutes: 0, monthly_spend_cap_cents: null });
   });
 
   test("the org's caps and frequency cap are set by owners only; CSRF as everywhere", async () => {
@@ -217,7 +217,7 @@ describe(`app API: mail safety controls (${databaseLabel})`, () => {
       headers: { origin: "" },
     });
     assert.equal(csrf.status, 403);
-    await setSafety(member, { hold_minutes: 0 });
+    await setSafety(owner, { hold_minutes: 0 });
     await run();
     assert.equal(lob.requests.length, before, "no cancelled card reached the print provider");
   });

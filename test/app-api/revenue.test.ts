@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { csvCell } from "../../src/attribution/app-revenue.ts";
+import { csvCell } from "../../src/domain/csv-cell.ts";
 import { call, createOrg, recordMailing } from "../helpers/api.ts";
 import { databaseLabel, type TestContext } from "../helpers/harness.ts";
 import { createAppTestContext, inviteAndAccept, type SignedInUser } from "./helpers.ts";
@@ -81,9 +81,9 @@ describe(`app API: Revenue (${databaseLabel})`, () => {
     );
     assert.ok(row!.startsWith(`"'=HYPERLINK(""http://evil"")","Roof, ""premium""",`), row);
     for (const [input, output] of [
-      ["+1", "'+1"],
-      ["-2", "'-2"],
-      ["@x", "'@x"],
+      ["+1", `"'+1"`],
+      ["-2", `"'-2"`],
+      ["@x", `"'@x"`],
       ["plain", "plain"],
       ["a\nb", '"a\nb"'],
       [null, ""],

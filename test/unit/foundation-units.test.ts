@@ -379,8 +379,11 @@ describe("delivery log URLs", () => {
 });
 
 describe("CSV export cells", () => {
-  it("never start a formula, at the start of a cell or after a semicolon", async () => {
-    const { csvField } = await import("../../src/imports/staged-batches.ts");
+  it("never start a formula, at the start of a cell or after a separator or line break", async () => {
+    const { csvCell: csvField } = await import("../../src/domain/csv-cell.ts");
+    assert.equal(csvField("x,=1+1"), `"x,'=1+1"`);
+    assert.equal(csvField("x\n-1"), `"x\n'-1"`);
+    assert.equal(csvField("x\r\n+1"), `"x\r\n'+1"`);
     assert.equal(csvField("=1+1"), `"'=1+1"`);
     assert.equal(csvField("@SUM(A1)"), `"'@SUM(A1)"`);
     assert.equal(csvField("id;+1+1"), `"id;'+1+1"`);

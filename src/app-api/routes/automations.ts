@@ -11,6 +11,7 @@ import {
 } from "../../automations/automations.ts";
 import { mailAddressOf } from "../../domain/address.ts";
 import { AutomationFilter, filterProblem, passesFilter } from "../../domain/filters.ts";
+import { OneLineText } from "../../domain/one-line-text.ts";
 import { invalidPayload, notFound, rateLimited } from "../../errors.ts";
 import { AudienceInput, isNeighbours, resolveAudience } from "../../neighbours/audience.ts";
 import {
@@ -50,7 +51,7 @@ const Trigger = Type.Object(
 );
 
 const draftFields = {
-  name: Type.String({ minLength: 1, maxLength: 200 }),
+  name: OneLineText({ minLength: 1, maxLength: 200 }),
   enabled: Type.Boolean(),
   kind: KindSchema,
   trigger: Type.Union([Trigger, Type.Null()]),

@@ -1,11 +1,13 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { rateLimited } from "../../errors.ts";
 import { registerWebApp, type WebAppPages } from "../../http/web-app.ts";
+import { createLogoRasterizer } from "../../render/logo-rasterizer.ts";
 import type { Services } from "../../services.ts";
 import { createAuth } from "../auth.ts";
 import { registerAuthRoutes } from "../auth-routes.ts";
 import { resolveAuthSecret } from "../auth-secret.ts";
 import { APP_API_PREFIX, PUBLIC_ROUTES_IP_BUCKET } from "../auth-settings.ts";
+import { registerAuthTokenFilter } from "../auth-token-filter.ts";
 import type { AppApiContext } from "../context.ts";
 import { assertSameOrigin } from "../csrf.ts";
 import { registerAppErrorHandling } from "../errors.ts";
@@ -20,7 +22,7 @@ import { registerMailRoutes } from "./mail.ts";
 import { registerMailSafetyRoutes } from "./mail-safety.ts";
 import { registerMeRoutes } from "./me.ts";
 import { registerNeighbourRoutes } from "./neighbours.ts";
-import { registerOrganizationRoutes } from "./organization.ts";
+import { LOGO_RASTERIZING, registerOrganizationRoutes } from "./organization.ts";
 import { registerOverviewRoutes } from "./overview.ts";
 import { registerOverviewFigureRoutes } from "./overview-figures.ts";
 import { registerPastJobRoutes } from "./past-jobs.ts";
@@ -45,9 +47,11 @@ export async function registerContractorApp(
 
 async function registerAppApi(app: FastifyInstance, services: Services): Promise<void> {
   const { config, clock, logger, db, mailer } = services;
+  const logoRasterizer = createLogoRasterizer(LOGO_RASTERIZING);
+  app.addHook("onClose", () => logoRasterizer.close());
   const auth = createAuth({ db, config, mailer, logger, secret: await resolveAuthSecret(db, config) });
   const requireSession = createSessionGuard({ auth, db, clock });
-  const ctx: AppApiContext = { ...services, auth, mailer, requireSession, appLogger: logger };
+  const ctx: AppApiContext = { ...services, auth, mailer, logoRasterizer, requireSession, appLogger: logger };
 
   app.decorateRequest("appSession", null);
   registerAppErrorHandling(app);
@@ -70,6 +74,7 @@ async function registerAppApi(app: FastifyInstance, services: Services): Promise
     document(),
   );
   registerAuthRoutes(app, { auth, limiter: services.limiter, publicBaseUrl: config.publicBaseUrl });
+  registerAuthTokenFilter(app, `${APP_API_PREFIX}/auth/*`);
   registerSessionRoutes(app, ctx);
   registerMeRoutes(app, ctx);
   registerTeamRoutes(app, ctx);

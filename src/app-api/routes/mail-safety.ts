@@ -141,7 +141,8 @@ const actorOf = (request: FastifyRequest) => {
 /**
  * The mail safety controls of the app (issue 29): an automation's hold window, approval mode and
  * caps; the organization's caps and frequency cap (owners); the approval queue; cancelling cards
- * that wait before print. Any member approves and cancels, as any member edits automations.
+ * that wait before print. Any member approves and cancels, as any member edits automations; only
+ * owners loosen an automation's safety (approval off, a shorter hold, a higher or no cap).
  */
 export function registerMailSafetyRoutes(app: FastifyInstance, ctx: AppApiContext): void {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
@@ -174,7 +175,7 @@ export function registerMailSafetyRoutes(app: FastifyInstance, ctx: AppApiContex
       schema: {
         operationId: "updateAutomationSafety",
         summary:
-          "Changes an automation's hold window, approval mode or caps (a raised cap releases capped cards)",
+          "Changes an automation's hold window, approval mode or caps (a raised cap releases capped cards); only owners may switch approval off, shorten the hold or raise or remove a cap",
         tags: ["Mail safety"],
         params: IdParams,
         body: AutomationSafetyPatch,
@@ -189,6 +190,7 @@ export function registerMailSafetyRoutes(app: FastifyInstance, ctx: AppApiContex
           request.params.id,
           request.body,
           clock.now(),
+          { isOwner: sessionOf(request).role === "owner" },
         ),
       ),
   );
