@@ -130,10 +130,10 @@ describe(`GET /metrics with the operator listener apart (${databaseLabel})`, () 
       renderer,
       metrics: createMetrics(),
     };
-    [publicApp, operatorApp] = (await buildListenerApps({ ...deps, ...appAdapters(deps.config, deps.logger) }, [
-      ["public", "app"],
-      ["admin"],
-    ])) as [App, App];
+    [publicApp, operatorApp] = (await buildListenerApps(
+      { ...deps, ...appAdapters(deps.config, deps.logger) },
+      [["public", "app"], ["admin"]],
+    )) as [App, App];
   });
   after(async () => {
     await publicApp.close();

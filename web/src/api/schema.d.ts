@@ -122,7 +122,7 @@ export interface paths {
     delete?: never;
     options?: never;
     head?: never;
-    /** Changes an automation's hold window, approval mode or caps (a raised cap releases capped cards) */
+    /** Changes an automation's hold window, approval mode or caps (a raised cap releases capped cards); only owners may switch approval off, shorten the hold or raise or remove a cap */
     patch: operations["updateAutomationSafety"];
     trace?: never;
   };
