@@ -62,8 +62,6 @@ describe("customers and reactivation mailings in the browser", () => {
     await page
       .locator('input[type="file"]')
       .first()
-      .locator('input[type="file"]')
-      .first()
       .setInputFiles({
         name: "customers.csv",
         mimeType: "text/csv",
