@@ -3,6 +3,7 @@ import type { App, Surface } from "./app.ts";
 import { resolveAdminToken, seedDemoOnFirstRun } from "./bootstrap.ts";
 import { systemClock } from "./clock.ts";
 import { type Config, ConfigError, loadConfig } from "./config.ts";
+import { createBackups } from "./db/backups.ts";
 import {
   DataDirInUseError,
   DataDirUnusableError,
@@ -219,8 +220,17 @@ async function main() {
   const geocoder = createGeocoder(config, { db: database.db, logger });
   const renderer = createRenderPool({ threads: config.renderConcurrency });
   let started = false;
+  const backups = createBackups({
+    database,
+    dataDir: config.dataDir,
+    clock: systemClock,
+    logger,
+    intervalHours: config.backupIntervalHours,
+    keep: config.backupKeep,
+  });
   const appDeps = {
     config,
+    backups,
     database,
     clock: systemClock,
     logger,
@@ -252,6 +262,7 @@ async function main() {
     { role, database: database.kind, ...(role === "worker" ? {} : { url: config.publicBaseUrl }) },
     "porchlight started",
   );
+  backups.startSchedule();
   const stopLoopReport =
     config.eventLoopReportMs > 0
       ? startEventLoopDelayReport({ logger, intervalMs: config.eventLoopReportMs })
@@ -264,6 +275,7 @@ async function main() {
     () => renderer.close(),
     async () => stopLoopReport?.(),
     async () => vacuum?.stop(),
+    () => backups.stop(),
     () => limiter.close(),
     () => database.close(),
     async () => releaseDataDir?.(),

@@ -3,6 +3,7 @@ import type { BoundAutomationCache } from "./automations/automation-cache.ts";
 import type { KillSwitch } from "./automations/kill-switch.ts";
 import type { Clock } from "./clock.ts";
 import type { Config } from "./config.ts";
+import type { Backups } from "./db/backups.ts";
 import type { Database, Queryable } from "./db/database.ts";
 import type { Geocoder } from "./geo/geocoder.ts";
 import type { RateLimiter } from "./limits/rate-limiter.ts";
@@ -32,6 +33,8 @@ export interface Services {
   renderer: Renderer;
   /** SSRF guard of webhook targets (subscribe time; deliveries check again at connect time). */
   webhookTargetGuard: TargetGuard;
+  /** Backups of the embedded database (the operator's /backups). */
+  backups: Backups;
   /** See AppDeps.isStarted: /readyz reads it. */
   isStarted?: () => boolean;
 }
