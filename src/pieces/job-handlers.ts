@@ -2,7 +2,9 @@ import type { Logger } from "pino";
 import type { Clock } from "../clock.ts";
 import type { Config } from "../config.ts";
 import type { Queryable } from "../db/database.ts";
+import type { AddressVerifier } from "../geo/address-verifier.ts";
 import type { Geocoder } from "../geo/geocoder.ts";
+import { createAddressVerifier } from "../geo/verifiers.ts";
 import { createHomeImagery } from "../imagery/index.ts";
 import type { RegisteredJob } from "../jobs/job-kind.ts";
 import { createPrintProvider } from "../print/index.ts";
@@ -18,14 +20,17 @@ export interface PipelineJobDeps {
   renderer: Renderer;
   /** mail-safety's rules (mailSafetyGates), run before print. */
   safetyGates: SafetyGates;
+  /** Default: the one ADDRESS_VERIFIER names. */
+  addressVerifier?: AddressVerifier;
 }
 
-/** The campaign pipeline's job kinds (a piece's processing and geocoding), with the imagery and print adapters the config names. */
+/** The campaign pipeline's job kinds (a piece's processing and geocoding), with the imagery, print and address verification adapters the config names. */
 export function pipelineJobHandlers(deps: PipelineJobDeps): RegisteredJob[] {
   const pipeline = {
     ...deps,
     imagery: createHomeImagery(deps.config),
     printProvider: createPrintProvider(deps.config, deps),
+    addressVerifier: deps.addressVerifier ?? createAddressVerifier(deps.config),
     publicBaseUrl: deps.config.publicBaseUrl,
   };
   return [processPieceHandler(pipeline), geocodePieceHandler(pipeline)];
