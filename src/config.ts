@@ -58,6 +58,8 @@ export interface Config {
   printProvider: "local" | "lob";
   lobApiKey: string | undefined;
   lobBaseUrl: string;
+  /** Who checks a card's address before print (ADDRESS_VERIFIER): offline checks, or Lob's US verification. */
+  addressVerifier: "offline" | "lob";
   /** Verifies Lob's tracking webhooks (LOB_WEBHOOK_SECRET); without it the route answers 503. */
   lobWebhookSecret: string | undefined;
   /** Threads that draw cards, off the event loop (RENDER_CONCURRENCY; default: cores − 1, at least 1). */
@@ -94,6 +96,7 @@ const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"
 const GEOCODERS = ["local", "nominatim", "census"] as const;
 const HOME_IMAGERY = ["placeholder", "streetview", "mapbox"] as const;
 const PRINT_PROVIDERS = ["local", "lob"] as const;
+const ADDRESS_VERIFIERS = ["offline", "lob"] as const;
 
 /** The campaign pipeline's adapters and their credentials; a chosen adapter needs its key. */
 function pipelineConfig(env: Env) {
@@ -111,6 +114,10 @@ function pipelineConfig(env: Env) {
   if (printProvider === "lob" && !lobApiKey) {
     throw new ConfigError("LOB_API_KEY", "is required when PRINT_PROVIDER=lob");
   }
+  const addressVerifier = oneOf(env, "ADDRESS_VERIFIER", ADDRESS_VERIFIERS, "offline");
+  if (addressVerifier === "lob" && !lobApiKey) {
+    throw new ConfigError("LOB_API_KEY", "is required when ADDRESS_VERIFIER=lob");
+  }
   const base = (name: string, fallback: string) =>
     (url(env, name, ["http:", "https:"]) ?? fallback).replace(/\/+$/, "");
   return {
@@ -122,6 +129,7 @@ function pipelineConfig(env: Env) {
     printProvider,
     lobApiKey,
     lobBaseUrl: base("LOB_BASE_URL", "https://api.lob.com/v1"),
+    addressVerifier,
     lobWebhookSecret: env.LOB_WEBHOOK_SECRET || undefined,
   };
 }

@@ -106,7 +106,9 @@ export type PieceStatus =
   | "held"
   | "awaiting_approval"
   | "capped"
-  | "cancelled";
+  | "cancelled"
+  // Address verification (issue 39): no carrier can deliver to the address; never printed.
+  | "undeliverable";
 
 export const mailPieces = pgTable(
   "mail_pieces",

@@ -191,12 +191,14 @@ function listItem(row: LeadRow, deliveries: LeadDelivery[]): LeadListItem {
 export async function listLeads(
   db: Queryable,
   orgId: string,
-  filters: { source?: LeadSource },
+  filters: { source?: LeadSource; unopened?: boolean },
   cursor: KeysetCursor | undefined,
   limit: number,
 ): Promise<{ leads: LeadListItem[]; next_cursor: string | null }> {
   const conditions = [sql`l.org_id = ${orgId}::uuid`];
   if (filters.source) conditions.push(sql`l.source = ${filters.source}`);
+  // New: a landing-page lead no member opened yet (Overview lists them).
+  if (filters.unopened) conditions.push(sql`l.source = 'landing_page' AND l.opened_at IS NULL`);
   if (cursor) {
     conditions.push(sql`(l.created_at, l.id) < (${cursor.createdAt}::timestamptz, ${cursor.id}::uuid)`);
   }
@@ -217,6 +219,14 @@ export async function listLeads(
 /** The most recent leads (Overview's "last 5"). */
 export async function latestLeads(db: Queryable, orgId: string, count: number): Promise<LeadListItem[]> {
   return (await listLeads(db, orgId, {}, undefined, count)).leads;
+}
+
+/** A member opened the lead in the app: it is no longer new. */
+export async function markLeadOpened(db: Queryable, orgId: string, leadId: string, now: Date): Promise<void> {
+  await db.execute(
+    sql`UPDATE leads SET opened_at = ${now.toISOString()}::timestamptz
+        WHERE org_id = ${orgId}::uuid AND id = ${leadId}::uuid AND opened_at IS NULL`,
+  );
 }
 
 export async function getLead(db: Queryable, orgId: string, leadId: string): Promise<LeadDetail | undefined> {

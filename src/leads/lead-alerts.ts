@@ -5,10 +5,18 @@ import { handleJob, type RegisteredJob } from "../jobs/job-kind.ts";
 import { leadAlertJob } from "../jobs/kinds.ts";
 import type { Mailer, MailMessage } from "../mail/mailer.ts";
 
+/**
+ * Whether a member gets lead alerts: their own choice, else on for owners and off for members
+ * (issue 39: a new owner must not miss leads until they find the switch). The database trigger
+ * that queues alert jobs (migration 0302) and the recipients below read the same rule.
+ */
 export async function getLeadAlertPreference(db: Queryable, orgId: string, userId: string): Promise<boolean> {
   const row = await queryOne<{ enabled: boolean }>(
     db,
-    sql`SELECT enabled FROM lead_alert_preferences WHERE org_id = ${orgId}::uuid AND user_id = ${userId}`,
+    sql`SELECT COALESCE(p.enabled, m.role = 'owner') AS enabled
+        FROM org_members m
+        LEFT JOIN lead_alert_preferences p ON p.org_id = m.org_id AND p.user_id = m.user_id
+        WHERE m.org_id = ${orgId}::uuid AND m.user_id = ${userId}`,
   );
   return Boolean(row?.enabled);
 }
@@ -49,7 +57,7 @@ export function leadAlertMessage(input: { to: string; lead: AlertLead; leadUrl: 
     "See the lead in Porchlight:",
     input.leadUrl,
     "",
-    "You get this email because you turned on lead alerts; turn them off in Settings, under Your account.",
+    "You get this email because lead alerts are on for you (owners get them unless they turn them off); turn them off in Settings, under Your account.",
   ];
   return { to: input.to, subject: `New lead: ${name}`, text: lines.join("\n"), links: [input.leadUrl] };
 }
@@ -63,7 +71,7 @@ export interface LeadAlertDeps {
 }
 
 /**
- * Emails the lead to every current member who wants alerts. Each send is claimed first (a row in
+ * Emails the lead to every current member who wants alerts (their choice; owners by default). Each send is claimed first (a row in
  * lead_alert_sends): a retry or a second worker finds it claimed and skips that member. A send
  * that fails gives its claim back and fails the job, which retries the members not yet sent.
  */
@@ -78,10 +86,10 @@ export function leadAlertHandler(deps: LeadAlertDeps): RegisteredJob {
     if (!lead) return;
     const recipients = await queryRows<{ user_id: string; email: string }>(
       deps.db,
-      sql`SELECT u.id AS user_id, u.email FROM lead_alert_preferences p
-          JOIN org_members m ON m.org_id = p.org_id AND m.user_id = p.user_id
-          JOIN users u ON u.id = p.user_id
-          WHERE p.org_id = ${orgId}::uuid AND p.enabled ORDER BY u.id`,
+      sql`SELECT u.id AS user_id, u.email FROM org_members m
+          JOIN users u ON u.id = m.user_id
+          LEFT JOIN lead_alert_preferences p ON p.org_id = m.org_id AND p.user_id = m.user_id
+          WHERE m.org_id = ${orgId}::uuid AND COALESCE(p.enabled, m.role = 'owner') ORDER BY u.id`,
     );
     const leadUrl = `${deps.publicBaseUrl}/app/leads/${lead.id}`;
     let failure: unknown;

@@ -179,6 +179,8 @@ export interface CapUsage {
   /** The UTC month counted, YYYY-MM-01. */
   month: string;
   frequency_cap_days: number;
+  address_verification: OrgMailSafety["address_verification"];
+  mailing_hold_minutes: number;
   organization: CapUse;
   automations: (CapUse & { automation_id: string; name: string; paused_by_cap: boolean })[];
 }
@@ -209,6 +211,8 @@ export async function capUsageThisMonth(db: Queryable, orgId: string, now: Date)
   return {
     month,
     frequency_cap_days: settings.frequency_cap_days,
+    address_verification: settings.address_verification,
+    mailing_hold_minutes: settings.mailing_hold_minutes,
     organization: {
       monthly_card_cap: settings.monthly_card_cap,
       monthly_spend_cap_cents: settings.monthly_spend_cap_cents,

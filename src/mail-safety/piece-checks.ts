@@ -15,7 +15,7 @@ import {
 } from "../pieces/piece-updates.ts";
 import type { Gate, SafetyGates } from "../pieces/process-piece.ts";
 import { isOnDoNotMailList, OPTED_OUT_REASON } from "./do-not-mail.ts";
-import { frequencyCapDays } from "./settings.ts";
+import { frequencyCapDays, verificationLevel } from "./settings.ts";
 import { claimCapBudget, releaseCappedPiece, type SafetyPiece } from "./spend-caps.ts";
 import { utcDay, utcMinute } from "./words.ts";
 
@@ -88,8 +88,18 @@ interface AutomationRules {
   approval_required: boolean;
 }
 
+/**
+ * The automation's hold window and approval mode; a card no automation sends (a reactivation
+ * mailing) waits the organization's hold window for mailings and needs no approval.
+ */
 async function automationRules(db: Queryable, piece: SafetyPiece): Promise<AutomationRules> {
-  if (piece.automationId === null) return { hold_minutes: 0, approval_required: false };
+  if (piece.automationId === null) {
+    const org = await queryOne<{ hold_minutes: number }>(
+      db,
+      sql`SELECT mailing_hold_minutes AS hold_minutes FROM org_mail_safety WHERE org_id = ${piece.orgId}::uuid`,
+    );
+    return { hold_minutes: org?.hold_minutes ?? 0, approval_required: false };
+  }
   const row = await queryOne<AutomationRules>(
     db,
     sql`SELECT hold_minutes, approval_required FROM automation_mail_safety
@@ -105,14 +115,14 @@ export const releaseHeldPiece = (db: Queryable, piece: SafetyPiece, now: Date): 
 const AWAITING_APPROVAL_REASON = "waiting for a member to approve it (the automation requires approval)";
 
 /** A held piece's reason in words: the window's length and its end, to the minute (UTC). */
-export function holdReason(holdMinutes: number, until: Date): string {
+export function holdReason(holdMinutes: number, until: Date, whose = "the automation's"): string {
   const hours = holdMinutes / 60;
   const length = Number.isInteger(hours)
     ? `${hours}-hour`
     : holdMinutes < 60
       ? `${holdMinutes}-minute`
       : `${Math.floor(hours)} h ${holdMinutes % 60} min`;
-  return `held for the automation's ${length} hold window, until ${utcMinute(until)}; it can be cancelled until then`;
+  return `held for ${whose} ${length} hold window, until ${utcMinute(until)}; it can be cancelled until then`;
 }
 
 /**
@@ -125,7 +135,11 @@ export async function automationGates(db: Queryable, piece: SafetyPiece, now: Da
   if (rules.hold_minutes > 0 && piece.holdUntil === null) {
     const until = new Date(now.getTime() + rules.hold_minutes * 60_000);
     await db.transaction(async (tx) => {
-      const reason = holdReason(rules.hold_minutes, until);
+      const reason = holdReason(
+        rules.hold_minutes,
+        until,
+        piece.automationId === null ? "the organization's mailing" : undefined,
+      );
       if (!(await moveQueuedPiece(tx, piece, { status: "held", holdUntil: until }, reason, now))) return;
       await enqueueJob(
         tx,
@@ -147,6 +161,7 @@ export async function automationGates(db: Queryable, piece: SafetyPiece, now: Da
 export const mailSafetyGates: SafetyGates = {
   releaseHeldPiece,
   releaseCappedPiece,
+  verificationLevel,
   homeRules,
   automationGates,
   claimCapBudget,

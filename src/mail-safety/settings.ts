@@ -1,4 +1,10 @@
+import { Type } from "@fastify/type-provider-typebox";
 import { type Queryable, queryOne, sql } from "../db/database.ts";
+import {
+  DEFAULT_VERIFICATION_LEVEL,
+  VERIFICATION_LEVELS,
+  type VerificationLevel,
+} from "../domain/deliverable-address.ts";
 import { notFound } from "../errors.ts";
 import { retryCappedPieces } from "./spend-caps.ts";
 
@@ -10,11 +16,32 @@ import { retryCappedPieces } from "./spend-caps.ts";
  */
 export const DEFAULT_FREQUENCY_CAP_DAYS = 30;
 
+/** The level as the app and operator APIs take and answer it (the same three as VERIFICATION_LEVELS). */
+export const AddressVerificationLevel = Type.Union(
+  [Type.Literal("strict"), Type.Literal("normal"), Type.Literal("relaxed")],
+  {
+    description:
+      "How strictly addresses are checked before print: strict (the ZIP, state and city must all agree; with Lob, only `deliverable`), normal (default: a house number, a real ZIP in the state written, a city that is not another town of the ZIP's state; with Lob, a wrong or missing unit stops the card), relaxed (a real ZIP in its state; with Lob, only `undeliverable` stops the card).",
+  },
+);
+
+/** The organization's hold window for mailings, as both APIs take and answer it. */
+export const MailingHoldMinutes = Type.Integer({
+  minimum: 0,
+  maximum: 30 * 24 * 60,
+  description:
+    "Minutes the cards of a mailing no automation sends (reactivation) wait in `held` before print, and can be cancelled; 0: none.",
+});
+
 export interface OrgMailSafety {
   org_id: string;
   frequency_cap_days: number;
   monthly_card_cap: number | null;
   monthly_spend_cap_cents: number | null;
+  /** How strictly addresses are checked before print (strict, normal, relaxed). */
+  address_verification: VerificationLevel;
+  /** Minutes the cards of a mailing (no automation: reactivation) wait before print; 0: none. */
+  mailing_hold_minutes: number;
 }
 
 export type OrgMailSafetyPatch = Partial<Omit<OrgMailSafety, "org_id">>;
@@ -52,11 +79,23 @@ export async function frequencyCapDays(db: Queryable, orgId: string): Promise<nu
   return row?.days ?? DEFAULT_FREQUENCY_CAP_DAYS;
 }
 
+/** The org's address verification level (default normal). */
+export async function verificationLevel(db: Queryable, orgId: string): Promise<VerificationLevel> {
+  const row = await queryOne<{ level: string }>(
+    db,
+    sql`SELECT address_verification AS level FROM org_mail_safety WHERE org_id = ${orgId}::uuid`,
+  );
+  const level = row?.level as VerificationLevel | undefined;
+  return level && VERIFICATION_LEVELS.includes(level) ? level : DEFAULT_VERIFICATION_LEVEL;
+}
+
 export async function getOrgMailSafety(db: Queryable, orgId: string): Promise<OrgMailSafety> {
   const row = await queryOne<OrgMailSafety>(
     db,
     sql`SELECT o.id AS org_id, COALESCE(s.frequency_cap_days, ${DEFAULT_FREQUENCY_CAP_DAYS}::int) AS frequency_cap_days,
-               s.monthly_card_cap, s.monthly_spend_cap_cents
+               s.monthly_card_cap, s.monthly_spend_cap_cents,
+               COALESCE(s.address_verification, ${DEFAULT_VERIFICATION_LEVEL}) AS address_verification,
+               COALESCE(s.mailing_hold_minutes, 0) AS mailing_hold_minutes
         FROM organizations o LEFT JOIN org_mail_safety s ON s.org_id = o.id
         WHERE o.id = ${orgId}::uuid`,
   );
@@ -92,11 +131,13 @@ export async function updateOrgMailSafety(
 ): Promise<OrgMailSafety> {
   const next = { ...(await getOrgMailSafety(db, orgId)), ...patch };
   await db.execute(sql`
-    INSERT INTO org_mail_safety (org_id, frequency_cap_days, monthly_card_cap, monthly_spend_cap_cents, updated_at)
+    INSERT INTO org_mail_safety (org_id, frequency_cap_days, monthly_card_cap, monthly_spend_cap_cents,
+      address_verification, mailing_hold_minutes, updated_at)
     VALUES (${orgId}::uuid, ${next.frequency_cap_days}::int, ${next.monthly_card_cap}::int,
-            ${next.monthly_spend_cap_cents}::int, ${now.toISOString()}::timestamptz)
+            ${next.monthly_spend_cap_cents}::int, ${next.address_verification}, ${next.mailing_hold_minutes}::int,
+            ${now.toISOString()}::timestamptz)
     ON CONFLICT (org_id) DO UPDATE SET
-      ${patched(patch, "org_mail_safety", ["frequency_cap_days", "monthly_card_cap", "monthly_spend_cap_cents"])},
+      ${patched(patch, "org_mail_safety", ["frequency_cap_days", "monthly_card_cap", "monthly_spend_cap_cents", "address_verification", "mailing_hold_minutes"])},
       updated_at = EXCLUDED.updated_at`);
   // A raised cap releases the pieces it held (a lowered one finds them capped again).
   if (changesCaps(patch)) await retryCappedPieces(db, { orgId }, now);

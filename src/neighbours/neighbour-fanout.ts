@@ -3,8 +3,8 @@
  * home already located in the reference addresses, or the event answered `no_address`); the job
  * chooses the homes and queues one ordinary mail piece per home, each with its own landing token,
  * carried on by the piece pipeline (process_piece). The homes are the `count` nearest reference
- * addresses within `radius_m`, never the job's own home, a customer of the org, or a home the org
- * mailed within the frequency window. What was chosen and excluded, and why nothing was, is kept
+ * addresses within `radius_m`, never the job's own home, a home the org served (a customer, an
+ * imported past job, another event's home), or a home the org mailed within the frequency window. What was chosen and excluded, and why nothing was, is kept
  * in `neighbour_campaigns`.
  */
 import { randomUUID } from "node:crypto";
@@ -41,7 +41,10 @@ const MAX_CANDIDATES = 5000;
 
 export interface NeighbourChoice {
   chosen: NearbyHome[];
-  /** Homes within the radius that were passed over, by reason (among those nearer than the last chosen). */
+  /**
+   * Homes within the radius that were passed over, by reason (among those nearer than the last
+   * chosen): here, homes the organization served (customers, imported past jobs, events' homes).
+   */
   excludedCustomers: number;
   /** Homes on the org's do-not-mail list (opted out from a landing page). */
   excludedOptedOut: number;
@@ -66,11 +69,34 @@ function matchedCandidates(candidates: NearbyHome[], foundKeys: string[]): Set<s
   return matched;
 }
 
-async function customersAmong(db: Queryable, orgId: string, candidates: NearbyHome[], keys: string[]) {
+/**
+ * Candidates the organization served (issue 39): registered customers, homes of its imported past
+ * jobs, and homes its events named (the job's own home of a neighbour campaign, recorded or still
+ * queued, and the home a home-audience card of an event went to). Those are whom reactivation
+ * mailings are for; a neighbour card ("we just finished a project for one of your neighbors")
+ * never goes to them.
+ */
+async function servedAmong(db: Queryable, orgId: string, candidates: NearbyHome[], keys: string[]) {
+  const org = sql`${orgId}::uuid`;
+  const wanted = sql`ANY(${sql.param(keys)}::text[])`;
   const rows = await queryRows<{ normalized_address: string }>(
     db,
-    sql`SELECT normalized_address FROM customers
-        WHERE org_id = ${orgId} AND normalized_address = ANY(${sql.param(keys)}::text[])`,
+    sql`SELECT normalized_address FROM customers WHERE org_id = ${org} AND normalized_address = ${wanted}
+        UNION
+        SELECT r.normalized_address FROM import_rows r
+          JOIN imports i ON i.org_id = r.org_id AND i.id = r.import_id AND i.status = 'staged'
+          WHERE r.org_id = ${org} AND r.normalized_address = ${wanted}
+        UNION
+        SELECT home_key FROM neighbour_campaigns WHERE org_id = ${org} AND home_key = ${wanted}
+        UNION
+        SELECT payload->>'home_key' FROM jobs
+          WHERE org_id = ${org} AND kind = ${neighbourFanoutJob.name} AND status IN ('pending', 'running')
+            AND payload->>'home_key' = ${wanted}
+        UNION
+        SELECT p.normalized_address FROM mail_pieces p
+          JOIN campaigns c ON c.org_id = p.org_id AND c.id = p.campaign_id AND c.origin IN ('event', 'trigger')
+          WHERE p.org_id = ${org} AND p.normalized_address = ${wanted}
+            AND NOT EXISTS (SELECT 1 FROM neighbour_campaigns n WHERE n.org_id = c.org_id AND n.campaign_id = c.id)`,
   );
   return matchedCandidates(
     candidates,
@@ -137,7 +163,7 @@ export async function chooseNeighbours(
       excludeKeys,
     });
     const keys = [...new Set(candidates.flatMap((candidate) => keysOfSameHome(candidate.normalizedAddress)))];
-    const customers = await customersAmong(db, input.orgId, candidates, keys);
+    const served = await servedAmong(db, input.orgId, candidates, keys);
     const optedOut = await optedOutAmong(db, input.orgId, candidates, keys);
     const recent =
       windowDays > 0
@@ -149,7 +175,7 @@ export async function chooseNeighbours(
     let excludedRecentlyMailed = 0;
     for (const candidate of candidates) {
       if (chosen.length === count) break;
-      if (customers.has(candidate.normalizedAddress)) excludedCustomers++;
+      if (served.has(candidate.normalizedAddress)) excludedCustomers++;
       else if (optedOut.has(candidate.normalizedAddress)) excludedOptedOut++;
       else if (recent.has(candidate.normalizedAddress)) excludedRecentlyMailed++;
       else chosen.push(candidate);
@@ -181,7 +207,7 @@ function noneReason(
   if (chosen.length > 0) return null;
   if (candidates.length === 0) return `no reference addresses within ${radiusWords(radiusM)} of the job`;
   return (
-    `all ${candidates.length} homes within ${radiusWords(radiusM)} are customers of the organization, opted out, or ` +
+    `all ${candidates.length} homes within ${radiusWords(radiusM)} are customers or served homes of the organization, opted out, or ` +
     `were mailed in the last ${windowDays} days`
   );
 }
@@ -217,13 +243,13 @@ export async function fanOutNeighbours(deps: FanoutDeps, payload: NeighbourFanou
       tx,
       sql`INSERT INTO neighbour_campaigns (org_id, campaign_id, automation_id, job_street, job_city, latitude,
             longitude, count, radius_m, homes_mailed, excluded_customers, excluded_opted_out, excluded_recently_mailed,
-            reason, created_at)
+            reason, created_at, home_key)
           VALUES (${payload.org_id}::uuid, ${payload.campaign_id}::uuid, ${payload.automation_id}::uuid,
             ${payload.job_street}, ${payload.job_city}, ${payload.latitude}::float8, ${payload.longitude}::float8,
             ${payload.count}::int, ${payload.radius_m}::int, ${choice.chosen.length}::int,
             ${choice.excludedCustomers}::int, ${choice.excludedOptedOut}::int, ${choice.excludedRecentlyMailed}::int,
             ${choice.reason},
-            ${payload.queued_at}::timestamptz)
+            ${payload.queued_at}::timestamptz, ${payload.home_key})
           ON CONFLICT DO NOTHING
           RETURNING campaign_id`,
     );

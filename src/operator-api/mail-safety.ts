@@ -11,8 +11,10 @@ import {
   listWaitingPieces,
 } from "../mail-safety/piece-controls.ts";
 import {
+  AddressVerificationLevel,
   getAutomationMailSafety,
   getOrgMailSafety,
+  MailingHoldMinutes,
   updateAutomationMailSafety,
   updateOrgMailSafety,
 } from "../mail-safety/settings.ts";
@@ -29,6 +31,8 @@ const OrgMailSafety = Type.Object({
   frequency_cap_days: Type.Integer(),
   monthly_card_cap: Cap,
   monthly_spend_cap_cents: Cap,
+  address_verification: AddressVerificationLevel,
+  mailing_hold_minutes: MailingHoldMinutes,
 });
 
 const OrgMailSafetyPatch = Type.Object(
@@ -36,6 +40,8 @@ const OrgMailSafetyPatch = Type.Object(
     frequency_cap_days: Type.Optional(Type.Integer({ minimum: 0, maximum: 3650 })),
     monthly_card_cap: Type.Optional(Cap),
     monthly_spend_cap_cents: Type.Optional(Cap),
+    address_verification: Type.Optional(AddressVerificationLevel),
+    mailing_hold_minutes: Type.Optional(MailingHoldMinutes),
   },
   { additionalProperties: false, minProperties: 1 },
 );

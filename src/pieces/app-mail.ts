@@ -19,6 +19,7 @@ export const MAIL_PIECE_STATUSES = [
   "failed",
   "skipped",
   "cancelled",
+  "undeliverable",
 ] as const;
 export type MailPieceStatus = (typeof MAIL_PIECE_STATUSES)[number];
 
@@ -28,6 +29,7 @@ const STOPPED: Record<string, string> = {
   failed: "Not mailed: the card could not be printed or sent.",
   skipped: "Not mailed: the home got a card recently (the frequency cap).",
   cancelled: "Not mailed: the card was cancelled before print.",
+  undeliverable: "Not mailed: no carrier can deliver to the address as written.",
   capped: "Waiting: the monthly card cap is reached.",
   held: "Waiting: the automation holds cards for a while before print.",
   awaiting_approval: "Waiting for a member to approve the card.",

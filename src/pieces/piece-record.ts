@@ -1,6 +1,7 @@
 import { type Queryable, queryOne, sql } from "../db/database.ts";
 import type { PieceStatus } from "../db/schema.ts";
 import { parseUsAddress } from "../domain/address.ts";
+import type { StandardAddress } from "../geo/address-verifier.ts";
 import type { HomeLocation } from "../imagery/home-imagery.ts";
 import type { MailingAddress } from "../print/print-provider.ts";
 import type { CardRecipient } from "../render/compose.ts";
@@ -33,6 +34,8 @@ export interface PieceRecord {
   /** Set when the piece entered its automation's hold window (mail safety). */
   holdUntil: Date | null;
   approvedAt: Date | null;
+  /** The address the card prints, once verified before print (the verifier's standard form when it gave one). */
+  verifiedAddress: StandardAddress | null;
 }
 
 interface Row {
@@ -58,13 +61,14 @@ interface Row {
   created_at: Date | string;
   hold_until: Date | string | null;
   approved_at: Date | string | null;
+  verified_address: StandardAddress | string | null;
 }
 
 const PIECE_SELECT = sql`
   SELECT p.org_id, p.id, p.status, p.recipient_name, p.address, p.street, p.city, p.state, p.zip,
          p.normalized_address, p.latitude, p.longitude, p.token, p.properties, p.submission_job_id,
          o.name AS org_name, c.automation_id, a.suppress_customers, COALESCE(a.template, c.template) AS template,
-         p.created_at, p.hold_until, p.approved_at
+         p.created_at, p.hold_until, p.approved_at, p.verified_address
   FROM mail_pieces p
   JOIN organizations o ON o.id = p.org_id
   JOIN campaigns c ON c.org_id = p.org_id AND c.id = p.campaign_id
@@ -95,6 +99,7 @@ function toRecord(row: Row): PieceRecord {
     createdAt: new Date(row.created_at),
     holdUntil: row.hold_until === null ? null : new Date(row.hold_until),
     approvedAt: row.approved_at === null ? null : new Date(row.approved_at),
+    verifiedAddress: (json(row.verified_address) ?? null) as StandardAddress | null,
   };
 }
 
@@ -113,15 +118,31 @@ export async function loadPieceById(db: Queryable, pieceId: string): Promise<Pie
   return row ? toRecord(row) : undefined;
 }
 
-export const recipientOf = (piece: PieceRecord): CardRecipient => ({
-  recipientName: piece.recipientName,
-  address: piece.address,
-  street: piece.street,
-  city: piece.city,
-  state: piece.state,
-  zip: piece.zip,
-  properties: piece.properties,
-});
+/** Who the card is for; its address block prints the verified (standardised) address when there is one. */
+export const recipientOf = (piece: PieceRecord): CardRecipient => {
+  const verified = piece.verifiedAddress;
+  if (!verified) {
+    return {
+      recipientName: piece.recipientName,
+      address: piece.address,
+      street: piece.street,
+      city: piece.city,
+      state: piece.state,
+      zip: piece.zip,
+      properties: piece.properties,
+    };
+  }
+  const street = [verified.line1, verified.line2].filter(Boolean).join(" ");
+  return {
+    recipientName: piece.recipientName,
+    address: `${street}, ${verified.city}, ${verified.state} ${verified.zip}`,
+    street,
+    city: verified.city,
+    state: verified.state,
+    zip: verified.zip,
+    properties: piece.properties,
+  };
+};
 
 export const locationOf = (piece: PieceRecord): HomeLocation => ({
   address: piece.address,
@@ -131,11 +152,26 @@ export const locationOf = (piece: PieceRecord): HomeLocation => ({
   longitude: piece.longitude,
 });
 
-/** The address a provider mails to: the piece's parts, else parsed from its one-line address. */
+/**
+ * The address a provider mails to: the verified one (standardised where the verifier gave it), else
+ * the piece's parts, else parsed from its one-line address.
+ */
 export function mailingAddressOf(piece: PieceRecord): MailingAddress {
+  const name = piece.recipientName?.trim() || "Current Resident";
+  const verified = piece.verifiedAddress;
+  if (verified) {
+    return {
+      name,
+      line1: verified.line1,
+      ...(verified.line2 ? { line2: verified.line2 } : {}),
+      city: verified.city,
+      state: verified.state,
+      zip: verified.zip,
+    };
+  }
   const parsed = parseUsAddress(piece.address);
   return {
-    name: piece.recipientName?.trim() || "Current Resident",
+    name,
     line1: piece.street ?? parsed.street ?? piece.address,
     city: piece.city ?? parsed.city,
     state: piece.state ?? parsed.state,

@@ -3,6 +3,7 @@ import { type Queryable, queryRows, sql } from "../db/database.ts";
 import { campaigns, mailPieces } from "../db/schema.ts";
 import { normalizeAddress } from "../domain/address.ts";
 import { sameHome, streetOfKey } from "../domain/same-home.ts";
+import type { StandardAddress } from "../geo/address-verifier.ts";
 import type { GeocodeResult } from "../geo/geocoder.ts";
 import type { QueuedPiece } from "../jobs/kinds.ts";
 import type { PrintReceipt } from "../print/print-provider.ts";
@@ -68,7 +69,7 @@ export async function insertQueuedPiece(
  * enters once; awaiting approval; capped).
  */
 export type QueueExit =
-  | { status: "suppressed" | "skipped" | "failed"; earlierPieceId?: string | null }
+  | { status: "suppressed" | "skipped" | "failed" | "undeliverable"; earlierPieceId?: string | null }
   | { status: "awaiting_approval" | "capped" }
   | { status: "held"; holdUntil: Date };
 
@@ -91,6 +92,21 @@ export async function moveQueuedPiece(
         WHERE org_id = ${piece.orgId}::uuid AND id = ${piece.id}::uuid AND status = 'queued'
           ${holdUntil ? sql`AND hold_until IS NULL` : sql``}
         RETURNING id`,
+  );
+}
+
+/**
+ * The address a queued piece's card will print, once verified (mailingAddressOf reads it). A piece
+ * coming back from a hold, an approval or a cap is not verified again.
+ */
+export async function recordVerifiedAddress(
+  db: Queryable,
+  piece: { orgId: string; id: string },
+  address: StandardAddress,
+): Promise<void> {
+  await db.execute(
+    sql`UPDATE mail_pieces SET verified_address = ${JSON.stringify(address)}::jsonb
+        WHERE org_id = ${piece.orgId}::uuid AND id = ${piece.id}::uuid AND status = 'queued'`,
   );
 }
 

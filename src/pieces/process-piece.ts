@@ -1,6 +1,9 @@
 import type { Logger } from "pino";
 import type { Clock } from "../clock.ts";
 import type { Queryable } from "../db/database.ts";
+import type { VerificationLevel } from "../domain/deliverable-address.ts";
+import { writtenAddressOf } from "../domain/deliverable-address.ts";
+import { type AddressVerifier, AddressVerifierUnavailableError } from "../geo/address-verifier.ts";
 import type { Geocoder } from "../geo/geocoder.ts";
 import type { HomeImagery } from "../imagery/home-imagery.ts";
 import { handleJob, type JobContext, type RegisteredJob } from "../jobs/job-kind.ts";
@@ -18,6 +21,7 @@ import {
   moveQueuedPiece,
   recordGeocode,
   recordSubmission,
+  recordVerifiedAddress,
 } from "./piece-updates.ts";
 import { cardOfPiece } from "./render-piece.ts";
 
@@ -34,6 +38,8 @@ export interface SafetyGates {
   releaseHeldPiece(db: Queryable, piece: PieceRecord, now: Date): Promise<boolean>;
   /** A capped piece trying again (new month, or a raised cap). */
   releaseCappedPiece(db: Queryable, piece: PieceRecord, now: Date): Promise<boolean>;
+  /** How strictly the organization's addresses are checked before print. */
+  verificationLevel(db: Queryable, orgId: string): Promise<VerificationLevel>;
   /** The do-not-mail list and the frequency cap. */
   homeRules(db: Queryable, piece: PieceRecord, addressKey: string, now: Date): Promise<Gate>;
   /** The automation's hold window and approval mode. */
@@ -47,6 +53,8 @@ export interface PipelineDeps {
   clock: Clock;
   logger: Logger;
   geocoder: Geocoder;
+  /** Checks each card's address before it is rendered, printed or counted in a cap. */
+  addressVerifier: AddressVerifier;
   imagery: HomeImagery;
   printProvider: PrintProvider;
   /** Draws the print files off the event loop (the render pool). */
@@ -78,6 +86,48 @@ async function locate(deps: PipelineDeps, piece: PieceRecord, log: Logger): Prom
     );
     return piece;
   }
+}
+
+/**
+ * A card no carrier can deliver never prints: its address is checked at the organization's level
+ * (once; a piece back from a hold, an approval or a cap keeps its verified address). Undeliverable:
+ * the piece is `undeliverable` with the reason. A verifier that cannot answer is retried; on the
+ * job's last attempt the piece fails, since it cannot be printed unchecked.
+ */
+async function verifyAddress(
+  deps: PipelineDeps,
+  piece: PieceRecord,
+  context: JobContext,
+  log: Logger,
+): Promise<PieceRecord | undefined> {
+  if (piece.verifiedAddress) return piece;
+  const level = await deps.safetyGates.verificationLevel(deps.db, piece.orgId);
+  const written = writtenAddressOf(piece.address, piece);
+  let verification: Awaited<ReturnType<AddressVerifier["verify"]>>;
+  try {
+    verification = await deps.addressVerifier.verify(written, level, context.signal);
+  } catch (error) {
+    if (error instanceof AddressVerifierUnavailableError && context.attempt >= processPieceJob.maxAttempts) {
+      const reason = `the address could not be verified: ${error.message}`;
+      await moveQueuedPiece(deps.db, piece, { status: "failed" }, reason, deps.clock.now());
+    }
+    throw error;
+  }
+  if (!verification.deliverable) {
+    await moveQueuedPiece(deps.db, piece, { status: "undeliverable" }, verification.reason, deps.clock.now());
+    log.info({ reason: verification.reason, level }, "piece undeliverable: the address failed verification");
+    return undefined;
+  }
+  const mailing = mailingAddressOf(piece);
+  const verifiedAddress = verification.standardized ?? {
+    line1: mailing.line1,
+    line2: null,
+    city: mailing.city,
+    state: mailing.state,
+    zip: mailing.zip,
+  };
+  await recordVerifiedAddress(deps.db, piece, verifiedAddress);
+  return { ...piece, verifiedAddress };
 }
 
 async function submit(deps: PipelineDeps, piece: PieceRecord, context: JobContext) {
@@ -139,20 +189,22 @@ export function processPieceHandler(deps: PipelineDeps): RegisteredJob {
       log.info({ outcome: homeGate.outcome }, "piece stopped by a mail safety rule");
       return;
     }
-    const automationGate = await deps.safetyGates.automationGates(deps.db, loaded, deps.clock.now());
+    const verified = await verifyAddress(deps, loaded, context, log);
+    if (!verified) return;
+    const automationGate = await deps.safetyGates.automationGates(deps.db, verified, deps.clock.now());
     if (!automationGate.go) {
       log.info({ outcome: automationGate.outcome }, "piece waits under a mail safety rule");
       return;
     }
-    if (!(await deps.safetyGates.claimCapBudget(deps.db, loaded, deps.clock.now()))) {
+    if (!(await deps.safetyGates.claimCapBudget(deps.db, verified, deps.clock.now()))) {
       log.info("piece capped: a monthly cap is reached");
       return;
     }
-    if (!(await claimSubmission(deps.db, loaded, context.jobId))) {
+    if (!(await claimSubmission(deps.db, verified, context.jobId))) {
       log.warn("another job holds this piece's submission; not submitting it twice");
       return;
     }
-    const piece = await locate(deps, loaded, log);
+    const piece = await locate(deps, verified, log);
     try {
       const receipt = await submit(deps, piece, context);
       await recordSubmission(

@@ -24,6 +24,7 @@ function form(request: PrintRequest): FormData {
   body.set("use_type", "marketing");
   body.set("to[name]", request.to.name.slice(0, 40));
   body.set("to[address_line1]", request.to.line1);
+  if (request.to.line2) body.set("to[address_line2]", request.to.line2);
   body.set("to[address_city]", request.to.city);
   body.set("to[address_state]", request.to.state);
   body.set("to[address_zip]", request.to.zip);

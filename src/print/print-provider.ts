@@ -19,6 +19,8 @@ export interface PrintRequest {
 export interface MailingAddress {
   name: string;
   line1: string;
+  /** The unit line, when the address verifier standardised one apart. */
+  line2?: string;
   city: string;
   state: string;
   zip: string;

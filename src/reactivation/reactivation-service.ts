@@ -1,6 +1,6 @@
 import type { Clock } from "../clock.ts";
 import { type Queryable, queryOne, queryRows, sql } from "../db/database.ts";
-import { invalidPayload } from "../errors.ts";
+import { AppError, invalidPayload } from "../errors.ts";
 import type { MailingService } from "../mailings/mailing-service.ts";
 import {
   type Audience,
@@ -98,6 +98,8 @@ export function createReactivationService(deps: { db: Queryable; clock: Clock; m
       template: Record<string, unknown>;
       sentBy: string;
       requestId?: string | undefined;
+      /** The number of cards the owner saw and confirmed (with their cost): a different audience is refused. */
+      confirmedCards: number;
     },
   ) {
     const replay = async () => {
@@ -111,6 +113,13 @@ export function createReactivationService(deps: { db: Queryable; clock: Clock; m
     if (audience.included.length > REACTIVATION_MAX_PIECES) {
       throw invalidPayload(
         `filter: ${audience.included.length} homes; a mailing sends at most ${REACTIVATION_MAX_PIECES}, narrow the filter`,
+      );
+    }
+    if (audience.included.length !== request.confirmedCards) {
+      throw new AppError(
+        409,
+        "confirmation_stale",
+        `confirmed_cards: the mailing now reaches ${audience.included.length} homes, not the ${request.confirmedCards} confirmed; check the count and cost and confirm again`,
       );
     }
     const summary = summaryOf(audience);

@@ -126,24 +126,28 @@ export function totalsOf(months: MonthFigures[], centsPerCard: number | null): T
 }
 
 export interface AttentionItem {
-  kind: "failed_pieces" | "automation_disabled" | "subscription_failing";
+  kind: "failed_pieces" | "undeliverable_pieces" | "automation_disabled" | "subscription_failing";
   message: string;
   automation_id?: string;
   subscription_id?: string;
 }
 
 /**
- * What in the org's mail and deliveries needs a person: pieces that failed in the last 30 days,
- * automations turned off, subscriptions whose latest delivery failed.
+ * What in the org's mail and deliveries needs a person: pieces that failed, or whose address no
+ * carrier can deliver, in the last 30 days; automations turned off; subscriptions whose latest
+ * delivery failed.
  */
 export async function mailAttentionItems(db: Queryable, orgId: string, now: Date): Promise<AttentionItem[]> {
   const since = new Date(now.getTime() - 30 * 86_400_000).toISOString();
-  const [failed, disabled, failing] = await Promise.all([
+  const stoppedSince = (status: string) =>
     queryOne<{ count: number | string }>(
       db,
-      sql`SELECT count(*) AS count FROM mail_pieces WHERE org_id = ${orgId}::uuid AND status = 'failed'
+      sql`SELECT count(*) AS count FROM mail_pieces WHERE org_id = ${orgId}::uuid AND status = ${status}
             AND COALESCE(status_updated_at, created_at) >= ${since}::timestamptz`,
-    ),
+    );
+  const [failed, undeliverable, disabled, failing] = await Promise.all([
+    stoppedSince("failed"),
+    stoppedSince("undeliverable"),
     queryRows<{ id: string; name: string }>(
       db,
       sql`SELECT id, name FROM automations WHERE org_id = ${orgId}::uuid AND NOT enabled ORDER BY name, id LIMIT 20`,
@@ -165,6 +169,16 @@ export async function mailAttentionItems(db: Queryable, orgId: string, now: Date
     items.push({
       kind: "failed_pieces",
       message: `${failedCount} card${failedCount === 1 ? "" : "s"} could not be mailed in the last 30 days; Mail shows why.`,
+    });
+  }
+  const undeliverableCount = Number(undeliverable?.count ?? 0);
+  if (undeliverableCount > 0) {
+    items.push({
+      kind: "undeliverable_pieces",
+      message:
+        undeliverableCount === 1
+          ? "1 card was not printed in the last 30 days: no carrier can deliver to its address. Mail shows why; fix the address in your CRM."
+          : `${undeliverableCount} cards were not printed in the last 30 days: no carrier can deliver to their addresses. Mail shows why; fix the addresses in your CRM.`,
     });
   }
   for (const automation of disabled) {

@@ -140,11 +140,11 @@ describe(`app API: reactivation mailings from past jobs (${databaseLabel})`, () 
 
   test("a member cannot send; an owner's mailing queues one card per mailable home, never to the customer", async () => {
     const refused = await member.browser.request("POST", "/app/api/v1/reactivation/mailings", {
-      body: { ...selection(), template: TEMPLATE, name: "Spring check-up" },
+      body: { ...selection(), template: TEMPLATE, name: "Spring check-up", confirmed_cards: 2 },
     });
     assert.equal(refused.status, 403, refused.text);
     const sent = await owner.browser.request("POST", "/app/api/v1/reactivation/mailings", {
-      body: { ...selection(), template: TEMPLATE, name: "Spring check-up" },
+      body: { ...selection(), template: TEMPLATE, name: "Spring check-up", confirmed_cards: 2 },
     });
     assert.equal(sent.status, 201, sent.text);
     assert.equal(sent.body.queued, 2);
@@ -169,6 +169,67 @@ describe(`app API: reactivation mailings from past jobs (${databaseLabel})`, () 
     );
     assert.equal(reactivation?.cards_mailed, 2, JSON.stringify(revenue.body.by_automation));
     assert.equal(reactivation.automation_id, null);
+  });
+
+  test("a send needs the count the owner confirmed; the preview gives the count's cost and the hold window", async () => {
+    const costSet = await owner.browser.request("PATCH", "/app/api/v1/organization", {
+      body: { cost_per_card_cents: 85 },
+    });
+    assert.ok(costSet.status === 200, costSet.text);
+    const preview = await member.browser.request("POST", "/app/api/v1/reactivation/preview", {
+      body: selection(),
+    });
+    assert.equal(preview.body.mailable, 2);
+    assert.equal(preview.body.estimated_cost_cents, 170);
+    assert.equal(preview.body.hold_minutes, 0);
+    const unconfirmed = await owner.browser.request("POST", "/app/api/v1/reactivation/mailings", {
+      body: { ...selection(), template: TEMPLATE, name: "Unconfirmed" },
+    });
+    assert.equal(unconfirmed.status, 422, unconfirmed.text);
+    const stale = await owner.browser.request("POST", "/app/api/v1/reactivation/mailings", {
+      body: { ...selection(), template: TEMPLATE, name: "Stale", confirmed_cards: 3 },
+    });
+    assert.equal(stale.status, 409, stale.text);
+    assert.equal(stale.body.error.code, "confirmation_stale");
+    assert.match(stale.body.error.message, /now reaches 2 homes, not the 3 confirmed/);
+    const made = await queryRows<{ name: string }>(
+      ctx.database.db,
+      sql`SELECT name FROM campaigns WHERE name IN ('Unconfirmed', 'Stale')`,
+    );
+    assert.deepEqual(made, [], "nothing is mailed without the confirmed count");
+  });
+
+  test("the organization's hold window for mailings holds a mailing's cards, and each can be cancelled", async () => {
+    const hold = await owner.browser.request("PATCH", "/app/api/v1/mail-safety", {
+      body: { mailing_hold_minutes: 90 },
+    });
+    assert.equal(hold.status, 200, hold.text);
+    assert.equal(hold.body.mailing_hold_minutes, 90);
+    const preview = await member.browser.request("POST", "/app/api/v1/reactivation/preview", {
+      body: selection(),
+    });
+    assert.equal(preview.body.hold_minutes, 90);
+    const sent = await owner.browser.request("POST", "/app/api/v1/reactivation/mailings", {
+      body: { ...selection(), template: TEMPLATE, name: "Held mailing", confirmed_cards: 2 },
+    });
+    assert.equal(sent.status, 201, sent.text);
+    const pieces = await mailedPieces("Held mailing");
+    assert.deepEqual(
+      pieces.map((piece) => piece.status),
+      ["held", "held"],
+    );
+    const listed = await owner.browser.request("GET", `/app/api/v1/pieces/${pieces[0]!.id}`);
+    assert.match(
+      listed.body.status_reason,
+      /^Held for the organization's mailing 1 h 30 min hold window, until /,
+    );
+    const cancel = await member.browser.request("POST", `/app/api/v1/pieces/${pieces[0]!.id}/cancel`);
+    assert.equal(cancel.status, 200, cancel.text);
+    assert.equal(cancel.body.status, "cancelled");
+    const reset = await owner.browser.request("PATCH", "/app/api/v1/mail-safety", {
+      body: { mailing_hold_minutes: 0 },
+    });
+    assert.equal(reset.status, 200, reset.text);
   });
 
   test("a CSV with a job type column is staged as an app upload; API batches keep origin api and no job type", async () => {
@@ -270,7 +331,7 @@ describe(`app API: reactivation mailings from past jobs (${databaseLabel})`, () 
     );
 
     const sent = await owner.browser.request("POST", "/app/api/v1/reactivation/mailings", {
-      body: { ...byType, template: TEMPLATE, name: "Furnace tune-up" },
+      body: { ...byType, template: TEMPLATE, name: "Furnace tune-up", confirmed_cards: 2 },
     });
     assert.equal(sent.status, 201, sent.text);
     assert.equal(sent.body.queued, 2);
@@ -311,7 +372,7 @@ describe(`app API: reactivation mailings from past jobs (${databaseLabel})`, () 
   test("a send repeating its request id mails nothing twice, also when the repeats arrive at once", async () => {
     const send = (name: string, requestId: string) =>
       owner.browser.request("POST", "/app/api/v1/reactivation/mailings", {
-        body: { ...selection(), template: TEMPLATE, name, request_id: requestId },
+        body: { ...selection(), template: TEMPLATE, name, request_id: requestId, confirmed_cards: 2 },
       });
     const once = randomUUID();
     const first = await send("Once only", once);
@@ -349,7 +410,7 @@ describe(`app API: reactivation mailings from past jobs (${databaseLabel})`, () 
     });
     assert.equal(foreign.status, 404, foreign.text);
     const send = await otherOwner.browser.request("POST", "/app/api/v1/reactivation/mailings", {
-      body: { ...selection(), template: TEMPLATE, name: "Theirs" },
+      body: { ...selection(), template: TEMPLATE, name: "Theirs", confirmed_cards: 2 },
     });
     assert.equal(send.status, 404);
   });

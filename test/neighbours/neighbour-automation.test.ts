@@ -99,6 +99,59 @@ describe(`neighbour automations (${databaseLabel})`, () => {
     assert.deepEqual(back.body.audience, { type: "home" });
   });
 
+  test("a home the organization served (an earlier job's home, an imported past job) never gets the neighbour card", async () => {
+    const org = await createOrg(ctx, { name: "Served Roofing" });
+    const automation = await createAutomation(ctx, org.orgId, {
+      name: "Neighbours of jobs",
+      trigger: { type: "custom_api", event_type: "job.completed" },
+      audience: { type: "neighbours", count: 20, radius_m: 400 },
+    });
+    const imported = await call(ctx, "POST", "/api/v1/import/jobs", {
+      key: org.key,
+      body: {
+        source: "jobs",
+        rows: [{ address: "743 Evergreen Terrace, Springfield, IL 62704", customer_name: "Ned Flanders" }],
+      },
+    });
+    assert.equal(imported.status, 201, imported.text);
+    const campaignOf = async (dedup: string, properties: Record<string, string>) => {
+      const event = await sendJob(ctx, org.key, properties, dedup);
+      assert.equal(event.status, 202, event.text);
+      assert.equal(event.body.outcomes[0].reason, "queued");
+      await runPipeline(ctx, {});
+      await runPipeline(ctx, {});
+      const [campaign] = await queryRows<{ id: string }>(
+        ctx.database.db,
+        sql`SELECT id FROM campaigns WHERE org_id = ${org.orgId}::uuid AND automation_id = ${automation.id}::uuid
+              AND dedup_key = ${dedup}`,
+      );
+      assert.ok(campaign, `the campaign of ${dedup}`);
+      return campaign.id;
+    };
+    // The first job, then the next job next door the same week.
+    const first = await campaignOf("served-742", { ...JOB, client_name: "Homer Simpson" });
+    const firstPieces = await piecesOf(ctx, org.orgId, first);
+    assert.ok(
+      !firstPieces.some((piece) => piece.address.startsWith("743 Evergreen")),
+      "the imported past job's home is not a neighbour",
+    );
+    const second = await campaignOf("served-744", {
+      ...JOB,
+      street: "744 Evergreen Terrace",
+      client_name: "Ned",
+    });
+    const addresses = (await piecesOf(ctx, org.orgId, second)).map((piece) => piece.address);
+    assert.ok(addresses.length > 0);
+    for (const served of ["742 Evergreen", "743 Evergreen", "744 Evergreen"]) {
+      assert.ok(
+        !addresses.some((address) => address.startsWith(served)),
+        `${served} is served: no neighbour card`,
+      );
+    }
+    const record = await neighbourRecord(ctx, second);
+    assert.ok((record?.excluded_customers ?? 0) >= 2, JSON.stringify(record));
+  });
+
   test("one job mails its nearest neighbours, never the job's home, a customer or a recently mailed home", async () => {
     const org = await createOrg(ctx, { name: "Bright Roofing" });
     const automation = await createAutomation(ctx, org.orgId, {

@@ -168,6 +168,8 @@ export async function decodeQr(png: Buffer): Promise<string | undefined> {
 }
 
 export interface FakeLobRequest {
+  /** `/v1/postcards`, or `/v1/us_verifications` (address verification). */
+  path: string;
   idempotencyKey: string | undefined;
   authorization: string | undefined;
   contentType: string | undefined;
@@ -229,6 +231,7 @@ export async function startFakeLob(
   const server: Server = createServer(async (request, response) => {
     const body = await read(request);
     const entry: FakeLobRequest = {
+      path: request.url ?? "",
       idempotencyKey: request.headers["idempotency-key"] as string | undefined,
       authorization: request.headers.authorization,
       contentType: request.headers["content-type"],

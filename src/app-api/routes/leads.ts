@@ -2,7 +2,7 @@ import { Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
 import { decodeKeysetCursor } from "../../db/keyset-cursor.ts";
 import { notFound } from "../../errors.ts";
-import { getLead, listLeads } from "../../leads/app-leads.ts";
+import { getLead, listLeads, markLeadOpened } from "../../leads/app-leads.ts";
 import { getLeadAlertPreference, setLeadAlertPreference } from "../../leads/lead-alerts.ts";
 import type { AppApiContext } from "../context.ts";
 import { sessionOf } from "../session-guard.ts";
@@ -87,6 +87,11 @@ export function registerLeadRoutes(app: FastifyInstance, ctx: AppApiContext): vo
         querystring: Type.Object(
           {
             source: Type.Optional(LeadSourceSchema),
+            unopened: Type.Optional(
+              Type.Boolean({
+                description: "Only new landing-page leads no member has opened yet (Overview).",
+              }),
+            ),
             cursor: Type.Optional(Type.String({ maxLength: 200 })),
           },
           { additionalProperties: false },
@@ -103,7 +108,7 @@ export function registerLeadRoutes(app: FastifyInstance, ctx: AppApiContext): vo
       listLeads(
         db,
         sessionOf(request).orgId,
-        { source: request.query.source },
+        { source: request.query.source, unopened: request.query.unopened },
         request.query.cursor ? decodeKeysetCursor(request.query.cursor) : undefined,
         PAGE_SIZE,
       ),
@@ -114,15 +119,18 @@ export function registerLeadRoutes(app: FastifyInstance, ctx: AppApiContext): vo
     {
       schema: {
         operationId: "getLead",
-        summary: "One lead: its answers and its deliveries (status code, attempts, next retry)",
+        summary:
+          "One lead: its answers and its deliveries (status code, attempts, next retry); opening it marks it no longer new",
         tags: ["Leads"],
         params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) }),
         response: { 200: LeadDetail },
       },
     },
     async (request) => {
-      const lead = await getLead(db, sessionOf(request).orgId, request.params.id);
+      const { orgId } = sessionOf(request);
+      const lead = await getLead(db, orgId, request.params.id);
       if (!lead) throw notFound("lead not found");
+      await markLeadOpened(db, orgId, lead.id, clock.now());
       return lead;
     },
   );

@@ -12,7 +12,11 @@ import {
   updateOrgAutomationSafety,
 } from "../../mail-safety/org-controls.ts";
 import { getPieceSafetyView } from "../../mail-safety/piece-controls.ts";
-import { updateOrgMailSafety } from "../../mail-safety/settings.ts";
+import {
+  AddressVerificationLevel,
+  MailingHoldMinutes,
+  updateOrgMailSafety,
+} from "../../mail-safety/settings.ts";
 import { listMailPieces, proofUrl } from "../../pieces/app-mail.ts";
 import type { AppApiContext } from "../context.ts";
 import { sessionOf } from "../session-guard.ts";
@@ -80,6 +84,8 @@ const MailSafetyOverview = Type.Object(
   {
     month: Type.String({ format: "date", description: "The UTC month counted (its first day)." }),
     frequency_cap_days: Type.Integer({ description: "At most one card per home in this many days; 0: off." }),
+    address_verification: AddressVerificationLevel,
+    mailing_hold_minutes: MailingHoldMinutes,
     organization: Type.Object(CapUse, { additionalProperties: false }),
     automations: Type.Array(
       Type.Object(
@@ -103,6 +109,8 @@ const OrgSafetyPatch = Type.Object(
     frequency_cap_days: Type.Optional(Type.Integer({ minimum: 0, maximum: 3650 })),
     monthly_card_cap: Type.Optional(Cap),
     monthly_spend_cap_cents: Type.Optional(Cap),
+    address_verification: Type.Optional(AddressVerificationLevel),
+    mailing_hold_minutes: Type.Optional(MailingHoldMinutes),
   },
   { additionalProperties: false, minProperties: 1 },
 );
@@ -238,7 +246,7 @@ export function registerMailSafetyRoutes(app: FastifyInstance, ctx: AppApiContex
       schema: {
         operationId: "updateMailSafety",
         summary:
-          "Sets the organization's monthly caps (null: none) and frequency cap in days (0: off); owners only",
+          "Sets the organization's monthly caps (null: none), frequency cap in days (0: off), address verification level and hold window for mailings; owners only",
         tags: ["Mail safety"],
         body: OrgSafetyPatch,
         response: { 200: MailSafetyOverview },

@@ -24,7 +24,7 @@ const pieceFields = {
   status_reason: Nullable(
     Type.String({
       description:
-        "Why a piece was not mailed (suppressed, failed, skipped, cancelled) or waits (held, capped, awaiting approval), in words; null otherwise.",
+        "Why a piece was not mailed (suppressed, failed, skipped, cancelled, undeliverable) or waits (held, capped, awaiting approval), in words; null otherwise.",
     }),
   ),
   recipient_name: Nullable(Type.String()),
@@ -47,7 +47,7 @@ const TimelineStep = Type.Object(
   {
     step: Type.String({
       description:
-        "queued, rendered, submitted, mailed, in_transit, delivered or returned; or the stop (suppressed, failed, skipped, cancelled, held, capped, awaiting_approval).",
+        "queued, rendered, submitted, mailed, in_transit, delivered or returned; or the stop (suppressed, failed, skipped, cancelled, undeliverable, held, capped, awaiting_approval).",
     }),
     at: Nullable(Type.String({ format: "date-time" })),
     estimated: Type.Boolean({

@@ -27,6 +27,7 @@ export function registerOverviewRoutes(app: FastifyInstance, ctx: AppApiContext)
                       Type.Literal("unbound_event_type"),
                       Type.Literal("automations_paused"),
                       Type.Literal("failed_pieces"),
+                      Type.Literal("undeliverable_pieces"),
                       Type.Literal("automation_disabled"),
                       Type.Literal("subscription_failing"),
                     ]),

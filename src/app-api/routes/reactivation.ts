@@ -6,6 +6,7 @@ import {
   jsonPointerToPath,
   type ValidationIssue,
 } from "../../http/validation-detail.ts";
+import { getOrgMailSafety } from "../../mail-safety/settings.ts";
 import { createMailingService } from "../../mailings/mailing-service.ts";
 import { loadCardSender } from "../../orgs/card-sender.ts";
 import { landingUrl } from "../../pieces/campaigns.ts";
@@ -14,9 +15,11 @@ import {
   createReactivationService,
   propertiesOf,
   REACTIVATION_MAX_PIECES,
+  type ReactivationSummary,
 } from "../../reactivation/reactivation-service.ts";
 import { composeCard } from "../../render/compose.ts";
 import { resolveTemplate } from "../../render/template.ts";
+import { costPerCardCents } from "../../reports/app-overview.ts";
 import {
   assertTemplate,
   CardTemplate,
@@ -152,6 +155,13 @@ const Summary = Type.Object(
       ),
     ),
     first_rows: Type.Array(AudienceRowView),
+    estimated_cost_cents: Type.Union([Type.Integer(), Type.Null()], {
+      description: "The cards' cost at the profile's cost per card; null while the profile has none.",
+    }),
+    hold_minutes: Type.Integer({
+      description:
+        "The organization's hold window for mailings: the cards wait this long, cancellable, before print.",
+    }),
   },
   { additionalProperties: false },
 );
@@ -174,6 +184,18 @@ export function registerReactivationRoutes(app: FastifyInstance, ctx: AppApiCont
     publicBaseUrl: ctx.config.publicBaseUrl,
   });
   const reactivation = createReactivationService({ db: ctx.db, clock: ctx.clock, mailings });
+  /** What the owner confirms: the count with its cost, and how long the cards wait before print. */
+  const priced = async (orgId: string, summary: ReactivationSummary) => {
+    const [centsPerCard, safety] = await Promise.all([
+      costPerCardCents(ctx.db, orgId),
+      getOrgMailSafety(ctx.db, orgId),
+    ]);
+    return {
+      ...summary,
+      estimated_cost_cents: centsPerCard === null ? null : summary.mailable * centsPerCard,
+      hold_minutes: safety.mailing_hold_minutes,
+    };
+  };
 
   r.get(
     "/imports/job-types",
@@ -229,7 +251,8 @@ export function registerReactivationRoutes(app: FastifyInstance, ctx: AppApiCont
     },
     async (request) => {
       refuseInvalid(request);
-      return reactivation.preview(sessionOf(request).orgId, request.body);
+      const { orgId } = sessionOf(request);
+      return priced(orgId, await reactivation.preview(orgId, request.body));
     },
   );
 
@@ -289,6 +312,11 @@ export function registerReactivationRoutes(app: FastifyInstance, ctx: AppApiCont
             ...Selection,
             template: CardTemplate,
             name: Type.String({ minLength: 1, maxLength: 200 }),
+            confirmed_cards: Type.Integer({
+              minimum: 1,
+              description:
+                "The number of cards the owner confirmed, as the preview showed it with its cost; 409 confirmation_stale when the audience no longer has that many homes.",
+            }),
             request_id: Type.Optional(
               Type.String({
                 format: "uuid",
@@ -313,9 +341,12 @@ export function registerReactivationRoutes(app: FastifyInstance, ctx: AppApiCont
         template: storedTemplate(null, request.body.template),
         sentBy: session.email,
         requestId: request.body.request_id,
+        confirmedCards: request.body.confirmed_cards,
       });
-      const { replayed, ...mailing } = result;
-      return reply.code(replayed ? 200 : 201).send(mailing);
+      const { replayed, summary, ...mailing } = result;
+      return reply
+        .code(replayed ? 200 : 201)
+        .send({ ...mailing, summary: await priced(session.orgId, summary) });
     },
   );
 }

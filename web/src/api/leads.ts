@@ -28,7 +28,15 @@ export const leadKeys = {
   list: (source: LeadSource | undefined, cursor?: string) =>
     [...leadKeys.all, "list", source ?? "", cursor ?? ""] as const,
   detail: (id: string) => [...leadKeys.all, "detail", id] as const,
+  unopened: () => [...leadKeys.all, "unopened"] as const,
 };
+
+/** New landing-page leads no member has opened yet (Overview), newest first; opening one in Leads clears it. */
+export const unopenedLeadsQuery = () =>
+  queryOptions({
+    queryKey: leadKeys.unopened(),
+    queryFn: () => unwrap(client.GET("/app/api/v1/leads", { params: { query: { unopened: true } } })),
+  });
 
 export const leadsQuery = (source?: LeadSource, cursor?: string) =>
   queryOptions({

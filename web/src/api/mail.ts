@@ -21,6 +21,7 @@ export const PIECE_STATUSES: readonly PieceStatus[] = [
   "failed",
   "skipped",
   "cancelled",
+  "undeliverable",
 ];
 
 /** A status as the contractor reads it. */
@@ -35,6 +36,7 @@ export const STOPPED_STATUSES = new Set([
   "suppressed",
   "skipped",
   "cancelled",
+  "undeliverable",
   "returned",
   "capped",
 ]);

@@ -459,7 +459,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** One lead: its answers and its deliveries (status code, attempts, next retry) */
+    /** One lead: its answers and its deliveries (status code, attempts, next retry); opening it marks it no longer new */
     get: operations["getLead"];
     put?: never;
     post?: never;
@@ -483,7 +483,7 @@ export interface paths {
     delete?: never;
     options?: never;
     head?: never;
-    /** Sets the organization's monthly caps (null: none) and frequency cap in days (0: off); owners only */
+    /** Sets the organization's monthly caps (null: none), frequency cap in days (0: off), address verification level and hold window for mailings; owners only */
     patch: operations["updateMailSafety"];
     trace?: never;
   };
@@ -1241,6 +1241,7 @@ export interface operations {
                 | "unbound_event_type"
                 | "automations_paused"
                 | "failed_pieces"
+                | "undeliverable_pieces"
                 | "automation_disabled"
                 | "subscription_failing";
               message: string;
@@ -3829,6 +3830,7 @@ export interface operations {
     parameters: {
       query?: {
         source?: "landing_page" | "crm_sync";
+        unopened?: boolean;
         cursor?: string;
       };
       header?: never;
@@ -4051,6 +4053,10 @@ export interface operations {
             month: string;
             /** @description At most one card per home in this many days; 0: off. */
             frequency_cap_days: number;
+            /** @description How strictly addresses are checked before print: strict (the ZIP, state and city must all agree; with Lob, only `deliverable`), normal (default: a house number, a real ZIP in the state written, a city that is not another town of the ZIP's state; with Lob, a wrong or missing unit stops the card), relaxed (a real ZIP in its state; with Lob, only `undeliverable` stops the card). */
+            address_verification: "strict" | "normal" | "relaxed";
+            /** @description Minutes the cards of a mailing no automation sends (reactivation) wait in `held` before print, and can be cancelled; 0: none. */
+            mailing_hold_minutes: number;
             organization: {
               monthly_card_cap: number | null;
               monthly_spend_cap_cents: number | null;
@@ -4136,6 +4142,10 @@ export interface operations {
           frequency_cap_days?: number;
           monthly_card_cap?: number | null;
           monthly_spend_cap_cents?: number | null;
+          /** @description How strictly addresses are checked before print: strict (the ZIP, state and city must all agree; with Lob, only `deliverable`), normal (default: a house number, a real ZIP in the state written, a city that is not another town of the ZIP's state; with Lob, a wrong or missing unit stops the card), relaxed (a real ZIP in its state; with Lob, only `undeliverable` stops the card). */
+          address_verification?: "strict" | "normal" | "relaxed";
+          /** @description Minutes the cards of a mailing no automation sends (reactivation) wait in `held` before print, and can be cancelled; 0: none. */
+          mailing_hold_minutes?: number;
         };
       };
     };
@@ -4154,6 +4164,10 @@ export interface operations {
             month: string;
             /** @description At most one card per home in this many days; 0: off. */
             frequency_cap_days: number;
+            /** @description How strictly addresses are checked before print: strict (the ZIP, state and city must all agree; with Lob, only `deliverable`), normal (default: a house number, a real ZIP in the state written, a city that is not another town of the ZIP's state; with Lob, a wrong or missing unit stops the card), relaxed (a real ZIP in its state; with Lob, only `undeliverable` stops the card). */
+            address_verification: "strict" | "normal" | "relaxed";
+            /** @description Minutes the cards of a mailing no automation sends (reactivation) wait in `held` before print, and can be cancelled; 0: none. */
+            mailing_hold_minutes: number;
             organization: {
               monthly_card_cap: number | null;
               monthly_spend_cap_cents: number | null;
@@ -5007,7 +5021,8 @@ export interface operations {
           | "suppressed"
           | "failed"
           | "skipped"
-          | "cancelled";
+          | "cancelled"
+          | "undeliverable";
         from?: string;
         to?: string;
         cursor?: string;
@@ -5028,7 +5043,7 @@ export interface operations {
             pieces: {
               /** Format: uuid */
               id: string;
-              /** @description One of queued, held, awaiting_approval, capped, submitted, mailed, in_transit, delivered, returned, suppressed, failed, skipped, cancelled. */
+              /** @description One of queued, held, awaiting_approval, capped, submitted, mailed, in_transit, delivered, returned, suppressed, failed, skipped, cancelled, undeliverable. */
               status: string;
               status_reason: string | null;
               recipient_name: string | null;
@@ -5119,7 +5134,7 @@ export interface operations {
           "application/json": {
             /** Format: uuid */
             id: string;
-            /** @description One of queued, held, awaiting_approval, capped, submitted, mailed, in_transit, delivered, returned, suppressed, failed, skipped, cancelled. */
+            /** @description One of queued, held, awaiting_approval, capped, submitted, mailed, in_transit, delivered, returned, suppressed, failed, skipped, cancelled, undeliverable. */
             status: string;
             status_reason: string | null;
             recipient_name: string | null;
@@ -5167,7 +5182,7 @@ export interface operations {
               match_confidence: string;
             }[];
             timeline: {
-              /** @description queued, rendered, submitted, mailed, in_transit, delivered or returned; or the stop (suppressed, failed, skipped, cancelled, held, capped, awaiting_approval). */
+              /** @description queued, rendered, submitted, mailed, in_transit, delivered or returned; or the stop (suppressed, failed, skipped, cancelled, undeliverable, held, capped, awaiting_approval). */
               step: string;
               at: string | null;
               /** @description Reached without a recorded event (e.g. the print provider sent none): `at` is the next known time. */
@@ -5502,6 +5517,8 @@ export interface operations {
             card_size?: "4x6" | "6x9" | "6x11";
           };
           name: string;
+          /** @description The number of cards the owner confirmed, as the preview showed it with its cost; 409 confirmation_stale when the audience no longer has that many homes. */
+          confirmed_cards: number;
           /**
            * Format: uuid
            * @description Made once per form: a send repeating it (a double click, a retry) answers 200 with the first mailing and mails nothing.
@@ -5551,6 +5568,10 @@ export interface operations {
                 completed_at: string | null;
                 job_type: string | null;
               }[];
+              /** @description The cards' cost at the profile's cost per card; null while the profile has none. */
+              estimated_cost_cents: number | null;
+              /** @description The organization's hold window for mailings: the cards wait this long, cancellable, before print. */
+              hold_minutes: number;
             };
           };
         };
@@ -5595,6 +5616,10 @@ export interface operations {
                 completed_at: string | null;
                 job_type: string | null;
               }[];
+              /** @description The cards' cost at the profile's cost per card; null while the profile has none. */
+              estimated_cost_cents: number | null;
+              /** @description The organization's hold window for mailings: the cards wait this long, cancellable, before print. */
+              hold_minutes: number;
             };
           };
         };
@@ -5715,6 +5740,10 @@ export interface operations {
               completed_at: string | null;
               job_type: string | null;
             }[];
+            /** @description The cards' cost at the profile's cost per card; null while the profile has none. */
+            estimated_cost_cents: number | null;
+            /** @description The organization's hold window for mailings: the cards wait this long, cancellable, before print. */
+            hold_minutes: number;
           };
         };
       };

@@ -1,4 +1,4 @@
-import { Button, NumberInput, Paper, Stack, Text } from "@mantine/core";
+import { Button, NumberInput, Paper, Radio, Stack, Text } from "@mantine/core";
 import { notifications } from "@mantine/notifications";
 import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
@@ -6,7 +6,31 @@ import { capInWords, type MailSafety, mailSafetyQuery, useUpdateMailSafety } fro
 import { LoadError, Loading } from "../../ui/states.tsx";
 import { CapFields, capPatchOf, capProblem, capValueOf } from "./cap-fields.tsx";
 
-/** Settings → Mail safety: the organization's monthly cap and the frequency cap per home (owners change them). */
+type VerificationLevel = MailSafety["address_verification"];
+
+/** The address check's levels, in plain words (the server's descriptions say the same). */
+const VERIFICATION_LEVELS: { value: VerificationLevel; label: string; description: string }[] = [
+  {
+    value: "strict",
+    label: "Strict",
+    description:
+      "Only addresses that check out completely: a house number, and a ZIP that exists, is in the state written and belongs to the city written. With Lob's address check, only addresses USPS confirms as written.",
+  },
+  {
+    value: "normal",
+    label: "Normal (recommended)",
+    description:
+      "Stops cards no carrier can deliver: no house number, a ZIP that does not exist or is in another state, or a city that is another town than the ZIP's. With Lob's address check, also a missing or wrong apartment number.",
+  },
+  {
+    value: "relaxed",
+    label: "Relaxed",
+    description:
+      "Stops only addresses that are surely wrong: a ZIP that does not exist or is in another state, or no ZIP and no known city. With Lob's address check, only addresses USPS says it cannot deliver.",
+  },
+];
+
+/** Settings → Mail safety: the organization's monthly cap, the frequency cap per home and the address check (owners change them). */
 export function OrgSafetyPanel({ canEdit }: { canEdit: boolean }) {
   const safety = useQuery(mailSafetyQuery());
   if (safety.isPending) return <Loading label="Loading the mail safety settings" />;
@@ -18,14 +42,26 @@ function OrgSafetyForm({ safety, canEdit }: { safety: MailSafety; canEdit: boole
   const update = useUpdateMailSafety();
   const [cap, setCap] = useState(capValueOf(safety.organization));
   const [days, setDays] = useState<number | string>(safety.frequency_cap_days);
+  const [level, setLevel] = useState<VerificationLevel>(safety.address_verification);
+  const [mailingHold, setMailingHold] = useState<number | string>(safety.mailing_hold_minutes);
+  const holdValid =
+    mailingHold !== "" &&
+    Number.isInteger(Number(mailingHold)) &&
+    Number(mailingHold) >= 0 &&
+    Number(mailingHold) <= 43_200;
   const problem = capProblem(cap);
   const daysValid =
     days !== "" && Number.isInteger(Number(days)) && Number(days) >= 0 && Number(days) <= 3650;
 
   const save = async () => {
-    if (problem || !daysValid) return;
+    if (problem || !daysValid || !holdValid) return;
     await update
-      .mutateAsync({ frequency_cap_days: Number(days), ...capPatchOf(cap) })
+      .mutateAsync({
+        frequency_cap_days: Number(days),
+        address_verification: level,
+        mailing_hold_minutes: Number(mailingHold),
+        ...capPatchOf(cap),
+      })
       .then(() =>
         notifications.show({
           color: "green",
@@ -66,6 +102,35 @@ function OrgSafetyForm({ safety, canEdit }: { safety: MailSafety; canEdit: boole
           error={daysValid ? undefined : "Enter whole days from 0 to 3650"}
           disabled={!canEdit}
         />
+        <NumberInput
+          label="Hold window for mailings (minutes)"
+          description="The cards of a mailing you send from past jobs wait this long before print; until then you can cancel them in Mail. 0 sends them at once."
+          min={0}
+          max={43_200}
+          allowDecimal={false}
+          value={mailingHold}
+          onChange={setMailingHold}
+          error={holdValid ? undefined : "Enter whole minutes from 0 to 43200 (30 days)"}
+          disabled={!canEdit}
+        />
+        <Radio.Group
+          label="Address check before print"
+          description="Every card's address is checked before it is printed; a card that fails is not printed or paid for, and Mail shows why."
+          value={level}
+          onChange={(value) => setLevel(value as VerificationLevel)}
+        >
+          <Stack gap="xs" mt="xs">
+            {VERIFICATION_LEVELS.map((option) => (
+              <Radio
+                key={option.value}
+                value={option.value}
+                label={option.label}
+                description={option.description}
+                disabled={!canEdit}
+              />
+            ))}
+          </Stack>
+        </Radio.Group>
         {canEdit && (
           <Button onClick={save} loading={update.isPending} style={{ alignSelf: "flex-start" }}>
             Save mail safety

@@ -6,6 +6,7 @@ import {
   Group,
   Image,
   List,
+  Modal,
   MultiSelect,
   Paper,
   Select,
@@ -112,6 +113,8 @@ export function NewMailingPage() {
   });
   const send = useSendReactivation();
   const [requestId] = useState(newRequestId);
+  // The values the owner asked to send: a confirm step shows their count and cost first.
+  const [toConfirm, setToConfirm] = useState<MailingFormValues | null>(null);
   const jobTypes = useQuery({ ...importJobTypesQuery(batches), enabled: batches.length > 0 });
 
   if (batches.length === 0) {
@@ -124,6 +127,31 @@ export function NewMailingPage() {
   }
 
   const summary = preview.data;
+  const sendConfirmed = async (values: MailingFormValues, confirmedCards: number) => {
+    try {
+      await send.mutateAsync({
+        ...selectionOf(batches, values),
+        name: values.name,
+        template: templateOf(values),
+        request_id: requestId,
+        confirmed_cards: confirmedCards,
+      });
+      setToConfirm(null);
+      await navigate({ to: "/mail" });
+    } catch (error) {
+      setToConfirm(null);
+      if (error instanceof ApiError) {
+        // The filter's fields come back as filter.job_types[…]; the form knows them by name.
+        const errors = Object.entries(error.fieldErrors()).map(([field, message]) => [
+          field.replace(/^filter\.(job_types)(\[\d+\])?$/, "$1").replace(/^filter\./, ""),
+          message,
+        ]);
+        form.setErrors(Object.fromEntries(errors));
+        // The audience changed since the preview: show the new count and cost.
+        if (error.code === "confirmation_stale") void preview.refetch();
+      }
+    }
+  };
   const excluded = summary ? Object.entries(summary.excluded).filter(([, count]) => count > 0) : [];
 
   return (
@@ -132,28 +160,7 @@ export function NewMailingPage() {
         title="New mailing"
         description={`From ${batches.length} imported batch${batches.length === 1 ? "" : "es"} of past jobs.`}
       />
-      <form
-        onSubmit={form.onSubmit(async (values) => {
-          try {
-            await send.mutateAsync({
-              ...selectionOf(batches, values),
-              name: values.name,
-              template: templateOf(values),
-              request_id: requestId,
-            });
-            await navigate({ to: "/mail" });
-          } catch (error) {
-            if (error instanceof ApiError) {
-              // The filter's fields come back as filter.job_types[…]; the form knows them by name.
-              const errors = Object.entries(error.fieldErrors()).map(([field, message]) => [
-                field.replace(/^filter\.(job_types)(\[\d+\])?$/, "$1").replace(/^filter\./, ""),
-                message,
-              ]);
-              form.setErrors(Object.fromEntries(errors));
-            }
-          }
-        })}
-      >
+      <form onSubmit={form.onSubmit((values) => setToConfirm(values))}>
         <Grid>
           <Grid.Col span={{ base: 12, md: 7 }}>
             <Stack gap="lg">
@@ -304,6 +311,42 @@ export function NewMailingPage() {
           </Grid.Col>
         </Grid>
       </form>
+      <Modal
+        opened={toConfirm !== null}
+        onClose={() => setToConfirm(null)}
+        title="Send this mailing?"
+        centered
+      >
+        {summary && toConfirm && (
+          <Stack>
+            <Text>
+              {summary.mailable} card{summary.mailable === 1 ? "" : "s"} will be printed and mailed
+              {summary.estimated_cost_cents === null
+                ? ". Set your cost per card in Settings to see what it costs."
+                : `, for about ${formatCents(summary.estimated_cost_cents)}.`}
+            </Text>
+            <Text size="sm">
+              {summary.hold_minutes > 0
+                ? `The cards wait ${summary.hold_minutes} minutes before print (your hold window for mailings); until then you can cancel them in Mail.`
+                : "The cards go to print at once: printed mail cannot be taken back. An owner can set a hold window for mailings in Settings → Mail safety."}
+            </Text>
+            <Group justify="flex-end">
+              <Button variant="default" onClick={() => setToConfirm(null)}>
+                Go back
+              </Button>
+              <Button
+                loading={send.isPending}
+                onClick={() => void sendConfirmed(toConfirm, summary.mailable)}
+              >
+                Send {summary.mailable} card{summary.mailable === 1 ? "" : "s"}
+              </Button>
+            </Group>
+          </Stack>
+        )}
+      </Modal>
     </>
   );
 }
+
+const formatCents = (cents: number) =>
+  (cents / 100).toLocaleString("en-US", { style: "currency", currency: "USD" });

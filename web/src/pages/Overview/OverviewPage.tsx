@@ -2,6 +2,7 @@ import { BarChart } from "@mantine/charts";
 import { Alert, Card, List, SimpleGrid, Stack, Text, Title } from "@mantine/core";
 import { useQuery } from "@tanstack/react-query";
 import { eventTypesQuery } from "../../api/events.ts";
+import { unopenedLeadsQuery } from "../../api/leads.ts";
 import { attentionQuery } from "../../api/overview.ts";
 import { CapsOverview } from "../../modules/mail-safety/CapsOverview.tsx";
 import { AnchorLink, ButtonLink } from "../../ui/links.tsx";
@@ -27,9 +28,44 @@ export function OverviewPage() {
   );
 }
 
+/** How many new leads are listed on Overview; the rest are in Leads. */
+const NEW_LEADS_SHOWN = 5;
+
+function NewLeads() {
+  const leads = useQuery(unopenedLeadsQuery());
+  if (!leads.isSuccess || leads.data.leads.length === 0) return null;
+  const count = leads.data.leads.length;
+  const more = leads.data.next_cursor !== null;
+  const title =
+    count === 1
+      ? "1 new lead you have not opened yet"
+      : `${count}${more ? "+" : ""} new leads you have not opened yet`;
+  return (
+    <Alert color="indigo" title={title}>
+      <List size="sm">
+        {leads.data.leads.slice(0, NEW_LEADS_SHOWN).map((lead) => (
+          <List.Item key={lead.id}>
+            <AnchorLink to="/leads/$leadId" params={{ leadId: lead.id }}>
+              {lead.name || lead.email || lead.phone || "A lead without a name"}
+            </AnchorLink>{" "}
+            ({new Date(lead.received_at).toLocaleString()})
+          </List.Item>
+        ))}
+      </List>
+      {count > NEW_LEADS_SHOWN && (
+        <AnchorLink to="/leads" size="sm">
+          See all leads
+        </AnchorLink>
+      )}
+    </Alert>
+  );
+}
+
 function NeedsAttention() {
   const attention = useQuery(attentionQuery());
   const eventTypes = useQuery(eventTypesQuery());
+  const newLeads = useQuery(unopenedLeadsQuery());
+  const hasNewLeads = newLeads.isSuccess && newLeads.data.leads.length > 0;
 
   if (attention.isPending || eventTypes.isPending) return <Loading label="Checking what needs attention" />;
   if (eventTypes.isError) return <LoadError error={eventTypes.error} retry={() => eventTypes.refetch()} />;
@@ -45,12 +81,19 @@ function NeedsAttention() {
         Needs attention
       </Title>
       {attention.isError && <LoadError error={attention.error} retry={() => attention.refetch()} />}
-      {unbound.length === 0 && otherItems.length === 0 ? (
+      {unbound.length === 0 && otherItems.length === 0 && !hasNewLeads ? (
         <Text>Nothing needs your attention right now.</Text>
       ) : (
         <Stack>
+          <NewLeads />
           {otherItems.map((item) => (
-            <Alert key={`${item.kind}-${item.message}`} color="orange" title={item.message} />
+            <Alert key={`${item.kind}-${item.message}`} color="orange" title={item.message}>
+              {item.kind === "undeliverable_pieces" && (
+                <AnchorLink to="/mail" search={{ status: "undeliverable" }} size="sm">
+                  See the undeliverable cards
+                </AnchorLink>
+              )}
+            </Alert>
           ))}
           {unbound.length > 0 && (
             <Alert color="orange" title="Events that mail nothing">

@@ -1,0 +1,116 @@
+/**
+ * The offline check of an address before print (issue 39): what can be known without a postal
+ * database. A house number; a ZIP that exists, in the state written; a city that is the ZIP's
+ * place (or, at the normal level, no other known place of the state); a USPS state code.
+ */
+import { parseUsAddress } from "./address.ts";
+import { zipPlaces } from "./zip-places.ts";
+
+/** How strictly an organization's addresses are checked before print. */
+export const VERIFICATION_LEVELS = ["strict", "normal", "relaxed"] as const;
+export type VerificationLevel = (typeof VERIFICATION_LEVELS)[number];
+export const DEFAULT_VERIFICATION_LEVEL: VerificationLevel = "normal";
+
+/** An address as it was written: what the checks read (a missing part is undefined). */
+export interface WrittenAddress {
+  street?: string | undefined;
+  city?: string | undefined;
+  state?: string | undefined;
+  zip?: string | undefined;
+}
+
+/** USPS state and territory codes, the military "states" (AA, AE, AP) included. */
+export const USPS_STATE_CODES: ReadonlySet<string> = new Set(
+  (
+    "AL AK AZ AR CA CO CT DE DC FL GA HI ID IL IN IA KS KY LA ME MD MA MI MN MS MO MT NE NV NH NJ NM NY NC ND " +
+    "OH OK OR PA RI SC SD TN TX UT VT VA WA WV WI WY AS GU MP PR VI UM FM MH PW AA AE AP"
+  ).split(" "),
+);
+
+const text = (value: string | null | undefined) => (value?.trim() ? value.trim() : undefined);
+const sameName = (a: string, b: string) =>
+  a
+    .toUpperCase()
+    .replace(/[^A-Z0-9]+/g, " ")
+    .trim() ===
+  b
+    .toUpperCase()
+    .replace(/[^A-Z0-9]+/g, " ")
+    .trim();
+
+/** "…, Austin, TX 10001" (ZIP+4 too): the city, state and ZIP exactly as written at the end of a line. */
+const WRITTEN_TAIL = /(?:,\s*([^,]+?))?\s*,?\s+([A-Za-z]{2})\.?[\s,]+(\d{5})(?:-\d{4})?\s*$/;
+
+/**
+ * The parts of an address as written: the stored parts where there are some, else read from the
+ * line. The state and city are taken from the line's own ending when it has one, so a state the
+ * parser replaced by the ZIP's own ("12 Main St, Austin, TX 10001" reads as NY) is still seen.
+ */
+export function writtenAddressOf(
+  line: string,
+  parts: { street?: string | null; city?: string | null; state?: string | null; zip?: string | null },
+): WrittenAddress {
+  const tail = line.match(WRITTEN_TAIL);
+  const parsed = parseUsAddress(line);
+  return {
+    // Text the parser cannot read as a street address is folded whole; its first part, as written, is the street.
+    street: text(parts.street) ?? (/^\d/.test(parsed.street) ? parsed.street : text(line.split(",")[0])),
+    city: text(parts.city) ?? text(tail?.[1]) ?? text(parsed.city),
+    state: text(parts.state) ?? text(tail?.[2]) ?? text(parsed.state),
+    zip: text(parts.zip) ?? text(tail?.[3]) ?? text(parsed.zip),
+  };
+}
+
+export type AddressCheck = { deliverable: true } | { deliverable: false; reason: string };
+
+/** Every problem the offline check finds, in words; empty when the address passes at this level. */
+export function offlineAddressProblems(address: WrittenAddress, level: VerificationLevel): string[] {
+  const problems: string[] = [];
+  const street = text(address.street);
+  const city = text(address.city);
+  const state = text(address.state)?.toUpperCase();
+  const zip = text(address.zip)?.replace(/-\d{4}$/, "");
+
+  if (!street) problems.push("the address has no street");
+  else if (level !== "relaxed" && !/^\s*\d/.test(street) && !/\b(P\.?\s*O\.?\s*BOX|BOX)\s*\d/i.test(street)) {
+    problems.push(`the street "${street}" has no house number`);
+  }
+  if (state !== undefined && !USPS_STATE_CODES.has(state)) {
+    problems.push(`${state} is not a US state code`);
+  }
+  const zipPlace = zip && /^\d{5}$/.test(zip) ? zipPlaces.lookup(zip) : undefined;
+  if (zip !== undefined && !zipPlace) {
+    problems.push(`ZIP ${zip} does not exist`);
+  }
+  if (zip === undefined) {
+    if (level === "strict") problems.push("the address has no ZIP");
+    else if (!city || !state) problems.push("the address has no ZIP, and no city and state to find one");
+    else if (USPS_STATE_CODES.has(state) && zipPlaces.lookupByName(city, state).length === 0) {
+      problems.push(`there is no ${city} in ${state}, and no ZIP`);
+    }
+  }
+  if (zipPlace && state !== undefined && USPS_STATE_CODES.has(state) && zipPlace.state !== state) {
+    problems.push(`ZIP ${zip} is in ${zipPlace.state}, not ${state}`);
+  }
+  if (
+    zipPlace &&
+    city &&
+    (state === undefined || zipPlace.state === state) &&
+    !sameName(zipPlace.city, city)
+  ) {
+    // The ZIP table names one place per ZIP; a city it does not know may be a neighbourhood's or
+    // an older name the carrier still reads (normal), but another known town of the state is a
+    // wrong address. Strict wants the ZIP's own place; relaxed lets the ZIP decide.
+    const knownElsewhere = zipPlaces.lookupByName(city, zipPlace.state).length > 0;
+    if (level === "strict" || (level === "normal" && knownElsewhere)) {
+      problems.push(`ZIP ${zip} is in ${zipPlace.city}, not ${city}`);
+    }
+  }
+  return problems;
+}
+
+/** The offline check's answer: deliverable, or the problems in one sentence. */
+export function checkAddressOffline(address: WrittenAddress, level: VerificationLevel): AddressCheck {
+  const problems = offlineAddressProblems(address, level);
+  return problems.length === 0 ? { deliverable: true } : { deliverable: false, reason: problems.join("; ") };
+}

@@ -1,0 +1,91 @@
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import {
+  checkAddressOffline,
+  type VerificationLevel,
+  writtenAddressOf,
+} from "../../src/domain/deliverable-address.ts";
+
+const LEVELS: VerificationLevel[] = ["strict", "normal", "relaxed"];
+const check = (line: string, level: VerificationLevel) =>
+  checkAddressOffline(writtenAddressOf(line, {}), level);
+const reasonOf = (line: string, level: VerificationLevel) => {
+  const result = check(line, level);
+  return result.deliverable ? undefined : result.reason;
+};
+
+describe("the offline address check before print", () => {
+  test("the issue's three addresses fail at every level, each with its reason in words", () => {
+    for (const level of LEVELS) {
+      const nothing = reasonOf("asdf, qwerty", level);
+      assert.ok(nothing, `asdf, qwerty passed at ${level}`);
+      assert.match(nothing, /no ZIP/);
+      const imaginary = reasonOf("99999 Imaginary Pkwy, Notacity, ZZ 00000", level);
+      assert.ok(imaginary, `the imaginary address passed at ${level}`);
+      assert.match(imaginary, /ZZ is not a US state code/);
+      assert.match(imaginary, /ZIP 00000 does not exist/);
+      assert.equal(reasonOf("12 Main St, Austin, TX 10001", level), "ZIP 10001 is in NY, not TX");
+    }
+    assert.match(reasonOf("asdf, qwerty", "normal")!, /the street "asdf" has no house number/);
+  });
+
+  test("a real address passes at every level, written in one line or in parts", () => {
+    for (const level of LEVELS) {
+      assert.deepEqual(check("412 Maple Ave, Springfield, IL 62704", level), { deliverable: true });
+      assert.deepEqual(check("350 5th Ave, New York, NY 10118-0110", level), { deliverable: true });
+      assert.deepEqual(
+        checkAddressOffline(
+          writtenAddressOf("", { street: "100 Congress Ave", city: "Austin", state: "TX", zip: "78701" }),
+          level,
+        ),
+        { deliverable: true },
+      );
+    }
+  });
+
+  const table: { line: string; strict: boolean; normal: boolean; relaxed: boolean; why: string }[] = [
+    // The ZIP alone decides where no city is written.
+    { line: "412 Maple Ave, IL 62704", strict: true, normal: true, relaxed: true, why: "no city" },
+    // Another known town of the ZIP's state: a wrong address, except at relaxed.
+    { line: "100 Main St, Austin, TX 75201", strict: false, normal: false, relaxed: true, why: "Dallas ZIP" },
+    // A name the ZIP table does not know (a neighbourhood): only strict refuses it.
+    {
+      line: "100 Main St, Zzyzxville, TX 78701",
+      strict: false,
+      normal: true,
+      relaxed: true,
+      why: "unknown place",
+    },
+    // No ZIP: a known city and state find one, except at strict.
+    { line: "100 Congress Ave, Austin, TX", strict: false, normal: true, relaxed: true, why: "no ZIP" },
+    // No house number: relaxed lets the ZIP decide.
+    {
+      line: "Maple Ave, Springfield, IL 62704",
+      strict: false,
+      normal: false,
+      relaxed: true,
+      why: "no number",
+    },
+    { line: "PO Box 12, Springfield, IL 62704", strict: true, normal: true, relaxed: true, why: "PO box" },
+  ];
+  for (const row of table) {
+    test(`levels decide "${row.line}" (${row.why})`, () => {
+      for (const level of LEVELS) {
+        assert.equal(
+          check(row.line, level).deliverable,
+          row[level],
+          `${level}: ${reasonOf(row.line, level)}`,
+        );
+      }
+    });
+  }
+
+  test("the state written is read from the line even where the parser takes the ZIP's own", () => {
+    assert.deepEqual(writtenAddressOf("12 Main St, Austin, TX 10001", {}), {
+      street: "12 MAIN ST",
+      city: "Austin",
+      state: "TX",
+      zip: "10001",
+    });
+  });
+});
