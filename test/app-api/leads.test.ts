@@ -83,16 +83,29 @@ describe(`app API: Leads and lead alerts (${databaseLabel})`, () => {
     await smtp.close();
   });
 
-  test("alerts are off until a member turns them on, per member", async () => {
+  test("owners get lead alerts until they turn them off; members choose, each for themselves", async () => {
+    assert.deepEqual((await owner.browser.request("GET", "/app/api/v1/lead-alerts")).body, { enabled: true });
     assert.deepEqual((await member.browser.request("GET", "/app/api/v1/lead-alerts")).body, {
       enabled: false,
     });
+    // A new owner who never found the switch still hears of a lead.
+    const before = smtp.mails.length;
+    await submitLead(ctx, token, { ...HOMEOWNER, first_name: "Rod" });
+    await runWorker();
+    await runWorker();
+    assert.deepEqual(
+      smtp.mails.slice(before).map((mail) => mail.to[0]),
+      [owner.email],
+    );
+
     const on = await member.browser.request("PUT", "/app/api/v1/lead-alerts", { body: { enabled: true } });
     assert.equal(on.status, 200, on.text);
     assert.deepEqual(on.body, { enabled: true });
     assert.deepEqual((await member.browser.request("GET", "/app/api/v1/lead-alerts")).body, {
       enabled: true,
     });
+    const off = await owner.browser.request("PUT", "/app/api/v1/lead-alerts", { body: { enabled: false } });
+    assert.equal(off.status, 200, off.text);
     assert.deepEqual((await owner.browser.request("GET", "/app/api/v1/lead-alerts")).body, {
       enabled: false,
     });
@@ -100,6 +113,19 @@ describe(`app API: Leads and lead alerts (${databaseLabel})`, () => {
       body: { enabled: "yes" },
     });
     assert.equal(invalid.status, 422);
+  });
+
+  test("a new landing-page lead is listed as unopened until a member opens it", async () => {
+    const leadId = await submitLead(ctx, token, { ...HOMEOWNER, first_name: "Todd" });
+    const unopened = async (user: SignedInUser) =>
+      (await user.browser.request("GET", "/app/api/v1/leads?unopened=true")).body.leads.map(
+        (lead: { id: string }) => lead.id,
+      ) as string[];
+    assert.ok((await unopened(owner)).includes(leadId));
+    assert.ok(!(await unopened(otherOwner)).includes(leadId), "another organization's lead is not listed");
+    const opened = await member.browser.request("GET", `/app/api/v1/leads/${leadId}`);
+    assert.equal(opened.status, 200, opened.text);
+    assert.ok(!(await unopened(owner)).includes(leadId), "opened by one member: no longer new for anyone");
   });
 
   test("a landing-page lead emails each member who turned alerts on, once, over SMTP", async () => {
