@@ -115,19 +115,6 @@ describe(`app API: Leads and lead alerts (${databaseLabel})`, () => {
     assert.equal(invalid.status, 422);
   });
 
-  test("a new landing-page lead is listed as unopened until a member opens it", async () => {
-    const leadId = await submitLead(ctx, token, { ...HOMEOWNER, first_name: "Todd" });
-    const unopened = async (user: SignedInUser) =>
-      (await user.browser.request("GET", "/app/api/v1/leads?unopened=true")).body.leads.map(
-        (lead: { id: string }) => lead.id,
-      ) as string[];
-    assert.ok((await unopened(owner)).includes(leadId));
-    assert.ok(!(await unopened(otherOwner)).includes(leadId), "another organization's lead is not listed");
-    const opened = await member.browser.request("GET", `/app/api/v1/leads/${leadId}`);
-    assert.equal(opened.status, 200, opened.text);
-    assert.ok(!(await unopened(owner)).includes(leadId), "opened by one member: no longer new for anyone");
-  });
-
   test("a landing-page lead emails each member who turned alerts on, once, over SMTP", async () => {
     const before = smtp.mails.length;
     const leadId = await submitLead(ctx, token, {

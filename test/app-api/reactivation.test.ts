@@ -363,7 +363,13 @@ describe(`app API: reactivation mailings from past jobs (${databaseLabel})`, () 
     const blank = await refused([" "]);
     assert.ok(blank["filter.job_types[0]"]);
     const send = await owner.browser.request("POST", "/app/api/v1/reactivation/mailings", {
-      body: { import_ids: [uploadId], filter: { job_types: [""] }, template: TEMPLATE, name: "Empty" },
+      body: {
+        import_ids: [uploadId],
+        filter: { job_types: [""] },
+        template: TEMPLATE,
+        name: "Empty",
+        confirmed_cards: 1,
+      },
     });
     assert.equal(send.status, 422, send.text);
     assert.ok(send.body.error.details.fields["filter.job_types[0]"]);

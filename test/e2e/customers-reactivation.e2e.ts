@@ -152,6 +152,10 @@ describe("customers and reactivation mailings in the browser", () => {
     await page.getByLabel("Mailing name").fill("Spring roof check");
     await checkBothWidths("new-mailing");
     await page.getByRole("button", { name: "Send 2 cards" }).click();
+    // The confirm step: the count (and its cost, with a cost per card) before anything is mailed.
+    const confirm = page.getByRole("dialog", { name: "Send this mailing?" });
+    await confirm.getByText(/2 cards will be printed and mailed/).waitFor();
+    await confirm.getByRole("button", { name: "Send 2 cards" }).click();
     await page.getByRole("heading", { level: 1, name: "Mail", exact: true }).waitFor();
 
     let mailing: { pieces: ListedPiece[] } | undefined;

@@ -221,4 +221,44 @@ describe("mail safety in the browser: approvals, cancelling, opt-out", () => {
     await page.getByText("1 card waits for approval.").waitFor();
     await checkBothWidths("overview-caps");
   });
+
+  it("a card whose address no carrier can deliver is undeliverable in Mail and in Needs attention; owners choose the check's level", async () => {
+    const answer = await app.sendEvent(
+      apiKey,
+      jobEvent(
+        "safety-bad-zip",
+        { street: "12 Main St", city: "Austin", state: "TX", zip: "10001" },
+        EVENT_TYPE,
+      ),
+    );
+    assert.equal(answer.outcomes[0]?.reason, "queued", "the developer API answers as the spec says");
+    let piece: ListedPiece | undefined;
+    await waitUntil(async () => {
+      piece = (await app.campaigns(orgId))
+        .flatMap((campaign) => campaign.pieces)
+        .find((each) => each.address.startsWith("12 Main St"));
+      return piece !== undefined && piece.status !== "queued";
+    }, "the card leaves queued");
+    assert.equal(piece!.status, "undeliverable");
+    assert.ok(
+      !lob.requests.some((request) => request.idempotencyKey === piece!.id),
+      "never sent to the printer",
+    );
+
+    await open("/", "Overview");
+    await page
+      .getByText(/1 card was not printed in the last 30 days: no carrier can deliver to its address/)
+      .waitFor();
+    await checkBothWidths("overview-undeliverable");
+    await page.getByRole("link", { name: "See the undeliverable cards" }).click();
+    await page.getByText("ZIP 10001 is in NY, not TX").first().waitFor();
+    await checkBothWidths("mail-undeliverable");
+
+    await open("/settings?tab=safety", "Settings");
+    await page.getByRole("radio", { name: /Strict/ }).check({ force: true });
+    await page.getByRole("button", { name: "Save mail safety" }).click();
+    await page.getByText("The mail safety settings are saved.").waitFor();
+    await checkBothWidths("settings-address-check");
+    assert.equal((await app.operator("GET", `/orgs/${orgId}/mail-safety`)).address_verification, "strict");
+  });
 });
