@@ -4,6 +4,7 @@ import { fixedClock } from "../../src/clock.ts";
 import type { Config } from "../../src/config.ts";
 import { queryOne, queryRows, sql } from "../../src/db/database.ts";
 import { createLocalGeocoder } from "../../src/geo/local.ts";
+import { createHomeImagery } from "../../src/imagery/index.ts";
 import { createJobCatalog } from "../../src/jobs/job-kind.ts";
 import { runPendingJobs } from "../../src/jobs/worker.ts";
 import { mailSafetyGates } from "../../src/mail-safety/piece-checks.ts";
@@ -77,11 +78,13 @@ describe(`address verification before print (${databaseLabel})`, () => {
         return ctx.renderer.printFiles(card, signal);
       },
     };
+    const merged = { ...ctx.config, ...config };
     const deps = {
       db: ctx.database.db,
       clock: ctx.clock,
       logger,
-      config: { ...ctx.config, ...config },
+      config: merged,
+      imagery: createHomeImagery(merged),
       geocoder: createLocalGeocoder(),
       renderer,
       safetyGates: mailSafetyGates,
