@@ -53,7 +53,7 @@ describe(`app API: Leads and lead alerts (${databaseLabel})`, () => {
   before(async () => {
     smtp = await startSmtpServer();
     const base = await createTestContext({
-      config: { smtpUrl: smtp.url },
+      config: { smtpUrl: smtp.url, landingLeadsPerTokenPerHour: 20 },
       resolveHost: resolver.resolve,
       memoryLimiter: true,
     });
@@ -90,7 +90,7 @@ describe(`app API: Leads and lead alerts (${databaseLabel})`, () => {
     });
     // A new owner who never found the switch still hears of a lead.
     const before = smtp.mails.length;
-    await submitLead(ctx, token, { ...HOMEOWNER, first_name: "Rod" });
+    await submitLead(ctx, token, { ...HOMEOWNER, first_name: "Ray" });
     await runWorker();
     await runWorker();
     assert.deepEqual(
@@ -196,7 +196,7 @@ describe(`app API: Leads and lead alerts (${databaseLabel})`, () => {
       received_at: string;
       deliveries: { state: string; target: string; attempts: number; next_retry_at: string | null }[];
     }[];
-    assert.equal(leads.filter((lead) => lead.source === "landing_page").length, 4);
+    assert.equal(leads.filter((lead) => lead.source === "landing_page").length, 5);
     assert.equal(leads[0]!.id, waitingLead);
     for (let i = 1; i < leads.length; i++) assert.ok(leads[i - 1]!.received_at >= leads[i]!.received_at);
     const blocked = leads.find((lead) => lead.id === blockedLead)!;
@@ -246,6 +246,11 @@ describe(`app API: Leads and lead alerts (${databaseLabel})`, () => {
       last_name: "K",
       message: "Leaky gutter",
     });
+    const unopened = async () =>
+      (await owner.browser.request("GET", "/app/api/v1/leads?unopened=true")).body.leads.map(
+        (lead: { id: string }) => lead.id,
+      ) as string[];
+    assert.ok((await unopened()).includes(leadId), "a new lead is unopened until a member opens it");
     const page = await member.browser.request("GET", `/app/api/v1/leads/${leadId}`);
     assert.equal(page.status, 200, page.text);
     assert.equal(page.body.name, "Edna K");
@@ -255,6 +260,9 @@ describe(`app API: Leads and lead alerts (${databaseLabel})`, () => {
     assert.equal(page.body.campaign_name, "Spring roofing");
     assert.ok(Array.isArray(page.body.answers));
     assert.equal(page.body.deliveries[0].state, "pending");
+    assert.ok(!(await unopened()).includes(leadId), "opened by the member, it leaves Overview's list");
+    const wrong = await owner.browser.request("GET", "/app/api/v1/leads?unopened=yes");
+    assert.equal(wrong.status, 422, wrong.text);
 
     const foreign = await otherOwner.browser.request("GET", `/app/api/v1/leads/${leadId}`);
     assert.equal(foreign.status, 404);

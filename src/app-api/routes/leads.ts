@@ -88,7 +88,7 @@ export function registerLeadRoutes(app: FastifyInstance, ctx: AppApiContext): vo
           {
             source: Type.Optional(LeadSourceSchema),
             unopened: Type.Optional(
-              Type.Boolean({
+              Type.Literal("true", {
                 description: "Only new landing-page leads no member has opened yet (Overview).",
               }),
             ),
@@ -108,7 +108,7 @@ export function registerLeadRoutes(app: FastifyInstance, ctx: AppApiContext): vo
       listLeads(
         db,
         sessionOf(request).orgId,
-        { source: request.query.source, unopened: request.query.unopened },
+        { source: request.query.source, unopened: request.query.unopened === "true" },
         request.query.cursor ? decodeKeysetCursor(request.query.cursor) : undefined,
         PAGE_SIZE,
       ),

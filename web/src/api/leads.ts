@@ -35,7 +35,7 @@ export const leadKeys = {
 export const unopenedLeadsQuery = () =>
   queryOptions({
     queryKey: leadKeys.unopened(),
-    queryFn: () => unwrap(client.GET("/app/api/v1/leads", { params: { query: { unopened: true } } })),
+    queryFn: () => unwrap(client.GET("/app/api/v1/leads", { params: { query: { unopened: "true" } } })),
   });
 
 export const leadsQuery = (source?: LeadSource, cursor?: string) =>

@@ -3830,7 +3830,7 @@ export interface operations {
     parameters: {
       query?: {
         source?: "landing_page" | "crm_sync";
-        unopened?: boolean;
+        unopened?: "true";
         cursor?: string;
       };
       header?: never;
