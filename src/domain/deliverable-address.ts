@@ -38,8 +38,12 @@ const sameName = (a: string, b: string) =>
     .replace(/[^A-Z0-9]+/g, " ")
     .trim();
 
-/** "…, Austin, TX 10001" (ZIP+4 too): the city, state and ZIP exactly as written at the end of a line. */
-const WRITTEN_TAIL = /(?:,\s*([^,]+?))?\s*,?\s+([A-Za-z]{2})\.?[\s,]+(\d{5})(?:-\d{4})?\s*$/;
+/**
+ * "…, Austin, TX 10001" or "…, TX 10001" (ZIP+4 too): the city, state and ZIP exactly as written at
+ * the end of a line. A comma must come before them, so the street's last word is never read as a
+ * state ("2004 Pine Rd, 60601" has no state).
+ */
+const WRITTEN_TAIL = /,\s*(?:([^,]+?)[\s,]+)?([A-Za-z]{2})\.?[\s,]+(\d{5})(?:-\d{4})?\s*$/;
 
 /**
  * The parts of an address as written: the stored parts where there are some, else read from the

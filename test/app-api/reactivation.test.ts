@@ -422,4 +422,34 @@ describe(`app API: reactivation mailings from past jobs (${databaseLabel})`, () 
     });
     assert.equal(send.status, 404);
   });
+
+  test("a reactivation card to an address no carrier can deliver stops before print, its reason in words", async () => {
+    const staged = await call(ctx, "POST", "/api/v1/import/jobs", {
+      key: org.key,
+      body: {
+        source: "jobs",
+        rows: [
+          { address: "12 Main St, Austin, TX 10001", customer_name: "Wrong Zip", completed_at: "2022-02-01" },
+        ],
+      },
+    });
+    assert.equal(staged.status, 201, staged.text);
+    const chosen = { import_ids: [staged.body.import_id], filter: {} };
+    const preview = await owner.browser.request("POST", "/app/api/v1/reactivation/preview", { body: chosen });
+    assert.equal(preview.status, 200, preview.text);
+    const sent = await owner.browser.request("POST", "/app/api/v1/reactivation/mailings", {
+      body: {
+        ...chosen,
+        template: TEMPLATE,
+        name: "Wrong ZIP mailing",
+        confirmed_cards: preview.body.mailable,
+      },
+    });
+    assert.equal(sent.status, 201, sent.text);
+    const pieces = await mailedPieces("Wrong ZIP mailing");
+    assert.equal(pieces.length, 1);
+    assert.equal(pieces[0]!.status, "undeliverable");
+    const page = await owner.browser.request("GET", `/app/api/v1/pieces/${pieces[0]!.id}`);
+    assert.equal(page.body.status_reason, "ZIP 10001 is in NY, not TX");
+  });
 });

@@ -88,4 +88,14 @@ describe("the offline address check before print", () => {
       zip: "10001",
     });
   });
+
+  test("a street's last word is never read as the state: a line with only a ZIP after the street passes", () => {
+    const written = writtenAddressOf("2004 Pine Rd, 60601", { street: "2004 Pine Rd", zip: "60601" });
+    assert.notEqual(written.state, "Rd");
+    assert.deepEqual(checkAddressOffline(written, "normal"), { deliverable: true });
+    assert.deepEqual(checkAddressOffline(writtenAddressOf("12 Main St, TX 10001", {}), "normal"), {
+      deliverable: false,
+      reason: "ZIP 10001 is in NY, not TX",
+    });
+  });
 });
