@@ -14,6 +14,7 @@ import { normalizeAddress } from "../domain/address.ts";
 import { deliverLeadJob } from "../jobs/kinds.ts";
 import { enqueueJob } from "../jobs/queue.ts";
 import { splitPieceAddress } from "./address-split.ts";
+import { enqueueLeadAlert } from "./lead-alerts.ts";
 import { type LeadField, listLeadFields } from "./lead-fields.ts";
 import { submissionFingerprint, type ValidLeadSubmission } from "./submission.ts";
 
@@ -235,6 +236,7 @@ export async function saveLandingLead(
         { orgId: context.orgId, now },
       );
     }
+    await enqueueLeadAlert(tx, { orgId: context.orgId, leadId: saved!.id }, now);
     return { captured: true, leadId: saved!.id };
   });
 }

@@ -3,22 +3,44 @@ import type { Clock } from "../clock.ts";
 import { type Queryable, queryOne, queryRows, sql } from "../db/database.ts";
 import { handleJob, type RegisteredJob } from "../jobs/job-kind.ts";
 import { leadAlertJob } from "../jobs/kinds.ts";
+import { enqueueJob } from "../jobs/queue.ts";
 import type { Mailer, MailMessage } from "../mail/mailer.ts";
 
-/**
- * Whether a member gets lead alerts: their own choice, else on for owners and off for members
- * (issue 39: a new owner must not miss leads until they find the switch). The database trigger
- * that queues alert jobs (migration 0302) and the recipients below read the same rule.
- */
+/** A member's own choice, else on for owners and off for members (issue 39: a new owner must not miss leads). */
+const WANTS_ALERTS = sql`COALESCE(p.enabled, m.role = 'owner')`;
+const MEMBERS_AND_CHOICES = sql`org_members m
+  LEFT JOIN lead_alert_preferences p ON p.org_id = m.org_id AND p.user_id = m.user_id`;
+
+/** Whether a member gets lead alerts; the job's recipients and whether a lead queues one read the same rule. */
 export async function getLeadAlertPreference(db: Queryable, orgId: string, userId: string): Promise<boolean> {
   const row = await queryOne<{ enabled: boolean }>(
     db,
-    sql`SELECT COALESCE(p.enabled, m.role = 'owner') AS enabled
-        FROM org_members m
-        LEFT JOIN lead_alert_preferences p ON p.org_id = m.org_id AND p.user_id = m.user_id
+    sql`SELECT ${WANTS_ALERTS} AS enabled FROM ${MEMBERS_AND_CHOICES}
         WHERE m.org_id = ${orgId}::uuid AND m.user_id = ${userId}`,
   );
   return Boolean(row?.enabled);
+}
+
+/**
+ * Queues the alert of a new landing-page lead, in the caller's transaction, when any member of the
+ * organization wants alerts. Only a newly inserted lead reaches it, so a lead is alerted once.
+ */
+export async function enqueueLeadAlert(
+  db: Queryable,
+  lead: { orgId: string; leadId: string },
+  now: Date,
+): Promise<void> {
+  const wanted = await queryOne<{ any: boolean }>(
+    db,
+    sql`SELECT EXISTS (SELECT 1 FROM ${MEMBERS_AND_CHOICES} WHERE m.org_id = ${lead.orgId}::uuid AND ${WANTS_ALERTS}) AS any`,
+  );
+  if (!wanted?.any) return;
+  await enqueueJob(
+    db,
+    leadAlertJob,
+    { org_id: lead.orgId, lead_id: lead.leadId },
+    { orgId: lead.orgId, now },
+  );
 }
 
 export async function setLeadAlertPreference(
@@ -86,10 +108,8 @@ export function leadAlertHandler(deps: LeadAlertDeps): RegisteredJob {
     if (!lead) return;
     const recipients = await queryRows<{ user_id: string; email: string }>(
       deps.db,
-      sql`SELECT u.id AS user_id, u.email FROM org_members m
-          JOIN users u ON u.id = m.user_id
-          LEFT JOIN lead_alert_preferences p ON p.org_id = m.org_id AND p.user_id = m.user_id
-          WHERE m.org_id = ${orgId}::uuid AND COALESCE(p.enabled, m.role = 'owner') ORDER BY u.id`,
+      sql`SELECT u.id AS user_id, u.email FROM ${MEMBERS_AND_CHOICES} JOIN users u ON u.id = m.user_id
+          WHERE m.org_id = ${orgId}::uuid AND ${WANTS_ALERTS} ORDER BY u.id`,
     );
     const leadUrl = `${deps.publicBaseUrl}/app/leads/${lead.id}`;
     let failure: unknown;
