@@ -1,0 +1,307 @@
+import assert from "node:assert/strict";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { after, before, describe, test } from "node:test";
+import pino from "pino";
+import { buildApp } from "../../src/app.ts";
+import { systemClock } from "../../src/clock.ts";
+import { createBackups } from "../../src/db/backups.ts";
+import { type Database, openDatabase, queryRows, sql } from "../../src/db/database.ts";
+import { migrate } from "../../src/db/migrate.ts";
+import { restoreBackup } from "../../src/db/restore.ts";
+import { createLocalGeocoder } from "../../src/geo/local.ts";
+import { createRenderPool } from "../../src/render/renderer.ts";
+import { boundAutomation, envelope, sendEvent } from "../events/helpers.ts";
+import { admin, createAutomation, createOrg } from "../helpers/api.ts";
+import {
+  appAdapters,
+  createTestContext,
+  TEST_DATABASE_URL,
+  type TestContext,
+  testConfig,
+  testLimiter,
+} from "../helpers/harness.ts";
+
+const silent = pino({ level: "silent" });
+
+/** The app on an embedded database kept in files (the harness's PGlite lives in memory). */
+async function fileBackedContext(dataDir: string): Promise<TestContext> {
+  const database = await openDatabase({ dataDir, pgliteThread: process.env.PGLITE_THREAD !== "off" });
+  await migrate(database.db);
+  const config = testConfig({ dataDir });
+  const limiter = await testLimiter(systemClock, true);
+  const renderer = createRenderPool({ threads: 1 });
+  const adapters = appAdapters(config, silent);
+  const app = await buildApp({
+    config,
+    database,
+    clock: systemClock,
+    logger: silent,
+    limiter,
+    geocoder: createLocalGeocoder(),
+    renderer,
+    ...adapters,
+  });
+  await app.ready();
+  return {
+    app,
+    database,
+    config,
+    clock: systemClock,
+    limiter,
+    renderer,
+    mailer: adapters.mailer,
+    schema: undefined,
+    close: async () => {
+      await app.close();
+      await adapters.mailer.close();
+      await renderer.close();
+      await limiter.close();
+      await database.close();
+    },
+  };
+}
+
+/** Restores `file` into a new DATA_DIR and opens it (on this thread: the test only reads). */
+async function restoredDatabase(file: string): Promise<{ database: Database; dataDir: string }> {
+  const dataDir = mkdtempSync(path.join(tmpdir(), "porchlight-restored-"));
+  await restoreBackup({ file, dataDir });
+  return { database: await openDatabase({ dataDir }), dataDir };
+}
+
+/** Each block is registered in the pass of the database it tests (PGlite's, or PostgreSQL's). */
+const onPglite = TEST_DATABASE_URL === undefined ? describe : () => {};
+const onPostgres = TEST_DATABASE_URL === undefined ? () => {} : describe;
+
+onPglite("POST /admin/v1/backups on the embedded database", () => {
+  let dataDir: string;
+  let ctx: TestContext;
+  const cleanup: string[] = [];
+
+  before(async () => {
+    dataDir = mkdtempSync(path.join(tmpdir(), "porchlight-backups-"));
+    cleanup.push(dataDir);
+    ctx = await fileBackedContext(dataDir);
+  });
+  after(async () => {
+    await ctx.close();
+    for (const dir of cleanup) rmSync(dir, { recursive: true, force: true });
+  });
+
+  test("answers 201 with the file, its size and SHA-256, and lists it", async () => {
+    const org = await createOrg(ctx, { name: "Backed Up Roofing" });
+    const created = await admin(ctx, "POST", "/backups");
+    assert.equal(created.status, 201, created.text);
+    const { file, bytes, sha256, created_at } = created.body;
+    assert.equal(path.dirname(file), path.join(dataDir, "backups"));
+    assert.match(path.basename(file), /^porchlight-\d{8}T\d{6}\.\d{3}Z-[0-9a-f]{6}\.tar\.gz$/);
+    assert.equal(readFileSync(file).length, bytes);
+    const { createHash } = await import("node:crypto");
+    assert.equal(createHash("sha256").update(readFileSync(file)).digest("hex"), sha256);
+    assert.equal(readFileSync(`${file}.sha256`, "utf8"), `${sha256}  ${path.basename(file)}\n`);
+    assert.ok(Math.abs(Date.parse(created_at) - Date.now()) < 60_000);
+    // Nothing half-written is left beside it.
+    assert.deepEqual(
+      readdirSync(path.join(dataDir, "backups")).filter((name) => name.startsWith(".")),
+      [],
+    );
+
+    const listed = await admin(ctx, "GET", "/backups");
+    assert.equal(listed.status, 200, listed.text);
+    assert.deepEqual(listed.body.backups[0], { file, bytes, sha256, created_at });
+    assert.equal(listed.body.last_failure, null);
+    assert.deepEqual(listed.body.schedule, { interval_hours: 24, keep: 7, next_at: null });
+
+    const { database, dataDir: restoredDir } = await restoredDatabase(file);
+    cleanup.push(restoredDir);
+    try {
+      const orgs = await queryRows<{ name: string }>(
+        database.db,
+        sql`SELECT name FROM organizations WHERE id = ${org.orgId}`,
+      );
+      assert.deepEqual(orgs, [{ name: "Backed Up Roofing" }]);
+    } finally {
+      await database.close();
+    }
+  });
+
+  test("records PGlite's and PostgreSQL's versions in the backup", async () => {
+    const created = await admin(ctx, "POST", "/backups");
+    assert.equal(created.status, 201, created.text);
+    const into = mkdtempSync(path.join(tmpdir(), "porchlight-manifest-"));
+    cleanup.push(into);
+    const { extract } = await import("tar");
+    await extract({ file: created.body.file, cwd: into }, ["porchlight-backup.json"]);
+    const manifest = JSON.parse(readFileSync(path.join(into, "porchlight-backup.json"), "utf8"));
+    const pglite = JSON.parse(
+      readFileSync(
+        path.join(import.meta.dirname, "../../node_modules/@electric-sql/pglite/package.json"),
+        "utf8",
+      ),
+    );
+    assert.equal(manifest.format, "porchlight-backup");
+    assert.equal(manifest.pglite_version, pglite.version);
+    const [server] = await queryRows<{ server_version: string }>(ctx.database.db, sql`SHOW server_version`);
+    assert.equal(manifest.postgres_version, server!.server_version);
+    assert.equal(manifest.postgres_major, server!.server_version.split(".")[0]);
+    const [latest] = await queryRows<{ version: string }>(
+      ctx.database.db,
+      sql`SELECT max(version) AS version FROM schema_migrations`,
+    );
+    assert.equal(manifest.schema_version, latest!.version);
+  });
+
+  test("two backups requested at once each write a whole, restorable file", async () => {
+    const org = await createOrg(ctx);
+    const [first, second] = await Promise.all([
+      admin(ctx, "POST", "/backups"),
+      admin(ctx, "POST", "/backups"),
+    ]);
+    assert.equal(first.status, 201, first.text);
+    assert.equal(second.status, 201, second.text);
+    assert.notEqual(first.body.file, second.body.file);
+    for (const backup of [first.body, second.body]) {
+      const { database, dataDir: restoredDir } = await restoredDatabase(backup.file);
+      cleanup.push(restoredDir);
+      try {
+        const rows = await queryRows(database.db, sql`SELECT id FROM organizations WHERE id = ${org.orgId}`);
+        assert.equal(rows.length, 1);
+      } finally {
+        await database.close();
+      }
+    }
+  });
+
+  test("a backup taken while events arrive holds every event acknowledged before it began", async () => {
+    const org = await createOrg(ctx);
+    await createAutomation(ctx, org.orgId, boundAutomation("job.backed_up"));
+    const acknowledged: { dedupId: string; at: number }[] = [];
+    let sending = true;
+    // Under the key's 120 requests a minute.
+    let budget = 110;
+    const sender = async () => {
+      while (sending && budget-- > 0) {
+        const body = envelope({ event_type: "job.backed_up" });
+        const answer = await sendEvent(ctx, org.key, body);
+        assert.equal(answer.status, 202, answer.text);
+        acknowledged.push({ dedupId: body.dedup_id as string, at: performance.now() });
+      }
+    };
+    const senders = [sender(), sender()];
+    while (acknowledged.length < 30) await new Promise((resolve) => setTimeout(resolve, 5));
+    const backupStarted = performance.now();
+    const before = acknowledged.filter((event) => event.at <= backupStarted).map((event) => event.dedupId);
+    const created = await admin(ctx, "POST", "/backups");
+    const acknowledgedDuring = acknowledged.length - before.length;
+    sending = false;
+    await Promise.all(senders);
+    assert.equal(created.status, 201, created.text);
+    assert.ok(acknowledgedDuring > 0, "events kept being accepted while the backup ran");
+
+    const { database, dataDir: restoredDir } = await restoredDatabase(created.body.file);
+    cleanup.push(restoredDir);
+    try {
+      const rows = await queryRows<{ dedup_key: string }>(
+        database.db,
+        sql`SELECT dedup_key FROM campaigns WHERE org_id = ${org.orgId}`,
+      );
+      const inBackup = new Set(rows.map((row) => row.dedup_key));
+      const missing = before.filter((dedupId) => !inBackup.has(dedupId));
+      assert.deepEqual(missing, [], `${missing.length} of ${before.length} acknowledged events missing`);
+    } finally {
+      await database.close();
+    }
+  });
+
+  test("keeps the newest BACKUP_KEEP backups and records a failed one for the operator", async () => {
+    const keepDir = mkdtempSync(path.join(tmpdir(), "porchlight-keep-"));
+    cleanup.push(keepDir);
+    const database = await openDatabase({ dataDir: keepDir });
+    await migrate(database.db);
+    const backups = createBackups({
+      database,
+      dataDir: keepDir,
+      clock: systemClock,
+      logger: silent,
+      intervalHours: 24,
+      keep: 2,
+    });
+    try {
+      const made = [];
+      for (let i = 0; i < 3; i++) made.push(await backups.create());
+      const listing = await backups.list();
+      assert.deepEqual(
+        listing.backups.map((backup) => backup.file),
+        [made[2]!.file, made[1]!.file],
+      );
+      assert.deepEqual(readdirSync(path.join(keepDir, "backups")).length, 4, "two backups and their .sha256");
+      // A backups folder that cannot be written: the failure is logged and shown.
+      rmSync(path.join(keepDir, "backups"), { recursive: true });
+      const { writeFileSync } = await import("node:fs");
+      writeFileSync(path.join(keepDir, "backups"), "not a folder");
+      await assert.rejects(backups.create());
+      const failed = await backups.list().catch(() => undefined);
+      assert.equal(failed, undefined, "listing a backups path that is a file fails");
+      rmSync(path.join(keepDir, "backups"));
+      const after = await backups.list();
+      assert.equal(after.last_failure?.scheduled, false);
+      assert.match(after.last_failure?.reason ?? "", /EEXIST|ENOTDIR/);
+    } finally {
+      await backups.stop();
+      await database.close();
+    }
+  });
+
+  test("the schedule takes a backup when one is due and says when the next is", async () => {
+    const scheduledDir = mkdtempSync(path.join(tmpdir(), "porchlight-scheduled-"));
+    cleanup.push(scheduledDir);
+    const database = await openDatabase({ dataDir: scheduledDir });
+    await migrate(database.db);
+    const backups = createBackups({
+      database,
+      dataDir: scheduledDir,
+      clock: systemClock,
+      logger: silent,
+      intervalHours: 1,
+      keep: 7,
+      intervalMs: 60_000,
+      firstAfterMs: 200,
+    });
+    try {
+      backups.startSchedule();
+      let listing = await backups.list();
+      for (let waited = 0; listing.backups.length === 0 && waited < 20_000; waited += 100) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        listing = await backups.list();
+      }
+      assert.equal(listing.backups.length, 1);
+      for (let waited = 0; listing.schedule.next_at === null && waited < 5_000; waited += 50) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        listing = await backups.list();
+      }
+      const nextIn = Date.parse(listing.schedule.next_at!) - Date.now();
+      assert.ok(nextIn > 50_000 && nextIn <= 60_000, `next backup in ${nextIn} ms`);
+    } finally {
+      await backups.stop();
+      await database.close();
+    }
+  });
+});
+
+onPostgres("POST /admin/v1/backups on PostgreSQL", () => {
+  let ctx: TestContext;
+  before(async () => {
+    ctx = await createTestContext();
+  });
+  after(async () => ctx.close());
+
+  test("answers 409 pointing to pg_dump, and so does the listing", async () => {
+    const created = await admin(ctx, "POST", "/backups");
+    assert.equal(created.status, 409, created.text);
+    assert.equal(created.body.error, "backups_not_available");
+    assert.match(created.body.detail, /PostgreSQL \(DATABASE_URL\).*pg_dump/);
+    const listed = await admin(ctx, "GET", "/backups");
+    assert.equal(listed.status, 409, listed.text);
+  });
+});
