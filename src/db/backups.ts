@@ -342,6 +342,8 @@ export function createBackups(options: BackupsOptions): Backups {
     if (stopped || !nextAt) return;
     const remaining = nextAt.getTime() - clock.now().getTime();
     if (remaining > 0) return schedule(remaining);
+    // Null while it runs: `next_at` names the backup after this one once it is known.
+    nextAt = null;
     try {
       await create({ scheduled: true });
       schedule(intervalMs);

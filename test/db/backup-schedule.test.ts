@@ -1,0 +1,96 @@
+import assert from "node:assert/strict";
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { after, describe, test } from "node:test";
+import pino from "pino";
+import { systemClock } from "../../src/clock.ts";
+import { createBackups } from "../../src/db/backups.ts";
+import { openDatabase } from "../../src/db/database.ts";
+import { migrate } from "../../src/db/migrate.ts";
+import { TEST_DATABASE_URL } from "../helpers/harness.ts";
+
+const silent = pino({ level: "silent" });
+
+/** The embedded database's backups: registered in PGlite's pass only (PostgreSQL has none). */
+const onPglite = TEST_DATABASE_URL === undefined ? describe : () => {};
+
+onPglite("scheduled backups and what they keep", () => {
+  const cleanup: string[] = [];
+  after(() => {
+    for (const dir of cleanup) rmSync(dir, { recursive: true, force: true });
+  });
+
+  test("keeps the newest BACKUP_KEEP backups and records a failed one for the operator", async () => {
+    const keepDir = mkdtempSync(path.join(tmpdir(), "porchlight-keep-"));
+    cleanup.push(keepDir);
+    const database = await openDatabase({ dataDir: keepDir });
+    await migrate(database.db);
+    const backups = createBackups({
+      database,
+      dataDir: keepDir,
+      clock: systemClock,
+      logger: silent,
+      intervalHours: 24,
+      keep: 2,
+    });
+    try {
+      const made = [];
+      for (let i = 0; i < 3; i++) made.push(await backups.create());
+      const listing = await backups.list();
+      assert.deepEqual(
+        listing.backups.map((backup) => backup.file),
+        [made[2]!.file, made[1]!.file],
+      );
+      assert.deepEqual(readdirSync(path.join(keepDir, "backups")).length, 4, "two backups and their .sha256");
+      // A backups folder that cannot be written: the failure is logged and shown.
+      rmSync(path.join(keepDir, "backups"), { recursive: true });
+      writeFileSync(path.join(keepDir, "backups"), "not a folder");
+      await assert.rejects(backups.create());
+      const failed = await backups.list().catch(() => undefined);
+      assert.equal(failed, undefined, "listing a backups path that is a file fails");
+      rmSync(path.join(keepDir, "backups"));
+      const after = await backups.list();
+      assert.equal(after.last_failure?.scheduled, false);
+      assert.match(after.last_failure?.reason ?? "", /EEXIST|ENOTDIR/);
+    } finally {
+      await backups.stop();
+      await database.close();
+    }
+  });
+
+  test("the schedule takes a backup when one is due and says when the next is", async () => {
+    const scheduledDir = mkdtempSync(path.join(tmpdir(), "porchlight-scheduled-"));
+    cleanup.push(scheduledDir);
+    const database = await openDatabase({ dataDir: scheduledDir });
+    await migrate(database.db);
+    const backups = createBackups({
+      database,
+      dataDir: scheduledDir,
+      clock: systemClock,
+      logger: silent,
+      intervalHours: 1,
+      keep: 7,
+      intervalMs: 60_000,
+      firstAfterMs: 200,
+    });
+    try {
+      backups.startSchedule();
+      let listing = await backups.list();
+      for (let waited = 0; listing.backups.length === 0 && waited < 20_000; waited += 100) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        listing = await backups.list();
+      }
+      assert.equal(listing.backups.length, 1);
+      for (let waited = 0; listing.schedule.next_at === null && waited < 5_000; waited += 50) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        listing = await backups.list();
+      }
+      const nextIn = Date.parse(listing.schedule.next_at!) - Date.now();
+      assert.ok(nextIn > 50_000 && nextIn <= 60_000, `next backup in ${nextIn} ms`);
+    } finally {
+      await backups.stop();
+      await database.close();
+    }
+  });
+});
