@@ -6,7 +6,6 @@ import { after, before, describe, test } from "node:test";
 import pino from "pino";
 import { buildApp } from "../../src/app.ts";
 import { systemClock } from "../../src/clock.ts";
-import { createBackups } from "../../src/db/backups.ts";
 import { type Database, openDatabase, queryRows, sql } from "../../src/db/database.ts";
 import { migrate } from "../../src/db/migrate.ts";
 import { restoreBackup } from "../../src/db/restore.ts";

@@ -64,7 +64,7 @@ async function startServer(dataDir: string, databaseUrl?: string): Promise<Serve
   const started = Date.now();
   for (;;) {
     if (child.exitCode !== null) throw new Error(`server exited:\n${output}`);
-    if (Date.now() - started > 120_000) throw new Error(`server not ready:\n${output}`);
+    if (Date.now() - started > 240_000) throw new Error(`server not ready:\n${output}`);
     try {
       if ((await fetch(`${baseUrl}/readyz`)).status === 200) break;
     } catch {}
@@ -187,7 +187,10 @@ const onPglite = TEST_DATABASE_URL === undefined ? describe : () => {};
 const onPostgres = TEST_DATABASE_URL === undefined ? () => {} : describe;
 
 onPglite("a backup restored into a new DATA_DIR", () => {
-  test("serves the same key, landing page, leads, automations, cards and app account", async () => {
+  // Two server starts and three commands: minutes on a loaded 2-core machine.
+  test("serves the same key, landing page, leads, automations, cards and app account", {
+    timeout: 900_000,
+  }, async () => {
     const original = newDataDir();
     const server = await startServer(original);
     const made = await makeData(server.baseUrl);
@@ -223,7 +226,9 @@ onPglite("a backup restored into a new DATA_DIR", () => {
 });
 
 onPostgres("db:copy-to-postgres", () => {
-  test("moves everything to a new PostgreSQL database, which then serves it and takes new events", async () => {
+  test("moves everything to a new PostgreSQL database, which then serves it and takes new events", {
+    timeout: 900_000,
+  }, async () => {
     const databaseName = `copy_${randomBytes(5).toString("hex")}`;
     const serverUrl = new URL(TEST_DATABASE_URL!);
     const targetUrl = new URL(TEST_DATABASE_URL!);
