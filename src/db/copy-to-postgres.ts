@@ -152,15 +152,20 @@ export async function copyToPostgres(options: {
   }
   // A running server holds this lock: the copy refuses with its pid (the data would move under it).
   const release = lockDataDir(dataDir);
-  const [{ PGlite }, { drizzle: drizzlePglite }, { default: pgModule }] = await Promise.all([
-    import("@electric-sql/pglite"),
-    import("drizzle-orm/pglite"),
-    import("pg"),
-  ]);
-  const source = new PGlite(dataDir);
+  const [{ PGlite }, { drizzle: drizzlePglite }, { default: pgModule }, { openEmbeddedCluster }] =
+    await Promise.all([
+      import("@electric-sql/pglite"),
+      import("drizzle-orm/pglite"),
+      import("pg"),
+      import("./syncing-node-fs.ts"),
+    ]);
+  let opened: PGlite | undefined;
   const target = new pgModule.Client({ connectionString: targetUrl });
   try {
-    await source.waitReady;
+    // Opened as the server opens it (the syncing filesystem, fsync on): the migrations below may
+    // write to it, and a later start on this DATA_DIR must find those writes whole.
+    const source = await openEmbeddedCluster(PGlite, { dataDir, sync: true, startParams: [] });
+    opened = source;
     try {
       await target.connect();
     } catch (error) {
@@ -219,7 +224,7 @@ export async function copyToPostgres(options: {
     }
   } finally {
     await target.end().catch(() => {});
-    await source.close().catch(() => {});
+    await opened?.close().catch(() => {});
     release();
   }
 }

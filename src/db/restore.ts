@@ -2,7 +2,8 @@
  * `npm run db:restore -- FILE`: a backup (`backups.ts`) into an empty DATA_DIR. Refuses, with one
  * line, a DATA_DIR that holds anything (but a `backups/` folder) or that a running server holds;
  * checks the file against its `.sha256` and every copied file against `SHA256SUMS` before a byte
- * of it lands in DATA_DIR, then opens the restored database once to count what it holds.
+ * of it lands in DATA_DIR, flushes the restored cluster to disk, then opens it once (as the server
+ * does, with the syncing filesystem) to count what it holds.
  */
 import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
@@ -26,6 +27,7 @@ import {
   preparePrivateDataDir,
 } from "./data-dir-lock.ts";
 import { openDatabase, queryOne, sql } from "./database.ts";
+import { syncClusterTree } from "./syncing-node-fs.ts";
 
 /** A restore that cannot go ahead: one line for the operator, nothing written to DATA_DIR. */
 export class RestoreRefused extends Error {}
@@ -124,7 +126,8 @@ async function listFiles(root: string, relative: string): Promise<string[]> {
 async function countRows(dataDir: string): Promise<Record<string, number>> {
   let database: Awaited<ReturnType<typeof openDatabase>>;
   try {
-    database = await openDatabase({ dataDir });
+    // EMBEDDED_SYNC's default, as `npm start` opens it.
+    database = await openDatabase({ dataDir, embeddedSync: true });
   } catch (error) {
     throw new RestoreRefused(
       `the restored database does not open with this version of PGlite (${error instanceof Error ? error.message : String(error)})`,
@@ -186,6 +189,9 @@ export async function restoreBackup(options: { file: string; dataDir: string }):
     if (!existsSync(path.join(dataDir, "PG_VERSION")))
       throw new RestoreRefused("the backup holds no database");
     makeClusterPrivate(dataDir);
+    // tar wrote the files without fsync: on disk, with their directory entries, before the server
+    // that opens them acknowledges anything built on them.
+    syncClusterTree(dataDir);
     const counts = await countRows(dataDir);
     return { manifest, fileChecksumChecked: expectedSum !== null, counts };
   } catch (error) {
