@@ -109,20 +109,22 @@ function buildServices(deps: AppDeps): Services {
   const { database, clock, logger } = deps;
   const metrics = deps.metrics ?? createMetrics();
   metrics.watchDatabase({ database, clock });
+  const backups =
+    deps.backups ??
+    createBackups({
+      database,
+      dataDir: deps.config.dataDir,
+      clock,
+      logger,
+      intervalHours: deps.config.backupIntervalHours,
+      keep: deps.config.backupKeep,
+    });
+  if (backups.available) metrics.watchBackups(backups);
   return {
     ...deps,
     metrics,
     db: database.db,
-    backups:
-      deps.backups ??
-      createBackups({
-        database,
-        dataDir: deps.config.dataDir,
-        clock,
-        logger,
-        intervalHours: deps.config.backupIntervalHours,
-        keep: deps.config.backupKeep,
-      }),
+    backups,
     keyStore: createKeyStore({ db: database.db, clock, logger }),
     killSwitch: createKillSwitch({ db: database.db, clock }),
     boundAutomations: createBoundAutomationCache({ db: database.db, clock }),

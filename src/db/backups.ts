@@ -66,11 +66,17 @@ export interface BackupListing {
 }
 
 export interface Backups {
+  /** True for the embedded database kept in files: the only one this takes backups of. */
+  readonly available: boolean;
   /** Takes a backup now (after any in progress); 409 where there is nothing this can copy. */
   create(options?: { scheduled?: boolean }): Promise<BackupFile>;
   list(): Promise<BackupListing>;
   /** Starts the BACKUP_INTERVAL_HOURS schedule (nothing when it is 0 or there is nothing to back up). */
   startSchedule(): void;
+  /** When the newest backup in DATA_DIR/backups/ was taken (null: none); read by the metrics. */
+  lastSuccessAt(): Promise<Date | null>;
+  /** Backups that failed since the process started, the schedule's and the operator's. */
+  failures(): { scheduled: number; requested: number };
   stop(): Promise<void>;
 }
 
@@ -179,6 +185,7 @@ export function createBackups(options: BackupsOptions): Backups {
   const intervalMs = options.intervalMs ?? options.intervalHours * 3_600_000;
   let queue: Promise<unknown> = Promise.resolve();
   let lastFailure: BackupFailure | null = null;
+  const failures = { scheduled: 0, requested: 0 };
   let timer: NodeJS.Timeout | undefined;
   let nextAt: Date | null = null;
   let stopped = false;
@@ -289,6 +296,7 @@ export function createBackups(options: BackupsOptions): Backups {
         if (error instanceof AppError) throw error;
         const reason = error instanceof Error ? error.message : String(error);
         lastFailure = { at: clock.now().toISOString(), reason, scheduled: createOptions.scheduled === true };
+        failures[createOptions.scheduled ? "scheduled" : "requested"] += 1;
         logger.error({ err: error, scheduled: createOptions.scheduled === true }, "backup failed");
         throw error;
       }
@@ -353,11 +361,28 @@ export function createBackups(options: BackupsOptions): Backups {
     }
   }
 
+  async function lastSuccessAt(): Promise<Date | null> {
+    let names: string[];
+    try {
+      names = (await readdir(directory)).filter((name) => BACKUP_NAME.test(name));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
+      throw error;
+    }
+    const newest = names.sort().at(-1);
+    return newest ? new Date(createdAtOf(newest)!) : null;
+  }
+
+  const available = database.kind === "pglite" && database.snapshot !== undefined;
+
   return {
+    available,
     create,
     list,
+    lastSuccessAt,
+    failures: () => ({ ...failures }),
     startSchedule() {
-      if (intervalMs <= 0 || database.kind !== "pglite" || !database.snapshot) return;
+      if (intervalMs <= 0 || !available) return;
       void (async () => {
         const newest = (await list().catch(() => undefined))?.backups[0];
         const dueIn = newest ? Date.parse(newest.created_at) + intervalMs - clock.now().getTime() : 0;

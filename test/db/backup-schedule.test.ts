@@ -57,6 +57,49 @@ onPglite("scheduled backups and what they keep", () => {
       const after = await backups.list();
       assert.equal(after.last_failure?.scheduled, false);
       assert.match(after.last_failure?.reason ?? "", /EEXIST|ENOTDIR/);
+      assert.deepEqual(backups.failures(), { scheduled: 0, requested: 1 });
+    } finally {
+      await backups.stop();
+      await database.close();
+    }
+  });
+
+  test("a scheduled backup that fails is logged, listed and counted, and tried again", async () => {
+    const failingDir = mkdtempSync(path.join(tmpdir(), "porchlight-failing-"));
+    cleanup.push(failingDir);
+    const database = await openDatabase({ dataDir: failingDir });
+    await migrate(database.db);
+    const lines: { level: number; msg: string; scheduled?: boolean }[] = [];
+    const logger = pino({ level: "info" }, { write: (line: string) => void lines.push(JSON.parse(line)) });
+    // The backups folder is a file: every backup fails until it is a folder again.
+    writeFileSync(path.join(failingDir, "backups"), "not a folder");
+    const backups = createBackups({
+      database,
+      dataDir: failingDir,
+      clock: systemClock,
+      logger,
+      intervalHours: 1,
+      keep: 7,
+      intervalMs: 60_000,
+      firstAfterMs: 200,
+    });
+    try {
+      backups.startSchedule();
+      const deadline = Date.now() + 120_000;
+      while (backups.failures().scheduled === 0 && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      assert.deepEqual(backups.failures(), { scheduled: 1, requested: 0 });
+      const logged = lines.find((line) => line.msg === "backup failed");
+      assert.equal(logged?.level, 50, "an error line");
+      assert.equal(logged?.scheduled, true);
+      rmSync(path.join(failingDir, "backups"));
+      const listing = await backups.list();
+      assert.equal(listing.last_failure?.scheduled, true);
+      assert.match(listing.last_failure?.reason ?? "", /EEXIST|ENOTDIR/);
+      // Another try is scheduled (within the hour; here, the test's one-minute interval).
+      const nextIn = Date.parse(listing.schedule.next_at!) - Date.now();
+      assert.ok(nextIn > 0 && nextIn <= 60_000, `next try in ${nextIn} ms`);
     } finally {
       await backups.stop();
       await database.close();

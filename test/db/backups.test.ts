@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
@@ -14,6 +14,7 @@ import { createRenderPool } from "../../src/render/renderer.ts";
 import { boundAutomation, envelope, sendEvent } from "../events/helpers.ts";
 import { admin, createAutomation, createOrg } from "../helpers/api.ts";
 import {
+  ADMIN_TOKEN,
   appAdapters,
   createTestContext,
   TEST_DATABASE_URL,
@@ -60,6 +61,23 @@ async function fileBackedContext(dataDir: string): Promise<TestContext> {
       await database.close();
     },
   };
+}
+
+/** `GET /metrics` as Prometheus scrapes it. */
+async function scrape(ctx: TestContext): Promise<string> {
+  const response = await ctx.app.inject({
+    method: "GET",
+    url: "/metrics",
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+  });
+  assert.equal(response.statusCode, 200, response.body);
+  return response.body;
+}
+
+/** One series' value in Prometheus text (`name{labels} value`); undefined when absent. */
+function sample(text: string, series: string): number | undefined {
+  const line = text.split("\n").find((each) => each.startsWith(`${series} `));
+  return line === undefined ? undefined : Number(line.slice(series.length + 1));
 }
 
 /** Restores `file` into a new DATA_DIR and opens it (on this thread: the test only reads). */
@@ -212,6 +230,52 @@ onPglite("POST /admin/v1/backups on the embedded database", () => {
       await database.close();
     }
   });
+
+  test("shows a failed backup to the operator: in GET /admin/v1/backups and on /metrics", async () => {
+    const newest = (await admin(ctx, "GET", "/backups")).body.backups[0];
+    let metrics = await scrape(ctx);
+    assert.equal(
+      sample(metrics, "porchlight_backup_last_success_timestamp_seconds"),
+      Date.parse(newest.created_at) / 1000,
+    );
+    assert.equal(sample(metrics, 'porchlight_backup_failures_total{trigger="requested"}'), 0);
+    assert.equal(sample(metrics, 'porchlight_backup_failures_total{trigger="scheduled"}'), 0);
+
+    // A backups "folder" that is a file: the backup cannot be written.
+    const folder = path.join(dataDir, "backups");
+    const aside = `${folder}-aside`;
+    renameSync(folder, aside);
+    writeFileSync(folder, "not a folder");
+    try {
+      const failed = await admin(ctx, "POST", "/backups");
+      assert.equal(failed.status, 500, failed.text);
+      metrics = await scrape(ctx);
+      assert.equal(sample(metrics, 'porchlight_backup_failures_total{trigger="requested"}'), 1);
+      // The newest backup's time is kept while the folder cannot be read.
+      assert.equal(
+        sample(metrics, "porchlight_backup_last_success_timestamp_seconds"),
+        Date.parse(newest.created_at) / 1000,
+      );
+    } finally {
+      rmSync(folder);
+      renameSync(aside, folder);
+    }
+    const listed = await admin(ctx, "GET", "/backups");
+    assert.equal(listed.status, 200, listed.text);
+    assert.equal(listed.body.last_failure.scheduled, false);
+    assert.match(listed.body.last_failure.reason, /EEXIST|ENOTDIR/);
+    assert.ok(Math.abs(Date.parse(listed.body.last_failure.at) - Date.now()) < 60_000);
+
+    // The next backup that succeeds moves the timestamp; the failure stays counted.
+    const created = await admin(ctx, "POST", "/backups");
+    assert.equal(created.status, 201, created.text);
+    metrics = await scrape(ctx);
+    assert.equal(
+      sample(metrics, "porchlight_backup_last_success_timestamp_seconds"),
+      Date.parse(created.body.created_at) / 1000,
+    );
+    assert.equal(sample(metrics, 'porchlight_backup_failures_total{trigger="requested"}'), 1);
+  });
 });
 
 onPostgres("POST /admin/v1/backups on PostgreSQL", () => {
@@ -228,5 +292,11 @@ onPostgres("POST /admin/v1/backups on PostgreSQL", () => {
     assert.match(created.body.detail, /PostgreSQL \(DATABASE_URL\).*pg_dump/);
     const listed = await admin(ctx, "GET", "/backups");
     assert.equal(listed.status, 409, listed.text);
+  });
+
+  test("/metrics has no backup series (rather than a last backup at 0 that an alert would take as missing)", async () => {
+    const metrics = await scrape(ctx);
+    assert.doesNotMatch(metrics, /porchlight_backup_/);
+    assert.match(metrics, /^# TYPE porchlight_jobs /m);
   });
 });
