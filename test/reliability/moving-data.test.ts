@@ -11,9 +11,15 @@ import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, describe, test } from "node:test";
-import pg from "pg";
 import { ensureServerBuilt, freePort } from "../helpers/server-process.ts";
-import { adminHttp, http, liveEvent, RELIABILITY_ADMIN_TOKEN, TEST_DATABASE_URL } from "./helpers.ts";
+import {
+  adminHttp,
+  freshDatabase,
+  http,
+  liveEvent,
+  RELIABILITY_ADMIN_TOKEN,
+  TEST_DATABASE_URL,
+} from "./helpers.ts";
 
 const REPO = path.resolve(import.meta.dirname, "../..");
 const MAIN = path.join(REPO, "dist/main.js");
@@ -81,14 +87,15 @@ async function startServer(dataDir: string, databaseUrl?: string): Promise<Serve
 
 /** `npm run <script> -- <arg>` as an operator runs it: its exit status and what it printed. */
 function runScript(
-  script: "db-restore" | "db-copy-to-postgres",
+  script: "db:restore" | "db:copy-to-postgres",
   arg: string,
   env: Record<string, string>,
 ): Promise<{ status: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ["--import", "tsx", path.join(REPO, `scripts/${script}.ts`), arg], {
+    // --silent: npm's own banner and error lines aside, so the command's one-line refusals show as they are.
+    const child = spawn("npm", ["run", "--silent", script, "--", arg], {
       cwd: REPO,
-      env: { PATH: process.env.PATH ?? "", ...env },
+      env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? tmpdir(), ...env },
       stdio: ["ignore", "pipe", "pipe"],
     });
     let stdout = "";
@@ -106,6 +113,8 @@ interface Made {
   leadId: string;
   eventDedupId: string;
   email: string;
+  /** The app session the accepted invitation signed in on the original server. */
+  cookie: string;
 }
 
 /** An org, its key, a bound automation and an event (a queued card), a mailed card with a lead, an app account. */
@@ -134,17 +143,37 @@ async function makeData(baseUrl: string): Promise<Made> {
   const email = `owner-${randomBytes(3).toString("hex")}@example.com`;
   const invited = await adminHttp(baseUrl, "POST", `/orgs/${orgId}/invitations`, { email, role: "owner" });
   assert.equal(invited.status, 201);
-  const accepted = await http(
-    baseUrl,
-    "POST",
-    `/app/api/v1/invitations/${invited.body.invitation_id}/accept`,
+  // The invitation's link carries its token (the id alone does not accept it).
+  const inviteToken = decodeURIComponent(new URL(invited.body.invite_url).pathname.split("/").at(-1)!);
+  const accepted = await fetch(
+    `${baseUrl}/app/api/v1/invitations/${encodeURIComponent(inviteToken)}/accept`,
     {
-      body: { name: "Pat Owner", password: PASSWORD },
-      headers: { origin: baseUrl },
+      method: "POST",
+      headers: { "content-type": "application/json", origin: baseUrl },
+      body: JSON.stringify({ name: "Pat Owner", password: PASSWORD }),
     },
   );
-  assert.equal(accepted.status, 200, JSON.stringify(accepted.body));
-  return { orgId, key, token, leadId: lead.body.lead_id as string, eventDedupId, email };
+  assert.equal(accepted.status, 200, await accepted.text());
+  const cookie = accepted.headers
+    .getSetCookie()
+    .map((line) => line.split(";")[0])
+    .join("; ");
+  assert.match(cookie, /porchlight\.session_token=/);
+  return { orgId, key, token, leadId: lead.body.lead_id as string, eventDedupId, email, cookie };
+}
+
+/** Signs the app account in; its session cookie. */
+async function signIn(baseUrl: string, email: string): Promise<string> {
+  const response = await fetch(`${baseUrl}/app/api/v1/auth/sign-in/email`, {
+    method: "POST",
+    headers: { "content-type": "application/json", origin: baseUrl },
+    body: JSON.stringify({ email, password: PASSWORD }),
+  });
+  assert.equal(response.status, 200, await response.text());
+  return response.headers
+    .getSetCookie()
+    .map((line) => line.split(";")[0])
+    .join("; ");
 }
 
 /** What the moved data must still do on the server at `baseUrl`. */
@@ -166,24 +195,31 @@ async function assertServes(baseUrl: string, made: Made): Promise<void> {
   });
   assert.equal(replay.status, 202);
   assert.equal(replay.body.duplicate, true);
-  const signIn = await fetch(`${baseUrl}/app/api/v1/auth/sign-in/email`, {
-    method: "POST",
-    headers: { "content-type": "application/json", origin: baseUrl },
-    body: JSON.stringify({ email: made.email, password: PASSWORD }),
+  // New events are taken (the sequences continue after the moved rows).
+  const fresh = await http(baseUrl, "POST", "/api/v1/events", {
+    key: made.key,
+    body: liveEvent(`after-move-${randomBytes(4).toString("hex")}`),
   });
-  assert.equal(signIn.status, 200, await signIn.text());
-  const cookie = signIn.headers
-    .getSetCookie()
-    .map((line) => line.split(";")[0])
-    .join("; ");
-  const session = await fetch(`${baseUrl}/app/api/v1/session`, { headers: { cookie } });
+  assert.equal(fresh.status, 202, JSON.stringify(fresh.body));
+  assert.equal(fresh.body.duplicate, false);
+  // The session signed in before the move is still signed in (its row and the app's secret
+  // came along), and the account signs in again with its password.
+  const kept = await fetch(`${baseUrl}/app/api/v1/session`, { headers: { cookie: made.cookie } });
+  assert.equal(kept.status, 200, await kept.text());
+  const session = await fetch(`${baseUrl}/app/api/v1/session`, {
+    headers: { cookie: await signIn(baseUrl, made.email) },
+  });
   assert.equal(session.status, 200);
 }
 
-const onPglite = TEST_DATABASE_URL === undefined ? describe : () => {};
-const onPostgres = TEST_DATABASE_URL === undefined ? () => {} : describe;
+/**
+ * The restore needs no PostgreSQL (its servers run on the embedded database whatever the test
+ * run's database): registered in every run, the reliability run on PostgreSQL included. The copy
+ * needs one: registered only where there is one, into a database of its own on that server.
+ */
+const withPostgres = TEST_DATABASE_URL === undefined ? () => {} : describe;
 
-onPglite("a backup restored into a new DATA_DIR", () => {
+describe("a backup restored into a new DATA_DIR", () => {
   // Two server starts and three commands: minutes on a loaded 2-core machine.
   test("serves the same key, landing page, leads, automations, cards and app account", {
     timeout: 900_000,
@@ -196,17 +232,17 @@ onPglite("a backup restored into a new DATA_DIR", () => {
 
     const target = newDataDir();
     // Refused while a server holds the DATA_DIR (and it is not empty either).
-    const whileRunning = await runScript("db-restore", backup.body.file, { DATA_DIR: original });
+    const whileRunning = await runScript("db:restore", backup.body.file, { DATA_DIR: original });
     assert.equal(whileRunning.status, 1);
     assert.match(whileRunning.stderr, /^DATA_DIR .* is in use by process \d+/);
     assert.equal(whileRunning.stderr.trim().split("\n").length, 1);
     await server.stop();
-    const nonEmpty = await runScript("db-restore", backup.body.file, { DATA_DIR: original });
+    const nonEmpty = await runScript("db:restore", backup.body.file, { DATA_DIR: original });
     assert.equal(nonEmpty.status, 1);
     assert.match(nonEmpty.stderr, /^DATA_DIR .* is not empty/);
     assert.equal(nonEmpty.stderr.trim().split("\n").length, 1);
 
-    const restored = await runScript("db-restore", backup.body.file, { DATA_DIR: target });
+    const restored = await runScript("db:restore", backup.body.file, { DATA_DIR: target });
     assert.equal(restored.status, 0, restored.stderr);
     assert.match(restored.stdout, /Checked: the file against .*\.sha256/);
     // The first start's demo organization and ours.
@@ -222,36 +258,33 @@ onPglite("a backup restored into a new DATA_DIR", () => {
   });
 });
 
-onPostgres("db:copy-to-postgres", () => {
+withPostgres("db:copy-to-postgres", () => {
   test("moves everything to a new PostgreSQL database, which then serves it and takes new events", {
     timeout: 900_000,
   }, async () => {
-    const databaseName = `copy_${randomBytes(5).toString("hex")}`;
-    const serverUrl = new URL(TEST_DATABASE_URL!);
-    const targetUrl = new URL(TEST_DATABASE_URL!);
-    targetUrl.pathname = `/${databaseName}`;
-    const admin = new pg.Client({ connectionString: serverUrl.toString() });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE ${databaseName}`);
+    // A database of its own on the test server, dropped at the end: no other run sees it.
+    const target = await freshDatabase();
+    const targetUrl = new URL(target.url);
+    const databaseName = targetUrl.pathname.slice(1);
     try {
       const dataDir = newDataDir();
       const server = await startServer(dataDir);
       const made = await makeData(server.baseUrl);
-      const whileRunning = await runScript("db-copy-to-postgres", targetUrl.toString(), {
+      const whileRunning = await runScript("db:copy-to-postgres", targetUrl.toString(), {
         DATA_DIR: dataDir,
       });
       assert.equal(whileRunning.status, 1);
       assert.match(whileRunning.stderr, /^DATA_DIR .* is in use by process \d+/);
       await server.stop();
 
-      const copied = await runScript("db-copy-to-postgres", targetUrl.toString(), { DATA_DIR: dataDir });
+      const copied = await runScript("db:copy-to-postgres", targetUrl.toString(), { DATA_DIR: dataDir });
       assert.equal(copied.status, 0, copied.stderr);
       // The first start's demo organization and ours.
       assert.match(copied.stdout, /organizations: 2 rows/);
       assert.match(copied.stdout, /Copied \d+ tables \(\d+ rows, each table's count checked\)/);
       assert.doesNotMatch(copied.stdout, new RegExp(databaseName), "the URL is never printed");
 
-      const again = await runScript("db-copy-to-postgres", targetUrl.toString(), { DATA_DIR: dataDir });
+      const again = await runScript("db:copy-to-postgres", targetUrl.toString(), { DATA_DIR: dataDir });
       assert.equal(again.status, 1);
       assert.match(again.stderr, /^the target database already holds data \(table \w+ has rows\)/);
       assert.equal(again.stderr.trim().split("\n").length, 1);
@@ -259,20 +292,13 @@ onPostgres("db:copy-to-postgres", () => {
       const onPostgres = await startServer(newDataDir(), targetUrl.toString());
       try {
         await assertServes(onPostgres.baseUrl, made);
-        const fresh = await http(onPostgres.baseUrl, "POST", "/api/v1/events", {
-          key: made.key,
-          body: liveEvent(`after-move-${randomBytes(4).toString("hex")}`),
-        });
-        assert.equal(fresh.status, 202);
-        assert.equal(fresh.body.duplicate, false);
         const backup = await adminHttp(onPostgres.baseUrl, "POST", "/backups");
         assert.equal(backup.status, 409);
       } finally {
         await onPostgres.stop();
       }
     } finally {
-      await admin.query(`DROP DATABASE IF EXISTS ${databaseName} WITH (FORCE)`);
-      await admin.end();
+      await target.drop();
     }
   });
 });
