@@ -34,7 +34,7 @@ main().catch((error: unknown) => {
   if (oneLine.some((kind) => error instanceof kind)) process.stderr.write(`${(error as Error).message}\n`);
   else
     process.stderr.write(
-      `Copy failed, nothing was written to the target: ${error instanceof Error ? error.message : String(error)}\n`,
+      `Copy failed and was rolled back (no row is in the target; run it again once the cause is fixed): ${error instanceof Error ? error.message : String(error)}\n`,
     );
   process.exit(1);
 });
