@@ -1,5 +1,14 @@
 import assert from "node:assert/strict";
-import { mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import {
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
@@ -8,7 +17,7 @@ import { buildApp } from "../../src/app.ts";
 import { systemClock } from "../../src/clock.ts";
 import { type Database, openDatabase, queryRows, sql } from "../../src/db/database.ts";
 import { migrate } from "../../src/db/migrate.ts";
-import { restoreBackup } from "../../src/db/restore.ts";
+import { RestoreRefused, restoreBackup } from "../../src/db/restore.ts";
 import { createLocalGeocoder } from "../../src/geo/local.ts";
 import { createRenderPool } from "../../src/render/renderer.ts";
 import { boundAutomation, envelope, sendEvent } from "../events/helpers.ts";
@@ -229,6 +238,50 @@ onPglite("POST /admin/v1/backups on the embedded database", () => {
     } finally {
       await database.close();
     }
+  });
+
+  test("a restore checks the checksums: a damaged file is refused and DATA_DIR is left empty", async () => {
+    const created = await admin(ctx, "POST", "/backups");
+    assert.equal(created.status, 201, created.text);
+    const scratch = mkdtempSync(path.join(tmpdir(), "porchlight-damaged-"));
+    cleanup.push(scratch);
+
+    // A flipped byte: the file no longer matches its .sha256.
+    const flipped = path.join(scratch, path.basename(created.body.file));
+    const bytes = readFileSync(created.body.file);
+    bytes[bytes.length >> 1]! ^= 0xff;
+    writeFileSync(flipped, bytes);
+    copyFileSync(`${created.body.file}.sha256`, `${flipped}.sha256`);
+    const into = mkdtempSync(path.join(tmpdir(), "porchlight-restore-refused-"));
+    cleanup.push(into);
+    await assert.rejects(restoreBackup({ file: flipped, dataDir: into }), (error: Error) => {
+      assert.ok(error instanceof RestoreRefused, String(error));
+      assert.match(error.message, /^the backup is damaged: its SHA-256 is [0-9a-f]{64}/);
+      return true;
+    });
+    assert.deepEqual(readdirSync(into), []);
+
+    // A cluster file changed inside a well-formed archive, without a .sha256 beside it: SHA256SUMS catches it.
+    const unpacked = path.join(scratch, "unpacked");
+    mkdirSync(unpacked);
+    const { create, extract } = await import("tar");
+    await extract({ file: created.body.file, cwd: unpacked });
+    writeFileSync(path.join(unpacked, "cluster", "PG_VERSION"), "99\n");
+    const repacked = path.join(scratch, "repacked.tar.gz");
+    await create({ gzip: true, cwd: unpacked, file: repacked }, readdirSync(unpacked));
+    await assert.rejects(restoreBackup({ file: repacked, dataDir: into }), (error: Error) => {
+      assert.ok(error instanceof RestoreRefused, String(error));
+      assert.equal(error.message, "the backup is damaged: cluster/PG_VERSION does not match SHA256SUMS");
+      return true;
+    });
+    assert.deepEqual(readdirSync(into), []);
+
+    // The same archive untouched, without its .sha256: restored, saying the whole file was not checked.
+    const plain = path.join(scratch, "plain.tar.gz");
+    copyFileSync(created.body.file, plain);
+    const summary = await restoreBackup({ file: plain, dataDir: into });
+    assert.equal(summary.fileChecksumChecked, false);
+    assert.ok(summary.counts.organizations! >= 1);
   });
 
   test("shows a failed backup to the operator: in GET /admin/v1/backups and on /metrics", async () => {
