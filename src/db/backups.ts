@@ -238,7 +238,8 @@ export function createBackups(options: BackupsOptions): Backups {
     return { bytes, sha256: hash.digest("hex") };
   }
 
-  async function takeBackup(): Promise<BackupFile> {
+  /** The backup, and how long the snapshot held PGlite's locks (requests waited that long). */
+  async function takeBackup(): Promise<{ backup: BackupFile; snapshotMs: number }> {
     const snapshot = database.snapshot;
     if (database.kind === "postgres") throw notOnPostgres();
     if (!snapshot) throw inMemory();
@@ -251,7 +252,9 @@ export function createBackups(options: BackupsOptions): Backups {
     const final = path.join(directory, name);
     try {
       const cluster = path.join(staging, BACKUP_CLUSTER_DIR);
+      const snapshotStarted = performance.now();
       await snapshot.call(database, cluster);
+      const snapshotMs = Math.round(performance.now() - snapshotStarted);
       const files = (await listFiles(staging)).filter((file) => file.startsWith(`${BACKUP_CLUSTER_DIR}/`));
       const manifest = await manifestOf(cluster, files.length);
       await writeFile(path.join(staging, BACKUP_MANIFEST), `${JSON.stringify(manifest, null, 2)}\n`, {
@@ -264,7 +267,10 @@ export function createBackups(options: BackupsOptions): Backups {
       await rename(packed, final);
       await writeFileAtomically(checksumFileOf(final), `${sha256}  ${name}\n`);
       await fsyncPath(directory);
-      return { file: path.resolve(final), bytes, sha256, created_at: now.toISOString() };
+      return {
+        backup: { file: path.resolve(final), bytes, sha256, created_at: now.toISOString() },
+        snapshotMs,
+      };
     } finally {
       await rm(staging, { recursive: true, force: true });
       await rm(packed, { force: true });
@@ -285,10 +291,16 @@ export function createBackups(options: BackupsOptions): Backups {
     const run = async () => {
       const started = performance.now();
       try {
-        const backup = await takeBackup();
+        const { backup, snapshotMs } = await takeBackup();
         await prune();
         logger.info(
-          { file: backup.file, bytes: backup.bytes, ms: Math.round(performance.now() - started) },
+          {
+            file: backup.file,
+            bytes: backup.bytes,
+            ms: Math.round(performance.now() - started),
+            snapshotMs,
+            scheduled: createOptions.scheduled === true,
+          },
           "backup written",
         );
         return backup;
