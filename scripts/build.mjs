@@ -75,6 +75,7 @@ const RUNTIME_PACKAGES = [
   "nodemailer",
   "undici",
   "zipcodes",
+  "tar",
 ];
 
 /** What an earlier build left in dist/ (one compiled file per source file, before the bundle). */

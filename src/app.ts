@@ -6,6 +6,7 @@ import { createBoundAutomationCache } from "./automations/automation-cache.ts";
 import { createKillSwitch } from "./automations/kill-switch.ts";
 import type { Clock } from "./clock.ts";
 import type { Config } from "./config.ts";
+import { type Backups, createBackups } from "./db/backups.ts";
 import type { Database } from "./db/database.ts";
 import { registerDeveloperApi } from "./developer-api/index.ts";
 import type { Geocoder } from "./geo/geocoder.ts";
@@ -58,6 +59,8 @@ export interface AppDeps {
   metrics?: Metrics;
   /** How webhook target hostnames resolve; default: the system resolver. Tests inject one. */
   resolveHost?: HostResolver;
+  /** Backups of the embedded database; default: built here, without a schedule (main.ts starts one). */
+  backups?: Backups;
   /**
    * False while the process is still starting (listening, but seeding, starting workers and
    * installing its signal handlers): /readyz answers 503 until then. Unset: started.
@@ -106,10 +109,22 @@ function buildServices(deps: AppDeps): Services {
   const { database, clock, logger } = deps;
   const metrics = deps.metrics ?? createMetrics();
   metrics.watchDatabase({ database, clock });
+  const backups =
+    deps.backups ??
+    createBackups({
+      database,
+      dataDir: deps.config.dataDir,
+      clock,
+      logger,
+      intervalHours: deps.config.backupIntervalHours,
+      keep: deps.config.backupKeep,
+    });
+  if (backups.available) metrics.watchBackups(backups);
   return {
     ...deps,
     metrics,
     db: database.db,
+    backups,
     keyStore: createKeyStore({ db: database.db, clock, logger }),
     killSwitch: createKillSwitch({ db: database.db, clock }),
     boundAutomations: createBoundAutomationCache({ db: database.db, clock }),

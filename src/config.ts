@@ -73,6 +73,10 @@ export interface Config {
    * default); off, a commit survives a killed process but not an OS crash or a power loss.
    */
   embeddedSync: boolean;
+  /** Hours between scheduled backups of the embedded database (BACKUP_INTERVAL_HOURS; 0: none). */
+  backupIntervalHours: number;
+  /** Backups kept under DATA_DIR/backups/; older ones are deleted after each new one (BACKUP_KEEP). */
+  backupKeep: number;
   /** `smtp://…`/`smtps://…`: the app's email goes out by SMTP; unset, to DATA_DIR/mail-outbox/ (SMTP_URL). */
   smtpUrl: string | undefined;
   /** The From of the app's email (MAIL_FROM). */
@@ -313,6 +317,8 @@ export function loadConfig(env: Env = process.env): Config {
     eventLoopReportMs: integer(env, "EVENT_LOOP_REPORT_MS", 0, 0, 3_600_000),
     pgliteThread: oneOf(env, "PGLITE_THREAD", ["on", "off"] as const, "on") === "on",
     embeddedSync: oneOf(env, "EMBEDDED_SYNC", ["on", "off"] as const, "on") === "on",
+    backupIntervalHours: integer(env, "BACKUP_INTERVAL_HOURS", 24, 0, 8_760),
+    backupKeep: integer(env, "BACKUP_KEEP", 7, 1, 1_000),
     webhookAllowPrivateTargets: list(
       env,
       "WEBHOOK_ALLOW_PRIVATE_TARGETS",

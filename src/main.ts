@@ -3,6 +3,7 @@ import type { App, Surface } from "./app.ts";
 import { resolveAdminToken, seedDemoOnFirstRun } from "./bootstrap.ts";
 import { systemClock } from "./clock.ts";
 import { type Config, ConfigError, loadConfig } from "./config.ts";
+import { createBackups } from "./db/backups.ts";
 import {
   DataDirInUseError,
   DataDirUnusableError,
@@ -243,9 +244,18 @@ async function main() {
     counter: metrics.emails,
   });
   let started = false;
+  const backups = createBackups({
+    database,
+    dataDir: config.dataDir,
+    clock: systemClock,
+    logger,
+    intervalHours: config.backupIntervalHours,
+    keep: config.backupKeep,
+  });
   const appDeps = {
     metrics,
     config,
+    backups,
     database,
     clock: systemClock,
     logger,
@@ -289,6 +299,7 @@ async function main() {
     { role, database: database.kind, ...(role === "worker" ? {} : { url: config.publicBaseUrl }) },
     "porchlight started",
   );
+  backups.startSchedule();
   const stopLoopReport =
     config.eventLoopReportMs > 0
       ? startEventLoopDelayReport({ logger, intervalMs: config.eventLoopReportMs })
@@ -302,6 +313,7 @@ async function main() {
     () => mailer.close(),
     async () => stopLoopReport?.(),
     async () => vacuum?.stop(),
+    () => backups.stop(),
     () => limiter.close(),
     () => database.close(),
     async () => releaseDataDir?.(),

@@ -3,6 +3,7 @@ import type { BoundAutomationCache } from "./automations/automation-cache.ts";
 import type { KillSwitch } from "./automations/kill-switch.ts";
 import type { Clock } from "./clock.ts";
 import type { Config } from "./config.ts";
+import type { Backups } from "./db/backups.ts";
 import type { Database, Queryable } from "./db/database.ts";
 import type { Geocoder } from "./geo/geocoder.ts";
 import type { Metrics } from "./http/metrics.ts";
@@ -41,6 +42,8 @@ export interface Services {
   webhookTargetGuard: TargetGuard;
   /** The app's Prometheus registry and its instruments (`GET /metrics`). */
   metrics: Metrics;
+  /** Backups of the embedded database (the operator's /backups). */
+  backups: Backups;
   /** See AppDeps.isStarted: /readyz reads it. */
   isStarted?: () => boolean;
 }

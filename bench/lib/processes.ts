@@ -110,6 +110,9 @@ export async function startNodeServer(options: {
       LOG_LEVEL: "warn",
       HOST: "127.0.0.1",
       ADMIN_TOKEN: BENCH_ADMIN_TOKEN,
+      // The default start's first scheduled backup, a minute in, would land inside a measurement
+      // (a CHECKPOINT and a copy of the cluster holding PGlite's locks): none unless a scenario asks.
+      BACKUP_INTERVAL_HOURS: "0",
       ...options.env,
       PORT: String(port),
     },

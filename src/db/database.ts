@@ -32,6 +32,11 @@ export interface Database {
   listen(channel: string, onNotify: () => void): Promise<() => Promise<void>>;
   /** Resolves when the database answers a trivial query. */
   ping(): Promise<void>;
+  /**
+   * The embedded database kept in files only: copies its cluster's files into `targetDir` at one
+   * point in time, while it serves (`cluster-snapshot.ts`). Absent on PostgreSQL and in memory.
+   */
+  snapshot?(targetDir: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -100,6 +105,7 @@ async function openPglite(dataDir: string | undefined, inThread: boolean, sync: 
     sync,
     startParams: ["-c", `shared_buffers=${PGLITE_SHARED_BUFFERS}`],
   });
+  const { snapshotPgliteCluster } = await import("./cluster-snapshot.ts");
   for (const statement of PGLITE_SESSION_SETTINGS) await client.exec(statement);
   const query = createPreparedQuery(client);
   // Drizzle's PGlite session calls only query (outside transactions) and transaction.
@@ -107,6 +113,9 @@ async function openPglite(dataDir: string | undefined, inThread: boolean, sync: 
   return pgliteDatabase(drizzlePglite(preparedClient) as unknown as Queryable, {
     query,
     listen: (channel, onNotify) => client.listen(channel, onNotify),
+    ...(dataDir
+      ? { snapshot: (targetDir: string) => snapshotPgliteCluster(client, dataDir, targetDir) }
+      : {}),
     get closed() {
       return client.closed;
     },
@@ -118,6 +127,7 @@ async function openPglite(dataDir: string | undefined, inThread: boolean, sync: 
 interface PgliteHandle {
   query<T>(text: string, params?: unknown[]): Promise<{ rows: T[] }>;
   listen(channel: string, onNotify: () => void): Promise<() => Promise<void>>;
+  snapshot?(targetDir: string): Promise<void>;
   readonly closed: boolean;
   close(): Promise<void>;
 }
@@ -136,6 +146,7 @@ function pgliteDatabase(db: Queryable, handle: PgliteHandle): Database {
     ping: async () => {
       await handle.query("SELECT 1");
     },
+    ...(handle.snapshot ? { snapshot: handle.snapshot.bind(handle) } : {}),
     close: async () => {
       if (!handle.closed) await handle.close();
     },
@@ -162,7 +173,15 @@ async function openPgliteThreaded(dataDir: string | undefined, sync: boolean): P
     pgliteWasmModule,
     ...(initdbWasmModule ? { initdbWasmModule } : {}),
   });
-  return pgliteDatabase(drizzlePglite(thread as unknown as PGlite) as unknown as Queryable, thread);
+  return pgliteDatabase(drizzlePglite(thread as unknown as PGlite) as unknown as Queryable, {
+    query: thread.query,
+    listen: thread.listen,
+    ...(dataDir ? { snapshot: thread.snapshot } : {}),
+    get closed() {
+      return thread.closed;
+    },
+    close: thread.close,
+  });
 }
 
 async function openPostgres(url: string, options: OpenDatabaseOptions): Promise<Database> {

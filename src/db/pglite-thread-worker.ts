@@ -6,6 +6,7 @@
  */
 import { parentPort, workerData } from "node:worker_threads";
 import { messages, PGlite, type QueryOptions, type Results, type Transaction } from "@electric-sql/pglite";
+import { snapshotPgliteCluster } from "./cluster-snapshot.ts";
 import { createPreparedQuery } from "./pglite-prepared.ts";
 import type {
   SerializedError,
@@ -158,6 +159,10 @@ async function main() {
         if (stop && !client.closed) await stop();
         return undefined;
       }
+      case "snapshot":
+        if (!start.dataDir) throw new Error("an in-memory database has no files to copy");
+        await snapshotPgliteCluster(client, start.dataDir, request.targetDir);
+        return undefined;
       case "close":
         if (!client.closed) await client.close();
         return undefined;

@@ -48,6 +48,7 @@ export type ThreadRequest =
   | { id: number; op: "begin" }
   | { id: number; op: "end"; tx: number; commit: boolean }
   | { id: number; op: "listen" | "unlisten"; channel: string }
+  | { id: number; op: "snapshot"; targetDir: string }
   | { id: number; op: "close" };
 
 type WithoutId<T> = T extends unknown ? Omit<T, "id"> : never;
@@ -82,6 +83,8 @@ export interface PgliteThread {
   exec(text: string): Promise<Results[]>;
   transaction<T>(callback: (tx: PgliteProxyTransaction) => Promise<T>): Promise<T>;
   listen(channel: string, onNotify: (payload: string) => void): Promise<() => Promise<void>>;
+  /** Copies the cluster's files into `targetDir` at one point in time (`cluster-snapshot.ts`). */
+  snapshot(targetDir: string): Promise<void>;
   readonly closed: boolean;
   /** Ends the thread after PGlite closed its files. */
   close(): Promise<void>;
@@ -310,6 +313,7 @@ export async function openPgliteThread(start: ThreadStart): Promise<PgliteThread
         if (!stopped) await call({ op: "unlisten", channel });
       };
     },
+    snapshot: (targetDir) => call<void>({ op: "snapshot", targetDir }),
     get closed() {
       return stopped !== undefined || closing;
     },

@@ -25,6 +25,19 @@ export interface Metrics {
   readonly emails: Counter<"outcome">;
   /** The database-derived gauges read their values from here at scrape time (see watchDatabase). */
   watchDatabase(source: DatabaseGaugeSource): void;
+  /**
+   * The embedded database's backups (porchlight_backup_*), read at scrape time. Only an instance
+   * that takes backups calls it: on PostgreSQL the series do not exist, rather than read 0 (which
+   * an alert on the last backup's age would take for a backup never made).
+   */
+  watchBackups(source: BackupGaugeSource): void;
+}
+
+export interface BackupGaugeSource {
+  /** When the newest backup on disk was taken (null: none). */
+  lastSuccessAt(): Promise<Date | null>;
+  /** Backups that failed since the process started. */
+  failures(): { scheduled: number; requested: number };
 }
 
 export interface DatabaseGaugeSource {
@@ -120,6 +133,35 @@ export function createMetrics(): Metrics {
     },
   });
 
+  let backupSource: BackupGaugeSource | undefined;
+  const registerBackupMetrics = () => {
+    new Gauge({
+      name: "porchlight_backup_last_success_timestamp_seconds",
+      help: "When the newest backup of the embedded database in DATA_DIR/backups/ was taken, in Unix seconds (0: none yet).",
+      registers: [registry],
+      async collect() {
+        // A backups folder that cannot be read keeps the last value: the scrape still answers.
+        if (!backupSource) return;
+        const at = await backupSource.lastSuccessAt().catch(() => undefined);
+        if (at !== undefined) this.set((at?.getTime() ?? 0) / 1000);
+      },
+    });
+    new Counter({
+      name: "porchlight_backup_failures_total",
+      help: "Backups of the embedded database that failed since the process started, by trigger: scheduled (BACKUP_INTERVAL_HOURS) or requested (POST /admin/v1/backups).",
+      labelNames: ["trigger"] as const,
+      registers: [registry],
+      collect() {
+        if (!backupSource) return;
+        const failures = backupSource.failures();
+        // Both series from the start at 0, so that increase() sees the first failure.
+        this.reset();
+        this.inc({ trigger: "scheduled" }, failures.scheduled);
+        this.inc({ trigger: "requested" }, failures.requested);
+      },
+    });
+  };
+
   return {
     registry,
     httpRequestDuration: new Histogram({
@@ -157,6 +199,10 @@ export function createMetrics(): Metrics {
     watchDatabase(next) {
       source = next;
       cached = undefined;
+    },
+    watchBackups(next) {
+      if (!backupSource) registerBackupMetrics();
+      backupSource = next;
     },
   };
 }

@@ -5,6 +5,7 @@ import { assertOrganizationExists } from "../orgs/organizations.ts";
 import type { Services } from "../services.ts";
 import { registerAdminAttributionRoutes } from "./attribution-admin.ts";
 import { registerAdminAutomationRoutes } from "./automations.ts";
+import { registerAdminBackupRoutes } from "./backups.ts";
 import { registerAdminCampaignRoutes } from "./campaigns.ts";
 import { registerAdminEventRoutes } from "./events.ts";
 import { registerAdminImportRoutes } from "./imports.ts";
@@ -34,6 +35,7 @@ export async function registerOperatorApi(app: FastifyInstance, services: Servic
   registerAdminLeadRoutes(app, services);
   registerAdminPieceRoutes(app, services);
   registerAdminMailSafetyRoutes(app, services);
+  registerAdminBackupRoutes(app, services);
 }
 
 /**

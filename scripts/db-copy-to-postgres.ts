@@ -1,0 +1,40 @@
+/**
+ * `npm run db:copy-to-postgres -- postgres://…`: copies the embedded database in DATA_DIR, with the
+ * server stopped, into an empty PostgreSQL (docs/operations.md, Moving to PostgreSQL). Every
+ * refusal is one line on stderr and exit status 1; the URL is never printed (it may hold a password).
+ */
+import { ConfigError, loadConfig } from "../src/config.ts";
+import { CopyRefused, copyToPostgres } from "../src/db/copy-to-postgres.ts";
+import { DataDirInUseError, DataDirUnusableError } from "../src/db/data-dir-lock.ts";
+
+async function main() {
+  const args = process.argv.slice(2);
+  if (args.length !== 1 || !/^postgres(ql)?:\/\//.test(args[0]!)) {
+    throw new CopyRefused(
+      "usage: npm run db:copy-to-postgres -- postgres://user:password@host:5432/database",
+    );
+  }
+  const config = loadConfig();
+  const print = (line: string) => process.stdout.write(`${line}\n`);
+  print(`Copying the embedded database in DATA_DIR ${config.dataDir} to PostgreSQL…`);
+  const summary = await copyToPostgres({
+    dataDir: config.dataDir,
+    targetUrl: args[0]!,
+    progress: (line) => print(`  ${line}`),
+  });
+  const rows = summary.tables.reduce((total, table) => total + table.rows, 0);
+  print(
+    `Copied ${summary.tables.length} tables (${rows} rows, each table's count checked) and ${summary.sequences} sequences in ${(summary.ms / 1000).toFixed(1)} s, in one transaction.`,
+  );
+  print("Next: DATABASE_URL=<that URL> npm start (docs/operations.md, Moving to PostgreSQL).");
+}
+
+main().catch((error: unknown) => {
+  const oneLine = [CopyRefused, ConfigError, DataDirInUseError, DataDirUnusableError];
+  if (oneLine.some((kind) => error instanceof kind)) process.stderr.write(`${(error as Error).message}\n`);
+  else
+    process.stderr.write(
+      `Copy failed and was rolled back (no row is in the target; run it again once the cause is fixed): ${error instanceof Error ? error.message : String(error)}\n`,
+    );
+  process.exit(1);
+});
