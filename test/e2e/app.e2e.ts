@@ -510,6 +510,10 @@ describe("the contractor's web app in a browser", () => {
     await page.getByRole("button", { name: "Sign in" }).click();
     await page.getByRole("switch", { name: "Pause all automations" }).waitFor();
     await page.getByRole("heading", { name: "Failed jobs" }).waitFor();
+    // A backup of the embedded database, taken from the console while the server serves.
+    await page.getByRole("button", { name: "Back up now" }).click();
+    const backups = page.getByRole("region", { name: "Backup files" });
+    await backups.getByRole("cell", { name: /^porchlight-.*\.tar\.gz$/ }).waitFor();
     for (const viewport of ["desktop", "phone"] as const) {
       await page.setViewportSize(VIEWPORTS[viewport]);
       await checkScreen("operator-console", viewport);

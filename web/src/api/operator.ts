@@ -104,3 +104,28 @@ export function useSetKillSwitch() {
     onSuccess: (answer) => queryClient.setQueryData(operatorKeys.killSwitch(), answer),
   });
 }
+
+export type BackupFile = { file: string; bytes: number; sha256: string | null; created_at: string };
+export type BackupListing = {
+  backups: BackupFile[];
+  last_failure: { at: string; reason: string; scheduled: boolean } | null;
+  schedule: { interval_hours: number; keep: number; next_at: string | null };
+};
+
+const backupsKey = [...operatorKeys.all, "backups"] as const;
+
+/** The embedded database's backups; on PostgreSQL the API answers 409 (pg_dump is the tool there). */
+export const backupsQuery = () =>
+  queryOptions({
+    queryKey: backupsKey,
+    queryFn: () => operatorFetch<BackupListing>("/backups"),
+    retry: false,
+  });
+
+export function useCreateBackup() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: () => operatorFetch<BackupFile>("/backups", { method: "POST" }),
+    onSettled: () => queryClient.invalidateQueries({ queryKey: backupsKey }),
+  });
+}

@@ -35,6 +35,7 @@ import {
 } from "../../api/operator.ts";
 import { ScrollTable } from "../../ui/ScrollTable.tsx";
 import { EmptyState, LoadError, Loading } from "../../ui/states.tsx";
+import { BackupsPanel } from "./BackupsPanel.tsx";
 
 /** The platform operator's console: signed in with the operator token, not a user account. */
 export function OperatorPage() {
@@ -121,6 +122,7 @@ function Console({ onUnauthorized }: { onUnauthorized: () => void }) {
       <KillSwitch />
       <Organizations />
       <FailedJobs />
+      <BackupsPanel />
     </Stack>
   );
 }
