@@ -113,6 +113,8 @@ export async function startNodeServer(options: {
       // The default start's first scheduled backup, a minute in, would land inside a measurement
       // (a CHECKPOINT and a copy of the cluster holding PGlite's locks): none unless a scenario asks.
       BACKUP_INTERVAL_HOURS: "0",
+      // `EMBEDDED_SYNC=off npm run bench` measures the embedded database without its per-commit sync.
+      ...(process.env.EMBEDDED_SYNC ? { EMBEDDED_SYNC: process.env.EMBEDDED_SYNC } : {}),
       ...options.env,
       PORT: String(port),
     },
