@@ -1,4 +1,5 @@
 import type { VerificationLevel, WrittenAddress } from "../domain/deliverable-address.ts";
+import { lobAuthorization, lobErrorMessage } from "../http/lob-answers.ts";
 import {
   type AddressVerifier,
   AddressVerifierUnavailableError,
@@ -52,20 +53,9 @@ function standardOf(answer: LobVerification): StandardAddress | null {
   };
 }
 
-async function errorMessage(response: Response): Promise<string> {
-  const text = await response.text().catch(() => "");
-  try {
-    const parsed = JSON.parse(text) as { error?: { message?: string } };
-    if (parsed.error?.message) return parsed.error.message;
-  } catch {
-    // not JSON: the status says enough
-  }
-  return text.slice(0, 200) || response.statusText;
-}
-
 /** Lob's US verification API: `POST /v1/us_verifications`, one address a request. */
 export function createLobVerifier(options: LobVerifierOptions): AddressVerifier {
-  const authorization = `Basic ${Buffer.from(`${options.apiKey}:`).toString("base64")}`;
+  const authorization = lobAuthorization(options.apiKey);
   return {
     name: "lob",
     async verify(
@@ -93,7 +83,7 @@ export function createLobVerifier(options: LobVerifierOptions): AddressVerifier 
         );
       }
       if (!response.ok) {
-        const message = `Lob's address verification answered ${response.status}: ${await errorMessage(response)}`;
+        const message = `Lob's address verification answered ${response.status}: ${await lobErrorMessage(response)}`;
         // Lob refuses an address it cannot read with 422; anything else is Lob's or our key's problem.
         if (response.status === 422 || response.status === 400)
           return { deliverable: false, reason: message };

@@ -1,3 +1,4 @@
+import { lobAuthorization, lobErrorMessage } from "../http/lob-answers.ts";
 import type { CardSize } from "../render/card-size.ts";
 import {
   type PrintProvider,
@@ -36,23 +37,12 @@ function form(request: PrintRequest): FormData {
   return body;
 }
 
-async function errorMessage(response: Response): Promise<string> {
-  const text = await response.text().catch(() => "");
-  try {
-    const parsed = JSON.parse(text) as { error?: { message?: string } };
-    if (parsed.error?.message) return parsed.error.message;
-  } catch {
-    // not JSON: the status says enough
-  }
-  return text.slice(0, 200) || response.statusText;
-}
-
 /**
  * Lob's postcards API. The piece id is the Idempotency-Key, so a retry after a crash or a lost
  * answer returns the postcard Lob already made instead of mailing a second one.
  */
 export function createLobProvider(options: LobOptions): PrintProvider {
-  const authorization = `Basic ${Buffer.from(`${options.apiKey}:`).toString("base64")}`;
+  const authorization = lobAuthorization(options.apiKey);
   return {
     name: "lob",
     printsAddressBlock: false,
@@ -77,7 +67,7 @@ export function createLobProvider(options: LobOptions): PrintProvider {
           throw new PrintUnavailableError("Lob answered without a postcard id");
         return { providerId: postcard.id, status: "submitted" };
       }
-      const message = `Lob answered ${response.status}: ${await errorMessage(response)}`;
+      const message = `Lob answered ${response.status}: ${await lobErrorMessage(response)}`;
       if (response.status === 429 || response.status >= 500) throw new PrintUnavailableError(message);
       throw new PrintRejectedError(message);
     },
