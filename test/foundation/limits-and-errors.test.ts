@@ -64,10 +64,17 @@ describe(`per-IP limit before authentication (${databaseLabel})`, () => {
 
 describe(`X-Forwarded-For and TRUST_PROXY (${databaseLabel})`, () => {
   it("ignores X-Forwarded-For unless the proxy is trusted", async () => {
-    const untrusted = await createTestContext({ config: { ipRateLimitPerMinute: 2 }, memoryLimiter: true });
+    // A fixed clock: on a loaded machine the three requests could straddle a minute's window.
+    const clock = fixedClock("2026-03-02T15:00:10.000Z");
+    const untrusted = await createTestContext({
+      config: { ipRateLimitPerMinute: 2 },
+      memoryLimiter: true,
+      clock,
+    });
     const trusted = await createTestContext({
       config: { ipRateLimitPerMinute: 2, trustProxy: true },
       memoryLimiter: true,
+      clock,
     });
     try {
       const ip = randomIp();
