@@ -20,7 +20,7 @@ export function CardFitNotice({ input }: { input: CardFitInput }) {
   if (!fit.data) return null;
   if (fit.data.fits) {
     return (
-      <Text size="sm" c="teal.8" role="status" aria-live="polite">
+      <Text size="sm" c="teal.9" role="status" aria-live="polite">
         The text fits the {size} card, merge fields counted at their longest.
       </Text>
     );
