@@ -1,5 +1,6 @@
 import PDFDocument from "pdfkit";
-import { cardFont, textPath } from "./text.ts";
+import { pdfFont } from "./pdf-font.ts";
+import { textPath } from "./text.ts";
 
 /**
  * One side of a card as a short list of drawing operations, in points from the artwork's top
@@ -123,10 +124,13 @@ export function drawingsToPdf(drawings: readonly Drawing[]): Promise<Buffer> {
     autoFirstPage: false,
     margin: 0,
     info: { Title: "Postcard", Creator: "Porchlight" },
+    // No default font: pdfkit would load and parse Helvetica's metrics for every document, unused.
+    font: null as never,
   });
-  // The parsed font, not its file: pdfkit would parse the file (its kerning tables) again per document.
-  doc.registerFont(fontName(false), cardFont(false).font as never);
-  doc.registerFont(fontName(true), cardFont(true).font as never);
+  // The parsed font, not its file: pdfkit would parse the file (its kerning tables) again per
+  // document; and its words shaped once per thread (text.ts), not once per document.
+  doc.registerFont(fontName(false), pdfFont(false) as never);
+  doc.registerFont(fontName(true), pdfFont(true) as never);
   const chunks: Buffer[] = [];
   const done = new Promise<Buffer>((resolve, reject) => {
     doc.on("data", (chunk: Buffer) => chunks.push(chunk));

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import type { Font } from "fontkit";
+import type { Font, Glyph, GlyphPosition } from "fontkit";
 
 const require = createRequire(import.meta.url);
 
@@ -39,23 +39,59 @@ export function cardFont(bold: boolean): CardFont {
 }
 
 /**
- * Advance widths in font units by face and text: a wrap measures the same words and prefixes
- * again and again, and cards of one template repeat them; shaping (kerning) is the costly part.
+ * A line is shaped in pdfkit's own pieces: each word with the space or tab after it (pdfkit's
+ * EmbeddedFont.layout splits text so before fontkit shapes it). Measuring, the PDF and the proof's
+ * outlines all add up the same pieces, so the three agree to the font unit; and a piece is shaped
+ * once per thread, not once per document: shaping Inter (its contextual alternates and kerning)
+ * was most of a card's CPU when pdfkit repeated it for every PDF. Cards of one template repeat
+ * their words, where whole lines differ by a name or a street.
  */
-const ADVANCE_CACHE_ENTRIES = 20_000;
-const advances = new Map<string, number>();
+export function piecesOf(text: string): string[] {
+  const pieces: string[] = [];
+  let start = 0;
+  for (let index = 0; index < text.length; index++) {
+    const character = text[index];
+    if (character === " " || character === "\t") {
+      pieces.push(text.slice(start, index + 1));
+      start = index + 1;
+    }
+  }
+  if (start < text.length) pieces.push(text.slice(start));
+  return pieces;
+}
+
+/** A piece as fontkit shapes it, in font units; shared, so never changed by a reader. */
+export interface ShapedPiece {
+  glyphs: readonly Glyph[];
+  positions: readonly Readonly<GlyphPosition>[];
+  advanceWidth: number;
+}
+
+const SHAPED_CACHE_ENTRIES = 20_000;
+const shapedPieces = new Map<string, ShapedPiece>();
+
+/** The piece shaped in the regular or bold face, once per thread (pdf-font.ts gives it to pdfkit). */
+export function shaped(piece: string, bold: boolean): ShapedPiece {
+  const key = `${bold ? "b" : "r"}${piece}`;
+  let found = shapedPieces.get(key);
+  if (!found) {
+    const run = cardFont(bold).font.layout(piece);
+    found = {
+      glyphs: run.glyphs,
+      positions: run.positions.map((position) => Object.freeze({ ...position })),
+      advanceWidth: run.advanceWidth,
+    };
+    if (shapedPieces.size >= SHAPED_CACHE_ENTRIES) shapedPieces.clear();
+    shapedPieces.set(key, found);
+  }
+  return found;
+}
 
 /** Width in points of `text` set at `size`, kerned as pdfkit sets it (fontkit's default features). */
 export function textWidth(text: string, size: number, bold: boolean): number {
-  const { font } = cardFont(bold);
-  const key = `${bold ? "b" : "r"}${text}`;
-  let advance = advances.get(key);
-  if (advance === undefined) {
-    advance = font.layout(text).advanceWidth;
-    if (advances.size >= ADVANCE_CACHE_ENTRIES) advances.clear();
-    advances.set(key, advance);
-  }
-  return (advance * size) / font.unitsPerEm;
+  let advance = 0;
+  for (const piece of piecesOf(text)) advance += shaped(piece, bold).advanceWidth;
+  return (advance * size) / cardFont(bold).font.unitsPerEm;
 }
 
 export interface TextStyle {
@@ -174,23 +210,25 @@ export function textPath(
   options: { x: number; y: number; size: number; bold: boolean; center?: boolean },
 ): string {
   const { font } = cardFont(options.bold);
-  const run = font.layout(line);
   const scale = options.size / font.unitsPerEm;
-  let penX = options.center ? options.x - (run.advanceWidth * scale) / 2 : options.x;
+  let penX = options.center ? options.x - textWidth(line, options.size, options.bold) / 2 : options.x;
   const parts: string[] = [];
   const point = (gx: number, gy: number, dx: number, dy: number) =>
     `${(penX + (dx + gx) * scale).toFixed(2)} ${(options.y - (dy + gy) * scale).toFixed(2)}`;
-  run.glyphs.forEach((glyph, index) => {
-    const position = run.positions[index]!;
-    for (const { command, args } of glyph.path.commands) {
-      const at = (i: number) => point(args[i]!, args[i + 1]!, position.xOffset, position.yOffset);
-      if (command === "moveTo") parts.push(`M${at(0)}`);
-      else if (command === "lineTo") parts.push(`L${at(0)}`);
-      else if (command === "quadraticCurveTo") parts.push(`Q${at(0)} ${at(2)}`);
-      else if (command === "bezierCurveTo") parts.push(`C${at(0)} ${at(2)} ${at(4)}`);
-      else if (command === "closePath") parts.push("Z");
-    }
-    penX += position.xAdvance * scale;
-  });
+  for (const piece of piecesOf(line)) {
+    const run = shaped(piece, options.bold);
+    run.glyphs.forEach((glyph, index) => {
+      const position = run.positions[index]!;
+      for (const { command, args } of glyph.path.commands) {
+        const at = (i: number) => point(args[i]!, args[i + 1]!, position.xOffset, position.yOffset);
+        if (command === "moveTo") parts.push(`M${at(0)}`);
+        else if (command === "lineTo") parts.push(`L${at(0)}`);
+        else if (command === "quadraticCurveTo") parts.push(`Q${at(0)} ${at(2)}`);
+        else if (command === "bezierCurveTo") parts.push(`C${at(0)} ${at(2)} ${at(4)}`);
+        else if (command === "closePath") parts.push("Z");
+      }
+      penX += position.xAdvance * scale;
+    });
+  }
   return parts.join("");
 }
