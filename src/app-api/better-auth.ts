@@ -3,6 +3,7 @@ import { betterAuth } from "better-auth";
 import { drizzleAdapter } from "better-auth/adapters/drizzle";
 import { organization } from "better-auth/plugins/organization";
 import { passwordResetMessage } from "../mail/messages.ts";
+import { loadMemberDisplayName } from "../orgs/display-name.ts";
 import { AUTH_TABLES } from "./auth-schema.ts";
 import {
   AUTH_BASE_PATH,
@@ -45,7 +46,12 @@ export function createBetterAuth(deps: AuthDeps) {
       sendResetPassword: async ({ user, token }) => {
         const resetUrl = `${config.publicBaseUrl}/app/reset-password?token=${encodeURIComponent(token)}`;
         await mailer.send(
-          passwordResetMessage({ to: user.email, resetUrl, validMinutes: RESET_TOKEN_SECONDS / 60 }),
+          passwordResetMessage({
+            to: user.email,
+            resetUrl,
+            validMinutes: RESET_TOKEN_SECONDS / 60,
+            organizationName: await loadMemberDisplayName(deps.db, user.id),
+          }),
         );
       },
     },

@@ -6,11 +6,14 @@
 import { type Static, Type } from "@fastify/type-provider-typebox";
 import { AppError } from "../errors.ts";
 import { placeholderImage } from "../imagery/placeholder.ts";
+import { type FieldFit, overflowProblem, templateOverflow } from "../render/card-fit.ts";
 import type { CardContent } from "../render/card-layout.ts";
+import { cardTextLines } from "../render/card-text-lines.ts";
+import type { CardSender } from "../render/compose.ts";
 import { templateProblems } from "../render/merge.ts";
 import { splitProofSheet } from "../render/proof-sides.ts";
 import type { Renderer } from "../render/renderer.ts";
-import { CardSizeSchema } from "../render/template.ts";
+import { CardSizeSchema, type ResolvedTemplate } from "../render/template.ts";
 
 /** The card an editor sends. `offer` is the contractor's own line; none by default. */
 export const CardTemplate = Type.Object(
@@ -26,7 +29,12 @@ export type CardTemplate = Static<typeof CardTemplate>;
 
 /** A proof's two sides. */
 export const ProofView = Type.Object(
-  { front_png: Type.String(), back_png: Type.String() },
+  {
+    front_png: Type.String(),
+    back_png: Type.String(),
+    front_text: Type.Array(Type.String(), { description: "The front's lines of text, as drawn." }),
+    back_text: Type.Array(Type.String(), { description: "The back's lines of text, as drawn." }),
+  },
   { additionalProperties: false },
 );
 
@@ -39,6 +47,10 @@ export function assertTemplate(template: CardTemplate | undefined): void {
     const problems = typeof text === "string" ? templateProblems(text) : [];
     if (problems.length > 0) fields[`template.${field}`] = problems.join("; ");
   }
+  throwFieldErrors(fields);
+}
+
+function throwFieldErrors(fields: Record<string, string>): void {
   const [first] = Object.entries(fields);
   if (!first) return;
   const error = new AppError(422, "invalid_payload", `${first[0]}: ${first[1]}`) as AppError & {
@@ -46,6 +58,45 @@ export function assertTemplate(template: CardTemplate | undefined): void {
   };
   error.details = { fields };
   throw error;
+}
+
+/** One field's fit as the builder shows it live. */
+export const FieldFitView = Type.Object(
+  {
+    field: Type.Union([Type.Literal("headline"), Type.Literal("message"), Type.Literal("offer")]),
+    characters: Type.Integer({ description: "The field's characters as written." }),
+    fitting: Type.Integer({ description: "How many of them fit the card, merge fields at their longest." }),
+    problem: Type.String(),
+  },
+  { additionalProperties: false },
+);
+
+export const CardFitView = Type.Object(
+  {
+    fits: Type.Boolean(),
+    overflow: Type.Array(FieldFitView, {
+      description: "The fields that do not fit; empty when the card fits.",
+    }),
+  },
+  { additionalProperties: false },
+);
+
+/** The fit of a template on its card for this sender (render/card-fit.ts has the rule). */
+export function cardFitView(template: ResolvedTemplate, sender: CardSender): Static<typeof CardFitView> {
+  const overflow = templateOverflow(template, sender).map((fit: FieldFit) => ({
+    ...fit,
+    problem: overflowProblem(fit, template.size),
+  }));
+  return { fits: overflow.length === 0, overflow };
+}
+
+/**
+ * Refuses (422, each field as `template.<field>`) a template whose text the card would cut:
+ * saved, it would print something other than what the contractor approved.
+ */
+export function assertCardFits(template: ResolvedTemplate, sender: CardSender): void {
+  const { overflow } = cardFitView(template, sender);
+  throwFieldErrors(Object.fromEntries(overflow.map((fit) => [`template.${fit.field}`, fit.problem])));
 }
 
 /**
@@ -81,7 +132,13 @@ export function proofHomeImage(address: {
 /** Front and back as PNG data: URLs, drawn off the event loop by the renderer's pool. */
 export async function drawProof(renderer: Renderer, card: CardContent): Promise<Static<typeof ProofView>> {
   const [front, back] = await splitProofSheet(await renderer.proof(card, "png"));
-  return { front_png: dataUrl(front!), back_png: dataUrl(back!) };
+  const text = cardTextLines(card);
+  return {
+    front_png: dataUrl(front!),
+    back_png: dataUrl(back!),
+    front_text: text.front,
+    back_text: text.back,
+  };
 }
 
 const dataUrl = (png: Buffer) => `data:image/png;base64,${png.toString("base64")}`;

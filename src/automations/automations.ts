@@ -8,11 +8,14 @@ import { invalidPayload, notFound } from "../errors.ts";
 import {
   type Audience,
   type AudienceInput,
+  FORMER_NEIGHBOUR_DEFAULT_TEMPLATE,
   isNeighbours,
   NEIGHBOUR_DEFAULT_TEMPLATE,
   resolveAudience,
   storedAudience,
 } from "../neighbours/audience.ts";
+import { loadCardSender } from "../orgs/card-sender.ts";
+import { overflowProblem, templateOverflow } from "../render/card-fit.ts";
 import { templateProblems } from "../render/merge.ts";
 import { type CardTemplateInput, type ResolvedTemplate, resolveTemplate } from "../render/template.ts";
 
@@ -137,9 +140,10 @@ function audienceColumns(input: AudienceInput | undefined): { audience?: Audienc
   if (input === undefined) return {};
   const audience = storedAudience(input);
   const neighbourDefault = JSON.stringify(NEIGHBOUR_DEFAULT_TEMPLATE);
+  const formerDefault = JSON.stringify(FORMER_NEIGHBOUR_DEFAULT_TEMPLATE);
   const template = audience
     ? sql`COALESCE(${automations.template}, ${neighbourDefault}::jsonb)`
-    : sql`CASE WHEN ${automations.template} = ${neighbourDefault}::jsonb THEN NULL ELSE ${automations.template} END`;
+    : sql`CASE WHEN ${automations.template} IN (${neighbourDefault}::jsonb, ${formerDefault}::jsonb) THEN NULL ELSE ${automations.template} END`;
   return { audience, template };
 }
 
@@ -251,6 +255,15 @@ export async function setAutomationTemplate(
     if (problems.length > 0) throw invalidPayload(`${field}: ${problems[0]}`);
   }
   const stored = Object.fromEntries(Object.entries(template).filter(([, value]) => value !== undefined));
+  const [owner] = await deps.db
+    .select({ orgId: automations.orgId })
+    .from(automations)
+    .where(eq(automations.id, automationId));
+  if (!owner) throw notFound("automation not found");
+  // What prints must be what was approved: a template the card would cut is refused, not cut.
+  const resolved = resolveTemplate(stored);
+  const [overflow] = templateOverflow(resolved, await loadCardSender(deps.db, owner.orgId));
+  if (overflow) throw invalidPayload(`${overflow.field}: ${overflowProblem(overflow, resolved.size)}`);
   const row = await storeAutomationTemplate(deps.db, { id: automationId }, stored, deps.clock.now());
   if (!row) throw notFound("automation not found");
   return { automation_id: row.id, template: resolveTemplate(row.template) };

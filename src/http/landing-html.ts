@@ -38,11 +38,33 @@ textarea{min-height:6rem}
 .call:focus-visible,button:focus-visible,a:focus-visible{outline:3px solid #f59e0b;outline-offset:2px}
 .consent{font-size:.85rem;margin:.35rem 0 0}
 button{margin-top:1.25rem;width:100%;padding:.85rem;font:inherit;font-weight:700;color:#fff;background:#1d4ed8;border:0;border-radius:.5rem}
+.mailed .headline{font-size:1.15rem;font-weight:700;margin:0}
+.mailed .offer{font-weight:700;color:#9a3412;margin:.5rem 0 0}
 .error{background:#fde8e8;color:#9b1c1c;border-radius:.5rem;padding:.75rem;margin-bottom:1rem}
 `;
 
+/** The business's colours on its pages (leads/landing-page-html.ts computes them for contrast). */
+export interface PageTheme {
+  /** Buttons' background, and the text on it. */
+  button: string;
+  onButton: string;
+  /** Headings and the card's offer, readable on the page's background. */
+  heading: string;
+}
+
+const HEX_COLOUR = /^#[0-9a-f]{6}$/i;
+
+/** Only #rrggbb values reach the style block: nothing else could be injected into it. */
+function themeStyle(theme: PageTheme | undefined): string {
+  if (!theme || ![theme.button, theme.onButton, theme.heading].every((c) => HEX_COLOUR.test(c))) return "";
+  return (
+    `\nbutton,.call{background:${theme.button};color:${theme.onButton}}` +
+    `\nh1,.mailed .offer{color:${theme.heading}}\n.mailed{border-top:4px solid ${theme.button}}`
+  );
+}
+
 /** A whole landing page: the shared head (policy nonce, no referrer, not indexed) and style. */
-export function page(title: string, nonce: string, body: string): string {
+export function page(title: string, nonce: string, body: string, theme?: PageTheme): string {
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -51,7 +73,7 @@ export function page(title: string, nonce: string, body: string): string {
 <meta name="referrer" content="no-referrer">
 <meta name="robots" content="noindex, nofollow">
 <title>${escapeHtml(title)}</title>
-<style nonce="${escapeHtml(nonce)}">${STYLE}</style>
+<style nonce="${escapeHtml(nonce)}">${STYLE}${themeStyle(theme)}</style>
 </head>
 <body><main>${body}</main></body>
 </html>`;

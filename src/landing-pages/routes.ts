@@ -15,12 +15,14 @@ import {
 import { ErrorBody } from "../http/schemas.ts";
 import { type LandingContext, loadLandingContext, saveLandingLead } from "../leads/capture.ts";
 import {
+  type CardWords,
   type FormValues,
   type LandingBusiness,
   renderLandingPage,
   renderStopMailConfirm,
   renderStopMailDone,
   renderThankYou,
+  themeOf,
 } from "../leads/landing-page-html.ts";
 import { recordLandingVisit } from "../leads/landing-visits.ts";
 import {
@@ -31,6 +33,7 @@ import {
 } from "../leads/submission.ts";
 import { optOutPieceHome } from "../mail-safety/do-not-mail.ts";
 import { loadCardSender } from "../orgs/card-sender.ts";
+import { pageWordsOfPiece } from "../pieces/render-piece.ts";
 import type { Services } from "../services.ts";
 
 // An empty token (`/l/`) is a page that does not exist (404), not an invalid request (422).
@@ -114,6 +117,7 @@ function registerPage(app: FastifyInstance, services: Services, path: (typeof PA
     // The page, its thank-you and its messages name the business as its cards do.
     return { ...context, orgName: business.name, business };
   };
+  const cardOf = (context: LandingContext) => pageWordsOfPiece(services.db, context.pieceId);
   const canonical = path === PAGE_PATHS[0];
 
   r.get(
@@ -140,6 +144,7 @@ function registerPage(app: FastifyInstance, services: Services, path: (typeof PA
           action: landingPath(request.params.token),
           stopMailPath: stopMailPath(request.params.token),
           business: context.business,
+          ...withCard(await cardOf(context)),
         }),
       );
     },
@@ -193,7 +198,7 @@ function registerPage(app: FastifyInstance, services: Services, path: (typeof PA
         // Past the page's hourly cap the visitor is thanked as usual: a flood learns nothing.
         const outcome = await saveLandingLead(deps, context, valid);
         if (!outcome.captured) logLeadCap(request, context);
-        return sendHtml(reply, 200, nonce, renderThankYou(context, nonce));
+        return sendHtml(reply, 200, nonce, renderThankYou(context, nonce, themeOf(context.business)));
       } catch (error) {
         const appError = toAppError(error, request);
         if (appError.status !== 422) throw error;
@@ -206,6 +211,7 @@ function registerPage(app: FastifyInstance, services: Services, path: (typeof PA
             action: landingPath(request.params.token),
             stopMailPath: stopMailPath(request.params.token),
             business: context.business,
+            ...withCard(await cardOf(context)),
             values,
             error: formMessage(appError.detail),
           }),
@@ -225,8 +231,16 @@ function registerStopMail(app: FastifyInstance, services: Services): void {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
   const { config } = services;
   const ownOrigin = new URL(config.publicBaseUrl).origin;
-  const load = (token: string) =>
-    loadLandingContext(services.db, token, { now: services.clock.now(), ttlDays: config.landingPageTtlDays });
+  const load = async (token: string) => {
+    const context = await loadLandingContext(services.db, token, {
+      now: services.clock.now(),
+      ttlDays: config.landingPageTtlDays,
+    });
+    if (!context) return undefined;
+    // The business the card named, never the organization's internal name.
+    const business = await businessOf(services, context.orgId);
+    return { ...context, orgName: business.name, theme: themeOf(business) };
+  };
   const summary = "Stop mail to this address: the confirm page (GET) and its confirmation (form POST)";
 
   r.get(
@@ -236,7 +250,11 @@ function registerStopMail(app: FastifyInstance, services: Services): void {
       const nonce = newNonce();
       const context = await load(request.params.token);
       if (!context) return sendHtml(reply, 404, nonce, renderNotFound(nonce));
-      const page = renderStopMailConfirm(context, { nonce, action: stopMailPath(request.params.token) });
+      const page = renderStopMailConfirm(context, {
+        nonce,
+        action: stopMailPath(request.params.token),
+        theme: context.theme,
+      });
       return sendHtml(reply, 200, nonce, page);
     },
   );
@@ -265,7 +283,7 @@ function registerStopMail(app: FastifyInstance, services: Services): void {
         now: services.clock.now(),
       });
       request.log.info({ orgId: context.orgId, pieceId: context.pieceId }, "home opted out of mail");
-      return sendHtml(reply, 200, nonce, renderStopMailDone(context, nonce));
+      return sendHtml(reply, 200, nonce, renderStopMailDone(context, nonce, context.theme));
     },
   );
 }
@@ -286,11 +304,15 @@ async function businessOf(services: Services, orgId: string): Promise<LandingBus
   return {
     name: sender.name,
     phone: sender.phone,
+    brandColor: sender.brandColor ?? null,
     logoDataUrl: sender.logo
       ? `data:image/png;base64,${Buffer.from(sender.logo.png).toString("base64")}`
       : null,
   };
 }
+
+/** The card's words for the page's options (none when the piece is gone). */
+const withCard = (card: CardWords | undefined) => (card ? { card } : {});
 
 function logLeadCap(request: FastifyRequest, context: LandingContext): void {
   request.log.warn(

@@ -1,6 +1,7 @@
 // The landing page's own screens: the form a homeowner fills in, the thanks, the stop-mail
 // confirmation. The page frame and its error pages are the http layer's (http/landing-html.ts).
-import { escapeHtml, page } from "../http/landing-html.ts";
+import { MIN_TEXT_CONTRAST, readableOn, textColourOn } from "../domain/colour-contrast.ts";
+import { escapeHtml, type PageTheme, page } from "../http/landing-html.ts";
 import type { LandingContext } from "./capture.ts";
 import type { LeadField } from "./lead-fields.ts";
 import { SUBMISSION_LIMITS } from "./submission.ts";
@@ -11,6 +12,31 @@ export interface LandingBusiness {
   phone: string | null;
   /** The logo as a data: URL (the page's policy allows images from data: and itself only). */
   logoDataUrl: string | null;
+  /** The brand colour (#rrggbb) from Settings: the page's buttons and headings. */
+  brandColor?: string | null;
+}
+
+/** What the homeowner's card said, merged as the page may show it (no full name, no town). */
+export interface CardWords {
+  headline: string;
+  offer: string | null;
+}
+
+/** The page's background, which headings in the brand colour must stand out from. */
+const PAGE_BACKGROUND = "#f5f7fa";
+
+/**
+ * The brand colour as the page uses it, contrast computed (WCAG, at least 4.5:1): buttons in the
+ * colour with black or white text, whichever reads; headings in it, darkened until they read.
+ */
+export function themeOf(business: Pick<LandingBusiness, "brandColor">): PageTheme | undefined {
+  const brand = business.brandColor;
+  if (!brand || !/^#[0-9a-fA-F]{6}$/.test(brand)) return undefined;
+  return {
+    button: brand.toLowerCase(),
+    onButton: textColourOn(brand),
+    heading: readableOn(brand, PAGE_BACKGROUND, MIN_TEXT_CONTRAST),
+  };
 }
 
 /** A phone number as a tel: link dials it: digits and a leading +; null when it has no digits. */
@@ -103,6 +129,7 @@ export function renderLandingPage(
     error?: string;
     stopMailPath?: string;
     business?: LandingBusiness;
+    card?: CardWords;
   },
 ): string {
   const values = options.values ?? {};
@@ -111,8 +138,14 @@ export function renderLandingPage(
   // the town and ZIP that would make the card's recipient findable.
   const greeting = context.firstName ? `Hi ${context.firstName},` : "Hello,";
   const error = options.error ? `<div class="error" role="alert">${escapeHtml(options.error)}</div>` : "";
+  const card = options.card
+    ? `<section class="card mailed" aria-label="Your card"><p class="headline">${escapeHtml(options.card.headline)}</p>${
+        options.card.offer ? `<p class="offer">${escapeHtml(options.card.offer)}</p>` : ""
+      }</section>\n`
+    : "";
   const body = `${brandHeader(business)}
 <h1>${escapeHtml(greeting)} let's talk about your home.</h1>
+${card}
 <div class="card"><p class="muted">This card was mailed to</p><p><strong>${escapeHtml(context.streetLine)}</strong></p></div>
 <form class="card" method="post" action="${escapeHtml(options.action)}">
 ${error}<div class="row">
@@ -128,14 +161,15 @@ ${textInput("phone", "Phone", "tel", values, SUBMISSION_LIMITS.phone, ' autocomp
 ${context.fields.map((field) => customFieldInput(field, values)).join("\n")}
 <button type="submit">Send</button>
 </form>${options.stopMailPath ? `\n<p class="muted"><a href="${escapeHtml(options.stopMailPath)}" rel="nofollow">Stop mail to this address</a></p>` : ""}`;
-  return page(business.name, options.nonce, body);
+  return page(business.name, options.nonce, body, themeOf(business));
 }
 
-export function renderThankYou(context: LandingContext, nonce: string): string {
+export function renderThankYou(context: LandingContext, nonce: string, theme?: PageTheme): string {
   return page(
     `Thank you — ${context.orgName}`,
     nonce,
     `<div class="card"><h1>Thank you!</h1><p>${escapeHtml(context.orgName)} has your details and will be in touch soon.</p></div>`,
+    theme,
   );
 }
 
@@ -145,7 +179,7 @@ export function renderThankYou(context: LandingContext, nonce: string): string {
  */
 export function renderStopMailConfirm(
   context: LandingContext,
-  options: { nonce: string; action: string },
+  options: { nonce: string; action: string; theme?: PageTheme | undefined },
 ): string {
   return page(
     `Stop mail — ${context.orgName}`,
@@ -156,14 +190,16 @@ export function renderStopMailConfirm(
 <input type="hidden" name="confirm" value="yes">
 <button type="submit">Stop mail to this address</button>
 </form>`,
+    options.theme,
   );
 }
 
-export function renderStopMailDone(context: LandingContext, nonce: string): string {
+export function renderStopMailDone(context: LandingContext, nonce: string, theme?: PageTheme): string {
   return page(
     `Mail stopped — ${context.orgName}`,
     nonce,
     `<div class="card"><h1>Done</h1><p>${escapeHtml(context.orgName)} will send no more cards to <strong>${escapeHtml(context.streetLine)}</strong>.</p></div>`,
+    theme,
   );
 }
 

@@ -5,6 +5,7 @@ import { handleJob, type RegisteredJob } from "../jobs/job-kind.ts";
 import { leadAlertJob } from "../jobs/kinds.ts";
 import { enqueueJob } from "../jobs/queue.ts";
 import type { Mailer, MailMessage } from "../mail/mailer.ts";
+import { loadDisplayName } from "../orgs/display-name.ts";
 
 /** A member's own choice, else on for owners and off for members (issue 39: a new owner must not miss leads). */
 const WANTS_ALERTS = sql`COALESCE(p.enabled, m.role = 'owner')`;
@@ -65,11 +66,17 @@ interface AlertLead {
   campaign_name: string | null;
 }
 
-export function leadAlertMessage(input: { to: string; lead: AlertLead; leadUrl: string }): MailMessage {
+export function leadAlertMessage(input: {
+  to: string;
+  lead: AlertLead;
+  leadUrl: string;
+  /** The business the card was mailed for (display-name.ts). */
+  businessName: string;
+}): MailMessage {
   const { lead } = input;
   const name = `${lead.first_name} ${lead.last_name}`.trim() || "Someone";
   const lines = [
-    `${name} answered your card${lead.campaign_name ? ` (${lead.campaign_name})` : ""} on its landing page.`,
+    `${name} answered a ${input.businessName} card${lead.campaign_name ? ` (${lead.campaign_name})` : ""} on its landing page.`,
     "",
     ...(lead.email ? [`Email: ${lead.email}`] : []),
     ...(lead.phone ? [`Phone: ${lead.phone}`] : []),
@@ -81,7 +88,12 @@ export function leadAlertMessage(input: { to: string; lead: AlertLead; leadUrl: 
     "",
     "You get this email because lead alerts are on for you (owners get them unless they turn them off); turn them off in Settings, under Your account.",
   ];
-  return { to: input.to, subject: `New lead: ${name}`, text: lines.join("\n"), links: [input.leadUrl] };
+  return {
+    to: input.to,
+    subject: `New lead for ${input.businessName}: ${name}`,
+    text: lines.join("\n"),
+    links: [input.leadUrl],
+  };
 }
 
 export interface LeadAlertDeps {
@@ -112,6 +124,7 @@ export function leadAlertHandler(deps: LeadAlertDeps): RegisteredJob {
           WHERE m.org_id = ${orgId}::uuid AND ${WANTS_ALERTS} ORDER BY u.id`,
     );
     const leadUrl = `${deps.publicBaseUrl}/app/leads/${lead.id}`;
+    const businessName = (await loadDisplayName(deps.db, orgId)) ?? "your business";
     let failure: unknown;
     for (const recipient of recipients) {
       const claimed = await queryRows<{ user_id: string }>(
@@ -122,7 +135,7 @@ export function leadAlertHandler(deps: LeadAlertDeps): RegisteredJob {
       );
       if (claimed.length === 0) continue;
       try {
-        await deps.mailer.send(leadAlertMessage({ to: recipient.email, lead, leadUrl }));
+        await deps.mailer.send(leadAlertMessage({ to: recipient.email, lead, leadUrl, businessName }));
       } catch (error) {
         failure = error;
         deps.logger.warn({ jobId: context.jobId, orgId, leadId, err: error }, "lead alert not sent");

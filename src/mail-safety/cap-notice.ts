@@ -1,9 +1,10 @@
 import type { Logger } from "pino";
-import { type Queryable, queryOne, queryRows, sql } from "../db/database.ts";
+import { type Queryable, queryRows, sql } from "../db/database.ts";
 import { handleJob, type RegisteredJob } from "../jobs/job-kind.ts";
 import { capNoticeJob } from "../jobs/kinds.ts";
 import { enqueueJob } from "../jobs/queue.ts";
 import type { Mailer } from "../mail/mailer.ts";
+import { loadDisplayName } from "../orgs/display-name.ts";
 
 /**
  * Inside the transaction that caps a piece: the first piece a cap holds in a month enqueues one
@@ -55,16 +56,13 @@ export function capNoticeHandler(deps: {
   publicBaseUrl: string;
 }): RegisteredJob {
   return handleJob(capNoticeJob, async (payload) => {
-    const org = await queryOne<{ name: string }>(
-      deps.db,
-      sql`SELECT name FROM organizations WHERE id = ${payload.org_id}::uuid`,
-    );
+    const name = await loadDisplayName(deps.db, payload.org_id);
     const owners = await ownersToNotify(deps.db, payload.org_id, payload.user_id);
     const link = `${deps.publicBaseUrl}/app/`;
     for (const owner of owners) {
       await deps.mailer.send({
         to: owner.email,
-        subject: `Mail paused: a monthly cap of ${org?.name ?? "your organization"} is reached`,
+        subject: `Mail paused: a monthly cap of ${name ?? "your organization"} is reached`,
         text: [
           `Cards are being held: ${payload.reason}.`,
           "",

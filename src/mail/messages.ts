@@ -27,14 +27,20 @@ export function passwordResetMessage(input: {
   to: string;
   resetUrl: string;
   validMinutes: number;
+  /** The business the account belongs to, by its display name; none when it belongs to none. */
+  organizationName?: string | undefined;
 }): MailMessage {
+  const account = input.organizationName ? `${input.organizationName} account` : "account";
   const text = [
-    "Someone asked to reset the password of your Porchlight account.",
+    `Someone asked to reset the password of your ${account} on Porchlight.`,
     "",
     "Open this link to choose a new password:",
     input.resetUrl,
     "",
     `The link works for ${input.validMinutes} minutes. If you did not ask, ignore this message.`,
   ].join("\n");
-  return { to: input.to, subject: "Reset your Porchlight password", text, links: [input.resetUrl] };
+  const subject = input.organizationName
+    ? `Reset your password for ${input.organizationName} on Porchlight`
+    : "Reset your Porchlight password";
+  return { to: input.to, subject, text, links: [input.resetUrl] };
 }

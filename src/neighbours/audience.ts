@@ -59,6 +59,14 @@ export const isNeighbours = (audience: Audience | undefined): audience is Neighb
  */
 export const NEIGHBOUR_DEFAULT_TEMPLATE = {
   headline: "We just finished a job on {{job_street}}",
+  // Fits a 4×6 card with a logo, a two-line return address and a two-line offer (docs/card-design.md).
+  message:
+    "Hello neighbor, we just finished a job on {{job_street}}. While our crew is nearby, we would be glad to look at your home too.",
+} as const;
+
+/** The neighbour card's default before it was shortened to fit: stored on automations made then. */
+export const FORMER_NEIGHBOUR_DEFAULT_TEMPLATE = {
+  headline: "We just finished a job on {{job_street}}",
   message:
     "Hello neighbor, we just finished a project for one of your neighbors on {{job_street}} in {{job_city}}. " +
     "While our crew is nearby, we would be glad to take a look at your home too. Scan the code to reach us.",

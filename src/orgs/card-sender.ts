@@ -1,6 +1,7 @@
 import type { Queryable } from "../db/database.ts";
 import type { CardLogo } from "../render/card-layout.ts";
 import type { CardSender } from "../render/compose.ts";
+import { displayName } from "./display-name.ts";
 import {
   findOrganizationLogo,
   getOrganizationProfile,
@@ -28,11 +29,12 @@ export function senderOf(profile: OrganizationProfile, logo: CardLogo | undefine
         .join(", ")
     : "";
   return {
-    name: profile.business_name?.trim() || profile.name,
+    name: displayName(profile),
     phone: profile.phone,
     website: profile.website,
     returnAddressLines: address ? [address.street, ...(locality ? [locality] : [])] : [],
     offer: profile.offer,
+    brandColor: profile.brand_color,
     ...(logo ? { logo } : {}),
   };
 }

@@ -4,6 +4,7 @@ import { type Queryable, queryOne, queryRows, sql } from "../db/database.ts";
 import { AppError, notFound } from "../errors.ts";
 import type { Mailer } from "../mail/mailer.ts";
 import { invitationMessage } from "../mail/messages.ts";
+import { loadDisplayName } from "./display-name.ts";
 import { assertOrganizationExists } from "./organizations.ts";
 
 export type MemberRole = "owner" | "member";
@@ -78,18 +79,13 @@ export async function inviteMember(
                   ${expiresAt.toISOString()}::timestamptz, ${input.inviterId}, ${deps.clock.now().toISOString()}::timestamptz)`,
     );
   });
-  // The name the invitee knows the business by: Settings' business name, else the organization's.
-  const organization = await queryOne<{ name: string }>(
-    deps.db,
-    sql`SELECT COALESCE(NULLIF(btrim(p.business_name), ''), o.name) AS name
-        FROM organizations o LEFT JOIN organization_profiles p ON p.org_id = o.id
-        WHERE o.id = ${input.orgId}::uuid`,
-  );
+  // The name the invitee knows the business by (display-name.ts).
+  const organizationName = (await loadDisplayName(deps.db, input.orgId))!;
   const inviteUrl = inviteUrlOf(deps.publicBaseUrl, token);
   await deps.mailer.send(
     invitationMessage({
       to: email,
-      organizationName: organization!.name,
+      organizationName,
       role: input.role,
       inviteUrl,
       expiresAt,

@@ -5,7 +5,7 @@ import { loadCardSender } from "../orgs/card-sender.ts";
 import type { CardContent } from "../render/card-layout.ts";
 import { composeCard } from "../render/compose.ts";
 import { landingUrl } from "./campaigns.ts";
-import { locationOf, type PieceRecord, recipientOf } from "./piece-record.ts";
+import { loadPieceById, locationOf, type PieceRecord, recipientOf } from "./piece-record.ts";
 
 export interface CardOfPieceOptions {
   /** Where the organization's profile (name, phone, return address, logo, offer) is read from. */
@@ -41,4 +41,36 @@ export async function cardOfPiece(piece: PieceRecord, options: CardOfPieceOption
     homeImage: { bytes: image.bytes, streetSign: image.streetSign },
     printAddressBlock: options.printAddressBlock,
   });
+}
+
+/**
+ * The card's headline and offer as its landing page shows them: merged like the card, but with
+ * only what the page may show anyone holding its link (the first name, the street line; never
+ * the full name, the town or the record's own fields, which take their fallbacks).
+ */
+export async function pageWordsOfPiece(
+  db: Queryable,
+  pieceId: string,
+): Promise<{ headline: string; offer: string | null } | undefined> {
+  const piece = await loadPieceById(db, pieceId);
+  if (!piece) return undefined;
+  const recipient = recipientOf(piece);
+  const firstName = recipient.recipientName?.trim().split(/\s+/)[0] ?? null;
+  const card = composeCard({
+    recipient: {
+      ...recipient,
+      recipientName: firstName,
+      city: null,
+      state: null,
+      zip: null,
+      properties: recipient.properties.job_street ? { job_street: recipient.properties.job_street } : {},
+    },
+    orgName: piece.orgName,
+    sender: await loadCardSender(db, piece.orgId),
+    template: piece.template,
+    landingUrl: "",
+    homeImage: { bytes: new Uint8Array() },
+    printAddressBlock: false,
+  });
+  return { headline: card.headline, offer: card.offer ?? null };
 }

@@ -1,8 +1,9 @@
+import { readableOn } from "../domain/colour-contrast.ts";
 import { type CardGeometry, type CardSize, cardGeometry, POINTS_PER_INCH } from "./card-size.ts";
 import type { Drawing, DrawOp } from "./drawing.ts";
 import { placeholderSignOps } from "./placeholder-sign.ts";
-import { encodeQr, qrOps, qrQuietZone } from "./qr.ts";
-import { fitText, wrapText } from "./text.ts";
+import { encodeQr, qrBoxOps } from "./qr.ts";
+import { fitText, layoutText, textWidth, type WrappedText, wrapText } from "./text.ts";
 
 /** The organization's logo as a card prints it: PNG, shrunk for print once per logo version. */
 export interface CardLogo {
@@ -28,6 +29,8 @@ export interface CardContent {
   offer?: string | null;
   /** The organization's logo, beside the sender block. */
   logo?: CardLogo;
+  /** The business's brand colour (#rrggbb): the card's accent; none uses the default accent. */
+  accent?: string | null;
   /** The address block: recipient line, then street and city lines. */
   addressLines: string[];
   landingUrl: string;
@@ -40,8 +43,12 @@ export interface CardContent {
   printAddressBlock: boolean;
 }
 
-const QR_INCHES = 0.9;
-const ACCENT = "#e4572e";
+/**
+ * The QR code's box, quiet zone included: fixed, so nothing else on the card moves with the
+ * length of the link (a proof's link and a piece's differ); the code's modules shrink inside it.
+ */
+const QR_BOX_INCHES = 1.1;
+export const DEFAULT_ACCENT = "#c2410c";
 const INK = "#1d2433";
 /** Type sizes are set for the 4×6 card's 4 in height and scale with the card. */
 const BASE_TRIM_HEIGHT = 4 * POINTS_PER_INCH;
@@ -60,8 +67,29 @@ const text = (
   lineHeight: options.lineHeight ?? options.size * 1.25,
 });
 
-/** Front: the home's picture to the bleed, a band with the greeting and the headline. */
-export function frontDrawing(card: CardContent, fittedJpeg: Uint8Array): Drawing {
+/** A template field a card printed cut short: its characters and how many of them printed. */
+export interface FieldOverflow {
+  field: "headline" | "message" | "offer";
+  characters: number;
+  printed: number;
+}
+
+/** A side as drawn, and the template fields that did not fit it. */
+export interface SideLayout {
+  drawing: Drawing;
+  overflow: FieldOverflow[];
+}
+
+const overflowOf = (field: FieldOverflow["field"], text: WrappedText): FieldOverflow[] =>
+  text.printed < text.characters ? [{ field, characters: text.characters, printed: text.printed }] : [];
+
+const accentOf = (card: CardContent) => card.accent ?? DEFAULT_ACCENT;
+
+/**
+ * Front: the home's picture to the bleed, the business (logo, name, phone) top left, a band with
+ * the greeting and the headline.
+ */
+export function frontLayout(card: CardContent, fittedJpeg: Uint8Array): SideLayout {
   const geometry = cardGeometry(card.size);
   const { width, height, safe } = geometry;
   const scale = geometry.trim.height / BASE_TRIM_HEIGHT;
@@ -91,25 +119,157 @@ export function frontDrawing(card: CardContent, fittedJpeg: Uint8Array): Drawing
   );
   const sign = card.homeImage.streetSign;
   return {
-    width,
-    height,
-    ops: [
-      { op: "rect", x: 0, y: 0, width, height, fill: "#dfe6ee" },
-      { op: "image", x: 0, y: 0, width, height, bytes: fittedJpeg, format: "jpeg" },
-      ...(sign === undefined ? [] : placeholderSignOps(sign, width, height)),
-      { op: "rect", x: 0, y: bandTop, width, height: bandHeight, fill: "#10151f", opacity: 0.72 },
-      { op: "rect", x: 0, y: bandTop, width, height: 3 * scale, fill: ACCENT },
-      text(greeting, { x: safe.x, y: greetingY, size: greetingSize, fill: "#f4d7a1" }),
-      text(headline.lines, {
-        x: safe.x,
-        y: headlineY,
-        size: headline.size,
-        bold: true,
-        fill: "#ffffff",
-        lineHeight: headlineLineHeight,
-      }),
-    ],
+    drawing: {
+      width,
+      height,
+      ops: [
+        { op: "rect", x: 0, y: 0, width, height, fill: "#dfe6ee" },
+        { op: "image", x: 0, y: 0, width, height, bytes: fittedJpeg, format: "jpeg" },
+        ...(sign === undefined ? [] : placeholderSignOps(sign, width, height)),
+        ...senderBadge(card, { x: safe.x, y: safe.y, maxWidth: safe.width * 0.5 }, scale),
+        { op: "rect", x: 0, y: bandTop, width, height: bandHeight, fill: "#10151f", opacity: 0.72 },
+        { op: "rect", x: 0, y: bandTop, width, height: 3 * scale, fill: accentOf(card) },
+        text(greeting, { x: safe.x, y: greetingY, size: greetingSize, fill: "#f4d7a1" }),
+        text(headline.lines, {
+          x: safe.x,
+          y: headlineY,
+          size: headline.size,
+          bold: true,
+          fill: "#ffffff",
+          lineHeight: headlineLineHeight,
+        }),
+      ],
+    },
+    overflow: overflowOf("headline", headline),
   };
+}
+
+export const frontDrawing = (card: CardContent, fittedJpeg: Uint8Array): Drawing =>
+  frontLayout(card, fittedJpeg).drawing;
+
+/**
+ * The phone on one line, never split: "or call 555 0100" when it fits, else "or call" above the
+ * number, which shrinks (to 70 %) before it would be cut.
+ */
+function phoneLines(phone: string, size: number, maxWidth: number): { lines: string[]; size: number } {
+  const number = phone.trim().replace(/ /g, "\u00a0");
+  const oneLine = `or call ${number}`;
+  if (textWidth(oneLine, size, true) <= maxWidth) return { lines: [oneLine], size };
+  const fitted = fitText(number, {
+    bold: true,
+    maxSize: size,
+    minSize: Math.max(5, Math.floor(size * 0.7)),
+    maxWidth,
+    maxLines: 1,
+  });
+  return { lines: ["or call", ...fitted.lines], size: fitted.size };
+}
+
+/**
+ * The business on the card's front: a white plate at the top left with the logo, the name and
+ * the phone, at most `maxWidth` wide. Who mailed the card is the first thing a homeowner looks for.
+ */
+function senderBadge(
+  card: CardContent,
+  area: { x: number; y: number; maxWidth: number },
+  scale: number,
+): DrawOp[] {
+  const padding = 7 * scale;
+  const gap = 7 * scale;
+  const inner = area.maxWidth - 2 * padding;
+  let logoWidth = 0;
+  let logoHeight = 0;
+  if (card.logo) {
+    const fit = Math.min(
+      (0.42 * POINTS_PER_INCH * scale) / card.logo.height,
+      (inner * 0.38) / card.logo.width,
+    );
+    logoWidth = card.logo.width * fit;
+    logoHeight = card.logo.height * fit;
+  }
+  const textRoom = inner - (logoWidth > 0 ? logoWidth + gap : 0);
+  const name = fitText(card.senderName, {
+    bold: true,
+    maxSize: Math.round(12 * scale),
+    minSize: Math.round(9 * scale),
+    maxWidth: textRoom,
+    maxLines: 2,
+  });
+  const phoneSize = Math.round(10 * scale);
+  const phone = card.phone?.trim()
+    ? fitText(card.phone.trim().replace(/ /g, "\u00a0"), {
+        bold: false,
+        maxSize: phoneSize,
+        minSize: Math.max(5, Math.floor(phoneSize * 0.7)),
+        maxWidth: textRoom,
+        maxLines: 1,
+      })
+    : undefined;
+  const nameLineHeight = name.size * 1.2;
+  const textHeight = name.size + (name.lines.length - 1) * nameLineHeight + (phone ? phone.size * 1.5 : 0);
+  const textWidthUsed = Math.max(
+    ...name.lines.map((line) => textWidth(line, name.size, true)),
+    ...(phone ? phone.lines.map((line) => textWidth(line, phone.size, false)) : [0]),
+  );
+  const contentHeight = Math.max(logoHeight, textHeight + name.size * 0.25);
+  const plateWidth = 2 * padding + (logoWidth > 0 ? logoWidth + gap : 0) + textWidthUsed;
+  const plateHeight = 2 * padding + contentHeight;
+  const textX = area.x + padding + (logoWidth > 0 ? logoWidth + gap : 0);
+  const textTop = area.y + padding + (contentHeight - textHeight) / 2;
+  const ops: DrawOp[] = [
+    {
+      op: "frame",
+      x: area.x,
+      y: area.y,
+      width: plateWidth,
+      height: plateHeight,
+      radius: 5 * scale,
+      fill: "#ffffff",
+      stroke: "#ffffff",
+      lineWidth: 0.5,
+    },
+    {
+      op: "rect",
+      x: area.x,
+      y: area.y + 5 * scale,
+      width: 2.5 * scale,
+      height: plateHeight - 10 * scale,
+      fill: accentOf(card),
+    },
+  ];
+  if (card.logo) {
+    ops.push({
+      op: "image",
+      x: area.x + padding,
+      y: area.y + padding + (contentHeight - logoHeight) / 2,
+      width: logoWidth,
+      height: logoHeight,
+      bytes: card.logo.png,
+      format: "png",
+    });
+  }
+  ops.push(
+    text(name.lines, {
+      x: textX,
+      y: textTop + name.size,
+      size: name.size,
+      bold: true,
+      fill: INK,
+      lineHeight: nameLineHeight,
+    }),
+  );
+  if (phone) {
+    ops.push(
+      text(phone.lines, {
+        x: textX,
+        y: textTop + name.size + (name.lines.length - 1) * nameLineHeight + phone.size * 1.5,
+        size: phone.size,
+        fill: readableOn(accentOf(card), "#ffffff"),
+        bold: true,
+      }),
+    );
+  }
+  return ops;
 }
 
 /**
@@ -117,97 +277,103 @@ export function frontDrawing(card: CardContent, fittedJpeg: Uint8Array): Drawing
  * the offer line and the QR code below it, all in the left column; postage and the address in the
  * clear zone, which nothing else enters.
  */
-export function backDrawing(card: CardContent): Drawing {
+export function backLayout(card: CardContent): SideLayout {
   const geometry = cardGeometry(card.size);
   const { width, height, safe, clearZone } = geometry;
   const scale = geometry.trim.height / BASE_TRIM_HEIGHT;
+  const accent = accentOf(card);
   const columnRight = clearZone.x - 14;
   const columnWidth = columnRight - safe.x;
-  const qr = encodeQr(card.landingUrl);
-  const qrSize = QR_INCHES * POINTS_PER_INCH;
-  const qrQuiet = qrQuietZone(qr, qrSize);
-  const qrY = safe.y + safe.height - qrSize - qrQuiet / 2;
-  const qrX = safe.x + qrQuiet / 2;
+  const qrBox = QR_BOX_INCHES * POINTS_PER_INCH;
+  // The code's own edge (inside its quiet zone) lines up with the safe area's left and bottom.
+  const qrBoxX = safe.x - qrBox * 0.08;
+  const qrBoxY = safe.y + safe.height - qrBox * 0.92;
 
   const header = returnAddressBlock(card, { x: safe.x, y: safe.y, width: columnWidth }, scale);
 
   const offerSize = Math.round(11 * scale * 10) / 10;
   const offer = card.offer?.trim()
-    ? wrapText(card.offer, { size: offerSize, bold: true }, columnWidth, 2)
-    : [];
-  const offerTop = qrY - qrQuiet - 6 - offer.length * offerSize * 1.25;
+    ? layoutText(card.offer, { size: offerSize, bold: true }, columnWidth, 2)
+    : undefined;
+  const offerLines = offer?.lines ?? [];
+  const offerTop = qrBoxY - 2 - offerLines.length * offerSize * 1.25;
 
   const messageTop = header.bottom + 12 * scale;
-  const messageRoom = offerTop - (offer.length > 0 ? 4 : 2) - messageTop;
+  const messageRoom = offerTop - (offerLines.length > 0 ? 4 : 2) - messageTop;
   const messageSize = Math.round(10.5 * scale * 10) / 10;
   const messageLines = Math.max(1, Math.floor(messageRoom / (messageSize * 1.3)));
-  const message = wrapText(card.message, { size: messageSize, bold: false }, columnWidth, messageLines);
+  const message = layoutText(card.message, { size: messageSize, bold: false }, columnWidth, messageLines);
 
-  const callToActionX = qrX + qrSize + qrQuiet + 4;
+  const callToActionX = qrBoxX + qrBox + 4;
+  const callToActionWidth = columnRight - callToActionX;
   const callToAction = wrapText(
     "Scan with your phone camera to see your home's page",
     { size: 7.5, bold: false },
-    columnRight - callToActionX,
+    callToActionWidth,
     4,
   );
-  const call = card.phone?.trim()
-    ? wrapText(`or call ${card.phone.trim()}`, { size: 8, bold: true }, columnRight - callToActionX, 2)
-    : [];
-  const callToActionY = qrY + qrSize / 2 - 8 - call.length * 6;
+  const call = card.phone?.trim() ? phoneLines(card.phone, 8, callToActionWidth) : undefined;
+  const callHeight = call ? call.lines.length * call.size * 1.25 + 3 : 0;
+  const callToActionY = qrBoxY + qrBox / 2 - (callToAction.length * 7.5 * 1.25 + callHeight) / 2 + 7.5;
 
   return {
-    width,
-    height,
-    ops: [
-      { op: "rect", x: 0, y: 0, width, height, fill: "#ffffff" },
-      { op: "rect", x: 0, y: 0, width, height: geometry.trim.y + 6 * scale, fill: ACCENT },
-      ...header.ops,
-      text(message, {
-        x: safe.x,
-        y: messageTop + messageSize,
-        size: messageSize,
-        fill: INK,
-        lineHeight: messageSize * 1.3,
-      }),
-      ...(offer.length > 0
-        ? [
-            text(offer, {
-              x: safe.x,
-              y: offerTop + offerSize,
-              size: offerSize,
-              bold: true,
-              fill: ACCENT,
-              lineHeight: offerSize * 1.25,
-            }),
-          ]
-        : []),
-      ...qrOps(qr, qrX, qrY, qrSize),
-      text(callToAction, { x: callToActionX, y: callToActionY, size: 7.5, fill: "#4a5568" }),
-      ...(call.length > 0
-        ? [
-            text(call, {
-              x: callToActionX,
-              y: callToActionY + callToAction.length * 7.5 * 1.25 + 3,
-              size: 8,
-              bold: true,
-              fill: INK,
-              lineHeight: 10,
-            }),
-          ]
-        : []),
-      {
-        op: "line",
-        x1: columnRight + 7,
-        y1: safe.y + 6,
-        x2: columnRight + 7,
-        y2: safe.y + safe.height,
-        stroke: "#c8cfd8",
-        lineWidth: 0.75,
-      },
-      ...(card.printAddressBlock ? addressBlockOps(card, clearZone) : []),
-    ],
+    drawing: {
+      width,
+      height,
+      ops: [
+        { op: "rect", x: 0, y: 0, width, height, fill: "#ffffff" },
+        { op: "rect", x: 0, y: 0, width, height: geometry.trim.y + 6 * scale, fill: accent },
+        ...header.ops,
+        text(message.lines, {
+          x: safe.x,
+          y: messageTop + messageSize,
+          size: messageSize,
+          fill: INK,
+          lineHeight: messageSize * 1.3,
+        }),
+        ...(offerLines.length > 0
+          ? [
+              text(offerLines, {
+                x: safe.x,
+                y: offerTop + offerSize,
+                size: offerSize,
+                bold: true,
+                fill: readableOn(accent, "#ffffff"),
+                lineHeight: offerSize * 1.25,
+              }),
+            ]
+          : []),
+        ...qrBoxOps(encodeQr(card.landingUrl), { x: qrBoxX, y: qrBoxY, size: qrBox }),
+        text(callToAction, { x: callToActionX, y: callToActionY, size: 7.5, fill: "#4a5568" }),
+        ...(call
+          ? [
+              text(call.lines, {
+                x: callToActionX,
+                y: callToActionY + callToAction.length * 7.5 * 1.25 + 3,
+                size: call.size,
+                bold: true,
+                fill: INK,
+                lineHeight: call.size * 1.25,
+              }),
+            ]
+          : []),
+        {
+          op: "line",
+          x1: columnRight + 7,
+          y1: safe.y + 6,
+          x2: columnRight + 7,
+          y2: safe.y + safe.height,
+          stroke: "#c8cfd8",
+          lineWidth: 0.75,
+        },
+        ...(card.printAddressBlock ? addressBlockOps(card, clearZone) : []),
+      ],
+    },
+    overflow: [...overflowOf("message", message), ...(offer ? overflowOf("offer", offer) : [])],
   };
 }
+
+export const backDrawing = (card: CardContent): Drawing => backLayout(card).drawing;
 
 /** Logo at most this tall and this share of the column wide, at the 4×6 card's scale. */
 const LOGO_MAX_HEIGHT = 0.55 * POINTS_PER_INCH;

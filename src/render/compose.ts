@@ -13,6 +13,8 @@ export interface CardSender {
   returnAddressLines: string[];
   /** The organization's offer line, printed when the automation's template has none of its own. */
   offer: string | null;
+  /** The brand colour (#rrggbb) from the profile: the card's accent. */
+  brandColor?: string | null;
   logo?: CardLogo;
 }
 
@@ -93,6 +95,7 @@ export function composeCard(input: {
     senderName: sender.name,
     returnAddressLines: sender.returnAddressLines,
     phone: sender.phone,
+    accent: sender.brandColor ?? null,
     ...(sender.logo ? { logo: sender.logo } : {}),
     addressLines: addressLines(input.recipient),
     landingUrl: input.landingUrl,

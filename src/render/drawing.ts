@@ -1,5 +1,6 @@
 import PDFDocument from "pdfkit";
-import { escapeXml, FONT_FAMILY } from "./text.ts";
+import { pdfFont } from "./pdf-font.ts";
+import { textPath } from "./text.ts";
 
 /**
  * One side of a card as a short list of drawing operations, in points from the artwork's top
@@ -61,7 +62,8 @@ export interface Drawing {
   ops: DrawOp[];
 }
 
-const fontName = (bold: boolean) => (bold ? "Helvetica-Bold" : "Helvetica");
+/** The card's faces as registered with each PDF (text.ts has the font); pdfkit embeds a subset of each. */
+const fontName = (bold: boolean) => (bold ? "Card-Bold" : "Card-Regular");
 
 function drawPdfOp(doc: PDFKit.PDFDocument, op: DrawOp): void {
   switch (op.op) {
@@ -122,7 +124,13 @@ export function drawingsToPdf(drawings: readonly Drawing[]): Promise<Buffer> {
     autoFirstPage: false,
     margin: 0,
     info: { Title: "Postcard", Creator: "Porchlight" },
+    // No default font: pdfkit would load and parse Helvetica's metrics for every document, unused.
+    font: null as never,
   });
+  // The parsed font, not its file: pdfkit would parse the file (its kerning tables) again per
+  // document; and its words shaped once per thread (text.ts), not once per document.
+  doc.registerFont(fontName(false), pdfFont(false) as never);
+  doc.registerFont(fontName(true), pdfFont(true) as never);
   const chunks: Buffer[] = [];
   const done = new Promise<Buffer>((resolve, reject) => {
     doc.on("data", (chunk: Buffer) => chunks.push(chunk));
@@ -155,15 +163,18 @@ function svgOp(op: DrawOp): string {
       return `<image x="${op.x}" y="${op.y}" width="${op.width}" height="${op.height}" preserveAspectRatio="none" href="${href}"/>`;
     }
     case "text": {
-      const anchor = op.center ? ` text-anchor="middle"` : "";
-      const weight = op.bold ? ` font-weight="bold"` : "";
-      const spans = op.lines
-        .map(
-          (line, index) =>
-            `<tspan x="${op.x}" y="${(op.y + index * op.lineHeight).toFixed(2)}">${escapeXml(line)}</tspan>`,
+      const data = op.lines
+        .map((line, index) =>
+          textPath(line, {
+            x: op.x,
+            y: op.y + index * op.lineHeight,
+            size: op.size,
+            bold: op.bold,
+            ...(op.center ? { center: true } : {}),
+          }),
         )
         .join("");
-      return `<text font-family="${FONT_FAMILY}" font-size="${op.size}"${weight}${anchor} fill="${op.fill}">${spans}</text>`;
+      return data ? `<path fill="${op.fill}" d="${data}"/>` : "";
     }
     case "qr": {
       const path = op.runs

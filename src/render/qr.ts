@@ -35,24 +35,22 @@ export function encodeQr(text: string): QrCode {
   return { modules: count, runs };
 }
 
-/** Quiet zone width in points for a code drawn `size` points wide. */
-export const qrQuietZone = (code: QrCode, size: number) => (QUIET_ZONE_MODULES * size) / code.modules;
-
 /**
- * The code drawn at (x, y), `size` points wide, on a white backing that holds its quiet zone
- * outside that square.
+ * The code inside a fixed square box (quiet zone included) on a white backing: the code takes
+ * what its quiet zone leaves, so a longer link makes finer modules, never a bigger box.
  */
-export function qrOps(code: QrCode, x: number, y: number, size: number): DrawOp[] {
-  const quiet = qrQuietZone(code, size);
+export function qrBoxOps(code: QrCode, box: { x: number; y: number; size: number }): DrawOp[] {
+  const module = box.size / (code.modules + 2 * QUIET_ZONE_MODULES);
+  const quiet = QUIET_ZONE_MODULES * module;
   return [
+    { op: "rect", x: box.x, y: box.y, width: box.size, height: box.size, fill: "#ffffff" },
     {
-      op: "rect",
-      x: x - quiet,
-      y: y - quiet,
-      width: size + 2 * quiet,
-      height: size + 2 * quiet,
-      fill: "#ffffff",
+      op: "qr",
+      x: box.x + quiet,
+      y: box.y + quiet,
+      size: code.modules * module,
+      modules: code.modules,
+      runs: code.runs,
     },
-    { op: "qr", x, y, size, modules: code.modules, runs: code.runs },
   ];
 }

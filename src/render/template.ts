@@ -41,9 +41,10 @@ export interface ResolvedTemplate {
 
 export const DEFAULT_TEMPLATE: ResolvedTemplate = {
   headline: "A fresh look for {{street}}",
+  // Short enough to fit a 4×6 card beside a logo, a two-line return address and a two-line offer
+  // (docs/card-design.md): the card's front and back already name the business.
   message:
-    "Hi {{client_name}}, we have been working on homes around {{city}} and would love to help with yours. " +
-    "Scan the code to see your home's page and reach {{org_name}}.",
+    "Hi {{client_name}}, we have been helping homes around {{city}}. Scan the code to see your home's page.",
   // No default promise: only an offer the contractor wrote prints.
   offer: null,
   size: "4x6",

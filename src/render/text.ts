@@ -1,28 +1,97 @@
+import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import type PDFDocument from "pdfkit";
+import type { Font, Glyph, GlyphPosition } from "fontkit";
 
-/** pdfkit (its font metrics) loads on the first measurement: the API process may never need it. */
-const loadPdfKit = () => createRequire(import.meta.url)("pdfkit") as typeof PDFDocument;
+const require = createRequire(import.meta.url);
 
 /**
- * Text layout for the card SVGs. SVG has no line wrapping, so lines are broken here, measured
- * with the PDF's own Helvetica metrics. The PNG proof renders the same SVG through librsvg, whose
- * fallback sans where no Helvetica-metric font (Liberation Sans) is installed is DejaVu Sans:
- * measured 7-15% wider than Helvetica, and 17-21% in bold (up to 25% for runs of i and l), so
- * widths carry that margin and a proof line never runs past its column.
+ * The card's typeface: Inter (SIL Open Font License), regular and bold, as the TrueType files of
+ * @expo-google-fonts/inter. Every card text is set in it, in the print PDF (embedded as a subset of
+ * the glyphs used: print vendors refuse a file that only names a font) and in the PNG proof (drawn
+ * as the same glyphs' outlines), and measured with its own metrics, so a line breaks in the same
+ * place in both and the proof shows what prints.
  */
-const RASTER_WIDTH_MARGIN = { regular: 1.16, bold: 1.22 };
+const FONT_FILES = {
+  regular: "@expo-google-fonts/inter/400Regular/Inter_400Regular.ttf",
+  bold: "@expo-google-fonts/inter/700Bold/Inter_700Bold.ttf",
+} as const;
 
-let measurer: PDFKit.PDFDocument | undefined;
+export interface CardFont {
+  /** The TrueType file, as pdfkit embeds it. */
+  bytes: Buffer;
+  /** The parsed font (fontkit, the library pdfkit itself lays text out with). */
+  font: Font;
+}
 
+const fonts: Partial<Record<keyof typeof FONT_FILES, CardFont>> = {};
+
+/** The regular or bold face, read and parsed once per thread, on first use. */
+export function cardFont(bold: boolean): CardFont {
+  const weight = bold ? "bold" : "regular";
+  let loaded = fonts[weight];
+  if (!loaded) {
+    const bytes = readFileSync(require.resolve(FONT_FILES[weight]));
+    const fontkit = require("fontkit") as typeof import("fontkit");
+    loaded = { bytes, font: fontkit.create(bytes) as Font };
+    fonts[weight] = loaded;
+  }
+  return loaded;
+}
+
+/**
+ * A line is shaped in pdfkit's own pieces: each word with the space or tab after it (pdfkit's
+ * EmbeddedFont.layout splits text so before fontkit shapes it). Measuring, the PDF and the proof's
+ * outlines all add up the same pieces, so the three agree to the font unit; and a piece is shaped
+ * once per thread, not once per document: shaping Inter (its contextual alternates and kerning)
+ * was most of a card's CPU when pdfkit repeated it for every PDF. Cards of one template repeat
+ * their words, where whole lines differ by a name or a street.
+ */
+export function piecesOf(text: string): string[] {
+  const pieces: string[] = [];
+  let start = 0;
+  for (let index = 0; index < text.length; index++) {
+    const character = text[index];
+    if (character === " " || character === "\t") {
+      pieces.push(text.slice(start, index + 1));
+      start = index + 1;
+    }
+  }
+  if (start < text.length) pieces.push(text.slice(start));
+  return pieces;
+}
+
+/** A piece as fontkit shapes it, in font units; shared, so never changed by a reader. */
+export interface ShapedPiece {
+  glyphs: readonly Glyph[];
+  positions: readonly Readonly<GlyphPosition>[];
+  advanceWidth: number;
+}
+
+const SHAPED_CACHE_ENTRIES = 20_000;
+const shapedPieces = new Map<string, ShapedPiece>();
+
+/** The piece shaped in the regular or bold face, once per thread (pdf-font.ts gives it to pdfkit). */
+export function shaped(piece: string, bold: boolean): ShapedPiece {
+  const key = `${bold ? "b" : "r"}${piece}`;
+  let found = shapedPieces.get(key);
+  if (!found) {
+    const run = cardFont(bold).font.layout(piece);
+    found = {
+      glyphs: run.glyphs,
+      positions: run.positions.map((position) => Object.freeze({ ...position })),
+      advanceWidth: run.advanceWidth,
+    };
+    if (shapedPieces.size >= SHAPED_CACHE_ENTRIES) shapedPieces.clear();
+    shapedPieces.set(key, found);
+  }
+  return found;
+}
+
+/** Width in points of `text` set at `size`, kerned as pdfkit sets it (fontkit's default features). */
 export function textWidth(text: string, size: number, bold: boolean): number {
-  measurer ??= new (loadPdfKit())({ autoFirstPage: false });
-  return (
-    measurer
-      .font(bold ? "Helvetica-Bold" : "Helvetica")
-      .fontSize(size)
-      .widthOfString(text) * RASTER_WIDTH_MARGIN[bold ? "bold" : "regular"]
-  );
+  let advance = 0;
+  for (const piece of piecesOf(text)) advance += shaped(piece, bold).advanceWidth;
+  return (advance * size) / cardFont(bold).font.unitsPerEm;
 }
 
 export interface TextStyle {
@@ -30,11 +99,26 @@ export interface TextStyle {
   bold: boolean;
 }
 
-/** Greedy word wrap; a word longer than the line is cut. The last line ends in "…" on overflow. */
-export function wrapText(text: string, style: TextStyle, maxWidth: number, maxLines: number): string[] {
-  const words = text.replace(/\s+/g, " ").trim().split(" ").filter(Boolean);
+/** Lines as set, and whether anything had to be cut (with "…") to fit them. */
+export interface WrappedText {
+  lines: string[];
+  /** The text's characters (white space collapsed) and how many of them print before any cut. */
+  characters: number;
+  printed: number;
+}
+
+const normalize = (text: string) => text.replace(/[ \t\r\n\f\v]+/g, " ").trim();
+
+/**
+ * Greedy word wrap at spaces (a no-break space, U+00A0, joins what it separates, as in a phone
+ * number); a word longer than the line is cut. The last line ends in "…" on overflow.
+ */
+export function layoutText(text: string, style: TextStyle, maxWidth: number, maxLines: number): WrappedText {
+  const whole = normalize(text);
+  const words = whole.split(" ").filter(Boolean);
   const lines: string[] = [];
   let current = "";
+  let wordCut = false;
   const fits = (candidate: string) => textWidth(candidate, style.size, style.bold) <= maxWidth;
   for (const word of words) {
     const candidate = current ? `${current} ${word}` : word;
@@ -43,13 +127,31 @@ export function wrapText(text: string, style: TextStyle, maxWidth: number, maxLi
       continue;
     }
     if (current) lines.push(current);
-    current = fits(word) ? word : cutToWidth(word, style, maxWidth);
+    if (fits(word)) current = word;
+    else {
+      current = cutToWidth(word, style, maxWidth);
+      wordCut = true;
+    }
   }
   if (current) lines.push(current);
-  if (lines.length <= maxLines) return lines;
+  const characters = Array.from(whole).length;
+  if (lines.length <= maxLines)
+    return { lines, characters, printed: wordCut ? printedOf(lines) : characters };
   const kept = lines.slice(0, maxLines);
   kept[maxLines - 1] = withEllipsis(kept[maxLines - 1]!, style, maxWidth);
-  return kept;
+  return { lines: kept, characters, printed: printedOf(kept) };
+}
+
+/** Characters that print before the first "…" (a cut word or the last line's cut). */
+function printedOf(lines: readonly string[]): number {
+  const joined = lines.join(" ");
+  const cut = joined.indexOf("…");
+  return Array.from(cut < 0 ? joined : joined.slice(0, cut).trimEnd()).length;
+}
+
+/** The lines alone; see layoutText. */
+export function wrapText(text: string, style: TextStyle, maxWidth: number, maxLines: number): string[] {
+  return layoutText(text, style, maxWidth, maxLines).lines;
 }
 
 function cutToWidth(word: string, style: TextStyle, maxWidth: number): string {
@@ -58,7 +160,8 @@ function cutToWidth(word: string, style: TextStyle, maxWidth: number): string {
 }
 
 function withEllipsis(line: string, style: TextStyle, maxWidth: number): string {
-  return `${longestFittingPrefix(line, style, maxWidth).trimEnd()}…`;
+  const cut = line.endsWith("…") ? line.slice(0, -1) : line;
+  return `${longestFittingPrefix(cut, style, maxWidth).trimEnd()}…`;
 }
 
 /**
@@ -88,23 +191,44 @@ function longestFittingPrefix(text: string, style: TextStyle, maxWidth: number):
 export function fitText(
   text: string,
   options: { bold: boolean; maxSize: number; minSize: number; maxWidth: number; maxLines: number },
-): { size: number; lines: string[] } {
-  const whole = text.replace(/\s+/g, " ").trim();
+): WrappedText & { size: number } {
   for (let size = options.maxSize; size > options.minSize; size -= 1) {
-    const lines = wrapText(text, { size, bold: options.bold }, options.maxWidth, Number.POSITIVE_INFINITY);
-    if (lines.length <= options.maxLines && lines.join(" ") === whole) return { size, lines };
+    const wrapped = layoutText(text, { size, bold: options.bold }, options.maxWidth, options.maxLines);
+    if (wrapped.printed === wrapped.characters) return { ...wrapped, size };
   }
   const size = options.minSize;
-  return { size, lines: wrapText(text, { size, bold: options.bold }, options.maxWidth, options.maxLines) };
+  return { ...layoutText(text, { size, bold: options.bold }, options.maxWidth, options.maxLines), size };
 }
 
-export function escapeXml(text: string): string {
-  return text
-    .replace(/&/g, "&amp;")
-    .replace(/</g, "&lt;")
-    .replace(/>/g, "&gt;")
-    .replace(/"/g, "&quot;")
-    .replace(/'/g, "&apos;");
+/**
+ * One line of text as the outlines of its glyphs: an SVG path's data in points, its baseline at
+ * (x, y) (its centre at x with `center`). The proof draws text this way so that its raster shows
+ * the very glyphs, kerning and widths the PDF prints, whatever fonts the machine has.
+ */
+export function textPath(
+  line: string,
+  options: { x: number; y: number; size: number; bold: boolean; center?: boolean },
+): string {
+  const { font } = cardFont(options.bold);
+  const scale = options.size / font.unitsPerEm;
+  let penX = options.center ? options.x - textWidth(line, options.size, options.bold) / 2 : options.x;
+  const parts: string[] = [];
+  const point = (gx: number, gy: number, dx: number, dy: number) =>
+    `${(penX + (dx + gx) * scale).toFixed(2)} ${(options.y - (dy + gy) * scale).toFixed(2)}`;
+  for (const piece of piecesOf(line)) {
+    const run = shaped(piece, options.bold);
+    run.glyphs.forEach((glyph, index) => {
+      const position = run.positions[index]!;
+      for (const { command, args } of glyph.path.commands) {
+        const at = (i: number) => point(args[i]!, args[i + 1]!, position.xOffset, position.yOffset);
+        if (command === "moveTo") parts.push(`M${at(0)}`);
+        else if (command === "lineTo") parts.push(`L${at(0)}`);
+        else if (command === "quadraticCurveTo") parts.push(`Q${at(0)} ${at(2)}`);
+        else if (command === "bezierCurveTo") parts.push(`C${at(0)} ${at(2)} ${at(4)}`);
+        else if (command === "closePath") parts.push("Z");
+      }
+      penX += position.xAdvance * scale;
+    });
+  }
+  return parts.join("");
 }
-
-export const FONT_FAMILY = "Helvetica, Arial, sans-serif";

@@ -1,11 +1,11 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { inflateSync } from "node:zlib";
 import sharp from "sharp";
 import { queryOne, sql } from "../../src/db/database.ts";
 import { envelope, sendEvent } from "../events/helpers.ts";
 import { admin, call } from "../helpers/api.ts";
 import { databaseLabel, type TestContext } from "../helpers/harness.ts";
+import { pdfTextLines } from "../helpers/pdf-text.ts";
 import { adminBytes, EVENT_TYPE, queuePiece } from "../pipeline/helpers.ts";
 import { createAppTestContext, ownerOfNewOrg } from "./helpers.ts";
 
@@ -16,30 +16,6 @@ const PROFILE = {
   return_address: { street: "400 Industrial Way", city: "Austin", state: "TX", postal_code: "78702" },
   offer: "Free gutter check this spring",
 };
-
-/**
- * The lines of text a pdfkit PDF draws: its content streams inflated, each `[<hex> kern <hex>] TJ`
- * (standard fonts, WinAnsi codes) read back as one string.
- */
-function pdfTextLines(pdf: Buffer): string[] {
-  const raw = pdf.toString("latin1");
-  const lines: string[] = [];
-  for (const match of raw.matchAll(/stream\r?\n/g)) {
-    const start = match.index! + match[0].length;
-    const end = raw.indexOf("endstream", start);
-    let content: string;
-    try {
-      content = inflateSync(pdf.subarray(start, end)).toString("latin1");
-    } catch {
-      continue;
-    }
-    for (const tj of content.matchAll(/\[([^\]]*)\]\s*TJ/g)) {
-      const hex = [...tj[1]!.matchAll(/<([0-9a-fA-F]*)>/g)].map((m) => m[1]).join("");
-      lines.push(Buffer.from(hex, "hex").toString("latin1"));
-    }
-  }
-  return lines;
-}
 
 async function queuedPiece(ctx: TestContext, orgId: string) {
   const row = await queryOne<{ id: string; token: string }>(
@@ -126,7 +102,7 @@ describe(`the card and the landing page carry the contractor's profile (${databa
     const pdf = await adminBytes(ctx, `/pieces/${piece.id}/proof.pdf`);
     assert.equal(pdf.status, 200);
     const lines = pdfTextLines(pdf.bytes);
-    const text = lines.join(" ");
+    const text = lines.join(" ").replace(/\u00a0/g, " ");
     for (const expected of [
       "Bright Roofing",
       "400 Industrial Way",
@@ -144,8 +120,8 @@ describe(`the card and the landing page carry the contractor's profile (${databa
       "merge fields filled",
     );
     assert.equal(text.includes("free estimate"), false, "no default promise");
-    // The home's picture (front) and the logo (back): two images.
-    assert.equal(pdf.bytes.toString("latin1").match(/\/Subtype \/Image/g)?.length, 2);
+    // The home's picture and the logo on the front, the logo on the back: three images.
+    assert.equal(pdf.bytes.toString("latin1").match(/\/Subtype \/Image/g)?.length, 3);
   });
 
   test("the builder's live proof draws the same back: the logo's colour is on it", async () => {

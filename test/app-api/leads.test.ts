@@ -128,7 +128,7 @@ describe(`app API: Leads and lead alerts (${databaseLabel})`, () => {
     const sent = smtp.mails.slice(before);
     assert.equal(sent.length, 1, "one member wants alerts");
     assert.deepEqual(sent[0]!.to, [member.email]);
-    assert.match(sent[0]!.raw, /Subject: New lead: Ned Flanders/);
+    assert.match(sent[0]!.raw, /Subject: New lead for [^:\r\n]+: Ned Flanders/);
     assert.match(sent[0]!.raw.replace(/=\r?\n/g, ""), new RegExp(`/app/leads/${leadId}`));
   });
 

@@ -187,9 +187,30 @@ describe("the contractor's web app in a browser", () => {
         (image) => image.complete && image.naturalWidth > 0,
       ),
     );
+    // The fit notice is the save's own rule, live: the default text fits; a message too long for
+    // the card is named with how much fits, at both widths, and a save is refused on its field.
+    const fits = page.getByText("The text fits the 4x6 card, merge fields counted at their longest.");
+    await fits.waitFor();
+    const message = page.getByRole("textbox", { name: "Message" });
+    const typed = await message.inputValue();
+    await message.fill(
+      `${typed} ${"Our crew repairs storm damage, replaces worn shingles and cleans gutters on every street nearby. ".repeat(6)}`,
+    );
+    const tooLong = page.getByRole("status").filter({ hasText: "The text does not fit the card" });
+    await tooLong.waitFor();
+    assert.match(
+      await tooLong.innerText(),
+      /Message: \d+ of its \d+ characters fit the 4x6 card \(merge fields counted at their longest\)\./,
+    );
+    await checkBothWidths("automation-builder-too-long");
+    await page.getByRole("button", { name: "Save" }).click();
+    await page.getByText(/^does not fit the 4x6 card: \d+ of its \d+ characters fit/).waitFor();
+    await page.getByRole("heading", { level: 1, name: "New automation" }).waitFor();
+    await message.fill(typed);
+    await fits.waitFor();
     await page.getByRole("button", { name: "Test with a sample" }).click();
     await page.getByText("A card would be mailed").waitFor();
-    await checkScreen("automation-builder", "desktop");
+    await checkBothWidths("automation-builder");
     await page.getByRole("button", { name: "Save" }).click();
     await page.getByRole("heading", { level: 1, name: "Automations" }).waitFor();
     await page.getByRole("link", { name: "Job done postcard" }).waitFor();

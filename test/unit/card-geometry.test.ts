@@ -130,9 +130,21 @@ describe("print geometry matches Lob's postcard artboards", () => {
         width: geometry.width,
         height: geometry.height,
       });
-      const band = front.ops.filter((op) => op.op === "text" && op.fill !== "#1d2433");
-      assert.equal(band.length, 2, "greeting and headline");
-      for (const text of band) assert.ok(inside(inkBox(text)!, geometry.safe));
+      // The band at the foot: greeting and headline; the header above it: business name and phone.
+      type Op<K extends DrawOp["op"]> = Extract<DrawOp, { op: K }>;
+      const bandTop = front.ops.find(
+        (op): op is Op<"rect"> => op.op === "rect" && op.opacity !== undefined,
+      )!.y;
+      // Not the picture's street sign (centred on its plate).
+      const texts = front.ops.filter((op): op is Op<"text"> => op.op === "text" && !op.center);
+      assert.equal(texts.filter((op) => op.y >= bandTop).length, 2, "greeting and headline");
+      assert.deepEqual(
+        texts.filter((op) => op.y < bandTop).flatMap((op) => op.lines),
+        ["Bright Roofing Co.", "(555)\u00a0201-3344"], // the phone never breaks at its space
+        "the front carries the business name and phone",
+      );
+      for (const text of texts)
+        assert.ok(inside(inkBox(text)!, geometry.safe), `${JSON.stringify(text)} is in the safe zone`);
     });
   }
 

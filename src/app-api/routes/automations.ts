@@ -13,7 +13,12 @@ import { mailAddressOf } from "../../domain/address.ts";
 import { AutomationFilter, filterProblem, passesFilter } from "../../domain/filters.ts";
 import { OneLineText } from "../../domain/one-line-text.ts";
 import { invalidPayload, notFound, rateLimited } from "../../errors.ts";
-import { AudienceInput, isNeighbours, resolveAudience } from "../../neighbours/audience.ts";
+import {
+  AudienceInput,
+  isNeighbours,
+  NEIGHBOUR_DEFAULT_TEMPLATE,
+  resolveAudience,
+} from "../../neighbours/audience.ts";
 import {
   NeighbourPreview,
   neighbourCardProperties,
@@ -27,8 +32,11 @@ import { cardsThisMonth, findSample } from "../../reports/app-reads.ts";
 import { TriggerReasonSchema } from "../../trigger/envelope.ts";
 import { runTrigger } from "../../trigger/trigger-core.ts";
 import {
+  assertCardFits,
   assertTemplate,
+  CardFitView,
   CardTemplate,
+  cardFitView,
   drawProof,
   ProofView,
   proofHomeImage,
@@ -148,6 +156,10 @@ export function registerAutomationRoutes(app: FastifyInstance, ctx: AppApiContex
     const next = storedTemplate(await readTemplate(orgId, id), template);
     await storeAutomationTemplate(db, { orgId, id }, next);
   };
+  /** The card a save would print must fit it: checked before anything is written. */
+  const assertFits = async (orgId: string, previous: unknown, template: CardTemplate) => {
+    assertCardFits(resolveTemplate(storedTemplate(previous, template)), await loadCardSender(db, orgId));
+  };
   const view = async (automation: Automation, cards: Map<string, number>) => ({
     id: automation.id,
     name: automation.name,
@@ -204,6 +216,10 @@ export function registerAutomationRoutes(app: FastifyInstance, ctx: AppApiContex
       const { orgId } = sessionOf(request);
       const { template, ...input } = request.body;
       assertTemplate(template);
+      if (template) {
+        const base = isNeighbours(resolveAudience(input.audience)) ? NEIGHBOUR_DEFAULT_TEMPLATE : null;
+        await assertFits(orgId, base, template);
+      }
       const automation = await createAutomation(db, orgId, input);
       if (template) await writeTemplate(orgId, automation.id, template);
       ctx.boundAutomations.invalidate(orgId);
@@ -247,6 +263,7 @@ export function registerAutomationRoutes(app: FastifyInstance, ctx: AppApiContex
       await findOwn(orgId, request.params.id);
       const { template, ...patch } = request.body;
       assertTemplate(template);
+      if (template) await assertFits(orgId, await readTemplate(orgId, request.params.id), template);
       let automation =
         Object.keys(patch).length > 0
           ? await updateAutomation(db, request.params.id, patch)
@@ -367,6 +384,31 @@ export function registerAutomationRoutes(app: FastifyInstance, ctx: AppApiContex
   );
 
   r.post(
+    "/card-fit",
+    {
+      schema: {
+        operationId: "checkCardFit",
+        summary:
+          "Whether the card's text fits its card, merge fields at their longest: the rule a save applies, for the builder to show as the contractor types",
+        tags: ["Automations"],
+        body: Type.Object(
+          { template: CardTemplate, audience: Type.Optional(draftFields.audience) },
+          { additionalProperties: false },
+        ),
+        response: { 200: CardFitView },
+      },
+    },
+    async (request) => {
+      const session = sessionOf(request);
+      const decision = await ctx.limiter.hit("app-card-fit", session.orgId, CARD_FITS_PER_MINUTE, 60);
+      if (!decision.allowed) throw rateLimited(decision.secondsToWindowEnd, "too many checks; wait a moment");
+      const base = isNeighbours(resolveAudience(request.body.audience)) ? NEIGHBOUR_DEFAULT_TEMPLATE : null;
+      const template = resolveTemplate(storedTemplate(base, request.body.template));
+      return cardFitView(template, await loadCardSender(db, session.orgId));
+    },
+  );
+
+  r.post(
     "/proofs",
     {
       schema: {
@@ -410,6 +452,8 @@ export function registerAutomationRoutes(app: FastifyInstance, ctx: AppApiContex
 }
 
 export const PROOFS_PER_MINUTE = 60;
+/** A fit check is a layout without drawing (a few milliseconds): the builder asks on each pause in typing. */
+export const CARD_FITS_PER_MINUTE = 240;
 
 /** A record to draw a proof from before any event arrived. */
 const SAMPLE_PROPERTIES: Record<string, string> = {

@@ -27,6 +27,7 @@ export const automationQuery = (id: string) =>
   });
 
 export type ProofInput = BodyOf<"/app/api/v1/proofs", "post">;
+export type CardFitInput = BodyOf<"/app/api/v1/card-fit", "post">;
 export type DryRunInput = BodyOf<"/app/api/v1/automations/dry-run", "post">;
 export type DryRunAnswer = ResponseOf<"/app/api/v1/automations/dry-run", "post">;
 
@@ -35,6 +36,15 @@ export const proofQuery = (input: ProofInput) =>
   queryOptions({
     queryKey: automationKeys.proof(input),
     queryFn: () => unwrap(client.POST("/app/api/v1/proofs", { body: input })),
+    staleTime: Number.POSITIVE_INFINITY,
+    retry: false,
+  });
+
+/** The server's fit rule (the one a save applies) for the builder to show as the contractor types. */
+export const cardFitQuery = (input: CardFitInput) =>
+  queryOptions({
+    queryKey: [...automationKeys.all, "card-fit", input] as const,
+    queryFn: () => unwrap(client.POST("/app/api/v1/card-fit", { body: input })),
     staleTime: Number.POSITIVE_INFINITY,
     retry: false,
   });

@@ -160,6 +160,23 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/app/api/v1/card-fit": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Whether the card's text fits its card, merge fields at their longest: the rule a save applies, for the builder to show as the contractor types */
+    post: operations["checkCardFit"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/app/api/v1/customers": {
     parameters: {
       query?: never;
@@ -2261,6 +2278,105 @@ export interface operations {
               /** @description Why no home would be mailed, when none would. */
               reason: string | null;
             };
+          };
+        };
+      };
+      /** @description No valid session (sign in). */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+      /** @description `forbidden`: the session's role may not do this (owners only); `csrf_rejected`: a state-changing request without a same-origin Origin / Sec-Fetch-Site. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+      /** @description Not found, or belongs to another organization. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+      /** @description The body or query is not valid. */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+      /** @description Too many requests. */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+    };
+  };
+  checkCardFit: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          template: {
+            headline?: string;
+            message?: string;
+            offer?: string | null;
+            /** @description Trim size in inches, landscape (the 6x9 card is 9 in wide); each file adds 0.125 in of bleed on every side. */
+            card_size?: "4x6" | "6x9" | "6x11";
+          };
+          audience?:
+            | {
+                /** @constant */
+                type: "home";
+              }
+            | {
+                /** @constant */
+                type: "neighbours";
+                count?: number;
+                radius_m?: number;
+              };
+        };
+      };
+    };
+    responses: {
+      /** @description Success. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            fits: boolean;
+            /** @description The fields that do not fit; empty when the card fits. */
+            overflow: {
+              field: "headline" | "message" | "offer";
+              /** @description The field's characters as written. */
+              characters: number;
+              /** @description How many of them fit the card, merge fields at their longest. */
+              fitting: number;
+              problem: string;
+            }[];
           };
         };
       };
@@ -5430,6 +5546,10 @@ export interface operations {
           "application/json": {
             front_png: string;
             back_png: string;
+            /** @description The front's lines of text, as drawn. */
+            front_text: string[];
+            /** @description The back's lines of text, as drawn. */
+            back_text: string[];
           };
         };
       };
@@ -5843,6 +5963,10 @@ export interface operations {
           "application/json": {
             front_png: string;
             back_png: string;
+            /** @description The front's lines of text, as drawn. */
+            front_text: string[];
+            /** @description The back's lines of text, as drawn. */
+            back_text: string[];
           };
         };
       };

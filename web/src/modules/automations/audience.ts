@@ -77,6 +77,5 @@ export const audienceFieldOf = (serverField: string) =>
 export const NEIGHBOUR_TEMPLATE = {
   headline: "We just finished a job on {{job_street}}",
   message:
-    "Hello neighbor, we just finished a project for one of your neighbors on {{job_street}} in {{job_city}}. " +
-    "While our crew is nearby, we would be glad to take a look at your home too. Scan the code to reach us.",
+    "Hello neighbor, we just finished a job on {{job_street}}. While our crew is nearby, we would be glad to look at your home too.",
 } as const;

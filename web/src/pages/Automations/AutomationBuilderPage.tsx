@@ -31,6 +31,7 @@ import {
   recordIdOf,
 } from "../../api/events.ts";
 import { AudienceSection } from "../../modules/automations/AudienceSection.tsx";
+import { CardFitNotice } from "../../modules/automations/components/CardFitNotice.tsx";
 import { DryRunResult } from "../../modules/automations/components/DryRunResult.tsx";
 import { FilterEditor } from "../../modules/automations/components/FilterEditor.tsx";
 import { LiveProof } from "../../modules/automations/components/LiveProof.tsx";
@@ -218,6 +219,14 @@ function AutomationBuilder({ initial, existing }: { initial: AutomationFormValue
                     data={CARD_SIZES.map((size) => ({ ...size }))}
                     allowDeselect={false}
                     {...form.getInputProps("card_size")}
+                  />
+                  <CardFitNotice
+                    input={{
+                      template: templateOf(form.values),
+                      ...(form.values.audience === "neighbours"
+                        ? { audience: { type: "neighbours" as const } }
+                        : {}),
+                    }}
                   />
                 </Stack>
               </Fieldset>

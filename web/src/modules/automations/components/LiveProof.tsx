@@ -59,8 +59,18 @@ export function LiveProof({ input, recordKnown = true }: { input: ProofInput; re
             aria-live="polite"
             style={{ opacity: proof.isPlaceholderData ? 0.6 : 1 }}
           >
-            <Image src={proof.data.front_png} alt="Postcard proof front" radius="sm" fit="contain" />
-            <Image src={proof.data.back_png} alt="Postcard proof back" radius="sm" fit="contain" />
+            <Image
+              src={proof.data.front_png}
+              alt={`Postcard proof front: ${proof.data.front_text.join(" ")}`}
+              radius="sm"
+              fit="contain"
+            />
+            <Image
+              src={proof.data.back_png}
+              alt={`Postcard proof back: ${proof.data.back_text.join(" ")}`}
+              radius="sm"
+              fit="contain"
+            />
           </SimpleGrid>
         ) : (
           <Stack gap="sm" role="status" aria-label="Drawing the proof">

@@ -1,0 +1,43 @@
+import { Alert, List, Text } from "@mantine/core";
+import { useDebouncedValue } from "@mantine/hooks";
+import { useQuery } from "@tanstack/react-query";
+import { type CardFitInput, cardFitQuery } from "../../../api/automations.ts";
+
+const FIELD_LABEL: Record<"headline" | "message" | "offer", string> = {
+  headline: "Headline",
+  message: "Message",
+  offer: "Offer",
+};
+
+/**
+ * Whether the card's text fits its card, checked by the server's own rule (the one a save
+ * applies) shortly after typing stops: text that does not fit is refused on save, never cut.
+ */
+export function CardFitNotice({ input }: { input: CardFitInput }) {
+  const [debounced] = useDebouncedValue(JSON.stringify(input), 300);
+  const fit = useQuery({ ...cardFitQuery(JSON.parse(debounced) as CardFitInput), placeholderData: (p) => p });
+  const size = input.template.card_size ?? "4x6";
+  if (!fit.data) return null;
+  if (fit.data.fits) {
+    return (
+      <Text size="sm" c="teal.9" role="status" aria-live="polite">
+        The text fits the {size} card, merge fields counted at their longest.
+      </Text>
+    );
+  }
+  return (
+    <Alert color="red" title="The text does not fit the card" role="status" aria-live="polite">
+      <List size="sm">
+        {fit.data.overflow.map((field) => (
+          <List.Item key={field.field}>
+            {FIELD_LABEL[field.field]}: {field.fitting} of its {field.characters} characters fit the {size}{" "}
+            card (merge fields counted at their longest).
+          </List.Item>
+        ))}
+      </List>
+      <Text size="sm" mt="xs">
+        Shorten it or choose a bigger card: a card is never printed cut short.
+      </Text>
+    </Alert>
+  );
+}
