@@ -1,13 +1,14 @@
-import { Badge, Button, Group, Image, NativeSelect, Table, Text, TextInput } from "@mantine/core";
+import { Button, Group, Image, NativeSelect, Table, Text, TextInput } from "@mantine/core";
 import { useQuery } from "@tanstack/react-query";
 import { getRouteApi } from "@tanstack/react-router";
 import { useState } from "react";
 import { automationListQuery } from "../../api/automations.ts";
-import { PIECE_STATUSES, type PieceFilters, piecesQuery, statusLabel } from "../../api/mail.ts";
+import { PIECE_STATUS, PIECE_STATUSES, type PieceFilters, piecesQuery } from "../../api/mail.ts";
 import { formatDate, readableReason } from "../../ui/format.ts";
 import { AnchorLink, ButtonLink } from "../../ui/links.tsx";
 import { ScrollTable } from "../../ui/ScrollTable.tsx";
 import { EmptyState, LoadError, Loading, PageHeader } from "../../ui/states.tsx";
+import { PieceStatusBadge } from "./PieceStatusBadge.tsx";
 
 const route = getRouteApi("/signed-in/mail");
 
@@ -47,7 +48,7 @@ function MailFilterBar({
   ];
   const statusOptions = [
     { value: "", label: "All statuses" },
-    ...PIECE_STATUSES.map((status) => ({ value: status, label: statusLabel(status) })),
+    ...PIECE_STATUSES.map((status) => ({ value: status, label: PIECE_STATUS[status].label })),
   ];
   return (
     <Group mb="md" align="flex-end" gap="sm" wrap="wrap" role="search" aria-label="Filter postcards">
@@ -146,9 +147,7 @@ function PieceList({ filters, filtered }: { filters: MailFilters; filtered: bool
                   </AnchorLink>
                 </Table.Td>
                 <Table.Td miw={170}>
-                  <Badge variant="outline" color="gray.8">
-                    {statusLabel(piece.status)}
-                  </Badge>
+                  <PieceStatusBadge status={piece.status} />
                   {piece.status_reason && (
                     <Text size="xs" c="dimmed" maw={220}>
                       {readableReason(piece.status_reason)}

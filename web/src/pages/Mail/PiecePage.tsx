@@ -15,12 +15,13 @@ import {
 import { useQuery } from "@tanstack/react-query";
 import { getRouteApi } from "@tanstack/react-router";
 import { attributionWords } from "../../api/leads.ts";
-import { type Piece, pieceQuery, STOPPED_STATUSES, statusLabel } from "../../api/mail.ts";
+import { PIECE_STATUS, type Piece, type PieceStatusTone, pieceQuery, stepLabel } from "../../api/mail.ts";
 import { PieceSafetyActions } from "../../modules/mail-safety/PieceSafetyActions.tsx";
 import { exactMoney, formatDate, readableReason } from "../../ui/format.ts";
 import { AnchorLink } from "../../ui/links.tsx";
 import { ScrollTable } from "../../ui/ScrollTable.tsx";
 import { LoadError, Loading, PageHeader } from "../../ui/states.tsx";
+import { PieceStatusBadge, TONE_COLORS } from "./PieceStatusBadge.tsx";
 
 const route = getRouteApi("/signed-in/mail/$pieceId");
 
@@ -53,8 +54,17 @@ function crmRecordOf(piece: Piece): string | undefined {
   return piece.campaign_name.slice(prefix.length, -1) || undefined;
 }
 
+/** What the reason under a piece's status explains (only waiting and stopped pieces carry one). */
+const REASON_TITLES: Record<PieceStatusTone, string> = {
+  progress: "About this card",
+  waiting: "Why this card is waiting",
+  done: "About this card",
+  stopped: "Why this card stopped",
+};
+
 function PieceDetails({ piece }: { piece: Piece }) {
   const crmRecord = crmRecordOf(piece);
+  const { tone } = PIECE_STATUS[piece.status];
   return (
     <>
       <AnchorLink to="/mail" search={{}} size="sm">
@@ -63,18 +73,10 @@ function PieceDetails({ piece }: { piece: Piece }) {
       <PageHeader
         title={`Postcard to ${piece.recipient_name ?? "Current resident"}`}
         description={piece.address}
-        actions={
-          <Badge size="lg" variant="outline" color="gray.8">
-            {statusLabel(piece.status)}
-          </Badge>
-        }
+        actions={<PieceStatusBadge status={piece.status} size="lg" />}
       />
       {piece.status_reason && (
-        <Alert
-          mb="lg"
-          color={STOPPED_STATUSES.has(piece.status) ? "red" : "blue"}
-          title={`Why this card is ${statusLabel(piece.status).toLowerCase()}`}
-        >
+        <Alert mb="lg" color={TONE_COLORS[tone]} title={REASON_TITLES[tone]}>
           {readableReason(piece.status_reason)}
         </Alert>
       )}
@@ -154,7 +156,7 @@ function TrackingTimeline({ timeline }: { timeline: Piece["timeline"] }) {
           title={
             <Group gap="xs">
               <Text size="sm" fw={600}>
-                {statusLabel(step.step)}
+                {stepLabel(step.step)}
               </Text>
               {step.estimated && (
                 <Badge size="sm" variant="outline" color="gray.8">
