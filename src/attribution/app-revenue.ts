@@ -1,5 +1,6 @@
 // The contractor app's Revenue screen: attributed conversions and what they cost, by automation
 // and by month, the conversions themselves, and their CSV download.
+import { type Static, Type } from "@fastify/type-provider-typebox";
 import { type Queryable, queryRows, sql } from "../db/database.ts";
 import { csvCell } from "../domain/csv-cell.ts";
 import {
@@ -16,38 +17,60 @@ export function unitCosts(cost: number | null, leads: number, wonDeals: number) 
   return { cost_per_lead: per(leads), cost_per_won_deal: per(wonDeals) };
 }
 
-export interface AutomationRevenue {
-  automation_id: string | null;
-  automation_name: string;
-  cards_mailed: number;
-  leads: number;
-  won_deals: number;
-  attributed_revenue: number;
-  cost: number | null;
-  return_on_spend: number | null;
-  cost_per_lead: number | null;
-  cost_per_won_deal: number | null;
-}
+// The shapes the app API answers with (GET /revenue): the route's response schemas, and through
+// Static<> the types this module returns.
 
-export interface ConversionRow {
-  id: string;
-  deal_id: string | null;
-  deal_name: string | null;
-  address: string;
-  amount: number | null;
-  close_date: string | null;
-  campaign_id: string;
-  campaign_name: string | null;
-  automation_name: string | null;
-  attribution_type: string;
-  match_confidence: string;
-}
+const Money = (description: string) => Type.Union([Type.Number(), Type.Null()], { description });
+const spend = {
+  cards_mailed: Type.Integer(),
+  leads: Type.Integer(),
+  won_deals: Type.Integer({ description: "Attributed conversions." }),
+  attributed_revenue: Type.Number(),
+  cost: Money("Cards × cost per card; null without a cost per card in the profile."),
+  return_on_spend: Money("Revenue ÷ cost."),
+  cost_per_lead: Money("Cost ÷ leads; null without a cost or leads."),
+  cost_per_won_deal: Money("Cost ÷ won deals; null without a cost or deals."),
+};
+
+export const MonthRevenue = Type.Object(
+  { month: Type.String(), landing_visits: Type.Integer(), ...spend },
+  { additionalProperties: false },
+);
+export type MonthRevenue = Static<typeof MonthRevenue>;
+
+export const AutomationRevenue = Type.Object(
+  {
+    automation_id: Type.Union([Type.String({ format: "uuid" }), Type.Null()]),
+    automation_name: Type.String(),
+    ...spend,
+  },
+  { additionalProperties: false },
+);
+export type AutomationRevenue = Static<typeof AutomationRevenue>;
+
+export const RevenueConversion = Type.Object(
+  {
+    id: Type.String({ format: "uuid" }),
+    deal_id: Type.Union([Type.String(), Type.Null()]),
+    deal_name: Type.Union([Type.String(), Type.Null()]),
+    address: Type.String(),
+    amount: Type.Union([Type.Number(), Type.Null()]),
+    close_date: Type.Union([Type.String({ format: "date" }), Type.Null()]),
+    campaign_id: Type.String({ format: "uuid" }),
+    campaign_name: Type.Union([Type.String(), Type.Null()]),
+    automation_name: Type.Union([Type.String(), Type.Null()]),
+    attribution_type: Type.String(),
+    match_confidence: Type.String(),
+  },
+  { additionalProperties: false },
+);
+export type RevenueConversion = Static<typeof RevenueConversion>;
 
 /** Since the first day of the oldest of the last 12 months: the Revenue screen's period. */
 const periodStart = (now: Date) =>
   new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 11, 1)).toISOString();
 
-export async function revenueByMonth(db: Queryable, orgId: string, now: Date) {
+export async function revenueByMonth(db: Queryable, orgId: string, now: Date): Promise<MonthRevenue[]> {
   const months = await monthlyFigures(db, orgId, now, 12);
   return months.map((month: MonthFigures) => ({
     ...month,
@@ -111,9 +134,13 @@ export async function revenueByAutomation(
 }
 
 /** The org's attributed conversions, newest close first (at most `limit`). */
-export async function listConversions(db: Queryable, orgId: string, limit: number): Promise<ConversionRow[]> {
+export async function listConversions(
+  db: Queryable,
+  orgId: string,
+  limit: number,
+): Promise<RevenueConversion[]> {
   const rows = await queryRows<
-    Omit<ConversionRow, "amount" | "close_date"> & {
+    Omit<RevenueConversion, "amount" | "close_date"> & {
       deal_amount: string | number | null;
       deal_date: Date | string | null;
     }
@@ -134,7 +161,7 @@ export async function listConversions(db: Queryable, orgId: string, limit: numbe
   }));
 }
 
-export function conversionsCsv(rows: ConversionRow[]): string {
+export function conversionsCsv(rows: RevenueConversion[]): string {
   const header = [
     "deal_id",
     "deal_name",

@@ -92,23 +92,31 @@ export const campaigns = pgTable(
   (t) => [primaryKey({ columns: [t.orgId, t.id] })],
 );
 
-export type PieceStatus =
-  | "queued"
-  | "submitted"
-  | "mailed"
-  | "in_transit"
-  | "delivered"
-  | "returned"
-  | "suppressed"
-  | "failed"
-  // Mail safety (issue 29): skipped by the frequency cap, waiting before print, or stopped.
-  | "skipped"
-  | "held"
-  | "awaiting_approval"
-  | "capped"
-  | "cancelled"
+/**
+ * Every status a mail piece can have, in the order a card lives through them (the app's Mail
+ * filter offers them in this order). The CHECK constraint mail_pieces_status_check (latest in
+ * migrations/0300_address_verification.sql) lists the same; test/db/schema-drift.test.ts keeps them equal.
+ */
+export const PIECE_STATUSES = [
+  "queued",
+  // Mail safety (issue 29): waiting before print.
+  "held",
+  "awaiting_approval",
+  "capped",
+  "submitted",
+  "mailed",
+  "in_transit",
+  "delivered",
+  "returned",
+  "suppressed",
+  "failed",
+  // Mail safety (issue 29): skipped by the frequency cap, or stopped before print.
+  "skipped",
+  "cancelled",
   // Address verification (issue 39): no carrier can deliver to the address; never printed.
-  | "undeliverable";
+  "undeliverable",
+] as const;
+export type PieceStatus = (typeof PIECE_STATUSES)[number];
 
 export const mailPieces = pgTable(
   "mail_pieces",

@@ -1,51 +1,78 @@
 // The contractor app's Leads screen: landing-page and CRM-synced leads, newest first, with the
 // state of their delivery to each webhook subscription. Reads only; every query is one org's.
+import { type Static, Type } from "@fastify/type-provider-typebox";
 import { type Queryable, queryOne, queryRows, sql } from "../db/database.ts";
 import { cursorTime, type KeysetCursor, keysetPage } from "../db/keyset-cursor.ts";
 import type { LeadCustomField } from "../db/schema.ts";
 import { deliverLeadJob } from "../jobs/kinds.ts";
 
-export type LeadSource = "landing_page" | "crm_sync";
+// The shapes the app API answers with (GET /leads, GET /leads/:id, Overview's latest leads): the
+// routes' response schemas, and through Static<> the types this module returns.
 
-/**
- * delivered: the receiver answered 2xx; failed: it answered otherwise, or the request could not
- * be made (blocked, timeout, error); pending: the delivery job waits (first try or a retry).
- */
-export type DeliveryState = "delivered" | "failed" | "pending";
+const NullableString = (options = {}) => Type.Union([Type.String(options), Type.Null()]);
 
-export interface LeadDelivery {
-  subscription_id: string;
-  target: string;
-  state: DeliveryState;
-  status_code: number | null;
-  error: string | null;
-  attempts: number;
-  last_attempt_at: string | null;
-  next_retry_at: string | null;
-}
+export const LeadSource = Type.Union([Type.Literal("landing_page"), Type.Literal("crm_sync")]);
+export type LeadSource = Static<typeof LeadSource>;
 
-export interface LeadListItem {
-  id: string;
-  source: LeadSource;
-  name: string;
-  email: string;
-  phone: string;
-  address: string;
-  piece_id: string | null;
-  campaign_id: string | null;
-  campaign_name: string | null;
-  automation_id: string | null;
-  automation_name: string | null;
-  attribution_type: string | null;
-  received_at: string;
-  deliveries: LeadDelivery[];
-}
+export const LeadDelivery = Type.Object(
+  {
+    subscription_id: Type.String({ format: "uuid" }),
+    target: Type.String({ description: "The subscription's origin (its path may hold a secret)." }),
+    state: Type.Union([Type.Literal("delivered"), Type.Literal("failed"), Type.Literal("pending")], {
+      description:
+        "delivered: the receiver answered 2xx; failed: another status, or no answer (blocked, timeout, error); pending: waiting for its first try or a retry.",
+    }),
+    status_code: Type.Union([Type.Integer(), Type.Null()]),
+    error: NullableString(),
+    attempts: Type.Integer(),
+    last_attempt_at: NullableString({ format: "date-time" }),
+    next_retry_at: NullableString({ format: "date-time" }),
+  },
+  { additionalProperties: false },
+);
+export type LeadDelivery = Static<typeof LeadDelivery>;
 
-export interface LeadDetail extends LeadListItem {
-  message: string;
-  answers: { field_id: string; label: string; value: string[] }[];
-  crm_record_id: string | null;
-}
+const leadFields = {
+  id: Type.String({ format: "uuid" }),
+  source: LeadSource,
+  name: Type.String(),
+  email: Type.String(),
+  phone: Type.String(),
+  address: Type.String(),
+  piece_id: NullableString({ format: "uuid" }),
+  campaign_id: NullableString({ format: "uuid" }),
+  campaign_name: NullableString(),
+  automation_id: NullableString({ format: "uuid" }),
+  automation_name: NullableString(),
+  attribution_type: NullableString({ description: "direct (answered a card's landing page) or indirect." }),
+  received_at: Type.String({ format: "date-time" }),
+  deliveries: Type.Array(LeadDelivery),
+};
+
+export const LeadListItem = Type.Object(leadFields, { additionalProperties: false });
+export type LeadListItem = Static<typeof LeadListItem>;
+
+export const LeadPage = Type.Object(
+  { leads: Type.Array(LeadListItem), next_cursor: NullableString() },
+  { additionalProperties: false },
+);
+export type LeadPage = Static<typeof LeadPage>;
+
+export const LeadDetail = Type.Object(
+  {
+    ...leadFields,
+    message: Type.String(),
+    crm_record_id: NullableString(),
+    answers: Type.Array(
+      Type.Object(
+        { field_id: Type.String(), label: Type.String(), value: Type.Array(Type.String()) },
+        { additionalProperties: false },
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type LeadDetail = Static<typeof LeadDetail>;
 
 interface LeadRow {
   id: string;
@@ -194,7 +221,7 @@ export async function listLeads(
   filters: { source?: LeadSource; unopened?: boolean },
   cursor: KeysetCursor | undefined,
   limit: number,
-): Promise<{ leads: LeadListItem[]; next_cursor: string | null }> {
+): Promise<LeadPage> {
   const conditions = [sql`l.org_id = ${orgId}::uuid`];
   if (filters.source) conditions.push(sql`l.source = ${filters.source}`);
   // New: a landing-page lead no member opened yet (Overview lists them).

@@ -1,30 +1,126 @@
 // The contractor app's Mail screen: the org's pieces (filtered, keyset-paged) and one piece's page
 // with its leads, conversions and tracking timeline. Reads only; every query is scoped to one org.
 
+import { type Static, type TSchema, Type } from "@fastify/type-provider-typebox";
 import { type Queryable, queryOne, queryRows, sql } from "../db/database.ts";
 import { cursorTime, type KeysetCursor, keysetPage } from "../db/keyset-cursor.ts";
+import { PIECE_STATUSES, type PieceStatus } from "../db/schema.ts";
 import { landingUrl } from "./campaigns.ts";
 
-export const MAIL_PIECE_STATUSES = [
-  "queued",
-  "held",
-  "awaiting_approval",
-  "capped",
-  "submitted",
-  "mailed",
-  "in_transit",
-  "delivered",
-  "returned",
-  "suppressed",
-  "failed",
-  "skipped",
-  "cancelled",
-  "undeliverable",
-] as const;
-export type MailPieceStatus = (typeof MAIL_PIECE_STATUSES)[number];
+// The shapes the app API answers with (GET /pieces, GET /pieces/:id): the route's response
+// schemas, and through Static<> the types this module returns.
+
+const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+
+/** A piece's status (src/db/schema.ts lists them), typed as the statuses themselves, which a mapped union loses. */
+export const PieceStatusSchema = Type.Unsafe<PieceStatus>(
+  Type.Union(PIECE_STATUSES.map((status) => Type.Literal(status))),
+);
+
+const pieceFields = {
+  id: Type.String({ format: "uuid" }),
+  status: PieceStatusSchema,
+  status_reason: Nullable(
+    Type.String({
+      description:
+        "Why a piece was not mailed (suppressed, failed, skipped, cancelled, undeliverable) or waits (held, capped, awaiting approval), in words; null otherwise.",
+    }),
+  ),
+  recipient_name: Nullable(Type.String()),
+  address: Type.String(),
+  automation_id: Nullable(Type.String({ format: "uuid" })),
+  automation_name: Nullable(Type.String()),
+  campaign_id: Type.String({ format: "uuid" }),
+  campaign_name: Type.String(),
+  created_at: Type.String({ format: "date-time", description: "When the piece was queued." }),
+  mailed_at: Nullable(Type.String({ format: "date-time" })),
+  status_updated_at: Nullable(Type.String({ format: "date-time" })),
+  thumbnail_url: Type.String({
+    description: "A small PNG of the card's front (same-origin, session cookie; drawn on demand).",
+  }),
+};
+
+export const MailPieceListItem = Type.Object(pieceFields, { additionalProperties: false });
+export type MailPieceListItem = Static<typeof MailPieceListItem>;
+
+export const MailPiecePage = Type.Object(
+  {
+    pieces: Type.Array(MailPieceListItem),
+    next_cursor: Nullable(Type.String({ description: "null on the last page." })),
+  },
+  { additionalProperties: false },
+);
+export type MailPiecePage = Static<typeof MailPiecePage>;
+
+export const TimelineStep = Type.Object(
+  {
+    step: Type.Unsafe<PieceStatus | "rendered">(
+      Type.Union(
+        [...PIECE_STATUSES, "rendered" as const].map((step) => Type.Literal(step)),
+        {
+          description:
+            "queued, rendered, submitted, mailed, in_transit, delivered or returned; or the stop (suppressed, failed, skipped, cancelled, undeliverable, held, capped, awaiting_approval).",
+        },
+      ),
+    ),
+    at: Nullable(Type.String({ format: "date-time" })),
+    estimated: Type.Boolean({
+      description:
+        "Reached without a recorded event (e.g. the print provider sent none): `at` is the next known time.",
+    }),
+    reached: Type.Boolean(),
+    detail: Nullable(Type.String()),
+  },
+  { additionalProperties: false },
+);
+export type TimelineStep = Static<typeof TimelineStep>;
+
+export const PieceLead = Type.Object(
+  {
+    id: Type.String({ format: "uuid" }),
+    source: Type.String(),
+    name: Type.String(),
+    email: Type.String(),
+    phone: Type.String(),
+    attribution_type: Nullable(Type.String()),
+    received_at: Type.String({ format: "date-time" }),
+  },
+  { additionalProperties: false },
+);
+export type PieceLead = Static<typeof PieceLead>;
+
+export const PieceConversion = Type.Object(
+  {
+    id: Type.String({ format: "uuid" }),
+    deal_id: Nullable(Type.String()),
+    deal_name: Nullable(Type.String()),
+    amount: Type.Union([Type.Number(), Type.Null()]),
+    close_date: Nullable(Type.String({ format: "date-time" })),
+    attribution_type: Type.String(),
+    match_confidence: Type.String(),
+  },
+  { additionalProperties: false },
+);
+export type PieceConversion = Static<typeof PieceConversion>;
+
+export const MailPieceDetail = Type.Object(
+  {
+    ...pieceFields,
+    front_url: Type.String({ description: "PNG of the card's front (same-origin, session cookie)." }),
+    back_url: Type.String({ description: "PNG of the card's back." }),
+    landing_url: Type.String(),
+    provider: Nullable(Type.String()),
+    provider_status: Nullable(Type.String()),
+    leads: Type.Array(PieceLead),
+    conversions: Type.Array(PieceConversion),
+    timeline: Type.Array(TimelineStep),
+  },
+  { additionalProperties: false },
+);
+export type MailPieceDetail = Static<typeof MailPieceDetail>;
 
 /** Statuses at which a piece stopped without being mailed: they always carry a reason in words. */
-const STOPPED: Record<string, string> = {
+const STOPPED: Partial<Record<PieceStatus, string>> = {
   suppressed: "Not mailed: the home is one of your customers (Customers, never mailed) or opted out.",
   failed: "Not mailed: the card could not be printed or sent.",
   skipped: "Not mailed: the home got a card recently (the frequency cap).",
@@ -36,41 +132,26 @@ const STOPPED: Record<string, string> = {
 };
 
 /** Where a piece is, said for a person: the recorded reason when there is one, else the status's meaning. */
-export function reasonInWords(status: string, recorded: string | null): string | null {
-  if (!(status in STOPPED)) return null;
+export function reasonInWords(status: PieceStatus, recorded: string | null): string | null {
+  const meaning = STOPPED[status];
+  if (meaning === undefined) return null;
   const reason = recorded?.trim();
-  if (!reason) return STOPPED[status]!;
+  if (!reason) return meaning;
   return /^[a-z]/.test(reason) ? `${reason[0]!.toUpperCase()}${reason.slice(1)}` : reason;
 }
 
 export interface PieceFilters {
   automationId?: string;
-  status?: MailPieceStatus;
+  status?: PieceStatus;
   /** Inclusive first day (YYYY-MM-DD, UTC). */
   from?: string;
   /** Inclusive last day (YYYY-MM-DD, UTC). */
   to?: string;
 }
 
-export interface MailPieceListItem {
-  id: string;
-  status: string;
-  status_reason: string | null;
-  recipient_name: string | null;
-  address: string;
-  automation_id: string | null;
-  automation_name: string | null;
-  campaign_id: string;
-  campaign_name: string;
-  created_at: string;
-  mailed_at: string | null;
-  status_updated_at: string | null;
-  thumbnail_url: string;
-}
-
 interface PieceRow {
   id: string;
-  status: string;
+  status: PieceStatus;
   status_reason: string | null;
   recipient_name: string | null;
   address: string;
@@ -125,7 +206,7 @@ export async function listMailPieces(
   filters: PieceFilters,
   cursor: KeysetCursor | undefined,
   limit: number,
-): Promise<{ pieces: MailPieceListItem[]; next_cursor: string | null }> {
+): Promise<MailPiecePage> {
   const conditions = [sql`p.org_id = ${orgId}::uuid`];
   if (filters.automationId) conditions.push(sql`c.automation_id = ${filters.automationId}::uuid`);
   if (filters.status) conditions.push(sql`p.status = ${filters.status}`);
@@ -153,17 +234,8 @@ export const TIMELINE_STEPS = [
   "delivered",
 ] as const;
 
-export interface TimelineStep {
-  step: string;
-  at: string | null;
-  /** Reached, but the print provider (or the pipeline) recorded no event for it: `at` is the next known time. */
-  estimated: boolean;
-  reached: boolean;
-  detail: string | null;
-}
-
 /** The order a mailed piece moves in; a piece stopped early ends with its stop (suppressed, failed…). */
-const PROGRESS: Record<string, number> = {
+const PROGRESS: Partial<Record<PieceStatus, number>> = {
   queued: 0,
   held: 0,
   awaiting_approval: 0,
@@ -182,14 +254,15 @@ const PROGRESS: Record<string, number> = {
  * with the time of the next recorded step.
  */
 export function buildTimeline(
-  piece: { status: string; created_at: string; mailed_at: string | null; status_updated_at: string | null },
+  piece: Pick<MailPieceListItem, "status" | "created_at" | "mailed_at" | "status_updated_at">,
   events: Map<string, string>,
   reason: string | null,
 ): TimelineStep[] {
-  const stoppedEarly = !(piece.status in PROGRESS);
+  const progress = PROGRESS[piece.status];
+  const stoppedEarly = progress === undefined;
   const finalStep = piece.status === "returned" ? "returned" : "delivered";
   const steps = TIMELINE_STEPS.map((step) => (step === "delivered" ? finalStep : step));
-  const reachedIndex = stoppedEarly ? 0 : PROGRESS[piece.status]!;
+  const reachedIndex = progress ?? 0;
   const known = new Map(events);
   known.set("queued", known.get("queued") ?? piece.created_at);
   if (piece.mailed_at && reachedIndex >= 3) known.set("mailed", piece.mailed_at);
@@ -218,37 +291,6 @@ export function buildTimeline(
     });
   }
   return timeline;
-}
-
-export interface PieceLead {
-  id: string;
-  source: string;
-  name: string;
-  email: string;
-  phone: string;
-  attribution_type: string | null;
-  received_at: string;
-}
-
-export interface PieceConversion {
-  id: string;
-  deal_id: string | null;
-  deal_name: string | null;
-  amount: number | null;
-  close_date: string | null;
-  attribution_type: string;
-  match_confidence: string;
-}
-
-export interface MailPieceDetail extends MailPieceListItem {
-  front_url: string;
-  back_url: string;
-  landing_url: string;
-  provider: string | null;
-  provider_status: string | null;
-  leads: PieceLead[];
-  conversions: PieceConversion[];
-  timeline: TimelineStep[];
 }
 
 /** One of the org's pieces with everything its page shows; undefined for another org's or a missing id. */

@@ -1,22 +1,32 @@
 // The contractor app's Overview: per UTC month, what was mailed and what it earned. Cards are
 // counted when mailed, leads and visits when they happened, won deals by their close date
 // (else when the conversion was recorded); cost is cards × the org profile's cost per card.
+import { type Static, Type } from "@fastify/type-provider-typebox";
 import { type Queryable, queryOne, queryRows, sql } from "../db/database.ts";
 
-export interface MonthFigures {
-  month: string;
-  cards_mailed: number;
-  landing_visits: number;
-  leads: number;
-  won_deals: number;
-  attributed_revenue: number;
-  /** Null while the org has no cost per card in its profile. */
-  cost: number | null;
-  /** Attributed revenue ÷ cost; null without a cost. */
-  return_on_spend: number | null;
-}
+// The shapes the app API answers with (GET /overview, GET /attention): the routes' response
+// schemas, and through Static<> the types this module returns.
 
-export type Totals = Omit<MonthFigures, "month">;
+const NullableNumber = (description: string) => Type.Union([Type.Number(), Type.Null()], { description });
+
+const figures = {
+  cards_mailed: Type.Integer(),
+  landing_visits: Type.Integer({ description: "Views of the org's open landing pages." }),
+  leads: Type.Integer({ description: "Landing-page and CRM-synced leads received." }),
+  won_deals: Type.Integer({ description: "Attributed conversions, by close date." }),
+  attributed_revenue: Type.Number({ description: "Sum of attributed deal amounts." }),
+  cost: NullableNumber("Cards mailed × the profile's cost per card; null without a cost per card."),
+  return_on_spend: NullableNumber("Attributed revenue ÷ cost; null without a cost."),
+};
+
+export const Totals = Type.Object(figures, { additionalProperties: false });
+export type Totals = Static<typeof Totals>;
+
+export const MonthFigures = Type.Object(
+  { month: Type.String({ description: "YYYY-MM (UTC)." }), ...figures },
+  { additionalProperties: false },
+);
+export type MonthFigures = Static<typeof MonthFigures>;
 
 /** The first day of each of the `count` UTC months ending with `now`'s, oldest first (YYYY-MM-01). */
 export function lastMonths(now: Date, count: number): string[] {
@@ -125,12 +135,25 @@ export function totalsOf(months: MonthFigures[], centsPerCard: number | null): T
   };
 }
 
-export interface AttentionItem {
-  kind: "failed_pieces" | "undeliverable_pieces" | "automation_disabled" | "subscription_failing";
-  message: string;
-  automation_id?: string;
-  subscription_id?: string;
-}
+/** One thing on Overview that needs a person; the mail kinds come from here, the others from the route. */
+export const AttentionItem = Type.Object(
+  {
+    kind: Type.Union([
+      Type.Literal("unbound_event_type"),
+      Type.Literal("automations_paused"),
+      Type.Literal("failed_pieces"),
+      Type.Literal("undeliverable_pieces"),
+      Type.Literal("automation_disabled"),
+      Type.Literal("subscription_failing"),
+    ]),
+    message: Type.String(),
+    event_type: Type.Optional(Type.String()),
+    automation_id: Type.Optional(Type.String()),
+    subscription_id: Type.Optional(Type.String()),
+  },
+  { additionalProperties: false },
+);
+export type AttentionItem = Static<typeof AttentionItem>;
 
 /**
  * What in the org's mail and deliveries needs a person: pieces that failed, or whose address no

@@ -1,16 +1,26 @@
 // The first-run checklist of the app's Overview: each step is done when the data says so, never
 // when a person ticks it, so the list stays true whoever did the step and wherever.
+import { type Static, Type } from "@fastify/type-provider-typebox";
 import { type Queryable, queryOne, sql } from "../db/database.ts";
 
-export interface FirstSteps {
-  /** The profile has a business name and a return address (what every card prints). */
-  business_profile: boolean;
-  automation: boolean;
-  /** A live API key: what a CRM, Zapier flow or developer connects with. */
-  api_key: boolean;
-  /** At least one event has arrived through the developer API (a test one counts). */
-  event: boolean;
-}
+/** The checklist as the app API answers it (GET /first-steps). */
+export const FirstSteps = Type.Object(
+  {
+    // What every card prints.
+    business_profile: Type.Boolean({
+      description: "Settings has a business name and a return address.",
+    }),
+    automation: Type.Boolean({ description: "At least one automation exists." }),
+    // What a CRM, Zapier flow or developer connects with.
+    api_key: Type.Boolean({ description: "At least one API key is live (not revoked)." }),
+    // A test event counts.
+    event: Type.Boolean({
+      description: "At least one event has arrived through the developer API.",
+    }),
+  },
+  { additionalProperties: false },
+);
+export type FirstSteps = Static<typeof FirstSteps>;
 
 export async function firstSteps(db: Queryable, orgId: string): Promise<FirstSteps> {
   const org = sql`${orgId}::uuid`;

@@ -41,4 +41,17 @@ describe(`drizzle's tables match the migrated database (${databaseLabel})`, () =
     }
     assert.deepEqual(drift, []);
   });
+
+  it("allows exactly the piece statuses the code knows (mail_pieces_status_check)", async () => {
+    const rows = await queryRows<{ definition: string }>(
+      database.db,
+      sql`SELECT pg_get_constraintdef(c.oid) AS definition FROM pg_constraint c
+          JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attname = 'status'
+          WHERE c.conrelid = 'mail_pieces'::regclass AND c.contype = 'c' AND c.conkey = ARRAY[a.attnum]`,
+    );
+    assert.equal(rows.length, 1, `one CHECK on mail_pieces.status, found ${rows.length}`);
+    // CHECK ((status = ANY (ARRAY['queued'::text, …]))): the quoted literals are the statuses.
+    const allowed = [...rows[0]!.definition.matchAll(/'([^']*)'/g)].map((match) => match[1]);
+    assert.deepEqual([...allowed].sort(), [...schema.PIECE_STATUSES].sort());
+  });
 });

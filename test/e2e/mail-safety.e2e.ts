@@ -135,7 +135,7 @@ describe("mail safety in the browser: approvals, cancelling, opt-out", () => {
     assert.equal(await pieceStatus(second.id), "awaiting_approval", "the other still waits");
 
     await open(`/mail/${first.id}`, /Postcard to/);
-    await page.getByText("Submitted", { exact: true }).first().waitFor();
+    await page.getByText("Sent to printer", { exact: true }).first().waitFor();
   });
 
   it("a held card is cancelled from its page and never reaches the print provider", async () => {

@@ -2,66 +2,19 @@ import { Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
 import { decodeKeysetCursor } from "../../db/keyset-cursor.ts";
 import { notFound } from "../../errors.ts";
-import { getLead, listLeads, markLeadOpened } from "../../leads/app-leads.ts";
+import {
+  getLead,
+  LeadDetail,
+  LeadPage,
+  LeadSource,
+  listLeads,
+  markLeadOpened,
+} from "../../leads/app-leads.ts";
 import { getLeadAlertPreference, setLeadAlertPreference } from "../../leads/lead-alerts.ts";
 import type { AppApiContext } from "../context.ts";
 import { sessionOf } from "../session-guard.ts";
 
 const PAGE_SIZE = 50;
-
-const NullableString = (options = {}) => Type.Union([Type.String(options), Type.Null()]);
-const LeadSourceSchema = Type.Union([Type.Literal("landing_page"), Type.Literal("crm_sync")]);
-
-const Delivery = Type.Object(
-  {
-    subscription_id: Type.String({ format: "uuid" }),
-    target: Type.String({ description: "The subscription's origin (its path may hold a secret)." }),
-    state: Type.Union([Type.Literal("delivered"), Type.Literal("failed"), Type.Literal("pending")], {
-      description:
-        "delivered: the receiver answered 2xx; failed: another status, or no answer (blocked, timeout, error); pending: waiting for its first try or a retry.",
-    }),
-    status_code: Type.Union([Type.Integer(), Type.Null()]),
-    error: NullableString(),
-    attempts: Type.Integer(),
-    last_attempt_at: NullableString({ format: "date-time" }),
-    next_retry_at: NullableString({ format: "date-time" }),
-  },
-  { additionalProperties: false },
-);
-
-const leadFields = {
-  id: Type.String({ format: "uuid" }),
-  source: LeadSourceSchema,
-  name: Type.String(),
-  email: Type.String(),
-  phone: Type.String(),
-  address: Type.String(),
-  piece_id: NullableString({ format: "uuid" }),
-  campaign_id: NullableString({ format: "uuid" }),
-  campaign_name: NullableString(),
-  automation_id: NullableString({ format: "uuid" }),
-  automation_name: NullableString(),
-  attribution_type: NullableString({ description: "direct (answered a card's landing page) or indirect." }),
-  received_at: Type.String({ format: "date-time" }),
-  deliveries: Type.Array(Delivery),
-};
-
-export const LeadListItem = Type.Object(leadFields, { additionalProperties: false });
-
-const LeadDetail = Type.Object(
-  {
-    ...leadFields,
-    message: Type.String(),
-    crm_record_id: NullableString(),
-    answers: Type.Array(
-      Type.Object(
-        { field_id: Type.String(), label: Type.String(), value: Type.Array(Type.String()) },
-        { additionalProperties: false },
-      ),
-    ),
-  },
-  { additionalProperties: false },
-);
 
 const LeadAlerts = Type.Object(
   {
@@ -86,7 +39,7 @@ export function registerLeadRoutes(app: FastifyInstance, ctx: AppApiContext): vo
         tags: ["Leads"],
         querystring: Type.Object(
           {
-            source: Type.Optional(LeadSourceSchema),
+            source: Type.Optional(LeadSource),
             unopened: Type.Optional(
               Type.Literal("true", {
                 description: "Only new landing-page leads no member has opened yet (Overview).",
@@ -96,12 +49,7 @@ export function registerLeadRoutes(app: FastifyInstance, ctx: AppApiContext): vo
           },
           { additionalProperties: false },
         ),
-        response: {
-          200: Type.Object(
-            { leads: Type.Array(LeadListItem), next_cursor: NullableString() },
-            { additionalProperties: false },
-          ),
-        },
+        response: { 200: LeadPage },
       },
     },
     async (request) =>

@@ -3,7 +3,14 @@ import type { FastifyInstance } from "fastify";
 import { createExpiringCache } from "../../db/expiring-cache.ts";
 import { decodeKeysetCursor } from "../../db/keyset-cursor.ts";
 import { notFound, rateLimited } from "../../errors.ts";
-import { getMailPiece, listMailPieces, MAIL_PIECE_STATUSES, orgOwnsPiece } from "../../pieces/app-mail.ts";
+import {
+  getMailPiece,
+  listMailPieces,
+  MailPieceDetail,
+  MailPiecePage,
+  orgOwnsPiece,
+  PieceStatusSchema,
+} from "../../pieces/app-mail.ts";
 import { renderProof } from "../../pieces/piece-proof.ts";
 import { splitProofSheet } from "../../render/proof-sides.ts";
 import type { AppApiContext } from "../context.ts";
@@ -14,92 +21,7 @@ const THUMBNAIL_WIDTH = 320;
 /** Drawing a card is CPU work: a page of thumbnails is 50 draws, so the bound is per org and generous. */
 const PIECE_PROOFS_PER_MINUTE = 300;
 
-const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()]);
 const Day = Type.String({ format: "date", description: "A UTC day, YYYY-MM-DD (inclusive)." });
-const PieceStatus = Type.Union(MAIL_PIECE_STATUSES.map((status) => Type.Literal(status)));
-
-const pieceFields = {
-  id: Type.String({ format: "uuid" }),
-  status: Type.String({ description: `One of ${MAIL_PIECE_STATUSES.join(", ")}.` }),
-  status_reason: Nullable(
-    Type.String({
-      description:
-        "Why a piece was not mailed (suppressed, failed, skipped, cancelled, undeliverable) or waits (held, capped, awaiting approval), in words; null otherwise.",
-    }),
-  ),
-  recipient_name: Nullable(Type.String()),
-  address: Type.String(),
-  automation_id: Nullable(Type.String({ format: "uuid" })),
-  automation_name: Nullable(Type.String()),
-  campaign_id: Type.String({ format: "uuid" }),
-  campaign_name: Type.String(),
-  created_at: Type.String({ format: "date-time", description: "When the piece was queued." }),
-  mailed_at: Nullable(Type.String({ format: "date-time" })),
-  status_updated_at: Nullable(Type.String({ format: "date-time" })),
-  thumbnail_url: Type.String({
-    description: "A small PNG of the card's front (same-origin, session cookie; drawn on demand).",
-  }),
-};
-
-const MailPiece = Type.Object(pieceFields, { additionalProperties: false });
-
-const TimelineStep = Type.Object(
-  {
-    step: Type.String({
-      description:
-        "queued, rendered, submitted, mailed, in_transit, delivered or returned; or the stop (suppressed, failed, skipped, cancelled, undeliverable, held, capped, awaiting_approval).",
-    }),
-    at: Nullable(Type.String({ format: "date-time" })),
-    estimated: Type.Boolean({
-      description:
-        "Reached without a recorded event (e.g. the print provider sent none): `at` is the next known time.",
-    }),
-    reached: Type.Boolean(),
-    detail: Nullable(Type.String()),
-  },
-  { additionalProperties: false },
-);
-
-const MailPieceDetail = Type.Object(
-  {
-    ...pieceFields,
-    front_url: Type.String({ description: "PNG of the card's front (same-origin, session cookie)." }),
-    back_url: Type.String({ description: "PNG of the card's back." }),
-    landing_url: Type.String(),
-    provider: Nullable(Type.String()),
-    provider_status: Nullable(Type.String()),
-    leads: Type.Array(
-      Type.Object(
-        {
-          id: Type.String({ format: "uuid" }),
-          source: Type.String(),
-          name: Type.String(),
-          email: Type.String(),
-          phone: Type.String(),
-          attribution_type: Nullable(Type.String()),
-          received_at: Type.String({ format: "date-time" }),
-        },
-        { additionalProperties: false },
-      ),
-    ),
-    conversions: Type.Array(
-      Type.Object(
-        {
-          id: Type.String({ format: "uuid" }),
-          deal_id: Nullable(Type.String()),
-          deal_name: Nullable(Type.String()),
-          amount: Type.Union([Type.Number(), Type.Null()]),
-          close_date: Nullable(Type.String({ format: "date-time" })),
-          attribution_type: Type.String(),
-          match_confidence: Type.String(),
-        },
-        { additionalProperties: false },
-      ),
-    ),
-    timeline: Type.Array(TimelineStep),
-  },
-  { additionalProperties: false },
-);
 
 const PieceParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) });
 
@@ -131,7 +53,7 @@ export function registerMailRoutes(app: FastifyInstance, ctx: AppApiContext): vo
         querystring: Type.Object(
           {
             automation_id: Type.Optional(Type.String({ format: "uuid" })),
-            status: Type.Optional(PieceStatus),
+            status: Type.Optional(PieceStatusSchema),
             from: Type.Optional(Day),
             to: Type.Optional(Day),
             cursor: Type.Optional(
@@ -140,15 +62,7 @@ export function registerMailRoutes(app: FastifyInstance, ctx: AppApiContext): vo
           },
           { additionalProperties: false },
         ),
-        response: {
-          200: Type.Object(
-            {
-              pieces: Type.Array(MailPiece),
-              next_cursor: Nullable(Type.String({ description: "null on the last page." })),
-            },
-            { additionalProperties: false },
-          ),
-        },
+        response: { 200: MailPiecePage },
       },
     },
     async (request) => {

@@ -1,8 +1,8 @@
 import { Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
-import { type AttentionItem, mailAttentionItems } from "../../reports/app-overview.ts";
+import { AttentionItem, mailAttentionItems } from "../../reports/app-overview.ts";
 import { listEventTypes } from "../../reports/app-reads.ts";
-import { firstSteps } from "../../reports/first-steps.ts";
+import { FirstSteps, firstSteps } from "../../reports/first-steps.ts";
 import type { AppApiContext } from "../context.ts";
 import { sessionOf } from "../session-guard.ts";
 
@@ -18,40 +18,13 @@ export function registerOverviewRoutes(app: FastifyInstance, ctx: AppApiContext)
         summary: "What needs the contractor's attention (Overview): unbound event types, the platform pause",
         tags: ["Overview"],
         response: {
-          200: Type.Object(
-            {
-              items: Type.Array(
-                Type.Object(
-                  {
-                    kind: Type.Union([
-                      Type.Literal("unbound_event_type"),
-                      Type.Literal("automations_paused"),
-                      Type.Literal("failed_pieces"),
-                      Type.Literal("undeliverable_pieces"),
-                      Type.Literal("automation_disabled"),
-                      Type.Literal("subscription_failing"),
-                    ]),
-                    message: Type.String(),
-                    event_type: Type.Optional(Type.String()),
-                    automation_id: Type.Optional(Type.String()),
-                    subscription_id: Type.Optional(Type.String()),
-                  },
-                  { additionalProperties: false },
-                ),
-              ),
-            },
-            { additionalProperties: false },
-          ),
+          200: Type.Object({ items: Type.Array(AttentionItem) }, { additionalProperties: false }),
         },
       },
     },
     async (request) => {
       await ctx.triggerStore.flushSamples();
-      const items: {
-        kind: "unbound_event_type" | "automations_paused" | AttentionItem["kind"];
-        message: string;
-        event_type?: string;
-      }[] = [];
+      const items: AttentionItem[] = [];
       if (await ctx.killSwitch.isPaused()) {
         items.push({
           kind: "automations_paused",
@@ -79,21 +52,7 @@ export function registerOverviewRoutes(app: FastifyInstance, ctx: AppApiContext)
         summary:
           "The first-run checklist (Overview): which of the first steps the organization's data shows as done",
         tags: ["Overview"],
-        response: {
-          200: Type.Object(
-            {
-              business_profile: Type.Boolean({
-                description: "Settings has a business name and a return address.",
-              }),
-              automation: Type.Boolean({ description: "At least one automation exists." }),
-              api_key: Type.Boolean({ description: "At least one API key is live (not revoked)." }),
-              event: Type.Boolean({
-                description: "At least one event has arrived through the developer API.",
-              }),
-            },
-            { additionalProperties: false },
-          ),
-        },
+        response: { 200: FirstSteps },
       },
     },
     async (request) => {

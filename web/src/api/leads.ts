@@ -1,8 +1,8 @@
 import { queryOptions } from "@tanstack/react-query";
 import { client, type ResponseOf, unwrap } from "./client.ts";
 
-export type LeadSource = "landing_page" | "crm_sync";
 export type LeadSummary = ResponseOf<"/app/api/v1/leads", "get">["leads"][number];
+export type LeadSource = LeadSummary["source"];
 export type Lead = ResponseOf<"/app/api/v1/leads/{id}", "get">;
 export type LeadDelivery = LeadSummary["deliveries"][number];
 

@@ -2,44 +2,43 @@ import { queryOptions } from "@tanstack/react-query";
 import { client, type Paths, type ResponseOf, unwrap } from "./client.ts";
 
 export type PieceFilters = NonNullable<Paths["/app/api/v1/pieces"]["get"]["parameters"]["query"]>;
-export type PieceStatus = NonNullable<PieceFilters["status"]>;
 export type PieceSummary = ResponseOf<"/app/api/v1/pieces", "get">["pieces"][number];
 export type Piece = ResponseOf<"/app/api/v1/pieces/{id}", "get">;
+export type PieceStatus = PieceSummary["status"];
 
-/** Every status a piece can have, in the order a card lives through them (the filter offers them in this order). */
-export const PIECE_STATUSES: readonly PieceStatus[] = [
-  "queued",
-  "held",
-  "awaiting_approval",
-  "capped",
-  "submitted",
-  "mailed",
-  "in_transit",
-  "delivered",
-  "returned",
-  "suppressed",
-  "failed",
-  "skipped",
-  "cancelled",
-  "undeliverable",
-];
+/**
+ * Where a status leaves the card: on its way (progress), waiting before print (a member can cancel
+ * it, or approve it), delivered (done), or stopped without reaching the home.
+ */
+export type PieceStatusTone = "progress" | "waiting" | "done" | "stopped";
 
-/** A status as the contractor reads it. */
-export const statusLabel = (status: string) => {
-  const words = status.replaceAll("_", " ");
-  return words.charAt(0).toUpperCase() + words.slice(1);
+/**
+ * Every status a piece can have, as the contractor reads it, in the order a card lives through
+ * them (the Mail filter offers them in this order). Exhaustive: a status the API adds fails the build.
+ */
+export const PIECE_STATUS: Record<PieceStatus, { label: string; tone: PieceStatusTone }> = {
+  queued: { label: "Queued", tone: "progress" },
+  held: { label: "On hold", tone: "waiting" },
+  awaiting_approval: { label: "Awaiting approval", tone: "waiting" },
+  capped: { label: "Monthly cap reached", tone: "waiting" },
+  submitted: { label: "Sent to printer", tone: "progress" },
+  mailed: { label: "Mailed", tone: "progress" },
+  in_transit: { label: "In transit", tone: "progress" },
+  delivered: { label: "Delivered", tone: "done" },
+  returned: { label: "Returned to sender", tone: "stopped" },
+  suppressed: { label: "Never mailed", tone: "stopped" },
+  failed: { label: "Failed", tone: "stopped" },
+  skipped: { label: "Skipped (mailed recently)", tone: "stopped" },
+  cancelled: { label: "Cancelled", tone: "stopped" },
+  undeliverable: { label: "Undeliverable address", tone: "stopped" },
 };
 
-/** Statuses where the card stopped (the piece says why). */
-export const STOPPED_STATUSES = new Set([
-  "failed",
-  "suppressed",
-  "skipped",
-  "cancelled",
-  "undeliverable",
-  "returned",
-  "capped",
-]);
+/** The statuses in the table's order. */
+export const PIECE_STATUSES = Object.keys(PIECE_STATUS) as PieceStatus[];
+
+/** A tracking timeline step as the contractor reads it: a status, or the print file being drawn. */
+export const stepLabel = (step: Piece["timeline"][number]["step"]) =>
+  step === "rendered" ? "Print file ready" : PIECE_STATUS[step].label;
 
 export const mailKeys = {
   all: ["mail"] as const,

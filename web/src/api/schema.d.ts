@@ -5159,8 +5159,21 @@ export interface operations {
             pieces: {
               /** Format: uuid */
               id: string;
-              /** @description One of queued, held, awaiting_approval, capped, submitted, mailed, in_transit, delivered, returned, suppressed, failed, skipped, cancelled, undeliverable. */
-              status: string;
+              status:
+                | "queued"
+                | "held"
+                | "awaiting_approval"
+                | "capped"
+                | "submitted"
+                | "mailed"
+                | "in_transit"
+                | "delivered"
+                | "returned"
+                | "suppressed"
+                | "failed"
+                | "skipped"
+                | "cancelled"
+                | "undeliverable";
               status_reason: string | null;
               recipient_name: string | null;
               address: string;
@@ -5250,8 +5263,21 @@ export interface operations {
           "application/json": {
             /** Format: uuid */
             id: string;
-            /** @description One of queued, held, awaiting_approval, capped, submitted, mailed, in_transit, delivered, returned, suppressed, failed, skipped, cancelled, undeliverable. */
-            status: string;
+            status:
+              | "queued"
+              | "held"
+              | "awaiting_approval"
+              | "capped"
+              | "submitted"
+              | "mailed"
+              | "in_transit"
+              | "delivered"
+              | "returned"
+              | "suppressed"
+              | "failed"
+              | "skipped"
+              | "cancelled"
+              | "undeliverable";
             status_reason: string | null;
             recipient_name: string | null;
             address: string;
@@ -5299,7 +5325,22 @@ export interface operations {
             }[];
             timeline: {
               /** @description queued, rendered, submitted, mailed, in_transit, delivered or returned; or the stop (suppressed, failed, skipped, cancelled, undeliverable, held, capped, awaiting_approval). */
-              step: string;
+              step:
+                | "queued"
+                | "held"
+                | "awaiting_approval"
+                | "capped"
+                | "submitted"
+                | "mailed"
+                | "in_transit"
+                | "delivered"
+                | "returned"
+                | "suppressed"
+                | "failed"
+                | "skipped"
+                | "cancelled"
+                | "undeliverable"
+                | "rendered";
               at: string | null;
               /** @description Reached without a recorded event (e.g. the print provider sent none): `at` is the next known time. */
               estimated: boolean;

@@ -145,9 +145,7 @@ const mailRoute = createRoute({
   // The filters live in the URL, so a filtered list can be bookmarked and shared.
   validateSearch: (search: Record<string, unknown>): Omit<PieceFilters, "cursor"> => ({
     automation_id: text(search.automation_id),
-    status: PIECE_STATUSES.includes(search.status as never)
-      ? (search.status as PieceFilters["status"])
-      : undefined,
+    status: PIECE_STATUSES.find((status) => status === search.status),
     from: isoDate(search.from),
     to: isoDate(search.to),
   }),

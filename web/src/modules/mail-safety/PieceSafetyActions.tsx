@@ -1,14 +1,13 @@
 import { Button, Group } from "@mantine/core";
 import { notifications } from "@mantine/notifications";
+import { PIECE_STATUS, type PieceStatus } from "../../api/mail.ts";
 import { useApprovePiece, useCancelPiece } from "../../api/mail-safety.ts";
 
-const WAITING = new Set(["held", "awaiting_approval", "capped"]);
-
 /** A card that waits before print can be cancelled from its page (and approved, when it awaits approval). */
-export function PieceSafetyActions({ piece }: { piece: { id: string; status: string } }) {
+export function PieceSafetyActions({ piece }: { piece: { id: string; status: PieceStatus } }) {
   const cancel = useCancelPiece();
   const approve = useApprovePiece();
-  if (!WAITING.has(piece.status)) return null;
+  if (PIECE_STATUS[piece.status].tone !== "waiting") return null;
   return (
     <Group gap="xs" mb="lg">
       {piece.status === "awaiting_approval" && (

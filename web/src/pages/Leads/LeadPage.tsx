@@ -1,7 +1,8 @@
-import { Anchor, Paper, SimpleGrid, Stack, Table, Text, Title } from "@mantine/core";
+import { Anchor, SimpleGrid, Stack, Table, Text } from "@mantine/core";
 import { useQuery } from "@tanstack/react-query";
 import { getRouteApi } from "@tanstack/react-router";
 import { attributionWords, type Lead, leadQuery, SOURCE_LABELS } from "../../api/leads.ts";
+import { DetailCard, DetailField } from "../../ui/DetailCard.tsx";
 import { formatDate, telHref } from "../../ui/format.ts";
 import { AnchorLink } from "../../ui/links.tsx";
 import { ScrollTable } from "../../ui/ScrollTable.tsx";
@@ -18,14 +19,6 @@ export function LeadPage() {
   return <LeadDetails lead={lead.data} />;
 }
 
-function Field({ label, children }: { label: string; children: React.ReactNode }) {
-  return (
-    <Text size="sm">
-      <b>{label}:</b> {children}
-    </Text>
-  );
-}
-
 function LeadDetails({ lead }: { lead: Lead }) {
   return (
     <>
@@ -37,20 +30,17 @@ function LeadDetails({ lead }: { lead: Lead }) {
         description={`${SOURCE_LABELS[lead.source]} lead received ${formatDate(lead.received_at)}`}
       />
       <SimpleGrid cols={{ base: 1, md: 2 }} spacing="lg" mb="lg">
-        <Paper withBorder p="md" radius="md">
-          <Title order={2} size="h4" mb="sm">
-            Contact
-          </Title>
+        <DetailCard title="Contact">
           <Stack gap={6}>
-            <Field label="Email">
+            <DetailField label="Email">
               {lead.email ? <Anchor href={`mailto:${lead.email}`}>{lead.email}</Anchor> : "—"}
-            </Field>
-            <Field label="Phone">
+            </DetailField>
+            <DetailField label="Phone">
               {lead.phone ? <Anchor href={telHref(lead.phone)}>{lead.phone}</Anchor> : "—"}
-            </Field>
-            <Field label="Address">{lead.address || "—"}</Field>
-            <Field label="How it came">{attributionWords(lead.attribution_type)}</Field>
-            <Field label="Postcard">
+            </DetailField>
+            <DetailField label="Address">{lead.address || "—"}</DetailField>
+            <DetailField label="How it came">{attributionWords(lead.attribution_type)}</DetailField>
+            <DetailField label="Postcard">
               {lead.piece_id ? (
                 <AnchorLink to="/mail/$pieceId" params={{ pieceId: lead.piece_id }}>
                   {lead.automation_name ?? lead.campaign_name ?? "Open the postcard"}
@@ -58,15 +48,12 @@ function LeadDetails({ lead }: { lead: Lead }) {
               ) : (
                 "—"
               )}
-            </Field>
-            {lead.crm_record_id && <Field label="CRM record">{lead.crm_record_id}</Field>}
+            </DetailField>
+            {lead.crm_record_id && <DetailField label="CRM record">{lead.crm_record_id}</DetailField>}
           </Stack>
-        </Paper>
-        <Paper withBorder p="md" radius="md">
-          <Title order={2} size="h4" mb="sm">
-            Answers
-          </Title>
-          {lead.message && <Field label="Message">{lead.message}</Field>}
+        </DetailCard>
+        <DetailCard title="Answers">
+          {lead.message && <DetailField label="Message">{lead.message}</DetailField>}
           {lead.answers.length === 0 && !lead.message ? (
             <Text size="sm" c="dimmed">
               This lead left no answers.
@@ -74,18 +61,15 @@ function LeadDetails({ lead }: { lead: Lead }) {
           ) : (
             <Stack gap={6} mt={lead.message ? 6 : 0}>
               {lead.answers.map((answer) => (
-                <Field key={answer.field_id} label={answer.label}>
+                <DetailField key={answer.field_id} label={answer.label}>
                   {answer.value.join(", ") || "—"}
-                </Field>
+                </DetailField>
               ))}
             </Stack>
           )}
-        </Paper>
+        </DetailCard>
       </SimpleGrid>
-      <Paper withBorder p="md" radius="md">
-        <Title order={2} size="h4" mb="sm">
-          Deliveries to your webhooks
-        </Title>
+      <DetailCard title="Deliveries to your webhooks">
         {lead.deliveries.length === 0 ? (
           <Text size="sm" c="dimmed">
             No webhook subscription receives leads yet.{" "}
@@ -124,7 +108,7 @@ function LeadDetails({ lead }: { lead: Lead }) {
             </Table>
           </ScrollTable>
         )}
-      </Paper>
+      </DetailCard>
     </>
   );
 }

@@ -1,7 +1,6 @@
-import { Badge, Button, Group, NativeSelect, Stack, Table, Text } from "@mantine/core";
+import { Badge, Group, NativeSelect, Stack, Table, Text } from "@mantine/core";
 import { useQuery } from "@tanstack/react-query";
 import { getRouteApi } from "@tanstack/react-router";
-import { useState } from "react";
 import {
   attributionWords,
   type LeadDelivery,
@@ -10,6 +9,7 @@ import {
   SOURCE_LABELS,
 } from "../../api/leads.ts";
 import { formatDate } from "../../ui/format.ts";
+import { KeysetPager, useKeysetPages } from "../../ui/KeysetPager.tsx";
 import { AnchorLink, ButtonLink } from "../../ui/links.tsx";
 import { ScrollTable } from "../../ui/ScrollTable.tsx";
 import { EmptyState, LoadError, Loading, PageHeader } from "../../ui/states.tsx";
@@ -62,11 +62,11 @@ export function LeadsPage() {
 }
 
 function LeadList({ source }: { source?: LeadSource }) {
-  const [cursors, setCursors] = useState<string[]>([]);
-  const leads = useQuery(leadsQuery(source, cursors.at(-1)));
+  const pages = useKeysetPages();
+  const leads = useQuery(leadsQuery(source, pages.cursor));
   if (leads.isPending) return <Loading label="Loading your leads" />;
   if (leads.isError) return <LoadError error={leads.error} retry={() => leads.refetch()} />;
-  if (leads.data.leads.length === 0 && cursors.length === 0) {
+  if (leads.data.leads.length === 0 && pages.number === 1) {
     return (
       <EmptyState
         title={source ? "No leads from this source yet" : "No leads yet"}
@@ -80,7 +80,6 @@ function LeadList({ source }: { source?: LeadSource }) {
       </EmptyState>
     );
   }
-  const next = leads.data.next_cursor;
   return (
     <>
       <ScrollTable label="Leads" minWidth={900}>
@@ -142,21 +141,7 @@ function LeadList({ source }: { source?: LeadSource }) {
           </Table.Tbody>
         </Table>
       </ScrollTable>
-      <Group mt="md">
-        {cursors.length > 0 && (
-          <Button variant="default" onClick={() => setCursors(cursors.slice(0, -1))}>
-            Newer
-          </Button>
-        )}
-        {next && (
-          <Button variant="default" onClick={() => setCursors([...cursors, next])}>
-            Older
-          </Button>
-        )}
-        <Text size="sm" c="dimmed">
-          Page {cursors.length + 1}
-        </Text>
-      </Group>
+      <KeysetPager pages={pages} next={leads.data.next_cursor} />
     </>
   );
 }

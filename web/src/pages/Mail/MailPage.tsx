@@ -1,13 +1,14 @@
-import { Badge, Button, Group, Image, NativeSelect, Table, Text, TextInput } from "@mantine/core";
+import { Group, Image, NativeSelect, Table, Text, TextInput } from "@mantine/core";
 import { useQuery } from "@tanstack/react-query";
 import { getRouteApi } from "@tanstack/react-router";
-import { useState } from "react";
 import { automationListQuery } from "../../api/automations.ts";
-import { PIECE_STATUSES, type PieceFilters, piecesQuery, statusLabel } from "../../api/mail.ts";
+import { PIECE_STATUS, PIECE_STATUSES, type PieceFilters, piecesQuery } from "../../api/mail.ts";
 import { formatDate, readableReason } from "../../ui/format.ts";
+import { KeysetPager, useKeysetPages } from "../../ui/KeysetPager.tsx";
 import { AnchorLink, ButtonLink } from "../../ui/links.tsx";
 import { ScrollTable } from "../../ui/ScrollTable.tsx";
 import { EmptyState, LoadError, Loading, PageHeader } from "../../ui/states.tsx";
+import { PieceStatusBadge } from "./PieceStatusBadge.tsx";
 
 const route = getRouteApi("/signed-in/mail");
 
@@ -47,7 +48,7 @@ function MailFilterBar({
   ];
   const statusOptions = [
     { value: "", label: "All statuses" },
-    ...PIECE_STATUSES.map((status) => ({ value: status, label: statusLabel(status) })),
+    ...PIECE_STATUSES.map((status) => ({ value: status, label: PIECE_STATUS[status].label })),
   ];
   return (
     <Group mb="md" align="flex-end" gap="sm" wrap="wrap" role="search" aria-label="Filter postcards">
@@ -86,12 +87,12 @@ function MailFilterBar({
 }
 
 function PieceList({ filters, filtered }: { filters: MailFilters; filtered: boolean }) {
-  const [cursors, setCursors] = useState<string[]>([]);
-  const pieces = useQuery(piecesQuery(filters, cursors.at(-1)));
+  const pages = useKeysetPages();
+  const pieces = useQuery(piecesQuery(filters, pages.cursor));
 
   if (pieces.isPending) return <Loading label="Loading your mail" />;
   if (pieces.isError) return <LoadError error={pieces.error} retry={() => pieces.refetch()} />;
-  if (pieces.data.pieces.length === 0 && cursors.length === 0) {
+  if (pieces.data.pieces.length === 0 && pages.number === 1) {
     return filtered ? (
       <EmptyState title="No postcards match these filters">
         Choose another automation, status or date range, or clear the filters to see all your mail.
@@ -109,7 +110,6 @@ function PieceList({ filters, filtered }: { filters: MailFilters; filtered: bool
       </EmptyState>
     );
   }
-  const next = pieces.data.next_cursor;
   return (
     <>
       {/* Status comes right after the recipient, so a phone shows it without scrolling. */}
@@ -146,9 +146,7 @@ function PieceList({ filters, filtered }: { filters: MailFilters; filtered: bool
                   </AnchorLink>
                 </Table.Td>
                 <Table.Td miw={170}>
-                  <Badge variant="outline" color="gray.8">
-                    {statusLabel(piece.status)}
-                  </Badge>
+                  <PieceStatusBadge status={piece.status} />
                   {piece.status_reason && (
                     <Text size="xs" c="dimmed" maw={220}>
                       {readableReason(piece.status_reason)}
@@ -164,21 +162,7 @@ function PieceList({ filters, filtered }: { filters: MailFilters; filtered: bool
           </Table.Tbody>
         </Table>
       </ScrollTable>
-      <Group mt="md">
-        {cursors.length > 0 && (
-          <Button variant="default" onClick={() => setCursors(cursors.slice(0, -1))}>
-            Newer
-          </Button>
-        )}
-        {next && (
-          <Button variant="default" onClick={() => setCursors([...cursors, next])}>
-            Older
-          </Button>
-        )}
-        <Text size="sm" c="dimmed">
-          Page {cursors.length + 1}
-        </Text>
-      </Group>
+      <KeysetPager pages={pages} next={pieces.data.next_cursor} />
     </>
   );
 }

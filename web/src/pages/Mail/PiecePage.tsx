@@ -1,26 +1,15 @@
-import {
-  Alert,
-  Anchor,
-  Badge,
-  Group,
-  Image,
-  Paper,
-  SimpleGrid,
-  Stack,
-  Table,
-  Text,
-  Timeline,
-  Title,
-} from "@mantine/core";
+import { Alert, Anchor, Badge, Group, Image, SimpleGrid, Stack, Table, Text, Timeline } from "@mantine/core";
 import { useQuery } from "@tanstack/react-query";
 import { getRouteApi } from "@tanstack/react-router";
 import { attributionWords } from "../../api/leads.ts";
-import { type Piece, pieceQuery, STOPPED_STATUSES, statusLabel } from "../../api/mail.ts";
+import { PIECE_STATUS, type Piece, type PieceStatusTone, pieceQuery, stepLabel } from "../../api/mail.ts";
 import { PieceSafetyActions } from "../../modules/mail-safety/PieceSafetyActions.tsx";
+import { DetailCard, DetailField } from "../../ui/DetailCard.tsx";
 import { exactMoney, formatDate, readableReason } from "../../ui/format.ts";
 import { AnchorLink } from "../../ui/links.tsx";
 import { ScrollTable } from "../../ui/ScrollTable.tsx";
 import { LoadError, Loading, PageHeader } from "../../ui/states.tsx";
+import { PieceStatusBadge, TONE_COLORS } from "./PieceStatusBadge.tsx";
 
 const route = getRouteApi("/signed-in/mail/$pieceId");
 
@@ -53,8 +42,17 @@ function crmRecordOf(piece: Piece): string | undefined {
   return piece.campaign_name.slice(prefix.length, -1) || undefined;
 }
 
+/** What the reason under a piece's status explains (only waiting and stopped pieces carry one). */
+const REASON_TITLES: Record<PieceStatusTone, string> = {
+  progress: "About this card",
+  waiting: "Why this card is waiting",
+  done: "About this card",
+  stopped: "Why this card stopped",
+};
+
 function PieceDetails({ piece }: { piece: Piece }) {
   const crmRecord = crmRecordOf(piece);
+  const { tone } = PIECE_STATUS[piece.status];
   return (
     <>
       <AnchorLink to="/mail" search={{}} size="sm">
@@ -63,81 +61,48 @@ function PieceDetails({ piece }: { piece: Piece }) {
       <PageHeader
         title={`Postcard to ${piece.recipient_name ?? "Current resident"}`}
         description={piece.address}
-        actions={
-          <Badge size="lg" variant="outline" color="gray.8">
-            {statusLabel(piece.status)}
-          </Badge>
-        }
+        actions={<PieceStatusBadge status={piece.status} size="lg" />}
       />
       {piece.status_reason && (
-        <Alert
-          mb="lg"
-          color={STOPPED_STATUSES.has(piece.status) ? "red" : "blue"}
-          title={`Why this card is ${statusLabel(piece.status).toLowerCase()}`}
-        >
+        <Alert mb="lg" color={TONE_COLORS[tone]} title={REASON_TITLES[tone]}>
           {readableReason(piece.status_reason)}
         </Alert>
       )}
       <PieceSafetyActions piece={piece} />
       <SimpleGrid cols={{ base: 1, md: 2 }} spacing="lg" mb="lg">
-        <Paper withBorder p="md" radius="md">
-          <Title order={2} size="h4" mb="sm">
-            Front
-          </Title>
+        <DetailCard title="Front">
           <Image src={piece.front_url} alt={`Front of the postcard to ${piece.address}`} radius="sm" />
-        </Paper>
-        <Paper withBorder p="md" radius="md">
-          <Title order={2} size="h4" mb="sm">
-            Back
-          </Title>
+        </DetailCard>
+        <DetailCard title="Back">
           <Image src={piece.back_url} alt={`Back of the postcard to ${piece.address}`} radius="sm" />
-        </Paper>
+        </DetailCard>
       </SimpleGrid>
       <SimpleGrid cols={{ base: 1, md: 2 }} spacing="lg" mb="lg">
-        <Paper withBorder p="md" radius="md">
-          <Title order={2} size="h4" mb="sm">
-            Details
-          </Title>
+        <DetailCard title="Details">
           <Stack gap={6}>
-            <Text size="sm">
-              <b>Automation:</b> {piece.automation_name ?? "—"}
-            </Text>
+            <DetailField label="Automation">{piece.automation_name ?? "—"}</DetailField>
             {crmRecord !== undefined ? (
-              <Text size="sm">
-                <b>CRM record:</b> {crmRecord}
-              </Text>
+              <DetailField label="CRM record">{crmRecord}</DetailField>
             ) : (
               piece.campaign_name !== piece.automation_name && (
-                <Text size="sm">
-                  <b>Campaign:</b> {piece.campaign_name}
-                </Text>
+                <DetailField label="Campaign">{piece.campaign_name}</DetailField>
               )
             )}
-            <Text size="sm">
-              <b>Created:</b> {formatDate(piece.created_at)}
-            </Text>
-            <Text size="sm">
-              <b>Mailed:</b> {formatDate(piece.mailed_at)}
-            </Text>
+            <DetailField label="Created">{formatDate(piece.created_at)}</DetailField>
+            <DetailField label="Mailed">{formatDate(piece.mailed_at)}</DetailField>
             {piece.provider && (
-              <Text size="sm">
-                <b>Printer:</b> {printerLabel(piece.provider, piece.provider_status)}
-              </Text>
+              <DetailField label="Printer">{printerLabel(piece.provider, piece.provider_status)}</DetailField>
             )}
-            <Text size="sm">
-              <b>Landing page:</b>{" "}
+            <DetailField label="Landing page">
               <Anchor href={piece.landing_url} target="_blank" rel="noopener noreferrer">
                 Open this card's landing page
               </Anchor>
-            </Text>
+            </DetailField>
           </Stack>
-        </Paper>
-        <Paper withBorder p="md" radius="md">
-          <Title order={2} size="h4" mb="sm">
-            Tracking
-          </Title>
+        </DetailCard>
+        <DetailCard title="Tracking">
           <TrackingTimeline timeline={piece.timeline} />
-        </Paper>
+        </DetailCard>
       </SimpleGrid>
       <LeadsAndConversions piece={piece} />
     </>
@@ -154,7 +119,7 @@ function TrackingTimeline({ timeline }: { timeline: Piece["timeline"] }) {
           title={
             <Group gap="xs">
               <Text size="sm" fw={600}>
-                {statusLabel(step.step)}
+                {stepLabel(step.step)}
               </Text>
               {step.estimated && (
                 <Badge size="sm" variant="outline" color="gray.8">
@@ -181,10 +146,7 @@ function TrackingTimeline({ timeline }: { timeline: Piece["timeline"] }) {
 function LeadsAndConversions({ piece }: { piece: Piece }) {
   return (
     <SimpleGrid cols={{ base: 1, md: 2 }} spacing="lg">
-      <Paper withBorder p="md" radius="md">
-        <Title order={2} size="h4" mb="sm">
-          Leads from this card
-        </Title>
+      <DetailCard title="Leads from this card">
         {piece.leads.length === 0 ? (
           <Text size="sm" c="dimmed">
             Nobody has answered this card yet.
@@ -215,11 +177,8 @@ function LeadsAndConversions({ piece }: { piece: Piece }) {
             </Table>
           </ScrollTable>
         )}
-      </Paper>
-      <Paper withBorder p="md" radius="md">
-        <Title order={2} size="h4" mb="sm">
-          Won deals from this card
-        </Title>
+      </DetailCard>
+      <DetailCard title="Won deals from this card">
         {piece.conversions.length === 0 ? (
           <Text size="sm" c="dimmed">
             No won deal is attributed to this card yet.
@@ -250,7 +209,7 @@ function LeadsAndConversions({ piece }: { piece: Piece }) {
             </Table>
           </ScrollTable>
         )}
-      </Paper>
+      </DetailCard>
     </SimpleGrid>
   );
 }

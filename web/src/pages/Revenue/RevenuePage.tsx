@@ -1,7 +1,6 @@
 import { Anchor, Badge, Group, Stack, Table, Text, Title } from "@mantine/core";
 import { useQuery } from "@tanstack/react-query";
 import { attributionWords } from "../../api/leads.ts";
-import { statusLabel } from "../../api/mail.ts";
 import {
   CONVERSIONS_CSV_URL,
   type Conversion,
@@ -162,6 +161,9 @@ function ByMonth({ rows }: { rows: Revenue["by_month"] }) {
   );
 }
 
+/** How sure the match of a won deal to a card is (the API's match_confidence), in a word. */
+const CONFIDENCE_LABELS: Record<string, string> = { exact: "Exact", high: "High", medium: "Medium" };
+
 function Conversions({ conversions }: { conversions: Conversion[] }) {
   return (
     <section aria-labelledby="revenue-conversions">
@@ -202,7 +204,7 @@ function Conversions({ conversions }: { conversions: Conversion[] }) {
                   <Table.Td>
                     <Badge variant="light">{attributionWords(conversion.attribution_type)}</Badge>{" "}
                     <Text span size="sm" c="dimmed">
-                      {statusLabel(conversion.match_confidence)} match
+                      {CONFIDENCE_LABELS[conversion.match_confidence] ?? conversion.match_confidence} match
                     </Text>
                   </Table.Td>
                 </Table.Tr>

@@ -1,0 +1,23 @@
+import { Paper, Text, Title } from "@mantine/core";
+import type { ReactNode } from "react";
+
+/** A titled card on a record's page (a postcard's, a lead's): its proofs, details, answers, deliveries. */
+export function DetailCard({ title, children }: { title: string; children: ReactNode }) {
+  return (
+    <Paper withBorder p="md" radius="md">
+      <Title order={2} size="h4" mb="sm">
+        {title}
+      </Title>
+      {children}
+    </Paper>
+  );
+}
+
+/** One labelled line in a detail card ("Email: …"). */
+export function DetailField({ label, children }: { label: string; children: ReactNode }) {
+  return (
+    <Text size="sm">
+      <b>{label}:</b> {children}
+    </Text>
+  );
+}
