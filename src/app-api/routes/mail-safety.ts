@@ -17,7 +17,7 @@ import {
   MailingHoldMinutes,
   updateOrgMailSafety,
 } from "../../mail-safety/settings.ts";
-import { listMailPieces, proofUrl } from "../../pieces/app-mail.ts";
+import { listMailPieces, MailPieceListItem, proofUrl } from "../../pieces/app-mail.ts";
 import type { AppApiContext } from "../context.ts";
 import { sessionOf } from "../session-guard.ts";
 
@@ -115,13 +115,11 @@ const OrgSafetyPatch = Type.Object(
   { additionalProperties: false, minProperties: 1 },
 );
 
+/** A card in the approval queue: a Mail list item's who and where, with both proofs. */
 const ApprovalCard = Type.Object(
   {
-    id: Type.String({ format: "uuid" }),
-    recipient_name: Nullable(Type.String()),
-    address: Type.String(),
-    automation_id: Nullable(Type.String({ format: "uuid" })),
-    automation_name: Nullable(Type.String()),
+    ...Type.Pick(MailPieceListItem, ["id", "recipient_name", "address", "automation_id", "automation_name"])
+      .properties,
     created_at: Type.String({ format: "date-time" }),
     front_url: Type.String(),
     back_url: Type.String(),
