@@ -98,7 +98,7 @@ async function backProofPixels(page: Page, rgb: [number, number, number]): Promi
   const back = page.getByAltText("Postcard proof back");
   await back.waitFor();
   await page.waitForFunction(() => {
-    const image = document.querySelector<HTMLImageElement>("img[alt='Postcard proof back']");
+    const image = document.querySelector<HTMLImageElement>("img[alt^='Postcard proof back']");
     return image?.complete && image.naturalWidth > 0;
   });
   return back.evaluate((image: HTMLImageElement, [r, g, b]) => {
