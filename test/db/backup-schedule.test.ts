@@ -20,12 +20,17 @@ onPglite("scheduled backups and what they keep", () => {
   after(() => {
     for (const dir of cleanup) rmSync(dir, { recursive: true, force: true });
   });
+  /** A migrated embedded database in a folder of its own, removed after the suite. */
+  const migratedDatabase = async (name: string) => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), `porchlight-${name}-`));
+    cleanup.push(dataDir);
+    const database = await openDatabase({ dataDir });
+    await migrate(database.db);
+    return { dataDir, database };
+  };
 
   test("keeps the newest BACKUP_KEEP backups and records a failed one for the operator", async () => {
-    const keepDir = mkdtempSync(path.join(tmpdir(), "porchlight-keep-"));
-    cleanup.push(keepDir);
-    const database = await openDatabase({ dataDir: keepDir });
-    await migrate(database.db);
+    const { dataDir: keepDir, database } = await migratedDatabase("keep");
     const backups = createBackups({
       database,
       dataDir: keepDir,
@@ -65,10 +70,7 @@ onPglite("scheduled backups and what they keep", () => {
   });
 
   test("a scheduled backup that fails is logged, listed and counted, and tried again", async () => {
-    const failingDir = mkdtempSync(path.join(tmpdir(), "porchlight-failing-"));
-    cleanup.push(failingDir);
-    const database = await openDatabase({ dataDir: failingDir });
-    await migrate(database.db);
+    const { dataDir: failingDir, database } = await migratedDatabase("failing");
     const lines: { level: number; msg: string; scheduled?: boolean }[] = [];
     const logger = pino({ level: "info" }, { write: (line: string) => void lines.push(JSON.parse(line)) });
     // The backups folder is a file: every backup fails until it is a folder again.
@@ -107,10 +109,7 @@ onPglite("scheduled backups and what they keep", () => {
   });
 
   test("the schedule takes a backup when one is due and says when the next is", async () => {
-    const scheduledDir = mkdtempSync(path.join(tmpdir(), "porchlight-scheduled-"));
-    cleanup.push(scheduledDir);
-    const database = await openDatabase({ dataDir: scheduledDir });
-    await migrate(database.db);
+    const { dataDir: scheduledDir, database } = await migratedDatabase("scheduled");
     const backups = createBackups({
       database,
       dataDir: scheduledDir,
