@@ -115,6 +115,10 @@ export const PIECE_STATUSES = [
   "cancelled",
   // Address verification (issue 39): no carrier can deliver to the address; never printed.
   "undeliverable",
+  // Sequences and holdouts (issue 42): a follow-up card waiting for its day, and a home kept out of
+  // an automation's mail to measure what the mail adds (never rendered, sent, capped or costed).
+  "scheduled",
+  "held_out",
 ] as const;
 export type PieceStatus = (typeof PIECE_STATUSES)[number];
 

@@ -23,7 +23,7 @@ const pieceFields = {
   status_reason: Nullable(
     Type.String({
       description:
-        "Why a piece was not mailed (suppressed, failed, skipped, cancelled, undeliverable) or waits (held, capped, awaiting approval), in words; null otherwise.",
+        "Why a piece was not mailed (suppressed, failed, skipped, cancelled, undeliverable, held_out) or waits (held, capped, awaiting approval, scheduled), in words; null otherwise.",
     }),
   ),
   recipient_name: Nullable(Type.String()),
@@ -59,7 +59,7 @@ export const TimelineStep = Type.Object(
         [...PIECE_STATUSES, "rendered" as const].map((step) => Type.Literal(step)),
         {
           description:
-            "queued, rendered, submitted, mailed, in_transit, delivered or returned; or the stop (suppressed, failed, skipped, cancelled, undeliverable, held, capped, awaiting_approval).",
+            "queued, rendered, submitted, mailed, in_transit, delivered or returned; or the stop (suppressed, failed, skipped, cancelled, undeliverable, held_out, held, capped, awaiting_approval, scheduled).",
         },
       ),
     ),
@@ -129,6 +129,8 @@ const STOPPED: Partial<Record<PieceStatus, string>> = {
   capped: "Waiting: the monthly card cap is reached.",
   held: "Waiting: the automation holds cards for a while before print.",
   awaiting_approval: "Waiting for a member to approve the card.",
+  scheduled: "Waiting: a follow-up card is mailed on its day unless the home answers first.",
+  held_out: "Not mailed: the home is in the automation's holdout group, which measures what the mail adds.",
 };
 
 /** Where a piece is, said for a person: the recorded reason when there is one, else the status's meaning. */

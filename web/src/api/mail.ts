@@ -31,6 +31,8 @@ export const PIECE_STATUS: Record<PieceStatus, { label: string; tone: PieceStatu
   skipped: { label: "Skipped (mailed recently)", tone: "stopped" },
   cancelled: { label: "Cancelled", tone: "stopped" },
   undeliverable: { label: "Undeliverable address", tone: "stopped" },
+  scheduled: { label: "Follow-up scheduled", tone: "waiting" },
+  held_out: { label: "Held out (not mailed)", tone: "stopped" },
 };
 
 /** The statuses in the table's order. */
