@@ -5138,7 +5138,9 @@ export interface operations {
           | "failed"
           | "skipped"
           | "cancelled"
-          | "undeliverable";
+          | "undeliverable"
+          | "scheduled"
+          | "held_out";
         from?: string;
         to?: string;
         cursor?: string;
@@ -5173,7 +5175,9 @@ export interface operations {
                 | "failed"
                 | "skipped"
                 | "cancelled"
-                | "undeliverable";
+                | "undeliverable"
+                | "scheduled"
+                | "held_out";
               status_reason: string | null;
               recipient_name: string | null;
               address: string;
@@ -5277,7 +5281,9 @@ export interface operations {
               | "failed"
               | "skipped"
               | "cancelled"
-              | "undeliverable";
+              | "undeliverable"
+              | "scheduled"
+              | "held_out";
             status_reason: string | null;
             recipient_name: string | null;
             address: string;
@@ -5324,7 +5330,7 @@ export interface operations {
               match_confidence: string;
             }[];
             timeline: {
-              /** @description queued, rendered, submitted, mailed, in_transit, delivered or returned; or the stop (suppressed, failed, skipped, cancelled, undeliverable, held, capped, awaiting_approval). */
+              /** @description queued, rendered, submitted, mailed, in_transit, delivered or returned; or the stop (suppressed, failed, skipped, cancelled, undeliverable, held_out, held, capped, awaiting_approval, scheduled). */
               step:
                 | "queued"
                 | "held"
@@ -5340,6 +5346,8 @@ export interface operations {
                 | "skipped"
                 | "cancelled"
                 | "undeliverable"
+                | "scheduled"
+                | "held_out"
                 | "rendered";
               at: string | null;
               /** @description Reached without a recorded event (e.g. the print provider sent none): `at` is the next known time. */
