@@ -26,6 +26,7 @@ export const OWNERS = {
   automations: "automations",
   campaigns: "pieces",
   mail_pieces: "pieces",
+  piece_images: "pieces",
   do_not_mail: "mail-safety",
   org_mail_safety: "mail-safety",
   automation_mail_safety: "mail-safety",
