@@ -241,6 +241,31 @@ describe(`holdouts (${databaseLabel})`, () => {
     });
   });
 
+  test("a held-out home never waits for approval, and its piece does not count in the frequency cap", async () => {
+    const org = await orgWithAutomation(ctx, { holdout_percent: 50 });
+    const approval = await admin(ctx, "PATCH", `/automations/${org.automationId}/mail-safety`, {
+      approval_required: true,
+    });
+    assert.equal(approval.status, 200, approval.text);
+    const { heldOut, mailed } = splitHomes(org.automationId, 50, 1, "Maple");
+    const held = await queuePiece(ctx, org, homeOf(heldOut[0]!));
+    const waiting = await queuePiece(ctx, org, homeOf(mailed[0]!));
+    await runPipeline(ctx, local);
+    assert.equal((await pieceOf(held.id)).status, "held_out");
+    assert.equal((await pieceOf(waiting.id)).status, "awaiting_approval");
+
+    // Another automation mails the held-out home within the org's 30-day frequency window: a
+    // held-out piece is not mail, so this card goes.
+    await admin(ctx, "PATCH", `/automations/${org.automationId}`, { enabled: false });
+    await admin(ctx, "POST", `/orgs/${org.orgId}/automations`, {
+      name: "No holdout",
+      trigger: { type: "custom_api", event_type: "job.completed" },
+    });
+    const later = await queuePiece(ctx, org, homeOf(heldOut[0]!));
+    await runPipeline(ctx, local);
+    assert.equal((await pieceOf(later.id)).status, "mailed");
+  });
+
   test("a home stays in its group across events, writings and processes", async () => {
     const org = await orgWithAutomation(ctx, { holdout_percent: 30 });
     const { heldOut, mailed } = splitHomes(org.automationId, 30, 2, "Cedar");
