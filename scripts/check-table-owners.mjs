@@ -41,6 +41,7 @@ export const OWNERS = {
   subscriptions: "webhooks",
   deliveries: "webhooks",
   conversions: "attribution",
+  holdout_conversions: "attribution",
   customers: "customers",
   customer_uploads: "customers",
   imports: "imports",

@@ -11,6 +11,7 @@ import {
 } from "../../automations/automations.ts";
 import { mailAddressOf } from "../../domain/address.ts";
 import { AutomationFilter, filterProblem, passesFilter } from "../../domain/filters.ts";
+import { HoldoutPercent } from "../../domain/holdout-group.ts";
 import { OneLineText } from "../../domain/one-line-text.ts";
 import { invalidPayload, notFound, rateLimited } from "../../errors.ts";
 import {
@@ -68,6 +69,7 @@ const draftFields = {
   template: CardTemplate,
   // The operator API's own schema and service: the same limits and defaults.
   audience: AudienceInput,
+  holdout_percent: HoldoutPercent,
 };
 const CreateAutomation = Type.Object(
   {
@@ -79,6 +81,7 @@ const CreateAutomation = Type.Object(
     suppress_customers: Type.Optional(draftFields.suppress_customers),
     template: Type.Optional(draftFields.template),
     audience: Type.Optional(draftFields.audience),
+    holdout_percent: Type.Optional(draftFields.holdout_percent),
   },
   { additionalProperties: false },
 );
@@ -123,6 +126,7 @@ const AutomationView = Type.Object(
         { additionalProperties: false },
       ),
     ]),
+    holdout_percent: HoldoutPercent,
     cards_this_month: Type.Integer(),
     created_at: Type.String({ format: "date-time" }),
     updated_at: Type.String({ format: "date-time" }),
@@ -170,6 +174,7 @@ export function registerAutomationRoutes(app: FastifyInstance, ctx: AppApiContex
     suppress_customers: automation.suppress_customers,
     template: templateView(await readTemplate(automation.org_id, automation.id)),
     audience: automation.audience,
+    holdout_percent: automation.holdout_percent,
     cards_this_month: cards.get(automation.id) ?? 0,
     created_at: automation.created_at,
     updated_at: automation.updated_at,
@@ -334,6 +339,7 @@ export function registerAutomationRoutes(app: FastifyInstance, ctx: AppApiContex
         filters,
         suppress_customers: true,
         audience: resolveAudience(request.body.automation.audience),
+        holdout_percent: 0,
         created_at: clock.now().toISOString(),
         updated_at: clock.now().toISOString(),
       } as Automation;

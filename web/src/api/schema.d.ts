@@ -1383,6 +1383,8 @@ export interface operations {
                     count: number;
                     radius_m: number;
                   };
+              /** @description The share of homes (0 to 50 %) this automation keeps out of its mail, so Revenue can show what the mail adds; 0 (the default) mails every home. */
+              holdout_percent: number;
               cards_this_month: number;
               /** Format: date-time */
               created_at: string;
@@ -1498,6 +1500,8 @@ export interface operations {
                 count?: number;
                 radius_m?: number;
               };
+          /** @description The share of homes (0 to 50 %) this automation keeps out of its mail, so Revenue can show what the mail adds; 0 (the default) mails every home. */
+          holdout_percent?: number;
         };
       };
     };
@@ -1559,6 +1563,8 @@ export interface operations {
                   count: number;
                   radius_m: number;
                 };
+            /** @description The share of homes (0 to 50 %) this automation keeps out of its mail, so Revenue can show what the mail adds; 0 (the default) mails every home. */
+            holdout_percent: number;
             cards_this_month: number;
             /** Format: date-time */
             created_at: string;
@@ -1682,6 +1688,8 @@ export interface operations {
                   count: number;
                   radius_m: number;
                 };
+            /** @description The share of homes (0 to 50 %) this automation keeps out of its mail, so Revenue can show what the mail adds; 0 (the default) mails every home. */
+            holdout_percent: number;
             cards_this_month: number;
             /** Format: date-time */
             created_at: string;
@@ -1798,6 +1806,8 @@ export interface operations {
                 count?: number;
                 radius_m?: number;
               };
+          /** @description The share of homes (0 to 50 %) this automation keeps out of its mail, so Revenue can show what the mail adds; 0 (the default) mails every home. */
+          holdout_percent?: number;
         };
       };
     };
@@ -1859,6 +1869,8 @@ export interface operations {
                   count: number;
                   radius_m: number;
                 };
+            /** @description The share of homes (0 to 50 %) this automation keeps out of its mail, so Revenue can show what the mail adds; 0 (the default) mails every home. */
+            holdout_percent: number;
             cards_this_month: number;
             /** Format: date-time */
             created_at: string;
@@ -6115,6 +6127,33 @@ export interface operations {
               cost_per_lead: number | null;
               /** @description Cost ÷ won deals; null without a cost or deals. */
               cost_per_won_deal: number | null;
+              /** @description The automation's holdout experiment; null without a holdout. */
+              experiment: {
+                /** @description The automation's holdout share now (0 to 50). */
+                holdout_percent: number;
+                /** @description Homes mailed since the automation's first held-out home (in the period). */
+                mailed_homes: number;
+                /** @description Homes held out (in the period). */
+                holdout_homes: number;
+                /** @description Mailed homes with an attributed won deal. */
+                mailed_conversions: number;
+                /** @description Held-out homes with a won deal within 180 days of being held out. */
+                holdout_conversions: number;
+                /** @description mailed_conversions ÷ mailed_homes; null without mailed homes. */
+                mailed_rate: number | null;
+                /** @description holdout_conversions ÷ holdout_homes; null without held-out homes. */
+                holdout_rate: number | null;
+                /** @description (mailed_rate − holdout_rate) ÷ holdout_rate; null while either rate is unknown or the holdout rate is 0. */
+                lift: number | null;
+                /** @description The lift's 95 % interval, low end (Katz log method for the risk ratio, minus 1); null while either group has no conversion. */
+                lift_ci95_low: number | null;
+                /** @description The lift's 95 % interval, high end; null as lift_ci95_low. */
+                lift_ci95_high: number | null;
+                /** @description mailed_conversions − holdout_rate × mailed_homes: the deals the mail added; null without held-out homes. */
+                incremental_conversions: number | null;
+                /** @description incremental_conversions × the mailed group's average attributed deal; null without mailed conversions. */
+                incremental_revenue: number | null;
+              } | null;
             }[];
             /** @description The newest 500; the CSV has them all. */
             conversions: {
