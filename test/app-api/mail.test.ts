@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import sharp from "sharp";
-import { sql } from "../../src/db/database.ts";
+import { queryRows, sql } from "../../src/db/database.ts";
 import { call, recordMailing } from "../helpers/api.ts";
 import { databaseLabel, type TestContext } from "../helpers/harness.ts";
 import { submitLead } from "../leads/leads-helpers.ts";
@@ -228,10 +228,11 @@ describe(`app API: Mail (${databaseLabel})`, () => {
       });
     const kept = async (pieceId: string) =>
       (
-        await ctx.database.db.execute(
+        await queryRows<{ image: string }>(
+          ctx.database.db,
           sql`SELECT image FROM piece_images WHERE piece_id = ${pieceId}::uuid ORDER BY image`,
         )
-      ).rows.map((row) => (row as { image: string }).image);
+      ).map((row) => row.image);
 
     const parallel = await Promise.all(Array.from({ length: 8 }, () => get(mailedPiece.id, "front")));
     for (const answer of parallel) {
