@@ -9,7 +9,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { createWriteStream } from "node:fs";
-import { mkdir, open, rm } from "node:fs/promises";
+import { mkdir, rm } from "node:fs/promises";
 import path from "node:path";
 import type { Readable } from "node:stream";
 import type { Logger } from "pino";
@@ -18,6 +18,7 @@ import type { Database } from "../db/database.ts";
 import { AppError, systemErrorReason } from "../errors.ts";
 import {
   type AddressFileFormat,
+  isGzip,
   type LoadReport,
   loadAddressFile,
   sniffFormat,
@@ -150,16 +151,6 @@ function receiveToFile(body: Readable, file: string, limit: number): Promise<num
   });
 }
 
-async function startsWithGzipMagic(file: string): Promise<boolean> {
-  const handle = await open(file, "r");
-  try {
-    const { buffer, bytesRead } = await handle.read(Buffer.alloc(2), 0, 2, 0);
-    return bytesRead === 2 && buffer[0] === 0x1f && buffer[1] === 0x8b;
-  } finally {
-    await handle.close();
-  }
-}
-
 /** The sentence an operator reads for a load that failed. */
 function failureSentence(error: unknown, report: LoadReport | undefined): string {
   const reason =
@@ -255,7 +246,7 @@ export function createReferenceAddressUploads(deps: ReferenceAddressUploadsDeps)
         bytes = await receiveToFile(body, file, deps.maxBytes);
         if (bytes === 0)
           throw refusal(400, "invalid_payload", "The body is empty: send the file as the body.");
-        if (gzip && !(await startsWithGzipMagic(file))) {
+        if (gzip && !(await isGzip(file))) {
           throw refusal(400, "invalid_payload", "The body is declared gzip but is not gzip.");
         }
       } catch (error) {

@@ -184,7 +184,7 @@ export async function postgresCopySink(
 }
 
 /** gzip is recognised by its magic bytes, whatever the file is called. */
-async function isGzip(file: string): Promise<boolean> {
+export async function isGzip(file: string): Promise<boolean> {
   const handle = await open(file, "r");
   try {
     const { buffer, bytesRead } = await handle.read(Buffer.alloc(2), 0, 2, 0);

@@ -2,7 +2,8 @@
 /**
  * An event's record properties from a Zap's fields. The developer API takes only its reserved
  * keys and `cf_…` custom fields (lowercase letters, digits, underscores): any other key a Zap
- * maps ("Roof Type") becomes a custom field (`cf_roof_type`) rather than a 422.
+ * maps ("Roof Type") becomes a custom field (`cf_roof_type`) rather than a 422. The reserved keys
+ * repeat the server's (src/trigger/envelope.ts): Zapier runs this folder alone, without the server.
  */
 const RESERVED = new Set([
   "street",
