@@ -13,8 +13,8 @@ export function NeighbourCoverage() {
   if (coverage.isError) return <LoadError error={coverage.error} retry={() => coverage.refetch()} />;
   const { zips, total_homes } = coverage.data;
   return (
-    <Paper withBorder p="md" mt="lg" component="section" aria-labelledby="neighbour-coverage-heading">
-      <Title order={2} size="h4" id="neighbour-coverage-heading" mb={4}>
+    <Paper withBorder p="lg" mt="lg" component="section" aria-labelledby="neighbour-coverage-heading">
+      <Title order={2} size="h4" id="neighbour-coverage-heading" mb="xs">
         Neighbor addresses
       </Title>
       {zips.length === 0 ? (
