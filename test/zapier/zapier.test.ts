@@ -9,7 +9,7 @@ import { createRequire } from "node:module";
 import type { AddressInfo } from "node:net";
 import { after, before, describe, test } from "node:test";
 import type { DeliveryClient } from "../../src/webhooks/delivery-client.ts";
-import { admin, createOrg, type TestOrg } from "../helpers/api.ts";
+import { admin, createOrg, issueKey, type TestOrg } from "../helpers/api.ts";
 import { databaseLabel } from "../helpers/harness.ts";
 import { type HttpsReceiver, startHttpsReceiver } from "../helpers/https-receiver.ts";
 import {
@@ -198,6 +198,38 @@ describe(`the Zapier integration against a real instance (${databaseLabel})`, ()
         inputData: { ...inputData, event_type: "Job Completed", dedup_id: "bad" },
       }),
       (error: Error) => /422/.test(error.message) && /event_type/.test(error.message),
+    );
+  });
+
+  test("a paused platform asks Zapier to retry later, and a key without the scope says which scopes it needs", async () => {
+    assert.equal((await admin(ctx, "PUT", "/kill-switch", { paused: true })).status, 200);
+    try {
+      const paused = appTester(operation("creates", "send_event").perform, {
+        authData: auth(),
+        inputData: {
+          event_type: "job.completed",
+          object_type: "job",
+          dedup_id: "paused-1",
+          street: "1 Main St",
+          zip: "62704",
+        },
+      });
+      await assert.rejects(paused, (error: Error) => {
+        assert.equal(error.name, "ThrottledError");
+        assert.deepEqual(JSON.parse(error.message).delay, 300, "Retry-After is handed to Zapier");
+        assert.match(error.message, /automations_disabled/);
+        return true;
+      });
+    } finally {
+      await admin(ctx, "PUT", "/kill-switch", { paused: false });
+    }
+    const importOnly = await issueKey(ctx, org.orgId, { scopes: ["import:write"] });
+    await assert.rejects(
+      appTester(operation("creates", "add_customer").perform, {
+        authData: { ...auth(), api_key: importOnly },
+        inputData: { address: "1 Main St, Springfield, IL 62704" },
+      }),
+      /events:write and webhooks:inbound scopes/,
     );
   });
 
