@@ -1,13 +1,14 @@
 /**
  * Loads OpenAddresses files (CSV or GeoJSON lines, plain or gzipped) into `reference_addresses`,
- * streaming: the file is parsed record by record (csv-parse, or one JSON Feature per line), each record normalized with the suppression and
- * attribution key, and written in batches while the next batch is parsed. PostgreSQL gets each
- * batch by COPY into a session temp table and one INSERT … SELECT … ON CONFLICT DO NOTHING, or,
- * when the file is large against the table, stages every row and swaps in a rebuilt table
- * (postgres-swap-load.ts); PGlite (no COPY from a client stream) one multi-row INSERT of arrays;
- * when the file is large against the table, PGlite's load runs in one transaction that drops the
- * street and GiST indexes first and builds them at its end. The unique key makes a second load of
- * the same file add nothing.
+ * streaming: the file is parsed record by record (csv-parse, or one JSON Feature per line), each
+ * record normalized with the suppression and attribution key, and written in batches while the
+ * next batch is parsed. PostgreSQL gets each batch by COPY into a session temp table and one
+ * INSERT … SELECT … ON CONFLICT DO NOTHING, or, when the file is large against the table, stages
+ * every row and swaps in a rebuilt table (postgres-swap-load.ts); PGlite (no COPY from a client
+ * stream) one multi-row INSERT of arrays; when the file is large against the table, PGlite's load
+ * runs in one transaction that drops the street and GiST indexes first and builds them at its
+ * end. The unique key makes a second load of the same file add nothing. Every path counts the
+ * homes it adds per ZIP (`reference_address_zips`) in the statement that adds them.
  */
 import { createReadStream } from "node:fs";
 import { open, stat } from "node:fs/promises";
