@@ -32,6 +32,8 @@ export const OWNERS = {
   automation_mail_safety: "mail-safety",
   mail_cap_usage: "mail-safety",
   reference_addresses: "neighbours",
+  reference_address_uploads: "neighbours",
+  reference_address_zips: "neighbours",
   neighbour_campaigns: "neighbours",
   leads: "leads",
   lead_fields: "leads",

@@ -20,6 +20,7 @@ import {
   NEIGHBOUR_DEFAULT_TEMPLATE,
   resolveAudience,
 } from "../../neighbours/audience.ts";
+import { AreaCoverage, areaCoverage } from "../../neighbours/coverage.ts";
 import {
   NeighbourPreview,
   neighbourCardProperties,
@@ -317,6 +318,7 @@ export function registerAutomationRoutes(app: FastifyInstance, ctx: AppApiContex
                 { additionalProperties: false },
               ),
               neighbours: Type.Optional(NeighbourPreview),
+              area: Type.Optional(AreaCoverage),
             },
             { additionalProperties: false },
           ),
@@ -379,12 +381,15 @@ export function registerAutomationRoutes(app: FastifyInstance, ctx: AppApiContex
               now: clock.now(),
             })
           : undefined;
+      // A neighbour automation's test says whether addresses are loaded around the job at all.
+      const area = isNeighbours(draft.audience) ? await areaCoverage(db, run.address?.parts.zip) : undefined;
       return {
         outcome: outcome.reason,
         ...(failing ? { failing_filter: failing } : {}),
         address: run.address?.line ?? null,
         merge_preview: { headline: card.headline, message: card.message },
         ...(neighbours ? { neighbours } : {}),
+        ...(area ? { area } : {}),
       };
     },
   );

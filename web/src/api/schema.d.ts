@@ -761,6 +761,23 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/app/api/v1/reference-addresses/coverage": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Which ZIPs have neighbour addresses loaded (deployment-wide, loaded by the operator), with the homes in each */
+    get: operations["getReferenceAddressCoverage"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/app/api/v1/revenue": {
     parameters: {
       query?: never;
@@ -2289,6 +2306,12 @@ export interface operations {
               };
               /** @description Why no home would be mailed, when none would. */
               reason: string | null;
+            };
+            /** @description Whether neighbour addresses are loaded in the job's ZIP. */
+            area?: {
+              zip: string;
+              /** @description Reference homes loaded in the job's ZIP (0: none). */
+              homes_loaded: number;
             };
           };
         };
@@ -6028,6 +6051,83 @@ export interface operations {
             front_text: string[];
             /** @description The back's lines of text, as drawn. */
             back_text: string[];
+          };
+        };
+      };
+      /** @description No valid session (sign in). */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+      /** @description `forbidden`: the session's role may not do this (owners only); `csrf_rejected`: a state-changing request without a same-origin Origin / Sec-Fetch-Site. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+      /** @description Not found, or belongs to another organization. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+      /** @description The body or query is not valid. */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+      /** @description Too many requests. */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+    };
+  };
+  getReferenceAddressCoverage: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description Every ZIP with homes loaded, in ZIP order. */
+            zips: {
+              zip: string;
+              /** @description The ZIP's main city (offline ZIP table). */
+              city: string | null;
+              state: string | null;
+              /** @description Homes loaded in this ZIP. */
+              homes: number;
+            }[];
+            /** @description Homes loaded in those ZIPs. */
+            total_homes: number;
           };
         };
       };
