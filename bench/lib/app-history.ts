@@ -67,7 +67,7 @@ export async function seedAppHistory(
                        full_address, normalized_address, created_at, opened_at, attribution_type)
     SELECT ${orgId}::uuid, gen_random_uuid(), 'landing_page', p.campaign_id, p.id, 'Lee', 'Lead ' || p.n,
            'lead' || p.n || '@example.com', '555-0100', p.address, p.normalized_address,
-           now() - make_interval(mins => (p.n * 7) % 525600),
+           now() - make_interval(mins => ((p.n * 7) % 525600)::int),
            CASE WHEN p.n % 20 <> 0 THEN now() END, 'direct'
     FROM bench_pieces p WHERE p.n % 10 = 0 AND p.n / 10 <= ${size.leads}::int`);
   await db.execute(sql`
@@ -75,9 +75,9 @@ export async function seedAppHistory(
                              deal_date, deal_name, campaign_id, piece_id, match_method, match_confidence,
                              attribution_type, created_at)
     SELECT ${orgId}::uuid, gen_random_uuid(), 'deal-' || p.n, 'deal-' || p.n, p.address, p.normalized_address,
-           1000 + p.n % 9000, now() - make_interval(mins => (p.n * 11) % 525600), 'Roof ' || p.n,
+           1000 + p.n % 9000, now() - make_interval(mins => ((p.n * 11) % 525600)::int), 'Roof ' || p.n,
            p.campaign_id, p.id, 'address', 'high', CASE WHEN p.n % 100 = 0 THEN 'direct' ELSE 'indirect' END,
-           now() - make_interval(mins => (p.n * 11) % 525600)
+           now() - make_interval(mins => ((p.n * 11) % 525600)::int)
     FROM bench_pieces p WHERE p.n % 50 = 0 AND p.n / 50 <= ${size.conversions}::int`);
   await db.execute(sql`
     INSERT INTO customers (org_id, normalized_address, address, source, created_at)

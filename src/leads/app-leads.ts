@@ -4,6 +4,7 @@ import { type Static, Type } from "@fastify/type-provider-typebox";
 import { type Queryable, queryOne, queryRows, sql } from "../db/database.ts";
 import { cursorTime, type KeysetCursor, keysetPage } from "../db/keyset-cursor.ts";
 import type { LeadCustomField } from "../db/schema.ts";
+import { isUuid } from "../domain/uuid.ts";
 import { deliverLeadJob } from "../jobs/kinds.ts";
 
 // The shapes the app API answers with (GET /leads, GET /leads/:id, Overview's latest leads): the
@@ -257,9 +258,10 @@ export async function markLeadOpened(db: Queryable, orgId: string, leadId: strin
 }
 
 export async function getLead(db: Queryable, orgId: string, leadId: string): Promise<LeadDetail | undefined> {
+  if (!isUuid(leadId)) return undefined;
   const row = await queryOne<LeadRow>(
     db,
-    sql`SELECT ${LEAD_COLUMNS} ${LEAD_JOINS} WHERE l.org_id = ${orgId}::uuid AND l.id::text = ${leadId}`,
+    sql`SELECT ${LEAD_COLUMNS} ${LEAD_JOINS} WHERE l.org_id = ${orgId}::uuid AND l.id = ${leadId}::uuid`,
   );
   if (!row) return undefined;
   const deliveries = await deliveriesOf(db, orgId, [row.id]);

@@ -5,6 +5,7 @@ import { type Static, type TSchema, Type } from "@fastify/type-provider-typebox"
 import { type Queryable, queryOne, queryRows, sql } from "../db/database.ts";
 import { cursorTime, type KeysetCursor, keysetPage } from "../db/keyset-cursor.ts";
 import { PIECE_STATUSES, type PieceStatus } from "../db/schema.ts";
+import { isUuid } from "../domain/uuid.ts";
 import { landingUrl } from "./campaigns.ts";
 
 // The shapes the app API answers with (GET /pieces, GET /pieces/:id): the route's response
@@ -302,12 +303,13 @@ export async function getMailPiece(
   pieceId: string,
   publicBaseUrl: string,
 ): Promise<MailPieceDetail | undefined> {
+  if (!isUuid(pieceId)) return undefined;
   const row = await queryOne<
     PieceRow & { token: string; provider: string | null; provider_status: string | null }
   >(
     db,
     sql`SELECT ${PIECE_COLUMNS}, p.token, p.provider, p.provider_status ${PIECE_JOINS}
-        WHERE p.org_id = ${orgId}::uuid AND p.id::text = ${pieceId}`,
+        WHERE p.org_id = ${orgId}::uuid AND p.id = ${pieceId}::uuid`,
   );
   if (!row) return undefined;
   const [events, leads, conversions] = await Promise.all([

@@ -5,6 +5,7 @@
 
 import { type Queryable, queryOne, sql } from "../db/database.ts";
 import type { PieceStatus } from "../db/schema.ts";
+import { isUuid } from "../domain/uuid.ts";
 import type { SidePngs } from "../render/render.ts";
 import type { ProofSize } from "./piece-proof.ts";
 
@@ -34,6 +35,7 @@ export async function findPieceImage(
   side: CardSide,
   size: ProofSize,
 ): Promise<StoredPieceImage | undefined> {
+  if (!isUuid(pieceId)) return undefined;
   // Base64 both ways, as organization logos are: PGlite and node-postgres hand bytea over differently.
   const row = await queryOne<{ status: PieceStatus; png: string | null }>(
     db,
@@ -41,7 +43,7 @@ export async function findPieceImage(
           FROM mail_pieces p
           LEFT JOIN piece_images i
             ON i.org_id = p.org_id AND i.piece_id = p.id AND i.image = ${imageName(side, size)}
-         WHERE p.org_id = ${orgId}::uuid AND p.id::text = ${pieceId}`,
+         WHERE p.org_id = ${orgId}::uuid AND p.id = ${pieceId}::uuid`,
   );
   if (!row) return undefined;
   if (row.png) return { kind: "stored", png: Buffer.from(row.png, "base64") };
