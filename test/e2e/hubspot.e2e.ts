@@ -120,7 +120,7 @@ describe("HubSpot in the browser", () => {
     await page.reload();
     await card.getByText(/^Last event received: (?!none)/).waitFor();
 
-    const stages = card.getByRole("textbox", { name: "Won deal stages" });
+    const stages = card.getByLabel("Won deal stages");
     await stages.fill("contractsigned");
     await stages.press("Enter");
     await card.getByRole("button", { name: "Save stages" }).click();
