@@ -1,6 +1,6 @@
 import type { TSchema } from "typebox";
-import { Compile, type Validator } from "typebox/compile";
 import type { HubSpotAppConfig } from "../config.ts";
+import { compiledSchema } from "../domain/compiled-schema.ts";
 import { AppError } from "../errors.ts";
 import { HubSpotAccessTokenInfo, HubSpotCrmObject, HubSpotTokenResponse } from "./hubspot-shapes.ts";
 
@@ -27,16 +27,6 @@ function answerError(status: number, what: string): AppError {
   if (status === 401) return new AppError(502, HUBSPOT_UNAUTHORIZED, `HubSpot refused the token (${what})`);
   if (status === 404) return new AppError(502, HUBSPOT_NOT_FOUND, `HubSpot has no such record (${what})`);
   return new AppError(502, HUBSPOT_REFUSED, `HubSpot answered ${status} to ${what}`);
-}
-
-const validators = new WeakMap<TSchema, Validator>();
-function validatorOf(schema: TSchema): Validator {
-  let validator = validators.get(schema);
-  if (!validator) {
-    validator = Compile(schema) as unknown as Validator;
-    validators.set(schema, validator);
-  }
-  return validator;
 }
 
 interface CallInit {
@@ -67,7 +57,7 @@ async function call<T>(url: string, init: CallInit, schema: TSchema, what: strin
   } catch {
     throw new AppError(503, HUBSPOT_UNAVAILABLE, `HubSpot's answer to ${what} is not JSON`);
   }
-  if (!validatorOf(schema).Check(body)) {
+  if (!compiledSchema(schema).Check(body)) {
     throw new AppError(502, HUBSPOT_REFUSED, `HubSpot's answer to ${what} has an unexpected shape`);
   }
   return body as T;

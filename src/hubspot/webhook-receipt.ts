@@ -1,8 +1,8 @@
 import { type Static, Type } from "@fastify/type-provider-typebox";
 import type { Logger } from "pino";
-import { Compile } from "typebox/compile";
 import type { Clock } from "../clock.ts";
 import { type Queryable, queryRows, sql } from "../db/database.ts";
+import { compiledSchema } from "../domain/compiled-schema.ts";
 import { invalidJson, unreadableBody } from "../errors.ts";
 import { hubspotEventJob } from "../jobs/kinds.ts";
 import { enqueueJobRows, newJobRow } from "../jobs/queue.ts";
@@ -32,8 +32,6 @@ export const HubSpotWebhookReceipt = Type.Object(
 );
 export type HubSpotWebhookReceipt = Static<typeof HubSpotWebhookReceipt>;
 
-const validEvent = Compile(HubSpotWebhookEvent);
-
 /**
  * The signed body as HubSpot's events. The body must be a JSON array of at most 100 objects; an
  * element that is not a CRM object event (HubSpot adds kinds) is counted ignored, not refused, so a
@@ -50,7 +48,8 @@ export function parseWebhookBody(rawBody: Buffer): { events: HubSpotWebhookEvent
   if (body.length > MAX_EVENTS_PER_REQUEST) {
     throw unreadableBody(`at most ${MAX_EVENTS_PER_REQUEST} events per request`);
   }
-  const events = body.filter((element): element is HubSpotWebhookEvent => validEvent.Check(element));
+  const isEvent = compiledSchema(HubSpotWebhookEvent);
+  const events = body.filter((element): element is HubSpotWebhookEvent => isEvent.Check(element));
   return { events, malformed: body.length - events.length };
 }
 

@@ -11,7 +11,7 @@ import { after, before, describe, it } from "node:test";
 import type { Page } from "playwright-core";
 import { signHubSpotRequest } from "../../src/hubspot/signature.ts";
 import { type FakeHubSpot, startFakeHubSpot } from "../helpers/fake-hubspot.ts";
-import { type App, acceptInvitation, startApp, waitUntil } from "./session.ts";
+import { type App, startApp, waitUntil } from "./session.ts";
 
 const OWNER = { email: "owner@hubspot.test", name: "Hana Spot", password: "correct horse battery" };
 const MEMBER = { email: "member@hubspot.test", name: "Milo Member", password: "correct horse battery" };
@@ -139,12 +139,7 @@ describe("HubSpot in the browser", () => {
   });
 
   it("a member is told that only owners manage connections", async () => {
-    const invitation = await app.operator("POST", `/orgs/${orgId}/invitations`, {
-      email: MEMBER.email,
-      role: "member",
-    });
-    const memberPage = await app.newPage();
-    await acceptInvitation(memberPage, MEMBER, invitation.invite_url);
+    const memberPage = await app.signInMember(orgId, MEMBER);
     const memberScreens = app.screens(memberPage);
     await memberScreens.open("/settings?tab=connections", "Settings");
     await memberPage.getByText("Only owners manage connections").waitFor();
