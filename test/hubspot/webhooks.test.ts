@@ -129,6 +129,25 @@ describe(`HubSpot webhooks (${databaseLabel})`, () => {
     assert.deepEqual(await counts(), { events: before.events + 1, jobs: before.jobs + 1 });
   });
 
+  test("20 deliveries of one batch at once queue each event once", async () => {
+    const batch = [
+      hubspotEvent(fake, clock, "contact.propertyChange", 501, { propertyName: "zip" }),
+      hubspotEvent(fake, clock, "contact.propertyChange", 501, { propertyName: "state" }),
+    ];
+    const before = await counts();
+    const answers = await Promise.all(Array.from({ length: 20 }, () => postWebhook(ctx, batch)));
+    const receipts = answers.map(receipt);
+    assert.equal(
+      receipts.reduce((sum, each) => sum + each.received, 0),
+      2,
+    );
+    assert.equal(
+      receipts.reduce((sum, each) => sum + each.duplicates, 0),
+      38,
+    );
+    assert.deepEqual(await counts(), { events: before.events + 2, jobs: before.jobs + 2 });
+  });
+
   test("events of a portal nobody connected are acknowledged, ignored, and never retried", async () => {
     const before = await counts();
     const answer = receipt(
@@ -311,6 +330,23 @@ describe(`HubSpot webhooks (${databaseLabel})`, () => {
     ]);
     await runHubSpotJobs(ctx);
     assert.equal(refreshes(), before + 1);
+  });
+
+  test("two jobs refreshing the token at once both succeed, and the token kept still works", async () => {
+    clock.advance(26 * 60 * 1000);
+    const both = [
+      hubspotEvent(fake, clock, "contact.propertyChange", 501, { propertyName: "phone" }),
+      hubspotEvent(fake, clock, "contact.propertyChange", 501, { propertyName: "email" }),
+    ];
+    await postWebhook(ctx, both);
+    await runHubSpotJobs(ctx); // one claim runs both jobs side by side
+    for (const event of both) {
+      assert.equal(await outcomeOfEvent(event.eventId), "hubspot.contact_changed: no automation bound");
+    }
+    const after = hubspotEvent(fake, clock, "contact.propertyChange", 501, { propertyName: "city" });
+    await postWebhook(ctx, [after]);
+    await runHubSpotJobs(ctx);
+    assert.equal(await outcomeOfEvent(after.eventId), "hubspot.contact_changed: no automation bound");
   });
 
   test("a refresh token HubSpot refuses leaves the connection asking to reconnect", async () => {
