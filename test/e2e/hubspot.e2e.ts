@@ -4,7 +4,8 @@
  * owner connects (HubSpot's consent page grants at once and sends the browser back through
  * /connectors/hubspot/callback), a signed webhook's contact fires a bound automation and shows as
  * the last event received, the owner names the won stages and disconnects; a member is told only
- * owners manage connections. Every screen: axe-core and screenshots at 1280 and 390 px.
+ * owners manage connections; a server without a HubSpot app says so, with no button. Every screen:
+ * axe-core and screenshots at 1280 and 390 px.
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
@@ -144,5 +145,22 @@ describe("HubSpot in the browser", () => {
     await memberScreens.open("/settings?tab=connections", "Settings");
     await memberPage.getByText("Only owners manage connections").waitFor();
     await memberScreens.checkBothWidths("hubspot-member");
+  });
+});
+
+describe("HubSpot not set up by the operator, in the browser", () => {
+  let bare: App;
+  after(async () => bare?.close());
+
+  it("the panel says so and offers no button", async () => {
+    bare = await startApp({ name: "hubspot-unset" });
+    const ownerPage = await bare.newPage();
+    await bare.signUpOwner(ownerPage, "Plain Roofing", OWNER);
+    const bareScreens = bare.screens(ownerPage);
+    await bareScreens.open("/settings?tab=connections", "Settings");
+    const card = ownerPage.getByRole("region", { name: "HubSpot" });
+    await card.getByText("HubSpot is not set up on this server").waitFor();
+    assert.equal(await card.getByRole("button").count(), 0);
+    await bareScreens.checkBothWidths("hubspot-not-configured");
   });
 });
