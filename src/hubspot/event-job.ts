@@ -203,9 +203,7 @@ function outcomeOf(deps: HubSpotEventDeps, event: StoredEvent): Promise<string> 
     case "deal.creation":
       return dealCreated(deps, event);
     case "deal.propertyChange":
-      return event.propertyName === "dealstage"
-        ? dealStageChanged(deps, event)
-        : `ignored: a change of ${event.propertyName ?? "a property"} (only dealstage is acted on)`;
+      return dealStageChanged(deps, event);
     default:
       return `ignored: ${event.subscriptionType}`;
   }

@@ -53,8 +53,10 @@ export function parseWebhookBody(rawBody: Buffer): { events: HubSpotWebhookEvent
   return { events, malformed: body.length - events.length };
 }
 
+/** A deal's property change matters only for its stage; other changes are not even stored. */
 const isHandled = (event: HubSpotWebhookEvent) =>
-  (HANDLED_SUBSCRIPTIONS as readonly string[]).includes(event.subscriptionType);
+  (HANDLED_SUBSCRIPTIONS as readonly string[]).includes(event.subscriptionType) &&
+  (event.subscriptionType !== "deal.propertyChange" || event.propertyName === "dealstage");
 
 /** The events of one request grouped by portal (decimal text, as hubspot_connections keeps it). */
 function byPortal(events: HubSpotWebhookEvent[]): Map<string, HubSpotWebhookEvent[]> {

@@ -169,10 +169,14 @@ describe(`HubSpot webhooks (${databaseLabel})`, () => {
         hubspotEvent(fake, clock, "contact.creation", 77),
         { eventId: "x", __proto__: { polluted: true } },
         hubspotEvent(fake, clock, "ticket.creation", 5),
+        hubspotEvent(fake, clock, "deal.propertyChange", 9001, {
+          propertyName: "amount",
+          propertyValue: "1",
+        }),
         "garbage",
       ]),
     );
-    assert.deepEqual(mixed, { received: 1, duplicates: 0, ignored: 3 });
+    assert.deepEqual(mixed, { received: 1, duplicates: 0, ignored: 4 });
     assert.equal(({} as Record<string, unknown>).polluted, undefined);
     const huge = Buffer.from(JSON.stringify([{ pad: "x".repeat(300_000) }]));
     assert.equal((await postWebhook(ctx, null, { payload: huge })).statusCode, 413);
