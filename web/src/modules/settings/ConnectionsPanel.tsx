@@ -23,6 +23,7 @@ import {
   useSetWonStages,
 } from "../../api/connectors.ts";
 import { ApiError } from "../../api/errors.ts";
+import { ConfirmActions } from "../../ui/ConfirmActions.tsx";
 import { formatDate } from "../../ui/format.ts";
 import { LoadError, Loading } from "../../ui/states.tsx";
 
@@ -270,18 +271,13 @@ function DisconnectModal({ opened, onClose }: { opened: boolean; onClose: () => 
             {disconnect.error.message}
           </Text>
         )}
-        <Group justify="flex-end">
-          <Button variant="default" onClick={onClose}>
-            Keep connected
-          </Button>
-          <Button
-            color="red.9"
-            loading={disconnect.isPending}
-            onClick={() => disconnect.mutate(undefined, { onSuccess: onClose })}
-          >
-            Disconnect HubSpot
-          </Button>
-        </Group>
+        <ConfirmActions
+          keepLabel="Keep connected"
+          confirmLabel="Disconnect HubSpot"
+          busy={disconnect.isPending}
+          onKeep={onClose}
+          onConfirm={() => disconnect.mutate(undefined, { onSuccess: onClose })}
+        />
       </Stack>
     </Modal>
   );
