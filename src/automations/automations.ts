@@ -38,6 +38,8 @@ export interface Automation {
   suppress_customers: boolean;
   /** Who is mailed: the record's home, or its neighbours. */
   audience: Audience;
+  /** The share of homes kept out of the mail to measure what it adds (domain/holdout-group.ts). */
+  holdout_percent: number;
   created_at: string;
   updated_at: string;
 }
@@ -50,6 +52,7 @@ export interface AutomationInput {
   filters?: AutomationFilter[];
   suppress_customers?: boolean;
   audience?: AudienceInput;
+  holdout_percent?: number;
 }
 
 /** Events bind as `custom.<event_type>` (the hidden `custom` connection). */
@@ -77,6 +80,7 @@ export function toAutomation(row: Row): Automation {
     filters: row.filters as AutomationFilter[],
     suppress_customers: row.suppressCustomers,
     audience: resolveAudience(row.audience as AudienceInput | null),
+    holdout_percent: row.holdoutPercent,
     created_at: row.createdAt.toISOString(),
     updated_at: row.updatedAt.toISOString(),
   };
@@ -107,6 +111,7 @@ export async function createAutomation(
       suppressCustomers: input.suppress_customers ?? suppressesCustomersByDefault(input.kind ?? "standard"),
       audience: storedAudience(input.audience ?? { type: "home" }),
       template: isNeighbours(resolveAudience(input.audience)) ? NEIGHBOUR_DEFAULT_TEMPLATE : null,
+      holdoutPercent: input.holdout_percent ?? 0,
     })
     .returning();
   return toAutomation(row!);
@@ -162,6 +167,7 @@ export async function updateAutomation(
       ...(patch.filters !== undefined ? { filters: patch.filters } : {}),
       ...suppressionOf(patch),
       ...audienceColumns(patch.audience),
+      ...(patch.holdout_percent !== undefined ? { holdoutPercent: patch.holdout_percent } : {}),
       updatedAt: new Date(),
     })
     .where(eq(automations.id, id))

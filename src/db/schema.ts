@@ -61,6 +61,8 @@ export const automations = pgTable(
     template: jsonb("template"),
     /** Null: the record's home; else a neighbours audience (src/neighbours/audience.ts). */
     audience: jsonb("audience"),
+    /** The share of homes (0 to 50 %) kept out of the mail to measure what it adds (issue 42). */
+    holdoutPercent: smallint("holdout_percent").notNull().default(0),
     createdAt: ts("created_at").notNull().defaultNow(),
     updatedAt: ts("updated_at").notNull().defaultNow(),
   },

@@ -2,6 +2,7 @@ import { Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { createAutomation, updateAutomation } from "../automations/automations.ts";
 import { AutomationFilter, filterProblem } from "../domain/filters.ts";
+import { HoldoutPercent } from "../domain/holdout-group.ts";
 import { OneLineText } from "../domain/one-line-text.ts";
 import { invalidPayload } from "../errors.ts";
 import { AudienceInput } from "../neighbours/audience.ts";
@@ -29,6 +30,7 @@ const automationFields = {
   filters: Type.Array(AutomationFilter, { maxItems: 50 }),
   suppress_customers: Type.Boolean(),
   audience: AudienceInput,
+  holdout_percent: HoldoutPercent,
 };
 
 const CreateAutomation = Type.Object(
@@ -40,6 +42,7 @@ const CreateAutomation = Type.Object(
     filters: Type.Optional(automationFields.filters),
     suppress_customers: Type.Optional(automationFields.suppress_customers),
     audience: Type.Optional(automationFields.audience),
+    holdout_percent: Type.Optional(automationFields.holdout_percent),
   },
   { additionalProperties: false },
 );

@@ -11,6 +11,7 @@ import {
 } from "../../automations/automations.ts";
 import { mailAddressOf } from "../../domain/address.ts";
 import { AutomationFilter, filterProblem, passesFilter } from "../../domain/filters.ts";
+import { HoldoutPercent } from "../../domain/holdout-group.ts";
 import { OneLineText } from "../../domain/one-line-text.ts";
 import { invalidPayload, notFound, rateLimited } from "../../errors.ts";
 import {
@@ -19,6 +20,7 @@ import {
   NEIGHBOUR_DEFAULT_TEMPLATE,
   resolveAudience,
 } from "../../neighbours/audience.ts";
+import { AreaCoverage, areaCoverage } from "../../neighbours/coverage.ts";
 import {
   NeighbourPreview,
   neighbourCardProperties,
@@ -68,6 +70,7 @@ const draftFields = {
   template: CardTemplate,
   // The operator API's own schema and service: the same limits and defaults.
   audience: AudienceInput,
+  holdout_percent: HoldoutPercent,
 };
 const CreateAutomation = Type.Object(
   {
@@ -79,6 +82,7 @@ const CreateAutomation = Type.Object(
     suppress_customers: Type.Optional(draftFields.suppress_customers),
     template: Type.Optional(draftFields.template),
     audience: Type.Optional(draftFields.audience),
+    holdout_percent: Type.Optional(draftFields.holdout_percent),
   },
   { additionalProperties: false },
 );
@@ -123,6 +127,7 @@ const AutomationView = Type.Object(
         { additionalProperties: false },
       ),
     ]),
+    holdout_percent: HoldoutPercent,
     cards_this_month: Type.Integer(),
     created_at: Type.String({ format: "date-time" }),
     updated_at: Type.String({ format: "date-time" }),
@@ -170,6 +175,7 @@ export function registerAutomationRoutes(app: FastifyInstance, ctx: AppApiContex
     suppress_customers: automation.suppress_customers,
     template: templateView(await readTemplate(automation.org_id, automation.id)),
     audience: automation.audience,
+    holdout_percent: automation.holdout_percent,
     cards_this_month: cards.get(automation.id) ?? 0,
     created_at: automation.created_at,
     updated_at: automation.updated_at,
@@ -312,6 +318,7 @@ export function registerAutomationRoutes(app: FastifyInstance, ctx: AppApiContex
                 { additionalProperties: false },
               ),
               neighbours: Type.Optional(NeighbourPreview),
+              area: Type.Optional(AreaCoverage),
             },
             { additionalProperties: false },
           ),
@@ -334,6 +341,7 @@ export function registerAutomationRoutes(app: FastifyInstance, ctx: AppApiContex
         filters,
         suppress_customers: true,
         audience: resolveAudience(request.body.automation.audience),
+        holdout_percent: 0,
         created_at: clock.now().toISOString(),
         updated_at: clock.now().toISOString(),
       } as Automation;
@@ -373,12 +381,15 @@ export function registerAutomationRoutes(app: FastifyInstance, ctx: AppApiContex
               now: clock.now(),
             })
           : undefined;
+      // A neighbour automation's test says whether addresses are loaded around the job at all.
+      const area = isNeighbours(draft.audience) ? await areaCoverage(db, run.address?.parts.zip) : undefined;
       return {
         outcome: outcome.reason,
         ...(failing ? { failing_filter: failing } : {}),
         address: run.address?.line ?? null,
         merge_preview: { headline: card.headline, message: card.message },
         ...(neighbours ? { neighbours } : {}),
+        ...(area ? { area } : {}),
       };
     },
   );

@@ -2,6 +2,7 @@ import { Badge, Table, Text } from "@mantine/core";
 import { useSuspenseQuery } from "@tanstack/react-query";
 import { automationListQuery } from "../../api/automations.ts";
 import { describeTrigger } from "../../modules/automations/form-model.ts";
+import { NeighbourCoverage } from "../../modules/neighbours/NeighbourCoverage.tsx";
 import { AnchorLink, ButtonLink } from "../../ui/links.tsx";
 import { ScrollTable } from "../../ui/ScrollTable.tsx";
 import { EmptyState, PageHeader } from "../../ui/states.tsx";
@@ -60,6 +61,7 @@ export function AutomationsPage() {
           </Table>
         </ScrollTable>
       )}
+      <NeighbourCoverage />
     </>
   );
 }
