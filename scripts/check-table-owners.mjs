@@ -53,6 +53,9 @@ export const OWNERS = {
   api_keys: "orgs",
   org_invitations: "orgs",
   reactivation_mailings: "reactivation",
+  hubspot_connections: "hubspot",
+  hubspot_oauth_states: "hubspot",
+  hubspot_events: "hubspot",
   // the contractor app's sign-in (Better Auth's tables)
   users: "app-api",
   user_sessions: "app-api",

@@ -6,6 +6,7 @@ import { createBoundAutomationCache } from "./automations/automation-cache.ts";
 import { createKillSwitch } from "./automations/kill-switch.ts";
 import type { Clock } from "./clock.ts";
 import type { Config } from "./config.ts";
+import { registerHubSpotWebhookRoute } from "./crm-webhooks/hubspot.ts";
 import { type Backups, createBackups } from "./db/backups.ts";
 import type { Database } from "./db/database.ts";
 import { registerDeveloperApi } from "./developer-api/index.ts";
@@ -235,4 +236,5 @@ async function registerPublicSurface(app: App, services: Services): Promise<void
   await app.register(async (scope) => registerDeveloperApi(scope, services), { prefix: "/api/v1" });
   await registerMcpRoute(app, { publicBaseUrl });
   await registerLobWebhookRoute(app, services);
+  await registerHubSpotWebhookRoute(app, services);
 }

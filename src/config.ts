@@ -88,6 +88,19 @@ export interface Config {
   mailFrom: string;
   /** Signs the app's session cookies (AUTH_SECRET, ≥ 32 random chars); unset, one generated and kept in the database. */
   authSecret: string | undefined;
+  /** The operator's HubSpot app (HUBSPOT_*); undefined: HubSpot is not offered. */
+  hubspot: HubSpotAppConfig | undefined;
+}
+
+/** The operator's HubSpot app: its OAuth client and the two HubSpot addresses (tests point them at a fake). */
+export interface HubSpotAppConfig {
+  clientId: string;
+  /** Signs the token exchange and keys the webhooks' X-HubSpot-Signature-v3. */
+  clientSecret: string;
+  /** HUBSPOT_API_URL: token exchange, token info and the CRM API. */
+  apiUrl: string;
+  /** HUBSPOT_AUTH_URL: the page where an owner grants access. */
+  authUrl: string;
 }
 
 export class ConfigError extends Error {
@@ -127,8 +140,7 @@ function pipelineConfig(env: Env) {
   if (addressVerifier === "lob" && !lobApiKey) {
     throw new ConfigError("LOB_API_KEY", "is required when ADDRESS_VERIFIER=lob");
   }
-  const base = (name: string, fallback: string) =>
-    (url(env, name, ["http:", "https:"]) ?? fallback).replace(/\/+$/, "");
+  const base = (name: string, fallback: string) => baseUrl(env, name, fallback);
   return {
     homeImagery,
     googleMapsApiKey,
@@ -141,6 +153,26 @@ function pipelineConfig(env: Env) {
     addressVerifier,
     lobWebhookSecret: env.LOB_WEBHOOK_SECRET || undefined,
   };
+}
+
+/** HUBSPOT_CLIENT_ID and HUBSPOT_CLIENT_SECRET come together; the two URLs have HubSpot's defaults. */
+function hubspotConfig(env: Env): HubSpotAppConfig | undefined {
+  const clientId = env.HUBSPOT_CLIENT_ID || undefined;
+  const clientSecret = env.HUBSPOT_CLIENT_SECRET || undefined;
+  if (clientId && !clientSecret) {
+    throw new ConfigError("HUBSPOT_CLIENT_SECRET", "is required when HUBSPOT_CLIENT_ID is set");
+  }
+  if (clientSecret && !clientId) {
+    throw new ConfigError("HUBSPOT_CLIENT_ID", "is required when HUBSPOT_CLIENT_SECRET is set");
+  }
+  const apiUrl = baseUrl(env, "HUBSPOT_API_URL", "https://api.hubapi.com");
+  const authUrl = baseUrl(env, "HUBSPOT_AUTH_URL", "https://app.hubspot.com/oauth/authorize");
+  return clientId && clientSecret ? { clientId, clientSecret, apiUrl, authUrl } : undefined;
+}
+
+/** An outside service's base URL (http or https), without trailing slashes. */
+function baseUrl(env: Env, name: string, fallback: string): string {
+  return (url(env, name, ["http:", "https:"]) ?? fallback).replace(/\/+$/, "");
 }
 
 function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
@@ -302,6 +334,7 @@ export function loadConfig(env: Env = process.env): Config {
     smtpUrl: url(env, "SMTP_URL", ["smtp:", "smtps:"]),
     mailFrom: env.MAIL_FROM || "Porchlight <no-reply@porchlight.invalid>",
     authSecret: authSecret(env),
+    hubspot: hubspotConfig(env),
     publicBaseUrl: publicBaseUrl.replace(/\/+$/, ""),
     mapTileUrl: url(env, "MAP_TILE_URL", ["http:", "https:"]),
     mapTileAttribution: env.MAP_TILE_ATTRIBUTION || undefined,

@@ -282,6 +282,7 @@ async function main() {
     role !== "api"
       ? startProcessWorker({
           config,
+          database,
           db: database.db,
           clock: systemClock,
           logger,

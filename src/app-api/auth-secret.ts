@@ -1,7 +1,6 @@
-import { randomBytes } from "node:crypto";
 import type { Config } from "../config.ts";
 import type { Queryable } from "../db/database.ts";
-import { readPlatformSetting, writePlatformSettingOnce } from "../db/platform-settings.ts";
+import { generatedSecret } from "../db/platform-settings.ts";
 
 /** The platform_settings row that holds the generated secret when AUTH_SECRET is unset. */
 const SETTING_KEY = "app_session_secret";
@@ -11,17 +10,7 @@ const SETTING_KEY = "app_session_secret";
  * secret generated on the first start and kept in the database beside the sessions it signs. Every
  * process on that database (API instances behind a load balancer, workers) reads the same one, so a
  * session signed by one instance is valid on all, and it survives restarts and a changed ADMIN_TOKEN.
- * Two first starts racing both insert; the first insert wins and both read it back.
  */
 export async function resolveAuthSecret(db: Queryable, config: Pick<Config, "authSecret">): Promise<string> {
-  if (config.authSecret) return config.authSecret;
-  const generated = randomBytes(32).toString("base64url");
-  await writePlatformSettingOnce(db, SETTING_KEY, { secret: generated });
-  const secret = (await readPlatformSetting<{ secret?: unknown }>(db, SETTING_KEY))?.secret;
-  if (typeof secret !== "string" || secret.length < 32) {
-    throw new Error(
-      `platform_settings '${SETTING_KEY}' holds no usable secret; delete the row to generate one`,
-    );
-  }
-  return secret;
+  return config.authSecret ?? generatedSecret(db, SETTING_KEY);
 }

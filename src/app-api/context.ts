@@ -1,4 +1,5 @@
 import type { Logger } from "pino";
+import type { ConnectDeps } from "../hubspot/connect.ts";
 import type { Mailer } from "../mail/mailer.ts";
 import type { LogoRasterizer } from "../render/logo-rasterizer.ts";
 import type { Services } from "../services.ts";
@@ -23,4 +24,6 @@ export interface AppApiContext extends Services {
   logoRasterizer: LogoRasterizer;
   requireSession: SessionGuard;
   appLogger: Logger;
+  /** HubSpot's connect flow; undefined when the operator configured no HubSpot app. */
+  hubspotConnector: ConnectDeps | undefined;
 }

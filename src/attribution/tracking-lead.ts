@@ -197,3 +197,10 @@ export async function listLeads(db: Queryable, orgId: string, limit: number): Pr
   );
   return rows.map((row) => ({ ...row, created_at: new Date(row.created_at).toISOString() }));
 }
+
+/** The event service's contact attribution (a contact event is a synced lead), bound to its deps. */
+export const attributeContactWith =
+  (deps: AttributionDeps) =>
+  async (orgId: string, input: TrackingLeadInput): Promise<void> => {
+    await recordTrackingLead(deps, orgId, input);
+  };

@@ -1,9 +1,10 @@
+import { randomBytes } from "node:crypto";
 import { type Queryable, queryOne, sql } from "./database.ts";
 
 /*
  * platform_settings: the deployment's own key/value store (one row per key, a JSON value), for
  * state every process on the database shares and no organization owns: the automations kill
- * switch, the generated session secret.
+ * switch, the generated secrets (the session's, the HubSpot tokens' key).
  */
 
 /** The setting's value, or undefined when the key has none. */
@@ -31,4 +32,18 @@ export async function writePlatformSettingOnce(db: Queryable, key: string, value
         VALUES (${key}, ${JSON.stringify(value)}::jsonb)
         ON CONFLICT (key) DO NOTHING`,
   );
+}
+
+/**
+ * A random 256-bit secret generated on the first call and kept under `key`, so every process on
+ * the database reads the same one. Two first calls racing both insert; the first insert wins and
+ * both read it back.
+ */
+export async function generatedSecret(db: Queryable, key: string): Promise<string> {
+  await writePlatformSettingOnce(db, key, { secret: randomBytes(32).toString("base64url") });
+  const secret = (await readPlatformSetting<{ secret?: unknown }>(db, key))?.secret;
+  if (typeof secret !== "string" || secret.length < 32) {
+    throw new Error(`platform_settings '${key}' holds no usable secret; delete the row to generate one`);
+  }
+  return secret;
 }

@@ -1,6 +1,6 @@
 import { Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
-import { recordTrackingLead } from "../attribution/tracking-lead.ts";
+import { attributeContactWith } from "../attribution/tracking-lead.ts";
 import { errorResponse } from "../http/error-responses.ts";
 import { MACHINE_STYLE } from "../http/error-style.ts";
 import { authOf } from "../http/guards.ts";
@@ -33,9 +33,7 @@ export function registerEventRoutes(app: FastifyInstance, services: Services): v
     boundAutomations: services.boundAutomations,
     triggerStore: services.triggerStore,
     // Contact events with an address and an email or phone also go through indirect attribution.
-    attributeContact: async (orgId, input) => {
-      await recordTrackingLead(attributionDeps(services), orgId, input);
-    },
+    attributeContact: attributeContactWith(attributionDeps(services)),
   });
 
   app.withTypeProvider<TypeBoxTypeProvider>().post(

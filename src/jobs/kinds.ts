@@ -129,3 +129,21 @@ export const capNoticeJob = defineJobKind({
   backoffSeconds: exponentialBackoff(60, 3600),
   timeoutSeconds: 60,
 });
+
+/**
+ * One HubSpot webhook event (hubspot/event-job.ts): the record is read from HubSpot's CRM API and
+ * becomes an event automations bind to, and a deal moved into a won stage a conversion. The event
+ * itself waits in hubspot_events; the job carries its key.
+ */
+export const hubspotEventJob = defineJobKind({
+  name: "hubspot_event",
+  payload: Type.Object({
+    org_id: Type.String({ format: "uuid" }),
+    event_id: Type.String({ minLength: 1, maxLength: 64 }),
+  }),
+  maxAttempts: 6,
+  backoffSeconds: exponentialBackoff(30, 3600),
+  timeoutSeconds: 120,
+  // Its events queue cards: held with the rest of automation work while the kill switch is on.
+  heldWhilePaused: true,
+});

@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
 import type { SQL } from "drizzle-orm";
 import type { Static, TSchema } from "typebox";
-import { Compile, type Validator } from "typebox/compile";
 import { type Queryable, queryRows, sql } from "../db/database.ts";
+import { compiledSchema } from "../domain/compiled-schema.ts";
 import type { JobCatalog, JobKind } from "./job-kind.ts";
 
 export interface ClaimedJob {
@@ -27,18 +27,6 @@ export interface NewJobRow {
   createdAt: Date;
 }
 
-const payloadValidators = new WeakMap<TSchema, Validator>();
-
-/** Job payloads are checked on every enqueue (the events hot path): compile each schema once. */
-function payloadValidator(schema: TSchema): Validator {
-  let validator = payloadValidators.get(schema);
-  if (!validator) {
-    validator = Compile(schema) as unknown as Validator;
-    payloadValidators.set(schema, validator);
-  }
-  return validator;
-}
-
 /** Validates the payload against its kind and returns the row to insert. */
 export function newJobRow<S extends TSchema>(
   kind: JobKind<S>,
@@ -48,7 +36,8 @@ export function newJobRow<S extends TSchema>(
   // A capped kind is claimed org by org: a job without an org would never be claimed.
   if (kind.maxRunningPerOrg !== undefined && !options.orgId)
     throw new Error(`${kind.name} jobs need an org id`);
-  const validator = payloadValidator(kind.payload);
+  // Job payloads are checked on every enqueue (the events hot path): compiled once per kind.
+  const validator = compiledSchema(kind.payload);
   if (!validator.Check(payload)) {
     const [first] = validator.Errors(payload);
     throw new Error(`invalid ${kind.name} payload at ${first?.instancePath || "/"}: ${first?.message ?? ""}`);

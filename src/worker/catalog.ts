@@ -1,11 +1,12 @@
 import type { Logger } from "pino";
 import type { Clock } from "../clock.ts";
 import type { Config } from "../config.ts";
-import type { Queryable } from "../db/database.ts";
+import type { Database, Queryable } from "../db/database.ts";
 import type { Geocoder } from "../geo/geocoder.ts";
 import type { Metrics } from "../http/metrics.ts";
+import { hubspotEventHandler } from "../hubspot/job-handler.ts";
 import type { HomeImagery } from "../imagery/home-imagery.ts";
-import { createJobCatalog, type JobCatalog } from "../jobs/job-kind.ts";
+import { createJobCatalog, type JobCatalog, type RegisteredJob } from "../jobs/job-kind.ts";
 import { leadAlertHandler } from "../leads/lead-alerts.ts";
 import type { Mailer } from "../mail/mailer.ts";
 import { capNoticeHandler } from "../mail-safety/cap-notice.ts";
@@ -27,8 +28,8 @@ interface LeadDeliveryDeps {
 
 /**
  * Lead deliveries always run; with config (and so its mailer) the email kinds run too (lead
- * alerts, cap notices), and with the geocoder, renderer and imagery the campaign pipeline's kinds
- * (a worker process always passes them all).
+ * alerts, cap notices), with the geocoder, renderer and imagery the campaign pipeline's kinds, and
+ * with the database and a HubSpot app HubSpot's events (a worker process always passes them all).
  */
 export type JobCatalogDeps =
   | (LeadDeliveryDeps & { config?: undefined })
@@ -38,6 +39,8 @@ export type JobCatalogDeps =
       geocoder?: Geocoder;
       renderer?: Renderer;
       imagery?: HomeImagery;
+      /** The database itself (HubSpot's events write through a trigger store of their own). */
+      database?: Database;
     });
 
 /** Every job kind this service runs, with its handler. A worker process runs all of them. */
@@ -69,5 +72,16 @@ export function buildJobCatalog(deps: JobCatalogDeps): JobCatalog {
         })
       : []),
     ...(deps.config && deps.geocoder && deps.renderer ? [neighbourFanoutHandler(deps)] : []),
+    ...hubspotHandlers(deps),
   ]);
+}
+
+/** HubSpot's events run where the operator configured a HubSpot app (HUBSPOT_CLIENT_ID). */
+function hubspotHandlers(deps: JobCatalogDeps): RegisteredJob[] {
+  if (!deps.config || !deps.geocoder || !deps.database) return [];
+  const { config, geocoder, database } = deps;
+  const hubspot = config.hubspot;
+  return hubspot
+    ? [hubspotEventHandler({ ...deps, geocoder, database, config: { ...config, hubspot } })]
+    : [];
 }

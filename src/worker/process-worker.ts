@@ -2,7 +2,7 @@ import type { Logger } from "pino";
 import { createKillSwitch } from "../automations/kill-switch.ts";
 import type { Clock } from "../clock.ts";
 import type { Config } from "../config.ts";
-import type { Queryable } from "../db/database.ts";
+import type { Database, Queryable } from "../db/database.ts";
 import type { Geocoder } from "../geo/geocoder.ts";
 import type { Metrics } from "../http/metrics.ts";
 import type { HomeImagery } from "../imagery/home-imagery.ts";
@@ -21,6 +21,7 @@ import { buildJobCatalog } from "./catalog.ts";
  */
 export function startProcessWorker(deps: {
   config: Config;
+  database: Database;
   db: Queryable;
   clock: Clock;
   logger: Logger;

@@ -200,6 +200,17 @@ export async function startApp(options: AppOptions) {
     return orgId;
   }
 
+  /** A member of the organization, invited and signed in on a page of their own. */
+  async function signInMember(orgId: string, member: Person): Promise<Page> {
+    const invitation = await operator("POST", `/orgs/${orgId}/invitations`, {
+      email: member.email,
+      role: "member",
+    });
+    const page = await newPage();
+    await acceptInvitation(page, member, invitation.invite_url);
+    return page;
+  }
+
   /** Ends the browser and the service and removes the data directory. */
   async function close() {
     await browser.close();
@@ -231,6 +242,7 @@ export async function startApp(options: AppOptions) {
     newPage,
     screens,
     signUpOwner,
+    signInMember,
     close,
   };
 }

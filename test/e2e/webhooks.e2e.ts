@@ -14,7 +14,7 @@ import { after, before, describe, it } from "node:test";
 import type { Page } from "playwright-core";
 import { type HttpsReceiver, startHttpsReceiver } from "../helpers/https-receiver.ts";
 import { verifySignature } from "../leads/leads-helpers.ts";
-import { type App, acceptInvitation, startApp, waitUntil } from "./session.ts";
+import { type App, startApp, waitUntil } from "./session.ts";
 
 const OWNER = { email: "owner@webhooks.test", name: "Wren Hooks", password: "correct horse battery" };
 const MEMBER = { email: "member@webhooks.test", name: "Milo Member", password: "correct horse battery" };
@@ -124,12 +124,7 @@ describe("webhooks in the browser", () => {
   });
 
   it("a member is told that only owners manage webhooks", async () => {
-    const invitation = await app.operator("POST", `/orgs/${orgId}/invitations`, {
-      email: MEMBER.email,
-      role: "member",
-    });
-    const memberPage = await app.newPage();
-    await acceptInvitation(memberPage, MEMBER, invitation.invite_url);
+    const memberPage = await app.signInMember(orgId, MEMBER);
     const memberScreens = app.screens(memberPage);
     await memberScreens.open("/developers?tab=webhooks", "Developers");
     await memberPage.getByText("Only owners manage webhooks").waitFor();

@@ -1,6 +1,9 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { rateLimited } from "../../errors.ts";
 import { registerWebApp, type WebAppPages } from "../../http/web-app.ts";
+import type { ConnectDeps } from "../../hubspot/connect.ts";
+import { createHubSpotApi } from "../../hubspot/hubspot-api.ts";
+import { lazyTokenCipher } from "../../hubspot/token-cipher.ts";
 import { createLogoRasterizer } from "../../render/logo-rasterizer.ts";
 import type { Services } from "../../services.ts";
 import { createAuth } from "../auth.ts";
@@ -11,9 +14,11 @@ import { registerAuthTokenFilter } from "../auth-token-filter.ts";
 import type { AppApiContext } from "../context.ts";
 import { assertSameOrigin } from "../csrf.ts";
 import { registerAppErrorHandling } from "../errors.ts";
+import { registerHubSpotCallbackRoute } from "../hubspot-callback.ts";
 import { collectAppApiDocument } from "../openapi.ts";
 import { createSessionGuard, requireOwner } from "../session-guard.ts";
 import { registerAutomationRoutes } from "./automations.ts";
+import { registerConnectorRoutes } from "./connectors.ts";
 import { registerCustomerUploadRoutes } from "./customer-uploads.ts";
 import { registerCustomerRoutes } from "./customers.ts";
 import { registerDeveloperRoutes } from "./developers.ts";
@@ -41,19 +46,42 @@ export async function registerContractorApp(
   services: Services,
   pages: WebAppPages = "all",
 ): Promise<void> {
-  await app.register(async (scope) => registerAppApi(scope, services), { prefix: APP_API_PREFIX });
+  const { config, logger, db, mailer, clock } = services;
+  const auth = createAuth({ db, config, mailer, logger, secret: await resolveAuthSecret(db, config) });
+  const requireSession = createSessionGuard({ auth, db, clock });
+  const hubspotConnector = hubspotConnectorOf(services);
+  app.decorateRequest("appSession", null);
+  await app.register(
+    async (scope) => registerAppApi(scope, { ...services, auth, requireSession, hubspotConnector }),
+    { prefix: APP_API_PREFIX },
+  );
+  registerHubSpotCallbackRoute(app, { connector: hubspotConnector, requireSession });
   await registerWebApp(app, { pages });
 }
 
-async function registerAppApi(app: FastifyInstance, services: Services): Promise<void> {
-  const { config, clock, logger, db, mailer } = services;
+/** HubSpot's connect flow, when the operator configured a HubSpot app. */
+function hubspotConnectorOf(services: Services): ConnectDeps | undefined {
+  const { config, db, clock, logger } = services;
+  if (!config.hubspot) return undefined;
+  return {
+    db,
+    clock,
+    logger,
+    hubspot: config.hubspot,
+    publicBaseUrl: config.publicBaseUrl,
+    api: createHubSpotApi(config.hubspot),
+    cipher: lazyTokenCipher(db, config),
+  };
+}
+
+type AppApiServices = Services & Pick<AppApiContext, "auth" | "requireSession" | "hubspotConnector">;
+
+async function registerAppApi(app: FastifyInstance, services: AppApiServices): Promise<void> {
+  const { config, logger, auth } = services;
   const logoRasterizer = createLogoRasterizer(LOGO_RASTERIZING);
   app.addHook("onClose", () => logoRasterizer.close());
-  const auth = createAuth({ db, config, mailer, logger, secret: await resolveAuthSecret(db, config) });
-  const requireSession = createSessionGuard({ auth, db, clock });
-  const ctx: AppApiContext = { ...services, auth, mailer, logoRasterizer, requireSession, appLogger: logger };
+  const ctx: AppApiContext = { ...services, logoRasterizer, appLogger: logger };
 
-  app.decorateRequest("appSession", null);
   registerAppErrorHandling(app);
   const document = collectAppApiDocument(app, config.publicBaseUrl);
   app.addHook("onRequest", async (request, reply) => {
@@ -61,7 +89,7 @@ async function registerAppApi(app: FastifyInstance, services: Services): Promise
     if (access === "public") await limitPublicRouteByIp(services, request);
     assertSameOrigin(request, config.publicBaseUrl);
     if (access === "public") return;
-    await requireSession(request, reply);
+    await ctx.requireSession(request, reply);
     if (access === "owner") requireOwner(request);
   });
   app.addHook("onSend", async (_request, reply, payload) => {
@@ -84,6 +112,7 @@ async function registerAppApi(app: FastifyInstance, services: Services): Promise
   registerAutomationRoutes(app, ctx);
   registerDeveloperRoutes(app, ctx);
   registerWebhookRoutes(app, ctx);
+  registerConnectorRoutes(app, ctx);
   registerOrganizationRoutes(app, ctx);
   registerOverviewRoutes(app, ctx);
   registerMailRoutes(app, ctx);

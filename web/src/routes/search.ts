@@ -2,5 +2,5 @@
 export const DEVELOPER_TABS = ["keys", "webhooks", "samples", "mcp"] as const;
 export type DeveloperTab = (typeof DEVELOPER_TABS)[number];
 
-export const SETTINGS_TABS = ["profile", "team", "safety", "account"] as const;
+export const SETTINGS_TABS = ["profile", "team", "safety", "connections", "account"] as const;
 export type SettingsTab = (typeof SETTINGS_TABS)[number];

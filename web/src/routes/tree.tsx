@@ -218,8 +218,10 @@ const developersRoute = createRoute({
 const settingsRoute = createRoute({
   getParentRoute: () => signedInRoute,
   path: "settings",
-  validateSearch: (search: Record<string, unknown>): { tab: SettingsTab } => ({
+  // `hubspot`: how a HubSpot connect ended (its callback sends the owner back here with it).
+  validateSearch: (search: Record<string, unknown>): { tab: SettingsTab; hubspot?: string } => ({
     tab: oneOf(SETTINGS_TABS, search.tab, "profile"),
+    hubspot: text(search.hubspot),
   }),
   loader: ({ context }) => context.queryClient.ensureQueryData(organizationQuery()),
   component: lazyRouteComponent(() => import("../pages/Settings/SettingsPage.tsx"), "SettingsPage"),

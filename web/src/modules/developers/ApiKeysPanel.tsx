@@ -25,6 +25,7 @@ import {
   useRevokeApiKey,
 } from "../../api/developers.ts";
 import { ApiError } from "../../api/errors.ts";
+import { ConfirmActions } from "../../ui/ConfirmActions.tsx";
 import { ScrollTable } from "../../ui/ScrollTable.tsx";
 import { EmptyState, LoadError, Loading } from "../../ui/states.tsx";
 
@@ -219,21 +220,13 @@ function RevokeKeyModal({ apiKey, onClose }: { apiKey: ApiKey | null; onClose: (
           Anything using <strong>{apiKey?.name || "this key"}</strong> stops working at once. This cannot be
           undone.
         </Text>
-        <Group justify="flex-end">
-          <Button variant="default" onClick={onClose}>
-            Keep it
-          </Button>
-          <Button
-            color="red.9"
-            loading={revoke.isPending}
-            onClick={async () => {
-              if (!apiKey) return;
-              await revoke.mutateAsync(apiKey.id).then(onClose, () => undefined);
-            }}
-          >
-            Revoke key
-          </Button>
-        </Group>
+        <ConfirmActions
+          keepLabel="Keep it"
+          confirmLabel="Revoke key"
+          busy={revoke.isPending}
+          onKeep={onClose}
+          onConfirm={() => apiKey && revoke.mutate(apiKey.id, { onSuccess: onClose })}
+        />
       </Stack>
     </Modal>
   );

@@ -29,6 +29,7 @@ import {
   useTestSubscription,
 } from "../../api/developers.ts";
 import { ApiError } from "../../api/errors.ts";
+import { ConfirmActions } from "../../ui/ConfirmActions.tsx";
 import { ScrollTable } from "../../ui/ScrollTable.tsx";
 import { EmptyState, LoadError, Loading } from "../../ui/states.tsx";
 import { CodeSnippet } from "./CodeSnippet.tsx";
@@ -397,21 +398,13 @@ function DeleteModal({ subscription, onClose }: { subscription: Subscription | n
           it are dropped.
         </Text>
         {remove.isError && <Alert color="red">{remove.error.message}</Alert>}
-        <Group justify="flex-end">
-          <Button variant="default" onClick={onClose}>
-            Keep it
-          </Button>
-          <Button
-            color="red.9"
-            loading={remove.isPending}
-            onClick={async () => {
-              if (!subscription) return;
-              await remove.mutateAsync(subscription.id).then(onClose, () => undefined);
-            }}
-          >
-            Delete endpoint
-          </Button>
-        </Group>
+        <ConfirmActions
+          keepLabel="Keep it"
+          confirmLabel="Delete endpoint"
+          busy={remove.isPending}
+          onKeep={onClose}
+          onConfirm={() => subscription && remove.mutate(subscription.id, { onSuccess: onClose })}
+        />
       </Stack>
     </Modal>
   );
