@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { type CustomerSource, recordCustomer } from "../customers/customers.ts";
 import { type Queryable, queryOne, queryRows, sql } from "../db/database.ts";
 import { namesAPlace, normalizeAddress } from "../domain/address.ts";
+import { becameCustomer, stopFollowUps, wonDeal } from "../pieces/follow-ups.ts";
 import type { AttributionDeps } from "./deps.ts";
 import {
   type AttributionType,
@@ -109,6 +110,14 @@ export async function recordConversion(
 ): Promise<ConversionResult> {
   const normalizedAddress = normalizeAddress(fields.address);
   if (!namesAPlace(normalizedAddress)) throw noAddressFound();
+  // The home bought: its follow-ups stop (a won deal; it becomes a customer too, which stops them as well).
+  const now = deps.clock.now();
+  await stopFollowUps(
+    deps.db,
+    { orgId, addressKeys: [normalizedAddress] },
+    [wonDeal(now), becameCustomer(now)],
+    now,
+  );
   // Independent writes: the customer row goes in while the deal is matched (two connections).
   const [, result] = await Promise.all([
     recordCustomer(deps.db, orgId, fields.address, normalizedAddress, customerSource),

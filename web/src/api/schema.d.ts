@@ -1383,6 +1383,19 @@ export interface operations {
                     count: number;
                     radius_m: number;
                   };
+              /** @description The follow-up cards, in the order they are mailed. */
+              steps: {
+                delay_days: number;
+                template: {
+                  headline: string;
+                  message: string;
+                  offer: string | null;
+                  /** @description Trim size in inches, landscape (the 6x9 card is 9 in wide); each file adds 0.125 in of bleed on every side. */
+                  card_size: "4x6" | "6x9" | "6x11";
+                };
+              }[];
+              /** @description What stops the follow-ups to a home: `lead` (a lead from any card of the sequence), `won_deal` (a won deal at the home), `opt_out` (the home asked for no more mail), `customer` (the home registered as a customer), `returned` (the printer returned a card of the sequence). Default: all. */
+              stop_when: ("lead" | "won_deal" | "opt_out" | "customer" | "returned")[];
               cards_this_month: number;
               /** Format: date-time */
               created_at: string;
@@ -1498,6 +1511,20 @@ export interface operations {
                 count?: number;
                 radius_m?: number;
               };
+          /** @description Up to three follow-up cards, each with its whole card; an empty list mails the first card only. */
+          steps?: {
+            /** @description Days after the first card's mailing that this follow-up is mailed. */
+            delay_days: number;
+            template: {
+              headline?: string;
+              message?: string;
+              offer?: string | null;
+              /** @description Trim size in inches, landscape (the 6x9 card is 9 in wide); each file adds 0.125 in of bleed on every side. */
+              card_size?: "4x6" | "6x9" | "6x11";
+            };
+          }[];
+          /** @description What stops the follow-ups to a home: `lead` (a lead from any card of the sequence), `won_deal` (a won deal at the home), `opt_out` (the home asked for no more mail), `customer` (the home registered as a customer), `returned` (the printer returned a card of the sequence). Default: all. */
+          stop_when?: ("lead" | "won_deal" | "opt_out" | "customer" | "returned")[];
         };
       };
     };
@@ -1559,6 +1586,19 @@ export interface operations {
                   count: number;
                   radius_m: number;
                 };
+            /** @description The follow-up cards, in the order they are mailed. */
+            steps: {
+              delay_days: number;
+              template: {
+                headline: string;
+                message: string;
+                offer: string | null;
+                /** @description Trim size in inches, landscape (the 6x9 card is 9 in wide); each file adds 0.125 in of bleed on every side. */
+                card_size: "4x6" | "6x9" | "6x11";
+              };
+            }[];
+            /** @description What stops the follow-ups to a home: `lead` (a lead from any card of the sequence), `won_deal` (a won deal at the home), `opt_out` (the home asked for no more mail), `customer` (the home registered as a customer), `returned` (the printer returned a card of the sequence). Default: all. */
+            stop_when: ("lead" | "won_deal" | "opt_out" | "customer" | "returned")[];
             cards_this_month: number;
             /** Format: date-time */
             created_at: string;
@@ -1682,6 +1722,19 @@ export interface operations {
                   count: number;
                   radius_m: number;
                 };
+            /** @description The follow-up cards, in the order they are mailed. */
+            steps: {
+              delay_days: number;
+              template: {
+                headline: string;
+                message: string;
+                offer: string | null;
+                /** @description Trim size in inches, landscape (the 6x9 card is 9 in wide); each file adds 0.125 in of bleed on every side. */
+                card_size: "4x6" | "6x9" | "6x11";
+              };
+            }[];
+            /** @description What stops the follow-ups to a home: `lead` (a lead from any card of the sequence), `won_deal` (a won deal at the home), `opt_out` (the home asked for no more mail), `customer` (the home registered as a customer), `returned` (the printer returned a card of the sequence). Default: all. */
+            stop_when: ("lead" | "won_deal" | "opt_out" | "customer" | "returned")[];
             cards_this_month: number;
             /** Format: date-time */
             created_at: string;
@@ -1798,6 +1851,20 @@ export interface operations {
                 count?: number;
                 radius_m?: number;
               };
+          /** @description Up to three follow-up cards, each with its whole card; an empty list mails the first card only. */
+          steps?: {
+            /** @description Days after the first card's mailing that this follow-up is mailed. */
+            delay_days: number;
+            template: {
+              headline?: string;
+              message?: string;
+              offer?: string | null;
+              /** @description Trim size in inches, landscape (the 6x9 card is 9 in wide); each file adds 0.125 in of bleed on every side. */
+              card_size?: "4x6" | "6x9" | "6x11";
+            };
+          }[];
+          /** @description What stops the follow-ups to a home: `lead` (a lead from any card of the sequence), `won_deal` (a won deal at the home), `opt_out` (the home asked for no more mail), `customer` (the home registered as a customer), `returned` (the printer returned a card of the sequence). Default: all. */
+          stop_when?: ("lead" | "won_deal" | "opt_out" | "customer" | "returned")[];
         };
       };
     };
@@ -1859,6 +1926,19 @@ export interface operations {
                   count: number;
                   radius_m: number;
                 };
+            /** @description The follow-up cards, in the order they are mailed. */
+            steps: {
+              delay_days: number;
+              template: {
+                headline: string;
+                message: string;
+                offer: string | null;
+                /** @description Trim size in inches, landscape (the 6x9 card is 9 in wide); each file adds 0.125 in of bleed on every side. */
+                card_size: "4x6" | "6x9" | "6x11";
+              };
+            }[];
+            /** @description What stops the follow-ups to a home: `lead` (a lead from any card of the sequence), `won_deal` (a won deal at the home), `opt_out` (the home asked for no more mail), `customer` (the home registered as a customer), `returned` (the printer returned a card of the sequence). Default: all. */
+            stop_when: ("lead" | "won_deal" | "opt_out" | "customer" | "returned")[];
             cards_this_month: number;
             /** Format: date-time */
             created_at: string;
@@ -5138,7 +5218,9 @@ export interface operations {
           | "failed"
           | "skipped"
           | "cancelled"
-          | "undeliverable";
+          | "undeliverable"
+          | "scheduled"
+          | "held_out";
         from?: string;
         to?: string;
         cursor?: string;
@@ -5173,7 +5255,9 @@ export interface operations {
                 | "failed"
                 | "skipped"
                 | "cancelled"
-                | "undeliverable";
+                | "undeliverable"
+                | "scheduled"
+                | "held_out";
               status_reason: string | null;
               recipient_name: string | null;
               address: string;
@@ -5189,6 +5273,8 @@ export interface operations {
               created_at: string;
               mailed_at: string | null;
               status_updated_at: string | null;
+              sequence_step: number | null;
+              scheduled_for: string | null;
               /** @description A small PNG of the card's front (same-origin, session cookie; drawn on demand). */
               thumbnail_url: string;
             }[];
@@ -5277,7 +5363,9 @@ export interface operations {
               | "failed"
               | "skipped"
               | "cancelled"
-              | "undeliverable";
+              | "undeliverable"
+              | "scheduled"
+              | "held_out";
             status_reason: string | null;
             recipient_name: string | null;
             address: string;
@@ -5293,6 +5381,8 @@ export interface operations {
             created_at: string;
             mailed_at: string | null;
             status_updated_at: string | null;
+            sequence_step: number | null;
+            scheduled_for: string | null;
             /** @description A small PNG of the card's front (same-origin, session cookie; drawn on demand). */
             thumbnail_url: string;
             /** @description PNG of the card's front (same-origin, session cookie). */
@@ -5324,7 +5414,7 @@ export interface operations {
               match_confidence: string;
             }[];
             timeline: {
-              /** @description queued, rendered, submitted, mailed, in_transit, delivered or returned; or the stop (suppressed, failed, skipped, cancelled, undeliverable, held, capped, awaiting_approval). */
+              /** @description queued, rendered, submitted, mailed, in_transit, delivered or returned; or the stop (suppressed, failed, skipped, cancelled, undeliverable, held_out, held, capped, awaiting_approval, scheduled). */
               step:
                 | "queued"
                 | "held"
@@ -5340,6 +5430,8 @@ export interface operations {
                 | "skipped"
                 | "cancelled"
                 | "undeliverable"
+                | "scheduled"
+                | "held_out"
                 | "rendered";
               at: string | null;
               /** @description Reached without a recorded event (e.g. the print provider sent none): `at` is the next known time. */

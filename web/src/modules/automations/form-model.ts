@@ -13,6 +13,14 @@ import {
   blankAudience,
   validateAudience,
 } from "./audience.ts";
+import {
+  blankFollowUps,
+  type FollowUpFormValues,
+  followUpFieldOf,
+  followUpValuesOf,
+  stepsOf,
+  validateFollowUps,
+} from "./follow-ups.ts";
 
 /** The filter ops the service knows, by the value each takes (the service's own list). */
 export const FILTER_OPS = [
@@ -65,7 +73,8 @@ export type AutomationFormValues = {
   offer: string;
   card_size: CardTemplate["card_size"];
   sample_id: string;
-} & AudienceFormValues;
+} & AudienceFormValues &
+  FollowUpFormValues;
 
 let rowCounter = 0;
 export const newFilterRow = (property = ""): FilterRow => ({
@@ -91,6 +100,7 @@ export function blankAutomation(eventType = ""): AutomationFormValues {
     card_size: "4x6",
     sample_id: "",
     ...blankAudience(),
+    ...blankFollowUps(),
   };
 }
 
@@ -117,6 +127,7 @@ export function formValuesOf(automation: Automation): AutomationFormValues {
     card_size: automation.template.card_size,
     sample_id: "",
     ...audienceValuesOf(automation.audience),
+    ...followUpValuesOf(automation),
   };
 }
 
@@ -174,12 +185,14 @@ export function draftOf(values: AutomationFormValues): AutomationDraft {
     filters: values.filters.map(filterOf),
     template: templateOf(values),
     audience: audienceOf(values),
+    steps: stepsOf(values, values.card_size),
+    stop_when: values.stop_when,
   };
 }
 
 /** The server names fields by their place in the saved shape; the form by its own names. */
 export function formFieldOf(serverField: string): string {
-  return audienceFieldOf(serverField.replace(/^trigger\./, "").replace(/^template\./, ""));
+  return audienceFieldOf(followUpFieldOf(serverField.replace(/^trigger\./, "").replace(/^template\./, "")));
 }
 
 export function describeTrigger(trigger: Automation["trigger"]): string {
@@ -188,7 +201,7 @@ export function describeTrigger(trigger: Automation["trigger"]): string {
 }
 
 export function validateAutomation(values: AutomationFormValues) {
-  const errors: Record<string, string> = validateAudience(values);
+  const errors: Record<string, string> = { ...validateAudience(values), ...validateFollowUps(values) };
   if (!values.name.trim()) errors.name = "Give the automation a name";
   if (!EVENT_TYPE_PATTERN.test(values.event_type.trim()))
     errors.event_type = "Use the form object.action in lower case, e.g. job.completed";

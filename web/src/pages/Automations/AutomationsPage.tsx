@@ -1,6 +1,7 @@
 import { Badge, Table, Text } from "@mantine/core";
 import { useSuspenseQuery } from "@tanstack/react-query";
 import { automationListQuery } from "../../api/automations.ts";
+import { followUpCount } from "../../modules/automations/follow-ups.ts";
 import { describeTrigger } from "../../modules/automations/form-model.ts";
 import { AnchorLink, ButtonLink } from "../../ui/links.tsx";
 import { ScrollTable } from "../../ui/ScrollTable.tsx";
@@ -46,6 +47,9 @@ export function AutomationsPage() {
                     </AnchorLink>
                     <Text size="sm" c="dimmed">
                       {describeTrigger(automation.trigger)}
+                    </Text>
+                    <Text size="sm" c="dimmed">
+                      {followUpCount(automation.steps.length)}
                     </Text>
                   </Table.Td>
                   <Table.Td>
