@@ -64,7 +64,7 @@ describe("follow-up cards in the browser: the builder, the list, Mail", () => {
     const typed = await message.inputValue();
     await message.fill(`${typed} ${"We fix roofs, gutters and siding on every street in town. ".repeat(10)}`);
     await card.getByRole("status").filter({ hasText: "The text does not fit the card" }).waitFor();
-    await page.getByRole("button", { name: "Save" }).click();
+    await page.getByRole("button", { name: "Save", exact: true }).click();
     await card.getByText(/^does not fit the 4x6 card: \d+ of its \d+ characters fit/).waitFor();
     await proofsLoaded();
     await checkBothWidths("follow-ups-builder-too-long");
@@ -73,7 +73,7 @@ describe("follow-up cards in the browser: the builder, the list, Mail", () => {
     await card.getByText("The text fits the 4x6 card, merge fields counted at their longest.").waitFor();
     await proofsLoaded();
     await checkBothWidths("follow-ups-builder");
-    await page.getByRole("button", { name: "Save" }).click();
+    await page.getByRole("button", { name: "Save", exact: true }).click();
     await page.getByText("Job done postcard is saved.").waitFor();
     await open(`/automations/${automationId}`, "Job done postcard");
     const reloaded = page.getByRole("region", { name: "Follow-up card 1" });
@@ -110,7 +110,7 @@ describe("follow-up cards in the browser: the builder, the list, Mail", () => {
     await checkBothWidths("follow-ups-mail");
 
     await open(`/mail/${followUpId}`, /Postcard to/);
-    await page.getByText(/^Follow-up card 1, due /).waitFor();
+    await page.getByText(/Sequence: Follow-up card 1, due /).waitFor();
     await checkBothWidths("follow-up-scheduled");
     await page.getByRole("button", { name: "Cancel this card" }).click();
     await page.getByText("The card will not print.").waitFor();

@@ -68,8 +68,7 @@ export function FollowUpCards({
                     Follow-up card {number}
                   </Title>
                   <Button
-                    variant="subtle"
-                    color="red.9"
+                    variant="default"
                     size="compact-sm"
                     onClick={() => form.removeListItem("follow_ups", index)}
                   >
