@@ -12,7 +12,6 @@ import type { Page } from "playwright-core";
 import { type App, jobEvent, startApp, waitUntil } from "./session.ts";
 
 const OWNER = { email: "owner@followups.test", name: "Fran Follow", password: "correct horse battery" };
-const EVENT_TYPE = "job.completed";
 
 let app: App;
 let page: Page;
@@ -35,14 +34,7 @@ describe("follow-up cards in the browser: the builder, the list, Mail", () => {
     app = await startApp({ name: "follow-ups" });
     page = await app.newPage();
     ({ open, checkBothWidths } = app.screens(page));
-    orgId = await app.signUpOwner(page, "Follow Up Roofing", OWNER);
-    apiKey = (await app.operator("POST", `/orgs/${orgId}/keys`)).key;
-    automationId = (
-      await app.operator("POST", `/orgs/${orgId}/automations`, {
-        name: "Job done postcard",
-        trigger: { type: "custom_api", event_type: EVENT_TYPE },
-      })
-    ).id;
+    ({ orgId, apiKey, automationId } = await app.ownerWithAutomation(page, "Follow Up Roofing", OWNER));
   });
 
   after(async () => {
