@@ -20,7 +20,12 @@ type Mode = "constant" | "insert" | "lookup" | "validate";
 const MODES: Mode[] = ["constant", "insert", "lookup", "validate"];
 
 async function openStore(config: Config): Promise<{ database: Database; orgId: string }> {
-  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  // Synced like the service's own commits (EMBEDDED_SYNC), so baseline (b) pays what the service pays.
+  const database = await openDatabase({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    embeddedSync: config.embeddedSync,
+  });
   await migrate(database.db);
   const orgId = randomUUID();
   await database.db.execute(sql`INSERT INTO organizations (id, name) VALUES (${orgId}, 'Baseline')`);

@@ -10,6 +10,7 @@ import type { DatabaseKind } from "./lib/databases.ts";
 import { pinSelfToLoadCore, REPO, tasksetAvailable } from "./lib/processes.ts";
 import type { BenchSettings, Scenario, ScenarioResult } from "./lib/scenario.ts";
 import { formatTable } from "./lib/table.ts";
+import { appAtScale } from "./scenarios/app-at-scale.ts";
 import { conversions } from "./scenarios/conversions.ts";
 import { deliveries } from "./scenarios/deliveries.ts";
 import { eventsDryRunAndAuth, eventsLive } from "./scenarios/events.ts";
@@ -28,6 +29,7 @@ const SCENARIOS: Scenario[] = [
   deliveries,
   startUp,
   neighbours,
+  appAtScale,
 ];
 
 function settings(quick: boolean): BenchSettings {

@@ -1,5 +1,5 @@
 /**
- * `npm run addresses:load -- FILE…` loads OpenAddresses CSV files (plain or .gz) into the
+ * `npm run addresses:load -- FILE…` loads OpenAddresses files (CSV or GeoJSON lines, plain or .gz) into the
  * reference addresses of the database the configuration names (DATABASE_URL, else the embedded
  * one under DATA_DIR, which must not be in use by a running server).
  * `npm run addresses:load -- --synthetic 3000` loads the generated demo neighbourhood instead.
@@ -31,7 +31,9 @@ function filesFromArguments(args: string[]): { files: string[]; cleanup: () => v
 async function main() {
   const { files, cleanup } = filesFromArguments(process.argv.slice(2));
   if (files.length === 0) {
-    print("usage: npm run addresses:load -- FILE… (OpenAddresses CSV, plain or gzipped) | --synthetic HOMES");
+    print(
+      "usage: npm run addresses:load -- FILE… (OpenAddresses CSV or GeoJSON lines, plain or gzipped) | --synthetic HOMES",
+    );
     process.exitCode = 2;
     return;
   }

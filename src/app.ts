@@ -31,6 +31,7 @@ import type { RateLimiter } from "./limits/rate-limiter.ts";
 import type { Mailer } from "./mail/mailer.ts";
 import { JsonRpcRequestBody } from "./mcp/json-rpc.ts";
 import { registerMcpRoute } from "./mcp/route.ts";
+import { createReferenceAddressUploads } from "./neighbours/address-uploads.ts";
 import { registerOperatorApi } from "./operator-api/index.ts";
 import { createKeyStore } from "./orgs/key-store.ts";
 import { registerLobWebhookRoute } from "./printer-webhooks/lob.ts";
@@ -125,6 +126,13 @@ function buildServices(deps: AppDeps): Services {
     metrics,
     db: database.db,
     backups,
+    referenceUploads: createReferenceAddressUploads({
+      database,
+      clock,
+      logger,
+      dataDir: deps.config.dataDir,
+      maxBytes: deps.config.referenceUploadMaxBytes,
+    }),
     keyStore: createKeyStore({ db: database.db, clock, logger }),
     killSwitch: createKillSwitch({ db: database.db, clock }),
     boundAutomations: createBoundAutomationCache({ db: database.db, clock }),

@@ -77,6 +77,11 @@ export interface Config {
   backupIntervalHours: number;
   /** Backups kept under DATA_DIR/backups/; older ones are deleted after each new one (BACKUP_KEEP). */
   backupKeep: number;
+  /**
+   * Largest OpenAddresses file the operator API takes as one upload, in bytes
+   * (REFERENCE_UPLOAD_MAX_BYTES; the file is kept under DATA_DIR until it is loaded).
+   */
+  referenceUploadMaxBytes: number;
   /** `smtp://…`/`smtps://…`: the app's email goes out by SMTP; unset, to DATA_DIR/mail-outbox/ (SMTP_URL). */
   smtpUrl: string | undefined;
   /** The From of the app's email (MAIL_FROM). */
@@ -319,6 +324,7 @@ export function loadConfig(env: Env = process.env): Config {
     embeddedSync: oneOf(env, "EMBEDDED_SYNC", ["on", "off"] as const, "on") === "on",
     backupIntervalHours: integer(env, "BACKUP_INTERVAL_HOURS", 24, 0, 8_760),
     backupKeep: integer(env, "BACKUP_KEEP", 7, 1, 1_000),
+    referenceUploadMaxBytes: integer(env, "REFERENCE_UPLOAD_MAX_BYTES", 10 * 1024 ** 3, 1, 2 ** 50),
     webhookAllowPrivateTargets: list(
       env,
       "WEBHOOK_ALLOW_PRIVATE_TARGETS",

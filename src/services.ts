@@ -10,6 +10,7 @@ import type { Metrics } from "./http/metrics.ts";
 import type { HomeImagery } from "./imagery/home-imagery.ts";
 import type { RateLimiter } from "./limits/rate-limiter.ts";
 import type { Mailer } from "./mail/mailer.ts";
+import type { ReferenceAddressUploads } from "./neighbours/address-uploads.ts";
 import type { KeyStore } from "./orgs/key-store.ts";
 import type { Renderer } from "./render/renderer.ts";
 import type { TriggerStore } from "./trigger/trigger-store.ts";
@@ -44,6 +45,8 @@ export interface Services {
   metrics: Metrics;
   /** Backups of the embedded database (the operator's /backups). */
   backups: Backups;
+  /** OpenAddresses files uploaded through the operator API, loaded while the server serves. */
+  referenceUploads: ReferenceAddressUploads;
   /** See AppDeps.isStarted: /readyz reads it. */
   isStarted?: () => boolean;
 }

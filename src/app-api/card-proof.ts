@@ -11,7 +11,7 @@ import type { CardContent } from "../render/card-layout.ts";
 import { cardTextLines } from "../render/card-text-lines.ts";
 import type { CardSender } from "../render/compose.ts";
 import { templateProblems } from "../render/merge.ts";
-import { splitProofSheet } from "../render/proof-sides.ts";
+import { PROOF_DPI } from "../render/proof-sides.ts";
 import type { Renderer } from "../render/renderer.ts";
 import { CardSizeSchema, type ResolvedTemplate } from "../render/template.ts";
 
@@ -126,11 +126,11 @@ export function proofHomeImage(address: {
 
 /** Front and back as PNG data: URLs, drawn off the event loop by the renderer's pool. */
 export async function drawProof(renderer: Renderer, card: CardContent): Promise<Static<typeof ProofView>> {
-  const [front, back] = await splitProofSheet(await renderer.proof(card, "png"));
+  const { front, back } = await renderer.sides(card, { dpi: PROOF_DPI });
   const text = cardTextLines(card);
   return {
-    front_png: dataUrl(front!),
-    back_png: dataUrl(back!),
+    front_png: dataUrl(front),
+    back_png: dataUrl(back),
     front_text: text.front,
     back_text: text.back,
   };

@@ -9,6 +9,7 @@ import {
   monthlyFigures,
   spendFigures,
 } from "../reports/app-overview.ts";
+import { Experiment, type ExperimentCounts, experimentCounts, experimentFigures } from "./experiment.ts";
 
 /** Cost per lead and per won deal (null without a cost, or without leads / deals to divide by). */
 export function unitCosts(cost: number | null, leads: number, wonDeals: number) {
@@ -43,6 +44,9 @@ export const AutomationRevenue = Type.Object(
     automation_id: Type.Union([Type.String({ format: "uuid" }), Type.Null()]),
     automation_name: Type.String(),
     ...spend,
+    experiment: Type.Union([Experiment, Type.Null()], {
+      description: "The automation's holdout experiment; null without a holdout.",
+    }),
   },
   { additionalProperties: false },
 );
@@ -106,13 +110,21 @@ export async function revenueByAutomation(
           UNION ALL
           SELECT c.automation_id, (c.automation_id IS NULL AND c.origin = 'reactivation') AS reactivation, 0, 0, count(*), COALESCE(sum(v.deal_amount), 0)
             FROM conversions v JOIN campaigns c ON c.org_id = v.org_id AND c.id = v.campaign_id
-            WHERE v.org_id = ${org} AND COALESCE(v.deal_date, v.created_at) >= ${since} GROUP BY c.automation_id, reactivation)
+            WHERE v.org_id = ${org} AND COALESCE(v.deal_date, v.created_at) >= ${since} GROUP BY c.automation_id, reactivation
+          UNION ALL
+          -- An automation that so far only held homes out still shows, with its experiment.
+          SELECT c.automation_id, false, 0, 0, 0, 0
+            FROM mail_pieces p JOIN campaigns c ON c.org_id = p.org_id AND c.id = p.campaign_id
+            WHERE p.org_id = ${org} AND p.status = 'held_out' AND p.status_updated_at >= ${since} GROUP BY c.automation_id)
         SELECT per.automation_id, per.reactivation, a.name AS automation_name, sum(cards) AS cards, sum(leads) AS leads,
                sum(deals) AS deals, sum(revenue) AS revenue
         FROM per LEFT JOIN automations a ON a.org_id = ${org} AND a.id = per.automation_id
         GROUP BY per.automation_id, per.reactivation, a.name ORDER BY sum(revenue) DESC, a.name NULLS LAST`,
   );
-  const centsPerCard = await costPerCardCents(db, orgId);
+  const [centsPerCard, experiments] = await Promise.all([
+    costPerCardCents(db, orgId),
+    experimentCounts(db, orgId, new Date(periodStart(now))),
+  ]);
   return rows.map((row) => {
     const cards = Number(row.cards);
     const revenue = Number(row.revenue ?? 0);
@@ -129,8 +141,14 @@ export async function revenueByAutomation(
       attributed_revenue: revenue,
       ...spend,
       ...unitCosts(spend.cost, Number(row.leads), Number(row.deals)),
+      experiment: experimentOf(experiments, row.automation_id),
     };
   });
+}
+
+function experimentOf(experiments: Map<string, ExperimentCounts>, automationId: string | null) {
+  const counts = automationId === null ? undefined : experiments.get(automationId);
+  return counts ? experimentFigures(counts) : null;
 }
 
 /** The org's attributed conversions, newest close first (at most `limit`). */

@@ -4,6 +4,7 @@ import { type Queryable, queryOne, queryRows, sql } from "../db/database.ts";
 import { namesAPlace, normalizeAddress } from "../domain/address.ts";
 import { becameCustomer, stopFollowUps, wonDeal } from "../pieces/follow-ups.ts";
 import type { AttributionDeps } from "./deps.ts";
+import { recordHoldoutConversions } from "./holdout-conversions.ts";
 import {
   type AttributionType,
   attributionTypeSql,
@@ -100,7 +101,9 @@ export function conversionKey(fields: ConversionFields, normalizedAddress: strin
 /**
  * Records a won deal: the address always becomes a customer; a deal that matches a mailed piece
  * upserts one conversion per idempotency key (a replay keeps the first attribution and updates
- * the amount, stage and contact fields it sends); an unmatched deal stores nothing else.
+ * the amount, stage and contact fields it sends); a deal at a home an automation held out is kept
+ * for that automation's experiment only (attribution/holdout-conversions.ts); an unmatched deal
+ * stores nothing else.
  */
 export async function recordConversion(
   deps: AttributionDeps,
@@ -118,10 +121,19 @@ export async function recordConversion(
     [wonDeal(now), becameCustomer(now)],
     now,
   );
-  // Independent writes: the customer row goes in while the deal is matched (two connections).
+  // A deal sent without a close date is dated when it is received (stored, not left empty).
+  const reference = fields.dealDate ?? referenceNow(deps.clock.now());
+  const key = conversionKey(fields, normalizedAddress, reference);
+  // Independent writes: the customer row goes in while the deal is matched (own connections).
   const [, result] = await Promise.all([
     recordCustomer(deps.db, orgId, fields.address, normalizedAddress, customerSource),
-    attributeDeal(deps, orgId, fields, normalizedAddress),
+    attributeDeal(deps, orgId, fields, { normalizedAddress, reference, key }),
+    recordHoldoutConversions(deps.db, orgId, {
+      key,
+      normalizedAddress,
+      dealAmount: fields.dealAmount,
+      reference,
+    }),
   ]);
   return result;
 }
@@ -131,11 +143,9 @@ async function attributeDeal(
   deps: AttributionDeps,
   orgId: string,
   fields: ConversionFields,
-  normalizedAddress: string,
+  deal: { normalizedAddress: string; reference: ReferenceDate; key: string },
 ): Promise<ConversionResult> {
-  // A deal sent without a close date is dated when it is received (stored, not left empty).
-  const reference = fields.dealDate ?? referenceNow(deps.clock.now());
-  const key = conversionKey(fields, normalizedAddress, reference);
+  const { normalizedAddress, reference, key } = deal;
   const replayed = await updateReplayedConversion(deps.db, orgId, key, fields);
   if (replayed) return toResult(replayed);
 

@@ -102,7 +102,7 @@ export async function matchMailedPiece(
  * The home's pieces under any key it can be stored under (`keysOfSameHome`: with or without its
  * city or ZIP), each an index probe.
  */
-const atSameHome = (normalizedAddress: string) =>
+export const atSameHome = (normalizedAddress: string) =>
   sql`normalized_address IN (${sql.join(
     keysOfSameHome(normalizedAddress).map((key) => sql`${key}`),
     sql`, `,

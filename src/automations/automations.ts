@@ -49,6 +49,8 @@ export interface Automation {
   /** Follow-up cards after the first (sequence-steps.ts), in mailing order. */
   steps: SequenceStep[];
   stop_when: StopCondition[];
+  /** The share of homes kept out of the mail to measure what it adds (domain/holdout-group.ts). */
+  holdout_percent: number;
   created_at: string;
   updated_at: string;
 }
@@ -63,6 +65,7 @@ export interface AutomationInput {
   audience?: AudienceInput;
   steps?: SequenceStep[];
   stop_when?: StopCondition[];
+  holdout_percent?: number;
 }
 
 /** Events bind as `custom.<event_type>` (the hidden `custom` connection). */
@@ -92,6 +95,7 @@ export function toAutomation(row: Row): Automation {
     audience: resolveAudience(row.audience as AudienceInput | null),
     steps: storedSteps(row.steps),
     stop_when: storedStopWhen(row.stopWhen),
+    holdout_percent: row.holdoutPercent,
     created_at: row.createdAt.toISOString(),
     updated_at: row.updatedAt.toISOString(),
   };
@@ -135,6 +139,7 @@ export async function createAutomation(
       audience: storedAudience(input.audience ?? { type: "home" }),
       template: isNeighbours(resolveAudience(input.audience)) ? NEIGHBOUR_DEFAULT_TEMPLATE : null,
       ...sequence,
+      holdoutPercent: input.holdout_percent ?? 0,
     })
     .returning();
   return toAutomation(row!);
@@ -197,6 +202,7 @@ export async function updateAutomation(
       ...suppressionOf(patch),
       ...audienceColumns(patch.audience),
       ...sequence,
+      ...(patch.holdout_percent !== undefined ? { holdoutPercent: patch.holdout_percent } : {}),
       updatedAt: new Date(),
     })
     .where(eq(automations.id, id))

@@ -85,7 +85,8 @@ const PGLITE_SHARED_BUFFERS = "16MB";
 const PGLITE_SESSION_SETTINGS = [
   // Zero-filling each new 16 MB WAL segment stalled PGlite (and, on the event loop, every
   // request) ~45 ms every few seconds of sustained writes. Without it a new segment is sparse
-  // until written; each commit's fsync (not fdatasync) flushes its blocks and the file's size.
+  // until written; each commit's sync (fdatasync on the host) flushes its blocks and their
+  // allocation, which is metadata needed to read them back.
   "SET wal_init_zero = off",
 ];
 

@@ -65,6 +65,8 @@ export const automations = pgTable(
     steps: jsonb("steps").notNull().default([]),
     /** What stops the follow-ups to a home (lead, won_deal, opt_out, customer, returned). */
     stopWhen: jsonb("stop_when").notNull().default(["lead", "won_deal", "opt_out", "customer", "returned"]),
+    /** The share of homes (0 to 50 %) kept out of the mail to measure what it adds (issue 42). */
+    holdoutPercent: smallint("holdout_percent").notNull().default(0),
     createdAt: ts("created_at").notNull().defaultNow(),
     updatedAt: ts("updated_at").notNull().defaultNow(),
   },

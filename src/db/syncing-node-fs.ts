@@ -8,14 +8,23 @@
  * committed was therefore only in the operating system's page cache: it survived a killed process,
  * not a kernel crash or a power loss.
  *
- * This filesystem gives NODEFS that operation (a real `fsync(2)` of the host file or directory),
+ * This filesystem gives NODEFS that operation (a real `fdatasync(2)` of the host file, `fsync(2)` of
+ * a directory),
  * so PostgreSQL's own durability rules apply unchanged once it runs with fsync on (see
  * `embeddedStartParams`): the write-ahead log is flushed to disk before a commit returns, data
  * files and `pg_control` at each checkpoint, new files' directory entries with them. A failed
  * fsync is reported to PostgreSQL as EIO, which PostgreSQL treats as fatal: the commit is never
  * acknowledged.
  */
-import { closeSync, existsSync, constants as fsConstants, fsyncSync, openSync, readdirSync } from "node:fs";
+import {
+  closeSync,
+  existsSync,
+  fdatasyncSync,
+  constants as fsConstants,
+  fsyncSync,
+  openSync,
+  readdirSync,
+} from "node:fs";
 import path from "node:path";
 import type { PGlite } from "@electric-sql/pglite";
 import { NodeFS } from "@electric-sql/pglite/nodefs";
@@ -33,37 +42,53 @@ interface NodeFsInternals {
 interface NodeFsStream {
   /** The host file descriptor NODEFS opened for this stream, when it opened one. */
   nfd?: number;
-  node: unknown;
+  node: { mode: number };
 }
 
 /** Flushes a host file, or a directory's entries, to the disk. */
 export type SyncFile = (fd: number) => void;
 
-function addFsync(nodefs: NodeFsInternals, syncFile: SyncFile): void {
+/** How a regular file's and a directory's writes are flushed. */
+export interface FileSyncs {
+  file: SyncFile;
+  directory: SyncFile;
+}
+
+/**
+ * A regular file's data and the size needed to read it back is what fdatasync flushes: enough
+ * for the WAL and the data files, and it skips the journal commit an mtime change would force on
+ * ext4 (which also flushes every other file's pending data, such as the outbox's PDFs). A
+ * directory's new entries are flushed by fsync.
+ */
+export const HOST_SYNCS: FileSyncs = { file: fdatasyncSync, directory: fsyncSync };
+
+const isDirectory = (mode: number) => (mode & fsConstants.S_IFMT) === fsConstants.S_IFDIR;
+
+function addFsync(nodefs: NodeFsInternals, syncs: FileSyncs): void {
   nodefs.stream_ops.fsync = (stream) =>
     nodefs.tryFSOperation(() => {
       if (stream.nfd !== undefined) {
-        syncFile(stream.nfd);
+        (isDirectory(stream.node.mode) ? syncs.directory : syncs.file)(stream.nfd);
         return 0;
       }
       // A stream without a host descriptor (a directory on some Emscripten versions).
-      syncPath(nodefs.realPath(stream.node), syncFile);
+      syncPath(nodefs.realPath(stream.node), syncs.directory);
       return 0;
     });
 }
 
 export class SyncingNodeFS extends NodeFS {
-  readonly #syncFile: SyncFile;
+  readonly #syncs: FileSyncs;
 
-  constructor(dataDir: string, syncFile: SyncFile = fsyncSync) {
+  constructor(dataDir: string, syncs: FileSyncs = HOST_SYNCS) {
     super(dataDir);
-    this.#syncFile = syncFile;
+    this.#syncs = syncs;
   }
 
   override async init(pg: PGlite, opts: EmscriptenModule) {
     const { emscriptenOpts } = await super.init(pg, opts);
     const installFsync = (module: unknown) =>
-      addFsync((module as { NODEFS: NodeFsInternals }).NODEFS, this.#syncFile);
+      addFsync((module as { NODEFS: NodeFsInternals }).NODEFS, this.#syncs);
     return {
       emscriptenOpts: { ...emscriptenOpts, preRun: [installFsync, ...(emscriptenOpts.preRun ?? [])] },
     };

@@ -257,6 +257,7 @@ export function measuredRenderer(renderer: Renderer, metrics: Pick<Metrics, "ren
   return {
     printFiles: (card, signal) => timed("print_files", () => renderer.printFiles(card, signal)),
     proof: (card, format) => timed("proof", () => renderer.proof(card, format)),
+    sides: (card, resolution) => timed("proof", () => renderer.sides(card, resolution)),
     close: () => renderer.close(),
   };
 }

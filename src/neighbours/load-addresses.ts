@@ -1,23 +1,26 @@
 /**
- * Loads OpenAddresses CSV files (plain or gzipped) into `reference_addresses`, streaming: the
- * file is parsed record by record (csv-parse), each record normalized with the suppression and
- * attribution key, and written in batches while the next batch is parsed. PostgreSQL gets each
- * batch by COPY into a session temp table and one INSERT … SELECT … ON CONFLICT DO NOTHING, or,
- * when the file is large against the table, stages every row and swaps in a rebuilt table
- * (postgres-swap-load.ts); PGlite (no COPY from a client stream) one multi-row INSERT of arrays;
- * when the file is large against the table, PGlite's load runs in one transaction that drops the
- * street and GiST indexes first and builds them at its end. The unique key makes a second load of
- * the same file add nothing.
+ * Loads OpenAddresses files (CSV or GeoJSON lines, plain or gzipped) into `reference_addresses`,
+ * streaming: the file is parsed record by record (csv-parse, or one JSON Feature per line), each
+ * record normalized with the suppression and attribution key, and written in batches while the
+ * next batch is parsed. PostgreSQL gets each batch by COPY into a session temp table and one
+ * INSERT … SELECT … ON CONFLICT DO NOTHING, or, when the file is large against the table, stages
+ * every row and swaps in a rebuilt table (postgres-swap-load.ts); PGlite (no COPY from a client
+ * stream) one multi-row INSERT of arrays; when the file is large against the table, PGlite's load
+ * runs in one transaction that drops the street and GiST indexes first and builds them at its
+ * end. The unique key makes a second load of the same file add nothing. Every path counts the
+ * homes it adds per ZIP (`reference_address_zips`) in the statement that adds them.
  */
 import { createReadStream } from "node:fs";
 import { open, stat } from "node:fs/promises";
-import type { Readable } from "node:stream";
+import { type Readable, Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
+import { StringDecoder } from "node:string_decoder";
 import { createGunzip } from "node:zlib";
 import { parse } from "csv-parse";
 import pg from "pg";
 import { from as copyFrom } from "pg-copy-streams";
 import {
+  COUNT_ADDED_BY_ZIP,
   createSecondaryIndexes,
   dropSecondaryIndexes,
   insertReferenceAddresses,
@@ -59,6 +62,10 @@ export interface LoadReport {
 
 export interface LoadOptions {
   sink: AddressSink;
+  /** The file's format; default: sniffed from its first character (`{`: GeoJSON lines). */
+  format?: AddressFileFormat;
+  /** Stops the load between rows (the server's shutdown). */
+  signal?: AbortSignal;
   /** Called after every written batch with the running totals. */
   onProgress?: (report: LoadReport) => void;
   now?: () => number;
@@ -163,20 +170,22 @@ export async function postgresCopySink(
     async write(rows) {
       if (rows.length === 0) return 0;
       await copyRows(client, "reference_addresses_staging", rows);
-      const inserted = await client.query(`INSERT INTO reference_addresses
-          (normalized_address, street, city, state, zip, latitude, longitude)
-        SELECT normalized_address, street, city, state, zip, latitude, longitude FROM reference_addresses_staging
-        ORDER BY normalized_address
-        ON CONFLICT (normalized_address) DO NOTHING`);
+      const inserted = await client.query<{ added: number }>(`WITH added AS (
+          INSERT INTO reference_addresses (normalized_address, street, city, state, zip, latitude, longitude)
+          SELECT normalized_address, street, city, state, zip, latitude, longitude FROM reference_addresses_staging
+          ORDER BY normalized_address
+          ON CONFLICT (normalized_address) DO NOTHING
+          RETURNING zip), ${COUNT_ADDED_BY_ZIP}
+        SELECT count(*)::int AS added FROM added`);
       await client.query("TRUNCATE reference_addresses_staging");
-      return inserted.rowCount ?? 0;
+      return Number(inserted.rows[0]?.added ?? 0);
     },
     close: () => client.end(),
   };
 }
 
 /** gzip is recognised by its magic bytes, whatever the file is called. */
-async function isGzip(file: string): Promise<boolean> {
+export async function isGzip(file: string): Promise<boolean> {
   const handle = await open(file, "r");
   try {
     const { buffer, bytesRead } = await handle.read(Buffer.alloc(2), 0, 2, 0);
@@ -186,21 +195,171 @@ async function isGzip(file: string): Promise<boolean> {
   }
 }
 
-async function openRecords(file: string, onMalformed: () => void): Promise<Readable> {
+/** OpenAddresses publishes CSV and GeoJSON lines (one Feature per line). */
+export type AddressFileFormat = "csv" | "geojson";
+
+/** Longer than any address record; a longer line (a hostile file, a whole FeatureCollection) is malformed. */
+const MAX_RECORD_BYTES = 64 * 1024;
+
+/** The file's text, decompressed when it is gzip. */
+async function textStream(file: string): Promise<Readable> {
+  const source = createReadStream(file);
+  if (!(await isGzip(file))) return source;
+  const gunzip = createGunzip();
+  pipeline(source, gunzip).catch((error: unknown) => gunzip.destroy(error as Error));
+  return gunzip;
+}
+
+/** GeoJSON lines start with `{`; anything else is read as CSV. */
+export async function sniffFormat(file: string): Promise<AddressFileFormat> {
+  const text = await textStream(file);
+  try {
+    for await (const chunk of text) {
+      const leading = String(chunk)
+        .replace(/^\uFEFF/, "")
+        .trimStart();
+      if (leading) return leading.startsWith("{") ? "geojson" : "csv";
+    }
+  } catch {
+    // A truncated or corrupt file: the load reports it.
+  } finally {
+    text.destroy();
+  }
+  return "csv";
+}
+
+/** What the line splitter passes on for a line over MAX_RECORD_BYTES (null would end the stream). */
+const OVERLONG_LINE = Object.freeze({ overlong: true });
+
+/**
+ * Splits text into lines of at most MAX_RECORD_BYTES; a longer one is passed on as
+ * OVERLONG_LINE (its bytes dropped as they come), so a file without newlines never sits in memory.
+ */
+function lineSplitter(): Transform {
+  const decoder = new StringDecoder("utf8");
+  let pending = "";
+  let overlong = false;
+  return new Transform({
+    readableObjectMode: true,
+    transform(chunk: Buffer, _encoding, callback) {
+      // The decoder keeps a character split between two chunks for the next one.
+      const lines = (pending + decoder.write(chunk)).split("\n");
+      pending = lines.pop() ?? "";
+      for (const line of lines) {
+        this.push(overlong ? OVERLONG_LINE : line);
+        overlong = false;
+      }
+      if (pending.length > MAX_RECORD_BYTES) {
+        overlong = true;
+        pending = "";
+      }
+      callback();
+    },
+    flush(callback) {
+      pending += decoder.end();
+      if (overlong || pending) this.push(overlong ? OVERLONG_LINE : pending);
+      callback();
+    },
+  });
+}
+
+/**
+ * A file's rows as a stream and the rule that reads one row as a record: `skip` for a CSV header
+ * or a blank line, `malformed` for a line that is not a record.
+ */
+interface RecordSource {
+  rows: AsyncIterable<unknown>;
+  recordOf(row: unknown): OpenAddressesRecord | "skip" | "malformed";
+  malformedReason: string;
+}
+
+function csvSource(text: Readable, onMalformed: () => void): RecordSource {
   const parser = parse({
     relax_column_count: true,
     skip_empty_lines: true,
     skip_records_with_error: true,
+    max_record_size: MAX_RECORD_BYTES,
     bom: true,
     on_skip: () => {
       onMalformed();
       return undefined;
     },
   });
-  const source = createReadStream(file);
-  const done = (await isGzip(file)) ? pipeline(source, createGunzip(), parser) : pipeline(source, parser);
-  done.catch((error: unknown) => parser.destroy(error as Error));
-  return parser;
+  pipeline(text, parser).catch((error: unknown) => parser.destroy(error as Error));
+  // Records as arrays (a third faster to parse than objects), named by the header's columns.
+  let columns: string[] | undefined;
+  return {
+    rows: parser,
+    malformedReason: "malformed CSV line",
+    recordOf(row) {
+      const fields = row as string[];
+      if (!columns) {
+        columns = fields.map((name) => name.trim().toUpperCase());
+        return "skip";
+      }
+      const record: Record<string, string | undefined> = {};
+      for (let index = 0; index < columns.length; index++) record[columns[index]!] = fields[index];
+      return record as OpenAddressesRecord;
+    },
+  };
+}
+
+const asText = (value: unknown) =>
+  typeof value === "string" ? value : typeof value === "number" ? String(value) : undefined;
+
+/** One OpenAddresses GeoJSON Feature (lowercase property names, a Point) as the CSV's record. */
+function featureRecord(line: string): OpenAddressesRecord | "malformed" {
+  let feature: unknown;
+  try {
+    feature = JSON.parse(line);
+  } catch {
+    return "malformed";
+  }
+  const { properties, geometry } = (feature ?? {}) as {
+    properties?: Record<string, unknown> | null;
+    geometry?: { type?: unknown; coordinates?: unknown } | null;
+  };
+  if (typeof properties !== "object" || properties === null) return "malformed";
+  const point = geometry?.type === "Point" && Array.isArray(geometry.coordinates) ? geometry.coordinates : [];
+  return {
+    LON: asText(point[0]),
+    LAT: asText(point[1]),
+    NUMBER: asText(properties.number),
+    STREET: asText(properties.street),
+    UNIT: asText(properties.unit),
+    CITY: asText(properties.city),
+    DISTRICT: asText(properties.district),
+    REGION: asText(properties.region),
+    POSTCODE: asText(properties.postcode),
+  };
+}
+
+function geoJsonLinesSource(input: Readable): RecordSource {
+  const lines = lineSplitter();
+  pipeline(input, lines).catch((error: unknown) => lines.destroy(error as Error));
+  let first = true;
+  return {
+    rows: lines,
+    malformedReason: "malformed GeoJSON line",
+    recordOf(row) {
+      if (row === OVERLONG_LINE) return "malformed";
+      let line = row as string;
+      if (first) line = line.replace(/^\uFEFF/, "");
+      first = false;
+      return line.trim() ? featureRecord(line) : "skip";
+    },
+  };
+}
+
+async function openRecords(
+  file: string,
+  format: AddressFileFormat,
+  onMalformed: (reason: string) => void,
+): Promise<RecordSource> {
+  const input = await textStream(file);
+  return format === "geojson"
+    ? geoJsonLinesSource(input)
+    : csvSource(input, () => onMalformed("malformed CSV line"));
 }
 
 export async function loadAddressFile(file: string, options: LoadOptions): Promise<LoadReport> {
@@ -221,9 +380,10 @@ export async function loadAddressFile(file: string, options: LoadOptions): Promi
     report.rejected++;
     report.rejectedByReason[reason] = (report.rejectedByReason[reason] ?? 0) + 1;
   };
-  const records = await openRecords(file, () => {
+  const format = options.format ?? (await sniffFormat(file));
+  const source = await openRecords(file, format, (reason) => {
     report.rows++;
-    reject("malformed CSV line");
+    reject(reason);
   });
   let batch: ReferenceAddress[] = [];
   // One batch is written while the next is parsed.
@@ -245,20 +405,19 @@ export async function loadAddressFile(file: string, options: LoadOptions): Promi
     // A failed write is thrown by the next flush or the end; until then it is not an unhandled rejection.
     writing.catch(() => {});
   };
-  // Records as arrays (a third faster to parse than objects), named by the header's columns.
-  let columns: string[] | undefined;
-  for await (const fields of records as AsyncIterable<string[]>) {
-    if (!columns) {
-      columns = fields.map((name) => name.trim().toUpperCase());
+  for await (const row of source.rows) {
+    const record = source.recordOf(row);
+    if (record === "skip") continue;
+    report.rows++;
+    if (record === "malformed") {
+      reject(source.malformedReason);
       continue;
     }
-    report.rows++;
-    const record: Record<string, string | undefined> = {};
-    for (let index = 0; index < columns.length; index++) record[columns[index]!] = fields[index];
-    const verdict = referenceAddressOf(record as OpenAddressesRecord);
+    const verdict = referenceAddressOf(record);
     if ("rejected" in verdict) reject(verdict.rejected);
     else batch.push(verdict.address);
     if (batch.length >= options.sink.batchSize) await flush();
+    options.signal?.throwIfAborted();
   }
   await flush();
   await writing;

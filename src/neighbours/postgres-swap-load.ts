@@ -22,6 +22,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
 import { type AddressSink, copyRows, postgresCopySink } from "./load-addresses.ts";
+import { recountZipsFrom } from "./reference-addresses.ts";
 
 const TABLE = "reference_addresses";
 const NEXT = "reference_addresses_next";
@@ -179,6 +180,7 @@ async function openSwapSink(
         }
         renames.push(`ALTER INDEX ${building} RENAME TO ${client.escapeIdentifier(index.name)}`);
       }
+      for (const statement of recountZipsFrom(NEXT)) await client.query(statement);
       await client.query(`ANALYZE ${NEXT}`);
       step("swapping the new table in");
       await client.query(`SET LOCAL lock_timeout = '${options.swapLockTimeoutMs ?? 1000}ms'`);

@@ -127,6 +127,22 @@ export function mailingLineOf(address: Pick<ReferenceAddress, "street" | "city" 
 }
 
 /**
+ * A CTE that adds the rows of CTE `added` (its column `zip`) to the homes counted per ZIP
+ * (`reference_address_zips`), for an insert of reference addresses to run in its own statement.
+ * ZIPs are taken in order, so concurrent loaders lock their rows in the same order.
+ */
+export const COUNT_ADDED_BY_ZIP = `counted AS (
+          INSERT INTO reference_address_zips (zip, homes)
+          SELECT zip, count(*) FROM added WHERE zip <> '' GROUP BY zip ORDER BY zip
+          ON CONFLICT (zip) DO UPDATE SET homes = reference_address_zips.homes + excluded.homes)`;
+
+/** Counts the homes per ZIP of a whole table again (a load that rebuilt the table). */
+export const recountZipsFrom = (table: string) => [
+  "DELETE FROM reference_address_zips",
+  `INSERT INTO reference_address_zips (zip, homes) SELECT zip, count(*) FROM ${table} WHERE zip <> '' GROUP BY zip`,
+];
+
+/**
  * Inserts a batch in one statement (rows as parallel arrays, so its text never changes and PGlite
  * prepares it once), in key order (each insert lands next to the previous one in the key's btree);
  * an address already present, or twice in the batch, is skipped. Returns how
@@ -136,13 +152,13 @@ export async function insertReferenceAddresses(database: Runner, rows: Reference
   if (rows.length === 0) return 0;
   const column = <K extends keyof ReferenceAddress>(key: K) => rows.map((row) => row[key]);
   const [result] = await database.run<{ added: number | string }>({
-    name: "reference_addresses_insert_v2",
+    name: "reference_addresses_insert_v3",
     text: `WITH added AS (
           INSERT INTO reference_addresses (normalized_address, street, city, state, zip, latitude, longitude)
           SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::float8[], $7::float8[])
           ORDER BY 1
           ON CONFLICT (normalized_address) DO NOTHING
-          RETURNING 1)
+          RETURNING zip), ${COUNT_ADDED_BY_ZIP}
         SELECT count(*)::int AS added FROM added`,
     values: [
       column("normalizedAddress"),

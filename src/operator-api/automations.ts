@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyRequest } from "fastify";
 import { createAutomation, updateAutomation } from "../automations/automations.ts";
 import { SequenceStepsInput, StopWhen } from "../automations/sequence-steps.ts";
 import { AutomationFilter, filterProblem } from "../domain/filters.ts";
+import { HoldoutPercent } from "../domain/holdout-group.ts";
 import { OneLineText } from "../domain/one-line-text.ts";
 import { invalidPayload } from "../errors.ts";
 import { AudienceInput } from "../neighbours/audience.ts";
@@ -32,6 +33,7 @@ const automationFields = {
   audience: AudienceInput,
   steps: SequenceStepsInput,
   stop_when: StopWhen,
+  holdout_percent: HoldoutPercent,
 };
 
 const CreateAutomation = Type.Object(
@@ -45,6 +47,7 @@ const CreateAutomation = Type.Object(
     audience: Type.Optional(automationFields.audience),
     steps: Type.Optional(automationFields.steps),
     stop_when: Type.Optional(automationFields.stop_when),
+    holdout_percent: Type.Optional(automationFields.holdout_percent),
   },
   { additionalProperties: false },
 );

@@ -14,6 +14,7 @@ import { registerAdminLeadRoutes } from "./leads-admin.ts";
 import { registerAdminMailSafetyRoutes } from "./mail-safety.ts";
 import { registerAdminOrgRoutes } from "./orgs.ts";
 import { registerAdminPieceRoutes } from "./pieces.ts";
+import { registerAdminReferenceAddressRoutes } from "./reference-addresses.ts";
 
 /** The operator API (the app's back office): ADMIN_TOKEN bearer, not part of the public interface. */
 export async function registerOperatorApi(app: FastifyInstance, services: Services): Promise<void> {
@@ -36,6 +37,7 @@ export async function registerOperatorApi(app: FastifyInstance, services: Servic
   registerAdminPieceRoutes(app, services);
   registerAdminMailSafetyRoutes(app, services);
   registerAdminBackupRoutes(app, services);
+  await registerAdminReferenceAddressRoutes(app, services);
 }
 
 /**

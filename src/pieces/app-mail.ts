@@ -395,12 +395,3 @@ export async function getMailPiece(
     ),
   };
 }
-
-/** Whether the org owns this piece (proof images are served only to its members). */
-export async function orgOwnsPiece(db: Queryable, orgId: string, pieceId: string): Promise<boolean> {
-  const row = await queryOne<{ id: string }>(
-    db,
-    sql`SELECT id FROM mail_pieces WHERE org_id = ${orgId}::uuid AND id::text = ${pieceId}`,
-  );
-  return row !== undefined;
-}

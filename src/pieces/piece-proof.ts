@@ -1,24 +1,45 @@
 import type { Queryable } from "../db/database.ts";
 import { notFound } from "../errors.ts";
 import type { HomeImagery } from "../imagery/home-imagery.ts";
+import type { CardContent } from "../render/card-layout.ts";
+import { PROOF_DPI } from "../render/proof-sides.ts";
+import type { SidePngs } from "../render/render.ts";
 import type { Renderer } from "../render/renderer.ts";
 import { loadPieceById } from "./piece-record.ts";
 import { cardOfPiece } from "./render-piece.ts";
 
+export interface ProofDeps {
+  db: Queryable;
+  imagery: HomeImagery;
+  renderer: Renderer;
+  publicBaseUrl: string;
+}
+
+/** Width of a list's thumbnail of a card side, in pixels. */
+export const THUMBNAIL_WIDTH = 320;
+
+export type ProofSize = "full" | "thumbnail";
+
 /** The card of a piece as it would print, for a human to look at; imagery errors show the placeholder. */
-export async function renderProof(
-  deps: { db: Queryable; imagery: HomeImagery; renderer: Renderer; publicBaseUrl: string },
-  pieceId: string,
-  format: "pdf" | "png",
-): Promise<Buffer> {
+async function proofCard(deps: ProofDeps, pieceId: string): Promise<CardContent> {
   const piece = await loadPieceById(deps.db, pieceId);
   if (!piece) throw notFound("piece not found");
-  const card = await cardOfPiece(piece, {
+  return cardOfPiece(piece, {
     db: deps.db,
     imagery: deps.imagery,
     publicBaseUrl: deps.publicBaseUrl,
     printAddressBlock: true,
     placeholderOnImageryError: true,
   });
-  return deps.renderer.proof(card, format);
+}
+
+/** The two-page PDF or the PNG sheet of both sides (the operator's proof). */
+export async function renderProof(deps: ProofDeps, pieceId: string, format: "pdf" | "png"): Promise<Buffer> {
+  return deps.renderer.proof(await proofCard(deps, pieceId), format);
+}
+
+/** Each side of the piece's card as its own PNG: at proof resolution, or a list's thumbnail. */
+export async function renderProofSides(deps: ProofDeps, pieceId: string, size: ProofSize): Promise<SidePngs> {
+  const card = await proofCard(deps, pieceId);
+  return deps.renderer.sides(card, size === "thumbnail" ? { width: THUMBNAIL_WIDTH } : { dpi: PROOF_DPI });
 }

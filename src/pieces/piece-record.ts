@@ -29,6 +29,8 @@ export interface PieceRecord {
   automationId: string | null;
   /** False only when the piece's automation opted out of customer suppression. */
   suppressCustomers: boolean;
+  /** The automation's holdout share (0 without an automation): domain/holdout-group.ts. */
+  holdoutPercent: number;
   template: ResolvedTemplate;
   createdAt: Date;
   /** Set when the piece entered its automation's hold window (mail safety). */
@@ -65,6 +67,7 @@ interface Row {
   org_name: string;
   automation_id: string | null;
   suppress_customers: boolean | null;
+  holdout_percent: number | null;
   template: unknown;
   created_at: Date | string;
   hold_until: Date | string | null;
@@ -80,7 +83,7 @@ interface Row {
 const PIECE_SELECT = sql`
   SELECT p.org_id, p.id, p.status, p.recipient_name, p.address, p.street, p.city, p.state, p.zip,
          p.normalized_address, p.latitude, p.longitude, p.token, p.properties, p.submission_job_id,
-         o.name AS org_name, c.automation_id, a.suppress_customers,
+         o.name AS org_name, c.automation_id, a.suppress_customers, a.holdout_percent,
          CASE WHEN p.sequence_step IS NULL THEN COALESCE(a.template, c.template)
               ELSE a.steps -> (p.sequence_step - 1) -> 'template' END AS template,
          p.created_at, p.hold_until, p.approved_at, p.verified_address,
@@ -113,6 +116,7 @@ function toRecord(row: Row): PieceRecord {
     orgName: row.org_name,
     automationId: row.automation_id,
     suppressCustomers: row.suppress_customers !== false,
+    holdoutPercent: row.holdout_percent ?? 0,
     template: resolveTemplate(json(row.template)),
     createdAt: new Date(row.created_at),
     holdUntil: row.hold_until === null ? null : new Date(row.hold_until),

@@ -67,11 +67,12 @@ export async function insertQueuedPiece(
 
 /**
  * How a queued piece leaves the queue: closed (suppressed, skipped by the frequency cap against
- * an earlier piece, failed), or set to wait (held until the end of its hold window, which it
+ * an earlier piece, failed, held out of its automation's mail to measure it), or set to wait (held until the end of its hold window, which it
  * enters once; awaiting approval; capped).
  */
 export type QueueExit =
   | { status: "suppressed" | "skipped" | "failed" | "undeliverable"; earlierPieceId?: string | null }
+  | { status: "held_out" }
   | { status: "awaiting_approval" | "capped" }
   | { status: "held"; holdUntil: Date };
 

@@ -3,6 +3,7 @@ import type { Clock } from "../clock.ts";
 import type { Queryable } from "../db/database.ts";
 import type { VerificationLevel } from "../domain/deliverable-address.ts";
 import { writtenAddressOf } from "../domain/deliverable-address.ts";
+import { heldOutReason, isHeldOut } from "../domain/holdout-group.ts";
 import { type AddressVerifier, AddressVerifierUnavailableError } from "../geo/address-verifier.ts";
 import type { Geocoder } from "../geo/geocoder.ts";
 import type { HomeImagery } from "../imagery/home-imagery.ts";
@@ -158,6 +159,25 @@ async function submit(deps: PipelineDeps, piece: PieceRecord, context: JobContex
   );
 }
 
+/**
+ * A home in the automation's holdout group gets no card: the piece becomes `held_out` after the
+ * rules that would stop any card (customer, do-not-mail, frequency cap, address) and before the
+ * hold, approval and caps, so it never waits, is never approved, counted, rendered or sent.
+ */
+async function holdOut(deps: PipelineDeps, piece: PieceRecord, addressKey: string): Promise<boolean> {
+  if (piece.automationId === null || !isHeldOut(piece.automationId, piece.holdoutPercent, addressKey)) {
+    return false;
+  }
+  await moveQueuedPiece(
+    deps.db,
+    piece,
+    { status: "held_out" },
+    heldOutReason(piece.holdoutPercent),
+    deps.clock.now(),
+  );
+  return true;
+}
+
 export function processPieceHandler(deps: PipelineDeps): RegisteredJob {
   return handleJob(processPieceJob, async (payload, context) => {
     const log = deps.logger.child({ jobId: context.jobId, orgId: payload.org_id, pieceId: payload.piece_id });
@@ -195,6 +215,10 @@ export function processPieceHandler(deps: PipelineDeps): RegisteredJob {
     }
     const verified = await verifyAddress(deps, loaded, context, log);
     if (!verified) return;
+    if (await holdOut(deps, verified, addressKey)) {
+      log.info("piece held out: the home is in the automation's holdout group");
+      return;
+    }
     // A first card that will be mailed unless a person stops it: its follow-ups exist from now on.
     await scheduleFollowUps(deps.db, verified, deps.clock.now(), newLandingToken);
     const automationGate = await deps.safetyGates.automationGates(deps.db, verified, deps.clock.now());

@@ -1,6 +1,6 @@
 import { setPriority } from "node:os";
 import type { CardContent } from "./card-layout.ts";
-import { renderPrintFiles, renderProofPdf, renderProofPng } from "./render.ts";
+import { renderPrintFiles, renderProofPdf, renderProofPng, renderSidePngs, type SidePngs } from "./render.ts";
 
 /**
  * The render pool's thread (see renderer.ts): lays out and draws cards off the API's event loop.
@@ -17,11 +17,13 @@ try {
 
 export type RenderTask =
   | { output: "print"; card: CardContent }
-  | { output: "proof-pdf" | "proof-png"; card: CardContent };
+  | { output: "proof-pdf" | "proof-png"; card: CardContent }
+  | { output: "sides-png"; card: CardContent; resolution: { dpi: number } | { width: number } };
 
-export type RenderResult = { frontPdf: Uint8Array; backPdf: Uint8Array } | Uint8Array;
+export type RenderResult = { frontPdf: Uint8Array; backPdf: Uint8Array } | SidePngs | Uint8Array;
 
 export default async function render(task: RenderTask): Promise<RenderResult> {
   if (task.output === "print") return renderPrintFiles(task.card);
+  if (task.output === "sides-png") return renderSidePngs(task.card, task.resolution);
   return task.output === "proof-pdf" ? renderProofPdf(task.card) : renderProofPng(task.card);
 }

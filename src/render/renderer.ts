@@ -2,6 +2,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { Piscina } from "piscina";
 import type { CardContent } from "./card-layout.ts";
+import type { SidePngs } from "./render.ts";
 import type { RenderResult, RenderTask } from "./render-worker.ts";
 
 /**
@@ -12,8 +13,10 @@ import type { RenderResult, RenderTask } from "./render-worker.ts";
 export interface Renderer {
   /** One PDF per side, each page the full artwork (trim plus bleed). */
   printFiles(card: CardContent, signal?: AbortSignal): Promise<{ frontPdf: Buffer; backPdf: Buffer }>;
-  /** The two-page PDF (front, back) or the PNG of both sides, for a human to look at. */
+  /** The two-page PDF (front, back) or the PNG sheet of both sides, for a human to look at. */
   proof(card: CardContent, format: "pdf" | "png"): Promise<Buffer>;
+  /** Each side as its own PNG, at a resolution or scaled to a width (a list's thumbnail). */
+  sides(card: CardContent, resolution: { dpi: number } | { width: number }): Promise<SidePngs>;
   /** Lets rendering in flight finish, then ends the threads. */
   close(): Promise<void>;
 }
@@ -53,6 +56,13 @@ export function createRenderPool(options: { threads: number }): Renderer {
     async proof(card, format) {
       const bytes = await pool.run({ output: format === "pdf" ? "proof-pdf" : "proof-png", card });
       return asBuffer(bytes as Uint8Array);
+    },
+    async sides(card, resolution) {
+      const sides = (await pool.run({ output: "sides-png", card, resolution })) as {
+        front: Uint8Array;
+        back: Uint8Array;
+      };
+      return { front: asBuffer(sides.front), back: asBuffer(sides.back) };
     },
     close: () => pool.close(),
   };

@@ -1,14 +1,14 @@
 // Reads the contractor's app needs beside the developer API's: each scoped to one organization.
 import { type Queryable, queryOne, queryRows, sql } from "../db/database.ts";
 
-/** Cards each of the org's automations queued since the start of the current UTC month. */
+/** Cards each of the org's automations queued since the start of the current UTC month (held-out homes get none). */
 export async function cardsThisMonth(db: Queryable, orgId: string, now: Date): Promise<Map<string, number>> {
   const monthStart = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
   const rows = await queryRows<{ automation_id: string; cards: number | string }>(
     db,
     sql`SELECT c.automation_id, count(*) AS cards
         FROM mail_pieces p JOIN campaigns c ON c.org_id = p.org_id AND c.id = p.campaign_id
-        WHERE p.org_id = ${orgId}::uuid AND c.automation_id IS NOT NULL
+        WHERE p.org_id = ${orgId}::uuid AND c.automation_id IS NOT NULL AND p.status <> 'held_out'
           AND p.created_at >= ${monthStart.toISOString()}::timestamptz
         GROUP BY c.automation_id`,
   );

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import sharp from "sharp";
-import { sql } from "../../src/db/database.ts";
+import { queryRows, sql } from "../../src/db/database.ts";
 import { call, recordMailing } from "../helpers/api.ts";
 import { databaseLabel, type TestContext } from "../helpers/harness.ts";
 import { submitLead } from "../leads/leads-helpers.ts";
@@ -216,6 +216,47 @@ describe(`app API: Mail (${databaseLabel})`, () => {
     assert.equal((await sharp(thumb.rawPayload).metadata()).width, 320);
     const back = await owner.browser.request("GET", `/app/api/v1/pieces/${mailedPiece.id}/proof/back.png`);
     assert.equal(back.status, 200);
+  });
+
+  test("a printed card's images are drawn once and then served from the database; a card never printed is drawn when asked", async () => {
+    const cookie = [...owner.browser.cookies].map(([n, v]) => `${n}=${v}`).join("; ");
+    const get = (pieceId: string, side: string, size = "thumbnail") =>
+      ctx.app.inject({
+        method: "GET",
+        url: `/app/api/v1/pieces/${pieceId}/proof/${side}.png?size=${size}`,
+        headers: { cookie },
+      });
+    const kept = async (pieceId: string) =>
+      (
+        await queryRows<{ image: string }>(
+          ctx.database.db,
+          sql`SELECT image FROM piece_images WHERE piece_id = ${pieceId}::uuid ORDER BY image`,
+        )
+      ).map((row) => row.image);
+
+    const parallel = await Promise.all(Array.from({ length: 8 }, () => get(mailedPiece.id, "front")));
+    for (const answer of parallel) {
+      assert.equal(answer.statusCode, 200);
+      assert.equal(answer.headers["cache-control"], "private, max-age=31536000, immutable");
+    }
+    assert.deepEqual(await kept(mailedPiece.id), ["back", "back_thumbnail", "front", "front_thumbnail"]);
+
+    // What is served is the kept image, not a new drawing: replace it and the answer follows.
+    const marker = await sharp({ create: { width: 2, height: 1, channels: 3, background: "#123456" } })
+      .png()
+      .toBuffer();
+    await ctx.database.db.execute(
+      sql`UPDATE piece_images SET png = decode(${marker.toString("base64")}, 'base64')
+           WHERE piece_id = ${mailedPiece.id}::uuid AND image = 'front_thumbnail'`,
+    );
+    const served = await get(mailedPiece.id, "front");
+    assert.deepEqual(served.rawPayload, marker);
+
+    const neverPrinted = await get(suppressedPiece.id, "back");
+    assert.equal(neverPrinted.statusCode, 200);
+    assert.equal(neverPrinted.headers["cache-control"], "private, max-age=60");
+    assert.equal((await sharp(neverPrinted.rawPayload).metadata()).width, 320);
+    assert.deepEqual(await kept(suppressedPiece.id), [], "a card that may still change is not kept");
   });
 
   test("another organization's pieces answer 404 and never list; no session answers 401", async () => {

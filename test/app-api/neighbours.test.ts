@@ -201,6 +201,41 @@ describe(`app API: neighbour automations (${databaseLabel})`, () => {
     assert.equal(after.body.totals.return_on_spend, 1125);
   });
 
+  test("the app lists the ZIPs with addresses loaded, and a neighbour test says whether the job's ZIP has any", async () => {
+    const coverage = await owner.browser.request("GET", "/app/api/v1/reference-addresses/coverage");
+    assert.equal(coverage.status, 200, coverage.text);
+    assert.deepEqual(coverage.body, {
+      zips: [{ zip: "62704", city: "Springfield", state: "IL", homes: 3001 }],
+      total_homes: 3001,
+    });
+    const test = (sampleId: string, audience: object) =>
+      owner.browser.request("POST", "/app/api/v1/automations/dry-run", {
+        body: { automation: { audience }, sample_id: sampleId },
+      });
+    const covered = await test(samples.evergreen!, { type: "neighbours" });
+    assert.deepEqual(covered.body.area, { zip: "62704", homes_loaded: 3001 });
+    const home = await test(samples.evergreen!, { type: "home" });
+    assert.equal(home.body.area, undefined, "a home audience needs no neighbour addresses");
+
+    const elsewhere = await call(ctx, "POST", "/api/v1/events", {
+      key: org.key,
+      body: {
+        event_type: "job.elsewhere",
+        object_type: "job",
+        dedup_id: "elsewhere",
+        record: {
+          id: "elsewhere",
+          properties: { street: "350 Fifth Avenue", city: "New York", state: "NY", zip: "10118" },
+        },
+      },
+    });
+    assert.equal(elsewhere.status, 202, elsewhere.text);
+    const listed = await owner.browser.request("GET", "/app/api/v1/event-samples?event_type=job.elsewhere");
+    const uncovered = await test(listed.body[0].id, { type: "neighbours" });
+    assert.equal(uncovered.body.outcome, "no_address");
+    assert.deepEqual(uncovered.body.area, { zip: "10118", homes_loaded: 0 });
+  });
+
   test("the map is drawn offline unless a tile URL is configured", async () => {
     const config = await owner.browser.request("GET", "/app/api/v1/map-config");
     assert.deepEqual(config.body, { tile_url: null, attribution: null });

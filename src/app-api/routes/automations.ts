@@ -12,6 +12,7 @@ import {
 import { DelayDays, MAX_FOLLOW_UPS, StopWhen } from "../../automations/sequence-steps.ts";
 import { mailAddressOf } from "../../domain/address.ts";
 import { AutomationFilter, filterProblem, passesFilter } from "../../domain/filters.ts";
+import { HoldoutPercent } from "../../domain/holdout-group.ts";
 import { OneLineText } from "../../domain/one-line-text.ts";
 import { invalidPayload, notFound, rateLimited } from "../../errors.ts";
 import {
@@ -20,6 +21,7 @@ import {
   NEIGHBOUR_DEFAULT_TEMPLATE,
   resolveAudience,
 } from "../../neighbours/audience.ts";
+import { AreaCoverage, areaCoverage } from "../../neighbours/coverage.ts";
 import {
   NeighbourPreview,
   neighbourCardProperties,
@@ -78,6 +80,7 @@ const draftFields = {
     },
   ),
   stop_when: StopWhen,
+  holdout_percent: HoldoutPercent,
 };
 const CreateAutomation = Type.Object(
   {
@@ -91,6 +94,7 @@ const CreateAutomation = Type.Object(
     audience: Type.Optional(draftFields.audience),
     steps: Type.Optional(draftFields.steps),
     stop_when: Type.Optional(draftFields.stop_when),
+    holdout_percent: Type.Optional(draftFields.holdout_percent),
   },
   { additionalProperties: false },
 );
@@ -140,6 +144,7 @@ const AutomationView = Type.Object(
       { description: "The follow-up cards, in the order they are mailed." },
     ),
     stop_when: StopWhen,
+    holdout_percent: HoldoutPercent,
     cards_this_month: Type.Integer(),
     created_at: Type.String({ format: "date-time" }),
     updated_at: Type.String({ format: "date-time" }),
@@ -192,6 +197,7 @@ export function registerAutomationRoutes(app: FastifyInstance, ctx: AppApiContex
       template: templateView(step.template),
     })),
     stop_when: automation.stop_when,
+    holdout_percent: automation.holdout_percent,
     cards_this_month: cards.get(automation.id) ?? 0,
     created_at: automation.created_at,
     updated_at: automation.updated_at,
@@ -334,6 +340,7 @@ export function registerAutomationRoutes(app: FastifyInstance, ctx: AppApiContex
                 { additionalProperties: false },
               ),
               neighbours: Type.Optional(NeighbourPreview),
+              area: Type.Optional(AreaCoverage),
             },
             { additionalProperties: false },
           ),
@@ -356,6 +363,7 @@ export function registerAutomationRoutes(app: FastifyInstance, ctx: AppApiContex
         filters,
         suppress_customers: true,
         audience: resolveAudience(request.body.automation.audience),
+        holdout_percent: 0,
         created_at: clock.now().toISOString(),
         updated_at: clock.now().toISOString(),
       } as Automation;
@@ -395,12 +403,15 @@ export function registerAutomationRoutes(app: FastifyInstance, ctx: AppApiContex
               now: clock.now(),
             })
           : undefined;
+      // A neighbour automation's test says whether addresses are loaded around the job at all.
+      const area = isNeighbours(draft.audience) ? await areaCoverage(db, run.address?.parts.zip) : undefined;
       return {
         outcome: outcome.reason,
         ...(failing ? { failing_filter: failing } : {}),
         address: run.address?.line ?? null,
         merge_preview: { headline: card.headline, message: card.message },
         ...(neighbours ? { neighbours } : {}),
+        ...(area ? { area } : {}),
       };
     },
   );

@@ -65,8 +65,11 @@ async function registerAppApi(app: FastifyInstance, services: Services): Promise
     if (access === "owner") requireOwner(request);
   });
   app.addHook("onSend", async (_request, reply, payload) => {
-    // Answers about one user's account must never be cached by a shared cache.
-    reply.header("cache-control", "no-store");
+    // Answers about one user's account must never be cached by a shared cache; a route may allow
+    // the browser's own (`private`) cache, as a printed card's images do.
+    const chosen = reply.getHeader("cache-control");
+    if (typeof chosen !== "string" || !chosen.startsWith("private,"))
+      reply.header("cache-control", "no-store");
     return payload;
   });
 

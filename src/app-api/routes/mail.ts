@@ -8,16 +8,19 @@ import {
   listMailPieces,
   MailPieceDetail,
   MailPiecePage,
-  orgOwnsPiece,
   PieceStatusSchema,
 } from "../../pieces/app-mail.ts";
-import { renderProof } from "../../pieces/piece-proof.ts";
-import { splitProofSheet } from "../../render/proof-sides.ts";
+import { findPieceImage, keepPieceImages } from "../../pieces/piece-images.ts";
+import { type ProofDeps, renderProofSides } from "../../pieces/piece-proof.ts";
+import type { SidePngs } from "../../render/render.ts";
 import type { AppApiContext } from "../context.ts";
 import { sessionOf } from "../session-guard.ts";
 
 const PAGE_SIZE = 50;
-const THUMBNAIL_WIDTH = 320;
+/** A printed card's image never changes: the browser keeps it (the session's own, never a shared cache). */
+const PRINTED_CARD_CACHING = "private, max-age=31536000, immutable";
+/** A waiting card follows the organization's profile: a minute's reuse while a list is scrolled. */
+const WAITING_CARD_CACHING = "private, max-age=60";
 /** Drawing a card is CPU work: a page of thumbnails is 50 draws, so the bound is per org and generous. */
 const PIECE_PROOFS_PER_MINUTE = 300;
 
@@ -29,15 +32,15 @@ const PieceParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100
 export function registerMailRoutes(app: FastifyInstance, ctx: AppApiContext): void {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
   const { db, config } = ctx;
-  const proofDeps = {
+  const proofDeps: ProofDeps = {
     db,
     imagery: ctx.imagery,
     renderer: ctx.renderer,
     publicBaseUrl: config.publicBaseUrl,
   };
-  // A proof sheet is drawn once for both of its sides; thumbnails are small and kept longer.
-  const sides = createExpiringCache<[Buffer, Buffer]>({ clock: ctx.clock, ttlMs: 60_000, maxEntries: 20 });
-  const thumbnails = createExpiringCache<[Buffer, Buffer]>({
+  // A waiting card's two sides are drawn together; thumbnails are small and kept longer.
+  const sides = createExpiringCache<SidePngs>({ clock: ctx.clock, ttlMs: 60_000, maxEntries: 20 });
+  const thumbnails = createExpiringCache<SidePngs>({
     clock: ctx.clock,
     ttlMs: 10 * 60_000,
     maxEntries: 500,
@@ -112,20 +115,25 @@ export function registerMailRoutes(app: FastifyInstance, ctx: AppApiContext): vo
     },
     async (request, reply) => {
       const { orgId } = sessionOf(request);
-      const { id, side } = request.params;
-      if (!(await orgOwnsPiece(db, orgId, id))) throw notFound("piece not found");
-      const thumbnail = request.query.size === "thumbnail";
-      const cache = thumbnail ? thumbnails : sides;
+      const { id } = request.params;
+      const side = request.params.side === "front.png" ? "front" : "back";
+      const size = request.query.size === "thumbnail" ? "thumbnail" : "full";
+      const found = await findPieceImage(db, orgId, id, side, size);
+      if (!found) throw notFound("piece not found");
+      reply.type("image/png");
+      if (found.kind === "stored") return reply.header("cache-control", PRINTED_CARD_CACHING).send(found.png);
+      const cache = size === "thumbnail" ? thumbnails : sides;
       const key = `${orgId}:${id}`;
       if (!cache.cached(key)) {
         const decision = await ctx.limiter.hit("app-piece-proofs", orgId, PIECE_PROOFS_PER_MINUTE, 60);
         if (!decision.allowed)
           throw rateLimited(decision.secondsToWindowEnd, "too many card images; wait a moment");
       }
-      const [front, back] = await cache.get(key, async () =>
-        splitProofSheet(await renderProof(proofDeps, id, "png"), thumbnail ? THUMBNAIL_WIDTH : undefined),
-      );
-      return reply.type("image/png").send(side === "front.png" ? front : back);
+      const drawn = await cache.get(key, () => renderProofSides(proofDeps, id, size));
+      if (found.keep) await keepPieceImages(db, orgId, id, size, drawn);
+      return reply
+        .header("cache-control", found.keep ? PRINTED_CARD_CACHING : WAITING_CARD_CACHING)
+        .send(drawn[side]);
     },
   );
 }

@@ -1,5 +1,6 @@
 import { Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
+import { ReferenceAddressCoverage, referenceAddressCoverage } from "../../neighbours/coverage.ts";
 import { listNeighbourJobs, NeighbourJob, NeighbourJobTotals } from "../../neighbours/neighbour-jobs.ts";
 import { costPerCardCents, spendFigures } from "../../reports/app-overview.ts";
 import type { AppApiContext } from "../context.ts";
@@ -19,7 +20,7 @@ const SourceJobTotals = Type.Object(
   { additionalProperties: false },
 );
 
-/** Neighbour mail in the app: what each source job earned, and how the map is drawn. */
+/** Neighbour mail in the app: what each source job earned, where addresses are loaded, and how the map is drawn. */
 export function registerNeighbourRoutes(app: FastifyInstance, ctx: AppApiContext): void {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
   const { db } = ctx;
@@ -60,6 +61,20 @@ export function registerNeighbourRoutes(app: FastifyInstance, ctx: AppApiContext
         },
       };
     },
+  );
+
+  r.get(
+    "/reference-addresses/coverage",
+    {
+      schema: {
+        operationId: "getReferenceAddressCoverage",
+        summary:
+          "Which ZIPs have neighbour addresses loaded (deployment-wide, loaded by the operator), with the homes in each",
+        tags: ["Automations"],
+        response: { 200: ReferenceAddressCoverage },
+      },
+    },
+    async () => referenceAddressCoverage(db),
   );
 
   r.get(

@@ -1,6 +1,6 @@
 import createClient from "openapi-fetch";
 import { ApiError } from "./errors.ts";
-import type { paths } from "./schema";
+import type { paths } from "./schema.d.ts";
 
 /** The app API as generated from its OpenAPI document (`npm run app:client`). */
 export type Paths = paths;

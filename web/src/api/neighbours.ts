@@ -20,3 +20,12 @@ export const mapConfigQuery = () =>
     queryFn: () => unwrap(client.GET("/app/api/v1/map-config")),
     staleTime: Number.POSITIVE_INFINITY,
   });
+
+export type ReferenceAddressCoverage = ResponseOf<"/app/api/v1/reference-addresses/coverage", "get">;
+
+/** Which ZIPs have neighbour addresses loaded (deployment-wide; the operator loads them). */
+export const referenceAddressCoverageQuery = () =>
+  queryOptions({
+    queryKey: ["reference-addresses", "coverage"] as const,
+    queryFn: () => unwrap(client.GET("/app/api/v1/reference-addresses/coverage")),
+  });

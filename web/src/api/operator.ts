@@ -129,3 +129,61 @@ export function useCreateBackup() {
     onSettled: () => queryClient.invalidateQueries({ queryKey: backupsKey }),
   });
 }
+
+/** One upload of neighbour addresses and its progress (GET /admin/v1/reference-addresses/uploads). */
+export type ReferenceAddressUpload = {
+  upload_id: string;
+  status: "running" | "done" | "failed";
+  format: "csv" | "geojson" | null;
+  bytes_received: number;
+  rows_read: number;
+  rows_added: number;
+  rows_present: number;
+  rows_rejected: number;
+  rejected_by_reason: Record<string, number>;
+  error?: string;
+  created_at: string;
+  finished_at: string | null;
+};
+
+const uploadsKey = [...operatorKeys.all, "reference-address-uploads"] as const;
+
+/** The newest uploads, polled every second while one is running. */
+export const referenceAddressUploadsQuery = () =>
+  queryOptions({
+    queryKey: uploadsKey,
+    queryFn: async () =>
+      (await operatorFetch<{ uploads: ReferenceAddressUpload[] }>("/reference-addresses/uploads")).uploads,
+    refetchInterval: (query) =>
+      query.state.data?.some((upload) => upload.status === "running") ? 1000 : false,
+  });
+
+/** The Content-Type a file's name implies; the server also recognises gzip and GeoJSON by their first bytes. */
+function contentTypeOf(file: File): string {
+  const name = file.name.toLowerCase();
+  if (name.endsWith(".gz")) return "application/gzip";
+  if (name.endsWith(".csv")) return "text/csv";
+  if (/\.(geojson|geojsonl|geojsons|jsonl|ndjson)$/.test(name)) return "application/geo+json-seq";
+  return file.type || "application/octet-stream";
+}
+
+/** Sends the file itself as the body: the browser streams it from disk. */
+export function useUploadReferenceAddresses() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: async (file: File) => {
+      const response = await fetch("/admin/v1/reference-addresses", {
+        method: "POST",
+        headers: {
+          authorization: `Bearer ${operatorToken.get() ?? ""}`,
+          "content-type": contentTypeOf(file),
+        },
+        body: file,
+      });
+      const body = await response.json().catch(() => null);
+      if (!response.ok) throw ApiError.from(response.status, body);
+      return body as { upload_id: string };
+    },
+    onSettled: () => queryClient.invalidateQueries({ queryKey: uploadsKey }),
+  });
+}

@@ -761,6 +761,23 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/app/api/v1/reference-addresses/coverage": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Which ZIPs have neighbour addresses loaded (deployment-wide, loaded by the operator), with the homes in each */
+    get: operations["getReferenceAddressCoverage"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/app/api/v1/revenue": {
     parameters: {
       query?: never;
@@ -1396,6 +1413,8 @@ export interface operations {
               }[];
               /** @description What stops the follow-ups to a home: `lead` (a lead from any card of the sequence), `won_deal` (a won deal at the home), `opt_out` (the home asked for no more mail), `customer` (the home registered as a customer), `returned` (the printer returned a card of the sequence). Default: all. */
               stop_when: ("lead" | "won_deal" | "opt_out" | "customer" | "returned")[];
+              /** @description The share of homes (0 to 50 %) this automation keeps out of its mail, so Revenue can show what the mail adds; 0 (the default) mails every home. */
+              holdout_percent: number;
               cards_this_month: number;
               /** Format: date-time */
               created_at: string;
@@ -1525,6 +1544,8 @@ export interface operations {
           }[];
           /** @description What stops the follow-ups to a home: `lead` (a lead from any card of the sequence), `won_deal` (a won deal at the home), `opt_out` (the home asked for no more mail), `customer` (the home registered as a customer), `returned` (the printer returned a card of the sequence). Default: all. */
           stop_when?: ("lead" | "won_deal" | "opt_out" | "customer" | "returned")[];
+          /** @description The share of homes (0 to 50 %) this automation keeps out of its mail, so Revenue can show what the mail adds; 0 (the default) mails every home. */
+          holdout_percent?: number;
         };
       };
     };
@@ -1599,6 +1620,8 @@ export interface operations {
             }[];
             /** @description What stops the follow-ups to a home: `lead` (a lead from any card of the sequence), `won_deal` (a won deal at the home), `opt_out` (the home asked for no more mail), `customer` (the home registered as a customer), `returned` (the printer returned a card of the sequence). Default: all. */
             stop_when: ("lead" | "won_deal" | "opt_out" | "customer" | "returned")[];
+            /** @description The share of homes (0 to 50 %) this automation keeps out of its mail, so Revenue can show what the mail adds; 0 (the default) mails every home. */
+            holdout_percent: number;
             cards_this_month: number;
             /** Format: date-time */
             created_at: string;
@@ -1735,6 +1758,8 @@ export interface operations {
             }[];
             /** @description What stops the follow-ups to a home: `lead` (a lead from any card of the sequence), `won_deal` (a won deal at the home), `opt_out` (the home asked for no more mail), `customer` (the home registered as a customer), `returned` (the printer returned a card of the sequence). Default: all. */
             stop_when: ("lead" | "won_deal" | "opt_out" | "customer" | "returned")[];
+            /** @description The share of homes (0 to 50 %) this automation keeps out of its mail, so Revenue can show what the mail adds; 0 (the default) mails every home. */
+            holdout_percent: number;
             cards_this_month: number;
             /** Format: date-time */
             created_at: string;
@@ -1865,6 +1890,8 @@ export interface operations {
           }[];
           /** @description What stops the follow-ups to a home: `lead` (a lead from any card of the sequence), `won_deal` (a won deal at the home), `opt_out` (the home asked for no more mail), `customer` (the home registered as a customer), `returned` (the printer returned a card of the sequence). Default: all. */
           stop_when?: ("lead" | "won_deal" | "opt_out" | "customer" | "returned")[];
+          /** @description The share of homes (0 to 50 %) this automation keeps out of its mail, so Revenue can show what the mail adds; 0 (the default) mails every home. */
+          holdout_percent?: number;
         };
       };
     };
@@ -1939,6 +1966,8 @@ export interface operations {
             }[];
             /** @description What stops the follow-ups to a home: `lead` (a lead from any card of the sequence), `won_deal` (a won deal at the home), `opt_out` (the home asked for no more mail), `customer` (the home registered as a customer), `returned` (the printer returned a card of the sequence). Default: all. */
             stop_when: ("lead" | "won_deal" | "opt_out" | "customer" | "returned")[];
+            /** @description The share of homes (0 to 50 %) this automation keeps out of its mail, so Revenue can show what the mail adds; 0 (the default) mails every home. */
+            holdout_percent: number;
             cards_this_month: number;
             /** Format: date-time */
             created_at: string;
@@ -2357,6 +2386,12 @@ export interface operations {
               };
               /** @description Why no home would be mailed, when none would. */
               reason: string | null;
+            };
+            /** @description Whether neighbour addresses are loaded in the job's ZIP. */
+            area?: {
+              zip: string;
+              /** @description Reference homes loaded in the job's ZIP (0: none). */
+              homes_loaded: number;
             };
           };
         };
@@ -6150,6 +6185,83 @@ export interface operations {
       };
     };
   };
+  getReferenceAddressCoverage: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description Every ZIP with homes loaded, in ZIP order. */
+            zips: {
+              zip: string;
+              /** @description The ZIP's main city (offline ZIP table). */
+              city: string | null;
+              state: string | null;
+              /** @description Homes loaded in this ZIP. */
+              homes: number;
+            }[];
+            /** @description Homes loaded in those ZIPs. */
+            total_homes: number;
+          };
+        };
+      };
+      /** @description No valid session (sign in). */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+      /** @description `forbidden`: the session's role may not do this (owners only); `csrf_rejected`: a state-changing request without a same-origin Origin / Sec-Fetch-Site. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+      /** @description Not found, or belongs to another organization. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+      /** @description The body or query is not valid. */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+      /** @description Too many requests. */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+    };
+  };
   getRevenue: {
     parameters: {
       query?: never;
@@ -6199,6 +6311,33 @@ export interface operations {
               cost_per_lead: number | null;
               /** @description Cost ÷ won deals; null without a cost or deals. */
               cost_per_won_deal: number | null;
+              /** @description The automation's holdout experiment; null without a holdout. */
+              experiment: {
+                /** @description The automation's holdout share now (0 to 50). */
+                holdout_percent: number;
+                /** @description Homes mailed since the automation's first held-out home (in the period). */
+                mailed_homes: number;
+                /** @description Homes held out (in the period). */
+                holdout_homes: number;
+                /** @description Mailed homes with an attributed won deal. */
+                mailed_conversions: number;
+                /** @description Held-out homes with a won deal within 180 days of being held out. */
+                holdout_conversions: number;
+                /** @description mailed_conversions ÷ mailed_homes; null without mailed homes. */
+                mailed_rate: number | null;
+                /** @description holdout_conversions ÷ holdout_homes; null without held-out homes. */
+                holdout_rate: number | null;
+                /** @description (mailed_rate − holdout_rate) ÷ holdout_rate; null while either rate is unknown or the holdout rate is 0. */
+                lift: number | null;
+                /** @description The lift's 95 % interval, low end (Katz log method for the risk ratio, minus 1); null while either group has no conversion. */
+                lift_ci95_low: number | null;
+                /** @description The lift's 95 % interval, high end; null as lift_ci95_low. */
+                lift_ci95_high: number | null;
+                /** @description mailed_conversions − holdout_rate × mailed_homes: the deals the mail added; null without held-out homes. */
+                incremental_conversions: number | null;
+                /** @description incremental_conversions × the mailed group's average attributed deal; null without mailed conversions. */
+                incremental_revenue: number | null;
+              } | null;
             }[];
             /** @description The newest 500; the CSV has them all. */
             conversions: {

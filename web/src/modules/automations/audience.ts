@@ -52,7 +52,7 @@ export function audienceOf(values: AudienceFormValues): Automation["audience"] {
     : { type: "home" };
 }
 
-const wholeBetween = (value: number | string, min: number, max: number) => {
+export const wholeBetween = (value: number | string, min: number, max: number) => {
   const number = Number(value);
   return value !== "" && Number.isInteger(number) && number >= min && number <= max;
 };

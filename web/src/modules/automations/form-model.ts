@@ -12,6 +12,7 @@ import {
   audienceValuesOf,
   blankAudience,
   validateAudience,
+  wholeBetween,
 } from "./audience.ts";
 import {
   blankFollowUps,
@@ -73,8 +74,13 @@ export type AutomationFormValues = {
   offer: string;
   card_size: CardTemplate["card_size"];
   sample_id: string;
+  /** The share of homes kept out of the mail (0 to 50); text while the field is empty. */
+  holdout_percent: number | string;
 } & AudienceFormValues &
   FollowUpFormValues;
+
+/** An automation keeps at most this share of homes out of its mail (the service's limit). */
+export const MAX_HOLDOUT_PERCENT = 50;
 
 let rowCounter = 0;
 export const newFilterRow = (property = ""): FilterRow => ({
@@ -99,6 +105,7 @@ export function blankAutomation(eventType = ""): AutomationFormValues {
     offer: "",
     card_size: "4x6",
     sample_id: "",
+    holdout_percent: 0,
     ...blankAudience(),
     ...blankFollowUps(),
   };
@@ -126,6 +133,7 @@ export function formValuesOf(automation: Automation): AutomationFormValues {
     offer: automation.template.offer ?? "",
     card_size: automation.template.card_size,
     sample_id: "",
+    holdout_percent: automation.holdout_percent,
     ...audienceValuesOf(automation.audience),
     ...followUpValuesOf(automation),
   };
@@ -187,6 +195,7 @@ export function draftOf(values: AutomationFormValues): AutomationDraft {
     audience: audienceOf(values),
     steps: stepsOf(values, values.card_size),
     stop_when: values.stop_when,
+    holdout_percent: Number(values.holdout_percent),
   };
 }
 
@@ -207,6 +216,8 @@ export function validateAutomation(values: AutomationFormValues) {
     errors.event_type = "Use the form object.action in lower case, e.g. job.completed";
   if (!values.headline.trim()) errors.headline = "Write a headline";
   if (!values.message.trim()) errors.message = "Write a message";
+  if (!wholeBetween(values.holdout_percent, 0, MAX_HOLDOUT_PERCENT))
+    errors.holdout_percent = `Enter a whole percent from 0 to ${MAX_HOLDOUT_PERCENT}`;
   values.filters.forEach((row, index) => {
     if (!row.property.trim()) errors[`filters.${index}.property`] = "Pick a property";
     const takes = takesOf(row.op);

@@ -11,7 +11,19 @@ const EXCLUSIONS: { key: keyof NeighbourPreview["excluded"]; label: string }[] =
   { key: "recently_mailed", label: "mailed within your frequency window" },
 ];
 
-const homes = (count: number) => `${count} ${count === 1 ? "home" : "homes"}`;
+const homes = (count: number) => `${count.toLocaleString()} ${count === 1 ? "home" : "homes"}`;
+
+/** Whether neighbour addresses are loaded in the job's ZIP: the first thing to check when none are found. */
+function AreaCoverageLine({ area }: { area: DryRunAnswer["area"] }) {
+  if (!area) return null;
+  return (
+    <Text size="sm">
+      {area.homes_loaded > 0
+        ? `Neighbor addresses are loaded for ZIP ${area.zip} (${homes(area.homes_loaded)}).`
+        : `No neighbor addresses are loaded for ZIP ${area.zip}: ask your Porchlight operator to load the county's addresses.`}
+    </Text>
+  );
+}
 
 /** Whether a dry run's answer is about neighbours: their preview, or a job's home that cannot be located. */
 export const isAboutNeighbours = (result: DryRunAnswer) =>
@@ -31,6 +43,7 @@ export function NeighbourPreviewResult({ result }: { result: DryRunAnswer }) {
           {result.address} is not among the reference addresses, so there are no neighbors to find around it.
           Load your county's addresses (docs: neighbor mail) or check how the CRM writes the address.
         </Text>
+        <AreaCoverageLine area={result.area} />
         <Text size="xs" mt={4}>
           This was a test: nothing was mailed or saved.
         </Text>
@@ -51,6 +64,7 @@ export function NeighbourPreviewResult({ result }: { result: DryRunAnswer }) {
             ? `The ${homes(mailed)} nearest the job${preview.job.street ? ` on ${preview.job.street}` : ""}, within ${distance(preview.radius_m)} (you asked for up to ${preview.count}).`
             : `Why: ${preview.reason ?? "no home could be chosen"}.`}
         </Text>
+        <AreaCoverageLine area={result.area} />
         {excluded.length > 0 && (
           <div>
             <Text size="sm">Left out:</Text>

@@ -50,6 +50,7 @@ import {
   templateOf,
   validateAutomation,
 } from "../../modules/automations/form-model.ts";
+import { HoldoutSection } from "../../modules/automations/HoldoutSection.tsx";
 import { AutomationSafetySection } from "../../modules/mail-safety/AutomationSafetyForm.tsx";
 import {
   isAboutNeighbours,
@@ -211,6 +212,8 @@ function AutomationBuilder({ initial, existing }: { initial: AutomationFormValue
               <Fieldset legend="Who gets a card">
                 <FilterEditor form={form} propertyKeys={propertyKeys} />
               </Fieldset>
+
+              <HoldoutSection form={form} />
 
               <Fieldset legend="The card">
                 <Stack>

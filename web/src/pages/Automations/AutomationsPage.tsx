@@ -3,6 +3,7 @@ import { useSuspenseQuery } from "@tanstack/react-query";
 import { automationListQuery } from "../../api/automations.ts";
 import { followUpCount } from "../../modules/automations/follow-ups.ts";
 import { describeTrigger } from "../../modules/automations/form-model.ts";
+import { NeighbourCoverage } from "../../modules/neighbours/NeighbourCoverage.tsx";
 import { AnchorLink, ButtonLink } from "../../ui/links.tsx";
 import { ScrollTable } from "../../ui/ScrollTable.tsx";
 import { EmptyState, PageHeader } from "../../ui/states.tsx";
@@ -64,6 +65,7 @@ export function AutomationsPage() {
           </Table>
         </ScrollTable>
       )}
+      <NeighbourCoverage />
     </>
   );
 }

@@ -36,6 +36,7 @@ import {
 import { ScrollTable } from "../../ui/ScrollTable.tsx";
 import { EmptyState, LoadError, Loading } from "../../ui/states.tsx";
 import { BackupsPanel } from "./BackupsPanel.tsx";
+import { ReferenceAddressesPanel } from "./ReferenceAddressesPanel.tsx";
 
 /** The platform operator's console: signed in with the operator token, not a user account. */
 export function OperatorPage() {
@@ -122,6 +123,7 @@ function Console({ onUnauthorized }: { onUnauthorized: () => void }) {
       <KillSwitch />
       <Organizations />
       <FailedJobs />
+      <ReferenceAddressesPanel />
       <BackupsPanel />
     </Stack>
   );

@@ -13,6 +13,7 @@ import { exactMoney, money, returnOnSpend } from "../../ui/format.ts";
 import { ButtonLink } from "../../ui/links.tsx";
 import { ScrollTable } from "../../ui/ScrollTable.tsx";
 import { EmptyState, LoadError, Loading, PageHeader } from "../../ui/states.tsx";
+import { ExperimentSummary } from "./ExperimentSummary.tsx";
 
 const monthName = (month: string) =>
   new Date(`${month}-01T00:00:00Z`).toLocaleDateString(undefined, {
@@ -33,7 +34,11 @@ const FIGURE_HEADINGS = [
   "Cost per won deal",
 ];
 
-function FigureCells({ figures }: { figures: Omit<SpendFigures, "automation_id" | "automation_name"> }) {
+function FigureCells({
+  figures,
+}: {
+  figures: Omit<SpendFigures, "automation_id" | "automation_name" | "experiment">;
+}) {
   return (
     <>
       <Table.Td>{figures.cards_mailed}</Table.Td>
@@ -84,6 +89,7 @@ function RevenueReport({ revenue }: { revenue: Revenue }) {
         </EmptyState>
       )}
       <ByAutomation rows={revenue.by_automation} />
+      <ExperimentSummary rows={revenue.by_automation} />
       <SourceJobRevenueSection />
       <ByMonth rows={revenue.by_month} />
       <Conversions conversions={revenue.conversions} />

@@ -1,0 +1,153 @@
+// An automation's holdout experiment (issue 42): the homes it mailed against the homes it held
+// out, their conversion rates, the lift and its 95 % interval, and what the mail added.
+import { type Static, Type } from "@fastify/type-provider-typebox";
+import { type Queryable, queryRows, sql } from "../db/database.ts";
+import { riskRatio } from "../domain/lift-interval.ts";
+
+const Rate = (description: string) => Type.Union([Type.Number(), Type.Null()], { description });
+
+export const Experiment = Type.Object(
+  {
+    holdout_percent: Type.Integer({ description: "The automation's holdout share now (0 to 50)." }),
+    mailed_homes: Type.Integer({
+      description: "Homes mailed since the automation's first held-out home (in the period).",
+    }),
+    holdout_homes: Type.Integer({ description: "Homes held out (in the period)." }),
+    mailed_conversions: Type.Integer({ description: "Mailed homes with an attributed won deal." }),
+    holdout_conversions: Type.Integer({
+      description: "Held-out homes with a won deal within 180 days of being held out.",
+    }),
+    mailed_rate: Rate("mailed_conversions ÷ mailed_homes; null without mailed homes."),
+    holdout_rate: Rate("holdout_conversions ÷ holdout_homes; null without held-out homes."),
+    lift: Rate(
+      "(mailed_rate − holdout_rate) ÷ holdout_rate; null while either rate is unknown or the holdout rate is 0.",
+    ),
+    lift_ci95_low: Rate(
+      "The lift's 95 % interval, low end (Katz log method for the risk ratio, minus 1); null while either group has no conversion.",
+    ),
+    lift_ci95_high: Rate("The lift's 95 % interval, high end; null as lift_ci95_low."),
+    incremental_conversions: Rate(
+      "mailed_conversions − holdout_rate × mailed_homes: the deals the mail added; null without held-out homes.",
+    ),
+    incremental_revenue: Rate(
+      "incremental_conversions × the mailed group's average attributed deal; null without mailed conversions.",
+    ),
+  },
+  { additionalProperties: false },
+);
+export type Experiment = Static<typeof Experiment>;
+
+/** What the database counts for one automation; the figures follow from it. */
+export interface ExperimentCounts {
+  holdoutPercent: number;
+  mailedHomes: number;
+  holdoutHomes: number;
+  mailedConversions: number;
+  holdoutConversions: number;
+  /** The attributed revenue of the mailed group's conversions. */
+  mailedRevenue: number;
+}
+
+const rounded = (value: number, places: number) => {
+  const factor = 10 ** places;
+  return Math.round(value * factor) / factor;
+};
+const orNull = (value: number | null | undefined, places: number) =>
+  value === null || value === undefined ? null : rounded(value, places);
+
+/** The experiment's figures: rates and lift to 4 decimals, conversions to 2, revenue to cents. */
+export function experimentFigures(counts: ExperimentCounts): Experiment {
+  const mailedRate = counts.mailedHomes > 0 ? counts.mailedConversions / counts.mailedHomes : null;
+  const holdoutRate = counts.holdoutHomes > 0 ? counts.holdoutConversions / counts.holdoutHomes : null;
+  const lift = mailedRate !== null && holdoutRate ? (mailedRate - holdoutRate) / holdoutRate : null;
+  const interval = riskRatio(
+    { homes: counts.mailedHomes, conversions: counts.mailedConversions },
+    { homes: counts.holdoutHomes, conversions: counts.holdoutConversions },
+  );
+  const incremental =
+    holdoutRate === null ? null : counts.mailedConversions - holdoutRate * counts.mailedHomes;
+  const averageDeal = counts.mailedConversions > 0 ? counts.mailedRevenue / counts.mailedConversions : null;
+  return {
+    holdout_percent: counts.holdoutPercent,
+    mailed_homes: counts.mailedHomes,
+    holdout_homes: counts.holdoutHomes,
+    mailed_conversions: counts.mailedConversions,
+    holdout_conversions: counts.holdoutConversions,
+    mailed_rate: orNull(mailedRate, 4),
+    holdout_rate: orNull(holdoutRate, 4),
+    lift: orNull(lift, 4),
+    lift_ci95_low: orNull(interval && interval.low - 1, 4),
+    lift_ci95_high: orNull(interval && interval.high - 1, 4),
+    incremental_conversions: orNull(incremental, 2),
+    incremental_revenue:
+      incremental === null || averageDeal === null ? null : rounded(incremental * averageDeal, 2),
+  };
+}
+
+/**
+ * The counts of each of the org's automations that has a holdout now or held homes out since
+ * `since`. The experiment starts at the automation's first held-out home in the period: homes it
+ * mailed before had no holdout to compare with. A home counts once per group (its address key);
+ * a group's converted homes are among its homes (conversions of pieces in the group).
+ */
+export async function experimentCounts(
+  db: Queryable,
+  orgId: string,
+  since: Date,
+): Promise<Map<string, ExperimentCounts>> {
+  const org = sql`${orgId}::uuid`;
+  const from = sql`${since.toISOString()}::timestamptz`;
+  const rows = await queryRows<{
+    automation_id: string;
+    holdout_percent: number;
+    mailed_homes: string | number;
+    holdout_homes: string | number;
+    mailed_conversions: string | number;
+    holdout_conversions: string | number;
+    mailed_revenue: string | number | null;
+  }>(
+    db,
+    sql`WITH held AS (
+          SELECT c.automation_id, p.id, p.normalized_address, p.status_updated_at
+          FROM mail_pieces p JOIN campaigns c ON c.org_id = p.org_id AND c.id = p.campaign_id
+          WHERE p.org_id = ${org} AND p.status = 'held_out' AND p.status_updated_at >= ${from}),
+        started AS (SELECT automation_id, min(status_updated_at) AS started_at FROM held GROUP BY automation_id),
+        mailed AS (
+          SELECT c.automation_id, p.id, p.normalized_address
+          FROM mail_pieces p JOIN campaigns c ON c.org_id = p.org_id AND c.id = p.campaign_id
+          JOIN started s ON s.automation_id = c.automation_id
+          WHERE p.org_id = ${org} AND p.mailed_at >= s.started_at),
+        held_won AS (SELECT DISTINCT piece_id FROM holdout_conversions WHERE org_id = ${org}),
+        held_figures AS (
+          SELECT h.automation_id, count(DISTINCT h.normalized_address) AS homes,
+                 count(DISTINCT h.normalized_address) FILTER (WHERE w.piece_id IS NOT NULL) AS converted
+          FROM held h LEFT JOIN held_won w ON w.piece_id = h.id GROUP BY h.automation_id),
+        mailed_figures AS (
+          SELECT m.automation_id, count(DISTINCT m.normalized_address) AS homes,
+                 count(DISTINCT m.normalized_address) FILTER (WHERE v.id IS NOT NULL) AS converted,
+                 COALESCE(sum(v.deal_amount), 0) AS revenue
+          FROM mailed m LEFT JOIN conversions v ON v.org_id = ${org} AND v.piece_id = m.id
+          GROUP BY m.automation_id)
+        SELECT a.id AS automation_id, a.holdout_percent,
+               COALESCE(mf.homes, 0) AS mailed_homes, COALESCE(hf.homes, 0) AS holdout_homes,
+               COALESCE(mf.converted, 0) AS mailed_conversions, COALESCE(hf.converted, 0) AS holdout_conversions,
+               COALESCE(mf.revenue, 0) AS mailed_revenue
+        FROM automations a
+        LEFT JOIN held_figures hf ON hf.automation_id = a.id
+        LEFT JOIN mailed_figures mf ON mf.automation_id = a.id
+        WHERE a.org_id = ${org} AND (a.holdout_percent > 0 OR hf.homes IS NOT NULL)`,
+  );
+  return new Map(
+    rows.map((row) => [
+      row.automation_id,
+      {
+        holdoutPercent: Number(row.holdout_percent),
+        mailedHomes: Number(row.mailed_homes),
+        holdoutHomes: Number(row.holdout_homes),
+        mailedConversions: Number(row.mailed_conversions),
+        holdoutConversions: Number(row.holdout_conversions),
+        mailedRevenue: Number(row.mailed_revenue ?? 0),
+      },
+    ]),
+  );
+}

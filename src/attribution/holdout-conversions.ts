@@ -1,0 +1,42 @@
+// Won deals at held-out homes (issue 42): they count for the automation's experiment only. They
+// live in holdout_conversions, never in conversions, so no attributed revenue, no Revenue list and
+// no developer API answer ever shows them.
+import { type Queryable, sql } from "../db/database.ts";
+import { atSameHome } from "./matching.ts";
+import { attributionWindow, type ReferenceDate } from "./window.ts";
+
+export interface HoldoutDeal {
+  /** The conversion's idempotency key (attribution/conversions.ts's conversionKey). */
+  key: string;
+  normalizedAddress: string;
+  dealAmount: string | undefined;
+  reference: ReferenceDate;
+}
+
+const at = (date: Date) => sql`${date.toISOString()}::timestamptz`;
+
+/**
+ * Records the deal for each automation that held this home out within the attribution window
+ * (the same 180 days, counted from the day the home was held out), against that automation's
+ * latest held-out piece there. Idempotent by the conversion key: a replay keeps the first match
+ * and updates the amount it sends.
+ */
+export async function recordHoldoutConversions(
+  db: Queryable,
+  orgId: string,
+  deal: HoldoutDeal,
+): Promise<void> {
+  const { from, until } = attributionWindow(deal.reference);
+  await db.execute(sql`
+    INSERT INTO holdout_conversions (org_id, idempotency_key, automation_id, piece_id, deal_amount, deal_date)
+    SELECT DISTINCT ON (c.automation_id) p.org_id, ${deal.key}, c.automation_id, p.id,
+           ${deal.dealAmount ?? null}::numeric, ${at(deal.reference.at)}
+    FROM mail_pieces p JOIN campaigns c ON c.org_id = p.org_id AND c.id = p.campaign_id
+    WHERE p.org_id = ${orgId}::uuid AND p.status = 'held_out' AND ${atSameHome(deal.normalizedAddress)}
+      AND c.automation_id IS NOT NULL
+      AND p.status_updated_at >= ${at(from)} AND p.status_updated_at < ${at(until)}
+    ORDER BY c.automation_id, p.status_updated_at DESC, p.id
+    ON CONFLICT (org_id, idempotency_key, automation_id) DO UPDATE SET
+      deal_amount = COALESCE(EXCLUDED.deal_amount, holdout_conversions.deal_amount),
+      updated_at = now()`);
+}

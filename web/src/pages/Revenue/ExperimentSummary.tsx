@@ -1,0 +1,75 @@
+import { Badge, Card, Group, SimpleGrid, Stack, Text, Title } from "@mantine/core";
+import type { Revenue } from "../../api/revenue.ts";
+import { money } from "../../ui/format.ts";
+import {
+  CONVERSIONS_FOR_A_RESULT,
+  type ExperimentFigures,
+  experimentResult,
+  groupsInWords,
+} from "./experiment-words.ts";
+
+/**
+ * Each automation with a holdout: how often the homes that got its card bought against the homes
+ * it held out, in words, and what the mail added once the result is clear.
+ */
+export function ExperimentSummary({ rows }: { rows: Revenue["by_automation"] }) {
+  const experiments = rows.flatMap((row) =>
+    row.experiment && row.automation_id
+      ? [{ id: row.automation_id, name: row.automation_name, experiment: row.experiment }]
+      : [],
+  );
+  if (experiments.length === 0) return null;
+  return (
+    <section aria-labelledby="revenue-holdouts">
+      <Title order={2} size="h4" mb="xs" id="revenue-holdouts">
+        What the mail added
+      </Title>
+      <Text size="sm" c="dimmed" mb="sm">
+        Each automation with a holdout leaves a share of homes unmailed. Comparing how often they buy with the
+        homes that got the card shows the deals the card caused, not just the deals it touched.
+      </Text>
+      <SimpleGrid cols={{ base: 1, md: 2 }}>
+        {experiments.map(({ id, name, experiment }) => (
+          <ExperimentCard key={id} name={name} experiment={experiment} />
+        ))}
+      </SimpleGrid>
+    </section>
+  );
+}
+
+function ExperimentCard({ name, experiment }: { name: string; experiment: ExperimentFigures }) {
+  const result = experimentResult(experiment);
+  return (
+    <Card withBorder padding="md" component="article" aria-label={`Holdout of ${name}`}>
+      <Stack gap="xs">
+        <Group justify="space-between" wrap="wrap" gap="xs">
+          <Title order={3} size="h5">
+            {name}
+          </Title>
+          <Badge variant="light" color="gray">
+            {experiment.holdout_percent} % held out
+          </Badge>
+        </Group>
+        <Text fw={600}>{result ?? "Too early to tell"}</Text>
+        <Text size="sm">{groupsInWords(experiment)}</Text>
+        {result ? (
+          <Text size="sm">{addedInWords(experiment)}</Text>
+        ) : (
+          <Text size="sm" c="dimmed">
+            A result shows once each group has at least {CONVERSIONS_FOR_A_RESULT} won deals and the 95 %
+            range no longer includes "no difference".
+          </Text>
+        )}
+      </Stack>
+    </Card>
+  );
+}
+
+/** "About 14 deals (≈ $70,000) came from the card, beyond what these homes would have bought anyway." */
+function addedInWords(experiment: ExperimentFigures): string {
+  const deals = experiment.incremental_conversions ?? 0;
+  const rounded = Math.round(deals);
+  const revenue =
+    experiment.incremental_revenue === null ? "" : ` (≈ ${money(experiment.incremental_revenue)})`;
+  return `About ${rounded} ${Math.abs(rounded) === 1 ? "deal" : "deals"}${revenue} came from the card, beyond what these homes would have bought anyway.`;
+}
