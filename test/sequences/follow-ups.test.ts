@@ -412,6 +412,14 @@ describe(`sequences: follow-up cards that stop when the home answers (${database
       if (due.status === "cancelled") {
         assert.match(due.status_reason ?? "", reason);
         assert.equal(lobGot(followUps[0]!.id), 0, "stopped: never printed");
+      } else if (due.status === "suppressed") {
+        // The worker took the card out of `scheduled` first, then its own customer or do-not-mail
+        // rule saw the answer (committed a moment before the answer's stop): not printed either.
+        assert.ok(
+          ["customer", "opt_out", "won_deal"].includes(condition),
+          `${condition}: ${JSON.stringify(due)}`,
+        );
+        assert.equal(lobGot(followUps[0]!.id), 0, "suppressed: never printed");
       } else {
         assert.equal(due.status, "submitted", `${condition}: ${JSON.stringify(due)}`);
         assert.equal(lobGot(followUps[0]!.id), 1, "printed once");
