@@ -29,6 +29,19 @@ export class AppError extends Error {
 }
 
 export const invalidPayload = (detail: string) => new AppError(422, "invalid_payload", detail);
+/**
+ * A 422 naming each field that is wrong (`template.headline`, `steps.0.template.message`): the detail
+ * names the first, `details.fields` all of them, for an editor to put back on its inputs.
+ */
+export function invalidFields(fields: Record<string, string>): AppError | undefined {
+  const [first] = Object.entries(fields);
+  if (!first) return undefined;
+  const error = new AppError(422, "invalid_payload", `${first[0]}: ${first[1]}`) as AppError & {
+    details?: unknown;
+  };
+  error.details = { fields };
+  return error;
+}
 export const unreadableBody = (detail: string) => new AppError(400, "invalid_payload", detail);
 export const invalidJson = (detail = "request body is not valid JSON") =>
   new AppError(400, "invalid_json", detail);

@@ -4,7 +4,7 @@
  * pipeline's renderer. One place, so both editors refuse and draw a card alike.
  */
 import { type Static, Type } from "@fastify/type-provider-typebox";
-import { AppError } from "../errors.ts";
+import { invalidFields } from "../errors.ts";
 import { placeholderImage } from "../imagery/placeholder.ts";
 import { type FieldFit, overflowProblem, templateOverflow } from "../render/card-fit.ts";
 import type { CardContent } from "../render/card-layout.ts";
@@ -51,13 +51,8 @@ export function assertTemplate(template: CardTemplate | undefined): void {
 }
 
 function throwFieldErrors(fields: Record<string, string>): void {
-  const [first] = Object.entries(fields);
-  if (!first) return;
-  const error = new AppError(422, "invalid_payload", `${first[0]}: ${first[1]}`) as AppError & {
-    details?: unknown;
-  };
-  error.details = { fields };
-  throw error;
+  const error = invalidFields(fields);
+  if (error) throw error;
 }
 
 /** One field's fit as the builder shows it live. */

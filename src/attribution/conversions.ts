@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { type CustomerSource, recordCustomer } from "../customers/customers.ts";
 import { type Queryable, queryOne, queryRows, sql } from "../db/database.ts";
 import { namesAPlace, normalizeAddress } from "../domain/address.ts";
+import { becameCustomer, stopFollowUps, wonDeal } from "../pieces/follow-ups.ts";
 import type { AttributionDeps } from "./deps.ts";
 import { recordHoldoutConversions } from "./holdout-conversions.ts";
 import {
@@ -112,6 +113,14 @@ export async function recordConversion(
 ): Promise<ConversionResult> {
   const normalizedAddress = normalizeAddress(fields.address);
   if (!namesAPlace(normalizedAddress)) throw noAddressFound();
+  // The home bought: its follow-ups stop (a won deal; it becomes a customer too, which stops them as well).
+  const now = deps.clock.now();
+  await stopFollowUps(
+    deps.db,
+    { orgId, addressKeys: [normalizedAddress] },
+    [wonDeal(now), becameCustomer(now)],
+    now,
+  );
   // A deal sent without a close date is dated when it is received (stored, not left empty).
   const reference = fields.dealDate ?? referenceNow(deps.clock.now());
   const key = conversionKey(fields, normalizedAddress, reference);

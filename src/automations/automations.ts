@@ -4,6 +4,7 @@ import type { Clock } from "../clock.ts";
 import type { Queryable } from "../db/database.ts";
 import { automations } from "../db/schema.ts";
 import type { AutomationFilter } from "../domain/filters.ts";
+import type { StopCondition } from "../domain/stop-conditions.ts";
 import { invalidPayload, notFound } from "../errors.ts";
 import {
   type Audience,
@@ -18,6 +19,13 @@ import { loadCardSender } from "../orgs/card-sender.ts";
 import { overflowProblem, templateOverflow } from "../render/card-fit.ts";
 import { templateProblems } from "../render/merge.ts";
 import { type CardTemplateInput, type ResolvedTemplate, resolveTemplate } from "../render/template.ts";
+import {
+  assertStepsPrint,
+  inMailingOrder,
+  type SequenceStep,
+  storedSteps,
+  storedStopWhen,
+} from "./sequence-steps.ts";
 
 export type ObjectType = "job" | "deal" | "contact";
 
@@ -38,6 +46,9 @@ export interface Automation {
   suppress_customers: boolean;
   /** Who is mailed: the record's home, or its neighbours. */
   audience: Audience;
+  /** Follow-up cards after the first (sequence-steps.ts), in mailing order. */
+  steps: SequenceStep[];
+  stop_when: StopCondition[];
   /** The share of homes kept out of the mail to measure what it adds (domain/holdout-group.ts). */
   holdout_percent: number;
   created_at: string;
@@ -52,6 +63,8 @@ export interface AutomationInput {
   filters?: AutomationFilter[];
   suppress_customers?: boolean;
   audience?: AudienceInput;
+  steps?: SequenceStep[];
+  stop_when?: StopCondition[];
   holdout_percent?: number;
 }
 
@@ -80,6 +93,8 @@ export function toAutomation(row: Row): Automation {
     filters: row.filters as AutomationFilter[],
     suppress_customers: row.suppressCustomers,
     audience: resolveAudience(row.audience as AudienceInput | null),
+    steps: storedSteps(row.steps),
+    stop_when: storedStopWhen(row.stopWhen),
     holdout_percent: row.holdoutPercent,
     created_at: row.createdAt.toISOString(),
     updated_at: row.updatedAt.toISOString(),
@@ -93,11 +108,23 @@ function triggerColumns(trigger: AutomationTrigger | null | undefined) {
   };
 }
 
+/** Follow-ups as stored: checked to print as written (a 422 names the field), in mailing order. */
+async function sequenceColumns(db: Queryable, orgId: string, input: Partial<AutomationInput>) {
+  const columns: { steps?: SequenceStep[]; stopWhen?: StopCondition[] } = {};
+  if (input.steps !== undefined) {
+    assertStepsPrint(input.steps, await loadCardSender(db, orgId));
+    columns.steps = inMailingOrder(input.steps);
+  }
+  if (input.stop_when !== undefined) columns.stopWhen = input.stop_when;
+  return columns;
+}
+
 export async function createAutomation(
   db: Queryable,
   orgId: string,
   input: AutomationInput,
 ): Promise<Automation> {
+  const sequence = await sequenceColumns(db, orgId, input);
   const [row] = await db
     .insert(automations)
     .values({
@@ -111,6 +138,7 @@ export async function createAutomation(
       suppressCustomers: input.suppress_customers ?? suppressesCustomersByDefault(input.kind ?? "standard"),
       audience: storedAudience(input.audience ?? { type: "home" }),
       template: isNeighbours(resolveAudience(input.audience)) ? NEIGHBOUR_DEFAULT_TEMPLATE : null,
+      ...sequence,
       holdoutPercent: input.holdout_percent ?? 0,
     })
     .returning();
@@ -157,6 +185,12 @@ export async function updateAutomation(
   id: string,
   patch: Partial<AutomationInput>,
 ): Promise<Automation> {
+  const [owner] = await db
+    .select({ orgId: automations.orgId })
+    .from(automations)
+    .where(eq(automations.id, id));
+  if (!owner) throw notFound("automation not found");
+  const sequence = await sequenceColumns(db, owner.orgId, patch);
   const [row] = await db
     .update(automations)
     .set({
@@ -167,6 +201,7 @@ export async function updateAutomation(
       ...(patch.filters !== undefined ? { filters: patch.filters } : {}),
       ...suppressionOf(patch),
       ...audienceColumns(patch.audience),
+      ...sequence,
       ...(patch.holdout_percent !== undefined ? { holdoutPercent: patch.holdout_percent } : {}),
       updatedAt: new Date(),
     })

@@ -34,16 +34,17 @@ export async function registerCustomerUpload(
   requestId: string | undefined,
   entries: readonly CustomerEntry[],
   source: CustomerSource,
+  now: Date,
 ): Promise<CustomerUploadResult> {
   if (requestId === undefined) {
-    const counts = await registerCustomers(db, orgId, entries, source);
+    const counts = await registerCustomers(db, orgId, entries, source, now);
     return { ...counts, rows: entries.length };
   }
   return db.transaction(async (tx) => {
     await lockUntilCommit(tx, `customer-upload:${orgId}:${requestId}`);
     const earlier = await findCustomerUpload(tx, orgId, requestId);
     if (earlier) return earlier;
-    const counts = await registerCustomers(tx, orgId, entries, source);
+    const counts = await registerCustomers(tx, orgId, entries, source, now);
     const result = { ...counts, rows: entries.length };
     await tx.execute(
       sql`INSERT INTO customer_uploads (org_id, request_id, added, total, row_count)

@@ -2,6 +2,7 @@ import { type Queryable, queryOne, queryRows, sql } from "../db/database.ts";
 import { namesAPlace, normalizeAddress } from "../domain/address.ts";
 import { assertPrintable } from "../domain/printable-text.ts";
 import { invalidPayload } from "../errors.ts";
+import { becameCustomer, stopFollowUps } from "../pieces/follow-ups.ts";
 
 /** Where a customer address came from: the customers webhook, a conversion, the legacy trigger, the app. */
 export type CustomerSource = "webhook" | "conversion" | "trigger" | "app";
@@ -61,6 +62,7 @@ export async function registerCustomers(
   orgId: string,
   entries: readonly CustomerEntry[],
   source: CustomerSource,
+  now: Date,
 ): Promise<{ added: number; total: number }> {
   const byKey = new Map<string, { address: string; notes: string | null }>();
   for (const [index, entry] of entries.entries()) {
@@ -94,6 +96,8 @@ export async function registerCustomers(
           RETURNING (xmax = 0) AS inserted`,
     );
     added = rows.filter((row) => row.inserted).length;
+    // A home that became a customer gets no more follow-up cards (where its automation says so).
+    await stopFollowUps(db, { orgId, addressKeys: sorted.map(([key]) => key) }, [becameCustomer(now)], now);
   }
   return { added, total: await countCustomers(db, orgId) };
 }

@@ -61,6 +61,10 @@ export const automations = pgTable(
     template: jsonb("template"),
     /** Null: the record's home; else a neighbours audience (src/neighbours/audience.ts). */
     audience: jsonb("audience"),
+    /** Follow-up cards (issue 42): [{delay_days, template}], src/automations/sequence-steps.ts. */
+    steps: jsonb("steps").notNull().default([]),
+    /** What stops the follow-ups to a home (lead, won_deal, opt_out, customer, returned). */
+    stopWhen: jsonb("stop_when").notNull().default(["lead", "won_deal", "opt_out", "customer", "returned"]),
     /** The share of homes (0 to 50 %) kept out of the mail to measure what it adds (issue 42). */
     holdoutPercent: smallint("holdout_percent").notNull().default(0),
     createdAt: ts("created_at").notNull().defaultNow(),
@@ -151,6 +155,11 @@ export const mailPieces = pgTable(
     statusReason: text("status_reason"),
     providerStatus: text("provider_status"),
     statusUpdatedAt: ts("status_updated_at"),
+    /** A follow-up card's step (1-3) and its sequence's first card (issue 42); null on a first card. */
+    sequenceStep: smallint("sequence_step"),
+    sequenceFirstPieceId: uuid("sequence_first_piece_id"),
+    /** When a `scheduled` follow-up is due. */
+    scheduledFor: ts("scheduled_for"),
     createdAt: ts("created_at").notNull().defaultNow(),
   },
   (t) => [primaryKey({ columns: [t.orgId, t.id] })],

@@ -71,6 +71,12 @@ export function registerCustomersRoute(app: FastifyInstance, services: Services)
       },
     },
     async (request) =>
-      registerCustomers(services.db, authOf(request).orgId, entriesOf(request.body), "webhook"),
+      registerCustomers(
+        services.db,
+        authOf(request).orgId,
+        entriesOf(request.body),
+        "webhook",
+        services.clock.now(),
+      ),
   );
 }

@@ -13,6 +13,7 @@ import {
 import { normalizeAddress } from "../domain/address.ts";
 import { deliverLeadJob } from "../jobs/kinds.ts";
 import { enqueueJob } from "../jobs/queue.ts";
+import { stopSequenceOnLead } from "../pieces/follow-ups.ts";
 import { splitPieceAddress } from "./address-split.ts";
 import { enqueueLeadAlert } from "./lead-alerts.ts";
 import { type LeadField, listLeadFields } from "./lead-fields.ts";
@@ -224,6 +225,9 @@ export async function saveLandingLead(
       })
       .returning({ id: leads.id, inserted: sql<boolean>`(xmax = 0)` });
     if (!saved!.inserted) return { captured: true, leadId: saved!.id };
+    // The home answered: the sequence's follow-ups stop in the lead's own transaction.
+    const name = `${submission.firstName} ${submission.lastName}`.trim();
+    await stopSequenceOnLead(tx, { orgId: context.orgId, pieceId: context.pieceId, name }, now);
     const targets = await tx
       .select({ id: subscriptions.id })
       .from(subscriptions)

@@ -1,5 +1,6 @@
 import { type Queryable, queryRows, sql } from "../db/database.ts";
 import { sameHome, streetOfKey } from "../domain/same-home.ts";
+import { optedOut, stopFollowUps } from "../pieces/follow-ups.ts";
 
 export const OPTED_OUT_REASON = "the home opted out of mail from its landing page (do-not-mail list)";
 
@@ -37,4 +38,10 @@ export async function optOutPieceHome(db: Queryable, input: { orgId: string; pie
     FROM mail_pieces
     WHERE org_id = ${input.orgId}::uuid AND id = ${input.pieceId}::uuid AND normalized_address IS NOT NULL
     ON CONFLICT (org_id, normalized_address) DO NOTHING`);
+  await stopFollowUps(
+    db,
+    { orgId: input.orgId, homeOfPieceId: input.pieceId },
+    [optedOut(input.now)],
+    input.now,
+  );
 }

@@ -7,13 +7,9 @@
 import { type Queryable, queryOne, sql } from "../db/database.ts";
 import { processPieceJob } from "../jobs/kinds.ts";
 import { enqueueJob } from "../jobs/queue.ts";
-import {
-  moveQueuedPiece,
-  requeueWaitingPiece,
-  sqlStatusList,
-  WAITING_STATUSES,
-} from "../pieces/piece-updates.ts";
+import { moveQueuedPiece, requeueWaitingPiece, WAITING_STATUSES } from "../pieces/piece-updates.ts";
 import type { Gate, SafetyGates } from "../pieces/process-piece.ts";
+import { sqlStatusList } from "../pieces/status-sql.ts";
 import { isOnDoNotMailList, OPTED_OUT_REASON } from "./do-not-mail.ts";
 import { frequencyCapDays, verificationLevel } from "./settings.ts";
 import { claimCapBudget, releaseCappedPiece, type SafetyPiece } from "./spend-caps.ts";
@@ -45,7 +41,8 @@ export const countsInFrequencyWindow = (since: Date) =>
 /**
  * The earlier piece to the same home inside the org's frequency window: a printed one, or one
  * still waiting that was queued before this one (so of two pieces racing for one home, exactly
- * the later is skipped).
+ * the later is skipped). The cards of the piece's own sequence do not count: a follow-up is
+ * mailed days after its first card on purpose (docs/sequences.md).
  */
 async function earlierPieceToHome(db: Queryable, piece: SafetyPiece, addressKey: string, since: Date) {
   return queryOne<{ id: string; mailed_at: Date | string | null }>(
@@ -53,6 +50,7 @@ async function earlierPieceToHome(db: Queryable, piece: SafetyPiece, addressKey:
     sql`SELECT id, mailed_at FROM mail_pieces
         WHERE org_id = ${piece.orgId}::uuid AND normalized_address = ${addressKey} AND id <> ${piece.id}::uuid
           AND ${countsInFrequencyWindow(since)}
+          AND COALESCE(sequence_first_piece_id, id) <> ${piece.sequenceFirstPieceId ?? piece.id}::uuid
           AND (status IN ${PRINTED} OR (created_at, id) < (${at(piece.createdAt)}, ${piece.id}::uuid))
         ORDER BY COALESCE(mailed_at, created_at) DESC, created_at DESC LIMIT 1`,
   );

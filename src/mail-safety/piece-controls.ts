@@ -27,13 +27,17 @@ export interface PieceSafetyView {
   cancelled_by: string | null;
   mailed_at: string | null;
   created_at: string;
+  /** A follow-up card's step (1-3) and the day it is due (sequences, issue 42); null on a first card. */
+  sequence_step: number | null;
+  scheduled_for: string | null;
 }
 
 type Timestamp = Date | string | null;
 type ViewRow = Omit<
   PieceSafetyView,
-  "hold_until" | "approved_at" | "cancelled_at" | "mailed_at" | "created_at"
+  "hold_until" | "approved_at" | "cancelled_at" | "mailed_at" | "created_at" | "scheduled_for"
 > & {
+  scheduled_for: Timestamp;
   hold_until: Timestamp;
   approved_at: Timestamp;
   cancelled_at: Timestamp;
@@ -49,11 +53,13 @@ const toView = (row: ViewRow): PieceSafetyView => ({
   cancelled_at: iso(row.cancelled_at),
   mailed_at: iso(row.mailed_at),
   created_at: new Date(row.created_at).toISOString(),
+  scheduled_for: iso(row.scheduled_for),
 });
 
 const VIEW_SELECT = sql`
   SELECT p.id, p.org_id, c.automation_id, p.status, p.status_reason, p.earlier_piece_id, p.hold_until,
-         p.approved_at, p.approved_by, p.cancelled_at, p.cancelled_by, p.mailed_at, p.created_at
+         p.approved_at, p.approved_by, p.cancelled_at, p.cancelled_by, p.mailed_at, p.created_at,
+         p.sequence_step, p.scheduled_for
   FROM mail_pieces p JOIN campaigns c ON c.org_id = p.org_id AND c.id = p.campaign_id`;
 
 export async function getPieceSafetyView(db: Queryable, pieceId: string): Promise<PieceSafetyView> {
@@ -97,7 +103,7 @@ export async function cancelPiece(db: Queryable, pieceId: string, actor: string,
     throw new AppError(
       409,
       "not_cancellable",
-      `the card is ${piece.status.replaceAll("_", " ")}: only a held, capped or unapproved card can be cancelled`,
+      `the card is ${piece.status.replaceAll("_", " ")}: only a held, capped, unapproved or scheduled card can be cancelled`,
     );
   }
   return piece;

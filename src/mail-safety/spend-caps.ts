@@ -16,6 +16,8 @@ import { dollars } from "./words.ts";
 export interface SafetyPiece {
   orgId: string;
   id: string;
+  /** A follow-up card's first card (issue 42): the cards of one sequence do not cap each other. */
+  sequenceFirstPieceId?: string | null;
   automationId: string | null;
   createdAt: Date;
   /** Set when the piece entered its automation's hold window. */

@@ -1,6 +1,7 @@
 import { Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { createAutomation, updateAutomation } from "../automations/automations.ts";
+import { SequenceStepsInput, StopWhen } from "../automations/sequence-steps.ts";
 import { AutomationFilter, filterProblem } from "../domain/filters.ts";
 import { HoldoutPercent } from "../domain/holdout-group.ts";
 import { OneLineText } from "../domain/one-line-text.ts";
@@ -30,6 +31,8 @@ const automationFields = {
   filters: Type.Array(AutomationFilter, { maxItems: 50 }),
   suppress_customers: Type.Boolean(),
   audience: AudienceInput,
+  steps: SequenceStepsInput,
+  stop_when: StopWhen,
   holdout_percent: HoldoutPercent,
 };
 
@@ -42,6 +45,8 @@ const CreateAutomation = Type.Object(
     filters: Type.Optional(automationFields.filters),
     suppress_customers: Type.Optional(automationFields.suppress_customers),
     audience: Type.Optional(automationFields.audience),
+    steps: Type.Optional(automationFields.steps),
+    stop_when: Type.Optional(automationFields.stop_when),
     holdout_percent: Type.Optional(automationFields.holdout_percent),
   },
   { additionalProperties: false },

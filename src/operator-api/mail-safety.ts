@@ -85,6 +85,8 @@ const PieceSafetyView = Type.Object({
   cancelled_by: Type.Union([Type.String(), Type.Null()]),
   mailed_at: Timestamp,
   created_at: Type.String({ format: "date-time" }),
+  sequence_step: Type.Union([Type.Integer(), Type.Null()]),
+  scheduled_for: Timestamp,
 });
 
 /** Who acts (recorded on the piece): the operator's name or email; "operator" when not given. */

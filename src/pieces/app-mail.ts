@@ -36,6 +36,21 @@ const pieceFields = {
   created_at: Type.String({ format: "date-time", description: "When the piece was queued." }),
   mailed_at: Nullable(Type.String({ format: "date-time" })),
   status_updated_at: Nullable(Type.String({ format: "date-time" })),
+  sequence_step: Nullable(
+    Type.Integer({
+      minimum: 1,
+      maximum: 3,
+      description:
+        "A follow-up card's place after the first card of its sequence (1-3); null on a first card.",
+    }),
+  ),
+  scheduled_for: Nullable(
+    Type.String({
+      format: "date-time",
+      description:
+        "When a follow-up card is due: its delay after the first card's mailing (estimated from its scheduling until the first card is handed to the printer).",
+    }),
+  ),
   thumbnail_url: Type.String({
     description: "A small PNG of the card's front (same-origin, session cookie; drawn on demand).",
   }),
@@ -166,6 +181,8 @@ interface PieceRow {
   cursor_at: string;
   mailed_at: Date | string | null;
   status_updated_at: Date | string | null;
+  sequence_step: number | null;
+  scheduled_for: Date | string | null;
 }
 
 const iso = (value: Date | string | null) => (value === null ? null : new Date(value).toISOString());
@@ -178,7 +195,7 @@ export const proofUrl = (pieceId: string, side: "front" | "back", thumbnail = fa
 const PIECE_COLUMNS = sql`p.id, p.status, p.status_reason, p.recipient_name, p.address, c.automation_id,
   a.name AS automation_name, p.campaign_id, c.name AS campaign_name, p.created_at,
   ${cursorTime(sql`p.created_at`)} AS cursor_at,
-  p.mailed_at, p.status_updated_at`;
+  p.mailed_at, p.status_updated_at, p.sequence_step, p.scheduled_for`;
 
 const PIECE_JOINS = sql`FROM mail_pieces p
   JOIN campaigns c ON c.org_id = p.org_id AND c.id = p.campaign_id
@@ -198,6 +215,8 @@ function listItem(row: PieceRow): MailPieceListItem {
     created_at: iso(row.created_at)!,
     mailed_at: iso(row.mailed_at),
     status_updated_at: iso(row.status_updated_at),
+    sequence_step: row.sequence_step,
+    scheduled_for: iso(row.scheduled_for),
     thumbnail_url: proofUrl(row.id, "front", true),
   };
 }

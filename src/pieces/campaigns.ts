@@ -5,6 +5,7 @@ import { campaigns, mailPieces, type PieceStatus } from "../db/schema.ts";
 import { type AddressParts, normalizeAddress } from "../domain/address.ts";
 import { MAX_CLOCK_LEAD_MS } from "../domain/iso-date.ts";
 import { AppError, invalidPayload, notFound } from "../errors.ts";
+import { dateFollowUps } from "./follow-ups.ts";
 
 const TOKEN_BYTES = 18;
 const TOKENS_PER_DRAW = 256;
@@ -161,5 +162,13 @@ export async function markPieceMailed(
     .set({ status: "mailed", mailedAt })
     .where(and(eq(mailPieces.orgId, current.orgId), eq(mailPieces.id, pieceId)))
     .returning();
+  // Its follow-ups (if the pipeline scheduled any) count from this mail date.
+  await dateFollowUps(
+    db,
+    { orgId: current.orgId, id: pieceId },
+    mailedAt,
+    at.now,
+    current.status === "queued",
+  );
   return toPieceView(row!, publicBaseUrl);
 }

@@ -3,6 +3,7 @@ import type { Clock } from "../clock.ts";
 import { type Queryable, queryRows, sql } from "../db/database.ts";
 import type { PieceStatus } from "../db/schema.ts";
 import { AppError, invalidJson, unreadableBody } from "../errors.ts";
+import { cardReturned, dateFollowUps, stopFollowUps } from "./follow-ups.ts";
 
 /** A signed request older or newer than this is a replay (or a badly wrong clock). */
 export const LOB_SIGNATURE_TOLERANCE_SECONDS = 300;
@@ -81,6 +82,25 @@ function parseEvent(rawBody: Buffer): { type: string; postcardId: string; occurr
   return { type, postcardId, occurredAt: occurred && !Number.isNaN(occurred.getTime()) ? occurred : null };
 }
 
+interface MovedPiece {
+  id: string;
+  org_id: string;
+  mailed_at: Date | string;
+  sequence_step: number | null;
+}
+
+/**
+ * The printer's news for the piece's sequence: a returned card stops its follow-ups (where its
+ * automation says so); the real mail date moves the days of the first card's follow-ups.
+ */
+async function followTheSequence(db: Queryable, piece: MovedPiece, status: string, now: Date) {
+  const card = { orgId: piece.org_id, pieceId: piece.id };
+  if (status === "returned") await stopFollowUps(db, card, [cardReturned(piece.sequence_step, now)], now);
+  else if (piece.sequence_step === null) {
+    await dateFollowUps(db, { orgId: piece.org_id, id: piece.id }, new Date(piece.mailed_at), now, false);
+  }
+}
+
 /**
  * Applies one verified tracking event. Replays and out-of-order events are harmless: a piece
  * only moves forward, and `mailed_at` is set once (by the first event that shows it mailed).
@@ -103,14 +123,15 @@ export async function applyLobEvent(
     EARLIER[status]!.map((earlier) => sql`${earlier}`),
     sql`, `,
   );
-  const moved = await queryRows<{ id: string }>(
+  const moved = await queryRows<MovedPiece>(
     deps.db,
     sql`UPDATE mail_pieces SET status = ${status}, provider_status = ${event.type},
           status_updated_at = ${now.toISOString()}::timestamptz,
           mailed_at = COALESCE(mailed_at, ${mailedAt}::timestamptz)
         WHERE provider = 'lob' AND provider_id = ${event.postcardId} AND status IN (${from})
-        RETURNING id`,
+        RETURNING id, org_id, mailed_at, sequence_step`,
   );
+  for (const piece of moved) await followTheSequence(deps.db, piece, status, now);
   const [piece] = moved.length
     ? moved
     : await queryRows<{ id: string }>(

@@ -38,6 +38,14 @@ export interface PieceRecord {
   approvedAt: Date | null;
   /** The address the card prints, once verified before print (the verifier's standard form when it gave one). */
   verifiedAddress: StandardAddress | null;
+  /** A follow-up card's step (1-3) and its sequence's first card; null on a first card (follow-ups.ts). */
+  sequenceStep: number | null;
+  sequenceFirstPieceId: string | null;
+  scheduledFor: Date | null;
+  /** How many follow-ups the piece's automation has now. */
+  automationFollowUps: number;
+  /** A follow-up whose step the automation no longer has: it must not print (its template is gone). */
+  stepRemoved: boolean;
 }
 
 interface Row {
@@ -65,13 +73,23 @@ interface Row {
   hold_until: Date | string | null;
   approved_at: Date | string | null;
   verified_address: StandardAddress | string | null;
+  sequence_step: number | null;
+  sequence_first_piece_id: string | null;
+  scheduled_for: Date | string | null;
+  automation_follow_ups: number | null;
+  step_removed: boolean;
 }
 
 const PIECE_SELECT = sql`
   SELECT p.org_id, p.id, p.status, p.recipient_name, p.address, p.street, p.city, p.state, p.zip,
          p.normalized_address, p.latitude, p.longitude, p.token, p.properties, p.submission_job_id,
-         o.name AS org_name, c.automation_id, a.suppress_customers, a.holdout_percent, COALESCE(a.template, c.template) AS template,
-         p.created_at, p.hold_until, p.approved_at, p.verified_address
+         o.name AS org_name, c.automation_id, a.suppress_customers, a.holdout_percent,
+         CASE WHEN p.sequence_step IS NULL THEN COALESCE(a.template, c.template)
+              ELSE a.steps -> (p.sequence_step - 1) -> 'template' END AS template,
+         p.created_at, p.hold_until, p.approved_at, p.verified_address,
+         p.sequence_step, p.sequence_first_piece_id, p.scheduled_for,
+         jsonb_array_length(a.steps) AS automation_follow_ups,
+         (p.sequence_step IS NOT NULL AND a.steps -> (p.sequence_step - 1) IS NULL) AS step_removed
   FROM mail_pieces p
   JOIN organizations o ON o.id = p.org_id
   JOIN campaigns c ON c.org_id = p.org_id AND c.id = p.campaign_id
@@ -104,6 +122,11 @@ function toRecord(row: Row): PieceRecord {
     holdUntil: row.hold_until === null ? null : new Date(row.hold_until),
     approvedAt: row.approved_at === null ? null : new Date(row.approved_at),
     verifiedAddress: (json(row.verified_address) ?? null) as StandardAddress | null,
+    sequenceStep: row.sequence_step,
+    sequenceFirstPieceId: row.sequence_first_piece_id,
+    scheduledFor: row.scheduled_for === null ? null : new Date(row.scheduled_for),
+    automationFollowUps: row.automation_follow_ups ?? 0,
+    stepRemoved: row.step_removed,
   };
 }
 

@@ -7,6 +7,8 @@ import type { StandardAddress } from "../geo/address-verifier.ts";
 import type { GeocodeResult } from "../geo/geocoder.ts";
 import type { QueuedPiece } from "../jobs/kinds.ts";
 import type { PrintReceipt } from "../print/print-provider.ts";
+import { stopFollowUpsOfUnmailed } from "./follow-ups.ts";
+import { sqlStatusList } from "./status-sql.ts";
 
 const at = (date: Date) => sql`${date.toISOString()}::timestamptz`;
 
@@ -74,6 +76,9 @@ export type QueueExit =
   | { status: "awaiting_approval" | "capped" }
   | { status: "held"; holdUntil: Date };
 
+/** Exits after which the piece is never mailed: its follow-ups (if it had any yet) stop with it. */
+const CLOSING_EXITS = new Set<QueueExit["status"]>(["suppressed", "skipped", "failed", "undeliverable"]);
+
 /** A queued piece leaves the queue, with the reason in words; false when it was not queued (any more). */
 export async function moveQueuedPiece(
   db: Queryable,
@@ -84,7 +89,7 @@ export async function moveQueuedPiece(
 ): Promise<boolean> {
   const holdUntil = exit.status === "held" ? exit.holdUntil : undefined;
   const earlierPieceId = "earlierPieceId" in exit ? exit.earlierPieceId : undefined;
-  return changedARow(
+  const moved = await changedARow(
     db,
     sql`UPDATE mail_pieces SET status = ${exit.status}, status_reason = ${reason.slice(0, 1000)},
           status_updated_at = ${at(now)}
@@ -94,6 +99,10 @@ export async function moveQueuedPiece(
           ${holdUntil ? sql`AND hold_until IS NULL` : sql``}
         RETURNING id`,
   );
+  if (moved && CLOSING_EXITS.has(exit.status)) {
+    await stopFollowUpsOfUnmailed(db, piece.orgId, [piece.id], exit.status, now);
+  }
+  return moved;
 }
 
 /**
@@ -149,9 +158,8 @@ export async function claimCapMonth(
 
 /** Statuses in which a piece waits before print (mail safety's rules) and may still be cancelled. */
 export const WAITING_STATUSES = ["held", "awaiting_approval", "capped"] as const;
-/** Statuses as an SQL list, for `status IN …`. */
-export const sqlStatusList = (statuses: readonly string[]) =>
-  sql.raw(`(${statuses.map((status) => `'${status}'`).join(", ")})`);
+/** What a person may cancel: a waiting card, or a follow-up card waiting for its day. */
+const CANCELLABLE = sqlStatusList([...WAITING_STATUSES, "scheduled"]);
 /** WAITING_STATUSES as an SQL list. */
 export const WAITING = sqlStatusList(WAITING_STATUSES);
 
@@ -159,14 +167,19 @@ const cancelledBy = (actor: string, now: Date) =>
   sql`status = 'cancelled', cancelled_at = ${at(now)}, cancelled_by = ${actor},
       status_reason = ${`cancelled by ${actor}`}, status_updated_at = ${at(now)}`;
 
-/** Cancels one waiting piece; false when it is not waiting (on its way to print, or stopped). */
+/**
+ * Cancels one waiting piece (or scheduled follow-up); false when it is not waiting (on its way to
+ * print, or stopped). A cancelled first card takes its follow-ups with it.
+ */
 export async function cancelWaitingPiece(db: Queryable, pieceId: string, actor: string, now: Date) {
-  return changedARow(
+  const [cancelled] = await queryRows<{ org_id: string }>(
     db,
     sql`UPDATE mail_pieces SET ${cancelledBy(actor, now)}
-        WHERE id = ${pieceId}::uuid AND status IN ${WAITING}
-        RETURNING id`,
+        WHERE id = ${pieceId}::uuid AND status IN ${CANCELLABLE}
+        RETURNING org_id`,
   );
+  if (cancelled) await stopFollowUpsOfUnmailed(db, cancelled.org_id, [pieceId], "cancelled", now);
+  return cancelled !== undefined;
 }
 
 /** Cancels every waiting piece of the org's automation; answers their ids. */
@@ -184,7 +197,9 @@ export async function cancelAutomationWaitingPieces(
           AND c.automation_id = ${automation.automationId}::uuid AND p.status IN ${WAITING}
         RETURNING p.id`,
   );
-  return rows.map((row) => row.id);
+  const ids = rows.map((row) => row.id);
+  await stopFollowUpsOfUnmailed(db, automation.orgId, ids, "cancelled", now);
+  return ids;
 }
 
 /**

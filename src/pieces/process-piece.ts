@@ -12,7 +12,8 @@ import { geocodePieceJob, processPieceJob } from "../jobs/kinds.ts";
 import { enqueueJob, failJobWithoutRetry } from "../jobs/queue.ts";
 import { type PrintProvider, PrintRejectedError } from "../print/print-provider.ts";
 import type { Renderer } from "../render/renderer.ts";
-import { landingUrl } from "./campaigns.ts";
+import { landingUrl, newLandingToken } from "./campaigns.ts";
+import { dateFollowUps, releaseDueFollowUp, scheduleFollowUps } from "./follow-ups.ts";
 import { loadPiece, mailingAddressOf, type PieceRecord } from "./piece-record.ts";
 import {
   claimSubmission,
@@ -193,7 +194,10 @@ export function processPieceHandler(deps: PipelineDeps): RegisteredJob {
       (loaded.status === "held" &&
         (await deps.safetyGates.releaseHeldPiece(deps.db, loaded, deps.clock.now()))) ||
       (loaded.status === "capped" &&
-        (await deps.safetyGates.releaseCappedPiece(deps.db, loaded, deps.clock.now())));
+        (await deps.safetyGates.releaseCappedPiece(deps.db, loaded, deps.clock.now()))) ||
+      // A follow-up card on its day (follow-ups.ts), from here on like any card.
+      (loaded.status === "scheduled" &&
+        (await releaseDueFollowUp(deps.db, loaded, deps.clock.now())) === "released");
     if (loaded.status !== "queued" && !released) {
       log.info({ status: loaded.status }, "piece is not queued; nothing to do");
       return;
@@ -215,6 +219,8 @@ export function processPieceHandler(deps: PipelineDeps): RegisteredJob {
       log.info("piece held out: the home is in the automation's holdout group");
       return;
     }
+    // A first card that will be mailed unless a person stops it: its follow-ups exist from now on.
+    await scheduleFollowUps(deps.db, verified, deps.clock.now(), newLandingToken);
     const automationGate = await deps.safetyGates.automationGates(deps.db, verified, deps.clock.now());
     if (!automationGate.go) {
       log.info({ outcome: automationGate.outcome }, "piece waits under a mail safety rule");
@@ -231,14 +237,14 @@ export function processPieceHandler(deps: PipelineDeps): RegisteredJob {
     const piece = await locate(deps, verified, log);
     try {
       const receipt = await submit(deps, piece, context);
-      await recordSubmission(
-        deps.db,
-        piece,
-        context.jobId,
-        deps.printProvider.name,
-        receipt,
-        deps.clock.now(),
-      );
+      await deps.db.transaction(async (tx) => {
+        const now = deps.clock.now();
+        await recordSubmission(tx, piece, context.jobId, deps.printProvider.name, receipt, now);
+        // The first card's hand-over to the printer dates its follow-ups, each with its job.
+        if (piece.automationFollowUps > 0 && piece.sequenceStep === null) {
+          await dateFollowUps(tx, piece, now, now, true);
+        }
+      });
       log.info(
         { provider: deps.printProvider.name, providerId: receipt.providerId },
         "piece handed to the printer",

@@ -148,6 +148,7 @@ describe(`app API: customer and past-job CSV uploads (${databaseLabel})`, () => 
       org.orgId,
       [{ address: "the porch by the creek", field: "address", key: "9 creek rd keyed 00000" }],
       "app",
+      ctx.clock.now(),
     );
     assert.equal(keyed.added, 1);
     const stored = await queryRows(

@@ -78,14 +78,12 @@ describe("mail safety in the browser: approvals, cancelling, opt-out", () => {
     page = await app.newPage();
     ({ open, checkBothWidths } = app.screens(page));
 
-    orgId = await app.signUpOwner(page, "Safe Siding Co.", OWNER);
-    apiKey = (await app.operator("POST", `/orgs/${orgId}/keys`)).key;
-    automationId = (
-      await app.operator("POST", `/orgs/${orgId}/automations`, {
-        name: "Job done postcard",
-        trigger: { type: "custom_api", event_type: EVENT_TYPE },
-      })
-    ).id;
+    ({ orgId, apiKey, automationId } = await app.ownerWithAutomation(
+      page,
+      "Safe Siding Co.",
+      OWNER,
+      EVENT_TYPE,
+    ));
   });
 
   after(async () => {

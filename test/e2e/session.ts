@@ -211,6 +211,25 @@ export async function startApp(options: AppOptions) {
     return page;
   }
 
+  /**
+   * A new organization whose owner is signed in on `page`, with an API key and an automation
+   * "Job done postcard" bound to `eventType`.
+   */
+  async function ownerWithAutomation(
+    page: Page,
+    orgName: string,
+    owner: Person,
+    eventType = "job.completed",
+  ) {
+    const orgId = await signUpOwner(page, orgName, owner);
+    const apiKey: string = (await operator("POST", `/orgs/${orgId}/keys`)).key;
+    const automation = await operator("POST", `/orgs/${orgId}/automations`, {
+      name: "Job done postcard",
+      trigger: { type: "custom_api", event_type: eventType },
+    });
+    return { orgId, apiKey, automationId: automation.id as string };
+  }
+
   /** Ends the browser and the service and removes the data directory. */
   async function close() {
     await browser.close();
@@ -243,6 +262,7 @@ export async function startApp(options: AppOptions) {
     screens,
     signUpOwner,
     signInMember,
+    ownerWithAutomation,
     close,
   };
 }

@@ -9,6 +9,7 @@ import {
   storeAutomationTemplate,
   updateAutomation,
 } from "../../automations/automations.ts";
+import { DelayDays, MAX_FOLLOW_UPS, StopWhen } from "../../automations/sequence-steps.ts";
 import { mailAddressOf } from "../../domain/address.ts";
 import { AutomationFilter, filterProblem, passesFilter } from "../../domain/filters.ts";
 import { HoldoutPercent } from "../../domain/holdout-group.ts";
@@ -70,6 +71,15 @@ const draftFields = {
   template: CardTemplate,
   // The operator API's own schema and service: the same limits and defaults.
   audience: AudienceInput,
+  steps: Type.Array(
+    Type.Object({ delay_days: DelayDays, template: CardTemplate }, { additionalProperties: false }),
+    {
+      maxItems: MAX_FOLLOW_UPS,
+      description:
+        "Up to three follow-up cards, each with its whole card; an empty list mails the first card only.",
+    },
+  ),
+  stop_when: StopWhen,
   holdout_percent: HoldoutPercent,
 };
 const CreateAutomation = Type.Object(
@@ -82,6 +92,8 @@ const CreateAutomation = Type.Object(
     suppress_customers: Type.Optional(draftFields.suppress_customers),
     template: Type.Optional(draftFields.template),
     audience: Type.Optional(draftFields.audience),
+    steps: Type.Optional(draftFields.steps),
+    stop_when: Type.Optional(draftFields.stop_when),
     holdout_percent: Type.Optional(draftFields.holdout_percent),
   },
   { additionalProperties: false },
@@ -127,6 +139,11 @@ const AutomationView = Type.Object(
         { additionalProperties: false },
       ),
     ]),
+    steps: Type.Array(
+      Type.Object({ delay_days: Type.Integer(), template: TemplateView }, { additionalProperties: false }),
+      { description: "The follow-up cards, in the order they are mailed." },
+    ),
+    stop_when: StopWhen,
     holdout_percent: HoldoutPercent,
     cards_this_month: Type.Integer(),
     created_at: Type.String({ format: "date-time" }),
@@ -175,6 +192,11 @@ export function registerAutomationRoutes(app: FastifyInstance, ctx: AppApiContex
     suppress_customers: automation.suppress_customers,
     template: templateView(await readTemplate(automation.org_id, automation.id)),
     audience: automation.audience,
+    steps: automation.steps.map((step) => ({
+      delay_days: step.delay_days,
+      template: templateView(step.template),
+    })),
+    stop_when: automation.stop_when,
     holdout_percent: automation.holdout_percent,
     cards_this_month: cards.get(automation.id) ?? 0,
     created_at: automation.created_at,
@@ -226,7 +248,7 @@ export function registerAutomationRoutes(app: FastifyInstance, ctx: AppApiContex
         const base = isNeighbours(resolveAudience(input.audience)) ? NEIGHBOUR_DEFAULT_TEMPLATE : null;
         await assertFits(orgId, base, template);
       }
-      const automation = await createAutomation(db, orgId, input);
+      const automation = await createAutomation(db, orgId, withStoredSteps(input));
       if (template) await writeTemplate(orgId, automation.id, template);
       ctx.boundAutomations.invalidate(orgId);
       return reply.code(201).send(await view(automation, new Map()));
@@ -272,7 +294,7 @@ export function registerAutomationRoutes(app: FastifyInstance, ctx: AppApiContex
       if (template) await assertFits(orgId, await readTemplate(orgId, request.params.id), template);
       let automation =
         Object.keys(patch).length > 0
-          ? await updateAutomation(db, request.params.id, patch)
+          ? await updateAutomation(db, request.params.id, withStoredSteps(patch))
           : await findOwn(orgId, request.params.id);
       if (template) {
         await writeTemplate(orgId, automation.id, template);
@@ -460,6 +482,19 @@ export function registerAutomationRoutes(app: FastifyInstance, ctx: AppApiContex
       return drawProof(ctx.renderer, card);
     },
   );
+}
+
+/** The app's follow-ups carry the editor's card (`card_size`); the automation stores each as its template column. */
+function withStoredSteps<T extends { steps?: { delay_days: number; template: CardTemplate }[] }>(input: T) {
+  const { steps, ...rest } = input;
+  if (steps === undefined) return rest;
+  return {
+    ...rest,
+    steps: steps.map((step) => ({
+      delay_days: step.delay_days,
+      template: storedTemplate(null, step.template),
+    })),
+  };
 }
 
 export const PROOFS_PER_MINUTE = 60;

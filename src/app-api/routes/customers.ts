@@ -25,7 +25,7 @@ const Customer = Type.Object(
  */
 export function registerCustomerRoutes(app: FastifyInstance, ctx: AppApiContext): void {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
-  const { db } = ctx;
+  const { db, clock } = ctx;
 
   r.get(
     "/customers",
@@ -128,6 +128,7 @@ export function registerCustomerRoutes(app: FastifyInstance, ctx: AppApiContext)
         sessionOf(request).orgId,
         [{ address: request.body.address, notes: request.body.notes, field: "address" }],
         "app",
+        clock.now(),
       ),
   );
 }

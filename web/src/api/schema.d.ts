@@ -1455,6 +1455,19 @@ export interface operations {
                     count: number;
                     radius_m: number;
                   };
+              /** @description The follow-up cards, in the order they are mailed. */
+              steps: {
+                delay_days: number;
+                template: {
+                  headline: string;
+                  message: string;
+                  offer: string | null;
+                  /** @description Trim size in inches, landscape (the 6x9 card is 9 in wide); each file adds 0.125 in of bleed on every side. */
+                  card_size: "4x6" | "6x9" | "6x11";
+                };
+              }[];
+              /** @description What stops the follow-ups to a home: `lead` (a lead from any card of the sequence), `won_deal` (a won deal at the home), `opt_out` (the home asked for no more mail), `customer` (the home registered as a customer), `returned` (the printer returned a card of the sequence). Default: all. */
+              stop_when: ("lead" | "won_deal" | "opt_out" | "customer" | "returned")[];
               /** @description The share of homes (0 to 50 %) this automation keeps out of its mail, so Revenue can show what the mail adds; 0 (the default) mails every home. */
               holdout_percent: number;
               cards_this_month: number;
@@ -1572,6 +1585,20 @@ export interface operations {
                 count?: number;
                 radius_m?: number;
               };
+          /** @description Up to three follow-up cards, each with its whole card; an empty list mails the first card only. */
+          steps?: {
+            /** @description Days after the first card's mailing that this follow-up is mailed. */
+            delay_days: number;
+            template: {
+              headline?: string;
+              message?: string;
+              offer?: string | null;
+              /** @description Trim size in inches, landscape (the 6x9 card is 9 in wide); each file adds 0.125 in of bleed on every side. */
+              card_size?: "4x6" | "6x9" | "6x11";
+            };
+          }[];
+          /** @description What stops the follow-ups to a home: `lead` (a lead from any card of the sequence), `won_deal` (a won deal at the home), `opt_out` (the home asked for no more mail), `customer` (the home registered as a customer), `returned` (the printer returned a card of the sequence). Default: all. */
+          stop_when?: ("lead" | "won_deal" | "opt_out" | "customer" | "returned")[];
           /** @description The share of homes (0 to 50 %) this automation keeps out of its mail, so Revenue can show what the mail adds; 0 (the default) mails every home. */
           holdout_percent?: number;
         };
@@ -1635,6 +1662,19 @@ export interface operations {
                   count: number;
                   radius_m: number;
                 };
+            /** @description The follow-up cards, in the order they are mailed. */
+            steps: {
+              delay_days: number;
+              template: {
+                headline: string;
+                message: string;
+                offer: string | null;
+                /** @description Trim size in inches, landscape (the 6x9 card is 9 in wide); each file adds 0.125 in of bleed on every side. */
+                card_size: "4x6" | "6x9" | "6x11";
+              };
+            }[];
+            /** @description What stops the follow-ups to a home: `lead` (a lead from any card of the sequence), `won_deal` (a won deal at the home), `opt_out` (the home asked for no more mail), `customer` (the home registered as a customer), `returned` (the printer returned a card of the sequence). Default: all. */
+            stop_when: ("lead" | "won_deal" | "opt_out" | "customer" | "returned")[];
             /** @description The share of homes (0 to 50 %) this automation keeps out of its mail, so Revenue can show what the mail adds; 0 (the default) mails every home. */
             holdout_percent: number;
             cards_this_month: number;
@@ -1760,6 +1800,19 @@ export interface operations {
                   count: number;
                   radius_m: number;
                 };
+            /** @description The follow-up cards, in the order they are mailed. */
+            steps: {
+              delay_days: number;
+              template: {
+                headline: string;
+                message: string;
+                offer: string | null;
+                /** @description Trim size in inches, landscape (the 6x9 card is 9 in wide); each file adds 0.125 in of bleed on every side. */
+                card_size: "4x6" | "6x9" | "6x11";
+              };
+            }[];
+            /** @description What stops the follow-ups to a home: `lead` (a lead from any card of the sequence), `won_deal` (a won deal at the home), `opt_out` (the home asked for no more mail), `customer` (the home registered as a customer), `returned` (the printer returned a card of the sequence). Default: all. */
+            stop_when: ("lead" | "won_deal" | "opt_out" | "customer" | "returned")[];
             /** @description The share of homes (0 to 50 %) this automation keeps out of its mail, so Revenue can show what the mail adds; 0 (the default) mails every home. */
             holdout_percent: number;
             cards_this_month: number;
@@ -1878,6 +1931,20 @@ export interface operations {
                 count?: number;
                 radius_m?: number;
               };
+          /** @description Up to three follow-up cards, each with its whole card; an empty list mails the first card only. */
+          steps?: {
+            /** @description Days after the first card's mailing that this follow-up is mailed. */
+            delay_days: number;
+            template: {
+              headline?: string;
+              message?: string;
+              offer?: string | null;
+              /** @description Trim size in inches, landscape (the 6x9 card is 9 in wide); each file adds 0.125 in of bleed on every side. */
+              card_size?: "4x6" | "6x9" | "6x11";
+            };
+          }[];
+          /** @description What stops the follow-ups to a home: `lead` (a lead from any card of the sequence), `won_deal` (a won deal at the home), `opt_out` (the home asked for no more mail), `customer` (the home registered as a customer), `returned` (the printer returned a card of the sequence). Default: all. */
+          stop_when?: ("lead" | "won_deal" | "opt_out" | "customer" | "returned")[];
           /** @description The share of homes (0 to 50 %) this automation keeps out of its mail, so Revenue can show what the mail adds; 0 (the default) mails every home. */
           holdout_percent?: number;
         };
@@ -1941,6 +2008,19 @@ export interface operations {
                   count: number;
                   radius_m: number;
                 };
+            /** @description The follow-up cards, in the order they are mailed. */
+            steps: {
+              delay_days: number;
+              template: {
+                headline: string;
+                message: string;
+                offer: string | null;
+                /** @description Trim size in inches, landscape (the 6x9 card is 9 in wide); each file adds 0.125 in of bleed on every side. */
+                card_size: "4x6" | "6x9" | "6x11";
+              };
+            }[];
+            /** @description What stops the follow-ups to a home: `lead` (a lead from any card of the sequence), `won_deal` (a won deal at the home), `opt_out` (the home asked for no more mail), `customer` (the home registered as a customer), `returned` (the printer returned a card of the sequence). Default: all. */
+            stop_when: ("lead" | "won_deal" | "opt_out" | "customer" | "returned")[];
             /** @description The share of homes (0 to 50 %) this automation keeps out of its mail, so Revenue can show what the mail adds; 0 (the default) mails every home. */
             holdout_percent: number;
             cards_this_month: number;
@@ -5583,6 +5663,8 @@ export interface operations {
               created_at: string;
               mailed_at: string | null;
               status_updated_at: string | null;
+              sequence_step: number | null;
+              scheduled_for: string | null;
               /** @description A small PNG of the card's front (same-origin, session cookie; drawn on demand). */
               thumbnail_url: string;
             }[];
@@ -5689,6 +5771,8 @@ export interface operations {
             created_at: string;
             mailed_at: string | null;
             status_updated_at: string | null;
+            sequence_step: number | null;
+            scheduled_for: string | null;
             /** @description A small PNG of the card's front (same-origin, session cookie; drawn on demand). */
             thumbnail_url: string;
             /** @description PNG of the card's front (same-origin, session cookie). */

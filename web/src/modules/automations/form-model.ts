@@ -14,6 +14,14 @@ import {
   validateAudience,
   wholeBetween,
 } from "./audience.ts";
+import {
+  blankFollowUps,
+  type FollowUpFormValues,
+  followUpFieldOf,
+  followUpValuesOf,
+  stepsOf,
+  validateFollowUps,
+} from "./follow-ups.ts";
 
 /** The filter ops the service knows, by the value each takes (the service's own list). */
 export const FILTER_OPS = [
@@ -68,7 +76,8 @@ export type AutomationFormValues = {
   sample_id: string;
   /** The share of homes kept out of the mail (0 to 50); text while the field is empty. */
   holdout_percent: number | string;
-} & AudienceFormValues;
+} & AudienceFormValues &
+  FollowUpFormValues;
 
 /** An automation keeps at most this share of homes out of its mail (the service's limit). */
 export const MAX_HOLDOUT_PERCENT = 50;
@@ -98,6 +107,7 @@ export function blankAutomation(eventType = ""): AutomationFormValues {
     sample_id: "",
     holdout_percent: 0,
     ...blankAudience(),
+    ...blankFollowUps(),
   };
 }
 
@@ -125,6 +135,7 @@ export function formValuesOf(automation: Automation): AutomationFormValues {
     sample_id: "",
     holdout_percent: automation.holdout_percent,
     ...audienceValuesOf(automation.audience),
+    ...followUpValuesOf(automation),
   };
 }
 
@@ -182,13 +193,15 @@ export function draftOf(values: AutomationFormValues): AutomationDraft {
     filters: values.filters.map(filterOf),
     template: templateOf(values),
     audience: audienceOf(values),
+    steps: stepsOf(values, values.card_size),
+    stop_when: values.stop_when,
     holdout_percent: Number(values.holdout_percent),
   };
 }
 
 /** The server names fields by their place in the saved shape; the form by its own names. */
 export function formFieldOf(serverField: string): string {
-  return audienceFieldOf(serverField.replace(/^trigger\./, "").replace(/^template\./, ""));
+  return audienceFieldOf(followUpFieldOf(serverField.replace(/^trigger\./, "").replace(/^template\./, "")));
 }
 
 export function describeTrigger(trigger: Automation["trigger"]): string {
@@ -197,7 +210,7 @@ export function describeTrigger(trigger: Automation["trigger"]): string {
 }
 
 export function validateAutomation(values: AutomationFormValues) {
-  const errors: Record<string, string> = validateAudience(values);
+  const errors: Record<string, string> = { ...validateAudience(values), ...validateFollowUps(values) };
   if (!values.name.trim()) errors.name = "Give the automation a name";
   if (!EVENT_TYPE_PATTERN.test(values.event_type.trim()))
     errors.event_type = "Use the form object.action in lower case, e.g. job.completed";

@@ -58,6 +58,7 @@ import {
 } from "../../modules/neighbours/NeighbourPreviewResult.tsx";
 import { AnchorLink } from "../../ui/links.tsx";
 import { LoadError, PageHeader } from "../../ui/states.tsx";
+import { FollowUpCards } from "./FollowUpCards.tsx";
 
 const newRoute = getRouteApi("/signed-in/automations/new");
 const editRoute = getRouteApi("/signed-in/automations/$automationId");
@@ -132,6 +133,12 @@ function AutomationBuilder({ initial, existing }: { initial: AutomationFormValue
   };
 
   const eventTypeOptions = (eventTypes.data ?? []).map((type) => type.event_type);
+  // Who every proof of the automation is drawn for: the sample record, and a neighbour's card as a
+  // neighbour gets it (the job's street, no name).
+  const proofRecipient = {
+    ...(form.values.sample_id ? { sample_id: form.values.sample_id } : {}),
+    ...(form.values.audience === "neighbours" ? { audience: { type: "neighbours" as const } } : {}),
+  };
   const propertyKeys = sample?.property_keys ?? [];
 
   return (
@@ -234,6 +241,8 @@ function AutomationBuilder({ initial, existing }: { initial: AutomationFormValue
                 </Stack>
               </Fieldset>
 
+              <FollowUpCards form={form} recipient={proofRecipient} recordKnown={sampleSettled} />
+
               <Switch
                 label="Enabled"
                 description="When off, events are received but no card is mailed."
@@ -273,14 +282,7 @@ function AutomationBuilder({ initial, existing }: { initial: AutomationFormValue
             <div style={{ position: "sticky", top: 72 }}>
               <LiveProof
                 recordKnown={sampleSettled}
-                input={{
-                  template: templateOf(form.values),
-                  ...(form.values.sample_id ? { sample_id: form.values.sample_id } : {}),
-                  // A neighbour's card is drawn as a neighbour gets it: the job's street, no name.
-                  ...(form.values.audience === "neighbours"
-                    ? { audience: { type: "neighbours" as const } }
-                    : {}),
-                }}
+                input={{ template: templateOf(form.values), ...proofRecipient }}
               />
             </div>
           </Grid.Col>

@@ -1,6 +1,7 @@
 import { Badge, Table, Text } from "@mantine/core";
 import { useSuspenseQuery } from "@tanstack/react-query";
 import { automationListQuery } from "../../api/automations.ts";
+import { followUpCount } from "../../modules/automations/follow-ups.ts";
 import { describeTrigger } from "../../modules/automations/form-model.ts";
 import { NeighbourCoverage } from "../../modules/neighbours/NeighbourCoverage.tsx";
 import { AnchorLink, ButtonLink } from "../../ui/links.tsx";
@@ -47,6 +48,9 @@ export function AutomationsPage() {
                     </AnchorLink>
                     <Text size="sm" c="dimmed">
                       {describeTrigger(automation.trigger)}
+                    </Text>
+                    <Text size="sm" c="dimmed">
+                      {followUpCount(automation.steps.length)}
                     </Text>
                   </Table.Td>
                   <Table.Td>

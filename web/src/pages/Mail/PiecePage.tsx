@@ -88,6 +88,14 @@ function PieceDetails({ piece }: { piece: Piece }) {
                 <DetailField label="Campaign">{piece.campaign_name}</DetailField>
               )
             )}
+            {piece.sequence_step !== null && (
+              <DetailField label="Sequence">
+                Follow-up card {piece.sequence_step}
+                {piece.status === "scheduled" && piece.scheduled_for
+                  ? `, due ${formatDate(piece.scheduled_for)}`
+                  : ""}
+              </DetailField>
+            )}
             <DetailField label="Created">{formatDate(piece.created_at)}</DetailField>
             <DetailField label="Mailed">{formatDate(piece.mailed_at)}</DetailField>
             {piece.provider && (

@@ -1,6 +1,7 @@
 import { AspectRatio, Image, Loader, Paper, SimpleGrid, Skeleton, Stack, Text, Title } from "@mantine/core";
 import { useDebouncedValue } from "@mantine/hooks";
 import { useQuery } from "@tanstack/react-query";
+import { useId } from "react";
 import { type ProofInput, proofQuery } from "../../../api/automations.ts";
 import { LoadError } from "../../../ui/states.tsx";
 
@@ -20,7 +21,17 @@ const recipientOf = (input: ProofInput) => JSON.stringify([input.sample_id ?? nu
  * shows instead of a card drawn for someone else. `recordKnown` false (the builder still finding its
  * sample) holds the proof back, so example data never shows before the sample's proof.
  */
-export function LiveProof({ input, recordKnown = true }: { input: ProofInput; recordKnown?: boolean }) {
+export function LiveProof({
+  input,
+  recordKnown = true,
+  title = "Proof",
+}: {
+  input: ProofInput;
+  recordKnown?: boolean;
+  /** The section's heading; a page with several proofs (a sequence's cards) names each. */
+  title?: string;
+}) {
+  const headingId = useId();
   const [template] = useDebouncedValue(JSON.stringify(input.template), 600);
   const drawn: ProofInput = { ...input, template: JSON.parse(template) as ProofInput["template"] };
   const proof = useQuery({
@@ -35,10 +46,10 @@ export function LiveProof({ input, recordKnown = true }: { input: ProofInput; re
   const ratio = CARD_RATIO[input.template.card_size ?? "4x6"];
 
   return (
-    <Paper withBorder p="md" radius="md" component="section" aria-labelledby="proof-heading">
+    <Paper withBorder p="md" radius="md" component="section" aria-labelledby={headingId}>
       <Stack gap="sm">
-        <Title order={2} size="h4" id="proof-heading">
-          Proof{" "}
+        <Title order={2} size="h4" id={headingId}>
+          {title}{" "}
           {proof.isFetching && proof.data && (
             <Loader size="xs" ml="xs" role="status" aria-label="Updating the proof" />
           )}

@@ -1,0 +1,7 @@
+/**
+ * What stops an automation's follow-up cards to a home (issue 42), in the order their reasons are
+ * preferred when one answer meets several: the automation keeps its choice (`stop_when`), the
+ * pipeline applies it (pieces/follow-ups.ts).
+ */
+export const STOP_CONDITIONS = ["lead", "won_deal", "opt_out", "customer", "returned"] as const;
+export type StopCondition = (typeof STOP_CONDITIONS)[number];

@@ -1,0 +1,112 @@
+/**
+ * Follow-up cards in a real browser (issue 42) against the real service as a process printing with
+ * the local provider: the builder adds a follow-up card with its delay, its text, its fit notice and
+ * its own proof, refuses one that does not fit on its field, saves it; the automation list says how
+ * many cards a home gets; an event's first card is mailed and its follow-up waits in Mail, scheduled,
+ * and is cancelled from its page. Every screen touched: axe-core (no serious or critical WCAG A/AA
+ * violation) and a screenshot at desktop and phone width in test/e2e/artifacts/.
+ */
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import type { Page } from "playwright-core";
+import { type App, jobEvent, startApp, waitUntil } from "./session.ts";
+
+const OWNER = { email: "owner@followups.test", name: "Fran Follow", password: "correct horse battery" };
+
+let app: App;
+let page: Page;
+let open: ReturnType<App["screens"]>["open"];
+let checkBothWidths: ReturnType<App["screens"]>["checkBothWidths"];
+let orgId: string;
+let apiKey: string;
+let automationId: string;
+
+/** Every proof image on the page has loaded. */
+const proofsLoaded = () =>
+  page.waitForFunction(() =>
+    [...document.querySelectorAll<HTMLImageElement>("img[alt^='Postcard proof']")].every(
+      (image) => image.complete && image.naturalWidth > 0,
+    ),
+  );
+
+describe("follow-up cards in the browser: the builder, the list, Mail", () => {
+  before(async () => {
+    app = await startApp({ name: "follow-ups" });
+    page = await app.newPage();
+    ({ open, checkBothWidths } = app.screens(page));
+    ({ orgId, apiKey, automationId } = await app.ownerWithAutomation(page, "Follow Up Roofing", OWNER));
+  });
+
+  after(async () => {
+    await app?.close();
+  });
+
+  it("adds a follow-up card with its delay, text and proof; a card that does not fit is refused on its field", async () => {
+    await open(`/automations/${automationId}`, "Job done postcard");
+    await page.getByRole("button", { name: "Add a follow-up card" }).click();
+    const card = page.getByRole("region", { name: "Follow-up card 1" });
+    await card.getByLabel("Days after the first card is mailed").fill("10");
+    await card.getByRole("textbox", { name: "Headline" }).fill("Ten days on, {{street}}");
+    const proof = page.getByRole("region", { name: "Proof of follow-up card 1" });
+    await proof.getByAltText(/^Postcard proof front: .*Ten days on/).waitFor();
+    await proofsLoaded();
+    await card.getByText("The text fits the 4x6 card, merge fields counted at their longest.").waitFor();
+
+    const message = card.getByRole("textbox", { name: "Message" });
+    const typed = await message.inputValue();
+    await message.fill(`${typed} ${"We fix roofs, gutters and siding on every street in town. ".repeat(10)}`);
+    await card.getByRole("status").filter({ hasText: "The text does not fit the card" }).waitFor();
+    await page.getByRole("button", { name: "Save", exact: true }).click();
+    await card.getByText(/^does not fit the 4x6 card: \d+ of its \d+ characters fit/).waitFor();
+    await proofsLoaded();
+    await checkBothWidths("follow-ups-builder-too-long");
+
+    await message.fill(typed);
+    await card.getByText("The text fits the 4x6 card, merge fields counted at their longest.").waitFor();
+    await proofsLoaded();
+    await checkBothWidths("follow-ups-builder");
+    await page.getByRole("button", { name: "Save", exact: true }).click();
+    await page.getByText("Job done postcard is saved.").waitFor();
+    await open(`/automations/${automationId}`, "Job done postcard");
+    const reloaded = page.getByRole("region", { name: "Follow-up card 1" });
+    assert.equal(await reloaded.getByLabel("Days after the first card is mailed").inputValue(), "10");
+    assert.equal(
+      await reloaded.getByRole("textbox", { name: "Headline" }).inputValue(),
+      "Ten days on, {{street}}",
+    );
+  });
+
+  it("the automation list says how many cards a home gets", async () => {
+    await open("/automations", "Automations");
+    await page.getByText("2 cards: the first and 1 follow-up").waitFor();
+    await checkBothWidths("follow-ups-list");
+  });
+
+  it("an event's follow-up waits in Mail as scheduled and is cancelled from its page", async () => {
+    await app.sendEvent(
+      apiKey,
+      jobEvent("follow-up-1", { street: "5 Sequence Lane", client_name: "Lee Stopper" }),
+    );
+    let followUpId = "";
+    await waitUntil(async () => {
+      const pieces = (await app.campaigns(orgId)).flatMap((campaign) => campaign.pieces);
+      followUpId = pieces.find((piece) => piece.status === "scheduled")?.id ?? "";
+      return followUpId !== "" && pieces.some((piece) => piece.status === "mailed");
+    }, "the first card is mailed and its follow-up scheduled");
+
+    await open("/mail?status=scheduled", "Mail");
+    await page
+      .getByText(/Follow-up card 1: mailed 10 days after the first card/)
+      .first()
+      .waitFor();
+    await checkBothWidths("follow-ups-mail");
+
+    await open(`/mail/${followUpId}`, /Postcard to/);
+    await page.getByText(/Sequence: Follow-up card 1, due /).waitFor();
+    await checkBothWidths("follow-up-scheduled");
+    await page.getByRole("button", { name: "Cancel this card" }).click();
+    await page.getByText("The card will not print.").waitFor();
+    const cancelled = await app.operator("GET", `/pieces/${followUpId}`);
+    assert.equal(cancelled.status, "cancelled");
+  });
+});

@@ -1,0 +1,102 @@
+import type { Automation, CardTemplate } from "../../api/automations.ts";
+
+/**
+ * An automation's follow-up cards as the builder edits them (docs/sequences.md): up to three,
+ * each mailed its delay after the first card, each with its own text on the first card's size,
+ * and the answers of the home that stop them. The server holds the rules; these bounds guide typing.
+ */
+export type StopCondition = Automation["stop_when"][number];
+
+export type FollowUpRow = {
+  key: string;
+  delay_days: number | string;
+  headline: string;
+  message: string;
+  offer: string;
+};
+
+export type FollowUpFormValues = {
+  follow_ups: FollowUpRow[];
+  stop_when: StopCondition[];
+};
+
+export const MAX_FOLLOW_UPS = 3;
+export const DELAY_DAYS = { min: 1, max: 365 } as const;
+
+/** Every stop condition, in the server's order, with what a contractor reads for it. */
+export const STOP_CHOICES: readonly { value: StopCondition; label: string }[] = [
+  { value: "lead", label: "The home sends a lead from any card of the sequence" },
+  { value: "won_deal", label: "A deal is won at the home" },
+  { value: "opt_out", label: "The home asks for no more mail" },
+  { value: "customer", label: "The home becomes a customer" },
+  { value: "returned", label: "The printer returns a card as undeliverable" },
+];
+
+let rowCounter = 0;
+/** A new follow-up: two weeks after the previous one, with a card that says it follows up. */
+export function newFollowUp(previousDelay = 0): FollowUpRow {
+  return {
+    key: `follow-up-${++rowCounter}`,
+    delay_days: Math.min(DELAY_DAYS.max, previousDelay + 14),
+    headline: "Still thinking about {{street}}?",
+    message:
+      "Hi {{client_name}}, we are still nearby. Scan the code to see your home's page and get in touch.",
+    offer: "",
+  };
+}
+
+export const blankFollowUps = (): FollowUpFormValues => ({
+  follow_ups: [],
+  stop_when: STOP_CHOICES.map((choice) => choice.value),
+});
+
+export function followUpValuesOf(automation: Automation): FollowUpFormValues {
+  return {
+    follow_ups: automation.steps.map((step) => ({
+      key: `follow-up-${++rowCounter}`,
+      delay_days: step.delay_days,
+      headline: step.template.headline,
+      message: step.template.message,
+      offer: step.template.offer ?? "",
+    })),
+    stop_when: automation.stop_when,
+  };
+}
+
+/** A follow-up's card: its own text on the first card's size. */
+export const followUpTemplate = (row: FollowUpRow, cardSize: CardTemplate["card_size"]): CardTemplate => ({
+  headline: row.headline,
+  message: row.message,
+  offer: row.offer.trim() || null,
+  card_size: cardSize,
+});
+
+export function stepsOf(values: FollowUpFormValues, cardSize: CardTemplate["card_size"]) {
+  return values.follow_ups.map((row) => ({
+    delay_days: Number(row.delay_days),
+    template: followUpTemplate(row, cardSize),
+  }));
+}
+
+/** The server names a follow-up's fields by their place in the saved shape (`steps.0.template.message`). */
+export const followUpFieldOf = (serverField: string) =>
+  serverField
+    .replace(/^steps\.(\d+)\.template\./, "follow_ups.$1.")
+    .replace(/^steps\.(\d+)\./, "follow_ups.$1.");
+
+export function validateFollowUps(values: FollowUpFormValues): Record<string, string> {
+  const errors: Record<string, string> = {};
+  values.follow_ups.forEach((row, index) => {
+    const delay = Number(row.delay_days);
+    if (row.delay_days === "" || !Number.isInteger(delay) || delay < DELAY_DAYS.min || delay > DELAY_DAYS.max)
+      errors[`follow_ups.${index}.delay_days`] =
+        `Enter whole days from ${DELAY_DAYS.min} to ${DELAY_DAYS.max}`;
+    if (!row.headline.trim()) errors[`follow_ups.${index}.headline`] = "Write a headline";
+    if (!row.message.trim()) errors[`follow_ups.${index}.message`] = "Write a message";
+  });
+  return errors;
+}
+
+/** How many cards a home gets, for the automation list: "1 card", "3 cards: the first and 2 follow-ups". */
+export const followUpCount = (steps: number) =>
+  steps === 0 ? "1 card" : `${steps + 1} cards: the first and ${steps} follow-up${steps === 1 ? "" : "s"}`;

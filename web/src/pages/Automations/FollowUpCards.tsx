@@ -1,0 +1,146 @@
+import {
+  Button,
+  Checkbox,
+  Fieldset,
+  Group,
+  NumberInput,
+  Paper,
+  Stack,
+  Text,
+  Textarea,
+  TextInput,
+  Title,
+} from "@mantine/core";
+import type { UseFormReturnType } from "@mantine/form";
+import type { ProofInput } from "../../api/automations.ts";
+import { CardFitNotice } from "../../modules/automations/components/CardFitNotice.tsx";
+import { LiveProof } from "../../modules/automations/components/LiveProof.tsx";
+import {
+  DELAY_DAYS,
+  followUpTemplate,
+  MAX_FOLLOW_UPS,
+  newFollowUp,
+  STOP_CHOICES,
+  type StopCondition,
+} from "../../modules/automations/follow-ups.ts";
+import type { AutomationFormValues } from "../../modules/automations/form-model.ts";
+
+/**
+ * The builder's follow-up cards (issue 42): each with its delay after the first card, its text and
+ * its proof, drawn for the same record and audience as the first card's; and the answers of the
+ * home that stop them.
+ */
+export function FollowUpCards({
+  form,
+  recipient,
+  recordKnown,
+}: {
+  form: UseFormReturnType<AutomationFormValues>;
+  /** Who the proofs are drawn for: the first card's sample record and audience. */
+  recipient: Omit<ProofInput, "template">;
+  recordKnown: boolean;
+}) {
+  const rows = form.values.follow_ups;
+  const lastDelay = Number(rows.at(-1)?.delay_days ?? 0) || 0;
+  const audience = recipient.audience ? { audience: recipient.audience } : {};
+
+  return (
+    <Fieldset legend="Follow-up cards">
+      <Stack>
+        <Text size="sm" c="dimmed">
+          Up to {MAX_FOLLOW_UPS} more cards to the same home, each a number of days after the first card is
+          mailed. They stop as soon as the home answers in one of the ways you tick below.
+        </Text>
+        {rows.map((row, index) => {
+          const number = index + 1;
+          return (
+            <Paper
+              key={row.key}
+              withBorder
+              p="md"
+              radius="md"
+              component="section"
+              aria-label={`Follow-up card ${number}`}
+            >
+              <Stack>
+                <Group justify="space-between" wrap="wrap">
+                  <Title order={3} size="h5">
+                    Follow-up card {number}
+                  </Title>
+                  <Button
+                    variant="default"
+                    size="compact-sm"
+                    onClick={() => form.removeListItem("follow_ups", index)}
+                  >
+                    Remove follow-up card {number}
+                  </Button>
+                </Group>
+                <NumberInput
+                  label="Days after the first card is mailed"
+                  min={DELAY_DAYS.min}
+                  max={DELAY_DAYS.max}
+                  allowDecimal={false}
+                  required
+                  {...form.getInputProps(`follow_ups.${index}.delay_days`)}
+                />
+                <TextInput
+                  label="Headline"
+                  required
+                  {...form.getInputProps(`follow_ups.${index}.headline`)}
+                />
+                <Textarea
+                  label="Message"
+                  description="The same merge fields as the first card, e.g. {{client_name}} or {{street}}."
+                  autosize
+                  minRows={3}
+                  required
+                  {...form.getInputProps(`follow_ups.${index}.message`)}
+                />
+                <TextInput
+                  label="Offer"
+                  description="Leave empty for none."
+                  {...form.getInputProps(`follow_ups.${index}.offer`)}
+                />
+                <CardFitNotice
+                  input={{ template: followUpTemplate(row, form.values.card_size), ...audience }}
+                />
+                <LiveProof
+                  title={`Proof of follow-up card ${number}`}
+                  recordKnown={recordKnown}
+                  input={{ ...recipient, template: followUpTemplate(row, form.values.card_size) }}
+                />
+              </Stack>
+            </Paper>
+          );
+        })}
+        {rows.length < MAX_FOLLOW_UPS ? (
+          <Group>
+            <Button
+              variant="default"
+              onClick={() => form.insertListItem("follow_ups", newFollowUp(lastDelay))}
+            >
+              Add a follow-up card
+            </Button>
+          </Group>
+        ) : (
+          <Text size="sm" c="dimmed">
+            A sequence has at most {MAX_FOLLOW_UPS} follow-up cards.
+          </Text>
+        )}
+        {rows.length > 0 && (
+          <Checkbox.Group
+            label="Stop the follow-up cards to a home when"
+            value={form.values.stop_when}
+            onChange={(value) => form.setFieldValue("stop_when", value as StopCondition[])}
+          >
+            <Stack gap="xs" mt="xs">
+              {STOP_CHOICES.map((choice) => (
+                <Checkbox key={choice.value} value={choice.value} label={choice.label} />
+              ))}
+            </Stack>
+          </Checkbox.Group>
+        )}
+      </Stack>
+    </Fieldset>
+  );
+}
