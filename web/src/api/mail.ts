@@ -31,7 +31,7 @@ export const PIECE_STATUS: Record<PieceStatus, { label: string; tone: PieceStatu
   skipped: { label: "Skipped (mailed recently)", tone: "stopped" },
   cancelled: { label: "Cancelled", tone: "stopped" },
   undeliverable: { label: "Undeliverable address", tone: "stopped" },
-  scheduled: { label: "Follow-up scheduled", tone: "waiting" },
+  scheduled: { label: "Scheduled", tone: "waiting" },
   held_out: { label: "Held out (not mailed)", tone: "stopped" },
 };
 
