@@ -172,6 +172,13 @@ const notOnPostgres = () =>
     'this instance runs on PostgreSQL (DATABASE_URL): back it up with PostgreSQL\'s own tools, e.g. pg_dump --format=custom --file=porchlight.dump "$DATABASE_URL" (docs/operations.md, Backups)',
   );
 
+const backupsUnreadable = (directory: string, code: string | undefined) =>
+  new AppError(
+    503,
+    "backups_unreadable",
+    `the backups folder ${path.resolve(directory)} cannot be read (${code ?? "unknown error"}): it must be a folder the service's user can read and write`,
+  );
+
 const inMemory = () =>
   new AppError(
     409,
@@ -324,7 +331,8 @@ export function createBackups(options: BackupsOptions): Backups {
     try {
       names = (await readdir(directory)).filter((name) => BACKUP_NAME.test(name));
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code !== "ENOENT") throw backupsUnreadable(directory, code);
     }
     const backups: BackupFile[] = [];
     for (const name of names.sort().reverse()) {

@@ -302,6 +302,10 @@ onPglite("POST /admin/v1/backups on the embedded database", () => {
     try {
       const failed = await admin(ctx, "POST", "/backups");
       assert.equal(failed.status, 500, failed.text);
+      const unreadable = await admin(ctx, "GET", "/backups");
+      assert.equal(unreadable.status, 503, unreadable.text);
+      assert.equal(unreadable.body.error, "backups_unreadable");
+      assert.match(unreadable.body.detail, /backups cannot be read \(ENOTDIR\)/);
       metrics = await scrape(ctx);
       assert.equal(sample(metrics, 'porchlight_backup_failures_total{trigger="requested"}'), 1);
       // The newest backup's time is kept while the folder cannot be read.
