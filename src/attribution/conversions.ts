@@ -113,20 +113,20 @@ export async function recordConversion(
 ): Promise<ConversionResult> {
   const normalizedAddress = normalizeAddress(fields.address);
   if (!namesAPlace(normalizedAddress)) throw noAddressFound();
-  // The home bought: its follow-ups stop (a won deal; it becomes a customer too, which stops them as well).
   const now = deps.clock.now();
-  await stopFollowUps(
-    deps.db,
-    { orgId, addressKeys: [normalizedAddress] },
-    [wonDeal(now), becameCustomer(now)],
-    now,
-  );
   // A deal sent without a close date is dated when it is received (stored, not left empty).
-  const reference = fields.dealDate ?? referenceNow(deps.clock.now());
+  const reference = fields.dealDate ?? referenceNow(now);
   const key = conversionKey(fields, normalizedAddress, reference);
-  // Independent writes: the customer row goes in while the deal is matched (own connections).
-  const [, result] = await Promise.all([
+  // Independent writes, each on its own connection: the customer row and the stop of the home's
+  // follow-ups (a won deal; it becomes a customer too) go in while the deal is matched.
+  const [, , result] = await Promise.all([
     recordCustomer(deps.db, orgId, fields.address, normalizedAddress, customerSource),
+    stopFollowUps(
+      deps.db,
+      { orgId, addressKeys: [normalizedAddress] },
+      [wonDeal(now), becameCustomer(now)],
+      now,
+    ),
     attributeDeal(deps, orgId, fields, { normalizedAddress, reference, key }),
     recordHoldoutConversions(deps.db, orgId, {
       key,
