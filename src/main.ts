@@ -283,7 +283,6 @@ async function main() {
       ? startProcessWorker({
           config,
           database,
-          db: database.db,
           clock: systemClock,
           logger,
           geocoder,

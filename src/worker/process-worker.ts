@@ -2,7 +2,7 @@ import type { Logger } from "pino";
 import { createKillSwitch } from "../automations/kill-switch.ts";
 import type { Clock } from "../clock.ts";
 import type { Config } from "../config.ts";
-import type { Database, Queryable } from "../db/database.ts";
+import type { Database } from "../db/database.ts";
 import type { Geocoder } from "../geo/geocoder.ts";
 import type { Metrics } from "../http/metrics.ts";
 import type { HomeImagery } from "../imagery/home-imagery.ts";
@@ -19,10 +19,9 @@ import { buildJobCatalog } from "./catalog.ts";
  * store with TLS verification on, and the pruning of finished jobs past their retention. Stopping
  * it lets jobs in hand finish, then closes the sockets.
  */
-export function startProcessWorker(deps: {
+export function startProcessWorker(given: {
   config: Config;
   database: Database;
-  db: Queryable;
   clock: Clock;
   logger: Logger;
   geocoder: Geocoder;
@@ -31,6 +30,7 @@ export function startProcessWorker(deps: {
   mailer: Mailer;
   metrics?: Metrics;
 }): Worker {
+  const deps = { ...given, db: given.database.db };
   const guard = createTargetGuard({ allowPrivateTargets: deps.config.webhookAllowPrivateTargets });
   const deliveryClient = createDeliveryClient({ guard, logger: deps.logger });
   const killSwitch = createKillSwitch(deps);
