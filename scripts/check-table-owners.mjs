@@ -56,6 +56,7 @@ export const OWNERS = {
   hubspot_connections: "hubspot",
   hubspot_oauth_states: "hubspot",
   hubspot_events: "hubspot",
+  monthly_mail_figures: "reports", // kept by triggers on pieces, leads and conversions (migration 0334)
   // the contractor app's sign-in (Better Auth's tables)
   users: "app-api",
   user_sessions: "app-api",

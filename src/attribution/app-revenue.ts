@@ -9,6 +9,7 @@ import {
   monthlyFigures,
   spendFigures,
 } from "../reports/app-overview.ts";
+import { figuresBySource } from "../reports/monthly-figures.ts";
 import { Experiment, type ExperimentCounts, experimentCounts, experimentFigures } from "./experiment.ts";
 
 /** Cost per lead and per won deal (null without a cost, or without leads / deals to divide by). */
@@ -87,61 +88,27 @@ export async function revenueByAutomation(
   orgId: string,
   now: Date,
 ): Promise<AutomationRevenue[]> {
-  const since = sql`${periodStart(now)}::timestamptz`;
-  const org = sql`${orgId}::uuid`;
-  const rows = await queryRows<{
-    automation_id: string | null;
-    reactivation: boolean;
-    automation_name: string | null;
-    cards: string | number;
-    leads: string | number;
-    deals: string | number;
-    revenue: string | number | null;
-  }>(
-    db,
-    sql`WITH per AS (
-          SELECT c.automation_id, (c.automation_id IS NULL AND c.origin = 'reactivation') AS reactivation, count(*) AS cards, 0 AS leads, 0 AS deals, 0 AS revenue
-            FROM mail_pieces p JOIN campaigns c ON c.org_id = p.org_id AND c.id = p.campaign_id
-            WHERE p.org_id = ${org} AND p.mailed_at >= ${since} GROUP BY c.automation_id, reactivation
-          UNION ALL
-          SELECT c.automation_id, (c.automation_id IS NULL AND c.origin = 'reactivation') AS reactivation, 0, count(*), 0, 0
-            FROM leads l JOIN campaigns c ON c.org_id = l.org_id AND c.id = l.campaign_id
-            WHERE l.org_id = ${org} AND l.created_at >= ${since} GROUP BY c.automation_id, reactivation
-          UNION ALL
-          SELECT c.automation_id, (c.automation_id IS NULL AND c.origin = 'reactivation') AS reactivation, 0, 0, count(*), COALESCE(sum(v.deal_amount), 0)
-            FROM conversions v JOIN campaigns c ON c.org_id = v.org_id AND c.id = v.campaign_id
-            WHERE v.org_id = ${org} AND COALESCE(v.deal_date, v.created_at) >= ${since} GROUP BY c.automation_id, reactivation
-          UNION ALL
-          -- An automation that so far only held homes out still shows, with its experiment.
-          SELECT c.automation_id, false, 0, 0, 0, 0
-            FROM mail_pieces p JOIN campaigns c ON c.org_id = p.org_id AND c.id = p.campaign_id
-            WHERE p.org_id = ${org} AND p.status = 'held_out' AND p.status_updated_at >= ${since} GROUP BY c.automation_id)
-        SELECT per.automation_id, per.reactivation, a.name AS automation_name, sum(cards) AS cards, sum(leads) AS leads,
-               sum(deals) AS deals, sum(revenue) AS revenue
-        FROM per LEFT JOIN automations a ON a.org_id = ${org} AND a.id = per.automation_id
-        GROUP BY per.automation_id, per.reactivation, a.name ORDER BY sum(revenue) DESC, a.name NULLS LAST`,
-  );
-  const [centsPerCard, experiments] = await Promise.all([
+  const since = periodStart(now);
+  const [sources, centsPerCard, experiments] = await Promise.all([
+    figuresBySource(db, orgId, since.slice(0, 10)),
     costPerCardCents(db, orgId),
-    experimentCounts(db, orgId, new Date(periodStart(now))),
+    experimentCounts(db, orgId, new Date(since)),
   ]);
-  return rows.map((row) => {
-    const cards = Number(row.cards);
-    const revenue = Number(row.revenue ?? 0);
-    const spend = spendFigures(cards, revenue, centsPerCard);
+  return sources.map((source) => {
+    const spend = spendFigures(source.cardsMailed, source.revenue, centsPerCard);
     return {
-      automation_id: row.automation_id,
+      automation_id: source.automationId,
       // Campaigns without an automation: the app's reactivation mailings, else the operator's recorded mail.
       automation_name:
-        row.automation_name ??
-        (row.reactivation ? "Reactivation mailings" : "Recorded mailings (no automation)"),
-      cards_mailed: cards,
-      leads: Number(row.leads),
-      won_deals: Number(row.deals),
-      attributed_revenue: revenue,
+        source.automationName ??
+        (source.reactivation ? "Reactivation mailings" : "Recorded mailings (no automation)"),
+      cards_mailed: source.cardsMailed,
+      leads: source.leads,
+      won_deals: source.wonDeals,
+      attributed_revenue: source.revenue,
       ...spend,
-      ...unitCosts(spend.cost, Number(row.leads), Number(row.deals)),
-      experiment: experimentOf(experiments, row.automation_id),
+      ...unitCosts(spend.cost, source.leads, source.wonDeals),
+      experiment: experimentOf(experiments, source.automationId),
     };
   });
 }

@@ -53,18 +53,24 @@ export async function migrate(db: Queryable, migrations?: Migration[]): Promise<
 }
 
 /**
- * Splits a migration into statements at semicolons that end a line. Both drivers run one
- * statement per parameterised query; migrations therefore avoid dollar-quoted bodies.
+ * Splits a migration into statements at semicolons that end a line, outside dollar-quoted
+ * bodies (a function's `$$ … $$`); both drivers run one statement per parameterised query.
+ * Lines that are comments are left out.
  */
 export function splitStatements(script: string): string[] {
-  return script
-    .split(/;[ \t]*(?:--[^\n]*)?$/m)
-    .map((chunk) =>
-      chunk
-        .split("\n")
-        .filter((line) => !/^\s*--/.test(line))
-        .join("\n")
-        .trim(),
-    )
-    .filter(Boolean);
+  const statements: string[] = [];
+  let lines: string[] = [];
+  let inBody = false;
+  for (const line of script.split("\n")) {
+    if (/^\s*--/.test(line)) continue;
+    if ((line.match(/\$\$/g)?.length ?? 0) % 2 === 1) inBody = !inBody;
+    const end = inBody ? null : /;[ \t]*(?:--[^\n]*)?$/.exec(line);
+    lines.push(end ? line.slice(0, end.index) : line);
+    if (end) {
+      statements.push(lines.join("\n").trim());
+      lines = [];
+    }
+  }
+  statements.push(lines.join("\n").trim());
+  return statements.filter(Boolean);
 }

@@ -1,8 +1,10 @@
 // The contractor app's Overview: per UTC month, what was mailed and what it earned. Cards are
 // counted when mailed, leads and visits when they happened, won deals by their close date
 // (else when the conversion was recorded); cost is cards × the org profile's cost per card.
+// The counts come from roll-ups kept on write (monthly-figures.ts, landing_visits).
 import { type Static, Type } from "@fastify/type-provider-typebox";
 import { type Queryable, queryOne, queryRows, sql } from "../db/database.ts";
+import { figuresByMonth } from "./monthly-figures.ts";
 
 // The shapes the app API answers with (GET /overview, GET /attention): the routes' response
 // schemas, and through Static<> the types this module returns.
@@ -55,13 +57,6 @@ export function spendFigures(cards: number, revenue: number, centsPerCard: numbe
   return { cost, return_on_spend: cost ? Math.round((revenue / cost) * 100) / 100 : null };
 }
 
-type Counted = { month: string; value: number | string | null };
-
-async function monthly(db: Queryable, query: ReturnType<typeof sql>): Promise<Map<string, number>> {
-  const rows = await queryRows<Counted>(db, query);
-  return new Map(rows.map((row) => [String(row.month).slice(0, 10), Number(row.value ?? 0)]));
-}
-
 /** The org's figures for each of the last `count` UTC months. */
 export async function monthlyFigures(
   db: Queryable,
@@ -70,54 +65,35 @@ export async function monthlyFigures(
   count: number,
 ): Promise<MonthFigures[]> {
   const months = lastMonths(now, count);
-  const from = sql`${months[0]!}::date`;
-  const to = sql`${monthAfter(months.at(-1)!)}::date`;
-  const org = sql`${orgId}::uuid`;
-  const monthOf = (column: ReturnType<typeof sql>) =>
-    sql`to_char(date_trunc('month', ${column} AT TIME ZONE 'UTC'), 'YYYY-MM-DD')`;
-  const [cards, visits, leads, deals, revenue, centsPerCard] = await Promise.all([
-    monthly(
-      db,
-      sql`SELECT ${monthOf(sql`mailed_at`)} AS month, count(*) AS value FROM mail_pieces
-          WHERE org_id = ${org} AND mailed_at >= ${from} AND mailed_at < ${to} GROUP BY 1`,
-    ),
-    monthly(
-      db,
-      sql`SELECT to_char(month, 'YYYY-MM-DD') AS month, sum(visits) AS value FROM landing_visits
-          WHERE org_id = ${org} AND month >= ${from} AND month < ${to} GROUP BY month`,
-    ),
-    monthly(
-      db,
-      sql`SELECT ${monthOf(sql`created_at`)} AS month, count(*) AS value FROM leads
-          WHERE org_id = ${org} AND created_at >= ${from} AND created_at < ${to} GROUP BY 1`,
-    ),
-    monthly(
-      db,
-      sql`SELECT ${monthOf(sql`COALESCE(deal_date, created_at)`)} AS month, count(*) AS value FROM conversions
-          WHERE org_id = ${org} AND COALESCE(deal_date, created_at) >= ${from}
-            AND COALESCE(deal_date, created_at) < ${to} GROUP BY 1`,
-    ),
-    monthly(
-      db,
-      sql`SELECT ${monthOf(sql`COALESCE(deal_date, created_at)`)} AS month, sum(deal_amount) AS value FROM conversions
-          WHERE org_id = ${org} AND COALESCE(deal_date, created_at) >= ${from}
-            AND COALESCE(deal_date, created_at) < ${to} GROUP BY 1`,
-    ),
+  const [from, to] = [months[0]!, monthAfter(months.at(-1)!)];
+  const [figures, visits, centsPerCard] = await Promise.all([
+    figuresByMonth(db, orgId, from, to),
+    landingVisitsByMonth(db, orgId, from, to),
     costPerCardCents(db, orgId),
   ]);
   return months.map((month) => {
-    const cardsMailed = cards.get(month) ?? 0;
-    const attributedRevenue = revenue.get(month) ?? 0;
+    const counted = figures.get(month);
+    const cardsMailed = counted?.cardsMailed ?? 0;
+    const attributedRevenue = counted?.revenue ?? 0;
     return {
       month: month.slice(0, 7),
       cards_mailed: cardsMailed,
       landing_visits: visits.get(month) ?? 0,
-      leads: leads.get(month) ?? 0,
-      won_deals: deals.get(month) ?? 0,
+      leads: counted?.leads ?? 0,
+      won_deals: counted?.wonDeals ?? 0,
       attributed_revenue: attributedRevenue,
       ...spendFigures(cardsMailed, attributedRevenue, centsPerCard),
     };
   });
+}
+
+async function landingVisitsByMonth(db: Queryable, orgId: string, from: string, to: string) {
+  const rows = await queryRows<{ month: string; visits: number | string | null }>(
+    db,
+    sql`SELECT to_char(month, 'YYYY-MM-DD') AS month, sum(visits) AS visits FROM landing_visits
+        WHERE org_id = ${orgId}::uuid AND month >= ${from}::date AND month < ${to}::date GROUP BY month`,
+  );
+  return new Map(rows.map((row) => [row.month, Number(row.visits ?? 0)]));
 }
 
 /** The sum of months; cost and return on spend recomputed from the sums. */

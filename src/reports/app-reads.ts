@@ -1,18 +1,11 @@
 // Reads the contractor's app needs beside the developer API's: each scoped to one organization.
 import { type Queryable, queryOne, queryRows, sql } from "../db/database.ts";
+import { cardsQueuedByAutomation } from "./monthly-figures.ts";
 
 /** Cards each of the org's automations queued since the start of the current UTC month (held-out homes get none). */
-export async function cardsThisMonth(db: Queryable, orgId: string, now: Date): Promise<Map<string, number>> {
+export function cardsThisMonth(db: Queryable, orgId: string, now: Date): Promise<Map<string, number>> {
   const monthStart = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
-  const rows = await queryRows<{ automation_id: string; cards: number | string }>(
-    db,
-    sql`SELECT c.automation_id, count(*) AS cards
-        FROM mail_pieces p JOIN campaigns c ON c.org_id = p.org_id AND c.id = p.campaign_id
-        WHERE p.org_id = ${orgId}::uuid AND c.automation_id IS NOT NULL AND p.status <> 'held_out'
-          AND p.created_at >= ${monthStart.toISOString()}::timestamptz
-        GROUP BY c.automation_id`,
-  );
-  return new Map(rows.map((row) => [row.automation_id, Number(row.cards)]));
+  return cardsQueuedByAutomation(db, orgId, monthStart.toISOString().slice(0, 10));
 }
 
 export interface EventTypeSummary {

@@ -66,6 +66,15 @@ describe(`migrations (${databaseLabel})`, () => {
       "CREATE INDEX b ON a (x)",
     ]);
   });
+
+  it("keep a function's dollar-quoted body, with its line-ending semicolons, in one statement", () => {
+    const body = "CREATE FUNCTION f() RETURNS void LANGUAGE plpgsql AS $$\nBEGIN\n  PERFORM 1;\nEND\n$$";
+    assert.deepEqual(splitStatements(`${body};\nSELECT f();\nSELECT $$a;$$;\n`), [
+      body,
+      "SELECT f()",
+      "SELECT $$a;$$",
+    ]);
+  });
 });
 
 describe(`database outage (${databaseLabel})`, () => {

@@ -1,0 +1,104 @@
+// Reads of `monthly_mail_figures`: what an organization mailed and earned per UTC month and
+// source, kept on write by the triggers of migrations/0334_monthly_mail_figures.sql, so Overview,
+// Revenue and the automation list cost a few hundred rows at any volume of mail.
+import { type Queryable, queryRows, sql } from "../db/database.ts";
+
+/** The sources that are not an automation's id: reactivation mailings, recorded mail, no campaign. */
+export const REACTIVATION_SOURCE = "reactivation";
+const SOURCES_WITHOUT_AUTOMATION = sql`('reactivation', 'recorded', 'none')`;
+
+export interface MailFigures {
+  cardsMailed: number;
+  leads: number;
+  wonDeals: number;
+  revenue: number;
+}
+
+type FigureRow = {
+  cards_mailed: string | number;
+  leads: string | number;
+  won_deals: string | number;
+  revenue: string | number;
+};
+
+const SUMS = sql`sum(cards_mailed) AS cards_mailed, sum(leads) AS leads, sum(won_deals) AS won_deals,
+                 sum(revenue) AS revenue`;
+
+const figuresOf = (row: FigureRow): MailFigures => ({
+  cardsMailed: Number(row.cards_mailed),
+  leads: Number(row.leads),
+  wonDeals: Number(row.won_deals),
+  revenue: Number(row.revenue),
+});
+
+/** Every source's figures by month (YYYY-MM-01) for the months from `fromMonth` up to, not including, `toMonth`. */
+export async function figuresByMonth(
+  db: Queryable,
+  orgId: string,
+  fromMonth: string,
+  toMonth: string,
+): Promise<Map<string, MailFigures>> {
+  const rows = await queryRows<FigureRow & { month: string }>(
+    db,
+    sql`SELECT to_char(month, 'YYYY-MM-DD') AS month, ${SUMS} FROM monthly_mail_figures
+        WHERE org_id = ${orgId}::uuid AND month >= ${fromMonth}::date AND month < ${toMonth}::date
+        GROUP BY month`,
+  );
+  return new Map(rows.map((row) => [row.month, figuresOf(row)]));
+}
+
+export interface SourceFigures extends MailFigures {
+  /** The automation's id, else null (reactivation mailings or recorded mail). */
+  automationId: string | null;
+  automationName: string | null;
+  reactivation: boolean;
+}
+
+/**
+ * The figures of each campaign source (automation, reactivation mailings, recorded mail) since
+ * `fromMonth`, with the automation's name; a source shows when it mailed, earned or held a home out.
+ * Leads and deals without a campaign are left out.
+ */
+export async function figuresBySource(
+  db: Queryable,
+  orgId: string,
+  fromMonth: string,
+): Promise<SourceFigures[]> {
+  const org = sql`${orgId}::uuid`;
+  const rows = await queryRows<FigureRow & { source: string; automation_name: string | null }>(
+    db,
+    sql`WITH per AS (
+          SELECT source, ${SUMS}, sum(cards_held_out) AS cards_held_out FROM monthly_mail_figures
+          WHERE org_id = ${org} AND month >= ${fromMonth}::date AND source <> 'none'
+          GROUP BY source)
+        SELECT per.source, a.name AS automation_name, per.cards_mailed, per.leads, per.won_deals, per.revenue
+        FROM per LEFT JOIN automations a ON a.org_id = ${org}
+          AND a.id = CASE WHEN per.source IN ${SOURCES_WITHOUT_AUTOMATION} THEN NULL ELSE per.source::uuid END
+        WHERE per.cards_mailed <> 0 OR per.leads <> 0 OR per.won_deals <> 0 OR per.revenue <> 0 OR per.cards_held_out <> 0
+        ORDER BY per.revenue DESC, a.name NULLS LAST, per.source`,
+  );
+  return rows.map((row) => {
+    const byAutomation = row.source !== REACTIVATION_SOURCE && row.source !== "recorded";
+    return {
+      automationId: byAutomation ? row.source : null,
+      automationName: row.automation_name,
+      reactivation: row.source === REACTIVATION_SOURCE,
+      ...figuresOf(row),
+    };
+  });
+}
+
+/** Cards each automation queued in `month` (YYYY-MM-01); held-out homes get none. */
+export async function cardsQueuedByAutomation(
+  db: Queryable,
+  orgId: string,
+  month: string,
+): Promise<Map<string, number>> {
+  const rows = await queryRows<{ source: string; cards: string | number }>(
+    db,
+    sql`SELECT source, sum(cards_queued) AS cards FROM monthly_mail_figures
+        WHERE org_id = ${orgId}::uuid AND month = ${month}::date AND source NOT IN ${SOURCES_WITHOUT_AUTOMATION}
+        GROUP BY source`,
+  );
+  return new Map(rows.map((row) => [row.source, Number(row.cards)]));
+}

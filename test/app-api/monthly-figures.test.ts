@@ -1,0 +1,250 @@
+/**
+ * The monthly roll-up behind Overview, Revenue and the automation list (issue 41,
+ * migrations/0334): on random histories of pieces, leads and conversions, written, changed and
+ * deleted in single- and multi-row statements and in concurrent transactions, the roll-up always
+ * equals the same figures counted from the rows, and a rebuild from the rows gives it again.
+ */
+import assert from "node:assert/strict";
+import { randomUUID } from "node:crypto";
+import { after, before, describe, test } from "node:test";
+import { type Queryable, queryRows, sql } from "../../src/db/database.ts";
+import { createOrg } from "../helpers/api.ts";
+import { createTestContext, databaseLabel, type TestContext } from "../helpers/harness.ts";
+
+/** A small seeded generator (mulberry32): a failure names its seed, and the seed replays it. */
+function randomFrom(seed: number) {
+  let state = seed >>> 0;
+  const next = () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  return {
+    below: (n: number) => Math.floor(next() * n),
+    chance: (p: number) => next() < p,
+    pick: <T>(items: readonly T[]) => items[Math.floor(next() * items.length)]!,
+  };
+}
+type Random = ReturnType<typeof randomFrom>;
+
+const STATUSES = ["queued", "mailed", "delivered", "held_out", "cancelled", "awaiting_approval"] as const;
+/** A moment in the 15 months before 2026-12-15 (UTC), some on a month's first or last second. */
+function momentIn(random: Random): string {
+  const month = random.below(15);
+  const start = Date.UTC(2025, 9 + month, 1);
+  const end = Date.UTC(2025, 10 + month, 1);
+  const at = random.chance(0.1) ? start : random.chance(0.1) ? end - 1000 : start + random.below(end - start);
+  return new Date(at).toISOString();
+}
+const maybe = <T>(random: Random, value: () => T) => (random.chance(0.5) ? value() : null);
+
+/** The roll-up's sums per month and source, and the same counted from the rows. */
+async function rolledUp(db: Queryable, orgId: string) {
+  return queryRows<Record<string, string>>(
+    db,
+    sql`SELECT to_char(month, 'YYYY-MM') AS month, source, sum(cards_queued)::text AS queued,
+               sum(cards_held_out)::text AS held_out, sum(cards_mailed)::text AS mailed, sum(leads)::text AS leads,
+               sum(won_deals)::text AS deals, sum(revenue)::numeric(14,2)::text AS revenue
+        FROM monthly_mail_figures WHERE org_id = ${orgId}::uuid GROUP BY 1, 2
+        HAVING sum(cards_queued) <> 0 OR sum(cards_held_out) <> 0 OR sum(cards_mailed) <> 0 OR sum(leads) <> 0
+            OR sum(won_deals) <> 0 OR sum(revenue) <> 0
+        ORDER BY 1, 2`,
+  );
+}
+
+async function countedFromRows(db: Queryable, orgId: string) {
+  const org = sql`${orgId}::uuid`;
+  return queryRows<Record<string, string>>(
+    db,
+    sql`WITH source_of AS (
+          SELECT id, COALESCE(automation_id::text, CASE origin WHEN 'reactivation' THEN 'reactivation' ELSE 'recorded' END) AS source
+          FROM campaigns WHERE org_id = ${org}),
+        counted AS (
+          SELECT to_char(CASE WHEN p.status = 'held_out' THEN COALESCE(p.status_updated_at, p.created_at) ELSE p.created_at END
+                         AT TIME ZONE 'UTC', 'YYYY-MM') AS month,
+                 COALESCE(s.source, 'none') AS source, (p.status <> 'held_out')::int AS queued,
+                 (p.status = 'held_out')::int AS held_out, 0 AS mailed, 0 AS leads, 0 AS deals, 0::numeric AS revenue
+          FROM mail_pieces p LEFT JOIN source_of s ON s.id = p.campaign_id WHERE p.org_id = ${org}
+          UNION ALL
+          SELECT to_char(p.mailed_at AT TIME ZONE 'UTC', 'YYYY-MM'), COALESCE(s.source, 'none'), 0, 0, 1, 0, 0, 0
+          FROM mail_pieces p LEFT JOIN source_of s ON s.id = p.campaign_id WHERE p.org_id = ${org} AND p.mailed_at IS NOT NULL
+          UNION ALL
+          SELECT to_char(l.created_at AT TIME ZONE 'UTC', 'YYYY-MM'), COALESCE(s.source, 'none'), 0, 0, 0, 1, 0, 0
+          FROM leads l LEFT JOIN source_of s ON s.id = l.campaign_id WHERE l.org_id = ${org}
+          UNION ALL
+          SELECT to_char(COALESCE(v.deal_date, v.created_at) AT TIME ZONE 'UTC', 'YYYY-MM'), COALESCE(s.source, 'none'),
+                 0, 0, 0, 0, 1, COALESCE(v.deal_amount, 0)
+          FROM conversions v LEFT JOIN source_of s ON s.id = v.campaign_id WHERE v.org_id = ${org})
+        SELECT month, source, sum(queued)::text AS queued, sum(held_out)::text AS held_out, sum(mailed)::text AS mailed,
+               sum(leads)::text AS leads, sum(deals)::text AS deals, sum(revenue)::numeric(14,2)::text AS revenue
+        FROM counted GROUP BY 1, 2 ORDER BY 1, 2`,
+  );
+}
+
+/** One organization's random history, changed by the statements below. */
+class History {
+  readonly campaigns: string[] = [];
+  constructor(
+    readonly db: Queryable,
+    readonly orgId: string,
+    readonly random: Random,
+    readonly automations: string[],
+    /** Changes only the rows of its own campaigns: concurrent writers then never lock each other's rows. */
+    readonly ownRowsOnly = false,
+  ) {}
+
+  async addCampaigns(count: number) {
+    for (let i = 0; i < count; i++) {
+      const id = randomUUID();
+      const kind = this.random.below(4);
+      const automation = kind < 2 ? this.random.pick(this.automations) : null;
+      const origin = kind === 2 ? "reactivation" : kind === 3 ? "mailing" : "event";
+      await this.db.execute(sql`INSERT INTO campaigns (org_id, id, name, automation_id, origin)
+        VALUES (${this.orgId}::uuid, ${id}::uuid, 'Campaign', ${automation}::uuid, ${origin})`);
+      this.campaigns.push(id);
+    }
+  }
+
+  /** A multi-row INSERT of pieces, each from its own random row. */
+  async addPieces(count: number) {
+    const rows = Array.from({ length: count }, () => {
+      const status = this.random.pick(STATUSES);
+      const mailedAt = status === "mailed" || status === "delivered" ? momentIn(this.random) : null;
+      return sql`(${this.orgId}::uuid, gen_random_uuid(), ${this.random.pick(this.campaigns)}::uuid, ${status},
+        'Home', '1 Main St, Springfield, IL 62704', '1 Main St', 'Springfield', 'IL', '62704',
+        '1 MAIN ST, SPRINGFIELD IL 62704', ${randomUUID()}, ${mailedAt}::timestamptz,
+        ${momentIn(this.random)}::timestamptz, ${maybe(this.random, () => momentIn(this.random))}::timestamptz)`;
+    });
+    await this.db.execute(sql`INSERT INTO mail_pieces (org_id, id, campaign_id, status, recipient_name, address,
+        street, city, state, zip, normalized_address, token, mailed_at, created_at, status_updated_at)
+      VALUES ${sql.join(rows, sql`, `)}`);
+  }
+
+  async addLeads(count: number) {
+    const rows = Array.from(
+      { length: count },
+      () => sql`(${this.orgId}::uuid, gen_random_uuid(), 'landing_page',
+        ${this.random.chance(0.2) ? null : this.random.pick(this.campaigns)}::uuid, ${momentIn(this.random)}::timestamptz)`,
+    );
+    await this.db.execute(
+      sql`INSERT INTO leads (org_id, id, source, campaign_id, created_at) VALUES ${sql.join(rows, sql`, `)}`,
+    );
+  }
+
+  async addConversions(count: number) {
+    const rows = Array.from({ length: count }, () => {
+      const amount = this.random.chance(0.2) ? null : (this.random.below(2_000_000) / 100).toFixed(2);
+      return sql`(${this.orgId}::uuid, gen_random_uuid(), ${randomUUID()}, '1 Main St', '1 MAIN ST',
+        ${amount}::numeric, ${maybe(this.random, () => momentIn(this.random))}::timestamptz,
+        ${this.random.pick(this.campaigns)}::uuid, 'address', 'high', 'direct', ${momentIn(this.random)}::timestamptz)`;
+    });
+    await this.db.execute(sql`INSERT INTO conversions (org_id, id, idempotency_key, address, normalized_address,
+        deal_amount, deal_date, campaign_id, match_method, match_confidence, attribution_type, created_at)
+      VALUES ${sql.join(rows, sql`, `)}`);
+  }
+
+  /** A random change to a random share of one table's rows, in one statement. */
+  async change() {
+    const org = sql`${this.orgId}::uuid`;
+    const share = sql`${this.random.below(40)}`;
+    const own = this.ownRowsOnly
+      ? sql` AND campaign_id = ANY(${`{${this.campaigns.join(",")}}`}::uuid[])`
+      : sql``;
+    const some = sql`org_id = ${org} AND abs(hashtext(id::text || ${String(this.random.below(1e9))})) % 100 < ${share}${own}`;
+    const at = sql`${momentIn(this.random)}::timestamptz`;
+    const campaign = sql`${this.random.pick(this.campaigns)}::uuid`;
+    const changes = [
+      sql`UPDATE mail_pieces SET status = 'mailed', mailed_at = COALESCE(mailed_at, ${at}) WHERE ${some} AND status = 'queued'`,
+      sql`UPDATE mail_pieces SET status = 'held_out', status_updated_at = ${at} WHERE ${some} AND status = 'queued'`,
+      sql`UPDATE mail_pieces SET status = 'cancelled', status_updated_at = ${at} WHERE ${some} AND status = 'held_out'`,
+      sql`UPDATE mail_pieces SET status_updated_at = ${at} WHERE ${some}`,
+      sql`UPDATE mail_pieces SET mailed_at = NULL WHERE ${some}`,
+      sql`UPDATE mail_pieces SET campaign_id = ${campaign}, created_at = ${at} WHERE ${some}`,
+      sql`UPDATE mail_pieces SET recipient_name = 'Renamed' WHERE ${some}`,
+      sql`DELETE FROM mail_pieces WHERE ${some}`,
+      sql`UPDATE leads SET created_at = ${at} WHERE ${some}`,
+      sql`UPDATE leads SET campaign_id = CASE WHEN campaign_id IS NULL THEN ${campaign} END WHERE ${some}`,
+      sql`UPDATE leads SET opened_at = ${at} WHERE ${some}`,
+      sql`DELETE FROM leads WHERE ${some}`,
+      sql`UPDATE conversions SET deal_amount = COALESCE(deal_amount, 0) + 12.34 WHERE ${some}`,
+      sql`UPDATE conversions SET deal_amount = NULL, deal_date = ${at} WHERE ${some}`,
+      sql`UPDATE conversions SET campaign_id = ${campaign}, deal_date = NULL WHERE ${some}`,
+      sql`UPDATE conversions SET deal_name = 'Renamed' WHERE ${some}`,
+      sql`DELETE FROM conversions WHERE ${some}`,
+    ];
+    await this.db.execute(this.random.pick(changes));
+  }
+
+  async grow(random: Random) {
+    await this.addCampaigns(1 + random.below(3));
+    await this.addPieces(1 + random.below(30));
+    await this.addLeads(1 + random.below(8));
+    await this.addConversions(1 + random.below(5));
+    for (let i = random.below(4); i > 0; i--) await this.change();
+  }
+}
+
+describe(`the monthly roll-up of pieces, leads and conversions (${databaseLabel})`, () => {
+  let ctx: TestContext;
+  before(async () => {
+    ctx = await createTestContext({ memoryLimiter: true });
+  });
+  after(async () => ctx.close());
+
+  async function assertRollUpMatches(orgId: string, seed: number) {
+    const { db } = ctx.database;
+    const counted = await countedFromRows(db, orgId);
+    assert.deepEqual(await rolledUp(db, orgId), counted, `seed ${seed}`);
+    await db.execute(sql`SELECT rebuild_monthly_mail_figures(${orgId}::uuid)`);
+    assert.deepEqual(await rolledUp(db, orgId), counted, `seed ${seed}, rebuilt`);
+  }
+
+  test("equals the counts from the rows after random writes, changes and deletes", async () => {
+    for (let round = 0; round < 6; round++) {
+      const seed = Date.now() + round;
+      const random = randomFrom(seed);
+      const org = await createOrg(ctx);
+      const history = new History(ctx.database.db, org.orgId, random, [
+        randomUUID(),
+        randomUUID(),
+        randomUUID(),
+      ]);
+      for (let step = 0; step < 12; step++) await history.grow(random);
+      assert.ok(
+        (await rolledUp(ctx.database.db, org.orgId)).length > 3,
+        `seed ${seed}: a history to compare`,
+      );
+      await assertRollUpMatches(org.orgId, seed);
+    }
+  });
+
+  test("equals them after concurrent transactions, some rolled back, and only its own organization's", async () => {
+    const seed = Date.now();
+    const random = randomFrom(seed);
+    const [org, other] = [await createOrg(ctx), await createOrg(ctx)];
+    const automations = [randomUUID(), randomUUID()];
+    const untouched = new History(ctx.database.db, other.orgId, random, automations);
+    await untouched.grow(random);
+    const before = await rolledUp(ctx.database.db, other.orgId);
+
+    const writers = Array.from({ length: 12 }, (_, index) =>
+      ctx.database.db
+        .transaction(async (tx) => {
+          const writer = new History(tx, org.orgId, randomFrom(seed + index + 1), automations, true);
+          for (let step = 0; step < 4; step++) await writer.grow(randomFrom(seed + index * 10 + step));
+          if (index % 4 === 3) throw new Error("rolled back");
+        })
+        .catch((error: Error) => assert.equal(error.message, "rolled back", String(error.cause))),
+    );
+    await Promise.all(writers);
+    assert.ok((await rolledUp(ctx.database.db, org.orgId)).length > 3, `seed ${seed}: a history to compare`);
+    await assertRollUpMatches(org.orgId, seed);
+    assert.deepEqual(
+      await rolledUp(ctx.database.db, other.orgId),
+      before,
+      "the other organization's are unchanged",
+    );
+  });
+});
