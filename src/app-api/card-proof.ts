@@ -14,6 +14,7 @@ import { templateProblems } from "../render/merge.ts";
 import { PROOF_DPI } from "../render/proof-sides.ts";
 import type { Renderer } from "../render/renderer.ts";
 import { CardSizeSchema, type ResolvedTemplate } from "../render/template.ts";
+import type { ProofCache } from "./proof-cache.ts";
 
 /** The card an editor sends. `offer` is the contractor's own line; none by default. */
 export const CardTemplate = Type.Object(
@@ -124,8 +125,16 @@ export function proofHomeImage(address: {
   return { bytes: image.bytes, streetSign: image.streetSign };
 }
 
-/** Front and back as PNG data: URLs, drawn off the event loop by the renderer's pool. */
-export async function drawProof(renderer: Renderer, card: CardContent): Promise<Static<typeof ProofView>> {
+/** Front and back as PNG data: URLs, drawn off the event loop by the renderer's pool unless cached. */
+export function drawProof(
+  renderer: Renderer,
+  proofs: ProofCache,
+  card: CardContent,
+): Promise<Static<typeof ProofView>> {
+  return proofs.proofOf(card, (drawn) => drawSides(renderer, drawn));
+}
+
+async function drawSides(renderer: Renderer, card: CardContent): Promise<Static<typeof ProofView>> {
   const { front, back } = await renderer.sides(card, { dpi: PROOF_DPI });
   const text = cardTextLines(card);
   return {

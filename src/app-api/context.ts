@@ -4,6 +4,7 @@ import type { Mailer } from "../mail/mailer.ts";
 import type { LogoRasterizer } from "../render/logo-rasterizer.ts";
 import type { Services } from "../services.ts";
 import type { Auth } from "./auth.ts";
+import type { ProofCache } from "./proof-cache.ts";
 import type { SessionGuard } from "./session-guard.ts";
 
 /** Who may call an app route: anyone (sign-in pages), any member of the session's org, or its owners. */
@@ -22,6 +23,8 @@ export interface AppApiContext extends Services {
   mailer: Mailer;
   /** Draws uploaded logos off the request path, each within a time limit. */
   logoRasterizer: LogoRasterizer;
+  /** Proofs of draft cards, drawn once per card (see proof-cache.ts). */
+  proofs: ProofCache;
   requireSession: SessionGuard;
   appLogger: Logger;
   /** HubSpot's connect flow; undefined when the operator configured no HubSpot app. */

@@ -118,60 +118,101 @@ function experimentOf(experiments: Map<string, ExperimentCounts>, automationId: 
   return counts ? experimentFigures(counts) : null;
 }
 
+/** Where a page of conversions ends: the next page starts after it (the database's own time text, to the microsecond). */
+interface ConversionCursor {
+  closedAt: string;
+  id: string;
+}
+
+/** One page of the org's attributed conversions, newest close first, after `cursor` (index conversions_by_close). */
+async function conversionsPage(
+  db: Queryable,
+  orgId: string,
+  limit: number,
+  cursor?: ConversionCursor,
+): Promise<{ rows: RevenueConversion[]; next: ConversionCursor | undefined }> {
+  const closed = sql`COALESCE(v.deal_date, v.created_at)`;
+  const after = cursor
+    ? sql`AND (${closed}, v.id) < (${cursor.closedAt}::timestamptz, ${cursor.id}::uuid)`
+    : sql``;
+  const rows = await queryRows<
+    Omit<RevenueConversion, "amount" | "close_date"> & {
+      deal_amount: string | number | null;
+      deal_date: Date | string | null;
+      closed_at: string;
+    }
+  >(
+    db,
+    sql`SELECT v.id, v.deal_id, v.deal_name, v.address, v.deal_amount, v.deal_date, v.campaign_id,
+               c.name AS campaign_name, a.name AS automation_name, v.attribution_type, v.match_confidence,
+               ${closed}::text AS closed_at
+        FROM conversions v
+        LEFT JOIN campaigns c ON c.org_id = v.org_id AND c.id = v.campaign_id
+        LEFT JOIN automations a ON a.org_id = c.org_id AND a.id = c.automation_id
+        WHERE v.org_id = ${orgId}::uuid ${after}
+        ORDER BY ${closed} DESC, v.id DESC LIMIT ${limit}`,
+  );
+  const last = rows.at(-1);
+  return {
+    rows: rows.map(({ deal_amount, deal_date, closed_at: _, ...row }) => ({
+      ...row,
+      amount: deal_amount === null ? null : Number(deal_amount),
+      close_date: deal_date === null ? null : new Date(deal_date).toISOString().slice(0, 10),
+    })),
+    next: last && rows.length === limit ? { closedAt: last.closed_at, id: last.id } : undefined,
+  };
+}
+
 /** The org's attributed conversions, newest close first (at most `limit`). */
 export async function listConversions(
   db: Queryable,
   orgId: string,
   limit: number,
 ): Promise<RevenueConversion[]> {
-  const rows = await queryRows<
-    Omit<RevenueConversion, "amount" | "close_date"> & {
-      deal_amount: string | number | null;
-      deal_date: Date | string | null;
-    }
-  >(
-    db,
-    sql`SELECT v.id, v.deal_id, v.deal_name, v.address, v.deal_amount, v.deal_date, v.campaign_id,
-               c.name AS campaign_name, a.name AS automation_name, v.attribution_type, v.match_confidence
-        FROM conversions v
-        LEFT JOIN campaigns c ON c.org_id = v.org_id AND c.id = v.campaign_id
-        LEFT JOIN automations a ON a.org_id = c.org_id AND a.id = c.automation_id
-        WHERE v.org_id = ${orgId}::uuid
-        ORDER BY COALESCE(v.deal_date, v.created_at) DESC, v.id DESC LIMIT ${limit}`,
-  );
-  return rows.map(({ deal_amount, deal_date, ...row }) => ({
-    ...row,
-    amount: deal_amount === null ? null : Number(deal_amount),
-    close_date: deal_date === null ? null : new Date(deal_date).toISOString().slice(0, 10),
-  }));
+  return (await conversionsPage(db, orgId, limit)).rows;
 }
 
-export function conversionsCsv(rows: RevenueConversion[]): string {
-  const header = [
-    "deal_id",
-    "deal_name",
-    "address",
-    "amount",
-    "close_date",
-    "campaign",
-    "automation",
-    "attribution_type",
-    "confidence",
-  ];
-  const lines = rows.map((row) =>
-    [
-      row.deal_id,
-      row.deal_name,
-      row.address,
-      row.amount,
-      row.close_date,
-      row.campaign_name,
-      row.automation_name,
-      row.attribution_type,
-      row.match_confidence,
-    ]
-      .map(csvCell)
-      .join(","),
-  );
-  return `${[header.join(","), ...lines].join("\r\n")}\r\n`;
+const CSV_HEADER = [
+  "deal_id",
+  "deal_name",
+  "address",
+  "amount",
+  "close_date",
+  "campaign",
+  "automation",
+  "attribution_type",
+  "confidence",
+];
+
+function csvLine(row: RevenueConversion): string {
+  return `${[
+    row.deal_id,
+    row.deal_name,
+    row.address,
+    row.amount,
+    row.close_date,
+    row.campaign_name,
+    row.automation_name,
+    row.attribution_type,
+    row.match_confidence,
+  ]
+    .map(csvCell)
+    .join(",")}\r\n`;
+}
+
+/** Rows per read of the CSV: each page is one indexed read of a few tens of milliseconds at most. */
+export const CSV_PAGE_ROWS = 2000;
+
+/**
+ * Every attributed conversion of the org as CSV, newest close first, read a page at a time as the
+ * download is sent: the first bytes leave after one page, memory stays one page at any size.
+ */
+export async function* conversionsCsv(db: Queryable, orgId: string, pageRows = CSV_PAGE_ROWS) {
+  yield `${CSV_HEADER.join(",")}\r\n`;
+  let cursor: ConversionCursor | undefined;
+  do {
+    const page = await conversionsPage(db, orgId, pageRows, cursor);
+    if (page.rows.length > 0) yield page.rows.map(csvLine).join("");
+    cursor = page.next;
+  } while (cursor);
 }

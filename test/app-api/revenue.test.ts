@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
+import { conversionsCsv, listConversions } from "../../src/attribution/app-revenue.ts";
 import { csvCell } from "../../src/domain/csv-cell.ts";
 import { call, createOrg, recordMailing } from "../helpers/api.ts";
 import { databaseLabel, type TestContext } from "../helpers/harness.ts";
@@ -99,5 +100,43 @@ describe(`app API: Revenue (${databaseLabel})`, () => {
     const csv = await otherOwner.browser.request("GET", "/app/api/v1/revenue/conversions.csv");
     assert.equal(csv.text.split("\r\n").filter(Boolean).length, 1, "the header only");
     assert.equal((await ctx.app.inject({ method: "GET", url: "/app/api/v1/revenue" })).statusCode, 401);
+  });
+
+  test("the CSV is read a page at a time: every conversion once, newest close first, ties by id", async () => {
+    const sameDay = now.toISOString().slice(0, 10);
+    for (const [index, street] of [
+      "2 Pine St",
+      "3 Pine St",
+      "4 Pine St",
+      "2 Pine St",
+      "3 Pine St",
+    ].entries()) {
+      const won = await call(ctx, "POST", "/api/v1/conversions", {
+        key: org.key,
+        body: {
+          address: `${street}, Springfield, IL 62704`,
+          deal_id: `page-${index}`,
+          deal_amount: String(100 + index),
+          deal_date: sameDay,
+        },
+      });
+      assert.equal(won.body.matched, true, won.text);
+    }
+    const listed = await listConversions(ctx.database.db, org.orgId, 100);
+    assert.equal(listed.length, 6);
+    const paged: string[] = [];
+    for await (const chunk of conversionsCsv(ctx.database.db, org.orgId, 2)) paged.push(chunk);
+    assert.equal(paged.length, 1 + 3, "the header, then three pages of two");
+    const dealIds = (csv: string) =>
+      csv
+        .split("\r\n")
+        .slice(1)
+        .filter(Boolean)
+        .map((line) => line.split(",")[0]);
+    const expected = listed.map((row) => csvCell(row.deal_id));
+    assert.deepEqual(dealIds(paged.join("")), expected);
+    const download = await member.browser.request("GET", "/app/api/v1/revenue/conversions.csv");
+    assert.deepEqual(dealIds(download.text), expected);
+    assert.equal(new Set(expected).size, 6);
   });
 });

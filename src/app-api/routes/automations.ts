@@ -479,7 +479,7 @@ export function registerAutomationRoutes(app: FastifyInstance, ctx: AppApiContex
         ...proofInput(request.body.template, properties, session.orgName, ctx.config.publicBaseUrl),
         sender: await loadCardSender(db, session.orgId),
       });
-      return drawProof(ctx.renderer, card);
+      return drawProof(ctx.renderer, ctx.proofs, card);
     },
   );
 }

@@ -16,6 +16,7 @@ import { assertSameOrigin } from "../csrf.ts";
 import { registerAppErrorHandling } from "../errors.ts";
 import { registerHubSpotCallbackRoute } from "../hubspot-callback.ts";
 import { collectAppApiDocument } from "../openapi.ts";
+import { createProofCache } from "../proof-cache.ts";
 import { createSessionGuard, requireOwner } from "../session-guard.ts";
 import { registerAutomationRoutes } from "./automations.ts";
 import { registerConnectorRoutes } from "./connectors.ts";
@@ -80,7 +81,7 @@ async function registerAppApi(app: FastifyInstance, services: AppApiServices): P
   const { config, logger, auth } = services;
   const logoRasterizer = createLogoRasterizer(LOGO_RASTERIZING);
   app.addHook("onClose", () => logoRasterizer.close());
-  const ctx: AppApiContext = { ...services, logoRasterizer, appLogger: logger };
+  const ctx: AppApiContext = { ...services, logoRasterizer, proofs: createProofCache(), appLogger: logger };
 
   registerAppErrorHandling(app);
   const document = collectAppApiDocument(app, config.publicBaseUrl);

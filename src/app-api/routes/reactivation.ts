@@ -294,7 +294,7 @@ export function registerReactivationRoutes(app: FastifyInstance, ctx: AppApiCont
         homeImage: proofHomeImage({ line: row.address, street: null, city: null }),
         printAddressBlock: true,
       });
-      return drawProof(ctx.renderer, card);
+      return drawProof(ctx.renderer, ctx.proofs, card);
     },
   );
 
