@@ -10,7 +10,7 @@ import {
 import { automationListQuery, automationQuery } from "../api/automations.ts";
 import { importBatchQuery } from "../api/customers.ts";
 import { ApiError } from "../api/errors.ts";
-import { eventTypesQuery } from "../api/events.ts";
+import { eventSamplesQuery, eventTypesQuery } from "../api/events.ts";
 import type { LeadSource } from "../api/leads.ts";
 import { leadQuery, leadsQuery, unopenedLeadsQuery } from "../api/leads.ts";
 import { PIECE_STATUSES, type PieceFilters, pieceQuery, piecesQuery } from "../api/mail.ts";
@@ -134,11 +134,15 @@ const automationNewRoute = createRoute({
 const automationEditRoute = createRoute({
   getParentRoute: () => signedInRoute,
   path: "automations/$automationId",
-  loader: ({ context, params }) =>
-    Promise.all([
+  loader: async ({ context, params }) => {
+    const [automation] = await Promise.all([
       context.queryClient.ensureQueryData(automationQuery(params.automationId)),
       context.queryClient.ensureQueryData(eventTypesQuery()),
-    ]),
+    ]);
+    // The proof waits for the newest sample of the trigger's type: ask for it now, not once the form mounts.
+    const eventType = automation.trigger?.event_type?.trim();
+    if (eventType) void context.queryClient.prefetchQuery(eventSamplesQuery(eventType));
+  },
   component: lazyRouteComponent(
     () => import("../pages/Automations/AutomationBuilderPage.tsx"),
     "AutomationEditPage",
