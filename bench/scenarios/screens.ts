@@ -54,6 +54,8 @@ interface Visit {
   readyMs: number;
   /** When the app's code had run (DOMContentLoaded), on a first visit: what came before any read. */
   codeLoadedMs?: number;
+  /** When the screen's heading first showed, on a first visit: the shell and the session were done. */
+  headingMs?: number;
   /** The slowest request of the visit (path and ms), for finding where a slow screen waits. */
   slowest?: string;
 }
@@ -133,6 +135,7 @@ const READY_IN_PAGE = `(() => {
   const headed = [...document.querySelectorAll("h1")].some(
     (h1) => visible(h1) && h1.textContent.trim().startsWith(screen.heading));
   if (!headed) return false;
+  window.__benchHeadingAt ??= performance.now();
   if (![...document.querySelectorAll(screen.data)].some(visible)) return false;
   const loading = document.querySelectorAll(
     '.mantine-Loader-root, .mantine-Skeleton-root, [role="status"][aria-label="Drawing the proof"]');
@@ -201,10 +204,10 @@ async function coldVisit(browser: Browser, baseUrl: string, cookie: string, scre
     const readyMs = await waitReady(page, screen);
     // What was timed, to look at: not an error page.
     await page.screenshot({ path: path.join(ARTIFACTS, `screens-${screen.name.replaceAll(" ", "-")}.png`) });
-    const codeLoadedMs = (await page.evaluate(
-      `performance.getEntriesByType("navigation")[0].domContentLoadedEventEnd`,
-    )) as number;
-    return { readyMs, codeLoadedMs: round(codeLoadedMs), slowest: slowest() };
+    const [codeLoadedMs, headingMs] = (await page.evaluate(
+      `[performance.getEntriesByType("navigation")[0].domContentLoadedEventEnd, window.__benchHeadingAt]`,
+    )) as number[];
+    return { readyMs, codeLoadedMs: round(codeLoadedMs!), headingMs: round(headingMs!), slowest: slowest() };
   } finally {
     await context.close();
   }
@@ -330,17 +333,38 @@ function screenRows(screen: Screen, cold: Visit[], warm: Visit[]): ResultRow[] {
       0.5,
     ),
   );
+  const headed = round(
+    percentile(
+      cold.map((visit) => visit.headingMs ?? 0),
+      0.5,
+    ),
+  );
   return [
     {
       name: `${screen.name}: first visit (cold)`,
       p50Ms: round(percentile(coldMs, 0.5)),
-      note: `max ${max(coldMs)} ms (target ≤ ${COLD_TARGET_MS}: ${met(max(coldMs), COLD_TARGET_MS)}); app code run by ${codeLoaded} ms (p50); slowest visit's slowest request: ${slowest.slowest}`,
+      note: `max ${max(coldMs)} ms (target ≤ ${COLD_TARGET_MS}: ${met(max(coldMs), COLD_TARGET_MS)}); app code run by ${codeLoaded} ms, heading by ${headed} ms (p50s); slowest visit's slowest request: ${slowest.slowest}`,
     },
     {
       name: `${screen.name}: again (warm)`,
       p50Ms: round(percentile(warmMs, 0.5)),
       note: `max ${max(warmMs)} ms (target ≤ ${WARM_TARGET_MS}: ${met(max(warmMs), WARM_TARGET_MS)})`,
     },
+  ];
+}
+
+/** The builder's first visits, from navigation start and from its heading showing, until the proof loaded. */
+function proofOnFirstOpenRows(firstVisits: Visit[]): ResultRow[] {
+  const fromNavigation = firstVisits.map((visit) => visit.readyMs);
+  const fromHeading = firstVisits.map((visit) => visit.readyMs - (visit.headingMs ?? 0));
+  const row = (name: string, values: number[]): ResultRow => ({
+    name,
+    p50Ms: round(percentile(values, 0.5)),
+    note: `max ${max(values)} ms (target ≤ ${PROOF_ON_FIRST_OPEN_TARGET_MS}: ${met(max(values), PROOF_ON_FIRST_OPEN_TARGET_MS)})`,
+  });
+  return [
+    row("Builder's proof on first open (navigation start → proof loaded)", fromNavigation),
+    row("Builder's proof on first open (builder's heading shown → proof loaded)", fromHeading),
   ];
 }
 
@@ -400,12 +424,7 @@ export const screens: Scenario = {
           );
         }
         const builder = all.find((screen) => screen.name === "Automation builder")!;
-        const firstOpen = cold.get(builder.name)!.map((visit) => visit.readyMs);
-        rows.push({
-          name: "Builder's proof on first open (navigation start → proof loaded)",
-          p50Ms: round(percentile(firstOpen, 0.5)),
-          note: `max ${max(firstOpen)} ms (target ≤ ${PROOF_ON_FIRST_OPEN_TARGET_MS}: ${met(max(firstOpen), PROOF_ON_FIRST_OPEN_TARGET_MS)})`,
-        });
+        rows.push(...proofOnFirstOpenRows(cold.get(builder.name)!));
         const redraws = await proofAfterKeystrokes(browser, server.baseUrl, cookie, builder, keystrokes);
         const redrawP50 = round(percentile(redraws, 0.5));
         rows.push({
