@@ -15,6 +15,7 @@ import type { LeadSource } from "../api/leads.ts";
 import { leadQuery, leadsQuery, unopenedLeadsQuery } from "../api/leads.ts";
 import { PIECE_STATUSES, type PieceFilters, pieceQuery, piecesQuery } from "../api/mail.ts";
 import { approvalsQuery } from "../api/mail-safety.ts";
+import { sourceJobRevenueQuery } from "../api/neighbours.ts";
 import { organizationQuery } from "../api/organization.ts";
 import { attentionQuery, firstStepsQuery, overviewQuery } from "../api/overview.ts";
 import { revenueQuery } from "../api/revenue.ts";
@@ -200,7 +201,10 @@ const leadRoute = createRoute({
 const revenueRoute = createRoute({
   getParentRoute: () => signedInRoute,
   path: "revenue",
-  loader: ({ context }) => void context.queryClient.prefetchQuery(revenueQuery()),
+  loader: ({ context }) => {
+    void context.queryClient.prefetchQuery(revenueQuery());
+    void context.queryClient.prefetchQuery(sourceJobRevenueQuery());
+  },
   component: lazyRouteComponent(() => import("../pages/Revenue/RevenuePage.tsx"), "RevenuePage"),
 });
 const customersRoute = createRoute({
