@@ -17,6 +17,7 @@ import { eventsDryRunAndAuth, eventsLive } from "./scenarios/events.ts";
 import { importRows } from "./scenarios/import.ts";
 import { neighbours } from "./scenarios/neighbours.ts";
 import { cards, eventsLiveOneProcess } from "./scenarios/one-process.ts";
+import { screens } from "./scenarios/screens.ts";
 import { startUp } from "./scenarios/start-up.ts";
 
 const SCENARIOS: Scenario[] = [
@@ -30,6 +31,7 @@ const SCENARIOS: Scenario[] = [
   startUp,
   neighbours,
   appAtScale,
+  screens,
 ];
 
 function settings(quick: boolean): BenchSettings {

@@ -15,7 +15,7 @@ function historySize(kind: "pglite" | "postgres", quick: boolean): AppHistorySiz
 }
 
 /** A signed-in owner of the org, as the app's own sign-in makes one: invited, then accepted. */
-async function signedInOwner(baseUrl: string, orgId: string): Promise<string> {
+export async function signedInOwner(baseUrl: string, orgId: string): Promise<string> {
   const invited = await fetch(`${baseUrl}/admin/v1/orgs/${orgId}/invitations`, {
     method: "POST",
     headers: { authorization: `Bearer ${BENCH_ADMIN_TOKEN}`, "content-type": "application/json" },

@@ -16,6 +16,9 @@ export const organizationQuery = () =>
   queryOptions({
     queryKey: organizationKeys.profile(),
     queryFn: () => unwrap(client.GET("/app/api/v1/organization")),
+    // It changes through Settings, which refreshes it: the copy read with the session serves the header
+    // of the screens that follow instead of being read again as each one mounts.
+    staleTime: 60_000,
   });
 
 /**

@@ -10,12 +10,15 @@ import {
 import { automationListQuery, automationQuery } from "../api/automations.ts";
 import { importBatchQuery } from "../api/customers.ts";
 import { ApiError } from "../api/errors.ts";
-import { eventTypesQuery } from "../api/events.ts";
+import { eventSamplesQuery, eventTypesQuery } from "../api/events.ts";
 import type { LeadSource } from "../api/leads.ts";
-import { leadQuery } from "../api/leads.ts";
-import { PIECE_STATUSES, type PieceFilters, pieceQuery } from "../api/mail.ts";
+import { leadQuery, leadsQuery, unopenedLeadsQuery } from "../api/leads.ts";
+import { PIECE_STATUSES, type PieceFilters, pieceQuery, piecesQuery } from "../api/mail.ts";
+import { approvalsQuery } from "../api/mail-safety.ts";
+import { sourceJobRevenueQuery } from "../api/neighbours.ts";
 import { organizationQuery } from "../api/organization.ts";
-import { attentionQuery } from "../api/overview.ts";
+import { attentionQuery, firstStepsQuery, overviewQuery } from "../api/overview.ts";
+import { revenueQuery } from "../api/revenue.ts";
 import { sessionQuery } from "../api/session.ts";
 import { AppLayout } from "../pages/AppLayout.tsx";
 import { InvitePage } from "../pages/Auth/InvitePage.tsx";
@@ -28,6 +31,7 @@ import { DEVELOPER_TABS, type DeveloperTab, SETTINGS_TABS, type SettingsTab } fr
 /**
  * The whole URL tree of the app, in one place (paths are under the /app/ base). Each screen's component is
  * loaded when its route is first visited (lazyRouteComponent), so the first screen downloads only the shell.
+ * A screen's loader starts its reads (prefetchQuery, not awaited) so they travel while its code downloads.
  */
 const rootRoute = createRootRouteWithContext<{ queryClient: QueryClient }>()({
   component: Outlet,
@@ -78,9 +82,12 @@ const signedInRoute = createRoute({
   id: "signed-in",
   beforeLoad: async ({ context, location }) => {
     try {
-      const session = await context.queryClient.ensureQueryData(sessionQuery());
-      // The header's business name, loaded with the session so the header does not change under the eye.
-      await context.queryClient.ensureQueryData(organizationQuery()).catch(() => undefined);
+      // The header's business name, loaded with the session so the header does not change under the eye;
+      // asked for at the same time, as a signed-out answer is ignored and the session's 401 decides.
+      const [session] = await Promise.all([
+        context.queryClient.ensureQueryData(sessionQuery()),
+        context.queryClient.ensureQueryData(organizationQuery()).catch(() => undefined),
+      ]);
       return { session };
     } catch (error) {
       if (error instanceof ApiError && error.status === 401) {
@@ -98,6 +105,9 @@ const overviewRoute = createRoute({
   loader: ({ context }) => {
     void context.queryClient.prefetchQuery(attentionQuery());
     void context.queryClient.prefetchQuery(eventTypesQuery());
+    void context.queryClient.prefetchQuery(overviewQuery());
+    void context.queryClient.prefetchQuery(firstStepsQuery());
+    void context.queryClient.prefetchQuery(unopenedLeadsQuery());
   },
   component: lazyRouteComponent(() => import("../pages/Overview/OverviewPage.tsx"), "OverviewPage"),
 });
@@ -125,11 +135,15 @@ const automationNewRoute = createRoute({
 const automationEditRoute = createRoute({
   getParentRoute: () => signedInRoute,
   path: "automations/$automationId",
-  loader: ({ context, params }) =>
-    Promise.all([
+  loader: async ({ context, params }) => {
+    const [automation] = await Promise.all([
       context.queryClient.ensureQueryData(automationQuery(params.automationId)),
       context.queryClient.ensureQueryData(eventTypesQuery()),
-    ]),
+    ]);
+    // The proof waits for the newest sample of the trigger's type: ask for it now, not once the form mounts.
+    const eventType = automation.trigger?.event_type?.trim();
+    if (eventType) void context.queryClient.prefetchQuery(eventSamplesQuery(eventType));
+  },
   component: lazyRouteComponent(
     () => import("../pages/Automations/AutomationBuilderPage.tsx"),
     "AutomationEditPage",
@@ -149,6 +163,11 @@ const mailRoute = createRoute({
     from: isoDate(search.from),
     to: isoDate(search.to),
   }),
+  loaderDeps: ({ search }) => search,
+  loader: ({ context, deps }) => {
+    void context.queryClient.prefetchQuery(piecesQuery(deps));
+    void context.queryClient.prefetchQuery(automationListQuery());
+  },
   component: lazyRouteComponent(() => import("../pages/Mail/MailPage.tsx"), "MailPage"),
 });
 const pieceRoute = createRoute({
@@ -160,6 +179,7 @@ const pieceRoute = createRoute({
 const approvalsRoute = createRoute({
   getParentRoute: () => signedInRoute,
   path: "approvals",
+  loader: ({ context }) => void context.queryClient.prefetchQuery(approvalsQuery()),
   component: lazyRouteComponent(() => import("../pages/Approvals/ApprovalsPage.tsx"), "ApprovalsPage"),
 });
 const leadsRoute = createRoute({
@@ -168,6 +188,8 @@ const leadsRoute = createRoute({
   validateSearch: (search: Record<string, unknown>): { source?: LeadSource } => ({
     source: search.source === "landing_page" || search.source === "crm_sync" ? search.source : undefined,
   }),
+  loaderDeps: ({ search }) => search,
+  loader: ({ context, deps }) => void context.queryClient.prefetchQuery(leadsQuery(deps.source)),
   component: lazyRouteComponent(() => import("../pages/Leads/LeadsPage.tsx"), "LeadsPage"),
 });
 const leadRoute = createRoute({
@@ -179,6 +201,10 @@ const leadRoute = createRoute({
 const revenueRoute = createRoute({
   getParentRoute: () => signedInRoute,
   path: "revenue",
+  loader: ({ context }) => {
+    void context.queryClient.prefetchQuery(revenueQuery());
+    void context.queryClient.prefetchQuery(sourceJobRevenueQuery());
+  },
   component: lazyRouteComponent(() => import("../pages/Revenue/RevenuePage.tsx"), "RevenuePage"),
 });
 const customersRoute = createRoute({

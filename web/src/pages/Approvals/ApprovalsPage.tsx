@@ -1,7 +1,7 @@
 import { Button, Checkbox, Group, Image, Kbd, Paper, SimpleGrid, Stack, Text, Title } from "@mantine/core";
 import { notifications } from "@mantine/notifications";
 import { useQuery } from "@tanstack/react-query";
-import { useCallback, useEffect, useRef, useState } from "react";
+import { useCallback, useDeferredValue, useEffect, useRef, useState } from "react";
 import {
   type ApprovalCard,
   approvalsQuery,
@@ -11,6 +11,9 @@ import {
 import { formatDate } from "../../ui/format.ts";
 import { AnchorLink } from "../../ui/links.tsx";
 import { EmptyState, LoadError, Loading, PageHeader } from "../../ui/states.tsx";
+
+/** More than a first screenful of cards at any width (two at desktop width). */
+const CARDS_IN_FIRST_RENDER = 6;
 
 /** Typing in a text field must never approve or cancel a card. */
 function isTyping(target: EventTarget | null): boolean {
@@ -120,6 +123,8 @@ function ApprovalQueue({ cards, total }: { cards: ApprovalCard[]; total: number 
     return () => window.removeEventListener("keydown", onKey);
   }, [cards, current, busy, move, toggle, act]);
 
+  // A hundred cards take a while to render: the first screenful shows first, the rest right after it.
+  const rendered = useDeferredValue(cards.length, CARDS_IN_FIRST_RENDER);
   const allSelected = selected.size === cards.length;
   const chosen = [...selected];
 
@@ -175,7 +180,7 @@ function ApprovalQueue({ cards, total }: { cards: ApprovalCard[]; total: number 
         style={{ listStyle: "none" }}
         aria-label="Cards awaiting approval"
       >
-        {cards.map((card, index) => (
+        {cards.slice(0, rendered).map((card, index) => (
           <Paper
             component="li"
             key={card.id}
