@@ -1,5 +1,8 @@
+import { writeFileSync } from "node:fs";
+import path from "node:path";
+import { brotliCompressSync, gzipSync } from "node:zlib";
 import react from "@vitejs/plugin-react";
-import { defineConfig } from "vite";
+import { defineConfig, type Plugin } from "vite";
 
 // The service serves the built app at /app/; in development Vite serves it and hands the API calls to
 // the service (PORCHLIGHT_URL, default the service's default port) so cookies stay same-origin. The
@@ -13,9 +16,28 @@ const library = (path: RegExp) => (id: string) => {
   return installed !== undefined && path.test(installed) && !id.endsWith(".css");
 };
 
+/**
+ * Writes a brotli (.br) and a gzip (.gz) copy beside each text file of the build, once: the service
+ * sends them to browsers that accept them (@fastify/static's preCompressed), a third of the bytes.
+ */
+const precompressed = (): Plugin => ({
+  name: "porchlight-precompressed",
+  apply: "build",
+  writeBundle(options, bundle) {
+    for (const file of Object.values(bundle)) {
+      if (!/\.(js|css|html|svg|json)$/.test(file.fileName)) continue;
+      const bytes = Buffer.from(file.type === "chunk" ? file.code : file.source);
+      if (bytes.length < 1024) continue;
+      const target = path.join(options.dir ?? "dist", file.fileName);
+      writeFileSync(`${target}.br`, brotliCompressSync(bytes));
+      writeFileSync(`${target}.gz`, gzipSync(bytes, { level: 9 }));
+    }
+  },
+});
+
 export default defineConfig({
   base: "/app/",
-  plugins: [react()],
+  plugins: [react(), precompressed()],
   build: {
     outDir: "dist",
     emptyOutDir: true,

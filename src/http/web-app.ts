@@ -80,7 +80,8 @@ export async function registerWebApp(
   const pages = options.pages ?? "all";
   const home = pages === "operator" ? "/app/operator" : "/app/";
   await app.register(async (scope) => {
-    await scope.register(fastifyStatic, { root: distDir, serve: false, index: false });
+    // The build writes .br and .gz copies of its text files (web/vite.config.ts): sent when accepted.
+    await scope.register(fastifyStatic, { root: distDir, serve: false, index: false, preCompressed: true });
     scope.get("/app", { schema: { hide: true } }, async (_request, reply) => reply.redirect(home, 308));
     scope.get("/app/*", { schema: { hide: true } }, async (request, reply) => {
       const relative = decodeURIComponent((request.params as { "*": string })["*"].split("?")[0]!);
@@ -93,6 +94,7 @@ export async function registerWebApp(
           .type("text/html; charset=utf-8")
           .send(NOT_BUILT_PAGE);
       }
+      reply.header("vary", "accept-encoding");
       const file = builtFile(distDir, relative);
       if (file) {
         const immutable = HASHED_ASSET.test(file);

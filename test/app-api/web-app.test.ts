@@ -3,6 +3,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, test } from "node:test";
+import { brotliCompressSync, brotliDecompressSync, gunzipSync, gzipSync } from "node:zlib";
 import Fastify from "fastify";
 import { registerWebApp, WEB_APP_CSP, type WebAppPages } from "../../src/http/web-app.ts";
 
@@ -26,6 +27,37 @@ async function serve(distDir: string, pages?: WebAppPages) {
 }
 
 describe("the built web app at /app/", () => {
+  test("sends the build's brotli or gzip copy of a file to a browser that accepts it, else the file", async () => {
+    const dist = builtApp();
+    const script = `console.log(${JSON.stringify("app ".repeat(500))})`;
+    const file = path.join(dist, "assets", "index-abc123.js");
+    writeFileSync(file, script);
+    writeFileSync(`${file}.br`, brotliCompressSync(script));
+    writeFileSync(`${file}.gz`, gzipSync(script));
+    const app = await serve(dist);
+    const asked = (acceptEncoding?: string) =>
+      app.inject({
+        method: "GET",
+        url: "/app/assets/index-abc123.js",
+        headers: acceptEncoding ? { "accept-encoding": acceptEncoding } : {},
+      });
+    const brotli = await asked("gzip, deflate, br");
+    assert.equal(brotli.headers["content-encoding"], "br");
+    assert.equal(brotliDecompressSync(brotli.rawPayload).toString(), script);
+    const gzip = await asked("gzip");
+    assert.equal(gzip.headers["content-encoding"], "gzip");
+    assert.equal(gunzipSync(gzip.rawPayload).toString(), script);
+    const plain = await asked();
+    assert.equal(plain.headers["content-encoding"], undefined);
+    assert.equal(plain.body, script);
+    for (const answer of [brotli, gzip, plain]) {
+      assert.match(String(answer.headers["content-type"]), /javascript/);
+      assert.match(String(answer.headers.vary), /accept-encoding/i);
+      assert.equal(answer.headers["cache-control"], "public, max-age=31536000, immutable");
+    }
+    await app.close();
+  });
+
   test("serves files, falls back to index.html for app pages, and sends the strict CSP", async () => {
     const app = await serve(builtApp());
     const page = await app.inject({ method: "GET", url: "/app/automations/123" });
