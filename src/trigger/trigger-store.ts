@@ -59,23 +59,33 @@ export interface TriggerStore {
   drain(): Promise<void>;
 }
 
-type BatchDatabase = Pick<Database, "run">;
+type BatchDatabase = Pick<Database, "run"> & Partial<Pick<Database, "kind">>;
 
-const DEFAULT_IN_FLIGHT = 3;
+/**
+ * Most write statements in flight by default. On PostgreSQL one: the requests that arrive while
+ * it runs all go in the next statement, so under load one statement, one commit and one backend
+ * wake-up serve more events than with three in flight (measured: 5.2 instead of 3.0 events per
+ * statement at the bench's load), and the backends take less of the CPU the API process shares
+ * with them. PGlite runs one statement at a time whatever is in
+ * flight: three keep its thread fed while a batch waits for its sync.
+ */
+function defaultInFlight(database: BatchDatabase): number {
+  return database.kind === "postgres" ? 1 : 3;
+}
 
 export interface TriggerStoreOptions {
   database: BatchDatabase;
   logger: Logger;
   /** Most requests per statement (default 64). */
   maxBatch?: number;
-  /**
-   * Most statements in flight (default 3 of the pool's 10 connections): while one batch waits for
-   * its commit to reach disk, the next ones are already executing.
-   */
+  /** Most write statements in flight (default: one on PostgreSQL, three on PGlite). */
   maxInFlight?: number;
   /** How long a live event's sample may wait to be written (default 250 ms). */
   sampleFlushIntervalMs?: number;
 }
+
+/** Dedup lookups (dry runs, replays) are reads: no commit to wait for, nothing to group. */
+const LOOKUPS_IN_FLIGHT = 3;
 
 /** One request's fate in a batch: its results, or the error that failed it alone. */
 type Settled = { results: TriggerWriteResult } | { error: unknown };
@@ -96,7 +106,7 @@ export function createTriggerStore(options: TriggerStoreOptions): TriggerStore {
   });
   const batcher = createMicroBatcher<TriggerWrite, Settled>({
     maxBatch: options.maxBatch ?? 64,
-    maxInFlight: options.maxInFlight ?? DEFAULT_IN_FLIGHT,
+    maxInFlight: options.maxInFlight ?? defaultInFlight(database),
     async flush(requests) {
       try {
         return (await writeBatch(database, requests)).map((results) => ({ results }));
@@ -113,7 +123,7 @@ export function createTriggerStore(options: TriggerStoreOptions): TriggerStore {
   });
   const lookups = createMicroBatcher<CampaignDedupKey, string | undefined>({
     maxBatch: options.maxBatch ?? 64,
-    maxInFlight: options.maxInFlight ?? DEFAULT_IN_FLIGHT,
+    maxInFlight: options.maxInFlight ?? LOOKUPS_IN_FLIGHT,
     flush: (keys) => findCampaigns(database, keys),
   });
   return {
