@@ -62,30 +62,33 @@ export interface TriggerStore {
 type BatchDatabase = Pick<Database, "run"> & Partial<Pick<Database, "kind">>;
 
 /**
- * Most write statements in flight by default. On PostgreSQL one: the requests that arrive while
- * it runs all go in the next statement, so under load one statement, one commit and one backend
- * wake-up serve more events than with three in flight (measured: 5.2 instead of 3.0 events per
- * statement at the bench's load), and the backends take less of the CPU the API process shares
- * with them. PGlite runs one statement at a time whatever is in
- * flight: three keep its thread fed while a batch waits for its sync.
+ * Most statements in flight: while one batch waits for its commit to reach disk, the next
+ * ones are already executing.
  */
-function defaultInFlight(database: BatchDatabase): number {
-  return database.kind === "postgres" ? 1 : 3;
-}
+const STATEMENTS_IN_FLIGHT = 3;
+
+/**
+ * On PostgreSQL a second write statement starts beside a running one only for this many waiting
+ * requests; fewer wait for it and share the next statement. Each statement costs a backend
+ * wake-up and a commit on the cores the API process shares with PostgreSQL: at the bench's load
+ * three in flight carried 3.0 events each. PGlite runs one statement at a time whatever is in
+ * flight, so there any waiting request starts one (its thread stays fed while a batch syncs).
+ */
+const POSTGRES_MIN_WRITES_TO_OVERLAP = 4;
 
 export interface TriggerStoreOptions {
   database: BatchDatabase;
   logger: Logger;
   /** Most requests per statement (default 64). */
   maxBatch?: number;
-  /** Most write statements in flight (default: one on PostgreSQL, three on PGlite). */
+  /**
+   * Most statements in flight (default 3 of the pool's 10 connections): while one batch waits for
+   * its commit to reach disk, the next ones are already executing.
+   */
   maxInFlight?: number;
   /** How long a live event's sample may wait to be written (default 250 ms). */
   sampleFlushIntervalMs?: number;
 }
-
-/** Dedup lookups (dry runs, replays) are reads: no commit to wait for, nothing to group. */
-const LOOKUPS_IN_FLIGHT = 3;
 
 /** One request's fate in a batch: its results, or the error that failed it alone. */
 type Settled = { results: TriggerWriteResult } | { error: unknown };
@@ -106,7 +109,8 @@ export function createTriggerStore(options: TriggerStoreOptions): TriggerStore {
   });
   const batcher = createMicroBatcher<TriggerWrite, Settled>({
     maxBatch: options.maxBatch ?? 64,
-    maxInFlight: options.maxInFlight ?? defaultInFlight(database),
+    maxInFlight: options.maxInFlight ?? STATEMENTS_IN_FLIGHT,
+    ...(database.kind === "postgres" ? { minItemsToOverlap: POSTGRES_MIN_WRITES_TO_OVERLAP } : {}),
     async flush(requests) {
       try {
         return (await writeBatch(database, requests)).map((results) => ({ results }));
@@ -123,7 +127,7 @@ export function createTriggerStore(options: TriggerStoreOptions): TriggerStore {
   });
   const lookups = createMicroBatcher<CampaignDedupKey, string | undefined>({
     maxBatch: options.maxBatch ?? 64,
-    maxInFlight: options.maxInFlight ?? LOOKUPS_IN_FLIGHT,
+    maxInFlight: options.maxInFlight ?? STATEMENTS_IN_FLIGHT,
     flush: (keys) => findCampaigns(database, keys),
   });
   return {
