@@ -23,12 +23,6 @@ export interface MicroBatchOptions<Item, Result> {
   maxBatch: number;
   /** Most statements in flight at once (each holds one database connection). */
   maxInFlight: number;
-  /**
-   * While a statement is in flight, the fewest waiting items that start another one beside it
-   * (default 1: any). Fewer wait for the running statement and go together in the next: fewer
-   * statements per item, yet a slow statement still cannot hold back a growing queue.
-   */
-  minItemsToOverlap?: number;
 }
 
 interface Pending<Item, Result> {
@@ -79,10 +73,8 @@ export function createMicroBatcher<Item, Result>(
     });
   }
 
-  const minItemsToOverlap = options.minItemsToOverlap ?? 1;
-
   function pump() {
-    while (inFlight < options.maxInFlight && queue.length >= (inFlight > 0 ? minItemsToOverlap : 1)) {
+    while (inFlight < options.maxInFlight && queue.length > 0) {
       inFlight++;
       void run(queue.splice(0, options.maxBatch));
     }

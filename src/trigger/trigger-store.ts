@@ -59,22 +59,9 @@ export interface TriggerStore {
   drain(): Promise<void>;
 }
 
-type BatchDatabase = Pick<Database, "run"> & Partial<Pick<Database, "kind">>;
+type BatchDatabase = Pick<Database, "run">;
 
-/**
- * Most statements in flight: while one batch waits for its commit to reach disk, the next
- * ones are already executing.
- */
-const STATEMENTS_IN_FLIGHT = 3;
-
-/**
- * On PostgreSQL a second write statement starts beside a running one only for this many waiting
- * requests; fewer wait for it and share the next statement. Each statement costs a backend
- * wake-up and a commit on the cores the API process shares with PostgreSQL: at the bench's load
- * three in flight carried 3.0 events each. PGlite runs one statement at a time whatever is in
- * flight, so there any waiting request starts one (its thread stays fed while a batch syncs).
- */
-const POSTGRES_MIN_WRITES_TO_OVERLAP = 4;
+const DEFAULT_IN_FLIGHT = 3;
 
 export interface TriggerStoreOptions {
   database: BatchDatabase;
@@ -109,8 +96,7 @@ export function createTriggerStore(options: TriggerStoreOptions): TriggerStore {
   });
   const batcher = createMicroBatcher<TriggerWrite, Settled>({
     maxBatch: options.maxBatch ?? 64,
-    maxInFlight: options.maxInFlight ?? STATEMENTS_IN_FLIGHT,
-    ...(database.kind === "postgres" ? { minItemsToOverlap: POSTGRES_MIN_WRITES_TO_OVERLAP } : {}),
+    maxInFlight: options.maxInFlight ?? DEFAULT_IN_FLIGHT,
     async flush(requests) {
       try {
         return (await writeBatch(database, requests)).map((results) => ({ results }));
@@ -127,7 +113,7 @@ export function createTriggerStore(options: TriggerStoreOptions): TriggerStore {
   });
   const lookups = createMicroBatcher<CampaignDedupKey, string | undefined>({
     maxBatch: options.maxBatch ?? 64,
-    maxInFlight: options.maxInFlight ?? STATEMENTS_IN_FLIGHT,
+    maxInFlight: options.maxInFlight ?? DEFAULT_IN_FLIGHT,
     flush: (keys) => findCampaigns(database, keys),
   });
   return {

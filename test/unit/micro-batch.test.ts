@@ -75,29 +75,6 @@ describe("micro-batch (group commit)", () => {
     assert.deepEqual(await Promise.all(results), [10, 20, 30, 40, 50, 60]);
   });
 
-  it("starts a statement beside a running one only for minItemsToOverlap waiting items", async () => {
-    const { batches, flush, finishNext } = controlledFlush();
-    const batcher = createMicroBatcher({ flush, maxBatch: 10, maxInFlight: 3, minItemsToOverlap: 3 });
-    const results = [batcher.submit(1)];
-    await nextTurn();
-    assert.deepEqual(batches, [[1]], "nothing in flight: a lone item goes at once");
-    results.push(batcher.submit(2), batcher.submit(3));
-    await nextTurn();
-    assert.deepEqual(batches, [[1]], "two waiting items wait for the running statement");
-    results.push(batcher.submit(4));
-    await nextTurn();
-    assert.deepEqual(batches, [[1], [2, 3, 4]], "the third starts a statement beside it");
-    results.push(batcher.submit(5));
-    await nextTurn();
-    await finishNext();
-    assert.deepEqual(batches, [[1], [2, 3, 4]], "one still running: the lone item waits for it");
-    await finishNext();
-    assert.deepEqual(batches, [[1], [2, 3, 4], [5]], "none running: the waiting item goes");
-    await finishNext();
-    assert.deepEqual(await Promise.all(results), [10, 20, 30, 40, 50]);
-    await batcher.drain();
-  });
-
   it("rejects only the items of a failed batch, and drains", async () => {
     const { flush, finishNext } = controlledFlush();
     const batcher = createMicroBatcher({ flush, maxBatch: 10, maxInFlight: 1 });
