@@ -1,5 +1,6 @@
 import type { Clock } from "../clock.ts";
 import type { Queryable } from "../db/database.ts";
+import { createExpiringCache } from "../db/expiring-cache.ts";
 import { readPlatformSetting, writePlatformSetting } from "../db/platform-settings.ts";
 import { automationsDisabled } from "../errors.ts";
 
@@ -17,16 +18,20 @@ export interface KillSwitch {
 }
 
 export function createKillSwitch(deps: { db: Queryable; clock: Clock }): KillSwitch {
-  let cached: { paused: boolean; until: number } | undefined;
+  // Shared reads: when the cached answer expires under load, the events waiting on it make one
+  // query between them, not one each.
+  const cache = createExpiringCache<boolean>({
+    clock: deps.clock,
+    ttlMs: KILL_SWITCH_CACHE_MS,
+    maxEntries: 1,
+  });
 
-  async function isPaused(): Promise<boolean> {
-    const now = deps.clock.now().getTime();
-    if (cached && cached.until > now) return cached.paused;
+  async function readPaused(): Promise<boolean> {
     const setting = await readPlatformSetting<{ paused?: boolean }>(deps.db, SETTING_KEY);
-    const paused = setting?.paused === true;
-    cached = { paused, until: now + KILL_SWITCH_CACHE_MS };
-    return paused;
+    return setting?.paused === true;
   }
+
+  const isPaused = () => cache.get(SETTING_KEY, readPaused);
 
   return {
     isPaused,
@@ -35,7 +40,8 @@ export function createKillSwitch(deps: { db: Queryable; clock: Clock }): KillSwi
     },
     async setPaused(paused) {
       await writePlatformSetting(deps.db, SETTING_KEY, { paused });
-      cached = undefined;
+      // Also keeps a read that began before the write from caching the old answer.
+      cache.clear();
       return paused;
     },
   };
