@@ -169,5 +169,13 @@ describe("leads and revenue in the browser", () => {
     await checkBothWidths("lr-revenue");
     await open("/", "Overview");
     await page.getByRole("region", { name: "Last 12 months" }).getByText("$5,000 back per $1").waitFor();
+    // The monthly bars carry their numbers as text: this month's bar reads the deal's amount.
+    const revenueBars = page.getByRole("figure", {
+      name: "Attributed revenue per month over the last 12 months",
+    });
+    await revenueBars.getByText("$4,250", { exact: true }).waitFor();
+    const cardBars = page.getByRole("figure", { name: "Cards mailed per month over the last 12 months" });
+    assert.equal(await cardBars.getByText(/^\d+$/).count(), 12, "a number for each of the 12 months");
+    await checkBothWidths("lr-overview");
   });
 });

@@ -1,10 +1,11 @@
-import { BarChart } from "@mantine/charts";
+import { BarsList } from "@mantine/charts";
 import { Alert, Card, List, SimpleGrid, Stack, Text, Title } from "@mantine/core";
 import { useQuery } from "@tanstack/react-query";
 import { eventTypesQuery } from "../../api/events.ts";
 import { unopenedLeadsQuery } from "../../api/leads.ts";
 import { attentionQuery } from "../../api/overview.ts";
 import { CapsOverview } from "../../modules/mail-safety/CapsOverview.tsx";
+import { BARS_LIST_STYLES } from "../../ui/bars-list.ts";
 import { AnchorLink, ButtonLink } from "../../ui/links.tsx";
 import { EmptyState, LoadError, Loading, PageHeader } from "../../ui/states.tsx";
 import { FirstStepsChecklist } from "./FirstSteps.tsx";
@@ -143,17 +144,14 @@ function EventActivity() {
         </EmptyState>
       ) : (
         <SimpleGrid cols={{ base: 1, md: 2 }}>
-          <Card
-            withBorder
-            role="img"
-            aria-label="Bar chart of events received by type (the list beside it has the numbers)"
-          >
-            <BarChart
-              h={220}
-              data={eventTypes.data.map((type) => ({ event: type.event_type, count: type.count }))}
-              dataKey="event"
-              series={[{ name: "count", label: "Events", color: "indigo.8" }]}
-              yAxisProps={{ allowDecimals: false }}
+          <Card withBorder component="figure" m={0} aria-label="Events received by type">
+            <BarsList
+              data={eventTypes.data.map((type) => ({ name: type.event_type, value: type.count }))}
+              barColor="indigo"
+              barHeight={22}
+              barGap={4}
+              barTextColor="black"
+              styles={BARS_LIST_STYLES}
             />
           </Card>
           <Card withBorder>
