@@ -6,10 +6,8 @@
 import { type Queryable, queryOne, sql } from "../db/database.ts";
 import type { PieceStatus } from "../db/schema.ts";
 import { isUuid } from "../domain/uuid.ts";
-import type { SidePngs } from "../render/render.ts";
+import type { CardSide } from "../render/render.ts";
 import type { ProofSize } from "./piece-proof.ts";
-
-export type CardSide = "front" | "back";
 
 /** Statuses after the print files were handed to the printer: the card is what was printed. */
 const PRINTED: ReadonlySet<PieceStatus> = new Set([
@@ -50,18 +48,18 @@ export async function findPieceImage(
   return { kind: "absent", keep: PRINTED.has(row.status) };
 }
 
-/** Keeps both sides of a printed card at one size; a process that drew them at the same moment keeps its own copy out. */
-export async function keepPieceImages(
+/** Keeps one side of a printed card at one size; a process that drew it at the same moment keeps its own copy out. */
+export async function keepPieceImage(
   db: Queryable,
   orgId: string,
   pieceId: string,
+  side: CardSide,
   size: ProofSize,
-  sides: SidePngs,
+  png: Buffer,
 ): Promise<void> {
   await db.execute(
     sql`INSERT INTO piece_images (org_id, piece_id, image, png)
-        VALUES (${orgId}::uuid, ${pieceId}::uuid, ${imageName("front", size)}, decode(${sides.front.toString("base64")}, 'base64')),
-               (${orgId}::uuid, ${pieceId}::uuid, ${imageName("back", size)}, decode(${sides.back.toString("base64")}, 'base64'))
+        VALUES (${orgId}::uuid, ${pieceId}::uuid, ${imageName(side, size)}, decode(${png.toString("base64")}, 'base64'))
         ON CONFLICT (org_id, piece_id, image) DO NOTHING`,
   );
 }

@@ -3,7 +3,7 @@ import { notFound } from "../errors.ts";
 import type { HomeImagery } from "../imagery/home-imagery.ts";
 import type { CardContent } from "../render/card-layout.ts";
 import { PROOF_DPI } from "../render/proof-sides.ts";
-import type { SidePngs } from "../render/render.ts";
+import type { CardSide } from "../render/render.ts";
 import type { Renderer } from "../render/renderer.ts";
 import { loadPieceById } from "./piece-record.ts";
 import { cardOfPiece } from "./render-piece.ts";
@@ -38,8 +38,17 @@ export async function renderProof(deps: ProofDeps, pieceId: string, format: "pdf
   return deps.renderer.proof(await proofCard(deps, pieceId), format);
 }
 
-/** Each side of the piece's card as its own PNG: at proof resolution, or a list's thumbnail. */
-export async function renderProofSides(deps: ProofDeps, pieceId: string, size: ProofSize): Promise<SidePngs> {
+/** One side of the piece's card as a PNG: at proof resolution, or a list's thumbnail. */
+export async function renderProofSide(
+  deps: ProofDeps,
+  pieceId: string,
+  side: CardSide,
+  size: ProofSize,
+): Promise<Buffer> {
   const card = await proofCard(deps, pieceId);
-  return deps.renderer.sides(card, size === "thumbnail" ? { width: THUMBNAIL_WIDTH } : { dpi: PROOF_DPI });
+  return deps.renderer.side(
+    card,
+    side,
+    size === "thumbnail" ? { width: THUMBNAIL_WIDTH } : { dpi: PROOF_DPI },
+  );
 }

@@ -1,6 +1,15 @@
 import { setPriority } from "node:os";
 import type { CardContent } from "./card-layout.ts";
-import { renderPrintFiles, renderProofPdf, renderProofPng, renderSidePngs, type SidePngs } from "./render.ts";
+import {
+  type CardSide,
+  renderPrintFiles,
+  renderProofPdf,
+  renderProofPng,
+  renderSidePng,
+  renderSidePngs,
+  type SidePngs,
+  type SideResolution,
+} from "./render.ts";
 
 /**
  * The render pool's thread (see renderer.ts): lays out and draws cards off the API's event loop.
@@ -18,12 +27,14 @@ try {
 export type RenderTask =
   | { output: "print"; card: CardContent }
   | { output: "proof-pdf" | "proof-png"; card: CardContent }
-  | { output: "sides-png"; card: CardContent; resolution: { dpi: number } | { width: number } };
+  | { output: "sides-png"; card: CardContent; resolution: SideResolution }
+  | { output: "side-png"; card: CardContent; side: CardSide; resolution: SideResolution };
 
 export type RenderResult = { frontPdf: Uint8Array; backPdf: Uint8Array } | SidePngs | Uint8Array;
 
 export default async function render(task: RenderTask): Promise<RenderResult> {
   if (task.output === "print") return renderPrintFiles(task.card);
   if (task.output === "sides-png") return renderSidePngs(task.card, task.resolution);
+  if (task.output === "side-png") return renderSidePng(task.card, task.side, task.resolution);
   return task.output === "proof-pdf" ? renderProofPdf(task.card) : renderProofPng(task.card);
 }

@@ -79,21 +79,32 @@ const sidePng = (drawing: Drawing, dpi: number, width?: number) => {
   return (width ? raster.resize({ width }) : raster).png().toBuffer();
 };
 
+export type CardSide = "front" | "back";
+export type SideResolution = { dpi: number } | { width: number };
+
 /**
- * Front and back drawn from the print files' own layout at `dpi`, or at the least density that
- * covers `width` pixels and then scaled to exactly that width (a list's thumbnail).
+ * One side drawn from the print files' own layout at `dpi`, or at the least density that covers
+ * `width` pixels and then scaled to exactly that width (a list's thumbnail). Only the front has the
+ * home's picture; the back is text, the address and the QR code.
  */
-export async function renderSidePngs(
+export async function renderSidePng(
   card: CardContent,
-  resolution: { dpi: number } | { width: number },
-): Promise<SidePngs> {
+  side: CardSide,
+  resolution: SideResolution,
+): Promise<Buffer> {
   const widthInches = cardGeometry(card.size).width / POINTS_PER_INCH;
   const dpi = "dpi" in resolution ? resolution.dpi : Math.ceil(resolution.width / widthInches);
   const width = "width" in resolution ? resolution.width : undefined;
+  if (side === "back") return sidePng(backDrawing(card), dpi, width);
   const picture = await pictureAt(await fitHomeImage(card.homeImage.bytes, card.size), card.size, dpi);
+  return sidePng(frontDrawing(card, picture), dpi, width);
+}
+
+/** Front and back, as renderSidePng draws each. */
+export async function renderSidePngs(card: CardContent, resolution: SideResolution): Promise<SidePngs> {
   const [front, back] = await Promise.all([
-    sidePng(frontDrawing(card, picture), dpi, width),
-    sidePng(backDrawing(card), dpi, width),
+    renderSidePng(card, "front", resolution),
+    renderSidePng(card, "back", resolution),
   ]);
   return { front, back };
 }

@@ -2,7 +2,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { Piscina } from "piscina";
 import type { CardContent } from "./card-layout.ts";
-import type { SidePngs } from "./render.ts";
+import type { CardSide, SidePngs, SideResolution } from "./render.ts";
 import type { RenderResult, RenderTask } from "./render-worker.ts";
 
 /**
@@ -16,7 +16,9 @@ export interface Renderer {
   /** The two-page PDF (front, back) or the PNG sheet of both sides, for a human to look at. */
   proof(card: CardContent, format: "pdf" | "png"): Promise<Buffer>;
   /** Each side as its own PNG, at a resolution or scaled to a width (a list's thumbnail). */
-  sides(card: CardContent, resolution: { dpi: number } | { width: number }): Promise<SidePngs>;
+  sides(card: CardContent, resolution: SideResolution): Promise<SidePngs>;
+  /** One side as a PNG (a list's thumbnail needs only the front; the back has no picture to scale). */
+  side(card: CardContent, side: CardSide, resolution: SideResolution): Promise<Buffer>;
   /** Lets rendering in flight finish, then ends the threads. */
   close(): Promise<void>;
 }
@@ -63,6 +65,9 @@ export function createRenderPool(options: { threads: number }): Renderer {
         back: Uint8Array;
       };
       return { front: asBuffer(sides.front), back: asBuffer(sides.back) };
+    },
+    async side(card, side, resolution) {
+      return asBuffer((await pool.run({ output: "side-png", card, side, resolution })) as Uint8Array);
     },
     close: () => pool.close(),
   };

@@ -239,6 +239,26 @@ describe(`app API: Mail (${databaseLabel})`, () => {
       assert.equal(answer.statusCode, 200);
       assert.equal(answer.headers["cache-control"], "private, max-age=31536000, immutable");
     }
+    // Each side at each size is drawn and kept on its own: a list asks for fronts only.
+    assert.ok((await kept(mailedPiece.id)).includes("front_thumbnail"));
+    for (const [side, size] of [
+      ["back", "thumbnail"],
+      ["front", "full"],
+      ["back", "full"],
+    ] as const) {
+      const answer = await get(mailedPiece.id, side, size);
+      assert.equal(answer.statusCode, 200);
+      const [stored] = await queryRows<{ png: string }>(
+        ctx.database.db,
+        sql`SELECT encode(png, 'base64') AS png FROM piece_images
+             WHERE piece_id = ${mailedPiece.id}::uuid AND image = ${size === "full" ? side : `${side}_thumbnail`}`,
+      );
+      assert.deepEqual(
+        answer.rawPayload,
+        Buffer.from(stored!.png, "base64"),
+        `${side} ${size} is what was kept`,
+      );
+    }
     assert.deepEqual(await kept(mailedPiece.id), ["back", "back_thumbnail", "front", "front_thumbnail"]);
 
     // What is served is the kept image, not a new drawing: replace it and the answer follows.

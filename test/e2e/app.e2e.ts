@@ -170,7 +170,7 @@ describe("the contractor's web app in a browser", () => {
     await page.keyboard.press("Escape");
     // The newest sample of the type is picked by itself; its properties feed the filters.
     await waitUntil(
-      async () => (await page.getByLabel("Sample record").and(page.locator("input")).inputValue()) !== "",
+      async () => (await page.getByLabel("Sample record").inputValue()) !== "",
       "a sample is picked",
     );
     await page.getByRole("button", { name: "Add filter" }).click();

@@ -10,9 +10,8 @@ import {
   MailPiecePage,
   PieceStatusSchema,
 } from "../../pieces/app-mail.ts";
-import { findPieceImage, keepPieceImages } from "../../pieces/piece-images.ts";
-import { type ProofDeps, renderProofSides } from "../../pieces/piece-proof.ts";
-import type { SidePngs } from "../../render/render.ts";
+import { findPieceImage, keepPieceImage } from "../../pieces/piece-images.ts";
+import { type ProofDeps, renderProofSide } from "../../pieces/piece-proof.ts";
 import type { AppApiContext } from "../context.ts";
 import { sessionOf } from "../session-guard.ts";
 
@@ -38,9 +37,9 @@ export function registerMailRoutes(app: FastifyInstance, ctx: AppApiContext): vo
     renderer: ctx.renderer,
     publicBaseUrl: config.publicBaseUrl,
   };
-  // A waiting card's two sides are drawn together; thumbnails are small and kept longer.
-  const sides = createExpiringCache<SidePngs>({ clock: ctx.clock, ttlMs: 60_000, maxEntries: 20 });
-  const thumbnails = createExpiringCache<SidePngs>({
+  // A waiting card's side is drawn when asked (Mail's list asks for fronts only); thumbnails are small and kept longer.
+  const sides = createExpiringCache<Buffer>({ clock: ctx.clock, ttlMs: 60_000, maxEntries: 40 });
+  const thumbnails = createExpiringCache<Buffer>({
     clock: ctx.clock,
     ttlMs: 10 * 60_000,
     maxEntries: 500,
@@ -123,17 +122,17 @@ export function registerMailRoutes(app: FastifyInstance, ctx: AppApiContext): vo
       reply.type("image/png");
       if (found.kind === "stored") return reply.header("cache-control", PRINTED_CARD_CACHING).send(found.png);
       const cache = size === "thumbnail" ? thumbnails : sides;
-      const key = `${orgId}:${id}`;
+      const key = `${orgId}:${id}:${side}`;
       if (!cache.cached(key)) {
         const decision = await ctx.limiter.hit("app-piece-proofs", orgId, PIECE_PROOFS_PER_MINUTE, 60);
         if (!decision.allowed)
           throw rateLimited(decision.secondsToWindowEnd, "too many card images; wait a moment");
       }
-      const drawn = await cache.get(key, () => renderProofSides(proofDeps, id, size));
-      if (found.keep) await keepPieceImages(db, orgId, id, size, drawn);
+      const drawn = await cache.get(key, () => renderProofSide(proofDeps, id, side, size));
+      if (found.keep) await keepPieceImage(db, orgId, id, side, size, drawn);
       return reply
         .header("cache-control", found.keep ? PRINTED_CARD_CACHING : WAITING_CARD_CACHING)
-        .send(drawn[side]);
+        .send(drawn);
     },
   );
 }

@@ -37,6 +37,9 @@ export const eventTypesQuery = () =>
     select: (types) => newestFirst(types, (type) => type.last_seen_at),
   });
 
+export const newestSamplesFirst = <T extends { received_at: string }>(samples: T[]) =>
+  newestFirst(samples, (sample) => sample.received_at);
+
 /** Samples of one event type (or of all types when blank), newest first. */
 export const eventSamplesQuery = (eventType: string) =>
   queryOptions({
@@ -47,5 +50,5 @@ export const eventSamplesQuery = (eventType: string) =>
           params: { query: eventType ? { event_type: eventType } : {} },
         }),
       ),
-    select: (samples) => newestFirst(samples, (sample) => sample.received_at),
+    select: newestSamplesFirst,
   });

@@ -7,10 +7,10 @@ import {
   Outlet,
   redirect,
 } from "@tanstack/react-router";
-import { automationListQuery, automationQuery } from "../api/automations.ts";
+import { automationListQuery, automationQuery, proofQuery } from "../api/automations.ts";
 import { importBatchQuery } from "../api/customers.ts";
 import { ApiError } from "../api/errors.ts";
-import { eventSamplesQuery, eventTypesQuery } from "../api/events.ts";
+import { eventSamplesQuery, eventTypesQuery, newestSamplesFirst } from "../api/events.ts";
 import type { LeadSource } from "../api/leads.ts";
 import { leadQuery, leadsQuery, unopenedLeadsQuery } from "../api/leads.ts";
 import { PIECE_STATUSES, type PieceFilters, pieceQuery, piecesQuery } from "../api/mail.ts";
@@ -20,6 +20,7 @@ import { organizationQuery } from "../api/organization.ts";
 import { attentionQuery, firstStepsQuery, overviewQuery } from "../api/overview.ts";
 import { revenueQuery } from "../api/revenue.ts";
 import { sessionQuery } from "../api/session.ts";
+import { formValuesOf, proofInputOf } from "../modules/automations/form-model.ts";
 import { AppLayout } from "../pages/AppLayout.tsx";
 import { InvitePage } from "../pages/Auth/InvitePage.tsx";
 import { ForgotPasswordPage, ResetPasswordPage } from "../pages/Auth/PasswordResetPages.tsx";
@@ -141,9 +142,13 @@ const automationEditRoute = createRoute({
       context.queryClient.ensureQueryData(automationQuery(params.automationId)),
       context.queryClient.ensureQueryData(eventTypesQuery()),
     ]);
-    // The proof waits for the newest sample of the trigger's type: ask for it now, not once the form mounts.
+    // The proof needs the newest sample of the trigger's type (a short read, waited for) and then its
+    // drawing, asked for now so it travels while the form renders instead of after it has mounted.
     const eventType = automation.trigger?.event_type?.trim();
-    if (eventType) void context.queryClient.prefetchQuery(eventSamplesQuery(eventType));
+    if (!eventType) return;
+    const samples = await context.queryClient.ensureQueryData(eventSamplesQuery(eventType)).catch(() => []);
+    const values = { ...formValuesOf(automation), sample_id: newestSamplesFirst(samples)[0]?.id ?? "" };
+    void context.queryClient.prefetchQuery(proofQuery(proofInputOf(values)));
   },
   component: lazyRouteComponent(
     () => import("../pages/Automations/AutomationBuilderPage.tsx"),

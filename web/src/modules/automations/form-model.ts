@@ -4,6 +4,7 @@ import type {
   AutomationFilter,
   CardTemplate,
   DryRunInput,
+  ProofInput,
 } from "../../api/automations.ts";
 import {
   type AudienceFormValues,
@@ -173,6 +174,20 @@ export function templateOf(values: AutomationFormValues): CardTemplate {
     card_size: values.card_size,
   };
 }
+
+/** Who every proof of the automation is drawn for: the sample record, and a neighbour's card as a neighbour gets it (the job's street, no name). */
+export function proofRecipientOf(values: AutomationFormValues): Omit<ProofInput, "template"> {
+  return {
+    ...(values.sample_id ? { sample_id: values.sample_id } : {}),
+    ...(values.audience === "neighbours" ? { audience: { type: "neighbours" as const } } : {}),
+  };
+}
+
+/** What the card's proof is drawn with: the builder's, and the one its route asks for before the form mounts. */
+export const proofInputOf = (values: AutomationFormValues): ProofInput => ({
+  template: templateOf(values),
+  ...proofRecipientOf(values),
+});
 
 /** What a dry run takes: the parts of the draft that decide the outcome (the trigger is the sample's). */
 export function dryRunDraftOf(values: AutomationFormValues): DryRunInput["automation"] {
