@@ -259,6 +259,7 @@ export function measuredRenderer(renderer: Renderer, metrics: Pick<Metrics, "ren
     proof: (card, format) => timed("proof", () => renderer.proof(card, format)),
     sides: (card, resolution) => timed("proof", () => renderer.sides(card, resolution)),
     side: (card, side, resolution) => timed("proof", () => renderer.side(card, side, resolution)),
+    warm: () => renderer.warm(),
     close: () => renderer.close(),
   };
 }

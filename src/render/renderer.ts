@@ -19,6 +19,11 @@ export interface Renderer {
   sides(card: CardContent, resolution: SideResolution): Promise<SidePngs>;
   /** One side as a PNG (a list's thumbnail needs only the front; the back has no picture to scale). */
   side(card: CardContent, side: CardSide, resolution: SideResolution): Promise<Buffer>;
+  /**
+   * Starts a render thread and loads its fonts if none is running, without waiting: called when
+   * somebody opens the app, so the screen's first card image is not the one that pays for it.
+   */
+  warm(): void;
   /** Lets rendering in flight finish, then ends the threads. */
   close(): Promise<void>;
 }
@@ -68,6 +73,10 @@ export function createRenderPool(options: { threads: number }): Renderer {
     },
     async side(card, side, resolution) {
       return asBuffer((await pool.run({ output: "side-png", card, side, resolution })) as Uint8Array);
+    },
+    warm() {
+      if (pool.threads.length > 0) return;
+      pool.run({ output: "warm" }).catch(() => undefined);
     },
     close: () => pool.close(),
   };

@@ -54,7 +54,11 @@ export function registerSessionRoutes(app: FastifyInstance, ctx: AppApiContext):
         response: { 200: SessionView },
       },
     },
-    async (request) => sessionView(sessionOf(request)),
+    async (request) => {
+      // The app reads the session first on every load: a render thread gets ready while its screen loads.
+      ctx.renderer.warm();
+      return sessionView(sessionOf(request));
+    },
   );
 
   r.get(

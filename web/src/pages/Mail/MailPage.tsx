@@ -1,6 +1,7 @@
 import { Group, Image, NativeSelect, Table, Text, TextInput } from "@mantine/core";
 import { useQuery } from "@tanstack/react-query";
 import { getRouteApi } from "@tanstack/react-router";
+import { useDeferredValue } from "react";
 import { automationListQuery } from "../../api/automations.ts";
 import { PIECE_STATUS, PIECE_STATUSES, type PieceFilters, piecesQuery } from "../../api/mail.ts";
 import { formatDate, readableReason } from "../../ui/format.ts";
@@ -30,6 +31,11 @@ export function MailPage() {
     </>
   );
 }
+
+/** Rows a tall screen shows before scrolling. */
+const ROWS_IN_FIRST_RENDER = 14;
+/** Rows an 800 px high window shows: their thumbnails are asked for first, each being a card drawn. */
+const ROWS_ON_A_LAPTOP = 8;
 
 /** Two filters a line on a phone, so the list starts on the first screen. */
 const HALF_LINE = "calc(50% - var(--mantine-spacing-sm) / 2)";
@@ -90,6 +96,10 @@ function PieceList({ filters, filtered }: { filters: MailFilters; filtered: bool
   const pages = useKeysetPages();
   const pieces = useQuery(piecesQuery(filters, pages.cursor));
 
+  // Fifty rows take a while to render: the first screenful shows (and asks for its thumbnails) first,
+  // the rest right after it.
+  const rendered = useDeferredValue(pieces.data?.pieces.length ?? 0, ROWS_IN_FIRST_RENDER);
+
   if (pieces.isPending) return <Loading label="Loading your mail" />;
   if (pieces.isError) return <LoadError error={pieces.error} retry={() => pieces.refetch()} />;
   if (pieces.data.pieces.length === 0 && pages.number === 1) {
@@ -127,7 +137,7 @@ function PieceList({ filters, filtered }: { filters: MailFilters; filtered: bool
             </Table.Tr>
           </Table.Thead>
           <Table.Tbody>
-            {pieces.data.pieces.map((piece) => (
+            {pieces.data.pieces.slice(0, rendered).map((piece, index) => (
               <Table.Tr key={piece.id}>
                 <Table.Td>
                   <Image
@@ -137,7 +147,8 @@ function PieceList({ filters, filtered }: { filters: MailFilters; filtered: bool
                     h={48}
                     fit="contain"
                     radius="xs"
-                    loading="lazy"
+                    // The first screenful's are asked for at once; Chromium started lazy ones ~0.4 s after the rows showed.
+                    loading={index < ROWS_ON_A_LAPTOP ? "eager" : "lazy"}
                   />
                 </Table.Td>
                 <Table.Td>
