@@ -1,5 +1,7 @@
 import { setPriority } from "node:os";
+import { placeholderImage } from "../imagery/placeholder.ts";
 import type { CardContent } from "./card-layout.ts";
+import { composeCard } from "./compose.ts";
 import {
   type CardSide,
   renderPrintFiles,
@@ -10,12 +12,7 @@ import {
   type SidePngs,
   type SideResolution,
 } from "./render.ts";
-import { textPath } from "./text.ts";
-
-/** Reads and parses both faces and shapes a word in each: most of a new thread's first card (~0.8 s). */
-function warmFonts(): void {
-  for (const bold of [false, true]) textPath("Porchlight", { x: 0, y: 0, size: 12, bold });
-}
+import { DEFAULT_TEMPLATE } from "./template.ts";
 
 /**
  * The render pool's thread (see renderer.ts): lays out and draws cards off the API's event loop.
@@ -30,6 +27,38 @@ try {
   // not permitted or not supported: rendering works the same, only without the lower priority
 }
 
+/**
+ * Draws an example card's thumbnails and throws them away: a new thread's first card reads and parses
+ * the fonts, starts sharp and librsvg and fits the placeholder scene (~0.3-0.8 s), which the first
+ * card someone is waiting for should not pay.
+ */
+async function warmUp(): Promise<void> {
+  const street = "1 Example St";
+  const card = composeCard({
+    recipient: {
+      recipientName: "Alex Example",
+      address: street,
+      street,
+      city: "Springfield",
+      state: "IL",
+      zip: "62704",
+      properties: {},
+    },
+    orgName: "Porchlight",
+    template: DEFAULT_TEMPLATE,
+    landingUrl: "https://example.invalid/l/warm-up",
+    homeImage: placeholderImage({
+      address: street,
+      street,
+      city: "Springfield",
+      latitude: null,
+      longitude: null,
+    }),
+    printAddressBlock: true,
+  });
+  await renderSidePngs(card, { width: 320 });
+}
+
 export type RenderTask =
   | { output: "print"; card: CardContent }
   | { output: "proof-pdf" | "proof-png"; card: CardContent }
@@ -41,7 +70,7 @@ export type RenderResult = { frontPdf: Uint8Array; backPdf: Uint8Array } | SideP
 
 export default async function render(task: RenderTask): Promise<RenderResult> {
   if (task.output === "warm") {
-    warmFonts();
+    await warmUp();
     return new Uint8Array(0);
   }
   if (task.output === "print") return renderPrintFiles(task.card);
