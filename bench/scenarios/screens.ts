@@ -57,6 +57,9 @@ interface Visit {
   codeLoadedMs?: number;
   /** When the screen's heading first showed, on a first visit: the shell and the session were done. */
   headingMs?: number;
+  /** When the screen's data element first showed, and then when no loading indicator showed (the rest is images). */
+  dataMs?: number;
+  noLoaderMs?: number;
   /** The slowest request of the visit (path and ms), for finding where a slow screen waits. */
   slowest?: string;
   /** Every request of a first visit, as the page saw it: path, start → response end (ms from navigation). */
@@ -142,9 +145,11 @@ const READY_IN_PAGE = `(() => {
   if (!headed) return false;
   window.__benchHeadingAt ??= performance.now();
   if (![...document.querySelectorAll(screen.data)].some(visible)) return false;
+  window.__benchDataAt ??= performance.now();
   const loading = document.querySelectorAll(
     '.mantine-Loader-root, .mantine-Skeleton-root, [role="status"][aria-label="Drawing the proof"]');
   if ([...loading].some(visible)) return false;
+  window.__benchNoLoaderAt ??= performance.now();
   if ([...document.images].some((image) => inViewport(image) && !(image.complete && image.naturalWidth > 0)))
     return false;
   return performance.now() - (window.__benchNavigatedAt ?? 0);
@@ -235,8 +240,9 @@ async function coldVisit(browser: Browser, baseUrl: string, cookie: string, scre
     }
     // What was timed, to look at: not an error page.
     await page.screenshot({ path: path.join(ARTIFACTS, `screens-${screen.name.replaceAll(" ", "-")}.png`) });
-    const [codeLoadedMs, headingMs] = (await page.evaluate(
-      `[performance.getEntriesByType("navigation")[0].domContentLoadedEventEnd, window.__benchHeadingAt]`,
+    const [codeLoadedMs, headingMs, dataMs, noLoaderMs] = (await page.evaluate(
+      `[performance.getEntriesByType("navigation")[0].domContentLoadedEventEnd, window.__benchHeadingAt,
+        window.__benchDataAt, window.__benchNoLoaderAt]`,
     )) as number[];
     const requests = (await page.evaluate(REQUESTS_IN_PAGE)) as string[];
     const longTasks = (await page.evaluate("window.__benchLongTasks ?? []")) as string[];
@@ -244,6 +250,8 @@ async function coldVisit(browser: Browser, baseUrl: string, cookie: string, scre
       readyMs,
       codeLoadedMs: round(codeLoadedMs!),
       headingMs: round(headingMs!),
+      dataMs: round(dataMs!),
+      noLoaderMs: round(noLoaderMs!),
       slowest: slowest(),
       requests,
       longTasks,

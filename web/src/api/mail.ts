@@ -58,6 +58,18 @@ export const piecesQuery = (filters: Omit<PieceFilters, "cursor"> = {}, cursor?:
       ),
   });
 
+/** Rows an 800 px high window shows: their thumbnails are asked for first, each being a card drawn. */
+export const ROWS_ON_A_LAPTOP = 8;
+
+/**
+ * Starts the browser fetching the first rows' thumbnails the moment the list arrives, while the rows
+ * are still being rendered (a waiting card's thumbnail is drawn on request, ~30 ms of server CPU
+ * each); the rows' <img> elements then find them in the browser's cache.
+ */
+export function preloadThumbnails(page: { pieces: { thumbnail_url: string }[] }): void {
+  for (const piece of page.pieces.slice(0, ROWS_ON_A_LAPTOP)) new Image().src = piece.thumbnail_url;
+}
+
 export const pieceQuery = (id: string) =>
   queryOptions({
     queryKey: mailKeys.piece(id),

@@ -13,7 +13,13 @@ import { ApiError } from "../api/errors.ts";
 import { eventSamplesQuery, eventTypesQuery, newestSamplesFirst } from "../api/events.ts";
 import type { LeadSource } from "../api/leads.ts";
 import { leadQuery, leadsQuery, unopenedLeadsQuery } from "../api/leads.ts";
-import { PIECE_STATUSES, type PieceFilters, pieceQuery, piecesQuery } from "../api/mail.ts";
+import {
+  PIECE_STATUSES,
+  type PieceFilters,
+  pieceQuery,
+  piecesQuery,
+  preloadThumbnails,
+} from "../api/mail.ts";
 import { approvalsQuery } from "../api/mail-safety.ts";
 import { sourceJobRevenueQuery } from "../api/neighbours.ts";
 import { organizationQuery } from "../api/organization.ts";
@@ -171,7 +177,10 @@ const mailRoute = createRoute({
   }),
   loaderDeps: ({ search }) => search,
   loader: ({ context, deps }) => {
-    void context.queryClient.prefetchQuery(piecesQuery(deps));
+    void context.queryClient
+      .ensureQueryData(piecesQuery(deps))
+      .then(preloadThumbnails)
+      .catch(() => undefined);
     void context.queryClient.prefetchQuery(automationListQuery());
   },
   component: lazyRouteComponent(() => import("../pages/Mail/MailPage.tsx"), "MailPage"),

@@ -3,7 +3,14 @@ import { useQuery } from "@tanstack/react-query";
 import { getRouteApi } from "@tanstack/react-router";
 import { useDeferredValue } from "react";
 import { automationListQuery } from "../../api/automations.ts";
-import { PIECE_STATUS, PIECE_STATUSES, type PieceFilters, piecesQuery } from "../../api/mail.ts";
+import {
+  PIECE_STATUS,
+  PIECE_STATUSES,
+  type PieceFilters,
+  type PieceSummary,
+  piecesQuery,
+  ROWS_ON_A_LAPTOP,
+} from "../../api/mail.ts";
 import { formatDate, readableReason } from "../../ui/format.ts";
 import { KeysetPager, useKeysetPages } from "../../ui/KeysetPager.tsx";
 import { AnchorLink, ButtonLink } from "../../ui/links.tsx";
@@ -34,8 +41,6 @@ export function MailPage() {
 
 /** Rows a tall screen shows before scrolling. */
 const ROWS_IN_FIRST_RENDER = 14;
-/** Rows an 800 px high window shows: their thumbnails are asked for first, each being a card drawn. */
-const ROWS_ON_A_LAPTOP = 8;
 
 /** Two filters a line on a phone, so the list starts on the first screen. */
 const HALF_LINE = "calc(50% - var(--mantine-spacing-sm) / 2)";
@@ -96,10 +101,6 @@ function PieceList({ filters, filtered }: { filters: MailFilters; filtered: bool
   const pages = useKeysetPages();
   const pieces = useQuery(piecesQuery(filters, pages.cursor));
 
-  // Fifty rows take a while to render: the first screenful shows (and asks for its thumbnails) first,
-  // the rest right after it.
-  const rendered = useDeferredValue(pieces.data?.pieces.length ?? 0, ROWS_IN_FIRST_RENDER);
-
   if (pieces.isPending) return <Loading label="Loading your mail" />;
   if (pieces.isError) return <LoadError error={pieces.error} retry={() => pieces.refetch()} />;
   if (pieces.data.pieces.length === 0 && pages.number === 1) {
@@ -136,44 +137,55 @@ function PieceList({ filters, filtered }: { filters: MailFilters; filtered: bool
               <Table.Th>Mailed</Table.Th>
             </Table.Tr>
           </Table.Thead>
-          <Table.Tbody>
-            {pieces.data.pieces.slice(0, rendered).map((piece, index) => (
-              <Table.Tr key={piece.id}>
-                <Table.Td>
-                  <Image
-                    src={piece.thumbnail_url}
-                    alt={`Front of the postcard to ${piece.address}`}
-                    w={72}
-                    h={48}
-                    fit="contain"
-                    radius="xs"
-                    // The first screenful's are asked for at once; Chromium started lazy ones ~0.4 s after the rows showed.
-                    loading={index < ROWS_ON_A_LAPTOP ? "eager" : "lazy"}
-                  />
-                </Table.Td>
-                <Table.Td>
-                  <AnchorLink to="/mail/$pieceId" params={{ pieceId: piece.id }}>
-                    {piece.recipient_name ?? "Current resident"}
-                  </AnchorLink>
-                </Table.Td>
-                <Table.Td miw={170}>
-                  <PieceStatusBadge status={piece.status} />
-                  {piece.status_reason && (
-                    <Text size="xs" c="dimmed" maw={220}>
-                      {readableReason(piece.status_reason)}
-                    </Text>
-                  )}
-                </Table.Td>
-                <Table.Td>{piece.address}</Table.Td>
-                <Table.Td>{piece.automation_name ?? piece.campaign_name}</Table.Td>
-                <Table.Td>{formatDate(piece.created_at)}</Table.Td>
-                <Table.Td>{formatDate(piece.mailed_at)}</Table.Td>
-              </Table.Tr>
-            ))}
-          </Table.Tbody>
+          <PieceRows pieces={pieces.data.pieces} />
         </Table>
       </ScrollTable>
       <KeysetPager pages={pages} next={pieces.data.next_cursor} />
     </>
+  );
+}
+
+/**
+ * Fifty rows take a while to render: the first screenful shows (and asks for its thumbnails) first, the
+ * rest right after it. Mounted with the page's pieces, so the first render is the first screenful's.
+ */
+function PieceRows({ pieces }: { pieces: PieceSummary[] }) {
+  const rendered = useDeferredValue(pieces.length, ROWS_IN_FIRST_RENDER);
+  return (
+    <Table.Tbody>
+      {pieces.slice(0, rendered).map((piece, index) => (
+        <Table.Tr key={piece.id}>
+          <Table.Td>
+            <Image
+              src={piece.thumbnail_url}
+              alt={`Front of the postcard to ${piece.address}`}
+              w={72}
+              h={48}
+              fit="contain"
+              radius="xs"
+              // The first screenful's are asked for at once; Chromium started lazy ones ~0.4 s after the rows showed.
+              loading={index < ROWS_ON_A_LAPTOP ? "eager" : "lazy"}
+            />
+          </Table.Td>
+          <Table.Td>
+            <AnchorLink to="/mail/$pieceId" params={{ pieceId: piece.id }}>
+              {piece.recipient_name ?? "Current resident"}
+            </AnchorLink>
+          </Table.Td>
+          <Table.Td miw={170}>
+            <PieceStatusBadge status={piece.status} />
+            {piece.status_reason && (
+              <Text size="xs" c="dimmed" maw={220}>
+                {readableReason(piece.status_reason)}
+              </Text>
+            )}
+          </Table.Td>
+          <Table.Td>{piece.address}</Table.Td>
+          <Table.Td>{piece.automation_name ?? piece.campaign_name}</Table.Td>
+          <Table.Td>{formatDate(piece.created_at)}</Table.Td>
+          <Table.Td>{formatDate(piece.mailed_at)}</Table.Td>
+        </Table.Tr>
+      ))}
+    </Table.Tbody>
   );
 }

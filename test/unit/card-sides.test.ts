@@ -1,0 +1,61 @@
+import assert from "node:assert/strict";
+import { after, describe, it } from "node:test";
+import sharp from "sharp";
+import { placeholderImage } from "../../src/imagery/placeholder.ts";
+import { composeCard } from "../../src/render/compose.ts";
+import { renderSidePng, renderSidePngs } from "../../src/render/render.ts";
+import { createRenderPool } from "../../src/render/renderer.ts";
+import { DEFAULT_TEMPLATE } from "../../src/render/template.ts";
+
+function cardFor(street: string) {
+  const location = { address: street, street, city: "Springfield", latitude: null, longitude: null };
+  return composeCard({
+    recipient: {
+      recipientName: "Jane Smith",
+      address: street,
+      street,
+      city: "Springfield",
+      state: "IL",
+      zip: "62704",
+      properties: {},
+    },
+    orgName: "Bright Roofing",
+    template: DEFAULT_TEMPLATE,
+    landingUrl: "https://porchlight.example/l/abcdefghijklmnopqrstuv",
+    homeImage: placeholderImage(location),
+    printAddressBlock: true,
+  });
+}
+
+describe("a card's sides drawn one at a time", () => {
+  it("draws each side as the pair draws it, at the asked width or resolution", async () => {
+    const card = cardFor("12 Elm St");
+    for (const resolution of [{ width: 320 }, { dpi: 150 }]) {
+      const both = await renderSidePngs(card, resolution);
+      for (const side of ["front", "back"] as const) {
+        const alone = await renderSidePng(card, side, resolution);
+        assert.deepEqual(alone, both[side], `${side} at ${JSON.stringify(resolution)}`);
+      }
+    }
+    assert.equal((await sharp(await renderSidePng(card, "front", { width: 320 })).metadata()).width, 320);
+    assert.equal((await sharp(await renderSidePng(card, "back", { dpi: 150 })).metadata()).width, 938);
+  });
+
+  it("draws a later card with its own street, not a scaled picture or sign of an earlier one", async () => {
+    const first = await renderSidePng(cardFor("1 Oak Ave"), "front", { width: 320 });
+    const second = await renderSidePng(cardFor("2 Pine Rd"), "front", { width: 320 });
+    assert.notDeepEqual(first, second);
+  });
+
+  describe("the render pool", () => {
+    const pool = createRenderPool({ threads: 1 });
+    after(() => pool.close());
+
+    it("warms a thread without waiting, and draws with it afterwards", async () => {
+      pool.warm();
+      pool.warm();
+      const front = await pool.side(cardFor("3 Birch Ln"), "front", { width: 320 });
+      assert.deepEqual(front, await renderSidePng(cardFor("3 Birch Ln"), "front", { width: 320 }));
+    });
+  });
+});
