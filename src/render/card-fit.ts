@@ -1,6 +1,6 @@
 import { backLayout, type FieldOverflow, frontLayout } from "./card-layout.ts";
 import { type CardSender, composeCard } from "./compose.ts";
-import { DEFAULT_TEMPLATE, type ResolvedTemplate } from "./template.ts";
+import type { ResolvedTemplate } from "./template.ts";
 
 /**
  * The one rule that decides whether a template fits its card: the card is laid out exactly as it
@@ -93,19 +93,4 @@ export function overflowProblem(fit: FieldFit, size: ResolvedTemplate["size"]): 
     `does not fit the ${size} card: ${fit.fitting} of its ${fit.characters} characters fit ` +
     "(merge fields counted at their longest)"
   );
-}
-
-/**
- * Checks the default template's fit once, for nothing but its side effect: this thread reads and
- * parses the card's font and shapes the template's words (~0.2 s of CPU, paid once per process), so
- * the first proof or fit check somebody waits for does not.
- */
-export function warmFitCheck(): void {
-  templateOverflow(DEFAULT_TEMPLATE, {
-    name: "Porchlight",
-    phone: "(555) 201-3344",
-    website: null,
-    returnAddressLines: ["400 Industrial Way", "Springfield, IL 62702"],
-    offer: null,
-  });
 }

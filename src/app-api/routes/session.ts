@@ -7,7 +7,6 @@ import {
   normalizeEmail,
   type PendingInvitation,
 } from "../../orgs/invitations.ts";
-import { warmFitCheck } from "../../render/card-fit.ts";
 import { ACCEPTS_PER_INVITATION, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from "../auth-settings.ts";
 import type { AppApiContext } from "../context.ts";
 import { appError } from "../errors.ts";
@@ -56,10 +55,8 @@ export function registerSessionRoutes(app: FastifyInstance, ctx: AppApiContext):
       },
     },
     async (request) => {
-      // The app reads the session first on every load, the moment to get card drawing ready while the
-      // screen's code loads: a render thread starts, and after this answer this thread loads the font.
+      // The app reads the session first on every load: a render thread gets ready while its screen loads.
       ctx.renderer.warm();
-      setImmediate(warmFitCheck);
       return sessionView(sessionOf(request));
     },
   );
