@@ -1,7 +1,6 @@
 import { setPriority } from "node:os";
-import { placeholderImage } from "../imagery/placeholder.ts";
 import type { CardContent } from "./card-layout.ts";
-import { composeCard } from "./compose.ts";
+import { exampleCard } from "./example-card.ts";
 import {
   type CardSide,
   renderPrintFiles,
@@ -12,7 +11,6 @@ import {
   type SidePngs,
   type SideResolution,
 } from "./render.ts";
-import { DEFAULT_TEMPLATE } from "./template.ts";
 
 /**
  * The render pool's thread (see renderer.ts): lays out and draws cards off the API's event loop.
@@ -33,30 +31,7 @@ try {
  * card someone is waiting for should not pay.
  */
 async function warmUp(): Promise<void> {
-  const street = "1 Example St";
-  const card = composeCard({
-    recipient: {
-      recipientName: "Alex Example",
-      address: street,
-      street,
-      city: "Springfield",
-      state: "IL",
-      zip: "62704",
-      properties: {},
-    },
-    orgName: "Porchlight",
-    template: DEFAULT_TEMPLATE,
-    landingUrl: "https://example.invalid/l/warm-up",
-    homeImage: placeholderImage({
-      address: street,
-      street,
-      city: "Springfield",
-      latitude: null,
-      longitude: null,
-    }),
-    printAddressBlock: true,
-  });
-  await renderSidePngs(card, { width: 320 });
+  await renderSidePngs(exampleCard(), { width: 320 });
 }
 
 export type RenderTask =

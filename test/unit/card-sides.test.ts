@@ -1,31 +1,11 @@
 import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
 import sharp from "sharp";
-import { placeholderImage } from "../../src/imagery/placeholder.ts";
-import { composeCard } from "../../src/render/compose.ts";
+import { exampleCard } from "../../src/render/example-card.ts";
 import { renderSidePng, renderSidePngs } from "../../src/render/render.ts";
 import { createRenderPool } from "../../src/render/renderer.ts";
-import { DEFAULT_TEMPLATE } from "../../src/render/template.ts";
 
-function cardFor(street: string) {
-  const location = { address: street, street, city: "Springfield", latitude: null, longitude: null };
-  return composeCard({
-    recipient: {
-      recipientName: "Jane Smith",
-      address: street,
-      street,
-      city: "Springfield",
-      state: "IL",
-      zip: "62704",
-      properties: {},
-    },
-    orgName: "Bright Roofing",
-    template: DEFAULT_TEMPLATE,
-    landingUrl: "https://porchlight.example/l/abcdefghijklmnopqrstuv",
-    homeImage: placeholderImage(location),
-    printAddressBlock: true,
-  });
-}
+const cardFor = exampleCard;
 
 describe("a card's sides drawn one at a time", () => {
   it("draws each side as the pair draws it, at the asked width or resolution", async () => {
