@@ -207,7 +207,8 @@ describe(`trigger store: group-committed samples, enqueues and dedup lookups (${
     const quick = createTriggerStore({
       database,
       logger: pino({ level: "silent" }),
-      sampleFlushIntervalMs: 20,
+      // Long enough that "not written with the request" holds on a loaded machine (20 ms flaked at load 14).
+      sampleFlushIntervalMs: 1_000,
     });
     await quick.write({ sample: sampleFor(orgId, "deal.lost", NOW), enqueues: [] });
     assert.equal(
@@ -215,7 +216,7 @@ describe(`trigger store: group-committed samples, enqueues and dedup lookups (${
       0,
       "not written with the request",
     );
-    const deadline = Date.now() + 5_000;
+    const deadline = Date.now() + 10_000;
     while ((await count("event_samples", sql`AND event_type = 'deal.lost'`)) === 0 && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
