@@ -143,15 +143,16 @@ const automationNewRoute = createRoute({
 const automationEditRoute = createRoute({
   getParentRoute: () => signedInRoute,
   path: "automations/$automationId",
-  loader: async ({ context, params }) => {
+  loader: async ({ context, params, preload }) => {
     const [automation] = await Promise.all([
       context.queryClient.ensureQueryData(automationQuery(params.automationId)),
       context.queryClient.ensureQueryData(eventTypesQuery()),
     ]);
     // The proof needs the newest sample of the trigger's type (a short read, waited for) and then its
     // drawing, asked for now so it travels while the form renders instead of after it has mounted.
+    // Not for a link the pointer merely rests on: each proof is a card drawn on the server.
     const eventType = automation.trigger?.event_type?.trim();
-    if (!eventType) return;
+    if (!eventType || preload) return;
     const samples = await context.queryClient.ensureQueryData(eventSamplesQuery(eventType)).catch(() => []);
     const values = { ...formValuesOf(automation), sample_id: newestSamplesFirst(samples)[0]?.id ?? "" };
     void context.queryClient.prefetchQuery(proofQuery(proofInputOf(values)));
@@ -176,10 +177,11 @@ const mailRoute = createRoute({
     to: isoDate(search.to),
   }),
   loaderDeps: ({ search }) => search,
-  loader: ({ context, deps }) => {
+  loader: ({ context, deps, preload }) => {
+    // The first rows' thumbnails only on the way in, not for a link the pointer rests on.
     void context.queryClient
       .ensureQueryData(piecesQuery(deps))
-      .then(preloadThumbnails)
+      .then((page) => preload || preloadThumbnails(page))
       .catch(() => undefined);
     void context.queryClient.prefetchQuery(automationListQuery());
   },
