@@ -80,7 +80,7 @@ function screensOf(ids: SeededIds): Screen[] {
       name: "Overview",
       appPath: "/",
       heading: "Overview",
-      data: '[aria-label^="Cards mailed per month"] [class*="BarsList"], [aria-label^="Cards mailed per month"] div',
+      data: '[aria-label^="Cards mailed per month"] .mantine-BarsList-root',
     },
     {
       name: "Automations",
