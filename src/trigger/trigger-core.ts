@@ -22,6 +22,7 @@ import type { Clock } from "../clock.ts";
 import { isConnectionError, type Queryable } from "../db/database.ts";
 import { type MailAddress, mailAddressOf, nonBlank } from "../domain/address.ts";
 import { passesAllFilters } from "../domain/filters.ts";
+import { isoOf } from "../domain/iso-date.ts";
 import { processPieceJob, type QueuedPiece } from "../jobs/kinds.ts";
 import { newJobRow } from "../jobs/queue.ts";
 import { isOwnLead } from "../leads/loop-guard.ts";
@@ -154,21 +155,18 @@ function campaignEnqueue(
     zip: zip ?? null,
     token: newLandingToken(),
     properties: { ...input.properties },
-    queued_at: now.toISOString(),
+    queued_at: isoOf(now),
   };
   return {
     campaign,
     pieceId,
     // The campaign's one job takes the campaign's id: until the job has inserted the piece, the
     // address queued under a campaign is found by primary key (the legacy trigger's replay).
-    job: {
-      ...newJobRow(
-        processPieceJob,
-        { org_id: input.orgId, piece_id: pieceId, piece },
-        { orgId: input.orgId, now },
-      ),
-      id: campaignId,
-    },
+    job: newJobRow(
+      processPieceJob,
+      { org_id: input.orgId, piece_id: pieceId, piece },
+      { orgId: input.orgId, now, id: campaignId },
+    ),
   };
 }
 
