@@ -40,7 +40,10 @@ export function registerEventRoutes(app: FastifyInstance, services: Services): v
     "/events",
     {
       bodyLimit: EVENTS_BODY_LIMIT,
-      preValidation: async (request) => dropIgnoredPropertyOrgId(request.body),
+      preValidation: (request, _reply, done) => {
+        dropIgnoredPropertyOrgId(request.body);
+        done();
+      },
       config: {
         scope: "events:write",
         errorStyle: MACHINE_STYLE,

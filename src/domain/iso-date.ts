@@ -74,3 +74,19 @@ export function parseIsoDate(text: string): IsoDate | undefined {
     calendarDate: `${year}-${month}-${day}`,
   };
 }
+
+let lastIsoTime = Number.NaN;
+let lastIso = "";
+
+/**
+ * `date.toISOString()`, remembered for the last time value asked: one event's piece, job and
+ * timestamps all carry the same instant, formatted once instead of three or four times.
+ */
+export function isoOf(date: Date): string {
+  const time = date.getTime();
+  if (time !== lastIsoTime) {
+    lastIso = date.toISOString();
+    lastIsoTime = time;
+  }
+  return lastIso;
+}

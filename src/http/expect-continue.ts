@@ -9,11 +9,13 @@ import type { FastifyInstance } from "fastify";
  */
 export function registerExpectContinue(app: FastifyInstance): void {
   app.server.on("checkContinue", (request, response) => app.server.emit("request", request, response));
-  app.addHook("preParsing", async (request, reply, payload) => {
-    if (request.headers.expect?.toLowerCase() !== "100-continue") return payload;
-    const declared = Number(request.headers["content-length"]);
-    const limit = request.routeOptions.bodyLimit ?? Number.POSITIVE_INFINITY;
-    if (!(declared > limit) && !reply.raw.headersSent) reply.raw.writeContinue();
-    return payload;
+  // A callback hook: it runs for every request, and an async one costs each a promise.
+  app.addHook("preParsing", (request, reply, payload, done) => {
+    if (request.headers.expect?.toLowerCase() === "100-continue") {
+      const declared = Number(request.headers["content-length"]);
+      const limit = request.routeOptions.bodyLimit ?? Number.POSITIVE_INFINITY;
+      if (!(declared > limit) && !reply.raw.headersSent) reply.raw.writeContinue();
+    }
+    done(null, payload);
   });
 }

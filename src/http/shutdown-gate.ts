@@ -13,7 +13,9 @@ export function registerShutdownGate(app: FastifyInstance): void {
   app.addHook("preClose", async () => {
     closing = true;
   });
-  app.addHook("onRequest", async () => {
-    if (closing) throw shuttingDown();
+  // A callback hook: it runs for every request, and an async one costs each a promise.
+  app.addHook("onRequest", (_request, _reply, done) => {
+    if (closing) done(shuttingDown());
+    else done();
   });
 }

@@ -23,7 +23,10 @@ export interface RateLimiter {
 }
 
 function windowOf(clock: Clock, windowSeconds: number) {
-  const nowMs = clock.now().getTime();
+  return windowAt(clock.now().getTime(), windowSeconds);
+}
+
+function windowAt(nowMs: number, windowSeconds: number) {
   const windowMs = windowSeconds * 1000;
   const start = Math.floor(nowMs / windowMs) * windowMs;
   return { start, secondsToEnd: Math.max(1, Math.ceil((start + windowMs - nowMs) / 1000)) };
@@ -40,8 +43,10 @@ export function createMemoryRateLimiter(clock: Clock): RateLimiter {
   };
   return {
     async hit(bucket, id, limit, windowSeconds) {
-      const window = windowOf(clock, windowSeconds);
-      dropEnded(clock.now().getTime());
+      // One clock read per hit (every request counts twice: per IP and per org).
+      const nowMs = clock.now().getTime();
+      const window = windowAt(nowMs, windowSeconds);
+      dropEnded(nowMs);
       const windowKey = `${windowSeconds}:${window.start}`;
       let current = windows.get(windowKey);
       if (!current) {

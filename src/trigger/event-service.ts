@@ -97,9 +97,7 @@ export function createEventService(deps: EventServiceDeps): EventService {
     return writing;
   }
 
-  async function attribute(orgId: string, envelope: CleanEnvelope) {
-    const input = contactAttributionOf(envelope);
-    if (!input) return;
+  async function attribute(orgId: string, envelope: CleanEnvelope, input: ContactAttributionInput) {
     try {
       await deps.attributeContact(orgId, input);
     } catch (error) {
@@ -121,11 +119,15 @@ export function createEventService(deps: EventServiceDeps): EventService {
       await deps.killSwitch.assertRunning();
 
       const live = !envelope.dry_run;
+      const finding = findEventCandidates(
+        deps.boundAutomations,
+        orgId,
+        envelope.event_type,
+        envelope.object_type,
+      );
       // Independent reads/writes of an org's first event: one round trip's wait instead of two.
-      const [candidates] = await Promise.all([
-        findEventCandidates(deps.boundAutomations, orgId, envelope.event_type, envelope.object_type),
-        live ? ensureConnection(orgId) : undefined,
-      ]);
+      const connecting = live ? ensureConnection(orgId) : undefined;
+      const candidates = connecting ? (await Promise.all([finding, connecting]))[0] : await finding;
       const result = await runTrigger(deps, {
         orgId,
         candidates,
@@ -137,7 +139,8 @@ export function createEventService(deps: EventServiceDeps): EventService {
         eventType: envelope.event_type,
         ...(live ? { sample: newEventSample(orgId, envelope, deps.clock.now()) } : {}),
       });
-      if (live) await attribute(orgId, envelope);
+      const contact = live ? contactAttributionOf(envelope) : undefined;
+      if (contact) await attribute(orgId, envelope, contact);
 
       return {
         received: true,

@@ -21,7 +21,15 @@ export const SAMPLES_PER_EVENT_TYPE = 25;
  * (trigger/sample-buffer.ts) and writes it into the type's ring of the newest 25.
  */
 export function newEventSample(orgId: string, envelope: CleanEnvelope, receivedAt: Date): EventSampleRow {
-  const { dry_run: _alwaysFalseHere, ...stored } = envelope;
+  // Field by field rather than a rest copy without `dry_run` (always false here): this runs for
+  // every live event.
+  const stored: Omit<CleanEnvelope, "dry_run"> = {
+    event_type: envelope.event_type,
+    object_type: envelope.object_type,
+    dedup_id: envelope.dedup_id,
+    occurred_at: envelope.occurred_at,
+    record: envelope.record,
+  };
   return {
     orgId,
     id: randomUUID(),

@@ -22,6 +22,7 @@ import type { Clock } from "../clock.ts";
 import { isConnectionError, type Queryable } from "../db/database.ts";
 import { type MailAddress, mailAddressOf, nonBlank } from "../domain/address.ts";
 import { passesAllFilters } from "../domain/filters.ts";
+import { isoOf } from "../domain/iso-date.ts";
 import { processPieceJob, type QueuedPiece } from "../jobs/kinds.ts";
 import { newJobRow } from "../jobs/queue.ts";
 import { isOwnLead } from "../leads/loop-guard.ts";
@@ -154,34 +155,35 @@ function campaignEnqueue(
     zip: zip ?? null,
     token: newLandingToken(),
     properties: { ...input.properties },
-    queued_at: now.toISOString(),
+    queued_at: isoOf(now),
   };
   return {
     campaign,
     pieceId,
     // The campaign's one job takes the campaign's id: until the job has inserted the piece, the
     // address queued under a campaign is found by primary key (the legacy trigger's replay).
-    job: {
-      ...newJobRow(
-        processPieceJob,
-        { org_id: input.orgId, piece_id: pieceId, piece },
-        { orgId: input.orgId, now },
-      ),
-      id: campaignId,
-    },
+    job: newJobRow(
+      processPieceJob,
+      { org_id: input.orgId, piece_id: pieceId, piece },
+      { orgId: input.orgId, now, id: campaignId },
+    ),
   };
 }
 
 type Base = Pick<TriggerOutcome, "automation_id" | "name">;
 
-/** The outcome decided without writing: filters, address, and (dry runs) the dedup lookup. */
-async function decide(
+/**
+ * The outcome decided without writing: filters, address, and (dry runs) the dedup lookup. Only a
+ * dry run's lookup waits for the database; every other decision is made at once (no promise per
+ * candidate on the live path).
+ */
+function decide(
   deps: TriggerDeps,
   input: TriggerInput,
   automation: Automation,
   address: MailAddress | null,
   home: LocatedHome | undefined,
-): Promise<TriggerOutcome | "enqueue"> {
+): TriggerOutcome | "enqueue" | Promise<TriggerOutcome> {
   const base: Base = { automation_id: automation.id, name: automation.name };
   if (!passesAllFilters(automation.filters, input.properties)) {
     return { ...base, matched: false, reason: "filtered_out" };
@@ -190,12 +192,13 @@ async function decide(
   // The neighbours are found around the home's point: a home that cannot be located has none.
   if (isNeighbours(automation.audience) && !home) return { ...base, matched: false, reason: "no_address" };
   if (!input.dryRun) return "enqueue";
-  const existing = input.dedup
-    ? await existingCampaignId(deps, input.orgId, automation.id, input.dedup)
-    : undefined;
-  return existing
-    ? { ...base, matched: false, reason: "duplicate", campaign_id: existing }
-    : { ...base, matched: true, reason: "queued" };
+  if (!input.dedup) return { ...base, matched: true, reason: "queued" };
+  return existingCampaignId(deps, input.orgId, automation.id, input.dedup).then(
+    (existing): TriggerOutcome =>
+      existing
+        ? { ...base, matched: false, reason: "duplicate", campaign_id: existing }
+        : { ...base, matched: true, reason: "queued" },
+  );
 }
 
 /** Writes the enqueues in one (group-committed) statement, then the sample; maps the results. */
@@ -216,24 +219,32 @@ async function enqueueAll(
     if (isConnectionError(error)) throw error;
     return enqueueFailed(deps, input, pending, error);
   }
-  return Promise.all(
-    pending.map(async ({ automation, enqueue }, index): Promise<TriggerOutcome> => {
-      const base: Base = { automation_id: automation.id, name: automation.name };
-      if (written[index]) {
-        return {
-          ...base,
-          matched: true,
-          reason: "queued",
-          campaign_id: enqueue.campaign.id,
-          // A neighbour campaign's pieces are queued by its fan-out job: there is no one piece.
-          ...(isNeighbours(automation.audience) ? {} : { piece_id: enqueue.pieceId }),
-        };
-      }
-      const existing = await existingCampaignId(deps, input.orgId, automation.id, input.dedup!);
-      return { ...base, matched: false, reason: "duplicate", ...(existing ? { campaign_id: existing } : {}) };
-    }),
-  );
+  const outcomes = pending.map(({ automation, enqueue }, index): TriggerOutcome | Promise<TriggerOutcome> => {
+    const base: Base = { automation_id: automation.id, name: automation.name };
+    if (written[index]) {
+      return {
+        ...base,
+        matched: true,
+        reason: "queued",
+        campaign_id: enqueue.campaign.id,
+        // A neighbour campaign's pieces are queued by its fan-out job: there is no one piece.
+        ...(isNeighbours(automation.audience) ? {} : { piece_id: enqueue.pieceId }),
+      };
+    }
+    return existingCampaignId(deps, input.orgId, automation.id, input.dedup!).then(
+      (existing): TriggerOutcome => ({
+        ...base,
+        matched: false,
+        reason: "duplicate",
+        ...(existing ? { campaign_id: existing } : {}),
+      }),
+    );
+  });
+  // Only duplicates wait, for the campaign that holds their key.
+  return outcomes.some(isPromise) ? Promise.all(outcomes) : (outcomes as TriggerOutcome[]);
 }
+
+const isPromise = <T>(value: T | Promise<T>): value is Promise<T> => value instanceof Promise;
 
 async function enqueueFailed(
   deps: TriggerDeps,
@@ -259,26 +270,44 @@ async function enqueueFailed(
   return outcomes;
 }
 
-/** The candidates' decisions, with the record's home located once when a neighbour audience needs it. */
-async function decideAll(
+interface Decisions {
+  outcomes: (TriggerOutcome | "enqueue")[];
+  home?: LocatedHome;
+}
+
+/**
+ * The candidates' decisions, with the record's home located once when a neighbour audience needs
+ * it. Answered at once when nothing needs the database (a live event for ordinary audiences).
+ */
+function decideAll(
   deps: TriggerDeps,
   input: TriggerInput,
   address: MailAddress | null,
-): Promise<{ outcomes: (TriggerOutcome | "enqueue")[]; home?: LocatedHome }> {
+): Decisions | Promise<Decisions> {
   const needsHome = address && input.candidates.some((automation) => isNeighbours(automation.audience));
-  const home = needsHome ? await locateRecordHome(deps.db, address.line) : undefined;
-  const outcomes = await Promise.all(
-    input.candidates.map((automation) => decide(deps, input, automation, address, home)),
-  );
-  return { outcomes, ...(home ? { home } : {}) };
+  if (needsHome) return locateRecordHome(deps.db, address.line).then((home) => decideWith(home));
+  return decideWith(undefined);
+
+  function decideWith(home: LocatedHome | undefined): Decisions | Promise<Decisions> {
+    const decided = input.candidates.map((automation) => decide(deps, input, automation, address, home));
+    const withHome = (outcomes: (TriggerOutcome | "enqueue")[]) => ({ outcomes, ...(home ? { home } : {}) });
+    return decided.some(isPromise)
+      ? Promise.all(decided).then(withHome)
+      : withHome(decided as (TriggerOutcome | "enqueue")[]);
+  }
 }
 
 /** Runs the candidates through loop guard, filters, address and the idempotent enqueue. */
 export async function runTrigger(deps: TriggerDeps, input: TriggerInput): Promise<TriggerRun> {
   const address = input.address === undefined ? (mailAddressOf(input.properties) ?? null) : input.address;
+  // Only a record naming a service_lead_id can be one of our own leads (isOwnLead answers false
+  // without one): the others skip the call and its promise.
+  const serviceLeadId = input.properties.service_lead_id;
   const loopGuarded =
-    input.candidates.length > 0 && (await isOwnLead(deps.db, input.orgId, input.properties.service_lead_id));
-  const decisions: { outcomes: (TriggerOutcome | "enqueue")[]; home?: LocatedHome } = loopGuarded
+    input.candidates.length > 0 &&
+    serviceLeadId !== undefined &&
+    (await isOwnLead(deps.db, input.orgId, serviceLeadId));
+  const deciding: Decisions | Promise<Decisions> = loopGuarded
     ? {
         outcomes: input.candidates.map(
           (automation): TriggerOutcome => ({
@@ -289,15 +318,17 @@ export async function runTrigger(deps: TriggerDeps, input: TriggerInput): Promis
           }),
         ),
       }
-    : await decideAll(deps, input, address);
+    : decideAll(deps, input, address);
+  const decisions = isPromise(deciding) ? await deciding : deciding;
 
   const now = deps.clock.now();
   const home = decisions.home;
-  const pending = input.candidates.flatMap((automation, index) =>
-    decisions.outcomes[index] === "enqueue"
-      ? [{ automation, index, enqueue: campaignEnqueue(input, automation, address!, now, home) }]
-      : [],
-  );
+  const pending: { automation: Automation; index: number; enqueue: CampaignEnqueue }[] = [];
+  input.candidates.forEach((automation, index) => {
+    if (decisions.outcomes[index] === "enqueue") {
+      pending.push({ automation, index, enqueue: campaignEnqueue(input, automation, address!, now, home) });
+    }
+  });
   const outcomes = decisions.outcomes as (TriggerOutcome | "enqueue")[];
   if (pending.length > 0 || input.sample) {
     const enqueued = await enqueueAll(deps, input, pending);
