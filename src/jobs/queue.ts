@@ -55,23 +55,12 @@ export function newJobRow<S extends TSchema>(
   };
 }
 
-/** A job row as the batch inserts below read it from JSON (json_to_recordset): `j` in their SQL. */
-export const jobJsonRow = (job: NewJobRow) => ({
-  id: job.id,
-  org_id: job.orgId,
-  kind: job.kind,
-  payload: job.payloadJson,
-  max_attempts: job.maxAttempts,
-  run_at: job.runAt,
-  created_at: job.createdAt,
-});
-
 /**
- * jobJsonRow's JSON text, with `extra` fields, for a JSON array read by the batch inserts below.
- * The payload is embedded as the JSON it already is, not as a string holding it: encoding it a
- * second time (escaping every quote) cost more than the rest of the row on the events hot path.
- * json_to_recordset reads an object into the `payload text` column as its JSON text, so the row
- * inserts exactly what jobJsonRow's would.
+ * A job row as the batch inserts below read it from JSON (json_to_recordset: `j` in their SQL), as
+ * JSON text, with `extra` fields. The payload is embedded as the JSON it already is, not as a
+ * string holding it: encoding it a second time (escaping every quote) cost more than the rest of the
+ * row on the events hot path. json_to_recordset reads an object into the `payload text` column as
+ * its JSON text.
  */
 export function jobJsonRowText(job: NewJobRow, extra?: Record<string, string>): string {
   const fields = JSON.stringify({
@@ -104,7 +93,7 @@ const jobsFromJsonTail = ({ extraColumns, where }: JobsFromJsonOptions) => `)
          created_at timestamptz${extraColumns ? `, ${extraColumns}` : ""})${where ? `\n  WHERE ${where}` : ""}`;
 
 /**
- * The text of an INSERT of jobs read from a JSON array of jobJsonRow, for a hand-tuned statement
+ * The text of an INSERT of jobs read from a JSON array of jobJsonRowText, for a hand-tuned statement
  * that writes its jobs with other rows (a CTE of the events path's group-committed batch); `rows`
  * is the array's place in that statement (e.g. `$2::json`). It sends no notification.
  */
@@ -148,7 +137,7 @@ export async function enqueueJob<S extends TSchema>(
  * notification wakes idle workers when any was written.
  */
 export async function enqueueJobRows(db: Queryable, jobs: NewJobRow[]): Promise<void> {
-  const rows = sql`${JSON.stringify(jobs.map(jobJsonRow))}::json`;
+  const rows = sql`${`[${jobs.map((job) => jobJsonRowText(job)).join(",")}]`}::json`;
   await db.execute(sql`
     WITH inserted AS (${insertJobsFromJson(rows)} RETURNING 1)
     SELECT pg_notify(${JOBS_READY_CHANNEL}, '') WHERE EXISTS (SELECT 1 FROM inserted)`);

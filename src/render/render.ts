@@ -72,8 +72,11 @@ export interface SidePngs {
 function pictureAt(fittedJpeg: Uint8Array, size: CardSize, dpi: number): Promise<Uint8Array> {
   // A fitted picture is one object per distinct image (fitHomeImage's cache), so its scaled copies
   // can hang off it: every placeholder card's thumbnail reuses one (~6 ms of a ~20 ms thumbnail).
-  const scaled = scaledPictures.get(fittedJpeg) ?? new Map<number, Promise<Uint8Array>>();
-  scaledPictures.set(fittedJpeg, scaled);
+  let scaled = scaledPictures.get(fittedJpeg);
+  if (!scaled) {
+    scaled = new Map();
+    scaledPictures.set(fittedJpeg, scaled);
+  }
   const width = Math.round((cardGeometry(size).width / POINTS_PER_INCH) * dpi);
   let picture = scaled.get(width);
   if (!picture) {

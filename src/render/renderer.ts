@@ -20,8 +20,9 @@ export interface Renderer {
   /** One side as a PNG (a list's thumbnail needs only the front; the back has no picture to scale). */
   side(card: CardContent, side: CardSide, resolution: SideResolution): Promise<Buffer>;
   /**
-   * Starts a render thread and loads its fonts if none is running, without waiting: called when
-   * somebody opens the app, so the screen's first card image is not the one that pays for it.
+   * Starts a render thread, if none is running, and draws an example card on it, without waiting:
+   * called when somebody opens the app, so the screen's first card image is not the one that pays
+   * for the thread's start (its font, sharp, librsvg, the placeholder's fit).
    */
   warm(): void;
   /** Lets rendering in flight finish, then ends the threads. */

@@ -1,8 +1,7 @@
-import { BarsList } from "@mantine/charts";
 import { Card, Paper, SimpleGrid, Stack, Table, Text, Title } from "@mantine/core";
 import { useQuery } from "@tanstack/react-query";
 import { type OverviewFigures, overviewQuery, type PeriodFigures } from "../../api/overview.ts";
-import { BARS_LIST_STYLES } from "../../ui/bars-list.ts";
+import { FigureBars } from "../../ui/FigureBars.tsx";
 import { chartMonth, exactMoney, money, returnOnSpend } from "../../ui/format.ts";
 import { AnchorLink } from "../../ui/links.tsx";
 import { ScrollTable } from "../../ui/ScrollTable.tsx";
@@ -104,15 +103,7 @@ function MonthlyBars(props: {
       <Text component="figcaption" size="sm" fw={600} mb="xs">
         {props.title}
       </Text>
-      <BarsList
-        data={props.bars}
-        barColor={props.color}
-        barHeight={22}
-        barGap={4}
-        barTextColor="black"
-        styles={BARS_LIST_STYLES}
-        valueFormatter={props.format}
-      />
+      <FigureBars data={props.bars} barColor={props.color} valueFormatter={props.format} />
     </Card>
   );
 }

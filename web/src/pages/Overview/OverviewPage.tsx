@@ -1,11 +1,10 @@
-import { BarsList } from "@mantine/charts";
 import { Alert, Card, List, SimpleGrid, Stack, Text, Title } from "@mantine/core";
 import { useQuery } from "@tanstack/react-query";
 import { eventTypesQuery } from "../../api/events.ts";
 import { unopenedLeadsQuery } from "../../api/leads.ts";
 import { attentionQuery } from "../../api/overview.ts";
 import { CapsOverview } from "../../modules/mail-safety/CapsOverview.tsx";
-import { BARS_LIST_STYLES } from "../../ui/bars-list.ts";
+import { FigureBars } from "../../ui/FigureBars.tsx";
 import { AnchorLink, ButtonLink } from "../../ui/links.tsx";
 import { EmptyState, LoadError, Loading, PageHeader } from "../../ui/states.tsx";
 import { FirstStepsChecklist } from "./FirstSteps.tsx";
@@ -145,13 +144,9 @@ function EventActivity() {
       ) : (
         <SimpleGrid cols={{ base: 1, md: 2 }}>
           <Card withBorder component="figure" m={0} aria-label="Events received by type">
-            <BarsList
+            <FigureBars
               data={eventTypes.data.map((type) => ({ name: type.event_type, value: type.count }))}
               barColor="indigo"
-              barHeight={22}
-              barGap={4}
-              barTextColor="black"
-              styles={BARS_LIST_STYLES}
             />
           </Card>
           <Card withBorder>
