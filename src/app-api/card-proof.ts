@@ -6,9 +6,8 @@
 import { type Static, Type } from "@fastify/type-provider-typebox";
 import { invalidFields } from "../errors.ts";
 import { placeholderImage } from "../imagery/placeholder.ts";
-import { type FieldFit, overflowProblem, templateOverflow } from "../render/card-fit.ts";
+import { type FieldFit, overflowProblem } from "../render/card-fit.ts";
 import type { CardContent } from "../render/card-layout.ts";
-import { cardTextLines } from "../render/card-text-lines.ts";
 import type { CardSender } from "../render/compose.ts";
 import { templateProblems } from "../render/merge.ts";
 import { PROOF_DPI } from "../render/proof-sides.ts";
@@ -77,9 +76,13 @@ export const CardFitView = Type.Object(
   { additionalProperties: false },
 );
 
-/** The fit of a template on its card for this sender (render/card-fit.ts has the rule). */
-export function cardFitView(template: ResolvedTemplate, sender: CardSender): Static<typeof CardFitView> {
-  const overflow = templateOverflow(template, sender).map((fit: FieldFit) => ({
+/** The fit of a template on its card for this sender (render/card-fit.ts has the rule), laid out on a render thread. */
+export async function cardFitView(
+  renderer: Renderer,
+  template: ResolvedTemplate,
+  sender: CardSender,
+): Promise<Static<typeof CardFitView>> {
+  const overflow = (await renderer.fit(template, sender)).map((fit: FieldFit) => ({
     ...fit,
     problem: overflowProblem(fit, template.size),
   }));
@@ -90,8 +93,12 @@ export function cardFitView(template: ResolvedTemplate, sender: CardSender): Sta
  * Refuses (422, each field as `template.<field>`) a template whose text the card would cut:
  * saved, it would print something other than what the contractor approved.
  */
-export function assertCardFits(template: ResolvedTemplate, sender: CardSender): void {
-  const { overflow } = cardFitView(template, sender);
+export async function assertCardFits(
+  renderer: Renderer,
+  template: ResolvedTemplate,
+  sender: CardSender,
+): Promise<void> {
+  const { overflow } = await cardFitView(renderer, template, sender);
   throwFieldErrors(Object.fromEntries(overflow.map((fit) => [`template.${fit.field}`, fit.problem])));
 }
 
@@ -135,8 +142,7 @@ export function drawProof(
 }
 
 async function drawSides(renderer: Renderer, card: CardContent): Promise<Static<typeof ProofView>> {
-  const { front, back } = await renderer.sides(card, { dpi: PROOF_DPI });
-  const text = cardTextLines(card);
+  const { front, back, text } = await renderer.sides(card, { dpi: PROOF_DPI });
   return {
     front_png: dataUrl(front),
     back_png: dataUrl(back),

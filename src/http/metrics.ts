@@ -263,6 +263,7 @@ export function measuredRenderer(renderer: Renderer, metrics: Pick<Metrics, "ren
     proof: (card, format) => timed("proof", () => renderer.proof(card, format)),
     sides: (card, resolution) => timed("proof", () => renderer.sides(card, resolution)),
     side: (card, side, resolution) => timed("proof", () => renderer.side(card, side, resolution)),
+    fit: (template, sender) => renderer.fit(template, sender),
     warm: () => renderer.warm(),
     close: () => renderer.close(),
   };

@@ -1,5 +1,8 @@
 import { setPriority } from "node:os";
+import { type FieldFit, templateOverflow } from "./card-fit.ts";
 import type { CardContent } from "./card-layout.ts";
+import { cardTextLines } from "./card-text-lines.ts";
+import type { CardSender } from "./compose.ts";
 import { exampleCard } from "./example-card.ts";
 import {
   type CardSide,
@@ -11,6 +14,7 @@ import {
   type SidePngs,
   type SideResolution,
 } from "./render.ts";
+import type { ResolvedTemplate } from "./template.ts";
 
 /**
  * The render pool's thread (see renderer.ts): lays out and draws cards off the API's event loop.
@@ -39,9 +43,17 @@ export type RenderTask =
   | { output: "proof-pdf" | "proof-png"; card: CardContent }
   | { output: "sides-png"; card: CardContent; resolution: SideResolution }
   | { output: "side-png"; card: CardContent; side: CardSide; resolution: SideResolution }
+  | { output: "fit"; template: ResolvedTemplate; sender: CardSender }
   | { output: "warm" };
 
-export type RenderResult = { frontPdf: Uint8Array; backPdf: Uint8Array } | SidePngs | Uint8Array;
+/** Both sides as PNGs and each side's lines of text, as drawn (the builder's proof). */
+export type ProofSides = SidePngs & { text: { front: string[]; back: string[] } };
+
+export type RenderResult =
+  | { frontPdf: Uint8Array; backPdf: Uint8Array }
+  | ProofSides
+  | Uint8Array
+  | FieldFit[];
 
 export default async function render(task: RenderTask): Promise<RenderResult> {
   if (task.output === "warm") {
@@ -49,7 +61,10 @@ export default async function render(task: RenderTask): Promise<RenderResult> {
     return new Uint8Array(0);
   }
   if (task.output === "print") return renderPrintFiles(task.card);
-  if (task.output === "sides-png") return renderSidePngs(task.card, task.resolution);
+  if (task.output === "sides-png") {
+    return { ...(await renderSidePngs(task.card, task.resolution)), text: cardTextLines(task.card) };
+  }
+  if (task.output === "fit") return templateOverflow(task.template, task.sender);
   if (task.output === "side-png") return renderSidePng(task.card, task.side, task.resolution);
   return task.output === "proof-pdf" ? renderProofPdf(task.card) : renderProofPng(task.card);
 }

@@ -1,9 +1,12 @@
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { Piscina } from "piscina";
+import type { FieldFit } from "./card-fit.ts";
 import type { CardContent } from "./card-layout.ts";
-import type { CardSide, SidePngs, SideResolution } from "./render.ts";
-import type { RenderResult, RenderTask } from "./render-worker.ts";
+import type { CardSender } from "./compose.ts";
+import type { CardSide, SideResolution } from "./render.ts";
+import type { ProofSides, RenderResult, RenderTask } from "./render-worker.ts";
+import type { ResolvedTemplate } from "./template.ts";
 
 /**
  * Draws cards: the print files a provider takes and the operator's proofs. Rendering is CPU work
@@ -15,10 +18,16 @@ export interface Renderer {
   printFiles(card: CardContent, signal?: AbortSignal): Promise<{ frontPdf: Buffer; backPdf: Buffer }>;
   /** The two-page PDF (front, back) or the PNG sheet of both sides, for a human to look at. */
   proof(card: CardContent, format: "pdf" | "png"): Promise<Buffer>;
-  /** Each side as its own PNG, at a resolution or scaled to a width (a list's thumbnail). */
-  sides(card: CardContent, resolution: SideResolution): Promise<SidePngs>;
+  /** Each side as its own PNG, at a resolution or scaled to a width, with each side's lines of text. */
+  sides(card: CardContent, resolution: SideResolution): Promise<ProofSides>;
   /** One side as a PNG (a list's thumbnail needs only the front; the back has no picture to scale). */
   side(card: CardContent, side: CardSide, resolution: SideResolution): Promise<Buffer>;
+  /**
+   * The template's fields its card would cut (card-fit.ts has the rule). Laid out on a render
+   * thread like every card: the first layout in a thread loads the card's fonts (~0.2 s), which
+   * the thread that serves requests should never do.
+   */
+  fit(template: ResolvedTemplate, sender: CardSender): Promise<FieldFit[]>;
   /**
    * Starts a render thread, if none is running, and draws an example card on it, without waiting:
    * called when somebody opens the app, so the screen's first card image is not the one that pays
@@ -66,11 +75,11 @@ export function createRenderPool(options: { threads: number }): Renderer {
       return asBuffer(bytes as Uint8Array);
     },
     async sides(card, resolution) {
-      const sides = (await pool.run({ output: "sides-png", card, resolution })) as {
-        front: Uint8Array;
-        back: Uint8Array;
-      };
-      return { front: asBuffer(sides.front), back: asBuffer(sides.back) };
+      const sides = (await pool.run({ output: "sides-png", card, resolution })) as ProofSides;
+      return { front: asBuffer(sides.front), back: asBuffer(sides.back), text: sides.text };
+    },
+    async fit(template, sender) {
+      return (await pool.run({ output: "fit", template, sender })) as FieldFit[];
     },
     async side(card, side, resolution) {
       return asBuffer((await pool.run({ output: "side-png", card, side, resolution })) as Uint8Array);

@@ -1,9 +1,12 @@
 import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
 import sharp from "sharp";
+import { templateOverflow } from "../../src/render/card-fit.ts";
+import { cardTextLines } from "../../src/render/card-text-lines.ts";
 import { exampleCard } from "../../src/render/example-card.ts";
 import { renderSidePng, renderSidePngs } from "../../src/render/render.ts";
 import { createRenderPool } from "../../src/render/renderer.ts";
+import { DEFAULT_TEMPLATE, resolveTemplate } from "../../src/render/template.ts";
 
 const cardFor = exampleCard;
 
@@ -36,6 +39,35 @@ describe("a card's sides drawn one at a time", () => {
       pool.warm();
       const front = await pool.side(cardFor("3 Birch Ln"), "front", { width: 320 });
       assert.deepEqual(front, await renderSidePng(cardFor("3 Birch Ln"), "front", { width: 320 }));
+    });
+
+    it("draws both sides with each side's lines of text, as laid out on the API's thread", async () => {
+      const card = cardFor("4 Cedar Ct");
+      const sides = await pool.sides(card, { width: 320 });
+      assert.deepEqual(sides.text, cardTextLines(card));
+      assert.ok(
+        sides.text.front.some((line) => line.length > 0),
+        "the front has text",
+      );
+      assert.deepEqual(sides.front, await renderSidePng(card, "front", { width: 320 }));
+    });
+
+    it("checks a template's fit on a render thread with the same rule", async () => {
+      const template = resolveTemplate(DEFAULT_TEMPLATE);
+      const sender = {
+        name: "Bright Roofing",
+        phone: "555-0100",
+        website: null,
+        returnAddressLines: [],
+        offer: null,
+      };
+      const long = { ...template, headline: `${"A very long headline ".repeat(12)}{{client_name}}` };
+      const fits = await pool.fit(template, sender);
+      const cut = await pool.fit(long, sender);
+      assert.deepEqual(fits, []);
+      assert.deepEqual(cut, templateOverflow(long, sender));
+      assert.equal(cut[0]?.field, "headline");
+      assert.ok(cut[0]!.fitting < cut[0]!.characters, JSON.stringify(cut));
     });
   });
 });

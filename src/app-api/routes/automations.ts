@@ -180,7 +180,8 @@ export function registerAutomationRoutes(app: FastifyInstance, ctx: AppApiContex
   };
   /** The card a save would print must fit it: checked before anything is written. */
   const assertFits = async (orgId: string, previous: unknown, template: CardTemplate) => {
-    assertCardFits(resolveTemplate(storedTemplate(previous, template)), await loadCardSender(db, orgId));
+    const resolved = resolveTemplate(storedTemplate(previous, template));
+    await assertCardFits(ctx.renderer, resolved, await loadCardSender(db, orgId));
   };
   const view = async (automation: Automation, cards: Map<string, number>) => ({
     id: automation.id,
@@ -437,7 +438,7 @@ export function registerAutomationRoutes(app: FastifyInstance, ctx: AppApiContex
       if (!decision.allowed) throw rateLimited(decision.secondsToWindowEnd, "too many checks; wait a moment");
       const base = isNeighbours(resolveAudience(request.body.audience)) ? NEIGHBOUR_DEFAULT_TEMPLATE : null;
       const template = resolveTemplate(storedTemplate(base, request.body.template));
-      return cardFitView(template, await loadCardSender(db, session.orgId));
+      return cardFitView(ctx.renderer, template, await loadCardSender(db, session.orgId));
     },
   );
 
