@@ -223,6 +223,9 @@ function requestTimings(page: Page) {
   };
 }
 
+/** BENCH_TRACE=1: each first visit's Chrome trace (script, style, layout, paint) beside its screenshot. */
+const TRACE_CATEGORIES = ["devtools.timeline", "disabled-by-default-devtools.timeline", "v8.execute", "blink", "loading"];
+
 async function coldVisit(browser: Browser, baseUrl: string, cookie: string, screen: Screen): Promise<Visit> {
   const context = await signedInContext(browser, baseUrl, cookie);
   try {
@@ -231,8 +234,11 @@ async function coldVisit(browser: Browser, baseUrl: string, cookie: string, scre
     const slowest = requestTimings(page);
     const cdp = process.env.BENCH_PROFILE ? await context.newCDPSession(page) : undefined;
     if (cdp) await cdp.send("Profiler.enable").then(() => cdp.send("Profiler.start"));
+    const traceFile = path.join(ARTIFACTS, `screens-${screen.name.replaceAll(" ", "-")}.trace.json`);
+    if (process.env.BENCH_TRACE) await browser.startTracing(page, { path: traceFile, categories: TRACE_CATEGORIES });
     await page.goto(`${baseUrl}/app${screen.appPath}`, { waitUntil: "commit" });
     const readyMs = await waitReady(page, screen);
+    if (process.env.BENCH_TRACE) await browser.stopTracing();
     if (cdp) {
       const { profile } = await cdp.send("Profiler.stop");
       const file = path.join(ARTIFACTS, `screens-${screen.name.replaceAll(" ", "-")}.cpuprofile`);

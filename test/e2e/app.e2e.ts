@@ -528,6 +528,19 @@ describe("the contractor's web app in a browser", () => {
     await page.getByRole("heading", { level: 1, name: "Overview" }).waitFor();
   });
 
+  it("a screen opened afresh reads the session and organization once, from the page's own preload", async () => {
+    const reads: string[] = [];
+    const count = (request: { url(): string }) => {
+      const { pathname } = new URL(request.url());
+      if (pathname === "/app/api/v1/session" || pathname === "/app/api/v1/organization") reads.push(pathname);
+    };
+    page.on("request", count);
+    await open("/mail", "Mail");
+    await page.getByRole("row").nth(1).waitFor();
+    page.off("request", count);
+    assert.deepEqual(reads.sort(), ["/app/api/v1/organization", "/app/api/v1/session"]);
+  });
+
   it("the operator console signs in with the operator token and shows organizations, the kill switch and failed jobs", async () => {
     await open("/operator", "Operator console");
     for (const viewport of ["desktop", "phone"] as const) {

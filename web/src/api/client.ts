@@ -25,7 +25,7 @@ export type BodyOf<P extends keyof Paths, M extends keyof Paths[P]> =
 /** The one client of the app API: same-origin cookie session, typed by the generated schema. */
 export const client = createClient<Paths>({ baseUrl: window.location.origin, credentials: "same-origin" });
 
-type Answer<T> = { data?: T; error?: unknown; response: Response };
+export type Answer<T> = { data?: T; error?: unknown; response: Response };
 
 /** A call's data, or the app API's refusal as an ApiError (so queries and mutations fail the same way). */
 export async function unwrap<T>(call: Promise<Answer<T>>): Promise<T> {

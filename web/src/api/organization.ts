@@ -1,6 +1,9 @@
 import { queryOptions, useMutation, useQueryClient } from "@tanstack/react-query";
 import { type BodyOf, client, type ResponseOf, unwrap } from "./client.ts";
+import { earlyReadOr } from "./early-reads.ts";
 import { ApiError } from "./errors.ts";
+
+const ORGANIZATION = "/app/api/v1/organization";
 
 export type Organization = ResponseOf<"/app/api/v1/organization", "get">;
 export type OrganizationPatch = BodyOf<"/app/api/v1/organization", "patch">;
@@ -15,7 +18,7 @@ export const organizationKeys = {
 export const organizationQuery = () =>
   queryOptions({
     queryKey: organizationKeys.profile(),
-    queryFn: () => unwrap(client.GET("/app/api/v1/organization")),
+    queryFn: () => unwrap(earlyReadOr(ORGANIZATION, () => client.GET(ORGANIZATION))),
     // It changes through Settings, which refreshes it: the copy read with the session serves the header
     // of the screens that follow instead of being read again as each one mounts.
     staleTime: 60_000,

@@ -1,6 +1,9 @@
 import { queryOptions, useMutation, useQueryClient } from "@tanstack/react-query";
 import { authCall, authClient } from "./auth.ts";
 import { client, type ResponseOf, unwrap } from "./client.ts";
+import { earlyReadOr } from "./early-reads.ts";
+
+const SESSION = "/app/api/v1/session";
 
 export const sessionKeys = {
   all: ["session"] as const,
@@ -15,7 +18,7 @@ export type Invitation = ResponseOf<"/app/api/v1/invitations/{token}", "get">;
 export const sessionQuery = () =>
   queryOptions({
     queryKey: sessionKeys.current(),
-    queryFn: () => unwrap(client.GET("/app/api/v1/session")),
+    queryFn: () => unwrap(earlyReadOr(SESSION, () => client.GET(SESSION))),
     staleTime: 60_000,
     retry: false,
   });
