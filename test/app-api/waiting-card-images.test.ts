@@ -33,11 +33,14 @@ describe(`app API: waiting cards' thumbnails drawn ahead (${databaseLabel})`, ()
   let pieces: { id: string }[];
   /** Sides the renderer drew, for the app's routes and the test's pipeline runs alike. */
   let draws = 0;
+  /** When set, the renderer fails every side it is asked for. */
+  let rendererDown = false;
 
   before(async () => {
     ctx = await createAppTestContext({ memoryLimiter: true, clock });
     const side = ctx.renderer.side.bind(ctx.renderer);
-    ctx.renderer.side = (...args) => {
+    ctx.renderer.side = async (...args) => {
+      if (rendererDown) throw new Error("the render pool is down");
       draws++;
       return side(...args);
     };
@@ -202,5 +205,25 @@ describe(`app API: waiting cards' thumbnails drawn ahead (${databaseLabel})`, ()
     assert.equal(later.headers["cache-control"], "private, max-age=31536000, immutable");
     assert.deepEqual(later.rawPayload, waiting.png);
     assert.equal(draws, before);
+  });
+
+  test("a sweep that cannot draw leaves the card waiting as it was, and the list draws it", async () => {
+    const piece = await queuePiece(ctx, org, home("104 Oak St"));
+    await run();
+    assert.equal((await admin(ctx, "GET", `/pieces/${piece.id}`)).body.status, "awaiting_approval");
+    rendererDown = true;
+    clock.advance(SWEEP_DELAY_MS);
+    try {
+      await run();
+    } finally {
+      rendererDown = false;
+    }
+    assert.equal((await sweeps("pending")).length, 0);
+    assert.equal((await sweeps("failed")).length, 0, "a card not drawn ahead is no failure");
+    assert.equal(await kept(piece.id), undefined);
+    assert.equal((await admin(ctx, "GET", `/pieces/${piece.id}`)).body.status, "awaiting_approval");
+    const answer = await thumbnail(piece.id);
+    assert.equal(answer.statusCode, 200);
+    assert.deepEqual((await kept(piece.id))!.png, answer.rawPayload);
   });
 });
