@@ -5,8 +5,8 @@
  * sender profile and logo, sample home and picture; its key is a SHA-256 of all of them. Concurrent
  * asks for one card share one drawing. Bounded by bytes, least recently used out first.
  */
-import { createHash } from "node:crypto";
 import { LRUCache } from "lru-cache";
+import { cardKey } from "../pieces/card-key.ts";
 import type { CardContent } from "../render/card-layout.ts";
 
 /** What is kept of a proof: its two sides as data: URLs (and what else the view holds, small). */
@@ -40,13 +40,4 @@ export function createProofCache(maxBytes = PROOF_CACHE_BYTES): ProofCache {
       return (proof as T | undefined) ?? draw(card);
     },
   };
-}
-
-/** A SHA-256 of the card's JSON, each byte array (picture, logo) in it by its own SHA-256. */
-export function cardKey(card: CardContent): string {
-  const json = JSON.stringify(card, function bytesByDigest(this: Record<string, unknown>, key, value) {
-    const original = this[key];
-    return original instanceof Uint8Array ? createHash("sha256").update(original).digest("hex") : value;
-  });
-  return createHash("sha256").update(json).digest("hex");
 }

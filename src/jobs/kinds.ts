@@ -147,3 +147,17 @@ export const hubspotEventJob = defineJobKind({
   // Its events queue cards: held with the rest of automation work while the kill switch is on.
   heldWhilePaused: true,
 });
+
+/**
+ * Draws ahead the Mail list's thumbnails of an organization's waiting cards (pieces/waiting-card-images.ts),
+ * so the first look reads them from the database. One pending job per organization: the cards that
+ * start to wait while it is pending are drawn by it too. Nothing depends on it: the list draws what
+ * it finds missing.
+ */
+export const drawWaitingCardsJob = defineJobKind({
+  name: "draw_waiting_cards",
+  payload: Type.Object({ org_id: Type.String({ format: "uuid" }) }),
+  maxAttempts: 3,
+  backoffSeconds: exponentialBackoff(60, 600),
+  timeoutSeconds: 120,
+});

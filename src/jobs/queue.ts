@@ -133,6 +133,20 @@ export async function enqueueJob<S extends TSchema>(
 }
 
 /**
+ * An INSERT of `job` (from newJobRow, with an org) unless a job of its kind for its org is pending
+ * already, and only `when` holds (an SQL condition, e.g. on a CTE of the caller's statement): for
+ * work that one pending job does for every reason to do it. It sends no notification. Two writers
+ * at the same instant may both insert one; such a kind's handler must be idempotent.
+ */
+export function insertJobUnlessPending(job: NewJobRow, when: SQL = sql`TRUE`): SQL {
+  return sql`INSERT INTO jobs (id, org_id, kind, payload, max_attempts, run_at, created_at, updated_at)
+    SELECT ${job.id}::uuid, ${job.orgId}::uuid, ${job.kind}, ${job.payloadJson}::jsonb, ${job.maxAttempts}::int,
+           ${at(job.runAt)}, ${at(job.createdAt)}, ${at(job.createdAt)}
+    WHERE ${when} AND NOT EXISTS (
+      SELECT 1 FROM jobs WHERE kind = ${job.kind} AND org_id = ${job.orgId}::uuid AND status = 'pending')`;
+}
+
+/**
  * Adds many jobs (rows from newJobRow) in one statement, inside the caller's transaction; one
  * notification wakes idle workers when any was written.
  */

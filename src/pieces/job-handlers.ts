@@ -10,6 +10,7 @@ import type { RegisteredJob } from "../jobs/job-kind.ts";
 import { createPrintProvider } from "../print/index.ts";
 import type { Renderer } from "../render/renderer.ts";
 import { geocodePieceHandler, processPieceHandler, type SafetyGates } from "./process-piece.ts";
+import { drawWaitingCardsHandler } from "./waiting-card-images.ts";
 
 export interface PipelineJobDeps {
   db: Queryable;
@@ -25,7 +26,7 @@ export interface PipelineJobDeps {
   addressVerifier?: AddressVerifier;
 }
 
-/** The campaign pipeline's job kinds (a piece's processing and geocoding), with the print and address verification adapters the config names. */
+/** The campaign pipeline's job kinds (a piece's processing and geocoding, its waiting card drawn ahead), with the print and address verification adapters the config names. */
 export function pipelineJobHandlers(deps: PipelineJobDeps): RegisteredJob[] {
   const pipeline = {
     ...deps,
@@ -33,5 +34,5 @@ export function pipelineJobHandlers(deps: PipelineJobDeps): RegisteredJob[] {
     addressVerifier: deps.addressVerifier ?? createAddressVerifier(deps.config),
     publicBaseUrl: deps.config.publicBaseUrl,
   };
-  return [processPieceHandler(pipeline), geocodePieceHandler(pipeline)];
+  return [processPieceHandler(pipeline), geocodePieceHandler(pipeline), drawWaitingCardsHandler(pipeline)];
 }

@@ -1,7 +1,9 @@
-// Images of a piece's card for people to look at (Mail's thumbnails, a piece's page). A card that
-// went to the printer no longer changes, so its images are drawn once, the first time anyone looks,
-// and kept in piece_images for every API process; a card still waiting (held, awaiting approval,
-// scheduled, …) follows its organization's profile, so it is drawn when asked.
+// Images of a piece's card for people to look at (Mail's thumbnails, a piece's page), kept in
+// piece_images for every API process. A card that went to the printer no longer changes: its images
+// are drawn once, the first time anyone looks, and kept with no key. A card still waiting (held,
+// awaiting approval, scheduled, …) follows its organization's profile and its template: its images
+// are kept with the key of the card they were drawn from (card-key.ts), and are good while the card
+// composed now has the same key.
 
 import { type Queryable, queryOne, sql } from "../db/database.ts";
 import type { PieceStatus } from "../db/schema.ts";
@@ -18,48 +20,63 @@ const PRINTED: ReadonlySet<PieceStatus> = new Set([
   "returned",
 ]);
 
-const imageName = (side: CardSide, size: ProofSize) => (size === "thumbnail" ? `${side}_thumbnail` : side);
+export const imageName = (side: CardSide, size: ProofSize) =>
+  size === "thumbnail" ? `${side}_thumbnail` : side;
 
-export type StoredPieceImage =
-  | { kind: "stored"; png: Buffer }
-  /** Not drawn yet; `keep` says whether, once drawn, it is kept. */
-  | { kind: "absent"; keep: boolean };
+/** A kept image; `cardKey` null: a printed card's, final. */
+export interface KeptImage {
+  png: Buffer;
+  cardKey: string | null;
+}
 
-/** The kept image of one side, or whether the piece's images should be kept once drawn; undefined: no such piece in the org. */
+export interface PieceImage {
+  /** The card went to the printer: once drawn, its image is final. */
+  printed: boolean;
+  kept: KeptImage | undefined;
+}
+
+/** The piece's kept image of one side at one size, if any; undefined: no such piece in the org. */
 export async function findPieceImage(
   db: Queryable,
   orgId: string,
   pieceId: string,
   side: CardSide,
   size: ProofSize,
-): Promise<StoredPieceImage | undefined> {
+): Promise<PieceImage | undefined> {
   if (!isUuid(pieceId)) return undefined;
   // Base64 both ways, as organization logos are: PGlite and node-postgres hand bytea over differently.
-  const row = await queryOne<{ status: PieceStatus; png: string | null }>(
+  const row = await queryOne<{ status: PieceStatus; png: string | null; card_key: string | null }>(
     db,
-    sql`SELECT p.status, encode(i.png, 'base64') AS png
+    sql`SELECT p.status, encode(i.png, 'base64') AS png, i.card_key
           FROM mail_pieces p
           LEFT JOIN piece_images i
             ON i.org_id = p.org_id AND i.piece_id = p.id AND i.image = ${imageName(side, size)}
          WHERE p.org_id = ${orgId}::uuid AND p.id = ${pieceId}::uuid`,
   );
   if (!row) return undefined;
-  if (row.png) return { kind: "stored", png: Buffer.from(row.png, "base64") };
-  return { kind: "absent", keep: PRINTED.has(row.status) };
+  return {
+    printed: PRINTED.has(row.status),
+    kept: row.png ? { png: Buffer.from(row.png, "base64"), cardKey: row.card_key } : undefined,
+  };
 }
 
-/** Keeps one side of a printed card at one size; a process that drew it at the same moment keeps its own copy out. */
+/**
+ * Keeps one side of a card at one size: with the key of the card it was drawn from, or with none
+ * for a printed card (final). A waiting card's image replaces the one kept before (an older key);
+ * a final image is never replaced. Requests drawing the same image at once all succeed.
+ */
 export async function keepPieceImage(
   db: Queryable,
-  orgId: string,
-  pieceId: string,
-  side: CardSide,
-  size: ProofSize,
+  image: { orgId: string; pieceId: string; side: CardSide; size: ProofSize },
   png: Buffer,
+  cardKey: string | null,
 ): Promise<void> {
   await db.execute(
-    sql`INSERT INTO piece_images (org_id, piece_id, image, png)
-        VALUES (${orgId}::uuid, ${pieceId}::uuid, ${imageName(side, size)}, decode(${png.toString("base64")}, 'base64'))
-        ON CONFLICT (org_id, piece_id, image) DO NOTHING`,
+    sql`INSERT INTO piece_images (org_id, piece_id, image, png, card_key)
+        VALUES (${image.orgId}::uuid, ${image.pieceId}::uuid, ${imageName(image.side, image.size)},
+                decode(${png.toString("base64")}, 'base64'), ${cardKey})
+        ON CONFLICT (org_id, piece_id, image) DO UPDATE
+          SET png = EXCLUDED.png, card_key = EXCLUDED.card_key, created_at = now()
+          WHERE piece_images.card_key IS NOT NULL`,
   );
 }

@@ -21,7 +21,7 @@ export const THUMBNAIL_WIDTH = 320;
 export type ProofSize = "full" | "thumbnail";
 
 /** The card of a piece as it would print, for a human to look at; imagery errors show the placeholder. */
-async function proofCard(deps: ProofDeps, pieceId: string): Promise<CardContent> {
+export async function proofCard(deps: ProofDeps, pieceId: string): Promise<CardContent> {
   const piece = await loadPieceById(deps.db, pieceId);
   if (!piece) throw notFound("piece not found");
   return cardOfPiece(piece, {
@@ -38,17 +38,12 @@ export async function renderProof(deps: ProofDeps, pieceId: string, format: "pdf
   return deps.renderer.proof(await proofCard(deps, pieceId), format);
 }
 
-/** One side of the piece's card as a PNG: at proof resolution, or a list's thumbnail. */
-export async function renderProofSide(
-  deps: ProofDeps,
-  pieceId: string,
+/** One side of a composed card as a PNG, at the size a person looks at it. */
+export function drawCardSide(
+  renderer: Renderer,
+  card: CardContent,
   side: CardSide,
   size: ProofSize,
 ): Promise<Buffer> {
-  const card = await proofCard(deps, pieceId);
-  return deps.renderer.side(
-    card,
-    side,
-    size === "thumbnail" ? { width: THUMBNAIL_WIDTH } : { dpi: PROOF_DPI },
-  );
+  return renderer.side(card, side, size === "thumbnail" ? { width: THUMBNAIL_WIDTH } : { dpi: PROOF_DPI });
 }

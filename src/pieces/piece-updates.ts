@@ -7,6 +7,7 @@ import type { StandardAddress } from "../geo/address-verifier.ts";
 import type { GeocodeResult } from "../geo/geocoder.ts";
 import type { QueuedPiece } from "../jobs/kinds.ts";
 import type { PrintReceipt } from "../print/print-provider.ts";
+import { insertWaitingCardsSweep } from "./draw-ahead.ts";
 import { stopFollowUpsOfUnmailed } from "./follow-ups.ts";
 import { sqlStatusList } from "./status-sql.ts";
 
@@ -79,7 +80,11 @@ export type QueueExit =
 /** Exits after which the piece is never mailed: its follow-ups (if it had any yet) stop with it. */
 const CLOSING_EXITS = new Set<QueueExit["status"]>(["suppressed", "skipped", "failed", "undeliverable"]);
 
-/** A queued piece leaves the queue, with the reason in words; false when it was not queued (any more). */
+/**
+ * A queued piece leaves the queue, with the reason in words; false when it was not queued (any
+ * more). A piece that starts to wait queues its organization's draw-ahead sweep in the same
+ * statement (no round trip more for the pipeline).
+ */
 export async function moveQueuedPiece(
   db: Queryable,
   piece: { orgId: string; id: string },
@@ -89,15 +94,20 @@ export async function moveQueuedPiece(
 ): Promise<boolean> {
   const holdUntil = exit.status === "held" ? exit.holdUntil : undefined;
   const earlierPieceId = "earlierPieceId" in exit ? exit.earlierPieceId : undefined;
-  const moved = await changedARow(
-    db,
-    sql`UPDATE mail_pieces SET status = ${exit.status}, status_reason = ${reason.slice(0, 1000)},
+  const update = sql`UPDATE mail_pieces SET status = ${exit.status}, status_reason = ${reason.slice(0, 1000)},
           status_updated_at = ${at(now)}
           ${holdUntil ? sql`, hold_until = ${at(holdUntil)}` : sql``}
           ${earlierPieceId === undefined ? sql`` : sql`, earlier_piece_id = ${earlierPieceId}::uuid`}
         WHERE org_id = ${piece.orgId}::uuid AND id = ${piece.id}::uuid AND status = 'queued'
           ${holdUntil ? sql`AND hold_until IS NULL` : sql``}
-        RETURNING id`,
+        RETURNING id`;
+  const moved = await changedARow(
+    db,
+    (WAITING_STATUSES as readonly string[]).includes(exit.status)
+      ? sql`WITH moved AS (${update}),
+              swept AS (${insertWaitingCardsSweep(piece.orgId, now, sql`EXISTS (SELECT 1 FROM moved)`)})
+            SELECT id FROM moved`
+      : update,
   );
   if (moved && CLOSING_EXITS.has(exit.status)) {
     await stopFollowUpsOfUnmailed(db, piece.orgId, [piece.id], exit.status, now);

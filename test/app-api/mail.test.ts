@@ -218,7 +218,7 @@ describe(`app API: Mail (${databaseLabel})`, () => {
     assert.equal(back.status, 200);
   });
 
-  test("a printed card's images are drawn once and then served from the database; a card never printed is drawn when asked", async () => {
+  test("a printed card's images are drawn once and then served from the database; a card never printed is drawn when asked and kept by its key", async () => {
     const cookie = [...owner.browser.cookies].map(([n, v]) => `${n}=${v}`).join("; ");
     const get = (pieceId: string, side: string, size = "thumbnail") =>
       ctx.app.inject({
@@ -276,7 +276,22 @@ describe(`app API: Mail (${databaseLabel})`, () => {
     assert.equal(neverPrinted.statusCode, 200);
     assert.equal(neverPrinted.headers["cache-control"], "private, max-age=60");
     assert.equal((await sharp(neverPrinted.rawPayload).metadata()).width, 320);
-    assert.deepEqual(await kept(suppressedPiece.id), [], "a card that may still change is not kept");
+    // A card never printed may still change: kept with the key of the card it was drawn from.
+    assert.deepEqual(await kept(suppressedPiece.id), ["back_thumbnail"]);
+    const [neverPrintedKept] = await queryRows<{ png: string; card_key: string | null }>(
+      ctx.database.db,
+      sql`SELECT encode(png, 'base64') AS png, card_key FROM piece_images WHERE piece_id = ${suppressedPiece.id}::uuid`,
+    );
+    assert.match(neverPrintedKept!.card_key ?? "", /^[0-9a-f]{64}$/);
+    assert.deepEqual(Buffer.from(neverPrintedKept!.png, "base64"), neverPrinted.rawPayload);
+    const printedKeys = await queryRows<{ card_key: string | null }>(
+      ctx.database.db,
+      sql`SELECT card_key FROM piece_images WHERE piece_id = ${mailedPiece.id}::uuid`,
+    );
+    assert.ok(
+      printedKeys.every((row) => row.card_key === null),
+      "a printed card's images are final",
+    );
   });
 
   test("another organization's pieces answer 404 and never list; no session answers 401", async () => {

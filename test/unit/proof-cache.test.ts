@@ -5,7 +5,8 @@
  */
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { cardKey, createProofCache } from "../../src/app-api/proof-cache.ts";
+import { createProofCache } from "../../src/app-api/proof-cache.ts";
+import { cardKey } from "../../src/pieces/card-key.ts";
 import type { CardContent } from "../../src/render/card-layout.ts";
 
 const CARD: CardContent = {

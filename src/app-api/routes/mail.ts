@@ -10,8 +10,9 @@ import {
   MailPiecePage,
   PieceStatusSchema,
 } from "../../pieces/app-mail.ts";
-import { findPieceImage, keepPieceImage } from "../../pieces/piece-images.ts";
-import { type ProofDeps, renderProofSide } from "../../pieces/piece-proof.ts";
+import { cardKey } from "../../pieces/card-key.ts";
+import { findPieceImage, imageName, keepPieceImage } from "../../pieces/piece-images.ts";
+import { drawCardSide, type ProofDeps, proofCard } from "../../pieces/piece-proof.ts";
 import type { AppApiContext } from "../context.ts";
 import { sessionOf } from "../session-guard.ts";
 
@@ -37,13 +38,10 @@ export function registerMailRoutes(app: FastifyInstance, ctx: AppApiContext): vo
     renderer: ctx.renderer,
     publicBaseUrl: config.publicBaseUrl,
   };
-  // A waiting card's side is drawn when asked (Mail's list asks for fronts only); thumbnails are small and kept longer.
-  const sides = createExpiringCache<Buffer>({ clock: ctx.clock, ttlMs: 60_000, maxEntries: 40 });
-  const thumbnails = createExpiringCache<Buffer>({
-    clock: ctx.clock,
-    ttlMs: 10 * 60_000,
-    maxEntries: 500,
-  });
+  // Requests for an image being drawn wait for that drawing (a list's first look asks for each
+  // thumbnail once per tab). Keyed by what is drawn, so an entry is never out of date; kept only
+  // briefly, as the database keeps every image drawn.
+  const drawings = createExpiringCache<Buffer>({ clock: ctx.clock, ttlMs: 60_000, maxEntries: 100 });
 
   r.get(
     "/pieces",
@@ -120,19 +118,29 @@ export function registerMailRoutes(app: FastifyInstance, ctx: AppApiContext): vo
       const found = await findPieceImage(db, orgId, id, side, size);
       if (!found) throw notFound("piece not found");
       reply.type("image/png");
-      if (found.kind === "stored") return reply.header("cache-control", PRINTED_CARD_CACHING).send(found.png);
-      const cache = size === "thumbnail" ? thumbnails : sides;
-      const key = `${orgId}:${id}:${side}`;
-      if (!cache.cached(key)) {
+      const caching = found.printed ? PRINTED_CARD_CACHING : WAITING_CARD_CACHING;
+      if (found.kept?.cardKey === null) return reply.header("cache-control", caching).send(found.kept.png);
+      // A waiting card's kept image is good while the card, composed now, has the key it was drawn from.
+      const card = await proofCard(proofDeps, id);
+      const key = cardKey(card);
+      const image = { orgId, pieceId: id, side, size } as const;
+      if (found.kept?.cardKey === key) {
+        // A card printed since: its image is now final.
+        if (found.printed) await keepPieceImage(db, image, found.kept.png, null);
+        return reply.header("cache-control", caching).send(found.kept.png);
+      }
+      const drawing = `${orgId}:${id}:${imageName(side, size)}:${key}`;
+      if (!drawings.cached(drawing)) {
         const decision = await ctx.limiter.hit("app-piece-proofs", orgId, PIECE_PROOFS_PER_MINUTE, 60);
         if (!decision.allowed)
           throw rateLimited(decision.secondsToWindowEnd, "too many card images; wait a moment");
       }
-      const drawn = await cache.get(key, () => renderProofSide(proofDeps, id, side, size));
-      if (found.keep) await keepPieceImage(db, orgId, id, side, size, drawn);
-      return reply
-        .header("cache-control", found.keep ? PRINTED_CARD_CACHING : WAITING_CARD_CACHING)
-        .send(drawn);
+      const drawn = await drawings.get(drawing, async () => {
+        const png = await drawCardSide(ctx.renderer, card, side, size);
+        await keepPieceImage(db, image, png, found.printed ? null : key);
+        return png;
+      });
+      return reply.header("cache-control", caching).send(drawn);
     },
   );
 }

@@ -8,6 +8,7 @@ import {
   saveOrganizationLogo,
   updateOrganizationProfile,
 } from "../../orgs/organization-profile.ts";
+import { sweepWaitingCards } from "../../pieces/draw-ahead.ts";
 import type { AppApiContext } from "../context.ts";
 import { sessionOf } from "../session-guard.ts";
 
@@ -98,7 +99,15 @@ export function registerOrganizationRoutes(app: FastifyInstance, ctx: AppApiCont
         response: { 200: ProfileView },
       },
     },
-    async (request) => updateOrganizationProfile(db, sessionOf(request).orgId, request.body, clock.now()),
+    async (request) => {
+      const { orgId } = sessionOf(request);
+      // The waiting cards print the profile: their kept images are drawn again ahead of the next look.
+      return db.transaction(async (tx) => {
+        const profile = await updateOrganizationProfile(tx, orgId, request.body, clock.now());
+        await sweepWaitingCards(tx, orgId, clock.now());
+        return profile;
+      });
+    },
   );
 
   r.put(
@@ -133,7 +142,10 @@ export function registerOrganizationRoutes(app: FastifyInstance, ctx: AppApiCont
         request.body,
         contentType === "image/svg+xml" ? "svg" : "bitmap",
       );
-      await saveOrganizationLogo(db, orgId, png, clock.now());
+      await db.transaction(async (tx) => {
+        await saveOrganizationLogo(tx, orgId, png, clock.now());
+        await sweepWaitingCards(tx, orgId, clock.now());
+      });
       return getOrganizationProfile(db, orgId);
     },
   );

@@ -1,0 +1,15 @@
+import { createHash } from "node:crypto";
+import type { CardContent } from "../render/card-layout.ts";
+
+/**
+ * What a card is, as a SHA-256 of everything drawn on it: its JSON, each byte array (picture, logo)
+ * in it by its own SHA-256. Two cards with one key draw the same image (a builder's proof drawn a
+ * moment ago; a waiting card's kept image while its profile and template stay as they were).
+ */
+export function cardKey(card: CardContent): string {
+  const json = JSON.stringify(card, function bytesByDigest(this: Record<string, unknown>, key, value) {
+    const original = this[key];
+    return original instanceof Uint8Array ? createHash("sha256").update(original).digest("hex") : value;
+  });
+  return createHash("sha256").update(json).digest("hex");
+}
