@@ -16,6 +16,20 @@ async function adminCall<T>(baseUrl: string, method: string, path: string, body?
   return (text ? JSON.parse(text) : undefined) as T;
 }
 
+/**
+ * Waits until no job of `kind` is pending or running (the operator API's job list), at most
+ * `timeoutMs`: background work that a measurement should find done, as a user would.
+ */
+export async function jobsSettled(baseUrl: string, kind: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const { jobs } = await adminCall<{ jobs: { status: string }[] }>(baseUrl, "GET", `/jobs?kind=${kind}`);
+    if (jobs.every((job) => job.status === "done" || job.status === "failed")) return;
+    if (Date.now() > deadline) throw new Error(`${kind} jobs still unfinished after ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
 /** Runs tasks with at most `limit` in flight. */
 export async function inBatches<T>(
   count: number,

@@ -18,9 +18,11 @@ import { writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import type { Browser, BrowserContext, Page } from "playwright-core";
+import { drawWaitingCardsJob } from "../../src/jobs/kinds.ts";
+import { enqueueJob } from "../../src/jobs/queue.ts";
 import { ARTIFACTS, launchChromium, VIEWPORTS } from "../../test/e2e/browser.ts";
 import { jobEvent } from "../../test/e2e/session.ts";
-import { apiCall, bindAutomation } from "../lib/api-client.ts";
+import { apiCall, bindAutomation, jobsSettled } from "../lib/api-client.ts";
 import { seedAppHistory } from "../lib/app-history.ts";
 import { scenarioDatabase } from "../lib/databases.ts";
 import { percentile } from "../lib/load.ts";
@@ -224,7 +226,13 @@ function requestTimings(page: Page) {
 }
 
 /** BENCH_TRACE=1: each first visit's Chrome trace (script, style, layout, paint) beside its screenshot. */
-const TRACE_CATEGORIES = ["devtools.timeline", "disabled-by-default-devtools.timeline", "v8.execute", "blink", "loading"];
+const TRACE_CATEGORIES = [
+  "devtools.timeline",
+  "disabled-by-default-devtools.timeline",
+  "v8.execute",
+  "blink",
+  "loading",
+];
 
 async function coldVisit(browser: Browser, baseUrl: string, cookie: string, screen: Screen): Promise<Visit> {
   const context = await signedInContext(browser, baseUrl, cookie);
@@ -235,7 +243,8 @@ async function coldVisit(browser: Browser, baseUrl: string, cookie: string, scre
     const cdp = process.env.BENCH_PROFILE ? await context.newCDPSession(page) : undefined;
     if (cdp) await cdp.send("Profiler.enable").then(() => cdp.send("Profiler.start"));
     const traceFile = path.join(ARTIFACTS, `screens-${screen.name.replaceAll(" ", "-")}.trace.json`);
-    if (process.env.BENCH_TRACE) await browser.startTracing(page, { path: traceFile, categories: TRACE_CATEGORIES });
+    if (process.env.BENCH_TRACE)
+      await browser.startTracing(page, { path: traceFile, categories: TRACE_CATEGORIES });
     await page.goto(`${baseUrl}/app${screen.appPath}`, { waitUntil: "commit" });
     const readyMs = await waitReady(page, screen);
     if (process.env.BENCH_TRACE) await browser.stopTracing();
@@ -343,6 +352,10 @@ async function seedHistory(database: Awaited<ReturnType<typeof scenarioDatabase>
   try {
     const org = await seedOrg(seeding, ORG_NAME);
     const seeded = await seedAppHistory(seeding, org.orgId, HISTORY);
+    // Cards that start to wait in the pipeline ask for their thumbnails to be drawn ahead
+    // (pieces/draw-ahead.ts); the history's waiting cards, written in SQL, ask here.
+    const now = new Date();
+    await enqueueJob(seeding.db, drawWaitingCardsJob, { org_id: org.orgId }, { orgId: org.orgId, now });
     return { ...org, ...seeded };
   } finally {
     await seeding.close();
@@ -448,6 +461,7 @@ export const screens: Scenario = {
       try {
         const cookie = await signedInOwner(server.baseUrl, org.orgId);
         const automationId = await automationWithSample(server, org, cookie);
+        await jobsSettled(server.baseUrl, drawWaitingCardsJob.name, 120_000);
         const every = screensOf({ automationId, pieceId: org.pieceId, leadId: org.leadId });
         const all = onlyScreens(every);
         const loadBefore = loadAverage();
