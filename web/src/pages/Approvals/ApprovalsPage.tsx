@@ -1,7 +1,7 @@
 import { Button, Checkbox, Group, Image, Kbd, Paper, SimpleGrid, Stack, Text, Title } from "@mantine/core";
 import { notifications } from "@mantine/notifications";
 import { useQuery } from "@tanstack/react-query";
-import { useCallback, useDeferredValue, useEffect, useRef, useState } from "react";
+import { useCallback, useEffect, useRef, useState } from "react";
 import {
   type ApprovalCard,
   approvalsQuery,
@@ -10,6 +10,7 @@ import {
 } from "../../api/mail-safety.ts";
 import { formatDate } from "../../ui/format.ts";
 import { AnchorLink } from "../../ui/links.tsx";
+import { useStagedRows } from "../../ui/staged-rows.tsx";
 import { EmptyState, LoadError, Loading, PageHeader } from "../../ui/states.tsx";
 
 /** More than a first screenful of cards at any width (two at desktop width). */
@@ -124,7 +125,7 @@ function ApprovalQueue({ cards, total }: { cards: ApprovalCard[]; total: number 
   }, [cards, current, busy, move, toggle, act]);
 
   // A hundred cards take a while to render: the first screenful shows first, the rest right after it.
-  const rendered = useDeferredValue(cards.length, CARDS_IN_FIRST_RENDER);
+  const staged = useStagedRows(cards, CARDS_IN_FIRST_RENDER);
   const allSelected = selected.size === cards.length;
   const chosen = [...selected];
 
@@ -180,7 +181,7 @@ function ApprovalQueue({ cards, total }: { cards: ApprovalCard[]; total: number 
         style={{ listStyle: "none" }}
         aria-label="Cards awaiting approval"
       >
-        {cards.slice(0, rendered).map((card, index) => (
+        {staged.map((card, index) => (
           <Paper
             component="li"
             key={card.id}

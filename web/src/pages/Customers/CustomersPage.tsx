@@ -23,6 +23,7 @@ import { BATCH_ORIGIN_WORDS } from "../../modules/customers/batch-origin.ts";
 import { CsvUpload } from "../../modules/customers/CsvUpload.tsx";
 import { AnchorLink, ButtonLink } from "../../ui/links.tsx";
 import { ScrollTable } from "../../ui/ScrollTable.tsx";
+import { StagedRows } from "../../ui/staged-rows.tsx";
 import { EmptyState, LoadError, Loading, PageHeader } from "../../ui/states.tsx";
 import { TabsList } from "../../ui/TabsList.tsx";
 
@@ -190,14 +191,16 @@ function SuppressionList() {
                   </Table.Tr>
                 </Table.Thead>
                 <Table.Tbody>
-                  {customers.map((customer) => (
-                    <Table.Tr key={customer.normalized_address}>
-                      <Table.Td>{customer.address}</Table.Td>
-                      <Table.Td>{customer.notes ?? ""}</Table.Td>
-                      <Table.Td>{CUSTOMER_SOURCE_WORDS[customer.source] ?? customer.source}</Table.Td>
-                      <Table.Td>{day(customer.created_at)}</Table.Td>
-                    </Table.Tr>
-                  ))}
+                  <StagedRows items={customers}>
+                    {(customer) => (
+                      <Table.Tr key={customer.normalized_address}>
+                        <Table.Td>{customer.address}</Table.Td>
+                        <Table.Td>{customer.notes ?? ""}</Table.Td>
+                        <Table.Td>{CUSTOMER_SOURCE_WORDS[customer.source] ?? customer.source}</Table.Td>
+                        <Table.Td>{day(customer.created_at)}</Table.Td>
+                      </Table.Tr>
+                    )}
+                  </StagedRows>
                 </Table.Tbody>
               </Table>
             </ScrollTable>

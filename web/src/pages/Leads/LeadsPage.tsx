@@ -12,6 +12,7 @@ import { formatDate } from "../../ui/format.ts";
 import { KeysetPager, useKeysetPages } from "../../ui/KeysetPager.tsx";
 import { AnchorLink, ButtonLink } from "../../ui/links.tsx";
 import { ScrollTable } from "../../ui/ScrollTable.tsx";
+import { StagedRows } from "../../ui/staged-rows.tsx";
 import { EmptyState, LoadError, Loading, PageHeader } from "../../ui/states.tsx";
 
 const route = getRouteApi("/signed-in/leads");
@@ -97,47 +98,49 @@ function LeadList({ source }: { source?: LeadSource }) {
             </Table.Tr>
           </Table.Thead>
           <Table.Tbody>
-            {leads.data.leads.map((lead) => (
-              <Table.Tr key={lead.id}>
-                <Table.Td>
-                  <AnchorLink to="/leads/$leadId" params={{ leadId: lead.id }}>
-                    {lead.name || "No name given"}
-                  </AnchorLink>
-                </Table.Td>
-                <Table.Td>
-                  <Stack gap={0}>
-                    <Text size="sm">{lead.email || "—"}</Text>
-                    <Text size="sm">{lead.phone}</Text>
-                  </Stack>
-                </Table.Td>
-                <Table.Td>{lead.address || "—"}</Table.Td>
-                <Table.Td>
-                  {lead.piece_id ? (
-                    <AnchorLink to="/mail/$pieceId" params={{ pieceId: lead.piece_id }}>
-                      {lead.automation_name ?? lead.campaign_name ?? "Open the postcard"}
+            <StagedRows items={leads.data.leads}>
+              {(lead) => (
+                <Table.Tr key={lead.id}>
+                  <Table.Td>
+                    <AnchorLink to="/leads/$leadId" params={{ leadId: lead.id }}>
+                      {lead.name || "No name given"}
                     </AnchorLink>
-                  ) : (
-                    (lead.automation_name ?? lead.campaign_name ?? "—")
-                  )}
-                </Table.Td>
-                <Table.Td>{SOURCE_LABELS[lead.source]}</Table.Td>
-                <Table.Td>{attributionWords(lead.attribution_type)}</Table.Td>
-                <Table.Td>{formatDate(lead.received_at)}</Table.Td>
-                <Table.Td>
-                  {lead.deliveries.length === 0 ? (
-                    <Text size="sm" c="dimmed">
-                      No webhook
-                    </Text>
-                  ) : (
-                    <Group gap={4}>
-                      {lead.deliveries.map((delivery) => (
-                        <DeliveryBadge key={delivery.subscription_id} delivery={delivery} />
-                      ))}
-                    </Group>
-                  )}
-                </Table.Td>
-              </Table.Tr>
-            ))}
+                  </Table.Td>
+                  <Table.Td>
+                    <Stack gap={0}>
+                      <Text size="sm">{lead.email || "—"}</Text>
+                      <Text size="sm">{lead.phone}</Text>
+                    </Stack>
+                  </Table.Td>
+                  <Table.Td>{lead.address || "—"}</Table.Td>
+                  <Table.Td>
+                    {lead.piece_id ? (
+                      <AnchorLink to="/mail/$pieceId" params={{ pieceId: lead.piece_id }}>
+                        {lead.automation_name ?? lead.campaign_name ?? "Open the postcard"}
+                      </AnchorLink>
+                    ) : (
+                      (lead.automation_name ?? lead.campaign_name ?? "—")
+                    )}
+                  </Table.Td>
+                  <Table.Td>{SOURCE_LABELS[lead.source]}</Table.Td>
+                  <Table.Td>{attributionWords(lead.attribution_type)}</Table.Td>
+                  <Table.Td>{formatDate(lead.received_at)}</Table.Td>
+                  <Table.Td>
+                    {lead.deliveries.length === 0 ? (
+                      <Text size="sm" c="dimmed">
+                        No webhook
+                      </Text>
+                    ) : (
+                      <Group gap={4}>
+                        {lead.deliveries.map((delivery) => (
+                          <DeliveryBadge key={delivery.subscription_id} delivery={delivery} />
+                        ))}
+                      </Group>
+                    )}
+                  </Table.Td>
+                </Table.Tr>
+              )}
+            </StagedRows>
           </Table.Tbody>
         </Table>
       </ScrollTable>

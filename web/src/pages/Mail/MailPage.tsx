@@ -1,7 +1,6 @@
 import { Group, Image, NativeSelect, Table, Text, TextInput } from "@mantine/core";
 import { useQuery } from "@tanstack/react-query";
 import { getRouteApi } from "@tanstack/react-router";
-import { useDeferredValue } from "react";
 import { automationListQuery } from "../../api/automations.ts";
 import {
   PIECE_STATUS,
@@ -15,6 +14,7 @@ import { formatDate, readableReason } from "../../ui/format.ts";
 import { KeysetPager, useKeysetPages } from "../../ui/KeysetPager.tsx";
 import { AnchorLink, ButtonLink } from "../../ui/links.tsx";
 import { ScrollTable } from "../../ui/ScrollTable.tsx";
+import { useStagedRows } from "../../ui/staged-rows.tsx";
 import { EmptyState, LoadError, Loading, PageHeader } from "../../ui/states.tsx";
 import { PieceStatusBadge } from "./PieceStatusBadge.tsx";
 
@@ -38,9 +38,6 @@ export function MailPage() {
     </>
   );
 }
-
-/** Rows a tall screen shows before scrolling. */
-const ROWS_IN_FIRST_RENDER = 14;
 
 /** Two filters a line on a phone, so the list starts on the first screen. */
 const HALF_LINE = "calc(50% - var(--mantine-spacing-sm) / 2)";
@@ -150,10 +147,10 @@ function PieceList({ filters, filtered }: { filters: MailFilters; filtered: bool
  * rest right after it. Mounted with the page's pieces, so the first render is the first screenful's.
  */
 function PieceRows({ pieces }: { pieces: PieceSummary[] }) {
-  const rendered = useDeferredValue(pieces.length, ROWS_IN_FIRST_RENDER);
+  const staged = useStagedRows(pieces);
   return (
     <Table.Tbody>
-      {pieces.slice(0, rendered).map((piece, index) => (
+      {staged.map((piece, index) => (
         <Table.Tr key={piece.id}>
           <Table.Td>
             <Image

@@ -12,6 +12,7 @@ import { SourceJobRevenueSection } from "../../modules/neighbours/SourceJobReven
 import { exactMoney, money, returnOnSpend } from "../../ui/format.ts";
 import { ButtonLink } from "../../ui/links.tsx";
 import { ScrollTable } from "../../ui/ScrollTable.tsx";
+import { StagedRows } from "../../ui/staged-rows.tsx";
 import { EmptyState, LoadError, Loading, PageHeader } from "../../ui/states.tsx";
 import { ExperimentSummary } from "./ExperimentSummary.tsx";
 
@@ -200,21 +201,23 @@ function Conversions({ conversions }: { conversions: Conversion[] }) {
               </Table.Tr>
             </Table.Thead>
             <Table.Tbody>
-              {conversions.map((conversion) => (
-                <Table.Tr key={conversion.id}>
-                  <Table.Td>{conversion.close_date ?? "—"}</Table.Td>
-                  <Table.Td>{conversion.deal_name ?? conversion.deal_id ?? "—"}</Table.Td>
-                  <Table.Td>{conversion.address}</Table.Td>
-                  <Table.Td>{money(conversion.amount)}</Table.Td>
-                  <Table.Td>{conversion.automation_name ?? conversion.campaign_name ?? "—"}</Table.Td>
-                  <Table.Td>
-                    <Badge variant="light">{attributionWords(conversion.attribution_type)}</Badge>{" "}
-                    <Text span size="sm" c="dimmed">
-                      {CONFIDENCE_LABELS[conversion.match_confidence] ?? conversion.match_confidence} match
-                    </Text>
-                  </Table.Td>
-                </Table.Tr>
-              ))}
+              <StagedRows items={conversions}>
+                {(conversion) => (
+                  <Table.Tr key={conversion.id}>
+                    <Table.Td>{conversion.close_date ?? "—"}</Table.Td>
+                    <Table.Td>{conversion.deal_name ?? conversion.deal_id ?? "—"}</Table.Td>
+                    <Table.Td>{conversion.address}</Table.Td>
+                    <Table.Td>{money(conversion.amount)}</Table.Td>
+                    <Table.Td>{conversion.automation_name ?? conversion.campaign_name ?? "—"}</Table.Td>
+                    <Table.Td>
+                      <Badge variant="light">{attributionWords(conversion.attribution_type)}</Badge>{" "}
+                      <Text span size="sm" c="dimmed">
+                        {CONFIDENCE_LABELS[conversion.match_confidence] ?? conversion.match_confidence} match
+                      </Text>
+                    </Table.Td>
+                  </Table.Tr>
+                )}
+              </StagedRows>
             </Table.Tbody>
           </Table>
         </ScrollTable>
