@@ -3,6 +3,7 @@ import { after, before, describe, test } from "node:test";
 import { admin } from "../helpers/api.ts";
 import { databaseLabel, type TestContext } from "../helpers/harness.ts";
 import {
+  home,
   orgWithAutomation,
   queuePiece,
   runPipeline,
@@ -10,14 +11,6 @@ import {
   tempDataDir,
 } from "../pipeline/helpers.ts";
 import { createAppTestContext, inviteAndAccept, type SignedInUser } from "./helpers.ts";
-
-const home = (street: string) => ({
-  street,
-  city: "Springfield",
-  state: "IL",
-  zip: "62704",
-  client_name: "Jane Smith",
-});
 
 describe(`app API: mail safety controls (${databaseLabel})`, () => {
   let ctx: TestContext;

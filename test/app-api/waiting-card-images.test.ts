@@ -11,16 +11,8 @@ import { queryOne, queryRows, sql } from "../../src/db/database.ts";
 import { keepPieceImage } from "../../src/pieces/piece-images.ts";
 import { admin } from "../helpers/api.ts";
 import { databaseLabel, type TestContext } from "../helpers/harness.ts";
-import { orgWithAutomation, queuePiece, runPipeline, tempDataDir } from "../pipeline/helpers.ts";
+import { home, orgWithAutomation, queuePiece, runPipeline, tempDataDir } from "../pipeline/helpers.ts";
 import { createAppTestContext, inviteAndAccept, type SignedInUser } from "./helpers.ts";
-
-const home = (street: string) => ({
-  street,
-  city: "Springfield",
-  state: "IL",
-  zip: "62704",
-  client_name: "Jane Smith",
-});
 
 const SWEEP_DELAY_MS = 10_000;
 

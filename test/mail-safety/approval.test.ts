@@ -3,15 +3,7 @@ import { after, before, describe, test } from "node:test";
 import { fixedClock } from "../../src/clock.ts";
 import { admin } from "../helpers/api.ts";
 import { createTestContext, databaseLabel, type TestContext } from "../helpers/harness.ts";
-import { orgWithAutomation, queuePiece, runPipeline, startFakeLob } from "../pipeline/helpers.ts";
-
-const home = (street: string) => ({
-  street,
-  city: "Springfield",
-  state: "IL",
-  zip: "62704",
-  client_name: "Jane Smith",
-});
+import { home, orgWithAutomation, queuePiece, runPipeline, startFakeLob } from "../pipeline/helpers.ts";
 
 describe(`mail safety: approval mode (${databaseLabel})`, () => {
   let ctx: TestContext;

@@ -3,17 +3,9 @@ import { after, before, describe, test } from "node:test";
 import { fixedClock } from "../../src/clock.ts";
 import { admin } from "../helpers/api.ts";
 import { createTestContext, databaseLabel, type TestContext } from "../helpers/harness.ts";
-import { orgWithAutomation, queuePiece, runPipeline, startFakeLob } from "../pipeline/helpers.ts";
+import { home, orgWithAutomation, queuePiece, runPipeline, startFakeLob } from "../pipeline/helpers.ts";
 
 const HOUR_MS = 3_600_000;
-const home = (street: string) => ({
-  street,
-  city: "Springfield",
-  state: "IL",
-  zip: "62704",
-  client_name: "Jane Smith",
-});
-
 describe(`mail safety: the hold window and cancelling (${databaseLabel})`, () => {
   let ctx: TestContext;
   let lob: Awaited<ReturnType<typeof startFakeLob>>;

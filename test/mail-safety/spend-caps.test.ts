@@ -10,15 +10,14 @@ import { capNoticeHandler } from "../../src/mail-safety/cap-notice.ts";
 import { inviteAndAccept } from "../app-api/helpers.ts";
 import { admin } from "../helpers/api.ts";
 import { createTestContext, databaseLabel, type TestContext } from "../helpers/harness.ts";
-import { logger, orgWithAutomation, queuePiece, runPipeline, tempDataDir } from "../pipeline/helpers.ts";
-
-const home = (street: string) => ({
-  street,
-  city: "Springfield",
-  state: "IL",
-  zip: "62704",
-  client_name: "Jane Smith",
-});
+import {
+  home,
+  logger,
+  orgWithAutomation,
+  queuePiece,
+  runPipeline,
+  tempDataDir,
+} from "../pipeline/helpers.ts";
 
 describe(`mail safety: monthly spend caps (${databaseLabel})`, () => {
   let ctx: TestContext;

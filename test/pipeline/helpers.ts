@@ -26,6 +26,15 @@ type DecodeQr = (data: Uint8ClampedArray, width: number, height: number) => QRCo
 const jsQR = ((jsQRModule as unknown as { default?: DecodeQr }).default ?? jsQRModule) as unknown as DecodeQr;
 
 export const EVENT_TYPE = "job.completed";
+
+/** A record's home in Springfield, IL (the fake geocoder's town), for Jane Smith. */
+export const home = (street: string) => ({
+  street,
+  city: "Springfield",
+  state: "IL",
+  zip: "62704",
+  client_name: "Jane Smith",
+});
 export const logger = pino({ level: process.env.TEST_LOG_LEVEL ?? "silent" });
 
 export const tempDataDir = () => mkdtempSync(path.join(tmpdir(), "porchlight-pipeline-"));
