@@ -6,7 +6,13 @@
 (() => {
   const signedOut = /^\/app\/(sign-in|forgot-password|reset-password|invite|operator)(\/|$)/;
   if (signedOut.test(window.location.pathname)) return;
-  const read = (path) => fetch(path, { credentials: "same-origin" });
+  // The body is read as soon as it arrives: read later, by the app, it would wait behind the app's
+  // first render (a task of its own), and so would every screen's loader waiting on the session.
+  const read = (path) =>
+    fetch(path, { credentials: "same-origin" }).then(async (response) => ({
+      response,
+      body: await response.json().catch(() => undefined),
+    }));
   window.__porchlightEarlyReads = {
     "/app/api/v1/session": read("/app/api/v1/session"),
     "/app/api/v1/organization": read("/app/api/v1/organization"),

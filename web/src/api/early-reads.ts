@@ -8,7 +8,7 @@ type EarlyPath = "/app/api/v1/session" | "/app/api/v1/organization";
 
 declare global {
   interface Window {
-    __porchlightEarlyReads?: Partial<Record<EarlyPath, Promise<Response>>>;
+    __porchlightEarlyReads?: Partial<Record<EarlyPath, Promise<{ response: Response; body: unknown }>>>;
   }
 }
 
@@ -20,8 +20,8 @@ export function earlyReadOr<T>(path: EarlyPath, call: () => Promise<Answer<T>>):
   const early = window.__porchlightEarlyReads?.[path];
   if (!early) return call();
   delete window.__porchlightEarlyReads![path];
-  return early.then(async (response) => {
-    const body: unknown = await response.json().catch(() => undefined);
-    return response.ok ? { data: body as T, response } : { error: body, response };
-  }, call);
+  return early.then(
+    ({ response, body }) => (response.ok ? { data: body as T, response } : { error: body, response }),
+    call,
+  );
 }

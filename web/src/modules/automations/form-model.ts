@@ -2,6 +2,7 @@ import type {
   Automation,
   AutomationDraft,
   AutomationFilter,
+  CardFitInput,
   CardTemplate,
   DryRunInput,
   ProofInput,
@@ -182,6 +183,12 @@ export function proofRecipientOf(values: AutomationFormValues): Omit<ProofInput,
     ...(values.audience === "neighbours" ? { audience: { type: "neighbours" as const } } : {}),
   };
 }
+
+/** What a card's fit check takes: its text, and the audience its proof is drawn for (a neighbour's card merges no name). */
+export const cardFitInputOf = (
+  template: ProofInput["template"],
+  recipient: Omit<ProofInput, "template">,
+): CardFitInput => ({ template, ...(recipient.audience ? { audience: recipient.audience } : {}) });
 
 /** What the card's proof is drawn with: the builder's, and the one its route asks for before the form mounts. */
 export const proofInputOf = (values: AutomationFormValues): ProofInput => ({

@@ -29,6 +29,7 @@ import {
   type AutomationFormValues,
   blankAutomation,
   CARD_SIZES,
+  cardFitInputOf,
   draftOf,
   dryRunDraftOf,
   EVENT_TYPE_PATTERN,
@@ -220,14 +221,7 @@ function AutomationBuilder({ initial, existing }: { initial: AutomationFormValue
                         data={[...CARD_SIZES]}
                         {...form.getInputProps("card_size")}
                       />
-                      <CardFitNotice
-                        input={{
-                          template: templateOf(form.values),
-                          ...(form.values.audience === "neighbours"
-                            ? { audience: { type: "neighbours" as const } }
-                            : {}),
-                        }}
-                      />
+                      <CardFitNotice input={cardFitInputOf(templateOf(form.values), proofRecipient)} />
                     </Stack>
                   </Fieldset>
 

@@ -23,7 +23,7 @@ import {
   STOP_CHOICES,
   type StopCondition,
 } from "../../modules/automations/follow-ups.ts";
-import type { AutomationFormValues } from "../../modules/automations/form-model.ts";
+import { type AutomationFormValues, cardFitInputOf } from "../../modules/automations/form-model.ts";
 
 /**
  * The builder's follow-up cards (issue 42): each with its delay after the first card, its text and
@@ -42,7 +42,6 @@ export function FollowUpCards({
 }) {
   const rows = form.values.follow_ups;
   const lastDelay = Number(rows.at(-1)?.delay_days ?? 0) || 0;
-  const audience = recipient.audience ? { audience: recipient.audience } : {};
 
   return (
     <Fieldset legend="Follow-up cards">
@@ -102,7 +101,7 @@ export function FollowUpCards({
                   {...form.getInputProps(`follow_ups.${index}.offer`)}
                 />
                 <CardFitNotice
-                  input={{ template: followUpTemplate(row, form.values.card_size), ...audience }}
+                  input={cardFitInputOf(followUpTemplate(row, form.values.card_size), recipient)}
                 />
                 <LiveProof
                   title={`Proof of follow-up card ${number}`}
