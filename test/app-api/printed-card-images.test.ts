@@ -42,7 +42,11 @@ describe(`app API: printed cards' thumbnails drawn ahead (${databaseLabel})`, ()
   });
   after(() => ctx.close());
 
-  const run = () => runPipeline(ctx, { dataDir, printProvider: "local" });
+  // One job at a time: on PostgreSQL, writers at the same instant may each queue a sweep (the
+  // pending check cannot see another's uncommitted one; see insertJobUnlessPending). Run one after
+  // another, as here, a burst's cards queue exactly one.
+  const run = () =>
+    runPipeline(ctx, { dataDir, printProvider: "local" }, ctx.database.db, undefined, { batchSize: 1 });
   /** Runs the pipeline, then the sweep it queued once its delay is over; answers the sides the sweep drew. */
   const runThenSweep = async () => {
     await run();
