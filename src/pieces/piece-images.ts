@@ -1,10 +1,10 @@
 // Images of a piece's card for people to look at (Mail's thumbnails, a piece's page), kept in
 // piece_images for every API process. A card that went to the printer no longer changes: its images
-// are drawn once (Mail's first page by the draw-ahead sweep after print, any other the first time
-// anyone looks) and kept with no key. A card still waiting (held,
-// awaiting approval, scheduled, …) follows its organization's profile and its template: its images
-// are kept with the key of the card they were drawn from (card-key.ts), and are good while the card
-// composed now has the same key.
+// are drawn once (the thumbnails of Mail's first page by the draw-ahead sweep after print, any other
+// the first time anyone looks) and kept with no key. A card still waiting (held, awaiting approval,
+// scheduled, …) follows its organization's profile and its template: its images are kept with the
+// key of the card they were drawn from (card-key.ts), and are good while the card composed now has
+// the same key.
 
 import { type Queryable, queryOne, sql } from "../db/database.ts";
 import type { PieceStatus } from "../db/schema.ts";
