@@ -18,7 +18,7 @@ import { writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import type { Browser, BrowserContext, Page } from "playwright-core";
-import { drawWaitingCardsJob } from "../../src/jobs/kinds.ts";
+import { drawCardImagesJob } from "../../src/jobs/kinds.ts";
 import { enqueueJob } from "../../src/jobs/queue.ts";
 import { ARTIFACTS, launchChromium, VIEWPORTS } from "../../test/e2e/browser.ts";
 import { jobEvent } from "../../test/e2e/session.ts";
@@ -384,7 +384,7 @@ async function seedHistory(database: Awaited<ReturnType<typeof scenarioDatabase>
     // Cards that start to wait in the pipeline ask for their thumbnails to be drawn ahead
     // (pieces/draw-ahead.ts); the history's waiting cards, written in SQL, ask here.
     const now = new Date();
-    await enqueueJob(seeding.db, drawWaitingCardsJob, { org_id: org.orgId }, { orgId: org.orgId, now });
+    await enqueueJob(seeding.db, drawCardImagesJob, { org_id: org.orgId }, { orgId: org.orgId, now });
     return { ...org, ...seeded };
   } finally {
     await seeding.close();
@@ -497,7 +497,7 @@ export const screens: Scenario = {
       try {
         const cookie = await signedInOwner(server.baseUrl, org.orgId);
         const automationId = await automationWithSample(server, org, cookie);
-        await jobsSettled(server.baseUrl, drawWaitingCardsJob.name, 120_000);
+        await jobsSettled(server.baseUrl, drawCardImagesJob.name, 120_000);
         const every = screensOf({ automationId, pieceId: org.pieceId, leadId: org.leadId });
         const all = onlyScreens(every);
         const loadBefore = loadAverage();

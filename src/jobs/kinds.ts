@@ -149,12 +149,13 @@ export const hubspotEventJob = defineJobKind({
 });
 
 /**
- * Draws ahead the Mail list's thumbnails of an organization's waiting cards (pieces/waiting-card-images.ts),
- * so the first look reads them from the database. One pending job per organization: the cards that
- * start to wait while it is pending are drawn by it too. Nothing depends on it: the list draws what
- * it finds missing.
+ * Draws ahead the thumbnails of Mail's first page, an organization's newest waiting and printed
+ * cards (pieces/card-images-sweep.ts), so the first look reads them from the database. One pending
+ * job per organization: the cards that start to wait or go to the printer while it is pending are
+ * drawn by it too. Nothing depends on it: the list draws what it finds missing. Its name predates
+ * printed cards; it stays, as pending jobs are stored under it.
  */
-export const drawWaitingCardsJob = defineJobKind({
+export const drawCardImagesJob = defineJobKind({
   name: "draw_waiting_cards",
   payload: Type.Object({ org_id: Type.String({ format: "uuid" }) }),
   maxAttempts: 3,

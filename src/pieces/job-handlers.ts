@@ -9,8 +9,8 @@ import type { HomeImagery } from "../imagery/home-imagery.ts";
 import type { RegisteredJob } from "../jobs/job-kind.ts";
 import { createPrintProvider } from "../print/index.ts";
 import type { Renderer } from "../render/renderer.ts";
+import { drawCardImagesHandler } from "./card-images-sweep.ts";
 import { geocodePieceHandler, processPieceHandler, type SafetyGates } from "./process-piece.ts";
-import { drawWaitingCardsHandler } from "./waiting-card-images.ts";
 
 export interface PipelineJobDeps {
   db: Queryable;
@@ -34,5 +34,5 @@ export function pipelineJobHandlers(deps: PipelineJobDeps): RegisteredJob[] {
     addressVerifier: deps.addressVerifier ?? createAddressVerifier(deps.config),
     publicBaseUrl: deps.config.publicBaseUrl,
   };
-  return [processPieceHandler(pipeline), geocodePieceHandler(pipeline), drawWaitingCardsHandler(pipeline)];
+  return [processPieceHandler(pipeline), geocodePieceHandler(pipeline), drawCardImagesHandler(pipeline)];
 }

@@ -1,9 +1,10 @@
 // Images of a piece's card for people to look at (Mail's thumbnails, a piece's page), kept in
 // piece_images for every API process. A card that went to the printer no longer changes: its images
-// are drawn once, the first time anyone looks, and kept with no key. A card still waiting (held,
-// awaiting approval, scheduled, …) follows its organization's profile and its template: its images
-// are kept with the key of the card they were drawn from (card-key.ts), and are good while the card
-// composed now has the same key.
+// are drawn once (the thumbnails of Mail's first page by the draw-ahead sweep after print, any other
+// the first time anyone looks) and kept with no key. A card still waiting (held, awaiting approval,
+// scheduled, …) follows its organization's profile and its template: its images are kept with the
+// key of the card they were drawn from (card-key.ts), and are good while the card composed now has
+// the same key.
 
 import { type Queryable, queryOne, sql } from "../db/database.ts";
 import type { PieceStatus } from "../db/schema.ts";
@@ -12,13 +13,22 @@ import type { CardSide } from "../render/render.ts";
 import type { ProofSize } from "./piece-proof.ts";
 
 /** Statuses after the print files were handed to the printer: the card is what was printed. */
-const PRINTED: ReadonlySet<PieceStatus> = new Set([
+export const PRINTED_STATUSES = [
   "submitted",
   "mailed",
   "in_transit",
   "delivered",
   "returned",
-]);
+] as const satisfies readonly PieceStatus[];
+const PRINTED: ReadonlySet<PieceStatus> = new Set(PRINTED_STATUSES);
+
+/** Names one kept image: a side of a piece's card at one size. */
+export interface PieceImageRef {
+  orgId: string;
+  pieceId: string;
+  side: CardSide;
+  size: ProofSize;
+}
 
 export const imageName = (side: CardSide, size: ProofSize) =>
   size === "thumbnail" ? `${side}_thumbnail` : side;
@@ -67,7 +77,7 @@ export async function findPieceImage(
  */
 export async function keepPieceImage(
   db: Queryable,
-  image: { orgId: string; pieceId: string; side: CardSide; size: ProofSize },
+  image: PieceImageRef,
   png: Buffer,
   cardKey: string | null,
 ): Promise<void> {
@@ -78,5 +88,18 @@ export async function keepPieceImage(
         ON CONFLICT (org_id, piece_id, image) DO UPDATE
           SET png = EXCLUDED.png, card_key = EXCLUDED.card_key, created_at = now()
           WHERE piece_images.card_key IS NOT NULL`,
+  );
+}
+
+/** Makes a printed card's kept image final, if it was drawn from the card with this key (the card as printed). */
+export async function makePieceImageFinal(
+  db: Queryable,
+  image: PieceImageRef,
+  cardKey: string,
+): Promise<void> {
+  await db.execute(
+    sql`UPDATE piece_images SET card_key = NULL
+         WHERE org_id = ${image.orgId}::uuid AND piece_id = ${image.pieceId}::uuid
+           AND image = ${imageName(image.side, image.size)} AND card_key = ${cardKey}`,
   );
 }

@@ -7,7 +7,7 @@ import type { StandardAddress } from "../geo/address-verifier.ts";
 import type { GeocodeResult } from "../geo/geocoder.ts";
 import type { QueuedPiece } from "../jobs/kinds.ts";
 import type { PrintReceipt } from "../print/print-provider.ts";
-import { insertWaitingCardsSweep } from "./draw-ahead.ts";
+import { insertCardImagesSweep } from "./draw-ahead.ts";
 import { stopFollowUpsOfUnmailed } from "./follow-ups.ts";
 import { sqlStatusList } from "./status-sql.ts";
 
@@ -105,7 +105,7 @@ export async function moveQueuedPiece(
     db,
     (WAITING_STATUSES as readonly string[]).includes(exit.status)
       ? sql`WITH moved AS (${update}),
-              swept AS (${insertWaitingCardsSweep(piece.orgId, now, sql`EXISTS (SELECT 1 FROM moved)`)})
+              swept AS (${insertCardImagesSweep(piece.orgId, now, sql`EXISTS (SELECT 1 FROM moved)`)})
             SELECT id FROM moved`
       : update,
   );
@@ -250,6 +250,10 @@ export async function claimSubmission(db: Queryable, piece: { orgId: string; id:
   );
 }
 
+/**
+ * Records the printer's receipt. The card is printed from now on: the same statement queues its
+ * organization's draw-ahead sweep, which keeps its thumbnail for Mail's first page.
+ */
 export async function recordSubmission(
   db: Queryable,
   piece: { orgId: string; id: string },
@@ -259,10 +263,14 @@ export async function recordSubmission(
   now: Date,
 ) {
   await db.execute(sql`
-    UPDATE mail_pieces SET status = ${receipt.status}, provider = ${provider}, provider_id = ${receipt.providerId},
-      provider_status = ${receipt.status}, status_updated_at = ${at(now)},
-      mailed_at = ${receipt.status === "mailed" ? at(now) : null}
-    WHERE org_id = ${piece.orgId} AND id = ${piece.id} AND status = 'queued' AND submission_job_id = ${jobId}`);
+    WITH submitted AS (
+      UPDATE mail_pieces SET status = ${receipt.status}, provider = ${provider}, provider_id = ${receipt.providerId},
+        provider_status = ${receipt.status}, status_updated_at = ${at(now)},
+        mailed_at = ${receipt.status === "mailed" ? at(now) : null}
+      WHERE org_id = ${piece.orgId} AND id = ${piece.id} AND status = 'queued' AND submission_job_id = ${jobId}
+      RETURNING id),
+    swept AS (${insertCardImagesSweep(piece.orgId, now, sql`EXISTS (SELECT 1 FROM submitted)`)})
+    SELECT 1`);
 }
 
 export async function recordGeocode(

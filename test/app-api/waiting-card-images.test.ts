@@ -49,7 +49,11 @@ describe(`app API: waiting cards' thumbnails drawn ahead (${databaseLabel})`, ()
   });
   after(() => ctx.close());
 
-  const run = () => runPipeline(ctx, { dataDir, printProvider: "local" });
+  // One job at a time: on PostgreSQL, writers at the same instant may each queue a sweep (the
+  // pending check cannot see another's uncommitted one; see insertJobUnlessPending). Run one after
+  // another, as here, a burst's cards queue exactly one.
+  const run = () =>
+    runPipeline(ctx, { dataDir, printProvider: "local" }, ctx.database.db, undefined, { batchSize: 1 });
   const thumbnail = (pieceId: string) =>
     ctx.app.inject({
       method: "GET",

@@ -100,12 +100,16 @@ export async function queuePiece(
   return piece as { id: string; landing_url: string; token: string; status: string };
 }
 
-/** Runs every due pipeline job with the given configuration, as a worker process would. */
+/**
+ * Runs every due pipeline job with the given configuration, as a worker process would; `batchSize`
+ * 1 runs them one at a time.
+ */
 export function runPipeline(
   ctx: TestContext,
   config: Partial<Config>,
   db: Queryable = ctx.database.db,
   automationsPaused?: () => Promise<boolean>,
+  options: { batchSize?: number } = {},
 ) {
   const merged = { ...ctx.config, ...config };
   const deps = {
@@ -120,7 +124,7 @@ export function runPipeline(
   };
   // The worker's catalog registers the neighbour fan-out beside the piece pipeline (src/worker/catalog.ts).
   const catalog = createJobCatalog([...pipelineJobHandlers(deps), neighbourFanoutHandler(deps)]);
-  return runPendingJobs({ db, clock: ctx.clock, logger, automationsPaused }, catalog);
+  return runPendingJobs({ db, clock: ctx.clock, logger, automationsPaused }, catalog, options);
 }
 
 export interface PieceRow {

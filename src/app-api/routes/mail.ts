@@ -10,9 +10,9 @@ import {
   MailPiecePage,
   PieceStatusSchema,
 } from "../../pieces/app-mail.ts";
-import { cardKey } from "../../pieces/card-key.ts";
-import { findPieceImage, imageName, keepPieceImage } from "../../pieces/piece-images.ts";
-import { drawCardSide, type ProofDeps, proofCard } from "../../pieces/piece-proof.ts";
+import { checkCardImage } from "../../pieces/current-card-image.ts";
+import { findPieceImage, imageName } from "../../pieces/piece-images.ts";
+import type { ProofDeps } from "../../pieces/piece-proof.ts";
 import type { AppApiContext } from "../context.ts";
 import { sessionOf } from "../session-guard.ts";
 
@@ -119,27 +119,19 @@ export function registerMailRoutes(app: FastifyInstance, ctx: AppApiContext): vo
       if (!found) throw notFound("piece not found");
       reply.type("image/png");
       const caching = found.printed ? PRINTED_CARD_CACHING : WAITING_CARD_CACHING;
-      if (found.kept?.cardKey === null) return reply.header("cache-control", caching).send(found.kept.png);
-      // A waiting card's kept image is good while the card, composed now, has the key it was drawn from.
-      const card = await proofCard(proofDeps, id);
-      const key = cardKey(card);
       const image = { orgId, pieceId: id, side, size } as const;
-      if (found.kept?.cardKey === key) {
-        // A card printed since: its image is now final.
-        if (found.printed) await keepPieceImage(db, image, found.kept.png, null);
-        return reply.header("cache-control", caching).send(found.kept.png);
-      }
-      const drawing = `${orgId}:${id}:${imageName(side, size)}:${key}`;
+      const check = await checkCardImage(proofDeps, image, {
+        printed: found.printed,
+        keptKey: found.kept?.cardKey,
+      });
+      if (check.current) return reply.header("cache-control", caching).send(found.kept!.png);
+      const drawing = `${orgId}:${id}:${imageName(side, size)}:${check.cardKey}`;
       if (!drawings.cached(drawing)) {
         const decision = await ctx.limiter.hit("app-piece-proofs", orgId, PIECE_PROOFS_PER_MINUTE, 60);
         if (!decision.allowed)
           throw rateLimited(decision.secondsToWindowEnd, "too many card images; wait a moment");
       }
-      const drawn = await drawings.get(drawing, async () => {
-        const png = await drawCardSide(ctx.renderer, card, side, size);
-        await keepPieceImage(db, image, png, found.printed ? null : key);
-        return png;
-      });
+      const drawn = await drawings.get(drawing, check.drawAndKeep);
       return reply.header("cache-control", caching).send(drawn);
     },
   );

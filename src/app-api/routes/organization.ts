@@ -8,7 +8,7 @@ import {
   saveOrganizationLogo,
   updateOrganizationProfile,
 } from "../../orgs/organization-profile.ts";
-import { sweepWaitingCards } from "../../pieces/draw-ahead.ts";
+import { sweepCardImages } from "../../pieces/draw-ahead.ts";
 import type { AppApiContext } from "../context.ts";
 import { sessionOf } from "../session-guard.ts";
 
@@ -104,7 +104,7 @@ export function registerOrganizationRoutes(app: FastifyInstance, ctx: AppApiCont
       // The waiting cards print the profile: their kept images are drawn again ahead of the next look.
       return db.transaction(async (tx) => {
         const profile = await updateOrganizationProfile(tx, orgId, request.body, clock.now());
-        await sweepWaitingCards(tx, orgId, clock.now());
+        await sweepCardImages(tx, orgId, clock.now());
         return profile;
       });
     },
@@ -144,7 +144,7 @@ export function registerOrganizationRoutes(app: FastifyInstance, ctx: AppApiCont
       );
       await db.transaction(async (tx) => {
         await saveOrganizationLogo(tx, orgId, png, clock.now());
-        await sweepWaitingCards(tx, orgId, clock.now());
+        await sweepCardImages(tx, orgId, clock.now());
       });
       return getOrganizationProfile(db, orgId);
     },

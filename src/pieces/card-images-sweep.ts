@@ -1,0 +1,81 @@
+// Mail's list shows each card's front as a 320 px thumbnail. Those of the list's first page are
+// drawn ahead, by the organization's sweep, queued when a card starts to wait or goes to the printer
+// (piece-updates.ts), so the list's first look reads them from piece_images instead of drawing 50
+// cards on request. Not drawn in the print step itself: ~18 ms of CPU a card there would take the
+// pipeline below its 30 print-ready cards per CPU-second.
+
+import type { Logger } from "pino";
+import { type Queryable, queryRows, sql } from "../db/database.ts";
+import { handleJob, type RegisteredJob } from "../jobs/job-kind.ts";
+import { drawCardImagesJob } from "../jobs/kinds.ts";
+import { checkCardImage } from "./current-card-image.ts";
+import { imageName, PRINTED_STATUSES } from "./piece-images.ts";
+import type { ProofDeps } from "./piece-proof.ts";
+import { WAITING_STATUSES } from "./piece-updates.ts";
+import { sqlStatusList } from "./status-sql.ts";
+
+/** Cards one sweep looks at: a page of Mail's list, newest first, as the list shows them. */
+export const CARDS_PER_SWEEP = 50;
+
+const THUMBNAIL = { side: "front", size: "thumbnail" } as const;
+
+/** Statuses whose card Mail's list shows as it waits or as it was printed. */
+const WITH_A_CARD = sqlStatusList([...WAITING_STATUSES, ...PRINTED_STATUSES]);
+const PRINTED = sqlStatusList(PRINTED_STATUSES);
+
+interface ListedCard {
+  id: string;
+  printed: boolean;
+  kept: boolean;
+  kept_key: string | null;
+}
+
+/**
+ * The organization's newest cards, waiting or printed, in the order of Mail's list, with whether
+ * their front thumbnail is kept and the key it was kept with.
+ */
+function newestCards(db: Queryable, orgId: string): Promise<ListedCard[]> {
+  return queryRows<ListedCard>(
+    db,
+    sql`SELECT p.id, p.status IN ${PRINTED} AS printed, i.piece_id IS NOT NULL AS kept, i.card_key AS kept_key
+          FROM mail_pieces p
+          LEFT JOIN piece_images i
+            ON i.org_id = p.org_id AND i.piece_id = p.id AND i.image = ${imageName(THUMBNAIL.side, THUMBNAIL.size)}
+         WHERE p.org_id = ${orgId}::uuid AND p.status IN ${WITH_A_CARD}
+         ORDER BY p.created_at DESC, p.id DESC
+         LIMIT ${CARDS_PER_SWEEP}`,
+  );
+}
+
+/** Draws and keeps the card's thumbnail unless the one kept is final or drawn from the card as it is now. */
+async function drawAhead(deps: ProofDeps, orgId: string, listed: ListedCard): Promise<boolean> {
+  const check = await checkCardImage(
+    deps,
+    { orgId, pieceId: listed.id, ...THUMBNAIL },
+    { printed: listed.printed, keptKey: listed.kept ? listed.kept_key : undefined },
+  );
+  if (check.current) return false;
+  await check.drawAndKeep();
+  return true;
+}
+
+/**
+ * The sweep: each of the organization's newest cards whose thumbnail is missing or, for a waiting
+ * card, was drawn from another card (the profile or the template changed since), one at a time: it
+ * takes one render thread, never the pool. A card that cannot be drawn is left for the list to draw.
+ */
+export function drawCardImagesHandler(deps: ProofDeps & { logger: Logger }): RegisteredJob {
+  return handleJob(drawCardImagesJob, async ({ org_id: orgId }, context) => {
+    const log = deps.logger.child({ jobId: context.jobId, orgId });
+    let drawn = 0;
+    for (const listed of await newestCards(deps.db, orgId)) {
+      if (context.signal.aborted) break;
+      try {
+        if (await drawAhead(deps, orgId, listed)) drawn++;
+      } catch (error) {
+        log.warn({ err: error, pieceId: listed.id }, "a card's thumbnail was not drawn ahead");
+      }
+    }
+    log.info({ drawn }, "cards' thumbnails drawn ahead");
+  });
+}
