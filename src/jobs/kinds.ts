@@ -161,4 +161,7 @@ export const drawCardImagesJob = defineJobKind({
   maxAttempts: 3,
   backoffSeconds: exponentialBackoff(60, 600),
   timeoutSeconds: 120,
+  // Writers at the same instant can each queue one (neither sees the other's uncommitted job); run
+  // one after the other, the second finds every card drawn and draws nothing.
+  maxRunningPerOrg: 1,
 });

@@ -8,6 +8,9 @@ import { after, before, describe, test } from "node:test";
 import sharp from "sharp";
 import { fixedClock } from "../../src/clock.ts";
 import { queryOne, queryRows, sql } from "../../src/db/database.ts";
+import { createJobCatalog, handleJob } from "../../src/jobs/job-kind.ts";
+import { drawCardImagesJob } from "../../src/jobs/kinds.ts";
+import { claimJobs, enqueueJob } from "../../src/jobs/queue.ts";
 import { admin } from "../helpers/api.ts";
 import { databaseLabel, type TestContext } from "../helpers/harness.ts";
 import { home, orgWithAutomation, queuePiece, runPipeline, tempDataDir } from "../pipeline/helpers.ts";
@@ -161,5 +164,17 @@ describe(`app API: printed cards' thumbnails drawn ahead (${databaseLabel})`, ()
     assert.equal(answer.headers["cache-control"], PRINTED_CARD_CACHING);
     assert.deepEqual(answer.rawPayload, waiting.png);
     assert.equal(draws, before);
+  });
+
+  test("an organization's sweeps never run at once: two queued at the same instant run one after the other", async () => {
+    const db = ctx.database.db;
+    const now = clock.now();
+    for (let i = 0; i < 2; i++) {
+      await enqueueJob(db, drawCardImagesJob, { org_id: org.orgId }, { orgId: org.orgId, now });
+    }
+    const catalog = createJobCatalog([handleJob(drawCardImagesJob, async () => undefined)]);
+    assert.equal((await claimJobs(db, catalog, now, 10)).length, 1, "one runs");
+    assert.equal((await claimJobs(db, catalog, now, 10)).length, 0, "the other waits for it");
+    assert.equal((await sweeps("pending")).length, 1);
   });
 });
