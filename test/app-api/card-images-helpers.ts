@@ -1,0 +1,73 @@
+/**
+ * What the draw-ahead tests share (waiting and printed cards' thumbnails): an organization with an
+ * automation and a signed-in owner, a renderer whose drawings are counted (and which can be made to
+ * fail), the pipeline run one job at a time, and ways to look at what was kept and queued.
+ */
+import { fixedClock } from "../../src/clock.ts";
+import { queryOne, queryRows, sql } from "../../src/db/database.ts";
+import { orgWithAutomation, runPipeline, tempDataDir } from "../pipeline/helpers.ts";
+import { createAppTestContext, inviteAndAccept } from "./helpers.ts";
+
+/** pieces/draw-ahead.ts: how long a queued sweep waits before it runs. */
+export const SWEEP_DELAY_MS = 10_000;
+
+export async function cardImagesContext(ownerEmail: string) {
+  const clock = fixedClock(new Date());
+  const ctx = await createAppTestContext({ memoryLimiter: true, clock });
+  /** Sides the renderer drew, for the app's routes and the test's pipeline runs alike; `down` fails every side. */
+  const renderer = { draws: 0, down: false };
+  const side = ctx.renderer.side.bind(ctx.renderer);
+  ctx.renderer.side = async (...args) => {
+    if (renderer.down) throw new Error("the render pool is down");
+    renderer.draws++;
+    return side(...args);
+  };
+  const org = await orgWithAutomation(ctx);
+  const owner = await inviteAndAccept(ctx, org.orgId, ownerEmail, "owner");
+  const dataDir = tempDataDir();
+  const db = ctx.database.db;
+
+  // One job at a time: on PostgreSQL, writers at the same instant may each queue a sweep (the
+  // pending check cannot see another's uncommitted one; see insertJobUnlessPending). Run one after
+  // another, as here, a burst's cards queue exactly one.
+  const run = () => runPipeline(ctx, { dataDir, printProvider: "local" }, db, undefined, { batchSize: 1 });
+  return {
+    clock,
+    ctx,
+    org,
+    owner,
+    renderer,
+    run,
+    /** Runs the pipeline, then the sweep it queued once its delay is over; answers the sides the sweep drew. */
+    async runThenSweep() {
+      await run();
+      clock.advance(SWEEP_DELAY_MS);
+      const before = renderer.draws;
+      await run();
+      return renderer.draws - before;
+    },
+    /** Mail's list image of the piece, as the owner's browser asks for it. */
+    thumbnail: (pieceId: string) =>
+      ctx.app.inject({
+        method: "GET",
+        url: `/app/api/v1/pieces/${pieceId}/proof/front.png?size=thumbnail`,
+        headers: { cookie: [...owner.browser.cookies].map(([n, v]) => `${n}=${v}`).join("; ") },
+      }),
+    async kept(pieceId: string, image = "front_thumbnail") {
+      const row = await queryOne<{ png: string; card_key: string | null }>(
+        db,
+        sql`SELECT encode(png, 'base64') AS png, card_key FROM piece_images
+             WHERE org_id = ${org.orgId}::uuid AND piece_id = ${pieceId}::uuid AND image = ${image}`,
+      );
+      return row && { png: Buffer.from(row.png, "base64"), cardKey: row.card_key };
+    },
+    sweeps: (status: string) =>
+      queryRows<{ id: string }>(
+        db,
+        sql`SELECT id FROM jobs WHERE kind = 'draw_waiting_cards' AND org_id = ${org.orgId}::uuid
+              AND status = ${status}`,
+      ),
+    /** Card images counted against the org's limit so far (this look counts one more). */
+    proofsCounted: async () => (await ctx.limiter.hit("app-piece-proofs", org.orgId, 1_000_000, 60)).count,
+  };
+}
