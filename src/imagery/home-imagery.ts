@@ -23,6 +23,11 @@ export interface HomeImage {
 
 export interface HomeImagery {
   readonly name: "placeholder" | "streetview" | "mapbox";
+  /**
+   * What identifies the picture fetchImage answers for the location, without fetching it: two
+   * locations with one key get the same picture (a kept card image is checked against it).
+   */
+  pictureKey(location: HomeLocation): string;
   /** Throws ImageryUnavailableError when the provider cannot be reached or errs (transient). */
   fetchImage(location: HomeLocation, signal?: AbortSignal): Promise<HomeImage>;
 }

@@ -1,5 +1,5 @@
 import type { HomeImage, HomeImagery } from "./home-imagery.ts";
-import { placeholderImage } from "./placeholder.ts";
+import { placeholderImage, placeholderPictureKey } from "./placeholder.ts";
 import { imageBytes, imageryGet } from "./remote.ts";
 
 export interface MapboxOptions {
@@ -15,6 +15,10 @@ export interface MapboxOptions {
 export function createMapboxImagery(options: MapboxOptions): HomeImagery {
   return {
     name: "mapbox",
+    pictureKey: (location) =>
+      location.latitude === null || location.longitude === null
+        ? placeholderPictureKey(location)
+        : `mapbox:${location.longitude},${location.latitude}`,
     async fetchImage(location, signal): Promise<HomeImage> {
       if (location.latitude === null || location.longitude === null) {
         return placeholderImage(location);

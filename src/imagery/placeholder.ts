@@ -64,6 +64,13 @@ export function placeholderImage(location: HomeLocation): HomeImage {
   return { source: "placeholder", bytes: SCENE_BYTES, streetSign: streetOf(location) };
 }
 
+/** The placeholder's picture differs by the street on its sign only. */
+export const placeholderPictureKey = (location: HomeLocation) => `placeholder:${streetOf(location)}`;
+
 export function createPlaceholderImagery(): HomeImagery {
-  return { name: "placeholder", fetchImage: async (location) => placeholderImage(location) };
+  return {
+    name: "placeholder",
+    pictureKey: placeholderPictureKey,
+    fetchImage: async (location) => placeholderImage(location),
+  };
 }

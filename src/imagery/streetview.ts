@@ -34,6 +34,7 @@ export function createStreetViewImagery(options: StreetViewOptions): HomeImagery
     });
   return {
     name: "streetview",
+    pictureKey: (location) => `streetview:${locationParam(location)}`,
     async fetchImage(location, signal): Promise<HomeImage> {
       const metadata = await imageryGet(
         `${options.baseUrl}/metadata?${query(location, {})}`,

@@ -1,9 +1,14 @@
 // Whether a card's kept image still shows the card, and if not, how to draw and keep a new one: the
 // steps Mail's image route and the draw-ahead sweep share (piece-images.ts says what is kept).
 
+import { createHash } from "node:crypto";
+import { loadCardSender } from "../orgs/card-sender.ts";
+import type { CardSender } from "../render/compose.ts";
 import { cardKey } from "./card-key.ts";
 import { keepPieceImage, makePieceImageFinal, type PieceImageRef } from "./piece-images.ts";
-import { drawCardSide, type ProofDeps, proofCard } from "./piece-proof.ts";
+import { drawCardSide, type ProofDeps, pieceToDraw, proofOptions } from "./piece-proof.ts";
+import { locationOf, type PieceRecord } from "./piece-record.ts";
+import { composePieceCard, homeImageOf } from "./render-piece.ts";
 
 /** What is kept of one image of a card: nothing (undefined), a final image (null) or the key it was drawn from. */
 export interface KeptImageState {
@@ -16,10 +21,26 @@ export type CardImageCheck =
   | { current: false; cardKey: string; drawAndKeep: () => Promise<Buffer> };
 
 /**
- * Checks the kept image against the card as it is now. A final image is current without composing
- * the card; a kept image drawn from the card with the same key is current too, and made final when
- * the card was printed since. Otherwise the answer draws the card composed now and keeps it: final
- * for a printed card, with its key for a waiting one.
+ * What a piece's card is drawn from, without fetching its home's picture: the card composed with no
+ * picture, and the imagery provider's key of the picture it would fetch. So a look at a kept image costs
+ * two reads and never a call to the imagery provider (paid per picture, for Street View and Mapbox).
+ * A provider's new picture of the same home shows on the next card drawn for another reason; the
+ * printed card always fetches its own.
+ */
+function cardInputsKey(deps: ProofDeps, piece: PieceRecord, sender: CardSender): string {
+  const withoutPicture = composePieceCard(piece, sender, { bytes: new Uint8Array() }, proofOptions(deps));
+  return createHash("sha256")
+    .update(cardKey(withoutPicture))
+    .update(deps.imagery.pictureKey(locationOf(piece)))
+    .digest("hex");
+}
+
+/**
+ * Checks the kept image against the card as it is now. A final image is current without reading
+ * the card; a kept image drawn from the same inputs is current too, and made final when the card was
+ * printed since. Otherwise the answer draws the card as it is now and keeps it: final for a printed
+ * card, with its inputs' key for a waiting one. A card drawn with the placeholder because the imagery
+ * provider failed is served but not kept, so the next look tries the provider again.
  */
 export async function checkCardImage(
   deps: ProofDeps,
@@ -27,8 +48,9 @@ export async function checkCardImage(
   state: KeptImageState,
 ): Promise<CardImageCheck> {
   if (state.keptKey === null) return { current: true };
-  const card = await proofCard(deps, image.pieceId);
-  const key = cardKey(card);
+  const piece = await pieceToDraw(deps, image.pieceId);
+  const sender = await loadCardSender(deps.db, piece.orgId);
+  const key = cardInputsKey(deps, piece, sender);
   if (state.keptKey === key) {
     if (state.printed) await makePieceImageFinal(deps.db, image, key);
     return { current: true };
@@ -37,8 +59,15 @@ export async function checkCardImage(
     current: false,
     cardKey: key,
     drawAndKeep: async () => {
+      const { image: picture, fellBack } = await homeImageOf(piece, proofOptions(deps));
+      const card = composePieceCard(
+        piece,
+        sender,
+        { bytes: picture.bytes, streetSign: picture.streetSign },
+        proofOptions(deps),
+      );
       const png = await drawCardSide(deps.renderer, card, image.side, image.size);
-      await keepPieceImage(deps.db, image, png, state.printed ? null : key);
+      if (!fellBack) await keepPieceImage(deps.db, image, png, state.printed ? null : key);
       return png;
     },
   };

@@ -5,7 +5,7 @@ import type { CardContent } from "../render/card-layout.ts";
 import { PROOF_DPI } from "../render/proof-sides.ts";
 import type { CardSide } from "../render/render.ts";
 import type { Renderer } from "../render/renderer.ts";
-import { loadPieceById } from "./piece-record.ts";
+import { loadPieceById, type PieceRecord } from "./piece-record.ts";
 import { cardOfPiece } from "./render-piece.ts";
 
 export interface ProofDeps {
@@ -20,17 +20,25 @@ export const THUMBNAIL_WIDTH = 320;
 
 export type ProofSize = "full" | "thumbnail";
 
-/** The card of a piece as it would print, for a human to look at; imagery errors show the placeholder. */
-export async function proofCard(deps: ProofDeps, pieceId: string): Promise<CardContent> {
+/** How a card is drawn for a human to look at: with its address block, the placeholder when imagery fails. */
+export const proofOptions = (deps: ProofDeps) => ({
+  db: deps.db,
+  imagery: deps.imagery,
+  publicBaseUrl: deps.publicBaseUrl,
+  printAddressBlock: true,
+  placeholderOnImageryError: true,
+});
+
+/** The piece, or a 404 when there is none. */
+export async function pieceToDraw(deps: ProofDeps, pieceId: string): Promise<PieceRecord> {
   const piece = await loadPieceById(deps.db, pieceId);
   if (!piece) throw notFound("piece not found");
-  return cardOfPiece(piece, {
-    db: deps.db,
-    imagery: deps.imagery,
-    publicBaseUrl: deps.publicBaseUrl,
-    printAddressBlock: true,
-    placeholderOnImageryError: true,
-  });
+  return piece;
+}
+
+/** The card of a piece as it would print, for a human to look at; imagery errors show the placeholder. */
+export async function proofCard(deps: ProofDeps, pieceId: string): Promise<CardContent> {
+  return cardOfPiece(await pieceToDraw(deps, pieceId), proofOptions(deps));
 }
 
 /** The two-page PDF or the PNG sheet of both sides (the operator's proof). */

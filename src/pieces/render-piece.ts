@@ -3,19 +3,61 @@ import type { HomeImage, HomeImagery } from "../imagery/home-imagery.ts";
 import { createPlaceholderImagery } from "../imagery/placeholder.ts";
 import { loadCardSender } from "../orgs/card-sender.ts";
 import type { CardContent } from "../render/card-layout.ts";
-import { composeCard } from "../render/compose.ts";
+import { type CardSender, composeCard } from "../render/compose.ts";
 import { landingUrl } from "./campaigns.ts";
 import { loadPieceById, locationOf, type PieceRecord, recipientOf } from "./piece-record.ts";
 
-export interface CardOfPieceOptions {
-  /** Where the organization's profile (name, phone, return address, logo, offer) is read from. */
-  db: Queryable;
-  imagery: HomeImagery;
+/** Where a piece's card links to and whether it prints the address block (the print provider's choice). */
+export interface PieceCardOptions {
   publicBaseUrl: string;
   printAddressBlock: boolean;
+}
+
+export interface HomeImageOptions {
+  imagery: HomeImagery;
   /** When the imagery provider fails: draw the placeholder (true) or let the error through. */
   placeholderOnImageryError: boolean;
   signal?: AbortSignal;
+}
+
+export interface CardOfPieceOptions extends PieceCardOptions, HomeImageOptions {
+  /** Where the organization's profile (name, phone, return address, logo, offer) is read from. */
+  db: Queryable;
+}
+
+/**
+ * The picture of the piece's home from the imagery provider; when the provider fails and that is
+ * allowed, the placeholder instead (`fellBack`: a picture that stands in for the real one).
+ */
+export async function homeImageOf(
+  piece: PieceRecord,
+  options: HomeImageOptions,
+): Promise<{ image: HomeImage; fellBack: boolean }> {
+  const location = locationOf(piece);
+  try {
+    return { image: await options.imagery.fetchImage(location, options.signal), fellBack: false };
+  } catch (error) {
+    if (!options.placeholderOnImageryError) throw error;
+    return { image: await createPlaceholderImagery().fetchImage(location), fellBack: true };
+  }
+}
+
+/** The piece's card drawn with `picture`: its template with merge fields applied, its sender, its landing URL. */
+export function composePieceCard(
+  piece: PieceRecord,
+  sender: CardSender,
+  picture: CardContent["homeImage"],
+  options: PieceCardOptions,
+): CardContent {
+  return composeCard({
+    recipient: recipientOf(piece),
+    orgName: piece.orgName,
+    sender,
+    template: piece.template,
+    landingUrl: landingUrl(options.publicBaseUrl, piece.token),
+    homeImage: picture,
+    printAddressBlock: options.printAddressBlock,
+  });
 }
 
 /**
@@ -23,24 +65,9 @@ export interface CardOfPieceOptions {
  * the renderer), its template with merge fields applied, its organization's profile, its landing URL.
  */
 export async function cardOfPiece(piece: PieceRecord, options: CardOfPieceOptions): Promise<CardContent> {
-  const location = locationOf(piece);
-  let image: HomeImage;
-  try {
-    image = await options.imagery.fetchImage(location, options.signal);
-  } catch (error) {
-    if (!options.placeholderOnImageryError) throw error;
-    image = await createPlaceholderImagery().fetchImage(location);
-  }
+  const { image } = await homeImageOf(piece, options);
   const sender = await loadCardSender(options.db, piece.orgId);
-  return composeCard({
-    recipient: recipientOf(piece),
-    orgName: piece.orgName,
-    sender,
-    template: piece.template,
-    landingUrl: landingUrl(options.publicBaseUrl, piece.token),
-    homeImage: { bytes: image.bytes, streetSign: image.streetSign },
-    printAddressBlock: options.printAddressBlock,
-  });
+  return composePieceCard(piece, sender, { bytes: image.bytes, streetSign: image.streetSign }, options);
 }
 
 /**

@@ -4,6 +4,7 @@
  * fail), the pipeline run one job at a time, and ways to look at what was kept and queued.
  */
 import { fixedClock } from "../../src/clock.ts";
+import type { Config } from "../../src/config.ts";
 import { queryOne, queryRows, sql } from "../../src/db/database.ts";
 import { orgWithAutomation, runPipeline, tempDataDir } from "../pipeline/helpers.ts";
 import { createAppTestContext, inviteAndAccept } from "./helpers.ts";
@@ -11,9 +12,9 @@ import { createAppTestContext, inviteAndAccept } from "./helpers.ts";
 /** pieces/draw-ahead.ts: how long a queued sweep waits before it runs. */
 export const SWEEP_DELAY_MS = 10_000;
 
-export async function cardImagesContext(ownerEmail: string) {
+export async function cardImagesContext(ownerEmail: string, config: Partial<Config> = {}) {
   const clock = fixedClock(new Date());
-  const ctx = await createAppTestContext({ memoryLimiter: true, clock });
+  const ctx = await createAppTestContext({ memoryLimiter: true, clock, config });
   /** Sides the renderer drew, for the app's routes and the test's pipeline runs alike; `down` fails every side. */
   const renderer = { draws: 0, down: false };
   const side = ctx.renderer.side.bind(ctx.renderer);
