@@ -3,8 +3,7 @@
 // are drawn once (the thumbnails of Mail's first page by the draw-ahead sweep after print, any other
 // the first time anyone looks) and kept with no key. A card still waiting (held, awaiting approval,
 // scheduled, …) follows its organization's profile and its template: its images are kept with the
-// key of the card they were drawn from (card-key.ts), and are good while the card composed now has
-// the same key.
+// key of what the card was drawn from (current-card-image.ts), and are good while that key holds.
 
 import { type Queryable, queryOne, sql } from "../db/database.ts";
 import type { PieceStatus } from "../db/schema.ts";
