@@ -221,20 +221,22 @@ export function processPieceHandler(deps: PipelineDeps): RegisteredJob {
     }
     // A first card that will be mailed unless a person stops it: its follow-ups exist from now on.
     await scheduleFollowUps(deps.db, verified, deps.clock.now(), newLandingToken);
-    const automationGate = await deps.safetyGates.automationGates(deps.db, verified, deps.clock.now());
+    // Located before it may wait: the card a person approves shows the picture it will print with
+    // (Mapbox draws a home from its coordinates, Street View prefers them to the address).
+    const piece = await locate(deps, verified, log);
+    const automationGate = await deps.safetyGates.automationGates(deps.db, piece, deps.clock.now());
     if (!automationGate.go) {
       log.info({ outcome: automationGate.outcome }, "piece waits under a mail safety rule");
       return;
     }
-    if (!(await deps.safetyGates.claimCapBudget(deps.db, verified, deps.clock.now()))) {
+    if (!(await deps.safetyGates.claimCapBudget(deps.db, piece, deps.clock.now()))) {
       log.info("piece capped: a monthly cap is reached");
       return;
     }
-    if (!(await claimSubmission(deps.db, verified, context.jobId))) {
+    if (!(await claimSubmission(deps.db, piece, context.jobId))) {
       log.warn("another job holds this piece's submission; not submitting it twice");
       return;
     }
-    const piece = await locate(deps, verified, log);
     try {
       const receipt = await submit(deps, piece, context);
       await deps.db.transaction(async (tx) => {

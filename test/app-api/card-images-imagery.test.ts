@@ -9,16 +9,17 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { after, before, describe, test } from "node:test";
 import sharp from "sharp";
+import { queryOne, sql } from "../../src/db/database.ts";
 import { admin } from "../helpers/api.ts";
 import { databaseLabel } from "../helpers/harness.ts";
 import { home, queuePiece } from "../pipeline/helpers.ts";
 import { cardImagesContext, SWEEP_DELAY_MS } from "./card-images-helpers.ts";
 
 /**
- * Google's Street View Static API on loopback: metadata "OK" and one picture for every home, each
- * call counted; `down` answers 503.
+ * An imagery provider on loopback, Google's Street View Static API or Mapbox's Static Images API:
+ * Street View's metadata "OK", and one picture for every home; each call counted; `down` answers 503.
  */
-async function fakeStreetView() {
+async function fakeImagery() {
   const picture = await sharp({ create: { width: 640, height: 460, channels: 3, background: "#2f6f4f" } })
     .jpeg()
     .toBuffer();
@@ -41,12 +42,12 @@ async function fakeStreetView() {
 }
 
 describe(`app API: kept card images and the imagery provider (${databaseLabel})`, () => {
-  let streetView: Awaited<ReturnType<typeof fakeStreetView>>;
+  let streetView: Awaited<ReturnType<typeof fakeImagery>>;
   let images: Awaited<ReturnType<typeof cardImagesContext>>;
   let piece: { id: string };
 
   before(async () => {
-    streetView = await fakeStreetView();
+    streetView = await fakeImagery();
     images = await cardImagesContext("owner-imagery@example.com", {
       homeImagery: "streetview",
       googleMapsApiKey: "test-key",
@@ -129,5 +130,52 @@ describe(`app API: kept card images and the imagery provider (${databaseLabel})`
     const now = (await images.kept(piece.id))!;
     assert.notEqual(now.cardKey, stale.cardKey);
     assert.deepEqual(now.png, answer.rawPayload);
+  });
+});
+
+describe(`app API: a card awaiting approval shows the picture it prints with (${databaseLabel})`, () => {
+  let mapbox: Awaited<ReturnType<typeof fakeImagery>>;
+  let images: Awaited<ReturnType<typeof cardImagesContext>>;
+
+  before(async () => {
+    mapbox = await fakeImagery();
+    images = await cardImagesContext("owner-mapbox@example.com", {
+      homeImagery: "mapbox",
+      mapboxToken: "test-token",
+      mapboxBaseUrl: mapbox.baseUrl,
+    });
+    const approval = await admin(images.ctx, "PATCH", `/automations/${images.org.automationId}/mail-safety`, {
+      approval_required: true,
+    });
+    assert.equal(approval.status, 200, approval.text);
+  });
+  after(async () => {
+    await images.ctx.close();
+    await mapbox.close();
+  });
+
+  test("located before it waits: its thumbnail is Mapbox's picture, and once approved and printed it is final as drawn", async () => {
+    const piece = await queuePiece(images.ctx, images.org, home("401 Cedar St"));
+    assert.equal(await images.runThenSweep(), 1);
+    assert.equal((await admin(images.ctx, "GET", `/pieces/${piece.id}`)).body.status, "awaiting_approval");
+    const located = await queryOne<{ latitude: number | null }>(
+      images.ctx.database.db,
+      sql`SELECT latitude FROM mail_pieces WHERE id = ${piece.id}::uuid`,
+    );
+    assert.notEqual(located?.latitude, null, "geocoded before it waits");
+    assert.equal(mapbox.state.calls, 1, "the thumbnail was drawn from Mapbox's picture, not the placeholder");
+    const approvedImage = (await images.kept(piece.id))!;
+
+    const approved = await images.owner.browser.request("POST", `/app/api/v1/pieces/${piece.id}/approve`);
+    assert.equal(approved.status, 200, approved.text);
+    assert.equal(
+      await images.runThenSweep(),
+      0,
+      "the picture printed is the one approved: nothing drawn again",
+    );
+    assert.equal((await admin(images.ctx, "GET", `/pieces/${piece.id}`)).body.status, "mailed");
+    const final = (await images.kept(piece.id))!;
+    assert.equal(final.cardKey, null);
+    assert.deepEqual(final.png, approvedImage.png);
   });
 });
