@@ -8,6 +8,8 @@ import type { Logger } from "pino";
 import { type Queryable, queryRows, sql } from "../db/database.ts";
 import { handleJob, type RegisteredJob } from "../jobs/job-kind.ts";
 import { drawCardImagesJob } from "../jobs/kinds.ts";
+import { loadCardSender } from "../orgs/card-sender.ts";
+import type { CardSender } from "../render/compose.ts";
 import { checkCardImage } from "./current-card-image.ts";
 import { imageName, PRINTED_STATUSES } from "./piece-images.ts";
 import type { ProofDeps } from "./piece-proof.ts";
@@ -48,11 +50,17 @@ function newestCards(db: Queryable, orgId: string): Promise<ListedCard[]> {
 }
 
 /** Draws and keeps the card's thumbnail unless the one kept is final or drawn from the card as it is now. */
-async function drawAhead(deps: ProofDeps, orgId: string, listed: ListedCard): Promise<boolean> {
+async function drawAhead(
+  deps: ProofDeps,
+  orgId: string,
+  sender: CardSender,
+  listed: ListedCard,
+): Promise<boolean> {
   const check = await checkCardImage(
     deps,
     { orgId, pieceId: listed.id, ...THUMBNAIL },
     { printed: listed.printed, keptKey: listed.kept ? listed.kept_key : undefined },
+    sender,
   );
   if (check.current) return false;
   await check.drawAndKeep();
@@ -68,10 +76,12 @@ export function drawCardImagesHandler(deps: ProofDeps & { logger: Logger }): Reg
   return handleJob(drawCardImagesJob, async ({ org_id: orgId }, context) => {
     const log = deps.logger.child({ jobId: context.jobId, orgId });
     let drawn = 0;
+    // Every card shows the same profile: read once for the sweep.
+    const sender = await loadCardSender(deps.db, orgId);
     for (const listed of await newestCards(deps.db, orgId)) {
       if (context.signal.aborted) break;
       try {
-        if (await drawAhead(deps, orgId, listed)) drawn++;
+        if (await drawAhead(deps, orgId, sender, listed)) drawn++;
       } catch (error) {
         log.warn({ err: error, pieceId: listed.id }, "a card's thumbnail was not drawn ahead");
       }

@@ -40,16 +40,18 @@ function cardInputsKey(deps: ProofDeps, piece: PieceRecord, sender: CardSender):
  * the card; a kept image drawn from the same inputs is current too, and made final when the card was
  * printed since. Otherwise the answer draws the card as it is now and keeps it: final for a printed
  * card, with its inputs' key for a waiting one. A card drawn with the placeholder because the imagery
- * provider failed is served but not kept, so the next look tries the provider again.
+ * provider failed is served but not kept, so the next look tries the provider again. `sender`: the
+ * organization's, when the caller has it already (a sweep reads it once for all its cards).
  */
 export async function checkCardImage(
   deps: ProofDeps,
   image: PieceImageRef,
   state: KeptImageState,
+  sender?: CardSender,
 ): Promise<CardImageCheck> {
   if (state.keptKey === null) return { current: true };
   const piece = await pieceToDraw(deps, image.pieceId);
-  const sender = await loadCardSender(deps.db, piece.orgId);
+  sender ??= await loadCardSender(deps.db, piece.orgId);
   const key = cardInputsKey(deps, piece, sender);
   if (state.keptKey === key) {
     if (state.printed) await makePieceImageFinal(deps.db, image, key);
@@ -59,12 +61,13 @@ export async function checkCardImage(
     current: false,
     cardKey: key,
     drawAndKeep: async () => {
-      const { image: picture, fellBack } = await homeImageOf(piece, proofOptions(deps));
+      const options = proofOptions(deps);
+      const { image: picture, fellBack } = await homeImageOf(piece, options);
       const card = composePieceCard(
         piece,
         sender,
         { bytes: picture.bytes, streetSign: picture.streetSign },
-        proofOptions(deps),
+        options,
       );
       const png = await drawCardSide(deps.renderer, card, image.side, image.size);
       if (!fellBack) await keepPieceImage(deps.db, image, png, state.printed ? null : key);

@@ -3,9 +3,11 @@
  * automation and a signed-in owner, a renderer whose drawings are counted (and which can be made to
  * fail), the pipeline run one job at a time, and ways to look at what was kept and queued.
  */
+import assert from "node:assert/strict";
 import { fixedClock } from "../../src/clock.ts";
 import type { Config } from "../../src/config.ts";
 import { queryOne, queryRows, sql } from "../../src/db/database.ts";
+import { admin } from "../helpers/api.ts";
 import { orgWithAutomation, runPipeline, tempDataDir } from "../pipeline/helpers.ts";
 import { createAppTestContext, inviteAndAccept } from "./helpers.ts";
 
@@ -39,6 +41,13 @@ export async function cardImagesContext(ownerEmail: string, config: Partial<Conf
     owner,
     renderer,
     run,
+    /** The automation's cards wait for a person's approval from now on. */
+    async requireApproval() {
+      const approval = await admin(ctx, "PATCH", `/automations/${org.automationId}/mail-safety`, {
+        approval_required: true,
+      });
+      assert.equal(approval.status, 200, approval.text);
+    },
     /** Runs the pipeline, then the sweep it queued once its delay is over; answers the sides the sweep drew. */
     async runThenSweep() {
       await run();

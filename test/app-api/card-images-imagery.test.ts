@@ -53,10 +53,7 @@ describe(`app API: kept card images and the imagery provider (${databaseLabel})`
       googleMapsApiKey: "test-key",
       streetViewBaseUrl: streetView.baseUrl,
     });
-    const approval = await admin(images.ctx, "PATCH", `/automations/${images.org.automationId}/mail-safety`, {
-      approval_required: true,
-    });
-    assert.equal(approval.status, 200, approval.text);
+    await images.requireApproval();
     piece = await queuePiece(images.ctx, images.org, home("301 Birch St"));
   });
   after(async () => {
@@ -144,10 +141,7 @@ describe(`app API: a card awaiting approval shows the picture it prints with (${
       mapboxToken: "test-token",
       mapboxBaseUrl: mapbox.baseUrl,
     });
-    const approval = await admin(images.ctx, "PATCH", `/automations/${images.org.automationId}/mail-safety`, {
-      approval_required: true,
-    });
-    assert.equal(approval.status, 200, approval.text);
+    await images.requireApproval();
   });
   after(async () => {
     await images.ctx.close();

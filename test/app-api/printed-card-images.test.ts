@@ -95,10 +95,7 @@ describe(`app API: printed cards' thumbnails drawn ahead (${databaseLabel})`, ()
   });
 
   test("a waiting card drawn ahead and then printed has its image made final by the sweep, not drawn again", async () => {
-    const approval = await admin(images.ctx, "PATCH", `/automations/${images.org.automationId}/mail-safety`, {
-      approval_required: true,
-    });
-    assert.equal(approval.status, 200, approval.text);
+    await images.requireApproval();
     const piece = await queuePiece(images.ctx, images.org, home("205 Elm St"));
     assert.equal(await images.runThenSweep(), 1, "the waiting card is drawn ahead");
     assert.equal(await statusOf(piece.id), "awaiting_approval");

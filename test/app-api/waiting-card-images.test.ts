@@ -18,10 +18,7 @@ describe(`app API: waiting cards' thumbnails drawn ahead (${databaseLabel})`, ()
 
   before(async () => {
     images = await cardImagesContext("owner-waiting@example.com");
-    const approval = await admin(images.ctx, "PATCH", `/automations/${images.org.automationId}/mail-safety`, {
-      approval_required: true,
-    });
-    assert.equal(approval.status, 200, approval.text);
+    await images.requireApproval();
     pieces = [];
     for (const street of ["101 Oak St", "102 Oak St", "103 Oak St"]) {
       pieces.push(await queuePiece(images.ctx, images.org, home(street)));
