@@ -57,6 +57,7 @@ export const OWNERS = {
   hubspot_oauth_states: "hubspot",
   hubspot_events: "hubspot",
   monthly_mail_figures: "reports", // kept by triggers on pieces, leads and conversions (migration 0334)
+  piece_status_counts: "pieces", // kept by triggers on mail_pieces (migration 0338); the operator's porchlight_pieces reads it
   // the contractor app's sign-in (Better Auth's tables)
   users: "app-api",
   user_sessions: "app-api",

@@ -87,6 +87,7 @@ export async function seedAppHistory(
            'customers', now() - make_interval(mins => g % 525600)
     FROM generate_series(1, ${size.customers}::int) AS g`);
   await db.execute(sql`SELECT rebuild_monthly_mail_figures(${orgId}::uuid)`);
+  await db.execute(sql`SELECT rebuild_piece_status_counts(${orgId}::uuid)`);
   await setFiguresTriggers(database, "ENABLE");
   for (const table of [
     "campaigns",
@@ -109,12 +110,18 @@ export async function seedAppHistory(
 }
 
 const FIGURES_TRIGGERS = {
-  mail_pieces: ["mail_piece_figures_on_insert_or_delete", "mail_piece_figures_on_update"],
+  mail_pieces: [
+    "mail_piece_figures_on_insert_or_delete",
+    "mail_piece_figures_on_update",
+    "mail_piece_status_counts_on_insert",
+    "mail_piece_status_counts_on_delete",
+    "mail_piece_status_counts_on_update",
+  ],
   leads: ["lead_figures_on_insert_or_delete", "lead_figures_on_update"],
   conversions: ["conversion_figures_on_insert_or_delete", "conversion_figures_on_update"],
 };
 
-/** Turns the monthly roll-up's triggers (migrations/0334) off for a bulk load, or on again. */
+/** Turns the roll-ups' triggers (migrations/0334, 0338) off for a bulk load, or on again. */
 async function setFiguresTriggers(database: Database, action: "DISABLE" | "ENABLE") {
   for (const [table, triggers] of Object.entries(FIGURES_TRIGGERS)) {
     for (const trigger of triggers)

@@ -62,9 +62,10 @@ async function readSnapshot({ database, clock }: DatabaseGaugeSource): Promise<D
                min(run_at) FILTER (WHERE status = 'pending' AND run_at <= ${now.toISOString()}::timestamptz) AS oldest_due
           FROM jobs WHERE status IN ('pending', 'running') GROUP BY kind, status`,
   );
+  // The counts kept on write (migrations/0338), not a count of every piece ever mailed.
   const pieces = await queryRows<{ status: string; n: string }>(
     database.db,
-    sql`SELECT status, count(*) AS n FROM mail_pieces GROUP BY status`,
+    sql`SELECT status, sum(pieces) AS n FROM piece_status_counts GROUP BY status HAVING sum(pieces) <> 0`,
   );
   return {
     jobs: jobs.map((row) => ({

@@ -1,6 +1,7 @@
 /**
  * The monthly roll-up behind Overview, Revenue and the automation list (issue 41,
- * migrations/0334): on random histories of pieces, leads and conversions, written, changed and
+ * migrations/0334), and the pieces by status behind the operator's porchlight_pieces gauge (0338):
+ * on random histories of pieces, leads and conversions, written, changed and
  * deleted in single- and multi-row statements and in concurrent transactions, the roll-up always
  * equals the same figures counted from the rows, and a rebuild from the rows gives it again.
  */
@@ -80,6 +81,23 @@ async function countedFromRows(db: Queryable, orgId: string) {
         SELECT month, source, sum(queued)::text AS queued, sum(held_out)::text AS held_out, sum(mailed)::text AS mailed,
                sum(leads)::text AS leads, sum(deals)::text AS deals, sum(revenue)::numeric(14,2)::text AS revenue
         FROM counted GROUP BY 1, 2 ORDER BY 1, 2`,
+  );
+}
+
+/** The pieces by status kept on write (migrations/0338), and the same counted from the rows. */
+async function statusCounts(db: Queryable, orgId: string) {
+  return queryRows<{ status: string; pieces: string }>(
+    db,
+    sql`SELECT status, sum(pieces)::text AS pieces FROM piece_status_counts WHERE org_id = ${orgId}::uuid
+        GROUP BY status HAVING sum(pieces) <> 0 ORDER BY status`,
+  );
+}
+
+async function statusesCountedFromRows(db: Queryable, orgId: string) {
+  return queryRows<{ status: string; pieces: string }>(
+    db,
+    sql`SELECT status, count(*)::text AS pieces FROM mail_pieces WHERE org_id = ${orgId}::uuid
+        GROUP BY status ORDER BY status`,
   );
 }
 
@@ -186,7 +204,7 @@ class History {
   }
 }
 
-describe(`the monthly roll-up of pieces, leads and conversions (${databaseLabel})`, () => {
+describe(`the roll-ups of pieces, leads and conversions (by month; pieces by status) (${databaseLabel})`, () => {
   let ctx: TestContext;
   before(async () => {
     ctx = await createTestContext({ memoryLimiter: true });
@@ -196,9 +214,13 @@ describe(`the monthly roll-up of pieces, leads and conversions (${databaseLabel}
   async function assertRollUpMatches(orgId: string, seed: number) {
     const { db } = ctx.database;
     const counted = await countedFromRows(db, orgId);
+    const statuses = await statusesCountedFromRows(db, orgId);
     assert.deepEqual(await rolledUp(db, orgId), counted, `seed ${seed}`);
+    assert.deepEqual(await statusCounts(db, orgId), statuses, `seed ${seed}: pieces by status`);
     await db.execute(sql`SELECT rebuild_monthly_mail_figures(${orgId}::uuid)`);
+    await db.execute(sql`SELECT rebuild_piece_status_counts(${orgId}::uuid)`);
     assert.deepEqual(await rolledUp(db, orgId), counted, `seed ${seed}, rebuilt`);
+    assert.deepEqual(await statusCounts(db, orgId), statuses, `seed ${seed}: pieces by status, rebuilt`);
   }
 
   test("equals the counts from the rows after random writes, changes and deletes", async () => {
@@ -228,6 +250,7 @@ describe(`the monthly roll-up of pieces, leads and conversions (${databaseLabel}
     const untouched = new History(ctx.database.db, other.orgId, random, automations);
     await untouched.grow(random);
     const before = await rolledUp(ctx.database.db, other.orgId);
+    const statusesBefore = await statusCounts(ctx.database.db, other.orgId);
 
     const writers = Array.from({ length: 12 }, (_, index) =>
       ctx.database.db
@@ -246,5 +269,6 @@ describe(`the monthly roll-up of pieces, leads and conversions (${databaseLabel}
       before,
       "the other organization's are unchanged",
     );
+    assert.deepEqual(await statusCounts(ctx.database.db, other.orgId), statusesBefore);
   });
 });

@@ -1,8 +1,10 @@
 import assert from "node:assert/strict";
+import { randomUUID } from "node:crypto";
 import { after, before, describe, it } from "node:test";
 import pino from "pino";
 import { type App, buildListenerApps } from "../../src/app.ts";
 import { systemClock } from "../../src/clock.ts";
+import { sql } from "../../src/db/database.ts";
 import { createLocalGeocoder } from "../../src/geo/local.ts";
 import { createMetrics } from "../../src/http/metrics.ts";
 import type { RateLimiter } from "../../src/limits/rate-limiter.ts";
@@ -89,6 +91,18 @@ describe(`GET /metrics on one listener (${databaseLabel})`, () => {
     // A 4xx, counted under its status class.
     const refused = await ctx.app.inject({ method: "GET", url: "/api/v1/me" });
     assert.equal(refused.statusCode, 401);
+    // Pieces written and moved in SQL: the gauge reads the counts kept on write, per status.
+    const { db } = ctx.database;
+    const campaignId = randomUUID();
+    await db.execute(sql`INSERT INTO campaigns (org_id, id, name, origin)
+      VALUES (${org.orgId}::uuid, ${campaignId}::uuid, 'Metrics', 'mailing')`);
+    await db.execute(sql`INSERT INTO mail_pieces (org_id, id, campaign_id, status, address, token)
+      SELECT ${org.orgId}::uuid, gen_random_uuid(), ${campaignId}::uuid, status, '1 Main St, Springfield, IL 62704',
+             gen_random_uuid()::text
+      FROM unnest(ARRAY['queued', 'queued', 'queued', 'mailed', 'failed']) AS status`);
+    await db.execute(sql`UPDATE mail_pieces SET status = 'delivered'
+      WHERE org_id = ${org.orgId}::uuid AND status = 'mailed'`);
+    await db.execute(sql`DELETE FROM mail_pieces WHERE org_id = ${org.orgId}::uuid AND status = 'failed'`);
     await new Promise((resolve) => setTimeout(resolve, 5_100)); // past the database gauges' cache
 
     const afterText = (await scrape(ctx.app)).text;
@@ -103,6 +117,9 @@ describe(`GET /metrics on one listener (${databaseLabel})`, () => {
     // Each queued event left a campaign job waiting (no worker runs in this test).
     const jobs = afterText.split("\n").filter((line) => /^porchlight_jobs\{.*status="pending"\}/.test(line));
     assert.ok(jobs.reduce((sum, line) => sum + Number(line.split(" ").pop()), 0) >= 2, afterText);
+    assert.equal(sample(afterText, 'porchlight_pieces{status="queued"}'), 3, afterText);
+    assert.equal(sample(afterText, 'porchlight_pieces{status="delivered"}'), 1);
+    assert.doesNotMatch(afterText, /porchlight_pieces\{status="(mailed|failed)"\}/);
     // No id ever becomes a label value.
     assert.doesNotMatch(afterText, new RegExp(org.orgId));
     assert.doesNotMatch(afterText, /metrics-1/);
