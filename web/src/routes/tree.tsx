@@ -140,6 +140,9 @@ const automationNewRoute = createRoute({
   ),
 });
 
+/** How long the builder's first render waits for its proof (a cached proof comes in ~15 ms, a new one ~100 ms). */
+const PROOF_WAIT_MS = 150;
+
 const automationEditRoute = createRoute({
   getParentRoute: () => signedInRoute,
   path: "automations/$automationId",
@@ -155,7 +158,10 @@ const automationEditRoute = createRoute({
     if (!eventType || preload) return;
     const samples = await context.queryClient.ensureQueryData(eventSamplesQuery(eventType)).catch(() => []);
     const values = { ...formValuesOf(automation), sample_id: newestSamplesFirst(samples)[0]?.id ?? "" };
-    void context.queryClient.prefetchQuery(proofQuery(proofInputOf(values)));
+    const proof = context.queryClient.prefetchQuery(proofQuery(proofInputOf(values)));
+    // A proof that comes soon is in the first render: drawn after it, the card waited for a second
+    // render once the first (a long task) had ended. One that takes longer does not hold the form.
+    await Promise.race([proof, new Promise((resolve) => setTimeout(resolve, PROOF_WAIT_MS))]);
   },
   component: lazyRouteComponent(
     () => import("../pages/Automations/AutomationBuilderPage.tsx"),
