@@ -149,9 +149,9 @@ export const hubspotEventJob = defineJobKind({
 });
 
 /**
- * Draws ahead the thumbnails of Mail's first page, an organization's newest waiting and printed
- * cards (pieces/card-images-sweep.ts), so the first look reads them from the database. One pending
- * job per organization: the cards that start to wait or go to the printer while it is pending are
+ * Draws ahead the thumbnails of Mail's first page, an organization's newest cards but those still
+ * queued (pieces/card-images-sweep.ts), so the first look reads them from the database. One pending
+ * job per organization: the cards that leave the queue or go to the printer while it is pending are
  * drawn by it too. Nothing depends on it: the list draws what it finds missing. Its name predates
  * printed cards; it stays, as pending jobs are stored under it.
  */

@@ -1,8 +1,10 @@
 // Mail's list shows each card's front as a 320 px thumbnail. Those of the list's first page are
-// drawn ahead, by the organization's sweep, queued when a card starts to wait or goes to the printer
-// (piece-updates.ts), so the list's first look reads them from piece_images instead of drawing 50
-// cards on request. Not drawn in the print step itself: ~18 ms of CPU a card there would take the
-// pipeline below its 30 print-ready cards per CPU-second.
+// drawn ahead, by the organization's sweep, queued when a card leaves the queue (to wait, or stopped
+// for good) or goes to the printer (piece-updates.ts), so the list's first look reads them from
+// piece_images instead of drawing 50 cards on request. A first card's scheduled follow-ups are
+// written just before it waits or prints, so that sweep draws them too. Not drawn in the print step
+// itself: ~18 ms of CPU a card there would take the pipeline below its 30 print-ready cards per
+// CPU-second.
 
 import type { Logger } from "pino";
 import { type Queryable, queryRows, sql } from "../db/database.ts";
@@ -11,18 +13,20 @@ import { drawCardImagesJob } from "../jobs/kinds.ts";
 import { loadCardSender } from "../orgs/card-sender.ts";
 import type { CardSender } from "../render/compose.ts";
 import { checkCardImage } from "./current-card-image.ts";
-import { imageName, PRINTED_STATUSES } from "./piece-images.ts";
+import { imageName } from "./piece-images.ts";
 import type { ProofDeps } from "./piece-proof.ts";
-import { WAITING_STATUSES } from "./piece-updates.ts";
-import { sqlStatusList } from "./status-sql.ts";
+import { PRINTED_STATUSES, sqlStatusList } from "./status-sql.ts";
 
 /** Cards one sweep looks at: a page of Mail's list, newest first, as the list shows them. */
 export const CARDS_PER_SWEEP = 50;
 
 const THUMBNAIL = { side: "front", size: "thumbnail" } as const;
 
-/** Statuses whose card Mail's list shows as it waits or as it was printed. */
-const WITH_A_CARD = sqlStatusList([...WAITING_STATUSES, ...PRINTED_STATUSES]);
+/**
+ * Every card of Mail's list but a queued one: that one is on its way through the pipeline, which
+ * may still locate it (a new picture) and prints it within moments; the print's sweep draws it.
+ */
+const ON_ITS_WAY = sqlStatusList(["queued"]);
 const PRINTED = sqlStatusList(PRINTED_STATUSES);
 
 interface ListedCard {
@@ -33,8 +37,8 @@ interface ListedCard {
 }
 
 /**
- * The organization's newest cards, waiting or printed, in the order of Mail's list, with whether
- * their front thumbnail is kept and the key it was kept with.
+ * The organization's newest cards not on their way, in the order of Mail's list, with whether their
+ * front thumbnail is kept and the key it was kept with.
  */
 function newestCards(db: Queryable, orgId: string): Promise<ListedCard[]> {
   return queryRows<ListedCard>(
@@ -43,7 +47,7 @@ function newestCards(db: Queryable, orgId: string): Promise<ListedCard[]> {
           FROM mail_pieces p
           LEFT JOIN piece_images i
             ON i.org_id = p.org_id AND i.piece_id = p.id AND i.image = ${imageName(THUMBNAIL.side, THUMBNAIL.size)}
-         WHERE p.org_id = ${orgId}::uuid AND p.status IN ${WITH_A_CARD}
+         WHERE p.org_id = ${orgId}::uuid AND p.status NOT IN ${ON_ITS_WAY}
          ORDER BY p.created_at DESC, p.id DESC
          LIMIT ${CARDS_PER_SWEEP}`,
   );
@@ -68,8 +72,8 @@ async function drawAhead(
 }
 
 /**
- * The sweep: each of the organization's newest cards whose thumbnail is missing or, for a waiting
- * card, was drawn from another card (the profile or the template changed since), one at a time: it
+ * The sweep: each of the organization's newest cards whose thumbnail is missing or, for a card not
+ * printed, was drawn from another card (the profile or the template changed since), one at a time: it
  * takes one render thread, never the pool. A card that cannot be drawn is left for the list to draw.
  */
 export function drawCardImagesHandler(deps: ProofDeps & { logger: Logger }): RegisteredJob {

@@ -12,7 +12,7 @@ import type { StopCondition } from "../domain/stop-conditions.ts";
 import { processPieceJob } from "../jobs/kinds.ts";
 import { enqueueJob } from "../jobs/queue.ts";
 import type { PieceRecord } from "./piece-record.ts";
-import { sqlStatusList } from "./status-sql.ts";
+import { isPrinted, PRINTED_STATUSES, sqlStatusList } from "./status-sql.ts";
 
 const at = (date: Date) => sql`${date.toISOString()}::timestamptz`;
 const DAY = new Intl.DateTimeFormat("en-US", { timeZone: "UTC", month: "short", day: "numeric" });
@@ -21,13 +21,6 @@ export const shortDay = (date: Date) => DAY.format(date);
 
 const MAX_FOLLOW_UPS = 3;
 /** A first card in these was handed to the printer: its follow-ups may go when due. */
-const PRINTED_STATUSES: readonly PieceStatus[] = [
-  "submitted",
-  "mailed",
-  "in_transit",
-  "delivered",
-  "returned",
-];
 const PRINTED = sqlStatusList(PRINTED_STATUSES);
 /** A first card in these may still print: its follow-ups wait for it. */
 const MAY_STILL_PRINT: readonly PieceStatus[] = ["queued", "held", "awaiting_approval", "capped"];
@@ -152,7 +145,7 @@ export async function releaseDueFollowUp(
   );
   if (state?.status !== "scheduled") return "stopped";
   if (MAY_STILL_PRINT.includes(state.first_status)) return "waiting";
-  if (!PRINTED_STATUSES.includes(state.first_status)) {
+  if (!isPrinted(state.first_status)) {
     const stopped = await stopFollowUpRow(db, piece, firstNotMailedReason(state.first_status), now);
     return stopped ? "stopped" : "waiting";
   }

@@ -10,16 +10,7 @@ import type { PieceStatus } from "../db/schema.ts";
 import { isUuid } from "../domain/uuid.ts";
 import type { CardSide } from "../render/render.ts";
 import type { ProofSize } from "./piece-proof.ts";
-
-/** Statuses after the print files were handed to the printer: the card is what was printed. */
-export const PRINTED_STATUSES = [
-  "submitted",
-  "mailed",
-  "in_transit",
-  "delivered",
-  "returned",
-] as const satisfies readonly PieceStatus[];
-const PRINTED: ReadonlySet<PieceStatus> = new Set(PRINTED_STATUSES);
+import { isPrinted } from "./status-sql.ts";
 
 /** Names one kept image: a side of a piece's card at one size. */
 export interface PieceImageRef {
@@ -64,7 +55,7 @@ export async function findPieceImage(
   );
   if (!row) return undefined;
   return {
-    printed: PRINTED.has(row.status),
+    printed: isPrinted(row.status),
     kept: row.png ? { png: Buffer.from(row.png, "base64"), cardKey: row.card_key } : undefined,
   };
 }

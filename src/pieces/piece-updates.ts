@@ -82,8 +82,8 @@ const CLOSING_EXITS = new Set<QueueExit["status"]>(["suppressed", "skipped", "fa
 
 /**
  * A queued piece leaves the queue, with the reason in words; false when it was not queued (any
- * more). A piece that starts to wait queues its organization's draw-ahead sweep in the same
- * statement (no round trip more for the pipeline).
+ * more). Whether it waits or is stopped for good, Mail's list shows its card from now on: the same
+ * statement queues its organization's draw-ahead sweep (no round trip more for the pipeline).
  */
 export async function moveQueuedPiece(
   db: Queryable,
@@ -103,11 +103,9 @@ export async function moveQueuedPiece(
         RETURNING id`;
   const moved = await changedARow(
     db,
-    (WAITING_STATUSES as readonly string[]).includes(exit.status)
-      ? sql`WITH moved AS (${update}),
-              swept AS (${insertCardImagesSweep(piece.orgId, now, sql`EXISTS (SELECT 1 FROM moved)`)})
-            SELECT id FROM moved`
-      : update,
+    sql`WITH moved AS (${update}),
+          swept AS (${insertCardImagesSweep(piece.orgId, now, sql`EXISTS (SELECT 1 FROM moved)`)})
+        SELECT id FROM moved`,
   );
   if (moved && CLOSING_EXITS.has(exit.status)) {
     await stopFollowUpsOfUnmailed(db, piece.orgId, [piece.id], exit.status, now);
