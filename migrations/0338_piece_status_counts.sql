@@ -24,7 +24,8 @@ BEGIN
   IF delta = 0 THEN
     RETURN;
   END IF;
-  -- Held to the end of the transaction (see add_monthly_figures): never a wait, never a deadlock.
+  -- Held to the end of the transaction (see add_monthly_figures): no wait and no deadlock unless 64
+  -- transactions write one organization's status at once (the last then shares the first shard).
   FOR step IN 0..63 LOOP
     IF pg_try_advisory_xact_lock(1346981203, hashtext(concat_ws('/', count_org, count_status, (first_shard + step) % 64))) THEN
       shard_taken := (first_shard + step) % 64;
@@ -71,8 +72,11 @@ CREATE TRIGGER mail_piece_status_counts_on_update AFTER UPDATE ON mail_pieces FO
   WHEN (OLD.status IS DISTINCT FROM NEW.status OR OLD.org_id IS DISTINCT FROM NEW.org_id)
   EXECUTE FUNCTION count_piece_status_change();
 
--- Recounts one organization's counts (every organization's with NULL) from its rows.
+-- Recounts one organization's counts (every organization's with NULL) from its rows. The share lock
+-- waits for open writers of pieces and holds new ones to the end of the caller's transaction: a write
+-- committed between the DELETE and the count would otherwise be counted twice or not at all.
 CREATE FUNCTION rebuild_piece_status_counts(count_org uuid) RETURNS void LANGUAGE sql AS $$
+  LOCK TABLE mail_pieces IN SHARE MODE;
   DELETE FROM piece_status_counts WHERE count_org IS NULL OR org_id = count_org;
   INSERT INTO piece_status_counts (org_id, status, shard, pieces)
   SELECT org_id, status, 0, count(*) FROM mail_pieces

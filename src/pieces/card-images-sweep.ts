@@ -23,10 +23,12 @@ export const CARDS_PER_SWEEP = 50;
 const THUMBNAIL = { side: "front", size: "thumbnail" } as const;
 
 /**
- * Every card of Mail's list but a queued one: that one is on its way through the pipeline, which
- * may still locate it (a new picture) and prints it within moments; the print's sweep draws it.
+ * Cards of Mail's list the sweep passes over: a queued one is on its way through the pipeline, which
+ * may still locate it (a new picture) and prints it within moments (the print's sweep draws it); a
+ * failed one may have failed at drawing, and would be tried again by every sweep (the list draws it
+ * when someone looks).
  */
-const ON_ITS_WAY = sqlStatusList(["queued"]);
+const NOT_DRAWN_AHEAD = sqlStatusList(["queued", "failed"]);
 const PRINTED = sqlStatusList(PRINTED_STATUSES);
 
 interface ListedCard {
@@ -37,7 +39,7 @@ interface ListedCard {
 }
 
 /**
- * The organization's newest cards not on their way, in the order of Mail's list, with whether their
+ * The organization's newest cards but those passed over, in the order of Mail's list, with whether their
  * front thumbnail is kept and the key it was kept with.
  */
 function newestCards(db: Queryable, orgId: string): Promise<ListedCard[]> {
@@ -47,7 +49,7 @@ function newestCards(db: Queryable, orgId: string): Promise<ListedCard[]> {
           FROM mail_pieces p
           LEFT JOIN piece_images i
             ON i.org_id = p.org_id AND i.piece_id = p.id AND i.image = ${imageName(THUMBNAIL.side, THUMBNAIL.size)}
-         WHERE p.org_id = ${orgId}::uuid AND p.status NOT IN ${ON_ITS_WAY}
+         WHERE p.org_id = ${orgId}::uuid AND p.status NOT IN ${NOT_DRAWN_AHEAD}
          ORDER BY p.created_at DESC, p.id DESC
          LIMIT ${CARDS_PER_SWEEP}`,
   );

@@ -242,6 +242,46 @@ describe(`the roll-ups of pieces, leads and conversions (by month; pieces by sta
     }
   });
 
+  test("a rebuild while a writer's change is open waits for it and counts it once", async () => {
+    const seed = Date.now();
+    const random = randomFrom(seed);
+    const org = await createOrg(ctx);
+    const history = new History(ctx.database.db, org.orgId, random, [randomUUID()]);
+    await history.addCampaigns(2);
+    await history.addPieces(20);
+    const { db } = ctx.database;
+    let commit!: () => void;
+    const committing = new Promise<void>((resolve) => {
+      commit = resolve;
+    });
+    let changing!: () => void;
+    const changed = new Promise<void>((resolve) => {
+      changing = resolve;
+    });
+    // Every piece moves to 'returned' (and its month's mailings with it) in a transaction held open.
+    const writer = db.transaction(async (tx) => {
+      await tx.execute(sql`UPDATE mail_pieces SET status = 'returned', mailed_at = COALESCE(mailed_at, now())
+                           WHERE org_id = ${org.orgId}::uuid`);
+      changing();
+      await committing;
+    });
+    await changed;
+    const rebuilds = Promise.all([
+      db.execute(sql`SELECT rebuild_piece_status_counts(${org.orgId}::uuid)`),
+      db.execute(sql`SELECT rebuild_monthly_mail_figures(${org.orgId}::uuid)`),
+    ]);
+    await new Promise((resolve) => setTimeout(resolve, 200)); // the rebuilds are waiting (or queued)
+    commit();
+    await writer;
+    await rebuilds;
+    assert.deepEqual(
+      await statusCounts(db, org.orgId),
+      [{ status: "returned", pieces: "20" }],
+      `seed ${seed}`,
+    );
+    assert.deepEqual(await rolledUp(db, org.orgId), await countedFromRows(db, org.orgId), `seed ${seed}`);
+  });
+
   test("equals them after concurrent transactions, some rolled back, and only its own organization's", async () => {
     const seed = Date.now();
     const random = randomFrom(seed);

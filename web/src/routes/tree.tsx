@@ -161,7 +161,11 @@ const automationEditRoute = createRoute({
     const proof = context.queryClient.prefetchQuery(proofQuery(proofInputOf(values)));
     // A proof that comes soon is in the first render: drawn after it, the card waited for a second
     // render once the first (a long task) had ended. One that takes longer does not hold the form.
-    await Promise.race([proof, new Promise((resolve) => setTimeout(resolve, PROOF_WAIT_MS))]);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const waited = new Promise((resolve) => {
+      timer = setTimeout(resolve, PROOF_WAIT_MS);
+    });
+    await Promise.race([proof, waited]).finally(() => clearTimeout(timer));
   },
   component: lazyRouteComponent(
     () => import("../pages/Automations/AutomationBuilderPage.tsx"),
