@@ -63,12 +63,7 @@ export async function checkCardImage(
     drawAndKeep: async () => {
       const options = proofOptions(deps);
       const { image: picture, fellBack } = await homeImageOf(piece, options);
-      const card = composePieceCard(
-        piece,
-        sender,
-        { bytes: picture.bytes, streetSign: picture.streetSign },
-        options,
-      );
+      const card = composePieceCard(piece, sender, picture, options);
       const png = await drawCardSide(deps.renderer, card, image.side, image.size);
       if (!fellBack) await keepPieceImage(deps.db, image, png, state.printed ? null : key);
       return png;

@@ -42,7 +42,10 @@ export async function homeImageOf(
   }
 }
 
-/** The piece's card drawn with `picture`: its template with merge fields applied, its sender, its landing URL. */
+/**
+ * The piece's card drawn with `picture` (a fetched HomeImage, or bytes alone): its template with
+ * merge fields applied, its sender, its landing URL. Only the picture's bytes and sign are drawn.
+ */
 export function composePieceCard(
   piece: PieceRecord,
   sender: CardSender,
@@ -55,7 +58,7 @@ export function composePieceCard(
     sender,
     template: piece.template,
     landingUrl: landingUrl(options.publicBaseUrl, piece.token),
-    homeImage: picture,
+    homeImage: { bytes: picture.bytes, streetSign: picture.streetSign },
     printAddressBlock: options.printAddressBlock,
   });
 }
@@ -67,7 +70,7 @@ export function composePieceCard(
 export async function cardOfPiece(piece: PieceRecord, options: CardOfPieceOptions): Promise<CardContent> {
   const { image } = await homeImageOf(piece, options);
   const sender = await loadCardSender(options.db, piece.orgId);
-  return composePieceCard(piece, sender, { bytes: image.bytes, streetSign: image.streetSign }, options);
+  return composePieceCard(piece, sender, image, options);
 }
 
 /**
