@@ -260,7 +260,7 @@ export function measuredRenderer(renderer: Renderer, metrics: Pick<Metrics, "ren
     }
   };
   return {
-    printFiles: (card, signal) => timed("print_files", () => renderer.printFiles(card, signal)),
+    printFiles: (card, options) => timed("print_files", () => renderer.printFiles(card, options)),
     proof: (card, format) => timed("proof", () => renderer.proof(card, format)),
     sides: (card, resolution) => timed("proof", () => renderer.sides(card, resolution)),
     side: (card, side, resolution) => timed("proof", () => renderer.side(card, side, resolution)),

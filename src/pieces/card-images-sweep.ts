@@ -1,10 +1,10 @@
-// Mail's list shows each card's front as a 320 px thumbnail. Those of the list's first page are
-// drawn ahead, by the organization's sweep, queued when a card leaves the queue (to wait, or stopped
-// for good) or goes to the printer (piece-updates.ts), so the list's first look reads them from
-// piece_images instead of drawing 50 cards on request. A first card's scheduled follow-ups are
-// written just before it waits or prints, so that sweep draws them too. Not drawn in the print step
-// itself: ~18 ms of CPU a card there would take the pipeline below its 30 print-ready cards per
-// CPU-second.
+// Mail's list shows each card's front as a 320 px thumbnail. A printed card's is drawn with its print
+// files (process-piece.ts). Those of the list's other cards on its first page (waiting, stopped before
+// print, a first card's scheduled follow-ups) are drawn ahead, by the organization's sweep, queued
+// when a card leaves the queue (to wait, or stopped for good) or goes to the printer (piece-updates.ts:
+// a first card's follow-ups are written just before it waits or prints), so the list's first look reads
+// them from piece_images instead of drawing 50 cards on request. The sweep also draws a printed card's
+// when none is kept (printed before thumbnails were drawn at print).
 
 import type { Logger } from "pino";
 import { type Queryable, queryRows, sql } from "../db/database.ts";
@@ -13,18 +13,16 @@ import { drawCardImagesJob } from "../jobs/kinds.ts";
 import { loadCardSender } from "../orgs/card-sender.ts";
 import type { CardSender } from "../render/compose.ts";
 import { checkCardImage } from "./current-card-image.ts";
-import { imageName } from "./piece-images.ts";
+import { imageName, LIST_THUMBNAIL } from "./piece-images.ts";
 import type { ProofDeps } from "./piece-proof.ts";
 import { PRINTED_STATUSES, sqlStatusList } from "./status-sql.ts";
 
 /** Cards one sweep looks at: a page of Mail's list, newest first, as the list shows them. */
 export const CARDS_PER_SWEEP = 50;
 
-const THUMBNAIL = { side: "front", size: "thumbnail" } as const;
-
 /**
  * Cards of Mail's list the sweep passes over: a queued one is on its way through the pipeline, which
- * may still locate it (a new picture) and prints it within moments (the print's sweep draws it); a
+ * may still locate it (a new picture) and prints it within moments (drawn with its print files); a
  * failed one may have failed at drawing, and would be tried again by every sweep (the list draws it
  * when someone looks).
  */
@@ -48,7 +46,7 @@ function newestCards(db: Queryable, orgId: string): Promise<ListedCard[]> {
     sql`SELECT p.id, p.status IN ${PRINTED} AS printed, i.piece_id IS NOT NULL AS kept, i.card_key AS kept_key
           FROM mail_pieces p
           LEFT JOIN piece_images i
-            ON i.org_id = p.org_id AND i.piece_id = p.id AND i.image = ${imageName(THUMBNAIL.side, THUMBNAIL.size)}
+            ON i.org_id = p.org_id AND i.piece_id = p.id AND i.image = ${imageName(LIST_THUMBNAIL.side, LIST_THUMBNAIL.size)}
          WHERE p.org_id = ${orgId}::uuid AND p.status NOT IN ${NOT_DRAWN_AHEAD}
          ORDER BY p.created_at DESC, p.id DESC
          LIMIT ${CARDS_PER_SWEEP}`,
@@ -64,7 +62,7 @@ async function drawAhead(
 ): Promise<boolean> {
   const check = await checkCardImage(
     deps,
-    { orgId, pieceId: listed.id, ...THUMBNAIL },
+    { orgId, pieceId: listed.id, ...LIST_THUMBNAIL },
     { printed: listed.printed, keptKey: listed.kept ? listed.kept_key : undefined },
     sender,
   );

@@ -1,7 +1,7 @@
 // Images of a piece's card for people to look at (Mail's thumbnails, a piece's page), kept in
 // piece_images for every API process. A card that went to the printer no longer changes: its images
-// are drawn once (the thumbnails of Mail's first page by the draw-ahead sweep after print, any other
-// the first time anyone looks) and kept with no key. A card still waiting (held, awaiting approval,
+// are drawn once (its list thumbnail with its print files, its page's sides the first time anyone
+// looks) and kept with no key. A card still waiting (held, awaiting approval,
 // scheduled, …) follows its organization's profile and its template: its images are kept with the
 // key of what the card was drawn from (current-card-image.ts), and are good while that key holds.
 
@@ -22,6 +22,9 @@ export interface PieceImageRef {
 
 export const imageName = (side: CardSide, size: ProofSize) =>
   size === "thumbnail" ? `${side}_thumbnail` : side;
+
+/** The image Mail lists a card with: its front as a thumbnail. */
+export const LIST_THUMBNAIL = { side: "front", size: "thumbnail" } as const;
 
 /** A kept image; `cardKey` null: a printed card's, final. */
 export interface KeptImage {
@@ -92,4 +95,15 @@ export async function makePieceImageFinal(
          WHERE org_id = ${image.orgId}::uuid AND piece_id = ${image.pieceId}::uuid
            AND image = ${imageName(image.side, image.size)} AND card_key = ${cardKey}`,
   );
+}
+
+/** The key the image is kept with: undefined when none is kept, null when it is final. */
+export async function keptImageKey(db: Queryable, image: PieceImageRef): Promise<string | null | undefined> {
+  const row = await queryOne<{ card_key: string | null }>(
+    db,
+    sql`SELECT card_key FROM piece_images
+         WHERE org_id = ${image.orgId}::uuid AND piece_id = ${image.pieceId}::uuid
+           AND image = ${imageName(image.side, image.size)}`,
+  );
+  return row ? row.card_key : undefined;
 }

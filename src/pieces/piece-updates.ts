@@ -252,6 +252,7 @@ export async function claimSubmission(db: Queryable, piece: { orgId: string; id:
  * Records the printer's receipt. The card is printed from now on: the same statement queues its
  * organization's draw-ahead sweep, which keeps its thumbnail for Mail's first page.
  */
+/** Records the hand-over to the printer; false when the piece was no longer this job's queued piece. */
 export async function recordSubmission(
   db: Queryable,
   piece: { orgId: string; id: string },
@@ -259,8 +260,10 @@ export async function recordSubmission(
   provider: string,
   receipt: PrintReceipt,
   now: Date,
-) {
-  await db.execute(sql`
+): Promise<boolean> {
+  const rows = await queryRows<{ recorded: boolean }>(
+    db,
+    sql`
     WITH submitted AS (
       UPDATE mail_pieces SET status = ${receipt.status}, provider = ${provider}, provider_id = ${receipt.providerId},
         provider_status = ${receipt.status}, status_updated_at = ${at(now)},
@@ -268,7 +271,9 @@ export async function recordSubmission(
       WHERE org_id = ${piece.orgId} AND id = ${piece.id} AND status = 'queued' AND submission_job_id = ${jobId}
       RETURNING id),
     swept AS (${insertCardImagesSweep(piece.orgId, now, sql`EXISTS (SELECT 1 FROM submitted)`)})
-    SELECT 1`);
+    SELECT EXISTS (SELECT 1 FROM submitted) AS recorded`,
+  );
+  return rows[0]?.recorded === true;
 }
 
 export async function recordGeocode(

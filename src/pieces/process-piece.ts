@@ -10,10 +10,13 @@ import type { HomeImagery } from "../imagery/home-imagery.ts";
 import { handleJob, type JobContext, type RegisteredJob } from "../jobs/job-kind.ts";
 import { geocodePieceJob, processPieceJob } from "../jobs/kinds.ts";
 import { enqueueJob, failJobWithoutRetry } from "../jobs/queue.ts";
+import { loadCardSender } from "../orgs/card-sender.ts";
 import { type PrintProvider, PrintRejectedError } from "../print/print-provider.ts";
 import type { Renderer } from "../render/renderer.ts";
 import { landingUrl, newLandingToken } from "./campaigns.ts";
+import { keepPrintedThumbnail, thumbnailAtPrint } from "./current-card-image.ts";
 import { dateFollowUps, releaseDueFollowUp, scheduleFollowUps } from "./follow-ups.ts";
+import { THUMBNAIL_WIDTH } from "./piece-proof.ts";
 import { loadPiece, mailingAddressOf, type PieceRecord } from "./piece-record.ts";
 import {
   claimSubmission,
@@ -25,7 +28,7 @@ import {
   recordSubmission,
   recordVerifiedAddress,
 } from "./piece-updates.ts";
-import { cardOfPiece } from "./render-piece.ts";
+import { composePieceCard, homeImageOf } from "./render-piece.ts";
 
 /** A mail safety rule's answer: the piece goes on, or it was moved out of `queued` (the outcome says how). */
 export type Gate = { go: true } | { go: false; outcome: string };
@@ -132,19 +135,29 @@ async function verifyAddress(
   return { ...piece, verifiedAddress };
 }
 
+/**
+ * Draws the card's print files (and its list thumbnail, unless one kept already shows it) and hands
+ * them to the printer.
+ */
 async function submit(deps: PipelineDeps, piece: PieceRecord, context: JobContext) {
   const lastAttempt = context.attempt >= processPieceJob.maxAttempts;
-  const card = await cardOfPiece(piece, {
-    db: deps.db,
-    imagery: deps.imagery,
+  const options = {
     publicBaseUrl: deps.publicBaseUrl,
     printAddressBlock: deps.printProvider.printsAddressBlock,
+    imagery: deps.imagery,
     // A transient imagery outage is retried; on the last try the card goes out with the placeholder.
     placeholderOnImageryError: lastAttempt,
     signal: context.signal,
+  };
+  const { image, fellBack } = await homeImageOf(piece, options);
+  const sender = await loadCardSender(deps.db, piece.orgId);
+  const card = composePieceCard(piece, sender, image, options);
+  const thumbnail = await thumbnailAtPrint(deps, piece, sender, fellBack);
+  const { frontPdf, backPdf, frontThumbnail } = await deps.renderer.printFiles(card, {
+    signal: context.signal,
+    ...(thumbnail.draw ? { thumbnailWidth: THUMBNAIL_WIDTH } : {}),
   });
-  const { frontPdf, backPdf } = await deps.renderer.printFiles(card, context.signal);
-  return deps.printProvider.submit(
+  const receipt = await deps.printProvider.submit(
     {
       pieceId: piece.id,
       orgId: piece.orgId,
@@ -157,6 +170,7 @@ async function submit(deps: PipelineDeps, piece: PieceRecord, context: JobContex
     },
     context.signal,
   );
+  return { receipt, thumbnail: frontThumbnail ? { png: frontThumbnail } : thumbnail };
 }
 
 /**
@@ -238,10 +252,18 @@ export function processPieceHandler(deps: PipelineDeps): RegisteredJob {
       return;
     }
     try {
-      const receipt = await submit(deps, piece, context);
+      const { receipt, thumbnail } = await submit(deps, piece, context);
       await deps.db.transaction(async (tx) => {
         const now = deps.clock.now();
-        await recordSubmission(tx, piece, context.jobId, deps.printProvider.name, receipt, now);
+        const recorded = await recordSubmission(
+          tx,
+          piece,
+          context.jobId,
+          deps.printProvider.name,
+          receipt,
+          now,
+        );
+        if (recorded) await keepPrintedThumbnail(tx, piece, thumbnail);
         // The first card's hand-over to the printer dates its follow-ups, each with its job.
         if (piece.automationFollowUps > 0 && piece.sequenceStep === null) {
           await dateFollowUps(tx, piece, now, now, true);

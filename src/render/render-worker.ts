@@ -6,6 +6,7 @@ import type { CardSender } from "./compose.ts";
 import { exampleCard } from "./example-card.ts";
 import {
   type CardSide,
+  type PrintFiles,
   renderPrintFiles,
   renderProofPdf,
   renderProofPng,
@@ -39,7 +40,7 @@ async function warmUp(): Promise<void> {
 }
 
 export type RenderTask =
-  | { output: "print"; card: CardContent }
+  | { output: "print"; card: CardContent; thumbnailWidth?: number }
   | { output: "proof-pdf" | "proof-png"; card: CardContent }
   | { output: "sides-png"; card: CardContent; resolution: SideResolution }
   | { output: "side-png"; card: CardContent; side: CardSide; resolution: SideResolution }
@@ -49,18 +50,14 @@ export type RenderTask =
 /** Both sides as PNGs and each side's lines of text, as drawn (the builder's proof). */
 export type ProofSides = SidePngs & { text: { front: string[]; back: string[] } };
 
-export type RenderResult =
-  | { frontPdf: Uint8Array; backPdf: Uint8Array }
-  | ProofSides
-  | Uint8Array
-  | FieldFit[];
+export type RenderResult = PrintFiles | ProofSides | Uint8Array | FieldFit[];
 
 export default async function render(task: RenderTask): Promise<RenderResult> {
   if (task.output === "warm") {
     await warmUp();
     return new Uint8Array(0);
   }
-  if (task.output === "print") return renderPrintFiles(task.card);
+  if (task.output === "print") return renderPrintFiles(task.card, task.thumbnailWidth);
   if (task.output === "sides-png") {
     return { ...(await renderSidePngs(task.card, task.resolution)), text: cardTextLines(task.card) };
   }

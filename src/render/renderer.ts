@@ -4,7 +4,7 @@ import { Piscina } from "piscina";
 import type { FieldFit } from "./card-fit.ts";
 import type { CardContent } from "./card-layout.ts";
 import type { CardSender } from "./compose.ts";
-import type { CardSide, SideResolution } from "./render.ts";
+import type { CardSide, PrintFiles, SideResolution } from "./render.ts";
 import type { ProofSides, RenderResult, RenderTask } from "./render-worker.ts";
 import type { ResolvedTemplate } from "./template.ts";
 
@@ -14,8 +14,11 @@ import type { ResolvedTemplate } from "./template.ts";
  * event loop that serves requests and claims jobs.
  */
 export interface Renderer {
-  /** One PDF per side, each page the full artwork (trim plus bleed). */
-  printFiles(card: CardContent, signal?: AbortSignal): Promise<{ frontPdf: Buffer; backPdf: Buffer }>;
+  /**
+   * One PDF per side, each page the full artwork (trim plus bleed); with `thumbnailWidth`, the
+   * front's list thumbnail drawn with them (render.ts).
+   */
+  printFiles(card: CardContent, options?: PrintFileOptions): Promise<PrintFiles>;
   /** The two-page PDF (front, back) or the PNG sheet of both sides, for a human to look at. */
   proof(card: CardContent, format: "pdf" | "png"): Promise<Buffer>;
   /** Each side as its own PNG, at a resolution or scaled to a width, with each side's lines of text. */
@@ -36,6 +39,11 @@ export interface Renderer {
   warm(): void;
   /** Lets rendering in flight finish, then ends the threads. */
   close(): Promise<void>;
+}
+
+export interface PrintFileOptions {
+  signal?: AbortSignal;
+  thumbnailWidth?: number;
 }
 
 /** A thread left idle this long ends (a quiet service does not hold the renderer's memory). */
@@ -63,12 +71,15 @@ export function createRenderPool(options: { threads: number }): Renderer {
     concurrentTasksPerWorker: 1,
   });
   return {
-    async printFiles(card, signal) {
-      const files = (await pool.run({ output: "print", card }, signal ? { signal } : {})) as {
-        frontPdf: Uint8Array;
-        backPdf: Uint8Array;
+    async printFiles(card, options = {}) {
+      const { signal, thumbnailWidth } = options;
+      const task = { output: "print" as const, card, ...(thumbnailWidth ? { thumbnailWidth } : {}) };
+      const files = (await pool.run(task, signal ? { signal } : {})) as PrintFiles;
+      return {
+        frontPdf: asBuffer(files.frontPdf),
+        backPdf: asBuffer(files.backPdf),
+        ...(files.frontThumbnail ? { frontThumbnail: asBuffer(files.frontThumbnail) } : {}),
       };
-      return { frontPdf: asBuffer(files.frontPdf), backPdf: asBuffer(files.backPdf) };
     },
     async proof(card, format) {
       const bytes = await pool.run({ output: format === "pdf" ? "proof-pdf" : "proof-png", card });

@@ -17,13 +17,22 @@ export const SWEEP_DELAY_MS = 10_000;
 export async function cardImagesContext(ownerEmail: string, config: Partial<Config> = {}) {
   const clock = fixedClock(new Date());
   const ctx = await createAppTestContext({ memoryLimiter: true, clock, config });
-  /** Sides the renderer drew, for the app's routes and the test's pipeline runs alike; `down` fails every side. */
-  const renderer = { draws: 0, down: false };
+  /**
+   * Sides the renderer drew, for the app's routes and the test's pipeline runs alike (`draws`), and
+   * thumbnails drawn with a card's print files (`printThumbnails`); `down` fails every side.
+   */
+  const renderer = { draws: 0, printThumbnails: 0, down: false };
   const side = ctx.renderer.side.bind(ctx.renderer);
   ctx.renderer.side = async (...args) => {
     if (renderer.down) throw new Error("the render pool is down");
     renderer.draws++;
     return side(...args);
+  };
+  const printFiles = ctx.renderer.printFiles.bind(ctx.renderer);
+  ctx.renderer.printFiles = async (card, options) => {
+    const files = await printFiles(card, options);
+    if (files.frontThumbnail) renderer.printThumbnails++;
+    return files;
   };
   const org = await orgWithAutomation(ctx);
   const owner = await inviteAndAccept(ctx, org.orgId, ownerEmail, "owner");

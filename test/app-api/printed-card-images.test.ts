@@ -1,7 +1,7 @@
 /**
- * Mail's thumbnails of printed cards are drawn ahead too (issue 41): a card handed to the printer
- * queues its organization's sweep, which keeps its front thumbnail final (no key) before anyone
- * looks; the list then reads it from the database, and the browser keeps it for good.
+ * A printed card's list thumbnail is drawn with its print files (issue 41): kept final (no key) in
+ * the transaction that records the hand-over to the printer, before anyone looks; the list then
+ * reads it from the database, and the browser keeps it for good. Nothing draws it again.
  */
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
@@ -32,23 +32,27 @@ describe(`app API: printed cards' thumbnails drawn ahead (${databaseLabel})`, ()
   const statusOf = async (pieceId: string) =>
     (await admin(images.ctx, "GET", `/pieces/${pieceId}`)).body.status;
 
-  test("cards printed together queue one sweep, which keeps their thumbnails final before anyone looks", async () => {
+  test("cards printed are kept with their thumbnails, drawn with their print files; the sweep draws nothing", async () => {
     await images.run();
-    for (const piece of printed) assert.equal(await statusOf(piece.id), "mailed");
-    assert.equal((await images.sweeps("pending")).length, 1, "three cards printed, one sweep");
-    assert.equal(await images.kept(printed[0]!.id), undefined, "the sweep waits for the burst to end");
-
-    images.clock.advance(SWEEP_DELAY_MS);
-    const before = images.renderer.draws;
-    await images.run();
-    assert.equal((await images.sweeps("done")).length, 1);
-    assert.equal(images.renderer.draws - before, 3, "one drawing per printed card");
+    assert.equal(images.renderer.printThumbnails, 3, "one thumbnail drawn with each card's print files");
+    assert.equal(images.renderer.draws, 0, "no card composed again to draw it");
     for (const piece of printed) {
+      assert.equal(await statusOf(piece.id), "mailed");
       const image = await images.kept(piece.id);
       assert.ok(image, `piece ${piece.id}'s thumbnail is kept`);
       assert.equal(image.cardKey, null, "final");
       assert.equal((await sharp(image.png).metadata()).width, 320);
     }
+    assert.equal(
+      (await images.sweeps("pending")).length,
+      1,
+      "three cards printed, one sweep (for follow-ups)",
+    );
+
+    images.clock.advance(SWEEP_DELAY_MS);
+    await images.run();
+    assert.equal((await images.sweeps("done")).length, 1);
+    assert.equal(images.renderer.draws, 0, "the sweep finds every printed card drawn");
   });
 
   test("the list serves a printed card's thumbnail drawn ahead as immutable: no drawing, no rate limit spent", async () => {
@@ -64,10 +68,16 @@ describe(`app API: printed cards' thumbnails drawn ahead (${databaseLabel})`, ()
     assert.equal(await images.proofsCounted(), counted + 1, "no card image counted against the limit");
   });
 
-  test("a later sweep images.renderer.draws only the newly printed card: final images are not drawn again", async () => {
+  test("a later card is drawn at its print; final images are never drawn again", async () => {
     const finals = await Promise.all(printed.map(async (piece) => (await images.kept(piece.id))!.png));
     const piece = await queuePiece(images.ctx, images.org, home("204 Elm St"));
-    assert.equal(await images.runThenSweep(), 1, "the new card only");
+    const printedBefore = images.renderer.printThumbnails;
+    assert.equal(await images.runThenSweep(), 0, "the sweep draws nothing");
+    assert.equal(
+      images.renderer.printThumbnails - printedBefore,
+      1,
+      "the new card only, with its print files",
+    );
     assert.equal(await statusOf(piece.id), "mailed");
     assert.equal((await images.kept(piece.id))!.cardKey, null);
     for (const [i, earlier] of printed.entries()) {
@@ -94,7 +104,7 @@ describe(`app API: printed cards' thumbnails drawn ahead (${databaseLabel})`, ()
     }
   });
 
-  test("a waiting card drawn ahead and then printed has its image made final by the sweep, not drawn again", async () => {
+  test("a waiting card drawn ahead and then printed has its image made final at print, not drawn again", async () => {
     await images.requireApproval();
     const piece = await queuePiece(images.ctx, images.org, home("205 Elm St"));
     assert.equal(await images.runThenSweep(), 1, "the waiting card is drawn ahead");
@@ -104,8 +114,16 @@ describe(`app API: printed cards' thumbnails drawn ahead (${databaseLabel})`, ()
 
     const approved = await images.owner.browser.request("POST", `/app/api/v1/pieces/${piece.id}/approve`);
     assert.equal(approved.status, 200, approved.text);
-    assert.equal(await images.runThenSweep(), 0, "the card printed is the one drawn: nothing drawn");
+    const printedBefore = images.renderer.printThumbnails;
+    await images.run();
     assert.equal(await statusOf(piece.id), "mailed");
+    assert.equal(
+      images.renderer.printThumbnails,
+      printedBefore,
+      "the card printed is the one drawn: not drawn with its print files",
+    );
+    assert.equal((await images.kept(piece.id))!.cardKey, null, "made final in the print's own transaction");
+    assert.equal(await images.runThenSweep(), 0, "nor by the sweep");
     const final = (await images.kept(piece.id))!;
     assert.equal(final.cardKey, null, "final");
     assert.deepEqual(final.png, waiting.png);

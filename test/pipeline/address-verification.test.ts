@@ -73,9 +73,9 @@ describe(`address verification before print (${databaseLabel})`, () => {
   const run = (config: Partial<Config>) => {
     const renderer: Renderer = {
       ...ctx.renderer,
-      printFiles: (card, signal) => {
+      printFiles: (card, options) => {
         rendered.push(card.landingUrl);
-        return ctx.renderer.printFiles(card, signal);
+        return ctx.renderer.printFiles(card, options);
       },
     };
     const merged = { ...ctx.config, ...config };
