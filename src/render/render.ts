@@ -62,8 +62,9 @@ export async function renderPrintFiles(card: CardContent, thumbnailWidth?: numbe
   const { fitted, front, back } = await drawSides(card);
   const [frontPdf, backPdf] = await Promise.all([drawingsToPdf([front]), drawingsToPdf([back])]);
   if (thumbnailWidth === undefined) return { frontPdf, backPdf };
-  const frontThumbnail = await frontPng(card, fitted, { width: thumbnailWidth });
-  return { frontPdf, backPdf, frontThumbnail };
+  // The card prints without it: a thumbnail that cannot be drawn is drawn when someone looks.
+  const frontThumbnail = await frontPng(card, fitted, { width: thumbnailWidth }).catch(() => undefined);
+  return { frontPdf, backPdf, ...(frontThumbnail ? { frontThumbnail } : {}) };
 }
 
 /** The two-page proof: front, then back. */

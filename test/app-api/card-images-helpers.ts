@@ -19,9 +19,10 @@ export async function cardImagesContext(ownerEmail: string, config: Partial<Conf
   const ctx = await createAppTestContext({ memoryLimiter: true, clock, config });
   /**
    * Sides the renderer drew, for the app's routes and the test's pipeline runs alike (`draws`), and
-   * thumbnails drawn with a card's print files (`printThumbnails`); `down` fails every side.
+   * thumbnails drawn with a card's print files (`printThumbnails`); `down` fails every side, and
+   * `printThumbnailsDown` leaves the print files without their thumbnail (one that could not be drawn).
    */
-  const renderer = { draws: 0, printThumbnails: 0, down: false };
+  const renderer = { draws: 0, printThumbnails: 0, down: false, printThumbnailsDown: false };
   const side = ctx.renderer.side.bind(ctx.renderer);
   ctx.renderer.side = async (...args) => {
     if (renderer.down) throw new Error("the render pool is down");
@@ -30,9 +31,10 @@ export async function cardImagesContext(ownerEmail: string, config: Partial<Conf
   };
   const printFiles = ctx.renderer.printFiles.bind(ctx.renderer);
   ctx.renderer.printFiles = async (card, options) => {
-    const files = await printFiles(card, options);
-    if (files.frontThumbnail) renderer.printThumbnails++;
-    return files;
+    const { frontThumbnail, ...files } = await printFiles(card, options);
+    if (!frontThumbnail || renderer.printThumbnailsDown) return files;
+    renderer.printThumbnails++;
+    return { ...files, frontThumbnail };
   };
   const org = await orgWithAutomation(ctx);
   const owner = await inviteAndAccept(ctx, org.orgId, ownerEmail, "owner");

@@ -104,6 +104,23 @@ describe(`app API: printed cards' thumbnails drawn ahead (${databaseLabel})`, ()
     }
   });
 
+  test("a card whose thumbnail could not be drawn with its print files is printed all the same; the sweep draws it", async () => {
+    images.renderer.printThumbnailsDown = true;
+    const piece = await queuePiece(images.ctx, images.org, home("206 Elm St"));
+    try {
+      await images.run();
+    } finally {
+      images.renderer.printThumbnailsDown = false;
+    }
+    assert.equal(await statusOf(piece.id), "mailed");
+    assert.equal(await images.kept(piece.id), undefined, "nothing kept");
+    images.clock.advance(SWEEP_DELAY_MS);
+    const before = images.renderer.draws;
+    await images.run();
+    assert.equal(images.renderer.draws - before, 1, "the sweep drew it");
+    assert.equal((await images.kept(piece.id))!.cardKey, null, "final");
+  });
+
   test("a waiting card drawn ahead and then printed has its image made final at print, not drawn again", async () => {
     await images.requireApproval();
     const piece = await queuePiece(images.ctx, images.org, home("205 Elm St"));
