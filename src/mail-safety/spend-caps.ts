@@ -5,6 +5,7 @@
  * on the counter row's lock, and the second finds the cap reached. A piece past a cap is held as
  * `capped` and comes back by a job at the start of the next month, or when a cap is raised.
  */
+import type { SQL } from "drizzle-orm";
 import { type Queryable, queryOne, queryRows, sql } from "../db/database.ts";
 import { processPieceJob } from "../jobs/kinds.ts";
 import { enqueueJob } from "../jobs/queue.ts";
@@ -65,21 +66,28 @@ async function capsOf(db: Queryable, piece: SafetyPiece): Promise<Caps | undefin
   );
 }
 
+/**
+ * Counts one card against one counter, unless that would pass its cap: one upsert. A month's first
+ * card inserts the row (when a card fits under the cap at all); later ones update it, the cap checked
+ * on the row's latest version under its lock, so two workers at the last card cannot both pass.
+ */
 async function claimCounter(
   tx: Queryable,
   key: { orgId: string; scope: string; month: string },
   caps: { cards: number | null; cents: number | null },
   cost: number,
 ): Promise<boolean> {
-  await tx.execute(sql`
-    INSERT INTO mail_cap_usage (org_id, automation_id, month) VALUES (${key.orgId}::uuid, ${key.scope}::uuid, ${key.month}::date)
-    ON CONFLICT DO NOTHING`);
+  const fits = (cards: SQL, cents: SQL) =>
+    sql`(${caps.cards}::int IS NULL OR ${cards} < ${caps.cards}::int)
+        AND (${caps.cents}::int IS NULL OR ${cents} + ${cost}::int <= ${caps.cents}::int)`;
   const rows = await queryRows<{ cards: number }>(
     tx,
-    sql`UPDATE mail_cap_usage SET cards = cards + 1, cents = cents + ${cost}::int
-        WHERE org_id = ${key.orgId}::uuid AND automation_id = ${key.scope}::uuid AND month = ${key.month}::date
-          AND (${caps.cards}::int IS NULL OR cards < ${caps.cards}::int)
-          AND (${caps.cents}::int IS NULL OR cents + ${cost}::int <= ${caps.cents}::int)
+    sql`INSERT INTO mail_cap_usage AS u (org_id, automation_id, month, cards, cents)
+        SELECT ${key.orgId}::uuid, ${key.scope}::uuid, ${key.month}::date, 1, ${cost}::int
+         WHERE ${fits(sql`0`, sql`0`)}
+        ON CONFLICT (org_id, automation_id, month) DO UPDATE
+          SET cards = u.cards + 1, cents = u.cents + ${cost}::int
+          WHERE ${fits(sql`u.cards`, sql`u.cents`)}
         RETURNING cards`,
   );
   return rows.length > 0;

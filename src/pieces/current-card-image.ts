@@ -2,17 +2,10 @@
 // steps Mail's image route and the draw-ahead sweep share (piece-images.ts says what is kept).
 
 import { createHash } from "node:crypto";
-import type { Queryable } from "../db/database.ts";
 import { loadCardSender } from "../orgs/card-sender.ts";
 import type { CardSender } from "../render/compose.ts";
 import { cardKey } from "./card-key.ts";
-import {
-  keepPieceImage,
-  keptImageKey,
-  LIST_THUMBNAIL,
-  makePieceImageFinal,
-  type PieceImageRef,
-} from "./piece-images.ts";
+import { keepPieceImage, makePieceImageFinal, type PieceImageRef } from "./piece-images.ts";
 import { drawCardSide, type ProofDeps, pieceToDraw, proofOptions } from "./piece-proof.ts";
 import { locationOf, type PieceRecord } from "./piece-record.ts";
 import { composePieceCard, homeImageOf } from "./render-piece.ts";
@@ -79,34 +72,24 @@ export async function checkCardImage(
 }
 
 /**
- * What the print step does about the card's list thumbnail: draws it with the print files (render.ts),
- * unless one kept already shows the card printed: a final one, or one drawn while the card waited from
- * the same inputs, made final as the card is printed. A card printed with the placeholder because the
- * imagery provider failed is drawn as printed.
+ * What the print step does about the card's list thumbnail (`kept`: the key kept with it, read as the
+ * print claims the piece): draws it with the print files (render.ts), unless one kept already shows the
+ * card printed: a final one, or one drawn while the card waited from the same inputs, made final as the
+ * card is printed. A card printed with the placeholder because the imagery provider failed is drawn as
+ * printed.
  */
 export type ThumbnailAtPrint = { draw: true } | { draw: false; finalKey?: string };
 
-export async function thumbnailAtPrint(
+export function thumbnailAtPrint(
   deps: ProofDeps,
   piece: PieceRecord,
   sender: CardSender,
   pictureFellBack: boolean,
-): Promise<ThumbnailAtPrint> {
-  const kept = await keptImageKey(deps.db, { orgId: piece.orgId, pieceId: piece.id, ...LIST_THUMBNAIL });
+  kept: string | null | undefined,
+): ThumbnailAtPrint {
   if (kept === null) return { draw: false };
   if (kept !== undefined && !pictureFellBack && kept === cardInputsKey(deps, piece, sender)) {
     return { draw: false, finalKey: kept };
   }
   return { draw: true };
-}
-
-/** Keeps the printed card's thumbnail final: the one drawn with its print files, or the kept one that shows it. */
-export async function keepPrintedThumbnail(
-  db: Queryable,
-  piece: { orgId: string; id: string },
-  thumbnail: { png: Buffer } | ThumbnailAtPrint,
-): Promise<void> {
-  const image = { orgId: piece.orgId, pieceId: piece.id, ...LIST_THUMBNAIL };
-  if ("png" in thumbnail) await keepPieceImage(db, image, thumbnail.png, null);
-  else if (!thumbnail.draw && thumbnail.finalKey) await makePieceImageFinal(db, image, thumbnail.finalKey);
 }

@@ -5,6 +5,7 @@
 // scheduled, …) follows its organization's profile and its template: its images are kept with the
 // key of what the card was drawn from (current-card-image.ts), and are good while that key holds.
 
+import type { SQL } from "drizzle-orm";
 import { type Queryable, queryOne, sql } from "../db/database.ts";
 import type { PieceStatus } from "../db/schema.ts";
 import { isUuid } from "../domain/uuid.ts";
@@ -74,14 +75,23 @@ export async function keepPieceImage(
   png: Buffer,
   cardKey: string | null,
 ): Promise<void> {
-  await db.execute(
-    sql`INSERT INTO piece_images (org_id, piece_id, image, png, card_key)
-        VALUES (${image.orgId}::uuid, ${image.pieceId}::uuid, ${imageName(image.side, image.size)},
-                decode(${png.toString("base64")}, 'base64'), ${cardKey})
+  await db.execute(keepPieceImageSql(image, png, cardKey));
+}
+
+/** keepPieceImage's statement; with `when`, written only where that condition holds (a statement's own CTE). */
+export function keepPieceImageSql(
+  image: PieceImageRef,
+  png: Buffer,
+  cardKey: string | null,
+  when?: SQL,
+): SQL {
+  return sql`INSERT INTO piece_images (org_id, piece_id, image, png, card_key)
+        SELECT ${image.orgId}::uuid, ${image.pieceId}::uuid, ${imageName(image.side, image.size)},
+               decode(${png.toString("base64")}, 'base64'), ${cardKey}
+         WHERE ${when ?? sql`true`}
         ON CONFLICT (org_id, piece_id, image) DO UPDATE
           SET png = EXCLUDED.png, card_key = EXCLUDED.card_key, created_at = now()
-          WHERE piece_images.card_key IS NOT NULL`,
-  );
+          WHERE piece_images.card_key IS NOT NULL`;
 }
 
 /** Makes a printed card's kept image final, if it was drawn from the card with this key (the card as printed). */
@@ -90,20 +100,28 @@ export async function makePieceImageFinal(
   image: PieceImageRef,
   cardKey: string,
 ): Promise<void> {
-  await db.execute(
-    sql`UPDATE piece_images SET card_key = NULL
+  await db.execute(makePieceImageFinalSql(image, cardKey));
+}
+
+/** makePieceImageFinal's statement; with `when`, as keepPieceImageSql's. */
+export function makePieceImageFinalSql(image: PieceImageRef, cardKey: string, when?: SQL): SQL {
+  return sql`UPDATE piece_images SET card_key = NULL
          WHERE org_id = ${image.orgId}::uuid AND piece_id = ${image.pieceId}::uuid
-           AND image = ${imageName(image.side, image.size)} AND card_key = ${cardKey}`,
-  );
+           AND image = ${imageName(image.side, image.size)} AND card_key = ${cardKey}
+           AND ${when ?? sql`true`}`;
+}
+
+/**
+ * What is kept of one image, as a statement's columns `kept` and `kept_key` (read by
+ * `keptKeyOf`): for a statement that reads it on its way (the print's claim of its piece).
+ */
+export function keptImageColumnsSql(image: PieceImageRef): SQL {
+  const name = imageName(image.side, image.size);
+  const match = sql`i.org_id = ${image.orgId}::uuid AND i.piece_id = ${image.pieceId}::uuid AND i.image = ${name}`;
+  return sql`EXISTS (SELECT 1 FROM piece_images i WHERE ${match}) AS kept,
+             (SELECT i.card_key FROM piece_images i WHERE ${match}) AS kept_key`;
 }
 
 /** The key the image is kept with: undefined when none is kept, null when it is final. */
-export async function keptImageKey(db: Queryable, image: PieceImageRef): Promise<string | null | undefined> {
-  const row = await queryOne<{ card_key: string | null }>(
-    db,
-    sql`SELECT card_key FROM piece_images
-         WHERE org_id = ${image.orgId}::uuid AND piece_id = ${image.pieceId}::uuid
-           AND image = ${imageName(image.side, image.size)}`,
-  );
-  return row ? row.card_key : undefined;
-}
+export const keptKeyOf = (row: { kept: boolean; kept_key: string | null }): string | null | undefined =>
+  row.kept ? row.kept_key : undefined;

@@ -9,6 +9,13 @@ import type { QueuedPiece } from "../jobs/kinds.ts";
 import type { PrintReceipt } from "../print/print-provider.ts";
 import { insertCardImagesSweep } from "./draw-ahead.ts";
 import { stopFollowUpsOfUnmailed } from "./follow-ups.ts";
+import {
+  keepPieceImageSql,
+  keptImageColumnsSql,
+  keptKeyOf,
+  LIST_THUMBNAIL,
+  makePieceImageFinalSql,
+} from "./piece-images.ts";
 import { sqlStatusList } from "./status-sql.ts";
 
 const at = (date: Date) => sql`${date.toISOString()}::timestamptz`;
@@ -233,26 +240,41 @@ export async function approveAwaitingPieces(
   );
 }
 
+/** A piece taken for submission, with what is kept of its list thumbnail (undefined: none; null: final). */
+export interface SubmissionClaim {
+  keptThumbnailKey: string | null | undefined;
+}
+
 /**
  * Takes the piece for submission on behalf of one job. Another job for the same piece finds it
- * taken and stops; a retry of the same job (after a crash or a lost answer) takes it again and
- * resubmits under the same provider idempotency key, so the piece is mailed once.
+ * taken and stops (undefined); a retry of the same job (after a crash or a lost answer) takes it
+ * again and resubmits under the same provider idempotency key, so the piece is mailed once. The same
+ * statement reads what is kept of its list thumbnail (the print draws one unless it shows the card).
  */
-export async function claimSubmission(db: Queryable, piece: { orgId: string; id: string }, jobId: string) {
-  return changedARow(
+export async function claimSubmission(
+  db: Queryable,
+  piece: { orgId: string; id: string },
+  jobId: string,
+): Promise<SubmissionClaim | undefined> {
+  const thumbnail = { orgId: piece.orgId, pieceId: piece.id, ...LIST_THUMBNAIL };
+  const rows = await queryRows<{ kept: boolean; kept_key: string | null }>(
     db,
     sql`UPDATE mail_pieces SET submission_job_id = ${jobId}
         WHERE org_id = ${piece.orgId} AND id = ${piece.id} AND status = 'queued'
           AND (submission_job_id IS NULL OR submission_job_id = ${jobId})
-        RETURNING id`,
+        RETURNING ${keptImageColumnsSql(thumbnail)}`,
   );
+  return rows[0] && { keptThumbnailKey: keptKeyOf(rows[0]) };
 }
 
+/** The printed card's list thumbnail: drawn with its print files, or the kept one that shows it, made final. */
+export type PrintedThumbnail = { png: Buffer } | { finalKey: string };
+
 /**
- * Records the printer's receipt. The card is printed from now on: the same statement queues its
- * organization's draw-ahead sweep, which keeps its thumbnail for Mail's first page.
+ * Records the printer's receipt; false when the piece was no longer this job's queued piece. The card
+ * is printed from now on: the same statement keeps its list thumbnail final, and queues its
+ * organization's draw-ahead sweep (for a first card's follow-ups, and a thumbnail the print could not draw).
  */
-/** Records the hand-over to the printer; false when the piece was no longer this job's queued piece. */
 export async function recordSubmission(
   db: Queryable,
   piece: { orgId: string; id: string },
@@ -260,7 +282,15 @@ export async function recordSubmission(
   provider: string,
   receipt: PrintReceipt,
   now: Date,
+  thumbnail?: PrintedThumbnail,
 ): Promise<boolean> {
+  const submitted = sql`EXISTS (SELECT 1 FROM submitted)`;
+  const image = { orgId: piece.orgId, pieceId: piece.id, ...LIST_THUMBNAIL };
+  const keep = !thumbnail
+    ? sql`SELECT 1`
+    : "png" in thumbnail
+      ? keepPieceImageSql(image, thumbnail.png, null, submitted)
+      : makePieceImageFinalSql(image, thumbnail.finalKey, submitted);
   const rows = await queryRows<{ recorded: boolean }>(
     db,
     sql`
@@ -270,8 +300,9 @@ export async function recordSubmission(
         mailed_at = ${receipt.status === "mailed" ? at(now) : null}
       WHERE org_id = ${piece.orgId} AND id = ${piece.id} AND status = 'queued' AND submission_job_id = ${jobId}
       RETURNING id),
-    swept AS (${insertCardImagesSweep(piece.orgId, now, sql`EXISTS (SELECT 1 FROM submitted)`)})
-    SELECT EXISTS (SELECT 1 FROM submitted) AS recorded`,
+    swept AS (${insertCardImagesSweep(piece.orgId, now, submitted)}),
+    thumbnail AS (${keep})
+    SELECT ${submitted} AS recorded`,
   );
   return rows[0]?.recorded === true;
 }

@@ -14,7 +14,7 @@ import { loadCardSender } from "../orgs/card-sender.ts";
 import { type PrintProvider, PrintRejectedError } from "../print/print-provider.ts";
 import type { Renderer } from "../render/renderer.ts";
 import { landingUrl, newLandingToken } from "./campaigns.ts";
-import { keepPrintedThumbnail, thumbnailAtPrint } from "./current-card-image.ts";
+import { type ThumbnailAtPrint, thumbnailAtPrint } from "./current-card-image.ts";
 import { dateFollowUps, releaseDueFollowUp, scheduleFollowUps } from "./follow-ups.ts";
 import { THUMBNAIL_WIDTH } from "./piece-proof.ts";
 import { loadPiece, mailingAddressOf, type PieceRecord } from "./piece-record.ts";
@@ -24,9 +24,11 @@ import {
   insertQueuedPiece,
   isRegisteredCustomer,
   moveQueuedPiece,
+  type PrintedThumbnail,
   recordGeocode,
   recordSubmission,
   recordVerifiedAddress,
+  type SubmissionClaim,
 } from "./piece-updates.ts";
 import { composePieceCard, homeImageOf } from "./render-piece.ts";
 
@@ -139,7 +141,7 @@ async function verifyAddress(
  * Draws the card's print files (and its list thumbnail, unless one kept already shows it) and hands
  * them to the printer.
  */
-async function submit(deps: PipelineDeps, piece: PieceRecord, context: JobContext) {
+async function submit(deps: PipelineDeps, piece: PieceRecord, context: JobContext, claim: SubmissionClaim) {
   const lastAttempt = context.attempt >= processPieceJob.maxAttempts;
   const options = {
     publicBaseUrl: deps.publicBaseUrl,
@@ -152,7 +154,7 @@ async function submit(deps: PipelineDeps, piece: PieceRecord, context: JobContex
   const { image, fellBack } = await homeImageOf(piece, options);
   const sender = await loadCardSender(deps.db, piece.orgId);
   const card = composePieceCard(piece, sender, image, options);
-  const thumbnail = await thumbnailAtPrint(deps, piece, sender, fellBack);
+  const thumbnail = thumbnailAtPrint(deps, piece, sender, fellBack, claim.keptThumbnailKey);
   const { frontPdf, backPdf, frontThumbnail } = await deps.renderer.printFiles(card, {
     signal: context.signal,
     ...(thumbnail.draw ? { thumbnailWidth: THUMBNAIL_WIDTH } : {}),
@@ -170,7 +172,15 @@ async function submit(deps: PipelineDeps, piece: PieceRecord, context: JobContex
     },
     context.signal,
   );
-  return { receipt, thumbnail: frontThumbnail ? { png: frontThumbnail } : thumbnail };
+  return { receipt, thumbnail: printedThumbnail(thumbnail, frontThumbnail) };
+}
+
+function printedThumbnail(
+  thumbnail: ThumbnailAtPrint,
+  drawn: Buffer | undefined,
+): PrintedThumbnail | undefined {
+  if (drawn) return { png: drawn };
+  return !thumbnail.draw && thumbnail.finalKey ? { finalKey: thumbnail.finalKey } : undefined;
 }
 
 /**
@@ -247,23 +257,16 @@ export function processPieceHandler(deps: PipelineDeps): RegisteredJob {
       log.info("piece capped: a monthly cap is reached");
       return;
     }
-    if (!(await claimSubmission(deps.db, piece, context.jobId))) {
+    const claim = await claimSubmission(deps.db, piece, context.jobId);
+    if (!claim) {
       log.warn("another job holds this piece's submission; not submitting it twice");
       return;
     }
     try {
-      const { receipt, thumbnail } = await submit(deps, piece, context);
+      const { receipt, thumbnail } = await submit(deps, piece, context, claim);
       await deps.db.transaction(async (tx) => {
         const now = deps.clock.now();
-        const recorded = await recordSubmission(
-          tx,
-          piece,
-          context.jobId,
-          deps.printProvider.name,
-          receipt,
-          now,
-        );
-        if (recorded) await keepPrintedThumbnail(tx, piece, thumbnail);
+        await recordSubmission(tx, piece, context.jobId, deps.printProvider.name, receipt, now, thumbnail);
         // The first card's hand-over to the printer dates its follow-ups, each with its job.
         if (piece.automationFollowUps > 0 && piece.sequenceStep === null) {
           await dateFollowUps(tx, piece, now, now, true);
