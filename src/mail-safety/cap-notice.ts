@@ -9,7 +9,9 @@ import { loadDisplayName } from "../orgs/display-name.ts";
 /**
  * Inside the transaction that caps a piece: the first piece a cap holds in a month enqueues one
  * email per owner (a failed send retries that owner alone, never re-mails the others); later
- * pieces find the notice claimed.
+ * pieces find the notice claimed. The month's counter row may not exist yet (a cap of 0, or one card
+ * costing more than the money cap, holds the month's first card, and that card's count was rolled
+ * back with it): the claim creates it.
  */
 export async function claimCapNotice(
   tx: Queryable,
@@ -17,9 +19,10 @@ export async function claimCapNotice(
 ): Promise<void> {
   const claimed = await queryRows<{ org_id: string }>(
     tx,
-    sql`UPDATE mail_cap_usage SET owners_notified_at = ${input.now.toISOString()}::timestamptz
-        WHERE org_id = ${input.orgId}::uuid AND automation_id = ${input.scope}::uuid
-          AND month = ${input.month}::date AND owners_notified_at IS NULL
+    sql`INSERT INTO mail_cap_usage AS u (org_id, automation_id, month, owners_notified_at)
+        VALUES (${input.orgId}::uuid, ${input.scope}::uuid, ${input.month}::date, ${input.now.toISOString()}::timestamptz)
+        ON CONFLICT (org_id, automation_id, month) DO UPDATE SET owners_notified_at = excluded.owners_notified_at
+          WHERE u.owners_notified_at IS NULL
         RETURNING org_id`,
   );
   if (claimed.length === 0) return;

@@ -193,4 +193,30 @@ describe(`mail safety: the owners' email when a cap holds pieces (${databaseLabe
     await runPendingJobs({ db: ctx.database.db, clock: later, logger }, catalog);
     assert.deepEqual(sent.sort(), ["first@bright.example", "second@bright.example"]);
   });
+
+  test("a cap of 0 holds the month's first card and still tells the owners, once", async () => {
+    const org = await orgWithAutomation(ctx);
+    await inviteAndAccept(ctx, org.orgId, "zero@bright.example", "owner", "Zed Zero");
+    await admin(ctx, "PATCH", `/orgs/${org.orgId}/mail-safety`, { monthly_card_cap: 0 });
+    const pieces = [];
+    for (const street of ["50 Zero Ln", "51 Zero Ln"]) {
+      pieces.push(await queuePiece(ctx, org, home(street)));
+      await runPipeline(ctx, local);
+    }
+    for (const piece of pieces)
+      assert.equal((await admin(ctx, "GET", `/pieces/${piece.id}`)).body.status, "capped");
+    const sent: string[] = [];
+    const mailer: Mailer = {
+      kind: "smtp",
+      async send(message) {
+        sent.push(message.to);
+      },
+      close: async () => {},
+    };
+    const catalog = createJobCatalog([
+      capNoticeHandler({ db: ctx.database.db, logger, mailer, publicBaseUrl: ctx.config.publicBaseUrl }),
+    ]);
+    await runPendingJobs({ db: ctx.database.db, clock: ctx.clock, logger }, catalog);
+    assert.deepEqual(sent, ["zero@bright.example"], "one email for the two cards held");
+  });
 });
