@@ -4,7 +4,8 @@
 // when a card leaves the queue (to wait, or stopped for good) or goes to the printer (piece-updates.ts:
 // a first card's follow-ups are written just before it waits or prints), so the list's first look reads
 // them from piece_images instead of drawing 50 cards on request. The sweep also draws a printed card's
-// when none is kept (printed before thumbnails were drawn at print).
+// when none is kept (printed before thumbnails were drawn at print, with the placeholder standing in
+// for a failed imagery provider, or its thumbnail not kept).
 
 import type { Logger } from "pino";
 import { type Queryable, queryRows, sql } from "../db/database.ts";

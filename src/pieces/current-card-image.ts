@@ -1,5 +1,6 @@
 // Whether a card's kept image still shows the card, and if not, how to draw and keep a new one: the
-// steps Mail's image route and the draw-ahead sweep share (piece-images.ts says what is kept).
+// steps Mail's image route and the draw-ahead sweep share, and the print's choice to draw its
+// thumbnail or keep the one that shows it (piece-images.ts says what is kept).
 
 import { createHash } from "node:crypto";
 import { loadCardSender } from "../orgs/card-sender.ts";
@@ -75,8 +76,9 @@ export async function checkCardImage(
  * What the print step does about the card's list thumbnail (`kept`: the key kept with it, read as the
  * print claims the piece): draws it with the print files (render.ts), unless one kept already shows the
  * card printed: a final one, or one drawn while the card waited from the same inputs, made final as the
- * card is printed. A card printed with the placeholder because the imagery provider failed is drawn as
- * printed.
+ * card is printed. Not when the picture is the placeholder standing in for a failed provider: a retry
+ * after a crash between hand-over and receipt draws anew while the printer has the first drawing (the
+ * provider's idempotency key), so the sweep or a look draws it later, as for a waiting card.
  */
 export type ThumbnailAtPrint = { draw: true } | { draw: false; finalKey?: string };
 
@@ -87,8 +89,8 @@ export function thumbnailAtPrint(
   pictureFellBack: boolean,
   kept: string | null | undefined,
 ): ThumbnailAtPrint {
-  if (kept === null) return { draw: false };
-  if (kept !== undefined && !pictureFellBack && kept === cardInputsKey(deps, piece, sender)) {
+  if (kept === null || pictureFellBack) return { draw: false };
+  if (kept !== undefined && kept === cardInputsKey(deps, piece, sender)) {
     return { draw: false, finalKey: kept };
   }
   return { draw: true };

@@ -75,23 +75,14 @@ export async function keepPieceImage(
   png: Buffer,
   cardKey: string | null,
 ): Promise<void> {
-  await db.execute(keepPieceImageSql(image, png, cardKey));
-}
-
-/** keepPieceImage's statement; with `when`, written only where that condition holds (a statement's own CTE). */
-export function keepPieceImageSql(
-  image: PieceImageRef,
-  png: Buffer,
-  cardKey: string | null,
-  when?: SQL,
-): SQL {
-  return sql`INSERT INTO piece_images (org_id, piece_id, image, png, card_key)
-        SELECT ${image.orgId}::uuid, ${image.pieceId}::uuid, ${imageName(image.side, image.size)},
-               decode(${png.toString("base64")}, 'base64'), ${cardKey}
-         WHERE ${when ?? sql`true`}
+  await db.execute(
+    sql`INSERT INTO piece_images (org_id, piece_id, image, png, card_key)
+        VALUES (${image.orgId}::uuid, ${image.pieceId}::uuid, ${imageName(image.side, image.size)},
+                decode(${png.toString("base64")}, 'base64'), ${cardKey})
         ON CONFLICT (org_id, piece_id, image) DO UPDATE
           SET png = EXCLUDED.png, card_key = EXCLUDED.card_key, created_at = now()
-          WHERE piece_images.card_key IS NOT NULL`;
+          WHERE piece_images.card_key IS NOT NULL`,
+  );
 }
 
 /** Makes a printed card's kept image final, if it was drawn from the card with this key (the card as printed). */
@@ -100,15 +91,25 @@ export async function makePieceImageFinal(
   image: PieceImageRef,
   cardKey: string,
 ): Promise<void> {
-  await db.execute(makePieceImageFinalSql(image, cardKey));
+  await db.execute(
+    sql`UPDATE piece_images SET card_key = NULL
+         WHERE org_id = ${image.orgId}::uuid AND piece_id = ${image.pieceId}::uuid
+           AND image = ${imageName(image.side, image.size)} AND card_key = ${cardKey}`,
+  );
 }
 
-/** makePieceImageFinal's statement; with `when`, as keepPieceImageSql's. */
-export function makePieceImageFinalSql(image: PieceImageRef, cardKey: string, when?: SQL): SQL {
-  return sql`UPDATE piece_images SET card_key = NULL
-         WHERE org_id = ${image.orgId}::uuid AND piece_id = ${image.pieceId}::uuid
-           AND image = ${imageName(image.side, image.size)} AND card_key = ${cardKey}
-           AND ${when ?? sql`true`}`;
+/** A printed card's list thumbnail: drawn with its print files, or the kept one that shows it, made final. */
+export type PrintedThumbnail = { png: Buffer } | { finalKey: string };
+
+/** Keeps a printed card's list thumbnail final. */
+export async function keepPrintedThumbnail(
+  db: Queryable,
+  piece: { orgId: string; id: string },
+  thumbnail: PrintedThumbnail,
+): Promise<void> {
+  const image = { orgId: piece.orgId, pieceId: piece.id, ...LIST_THUMBNAIL };
+  if ("png" in thumbnail) await keepPieceImage(db, image, thumbnail.png, null);
+  else await makePieceImageFinal(db, image, thumbnail.finalKey);
 }
 
 /**

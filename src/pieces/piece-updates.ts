@@ -9,13 +9,7 @@ import type { QueuedPiece } from "../jobs/kinds.ts";
 import type { PrintReceipt } from "../print/print-provider.ts";
 import { insertCardImagesSweep } from "./draw-ahead.ts";
 import { stopFollowUpsOfUnmailed } from "./follow-ups.ts";
-import {
-  keepPieceImageSql,
-  keptImageColumnsSql,
-  keptKeyOf,
-  LIST_THUMBNAIL,
-  makePieceImageFinalSql,
-} from "./piece-images.ts";
+import { keptImageColumnsSql, keptKeyOf, LIST_THUMBNAIL } from "./piece-images.ts";
 import { sqlStatusList } from "./status-sql.ts";
 
 const at = (date: Date) => sql`${date.toISOString()}::timestamptz`;
@@ -267,13 +261,10 @@ export async function claimSubmission(
   return rows[0] && { keptThumbnailKey: keptKeyOf(rows[0]) };
 }
 
-/** The printed card's list thumbnail: drawn with its print files, or the kept one that shows it, made final. */
-export type PrintedThumbnail = { png: Buffer } | { finalKey: string };
-
 /**
  * Records the printer's receipt; false when the piece was no longer this job's queued piece. The card
- * is printed from now on: the same statement keeps its list thumbnail final, and queues its
- * organization's draw-ahead sweep (for a first card's follow-ups, and a thumbnail the print could not draw).
+ * is printed from now on: the same statement queues its organization's draw-ahead sweep (for a first
+ * card's follow-ups, and a list thumbnail the print did not keep).
  */
 export async function recordSubmission(
   db: Queryable,
@@ -282,15 +273,8 @@ export async function recordSubmission(
   provider: string,
   receipt: PrintReceipt,
   now: Date,
-  thumbnail?: PrintedThumbnail,
 ): Promise<boolean> {
   const submitted = sql`EXISTS (SELECT 1 FROM submitted)`;
-  const image = { orgId: piece.orgId, pieceId: piece.id, ...LIST_THUMBNAIL };
-  const keep = !thumbnail
-    ? sql`SELECT 1`
-    : "png" in thumbnail
-      ? keepPieceImageSql(image, thumbnail.png, null, submitted)
-      : makePieceImageFinalSql(image, thumbnail.finalKey, submitted);
   const rows = await queryRows<{ recorded: boolean }>(
     db,
     sql`
@@ -300,8 +284,7 @@ export async function recordSubmission(
         mailed_at = ${receipt.status === "mailed" ? at(now) : null}
       WHERE org_id = ${piece.orgId} AND id = ${piece.id} AND status = 'queued' AND submission_job_id = ${jobId}
       RETURNING id),
-    swept AS (${insertCardImagesSweep(piece.orgId, now, submitted)}),
-    thumbnail AS (${keep})
+    swept AS (${insertCardImagesSweep(piece.orgId, now, submitted)})
     SELECT ${submitted} AS recorded`,
   );
   return rows[0]?.recorded === true;

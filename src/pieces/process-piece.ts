@@ -10,12 +10,12 @@ import type { HomeImagery } from "../imagery/home-imagery.ts";
 import { handleJob, type JobContext, type RegisteredJob } from "../jobs/job-kind.ts";
 import { geocodePieceJob, processPieceJob } from "../jobs/kinds.ts";
 import { enqueueJob, failJobWithoutRetry } from "../jobs/queue.ts";
-import { loadCardSender } from "../orgs/card-sender.ts";
 import { type PrintProvider, PrintRejectedError } from "../print/print-provider.ts";
 import type { Renderer } from "../render/renderer.ts";
 import { landingUrl, newLandingToken } from "./campaigns.ts";
 import { type ThumbnailAtPrint, thumbnailAtPrint } from "./current-card-image.ts";
 import { dateFollowUps, releaseDueFollowUp, scheduleFollowUps } from "./follow-ups.ts";
+import { keepPrintedThumbnail, type PrintedThumbnail } from "./piece-images.ts";
 import { THUMBNAIL_WIDTH } from "./piece-proof.ts";
 import { loadPiece, mailingAddressOf, type PieceRecord } from "./piece-record.ts";
 import {
@@ -24,13 +24,12 @@ import {
   insertQueuedPiece,
   isRegisteredCustomer,
   moveQueuedPiece,
-  type PrintedThumbnail,
   recordGeocode,
   recordSubmission,
   recordVerifiedAddress,
   type SubmissionClaim,
 } from "./piece-updates.ts";
-import { composePieceCard, homeImageOf } from "./render-piece.ts";
+import { composeCardOfPiece } from "./render-piece.ts";
 
 /** A mail safety rule's answer: the piece goes on, or it was moved out of `queued` (the outcome says how). */
 export type Gate = { go: true } | { go: false; outcome: string };
@@ -141,38 +140,44 @@ async function verifyAddress(
  * Draws the card's print files (and its list thumbnail, unless one kept already shows it) and hands
  * them to the printer.
  */
-async function submit(deps: PipelineDeps, piece: PieceRecord, context: JobContext, claim: SubmissionClaim) {
+async function submit(
+  deps: PipelineDeps,
+  piece: PieceRecord,
+  context: JobContext,
+  claim: SubmissionClaim,
+  log: Logger,
+) {
   const lastAttempt = context.attempt >= processPieceJob.maxAttempts;
-  const options = {
+  const { card, sender, fellBack } = await composeCardOfPiece(piece, {
+    db: deps.db,
+    imagery: deps.imagery,
     publicBaseUrl: deps.publicBaseUrl,
     printAddressBlock: deps.printProvider.printsAddressBlock,
-    imagery: deps.imagery,
     // A transient imagery outage is retried; on the last try the card goes out with the placeholder.
     placeholderOnImageryError: lastAttempt,
     signal: context.signal,
-  };
-  const { image, fellBack } = await homeImageOf(piece, options);
-  const sender = await loadCardSender(deps.db, piece.orgId);
-  const card = composePieceCard(piece, sender, image, options);
+  });
   const thumbnail = thumbnailAtPrint(deps, piece, sender, fellBack, claim.keptThumbnailKey);
-  const { frontPdf, backPdf, frontThumbnail } = await deps.renderer.printFiles(card, {
+  const files = await deps.renderer.printFiles(card, {
     signal: context.signal,
     ...(thumbnail.draw ? { thumbnailWidth: THUMBNAIL_WIDTH } : {}),
   });
+  if (files.thumbnailError)
+    log.warn({ reason: files.thumbnailError }, "the card's thumbnail could not be drawn");
   const receipt = await deps.printProvider.submit(
     {
       pieceId: piece.id,
       orgId: piece.orgId,
       size: card.size,
-      frontPdf,
-      backPdf,
+      frontPdf: files.frontPdf,
+      backPdf: files.backPdf,
       to: mailingAddressOf(piece),
       landingUrl: landingUrl(deps.publicBaseUrl, piece.token),
       description: `Porchlight piece ${piece.id}`,
     },
     context.signal,
   );
-  return { receipt, thumbnail: printedThumbnail(thumbnail, frontThumbnail) };
+  return { receipt, thumbnail: printedThumbnail(thumbnail, files.frontThumbnail) };
 }
 
 function printedThumbnail(
@@ -181,6 +186,24 @@ function printedThumbnail(
 ): PrintedThumbnail | undefined {
   if (drawn) return { png: drawn };
   return !thumbnail.draw && thumbnail.finalKey ? { finalKey: thumbnail.finalKey } : undefined;
+}
+
+/**
+ * Keeps the printed card's thumbnail, after its receipt committed and apart from it: the receipt of a
+ * card the printer has must never be rolled back for an image (one not kept is drawn by the sweep).
+ */
+async function keepThumbnailOfPrinted(
+  deps: PipelineDeps,
+  piece: PieceRecord,
+  thumbnail: PrintedThumbnail | undefined,
+  log: Logger,
+) {
+  if (!thumbnail) return;
+  try {
+    await keepPrintedThumbnail(deps.db, piece, thumbnail);
+  } catch (error) {
+    log.warn({ err: error }, "the printed card's thumbnail was not kept; the sweep draws it");
+  }
 }
 
 /**
@@ -263,15 +286,24 @@ export function processPieceHandler(deps: PipelineDeps): RegisteredJob {
       return;
     }
     try {
-      const { receipt, thumbnail } = await submit(deps, piece, context, claim);
-      await deps.db.transaction(async (tx) => {
+      const { receipt, thumbnail } = await submit(deps, piece, context, claim, log);
+      const recorded = await deps.db.transaction(async (tx) => {
         const now = deps.clock.now();
-        await recordSubmission(tx, piece, context.jobId, deps.printProvider.name, receipt, now, thumbnail);
+        const recorded = await recordSubmission(
+          tx,
+          piece,
+          context.jobId,
+          deps.printProvider.name,
+          receipt,
+          now,
+        );
         // The first card's hand-over to the printer dates its follow-ups, each with its job.
         if (piece.automationFollowUps > 0 && piece.sequenceStep === null) {
           await dateFollowUps(tx, piece, now, now, true);
         }
+        return recorded;
       });
+      if (recorded) await keepThumbnailOfPrinted(deps, piece, thumbnail, log);
       log.info(
         { provider: deps.printProvider.name, providerId: receipt.providerId },
         "piece handed to the printer",

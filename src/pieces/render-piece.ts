@@ -68,9 +68,17 @@ export function composePieceCard(
  * the renderer), its template with merge fields applied, its organization's profile, its landing URL.
  */
 export async function cardOfPiece(piece: PieceRecord, options: CardOfPieceOptions): Promise<CardContent> {
-  const { image } = await homeImageOf(piece, options);
+  return (await composeCardOfPiece(piece, options)).card;
+}
+
+/** cardOfPiece, with the profile it was drawn with and whether its picture is the placeholder standing in. */
+export async function composeCardOfPiece(
+  piece: PieceRecord,
+  options: CardOfPieceOptions,
+): Promise<{ card: CardContent; sender: CardSender; fellBack: boolean }> {
+  const { image, fellBack } = await homeImageOf(piece, options);
   const sender = await loadCardSender(options.db, piece.orgId);
-  return composePieceCard(piece, sender, image, options);
+  return { card: composePieceCard(piece, sender, image, options), sender, fellBack };
 }
 
 /**

@@ -51,6 +51,8 @@ export interface PrintFiles {
   backPdf: Buffer;
   /** The front as a PNG `thumbnailWidth` pixels wide, when asked for: what Mail lists the card with. */
   frontThumbnail?: Buffer;
+  /** Why the thumbnail asked for could not be drawn (the print files are whole without it). */
+  thumbnailError?: string;
 }
 
 /**
@@ -62,9 +64,12 @@ export async function renderPrintFiles(card: CardContent, thumbnailWidth?: numbe
   const { fitted, front, back } = await drawSides(card);
   const [frontPdf, backPdf] = await Promise.all([drawingsToPdf([front]), drawingsToPdf([back])]);
   if (thumbnailWidth === undefined) return { frontPdf, backPdf };
-  // The card prints without it: a thumbnail that cannot be drawn is drawn when someone looks.
-  const frontThumbnail = await frontPng(card, fitted, { width: thumbnailWidth }).catch(() => undefined);
-  return { frontPdf, backPdf, ...(frontThumbnail ? { frontThumbnail } : {}) };
+  try {
+    return { frontPdf, backPdf, frontThumbnail: await frontPng(card, fitted, { width: thumbnailWidth }) };
+  } catch (error) {
+    // The card prints without it: a thumbnail that cannot be drawn is drawn by the sweep or a look.
+    return { frontPdf, backPdf, thumbnailError: error instanceof Error ? error.message : String(error) };
+  }
 }
 
 /** The two-page proof: front, then back. */

@@ -79,6 +79,7 @@ export function createRenderPool(options: { threads: number }): Renderer {
         frontPdf: asBuffer(files.frontPdf),
         backPdf: asBuffer(files.backPdf),
         ...(files.frontThumbnail ? { frontThumbnail: asBuffer(files.frontThumbnail) } : {}),
+        ...(files.thumbnailError ? { thumbnailError: files.thumbnailError } : {}),
       };
     },
     async proof(card, format) {
