@@ -268,6 +268,7 @@ function outlineOf(glyph: Glyph, scale: number): GlyphOutline | null {
   let atY = 0;
   let subpathX = 0;
   let subpathY = 0;
+  let start = { x: 0, y: 0 };
   let rest = "";
   const step = (args: readonly number[], from: number) => {
     const x = hundredths(args[from]! * scale);
@@ -285,7 +286,9 @@ function outlineOf(glyph: Glyph, scale: number): GlyphOutline | null {
     }
     const points = [0, 2, 4].slice(0, args.length / 2).map((from) => step(args, from));
     const end = points[points.length - 1]!;
-    if (index > 0) rest += `${RELATIVE[command]}${points.map((point) => point.relative).join(" ")}`;
+    // The first command is the outline's first moveTo: drawn by the caller at its absolute place.
+    if (index === 0) start = end;
+    else rest += `${RELATIVE[command]}${points.map((point) => point.relative).join(" ")}`;
     if (command === "moveTo") {
       subpathX = end.x;
       subpathY = end.y;
@@ -293,11 +296,5 @@ function outlineOf(glyph: Glyph, scale: number): GlyphOutline | null {
     atX = end.x;
     atY = end.y;
   });
-  // The first command is the outline's first moveTo: drawn by the caller at its absolute place.
-  const first = commands[0]!;
-  return {
-    startX: hundredths(first.args[0]! * scale) / 100,
-    startY: hundredths(-first.args[1]! * scale) / 100,
-    rest,
-  };
+  return { startX: start.x / 100, startY: start.y / 100, rest };
 }
