@@ -1,5 +1,4 @@
 import { type Queryable, queryRows, sql } from "../db/database.ts";
-import { sameHome, streetOfKey } from "../domain/same-home.ts";
 import { optedOut, stopFollowUps } from "../pieces/follow-ups.ts";
 
 export const OPTED_OUT_REASON = "the home opted out of mail from its landing page (do-not-mail list)";
@@ -12,15 +11,6 @@ export interface DoNotMailEntry {
 }
 
 /** The home is on the org's do-not-mail list: the same key, or the same home written with less of its locality. */
-export async function isOnDoNotMailList(db: Queryable, orgId: string, normalizedAddress: string) {
-  const sameStreet = await queryRows<{ normalized_address: string }>(
-    db,
-    sql`SELECT normalized_address FROM do_not_mail
-        WHERE org_id = ${orgId}::uuid AND split_part(normalized_address, ', ', 1) = ${streetOfKey(normalizedAddress)}`,
-  );
-  return sameStreet.some((entry) => sameHome(entry.normalized_address, normalizedAddress));
-}
-
 export async function listDoNotMail(db: Queryable, orgId: string, limit: number): Promise<DoNotMailEntry[]> {
   const rows = await queryRows<Omit<DoNotMailEntry, "created_at"> & { created_at: Date | string }>(
     db,

@@ -79,13 +79,9 @@ export async function frequencyCapDays(db: Queryable, orgId: string): Promise<nu
   return row?.days ?? DEFAULT_FREQUENCY_CAP_DAYS;
 }
 
-/** The org's address verification level (default normal). */
-export async function verificationLevel(db: Queryable, orgId: string): Promise<VerificationLevel> {
-  const row = await queryOne<{ level: string }>(
-    db,
-    sql`SELECT address_verification AS level FROM org_mail_safety WHERE org_id = ${orgId}::uuid`,
-  );
-  const level = row?.level as VerificationLevel | undefined;
+/** A stored verification level, or the default for none (or one this version does not know). */
+export function verificationLevelOrDefault(stored: string | null): VerificationLevel {
+  const level = stored as VerificationLevel | null;
   return level && VERIFICATION_LEVELS.includes(level) ? level : DEFAULT_VERIFICATION_LEVEL;
 }
 

@@ -2,7 +2,6 @@ import type { SQL } from "drizzle-orm";
 import { type Queryable, queryRows, sql } from "../db/database.ts";
 import { campaigns, mailPieces } from "../db/schema.ts";
 import { normalizeAddress } from "../domain/address.ts";
-import { sameHome, streetOfKey } from "../domain/same-home.ts";
 import type { StandardAddress } from "../geo/address-verifier.ts";
 import type { GeocodeResult } from "../geo/geocoder.ts";
 import type { QueuedPiece } from "../jobs/kinds.ts";
@@ -17,16 +16,6 @@ const at = (date: Date) => sql`${date.toISOString()}::timestamptz`;
 /** True when the conditional UPDATE (… RETURNING id) changed a row. */
 async function changedARow(db: Queryable, update: SQL): Promise<boolean> {
   return (await queryRows<{ id: string }>(db, update)).length > 0;
-}
-
-/** A registered customer lives at this address: the same key, or the same home written with less of its locality. */
-export async function isRegisteredCustomer(db: Queryable, orgId: string, normalizedAddress: string) {
-  const sameStreet = await queryRows<{ normalized_address: string }>(
-    db,
-    sql`SELECT normalized_address FROM customers
-        WHERE org_id = ${orgId} AND split_part(normalized_address, ', ', 1) = ${streetOfKey(normalizedAddress)}`,
-  );
-  return sameStreet.some((customer) => sameHome(customer.normalized_address, normalizedAddress));
 }
 
 /**

@@ -22,7 +22,6 @@ import {
   claimSubmission,
   ensureAddressKey,
   insertQueuedPiece,
-  isRegisteredCustomer,
   moveQueuedPiece,
   recordGeocode,
   recordSubmission,
@@ -34,6 +33,20 @@ import { composeCardOfPiece } from "./render-piece.ts";
 /** A mail safety rule's answer: the piece goes on, or it was moved out of `queued` (the outcome says how). */
 export type Gate = { go: true } | { go: false; outcome: string };
 
+/** What the rules before print know of a piece's home and organization (SafetyGates.homeFacts). */
+export interface HomeFacts {
+  /** The home is one of the organization's customers (the automation may suppress them). */
+  registeredCustomer: boolean;
+  /** The home is on the do-not-mail list. */
+  optedOut: boolean;
+  /** The organization's per-home frequency cap, in days (0: off). */
+  frequencyCapDays: number;
+  /** The earlier piece to the home inside the frequency cap's window, if any. */
+  earlierPiece: { id: string; mailedAt: Date | null } | null;
+  /** How strictly the organization's addresses are checked before print. */
+  verificationLevel: VerificationLevel;
+}
+
 /**
  * The mail safety rules a piece passes before print, in this order. They are mail-safety's and are
  * passed in: they change the piece's status through this module's piece-updates.ts, so this module
@@ -44,10 +57,10 @@ export interface SafetyGates {
   releaseHeldPiece(db: Queryable, piece: PieceRecord, now: Date): Promise<boolean>;
   /** A capped piece trying again (new month, or a raised cap). */
   releaseCappedPiece(db: Queryable, piece: PieceRecord, now: Date): Promise<boolean>;
-  /** How strictly the organization's addresses are checked before print. */
-  verificationLevel(db: Queryable, orgId: string): Promise<VerificationLevel>;
-  /** The do-not-mail list and the frequency cap. */
-  homeRules(db: Queryable, piece: PieceRecord, addressKey: string, now: Date): Promise<Gate>;
+  /** The facts of the piece's home and organization the rules read, at once. */
+  homeFacts(db: Queryable, piece: PieceRecord, addressKey: string, now: Date): Promise<HomeFacts>;
+  /** The do-not-mail list and the frequency cap, decided on the home's facts. */
+  homeRules(db: Queryable, piece: PieceRecord, facts: HomeFacts, now: Date): Promise<Gate>;
   /** The automation's hold window and approval mode. */
   automationGates(db: Queryable, piece: PieceRecord, now: Date): Promise<Gate>;
   /** Claims the card from the month's caps; false when a cap is reached (the piece is capped). */
@@ -103,11 +116,11 @@ async function locate(deps: PipelineDeps, piece: PieceRecord, log: Logger): Prom
 async function verifyAddress(
   deps: PipelineDeps,
   piece: PieceRecord,
+  level: VerificationLevel,
   context: JobContext,
   log: Logger,
 ): Promise<PieceRecord | undefined> {
   if (piece.verifiedAddress) return piece;
-  const level = await deps.safetyGates.verificationLevel(deps.db, piece.orgId);
   const written = writtenAddressOf(piece.address, piece);
   let verification: Awaited<ReturnType<AddressVerifier["verify"]>>;
   try {
@@ -250,17 +263,18 @@ export function processPieceHandler(deps: PipelineDeps): RegisteredJob {
       return;
     }
     const addressKey = await ensureAddressKey(deps.db, loaded);
-    if (loaded.suppressCustomers && (await isRegisteredCustomer(deps.db, loaded.orgId, addressKey))) {
+    const home = await deps.safetyGates.homeFacts(deps.db, loaded, addressKey, deps.clock.now());
+    if (loaded.suppressCustomers && home.registeredCustomer) {
       await moveQueuedPiece(deps.db, loaded, { status: "suppressed" }, SUPPRESSED_REASON, deps.clock.now());
       log.info("piece suppressed: registered customer");
       return;
     }
-    const homeGate = await deps.safetyGates.homeRules(deps.db, loaded, addressKey, deps.clock.now());
+    const homeGate = await deps.safetyGates.homeRules(deps.db, loaded, home, deps.clock.now());
     if (!homeGate.go) {
       log.info({ outcome: homeGate.outcome }, "piece stopped by a mail safety rule");
       return;
     }
-    const verified = await verifyAddress(deps, loaded, context, log);
+    const verified = await verifyAddress(deps, loaded, home.verificationLevel, context, log);
     if (!verified) return;
     if (await holdOut(deps, verified, addressKey)) {
       log.info("piece held out: the home is in the automation's holdout group");
