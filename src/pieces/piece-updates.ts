@@ -9,6 +9,7 @@ import type { PrintReceipt } from "../print/print-provider.ts";
 import { insertCardImagesSweep } from "./draw-ahead.ts";
 import { stopFollowUpsOfUnmailed } from "./follow-ups.ts";
 import { keptImageColumnsSql, keptKeyOf, LIST_THUMBNAIL } from "./piece-images.ts";
+import { loadPieceInserted, type PieceRecord } from "./piece-record.ts";
 import { sqlStatusList } from "./status-sql.ts";
 
 const at = (date: Date) => sql`${date.toISOString()}::timestamptz`;
@@ -37,23 +38,27 @@ export async function ensureAddressKey(
 
 /**
  * Inserts the piece an event or the legacy trigger queued (carried by its job), with its address
- * key. A retried or duplicated job finds it written and changes nothing. No conflict target: two
- * jobs inserting the same piece at once may collide on the token's unique index before the
- * primary key's, and only a conflict on an arbiter index is skipped rather than raised.
+ * key, and loads it. A retried or duplicated job finds it written and changes nothing. No conflict
+ * target: two jobs inserting the same piece at once may collide on the token's unique index before
+ * the primary key's, and only a conflict on an arbiter index is skipped rather than raised.
  */
-export async function insertQueuedPiece(
+export function insertQueuedPiece(
   db: Queryable,
   ids: { orgId: string; pieceId: string },
   piece: QueuedPiece,
-): Promise<void> {
-  await db.execute(sql`
-    INSERT INTO mail_pieces (org_id, id, campaign_id, status, recipient_name, address, street, city, state, zip,
-                             normalized_address, token, properties, created_at)
-    VALUES (${ids.orgId}::uuid, ${ids.pieceId}::uuid, ${piece.campaign_id}::uuid, 'queued', ${piece.recipient_name},
-            ${piece.address}, ${piece.street}, ${piece.city}, ${piece.state}, ${piece.zip},
-            ${normalizeAddress(piece.address)}, ${piece.token}, ${JSON.stringify(piece.properties)}::jsonb,
-            ${piece.queued_at}::timestamptz)
-    ON CONFLICT DO NOTHING`);
+): Promise<PieceRecord | undefined> {
+  return loadPieceInserted(
+    db,
+    ids.orgId,
+    ids.pieceId,
+    sql`INSERT INTO mail_pieces (org_id, id, campaign_id, status, recipient_name, address, street, city, state, zip,
+                                 normalized_address, token, properties, created_at)
+        VALUES (${ids.orgId}::uuid, ${ids.pieceId}::uuid, ${piece.campaign_id}::uuid, 'queued', ${piece.recipient_name},
+                ${piece.address}, ${piece.street}, ${piece.city}, ${piece.state}, ${piece.zip},
+                ${normalizeAddress(piece.address)}, ${piece.token}, ${JSON.stringify(piece.properties)}::jsonb,
+                ${piece.queued_at}::timestamptz)
+        ON CONFLICT DO NOTHING`,
+  );
 }
 
 /**

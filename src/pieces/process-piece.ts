@@ -241,10 +241,9 @@ async function holdOut(deps: PipelineDeps, piece: PieceRecord, addressKey: strin
 export function processPieceHandler(deps: PipelineDeps): RegisteredJob {
   return handleJob(processPieceJob, async (payload, context) => {
     const log = deps.logger.child({ jobId: context.jobId, orgId: payload.org_id, pieceId: payload.piece_id });
-    if (payload.piece) {
-      await insertQueuedPiece(deps.db, { orgId: payload.org_id, pieceId: payload.piece_id }, payload.piece);
-    }
-    const loaded = await loadPiece(deps.db, payload.org_id, payload.piece_id);
+    const loaded = payload.piece
+      ? await insertQueuedPiece(deps.db, { orgId: payload.org_id, pieceId: payload.piece_id }, payload.piece)
+      : await loadPiece(deps.db, payload.org_id, payload.piece_id);
     if (!loaded) {
       log.info({ status: "missing" }, "piece is not queued; nothing to do");
       return;
