@@ -257,28 +257,31 @@ export async function claimSubmission(
 
 /**
  * Records the printer's receipt; false when the piece was no longer this job's queued piece. The card
- * is printed from now on: the same statement queues its organization's draw-ahead sweep (for a first
- * card's follow-ups, and a list thumbnail the print did not keep).
+ * is printed from now on. With `sweep` (a first card's follow-ups to draw ahead, or a list thumbnail
+ * the print does not keep), the same statement queues its organization's draw-ahead sweep.
  */
 export async function recordSubmission(
   db: Queryable,
   piece: { orgId: string; id: string },
-  jobId: string,
-  provider: string,
-  receipt: PrintReceipt,
-  now: Date,
+  receipt: { jobId: string; provider: string; receipt: PrintReceipt; now: Date; sweep: boolean },
 ): Promise<boolean> {
+  const { jobId, provider, now } = receipt;
+  const { status, providerId } = receipt.receipt;
   const submitted = sql`EXISTS (SELECT 1 FROM submitted)`;
   const rows = await queryRows<{ recorded: boolean }>(
     db,
     sql`
     WITH submitted AS (
-      UPDATE mail_pieces SET status = ${receipt.status}, provider = ${provider}, provider_id = ${receipt.providerId},
-        provider_status = ${receipt.status}, status_updated_at = ${at(now)},
-        mailed_at = ${receipt.status === "mailed" ? at(now) : null}
+      UPDATE mail_pieces SET status = ${status}, provider = ${provider}, provider_id = ${providerId},
+        provider_status = ${status}, status_updated_at = ${at(now)},
+        mailed_at = ${status === "mailed" ? at(now) : null}
       WHERE org_id = ${piece.orgId} AND id = ${piece.id} AND status = 'queued' AND submission_job_id = ${jobId}
-      RETURNING id),
-    swept AS (${insertCardImagesSweep(piece.orgId, now, submitted)})
+      RETURNING id)${
+        receipt.sweep
+          ? sql`,
+    swept AS (${insertCardImagesSweep(piece.orgId, now, submitted)})`
+          : sql``
+      }
     SELECT ${submitted} AS recorded`,
   );
   return rows[0]?.recorded === true;

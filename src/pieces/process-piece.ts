@@ -14,6 +14,7 @@ import { type PrintProvider, PrintRejectedError } from "../print/print-provider.
 import type { Renderer } from "../render/renderer.ts";
 import { landingUrl, newLandingToken } from "./campaigns.ts";
 import { type ThumbnailAtPrint, thumbnailAtPrint } from "./current-card-image.ts";
+import { sweepCardImages } from "./draw-ahead.ts";
 import { dateFollowUps, releaseDueFollowUp, scheduleFollowUps } from "./follow-ups.ts";
 import { keepPrintedThumbnail, type PrintedThumbnail } from "./piece-images.ts";
 import { THUMBNAIL_WIDTH } from "./piece-proof.ts";
@@ -216,6 +217,11 @@ async function keepThumbnailOfPrinted(
     await keepPrintedThumbnail(deps.db, piece, thumbnail);
   } catch (error) {
     log.warn({ err: error }, "the printed card's thumbnail was not kept; the sweep draws it");
+    // Queued only now (the receipt queued none for a card that kept its thumbnail); if this fails
+    // too, Mail draws the card when someone looks.
+    await sweepCardImages(deps.db, piece.orgId, deps.clock.now()).catch((sweepError: unknown) =>
+      log.warn({ err: sweepError }, "the draw-ahead sweep was not queued either"),
+    );
   }
 }
 
@@ -300,20 +306,20 @@ export function processPieceHandler(deps: PipelineDeps): RegisteredJob {
     }
     try {
       const { receipt, thumbnail } = await submit(deps, piece, context, claim, log);
+      // The first card's hand-over to the printer dates its follow-ups, each with its job.
+      const datesFollowUps = piece.automationFollowUps > 0 && piece.sequenceStep === null;
       const recorded = await deps.db.transaction(async (tx) => {
         const now = deps.clock.now();
-        const recorded = await recordSubmission(
-          tx,
-          piece,
-          context.jobId,
-          deps.printProvider.name,
+        const recorded = await recordSubmission(tx, piece, {
+          jobId: context.jobId,
+          provider: deps.printProvider.name,
           receipt,
           now,
-        );
-        // The first card's hand-over to the printer dates its follow-ups, each with its job.
-        if (piece.automationFollowUps > 0 && piece.sequenceStep === null) {
-          await dateFollowUps(tx, piece, now, now, true);
-        }
+          // The draw-ahead sweep, only for what the print leaves undrawn: the follow-ups' cards, or
+          // this card's thumbnail when the print keeps none (a kept final one is null).
+          sweep: datesFollowUps || (thumbnail === undefined && claim.keptThumbnailKey !== null),
+        });
+        if (datesFollowUps) await dateFollowUps(tx, piece, now, now, true);
         return recorded;
       });
       if (recorded) await keepThumbnailOfPrinted(deps, piece, thumbnail, log);

@@ -32,7 +32,7 @@ describe(`app API: printed cards' thumbnails drawn ahead (${databaseLabel})`, ()
   const statusOf = async (pieceId: string) =>
     (await admin(images.ctx, "GET", `/pieces/${pieceId}`)).body.status;
 
-  test("cards printed are kept with their thumbnails, drawn with their print files; the sweep draws nothing", async () => {
+  test("cards printed are kept with their thumbnails, drawn with their print files; no sweep is queued for them", async () => {
     await images.run();
     assert.equal(images.renderer.printThumbnails, 3, "one thumbnail drawn with each card's print files");
     assert.equal(images.renderer.draws, 0, "no card composed again to draw it");
@@ -45,14 +45,9 @@ describe(`app API: printed cards' thumbnails drawn ahead (${databaseLabel})`, ()
     }
     assert.equal(
       (await images.sweeps("pending")).length,
-      1,
-      "three cards printed, one sweep (for follow-ups)",
+      0,
+      "no sweep: every card printed kept its thumbnail, and none has follow-ups to draw ahead",
     );
-
-    images.clock.advance(SWEEP_DELAY_MS);
-    await images.run();
-    assert.equal((await images.sweeps("done")).length, 1);
-    assert.equal(images.renderer.draws, 0, "the sweep finds every printed card drawn");
   });
 
   test("the list serves a printed card's thumbnail drawn ahead as immutable: no drawing, no rate limit spent", async () => {
@@ -114,6 +109,7 @@ describe(`app API: printed cards' thumbnails drawn ahead (${databaseLabel})`, ()
     }
     assert.equal(await statusOf(piece.id), "mailed");
     assert.equal(await images.kept(piece.id), undefined, "nothing kept");
+    assert.equal((await images.sweeps("pending")).length, 1, "the receipt queued the sweep");
     images.clock.advance(SWEEP_DELAY_MS);
     const before = images.renderer.draws;
     await images.run();
