@@ -243,11 +243,15 @@ export const cards: Scenario = {
             peakRssMb: server.peakRssMb(),
             note: `${Math.round((mailed / cpu) * 10) / 10} cards per CPU-second (all threads); ${perCardCpuMs.toFixed(1)} ms CPU per card`,
           },
-          {
-            name: "cards after the first quarter (warmed up)",
-            reqPerSec: warm ? Math.round((steadyCards / ((endedAt - warm.at) / 1000)) * 10) / 10 : undefined,
-            note: `${Math.round((steadyCards / steadyCpu) * 10) / 10} cards per CPU-second (all threads); ${((steadyCpu * 1000) / steadyCards).toFixed(1)} ms CPU per card`,
-          },
+          ...(steadyCards > 0
+            ? [
+                {
+                  name: "cards after the first quarter (warmed up)",
+                  reqPerSec: Math.round((steadyCards / ((endedAt - warm!.at) / 1000)) * 10) / 10,
+                  note: `${Math.round((steadyCards / steadyCpu) * 10) / 10} cards per CPU-second (all threads); ${((steadyCpu * 1000) / steadyCards).toFixed(1)} ms CPU per card`,
+                },
+              ]
+            : []),
         ];
         return {
           scenario: "cards",

@@ -79,7 +79,8 @@ export async function homeFacts(
         LEFT JOIN LATERAL (
           SELECT id, mailed_at FROM mail_pieces
           WHERE org_id = ${piece.orgId}::uuid AND normalized_address = ${addressKey} AND id <> ${piece.id}::uuid
-            AND ${countsInFrequencyWindow(sql`${at(now)} - make_interval(days => settings.cap_days)`)}
+            -- Days of exactly 24 hours, as the neighbour fan-out counts them (not the session time zone's).
+            AND ${countsInFrequencyWindow(sql`${at(now)} - make_interval(hours => settings.cap_days * 24)`)}
             AND COALESCE(sequence_first_piece_id, id) <> ${piece.sequenceFirstPieceId ?? piece.id}::uuid
             AND (status IN ${PRINTED} OR (created_at, id) < (${at(piece.createdAt)}, ${piece.id}::uuid))
           ORDER BY COALESCE(mailed_at, created_at) DESC, created_at DESC LIMIT 1

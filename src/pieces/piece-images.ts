@@ -85,31 +85,41 @@ export async function keepPieceImage(
   );
 }
 
-/** Makes a printed card's kept image final, if it was drawn from the card with this key (the card as printed). */
+/**
+ * Makes a printed card's kept image final, if it was drawn from the card with this key (the card as
+ * printed); false when no such image is kept (another drawing replaced it meanwhile).
+ */
 export async function makePieceImageFinal(
   db: Queryable,
   image: PieceImageRef,
   cardKey: string,
-): Promise<void> {
-  await db.execute(
+): Promise<boolean> {
+  const made = await queryOne<{ made: number }>(
+    db,
     sql`UPDATE piece_images SET card_key = NULL
          WHERE org_id = ${image.orgId}::uuid AND piece_id = ${image.pieceId}::uuid
-           AND image = ${imageName(image.side, image.size)} AND card_key = ${cardKey}`,
+           AND image = ${imageName(image.side, image.size)} AND card_key = ${cardKey}
+         RETURNING 1 AS made`,
   );
+  return made !== undefined;
 }
 
 /** A printed card's list thumbnail: drawn with its print files, or the kept one that shows it, made final. */
 export type PrintedThumbnail = { png: Buffer } | { finalKey: string };
 
-/** Keeps a printed card's list thumbnail final. */
+/**
+ * Keeps a printed card's list thumbnail final; false when the kept one to make final was replaced
+ * by another drawing since the print read it.
+ */
 export async function keepPrintedThumbnail(
   db: Queryable,
   piece: { orgId: string; id: string },
   thumbnail: PrintedThumbnail,
-): Promise<void> {
+): Promise<boolean> {
   const image = { orgId: piece.orgId, pieceId: piece.id, ...LIST_THUMBNAIL };
-  if ("png" in thumbnail) await keepPieceImage(db, image, thumbnail.png, null);
-  else await makePieceImageFinal(db, image, thumbnail.finalKey);
+  if (!("png" in thumbnail)) return makePieceImageFinal(db, image, thumbnail.finalKey);
+  await keepPieceImage(db, image, thumbnail.png, null);
+  return true;
 }
 
 /**

@@ -156,7 +156,9 @@ export async function loadPieceInserted(
   pieceId: string,
   insert: SQL,
 ): Promise<PieceRecord | undefined> {
-  // The statement's snapshot cannot see the row its own INSERT writes: at most one side answers.
+  // The statement's snapshot cannot see the row its own INSERT writes: at most one side answers, and
+  // neither when another job inserted the piece at the same instant (its insert committed after
+  // this statement began): that job takes the piece on, and this one finds nothing to do.
   const row = await queryOne<Row>(
     db,
     sql`WITH inserted AS (${insert} RETURNING *)

@@ -204,7 +204,10 @@ function printedThumbnail(
 
 /**
  * Keeps the printed card's thumbnail, after its receipt committed and apart from it: the receipt of a
- * card the printer has must never be rolled back for an image (one not kept is drawn by the sweep).
+ * card the printer has must never be rolled back for an image. One not kept (keeping failed, or the
+ * kept drawing to make final was replaced meanwhile) is left to the draw-ahead sweep, queued here; a
+ * crash right after the receipt, or a sweep that cannot be queued either, leaves it to Mail, which
+ * draws a card without a kept thumbnail when someone looks.
  */
 async function keepThumbnailOfPrinted(
   deps: PipelineDeps,
@@ -214,15 +217,17 @@ async function keepThumbnailOfPrinted(
 ) {
   if (!thumbnail) return;
   try {
-    await keepPrintedThumbnail(deps.db, piece, thumbnail);
+    if (await keepPrintedThumbnail(deps.db, piece, thumbnail)) return;
+    log.info("the kept thumbnail was drawn again meanwhile; the sweep draws the card as printed");
   } catch (error) {
     log.warn({ err: error }, "the printed card's thumbnail was not kept; the sweep draws it");
-    // Queued only now (the receipt queued none for a card that kept its thumbnail); if this fails
-    // too, Mail draws the card when someone looks.
-    await sweepCardImages(deps.db, piece.orgId, deps.clock.now()).catch((sweepError: unknown) =>
-      log.warn({ err: sweepError }, "the draw-ahead sweep was not queued either"),
-    );
   }
+  await sweepCardImages(deps.db, piece.orgId, deps.clock.now()).catch((sweepError: unknown) =>
+    log.warn(
+      { err: sweepError },
+      "the draw-ahead sweep was not queued either; Mail draws the card when looked at",
+    ),
+  );
 }
 
 /**

@@ -22,7 +22,14 @@ export async function cardImagesContext(ownerEmail: string, config: Partial<Conf
    * thumbnails drawn with a card's print files (`printThumbnails`); `down` fails every side, and
    * `printThumbnailsDown` leaves the print files without their thumbnail (one that could not be drawn).
    */
-  const renderer = { draws: 0, printThumbnails: 0, down: false, printThumbnailsDown: false };
+  const renderer = {
+    draws: 0,
+    printThumbnails: 0,
+    down: false,
+    printThumbnailsDown: false,
+    /** Runs while a card's print files are drawn: between the print's claim of its piece and its receipt. */
+    whilePrinting: undefined as (() => Promise<void>) | undefined,
+  };
   const side = ctx.renderer.side.bind(ctx.renderer);
   ctx.renderer.side = async (...args) => {
     if (renderer.down) throw new Error("the render pool is down");
@@ -32,6 +39,7 @@ export async function cardImagesContext(ownerEmail: string, config: Partial<Conf
   const printFiles = ctx.renderer.printFiles.bind(ctx.renderer);
   ctx.renderer.printFiles = async (card, options) => {
     const { frontThumbnail, ...files } = await printFiles(card, options);
+    await renderer.whilePrinting?.();
     if (!frontThumbnail || renderer.printThumbnailsDown) return files;
     renderer.printThumbnails++;
     return { ...files, frontThumbnail };

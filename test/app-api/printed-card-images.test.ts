@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import sharp from "sharp";
+import { sql } from "../../src/db/database.ts";
 import { createJobCatalog, handleJob } from "../../src/jobs/job-kind.ts";
 import { drawCardImagesJob } from "../../src/jobs/kinds.ts";
 import { claimJobs, enqueueJob } from "../../src/jobs/queue.ts";
@@ -146,6 +147,38 @@ describe(`app API: printed cards' thumbnails drawn ahead (${databaseLabel})`, ()
     assert.equal(answer.headers["cache-control"], PRINTED_CARD_CACHING);
     assert.deepEqual(answer.rawPayload, waiting.png);
     assert.equal(images.renderer.draws, before);
+  });
+
+  test("a waiting card whose kept drawing is replaced while it prints is left to the sweep, which draws it final", async () => {
+    const piece = await queuePiece(images.ctx, images.org, home("207 Elm St"));
+    assert.equal(await images.runThenSweep(), 1, "the waiting card is drawn ahead");
+    const approved = await images.owner.browser.request("POST", `/app/api/v1/pieces/${piece.id}/approve`);
+    assert.equal(approved.status, 200, approved.text);
+    // Someone's look draws it again (another key) after the print read the kept one's key.
+    images.renderer.whilePrinting = () =>
+      images.ctx.database.db
+        .execute(
+          sql`UPDATE piece_images SET card_key = ${"f".repeat(64)}
+               WHERE org_id = ${images.org.orgId}::uuid AND piece_id = ${piece.id}::uuid`,
+        )
+        .then(() => undefined);
+    try {
+      await images.run();
+    } finally {
+      images.renderer.whilePrinting = undefined;
+    }
+    assert.equal(await statusOf(piece.id), "mailed");
+    assert.equal(
+      (await images.kept(piece.id))!.cardKey,
+      "f".repeat(64),
+      "not made final: not the card printed",
+    );
+    assert.equal((await images.sweeps("pending")).length, 1, "the sweep is queued instead");
+    images.clock.advance(SWEEP_DELAY_MS);
+    const before = images.renderer.draws;
+    await images.run();
+    assert.equal(images.renderer.draws - before, 1, "the sweep drew the card as printed");
+    assert.equal((await images.kept(piece.id))!.cardKey, null, "final");
   });
 
   test("an organization's sweeps never run at once: two queued at the same instant run one after the other", async () => {
