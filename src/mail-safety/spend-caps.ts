@@ -9,7 +9,7 @@ import type { SQL } from "drizzle-orm";
 import { type Queryable, queryOne, queryRows, sql } from "../db/database.ts";
 import { processPieceJob } from "../jobs/kinds.ts";
 import { enqueueJob } from "../jobs/queue.ts";
-import { claimCapMonth, moveQueuedPiece, requeueWaitingPiece } from "../pieces/piece-updates.ts";
+import { claimCapMonthSql, moveQueuedPiece, requeueWaitingPiece } from "../pieces/piece-updates.ts";
 import { claimCapNotice } from "./cap-notice.ts";
 import { dollars } from "./words.ts";
 
@@ -67,30 +67,27 @@ async function capsOf(db: Queryable, piece: SafetyPiece): Promise<Caps | undefin
 }
 
 /**
- * Counts one card against one counter, unless that would pass its cap: one upsert. A month's first
- * card inserts the row (when a card fits under the cap at all); later ones update it, the cap checked
- * on the row's latest version under its lock, so two workers at the last card cannot both pass.
+ * Counts one card against one counter when `when` holds, unless that would pass its cap: one
+ * upsert, as a CTE of the claim's statement. A month's first card inserts the row (when a card fits
+ * under the cap at all); later ones update it, the cap checked on the row's latest version under
+ * its lock, so two workers at the last card cannot both pass.
  */
-async function claimCounter(
-  tx: Queryable,
+function counterUpsert(
   key: { orgId: string; scope: string; month: string },
   caps: { cards: number | null; cents: number | null },
   cost: number,
-): Promise<boolean> {
+  when: SQL,
+): SQL {
   const fits = (cards: SQL, cents: SQL) =>
     sql`(${caps.cards}::int IS NULL OR ${cards} < ${caps.cards}::int)
         AND (${caps.cents}::int IS NULL OR ${cents} + ${cost}::int <= ${caps.cents}::int)`;
-  const rows = await queryRows<{ cards: number }>(
-    tx,
-    sql`INSERT INTO mail_cap_usage AS u (org_id, automation_id, month, cards, cents)
+  return sql`INSERT INTO mail_cap_usage AS u (org_id, automation_id, month, cards, cents)
         SELECT ${key.orgId}::uuid, ${key.scope}::uuid, ${key.month}::date, 1, ${cost}::int
-         WHERE ${fits(sql`0`, sql`0`)}
+         WHERE ${when} AND ${fits(sql`0`, sql`0`)}
         ON CONFLICT (org_id, automation_id, month) DO UPDATE
           SET cards = u.cards + 1, cents = u.cents + ${cost}::int
           WHERE ${fits(sql`u.cards`, sql`u.cents`)}
-        RETURNING cards`,
-  );
-  return rows.length > 0;
+        RETURNING cards`;
 }
 
 const capWords = (owner: string, caps: { cards: number | null; cents: number | null }) =>
@@ -111,24 +108,34 @@ export async function claimCapBudget(db: Queryable, piece: SafetyPiece, now: Dat
   const month = monthOf(now);
   const org = { cards: caps.org_cards, cents: caps.org_cents };
   const automation = { cards: caps.automation_cards, cents: caps.automation_cents };
+  const automationId = piece.automationId;
   try {
     await db.transaction(async (tx) => {
-      // The piece's claim first, conditionally: two jobs of one piece (a cap raised twice, the
-      // new month's job) may both get here; the second waits on this row and then counts nothing.
-      if (!(await claimCapMonth(tx, piece, month))) return;
-      if (!(await claimCounter(tx, { orgId: piece.orgId, scope: ORG_SCOPE, month }, org, caps.cost))) {
-        throw new CapReached(capWords("the organization", org), ORG_SCOPE);
-      }
-      if (
-        piece.automationId !== null &&
-        !(await claimCounter(
-          tx,
-          { orgId: piece.orgId, scope: piece.automationId, month },
-          automation,
-          caps.cost,
-        ))
-      ) {
-        throw new CapReached(capWords("the automation", automation), piece.automationId);
+      // One statement, in lock order: the piece's claim first, conditionally (two jobs of one piece,
+      // a cap raised twice or the new month's job, may both get here; the second waits on the
+      // piece's row and then counts nothing), then the org's counter, then the automation's, each
+      // only when the one before it counted. A cap reached throws, and the transaction undoes the rest.
+      const [claim] = await queryRows<{ claimed: boolean; org: boolean; automation: boolean }>(
+        tx,
+        sql`WITH claimed AS (${claimCapMonthSql(piece, month)}),
+             org AS (${counterUpsert({ orgId: piece.orgId, scope: ORG_SCOPE, month }, org, caps.cost, sql`EXISTS (SELECT 1 FROM claimed)`)}),
+             automation AS (${
+               automationId === null
+                 ? sql`SELECT 1 WHERE false`
+                 : counterUpsert(
+                     { orgId: piece.orgId, scope: automationId, month },
+                     automation,
+                     caps.cost,
+                     sql`EXISTS (SELECT 1 FROM org)`,
+                   )
+             })
+            SELECT EXISTS (SELECT 1 FROM claimed) AS claimed, EXISTS (SELECT 1 FROM org) AS org,
+                   EXISTS (SELECT 1 FROM automation) AS automation`,
+      );
+      if (!claim?.claimed) return;
+      if (!claim.org) throw new CapReached(capWords("the organization", org), ORG_SCOPE);
+      if (automationId !== null && !claim.automation) {
+        throw new CapReached(capWords("the automation", automation), automationId);
       }
     });
     return true;

@@ -143,20 +143,14 @@ export async function requeueWaitingPiece(
 }
 
 /**
- * Marks the piece's card as counted in this month's caps; false when it already was (another job
- * of the piece got there first: this one waits on the row, then counts nothing).
+ * Marks the piece's card as counted in this month's caps, answering its id; none when it already
+ * was (another job of the piece got there first: this one waits on the row, then counts nothing).
+ * For a CTE of the caps' claim (mail-safety/spend-caps.ts), which counts only when it answers.
  */
-export async function claimCapMonth(
-  tx: Queryable,
-  piece: { orgId: string; id: string },
-  month: string,
-): Promise<boolean> {
-  return changedARow(
-    tx,
-    sql`UPDATE mail_pieces SET cap_claimed_month = ${month}::date
+export function claimCapMonthSql(piece: { orgId: string; id: string }, month: string): SQL {
+  return sql`UPDATE mail_pieces SET cap_claimed_month = ${month}::date
         WHERE org_id = ${piece.orgId}::uuid AND id = ${piece.id}::uuid AND cap_claimed_month IS NULL
-        RETURNING id`,
-  );
+        RETURNING id`;
 }
 
 /** Statuses in which a piece waits before print (mail safety's rules) and may still be cancelled. */
