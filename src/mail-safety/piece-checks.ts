@@ -14,7 +14,14 @@ import type { Gate, HomeFacts, SafetyGates } from "../pieces/process-piece.ts";
 import { sqlStatusList } from "../pieces/status-sql.ts";
 import { OPTED_OUT_REASON } from "./do-not-mail.ts";
 import { DEFAULT_FREQUENCY_CAP_DAYS, verificationLevelOrDefault } from "./settings.ts";
-import { claimCapBudget, releaseCappedPiece, type SafetyPiece } from "./spend-caps.ts";
+import {
+  CAPS_COLUMNS,
+  type Caps,
+  claimCapBudget,
+  ORG_SCOPE,
+  releaseCappedPiece,
+  type SafetyPiece,
+} from "./spend-caps.ts";
 import { utcDay, utcMinute } from "./words.ts";
 
 const at = (date: Date) => sql`${date.toISOString()}::timestamptz`;
@@ -124,29 +131,30 @@ export async function homeRules(
   return { go: false, outcome: "skipped: frequency cap" };
 }
 
-interface AutomationRules {
+/**
+ * What a piece's last rules before print read, in one statement: its automation's hold window and
+ * approval mode (a card no automation sends, a reactivation mailing, waits the organization's hold
+ * window for mailings and needs no approval), and the month's caps on it. Undefined when the piece
+ * is gone.
+ */
+interface PrintRules extends Caps {
   hold_minutes: number;
   approval_required: boolean;
 }
 
-/**
- * The automation's hold window and approval mode; a card no automation sends (a reactivation
- * mailing) waits the organization's hold window for mailings and needs no approval.
- */
-async function automationRules(db: Queryable, piece: SafetyPiece): Promise<AutomationRules> {
-  if (piece.automationId === null) {
-    const org = await queryOne<{ hold_minutes: number }>(
-      db,
-      sql`SELECT mailing_hold_minutes AS hold_minutes FROM org_mail_safety WHERE org_id = ${piece.orgId}::uuid`,
-    );
-    return { hold_minutes: org?.hold_minutes ?? 0, approval_required: false };
-  }
-  const row = await queryOne<AutomationRules>(
+function printRules(db: Queryable, piece: SafetyPiece): Promise<PrintRules | undefined> {
+  const ofAutomation = piece.automationId !== null;
+  return queryOne<PrintRules>(
     db,
-    sql`SELECT hold_minutes, approval_required FROM automation_mail_safety
-        WHERE org_id = ${piece.orgId}::uuid AND automation_id = ${piece.automationId}::uuid`,
+    sql`SELECT ${CAPS_COLUMNS},
+               ${ofAutomation ? sql`COALESCE(a.hold_minutes, 0)` : sql`COALESCE(s.mailing_hold_minutes, 0)`} AS hold_minutes,
+               ${ofAutomation ? sql`COALESCE(a.approval_required, false)` : sql`false`} AS approval_required
+        FROM mail_pieces p
+        LEFT JOIN org_mail_safety s ON s.org_id = p.org_id
+        LEFT JOIN automation_mail_safety a ON a.org_id = p.org_id AND a.automation_id = ${piece.automationId ?? ORG_SCOPE}::uuid
+        LEFT JOIN organization_profiles prof ON prof.org_id = p.org_id
+        WHERE p.org_id = ${piece.orgId}::uuid AND p.id = ${piece.id}::uuid`,
   );
-  return row ?? { hold_minutes: 0, approval_required: false };
 }
 
 /** A held piece whose window has passed goes back to `queued`; false when cancelled or not due yet. */
@@ -171,8 +179,12 @@ export function holdReason(holdMinutes: number, until: Date, whose = "the automa
  * job for the end of the window is enqueued in the same transaction (the job queue's run_at), so
  * no poller is needed and a crash cannot strand it.
  */
-export async function automationGates(db: Queryable, piece: SafetyPiece, now: Date): Promise<Gate> {
-  const rules = await automationRules(db, piece);
+async function automationGates(
+  db: Queryable,
+  piece: SafetyPiece,
+  rules: PrintRules,
+  now: Date,
+): Promise<Gate> {
   if (rules.hold_minutes > 0 && piece.holdUntil === null) {
     const until = new Date(now.getTime() + rules.hold_minutes * 60_000);
     await db.transaction(async (tx) => {
@@ -198,12 +210,25 @@ export async function automationGates(db: Queryable, piece: SafetyPiece, now: Da
   return GO;
 }
 
+/**
+ * The last rules before print, on one read of them: the automation's hold window and approval mode,
+ * then the month's caps, from which the card is claimed (capped when a cap is reached).
+ */
+export async function printGates(db: Queryable, piece: SafetyPiece, now: Date): Promise<Gate> {
+  const rules = await printRules(db, piece);
+  if (!rules) return GO; // gone: the print's claim of the piece finds nothing to print
+  const waits = await automationGates(db, piece, rules, now);
+  if (!waits.go) return waits;
+  return (await claimCapBudget(db, piece, rules, now))
+    ? GO
+    : { go: false, outcome: "capped: a monthly cap is reached" };
+}
+
 /** The rules the pipeline runs before print (pieces/process-piece.ts takes them as a dependency). */
 export const mailSafetyGates: SafetyGates = {
   releaseHeldPiece,
   releaseCappedPiece,
   homeFacts,
   homeRules,
-  automationGates,
-  claimCapBudget,
+  printGates,
 };

@@ -6,7 +6,7 @@
  * `capped` and comes back by a job at the start of the next month, or when a cap is raised.
  */
 import type { SQL } from "drizzle-orm";
-import { type Queryable, queryOne, queryRows, sql } from "../db/database.ts";
+import { type Queryable, queryRows, sql } from "../db/database.ts";
 import { processPieceJob } from "../jobs/kinds.ts";
 import { enqueueJob } from "../jobs/queue.ts";
 import { claimCapMonthSql, moveQueuedPiece, requeueWaitingPiece } from "../pieces/piece-updates.ts";
@@ -34,7 +34,8 @@ export const monthOf = (now: Date) => `${now.toISOString().slice(0, 7)}-01`;
 export const nextMonthStart = (now: Date) =>
   new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1));
 
-interface Caps {
+/** The month's caps on a piece's card and its cost, and the month its card was claimed in (if it was). */
+export interface Caps {
   org_cards: number | null;
   org_cents: number | null;
   automation_cards: number | null;
@@ -52,19 +53,13 @@ class CapReached extends Error {
   }
 }
 
-async function capsOf(db: Queryable, piece: SafetyPiece): Promise<Caps | undefined> {
-  return queryOne<Caps>(
-    db,
-    sql`SELECT s.monthly_card_cap AS org_cards, s.monthly_spend_cap_cents AS org_cents,
-               a.monthly_card_cap AS automation_cards, a.monthly_spend_cap_cents AS automation_cents,
-               COALESCE(prof.cost_per_card_cents, 0) AS cost, p.cap_claimed_month::text AS claimed
-        FROM mail_pieces p
-        LEFT JOIN org_mail_safety s ON s.org_id = p.org_id
-        LEFT JOIN automation_mail_safety a ON a.org_id = p.org_id AND a.automation_id = ${piece.automationId ?? ORG_SCOPE}::uuid
-        LEFT JOIN organization_profiles prof ON prof.org_id = p.org_id
-        WHERE p.org_id = ${piece.orgId}::uuid AND p.id = ${piece.id}::uuid`,
-  );
-}
+/**
+ * The columns of Caps, for a statement over the piece's row `p` joined with its org's settings `s`,
+ * its automation's `a` and its org's profile `prof` (mail-safety/piece-checks.ts, printRules).
+ */
+export const CAPS_COLUMNS = sql`s.monthly_card_cap AS org_cards, s.monthly_spend_cap_cents AS org_cents,
+  a.monthly_card_cap AS automation_cards, a.monthly_spend_cap_cents AS automation_cents,
+  COALESCE(prof.cost_per_card_cents, 0) AS cost, p.cap_claimed_month::text AS claimed`;
 
 /**
  * Counts one card against one counter when `when` holds, unless that would pass its cap: one
@@ -98,13 +93,18 @@ const capWords = (owner: string, caps: { cards: number | null; cents: number | n
       : `${owner}'s monthly spend cap of ${dollars(caps.cents ?? 0)} is reached`;
 
 /**
- * Claims the piece's card from this month's budget (org and automation together, or neither).
+ * Claims the piece's card from this month's budget (org and automation together, or neither), on
+ * the caps read with the piece's other rules at print.
  * Usage is counted even without a cap (the app shows it). False: a cap is reached and the piece
  * is now `capped`, with its job for the next month enqueued.
  */
-export async function claimCapBudget(db: Queryable, piece: SafetyPiece, now: Date): Promise<boolean> {
-  const caps = await capsOf(db, piece);
-  if (!caps || caps.claimed !== null) return true;
+export async function claimCapBudget(
+  db: Queryable,
+  piece: SafetyPiece,
+  caps: Caps,
+  now: Date,
+): Promise<boolean> {
+  if (caps.claimed !== null) return true;
   const month = monthOf(now);
   const org = { cards: caps.org_cards, cents: caps.org_cents };
   const automation = { cards: caps.automation_cards, cents: caps.automation_cents };

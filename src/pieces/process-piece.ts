@@ -62,10 +62,11 @@ export interface SafetyGates {
   homeFacts(db: Queryable, piece: PieceRecord, addressKey: string, now: Date): Promise<HomeFacts>;
   /** The do-not-mail list and the frequency cap, decided on the home's facts. */
   homeRules(db: Queryable, piece: PieceRecord, facts: HomeFacts, now: Date): Promise<Gate>;
-  /** The automation's hold window and approval mode. */
-  automationGates(db: Queryable, piece: PieceRecord, now: Date): Promise<Gate>;
-  /** Claims the card from the month's caps; false when a cap is reached (the piece is capped). */
-  claimCapBudget(db: Queryable, piece: PieceRecord, now: Date): Promise<boolean>;
+  /**
+   * The automation's hold window and approval mode, then the month's caps, from which the card is
+   * claimed (the piece is capped when a cap is reached).
+   */
+  printGates(db: Queryable, piece: PieceRecord, now: Date): Promise<Gate>;
 }
 
 export interface PipelineDeps {
@@ -295,13 +296,9 @@ export function processPieceHandler(deps: PipelineDeps): RegisteredJob {
     // Located before it may wait: the card a person approves shows the picture it will print with
     // (Mapbox draws a home from its coordinates, Street View prefers them to the address).
     const piece = await locate(deps, verified, log);
-    const automationGate = await deps.safetyGates.automationGates(deps.db, piece, deps.clock.now());
-    if (!automationGate.go) {
-      log.info({ outcome: automationGate.outcome }, "piece waits under a mail safety rule");
-      return;
-    }
-    if (!(await deps.safetyGates.claimCapBudget(deps.db, piece, deps.clock.now()))) {
-      log.info("piece capped: a monthly cap is reached");
+    const printGate = await deps.safetyGates.printGates(deps.db, piece, deps.clock.now());
+    if (!printGate.go) {
+      log.info({ outcome: printGate.outcome }, "piece waits under a mail safety rule");
       return;
     }
     const claim = await claimSubmission(deps.db, piece, context.jobId);
