@@ -15,10 +15,9 @@ import { sqlStatusList } from "../pieces/status-sql.ts";
 import { OPTED_OUT_REASON } from "./do-not-mail.ts";
 import { DEFAULT_FREQUENCY_CAP_DAYS, verificationLevelOrDefault } from "./settings.ts";
 import {
-  CAPS_COLUMNS,
   type Caps,
+  capsOfPieceSql,
   claimCapBudget,
-  ORG_SCOPE,
   releaseCappedPiece,
   type SafetyPiece,
 } from "./spend-caps.ts";
@@ -146,14 +145,11 @@ function printRules(db: Queryable, piece: SafetyPiece): Promise<PrintRules | und
   const ofAutomation = piece.automationId !== null;
   return queryOne<PrintRules>(
     db,
-    sql`SELECT ${CAPS_COLUMNS},
-               ${ofAutomation ? sql`COALESCE(a.hold_minutes, 0)` : sql`COALESCE(s.mailing_hold_minutes, 0)`} AS hold_minutes,
-               ${ofAutomation ? sql`COALESCE(a.approval_required, false)` : sql`false`} AS approval_required
-        FROM mail_pieces p
-        LEFT JOIN org_mail_safety s ON s.org_id = p.org_id
-        LEFT JOIN automation_mail_safety a ON a.org_id = p.org_id AND a.automation_id = ${piece.automationId ?? ORG_SCOPE}::uuid
-        LEFT JOIN organization_profiles prof ON prof.org_id = p.org_id
-        WHERE p.org_id = ${piece.orgId}::uuid AND p.id = ${piece.id}::uuid`,
+    capsOfPieceSql(
+      piece,
+      sql`${ofAutomation ? sql`COALESCE(a.hold_minutes, 0)` : sql`COALESCE(s.mailing_hold_minutes, 0)`} AS hold_minutes,
+          ${ofAutomation ? sql`COALESCE(a.approval_required, false)` : sql`false`} AS approval_required`,
+    ),
   );
 }
 

@@ -1,8 +1,8 @@
 /**
  * Monthly spend caps (mail safety, issue 29), per organization and per automation, in cards or
  * money (the org's cost per card). A piece claims its card from the month's counters just before
- * print with a conditional upsert per counter, in one statement and its transaction: two workers at the last card of a
- * cap wait on the counter row's lock, and the second finds the cap reached. A piece past a cap is held as
+ * print with a conditional upsert per counter, in one statement and its transaction: two workers at
+ * the last card of a cap wait on the counter row's lock, and the second finds the cap reached. A piece past a cap is held as
  * `capped` and comes back by a job at the start of the next month, or when a cap is raised.
  */
 import type { SQL } from "drizzle-orm";
@@ -54,12 +54,19 @@ class CapReached extends Error {
 }
 
 /**
- * The columns of Caps, for a statement over the piece's row `p` joined with its org's settings `s`,
- * its automation's `a` and its org's profile `prof` (mail-safety/piece-checks.ts, printRules).
+ * A read of the piece's Caps, with `extra` columns over the same rows (the piece `p`, its org's
+ * settings `s`, its automation's `a`): for a statement that reads the caps with other rules.
  */
-export const CAPS_COLUMNS = sql`s.monthly_card_cap AS org_cards, s.monthly_spend_cap_cents AS org_cents,
-  a.monthly_card_cap AS automation_cards, a.monthly_spend_cap_cents AS automation_cents,
-  COALESCE(prof.cost_per_card_cents, 0) AS cost, p.cap_claimed_month::text AS claimed`;
+export function capsOfPieceSql(piece: SafetyPiece, extra: SQL): SQL {
+  return sql`SELECT s.monthly_card_cap AS org_cards, s.monthly_spend_cap_cents AS org_cents,
+               a.monthly_card_cap AS automation_cards, a.monthly_spend_cap_cents AS automation_cents,
+               COALESCE(prof.cost_per_card_cents, 0) AS cost, p.cap_claimed_month::text AS claimed, ${extra}
+        FROM mail_pieces p
+        LEFT JOIN org_mail_safety s ON s.org_id = p.org_id
+        LEFT JOIN automation_mail_safety a ON a.org_id = p.org_id AND a.automation_id = ${piece.automationId ?? ORG_SCOPE}::uuid
+        LEFT JOIN organization_profiles prof ON prof.org_id = p.org_id
+        WHERE p.org_id = ${piece.orgId}::uuid AND p.id = ${piece.id}::uuid`;
+}
 
 /**
  * Counts one card against one counter when `when` holds, unless that would pass its cap: one
