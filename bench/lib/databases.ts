@@ -65,7 +65,12 @@ export async function scenarioDatabase(
   const dataDir = mkdtempSync(path.join(tmpdir(), "porchlight-bench-"));
   return {
     kind,
-    env: { DATABASE_URL: fresh.url, DATA_DIR: dataDir },
+    // Redis too when REDIS_URL is set: rate limits are then counted as production counts them.
+    env: {
+      DATABASE_URL: fresh.url,
+      DATA_DIR: dataDir,
+      ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {}),
+    },
     url: fresh.url,
     dispose: async () => {
       await fresh.drop();

@@ -13,4 +13,6 @@ export type KeyLookup = { status: "valid"; auth: AuthContext } | { status: "inva
 /** What the auth guard asks of the key store (services own the keys; http only asks). */
 export interface KeyAuthenticator {
   authenticate(token: string): Promise<KeyLookup>;
+  /** The lookup when the key is cached (its answer needs no new database query), else undefined. */
+  cachedLookup(token: string): Promise<KeyLookup> | undefined;
 }

@@ -5,6 +5,7 @@ import { authUnavailable, forbidden, ipRateLimited, rateLimited, unauthorized } 
 import type { RateLimiter } from "../limits/rate-limiter.ts";
 import { soleAuthorization } from "./authorization-header.ts";
 import { isForwardedCall } from "./forwarded-call.ts";
+import type { OrgRateLimit } from "./route-config.ts";
 
 export interface GuardDeps {
   limiter: RateLimiter;
@@ -37,7 +38,7 @@ export function routedPath(routeUrl: string | undefined, requestUrl: string): st
 
 /**
  * The guards every public request passes, in order, before its body is read:
- * per-IP limit (before any key is hashed), key, scope, per-org limit.
+ * per-IP limit (before any key is looked up in the database), key, scope, per-org limit.
  */
 export function registerGuards(app: FastifyInstance, deps: GuardDeps): void {
   app.decorateRequest("auth", null);
@@ -46,25 +47,65 @@ export function registerGuards(app: FastifyInstance, deps: GuardDeps): void {
     // A tool call the MCP proxy forwards was already counted at /api/mcp (see forwarded-call.ts).
     // routeOptions builds a fresh object on every read: read it once.
     const config = request.routeOptions.config;
-    if (isIpLimitedPath(routedPath(config?.url, request.url)) && !isForwardedCall(request.headers)) {
-      await limitByIp(request, deps);
-    }
-    if (!config?.scope) return;
+    const ipLimited =
+      isIpLimitedPath(routedPath(config?.url, request.url)) && !isForwardedCall(request.headers);
+    const scope = config?.scope;
+    const orgLimit = config?.orgRateLimit;
+    if (ipLimited && scope && orgLimit && (await guardCachedKey(request, deps, scope, orgLimit))) return;
+    if (ipLimited) await limitByIp(request, deps);
+    if (!scope) return;
     await authenticate(request, deps);
     const auth = authOf(request);
-    if (auth.scopes && !auth.scopes.includes(config.scope)) throw forbidden();
-    const limit = config.orgRateLimit;
-    if (limit) {
-      const decision = await deps.limiter.hit(limit.bucket, auth.orgId, limit.limit, limit.windowSeconds);
-      if (!decision.allowed)
-        throw rateLimited(limit.windowSeconds, `over ${limit.limit} requests per ${limit.windowSeconds} s`);
+    if (auth.scopes && !auth.scopes.includes(scope)) throw forbidden();
+    if (orgLimit) {
+      const decision = await deps.limiter.hit(
+        orgLimit.bucket,
+        auth.orgId,
+        orgLimit.limit,
+        orgLimit.windowSeconds,
+      );
+      if (!decision.allowed) throw orgRateLimited(orgLimit);
     }
   });
 }
 
+/**
+ * The guards of a known key in one trip to the counter store: when the key's lookup is cached,
+ * valid and scoped for the route, its per-IP and per-org counts are made together, in that order
+ * (a request refused per IP is not counted against its org), and decide what the sequence above
+ * would. False when the key is not such a key: the caller takes the sequence.
+ */
+async function guardCachedKey(
+  request: FastifyRequest,
+  deps: GuardDeps,
+  scope: string,
+  limit: OrgRateLimit,
+): Promise<boolean> {
+  const token = bearerToken(soleAuthorization(request.raw));
+  const lookup = token ? await deps.keyStore.cachedLookup(token) : undefined;
+  if (lookup?.status !== "valid") return false;
+  const { auth } = lookup;
+  if (auth.scopes && !auth.scopes.includes(scope)) return false;
+  const [byIp, byOrg] = await deps.limiter.hitInOrder([ipHit(request, deps), { ...limit, id: auth.orgId }]);
+  if (!byIp!.allowed) throw ipRateLimited(byIp!.secondsToWindowEnd);
+  request.auth = auth;
+  if (!byOrg!.allowed) throw orgRateLimited(limit);
+  return true;
+}
+
+const orgRateLimited = (limit: OrgRateLimit) =>
+  rateLimited(limit.windowSeconds, `over ${limit.limit} requests per ${limit.windowSeconds} s`);
+
+const ipHit = (request: FastifyRequest, deps: GuardDeps) => ({
+  bucket: "ip",
+  id: request.ip,
+  limit: deps.ipRateLimitPerMinute,
+  windowSeconds: 60,
+});
+
 async function limitByIp(request: FastifyRequest, deps: GuardDeps) {
-  const decision = await deps.limiter.hit("ip", request.ip, deps.ipRateLimitPerMinute, 60);
-  if (!decision.allowed) throw ipRateLimited(decision.secondsToWindowEnd);
+  const [decision] = await deps.limiter.hitInOrder([ipHit(request, deps)]);
+  if (!decision!.allowed) throw ipRateLimited(decision!.secondsToWindowEnd);
 }
 
 /**

@@ -10,6 +10,13 @@ export interface RateLimitDecision {
   secondsToWindowEnd: number;
 }
 
+export interface RateLimitHit {
+  bucket: string;
+  id: string;
+  limit: number;
+  windowSeconds: number;
+}
+
 /**
  * Fixed-window counters whose windows are aligned to multiples of their length since the epoch
  * (a 60 s window resets on the minute), as the spec's limits require. Common libraries start
@@ -17,6 +24,12 @@ export interface RateLimitDecision {
  */
 export interface RateLimiter {
   hit(bucket: string, id: string, limit: number, windowSeconds: number): Promise<RateLimitDecision>;
+  /**
+   * Counts `hits` in order, stopping after the first one refused: exactly what awaiting `hit` for
+   * each in turn decides (a request refused per IP is not counted against its org), in one
+   * round trip to the counter store. One decision per hit counted.
+   */
+  hitInOrder(hits: readonly RateLimitHit[]): Promise<RateLimitDecision[]>;
   /** The current window's count, without counting (0 when the counter store failed). */
   peek(bucket: string, id: string, windowSeconds: number): Promise<Omit<RateLimitDecision, "allowed">>;
   close(): Promise<void>;
@@ -41,22 +54,38 @@ export function createMemoryRateLimiter(clock: Clock): RateLimiter {
   const dropEnded = (now: number) => {
     for (const [key, window] of windows) if (window.endsAt <= now) windows.delete(key);
   };
+  /** Counted synchronously: the hits of one request happen together, as Redis's script makes them. */
+  function countHit({ bucket, id, limit, windowSeconds }: RateLimitHit, nowMs: number): RateLimitDecision {
+    const window = windowAt(nowMs, windowSeconds);
+    const windowKey = `${windowSeconds}:${window.start}`;
+    let current = windows.get(windowKey);
+    if (!current) {
+      current = { endsAt: window.start + windowSeconds * 1000, counts: new Map() };
+      windows.set(windowKey, current);
+    }
+    const key = `${bucket}:${id}`;
+    const count = (current.counts.get(key) ?? 0) + 1;
+    current.counts.set(key, count);
+    return { allowed: count <= limit, count, secondsToWindowEnd: window.secondsToEnd };
+  }
+
   return {
     async hit(bucket, id, limit, windowSeconds) {
-      // One clock read per hit (every request counts twice: per IP and per org).
       const nowMs = clock.now().getTime();
-      const window = windowAt(nowMs, windowSeconds);
       dropEnded(nowMs);
-      const windowKey = `${windowSeconds}:${window.start}`;
-      let current = windows.get(windowKey);
-      if (!current) {
-        current = { endsAt: window.start + windowSeconds * 1000, counts: new Map() };
-        windows.set(windowKey, current);
+      return countHit({ bucket, id, limit, windowSeconds }, nowMs);
+    },
+    async hitInOrder(hits) {
+      // One clock read per request, however many hits it counts.
+      const nowMs = clock.now().getTime();
+      dropEnded(nowMs);
+      const decisions: RateLimitDecision[] = [];
+      for (const hit of hits) {
+        const decision = countHit(hit, nowMs);
+        decisions.push(decision);
+        if (!decision.allowed) break;
       }
-      const key = `${bucket}:${id}`;
-      const count = (current.counts.get(key) ?? 0) + 1;
-      current.counts.set(key, count);
-      return { allowed: count <= limit, count, secondsToWindowEnd: window.secondsToEnd };
+      return decisions;
     },
     async peek(bucket, id, windowSeconds) {
       const window = windowOf(clock, windowSeconds);
@@ -76,12 +105,42 @@ export function createMemoryRateLimiter(clock: Clock): RateLimiter {
 const FAIL_OPEN_PAUSE_MS = 1_000;
 
 /**
+ * Counts KEYS in order (INCR, and the key's expiry set when the increment created it) and stops
+ * after the first count over its limit; returns the counts made. ARGV: each key's limit, then
+ * each key's expiry in seconds. One command instead of MULTI/INCR/EXPIRE/EXEC per key: the events
+ * path counted each request twice that way, four commands each, a third of its CPU.
+ */
+const COUNT_IN_ORDER_LUA = `
+local counts = {}
+local n = #KEYS
+for i = 1, n do
+  local count = redis.call('INCR', KEYS[i])
+  if count == 1 then redis.call('EXPIRE', KEYS[i], tonumber(ARGV[n + i])) end
+  counts[i] = count
+  if count > tonumber(ARGV[i]) then break end
+end
+return counts`;
+
+/** The Redis commands the limiter uses: `countInOrder` is COUNT_IN_ORDER_LUA (defineRedisCounters). */
+export interface RedisCounters {
+  countInOrder(numberOfKeys: number, ...keysThenArgs: (string | number)[]): Promise<number[]>;
+  get(key: string): Promise<string | null>;
+  disconnect(): void;
+}
+
+/** Registers the limiter's script on a client (run by EVALSHA, loaded again after a Redis restart). */
+export function defineRedisCounters(redis: Redis): RedisCounters {
+  redis.defineCommand("countInOrder", { lua: COUNT_IN_ORDER_LUA });
+  return redis as unknown as RedisCounters;
+}
+
+/**
  * Exact counts shared by every instance. When Redis fails the request is allowed (fail open)
  * and a warning is logged at most once every 10 s: an outage of the counter store must never
  * turn into a bogus 429.
  */
 export function createRedisRateLimiter(
-  redis: Redis,
+  redis: RedisCounters,
   clock: Clock,
   logger: Logger,
   options: { replyTimeoutMs?: number } = {},
@@ -95,19 +154,19 @@ export function createRedisRateLimiter(
   let probing = false;
   const keyOf = (bucket: string, id: string, windowStart: number) => `rl:${bucket}:${id}:${windowStart}`;
 
-  /** The count `command` answers, or undefined when Redis failed (the caller fails open). */
-  async function countBy(bucket: string, command: () => Promise<unknown>): Promise<number | undefined> {
+  /** What `command` answers, or undefined when Redis failed (the caller fails open). */
+  async function ask<T>(bucket: string, command: () => Promise<T>, valid: (reply: T) => boolean) {
     if (failing && (probing || clock.now().getTime() < pausedUntil)) return undefined;
     const probe = failing;
     if (probe) probing = true;
     try {
-      const count = Number(await withReplyTimeout(command(), replyTimeoutMs));
-      if (!Number.isFinite(count)) throw new Error("unexpected reply from Redis");
+      const reply = await withReplyTimeout(command(), replyTimeoutMs);
+      if (!valid(reply)) throw new Error("unexpected reply from Redis");
       if (failing) {
         failing = false;
         logger.info("rate-limit counter store answers again; counting exactly");
       }
-      return count;
+      return reply;
     } catch (error) {
       failing = true;
       const now = clock.now().getTime();
@@ -125,26 +184,45 @@ export function createRedisRateLimiter(
     }
   }
 
+  async function hitInOrder(hits: readonly RateLimitHit[]): Promise<RateLimitDecision[]> {
+    if (hits.length === 0) return [];
+    const nowMs = clock.now().getTime();
+    const windows = hits.map((hit) => windowAt(nowMs, hit.windowSeconds));
+    const keys = hits.map((hit, index) => keyOf(hit.bucket, hit.id, windows[index]!.start));
+    const counts = await ask(
+      hits[0]?.bucket ?? "",
+      () =>
+        redis.countInOrder(
+          keys.length,
+          ...keys,
+          ...hits.map((hit) => hit.limit),
+          ...hits.map((hit) => hit.windowSeconds + 5),
+        ),
+      (reply) => Array.isArray(reply) && reply.length > 0 && reply.every(Number.isFinite),
+    );
+    // Failing open: every hit allowed, none counted.
+    if (counts === undefined) {
+      return windows.map((window) => ({ allowed: true, count: 0, secondsToWindowEnd: window.secondsToEnd }));
+    }
+    return counts.map((count, index) => ({
+      allowed: count <= hits[index]!.limit,
+      count,
+      secondsToWindowEnd: windows[index]!.secondsToEnd,
+    }));
+  }
+
   return {
     async hit(bucket, id, limit, windowSeconds) {
-      const window = windowOf(clock, windowSeconds);
-      const key = keyOf(bucket, id, window.start);
-      const count = await countBy(bucket, async () => {
-        const results = await redis
-          .multi()
-          .incr(key)
-          .expire(key, windowSeconds + 5)
-          .exec();
-        return results?.[0]?.[1];
-      });
-      if (count === undefined) return { allowed: true, count: 0, secondsToWindowEnd: window.secondsToEnd };
-      return { allowed: count <= limit, count, secondsToWindowEnd: window.secondsToEnd };
+      const [decision] = await hitInOrder([{ bucket, id, limit, windowSeconds }]);
+      return decision!;
     },
+    hitInOrder,
     async peek(bucket, id, windowSeconds) {
       const window = windowOf(clock, windowSeconds);
-      const count = await countBy(
+      const count = await ask(
         bucket,
-        async () => (await redis.get(keyOf(bucket, id, window.start))) ?? 0,
+        async () => Number((await redis.get(keyOf(bucket, id, window.start))) ?? 0),
+        Number.isFinite,
       );
       return { count: count ?? 0, secondsToWindowEnd: window.secondsToEnd };
     },

@@ -18,6 +18,8 @@ const MAX_CACHED_KEYS = 50_000;
 export interface KeyStore {
   /** Throws when the database cannot be reached (the caller answers auth_unavailable). */
   authenticate(presentedKey: string): Promise<KeyLookup>;
+  /** The lookup when the key's hash is cached (no new database query), else undefined. */
+  cachedLookup(presentedKey: string): Promise<KeyLookup> | undefined;
   /** Drops cached lookups (used after a revocation in this process). */
   forget(): void;
 }
@@ -68,6 +70,15 @@ export function createKeyStore(deps: { db: Queryable; clock: Clock; logger: Logg
       .catch((error: unknown) => deps.logger.warn({ err: error }, "could not record key use"));
   }
 
+  function lookupOf(record: KeyRecord | null, now: number): KeyLookup {
+    if (!record || record.revokedAt || (record.expiresAt && record.expiresAt.getTime() <= now)) {
+      return { status: "invalid" };
+    }
+    touch(record, now);
+    const { expiresAt: _expires, revokedAt: _revoked, ...auth } = record;
+    return { status: "valid", auth };
+  }
+
   return {
     async authenticate(presentedKey) {
       const hash = hashApiKey(presentedKey);
@@ -78,13 +89,11 @@ export function createKeyStore(deps: { db: Queryable; clock: Clock; logger: Logg
       if (!cached && !isWellFormedApiKey(presentedKey)) {
         return { status: isMistypedApiKey(presentedKey) ? "mistyped" : "invalid" };
       }
-      const record = await (cached ?? cache.get(hash, () => load(hash)));
-      if (!record || record.revokedAt || (record.expiresAt && record.expiresAt.getTime() <= now)) {
-        return { status: "invalid" };
-      }
-      touch(record, now);
-      const { expiresAt: _expires, revokedAt: _revoked, ...auth } = record;
-      return { status: "valid", auth };
+      return lookupOf(await (cached ?? cache.get(hash, () => load(hash))), now);
+    },
+    cachedLookup(presentedKey) {
+      const now = deps.clock.now().getTime();
+      return cache.cached(hashApiKey(presentedKey))?.then((record) => lookupOf(record, now));
     },
     forget() {
       cache.clear();

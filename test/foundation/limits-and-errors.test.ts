@@ -56,6 +56,36 @@ describe(`per-IP limit before authentication (${databaseLabel})`, () => {
     }
   });
 
+  it("counts a known key's IP and org together, in order: a request refused per IP is not charged to its org", async () => {
+    const org = await createOrg(ctx);
+    const ip = randomIp();
+    const event = () => ({
+      event_type: "job.completed",
+      object_type: "job",
+      dedup_id: randomBytes(8).toString("hex"),
+      dry_run: true,
+      record: { id: "rec-1", properties: {} },
+    });
+    const sendFrom = (from: string) =>
+      call(ctx, "POST", "/api/v1/events", { ip: from, key: org.key, body: event() });
+    // The first event looks the key up (IP, then key, then org); the key is cached from then on.
+    assert.equal((await sendFrom(ip)).status, 202);
+    for (let i = 0; i < 59; i++) await call(ctx, "GET", "/api/v1/me", { ip });
+    const refusedPerIp = await Promise.all(Array.from({ length: 5 }, () => sendFrom(ip)));
+    // The per-IP refusal names no limit; the per-org one names the org's.
+    assert.deepEqual(
+      refusedPerIp.map((response) => [response.status, response.body]),
+      Array.from({ length: 5 }, () => [429, { error: "rate_limited" }]),
+    );
+    // The org spent 1 of its 120: 119 more pass from other addresses, the next is refused per org.
+    const fromElsewhere = await Promise.all(Array.from({ length: 119 }, () => sendFrom(randomIp())));
+    assert.deepEqual([...new Set(fromElsewhere.map((response) => response.status))], [202]);
+    const overOrgLimit = await sendFrom(randomIp());
+    assert.equal(overOrgLimit.status, 429);
+    assert.deepEqual(overOrgLimit.body, { error: "rate_limited", detail: "over 120 requests per 60 s" });
+    assert.equal(overOrgLimit.headers["retry-after"], "60");
+  });
+
   it("does not count health checks or the operator API", async () => {
     const ip = randomIp();
     for (let i = 0; i < 70; i++) assert.equal((await call(ctx, "GET", "/healthz", { ip })).status, 200);

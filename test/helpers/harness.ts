@@ -12,6 +12,7 @@ import { createHomeImagery } from "../../src/imagery/index.ts";
 import {
   createMemoryRateLimiter,
   createRedisRateLimiter,
+  defineRedisCounters,
   type RateLimiter,
 } from "../../src/limits/rate-limiter.ts";
 import { createMailer, type Mailer } from "../../src/mail/mailer.ts";
@@ -112,7 +113,9 @@ export async function testLimiter(clock: Clock, forceMemory = false): Promise<Ra
   });
   redis.on("error", () => {});
   await redis.connect();
-  return createRedisRateLimiter(redis, clock, pino({ level: "silent" }), { replyTimeoutMs: 1000 });
+  return createRedisRateLimiter(defineRedisCounters(redis), clock, pino({ level: "silent" }), {
+    replyTimeoutMs: 1000,
+  });
 }
 
 /** A fresh app on a fresh database, with an optional fixed clock and config overrides. */

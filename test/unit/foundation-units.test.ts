@@ -1,8 +1,9 @@
 import assert from "node:assert/strict";
+import { randomUUID } from "node:crypto";
 import { once } from "node:events";
 import net from "node:net";
 import { describe, it } from "node:test";
-import { fixedClock } from "../../src/clock.ts";
+import { type Clock, fixedClock, systemClock } from "../../src/clock.ts";
 import { ConfigError, loadConfig } from "../../src/config.ts";
 import {
   bearerToken,
@@ -12,6 +13,7 @@ import {
 } from "../../src/domain/api-key-format.ts";
 import { describeValidationError, jsonPointerToPath } from "../../src/http/validation-detail.ts";
 import { createMemoryRateLimiter } from "../../src/limits/rate-limiter.ts";
+import { TEST_REDIS_URL, testLimiter } from "../helpers/harness.ts";
 
 describe("configuration", () => {
   it("has documented defaults", () => {
@@ -162,10 +164,83 @@ describe("fixed-window rate limiter", () => {
   });
 });
 
+/** The in-process limiter, and the Redis one when the tests run against Redis (its script is the one that counts). */
+const limiterKinds = [
+  { label: "in-process", open: async (clock: Clock) => createMemoryRateLimiter(clock) },
+  ...(TEST_REDIS_URL ? [{ label: "Redis", open: (clock: Clock) => testLimiter(clock) }] : []),
+];
+
+for (const { label, open } of limiterKinds) {
+  describe(`rate limiter, counting several hits in order (${label})`, () => {
+    it("counts each hit and stops after the first refused: the hits after it are not counted", async () => {
+      const clock = fixedClock("2026-11-22T10:00:50Z");
+      const limiter = await open(clock);
+      const id = randomUUID();
+      const ip = { bucket: "ip", id, limit: 2, windowSeconds: 60 };
+      const org = { bucket: "events", id, limit: 10, windowSeconds: 60 };
+      try {
+        assert.deepEqual(await limiter.hitInOrder([ip, org]), [
+          { allowed: true, count: 1, secondsToWindowEnd: 10 },
+          { allowed: true, count: 1, secondsToWindowEnd: 10 },
+        ]);
+        assert.equal((await limiter.hitInOrder([ip, org])).length, 2);
+        assert.deepEqual(await limiter.hitInOrder([ip, org]), [
+          { allowed: false, count: 3, secondsToWindowEnd: 10 },
+        ]);
+        assert.equal(
+          (await limiter.peek("events", id, 60)).count,
+          2,
+          "the refused request's org hit was not made",
+        );
+        assert.deepEqual(await limiter.hitInOrder([]), []);
+        clock.set("2026-11-22T10:01:00Z");
+        assert.deepEqual(
+          (await limiter.hitInOrder([ip, org])).map((decision) => decision.count),
+          [1, 1],
+          "a new minute starts both counts at zero",
+        );
+      } finally {
+        await limiter.close();
+      }
+    });
+  });
+}
+
+describe("Redis rate limiter's script", { skip: !TEST_REDIS_URL && "needs Redis (REDIS_URL)" }, () => {
+  it("expires its keys after the window, and loads itself again when Redis lost its scripts (a restart)", async () => {
+    const { Redis } = await import("ioredis");
+    const { createRedisRateLimiter, defineRedisCounters } = await import("../../src/limits/rate-limiter.ts");
+    const pino = (await import("pino")).default;
+    const redis = new Redis(TEST_REDIS_URL!, { keyPrefix: `test:${randomUUID()}:` });
+    const inspect = new Redis(TEST_REDIS_URL!);
+    const limiter = createRedisRateLimiter(
+      defineRedisCounters(redis),
+      systemClock,
+      pino({ level: "silent" }),
+    );
+    try {
+      const id = randomUUID();
+      assert.equal((await limiter.hit("b", id, 5, 60)).count, 1);
+      const [key] = await inspect.keys(`test:*:rl:b:${id}:*`);
+      const ttl = await inspect.ttl(key!);
+      assert.ok(ttl > 60 && ttl <= 65, `expires 5 s after a 60 s window at most (${ttl})`);
+      await inspect.script("FLUSH");
+      assert.equal(
+        (await limiter.hit("b", id, 5, 60)).count,
+        2,
+        "counted exactly after the scripts were flushed",
+      );
+    } finally {
+      await limiter.close();
+      inspect.disconnect();
+    }
+  });
+});
+
 describe("Redis rate limiter outage", () => {
   it("fails open (allows, logs a warning) instead of answering a bogus 429", async () => {
     const { Redis } = await import("ioredis");
-    const { createRedisRateLimiter } = await import("../../src/limits/rate-limiter.ts");
+    const { createRedisRateLimiter, defineRedisCounters } = await import("../../src/limits/rate-limiter.ts");
     const pino = (await import("pino")).default;
     const warnings: string[] = [];
     const logger = pino({ level: "warn" }, { write: (line: string) => warnings.push(line) });
@@ -177,7 +252,11 @@ describe("Redis rate limiter outage", () => {
       lazyConnect: true,
     });
     redis.on("error", () => {});
-    const limiter = createRedisRateLimiter(redis, fixedClock("2026-11-22T10:00:00Z"), logger);
+    const limiter = createRedisRateLimiter(
+      defineRedisCounters(redis),
+      fixedClock("2026-11-22T10:00:00Z"),
+      logger,
+    );
     for (let i = 0; i < 5; i++) assert.equal((await limiter.hit("b", "org", 1, 60)).allowed, true);
     assert.equal(warnings.length, 1);
     assert.match(warnings[0]!, /fail open/);
@@ -193,25 +272,17 @@ describe("Redis rate limiter outage", () => {
     let healthy = false;
     let count = 0;
     const fakeRedis = {
-      multi: () => ({
-        incr: () => ({
-          expire: () => ({
-            exec: async () => {
-              calls++;
-              if (!healthy) throw new Error("Command timed out");
-              count++;
-              return [
-                [null, count],
-                [null, 1],
-              ];
-            },
-          }),
-        }),
-      }),
+      countInOrder: async () => {
+        calls++;
+        if (!healthy) throw new Error("Command timed out");
+        count++;
+        return [count];
+      },
+      get: async () => String(count),
       disconnect: () => undefined,
     };
     const clock = fixedClock("2026-11-22T10:00:00Z");
-    const limiter = createRedisRateLimiter(fakeRedis as never, clock, logger);
+    const limiter = createRedisRateLimiter(fakeRedis, clock, logger);
     for (let i = 0; i < 20; i++) assert.equal((await limiter.hit("b", "org", 1, 60)).allowed, true);
     assert.equal(calls, 1, "one call waited on Redis; the others failed open at once");
     healthy = true;
@@ -228,20 +299,15 @@ describe("Redis rate limiter outage", () => {
     let calls = 0;
     // Frozen: a call never answers; each waits out the reply timeout.
     const fakeRedis = {
-      multi: () => ({
-        incr: () => ({
-          expire: () => ({
-            exec: () => {
-              calls++;
-              return new Promise(() => undefined);
-            },
-          }),
-        }),
-      }),
+      countInOrder: () => {
+        calls++;
+        return new Promise<number[]>(() => undefined);
+      },
+      get: () => new Promise<string | null>(() => undefined),
       disconnect: () => undefined,
     };
     const clock = fixedClock("2026-11-22T10:00:00Z");
-    const limiter = createRedisRateLimiter(fakeRedis as never, clock, pino({ level: "silent" }), {
+    const limiter = createRedisRateLimiter(fakeRedis, clock, pino({ level: "silent" }), {
       replyTimeoutMs: 100,
     });
     assert.equal((await limiter.hit("b", "org", 1, 60)).allowed, true);
@@ -271,22 +337,18 @@ describe("Redis rate limiter outage", () => {
     const client = net.connect((peer.address() as net.AddressInfo).port, "127.0.0.1");
     await once(client, "connect");
     const [peerSocket] = (await accepted) as [net.Socket];
-    const exec = () =>
-      new Promise((resolve) => {
-        client.once("data", () =>
-          resolve([
-            [null, 1],
-            [null, 1],
-          ]),
-        );
+    const countInOrder = () =>
+      new Promise<number[]>((resolve) => {
+        client.once("data", () => resolve([1]));
         peerSocket.write("x");
       });
     const fakeRedis = {
-      multi: () => ({ incr: () => ({ expire: () => ({ exec }) }) }),
+      countInOrder,
+      get: async () => null,
       disconnect: () => undefined,
     };
     const limiter = createRedisRateLimiter(
-      fakeRedis as never,
+      fakeRedis,
       fixedClock("2026-11-22T10:00:00Z"),
       pino({ level: "silent" }),
       { replyTimeoutMs: 50 },
