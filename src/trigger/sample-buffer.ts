@@ -39,7 +39,7 @@ WITH sample_input AS (
          row_number() OVER (PARTITION BY s.org_id, s.event_type ORDER BY s.received_at, s.id) - 1 AS position,
          count(*) OVER (PARTITION BY s.org_id, s.event_type) AS arriving
   FROM json_to_recordset($1::json)
-    AS s(org_id uuid, id uuid, event_type text, envelope text, received_at timestamptz)
+    AS s(org_id uuid, id uuid, event_type text, envelope json, received_at timestamptz)
 ), cursor AS (
   INSERT INTO event_sample_cursors AS c (org_id, event_type, next_slot)
   SELECT org_id, event_type, count(*) % ${SAMPLES_PER_EVENT_TYPE} FROM sample_input
@@ -82,7 +82,7 @@ export function createSampleBuffer(deps: {
   async function write(samples: EventSampleRow[]) {
     try {
       await deps.database.run({
-        name: "event_samples_write_v1",
+        name: "event_samples_write_v2",
         text: WRITE_SAMPLES_SQL,
         values: [
           JSON.stringify(
@@ -90,7 +90,7 @@ export function createSampleBuffer(deps: {
               org_id: s.orgId,
               id: s.id,
               event_type: s.eventType,
-              envelope: s.envelopeJson,
+              envelope: s.envelope,
               received_at: s.receivedAt,
             })),
           ),

@@ -9,7 +9,8 @@ export interface EventSampleRow {
   orgId: string;
   id: string;
   eventType: string;
-  envelopeJson: string;
+  /** Encoded only when written, and only if still among its type's newest 25 by then. */
+  envelope: Readonly<Record<string, unknown>>;
   receivedAt: Date;
 }
 
@@ -30,13 +31,7 @@ export function newEventSample(orgId: string, envelope: CleanEnvelope, receivedA
     occurred_at: envelope.occurred_at,
     record: envelope.record,
   };
-  return {
-    orgId,
-    id: randomUUID(),
-    eventType: envelope.event_type,
-    envelopeJson: JSON.stringify(stored),
-    receivedAt,
-  };
+  return { orgId, id: randomUUID(), eventType: envelope.event_type, envelope: stored, receivedAt };
 }
 
 export interface EventTypeSamples {

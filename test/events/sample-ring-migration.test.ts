@@ -58,7 +58,7 @@ describe(`event samples: migration to the ring of 25 slots (${databaseLabel})`, 
         orgId,
         id: randomUUID(),
         eventType: "job.completed",
-        envelopeJson: JSON.stringify({ n: 31 }),
+        envelope: { n: 31 },
         receivedAt: new Date("2026-11-02T00:00:00Z"),
       };
       await store.write({ sample: newest, enqueues: [] });

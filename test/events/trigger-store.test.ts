@@ -51,7 +51,7 @@ function sampleFor(orgId: string, eventType: string, at: Date): EventSampleRow {
     orgId,
     id: randomUUID(),
     eventType,
-    envelopeJson: JSON.stringify({ event_type: eventType }),
+    envelope: { event_type: eventType },
     receivedAt: at,
   };
 }
