@@ -172,6 +172,44 @@ const limiterKinds = [
 
 for (const { label, open } of limiterKinds) {
   describe(`rate limiter, counting several hits in order (${label})`, () => {
+    it("counts requests arriving together exactly: each stops at its own refusal, a shared key counts every hit", async () => {
+      const clock = fixedClock("2026-11-22T10:00:50Z");
+      const limiter = await open(clock);
+      const org = { bucket: "events", id: randomUUID(), limit: 3, windowSeconds: 60 };
+      const ipOver = { bucket: "ip", id: randomUUID(), limit: 0, windowSeconds: 60 };
+      const ipHits = Array.from({ length: 5 }, () => ({
+        bucket: "ip",
+        id: randomUUID(),
+        limit: 9,
+        windowSeconds: 60,
+      }));
+      try {
+        const [refusedPerIp, ...requests] = await Promise.all([
+          limiter.hitInOrder([ipOver, org]),
+          ...ipHits.map((ip) => limiter.hitInOrder([ip, org])),
+        ]);
+        assert.deepEqual(refusedPerIp, [{ allowed: false, count: 1, secondsToWindowEnd: 10 }]);
+        assert.deepEqual(
+          requests.map((decisions) => decisions.map((decision) => decision.allowed)),
+          [
+            [true, true],
+            [true, true],
+            [true, true],
+            [true, false],
+            [true, false],
+          ],
+        );
+        assert.deepEqual(
+          requests.map((decisions) => decisions[1]!.count).sort(),
+          [1, 2, 3, 4, 5],
+          "the org's hits were counted one after another, each once",
+        );
+        assert.equal((await limiter.peek("events", org.id, 60)).count, 5);
+      } finally {
+        await limiter.close();
+      }
+    });
+
     it("counts each hit and stops after the first refused: the hits after it are not counted", async () => {
       const clock = fixedClock("2026-11-22T10:00:50Z");
       const limiter = await open(clock);
@@ -272,7 +310,7 @@ describe("Redis rate limiter outage", () => {
     let healthy = false;
     let count = 0;
     const fakeRedis = {
-      countInOrder: async () => {
+      countGroups: async () => {
         calls++;
         if (!healthy) throw new Error("Command timed out");
         count++;
@@ -299,7 +337,7 @@ describe("Redis rate limiter outage", () => {
     let calls = 0;
     // Frozen: a call never answers; each waits out the reply timeout.
     const fakeRedis = {
-      countInOrder: () => {
+      countGroups: () => {
         calls++;
         return new Promise<number[]>(() => undefined);
       },
@@ -337,13 +375,18 @@ describe("Redis rate limiter outage", () => {
     const client = net.connect((peer.address() as net.AddressInfo).port, "127.0.0.1");
     await once(client, "connect");
     const [peerSocket] = (await accepted) as [net.Socket];
-    const countInOrder = () =>
+    let issued!: () => void;
+    const commandIssued = new Promise<void>((resolve) => {
+      issued = resolve;
+    });
+    const countGroups = () =>
       new Promise<number[]>((resolve) => {
         client.once("data", () => resolve([1]));
         peerSocket.write("x");
+        issued();
       });
     const fakeRedis = {
-      countInOrder,
+      countGroups,
       get: async () => null,
       disconnect: () => undefined,
     };
@@ -355,6 +398,8 @@ describe("Redis rate limiter outage", () => {
     );
     try {
       const decision = limiter.hit("b", "org", 0, 60);
+      // The command goes out with its turn's batch; then this process is busy past the timeout.
+      await commandIssued;
       const busyUntil = Date.now() + 200;
       while (Date.now() < busyUntil) {}
       assert.equal((await decision).allowed, false, "counted (count 1 > limit 0), not failed open");
