@@ -10,6 +10,8 @@ import type { Clock } from "../clock.ts";
 export interface ExpiringCache<V> {
   /** The fresh (or pending) value of `key`, if any. */
   cached(key: string): Promise<V> | undefined;
+  /** The fresh value of `key` if its lookup has succeeded (never one still pending). */
+  settled(key: string): { value: V } | undefined;
   /** The cached value, else `load()`'s, shared with every concurrent caller of this key. */
   get(key: string, load: () => Promise<V>): Promise<V>;
   deleteWhere(matches: (key: string) => boolean): void;
@@ -19,6 +21,8 @@ export interface ExpiringCache<V> {
 interface Entry<V> {
   value: Promise<V>;
   until: number;
+  /** Set once the lookup succeeded. */
+  settled?: { value: V };
 }
 
 export function createExpiringCache<V>(options: {
@@ -29,24 +33,30 @@ export function createExpiringCache<V>(options: {
 }): ExpiringCache<V> {
   const entries = new Map<string, Entry<V>>();
 
-  function cached(key: string): Promise<V> | undefined {
+  function fresh(key: string): Entry<V> | undefined {
     const entry = entries.get(key);
-    return entry && entry.until > options.clock.now().getTime() ? entry.value : undefined;
+    return entry && entry.until > options.clock.now().getTime() ? entry : undefined;
   }
 
   function startLoad(key: string, load: () => Promise<V>): Promise<V> {
     const entry: Entry<V> = { value: load(), until: options.clock.now().getTime() + options.ttlMs };
     if (entries.size >= options.maxEntries) entries.clear();
     entries.set(key, entry);
-    entry.value.catch(() => {
-      if (entries.get(key) === entry) entries.delete(key);
-    });
+    entry.value.then(
+      (value) => {
+        entry.settled = { value };
+      },
+      () => {
+        if (entries.get(key) === entry) entries.delete(key);
+      },
+    );
     return entry.value;
   }
 
   return {
-    cached,
-    get: (key, load) => cached(key) ?? startLoad(key, load),
+    cached: (key) => fresh(key)?.value,
+    settled: (key) => fresh(key)?.settled,
+    get: (key, load) => fresh(key)?.value ?? startLoad(key, load),
     deleteWhere(matches) {
       for (const key of entries.keys()) if (matches(key)) entries.delete(key);
     },

@@ -13,6 +13,8 @@ export type KeyLookup = { status: "valid"; auth: AuthContext } | { status: "inva
 /** What the auth guard asks of the key store (services own the keys; http only asks). */
 export interface KeyAuthenticator {
   authenticate(token: string): Promise<KeyLookup>;
-  /** The lookup when the key is cached (its answer needs no new database query), else undefined. */
-  cachedLookup(token: string): Promise<KeyLookup> | undefined;
+  /** The lookup when the key's answer is cached (no database query, none awaited), else undefined. */
+  cachedLookup(token: string): KeyLookup | undefined;
+  /** Notes a use of the key, once a request made with it was let in. */
+  recordUse(auth: AuthContext): void;
 }

@@ -70,10 +70,11 @@ export function registerGuards(app: FastifyInstance, deps: GuardDeps): void {
 }
 
 /**
- * The guards of a known key in one trip to the counter store: when the key's lookup is cached,
- * valid and scoped for the route, its per-IP and per-org counts are made together, in that order
- * (a request refused per IP is not counted against its org), and decide what the sequence above
- * would. False when the key is not such a key: the caller takes the sequence.
+ * The guards of a known key in one trip to the counter store: when the key's answer is cached
+ * (settled: no database read is made or awaited before the per-IP count), valid and scoped for the
+ * route, its per-IP and per-org counts are made together, in that order (a request refused per IP
+ * is not counted against its org), and decide what the sequence above would. False when the key is
+ * not such a key: the caller takes the sequence.
  */
 async function guardCachedKey(
   request: FastifyRequest,
@@ -82,12 +83,14 @@ async function guardCachedKey(
   limit: OrgRateLimit,
 ): Promise<boolean> {
   const token = bearerToken(soleAuthorization(request.raw));
-  const lookup = token ? await deps.keyStore.cachedLookup(token) : undefined;
+  const lookup = token ? deps.keyStore.cachedLookup(token) : undefined;
   if (lookup?.status !== "valid") return false;
   const { auth } = lookup;
   if (auth.scopes && !auth.scopes.includes(scope)) return false;
   const [byIp, byOrg] = await deps.limiter.hitInOrder([ipHit(request, deps), { ...limit, id: auth.orgId }]);
   if (!byIp!.allowed) throw ipRateLimited(byIp!.secondsToWindowEnd);
+  // Where the sequence would have authenticated: the key was used.
+  deps.keyStore.recordUse(auth);
   request.auth = auth;
   if (!byOrg!.allowed) throw orgRateLimited(limit);
   return true;

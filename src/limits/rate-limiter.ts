@@ -113,6 +113,8 @@ const FAIL_OPEN_PAUSE_MS = 1_000;
  * Before, each hit was MULTI/INCR/EXPIRE/EXEC and an event made two, one after the other: a third of
  * its CPU on PostgreSQL + Redis.
  */
+// A script runs with no other command in between, and EXPIRE of a number does not fail: a key never
+// stays without its expiry, so setting it on the first count is enough.
 const COUNT_GROUPS_LUA = `
 local groups = tonumber(ARGV[1])
 local n = #KEYS
@@ -239,11 +241,12 @@ export function createRedisRateLimiter(
     return counts === undefined ? groups.map(() => undefined) : countsByGroup(counts, groups);
   }
 
-  // The requests of one event-loop turn share one call; a few calls may be in flight at once.
+  // The requests of one event-loop turn share one call. No limit on calls in flight: each is bounded
+  // by the reply timeout, so a slow Redis never queues a request behind other requests' calls.
   const batcher = createMicroBatcher<HitGroup, number[] | undefined>({
     flush: countGroups,
     maxBatch: 256,
-    maxInFlight: 4,
+    maxInFlight: Number.POSITIVE_INFINITY,
   });
 
   async function hitInOrder(hits: readonly RateLimitHit[]): Promise<RateLimitDecision[]> {

@@ -18,8 +18,13 @@ const MAX_CACHED_KEYS = 50_000;
 export interface KeyStore {
   /** Throws when the database cannot be reached (the caller answers auth_unavailable). */
   authenticate(presentedKey: string): Promise<KeyLookup>;
-  /** The lookup when the key's hash is cached (no new database query), else undefined. */
-  cachedLookup(presentedKey: string): Promise<KeyLookup> | undefined;
+  /**
+   * The lookup when the key's answer is cached (no database query, none awaited), else undefined.
+   * Not recorded as a use: the caller records it (`recordUse`) once it lets the request in.
+   */
+  cachedLookup(presentedKey: string): KeyLookup | undefined;
+  /** Notes a use of the key (`last_used_at`, written at most once a minute). */
+  recordUse(auth: AuthContext): void;
   /** Drops cached lookups (used after a revocation in this process). */
   forget(): void;
 }
@@ -59,7 +64,7 @@ export function createKeyStore(deps: { db: Queryable; clock: Clock; logger: Logg
     };
   }
 
-  function touch(record: KeyRecord, now: number) {
+  function touch(record: Pick<AuthContext, "keyId" | "orgId">, now: number) {
     const previous = lastUsedWritten.get(record.keyId) ?? 0;
     if (now - previous < LAST_USED_RESOLUTION_MS) return;
     lastUsedWritten.set(record.keyId, now);
@@ -74,7 +79,6 @@ export function createKeyStore(deps: { db: Queryable; clock: Clock; logger: Logg
     if (!record || record.revokedAt || (record.expiresAt && record.expiresAt.getTime() <= now)) {
       return { status: "invalid" };
     }
-    touch(record, now);
     const { expiresAt: _expires, revokedAt: _revoked, ...auth } = record;
     return { status: "valid", auth };
   }
@@ -89,11 +93,16 @@ export function createKeyStore(deps: { db: Queryable; clock: Clock; logger: Logg
       if (!cached && !isWellFormedApiKey(presentedKey)) {
         return { status: isMistypedApiKey(presentedKey) ? "mistyped" : "invalid" };
       }
-      return lookupOf(await (cached ?? cache.get(hash, () => load(hash))), now);
+      const lookup = lookupOf(await (cached ?? cache.get(hash, () => load(hash))), now);
+      if (lookup.status === "valid") touch(lookup.auth, now);
+      return lookup;
     },
     cachedLookup(presentedKey) {
-      const now = deps.clock.now().getTime();
-      return cache.cached(hashApiKey(presentedKey))?.then((record) => lookupOf(record, now));
+      const settled = cache.settled(hashApiKey(presentedKey));
+      return settled && lookupOf(settled.value, deps.clock.now().getTime());
+    },
+    recordUse(auth) {
+      touch(auth, deps.clock.now().getTime());
     },
     forget() {
       cache.clear();

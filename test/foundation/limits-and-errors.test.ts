@@ -4,7 +4,8 @@ import { request as httpRequest } from "node:http";
 import { type AddressInfo, connect } from "node:net";
 import { after, before, describe, it } from "node:test";
 import { fixedClock } from "../../src/clock.ts";
-import { admin, call, createOrg } from "../helpers/api.ts";
+import type { RateLimiter } from "../../src/limits/rate-limiter.ts";
+import { admin, call, createOrg, issueKey } from "../helpers/api.ts";
 import { ADMIN_TOKEN, createTestContext, databaseLabel, type TestContext } from "../helpers/harness.ts";
 
 const randomIp = () => `10.${randomBytes(1)[0]}.${randomBytes(1)[0]}.${randomBytes(1)[0]}`;
@@ -89,6 +90,87 @@ describe(`per-IP limit before authentication (${databaseLabel})`, () => {
   it("does not count health checks or the operator API", async () => {
     const ip = randomIp();
     for (let i = 0; i < 70; i++) assert.equal((await call(ctx, "GET", "/healthz", { ip })).status, 200);
+  });
+});
+
+describe(`the counts of a known key (${databaseLabel})`, () => {
+  let ctx: TestContext;
+  const calls: string[] = [];
+  const clock = fixedClock("2026-11-22T12:00:15Z");
+  before(async () => {
+    // Each call to the counter store, as "bucket+bucket" per call.
+    const watched = (limiter: RateLimiter): RateLimiter => ({
+      ...limiter,
+      hit: (bucket, id, limit, windowSeconds) => {
+        calls.push(bucket);
+        return limiter.hit(bucket, id, limit, windowSeconds);
+      },
+      hitInOrder: (hits) => {
+        calls.push(hits.map((hit) => hit.bucket).join("+"));
+        return limiter.hitInOrder(hits);
+      },
+      close: () => limiter.close(),
+    });
+    ctx = await createTestContext({ clock, config: { ipRateLimitPerMinute: 60 }, wrapLimiter: watched });
+  });
+  after(async () => ctx.close());
+
+  const dryRun = () => ({
+    event_type: "job.completed",
+    object_type: "job",
+    dedup_id: randomBytes(8).toString("hex"),
+    dry_run: true,
+    record: { id: "rec-1", properties: {} },
+  });
+
+  it("takes one call for its per-IP and per-org counts once its answer is cached, the first request three steps", async () => {
+    const org = await createOrg(ctx);
+    const ip = randomIp();
+    calls.length = 0;
+    assert.equal(
+      (await call(ctx, "POST", "/api/v1/events", { ip, key: org.key, body: dryRun() })).status,
+      202,
+    );
+    assert.deepEqual(calls, ["ip", "events"], "first: per IP, then the key looked up, then per org");
+    calls.length = 0;
+    assert.equal(
+      (await call(ctx, "POST", "/api/v1/events", { ip, key: org.key, body: dryRun() })).status,
+      202,
+    );
+    assert.deepEqual(calls, ["ip+events"]);
+    assert.equal((await ctx.limiter.peek("ip", ip, 60)).count, 2);
+    assert.equal((await ctx.limiter.peek("events", org.orgId, 60)).count, 2);
+  });
+
+  it("a cached key without the route's scope: 403 as before, counted per IP and not per org", async () => {
+    const org = await createOrg(ctx);
+    const importOnly = await issueKey(ctx, org.orgId, { scopes: ["import:write"] });
+    const ip = randomIp();
+    for (let i = 0; i < 2; i++) {
+      const refused = await call(ctx, "POST", "/api/v1/events", { ip, key: importOnly, body: dryRun() });
+      assert.equal(refused.status, 403);
+      assert.equal(refused.body.error, "unauthorized");
+    }
+    assert.equal((await ctx.limiter.peek("ip", ip, 60)).count, 2);
+    assert.equal((await ctx.limiter.peek("events", org.orgId, 60)).count, 0);
+  });
+
+  it("a cached key that has expired since: 401 as before", async () => {
+    const org = await createOrg(ctx);
+    const expiring = await issueKey(ctx, org.orgId, { expires_at: "2026-11-22T12:00:16Z" });
+    const ip = randomIp();
+    assert.equal(
+      (await call(ctx, "POST", "/api/v1/events", { ip, key: expiring, body: dryRun() })).status,
+      202,
+    );
+    clock.set("2026-11-22T12:00:17Z");
+    const refused = await call(ctx, "POST", "/api/v1/events", { ip, key: expiring, body: dryRun() });
+    assert.equal(refused.status, 401);
+    assert.equal(
+      (await ctx.limiter.peek("events", org.orgId, 60)).count,
+      1,
+      "the refused request was not charged",
+    );
   });
 });
 

@@ -31,6 +31,8 @@ export interface TestContextOptions {
   config?: Partial<Config>;
   /** Force the in-process limiter even when Redis is configured. */
   memoryLimiter?: boolean;
+  /** Wraps the app's limiter (Redis or in-process), to watch the calls it gets. */
+  wrapLimiter?: (limiter: RateLimiter) => RateLimiter;
   /** The app's geocoder; default: the offline local adapter. */
   geocoder?: Geocoder;
   /** How webhook target hostnames resolve; default: the system resolver. */
@@ -135,7 +137,8 @@ export async function createTestContext(options: TestContextOptions = {}): Promi
   const { database, schema, drop } = await openTestDatabase();
   const clock = options.clock ?? systemClock;
   const config = testConfig(options.config);
-  const limiter = await testLimiter(clock, options.memoryLimiter);
+  const counters = await testLimiter(clock, options.memoryLimiter);
+  const limiter = options.wrapLimiter ? options.wrapLimiter(counters) : counters;
   const logger = options.logger ?? pino({ level: process.env.TEST_LOG_LEVEL ?? "silent" });
   const geocoder = options.geocoder ?? createLocalGeocoder();
   const renderer = createRenderPool({ threads: 1 });

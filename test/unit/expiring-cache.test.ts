@@ -19,6 +19,22 @@ const setup = () => {
 };
 
 describe("expiring cache of lookups", () => {
+  it("holds a settled value only once its lookup succeeded, never a pending or failed one", async () => {
+    const { clock, cache } = setup();
+    const lookup = controlledLoad<string>();
+    const first = cache.get("k", lookup.load);
+    assert.equal(cache.settled("k"), undefined, "pending");
+    lookup.pending[0]!.reject(new Error("database unreachable"));
+    await assert.rejects(first);
+    assert.equal(cache.settled("k"), undefined, "failed");
+    const second = cache.get("k", lookup.load);
+    lookup.pending[1]!.resolve("the key's record");
+    await second;
+    assert.deepEqual(cache.settled("k"), { value: "the key's record" });
+    clock.advance(1_000);
+    assert.equal(cache.settled("k"), undefined, "expired with its entry");
+  });
+
   it("runs one lookup for concurrent misses of a key and gives every caller its answer", async () => {
     const { cache } = setup();
     const lookup = controlledLoad<string>();
