@@ -23,7 +23,8 @@ export const SAMPLES_PER_EVENT_TYPE = 25;
  */
 export function newEventSample(orgId: string, envelope: CleanEnvelope, receivedAt: Date): EventSampleRow {
   // Field by field rather than a rest copy without `dry_run` (always false here): this runs for
-  // every live event.
+  // every live event. The record is shared, not copied: the trigger core only reads it (the piece
+  // takes a copy of its properties), and the sample is encoded when the buffer writes it.
   const stored: Omit<CleanEnvelope, "dry_run"> = {
     event_type: envelope.event_type,
     object_type: envelope.object_type,
