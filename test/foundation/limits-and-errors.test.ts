@@ -8,6 +8,15 @@ import type { RateLimiter } from "../../src/limits/rate-limiter.ts";
 import { admin, call, createOrg, issueKey } from "../helpers/api.ts";
 import { ADMIN_TOKEN, createTestContext, databaseLabel, type TestContext } from "../helpers/harness.ts";
 
+/** A dry-run event (it costs the events quota like a live one and writes nothing). */
+const dryRun = () => ({
+  event_type: "job.completed",
+  object_type: "job",
+  dedup_id: randomBytes(8).toString("hex"),
+  dry_run: true,
+  record: { id: "rec-1", properties: {} },
+});
+
 const randomIp = () => `10.${randomBytes(1)[0]}.${randomBytes(1)[0]}.${randomBytes(1)[0]}`;
 
 describe(`per-IP limit before authentication (${databaseLabel})`, () => {
@@ -60,15 +69,8 @@ describe(`per-IP limit before authentication (${databaseLabel})`, () => {
   it("counts a known key's IP and org together, in order: a request refused per IP is not charged to its org", async () => {
     const org = await createOrg(ctx);
     const ip = randomIp();
-    const event = () => ({
-      event_type: "job.completed",
-      object_type: "job",
-      dedup_id: randomBytes(8).toString("hex"),
-      dry_run: true,
-      record: { id: "rec-1", properties: {} },
-    });
     const sendFrom = (from: string) =>
-      call(ctx, "POST", "/api/v1/events", { ip: from, key: org.key, body: event() });
+      call(ctx, "POST", "/api/v1/events", { ip: from, key: org.key, body: dryRun() });
     // The first event looks the key up (IP, then key, then org); the key is cached from then on.
     assert.equal((await sendFrom(ip)).status, 202);
     for (let i = 0; i < 59; i++) await call(ctx, "GET", "/api/v1/me", { ip });
@@ -114,14 +116,6 @@ describe(`the counts of a known key (${databaseLabel})`, () => {
     ctx = await createTestContext({ clock, config: { ipRateLimitPerMinute: 60 }, wrapLimiter: watched });
   });
   after(async () => ctx.close());
-
-  const dryRun = () => ({
-    event_type: "job.completed",
-    object_type: "job",
-    dedup_id: randomBytes(8).toString("hex"),
-    dry_run: true,
-    record: { id: "rec-1", properties: {} },
-  });
 
   it("takes one call for its per-IP and per-org counts once its answer is cached, the first request three steps", async () => {
     const org = await createOrg(ctx);
