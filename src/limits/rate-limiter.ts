@@ -36,6 +36,12 @@ export interface RateLimiter {
   close(): Promise<void>;
 }
 
+/** `hit`, as `hitInOrder` of that one hit. */
+const oneHitOf =
+  (hitInOrder: RateLimiter["hitInOrder"]): RateLimiter["hit"] =>
+  async (bucket, id, limit, windowSeconds) =>
+    (await hitInOrder([{ bucket, id, limit, windowSeconds }]))[0]!;
+
 function windowOf(clock: Clock, windowSeconds: number) {
   return windowAt(clock.now().getTime(), windowSeconds);
 }
@@ -70,24 +76,22 @@ export function createMemoryRateLimiter(clock: Clock): RateLimiter {
     return { allowed: count <= limit, count, secondsToWindowEnd: window.secondsToEnd };
   }
 
+  async function hitInOrder(hits: readonly RateLimitHit[]): Promise<RateLimitDecision[]> {
+    // One clock read per request, however many hits it counts.
+    const nowMs = clock.now().getTime();
+    dropEnded(nowMs);
+    const decisions: RateLimitDecision[] = [];
+    for (const hit of hits) {
+      const decision = countHit(hit, nowMs);
+      decisions.push(decision);
+      if (!decision.allowed) break;
+    }
+    return decisions;
+  }
+
   return {
-    async hit(bucket, id, limit, windowSeconds) {
-      const nowMs = clock.now().getTime();
-      dropEnded(nowMs);
-      return countHit({ bucket, id, limit, windowSeconds }, nowMs);
-    },
-    async hitInOrder(hits) {
-      // One clock read per request, however many hits it counts.
-      const nowMs = clock.now().getTime();
-      dropEnded(nowMs);
-      const decisions: RateLimitDecision[] = [];
-      for (const hit of hits) {
-        const decision = countHit(hit, nowMs);
-        decisions.push(decision);
-        if (!decision.allowed) break;
-      }
-      return decisions;
-    },
+    hit: oneHitOf(hitInOrder),
+    hitInOrder,
     async peek(bucket, id, windowSeconds) {
       const window = windowOf(clock, windowSeconds);
       const count = windows.get(`${windowSeconds}:${window.start}`)?.counts.get(`${bucket}:${id}`) ?? 0;
@@ -110,11 +114,9 @@ const FAIL_OPEN_PAUSE_MS = 1_000;
  * it), stopping a group after its first count over the limit; returns one count per key, 0 for a key
  * not counted. ARGV: the number of groups, each group's size, then each key's limit, then each key's
  * expiry in seconds. A group is one request's hits; the requests that arrive together share the call.
- * Before, each hit was MULTI/INCR/EXPIRE/EXEC and an event made two, one after the other: a third of
- * its CPU on PostgreSQL + Redis.
+ * A script runs with no other command in between, and EXPIRE of a number does not fail: a key never
+ * stays without its expiry, so setting it on the first count is enough.
  */
-// A script runs with no other command in between, and EXPIRE of a number does not fail: a key never
-// stays without its expiry, so setting it on the first count is enough.
 const COUNT_GROUPS_LUA = `
 local groups = tonumber(ARGV[1])
 local n = #KEYS
@@ -272,10 +274,7 @@ export function createRedisRateLimiter(
   }
 
   return {
-    async hit(bucket, id, limit, windowSeconds) {
-      const [decision] = await hitInOrder([{ bucket, id, limit, windowSeconds }]);
-      return decision!;
-    },
+    hit: oneHitOf(hitInOrder),
     hitInOrder,
     async peek(bucket, id, windowSeconds) {
       const window = windowOf(clock, windowSeconds);

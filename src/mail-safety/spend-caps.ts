@@ -2,8 +2,9 @@
  * Monthly spend caps (mail safety, issue 29), per organization and per automation, in cards or
  * money (the org's cost per card). A piece claims its card from the month's counters just before
  * print with a conditional upsert per counter, in one statement and its transaction: two workers at
- * the last card of a cap wait on the counter row's lock, and the second finds the cap reached. A piece past a cap is held as
- * `capped` and comes back by a job at the start of the next month, or when a cap is raised.
+ * the last card of a cap wait on the counter row's lock, and the second finds the cap reached. A
+ * piece past a cap is held as `capped` and comes back by a job at the start of the next month, or
+ * when a cap is raised.
  */
 import type { SQL } from "drizzle-orm";
 import { type Queryable, queryRows, sql } from "../db/database.ts";

@@ -64,13 +64,13 @@ export function createKeyStore(deps: { db: Queryable; clock: Clock; logger: Logg
     };
   }
 
-  function touch(record: Pick<AuthContext, "keyId" | "orgId">, now: number) {
-    const previous = lastUsedWritten.get(record.keyId) ?? 0;
+  function touch(key: Pick<AuthContext, "keyId" | "orgId">, now: number) {
+    const previous = lastUsedWritten.get(key.keyId) ?? 0;
     if (now - previous < LAST_USED_RESOLUTION_MS) return;
-    lastUsedWritten.set(record.keyId, now);
+    lastUsedWritten.set(key.keyId, now);
     deps.db
       .execute(
-        sql`UPDATE api_keys SET last_used_at = ${new Date(now)} WHERE org_id = ${record.orgId} AND id = ${record.keyId}`,
+        sql`UPDATE api_keys SET last_used_at = ${new Date(now)} WHERE org_id = ${key.orgId} AND id = ${key.keyId}`,
       )
       .catch((error: unknown) => deps.logger.warn({ err: error }, "could not record key use"));
   }
