@@ -513,7 +513,7 @@ export const screens: Scenario = {
   name: "screens",
   target: `every screen ready ≤ ${COLD_TARGET_MS} ms on first visit, ≤ ${WARM_TARGET_MS} ms again; the builder's proof ≤ ${PROOF_AFTER_KEYSTROKE_TARGET_MS} ms p50 after a keystroke's debounce, ≤ ${PROOF_ON_FIRST_OPEN_TARGET_MS} ms on first open`,
   async run(context: ScenarioContext) {
-    const coldRounds = context.settings.quick ? 2 : 5;
+    const coldRounds = Number(process.env.BENCH_COLD_ROUNDS ?? (context.settings.quick ? 2 : 5));
     const warmCount = context.settings.quick ? 3 : 10;
     const keystrokes = context.settings.quick ? 3 : 10;
     const database = await scenarioDatabase(context.kind, context.serverUrl);
