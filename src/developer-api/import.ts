@@ -60,7 +60,10 @@ export function registerImportRoute(app: FastifyInstance, services: Services): v
         response: {
           200: ImportResult,
           201: ImportResult,
-          400: ErrorBody,
+          400: errorResponse(
+            "The body is not valid JSON: malformed, empty, or of a declared type that is not JSON.",
+            ["invalid_json"],
+          ),
           401: ErrorBody,
           403: ErrorBody,
           409: errorResponse(

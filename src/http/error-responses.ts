@@ -27,20 +27,23 @@ export function standardErrorCodes(route: RouteOptions): Record<string, string[]
   const style = config.errorStyle;
   const codes: Record<string, string[]> = {
     "429": ["rate_limited"],
-    "500": [styledCode(style, "internal_error")],
+    "500": [styledCode(style, "internal_error", 500)],
     // Also every route's answer while the instance shuts down (http/shutdown-gate.ts).
     "503": ["service_unavailable"],
   };
   if (config.scope) {
-    codes["401"] = [styledCode(style, "unauthorized")];
-    codes["403"] = [styledCode(style, "unauthorized")];
+    codes["401"] = [styledCode(style, "unauthorized", 401)];
+    codes["403"] = [styledCode(style, "unauthorized", 403)];
     codes["503"] = ["auth_unavailable", "service_unavailable"];
   }
-  if (config.orgRateLimit) codes["429"] = [...new Set(["rate_limited", styledCode(style, "rate_limited")])];
+  if (config.orgRateLimit)
+    codes["429"] = [...new Set(["rate_limited", styledCode(style, "rate_limited", 429)])];
   const methods = ([] as string[]).concat(route.method as string | string[]).map((m) => m.toUpperCase());
   const schema = (route.schema ?? {}) as { body?: unknown; querystring?: unknown };
   if (methods.some((method) => WRITE_METHODS.has(method))) {
-    codes["400"] = ["invalid_json", "invalid_payload"];
+    codes["400"] = [
+      ...new Set(["invalid_json", "invalid_payload"].map((code) => styledCode(style, code, 400))),
+    ];
     codes["413"] = ["payload_too_large"];
   }
   if (schema.body || schema.querystring) codes["422"] = ["invalid_payload"];

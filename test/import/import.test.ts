@@ -292,6 +292,24 @@ describe(`POST /api/v1/import/jobs (${databaseLabel})`, () => {
         assert.equal(plain.status, 400, plain.text);
         assert.equal(plain.body.error, "invalid_json");
       }
+      // Import's one 400 is invalid_json (spec: Errors, Import endpoint): so is a body that cannot be
+      // read as JSON at all, where the other endpoints answer 400 invalid_payload.
+      for (const [payload, headers] of [
+        ["", { "content-type": "application/json" }],
+        ["source,rows\njobs,1", { "content-type": "text/csv" }],
+      ] as const) {
+        const unreadable = await call(ctx, "POST", "/api/v1/import/jobs", { key: org.key, payload, headers });
+        assert.equal(unreadable.status, 400, unreadable.text);
+        assert.equal(unreadable.body.error, "invalid_json");
+        assert.ok(unreadable.body.detail, "the detail says what was wrong with the body");
+      }
+      const events = await call(ctx, "POST", "/api/v1/events", {
+        key: org.key,
+        payload: "",
+        headers: { "content-type": "application/json" },
+      });
+      assert.equal(events.status, 400);
+      assert.equal(events.body.error, "invalid_payload");
       const staged = await call(ctx, "POST", "/api/v1/import/jobs", {
         key: org.key,
         payload: JSON.stringify({ source: "jobs", rows: [{}] }),
