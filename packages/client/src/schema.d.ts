@@ -556,7 +556,7 @@ export interface operations {
           };
         };
       };
-      /** @description Unreadable body (empty, or a declared type that is not JSON; none, text/plain and the form type are read as JSON): invalid_payload; malformed JSON: invalid_json. */
+      /** @description The body is not valid JSON: malformed, empty, or of a declared type that is not JSON. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -564,7 +564,7 @@ export interface operations {
         content: {
           "application/json": {
             /** @enum {string} */
-            error: "invalid_json" | "invalid_payload";
+            error: "invalid_json";
             detail?: string;
           };
         };
@@ -2098,7 +2098,7 @@ export interface operations {
         content: {
           "application/json": {
             /** @enum {string} */
-            error: "invalid_json" | "invalid_payload" | "Failed to subscribe";
+            error: "Failed to subscribe";
             detail?: string;
           };
         };
