@@ -123,16 +123,20 @@ export async function keepPrintedThumbnail(
 }
 
 /**
- * What is kept of one image, as a statement's columns `kept` and `kept_key` (read by
- * `keptKeyOf`): for a statement that reads it on its way (the print's claim of its piece).
+ * What is kept of one image, as a statement's column `kept` (read by `keptKeyOf`): for a statement
+ * that reads it on its way (the print's claim of its piece). One read of the kept row: null when none
+ * is kept, else an object holding its key (null when final).
  */
 export function keptImageColumnsSql(image: PieceImageRef): SQL {
-  const name = imageName(image.side, image.size);
-  const match = sql`i.org_id = ${image.orgId}::uuid AND i.piece_id = ${image.pieceId}::uuid AND i.image = ${name}`;
-  return sql`EXISTS (SELECT 1 FROM piece_images i WHERE ${match}) AS kept,
-             (SELECT i.card_key FROM piece_images i WHERE ${match}) AS kept_key`;
+  return sql`(SELECT json_build_object('key', i.card_key) FROM piece_images i
+               WHERE i.org_id = ${image.orgId}::uuid AND i.piece_id = ${image.pieceId}::uuid
+                 AND i.image = ${imageName(image.side, image.size)}) AS kept`;
 }
 
 /** The key the image is kept with: undefined when none is kept, null when it is final. */
-export const keptKeyOf = (row: { kept: boolean; kept_key: string | null }): string | null | undefined =>
-  row.kept ? row.kept_key : undefined;
+export const keptKeyOf = (row: KeptImageColumns): string | null | undefined => row.kept?.key;
+
+/** The column `keptImageColumnsSql` adds to a statement's rows. */
+export interface KeptImageColumns {
+  kept: { key: string | null } | null;
+}

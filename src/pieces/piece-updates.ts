@@ -8,7 +8,7 @@ import type { QueuedPiece } from "../jobs/kinds.ts";
 import type { PrintReceipt } from "../print/print-provider.ts";
 import { insertCardImagesSweep } from "./draw-ahead.ts";
 import { stopFollowUpsOfUnmailed } from "./follow-ups.ts";
-import { keptImageColumnsSql, keptKeyOf, LIST_THUMBNAIL } from "./piece-images.ts";
+import { type KeptImageColumns, keptImageColumnsSql, keptKeyOf, LIST_THUMBNAIL } from "./piece-images.ts";
 import { loadPieceInserted, type PieceRecord } from "./piece-record.ts";
 import { sqlStatusList } from "./status-sql.ts";
 
@@ -239,7 +239,7 @@ export async function claimSubmission(
   jobId: string,
 ): Promise<SubmissionClaim | undefined> {
   const thumbnail = { orgId: piece.orgId, pieceId: piece.id, ...LIST_THUMBNAIL };
-  const rows = await queryRows<{ kept: boolean; kept_key: string | null }>(
+  const rows = await queryRows<KeptImageColumns>(
     db,
     sql`UPDATE mail_pieces SET submission_job_id = ${jobId}
         WHERE org_id = ${piece.orgId} AND id = ${piece.id} AND status = 'queued'

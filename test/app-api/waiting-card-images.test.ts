@@ -60,7 +60,7 @@ describe(`app API: waiting cards' thumbnails drawn ahead (${databaseLabel})`, ()
     assert.equal(await images.proofsCounted(), counted + 1, "no card image counted against the limit");
   });
 
-  test("a profile change images.renderer.draws a new image on the next look, kept with its new key, and queues a sweep", async () => {
+  test("a profile change draws a new image on the next look, kept with its new key, and queues a sweep", async () => {
     const [first] = pieces;
     const old = (await images.kept(first!.id))!;
     const oldKeys = await Promise.all(pieces.map(async (piece) => (await images.kept(piece.id))!.cardKey));
@@ -152,7 +152,7 @@ describe(`app API: waiting cards' thumbnails drawn ahead (${databaseLabel})`, ()
     assert.equal(images.renderer.draws, before);
   });
 
-  test("a sweep that cannot draw leaves the card waiting as it was, and the list images.renderer.draws it", async () => {
+  test("a sweep that cannot draw leaves the card waiting as it was, and the list draws it", async () => {
     const piece = await queuePiece(images.ctx, images.org, home("104 Oak St"));
     await images.run();
     assert.equal((await admin(images.ctx, "GET", `/pieces/${piece.id}`)).body.status, "awaiting_approval");
