@@ -83,7 +83,7 @@ describe(`app API: waiting cards' thumbnails drawn ahead (${databaseLabel})`, ()
     assert.deepEqual(again.rawPayload, answer.rawPayload);
     assert.equal(images.renderer.draws - before, 1, "the second look reads it");
 
-    // The sweep images.renderer.draws the others again, not the one the list drew already.
+    // The sweep draws the others again, not the one the list drew already.
     images.clock.advance(SWEEP_DELAY_MS);
     before = images.renderer.draws;
     await images.run();
