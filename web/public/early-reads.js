@@ -1,4 +1,5 @@
 // Every signed-in screen starts with the session and the organization (routes/tree.tsx, signedInRoute).
+// The list of signed-out pages below mirrors the router's; test/web/early-reads.test.ts holds them together.
 // Asked for here, as the page starts, they travel while the app's code downloads and runs instead of
 // after it; api/early-reads.ts hands each answer to the first query that asks, once. Not on a
 // signed-out visitor's pages or the operator's: nothing there reads them. (Not <link rel="preload">:
