@@ -32,7 +32,7 @@ export const LOGO_MAX_INPUT_PIXELS = 25_000_000;
 const RASTERIZER_NICE = 10;
 /** A process left idle this long ends (a quiet service does not hold its memory). */
 const IDLE_MS = 60_000;
-/** Its start (Node, sharp) may take this long; it is not counted in an image's time limit. */
+/** Its start (Node, sharp, a first drawing of text) may take this long; it is not counted in an image's time limit. */
 const START_LIMIT_MS = 60_000;
 
 interface Task {
