@@ -219,11 +219,16 @@ describe("the contractor's web app in a browser", () => {
   it("a saved automation's proof is drawn for its sample at once: a placeholder, never example data, meanwhile", async () => {
     await open("/automations", "Automations");
     const href = await page.getByRole("link", { name: "Job done postcard" }).getAttribute("href");
-    // Proofs are held back a moment so the screen between opening and the proof can be seen.
+    // Proofs are held back until the screen between opening and the proof has been looked at (a
+    // fixed delay raced the browser on a slow machine).
     const asked: { sample_id?: string }[] = [];
+    let releaseProofs = () => {};
+    const proofsReleased = new Promise<void>((resolve) => {
+      releaseProofs = resolve;
+    });
     await page.route("**/app/api/v1/proofs", async (route) => {
       asked.push(route.request().postDataJSON());
-      await new Promise((resolve) => setTimeout(resolve, 700));
+      await proofsReleased;
       await route.continue();
     });
     try {
@@ -238,6 +243,7 @@ describe("the contractor's web app in a browser", () => {
       await open((href ?? "").replace(/^\/app/, ""), "Job done postcard");
       await page.getByRole("status", { name: "Drawing the proof" }).waitFor();
       assert.equal(await page.getByAltText("Postcard proof front").count(), 0, "no card before its proof");
+      releaseProofs();
       await page.getByAltText("Postcard proof front").waitFor();
       await page.getByText("Drawn with the sample record you picked.").waitFor();
       assert.ok(asked.length > 0, "the proof was asked for");
@@ -246,6 +252,7 @@ describe("the contractor's web app in a browser", () => {
         `every proof was drawn for the sample, none with example data: ${JSON.stringify(asked)}`,
       );
     } finally {
+      releaseProofs();
       await page.unroute("**/app/api/v1/proofs");
     }
   });
