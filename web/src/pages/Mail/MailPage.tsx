@@ -1,4 +1,4 @@
-import { Group, Image, NativeSelect, Table, Text, TextInput } from "@mantine/core";
+import { Box, Group, Image, NativeSelect, Table, Text, TextInput } from "@mantine/core";
 import { useQuery } from "@tanstack/react-query";
 import { getRouteApi } from "@tanstack/react-router";
 import { automationListQuery } from "../../api/automations.ts";
@@ -156,7 +156,7 @@ function PieceRows({ pieces }: { pieces: PieceSummary[] }) {
             <Image
               src={piece.thumbnail_url}
               alt={`Front of the postcard to ${piece.address}`}
-              w={72}
+              w={{ base: 56, sm: 72 }}
               h={48}
               fit="contain"
               radius="xs"
@@ -169,13 +169,17 @@ function PieceRows({ pieces }: { pieces: PieceSummary[] }) {
               {piece.recipient_name ?? "Current resident"}
             </AnchorLink>
           </Table.Td>
-          <Table.Td miw={170}>
-            <PieceStatusBadge status={piece.status} />
-            {piece.status_reason && (
-              <Text size="xs" c="dimmed" maw={220}>
-                {readableReason(piece.status_reason)}
-              </Text>
-            )}
+          <Table.Td>
+            {/* As wide as the longest badge on one line (a cell ignores min-width; a block in it does not); on a
+                phone, beside the smaller proof and the name, the column ends within the first screenful. */}
+            <Box miw={168}>
+              <PieceStatusBadge status={piece.status} />
+              {piece.status_reason && (
+                <Text size="xs" c="dimmed" maw={{ base: 168, sm: 220 }}>
+                  {readableReason(piece.status_reason)}
+                </Text>
+              )}
+            </Box>
           </Table.Td>
           <Table.Td>{piece.address}</Table.Td>
           <Table.Td>{piece.automation_name ?? piece.campaign_name}</Table.Td>
