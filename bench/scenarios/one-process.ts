@@ -1,10 +1,11 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { createPlaceholderImagery } from "../../src/imagery/placeholder.ts";
+import { THUMBNAIL_WIDTH } from "../../src/pieces/piece-proof.ts";
 import { backDrawing, frontDrawing } from "../../src/render/card-layout.ts";
 import { composeCard } from "../../src/render/compose.ts";
 import { drawingsToPdf } from "../../src/render/drawing.ts";
-import { fitHomeImage } from "../../src/render/render.ts";
+import { fitHomeImage, renderSidePng, renderSidePreview } from "../../src/render/render.ts";
 import { DEFAULT_TEMPLATE } from "../../src/render/template.ts";
 import { scenarioDatabase } from "../lib/databases.ts";
 import { measureInterleaved, percentile, runLoad } from "../lib/load.ts";
@@ -164,6 +165,10 @@ async function renderSteps(count: number): Promise<Record<string, number>> {
     const back = await timed("layout back (QR, text)", () => backDrawing(card));
     await timed("PDF front", () => drawingsToPdf([front]));
     await timed("PDF back", () => drawingsToPdf([back]));
+    await timed("list thumbnail (PNG)", () => renderSidePng(card, "front", { width: THUMBNAIL_WIDTH }));
+    await timed("previews (SVG, both sides)", () =>
+      Promise.all([renderSidePreview(card, "front"), renderSidePreview(card, "back")]),
+    );
   }
   return Object.fromEntries(
     Object.entries(totals).map(([step, ms]) => [step, Math.round((ms / count) * 100) / 100]),
@@ -232,7 +237,7 @@ export const cards: Scenario = {
         const perCardCpuMs = (cpu * 1000) / mailed;
         const breakdown = {
           ...steps,
-          "the rest: job claim, piece insert, suppression check, geocode, outbox write, status update":
+          "the rest: job claim, piece insert, suppression check, geocode, outbox write, status update, images kept":
             Math.round((perCardCpuMs - renderMs) * 100) / 100,
         };
         context.log(`cards: ${mailed} in ${seconds.toFixed(1)} s, ${cpu.toFixed(1)} CPU s`);

@@ -264,6 +264,7 @@ export function measuredRenderer(renderer: Renderer, metrics: Pick<Metrics, "ren
     proof: (card, format) => timed("proof", () => renderer.proof(card, format)),
     sides: (card, resolution) => timed("proof", () => renderer.sides(card, resolution)),
     side: (card, side, resolution) => timed("proof", () => renderer.side(card, side, resolution)),
+    preview: (card, side) => timed("proof", () => renderer.preview(card, side)),
     fit: (template, sender) => renderer.fit(template, sender),
     warm: () => renderer.warm(),
     close: () => renderer.close(),

@@ -52,7 +52,7 @@ const pieceFields = {
     }),
   ),
   thumbnail_url: Type.String({
-    description: "A small PNG of the card's front (same-origin, session cookie; drawn on demand).",
+    description: "A small PNG of the card's front, 320 px wide (same-origin, session cookie).",
   }),
 };
 
@@ -122,8 +122,8 @@ export type PieceConversion = Static<typeof PieceConversion>;
 export const MailPieceDetail = Type.Object(
   {
     ...pieceFields,
-    front_url: Type.String({ description: "PNG of the card's front (same-origin, session cookie)." }),
-    back_url: Type.String({ description: "PNG of the card's back." }),
+    front_url: Type.String({ description: "SVG of the card's front (same-origin, session cookie)." }),
+    back_url: Type.String({ description: "SVG of the card's back." }),
     landing_url: Type.String(),
     provider: Nullable(Type.String()),
     provider_status: Nullable(Type.String()),
@@ -188,9 +188,9 @@ interface PieceRow {
 const iso = (value: Date | string | null) => (value === null ? null : new Date(value).toISOString());
 const dayAfter = (day: string) => new Date(Date.parse(`${day}T00:00:00Z`) + 86_400_000).toISOString();
 
-/** Where the app serves a piece's proof side (rendered on demand). */
+/** Where the app serves a piece's card side: its list thumbnail (PNG) or its page's preview (SVG). */
 export const proofUrl = (pieceId: string, side: "front" | "back", thumbnail = false) =>
-  `/app/api/v1/pieces/${pieceId}/proof/${side}.png${thumbnail ? "?size=thumbnail" : ""}`;
+  `/app/api/v1/pieces/${pieceId}/proof/${side}.${thumbnail ? "png" : "svg"}`;
 
 const PIECE_COLUMNS = sql`p.id, p.status, p.status_reason, p.recipient_name, p.address, c.automation_id,
   a.name AS automation_name, p.campaign_id, c.name AS campaign_name, p.created_at,

@@ -1,12 +1,19 @@
 // Whether a card's kept image still shows the card, and if not, how to draw and keep a new one: the
-// steps Mail's image route and the draw-ahead sweep share, and the print's choice to draw its
-// thumbnail or keep the one that shows it (piece-images.ts says what is kept).
+// steps Mail's image route and the draw-ahead sweep share, and the print's choice, for each image, to
+// draw it or keep the one that shows it (piece-images.ts says what is kept).
 
 import { createHash } from "node:crypto";
 import { loadCardSender } from "../orgs/card-sender.ts";
 import type { CardSender } from "../render/compose.ts";
 import { cardKey } from "./card-key.ts";
-import { keepPieceImage, makePieceImageFinal, type PieceImageRef } from "./piece-images.ts";
+import {
+  type KeptImagesColumn,
+  keepPieceImage,
+  keptKeyOf,
+  makePieceImageFinal,
+  type PieceImageRef,
+  PRINTED_IMAGES,
+} from "./piece-images.ts";
 import { drawCardSide, type ProofDeps, pieceToDraw, proofOptions } from "./piece-proof.ts";
 import { locationOf, type PieceRecord } from "./piece-record.ts";
 import { composePieceCard, homeImageOf } from "./render-piece.ts";
@@ -65,33 +72,42 @@ export async function checkCardImage(
       const options = proofOptions(deps);
       const { image: picture, fellBack } = await homeImageOf(piece, options);
       const card = composePieceCard(piece, sender, picture, options);
-      const png = await drawCardSide(deps.renderer, card, image.side, image.size);
-      if (!fellBack) await keepPieceImage(deps.db, image, png, state.printed ? null : key);
-      return png;
+      const drawn = await drawCardSide(deps.renderer, card, image.side, image.size);
+      if (!fellBack) await keepPieceImage(deps.db, image, drawn, state.printed ? null : key);
+      return drawn;
     },
   };
 }
 
 /**
- * What the print step does about the card's list thumbnail (`kept`: the key kept with it, read as the
- * print claims the piece): draws it with the print files (render.ts), unless one kept already shows the
- * card printed: a final one, or one drawn while the card waited from the same inputs, made final as the
- * card is printed. Not when the picture is the placeholder standing in for a failed provider: a retry
- * after a crash between hand-over and receipt draws anew while the printer has the first drawing (the
- * provider's idempotency key), so the sweep or a look draws it later, as for a waiting card.
+ * What the print step does about one of the card's images (PRINTED_IMAGES): draws it with the print
+ * files (render.ts), unless one kept already shows the card printed: a final one, or one drawn while
+ * the card waited from the same inputs, made final as the card is printed. None is drawn when the
+ * picture is the placeholder standing in for a failed provider: a retry after a crash between
+ * hand-over and receipt draws anew while the printer has the first drawing (the provider's idempotency
+ * key), so the sweep or a look draws it later, as for a waiting card.
  */
-export type ThumbnailAtPrint = { draw: true } | { draw: false; finalKey?: string };
+export type ImageAtPrint = { image: (typeof PRINTED_IMAGES)[number] } & (
+  | { draw: true }
+  | { draw: false; finalKey?: string }
+);
 
-export function thumbnailAtPrint(
+export function imagesAtPrint(
   deps: ProofDeps,
   piece: PieceRecord,
   sender: CardSender,
   pictureFellBack: boolean,
-  kept: string | null | undefined,
-): ThumbnailAtPrint {
-  if (kept === null || pictureFellBack) return { draw: false };
-  if (kept !== undefined && kept === cardInputsKey(deps, piece, sender)) {
-    return { draw: false, finalKey: kept };
-  }
-  return { draw: true };
+  kept: KeptImagesColumn["kept"],
+): ImageAtPrint[] {
+  const keptKeys = PRINTED_IMAGES.map((image) => keptKeyOf(kept, image));
+  // Composed (without its picture) only when a kept image may show it.
+  const inputsKey = keptKeys.some((key) => typeof key === "string")
+    ? cardInputsKey(deps, piece, sender)
+    : undefined;
+  return PRINTED_IMAGES.map((image, index) => {
+    const keptKey = keptKeys[index];
+    if (keptKey === null || pictureFellBack) return { image, draw: false };
+    if (keptKey !== undefined && keptKey === inputsKey) return { image, draw: false, finalKey: keptKey };
+    return { image, draw: true };
+  });
 }

@@ -2,7 +2,6 @@ import type { Queryable } from "../db/database.ts";
 import { notFound } from "../errors.ts";
 import type { HomeImagery } from "../imagery/home-imagery.ts";
 import type { CardContent } from "../render/card-layout.ts";
-import { PROOF_DPI } from "../render/proof-sides.ts";
 import type { CardSide } from "../render/render.ts";
 import type { Renderer } from "../render/renderer.ts";
 import { loadPieceById, type PieceRecord } from "./piece-record.ts";
@@ -46,12 +45,14 @@ export async function renderProof(deps: ProofDeps, pieceId: string, format: "pdf
   return deps.renderer.proof(await proofCard(deps, pieceId), format);
 }
 
-/** One side of a composed card as a PNG, at the size a person looks at it. */
+/** One side of a composed card as a person looks at it: a list's PNG thumbnail, or the page's SVG preview. */
 export function drawCardSide(
   renderer: Renderer,
   card: CardContent,
   side: CardSide,
   size: ProofSize,
 ): Promise<Buffer> {
-  return renderer.side(card, side, size === "thumbnail" ? { width: THUMBNAIL_WIDTH } : { dpi: PROOF_DPI });
+  return size === "thumbnail"
+    ? renderer.side(card, side, { width: THUMBNAIL_WIDTH })
+    : renderer.preview(card, side);
 }

@@ -8,7 +8,7 @@ import type { QueuedPiece } from "../jobs/kinds.ts";
 import type { PrintReceipt } from "../print/print-provider.ts";
 import { insertCardImagesSweep } from "./draw-ahead.ts";
 import { stopFollowUpsOfUnmailed } from "./follow-ups.ts";
-import { type KeptImageColumns, keptImageColumnsSql, keptKeyOf, LIST_THUMBNAIL } from "./piece-images.ts";
+import { type KeptImagesColumn, keptImagesSql } from "./piece-images.ts";
 import { loadPieceInserted, type PieceRecord } from "./piece-record.ts";
 import { sqlStatusList } from "./status-sql.ts";
 
@@ -222,31 +222,30 @@ export async function approveAwaitingPieces(
   );
 }
 
-/** A piece taken for submission, with what is kept of its list thumbnail (undefined: none; null: final). */
+/** A piece taken for submission, with what is kept of its images (piece-images.ts `keptKeyOf` reads it). */
 export interface SubmissionClaim {
-  keptThumbnailKey: string | null | undefined;
+  kept: KeptImagesColumn["kept"];
 }
 
 /**
  * Takes the piece for submission on behalf of one job. Another job for the same piece finds it
  * taken and stops (undefined); a retry of the same job (after a crash or a lost answer) takes it
  * again and resubmits under the same provider idempotency key, so the piece is mailed once. The same
- * statement reads what is kept of its list thumbnail (the print draws one unless it shows the card).
+ * statement reads what is kept of its images (the print draws each unless the kept one shows the card).
  */
 export async function claimSubmission(
   db: Queryable,
   piece: { orgId: string; id: string },
   jobId: string,
 ): Promise<SubmissionClaim | undefined> {
-  const thumbnail = { orgId: piece.orgId, pieceId: piece.id, ...LIST_THUMBNAIL };
-  const rows = await queryRows<KeptImageColumns>(
+  const rows = await queryRows<KeptImagesColumn>(
     db,
     sql`UPDATE mail_pieces SET submission_job_id = ${jobId}
         WHERE org_id = ${piece.orgId} AND id = ${piece.id} AND status = 'queued'
           AND (submission_job_id IS NULL OR submission_job_id = ${jobId})
-        RETURNING ${keptImageColumnsSql(thumbnail)}`,
+        RETURNING ${keptImagesSql({ orgId: piece.orgId, pieceId: piece.id })}`,
   );
-  return rows[0] && { keptThumbnailKey: keptKeyOf(rows[0]) };
+  return rows[0] && { kept: rows[0].kept };
 }
 
 /**

@@ -11,12 +11,13 @@ import { handleJob, type JobContext, type RegisteredJob } from "../jobs/job-kind
 import { geocodePieceJob, processPieceJob } from "../jobs/kinds.ts";
 import { enqueueJob, failJobWithoutRetry } from "../jobs/queue.ts";
 import { type PrintProvider, PrintRejectedError } from "../print/print-provider.ts";
+import type { PrintFiles } from "../render/render.ts";
 import type { Renderer } from "../render/renderer.ts";
 import { landingUrl, newLandingToken } from "./campaigns.ts";
-import { type ThumbnailAtPrint, thumbnailAtPrint } from "./current-card-image.ts";
+import { type ImageAtPrint, imagesAtPrint } from "./current-card-image.ts";
 import { sweepCardImages } from "./draw-ahead.ts";
 import { dateFollowUps, releaseDueFollowUp, scheduleFollowUps } from "./follow-ups.ts";
-import { keepPrintedThumbnail, type PrintedThumbnail } from "./piece-images.ts";
+import { keepPrintedImages, keptKeyOf, LIST_THUMBNAIL, type PrintedImage } from "./piece-images.ts";
 import { THUMBNAIL_WIDTH } from "./piece-proof.ts";
 import { loadPiece, mailingAddressOf, type PieceRecord } from "./piece-record.ts";
 import {
@@ -152,8 +153,8 @@ async function verifyAddress(
 }
 
 /**
- * Draws the card's print files (and its list thumbnail, unless one kept already shows it) and hands
- * them to the printer.
+ * Draws the card's print files (and its images, but those kept already that show it) and hands them
+ * to the printer.
  */
 async function submit(
   deps: PipelineDeps,
@@ -172,13 +173,14 @@ async function submit(
     placeholderOnImageryError: lastAttempt,
     signal: context.signal,
   });
-  const thumbnail = thumbnailAtPrint(deps, piece, sender, fellBack, claim.keptThumbnailKey);
+  const images = imagesAtPrint(deps, piece, sender, fellBack, claim.kept);
+  const toDraw = images.filter((at) => at.draw).map((at) => at.image);
   const files = await deps.renderer.printFiles(card, {
     signal: context.signal,
-    ...(thumbnail.draw ? { thumbnailWidth: THUMBNAIL_WIDTH } : {}),
+    ...(toDraw.some((image) => image.size === "thumbnail") ? { thumbnailWidth: THUMBNAIL_WIDTH } : {}),
+    previews: toDraw.filter((image) => image.size === "full").map((image) => image.side),
   });
-  if (files.thumbnailError)
-    log.warn({ reason: files.thumbnailError }, "the card's thumbnail could not be drawn");
+  if (files.imagesError) log.warn({ reason: files.imagesError }, "the card's images could not be drawn");
   const receipt = await deps.printProvider.submit(
     {
       pieceId: piece.id,
@@ -192,37 +194,45 @@ async function submit(
     },
     context.signal,
   );
-  return { receipt, thumbnail: printedThumbnail(thumbnail, files.frontThumbnail) };
+  return { receipt, images: printedImages(piece, images, files) };
 }
 
-function printedThumbnail(
-  thumbnail: ThumbnailAtPrint,
-  drawn: Buffer | undefined,
-): PrintedThumbnail | undefined {
-  if (drawn) return { png: drawn };
-  return !thumbnail.draw && thumbnail.finalKey ? { finalKey: thumbnail.finalKey } : undefined;
+/** The card's images to keep as printed: those drawn with its print files, and the kept ones that show it. */
+function printedImages(piece: PieceRecord, images: ImageAtPrint[], files: PrintFiles): PrintedImage[] {
+  return images.flatMap(({ image, ...at }): PrintedImage[] => {
+    const ref = { orgId: piece.orgId, pieceId: piece.id, ...image };
+    if (!at.draw) return at.finalKey ? [{ image: ref, finalKey: at.finalKey }] : [];
+    const drawn = image.size === "thumbnail" ? files.frontThumbnail : files.previews?.[image.side];
+    return drawn ? [{ image: ref, bytes: drawn }] : [];
+  });
 }
+
+const isListThumbnail = (image: PrintedImage) => image.image.size === LIST_THUMBNAIL.size;
 
 /**
- * Keeps the printed card's thumbnail, after its receipt committed and apart from it: the receipt of a
- * card the printer has must never be rolled back for an image. One not kept (keeping failed, or the
- * kept drawing to make final was replaced meanwhile) is left to the draw-ahead sweep, queued here; a
- * crash right after the receipt, or a sweep that cannot be queued either, leaves it to Mail, which
- * draws a card without a kept thumbnail when someone looks.
+ * Keeps the printed card's images, after its receipt committed and apart from it: the receipt of a
+ * card the printer has must never be rolled back for an image. A list thumbnail not kept (keeping
+ * failed, or the kept drawing to make final was replaced meanwhile) is left to the draw-ahead sweep,
+ * queued here; a crash right after the receipt, or a sweep that cannot be queued either, leaves it to
+ * Mail, which draws a card without a kept thumbnail when someone looks. A preview not kept is drawn
+ * (and kept final) the first time someone opens the card's page.
  */
-async function keepThumbnailOfPrinted(
+async function keepImagesOfPrinted(
   deps: PipelineDeps,
   piece: PieceRecord,
-  thumbnail: PrintedThumbnail | undefined,
+  images: PrintedImage[],
   log: Logger,
 ) {
-  if (!thumbnail) return;
+  if (images.length === 0) return;
+  let notKept: PrintedImage[];
   try {
-    if (await keepPrintedThumbnail(deps.db, piece, thumbnail)) return;
-    log.info("the kept thumbnail was drawn again meanwhile; the sweep draws the card as printed");
+    notKept = await keepPrintedImages(deps.db, images);
+    if (notKept.length > 0) log.info("a kept image was drawn again meanwhile; it is drawn as printed later");
   } catch (error) {
-    log.warn({ err: error }, "the printed card's thumbnail was not kept; the sweep draws it");
+    log.warn({ err: error }, "the printed card's images were not kept; the sweep or a look draws them");
+    notKept = images;
   }
+  if (!notKept.some(isListThumbnail)) return;
   await sweepCardImages(deps.db, piece.orgId, deps.clock.now()).catch((sweepError: unknown) =>
     log.warn(
       { err: sweepError },
@@ -307,7 +317,7 @@ export function processPieceHandler(deps: PipelineDeps): RegisteredJob {
       return;
     }
     try {
-      const { receipt, thumbnail } = await submit(deps, piece, context, claim, log);
+      const { receipt, images } = await submit(deps, piece, context, claim, log);
       // The first card's hand-over to the printer dates its follow-ups, each with its job.
       const datesFollowUps = piece.automationFollowUps > 0 && piece.sequenceStep === null;
       const now = deps.clock.now();
@@ -319,7 +329,9 @@ export function processPieceHandler(deps: PipelineDeps): RegisteredJob {
           now,
           // The draw-ahead sweep, only for what the print leaves undrawn: the follow-ups' cards, or
           // this card's thumbnail when the print keeps none (a kept final one is null).
-          sweep: datesFollowUps || (thumbnail === undefined && claim.keptThumbnailKey !== null),
+          sweep:
+            datesFollowUps ||
+            (!images.some(isListThumbnail) && keptKeyOf(claim.kept, LIST_THUMBNAIL) !== null),
         });
       // One statement alone needs no transaction around it (two round trips fewer a card).
       const recorded = datesFollowUps
@@ -329,7 +341,7 @@ export function processPieceHandler(deps: PipelineDeps): RegisteredJob {
             return recorded;
           })
         : await record(deps.db);
-      if (recorded) await keepThumbnailOfPrinted(deps, piece, thumbnail, log);
+      if (recorded) await keepImagesOfPrinted(deps, piece, images, log);
       log.info(
         { provider: deps.printProvider.name, providerId: receipt.providerId },
         "piece handed to the printer",

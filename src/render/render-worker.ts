@@ -7,11 +7,13 @@ import { exampleCard } from "./example-card.ts";
 import {
   type CardSide,
   type PrintFiles,
+  type PrintImages,
   renderPrintFiles,
   renderProofPdf,
   renderProofPng,
   renderSidePng,
   renderSidePngs,
+  renderSidePreview,
   type SidePngs,
   type SideResolution,
 } from "./render.ts";
@@ -40,10 +42,11 @@ async function warmUp(): Promise<void> {
 }
 
 export type RenderTask =
-  | { output: "print"; card: CardContent; thumbnailWidth?: number }
+  | { output: "print"; card: CardContent; images: PrintImages }
   | { output: "proof-pdf" | "proof-png"; card: CardContent }
   | { output: "sides-png"; card: CardContent; resolution: SideResolution }
   | { output: "side-png"; card: CardContent; side: CardSide; resolution: SideResolution }
+  | { output: "side-preview"; card: CardContent; side: CardSide }
   | { output: "fit"; template: ResolvedTemplate; sender: CardSender }
   | { output: "warm" };
 
@@ -57,11 +60,12 @@ export default async function render(task: RenderTask): Promise<RenderResult> {
     await warmUp();
     return new Uint8Array(0);
   }
-  if (task.output === "print") return renderPrintFiles(task.card, task.thumbnailWidth);
+  if (task.output === "print") return renderPrintFiles(task.card, task.images);
   if (task.output === "sides-png") {
     return { ...(await renderSidePngs(task.card, task.resolution)), text: cardTextLines(task.card) };
   }
   if (task.output === "fit") return templateOverflow(task.template, task.sender);
   if (task.output === "side-png") return renderSidePng(task.card, task.side, task.resolution);
+  if (task.output === "side-preview") return renderSidePreview(task.card, task.side);
   return task.output === "proof-pdf" ? renderProofPdf(task.card) : renderProofPng(task.card);
 }

@@ -4,7 +4,7 @@ import { Piscina } from "piscina";
 import type { FieldFit } from "./card-fit.ts";
 import type { CardContent } from "./card-layout.ts";
 import type { CardSender } from "./compose.ts";
-import type { CardSide, PrintFiles, SideResolution } from "./render.ts";
+import type { CardSide, PrintFiles, PrintImages, SideResolution } from "./render.ts";
 import type { ProofSides, RenderResult, RenderTask } from "./render-worker.ts";
 import type { ResolvedTemplate } from "./template.ts";
 
@@ -15,8 +15,8 @@ import type { ResolvedTemplate } from "./template.ts";
  */
 export interface Renderer {
   /**
-   * One PDF per side, each page the full artwork (trim plus bleed); with `thumbnailWidth`, the
-   * front's list thumbnail drawn with them (render.ts).
+   * One PDF per side, each page the full artwork (trim plus bleed); with `thumbnailWidth` and
+   * `previews`, the front's list thumbnail and the sides' previews drawn with them (render.ts).
    */
   printFiles(card: CardContent, options?: PrintFileOptions): Promise<PrintFiles>;
   /** The two-page PDF (front, back) or the PNG sheet of both sides, for a human to look at. */
@@ -25,6 +25,8 @@ export interface Renderer {
   sides(card: CardContent, resolution: SideResolution): Promise<ProofSides>;
   /** One side as a PNG (a list's thumbnail needs only the front; the back has no picture to scale). */
   side(card: CardContent, side: CardSide, resolution: SideResolution): Promise<Buffer>;
+  /** One side as its card page's preview: gzipped SVG (render.ts `renderSidePreview`). */
+  preview(card: CardContent, side: CardSide): Promise<Buffer>;
   /**
    * The template's fields its card would cut (card-fit.ts has the rule). Laid out on a render
    * thread like every card: the first layout in a thread loads the card's fonts (~0.2 s), which
@@ -41,9 +43,8 @@ export interface Renderer {
   close(): Promise<void>;
 }
 
-export interface PrintFileOptions {
+export interface PrintFileOptions extends PrintImages {
   signal?: AbortSignal;
-  thumbnailWidth?: number;
 }
 
 /** A thread left idle this long ends (a quiet service does not hold the renderer's memory). */
@@ -72,14 +73,21 @@ export function createRenderPool(options: { threads: number }): Renderer {
   });
   return {
     async printFiles(card, options = {}) {
-      const { signal, thumbnailWidth } = options;
-      const task = { output: "print" as const, card, ...(thumbnailWidth ? { thumbnailWidth } : {}) };
-      const files = (await pool.run(task, signal ? { signal } : {})) as PrintFiles;
+      const { signal, ...images } = options;
+      const files = (await pool.run(
+        { output: "print", card, images },
+        signal ? { signal } : {},
+      )) as PrintFiles;
+      const previews = files.previews && {
+        ...(files.previews.front ? { front: asBuffer(files.previews.front) } : {}),
+        ...(files.previews.back ? { back: asBuffer(files.previews.back) } : {}),
+      };
       return {
         frontPdf: asBuffer(files.frontPdf),
         backPdf: asBuffer(files.backPdf),
         ...(files.frontThumbnail ? { frontThumbnail: asBuffer(files.frontThumbnail) } : {}),
-        ...(files.thumbnailError ? { thumbnailError: files.thumbnailError } : {}),
+        ...(previews ? { previews } : {}),
+        ...(files.imagesError ? { imagesError: files.imagesError } : {}),
       };
     },
     async proof(card, format) {
@@ -95,6 +103,9 @@ export function createRenderPool(options: { threads: number }): Renderer {
     },
     async side(card, side, resolution) {
       return asBuffer((await pool.run({ output: "side-png", card, side, resolution })) as Uint8Array);
+    },
+    async preview(card, side) {
+      return asBuffer((await pool.run({ output: "side-preview", card, side })) as Uint8Array);
     },
     warm() {
       if (pool.threads.length > 0) return;

@@ -18,31 +18,37 @@ export async function cardImagesContext(ownerEmail: string, config: Partial<Conf
   const clock = fixedClock(new Date());
   const ctx = await createAppTestContext({ memoryLimiter: true, clock, config });
   /**
-   * Sides the renderer drew, for the app's routes and the test's pipeline runs alike (`draws`), and
-   * thumbnails drawn with a card's print files (`printThumbnails`); `down` fails every side, and
-   * `printThumbnailsDown` leaves the print files without their thumbnail (one that could not be drawn).
+   * Sides the renderer drew, thumbnails and previews, for the app's routes and the test's pipeline runs
+   * alike (`draws`), and thumbnails and previews drawn with a card's print files (`printThumbnails`,
+   * `printPreviews`); `down` fails every side, and `printImagesDown` leaves the print files without
+   * their images (images that could not be drawn).
    */
   const renderer = {
     draws: 0,
     printThumbnails: 0,
+    printPreviews: 0,
     down: false,
-    printThumbnailsDown: false,
+    printImagesDown: false,
     /** Runs while a card's print files are drawn: between the print's claim of its piece and its receipt. */
     whilePrinting: undefined as (() => Promise<void>) | undefined,
   };
-  const side = ctx.renderer.side.bind(ctx.renderer);
-  ctx.renderer.side = async (...args) => {
-    if (renderer.down) throw new Error("the render pool is down");
-    renderer.draws++;
-    return side(...args);
+  const counted = <A extends unknown[]>(draw: (...args: A) => Promise<Buffer>) => {
+    return async (...args: A) => {
+      if (renderer.down) throw new Error("the render pool is down");
+      renderer.draws++;
+      return draw(...args);
+    };
   };
+  ctx.renderer.side = counted(ctx.renderer.side.bind(ctx.renderer));
+  ctx.renderer.preview = counted(ctx.renderer.preview.bind(ctx.renderer));
   const printFiles = ctx.renderer.printFiles.bind(ctx.renderer);
   ctx.renderer.printFiles = async (card, options) => {
-    const { frontThumbnail, ...files } = await printFiles(card, options);
+    const { frontThumbnail, previews, ...files } = await printFiles(card, options);
     await renderer.whilePrinting?.();
-    if (!frontThumbnail || renderer.printThumbnailsDown) return files;
-    renderer.printThumbnails++;
-    return { ...files, frontThumbnail };
+    if (renderer.printImagesDown) return { ...files, imagesError: "the images could not be drawn" };
+    if (frontThumbnail) renderer.printThumbnails++;
+    renderer.printPreviews += Object.keys(previews ?? {}).length;
+    return { ...files, ...(frontThumbnail ? { frontThumbnail } : {}), ...(previews ? { previews } : {}) };
   };
   const org = await orgWithAutomation(ctx);
   const owner = await inviteAndAccept(ctx, org.orgId, ownerEmail, "owner");
@@ -52,6 +58,15 @@ export async function cardImagesContext(ownerEmail: string, config: Partial<Conf
   // One job at a time: on PostgreSQL, writers at the same instant may each queue a sweep (the
   // pending check cannot see another's uncommitted one; see insertJobUnlessPending). Run one after
   // another, as here, a burst's cards queue exactly one.
+  const look = (url: string) =>
+    ctx.app.inject({
+      method: "GET",
+      url,
+      headers: {
+        cookie: [...owner.browser.cookies].map(([n, v]) => `${n}=${v}`).join("; "),
+        "accept-encoding": "gzip, deflate, br",
+      },
+    });
   const run = () => runPipeline(ctx, { dataDir, printProvider: "local" }, db, undefined, { batchSize: 1 });
   return {
     clock,
@@ -76,19 +91,16 @@ export async function cardImagesContext(ownerEmail: string, config: Partial<Conf
       return renderer.draws - before;
     },
     /** Mail's list image of the piece, as the owner's browser asks for it. */
-    thumbnail: (pieceId: string) =>
-      ctx.app.inject({
-        method: "GET",
-        url: `/app/api/v1/pieces/${pieceId}/proof/front.png?size=thumbnail`,
-        headers: { cookie: [...owner.browser.cookies].map(([n, v]) => `${n}=${v}`).join("; ") },
-      }),
+    thumbnail: (pieceId: string) => look(`/app/api/v1/pieces/${pieceId}/proof/front.png`),
+    /** A card image at `url`, as the owner's browser asks for it (taking gzip). */
+    look,
     async kept(pieceId: string, image = "front_thumbnail") {
-      const row = await queryOne<{ png: string; card_key: string | null }>(
+      const row = await queryOne<{ bytes: string; card_key: string | null }>(
         db,
-        sql`SELECT encode(png, 'base64') AS png, card_key FROM piece_images
+        sql`SELECT encode(bytes, 'base64') AS bytes, card_key FROM piece_images
              WHERE org_id = ${org.orgId}::uuid AND piece_id = ${pieceId}::uuid AND image = ${image}`,
       );
-      return row && { png: Buffer.from(row.png, "base64"), cardKey: row.card_key };
+      return row && { bytes: Buffer.from(row.bytes, "base64"), cardKey: row.card_key };
     },
     sweeps: (status: string) =>
       queryRows<{ id: string }>(

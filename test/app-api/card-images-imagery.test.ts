@@ -83,7 +83,7 @@ describe(`app API: kept card images and the imagery provider (${databaseLabel})`
     for (let look = 0; look < 3; look++) {
       const answer = await images.thumbnail(piece.id);
       assert.equal(answer.statusCode, 200);
-      assert.deepEqual(answer.rawPayload, kept.png);
+      assert.deepEqual(answer.rawPayload, kept.bytes);
     }
     assert.equal(streetView.state.calls, before.calls, "no picture fetched for a kept thumbnail");
     assert.equal(images.renderer.draws, before.draws);
@@ -126,7 +126,7 @@ describe(`app API: kept card images and the imagery provider (${databaseLabel})`
     assert.equal(streetView.state.calls - calls, 2);
     const now = (await images.kept(piece.id))!;
     assert.notEqual(now.cardKey, stale.cardKey);
-    assert.deepEqual(now.png, answer.rawPayload);
+    assert.deepEqual(now.bytes, answer.rawPayload);
   });
 });
 
@@ -170,6 +170,6 @@ describe(`app API: a card awaiting approval shows the picture it prints with (${
     assert.equal((await admin(images.ctx, "GET", `/pieces/${piece.id}`)).body.status, "mailed");
     const final = (await images.kept(piece.id))!;
     assert.equal(final.cardKey, null);
-    assert.deepEqual(final.png, approvedImage.png);
+    assert.deepEqual(final.bytes, approvedImage.bytes);
   });
 });

@@ -135,11 +135,11 @@ describe(`app API: mail safety controls (${databaseLabel})`, () => {
       new Set([first.id, second.id, third.id]),
     );
     const card = queue.body.pieces.find((piece: { id: string }) => piece.id === first.id);
-    assert.equal(card.front_url, `/app/api/v1/pieces/${first.id}/proof/front.png`);
+    assert.equal(card.front_url, `/app/api/v1/pieces/${first.id}/proof/front.svg`);
     assert.equal(card.automation_name, "Completed jobs");
     const front = await member.browser.request("GET", card.front_url);
     assert.equal(front.status, 200);
-    assert.equal(front.headers["content-type"], "image/png");
+    assert.equal(front.headers["content-type"], "image/svg+xml");
 
     const foreignQueue = await otherOwner.browser.request("GET", "/app/api/v1/approvals");
     assert.deepEqual(foreignQueue.body, { pieces: [], total: 0 });

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
+import { gunzipSync } from "node:zlib";
 import sharp from "sharp";
 import { queryRows, sql } from "../../src/db/database.ts";
 import { call, recordMailing } from "../helpers/api.ts";
@@ -114,7 +115,7 @@ describe(`app API: Mail (${databaseLabel})`, () => {
     assert.equal(row.automation_name, "Completed jobs");
     assert.ok(row.mailed_at);
     assert.equal(row.status_reason, null);
-    assert.equal(row.thumbnail_url, `/app/api/v1/pieces/${mailedPiece.id}/proof/front.png?size=thumbnail`);
+    assert.equal(row.thumbnail_url, `/app/api/v1/pieces/${mailedPiece.id}/proof/front.png`);
     const history = await owner.browser.request("GET", "/app/api/v1/pieces?status=mailed");
     const recorded = history.body.pieces.find(
       (p: { campaign_name: string }) => p.campaign_name === "Past customers",
@@ -158,7 +159,7 @@ describe(`app API: Mail (${databaseLabel})`, () => {
     assert.equal(page.status, 200, page.text);
     const piece = page.body;
     assert.equal(piece.landing_url, `${ctx.config.publicBaseUrl}/l/${mailedPiece.token}`);
-    assert.equal(piece.front_url, `/app/api/v1/pieces/${mailedPiece.id}/proof/front.png`);
+    assert.equal(piece.front_url, `/app/api/v1/pieces/${mailedPiece.id}/proof/front.svg`);
     assert.equal(piece.leads.length, 1);
     assert.equal(piece.leads[0].name, "Ned Flanders");
     assert.equal(piece.leads[0].source, "landing_page");
@@ -205,17 +206,48 @@ describe(`app API: Mail (${databaseLabel})`, () => {
     assert.equal(steps[4]!.estimated, true, "no in-transit event came");
   });
 
-  test("proof images are PNGs; the thumbnail is small", async () => {
+  test("a card's thumbnail is a small PNG; its page's sides are SVG that nothing in runs, gzipped for a browser", async () => {
+    const cookie = [...owner.browser.cookies].map(([n, v]) => `${n}=${v}`).join("; ");
     const thumb = await ctx.app.inject({
       method: "GET",
-      url: `/app/api/v1/pieces/${mailedPiece.id}/proof/front.png?size=thumbnail`,
-      headers: { cookie: [...owner.browser.cookies].map(([n, v]) => `${n}=${v}`).join("; ") },
+      url: `/app/api/v1/pieces/${mailedPiece.id}/proof/front.png`,
+      headers: { cookie },
     });
     assert.equal(thumb.statusCode, 200);
     assert.equal(thumb.headers["content-type"], "image/png");
     assert.equal((await sharp(thumb.rawPayload).metadata()).width, 320);
-    const back = await owner.browser.request("GET", `/app/api/v1/pieces/${mailedPiece.id}/proof/back.png`);
-    assert.equal(back.status, 200);
+    for (const side of ["front", "back"]) {
+      const url = `/app/api/v1/pieces/${mailedPiece.id}/proof/${side}.svg`;
+      const browser = await ctx.app.inject({
+        method: "GET",
+        url,
+        headers: { cookie, "accept-encoding": "gzip, deflate, br, zstd" },
+      });
+      assert.equal(browser.statusCode, 200);
+      assert.equal(browser.headers["content-type"], "image/svg+xml");
+      assert.equal(browser.headers["content-encoding"], "gzip");
+      assert.equal(browser.headers.vary, "accept-encoding");
+      assert.match(String(browser.headers["content-security-policy"]), /default-src 'none'.*sandbox/);
+      const svg = gunzipSync(browser.rawPayload).toString("utf8");
+      assert.match(svg, /^<svg xmlns="http:\/\/www.w3.org\/2000\/svg"/);
+      assert.doesNotMatch(svg, /<script|<text|\bon[a-z]+=/i, "text as paths; nothing to run");
+      // A 4x6 card with its bleed, at the proofs' 150 dpi.
+      const drawn = await sharp(Buffer.from(svg), { density: 150 }).metadata();
+      assert.deepEqual([drawn.width, drawn.height], [938, 638]);
+      const plain = await ctx.app.inject({ method: "GET", url, headers: { cookie } });
+      assert.equal(plain.headers["content-encoding"], undefined, "unzipped for a client that takes no gzip");
+      assert.equal(plain.rawPayload.toString("utf8"), svg);
+    }
+    const front = gunzipSync(
+      (
+        await ctx.app.inject({
+          method: "GET",
+          url: `/app/api/v1/pieces/${mailedPiece.id}/proof/front.svg`,
+          headers: { cookie, "accept-encoding": "gzip" },
+        })
+      ).rawPayload,
+    ).toString("utf8");
+    assert.match(front, /href="data:image\/jpeg;base64,/, "the front carries the home's picture");
   });
 
   test("a printed card's images are drawn once and then served from the database; a card never printed is drawn when asked and kept by its key", async () => {
@@ -223,8 +255,8 @@ describe(`app API: Mail (${databaseLabel})`, () => {
     const get = (pieceId: string, side: string, size = "thumbnail") =>
       ctx.app.inject({
         method: "GET",
-        url: `/app/api/v1/pieces/${pieceId}/proof/${side}.png?size=${size}`,
-        headers: { cookie },
+        url: `/app/api/v1/pieces/${pieceId}/proof/${side}.${size === "full" ? "svg" : "png"}`,
+        headers: { cookie, "accept-encoding": "gzip" },
       });
     const kept = async (pieceId: string) =>
       (
@@ -248,14 +280,14 @@ describe(`app API: Mail (${databaseLabel})`, () => {
     ] as const) {
       const answer = await get(mailedPiece.id, side, size);
       assert.equal(answer.statusCode, 200);
-      const [stored] = await queryRows<{ png: string }>(
+      const [stored] = await queryRows<{ bytes: string }>(
         ctx.database.db,
-        sql`SELECT encode(png, 'base64') AS png FROM piece_images
+        sql`SELECT encode(bytes, 'base64') AS bytes FROM piece_images
              WHERE piece_id = ${mailedPiece.id}::uuid AND image = ${size === "full" ? side : `${side}_thumbnail`}`,
       );
       assert.deepEqual(
         answer.rawPayload,
-        Buffer.from(stored!.png, "base64"),
+        Buffer.from(stored!.bytes, "base64"),
         `${side} ${size} is what was kept`,
       );
     }
@@ -266,7 +298,7 @@ describe(`app API: Mail (${databaseLabel})`, () => {
       .png()
       .toBuffer();
     await ctx.database.db.execute(
-      sql`UPDATE piece_images SET png = decode(${marker.toString("base64")}, 'base64')
+      sql`UPDATE piece_images SET bytes = decode(${marker.toString("base64")}, 'base64')
            WHERE piece_id = ${mailedPiece.id}::uuid AND image = 'front_thumbnail'`,
     );
     const served = await get(mailedPiece.id, "front");
@@ -278,12 +310,12 @@ describe(`app API: Mail (${databaseLabel})`, () => {
     assert.equal((await sharp(neverPrinted.rawPayload).metadata()).width, 320);
     // A card never printed may still change: kept with the key of the card it was drawn from.
     assert.deepEqual(await kept(suppressedPiece.id), ["back_thumbnail"]);
-    const [neverPrintedKept] = await queryRows<{ png: string; card_key: string | null }>(
+    const [neverPrintedKept] = await queryRows<{ bytes: string; card_key: string | null }>(
       ctx.database.db,
-      sql`SELECT encode(png, 'base64') AS png, card_key FROM piece_images WHERE piece_id = ${suppressedPiece.id}::uuid`,
+      sql`SELECT encode(bytes, 'base64') AS bytes, card_key FROM piece_images WHERE piece_id = ${suppressedPiece.id}::uuid`,
     );
     assert.match(neverPrintedKept!.card_key ?? "", /^[0-9a-f]{64}$/);
-    assert.deepEqual(Buffer.from(neverPrintedKept!.png, "base64"), neverPrinted.rawPayload);
+    assert.deepEqual(Buffer.from(neverPrintedKept!.bytes, "base64"), neverPrinted.rawPayload);
     const printedKeys = await queryRows<{ card_key: string | null }>(
       ctx.database.db,
       sql`SELECT card_key FROM piece_images WHERE piece_id = ${mailedPiece.id}::uuid`,

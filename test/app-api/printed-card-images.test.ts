@@ -5,6 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
+import { gunzipSync } from "node:zlib";
 import sharp from "sharp";
 import { sql } from "../../src/db/database.ts";
 import { createJobCatalog, handleJob } from "../../src/jobs/job-kind.ts";
@@ -33,16 +34,23 @@ describe(`app API: printed cards' thumbnails drawn ahead (${databaseLabel})`, ()
   const statusOf = async (pieceId: string) =>
     (await admin(images.ctx, "GET", `/pieces/${pieceId}`)).body.status;
 
-  test("cards printed are kept with their thumbnails, drawn with their print files; no sweep is queued for them", async () => {
+  test("cards printed are kept with their thumbnails and previews, drawn with their print files; no sweep is queued for them", async () => {
     await images.run();
     assert.equal(images.renderer.printThumbnails, 3, "one thumbnail drawn with each card's print files");
-    assert.equal(images.renderer.draws, 0, "no card composed again to draw it");
+    assert.equal(images.renderer.printPreviews, 6, "and both sides' previews");
+    assert.equal(images.renderer.draws, 0, "no card composed again to draw them");
     for (const piece of printed) {
       assert.equal(await statusOf(piece.id), "mailed");
       const image = await images.kept(piece.id);
       assert.ok(image, `piece ${piece.id}'s thumbnail is kept`);
       assert.equal(image.cardKey, null, "final");
-      assert.equal((await sharp(image.png).metadata()).width, 320);
+      assert.equal((await sharp(image.bytes).metadata()).width, 320);
+      for (const side of ["front", "back"]) {
+        const preview = await images.kept(piece.id, side);
+        assert.ok(preview, `piece ${piece.id}'s ${side} preview is kept`);
+        assert.equal(preview.cardKey, null, "final");
+        assert.match(gunzipSync(preview.bytes).toString("utf8"), /^<svg /);
+      }
     }
     assert.equal(
       (await images.sweeps("pending")).length,
@@ -58,14 +66,32 @@ describe(`app API: printed cards' thumbnails drawn ahead (${databaseLabel})`, ()
       const answer = await images.thumbnail(piece.id);
       assert.equal(answer.statusCode, 200);
       assert.equal(answer.headers["cache-control"], PRINTED_CARD_CACHING);
-      assert.deepEqual(answer.rawPayload, (await images.kept(piece.id))!.png);
+      assert.deepEqual(answer.rawPayload, (await images.kept(piece.id))!.bytes);
     }
     assert.equal(images.renderer.draws, before, "nothing drawn");
     assert.equal(await images.proofsCounted(), counted + 1, "no card image counted against the limit");
   });
 
+  test("a printed card's page serves the previews drawn with its print files, gzipped as kept: no drawing", async () => {
+    const before = images.renderer.draws;
+    for (const piece of printed) {
+      const page = await images.owner.browser.request("GET", `/app/api/v1/pieces/${piece.id}`);
+      for (const [side, url] of [
+        ["front", page.body.front_url],
+        ["back", page.body.back_url],
+      ] as const) {
+        const answer = await images.look(url);
+        assert.equal(answer.statusCode, 200);
+        assert.equal(answer.headers["content-type"], "image/svg+xml");
+        assert.equal(answer.headers["cache-control"], PRINTED_CARD_CACHING);
+        assert.deepEqual(answer.rawPayload, (await images.kept(piece.id, side))!.bytes);
+      }
+    }
+    assert.equal(images.renderer.draws, before, "nothing drawn");
+  });
+
   test("a later card is drawn at its print; final images are never drawn again", async () => {
-    const finals = await Promise.all(printed.map(async (piece) => (await images.kept(piece.id))!.png));
+    const finals = await Promise.all(printed.map(async (piece) => (await images.kept(piece.id))!.bytes));
     const piece = await queuePiece(images.ctx, images.org, home("204 Elm St"));
     const printedBefore = images.renderer.printThumbnails;
     assert.equal(await images.runThenSweep(), 0, "the sweep draws nothing");
@@ -78,7 +104,7 @@ describe(`app API: printed cards' thumbnails drawn ahead (${databaseLabel})`, ()
     assert.equal((await images.kept(piece.id))!.cardKey, null);
     for (const [i, earlier] of printed.entries()) {
       assert.deepEqual(
-        (await images.kept(earlier.id))!.png,
+        (await images.kept(earlier.id))!.bytes,
         finals[i],
         `piece ${i}'s final image is untouched`,
       );
@@ -86,7 +112,7 @@ describe(`app API: printed cards' thumbnails drawn ahead (${databaseLabel})`, ()
   });
 
   test("a profile change queues a sweep that leaves printed cards as they were printed", async () => {
-    const finals = await Promise.all(printed.map(async (piece) => (await images.kept(piece.id))!.png));
+    const finals = await Promise.all(printed.map(async (piece) => (await images.kept(piece.id))!.bytes));
     const changed = await images.owner.browser.request("PATCH", "/app/api/v1/organization", {
       body: { business_name: "Harbor Exteriors", brand_color: "#b91c1c" },
     });
@@ -96,17 +122,17 @@ describe(`app API: printed cards' thumbnails drawn ahead (${databaseLabel})`, ()
     for (const [i, piece] of printed.entries()) {
       const image = (await images.kept(piece.id))!;
       assert.equal(image.cardKey, null);
-      assert.deepEqual(image.png, finals[i]);
+      assert.deepEqual(image.bytes, finals[i]);
     }
   });
 
   test("a card whose thumbnail could not be drawn with its print files is printed all the same; the sweep draws it", async () => {
-    images.renderer.printThumbnailsDown = true;
+    images.renderer.printImagesDown = true;
     const piece = await queuePiece(images.ctx, images.org, home("206 Elm St"));
     try {
       await images.run();
     } finally {
-      images.renderer.printThumbnailsDown = false;
+      images.renderer.printImagesDown = false;
     }
     assert.equal(await statusOf(piece.id), "mailed");
     assert.equal(await images.kept(piece.id), undefined, "nothing kept");
@@ -118,17 +144,24 @@ describe(`app API: printed cards' thumbnails drawn ahead (${databaseLabel})`, ()
     assert.equal((await images.kept(piece.id))!.cardKey, null, "final");
   });
 
-  test("a waiting card drawn ahead and then printed has its image made final at print, not drawn again", async () => {
+  test("a waiting card drawn ahead and looked at, then printed, has those images made final at print, not drawn again", async () => {
     await images.requireApproval();
     const piece = await queuePiece(images.ctx, images.org, home("205 Elm St"));
     assert.equal(await images.runThenSweep(), 1, "the waiting card is drawn ahead");
     assert.equal(await statusOf(piece.id), "awaiting_approval");
     const waiting = (await images.kept(piece.id))!;
     assert.match(waiting.cardKey ?? "", /^[0-9a-f]{64}$/);
+    // The approver looks at its front on the approvals screen.
+    const queue = await images.owner.browser.request("GET", "/app/api/v1/approvals");
+    const card = queue.body.pieces.find((listed: { id: string }) => listed.id === piece.id);
+    assert.equal((await images.look(card.front_url)).statusCode, 200);
+    const waitingFront = (await images.kept(piece.id, "front"))!;
+    assert.equal(waitingFront.cardKey, waiting.cardKey, "kept with the card's key, as its thumbnail");
 
     const approved = await images.owner.browser.request("POST", `/app/api/v1/pieces/${piece.id}/approve`);
     assert.equal(approved.status, 200, approved.text);
     const printedBefore = images.renderer.printThumbnails;
+    const previewsBefore = images.renderer.printPreviews;
     await images.run();
     assert.equal(await statusOf(piece.id), "mailed");
     assert.equal(
@@ -136,16 +169,25 @@ describe(`app API: printed cards' thumbnails drawn ahead (${databaseLabel})`, ()
       printedBefore,
       "the card printed is the one drawn: not drawn with its print files",
     );
-    assert.equal((await images.kept(piece.id))!.cardKey, null, "made final in the print's own transaction");
+    assert.equal(
+      images.renderer.printPreviews - previewsBefore,
+      1,
+      "only the back's preview, never looked at",
+    );
+    assert.equal((await images.kept(piece.id))!.cardKey, null, "made final after the print's receipt");
+    const printedFront = (await images.kept(piece.id, "front"))!;
+    assert.equal(printedFront.cardKey, null, "the front looked at, made final");
+    assert.deepEqual(printedFront.bytes, waitingFront.bytes);
+    assert.equal((await images.kept(piece.id, "back"))!.cardKey, null, "the back drawn with the print files");
     assert.equal(await images.runThenSweep(), 0, "nor by the sweep");
     const final = (await images.kept(piece.id))!;
     assert.equal(final.cardKey, null, "final");
-    assert.deepEqual(final.png, waiting.png);
+    assert.deepEqual(final.bytes, waiting.bytes);
 
     const before = images.renderer.draws;
     const answer = await images.thumbnail(piece.id);
     assert.equal(answer.headers["cache-control"], PRINTED_CARD_CACHING);
-    assert.deepEqual(answer.rawPayload, waiting.png);
+    assert.deepEqual(answer.rawPayload, waiting.bytes);
     assert.equal(images.renderer.draws, before);
   });
 

@@ -43,7 +43,7 @@ describe(`app API: waiting cards' thumbnails drawn ahead (${databaseLabel})`, ()
       const image = await images.kept(piece.id);
       assert.ok(image, `piece ${piece.id}'s thumbnail is kept`);
       assert.match(image.cardKey ?? "", /^[0-9a-f]{64}$/);
-      assert.equal((await sharp(image.png).metadata()).width, 320);
+      assert.equal((await sharp(image.bytes).metadata()).width, 320);
     }
   });
 
@@ -54,7 +54,7 @@ describe(`app API: waiting cards' thumbnails drawn ahead (${databaseLabel})`, ()
       const answer = await images.thumbnail(piece.id);
       assert.equal(answer.statusCode, 200);
       assert.equal(answer.headers["cache-control"], "private, max-age=60");
-      assert.deepEqual(answer.rawPayload, (await images.kept(piece.id))!.png);
+      assert.deepEqual(answer.rawPayload, (await images.kept(piece.id))!.bytes);
     }
     assert.equal(images.renderer.draws, before, "nothing drawn");
     assert.equal(await images.proofsCounted(), counted + 1, "no card image counted against the limit");
@@ -74,11 +74,11 @@ describe(`app API: waiting cards' thumbnails drawn ahead (${databaseLabel})`, ()
     const answer = await images.thumbnail(first!.id);
     assert.equal(answer.statusCode, 200);
     assert.equal(answer.headers["cache-control"], "private, max-age=60");
-    assert.notDeepEqual(answer.rawPayload, old.png, "the card shows the new profile");
+    assert.notDeepEqual(answer.rawPayload, old.bytes, "the card shows the new profile");
     assert.equal(images.renderer.draws - before, 1);
     const now = (await images.kept(first!.id))!;
     assert.notEqual(now.cardKey, old.cardKey);
-    assert.deepEqual(now.png, answer.rawPayload, "what was drawn is what is kept");
+    assert.deepEqual(now.bytes, answer.rawPayload, "what was drawn is what is kept");
     const again = await images.thumbnail(first!.id);
     assert.deepEqual(again.rawPayload, answer.rawPayload);
     assert.equal(images.renderer.draws - before, 1, "the second look reads it");
@@ -111,7 +111,7 @@ describe(`app API: waiting cards' thumbnails drawn ahead (${databaseLabel})`, ()
       assert.deepEqual(answer.rawPayload, answers[0]!.rawPayload);
     }
     assert.equal(images.renderer.draws - before, 1, "one drawing shared");
-    assert.deepEqual((await images.kept(second!.id))!.png, answers[0]!.rawPayload);
+    assert.deepEqual((await images.kept(second!.id))!.bytes, answers[0]!.rawPayload);
 
     // Two API processes drawing the same image at once: both keep it, neither fails.
     const image = { orgId: images.org.orgId, pieceId: second!.id, side: "back", size: "full" } as const;
@@ -137,7 +137,7 @@ describe(`app API: waiting cards' thumbnails drawn ahead (${databaseLabel})`, ()
     const printed = await images.thumbnail(third!.id);
     assert.equal(printed.statusCode, 200);
     assert.equal(printed.headers["cache-control"], "private, max-age=31536000, immutable");
-    assert.deepEqual(printed.rawPayload, waiting.png, "the image drawn ahead is the printed card's");
+    assert.deepEqual(printed.rawPayload, waiting.bytes, "the image drawn ahead is the printed card's");
     assert.equal(images.renderer.draws, before, "nothing drawn");
     assert.equal((await images.kept(third!.id))!.cardKey, null, "final");
 
@@ -148,7 +148,7 @@ describe(`app API: waiting cards' thumbnails drawn ahead (${databaseLabel})`, ()
     before = images.renderer.draws;
     const later = await images.thumbnail(third!.id);
     assert.equal(later.headers["cache-control"], "private, max-age=31536000, immutable");
-    assert.deepEqual(later.rawPayload, waiting.png);
+    assert.deepEqual(later.rawPayload, waiting.bytes);
     assert.equal(images.renderer.draws, before);
   });
 
@@ -169,6 +169,6 @@ describe(`app API: waiting cards' thumbnails drawn ahead (${databaseLabel})`, ()
     assert.equal((await admin(images.ctx, "GET", `/pieces/${piece.id}`)).body.status, "awaiting_approval");
     const answer = await images.thumbnail(piece.id);
     assert.equal(answer.statusCode, 200);
-    assert.deepEqual((await images.kept(piece.id))!.png, answer.rawPayload);
+    assert.deepEqual((await images.kept(piece.id))!.bytes, answer.rawPayload);
   });
 });

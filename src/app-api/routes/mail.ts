@@ -1,5 +1,6 @@
+import { gunzipSync } from "node:zlib";
 import { Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { createExpiringCache } from "../../db/expiring-cache.ts";
 import { decodeKeysetCursor } from "../../db/keyset-cursor.ts";
 import { notFound, rateLimited } from "../../errors.ts";
@@ -27,6 +28,40 @@ const PIECE_PROOFS_PER_MINUTE = 300;
 const Day = Type.String({ format: "date", description: "A UTC day, YYYY-MM-DD (inclusive)." });
 
 const PieceParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) });
+
+/**
+ * A card image's file: `front.png` a side's list thumbnail, `front.svg` its preview on the card's page
+ * (render.ts renderSidePreview).
+ */
+const CARD_IMAGE_FILES = {
+  "front.png": { side: "front", size: "thumbnail" },
+  "back.png": { side: "back", size: "thumbnail" },
+  "front.svg": { side: "front", size: "full" },
+  "back.svg": { side: "back", size: "full" },
+} as const;
+type CardImageFile = keyof typeof CARD_IMAGE_FILES;
+
+/**
+ * A preview is our own drawing, yet served like any SVG: nothing in it may run or load, even opened on
+ * its own in a tab (an <img> runs no script anyway).
+ */
+const PREVIEW_CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'; sandbox";
+
+/** Sends a kept or drawn image: a thumbnail's PNG, or a preview's gzipped SVG, unzipped only for a client that cannot take gzip. */
+function sendCardImage(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  size: "thumbnail" | "full",
+  bytes: Buffer,
+) {
+  if (size === "thumbnail") return reply.type("image/png").send(bytes);
+  reply
+    .type("image/svg+xml")
+    .header("content-security-policy", PREVIEW_CSP)
+    .header("vary", "accept-encoding");
+  if (!/\bgzip\b/.test(request.headers["accept-encoding"] ?? "")) return reply.send(gunzipSync(bytes));
+  return reply.header("content-encoding", "gzip").send(bytes);
+}
 
 /** The Mail screen: the org's pieces and one piece's page, read through the same tables the pipeline writes. */
 export function registerMailRoutes(app: FastifyInstance, ctx: AppApiContext): void {
@@ -102,37 +137,31 @@ export function registerMailRoutes(app: FastifyInstance, ctx: AppApiContext): vo
         hide: true,
         params: Type.Object({
           id: Type.String({ minLength: 1, maxLength: 100 }),
-          side: Type.Union([Type.Literal("front.png"), Type.Literal("back.png")]),
+          side: Type.Union(Object.keys(CARD_IMAGE_FILES).map((file) => Type.Literal(file as CardImageFile))),
         }),
-        querystring: Type.Object(
-          { size: Type.Optional(Type.Union([Type.Literal("thumbnail"), Type.Literal("full")])) },
-          { additionalProperties: false },
-        ),
       },
     },
     async (request, reply) => {
       const { orgId } = sessionOf(request);
       const { id } = request.params;
-      const side = request.params.side === "front.png" ? "front" : "back";
-      const size = request.query.size === "thumbnail" ? "thumbnail" : "full";
+      const { side, size } = CARD_IMAGE_FILES[request.params.side];
       const found = await findPieceImage(db, orgId, id, side, size);
       if (!found) throw notFound("piece not found");
-      reply.type("image/png");
       const caching = found.printed ? PRINTED_CARD_CACHING : WAITING_CARD_CACHING;
       const image = { orgId, pieceId: id, side, size } as const;
       const check = await checkCardImage(proofDeps, image, {
         printed: found.printed,
         keptKey: found.kept?.cardKey,
       });
-      if (check.current) return reply.header("cache-control", caching).send(found.kept!.png);
+      reply.header("cache-control", caching);
+      if (check.current) return sendCardImage(request, reply, size, found.kept!.bytes);
       const drawing = `${orgId}:${id}:${imageName(side, size)}:${check.cardKey}`;
       if (!drawings.cached(drawing)) {
         const decision = await ctx.limiter.hit("app-piece-proofs", orgId, PIECE_PROOFS_PER_MINUTE, 60);
         if (!decision.allowed)
           throw rateLimited(decision.secondsToWindowEnd, "too many card images; wait a moment");
       }
-      const drawn = await drawings.get(drawing, check.drawAndKeep);
-      return reply.header("cache-control", caching).send(drawn);
+      return sendCardImage(request, reply, size, await drawings.get(drawing, check.drawAndKeep));
     },
   );
 }

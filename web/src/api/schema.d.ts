@@ -5665,7 +5665,7 @@ export interface operations {
               status_updated_at: string | null;
               sequence_step: number | null;
               scheduled_for: string | null;
-              /** @description A small PNG of the card's front (same-origin, session cookie; drawn on demand). */
+              /** @description A small PNG of the card's front, 320 px wide (same-origin, session cookie). */
               thumbnail_url: string;
             }[];
             next_cursor: string | null;
@@ -5773,11 +5773,11 @@ export interface operations {
             status_updated_at: string | null;
             sequence_step: number | null;
             scheduled_for: string | null;
-            /** @description A small PNG of the card's front (same-origin, session cookie; drawn on demand). */
+            /** @description A small PNG of the card's front, 320 px wide (same-origin, session cookie). */
             thumbnail_url: string;
-            /** @description PNG of the card's front (same-origin, session cookie). */
+            /** @description SVG of the card's front (same-origin, session cookie). */
             front_url: string;
-            /** @description PNG of the card's back. */
+            /** @description SVG of the card's back. */
             back_url: string;
             landing_url: string;
             provider: string | null;
