@@ -5,3 +5,6 @@
 -- images were kept. The column holds PNG and SVG bytes alike, so it is named for neither.
 DELETE FROM piece_images WHERE image IN ('front', 'back');
 ALTER TABLE piece_images RENAME COLUMN png TO bytes;
+-- PNG and gzip are compressed already: stored out of line as they are, with no attempt to compress
+-- them again on every write.
+ALTER TABLE piece_images ALTER COLUMN bytes SET STORAGE EXTERNAL;
