@@ -10,6 +10,7 @@ import { type FieldFit, overflowProblem } from "../render/card-fit.ts";
 import type { CardContent } from "../render/card-layout.ts";
 import type { CardSender } from "../render/compose.ts";
 import { templateProblems } from "../render/merge.ts";
+import { PROOF_DPI } from "../render/proof-sides.ts";
 import type { Renderer } from "../render/renderer.ts";
 import { CardSizeSchema, type ResolvedTemplate } from "../render/template.ts";
 import type { ProofCache } from "./proof-cache.ts";
@@ -29,10 +30,8 @@ export type CardTemplate = Static<typeof CardTemplate>;
 /** A proof's two sides. */
 export const ProofView = Type.Object(
   {
-    front_image: Type.String({
-      description: "The front as a data: URL of SVG, the print's own drawing (text as outlines).",
-    }),
-    back_image: Type.String({ description: "The back as a data: URL of SVG." }),
+    front_png: Type.String(),
+    back_png: Type.String(),
     front_text: Type.Array(Type.String(), { description: "The front's lines of text, as drawn." }),
     back_text: Type.Array(Type.String(), { description: "The back's lines of text, as drawn." }),
   },
@@ -133,7 +132,7 @@ export function proofHomeImage(address: {
   return { bytes: image.bytes, streetSign: image.streetSign };
 }
 
-/** Front and back as SVG data: URLs, drawn off the event loop by the renderer's pool unless cached. */
+/** Front and back as PNG data: URLs, drawn off the event loop by the renderer's pool unless cached. */
 export function drawProof(
   renderer: Renderer,
   proofs: ProofCache,
@@ -143,13 +142,13 @@ export function drawProof(
 }
 
 async function drawSides(renderer: Renderer, card: CardContent): Promise<Static<typeof ProofView>> {
-  const { front, back, text } = await renderer.sides(card);
+  const { front, back, text } = await renderer.sides(card, { dpi: PROOF_DPI });
   return {
-    front_image: dataUrl(front),
-    back_image: dataUrl(back),
+    front_png: dataUrl(front),
+    back_png: dataUrl(back),
     front_text: text.front,
     back_text: text.back,
   };
 }
 
-const dataUrl = (svg: string) => `data:image/svg+xml;base64,${Buffer.from(svg).toString("base64")}`;
+const dataUrl = (png: Buffer) => `data:image/png;base64,${png.toString("base64")}`;

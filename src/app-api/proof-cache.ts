@@ -11,8 +11,8 @@ import type { CardContent } from "../render/card-layout.ts";
 
 /** What is kept of a proof: its two sides as data: URLs (and what else the view holds, small). */
 interface Proof {
-  front_image: string;
-  back_image: string;
+  front_png: string;
+  back_png: string;
 }
 
 export interface ProofCache {
@@ -20,7 +20,7 @@ export interface ProofCache {
   proofOf<T extends Proof>(card: CardContent, draw: (card: CardContent) => Promise<T>): Promise<T>;
 }
 
-/** About 200 proofs (a proof's two SVG data: URLs are ~0.2 MB, a photo's front more). */
+/** About 60 proofs at 150 dpi. */
 export const PROOF_CACHE_BYTES = 48 * 1024 * 1024;
 
 export function createProofCache(maxBytes = PROOF_CACHE_BYTES): ProofCache {
@@ -30,7 +30,7 @@ export function createProofCache(maxBytes = PROOF_CACHE_BYTES): ProofCache {
     { card: CardContent; draw: (card: CardContent) => Promise<Proof> }
   >({
     maxSize: maxBytes,
-    sizeCalculation: (proof) => proof.front_image.length + proof.back_image.length + 1,
+    sizeCalculation: (proof) => proof.front_png.length + proof.back_png.length + 1,
     fetchMethod: (_key, _stale, { context }) => context.draw(context.card),
   });
   return {

@@ -262,7 +262,7 @@ export function measuredRenderer(renderer: Renderer, metrics: Pick<Metrics, "ren
   return {
     printFiles: (card, options) => timed("print_files", () => renderer.printFiles(card, options)),
     proof: (card, format) => timed("proof", () => renderer.proof(card, format)),
-    sides: (card) => timed("proof", () => renderer.sides(card)),
+    sides: (card, resolution) => timed("proof", () => renderer.sides(card, resolution)),
     side: (card, side, resolution) => timed("proof", () => renderer.side(card, side, resolution)),
     preview: (card, side) => timed("proof", () => renderer.preview(card, side)),
     fit: (template, sender) => renderer.fit(template, sender),

@@ -14,9 +14,8 @@ import {
   renderSidePng,
   renderSidePngs,
   renderSidePreview,
-  renderSideSvgs,
+  type SidePngs,
   type SideResolution,
-  type SideSvgs,
 } from "./render.ts";
 import type { ResolvedTemplate } from "./template.ts";
 
@@ -45,14 +44,14 @@ async function warmUp(): Promise<void> {
 export type RenderTask =
   | { output: "print"; card: CardContent; images: PrintImages }
   | { output: "proof-pdf" | "proof-png"; card: CardContent }
-  | { output: "sides-svg"; card: CardContent }
+  | { output: "sides-png"; card: CardContent; resolution: SideResolution }
   | { output: "side-png"; card: CardContent; side: CardSide; resolution: SideResolution }
   | { output: "side-preview"; card: CardContent; side: CardSide }
   | { output: "fit"; template: ResolvedTemplate; sender: CardSender }
   | { output: "warm" };
 
-/** Both sides as SVG and each side's lines of text, as drawn (the builder's proof). */
-export type ProofSides = SideSvgs & { text: { front: string[]; back: string[] } };
+/** Both sides as PNGs and each side's lines of text, as drawn (the builder's proof). */
+export type ProofSides = SidePngs & { text: { front: string[]; back: string[] } };
 
 export type RenderResult = PrintFiles | ProofSides | Uint8Array | FieldFit[];
 
@@ -62,8 +61,8 @@ export default async function render(task: RenderTask): Promise<RenderResult> {
     return new Uint8Array(0);
   }
   if (task.output === "print") return renderPrintFiles(task.card, task.images);
-  if (task.output === "sides-svg") {
-    return { ...(await renderSideSvgs(task.card)), text: cardTextLines(task.card) };
+  if (task.output === "sides-png") {
+    return { ...(await renderSidePngs(task.card, task.resolution)), text: cardTextLines(task.card) };
   }
   if (task.output === "fit") return templateOverflow(task.template, task.sender);
   if (task.output === "side-png") return renderSidePng(task.card, task.side, task.resolution);

@@ -184,39 +184,22 @@ const gzipAsync = promisify(gzip);
 const gzipped = (svg: string) => gzipAsync(svg, { level: 4 });
 
 /**
- * A side as a person looks at it: the print's own drawing as SVG (text as paths, the QR code as
- * vector runs, the picture as a JPEG at PREVIEW_PICTURE_DPI). Writing it is a few milliseconds where
- * a 150 dpi PNG took ~50 (front and back), and it is ~10x smaller (a photo's front ~140 KB gzipped
- * against ~1.5 MB): it can be written with every card's print files, and the builder's proof is one.
+ * A side as a person looks at it on the card's page: the print's own drawing as SVG, gzipped (text as
+ * paths, the QR code as vector runs, the picture as a JPEG at PREVIEW_PICTURE_DPI). Drawing it is a few
+ * milliseconds where a 150 dpi PNG took ~50 (front and back), and it is ~10x smaller (a photo's front
+ * ~130 KB against ~1.5 MB): it can be written with every card's print files.
  */
-export async function renderSideSvg(card: CardContent, side: CardSide): Promise<string> {
-  if (side === "back") return drawingToSvg(backDrawing(card));
-  return frontSvg(card, await fitHomeImage(card.homeImage.bytes, card.size));
-}
-
-async function frontSvg(card: CardContent, fitted: Uint8Array): Promise<string> {
-  const picture = await pictureAt(fitted, card.size, PREVIEW_PICTURE_DPI);
-  return drawingToSvg(frontDrawing(card, picture));
-}
-
-/** Both sides as renderSideSvg writes each. */
-export async function renderSideSvgs(card: CardContent): Promise<SideSvgs> {
-  const [front, back] = await Promise.all([renderSideSvg(card, "front"), renderSideSvg(card, "back")]);
-  return { front, back };
-}
-
-export interface SideSvgs {
-  front: string;
-  back: string;
-}
-
-/** A side's preview on the card's page: renderSideSvg's SVG, gzipped as it is kept and sent. */
 export async function renderSidePreview(card: CardContent, side: CardSide): Promise<Buffer> {
-  return gzipped(await renderSideSvg(card, side));
+  if (side === "back") return backPreview(backDrawing(card));
+  return frontPreview(card, await fitHomeImage(card.homeImage.bytes, card.size));
 }
 
 const backPreview = (back: Drawing) => gzipped(drawingToSvg(back));
-const frontPreview = async (card: CardContent, fitted: Uint8Array) => gzipped(await frontSvg(card, fitted));
+
+async function frontPreview(card: CardContent, fitted: Uint8Array): Promise<Buffer> {
+  const picture = await pictureAt(fitted, card.size, PREVIEW_PICTURE_DPI);
+  return gzipped(drawingToSvg(frontDrawing(card, picture)));
+}
 
 /** Front and back, as renderSidePng draws each. */
 export async function renderSidePngs(card: CardContent, resolution: SideResolution): Promise<SidePngs> {

@@ -21,8 +21,8 @@ export interface Renderer {
   printFiles(card: CardContent, options?: PrintFileOptions): Promise<PrintFiles>;
   /** The two-page PDF (front, back) or the PNG sheet of both sides, for a human to look at. */
   proof(card: CardContent, format: "pdf" | "png"): Promise<Buffer>;
-  /** Each side as SVG (render.ts `renderSideSvg`), with each side's lines of text: the builder's proof. */
-  sides(card: CardContent): Promise<ProofSides>;
+  /** Each side as its own PNG, at a resolution or scaled to a width, with each side's lines of text. */
+  sides(card: CardContent, resolution: SideResolution): Promise<ProofSides>;
   /** One side as a PNG (a list's thumbnail needs only the front; the back has no picture to scale). */
   side(card: CardContent, side: CardSide, resolution: SideResolution): Promise<Buffer>;
   /** One side as its card page's preview: gzipped SVG (render.ts `renderSidePreview`). */
@@ -94,8 +94,9 @@ export function createRenderPool(options: { threads: number }): Renderer {
       const bytes = await pool.run({ output: format === "pdf" ? "proof-pdf" : "proof-png", card });
       return asBuffer(bytes as Uint8Array);
     },
-    async sides(card) {
-      return (await pool.run({ output: "sides-svg", card })) as ProofSides;
+    async sides(card, resolution) {
+      const sides = (await pool.run({ output: "sides-png", card, resolution })) as ProofSides;
+      return { front: asBuffer(sides.front), back: asBuffer(sides.back), text: sides.text };
     },
     async fit(template, sender) {
       return (await pool.run({ output: "fit", template, sender })) as FieldFit[];

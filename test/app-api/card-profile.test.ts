@@ -129,11 +129,8 @@ describe(`the card and the landing page carry the contractor's profile (${databa
       body: { template: { message: "Call {{phone}}" }, sample_id: sampleId },
     });
     assert.equal(proof.status, 200, proof.text);
-    const back = Buffer.from(proof.body.back_image.split(",")[1], "base64");
-    const { data, info } = await sharp(back, { density: 150 })
-      .removeAlpha()
-      .raw()
-      .toBuffer({ resolveWithObject: true });
+    const back = Buffer.from(proof.body.back_png.split(",")[1], "base64");
+    const { data, info } = await sharp(back).removeAlpha().raw().toBuffer({ resolveWithObject: true });
     let logoPixels = 0;
     for (let i = 0; i < data.length; i += info.channels) {
       if (data[i]! < 60 && Math.abs(data[i + 1]! - 78) < 30 && data[i + 2]! > 180) logoPixels += 1;

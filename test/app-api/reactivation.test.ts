@@ -130,7 +130,7 @@ describe(`app API: reactivation mailings from past jobs (${databaseLabel})`, () 
       body: { ...selection(), template: TEMPLATE },
     });
     assert.equal(proof.status, 200, proof.text);
-    assert.match(proof.body.front_image, /^data:image\/svg\+xml;base64,/);
+    assert.match(proof.body.front_png, /^data:image\/png;base64,/);
     const badField = await member.browser.request("POST", "/app/api/v1/reactivation/proof", {
       body: { ...selection(), template: { headline: "Hi {{nickname}}" } },
     });

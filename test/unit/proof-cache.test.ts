@@ -33,8 +33,8 @@ function countingDraw(sideBytes = 100) {
     drawn.push(card);
     await new Promise((resolve) => setTimeout(resolve, 5));
     return {
-      front_image: `front:${card.headline}`.padEnd(sideBytes, "."),
-      back_image: "back",
+      front_png: `front:${card.headline}`.padEnd(sideBytes, "."),
+      back_png: "back",
       text: [card.message],
     };
   };
@@ -49,7 +49,7 @@ describe("the proof cache", () => {
     const later = await proofs.proofOf(structuredClone(CARD), draw);
     assert.equal(drawn.length, 1);
     for (const proof of [...together, later]) assert.deepEqual(proof, together[0]);
-    assert.match(later.front_image, /^front:Your roof, done right/);
+    assert.match(later.front_png, /^front:Your roof, done right/);
   });
 
   test("a change to anything drawn is a new drawing: text, the home's picture, the logo's bytes", async () => {
@@ -89,10 +89,10 @@ describe("the proof cache", () => {
     const failingOnce = async (card: CardContent) => {
       calls++;
       if (calls === 1) throw new Error("render pool busy");
-      return { front_image: card.headline, back_image: "back" };
+      return { front_png: card.headline, back_png: "back" };
     };
     await assert.rejects(proofs.proofOf(CARD, failingOnce), /render pool busy/);
-    assert.equal((await proofs.proofOf(CARD, failingOnce)).front_image, CARD.headline);
+    assert.equal((await proofs.proofOf(CARD, failingOnce)).front_png, CARD.headline);
     assert.equal(calls, 2);
   });
 });

@@ -6067,10 +6067,8 @@ export interface operations {
         };
         content: {
           "application/json": {
-            /** @description The front as a data: URL of SVG, the print's own drawing (text as outlines). */
-            front_image: string;
-            /** @description The back as a data: URL of SVG. */
-            back_image: string;
+            front_png: string;
+            back_png: string;
             /** @description The front's lines of text, as drawn. */
             front_text: string[];
             /** @description The back's lines of text, as drawn. */
@@ -6486,10 +6484,8 @@ export interface operations {
         };
         content: {
           "application/json": {
-            /** @description The front as a data: URL of SVG, the print's own drawing (text as outlines). */
-            front_image: string;
-            /** @description The back as a data: URL of SVG. */
-            back_image: string;
+            front_png: string;
+            back_png: string;
             /** @description The front's lines of text, as drawn. */
             front_text: string[];
             /** @description The back's lines of text, as drawn. */

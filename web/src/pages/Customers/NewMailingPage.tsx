@@ -299,8 +299,8 @@ export function NewMailingPage() {
               ) : proof.data ? (
                 <SimpleGrid cols={1} spacing="sm">
                   <Text size="sm">To {summary?.first_rows[0]?.address}</Text>
-                  <Image src={proof.data.front_image} alt="First card, front" radius="sm" fit="contain" />
-                  <Image src={proof.data.back_image} alt="First card, back" radius="sm" fit="contain" />
+                  <Image src={proof.data.front_png} alt="First card, front" radius="sm" fit="contain" />
+                  <Image src={proof.data.back_png} alt="First card, back" radius="sm" fit="contain" />
                 </SimpleGrid>
               ) : (
                 <Text size="sm" role="status">

@@ -71,13 +71,13 @@ export function LiveProof({
             style={{ opacity: proof.isPlaceholderData ? 0.6 : 1 }}
           >
             <Image
-              src={proof.data.front_image}
+              src={proof.data.front_png}
               alt={`Postcard proof front: ${proof.data.front_text.join(" ")}`}
               radius="sm"
               fit="contain"
             />
             <Image
-              src={proof.data.back_image}
+              src={proof.data.back_png}
               alt={`Postcard proof back: ${proof.data.back_text.join(" ")}`}
               radius="sm"
               fit="contain"
