@@ -187,7 +187,7 @@ const gzipped = (svg: string) => gzipAsync(svg, { level: 4 });
  * A side as a person looks at it on the card's page: the print's own drawing as SVG, gzipped (text as
  * paths, the QR code as vector runs, the picture as a JPEG at PREVIEW_PICTURE_DPI). Drawing it is a few
  * milliseconds where a 150 dpi PNG took ~50 (front and back), and it is ~10x smaller (a photo's front
- * ~130 KB against ~1.5 MB): it can be written with every card's print files.
+ * ~140 KB against ~1.5 MB): it can be written with every card's print files.
  */
 export async function renderSidePreview(card: CardContent, side: CardSide): Promise<Buffer> {
   if (side === "back") return backPreview(backDrawing(card));

@@ -78,10 +78,9 @@ export function createRenderPool(options: { threads: number }): Renderer {
         { output: "print", card, images },
         signal ? { signal } : {},
       )) as PrintFiles;
-      const previews = files.previews && {
-        ...(files.previews.front ? { front: asBuffer(files.previews.front) } : {}),
-        ...(files.previews.back ? { back: asBuffer(files.previews.back) } : {}),
-      };
+      const previews =
+        files.previews &&
+        Object.fromEntries(Object.entries(files.previews).map(([side, bytes]) => [side, asBuffer(bytes)]));
       return {
         frontPdf: asBuffer(files.frontPdf),
         backPdf: asBuffer(files.backPdf),

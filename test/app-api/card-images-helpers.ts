@@ -55,9 +55,6 @@ export async function cardImagesContext(ownerEmail: string, config: Partial<Conf
   const dataDir = tempDataDir();
   const db = ctx.database.db;
 
-  // One job at a time: on PostgreSQL, writers at the same instant may each queue a sweep (the
-  // pending check cannot see another's uncommitted one; see insertJobUnlessPending). Run one after
-  // another, as here, a burst's cards queue exactly one.
   const look = (url: string) =>
     ctx.app.inject({
       method: "GET",
@@ -67,6 +64,10 @@ export async function cardImagesContext(ownerEmail: string, config: Partial<Conf
         "accept-encoding": "gzip, deflate, br",
       },
     });
+
+  // One job at a time: on PostgreSQL, writers at the same instant may each queue a sweep (the
+  // pending check cannot see another's uncommitted one; see insertJobUnlessPending). Run one after
+  // another, as here, a burst's cards queue exactly one.
   const run = () => runPipeline(ctx, { dataDir, printProvider: "local" }, db, undefined, { batchSize: 1 });
   return {
     clock,

@@ -45,7 +45,7 @@ type CardImageFile = keyof typeof CARD_IMAGE_FILES;
  * A preview is our own drawing, yet served like any SVG: nothing in it may run or load, even opened on
  * its own in a tab (an <img> runs no script anyway).
  */
-const PREVIEW_CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'; sandbox";
+const PREVIEW_CSP = "default-src 'none'; img-src data:; sandbox";
 
 /** Sends a kept or drawn image: a thumbnail's PNG, or a preview's gzipped SVG, unzipped only for a client that cannot take gzip. */
 function sendCardImage(
