@@ -52,7 +52,7 @@ const pieceFields = {
     }),
   ),
   thumbnail_url: Type.String({
-    description: "A small PNG of the card's front, 320 px wide (same-origin, session cookie).",
+    description: "A small PNG of the card's front, 160 px wide (same-origin, session cookie).",
   }),
 };
 

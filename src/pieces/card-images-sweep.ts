@@ -1,4 +1,4 @@
-// Mail's list shows each card's front as a 320 px thumbnail. A printed card's is drawn with its print
+// Mail's list shows each card's front as a small thumbnail (THUMBNAIL_WIDTH). A printed card's is drawn with its print
 // files (process-piece.ts). Those of the list's other cards on its first page (waiting, stopped before
 // print, a first card's scheduled follow-ups) are drawn ahead, by the organization's sweep, queued
 // when a card leaves the queue (to wait, or stopped for good) or goes to the printer (piece-updates.ts:

@@ -38,7 +38,8 @@ try {
  * card someone is waiting for should not pay.
  */
 async function warmUp(): Promise<void> {
-  await renderSidePngs(exampleCard(), { width: 320 });
+  // Mail's thumbnail width (pieces/piece-proof.ts): the placeholder's picture is scaled to it once.
+  await renderSidePngs(exampleCard(), { width: 160 });
 }
 
 export type RenderTask =

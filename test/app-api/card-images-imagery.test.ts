@@ -10,6 +10,7 @@ import type { AddressInfo } from "node:net";
 import { after, before, describe, test } from "node:test";
 import sharp from "sharp";
 import { queryOne, sql } from "../../src/db/database.ts";
+import { THUMBNAIL_WIDTH } from "../../src/pieces/piece-proof.ts";
 import { admin } from "../helpers/api.ts";
 import { databaseLabel } from "../helpers/harness.ts";
 import { home, queuePiece } from "../pipeline/helpers.ts";
@@ -109,7 +110,7 @@ describe(`app API: kept card images and the imagery provider (${databaseLabel})`
     try {
       const answer = await images.thumbnail(piece.id);
       assert.equal(answer.statusCode, 200, "the list still shows the card");
-      assert.equal((await sharp(answer.rawPayload).metadata()).width, 320);
+      assert.equal((await sharp(answer.rawPayload).metadata()).width, THUMBNAIL_WIDTH);
     } finally {
       streetView.state.down = false;
     }

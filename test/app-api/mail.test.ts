@@ -3,6 +3,7 @@ import { after, before, describe, test } from "node:test";
 import { gunzipSync } from "node:zlib";
 import sharp from "sharp";
 import { queryRows, sql } from "../../src/db/database.ts";
+import { THUMBNAIL_WIDTH } from "../../src/pieces/piece-proof.ts";
 import { call, recordMailing } from "../helpers/api.ts";
 import { databaseLabel, type TestContext } from "../helpers/harness.ts";
 import { submitLead } from "../leads/leads-helpers.ts";
@@ -215,7 +216,7 @@ describe(`app API: Mail (${databaseLabel})`, () => {
     });
     assert.equal(thumb.statusCode, 200);
     assert.equal(thumb.headers["content-type"], "image/png");
-    assert.equal((await sharp(thumb.rawPayload).metadata()).width, 320);
+    assert.equal((await sharp(thumb.rawPayload).metadata()).width, THUMBNAIL_WIDTH);
     for (const side of ["front", "back"]) {
       const url = `/app/api/v1/pieces/${mailedPiece.id}/proof/${side}.svg`;
       const browser = await ctx.app.inject({
@@ -307,7 +308,7 @@ describe(`app API: Mail (${databaseLabel})`, () => {
     const neverPrinted = await get(suppressedPiece.id, "back");
     assert.equal(neverPrinted.statusCode, 200);
     assert.equal(neverPrinted.headers["cache-control"], "private, max-age=60");
-    assert.equal((await sharp(neverPrinted.rawPayload).metadata()).width, 320);
+    assert.equal((await sharp(neverPrinted.rawPayload).metadata()).width, THUMBNAIL_WIDTH);
     // A card never printed may still change: kept with the key of the card it was drawn from.
     assert.deepEqual(await kept(suppressedPiece.id), ["back_thumbnail"]);
     const [neverPrintedKept] = await queryRows<{ bytes: string; card_key: string | null }>(

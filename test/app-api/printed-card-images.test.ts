@@ -11,6 +11,7 @@ import { sql } from "../../src/db/database.ts";
 import { createJobCatalog, handleJob } from "../../src/jobs/job-kind.ts";
 import { drawCardImagesJob } from "../../src/jobs/kinds.ts";
 import { claimJobs, enqueueJob } from "../../src/jobs/queue.ts";
+import { THUMBNAIL_WIDTH } from "../../src/pieces/piece-proof.ts";
 import { admin } from "../helpers/api.ts";
 import { databaseLabel } from "../helpers/harness.ts";
 import { home, queuePiece } from "../pipeline/helpers.ts";
@@ -44,7 +45,7 @@ describe(`app API: printed cards' thumbnails drawn ahead (${databaseLabel})`, ()
       const image = await images.kept(piece.id);
       assert.ok(image, `piece ${piece.id}'s thumbnail is kept`);
       assert.equal(image.cardKey, null, "final");
-      assert.equal((await sharp(image.bytes).metadata()).width, 320);
+      assert.equal((await sharp(image.bytes).metadata()).width, THUMBNAIL_WIDTH);
       for (const side of ["front", "back"]) {
         const preview = await images.kept(piece.id, side);
         assert.ok(preview, `piece ${piece.id}'s ${side} preview is kept`);

@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import sharp from "sharp";
 import { keepPieceImage } from "../../src/pieces/piece-images.ts";
+import { THUMBNAIL_WIDTH } from "../../src/pieces/piece-proof.ts";
 import { admin } from "../helpers/api.ts";
 import { databaseLabel } from "../helpers/harness.ts";
 import { home, queuePiece } from "../pipeline/helpers.ts";
@@ -43,7 +44,7 @@ describe(`app API: waiting cards' thumbnails drawn ahead (${databaseLabel})`, ()
       const image = await images.kept(piece.id);
       assert.ok(image, `piece ${piece.id}'s thumbnail is kept`);
       assert.match(image.cardKey ?? "", /^[0-9a-f]{64}$/);
-      assert.equal((await sharp(image.bytes).metadata()).width, 320);
+      assert.equal((await sharp(image.bytes).metadata()).width, THUMBNAIL_WIDTH);
     }
   });
 

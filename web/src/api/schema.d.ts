@@ -5665,7 +5665,7 @@ export interface operations {
               status_updated_at: string | null;
               sequence_step: number | null;
               scheduled_for: string | null;
-              /** @description A small PNG of the card's front, 320 px wide (same-origin, session cookie). */
+              /** @description A small PNG of the card's front, 160 px wide (same-origin, session cookie). */
               thumbnail_url: string;
             }[];
             next_cursor: string | null;
@@ -5773,7 +5773,7 @@ export interface operations {
             status_updated_at: string | null;
             sequence_step: number | null;
             scheduled_for: string | null;
-            /** @description A small PNG of the card's front, 320 px wide (same-origin, session cookie). */
+            /** @description A small PNG of the card's front, 160 px wide (same-origin, session cookie). */
             thumbnail_url: string;
             /** @description SVG of the card's front (same-origin, session cookie). */
             front_url: string;
