@@ -106,6 +106,14 @@ async function insertRows(tx: Queryable, orgId: string, importId: string, rows: 
  */
 export function createImportService(deps: ImportDeps) {
   const { db, clock, logger, geocoder, killSwitch } = deps;
+  // The keys whose first request runs in this process. The database claim decides between processes;
+  // this answers a retry at once while the first stages its batch, where the retry's reads would wait
+  // for that transaction (PGlite has one connection) and then replay the batch as if it were done.
+  const running = new Set<string>();
+  const runningKey = (orgId: string, key: string) => JSON.stringify([orgId, key]);
+  const assertNotRunning = (orgId: string, key: string) => {
+    if (running.has(runningKey(orgId, key))) throw importInProgress();
+  };
 
   async function geocodeRows(rows: PreparedRow[]): Promise<GeocodedBatch> {
     const addresses = rows.flatMap((row) => (row.address === undefined ? [] : [row.address]));
@@ -179,6 +187,7 @@ export function createImportService(deps: ImportDeps) {
   ): Promise<ImportOutcome | undefined> {
     const key = checkKey(idempotencyKey);
     if (key === undefined) return undefined;
+    assertNotRunning(orgId, key);
     const staged = await findStagedBatch(db, orgId, key);
     return staged && replayed(staged);
   }
@@ -198,10 +207,12 @@ export function createImportService(deps: ImportDeps) {
 
     let importId: string = randomUUID();
     if (key !== undefined) {
+      assertNotRunning(orgId, key);
       const claim = await claimKey(db, { orgId, key, source: body.source, now: clock.now() });
       if (claim.kind === "in_progress") throw importInProgress();
       if (claim.kind === "staged") return replayed(claim);
       importId = claim.importId;
+      running.add(runningKey(orgId, key));
     }
 
     try {
@@ -224,6 +235,8 @@ export function createImportService(deps: ImportDeps) {
         );
       }
       throw error;
+    } finally {
+      if (key !== undefined) running.delete(runningKey(orgId, key));
     }
   }
 

@@ -5,15 +5,19 @@ import type { TestContext } from "../helpers/harness.ts";
 
 /**
  * A Nominatim on loopback that places every address at a point derived from its house number,
- * except addresses containing "Nowhere" (not found) and those the test marks as failing.
+ * except addresses containing "Nowhere" (not found) and those the test marks as failing; the
+ * addresses the test holds are answered once `until` settles.
  */
 export async function startImportGeocoder(): Promise<{
   server: FakeGeocoderServer;
   failWhen: (predicate: ((q: string) => boolean) | undefined, status?: number | "hang") => void;
+  holdWhen: (predicate: ((q: string) => boolean) | undefined, until?: Promise<void>) => void;
 }> {
   let failing: { predicate: (q: string) => boolean; status: number | "hang" } | undefined;
-  const server = await startFakeGeocoder((request) => {
+  let holding: { predicate: (q: string) => boolean; until: Promise<void> } | undefined;
+  const server = await startFakeGeocoder(async (request) => {
     const q = request.query.get("q") ?? "";
+    if (holding?.predicate(q)) await holding.until;
     if (failing?.predicate(q))
       return failing.status === "hang" ? "hang" : { status: failing.status, body: {} };
     if (/Nowhere/.test(q)) return { status: 200, body: [] };
@@ -24,6 +28,9 @@ export async function startImportGeocoder(): Promise<{
     server,
     failWhen: (predicate, status = 500) => {
       failing = predicate ? { predicate, status } : undefined;
+    },
+    holdWhen: (predicate, until = Promise.resolve()) => {
+      holding = predicate ? { predicate, until } : undefined;
     },
   };
 }

@@ -408,6 +408,44 @@ describe(`POST /api/v1/import/jobs (${databaseLabel})`, () => {
       );
     });
 
+    it("answers 409 to a retry sent while the first request stages its batch, and replays the batch after", async () => {
+      clock.set(NOON);
+      const org = await createOrg(ctx);
+      const body = { source: "jobs", rows: rows(500) };
+      // The last address's geocoding is held: once released, the first request goes on to stage its
+      // 500 rows in one transaction, which the retry (sent at once) finds under way.
+      let release!: () => void;
+      const released = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      let reachedLast!: () => void;
+      const lastAsked = new Promise<void>((resolve) => {
+        reachedLast = resolve;
+      });
+      geo.holdWhen((q) => {
+        const last = q.startsWith("500 ");
+        if (last) reachedLast();
+        return last;
+      }, released);
+      try {
+        const first = postImport(ctx, org.key, body, { idempotencyKey: "staging" });
+        await lastAsked;
+        release();
+        const retry = await postImport(ctx, org.key, body, { idempotencyKey: "staging" });
+        const original = await first;
+        assert.equal(original.status, 201, original.text);
+        assert.equal(retry.status, 409, retry.text);
+        assert.equal(retry.body.error, "import_in_progress");
+        assert.ok(Number(retry.headers["retry-after"]) > 0);
+        const replay = await postImport(ctx, org.key, body, { idempotencyKey: "staging" });
+        assert.equal(replay.status, 200, replay.text);
+        assert.deepEqual(replay.body, original.body);
+      } finally {
+        release();
+        geo.holdWhen(undefined);
+      }
+    });
+
     it(`releases a claim left by a killed process after ${ABANDONED_CLAIM_SECONDS} s: the retry stages the batch`, async () => {
       clock.set(NOON);
       const org = await createOrg(ctx);
