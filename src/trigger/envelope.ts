@@ -189,7 +189,8 @@ export function cleanEnvelope(envelope: EventEnvelope): CleanEnvelope {
  * `occurred_at` may lead the server clock. Throws 422 invalid_payload naming the field.
  */
 export function assertEnvelopeRules(envelope: CleanEnvelope, now: Date): void {
-  for (const part of ["street", "city", "state", "zip"] as const) {
+  // The address and the recipient's name are printed on the card.
+  for (const part of ["street", "city", "state", "zip", "client_name"] as const) {
     assertPrintable(envelope.record.properties[part], `record.properties.${part}`);
   }
   // Characters are code points, as in every schema length limit (an emoji is one, not two).

@@ -67,7 +67,7 @@ describe(`addresses a card cannot print are refused with 422 naming the field ($
     assertRefused(triggered, "address");
   });
 
-  it("in an event's record.properties", async () => {
+  it("in an event's record.properties: its address and the recipient's name", async () => {
     const org = await createOrg(ctx);
     const response = await call(ctx, "POST", "/api/v1/events", {
       key: org.key,
@@ -79,6 +79,19 @@ describe(`addresses a card cannot print are refused with 422 naming the field ($
       },
     });
     assertRefused(response, "record.properties.city", "U+2066");
+    const named = await call(ctx, "POST", "/api/v1/events", {
+      key: org.key,
+      body: {
+        event_type: "job.completed",
+        object_type: "job",
+        dedup_id: "unprintable-2",
+        record: {
+          id: "r2",
+          properties: { street: "12 Main St", city: "Springfield", client_name: "\u202eevil\u200b" },
+        },
+      },
+    });
+    assertRefused(named, "record.properties.client_name", "U+202E");
   });
 
   it("in an import row and in the operator's mailing history", async () => {
