@@ -1,5 +1,5 @@
 import { type Queryable, queryOne, queryRows, sql } from "../db/database.ts";
-import { namesAPlace, normalizeAddress } from "../domain/address.ts";
+import { addressKey, namesAPlace, parseUsAddress } from "../domain/address.ts";
 import { assertPrintable } from "../domain/printable-text.ts";
 import { invalidPayload } from "../errors.ts";
 import { becameCustomer, stopFollowUps } from "../pieces/follow-ups.ts";
@@ -43,11 +43,20 @@ interface CustomerRow {
 /** Lets other requests (and Redis replies) in between two slices of address parsing. */
 export const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-/** The entry's address key, after the checks every way of adding a customer makes (422 naming its field). */
-export function checkedCustomerKey(entry: CustomerEntry): string {
+/**
+ * The entry's address key, after the checks every way of adding a customer makes (422 naming its
+ * field). With `wholeHome` (the app's forms and uploads) the address must also name its city or ZIP:
+ * a street alone is no one home, and an entry cannot be taken off the list again. The customers API
+ * keeps its contract, any usable address.
+ */
+export function checkedCustomerKey(entry: CustomerEntry, options: { wholeHome?: boolean } = {}): string {
   assertPrintable(entry.address, entry.field);
-  const normalized = normalizeAddress(entry.address);
+  const parts = parseUsAddress(entry.address);
+  const normalized = addressKey(parts);
   if (!namesAPlace(normalized)) throw invalidPayload(`${entry.field}: is not a usable address`);
+  if (options.wholeHome && !parts.city && !parts.zip) {
+    throw invalidPayload(`${entry.field}: give the house number and street, and the city or ZIP`);
+  }
   return normalized;
 }
 

@@ -182,6 +182,8 @@ describe(`app API: customer and past-job CSV uploads (${databaseLabel})`, () => 
       ",,,,extra",
       "24 Elm St,Austin,TX,78702",
       ", , , ",
+      "26 Elm St,,,",
+      ",Austin,TX,78702",
     ]);
     const refused = await upload(
       member,
@@ -192,8 +194,9 @@ describe(`app API: customer and past-job CSV uploads (${databaseLabel})`, () => 
     assert.equal(refused.body.error.code, "invalid_payload");
     assert.match(refused.body.error.message, /nothing was added/);
     const lines = refused.body.error.details.rows.map((row: { line: number }) => row.line);
-    assert.deepEqual(lines, [4, 5]);
+    assert.deepEqual(lines, [4, 5, 8, 9]);
     assert.match(refused.body.error.details.rows[0].message, /address/);
+    assert.match(refused.body.error.details.rows[2].message, /city or ZIP/);
     const none = await member.browser.request("GET", "/app/api/v1/customers?q=Elm");
     assert.equal(none.body.customers.length, 0);
   });

@@ -59,6 +59,19 @@ describe(`app API: Customers (${databaseLabel})`, () => {
     assert.equal(removal.status, 404);
   });
 
+  test("an address that is not one whole home (no city or ZIP, or no street) is refused on its field", async () => {
+    for (const address of ["12 Oak St", "Springfield, TX 78701", "Main St, Austin, TX 78701"]) {
+      const refused = await member.browser.request("POST", "/app/api/v1/customers", { body: { address } });
+      assert.equal(refused.status, 422, `${address}: ${refused.text}`);
+      assert.equal(refused.body.error.code, "invalid_payload");
+      assert.match(refused.body.error.message, /^address: /);
+    }
+    const whole = await member.browser.request("POST", "/app/api/v1/customers", {
+      body: { address: "14 Oak St 78701" },
+    });
+    assert.equal(whole.status, 200, "a street and a ZIP name one home");
+  });
+
   test("a cursor that is not one the list gave, or names no real time, is a 422, never a 500", async () => {
     const cursorOf = (value: unknown) => Buffer.from(JSON.stringify(value)).toString("base64url");
     for (const cursor of [

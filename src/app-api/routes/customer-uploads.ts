@@ -244,7 +244,7 @@ export async function registerCustomerUploadRoutes(app: FastifyInstance, ctx: Ap
               throw new AppError(422, "invalid_payload", `address: longer than ${ADDRESS_MAX} characters`);
             if (notes && notes.length > NOTES_MAX)
               throw new AppError(422, "invalid_payload", `notes: longer than ${NOTES_MAX} characters`);
-            entries.push({ ...entry, key: checkedCustomerKey(entry) });
+            entries.push({ ...entry, key: checkedCustomerKey(entry, { wholeHome: true }) });
           } catch (error) {
             problems.push({ line: record.line, message: messageOf(error) });
           }

@@ -1,7 +1,7 @@
 import { Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
 import { customersPage, optedOutHomes } from "../../customers/app-customers.ts";
-import { countCustomers, registerCustomers } from "../../customers/customers.ts";
+import { checkedCustomerKey, countCustomers, registerCustomers } from "../../customers/customers.ts";
 import type { AppApiContext } from "../context.ts";
 import { sessionOf } from "../session-guard.ts";
 
@@ -122,13 +122,10 @@ export function registerCustomerRoutes(app: FastifyInstance, ctx: AppApiContext)
         },
       },
     },
-    async (request) =>
-      registerCustomers(
-        db,
-        sessionOf(request).orgId,
-        [{ address: request.body.address, notes: request.body.notes, field: "address" }],
-        "app",
-        clock.now(),
-      ),
+    async (request) => {
+      const entry = { address: request.body.address, notes: request.body.notes, field: "address" };
+      const key = checkedCustomerKey(entry, { wholeHome: true });
+      return registerCustomers(db, sessionOf(request).orgId, [{ ...entry, key }], "app", clock.now());
+    },
   );
 }

@@ -59,6 +59,7 @@ function AddCustomerForm() {
         <Group align="flex-end" wrap="wrap">
           <TextInput
             label="Address"
+            description="The house number and street, and the city or ZIP"
             placeholder="e.g. 742 Evergreen Terrace, Springfield, IL 62704"
             style={{ flex: "2 1 260px" }}
             {...form.getInputProps("address")}
@@ -71,7 +72,7 @@ function AddCustomerForm() {
         {add.isSuccess && (
           <Text size="sm" role="status">
             {add.data.added === 1 ? "Added." : "That home was already on the list."} {add.data.total}{" "}
-            customers in all.
+            {add.data.total === 1 ? "customer" : "customers"} in all.
           </Text>
         )}
       </Stack>
