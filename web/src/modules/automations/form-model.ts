@@ -25,6 +25,9 @@ import {
   validateFollowUps,
 } from "./follow-ups.ts";
 
+/** What an empty Offer field prints: the business's default offer (Settings), or no offer line. */
+export const EMPTY_OFFER_HINT = "Leave empty to print your default offer from Settings, if you set one.";
+
 /** The filter ops the service knows, by the value each takes (the service's own list). */
 export const FILTER_OPS = [
   { value: "eq", label: "is", takes: "string" },

@@ -32,6 +32,7 @@ import {
   cardFitInputOf,
   draftOf,
   dryRunDraftOf,
+  EMPTY_OFFER_HINT,
   EVENT_TYPE_PATTERN,
   formFieldOf,
   formValuesOf,
@@ -155,6 +156,7 @@ function AutomationBuilder({ initial, existing }: { initial: AutomationFormValue
               <TextInput
                 label="Name"
                 placeholder="e.g. Job done postcard"
+                maxLength={200}
                 required
                 {...form.getInputProps("name")}
               />
@@ -213,7 +215,7 @@ function AutomationBuilder({ initial, existing }: { initial: AutomationFormValue
                       <MessageField form={form} propertyKeys={propertyKeys} />
                       <TextInput
                         label="Offer"
-                        description="Printed as its own line, e.g. 10% off gutter cleaning this spring. Leave empty for none."
+                        description={`Printed as its own line, e.g. 10% off gutter cleaning this spring. ${EMPTY_OFFER_HINT}`}
                         {...form.getInputProps("offer")}
                       />
                       <NativeSelect

@@ -23,7 +23,11 @@ import {
   STOP_CHOICES,
   type StopCondition,
 } from "../../modules/automations/follow-ups.ts";
-import { type AutomationFormValues, cardFitInputOf } from "../../modules/automations/form-model.ts";
+import {
+  type AutomationFormValues,
+  cardFitInputOf,
+  EMPTY_OFFER_HINT,
+} from "../../modules/automations/form-model.ts";
 
 /**
  * The builder's follow-up cards (issue 42): each with its delay after the first card, its text and
@@ -97,7 +101,7 @@ export function FollowUpCards({
                 />
                 <TextInput
                   label="Offer"
-                  description="Leave empty for none."
+                  description={EMPTY_OFFER_HINT}
                   {...form.getInputProps(`follow_ups.${index}.offer`)}
                 />
                 <CardFitNotice

@@ -36,6 +36,7 @@ import {
   type AutomationFormValues,
   blankAutomation,
   CARD_SIZES,
+  EMPTY_OFFER_HINT,
   templateOf,
 } from "../../modules/automations/form-model.ts";
 import { LoadError, PageHeader } from "../../ui/states.tsx";
@@ -254,7 +255,7 @@ export function NewMailingPage() {
                   <MessageField form={form as never} propertyKeys={["cf_last_job_date", "cf_job_type"]} />
                   <TextInput
                     label="Offer"
-                    description="Printed as its own line. Leave empty for none."
+                    description={`Printed as its own line. ${EMPTY_OFFER_HINT}`}
                     {...form.getInputProps("offer")}
                   />
                   <Select
