@@ -2,6 +2,7 @@ import { Alert, Card, List, SimpleGrid, Stack, Text, Title } from "@mantine/core
 import { useQuery } from "@tanstack/react-query";
 import { eventTypesQuery } from "../../api/events.ts";
 import { unopenedLeadsQuery } from "../../api/leads.ts";
+import { mailSafetyQuery } from "../../api/mail-safety.ts";
 import { attentionQuery } from "../../api/overview.ts";
 import { CapsOverview } from "../../modules/mail-safety/CapsOverview.tsx";
 import { FigureBars } from "../../ui/FigureBars.tsx";
@@ -45,7 +46,8 @@ function NewLeads() {
       <List size="sm">
         {leads.data.leads.slice(0, NEW_LEADS_SHOWN).map((lead) => (
           <List.Item key={lead.id}>
-            <AnchorLink to="/leads/$leadId" params={{ leadId: lead.id }}>
+            {/* indigo.9: the theme's link colour is under 4.5:1 on the alert's light indigo. */}
+            <AnchorLink to="/leads/$leadId" params={{ leadId: lead.id }} size="sm" c="indigo.9">
               {lead.name || lead.email || lead.phone || "A lead without a name"}
             </AnchorLink>{" "}
             ({new Date(lead.received_at).toLocaleString()})
@@ -53,10 +55,25 @@ function NewLeads() {
         ))}
       </List>
       {count > NEW_LEADS_SHOWN && (
-        <AnchorLink to="/leads" size="sm">
+        <AnchorLink to="/leads" size="sm" c="indigo.9">
           See all leads
         </AnchorLink>
       )}
+    </Alert>
+  );
+}
+
+/** Cards held for approval (the navigation's badge counts them too), with the way to them. */
+function AwaitingApproval({ waiting }: { waiting: number }) {
+  if (waiting === 0) return null;
+  return (
+    <Alert
+      color="indigo"
+      title={waiting === 1 ? "1 card waits for your approval" : `${waiting} cards wait for your approval`}
+    >
+      <AnchorLink to="/approvals" size="sm" c="indigo.9">
+        Review them in Approvals
+      </AnchorLink>
     </Alert>
   );
 }
@@ -66,6 +83,8 @@ function NeedsAttention() {
   const eventTypes = useQuery(eventTypesQuery());
   const newLeads = useQuery(unopenedLeadsQuery());
   const hasNewLeads = newLeads.isSuccess && newLeads.data.leads.length > 0;
+  // The layout's badge reads the same query: no request of its own.
+  const waiting = useQuery(mailSafetyQuery()).data?.awaiting_approval ?? 0;
 
   if (attention.isPending || eventTypes.isPending) return <Loading label="Checking what needs attention" />;
   if (eventTypes.isError) return <LoadError error={eventTypes.error} retry={() => eventTypes.refetch()} />;
@@ -81,10 +100,11 @@ function NeedsAttention() {
         Needs attention
       </Title>
       {attention.isError && <LoadError error={attention.error} retry={() => attention.refetch()} />}
-      {unbound.length === 0 && otherItems.length === 0 && !hasNewLeads ? (
+      {unbound.length === 0 && otherItems.length === 0 && !hasNewLeads && waiting === 0 ? (
         <Text>Nothing needs your attention right now.</Text>
       ) : (
         <Stack>
+          <AwaitingApproval waiting={waiting} />
           <NewLeads />
           {otherItems.map((item) => (
             <Alert key={`${item.kind}-${item.message}`} color="orange" title={item.message}>
@@ -105,7 +125,7 @@ function NeedsAttention() {
                 {unbound.map((type) => (
                   <List.Item key={type.event_type}>
                     <code>{type.event_type}</code> ({type.count} received){" "}
-                    <AnchorLink to="/automations/new" search={{ event_type: type.event_type }}>
+                    <AnchorLink to="/automations/new" search={{ event_type: type.event_type }} size="sm">
                       Build an automation for {type.event_type}
                     </AnchorLink>
                   </List.Item>
