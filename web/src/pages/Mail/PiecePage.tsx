@@ -2,7 +2,14 @@ import { Alert, Anchor, Badge, Group, Image, SimpleGrid, Stack, Table, Text, Tim
 import { useQuery } from "@tanstack/react-query";
 import { getRouteApi } from "@tanstack/react-router";
 import { attributionWords } from "../../api/leads.ts";
-import { PIECE_STATUS, type Piece, type PieceStatusTone, pieceQuery, stepLabel } from "../../api/mail.ts";
+import {
+  hasLandingPage,
+  PIECE_STATUS,
+  type Piece,
+  type PieceStatusTone,
+  pieceQuery,
+  stepLabel,
+} from "../../api/mail.ts";
 import { PieceSafetyActions } from "../../modules/mail-safety/PieceSafetyActions.tsx";
 import { DetailCard, DetailField } from "../../ui/DetailCard.tsx";
 import { exactMoney, formatDate, readableReason } from "../../ui/format.ts";
@@ -102,9 +109,15 @@ function PieceDetails({ piece }: { piece: Piece }) {
               <DetailField label="Printer">{printerLabel(piece.provider, piece.provider_status)}</DetailField>
             )}
             <DetailField label="Landing page">
-              <Anchor href={piece.landing_url} target="_blank" rel="noopener noreferrer">
-                Open this card's landing page
-              </Anchor>
+              {hasLandingPage(piece.status) ? (
+                <Anchor href={piece.landing_url} target="_blank" rel="noopener noreferrer">
+                  Open this card's landing page
+                </Anchor>
+              ) : tone === "stopped" ? (
+                "None: this card was not mailed"
+              ) : (
+                "Opens when the card goes to print"
+              )}
             </DetailField>
           </Stack>
         </DetailCard>
