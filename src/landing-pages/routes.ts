@@ -101,6 +101,7 @@ export async function registerLandingRoutes(app: FastifyInstance, services: Serv
   for (const path of PAGE_PATHS) registerPage(app, services, path);
   registerStopMail(app, services);
   registerUnknownPaths(app);
+  registerSiteIcon(app);
 }
 
 function registerPage(app: FastifyInstance, services: Services, path: (typeof PAGE_PATHS)[number]): void {
@@ -319,6 +320,14 @@ function logLeadCap(request: FastifyRequest, context: LandingContext): void {
     { orgId: context.orgId, pieceId: context.pieceId },
     "landing page lead cap reached; submission not stored",
   );
+}
+
+/**
+ * A browser showing a landing page asks the origin for /favicon.ico: an empty answer, where a 404
+ * was an error in the homeowner's console. The page itself links nothing.
+ */
+function registerSiteIcon(app: FastifyInstance): void {
+  app.get("/favicon.ico", { schema: { hide: true } }, async (_request, reply) => reply.code(204).send());
 }
 
 /**

@@ -144,6 +144,12 @@ describe(`landing pages and lead capture (${databaseLabel})`, () => {
     );
   });
 
+  it("answers the browser's /favicon.ico with an empty icon, not a 404", async () => {
+    const icon = await call(ctx, "GET", "/favicon.ico");
+    assert.equal(icon.status, 204);
+    assert.equal(icon.text, "");
+  });
+
   it("answers an unknown token with a 404 page", async () => {
     const missing = await call(ctx, "GET", "/l/unknownTokenValue123");
     assert.equal(missing.status, 404);

@@ -72,7 +72,7 @@ function AwaitingApproval({ waiting }: { waiting: number }) {
       title={waiting === 1 ? "1 card waits for your approval" : `${waiting} cards wait for your approval`}
     >
       <AnchorLink to="/approvals" size="sm" c="indigo.9">
-        Review them in Approvals
+        {waiting === 1 ? "Review it in Approvals" : "Review them in Approvals"}
       </AnchorLink>
     </Alert>
   );
