@@ -308,6 +308,14 @@ describe("the contractor's web app in a browser", () => {
     );
   });
 
+  it("a link to a postcard that does not exist says so, and leads back to Mail", async () => {
+    await open("/mail/00000000-0000-4000-8000-000000000000", "This postcard was not found");
+    assert.equal(await page.getByRole("button", { name: "Try again" }).count(), 0);
+    await checkScreen("mail-piece-not-found", "desktop");
+    await page.getByRole("link", { name: "Back to Mail" }).click();
+    await page.getByRole("heading", { level: 1, name: "Mail" }).waitFor();
+  });
+
   it("filters Mail by status, automation and date", async () => {
     await open("/mail", "Mail");
     const postcards = page.getByRole("region", { name: "Postcards" });

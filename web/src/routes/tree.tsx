@@ -32,7 +32,8 @@ import { InvitePage } from "../pages/Auth/InvitePage.tsx";
 import { ForgotPasswordPage, ResetPasswordPage } from "../pages/Auth/PasswordResetPages.tsx";
 import { SignInPage } from "../pages/Auth/SignInPage.tsx";
 import { NotFoundPage } from "../pages/NotFoundPage.tsx";
-import { LoadError, Loading } from "../ui/states.tsx";
+import { AnchorLink } from "../ui/links.tsx";
+import { LoadError, Loading, RecordLoadError } from "../ui/states.tsx";
 import { DEVELOPER_TABS, type DeveloperTab, SETTINGS_TABS, type SettingsTab } from "./search.ts";
 
 /**
@@ -201,6 +202,14 @@ const pieceRoute = createRoute({
   getParentRoute: () => signedInRoute,
   path: "mail/$pieceId",
   loader: ({ context, params }) => context.queryClient.ensureQueryData(pieceQuery(params.pieceId)),
+  errorComponent: ({ error, reset }) => (
+    <RecordLoadError
+      error={error}
+      retry={reset}
+      notFound="This postcard was not found"
+      back={<AnchorLink to="/mail">Back to Mail</AnchorLink>}
+    />
+  ),
   component: lazyRouteComponent(() => import("../pages/Mail/PiecePage.tsx"), "PiecePage"),
 });
 const approvalsRoute = createRoute({
@@ -223,6 +232,14 @@ const leadRoute = createRoute({
   getParentRoute: () => signedInRoute,
   path: "leads/$leadId",
   loader: ({ context, params }) => context.queryClient.ensureQueryData(leadQuery(params.leadId)),
+  errorComponent: ({ error, reset }) => (
+    <RecordLoadError
+      error={error}
+      retry={reset}
+      notFound="This lead was not found"
+      back={<AnchorLink to="/leads">Back to Leads</AnchorLink>}
+    />
+  ),
   component: lazyRouteComponent(() => import("../pages/Leads/LeadPage.tsx"), "LeadPage"),
 });
 const revenueRoute = createRoute({

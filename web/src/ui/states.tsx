@@ -1,6 +1,6 @@
 import { Alert, Button, Center, Group, Loader, Paper, Stack, Text, Title } from "@mantine/core";
 import type { ReactNode } from "react";
-import { errorMessage } from "../api/errors.ts";
+import { ApiError, errorMessage } from "../api/errors.ts";
 
 /** What every query shows while it loads. */
 export function Loading({ label = "Loading" }: { label?: string }) {
@@ -35,6 +35,34 @@ export function LoadError({
         )}
       </Stack>
     </Alert>
+  );
+}
+
+/**
+ * A page of one record that did not load. A record that does not exist (a mistyped or stale link)
+ * gets a heading of its own and the way back, not "Try again"; any other failure is a LoadError.
+ */
+export function RecordLoadError({
+  error,
+  retry,
+  notFound,
+  back,
+}: {
+  error: unknown;
+  retry: () => void;
+  /** The heading when there is no such record, e.g. "This postcard was not found". */
+  notFound: string;
+  back: ReactNode;
+}) {
+  if (!(error instanceof ApiError && error.status === 404)) return <LoadError error={error} retry={retry} />;
+  return (
+    <>
+      <PageHeader
+        title={notFound}
+        description="The link may be mistyped or out of date, or it belongs to another organization."
+      />
+      {back}
+    </>
   );
 }
 
