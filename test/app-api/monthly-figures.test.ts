@@ -11,6 +11,7 @@ import { after, before, describe, test } from "node:test";
 import { type Queryable, queryRows, sql } from "../../src/db/database.ts";
 import { createOrg } from "../helpers/api.ts";
 import { createTestContext, databaseLabel, type TestContext } from "../helpers/harness.ts";
+import { signal } from "../helpers/signal.ts";
 
 /** A small seeded generator (mulberry32): a failure names its seed, and the seed replays it. */
 function randomFrom(seed: number) {
@@ -250,28 +251,22 @@ describe(`the roll-ups of pieces, leads and conversions (by month; pieces by sta
     await history.addCampaigns(2);
     await history.addPieces(20);
     const { db } = ctx.database;
-    let commit!: () => void;
-    const committing = new Promise<void>((resolve) => {
-      commit = resolve;
-    });
-    let changing!: () => void;
-    const changed = new Promise<void>((resolve) => {
-      changing = resolve;
-    });
+    const committing = signal();
+    const changed = signal();
     // Every piece moves to 'returned' (and its month's mailings with it) in a transaction held open.
     const writer = db.transaction(async (tx) => {
       await tx.execute(sql`UPDATE mail_pieces SET status = 'returned', mailed_at = COALESCE(mailed_at, now())
                            WHERE org_id = ${org.orgId}::uuid`);
-      changing();
-      await committing;
+      changed.fire();
+      await committing.done;
     });
-    await changed;
+    await changed.done;
     const rebuilds = Promise.all([
       db.execute(sql`SELECT rebuild_piece_status_counts(${org.orgId}::uuid)`),
       db.execute(sql`SELECT rebuild_monthly_mail_figures(${org.orgId}::uuid)`),
     ]);
     await new Promise((resolve) => setTimeout(resolve, 200)); // the rebuilds are waiting (or queued)
-    commit();
+    committing.fire();
     await writer;
     await rebuilds;
     assert.deepEqual(

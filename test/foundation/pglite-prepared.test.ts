@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { PGlite } from "@electric-sql/pglite";
 import { createPreparedQuery } from "../../src/db/pglite-prepared.ts";
+import { signal } from "../helpers/signal.ts";
 
 /** The embedded driver's prepared-statement path, against a real in-memory PGlite. */
 async function withPglite(work: (client: PGlite) => Promise<void>) {
@@ -87,21 +88,15 @@ describe("PGlite prepared statements", () => {
     await withPglite(async (client) => {
       const query = createPreparedQuery(client);
       await client.exec("CREATE TABLE v (k int)");
-      let release!: () => void;
-      const held = new Promise<void>((resolve) => {
-        release = resolve;
-      });
-      let inserted!: () => void;
-      const insertedInTransaction = new Promise<void>((resolve) => {
-        inserted = resolve;
-      });
+      const held = signal();
+      const insertedInTransaction = signal();
       const transaction = client.transaction(async (tx) => {
         await tx.query("INSERT INTO v VALUES (1)");
-        inserted();
-        await held;
+        insertedInTransaction.fire();
+        await held.done;
         await tx.rollback();
       });
-      await insertedInTransaction;
+      await insertedInTransaction.done;
       let answered = false;
       const count = query<{ n: number }>("SELECT count(*)::int AS n FROM v").then((result) => {
         answered = true;
@@ -109,7 +104,7 @@ describe("PGlite prepared statements", () => {
       });
       await new Promise((resolve) => setTimeout(resolve, 50));
       assert.equal(answered, false, "the statement waited for the open transaction");
-      release();
+      held.fire();
       await transaction;
       assert.deepEqual((await count).rows, [{ n: 0 }], "it saw the rolled-back insert undone, not inside it");
     });

@@ -5,6 +5,7 @@ import { queryOne, queryRows, sql } from "../../src/db/database.ts";
 import { ABANDONED_CLAIM_SECONDS } from "../../src/imports/claims.ts";
 import { admin, call, createOrg, issueKey } from "../helpers/api.ts";
 import { createTestContext, databaseLabel, type TestContext } from "../helpers/harness.ts";
+import { signal } from "../helpers/signal.ts";
 import { importGeocoder, postImport, rows, startImportGeocoder } from "./import-helpers.ts";
 
 const NOON = "2025-03-10T12:00:00.000Z";
@@ -414,23 +415,17 @@ describe(`POST /api/v1/import/jobs (${databaseLabel})`, () => {
       const body = { source: "jobs", rows: rows(500) };
       // The last address's geocoding is held: once released, the first request goes on to stage its
       // 500 rows in one transaction, which the retry (sent at once) finds under way.
-      let release!: () => void;
-      const released = new Promise<void>((resolve) => {
-        release = resolve;
-      });
-      let reachedLast!: () => void;
-      const lastAsked = new Promise<void>((resolve) => {
-        reachedLast = resolve;
-      });
+      const released = signal();
+      const lastAsked = signal();
       geo.holdWhen((q) => {
         const last = q.startsWith("500 ");
-        if (last) reachedLast();
+        if (last) lastAsked.fire();
         return last;
-      }, released);
+      }, released.done);
       try {
         const first = postImport(ctx, org.key, body, { idempotencyKey: "staging" });
-        await lastAsked;
-        release();
+        await lastAsked.done;
+        released.fire();
         const retry = await postImport(ctx, org.key, body, { idempotencyKey: "staging" });
         const original = await first;
         assert.equal(original.status, 201, original.text);
@@ -441,7 +436,7 @@ describe(`POST /api/v1/import/jobs (${databaseLabel})`, () => {
         assert.equal(replay.status, 200, replay.text);
         assert.deepEqual(replay.body, original.body);
       } finally {
-        release();
+        released.fire();
         geo.holdWhen(undefined);
       }
     });

@@ -3,10 +3,12 @@ import {
   createRootRouteWithContext,
   createRoute,
   createRouter,
+  type ErrorComponentProps,
   lazyRouteComponent,
   Outlet,
   redirect,
 } from "@tanstack/react-router";
+import type { ReactNode } from "react";
 import { automationListQuery, automationQuery, proofQuery } from "../api/automations.ts";
 import { importBatchQuery } from "../api/customers.ts";
 import { ApiError } from "../api/errors.ts";
@@ -198,17 +200,20 @@ const mailRoute = createRoute({
   },
   component: lazyRouteComponent(() => import("../pages/Mail/MailPage.tsx"), "MailPage"),
 });
+/** A record's route whose loader failed: a missing record gets its own heading and the way back. */
+const recordError =
+  (notFound: string, back: ReactNode) =>
+  ({ error, reset }: ErrorComponentProps) => (
+    <RecordLoadError error={error} retry={reset} notFound={notFound} back={back} />
+  );
+
 const pieceRoute = createRoute({
   getParentRoute: () => signedInRoute,
   path: "mail/$pieceId",
   loader: ({ context, params }) => context.queryClient.ensureQueryData(pieceQuery(params.pieceId)),
-  errorComponent: ({ error, reset }) => (
-    <RecordLoadError
-      error={error}
-      retry={reset}
-      notFound="This postcard was not found"
-      back={<AnchorLink to="/mail">Back to Mail</AnchorLink>}
-    />
+  errorComponent: recordError(
+    "This postcard was not found",
+    <AnchorLink to="/mail">Back to Mail</AnchorLink>,
   ),
   component: lazyRouteComponent(() => import("../pages/Mail/PiecePage.tsx"), "PiecePage"),
 });
@@ -232,14 +237,7 @@ const leadRoute = createRoute({
   getParentRoute: () => signedInRoute,
   path: "leads/$leadId",
   loader: ({ context, params }) => context.queryClient.ensureQueryData(leadQuery(params.leadId)),
-  errorComponent: ({ error, reset }) => (
-    <RecordLoadError
-      error={error}
-      retry={reset}
-      notFound="This lead was not found"
-      back={<AnchorLink to="/leads">Back to Leads</AnchorLink>}
-    />
-  ),
+  errorComponent: recordError("This lead was not found", <AnchorLink to="/leads">Back to Leads</AnchorLink>),
   component: lazyRouteComponent(() => import("../pages/Leads/LeadPage.tsx"), "LeadPage"),
 });
 const revenueRoute = createRoute({
