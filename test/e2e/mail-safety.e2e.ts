@@ -11,7 +11,7 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import type { Page } from "playwright-core";
+import type { Page, Request } from "playwright-core";
 import { startFakeLob } from "../pipeline/helpers.ts";
 import { VIEWPORTS } from "./browser.ts";
 import { type App, jobEvent, type ListedPiece, startApp, waitUntil } from "./session.ts";
@@ -207,8 +207,16 @@ describe("mail safety in the browser: approvals, cancelling, opt-out", () => {
     await cap.selectOption("cards");
     await page.getByLabel("Cards per month").fill("250");
     await page.getByLabel("Frequency cap per home (days)").fill("45");
-    await page.getByRole("button", { name: "Save mail safety" }).click();
+    // A double-click saves once: the button's loading state comes a render after the first click.
+    const saves: string[] = [];
+    const countSave = (request: Request) => {
+      if (request.method() === "PATCH" && request.url().endsWith("/mail-safety")) saves.push(request.url());
+    };
+    page.on("request", countSave);
+    await page.getByRole("button", { name: "Save mail safety" }).dblclick();
     await page.getByText("The mail safety settings are saved.").waitFor();
+    page.off("request", countSave);
+    assert.equal(saves.length, 1, "one PATCH for a double-click");
     await checkBothWidths("settings-safety");
     const settings = await app.operator("GET", `/orgs/${orgId}/mail-safety`);
     assert.equal(settings.monthly_card_cap, 250);

@@ -9,6 +9,7 @@ import {
   useUpdateAutomationSafety,
 } from "../../api/mail-safety.ts";
 import { AnchorLink } from "../../ui/links.tsx";
+import { useSingleFlight } from "../../ui/single-flight.ts";
 import { LoadError, Loading } from "../../ui/states.tsx";
 import { CapFields, capPatchOf, capProblem, capValueOf } from "./cap-fields.tsx";
 
@@ -43,7 +44,7 @@ function SafetyForm({ safety }: { safety: AutomationSafety }) {
   const [confirmCancel, setConfirmCancel] = useState(false);
   const problem = capProblem(cap);
 
-  const save = async () => {
+  const save = useSingleFlight(async () => {
     if (problem) return;
     await update
       .mutateAsync({
@@ -56,7 +57,7 @@ function SafetyForm({ safety }: { safety: AutomationSafety }) {
         notifications.show({ color: "green", title: "Saved", message: "The safety settings are saved." }),
       )
       .catch(() => undefined);
-  };
+  });
 
   const cancelAll = async () => {
     const answer = await cancelWaiting.mutateAsync().catch(() => undefined);

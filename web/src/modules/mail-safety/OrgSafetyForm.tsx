@@ -3,6 +3,7 @@ import { notifications } from "@mantine/notifications";
 import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { capInWords, type MailSafety, mailSafetyQuery, useUpdateMailSafety } from "../../api/mail-safety.ts";
+import { useSingleFlight } from "../../ui/single-flight.ts";
 import { LoadError, Loading } from "../../ui/states.tsx";
 import { CapFields, capPatchOf, capProblem, capValueOf } from "./cap-fields.tsx";
 
@@ -53,7 +54,7 @@ function OrgSafetyForm({ safety, canEdit }: { safety: MailSafety; canEdit: boole
   const daysValid =
     days !== "" && Number.isInteger(Number(days)) && Number(days) >= 0 && Number(days) <= 3650;
 
-  const save = async () => {
+  const save = useSingleFlight(async () => {
     if (problem || !daysValid || !holdValid) return;
     await update
       .mutateAsync({
@@ -70,7 +71,7 @@ function OrgSafetyForm({ safety, canEdit }: { safety: MailSafety; canEdit: boole
         }),
       )
       .catch(() => undefined);
-  };
+  });
 
   return (
     <Paper withBorder p="md" radius="md" maw={640}>

@@ -127,9 +127,8 @@ function HubSpotCard({ status }: { status: HubSpotStatus }) {
         </Group>
         {!status.configured ? (
           <Alert title="HubSpot is not set up on this server">
-            Connecting HubSpot needs a HubSpot app that your operator sets up once for this server
-            (HUBSPOT_CLIENT_ID and HUBSPOT_CLIENT_SECRET). Until then, your CRM can still send events with an
-            API key (Developers).
+            Connecting HubSpot needs a HubSpot app that whoever runs Porchlight for you sets up once for this
+            server. Until then, your CRM can still send events with an API key (Developers).
           </Alert>
         ) : connection ? (
           <Connected connection={connection} eventTypes={status.event_types} />

@@ -136,7 +136,8 @@ function ApprovalQueue({ cards, total }: { cards: ApprovalCard[]; total: number 
 
   return (
     <Stack>
-      <Text size="sm" c="dimmed" id="approval-keys">
+      {/* Keys are for a keyboard: a phone's screen is better spent on the cards. */}
+      <Text size="sm" c="dimmed" id="approval-keys" visibleFrom="sm">
         Keyboard: <Kbd>j</Kbd> next card, <Kbd>k</Kbd> previous, <Kbd>x</Kbd> select, <Kbd>a</Kbd> approve,{" "}
         <Kbd>c</Kbd> cancel the highlighted card.
       </Text>
