@@ -2,18 +2,12 @@ import { randomUUID } from "node:crypto";
 import { and, eq, gt, sql } from "drizzle-orm";
 import type { Clock } from "../clock.ts";
 import { lockUntilCommit, type Queryable } from "../db/database.ts";
-import {
-  campaigns,
-  leads,
-  mailPieces,
-  organizations,
-  type PieceStatus,
-  subscriptions,
-} from "../db/schema.ts";
+import { campaigns, leads, mailPieces, organizations, subscriptions } from "../db/schema.ts";
 import { normalizeAddress } from "../domain/address.ts";
 import { deliverLeadJob } from "../jobs/kinds.ts";
 import { enqueueJob } from "../jobs/queue.ts";
 import { stopSequenceOnLead } from "../pieces/follow-ups.ts";
+import { hasOpenLandingPage } from "../pieces/landing-page-lifetime.ts";
 import { splitPieceAddress } from "./address-split.ts";
 import { enqueueLeadAlert } from "./lead-alerts.ts";
 import { type LeadField, listLeadFields } from "./lead-fields.ts";
@@ -47,40 +41,6 @@ export interface LandingPolicy {
   ttlDays: number;
   /** New leads one page may capture in any hour (LANDING_LEADS_PER_TOKEN_PER_HOUR). */
   leadsPerHour: number;
-}
-
-/**
- * Statuses of a piece that went to the printer or the post: only these have a page. A queued piece
- * has no card yet; a suppressed or failed one was never mailed (its token may still be known to
- * the contractor's systems, and the page would show a stranger's name and street).
- */
-const PIECE_STATUSES_WITH_A_PAGE: ReadonlySet<PieceStatus> = new Set([
-  "submitted",
-  "mailed",
-  "in_transit",
-  "delivered",
-  "returned",
-]);
-
-const DAY_MS = 86_400_000;
-
-/**
- * When a page's lifetime starts: the piece's `mailed_at`. A piece the printer accepted but has not
- * yet reported mailed (`submitted`, no `mailed_at`) counts from its submission (its last status
- * change), so a vendor that never confirms cannot keep a page open forever.
- */
-function pageLifetimeStart(piece: typeof mailPieces.$inferSelect): Date {
-  return piece.mailedAt ?? piece.statusUpdatedAt ?? piece.createdAt;
-}
-
-/** Whether a piece's landing page is open now: mailed (or with the printer), and not expired. */
-export function hasOpenLandingPage(
-  piece: typeof mailPieces.$inferSelect,
-  now: Date,
-  ttlDays: number,
-): boolean {
-  if (!PIECE_STATUSES_WITH_A_PAGE.has(piece.status)) return false;
-  return now.getTime() < pageLifetimeStart(piece).getTime() + ttlDays * DAY_MS;
 }
 
 const NOT_A_NAME = /^(?:current|resident|homeowner|occupant|the|mr|mrs|ms|miss|mx|dr)\.?$/i;

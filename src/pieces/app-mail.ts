@@ -7,6 +7,7 @@ import { cursorTime, type KeysetCursor, keysetPage } from "../db/keyset-cursor.t
 import { PIECE_STATUSES, type PieceStatus } from "../db/schema.ts";
 import { isUuid } from "../domain/uuid.ts";
 import { landingUrl } from "./campaigns.ts";
+import { landingPageClosesAt } from "./landing-page-lifetime.ts";
 
 // The shapes the app API answers with (GET /pieces, GET /pieces/:id): the route's response
 // schemas, and through Static<> the types this module returns.
@@ -124,7 +125,19 @@ export const MailPieceDetail = Type.Object(
     ...pieceFields,
     front_url: Type.String({ description: "SVG of the card's front (same-origin, session cookie)." }),
     back_url: Type.String({ description: "SVG of the card's back." }),
-    landing_url: Type.String(),
+    landing_url: Nullable(
+      Type.String({
+        description:
+          "The card's landing page while it is open; null before the card goes to print, for a card never mailed, and after the page closed.",
+      }),
+    ),
+    landing_page_closes_at: Nullable(
+      Type.String({
+        format: "date-time",
+        description:
+          "When the landing page closes (LANDING_PAGE_TTL_DAYS after mailing), in the past once it has; null when the card has no page.",
+      }),
+    ),
     provider: Nullable(Type.String()),
     provider_status: Nullable(Type.String()),
     leads: Type.Array(PieceLead),
@@ -185,7 +198,8 @@ interface PieceRow {
   scheduled_for: Date | string | null;
 }
 
-const iso = (value: Date | string | null) => (value === null ? null : new Date(value).toISOString());
+const asDate = (value: Date | string | null) => (value === null ? null : new Date(value));
+const iso = (value: Date | string | null) => asDate(value)?.toISOString() ?? null;
 const dayAfter = (day: string) => new Date(Date.parse(`${day}T00:00:00Z`) + 86_400_000).toISOString();
 
 /** Where the app serves a piece's card side: its list thumbnail (PNG) or its page's preview (SVG). */
@@ -320,7 +334,7 @@ export async function getMailPiece(
   db: Queryable,
   orgId: string,
   pieceId: string,
-  publicBaseUrl: string,
+  landing: { publicBaseUrl: string; ttlDays: number; now: Date },
 ): Promise<MailPieceDetail | undefined> {
   if (!isUuid(pieceId)) return undefined;
   const row = await queryOne<
@@ -365,11 +379,22 @@ export async function getMailPiece(
     ),
   ]);
   const item = listItem(row);
+  const closesAt = landingPageClosesAt(
+    {
+      status: row.status,
+      mailedAt: asDate(row.mailed_at),
+      statusUpdatedAt: asDate(row.status_updated_at),
+      createdAt: asDate(row.created_at)!,
+    },
+    landing.ttlDays,
+  );
+  const pageOpen = closesAt !== null && landing.now.getTime() < closesAt.getTime();
   return {
     ...item,
     front_url: proofUrl(row.id, "front"),
     back_url: proofUrl(row.id, "back"),
-    landing_url: landingUrl(publicBaseUrl, row.token),
+    landing_url: pageOpen ? landingUrl(landing.publicBaseUrl, row.token) : null,
+    landing_page_closes_at: closesAt?.toISOString() ?? null,
     provider: row.provider,
     provider_status: row.provider_status,
     leads: leads.map((lead) => ({

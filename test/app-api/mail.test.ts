@@ -136,6 +136,8 @@ describe(`app API: Mail (${databaseLabel})`, () => {
     );
     assert.equal(page.body.timeline[1].detail, page.body.status_reason);
     assert.ok(page.body.timeline[1].at);
+    assert.equal(page.body.landing_url, null, "a card never mailed has no page to link to");
+    assert.equal(page.body.landing_page_closes_at, null);
   });
 
   test("a mailed piece's page: proofs, landing link, its leads and conversions, and its timeline", async () => {
@@ -160,6 +162,11 @@ describe(`app API: Mail (${databaseLabel})`, () => {
     assert.equal(page.status, 200, page.text);
     const piece = page.body;
     assert.equal(piece.landing_url, `${ctx.config.publicBaseUrl}/l/${mailedPiece.token}`);
+    assert.equal(
+      Date.parse(piece.landing_page_closes_at) - Date.parse(piece.mailed_at),
+      ctx.config.landingPageTtlDays * 86_400_000,
+      "the page closes LANDING_PAGE_TTL_DAYS after mailing",
+    );
     assert.equal(piece.front_url, `/app/api/v1/pieces/${mailedPiece.id}/proof/front.svg`);
     assert.equal(piece.leads.length, 1);
     assert.equal(piece.leads[0].name, "Ned Flanders");
@@ -205,6 +212,19 @@ describe(`app API: Mail (${databaseLabel})`, () => {
     assert.equal(steps[5]!.at, "2030-01-02T03:04:05.000Z");
     assert.equal(steps[5]!.estimated, false);
     assert.equal(steps[4]!.estimated, true, "no in-transit event came");
+  });
+
+  test("a page past its lifetime is not linked, and the card says when it closed; the landing page agrees", async () => {
+    const longAgo = new Date(Date.now() - (ctx.config.landingPageTtlDays + 1) * 86_400_000);
+    await ctx.database.db.execute(
+      sql`UPDATE mail_pieces SET mailed_at = ${longAgo.toISOString()}::timestamptz WHERE id = ${mailedPiece.id}::uuid`,
+    );
+    const page = await owner.browser.request("GET", `/app/api/v1/pieces/${mailedPiece.id}`);
+    assert.equal(page.status, 200, page.text);
+    assert.equal(page.body.landing_url, null);
+    assert.ok(Date.parse(page.body.landing_page_closes_at) < Date.now(), page.body.landing_page_closes_at);
+    const visit = await call(ctx, "GET", `/l/${mailedPiece.token}`);
+    assert.equal(visit.status, 404, "the homeowner's page is closed too");
   });
 
   test("a card's thumbnail is a small PNG; its page's sides are SVG that nothing in runs, gzipped for a browser", async () => {

@@ -290,6 +290,7 @@ describe("the contractor's web app in a browser", () => {
     }
     const landing = page.getByRole("link", { name: "Open this card's landing page" });
     assert.match((await landing.getAttribute("href")) ?? "", /^https?:\/\//);
+    await page.getByText(/\(open until .+\)/).waitFor();
     await page.getByRole("heading", { level: 2, name: "Tracking" }).waitFor();
     await page.getByText("Queued", { exact: true }).first().waitFor();
     // The event's dedup id under a label a contractor reads, not inside the campaign's name.

@@ -66,7 +66,7 @@ function sendCardImage(
 /** The Mail screen: the org's pieces and one piece's page, read through the same tables the pipeline writes. */
 export function registerMailRoutes(app: FastifyInstance, ctx: AppApiContext): void {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
-  const { db, config } = ctx;
+  const { db, config, clock } = ctx;
   const proofDeps: ProofDeps = {
     db,
     imagery: ctx.imagery,
@@ -124,7 +124,11 @@ export function registerMailRoutes(app: FastifyInstance, ctx: AppApiContext): vo
       },
     },
     async (request) => {
-      const piece = await getMailPiece(db, sessionOf(request).orgId, request.params.id, config.publicBaseUrl);
+      const piece = await getMailPiece(db, sessionOf(request).orgId, request.params.id, {
+        publicBaseUrl: config.publicBaseUrl,
+        ttlDays: config.landingPageTtlDays,
+        now: clock.now(),
+      });
       if (!piece) throw notFound("piece not found");
       return piece;
     },

@@ -38,20 +38,6 @@ export const PIECE_STATUS: Record<PieceStatus, { label: string; tone: PieceStatu
 /** The statuses in the table's order. */
 export const PIECE_STATUSES = Object.keys(PIECE_STATUS) as PieceStatus[];
 
-const STATUSES_WITH_A_PAGE: ReadonlySet<PieceStatus> = new Set([
-  "submitted",
-  "mailed",
-  "in_transit",
-  "delivered",
-  "returned",
-]);
-
-/**
- * Whether a card of this status has its landing page (the server's rule, src/leads/capture.ts): only
- * a card handed to the printer. A waiting card gets it when it prints; a stopped one never does.
- */
-export const hasLandingPage = (status: PieceStatus) => STATUSES_WITH_A_PAGE.has(status);
-
 /** A tracking timeline step as the contractor reads it: a status, or the print file being drawn. */
 export const stepLabel = (step: Piece["timeline"][number]["step"]) =>
   step === "rendered" ? "Print file ready" : PIECE_STATUS[step].label;

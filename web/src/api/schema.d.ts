@@ -5779,7 +5779,8 @@ export interface operations {
             front_url: string;
             /** @description SVG of the card's back. */
             back_url: string;
-            landing_url: string;
+            landing_url: string | null;
+            landing_page_closes_at: string | null;
             provider: string | null;
             provider_status: string | null;
             leads: {

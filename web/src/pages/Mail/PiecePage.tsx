@@ -2,14 +2,7 @@ import { Alert, Anchor, Badge, Group, Image, SimpleGrid, Stack, Table, Text, Tim
 import { useQuery } from "@tanstack/react-query";
 import { getRouteApi } from "@tanstack/react-router";
 import { attributionWords } from "../../api/leads.ts";
-import {
-  hasLandingPage,
-  PIECE_STATUS,
-  type Piece,
-  type PieceStatusTone,
-  pieceQuery,
-  stepLabel,
-} from "../../api/mail.ts";
+import { PIECE_STATUS, type Piece, type PieceStatusTone, pieceQuery, stepLabel } from "../../api/mail.ts";
 import { PieceSafetyActions } from "../../modules/mail-safety/PieceSafetyActions.tsx";
 import { DetailCard, DetailField } from "../../ui/DetailCard.tsx";
 import { exactMoney, formatDate, readableReason } from "../../ui/format.ts";
@@ -19,6 +12,25 @@ import { LoadError, Loading, PageHeader } from "../../ui/states.tsx";
 import { PieceStatusBadge, TONE_COLORS } from "./PieceStatusBadge.tsx";
 
 const route = getRouteApi("/signed-in/mail/$pieceId");
+
+/** The card's page as the server reports it: open (linked, with its closing day), closed, or none yet. */
+function LandingPageState({ piece, tone }: { piece: Piece; tone: PieceStatusTone }) {
+  if (piece.landing_url) {
+    return (
+      <>
+        <Anchor href={piece.landing_url} target="_blank" rel="noopener noreferrer">
+          Open this card's landing page
+        </Anchor>
+        <Text span size="sm" c="dimmed">
+          {" "}
+          (open until {formatDate(piece.landing_page_closes_at)})
+        </Text>
+      </>
+    );
+  }
+  if (piece.landing_page_closes_at) return <>Closed on {formatDate(piece.landing_page_closes_at)}</>;
+  return <>{tone === "stopped" ? "None: this card was not mailed" : "Opens when the card goes to print"}</>;
+}
 
 export function PiecePage() {
   const { pieceId } = route.useParams();
@@ -109,15 +121,7 @@ function PieceDetails({ piece }: { piece: Piece }) {
               <DetailField label="Printer">{printerLabel(piece.provider, piece.provider_status)}</DetailField>
             )}
             <DetailField label="Landing page">
-              {hasLandingPage(piece.status) ? (
-                <Anchor href={piece.landing_url} target="_blank" rel="noopener noreferrer">
-                  Open this card's landing page
-                </Anchor>
-              ) : tone === "stopped" ? (
-                "None: this card was not mailed"
-              ) : (
-                "Opens when the card goes to print"
-              )}
+              <LandingPageState piece={piece} tone={tone} />
             </DetailField>
           </Stack>
         </DetailCard>
