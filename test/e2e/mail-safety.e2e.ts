@@ -1,7 +1,8 @@
 /**
  * Mail safety in a real browser (issue 29) against the real service as a process printing through a
  * fake Lob on loopback: an automation asks for approval, a card is approved in the Approvals queue by
- * keyboard and goes to print; a held card is cancelled from its page and never reaches Lob; a home
+ * keyboard and goes to print; a card's Cancel asks first (Escape keeps it, a double-click cancels
+ * once); a held card is cancelled from its page and never reaches Lob; a home
  * opts out on its landing page and the next card to it is suppressed, with the reason in Mail.
  * Every screen touched: axe-core (no serious or critical WCAG A/AA violation) and a screenshot at
  * desktop and phone width in test/e2e/artifacts/.
