@@ -152,13 +152,26 @@ describe("mail safety in the browser: approvals, cancelling, opt-out", () => {
       await waitUntil(async () => (await cards.count()) === 3, "three cards are in the queue");
       const dialog = page.getByRole("dialog", { name: "Cancel this card?" });
 
-      // Newest first: 16 is highlighted; j moves to 14. Then c asks, naming the home; Escape keeps the card.
+      // Newest first: 16 is highlighted; x selects it, j moves to 14, x selects it too.
       const byKeyCard = page.getByRole("listitem", { name: /14 Approval Ave/ });
+      await page.keyboard.press("x");
       await page.keyboard.press("j");
       await waitUntil(
         async () => (await byKeyCard.getAttribute("aria-current")) === "true",
         "j highlights the card to 14 Approval Ave",
       );
+      await page.keyboard.press("x");
+      // Cancel selected asks in the same dialog, counting the cards; keeping them sends nothing.
+      await page.getByRole("button", { name: "Cancel selected…" }).click();
+      const bulkDialog = page.getByRole("dialog", { name: "Cancel 2 cards?" });
+      await bulkDialog
+        .getByText("These 2 cards will not be printed or mailed. You cannot undo this.")
+        .waitFor();
+      await bulkDialog.getByRole("button", { name: "Keep the cards" }).click();
+      await bulkDialog.waitFor({ state: "hidden" });
+
+      // Back in the queue on 14: c asks, naming the home; Escape keeps the card.
+      await byKeyCard.focus();
       await page.keyboard.press("c");
       await dialog.waitFor();
       await dialog

@@ -60,8 +60,7 @@ function ApprovalQueue({ cards, total }: { cards: ApprovalCard[]; total: number 
   const cancel = useCancelPieces();
   const [selected, setSelected] = useState<Set<string>>(new Set());
   const [current, setCurrent] = useState(0);
-  const [confirmCancel, setConfirmCancel] = useState(false);
-  const [cardToCancel, setCardToCancel] = useState<ApprovalCard | null>(null);
+  const [cardsToCancel, setCardsToCancel] = useState<ApprovalCard[]>([]);
   const [askingToCancel, setAskingToCancel] = useState(false);
   const rows = useRef<(HTMLElement | null)[]>([]);
   const busy = approve.isPending || cancel.isPending;
@@ -88,20 +87,23 @@ function ApprovalQueue({ cards, total }: { cards: ApprovalCard[]; total: number 
             ? `${count} card${count === 1 ? "" : "s"} approved: on the way to print.`
             : `${count} card${count === 1 ? "" : "s"} cancelled: ${count === 1 ? "it" : "they"} will not print.`,
       });
-      setConfirmCancel(false);
       return true;
     },
     [approve, cancel],
   );
 
-  // Cancelling cannot be undone: a card's Cancel (and its key) asks first.
-  const askToCancel = useCallback((card: ApprovalCard) => {
-    setCardToCancel(card);
+  // Cancelling cannot be undone: a card's Cancel (and its key) and Cancel selected ask first.
+  const askToCancel = useCallback((chosenCards: ApprovalCard[]) => {
+    setCardsToCancel(chosenCards);
     setAskingToCancel(true);
   }, []);
 
-  const cancelAskedCard = async () => {
-    if (cardToCancel && (await act("cancel", [cardToCancel.id]))) setAskingToCancel(false);
+  const cancelAskedCards = async () => {
+    const cancelled = await act(
+      "cancel",
+      cardsToCancel.map((card) => card.id),
+    );
+    if (cancelled) setAskingToCancel(false);
   };
 
   /**
@@ -143,7 +145,7 @@ function ApprovalQueue({ cards, total }: { cards: ApprovalCard[]; total: number 
         k: () => move(-1),
         x: () => card && toggle(card.id),
         a: () => card && void act("approve", [card.id]),
-        c: () => card && askToCancel(card),
+        c: () => card && askToCancel([card]),
       };
       const handler = keys[event.key];
       if (!handler) return;
@@ -182,25 +184,14 @@ function ApprovalQueue({ cards, total }: { cards: ApprovalCard[]; total: number 
             >
               Approve selected ({chosen.length})
             </Button>
-            {confirmCancel ? (
-              <>
-                <Button color="red" loading={cancel.isPending} onClick={() => act("cancel", chosen)}>
-                  Yes, cancel {chosen.length}
-                </Button>
-                <Button variant="default" onClick={() => setConfirmCancel(false)}>
-                  Keep them
-                </Button>
-              </>
-            ) : (
-              <Button
-                variant="default"
-                color="red"
-                disabled={chosen.length === 0}
-                onClick={() => setConfirmCancel(true)}
-              >
-                Cancel selected…
-              </Button>
-            )}
+            <Button
+              variant="default"
+              color="red"
+              disabled={chosen.length === 0}
+              onClick={() => askToCancel(cards.filter((card) => selected.has(card.id)))}
+            >
+              Cancel selected…
+            </Button>
           </Group>
         </Group>
       </Paper>
@@ -265,7 +256,7 @@ function ApprovalQueue({ cards, total }: { cards: ApprovalCard[]; total: number 
                   size="sm"
                   variant="default"
                   color="red"
-                  onClick={() => askToCancel(card)}
+                  onClick={() => askToCancel([card])}
                   disabled={busy}
                 >
                   Cancel…
@@ -291,10 +282,10 @@ function ApprovalQueue({ cards, total }: { cards: ApprovalCard[]; total: number 
       </Stack>
       <CancelCardsDialog
         opened={askingToCancel}
-        cards={cardToCancel ? [cardToCancel] : []}
+        cards={cardsToCancel}
         busy={cancel.isPending}
         onKeep={() => setAskingToCancel(false)}
-        onConfirm={cancelAskedCard}
+        onConfirm={cancelAskedCards}
         onClosed={focusHighlightedCardIfLost}
       />
     </Stack>
