@@ -104,7 +104,11 @@ describe("follow-up cards in the browser: the builder, the list, Mail", () => {
     await open(`/mail/${followUpId}`, /Postcard to/);
     await page.getByText(/Sequence: Follow-up card 1, due /).waitFor();
     await checkBothWidths("follow-up-scheduled");
-    await page.getByRole("button", { name: "Cancel this card" }).click();
+    await page.getByRole("button", { name: "Cancel this card…" }).click();
+    await page
+      .getByRole("dialog", { name: "Cancel this card?" })
+      .getByRole("button", { name: "Yes, cancel the card" })
+      .click();
     await page.getByText("The card will not print.").waitFor();
     const cancelled = await app.operator("GET", `/pieces/${followUpId}`);
     assert.equal(cancelled.status, "cancelled");

@@ -1,7 +1,8 @@
 /**
  * Mail safety in a real browser (issue 29) against the real service as a process printing through a
  * fake Lob on loopback: an automation asks for approval, a card is approved in the Approvals queue by
- * keyboard and goes to print; a held card is cancelled from its page and never reaches Lob; a home
+ * keyboard and goes to print; a card's Cancel asks first (Escape keeps it, a double-click cancels
+ * once); a held card is cancelled from its page and never reaches Lob; a home
  * opts out on its landing page and the next card to it is suppressed, with the reason in Mail.
  * Every screen touched: axe-core (no serious or critical WCAG A/AA violation) and a screenshot at
  * desktop and phone width in test/e2e/artifacts/.
@@ -136,6 +137,99 @@ describe("mail safety in the browser: approvals, cancelling, opt-out", () => {
     await page.getByText("Sent to printer", { exact: true }).first().waitFor();
   });
 
+  it("a card's Cancel asks first: c and Escape keep it, c and Enter or the button and Yes cancel it, once", async () => {
+    // The queue still holds "12 Approval Ave" from the test before: it stays waiting for Overview's count.
+    const byKey = await sendEvent("14 Approval Ave");
+    const byButton = await sendEvent("16 Approval Ave");
+    const cancelRequests: string[] = [];
+    const countCancel = (request: Request) => {
+      if (request.method() === "POST" && /\/cancel$/.test(request.url())) cancelRequests.push(request.url());
+    };
+    page.on("request", countCancel);
+    try {
+      await open("/approvals", "Approvals");
+      const cards = page.getByRole("list", { name: "Cards awaiting approval" }).getByRole("listitem");
+      await waitUntil(async () => (await cards.count()) === 3, "three cards are in the queue");
+      const dialog = page.getByRole("dialog", { name: "Cancel this card?" });
+
+      // Newest first: 16 is highlighted; x selects it, j moves to 14, x selects it too.
+      const byKeyCard = page.getByRole("listitem", { name: /14 Approval Ave/ });
+      await page.keyboard.press("x");
+      await page.keyboard.press("j");
+      await waitUntil(
+        async () => (await byKeyCard.getAttribute("aria-current")) === "true",
+        "j highlights the card to 14 Approval Ave",
+      );
+      await page.keyboard.press("x");
+      // Cancel selected asks in the same dialog, counting the cards; keeping them sends nothing.
+      await page.getByRole("button", { name: "Cancel selected…" }).click();
+      const bulkDialog = page.getByRole("dialog", { name: "Cancel 2 cards?" });
+      await bulkDialog
+        .getByText("These 2 cards will not be printed or mailed. You cannot undo this.")
+        .waitFor();
+      await bulkDialog.getByRole("button", { name: "Keep the cards" }).click();
+      await bulkDialog.waitFor({ state: "hidden" });
+
+      // Back in the queue on 14: c asks, naming the home; Escape keeps the card.
+      await byKeyCard.focus();
+      await page.keyboard.press("c");
+      await dialog.waitFor();
+      await dialog
+        .getByText(/The card to 14 Approval Ave.* will not be printed or mailed\. You cannot undo this\./)
+        .waitFor();
+      const confirm = dialog.getByRole("button", { name: "Yes, cancel the card" });
+      await waitUntil(
+        () => confirm.evaluate((button) => button === document.activeElement),
+        "the dialog opens with focus on its action",
+      );
+      await checkBothWidths("approvals-cancel-confirm");
+      // The keys of the queue do nothing while it asks: a slipped "a" approves nothing.
+      await page.keyboard.press("a");
+      await page.keyboard.press("Escape");
+      await dialog.waitFor({ state: "hidden" });
+      await waitUntil(
+        () => byKeyCard.evaluate((card) => card === document.activeElement),
+        "focus is back on the highlighted card",
+      );
+      assert.equal(await cards.count(), 3, "Escape keeps the card in the queue");
+      assert.equal(await pieceStatus(byKey.id), "awaiting_approval", "Escape cancels nothing");
+      assert.deepEqual(cancelRequests, [], "no cancel request was sent");
+
+      // c then Enter: the focused action cancels it; the highlight and focus move to the card now in its place.
+      await page.keyboard.press("c");
+      await dialog.waitFor();
+      await waitUntil(
+        () => confirm.evaluate((button) => button === document.activeElement),
+        "the action has focus again",
+      );
+      await page.keyboard.press("Enter");
+      await page.getByText("1 card cancelled: it will not print.").waitFor();
+      await dialog.waitFor({ state: "hidden" });
+      await waitUntil(async () => (await cards.count()) === 2, "the cancelled card leaves the queue");
+      assert.equal(await pieceStatus(byKey.id), "cancelled");
+      const nextCard = page.getByRole("listitem", { name: /12 Approval Ave/ });
+      await waitUntil(
+        () => nextCard.evaluate((card) => card === document.activeElement),
+        "focus moves to the card now highlighted",
+      );
+
+      // The button asks too; a double-click on Yes sends one request.
+      cancelRequests.length = 0;
+      await page
+        .getByRole("listitem", { name: /16 Approval Ave/ })
+        .getByRole("button", { name: "Cancel…" })
+        .click();
+      await dialog.getByText(/The card to 16 Approval Ave/).waitFor();
+      await confirm.dblclick();
+      await page.getByText("1 card cancelled: it will not print.").first().waitFor();
+      await waitUntil(async () => (await cards.count()) === 1, "the second cancelled card leaves the queue");
+      assert.equal(await pieceStatus(byButton.id), "cancelled");
+      assert.equal(cancelRequests.length, 1, `one cancel request for a double-click: ${cancelRequests}`);
+    } finally {
+      page.off("request", countCancel);
+    }
+  });
+
   it("a held card is cancelled from its page and never reaches the print provider", async () => {
     await setSafety({ approval: false, hold: "120" });
     const held = await sendEvent("20 Hold Street");
@@ -145,7 +239,10 @@ describe("mail safety in the browser: approvals, cancelling, opt-out", () => {
     const reason = page.getByText(/the automation's 2-hour hold window, until /);
     assert.match(await reason.innerText(), /until \d{1,2}\/\d{1,2}\/\d{4}, \d{1,2}:\d{2}:\d{2}\s[AP]M;/);
     await checkBothWidths("piece-held");
-    await page.getByRole("button", { name: "Cancel this card" }).click();
+    await page.getByRole("button", { name: "Cancel this card…" }).click();
+    const dialog = page.getByRole("dialog", { name: "Cancel this card?" });
+    await dialog.getByText(/The card to 20 Hold Street.* will not be printed or mailed/).waitFor();
+    await dialog.getByRole("button", { name: "Yes, cancel the card" }).click();
     await page.getByText("The card will not print.").waitFor();
     await page.getByRole("alert").getByText(`Cancelled by ${OWNER.name}`).waitFor();
     assert.equal(await pieceStatus(held.id), "cancelled");

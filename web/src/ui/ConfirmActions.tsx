@@ -8,12 +8,15 @@ export function ConfirmActions({
   keepLabel,
   confirmLabel,
   busy,
+  focusConfirm = false,
   onKeep,
   onConfirm,
 }: {
   keepLabel: string;
   confirmLabel: string;
   busy: boolean;
+  /** The dialog opens with focus on the action, so Enter confirms (a dialog a key shortcut opens). */
+  focusConfirm?: boolean;
   onKeep: () => void;
   onConfirm: () => void;
 }) {
@@ -22,7 +25,7 @@ export function ConfirmActions({
       <Button variant="default" onClick={onKeep}>
         {keepLabel}
       </Button>
-      <Button color="red.9" loading={busy} onClick={onConfirm}>
+      <Button color="red.9" loading={busy} onClick={onConfirm} data-autofocus={focusConfirm || undefined}>
         {confirmLabel}
       </Button>
     </Group>

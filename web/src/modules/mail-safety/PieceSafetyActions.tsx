@@ -1,13 +1,30 @@
 import { Button, Group } from "@mantine/core";
 import { notifications } from "@mantine/notifications";
+import { useState } from "react";
 import { PIECE_STATUS, type PieceStatus } from "../../api/mail.ts";
 import { useApprovePiece, useCancelPiece } from "../../api/mail-safety.ts";
+import { CancelCardsDialog } from "./CancelCardsDialog.tsx";
 
 /** A card that waits before print can be cancelled from its page (and approved, when it awaits approval). */
-export function PieceSafetyActions({ piece }: { piece: { id: string; status: PieceStatus } }) {
+export function PieceSafetyActions({
+  piece,
+}: {
+  piece: { id: string; status: PieceStatus; address: string };
+}) {
   const cancel = useCancelPiece();
   const approve = useApprovePiece();
+  const [askingToCancel, setAskingToCancel] = useState(false);
   if (PIECE_STATUS[piece.status].tone !== "waiting") return null;
+
+  const cancelPiece = () =>
+    cancel
+      .mutateAsync(piece.id)
+      .then(() => {
+        notifications.show({ color: "green", title: "Cancelled", message: "The card will not print." });
+        setAskingToCancel(false);
+      })
+      .catch(() => undefined);
+
   return (
     <Group gap="xs" mb="lg">
       {piece.status === "awaiting_approval" && (
@@ -25,21 +42,17 @@ export function PieceSafetyActions({ piece }: { piece: { id: string; status: Pie
           Approve this card
         </Button>
       )}
-      <Button
-        color="red"
-        variant="outline"
-        loading={cancel.isPending}
-        onClick={() =>
-          cancel
-            .mutateAsync(piece.id)
-            .then(() =>
-              notifications.show({ color: "green", title: "Cancelled", message: "The card will not print." }),
-            )
-            .catch(() => undefined)
-        }
-      >
-        Cancel this card
+      {/* Cancelling cannot be undone: it asks first. */}
+      <Button color="red" variant="outline" onClick={() => setAskingToCancel(true)}>
+        Cancel this card…
       </Button>
+      <CancelCardsDialog
+        opened={askingToCancel}
+        cards={[piece]}
+        busy={cancel.isPending}
+        onKeep={() => setAskingToCancel(false)}
+        onConfirm={cancelPiece}
+      />
     </Group>
   );
 }

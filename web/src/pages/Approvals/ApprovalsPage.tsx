@@ -8,6 +8,7 @@ import {
   useApprovePieces,
   useCancelPieces,
 } from "../../api/mail-safety.ts";
+import { CancelCardsDialog } from "../../modules/mail-safety/CancelCardsDialog.tsx";
 import { formatDate } from "../../ui/format.ts";
 import { AnchorLink } from "../../ui/links.tsx";
 import { useStagedRows } from "../../ui/staged-rows.tsx";
@@ -59,7 +60,8 @@ function ApprovalQueue({ cards, total }: { cards: ApprovalCard[]; total: number 
   const cancel = useCancelPieces();
   const [selected, setSelected] = useState<Set<string>>(new Set());
   const [current, setCurrent] = useState(0);
-  const [confirmCancel, setConfirmCancel] = useState(false);
+  const [cardsToCancel, setCardsToCancel] = useState<ApprovalCard[]>([]);
+  const [askingToCancel, setAskingToCancel] = useState(false);
   const rows = useRef<(HTMLElement | null)[]>([]);
   const busy = approve.isPending || cancel.isPending;
 
@@ -69,12 +71,13 @@ function ApprovalQueue({ cards, total }: { cards: ApprovalCard[]; total: number 
     setCurrent((index) => Math.min(index, cards.length - 1));
   }, [cards]);
 
+  /** True once done; a failure shows in the app's toast. */
   const act = useCallback(
-    async (action: "approve" | "cancel", ids: string[]) => {
-      if (ids.length === 0) return;
+    async (action: "approve" | "cancel", ids: string[]): Promise<boolean> => {
+      if (ids.length === 0) return false;
       const mutation = action === "approve" ? approve : cancel;
       const answer = await mutation.mutateAsync(ids).catch(() => undefined);
-      if (!answer) return;
+      if (!answer) return false;
       const count = answer.piece_ids.length;
       notifications.show({
         color: "green",
@@ -82,12 +85,35 @@ function ApprovalQueue({ cards, total }: { cards: ApprovalCard[]; total: number 
         message:
           action === "approve"
             ? `${count} card${count === 1 ? "" : "s"} approved: on the way to print.`
-            : `${count} card${count === 1 ? "" : "s"} cancelled: they will not print.`,
+            : `${count} card${count === 1 ? "" : "s"} cancelled: ${count === 1 ? "it" : "they"} will not print.`,
       });
-      setConfirmCancel(false);
+      return true;
     },
     [approve, cancel],
   );
+
+  // Cancelling cannot be undone: a card's Cancel (and its key) and Cancel selected ask first.
+  const askToCancel = useCallback((chosenCards: ApprovalCard[]) => {
+    setCardsToCancel(chosenCards);
+    setAskingToCancel(true);
+  }, []);
+
+  const cancelAskedCards = async () => {
+    const cancelled = await act(
+      "cancel",
+      cardsToCancel.map((card) => card.id),
+    );
+    if (cancelled) setAskingToCancel(false);
+  };
+
+  /**
+   * A cancelled card's row is gone with the focus it had: the card now highlighted takes it. Read
+   * from the rows, not this render's `current`: the dialog calls this from the render that closed it.
+   */
+  const focusHighlightedCardIfLost = () => {
+    if (document.activeElement !== document.body) return;
+    rows.current.find((row) => row?.getAttribute("aria-current") === "true")?.focus();
+  };
 
   const toggle = useCallback((id: string) => {
     setSelected((previous) => {
@@ -112,13 +138,14 @@ function ApprovalQueue({ cards, total }: { cards: ApprovalCard[]; total: number 
   useEffect(() => {
     const onKey = (event: KeyboardEvent) => {
       if (event.ctrlKey || event.metaKey || event.altKey || isTyping(event.target) || busy) return;
+      if (askingToCancel) return;
       const card = cards[current];
       const keys: Record<string, () => void> = {
         j: () => move(1),
         k: () => move(-1),
         x: () => card && toggle(card.id),
         a: () => card && void act("approve", [card.id]),
-        c: () => card && void act("cancel", [card.id]),
+        c: () => card && askToCancel([card]),
       };
       const handler = keys[event.key];
       if (!handler) return;
@@ -127,7 +154,7 @@ function ApprovalQueue({ cards, total }: { cards: ApprovalCard[]; total: number 
     };
     window.addEventListener("keydown", onKey);
     return () => window.removeEventListener("keydown", onKey);
-  }, [cards, current, busy, move, toggle, act]);
+  }, [cards, current, busy, askingToCancel, move, toggle, act, askToCancel]);
 
   // A hundred cards take a while to render: the first screenful shows first, the rest right after it.
   const staged = useStagedRows(cards, CARDS_IN_FIRST_RENDER);
@@ -157,25 +184,14 @@ function ApprovalQueue({ cards, total }: { cards: ApprovalCard[]; total: number 
             >
               Approve selected ({chosen.length})
             </Button>
-            {confirmCancel ? (
-              <>
-                <Button color="red" loading={cancel.isPending} onClick={() => act("cancel", chosen)}>
-                  Yes, cancel {chosen.length}
-                </Button>
-                <Button variant="default" onClick={() => setConfirmCancel(false)}>
-                  Keep them
-                </Button>
-              </>
-            ) : (
-              <Button
-                variant="default"
-                color="red"
-                disabled={chosen.length === 0}
-                onClick={() => setConfirmCancel(true)}
-              >
-                Cancel selected…
-              </Button>
-            )}
+            <Button
+              variant="default"
+              color="red"
+              disabled={chosen.length === 0}
+              onClick={() => askToCancel(cards.filter((card) => selected.has(card.id)))}
+            >
+              Cancel selected…
+            </Button>
           </Group>
         </Group>
       </Paper>
@@ -240,10 +256,10 @@ function ApprovalQueue({ cards, total }: { cards: ApprovalCard[]; total: number 
                   size="sm"
                   variant="default"
                   color="red"
-                  onClick={() => act("cancel", [card.id])}
+                  onClick={() => askToCancel([card])}
                   disabled={busy}
                 >
-                  Cancel
+                  Cancel…
                 </Button>
               </Group>
             </Group>
@@ -264,6 +280,14 @@ function ApprovalQueue({ cards, total }: { cards: ApprovalCard[]; total: number 
           </Paper>
         ))}
       </Stack>
+      <CancelCardsDialog
+        opened={askingToCancel}
+        cards={cardsToCancel}
+        busy={cancel.isPending}
+        onKeep={() => setAskingToCancel(false)}
+        onConfirm={cancelAskedCards}
+        onClosed={focusHighlightedCardIfLost}
+      />
     </Stack>
   );
 }
