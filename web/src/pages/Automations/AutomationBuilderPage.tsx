@@ -37,6 +37,7 @@ import {
   formFieldOf,
   formValuesOf,
   KINDS,
+  newAutomationOf,
   OBJECT_TYPES,
   proofInputOf,
   proofRecipientOf,
@@ -44,7 +45,10 @@ import {
   validateAutomation,
 } from "../../modules/automations/form-model.ts";
 import { HoldoutSection } from "../../modules/automations/HoldoutSection.tsx";
-import { AutomationSafetySection } from "../../modules/mail-safety/AutomationSafetyForm.tsx";
+import {
+  AutomationSafetySection,
+  NewAutomationSafety,
+} from "../../modules/mail-safety/AutomationSafetyForm.tsx";
 import {
   isAboutNeighbours,
   NeighbourPreviewResult,
@@ -107,7 +111,7 @@ function AutomationBuilder({ initial, existing }: { initial: AutomationFormValue
         form.resetDirty();
         notifications.show({ color: "green", title: "Saved", message: `${values.name} is saved.` });
       } else {
-        const created = await create.mutateAsync(draftOf(values));
+        const created = await create.mutateAsync(newAutomationOf(values));
         notifications.show({ color: "green", title: "Saved", message: `${created.name} is saved.` });
         await navigate({ to: "/automations" });
       }
@@ -229,6 +233,12 @@ function AutomationBuilder({ initial, existing }: { initial: AutomationFormValue
 
                   <FollowUpCards form={form} recipient={proofRecipient} recordKnown={sampleSettled} />
 
+                  {!existing && (
+                    <NewAutomationSafety
+                      approval={form.getInputProps("approval_required", { type: "checkbox" })}
+                    />
+                  )}
+
                   <Switch
                     label="Enabled"
                     description="When off, events are received but no card is mailed."
@@ -273,13 +283,7 @@ function AutomationBuilder({ initial, existing }: { initial: AutomationFormValue
           </Grid.Col>
         </Grid>
       </form>
-      {!restShown ? null : existing ? (
-        <AutomationSafetySection automationId={existing.id} />
-      ) : (
-        <Text size="sm" c="dimmed" mt="xl">
-          Save the automation first; then set its hold window, approval and monthly cap under Safety.
-        </Text>
-      )}
+      {restShown && existing && <AutomationSafetySection automationId={existing.id} />}
     </>
   );
 }
