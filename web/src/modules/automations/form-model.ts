@@ -234,6 +234,13 @@ export const newAutomationOf = (values: AutomationFormValues): NewAutomation => 
   approval_required: values.approval_required,
 });
 
+/**
+ * Whether leaving the builder would lose something the contractor set: what a save would send
+ * differs from `saved`. The sample record picked is no part of the automation.
+ */
+export const differsFromSaved = (values: AutomationFormValues, saved: AutomationFormValues): boolean =>
+  JSON.stringify(newAutomationOf(values)) !== JSON.stringify(newAutomationOf(saved));
+
 /** The server names fields by their place in the saved shape; the form by its own names. */
 export function formFieldOf(serverField: string): string {
   return audienceFieldOf(followUpFieldOf(serverField.replace(/^trigger\./, "").replace(/^template\./, "")));
