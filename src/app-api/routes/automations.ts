@@ -10,11 +10,13 @@ import {
   updateAutomation,
 } from "../../automations/automations.ts";
 import { DelayDays, MAX_FOLLOW_UPS, StopWhen } from "../../automations/sequence-steps.ts";
+import type { Queryable } from "../../db/database.ts";
 import { mailAddressOf } from "../../domain/address.ts";
 import { AutomationFilter, filterProblem, passesFilter } from "../../domain/filters.ts";
 import { HoldoutPercent } from "../../domain/holdout-group.ts";
 import { OneLineText } from "../../domain/one-line-text.ts";
 import { invalidPayload, notFound, rateLimited } from "../../errors.ts";
+import { updateOrgAutomationSafety } from "../../mail-safety/org-controls.ts";
 import {
   AudienceInput,
   isNeighbours,
@@ -95,6 +97,12 @@ const CreateAutomation = Type.Object(
     steps: Type.Optional(draftFields.steps),
     stop_when: Type.Optional(draftFields.stop_when),
     holdout_percent: Type.Optional(draftFields.holdout_percent),
+    approval_required: Type.Optional(
+      Type.Boolean({
+        description:
+          "Hold each of its cards for approval from its first one (the same setting as `PATCH /automations/{id}/safety`), set with the automation itself so no event mails a card in between; default false.",
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -173,10 +181,11 @@ export function registerAutomationRoutes(app: FastifyInstance, ctx: AppApiContex
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
   const { db, clock } = ctx;
 
-  const readTemplate = (orgId: string, id: string) => findAutomationTemplate(db, orgId, id);
-  const writeTemplate = async (orgId: string, id: string, template: CardTemplate) => {
-    const next = storedTemplate(await readTemplate(orgId, id), template);
-    await storeAutomationTemplate(db, { orgId, id }, next);
+  const readTemplate = (orgId: string, id: string, on: Queryable = db) =>
+    findAutomationTemplate(on, orgId, id);
+  const writeTemplate = async (orgId: string, id: string, template: CardTemplate, on: Queryable = db) => {
+    const next = storedTemplate(await readTemplate(orgId, id, on), template);
+    await storeAutomationTemplate(on, { orgId, id }, next);
   };
   /** The card a save would print must fit it: checked before anything is written. */
   const assertFits = async (orgId: string, previous: unknown, template: CardTemplate) => {
@@ -242,15 +251,23 @@ export function registerAutomationRoutes(app: FastifyInstance, ctx: AppApiContex
       },
     },
     async (request, reply) => {
-      const { orgId } = sessionOf(request);
-      const { template, ...input } = request.body;
+      const { orgId, role } = sessionOf(request);
+      const { template, approval_required, ...input } = request.body;
       assertTemplate(template);
       if (template) {
         const base = isNeighbours(resolveAudience(input.audience)) ? NEIGHBOUR_DEFAULT_TEMPLATE : null;
         await assertFits(orgId, base, template);
       }
-      const automation = await createAutomation(db, orgId, withStoredSteps(input));
-      if (template) await writeTemplate(orgId, automation.id, template);
+      // One transaction: no event sees the automation before its card and its approval setting.
+      const automation = await db.transaction(async (tx) => {
+        const created = await createAutomation(tx, orgId, withStoredSteps(input));
+        if (template) await writeTemplate(orgId, created.id, template, tx);
+        if (approval_required) {
+          const actor = { isOwner: role === "owner" };
+          await updateOrgAutomationSafety(tx, orgId, created.id, { approval_required }, clock.now(), actor);
+        }
+        return created;
+      });
       ctx.boundAutomations.invalidate(orgId);
       return reply.code(201).send(await view(automation, new Map()));
     },

@@ -3,7 +3,10 @@ import { type BodyOf, client, type ResponseOf, unwrap } from "./client.ts";
 import { eventKeys } from "./events.ts";
 
 export type Automation = ResponseOf<"/app/api/v1/automations/{id}", "get">;
-export type AutomationDraft = BodyOf<"/app/api/v1/automations", "post">;
+/** What creating an automation sends: its draft, and the approval setting it starts with. */
+export type NewAutomation = BodyOf<"/app/api/v1/automations", "post">;
+/** An automation's own fields, as a create or a change sends them (approval is a Safety setting after). */
+export type AutomationDraft = Omit<NewAutomation, "approval_required">;
 export type AutomationFilter = Automation["filters"][number];
 export type CardTemplate = Automation["template"];
 
@@ -63,7 +66,7 @@ function useInvalidateAutomations() {
 export function useCreateAutomation() {
   const invalidate = useInvalidateAutomations();
   return useMutation({
-    mutationFn: (body: AutomationDraft) => unwrap(client.POST("/app/api/v1/automations", { body })),
+    mutationFn: (body: NewAutomation) => unwrap(client.POST("/app/api/v1/automations", { body })),
     onSuccess: invalidate,
   });
 }

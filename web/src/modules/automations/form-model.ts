@@ -5,6 +5,7 @@ import type {
   CardFitInput,
   CardTemplate,
   DryRunInput,
+  NewAutomation,
   ProofInput,
 } from "../../api/automations.ts";
 import {
@@ -81,6 +82,8 @@ export type AutomationFormValues = {
   sample_id: string;
   /** The share of homes kept out of the mail (0 to 50); text while the field is empty. */
   holdout_percent: number | string;
+  /** A new automation's approval setting, sent with it; a saved one's is set in its Safety section. */
+  approval_required: boolean;
 } & AudienceFormValues &
   FollowUpFormValues;
 
@@ -111,6 +114,7 @@ export function blankAutomation(eventType = ""): AutomationFormValues {
     card_size: "4x6",
     sample_id: "",
     holdout_percent: 0,
+    approval_required: false,
     ...blankAudience(),
     ...blankFollowUps(),
   };
@@ -139,6 +143,7 @@ export function formValuesOf(automation: Automation): AutomationFormValues {
     card_size: automation.template.card_size,
     sample_id: "",
     holdout_percent: automation.holdout_percent,
+    approval_required: false,
     ...audienceValuesOf(automation.audience),
     ...followUpValuesOf(automation),
   };
@@ -223,6 +228,18 @@ export function draftOf(values: AutomationFormValues): AutomationDraft {
     holdout_percent: Number(values.holdout_percent),
   };
 }
+
+export const newAutomationOf = (values: AutomationFormValues): NewAutomation => ({
+  ...draftOf(values),
+  approval_required: values.approval_required,
+});
+
+/**
+ * Whether leaving the builder would lose something the contractor set: what a save would send
+ * differs from `saved`. The sample record picked is no part of the automation.
+ */
+export const differsFromSaved = (values: AutomationFormValues, saved: AutomationFormValues): boolean =>
+  JSON.stringify(newAutomationOf(values)) !== JSON.stringify(newAutomationOf(saved));
 
 /** The server names fields by their place in the saved shape; the form by its own names. */
 export function formFieldOf(serverField: string): string {

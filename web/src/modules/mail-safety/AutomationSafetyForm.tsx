@@ -1,4 +1,15 @@
-import { Alert, Button, Fieldset, Grid, Group, NumberInput, Stack, Switch, Text } from "@mantine/core";
+import {
+  Alert,
+  Button,
+  Fieldset,
+  Grid,
+  Group,
+  NumberInput,
+  Stack,
+  Switch,
+  type SwitchProps,
+  Text,
+} from "@mantine/core";
 import { notifications } from "@mantine/notifications";
 import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
@@ -12,6 +23,41 @@ import { AnchorLink } from "../../ui/links.tsx";
 import { useSingleFlight } from "../../ui/single-flight.ts";
 import { LoadError, Loading } from "../../ui/states.tsx";
 import { CapFields, capPatchOf, capProblem, capValueOf } from "./cap-fields.tsx";
+
+function ApprovalSwitch(props: Pick<SwitchProps, "checked" | "onChange">) {
+  return (
+    <Switch
+      label="Approve each card before print"
+      description={
+        <>
+          Cards wait in{" "}
+          <AnchorLink to="/approvals" inherit>
+            Approvals
+          </AnchorLink>{" "}
+          until a team member approves them.
+        </>
+      }
+      {...props}
+    />
+  );
+}
+
+/**
+ * A new automation's Safety, part of its form: approval is chosen before the first save, so the
+ * automation can hold its very first card (the create sends it with the automation).
+ */
+export function NewAutomationSafety({ approval }: { approval: Pick<SwitchProps, "checked" | "onChange"> }) {
+  return (
+    <Fieldset legend="Safety">
+      <Stack>
+        <ApprovalSwitch {...approval} />
+        <Text size="sm" c="dimmed">
+          Once it is saved, open it again to set its hold window and monthly cap.
+        </Text>
+      </Stack>
+    </Fieldset>
+  );
+}
 
 /** The builder's Safety section: hold window, approval mode and the automation's monthly cap. */
 export function AutomationSafetySection({ automationId }: { automationId: string }) {
@@ -89,20 +135,7 @@ function SafetyForm({ safety }: { safety: AutomationSafety }) {
         value={hold}
         onChange={setHold}
       />
-      <Switch
-        label="Approve each card before print"
-        description={
-          <>
-            Cards wait in{" "}
-            <AnchorLink to="/approvals" inherit>
-              Approvals
-            </AnchorLink>{" "}
-            until a team member approves them.
-          </>
-        }
-        checked={approval}
-        onChange={(event) => setApproval(event.currentTarget.checked)}
-      />
+      <ApprovalSwitch checked={approval} onChange={(event) => setApproval(event.currentTarget.checked)} />
       {approval && (
         <NumberInput
           label="Auto-approve after this many approved cards"

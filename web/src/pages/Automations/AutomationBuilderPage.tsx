@@ -3,7 +3,7 @@ import { useForm } from "@mantine/form";
 import { notifications } from "@mantine/notifications";
 import { type UseQueryResult, useQuery, useSuspenseQuery } from "@tanstack/react-query";
 import { getRouteApi, useNavigate } from "@tanstack/react-router";
-import { useDeferredValue, useEffect, useId } from "react";
+import { useDeferredValue, useEffect, useId, useState } from "react";
 import {
   type Automation,
   automationQuery,
@@ -30,6 +30,7 @@ import {
   blankAutomation,
   CARD_SIZES,
   cardFitInputOf,
+  differsFromSaved,
   draftOf,
   dryRunDraftOf,
   EMPTY_OFFER_HINT,
@@ -37,6 +38,7 @@ import {
   formFieldOf,
   formValuesOf,
   KINDS,
+  newAutomationOf,
   OBJECT_TYPES,
   proofInputOf,
   proofRecipientOf,
@@ -44,13 +46,17 @@ import {
   validateAutomation,
 } from "../../modules/automations/form-model.ts";
 import { HoldoutSection } from "../../modules/automations/HoldoutSection.tsx";
-import { AutomationSafetySection } from "../../modules/mail-safety/AutomationSafetyForm.tsx";
+import {
+  AutomationSafetySection,
+  NewAutomationSafety,
+} from "../../modules/mail-safety/AutomationSafetyForm.tsx";
 import {
   isAboutNeighbours,
   NeighbourPreviewResult,
 } from "../../modules/neighbours/NeighbourPreviewResult.tsx";
 import { AnchorLink } from "../../ui/links.tsx";
 import { LoadError, PageHeader } from "../../ui/states.tsx";
+import { UnsavedChangesPrompt } from "../../ui/UnsavedChangesPrompt.tsx";
 import { FollowUpCards } from "./FollowUpCards.tsx";
 
 const newRoute = getRouteApi("/signed-in/automations/new");
@@ -78,6 +84,8 @@ function AutomationBuilder({ initial, existing }: { initial: AutomationFormValue
   const update = useUpdateAutomation(existing?.id ?? "");
   const dryRun = useDryRun();
   const form = useForm<AutomationFormValues>({ initialValues: initial, validate: validateAutomation });
+  // What leaving would lose is measured against this: the automation as saved, or as a new one starts.
+  const [saved, setSaved] = useState(initial);
 
   const eventTypes = useQuery(eventTypesQuery());
   const eventType = form.values.event_type.trim();
@@ -95,8 +103,11 @@ function AutomationBuilder({ initial, existing }: { initial: AutomationFormValue
     }
     if (!form.values.object_type) {
       const objectType = samples.data[0]?.object_type;
-      if (objectType === "job" || objectType === "deal" || objectType === "contact")
+      if (objectType === "job" || objectType === "deal" || objectType === "contact") {
         form.setFieldValue("object_type", objectType);
+        // Filled in by the builder where the saved automation has none: no change of the contractor's.
+        setSaved((previous) => (previous.object_type ? previous : { ...previous, object_type: objectType }));
+      }
     }
   }, [samples.data, form.values.sample_id, form.values.object_type, form.setFieldValue]);
 
@@ -105,11 +116,13 @@ function AutomationBuilder({ initial, existing }: { initial: AutomationFormValue
       if (existing) {
         await update.mutateAsync(draftOf(values));
         form.resetDirty();
+        setSaved(values);
         notifications.show({ color: "green", title: "Saved", message: `${values.name} is saved.` });
       } else {
-        const created = await create.mutateAsync(draftOf(values));
+        const created = await create.mutateAsync(newAutomationOf(values));
         notifications.show({ color: "green", title: "Saved", message: `${created.name} is saved.` });
-        await navigate({ to: "/automations" });
+        // Saved: leaving loses nothing, though the form still differs from a blank new automation.
+        await navigate({ to: "/automations", ignoreBlocker: true });
       }
     } catch (error) {
       // What was typed stays; the server's complaints land on their fields.
@@ -229,6 +242,12 @@ function AutomationBuilder({ initial, existing }: { initial: AutomationFormValue
 
                   <FollowUpCards form={form} recipient={proofRecipient} recordKnown={sampleSettled} />
 
+                  {!existing && (
+                    <NewAutomationSafety
+                      approval={form.getInputProps("approval_required", { type: "checkbox" })}
+                    />
+                  )}
+
                   <Switch
                     label="Enabled"
                     description="When off, events are received but no card is mailed."
@@ -273,13 +292,8 @@ function AutomationBuilder({ initial, existing }: { initial: AutomationFormValue
           </Grid.Col>
         </Grid>
       </form>
-      {!restShown ? null : existing ? (
-        <AutomationSafetySection automationId={existing.id} />
-      ) : (
-        <Text size="sm" c="dimmed" mt="xl">
-          Save the automation first; then set its hold window, approval and monthly cap under Safety.
-        </Text>
-      )}
+      {restShown && existing && <AutomationSafetySection automationId={existing.id} />}
+      <UnsavedChangesPrompt unsaved={differsFromSaved(form.values, saved)} />
     </>
   );
 }

@@ -1,0 +1,184 @@
+/**
+ * The automation builder in a real browser against the real service: edits are never lost without a
+ * word (a dialog for a move inside the app, the browser's prompt for a reload), while an untouched or
+ * just-saved builder lets the contractor go without asking; and a new automation can hold its very
+ * first card for approval, chosen before its first save (the card an event then makes is checked
+ * through the operator API).
+ */
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import type { Dialog, Page } from "playwright-core";
+import { screenshot, seriousViolations, VIEWPORTS } from "./browser.ts";
+import { type App, jobEvent, startApp, waitUntil } from "./session.ts";
+
+const OWNER = { email: "owner@builder.test", name: "Bea Builder", password: "correct horse battery" };
+const LEAVE_DIALOG = "Leave without saving?";
+
+let app: App;
+let page: Page;
+let open: ReturnType<App["screens"]>["open"];
+let checkBothWidths: ReturnType<App["screens"]>["checkBothWidths"];
+let orgId: string;
+let apiKey: string;
+let automationId: string;
+/** The browser's own prompts (beforeunload) seen since the test began, by type. */
+let browserPrompts: string[] = [];
+
+const navigation = () => page.getByRole("navigation", { name: "Main navigation" });
+const leaveDialog = () => page.getByRole("dialog", { name: LEAVE_DIALOG });
+const message = () => page.getByRole("textbox", { name: "Message" });
+
+/** Opens the saved automation and waits until its whole form shows, sample picked. */
+async function openSavedAutomation() {
+  await open(`/automations/${automationId}`, "Job done postcard");
+  await waitUntil(
+    async () => (await page.getByLabel("Sample record").inputValue()) !== "",
+    "the newest sample is picked",
+  );
+  await page.getByRole("button", { name: "Save", exact: true }).waitFor();
+}
+
+/** Clicks Leads in the navigation and waits for the Leads screen: nothing asked on the way. */
+async function leaveForLeadsUnasked() {
+  await navigation().getByRole("link", { name: "Leads" }).click();
+  await page.getByRole("heading", { level: 1, name: "Leads" }).waitFor();
+  assert.deepEqual(browserPrompts, [], "the browser asked nothing");
+  assert.equal(await leaveDialog().count(), 0, "no leave dialog");
+}
+
+describe("the automation builder keeps edits from being lost, and a new automation can wait for approval", () => {
+  before(async () => {
+    app = await startApp({ name: "builder" });
+    page = await app.newPage();
+    ({ open, checkBothWidths } = app.screens(page));
+    ({ orgId, apiKey, automationId } = await app.ownerWithAutomation(page, "Careful Carpentry", OWNER));
+    // A sample of job.completed: the builder fills in its object type and picks it by itself.
+    await app.sendEvent(
+      apiKey,
+      jobEvent("job-builder-1", { street: "1 Sample St", client_name: "Sue Sample" }),
+    );
+    page.on("dialog", (dialog: Dialog) => {
+      browserPrompts.push(dialog.type());
+    });
+  });
+
+  after(async () => {
+    await app?.close();
+  });
+
+  it("an untouched builder, new or saved, lets the contractor leave without asking", async () => {
+    browserPrompts = [];
+    await open("/automations/new?event_type=job.completed", "New automation");
+    await page.getByRole("button", { name: "Save", exact: true }).waitFor();
+    await waitUntil(
+      async () => (await page.getByLabel("Object type").inputValue()) === "job",
+      "the sample's object type is filled in",
+    );
+    await leaveForLeadsUnasked();
+
+    // The saved automation has no object type: the builder fills in the sample's, which is not an edit.
+    await openSavedAutomation();
+    assert.equal(await page.getByLabel("Object type").inputValue(), "job");
+    await leaveForLeadsUnasked();
+  });
+
+  it("an edited message asks before leaving: Stay keeps the edit, Leave goes; a reload asks the browser's way", async () => {
+    await openSavedAutomation();
+    const edited = `${await message().inputValue()} Ask about our winter discount.`;
+    await message().fill(edited);
+
+    await navigation().getByRole("link", { name: "Leads" }).click();
+    await leaveDialog().waitFor();
+    await leaveDialog()
+      .getByText("Your changes on this page are not saved. If you leave, they are lost.")
+      .waitFor();
+    await screenshot(page, "automation-builder-leave", "desktop");
+    const violations = await seriousViolations(page);
+    assert.deepEqual(violations, [], `axe with the leave dialog open:\n${violations.join("\n")}`);
+    await leaveDialog().getByRole("button", { name: "Stay" }).click();
+    await leaveDialog().waitFor({ state: "detached" });
+    await page.getByRole("heading", { level: 1, name: "Job done postcard" }).waitFor();
+    assert.equal(await message().inputValue(), edited, "Stay keeps the edit");
+
+    // The header's way back, on a phone: the same dialog.
+    await page.setViewportSize(VIEWPORTS.phone);
+    try {
+      await page.getByRole("link", { name: "Back to Automations" }).click();
+      await leaveDialog().waitFor();
+      await screenshot(page, "automation-builder-leave", "phone");
+      const onPhone = await seriousViolations(page);
+      assert.deepEqual(onPhone, [], `axe with the leave dialog open on a phone:\n${onPhone.join("\n")}`);
+      await page.keyboard.press("Escape");
+      await leaveDialog().waitFor({ state: "detached" });
+      assert.equal(await message().inputValue(), edited, "Escape stays too");
+    } finally {
+      await page.setViewportSize(VIEWPORTS.desktop);
+    }
+
+    // A reload: the browser's own prompt; dismissed, the page and the edit stay.
+    browserPrompts = [];
+    const prompt = page.waitForEvent("dialog");
+    const reload = page.reload().then(
+      () => "reloaded",
+      () => "cancelled",
+    );
+    const shown = await prompt;
+    assert.equal(shown.type(), "beforeunload");
+    await shown.dismiss();
+    assert.equal(await reload, "cancelled", "the reload was cancelled");
+    assert.equal(await message().inputValue(), edited, "the edit is still there");
+
+    await navigation().getByRole("link", { name: "Leads" }).click();
+    await leaveDialog().getByRole("button", { name: "Leave" }).click();
+    await page.getByRole("heading", { level: 1, name: "Leads" }).waitFor();
+    const saved = await page.request.get(`${app.base}/app/api/v1/automations/${automationId}`);
+    assert.ok(!(await saved.json()).template.message.includes("winter discount"), "nothing was saved");
+  });
+
+  it("after a save of a saved automation, leaving asks nothing", async () => {
+    await openSavedAutomation();
+    await page.getByLabel("Headline").fill("Fresh work on {{street}}");
+    await page.getByRole("button", { name: "Save", exact: true }).click();
+    await page.getByText("Job done postcard is saved.").waitFor();
+    browserPrompts = [];
+    await leaveForLeadsUnasked();
+  });
+
+  it("a new automation set to approve each card saves without asking, and its first card waits for approval", async () => {
+    await open("/automations/new", "New automation");
+    await page.getByRole("textbox", { name: /^Name/ }).fill("Roof check-in");
+    await page.getByRole("combobox", { name: "Event type" }).fill("roof.inspected");
+    await page.keyboard.press("Escape");
+    const safety = page.getByRole("group", { name: "Safety" });
+    const approval = safety.getByRole("switch", { name: "Approve each card before print" });
+    // Mantine's switch input is visually hidden; a click event on it toggles it as a label click would.
+    await approval.dispatchEvent("click");
+    assert.equal(await approval.isChecked(), true);
+    assert.equal(await page.getByRole("switch", { name: "Enabled" }).isChecked(), true);
+    await safety.scrollIntoViewIfNeeded();
+    await checkBothWidths("automation-builder-new-approval");
+
+    browserPrompts = [];
+    await page.getByRole("button", { name: "Save", exact: true }).click();
+    await page.getByRole("heading", { level: 1, name: "Automations" }).waitFor();
+    await page.getByRole("link", { name: "Roof check-in" }).waitFor();
+    assert.deepEqual(browserPrompts, [], "the browser asked nothing");
+    assert.equal(await leaveDialog().count(), 0, "the save asked nothing");
+
+    const answer = await app.sendEvent(
+      apiKey,
+      jobEvent("roof-inspected-1", { street: "9 Rafter Row", client_name: "Ray Rafter" }, "roof.inspected"),
+    );
+    assert.equal(answer.outcomes?.[0]?.reason, "queued", JSON.stringify(answer));
+    let status = "";
+    await waitUntil(async () => {
+      const campaigns = await app.campaigns(orgId);
+      const piece = campaigns
+        .flatMap((campaign) => campaign.pieces)
+        .find((p) => p.address.startsWith("9 Rafter"));
+      status = piece?.status ?? "";
+      return status !== "" && status !== "queued";
+    }, "the card of roof.inspected leaves queued");
+    assert.equal(status, "awaiting_approval", "the very first card waits for approval");
+  });
+});

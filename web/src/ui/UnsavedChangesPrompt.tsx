@@ -1,0 +1,39 @@
+import { Modal, Stack, Text } from "@mantine/core";
+import { useBlocker } from "@tanstack/react-router";
+import { ConfirmActions } from "./ConfirmActions.tsx";
+
+/** While the blocker is on (only with unsaved changes), every navigation asks first. */
+const askFirst = () => true;
+
+/**
+ * Asks before unsaved changes are left behind: a dialog for a move inside the app (a link, Back),
+ * the browser's own prompt for a reload or a closed tab. Nothing is asked while `unsaved` is false;
+ * a navigation that follows a save passes `ignoreBlocker`.
+ */
+export function UnsavedChangesPrompt({ unsaved }: { unsaved: boolean }) {
+  const blocker = useBlocker({
+    shouldBlockFn: askFirst,
+    enableBeforeUnload: true,
+    disabled: !unsaved,
+    withResolver: true,
+  });
+  return (
+    <Modal
+      opened={blocker.status === "blocked"}
+      onClose={() => blocker.reset?.()}
+      title="Leave without saving?"
+      centered
+    >
+      <Stack>
+        <Text size="sm">Your changes on this page are not saved. If you leave, they are lost.</Text>
+        <ConfirmActions
+          keepLabel="Stay"
+          confirmLabel="Leave"
+          busy={false}
+          onKeep={() => blocker.reset?.()}
+          onConfirm={() => blocker.proceed?.()}
+        />
+      </Stack>
+    </Modal>
+  );
+}
