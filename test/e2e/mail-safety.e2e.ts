@@ -120,9 +120,19 @@ describe("mail safety in the browser: approvals, cancelling, opt-out", () => {
       async () => (await firstCard.getAttribute("aria-current")) === "true",
       "j highlights the next card",
     );
+    // A key pressed twice approves once: the second press comes before the queue re-renders as busy.
+    const approveRequests: string[] = [];
+    const countApprove = (request: Request) => {
+      if (request.method() === "POST" && /\/approve$/.test(request.url()))
+        approveRequests.push(request.url());
+    };
+    page.on("request", countApprove);
+    await page.keyboard.press("a");
     await page.keyboard.press("a");
     await page.getByText("1 card approved: on the way to print.").waitFor();
     await waitUntil(async () => (await cards.count()) === 1, "the approved card leaves the queue");
+    page.off("request", countApprove);
+    assert.equal(approveRequests.length, 1, approveRequests.join(", "));
     await waitUntil(
       async () => (await pieceStatus(first.id)) === "submitted",
       "the approved card is printed",

@@ -1,16 +1,19 @@
 import { useRef } from "react";
 
 /**
- * An action that ignores calls while its previous run is under way: a double-click on Save saves once.
- * A button's `loading` state comes a render too late for the second click of a double-click.
+ * An action that ignores calls while its previous run is under way (they resolve to undefined): a
+ * double-click on Save saves once. A button's `loading` or `disabled` state comes a render too late
+ * for the second click of a double-click, or a key pressed twice.
  */
-export function useSingleFlight(run: () => Promise<void>): () => Promise<void> {
+export function useSingleFlight<Args extends unknown[], Result>(
+  run: (...args: Args) => Promise<Result>,
+): (...args: Args) => Promise<Result | undefined> {
   const running = useRef(false);
-  return async () => {
-    if (running.current) return;
+  return async (...args) => {
+    if (running.current) return undefined;
     running.current = true;
     try {
-      await run();
+      return await run(...args);
     } finally {
       running.current = false;
     }

@@ -3,6 +3,7 @@ import { notifications } from "@mantine/notifications";
 import { useState } from "react";
 import { PIECE_STATUS, type PieceStatus } from "../../api/mail.ts";
 import { useApprovePiece, useCancelPiece } from "../../api/mail-safety.ts";
+import { useSingleFlight } from "../../ui/single-flight.ts";
 import { CancelCardsDialog } from "./CancelCardsDialog.tsx";
 
 /** A card that waits before print can be cancelled from its page (and approved, when it awaits approval). */
@@ -14,6 +15,14 @@ export function PieceSafetyActions({
   const cancel = useCancelPiece();
   const approve = useApprovePiece();
   const [askingToCancel, setAskingToCancel] = useState(false);
+  const approveOnce = useSingleFlight(() =>
+    approve
+      .mutateAsync(piece.id)
+      .then(() =>
+        notifications.show({ color: "green", title: "Approved", message: "The card goes to print." }),
+      )
+      .catch(() => undefined),
+  );
   if (PIECE_STATUS[piece.status].tone !== "waiting") return null;
 
   const cancelPiece = () =>
@@ -28,17 +37,7 @@ export function PieceSafetyActions({
   return (
     <Group gap="xs" mb="lg">
       {piece.status === "awaiting_approval" && (
-        <Button
-          loading={approve.isPending}
-          onClick={() =>
-            approve
-              .mutateAsync(piece.id)
-              .then(() =>
-                notifications.show({ color: "green", title: "Approved", message: "The card goes to print." }),
-              )
-              .catch(() => undefined)
-          }
-        >
+        <Button loading={approve.isPending} onClick={approveOnce}>
           Approve this card
         </Button>
       )}

@@ -11,6 +11,7 @@ import {
 import { CancelCardsDialog } from "../../modules/mail-safety/CancelCardsDialog.tsx";
 import { formatDate } from "../../ui/format.ts";
 import { AnchorLink } from "../../ui/links.tsx";
+import { useSingleFlight } from "../../ui/single-flight.ts";
 import { useStagedRows } from "../../ui/staged-rows.tsx";
 import { EmptyState, LoadError, Loading, PageHeader } from "../../ui/states.tsx";
 
@@ -71,26 +72,23 @@ function ApprovalQueue({ cards, total }: { cards: ApprovalCard[]; total: number 
     setCurrent((index) => Math.min(index, cards.length - 1));
   }, [cards]);
 
-  /** True once done; a failure shows in the app's toast. */
-  const act = useCallback(
-    async (action: "approve" | "cancel", ids: string[]): Promise<boolean> => {
-      if (ids.length === 0) return false;
-      const mutation = action === "approve" ? approve : cancel;
-      const answer = await mutation.mutateAsync(ids).catch(() => undefined);
-      if (!answer) return false;
-      const count = answer.piece_ids.length;
-      notifications.show({
-        color: "green",
-        title: action === "approve" ? "Approved" : "Cancelled",
-        message:
-          action === "approve"
-            ? `${count} card${count === 1 ? "" : "s"} approved: on the way to print.`
-            : `${count} card${count === 1 ? "" : "s"} cancelled: ${count === 1 ? "it" : "they"} will not print.`,
-      });
-      return true;
-    },
-    [approve, cancel],
-  );
+  /** True once done; a failure shows in the app's toast. One at a time: `a` pressed twice approves once. */
+  const act = useSingleFlight(async (action: "approve" | "cancel", ids: string[]): Promise<boolean> => {
+    if (ids.length === 0) return false;
+    const mutation = action === "approve" ? approve : cancel;
+    const answer = await mutation.mutateAsync(ids).catch(() => undefined);
+    if (!answer) return false;
+    const count = answer.piece_ids.length;
+    notifications.show({
+      color: "green",
+      title: action === "approve" ? "Approved" : "Cancelled",
+      message:
+        action === "approve"
+          ? `${count} card${count === 1 ? "" : "s"} approved: on the way to print.`
+          : `${count} card${count === 1 ? "" : "s"} cancelled: ${count === 1 ? "it" : "they"} will not print.`,
+    });
+    return true;
+  });
 
   // Cancelling cannot be undone: a card's Cancel (and its key) and Cancel selected ask first.
   const askToCancel = useCallback((chosenCards: ApprovalCard[]) => {
