@@ -76,10 +76,28 @@ describe("the automation builder keeps edits from being lost, and a new automati
     );
     await leaveForLeadsUnasked();
 
-    // The saved automation has no object type: the builder fills in the sample's, which is not an edit.
+    // The saved automation has no object type ("Any"): that is its choice, never filled in behind it.
     await openSavedAutomation();
-    assert.equal(await page.getByLabel("Object type").inputValue(), "job");
+    assert.equal(await page.getByLabel("Object type").inputValue(), "");
     await leaveForLeadsUnasked();
+  });
+
+  it("a new automation's object type follows its sample until the contractor picks one, Any included", async () => {
+    await open("/automations/new?event_type=job.completed", "New automation");
+    const objectType = page.getByLabel("Object type");
+    await waitUntil(
+      async () => (await objectType.inputValue()) === "job",
+      "the sample's object type is filled in",
+    );
+    await objectType.selectOption({ label: "Any" });
+    // Another sample picked re-runs the fill-in; the contractor's "Any" stays.
+    await page.getByLabel("Sample record").selectOption({ index: 0 });
+    await page.getByLabel("Kind").selectOption({ index: 0 });
+    assert.equal(await objectType.inputValue(), "");
+    // "Any" is the contractor's change: leaving asks, and Leave goes.
+    await navigation().getByRole("link", { name: "Leads" }).click();
+    await leaveDialog().getByRole("button", { name: "Leave" }).click();
+    await page.getByRole("heading", { level: 1, name: "Leads" }).waitFor();
   });
 
   it("an edited message asks before leaving: Stay keeps the edit, Leave goes; a reload asks the browser's way", async () => {

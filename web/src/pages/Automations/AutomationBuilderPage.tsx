@@ -3,7 +3,7 @@ import { useForm } from "@mantine/form";
 import { notifications } from "@mantine/notifications";
 import { type UseQueryResult, useQuery, useSuspenseQuery } from "@tanstack/react-query";
 import { getRouteApi, useNavigate } from "@tanstack/react-router";
-import { useDeferredValue, useEffect, useId, useState } from "react";
+import { useDeferredValue, useEffect, useId, useRef, useState } from "react";
 import {
   type Automation,
   automationQuery,
@@ -86,6 +86,7 @@ function AutomationBuilder({ initial, existing }: { initial: AutomationFormValue
   const form = useForm<AutomationFormValues>({ initialValues: initial, validate: validateAutomation });
   // What leaving would lose is measured against this: the automation as saved, or as a new one starts.
   const [saved, setSaved] = useState(initial);
+  const objectTypePicked = useRef(false);
 
   const eventTypes = useQuery(eventTypesQuery());
   const eventType = form.values.event_type.trim();
@@ -101,15 +102,17 @@ function AutomationBuilder({ initial, existing }: { initial: AutomationFormValue
     if (!samples.data.some((item) => item.id === form.values.sample_id)) {
       form.setFieldValue("sample_id", samples.data[0]?.id ?? "");
     }
-    if (!form.values.object_type) {
+    // A new automation's object type follows the sample until the contractor picks one ("Any"
+    // included). A saved automation keeps its own: "Any" is a choice, never filled in behind it.
+    if (!existing && !objectTypePicked.current && !form.values.object_type) {
       const objectType = samples.data[0]?.object_type;
       if (objectType === "job" || objectType === "deal" || objectType === "contact") {
         form.setFieldValue("object_type", objectType);
-        // Filled in by the builder where the saved automation has none: no change of the contractor's.
+        // Filled in by the builder: no change of the contractor's.
         setSaved((previous) => (previous.object_type ? previous : { ...previous, object_type: objectType }));
       }
     }
-  }, [samples.data, form.values.sample_id, form.values.object_type, form.setFieldValue]);
+  }, [samples.data, form.values.sample_id, form.values.object_type, form.setFieldValue, existing]);
 
   const save = form.onSubmit(async (values) => {
     try {
@@ -201,6 +204,13 @@ function AutomationBuilder({ initial, existing }: { initial: AutomationFormValue
                     label="Object type"
                     data={[{ value: "", label: "Any" }, ...OBJECT_TYPES]}
                     {...form.getInputProps("object_type")}
+                    onChange={(event) => {
+                      objectTypePicked.current = true;
+                      form.setFieldValue(
+                        "object_type",
+                        event.currentTarget.value as AutomationFormValues["object_type"],
+                      );
+                    }}
                   />
                   <NativeSelect label="Kind" data={[...KINDS]} {...form.getInputProps("kind")} />
                   <SampleSelect
