@@ -3390,7 +3390,7 @@ export interface operations {
             business_profile: boolean;
             /** @description At least one automation exists. */
             automation: boolean;
-            /** @description At least one API key is live (not revoked). */
+            /** @description At least one API key is live (not revoked), the demo key a first start makes for its demo organization aside. */
             api_key: boolean;
             /** @description At least one event has arrived through the developer API. */
             event: boolean;
