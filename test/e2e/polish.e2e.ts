@@ -1,19 +1,26 @@
 /**
  * What a walkthrough of the app found, fixed, in a real browser against the real service started on a
- * fresh data directory, signed in as the owner the first start invites to its demo organization: a
- * first-run checklist that does not count the demo key.
+ * fresh data directory, signed in as the owner the first start invites to its demo organization:
+ * landmarks and headings in order (axe's moderate structure rules) and a first-run checklist that
+ * does not count the demo key. Each screen: a screenshot in test/e2e/artifacts/ at desktop and phone
+ * width, and axe.
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { Page } from "playwright-core";
-import { type App, acceptInvitation, startApp, waitUntil } from "./session.ts";
+import { VIEWPORTS } from "./browser.ts";
+import { type App, acceptInvitation, jobEvent, startApp, waitUntil } from "./session.ts";
 
 /** The owner the first start invites to the demo organization (src/bootstrap.ts). */
 const DEMO_OWNER = { email: "owner@demo.example", name: "Dana Demo", password: "correct horse battery" };
+const EVENT_TYPE = "job.completed";
+const HOME = { street: "742 Evergreen Terrace", city: "Springfield", state: "IL", zip: "62704" };
 
 let app: App;
 let page: Page;
 let screens: ReturnType<App["screens"]>;
+let orgId: string;
+let apiKey: string;
 
 /** The invitation link the first start emailed to the demo organization's owner. */
 async function demoInvitationLink(): Promise<string> {
@@ -26,6 +33,17 @@ async function demoInvitationLink(): Promise<string> {
   return link ?? "";
 }
 
+/** Opens `appPath` at each width and judges it: screenshot, axe, and landmarks and headings in order. */
+async function checkStructureAtBothWidths(name: string, appPath: string, heading: string | RegExp) {
+  for (const viewport of ["desktop", "phone"] as const) {
+    await page.setViewportSize(VIEWPORTS[viewport]);
+    await screens.open(appPath, heading);
+    await screens.checkScreen(name, viewport);
+    await screens.checkStructure(name, viewport);
+  }
+  await page.setViewportSize(VIEWPORTS.desktop);
+}
+
 /** The step lines of the Overview's first-run checklist, as a screen reader reads them. */
 async function checklistSteps(): Promise<string[]> {
   const checklist = page.getByRole("region", { name: "Get started" });
@@ -34,16 +52,42 @@ async function checklistSteps(): Promise<string[]> {
   return lines.map((line) => line.trim());
 }
 
+const sendJob = (dedupId: string, street: string) =>
+  app.sendEvent(apiKey, jobEvent(dedupId, { ...HOME, street, client_name: "Homer Simpson" }, EVENT_TYPE));
+
 describe("the walkthrough's findings, fixed, in the browser", () => {
   before(async () => {
     app = await startApp({ name: "polish" });
     page = await app.newPage();
     screens = app.screens(page);
     await acceptInvitation(page, DEMO_OWNER, await demoInvitationLink());
+    const orgs = (await app.operator("GET", "/orgs")).orgs as { org_id: string; org_name: string }[];
+    orgId = orgs.find((org) => org.org_name === "Demo Contractor")?.org_id ?? "";
+    assert.ok(orgId, "the demo organization is there");
   });
 
   after(async () => {
     await app?.close();
+  });
+
+  it("empty screens put their heading right under the page's, at both widths", async () => {
+    const emptyScreens: [string, string, string, string][] = [
+      ["polish-automations-empty", "/automations", "Automations", "No automations yet"],
+      ["polish-leads-empty", "/leads", "Leads", "No leads yet"],
+      ["polish-mail-empty", "/mail", "Mail", "No postcards yet"],
+      ["polish-approvals-empty", "/approvals", "Approvals", "Nothing to approve"],
+      [
+        "polish-developers-webhooks-empty",
+        "/developers?tab=webhooks",
+        "Developers",
+        "No webhook endpoints yet",
+      ],
+      ["polish-developers-samples-empty", "/developers?tab=samples", "Developers", "No events received yet"],
+    ];
+    for (const [name, appPath, heading, emptyHeading] of emptyScreens) {
+      await checkStructureAtBothWidths(name, appPath, heading);
+      await page.getByRole("heading", { level: 2, name: emptyHeading }).waitFor();
+    }
   });
 
   it("the demo key a first start makes does not tick 'get an API key'; a key the owner creates does", async () => {
@@ -58,13 +102,64 @@ describe("the walkthrough's findings, fixed, in the browser", () => {
     await page.getByRole("button", { name: "Create API key" }).click();
     const dialog = page.getByRole("dialog", { name: "Create API key" });
     await dialog.getByRole("textbox", { name: /^Name/ }).fill("CRM");
+    // The dialog's title bar is no second banner of the page.
+    for (const viewport of ["phone", "desktop"] as const) {
+      await page.setViewportSize(VIEWPORTS[viewport]);
+      await screens.checkScreen("polish-developers-create-key", viewport);
+      await screens.checkStructure("polish-developers-create-key", viewport);
+    }
     await dialog.getByRole("button", { name: "Create key" }).click();
     const issued = page.getByRole("dialog", { name: "Your new API key" });
-    assert.match(await issued.getByLabel("New API key").innerText(), /^ak_/);
+    apiKey = (await issued.getByLabel("New API key").innerText()).trim();
+    assert.match(apiKey, /^ak_/);
+    await screens.checkStructure("polish-developers-new-key", "desktop");
     await issued.getByRole("button", { name: "Done" }).click();
     await page.getByRole("cell", { name: "CRM", exact: true }).waitFor();
 
     await screens.open("/", "Overview");
     assert.ok((await checklistSteps()).includes("Done: Connect your CRM: get an API key"));
+  });
+
+  it("with mail, a lead and a won deal: Overview, Revenue, Developers and Team keep landmarks and headings in order", async () => {
+    await app.operator("POST", `/orgs/${orgId}/automations`, {
+      name: "Job done postcard",
+      trigger: { type: "custom_api", event_type: EVENT_TYPE },
+    });
+    for (const [dedupId, street] of [
+      ["job-742", "742 Evergreen Terrace"],
+      ["job-744", "744 Evergreen Terrace"],
+    ] as const) {
+      const answer = await sendJob(dedupId, street);
+      assert.equal(answer.outcomes?.[0]?.reason, "queued", JSON.stringify(answer));
+    }
+    const mailedPieces = async () =>
+      (await app.campaigns(orgId))
+        .flatMap((campaign) => campaign.pieces)
+        .filter((p) => p.status === "mailed");
+    await waitUntil(async () => (await mailedPieces()).length === 2, "both cards are mailed");
+    const [mailed] = await mailedPieces();
+
+    // A lead answers the card; a won deal at the same home.
+    await page.goto(mailed?.landing_url ?? "");
+    await page.getByLabel("First name").fill("Marge");
+    await page.getByLabel("Last name").fill("Simpson");
+    await page.getByLabel("Email").fill("marge@example.test");
+    await page.getByRole("button", { name: "Send" }).click();
+    await page.getByRole("heading", { level: 1, name: "Thank you!" }).waitFor();
+    const won = await app.request("POST", "/api/v1/conversions", apiKey, {
+      address: mailed?.address,
+      deal_id: "D-742",
+      deal_name: "Gutter replacement",
+      deal_amount: "4250",
+      deal_stage: "closedwon",
+    });
+    assert.equal(won.matched, true, JSON.stringify(won));
+
+    await checkStructureAtBothWidths("polish-overview", "/", "Overview");
+    await page.getByRole("region", { name: "Latest leads table" }).getByText("Marge Simpson").waitFor();
+    await checkStructureAtBothWidths("polish-revenue", "/revenue", "Revenue");
+    await checkStructureAtBothWidths("polish-developers-keys", "/developers?tab=keys", "Developers");
+    await checkStructureAtBothWidths("polish-developers-samples", "/developers?tab=samples", "Developers");
+    await checkStructureAtBothWidths("polish-settings-team", "/settings?tab=team", "Settings");
   });
 });

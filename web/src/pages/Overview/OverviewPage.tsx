@@ -151,6 +151,7 @@ function EventActivity() {
       </Title>
       {eventTypes.data.length === 0 ? (
         <EmptyState
+          order={3}
           title="No events yet"
           action={
             <ButtonLink to="/developers" search={{ tab: "samples" }} variant="light">
