@@ -1,9 +1,9 @@
 /**
  * What a walkthrough of the app found, fixed, in a real browser against the real service started on a
  * fresh data directory, signed in as the owner the first start invites to its demo organization:
- * landmarks and headings in order (axe's moderate structure rules) and a first-run checklist that
- * does not count the demo key. Each screen: a screenshot in test/e2e/artifacts/ at desktop and phone
- * width, and axe.
+ * landmarks and headings in order (axe's moderate structure rules), "Review it" for one card
+ * awaiting approval and a first-run checklist that does not count the demo key. Each screen: a
+ * screenshot in test/e2e/artifacts/ at desktop and phone width, and axe.
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
@@ -21,6 +21,7 @@ let page: Page;
 let screens: ReturnType<App["screens"]>;
 let orgId: string;
 let apiKey: string;
+let automationId: string;
 
 /** The invitation link the first start emailed to the demo organization's owner. */
 async function demoInvitationLink(): Promise<string> {
@@ -121,10 +122,12 @@ describe("the walkthrough's findings, fixed, in the browser", () => {
   });
 
   it("with mail, a lead and a won deal: Overview, Revenue, Developers and Team keep landmarks and headings in order", async () => {
-    await app.operator("POST", `/orgs/${orgId}/automations`, {
-      name: "Job done postcard",
-      trigger: { type: "custom_api", event_type: EVENT_TYPE },
-    });
+    automationId = (
+      await app.operator("POST", `/orgs/${orgId}/automations`, {
+        name: "Job done postcard",
+        trigger: { type: "custom_api", event_type: EVENT_TYPE },
+      })
+    ).id;
     for (const [dedupId, street] of [
       ["job-742", "742 Evergreen Terrace"],
       ["job-744", "744 Evergreen Terrace"],
@@ -161,5 +164,24 @@ describe("the walkthrough's findings, fixed, in the browser", () => {
     await checkStructureAtBothWidths("polish-developers-keys", "/developers?tab=keys", "Developers");
     await checkStructureAtBothWidths("polish-developers-samples", "/developers?tab=samples", "Developers");
     await checkStructureAtBothWidths("polish-settings-team", "/settings?tab=team", "Settings");
+  });
+
+  it("one card awaiting approval: Overview's Mail safety card says 'Review it', as Needs attention does", async () => {
+    const safetyOf = `/automations/${automationId}/mail-safety`;
+    await app.operator("PATCH", safetyOf, { approval_required: true });
+    const answer = await sendJob("job-746", "746 Evergreen Terrace");
+    assert.equal(answer.outcomes?.[0]?.reason, "queued", JSON.stringify(answer));
+
+    await screens.open("/", "Overview");
+    const safety = page.getByRole("region", { name: /^Mail safety in / });
+    await safety.getByText("1 card waits for approval.").waitFor();
+    await safety.getByRole("link", { name: "Review it in Approvals" }).waitFor();
+    assert.equal(await safety.getByText("Review them in Approvals").count(), 0);
+    await page
+      .getByRole("region", { name: "Needs attention" })
+      .getByRole("link", { name: "Review it in Approvals" })
+      .waitFor();
+    await screens.checkBothWidths("polish-overview-one-awaiting");
+    await app.operator("PATCH", safetyOf, { approval_required: false });
   });
 });
