@@ -1,14 +1,15 @@
 /**
  * What a walkthrough of the app found, fixed, in a real browser against the real service started on a
  * fresh data directory, signed in as the owner the first start invites to its demo organization:
- * landmarks and headings in order (axe's moderate structure rules), "Review it" for one card
- * awaiting approval and a first-run checklist that does not count the demo key. Each screen: a
- * screenshot in test/e2e/artifacts/ at desktop and phone width, and axe.
+ * landmarks and headings in order (axe's moderate structure rules), wide tables that scroll sideways
+ * on a phone and show it, "Review it" for one card awaiting approval and a first-run checklist that
+ * does not count the demo key. Each screen: a screenshot in test/e2e/artifacts/ at desktop and phone
+ * width, and axe.
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import type { Page } from "playwright-core";
-import { VIEWPORTS } from "./browser.ts";
+import type { Locator, Page } from "playwright-core";
+import { settled, VIEWPORTS } from "./browser.ts";
 import { type App, acceptInvitation, jobEvent, startApp, waitUntil } from "./session.ts";
 
 /** The owner the first start invites to the demo organization (src/bootstrap.ts). */
@@ -51,6 +52,12 @@ async function checklistSteps(): Promise<string[]> {
   await checklist.waitFor();
   const lines = await checklist.getByRole("listitem").locator("p:first-child").allTextContents();
   return lines.map((line) => line.trim());
+}
+
+/** The sideways scroller of a table (ScrollTable): the named region, and the box that shows its cues. */
+function scrollTable(label: string): { region: Locator; frame: Locator } {
+  const region = page.getByRole("region", { name: label, exact: true });
+  return { region, frame: page.locator(".pl-scroll-table").filter({ has: region }) };
 }
 
 const sendJob = (dedupId: string, street: string) =>
@@ -183,5 +190,71 @@ describe("the walkthrough's findings, fixed, in the browser", () => {
       .waitFor();
     await screens.checkBothWidths("polish-overview-one-awaiting");
     await app.operator("PATCH", safetyOf, { approval_required: false });
+  });
+
+  it("on a phone, wide tables scroll sideways inside the page, with a scrollbar and a shade where columns hide", async () => {
+    const wideTables: [string, string, string, string][] = [
+      ["polish-developers-keys-scrolled", "/developers?tab=keys", "Developers", "API keys"],
+      ["polish-mail-scrolled", "/mail", "Mail", "Postcards"],
+      ["polish-revenue-scrolled", "/revenue", "Revenue", "Revenue by month"],
+    ];
+    await page.setViewportSize(VIEWPORTS.phone);
+    for (const [name, appPath, heading, label] of wideTables) {
+      await screens.open(appPath, heading);
+      const { region, frame } = scrollTable(label);
+      await region.getByRole("row").nth(1).waitFor();
+      await settled(page);
+      const width = await region.evaluate((element) => ({
+        scroll: element.scrollWidth,
+        client: element.clientWidth,
+      }));
+      assert.ok(
+        width.scroll > width.client,
+        `${label}: the table is wider than a phone (${JSON.stringify(width)})`,
+      );
+      // The cue before any scrolling: Mantine's scrollbar under the table, and the right edge marked.
+      const scrollbar = frame.locator(".mantine-ScrollArea-scrollbar[data-orientation='horizontal']");
+      assert.ok(await scrollbar.isVisible(), `${label}: a scrollbar shows under the table`);
+      assert.equal(
+        await frame.getAttribute("data-hidden-right"),
+        "true",
+        `${label}: columns hide on the right`,
+      );
+      assert.equal(await frame.getAttribute("data-hidden-left"), null);
+
+      // Scrolled to its end with the keyboard, the last column is in sight and the shade moves left.
+      await region.focus();
+      await waitUntil(async () => {
+        await page.keyboard.press("ArrowRight");
+        return (await frame.getAttribute("data-hidden-right")) === null;
+      }, `${label} scrolls to its last column with the arrow key`);
+      assert.equal(await frame.getAttribute("data-hidden-left"), "true");
+      const lastHeader = region.getByRole("columnheader").last();
+      const box = await lastHeader.boundingBox();
+      assert.ok(
+        box && box.x + box.width <= VIEWPORTS.phone.width + 1,
+        `${label}: the last column is in sight`,
+      );
+      const pageWidth = await page.evaluate(() => ({
+        scroll: document.documentElement.scrollWidth,
+        inner: window.innerWidth,
+      }));
+      assert.ok(
+        pageWidth.scroll <= pageWidth.inner,
+        `${name}: the page scrolls sideways ${JSON.stringify(pageWidth)}`,
+      );
+      await screens.checkScreen(name, "phone");
+    }
+    await page.setViewportSize(VIEWPORTS.desktop);
+    // On a desktop the keys table fits: no scrollbar, no shade.
+    await screens.open("/developers?tab=keys", "Developers");
+    const { region, frame } = scrollTable("API keys");
+    await region.getByRole("row").nth(1).waitFor();
+    await settled(page);
+    assert.equal(
+      await frame.locator(".mantine-ScrollArea-scrollbar[data-orientation='horizontal']").isVisible(),
+      false,
+    );
+    assert.equal(await frame.getAttribute("data-hidden-right"), null);
   });
 });
