@@ -2,9 +2,9 @@
  * What a walkthrough of the app found, fixed, in a real browser against the real service started on a
  * fresh data directory, signed in as the owner the first start invites to its demo organization:
  * landmarks and headings in order (axe's moderate structure rules), wide tables that scroll sideways
- * on a phone and show it, "Review it" for one card awaiting approval and a first-run checklist that
- * does not count the demo key. Each screen: a screenshot in test/e2e/artifacts/ at desktop and phone
- * width, and axe.
+ * on a phone and show it, "Review it" for one card awaiting approval, a first-run checklist that
+ * does not count the demo key, and customers from a CSV upload that say so. Each screen: a screenshot
+ * in test/e2e/artifacts/ at desktop and phone width, and axe.
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
@@ -256,5 +256,39 @@ describe("the walkthrough's findings, fixed, in the browser", () => {
       false,
     );
     assert.equal(await frame.getAttribute("data-hidden-right"), null);
+  });
+
+  it("customers say where they came from: the form's 'Added here', a CSV's 'A CSV upload'", async () => {
+    await screens.open("/customers", "Customers");
+    await page.getByRole("textbox", { name: /^Address/ }).fill("1 Cedar Way, Springfield, IL 62704");
+    await page.getByRole("button", { name: "Add customer" }).click();
+    await page.getByRole("status").getByText("Added.").waitFor();
+    await page
+      .locator('input[type="file"]')
+      .first()
+      .setInputFiles({
+        name: "customers.csv",
+        mimeType: "text/csv",
+        buffer: Buffer.from(
+          "Street,City,ST,Zip\r\n3 Cedar Way,Springfield,IL,62704\r\n5 Cedar Way,Springfield,IL,62704\r\n",
+        ),
+      });
+    await page.getByText("2 rows read").waitFor();
+    await page.getByRole("button", { name: "Add these customers" }).click();
+    await page.getByText("2 new of 2 rows").waitFor();
+
+    const list = page.getByRole("region", { name: "Registered customers" });
+    const fromOf = async (street: string) => {
+      const row = list.getByRole("row", { name: new RegExp(`^${street}`) });
+      return (await row.getByRole("cell").nth(2).innerText()).trim();
+    };
+    await list.getByRole("row", { name: /^5 Cedar Way/ }).waitFor();
+    assert.equal(await fromOf("1 Cedar Way"), "Added here");
+    assert.equal(await fromOf("3 Cedar Way"), "A CSV upload");
+    assert.equal(await fromOf("5 Cedar Way"), "A CSV upload");
+    for (const viewport of ["phone", "desktop"] as const) {
+      await page.setViewportSize(VIEWPORTS[viewport]);
+      await screens.checkScreen("polish-customers", viewport);
+    }
   });
 });

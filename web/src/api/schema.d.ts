@@ -2920,7 +2920,7 @@ export interface operations {
               address: string;
               normalized_address: string;
               notes: string | null;
-              /** @description webhook, conversion, trigger or app. */
+              /** @description webhook, conversion, trigger, app (added with the one-address form) or csv_upload (a CSV uploaded here). */
               source: string;
               /** Format: date-time */
               created_at: string;

@@ -127,6 +127,7 @@ function OptedOutHomes({ q }: { q: string }) {
 /** Where a registered customer came from, in words (the API's source codes otherwise). */
 const CUSTOMER_SOURCE_WORDS: Record<string, string> = {
   app: "Added here",
+  csv_upload: "A CSV upload",
   webhook: "Your CRM",
   conversion: "A won deal",
   trigger: "A won deal",
