@@ -39,7 +39,7 @@ export async function seedDemoOnFirstRun(
   const existing = await queryOne<{ id: string }>(db, sql`SELECT id FROM organizations LIMIT 1`);
   if (existing) return;
   const org = await createOrganization(db, { name: "Demo Contractor", billing_owner: true });
-  const key = await issueApiKey(db, org.org_id, { name: "demo" }, new Date());
+  const key = await issueApiKey(db, org.org_id, { name: "demo" }, new Date(), { demo: true });
   logger.info({ orgId: org.org_id }, "created demo organization");
   print("");
   print(`Demo organization "${org.org_name}" created (${org.org_id}). Its API key, shown only now:`);

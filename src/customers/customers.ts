@@ -4,8 +4,12 @@ import { assertPrintable } from "../domain/printable-text.ts";
 import { invalidPayload } from "../errors.ts";
 import { becameCustomer, stopFollowUps } from "../pieces/follow-ups.ts";
 
-/** Where a customer address came from: the customers webhook, a conversion, the legacy trigger, the app. */
-export type CustomerSource = "webhook" | "conversion" | "trigger" | "app";
+/**
+ * Where a customer address came from: the customers webhook, a conversion, the legacy trigger, the
+ * app's one-address form (`app`) or a CSV uploaded in the app (`csv_upload`). The developer API never
+ * answers a customer's source, so these are the app's and the operator's words only.
+ */
+export type CustomerSource = "webhook" | "conversion" | "trigger" | "app" | "csv_upload";
 
 export const CUSTOMERS_BATCH_LIMIT = 1000;
 

@@ -42,6 +42,8 @@ export const apiKeys = pgTable(
     revokedAt: ts("revoked_at"),
     createdAt: ts("created_at").notNull().defaultNow(),
     lastUsedAt: ts("last_used_at"),
+    // The first start's sample key (bootstrap.ts): the first-run checklist does not count it.
+    demo: boolean("demo").notNull().default(false),
   },
   (t) => [primaryKey({ columns: [t.orgId, t.id] })],
 );

@@ -102,12 +102,16 @@ export async function assertOrganizationExists(db: Queryable, orgId: string): Pr
   if (!row) throw notFound("organization not found");
 }
 
-/** Issues a key; the plain key is returned here only and stored as its SHA-256 hash. */
+/**
+ * Issues a key; the plain key is returned here only and stored as its SHA-256 hash. `demo` marks the
+ * sample key a first start makes, which no one asked for (the first-run checklist leaves it out).
+ */
 export async function issueApiKey(
   db: Queryable,
   orgId: string,
   input: { name?: string; scopes?: string[] | null; expires_at?: string },
   now: Date,
+  { demo = false }: { demo?: boolean } = {},
 ): Promise<IssuedKey> {
   const expiresAt = input.expires_at ? new Date(input.expires_at) : null;
   // A key dead on arrival is a typo in the date, not a wish.
@@ -124,6 +128,7 @@ export async function issueApiKey(
     keyHash: hashApiKey(key),
     scopes,
     expiresAt,
+    demo,
   });
   return { id, key, scopes, expires_at: expiresAt?.toISOString() ?? null };
 }

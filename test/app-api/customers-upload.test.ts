@@ -132,13 +132,48 @@ describe(`app API: customer and past-job CSV uploads (${databaseLabel})`, () => 
       [...first.body.customers, ...second.body.customers].map((c: any) => c.normalized_address),
     );
     assert.equal(seen.size, 60, "no home twice, none missed");
-    assert.equal(first.body.customers[0].source, "app");
+    assert.equal(first.body.customers[0].source, "csv_upload");
 
     const found = await member.browser.request("GET", "/app/api/v1/customers?q=159%20maple");
     assert.equal(found.body.customers.length, 1);
     assert.equal(found.body.customers[0].notes, "row 59");
     const foreign = await member.browser.request("GET", "/app/api/v1/customers?cursor=bm90LWEtY3Vyc29y");
     assert.equal(foreign.status, 422);
+  });
+
+  test("each customer says how it came: the form (app), a CSV upload (csv_upload) or the customers API (webhook)", async () => {
+    const typed = await member.browser.request("POST", "/app/api/v1/customers", {
+      body: { address: "1 Juniper Ct, Austin, TX 78704" },
+    });
+    assert.equal(typed.status, 200, typed.text);
+    // The typed home again in the file: it keeps the way it came first.
+    const uploaded = await upload(
+      member,
+      "/app/api/v1/customers/upload?street=street",
+      csv(["street", '"1 Juniper Ct, Austin, TX 78704"', '"3 Juniper Ct, Austin, TX 78704"']),
+    );
+    assert.equal(uploaded.status, 200, uploaded.text);
+    const viaApi = await call(ctx, "POST", "/api/v1/customers/webhook", {
+      key: org.key,
+      body: { address: "5 Juniper Ct, Austin, TX 78704" },
+    });
+    assert.equal(viaApi.status, 200, viaApi.text);
+    // The developer API's answer is its contract's, with no source in it.
+    assert.deepEqual(Object.keys(viaApi.body).sort(), ["added", "total"]);
+
+    const found = await member.browser.request("GET", "/app/api/v1/customers?q=juniper");
+    assert.equal(found.status, 200, found.text);
+    const sourceOf = Object.fromEntries(
+      found.body.customers.map((customer: { address: string; source: string }) => [
+        customer.address,
+        customer.source,
+      ]),
+    );
+    assert.deepEqual(sourceOf, {
+      "1 Juniper Ct, Austin, TX 78704": "app",
+      "3 Juniper Ct, Austin, TX 78704": "csv_upload",
+      "5 Juniper Ct, Austin, TX 78704": "webhook",
+    });
   });
 
   test("an uploaded address is parsed once: registration takes the key the row checks made", async () => {

@@ -3,7 +3,8 @@
  * service started as a process on a fresh data directory: invite → set password → signed in → create a
  * key → send an event with it → build an automation from that sample (live proof, test, save) → send
  * another event → the piece is in Mail. Then every screen at desktop and phone width: a screenshot in
- * test/e2e/artifacts/ and axe-core with no serious or critical WCAG A/AA violation.
+ * test/e2e/artifacts/ and axe-core with no serious or critical WCAG A/AA violation, nor any landmark or
+ * heading-order finding.
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
@@ -18,6 +19,7 @@ let app: App;
 let page: Page;
 let open: ReturnType<App["screens"]>["open"];
 let checkScreen: ReturnType<App["screens"]>["checkScreen"];
+let checkStructure: ReturnType<App["screens"]>["checkStructure"];
 let checkBothWidths: ReturnType<App["screens"]>["checkBothWidths"];
 let orgId: string;
 let apiKey: string;
@@ -50,7 +52,7 @@ describe("the contractor's web app in a browser", () => {
   before(async () => {
     app = await startApp({ name: "app" });
     page = await app.newPage();
-    ({ open, checkScreen, checkBothWidths } = app.screens(page));
+    ({ open, checkScreen, checkStructure, checkBothWidths } = app.screens(page));
   });
 
   after(async () => {
@@ -147,6 +149,7 @@ describe("the contractor's web app in a browser", () => {
     apiKey = (await dialog.getByLabel("New API key").innerText()).trim();
     assert.match(apiKey, /^ak_/);
     await checkScreen("developers-new-key", "desktop");
+    await checkStructure("developers-new-key", "desktop");
     await dialog.getByRole("button", { name: "Done" }).click();
     await page.getByRole("cell", { name: "CRM", exact: true }).waitFor();
   });
@@ -474,7 +477,7 @@ describe("the contractor's web app in a browser", () => {
     assert.match(response.headers()["content-type"] ?? "", /^text\/csv/);
   });
 
-  it("every screen looks right and passes axe at desktop and phone width", async () => {
+  it("every screen looks right and passes axe (landmarks and heading order too) at desktop and phone width", async () => {
     const automationHref = await (async () => {
       await open("/automations", "Automations");
       return page.getByRole("link", { name: "Job done postcard" }).getAttribute("href");
@@ -503,6 +506,7 @@ describe("the contractor's web app in a browser", () => {
       for (const [name, appPath, heading] of screens) {
         await open(appPath, heading);
         await checkScreen(name, viewport);
+        await checkStructure(name, viewport);
         // A table may scroll sideways, but its rows' buttons stay in sight (pinned at its right edge).
         const outOfSight = await page.evaluate(() =>
           [...document.querySelectorAll<HTMLElement>("table button")]

@@ -40,12 +40,15 @@ export const AXE_EXCEPTIONS: { rule: string; target: string; reason: string }[] 
 
 const WCAG_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"];
 
-/** The serious and critical WCAG A/AA violations on the page, minus the named exceptions, as readable lines. */
-export async function seriousViolations(page: Page): Promise<string[]> {
-  const results = await new AxeBuilder({ page }).withTags(WCAG_TAGS).analyze();
+type AxeResults = Awaited<ReturnType<AxeBuilder["analyze"]>>;
+
+/** The violations `keep` picks, minus the named exceptions, as readable lines. */
+function readableViolations(
+  results: AxeResults,
+  keep: (violation: AxeResults["violations"][number]) => boolean,
+): string[] {
   const found: string[] = [];
-  for (const violation of results.violations) {
-    if (violation.impact !== "serious" && violation.impact !== "critical") continue;
+  for (const violation of results.violations.filter(keep)) {
     for (const node of violation.nodes) {
       const target = node.target.join(" ");
       const excepted = AXE_EXCEPTIONS.some(
@@ -58,6 +61,29 @@ export async function seriousViolations(page: Page): Promise<string[]> {
     }
   }
   return found;
+}
+
+/** The serious and critical WCAG A/AA violations on the page, minus the named exceptions, as readable lines. */
+export async function seriousViolations(page: Page): Promise<string[]> {
+  const results = await new AxeBuilder({ page }).withTags(WCAG_TAGS).analyze();
+  return readableViolations(
+    results,
+    (violation) => violation.impact === "serious" || violation.impact === "critical",
+  );
+}
+
+/**
+ * The page's structure as a screen reader walks it, at any impact (most of these rules are
+ * "moderate"): landmarks (`landmark-*`: none twice with one role and name, none nested where it
+ * cannot be) and headings that go down one level at a time (`heading-order`). axe files these under
+ * best practice rather than WCAG, so `seriousViolations` does not run them.
+ */
+export async function structureViolations(page: Page): Promise<string[]> {
+  const results = await new AxeBuilder({ page }).withTags(["best-practice"]).analyze();
+  return readableViolations(
+    results,
+    (violation) => violation.id.startsWith("landmark-") || violation.id === "heading-order",
+  );
 }
 
 /**

@@ -14,6 +14,7 @@ import {
   launchChromium,
   screenshot,
   seriousViolations,
+  structureViolations,
   VIEWPORTS,
   type ViewportName,
 } from "./browser.ts";
@@ -178,6 +179,19 @@ export async function startApp(options: AppOptions) {
       assert.deepEqual(violations, [], `axe on ${name} at ${viewport}:\n${violations.join("\n")}`);
     }
 
+    /**
+     * Stricter than `checkScreen`'s axe run, for the screens held to it: no landmark or heading-order
+     * finding of any impact (these are "moderate").
+     */
+    async function checkStructure(name: string, viewport: ViewportName) {
+      const violations = await structureViolations(page);
+      assert.deepEqual(
+        violations,
+        [],
+        `axe (structure) on ${name} at ${viewport}:\n${violations.join("\n")}`,
+      );
+    }
+
     /** The current screen at both widths (desktop last, as the flows continue there). */
     async function checkBothWidths(name: string) {
       await page.setViewportSize(VIEWPORTS.phone);
@@ -186,7 +200,7 @@ export async function startApp(options: AppOptions) {
       await checkScreen(name, "desktop");
     }
 
-    return { open, checkScreen, checkBothWidths };
+    return { open, checkScreen, checkStructure, checkBothWidths };
   }
 
   /** A new organization and its owner, invited and signed in on `page`; answers the organization's id. */

@@ -250,7 +250,7 @@ export async function registerCustomerUploadRoutes(app: FastifyInstance, ctx: Ap
           }
         }
         if (problems.length > 0) refuseRows(problems);
-        return registerCustomerUpload(ctx.db, orgId, requestId, entries, "app", ctx.clock.now());
+        return registerCustomerUpload(ctx.db, orgId, requestId, entries, "csv_upload", ctx.clock.now());
       },
     );
 

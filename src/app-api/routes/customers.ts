@@ -13,7 +13,10 @@ const Customer = Type.Object(
     address: Type.String(),
     normalized_address: Type.String(),
     notes: Type.Union([Type.String(), Type.Null()]),
-    source: Type.String({ description: "webhook, conversion, trigger or app." }),
+    source: Type.String({
+      description:
+        "webhook, conversion, trigger, app (added with the one-address form) or csv_upload (a CSV uploaded here).",
+    }),
     created_at: Type.String({ format: "date-time" }),
   },
   { additionalProperties: false },

@@ -141,3 +141,7 @@ export function capPercent(use: {
     shares.push(use.monthly_spend_cap_cents === 0 ? 100 : (use.cents / use.monthly_spend_cap_cents) * 100);
   return shares.length > 0 ? Math.min(100, Math.max(...shares)) : null;
 }
+
+/** The link to the cards awaiting approval, worded for how many wait ("Review it" for one card). */
+export const reviewInApprovals = (waiting: number) =>
+  waiting === 1 ? "Review it in Approvals" : "Review them in Approvals";

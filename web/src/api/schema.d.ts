@@ -2922,7 +2922,7 @@ export interface operations {
               address: string;
               normalized_address: string;
               notes: string | null;
-              /** @description webhook, conversion, trigger or app. */
+              /** @description webhook, conversion, trigger, app (added with the one-address form) or csv_upload (a CSV uploaded here). */
               source: string;
               /** Format: date-time */
               created_at: string;
@@ -3392,7 +3392,7 @@ export interface operations {
             business_profile: boolean;
             /** @description At least one automation exists. */
             automation: boolean;
-            /** @description At least one API key is live (not revoked). */
+            /** @description At least one API key is live (not revoked), the demo key a first start makes for its demo organization aside. */
             api_key: boolean;
             /** @description At least one event has arrived through the developer API. */
             event: boolean;

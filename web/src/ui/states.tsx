@@ -66,20 +66,25 @@ export function RecordLoadError({
   );
 }
 
-/** An empty list says what to do next. */
+/**
+ * An empty list says what to do next. Its heading is one level under the page's (an h2) unless it
+ * sits in a section of its own: `order={3}` under that section's h2 keeps the headings in order.
+ */
 export function EmptyState({
   title,
   children,
   action,
+  order = 2,
 }: {
   title: string;
   children: ReactNode;
   action?: ReactNode;
+  order?: 2 | 3;
 }) {
   return (
     <Paper withBorder p="lg" radius="md">
       <Stack gap="sm" align="flex-start">
-        <Title order={3} size="h4">
+        <Title order={order} size="h4">
           {title}
         </Title>
         <Text component="div" size="sm">

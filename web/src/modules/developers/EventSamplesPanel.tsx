@@ -68,7 +68,7 @@ function SampleList({ eventType, bound }: { eventType: string; bound: boolean })
   return (
     <Stack>
       <Group justify="space-between">
-        <Title order={3} size="h4">
+        <Title order={2} size="h4">
           Samples of <code>{eventType}</code>
         </Title>
         {!bound && (

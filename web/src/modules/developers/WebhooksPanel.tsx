@@ -127,7 +127,7 @@ function SubscriptionCard({
       <Stack gap="sm">
         <Group justify="space-between" align="flex-start" wrap="wrap" gap="xs">
           <Stack gap={4} style={{ minWidth: 0, flex: "1 1 280px" }}>
-            <Title order={3} size="h5" id={headingId} style={{ wordBreak: "break-all" }}>
+            <Title order={2} size="h5" id={headingId} style={{ wordBreak: "break-all" }}>
               {subscription.target_url}
             </Title>
             <Group gap="xs">

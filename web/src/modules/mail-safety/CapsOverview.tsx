@@ -1,6 +1,6 @@
 import { Badge, Card, Group, Progress, SimpleGrid, Stack, Text, Title } from "@mantine/core";
 import { useQuery } from "@tanstack/react-query";
-import { capInWords, capPercent, mailSafetyQuery } from "../../api/mail-safety.ts";
+import { capInWords, capPercent, mailSafetyQuery, reviewInApprovals } from "../../api/mail-safety.ts";
 import { AnchorLink } from "../../ui/links.tsx";
 import { LoadError, Loading } from "../../ui/states.tsx";
 
@@ -89,7 +89,7 @@ export function CapsOverview() {
             </Text>
             {awaiting_approval > 0 && (
               <AnchorLink to="/approvals" size="sm">
-                Review them in Approvals
+                {reviewInApprovals(awaiting_approval)}
               </AnchorLink>
             )}
           </Stack>

@@ -56,7 +56,7 @@ export function TeamPanel({ currentUserId }: { currentUserId: string }) {
           Members
         </Title>
         {/* The email sits under the name, so name, role and Remove fit a phone. */}
-        <ScrollTable label="Members" minWidth={340}>
+        <ScrollTable label="Members table" minWidth={340}>
           <Table striped>
             <Table.Thead>
               <Table.Tr>

@@ -127,6 +127,7 @@ function OptedOutHomes({ q }: { q: string }) {
 /** Where a registered customer came from, in words (the API's source codes otherwise). */
 const CUSTOMER_SOURCE_WORDS: Record<string, string> = {
   app: "Added here",
+  csv_upload: "A CSV upload",
   webhook: "Your CRM",
   conversion: "A won deal",
   trigger: "A won deal",
@@ -174,7 +175,7 @@ function SuppressionList() {
         ) : pages.isError ? (
           <LoadError error={pages.error} retry={() => pages.refetch()} />
         ) : customers.length === 0 ? (
-          <EmptyState title={q ? "No customer matches" : "No customers yet"}>
+          <EmptyState order={3} title={q ? "No customer matches" : "No customers yet"}>
             {q
               ? `No address on the list contains “${q}”. Check the spelling, or clear the search to see the whole list.`
               : "Add your customers above (one address, or a CSV from your CRM) and no automation mails them. Customers your CRM reports and won deals join the list by themselves."}
@@ -268,7 +269,7 @@ function PastJobs() {
         ) : batches.isError ? (
           <LoadError error={batches.error} retry={() => batches.refetch()} />
         ) : batches.data.imports.length === 0 ? (
-          <EmptyState title="No past jobs imported yet">
+          <EmptyState order={3} title="No past jobs imported yet">
             Upload a CSV of jobs you finished in the past (one address per line, with the job's date if you
             have it), then tick its batch here and start a mailing to win those customers back. Your CRM or
             developer can also import jobs: see Developers.

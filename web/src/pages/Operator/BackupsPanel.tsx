@@ -50,7 +50,9 @@ export function BackupsPanel() {
             </Alert>
           )}
           {backups.data.backups.length === 0 ? (
-            <EmptyState title="No backups yet">Back up now, or wait for the schedule.</EmptyState>
+            <EmptyState order={3} title="No backups yet">
+              Back up now, or wait for the schedule.
+            </EmptyState>
           ) : (
             <ScrollTable label="Backup files" minWidth={520}>
               <Table striped>

@@ -209,7 +209,7 @@ function Organizations() {
           <LoadError error={orgs.error} retry={() => orgs.refetch()} />
         )
       ) : orgs.data.length === 0 ? (
-        <EmptyState title="No organizations">
+        <EmptyState order={3} title="No organizations">
           Create the first contractor's organization above, then invite its owner.
         </EmptyState>
       ) : (

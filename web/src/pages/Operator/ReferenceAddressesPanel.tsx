@@ -84,7 +84,9 @@ export function ReferenceAddressesPanel() {
         ) : uploads.isError ? (
           <LoadError error={uploads.error} retry={() => uploads.refetch()} />
         ) : uploads.data.length === 0 ? (
-          <EmptyState title="No uploads yet">Upload a county's file above.</EmptyState>
+          <EmptyState order={3} title="No uploads yet">
+            Upload a county's file above.
+          </EmptyState>
         ) : (
           <ScrollTable label="Address uploads" minWidth={720}>
             <Table striped>

@@ -117,7 +117,7 @@ function LatestLeads({ leads }: { leads: OverviewFigures["latest_leads"] }) {
       {leads.length === 0 ? (
         <Text>No leads yet. They show here as soon as someone answers a postcard.</Text>
       ) : (
-        <ScrollTable label="Latest leads" minWidth={560}>
+        <ScrollTable label="Latest leads table" minWidth={560}>
           <Table striped>
             <Table.Thead>
               <Table.Tr>

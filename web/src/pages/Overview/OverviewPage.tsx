@@ -2,7 +2,7 @@ import { Alert, Card, List, SimpleGrid, Stack, Text, Title } from "@mantine/core
 import { useQuery } from "@tanstack/react-query";
 import { eventTypesQuery } from "../../api/events.ts";
 import { unopenedLeadsQuery } from "../../api/leads.ts";
-import { mailSafetyQuery } from "../../api/mail-safety.ts";
+import { mailSafetyQuery, reviewInApprovals } from "../../api/mail-safety.ts";
 import { attentionQuery } from "../../api/overview.ts";
 import { CapsOverview } from "../../modules/mail-safety/CapsOverview.tsx";
 import { FigureBars } from "../../ui/FigureBars.tsx";
@@ -72,7 +72,7 @@ function AwaitingApproval({ waiting }: { waiting: number }) {
       title={waiting === 1 ? "1 card waits for your approval" : `${waiting} cards wait for your approval`}
     >
       <AnchorLink to="/approvals" size="sm" c="indigo.9">
-        {waiting === 1 ? "Review it in Approvals" : "Review them in Approvals"}
+        {reviewInApprovals(waiting)}
       </AnchorLink>
     </Alert>
   );
@@ -151,6 +151,7 @@ function EventActivity() {
       </Title>
       {eventTypes.data.length === 0 ? (
         <EmptyState
+          order={3}
           title="No events yet"
           action={
             <ButtonLink to="/developers" search={{ tab: "samples" }} variant="light">

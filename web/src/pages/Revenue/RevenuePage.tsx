@@ -183,12 +183,12 @@ function Conversions({ conversions }: { conversions: Conversion[] }) {
         </Anchor>
       </Group>
       {conversions.length === 0 ? (
-        <EmptyState title="No attributed conversions yet">
+        <EmptyState order={3} title="No attributed conversions yet">
           When your CRM reports a won deal at a home one of your postcards reached, it appears here with its
           amount and the card that earned it.
         </EmptyState>
       ) : (
-        <ScrollTable label="Attributed conversions" minWidth={860}>
+        <ScrollTable label="Attributed conversions table" minWidth={860}>
           <Table striped verticalSpacing="xs">
             <Table.Thead>
               <Table.Tr>
