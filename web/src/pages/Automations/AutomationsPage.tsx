@@ -31,12 +31,16 @@ export function AutomationsPage() {
       ) : (
         // The trigger sits under the name, so the table fits a phone without scrolling.
         <ScrollTable label="Automations" minWidth={340}>
-          <Table striped highlightOnHover>
+          <Table striped highlightOnHover captionSide="bottom">
+            {/* Overview counts mailed cards; this counts every card made, so the two never look at odds. */}
+            <Table.Caption>
+              Cards queued: every card the automation made this month, mailed, waiting or stopped.
+            </Table.Caption>
             <Table.Thead>
               <Table.Tr>
                 <Table.Th>Name and trigger</Table.Th>
                 <Table.Th>Enabled</Table.Th>
-                <Table.Th ta="right">Cards this month</Table.Th>
+                <Table.Th ta="right">Cards queued this month</Table.Th>
               </Table.Tr>
             </Table.Thead>
             <Table.Tbody>
