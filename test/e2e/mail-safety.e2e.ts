@@ -175,7 +175,9 @@ describe("mail safety in the browser: approvals, cancelling, opt-out", () => {
       await page.getByRole("button", { name: "Cancel selected…" }).click();
       const bulkDialog = page.getByRole("dialog", { name: "Cancel 2 cards?" });
       await bulkDialog
-        .getByText("These 2 cards will not be printed or mailed. You cannot undo this.")
+        .getByText(
+          "These 2 cards will not be printed or mailed, nor any follow-up card after them. You cannot undo this.",
+        )
         .waitFor();
       await bulkDialog.getByRole("button", { name: "Keep the cards" }).click();
       await bulkDialog.waitFor({ state: "hidden" });
@@ -185,7 +187,9 @@ describe("mail safety in the browser: approvals, cancelling, opt-out", () => {
       await page.keyboard.press("c");
       await dialog.waitFor();
       await dialog
-        .getByText(/The card to 14 Approval Ave.* will not be printed or mailed\. You cannot undo this\./)
+        .getByText(
+          /The card to 14 Approval Ave.* will not be printed or mailed, nor any follow-up card after it\. You cannot undo this\./,
+        )
         .waitFor();
       const confirm = dialog.getByRole("button", { name: "Yes, cancel the card" });
       await waitUntil(
@@ -333,6 +337,33 @@ describe("mail safety in the browser: approvals, cancelling, opt-out", () => {
     await page.getByText("3 of 250 cards sent to print").waitFor();
     await page.getByText("1 card waits for approval.").waitFor();
     await checkBothWidths("overview-caps");
+  });
+
+  it("an automation's Cancel all waiting cards asks, and a double-click on Yes cancels them once", async () => {
+    await setSafety({ approval: false, hold: "120" });
+    const waiting = [await sendEvent("30 Hold Street"), await sendEvent("32 Hold Street")];
+    for (const piece of waiting) assert.equal(piece.status, "held");
+    await open(`/automations/${automationId}`, "Job done postcard");
+    const safety = page.getByRole("group", { name: "Safety" });
+    await safety.getByRole("button", { name: "Cancel all waiting cards…" }).click();
+    const cancelRequests: string[] = [];
+    const countCancel = (request: Request) => {
+      if (request.method() === "POST" && request.url().endsWith("/waiting-pieces/cancel"))
+        cancelRequests.push(request.url());
+    };
+    page.on("request", countCancel);
+    try {
+      await safety.getByRole("button", { name: "Yes, cancel every waiting card" }).dblclick();
+      await page
+        .getByText(/waiting cards? cancelled; (it|they) will not print\./)
+        .first()
+        .waitFor();
+    } finally {
+      page.off("request", countCancel);
+    }
+    assert.equal(cancelRequests.length, 1, `one request for a double-click: ${cancelRequests}`);
+    for (const piece of waiting) assert.equal(await pieceStatus(piece.id), "cancelled");
+    await setSafety({ hold: "0" });
   });
 
   it("a card whose address no carrier can deliver is undeliverable in Mail and in Needs attention; owners choose the check's level", async () => {

@@ -105,7 +105,8 @@ function SafetyForm({ safety }: { safety: AutomationSafety }) {
       .catch(() => undefined);
   });
 
-  const cancelAll = async () => {
+  // A double-click on "Yes, cancel every waiting card" cancels once (and shows one notice).
+  const cancelAll = useSingleFlight(async () => {
     const answer = await cancelWaiting.mutateAsync().catch(() => undefined);
     setConfirmCancel(false);
     if (answer)
@@ -117,7 +118,7 @@ function SafetyForm({ safety }: { safety: AutomationSafety }) {
             ? "1 waiting card cancelled; it will not print."
             : `${answer.piece_ids.length} waiting cards cancelled; they will not print.`,
       });
-  };
+  });
 
   return (
     <Stack>

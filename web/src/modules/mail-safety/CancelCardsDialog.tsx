@@ -39,10 +39,11 @@ export function CancelCardsDialog({
         <Text size="sm">
           {one ? (
             <>
-              The card to <strong>{cards[0]?.address}</strong> will not be printed or mailed.
+              The card to <strong>{cards[0]?.address}</strong> will not be printed or mailed, nor any
+              follow-up card after it.
             </>
           ) : (
-            `These ${cards.length} cards will not be printed or mailed.`
+            `These ${cards.length} cards will not be printed or mailed, nor any follow-up card after them.`
           )}{" "}
           You cannot undo this.
         </Text>
