@@ -7,7 +7,7 @@ import { cursorTime, type KeysetCursor, keysetPage } from "../db/keyset-cursor.t
 import { PIECE_STATUSES, type PieceStatus } from "../db/schema.ts";
 import { isUuid } from "../domain/uuid.ts";
 import { landingUrl } from "./campaigns.ts";
-import { landingPageClosesAt } from "./landing-page-lifetime.ts";
+import { hasOpenLandingPage, landingPageClosesAt } from "./landing-page-lifetime.ts";
 
 // The shapes the app API answers with (GET /pieces, GET /pieces/:id): the route's response
 // schemas, and through Static<> the types this module returns.
@@ -379,16 +379,14 @@ export async function getMailPiece(
     ),
   ]);
   const item = listItem(row);
-  const closesAt = landingPageClosesAt(
-    {
-      status: row.status,
-      mailedAt: asDate(row.mailed_at),
-      statusUpdatedAt: asDate(row.status_updated_at),
-      createdAt: asDate(row.created_at)!,
-    },
-    landing.ttlDays,
-  );
-  const pageOpen = closesAt !== null && landing.now.getTime() < closesAt.getTime();
+  const lifetime = {
+    status: row.status,
+    mailedAt: asDate(row.mailed_at),
+    statusUpdatedAt: asDate(row.status_updated_at),
+    createdAt: asDate(row.created_at)!,
+  };
+  const closesAt = landingPageClosesAt(lifetime, landing.ttlDays);
+  const pageOpen = hasOpenLandingPage(lifetime, landing.now, landing.ttlDays);
   return {
     ...item,
     front_url: proofUrl(row.id, "front"),
