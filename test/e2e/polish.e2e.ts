@@ -178,6 +178,14 @@ describe("the walkthrough's findings, fixed, in the browser", () => {
     await app.operator("PATCH", safetyOf, { approval_required: true });
     const answer = await sendJob("job-746", "746 Evergreen Terrace");
     assert.equal(answer.outcomes?.[0]?.reason, "queued", JSON.stringify(answer));
+    // The worker moves a queued card to awaiting approval; Overview counts it only after that.
+    await waitUntil(
+      async () =>
+        (await app.campaigns(orgId))
+          .flatMap((campaign) => campaign.pieces)
+          .some((p) => p.address.startsWith("746 Evergreen") && p.status === "awaiting_approval"),
+      "the card at 746 Evergreen Terrace awaits approval",
+    );
 
     await screens.open("/", "Overview");
     const safety = page.getByRole("region", { name: /^Mail safety in / });
