@@ -154,10 +154,13 @@ describe("the contractor's web app in a browser", () => {
     await page.getByRole("cell", { name: "CRM", exact: true }).waitFor();
   });
 
-  it("an event sent with that key shows as a sample marked as bound to no automation", async () => {
+  it("an event sent with that key shows as a sample marked as bound to no automation, without a reload", async () => {
+    await open("/developers?tab=samples", "Developers");
+    await page.getByText("Waiting for your first event").waitFor();
+    await checkBothWidths("developers-samples-waiting");
     const answer = await sendEvent("job-1001-completed", "742 Evergreen Terrace");
     assert.equal(answer.received, true);
-    await open("/developers?tab=samples", "Developers");
+    // The empty tab looks again by itself; no navigation here.
     await page.getByRole("button", { name: new RegExp(EVENT_TYPE.replace(".", "\\.")) }).waitFor();
     await page.getByText("No automation", { exact: true }).first().waitFor();
     await open("/", "Overview");

@@ -40,6 +40,13 @@ export const eventTypesQuery = () =>
 export const newestSamplesFirst = <T extends { received_at: string }>(samples: T[]) =>
   newestFirst(samples, (sample) => sample.received_at);
 
+/**
+ * A `refetchInterval` for lists that wait for a first event: while the list is empty it looks again
+ * every few seconds, so whoever just sent one from a terminal or their CRM sees it land without reloading.
+ */
+export const lookAgainWhileEmpty = (query: { state: { data?: readonly unknown[] } }) =>
+  query.state.data?.length === 0 ? 3000 : false;
+
 /** Samples of one event type (or of all types when blank), newest first. */
 export const eventSamplesQuery = (eventType: string) =>
   queryOptions({

@@ -1,6 +1,6 @@
 import { Badge, Code, Group, NavLink, Paper, SimpleGrid, Stack, Text, Title } from "@mantine/core";
 import { useQuery } from "@tanstack/react-query";
-import { eventSamplesQuery, eventTypesQuery } from "../../api/events.ts";
+import { eventSamplesQuery, eventTypesQuery, lookAgainWhileEmpty } from "../../api/events.ts";
 import { ButtonLink } from "../../ui/links.tsx";
 import { EmptyState, LoadError, Loading } from "../../ui/states.tsx";
 import { CodeSnippet } from "./CodeSnippet.tsx";
@@ -14,7 +14,7 @@ export function EventSamplesPanel({
   selected?: string;
   onSelect: (eventType: string) => void;
 }) {
-  const eventTypes = useQuery(eventTypesQuery());
+  const eventTypes = useQuery({ ...eventTypesQuery(), refetchInterval: lookAgainWhileEmpty });
   if (eventTypes.isPending) return <Loading label="Loading event types" />;
   if (eventTypes.isError) return <LoadError error={eventTypes.error} retry={() => eventTypes.refetch()} />;
   if (eventTypes.data.length === 0) {
@@ -26,6 +26,9 @@ export function EventSamplesPanel({
             From a terminal:
           </Text>
           <CodeSnippet label="First event command" code={firstEventCurl(window.location.origin)} />
+          <Text size="sm" c="dimmed" role="status">
+            Waiting for your first event: it shows here as soon as it arrives.
+          </Text>
         </Stack>
       </EmptyState>
     );

@@ -16,6 +16,7 @@ import {
   type EventSample,
   eventSamplesQuery,
   eventTypesQuery,
+  lookAgainWhileEmpty,
   propertiesOf,
   recordIdOf,
 } from "../../api/events.ts";
@@ -90,7 +91,11 @@ function AutomationBuilder({ initial, existing }: { initial: AutomationFormValue
 
   const eventTypes = useQuery(eventTypesQuery());
   const eventType = form.values.event_type.trim();
-  const samples = useQuery({ ...eventSamplesQuery(eventType), enabled: EVENT_TYPE_PATTERN.test(eventType) });
+  const samples = useQuery({
+    ...eventSamplesQuery(eventType),
+    enabled: EVENT_TYPE_PATTERN.test(eventType),
+    refetchInterval: lookAgainWhileEmpty,
+  });
   const sample = samples.data?.find((item) => item.id === form.values.sample_id);
   // Until the samples are in and the newest one is picked, the proof waits rather than draw example data.
   const sampleSettled =
