@@ -9,7 +9,7 @@ import { databaseLabel, openTestDatabase } from "../helpers/harness.ts";
 
 const BACKFILL_MIGRATION = "0400_customer_upload_sources";
 
-const entry = (address: string): CustomerEntry => ({ address, notes: null, field: "address" });
+const entry = (address: string): CustomerEntry => ({ address, field: "address" });
 
 describe(`customers: migration relabelling CSV-uploaded customers stored as app (${databaseLabel})`, () => {
   it("relabels exactly the customers an upload with a request id added; hand-typed, webhook and unrecorded uploads stay", async () => {
