@@ -154,6 +154,14 @@ function suppressesCustomersByDefault(kind: Automation["kind"]): boolean {
   return kind !== "deal_won";
 }
 
+/**
+ * Whether a card of a draft of kind `kind` suppresses customers: the saved automation's own choice
+ * while the kind stays, else the kind's default (as a save of that draft would store it).
+ */
+export function draftSuppressesCustomers(saved: Automation | undefined, kind: Automation["kind"]): boolean {
+  return saved && saved.kind === kind ? saved.suppress_customers : suppressesCustomersByDefault(kind);
+}
+
 /** A PATCH naming the kind it already has keeps an explicit `suppress_customers` (compared in SQL, on the row as it was). */
 function suppressionOf(patch: Partial<AutomationInput>): { suppressCustomers?: boolean | SQL } {
   if (patch.suppress_customers !== undefined) return { suppressCustomers: patch.suppress_customers };

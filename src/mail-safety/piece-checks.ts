@@ -107,6 +107,29 @@ export async function homeFacts(
   };
 }
 
+/** Why the home's rules stop a piece: the status it takes, the earlier piece it yields to, its reason. */
+export type HomeStop =
+  | { status: "suppressed"; rule: "do_not_mail"; earlierPieceId: null; reason: string }
+  | { status: "skipped"; rule: "frequency_cap"; earlierPieceId: string; reason: string };
+
+/**
+ * The do-not-mail list, then the frequency cap, decided on the home's facts (homeFacts): null when
+ * neither stops the piece. The pipeline's homeRules acts on it; the builder's dry run only says it.
+ */
+export function homeStop(facts: HomeFacts): HomeStop | null {
+  if (facts.optedOut) {
+    return { status: "suppressed", rule: "do_not_mail", earlierPieceId: null, reason: OPTED_OUT_REASON };
+  }
+  const earlier = facts.earlierPiece;
+  if (!earlier) return null;
+  return {
+    status: "skipped",
+    rule: "frequency_cap",
+    earlierPieceId: earlier.id,
+    reason: frequencyCapReason(facts.frequencyCapDays, earlier.mailedAt),
+  };
+}
+
 /** The home asked for no more mail, or got a card too recently (`facts` from homeFacts): the piece never prints. */
 export async function homeRules(
   db: Queryable,
@@ -114,20 +137,19 @@ export async function homeRules(
   facts: HomeFacts,
   now: Date,
 ): Promise<Gate> {
-  if (facts.optedOut) {
-    await moveQueuedPiece(db, piece, { status: "suppressed", earlierPieceId: null }, OPTED_OUT_REASON, now);
-    return { go: false, outcome: "suppressed: on the do-not-mail list" };
-  }
-  const earlier = facts.earlierPiece;
-  if (!earlier) return GO;
+  const stop = homeStop(facts);
+  if (!stop) return GO;
   await moveQueuedPiece(
     db,
     piece,
-    { status: "skipped", earlierPieceId: earlier.id },
-    frequencyCapReason(facts.frequencyCapDays, earlier.mailedAt),
+    { status: stop.status, earlierPieceId: stop.earlierPieceId },
+    stop.reason,
     now,
   );
-  return { go: false, outcome: "skipped: frequency cap" };
+  return {
+    go: false,
+    outcome: stop.status === "suppressed" ? "suppressed: on the do-not-mail list" : "skipped: frequency cap",
+  };
 }
 
 /**
@@ -136,7 +158,7 @@ export async function homeRules(
  * window for mailings and needs no approval), and the month's caps on it. Undefined when the piece
  * is gone.
  */
-interface PrintRules extends Caps {
+export interface PrintRules extends Caps {
   hold_minutes: number;
   approval_required: boolean;
 }
@@ -157,7 +179,8 @@ function printRules(db: Queryable, piece: SafetyPiece): Promise<PrintRules | und
 export const releaseHeldPiece = (db: Queryable, piece: SafetyPiece, now: Date): Promise<boolean> =>
   requeueWaitingPiece(db, piece, "held", now);
 
-const AWAITING_APPROVAL_REASON = "waiting for a member to approve it (the automation requires approval)";
+export const AWAITING_APPROVAL_REASON =
+  "waiting for a member to approve it (the automation requires approval)";
 
 /** A held piece's reason in words: the window's length and its end, to the minute (UTC). */
 export function holdReason(holdMinutes: number, until: Date, whose = "the automation's"): string {
@@ -171,6 +194,20 @@ export function holdReason(holdMinutes: number, until: Date, whose = "the automa
 }
 
 /**
+ * Which of the automation's waits a piece enters next: its hold window (once), then its approval
+ * mode (until approved); null when it waits for neither. The pipeline's automationGates acts on it;
+ * the builder's dry run only says it.
+ */
+export function automationWait(
+  rules: Pick<PrintRules, "hold_minutes" | "approval_required">,
+  piece: Pick<SafetyPiece, "holdUntil" | "approvedAt">,
+): "held" | "awaiting_approval" | null {
+  if (rules.hold_minutes > 0 && piece.holdUntil === null) return "held";
+  if (rules.approval_required && piece.approvedAt === null) return "awaiting_approval";
+  return null;
+}
+
+/**
  * The automation's hold window, then its approval mode. A piece enters the hold window once: its
  * job for the end of the window is enqueued in the same transaction (the job queue's run_at), so
  * no poller is needed and a crash cannot strand it.
@@ -181,7 +218,8 @@ async function automationGates(
   rules: PrintRules,
   now: Date,
 ): Promise<Gate> {
-  if (rules.hold_minutes > 0 && piece.holdUntil === null) {
+  const wait = automationWait(rules, piece);
+  if (wait === "held") {
     const until = new Date(now.getTime() + rules.hold_minutes * 60_000);
     await db.transaction(async (tx) => {
       const reason = holdReason(
@@ -199,7 +237,7 @@ async function automationGates(
     });
     return { go: false, outcome: "held" };
   }
-  if (rules.approval_required && piece.approvedAt === null) {
+  if (wait === "awaiting_approval") {
     await moveQueuedPiece(db, piece, { status: "awaiting_approval" }, AWAITING_APPROVAL_REASON, now);
     return { go: false, outcome: "awaiting approval" };
   }

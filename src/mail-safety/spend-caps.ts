@@ -7,7 +7,7 @@
  * when a cap is raised.
  */
 import type { SQL } from "drizzle-orm";
-import { type Queryable, queryRows, sql } from "../db/database.ts";
+import { type Queryable, queryOne, queryRows, sql } from "../db/database.ts";
 import { processPieceJob } from "../jobs/kinds.ts";
 import { enqueueJob } from "../jobs/queue.ts";
 import { claimCapMonthSql, moveQueuedPiece, requeueWaitingPiece } from "../pieces/piece-updates.ts";
@@ -69,6 +69,13 @@ export function capsOfPieceSql(piece: SafetyPiece, extra: SQL): SQL {
         WHERE p.org_id = ${piece.orgId}::uuid AND p.id = ${piece.id}::uuid`;
 }
 
+type CapPair = { cards: number | null; cents: number | null };
+
+/** One more card of `cost` fits under `caps` on a counter at `cards` and `cents`: the claim's test, in SQL. */
+const fitsUnderCap = (caps: CapPair, cost: number, cards: SQL, cents: SQL) =>
+  sql`(${caps.cards}::int IS NULL OR ${cards} < ${caps.cards}::int)
+      AND (${caps.cents}::int IS NULL OR ${cents} + ${cost}::int <= ${caps.cents}::int)`;
+
 /**
  * Counts one card against one counter when `when` holds, unless that would pass its cap: one
  * upsert, as a CTE of the claim's statement. A month's first card inserts the row (when a card fits
@@ -77,13 +84,11 @@ export function capsOfPieceSql(piece: SafetyPiece, extra: SQL): SQL {
  */
 function counterUpsert(
   key: { orgId: string; scope: string; month: string },
-  caps: { cards: number | null; cents: number | null },
+  caps: CapPair,
   cost: number,
   when: SQL,
 ): SQL {
-  const fits = (cards: SQL, cents: SQL) =>
-    sql`(${caps.cards}::int IS NULL OR ${cards} < ${caps.cards}::int)
-        AND (${caps.cents}::int IS NULL OR ${cents} + ${cost}::int <= ${caps.cents}::int)`;
+  const fits = (cards: SQL, cents: SQL) => fitsUnderCap(caps, cost, cards, cents);
   return sql`INSERT INTO mail_cap_usage AS u (org_id, automation_id, month, cards, cents)
         SELECT ${key.orgId}::uuid, ${key.scope}::uuid, ${key.month}::date, 1, ${cost}::int
          WHERE ${when} AND ${fits(sql`0`, sql`0`)}
@@ -93,7 +98,7 @@ function counterUpsert(
         RETURNING cards`;
 }
 
-const capWords = (owner: string, caps: { cards: number | null; cents: number | null }) =>
+const capWords = (owner: string, caps: CapPair) =>
   caps.cards !== null && caps.cents !== null
     ? `${owner}'s monthly cap (${caps.cards} cards, ${dollars(caps.cents)}) is reached`
     : caps.cards !== null
@@ -152,6 +157,36 @@ export async function claimCapBudget(
     await holdCapped(db, piece, { reason: error.reason, scope: error.scope, month }, now);
     return false;
   }
+}
+
+/**
+ * The cap a card of the organization (and of `automationId`, when it has one) would find reached
+ * if it claimed now, in the words a capped piece carries; null when it would fit. Reads only: the
+ * builder's dry run asks it, the claim itself is claimCapBudget's.
+ */
+export async function capReachedNow(
+  db: Queryable,
+  scope: { orgId: string; automationId: string | null },
+  caps: Omit<Caps, "claimed">,
+  now: Date,
+): Promise<string | null> {
+  const month = monthOf(now);
+  const org = { cards: caps.org_cards, cents: caps.org_cents };
+  const automation = { cards: caps.automation_cards, cents: caps.automation_cents };
+  const counter = (alias: string, id: string) =>
+    sql`LEFT JOIN mail_cap_usage ${sql.raw(alias)} ON ${sql.raw(alias)}.org_id = ${scope.orgId}::uuid
+          AND ${sql.raw(alias)}.automation_id = ${id}::uuid AND ${sql.raw(alias)}.month = ${month}::date`;
+  const row = await queryOne<{ org: boolean; automation: boolean }>(
+    db,
+    sql`SELECT ${fitsUnderCap(org, caps.cost, sql`COALESCE(o.cards, 0)`, sql`COALESCE(o.cents, 0)`)} AS org,
+               ${fitsUnderCap(automation, caps.cost, sql`COALESCE(a.cards, 0)`, sql`COALESCE(a.cents, 0)`)} AS automation
+        FROM (SELECT 1) one
+        ${counter("o", ORG_SCOPE)}
+        ${counter("a", scope.automationId ?? ORG_SCOPE)}`,
+  );
+  if (row && !row.org) return capWords("the organization", org);
+  if (scope.automationId !== null && row && !row.automation) return capWords("the automation", automation);
+  return null;
 }
 
 async function holdCapped(

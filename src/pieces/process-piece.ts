@@ -87,6 +87,12 @@ export interface PipelineDeps {
 
 export const SUPPRESSED_REASON = "the address is a registered customer of the organization";
 
+/** The home is a registered customer and the piece's automation suppresses customers: it is never mailed. */
+export const suppressedAsCustomer = (
+  suppressCustomers: boolean,
+  home: Pick<HomeFacts, "registeredCustomer">,
+) => suppressCustomers && home.registeredCustomer;
+
 /** Geocodes a piece that has no location yet; a geocoder failure is retried by a job of its own. */
 async function locate(deps: PipelineDeps, piece: PieceRecord, log: Logger): Promise<PieceRecord> {
   if (piece.latitude !== null) return piece;
@@ -285,7 +291,7 @@ export function processPieceHandler(deps: PipelineDeps): RegisteredJob {
     }
     const addressKey = await ensureAddressKey(deps.db, loaded);
     const home = await deps.safetyGates.homeFacts(deps.db, loaded, addressKey, deps.clock.now());
-    if (loaded.suppressCustomers && home.registeredCustomer) {
+    if (suppressedAsCustomer(loaded.suppressCustomers, home)) {
       await moveQueuedPiece(deps.db, loaded, { status: "suppressed" }, SUPPRESSED_REASON, deps.clock.now());
       log.info("piece suppressed: registered customer");
       return;

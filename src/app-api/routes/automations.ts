@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyRequest } from "fastify";
 import {
   type Automation,
   createAutomation,
+  draftSuppressesCustomers,
   findAutomation,
   findAutomationTemplate,
   listAutomations,
@@ -17,6 +18,7 @@ import { HoldoutPercent } from "../../domain/holdout-group.ts";
 import { OneLineText } from "../../domain/one-line-text.ts";
 import { invalidPayload, notFound, rateLimited } from "../../errors.ts";
 import { updateOrgAutomationSafety } from "../../mail-safety/org-controls.ts";
+import { SampleMailSafety, sampleMailSafety } from "../../mail-safety/sample-check.ts";
 import {
   AudienceInput,
   isNeighbours,
@@ -340,8 +342,22 @@ export function registerAutomationRoutes(app: FastifyInstance, ctx: AppApiContex
                 filters: Type.Optional(draftFields.filters),
                 template: Type.Optional(draftFields.template),
                 audience: Type.Optional(draftFields.audience),
+                approval_required: Type.Optional(
+                  Type.Boolean({
+                    description:
+                      "The draft's own approval setting (a new automation's form); absent: the saved automation's (`automation_id`), else false.",
+                  }),
+                ),
               },
               { additionalProperties: true },
+            ),
+            automation_id: Type.Optional(
+              Type.String({
+                minLength: 1,
+                maxLength: 100,
+                description:
+                  "The saved automation this draft edits: its hold window, approval mode, monthly caps and customer suppression apply, as they would to a real event now.",
+              }),
             ),
             sample_id: Type.String({ minLength: 1, maxLength: 100 }),
           },
@@ -359,6 +375,7 @@ export function registerAutomationRoutes(app: FastifyInstance, ctx: AppApiContex
               ),
               neighbours: Type.Optional(NeighbourPreview),
               area: Type.Optional(AreaCoverage),
+              mail_safety: Type.Optional(SampleMailSafety),
             },
             { additionalProperties: false },
           ),
@@ -367,19 +384,24 @@ export function registerAutomationRoutes(app: FastifyInstance, ctx: AppApiContex
     },
     async (request) => {
       const session = sessionOf(request);
+      const saved =
+        request.body.automation_id === undefined
+          ? undefined
+          : await findOwn(session.orgId, request.body.automation_id);
       const sample = await findSample(db, session.orgId, request.body.sample_id);
       if (!sample) throw notFound("sample not found");
       const properties = propertiesOf(sample.record);
       const filters = (request.body.automation.filters ?? []) as AutomationFilter[];
+      const kind = request.body.automation.kind ?? "standard";
       const draft: Automation = {
         id: "00000000-0000-0000-0000-000000000000",
         org_id: session.orgId,
         name: request.body.automation.name ?? "Draft",
         enabled: true,
-        kind: request.body.automation.kind ?? "standard",
+        kind,
         trigger: null,
         filters,
-        suppress_customers: true,
+        suppress_customers: draftSuppressesCustomers(saved, kind),
         audience: resolveAudience(request.body.automation.audience),
         holdout_percent: 0,
         created_at: clock.now().toISOString(),
@@ -423,6 +445,19 @@ export function registerAutomationRoutes(app: FastifyInstance, ctx: AppApiContex
           : undefined;
       // A neighbour automation's test says whether addresses are loaded around the job at all.
       const area = isNeighbours(draft.audience) ? await areaCoverage(db, run.address?.parts.zip) : undefined;
+      // What a real card would meet after the trigger, in the pipeline: mail safety, on reads only.
+      const mailSafety =
+        outcome.reason === "queued" && run.address
+          ? await sampleMailSafety(db, {
+              orgId: session.orgId,
+              automationId: saved?.id ?? null,
+              addressLine: run.address.line,
+              suppressCustomers: draft.suppress_customers,
+              approvalRequired: request.body.automation.approval_required,
+              mailsTheHome: !isNeighbours(draft.audience),
+              now: clock.now(),
+            })
+          : undefined;
       return {
         outcome: outcome.reason,
         ...(failing ? { failing_filter: failing } : {}),
@@ -430,6 +465,7 @@ export function registerAutomationRoutes(app: FastifyInstance, ctx: AppApiContex
         merge_preview: { headline: card.headline, message: card.message },
         ...(neighbours ? { neighbours } : {}),
         ...(area ? { area } : {}),
+        ...(mailSafety ? { mail_safety: mailSafety } : {}),
       };
     },
   );

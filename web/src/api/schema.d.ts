@@ -2371,9 +2371,13 @@ export interface operations {
                   count?: number;
                   radius_m?: number;
                 };
+            /** @description The draft's own approval setting (a new automation's form); absent: the saved automation's (`automation_id`), else false. */
+            approval_required?: boolean;
           } & {
             [key: string]: unknown;
           };
+          /** @description The saved automation this draft edits: its hold window, approval mode, monthly caps and customer suppression apply, as they would to a real event now. */
+          automation_id?: string;
           sample_id: string;
         };
       };
@@ -2449,6 +2453,37 @@ export interface operations {
               zip: string;
               /** @description Reference homes loaded in the job's ZIP (0: none). */
               homes_loaded: number;
+            };
+            /** @description With `queued`: what the mail safety rules would do now to a real card of this sample (customers, the do-not-mail list and the frequency cap per home, then the hold window, approval and monthly caps; for a neighbour audience, whose preview already leaves out customers, opted-out and recently mailed homes, the last three). Read only. */
+            mail_safety?: {
+              /** @description What a real card for this sample would do now under the mail safety rules, the first rule that applies: `suppressed` (a registered customer the automation suppresses, or a home on the do-not-mail list) and `skipped` (the per-home frequency cap) never print; `held` (the automation's hold window), `awaiting_approval` and `capped` (a monthly cap is reached) wait; `prints` passes them (the address check before print and the holdout group are not tested). */
+              outcome: "prints" | "suppressed" | "skipped" | "held" | "awaiting_approval" | "capped";
+              /** @description The rule behind `outcome`; null for `prints`. */
+              rule:
+                | "registered_customer"
+                | "do_not_mail"
+                | "frequency_cap"
+                | "hold_window"
+                | "approval"
+                | "monthly_cap"
+                | null;
+              /** @description The reason a real card would carry for `outcome`, in the words Mail shows; null for `prints`. */
+              reason: string | null;
+              /** @description The organization's frequency cap per home (0: off). */
+              frequency_cap_days: number;
+              /** @description With `skipped`: the card to the same home inside the frequency cap's window. */
+              earlier_card: {
+                /** @description The earlier card (the app links it: /app/mail/{piece_id}). */
+                piece_id: string;
+                /** @description When it was mailed; null while it is still queued, waiting or printing. */
+                mailed_at: string | null;
+              } | null;
+              /** @description The automation's hold window before print (0: none). */
+              hold_minutes: number;
+              /** @description Each card waits for a member's approval before print (after the hold window): the draft's own setting when sent, else the saved automation's. */
+              approval_required: boolean;
+              /** @description A monthly cap a card would find reached now, in words; null when one more card fits. */
+              cap_reached: string | null;
             };
           };
         };

@@ -204,10 +204,21 @@ export const proofInputOf = (values: AutomationFormValues): ProofInput => ({
   ...proofRecipientOf(values),
 });
 
-/** What a dry run takes: the parts of the draft that decide the outcome (the trigger is the sample's). */
-export function dryRunDraftOf(values: AutomationFormValues): DryRunInput["automation"] {
+/**
+ * What a dry run takes: the parts of the draft that decide the outcome (the trigger is the sample's).
+ * A saved automation sends its id: its Safety section is saved apart, and its saved hold window,
+ * approval and caps are what a real event meets now. A new one sends the form's approval choice,
+ * which its create sends too.
+ */
+export function dryRunInputOf(values: AutomationFormValues, automationId?: string): DryRunInput {
   const { name, kind, filters, template, audience } = draftOf(values);
-  return { name, kind, filters, template, audience };
+  const automation = { name, kind, filters, template, audience };
+  return automationId
+    ? { automation, automation_id: automationId, sample_id: values.sample_id }
+    : {
+        automation: { ...automation, approval_required: values.approval_required },
+        sample_id: values.sample_id,
+      };
 }
 
 export function draftOf(values: AutomationFormValues): AutomationDraft {

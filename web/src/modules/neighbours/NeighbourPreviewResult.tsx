@@ -2,6 +2,7 @@ import { Alert, List, Stack, Text } from "@mantine/core";
 import type { DryRunAnswer } from "../../api/automations.ts";
 import type { NeighbourPreview } from "../../api/neighbours.ts";
 import { distance } from "../../ui/format.ts";
+import { SampleSafetyLines } from "../mail-safety/SampleSafety.tsx";
 import { NeighbourMap } from "./NeighbourMap.tsx";
 
 const EXCLUSIONS: { key: keyof NeighbourPreview["excluded"]; label: string }[] = [
@@ -65,6 +66,7 @@ export function NeighbourPreviewResult({ result }: { result: DryRunAnswer }) {
             : `Why: ${preview.reason ?? "no home could be chosen"}.`}
         </Text>
         <AreaCoverageLine area={result.area} />
+        {mailed > 0 && result.mail_safety && <SampleSafetyLines safety={result.mail_safety} />}
         {excluded.length > 0 && (
           <div>
             <Text size="sm">Left out:</Text>

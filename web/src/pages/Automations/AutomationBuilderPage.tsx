@@ -33,7 +33,7 @@ import {
   cardFitInputOf,
   differsFromSaved,
   draftOf,
-  dryRunDraftOf,
+  dryRunInputOf,
   EMPTY_OFFER_HINT,
   EVENT_TYPE_PATTERN,
   formFieldOf,
@@ -146,9 +146,7 @@ function AutomationBuilder({ initial, existing }: { initial: AutomationFormValue
   const runTest = async () => {
     const problems = form.validate();
     if (problems.hasErrors || !form.values.sample_id) return;
-    await dryRun
-      .mutateAsync({ automation: dryRunDraftOf(form.values), sample_id: form.values.sample_id })
-      .catch(() => undefined);
+    await dryRun.mutateAsync(dryRunInputOf(form.values, existing?.id)).catch(() => undefined);
   };
 
   const eventTypeOptions = (eventTypes.data ?? []).map((type) => type.event_type);

@@ -1,6 +1,7 @@
 import { Alert, Text } from "@mantine/core";
 
 import type { DryRunAnswer } from "../../../api/automations.ts";
+import { SampleSafetyLines, sampleSafetyHeading } from "../../mail-safety/SampleSafety.tsx";
 
 const OUTCOMES: Record<string, { color: string; title: string; text: string }> = {
   queued: {
@@ -20,8 +21,8 @@ const OUTCOMES: Record<string, { color: string; title: string; text: string }> =
   },
   loop_guard: {
     color: "yellow",
-    title: "No card: mailed recently",
-    text: "This home got a card from this automation recently, so it is not mailed again yet.",
+    title: "No card: the record is one of your leads",
+    text: "This record names a lead Porchlight sent to your CRM, so it does not mail a card (the loop guard).",
   },
   failed: { color: "red", title: "The test failed", text: "The card could not be prepared for this sample." },
   no_address: {
@@ -31,16 +32,27 @@ const OUTCOMES: Record<string, { color: string; title: string; text: string }> =
   },
 };
 
-/** What the dry run says would happen to the sample; nothing was written. */
+/**
+ * What the dry run says would happen to the sample; nothing was written. A sample the trigger
+ * queues is then told what mail safety would do to its card now (the server's `mail_safety`).
+ */
 export function DryRunResult({ result }: { result: DryRunAnswer }) {
-  const known = OUTCOMES[result.outcome] ?? { color: "gray", title: `Outcome: ${result.outcome}`, text: "" };
+  const outcome = OUTCOMES[result.outcome] ?? {
+    color: "gray",
+    title: `Outcome: ${result.outcome}`,
+    text: "",
+  };
+  const safety = result.mail_safety;
+  const known = safety ? { ...outcome, ...sampleSafetyHeading(safety) } : outcome;
   const filter = result.failing_filter;
   return (
     <Alert color={known.color} title={known.title} role="status">
       {known.text && <Text size="sm">{known.text}</Text>}
+      {safety && <SampleSafetyLines safety={safety} />}
       {result.address && (
         <Text size="sm" mt={4}>
-          Mailed to: {result.address}
+          {safety?.outcome === "skipped" || safety?.outcome === "suppressed" ? "The home" : "Mailed to"}:{" "}
+          {result.address}
         </Text>
       )}
       {filter && (

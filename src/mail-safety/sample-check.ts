@@ -1,0 +1,177 @@
+/**
+ * What the mail safety rules would do now to the card a real event of a sample queues: the
+ * builder's "Test with a sample" (the app's dry run). The pipeline's own rules, in the pipeline's
+ * order (pieces/process-piece.ts: customers, then homeRules, then printGates), decided on reads
+ * only: homeFacts is the pipeline's one read of the home, homeStop and automationWait its
+ * decisions, capReachedNow the claim's test without the claim. Nothing is written.
+ */
+import { randomUUID } from "node:crypto";
+import { type Static, Type } from "@fastify/type-provider-typebox";
+import { type Queryable, queryOne, sql } from "../db/database.ts";
+import { normalizeAddress } from "../domain/address.ts";
+import { SUPPRESSED_REASON, suppressedAsCustomer } from "../pieces/process-piece.ts";
+import {
+  AWAITING_APPROVAL_REASON,
+  automationWait,
+  holdReason,
+  homeFacts,
+  homeStop,
+  type PrintRules,
+} from "./piece-checks.ts";
+import { frequencyCapDays } from "./settings.ts";
+import { capReachedNow, ORG_SCOPE, type SafetyPiece } from "./spend-caps.ts";
+
+const EarlierCard = Type.Object(
+  {
+    piece_id: Type.String({ description: "The earlier card (the app links it: /app/mail/{piece_id})." }),
+    mailed_at: Type.Union([Type.String({ format: "date-time" }), Type.Null()], {
+      description: "When it was mailed; null while it is still queued, waiting or printing.",
+    }),
+  },
+  { additionalProperties: false },
+);
+
+export const SampleMailSafety = Type.Object(
+  {
+    outcome: Type.Union(
+      [
+        Type.Literal("prints"),
+        Type.Literal("suppressed"),
+        Type.Literal("skipped"),
+        Type.Literal("held"),
+        Type.Literal("awaiting_approval"),
+        Type.Literal("capped"),
+      ],
+      {
+        description:
+          "What a real card for this sample would do now under the mail safety rules, the first rule that applies: `suppressed` (a registered customer the automation suppresses, or a home on the do-not-mail list) and `skipped` (the per-home frequency cap) never print; `held` (the automation's hold window), `awaiting_approval` and `capped` (a monthly cap is reached) wait; `prints` passes them (the address check before print and the holdout group are not tested).",
+      },
+    ),
+    rule: Type.Union(
+      [
+        Type.Literal("registered_customer"),
+        Type.Literal("do_not_mail"),
+        Type.Literal("frequency_cap"),
+        Type.Literal("hold_window"),
+        Type.Literal("approval"),
+        Type.Literal("monthly_cap"),
+        Type.Null(),
+      ],
+      { description: "The rule behind `outcome`; null for `prints`." },
+    ),
+    reason: Type.Union([Type.String(), Type.Null()], {
+      description:
+        "The reason a real card would carry for `outcome`, in the words Mail shows; null for `prints`.",
+    }),
+    frequency_cap_days: Type.Integer({ description: "The organization's frequency cap per home (0: off)." }),
+    earlier_card: Type.Union([EarlierCard, Type.Null()], {
+      description: "With `skipped`: the card to the same home inside the frequency cap's window.",
+    }),
+    hold_minutes: Type.Integer({ description: "The automation's hold window before print (0: none)." }),
+    approval_required: Type.Boolean({
+      description:
+        "Each card waits for a member's approval before print (after the hold window): the draft's own setting when sent, else the saved automation's.",
+    }),
+    cap_reached: Type.Union([Type.String(), Type.Null()], {
+      description: "A monthly cap a card would find reached now, in words; null when one more card fits.",
+    }),
+  },
+  {
+    additionalProperties: false,
+    description:
+      "With `queued`: what the mail safety rules would do now to a real card of this sample (customers, the do-not-mail list and the frequency cap per home, then the hold window, approval and monthly caps; for a neighbour audience, whose preview already leaves out customers, opted-out and recently mailed homes, the last three). Read only.",
+  },
+);
+export type SampleMailSafety = Static<typeof SampleMailSafety>;
+
+export interface SampleCheckInput {
+  orgId: string;
+  /** The saved automation the draft edits; null for a new one (no hold window, no caps of its own yet). */
+  automationId: string | null;
+  /** The address a real event would mail. */
+  addressLine: string;
+  suppressCustomers: boolean;
+  /** The draft's own approval setting; undefined: the saved automation's. */
+  approvalRequired: boolean | undefined;
+  /**
+   * Whether the record's own home is mailed (a home audience). A neighbour audience mails the homes
+   * around it, which its preview already chooses by the same customer, do-not-mail and frequency rules.
+   */
+  mailsTheHome: boolean;
+  now: Date;
+}
+
+/** The automation's hold window and approval mode and the month's caps on its cards, as printGates reads them. */
+function automationRules(db: Queryable, orgId: string, automationId: string | null) {
+  return queryOne<PrintRules>(
+    db,
+    sql`SELECT s.monthly_card_cap AS org_cards, s.monthly_spend_cap_cents AS org_cents,
+               a.monthly_card_cap AS automation_cards, a.monthly_spend_cap_cents AS automation_cents,
+               COALESCE(prof.cost_per_card_cents, 0) AS cost, NULL AS claimed,
+               COALESCE(a.hold_minutes, 0) AS hold_minutes, COALESCE(a.approval_required, false) AS approval_required
+        FROM organizations o
+        LEFT JOIN org_mail_safety s ON s.org_id = o.id
+        LEFT JOIN automation_mail_safety a ON a.org_id = o.id AND a.automation_id = ${automationId ?? ORG_SCOPE}::uuid
+        LEFT JOIN organization_profiles prof ON prof.org_id = o.id
+        WHERE o.id = ${orgId}::uuid`,
+  );
+}
+
+export async function sampleMailSafety(db: Queryable, input: SampleCheckInput): Promise<SampleMailSafety> {
+  const { now } = input;
+  // A card queued now: later than every card already queued, of no sequence, never held or approved.
+  const piece: SafetyPiece = {
+    orgId: input.orgId,
+    id: randomUUID(),
+    automationId: input.automationId,
+    createdAt: now,
+    sequenceFirstPieceId: null,
+    holdUntil: null,
+    approvedAt: null,
+  };
+  const facts = input.mailsTheHome
+    ? await homeFacts(db, piece, normalizeAddress(input.addressLine), now)
+    : undefined;
+  const stored = await automationRules(db, input.orgId, input.automationId);
+  const rules = {
+    hold_minutes: Number(stored?.hold_minutes ?? 0),
+    approval_required: input.approvalRequired ?? stored?.approval_required ?? false,
+  };
+  const capReached = stored
+    ? await capReachedNow(db, piece, { ...stored, cost: Number(stored.cost) }, now)
+    : null;
+  const known = {
+    frequency_cap_days: facts?.frequencyCapDays ?? (await frequencyCapDays(db, input.orgId)),
+    earlier_card: null,
+    hold_minutes: rules.hold_minutes,
+    approval_required: rules.approval_required,
+    cap_reached: capReached,
+  };
+  if (facts && suppressedAsCustomer(input.suppressCustomers, facts)) {
+    return { ...known, outcome: "suppressed", rule: "registered_customer", reason: SUPPRESSED_REASON };
+  }
+  const stop = facts ? homeStop(facts) : null;
+  if (stop) {
+    const earlier = facts?.earlierPiece;
+    return {
+      ...known,
+      outcome: stop.status,
+      rule: stop.rule,
+      reason: stop.reason,
+      earlier_card:
+        stop.rule === "frequency_cap" && earlier
+          ? { piece_id: earlier.id, mailed_at: earlier.mailedAt?.toISOString() ?? null }
+          : null,
+    };
+  }
+  const wait = automationWait(rules, piece);
+  if (wait === "held") {
+    const until = new Date(now.getTime() + rules.hold_minutes * 60_000);
+    return { ...known, outcome: "held", rule: "hold_window", reason: holdReason(rules.hold_minutes, until) };
+  }
+  if (wait === "awaiting_approval") {
+    return { ...known, outcome: "awaiting_approval", rule: "approval", reason: AWAITING_APPROVAL_REASON };
+  }
+  if (capReached) return { ...known, outcome: "capped", rule: "monthly_cap", reason: capReached };
+  return { ...known, outcome: "prints", rule: null, reason: null };
+}

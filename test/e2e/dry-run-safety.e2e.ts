@@ -1,0 +1,104 @@
+/**
+ * "Test with a sample" in a real browser against the real service tells what mail safety would do
+ * to a real card of the sample now: a home that just got a card would be skipped (the frequency cap
+ * per home), and a new automation set to approve each card would hold it in Approvals.
+ */
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import type { Page } from "playwright-core";
+import { type App, jobEvent, startApp, waitUntil } from "./session.ts";
+
+const OWNER = { email: "owner@dry-run.test", name: "Tess Tester", password: "correct horse battery" };
+
+let app: App;
+let page: Page;
+let open: ReturnType<App["screens"]>["open"];
+let checkBothWidths: ReturnType<App["screens"]>["checkBothWidths"];
+let orgId: string;
+let apiKey: string;
+let automationId: string;
+
+const result = () => page.getByRole("status").filter({ hasText: "This was a test" });
+
+async function testWithSample() {
+  await waitUntil(
+    async () => (await page.getByLabel("Sample record").inputValue()) !== "",
+    "the newest sample is picked",
+  );
+  await page.getByRole("button", { name: "Test with a sample" }).click();
+}
+
+describe("the builder's test says what mail safety would do to a real card of the sample", () => {
+  before(async () => {
+    app = await startApp({ name: "dry-run-safety" });
+    page = await app.newPage();
+    ({ open, checkBothWidths } = app.screens(page));
+    ({ orgId, apiKey, automationId } = await app.ownerWithAutomation(page, "Frequent Fencing", OWNER));
+  });
+
+  after(async () => {
+    await app?.close();
+  });
+
+  it("a home that just got a card from a real event: the test says a real event would skip it", async () => {
+    const answer = await app.sendEvent(
+      apiKey,
+      jobEvent("fence-1", { street: "18 Frequency Ct", client_name: "Fran Fence" }),
+    );
+    assert.equal(answer.outcomes?.[0]?.reason, "queued", JSON.stringify(answer));
+    let pieceId = "";
+    await waitUntil(async () => {
+      const piece = (await app.campaigns(orgId))
+        .flatMap((campaign) => campaign.pieces)
+        .find((p) => p.address.startsWith("18 Frequency"));
+      pieceId = piece?.id ?? "";
+      return piece !== undefined && piece.status !== "queued";
+    }, "the real card leaves queued");
+
+    await open(`/automations/${automationId}`, "Job done postcard");
+    await testWithSample();
+    await result().getByText("No card: this home got one recently").waitFor();
+    assert.match(
+      await result().innerText(),
+      /(This home got a card on [A-Z][a-z]{2} \d{1,2}, \d{4}|A card to this home is already waiting or printing); a real event would skip it \(one card every 30 days\)\./,
+    );
+    const earlier = result().getByRole("link", { name: "See that card" });
+    assert.equal(await earlier.getAttribute("href"), `/app/mail/${pieceId}`);
+    await result().scrollIntoViewIfNeeded();
+    await checkBothWidths("dry-run-frequency-cap");
+  });
+
+  it("a new automation set to approve each card: the test says a real card would wait in Approvals, and not without it", async () => {
+    // A type no automation is bound to: the sample queues no card, so its home is fresh.
+    await app.sendEvent(
+      apiKey,
+      jobEvent("roof-1", { street: "7 Approval Way", client_name: "Abe Approver" }, "roof.inspected"),
+    );
+    await open("/automations/new?event_type=roof.inspected", "New automation");
+    await page.getByRole("textbox", { name: /^Name/ }).fill("Roof check-in");
+    const approval = page
+      .getByRole("group", { name: "Safety" })
+      .getByRole("switch", { name: "Approve each card before print" });
+    // Mantine's switch input is visually hidden; a click event on it toggles it as a label click would.
+    await approval.dispatchEvent("click");
+    assert.equal(await approval.isChecked(), true);
+    await testWithSample();
+    await result().getByText("A card would wait for your approval").waitFor();
+    assert.match(
+      await result().innerText(),
+      /A real card would wait for your approval in Approvals before it prints\./,
+    );
+    assert.equal(
+      await result().getByRole("link", { name: "Approvals" }).getAttribute("href"),
+      "/app/approvals",
+    );
+    await result().scrollIntoViewIfNeeded();
+    await checkBothWidths("dry-run-approval");
+
+    await approval.dispatchEvent("click");
+    assert.equal(await approval.isChecked(), false);
+    await page.getByRole("button", { name: "Test with a sample" }).click();
+    await result().getByText("A card would be mailed").waitFor();
+    assert.doesNotMatch(await result().innerText(), /approval/);
+  });
+});

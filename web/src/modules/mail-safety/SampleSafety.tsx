@@ -1,0 +1,102 @@
+import { Text } from "@mantine/core";
+import type { ReactNode } from "react";
+import type { DryRunAnswer } from "../../api/automations.ts";
+import { AnchorLink } from "../../ui/links.tsx";
+
+type SampleMailSafety = NonNullable<DryRunAnswer["mail_safety"]>;
+
+const DAY = new Intl.DateTimeFormat(undefined, { month: "short", day: "numeric", year: "numeric" });
+const oneCardEvery = (days: number) => `one card every ${days === 1 ? "day" : `${days} days`}`;
+const sentence = (words: string) => words.charAt(0).toUpperCase() + words.slice(1);
+
+/** "90 minutes", "2 hours", "1 h 30 min" */
+function holdLength(minutes: number): string {
+  if (minutes < 60) return `${minutes} ${minutes === 1 ? "minute" : "minutes"}`;
+  if (minutes % 60 === 0) return `${minutes / 60} ${minutes === 60 ? "hour" : "hours"}`;
+  return `${Math.floor(minutes / 60)} h ${minutes % 60} min`;
+}
+
+const TITLES: Record<SampleMailSafety["outcome"], { color: string; title: (s: SampleMailSafety) => string }> =
+  {
+    prints: { color: "green", title: () => "A card would be mailed" },
+    skipped: { color: "yellow", title: () => "No card: this home got one recently" },
+    suppressed: {
+      color: "yellow",
+      title: (s) =>
+        s.rule === "registered_customer"
+          ? "No card: this home is your customer"
+          : "No card: this home opted out",
+    },
+    held: { color: "blue", title: () => "A card would be held before print" },
+    awaiting_approval: { color: "blue", title: () => "A card would wait for your approval" },
+    capped: { color: "orange", title: () => "A card would wait: a monthly cap is reached" },
+  };
+
+/** The alert's color and title for a test whose card mail safety stops or holds. */
+export const sampleSafetyHeading = (safety: SampleMailSafety) => ({
+  color: TITLES[safety.outcome].color,
+  title: TITLES[safety.outcome].title(safety),
+});
+
+/**
+ * What a real event of the sample would meet in mail safety now, in sentences: the rule that stops
+ * it, or each wait in the order the card would meet them (hold window, approval, monthly cap).
+ * The server decides (the pipeline's own rules); this only words its answer.
+ */
+function sampleSafetyLines(safety: SampleMailSafety): ReactNode[] {
+  const every = oneCardEvery(safety.frequency_cap_days);
+  if (safety.outcome === "skipped") {
+    const earlier = safety.earlier_card;
+    const link = earlier && (
+      <AnchorLink to="/mail/$pieceId" params={{ pieceId: earlier.piece_id }} inherit>
+        See that card
+      </AnchorLink>
+    );
+    return [
+      <>
+        {earlier?.mailed_at
+          ? `This home got a card on ${DAY.format(new Date(earlier.mailed_at))}; a real event would skip it (${every}).`
+          : `A card to this home is already waiting or printing; a real event would skip it (${every}).`}{" "}
+        {link}
+      </>,
+    ];
+  }
+  if (safety.outcome === "suppressed") {
+    return [
+      safety.rule === "registered_customer"
+        ? "This address is on your Customers list, and this automation does not mail customers: a real event would not mail it."
+        : "This home asked for no more mail from its landing page: a real event would not mail it.",
+    ];
+  }
+  const lines: ReactNode[] = [];
+  if (safety.hold_minutes > 0) {
+    lines.push(
+      `A real card would be held ${holdLength(safety.hold_minutes)} before print, so you can cancel it.`,
+    );
+  }
+  if (safety.approval_required) {
+    lines.push(
+      <>
+        {safety.hold_minutes > 0 ? "Then it" : "A real card"} would wait for your approval in{" "}
+        <AnchorLink to="/approvals" inherit>
+          Approvals
+        </AnchorLink>{" "}
+        before it prints.
+      </>,
+    );
+  }
+  if (safety.cap_reached) {
+    lines.push(`${sentence(safety.cap_reached)}: a real card would wait until next month or a higher cap.`);
+  }
+  return lines;
+}
+
+/** The lines as text under a test's result. */
+export function SampleSafetyLines({ safety }: { safety: SampleMailSafety }) {
+  return sampleSafetyLines(safety).map((line, index) => (
+    // biome-ignore lint/suspicious/noArrayIndexKey: a fixed list of sentences, in order
+    <Text key={index} size="sm" mt={4}>
+      {line}
+    </Text>
+  ));
+}
