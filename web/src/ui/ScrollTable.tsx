@@ -1,35 +1,8 @@
 import { Table } from "@mantine/core";
-import { type ReactNode, useCallback, useEffect, useState } from "react";
+import type { ReactNode } from "react";
+import { shadeAttributes, useHiddenSides } from "./hidden-sides.ts";
+import "./scroll-shades.css";
 import "./scroll-table.css";
-
-interface HiddenSides {
-  left: boolean;
-  right: boolean;
-}
-
-/**
- * Which sides of a sideways scroller hide columns, kept up to date as it scrolls and as it or its
- * content changes size (a phone turned, rows loaded).
- */
-function useHiddenSides() {
-  const [viewport, setViewport] = useState<HTMLDivElement | null>(null);
-  const [hidden, setHidden] = useState<HiddenSides>({ left: false, right: false });
-  const measure = useCallback(() => {
-    if (!viewport) return;
-    const left = viewport.scrollLeft > 1;
-    const right = viewport.scrollLeft + viewport.clientWidth < viewport.scrollWidth - 1;
-    setHidden((current) => (current.left === left && current.right === right ? current : { left, right }));
-  }, [viewport]);
-  useEffect(() => {
-    if (!viewport) return;
-    measure();
-    const resized = new ResizeObserver(measure);
-    resized.observe(viewport);
-    if (viewport.firstElementChild) resized.observe(viewport.firstElementChild);
-    return () => resized.disconnect();
-  }, [viewport, measure]);
-  return { viewportRef: setViewport, hidden, measure };
-}
 
 /**
  * A table that scrolls sideways on a narrow screen, and shows that it does: a scrollbar under it
@@ -51,14 +24,13 @@ export function ScrollTable({
   return (
     <Table.ScrollContainer
       minWidth={minWidth}
-      className="pl-scroll-table"
-      data-hidden-left={hidden.left || undefined}
-      data-hidden-right={hidden.right || undefined}
+      className="pl-scroll-table pl-scroll-shades"
+      {...shadeAttributes(hidden)}
       scrollAreaProps={{
         type: "auto",
         scrollbars: "x",
         offsetScrollbars: "present",
-        classNames: { thumb: "pl-scroll-table-thumb" },
+        classNames: { thumb: "pl-scroll-thumb" },
         viewportRef,
         viewportProps: { tabIndex: 0, role: "region", "aria-label": label },
         onScrollPositionChange: measure,

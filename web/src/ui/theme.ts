@@ -4,6 +4,7 @@ import {
   Badge,
   type CSSVariablesResolver,
   createTheme,
+  Drawer,
   Modal,
   NavLink,
   Notification,
@@ -36,6 +37,13 @@ export const theme = createTheme({
     // The close button is an icon: it needs a name for screen readers. The title bar is a <header>,
     // which axe counts as a second banner landmark in the page: it is only the dialog's title row.
     Modal: Modal.extend({
+      defaultProps: {
+        closeButtonProps: { "aria-label": "Close" },
+        attributes: { header: { role: "none" } },
+      },
+    }),
+    // A drawer is a modal from an edge: the same name for its close button, the same title row.
+    Drawer: Drawer.extend({
       defaultProps: {
         closeButtonProps: { "aria-label": "Close" },
         attributes: { header: { role: "none" } },

@@ -59,6 +59,7 @@ import { AnchorLink } from "../../ui/links.tsx";
 import { LoadError, PageHeader } from "../../ui/states.tsx";
 import { UnsavedChangesPrompt } from "../../ui/UnsavedChangesPrompt.tsx";
 import { FollowUpCards } from "./FollowUpCards.tsx";
+import { PhoneProof } from "./PhoneProof.tsx";
 
 const newRoute = getRouteApi("/signed-in/automations/new");
 const editRoute = getRouteApi("/signed-in/automations/$automationId");
@@ -306,6 +307,7 @@ function AutomationBuilder({ initial, existing }: { initial: AutomationFormValue
         </Grid>
       </form>
       {restShown && existing && <AutomationSafetySection automationId={existing.id} />}
+      <PhoneProof recordKnown={sampleSettled} input={proofInputOf(form.values)} />
       <UnsavedChangesPrompt unsaved={differsFromSaved(form.values, saved)} />
     </>
   );
