@@ -378,7 +378,10 @@ describe("keys, team, logo and password reset in the browser", () => {
       await open(owner, appPath, heading);
       const tabs = await owner.evaluate(() => {
         const list = document.querySelector<HTMLElement>("[role=tablist]")!;
-        const box = list.getBoundingClientRect();
+        // The row is as wide as its tabs; what shows is the box it scrolls in (and the screen).
+        const scroller = list.closest<HTMLElement>(".mantine-ScrollArea-viewport") ?? list;
+        const shown = scroller.getBoundingClientRect();
+        const box = { left: Math.max(shown.left, 0), right: Math.min(shown.right, window.innerWidth) };
         const tops = [...list.querySelectorAll("[role=tab]")].map((tab) =>
           Math.round(tab.getBoundingClientRect().top),
         );
