@@ -15,13 +15,19 @@ import { cssVariablesResolver, styleNonce, theme } from "./ui/theme.ts";
 const queryClient = new QueryClient({
   queryCache: new QueryCache({
     // A session that ends while the app is open (expiry, sign-out elsewhere) leads back to sign-in.
+    // Not a contractor leaving a page: an open builder's "Leave without saving?" is not asked (its
+    // edits could not be saved without a session anyway), as a loader's redirect to sign-in is not.
     onError: (error) => {
       if (
         error instanceof ApiError &&
         error.status === 401 &&
         !window.location.pathname.startsWith("/app/operator")
       ) {
-        void router.navigate({ to: "/sign-in", search: { redirect: window.location.pathname } });
+        void router.navigate({
+          to: "/sign-in",
+          search: { redirect: window.location.pathname },
+          ignoreBlocker: true,
+        });
       }
     },
   }),

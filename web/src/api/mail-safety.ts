@@ -70,18 +70,22 @@ export function useApprovePieces() {
   });
 }
 
+/** Cards are cancelled from the cancel dialog, which shows a failure itself: no toast repeats it. */
 export function useCancelPieces() {
   const invalidate = useInvalidateSafety();
   return useMutation({
+    meta: { quiet: true },
     mutationFn: (pieceIds: string[]) =>
       unwrap(client.POST("/app/api/v1/approvals/cancel", { body: { piece_ids: pieceIds } })),
     onSuccess: invalidate,
   });
 }
 
+/** Shown in the cancel dialog when it fails, as `useCancelPieces`. */
 export function useCancelPiece() {
   const invalidate = useInvalidateSafety();
   return useMutation({
+    meta: { quiet: true },
     mutationFn: (id: string) =>
       unwrap(client.POST("/app/api/v1/pieces/{id}/cancel", { params: { path: { id } } })),
     onSuccess: invalidate,

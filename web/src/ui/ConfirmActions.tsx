@@ -2,7 +2,8 @@ import { Button, Group } from "@mantine/core";
 
 /**
  * The two buttons of a dialog that confirms something that cannot be taken back: keep (plain,
- * first) and the action itself (red, busy while it runs).
+ * first) and the action itself (red, busy while it runs). While it runs, keep is disabled too: the
+ * action is under way and keeping would not stop it.
  */
 export function ConfirmActions({
   keepLabel,
@@ -22,7 +23,7 @@ export function ConfirmActions({
 }) {
   return (
     <Group justify="flex-end">
-      <Button variant="default" onClick={onKeep}>
+      <Button variant="default" onClick={onKeep} disabled={busy}>
         {keepLabel}
       </Button>
       <Button color="red.9" loading={busy} onClick={onConfirm} data-autofocus={focusConfirm || undefined}>

@@ -8,7 +8,8 @@ const askFirst = () => true;
 /**
  * Asks before unsaved changes are left behind: a dialog for a move inside the app (a link, Back),
  * the browser's own prompt for a reload or a closed tab. Nothing is asked while `unsaved` is false;
- * a navigation that follows a save passes `ignoreBlocker`.
+ * a navigation that follows a save passes `ignoreBlocker`, and so does the move to sign-in when the
+ * session has ended (`main.tsx`): that is not the contractor leaving.
  */
 export function UnsavedChangesPrompt({ unsaved }: { unsaved: boolean }) {
   const blocker = useBlocker({

@@ -1,5 +1,5 @@
 import { Alert, Button, Center, Group, Loader, Paper, Stack, Text, Title } from "@mantine/core";
-import type { ReactNode } from "react";
+import type { ReactNode, Ref } from "react";
 import { ApiError, errorMessage } from "../api/errors.ts";
 
 /** What every query shows while it loads. */
@@ -69,22 +69,26 @@ export function RecordLoadError({
 /**
  * An empty list says what to do next. Its heading is one level under the page's (an h2) unless it
  * sits in a section of its own: `order={3}` under that section's h2 keeps the headings in order.
+ * With `headingRef` the heading can take the focus (tabIndex -1): where it goes when the list's
+ * last item leaves (`useFocusWhenGone`).
  */
 export function EmptyState({
   title,
   children,
   action,
   order = 2,
+  headingRef,
 }: {
   title: string;
   children: ReactNode;
   action?: ReactNode;
   order?: 2 | 3;
+  headingRef?: Ref<HTMLHeadingElement>;
 }) {
   return (
     <Paper withBorder p="lg" radius="md">
       <Stack gap="sm" align="flex-start">
-        <Title order={order} size="h4">
+        <Title order={order} size="h4" ref={headingRef} tabIndex={headingRef ? -1 : undefined}>
           {title}
         </Title>
         <Text component="div" size="sm">
@@ -96,20 +100,25 @@ export function EmptyState({
   );
 }
 
-/** A page's heading and what it is for. */
+/**
+ * A page's heading and what it is for. With `headingRef` the heading can take the focus (tabIndex
+ * -1), for when what had it leaves the page (`useFocusWhenGone`).
+ */
 export function PageHeader({
   title,
   description,
   actions,
+  headingRef,
 }: {
   title: string;
   description?: ReactNode;
   actions?: ReactNode;
+  headingRef?: Ref<HTMLHeadingElement>;
 }) {
   return (
     <Group justify="space-between" align="flex-start" mb="lg" wrap="wrap" gap="sm">
       <Stack gap={4}>
-        <Title order={1} size="h2">
+        <Title order={1} size="h2" ref={headingRef} tabIndex={headingRef ? -1 : undefined}>
           {title}
         </Title>
         {description && <Text c="dimmed">{description}</Text>}

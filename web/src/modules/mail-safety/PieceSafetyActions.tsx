@@ -6,7 +6,11 @@ import { useApprovePiece, useCancelPiece } from "../../api/mail-safety.ts";
 import { useSingleFlight } from "../../ui/single-flight.ts";
 import { CancelCardsDialog } from "./CancelCardsDialog.tsx";
 
-/** A card that waits before print can be cancelled from its page (and approved, when it awaits approval). */
+/**
+ * A card that waits before print can be cancelled from its page (and approved, when it awaits
+ * approval). Once done, these buttons go with the card's waiting: the page's heading takes the focus
+ * (`PiecePage`).
+ */
 export function PieceSafetyActions({
   piece,
 }: {
@@ -25,14 +29,11 @@ export function PieceSafetyActions({
   );
   if (PIECE_STATUS[piece.status].tone !== "waiting") return null;
 
-  const cancelPiece = () =>
-    cancel
-      .mutateAsync(piece.id)
-      .then(() => {
-        notifications.show({ color: "green", title: "Cancelled", message: "The card will not print." });
-        setAskingToCancel(false);
-      })
-      .catch(() => undefined);
+  // The dialog waits for it, shows its failure and closes itself once it is done.
+  const cancelPiece = async () => {
+    await cancel.mutateAsync(piece.id);
+    notifications.show({ color: "green", title: "Cancelled", message: "The card will not print." });
+  };
 
   return (
     <Group gap="xs" mb="lg">
@@ -48,8 +49,7 @@ export function PieceSafetyActions({
       <CancelCardsDialog
         opened={askingToCancel}
         cards={[piece]}
-        busy={cancel.isPending}
-        onKeep={() => setAskingToCancel(false)}
+        onClose={() => setAskingToCancel(false)}
         onConfirm={cancelPiece}
       />
     </Group>

@@ -9,6 +9,7 @@ import {
   useCancelPieces,
 } from "../../api/mail-safety.ts";
 import { CancelCardsDialog } from "../../modules/mail-safety/CancelCardsDialog.tsx";
+import { focusIsLost, useFocusWhenGone } from "../../ui/focus.ts";
 import { formatDate } from "../../ui/format.ts";
 import { AnchorLink } from "../../ui/links.tsx";
 import { useSingleFlight } from "../../ui/single-flight.ts";
@@ -33,8 +34,24 @@ function isTyping(target: EventTarget | null): boolean {
   );
 }
 
+/** The toast after cards were approved or cancelled. */
+function announce(action: "approve" | "cancel", count: number) {
+  notifications.show({
+    color: "green",
+    title: action === "approve" ? "Approved" : "Cancelled",
+    message:
+      action === "approve"
+        ? `${count} card${count === 1 ? "" : "s"} approved: on the way to print.`
+        : `${count} card${count === 1 ? "" : "s"} cancelled: ${count === 1 ? "it" : "they"} will not print.`,
+  });
+}
+
 export function ApprovalsPage() {
   const approvals = useQuery(approvalsQuery());
+  // The last card approved or cancelled took the focus with it (the queue is gone): the empty
+  // state's heading takes it, so a screen reader says where the person is and Tab goes on from there.
+  const emptyHeading = useRef<HTMLHeadingElement>(null);
+  useFocusWhenGone(emptyHeading, approvals.data ? approvals.data.pieces.length > 0 : undefined);
   return (
     <>
       <PageHeader
@@ -45,7 +62,7 @@ export function ApprovalsPage() {
       {approvals.isError && <LoadError error={approvals.error} retry={() => approvals.refetch()} />}
       {approvals.isSuccess &&
         (approvals.data.pieces.length === 0 ? (
-          <EmptyState title="Nothing to approve">
+          <EmptyState title="Nothing to approve" headingRef={emptyHeading}>
             No card is waiting for approval. Turn on "Approve each card before print" in an automation's
             Safety section to review its cards here first.
           </EmptyState>
@@ -64,6 +81,8 @@ function ApprovalQueue({ cards, total }: { cards: ApprovalCard[]; total: number 
   const [cardsToCancel, setCardsToCancel] = useState<ApprovalCard[]>([]);
   const [askingToCancel, setAskingToCancel] = useState(false);
   const rows = useRef<(HTMLElement | null)[]>([]);
+  /** What last had the focus in the list: gone with its card, the focus is to be given back. */
+  const lastFocused = useRef<Element | null>(null);
   const busy = approve.isPending || cancel.isPending;
 
   // Cards approved or cancelled leave the list: keep the selection and the cursor within it.
@@ -72,22 +91,21 @@ function ApprovalQueue({ cards, total }: { cards: ApprovalCard[]; total: number 
     setCurrent((index) => Math.min(index, cards.length - 1));
   }, [cards]);
 
-  /** True once done; a failure shows in the app's toast. One at a time: `a` pressed twice approves once. */
-  const act = useSingleFlight(async (action: "approve" | "cancel", ids: string[]): Promise<boolean> => {
-    if (ids.length === 0) return false;
-    const mutation = action === "approve" ? approve : cancel;
-    const answer = await mutation.mutateAsync(ids).catch(() => undefined);
-    if (!answer) return false;
-    const count = answer.piece_ids.length;
-    notifications.show({
-      color: "green",
-      title: action === "approve" ? "Approved" : "Cancelled",
-      message:
-        action === "approve"
-          ? `${count} card${count === 1 ? "" : "s"} approved: on the way to print.`
-          : `${count} card${count === 1 ? "" : "s"} cancelled: ${count === 1 ? "it" : "they"} will not print.`,
-    });
-    return true;
+  /**
+   * A card approved by its button or its key took the focus with it: the card now in its place (the
+   * one above, for the bottom card) takes it. Not while the cancel dialog is open: it holds the focus
+   * and gives it back as it closes (`focusHighlightedCard`).
+   */
+  useEffect(() => {
+    if (askingToCancel || lastFocused.current?.isConnected !== false || !focusIsLost()) return;
+    rows.current[Math.min(current, cards.length - 1)]?.focus();
+  }, [cards, current, askingToCancel]);
+
+  /** A failure shows in the app's toast. One at a time: `a` pressed twice approves once. */
+  const approveCards = useSingleFlight(async (ids: string[]) => {
+    if (ids.length === 0) return;
+    const answer = await approve.mutateAsync(ids).catch(() => undefined);
+    if (answer) announce("approve", answer.piece_ids.length);
   });
 
   // Cancelling cannot be undone: a card's Cancel (and its key) and Cancel selected ask first.
@@ -96,20 +114,17 @@ function ApprovalQueue({ cards, total }: { cards: ApprovalCard[]; total: number 
     setAskingToCancel(true);
   }, []);
 
+  /** The dialog waits for it, shows its failure and closes itself once it is done. */
   const cancelAskedCards = async () => {
-    const cancelled = await act(
-      "cancel",
-      cardsToCancel.map((card) => card.id),
-    );
-    if (cancelled) setAskingToCancel(false);
+    const answer = await cancel.mutateAsync(cardsToCancel.map((card) => card.id));
+    announce("cancel", answer.piece_ids.length);
   };
 
   /**
    * A cancelled card's row is gone with the focus it had: the card now highlighted takes it. Read
    * from the rows, not this render's `current`: the dialog calls this from the render that closed it.
    */
-  const focusHighlightedCardIfLost = () => {
-    if (document.activeElement !== document.body) return;
+  const focusHighlightedCard = () => {
     rows.current.find((row) => row?.getAttribute("aria-current") === "true")?.focus();
   };
 
@@ -142,7 +157,7 @@ function ApprovalQueue({ cards, total }: { cards: ApprovalCard[]; total: number 
         j: () => move(1),
         k: () => move(-1),
         x: () => card && toggle(card.id),
-        a: () => card && void act("approve", [card.id]),
+        a: () => card && void approveCards([card.id]),
         c: () => card && askToCancel([card]),
       };
       const handler = keys[event.key];
@@ -152,7 +167,7 @@ function ApprovalQueue({ cards, total }: { cards: ApprovalCard[]; total: number 
     };
     window.addEventListener("keydown", onKey);
     return () => window.removeEventListener("keydown", onKey);
-  }, [cards, current, busy, askingToCancel, move, toggle, act, askToCancel]);
+  }, [cards, current, busy, askingToCancel, move, toggle, approveCards, askToCancel]);
 
   // A hundred cards take a while to render: the first screenful shows first, the rest right after it.
   const staged = useStagedRows(cards, CARDS_IN_FIRST_RENDER);
@@ -178,7 +193,7 @@ function ApprovalQueue({ cards, total }: { cards: ApprovalCard[]; total: number 
             <Button
               disabled={chosen.length === 0}
               loading={approve.isPending}
-              onClick={() => act("approve", chosen)}
+              onClick={() => approveCards(chosen)}
             >
               Approve selected ({chosen.length})
             </Button>
@@ -200,6 +215,9 @@ function ApprovalQueue({ cards, total }: { cards: ApprovalCard[]; total: number 
         m={0}
         style={{ listStyle: "none" }}
         aria-label="Cards awaiting approval"
+        onFocus={(event) => {
+          lastFocused.current = event.target;
+        }}
       >
         {staged.map((card, index) => (
           <Paper
@@ -247,7 +265,7 @@ function ApprovalQueue({ cards, total }: { cards: ApprovalCard[]; total: number 
                     Highlighted
                   </Text>
                 )}
-                <Button size="sm" onClick={() => act("approve", [card.id])} disabled={busy}>
+                <Button size="sm" onClick={() => approveCards([card.id])} disabled={busy}>
                   Approve
                 </Button>
                 <Button
@@ -281,10 +299,9 @@ function ApprovalQueue({ cards, total }: { cards: ApprovalCard[]; total: number 
       <CancelCardsDialog
         opened={askingToCancel}
         cards={cardsToCancel}
-        busy={cancel.isPending}
-        onKeep={() => setAskingToCancel(false)}
+        onClose={() => setAskingToCancel(false)}
         onConfirm={cancelAskedCards}
-        onClosed={focusHighlightedCardIfLost}
+        onFocusLost={focusHighlightedCard}
       />
     </Stack>
   );

@@ -1,10 +1,12 @@
 import { Alert, Anchor, Badge, Group, Image, SimpleGrid, Stack, Table, Text, Timeline } from "@mantine/core";
 import { useQuery } from "@tanstack/react-query";
 import { getRouteApi } from "@tanstack/react-router";
+import { useRef } from "react";
 import { attributionWords } from "../../api/leads.ts";
 import { PIECE_STATUS, type Piece, type PieceStatusTone, pieceQuery, stepLabel } from "../../api/mail.ts";
 import { PieceSafetyActions } from "../../modules/mail-safety/PieceSafetyActions.tsx";
 import { DetailCard, DetailField } from "../../ui/DetailCard.tsx";
+import { useFocusWhenGone } from "../../ui/focus.ts";
 import { exactMoney, formatDate, readableReason } from "../../ui/format.ts";
 import { AnchorLink } from "../../ui/links.tsx";
 import { ScrollTable } from "../../ui/ScrollTable.tsx";
@@ -72,12 +74,17 @@ const REASON_TITLES: Record<PieceStatusTone, string> = {
 function PieceDetails({ piece }: { piece: Piece }) {
   const crmRecord = crmRecordOf(piece);
   const { tone } = PIECE_STATUS[piece.status];
+  // Approved or cancelled, the card no longer waits and its buttons (which had the focus) are gone:
+  // the heading takes the focus, and the status beside it says what happened.
+  const heading = useRef<HTMLHeadingElement>(null);
+  useFocusWhenGone(heading, tone === "waiting");
   return (
     <>
       <AnchorLink to="/mail" search={{}} size="sm">
         ← All mail
       </AnchorLink>
       <PageHeader
+        headingRef={heading}
         title={`Postcard to ${piece.recipient_name ?? "Current resident"}`}
         description={piece.address}
         actions={<PieceStatusBadge status={piece.status} size="lg" />}

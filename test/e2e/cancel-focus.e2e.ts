@@ -1,0 +1,326 @@
+/**
+ * Where the keyboard's focus goes when cards leave a screen, and leaving a page, in a real browser
+ * against the real service: in the Approvals queue a card approved or cancelled hands the focus to
+ * the card now in its place, and the last one to the empty state's heading, never to <body>; the
+ * cancel dialog cannot be closed while its request is in flight, shows a failure in itself and
+ * closes itself on success; a card's page hands the focus to its heading once its actions are gone;
+ * the automation builder asks before the browser's Back leaves unsaved edits, but not when an
+ * expired session leads to sign-in. Screens touched: axe-core and a screenshot at both widths in
+ * test/e2e/artifacts/.
+ */
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import type { Dialog, Locator, Page, Request, Route } from "playwright-core";
+import { screenshot, seriousViolations, VIEWPORTS } from "./browser.ts";
+import { type App, jobEvent, type ListedPiece, startApp, waitUntil } from "./session.ts";
+
+const OWNER = { email: "owner@focus.test", name: "Fran Focus", password: "correct horse battery" };
+
+let app: App;
+let page: Page;
+let open: ReturnType<App["screens"]>["open"];
+let checkBothWidths: ReturnType<App["screens"]>["checkBothWidths"];
+let orgId: string;
+let apiKey: string;
+let automationId: string;
+let eventCount = 0;
+/** Pieces already seen: the next event's piece is the one not among them. */
+const seenPieces = new Set<string>();
+
+/** One event for the home at `street`; answers its piece once the worker made it wait for approval. */
+async function cardAwaitingApproval(street: string): Promise<ListedPiece> {
+  const dedupId = `focus-${++eventCount}`;
+  const answer = await app.sendEvent(apiKey, jobEvent(dedupId, { street, client_name: "Ned Flanders" }));
+  assert.equal(answer.outcomes[0]?.reason, "queued", JSON.stringify(answer));
+  let found: ListedPiece | undefined;
+  await waitUntil(async () => {
+    found = (await app.campaigns(orgId))
+      .flatMap((campaign) => campaign.pieces)
+      .find((piece) => !seenPieces.has(piece.id));
+    return found !== undefined && found.status !== "queued";
+  }, `the card of ${dedupId} leaves queued`);
+  seenPieces.add(found!.id);
+  assert.equal(found!.status, "awaiting_approval", `the card to ${street} waits for approval`);
+  return found!;
+}
+
+const pieceStatus = async (id: string) => (await app.operator("GET", `/pieces/${id}`)).status as string;
+
+/** What has the focus, said as a person would find it (its role, level and name). */
+const focused = () =>
+  page.evaluate(() => {
+    const element = document.activeElement;
+    if (!element || element === document.body) return "body";
+    const name = element.getAttribute("aria-label") ?? element.textContent?.trim().slice(0, 80) ?? "";
+    return `${element.tagName.toLowerCase()}: ${name}`;
+  });
+
+/** Waits until `target` has the focus; the failure says where the focus is instead. */
+async function waitForFocusOn(target: Locator, what: string) {
+  await waitUntil(
+    () => target.evaluate((element) => element === document.activeElement),
+    `${what} has the focus`,
+    10_000,
+  ).catch(async (error: unknown) => {
+    throw new Error(`${what} should have the focus; it is on ${await focused()}`, { cause: error });
+  });
+}
+
+const queue = () => page.getByRole("list", { name: "Cards awaiting approval" }).getByRole("listitem");
+const queued = (street: string) => page.getByRole("listitem", { name: new RegExp(street) });
+const emptyHeading = () => page.getByRole("heading", { level: 2, name: "Nothing to approve" });
+
+/**
+ * Holds the next request whose method and path match until `release` is called, then lets it through
+ * or answers it with `failure`; `held` resolves when the request is waiting. (Unrouted only after:
+ * with no route left, Chromium's interception ends and lets a held request go.)
+ */
+function holdNext(method: string, path: RegExp) {
+  type Failure = { status: number; code: string; message: string };
+  let release!: (failure?: Failure) => void;
+  const released = new Promise<Failure | undefined>((resolve) => {
+    release = resolve;
+  });
+  let markHeld!: () => void;
+  const held = new Promise<void>((resolve) => {
+    markHeld = resolve;
+  });
+  let taken = false;
+  const handler = async (route: Route, request: Request) => {
+    if (taken || request.method() !== method || !path.test(new URL(request.url()).pathname)) {
+      await route.fallback();
+      return;
+    }
+    taken = true;
+    markHeld();
+    const failure = await released;
+    if (failure)
+      await route.fulfill({
+        status: failure.status,
+        json: { error: { code: failure.code, message: failure.message } },
+      });
+    else await route.continue();
+    await page.unroute("**/app/api/v1/**", handler);
+  };
+  return {
+    start: () => page.route("**/app/api/v1/**", handler),
+    held,
+    release,
+  };
+}
+
+/** While the dialog's request is held: Escape, the close button and a click outside all leave it open. */
+async function tryToCloseWhilePending(dialog: Locator, keep: string, confirm: string) {
+  await waitUntil(
+    async () => (await dialog.getByRole("button", { name: confirm }).getAttribute("data-loading")) !== null,
+    "the action shows it is loading",
+    10_000,
+  );
+  assert.ok(await dialog.getByRole("button", { name: confirm }).isDisabled(), "the action is disabled");
+  assert.ok(await dialog.getByRole("button", { name: keep }).isDisabled(), `${keep} is disabled`);
+  const close = dialog.getByRole("button", { name: "Close" });
+  assert.ok(await close.isDisabled(), "the close button is disabled");
+  // The action's button, disabled, cannot keep the focus: the dialog does, never <body>.
+  const inDialog = () => dialog.evaluate((element) => element.contains(document.activeElement));
+  assert.ok(await inDialog(), `the focus stays in the dialog; it is on ${await focused()}`);
+  await page.keyboard.press("Escape");
+  await close.click({ force: true });
+  // The overlay around the dialog, at the window's top-left corner.
+  await page.mouse.click(5, 5);
+  await page.waitForTimeout(400);
+  assert.ok(await dialog.isVisible(), "the dialog is still open while its request is in flight");
+  assert.ok(await inDialog(), `the focus is still in the dialog; it is on ${await focused()}`);
+  assert.match((await dialog.getByRole("status").textContent()) ?? "", /^Cancelling (the card|\d+ cards)…$/);
+}
+
+describe("focus after cards leave a screen, and leaving a page", () => {
+  before(async () => {
+    app = await startApp({ name: "cancel-focus" });
+    page = await app.newPage();
+    ({ open, checkBothWidths } = app.screens(page));
+    ({ orgId, apiKey, automationId } = await app.ownerWithAutomation(page, "Focused Fencing", OWNER));
+    await app.operator("PATCH", `/automations/${automationId}/mail-safety`, { approval_required: true });
+  });
+
+  after(async () => {
+    await app?.close();
+  });
+
+  it("in the Approvals queue, the focus moves to the next card as cards go, and to the empty state's heading after the last", async () => {
+    // Newest first: 4, 3, 2, 1 Focus Way.
+    const cards = [];
+    for (const number of [1, 2, 3, 4]) cards.push(await cardAwaitingApproval(`${number} Focus Way`));
+    await open("/approvals", "Approvals");
+    await waitUntil(async () => (await queue().count()) === 4, "four cards are in the queue");
+
+    // A middle card's Approve button: the card that takes its place takes the focus.
+    await queued("3 Focus Way").getByRole("button", { name: "Approve" }).click();
+    await page.getByText("1 card approved: on the way to print.").waitFor();
+    await waitUntil(async () => (await queue().count()) === 3, "the approved card leaves the queue");
+    await waitForFocusOn(queued("2 Focus Way"), "the card after the approved one");
+
+    // c and Enter on it: the card after it takes the focus.
+    const dialog = page.getByRole("dialog", { name: "Cancel this card?" });
+    await page.keyboard.press("c");
+    await dialog.getByText(/The card to 2 Focus Way/).waitFor();
+    await page.keyboard.press("Enter");
+    await page.getByText("1 card cancelled: it will not print.").waitFor();
+    await waitUntil(async () => (await queue().count()) === 2, "the cancelled card leaves the queue");
+    await dialog.waitFor({ state: "hidden" });
+    await waitForFocusOn(queued("1 Focus Way"), "the card after the cancelled one");
+
+    // a on the bottom card: the card above it, now the last, takes the focus.
+    await page.keyboard.press("a");
+    await waitUntil(async () => (await queue().count()) === 1, "the approved card leaves the queue");
+    await waitForFocusOn(queued("4 Focus Way"), "the card left");
+
+    // c and Enter on the only card: the empty state's heading takes the focus.
+    await page.keyboard.press("c");
+    await dialog.getByText(/The card to 4 Focus Way/).waitFor();
+    await page.keyboard.press("Enter");
+    await emptyHeading().waitFor();
+    await waitForFocusOn(emptyHeading(), "the empty state's heading");
+    assert.equal(await pieceStatus(cards[3]!.id), "cancelled");
+    assert.equal(await pieceStatus(cards[1]!.id), "cancelled");
+    await checkBothWidths("approvals-emptied");
+    await waitForFocusOn(emptyHeading(), "the empty state's heading, still,");
+
+    // A queue opened empty leaves the focus where it was: nothing left it.
+    await open("/approvals", "Approvals");
+    await emptyHeading().waitFor();
+    await page.waitForTimeout(300);
+    assert.equal(await focused(), "body", "an empty queue on arrival takes no focus");
+  });
+
+  it("the cancel dialog stays open while its request is in flight, shows a failure in itself, and closes itself when done", async () => {
+    for (const number of [5, 6]) await cardAwaitingApproval(`${number} Focus Way`);
+    await open("/approvals", "Approvals");
+    await waitUntil(async () => (await queue().count()) === 2, "both cards are in the queue");
+    await page.getByRole("checkbox", { name: /Select all 2 shown/ }).check();
+    await page.getByRole("button", { name: "Cancel selected…" }).click();
+    const dialog = page.getByRole("dialog", { name: "Cancel 2 cards?" });
+    const confirm = "Yes, cancel 2 cards";
+    const keep = "Keep the cards";
+    const toasts: string[] = [];
+
+    // A failure: the dialog says so itself (no toast repeats it) and keeps the cards to try again.
+    const failing = holdNext("POST", /\/approvals\/cancel$/);
+    await failing.start();
+    await dialog.getByRole("button", { name: confirm }).click();
+    await failing.held;
+    await tryToCloseWhilePending(dialog, keep, confirm);
+    await screenshot(page, "cancel-dialog-pending", "desktop");
+    failing.release({ status: 503, code: "unavailable", message: "The service is busy. Try again." });
+    await dialog.getByRole("alert").getByText("The service is busy. Try again.").waitFor();
+    toasts.push(...(await page.locator(".mantine-Notification-root").allInnerTexts()));
+    assert.deepEqual(toasts, [], "the failure shows in the dialog, not in a toast too");
+    assert.ok(await dialog.getByRole("button", { name: keep }).isEnabled(), "Keep works again");
+    // The focus is still in the dialog, and Tab goes on inside it.
+    await page.keyboard.press("Tab");
+    assert.ok(
+      await dialog.evaluate(
+        (element) => element.contains(document.activeElement) && document.activeElement !== element,
+      ),
+      `Tab reaches a control of the dialog; the focus is on ${await focused()}`,
+    );
+    const violations = await seriousViolations(page);
+    assert.deepEqual(violations, [], `axe with the failure in the dialog:\n${violations.join("\n")}`);
+    await screenshot(page, "cancel-dialog-failed", "desktop");
+    assert.equal(await queue().count(), 2, "both cards are still there");
+
+    // Tried again: held, then let through; the dialog closes by itself and the focus lands on the heading.
+    const passing = holdNext("POST", /\/approvals\/cancel$/);
+    await passing.start();
+    await dialog.getByRole("button", { name: confirm }).click();
+    await passing.held;
+    assert.equal(await dialog.getByRole("alert").count(), 0, "the old failure is gone while it tries again");
+    await tryToCloseWhilePending(dialog, keep, confirm);
+    passing.release();
+    await page.getByText("2 cards cancelled: they will not print.").waitFor();
+    await dialog.waitFor({ state: "hidden" });
+    await waitForFocusOn(emptyHeading(), "the empty state's heading");
+  });
+
+  it("a card's page gives its heading the focus once its Cancel or Approve is done", async () => {
+    const toCancel = await cardAwaitingApproval("7 Focus Way");
+    const toApprove = await cardAwaitingApproval("8 Focus Way");
+
+    await open(`/mail/${toCancel.id}`, /Postcard to/);
+    await page.getByRole("button", { name: "Cancel this card…" }).click();
+    const dialog = page.getByRole("dialog", { name: "Cancel this card?" });
+    const held = holdNext("POST", new RegExp(`/pieces/${toCancel.id}/cancel$`));
+    await held.start();
+    await dialog.getByRole("button", { name: "Yes, cancel the card" }).click();
+    await held.held;
+    await tryToCloseWhilePending(dialog, "Keep the card", "Yes, cancel the card");
+    // Judged as it is, spinner and all (checkScreen waits for spinners to end).
+    for (const viewport of ["phone", "desktop"] as const) {
+      await page.setViewportSize(VIEWPORTS[viewport]);
+      await screenshot(page, "piece-cancel-pending", viewport);
+      const violations = await seriousViolations(page);
+      assert.deepEqual(
+        violations,
+        [],
+        `axe while the cancel is pending (${viewport}):\n${violations.join("\n")}`,
+      );
+    }
+    held.release();
+    await page.getByText("The card will not print.").waitFor();
+    await dialog.waitFor({ state: "hidden" });
+    await page.getByRole("alert").getByText(`Cancelled by ${OWNER.name}`).waitFor();
+    await waitForFocusOn(page.getByRole("heading", { level: 1, name: /Postcard to/ }), "the page's heading");
+    assert.equal(await pieceStatus(toCancel.id), "cancelled");
+
+    await open(`/mail/${toApprove.id}`, /Postcard to/);
+    await page.getByRole("button", { name: "Approve this card" }).click();
+    await page.getByText("The card goes to print.").waitFor();
+    await page.getByRole("button", { name: "Cancel this card…" }).waitFor({ state: "detached" });
+    await waitForFocusOn(page.getByRole("heading", { level: 1, name: /Postcard to/ }), "the page's heading");
+    await checkBothWidths("piece-approved");
+  });
+
+  it("the builder asks before Back leaves unsaved edits (Stay keeps them), and an expired session goes to sign-in unasked", async () => {
+    const browserPrompts: string[] = [];
+    page.on("dialog", (dialog: Dialog) => {
+      browserPrompts.push(dialog.type());
+      void dialog.dismiss();
+    });
+    const leaveDialog = page.getByRole("dialog", { name: "Leave without saving?" });
+    const message = page.getByRole("textbox", { name: "Message" });
+    const builderPath = `/app/automations/${automationId}`;
+
+    // Into the builder by a link, so Back stays inside the app.
+    await open("/automations", "Automations");
+    await page.getByRole("link", { name: "Job done postcard" }).click();
+    await page.getByRole("heading", { level: 1, name: "Job done postcard" }).waitFor();
+    await page.getByRole("button", { name: "Save", exact: true }).waitFor();
+    const edited = `${await message.inputValue()} Ask about our spring special.`;
+    await message.fill(edited);
+
+    await page.evaluate(() => history.back());
+    await leaveDialog.waitFor();
+    await leaveDialog.getByRole("button", { name: "Stay" }).click();
+    await leaveDialog.waitFor({ state: "detached" });
+    assert.equal(new URL(page.url()).pathname, builderPath, "still on the builder");
+    assert.equal(await message.inputValue(), edited, "Stay keeps the edit");
+    await page.getByRole("heading", { level: 1, name: "Job done postcard" }).waitFor();
+
+    // Back again: Leave goes back to the list.
+    await page.evaluate(() => history.back());
+    await leaveDialog.getByRole("button", { name: "Leave" }).click();
+    await page.getByRole("heading", { level: 1, name: "Automations" }).waitFor();
+
+    // The session ends (expired, or signed out elsewhere) while edits wait: the next read answers 401,
+    // and the app goes to sign-in without asking, as the contractor did not choose to leave.
+    await page.getByRole("link", { name: "Job done postcard" }).click();
+    await page.getByRole("heading", { level: 1, name: "Job done postcard" }).waitFor();
+    await page.getByRole("button", { name: "Save", exact: true }).waitFor();
+    await message.fill(`${edited} Before it ends.`);
+    await page.context().clearCookies();
+    await message.fill(`${edited} After it ended.`);
+    await page.getByRole("heading", { level: 1, name: "Sign in" }).waitFor();
+    assert.equal(await leaveDialog.count(), 0, "no leave dialog on the way to sign-in");
+    assert.deepEqual(browserPrompts, [], "the browser asked nothing");
+    assert.equal(new URL(page.url()).searchParams.get("redirect"), builderPath, "sign-in leads back");
+  });
+});

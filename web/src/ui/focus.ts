@@ -1,0 +1,24 @@
+import { type RefObject, useEffect, useRef } from "react";
+
+/**
+ * True when the keyboard's focus has nowhere to be: the element that had it left the page (a card
+ * approved, a button that went with it), so the browser put it on <body> and the next Tab would
+ * start again from the top of the page.
+ */
+export function focusIsLost(): boolean {
+  const active = document.activeElement;
+  return active === null || active === document.body || !active.isConnected;
+}
+
+/**
+ * Gives `target` (a heading with tabIndex -1) the focus when what held it goes away: `present`
+ * turns from true to false and the focus went with it. Nothing moves when the screen opens without
+ * it (`present` starting false or undefined), or when the focus is somewhere the person put it.
+ */
+export function useFocusWhenGone(target: RefObject<HTMLElement | null>, present: boolean | undefined) {
+  const before = useRef(present);
+  useEffect(() => {
+    if (before.current === true && present === false && focusIsLost()) target.current?.focus();
+    before.current = present;
+  }, [present, target]);
+}
