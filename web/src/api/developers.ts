@@ -42,9 +42,11 @@ export function useCreateApiKey() {
   });
 }
 
+/** Revoked from a dialog that shows its failure itself: no toast repeats it. */
 export function useRevokeApiKey() {
   const queryClient = useQueryClient();
   return useMutation({
+    meta: { quiet: true },
     mutationFn: (id: string) => unwrap(client.DELETE("/app/api/v1/keys/{id}", { params: { path: { id } } })),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: developerKeys.keys() }),
   });

@@ -16,7 +16,7 @@ import { DateInput } from "@mantine/dates";
 import { isNotEmpty, useForm } from "@mantine/form";
 import { useDisclosure } from "@mantine/hooks";
 import { useQuery } from "@tanstack/react-query";
-import { useState } from "react";
+import { useRef, useState } from "react";
 import {
   type ApiKey,
   apiKeysQuery,
@@ -25,7 +25,7 @@ import {
   useRevokeApiKey,
 } from "../../api/developers.ts";
 import { ApiError } from "../../api/errors.ts";
-import { ConfirmActions } from "../../ui/ConfirmActions.tsx";
+import { ConfirmDialog } from "../../ui/ConfirmDialog.tsx";
 import { ScrollTable } from "../../ui/ScrollTable.tsx";
 import { EmptyState, LoadError, Loading } from "../../ui/states.tsx";
 
@@ -49,6 +49,8 @@ export function ApiKeysPanel() {
   const keys = useQuery(apiKeysQuery());
   const [createOpened, createModal] = useDisclosure(false);
   const [revoking, setRevoking] = useState<ApiKey | null>(null);
+  // Where the focus goes once a revoked key's row (and its Revoke button) is gone.
+  const createRef = useRef<HTMLButtonElement>(null);
 
   if (keys.isPending) return <Loading label="Loading API keys" />;
   if (keys.isError) {
@@ -57,7 +59,11 @@ export function ApiKeysPanel() {
     }
     return <LoadError error={keys.error} retry={() => keys.refetch()} />;
   }
-  const createButton = <Button onClick={createModal.open}>Create API key</Button>;
+  const createButton = (
+    <Button ref={createRef} onClick={createModal.open}>
+      Create API key
+    </Button>
+  );
 
   return (
     <Stack>
@@ -110,7 +116,11 @@ export function ApiKeysPanel() {
         </>
       )}
       <CreateKeyModal opened={createOpened} onClose={createModal.close} />
-      <RevokeKeyModal apiKey={revoking} onClose={() => setRevoking(null)} />
+      <RevokeKeyModal
+        apiKey={revoking}
+        onClose={() => setRevoking(null)}
+        onFocusLost={() => createRef.current?.focus()}
+      />
     </Stack>
   );
 }
@@ -211,23 +221,34 @@ function CreateKeyModal({ opened, onClose }: { opened: boolean; onClose: () => v
   );
 }
 
-function RevokeKeyModal({ apiKey, onClose }: { apiKey: ApiKey | null; onClose: () => void }) {
+function RevokeKeyModal({
+  apiKey,
+  onClose,
+  onFocusLost,
+}: {
+  apiKey: ApiKey | null;
+  onClose: () => void;
+  onFocusLost: () => void;
+}) {
   const revoke = useRevokeApiKey();
   return (
-    <Modal opened={apiKey !== null} onClose={onClose} title="Revoke this key?" centered>
-      <Stack>
-        <Text size="sm">
-          Anything using <strong>{apiKey?.name || "this key"}</strong> stops working at once. This cannot be
-          undone.
-        </Text>
-        <ConfirmActions
-          keepLabel="Keep it"
-          confirmLabel="Revoke key"
-          busy={revoke.isPending}
-          onKeep={onClose}
-          onConfirm={() => apiKey && revoke.mutate(apiKey.id, { onSuccess: onClose })}
-        />
-      </Stack>
-    </Modal>
+    <ConfirmDialog
+      opened={apiKey !== null}
+      title="Revoke this key?"
+      keepLabel="Keep it"
+      confirmLabel="Revoke key"
+      pendingLabel="Revoking the key…"
+      failureTitle="The key was not revoked"
+      onClose={onClose}
+      onConfirm={async () => {
+        if (apiKey) await revoke.mutateAsync(apiKey.id);
+      }}
+      onFocusLost={onFocusLost}
+    >
+      <Text size="sm">
+        Anything using <strong>{apiKey?.name || "this key"}</strong> stops working at once. This cannot be
+        undone.
+      </Text>
+    </ConfirmDialog>
   );
 }

@@ -17,7 +17,7 @@ import {
 import { useForm } from "@mantine/form";
 import { useDisclosure } from "@mantine/hooks";
 import { useQuery } from "@tanstack/react-query";
-import { useState } from "react";
+import { useRef, useState } from "react";
 import {
   type Delivery,
   deliveriesQuery,
@@ -29,7 +29,7 @@ import {
   useTestSubscription,
 } from "../../api/developers.ts";
 import { ApiError } from "../../api/errors.ts";
-import { ConfirmActions } from "../../ui/ConfirmActions.tsx";
+import { ConfirmDialog } from "../../ui/ConfirmDialog.tsx";
 import { ScrollTable } from "../../ui/ScrollTable.tsx";
 import { EmptyState, LoadError, Loading } from "../../ui/states.tsx";
 import { CodeSnippet } from "./CodeSnippet.tsx";
@@ -49,6 +49,10 @@ export function WebhooksPanel() {
   const subscriptions = useQuery(subscriptionsQuery());
   const [addOpened, addModal] = useDisclosure(false);
   const [secret, setSecret] = useState<{ title: string; value: string } | null>(null);
+  // Asked here, not in the card: the card goes once its endpoint is deleted, the dialog closes after.
+  const [deleting, setDeleting] = useState<Subscription | null>(null);
+  // Where the focus goes once a deleted endpoint's card (and its Delete button) is gone.
+  const addRef = useRef<HTMLButtonElement>(null);
 
   if (subscriptions.isPending) return <Loading label="Loading webhook subscriptions" />;
   if (subscriptions.isError) {
@@ -62,7 +66,11 @@ export function WebhooksPanel() {
     }
     return <LoadError error={subscriptions.error} retry={() => subscriptions.refetch()} />;
   }
-  const addButton = <Button onClick={addModal.open}>Add endpoint</Button>;
+  const addButton = (
+    <Button ref={addRef} onClick={addModal.open}>
+      Add endpoint
+    </Button>
+  );
   const list = subscriptions.data.subscriptions;
 
   return (
@@ -93,6 +101,7 @@ export function WebhooksPanel() {
               key={subscription.id}
               subscription={subscription}
               onSecret={(value) => setSecret({ title: "New signing secret", value })}
+              onDelete={() => setDeleting(subscription)}
             />
           ))}
         </>
@@ -106,6 +115,11 @@ export function WebhooksPanel() {
         }}
       />
       <SecretModal secret={secret} onClose={() => setSecret(null)} />
+      <DeleteModal
+        subscription={deleting}
+        onClose={() => setDeleting(null)}
+        onFocusLost={() => addRef.current?.focus()}
+      />
     </Stack>
   );
 }
@@ -113,12 +127,15 @@ export function WebhooksPanel() {
 function SubscriptionCard({
   subscription,
   onSecret,
+  onDelete,
 }: {
   subscription: Subscription;
   onSecret: (secret: string) => void;
+  /** Asks whether to delete the endpoint. */
+  onDelete: () => void;
 }) {
   const test = useTestSubscription();
-  const [confirming, setConfirming] = useState<"rotate" | "delete" | null>(null);
+  const [rotating, setRotating] = useState(false);
   const [showAll, setShowAll] = useState(false);
   const headingId = `subscription-${subscription.id}`;
 
@@ -152,10 +169,10 @@ function SubscriptionCard({
             >
               Send test
             </Button>
-            <Button size="xs" variant="default" onClick={() => setConfirming("rotate")}>
+            <Button size="xs" variant="default" onClick={() => setRotating(true)}>
               Rotate secret
             </Button>
-            <Button size="xs" variant="outline" color="red.9" onClick={() => setConfirming("delete")}>
+            <Button size="xs" variant="outline" color="red.9" onClick={onDelete}>
               Delete
             </Button>
           </Group>
@@ -187,16 +204,12 @@ function SubscriptionCard({
         )}
       </Stack>
       <RotateModal
-        subscription={confirming === "rotate" ? subscription : null}
-        onClose={() => setConfirming(null)}
+        subscription={rotating ? subscription : null}
+        onClose={() => setRotating(false)}
         onRotated={(secret) => {
-          setConfirming(null);
+          setRotating(false);
           onSecret(secret);
         }}
-      />
-      <DeleteModal
-        subscription={confirming === "delete" ? subscription : null}
-        onClose={() => setConfirming(null)}
       />
     </Paper>
   );
@@ -361,51 +374,56 @@ function RotateModal({
 }) {
   const rotate = useRotateSubscriptionSecret();
   return (
-    <Modal opened={subscription !== null} onClose={onClose} title="Rotate the signing secret?" centered>
-      <Stack>
-        <Text size="sm">
-          Deliveries are signed with the new secret from now on: until your receiver has it, it will refuse
-          them.
-        </Text>
-        {rotate.isError && <Alert color="red">{rotate.error.message}</Alert>}
-        <Group justify="flex-end">
-          <Button variant="default" onClick={onClose}>
-            Cancel
-          </Button>
-          <Button
-            loading={rotate.isPending}
-            onClick={async () => {
-              if (!subscription) return;
-              const rotated = await rotate.mutateAsync(subscription.id).catch(() => undefined);
-              if (rotated) onRotated(rotated.signing_secret);
-            }}
-          >
-            Rotate secret
-          </Button>
-        </Group>
-      </Stack>
-    </Modal>
+    <ConfirmDialog
+      opened={subscription !== null}
+      title="Rotate the signing secret?"
+      keepLabel="Cancel"
+      confirmLabel="Rotate secret"
+      pendingLabel="Rotating the secret…"
+      failureTitle="The secret was not rotated"
+      danger={false}
+      onClose={onClose}
+      onConfirm={async () => {
+        if (!subscription) return;
+        onRotated((await rotate.mutateAsync(subscription.id)).signing_secret);
+      }}
+    >
+      <Text size="sm">
+        Deliveries are signed with the new secret from now on: until your receiver has it, it will refuse
+        them.
+      </Text>
+    </ConfirmDialog>
   );
 }
 
-function DeleteModal({ subscription, onClose }: { subscription: Subscription | null; onClose: () => void }) {
+function DeleteModal({
+  subscription,
+  onClose,
+  onFocusLost,
+}: {
+  subscription: Subscription | null;
+  onClose: () => void;
+  onFocusLost: () => void;
+}) {
   const remove = useDeleteSubscription();
   return (
-    <Modal opened={subscription !== null} onClose={onClose} title="Delete this endpoint?" centered>
-      <Stack>
-        <Text size="sm" style={{ wordBreak: "break-all" }}>
-          New leads stop going to <strong>{subscription?.target_url}</strong>, and deliveries not yet sent to
-          it are dropped.
-        </Text>
-        {remove.isError && <Alert color="red">{remove.error.message}</Alert>}
-        <ConfirmActions
-          keepLabel="Keep it"
-          confirmLabel="Delete endpoint"
-          busy={remove.isPending}
-          onKeep={onClose}
-          onConfirm={() => subscription && remove.mutate(subscription.id, { onSuccess: onClose })}
-        />
-      </Stack>
-    </Modal>
+    <ConfirmDialog
+      opened={subscription !== null}
+      title="Delete this endpoint?"
+      keepLabel="Keep it"
+      confirmLabel="Delete endpoint"
+      pendingLabel="Deleting the endpoint…"
+      failureTitle="The endpoint was not deleted"
+      onClose={onClose}
+      onConfirm={async () => {
+        if (subscription) await remove.mutateAsync(subscription.id);
+      }}
+      onFocusLost={onFocusLost}
+    >
+      <Text size="sm" style={{ wordBreak: "break-all" }}>
+        New leads stop going to <strong>{subscription?.target_url}</strong>, and deliveries not yet sent to it
+        are dropped.
+      </Text>
+    </ConfirmDialog>
   );
 }
