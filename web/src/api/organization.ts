@@ -93,9 +93,11 @@ export function useChangeRole() {
   });
 }
 
+/** Removed from a dialog that shows its failure itself: no toast repeats it. */
 export function useRemoveTeammate() {
   const queryClient = useQueryClient();
   return useMutation({
+    meta: { quiet: true },
     mutationFn: (id: string) =>
       unwrap(client.DELETE("/app/api/v1/team/members/{id}", { params: { path: { id } } })),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: organizationKeys.team() }),

@@ -1,19 +1,6 @@
-import {
-  Alert,
-  Badge,
-  Button,
-  Code,
-  Group,
-  List,
-  Modal,
-  Paper,
-  Stack,
-  TagsInput,
-  Text,
-  Title,
-} from "@mantine/core";
+import { Alert, Badge, Button, Code, Group, List, Paper, Stack, TagsInput, Text, Title } from "@mantine/core";
 import { useQuery } from "@tanstack/react-query";
-import { useState } from "react";
+import { useRef, useState } from "react";
 import {
   type HubSpotConnection,
   type HubSpotStatus,
@@ -23,7 +10,7 @@ import {
   useSetWonStages,
 } from "../../api/connectors.ts";
 import { ApiError } from "../../api/errors.ts";
-import { ConfirmActions } from "../../ui/ConfirmActions.tsx";
+import { ConfirmDialog } from "../../ui/ConfirmDialog.tsx";
 import { formatDate } from "../../ui/format.ts";
 import { LoadError, Loading } from "../../ui/states.tsx";
 
@@ -107,11 +94,15 @@ export function ConnectionsPanel({
 
 function HubSpotCard({ status }: { status: HubSpotStatus }) {
   const { connection } = status;
+  // Asked here, not in Connected: that goes once HubSpot is disconnected, the dialog closes after
+  // and hands the focus (its Disconnect button gone) to the card's heading.
+  const [confirming, setConfirming] = useState(false);
+  const heading = useRef<HTMLHeadingElement>(null);
   return (
     <Paper withBorder p="md" component="section" aria-labelledby="hubspot-heading">
       <Stack gap="md">
         <Group justify="space-between" align="center" gap="xs">
-          <Title order={2} size="h4" id="hubspot-heading">
+          <Title order={2} size="h4" id="hubspot-heading" ref={heading} tabIndex={-1}>
             HubSpot
           </Title>
           {connection &&
@@ -131,11 +122,20 @@ function HubSpotCard({ status }: { status: HubSpotStatus }) {
             server. Until then, your CRM can still send events with an API key (Developers).
           </Alert>
         ) : connection ? (
-          <Connected connection={connection} eventTypes={status.event_types} />
+          <Connected
+            connection={connection}
+            eventTypes={status.event_types}
+            onDisconnect={() => setConfirming(true)}
+          />
         ) : (
           <NotConnected eventTypes={status.event_types} />
         )}
       </Stack>
+      <DisconnectModal
+        opened={confirming}
+        onClose={() => setConfirming(false)}
+        onFocusLost={() => heading.current?.focus()}
+      />
     </Paper>
   );
 }
@@ -190,8 +190,16 @@ function NotConnected({ eventTypes }: { eventTypes: string[] }) {
   );
 }
 
-function Connected({ connection, eventTypes }: { connection: HubSpotConnection; eventTypes: string[] }) {
-  const [confirming, setConfirming] = useState(false);
+function Connected({
+  connection,
+  eventTypes,
+  onDisconnect,
+}: {
+  connection: HubSpotConnection;
+  eventTypes: string[];
+  /** Asks whether to disconnect. */
+  onDisconnect: () => void;
+}) {
   return (
     <Stack gap="md">
       {connection.needs_reconnect && (
@@ -212,11 +220,10 @@ function Connected({ connection, eventTypes }: { connection: HubSpotConnection; 
       <EventTypes eventTypes={eventTypes} />
       <Group gap="xs">
         {connection.needs_reconnect && <ConnectButton label="Reconnect HubSpot" />}
-        <Button variant="outline" color="red.9" onClick={() => setConfirming(true)}>
+        <Button variant="outline" color="red.9" onClick={onDisconnect}>
           Disconnect
         </Button>
       </Group>
-      <DisconnectModal opened={confirming} onClose={() => setConfirming(false)} />
     </Stack>
   );
 }
@@ -250,34 +257,35 @@ function WonStagesForm({ stages }: { stages: string[] }) {
   );
 }
 
-function DisconnectModal({ opened, onClose }: { opened: boolean; onClose: () => void }) {
+function DisconnectModal({
+  opened,
+  onClose,
+  onFocusLost,
+}: {
+  opened: boolean;
+  onClose: () => void;
+  onFocusLost: () => void;
+}) {
   const disconnect = useDisconnectHubSpot();
   return (
-    <Modal
+    <ConfirmDialog
       opened={opened}
-      onClose={onClose}
       title="Disconnect HubSpot?"
-      closeButtonProps={{ "aria-label": "Close" }}
+      keepLabel="Keep connected"
+      confirmLabel="Disconnect HubSpot"
+      pendingLabel="Disconnecting HubSpot…"
+      failureTitle="HubSpot was not disconnected"
+      onClose={onClose}
+      onConfirm={async () => {
+        await disconnect.mutateAsync();
+      }}
+      onFocusLost={onFocusLost}
     >
-      <Stack>
-        <Text size="sm">
-          Porchlight forgets its access to your HubSpot account, and HubSpot's contacts and deals stop
-          arriving. Automations and recorded revenue stay. To remove the app from HubSpot as well, uninstall
-          it in HubSpot's Connected apps.
-        </Text>
-        {disconnect.isError && (
-          <Text size="sm" c="red.9" role="alert">
-            {disconnect.error.message}
-          </Text>
-        )}
-        <ConfirmActions
-          keepLabel="Keep connected"
-          confirmLabel="Disconnect HubSpot"
-          busy={disconnect.isPending}
-          onKeep={onClose}
-          onConfirm={() => disconnect.mutate(undefined, { onSuccess: onClose })}
-        />
-      </Stack>
-    </Modal>
+      <Text size="sm">
+        Porchlight forgets its access to your HubSpot account, and HubSpot's contacts and deals stop arriving.
+        Automations and recorded revenue stay. To remove the app from HubSpot as well, uninstall it in
+        HubSpot's Connected apps.
+      </Text>
+    </ConfirmDialog>
   );
 }

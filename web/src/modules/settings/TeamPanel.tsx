@@ -2,7 +2,6 @@ import {
   Alert,
   Button,
   Group,
-  Modal,
   Select,
   Stack,
   Table,
@@ -14,7 +13,7 @@ import {
 import { isEmail, useForm } from "@mantine/form";
 import { notifications } from "@mantine/notifications";
 import { useQuery } from "@tanstack/react-query";
-import { useState } from "react";
+import { useRef, useState } from "react";
 import { ApiError } from "../../api/errors.ts";
 import {
   type Role,
@@ -24,6 +23,7 @@ import {
   useInviteTeammate,
   useRemoveTeammate,
 } from "../../api/organization.ts";
+import { ConfirmDialog } from "../../ui/ConfirmDialog.tsx";
 import { ScrollTable } from "../../ui/ScrollTable.tsx";
 import { LoadError, Loading } from "../../ui/states.tsx";
 
@@ -37,6 +37,8 @@ export function TeamPanel({ currentUserId }: { currentUserId: string }) {
   const changeRole = useChangeRole();
   const cancelInvitation = useCancelInvitation();
   const [removing, setRemoving] = useState<{ id: string; name: string } | null>(null);
+  // Where the focus goes once a removed member's row (and its Remove button) is gone.
+  const membersHeading = useRef<HTMLHeadingElement>(null);
 
   if (team.isPending) return <Loading label="Loading your team" />;
   if (team.isError) {
@@ -52,7 +54,7 @@ export function TeamPanel({ currentUserId }: { currentUserId: string }) {
     <Stack gap="xl">
       <InviteForm />
       <section aria-labelledby="members-heading">
-        <Title order={2} size="h4" id="members-heading" mb="sm">
+        <Title order={2} size="h4" id="members-heading" mb="sm" ref={membersHeading} tabIndex={-1}>
           Members
         </Title>
         {/* The email sits under the name, so name, role and Remove fit a phone. */}
@@ -135,7 +137,11 @@ export function TeamPanel({ currentUserId }: { currentUserId: string }) {
           </Stack>
         </section>
       )}
-      <RemoveModal member={removing} onClose={() => setRemoving(null)} />
+      <RemoveModal
+        member={removing}
+        onClose={() => setRemoving(null)}
+        onFocusLost={() => membersHeading.current?.focus()}
+      />
     </Stack>
   );
 }
@@ -205,30 +211,28 @@ function InviteForm() {
 function RemoveModal({
   member,
   onClose,
+  onFocusLost,
 }: {
   member: { id: string; name: string } | null;
   onClose: () => void;
+  onFocusLost: () => void;
 }) {
   const remove = useRemoveTeammate();
   return (
-    <Modal opened={member !== null} onClose={onClose} title="Remove from the team?" centered>
-      <Stack>
-        <Text size="sm">{member?.name} loses access to this organization at once.</Text>
-        <Group justify="flex-end">
-          <Button variant="default" onClick={onClose}>
-            Cancel
-          </Button>
-          <Button
-            color="red.9"
-            loading={remove.isPending}
-            onClick={async () =>
-              member && (await remove.mutateAsync(member.id).then(onClose, () => undefined))
-            }
-          >
-            Remove
-          </Button>
-        </Group>
-      </Stack>
-    </Modal>
+    <ConfirmDialog
+      opened={member !== null}
+      title="Remove from the team?"
+      keepLabel="Cancel"
+      confirmLabel="Remove"
+      pendingLabel={`Removing ${member?.name ?? "them"}…`}
+      failureTitle="They were not removed"
+      onClose={onClose}
+      onConfirm={async () => {
+        if (member) await remove.mutateAsync(member.id);
+      }}
+      onFocusLost={onFocusLost}
+    >
+      <Text size="sm">{member?.name} loses access to this organization at once.</Text>
+    </ConfirmDialog>
   );
 }
