@@ -154,9 +154,11 @@ export function useUploadCsv(purpose: UploadPurpose) {
   });
 }
 
+/** Sent from a dialog that shows a failure itself (or the form's fields do): no toast repeats it. */
 export function useSendReactivation() {
   const queryClient = useQueryClient();
   return useMutation({
+    meta: { quiet: true },
     mutationFn: (body: ReactivationMailing) =>
       unwrap(client.POST("/app/api/v1/reactivation/mailings", { body })),
     // Not awaited: the screen moves on to Mail, whose list is fetched anew.

@@ -6,7 +6,6 @@ import {
   Group,
   Image,
   List,
-  Modal,
   MultiSelect,
   Paper,
   Select,
@@ -39,6 +38,7 @@ import {
   EMPTY_OFFER_HINT,
   templateOf,
 } from "../../modules/automations/form-model.ts";
+import { ConfirmDialog } from "../../ui/ConfirmDialog.tsx";
 import { LoadError, PageHeader } from "../../ui/states.tsx";
 
 const route = getRouteApi("/signed-in/customers/mailings/new");
@@ -128,6 +128,8 @@ export function NewMailingPage() {
   }
 
   const summary = preview.data;
+  // Resolves once sent (on to Mail) or sent back to the form's fields; rejects with a failure the
+  // dialog shows (the audience changed since the preview: its count and cost are read again).
   const sendConfirmed = async (values: MailingFormValues, confirmedCards: number) => {
     try {
       await send.mutateAsync({
@@ -137,21 +139,24 @@ export function NewMailingPage() {
         request_id: requestId,
         confirmed_cards: confirmedCards,
       });
-      setToConfirm(null);
-      await navigate({ to: "/mail" });
     } catch (error) {
-      setToConfirm(null);
       if (error instanceof ApiError) {
+        // The audience changed since the preview: show the new count and cost.
+        if (error.code === "confirmation_stale") void preview.refetch();
         // The filter's fields come back as filter.job_types[…]; the form knows them by name.
         const errors = Object.entries(error.fieldErrors()).map(([field, message]) => [
           field.replace(/^filter\.(job_types)(\[\d+\])?$/, "$1").replace(/^filter\./, ""),
           message,
         ]);
-        form.setErrors(Object.fromEntries(errors));
-        // The audience changed since the preview: show the new count and cost.
-        if (error.code === "confirmation_stale") void preview.refetch();
+        if (errors.length > 0) {
+          // Said on the fields to fix: the dialog closes.
+          form.setErrors(Object.fromEntries(errors));
+          return;
+        }
       }
+      throw error;
     }
+    await navigate({ to: "/mail" });
   };
   const excluded = summary ? Object.entries(summary.excluded).filter(([, count]) => count > 0) : [];
 
@@ -312,14 +317,21 @@ export function NewMailingPage() {
           </Grid.Col>
         </Grid>
       </form>
-      <Modal
+      <ConfirmDialog
         opened={toConfirm !== null}
-        onClose={() => setToConfirm(null)}
         title="Send this mailing?"
-        centered
+        keepLabel="Go back"
+        confirmLabel={`Send ${summary?.mailable ?? ""} card${summary?.mailable === 1 ? "" : "s"}`}
+        pendingLabel="Sending the mailing…"
+        failureTitle="The mailing was not sent"
+        danger={false}
+        onClose={() => setToConfirm(null)}
+        onConfirm={async () => {
+          if (summary && toConfirm) await sendConfirmed(toConfirm, summary.mailable);
+        }}
       >
-        {summary && toConfirm && (
-          <Stack>
+        {summary && (
+          <>
             <Text>
               {summary.mailable} card{summary.mailable === 1 ? "" : "s"} will be printed and mailed
               {summary.estimated_cost_cents === null
@@ -331,20 +343,9 @@ export function NewMailingPage() {
                 ? `The cards wait ${summary.hold_minutes} minutes before print (your hold window for mailings); until then you can cancel them in Mail.`
                 : "The cards go to print at once: printed mail cannot be taken back. An owner can set a hold window for mailings in Settings → Mail safety."}
             </Text>
-            <Group justify="flex-end">
-              <Button variant="default" onClick={() => setToConfirm(null)}>
-                Go back
-              </Button>
-              <Button
-                loading={send.isPending}
-                onClick={() => void sendConfirmed(toConfirm, summary.mailable)}
-              >
-                Send {summary.mailable} card{summary.mailable === 1 ? "" : "s"}
-              </Button>
-            </Group>
-          </Stack>
+          </>
         )}
-      </Modal>
+      </ConfirmDialog>
     </>
   );
 }
