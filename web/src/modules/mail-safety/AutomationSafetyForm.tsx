@@ -12,7 +12,8 @@ import {
 } from "@mantine/core";
 import { notifications } from "@mantine/notifications";
 import { useQuery } from "@tanstack/react-query";
-import { useState } from "react";
+import { useRef, useState } from "react";
+import { flushSync } from "react-dom";
 import {
   type AutomationSafety,
   automationSafetyQuery,
@@ -88,6 +89,17 @@ function SafetyForm({ safety }: { safety: AutomationSafety }) {
   const [autoAfter, setAutoAfter] = useState<number | string>(safety.auto_approve_after ?? "");
   const [cap, setCap] = useState(capValueOf(safety));
   const [confirmCancel, setConfirmCancel] = useState(false);
+  const [cancelling, setCancelling] = useState(false);
+  // The inline confirm swaps its buttons: the one pressed goes, and the focus with it to <body>. Each
+  // swap hands it on: asked, to Keep them (the safe choice); while it runs, to the status line (Yes,
+  // spinning, is disabled); kept or done, back to "Cancel all waiting cards…".
+  const askButton = useRef<HTMLButtonElement>(null);
+  const keepButton = useRef<HTMLButtonElement>(null);
+  const cancellingLine = useRef<HTMLParagraphElement>(null);
+  const showConfirm = (shown: boolean) => {
+    flushSync(() => setConfirmCancel(shown));
+    (shown ? keepButton : askButton).current?.focus();
+  };
   const problem = capProblem(cap);
 
   const save = useSingleFlight(async () => {
@@ -107,8 +119,11 @@ function SafetyForm({ safety }: { safety: AutomationSafety }) {
 
   // A double-click on "Yes, cancel every waiting card" cancels once (and shows one notice).
   const cancelAll = useSingleFlight(async () => {
+    flushSync(() => setCancelling(true));
+    cancellingLine.current?.focus();
     const answer = await cancelWaiting.mutateAsync().catch(() => undefined);
-    setConfirmCancel(false);
+    setCancelling(false);
+    showConfirm(false);
     if (answer)
       notifications.show({
         color: "green",
@@ -154,19 +169,29 @@ function SafetyForm({ safety }: { safety: AutomationSafety }) {
         </Button>
         {confirmCancel ? (
           <>
-            <Button color="red" onClick={cancelAll} loading={cancelWaiting.isPending}>
+            <Button color="red" onClick={cancelAll} loading={cancelling}>
               Yes, cancel every waiting card
             </Button>
-            <Button variant="default" onClick={() => setConfirmCancel(false)}>
+            <Button
+              ref={keepButton}
+              variant="default"
+              disabled={cancelling}
+              onClick={() => showConfirm(false)}
+            >
               Keep them
             </Button>
           </>
         ) : (
-          <Button variant="default" color="red" onClick={() => setConfirmCancel(true)}>
+          <Button ref={askButton} variant="default" color="red" onClick={() => showConfirm(true)}>
             Cancel all waiting cards…
           </Button>
         )}
       </Group>
+      {cancelling && (
+        <Text ref={cancellingLine} tabIndex={-1} size="sm" role="status">
+          Cancelling the waiting cards…
+        </Text>
+      )}
     </Stack>
   );
 }
