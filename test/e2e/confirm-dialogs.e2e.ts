@@ -233,6 +233,8 @@ describe("confirm dialogs while their request is in flight", () => {
     await rotate.dialog.waitFor({ state: "hidden" });
     await secret.getByRole("button", { name: "Done" }).click();
     await secret.waitFor({ state: "hidden" });
+    // The secret opened as the rotate dialog closed: the focus goes back to the button that led here.
+    await waitForFocusOn(card.getByRole("button", { name: "Rotate secret" }), "Rotate secret");
 
     await card.getByRole("button", { name: "Delete" }).click();
     const remove: Confirm = {

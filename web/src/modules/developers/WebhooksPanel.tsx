@@ -30,6 +30,7 @@ import {
 } from "../../api/developers.ts";
 import { ApiError } from "../../api/errors.ts";
 import { ConfirmDialog } from "../../ui/ConfirmDialog.tsx";
+import { focusIsLost } from "../../ui/focus.ts";
 import { ScrollTable } from "../../ui/ScrollTable.tsx";
 import { EmptyState, LoadError, Loading } from "../../ui/states.tsx";
 import { CodeSnippet } from "./CodeSnippet.tsx";
@@ -48,7 +49,7 @@ const when = (iso: string) => new Date(iso).toLocaleString();
 export function WebhooksPanel() {
   const subscriptions = useQuery(subscriptionsQuery());
   const [addOpened, addModal] = useDisclosure(false);
-  const [secret, setSecret] = useState<{ title: string; value: string } | null>(null);
+  const [secret, setSecret] = useState<ShownSecret | null>(null);
   // Asked here, not in the card: the card goes once its endpoint is deleted, the dialog closes after.
   const [deleting, setDeleting] = useState<Subscription | null>(null);
   // Where the focus goes once a deleted endpoint's card (and its Delete button) is gone.
@@ -100,7 +101,7 @@ export function WebhooksPanel() {
             <SubscriptionCard
               key={subscription.id}
               subscription={subscription}
-              onSecret={(value) => setSecret({ title: "New signing secret", value })}
+              onSecret={(value, returnTo) => setSecret({ title: "New signing secret", value, returnTo })}
               onDelete={() => setDeleting(subscription)}
             />
           ))}
@@ -111,7 +112,7 @@ export function WebhooksPanel() {
         onClose={addModal.close}
         onCreated={(value) => {
           addModal.close();
-          setSecret({ title: "Endpoint added", value });
+          setSecret({ title: "Endpoint added", value, returnTo: addRef.current });
         }}
       />
       <SecretModal secret={secret} onClose={() => setSecret(null)} />
@@ -130,12 +131,14 @@ function SubscriptionCard({
   onDelete,
 }: {
   subscription: Subscription;
-  onSecret: (secret: string) => void;
+  /** Shows a new secret; `returnTo` takes the focus once it is dismissed. */
+  onSecret: (secret: string, returnTo: HTMLElement | null) => void;
   /** Asks whether to delete the endpoint. */
   onDelete: () => void;
 }) {
   const test = useTestSubscription();
   const [rotating, setRotating] = useState(false);
+  const rotateRef = useRef<HTMLButtonElement>(null);
   const [showAll, setShowAll] = useState(false);
   const headingId = `subscription-${subscription.id}`;
 
@@ -169,7 +172,7 @@ function SubscriptionCard({
             >
               Send test
             </Button>
-            <Button size="xs" variant="default" onClick={() => setRotating(true)}>
+            <Button ref={rotateRef} size="xs" variant="default" onClick={() => setRotating(true)}>
               Rotate secret
             </Button>
             <Button size="xs" variant="outline" color="red.9" onClick={onDelete}>
@@ -208,7 +211,7 @@ function SubscriptionCard({
         onClose={() => setRotating(false)}
         onRotated={(secret) => {
           setRotating(false);
-          onSecret(secret);
+          onSecret(secret, rotateRef.current);
         }}
       />
     </Paper>
@@ -331,15 +334,29 @@ function AddEndpointModal({
   );
 }
 
-function SecretModal({
-  secret,
-  onClose,
-}: {
-  secret: { title: string; value: string } | null;
-  onClose: () => void;
-}) {
+/**
+ * A signing secret shown once. It opens as another dialog closes, so Mantine has no element to give
+ * the focus back to: `returnTo` (the button that led here) takes it.
+ */
+interface ShownSecret {
+  title: string;
+  value: string;
+  returnTo: HTMLElement | null;
+}
+
+function SecretModal({ secret, onClose }: { secret: ShownSecret | null; onClose: () => void }) {
+  const returnTo = useRef<HTMLElement | null>(null);
+  if (secret) returnTo.current = secret.returnTo;
   return (
-    <Modal opened={secret !== null} onClose={onClose} title={secret?.title} centered>
+    <Modal
+      opened={secret !== null}
+      onClose={onClose}
+      title={secret?.title}
+      centered
+      onExitTransitionEnd={() => {
+        if (focusIsLost()) returnTo.current?.focus();
+      }}
+    >
       {secret && (
         <Stack>
           <Alert color="yellow" title="Copy the signing secret now">
