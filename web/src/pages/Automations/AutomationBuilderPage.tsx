@@ -56,10 +56,10 @@ import {
   NeighbourPreviewResult,
 } from "../../modules/neighbours/NeighbourPreviewResult.tsx";
 import { AnchorLink } from "../../ui/links.tsx";
+import { PhoneProof } from "../../ui/PhoneProof.tsx";
 import { LoadError, PageHeader } from "../../ui/states.tsx";
 import { UnsavedChangesPrompt } from "../../ui/UnsavedChangesPrompt.tsx";
 import { FollowUpCards } from "./FollowUpCards.tsx";
-import { PhoneProof } from "./PhoneProof.tsx";
 
 const newRoute = getRouteApi("/signed-in/automations/new");
 const editRoute = getRouteApi("/signed-in/automations/$automationId");
@@ -307,7 +307,9 @@ function AutomationBuilder({ initial, existing }: { initial: AutomationFormValue
         </Grid>
       </form>
       {restShown && existing && <AutomationSafetySection automationId={existing.id} />}
-      <PhoneProof recordKnown={sampleSettled} input={proofInputOf(form.values)} />
+      <PhoneProof>
+        <LiveProof recordKnown={sampleSettled} input={proofInputOf(form.values)} />
+      </PhoneProof>
       <UnsavedChangesPrompt unsaved={differsFromSaved(form.values, saved)} />
     </>
   );
