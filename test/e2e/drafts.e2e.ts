@@ -323,9 +323,10 @@ describe("the builder keeps unsaved edits through a session that ends; Preview c
     await screens.checkScreen("drafts-new-mailing", "phone");
 
     // Typed into, then left (the field may sit where the button floats, which steps aside while it is typed into).
-    const redrawn = page.waitForResponse((response) => response.url().endsWith("/reactivation/proof"));
+    const inFlowFront = inFlow.getByRole("img", { name: "First card, front" });
+    const before = await inFlowFront.getAttribute("src");
     await field("Headline").fill("Gutters again at {{street}}?");
-    await redrawn;
+    await waitUntil(async () => (await inFlowFront.getAttribute("src")) !== before, "the proof is redrawn");
     await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
     await preview.click();
     const sheet = page.getByRole("dialog", { name: "Card preview" });

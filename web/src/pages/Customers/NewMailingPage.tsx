@@ -101,8 +101,13 @@ export function NewMailingPage() {
     },
   });
   const selection = selectionOf(batches, form.values);
-  const [debouncedSelection] = useDebouncedValue(selection, 400);
-  const [debouncedTemplate] = useDebouncedValue(templateOf(form.values), 600);
+  // Debounced as text: a new object each render restarted both timers on every render, and the
+  // selection's (re-rendering every 400 ms) kept the template's from ever firing, so the proof never
+  // showed what was typed on the card.
+  const [selectionText] = useDebouncedValue(JSON.stringify(selection), 400);
+  const [templateText] = useDebouncedValue(JSON.stringify(templateOf(form.values)), 600);
+  const debouncedSelection = JSON.parse(selectionText) as ReactivationSelection;
+  const debouncedTemplate = JSON.parse(templateText) as ReturnType<typeof templateOf>;
   const preview = useQuery({
     ...reactivationPreviewQuery(debouncedSelection),
     placeholderData: keepPreviousData,
