@@ -35,6 +35,8 @@ const queryClient = new QueryClient({
   mutationCache: new MutationCache({
     onError: (error, _variables, _context, mutation) => {
       if (mutation.meta?.quiet) return;
+      // A caller that leads to sign-in on a 401 (the builder's save) says why there instead.
+      if (mutation.meta?.signsInOnSessionEnd && error instanceof ApiError && error.status === 401) return;
       notifications.show({ color: "red", title: "That did not work", message: errorMessage(error) });
     },
   }),

@@ -68,6 +68,8 @@ export function useCreateAutomation() {
   return useMutation({
     mutationFn: (body: NewAutomation) => unwrap(client.POST("/app/api/v1/automations", { body })),
     onSuccess: invalidate,
+    // The builder keeps its values and leads to sign-in when the session has ended.
+    meta: { signsInOnSessionEnd: true },
   });
 }
 
@@ -77,6 +79,7 @@ export function useUpdateAutomation(id: string) {
     mutationFn: (body: Partial<AutomationDraft>) =>
       unwrap(client.PATCH("/app/api/v1/automations/{id}", { params: { path: { id } }, body })),
     onSuccess: invalidate,
+    meta: { signsInOnSessionEnd: true },
   });
 }
 

@@ -12,6 +12,7 @@ export type ImportBatchDetail = ResponseOf<"/app/api/v1/imports/{id}", "get">;
 export type ReactivationSelection = BodyOf<"/app/api/v1/reactivation/preview", "post">;
 export type ReactivationSummary = ResponseOf<"/app/api/v1/reactivation/preview", "post">;
 export type ReactivationMailing = BodyOf<"/app/api/v1/reactivation/mailings", "post">;
+export type ReactivationProof = ResponseOf<"/app/api/v1/reactivation/proof", "post">;
 
 /**
  * A request id, made once per form (a mailing, an uploaded file) so a double click or a retry

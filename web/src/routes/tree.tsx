@@ -32,7 +32,7 @@ import { formValuesOf, proofInputOf } from "../modules/automations/form-model.ts
 import { AppLayout } from "../pages/AppLayout.tsx";
 import { InvitePage } from "../pages/Auth/InvitePage.tsx";
 import { ForgotPasswordPage, ResetPasswordPage } from "../pages/Auth/PasswordResetPages.tsx";
-import { SignInPage } from "../pages/Auth/SignInPage.tsx";
+import { SIGN_IN_REASONS, SignInPage, type SignInReason } from "../pages/Auth/SignInPage.tsx";
 import { NotFoundPage } from "../pages/NotFoundPage.tsx";
 import { AnchorLink } from "../ui/links.tsx";
 import { LoadError, Loading, RecordLoadError } from "../ui/states.tsx";
@@ -55,8 +55,10 @@ const oneOf = <T extends string>(values: readonly T[], value: unknown, fallback:
 const signInRoute = createRoute({
   getParentRoute: () => rootRoute,
   path: "sign-in",
-  validateSearch: (search: Record<string, unknown>): { redirect?: string } => ({
+  // `reason`: why the app sent the person here (the sign-in page says it), e.g. a save that found the session ended.
+  validateSearch: (search: Record<string, unknown>): { redirect?: string; reason?: SignInReason } => ({
     redirect: text(search.redirect),
+    reason: SIGN_IN_REASONS.find((reason) => reason === search.reason),
   }),
   component: SignInPage,
 });

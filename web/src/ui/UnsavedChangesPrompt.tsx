@@ -11,7 +11,14 @@ const askFirst = () => true;
  * a navigation that follows a save passes `ignoreBlocker`, and so does the move to sign-in when the
  * session has ended (`main.tsx`): that is not the contractor leaving.
  */
-export function UnsavedChangesPrompt({ unsaved }: { unsaved: boolean }) {
+export function UnsavedChangesPrompt({
+  unsaved,
+  onLeave,
+}: {
+  unsaved: boolean;
+  /** Runs when the person chooses Leave: what they chose to lose (a kept draft) can go too. */
+  onLeave?: () => void;
+}) {
   const blocker = useBlocker({
     shouldBlockFn: askFirst,
     enableBeforeUnload: true,
@@ -32,7 +39,10 @@ export function UnsavedChangesPrompt({ unsaved }: { unsaved: boolean }) {
           confirmLabel="Leave"
           busy={false}
           onKeep={() => blocker.reset?.()}
-          onConfirm={() => blocker.proceed?.()}
+          onConfirm={() => {
+            onLeave?.();
+            blocker.proceed?.();
+          }}
         />
       </Stack>
     </Modal>

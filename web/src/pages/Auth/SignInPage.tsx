@@ -8,6 +8,13 @@ import { AuthFrame } from "./AuthFrame.tsx";
 
 const route = getRouteApi("/sign-in");
 
+/** Why the app sent someone to sign in, said above the form. */
+const REASON_WORDS = {
+  session_ended: "Your session ended; sign in again to save your changes.",
+} as const;
+export type SignInReason = keyof typeof REASON_WORDS;
+export const SIGN_IN_REASONS = Object.keys(REASON_WORDS) as SignInReason[];
+
 /** Where to go after signing in: only a path inside the app (never another site). */
 export function safeRedirect(target: string | undefined): string {
   if (!target) return "/";
@@ -16,7 +23,7 @@ export function safeRedirect(target: string | undefined): string {
 }
 
 export function SignInPage() {
-  const { redirect } = route.useSearch();
+  const { redirect, reason } = route.useSearch();
   const navigate = useNavigate();
   const signIn = useSignIn();
   const form = useForm({
@@ -38,6 +45,11 @@ export function SignInPage() {
         })}
       >
         <Stack>
+          {reason && (
+            <Alert color="blue" title="Signed out">
+              {REASON_WORDS[reason]}
+            </Alert>
+          )}
           {/* Beside the form too, not only in a toast that closes by itself. */}
           {signIn.isError && (
             <Alert color="red" role="alert" title="Not signed in">

@@ -20,12 +20,22 @@ import {
   propertiesOf,
   recordIdOf,
 } from "../../api/events.ts";
+import { sessionQuery } from "../../api/session.ts";
 import { AudienceSection } from "../../modules/automations/AudienceSection.tsx";
 import { CardFitNotice } from "../../modules/automations/components/CardFitNotice.tsx";
+import { DraftOffer } from "../../modules/automations/components/DraftOffer.tsx";
 import { DryRunResult } from "../../modules/automations/components/DryRunResult.tsx";
 import { FilterEditor } from "../../modules/automations/components/FilterEditor.tsx";
 import { LiveProof } from "../../modules/automations/components/LiveProof.tsx";
 import { MessageField } from "../../modules/automations/components/MessageField.tsx";
+import {
+  type DraftOwner,
+  dropDraft,
+  type KeptDraft,
+  keepDraft,
+  readDraft,
+  restoredValues,
+} from "../../modules/automations/drafts.ts";
 import {
   type AutomationFormValues,
   blankAutomation,
@@ -56,10 +66,10 @@ import {
   NeighbourPreviewResult,
 } from "../../modules/neighbours/NeighbourPreviewResult.tsx";
 import { AnchorLink } from "../../ui/links.tsx";
+import { PhoneProof } from "../../ui/PhoneProof.tsx";
 import { LoadError, PageHeader } from "../../ui/states.tsx";
 import { UnsavedChangesPrompt } from "../../ui/UnsavedChangesPrompt.tsx";
 import { FollowUpCards } from "./FollowUpCards.tsx";
-import { PhoneProof } from "./PhoneProof.tsx";
 
 const newRoute = getRouteApi("/signed-in/automations/new");
 const editRoute = getRouteApi("/signed-in/automations/$automationId");
@@ -89,6 +99,36 @@ function AutomationBuilder({ initial, existing }: { initial: AutomationFormValue
   // What leaving would lose is measured against this: the automation as saved, or as a new one starts.
   const [saved, setSaved] = useState(initial);
   const objectTypePicked = useRef(false);
+  const unsaved = differsFromSaved(form.values, saved);
+
+  // Unsaved values are kept for this person, organization and automation while they differ from the
+  // saved ones (drafts.ts), so a session that ends mid-edit loses nothing: opened again, the builder
+  // offers them back. A kept draft is offered before anything is kept again over it.
+  const { data: session } = useSuspenseQuery(sessionQuery());
+  const { id: orgId } = session.organization;
+  const { id: userId } = session.user;
+  const automationId = existing?.id ?? "new";
+  const draftOwner: DraftOwner = { orgId, userId, automationId };
+  const [offered, setOffered] = useState<KeptDraft | null>(() => {
+    const kept = readDraft(draftOwner);
+    return kept && differsFromSaved(restoredValues(initial, kept), initial) ? kept : null;
+  });
+  useEffect(() => {
+    const owner = { orgId, userId, automationId };
+    if (offered) return;
+    if (unsaved) keepDraft(owner, form.values);
+    else dropDraft(owner);
+  }, [offered, unsaved, form.values, orgId, userId, automationId]);
+  const restoreDraft = (kept: KeptDraft) => {
+    // What the contractor had chosen, object type included: the sample no longer fills it in.
+    objectTypePicked.current = true;
+    form.setValues(restoredValues(form.values, kept));
+    setOffered(null);
+  };
+  const discardDraft = () => {
+    dropDraft(draftOwner);
+    setOffered(null);
+  };
 
   const eventTypes = useQuery(eventTypesQuery());
   const eventType = form.values.event_type.trim();
@@ -124,16 +164,29 @@ function AutomationBuilder({ initial, existing }: { initial: AutomationFormValue
     try {
       if (existing) {
         await update.mutateAsync(draftOf(values));
+        dropDraft(draftOwner);
         form.resetDirty();
         setSaved(values);
         notifications.show({ color: "green", title: "Saved", message: `${values.name} is saved.` });
       } else {
         const created = await create.mutateAsync(newAutomationOf(values));
+        dropDraft(draftOwner);
         notifications.show({ color: "green", title: "Saved", message: `${created.name} is saved.` });
         // Saved: leaving loses nothing, though the form still differs from a blank new automation.
         await navigate({ to: "/automations", ignoreBlocker: true });
       }
     } catch (error) {
+      // The session ended (expired, signed out elsewhere): the values are kept as a draft and the
+      // contractor signs in again, back to this builder, which offers them (no toast: sign-in says why).
+      if (error instanceof ApiError && error.status === 401) {
+        keepDraft(draftOwner, values);
+        await navigate({
+          to: "/sign-in",
+          search: { redirect: window.location.pathname, reason: "session_ended" },
+          ignoreBlocker: true,
+        });
+        return;
+      }
       // What was typed stays; the server's complaints land on their fields.
       if (error instanceof ApiError) {
         const fields = error.fieldErrors();
@@ -307,8 +360,18 @@ function AutomationBuilder({ initial, existing }: { initial: AutomationFormValue
         </Grid>
       </form>
       {restShown && existing && <AutomationSafetySection automationId={existing.id} />}
-      <PhoneProof recordKnown={sampleSettled} input={proofInputOf(form.values)} />
-      <UnsavedChangesPrompt unsaved={differsFromSaved(form.values, saved)} />
+      <PhoneProof>
+        <LiveProof recordKnown={sampleSettled} input={proofInputOf(form.values)} />
+      </PhoneProof>
+      <UnsavedChangesPrompt unsaved={unsaved} onLeave={() => dropDraft(draftOwner)} />
+      {offered && (
+        <DraftOffer
+          savedAt={offered.savedAt}
+          isNew={!existing}
+          onRestore={() => restoreDraft(offered)}
+          onDiscard={discardDraft}
+        />
+      )}
     </>
   );
 }

@@ -4,7 +4,6 @@ import {
   Fieldset,
   Grid,
   Group,
-  Image,
   List,
   MultiSelect,
   Paper,
@@ -39,7 +38,9 @@ import {
   templateOf,
 } from "../../modules/automations/form-model.ts";
 import { ConfirmDialog } from "../../ui/ConfirmDialog.tsx";
+import { PhoneProof } from "../../ui/PhoneProof.tsx";
 import { LoadError, PageHeader } from "../../ui/states.tsx";
+import { FirstCardProof } from "./FirstCardProof.tsx";
 
 const route = getRouteApi("/signed-in/customers/mailings/new");
 
@@ -100,8 +101,13 @@ export function NewMailingPage() {
     },
   });
   const selection = selectionOf(batches, form.values);
-  const [debouncedSelection] = useDebouncedValue(selection, 400);
-  const [debouncedTemplate] = useDebouncedValue(templateOf(form.values), 600);
+  // Debounced as text: a new object each render restarted both timers on every render, and the
+  // selection's (re-rendering every 400 ms) kept the template's from ever firing, so the proof never
+  // showed what was typed on the card.
+  const [selectionText] = useDebouncedValue(JSON.stringify(selection), 400);
+  const [templateText] = useDebouncedValue(JSON.stringify(templateOf(form.values)), 600);
+  const debouncedSelection = JSON.parse(selectionText) as ReactivationSelection;
+  const debouncedTemplate = JSON.parse(templateText) as ReturnType<typeof templateOf>;
   const preview = useQuery({
     ...reactivationPreviewQuery(debouncedSelection),
     placeholderData: keepPreviousData,
@@ -288,35 +294,14 @@ export function NewMailingPage() {
             </Stack>
           </Grid.Col>
           <Grid.Col span={{ base: 12, md: 5 }}>
-            <Paper withBorder p="md" component="section" aria-labelledby="first-card-heading">
-              <Title order={2} size="h4" id="first-card-heading" mb="xs">
-                Proof of the first card
-              </Title>
-              {!canMail ? (
-                <Text size="sm" c="dimmed">
-                  No home to mail with this filter.
-                </Text>
-              ) : proof.isError ? (
-                <LoadError
-                  error={proof.error}
-                  title="The proof could not be drawn"
-                  retry={() => proof.refetch()}
-                />
-              ) : proof.data ? (
-                <SimpleGrid cols={1} spacing="sm">
-                  <Text size="sm">To {summary?.first_rows[0]?.address}</Text>
-                  <Image src={proof.data.front_png} alt="First card, front" radius="sm" fit="contain" />
-                  <Image src={proof.data.back_png} alt="First card, back" radius="sm" fit="contain" />
-                </SimpleGrid>
-              ) : (
-                <Text size="sm" role="status">
-                  Drawing the proof…
-                </Text>
-              )}
-            </Paper>
+            <FirstCardProof proof={proof} canMail={canMail} address={summary?.first_rows[0]?.address} />
           </Grid.Col>
         </Grid>
       </form>
+      {/* On a phone the proof above falls under the whole form: the same proof in a sheet, in reach. */}
+      <PhoneProof>
+        <FirstCardProof proof={proof} canMail={canMail} address={summary?.first_rows[0]?.address} />
+      </PhoneProof>
       <ConfirmDialog
         opened={toConfirm !== null}
         title="Send this mailing?"
