@@ -10,8 +10,9 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import type { Locator, Page, Request, Route } from "playwright-core";
+import type { Locator, Page } from "playwright-core";
 import { screenshot, seriousViolations, VIEWPORTS } from "./browser.ts";
+import { describeFocus, holdNextRequest, waitForFocus } from "./page-probes.ts";
 import { type App, startApp, waitUntil } from "./session.ts";
 
 const OWNER = { email: "owner@confirm.test", name: "Connie Confirm", password: "correct horse battery" };
@@ -26,59 +27,11 @@ let orgId: string;
 let apiKey: string;
 let automationId: string;
 
-/** What has the focus, said as a person would find it (its tag and name). */
-const focused = () =>
-  page.evaluate(() => {
-    const element = document.activeElement;
-    if (!element || element === document.body) return "body";
-    const name = element.getAttribute("aria-label") ?? element.textContent?.trim().slice(0, 80) ?? "";
-    return `${element.tagName.toLowerCase()}: ${name}`;
-  });
+const focused = () => describeFocus(page);
 
-/** Waits until `target` has the focus; the failure says where the focus is instead. */
-async function waitForFocusOn(target: Locator, what: string) {
-  await waitUntil(
-    () => target.evaluate((element) => element === document.activeElement),
-    `${what} has the focus`,
-    10_000,
-  ).catch(async (error: unknown) => {
-    throw new Error(`${what} should have the focus; it is on ${await focused()}`, { cause: error });
-  });
-}
+const waitForFocusOn = (target: Locator, what: string) => waitForFocus(page, target, what);
 
-/**
- * Holds the next request whose method and path match until `release` is called, then lets it through
- * or answers it with `failure`; `held` resolves when the request is waiting.
- */
-function holdNext(method: string, path: RegExp) {
-  type Failure = typeof BUSY;
-  let release!: (failure?: Failure) => void;
-  const released = new Promise<Failure | undefined>((resolve) => {
-    release = resolve;
-  });
-  let markHeld!: () => void;
-  const held = new Promise<void>((resolve) => {
-    markHeld = resolve;
-  });
-  let taken = false;
-  const handler = async (route: Route, request: Request) => {
-    if (taken || request.method() !== method || !path.test(new URL(request.url()).pathname)) {
-      await route.fallback();
-      return;
-    }
-    taken = true;
-    markHeld();
-    const failure = await released;
-    if (failure)
-      await route.fulfill({
-        status: failure.status,
-        json: { error: { code: failure.code, message: failure.message } },
-      });
-    else await route.continue();
-    await page.unroute("**/app/api/v1/**", handler);
-  };
-  return { start: () => page.route("**/app/api/v1/**", handler), held, release };
-}
+const holdNext = (method: string, path: RegExp) => holdNextRequest(page, method, path);
 
 interface Confirm {
   dialog: Locator;

@@ -1,0 +1,68 @@
+/**
+ * What the browser tests ask of a page beyond what Playwright's locators say: where the keyboard's
+ * focus is, and a request held in flight, to see a screen while it waits.
+ */
+import type { Locator, Page, Request, Route } from "playwright-core";
+import { waitUntil } from "./session.ts";
+
+/** What has the focus, said as a person would find it (its tag and name), or "body". */
+export const describeFocus = (page: Page) =>
+  page.evaluate(() => {
+    const element = document.activeElement;
+    if (!element || element === document.body) return "body";
+    const name = element.getAttribute("aria-label") ?? element.textContent?.trim().slice(0, 80) ?? "";
+    return `${element.tagName.toLowerCase()}: ${name}`;
+  });
+
+/** Waits until `target` has the focus; the failure says where the focus is instead. */
+export async function waitForFocus(page: Page, target: Locator, what: string) {
+  await waitUntil(
+    () => target.evaluate((element) => element === document.activeElement),
+    `${what} has the focus`,
+    10_000,
+  ).catch(async (error: unknown) => {
+    throw new Error(`${what} should have the focus; it is on ${await describeFocus(page)}`, { cause: error });
+  });
+}
+
+/** How a held request is answered instead of reaching the server. */
+export interface HeldFailure {
+  status: number;
+  code: string;
+  message: string;
+}
+
+/**
+ * Holds the page's next app API request whose method and path match, from `start()` on, until
+ * `release` is called; then lets it through, or answers it with `failure`. `held` resolves when the
+ * request is waiting. (Unrouted only after: with no route left, Chromium's interception ends and lets
+ * a held request go.)
+ */
+export function holdNextRequest(page: Page, method: string, path: RegExp) {
+  let release!: (failure?: HeldFailure) => void;
+  const released = new Promise<HeldFailure | undefined>((resolve) => {
+    release = resolve;
+  });
+  let markHeld!: () => void;
+  const held = new Promise<void>((resolve) => {
+    markHeld = resolve;
+  });
+  let taken = false;
+  const handler = async (route: Route, request: Request) => {
+    if (taken || request.method() !== method || !path.test(new URL(request.url()).pathname)) {
+      await route.fallback();
+      return;
+    }
+    taken = true;
+    markHeld();
+    const failure = await released;
+    if (failure)
+      await route.fulfill({
+        status: failure.status,
+        json: { error: { code: failure.code, message: failure.message } },
+      });
+    else await route.continue();
+    await page.unroute("**/app/api/v1/**", handler);
+  };
+  return { start: () => page.route("**/app/api/v1/**", handler), held, release };
+}
