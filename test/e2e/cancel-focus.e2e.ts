@@ -25,24 +25,16 @@ let orgId: string;
 let apiKey: string;
 let automationId: string;
 let eventCount = 0;
-/** Pieces already seen: the next event's piece is the one not among them. */
-const seenPieces = new Set<string>();
+let nextPiece: ReturnType<App["newPieces"]>;
 
 /** One event for the home at `street`; answers its piece once the worker made it wait for approval. */
 async function cardAwaitingApproval(street: string): Promise<ListedPiece> {
   const dedupId = `focus-${++eventCount}`;
   const answer = await app.sendEvent(apiKey, jobEvent(dedupId, { street, client_name: "Ned Flanders" }));
   assert.equal(answer.outcomes[0]?.reason, "queued", JSON.stringify(answer));
-  let found: ListedPiece | undefined;
-  await waitUntil(async () => {
-    found = (await app.campaigns(orgId))
-      .flatMap((campaign) => campaign.pieces)
-      .find((piece) => !seenPieces.has(piece.id));
-    return found !== undefined && found.status !== "queued";
-  }, `the card of ${dedupId} leaves queued`);
-  seenPieces.add(found!.id);
-  assert.equal(found!.status, "awaiting_approval", `the card to ${street} waits for approval`);
-  return found!;
+  const piece = await nextPiece(dedupId);
+  assert.equal(piece.status, "awaiting_approval", `the card to ${street} waits for approval`);
+  return piece;
 }
 
 const pieceStatus = async (id: string) => (await app.operator("GET", `/pieces/${id}`)).status as string;
@@ -87,6 +79,7 @@ describe("focus after cards leave a screen, and leaving a page", () => {
     page = await app.newPage();
     ({ open, checkBothWidths } = app.screens(page));
     ({ orgId, apiKey, automationId } = await app.ownerWithAutomation(page, "Focused Fencing", OWNER));
+    nextPiece = app.newPieces(orgId);
     await app.operator("PATCH", `/automations/${automationId}/mail-safety`, { approval_required: true });
   });
 

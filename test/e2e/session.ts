@@ -120,6 +120,23 @@ export async function startApp(options: AppOptions) {
       pieces: ListedPiece[];
     }[];
 
+  /**
+   * Follows an organization's new pieces: `next(what)` waits for a piece not seen before to leave
+   * `queued` (the worker has decided it) and answers it. For tests that send one event at a time.
+   */
+  function newPieces(orgId: string) {
+    const seen = new Set<string>();
+    return async (what: string): Promise<ListedPiece> => {
+      let found: ListedPiece | undefined;
+      await waitUntil(async () => {
+        found = (await campaigns(orgId)).flatMap((campaign) => campaign.pieces).find((p) => !seen.has(p.id));
+        return found !== undefined && found.status !== "queued";
+      }, `the piece of ${what} leaves queued`);
+      seen.add(found!.id);
+      return found!;
+    };
+  }
+
   /** Every email the service wrote to DATA_DIR/mail-outbox/, oldest first. */
   function outbox(): string[] {
     const folder = path.join(dataDir, "mail-outbox");
@@ -271,6 +288,7 @@ export async function startApp(options: AppOptions) {
       return JSON.parse(text);
     },
     campaigns,
+    newPieces,
     outbox,
     newPage,
     screens,
