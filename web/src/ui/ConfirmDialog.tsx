@@ -1,7 +1,8 @@
 import { Modal, Stack, VisuallyHidden } from "@mantine/core";
-import { type ReactNode, useRef, useState } from "react";
+import { type ReactNode, useState } from "react";
 import { ConfirmActions } from "./ConfirmActions.tsx";
 import { focusIsLost } from "./focus.ts";
+import { useInFlightModal } from "./in-flight-modal.ts";
 import { useSingleFlight } from "./single-flight.ts";
 import { LoadError } from "./states.tsx";
 
@@ -53,12 +54,10 @@ export function ConfirmDialog({
 }) {
   const [pending, setPending] = useState(false);
   const [failure, setFailure] = useState<unknown>(null);
-  const body = useRef<HTMLDivElement>(null);
-  const dialog = () => body.current?.closest<HTMLElement>('[role="dialog"]');
+  // While it runs nothing closes it, and the dialog itself holds the focus its disabled action had
+  // (after a failure, Tab goes on in it).
+  const inFlight = useInFlightModal(pending);
   const confirmOnce = useSingleFlight(async () => {
-    // The action's button, which has the focus, is disabled while it runs: the focus would fall to
-    // <body>, outside the dialog. The dialog itself keeps it (and after a failure, Tab goes on in it).
-    dialog()?.focus();
     setPending(true);
     setFailure(null);
     try {
@@ -77,22 +76,17 @@ export function ConfirmDialog({
     <Modal
       opened={opened}
       onClose={keep}
-      // While it runs: no Escape, no click outside, no close button (which keeps the theme's name)…
-      closeOnEscape={!pending}
-      closeOnClickOutside={!pending}
-      closeButtonProps={{ "aria-label": "Close", disabled: pending }}
-      // …and a click outside does not take the focus out of it.
-      overlayProps={{ onMouseDown: (event) => pending && event.preventDefault() }}
+      {...inFlight.modalProps}
       title={title}
       centered
       onExitTransitionEnd={() => {
         setFailure(null);
         // Mantine gave the focus back to where it came from; gone (a removed row's button), the focus
         // is on <body> or still on the dialog about to be removed.
-        if (focusIsLost() || dialog()?.contains(document.activeElement)) onFocusLost?.();
+        if (focusIsLost() || inFlight.dialog()?.contains(document.activeElement)) onFocusLost?.();
       }}
     >
-      <Stack ref={body}>
+      <Stack ref={inFlight.ref}>
         {children}
         {failure !== null && <LoadError error={failure} title={failureTitle} />}
         {/* The action's spinner, said: a live region that is there before its words are. */}

@@ -26,6 +26,7 @@ import {
 } from "../../api/developers.ts";
 import { ApiError } from "../../api/errors.ts";
 import { ConfirmDialog } from "../../ui/ConfirmDialog.tsx";
+import { useInFlightModal } from "../../ui/in-flight-modal.ts";
 import { ScrollTable } from "../../ui/ScrollTable.tsx";
 import { EmptyState, LoadError, Loading } from "../../ui/states.tsx";
 
@@ -135,7 +136,10 @@ function CreateKeyModal({ opened, onClose }: { opened: boolean; onClose: () => v
       scopes: (scopes) => (scopes.length === 0 ? "Pick at least one scope" : null),
     },
   });
+  // The key is shown only once: closed while it is created, it would be made and never seen.
+  const inFlight = useInFlightModal(create.isPending);
   const close = () => {
+    if (create.isPending) return;
     setIssued(null);
     form.reset();
     create.reset();
@@ -143,7 +147,13 @@ function CreateKeyModal({ opened, onClose }: { opened: boolean; onClose: () => v
   };
 
   return (
-    <Modal opened={opened} onClose={close} title={issued ? "Your new API key" : "Create API key"} centered>
+    <Modal
+      opened={opened}
+      onClose={close}
+      title={issued ? "Your new API key" : "Create API key"}
+      centered
+      {...inFlight.modalProps}
+    >
       {issued ? (
         <Stack>
           <Alert color="yellow" title="Copy it now">
@@ -178,7 +188,7 @@ function CreateKeyModal({ opened, onClose }: { opened: boolean; onClose: () => v
             }
           })}
         >
-          <Stack>
+          <Stack ref={inFlight.ref}>
             <TextInput
               label="Name"
               placeholder="e.g. CRM"
@@ -207,7 +217,7 @@ function CreateKeyModal({ opened, onClose }: { opened: boolean; onClose: () => v
               {...form.getInputProps("expires_at")}
             />
             <Group justify="flex-end">
-              <Button variant="default" onClick={close}>
+              <Button variant="default" onClick={close} disabled={create.isPending}>
                 Cancel
               </Button>
               <Button type="submit" loading={create.isPending}>

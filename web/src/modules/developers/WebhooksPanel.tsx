@@ -31,6 +31,7 @@ import {
 import { ApiError } from "../../api/errors.ts";
 import { ConfirmDialog } from "../../ui/ConfirmDialog.tsx";
 import { focusIsLost } from "../../ui/focus.ts";
+import { useInFlightModal } from "../../ui/in-flight-modal.ts";
 import { ScrollTable } from "../../ui/ScrollTable.tsx";
 import { EmptyState, LoadError, Loading } from "../../ui/states.tsx";
 import { CodeSnippet } from "./CodeSnippet.tsx";
@@ -293,13 +294,16 @@ function AddEndpointModal({
         /^https:\/\/\S+$/i.test(value.trim()) ? null : "Enter the full https:// address your CRM gave you",
     },
   });
+  // The signing secret is shown only once: closed while it is added, it would be made and never seen.
+  const inFlight = useInFlightModal(create.isPending);
   const close = () => {
+    if (create.isPending) return;
     form.reset();
     create.reset();
     onClose();
   };
   return (
-    <Modal opened={opened} onClose={close} title="Add a webhook endpoint" centered>
+    <Modal opened={opened} onClose={close} title="Add a webhook endpoint" centered {...inFlight.modalProps}>
       <form
         onSubmit={form.onSubmit(async (values) => {
           try {
@@ -311,7 +315,7 @@ function AddEndpointModal({
           }
         })}
       >
-        <Stack>
+        <Stack ref={inFlight.ref}>
           <TextInput
             label="Endpoint URL"
             description="A public https address, e.g. the one your CRM or Zapier shows for an incoming webhook."
@@ -321,7 +325,7 @@ function AddEndpointModal({
             {...form.getInputProps("target_url")}
           />
           <Group justify="flex-end">
-            <Button variant="default" onClick={close}>
+            <Button variant="default" onClick={close} disabled={create.isPending}>
               Cancel
             </Button>
             <Button type="submit" loading={create.isPending}>

@@ -33,6 +33,7 @@ import {
   useInviteOwner,
   useSetKillSwitch,
 } from "../../api/operator.ts";
+import { useInFlightModal } from "../../ui/in-flight-modal.ts";
 import { ScrollTable } from "../../ui/ScrollTable.tsx";
 import { EmptyState, LoadError, Loading } from "../../ui/states.tsx";
 import { BackupsPanel } from "./BackupsPanel.tsx";
@@ -259,7 +260,10 @@ function InviteOwnerModal({ org, onClose }: { org: OperatorOrg | null; onClose: 
     initialValues: { email: "" },
     validate: { email: isEmail("Enter the owner's email") },
   });
+  // The invitation link is shown only once: closed while it is sent, the owner would not know it was.
+  const inFlight = useInFlightModal(invite.isPending);
   const close = () => {
+    if (invite.isPending) return;
     setSent(null);
     form.reset();
     onClose();
@@ -270,6 +274,7 @@ function InviteOwnerModal({ org, onClose }: { org: OperatorOrg | null; onClose: 
       onClose={close}
       title={`Invite the owner of ${org?.org_name ?? ""}`}
       centered
+      {...inFlight.modalProps}
     >
       {sent ? (
         <Stack>
@@ -300,7 +305,7 @@ function InviteOwnerModal({ org, onClose }: { org: OperatorOrg | null; onClose: 
             }
           })}
         >
-          <Stack>
+          <Stack ref={inFlight.ref}>
             <TextInput
               label="Owner's email"
               type="email"
