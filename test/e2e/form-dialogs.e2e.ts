@@ -8,8 +8,9 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import type { Locator, Page, Request, Route } from "playwright-core";
+import type { Locator, Page } from "playwright-core";
 import { screenshot, seriousViolations, VIEWPORTS } from "./browser.ts";
+import { holdNextRequest } from "./page-probes.ts";
 import { type App, startApp, waitUntil } from "./session.ts";
 
 const OWNER = { email: "owner@forms.test", name: "Fern Forms", password: "correct horse battery" };
@@ -18,30 +19,11 @@ let app: App;
 let page: Page;
 let open: ReturnType<App["screens"]>["open"];
 
-/** Holds the next request whose method and path match until `release` is called, then lets it through. */
+/** Holds the page's next app API request that matches until `release()` lets it through. */
 async function holdNext(method: string, path: RegExp) {
-  let release!: () => void;
-  const released = new Promise<void>((resolve) => {
-    release = resolve;
-  });
-  let markHeld!: () => void;
-  const held = new Promise<void>((resolve) => {
-    markHeld = resolve;
-  });
-  let taken = false;
-  const handler = async (route: Route, request: Request) => {
-    if (taken || request.method() !== method || !path.test(new URL(request.url()).pathname)) {
-      await route.fallback();
-      return;
-    }
-    taken = true;
-    markHeld();
-    await released;
-    await route.continue();
-    await page.unroute("**/app/api/v1/**", handler);
-  };
-  await page.route("**/app/api/v1/**", handler);
-  return { held, release };
+  const request = holdNextRequest(page, method, path);
+  await request.start();
+  return request;
 }
 
 /**
