@@ -163,16 +163,13 @@ export interface PrintRules extends Caps {
   approval_required: boolean;
 }
 
+/** PrintRules' own columns over capsOf*Sql's rows: an automation's hold and approval, or a mailing's hold. */
+export const printRulesColumns = (ofAutomation: boolean) =>
+  sql`${ofAutomation ? sql`COALESCE(a.hold_minutes, 0)` : sql`COALESCE(s.mailing_hold_minutes, 0)`} AS hold_minutes,
+      ${ofAutomation ? sql`COALESCE(a.approval_required, false)` : sql`false`} AS approval_required`;
+
 function printRules(db: Queryable, piece: SafetyPiece): Promise<PrintRules | undefined> {
-  const ofAutomation = piece.automationId !== null;
-  return queryOne<PrintRules>(
-    db,
-    capsOfPieceSql(
-      piece,
-      sql`${ofAutomation ? sql`COALESCE(a.hold_minutes, 0)` : sql`COALESCE(s.mailing_hold_minutes, 0)`} AS hold_minutes,
-          ${ofAutomation ? sql`COALESCE(a.approval_required, false)` : sql`false`} AS approval_required`,
-    ),
-  );
+  return queryOne<PrintRules>(db, capsOfPieceSql(piece, printRulesColumns(piece.automationId !== null)));
 }
 
 /** A held piece whose window has passed goes back to `queued`; false when cancelled or not due yet. */

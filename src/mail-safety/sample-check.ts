@@ -7,7 +7,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { type Static, Type } from "@fastify/type-provider-typebox";
-import { type Queryable, queryOne, sql } from "../db/database.ts";
+import { type Queryable, queryOne } from "../db/database.ts";
 import { normalizeAddress } from "../domain/address.ts";
 import { SUPPRESSED_REASON, suppressedAsCustomer } from "../pieces/process-piece.ts";
 import {
@@ -17,9 +17,10 @@ import {
   homeFacts,
   homeStop,
   type PrintRules,
+  printRulesColumns,
 } from "./piece-checks.ts";
 import { frequencyCapDays } from "./settings.ts";
-import { capReachedNow, ORG_SCOPE, type SafetyPiece } from "./spend-caps.ts";
+import { capReachedNow, capsOfScopeSql, type SafetyPiece } from "./spend-caps.ts";
 
 const EarlierCard = Type.Object(
   {
@@ -101,21 +102,13 @@ export interface SampleCheckInput {
   now: Date;
 }
 
-/** The automation's hold window and approval mode and the month's caps on its cards, as printGates reads them. */
-function automationRules(db: Queryable, orgId: string, automationId: string | null) {
-  return queryOne<PrintRules>(
-    db,
-    sql`SELECT s.monthly_card_cap AS org_cards, s.monthly_spend_cap_cents AS org_cents,
-               a.monthly_card_cap AS automation_cards, a.monthly_spend_cap_cents AS automation_cents,
-               COALESCE(prof.cost_per_card_cents, 0) AS cost, NULL AS claimed,
-               COALESCE(a.hold_minutes, 0) AS hold_minutes, COALESCE(a.approval_required, false) AS approval_required
-        FROM organizations o
-        LEFT JOIN org_mail_safety s ON s.org_id = o.id
-        LEFT JOIN automation_mail_safety a ON a.org_id = o.id AND a.automation_id = ${automationId ?? ORG_SCOPE}::uuid
-        LEFT JOIN organization_profiles prof ON prof.org_id = o.id
-        WHERE o.id = ${orgId}::uuid`,
-  );
-}
+/**
+ * The automation's hold window and approval mode and the month's caps on its cards, as printGates
+ * reads them for a piece. A new automation (no id) has no hold window, approval or caps of its own
+ * yet: its columns read as an automation's that has none, not as a mailing's.
+ */
+const automationRules = (db: Queryable, orgId: string, automationId: string | null) =>
+  queryOne<PrintRules>(db, capsOfScopeSql({ orgId, automationId }, printRulesColumns(true)));
 
 export async function sampleMailSafety(db: Queryable, input: SampleCheckInput): Promise<SampleMailSafety> {
   const { now } = input;

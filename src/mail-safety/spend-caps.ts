@@ -54,19 +54,32 @@ class CapReached extends Error {
   }
 }
 
+const CAP_COLUMNS = sql`s.monthly_card_cap AS org_cards, s.monthly_spend_cap_cents AS org_cents,
+               a.monthly_card_cap AS automation_cards, a.monthly_spend_cap_cents AS automation_cents,
+               COALESCE(prof.cost_per_card_cents, 0) AS cost`;
+
+/** The rows the caps are read from: the organization's settings `s`, the automation's `a`, the profile's cost. */
+const capJoins = (scope: { orgId: string; automationId: string | null }) =>
+  sql`LEFT JOIN org_mail_safety s ON s.org_id = ${scope.orgId}::uuid
+        LEFT JOIN automation_mail_safety a ON a.org_id = ${scope.orgId}::uuid AND a.automation_id = ${scope.automationId ?? ORG_SCOPE}::uuid
+        LEFT JOIN organization_profiles prof ON prof.org_id = ${scope.orgId}::uuid`;
+
 /**
  * A read of the piece's Caps, with `extra` columns over the same rows (the piece `p`, its org's
  * settings `s`, its automation's `a`): for a statement that reads the caps with other rules.
  */
 export function capsOfPieceSql(piece: SafetyPiece, extra: SQL): SQL {
-  return sql`SELECT s.monthly_card_cap AS org_cards, s.monthly_spend_cap_cents AS org_cents,
-               a.monthly_card_cap AS automation_cards, a.monthly_spend_cap_cents AS automation_cents,
-               COALESCE(prof.cost_per_card_cents, 0) AS cost, p.cap_claimed_month::text AS claimed, ${extra}
+  return sql`SELECT ${CAP_COLUMNS}, p.cap_claimed_month::text AS claimed, ${extra}
         FROM mail_pieces p
-        LEFT JOIN org_mail_safety s ON s.org_id = p.org_id
-        LEFT JOIN automation_mail_safety a ON a.org_id = p.org_id AND a.automation_id = ${piece.automationId ?? ORG_SCOPE}::uuid
-        LEFT JOIN organization_profiles prof ON prof.org_id = p.org_id
+        ${capJoins(piece)}
         WHERE p.org_id = ${piece.orgId}::uuid AND p.id = ${piece.id}::uuid`;
+}
+
+/** The same read for a card not made yet (nothing claimed): of the organization, and of `automationId` when it has one. */
+export function capsOfScopeSql(scope: { orgId: string; automationId: string | null }, extra: SQL): SQL {
+  return sql`SELECT ${CAP_COLUMNS}, NULL AS claimed, ${extra}
+        FROM (SELECT 1) one
+        ${capJoins(scope)}`;
 }
 
 type CapPair = { cards: number | null; cents: number | null };
