@@ -1,3 +1,4 @@
+import "@mantine/charts/styles.css";
 import { BarsList, type BarsListProps } from "@mantine/charts";
 
 /**

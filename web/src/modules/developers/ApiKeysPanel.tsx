@@ -12,6 +12,7 @@ import {
   TextInput,
   VisuallyHidden,
 } from "@mantine/core";
+import "@mantine/dates/styles.css";
 import { DateInput } from "@mantine/dates";
 import { isNotEmpty, useForm } from "@mantine/form";
 import { useDisclosure } from "@mantine/hooks";

@@ -1,0 +1,70 @@
+// The style sheets of the Mantine components the app uses, in the order of Mantine's own styles.css,
+// instead of all of it: every first visit parses the app's style sheet and builds its rules before the
+// first render, and two thirds of it is what this list keeps (docs/app.md, "Style sheets").
+// `npm run styles:check` (in CI) fails when the built app uses a Mantine class no sheet defines, naming
+// the sheet to add here. @mantine/dates' and @mantine/charts' sheets are imported by the one component
+// each that uses them, so they load with that screen.
+import "@mantine/core/styles/baseline.css";
+import "@mantine/core/styles/default-css-variables.css";
+import "@mantine/core/styles/global.css";
+import "@mantine/core/styles/ScrollArea.css";
+import "@mantine/core/styles/UnstyledButton.css";
+import "@mantine/core/styles/VisuallyHidden.css";
+import "@mantine/core/styles/Paper.css";
+import "@mantine/core/styles/Overlay.css";
+import "@mantine/core/styles/Popover.css";
+import "@mantine/core/styles/Loader.css";
+import "@mantine/core/styles/ActionIcon.css";
+import "@mantine/core/styles/CloseButton.css";
+import "@mantine/core/styles/Group.css";
+import "@mantine/core/styles/ModalBase.css";
+import "@mantine/core/styles/Input.css";
+import "@mantine/core/styles/Affix.css";
+import "@mantine/core/styles/Alert.css";
+import "@mantine/core/styles/Text.css";
+import "@mantine/core/styles/Anchor.css";
+import "@mantine/core/styles/AppShell.css";
+import "@mantine/core/styles/AspectRatio.css";
+import "@mantine/core/styles/Combobox.css";
+import "@mantine/core/styles/InlineInput.css";
+import "@mantine/core/styles/CheckboxCard.css";
+import "@mantine/core/styles/CheckboxIndicator.css";
+import "@mantine/core/styles/Checkbox.css";
+import "@mantine/core/styles/Badge.css";
+import "@mantine/core/styles/Burger.css";
+import "@mantine/core/styles/Button.css";
+import "@mantine/core/styles/Card.css";
+import "@mantine/core/styles/Center.css";
+import "@mantine/core/styles/Code.css";
+import "@mantine/core/styles/ColorSwatch.css";
+import "@mantine/core/styles/ColorPicker.css";
+import "@mantine/core/styles/ColorInput.css";
+import "@mantine/core/styles/Container.css";
+import "@mantine/core/styles/Divider.css";
+import "@mantine/core/styles/Drawer.css";
+import "@mantine/core/styles/Fieldset.css";
+import "@mantine/core/styles/Grid.css";
+import "@mantine/core/styles/Image.css";
+import "@mantine/core/styles/Kbd.css";
+import "@mantine/core/styles/List.css";
+import "@mantine/core/styles/Menu.css";
+import "@mantine/core/styles/Modal.css";
+import "@mantine/core/styles/Pill.css";
+import "@mantine/core/styles/PillsInput.css";
+import "@mantine/core/styles/NavLink.css";
+import "@mantine/core/styles/Notification.css";
+import "@mantine/core/styles/NumberInput.css";
+import "@mantine/core/styles/PasswordInput.css";
+import "@mantine/core/styles/Progress.css";
+import "@mantine/core/styles/RadioCard.css";
+import "@mantine/core/styles/RadioIndicator.css";
+import "@mantine/core/styles/Radio.css";
+import "@mantine/core/styles/SimpleGrid.css";
+import "@mantine/core/styles/Skeleton.css";
+import "@mantine/core/styles/Stack.css";
+import "@mantine/core/styles/Switch.css";
+import "@mantine/core/styles/Table.css";
+import "@mantine/core/styles/Tabs.css";
+import "@mantine/core/styles/ThemeIcon.css";
+import "@mantine/core/styles/Timeline.css";
+import "@mantine/core/styles/Title.css";
