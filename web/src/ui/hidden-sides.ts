@@ -19,9 +19,11 @@ export function useHiddenSides() {
     const right = viewport.scrollLeft + viewport.clientWidth < viewport.scrollWidth - 1;
     setHidden((current) => (current.left === left && current.right === right ? current : { left, right }));
   }, [viewport]);
+  // No measure() here: reading scroll sizes in an effect forces a layout of the whole page in the
+  // middle of rendering it (~40 ms on Mail's first visit). A ResizeObserver reports each element once
+  // as it starts observing, after the browser's own layout, where reading them costs nothing.
   useEffect(() => {
     if (!viewport) return;
-    measure();
     const resized = new ResizeObserver(measure);
     resized.observe(viewport);
     if (viewport.firstElementChild) resized.observe(viewport.firstElementChild);
