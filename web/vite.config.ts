@@ -3,6 +3,7 @@ import path from "node:path";
 import { brotliCompressSync, gzipSync } from "node:zlib";
 import react from "@vitejs/plugin-react";
 import { defineConfig, type Plugin } from "vite";
+import { screenChunks } from "./screen-chunks.ts";
 
 // The service serves the built app at /app/; in development Vite serves it and hands the API calls to
 // the service (PORCHLIGHT_URL, default the service's default port) so cookies stay same-origin. The
@@ -37,7 +38,7 @@ const precompressed = (): Plugin => ({
 
 export default defineConfig({
   base: "/app/",
-  plugins: [react(), precompressed()],
+  plugins: [react(), precompressed(), screenChunks("/app/")],
   build: {
     outDir: "dist",
     emptyOutDir: true,

@@ -564,6 +564,46 @@ describe("the contractor's web app in a browser", () => {
     assert.deepEqual(reads.sort(), ["/app/api/v1/organization", "/app/api/v1/session"]);
   });
 
+  it("a screen opened afresh asks for its own code as the page starts, once, and uses what it asked for", async () => {
+    const fresh = await app.newPage();
+    try {
+      await fresh.context().addCookies(await page.context().cookies());
+      const warnings: string[] = [];
+      fresh.on("console", (message) => {
+        if (message.type() === "warning" || message.type() === "error") warnings.push(message.text());
+      });
+      const chunkRequests: string[] = [];
+      fresh.on("request", (request) => {
+        const { pathname } = new URL(request.url());
+        if (/^\/app\/assets\/MailPage-[\w-]+\.js$/.test(pathname)) chunkRequests.push(pathname);
+      });
+      await fresh.goto("/app/mail", { waitUntil: "load" });
+      await fresh.getByRole("row").nth(1).waitFor();
+      // Asked for by the page's first script, ahead of the app's code in the document; Vite's own
+      // preload of a screen's chunk comes after the app's code has run, at the end of the head.
+      const askedEarly = await fresh.evaluate(() => {
+        const link = [...document.querySelectorAll('link[rel="modulepreload"]')].find((candidate) =>
+          /\/MailPage-[\w-]+\.js$/.test(candidate.getAttribute("href") ?? ""),
+        );
+        const appCode = document.querySelector('script[type="module"]');
+        return Boolean(
+          link && appCode && link.compareDocumentPosition(appCode) & Node.DOCUMENT_POSITION_FOLLOWING,
+        );
+      });
+      assert.ok(askedEarly, "Mail's chunk is preloaded ahead of the app's code");
+      assert.equal(chunkRequests.length, 1, `Mail's chunk fetched once: ${chunkRequests.join(", ")}`);
+      // Chromium warns a few seconds after the load about a preload the page never used (or fetched
+      // again in another mode); none may appear.
+      await fresh.waitForTimeout(3500);
+      assert.deepEqual(
+        warnings.filter((text) => /preload/i.test(text)),
+        [],
+      );
+    } finally {
+      await fresh.context().close();
+    }
+  });
+
   it("the operator console signs in with the operator token and shows organizations, the kill switch and failed jobs", async () => {
     await open("/operator", "Operator console");
     for (const viewport of ["desktop", "phone"] as const) {

@@ -1,8 +1,9 @@
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, test } from "node:test";
 import vm from "node:vm";
+import { SCREEN_FILES_PLACEHOLDER, type ScreenFiles, screensOf } from "../../web/screen-chunks.ts";
 
 /**
  * public/early-reads.js runs before the app's code, so it cannot ask the router which pages are
@@ -21,16 +22,30 @@ function pathsUnder(parent: string): string[] {
 }
 
 /** The paths early-reads.js asks for when the page starts at `pathname`. */
-function earlyRequestsAt(pathname: string): string[] {
-  const requested: string[] = [];
+function earlyRequestsAt(pathname: string, script = earlyReads): { reads: string[]; links: string[] } {
+  const reads: string[] = [];
+  const links: string[] = [];
   const window: Record<string, unknown> = { location: { pathname } };
   const fetch = (url: string) => {
-    requested.push(url);
+    reads.push(url);
     return new Promise(() => {});
   };
-  vm.runInNewContext(earlyReads, { window, fetch });
-  return requested;
+  const document = {
+    createElement: () => ({}),
+    head: {
+      appendChild: (link: { rel: string; as?: string; href: string; crossOrigin: string }) =>
+        links.push(
+          `${link.rel}${link.as ? ` as ${link.as}` : ""} ${link.href} crossorigin="${link.crossOrigin}"`,
+        ),
+    },
+  };
+  vm.runInNewContext(script, { window, fetch, document });
+  return { reads, links };
 }
+
+/** early-reads.js as the build writes it, with these screens' files. */
+const withScreens = (screens: ScreenFiles[]) =>
+  earlyReads.replace(SCREEN_FILES_PLACEHOLDER, JSON.stringify(screens));
 
 const appUrl = (route: string) => `/app/${route.replace(/^\//, "")}`;
 
@@ -46,17 +61,74 @@ describe("the page's early reads (public/early-reads.js) and the router agree on
 
   test("no signed-out page asks for the session or the organization", () => {
     for (const route of signedOut) {
-      assert.deepEqual(earlyRequestsAt(appUrl(route)), [], `${appUrl(route)} starts no early read`);
+      assert.deepEqual(earlyRequestsAt(appUrl(route)).reads, [], `${appUrl(route)} starts no early read`);
     }
   });
 
   test("every screen of a contractor asks for both as the page starts", () => {
     for (const route of screens) {
       assert.deepEqual(
-        earlyRequestsAt(appUrl(route)),
+        earlyRequestsAt(appUrl(route)).reads,
         ["/app/api/v1/session", "/app/api/v1/organization"],
         `${appUrl(route)} starts the session's reads`,
       );
+    }
+  });
+});
+
+describe("each screen's own code, asked for as the page starts (web/screen-chunks.ts)", () => {
+  const screens = [
+    { path: "/", files: ["/app/assets/OverviewPage-1.js", "/app/assets/OverviewPage-1.css"] },
+    { path: "automations/$automationId", files: ["/app/assets/Builder-1.js"] },
+    { path: "automations/new", files: ["/app/assets/New-1.js"] },
+    { path: "mail/$pieceId", files: ["/app/assets/PiecePage-1.js"] },
+  ];
+  const linksAt = (pathname: string) => earlyRequestsAt(pathname, withScreens(screens)).links;
+
+  test("the placeholder the build fills is in public/early-reads.js", () => {
+    assert.ok(earlyReads.includes(SCREEN_FILES_PLACEHOLDER));
+  });
+
+  test("a screen's chunks are module preloads and its style sheets style preloads, in the app's mode", () => {
+    assert.deepEqual(linksAt("/app/"), [
+      'modulepreload /app/assets/OverviewPage-1.js crossorigin=""',
+      'preload as style /app/assets/OverviewPage-1.css crossorigin=""',
+    ]);
+    assert.deepEqual(linksAt("/app"), linksAt("/app/"));
+  });
+
+  test("a route's parameters match one segment, and a path without them wins, as in the router", () => {
+    assert.deepEqual(linksAt("/app/automations/new"), ['modulepreload /app/assets/New-1.js crossorigin=""']);
+    assert.deepEqual(linksAt("/app/automations/0b5c"), [
+      'modulepreload /app/assets/Builder-1.js crossorigin=""',
+    ]);
+    assert.deepEqual(linksAt("/app/mail/0b5c/extra"), []);
+    assert.deepEqual(linksAt("/app/sign-in"), []);
+  });
+
+  test("every signed-in route of tree.tsx is found with its page", () => {
+    const found = screensOf(tree);
+    assert.deepEqual(
+      found.map((screen) => screen.path.replace(/\$[A-Za-z]+/g, "some-id")).sort(),
+      pathsUnder("signedInRoute").sort(),
+    );
+    for (const screen of found) assert.match(screen.page, /^pages\/\w+\/\w+\.tsx$/);
+  });
+
+  test("the built early-reads.js preloads each screen's own chunk, a file of the build", () => {
+    const built = path.join(web, "dist/early-reads.js");
+    assert.ok(existsSync(built), "web/dist is missing: run `npm run build:web` (npm ci does)");
+    const script = readFileSync(built, "utf8");
+    assert.ok(!script.includes(SCREEN_FILES_PLACEHOLDER), "the build filled in the screens' files");
+    for (const { path: route, page } of screensOf(tree)) {
+      const url = appUrl(route.replace(/\$[A-Za-z]+/g, "0b5c"));
+      const links = earlyRequestsAt(url, script).links;
+      const pageName = path.basename(page, ".tsx");
+      assert.match(links[0] ?? "", new RegExp(`^modulepreload /app/assets/${pageName}-[\\w-]+\\.js `), url);
+      for (const link of links) {
+        const file = link.split(" ").at(-2)!;
+        assert.ok(existsSync(path.join(web, "dist", file.replace(/^\/app\//, ""))), `${file} is built`);
+      }
     }
   });
 });

@@ -18,4 +18,26 @@
     "/app/api/v1/session": read("/app/api/v1/session"),
     "/app/api/v1/organization": read("/app/api/v1/organization"),
   };
+
+  // The screen's own code (its lazy route chunk and what that imports beyond the app's entry), asked
+  // for now rather than once the app's code has run and the router has matched the URL. The build
+  // writes each screen's route path and files below. A path with fewer parameters wins
+  // (automations/new over automations/$automationId), as in the router.
+  const screens = /* screen files: written by the build (web/screen-chunks.ts) */ [];
+  const pattern = (route) =>
+    new RegExp(`^/app/${route.replace(/^\/|\/$/g, "").replace(/\$[A-Za-z]+/g, "[^/]+")}/?$`);
+  const parameters = (route) => (route.match(/\$/g) ?? []).length;
+  const at = window.location.pathname.replace(/\/?$/, "/");
+  const screen = screens
+    .filter(({ path }) => pattern(path).test(at))
+    .sort((a, b) => parameters(a.path) - parameters(b.path))[0];
+  for (const file of screen?.files ?? []) {
+    const link = document.createElement("link");
+    // As the app's own preloads are, so the router's import and Vite's preload helper find these.
+    link.rel = file.endsWith(".css") ? "preload" : "modulepreload";
+    if (file.endsWith(".css")) link.as = "style";
+    link.crossOrigin = "";
+    link.href = file;
+    document.head.appendChild(link);
+  }
 })();
