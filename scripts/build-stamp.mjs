@@ -24,7 +24,13 @@ export const TARGETS = {
   },
   web: {
     sourceDirs: ["web/src", "web/public"],
-    inputs: ["web/index.html", "web/vite.config.ts", "web/tsconfig.json", "web/package.json"],
+    inputs: [
+      "web/index.html",
+      "web/vite.config.ts",
+      "web/screen-chunks.ts",
+      "web/tsconfig.json",
+      "web/package.json",
+    ],
     toolPackage: "vite",
     outDir: "web/dist",
     stamp: "web/dist/.build-stamp.json",
