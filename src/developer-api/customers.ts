@@ -6,7 +6,7 @@ import {
   type Payload,
   readAddressLine,
 } from "../attribution/payload-fields.ts";
-import { type CustomerEntry, registerCustomers } from "../customers/customers.ts";
+import { CUSTOMERS_BATCH_LIMIT, type CustomerEntry, registerCustomers } from "../customers/customers.ts";
 import { CustomersRequest, CustomersResult } from "../customers/schemas.ts";
 import { invalidPayload } from "../errors.ts";
 import { errorResponse } from "../http/error-responses.ts";
@@ -42,6 +42,13 @@ function entriesOf(body: Static<typeof CustomersRequest>): CustomerEntry[] {
       field: "address",
     });
   if (entries.length === 0 && !body.addresses) throw noAddressFound();
+  // A body sending both forms is still one request: the single address counts against the
+  // batch limit, or 1000 addresses and one more would pass it.
+  if (entries.length > CUSTOMERS_BATCH_LIMIT) {
+    throw invalidPayload(
+      `addresses: must NOT have more than ${CUSTOMERS_BATCH_LIMIT} items (the address sent beside them counts as one)`,
+    );
+  }
   return entries;
 }
 

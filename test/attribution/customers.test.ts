@@ -75,6 +75,26 @@ describe(`POST /api/v1/customers/webhook (${databaseLabel})`, () => {
     assert.deepEqual(full.body, { added: 1000, total: 1000 });
   });
 
+  it("counts an address sent beside a full batch against the 1000 limit: 422, nothing registered", async () => {
+    const org = await createOrg(ctx);
+    const batch = Array.from({ length: 1000 }, (_, i) => `${i + 1} Cedar Ave, Springfield, IL 62701`);
+    const over = await customers(ctx, org.key, {
+      address: "5000 Extra St, Springfield, IL 62701",
+      addresses: batch,
+    });
+    assert.equal(over.status, 422, over.text);
+    assert.equal(over.body.error, "invalid_payload");
+    assert.match(over.body.detail, /^addresses: must NOT have more than 1000 items/);
+    const listed = (await admin(ctx, "GET", `/orgs/${org.orgId}/customers`)).body.customers;
+    assert.equal(listed.length, 0, "a refused batch registers nothing");
+    const within = await customers(ctx, org.key, {
+      address: "5000 Extra St, Springfield, IL 62701",
+      addresses: batch.slice(0, 999),
+    });
+    assert.equal(within.status, 200, within.text);
+    assert.deepEqual(within.body, { added: 1000, total: 1000 });
+  });
+
   it("rejects bad entries naming them, and a body with no address", async () => {
     const org = await createOrg(ctx);
     const empty = await customers(ctx, org.key, { addresses: ["1 Main St, Springfield, IL", ""] });
