@@ -11,6 +11,36 @@ export type AddressVerdict = { allowed: true } | { allowed: false; reason: strin
 const PUBLIC: AddressVerdict = { allowed: true };
 const blocked = (reason: string): AddressVerdict => ({ allowed: false, reason });
 
+/**
+ * ipaddr.js's range names in words, with their article: the reason reaches the subscriber's 400
+ * detail, which said "is a carrierGradeNat address" and "is a unspecified address".
+ */
+const RANGE_WORDS: Record<string, string> = {
+  unspecified: "an unspecified",
+  broadcast: "a broadcast",
+  multicast: "a multicast",
+  linkLocal: "a link-local",
+  loopback: "a loopback",
+  carrierGradeNat: "a carrier-grade NAT (CGNAT)",
+  private: "a private",
+  reserved: "a reserved",
+  benchmarking: "a benchmarking",
+  as112: "an AS112",
+  as112v6: "an AS112",
+  amt: "an AMT relay",
+  uniqueLocal: "a unique local (ULA)",
+  deprecatedSiteLocal: "a deprecated site-local",
+  discard: "a discard-only",
+  teredo: "a Teredo",
+  deprecatedOrchid: "a deprecated ORCHID",
+  orchid2: "an ORCHIDv2",
+  droneRemoteIdProtocolEntityTags: "a drone remote ID (DRIP)",
+  segmentRouting: "a segment routing (SRv6)",
+};
+
+const inRange = (address: ipaddr.IPv4 | ipaddr.IPv6, range: string) =>
+  blocked(`${address.toString()} is ${RANGE_WORDS[range] ?? `a non-public (${range})`} address`);
+
 export function classifyAddress(address: string): AddressVerdict {
   const literal = canonicalLiteral(stripBrackets(address));
   if (!ipaddr.isValid(literal)) return blocked(`"${address}" is not an IP address`);
@@ -22,7 +52,7 @@ function classifyIPv4(address: ipaddr.IPv4): AddressVerdict {
   const range = address.range();
   // Everything ipaddr.js does not call plain unicast (private, loopback, link-local incl.
   // 169.254.169.254, CGNAT, multicast, broadcast, unspecified, documentation, benchmarking…).
-  if (range !== "unicast") return blocked(`${address.toString()} is a ${range} address`);
+  if (range !== "unicast") return inRange(address, range);
   return PUBLIC;
 }
 
@@ -47,7 +77,7 @@ function classifyIPv6(address: ipaddr.IPv6): AddressVerdict {
     case "6to4":
       return embedded(address, ipv4FromWords(parts[1]!, parts[2]!));
     default:
-      return blocked(`${address.toString()} is a ${range} address`);
+      return inRange(address, range);
   }
 }
 

@@ -106,6 +106,29 @@ describe(`lead subscriptions (${databaseLabel})`, () => {
     assert.deepEqual(list.body.subscriptions, []);
   });
 
+  it("names a refused IP literal's range in words with its article, not the address library's identifier", async () => {
+    const org = await createOrg(ctx);
+    const cases: [string, string][] = [
+      ["100.64.0.1", "100.64.0.1 is a carrier-grade NAT (CGNAT) address"],
+      ["0.0.0.0", "0.0.0.0 is an unspecified address"],
+      ["169.254.169.254", "169.254.169.254 is a link-local address"],
+      ["[fc00::1]", "fc00::1 is a unique local (ULA) address"],
+      ["[2001:20::1]", "2001:20::1 is an ORCHIDv2 address"],
+      ["10.0.0.1", "10.0.0.1 is a private address"],
+    ];
+    for (const [host, reason] of cases) {
+      const response = await call(ctx, "POST", "/api/v1/webhooks/subscribe", {
+        key: org.key,
+        body: { target_url: `https://${host}/leads` },
+      });
+      assert.equal(response.status, 400, host);
+      assert.deepEqual(response.body, {
+        error: "Failed to subscribe",
+        detail: `target address is not public: ${reason}`,
+      });
+    }
+  });
+
   it("drops the #fragment, which is never sent: URLs differing only by it are one subscription", async () => {
     const org = await createOrg(ctx);
     const first = await subscribe(ctx, org.key, `https://${PUBLIC_HOST}/frag#crm`);
