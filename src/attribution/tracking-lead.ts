@@ -103,7 +103,7 @@ export function syncKeyOf(input: TrackingLeadInput): string | undefined {
  * campaign that matches its address. Used by POST /api/v1/tracking/lead and by contact events.
  * Loop guard first (nothing written), then a replay of a known key answers the lead it created,
  * then matching (unmatched: nothing written), then collapse onto a landing-page lead at the same
- * address (left untouched), then an idempotent insert (concurrent first syncs meet there).
+ * address or on the matched piece (left untouched), then an idempotent insert (concurrent first syncs meet there).
  * Synced leads are never delivered outbound: delivery and polling read landing-page leads only.
  */
 export async function recordTrackingLead(
@@ -134,7 +134,13 @@ export async function recordTrackingLead(
   );
   if (!match) return { matched: false };
 
-  const direct = await findLandingPageLead(deps.db, orgId, normalizedAddress);
+  // The matched piece's own lead too, when the match is this home (never a campaign's other home).
+  const direct = await findLandingPageLead(
+    deps.db,
+    orgId,
+    normalizedAddress,
+    match.sameHome ? match.pieceId : undefined,
+  );
   if (direct) {
     return {
       matched: true,

@@ -37,13 +37,30 @@ export async function findSyncedLead(db: Queryable, orgId: string, syncKey: stri
   );
 }
 
-/** The newest landing-page lead at this normalized address. */
-export async function findLandingPageLead(db: Queryable, orgId: string, normalizedAddress: string) {
-  return queryOne<{ id: string; campaign_id: string | null }>(
+/**
+ * The landing-page lead of the home a sync matched: the newest at its normalized address, else the
+ * newest on the mailed piece it matched. The second catches a home the CRM writes with more or
+ * less locality than the card (`77 Lake Shore Dr, 62704` against the piece's full address): the
+ * match already took it for that home, so the sync is the same lead, not a second, indirect one.
+ */
+export async function findLandingPageLead(
+  db: Queryable,
+  orgId: string,
+  normalizedAddress: string,
+  pieceId: string | undefined,
+) {
+  const atAddress = await queryOne<{ id: string; campaign_id: string | null }>(
     db,
     sql`SELECT id, campaign_id FROM leads
         WHERE org_id = ${orgId}::uuid AND normalized_address = ${normalizedAddress}
           AND source = 'landing_page' AND normalized_address IS NOT NULL
+        ORDER BY created_at DESC LIMIT 1`,
+  );
+  if (atAddress || !pieceId) return atAddress;
+  return queryOne<{ id: string; campaign_id: string | null }>(
+    db,
+    sql`SELECT id, campaign_id FROM leads
+        WHERE org_id = ${orgId}::uuid AND piece_id = ${pieceId}::uuid AND source = 'landing_page'
         ORDER BY created_at DESC LIMIT 1`,
   );
 }

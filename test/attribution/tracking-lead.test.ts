@@ -184,6 +184,47 @@ describe(`POST /api/v1/tracking/lead (${databaseLabel})`, () => {
     assert.equal(leads[0].attribution_type, "direct");
   });
 
+  it("collapses onto the matched piece's landing-page lead when the CRM writes the home with less locality", async () => {
+    const org = await mailedOrg();
+    const directId = randomUUID();
+    await landingPageLead(ctx, {
+      orgId: org.orgId,
+      id: directId,
+      campaignId: org.mailing.campaign_id,
+      pieceId: org.mailing.pieces[0]!.id,
+      address: HOME,
+      normalized: normalizeAddress(HOME),
+    });
+    for (const [address, crmRecordId] of [
+      ["77 Lake Shore Drive, 62704", "C-10"],
+      ["77 Lake Shore Drive, Springfield, IL", "C-11"],
+    ] as const) {
+      const response = await trackingLead(ctx, org.key, {
+        address,
+        email: `${crmRecordId}@example.com`,
+        crm_record_id: crmRecordId,
+      });
+      assert.equal(response.status, 200, response.text);
+      assert.deepEqual(
+        response.body,
+        {
+          matched: true,
+          duplicate: true,
+          lead_id: directId,
+          campaign_id: org.mailing.campaign_id,
+          attribution_type: "direct",
+        },
+        address,
+      );
+    }
+    const leads = (await admin(ctx, "GET", `/orgs/${org.orgId}/leads`)).body.leads;
+    assert.deepEqual(
+      leads.map((lead: { id: string; source: string }) => [lead.id, lead.source]),
+      [[directId, "landing_page"]],
+      "no second, indirect lead for the home that answered on its landing page",
+    );
+  });
+
   it("reads null as absent in every optional field (CRMs send null for an empty property)", async () => {
     const org = await mailedOrg();
     const nulls = {
