@@ -151,6 +151,21 @@ describe("fixes from a contractor's walk through the app", () => {
     await screens.checkBothWidths("walk-team");
   });
 
+  it("Skip to content is the first Tab stop and takes the keyboard past the navigation", async () => {
+    await screens.open("/mail", "Mail");
+    await page.keyboard.press("Tab");
+    const skip = page.getByRole("link", { name: "Skip to content" });
+    await waitForFocus(page, skip, "Skip to content");
+    assert.ok(await skip.isVisible(), "it shows while it has the focus");
+    await screens.checkScreen("walk-skip-link", "desktop");
+    await page.keyboard.press("Enter");
+    await waitForFocus(page, page.getByRole("main"), "the main region");
+    assert.ok(!page.url().includes("#"), "the URL keeps no fragment");
+    await page.keyboard.press("Tab");
+    const focused = await page.evaluate(() => document.activeElement?.closest("main") !== null);
+    assert.ok(focused, "the next Tab lands in the screen's content, not the navigation");
+  });
+
   it("Save and Test with a sample, far below an empty name, take the focus to the name", async () => {
     const apiKey: string = (await app.operator("POST", `/orgs/${orgId}/keys`)).key;
     await app.sendEvent(apiKey, jobEvent("walk-sample-1", { street: "742 Evergreen Terrace" }));
