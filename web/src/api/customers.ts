@@ -99,9 +99,11 @@ export const reactivationProofQuery = (input: ReactivationSelection & { template
     staleTime: 60_000,
   });
 
+/** Added from a form that shows its failure itself (on the address, or under the form): no toast repeats it. */
 export function useAddCustomer() {
   const queryClient = useQueryClient();
   return useMutation({
+    meta: { quiet: true },
     mutationFn: (body: { address: string; notes?: string }) =>
       unwrap(client.POST("/app/api/v1/customers", { body })),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: customerKeys.all }),

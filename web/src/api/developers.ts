@@ -34,9 +34,11 @@ export const deliveriesQuery = (id: string) =>
       unwrap(client.GET("/app/api/v1/subscriptions/{id}/deliveries", { params: { path: { id } } })),
   });
 
+/** Created from a dialog that shows its failure itself (on a field, or in the dialog): no toast repeats it. */
 export function useCreateApiKey() {
   const queryClient = useQueryClient();
   return useMutation({
+    meta: { quiet: true },
     mutationFn: (body: NewApiKey) => unwrap(client.POST("/app/api/v1/keys", { body })),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: developerKeys.keys() }),
   });

@@ -43,6 +43,13 @@ export class ApiError extends Error {
       found[field.replace(/^\/?body\/?/, "").replaceAll("/", ".")] = message;
     };
     const details = this.details as unknown;
+    // A refusal with no details that names its field first, as the API's checks write them
+    // ("address: give the house number and street, …", "name: must NOT have more than 200
+    // characters"): the field gets the rest, in words, without the field's code name.
+    if (details === undefined && isInputRefused(this)) {
+      const named = /^([a-z_][\w.]*): (.+)$/s.exec(this.message);
+      if (named) add(named[1], inWords(named[2]!));
+    }
     if (Array.isArray(details)) {
       for (const item of details) {
         const entry = item as { field?: unknown; path?: unknown; message?: unknown };
@@ -56,6 +63,14 @@ export class ApiError extends Error {
     }
     return found;
   }
+}
+
+/** A field's refusal as a person reads it: a sentence, schema words said plainly. */
+function inWords(message: string): string {
+  const plain = message
+    .replace(/^must NOT have more than (\d+) characters?.*$/s, "Use at most $1 characters")
+    .replace(/^must NOT have fewer than 1 characters?$/, "Fill this in");
+  return plain.charAt(0).toUpperCase() + plain.slice(1);
 }
 
 function sentenceFor(status: number, code: string): string {
@@ -74,4 +89,13 @@ export function errorMessage(error: unknown): string {
     return "The server could not be reached. Check your connection and try again.";
   if (error instanceof Error) return error.message;
   return "Something went wrong.";
+}
+
+/**
+ * Whether a form's failed request is the form's own to fix (the server refused what was typed: 400,
+ * 409, 422), so it belongs on a field; anything else (no connection, the server's own problem, a
+ * role, too many attempts, a session ended) is said once for the whole form.
+ */
+export function isInputRefused(error: unknown): error is ApiError {
+  return error instanceof ApiError && [400, 409, 422].includes(error.status);
 }

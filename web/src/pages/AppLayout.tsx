@@ -6,6 +6,7 @@ import { mailSafetyQuery } from "../api/mail-safety.ts";
 import { businessNameOf, organizationQuery } from "../api/organization.ts";
 import { sessionQuery, useSignOut } from "../api/session.ts";
 import { NavLinkLink } from "../ui/links.tsx";
+import "../ui/skip-link.css";
 
 /** The navigation, labels and order as the product names them. */
 export const NAVIGATION = [
@@ -38,6 +39,19 @@ export function AppLayout() {
       navbar={{ width: 220, breakpoint: "sm", collapsed: { mobile: !opened } }}
       padding={{ base: "sm", sm: "lg" }}
     >
+      {/* A link, as skip links are known; focused rather than followed, since a #fragment would go
+          through the router's history (and the builder's "Leave without saving?" guard). */}
+      {/* biome-ignore lint/a11y/useValidAnchor: a skip link is a link by convention; its href works without script. */}
+      <a
+        href="#main-content"
+        className="skip-link"
+        onClick={(event) => {
+          event.preventDefault();
+          document.getElementById("main-content")?.focus();
+        }}
+      >
+        Skip to content
+      </a>
       <AppShell.Header>
         <Group h="100%" px="md" justify="space-between" wrap="nowrap">
           <Group gap="sm" wrap="nowrap">
@@ -84,7 +98,7 @@ export function AppLayout() {
           Signed in as {session.user.name || session.user.email} ({session.role})
         </Text>
       </AppShell.Navbar>
-      <AppShell.Main>
+      <AppShell.Main id="main-content" tabIndex={-1}>
         <Outlet />
       </AppShell.Main>
     </AppShell>

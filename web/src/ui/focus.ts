@@ -22,3 +22,15 @@ export function useFocusWhenGone(target: RefObject<HTMLElement | null>, present:
     before.current = present;
   }, [present, target]);
 }
+
+/**
+ * After a form's check failed: the focus (and so the window's scroll) goes to the first field that
+ * says what is wrong, so a person who pressed a button far below it sees why nothing happened.
+ * Waits a frame, for the fields to render their errors.
+ */
+export function focusFirstInvalid(form: HTMLElement | null) {
+  requestAnimationFrame(() => {
+    const field = form?.querySelector<HTMLElement>('[aria-invalid="true"]');
+    field?.focus();
+  });
+}

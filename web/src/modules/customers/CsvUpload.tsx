@@ -66,6 +66,7 @@ export function CsvUpload({ purpose, submitLabel }: { purpose: UploadPurpose; su
         label="CSV file"
         description={`A header line first; at most ${purpose === "customers" ? 1000 : 500} rows and 1 MB.`}
         accept=".csv,text/csv"
+        placeholder="Choose a CSV file"
         value={file}
         onChange={choose}
         clearable

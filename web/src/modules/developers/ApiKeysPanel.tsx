@@ -14,7 +14,7 @@ import {
 } from "@mantine/core";
 import "@mantine/dates/styles.css";
 import { DateInput } from "@mantine/dates";
-import { isNotEmpty, useForm } from "@mantine/form";
+import { useForm } from "@mantine/form";
 import { useDisclosure } from "@mantine/hooks";
 import { useQuery } from "@tanstack/react-query";
 import { useRef, useState } from "react";
@@ -25,10 +25,11 @@ import {
   useCreateApiKey,
   useRevokeApiKey,
 } from "../../api/developers.ts";
-import { ApiError } from "../../api/errors.ts";
+import { ApiError, isInputRefused } from "../../api/errors.ts";
 import { ConfirmDialog } from "../../ui/ConfirmDialog.tsx";
 import { useInFlightModal } from "../../ui/in-flight-modal.ts";
 import { ScrollTable } from "../../ui/ScrollTable.tsx";
+import { useSingleFlight } from "../../ui/single-flight.ts";
 import { EmptyState, LoadError, Loading } from "../../ui/states.tsx";
 
 const SCOPES: { value: Scope; label: string }[] = [
@@ -44,6 +45,9 @@ const SCOPE_WORDS: Record<string, string> = {
   "webhooks:inbound": "Leads, conversions, customers",
 };
 const scopeInWords = (scope: string) => SCOPE_WORDS[scope] ?? scope;
+
+/** The longest key name the API takes. */
+const KEY_NAME_MAX = 200;
 
 const when = (iso: string | null, never = "Never") => (iso ? new Date(iso).toLocaleString() : never);
 
@@ -130,18 +134,29 @@ export function ApiKeysPanel() {
 function CreateKeyModal({ opened, onClose }: { opened: boolean; onClose: () => void }) {
   const create = useCreateApiKey();
   const [issued, setIssued] = useState<string | null>(null);
+  // A failure no field can show (no connection, the server's own problem): said in the dialog, whose
+  // values stay to try again.
+  const [failure, setFailure] = useState<unknown>(null);
   const form = useForm<{ name: string; scopes: Scope[]; expires_at: string | null }>({
     initialValues: { name: "", scopes: SCOPES.map((scope) => scope.value), expires_at: null },
     validate: {
-      name: isNotEmpty("Name the key after where it is used, e.g. CRM"),
+      name: (name) =>
+        name.trim() === ""
+          ? "Name the key after where it is used, e.g. CRM"
+          : name.trim().length > KEY_NAME_MAX
+            ? `Use at most ${KEY_NAME_MAX} characters`
+            : null,
       scopes: (scopes) => (scopes.length === 0 ? "Pick at least one scope" : null),
     },
   });
   // The key is shown only once: closed while it is created, it would be made and never seen.
   const inFlight = useInFlightModal(create.isPending);
+  // A double-click (or Enter pressed twice) creates one, not two of which only the second is shown.
+  const once = useSingleFlight((run: () => Promise<void>) => run());
   const close = () => {
     if (create.isPending) return;
     setIssued(null);
+    setFailure(null);
     form.reset();
     create.reset();
     onClose();
@@ -174,20 +189,26 @@ function CreateKeyModal({ opened, onClose }: { opened: boolean; onClose: () => v
         </Stack>
       ) : (
         <form
-          onSubmit={form.onSubmit(async (values) => {
-            try {
-              const answer = await create.mutateAsync({
-                name: values.name.trim(),
-                scopes: values.scopes,
-                ...(values.expires_at
-                  ? { expires_at: new Date(`${values.expires_at}T23:59:59`).toISOString() }
-                  : {}),
-              });
-              setIssued(answer.key);
-            } catch (error) {
-              if (error instanceof ApiError) form.setErrors(error.fieldErrors());
-            }
-          })}
+          onSubmit={form.onSubmit(
+            (values) =>
+              void once(async () => {
+                setFailure(null);
+                try {
+                  const answer = await create.mutateAsync({
+                    name: values.name.trim(),
+                    scopes: values.scopes,
+                    ...(values.expires_at
+                      ? { expires_at: new Date(`${values.expires_at}T23:59:59`).toISOString() }
+                      : {}),
+                  });
+                  setIssued(answer.key);
+                } catch (error) {
+                  const onFields = isInputRefused(error) ? error.fieldErrors() : {};
+                  if (Object.keys(onFields).length > 0) form.setErrors(onFields);
+                  else setFailure(error);
+                }
+              }),
+          )}
         >
           <Stack ref={inFlight.ref}>
             <TextInput
@@ -217,6 +238,7 @@ function CreateKeyModal({ opened, onClose }: { opened: boolean; onClose: () => v
               valueFormat="YYYY-MM-DD"
               {...form.getInputProps("expires_at")}
             />
+            {failure !== null && <LoadError error={failure} title="The key was not created" />}
             <Group justify="flex-end">
               <Button variant="default" onClick={close} disabled={create.isPending}>
                 Cancel

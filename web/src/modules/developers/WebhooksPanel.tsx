@@ -28,11 +28,12 @@ import {
   useRotateSubscriptionSecret,
   useTestSubscription,
 } from "../../api/developers.ts";
-import { ApiError } from "../../api/errors.ts";
+import { ApiError, isInputRefused } from "../../api/errors.ts";
 import { ConfirmDialog } from "../../ui/ConfirmDialog.tsx";
 import { focusIsLost } from "../../ui/focus.ts";
 import { useInFlightModal } from "../../ui/in-flight-modal.ts";
 import { ScrollTable } from "../../ui/ScrollTable.tsx";
+import { useSingleFlight } from "../../ui/single-flight.ts";
 import { EmptyState, LoadError, Loading } from "../../ui/states.tsx";
 import { CodeSnippet } from "./CodeSnippet.tsx";
 import { subscribeCurl } from "./snippets.ts";
@@ -287,6 +288,8 @@ function AddEndpointModal({
   onCreated: (secret: string) => void;
 }) {
   const create = useCreateSubscription();
+  // A failure that is not the address's (no connection, the server's own problem): said in the dialog.
+  const [failure, setFailure] = useState<unknown>(null);
   const form = useForm<{ target_url: string }>({
     initialValues: { target_url: "" },
     validate: {
@@ -296,8 +299,11 @@ function AddEndpointModal({
   });
   // The signing secret is shown only once: closed while it is added, it would be made and never seen.
   const inFlight = useInFlightModal(create.isPending);
+  // A double-click (or Enter pressed twice) creates one, not two of which only the second is shown.
+  const once = useSingleFlight((run: () => Promise<void>) => run());
   const close = () => {
     if (create.isPending) return;
+    setFailure(null);
     form.reset();
     create.reset();
     onClose();
@@ -305,15 +311,21 @@ function AddEndpointModal({
   return (
     <Modal opened={opened} onClose={close} title="Add a webhook endpoint" centered {...inFlight.modalProps}>
       <form
-        onSubmit={form.onSubmit(async (values) => {
-          try {
-            const created = await create.mutateAsync(values.target_url.trim());
-            form.reset();
-            onCreated(created.signing_secret);
-          } catch (error) {
-            if (error instanceof ApiError) form.setErrors({ target_url: error.message });
-          }
-        })}
+        onSubmit={form.onSubmit(
+          (values) =>
+            void once(async () => {
+              setFailure(null);
+              try {
+                const created = await create.mutateAsync(values.target_url.trim());
+                form.reset();
+                onCreated(created.signing_secret);
+              } catch (error) {
+                if (isInputRefused(error))
+                  form.setErrors({ target_url: error.fieldErrors().target_url ?? error.message });
+                else setFailure(error);
+              }
+            }),
+        )}
       >
         <Stack ref={inFlight.ref}>
           <TextInput
@@ -324,6 +336,7 @@ function AddEndpointModal({
             data-autofocus
             {...form.getInputProps("target_url")}
           />
+          {failure !== null && <LoadError error={failure} title="The endpoint was not added" />}
           <Group justify="flex-end">
             <Button variant="default" onClick={close} disabled={create.isPending}>
               Cancel

@@ -206,6 +206,7 @@ function LogoUpload({ hasLogo, canEdit }: { hasLogo: boolean; canEdit: boolean }
             label="Logo file"
             description="PNG, JPEG or SVG, up to 2 MB"
             accept={LOGO_TYPES.join(",")}
+            placeholder="Choose an image"
             value={file}
             onChange={(chosen) => {
               setFile(chosen);

@@ -74,6 +74,13 @@ export function TeamPanel({ currentUserId }: { currentUserId: string }) {
                 <Table.Tr key={member.id}>
                   <Table.Td>
                     {member.name}
+                    {/* Why this row's role is fixed and has no Remove: it is the person signed in. */}
+                    {member.user_id === currentUserId && (
+                      <Text span c="dimmed">
+                        {" "}
+                        (you)
+                      </Text>
+                    )}
                     <Text size="sm" c="dimmed" style={{ overflowWrap: "anywhere" }}>
                       {member.email}
                     </Text>

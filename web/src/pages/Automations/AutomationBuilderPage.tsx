@@ -65,6 +65,7 @@ import {
   isAboutNeighbours,
   NeighbourPreviewResult,
 } from "../../modules/neighbours/NeighbourPreviewResult.tsx";
+import { focusFirstInvalid } from "../../ui/focus.ts";
 import { AnchorLink } from "../../ui/links.tsx";
 import { PhoneProof } from "../../ui/PhoneProof.tsx";
 import { LoadError, PageHeader } from "../../ui/states.tsx";
@@ -99,6 +100,8 @@ function AutomationBuilder({ initial, existing }: { initial: AutomationFormValue
   // What leaving would lose is measured against this: the automation as saved, or as a new one starts.
   const [saved, setSaved] = useState(initial);
   const objectTypePicked = useRef(false);
+  // Save and Test sit under the whole form: a field they find wrong (the name, at the top) takes the focus.
+  const formRef = useRef<HTMLFormElement>(null);
   const unsaved = differsFromSaved(form.values, saved);
 
   // Unsaved values are kept for this person, organization and automation while they differ from the
@@ -160,45 +163,52 @@ function AutomationBuilder({ initial, existing }: { initial: AutomationFormValue
     }
   }, [samples.data, form.values.sample_id, form.values.object_type, form.setFieldValue, existing]);
 
-  const save = form.onSubmit(async (values) => {
-    try {
-      if (existing) {
-        await update.mutateAsync(draftOf(values));
-        dropDraft(draftOwner);
-        form.resetDirty();
-        setSaved(values);
-        notifications.show({ color: "green", title: "Saved", message: `${values.name} is saved.` });
-      } else {
-        const created = await create.mutateAsync(newAutomationOf(values));
-        dropDraft(draftOwner);
-        notifications.show({ color: "green", title: "Saved", message: `${created.name} is saved.` });
-        // Saved: leaving loses nothing, though the form still differs from a blank new automation.
-        await navigate({ to: "/automations", ignoreBlocker: true });
+  const save = form.onSubmit(
+    async (values) => {
+      try {
+        if (existing) {
+          await update.mutateAsync(draftOf(values));
+          dropDraft(draftOwner);
+          form.resetDirty();
+          setSaved(values);
+          notifications.show({ color: "green", title: "Saved", message: `${values.name} is saved.` });
+        } else {
+          const created = await create.mutateAsync(newAutomationOf(values));
+          dropDraft(draftOwner);
+          notifications.show({ color: "green", title: "Saved", message: `${created.name} is saved.` });
+          // Saved: leaving loses nothing, though the form still differs from a blank new automation.
+          await navigate({ to: "/automations", ignoreBlocker: true });
+        }
+      } catch (error) {
+        // The session ended (expired, signed out elsewhere): the values are kept as a draft and the
+        // contractor signs in again, back to this builder, which offers them (no toast: sign-in says why).
+        if (error instanceof ApiError && error.status === 401) {
+          keepDraft(draftOwner, values);
+          await navigate({
+            to: "/sign-in",
+            search: { redirect: window.location.pathname, reason: "session_ended" },
+            ignoreBlocker: true,
+          });
+          return;
+        }
+        // What was typed stays; the server's complaints land on their fields.
+        if (error instanceof ApiError) {
+          const fields = error.fieldErrors();
+          form.setErrors(
+            Object.fromEntries(
+              Object.entries(fields).map(([field, message]) => [formFieldOf(field), message]),
+            ),
+          );
+          focusFirstInvalid(formRef.current);
+        }
       }
-    } catch (error) {
-      // The session ended (expired, signed out elsewhere): the values are kept as a draft and the
-      // contractor signs in again, back to this builder, which offers them (no toast: sign-in says why).
-      if (error instanceof ApiError && error.status === 401) {
-        keepDraft(draftOwner, values);
-        await navigate({
-          to: "/sign-in",
-          search: { redirect: window.location.pathname, reason: "session_ended" },
-          ignoreBlocker: true,
-        });
-        return;
-      }
-      // What was typed stays; the server's complaints land on their fields.
-      if (error instanceof ApiError) {
-        const fields = error.fieldErrors();
-        form.setErrors(
-          Object.fromEntries(Object.entries(fields).map(([field, message]) => [formFieldOf(field), message])),
-        );
-      }
-    }
-  });
+    },
+    () => focusFirstInvalid(formRef.current),
+  );
 
   const runTest = async () => {
     const problems = form.validate();
+    if (problems.hasErrors) focusFirstInvalid(formRef.current);
     if (problems.hasErrors || !form.values.sample_id) return;
     await dryRun.mutateAsync(dryRunInputOf(form.values, existing?.id)).catch(() => undefined);
   };
@@ -222,7 +232,7 @@ function AutomationBuilder({ initial, existing }: { initial: AutomationFormValue
           </AnchorLink>
         }
       />
-      <form onSubmit={save} noValidate>
+      <form ref={formRef} onSubmit={save} noValidate>
         <Grid gap="lg">
           <Grid.Col span={{ base: 12, md: 7 }}>
             <Stack gap="lg">

@@ -18,11 +18,12 @@ import { useInfiniteQuery, useQuery } from "@tanstack/react-query";
 import { getRouteApi } from "@tanstack/react-router";
 import { useState } from "react";
 import { customersQuery, importsQuery, optedOutQuery, useAddCustomer } from "../../api/customers.ts";
-import { ApiError } from "../../api/errors.ts";
+import { isInputRefused } from "../../api/errors.ts";
 import { BATCH_ORIGIN_WORDS } from "../../modules/customers/batch-origin.ts";
 import { CsvUpload } from "../../modules/customers/CsvUpload.tsx";
 import { AnchorLink, ButtonLink } from "../../ui/links.tsx";
 import { ScrollTable } from "../../ui/ScrollTable.tsx";
+import { useSingleFlight } from "../../ui/single-flight.ts";
 import { StagedRows } from "../../ui/staged-rows.tsx";
 import { EmptyState, LoadError, Loading, PageHeader } from "../../ui/states.tsx";
 import { TabsList } from "../../ui/TabsList.tsx";
@@ -41,20 +42,25 @@ function AddCustomerForm() {
     initialValues: { address: "", notes: "" },
     validate: { address: (value) => (value.trim() ? null : "Enter the customer's address") },
   });
+  // A double-click adds once: the second add answered "That home was already on the list".
+  const addOnce = useSingleFlight(async (values: typeof form.values) => {
+    try {
+      await add.mutateAsync({
+        address: values.address,
+        ...(values.notes ? { notes: values.notes } : {}),
+      });
+      form.reset();
+    } catch (error) {
+      // A refusal lands on the field it names (the address by default); any other failure is said
+      // under the form.
+      if (isInputRefused(error)) {
+        const fields = error.fieldErrors();
+        form.setErrors(Object.keys(fields).length > 0 ? fields : { address: error.message });
+      }
+    }
+  });
   return (
-    <form
-      onSubmit={form.onSubmit(async (values) => {
-        try {
-          await add.mutateAsync({
-            address: values.address,
-            ...(values.notes ? { notes: values.notes } : {}),
-          });
-          form.reset();
-        } catch (error) {
-          if (error instanceof ApiError) form.setErrors({ address: error.message });
-        }
-      })}
-    >
+    <form onSubmit={form.onSubmit((values) => void addOnce(values))}>
       <Stack gap="sm">
         <Group align="flex-end" wrap="wrap">
           <TextInput
@@ -74,6 +80,9 @@ function AddCustomerForm() {
             {add.data.added === 1 ? "Added." : "That home was already on the list."} {add.data.total}{" "}
             {add.data.total === 1 ? "customer" : "customers"} in all.
           </Text>
+        )}
+        {add.isError && !isInputRefused(add.error) && (
+          <LoadError error={add.error} title="The customer was not added" />
         )}
       </Stack>
     </form>

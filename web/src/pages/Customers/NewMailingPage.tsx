@@ -283,11 +283,8 @@ export function NewMailingPage() {
                 </Alert>
               )}
               <Group>
-                <Button
-                  type="submit"
-                  loading={send.isPending}
-                  disabled={!canMail || session.role !== "owner"}
-                >
+                {/* It only opens "Send this mailing?", whose own button spins while the mailing is sent. */}
+                <Button type="submit" disabled={!canMail || session.role !== "owner"}>
                   Send {summary?.mailable ?? ""} card{summary?.mailable === 1 ? "" : "s"}
                 </Button>
               </Group>

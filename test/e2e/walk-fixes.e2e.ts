@@ -1,0 +1,233 @@
+/**
+ * What a contractor's walk through the app found, fixed and checked as a person sees it, in a real
+ * browser against the real service: a failure no field can show is said inside the dialog that
+ * asked (Create API key, Add endpoint), a refusal on a field reads as words (no `address:` code
+ * name), a double-click creates or adds once, a form whose Save or Test sits a screen below a wrong
+ * field takes the person to it, file fields say what to do, and New mailing's page button stays
+ * still while "Send this mailing?" sends. Screens: axe-core and screenshots in test/e2e/artifacts/.
+ */
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import type { Page } from "playwright-core";
+import { VIEWPORTS } from "./browser.ts";
+import { holdNextRequest, waitForFocus } from "./page-probes.ts";
+import { type App, jobEvent, startApp, waitUntil } from "./session.ts";
+
+const OWNER = { email: "owner@walk.test", name: "Wade Walker", password: "correct horse battery" };
+
+let app: App;
+let page: Page;
+let orgId: string;
+let screens: ReturnType<App["screens"]>;
+
+const toasts = () => page.locator(".mantine-Notification-root").count();
+
+describe("fixes from a contractor's walk through the app", () => {
+  before(async () => {
+    app = await startApp({ name: "walk-fixes" });
+    page = await app.newPage();
+    screens = app.screens(page);
+    orgId = await app.signUpOwner(page, "Walk Plumbing", OWNER);
+  });
+
+  after(async () => {
+    await app?.close();
+  });
+
+  it("Create API key says a failure in the dialog, a too-long name on its field, and a double-click makes one key", async () => {
+    await screens.open("/developers?tab=keys", "Developers");
+    await page.getByRole("button", { name: "Create API key" }).click();
+    const dialog = page.getByRole("dialog", { name: "Create API key" });
+    const name = dialog.getByRole("textbox", { name: "Name" });
+    const create = dialog.getByRole("button", { name: "Create key" });
+
+    // Longer than the API takes: said on the field before anything is sent.
+    await name.fill("k".repeat(201));
+    await create.click();
+    await dialog.getByText("Use at most 200 characters").waitFor();
+
+    // The server's own refusal of a field lands on that field, in words.
+    await name.fill("CRM");
+    const refused = holdNextRequest(page, "POST", /\/keys$/);
+    await refused.start();
+    await create.click();
+    await refused.held;
+    refused.release({
+      status: 422,
+      code: "invalid_payload",
+      message: "name: must NOT have more than 200 characters",
+    });
+    await dialog.getByText("Use at most 200 characters").waitFor();
+    assert.equal(await dialog.getByText("name: must NOT").count(), 0, "no field code name is shown");
+
+    // A failure no field can show: said inside the dialog, which stays open with what was typed.
+    const failing = holdNextRequest(page, "POST", /\/keys$/);
+    await failing.start();
+    await create.click();
+    await failing.held;
+    failing.release({ status: 500, code: "internal_error", message: "Something went wrong on our side." });
+    const failure = dialog.getByRole("alert").filter({ hasText: "The key was not created" });
+    await failure.getByText("Something went wrong on our side.").waitFor();
+    assert.equal(await name.inputValue(), "CRM", "the name typed stays");
+    assert.equal(await toasts(), 0, "no toast repeats the dialog's failure");
+    await screens.checkScreen("walk-create-key-failed", "desktop");
+
+    // Tried again with a double-click: one key, shown; the failure line is gone.
+    await create.dblclick();
+    await page.getByRole("dialog", { name: "Your new API key" }).getByLabel("New API key").waitFor();
+    assert.equal(await failure.count(), 0);
+    await page.getByRole("button", { name: "Done" }).click();
+    await page.getByRole("button", { name: "Revoke CRM" }).waitFor();
+    assert.equal(
+      await page.getByRole("button", { name: /^Revoke / }).count(),
+      1,
+      "a double-click made one key",
+    );
+  });
+
+  it("Add endpoint says a server failure in the dialog, not on the URL field", async () => {
+    await screens.open("/developers?tab=webhooks", "Developers");
+    await page.getByRole("button", { name: "Add endpoint" }).first().click();
+    const dialog = page.getByRole("dialog", { name: "Add a webhook endpoint" });
+    const url = dialog.getByRole("textbox", { name: "Endpoint URL" });
+    await url.fill("https://hooks.example.com/porchlight");
+    const failing = holdNextRequest(page, "POST", /\/subscriptions$/);
+    await failing.start();
+    await dialog.getByRole("button", { name: "Add endpoint" }).click();
+    await failing.held;
+    failing.release({ status: 503, code: "service_unavailable", message: "The service is unavailable." });
+    await dialog
+      .getByRole("alert")
+      .filter({ hasText: "The endpoint was not added" })
+      .getByText("The service is unavailable.")
+      .waitFor();
+    assert.equal(await url.getAttribute("aria-invalid"), null, "the address is not blamed");
+    assert.equal(await toasts(), 0);
+    await screens.checkScreen("walk-add-endpoint-failed", "desktop");
+    await page.keyboard.press("Escape");
+    await dialog.waitFor({ state: "hidden" });
+  });
+
+  it("Add customer reads a refusal in words and adds once on a double-click; file fields say what to do", async () => {
+    await screens.open("/customers", "Customers");
+    const address = page.getByRole("textbox", { name: "Address", exact: true });
+    await address.fill("Evergreen Terrace");
+    await page.getByRole("button", { name: "Add customer" }).click();
+    await page.getByText("Give the house number and street, and the city or ZIP").waitFor();
+    assert.equal(await page.getByText("address:").count(), 0, "no field code name is shown");
+    assert.equal(await toasts(), 0, "no toast repeats the field's refusal");
+
+    // A failure that is not the address's is said under the form, not on the address.
+    await address.fill("742 Evergreen Terrace, Springfield, IL 62704");
+    const failing = holdNextRequest(page, "POST", /\/customers$/);
+    await failing.start();
+    await page.getByRole("button", { name: "Add customer" }).click();
+    await failing.held;
+    failing.release({ status: 500, code: "internal_error", message: "Something went wrong on our side." });
+    await page
+      .getByRole("alert")
+      .filter({ hasText: "The customer was not added" })
+      .getByText("Something went wrong on our side.")
+      .waitFor();
+    assert.equal(await address.getAttribute("aria-invalid"), null, "the address is not blamed");
+
+    await page.getByRole("button", { name: "Add customer" }).dblclick();
+    await page.getByText("Added. 1 customer in all.").waitFor();
+    await page.getByRole("heading", { name: "Customers (never mailed): 1" }).waitFor();
+    assert.equal(await page.getByText("already on the list").count(), 0);
+
+    // An empty file field reads as one to pick a file in, not a blank box.
+    await page.getByRole("button", { name: "CSV file" }).getByText("Choose a CSV file").waitFor();
+    await screens.checkBothWidths("walk-customers");
+    await screens.open("/settings?tab=profile", "Settings");
+    await page.getByRole("button", { name: "Logo file" }).getByText("Choose an image").waitFor();
+  });
+
+  it("Team says which member is the person signed in, whose role is fixed and who has no Remove", async () => {
+    await screens.open("/settings?tab=team", "Settings");
+    const own = page.getByRole("row").filter({ hasText: OWNER.email });
+    await own.getByText("(you)").waitFor();
+    assert.ok(await own.getByRole("combobox", { name: `Role of ${OWNER.name}` }).isDisabled());
+    await screens.checkBothWidths("walk-team");
+  });
+
+  it("Skip to content is the first Tab stop and takes the keyboard past the navigation", async () => {
+    await screens.open("/mail", "Mail");
+    await page.keyboard.press("Tab");
+    const skip = page.getByRole("link", { name: "Skip to content" });
+    await waitForFocus(page, skip, "Skip to content");
+    assert.ok(await skip.isVisible(), "it shows while it has the focus");
+    await screens.checkScreen("walk-skip-link", "desktop");
+    await page.keyboard.press("Enter");
+    await waitForFocus(page, page.getByRole("main"), "the main region");
+    assert.ok(!page.url().includes("#"), "the URL keeps no fragment");
+    await page.keyboard.press("Tab");
+    const focused = await page.evaluate(() => document.activeElement?.closest("main") !== null);
+    assert.ok(focused, "the next Tab lands in the screen's content, not the navigation");
+  });
+
+  it("Save and Test with a sample, far below an empty name, take the focus to the name", async () => {
+    const apiKey: string = (await app.operator("POST", `/orgs/${orgId}/keys`)).key;
+    await app.sendEvent(apiKey, jobEvent("walk-sample-1", { street: "742 Evergreen Terrace" }));
+    await screens.open("/automations/new?event_type=job.completed", "New automation");
+    const name = page.getByRole("textbox", { name: "Name" });
+    const test = page.getByRole("button", { name: "Test with a sample" });
+    await waitUntil(async () => await test.isEnabled(), "the sample is picked", 30_000);
+    await test.click();
+    await waitForFocus(page, name, "the Name field");
+    await page.getByText("Give the automation a name").waitFor();
+    assert.ok(await name.isVisible(), "the name field is scrolled into view");
+    await page.keyboard.press("Tab");
+    await page.getByRole("button", { name: "Save" }).click();
+    await waitForFocus(page, name, "the Name field");
+    await page.setViewportSize(VIEWPORTS.phone);
+    await page.getByRole("button", { name: "Save" }).click();
+    await waitForFocus(page, name, "the Name field");
+    assert.ok(await name.isVisible(), "on a phone too, the name field is in view");
+    await page.setViewportSize(VIEWPORTS.desktop);
+    // Named, the test runs.
+    await name.fill("Job done postcard");
+    await test.click();
+    await page.locator('.mantine-Alert-root[role="status"]').first().waitFor();
+  });
+
+  it("New mailing's page button stays still while Send this mailing? sends", async () => {
+    const apiKey: string = (await app.operator("POST", `/orgs/${orgId}/keys`)).key;
+    await app.request("POST", "/api/v1/import/jobs", apiKey, {
+      source: "jobs",
+      rows: [
+        {
+          address: "12 Maple Ave, Springfield, IL 62704",
+          customer_name: "Lisa Ray",
+          completed_at: "2023-05-01",
+        },
+      ],
+    });
+    await screens.open("/customers?tab=past-jobs", "Customers");
+    await page.getByRole("checkbox", { name: /Mail the batch of/ }).check();
+    await page.getByRole("link", { name: /New mailing from 1 batch/ }).click();
+    await page.getByRole("heading", { level: 1, name: "New mailing" }).waitFor();
+    await page.getByText("1 card from 1 matching row").waitFor();
+    await page.getByLabel("Mailing name").fill("Spring check");
+    const pageButton = page.getByRole("button", { name: "Send 1 card" });
+    await pageButton.click();
+    const confirm = page.getByRole("dialog", { name: "Send this mailing?" });
+    const sending = holdNextRequest(page, "POST", /\/reactivation\/mailings$/);
+    await sending.start();
+    await confirm.getByRole("button", { name: "Send 1 card" }).click();
+    await sending.held;
+    await waitUntil(
+      async () =>
+        (await confirm.getByRole("button", { name: "Send 1 card" }).getAttribute("data-loading")) !== null,
+      "the dialog's button spins",
+      10_000,
+    );
+    const spinning = await page
+      .locator("form")
+      .getByRole("button", { name: "Send 1 card", includeHidden: true })
+      .getAttribute("data-loading");
+    assert.equal(spinning, null, "the page's button under the dialog does not spin too");
+    sending.release();
+    await page.getByRole("heading", { level: 1, name: "Mail", exact: true }).waitFor();
+  });
+});
