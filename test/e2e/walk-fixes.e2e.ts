@@ -143,6 +143,15 @@ describe("fixes from a contractor's walk through the app", () => {
     await page.getByRole("button", { name: "Logo file" }).getByText("Choose an image").waitFor();
   });
 
+  it("Revenue offers no Download CSV while there are no conversions: the file would hold only headings", async () => {
+    await screens.open("/revenue", "Revenue");
+    const conversions = page.locator("section[aria-labelledby=revenue-conversions]");
+    await conversions.getByRole("heading", { name: "No attributed conversions yet" }).waitFor();
+    assert.equal(await page.getByRole("link", { name: "Download CSV" }).count(), 0);
+    assert.equal(await page.getByText("Download CSV").count(), 0, "not shown in any form");
+    await screens.checkBothWidths("walk-revenue-no-conversions");
+  });
+
   it("Team says which member is the person signed in, whose role is fixed and who has no Remove", async () => {
     await screens.open("/settings?tab=team", "Settings");
     const own = page.getByRole("row").filter({ hasText: OWNER.email });

@@ -171,9 +171,12 @@ function Conversions({ conversions }: { conversions: Conversion[] }) {
         <Title order={2} size="h4" id="revenue-conversions">
           Attributed conversions
         </Title>
-        <Anchor href={CONVERSIONS_CSV_URL} download="conversions.csv">
-          Download CSV
-        </Anchor>
+        {/* With none, the file would hold only its headings: the empty state below says why there are none. */}
+        {conversions.length > 0 && (
+          <Anchor href={CONVERSIONS_CSV_URL} download="conversions.csv">
+            Download CSV
+          </Anchor>
+        )}
       </Group>
       {conversions.length === 0 ? (
         <EmptyState order={3} title="No attributed conversions yet">
