@@ -139,6 +139,34 @@ describe("fixes from a contractor's walk through the app", () => {
     // An empty file field reads as one to pick a file in, not a blank box.
     await page.getByRole("button", { name: "CSV file" }).getByText("Choose a CSV file").waitFor();
     await screens.checkBothWidths("walk-customers");
+
+    // On a phone the address field's example is read whole, not cut off at the field's edge (measured
+    // once the layout has settled to the phone's: the navigation folds away after the resize).
+    await page.setViewportSize(VIEWPORTS.phone);
+    const measureExample = () =>
+      address.evaluate((input: HTMLInputElement) => {
+        const style = getComputedStyle(input);
+        const context = document.createElement("canvas").getContext("2d")!;
+        context.font = `${style.fontWeight} ${style.fontSize} ${style.fontFamily}`;
+        const room =
+          input.clientWidth - Number.parseFloat(style.paddingLeft) - Number.parseFloat(style.paddingRight);
+        return { text: input.placeholder, width: context.measureText(input.placeholder).width, room };
+      });
+    let example = await measureExample();
+    await waitUntil(
+      async () => {
+        example = await measureExample();
+        return example.width <= example.room;
+      },
+      "the address example fits its field",
+      5_000,
+    ).catch(() => {
+      assert.fail(
+        `"${example.text}" is ${Math.ceil(example.width)}px in a field with ${Math.floor(example.room)}px`,
+      );
+    });
+    assert.match(example.text, /^e\.g\. /, "the address field shows an example");
+    await page.setViewportSize(VIEWPORTS.desktop);
     await screens.open("/settings?tab=profile", "Settings");
     await page.getByRole("button", { name: "Logo file" }).getByText("Choose an image").waitFor();
   });

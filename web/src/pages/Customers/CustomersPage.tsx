@@ -63,7 +63,7 @@ function AddCustomerForm() {
           <TextInput
             label="Address"
             description="The house number and street, and the city or ZIP"
-            placeholder="e.g. 742 Evergreen Terrace, Springfield, IL 62704"
+            placeholder="e.g. 12 Oak St, Springfield, IL 62704"
             style={{ flex: "2 1 260px" }}
             {...form.getInputProps("address")}
           />
