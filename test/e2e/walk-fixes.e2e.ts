@@ -10,8 +10,8 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { Page } from "playwright-core";
 import { VIEWPORTS } from "./browser.ts";
-import { holdNextRequest, waitForFocus } from "./page-probes.ts";
-import { type App, jobEvent, startApp, waitUntil } from "./session.ts";
+import { clickWithRequestHeld, waitForFocus, waitForLoading } from "./page-probes.ts";
+import { type App, jobEvent, MAPLE_AVE_JOBS, startApp, waitUntil } from "./session.ts";
 
 const OWNER = { email: "owner@walk.test", name: "Wade Walker", password: "correct horse battery" };
 
@@ -48,10 +48,7 @@ describe("fixes from a contractor's walk through the app", () => {
 
     // The server's own refusal of a field lands on that field, in words.
     await name.fill("CRM");
-    const refused = holdNextRequest(page, "POST", /\/keys$/);
-    await refused.start();
-    await create.click();
-    await refused.held;
+    const refused = await clickWithRequestHeld(page, create, "POST", /\/keys$/);
     refused.release({
       status: 422,
       code: "invalid_payload",
@@ -61,10 +58,7 @@ describe("fixes from a contractor's walk through the app", () => {
     assert.equal(await dialog.getByText("name: must NOT").count(), 0, "no field code name is shown");
 
     // A failure no field can show: said inside the dialog, which stays open with what was typed.
-    const failing = holdNextRequest(page, "POST", /\/keys$/);
-    await failing.start();
-    await create.click();
-    await failing.held;
+    const failing = await clickWithRequestHeld(page, create, "POST", /\/keys$/);
     failing.release({ status: 500, code: "internal_error", message: "Something went wrong on our side." });
     const failure = dialog.getByRole("alert").filter({ hasText: "The key was not created" });
     await failure.getByText("Something went wrong on our side.").waitFor();
@@ -91,10 +85,8 @@ describe("fixes from a contractor's walk through the app", () => {
     const dialog = page.getByRole("dialog", { name: "Add a webhook endpoint" });
     const url = dialog.getByRole("textbox", { name: "Endpoint URL" });
     await url.fill("https://hooks.example.com/porchlight");
-    const failing = holdNextRequest(page, "POST", /\/subscriptions$/);
-    await failing.start();
-    await dialog.getByRole("button", { name: "Add endpoint" }).click();
-    await failing.held;
+    const add = dialog.getByRole("button", { name: "Add endpoint" });
+    const failing = await clickWithRequestHeld(page, add, "POST", /\/subscriptions$/);
     failing.release({ status: 503, code: "service_unavailable", message: "The service is unavailable." });
     await dialog
       .getByRole("alert")
@@ -119,10 +111,8 @@ describe("fixes from a contractor's walk through the app", () => {
 
     // A failure that is not the address's is said under the form, not on the address.
     await address.fill("742 Evergreen Terrace, Springfield, IL 62704");
-    const failing = holdNextRequest(page, "POST", /\/customers$/);
-    await failing.start();
-    await page.getByRole("button", { name: "Add customer" }).click();
-    await failing.held;
+    const add = page.getByRole("button", { name: "Add customer" });
+    const failing = await clickWithRequestHeld(page, add, "POST", /\/customers$/);
     failing.release({ status: 500, code: "internal_error", message: "Something went wrong on our side." });
     await page
       .getByRole("alert")
@@ -230,16 +220,7 @@ describe("fixes from a contractor's walk through the app", () => {
 
   it("New mailing's page button stays still while Send this mailing? sends", async () => {
     const apiKey: string = (await app.operator("POST", `/orgs/${orgId}/keys`)).key;
-    await app.request("POST", "/api/v1/import/jobs", apiKey, {
-      source: "jobs",
-      rows: [
-        {
-          address: "12 Maple Ave, Springfield, IL 62704",
-          customer_name: "Lisa Ray",
-          completed_at: "2023-05-01",
-        },
-      ],
-    });
+    await app.importPastJobs(apiKey, MAPLE_AVE_JOBS.slice(0, 1));
     await screens.open("/customers?tab=past-jobs", "Customers");
     await page.getByRole("checkbox", { name: /Mail the batch of/ }).check();
     await page.getByRole("link", { name: /New mailing from 1 batch/ }).click();
@@ -249,16 +230,9 @@ describe("fixes from a contractor's walk through the app", () => {
     const pageButton = page.getByRole("button", { name: "Send 1 card" });
     await pageButton.click();
     const confirm = page.getByRole("dialog", { name: "Send this mailing?" });
-    const sending = holdNextRequest(page, "POST", /\/reactivation\/mailings$/);
-    await sending.start();
-    await confirm.getByRole("button", { name: "Send 1 card" }).click();
-    await sending.held;
-    await waitUntil(
-      async () =>
-        (await confirm.getByRole("button", { name: "Send 1 card" }).getAttribute("data-loading")) !== null,
-      "the dialog's button spins",
-      10_000,
-    );
+    const send = confirm.getByRole("button", { name: "Send 1 card" });
+    const sending = await clickWithRequestHeld(page, send, "POST", /\/reactivation\/mailings$/);
+    await waitForLoading(send, "the dialog's Send 1 card");
     const spinning = await page
       .locator("form")
       .getByRole("button", { name: "Send 1 card", includeHidden: true })
