@@ -8,9 +8,9 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import type { Page } from "playwright-core";
+import type { Locator, Page } from "playwright-core";
 import { VIEWPORTS } from "./browser.ts";
-import { clickWithRequestHeld, waitForFocus, waitForLoading } from "./page-probes.ts";
+import { clickWithRequestHeld, type HeldFailure, waitForFocus, waitForLoading } from "./page-probes.ts";
 import { type App, jobEvent, MAPLE_AVE_JOBS, startApp, waitUntil } from "./session.ts";
 
 const OWNER = { email: "owner@walk.test", name: "Wade Walker", password: "correct horse battery" };
@@ -21,6 +21,29 @@ let orgId: string;
 let screens: ReturnType<App["screens"]>;
 
 const toasts = () => page.locator(".mantine-Notification-root").count();
+
+/**
+ * `field` filled with `value`, `submit` pressed and its request answered with `failure`: the failure
+ * is said in the alert headed `heading` within `scope`, the field is not blamed, and no toast repeats it.
+ */
+async function failureSaidApart(options: {
+  scope: Page | Locator;
+  field: Locator;
+  value: string;
+  submit: Locator;
+  method: string;
+  path: RegExp;
+  failure: HeldFailure;
+  heading: string;
+}) {
+  const { scope, field, failure } = options;
+  await field.fill(options.value);
+  const failing = await clickWithRequestHeld(page, options.submit, options.method, options.path);
+  failing.release(failure);
+  await scope.getByRole("alert").filter({ hasText: options.heading }).getByText(failure.message).waitFor();
+  assert.equal(await field.getAttribute("aria-invalid"), null, "the field is not blamed");
+  assert.equal(await toasts(), 0, "no toast repeats the failure");
+}
 
 describe("fixes from a contractor's walk through the app", () => {
   before(async () => {
@@ -83,18 +106,16 @@ describe("fixes from a contractor's walk through the app", () => {
     await screens.open("/developers?tab=webhooks", "Developers");
     await page.getByRole("button", { name: "Add endpoint" }).first().click();
     const dialog = page.getByRole("dialog", { name: "Add a webhook endpoint" });
-    const url = dialog.getByRole("textbox", { name: "Endpoint URL" });
-    await url.fill("https://hooks.example.com/porchlight");
-    const add = dialog.getByRole("button", { name: "Add endpoint" });
-    const failing = await clickWithRequestHeld(page, add, "POST", /\/subscriptions$/);
-    failing.release({ status: 503, code: "service_unavailable", message: "The service is unavailable." });
-    await dialog
-      .getByRole("alert")
-      .filter({ hasText: "The endpoint was not added" })
-      .getByText("The service is unavailable.")
-      .waitFor();
-    assert.equal(await url.getAttribute("aria-invalid"), null, "the address is not blamed");
-    assert.equal(await toasts(), 0);
+    await failureSaidApart({
+      scope: dialog,
+      field: dialog.getByRole("textbox", { name: "Endpoint URL" }),
+      value: "https://hooks.example.com/porchlight",
+      submit: dialog.getByRole("button", { name: "Add endpoint" }),
+      method: "POST",
+      path: /\/subscriptions$/,
+      failure: { status: 503, code: "service_unavailable", message: "The service is unavailable." },
+      heading: "The endpoint was not added",
+    });
     await screens.checkScreen("walk-add-endpoint-failed", "desktop");
     await page.keyboard.press("Escape");
     await dialog.waitFor({ state: "hidden" });
@@ -110,16 +131,16 @@ describe("fixes from a contractor's walk through the app", () => {
     assert.equal(await toasts(), 0, "no toast repeats the field's refusal");
 
     // A failure that is not the address's is said under the form, not on the address.
-    await address.fill("742 Evergreen Terrace, Springfield, IL 62704");
-    const add = page.getByRole("button", { name: "Add customer" });
-    const failing = await clickWithRequestHeld(page, add, "POST", /\/customers$/);
-    failing.release({ status: 500, code: "internal_error", message: "Something went wrong on our side." });
-    await page
-      .getByRole("alert")
-      .filter({ hasText: "The customer was not added" })
-      .getByText("Something went wrong on our side.")
-      .waitFor();
-    assert.equal(await address.getAttribute("aria-invalid"), null, "the address is not blamed");
+    await failureSaidApart({
+      scope: page,
+      field: address,
+      value: "742 Evergreen Terrace, Springfield, IL 62704",
+      submit: page.getByRole("button", { name: "Add customer" }),
+      method: "POST",
+      path: /\/customers$/,
+      failure: { status: 500, code: "internal_error", message: "Something went wrong on our side." },
+      heading: "The customer was not added",
+    });
 
     await page.getByRole("button", { name: "Add customer" }).dblclick();
     await page.getByText("Added. 1 customer in all.").waitFor();
