@@ -1,4 +1,5 @@
 import { NOT_ONE_LINE, ONE_LINE_PATTERN } from "../domain/one-line-text.ts";
+import { rangeSentence } from "./schemas.ts";
 
 /** The subset of an ajv error that names the offending field. */
 export interface ValidationIssue {
@@ -91,6 +92,7 @@ export function describeValidationError(issues: ValidationIssue[], context = "bo
     case "propertyNames":
     case "pattern":
       if (params.pattern === ONE_LINE_PATTERN) return `${at || context}: ${NOT_ONE_LINE}`;
+      if (rangeSentence(params.pattern)) return `${at || context}: ${rangeSentence(params.pattern)}`;
       if (propertyName !== undefined) {
         return `${join(at, String(propertyName))}: property name is not allowed (use a reserved key or the cf_ prefix, lowercase, at most 64 characters)`;
       }

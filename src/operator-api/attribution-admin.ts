@@ -3,16 +3,14 @@ import type { FastifyInstance } from "fastify";
 import { listConversions } from "../attribution/conversions.ts";
 import { listLeads } from "../attribution/tracking-lead.ts";
 import { listCustomers } from "../customers/customers.ts";
+import { LimitParam } from "../http/schemas.ts";
 import type { Services } from "../services.ts";
 import { registerAdminNeighbourJobRoutes } from "./neighbour-jobs.ts";
 import { OrgParams } from "./orgs.ts";
 
-const ListQuery = Type.Object(
-  { limit: Type.Optional(Type.String({ pattern: "^[1-9][0-9]{0,3}$", description: "1–1000, default 100" })) },
-  { additionalProperties: false },
-);
+const ListQuery = Type.Object({ limit: LimitParam(1000) }, { additionalProperties: false });
 
-const limitOf = (raw: string | undefined) => Math.min(Number(raw ?? 100), 1000);
+const limitOf = (raw: string | undefined) => Number(raw ?? 100);
 
 /** The operator's view of attribution: conversions, customers and leads (all sources), newest first; neighbour jobs. */
 export function registerAdminAttributionRoutes(app: FastifyInstance, services: Services): void {

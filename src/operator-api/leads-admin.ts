@@ -1,5 +1,6 @@
 import { Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
+import { LimitParam } from "../http/schemas.ts";
 import { LeadFieldInput, listLeadFields, upsertLeadField } from "../leads/lead-fields.ts";
 import type { Services } from "../services.ts";
 import { listDeliveries } from "../webhooks/deliveries.ts";
@@ -15,7 +16,7 @@ const OperatorSubscriptionInput = Type.Object(
   { additionalProperties: false },
 );
 
-const DeliveriesQuery = Type.Object({ limit: Type.Optional(Type.String({ pattern: "^[0-9]{1,3}$" })) });
+const DeliveriesQuery = Type.Object({ limit: LimitParam(500) });
 
 /** Operator API of the leads domain: lead-form fields, legacy subscriptions, the delivery log. */
 export function registerAdminLeadRoutes(app: FastifyInstance, services: Services): void {
@@ -62,7 +63,7 @@ export function registerAdminLeadRoutes(app: FastifyInstance, services: Services
     "/orgs/:org_id/deliveries",
     { schema: { hide: true, params: OrgParams, querystring: DeliveriesQuery } },
     async (request) => {
-      const limit = Math.min(500, Math.max(1, Number(request.query.limit ?? 100)));
+      const limit = Number(request.query.limit ?? 100);
       return { deliveries: await listDeliveries(services.db, request.params.org_id, limit) };
     },
   );

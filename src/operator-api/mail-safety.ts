@@ -1,7 +1,7 @@
 import { Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
 import { AppError } from "../errors.ts";
-import { ErrorBody } from "../http/schemas.ts";
+import { ErrorBody, LimitParam } from "../http/schemas.ts";
 import { listDoNotMail } from "../mail-safety/do-not-mail.ts";
 import {
   approvePieces,
@@ -104,7 +104,7 @@ const ApprovalBody = Type.Object(
 );
 
 const PieceIds = Type.Object({ piece_ids: Type.Array(Uuid) });
-const LimitQuery = { limit: Type.Optional(Type.String({ pattern: "^(?:[1-9]\\d{0,2}|1000)$" })) };
+const LimitQuery = { limit: LimitParam(1000) };
 
 const actorOf = (body: { actor?: string } | undefined) => body?.actor?.trim() || "operator";
 

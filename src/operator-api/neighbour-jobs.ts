@@ -1,12 +1,13 @@
 import { Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
+import { LimitParam } from "../http/schemas.ts";
 import { listNeighbourJobs, NeighbourJob, NeighbourJobTotals } from "../neighbours/neighbour-jobs.ts";
 import type { Services } from "../services.ts";
 import { OrgParams } from "./orgs.ts";
 
 const NeighbourJobsQuery = Type.Object(
   {
-    limit: Type.Optional(Type.String({ pattern: "^[1-9][0-9]{0,3}$", description: "1–1000, default 100" })),
+    limit: LimitParam(1000),
     cost_per_card_cents: Type.Optional(
       Type.String({ pattern: "^[0-9]{1,6}$", description: "What one card costs, for the totals' cost" }),
     ),
@@ -34,7 +35,7 @@ export function registerAdminNeighbourJobRoutes(app: FastifyInstance, services: 
     async (request) => {
       const cost = request.query.cost_per_card_cents;
       return listNeighbourJobs(services.db, request.params.org_id, {
-        limit: Math.min(Number(request.query.limit ?? 100), 1000),
+        limit: Number(request.query.limit ?? 100),
         ...(cost !== undefined ? { costPerCardCents: Number(cost) } : {}),
       });
     },

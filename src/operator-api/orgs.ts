@@ -3,7 +3,7 @@ import type { FastifyInstance } from "fastify";
 import { OneLineText } from "../domain/one-line-text.ts";
 import { notFound } from "../errors.ts";
 import { SCOPES } from "../http/route-config.ts";
-import { ErrorBody } from "../http/schemas.ts";
+import { ErrorBody, LimitParam } from "../http/schemas.ts";
 import { createOrganization, issueApiKey, listOrganizations, revokeApiKey } from "../orgs/organizations.ts";
 import type { Services } from "../services.ts";
 
@@ -12,7 +12,7 @@ export const IdParams = Type.Object({ id: Type.String({ format: "uuid" }) });
 
 const OrgListQuery = Type.Object(
   {
-    limit: Type.Optional(Type.String({ pattern: "^[1-9][0-9]{0,3}$", description: "1–1000, default 100" })),
+    limit: LimitParam(1000),
     cursor: Type.Optional(
       Type.String({ maxLength: 200, description: "The previous page's `next_cursor`: the page after it." }),
     ),
@@ -49,7 +49,7 @@ export function registerAdminOrgRoutes(app: FastifyInstance, services: Services)
     },
     async (request) =>
       listOrganizations(services.db, {
-        limit: Math.min(Number(request.query.limit ?? 100), 1000),
+        limit: Number(request.query.limit ?? 100),
         cursor: request.query.cursor,
       }),
   );

@@ -1,7 +1,7 @@
 import { Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
 import { setAutomationTemplate } from "../automations/automations.ts";
-import { ErrorBody } from "../http/schemas.ts";
+import { ErrorBody, LimitParam } from "../http/schemas.ts";
 import { listJobs } from "../jobs/job-listing.ts";
 import { renderProof } from "../pieces/piece-proof.ts";
 import { CardSizeSchema, CardTemplate } from "../render/template.ts";
@@ -29,7 +29,7 @@ export const JobsQuery = Type.Object(
   {
     status: Type.Optional(JobStatus),
     kind: Type.Optional(Type.String({ maxLength: 64 })),
-    limit: Type.Optional(Type.String({ pattern: "^(?:[1-9]\\d{0,2}|1000)$" })),
+    limit: LimitParam(1000),
   },
   { additionalProperties: false },
 );

@@ -27,6 +27,21 @@ describe(`POST /api/v1/tracking/lead (${databaseLabel})`, () => {
     return { ...org, mailing };
   }
 
+  /** A mailed org whose card at HOME was answered on its landing page: that direct lead's id. */
+  async function mailedOrgWithLandingPageLead() {
+    const org = await mailedOrg();
+    const directId = randomUUID();
+    await landingPageLead(ctx, {
+      orgId: org.orgId,
+      id: directId,
+      campaignId: org.mailing.campaign_id,
+      pieceId: org.mailing.pieces[0]!.id,
+      address: HOME,
+      normalized: normalizeAddress(HOME),
+    });
+    return { org, directId };
+  }
+
   it("records an indirect crm_sync lead against the mailed campaign", async () => {
     const org = await mailedOrg();
     const response = await trackingLead(ctx, org.key, {
@@ -155,16 +170,7 @@ describe(`POST /api/v1/tracking/lead (${databaseLabel})`, () => {
   });
 
   it("collapses onto a landing-page lead at the same address, leaving it untouched", async () => {
-    const org = await mailedOrg();
-    const directId = randomUUID();
-    await landingPageLead(ctx, {
-      orgId: org.orgId,
-      id: directId,
-      campaignId: org.mailing.campaign_id,
-      pieceId: org.mailing.pieces[0]!.id,
-      address: HOME,
-      normalized: normalizeAddress(HOME),
-    });
+    const { org, directId } = await mailedOrgWithLandingPageLead();
     const response = await trackingLead(ctx, org.key, {
       address: "77 Lake Shore Dr, Springfield IL 62704",
       email: "other@example.com",
@@ -185,16 +191,7 @@ describe(`POST /api/v1/tracking/lead (${databaseLabel})`, () => {
   });
 
   it("collapses onto the matched piece's landing-page lead when the CRM writes the home with less locality", async () => {
-    const org = await mailedOrg();
-    const directId = randomUUID();
-    await landingPageLead(ctx, {
-      orgId: org.orgId,
-      id: directId,
-      campaignId: org.mailing.campaign_id,
-      pieceId: org.mailing.pieces[0]!.id,
-      address: HOME,
-      normalized: normalizeAddress(HOME),
-    });
+    const { org, directId } = await mailedOrgWithLandingPageLead();
     for (const [address, crmRecordId] of [["77 Lake Shore Drive, Springfield, IL", "C-11"]] as const) {
       const response = await trackingLead(ctx, org.key, {
         address,

@@ -12,8 +12,14 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { Locator, Page } from "playwright-core";
 import { screenshot, seriousViolations, VIEWPORTS } from "./browser.ts";
-import { describeFocus, holdNextRequest, waitForFocus } from "./page-probes.ts";
-import { type App, startApp, waitUntil } from "./session.ts";
+import {
+  clickWithRequestHeld,
+  describeFocus,
+  holdNextRequest,
+  waitForFocus,
+  waitForLoading,
+} from "./page-probes.ts";
+import { type App, MAPLE_AVE_JOBS, startApp, waitUntil } from "./session.ts";
 
 const OWNER = { email: "owner@confirm.test", name: "Connie Confirm", password: "correct horse battery" };
 const MEMBER = { email: "member@confirm.test", name: "Milo Member", password: "correct horse battery" };
@@ -46,11 +52,7 @@ interface Confirm {
 /** While the dialog's request is held: it spins, holds the focus, and nothing closes it. */
 async function tryToCloseWhilePending({ dialog, keep, confirm, pending }: Confirm) {
   const action = dialog.getByRole("button", { name: confirm });
-  await waitUntil(
-    async () => (await action.getAttribute("data-loading")) !== null,
-    `${confirm} shows it is loading`,
-    10_000,
-  );
+  await waitForLoading(action, confirm);
   assert.ok(await action.isDisabled(), "the action is disabled");
   const keepButton = dialog.getByRole("button", { name: keep });
   assert.ok(await keepButton.isDisabled(), `${keep} is disabled`);
@@ -76,10 +78,8 @@ async function tryToCloseWhilePending({ dialog, keep, confirm, pending }: Confir
  */
 async function failThenHold(confirm: Confirm, method: string, path: RegExp, name: string) {
   const { dialog } = confirm;
-  const failing = holdNext(method, path);
-  await failing.start();
-  await dialog.getByRole("button", { name: confirm.confirm }).click();
-  await failing.held;
+  const action = dialog.getByRole("button", { name: confirm.confirm });
+  const failing = await clickWithRequestHeld(page, action, method, path);
   await tryToCloseWhilePending(confirm);
   await screenshot(page, `${name}-pending`, "desktop");
   failing.release(BUSY);
@@ -103,10 +103,7 @@ async function failThenHold(confirm: Confirm, method: string, path: RegExp, name
     );
   }
 
-  const passing = holdNext(method, path);
-  await passing.start();
-  await dialog.getByRole("button", { name: confirm.confirm }).click();
-  await passing.held;
+  const passing = await clickWithRequestHeld(page, action, method, path);
   assert.equal(await dialog.getByRole("alert").count(), 0, "the old failure is gone while it tries again");
   await tryToCloseWhilePending(confirm);
   return passing;
@@ -219,10 +216,8 @@ describe("confirm dialogs while their request is in flight", () => {
       pending: `Removing ${MEMBER.name}…`,
       failed: "They were not removed",
     };
-    const held = holdNext("DELETE", /\/team\/members\/[^/]+$/);
-    await held.start();
-    await dialog.getByRole("button", { name: "Remove" }).click();
-    await held.held;
+    const remove = dialog.getByRole("button", { name: "Remove" });
+    const held = await clickWithRequestHeld(page, remove, "DELETE", /\/team\/members\/[^/]+$/);
     await tryToCloseWhilePending(confirm);
     held.release();
     await dialog.waitFor({ state: "hidden" });
@@ -232,21 +227,7 @@ describe("confirm dialogs while their request is in flight", () => {
   });
 
   it("Send this mailing: nothing closes it while it sends, a failure shows in it, and once sent the app moves on to Mail", async () => {
-    await app.request("POST", "/api/v1/import/jobs", apiKey, {
-      source: "jobs",
-      rows: [
-        {
-          address: "12 Maple Ave, Springfield, IL 62704",
-          customer_name: "Lisa Ray",
-          completed_at: "2023-05-01",
-        },
-        {
-          address: "14 Maple Ave, Springfield, IL 62704",
-          customer_name: "Otto Mann",
-          completed_at: "2023-06-11",
-        },
-      ],
-    });
+    await app.importPastJobs(apiKey, MAPLE_AVE_JOBS);
     await open("/customers?tab=past-jobs", "Customers");
     await page.getByRole("checkbox", { name: /Mail the batch of/ }).check();
     await page.getByRole("link", { name: /New mailing from 1 batch/ }).click();

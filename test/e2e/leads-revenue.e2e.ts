@@ -10,6 +10,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { Page } from "playwright-core";
+import { formatCalendarDay } from "../../web/src/ui/format.ts";
 import { type App, jobEvent, type ListedPiece, startApp, waitUntil } from "./session.ts";
 
 const OWNER = { email: "owner@leads.test", name: "Lena Leads", password: "correct horse battery" };
@@ -149,7 +150,7 @@ describe("leads and revenue in the browser", () => {
     const conversionRow = conversions.getByRole("row", { name: /Gutter replacement/ });
     await conversionRow.waitFor();
     const conversionCells = await conversionRow.getByRole("cell").allInnerTexts();
-    assert.equal(conversionCells[0], received, "an undated deal is dated when received");
+    assert.equal(conversionCells[0], formatCalendarDay(received), "an undated deal is dated when received");
     assert.equal(conversionCells[1], "Gutter replacement");
     assert.match(conversionCells[5] ?? "", /^Answered the card/i, "direct in words");
     assert.match(conversionCells[2] ?? "", /742 Evergreen Terrace/);

@@ -243,7 +243,7 @@ describe("mail safety in the browser: approvals, cancelling, opt-out", () => {
     await open(`/mail/${held.id}`, /Postcard to/);
     // The moment in the reader's time and the app's date format (ui/format.ts), not the server's UTC.
     const reason = page.getByText(/the automation's 2-hour hold window, until /);
-    assert.match(await reason.innerText(), /until \d{1,2}\/\d{1,2}\/\d{4}, \d{1,2}:\d{2}:\d{2}\s[AP]M;/);
+    assert.match(await reason.innerText(), /until [A-Z][a-z]{2} \d{1,2}, \d{4}, \d{1,2}:\d{2}\s[AP]M;/);
     await checkBothWidths("piece-held");
     await page.getByRole("button", { name: "Cancel this card…" }).click();
     const dialog = page.getByRole("dialog", { name: "Cancel this card?" });

@@ -66,3 +66,24 @@ export function holdNextRequest(page: Page, method: string, path: RegExp) {
   };
   return { start: () => page.route("**/app/api/v1/**", handler), held, release };
 }
+
+/** Waits until `button` shows it is loading (Mantine's `data-loading`), as it does while its request is held. */
+export async function waitForLoading(button: Locator, what: string) {
+  await waitUntil(
+    async () => (await button.getAttribute("data-loading")) !== null,
+    `${what} shows it is loading`,
+    10_000,
+  );
+}
+
+/**
+ * Clicks `button` with the page's next app API request matching `method` and `path` held: resolves
+ * once that request waits, for the caller to look at the screen and then `release` it (holdNextRequest).
+ */
+export async function clickWithRequestHeld(page: Page, button: Locator, method: string, path: RegExp) {
+  const request = holdNextRequest(page, method, path);
+  await request.start();
+  await button.click();
+  await request.held;
+  return request;
+}

@@ -44,6 +44,12 @@ export async function waitUntil(check: () => Promise<boolean>, what: string, tim
   }
 }
 
+/** Past jobs on Maple Ave as a CRM's import sends them (`importPastJobs`): the batch the mailing tests send. */
+export const MAPLE_AVE_JOBS = [
+  { address: "12 Maple Ave, Springfield, IL 62704", customer_name: "Lisa Ray", completed_at: "2023-05-01" },
+  { address: "14 Maple Ave, Springfield, IL 62704", customer_name: "Otto Mann", completed_at: "2023-06-11" },
+];
+
 /** The body of a job event at one home in Springfield, IL 62704 (`properties` add to or override it). */
 export function jobEvent(dedupId: string, properties: Record<string, string>, eventType = "job.completed") {
   return {
@@ -276,6 +282,9 @@ export async function startApp(options: AppOptions) {
     adminToken,
     request,
     operator,
+    /** Past jobs imported through the developer API with `apiKey` (POST /api/v1/import/jobs), as one batch. */
+    importPastJobs: (apiKey: string, rows: typeof MAPLE_AVE_JOBS) =>
+      request("POST", "/api/v1/import/jobs", apiKey, { source: "jobs", rows }),
     /** A job event through the developer API with `apiKey`: accepted with 202. */
     async sendEvent(apiKey: string, event: ReturnType<typeof jobEvent>) {
       const response = await fetch(`${direct}/api/v1/events`, {

@@ -8,10 +8,10 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import type { Page } from "playwright-core";
+import type { Locator, Page } from "playwright-core";
 import { VIEWPORTS } from "./browser.ts";
-import { holdNextRequest, waitForFocus } from "./page-probes.ts";
-import { type App, jobEvent, startApp, waitUntil } from "./session.ts";
+import { clickWithRequestHeld, type HeldFailure, waitForFocus, waitForLoading } from "./page-probes.ts";
+import { type App, jobEvent, MAPLE_AVE_JOBS, startApp, waitUntil } from "./session.ts";
 
 const OWNER = { email: "owner@walk.test", name: "Wade Walker", password: "correct horse battery" };
 
@@ -21,6 +21,29 @@ let orgId: string;
 let screens: ReturnType<App["screens"]>;
 
 const toasts = () => page.locator(".mantine-Notification-root").count();
+
+/**
+ * `field` filled with `value`, `submit` pressed and its request answered with `failure`: the failure
+ * is said in the alert headed `heading` within `scope`, the field is not blamed, and no toast repeats it.
+ */
+async function failureSaidApart(options: {
+  scope: Page | Locator;
+  field: Locator;
+  value: string;
+  submit: Locator;
+  method: string;
+  path: RegExp;
+  failure: HeldFailure;
+  heading: string;
+}) {
+  const { scope, field, failure } = options;
+  await field.fill(options.value);
+  const failing = await clickWithRequestHeld(page, options.submit, options.method, options.path);
+  failing.release(failure);
+  await scope.getByRole("alert").filter({ hasText: options.heading }).getByText(failure.message).waitFor();
+  assert.equal(await field.getAttribute("aria-invalid"), null, "the field is not blamed");
+  assert.equal(await toasts(), 0, "no toast repeats the failure");
+}
 
 describe("fixes from a contractor's walk through the app", () => {
   before(async () => {
@@ -48,10 +71,7 @@ describe("fixes from a contractor's walk through the app", () => {
 
     // The server's own refusal of a field lands on that field, in words.
     await name.fill("CRM");
-    const refused = holdNextRequest(page, "POST", /\/keys$/);
-    await refused.start();
-    await create.click();
-    await refused.held;
+    const refused = await clickWithRequestHeld(page, create, "POST", /\/keys$/);
     refused.release({
       status: 422,
       code: "invalid_payload",
@@ -61,10 +81,7 @@ describe("fixes from a contractor's walk through the app", () => {
     assert.equal(await dialog.getByText("name: must NOT").count(), 0, "no field code name is shown");
 
     // A failure no field can show: said inside the dialog, which stays open with what was typed.
-    const failing = holdNextRequest(page, "POST", /\/keys$/);
-    await failing.start();
-    await create.click();
-    await failing.held;
+    const failing = await clickWithRequestHeld(page, create, "POST", /\/keys$/);
     failing.release({ status: 500, code: "internal_error", message: "Something went wrong on our side." });
     const failure = dialog.getByRole("alert").filter({ hasText: "The key was not created" });
     await failure.getByText("Something went wrong on our side.").waitFor();
@@ -89,20 +106,16 @@ describe("fixes from a contractor's walk through the app", () => {
     await screens.open("/developers?tab=webhooks", "Developers");
     await page.getByRole("button", { name: "Add endpoint" }).first().click();
     const dialog = page.getByRole("dialog", { name: "Add a webhook endpoint" });
-    const url = dialog.getByRole("textbox", { name: "Endpoint URL" });
-    await url.fill("https://hooks.example.com/porchlight");
-    const failing = holdNextRequest(page, "POST", /\/subscriptions$/);
-    await failing.start();
-    await dialog.getByRole("button", { name: "Add endpoint" }).click();
-    await failing.held;
-    failing.release({ status: 503, code: "service_unavailable", message: "The service is unavailable." });
-    await dialog
-      .getByRole("alert")
-      .filter({ hasText: "The endpoint was not added" })
-      .getByText("The service is unavailable.")
-      .waitFor();
-    assert.equal(await url.getAttribute("aria-invalid"), null, "the address is not blamed");
-    assert.equal(await toasts(), 0);
+    await failureSaidApart({
+      scope: dialog,
+      field: dialog.getByRole("textbox", { name: "Endpoint URL" }),
+      value: "https://hooks.example.com/porchlight",
+      submit: dialog.getByRole("button", { name: "Add endpoint" }),
+      method: "POST",
+      path: /\/subscriptions$/,
+      failure: { status: 503, code: "service_unavailable", message: "The service is unavailable." },
+      heading: "The endpoint was not added",
+    });
     await screens.checkScreen("walk-add-endpoint-failed", "desktop");
     await page.keyboard.press("Escape");
     await dialog.waitFor({ state: "hidden" });
@@ -118,18 +131,16 @@ describe("fixes from a contractor's walk through the app", () => {
     assert.equal(await toasts(), 0, "no toast repeats the field's refusal");
 
     // A failure that is not the address's is said under the form, not on the address.
-    await address.fill("742 Evergreen Terrace, Springfield, IL 62704");
-    const failing = holdNextRequest(page, "POST", /\/customers$/);
-    await failing.start();
-    await page.getByRole("button", { name: "Add customer" }).click();
-    await failing.held;
-    failing.release({ status: 500, code: "internal_error", message: "Something went wrong on our side." });
-    await page
-      .getByRole("alert")
-      .filter({ hasText: "The customer was not added" })
-      .getByText("Something went wrong on our side.")
-      .waitFor();
-    assert.equal(await address.getAttribute("aria-invalid"), null, "the address is not blamed");
+    await failureSaidApart({
+      scope: page,
+      field: address,
+      value: "742 Evergreen Terrace, Springfield, IL 62704",
+      submit: page.getByRole("button", { name: "Add customer" }),
+      method: "POST",
+      path: /\/customers$/,
+      failure: { status: 500, code: "internal_error", message: "Something went wrong on our side." },
+      heading: "The customer was not added",
+    });
 
     await page.getByRole("button", { name: "Add customer" }).dblclick();
     await page.getByText("Added. 1 customer in all.").waitFor();
@@ -139,8 +150,45 @@ describe("fixes from a contractor's walk through the app", () => {
     // An empty file field reads as one to pick a file in, not a blank box.
     await page.getByRole("button", { name: "CSV file" }).getByText("Choose a CSV file").waitFor();
     await screens.checkBothWidths("walk-customers");
+
+    // On a phone the address field's example is read whole, not cut off at the field's edge (measured
+    // once the layout has settled to the phone's: the navigation folds away after the resize).
+    await page.setViewportSize(VIEWPORTS.phone);
+    const measureExample = () =>
+      address.evaluate((input: HTMLInputElement) => {
+        const style = getComputedStyle(input);
+        const context = document.createElement("canvas").getContext("2d")!;
+        context.font = `${style.fontWeight} ${style.fontSize} ${style.fontFamily}`;
+        const room =
+          input.clientWidth - Number.parseFloat(style.paddingLeft) - Number.parseFloat(style.paddingRight);
+        return { text: input.placeholder, width: context.measureText(input.placeholder).width, room };
+      });
+    let example = await measureExample();
+    await waitUntil(
+      async () => {
+        example = await measureExample();
+        return example.width <= example.room;
+      },
+      "the address example fits its field",
+      5_000,
+    ).catch(() => {
+      assert.fail(
+        `"${example.text}" is ${Math.ceil(example.width)}px in a field with ${Math.floor(example.room)}px`,
+      );
+    });
+    assert.match(example.text, /^e\.g\. /, "the address field shows an example");
+    await page.setViewportSize(VIEWPORTS.desktop);
     await screens.open("/settings?tab=profile", "Settings");
     await page.getByRole("button", { name: "Logo file" }).getByText("Choose an image").waitFor();
+  });
+
+  it("Revenue offers no Download CSV while there are no conversions: the file would hold only headings", async () => {
+    await screens.open("/revenue", "Revenue");
+    const conversions = page.locator("section[aria-labelledby=revenue-conversions]");
+    await conversions.getByRole("heading", { name: "No attributed conversions yet" }).waitFor();
+    assert.equal(await page.getByRole("link", { name: "Download CSV" }).count(), 0);
+    assert.equal(await page.getByText("Download CSV").count(), 0, "not shown in any form");
+    await screens.checkBothWidths("walk-revenue-no-conversions");
   });
 
   it("Team says which member is the person signed in, whose role is fixed and who has no Remove", async () => {
@@ -193,16 +241,7 @@ describe("fixes from a contractor's walk through the app", () => {
 
   it("New mailing's page button stays still while Send this mailing? sends", async () => {
     const apiKey: string = (await app.operator("POST", `/orgs/${orgId}/keys`)).key;
-    await app.request("POST", "/api/v1/import/jobs", apiKey, {
-      source: "jobs",
-      rows: [
-        {
-          address: "12 Maple Ave, Springfield, IL 62704",
-          customer_name: "Lisa Ray",
-          completed_at: "2023-05-01",
-        },
-      ],
-    });
+    await app.importPastJobs(apiKey, MAPLE_AVE_JOBS.slice(0, 1));
     await screens.open("/customers?tab=past-jobs", "Customers");
     await page.getByRole("checkbox", { name: /Mail the batch of/ }).check();
     await page.getByRole("link", { name: /New mailing from 1 batch/ }).click();
@@ -212,16 +251,9 @@ describe("fixes from a contractor's walk through the app", () => {
     const pageButton = page.getByRole("button", { name: "Send 1 card" });
     await pageButton.click();
     const confirm = page.getByRole("dialog", { name: "Send this mailing?" });
-    const sending = holdNextRequest(page, "POST", /\/reactivation\/mailings$/);
-    await sending.start();
-    await confirm.getByRole("button", { name: "Send 1 card" }).click();
-    await sending.held;
-    await waitUntil(
-      async () =>
-        (await confirm.getByRole("button", { name: "Send 1 card" }).getAttribute("data-loading")) !== null,
-      "the dialog's button spins",
-      10_000,
-    );
+    const send = confirm.getByRole("button", { name: "Send 1 card" });
+    const sending = await clickWithRequestHeld(page, send, "POST", /\/reactivation\/mailings$/);
+    await waitForLoading(send, "the dialog's Send 1 card");
     const spinning = await page
       .locator("form")
       .getByRole("button", { name: "Send 1 card", includeHidden: true })

@@ -5,7 +5,11 @@ import {
   chartMonth,
   distance,
   feetFromMeters,
-  formatDate,
+  formatCalendarDay,
+  formatDateTime,
+  formatDay,
+  formatMonth,
+  formatRecent,
   metersFromFeet,
   readableReason,
   returnOnSpend,
@@ -13,23 +17,48 @@ import {
 } from "../../web/src/ui/format.ts";
 
 describe("the web app's reasons read their moments like every other date of the app", () => {
-  test("the server's UTC minute in a held card's reason is written as formatDate writes it", () => {
+  test("the server's UTC minute in a held card's reason is written as formatDateTime writes it", () => {
     const until = new Date("2026-11-27T01:28:00Z");
     const reason = `held for the automation's 2-hour hold window, until ${utcMinute(until)}; it can be cancelled until then`;
     assert.match(reason, /UTC/, "the server's words (mail-safety/words.ts) as the app receives them");
     assert.equal(
       readableReason(reason),
-      `held for the automation's 2-hour hold window, until ${formatDate(until.toISOString())}; it can be cancelled until then`,
+      `held for the automation's 2-hour hold window, until ${formatDateTime(until.toISOString())}; it can be cancelled until then`,
     );
   });
 
   test("a raw ISO timestamp is formatted too; other text and days are left as they are", () => {
     assert.equal(
       readableReason("scheduled for 2026-03-05T14:00:00.000Z"),
-      `scheduled for ${formatDate("2026-03-05T14:00:00.000Z")}`,
+      `scheduled for ${formatDateTime("2026-03-05T14:00:00.000Z")}`,
     );
     const capped = "the monthly cap of 250 cards is reached; it resets on Dec 1, 2026";
     assert.equal(readableReason(capped), capped);
+  });
+});
+
+describe("the web app writes every date in one style", () => {
+  // The reader's locale; these tests run in en-US, as the browser tests' Chromium does.
+  const noon = new Date(2026, 11, 1, 11, 52, 7);
+
+  test("a moment is its day and minute, a day is month, day and year, never 12/1/2026", () => {
+    assert.equal(formatDateTime(noon.toISOString()), "Dec 1, 2026, 11:52 AM");
+    assert.equal(formatDay(noon.toISOString()), "Dec 1, 2026");
+    assert.equal(formatDateTime(null), "—");
+    assert.equal(formatDay(null), "—");
+  });
+
+  test("a date without a time is that day wherever the reader is; a month reads as its name", () => {
+    assert.equal(formatCalendarDay("2026-12-01"), "Dec 1, 2026");
+    assert.equal(formatCalendarDay(null), "—");
+    assert.equal(formatCalendarDay("sometime"), "sometime", "what is not a date is shown as it came");
+    assert.equal(formatMonth("2026-12"), "Dec 2026");
+    assert.equal(formatMonth("2026-12-01", "long"), "December 2026");
+  });
+
+  test("a recent moment is its time today and its day and time before", () => {
+    assert.equal(formatRecent(noon, new Date(2026, 11, 1, 18)), "11:52 AM");
+    assert.equal(formatRecent(noon, new Date(2026, 11, 3)), "Dec 1, 11:52 AM");
   });
 });
 

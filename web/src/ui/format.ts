@@ -41,18 +41,61 @@ export const distance = (meters: number) => {
     : `${(feet / FEET_PER_MILE).toLocaleString("en-US", { maximumFractionDigits: 1 })} mi`;
 };
 
-/** A moment in the reader's own time zone and locale; a dash when it has not happened. */
-export const formatDate = (value: string | null) => (value ? new Date(value).toLocaleString() : "—");
+/*
+ * Dates and times, every screen alike: a day reads "Dec 1, 2026", a moment "Dec 1, 2026, 11:52 AM",
+ * a month "Dec 2026" (in the reader's locale; these are en-US). Screens never call toLocaleString
+ * themselves: its default ("12/1/2026, 11:52:03 AM") is another style.
+ */
+const DAY = new Intl.DateTimeFormat(undefined, { dateStyle: "medium" });
+const DAY_AND_TIME = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" });
+/** A calendar date the API writes without a time ("2026-12-01") is that day wherever the reader is. */
+const CALENDAR_DAY = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeZone: "UTC" });
+const SHORT_MONTH = new Intl.DateTimeFormat(undefined, { month: "short", year: "numeric", timeZone: "UTC" });
+const LONG_MONTH = new Intl.DateTimeFormat(undefined, { month: "long", year: "numeric", timeZone: "UTC" });
+const TIME = new Intl.DateTimeFormat(undefined, { timeStyle: "short" });
+const DAY_OF_YEAR_AND_TIME = new Intl.DateTimeFormat(undefined, {
+  month: "short",
+  day: "numeric",
+  hour: "numeric",
+  minute: "2-digit",
+});
+
+const moment = (value: string | number | Date) => (value instanceof Date ? value : new Date(value));
+
+/** A moment, in the reader's own time zone: "Dec 1, 2026, 11:52 AM"; a dash when it has not happened. */
+export const formatDateTime = (value: string | number | Date | null) =>
+  value === null ? "—" : DAY_AND_TIME.format(moment(value));
+
+/** The day of a moment, in the reader's own time zone: "Dec 1, 2026"; a dash when there is none. */
+export const formatDay = (value: string | number | Date | null) =>
+  value === null ? "—" : DAY.format(moment(value));
+
+/**
+ * A date without a time as the API writes it ("2026-12-01": a deal's close date, a job's completion
+ * date): "Dec 1, 2026", never the day before west of UTC; a dash when there is none.
+ */
+export function formatCalendarDay(value: string | null): string {
+  if (value === null) return "—";
+  const date = new Date(`${value.slice(0, 10)}T00:00:00Z`);
+  return Number.isNaN(date.getTime()) ? value : CALENDAR_DAY.format(date);
+}
+
+/** A month the API writes as "2026-12" (or a date in it): "Dec 2026" in a table, "December 2026" in a sentence. */
+export const formatMonth = (month: string, style: "short" | "long" = "short") =>
+  (style === "long" ? LONG_MONTH : SHORT_MONTH).format(new Date(`${month.slice(0, 7)}-01T00:00:00Z`));
+
+/** A recent moment said briefly: "11:52 AM" today, "Nov 30, 11:52 AM" another day. */
+export function formatRecent(value: string | number | Date, now = new Date()): string {
+  const date = moment(value);
+  return date.toDateString() === now.toDateString() ? TIME.format(date) : DAY_OF_YEAR_AND_TIME.format(date);
+}
+
+const CHART_MONTH = new Intl.DateTimeFormat(undefined, { month: "short", timeZone: "UTC" });
 
 /** A chart's month label ("YYYY-MM…"): "Jun"; the first bar and each January with the year ("Jan 2026"). */
 export function chartMonth(month: string, index: number): string {
-  const date = new Date(`${month.slice(0, 7)}-01T00:00:00Z`);
-  const withYear = index === 0 || date.getUTCMonth() === 0;
-  return date.toLocaleDateString("en-US", {
-    month: "short",
-    ...(withYear ? { year: "numeric" } : {}),
-    timeZone: "UTC",
-  });
+  const withYear = index === 0 || month.slice(5, 7) === "01";
+  return withYear ? formatMonth(month) : CHART_MONTH.format(new Date(`${month.slice(0, 7)}-01T00:00:00Z`));
 }
 
 const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
@@ -63,7 +106,7 @@ const SERVER_MINUTE =
 const ISO_MOMENT = /\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:\d{2})/g;
 
 /**
- * A card's reason with its moments written like every other date of the app (formatDate, the
+ * A card's reason with its moments written like every other date of the app (formatDateTime, the
  * reader's own time zone) instead of the server's UTC ("held … until Fri, Nov 27, 2026, 01:28 UTC").
  */
 export function readableReason(reason: string): string {
@@ -73,12 +116,12 @@ export function readableReason(reason: string): string {
       (text, month: string, day: string, year: string, hour: string, minute: string) => {
         const index = MONTHS.indexOf(month);
         if (index < 0) return text;
-        return formatDate(
+        return formatDateTime(
           new Date(Date.UTC(Number(year), index, Number(day), Number(hour), Number(minute))).toISOString(),
         );
       },
     )
-    .replace(ISO_MOMENT, (text) => (Number.isNaN(Date.parse(text)) ? text : formatDate(text)));
+    .replace(ISO_MOMENT, (text) => (Number.isNaN(Date.parse(text)) ? text : formatDateTime(text)));
 }
 
 /** A phone number as a `tel:` link dials it: its digits, and a leading + kept ("tel:+12175550123"). */

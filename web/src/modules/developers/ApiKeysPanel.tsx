@@ -27,6 +27,7 @@ import {
 } from "../../api/developers.ts";
 import { ApiError, isInputRefused } from "../../api/errors.ts";
 import { ConfirmDialog } from "../../ui/ConfirmDialog.tsx";
+import { formatDateTime } from "../../ui/format.ts";
 import { useInFlightModal } from "../../ui/in-flight-modal.ts";
 import { ScrollTable } from "../../ui/ScrollTable.tsx";
 import { useSingleFlight } from "../../ui/single-flight.ts";
@@ -49,7 +50,7 @@ const scopeInWords = (scope: string) => SCOPE_WORDS[scope] ?? scope;
 /** The longest key name the API takes. */
 const KEY_NAME_MAX = 200;
 
-const when = (iso: string | null, never = "Never") => (iso ? new Date(iso).toLocaleString() : never);
+const when = (iso: string | null, never = "Never") => (iso ? formatDateTime(iso) : never);
 
 export function ApiKeysPanel() {
   const keys = useQuery(apiKeysQuery());

@@ -1,6 +1,7 @@
 import { Badge, Code, Group, NavLink, Paper, SimpleGrid, Stack, Text, Title } from "@mantine/core";
 import { useQuery } from "@tanstack/react-query";
 import { eventSamplesQuery, eventTypesQuery, lookAgainWhileEmpty } from "../../api/events.ts";
+import { formatDateTime } from "../../ui/format.ts";
 import { ButtonLink } from "../../ui/links.tsx";
 import { EmptyState, LoadError, Loading } from "../../ui/states.tsx";
 import { CodeSnippet } from "./CodeSnippet.tsx";
@@ -96,7 +97,7 @@ function SampleList({ eventType, bound }: { eventType: string; bound: boolean })
         samples.data.map((sample) => (
           <Paper key={sample.id} withBorder p="sm">
             <Text size="sm" fw={600} mb={4}>
-              {new Date(sample.received_at).toLocaleString()} · {sample.object_type ?? "record"}
+              {formatDateTime(sample.received_at)} · {sample.object_type ?? "record"}
             </Text>
             <Code block style={{ whiteSpace: "pre-wrap", wordBreak: "break-all" }}>
               {JSON.stringify(sample.record, null, 2)}

@@ -31,6 +31,7 @@ import {
 import { ApiError, isInputRefused } from "../../api/errors.ts";
 import { ConfirmDialog } from "../../ui/ConfirmDialog.tsx";
 import { focusIsLost } from "../../ui/focus.ts";
+import { formatDateTime } from "../../ui/format.ts";
 import { useInFlightModal } from "../../ui/in-flight-modal.ts";
 import { ScrollTable } from "../../ui/ScrollTable.tsx";
 import { useSingleFlight } from "../../ui/single-flight.ts";
@@ -45,8 +46,6 @@ const OUTCOME_WORDS: Record<string, string> = {
   timeout: "No answer in time",
   error: "Could not connect",
 };
-
-const when = (iso: string) => new Date(iso).toLocaleString();
 
 export function WebhooksPanel() {
   const subscriptions = useQuery(subscriptionsQuery());
@@ -162,7 +161,7 @@ function SubscriptionCard({
                   Unsigned: rotate the secret to sign
                 </Badge>
               )}
-              <Text size="xs">Added {when(subscription.created_at)}</Text>
+              <Text size="xs">Added {formatDateTime(subscription.created_at)}</Text>
             </Group>
           </Stack>
           <Group gap="xs">
@@ -253,7 +252,7 @@ function DeliveriesTable({ label, deliveries }: { label: string; deliveries: Del
         <Table.Tbody>
           {deliveries.map((delivery) => (
             <Table.Tr key={delivery.id}>
-              <Table.Td>{when(delivery.created_at)}</Table.Td>
+              <Table.Td>{formatDateTime(delivery.created_at)}</Table.Td>
               <Table.Td>
                 {delivery.test
                   ? "Test"

@@ -1,15 +1,9 @@
 import { Badge, Card, Group, Progress, SimpleGrid, Stack, Text, Title } from "@mantine/core";
 import { useQuery } from "@tanstack/react-query";
 import { capInWords, capPercent, mailSafetyQuery, reviewInApprovals } from "../../api/mail-safety.ts";
+import { formatMonth } from "../../ui/format.ts";
 import { AnchorLink } from "../../ui/links.tsx";
 import { LoadError, Loading } from "../../ui/states.tsx";
-
-const monthName = (month: string) =>
-  new Date(`${month}T00:00:00Z`).toLocaleDateString(undefined, {
-    month: "long",
-    year: "numeric",
-    timeZone: "UTC",
-  });
 
 function CapMeter({
   label,
@@ -54,7 +48,7 @@ export function CapsOverview() {
   return (
     <section aria-labelledby="caps-heading">
       <Title order={2} size="h3" id="caps-heading" mb="sm">
-        Mail safety in {monthName(month)}
+        Mail safety in {formatMonth(month, "long")}
       </Title>
       <SimpleGrid cols={{ base: 1, sm: 2, lg: 3 }}>
         <Card withBorder>

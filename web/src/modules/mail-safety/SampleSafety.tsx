@@ -1,11 +1,11 @@
 import { Text } from "@mantine/core";
 import type { ReactNode } from "react";
 import type { DryRunAnswer } from "../../api/automations.ts";
+import { formatDay } from "../../ui/format.ts";
 import { AnchorLink } from "../../ui/links.tsx";
 
 type SampleMailSafety = NonNullable<DryRunAnswer["mail_safety"]>;
 
-const DAY = new Intl.DateTimeFormat(undefined, { month: "short", day: "numeric", year: "numeric" });
 const oneCardEvery = (days: number) => `one card every ${days === 1 ? "day" : `${days} days`}`;
 const sentence = (words: string) => words.charAt(0).toUpperCase() + words.slice(1);
 
@@ -55,7 +55,7 @@ function sampleSafetyLines(safety: SampleMailSafety): ReactNode[] {
     return [
       <>
         {earlier?.mailed_at
-          ? `This home got a card on ${DAY.format(new Date(earlier.mailed_at))}; a real event would skip it (${every}).`
+          ? `This home got a card on ${formatDay(earlier.mailed_at)}; a real event would skip it (${every}).`
           : `A card to this home is already waiting or printing; a real event would skip it (${every}).`}{" "}
         {link}
       </>,

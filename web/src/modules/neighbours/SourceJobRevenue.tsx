@@ -1,7 +1,7 @@
 import { Group, Table, Text, Title } from "@mantine/core";
 import { useQuery } from "@tanstack/react-query";
 import { type SourceJobRevenue, sourceJobRevenueQuery } from "../../api/neighbours.ts";
-import { exactMoney, money, returnOnSpend } from "../../ui/format.ts";
+import { exactMoney, formatDay, money, returnOnSpend } from "../../ui/format.ts";
 import { AnchorLink } from "../../ui/links.tsx";
 import { ScrollTable } from "../../ui/ScrollTable.tsx";
 import { LoadError, Loading } from "../../ui/states.tsx";
@@ -62,9 +62,7 @@ function SourceJobTable({ data }: { data: SourceJobRevenue }) {
                     </Text>
                   )}
                 </Table.Th>
-                <Table.Td style={{ whiteSpace: "nowrap" }}>
-                  {new Date(job.created_at).toLocaleDateString()}
-                </Table.Td>
+                <Table.Td style={{ whiteSpace: "nowrap" }}>{formatDay(job.created_at)}</Table.Td>
                 <Table.Td>{job.cards_sent}</Table.Td>
                 <Table.Td>{job.leads}</Table.Td>
                 <Table.Td>{job.won_deals}</Table.Td>

@@ -11,7 +11,7 @@ import {
 } from "../../api/connectors.ts";
 import { ApiError } from "../../api/errors.ts";
 import { ConfirmDialog } from "../../ui/ConfirmDialog.tsx";
-import { formatDate } from "../../ui/format.ts";
+import { formatDateTime } from "../../ui/format.ts";
 import { LoadError, Loading } from "../../ui/states.tsx";
 
 /** What HubSpot's redirect back (`?hubspot=…`) means to the owner, and what to do next. */
@@ -211,9 +211,10 @@ function Connected({
         <Text size="sm">
           HubSpot account (portal) <strong>{connection.portal_id}</strong>
         </Text>
-        <Text size="sm">Connected {formatDate(connection.connected_at)}</Text>
+        <Text size="sm">Connected {formatDateTime(connection.connected_at)}</Text>
         <Text size="sm">
-          Last event received: {connection.last_event_at ? formatDate(connection.last_event_at) : "none yet"}
+          Last event received:{" "}
+          {connection.last_event_at ? formatDateTime(connection.last_event_at) : "none yet"}
         </Text>
       </Stack>
       <WonStagesForm stages={connection.won_stages} />

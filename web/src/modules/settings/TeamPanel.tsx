@@ -24,6 +24,7 @@ import {
   useRemoveTeammate,
 } from "../../api/organization.ts";
 import { ConfirmDialog } from "../../ui/ConfirmDialog.tsx";
+import { formatDay } from "../../ui/format.ts";
 import { ScrollTable } from "../../ui/ScrollTable.tsx";
 import { LoadError, Loading } from "../../ui/states.tsx";
 
@@ -127,8 +128,7 @@ export function TeamPanel({ currentUserId }: { currentUserId: string }) {
             {team.data.invitations.map((invitation) => (
               <Group key={invitation.id} gap="sm" wrap="wrap">
                 <Text size="sm">
-                  {invitation.email} as {invitation.role}, until{" "}
-                  {new Date(invitation.expires_at).toLocaleDateString()}
+                  {invitation.email} as {invitation.role}, until {formatDay(invitation.expires_at)}
                 </Text>
                 <Button
                   size="compact-xs"
@@ -205,9 +205,9 @@ function InviteForm() {
       {sent && (
         <Alert color="green" title={`Invitation for ${sent.email}`} mt="md">
           <Text size="sm">
-            The email with their link is on its way; the link works until{" "}
-            {new Date(sent.expires_at).toLocaleDateString()}. Only they get the link: if the email does not
-            arrive, send the invitation again (the new link replaces the old one).
+            The email with their link is on its way; the link works until {formatDay(sent.expires_at)}. Only
+            they get the link: if the email does not arrive, send the invitation again (the new link replaces
+            the old one).
           </Text>
         </Alert>
       )}

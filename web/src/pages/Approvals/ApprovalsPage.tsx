@@ -10,7 +10,7 @@ import {
 } from "../../api/mail-safety.ts";
 import { CancelCardsDialog } from "../../modules/mail-safety/CancelCardsDialog.tsx";
 import { focusIsLost, useFocusWhenGone } from "../../ui/focus.ts";
-import { formatDate } from "../../ui/format.ts";
+import { formatDateTime } from "../../ui/format.ts";
 import { AnchorLink } from "../../ui/links.tsx";
 import { useSingleFlight } from "../../ui/single-flight.ts";
 import { useStagedRows } from "../../ui/staged-rows.tsx";
@@ -252,7 +252,7 @@ function ApprovalQueue({ cards, total }: { cards: ApprovalCard[]; total: number 
                   </Title>
                   <Text size="sm">{card.address}</Text>
                   <Text size="xs" c="dimmed">
-                    {card.automation_name ?? "No automation"} · queued {formatDate(card.created_at)} ·{" "}
+                    {card.automation_name ?? "No automation"} · queued {formatDateTime(card.created_at)} ·{" "}
                     <AnchorLink to="/mail/$pieceId" params={{ pieceId: card.id }} size="xs">
                       Open the card
                     </AnchorLink>

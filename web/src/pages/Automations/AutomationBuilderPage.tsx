@@ -66,6 +66,7 @@ import {
   NeighbourPreviewResult,
 } from "../../modules/neighbours/NeighbourPreviewResult.tsx";
 import { focusFirstInvalid } from "../../ui/focus.ts";
+import { formatDateTime } from "../../ui/format.ts";
 import { AnchorLink } from "../../ui/links.tsx";
 import { PhoneProof } from "../../ui/PhoneProof.tsx";
 import { LoadError, PageHeader } from "../../ui/states.tsx";
@@ -407,7 +408,7 @@ function SampleSelect({
   if (samples.isError) return <LoadError error={samples.error} retry={() => samples.refetch()} />;
   const options = (samples.data ?? []).map((sample) => ({
     value: sample.id,
-    label: `${new Date(sample.received_at).toLocaleString()} · ${propertiesOf(sample).street ?? recordIdOf(sample) ?? sample.id}`,
+    label: `${formatDateTime(sample.received_at)} · ${propertiesOf(sample).street ?? recordIdOf(sample) ?? sample.id}`,
   }));
   return (
     <NativeSelect

@@ -3,6 +3,7 @@ import { useSuspenseQuery } from "@tanstack/react-query";
 import { getRouteApi } from "@tanstack/react-router";
 import { importBatchQuery } from "../../api/customers.ts";
 import { BATCH_ORIGIN_WORDS } from "../../modules/customers/batch-origin.ts";
+import { formatCalendarDay, formatDateTime } from "../../ui/format.ts";
 import { AnchorLink, ButtonLink } from "../../ui/links.tsx";
 import { ScrollTable } from "../../ui/ScrollTable.tsx";
 import { PageHeader } from "../../ui/states.tsx";
@@ -13,10 +14,7 @@ const route = getRouteApi("/signed-in/customers/batches/$importId");
 export function BatchPage() {
   const { importId } = route.useParams();
   const { data: batch } = useSuspenseQuery(importBatchQuery(importId));
-  const staged = new Date(batch.staged_at).toLocaleString(undefined, {
-    dateStyle: "medium",
-    timeStyle: "short",
-  });
+  const staged = formatDateTime(batch.staged_at);
   return (
     <>
       <PageHeader
@@ -69,7 +67,7 @@ export function BatchPage() {
                   <Table.Td>{row.address}</Table.Td>
                   <Table.Td>{row.customer_name ?? ""}</Table.Td>
                   <Table.Td>{row.external_id ?? ""}</Table.Td>
-                  <Table.Td>{row.completed_at ?? ""}</Table.Td>
+                  <Table.Td>{row.completed_at ? formatCalendarDay(row.completed_at) : ""}</Table.Td>
                   <Table.Td>{row.job_type ?? ""}</Table.Td>
                   <Table.Td>
                     {row.latitude === null || row.longitude === null

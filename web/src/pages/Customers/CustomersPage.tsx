@@ -21,6 +21,7 @@ import { customersQuery, importsQuery, optedOutQuery, useAddCustomer } from "../
 import { isInputRefused } from "../../api/errors.ts";
 import { BATCH_ORIGIN_WORDS } from "../../modules/customers/batch-origin.ts";
 import { CsvUpload } from "../../modules/customers/CsvUpload.tsx";
+import { formatDateTime, formatDay } from "../../ui/format.ts";
 import { AnchorLink, ButtonLink } from "../../ui/links.tsx";
 import { ScrollTable } from "../../ui/ScrollTable.tsx";
 import { useSingleFlight } from "../../ui/single-flight.ts";
@@ -31,10 +32,6 @@ import { TabsList } from "../../ui/TabsList.tsx";
 const route = getRouteApi("/signed-in/customers");
 export const CUSTOMER_TABS = ["list", "past-jobs"] as const;
 export type CustomerTab = (typeof CUSTOMER_TABS)[number];
-
-const when = (iso: string) =>
-  new Date(iso).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
-const day = (iso: string) => new Date(iso).toLocaleDateString(undefined, { dateStyle: "medium" });
 
 function AddCustomerForm() {
   const add = useAddCustomer();
@@ -66,7 +63,7 @@ function AddCustomerForm() {
           <TextInput
             label="Address"
             description="The house number and street, and the city or ZIP"
-            placeholder="e.g. 742 Evergreen Terrace, Springfield, IL 62704"
+            placeholder="e.g. 12 Oak St, Springfield, IL 62704"
             style={{ flex: "2 1 260px" }}
             {...form.getInputProps("address")}
           />
@@ -115,7 +112,7 @@ function OptedOutHomes({ q }: { q: string }) {
                   Opted out
                 </Badge>
               </Table.Td>
-              <Table.Td>{when(home.opted_out_at)}</Table.Td>
+              <Table.Td>{formatDateTime(home.opted_out_at)}</Table.Td>
               <Table.Td>
                 {home.piece_id ? (
                   <AnchorLink to="/mail/$pieceId" params={{ pieceId: home.piece_id }}>
@@ -208,7 +205,7 @@ function SuppressionList() {
                         <Table.Td>{customer.address}</Table.Td>
                         <Table.Td>{customer.notes ?? ""}</Table.Td>
                         <Table.Td>{CUSTOMER_SOURCE_WORDS[customer.source] ?? customer.source}</Table.Td>
-                        <Table.Td>{day(customer.created_at)}</Table.Td>
+                        <Table.Td>{formatDay(customer.created_at)}</Table.Td>
                       </Table.Tr>
                     )}
                   </StagedRows>
@@ -302,14 +299,14 @@ function PastJobs() {
                   <Table.Tr key={batch.id}>
                     <Table.Td>
                       <Checkbox
-                        aria-label={`Mail the batch of ${when(batch.staged_at)}`}
+                        aria-label={`Mail the batch of ${formatDateTime(batch.staged_at)}`}
                         checked={chosen.includes(batch.id)}
                         onChange={(event) => toggle(batch.id, event.currentTarget.checked)}
                       />
                     </Table.Td>
                     <Table.Td>
                       <AnchorLink to="/customers/batches/$importId" params={{ importId: batch.id }}>
-                        {when(batch.staged_at)}
+                        {formatDateTime(batch.staged_at)}
                       </AnchorLink>
                     </Table.Td>
                     <Table.Td>{batch.source === "jobs" ? "Past jobs" : "Customers"}</Table.Td>

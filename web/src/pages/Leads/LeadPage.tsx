@@ -3,7 +3,7 @@ import { useQuery } from "@tanstack/react-query";
 import { getRouteApi } from "@tanstack/react-router";
 import { attributionWords, type Lead, leadQuery, SOURCE_LABELS } from "../../api/leads.ts";
 import { DetailCard, DetailField } from "../../ui/DetailCard.tsx";
-import { formatDate, telHref } from "../../ui/format.ts";
+import { formatDateTime, telHref } from "../../ui/format.ts";
 import { AnchorLink } from "../../ui/links.tsx";
 import { ScrollTable } from "../../ui/ScrollTable.tsx";
 import { LoadError, Loading, PageHeader } from "../../ui/states.tsx";
@@ -27,7 +27,7 @@ function LeadDetails({ lead }: { lead: Lead }) {
       </AnchorLink>
       <PageHeader
         title={lead.name || "No name given"}
-        description={`${SOURCE_LABELS[lead.source]} lead received ${formatDate(lead.received_at)}`}
+        description={`${SOURCE_LABELS[lead.source]} lead received ${formatDateTime(lead.received_at)}`}
       />
       <SimpleGrid cols={{ base: 1, md: 2 }} spacing="lg" mb="lg">
         <DetailCard title="Contact">
@@ -99,8 +99,8 @@ function LeadDetails({ lead }: { lead: Lead }) {
                       <DeliveryBadge delivery={delivery} />
                     </Table.Td>
                     <Table.Td>{delivery.attempts}</Table.Td>
-                    <Table.Td>{formatDate(delivery.last_attempt_at)}</Table.Td>
-                    <Table.Td>{formatDate(delivery.next_retry_at)}</Table.Td>
+                    <Table.Td>{formatDateTime(delivery.last_attempt_at)}</Table.Td>
+                    <Table.Td>{formatDateTime(delivery.next_retry_at)}</Table.Td>
                     <Table.Td>{delivery.error ?? "—"}</Table.Td>
                   </Table.Tr>
                 ))}

@@ -8,7 +8,7 @@ import {
   leadsQuery,
   SOURCE_LABELS,
 } from "../../api/leads.ts";
-import { formatDate } from "../../ui/format.ts";
+import { formatDateTime } from "../../ui/format.ts";
 import { KeysetPager, useKeysetPages } from "../../ui/KeysetPager.tsx";
 import { AnchorLink, ButtonLink } from "../../ui/links.tsx";
 import { ScrollTable } from "../../ui/ScrollTable.tsx";
@@ -124,7 +124,7 @@ function LeadList({ source }: { source?: LeadSource }) {
                   </Table.Td>
                   <Table.Td>{SOURCE_LABELS[lead.source]}</Table.Td>
                   <Table.Td>{attributionWords(lead.attribution_type)}</Table.Td>
-                  <Table.Td>{formatDate(lead.received_at)}</Table.Td>
+                  <Table.Td>{formatDateTime(lead.received_at)}</Table.Td>
                   <Table.Td>
                     {lead.deliveries.length === 0 ? (
                       <Text size="sm" c="dimmed">

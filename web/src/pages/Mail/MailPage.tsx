@@ -10,7 +10,7 @@ import {
   piecesQuery,
   ROWS_ON_A_LAPTOP,
 } from "../../api/mail.ts";
-import { formatDate, readableReason } from "../../ui/format.ts";
+import { formatDateTime, readableReason } from "../../ui/format.ts";
 import { KeysetPager, useKeysetPages } from "../../ui/KeysetPager.tsx";
 import { AnchorLink, ButtonLink } from "../../ui/links.tsx";
 import { ScrollTable } from "../../ui/ScrollTable.tsx";
@@ -183,8 +183,8 @@ function PieceRows({ pieces }: { pieces: PieceSummary[] }) {
           </Table.Td>
           <Table.Td>{piece.address}</Table.Td>
           <Table.Td>{piece.automation_name ?? piece.campaign_name}</Table.Td>
-          <Table.Td>{formatDate(piece.created_at)}</Table.Td>
-          <Table.Td>{formatDate(piece.mailed_at)}</Table.Td>
+          <Table.Td>{formatDateTime(piece.created_at)}</Table.Td>
+          <Table.Td>{formatDateTime(piece.mailed_at)}</Table.Td>
         </Table.Tr>
       ))}
     </Table.Tbody>

@@ -7,7 +7,7 @@ import { PIECE_STATUS, type Piece, type PieceStatusTone, pieceQuery, stepLabel }
 import { PieceSafetyActions } from "../../modules/mail-safety/PieceSafetyActions.tsx";
 import { DetailCard, DetailField } from "../../ui/DetailCard.tsx";
 import { useFocusWhenGone } from "../../ui/focus.ts";
-import { exactMoney, formatDate, readableReason } from "../../ui/format.ts";
+import { exactMoney, formatCalendarDay, formatDateTime, readableReason } from "../../ui/format.ts";
 import { AnchorLink } from "../../ui/links.tsx";
 import { ScrollTable } from "../../ui/ScrollTable.tsx";
 import { LoadError, Loading, PageHeader } from "../../ui/states.tsx";
@@ -25,12 +25,12 @@ function LandingPageState({ piece, tone }: { piece: Piece; tone: PieceStatusTone
         </Anchor>
         <Text span size="sm" c="dimmed">
           {" "}
-          (open until {formatDate(piece.landing_page_closes_at)})
+          (open until {formatDateTime(piece.landing_page_closes_at)})
         </Text>
       </>
     );
   }
-  if (piece.landing_page_closes_at) return <>Closed on {formatDate(piece.landing_page_closes_at)}</>;
+  if (piece.landing_page_closes_at) return <>Closed on {formatDateTime(piece.landing_page_closes_at)}</>;
   return <>{tone === "stopped" ? "None: this card was not mailed" : "Opens when the card goes to print"}</>;
 }
 
@@ -118,12 +118,12 @@ function PieceDetails({ piece }: { piece: Piece }) {
               <DetailField label="Sequence">
                 Follow-up card {piece.sequence_step}
                 {piece.status === "scheduled" && piece.scheduled_for
-                  ? `, due ${formatDate(piece.scheduled_for)}`
+                  ? `, due ${formatDateTime(piece.scheduled_for)}`
                   : ""}
               </DetailField>
             )}
-            <DetailField label="Created">{formatDate(piece.created_at)}</DetailField>
-            <DetailField label="Mailed">{formatDate(piece.mailed_at)}</DetailField>
+            <DetailField label="Created">{formatDateTime(piece.created_at)}</DetailField>
+            <DetailField label="Mailed">{formatDateTime(piece.mailed_at)}</DetailField>
             {piece.provider && (
               <DetailField label="Printer">{printerLabel(piece.provider, piece.provider_status)}</DetailField>
             )}
@@ -162,7 +162,7 @@ function TrackingTimeline({ timeline }: { timeline: Piece["timeline"] }) {
           }
         >
           <Text size="xs" c={step.reached ? undefined : "dimmed"}>
-            {step.at ? formatDate(step.at) : step.reached ? "Reached" : "Not yet"}
+            {step.at ? formatDateTime(step.at) : step.reached ? "Reached" : "Not yet"}
           </Text>
           {step.detail && (
             <Text size="xs" c="dimmed">
@@ -202,7 +202,7 @@ function LeadsAndConversions({ piece }: { piece: Piece }) {
                       </AnchorLink>
                     </Table.Td>
                     <Table.Td>{[lead.email, lead.phone].filter(Boolean).join(" · ") || "—"}</Table.Td>
-                    <Table.Td>{formatDate(lead.received_at)}</Table.Td>
+                    <Table.Td>{formatDateTime(lead.received_at)}</Table.Td>
                   </Table.Tr>
                 ))}
               </Table.Tbody>
@@ -231,7 +231,7 @@ function LeadsAndConversions({ piece }: { piece: Piece }) {
                   <Table.Tr key={conversion.id}>
                     <Table.Td>{conversion.deal_name ?? conversion.deal_id ?? "—"}</Table.Td>
                     <Table.Td>{exactMoney(conversion.amount)}</Table.Td>
-                    <Table.Td>{conversion.close_date ?? "—"}</Table.Td>
+                    <Table.Td>{formatCalendarDay(conversion.close_date)}</Table.Td>
                     <Table.Td>
                       {attributionWords(conversion.attribution_type)} ({conversion.match_confidence} match)
                     </Table.Td>

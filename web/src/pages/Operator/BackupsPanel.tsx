@@ -2,6 +2,7 @@ import { Alert, Button, Code, Group, Stack, Table, Text, Title } from "@mantine/
 import { useQuery } from "@tanstack/react-query";
 import { ApiError, errorMessage } from "../../api/errors.ts";
 import { type BackupListing, backupsQuery, useCreateBackup } from "../../api/operator.ts";
+import { formatDateTime } from "../../ui/format.ts";
 import { ScrollTable } from "../../ui/ScrollTable.tsx";
 import { EmptyState, LoadError, Loading } from "../../ui/states.tsx";
 
@@ -45,8 +46,7 @@ export function BackupsPanel() {
           {backups.data.last_failure && (
             <Alert color="red" title="The last backup failed">
               {backups.data.last_failure.scheduled ? "The scheduled backup" : "The backup asked for"} of{" "}
-              {new Date(backups.data.last_failure.at).toLocaleString()} failed:{" "}
-              {backups.data.last_failure.reason}
+              {formatDateTime(backups.data.last_failure.at)} failed: {backups.data.last_failure.reason}
             </Alert>
           )}
           {backups.data.backups.length === 0 ? (
@@ -66,7 +66,7 @@ export function BackupsPanel() {
                 <Table.Tbody>
                   {backups.data.backups.map((backup) => (
                     <Table.Tr key={backup.file}>
-                      <Table.Td>{new Date(backup.created_at).toLocaleString()}</Table.Td>
+                      <Table.Td>{formatDateTime(backup.created_at)}</Table.Td>
                       <Table.Td>
                         <Code title={backup.file}>{fileName(backup.file)}</Code>
                       </Table.Td>
@@ -85,6 +85,6 @@ export function BackupsPanel() {
 
 function scheduleInWords(schedule: BackupListing["schedule"]): string {
   if (schedule.interval_hours === 0) return "Scheduled backups are off (BACKUP_INTERVAL_HOURS=0).";
-  const next = schedule.next_at ? ` Next: ${new Date(schedule.next_at).toLocaleString()}.` : "";
+  const next = schedule.next_at ? ` Next: ${formatDateTime(schedule.next_at)}.` : "";
   return `A backup is taken every ${schedule.interval_hours} h and the newest ${schedule.keep} are kept.${next}`;
 }

@@ -33,6 +33,7 @@ import {
   useInviteOwner,
   useSetKillSwitch,
 } from "../../api/operator.ts";
+import { formatDateTime } from "../../ui/format.ts";
 import { useInFlightModal } from "../../ui/in-flight-modal.ts";
 import { ScrollTable } from "../../ui/ScrollTable.tsx";
 import { EmptyState, LoadError, Loading } from "../../ui/states.tsx";
@@ -280,7 +281,7 @@ function InviteOwnerModal({ org, onClose }: { org: OperatorOrg | null; onClose: 
         <Stack>
           <Text size="sm">
             The invitation email is on its way. You can also pass on this link (valid until{" "}
-            {new Date(sent.expires_at).toLocaleString()}):
+            {formatDateTime(sent.expires_at)}):
           </Text>
           <Code block style={{ wordBreak: "break-all", whiteSpace: "pre-wrap" }}>
             {sent.invite_url}
@@ -359,7 +360,7 @@ function FailedJobs() {
                   </Table.Td>
                   <Table.Td>{job.attempts}</Table.Td>
                   <Table.Td style={{ wordBreak: "break-word" }}>{job.last_error ?? "—"}</Table.Td>
-                  <Table.Td>{new Date(job.updated_at).toLocaleString()}</Table.Td>
+                  <Table.Td>{formatDateTime(job.updated_at)}</Table.Td>
                 </Table.Tr>
               ))}
             </Table.Tbody>

@@ -7,6 +7,7 @@ import {
   referenceAddressUploadsQuery,
   useUploadReferenceAddresses,
 } from "../../api/operator.ts";
+import { formatDateTime } from "../../ui/format.ts";
 import { ScrollTable } from "../../ui/ScrollTable.tsx";
 import { EmptyState, LoadError, Loading } from "../../ui/states.tsx";
 
@@ -104,7 +105,7 @@ export function ReferenceAddressesPanel() {
               <Table.Tbody>
                 {uploads.data.map((each) => (
                   <Table.Tr key={each.upload_id}>
-                    <Table.Td>{new Date(each.created_at).toLocaleString()}</Table.Td>
+                    <Table.Td>{formatDateTime(each.created_at)}</Table.Td>
                     <Table.Td>
                       <Badge color={STATUS[each.status].color} variant="outline">
                         {STATUS[each.status].label}

@@ -2,7 +2,7 @@ import { Card, Paper, SimpleGrid, Stack, Table, Text, Title } from "@mantine/cor
 import { useQuery } from "@tanstack/react-query";
 import { type OverviewFigures, overviewQuery, type PeriodFigures } from "../../api/overview.ts";
 import { FigureBars } from "../../ui/FigureBars.tsx";
-import { chartMonth, exactMoney, money, returnOnSpend } from "../../ui/format.ts";
+import { chartMonth, exactMoney, formatDateTime, money, returnOnSpend } from "../../ui/format.ts";
 import { AnchorLink } from "../../ui/links.tsx";
 import { ScrollTable } from "../../ui/ScrollTable.tsx";
 import { LoadError, Loading } from "../../ui/states.tsx";
@@ -137,7 +137,7 @@ function LatestLeads({ leads }: { leads: OverviewFigures["latest_leads"] }) {
                   </Table.Td>
                   <Table.Td>{lead.address || "—"}</Table.Td>
                   <Table.Td>{lead.automation_name ?? lead.campaign_name ?? "—"}</Table.Td>
-                  <Table.Td>{new Date(lead.received_at).toLocaleString()}</Table.Td>
+                  <Table.Td>{formatDateTime(lead.received_at)}</Table.Td>
                 </Table.Tr>
               ))}
             </Table.Tbody>

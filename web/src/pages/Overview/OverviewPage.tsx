@@ -6,6 +6,7 @@ import { mailSafetyQuery, reviewInApprovals } from "../../api/mail-safety.ts";
 import { attentionQuery } from "../../api/overview.ts";
 import { CapsOverview } from "../../modules/mail-safety/CapsOverview.tsx";
 import { FigureBars } from "../../ui/FigureBars.tsx";
+import { formatDateTime } from "../../ui/format.ts";
 import { AnchorLink, ButtonLink } from "../../ui/links.tsx";
 import { EmptyState, LoadError, Loading, PageHeader } from "../../ui/states.tsx";
 import { FirstStepsChecklist } from "./FirstSteps.tsx";
@@ -50,7 +51,7 @@ function NewLeads() {
             <AnchorLink to="/leads/$leadId" params={{ leadId: lead.id }} size="sm" c="indigo.9">
               {lead.name || lead.email || lead.phone || "A lead without a name"}
             </AnchorLink>{" "}
-            ({new Date(lead.received_at).toLocaleString()})
+            ({formatDateTime(lead.received_at)})
           </List.Item>
         ))}
       </List>
@@ -175,7 +176,7 @@ function EventActivity() {
               {eventTypes.data.map((type) => (
                 <List.Item key={type.event_type}>
                   <code>{type.event_type}</code>: {type.count} received, last{" "}
-                  {new Date(type.last_seen_at).toLocaleString()} {type.bound ? "" : "(no automation)"}
+                  {formatDateTime(type.last_seen_at)} {type.bound ? "" : "(no automation)"}
                 </List.Item>
               ))}
             </List>

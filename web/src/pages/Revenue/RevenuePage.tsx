@@ -9,19 +9,12 @@ import {
   type SpendFigures,
 } from "../../api/revenue.ts";
 import { SourceJobRevenueSection } from "../../modules/neighbours/SourceJobRevenue.tsx";
-import { exactMoney, money, returnOnSpend } from "../../ui/format.ts";
+import { exactMoney, formatCalendarDay, formatMonth, money, returnOnSpend } from "../../ui/format.ts";
 import { ButtonLink } from "../../ui/links.tsx";
 import { ScrollTable } from "../../ui/ScrollTable.tsx";
 import { StagedRows } from "../../ui/staged-rows.tsx";
 import { EmptyState, LoadError, Loading, PageHeader } from "../../ui/states.tsx";
 import { ExperimentSummary } from "./ExperimentSummary.tsx";
-
-const monthName = (month: string) =>
-  new Date(`${month}-01T00:00:00Z`).toLocaleDateString(undefined, {
-    month: "short",
-    year: "numeric",
-    timeZone: "UTC",
-  });
 
 /** The figures both tables show, in the same order, after their first column. */
 const FIGURE_HEADINGS = [
@@ -155,7 +148,7 @@ function ByMonth({ rows }: { rows: Revenue["by_month"] }) {
             {rows.map((row) => (
               <Table.Tr key={row.month}>
                 <Table.Th scope="row" fw={500} style={{ whiteSpace: "nowrap" }}>
-                  {monthName(row.month)}
+                  {formatMonth(row.month)}
                 </Table.Th>
                 <Table.Td>{row.landing_visits}</Table.Td>
                 <FigureCells figures={row} />
@@ -178,9 +171,12 @@ function Conversions({ conversions }: { conversions: Conversion[] }) {
         <Title order={2} size="h4" id="revenue-conversions">
           Attributed conversions
         </Title>
-        <Anchor href={CONVERSIONS_CSV_URL} download="conversions.csv">
-          Download CSV
-        </Anchor>
+        {/* With none, the file would hold only its headings: the empty state below says why there are none. */}
+        {conversions.length > 0 && (
+          <Anchor href={CONVERSIONS_CSV_URL} download="conversions.csv">
+            Download CSV
+          </Anchor>
+        )}
       </Group>
       {conversions.length === 0 ? (
         <EmptyState order={3} title="No attributed conversions yet">
@@ -204,7 +200,7 @@ function Conversions({ conversions }: { conversions: Conversion[] }) {
               <StagedRows items={conversions}>
                 {(conversion) => (
                   <Table.Tr key={conversion.id}>
-                    <Table.Td>{conversion.close_date ?? "—"}</Table.Td>
+                    <Table.Td>{formatCalendarDay(conversion.close_date)}</Table.Td>
                     <Table.Td>{conversion.deal_name ?? conversion.deal_id ?? "—"}</Table.Td>
                     <Table.Td>{conversion.address}</Table.Td>
                     <Table.Td>{money(conversion.amount)}</Table.Td>

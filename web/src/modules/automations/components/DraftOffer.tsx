@@ -1,13 +1,5 @@
 import { Button, Group, Modal, Stack, Text } from "@mantine/core";
-
-/** "3:42 PM" for today, "Mar 4, 3:42 PM" for another day. */
-function whenKept(savedAt: number): string {
-  const kept = new Date(savedAt);
-  const time = { hour: "numeric", minute: "2-digit" } as const;
-  return kept.toDateString() === new Date().toDateString()
-    ? kept.toLocaleTimeString(undefined, time)
-    : kept.toLocaleString(undefined, { month: "short", day: "numeric", ...time });
-}
+import { formatRecent } from "../../../ui/format.ts";
 
 /**
  * Asks, as the builder opens, whether to put back the unsaved changes kept for it (`drafts.ts`): a
@@ -35,7 +27,7 @@ export function DraftOffer({
       closeOnEscape={false}
       closeOnClickOutside={false}
       centered
-      title={`Restore your unsaved changes from ${whenKept(savedAt)}?`}
+      title={`Restore your unsaved changes from ${formatRecent(savedAt)}?`}
     >
       <Stack>
         <Text size="sm">
