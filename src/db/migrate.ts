@@ -2,6 +2,7 @@ import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import type { DataMigration } from "./data-migration.ts";
+import { streetTypeKeys } from "./data-migration-0410-street-type-keys.ts";
 import { type Queryable, queryRows, sql } from "./database.ts";
 
 export const MIGRATIONS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../migrations");
@@ -18,7 +19,7 @@ export interface SqlMigration {
 export type Migration = SqlMigration | DataMigration;
 
 /** The migrations written in TypeScript (src/db/data-migration.ts), each at its version. */
-export const DATA_MIGRATIONS: readonly DataMigration[] = [];
+export const DATA_MIGRATIONS: readonly DataMigration[] = [streetTypeKeys];
 
 /** The SQL files of `dir` and the data migrations, in version order (one numbering for both). */
 export async function loadMigrations(

@@ -195,7 +195,10 @@ describe(`POST /api/v1/tracking/lead (${databaseLabel})`, () => {
       address: HOME,
       normalized: normalizeAddress(HOME),
     });
-    for (const [address, crmRecordId] of [["77 Lake Shore Drive, Springfield, IL", "C-11"]] as const) {
+    for (const [address, crmRecordId] of [
+      ["77 Lake Shore Drive, 62704", "C-10"],
+      ["77 Lake Shore Drive, Springfield, IL", "C-11"],
+    ] as const) {
       const response = await trackingLead(ctx, org.key, {
         address,
         email: `${crmRecordId}@example.com`,

@@ -114,6 +114,7 @@ describe(`migrations (${databaseLabel})`, () => {
   it("number SQL files and data migrations in one sequence", async () => {
     const versions = (await loadMigrations()).map((migration) => migration.version);
     assert.deepEqual(versions, [...versions].sort());
+    assert.ok(versions.includes("0410_street_type_keys"));
     await assert.rejects(
       loadMigrations(undefined, [{ version: "0001_clash", run: async () => {} }]),
       /two migrations are numbered 0001/,
