@@ -1,6 +1,8 @@
 import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import type { DataMigration } from "./data-migration.ts";
+import { streetTypeKeys } from "./data-migration-0410-street-type-keys.ts";
 import { type Queryable, queryRows, sql } from "./database.ts";
 
 export const MIGRATIONS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../migrations");
@@ -8,24 +10,41 @@ export const MIGRATIONS_DIR = path.resolve(path.dirname(fileURLToPath(import.met
 // Any constant works; it only has to be the same in every process that migrates.
 const MIGRATION_LOCK_ID = 73_556_081;
 
-export interface Migration {
+/** A file of migrations/: SQL statements. */
+export interface SqlMigration {
   version: string;
   statements: string;
 }
 
-export async function loadMigrations(dir = MIGRATIONS_DIR): Promise<Migration[]> {
-  const files = (await readdir(dir)).filter((file) => /^\d{4}_[a-z0-9_]+\.sql$/.test(file)).sort();
-  return Promise.all(
+export type Migration = SqlMigration | DataMigration;
+
+/** The migrations written in TypeScript (src/db/data-migration.ts), each at its version. */
+export const DATA_MIGRATIONS: readonly DataMigration[] = [streetTypeKeys];
+
+/** The SQL files of `dir` and the data migrations, in version order (one numbering for both). */
+export async function loadMigrations(
+  dir = MIGRATIONS_DIR,
+  data: readonly DataMigration[] = DATA_MIGRATIONS,
+): Promise<Migration[]> {
+  const files = (await readdir(dir)).filter((file) => /^\d{4}_[a-z0-9_]+\.sql$/.test(file));
+  const sqlMigrations = await Promise.all(
     files.map(async (file) => ({
       version: file.replace(/\.sql$/, ""),
       statements: await readFile(path.join(dir, file), "utf8"),
     })),
   );
+  const all: Migration[] = [...sqlMigrations, ...data].sort((a, b) => a.version.localeCompare(b.version));
+  const taken = all.find(
+    (migration, index) => all[index - 1]?.version.slice(0, 4) === migration.version.slice(0, 4),
+  );
+  if (taken) throw new Error(`two migrations are numbered ${taken.version.slice(0, 4)}`);
+  return all;
 }
 
 /**
- * Applies pending migrations in one transaction under an advisory lock, so several processes
- * starting together apply each migration exactly once and a failed migration leaves nothing.
+ * Applies pending migrations (SQL files and data migrations) in one transaction under an advisory
+ * lock, so several processes starting together apply each migration exactly once and a failed
+ * migration leaves nothing.
  * Returns the versions applied by this call.
  */
 export async function migrate(db: Queryable, migrations?: Migration[]): Promise<string[]> {
@@ -44,7 +63,9 @@ export async function migrate(db: Queryable, migrations?: Migration[]): Promise<
     const appliedNow: string[] = [];
     for (const migration of pending) {
       if (applied.has(migration.version)) continue;
-      for (const statement of splitStatements(migration.statements)) await tx.execute(sql.raw(statement));
+      if ("run" in migration) await migration.run(tx);
+      else
+        for (const statement of splitStatements(migration.statements)) await tx.execute(sql.raw(statement));
       await tx.execute(sql`INSERT INTO schema_migrations (version) VALUES (${migration.version})`);
       appliedNow.push(migration.version);
     }

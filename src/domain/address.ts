@@ -325,13 +325,14 @@ export function parseUsAddress(raw: string): Address {
   const suffixAsCity = parsed.zip ? undefined : withSuffixReadAsCity(parsed);
   if (suffixAsCity) return partsOf(suffixAsCity);
   const ending = trailingZip(text);
+  const read = (reading: ParsedLocation) => partsOf(withTypeReadAsCity(reading, text) ?? reading);
   if (parsed.state && parsed.city && !contradictsZip(parsed) && !misreadsZipCity(ending, parsed)) {
-    return partsOf(withSuffixReadAsCity(parsed) ?? parsed);
+    return read(withSuffixReadAsCity(parsed) ?? parsed);
   }
   const withStateOfZip = reparseWithStateOfZip(ending);
-  if (withStateOfZip) return partsOf(withStateOfZip);
+  if (withStateOfZip) return read(withStateOfZip);
   if (!parsed.city && !parsed.state) return parseStatelessLocality(text, ending) ?? partsOf(parsed);
-  return partsOf(parsed);
+  return read(parsed);
 }
 
 /**
@@ -345,6 +346,57 @@ function withSuffixReadAsCity(parsed: ParsedLocation): ParsedLocation | undefine
   const reread = parseLocation(street);
   if (!reread?.type || reread.city || reread.street1) return undefined;
   return { ...reread, city: undefined, state: parsed.state, zip: parsed.zip };
+}
+
+/**
+ * "40 Mill Creek Rd IL 62704", and "40 Mill Creek Rd, 62704" read with its ZIP's state, read
+ * "Creek" as the street's type and "Rd" as the city: the key was "40 MILL CRK, RD IL 62704", never
+ * the same home as "40 MILL CREEK RD, SPRINGFIELD IL 62704". When the city is one word and the
+ * text up to that word reads as a street with a type and nothing after it, the word is the
+ * street's type. A city is kept when it names a town: the ZIP's own city ("12 Oak St Center TX
+ * 75935") or a town of the state ("12 Oak St Center TX"), or when a comma sets it off from the
+ * street ("12 Oak St, Center, TX": written as a city, whatever its name). Keys stored in the old
+ * form are re-keyed by migration 0410 (db/data-migration-0410-street-type-keys.ts).
+ */
+function withTypeReadAsCity(parsed: ParsedLocation, text: string): ParsedLocation | undefined {
+  const city = parsed.city?.trim() ?? "";
+  if (!parsed.type || !parsed.number || !parsed.street || !isStreetTypeWord(city)) return undefined;
+  if (namesATown(city, parsed)) return undefined;
+  const occurrences = [...text.matchAll(new RegExp(`\\b${city}\\b\\.?`, "gi"))].reverse();
+  for (const occurrence of occurrences) {
+    const reread = parseLocation(text.slice(0, occurrence.index + occurrence[0].length));
+    if (!reread?.type || reread.number !== parsed.number || reread.street1) continue;
+    if (reread.city || reread.state || reread.zip) continue;
+    if (/,\s*$/.test(text.slice(0, occurrence.index))) return undefined;
+    return { ...reread, city: undefined, state: parsed.state, zip: parsed.zip };
+  }
+  return undefined;
+}
+
+const streetTypeWords = new Map<string, boolean>();
+
+/**
+ * Whether the parser reads a word as a street type ("Rd", "Road", "Creek", "Center"; not "Apt",
+ * "N" or "Springfield"), as its Publication 28 table says; the table itself is not exported.
+ */
+export function isStreetTypeWord(word: string): boolean {
+  const folded = word.toUpperCase();
+  let known = streetTypeWords.get(folded);
+  if (known === undefined) {
+    const parsed = /^[A-Z]+$/.test(folded) ? parseLocation(`1 Main ${folded}`) : null;
+    known = Boolean(parsed?.type && parsed.street === "Main" && !parsed.city && !parsed.suffix);
+    if (streetTypeWords.size >= 10_000) streetTypeWords.clear();
+    streetTypeWords.set(folded, known);
+  }
+  return known;
+}
+
+/** The city of a reading is a town: its ZIP's city, or a town of its state or of its ZIP's state. */
+function namesATown(city: string, parsed: ParsedLocation): boolean {
+  const zip = /^\d{5}$/.test(parsed.zip ?? "") ? (parsed.zip as string) : "";
+  if (cityOfZip(zip) === fold(city)) return true;
+  const states = new Set([fold(parsed.state), stateFromZip(zip)].filter(Boolean));
+  return [...states].some((state) => zipsOfCity(city, state, 1).length > 0);
 }
 
 /** The ZIP5 a text ends with (a ZIP+4 too), the text before it, and the ZIP's place if known. */

@@ -40,7 +40,7 @@ export async function findSyncedLead(db: Queryable, orgId: string, syncKey: stri
 /**
  * The landing-page lead of the home a sync matched: the newest at its normalized address, else the
  * newest on the mailed piece it matched. The second catches a home the CRM writes with more or
- * less locality than the card (`77 Lake Shore Drive, Springfield, IL` against the piece's full address): the
+ * less locality than the card (`77 Lake Shore Dr, 62704` against the piece's full address): the
  * match already took it for that home, so the sync is the same lead, not a second, indirect one.
  */
 export async function findLandingPageLead(

@@ -675,6 +675,22 @@ describe(`POST /api/v1/conversions (${databaseLabel})`, () => {
       }
     });
 
+    it("matches a card mailed to a street named like a street type, written with its ZIP only", async () => {
+      // "Creek" and "Rd" are both street types: the key read "Rd" as a town ("40 MILL CRK, RD IL 62704").
+      const cases: [string, string][] = [
+        ["40 Mill Creek Rd, 62704", "40 Mill Creek Rd, Springfield, IL 62704"],
+        ["40 Mill Creek Rd, Springfield, IL 62704", "40 mill creek rd., 62704"],
+      ];
+      for (const [mailed, sent] of cases) {
+        const org = await orgMailedTo(mailed);
+        const response = await conversion(ctx, org.key, { address: sent, deal_id: "d-3" });
+        assert.equal(response.body.matched, true, `${mailed} ← ${sent}: ${response.text}`);
+        assert.equal(response.body.campaign_id, org.mailing.campaign_id);
+        assert.equal(response.body.match_method, "address");
+        assert.equal(response.body.match_confidence, "medium", `${mailed} ← ${sent}`);
+      }
+    });
+
     it("never matches the same street in another town, or a street with no locality in common", async () => {
       const cases: [string, string][] = [
         ["600 Touch Ln, Springfield, IL 62704", "600 Touch Ln, Chicago, IL 60601"],

@@ -192,7 +192,10 @@ describe(`POST /api/v1/tracking/lead (${databaseLabel})`, () => {
 
   it("collapses onto the matched piece's landing-page lead when the CRM writes the home with less locality", async () => {
     const { org, directId } = await mailedOrgWithLandingPageLead();
-    for (const [address, crmRecordId] of [["77 Lake Shore Drive, Springfield, IL", "C-11"]] as const) {
+    for (const [address, crmRecordId] of [
+      ["77 Lake Shore Drive, 62704", "C-10"],
+      ["77 Lake Shore Drive, Springfield, IL", "C-11"],
+    ] as const) {
       const response = await trackingLead(ctx, org.key, {
         address,
         email: `${crmRecordId}@example.com`,

@@ -60,6 +60,67 @@ describe(`migrations (${databaseLabel})`, () => {
     }
   });
 
+  it("run a data migration at its version, in the same transaction as the SQL ones, and record it", async () => {
+    const { database, drop } = await openTestDatabase();
+    try {
+      const seen: string[] = [];
+      const applied = await migrate(database.db, [
+        { version: "9997_table", statements: "CREATE TABLE data_target (n int);" },
+        {
+          version: "9998_data",
+          run: async (tx) => {
+            await tx.execute(sql`INSERT INTO data_target (n) VALUES (1), (2)`);
+            seen.push("ran");
+          },
+        },
+      ]);
+      assert.deepEqual(applied, ["9997_table", "9998_data"]);
+      assert.deepEqual(
+        await migrate(database.db, [{ version: "9998_data", run: async () => void seen.push("again") }]),
+        [],
+      );
+      assert.deepEqual(seen, ["ran"]);
+      const rows = await queryRows<{ n: number }>(
+        database.db,
+        sql`SELECT count(*)::int AS n FROM data_target`,
+      );
+      assert.equal(rows[0]!.n, 2);
+
+      // A data migration that fails leaves nothing, the SQL before it included.
+      await assert.rejects(
+        migrate(database.db, [
+          { version: "9999_more", statements: "CREATE TABLE more_target (n int);" },
+          {
+            version: "9999_failing",
+            run: async (tx) => {
+              await tx.execute(sql`INSERT INTO data_target (n) VALUES (3)`);
+              throw new Error("cannot compute");
+            },
+          },
+        ]),
+        /cannot compute/,
+      );
+      const after = await queryRows<{ n: number; tables: number }>(
+        database.db,
+        sql`SELECT (SELECT count(*)::int FROM data_target) AS n,
+                   (SELECT count(*)::int FROM information_schema.tables WHERE table_name = 'more_target') AS tables`,
+      );
+      assert.deepEqual(after[0], { n: 2, tables: 0 });
+    } finally {
+      await drop();
+    }
+  });
+
+  it("number SQL files and data migrations in one sequence", async () => {
+    const versions = (await loadMigrations()).map((migration) => migration.version);
+    assert.deepEqual(versions, [...versions].sort());
+    assert.ok(versions.includes("0410_street_type_keys"));
+    await assert.rejects(
+      loadMigrations(undefined, [{ version: "0001_clash", run: async () => {} }]),
+      /two migrations are numbered 0001/,
+    );
+  });
+
   it("split statements at line-ending semicolons and drop comment lines", () => {
     assert.deepEqual(splitStatements("-- c\nCREATE TABLE a (x int);\nCREATE INDEX b ON a (x); -- why\n"), [
       "CREATE TABLE a (x int)",

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { normalizeAddress, parseUsAddress } from "../../src/domain/address.ts";
+import { isStreetTypeWord, normalizeAddress, parseUsAddress } from "../../src/domain/address.ts";
+import { sameHome } from "../../src/domain/same-home.ts";
 
 const SPRINGFIELD = "123 N MAIN ST #4, SPRINGFIELD IL 62701";
 
@@ -212,6 +213,48 @@ describe("address normalization", () => {
     }
     assert.equal(parseUsAddress("9 Pine Rd, Denver, CO").city, "DENVER");
     assert.equal(parseUsAddress("742 Evergreen Terrace Springfield IL").city, "SPRINGFIELD");
+  });
+
+  it("reads a street type written after another as the street's, not as the city (40 MILL CRK, RD IL)", () => {
+    const full = normalizeAddress("40 Mill Creek Rd, Springfield, IL 62704");
+    assert.equal(full, "40 MILL CREEK RD, SPRINGFIELD IL 62704");
+    for (const [raw, key] of [
+      ["40 Mill Creek Rd, 62704", "40 MILL CREEK RD, IL 62704"],
+      ["40 Mill Creek Rd 62704", "40 MILL CREEK RD, IL 62704"],
+      ["40 Mill Creek Rd IL 62704", "40 MILL CREEK RD, IL 62704"],
+      ["40 Mill Creek Rd, IL 62704", "40 MILL CREEK RD, IL 62704"],
+      ["40 mill creek rd., 62704", "40 MILL CREEK RD, IL 62704"],
+      ["40 Mill Creek Road, 62704", "40 MILL CREEK RD, IL 62704"],
+    ]) {
+      assert.equal(normalizeAddress(raw!), key, raw);
+      assert.ok(sameHome(normalizeAddress(raw!), full), raw);
+      assert.equal(normalizeAddress(key!), key, `${key} normalizes to itself`);
+    }
+    assert.equal(normalizeAddress("40 Mill Creek Rd Apt 4, 62704"), "40 MILL CREEK RD #4, IL 62704");
+    // A street with a state alone is no one home (sameHome never matches it), but its street is read the same.
+    assert.equal(normalizeAddress("40 Mill Creek Rd, IL"), "40 MILL CREEK RD, IL");
+  });
+
+  it("keeps a town named like a street type as the city", () => {
+    for (const [raw, key] of [
+      // The ZIP's own city.
+      ["12 Oak St Center TX 75935", "12 OAK ST, CENTER TX 75935"],
+      ["12 Oak St, 75935", "12 OAK ST, TX 75935"],
+      // A town of the state, with no ZIP or another town's.
+      ["12 Oak St Center TX", "12 OAK ST, CENTER TX"],
+      ["12 Oak St Center TX 77001", "12 OAK ST, CENTER TX 77001"],
+      // Set off by a comma, a city whatever its name.
+      ["12 Oak St, Center, TX", "12 OAK ST, CENTER TX"],
+      ["40 Mill Creek, Rd IL 62704", "40 MILL CRK, RD IL 62704"],
+    ]) {
+      assert.equal(normalizeAddress(raw!), key, raw);
+    }
+  });
+
+  it("knows the parser's street type words", () => {
+    for (const word of ["Rd", "road", "CRK", "Creek", "Center", "Ave", "Av"])
+      assert.ok(isStreetTypeWord(word), word);
+    for (const word of ["Springfield", "N", "Apt", "IL", "St.", ""]) assert.ok(!isStreetTypeWord(word), word);
   });
 
   it("folds text the parser cannot read as a whole, case and punctuation removed", () => {
