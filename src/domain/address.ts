@@ -396,7 +396,24 @@ function namesATown(city: string, parsed: ParsedLocation): boolean {
   const zip = /^\d{5}$/.test(parsed.zip ?? "") ? (parsed.zip as string) : "";
   if (cityOfZip(zip) === fold(city)) return true;
   const states = new Set([fold(parsed.state), stateFromZip(zip)].filter(Boolean));
-  return [...states].some((state) => zipsOfCity(city, state, 1).length > 0);
+  return [...states].some((state) => isTownOfState(city, state));
+}
+
+const townsOfStates = new Map<string, boolean>();
+
+/**
+ * Whether a state has a town of that name. The ZIP table answers by scanning the state's ZIPs
+ * (~0.2 ms for Illinois); the words asked about are street types, a few hundred at most a state.
+ */
+function isTownOfState(city: string, state: string): boolean {
+  const key = `${state} ${fold(city)}`;
+  let known = townsOfStates.get(key);
+  if (known === undefined) {
+    known = zipsOfCity(city, state, 1).length > 0;
+    if (townsOfStates.size >= 10_000) townsOfStates.clear();
+    townsOfStates.set(key, known);
+  }
+  return known;
 }
 
 /** The ZIP5 a text ends with (a ZIP+4 too), the text before it, and the ZIP's place if known. */
