@@ -87,8 +87,10 @@ export function experimentFigures(counts: ExperimentCounts): Experiment {
 /**
  * The counts of each of the org's automations that has a holdout now or held homes out since
  * `since`. The experiment starts at the automation's first held-out home in the period: homes it
- * mailed before had no holdout to compare with. A home counts once per group (its address key);
- * a group's converted homes are among its homes (conversions of pieces in the group).
+ * mailed before had no holdout to compare with. A home counts once per group (its address key),
+ * and in one group only: a home the automation held out and also mailed in the period (a changed
+ * percent) is a mailed home. A group's converted homes are among its homes (conversions of pieces
+ * in the group).
  */
 export async function experimentCounts(
   db: Queryable,
@@ -121,7 +123,12 @@ export async function experimentCounts(
         held_figures AS (
           SELECT h.automation_id, count(DISTINCT h.normalized_address) AS homes,
                  count(DISTINCT h.normalized_address) FILTER (WHERE w.piece_id IS NOT NULL) AS converted
-          FROM held h LEFT JOIN held_won w ON w.piece_id = h.id GROUP BY h.automation_id),
+          FROM held h LEFT JOIN held_won w ON w.piece_id = h.id
+          -- A home the automation also mailed (its percent lowered, or raised after the card) got
+          -- the card: it is a mailed home, not a control, so one deal never counts on both sides.
+          WHERE NOT EXISTS (SELECT 1 FROM mailed m
+                            WHERE m.automation_id = h.automation_id AND m.normalized_address = h.normalized_address)
+          GROUP BY h.automation_id),
         mailed_figures AS (
           SELECT m.automation_id, count(DISTINCT m.normalized_address) AS homes,
                  count(DISTINCT m.normalized_address) FILTER (WHERE v.id IS NOT NULL) AS converted,
@@ -135,7 +142,8 @@ export async function experimentCounts(
         FROM automations a
         LEFT JOIN held_figures hf ON hf.automation_id = a.id
         LEFT JOIN mailed_figures mf ON mf.automation_id = a.id
-        WHERE a.org_id = ${org} AND (a.holdout_percent > 0 OR hf.homes IS NOT NULL)`,
+        WHERE a.org_id = ${org}
+          AND (a.holdout_percent > 0 OR EXISTS (SELECT 1 FROM started s WHERE s.automation_id = a.id))`,
   );
   return new Map(
     rows.map((row) => [

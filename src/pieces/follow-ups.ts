@@ -8,6 +8,7 @@
 import type { SQL } from "drizzle-orm";
 import { type Queryable, queryOne, queryRows, sql } from "../db/database.ts";
 import type { PieceStatus } from "../db/schema.ts";
+import { keyParts, keysOfSameHome } from "../domain/same-home.ts";
 import type { StopCondition } from "../domain/stop-conditions.ts";
 import { processPieceJob } from "../jobs/kinds.ts";
 import { enqueueJob } from "../jobs/queue.ts";
@@ -248,6 +249,12 @@ export async function stopFollowUps(
   now: Date,
 ): Promise<string[]> {
   if (answers.length === 0 || ("addressKeys" in scope && scope.addressKeys.length === 0)) return [];
+  const homeKeys =
+    "pieceId" in scope
+      ? []
+      : "homeOfPieceId" in scope
+        ? await homeKeysOfPiece(db, scope.orgId, scope.homeOfPieceId)
+        : sameHomeKeys(scope.addressKeys);
   const meets = (answer: HomeAnswer) => sql`a.stop_when @> ${JSON.stringify([answer.condition])}::jsonb`;
   const reason = sql`CASE ${sql.join(
     answers.map((answer) => sql`WHEN ${meets(answer)} THEN ${answer.reason}`),
@@ -257,10 +264,7 @@ export async function stopFollowUps(
     "pieceId" in scope
       ? sql`f.sequence_first_piece_id = (SELECT COALESCE(sequence_first_piece_id, id) FROM mail_pieces
                                          WHERE org_id = ${scope.orgId}::uuid AND id = ${scope.pieceId}::uuid)`
-      : "homeOfPieceId" in scope
-        ? sql`f.normalized_address = (SELECT normalized_address FROM mail_pieces
-                                      WHERE org_id = ${scope.orgId}::uuid AND id = ${scope.homeOfPieceId}::uuid)`
-        : sql`f.normalized_address = ANY(${sql.param(scope.addressKeys)}::text[])`;
+      : sql`f.normalized_address = ANY(${sql.param(homeKeys)}::text[])`;
   const rows = await queryRows<{ id: string }>(
     db,
     sql`UPDATE mail_pieces f SET ${stoppedBy(reason, now)}
@@ -272,6 +276,29 @@ export async function stopFollowUps(
         RETURNING f.id`,
   );
   return rows.map((row) => row.id);
+}
+
+/**
+ * Every key the homes may be stored under: the home written with or without its city or ZIP is
+ * one home (domain/same-home.ts), as customer suppression and the do-not-mail list match it. A
+ * customer registered as "748 Evergreen Ter, 62704" (or a won deal there, attributed to the card)
+ * stopped nothing while the follow-ups were keyed with Springfield. A key with a ZIP has at most
+ * three others; one without has two for each ZIP of its city (381 for Houston, ~2 ms to list), so
+ * a batch (customers, up to 1000) expands only its keys with a ZIP: its ZIP-less homes stop the
+ * follow-ups keyed as they are written, and the rest are suppressed as customers on their day.
+ */
+function sameHomeKeys(keys: readonly string[]): string[] {
+  const expand = (key: string) =>
+    keys.length === 1 || keyParts(key).zip !== "" ? keysOfSameHome(key) : [key];
+  return [...new Set(keys.flatMap(expand))];
+}
+
+async function homeKeysOfPiece(db: Queryable, orgId: string, pieceId: string): Promise<string[]> {
+  const piece = await queryOne<{ normalized_address: string | null }>(
+    db,
+    sql`SELECT normalized_address FROM mail_pieces WHERE org_id = ${orgId}::uuid AND id = ${pieceId}::uuid`,
+  );
+  return piece?.normalized_address ? sameHomeKeys([piece.normalized_address]) : [];
 }
 
 /** A lead from a card of a sequence stops the sequence's follow-ups (where its automation says so). */

@@ -266,6 +266,41 @@ describe(`holdouts (${databaseLabel})`, () => {
     assert.equal((await pieceOf(later.id)).status, "mailed");
   });
 
+  test("a held-out home the automation mails after its percent is lowered counts as mailed only", async () => {
+    const org = await orgWithAutomation(ctx, { holdout_percent: 50 });
+    const owner = await signedInOwner(org.orgId);
+    const { heldOut, mailed } = splitHomes(org.automationId, 50, 2, "Elm");
+    for (const street of [...heldOut, mailed[0]!]) await queuePiece(ctx, org, homeOf(street));
+    await runPipeline(ctx, local);
+    const lowered = await admin(ctx, "PATCH", `/automations/${org.automationId}`, { holdout_percent: 0 });
+    assert.equal(lowered.status, 200, lowered.text);
+    const again = await queuePiece(ctx, org, homeOf(heldOut[0]!));
+    await runPipeline(ctx, local);
+    assert.equal((await pieceOf(again.id)).status, "mailed", "lowering the percent mails the home");
+    const won = await conversion(ctx, org.key, {
+      address: lineOf(heldOut[0]!),
+      deal_id: "E-1",
+      deal_amount: "7000",
+    });
+    assert.equal(won.body.matched, true, won.text);
+
+    const revenue = await owner.browser.request("GET", "/app/api/v1/revenue");
+    const row = revenue.body.by_automation.find(
+      (entry: { automation_id: string }) => entry.automation_id === org.automationId,
+    );
+    // The home got the card: its deal is the mail's, never also the control group's.
+    assert.deepEqual(
+      [
+        row.experiment.mailed_homes,
+        row.experiment.mailed_conversions,
+        row.experiment.holdout_homes,
+        row.experiment.holdout_conversions,
+      ],
+      [2, 1, 1, 0],
+      JSON.stringify(row.experiment),
+    );
+  });
+
   test("a home stays in its group across events, writings and processes", async () => {
     const org = await orgWithAutomation(ctx, { holdout_percent: 30 });
     const { heldOut, mailed } = splitHomes(org.automationId, 30, 2, "Cedar");

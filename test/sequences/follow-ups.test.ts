@@ -303,6 +303,47 @@ describe(`sequences: follow-up cards that stop when the home answers (${database
     assert.equal(stopped.status_reason, `Stopped: Lee Stopper answered the first card on ${shortDay()}`);
   });
 
+  test("a customer or a won deal written without the home's city or ZIP stops its follow-ups", async () => {
+    // The CRM writes less of the address than the event did: the same home (customer suppression
+    // and attribution read it so), so its follow-ups stop at once, not weeks later as "suppressed".
+    const asCustomer = await firstCardMailed();
+    const registered = await call(ctx, "POST", "/api/v1/customers/webhook", {
+      key: org.key,
+      body: { address: `${asCustomer.home.street}, ${asCustomer.home.zip}` },
+    });
+    assert.equal(registered.status, 200, registered.text);
+    const won = await firstCardMailed();
+    const deal = await call(ctx, "POST", "/api/v1/conversions", {
+      key: org.key,
+      body: { address: `${won.home.street}, ${won.home.city}, ${won.home.state}`, deal_amount: 4200 },
+    });
+    assert.equal(deal.status, 200, deal.text);
+    assert.equal(deal.body.matched, true, "the deal is attributed to the home's first card");
+    const batch = await firstCardMailed();
+    const inBatch = await call(ctx, "POST", "/api/v1/customers/webhook", {
+      key: org.key,
+      body: {
+        addresses: [
+          { address: `${batch.home.street}, ${batch.home.zip}` },
+          { address: "1 Elsewhere Rd, 62704" },
+        ],
+      },
+    });
+    assert.equal(inBatch.status, 200, inBatch.text);
+    for (const [{ followUps }, reason] of [
+      [asCustomer, /^Stopped: the home became a customer on /],
+      [won, /^Stopped: a deal was won at the home on /],
+      [batch, /^Stopped: the home became a customer on /],
+    ] as const) {
+      assert.equal(followUps.length, 2);
+      for (const followUp of followUps) {
+        const piece = await pieceOf(followUp.id);
+        assert.equal(piece.status, "cancelled", `${piece.status}: ${piece.status_reason}`);
+        assert.match(piece.status_reason ?? "", reason);
+      }
+    }
+  });
+
   async function leadFrom(token: string, firstName: string, lastName: string) {
     const lead = await call(ctx, "POST", `/l/${token}`, {
       body: { first_name: firstName, last_name: lastName, email: "lee@example.com" },
