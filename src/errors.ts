@@ -30,7 +30,7 @@ export class AppError extends Error {
 
 export const invalidPayload = (detail: string) => new AppError(422, "invalid_payload", detail);
 /**
- * A 422 naming each field that is wrong (`template.headline`, `steps.0.template.message`): the detail
+ * A 422 naming each field that is wrong (`template.headline`, `steps[0].template.message`): the detail
  * names the first, `details.fields` all of them, for an editor to put back on its inputs.
  */
 export function invalidFields(fields: Record<string, string>): AppError | undefined {

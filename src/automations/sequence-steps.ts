@@ -68,12 +68,13 @@ export const stepTemplate = (step: SequenceStep): ResolvedTemplate => resolveTem
 
 /**
  * Each follow-up's card under the first card's rules: merge fields that exist, and text the card
- * does not cut. Answers the problems by field (`steps.0.template.message`); empty when all fit.
+ * does not cut. Answers the problems by field (`steps[0].template.message`, as schema validation names
+ * a step's fields); empty when all fit.
  */
 export function stepProblems(steps: readonly SequenceStep[], sender: CardSender): Record<string, string> {
   const problems: Record<string, string> = {};
   steps.forEach((step, index) => {
-    const field = (name: string) => `steps.${index}.template.${name}`;
+    const field = (name: string) => `steps[${index}].template.${name}`;
     for (const name of ["headline", "message", "offer"] as const) {
       const text = step.template[name];
       const found = typeof text === "string" ? templateProblems(text) : [];

@@ -176,7 +176,8 @@ export async function copyToPostgres(options: {
     const holding = await firstTableWithRows(target);
     if (holding) {
       throw new CopyRefused(
-        `the target database already holds data (table ${holding} has rows): copy only into an empty database`,
+        `the target database already holds data (table ${holding} has rows): copy only into an empty database` +
+          " (a server started on it wrote its settings there: drop it, create it again and copy before starting the server on it)",
       );
     }
     // Both at this code's schema: the embedded one as its next start would leave it.

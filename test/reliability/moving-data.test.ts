@@ -287,6 +287,7 @@ withPostgres("db:copy-to-postgres", () => {
       const again = await runScript("db:copy-to-postgres", targetUrl.toString(), { DATA_DIR: dataDir });
       assert.equal(again.status, 1);
       assert.match(again.stderr, /^the target database already holds data \(table \w+ has rows\)/);
+      assert.match(again.stderr, /drop it, create it again and copy before starting the server on it/);
       assert.equal(again.stderr.trim().split("\n").length, 1);
 
       const onPostgres = await startServer(newDataDir(), targetUrl.toString());

@@ -78,11 +78,15 @@ export function stepsOf(values: FollowUpFormValues, cardSize: CardTemplate["card
   }));
 }
 
-/** The server names a follow-up's fields by their place in the saved shape (`steps.0.template.message`). */
+/**
+ * The server names a follow-up's fields by their place in the saved shape (`steps[0].template.message`,
+ * `steps[1].delay_days`); the form's are `follow_ups.0.message`. The dotted form (`steps.0.…`) is read too.
+ */
 export const followUpFieldOf = (serverField: string) =>
-  serverField
-    .replace(/^steps\.(\d+)\.template\./, "follow_ups.$1.")
-    .replace(/^steps\.(\d+)\./, "follow_ups.$1.");
+  serverField.replace(
+    /^steps(?:\[(\d+)\]|\.(\d+))\.(?:template\.)?/,
+    (_whole, bracketed, dotted) => `follow_ups.${bracketed ?? dotted}.`,
+  );
 
 export function validateFollowUps(values: FollowUpFormValues): Record<string, string> {
   const errors: Record<string, string> = {};
