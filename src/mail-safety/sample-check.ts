@@ -9,6 +9,7 @@ import { randomUUID } from "node:crypto";
 import { type Static, Type } from "@fastify/type-provider-typebox";
 import { type Queryable, queryOne } from "../db/database.ts";
 import { normalizeAddress } from "../domain/address.ts";
+import { heldOutReason, isHeldOut } from "../domain/holdout-group.ts";
 import { SUPPRESSED_REASON, suppressedAsCustomer } from "../pieces/process-piece.ts";
 import {
   AWAITING_APPROVAL_REASON,
@@ -39,13 +40,14 @@ export const SampleMailSafety = Type.Object(
         Type.Literal("prints"),
         Type.Literal("suppressed"),
         Type.Literal("skipped"),
+        Type.Literal("held_out"),
         Type.Literal("held"),
         Type.Literal("awaiting_approval"),
         Type.Literal("capped"),
       ],
       {
         description:
-          "What a real card for this sample would do now under the mail safety rules, the first rule that applies: `suppressed` (a registered customer the automation suppresses, or a home on the do-not-mail list) and `skipped` (the per-home frequency cap) never print; `held` (the automation's hold window), `awaiting_approval` and `capped` (a monthly cap is reached) wait; `prints` passes them (the address check before print and the holdout group are not tested).",
+          "What a real card for this sample would do now under the mail safety rules, the first rule that applies: `suppressed` (a registered customer the automation suppresses, or a home on the do-not-mail list), `skipped` (the per-home frequency cap) and `held_out` (the home is in the saved automation's holdout group) never print; `held` (the automation's hold window), `awaiting_approval` and `capped` (a monthly cap is reached) wait; `prints` passes them (the address check before print is not tested).",
       },
     ),
     rule: Type.Union(
@@ -53,6 +55,7 @@ export const SampleMailSafety = Type.Object(
         Type.Literal("registered_customer"),
         Type.Literal("do_not_mail"),
         Type.Literal("frequency_cap"),
+        Type.Literal("holdout_group"),
         Type.Literal("hold_window"),
         Type.Literal("approval"),
         Type.Literal("monthly_cap"),
@@ -67,6 +70,14 @@ export const SampleMailSafety = Type.Object(
     frequency_cap_days: Type.Integer({ description: "The organization's frequency cap per home (0: off)." }),
     earlier_card: Type.Union([EarlierCard, Type.Null()], {
       description: "With `skipped`: the card to the same home inside the frequency cap's window.",
+    }),
+    holdout_percent: Type.Integer({
+      description:
+        "The share of homes the automation keeps out of its mail: the draft's own setting when sent, else the saved automation's.",
+    }),
+    holdout_group: Type.Union([Type.Literal("held_out"), Type.Literal("mailed"), Type.Null()], {
+      description:
+        "The group of this home in the automation's holdout split; null when nothing is held out, or for a new automation (its homes are split by its id, given when it is saved).",
     }),
     hold_minutes: Type.Integer({ description: "The automation's hold window before print (0: none)." }),
     approval_required: Type.Boolean({
@@ -94,6 +105,8 @@ export interface SampleCheckInput {
   suppressCustomers: boolean;
   /** The draft's own approval setting; undefined: the saved automation's. */
   approvalRequired: boolean | undefined;
+  /** The draft's own holdout share, else the saved automation's (0 for a new one). */
+  holdoutPercent: number;
   /**
    * Whether the record's own home is mailed (a home audience). A neighbour audience mails the homes
    * around it, which its preview already chooses by the same customer, do-not-mail and frequency rules.
@@ -110,6 +123,15 @@ export interface SampleCheckInput {
 const automationRules = (db: Queryable, orgId: string, automationId: string | null) =>
   queryOne<PrintRules>(db, capsOfScopeSql({ orgId, automationId }, printRulesColumns(true)));
 
+/**
+ * The home's group in the automation's holdout split, as the pipeline draws it (by the saved
+ * automation's id and the home); unknown before the automation is saved.
+ */
+function holdoutGroupOf(input: SampleCheckInput, addressKey: string): "held_out" | "mailed" | null {
+  if (!input.mailsTheHome || input.holdoutPercent <= 0 || input.automationId === null) return null;
+  return isHeldOut(input.automationId, input.holdoutPercent, addressKey) ? "held_out" : "mailed";
+}
+
 export async function sampleMailSafety(db: Queryable, input: SampleCheckInput): Promise<SampleMailSafety> {
   const { now } = input;
   // A card queued now: later than every card already queued, of no sequence, never held or approved.
@@ -122,9 +144,8 @@ export async function sampleMailSafety(db: Queryable, input: SampleCheckInput): 
     holdUntil: null,
     approvedAt: null,
   };
-  const facts = input.mailsTheHome
-    ? await homeFacts(db, piece, normalizeAddress(input.addressLine), now)
-    : undefined;
+  const addressKey = normalizeAddress(input.addressLine);
+  const facts = input.mailsTheHome ? await homeFacts(db, piece, addressKey, now) : undefined;
   const stored = await automationRules(db, input.orgId, input.automationId);
   const rules = {
     hold_minutes: Number(stored?.hold_minutes ?? 0),
@@ -136,6 +157,8 @@ export async function sampleMailSafety(db: Queryable, input: SampleCheckInput): 
   const known = {
     frequency_cap_days: facts?.frequencyCapDays ?? (await frequencyCapDays(db, input.orgId)),
     earlier_card: null,
+    holdout_percent: input.holdoutPercent,
+    holdout_group: holdoutGroupOf(input, addressKey),
     hold_minutes: rules.hold_minutes,
     approval_required: rules.approval_required,
     cap_reached: capReached,
@@ -155,6 +178,15 @@ export async function sampleMailSafety(db: Queryable, input: SampleCheckInput): 
         stop.rule === "frequency_cap" && earlier
           ? { piece_id: earlier.id, mailed_at: earlier.mailedAt?.toISOString() ?? null }
           : null,
+    };
+  }
+  // The pipeline's order (process-piece.ts holdOut): after the rules that stop any card, before the waits.
+  if (known.holdout_group === "held_out") {
+    return {
+      ...known,
+      outcome: "held_out",
+      rule: "holdout_group",
+      reason: heldOutReason(input.holdoutPercent),
     };
   }
   const wait = automationWait(rules, piece);

@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { queryOne, sql } from "../../src/db/database.ts";
+import { normalizeAddress } from "../../src/domain/address.ts";
+import { isHeldOut } from "../../src/domain/holdout-group.ts";
 import { envelope, sendEvent } from "../events/helpers.ts";
 import { recordMailing } from "../helpers/api.ts";
 import { databaseLabel, type TestContext } from "../helpers/harness.ts";
@@ -204,6 +206,77 @@ describe(`app API: the dry run tells the mail safety rules a real card would mee
     const real = await realCard(org, "9 Saved Rd");
     assert.equal(real.status, "capped");
     assert.equal(real.status_reason, capped.body.mail_safety.reason);
+  });
+
+  /** The first of `Holdout St` house numbers whose home falls in (or out of) the automation's group. */
+  function streetInGroup(automationId: string, percent: number, heldOut: boolean): string {
+    for (let number = 1; ; number++) {
+      const street = `${number} Holdout St`;
+      const key = normalizeAddress(`${street}, Springfield, IL 62704`);
+      if (isHeldOut(automationId, percent, key) === heldOut) return street;
+    }
+  }
+
+  test("a saved automation's holdout group: the test says which group the home is in, and a real event holds it out", async () => {
+    const org = await orgWithSample("1 Holdout Sample Rd");
+    const automationId = await saveAutomation(org.owner, { holdout_percent: 50 });
+    const heldStreet = streetInGroup(automationId, 50, true);
+    const mailedStreet = streetInGroup(automationId, 50, false);
+    for (const street of [heldStreet, mailedStreet]) {
+      const sent = await sendEvent(ctx, org.key, envelope({ event_type: EVENT_TYPE }, home(street)));
+      assert.equal(sent.status, 202, sent.text);
+    }
+    const samples = await org.owner.browser.request(
+      "GET",
+      `/app/api/v1/event-samples?event_type=${EVENT_TYPE}`,
+    );
+    const sampleAt = (street: string) =>
+      samples.body.find((sample: { record: unknown }) => {
+        return JSON.stringify(sample.record).includes(`"${street}"`);
+      }).id as string;
+    const testAt = (street: string, automation: Record<string, unknown> = {}) =>
+      dryRun({ ...org, sampleId: sampleAt(street) }, { automation_id: automationId, automation });
+
+    const before = await rowCounts(org.orgId);
+    const held = await testAt(heldStreet);
+    assert.equal(held.status, 200, held.text);
+    assert.deepEqual(
+      [held.body.outcome, held.body.mail_safety.outcome, held.body.mail_safety.rule],
+      ["queued", "held_out", "holdout_group"],
+    );
+    assert.equal(held.body.mail_safety.holdout_group, "held_out");
+    assert.equal(held.body.mail_safety.holdout_percent, 50);
+    const mailed = await testAt(mailedStreet);
+    assert.equal(mailed.body.mail_safety.outcome, "prints");
+    assert.equal(mailed.body.mail_safety.holdout_group, "mailed");
+    const none = await testAt(heldStreet, { holdout_percent: 0 });
+    assert.equal(none.body.mail_safety.outcome, "prints", "the draft's own share, as typed");
+    assert.equal(none.body.mail_safety.holdout_group, null);
+    assert.deepEqual(await rowCounts(org.orgId), before, "the dry run wrote nothing");
+
+    // The events that gave the samples queued real cards: the pipeline holds out one, mails the other.
+    await runPipeline(ctx, { dataDir: ctx.dataDir });
+    const cardAt = (street: string) =>
+      queryOne<{ status: string; status_reason: string | null }>(
+        ctx.database.db,
+        sql`SELECT status, status_reason FROM mail_pieces
+            WHERE org_id = ${org.orgId}::uuid AND address LIKE ${`${street},%`}`,
+      );
+    const real = await cardAt(heldStreet);
+    assert.equal(real?.status, "held_out");
+    assert.equal(real?.status_reason, held.body.mail_safety.reason, "the same words as the real card's");
+    assert.notEqual((await cardAt(mailedStreet))?.status, "held_out");
+  });
+
+  test("a new automation's holdout share: its homes' groups are not known before it is saved", async () => {
+    const org = await orgWithSample("3 Unsaved Holdout Ln");
+    const answer = await dryRun(org, { automation: { holdout_percent: 50 } });
+    assert.equal(answer.status, 200, answer.text);
+    assert.equal(answer.body.mail_safety.outcome, "prints");
+    assert.equal(answer.body.mail_safety.holdout_percent, 50);
+    assert.equal(answer.body.mail_safety.holdout_group, null);
+    const refused = await dryRun(org, { automation: { holdout_percent: 51 } });
+    assert.equal(refused.status, 422, refused.text);
   });
 
   test("the organization's monthly cap reached: a new automation's card would be capped", async () => {

@@ -1,11 +1,14 @@
 /**
  * "Test with a sample" in a real browser against the real service tells what mail safety would do
  * to a real card of the sample now: a home that just got a card would be skipped (the frequency cap
- * per home), and a new automation set to approve each card would hold it in Approvals.
+ * per home), a new automation set to approve each card would hold it in Approvals, and a home in a
+ * saved automation's holdout group would get no card.
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { Page } from "playwright-core";
+import { normalizeAddress } from "../../src/domain/address.ts";
+import { isHeldOut } from "../../src/domain/holdout-group.ts";
 import { type App, jobEvent, startApp, waitUntil } from "./session.ts";
 
 const OWNER = { email: "owner@dry-run.test", name: "Tess Tester", password: "correct horse battery" };
@@ -100,5 +103,28 @@ describe("the builder's test says what mail safety would do to a real card of th
     await page.getByRole("button", { name: "Test with a sample" }).click();
     await result().getByText("A card would be mailed").waitFor();
     assert.doesNotMatch(await result().innerText(), /approval/);
+  });
+
+  it("a home in a saved automation's holdout group: the test says it would get no card, and why", async () => {
+    const created = await app.operator("POST", `/orgs/${orgId}/automations`, {
+      name: "Gutter holdout",
+      trigger: { type: "custom_api", event_type: "gutter.cleaned" },
+      holdout_percent: 50,
+    });
+    let number = 1;
+    while (!isHeldOut(created.id, 50, normalizeAddress(`${number} Holdout St, Springfield, IL 62704`)))
+      number++;
+    await app.sendEvent(apiKey, jobEvent("gutter-1", { street: `${number} Holdout St` }, "gutter.cleaned"));
+
+    await open(`/automations/${created.id}`, "Gutter holdout");
+    await testWithSample();
+    await result().getByText("No card: this home is in the holdout group").waitFor();
+    assert.match(
+      await result().innerText(),
+      /This automation keeps 50 % of homes out of its mail, and this home is one of them/,
+    );
+    assert.match(await result().innerText(), new RegExp(`The home: ${number} Holdout St`));
+    await result().scrollIntoViewIfNeeded();
+    await checkBothWidths("dry-run-holdout");
   });
 });

@@ -348,6 +348,7 @@ export function registerAutomationRoutes(app: FastifyInstance, ctx: AppApiContex
                       "The draft's own approval setting (a new automation's form); absent: the saved automation's (`automation_id`), else false.",
                   }),
                 ),
+                holdout_percent: Type.Optional(draftFields.holdout_percent),
               },
               { additionalProperties: true },
             ),
@@ -454,6 +455,7 @@ export function registerAutomationRoutes(app: FastifyInstance, ctx: AppApiContex
               addressLine: run.address.line,
               suppressCustomers: draft.suppress_customers,
               approvalRequired: request.body.automation.approval_required,
+              holdoutPercent: request.body.automation.holdout_percent ?? saved?.holdout_percent ?? 0,
               mailsTheHome: !isNeighbours(draft.audience),
               now: clock.now(),
             })

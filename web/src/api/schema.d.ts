@@ -2373,6 +2373,8 @@ export interface operations {
                 };
             /** @description The draft's own approval setting (a new automation's form); absent: the saved automation's (`automation_id`), else false. */
             approval_required?: boolean;
+            /** @description The share of homes (0 to 50 %) this automation keeps out of its mail, so Revenue can show what the mail adds; 0 (the default) mails every home. */
+            holdout_percent?: number;
           } & {
             [key: string]: unknown;
           };
@@ -2456,13 +2458,21 @@ export interface operations {
             };
             /** @description With `queued`: what the mail safety rules would do now to a real card of this sample (customers, the do-not-mail list and the frequency cap per home, then the hold window, approval and monthly caps; for a neighbour audience, whose preview already leaves out customers, opted-out and recently mailed homes, the last three). Read only. */
             mail_safety?: {
-              /** @description What a real card for this sample would do now under the mail safety rules, the first rule that applies: `suppressed` (a registered customer the automation suppresses, or a home on the do-not-mail list) and `skipped` (the per-home frequency cap) never print; `held` (the automation's hold window), `awaiting_approval` and `capped` (a monthly cap is reached) wait; `prints` passes them (the address check before print and the holdout group are not tested). */
-              outcome: "prints" | "suppressed" | "skipped" | "held" | "awaiting_approval" | "capped";
+              /** @description What a real card for this sample would do now under the mail safety rules, the first rule that applies: `suppressed` (a registered customer the automation suppresses, or a home on the do-not-mail list), `skipped` (the per-home frequency cap) and `held_out` (the home is in the saved automation's holdout group) never print; `held` (the automation's hold window), `awaiting_approval` and `capped` (a monthly cap is reached) wait; `prints` passes them (the address check before print is not tested). */
+              outcome:
+                | "prints"
+                | "suppressed"
+                | "skipped"
+                | "held_out"
+                | "held"
+                | "awaiting_approval"
+                | "capped";
               /** @description The rule behind `outcome`; null for `prints`. */
               rule:
                 | "registered_customer"
                 | "do_not_mail"
                 | "frequency_cap"
+                | "holdout_group"
                 | "hold_window"
                 | "approval"
                 | "monthly_cap"
@@ -2478,6 +2488,10 @@ export interface operations {
                 /** @description When it was mailed; null while it is still queued, waiting or printing. */
                 mailed_at: string | null;
               } | null;
+              /** @description The share of homes the automation keeps out of its mail: the draft's own setting when sent, else the saved automation's. */
+              holdout_percent: number;
+              /** @description The group of this home in the automation's holdout split; null when nothing is held out, or for a new automation (its homes are split by its id, given when it is saved). */
+              holdout_group: "held_out" | "mailed" | null;
               /** @description The automation's hold window before print (0: none). */
               hold_minutes: number;
               /** @description Each card waits for a member's approval before print (after the hold window): the draft's own setting when sent, else the saved automation's. */

@@ -208,11 +208,13 @@ export const proofInputOf = (values: AutomationFormValues): ProofInput => ({
  * What a dry run takes: the parts of the draft that decide the outcome (the trigger is the sample's).
  * A saved automation sends its id: its Safety section is saved apart, and its saved hold window,
  * approval and caps are what a real event meets now. A new one sends the form's approval choice,
- * which its create sends too.
+ * which its create sends too. Both send the holdout share as typed (when it is a valid one).
  */
 export function dryRunInputOf(values: AutomationFormValues, automationId?: string): DryRunInput {
-  const { name, kind, filters, template, audience } = draftOf(values);
-  const automation = { name, kind, filters, template, audience };
+  const { name, kind, filters, template, audience, holdout_percent } = draftOf(values);
+  // The holdout share is saved with the draft itself: the test splits homes by the typed one.
+  const holdout = wholeBetween(values.holdout_percent, 0, MAX_HOLDOUT_PERCENT) ? { holdout_percent } : {};
+  const automation = { name, kind, filters, template, audience, ...holdout };
   return automationId
     ? { automation, automation_id: automationId, sample_id: values.sample_id }
     : {

@@ -27,6 +27,7 @@ const TITLES: Record<SampleMailSafety["outcome"], { color: string; title: (s: Sa
           ? "No card: this home is your customer"
           : "No card: this home opted out",
     },
+    held_out: { color: "gray", title: () => "No card: this home is in the holdout group" },
     held: { color: "blue", title: () => "A card would be held before print" },
     awaiting_approval: { color: "blue", title: () => "A card would wait for your approval" },
     capped: { color: "orange", title: () => "A card would wait: a monthly cap is reached" },
@@ -68,7 +69,14 @@ function sampleSafetyLines(safety: SampleMailSafety): ReactNode[] {
         : "This home asked for no more mail from its landing page: a real event would not mail it.",
     ];
   }
+  if (safety.outcome === "held_out") {
+    return [
+      `This automation keeps ${safety.holdout_percent} % of homes out of its mail, and this home is one of them: a real event would record its card as held out, never mailed, and Revenue would count its deals in the comparison that shows what the mail adds.`,
+    ];
+  }
   const lines: ReactNode[] = [];
+  const holdout = holdoutLine(safety);
+  if (holdout) lines.push(holdout);
   if (safety.hold_minutes > 0) {
     lines.push(
       `A real card would be held ${holdLength(safety.hold_minutes)} before print, so you can cancel it.`,
@@ -89,6 +97,15 @@ function sampleSafetyLines(safety: SampleMailSafety): ReactNode[] {
     lines.push(`${sentence(safety.cap_reached)}: a real card would wait until next month or a higher cap.`);
   }
   return lines;
+}
+
+/** Where this home falls in the automation's holdout split, when it keeps any homes out. */
+function holdoutLine(safety: SampleMailSafety): string | undefined {
+  if (safety.holdout_percent <= 0) return undefined;
+  if (safety.holdout_group === "mailed") {
+    return `This home is in the mailed group: the automation keeps the other ${safety.holdout_percent} % of homes out of its mail.`;
+  }
+  return `Once saved, the automation keeps ${safety.holdout_percent} % of homes out of its mail; which homes is settled by the saved automation.`;
 }
 
 /** The lines as text under a test's result. */

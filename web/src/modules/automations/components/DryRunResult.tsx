@@ -32,6 +32,8 @@ const OUTCOMES: Record<string, { color: string; title: string; text: string }> =
   },
 };
 
+const NOT_MAILED = new Set(["skipped", "suppressed", "held_out"]);
+
 /**
  * What the dry run says would happen to the sample; nothing was written. A sample the trigger
  * queues is then told what mail safety would do to its card now (the server's `mail_safety`).
@@ -51,8 +53,7 @@ export function DryRunResult({ result }: { result: DryRunAnswer }) {
       {safety && <SampleSafetyLines safety={safety} />}
       {result.address && (
         <Text size="sm" mt={4}>
-          {safety?.outcome === "skipped" || safety?.outcome === "suppressed" ? "The home" : "Mailed to"}:{" "}
-          {result.address}
+          {safety && NOT_MAILED.has(safety.outcome) ? "The home" : "Mailed to"}: {result.address}
         </Text>
       )}
       {filter && (
