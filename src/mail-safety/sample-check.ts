@@ -77,7 +77,7 @@ export const SampleMailSafety = Type.Object(
     }),
     holdout_group: Type.Union([Type.Literal("held_out"), Type.Literal("mailed"), Type.Null()], {
       description:
-        "The group of this home in the automation's holdout split; null when nothing is held out, or for a new automation (its homes are split by its id, given when it is saved).",
+        "The group of this home in the automation's holdout split; null when nothing is held out, for a new automation (its homes are split by its id, given when it is saved), and for a neighbor audience (each neighbor is drawn on its own).",
     }),
     hold_minutes: Type.Integer({ description: "The automation's hold window before print (0: none)." }),
     approval_required: Type.Boolean({

@@ -2490,7 +2490,7 @@ export interface operations {
               } | null;
               /** @description The share of homes the automation keeps out of its mail: the draft's own setting when sent, else the saved automation's. */
               holdout_percent: number;
-              /** @description The group of this home in the automation's holdout split; null when nothing is held out, or for a new automation (its homes are split by its id, given when it is saved). */
+              /** @description The group of this home in the automation's holdout split; null when nothing is held out, for a new automation (its homes are split by its id, given when it is saved), and for a neighbor audience (each neighbor is drawn on its own). */
               holdout_group: "held_out" | "mailed" | null;
               /** @description The automation's hold window before print (0: none). */
               hold_minutes: number;

@@ -105,7 +105,8 @@ function holdoutLine(safety: SampleMailSafety): string | undefined {
   if (safety.holdout_group === "mailed") {
     return `This home is in the mailed group: the automation keeps the other ${safety.holdout_percent} % of homes out of its mail.`;
   }
-  return `Once saved, the automation keeps ${safety.holdout_percent} % of homes out of its mail; which homes is settled by the saved automation.`;
+  // A new automation (its split comes with its id) or a neighbor audience (each neighbor is drawn).
+  return `${safety.holdout_percent} % of the homes this automation would mail get no card: its holdout group, drawn home by home by the saved automation.`;
 }
 
 /** The lines as text under a test's result. */
