@@ -100,9 +100,26 @@ async function limitPerAccount(
   const rule = ACCOUNT_LIMITED[endpoint];
   const email = (request.body as { email?: unknown } | undefined)?.email;
   if (!rule || typeof email !== "string") return;
+  await hitAccountLimit(limiter, rule, email);
+}
+
+async function hitAccountLimit(
+  limiter: RateLimiter,
+  rule: { bucket: string; limit: number; windowSeconds: number },
+  email: string,
+): Promise<void> {
   const decision = await limiter.hit(rule.bucket, normalizeEmail(email), rule.limit, rule.windowSeconds);
   if (!decision.allowed)
     throw rateLimited(decision.secondsToWindowEnd, "too many attempts for this account; wait and try again");
+}
+
+/**
+ * Any route that checks an account's password counts in the sign-in limit of that account
+ * (`POST /me/password` checks the current one): otherwise a session would be an unlimited
+ * oracle for the password, past the per-account limit on signing in.
+ */
+export function limitPasswordCheck(limiter: RateLimiter, email: string): Promise<void> {
+  return hitAccountLimit(limiter, ACCOUNT_LIMITED["POST /sign-in/email"]!, email);
 }
 
 function toFetchRequest(request: FastifyRequest, url: URL): Request {

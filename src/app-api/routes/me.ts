@@ -2,6 +2,7 @@ import { Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
 import { sql } from "../../db/database.ts";
 import { AppError } from "../../errors.ts";
+import { limitPasswordCheck } from "../auth-routes.ts";
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from "../auth-settings.ts";
 import type { AppApiContext } from "../context.ts";
 import { PersonNameSchema, SessionView } from "../schemas.ts";
@@ -38,7 +39,8 @@ export function registerMeRoutes(app: FastifyInstance, ctx: AppApiContext): void
     {
       schema: {
         operationId: "changePassword",
-        summary: "Changes the password (the current one is required) and signs out every other session",
+        summary:
+          "Changes the password (the current one is required) and signs out every other session; each attempt counts in the account's sign-in limit (429 rate_limited past it)",
         tags: ["Session"],
         body: Type.Object(
           {
@@ -51,6 +53,7 @@ export function registerMeRoutes(app: FastifyInstance, ctx: AppApiContext): void
       },
     },
     async (request, reply) => {
+      await limitPasswordCheck(ctx.limiter, sessionOf(request).email);
       const result = await ctx.auth.api
         .changePassword({
           body: {

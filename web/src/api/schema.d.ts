@@ -602,7 +602,7 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Changes the password (the current one is required) and signs out every other session */
+    /** Changes the password (the current one is required) and signs out every other session; each attempt counts in the account's sign-in limit (429 rate_limited past it) */
     post: operations["changePassword"];
     delete?: never;
     options?: never;
