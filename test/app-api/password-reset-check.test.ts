@@ -1,10 +1,16 @@
 import assert from "node:assert/strict";
-import { readdirSync, readFileSync } from "node:fs";
-import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { sql } from "../../src/db/database.ts";
 import { databaseLabel, type TestContext } from "../helpers/harness.ts";
-import { AppBrowser, createAppTestContext, ownerOfNewOrg, PASSWORD } from "./helpers.ts";
+import { startSmtpServer } from "../helpers/smtp-server.ts";
+import {
+  AppBrowser,
+  createAppTestContext,
+  eventually,
+  outboxMails,
+  ownerOfNewOrg,
+  PASSWORD,
+} from "./helpers.ts";
 
 /** Quoted-printable soft line breaks folded back, so a long link reads whole. */
 const unfold = (raw: string) => raw.replace(/=\r?\n/g, "").replace(/=3D/g, "=");
@@ -22,12 +28,12 @@ describe(`app API: checking a password reset link before the form (${databaseLab
       body: { email },
     });
     assert.equal(asked.status, 200, asked.text);
-    const outbox = path.join(ctx.dataDir, "mail-outbox");
-    const mails = readdirSync(outbox)
-      .sort()
-      .map((file) => unfold(readFileSync(path.join(outbox, file), "utf8")))
-      .filter((text) => text.includes(`To: ${email}`));
-    const token = /reset-password\?token=([A-Za-z0-9_-]+)/.exec(mails.at(-1) ?? "")?.[1];
+    const token = await eventually(() => {
+      const mails = outboxMails(ctx.dataDir)
+        .map(unfold)
+        .filter((text) => text.includes(`To: ${email}`) && text.includes("reset-password?token="));
+      return /reset-password\?token=([A-Za-z0-9_-]+)/.exec(mails.at(-1) ?? "")?.[1];
+    });
     assert.ok(token, "the reset mail carries its link");
     return token;
   }
@@ -67,5 +73,56 @@ describe(`app API: checking a password reset link before the form (${databaseLab
     assert.deepEqual(unknown.body, expired.body);
     const tooLong = await check("x".repeat(101));
     assert.equal(tooLong.status, 404, "longer than any token: no such link");
+  });
+});
+
+describe(`app API: asking for a reset link says nothing about the account (${databaseLabel})`, () => {
+  let ctx: TestContext & { dataDir: string };
+  let smtp: Awaited<ReturnType<typeof startSmtpServer>>;
+  before(async () => {
+    smtp = await startSmtpServer({ delayMs: 1500 });
+    ctx = await createAppTestContext({ config: { smtpUrl: smtp.url }, memoryLimiter: true });
+  });
+  after(async () => {
+    await ctx.close();
+    await smtp.close();
+  });
+
+  const ask = (email: string, ip: string) =>
+    new AppBrowser(ctx, ip).request("POST", "/app/api/v1/auth/request-password-reset", { body: { email } });
+
+  test("an account's answer does not wait for its mail: as fast as one for no account", async () => {
+    // The reset mail was sent before the answer: with a relay taking 1.5 s, an existing account
+    // answered 1.5 s later than an unknown email, so the answer's timing told which emails have one.
+    await ownerOfNewOrg(ctx, "slow-relay@example.com");
+    const started = performance.now();
+    const asked = await ask("slow-relay@example.com", "10.1.0.1");
+    const elapsed = performance.now() - started;
+    const unknown = await ask("no-account@example.com", "10.1.0.2");
+    assert.equal(asked.status, 200, asked.text);
+    assert.deepEqual(asked.body, unknown.body);
+    assert.ok(elapsed < 1000, `answered after ${Math.round(elapsed)} ms, with the mail`);
+    const mail = await eventually(() =>
+      smtp.mails.find((m) => m.to.includes("slow-relay@example.com") && /reset-password/.test(unfold(m.raw))),
+    );
+    assert.match(unfold(mail.raw), /reset-password\?token=/, "the mail still goes out");
+  });
+
+  test("a relay that is down answers the same as no account (the failure is only logged)", async () => {
+    const relay = await startSmtpServer();
+    const down = await createAppTestContext({ config: { smtpUrl: relay.url }, memoryLimiter: true });
+    try {
+      await ownerOfNewOrg(down, "relay-down@example.com");
+      await relay.close();
+      const path = "/app/api/v1/auth/request-password-reset";
+      const ask = (email: string, ip: string) =>
+        new AppBrowser(down, ip).request("POST", path, { body: { email } });
+      const known = await ask("relay-down@example.com", "10.2.0.1");
+      const unknown = await ask("nobody@example.com", "10.2.0.2");
+      assert.equal(known.status, 200, known.text);
+      assert.deepEqual(known.body, unknown.body);
+    } finally {
+      await down.close();
+    }
   });
 });
