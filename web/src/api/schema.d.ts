@@ -999,7 +999,7 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Invites someone by email (owners only); the link that accepts it goes to that email only, never to the inviting owner */
+    /** Invites someone by email (owners only); the link that accepts it goes to that email only, never to the inviting owner. At most 20 invitations an hour per organization and 3 to one email (429 rate_limited) */
     post: operations["inviteTeamMember"];
     delete?: never;
     options?: never;
