@@ -22,18 +22,21 @@ describe(`app API: checking a password reset link before the form (${databaseLab
   });
   after(() => ctx.close());
 
-  /** Asks for a reset link for `email` and answers the token in the newest mail to it. */
+  /** The reset mails to `email` in the outbox, oldest first. */
+  const resetMails = (email: string) =>
+    outboxMails(ctx.dataDir)
+      .map(unfold)
+      .filter((text) => text.includes(`To: ${email}`) && text.includes("reset-password?token="));
+
+  /** Asks for a reset link for `email` and answers the token in the new mail to it. */
   async function resetToken(email: string): Promise<string> {
+    const before = resetMails(email).length;
     const asked = await new AppBrowser(ctx).request("POST", "/app/api/v1/auth/request-password-reset", {
       body: { email },
     });
     assert.equal(asked.status, 200, asked.text);
-    const token = await eventually(() => {
-      const mails = outboxMails(ctx.dataDir)
-        .map(unfold)
-        .filter((text) => text.includes(`To: ${email}`) && text.includes("reset-password?token="));
-      return /reset-password\?token=([A-Za-z0-9_-]+)/.exec(mails.at(-1) ?? "")?.[1];
-    });
+    const mail = await eventually(() => resetMails(email)[before]);
+    const token = /reset-password\?token=([A-Za-z0-9_-]+)/.exec(mail)?.[1];
     assert.ok(token, "the reset mail carries its link");
     return token;
   }
@@ -56,6 +59,33 @@ describe(`app API: checking a password reset link before the form (${databaseLab
     assert.equal(reset.status, 200, reset.text);
     assert.deepEqual((await check(token)).body, { valid: false }, "a used link");
     assert.equal((await browser.signIn("checker@example.com", PASSWORD)).status, 401);
+  });
+
+  test("a reset ends every other link of the account, and so does a password change", async () => {
+    // Until this, a second link asked for the same account stayed usable for its hour after the
+    // first one was used: whoever else had read one of the mails could take the account back.
+    await ownerOfNewOrg(ctx, "two-links@example.com");
+    const first = await resetToken("two-links@example.com");
+    const second = await resetToken("two-links@example.com");
+    assert.notEqual(first, second);
+    const browser = new AppBrowser(ctx, "10.3.0.1");
+    const reset = await browser.request("POST", "/app/api/v1/auth/reset-password", {
+      body: { token: first, newPassword: "a brand new passphrase" },
+    });
+    assert.equal(reset.status, 200, reset.text);
+    assert.deepEqual((await check(second)).body, { valid: false }, "the other link ended with the reset");
+    const again = await browser.request("POST", "/app/api/v1/auth/reset-password", {
+      body: { token: second, newPassword: "the attacker's password" },
+    });
+    assert.equal(again.status, 400, again.text);
+
+    const owner = await ownerOfNewOrg(ctx, "changes-password@example.com");
+    const pending = await resetToken("changes-password@example.com");
+    const changed = await owner.browser.request("POST", "/app/api/v1/me/password", {
+      body: { current_password: PASSWORD, new_password: "a brand new passphrase" },
+    });
+    assert.equal(changed.status, 204, changed.text);
+    assert.deepEqual((await check(pending)).body, { valid: false }, "a password change ends the links");
   });
 
   test("an expired link and an unknown one answer the same, with nothing about any account", async () => {

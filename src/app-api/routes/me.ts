@@ -5,6 +5,7 @@ import { AppError } from "../../errors.ts";
 import { limitPasswordCheck } from "../auth-routes.ts";
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from "../auth-settings.ts";
 import type { AppApiContext } from "../context.ts";
+import { endResetLinks } from "../password-reset-links.ts";
 import { PersonNameSchema, SessionView } from "../schemas.ts";
 import { fetchHeaders, forwardCookies, sessionOf } from "../session-guard.ts";
 import { sessionView } from "./session.ts";
@@ -70,6 +71,8 @@ export function registerMeRoutes(app: FastifyInstance, ctx: AppApiContext): void
             throw new AppError(422, "invalid_payload", "The current password is not right.", {}, true);
           throw error;
         });
+      // A reset link asked for before the change must not undo it.
+      await endResetLinks(ctx.db, sessionOf(request).userId);
       forwardCookies(result.headers, reply);
       return reply.code(204).send(null);
     },
