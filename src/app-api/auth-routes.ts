@@ -3,7 +3,7 @@ import { rateLimited } from "../errors.ts";
 import type { RateLimiter } from "../limits/rate-limiter.ts";
 import { normalizeEmail } from "../orgs/invitations.ts";
 import type { Auth } from "./auth.ts";
-import { AUTH_BASE_PATH, CLIENT_IP_HEADER } from "./auth-settings.ts";
+import { AUTH_BASE_PATH } from "./auth-settings.ts";
 import { fetchHeaders } from "./session-guard.ts";
 
 /**
@@ -123,9 +123,7 @@ export function limitPasswordCheck(limiter: RateLimiter, email: string): Promise
 }
 
 function toFetchRequest(request: FastifyRequest, url: URL): Request {
-  const headers = fetchHeaders(request.headers);
-  headers.delete(CLIENT_IP_HEADER);
-  headers.set(CLIENT_IP_HEADER, request.ip);
+  const headers = fetchHeaders(request);
   headers.delete("content-length");
   const hasBody = request.method !== "GET" && request.method !== "HEAD";
   const body = hasBody ? JSON.stringify(request.body ?? {}) : undefined;

@@ -62,7 +62,7 @@ export function registerMeRoutes(app: FastifyInstance, ctx: AppApiContext): void
             newPassword: request.body.new_password,
             revokeOtherSessions: true,
           },
-          headers: fetchHeaders(request.headers),
+          headers: fetchHeaders(request),
           returnHeaders: true,
         })
         .catch((error: unknown) => {
