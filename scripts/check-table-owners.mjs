@@ -62,6 +62,7 @@ export const OWNERS = {
   users: "app-api",
   user_sessions: "app-api",
   org_members: "app-api",
+  auth_verifications: "app-api", // Better Auth's; the app ends a user's open reset links (password-reset-links.ts)
 };
 
 /**

@@ -3,7 +3,7 @@ import { rateLimited } from "../errors.ts";
 import type { RateLimiter } from "../limits/rate-limiter.ts";
 import { normalizeEmail } from "../orgs/invitations.ts";
 import type { Auth } from "./auth.ts";
-import { AUTH_BASE_PATH, CLIENT_IP_HEADER } from "./auth-settings.ts";
+import { AUTH_BASE_PATH } from "./auth-settings.ts";
 import { fetchHeaders } from "./session-guard.ts";
 
 /**
@@ -100,15 +100,30 @@ async function limitPerAccount(
   const rule = ACCOUNT_LIMITED[endpoint];
   const email = (request.body as { email?: unknown } | undefined)?.email;
   if (!rule || typeof email !== "string") return;
+  await hitAccountLimit(limiter, rule, email);
+}
+
+async function hitAccountLimit(
+  limiter: RateLimiter,
+  rule: { bucket: string; limit: number; windowSeconds: number },
+  email: string,
+): Promise<void> {
   const decision = await limiter.hit(rule.bucket, normalizeEmail(email), rule.limit, rule.windowSeconds);
   if (!decision.allowed)
     throw rateLimited(decision.secondsToWindowEnd, "too many attempts for this account; wait and try again");
 }
 
+/**
+ * Any route that checks an account's password counts in the sign-in limit of that account
+ * (`POST /me/password` checks the current one): otherwise a session would be an unlimited
+ * oracle for the password, past the per-account limit on signing in.
+ */
+export function limitPasswordCheck(limiter: RateLimiter, email: string): Promise<void> {
+  return hitAccountLimit(limiter, ACCOUNT_LIMITED["POST /sign-in/email"]!, email);
+}
+
 function toFetchRequest(request: FastifyRequest, url: URL): Request {
-  const headers = fetchHeaders(request.headers);
-  headers.delete(CLIENT_IP_HEADER);
-  headers.set(CLIENT_IP_HEADER, request.ip);
+  const headers = fetchHeaders(request);
   headers.delete("content-length");
   const hasBody = request.method !== "GET" && request.method !== "HEAD";
   const body = hasBody ? JSON.stringify(request.body ?? {}) : undefined;

@@ -18,6 +18,7 @@ import {
   SIGN_IN_PER_IP,
 } from "./auth-settings.ts";
 import { sameOrigins } from "./csrf.ts";
+import { endResetLinks } from "./password-reset-links.ts";
 
 /** Better Auth configured for the app; loaded on first use through auth.ts's createAuth. */
 export function createBetterAuth(deps: AuthDeps) {
@@ -43,15 +44,24 @@ export function createBetterAuth(deps: AuthDeps) {
       maxPasswordLength: MAX_PASSWORD_LENGTH,
       resetPasswordTokenExpiresIn: RESET_TOKEN_SECONDS,
       revokeSessionsOnPasswordReset: true,
+      // The used link is gone already; any other open link of the account ends with it.
+      onPasswordReset: async ({ user }) => endResetLinks(deps.db, user.id),
+      // The mail goes out after the answer, never before it: a relay's round trip (or its
+      // timeout) only for emails that have an account made the answer's timing say which do.
+      // A failure is logged; the answer is the same as for an unknown email either way.
       sendResetPassword: async ({ user, token }) => {
         const resetUrl = `${config.publicBaseUrl}/app/reset-password?token=${encodeURIComponent(token)}`;
-        await mailer.send(
-          passwordResetMessage({
-            to: user.email,
-            resetUrl,
-            validMinutes: RESET_TOKEN_SECONDS / 60,
-            organizationName: await loadMemberDisplayName(deps.db, user.id),
-          }),
+        const send = async () =>
+          mailer.send(
+            passwordResetMessage({
+              to: user.email,
+              resetUrl,
+              validMinutes: RESET_TOKEN_SECONDS / 60,
+              organizationName: await loadMemberDisplayName(deps.db, user.id),
+            }),
+          );
+        void send().catch((error: unknown) =>
+          logger.error({ err: error, userId: user.id }, "password reset mail not sent"),
         );
       },
     },

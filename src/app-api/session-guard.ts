@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from "fastify";
 import type { Clock } from "../clock.ts";
 import { type Queryable, queryOne, sql } from "../db/database.ts";
 import type { Auth } from "./auth.ts";
-import { SESSION_ABSOLUTE_SECONDS } from "./auth-settings.ts";
+import { CLIENT_IP_HEADER, SESSION_ABSOLUTE_SECONDS } from "./auth-settings.ts";
 import { forbiddenForMembers, signInRequired } from "./errors.ts";
 
 export type MemberRole = "owner" | "member";
@@ -24,13 +24,19 @@ declare module "fastify" {
   }
 }
 
-/** Node's request headers as the Fetch API's, for Better Auth. */
-export function fetchHeaders(raw: FastifyRequest["headers"]): Headers {
+/**
+ * The request's headers as the Fetch API's, for Better Auth, with the client's IP in
+ * CLIENT_IP_HEADER from request.ip (which honours TRUST_PROXY). A client's own value is dropped on
+ * every call into Better Auth, not only through the auth proxy: it records the address of each
+ * session it creates.
+ */
+export function fetchHeaders(request: FastifyRequest): Headers {
   const headers = new Headers();
-  for (const [name, value] of Object.entries(raw)) {
-    if (value === undefined) continue;
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (value === undefined || name.toLowerCase() === CLIENT_IP_HEADER) continue;
     for (const item of Array.isArray(value) ? value : [value]) headers.append(name, item);
   }
+  headers.set(CLIENT_IP_HEADER, request.ip);
   return headers;
 }
 
@@ -64,7 +70,7 @@ export async function resolveSignedInUser(
   reply: FastifyReply,
 ): Promise<SignedInUser | null> {
   const { headers, response } = await deps.auth.api.getSession({
-    headers: fetchHeaders(request.headers),
+    headers: fetchHeaders(request),
     returnHeaders: true,
   });
   forwardCookies(headers, reply);

@@ -154,7 +154,8 @@ async function subscriptionExists(db: Queryable, orgId: string, subscriptionId: 
 
 /**
  * Queues a test delivery: the sample lead, posted by the same job as a real lead (the same URL
- * guard at delivery, the same signature, a row in the delivery log). Returns the delivery's id.
+ * guard at delivery, the same signature, a row in the delivery log). Returns the delivery's id:
+ * the waiting test's, when one is still waiting for this subscription.
  */
 export async function queueTestDelivery(
   db: Queryable,
@@ -163,6 +164,16 @@ export async function queueTestDelivery(
   now: Date,
 ): Promise<string> {
   if (!(await subscriptionExists(db, orgId, subscriptionId))) throw notFound("subscription not found");
+  // One test at a time per endpoint: a test still waiting is the answer, so pressing Send test
+  // again (or a script) cannot make the service send a third party's server requests at will.
+  const pending = await queryOne<{ id: string }>(
+    db,
+    sql`SELECT id FROM jobs
+        WHERE org_id = ${orgId}::uuid AND kind = ${deliverLeadJob.name} AND status IN ('pending', 'running')
+          AND payload->>'lead_id' = ${SAMPLE_LEAD_ID} AND payload->>'subscription_id' = ${subscriptionId}
+        ORDER BY created_at, id LIMIT 1`,
+  );
+  if (pending) return pending.id;
   return enqueueJob(
     db,
     deliverLeadJob,

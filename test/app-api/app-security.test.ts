@@ -7,6 +7,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import sharp from "sharp";
+import { INVITATIONS_PER_EMAIL, INVITATIONS_PER_ORG } from "../../src/app-api/routes/team.ts";
 import { sql } from "../../src/db/database.ts";
 import { admin, call, createOrg as createOrgWithKey, recordMailing } from "../helpers/api.ts";
 import { databaseLabel, type TestContext } from "../helpers/harness.ts";
@@ -332,5 +333,57 @@ describe(`security: transport and session tokens (${databaseLabel})`, () => {
     } finally {
       await ctx.close();
     }
+  });
+});
+
+describe(`security: an owner's invitations cannot flood a mailbox (${databaseLabel})`, () => {
+  let ctx: TestContext & { dataDir: string };
+  before(async () => {
+    ctx = await createAppTestContext({ memoryLimiter: true });
+  });
+  after(() => ctx.close());
+
+  const invite = (owner: SignedInUser, email: string) =>
+    owner.browser.request("POST", "/app/api/v1/team/invitations", { body: { email, role: "member" } });
+  const mailsTo = (email: string) =>
+    readdirSync(path.join(ctx.dataDir, "mail-outbox")).filter((file) =>
+      readFileSync(path.join(ctx.dataDir, "mail-outbox", file), "utf8").includes(`To: ${email}`),
+    ).length;
+
+  test(`one email gets at most ${INVITATIONS_PER_EMAIL.limit} invitations an hour from an organization`, async () => {
+    // Each invitation is a mail the service sends: an owner once mailed one address 20 times in a
+    // row (80 invitations in a second), with the organization's name in each.
+    const owner = await ownerOfNewOrg(ctx);
+    const statuses: number[] = [];
+    for (let i = 0; i < INVITATIONS_PER_EMAIL.limit + 3; i++)
+      statuses.push((await invite(owner, "flooded@example.com")).status);
+    assert.deepEqual(
+      statuses.slice(0, INVITATIONS_PER_EMAIL.limit),
+      Array(INVITATIONS_PER_EMAIL.limit).fill(201),
+    );
+    assert.deepEqual(statuses.slice(INVITATIONS_PER_EMAIL.limit), [429, 429, 429]);
+    assert.equal(mailsTo("flooded@example.com"), INVITATIONS_PER_EMAIL.limit);
+    const other = await ownerOfNewOrg(ctx);
+    assert.equal(
+      (await invite(other, "flooded@example.com")).status,
+      201,
+      "another organization is not held back",
+    );
+  });
+
+  test(`an organization sends at most ${INVITATIONS_PER_ORG.limit} invitations an hour`, async () => {
+    const owner = await ownerOfNewOrg(ctx);
+    const statuses: number[] = [];
+    for (let i = 0; i < INVITATIONS_PER_ORG.limit; i++)
+      statuses.push((await invite(owner, `crew-${i}@example.com`)).status);
+    assert.deepEqual(
+      statuses.slice(0, INVITATIONS_PER_ORG.limit),
+      Array(INVITATIONS_PER_ORG.limit).fill(201),
+    );
+    const blocked = await invite(owner, "one-more@example.com");
+    assert.equal(blocked.status, 429, blocked.text);
+    assert.equal(blocked.body.error.code, "rate_limited");
+    assert.ok(Number(blocked.headers["retry-after"]) > 0);
+    assert.equal(mailsTo("one-more@example.com"), 0, "no mail past the limit");
   });
 });

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { sql } from "../../src/db/database.ts";
@@ -9,7 +9,7 @@ import { admin, call } from "../helpers/api.ts";
 import { databaseLabel } from "../helpers/harness.ts";
 import { pdfFonts, pdfTextLines } from "../helpers/pdf-text.ts";
 import { queuePiece, runPipeline, tempDataDir } from "../pipeline/helpers.ts";
-import { AppBrowser, createAppTestContext, ownerOfNewOrg } from "./helpers.ts";
+import { AppBrowser, createAppTestContext, eventually, outboxMails, ownerOfNewOrg } from "./helpers.ts";
 
 const BUSINESS = "Ridgeline Roofing Co.";
 const PROFILE = {
@@ -199,8 +199,12 @@ describe(`a card prints exactly what the contractor approved (${databaseLabel})`
       body: { email: owner.email },
     });
     assert.equal(reset.status, 200, reset.text);
-    const mailDir = path.join(ctx.dataDir, "mail-outbox");
-    const mails = readdirSync(mailDir).map((file) => readFileSync(path.join(mailDir, file), "utf8"));
+    const mails = await eventually(() => {
+      const all = outboxMails(ctx.dataDir);
+      return all.some((mail) => mail.includes(`To: ${owner.email}`) && mail.includes("reset-password"))
+        ? all
+        : undefined;
+    });
     const invitation = mails.find((mail) => mail.includes("To: crew@example.com"));
     const resetMail = mails.find(
       (mail) => mail.includes(`To: ${owner.email}`) && mail.includes("reset-password"),

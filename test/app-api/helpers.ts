@@ -1,4 +1,4 @@
-import { mkdtempSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { Clock } from "../../src/clock.ts";
@@ -127,4 +127,26 @@ export async function ownerOfNewOrg(
 ) {
   const orgId = await createOrg(ctx);
   return inviteAndAccept(ctx, orgId, email, "owner");
+}
+
+/**
+ * Polls until `find` answers something, for at most 5 s: a password reset's mail is sent after
+ * the answer (so the answer's timing says nothing about the account), so a test waits for it.
+ */
+export async function eventually<T>(find: () => T | undefined): Promise<T> {
+  for (let waited = 0; waited < 5000; waited += 25) {
+    const found = find();
+    if (found !== undefined) return found;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  throw new Error("not there within 5 s");
+}
+
+/** The texts of the mails in DATA_DIR/mail-outbox, oldest first. */
+export function outboxMails(dataDir: string): string[] {
+  const outbox = path.join(dataDir, "mail-outbox");
+  if (!existsSync(outbox)) return [];
+  return readdirSync(outbox)
+    .sort()
+    .map((file) => readFileSync(path.join(outbox, file), "utf8"));
 }

@@ -6,6 +6,7 @@ import {
   AppBrowser,
   createAppTestContext,
   createOrg,
+  eventually,
   inviteAndAccept,
   ownerOfNewOrg,
   PASSWORD,
@@ -45,7 +46,9 @@ describe("invitations and mail over SMTP", () => {
       body: { email: "forgetful@example.com", redirectTo: "http://porchlight.test/app/reset-password" },
     });
     assert.equal(asked.status, 200, asked.text);
-    const mail = smtp.mails.find((m) => m.to.includes("forgetful@example.com") && /reset/i.test(m.raw));
+    const mail = await eventually(() =>
+      smtp.mails.find((m) => m.to.includes("forgetful@example.com") && /reset/i.test(m.raw)),
+    );
     assert.ok(mail, "a reset email reached the SMTP server");
     const token = /\/app\/reset-password\?token=([A-Za-z0-9_-]+)/.exec(unfold(mail.raw))?.[1];
     assert.ok(token, "the mail carries the reset link");

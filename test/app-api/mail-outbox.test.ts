@@ -1,11 +1,9 @@
 import assert from "node:assert/strict";
-import { readdirSync, readFileSync } from "node:fs";
-import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import pino from "pino";
 import { DEMO_OWNER_EMAIL, seedDemoOnFirstRun } from "../../src/bootstrap.ts";
 import type { TestContext } from "../helpers/harness.ts";
-import { AppBrowser, createAppTestContext, ownerOfNewOrg } from "./helpers.ts";
+import { AppBrowser, createAppTestContext, eventually, outboxMails, ownerOfNewOrg } from "./helpers.ts";
 
 describe("mail without SMTP_URL", () => {
   let ctx: TestContext & { dataDir: string };
@@ -20,11 +18,11 @@ describe("mail without SMTP_URL", () => {
       body: { email: "offline@example.com" },
     });
     assert.equal(asked.status, 200, asked.text);
-    const outbox = path.join(ctx.dataDir, "mail-outbox");
-    const texts = readdirSync(outbox).map((file) => readFileSync(path.join(outbox, file), "utf8"));
-    const reset = texts.find(
-      (text) => text.includes("To: offline@example.com") && text.includes("reset-password?token="),
-    );
+    const reset = await eventually(() =>
+      outboxMails(ctx.dataDir).find(
+        (text) => text.includes("To: offline@example.com") && text.includes("reset-password?token="),
+      ),
+    ).catch(() => undefined);
     assert.ok(reset, "the reset mail is in the outbox");
   });
 

@@ -152,4 +152,29 @@ describe("app sessions", () => {
     const devDoc = await new AppBrowser(ctx).request("GET", "/api/v1/openapi.json");
     assert.ok(!Object.keys(devDoc.body.paths).some((p) => p.startsWith("/app/")));
   });
+
+  test("a session's recorded address is the client's, never one named in a header", async () => {
+    // The bridge to Better Auth names the client's IP in x-porchlight-client-ip; a client's own value
+    // was dropped on the auth proxy only: accepting an invitation recorded whatever it named.
+    const orgId = await createOrg(ctx, "Address Roofing");
+    const invited = await admin(ctx, "POST", `/orgs/${orgId}/invitations`, {
+      email: "where@example.com",
+      role: "member",
+    });
+    const browser = new AppBrowser(ctx, "10.4.4.4");
+    const token = encodeURIComponent(tokenOfInviteUrl(invited.body.invite_url));
+    const accepted = await browser.request("POST", `/app/api/v1/invitations/${token}/accept`, {
+      body: { name: "Wren", password: PASSWORD },
+      headers: { "x-porchlight-client-ip": "6.6.6.6" },
+    });
+    assert.equal(accepted.status, 200, accepted.text);
+    const sessions = await browser.request("GET", "/app/api/v1/auth/list-sessions", {
+      headers: { "x-porchlight-client-ip": "6.6.6.6" },
+    });
+    assert.equal(sessions.status, 200, sessions.text);
+    assert.deepEqual(
+      sessions.body.map((session: { ipAddress: string }) => session.ipAddress),
+      ["10.4.4.4"],
+    );
+  });
 });

@@ -39,3 +39,33 @@ describe(`app sign-in rate limits (${databaseLabel})`, () => {
     assert.equal(otherIp.status, 401, "another IP is not held back");
   });
 });
+
+describe(`changing the password counts as a password guess (${databaseLabel})`, () => {
+  let ctx: TestContext;
+  before(async () => {
+    ctx = await createAppTestContext({ memoryLimiter: true });
+  });
+  after(() => ctx.close());
+
+  test("a session cannot guess the current password past the account's sign-in limit", async () => {
+    // Whoever holds a session (a borrowed laptop, a stolen cookie) once had an unlimited oracle for
+    // the account's password: every wrong current_password answered 422, never 429.
+    const owner = await ownerOfNewOrg(ctx, "guessed@example.com");
+    for (let attempt = 0; attempt < SIGN_IN_PER_ACCOUNT.limit; attempt++) {
+      const wrong = await owner.browser.request("POST", "/app/api/v1/me/password", {
+        body: { current_password: `guess number ${attempt}`, new_password: "a brand new passphrase" },
+      });
+      assert.equal(wrong.status, 422, `attempt ${attempt + 1}: ${wrong.text}`);
+    }
+    const blocked = await owner.browser.request("POST", "/app/api/v1/me/password", {
+      body: { current_password: PASSWORD, new_password: "a brand new passphrase" },
+    });
+    assert.equal(blocked.status, 429, blocked.text);
+    assert.equal(blocked.body.error.code, "rate_limited");
+    assert.ok(Number(blocked.headers["retry-after"]) > 0);
+    const signIn = await new AppBrowser(ctx, "10.7.7.7").signIn(owner.email, PASSWORD);
+    assert.equal(signIn.status, 429, "the guesses count against signing in too");
+    const session = await owner.browser.request("GET", "/app/api/v1/session");
+    assert.equal(session.status, 200, "the session itself stays signed in");
+  });
+});

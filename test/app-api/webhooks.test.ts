@@ -166,6 +166,27 @@ describe(`app API: Developers → Webhooks (${databaseLabel})`, () => {
     );
   });
 
+  test("a test waiting to be sent is the one answered: pressing Send test again queues no other request", async () => {
+    // Each test is an HTTPS request the service makes to an address the owner chose: an owner once
+    // queued 30 in a row to one endpoint, as many as they liked, all sent to a third party's server.
+    const path = `/again-${randomUUID()}`;
+    const created = (await add(receiver.url(path))).body;
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      const queued = await owner.browser.request("POST", `${API}/subscriptions/${created.id}/test`);
+      assert.equal(queued.status, 202, queued.text);
+      ids.push(queued.body.delivery_id);
+    }
+    assert.deepEqual(new Set(ids), new Set([ids[0]]), "the same pending test each time");
+    await drainJobs(ctx, client);
+    assert.equal(receiver.requests.filter((request) => request.path === path).length, 1);
+    const next = await owner.browser.request("POST", `${API}/subscriptions/${created.id}/test`);
+    assert.equal(next.status, 202, next.text);
+    assert.notEqual(next.body.delivery_id, ids[0], "once sent, a new test can be queued");
+    await drainJobs(ctx, client);
+    assert.equal(receiver.requests.filter((request) => request.path === path).length, 2);
+  });
+
   test("the address is checked again at delivery: a host that now resolves privately is blocked", async () => {
     ctx.resolver.set("rebind.test", ["93.184.216.34"]);
     const created = (await add("https://rebind.test/hook")).body;

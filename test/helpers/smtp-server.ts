@@ -12,8 +12,11 @@ export interface TestSmtpServer {
   close(): Promise<void>;
 }
 
-/** A real SMTP server on 127.0.0.1 that keeps what it receives (the outside world, not a mock). */
-export async function startSmtpServer(): Promise<TestSmtpServer> {
+/**
+ * A real SMTP server on 127.0.0.1 that keeps what it receives (the outside world, not a mock);
+ * `delayMs` holds each message that long before accepting it, as a slow mail relay does.
+ */
+export async function startSmtpServer(options: { delayMs?: number } = {}): Promise<TestSmtpServer> {
   const mails: ReceivedMail[] = [];
   const server = new SMTPServer({
     authOptional: true,
@@ -27,7 +30,7 @@ export async function startSmtpServer(): Promise<TestSmtpServer> {
           to: session.envelope.rcptTo.map((r) => r.address),
           raw: Buffer.concat(chunks).toString("utf8"),
         });
-        callback();
+        setTimeout(callback, options.delayMs ?? 0);
       });
     },
   });

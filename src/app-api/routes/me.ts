@@ -2,8 +2,10 @@ import { Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
 import { sql } from "../../db/database.ts";
 import { AppError } from "../../errors.ts";
+import { limitPasswordCheck } from "../auth-routes.ts";
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from "../auth-settings.ts";
 import type { AppApiContext } from "../context.ts";
+import { endResetLinks } from "../password-reset-links.ts";
 import { PersonNameSchema, SessionView } from "../schemas.ts";
 import { fetchHeaders, forwardCookies, sessionOf } from "../session-guard.ts";
 import { sessionView } from "./session.ts";
@@ -38,7 +40,8 @@ export function registerMeRoutes(app: FastifyInstance, ctx: AppApiContext): void
     {
       schema: {
         operationId: "changePassword",
-        summary: "Changes the password (the current one is required) and signs out every other session",
+        summary:
+          "Changes the password (the current one is required) and signs out every other session; each attempt counts in the account's sign-in limit (429 rate_limited past it)",
         tags: ["Session"],
         body: Type.Object(
           {
@@ -51,6 +54,7 @@ export function registerMeRoutes(app: FastifyInstance, ctx: AppApiContext): void
       },
     },
     async (request, reply) => {
+      await limitPasswordCheck(ctx.limiter, sessionOf(request).email);
       const result = await ctx.auth.api
         .changePassword({
           body: {
@@ -58,7 +62,7 @@ export function registerMeRoutes(app: FastifyInstance, ctx: AppApiContext): void
             newPassword: request.body.new_password,
             revokeOtherSessions: true,
           },
-          headers: fetchHeaders(request.headers),
+          headers: fetchHeaders(request),
           returnHeaders: true,
         })
         .catch((error: unknown) => {
@@ -67,6 +71,8 @@ export function registerMeRoutes(app: FastifyInstance, ctx: AppApiContext): void
             throw new AppError(422, "invalid_payload", "The current password is not right.", {}, true);
           throw error;
         });
+      // A reset link asked for before the change must not undo it.
+      await endResetLinks(ctx.db, sessionOf(request).userId);
       forwardCookies(result.headers, reply);
       return reply.code(204).send(null);
     },

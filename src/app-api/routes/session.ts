@@ -184,7 +184,7 @@ export function registerSessionRoutes(app: FastifyInstance, ctx: AppApiContext):
         name: request.body.name.trim(),
         password: request.body.password,
       });
-      const headers = fetchHeaders(request.headers);
+      const headers = fetchHeaders(request);
       // The account was created a moment ago with this password: signing in cannot be a guess.
       const signIn = await ctx.auth.api.signInEmail({
         body: { email, password: request.body.password },
@@ -225,7 +225,7 @@ export function registerSessionRoutes(app: FastifyInstance, ctx: AppApiContext):
       if (!signedIn) throw signInToJoin(401, email);
       if (normalizeEmail(signedIn.email) !== email) throw signInToJoin(403, email, signedIn.email);
       const user = { id: signedIn.userId, name: signedIn.userName, email };
-      return joined(ctx, request, invitation, fetchHeaders(request.headers), user);
+      return joined(ctx, request, invitation, fetchHeaders(request), user);
     },
   );
 }

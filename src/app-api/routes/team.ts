@@ -1,12 +1,13 @@
 import { Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
 import { type Queryable, queryOne, queryRows, sql } from "../../db/database.ts";
-import { AppError, notFound } from "../../errors.ts";
+import { AppError, notFound, rateLimited } from "../../errors.ts";
 import {
   cancelInvitation,
   inviteMember,
   listPendingInvitations,
   type MemberRole,
+  normalizeEmail,
 } from "../../orgs/invitations.ts";
 import type { AppApiContext } from "../context.ts";
 import { EmailSchema, MemberRoleSchema } from "../schemas.ts";
@@ -32,6 +33,15 @@ const PendingInvitation = Type.Object(
   },
   { additionalProperties: false },
 );
+/**
+ * Each invitation is a mail the service sends to an address the owner typed: an organization sends
+ * at most INVITATIONS_PER_ORG an hour, and at most INVITATIONS_PER_EMAIL to one address (a
+ * mistyped address, a lost mail), so no owner can flood a mailbox or the service's mail reputation.
+ * The operator's invitations (the first owner of each organization) are not counted.
+ */
+export const INVITATIONS_PER_ORG = { limit: 20, windowSeconds: 3600 };
+export const INVITATIONS_PER_EMAIL = { limit: 3, windowSeconds: 3600 };
+
 const MemberParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) });
 
 interface MemberRow {
@@ -112,7 +122,7 @@ export function registerTeamRoutes(app: FastifyInstance, ctx: AppApiContext): vo
       schema: {
         operationId: "inviteTeamMember",
         summary:
-          "Invites someone by email (owners only); the link that accepts it goes to that email only, never to the inviting owner",
+          "Invites someone by email (owners only); the link that accepts it goes to that email only, never to the inviting owner. At most 20 invitations an hour per organization and 3 to one email (429 rate_limited)",
         tags: ["Team"],
         body: Type.Object({ email: EmailSchema, role: MemberRoleSchema }, { additionalProperties: false }),
         response: {
@@ -128,6 +138,15 @@ export function registerTeamRoutes(app: FastifyInstance, ctx: AppApiContext): vo
     },
     async (request, reply) => {
       const session = sessionOf(request);
+      const email = normalizeEmail(request.body.email);
+      for (const [bucket, key, rule] of [
+        ["app-invitations-org", session.orgId, INVITATIONS_PER_ORG],
+        ["app-invitations-email", `${session.orgId}:${email}`, INVITATIONS_PER_EMAIL],
+      ] as const) {
+        const decision = await ctx.limiter.hit(bucket, key, rule.limit, rule.windowSeconds);
+        if (!decision.allowed)
+          throw rateLimited(decision.secondsToWindowEnd, "too many invitations; wait and try again");
+      }
       const invitation = await inviteMember(
         { db, clock, mailer: ctx.mailer, publicBaseUrl: ctx.config.publicBaseUrl },
         {

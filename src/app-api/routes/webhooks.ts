@@ -89,7 +89,8 @@ export function registerWebhookRoutes(app: FastifyInstance, ctx: AppApiContext):
       config: owner,
       schema: {
         operationId: "testSubscription",
-        summary: "Queues a test delivery: the sample lead (`test: true`), signed like a real one",
+        summary:
+          "Queues a test delivery: the sample lead (`test: true`), signed like a real one. While one is still waiting for this endpoint, answers that one's id and queues nothing",
         tags: ["Developers"],
         params: IdParams,
         response: {

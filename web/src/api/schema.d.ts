@@ -602,7 +602,7 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Changes the password (the current one is required) and signs out every other session */
+    /** Changes the password (the current one is required) and signs out every other session; each attempt counts in the account's sign-in limit (429 rate_limited past it) */
     post: operations["changePassword"];
     delete?: never;
     options?: never;
@@ -965,7 +965,7 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Queues a test delivery: the sample lead (`test: true`), signed like a real one */
+    /** Queues a test delivery: the sample lead (`test: true`), signed like a real one. While one is still waiting for this endpoint, answers that one's id and queues nothing */
     post: operations["testSubscription"];
     delete?: never;
     options?: never;
@@ -999,7 +999,7 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Invites someone by email (owners only); the link that accepts it goes to that email only, never to the inviting owner */
+    /** Invites someone by email (owners only); the link that accepts it goes to that email only, never to the inviting owner. At most 20 invitations an hour per organization and 3 to one email (429 rate_limited) */
     post: operations["inviteTeamMember"];
     delete?: never;
     options?: never;
