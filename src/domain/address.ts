@@ -322,6 +322,12 @@ export function parseUsAddress(raw: string): Address {
     .trim();
   const parsed = text ? parseLocation(text) : null;
   if (!parsed || parsed.street1 || (!parsed.number && !isPoBox(parsed))) return unparsedParts(text);
+  const reading = readingOf(parsed, text);
+  return withStreetReadWhole(reading, text) ?? reading;
+}
+
+/** The parts of a parse, its city, state and ZIP re-read where the parser misplaces them. */
+function readingOf(parsed: ParsedLocation, text: string): Address {
   const suffixAsCity = parsed.zip ? undefined : withSuffixReadAsCity(parsed);
   if (suffixAsCity) return partsOf(suffixAsCity);
   const ending = trailingZip(text);
@@ -333,6 +339,117 @@ export function parseUsAddress(raw: string): Address {
   if (withStateOfZip) return read(withStateOfZip);
   if (!parsed.city && !parsed.state) return parseStatelessLocality(text, ending) ?? partsOf(parsed);
   return read(parsed);
+}
+
+/**
+ * A street written before a bare state and ZIP, its town left out ("40 N Mill Creek Rd, 62704",
+ * "40 Mill Creek Ct CT 06001", "7 Main St W, IL 62704"), is read by the parser with words of the
+ * street taken for the town, the state or nothing: `40 N ML, CREEK RD IL 62704`,
+ * `40 MILL CREEK CT CT, CT 06001`, `7 MAIN ST, W IL 62704`, never the same home as the full form.
+ * The full form ("street, town, ST zip") is the one the parser reads right, so when the reading
+ * looks wrong the street is read as the full form's: written with a stand-in town. Keys stored in
+ * the old forms are re-keyed by migration 0420 (db/data-migration-0420-whole-street-keys.ts).
+ */
+function withStreetReadWhole(reading: Address, text: string): Address | undefined {
+  const written = streetBeforeStateAndZip(text);
+  if (!written || reading.state !== written.state || !misreadsStreet(reading, written)) return undefined;
+  const street = streetOfFullForm(written);
+  if (!street) return undefined;
+  const line = streetLine(street);
+  if (line === reading.street && reading.city === "") return undefined;
+  return { street: line, city: "", state: written.state, zip: written.zip, country: "US" };
+}
+
+/** A text ending with a ZIP: the text before it and before the ZIP's state if written there. */
+interface StreetBeforeLocality {
+  head: string;
+  state: string;
+  zip: string;
+}
+
+function streetBeforeStateAndZip(text: string): StreetBeforeLocality | undefined {
+  const ending = trailingZip(text);
+  if (!ending?.state) return undefined;
+  const head = ending.head.replace(/[\s,]+$/, "");
+  const stateName = STATE_NAMES[ending.state];
+  const nameAtEnd = stateName
+    ? new RegExp(`[\\s,]*\\b${stateName.replace(/ /g, "\\s+")}$`, "i").exec(head)
+    : null;
+  if (nameAtEnd) return { head: head.slice(0, nameAtEnd.index), state: ending.state, zip: ending.zip };
+  const stateWord = /([\s,]*)\b([A-Za-z]{2})\.?$/.exec(head);
+  const before = stateWord ? head.slice(0, stateWord.index) : "";
+  const isState =
+    stateWord !== null &&
+    fold(stateWord[2]) === ending.state &&
+    (stateWord[1]?.includes(",") || !isStreetTypeWord(stateWord[2] as string) || endsAStreet(before));
+  return { head: isState ? before : head, state: ending.state, zip: ending.zip };
+}
+
+/** The states' names as written in full ("9 Maple Ct, Wisconsin 53703"), by USPS code. */
+const STATE_NAMES: Record<string, string> = Object.fromEntries(
+  (
+    "AL Alabama|AK Alaska|AZ Arizona|AR Arkansas|CA California|CO Colorado|CT Connecticut|DE Delaware|" +
+    "DC District of Columbia|FL Florida|GA Georgia|HI Hawaii|ID Idaho|IL Illinois|IN Indiana|IA Iowa|" +
+    "KS Kansas|KY Kentucky|LA Louisiana|ME Maine|MD Maryland|MA Massachusetts|MI Michigan|MN Minnesota|" +
+    "MS Mississippi|MO Missouri|MT Montana|NE Nebraska|NV Nevada|NH New Hampshire|NJ New Jersey|" +
+    "NM New Mexico|NY New York|NC North Carolina|ND North Dakota|OH Ohio|OK Oklahoma|OR Oregon|" +
+    "PA Pennsylvania|RI Rhode Island|SC South Carolina|SD South Dakota|TN Tennessee|TX Texas|UT Utah|" +
+    "VT Vermont|VA Virginia|WA Washington|WV West Virginia|WI Wisconsin|WY Wyoming|PR Puerto Rico"
+  )
+    .split("|")
+    .map((entry) => [entry.slice(0, 2), entry.slice(3)]),
+);
+
+/** Street types that end a street, never a word of its name as Creek, Park or Mill can be. */
+const CLOSING_STREET_TYPES = new Set(
+  "ST AVE RD DR LN CT BLVD WAY PL CIR TER PKWY HWY SQ TRL LOOP".split(" "),
+);
+
+const DIRECTIONS = new Set(
+  "N S E W NE NW SE SW NORTH SOUTH EAST WEST NORTHEAST NORTHWEST SOUTHEAST SOUTHWEST".split(" "),
+);
+
+/** "N", "SW", "North" (any case): a compass direction, as a street's prefix or suffix. */
+export const isDirectionWord = (word: string) => DIRECTIONS.has(word.toUpperCase());
+
+/**
+ * Whether a state code that is also a street type ("CT" is Court, "WY" Way, "LA" Lane) follows a
+ * street's end, so it is the state: "40 Mill Creek Ct CT 06001", "5 Pine Ct Apt 2 CT", "7 Main St
+ * W CT"; in "40 Mill Creek Ct 06001" the "Ct" is the street's.
+ */
+function endsAStreet(text: string): boolean {
+  const last = fold(text).split(" ").at(-1) ?? "";
+  return /\d/.test(last) || DIRECTIONS.has(last) || CLOSING_STREET_TYPES.has(streetTypeOf(last));
+}
+
+/**
+ * The reading dropped words of the street, put them in the town ("CREEK RD", "W", "CT") or took
+ * the state for the town ("15 N PARK AVE #2, TX TX 78701"). A town is kept when it names one (the
+ * ZIP's, a town of the state) or a comma sets it off ("50 Main St, Chicago 60601").
+ */
+function misreadsStreet(reading: Address, written: StreetBeforeLocality): boolean {
+  const head = fold(written.head);
+  if (reading.city === "") return wordsOf(reading.street) !== wordsOf(head);
+  if (namesATown(reading.city, { state: written.state, zip: written.zip } as ParsedLocation)) return false;
+  // The town read is not at the end of the text before the state: it is the state ("TX TX 78701").
+  if (!` ${head}`.endsWith(` ${reading.city}`)) return true;
+  const cityWords = reading.city.split(" ");
+  if (!cityWords.every((word) => DIRECTIONS.has(word) || isStreetTypeWord(word))) return false;
+  const commaBeforeCity = new RegExp(`,[\\s.]*${cityWords.map(escapeRegExp).join("[\\s.,-]+")}[\\s.]*$`, "i");
+  return !commaBeforeCity.test(written.head);
+}
+
+const wordsOf = (text: string) => text.match(/[\p{L}\p{N}]+/gu)?.length ?? 0;
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
+/** The street of `written` as the parser reads it in the full form, a stand-in for the town. */
+function streetOfFullForm(written: StreetBeforeLocality): ParsedLocation | undefined {
+  let town = "Zqxtown";
+  while (written.head.toUpperCase().includes(town.toUpperCase())) town += "q";
+  const parsed = parseLocation(`${written.head}, ${town}, ${written.state} ${written.zip}`);
+  if (!parsed?.number || parsed.street1 || parsed.city !== town) return undefined;
+  return parsed;
 }
 
 /**
@@ -373,18 +490,24 @@ function withTypeReadAsCity(parsed: ParsedLocation, text: string): ParsedLocatio
   return undefined;
 }
 
-const streetTypeWords = new Map<string, boolean>();
+const streetTypeWords = new Map<string, string>();
 
 /**
  * Whether the parser reads a word as a street type ("Rd", "Road", "Creek", "Center"; not "Apt",
  * "N" or "Springfield"), as its Publication 28 table says; the table itself is not exported.
  */
 export function isStreetTypeWord(word: string): boolean {
+  return streetTypeOf(word) !== "";
+}
+
+/** The Publication 28 abbreviation the parser gives a street type word ("Court" → "CT"), else "". */
+export function streetTypeOf(word: string): string {
   const folded = word.toUpperCase();
   let known = streetTypeWords.get(folded);
   if (known === undefined) {
     const parsed = /^[A-Z]+$/.test(folded) ? parseLocation(`1 Main ${folded}`) : null;
-    known = Boolean(parsed?.type && parsed.street === "Main" && !parsed.city && !parsed.suffix);
+    const isType = parsed?.type && parsed.street === "Main" && !parsed.city && !parsed.suffix;
+    known = isType ? fold(parsed.type) : "";
     if (streetTypeWords.size >= 10_000) streetTypeWords.clear();
     streetTypeWords.set(folded, known);
   }
@@ -438,7 +561,16 @@ function trailingZip(text: string): TrailingZip | undefined {
  */
 function misreadsZipCity(ending: TrailingZip | undefined, parsed: ParsedLocation): boolean {
   if (!ending?.city || fold(parsed.city) === fold(ending.city)) return false;
-  return withZipCitySplit(ending.head, ending.city) !== undefined;
+  return withZipCitySplit(headWithoutState(ending), ending.city) !== undefined;
+}
+
+/**
+ * The text before the ZIP without the ZIP's state code written just before it: "… Cheyenne WY
+ * 82001" ends with its ZIP's city once "WY" (which the parser reads as the street type Way) is off.
+ */
+function headWithoutState(ending: TrailingZip): string {
+  const state = ending.state ? new RegExp(`[\\s,]+${ending.state}\\.?$`, "i") : undefined;
+  return state ? ending.head.replace(state, "") : ending.head;
 }
 
 /** "1600 Pennsylvania Ave NW, Washington 20500" reads "Washington" as the state; its ZIP says DC. */
@@ -469,9 +601,10 @@ function reparseWithStateOfZip(ending: TrailingZip | undefined): ParsedLocation 
   if (!ending?.state) return undefined;
   const { zip, head, city, state } = ending;
   const locality = `${state} ${zip}`;
-  const split = withZipCitySplit(head, city);
+  const split = withZipCitySplit(headWithoutState(ending), city);
   const reparsed = parseLocation(split ? `${split}, ${locality}` : `${head} ${locality}`);
-  if (!reparsed?.city || !(reparsed.type || isPoBox(reparsed))) return undefined;
+  // Split at the ZIP's own city, a street without a type ("1 Park Springfield 62704") is one too.
+  if (!reparsed?.city || !(reparsed.type || isPoBox(reparsed) || split)) return undefined;
   return { ...reparsed, state, zip };
 }
 
