@@ -1,4 +1,4 @@
-import { isDirectionWord, isStreetTypeWord, normalizeAddress, streetTypeOf } from "../domain/address.ts";
+import { isDirectionWord, isStreetWord, normalizeAddress, streetTypeOf } from "../domain/address.ts";
 import { USPS_STATE_CODES } from "../domain/deliverable-address.ts";
 import { keyParts } from "../domain/same-home.ts";
 import type { DataMigration } from "./data-migration.ts";
@@ -44,7 +44,7 @@ function keyShape(column: string) {
   };
 }
 
-/** The first words of the stored towns that the parser reads as a street type or a direction. */
+/** The first words of the stored towns that end a street line: a street type, a direction, a unit ("BSMT"). */
 async function streetWordsReadAsTowns(tx: Queryable): Promise<string[]> {
   const scans = KEY_COLUMNS.map(([table, column]) => {
     const key = keyShape(column);
@@ -54,7 +54,7 @@ async function streetWordsReadAsTowns(tx: Queryable): Promise<string[]> {
     tx,
     sql.raw(`SELECT DISTINCT word FROM (${scans.join(" UNION ALL ")}) AS towns`),
   );
-  return rows.map((row) => row.word).filter((word) => isStreetTypeWord(word) || isDirectionWord(word));
+  return rows.map((row) => row.word).filter(isStreetWord);
 }
 
 /** "IL IL", "CT CT", "WAY WY": a street's last word and the state, when that word is the state. */
@@ -90,7 +90,7 @@ function readsStreetIntoLocality(key: string): boolean {
   const { street, city, state } = keyParts(key);
   if (city !== "") {
     const first = city.split(" ")[0] as string;
-    return first === state || isStreetTypeWord(first) || isDirectionWord(first);
+    return first === state || isStreetWord(first);
   }
   const words = street.split(" ");
   const last = words.at(-1) ?? "";

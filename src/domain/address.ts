@@ -412,6 +412,10 @@ const DIRECTIONS = new Set(
 /** "N", "SW", "North" (any case): a compass direction, as a street's prefix or suffix. */
 export const isDirectionWord = (word: string) => DIRECTIONS.has(word.toUpperCase());
 
+/** A word that ends a street line, never a town's: a street type, a direction, or a unit without number ("Bsmt"). */
+export const isStreetWord = (word: string) =>
+  isDirectionWord(word) || isStreetTypeWord(word) || word.toUpperCase() in UNNUMBERED_UNITS;
+
 /**
  * Whether a state code that is also a street type ("CT" is Court, "WY" Way, "LA" Lane) follows a
  * street's end, so it is the state: "40 Mill Creek Ct CT 06001", "5 Pine Ct Apt 2 CT", "7 Main St
@@ -434,7 +438,7 @@ function misreadsStreet(reading: Address, written: StreetBeforeLocality): boolea
   // The town read is not at the end of the text before the state: it is the state ("TX TX 78701").
   if (!` ${head}`.endsWith(` ${reading.city}`)) return true;
   const cityWords = reading.city.split(" ");
-  if (!cityWords.every((word) => DIRECTIONS.has(word) || isStreetTypeWord(word))) return false;
+  if (!cityWords.every(isStreetWord)) return false;
   const commaBeforeCity = new RegExp(`,[\\s.]*${cityWords.map(escapeRegExp).join("[\\s.,-]+")}[\\s.]*$`, "i");
   return !commaBeforeCity.test(written.head);
 }
@@ -448,7 +452,8 @@ function streetOfFullForm(written: StreetBeforeLocality): ParsedLocation | undef
   let town = "Zqxtown";
   while (written.head.toUpperCase().includes(town.toUpperCase())) town += "q";
   const parsed = parseLocation(`${written.head}, ${town}, ${written.state} ${written.zip}`);
-  if (!parsed?.number || parsed.street1 || parsed.city !== town) return undefined;
+  if (!parsed || (!parsed.number && !isPoBox(parsed)) || parsed.street1 || parsed.city !== town)
+    return undefined;
   return parsed;
 }
 

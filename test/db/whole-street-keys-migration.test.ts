@@ -52,6 +52,8 @@ async function seedOldKeys(db: Queryable) {
   const courtAsTownCard = await piece("40 Mill Creek Ct, CT 06001", OLD_CT_AS_TOWN);
   await piece("8 W Park Ave, 80202", "8 W PARK, CO 80202");
   await piece("9 Lake St Louisville KY 40202", "9 LAKE ST LOUISVILLE KY, KY 40202");
+  await piece("12 Main St Bsmt, 83702", "12 MAIN ST, BSMT ID 83702");
+  await piece("PO Box 123, TX 78701", "PO BOX 123, TX TX 78701");
   // Candidates whose text keys the same today, and an ordinary address: they stay.
   await piece("12 Oak St Center TX 75935", "12 OAK ST, CENTER TX 75935");
   await piece("100 N Main, 62704", "100 N MAIN, IL 62704");
@@ -131,6 +133,7 @@ describe(`migration 0420 re-keying addresses whose street was read into the town
       assert.deepEqual(await storedKeys(db), {
         pieces: [
           "100 N Main, 62704 → 100 N MAIN, IL 62704",
+          "12 Main St Bsmt, 83702 → 12 MAIN ST BSMT, ID 83702",
           "12 Oak St Center TX 75935 → 12 OAK ST, CENTER TX 75935",
           `40 Mill Creek Ct CT 06001 → ${NEW_CT}`,
           `40 Mill Creek Ct, CT 06001 → ${NEW_CT}`,
@@ -142,6 +145,7 @@ describe(`migration 0420 re-keying addresses whose street was read into the town
           "7 Main St W, Springfield, IL 62704 → 7 MAIN ST, W IL 62704",
           "8 W Park Ave, 80202 → 8 W PARK AVE, CO 80202",
           "9 Lake St Louisville KY 40202 → 9 LAKE ST, LOUISVILLE KY 40202",
+          "PO Box 123, TX 78701 → PO BOX 123, TX 78701",
         ],
         leads: [
           "45 Harbor Pkwy SW, 98101 → 45 HARBOR PKWY SW, WA 98101",

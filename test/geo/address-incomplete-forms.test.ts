@@ -6,7 +6,7 @@ import { sameHome } from "../../src/domain/same-home.ts";
 /**
  * Homes written in full, chosen where the parser misread a shorter form: street types that are
  * also words of a name (Mill, Park, Creek) or state codes (Ct is Connecticut, Way Wyoming, Ln
- * Louisiana, Key Kentucky, Mt Montana), directions before and after the street, units.
+ * Louisiana, Key Kentucky, Mt Montana), directions before and after the street, units, a PO box.
  */
 const HOMES: { street: string; city: string; state: string; zip: string; stateName: string }[] = [
   { street: "40 N Mill Creek Rd", city: "Springfield", state: "IL", zip: "62704", stateName: "Illinois" },
@@ -44,6 +44,8 @@ const HOMES: { street: string; city: string; state: string; zip: string; stateNa
   { street: "22 Mill St", city: "Dallas", state: "TX", zip: "75201", stateName: "Texas" },
   { street: "6 Mill Pond Way", city: "Portland", state: "ME", zip: "04101", stateName: "Maine" },
   { street: "9 Va Ct", city: "Richmond", state: "VA", zip: "23219", stateName: "Virginia" },
+  { street: "12 Main St Bsmt", city: "Boise", state: "ID", zip: "83702", stateName: "Idaho" },
+  { street: "PO Box 123", city: "Austin", state: "TX", zip: "78701", stateName: "Texas" },
 ];
 
 type Home = (typeof HOMES)[number];
