@@ -1,4 +1,10 @@
-import { isDirectionWord, isStreetWord, normalizeAddress, streetTypeOf } from "../domain/address.ts";
+import {
+  cityOfZip,
+  isDirectionWord,
+  isStreetWord,
+  normalizeAddress,
+  streetTypeOf,
+} from "../domain/address.ts";
 import { USPS_STATE_CODES } from "../domain/deliverable-address.ts";
 import { keyParts } from "../domain/same-home.ts";
 import type { DataMigration } from "./data-migration.ts";
@@ -17,8 +23,9 @@ import { type Queryable, queryRows, sql } from "./database.ts";
  * Cheap at a million rows, as 0410: split_part, no regular expression. One pass finds the first
  * words of the stored towns; those the parser reads as a street type or a direction, and a town
  * that is the state itself, select keys with a town; keys without one are selected when the
- * street ends with the state (or the street type the state's code reads as: WAY for WY) or is a
- * house number, a direction and one word. Only those rows' texts are parsed again, and a key
+ * street ends with the state (or the street type the state's code reads as: WAY for WY), with
+ * the ZIP's city ("12 BROADWAY SPRINGFIELD, IL 62701"), or is a house number, a direction and one
+ * word. Only those rows' texts are parsed again, and a key
  * changes only into one with the same house number, state and ZIP, whose town (if any) was
  * written in the old key.
  */
@@ -44,17 +51,33 @@ function keyShape(column: string) {
   };
 }
 
-/** The first words of the stored towns that end a street line: a street type, a direction, a unit ("BSMT"). */
-async function streetWordsReadAsTowns(tx: Queryable): Promise<string[]> {
+/**
+ * From one pass over the stored keys: the first words of their towns that end a street line (a
+ * street type, a direction, a unit or its letter: "CREEK", "W", "BSMT", "B"), and for the ZIPs of keys without a town,
+ * the last word of the ZIP's city with the ZIP ("SPRINGFIELD 62701": a street ending with it,
+ * "12 BROADWAY SPRINGFIELD", holds the town).
+ */
+async function storedLocalityWords(tx: Queryable): Promise<{ townWords: string[]; zipCityEnds: string[] }> {
   const scans = KEY_COLUMNS.map(([table, column]) => {
     const key = keyShape(column);
-    return `SELECT ${key.firstWord} AS word FROM ${table} WHERE ${key.hasTown}`;
+    return `SELECT CASE WHEN ${key.hasTown} THEN ${key.firstWord} END AS town_word,
+                   CASE WHEN NOT ${key.hasTown} THEN ${key.secondWord} END AS zip
+            FROM ${table}`;
   });
-  const rows = await queryRows<{ word: string }>(
+  const rows = await queryRows<{ town_word: string | null; zip: string | null }>(
     tx,
-    sql.raw(`SELECT DISTINCT word FROM (${scans.join(" UNION ALL ")}) AS towns`),
+    sql.raw(`SELECT DISTINCT town_word, zip FROM (${scans.join(" UNION ALL ")}) AS localities`),
   );
-  return rows.map((row) => row.word).filter(isStreetWord);
+  const townWords = rows.flatMap((row) =>
+    row.town_word && endsAStreetLine(row.town_word) ? [row.town_word] : [],
+  );
+  const zipCityEnds = rows.flatMap((row) => {
+    const cityEnd = cityOfZip(row.zip ?? "")
+      .split(" ")
+      .at(-1);
+    return cityEnd ? [`${cityEnd} ${row.zip}`] : [];
+  });
+  return { townWords, zipCityEnds };
 }
 
 /** "IL IL", "CT CT", "WAY WY": a street's last word and the state, when that word is the state. */
@@ -65,36 +88,47 @@ function stateAsStreetEnd(): string[] {
   });
 }
 
-function candidate(column: string, townWords: string[], stateEnds: string[]) {
+interface CandidateWords {
+  townWords: string[];
+  zipCityEnds: string[];
+  stateEnds: string[];
+}
+
+function candidate(column: string, { townWords, zipCityEnds, stateEnds }: CandidateWords) {
   const key = keyShape(column);
   const lastStreetWord = `reverse(split_part(reverse(${key.street}), ' ', 1))`;
   return sql`${sql.raw(key.locality)} <> '' AND CASE WHEN ${sql.raw(key.hasTown)}
       THEN ${sql.raw(key.firstWord)} = ANY(${sql.param(townWords)}::text[]) OR ${sql.raw(key.firstWord)} = ${sql.raw(key.secondWord)}
       ELSE ${sql.raw(lastStreetWord)} || ' ' || ${sql.raw(key.firstWord)} = ANY(${sql.param(stateEnds)}::text[])
+        OR ${sql.raw(lastStreetWord)} || ' ' || ${sql.raw(key.secondWord)} = ANY(${sql.param(zipCityEnds)}::text[])
         OR (split_part(${sql.raw(key.street)}, ' ', 2) = ANY(${sql.param(DIRECTIONS)}::text[])
             AND split_part(${sql.raw(key.street)}, ' ', 3) <> '' AND split_part(${sql.raw(key.street)}, ' ', 4) = '')
       END`;
 }
 
 async function rekeyWholeStreets(tx: Queryable): Promise<void> {
-  const townWords = await streetWordsReadAsTowns(tx);
-  const stateEnds = stateAsStreetEnd();
+  const words = { ...(await storedLocalityWords(tx)), stateEnds: stateAsStreetEnd() };
   await rekeyStoredAddresses(tx, {
-    candidate: (column) => candidate(column, townWords, stateEnds),
+    candidate: (column) => candidate(column, words),
     rekeyed: wholeStreetKey,
   });
 }
 
+/** A word read as a town's first that belongs to the street: a street word, or a unit's letter ("APT 2B" read as #2, town B). */
+const endsAStreetLine = (word: string) => isStreetWord(word) || /^[A-Z]$/.test(word);
+
 /** The shapes `candidate` selects, read from one key. */
 function readsStreetIntoLocality(key: string): boolean {
-  const { street, city, state } = keyParts(key);
+  const { street, city, state, zip } = keyParts(key);
   if (city !== "") {
     const first = city.split(" ")[0] as string;
-    return first === state || isStreetWord(first);
+    return first === state || endsAStreetLine(first);
   }
   const words = street.split(" ");
   const last = words.at(-1) ?? "";
   if (state !== "" && (last === state || last === streetTypeOf(state))) return true;
+  const zipCity = cityOfZip(zip);
+  if (zipCity !== "" && ` ${street}`.endsWith(` ${zipCity}`)) return true;
   return words.length === 3 && isDirectionWord(words[1] as string);
 }
 

@@ -45,6 +45,8 @@ const HOMES: { street: string; city: string; state: string; zip: string; stateNa
   { street: "6 Mill Pond Way", city: "Portland", state: "ME", zip: "04101", stateName: "Maine" },
   { street: "9 Va Ct", city: "Richmond", state: "VA", zip: "23219", stateName: "Virginia" },
   { street: "12 Main St Bsmt", city: "Boise", state: "ID", zip: "83702", stateName: "Idaho" },
+  { street: "30 E Main St Apt 2B", city: "Madison", state: "WI", zip: "53703", stateName: "Wisconsin" },
+  { street: "12 Broadway", city: "Springfield", state: "IL", zip: "62701", stateName: "Illinois" },
   { street: "PO Box 123", city: "Austin", state: "TX", zip: "78701", stateName: "Texas" },
 ];
 
