@@ -347,22 +347,25 @@ function readingOf(parsed: ParsedLocation, text: string): Address {
  * street taken for the town, the state or nothing: `40 N ML, CREEK RD IL 62704`,
  * `40 MILL CREEK CT CT, CT 06001`, `7 MAIN ST, W IL 62704`, never the same home as the full form.
  * The full form ("street, town, ST zip") is the one the parser reads right, so when the reading
- * looks wrong the street is read as the full form's: written with a stand-in town. Keys stored in
+ * looks wrong the street is read as the full form's: written with a stand-in town (or, with no ZIP,
+ * the town of the state written before the state: "40 N Mill Creek Rd Springfield IL"). Keys stored in
  * the old forms are re-keyed by migration 0420 (db/data-migration-0420-whole-street-keys.ts).
  */
 function withStreetReadWhole(reading: Address, text: string): Address | undefined {
-  const written = streetBeforeStateAndZip(text);
+  const written = streetBeforeStateAndZip(text) ?? streetBeforeTownAndState(text);
   if (!written || reading.state !== written.state || !misreadsStreet(reading, written)) return undefined;
   const street = streetOfFullForm(written);
   if (!street) return undefined;
   const line = streetLine(street);
-  if (line === reading.street && reading.city === "") return undefined;
-  return { street: line, city: "", state: written.state, zip: written.zip, country: "US" };
+  const city = fold(written.town);
+  if (line === reading.street && reading.city === city) return undefined;
+  return { street: line, city, state: written.state, zip: written.zip, country: "US" };
 }
 
-/** A text ending with a ZIP: the text before it and before the ZIP's state if written there. */
+/** The street of a text (`head`) and the locality written after it: a town ("" if none), the state, the ZIP. */
 interface StreetBeforeLocality {
   head: string;
+  town: string;
   state: string;
   zip: string;
 }
@@ -375,14 +378,34 @@ function streetBeforeStateAndZip(text: string): StreetBeforeLocality | undefined
   const nameAtEnd = stateName
     ? new RegExp(`[\\s,]*\\b${stateName.replace(/ /g, "\\s+")}$`, "i").exec(head)
     : null;
-  if (nameAtEnd) return { head: head.slice(0, nameAtEnd.index), state: ending.state, zip: ending.zip };
+  if (nameAtEnd)
+    return { head: head.slice(0, nameAtEnd.index), town: "", state: ending.state, zip: ending.zip };
   const stateWord = /([\s,]*)\b([A-Za-z]{2})\.?$/.exec(head);
   const before = stateWord ? head.slice(0, stateWord.index) : "";
   const isState =
     stateWord !== null &&
     fold(stateWord[2]) === ending.state &&
     (stateWord[1]?.includes(",") || !isStreetTypeWord(stateWord[2] as string) || endsAStreet(before));
-  return { head: isState ? before : head, state: ending.state, zip: ending.zip };
+  return { head: isState ? before : head, town: "", state: ending.state, zip: ending.zip };
+}
+
+/**
+ * A text without a ZIP ending with a state code and, before it, a town of that state ("40 N Mill
+ * Creek Rd Springfield IL"): the longest of its last three words that names one. The parser reads
+ * such a text as street, town and state only when the street's reading leaves the town's words to it.
+ */
+function streetBeforeTownAndState(text: string): StreetBeforeLocality | undefined {
+  const ending = /[\s,]+([A-Za-z]{2})\.?$/.exec(text);
+  const state = fold(ending?.[1]);
+  if (!ending || !(state in STATE_NAMES)) return undefined;
+  const head = text.slice(0, ending.index);
+  for (const size of [3, 2, 1]) {
+    const town = new RegExp(`[\\s,]+((?:[^\\s,]+\\s+){${size - 1}}[^\\s,]+)$`).exec(head);
+    if (town && isTownOfState(town[1] as string, state)) {
+      return { head: head.slice(0, town.index), town: town[1] as string, state, zip: "" };
+    }
+  }
+  return undefined;
 }
 
 /** The states' names as written in full ("9 Maple Ct, Wisconsin 53703"), by USPS code. */
@@ -433,8 +456,11 @@ function endsAStreet(text: string): boolean {
  */
 function misreadsStreet(reading: Address, written: StreetBeforeLocality): boolean {
   const head = fold(written.head);
+  const isATown = (city: string) =>
+    namesATown(city, { state: written.state, zip: written.zip } as ParsedLocation);
+  if (written.town) return reading.city !== fold(written.town) && !isATown(reading.city);
   if (reading.city === "") return wordsOf(reading.street) !== wordsOf(head);
-  if (namesATown(reading.city, { state: written.state, zip: written.zip } as ParsedLocation)) return false;
+  if (isATown(reading.city)) return false;
   // The town read is not at the end of the text before the state: it is the state ("TX TX 78701").
   if (!` ${head}`.endsWith(` ${reading.city}`)) return true;
   const cityWords = reading.city.split(" ");
@@ -447,14 +473,13 @@ const wordsOf = (text: string) => text.match(/[\p{L}\p{N}]+/gu)?.length ?? 0;
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
-/** The street of `written` as the parser reads it in the full form, a stand-in for the town. */
+/** The street of `written` as the parser reads it in the full form (a stand-in for a town not written). */
 function streetOfFullForm(written: StreetBeforeLocality): ParsedLocation | undefined {
-  let town = "Zqxtown";
-  while (written.head.toUpperCase().includes(town.toUpperCase())) town += "q";
-  const parsed = parseLocation(`${written.head}, ${town}, ${written.state} ${written.zip}`);
-  if (!parsed || (!parsed.number && !isPoBox(parsed)) || parsed.street1 || parsed.city !== town)
-    return undefined;
-  return parsed;
+  let town = written.town || "Zqxtown";
+  while (!written.town && written.head.toUpperCase().includes(town.toUpperCase())) town += "q";
+  const parsed = parseLocation(`${written.head}, ${town}, ${written.state} ${written.zip}`.trim());
+  if (!parsed || (!parsed.number && !isPoBox(parsed)) || parsed.street1) return undefined;
+  return fold(parsed.city) === fold(town) ? parsed : undefined;
 }
 
 /**

@@ -67,6 +67,7 @@ async function seedOldKeys(db: Queryable) {
   await db.execute(
     sql`INSERT INTO leads (org_id, id, source, full_address, normalized_address)
         VALUES (${rita}::uuid, ${randomUUID()}::uuid, 'crm_sync', '45 Harbor Pkwy SW, 98101', '45 HARBOR PKWY, SW WA 98101'),
+               (${rita}::uuid, ${randomUUID()}::uuid, 'crm_sync', '8 W Park Ave Denver CO', '8 W PARK, AVE DENVER CO'),
                (${rita}::uuid, ${randomUUID()}::uuid, 'crm_sync', '9 Birch Ln, Springfield, IL', '9 BIRCH LN, SPRINGFIELD IL')`,
   );
   await db.execute(
@@ -153,6 +154,7 @@ describe(`migration 0420 re-keying addresses whose street was read into the town
         ],
         leads: [
           "45 Harbor Pkwy SW, 98101 → 45 HARBOR PKWY SW, WA 98101",
+          "8 W Park Ave Denver CO → 8 W PARK AVE, DENVER CO",
           "9 Birch Ln, Springfield, IL → 9 BIRCH LN, SPRINGFIELD IL",
         ],
         conversions: [

@@ -62,6 +62,8 @@ const WEAKER_FORMS: [string, (home: Home) => string][] = [
   ["ZIP only", (h) => `${h.street}, ${h.zip}`],
   ["ZIP only, no comma", (h) => `${h.street} ${h.zip}`],
   ["no comma at all", (h) => `${h.street} ${h.city} ${h.state} ${h.zip}`],
+  ["no ZIP", (h) => `${h.street}, ${h.city}, ${h.state}`],
+  ["no ZIP, no comma", (h) => `${h.street} ${h.city} ${h.state}`],
 ];
 
 const fullForm = (home: Home) => `${home.street}, ${home.city}, ${home.state} ${home.zip}`;
@@ -90,6 +92,8 @@ describe("a home written without its city or state keys as the same home as its 
       ["7 Main St W, 62704", "7 MAIN ST W, IL 62704"],
       ["15 N Park Ave Apt 2, TX 78701", "15 N PARK AVE #2, TX 78701"],
       ["3 River Rd Cheyenne WY 82001", "3 RIVER RD, CHEYENNE WY 82001"],
+      ["40 N Mill Creek Rd Springfield IL", "40 N MILL CREEK RD, SPRINGFIELD IL"],
+      ["8 W Park Ave Denver CO", "8 W PARK AVE, DENVER CO"],
     ]) {
       assert.equal(normalizeAddress(text!), key, text);
     }
