@@ -25,7 +25,7 @@ import { type Queryable, queryRows, sql } from "./database.ts";
  * that is the state itself, select keys with a town; keys without one are selected when the
  * street ends with the state (or the street type the state's code reads as: WAY for WY), with
  * the ZIP's city ("12 BROADWAY SPRINGFIELD, IL 62701"), or is a house number, a direction and one
- * word. Only those rows' texts are parsed again, and a key
+ * word, or (before a town alone: "40 MILL, AVON") is two words. Only those rows' texts are parsed again, and a key
  * changes only into one with the same house number, state and ZIP, whose town (if any) was
  * written in the old key.
  */
@@ -46,8 +46,11 @@ function keyShape(column: string) {
     locality,
     firstWord: word(1),
     secondWord: word(2),
-    // "CITY ST ZIP", "CITY ST": a town; "ST ZIP", "ST": none.
+    // "CITY ST ZIP", "CITY ST": a town and a state; "ST ZIP", "ST", "ZIP", "CITY": not.
     hasTown: `(${word(3)} <> '' OR length(${word(2)}) = 2)`,
+    // "CITY", "ST LOUIS": a town alone (no state, no ZIP); no digits in it, and not one state code.
+    townAlone: `(translate(${word(1)}, '0123456789', '') <> ''
+                 AND (length(${word(1)}) <> 2 OR translate(${word(2)}, '0123456789', '') <> ''))`,
   };
 }
 
@@ -103,6 +106,7 @@ function candidate(column: string, { townWords, zipCityEnds, stateEnds }: Candid
         OR ${sql.raw(lastStreetWord)} || ' ' || ${sql.raw(key.secondWord)} = ANY(${sql.param(zipCityEnds)}::text[])
         OR (split_part(${sql.raw(key.street)}, ' ', 2) = ANY(${sql.param(DIRECTIONS)}::text[])
             AND split_part(${sql.raw(key.street)}, ' ', 3) <> '' AND split_part(${sql.raw(key.street)}, ' ', 4) = '')
+        OR (${sql.raw(key.townAlone)} AND split_part(${sql.raw(key.street)}, ' ', 3) = '')
       END`;
 }
 
@@ -120,7 +124,7 @@ const endsAStreetLine = (word: string) => isStreetWord(word) || /^[A-Z]$/.test(w
 /** The shapes `candidate` selects, read from one key. */
 function readsStreetIntoLocality(key: string): boolean {
   const { street, city, state, zip } = keyParts(key);
-  if (city !== "") {
+  if (city !== "" && state !== "") {
     const first = city.split(" ")[0] as string;
     return first === state || endsAStreetLine(first);
   }
@@ -129,6 +133,8 @@ function readsStreetIntoLocality(key: string): boolean {
   if (state !== "" && (last === state || last === streetTypeOf(state))) return true;
   const zipCity = cityOfZip(zip);
   if (zipCity !== "" && ` ${street}`.endsWith(` ${zipCity}`)) return true;
+  // "40 MILL, AVON": a street read alone before its town lost its last words.
+  if (city !== "" && zip === "" && words.length <= 2) return true;
   return words.length === 3 && isDirectionWord(words[1] as string);
 }
 

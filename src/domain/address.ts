@@ -257,12 +257,27 @@ function wordCount(text: string): number {
  * would read as an intersection, or too long to be an address, is null (read as unparsable).
  */
 export function parseLocation(text: string): ParsedLocation | null {
+  parsesOfAddress++;
+  return parseBounded(text);
+}
+
+function parseBounded(text: string): ParsedLocation | null {
   const simplified = text.replace(SEPARATOR_RUN, collapsedSeparator);
   if (INTERSECTION_WORD.test(simplified) || wordCount(simplified) > MAX_PARSED_WORDS) return null;
   const { ascii, restore } = withWordsOutsideAsciiStandingIn(simplified);
   const parsed = parser.parseLocation(ascii);
   return parsed && restore ? restore(parsed) : parsed;
 }
+
+/**
+ * The parser calls made so far reading the address at hand (parseUsAddress), the street-type table's
+ * cached lookups aside. An address makes at most 5 calls (docs/addresses.md); re-reading a street as
+ * in its full form is one more, so it is tried only while this count leaves room for it and for a
+ * lookup, whatever the cache holds: the key never depends on it.
+ */
+let parsesOfAddress = 0;
+const MAX_PARSES_BEFORE_REREADING = 3;
+const mayReread = () => parsesOfAddress <= MAX_PARSES_BEFORE_REREADING;
 
 /** A letter or mark outside ASCII ("Мain" with a Cyrillic М); "½" and other signs are no letter. */
 const NON_ASCII_LETTER = /(?!\p{ASCII})[\p{L}\p{M}]/u;
@@ -320,6 +335,7 @@ export function parseUsAddress(raw: string): Address {
     // "N.W." is one directional; with its dots folded to spaces it would read as two words.
     .replace(/\b([NS])\.\s?([EW])\b\.?/gi, "$1$2")
     .trim();
+  parsesOfAddress = 0;
   const parsed = text ? parseLocation(text) : null;
   if (!parsed || parsed.street1 || (!parsed.number && !isPoBox(parsed))) return unparsedParts(text);
   const reading = readingOf(parsed, text);
@@ -352,7 +368,7 @@ function readingOf(parsed: ParsedLocation, text: string): Address {
  * the old forms are re-keyed by migration 0420 (db/data-migration-0420-whole-street-keys.ts).
  */
 function withStreetReadWhole(reading: Address, text: string): Address | undefined {
-  const written = streetBeforeStateAndZip(text) ?? streetBeforeTownAndState(text);
+  const written = mayReread() ? (streetBeforeStateAndZip(text) ?? streetBeforeTownAndState(text)) : undefined;
   if (!written || reading.state !== written.state || !misreadsStreet(reading, written)) return undefined;
   const street = streetOfFullForm(written);
   if (!street) return undefined;
@@ -535,7 +551,7 @@ export function streetTypeOf(word: string): string {
   const folded = word.toUpperCase();
   let known = streetTypeWords.get(folded);
   if (known === undefined) {
-    const parsed = /^[A-Z]+$/.test(folded) ? parseLocation(`1 Main ${folded}`) : null;
+    const parsed = /^[A-Z]+$/.test(folded) ? parseBounded(`1 Main ${folded}`) : null;
     const isType = parsed?.type && parsed.street === "Main" && !parsed.city && !parsed.suffix;
     known = isType ? fold(parsed.type) : "";
     if (streetTypeWords.size >= 10_000) streetTypeWords.clear();
@@ -677,7 +693,7 @@ function parseStatelessLocality(text: string, ending: TrailingZip | undefined): 
   const tail = withoutZip.slice(comma + 1);
   // "123 Main St, Apt 4": the tail is the street's unit, not a city (the whole parse keeps it).
   if (UNIT_DESIGNATOR.test(tail)) return undefined;
-  const street = parseLocation(withoutZip.slice(0, comma));
+  const street = streetBeforeTown(withoutZip.slice(0, comma), tail, ending);
   if (!street || street.street1 || (!street.number && !isPoBox(street))) return undefined;
   const city = fold(tail);
   if (!city && !postalCode) return undefined;
@@ -689,6 +705,27 @@ function parseStatelessLocality(text: string, ending: TrailingZip | undefined): 
     country: "US",
   };
 }
+
+/**
+ * The street written before ", town" as the full form reads it: alone, "40 N Mill Creek Rd" reads
+ * as `40 N ML` ("Mill" the type, the rest dropped). The parser reads a town only before a state,
+ * so one is written: the ZIP's, else any (the state does not change how the street reads).
+ */
+function streetBeforeTown(
+  street: string,
+  town: string,
+  ending: TrailingZip | undefined,
+): ParsedLocation | null {
+  const written = {
+    head: street,
+    town: town.trim(),
+    state: ending?.state ?? ANY_STATE,
+    zip: ending?.zip ?? "",
+  };
+  return (mayReread() ? streetOfFullForm(written) : undefined) ?? parseLocation(street);
+}
+
+const ANY_STATE = "KS";
 
 /** The key an address is compared under; equal keys mean the same delivery point. */
 export function addressKey(parts: Address): string {

@@ -56,6 +56,8 @@ async function seedOldKeys(db: Queryable) {
   await piece("PO Box 123, TX 78701", "PO BOX 123, TX TX 78701");
   await piece("12 Broadway Springfield 62701", "12 BROADWAY SPRINGFIELD, IL 62701");
   await piece("30 E Main St Apt 2B, 53703", "30 E MAIN ST #2, B WI 53703");
+  await piece("40 Mill Creek Ct, Avon", "40 MILL, AVON");
+  await piece("12 Broadway, Springfield", "12 BROADWAY, SPRINGFIELD");
   // Candidates whose text keys the same today, and an ordinary address: they stay.
   await piece("12 Oak St Center TX 75935", "12 OAK ST, CENTER TX 75935");
   await piece("100 N Main, 62704", "100 N MAIN, IL 62704");
@@ -137,10 +139,12 @@ describe(`migration 0420 re-keying addresses whose street was read into the town
         pieces: [
           "100 N Main, 62704 → 100 N MAIN, IL 62704",
           "12 Broadway Springfield 62701 → 12 BROADWAY, SPRINGFIELD IL 62701",
+          "12 Broadway, Springfield → 12 BROADWAY, SPRINGFIELD",
           "12 Main St Bsmt, 83702 → 12 MAIN ST BSMT, ID 83702",
           "12 Oak St Center TX 75935 → 12 OAK ST, CENTER TX 75935",
           "30 E Main St Apt 2B, 53703 → 30 E MAIN ST #2B, WI 53703",
           `40 Mill Creek Ct CT 06001 → ${NEW_CT}`,
+          "40 Mill Creek Ct, Avon → 40 MILL CREEK CT, AVON",
           `40 Mill Creek Ct, CT 06001 → ${NEW_CT}`,
           "40 Mill Creek, CT 06001 → 40 MILL CRK, CT 06001",
           `40 N Mill Creek Rd IL 62704 → ${NEW}`,

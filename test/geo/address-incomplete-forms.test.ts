@@ -64,6 +64,7 @@ const WEAKER_FORMS: [string, (home: Home) => string][] = [
   ["no comma at all", (h) => `${h.street} ${h.city} ${h.state} ${h.zip}`],
   ["no ZIP", (h) => `${h.street}, ${h.city}, ${h.state}`],
   ["no ZIP, no comma", (h) => `${h.street} ${h.city} ${h.state}`],
+  ["the town alone", (h) => `${h.street}, ${h.city}`],
 ];
 
 const fullForm = (home: Home) => `${home.street}, ${home.city}, ${home.state} ${home.zip}`;
