@@ -97,8 +97,9 @@ function writesOf(text) {
 /**
  * Data migrations (src/db/data-migration.ts) are history like the SQL files of migrations/, which
  * write any table: run once at their version, inside migrate()'s transaction, never edited after.
+ * data-migration-rekeying.ts is the re-keying those that move address keys share.
  */
-const DATA_MIGRATION = /^db\/data-migration-\d{4}-[a-z0-9-]+\.ts$/;
+const DATA_MIGRATION = /^db\/data-migration-(?:\d{4}-[a-z0-9-]+|rekeying)\.ts$/;
 
 const writers = new Map();
 const problems = [];

@@ -257,12 +257,27 @@ function wordCount(text: string): number {
  * would read as an intersection, or too long to be an address, is null (read as unparsable).
  */
 export function parseLocation(text: string): ParsedLocation | null {
+  parsesOfAddress++;
+  return parseBounded(text);
+}
+
+function parseBounded(text: string): ParsedLocation | null {
   const simplified = text.replace(SEPARATOR_RUN, collapsedSeparator);
   if (INTERSECTION_WORD.test(simplified) || wordCount(simplified) > MAX_PARSED_WORDS) return null;
   const { ascii, restore } = withWordsOutsideAsciiStandingIn(simplified);
   const parsed = parser.parseLocation(ascii);
   return parsed && restore ? restore(parsed) : parsed;
 }
+
+/**
+ * The parser calls made so far reading the address at hand (parseUsAddress), the street-type table's
+ * cached lookups aside. An address makes at most 5 calls (docs/addresses.md); re-reading a street as
+ * in its full form is one more, so it is tried only while this count leaves room for it and for a
+ * lookup, whatever the cache holds: the key never depends on it.
+ */
+let parsesOfAddress = 0;
+const MAX_PARSES_BEFORE_REREADING = 3;
+const mayReread = () => parsesOfAddress <= MAX_PARSES_BEFORE_REREADING;
 
 /** A letter or mark outside ASCII ("Мain" with a Cyrillic М); "½" and other signs are no letter. */
 const NON_ASCII_LETTER = /(?!\p{ASCII})[\p{L}\p{M}]/u;
@@ -320,8 +335,15 @@ export function parseUsAddress(raw: string): Address {
     // "N.W." is one directional; with its dots folded to spaces it would read as two words.
     .replace(/\b([NS])\.\s?([EW])\b\.?/gi, "$1$2")
     .trim();
+  parsesOfAddress = 0;
   const parsed = text ? parseLocation(text) : null;
   if (!parsed || parsed.street1 || (!parsed.number && !isPoBox(parsed))) return unparsedParts(text);
+  const reading = readingOf(parsed, text);
+  return withStreetReadWhole(reading, text) ?? reading;
+}
+
+/** The parts of a parse, its city, state and ZIP re-read where the parser misplaces them. */
+function readingOf(parsed: ParsedLocation, text: string): Address {
   const suffixAsCity = parsed.zip ? undefined : withSuffixReadAsCity(parsed);
   if (suffixAsCity) return partsOf(suffixAsCity);
   const ending = trailingZip(text);
@@ -333,6 +355,147 @@ export function parseUsAddress(raw: string): Address {
   if (withStateOfZip) return read(withStateOfZip);
   if (!parsed.city && !parsed.state) return parseStatelessLocality(text, ending) ?? partsOf(parsed);
   return read(parsed);
+}
+
+/**
+ * A street written before a bare state and ZIP, its town left out ("40 N Mill Creek Rd, 62704",
+ * "40 Mill Creek Ct CT 06001", "7 Main St W, IL 62704"), is read by the parser with words of the
+ * street taken for the town, the state or nothing: `40 N ML, CREEK RD IL 62704`,
+ * `40 MILL CREEK CT CT, CT 06001`, `7 MAIN ST, W IL 62704`, never the same home as the full form.
+ * The full form ("street, town, ST zip") is the one the parser reads right, so when the reading
+ * looks wrong the street is read as the full form's: written with a stand-in town (or, with no ZIP,
+ * the town of the state written before the state: "40 N Mill Creek Rd Springfield IL"). Keys stored in
+ * the old forms are re-keyed by migration 0420 (db/data-migration-0420-whole-street-keys.ts).
+ */
+function withStreetReadWhole(reading: Address, text: string): Address | undefined {
+  const written = mayReread() ? (streetBeforeStateAndZip(text) ?? streetBeforeTownAndState(text)) : undefined;
+  if (!written || reading.state !== written.state || !misreadsStreet(reading, written)) return undefined;
+  const street = streetOfFullForm(written);
+  if (!street) return undefined;
+  const line = streetLine(street);
+  const city = fold(written.town);
+  if (line === reading.street && reading.city === city) return undefined;
+  return { street: line, city, state: written.state, zip: written.zip, country: "US" };
+}
+
+/** The street of a text (`head`) and the locality written after it: a town ("" if none), the state, the ZIP. */
+interface StreetBeforeLocality {
+  head: string;
+  town: string;
+  state: string;
+  zip: string;
+}
+
+function streetBeforeStateAndZip(text: string): StreetBeforeLocality | undefined {
+  const ending = trailingZip(text);
+  if (!ending?.state) return undefined;
+  const head = ending.head.replace(/[\s,]+$/, "");
+  const stateName = STATE_NAMES[ending.state];
+  const nameAtEnd = stateName
+    ? new RegExp(`[\\s,]*\\b${stateName.replace(/ /g, "\\s+")}$`, "i").exec(head)
+    : null;
+  if (nameAtEnd)
+    return { head: head.slice(0, nameAtEnd.index), town: "", state: ending.state, zip: ending.zip };
+  const stateWord = /([\s,]*)\b([A-Za-z]{2})\.?$/.exec(head);
+  const before = stateWord ? head.slice(0, stateWord.index) : "";
+  const isState =
+    stateWord !== null &&
+    fold(stateWord[2]) === ending.state &&
+    (stateWord[1]?.includes(",") || !isStreetTypeWord(stateWord[2] as string) || endsAStreet(before));
+  return { head: isState ? before : head, town: "", state: ending.state, zip: ending.zip };
+}
+
+/**
+ * A text without a ZIP ending with a state code and, before it, a town of that state ("40 N Mill
+ * Creek Rd Springfield IL"): the longest of its last three words that names one. The parser reads
+ * such a text as street, town and state only when the street's reading leaves the town's words to it.
+ */
+function streetBeforeTownAndState(text: string): StreetBeforeLocality | undefined {
+  const ending = /[\s,]+([A-Za-z]{2})\.?$/.exec(text);
+  const state = fold(ending?.[1]);
+  if (!ending || !(state in STATE_NAMES)) return undefined;
+  const head = text.slice(0, ending.index);
+  for (const size of [3, 2, 1]) {
+    const town = new RegExp(`[\\s,]+((?:[^\\s,]+\\s+){${size - 1}}[^\\s,]+)$`).exec(head);
+    if (town && isTownOfState(town[1] as string, state)) {
+      return { head: head.slice(0, town.index), town: town[1] as string, state, zip: "" };
+    }
+  }
+  return undefined;
+}
+
+/** The states' names as written in full ("9 Maple Ct, Wisconsin 53703"), by USPS code. */
+const STATE_NAMES: Record<string, string> = Object.fromEntries(
+  (
+    "AL Alabama|AK Alaska|AZ Arizona|AR Arkansas|CA California|CO Colorado|CT Connecticut|DE Delaware|" +
+    "DC District of Columbia|FL Florida|GA Georgia|HI Hawaii|ID Idaho|IL Illinois|IN Indiana|IA Iowa|" +
+    "KS Kansas|KY Kentucky|LA Louisiana|ME Maine|MD Maryland|MA Massachusetts|MI Michigan|MN Minnesota|" +
+    "MS Mississippi|MO Missouri|MT Montana|NE Nebraska|NV Nevada|NH New Hampshire|NJ New Jersey|" +
+    "NM New Mexico|NY New York|NC North Carolina|ND North Dakota|OH Ohio|OK Oklahoma|OR Oregon|" +
+    "PA Pennsylvania|RI Rhode Island|SC South Carolina|SD South Dakota|TN Tennessee|TX Texas|UT Utah|" +
+    "VT Vermont|VA Virginia|WA Washington|WV West Virginia|WI Wisconsin|WY Wyoming|PR Puerto Rico"
+  )
+    .split("|")
+    .map((entry) => [entry.slice(0, 2), entry.slice(3)]),
+);
+
+/** Street types that end a street, never a word of its name as Creek, Park or Mill can be. */
+const CLOSING_STREET_TYPES = new Set(
+  "ST AVE RD DR LN CT BLVD WAY PL CIR TER PKWY HWY SQ TRL LOOP".split(" "),
+);
+
+const DIRECTIONS = new Set(
+  "N S E W NE NW SE SW NORTH SOUTH EAST WEST NORTHEAST NORTHWEST SOUTHEAST SOUTHWEST".split(" "),
+);
+
+/** "N", "SW", "North" (any case): a compass direction, as a street's prefix or suffix. */
+export const isDirectionWord = (word: string) => DIRECTIONS.has(word.toUpperCase());
+
+/** A word that ends a street line, never a town's: a street type, a direction, or a unit without number ("Bsmt"). */
+export const isStreetWord = (word: string) =>
+  isDirectionWord(word) || isStreetTypeWord(word) || word.toUpperCase() in UNNUMBERED_UNITS;
+
+/**
+ * Whether a state code that is also a street type ("CT" is Court, "WY" Way, "LA" Lane) follows a
+ * street's end, so it is the state: "40 Mill Creek Ct CT 06001", "5 Pine Ct Apt 2 CT", "7 Main St
+ * W CT"; in "40 Mill Creek Ct 06001" the "Ct" is the street's.
+ */
+function endsAStreet(text: string): boolean {
+  const last = fold(text).split(" ").at(-1) ?? "";
+  return /\d/.test(last) || DIRECTIONS.has(last) || CLOSING_STREET_TYPES.has(streetTypeOf(last));
+}
+
+/**
+ * The reading dropped words of the street, put them in the town ("CREEK RD", "W", "CT") or took
+ * the state for the town ("15 N PARK AVE #2, TX TX 78701"). A town is kept when it names one (the
+ * ZIP's, a town of the state) or a comma sets it off ("50 Main St, Chicago 60601").
+ */
+function misreadsStreet(reading: Address, written: StreetBeforeLocality): boolean {
+  const head = fold(written.head);
+  const isATown = (city: string) =>
+    namesATown(city, { state: written.state, zip: written.zip } as ParsedLocation);
+  if (written.town) return reading.city !== fold(written.town) && !isATown(reading.city);
+  if (reading.city === "") return wordsOf(reading.street) !== wordsOf(head);
+  if (isATown(reading.city)) return false;
+  // The town read is not at the end of the text before the state: it is the state ("TX TX 78701").
+  if (!` ${head}`.endsWith(` ${reading.city}`)) return true;
+  const cityWords = reading.city.split(" ");
+  if (!cityWords.every(isStreetWord)) return false;
+  const commaBeforeCity = new RegExp(`,[\\s.]*${cityWords.map(escapeRegExp).join("[\\s.,-]+")}[\\s.]*$`, "i");
+  return !commaBeforeCity.test(written.head);
+}
+
+const wordsOf = (text: string) => text.match(/[\p{L}\p{N}]+/gu)?.length ?? 0;
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
+/** The street of `written` as the parser reads it in the full form (a stand-in for a town not written). */
+function streetOfFullForm(written: StreetBeforeLocality): ParsedLocation | undefined {
+  let town = written.town || "Zqxtown";
+  while (!written.town && written.head.toUpperCase().includes(town.toUpperCase())) town += "q";
+  const parsed = parseLocation(`${written.head}, ${town}, ${written.state} ${written.zip}`.trim());
+  if (!parsed || (!parsed.number && !isPoBox(parsed)) || parsed.street1) return undefined;
+  return fold(parsed.city) === fold(town) ? parsed : undefined;
 }
 
 /**
@@ -373,18 +536,24 @@ function withTypeReadAsCity(parsed: ParsedLocation, text: string): ParsedLocatio
   return undefined;
 }
 
-const streetTypeWords = new Map<string, boolean>();
+const streetTypeWords = new Map<string, string>();
 
 /**
  * Whether the parser reads a word as a street type ("Rd", "Road", "Creek", "Center"; not "Apt",
  * "N" or "Springfield"), as its Publication 28 table says; the table itself is not exported.
  */
 export function isStreetTypeWord(word: string): boolean {
+  return streetTypeOf(word) !== "";
+}
+
+/** The Publication 28 abbreviation the parser gives a street type word ("Court" → "CT"), else "". */
+export function streetTypeOf(word: string): string {
   const folded = word.toUpperCase();
   let known = streetTypeWords.get(folded);
   if (known === undefined) {
-    const parsed = /^[A-Z]+$/.test(folded) ? parseLocation(`1 Main ${folded}`) : null;
-    known = Boolean(parsed?.type && parsed.street === "Main" && !parsed.city && !parsed.suffix);
+    const parsed = /^[A-Z]+$/.test(folded) ? parseBounded(`1 Main ${folded}`) : null;
+    const isType = parsed?.type && parsed.street === "Main" && !parsed.city && !parsed.suffix;
+    known = isType ? fold(parsed.type) : "";
     if (streetTypeWords.size >= 10_000) streetTypeWords.clear();
     streetTypeWords.set(folded, known);
   }
@@ -438,7 +607,16 @@ function trailingZip(text: string): TrailingZip | undefined {
  */
 function misreadsZipCity(ending: TrailingZip | undefined, parsed: ParsedLocation): boolean {
   if (!ending?.city || fold(parsed.city) === fold(ending.city)) return false;
-  return withZipCitySplit(ending.head, ending.city) !== undefined;
+  return withZipCitySplit(headWithoutState(ending), ending.city) !== undefined;
+}
+
+/**
+ * The text before the ZIP without the ZIP's state code written just before it: "… Cheyenne WY
+ * 82001" ends with its ZIP's city once "WY" (which the parser reads as the street type Way) is off.
+ */
+function headWithoutState(ending: TrailingZip): string {
+  const state = ending.state ? new RegExp(`[\\s,]+${ending.state}\\.?$`, "i") : undefined;
+  return state ? ending.head.replace(state, "") : ending.head;
 }
 
 /** "1600 Pennsylvania Ave NW, Washington 20500" reads "Washington" as the state; its ZIP says DC. */
@@ -469,9 +647,10 @@ function reparseWithStateOfZip(ending: TrailingZip | undefined): ParsedLocation 
   if (!ending?.state) return undefined;
   const { zip, head, city, state } = ending;
   const locality = `${state} ${zip}`;
-  const split = withZipCitySplit(head, city);
+  const split = withZipCitySplit(headWithoutState(ending), city);
   const reparsed = parseLocation(split ? `${split}, ${locality}` : `${head} ${locality}`);
-  if (!reparsed?.city || !(reparsed.type || isPoBox(reparsed))) return undefined;
+  // Split at the ZIP's own city, a street without a type ("1 Park Springfield 62704") is one too.
+  if (!reparsed?.city || !(reparsed.type || isPoBox(reparsed) || split)) return undefined;
   return { ...reparsed, state, zip };
 }
 
@@ -514,7 +693,7 @@ function parseStatelessLocality(text: string, ending: TrailingZip | undefined): 
   const tail = withoutZip.slice(comma + 1);
   // "123 Main St, Apt 4": the tail is the street's unit, not a city (the whole parse keeps it).
   if (UNIT_DESIGNATOR.test(tail)) return undefined;
-  const street = parseLocation(withoutZip.slice(0, comma));
+  const street = streetBeforeTown(withoutZip.slice(0, comma), tail, ending);
   if (!street || street.street1 || (!street.number && !isPoBox(street))) return undefined;
   const city = fold(tail);
   if (!city && !postalCode) return undefined;
@@ -526,6 +705,27 @@ function parseStatelessLocality(text: string, ending: TrailingZip | undefined): 
     country: "US",
   };
 }
+
+/**
+ * The street written before ", town" as the full form reads it: alone, "40 N Mill Creek Rd" reads
+ * as `40 N ML` ("Mill" the type, the rest dropped). The parser reads a town only before a state,
+ * so one is written: the ZIP's, else any (the state does not change how the street reads).
+ */
+function streetBeforeTown(
+  street: string,
+  town: string,
+  ending: TrailingZip | undefined,
+): ParsedLocation | null {
+  const written = {
+    head: street,
+    town: town.trim(),
+    state: ending?.state ?? ANY_STATE,
+    zip: ending?.zip ?? "",
+  };
+  return (mayReread() ? streetOfFullForm(written) : undefined) ?? parseLocation(street);
+}
+
+const ANY_STATE = "KS";
 
 /** The key an address is compared under; equal keys mean the same delivery point. */
 export function addressKey(parts: Address): string {

@@ -1,0 +1,238 @@
+import assert from "node:assert/strict";
+import { randomUUID } from "node:crypto";
+import { describe, it } from "node:test";
+import { type Queryable, queryRows, sql } from "../../src/db/database.ts";
+import { loadMigrations, migrate } from "../../src/db/migrate.ts";
+import { normalizeAddress } from "../../src/domain/address.ts";
+import { databaseLabel, openTestDatabase } from "../helpers/harness.ts";
+import { storedKeys } from "../helpers/stored-address-keys.ts";
+
+const REKEY_MIGRATION = "0420_whole_street_keys";
+
+/** "40 N Mill Creek Rd, 62704" as the parser keyed it before ("Mill" the type, "Creek Rd" the town), and now. */
+const OLD = "40 N ML, CREEK RD IL 62704";
+const NEW = "40 N MILL CREEK RD, IL 62704";
+/** "40 Mill Creek Ct CT 06001" and "40 Mill Creek Ct, CT 06001" before, and now. */
+const OLD_CT_IN_STREET = "40 MILL CREEK CT CT, CT 06001";
+const OLD_CT_AS_TOWN = "40 MILL CRK, CT CT 06001";
+const NEW_CT = "40 MILL CREEK CT, CT 06001";
+
+async function openBeforeRekey() {
+  const all = await loadMigrations();
+  return openTestDatabase({ migrations: all.filter((migration) => migration.version < REKEY_MIGRATION) });
+}
+
+/**
+ * Rows as the service stored them before the parser fix, written straight in SQL (the code of
+ * today would key them in the new form): each old form in some table, a collision under each
+ * primary key, and rows the migration must leave alone.
+ */
+async function seedOldKeys(db: Queryable) {
+  const rita = randomUUID();
+  const other = randomUUID();
+  await db.execute(sql`INSERT INTO organizations (id, name) VALUES (${rita}, 'Rita'), (${other}, 'Other')`);
+  const campaign = randomUUID();
+  await db.execute(
+    sql`INSERT INTO campaigns (org_id, id, name, origin) VALUES (${rita}::uuid, ${campaign}::uuid, 'History', 'mailing')`,
+  );
+  const piece = async (address: string, key: string) => {
+    const id = randomUUID();
+    await db.execute(
+      sql`INSERT INTO mail_pieces (org_id, id, campaign_id, status, address, normalized_address, token, mailed_at)
+          VALUES (${rita}::uuid, ${id}::uuid, ${campaign}::uuid, 'mailed', ${address}, ${key}, ${randomUUID()},
+                  '2026-05-01T10:00:00Z')`,
+    );
+    return id;
+  };
+  const firstCard = await piece("40 N Mill Creek Rd, 62704", OLD);
+  await piece("40 N Mill Creek Road, IL 62704", "40 N ML, CREEK ROAD IL 62704");
+  // Keyed after the fix: the same home, under the new key already.
+  await piece("40 N Mill Creek Rd IL 62704", NEW);
+  const courtCard = await piece("40 Mill Creek Ct CT 06001", OLD_CT_IN_STREET);
+  const courtAsTownCard = await piece("40 Mill Creek Ct, CT 06001", OLD_CT_AS_TOWN);
+  await piece("8 W Park Ave, 80202", "8 W PARK, CO 80202");
+  await piece("9 Lake St Louisville KY 40202", "9 LAKE ST LOUISVILLE KY, KY 40202");
+  await piece("12 Main St Bsmt, 83702", "12 MAIN ST, BSMT ID 83702");
+  await piece("PO Box 123, TX 78701", "PO BOX 123, TX TX 78701");
+  await piece("12 Broadway Springfield 62701", "12 BROADWAY SPRINGFIELD, IL 62701");
+  await piece("30 E Main St Apt 2B, 53703", "30 E MAIN ST #2, B WI 53703");
+  await piece("40 Mill Creek Ct, Avon", "40 MILL, AVON");
+  await piece("12 Broadway, Springfield", "12 BROADWAY, SPRINGFIELD");
+  // Candidates whose text keys the same today, and an ordinary address: they stay.
+  await piece("12 Oak St Center TX 75935", "12 OAK ST, CENTER TX 75935");
+  await piece("100 N Main, 62704", "100 N MAIN, IL 62704");
+  await piece("40 Mill Creek, CT 06001", "40 MILL CRK, CT 06001");
+  await piece("5 Elm St, Springfield, IL 62704", "5 ELM ST, SPRINGFIELD IL 62704");
+  // An old-shaped key whose text now names a town the key never held (an older parser's key): left.
+  await piece("7 Main St W, Springfield, IL 62704", "7 MAIN ST, W IL 62704");
+
+  await db.execute(
+    sql`INSERT INTO leads (org_id, id, source, full_address, normalized_address)
+        VALUES (${rita}::uuid, ${randomUUID()}::uuid, 'crm_sync', '45 Harbor Pkwy SW, 98101', '45 HARBOR PKWY, SW WA 98101'),
+               (${rita}::uuid, ${randomUUID()}::uuid, 'crm_sync', '8 W Park Ave Denver CO', '8 W PARK, AVE DENVER CO'),
+               (${rita}::uuid, ${randomUUID()}::uuid, 'crm_sync', '9 Birch Ln, Springfield, IL', '9 BIRCH LN, SPRINGFIELD IL')`,
+  );
+  await db.execute(
+    sql`INSERT INTO conversions (org_id, id, idempotency_key, address, normalized_address, campaign_id,
+          match_method, match_confidence, attribution_type, created_at)
+        VALUES (${rita}::uuid, ${randomUUID()}::uuid, 'address:' || ${OLD} || '|2026-06-15', '40 n mill creek rd., 62704',
+                ${OLD}, ${campaign}::uuid, 'address', 'medium', 'indirect', '2026-06-15T09:00:00Z'),
+               -- The same deal sent again later in another spelling: its key is the first's now, which keeps it.
+               (${rita}::uuid, ${randomUUID()}::uuid, 'address:40 N ML, CREEK ROAD IL 62704|2026-06-15',
+                '40 N Mill Creek Road, IL 62704', '40 N ML, CREEK ROAD IL 62704', ${campaign}::uuid, 'address', 'medium',
+                'indirect', '2026-06-15T10:00:00Z'),
+               (${rita}::uuid, ${randomUUID()}::uuid, 'deal:D-7', '15 N Park Ave Apt 2, TX 78701',
+                '15 N PARK AVE #2, TX TX 78701', ${campaign}::uuid, 'address', 'medium', 'indirect', '2026-06-16T10:00:00Z')`,
+  );
+  // A deal at a held-out home: no address stored, its home a customer.
+  await db.execute(
+    sql`INSERT INTO holdout_conversions (org_id, idempotency_key, automation_id, piece_id, deal_date)
+        VALUES (${rita}::uuid, 'address:' || ${OLD} || '|2026-06-20', ${randomUUID()}::uuid, ${firstCard}::uuid,
+                '2026-06-20T00:00:00Z')`,
+  );
+  const batch = randomUUID();
+  await db.execute(
+    sql`INSERT INTO imports (org_id, id, source, status, staged) VALUES (${rita}::uuid, ${batch}::uuid, 'jobs', 'staged', 1)`,
+  );
+  await db.execute(
+    sql`INSERT INTO import_rows (org_id, import_id, row_index, address, normalized_address)
+        VALUES (${rita}::uuid, ${batch}::uuid, 0, '3 River Rd WY 82001', '3 RIVER RD WAY, WY 82001')`,
+  );
+  // Rita registered the home in the old form first, then again after the fix (with notes); Other once.
+  await db.execute(
+    sql`INSERT INTO customers (org_id, normalized_address, address, notes, source, created_at)
+        VALUES (${rita}::uuid, ${OLD}, '40 N Mill Creek Rd, 62704', NULL, 'webhook', '2026-01-01T00:00:00Z'),
+               (${rita}::uuid, ${NEW}, '40 N Mill Creek Rd IL 62704', 'gate code 12', 'app', '2026-02-01T00:00:00Z'),
+               (${other}::uuid, ${OLD}, '40 N Mill Creek Rd, 62704', NULL, 'app', '2026-03-01T00:00:00Z')`,
+  );
+  // The home opted out from two cards keyed in two old forms.
+  await db.execute(
+    sql`INSERT INTO do_not_mail (org_id, normalized_address, reason, piece_id, created_at)
+        VALUES (${rita}::uuid, ${OLD_CT_IN_STREET}, 'opted_out', ${courtCard}::uuid, '2026-05-10T00:00:00Z'),
+               (${rita}::uuid, ${OLD_CT_AS_TOWN}, 'opted_out', ${courtAsTownCard}::uuid, '2026-05-11T00:00:00Z')`,
+  );
+  // Reference homes: one in the old form only, one loaded in both forms, and another street.
+  await db.execute(
+    sql`INSERT INTO reference_addresses (normalized_address, street, city, state, zip, latitude, longitude)
+        VALUES ('400 E ML, WI 53703', '400 E Mill St', '', 'WI', '53703', 43.07, -89.4),
+               ('8 W PARK, CO 80202', '8 W Park Ave', '', 'CO', '80202', 39.75, -105.0),
+               ('8 W PARK AVE, CO 80202', '8 W Park Avenue', '', 'CO', '80202', 39.75, -105.0),
+               ('5 ELM ST, SPRINGFIELD IL 62704', '5 Elm St', 'Springfield', 'IL', '62704', 39.7, -89.6)`,
+  );
+  await db.execute(
+    sql`INSERT INTO reference_address_zips (zip, homes) VALUES ('53703', 1), ('80202', 2), ('62704', 1)`,
+  );
+  await db.execute(
+    sql`INSERT INTO neighbour_campaigns (org_id, campaign_id, job_street, job_city, latitude, longitude, count, radius_m, home_key)
+        VALUES (${rita}::uuid, ${randomUUID()}::uuid, '400 E Mill St', '', 43.07, -89.4, 10, 400, '400 E ML, WI 53703')`,
+  );
+}
+
+describe(`migration 0420 re-keying addresses whose street was read into the town or the state (${databaseLabel})`, () => {
+  it("re-keys each old form in every table, keeps one row where the new key was taken, and leaves other keys", async () => {
+    const { database, drop } = await openBeforeRekey();
+    const db = database.db;
+    try {
+      await seedOldKeys(db);
+      assert.deepEqual(await migrate(db), [REKEY_MIGRATION]);
+      assert.deepEqual(await storedKeys(db), {
+        pieces: [
+          "100 N Main, 62704 → 100 N MAIN, IL 62704",
+          "12 Broadway Springfield 62701 → 12 BROADWAY, SPRINGFIELD IL 62701",
+          "12 Broadway, Springfield → 12 BROADWAY, SPRINGFIELD",
+          "12 Main St Bsmt, 83702 → 12 MAIN ST BSMT, ID 83702",
+          "12 Oak St Center TX 75935 → 12 OAK ST, CENTER TX 75935",
+          "30 E Main St Apt 2B, 53703 → 30 E MAIN ST #2B, WI 53703",
+          `40 Mill Creek Ct CT 06001 → ${NEW_CT}`,
+          "40 Mill Creek Ct, Avon → 40 MILL CREEK CT, AVON",
+          `40 Mill Creek Ct, CT 06001 → ${NEW_CT}`,
+          "40 Mill Creek, CT 06001 → 40 MILL CRK, CT 06001",
+          `40 N Mill Creek Rd IL 62704 → ${NEW}`,
+          `40 N Mill Creek Rd, 62704 → ${NEW}`,
+          `40 N Mill Creek Road, IL 62704 → ${NEW}`,
+          "5 Elm St, Springfield, IL 62704 → 5 ELM ST, SPRINGFIELD IL 62704",
+          "7 Main St W, Springfield, IL 62704 → 7 MAIN ST, W IL 62704",
+          "8 W Park Ave, 80202 → 8 W PARK AVE, CO 80202",
+          "9 Lake St Louisville KY 40202 → 9 LAKE ST, LOUISVILLE KY 40202",
+          "PO Box 123, TX 78701 → PO BOX 123, TX 78701",
+        ],
+        leads: [
+          "45 Harbor Pkwy SW, 98101 → 45 HARBOR PKWY SW, WA 98101",
+          "8 W Park Ave Denver CO → 8 W PARK AVE, DENVER CO",
+          "9 Birch Ln, Springfield, IL → 9 BIRCH LN, SPRINGFIELD IL",
+        ],
+        conversions: [
+          "15 N Park Ave Apt 2, TX 78701 → 15 N PARK AVE #2, TX 78701 (deal:D-7)",
+          `40 N Mill Creek Road, IL 62704 → ${NEW} (address:40 N ML, CREEK ROAD IL 62704|2026-06-15)`,
+          `40 n mill creek rd., 62704 → ${NEW} (address:${NEW}|2026-06-15)`,
+        ],
+        heldOutDeals: [`address:${NEW}|2026-06-20`],
+        importRows: ["3 River Rd WY 82001 → 3 RIVER RD, WY 82001"],
+        customers: [
+          // One customer: the first registration's address, source and date, the later one's notes.
+          `Other: ${NEW} (40 N Mill Creek Rd, 62704, app, -, 2026-03-01)`,
+          `Rita: ${NEW} (40 N Mill Creek Rd, 62704, webhook, gate code 12, 2026-01-01)`,
+        ],
+        // One opt-out: the earliest.
+        doNotMail: [`${NEW_CT} (40 Mill Creek Ct CT 06001, 2026-05-10)`],
+        reference: [
+          "400 E MILL ST, WI 53703 (400 E Mill St)",
+          "5 ELM ST, SPRINGFIELD IL 62704 (5 Elm St)",
+          "8 W PARK AVE, CO 80202 (8 W Park Avenue)",
+        ],
+        homesOfZip: ["53703: 1", "62704: 1", "80202: 1"],
+        neighbourHomes: ["400 E MILL ST, WI 53703"],
+      });
+      // What the service computes today for those texts is what is stored now.
+      assert.equal(normalizeAddress("40 N Mill Creek Rd, 62704"), NEW);
+      assert.equal(normalizeAddress("40 Mill Creek Ct, CT 06001"), NEW_CT);
+
+      const after = await storedKeys(db);
+      assert.deepEqual(await migrate(db), [], "a second run applies nothing");
+      assert.deepEqual(await storedKeys(db), after);
+    } finally {
+      await drop();
+    }
+  });
+
+  it("changes nothing on a database without such keys", async () => {
+    const { database, drop } = await openBeforeRekey();
+    try {
+      await database.db.execute(
+        sql`INSERT INTO reference_addresses (normalized_address, street, city, state, zip, latitude, longitude)
+            VALUES ('5 ELM ST, SPRINGFIELD IL 62704', '5 Elm St', 'Springfield', 'IL', '62704', 39.7, -89.6)`,
+      );
+      assert.deepEqual(await migrate(database.db), [REKEY_MIGRATION]);
+      const reference = await queryRows<{ key: string }>(
+        database.db,
+        sql`SELECT normalized_address AS key FROM reference_addresses`,
+      );
+      assert.deepEqual(
+        reference.map((row) => row.key),
+        ["5 ELM ST, SPRINGFIELD IL 62704"],
+      );
+    } finally {
+      await drop();
+    }
+  });
+
+  it("is applied once when two processes migrate together", async () => {
+    const { database, drop } = await openBeforeRekey();
+    const db = database.db;
+    try {
+      await seedOldKeys(db);
+      const runs = await Promise.all([migrate(db), migrate(db)]);
+      assert.deepEqual(runs.flat(), [REKEY_MIGRATION]);
+      const recorded = await queryRows<{ n: number }>(
+        db,
+        sql`SELECT count(*)::int AS n FROM schema_migrations WHERE version = ${REKEY_MIGRATION}`,
+      );
+      assert.equal(recorded[0]!.n, 1);
+      const { customers, doNotMail } = await storedKeys(db);
+      assert.equal(customers.length, 2);
+      assert.equal(doNotMail.length, 1);
+    } finally {
+      await drop();
+    }
+  });
+});

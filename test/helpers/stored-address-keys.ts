@@ -1,0 +1,36 @@
+import { type Queryable, queryRows, sql } from "../../src/db/database.ts";
+
+/**
+ * Every stored address key, table by table, in a stable order, each with the text it was read
+ * from: what a data migration re-keying addresses (0410, 0420) is checked against.
+ */
+export async function storedKeys(db: Queryable) {
+  const keys = async (query: ReturnType<typeof sql>) =>
+    (await queryRows<{ row: string }>(db, query)).map((row) => row.row);
+  return {
+    pieces: await keys(sql`SELECT address || ' → ' || normalized_address AS row FROM mail_pieces ORDER BY 1`),
+    leads: await keys(sql`SELECT full_address || ' → ' || normalized_address AS row FROM leads ORDER BY 1`),
+    conversions: await keys(
+      sql`SELECT address || ' → ' || normalized_address || ' (' || idempotency_key || ')' AS row FROM conversions ORDER BY 1`,
+    ),
+    heldOutDeals: await keys(sql`SELECT idempotency_key AS row FROM holdout_conversions ORDER BY 1`),
+    importRows: await keys(
+      sql`SELECT address || ' → ' || normalized_address AS row FROM import_rows ORDER BY 1`,
+    ),
+    customers: await keys(
+      sql`SELECT o.name || ': ' || c.normalized_address || ' (' || c.address || ', ' || c.source || ', '
+                 || coalesce(c.notes, '-') || ', ' || to_char(c.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') || ')' AS row
+          FROM customers c JOIN organizations o ON o.id = c.org_id ORDER BY 1`,
+    ),
+    doNotMail: await keys(
+      sql`SELECT d.normalized_address || ' (' || p.address || ', '
+                 || to_char(d.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') || ')' AS row
+          FROM do_not_mail d JOIN mail_pieces p ON p.org_id = d.org_id AND p.id = d.piece_id ORDER BY 1`,
+    ),
+    reference: await keys(
+      sql`SELECT normalized_address || ' (' || street || ')' AS row FROM reference_addresses ORDER BY 1`,
+    ),
+    homesOfZip: await keys(sql`SELECT zip || ': ' || homes AS row FROM reference_address_zips ORDER BY 1`),
+    neighbourHomes: await keys(sql`SELECT home_key AS row FROM neighbour_campaigns ORDER BY 1`),
+  };
+}
