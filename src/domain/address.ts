@@ -527,6 +527,8 @@ function withTypeReadAsCity(parsed: ParsedLocation, text: string): ParsedLocatio
   if (namesATown(city, parsed)) return undefined;
   const occurrences = [...text.matchAll(new RegExp(`\\b${city}\\b\\.?`, "gi"))].reverse();
   for (const occurrence of occurrences) {
+    // "N123W4567 Ct Ct Ct Ct Ct Ct": one parse per occurrence would pass the 5 calls an address may make.
+    if (!mayReread()) break;
     const reread = parseLocation(text.slice(0, occurrence.index + occurrence[0].length));
     if (!reread?.type || reread.number !== parsed.number || reread.street1) continue;
     if (reread.city || reread.state || reread.zip) continue;

@@ -105,6 +105,15 @@ describe("address parsing cost", () => {
     assert.equal(normalizeAddress(hostile), hostile.toUpperCase().trim());
   });
 
+  it("re-reads a street type taken for the town a bounded number of times, however often it repeats", () => {
+    for (const raw of ["N123W4567 Ct Ct Ct Ct Ct Ct", `40 Mill Creek ${"Rd ".repeat(12)}IL 62704`]) {
+      assertBounded(
+        workOf(() => normalizeAddress(raw)),
+        raw,
+      );
+    }
+  });
+
   it("still parses long real addresses (20 words)", () => {
     const long =
       "123 North Martin Luther King Junior Memorial Boulevard Southwest Building 4, Rancho Santa Margarita, CA 92688-1234";
