@@ -51,16 +51,13 @@ export function registerAppErrorHandling(app: FastifyInstance): void {
     logServerError(request, error, appError);
     return renderAppError(appError, reply);
   });
-  app.setNotFoundHandler((request, reply) =>
-    renderAppError(
-      new AppError(
-        404,
-        "not_found",
-        `no route for ${request.method} ${request.url.split("?")[0]!.slice(0, 200)}`,
-      ),
-      reply,
-    ),
-  );
+  app.setNotFoundHandler(renderAppNotFound);
+}
+
+/** A request under the app API's prefix that no route takes: 404 in the app's shape. */
+export function renderAppNotFound(request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  const path = request.url.split("?")[0]!.slice(0, 200);
+  return renderAppError(new AppError(404, "not_found", `no route for ${request.method} ${path}`), reply);
 }
 
 /** An error carrying field errors for the form that sent the request. */

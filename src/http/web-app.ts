@@ -1,7 +1,7 @@
 import { existsSync, statSync } from "node:fs";
 import path from "node:path";
 import fastifyStatic from "@fastify/static";
-import type { FastifyInstance, FastifyReply } from "fastify";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 
 /** web/dist from src/http (tsx) and from dist/http (the compiled build) alike. */
 export const WEB_DIST_DIR = path.resolve(import.meta.dirname, "../../web/dist");
@@ -69,12 +69,17 @@ function servesPage(pages: WebAppPages, relative: string): boolean {
 
 /**
  * Serves the built web app at /app/: its files, and index.html for every other /app/* page the
- * app's router knows (history fallback). /app/api/* is the app API's, never a page. Without a
+ * app's router knows (history fallback). /app/api/* is the app API's, never a page (`apiNotFound`
+ * answers a GET there in the app API's error shape). Without a
  * build, /app/ answers 503 with a page saying how to build it.
  */
 export async function registerWebApp(
   app: FastifyInstance,
-  options: { distDir?: string; pages?: WebAppPages } = {},
+  options: {
+    distDir?: string;
+    pages?: WebAppPages;
+    apiNotFound?: (request: FastifyRequest, reply: FastifyReply) => FastifyReply;
+  } = {},
 ): Promise<void> {
   const distDir = options.distDir ?? WEB_DIST_DIR;
   const pages = options.pages ?? "all";
@@ -85,7 +90,10 @@ export async function registerWebApp(
     scope.get("/app", { schema: { hide: true } }, async (_request, reply) => reply.redirect(home, 308));
     scope.get("/app/*", { schema: { hide: true } }, async (request, reply) => {
       const relative = decodeURIComponent((request.params as { "*": string })["*"].split("?")[0]!);
-      if (relative === "api" || relative.startsWith("api/")) return reply.callNotFound();
+      // This route, not the app API's own 404 (which only its other methods reach), takes a GET there.
+      if (relative === "api" || relative.startsWith("api/")) {
+        return options.apiNotFound ? options.apiNotFound(request, reply) : reply.callNotFound();
+      }
       securityHeaders(reply);
       if (!existsSync(path.join(distDir, "index.html"))) {
         return reply

@@ -331,6 +331,18 @@ describe(`app routes (${databaseLabel})`, () => {
     assert.equal(stillThere.status, 200);
   });
 
+  test("a path under the app API that no route takes answers 404 in the app's error shape, whatever its method", async () => {
+    for (const method of ["GET", "POST", "DELETE"] as const) {
+      const response = await a.owner.browser.request(method, "/app/api/v1/no-such-thing", {
+        ...(method === "POST" ? { body: {} } : {}),
+      });
+      assert.equal(response.status, 404, `${method}: ${response.text}`);
+      assert.deepEqual(response.body, {
+        error: { code: "not_found", message: `no route for ${method} /app/api/v1/no-such-thing` },
+      });
+    }
+  });
+
   test("every app route but the public ones answers 401 without a session", async () => {
     const doc = await a.owner.browser.request("GET", "/app/api/v1/openapi.json");
     const publicOperations = new Set([

@@ -13,7 +13,7 @@ import { APP_API_PREFIX, PUBLIC_ROUTES_IP_BUCKET } from "../auth-settings.ts";
 import { registerAuthTokenFilter } from "../auth-token-filter.ts";
 import type { AppApiContext } from "../context.ts";
 import { assertSameOrigin } from "../csrf.ts";
-import { registerAppErrorHandling } from "../errors.ts";
+import { registerAppErrorHandling, renderAppNotFound } from "../errors.ts";
 import { registerHubSpotCallbackRoute } from "../hubspot-callback.ts";
 import { collectAppApiDocument } from "../openapi.ts";
 import { createProofCache } from "../proof-cache.ts";
@@ -57,7 +57,7 @@ export async function registerContractorApp(
     { prefix: APP_API_PREFIX },
   );
   registerHubSpotCallbackRoute(app, { connector: hubspotConnector, requireSession });
-  await registerWebApp(app, { pages });
+  await registerWebApp(app, { pages, apiNotFound: renderAppNotFound });
 }
 
 /** HubSpot's connect flow, when the operator configured a HubSpot app. */
