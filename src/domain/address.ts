@@ -609,7 +609,20 @@ function trailingZip(text: string): TrailingZip | undefined {
  */
 function misreadsZipCity(ending: TrailingZip | undefined, parsed: ParsedLocation): boolean {
   if (!ending?.city || fold(parsed.city) === fold(ending.city)) return false;
-  return withZipCitySplit(headWithoutState(ending), ending.city) !== undefined;
+  const head = headWithoutState(ending);
+  if (cityWrittenApart(head, parsed.city ?? "")) return false;
+  return withZipCitySplit(head, ending.city) !== undefined;
+}
+
+/**
+ * A town the writer set off with a comma ("100 Main St, South Boston, MA 02127") is the town, even
+ * where it ends with the ZIP's city (02127 is Boston's): read as that city, it would give the street
+ * a direction nobody wrote (`100 MAIN ST S, BOSTON`).
+ */
+function cityWrittenApart(head: string, city: string): boolean {
+  const words = fold(city).split(" ").filter(Boolean);
+  if (words.length === 0) return false;
+  return new RegExp(`,[\\s.]*${words.map(escapeRegExp).join("[\\s.,-]+")}[\\s.]*$`, "i").test(head);
 }
 
 /**

@@ -63,6 +63,8 @@ async function seedOldKeys(db: Queryable) {
   await piece("100 N Main, 62704", "100 N MAIN, IL 62704");
   await piece("40 Mill Creek, CT 06001", "40 MILL CRK, CT 06001");
   await piece("5 Elm St, Springfield, IL 62704", "5 ELM ST, SPRINGFIELD IL 62704");
+  // A town starting with a direction, set off by a comma, ending with its ZIP's city (Boston): kept.
+  await piece("100 Main St, South Boston, MA 02127", "100 MAIN ST, SOUTH BOSTON MA 02127");
   // An old-shaped key whose text now names a town the key never held (an older parser's key): left.
   await piece("7 Main St W, Springfield, IL 62704", "7 MAIN ST, W IL 62704");
 
@@ -137,6 +139,7 @@ describe(`migration 0420 re-keying addresses whose street was read into the town
       assert.deepEqual(await migrate(db), [REKEY_MIGRATION]);
       assert.deepEqual(await storedKeys(db), {
         pieces: [
+          "100 Main St, South Boston, MA 02127 → 100 MAIN ST, SOUTH BOSTON MA 02127",
           "100 N Main, 62704 → 100 N MAIN, IL 62704",
           "12 Broadway Springfield 62701 → 12 BROADWAY, SPRINGFIELD IL 62701",
           "12 Broadway, Springfield → 12 BROADWAY, SPRINGFIELD",

@@ -176,6 +176,20 @@ describe("address normalization", () => {
     );
   });
 
+  it("keeps a town set off by a comma, even where it ends with its ZIP's city (South Boston is 02127's Boston)", () => {
+    const keys: [string, string][] = [
+      ["100 Main St, South Boston, MA 02127", "100 MAIN ST, SOUTH BOSTON MA 02127"],
+      ["1 Main St, East Boston, MA 02128", "1 MAIN ST, EAST BOSTON MA 02128"],
+      ["5 Oak St, North Miami, FL 33161", "5 OAK ST, NORTH MIAMI FL 33161"],
+      ["12 Oak St, East Los Angeles, CA 90022", "12 OAK ST, EAST LOS ANGELES CA 90022"],
+      ["500 Court St, Brooklyn, NY 11231", "500 COURT ST, BROOKLYN NY 11231"],
+    ];
+    for (const [written, key] of keys) assert.equal(normalizeAddress(written), key, written);
+    assert.ok(
+      sameHome("100 MAIN ST, SOUTH BOSTON MA 02127", normalizeAddress("100 Main St, South Boston, MA")),
+    );
+  });
+
   it("keeps different delivery points apart", () => {
     const base = normalizeAddress("123 N Main St #4 Springfield IL 62701");
     for (const other of [
