@@ -165,19 +165,23 @@ export async function queueTestDelivery(
 ): Promise<string> {
   if (!(await subscriptionExists(db, orgId, subscriptionId))) throw notFound("subscription not found");
   // One test at a time per endpoint: a test still waiting is the answer, so pressing Send test
-  // again (or a script) cannot make the service send a third party's server requests at will.
-  const pending = await queryOne<{ id: string }>(
-    db,
-    sql`SELECT id FROM jobs
-        WHERE org_id = ${orgId}::uuid AND kind = ${deliverLeadJob.name} AND status IN ('pending', 'running')
-          AND payload->>'lead_id' = ${SAMPLE_LEAD_ID} AND payload->>'subscription_id' = ${subscriptionId}
-        ORDER BY created_at, id LIMIT 1`,
-  );
-  if (pending) return pending.id;
-  return enqueueJob(
-    db,
-    deliverLeadJob,
-    { org_id: orgId, lead_id: SAMPLE_LEAD_ID, subscription_id: subscriptionId },
-    { orgId, now },
-  );
+  // again cannot make the service send a third party's server requests at will. Looked for and
+  // queued under a lock on the endpoint, so presses sent in parallel queue one test too.
+  return db.transaction(async (tx) => {
+    await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtext(${`webhook-test:${subscriptionId}`}))`);
+    const pending = await queryOne<{ id: string }>(
+      tx,
+      sql`SELECT id FROM jobs
+          WHERE org_id = ${orgId}::uuid AND kind = ${deliverLeadJob.name} AND status IN ('pending', 'running')
+            AND payload->>'lead_id' = ${SAMPLE_LEAD_ID} AND payload->>'subscription_id' = ${subscriptionId}
+          ORDER BY created_at, id LIMIT 1`,
+    );
+    if (pending) return pending.id;
+    return enqueueJob(
+      tx,
+      deliverLeadJob,
+      { org_id: orgId, lead_id: SAMPLE_LEAD_ID, subscription_id: subscriptionId },
+      { orgId, now },
+    );
+  });
 }

@@ -187,6 +187,25 @@ describe(`app API: Developers → Webhooks (${databaseLabel})`, () => {
     assert.equal(receiver.requests.filter((request) => request.path === path).length, 2);
   });
 
+  test("Send test pressed in parallel queues one test, and an endpoint takes at most 10 presses in 10 minutes", async () => {
+    const path = `/parallel-${randomUUID()}`;
+    const created = (await add(receiver.url(path))).body;
+    const press = () => owner.browser.request("POST", `${API}/subscriptions/${created.id}/test`);
+    const answers = await Promise.all(Array.from({ length: 10 }, press));
+    assert.deepEqual(
+      answers.map((answer) => answer.status),
+      Array(10).fill(202),
+    );
+    assert.equal(new Set(answers.map((answer) => answer.body.delivery_id)).size, 1, "one test queued");
+    await drainJobs(ctx, client);
+    assert.equal(receiver.requests.filter((request) => request.path === path).length, 1);
+    const eleventh = await press();
+    assert.equal(eleventh.status, 429, eleventh.text);
+    assert.equal(eleventh.body.error.code, "rate_limited");
+    await drainJobs(ctx, client);
+    assert.equal(receiver.requests.filter((request) => request.path === path).length, 1, "nothing more sent");
+  });
+
   test("the address is checked again at delivery: a host that now resolves privately is blocked", async () => {
     ctx.resolver.set("rebind.test", ["93.184.216.34"]);
     const created = (await add("https://rebind.test/hook")).body;

@@ -71,9 +71,12 @@ export function registerMeRoutes(app: FastifyInstance, ctx: AppApiContext): void
             throw new AppError(422, "invalid_payload", "The current password is not right.", {}, true);
           throw error;
         });
-      // A reset link asked for before the change must not undo it.
-      await endResetLinks(ctx.db, sessionOf(request).userId);
       forwardCookies(result.headers, reply);
+      // A reset link asked for before the change must not undo it. The password has changed and the
+      // other sessions have ended by now: a failure here is logged, never a sign-out with a 500.
+      await endResetLinks(ctx.db, sessionOf(request).userId).catch((error: unknown) =>
+        request.log.error({ err: error }, "open reset links not ended after a password change"),
+      );
       return reply.code(204).send(null);
     },
   );

@@ -139,9 +139,10 @@ export function registerTeamRoutes(app: FastifyInstance, ctx: AppApiContext): vo
     async (request, reply) => {
       const session = sessionOf(request);
       const email = normalizeEmail(request.body.email);
+      // The email's count first: a retry refused for its address does not spend the organization's.
       for (const [bucket, key, rule] of [
-        ["app-invitations-org", session.orgId, INVITATIONS_PER_ORG],
         ["app-invitations-email", `${session.orgId}:${email}`, INVITATIONS_PER_EMAIL],
+        ["app-invitations-org", session.orgId, INVITATIONS_PER_ORG],
       ] as const) {
         const decision = await ctx.limiter.hit(bucket, key, rule.limit, rule.windowSeconds);
         if (!decision.allowed)

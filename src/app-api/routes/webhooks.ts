@@ -1,6 +1,6 @@
 import { Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
-import { AppError, notFound } from "../../errors.ts";
+import { AppError, notFound, rateLimited } from "../../errors.ts";
 import {
   AppDelivery,
   AppSubscription,
@@ -13,6 +13,9 @@ import type { AppApiContext } from "../context.ts";
 import { sessionOf } from "../session-guard.ts";
 
 const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) });
+
+/** Send test presses one endpoint takes (docs/webhooks.md). */
+export const TEST_PRESSES_PER_ENDPOINT = { limit: 10, windowSeconds: 600 };
 
 /** A subscription with its signing secret, which this one answer shows. */
 const SubscriptionWithSecret = Type.Object(
@@ -90,7 +93,7 @@ export function registerWebhookRoutes(app: FastifyInstance, ctx: AppApiContext):
       schema: {
         operationId: "testSubscription",
         summary:
-          "Queues a test delivery: the sample lead (`test: true`), signed like a real one. While one is still waiting for this endpoint, answers that one's id and queues nothing",
+          "Queues a test delivery: the sample lead (`test: true`), signed like a real one. While one is still waiting for this endpoint, answers that one's id and queues nothing; at most 10 presses per endpoint in 10 minutes (429 rate_limited)",
         tags: ["Developers"],
         params: IdParams,
         response: {
@@ -99,12 +102,20 @@ export function registerWebhookRoutes(app: FastifyInstance, ctx: AppApiContext):
       },
     },
     async (request, reply) => {
-      const deliveryId = await queueTestDelivery(
-        db,
-        sessionOf(request).orgId,
-        request.params.id,
-        clock.now(),
+      const { orgId } = sessionOf(request);
+      // A test sent and answered can be pressed again at once: without a cap, a loop would still
+      // make the service send the endpoint's server a request every few hundred milliseconds.
+      const { limit, windowSeconds } = TEST_PRESSES_PER_ENDPOINT;
+      const decision = await ctx.limiter.hit(
+        "app-webhook-tests",
+        `${orgId}:${request.params.id}`,
+        limit,
+        windowSeconds,
       );
+      if (!decision.allowed) {
+        throw rateLimited(decision.secondsToWindowEnd, "too many tests of this endpoint; wait and try again");
+      }
+      const deliveryId = await queueTestDelivery(db, orgId, request.params.id, clock.now());
       return reply.code(202).send({ delivery_id: deliveryId });
     },
   );

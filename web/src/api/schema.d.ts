@@ -965,7 +965,7 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Queues a test delivery: the sample lead (`test: true`), signed like a real one. While one is still waiting for this endpoint, answers that one's id and queues nothing */
+    /** Queues a test delivery: the sample lead (`test: true`), signed like a real one. While one is still waiting for this endpoint, answers that one's id and queues nothing; at most 10 presses per endpoint in 10 minutes (429 rate_limited) */
     post: operations["testSubscription"];
     delete?: never;
     options?: never;
