@@ -1,16 +1,18 @@
 /**
  * What the mail safety rules would do now to the card a real event of a sample queues: the
  * builder's "Test with a sample" (the app's dry run). The pipeline's own rules, in the pipeline's
- * order (pieces/process-piece.ts: customers, then homeRules, then printGates), decided on reads
- * only: homeFacts is the pipeline's one read of the home, homeStop and automationWait its
- * decisions, capReachedNow the claim's test without the claim. Nothing is written.
+ * order (pieces/process-piece.ts: customers, then homeRules, the address check, the holdout group,
+ * then printGates), decided on reads only: homeFacts is the pipeline's one read of the home, homeStop
+ * and automationWait its decisions, checkAddressOffline its offline verifier, capReachedNow the
+ * claim's test without the claim. Nothing is written.
  */
 import { randomUUID } from "node:crypto";
 import { type Static, Type } from "@fastify/type-provider-typebox";
 import { type Queryable, queryOne } from "../db/database.ts";
 import { normalizeAddress } from "../domain/address.ts";
+import { checkAddressOffline, type WrittenAddress } from "../domain/deliverable-address.ts";
 import { heldOutReason, isHeldOut } from "../domain/holdout-group.ts";
-import { SUPPRESSED_REASON, suppressedAsCustomer } from "../pieces/process-piece.ts";
+import { type HomeFacts, SUPPRESSED_REASON, suppressedAsCustomer } from "../pieces/process-piece.ts";
 import {
   AWAITING_APPROVAL_REASON,
   automationWait,
@@ -40,6 +42,7 @@ export const SampleMailSafety = Type.Object(
         Type.Literal("prints"),
         Type.Literal("suppressed"),
         Type.Literal("skipped"),
+        Type.Literal("undeliverable"),
         Type.Literal("held_out"),
         Type.Literal("held"),
         Type.Literal("awaiting_approval"),
@@ -47,7 +50,7 @@ export const SampleMailSafety = Type.Object(
       ],
       {
         description:
-          "What a real card for this sample would do now under the mail safety rules, the first rule that applies: `suppressed` (a registered customer the automation suppresses, or a home on the do-not-mail list), `skipped` (the per-home frequency cap) and `held_out` (the home is in the saved automation's holdout group) never print; `held` (the automation's hold window), `awaiting_approval` and `capped` (a monthly cap is reached) wait; `prints` passes them (the address check before print is not tested).",
+          "What a real card for this sample would do now under the mail safety rules, the first rule that applies: `suppressed` (a registered customer the automation suppresses, or a home on the do-not-mail list), `skipped` (the per-home frequency cap), `undeliverable` (the address check before print refuses the address: see `address_check`) and `held_out` (the home is in the saved automation's holdout group) never print; `held` (the automation's hold window), `awaiting_approval` and `capped` (a monthly cap is reached) wait; `prints` passes them.",
       },
     ),
     rule: Type.Union(
@@ -55,6 +58,7 @@ export const SampleMailSafety = Type.Object(
         Type.Literal("registered_customer"),
         Type.Literal("do_not_mail"),
         Type.Literal("frequency_cap"),
+        Type.Literal("address_check"),
         Type.Literal("holdout_group"),
         Type.Literal("hold_window"),
         Type.Literal("approval"),
@@ -70,6 +74,16 @@ export const SampleMailSafety = Type.Object(
     frequency_cap_days: Type.Integer({ description: "The organization's frequency cap per home (0: off)." }),
     earlier_card: Type.Union([EarlierCard, Type.Null()], {
       description: "With `skipped`: the card to the same home inside the frequency cap's window.",
+    }),
+    address_check: Type.Union(
+      [Type.Literal("passed"), Type.Literal("failed"), Type.Literal("at_print"), Type.Null()],
+      {
+        description:
+          "The address check before print, at the organization's verification level (Settings → Mail safety): `passed` or `failed` by the offline check a real card meets (with `failed`, `address_problem` says why, whatever `outcome` is); `at_print` when the organization verifies with Lob, which is asked only for a real card (each answer is paid); null for a neighbor audience (its homes come from the loaded addresses).",
+      },
+    ),
+    address_problem: Type.Union([Type.String(), Type.Null()], {
+      description: "With `address_check: failed`: what is wrong with the address, in the words Mail shows.",
     }),
     holdout_percent: Type.Integer({
       description:
@@ -91,7 +105,7 @@ export const SampleMailSafety = Type.Object(
   {
     additionalProperties: false,
     description:
-      "With `queued`: what the mail safety rules would do now to a real card of this sample (customers, the do-not-mail list and the frequency cap per home, then the hold window, approval and monthly caps; for a neighbour audience, whose preview already leaves out customers, opted-out and recently mailed homes, the last three). Read only.",
+      "With `queued`: what the mail safety rules would do now to a real card of this sample (customers, the do-not-mail list and the frequency cap per home, the address check, the holdout group, then the hold window, approval and monthly caps; for a neighbour audience, whose preview already leaves out customers, opted-out and recently mailed homes, the last three). Read only.",
   },
 );
 export type SampleMailSafety = Static<typeof SampleMailSafety>;
@@ -102,6 +116,10 @@ export interface SampleCheckInput {
   automationId: string | null;
   /** The address a real event would mail. */
   addressLine: string;
+  /** Its parts as written (street, city, state, ZIP), what the address check before print reads. */
+  writtenAddress: WrittenAddress;
+  /** The organization's address verifier: Lob is paid per answer, so a test does not call it. */
+  verifierName: "offline" | "lob";
   suppressCustomers: boolean;
   /** The draft's own approval setting; undefined: the saved automation's. */
   approvalRequired: boolean | undefined;
@@ -132,6 +150,19 @@ function holdoutGroupOf(input: SampleCheckInput, addressKey: string): "held_out"
   return isHeldOut(input.automationId, input.holdoutPercent, addressKey) ? "held_out" : "mailed";
 }
 
+/** The address check a real card of a home audience meets, as the pipeline's offline verifier decides it. */
+function addressCheckOf(
+  input: SampleCheckInput,
+  facts: HomeFacts | undefined,
+): Pick<SampleMailSafety, "address_check" | "address_problem"> {
+  if (!facts) return { address_check: null, address_problem: null };
+  if (input.verifierName === "lob") return { address_check: "at_print", address_problem: null };
+  const check = checkAddressOffline(input.writtenAddress, facts.verificationLevel);
+  return check.deliverable
+    ? { address_check: "passed", address_problem: null }
+    : { address_check: "failed", address_problem: check.reason };
+}
+
 export async function sampleMailSafety(db: Queryable, input: SampleCheckInput): Promise<SampleMailSafety> {
   const { now } = input;
   // A card queued now: later than every card already queued, of no sequence, never held or approved.
@@ -157,6 +188,7 @@ export async function sampleMailSafety(db: Queryable, input: SampleCheckInput): 
   const known = {
     frequency_cap_days: facts?.frequencyCapDays ?? (await frequencyCapDays(db, input.orgId)),
     earlier_card: null,
+    ...addressCheckOf(input, facts),
     holdout_percent: input.holdoutPercent,
     holdout_group: holdoutGroupOf(input, addressKey),
     hold_minutes: rules.hold_minutes,
@@ -180,7 +212,10 @@ export async function sampleMailSafety(db: Queryable, input: SampleCheckInput): 
           : null,
     };
   }
-  // The pipeline's order (process-piece.ts holdOut): after the rules that stop any card, before the waits.
+  // The pipeline's order (process-piece.ts): the address check, then the holdout group, then the waits.
+  if (known.address_check === "failed") {
+    return { ...known, outcome: "undeliverable", rule: "address_check", reason: known.address_problem };
+  }
   if (known.holdout_group === "held_out") {
     return {
       ...known,

@@ -22,6 +22,38 @@ const TABLES = [
   "webhook_log",
 ] as const;
 
+/** An owner's new org with a CRM key and one sample of job.completed at `properties`' home; no automation yet. */
+async function orgWithSampleAt(ctx: TestContext, properties: Record<string, string>) {
+  const owner = await ownerOfNewOrg(ctx);
+  const key = await owner.browser.request("POST", "/app/api/v1/keys", { body: { name: "CRM" } });
+  assert.equal(key.status, 201, key.text);
+  const sent = await sendEvent(ctx, key.body.key, envelope({ event_type: EVENT_TYPE }, properties));
+  assert.equal(sent.status, 202, sent.text);
+  const samples = await owner.browser.request("GET", `/app/api/v1/event-samples?event_type=${EVENT_TYPE}`);
+  assert.equal(samples.status, 200, samples.text);
+  return { owner, orgId: owner.orgId, key: key.body.key as string, sampleId: samples.body[0].id as string };
+}
+
+type Org = Awaited<ReturnType<typeof orgWithSampleAt>>;
+
+const dryRun = (org: Org, extra: { automation?: Record<string, unknown>; automation_id?: string } = {}) =>
+  org.owner.browser.request("POST", "/app/api/v1/automations/dry-run", {
+    body: {
+      automation: { name: "Draft", filters: [], ...extra.automation },
+      ...(extra.automation_id ? { automation_id: extra.automation_id } : {}),
+      sample_id: org.sampleId,
+    },
+  });
+
+/** A home whose ZIP is in another state than the one written: the offline check refuses it. */
+const WRONG_STATE_HOME = {
+  street: "12 Main St",
+  city: "Austin",
+  state: "TX",
+  zip: "10001",
+  client_name: "Jane Smith",
+};
+
 /**
  * The builder's "Test with a sample" says what a real event of the sample would meet in the
  * pipeline's mail safety rules now: the frequency cap per home, approval (the draft's own setting
@@ -35,26 +67,7 @@ describe(`app API: the dry run tells the mail safety rules a real card would mee
   after(() => ctx.close());
 
   /** An owner's new org with a CRM key and one sample of job.completed at `street`; no automation yet. */
-  async function orgWithSample(street: string) {
-    const owner = await ownerOfNewOrg(ctx);
-    const key = await owner.browser.request("POST", "/app/api/v1/keys", { body: { name: "CRM" } });
-    assert.equal(key.status, 201, key.text);
-    const sent = await sendEvent(ctx, key.body.key, envelope({ event_type: EVENT_TYPE }, home(street)));
-    assert.equal(sent.status, 202, sent.text);
-    const samples = await owner.browser.request("GET", `/app/api/v1/event-samples?event_type=${EVENT_TYPE}`);
-    assert.equal(samples.status, 200, samples.text);
-    return { owner, orgId: owner.orgId, key: key.body.key as string, sampleId: samples.body[0].id as string };
-  }
-  type Org = Awaited<ReturnType<typeof orgWithSample>>;
-
-  const dryRun = (org: Org, extra: { automation?: Record<string, unknown>; automation_id?: string } = {}) =>
-    org.owner.browser.request("POST", "/app/api/v1/automations/dry-run", {
-      body: {
-        automation: { name: "Draft", filters: [], ...extra.automation },
-        ...(extra.automation_id ? { automation_id: extra.automation_id } : {}),
-        sample_id: org.sampleId,
-      },
-    });
+  const orgWithSample = (street: string) => orgWithSampleAt(ctx, home(street));
 
   async function saveAutomation(owner: SignedInUser, body: Record<string, unknown> = {}) {
     const created = await owner.browser.request("POST", "/app/api/v1/automations", {
@@ -64,9 +77,9 @@ describe(`app API: the dry run tells the mail safety rules a real card would mee
     return created.body.id as string;
   }
 
-  /** What a real event at `street` does now: its card through the pipeline, as a worker runs it. */
-  async function realCard(org: Org, street: string) {
-    const piece = await queuePiece(ctx, org, home(street));
+  /** What a real event at `street` (or at a whole home) does now: its card through the pipeline, as a worker runs it. */
+  async function realCard(org: Org, street: string | Record<string, string>) {
+    const piece = await queuePiece(ctx, org, typeof street === "string" ? home(street) : street);
     await runPipeline(ctx, { dataDir: ctx.dataDir });
     const row = await queryOne<{
       status: string;
@@ -133,6 +146,7 @@ describe(`app API: the dry run tells the mail safety rules a real card would mee
     assert.equal(fresh.status, 200, fresh.text);
     assert.equal(fresh.body.mail_safety.outcome, "prints");
     assert.equal(fresh.body.mail_safety.rule, null);
+    assert.equal(fresh.body.mail_safety.address_check, "passed");
     assert.equal(fresh.body.mail_safety.earlier_card, null);
 
     await recordMailing(ctx, org.orgId, [
@@ -303,6 +317,53 @@ describe(`app API: the dry run tells the mail safety rules a real card would mee
     assert.equal(won.body.mail_safety.outcome, "prints");
   });
 
+  test("an address the check before print refuses: the test says undeliverable with its reason, and a real card is", async () => {
+    const org = await orgWithSampleAt(ctx, WRONG_STATE_HOME);
+    const before = await rowCounts(org.orgId);
+    const answer = await dryRun(org);
+    assert.equal(answer.status, 200, answer.text);
+    assert.equal(answer.body.outcome, "queued", "the developer API's outcome: street and ZIP are there");
+    const safety = answer.body.mail_safety;
+    assert.deepEqual(
+      { outcome: safety.outcome, rule: safety.rule, check: safety.address_check },
+      { outcome: "undeliverable", rule: "address_check", check: "failed" },
+    );
+    assert.match(safety.reason, /ZIP 10001 is in NY, not TX/);
+    assert.equal(safety.address_problem, safety.reason);
+    assert.deepEqual(await rowCounts(org.orgId), before, "the dry run wrote nothing");
+
+    await saveAutomation(org.owner);
+    const real = await realCard(org, WRONG_STATE_HOME);
+    assert.equal(real.status, "undeliverable", real.status_reason ?? "");
+    assert.equal(real.status_reason, safety.reason, "the same words as the real card's");
+  });
+
+  test("the address check in the pipeline's order: after the frequency cap, told all the same; at the organization's level", async () => {
+    const org = await orgWithSampleAt(ctx, WRONG_STATE_HOME);
+    await recordMailing(ctx, org.orgId, [
+      { address: "12 Main St, Austin, TX 10001", mailed_at: new Date(Date.now() - 86_400_000).toISOString() },
+    ]);
+    const skipped = (await dryRun(org)).body.mail_safety;
+    assert.deepEqual(
+      { outcome: skipped.outcome, check: skipped.address_check },
+      { outcome: "skipped", check: "failed" },
+    );
+    assert.match(skipped.address_problem, /ZIP 10001 is in NY, not TX/);
+
+    const noHouseNumber = await orgWithSampleAt(ctx, { ...home("Maple Ave"), street: "Maple Ave" });
+    const normal = (await dryRun(noHouseNumber)).body.mail_safety;
+    assert.equal(normal.outcome, "undeliverable", JSON.stringify(normal));
+    const relaxed = await noHouseNumber.owner.browser.request("PATCH", "/app/api/v1/mail-safety", {
+      body: { address_verification: "relaxed" },
+    });
+    assert.equal(relaxed.status, 200, relaxed.text);
+    const passes = (await dryRun(noHouseNumber)).body.mail_safety;
+    assert.deepEqual(
+      { outcome: passes.outcome, check: passes.address_check, problem: passes.address_problem },
+      { outcome: "prints", check: "passed", problem: null },
+    );
+  });
+
   test("no mail_safety when the trigger would queue nothing; another org's automation is not found", async () => {
     const org = await orgWithSample("5 Filter Pl");
     const filtered = await dryRun(org, {
@@ -318,5 +379,31 @@ describe(`app API: the dry run tells the mail safety rules a real card would mee
     assert.equal(refused.body.error.code, "not_found");
     // Its owner's test of it still runs.
     assert.equal((await dryRun(other, { automation_id: theirs })).status, 200);
+  });
+});
+
+describe(`app API: the dry run does not ask a paid verifier (${databaseLabel})`, () => {
+  let ctx: TestContext & { dataDir: string };
+  before(async () => {
+    // Lob at an address nothing listens on: a test that asked it would fail or wait.
+    ctx = await createAppTestContext({
+      memoryLimiter: true,
+      config: { addressVerifier: "lob", lobApiKey: "test_key", lobBaseUrl: "http://127.0.0.1:9" },
+    });
+  });
+  after(() => ctx.close());
+
+  test("an organization verifying with Lob: the check is left to the real card (at_print), even for a bad address", async () => {
+    const org = await orgWithSampleAt(ctx, WRONG_STATE_HOME);
+    const answer = await dryRun(org);
+    assert.equal(answer.status, 200, answer.text);
+    assert.deepEqual(
+      {
+        outcome: answer.body.mail_safety.outcome,
+        check: answer.body.mail_safety.address_check,
+        problem: answer.body.mail_safety.address_problem,
+      },
+      { outcome: "prints", check: "at_print", problem: null },
+    );
   });
 });

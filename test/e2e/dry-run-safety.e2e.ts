@@ -1,8 +1,9 @@
 /**
  * "Test with a sample" in a real browser against the real service tells what mail safety would do
  * to a real card of the sample now: a home that just got a card would be skipped (the frequency cap
- * per home), a new automation set to approve each card would hold it in Approvals, and a home in a
- * saved automation's holdout group would get no card.
+ * per home), a new automation set to approve each card would hold it in Approvals, a home in a
+ * saved automation's holdout group would get no card, and nor would an address the check before
+ * print refuses.
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
@@ -126,5 +127,28 @@ describe("the builder's test says what mail safety would do to a real card of th
     assert.match(await result().innerText(), new RegExp(`The home: ${number} Holdout St`));
     await result().scrollIntoViewIfNeeded();
     await checkBothWidths("dry-run-holdout");
+  });
+
+  it("an address no carrier can deliver (its ZIP is in another state): the test says no card, and why", async () => {
+    await app.sendEvent(
+      apiKey,
+      jobEvent(
+        "deck-1",
+        { street: "12 Main St", city: "Austin", state: "TX", zip: "10001", client_name: "Dee Deck" },
+        "deck.stained",
+      ),
+    );
+    await open("/automations/new?event_type=deck.stained", "New automation");
+    // The earlier test's new automation was left unsaved: the builder offers it back.
+    await page.getByRole("dialog").getByRole("button", { name: "Discard" }).click();
+    await page.getByRole("textbox", { name: /^Name/ }).fill("Deck follow-up");
+    await testWithSample();
+    await result().getByText("No card: the address cannot be delivered").waitFor();
+    assert.match(
+      await result().innerText(),
+      /The address check before print refuses this address \(ZIP 10001 is in NY, not TX\): a real card would be marked undeliverable and cost nothing\./,
+    );
+    await result().scrollIntoViewIfNeeded();
+    await checkBothWidths("dry-run-undeliverable");
   });
 });

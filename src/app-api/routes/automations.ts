@@ -13,6 +13,7 @@ import {
 import { DelayDays, MAX_FOLLOW_UPS, StopWhen } from "../../automations/sequence-steps.ts";
 import type { Queryable } from "../../db/database.ts";
 import { mailAddressOf } from "../../domain/address.ts";
+import { writtenAddressOf } from "../../domain/deliverable-address.ts";
 import { AutomationFilter, filterProblem, passesFilter } from "../../domain/filters.ts";
 import { HoldoutPercent } from "../../domain/holdout-group.ts";
 import { OneLineText } from "../../domain/one-line-text.ts";
@@ -453,6 +454,8 @@ export function registerAutomationRoutes(app: FastifyInstance, ctx: AppApiContex
               orgId: session.orgId,
               automationId: saved?.id ?? null,
               addressLine: run.address.line,
+              writtenAddress: writtenAddressOf(run.address.line, run.address.parts),
+              verifierName: ctx.config.addressVerifier,
               suppressCustomers: draft.suppress_customers,
               approvalRequired: request.body.automation.approval_required,
               holdoutPercent: request.body.automation.holdout_percent ?? saved?.holdout_percent ?? 0,

@@ -2456,13 +2456,14 @@ export interface operations {
               /** @description Reference homes loaded in the job's ZIP (0: none). */
               homes_loaded: number;
             };
-            /** @description With `queued`: what the mail safety rules would do now to a real card of this sample (customers, the do-not-mail list and the frequency cap per home, then the hold window, approval and monthly caps; for a neighbour audience, whose preview already leaves out customers, opted-out and recently mailed homes, the last three). Read only. */
+            /** @description With `queued`: what the mail safety rules would do now to a real card of this sample (customers, the do-not-mail list and the frequency cap per home, the address check, the holdout group, then the hold window, approval and monthly caps; for a neighbour audience, whose preview already leaves out customers, opted-out and recently mailed homes, the last three). Read only. */
             mail_safety?: {
-              /** @description What a real card for this sample would do now under the mail safety rules, the first rule that applies: `suppressed` (a registered customer the automation suppresses, or a home on the do-not-mail list), `skipped` (the per-home frequency cap) and `held_out` (the home is in the saved automation's holdout group) never print; `held` (the automation's hold window), `awaiting_approval` and `capped` (a monthly cap is reached) wait; `prints` passes them (the address check before print is not tested). */
+              /** @description What a real card for this sample would do now under the mail safety rules, the first rule that applies: `suppressed` (a registered customer the automation suppresses, or a home on the do-not-mail list), `skipped` (the per-home frequency cap), `undeliverable` (the address check before print refuses the address: see `address_check`) and `held_out` (the home is in the saved automation's holdout group) never print; `held` (the automation's hold window), `awaiting_approval` and `capped` (a monthly cap is reached) wait; `prints` passes them. */
               outcome:
                 | "prints"
                 | "suppressed"
                 | "skipped"
+                | "undeliverable"
                 | "held_out"
                 | "held"
                 | "awaiting_approval"
@@ -2472,6 +2473,7 @@ export interface operations {
                 | "registered_customer"
                 | "do_not_mail"
                 | "frequency_cap"
+                | "address_check"
                 | "holdout_group"
                 | "hold_window"
                 | "approval"
@@ -2488,6 +2490,10 @@ export interface operations {
                 /** @description When it was mailed; null while it is still queued, waiting or printing. */
                 mailed_at: string | null;
               } | null;
+              /** @description The address check before print, at the organization's verification level (Settings → Mail safety): `passed` or `failed` by the offline check a real card meets (with `failed`, `address_problem` says why, whatever `outcome` is); `at_print` when the organization verifies with Lob, which is asked only for a real card (each answer is paid); null for a neighbor audience (its homes come from the loaded addresses). */
+              address_check: "passed" | "failed" | "at_print" | null;
+              /** @description With `address_check: failed`: what is wrong with the address, in the words Mail shows. */
+              address_problem: string | null;
               /** @description The share of homes the automation keeps out of its mail: the draft's own setting when sent, else the saved automation's. */
               holdout_percent: number;
               /** @description The group of this home in the automation's holdout split; null when nothing is held out, for a new automation (its homes are split by its id, given when it is saved), and for a neighbor audience (each neighbor is drawn on its own). */

@@ -27,6 +27,7 @@ const TITLES: Record<SampleMailSafety["outcome"], { color: string; title: (s: Sa
           ? "No card: this home is your customer"
           : "No card: this home opted out",
     },
+    undeliverable: { color: "red", title: () => "No card: the address cannot be delivered" },
     held_out: { color: "gray", title: () => "No card: this home is in the holdout group" },
     held: { color: "blue", title: () => "A card would be held before print" },
     awaiting_approval: { color: "blue", title: () => "A card would wait for your approval" },
@@ -41,10 +42,18 @@ export const sampleSafetyHeading = (safety: SampleMailSafety) => ({
 
 /**
  * What a real event of the sample would meet in mail safety now, in sentences: the rule that stops
- * it, or each wait in the order the card would meet them (hold window, approval, monthly cap).
+ * it, or each wait in the order the card would meet them (hold window, approval, monthly cap), and
+ * what the address check before print says.
  * The server decides (the pipeline's own rules); this only words its answer.
  */
 function sampleSafetyLines(safety: SampleMailSafety): ReactNode[] {
+  const lines = stoppedLines(safety) ?? waitLines(safety);
+  const address = addressLine(safety);
+  return address ? [...lines, address] : lines;
+}
+
+/** The rule that stops a real card, in sentences; undefined when none does. */
+function stoppedLines(safety: SampleMailSafety): ReactNode[] | undefined {
   const every = oneCardEvery(safety.frequency_cap_days);
   if (safety.outcome === "skipped") {
     const earlier = safety.earlier_card;
@@ -69,11 +78,33 @@ function sampleSafetyLines(safety: SampleMailSafety): ReactNode[] {
         : "This home asked for no more mail from its landing page: a real event would not mail it.",
     ];
   }
+  if (safety.outcome === "undeliverable") {
+    return [
+      `The address check before print refuses this address (${safety.address_problem}): a real card would be marked undeliverable and cost nothing. Correct the address where the record comes from.`,
+    ];
+  }
   if (safety.outcome === "held_out") {
     return [
       `This automation keeps ${safety.holdout_percent} % of homes out of its mail, and this home is one of them: a real event would record its card as held out, never mailed, and Revenue would count its deals in the comparison that shows what the mail adds.`,
     ];
   }
+  return undefined;
+}
+
+/**
+ * What the address check before print says of this address, when the card's own outcome does not
+ * (the server runs the offline check; a card stopped earlier is told of a bad address too).
+ */
+function addressLine(safety: SampleMailSafety): string | undefined {
+  if (safety.address_check === "failed" && safety.outcome !== "undeliverable")
+    return `The address would also fail the check before print: ${safety.address_problem}.`;
+  if (safety.address_check === "at_print")
+    return "Lob checks the address when a real card is made (each check is paid, so a test does not ask).";
+  return undefined;
+}
+
+/** Each wait a real card would meet, in the order it meets them (hold window, approval, monthly cap). */
+function waitLines(safety: SampleMailSafety): ReactNode[] {
   const lines: ReactNode[] = [];
   const holdout = holdoutLine(safety);
   if (holdout) lines.push(holdout);
