@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { rateLimited } from "../errors.ts";
+import { enforceRateLimit, type RateLimitRule } from "../limits/enforce-rate-limit.ts";
 import type { RateLimiter } from "../limits/rate-limiter.ts";
 import { normalizeEmail } from "../orgs/invitations.ts";
 import type { Auth } from "./auth.ts";
@@ -28,7 +28,7 @@ export const EXPOSED_AUTH_ENDPOINTS = new Set([
 export const SIGN_IN_PER_ACCOUNT = { limit: 10, windowSeconds: 900 };
 export const RESET_REQUESTS_PER_ACCOUNT = { limit: 3, windowSeconds: 900 };
 
-const ACCOUNT_LIMITED: Record<string, { bucket: string; limit: number; windowSeconds: number }> = {
+const ACCOUNT_LIMITED: Record<string, RateLimitRule> = {
   "POST /sign-in/email": { bucket: "app-sign-in", ...SIGN_IN_PER_ACCOUNT },
   "POST /request-password-reset": { bucket: "app-password-reset", ...RESET_REQUESTS_PER_ACCOUNT },
 };
@@ -103,14 +103,13 @@ async function limitPerAccount(
   await hitAccountLimit(limiter, rule, email);
 }
 
-async function hitAccountLimit(
-  limiter: RateLimiter,
-  rule: { bucket: string; limit: number; windowSeconds: number },
-  email: string,
-): Promise<void> {
-  const decision = await limiter.hit(rule.bucket, normalizeEmail(email), rule.limit, rule.windowSeconds);
-  if (!decision.allowed)
-    throw rateLimited(decision.secondsToWindowEnd, "too many attempts for this account; wait and try again");
+async function hitAccountLimit(limiter: RateLimiter, rule: RateLimitRule, email: string): Promise<void> {
+  await enforceRateLimit(
+    limiter,
+    rule,
+    normalizeEmail(email),
+    "too many attempts for this account; wait and try again",
+  );
 }
 
 /**

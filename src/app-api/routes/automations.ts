@@ -17,7 +17,8 @@ import { writtenAddressOf } from "../../domain/deliverable-address.ts";
 import { AutomationFilter, filterProblem, passesFilter } from "../../domain/filters.ts";
 import { HoldoutPercent } from "../../domain/holdout-group.ts";
 import { OneLineText } from "../../domain/one-line-text.ts";
-import { invalidPayload, notFound, rateLimited } from "../../errors.ts";
+import { invalidPayload, notFound } from "../../errors.ts";
+import { enforceRateLimit } from "../../limits/enforce-rate-limit.ts";
 import { updateOrgAutomationSafety } from "../../mail-safety/org-controls.ts";
 import { SampleMailSafety, sampleMailSafety } from "../../mail-safety/sample-check.ts";
 import {
@@ -492,8 +493,7 @@ export function registerAutomationRoutes(app: FastifyInstance, ctx: AppApiContex
     },
     async (request) => {
       const session = sessionOf(request);
-      const decision = await ctx.limiter.hit("app-card-fit", session.orgId, CARD_FITS_PER_MINUTE, 60);
-      if (!decision.allowed) throw rateLimited(decision.secondsToWindowEnd, "too many checks; wait a moment");
+      await enforceRateLimit(ctx.limiter, CARD_FIT_CHECKS, session.orgId, "too many checks; wait a moment");
       const base = isNeighbours(resolveAudience(request.body.audience)) ? NEIGHBOUR_DEFAULT_TEMPLATE : null;
       const template = resolveTemplate(storedTemplate(base, request.body.template));
       return cardFitView(ctx.renderer, template, await loadCardSender(db, session.orgId));
@@ -522,8 +522,7 @@ export function registerAutomationRoutes(app: FastifyInstance, ctx: AppApiContex
     async (request) => {
       const session = sessionOf(request);
       // Drawing a card is CPU work: a builder typing fast is debounced by the app, and held here to a bound per org.
-      const decision = await ctx.limiter.hit("app-proofs", session.orgId, PROOFS_PER_MINUTE, 60);
-      if (!decision.allowed) throw rateLimited(decision.secondsToWindowEnd, "too many proofs; wait a moment");
+      await enforceRateLimit(ctx.limiter, PROOF_DRAWINGS, session.orgId, "too many proofs; wait a moment");
       assertTemplate(request.body.template);
       const sample = request.body.sample_id
         ? await findSample(db, session.orgId, request.body.sample_id)
@@ -557,8 +556,11 @@ function withStoredSteps<T extends { steps?: { delay_days: number; template: Car
 }
 
 export const PROOFS_PER_MINUTE = 60;
+/** One bucket for every screen that draws a proof: the CPU is the same, whichever screen asks. */
+export const PROOF_DRAWINGS = { bucket: "app-proofs", limit: PROOFS_PER_MINUTE, windowSeconds: 60 };
 /** A fit check is a layout without drawing (a few milliseconds): the builder asks on each pause in typing. */
 export const CARD_FITS_PER_MINUTE = 240;
+const CARD_FIT_CHECKS = { bucket: "app-card-fit", limit: CARD_FITS_PER_MINUTE, windowSeconds: 60 };
 
 /** A record to draw a proof from before any event arrived. */
 const SAMPLE_PROPERTIES: Record<string, string> = {

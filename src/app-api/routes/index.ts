@@ -1,9 +1,9 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import { rateLimited } from "../../errors.ts";
 import { registerWebApp, type WebAppPages } from "../../http/web-app.ts";
 import type { ConnectDeps } from "../../hubspot/connect.ts";
 import { createHubSpotApi } from "../../hubspot/hubspot-api.ts";
 import { lazyTokenCipher } from "../../hubspot/token-cipher.ts";
+import { enforceRateLimit } from "../../limits/enforce-rate-limit.ts";
 import { createLogoRasterizer } from "../../render/logo-rasterizer.ts";
 import type { Services } from "../../services.ts";
 import { createAuth } from "../auth.ts";
@@ -130,7 +130,9 @@ async function registerAppApi(app: FastifyInstance, services: AppApiServices): P
 
 /** Unauthenticated routes are counted per client IP (request.ip honours TRUST_PROXY) before anything else runs. */
 async function limitPublicRouteByIp(services: Services, request: FastifyRequest): Promise<void> {
-  const perMinute = services.config.ipRateLimitPerMinute;
-  const decision = await services.limiter.hit(PUBLIC_ROUTES_IP_BUCKET, request.ip, perMinute, 60);
-  if (!decision.allowed) throw rateLimited(decision.secondsToWindowEnd);
+  await enforceRateLimit(
+    services.limiter,
+    { bucket: PUBLIC_ROUTES_IP_BUCKET, limit: services.config.ipRateLimitPerMinute, windowSeconds: 60 },
+    request.ip,
+  );
 }

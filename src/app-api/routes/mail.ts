@@ -3,7 +3,8 @@ import { Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { createExpiringCache } from "../../db/expiring-cache.ts";
 import { decodeKeysetCursor } from "../../db/keyset-cursor.ts";
-import { notFound, rateLimited } from "../../errors.ts";
+import { notFound } from "../../errors.ts";
+import { enforceRateLimit } from "../../limits/enforce-rate-limit.ts";
 import {
   getMailPiece,
   listMailPieces,
@@ -24,6 +25,11 @@ const PRINTED_CARD_CACHING = "private, max-age=31536000, immutable";
 const WAITING_CARD_CACHING = "private, max-age=60";
 /** Drawing a card is CPU work: a page of thumbnails is 50 draws, so the bound is per org and generous. */
 const PIECE_PROOFS_PER_MINUTE = 300;
+const PIECE_PROOF_DRAWINGS = {
+  bucket: "app-piece-proofs",
+  limit: PIECE_PROOFS_PER_MINUTE,
+  windowSeconds: 60,
+};
 
 const Day = Type.String({ format: "date", description: "A UTC day, YYYY-MM-DD (inclusive)." });
 
@@ -161,9 +167,12 @@ export function registerMailRoutes(app: FastifyInstance, ctx: AppApiContext): vo
       if (check.current) return sendCardImage(request, reply, size, found.kept!.bytes);
       const drawing = `${orgId}:${id}:${imageName(side, size)}:${check.cardKey}`;
       if (!drawings.cached(drawing)) {
-        const decision = await ctx.limiter.hit("app-piece-proofs", orgId, PIECE_PROOFS_PER_MINUTE, 60);
-        if (!decision.allowed)
-          throw rateLimited(decision.secondsToWindowEnd, "too many card images; wait a moment");
+        await enforceRateLimit(
+          ctx.limiter,
+          PIECE_PROOF_DRAWINGS,
+          orgId,
+          "too many card images; wait a moment",
+        );
       }
       return sendCardImage(request, reply, size, await drawings.get(drawing, check.drawAndKeep));
     },

@@ -1,7 +1,8 @@
 import { Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { OneLineText } from "../../domain/one-line-text.ts";
-import { AppError, notFound, rateLimited } from "../../errors.ts";
+import { AppError, notFound } from "../../errors.ts";
+import { enforceRateLimit } from "../../limits/enforce-rate-limit.ts";
 import {
   findOrganizationLogo,
   getOrganizationProfile,
@@ -21,6 +22,7 @@ const LOGO_TYPES = ["image/png", "image/jpeg", "image/svg+xml"];
 export const LOGO_RASTERIZING = { maxSide: 1200, timeLimitMs: 1500, maxWaiting: 8 };
 /** Logo uploads an organization may make in an hour: each one costs a rasteriser's time. */
 export const LOGO_UPLOADS_PER_HOUR = 20;
+const LOGO_UPLOADS = { bucket: "app-logo-upload", limit: LOGO_UPLOADS_PER_HOUR, windowSeconds: 3600 };
 
 const ReturnAddress = Type.Object(
   {
@@ -130,13 +132,12 @@ export function registerOrganizationRoutes(app: FastifyInstance, ctx: AppApiCont
       const contentType = logoContentType(request);
       if (!Buffer.isBuffer(request.body)) throw unsupportedLogoType();
       const { orgId } = sessionOf(request);
-      const allowed = await limiter.hit("app-logo-upload", orgId, LOGO_UPLOADS_PER_HOUR, 3600);
-      if (!allowed.allowed) {
-        throw rateLimited(
-          allowed.secondsToWindowEnd,
-          "too many logo uploads for this organization; try again later",
-        );
-      }
+      await enforceRateLimit(
+        limiter,
+        LOGO_UPLOADS,
+        orgId,
+        "too many logo uploads for this organization; try again later",
+      );
       // Any accepted upload becomes a PNG of bounded size, metadata stripped: what we serve is what we drew.
       const png = await logoRasterizer.toPng(
         request.body,

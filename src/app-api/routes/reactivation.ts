@@ -1,11 +1,12 @@
 import { Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import { invalidPayload, rateLimited } from "../../errors.ts";
+import { invalidPayload } from "../../errors.ts";
 import {
   describeValidationError,
   jsonPointerToPath,
   type ValidationIssue,
 } from "../../http/validation-detail.ts";
+import { enforceRateLimit } from "../../limits/enforce-rate-limit.ts";
 import { getOrgMailSafety } from "../../mail-safety/settings.ts";
 import { createMailingService } from "../../mailings/mailing-service.ts";
 import { loadCardSender } from "../../orgs/card-sender.ts";
@@ -31,7 +32,7 @@ import {
 import type { AppApiContext } from "../context.ts";
 import { appError } from "../errors.ts";
 import { sessionOf } from "../session-guard.ts";
-import { PROOFS_PER_MINUTE } from "./automations.ts";
+import { PROOF_DRAWINGS } from "./automations.ts";
 
 const MAX_BATCHES = 50;
 const JOB_TYPES_MAX = 50;
@@ -272,8 +273,7 @@ export function registerReactivationRoutes(app: FastifyInstance, ctx: AppApiCont
       refuseInvalid(request);
       const session = sessionOf(request);
       // The builder's bucket: drawing a card is CPU work, whichever screen asks.
-      const decision = await ctx.limiter.hit("app-proofs", session.orgId, PROOFS_PER_MINUTE, 60);
-      if (!decision.allowed) throw rateLimited(decision.secondsToWindowEnd, "too many proofs; wait a moment");
+      await enforceRateLimit(ctx.limiter, PROOF_DRAWINGS, session.orgId, "too many proofs; wait a moment");
       assertTemplate(request.body.template);
       const row = await reactivation.firstRow(session.orgId, request.body);
       if (!row) throw invalidPayload("filter: no row of these batches can be mailed");

@@ -1,6 +1,6 @@
 import { type Static, Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import { rateLimited } from "../../errors.ts";
+import { enforceRateLimit } from "../../limits/enforce-rate-limit.ts";
 import {
   findPendingInvitation,
   invitationTokenHash,
@@ -140,18 +140,12 @@ export function registerSessionRoutes(app: FastifyInstance, ctx: AppApiContext):
 
   /** Attempts per invitation, from any IP (the per-IP limit of public routes applies first). */
   const limitPerInvitation = async (request: TokenRequest) => {
-    const { limit, windowSeconds } = ACCEPTS_PER_INVITATION;
-    const decision = await ctx.limiter.hit(
-      "app-invitation",
+    await enforceRateLimit(
+      ctx.limiter,
+      { bucket: "app-invitation", ...ACCEPTS_PER_INVITATION },
       invitationTokenHash(request.params.token),
-      limit,
-      windowSeconds,
+      "too many attempts for this invitation; wait and try again",
     );
-    if (!decision.allowed)
-      throw rateLimited(
-        decision.secondsToWindowEnd,
-        "too many attempts for this invitation; wait and try again",
-      );
   };
 
   r.post(

@@ -1,7 +1,8 @@
 import { Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
 import { type Queryable, queryOne, queryRows, sql } from "../../db/database.ts";
-import { AppError, notFound, rateLimited } from "../../errors.ts";
+import { AppError, notFound } from "../../errors.ts";
+import { enforceRateLimit } from "../../limits/enforce-rate-limit.ts";
 import {
   cancelInvitation,
   inviteMember,
@@ -140,13 +141,11 @@ export function registerTeamRoutes(app: FastifyInstance, ctx: AppApiContext): vo
       const session = sessionOf(request);
       const email = normalizeEmail(request.body.email);
       // The email's count first: a retry refused for its address does not spend the organization's.
-      for (const [bucket, key, rule] of [
-        ["app-invitations-email", `${session.orgId}:${email}`, INVITATIONS_PER_EMAIL],
-        ["app-invitations-org", session.orgId, INVITATIONS_PER_ORG],
+      for (const [rule, id] of [
+        [{ bucket: "app-invitations-email", ...INVITATIONS_PER_EMAIL }, `${session.orgId}:${email}`],
+        [{ bucket: "app-invitations-org", ...INVITATIONS_PER_ORG }, session.orgId],
       ] as const) {
-        const decision = await ctx.limiter.hit(bucket, key, rule.limit, rule.windowSeconds);
-        if (!decision.allowed)
-          throw rateLimited(decision.secondsToWindowEnd, "too many invitations; wait and try again");
+        await enforceRateLimit(ctx.limiter, rule, id, "too many invitations; wait and try again");
       }
       const invitation = await inviteMember(
         { db, clock, mailer: ctx.mailer, publicBaseUrl: ctx.config.publicBaseUrl },

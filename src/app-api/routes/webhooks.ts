@@ -1,6 +1,7 @@
 import { Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
-import { AppError, notFound, rateLimited } from "../../errors.ts";
+import { AppError, notFound } from "../../errors.ts";
+import { enforceRateLimit } from "../../limits/enforce-rate-limit.ts";
 import {
   AppDelivery,
   AppSubscription,
@@ -105,16 +106,12 @@ export function registerWebhookRoutes(app: FastifyInstance, ctx: AppApiContext):
       const { orgId } = sessionOf(request);
       // A test sent and answered can be pressed again at once: without a cap, a loop would still
       // make the service send the endpoint's server a request every few hundred milliseconds.
-      const { limit, windowSeconds } = TEST_PRESSES_PER_ENDPOINT;
-      const decision = await ctx.limiter.hit(
-        "app-webhook-tests",
+      await enforceRateLimit(
+        ctx.limiter,
+        { bucket: "app-webhook-tests", ...TEST_PRESSES_PER_ENDPOINT },
         `${orgId}:${request.params.id}`,
-        limit,
-        windowSeconds,
+        "too many tests of this endpoint; wait and try again",
       );
-      if (!decision.allowed) {
-        throw rateLimited(decision.secondsToWindowEnd, "too many tests of this endpoint; wait and try again");
-      }
       const deliveryId = await queueTestDelivery(db, orgId, request.params.id, clock.now());
       return reply.code(202).send({ delivery_id: deliveryId });
     },
