@@ -129,6 +129,8 @@ describe("fixes from a contractor's walk through the app", () => {
     await page.getByText("Give the house number and street, and the city or ZIP").waitFor();
     assert.equal(await page.getByText("address:").count(), 0, "no field code name is shown");
     assert.equal(await toasts(), 0, "no toast repeats the field's refusal");
+    // The button, disabled while it spun, does not drop the focus on the page: the refused field has it.
+    await waitForFocus(page, address, "the refused Address field");
 
     // A failure that is not the address's is said under the form, not on the address.
     await failureSaidApart({
@@ -180,6 +182,54 @@ describe("fixes from a contractor's walk through the app", () => {
     await page.setViewportSize(VIEWPORTS.desktop);
     await screens.open("/settings?tab=profile", "Settings");
     await page.getByRole("button", { name: "Logo file" }).getByText("Choose an image").waitFor();
+  });
+
+  it("A card without a message says what to write instead of a refusal's field code; the message is marked required", async () => {
+    const refused: string[] = [];
+    const onResponse = (response: { status(): number; url(): string }) => {
+      if (response.status() === 422) refused.push(response.url());
+    };
+    page.on("response", onResponse);
+    try {
+      await screens.open("/automations/new?event_type=job.completed", "New automation");
+      const message = page.getByRole("textbox", { name: "Message" });
+      assert.equal(await message.getAttribute("required"), "", "Message is marked required, as its check is");
+      await message.fill("");
+      const proof = page.getByRole("region", { name: "Proof", exact: true });
+      await proof.getByText("Write a headline and a message to see the card.").waitFor();
+      // Past the proof's and the fit check's debounce: neither asked the server for an empty card.
+      await page.waitForTimeout(1_000);
+      assert.equal(await proof.getByText("could not be drawn").count(), 0);
+      assert.equal(await page.getByText("template.message").count(), 0, "no field code name is shown");
+      assert.deepEqual(refused, [], "no proof or fit check was refused");
+      await screens.checkScreen("walk-builder-blank-message", "desktop");
+
+      // An empty event type asks for one, rather than for a form it does not yet have. (The tab's
+      // draft of the blank message goes first, so the new builder offers nothing to restore.)
+      await page.evaluate(() => sessionStorage.clear());
+      await screens.open("/automations/new", "New automation");
+      await page.getByRole("textbox", { name: "Name" }).fill("Blank type");
+      await page.getByRole("button", { name: "Save", exact: true }).click();
+      await page.getByText("Pick the event your CRM sends, or type one such as job.completed").waitFor();
+    } finally {
+      page.off("response", onResponse);
+      await page.evaluate(() => sessionStorage.clear());
+    }
+  });
+
+  it("Settings refuses a phone number in words, not by the API's pattern, and keeps the focus", async () => {
+    await screens.open("/settings?tab=profile", "Settings");
+    const phone = page.getByRole("textbox", { name: "Phone" });
+    await phone.fill("call me");
+    await page.getByRole("button", { name: "Save profile" }).click();
+    await page.getByText("Use digits, spaces and + ( ) . - only, e.g. (217) 555-0100").waitFor();
+    assert.equal(await page.getByText("must match pattern").count(), 0, "no schema pattern is shown");
+    assert.equal(await toasts(), 0);
+    await phone.fill("(217) 555-0100");
+    const save = page.getByRole("button", { name: "Save profile" });
+    await save.click();
+    await page.getByText("Your business profile is saved.").waitFor();
+    await waitForFocus(page, save, "Save profile");
   });
 
   it("Revenue offers no Download CSV while there are no conversions: the file would hold only headings", async () => {

@@ -69,7 +69,9 @@ export class ApiError extends Error {
 function inWords(message: string): string {
   const plain = message
     .replace(/^must NOT have more than (\d+) characters?.*$/s, "Use at most $1 characters")
-    .replace(/^must NOT have fewer than 1 characters?$/, "Fill this in");
+    .replace(/^must NOT have fewer than 1 characters?$/, "Fill this in")
+    // A schema pattern is no sentence: "must match pattern \"^[0-9+().\\- ]*$\"" says nothing to a person.
+    .replace(/^must match pattern .*$/s, "This is not in the form this field takes");
   return plain.charAt(0).toUpperCase() + plain.slice(1);
 }
 

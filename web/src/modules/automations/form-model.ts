@@ -267,7 +267,9 @@ export function describeTrigger(trigger: Automation["trigger"]): string {
 export function validateAutomation(values: AutomationFormValues) {
   const errors: Record<string, string> = { ...validateAudience(values), ...validateFollowUps(values) };
   if (!values.name.trim()) errors.name = "Give the automation a name";
-  if (!EVENT_TYPE_PATTERN.test(values.event_type.trim()))
+  if (!values.event_type.trim())
+    errors.event_type = "Pick the event your CRM sends, or type one such as job.completed";
+  else if (!EVENT_TYPE_PATTERN.test(values.event_type.trim()))
     errors.event_type = "Use the form object.action in lower case, e.g. job.completed";
   if (!values.headline.trim()) errors.headline = "Write a headline";
   if (!values.message.trim()) errors.message = "Write a message";

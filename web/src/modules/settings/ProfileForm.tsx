@@ -15,7 +15,7 @@ import {
 import { isNotEmpty, useForm } from "@mantine/form";
 import { notifications } from "@mantine/notifications";
 import { useSuspenseQuery } from "@tanstack/react-query";
-import { useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { ApiError, errorMessage } from "../../api/errors.ts";
 import {
   LOGO_MAX_BYTES,
@@ -26,6 +26,7 @@ import {
   useUpdateOrganization,
   useUploadLogo,
 } from "../../api/organization.ts";
+import { focusFirstInvalid, focusIsLost } from "../../ui/focus.ts";
 
 type ProfileValues = {
   business_name: string;
@@ -63,16 +64,31 @@ const formField = (field: string) =>
 export function ProfileForm({ canEdit }: { canEdit: boolean }) {
   const { data: org } = useSuspenseQuery(organizationQuery());
   const update = useUpdateOrganization();
+  const formRef = useRef<HTMLFormElement>(null);
+  const saveButton = useRef<HTMLButtonElement>(null);
+  // Save profile, disabled while it spins, lets the focus fall to the page: once it is enabled again
+  // the focus comes back to it (a refused field, focused a frame later, takes it from there).
+  const wasSaving = useRef(false);
+  useEffect(() => {
+    if (wasSaving.current && !update.isPending && focusIsLost()) saveButton.current?.focus();
+    wasSaving.current = update.isPending;
+  }, [update.isPending]);
   const form = useForm<ProfileValues>({
     initialValues: valuesOf(org),
     validate: {
       business_name: isNotEmpty("Enter the business name printed on your cards"),
+      // The server's rule for a phone number (src/app-api/routes/organization.ts), said in words.
+      phone: (value) =>
+        /^[0-9+().\- ]*$/.test(value.trim())
+          ? null
+          : "Use digits, spaces and + ( ) . - only, e.g. (217) 555-0100",
       brand_color: (value) => (value && !/^#[0-9a-fA-F]{6}$/.test(value) ? "Use a color like #1f6feb" : null),
     },
   });
 
   return (
     <form
+      ref={formRef}
       noValidate
       onSubmit={form.onSubmit(async (values) => {
         const hasAddress = [values.street, values.city, values.state, values.postal_code].some((part) =>
@@ -107,6 +123,7 @@ export function ProfileForm({ canEdit }: { canEdit: boolean }) {
               ),
             );
           }
+          if (focusIsLost()) focusFirstInvalid(formRef.current);
         }
       })}
     >
@@ -167,7 +184,7 @@ export function ProfileForm({ canEdit }: { canEdit: boolean }) {
         </Fieldset>
         {canEdit && (
           <Group>
-            <Button type="submit" loading={update.isPending}>
+            <Button ref={saveButton} type="submit" loading={update.isPending}>
               Save profile
             </Button>
           </Group>

@@ -16,11 +16,12 @@ import { useForm } from "@mantine/form";
 import { useDebouncedValue } from "@mantine/hooks";
 import { useInfiniteQuery, useQuery } from "@tanstack/react-query";
 import { getRouteApi } from "@tanstack/react-router";
-import { useState } from "react";
+import { useRef, useState } from "react";
 import { customersQuery, importsQuery, optedOutQuery, useAddCustomer } from "../../api/customers.ts";
 import { isInputRefused } from "../../api/errors.ts";
 import { BATCH_ORIGIN_WORDS } from "../../modules/customers/batch-origin.ts";
 import { CsvUpload } from "../../modules/customers/CsvUpload.tsx";
+import { focusFirstInvalid, focusIsLost } from "../../ui/focus.ts";
 import { formatDateTime, formatDay } from "../../ui/format.ts";
 import { AnchorLink, ButtonLink } from "../../ui/links.tsx";
 import { ScrollTable } from "../../ui/ScrollTable.tsx";
@@ -39,6 +40,7 @@ function AddCustomerForm() {
     initialValues: { address: "", notes: "" },
     validate: { address: (value) => (value.trim() ? null : "Enter the customer's address") },
   });
+  const formRef = useRef<HTMLFormElement>(null);
   // A double-click adds once: the second add answered "That home was already on the list".
   const addOnce = useSingleFlight(async (values: typeof form.values) => {
     try {
@@ -47,17 +49,20 @@ function AddCustomerForm() {
         ...(values.notes ? { notes: values.notes } : {}),
       });
       form.reset();
+      // The button, disabled while it spun, let the focus fall to the page: back to the address, for the next one.
+      if (focusIsLost()) formRef.current?.querySelector("input")?.focus();
     } catch (error) {
       // A refusal lands on the field it names (the address by default); any other failure is said
       // under the form.
       if (isInputRefused(error)) {
         const fields = error.fieldErrors();
         form.setErrors(Object.keys(fields).length > 0 ? fields : { address: error.message });
+        if (focusIsLost()) focusFirstInvalid(formRef.current);
       }
     }
   });
   return (
-    <form onSubmit={form.onSubmit((values) => void addOnce(values))}>
+    <form ref={formRef} onSubmit={form.onSubmit((values) => void addOnce(values))}>
       <Stack gap="sm">
         <Group align="flex-end" wrap="wrap">
           <TextInput

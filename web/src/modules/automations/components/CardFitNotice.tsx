@@ -2,6 +2,7 @@ import { Alert, List, Text } from "@mantine/core";
 import { useDebouncedValue } from "@mantine/hooks";
 import { useQuery } from "@tanstack/react-query";
 import { type CardFitInput, cardFitQuery } from "../../../api/automations.ts";
+import { blankTemplate } from "./LiveProof.tsx";
 
 const FIELD_LABEL: Record<"headline" | "message" | "offer", string> = {
   headline: "Headline",
@@ -15,9 +16,12 @@ const FIELD_LABEL: Record<"headline" | "message" | "offer", string> = {
  */
 export function CardFitNotice({ input }: { input: CardFitInput }) {
   const [debounced] = useDebouncedValue(JSON.stringify(input), 300);
-  const fit = useQuery({ ...cardFitQuery(JSON.parse(debounced) as CardFitInput), placeholderData: (p) => p });
+  const checked = JSON.parse(debounced) as CardFitInput;
+  // An empty headline or message is refused, not measured; the field itself says to write it.
+  const blank = blankTemplate(checked.template);
+  const fit = useQuery({ ...cardFitQuery(checked), enabled: !blank, placeholderData: (p) => p });
   const size = input.template.card_size ?? "4x6";
-  if (!fit.data) return null;
+  if (blank || !fit.data) return null;
   if (fit.data.fits) {
     return (
       <Text size="sm" c="teal.9" role="status" aria-live="polite">

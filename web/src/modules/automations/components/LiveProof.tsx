@@ -16,6 +16,12 @@ const CARD_RATIO: Record<NonNullable<ProofInput["template"]["card_size"]>, numbe
 const recipientOf = (input: ProofInput) => JSON.stringify([input.sample_id ?? null, input.audience ?? null]);
 
 /**
+ * A card without a headline or a message cannot be drawn (the server refuses an empty one): the proof
+ * says what to write instead of asking and showing the refusal's field code.
+ */
+export const blankTemplate = (template: ProofInput["template"]) =>
+  !template.headline?.trim() || !template.message?.trim();
+/**
  * Front and back of the card as the server's renderer draws them. Typing is redrawn shortly after it
  * stops; a change of the record (or audience) is drawn at once, and until its proof arrives a placeholder
  * shows instead of a card drawn for someone else. `recordKnown` false (the builder still finding its
@@ -34,9 +40,10 @@ export function LiveProof({
   const headingId = useId();
   const [template] = useDebouncedValue(JSON.stringify(input.template), 600);
   const drawn: ProofInput = { ...input, template: JSON.parse(template) as ProofInput["template"] };
+  const blank = blankTemplate(drawn.template);
   const proof = useQuery({
     ...proofQuery(drawn),
-    enabled: recordKnown,
+    enabled: recordKnown && !blank,
     // The previous proof stays (dimmed) while typing is redrawn, but not when it shows another record.
     placeholderData: (previous, previousQuery) =>
       previousQuery && recipientOf(previousQuery.queryKey.at(-1) as ProofInput) === recipientOf(drawn)
@@ -61,7 +68,11 @@ export function LiveProof({
               ? "Drawn with the sample record you picked."
               : "Drawn with example data until a sample is picked."}
         </Text>
-        {proof.isError ? (
+        {blank ? (
+          <Text size="sm" role="status">
+            Write a headline and a message to see the card.
+          </Text>
+        ) : proof.isError ? (
           <LoadError error={proof.error} title="The proof could not be drawn" retry={() => proof.refetch()} />
         ) : proof.data ? (
           <SimpleGrid

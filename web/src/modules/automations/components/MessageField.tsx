@@ -44,6 +44,7 @@ export function MessageField({
       <Textarea
         ref={textarea}
         label="Message"
+        required
         description="Merge fields like {{client_name}} are filled from each record."
         autosize
         minRows={3}

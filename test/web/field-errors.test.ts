@@ -1,0 +1,19 @@
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import { ApiError } from "../../web/src/api/errors.ts";
+
+describe("a refusal named by its field reads as words on that field", () => {
+  test("a schema pattern is not shown to the person: the phone refused by its pattern says so in words", () => {
+    const error = ApiError.from(422, {
+      error: { code: "invalid_request", message: 'phone: must match pattern "^[0-9+().\\- ]*$"' },
+    });
+    assert.deepEqual(error.fieldErrors(), { phone: "This is not in the form this field takes" });
+  });
+
+  test("length refusals keep their sentences", () => {
+    const error = ApiError.from(422, {
+      error: { code: "invalid_request", message: "name: must NOT have more than 200 characters" },
+    });
+    assert.deepEqual(error.fieldErrors(), { name: "Use at most 200 characters" });
+  });
+});
