@@ -14,7 +14,7 @@ export const FirstSteps = Type.Object(
     // What a CRM, Zapier flow or developer connects with.
     api_key: Type.Boolean({
       description:
-        "At least one API key is live (not revoked), the demo key a first start makes for its demo organization aside.",
+        "At least one API key is live (not revoked); the demo key a first start makes for its demo organization counts once something has used it.",
     }),
     // A test event counts.
     event: Type.Boolean({
@@ -34,7 +34,8 @@ export async function firstSteps(db: Queryable, orgId: string): Promise<FirstSte
                   AND btrim(coalesce(business_name, '')) <> '' AND btrim(coalesce(return_street, '')) <> '')
             AS business_profile,
           EXISTS (SELECT 1 FROM automations WHERE org_id = ${org}) AS automation,
-          EXISTS (SELECT 1 FROM api_keys WHERE org_id = ${org} AND revoked_at IS NULL AND NOT demo) AS api_key,
+          EXISTS (SELECT 1 FROM api_keys WHERE org_id = ${org} AND revoked_at IS NULL
+                  AND (NOT demo OR last_used_at IS NOT NULL)) AS api_key,
           EXISTS (SELECT 1 FROM event_samples WHERE org_id = ${org}) AS event`,
   );
   return {

@@ -232,6 +232,26 @@ describe("fixes from a contractor's walk through the app", () => {
     await waitForFocus(page, save, "Save profile");
   });
 
+  it("Settings refuses a return address cards could not carry, on its fields, and a website nobody can type", async () => {
+    await screens.open("/settings?tab=profile", "Settings");
+    await page.getByRole("textbox", { name: "Website" }).fill("not a url");
+    await page.getByRole("textbox", { name: "Street" }).fill("12 Shingle Rd");
+    await page.getByRole("textbox", { name: "City" }).fill("");
+    await page.getByRole("textbox", { name: "State" }).fill("TX");
+    await page.getByRole("textbox", { name: "ZIP code" }).fill("62704");
+    await page.getByRole("button", { name: "Save profile" }).click();
+    await page.getByText("Enter the city").waitFor();
+    await page.getByText("Enter a web address like rooferpros.com").waitFor();
+    await page.getByRole("textbox", { name: "City" }).fill("Springfield");
+    await page.getByRole("textbox", { name: "Website" }).fill("rooferpros.com");
+    await page.getByRole("button", { name: "Save profile" }).click();
+    await page.getByText("ZIP 62704 is in IL, not TX").waitFor();
+    await screens.checkBothWidths("settings-return-address-refused");
+    await page.getByRole("textbox", { name: "State" }).fill("IL");
+    await page.getByRole("button", { name: "Save profile" }).click();
+    await page.getByText("Your business profile is saved.").waitFor();
+  });
+
   it("Revenue offers no Download CSV while there are no conversions: the file would hold only headings", async () => {
     await screens.open("/revenue", "Revenue");
     const conversions = page.locator("section[aria-labelledby=revenue-conversions]");

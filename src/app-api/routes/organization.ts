@@ -1,7 +1,7 @@
 import { Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { OneLineText } from "../../domain/one-line-text.ts";
-import { AppError, notFound } from "../../errors.ts";
+import { AppError, invalidFields, notFound } from "../../errors.ts";
 import { enforceRateLimit } from "../../limits/enforce-rate-limit.ts";
 import {
   findOrganizationLogo,
@@ -9,6 +9,7 @@ import {
   saveOrganizationLogo,
   updateOrganizationProfile,
 } from "../../orgs/organization-profile.ts";
+import { profilePatchProblems } from "../../orgs/profile-checks.ts";
 import { sweepCardImages } from "../../pieces/draw-ahead.ts";
 import type { AppApiContext } from "../context.ts";
 import { sessionOf } from "../session-guard.ts";
@@ -95,7 +96,8 @@ export function registerOrganizationRoutes(app: FastifyInstance, ctx: AppApiCont
       config: { appAccess: "owner" },
       schema: {
         operationId: "updateOrganization",
-        summary: "Changes the profile (owners only); null clears a field",
+        summary:
+          "Changes the profile (owners only); null clears a field. A return address must be whole (street, city, state, ZIP) and pass the address check cards meet before print, and a website must be a host name with a dot (https:// optional): else 422 naming each field (`details.fields`)",
         tags: ["Settings"],
         body: Type.Partial(Type.Object(profileFields), { additionalProperties: false, minProperties: 1 }),
         response: { 200: ProfileView },
@@ -103,6 +105,8 @@ export function registerOrganizationRoutes(app: FastifyInstance, ctx: AppApiCont
     },
     async (request) => {
       const { orgId } = sessionOf(request);
+      const refused = invalidFields(profilePatchProblems(request.body));
+      if (refused) throw refused;
       // The waiting cards print the profile: their kept images are drawn again ahead of the next look.
       return db.transaction(async (tx) => {
         const profile = await updateOrganizationProfile(tx, orgId, request.body, clock.now());

@@ -43,6 +43,8 @@ export function useUpdateOrganization() {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: (body: OrganizationPatch) => unwrap(client.PATCH("/app/api/v1/organization", { body })),
+    // The profile form says a refusal on its fields, and any other failure itself (ProfileForm).
+    meta: { quiet: true },
     onSuccess: () => queryClient.invalidateQueries({ queryKey: organizationKeys.all }),
   });
 }

@@ -624,7 +624,7 @@ export interface paths {
     delete?: never;
     options?: never;
     head?: never;
-    /** Changes the profile (owners only); null clears a field */
+    /** Changes the profile (owners only); null clears a field. A return address must be whole (street, city, state, ZIP) and pass the address check cards meet before print, and a website must be a host name with a dot (https:// optional): else 422 naming each field (`details.fields`) */
     patch: operations["updateOrganization"];
     trace?: never;
   };
@@ -3447,7 +3447,7 @@ export interface operations {
             business_profile: boolean;
             /** @description At least one automation exists. */
             automation: boolean;
-            /** @description At least one API key is live (not revoked), the demo key a first start makes for its demo organization aside. */
+            /** @description At least one API key is live (not revoked); the demo key a first start makes for its demo organization counts once something has used it. */
             api_key: boolean;
             /** @description At least one event has arrived through the developer API. */
             event: boolean;

@@ -11,6 +11,18 @@ export function focusIsLost(): boolean {
 }
 
 /**
+ * After a busy button (disabled while it spins) is done: a frame later, when the browser has let go
+ * of the disabled button's focus (or is about to), the focus goes to `target` unless the person put
+ * it somewhere else meanwhile. Checked at once, the button still holds the focus and nothing moves.
+ */
+export function refocusAfterBusy(target: () => HTMLElement | null | undefined) {
+  requestAnimationFrame(() => {
+    const active = document.activeElement as (HTMLElement & { disabled?: boolean }) | null;
+    if (focusIsLost() || active?.disabled === true) target()?.focus();
+  });
+}
+
+/**
  * Gives `target` (a heading with tabIndex -1) the focus when what held it goes away: `present`
  * turns from true to false and the focus went with it. Nothing moves when the screen opens without
  * it (`present` starting false or undefined), or when the focus is somewhere the person put it.

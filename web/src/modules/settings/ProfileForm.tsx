@@ -15,7 +15,7 @@ import {
 import { isNotEmpty, useForm } from "@mantine/form";
 import { notifications } from "@mantine/notifications";
 import { useSuspenseQuery } from "@tanstack/react-query";
-import { useEffect, useRef, useState } from "react";
+import { useRef, useState } from "react";
 import { ApiError, errorMessage } from "../../api/errors.ts";
 import {
   LOGO_MAX_BYTES,
@@ -26,7 +26,7 @@ import {
   useUpdateOrganization,
   useUploadLogo,
 } from "../../api/organization.ts";
-import { focusFirstInvalid, focusIsLost } from "../../ui/focus.ts";
+import { focusFirstInvalid, refocusAfterBusy } from "../../ui/focus.ts";
 
 type ProfileValues = {
   business_name: string;
@@ -66,13 +66,6 @@ export function ProfileForm({ canEdit }: { canEdit: boolean }) {
   const update = useUpdateOrganization();
   const formRef = useRef<HTMLFormElement>(null);
   const saveButton = useRef<HTMLButtonElement>(null);
-  // Save profile, disabled while it spins, lets the focus fall to the page: once it is enabled again
-  // the focus comes back to it (a refused field, focused a frame later, takes it from there).
-  const wasSaving = useRef(false);
-  useEffect(() => {
-    if (wasSaving.current && !update.isPending && focusIsLost()) saveButton.current?.focus();
-    wasSaving.current = update.isPending;
-  }, [update.isPending]);
   const form = useForm<ProfileValues>({
     initialValues: valuesOf(org),
     validate: {
@@ -115,15 +108,17 @@ export function ProfileForm({ canEdit }: { canEdit: boolean }) {
           form.setInitialValues(valuesOf(saved));
           form.resetDirty(valuesOf(saved));
           notifications.show({ color: "green", title: "Saved", message: "Your business profile is saved." });
+          // Save profile, disabled while it spun, lets the focus fall to the page: it gets it back.
+          refocusAfterBusy(() => saveButton.current);
         } catch (error) {
-          if (error instanceof ApiError) {
-            form.setErrors(
-              Object.fromEntries(
-                Object.entries(error.fieldErrors()).map(([field, message]) => [formField(field), message]),
-              ),
-            );
+          const fields = error instanceof ApiError ? Object.entries(error.fieldErrors()) : [];
+          if (fields.length > 0) {
+            form.setErrors(Object.fromEntries(fields.map(([field, message]) => [formField(field), message])));
+            focusFirstInvalid(formRef.current);
+          } else {
+            notifications.show({ color: "red", title: "That did not work", message: errorMessage(error) });
+            refocusAfterBusy(() => saveButton.current);
           }
-          if (focusIsLost()) focusFirstInvalid(formRef.current);
         }
       })}
     >

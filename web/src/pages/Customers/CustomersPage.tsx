@@ -21,7 +21,7 @@ import { customersQuery, importsQuery, optedOutQuery, useAddCustomer } from "../
 import { isInputRefused } from "../../api/errors.ts";
 import { BATCH_ORIGIN_WORDS } from "../../modules/customers/batch-origin.ts";
 import { CsvUpload } from "../../modules/customers/CsvUpload.tsx";
-import { focusFirstInvalid, focusIsLost } from "../../ui/focus.ts";
+import { focusFirstInvalid, refocusAfterBusy } from "../../ui/focus.ts";
 import { formatDateTime, formatDay } from "../../ui/format.ts";
 import { AnchorLink, ButtonLink } from "../../ui/links.tsx";
 import { ScrollTable } from "../../ui/ScrollTable.tsx";
@@ -49,15 +49,15 @@ function AddCustomerForm() {
         ...(values.notes ? { notes: values.notes } : {}),
       });
       form.reset();
-      // The button, disabled while it spun, let the focus fall to the page: back to the address, for the next one.
-      if (focusIsLost()) formRef.current?.querySelector("input")?.focus();
+      // The button, disabled while it spun, lets the focus fall to the page: back to the address, for the next one.
+      refocusAfterBusy(() => formRef.current?.querySelector("input"));
     } catch (error) {
       // A refusal lands on the field it names (the address by default); any other failure is said
       // under the form.
       if (isInputRefused(error)) {
         const fields = error.fieldErrors();
         form.setErrors(Object.keys(fields).length > 0 ? fields : { address: error.message });
-        if (focusIsLost()) focusFirstInvalid(formRef.current);
+        focusFirstInvalid(formRef.current);
       }
     }
   });

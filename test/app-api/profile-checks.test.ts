@@ -1,0 +1,85 @@
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import { databaseLabel, type TestContext } from "../helpers/harness.ts";
+import { createAppTestContext, ownerOfNewOrg, type SignedInUser } from "./helpers.ts";
+
+/**
+ * Every card prints the business's return address and website: Settings refuses one that could not
+ * be printed usefully, on the field concerned and in words, and keeps what was saved before.
+ */
+describe(`app API: the business profile refuses a return address or website no card should print (${databaseLabel})`, () => {
+  let ctx: TestContext;
+  let owner: SignedInUser;
+  const GOOD = { street: "12 Shingle Rd", city: "Springfield", state: "IL", postal_code: "62704" };
+
+  before(async () => {
+    ctx = await createAppTestContext({ memoryLimiter: true });
+    owner = await ownerOfNewOrg(ctx);
+    const saved = await patch({ return_address: GOOD, website: "https://rooferpros.com" });
+    assert.equal(saved.status, 200, saved.text);
+  });
+  after(() => ctx.close());
+
+  const patch = (body: Record<string, unknown>) =>
+    owner.browser.request("PATCH", "/app/api/v1/organization", { body });
+
+  async function refusedFields(body: Record<string, unknown>) {
+    const answer = await patch(body);
+    assert.equal(answer.status, 422, answer.text);
+    assert.equal(answer.body.error.code, "invalid_payload");
+    return answer.body.error.details.fields as Record<string, string>;
+  }
+
+  test("a return address with only a street: each missing part is named", async () => {
+    assert.deepEqual(
+      await refusedFields({
+        return_address: { street: "12 Shingle Rd", city: "", state: "", postal_code: "" },
+      }),
+      {
+        "return_address.city": "Enter the city",
+        "return_address.state": "Enter the state's two-letter code, e.g. IL",
+        "return_address.postal_code": "Enter the ZIP code",
+      },
+    );
+  });
+
+  test("a return address the check before print refuses: the reason on its field", async () => {
+    assert.deepEqual(await refusedFields({ return_address: { ...GOOD, postal_code: "1234" } }), {
+      "return_address.postal_code": "ZIP 1234 does not exist",
+    });
+    assert.deepEqual(await refusedFields({ return_address: { ...GOOD, city: "Austin", state: "TX" } }), {
+      "return_address.postal_code": "ZIP 62704 is in IL, not TX",
+    });
+    assert.deepEqual(await refusedFields({ return_address: { ...GOOD, state: "Illinois" } }), {
+      "return_address.state": "Use the state's two-letter code, e.g. IL",
+    });
+    assert.deepEqual(await refusedFields({ return_address: { ...GOOD, street: "Shingle Rd" } }), {
+      "return_address.street": 'The street "Shingle Rd" has no house number',
+    });
+    const po = await patch({ return_address: { ...GOOD, street: "PO Box 77" } });
+    assert.equal(po.status, 200, po.text);
+  });
+
+  test("a website that is not a web address; a host name with or without https:// is", async () => {
+    assert.deepEqual(await refusedFields({ website: "not a url" }), {
+      website: "Enter a web address like rooferpros.com",
+    });
+    assert.deepEqual(await refusedFields({ website: "localhost" }), {
+      website: "Enter a web address like rooferpros.com",
+    });
+    for (const website of ["rooferpros.com", "www.roofer-pros.co.uk/contact", "http://rooferpros.com"]) {
+      const answer = await patch({ website });
+      assert.equal(answer.status, 200, `${website}: ${answer.text}`);
+      assert.equal(answer.body.website, website);
+    }
+  });
+
+  test("a refused change saves nothing, and a null clears the address as before", async () => {
+    await refusedFields({ business_name: "Shingle Pros", return_address: { ...GOOD, postal_code: "00000" } });
+    const now = await owner.browser.request("GET", "/app/api/v1/organization");
+    assert.notEqual(now.body.business_name, "Shingle Pros");
+    const cleared = await patch({ return_address: null });
+    assert.equal(cleared.status, 200, cleared.text);
+    assert.equal(cleared.body.return_address, null);
+  });
+});
