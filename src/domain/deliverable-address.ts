@@ -67,6 +67,9 @@ export function writtenAddressOf(
 
 export type AddressCheck = { deliverable: true } | { deliverable: false; reason: string };
 
+/** A street's house number: digits, or a Wisconsin grid number ("N64W23760 Main St"). */
+const HOUSE_NUMBER = /^\s*(\d|[NSEW]\d+\s*[NSEW]\d)/i;
+
 /** Every problem the offline check finds, in words; empty when the address passes at this level. */
 export function offlineAddressProblems(address: WrittenAddress, level: VerificationLevel): string[] {
   const problems: string[] = [];
@@ -76,7 +79,11 @@ export function offlineAddressProblems(address: WrittenAddress, level: Verificat
   const zip = text(address.zip)?.replace(/-\d{4}$/, "");
 
   if (!street) problems.push("the address has no street");
-  else if (level !== "relaxed" && !/^\s*\d/.test(street) && !/\b(P\.?\s*O\.?\s*BOX|BOX)\s*\d/i.test(street)) {
+  else if (
+    level !== "relaxed" &&
+    !HOUSE_NUMBER.test(street) &&
+    !/\b(P\.?\s*O\.?\s*BOX|BOX)\s*\d/i.test(street)
+  ) {
     problems.push(`the street "${street}" has no house number`);
   }
   if (state !== undefined && !USPS_STATE_CODES.has(state)) {

@@ -79,7 +79,7 @@ export const SampleMailSafety = Type.Object(
       [Type.Literal("passed"), Type.Literal("failed"), Type.Literal("at_print"), Type.Null()],
       {
         description:
-          "The address check before print, at the organization's verification level (Settings → Mail safety): `passed` or `failed` by the offline check a real card meets (with `failed`, `address_problem` says why, whatever `outcome` is); `at_print` when the organization verifies with Lob, which is asked only for a real card (each answer is paid); null for a neighbor audience (its homes come from the loaded addresses).",
+          "The address check before print, at the organization's verification level (Settings → Mail safety): `passed` or `failed` by the offline check a real card meets (with `failed`, `address_problem` says why, whatever `outcome` is); `at_print` when the service verifies addresses with Lob (ADDRESS_VERIFIER=lob), which is asked only for a real card (each answer is paid); null for a neighbor audience (its homes come from the loaded addresses).",
       },
     ),
     address_problem: Type.Union([Type.String(), Type.Null()], {

@@ -82,6 +82,9 @@ export async function getOrganizationProfile(db: Queryable, orgId: string): Prom
 
 const blankToNull = (value: string | null | undefined) => (value?.trim() ? value.trim() : null);
 
+/** A state as cards print it: the USPS code in capitals ("il" and "IL." print "IL"). */
+export const printedState = (state: string) => state.trim().toUpperCase().replace(/\.$/, "");
+
 /** Applies the fields present in `patch` (null or blank clears one). */
 export async function updateOrganizationProfile(
   db: Queryable,
@@ -96,7 +99,7 @@ export async function updateOrganizationProfile(
     INSERT INTO organization_profiles (org_id, business_name, phone, website, return_street, return_city,
       return_state, return_postal_code, brand_color, cost_per_card_cents, offer, updated_at)
     VALUES (${orgId}::uuid, ${blankToNull(next.business_name)}, ${blankToNull(next.phone)}, ${blankToNull(next.website)},
-      ${blankToNull(address?.street)}, ${blankToNull(address?.city)}, ${blankToNull(address?.state)},
+      ${blankToNull(address?.street)}, ${blankToNull(address?.city)}, ${blankToNull(address && printedState(address.state))},
       ${blankToNull(address?.postal_code)}, ${blankToNull(next.brand_color)}, ${next.cost_per_card_cents},
       ${blankToNull(next.offer)}, ${now.toISOString()}::timestamptz)
     ON CONFLICT (org_id) DO UPDATE SET business_name = EXCLUDED.business_name, phone = EXCLUDED.phone,

@@ -4,7 +4,7 @@
  * refused in words on its own field instead of being printed.
  */
 import { offlineAddressProblems } from "../domain/deliverable-address.ts";
-import type { ProfilePatch, ReturnAddress } from "./organization-profile.ts";
+import { type ProfilePatch, printedState, type ReturnAddress } from "./organization-profile.ts";
 
 const REQUIRED_PARTS: [keyof ReturnAddress, string][] = [
   ["street", "Enter the street and number"],
@@ -21,8 +21,10 @@ function fieldOfProblem(problem: string): keyof ReturnAddress {
 }
 
 /**
- * A return address is whole (street, city, state, ZIP) and passes the check every card's own address
- * meets before print, at the normal level (docs/addresses.md).
+ * A return address is whole (street, city, state, ZIP) and passes the offline check cards' addresses
+ * meet before print, at the normal level (docs/addresses.md), but for its city: the ZIP table names one
+ * place per ZIP, and a business's town is often another name the carrier takes for it (West Hollywood
+ * in 90046, Oak Brook in 60521). The ZIP must exist and be in the state written.
  */
 function returnAddressProblems(address: ReturnAddress): Record<string, string> {
   const missing = REQUIRED_PARTS.filter(([part]) => !address[part].trim());
@@ -30,12 +32,7 @@ function returnAddressProblems(address: ReturnAddress): Record<string, string> {
     return Object.fromEntries(missing.map(([part, words]) => [`return_address.${part}`, words]));
   }
   const problems: Record<string, string> = {};
-  const written = {
-    street: address.street,
-    city: address.city,
-    state: address.state,
-    zip: address.postal_code,
-  };
+  const written = { street: address.street, state: printedState(address.state), zip: address.postal_code };
   for (const problem of offlineAddressProblems(written, "normal")) {
     const field = `return_address.${fieldOfProblem(problem)}`;
     const words = /not a US state code/.test(problem) ? "Use the state's two-letter code, e.g. IL" : problem;

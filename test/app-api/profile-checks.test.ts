@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
+import { sql } from "../../src/db/database.ts";
 import { databaseLabel, type TestContext } from "../helpers/harness.ts";
 import { createAppTestContext, ownerOfNewOrg, type SignedInUser } from "./helpers.ts";
 
@@ -58,6 +59,30 @@ describe(`app API: the business profile refuses a return address or website no c
     });
     const po = await patch({ return_address: { ...GOOD, street: "PO Box 77" } });
     assert.equal(po.status, 200, po.text);
+  });
+
+  test("real return addresses pass: another name the carrier takes for the ZIP's town, a grid number, a state in lower case", async () => {
+    for (const address of [
+      { street: "8000 Sunset Blvd", city: "West Hollywood", state: "CA", postal_code: "90046" },
+      { street: "N64W23760 Main St", city: "Sussex", state: "WI", postal_code: "53089" },
+      { street: "1 Oak Brook Ctr", city: "Oak Brook", state: "IL", postal_code: "60521-1234" },
+    ]) {
+      const answer = await patch({ return_address: address });
+      assert.equal(answer.status, 200, `${JSON.stringify(address)}: ${answer.text}`);
+    }
+    const lower = await patch({ return_address: { ...GOOD, state: "il." } });
+    assert.equal(lower.status, 200, lower.text);
+    assert.equal(lower.body.return_address.state, "IL", "printed as the USPS code");
+  });
+
+  test("an address saved before these checks does not block a change of another field", async () => {
+    await ctx.database.db.execute(
+      sql`UPDATE organization_profiles SET return_city = NULL, return_state = NULL, return_postal_code = NULL
+          WHERE org_id = ${owner.orgId}::uuid`,
+    );
+    const phone = await patch({ phone: "(217) 555-0100" });
+    assert.equal(phone.status, 200, phone.text);
+    assert.equal(phone.body.return_address.street, GOOD.street);
   });
 
   test("a website that is not a web address; a host name with or without https:// is", async () => {

@@ -33,6 +33,14 @@ describe("the offline address check before print", () => {
     for (const level of LEVELS) {
       assert.deepEqual(check("412 Maple Ave, Springfield, IL 62704", level), { deliverable: true });
       assert.deepEqual(check("350 5th Ave, New York, NY 10118-0110", level), { deliverable: true });
+      // A Wisconsin grid address's house number is letters and digits.
+      assert.deepEqual(
+        checkAddressOffline(
+          writtenAddressOf("", { street: "N64W23760 Main St", city: "Sussex", state: "WI", zip: "53089" }),
+          level,
+        ),
+        { deliverable: true },
+      );
       assert.deepEqual(
         checkAddressOffline(
           writtenAddressOf("", { street: "100 Congress Ave", city: "Austin", state: "TX", zip: "78701" }),

@@ -2490,7 +2490,7 @@ export interface operations {
                 /** @description When it was mailed; null while it is still queued, waiting or printing. */
                 mailed_at: string | null;
               } | null;
-              /** @description The address check before print, at the organization's verification level (Settings → Mail safety): `passed` or `failed` by the offline check a real card meets (with `failed`, `address_problem` says why, whatever `outcome` is); `at_print` when the organization verifies with Lob, which is asked only for a real card (each answer is paid); null for a neighbor audience (its homes come from the loaded addresses). */
+              /** @description The address check before print, at the organization's verification level (Settings → Mail safety): `passed` or `failed` by the offline check a real card meets (with `failed`, `address_problem` says why, whatever `outcome` is); `at_print` when the service verifies addresses with Lob (ADDRESS_VERIFIER=lob), which is asked only for a real card (each answer is paid); null for a neighbor audience (its homes come from the loaded addresses). */
               address_check: "passed" | "failed" | "at_print" | null;
               /** @description With `address_check: failed`: what is wrong with the address, in the words Mail shows. */
               address_problem: string | null;

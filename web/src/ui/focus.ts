@@ -10,15 +10,23 @@ export function focusIsLost(): boolean {
   return active === null || active === document.body || !active.isConnected;
 }
 
+/** Frames a focus move waits at most for the screen to render what it needs (about 1/6 s). */
+const FRAMES_TO_WAIT = 10;
+
+const isDisabled = (element: Element | null | undefined) =>
+  (element as (Element & { disabled?: boolean }) | null | undefined)?.disabled === true;
+
 /**
- * After a busy button (disabled while it spins) is done: a frame later, when the browser has let go
- * of the disabled button's focus (or is about to), the focus goes to `target` unless the person put
- * it somewhere else meanwhile. Checked at once, the button still holds the focus and nothing moves.
+ * After a busy button (disabled while it spins) is done: the focus goes to `target` where the disabled
+ * button held it or the browser let it fall to the page, not where the person put it meanwhile. The
+ * query library tells React a moment after the request settles, so `target` (the button itself,
+ * often) may still be disabled for a frame or two: the move waits for it to be enabled.
  */
-export function refocusAfterBusy(target: () => HTMLElement | null | undefined) {
+export function refocusAfterBusy(target: () => HTMLElement | null | undefined, framesLeft = FRAMES_TO_WAIT) {
   requestAnimationFrame(() => {
-    const active = document.activeElement as (HTMLElement & { disabled?: boolean }) | null;
-    if (focusIsLost() || active?.disabled === true) target()?.focus();
+    const element = target();
+    if (isDisabled(element) && framesLeft > 0) return refocusAfterBusy(target, framesLeft - 1);
+    if (focusIsLost() || isDisabled(document.activeElement)) element?.focus();
   });
 }
 
@@ -38,11 +46,12 @@ export function useFocusWhenGone(target: RefObject<HTMLElement | null>, present:
 /**
  * After a form's check failed: the focus (and so the window's scroll) goes to the first field that
  * says what is wrong, so a person who pressed a button far below it sees why nothing happened.
- * Waits a frame, for the fields to render their errors.
+ * Waits for the fields to render their errors (a frame, or a few after a server's refusal).
  */
-export function focusFirstInvalid(form: HTMLElement | null) {
+export function focusFirstInvalid(form: HTMLElement | null, framesLeft = FRAMES_TO_WAIT) {
   requestAnimationFrame(() => {
     const field = form?.querySelector<HTMLElement>('[aria-invalid="true"]');
-    field?.focus();
+    if (field) field.focus();
+    else if (framesLeft > 0) focusFirstInvalid(form, framesLeft - 1);
   });
 }

@@ -56,6 +56,19 @@ function valuesOf(org: Organization): ProfileValues {
   };
 }
 
+const ADDRESS_FIELDS = ["street", "city", "state", "postal_code"] as const;
+
+/** The return address as typed; null (cleared) when every part is empty. */
+function returnAddressOf(values: ProfileValues) {
+  const address = {
+    street: values.street.trim(),
+    city: values.city.trim(),
+    state: values.state.trim(),
+    postal_code: values.postal_code.trim(),
+  };
+  return Object.values(address).some(Boolean) ? address : null;
+}
+
 /** Server field names (return_address.city, cost_per_card_cents) as the form names them. */
 const formField = (field: string) =>
   field.replace(/^return_address\./, "").replace(/^cost_per_card_cents$/, "cost_per_card");
@@ -84,22 +97,14 @@ export function ProfileForm({ canEdit }: { canEdit: boolean }) {
       ref={formRef}
       noValidate
       onSubmit={form.onSubmit(async (values) => {
-        const hasAddress = [values.street, values.city, values.state, values.postal_code].some((part) =>
-          part.trim(),
-        );
+        // Sent only when edited: an address saved before the server's checks does not block a new phone number.
+        const addressEdited = ADDRESS_FIELDS.some((field) => form.isDirty(field));
         try {
           const saved = await update.mutateAsync({
             business_name: values.business_name.trim(),
             phone: values.phone.trim() || null,
             website: values.website.trim() || null,
-            return_address: hasAddress
-              ? {
-                  street: values.street.trim(),
-                  city: values.city.trim(),
-                  state: values.state.trim(),
-                  postal_code: values.postal_code.trim(),
-                }
-              : null,
+            return_address: addressEdited ? returnAddressOf(values) : undefined,
             brand_color: values.brand_color || null,
             offer: values.offer.trim() || null,
             cost_per_card_cents:
