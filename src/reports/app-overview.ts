@@ -121,6 +121,7 @@ export const AttentionItem = Type.Object(
       Type.Literal("undeliverable_pieces"),
       Type.Literal("automation_disabled"),
       Type.Literal("subscription_failing"),
+      Type.Literal("no_return_address"),
     ]),
     message: Type.String(),
     event_type: Type.Optional(Type.String()),
@@ -132,9 +133,9 @@ export const AttentionItem = Type.Object(
 export type AttentionItem = Static<typeof AttentionItem>;
 
 /**
- * What in the org's mail and deliveries needs a person: pieces that failed, or whose address no
- * carrier can deliver, in the last 30 days; automations turned off; subscriptions whose latest
- * delivery failed.
+ * What in the org's mail and deliveries needs a person: cards mailing without a return address;
+ * pieces that failed, or whose address no carrier can deliver, in the last 30 days; automations
+ * turned off; subscriptions whose latest delivery failed.
  */
 export async function mailAttentionItems(db: Queryable, orgId: string, now: Date): Promise<AttentionItem[]> {
   const since = new Date(now.getTime() - 30 * 86_400_000).toISOString();
@@ -163,6 +164,13 @@ export async function mailAttentionItems(db: Queryable, orgId: string, now: Date
     ),
   ]);
   const items: AttentionItem[] = [];
+  if (await mailsWithoutReturnAddress(db, orgId, since)) {
+    items.push({
+      kind: "no_return_address",
+      message:
+        "Your cards print without a return address, so a homeowner cannot tell where they come from. Add one in Settings.",
+    });
+  }
   const failedCount = Number(failed?.count ?? 0);
   if (failedCount > 0) {
     items.push({
@@ -199,4 +207,21 @@ export async function mailAttentionItems(db: Queryable, orgId: string, now: Date
     });
   }
   return items;
+}
+
+/**
+ * Cards still print and mail with no return address (a carrier does not require one on marketing
+ * mail, and holding cards back would stop a CRM's mail without a word to it), so the lack is said
+ * here once the organization mails: an enabled automation, or a card in the last 30 days.
+ */
+async function mailsWithoutReturnAddress(db: Queryable, orgId: string, since: string): Promise<boolean> {
+  const row = await queryOne<{ missing: boolean }>(
+    db,
+    sql`SELECT NOT EXISTS (SELECT 1 FROM organization_profiles WHERE org_id = ${orgId}::uuid
+                           AND btrim(coalesce(return_street, '')) <> '')
+           AND (EXISTS (SELECT 1 FROM automations WHERE org_id = ${orgId}::uuid AND enabled)
+                OR EXISTS (SELECT 1 FROM mail_pieces WHERE org_id = ${orgId}::uuid
+                           AND created_at >= ${since}::timestamptz)) AS missing`,
+  );
+  return Boolean(row?.missing);
 }

@@ -125,6 +125,39 @@ describe(`app API: Overview (${databaseLabel})`, () => {
     assert.equal((await ctx.app.inject({ method: "GET", url: "/app/api/v1/overview" })).statusCode, 401);
   });
 
+  test("attention says the cards print without a return address once the organization mails, until one is set", async () => {
+    const fresh = await admin(ctx, "POST", "/orgs", { name: "No Return Roofing", billing_owner: true });
+    assert.equal(fresh.status, 201, fresh.text);
+    const orgId = fresh.body.org_id as string;
+    const freshOwner = await inviteAndAccept(ctx, orgId, "owner-no-return@example.com", "owner");
+    const kinds = async () => {
+      const attention = await freshOwner.browser.request("GET", "/app/api/v1/attention");
+      assert.equal(attention.status, 200, attention.text);
+      return attention.body.items.map((item: { kind: string }) => item.kind) as string[];
+    };
+    assert.ok(!(await kinds()).includes("no_return_address"), "nothing mails yet: nothing to say");
+
+    await createAutomation(ctx, orgId, {
+      name: "Thank-you card",
+      enabled: true,
+      trigger: { type: "custom_api", event_type: "job.completed" },
+    });
+    assert.ok((await kinds()).includes("no_return_address"), "an enabled automation mails cards");
+    const theirs = await otherOwner.browser.request("GET", "/app/api/v1/attention");
+    assert.ok(
+      !theirs.body.items.some((item: { kind: string }) => item.kind === "no_return_address"),
+      "another organization's lack is not this one's",
+    );
+
+    const saved = await freshOwner.browser.request("PATCH", "/app/api/v1/organization", {
+      body: {
+        return_address: { street: "12 Shingle Rd", city: "Springfield", state: "IL", postal_code: "62704" },
+      },
+    });
+    assert.equal(saved.status, 200, saved.text);
+    assert.ok(!(await kinds()).includes("no_return_address"), "a return address set: nothing to say");
+  });
+
   test("the first-run checklist ticks each step from the organization's own data", async () => {
     const fresh = await admin(ctx, "POST", "/orgs", { name: "Fresh Start Plumbing", billing_owner: true });
     assert.equal(fresh.status, 201, fresh.text);

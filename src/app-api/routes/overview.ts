@@ -15,7 +15,8 @@ export function registerOverviewRoutes(app: FastifyInstance, ctx: AppApiContext)
     {
       schema: {
         operationId: "listAttention",
-        summary: "What needs the contractor's attention (Overview): unbound event types, the platform pause",
+        summary:
+          "What needs the contractor's attention (Overview): the platform pause, unbound event types, cards mailing without a return address, failed or undeliverable cards, automations turned off, failing lead webhooks",
         tags: ["Overview"],
         response: {
           200: Type.Object({ items: Type.Array(AttentionItem) }, { additionalProperties: false }),

@@ -62,7 +62,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** What needs the contractor's attention (Overview): unbound event types, the platform pause */
+    /** What needs the contractor's attention (Overview): the platform pause, unbound event types, cards mailing without a return address, failed or undeliverable cards, automations turned off, failing lead webhooks */
     get: operations["listAttention"];
     put?: never;
     post?: never;
@@ -1332,7 +1332,8 @@ export interface operations {
                 | "failed_pieces"
                 | "undeliverable_pieces"
                 | "automation_disabled"
-                | "subscription_failing";
+                | "subscription_failing"
+                | "no_return_address";
               message: string;
               event_type?: string;
               automation_id?: string;

@@ -114,6 +114,11 @@ function NeedsAttention() {
                   See the undeliverable cards
                 </AnchorLink>
               )}
+              {item.kind === "no_return_address" && (
+                <AnchorLink to="/settings" search={{ tab: "profile" }} size="sm">
+                  Add a return address
+                </AnchorLink>
+              )}
             </Alert>
           ))}
           {unbound.length > 0 && (
