@@ -2,7 +2,8 @@
  * What a walkthrough of the app found, fixed, in a real browser against the real service started on a
  * fresh data directory, signed in as the owner the first start invites to its demo organization:
  * landmarks and headings in order (axe's moderate structure rules), wide tables that scroll sideways
- * on a phone and show it, "Review it" for one card awaiting approval, a first-run checklist that
+ * on a phone and show it, "Review it" for one card awaiting approval, cards mailing without a return
+ * address said in Needs attention, a first-run checklist that
  * does not count the demo key, and customers from a CSV upload that say so. Each screen: a screenshot
  * in test/e2e/artifacts/ at desktop and phone width, and axe.
  */
@@ -198,6 +199,30 @@ describe("the walkthrough's findings, fixed, in the browser", () => {
       .waitFor();
     await screens.checkBothWidths("polish-overview-one-awaiting");
     await app.operator("PATCH", safetyOf, { approval_required: false });
+  });
+
+  it("cards mailing without a return address: Needs attention says so and leads to Settings; saved, it goes", async () => {
+    await screens.open("/", "Overview");
+    const attention = page.getByRole("region", { name: "Needs attention" });
+    await attention.getByText("Your cards print without a return address").waitFor();
+    await screens.checkBothWidths("polish-overview-no-return-address");
+    await attention.getByRole("link", { name: "Add a return address" }).click();
+    await page.getByRole("heading", { level: 1, name: "Settings" }).waitFor();
+    await page.getByRole("textbox", { name: "Street" }).fill("12 Shingle Rd");
+    await page.getByRole("textbox", { name: "City" }).fill("Springfield");
+    await page.getByRole("textbox", { name: "State" }).fill("IL");
+    await page.getByRole("textbox", { name: "ZIP code" }).fill("62704");
+    await page.getByRole("button", { name: "Save profile" }).click();
+    await page.getByText("Your business profile is saved.").waitFor();
+
+    const attentionRead = page.waitForResponse((response) =>
+      response.url().endsWith("/app/api/v1/attention"),
+    );
+    await screens.open("/", "Overview");
+    await attentionRead;
+    await page.getByRole("heading", { name: "Needs attention" }).waitFor();
+    await settled(page);
+    assert.equal(await page.getByText("Your cards print without a return address").count(), 0);
   });
 
   it("on a phone, wide tables scroll sideways inside the page, with a scrollbar and a shade where columns hide", async () => {
