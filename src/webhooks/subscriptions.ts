@@ -154,8 +154,11 @@ export function createSubscriptionService(deps: {
   db: Queryable;
   clock: Clock;
   guard: TargetGuard;
+  /** The detail a refused target URL answers; by default the guard's caller reason. */
+  refusalDetail?: (refusal: BlockedTargetError) => string;
 }): SubscriptionService {
   const { db, clock, guard } = deps;
+  const refusalDetail = deps.refusalDetail ?? ((refusal: BlockedTargetError) => refusal.callerReason);
 
   const assertEvent = (event: string | null | undefined): string => {
     const value = event ?? LEAD_CREATED;
@@ -174,7 +177,7 @@ export function createSubscriptionService(deps: {
       // The precise reason (which of "does not resolve" and "not public", and the address) is
       // the operator's, in the log; the caller reads the guard's caller reason.
       if (error.reason !== error.callerReason) log.info({ reason: error.reason }, "webhook target refused");
-      throw subscribeFailed(error.callerReason);
+      throw subscribeFailed(refusalDetail(error));
     }
   };
 

@@ -27,10 +27,13 @@ export class BlockedTargetError extends Error {
    * @param reason the full reason, for logs and the operator's delivery log
    * @param callerReason what an API caller may read: the same words whether a name does not
    *   resolve or resolves to a private address (else any key could map internal host names)
+   * @param hostNotPublic the host name, when that is why: refused for not resolving to a public
+   *   address (the app words this case for a person)
    */
   constructor(
     readonly reason: string,
     readonly callerReason: string = reason,
+    readonly hostNotPublic?: string,
   ) {
     super(reason);
     this.name = "BlockedTargetError";
@@ -100,17 +103,17 @@ export function createTargetGuard(options: {
     try {
       answers = await resolver(hostname);
     } catch {
-      throw new BlockedTargetError(`target host ${hostname} does not resolve`, callerReason);
+      throw new BlockedTargetError(`target host ${hostname} does not resolve`, callerReason, hostname);
     }
     if (answers.length === 0) {
-      throw new BlockedTargetError(`target host ${hostname} does not resolve`, callerReason);
+      throw new BlockedTargetError(`target host ${hostname} does not resolve`, callerReason, hostname);
     }
     // Every answer, not the first: a name with one public and one private address is refused.
     for (const answer of answers) {
       try {
         assertAddressAllowed(hostname, answer.address);
       } catch (error) {
-        throw new BlockedTargetError((error as BlockedTargetError).reason, callerReason);
+        throw new BlockedTargetError((error as BlockedTargetError).reason, callerReason, hostname);
       }
     }
     return answers;

@@ -107,6 +107,14 @@ describe(`app API: Developers → Webhooks (${databaseLabel})`, () => {
       assert.equal(refused.body.error.code, "subscribe_failed", url);
       assert.match(refused.body.error.message, reason, url);
     }
+    // A host that is private and one that does not resolve read alike, in a contractor's words.
+    for (const host of ["inner.test", "nowhere.test"]) {
+      const refused = await add(`https://${host}/x`);
+      assert.equal(
+        refused.body.error.message,
+        `We could not reach ${host} on the public internet. Check the address is your CRM's public URL, not a local or private one.`,
+      );
+    }
     const tooLong = await add(`https://receiver.test/${"a".repeat(2100)}`);
     assert.equal(tooLong.status, 422);
     assert.ok(!(await list()).some((s) => !String(s.target_url).startsWith("https://receiver.test")));

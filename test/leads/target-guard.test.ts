@@ -110,6 +110,22 @@ describe("webhook target guard (allow-list off)", () => {
     await refused("https://nowhere.example.com/", /does not resolve/);
   });
 
+  it("names the host when it does not resolve to a public address, and only then", async () => {
+    const hostOfRefusal = async (url: string) => {
+      try {
+        await registrationCheck(guard, url);
+      } catch (error) {
+        assert.ok(error instanceof BlockedTargetError, String(error));
+        return error.hostNotPublic;
+      }
+      assert.fail(`${url} was accepted`);
+    };
+    assert.equal(await hostOfRefusal("https://nowhere.example.com/"), "nowhere.example.com");
+    assert.equal(await hostOfRefusal("https://mixed.example.com/"), "mixed.example.com");
+    assert.equal(await hostOfRefusal("http://hooks.example.com/"), undefined);
+    assert.equal(await hostOfRefusal("https://127.0.0.1/"), undefined);
+  });
+
   it("checks IP literals in every spelling without resolving them", async () => {
     for (const url of [
       "https://127.0.0.1/",

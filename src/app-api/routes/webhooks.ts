@@ -10,6 +10,7 @@ import {
   queueTestDelivery,
 } from "../../webhooks/app-webhooks.ts";
 import { createSubscriptionService, MAX_TARGET_URL_LENGTH } from "../../webhooks/subscriptions.ts";
+import type { BlockedTargetError } from "../../webhooks/target-guard.ts";
 import type { AppApiContext } from "../context.ts";
 import { sessionOf } from "../session-guard.ts";
 
@@ -17,6 +18,16 @@ const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 })
 
 /** Send test presses one endpoint takes (docs/webhooks.md). */
 export const TEST_PRESSES_PER_ENDPOINT = { limit: 10, windowSeconds: 600 };
+
+/**
+ * A refused endpoint as the contractor reads it: the developer API's "does not resolve to a public
+ * address" is a developer's wording. The same words whether the host does not resolve or resolves
+ * to a private address, as there (no probing of internal names).
+ */
+function refusalInWords(refusal: BlockedTargetError): string {
+  if (refusal.hostNotPublic === undefined) return refusal.callerReason;
+  return `We could not reach ${refusal.hostNotPublic} on the public internet. Check the address is your CRM's public URL, not a local or private one.`;
+}
 
 /** A subscription with its signing secret, which this one answer shows. */
 const SubscriptionWithSecret = Type.Object(
@@ -36,7 +47,12 @@ const SubscriptionWithSecret = Type.Object(
 export function registerWebhookRoutes(app: FastifyInstance, ctx: AppApiContext): void {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
   const { db, clock } = ctx;
-  const subscriptions = createSubscriptionService({ db, clock, guard: ctx.webhookTargetGuard });
+  const subscriptions = createSubscriptionService({
+    db,
+    clock,
+    guard: ctx.webhookTargetGuard,
+    refusalDetail: refusalInWords,
+  });
   const owner = { appAccess: "owner" as const };
 
   r.get(
