@@ -555,7 +555,7 @@ function withStoredSteps<T extends { steps?: { delay_days: number; template: Car
   };
 }
 
-export const PROOFS_PER_MINUTE = 60;
+const PROOFS_PER_MINUTE = 60;
 /** One bucket for every screen that draws a proof: the CPU is the same, whichever screen asks. */
 export const PROOF_DRAWINGS = { bucket: "app-proofs", limit: PROOFS_PER_MINUTE, windowSeconds: 60 };
 /** A fit check is a layout without drawing (a few milliseconds): the builder asks on each pause in typing. */
