@@ -70,38 +70,51 @@ export type AddressCheck = { deliverable: true } | { deliverable: false; reason:
 /** A street's house number: digits, or a Wisconsin grid number ("N64W23760 Main St"). */
 const HOUSE_NUMBER = /^\s*(\d|[NSEW]\d+\s*[NSEW]\d)/i;
 
-/** Every problem the offline check finds, in words; empty when the address passes at this level. */
-export function offlineAddressProblems(address: WrittenAddress, level: VerificationLevel): string[] {
-  const problems: string[] = [];
+/**
+ * One problem the offline check finds: the part of the address to correct, and the problem in
+ * words (lower case, to be joined into a sentence). A ZIP that disagrees with the state or city
+ * written is the ZIP's problem, as the words say.
+ */
+export interface AddressProblem {
+  part: keyof WrittenAddress;
+  words: string;
+}
+
+/** Every problem the offline check finds; empty when the address passes at this level. */
+export function offlineAddressProblems(address: WrittenAddress, level: VerificationLevel): AddressProblem[] {
+  const problems: AddressProblem[] = [];
+  const found = (part: keyof WrittenAddress, words: string) => {
+    problems.push({ part, words });
+  };
   const street = text(address.street);
   const city = text(address.city);
   const state = text(address.state)?.toUpperCase();
   const zip = text(address.zip)?.replace(/-\d{4}$/, "");
 
-  if (!street) problems.push("the address has no street");
+  if (!street) found("street", "the address has no street");
   else if (
     level !== "relaxed" &&
     !HOUSE_NUMBER.test(street) &&
     !/\b(P\.?\s*O\.?\s*BOX|BOX)\s*\d/i.test(street)
   ) {
-    problems.push(`the street "${street}" has no house number`);
+    found("street", `the street "${street}" has no house number`);
   }
   if (state !== undefined && !USPS_STATE_CODES.has(state)) {
-    problems.push(`${state} is not a US state code`);
+    found("state", `${state} is not a US state code`);
   }
   const zipPlace = zip && /^\d{5}$/.test(zip) ? zipPlaces.lookup(zip) : undefined;
   if (zip !== undefined && !zipPlace) {
-    problems.push(`ZIP ${zip} does not exist`);
+    found("zip", `ZIP ${zip} does not exist`);
   }
   if (zip === undefined) {
-    if (level === "strict") problems.push("the address has no ZIP");
-    else if (!city || !state) problems.push("the address has no ZIP, and no city and state to find one");
+    if (level === "strict") found("zip", "the address has no ZIP");
+    else if (!city || !state) found("zip", "the address has no ZIP, and no city and state to find one");
     else if (USPS_STATE_CODES.has(state) && zipPlaces.lookupByName(city, state).length === 0) {
-      problems.push(`there is no ${city} in ${state}, and no ZIP`);
+      found("zip", `there is no ${city} in ${state}, and no ZIP`);
     }
   }
   if (zipPlace && state !== undefined && USPS_STATE_CODES.has(state) && zipPlace.state !== state) {
-    problems.push(`ZIP ${zip} is in ${zipPlace.state}, not ${state}`);
+    found("zip", `ZIP ${zip} is in ${zipPlace.state}, not ${state}`);
   }
   if (
     zipPlace &&
@@ -114,7 +127,7 @@ export function offlineAddressProblems(address: WrittenAddress, level: Verificat
     // wrong address. Strict wants the ZIP's own place; relaxed lets the ZIP decide.
     const knownElsewhere = zipPlaces.lookupByName(city, zipPlace.state).length > 0;
     if (level === "strict" || (level === "normal" && knownElsewhere)) {
-      problems.push(`ZIP ${zip} is in ${zipPlace.city}, not ${city}`);
+      found("zip", `ZIP ${zip} is in ${zipPlace.city}, not ${city}`);
     }
   }
   return problems;
@@ -123,5 +136,6 @@ export function offlineAddressProblems(address: WrittenAddress, level: Verificat
 /** The offline check's answer: deliverable, or the problems in one sentence. */
 export function checkAddressOffline(address: WrittenAddress, level: VerificationLevel): AddressCheck {
   const problems = offlineAddressProblems(address, level);
-  return problems.length === 0 ? { deliverable: true } : { deliverable: false, reason: problems.join("; ") };
+  if (problems.length === 0) return { deliverable: true };
+  return { deliverable: false, reason: problems.map((problem) => problem.words).join("; ") };
 }

@@ -3,21 +3,34 @@
  * and the website, so an address no carrier could return mail to, or a website nobody can type, is
  * refused in words on its own field instead of being printed.
  */
-import { offlineAddressProblems } from "../domain/deliverable-address.ts";
+import { type AddressProblem, offlineAddressProblems } from "../domain/deliverable-address.ts";
 import { type ProfilePatch, printedState, type ReturnAddress } from "./organization-profile.ts";
+
+/** What the state field asks for, whether it is empty or holds something else ("Illinois"). */
+const STATE_CODE_WANTED = "Enter the state's two-letter code, e.g. IL";
 
 const REQUIRED_PARTS: [keyof ReturnAddress, string][] = [
   ["street", "Enter the street and number"],
   ["city", "Enter the city"],
-  ["state", "Enter the state's two-letter code, e.g. IL"],
+  ["state", STATE_CODE_WANTED],
   ["postal_code", "Enter the ZIP code"],
 ];
 
-/** The field of the return address a problem of the offline check is about. */
-function fieldOfProblem(problem: string): keyof ReturnAddress {
-  if (/street|house number/.test(problem)) return "street";
-  if (/not a US state code/.test(problem)) return "state";
-  return "postal_code";
+/** The return address's field for each part of an address the offline check reads. */
+const FIELD_OF_PART: Record<AddressProblem["part"], keyof ReturnAddress> = {
+  street: "street",
+  city: "city",
+  state: "state",
+  zip: "postal_code",
+};
+
+/**
+ * A problem of the offline check as its field shows it, as a sentence. A state's one problem is
+ * not being a USPS code: its field asks for one, as when it is empty.
+ */
+function wordsOnField(problem: AddressProblem): string {
+  if (problem.part === "state") return STATE_CODE_WANTED;
+  return problem.words.charAt(0).toUpperCase() + problem.words.slice(1);
 }
 
 /**
@@ -34,9 +47,7 @@ function returnAddressProblems(address: ReturnAddress): Record<string, string> {
   const problems: Record<string, string> = {};
   const written = { street: address.street, state: printedState(address.state), zip: address.postal_code };
   for (const problem of offlineAddressProblems(written, "normal")) {
-    const field = `return_address.${fieldOfProblem(problem)}`;
-    const words = /not a US state code/.test(problem) ? "Use the state's two-letter code, e.g. IL" : problem;
-    problems[field] ??= words.charAt(0).toUpperCase() + words.slice(1);
+    problems[`return_address.${FIELD_OF_PART[problem.part]}`] ??= wordsOnField(problem);
   }
   return problems;
 }

@@ -52,7 +52,7 @@ describe(`app API: the business profile refuses a return address or website no c
       "return_address.postal_code": "ZIP 62704 is in IL, not TX",
     });
     assert.deepEqual(await refusedFields({ return_address: { ...GOOD, state: "Illinois" } }), {
-      "return_address.state": "Use the state's two-letter code, e.g. IL",
+      "return_address.state": "Enter the state's two-letter code, e.g. IL",
     });
     assert.deepEqual(await refusedFields({ return_address: { ...GOOD, street: "Shingle Rd" } }), {
       "return_address.street": 'The street "Shingle Rd" has no house number',

@@ -1,8 +1,11 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import {
+  type AddressProblem,
   checkAddressOffline,
+  offlineAddressProblems,
   type VerificationLevel,
+  type WrittenAddress,
   writtenAddressOf,
 } from "../../src/domain/deliverable-address.ts";
 
@@ -104,6 +107,56 @@ describe("the offline address check before print", () => {
     assert.deepEqual(checkAddressOffline(writtenAddressOf("12 Main St, TX 10001", {}), "normal"), {
       deliverable: false,
       reason: "ZIP 10001 is in NY, not TX",
+    });
+  });
+
+  test("each problem names the part of the address to correct, and the card's reason joins their words", () => {
+    const SPRINGFIELD = { street: "412 Maple Ave", city: "Springfield", state: "IL", zip: "62704" };
+    const cases: [WrittenAddress, VerificationLevel, AddressProblem[]][] = [
+      [
+        { ...SPRINGFIELD, street: undefined },
+        "normal",
+        [{ part: "street", words: "the address has no street" }],
+      ],
+      [
+        { ...SPRINGFIELD, street: "Maple Ave" },
+        "normal",
+        [{ part: "street", words: 'the street "Maple Ave" has no house number' }],
+      ],
+      [
+        { ...SPRINGFIELD, state: "Illinois" },
+        "normal",
+        [{ part: "state", words: "ILLINOIS is not a US state code" }],
+      ],
+      [{ ...SPRINGFIELD, zip: "00000" }, "normal", [{ part: "zip", words: "ZIP 00000 does not exist" }]],
+      [{ ...SPRINGFIELD, zip: undefined }, "strict", [{ part: "zip", words: "the address has no ZIP" }]],
+      [
+        { street: "412 Maple Ave", zip: undefined },
+        "normal",
+        [{ part: "zip", words: "the address has no ZIP, and no city and state to find one" }],
+      ],
+      [
+        { ...SPRINGFIELD, city: "Zzyzxville", zip: undefined },
+        "normal",
+        [{ part: "zip", words: "there is no Zzyzxville in IL, and no ZIP" }],
+      ],
+      [{ ...SPRINGFIELD, state: "TX" }, "normal", [{ part: "zip", words: "ZIP 62704 is in IL, not TX" }]],
+      [
+        { street: "100 Main St", city: "Austin", state: "TX", zip: "75201" },
+        "normal",
+        [{ part: "zip", words: "ZIP 75201 is in Dallas, not Austin" }],
+      ],
+    ];
+    for (const [address, level, problems] of cases) {
+      assert.deepEqual(offlineAddressProblems(address, level), problems, JSON.stringify(address));
+    }
+    assert.deepEqual(offlineAddressProblems({ ...SPRINGFIELD, state: "ZZ", zip: "00000" }, "normal"), [
+      { part: "state", words: "ZZ is not a US state code" },
+      { part: "zip", words: "ZIP 00000 does not exist" },
+    ]);
+    assert.deepEqual(checkAddressOffline({ ...SPRINGFIELD, state: "ZZ", zip: "00000" }, "normal"), {
+      deliverable: false,
+      reason: "ZZ is not a US state code; ZIP 00000 does not exist",
     });
   });
 });
