@@ -18,6 +18,7 @@ import {
 import { createMailer, type Mailer } from "../../src/mail/mailer.ts";
 import { createRenderPool, type Renderer } from "../../src/render/renderer.ts";
 import type { HostResolver } from "../../src/webhooks/target-guard.ts";
+import { openDatabaseFromTemplate, PGLITE_TEMPLATE_ON } from "./pglite-template.ts";
 
 export const ADMIN_TOKEN = "test-admin-token-0123456789";
 
@@ -57,8 +58,9 @@ export interface TestContext {
 }
 
 /**
- * Opens a fresh database (in-memory PGlite, or a new schema on TEST_DATABASE_URL), migrated to the
- * latest version, or through `migrations` only when given.
+ * Opens a fresh database (PGlite copied from a migrated template, see pglite-template.ts; or a new
+ * schema on TEST_DATABASE_URL), migrated to the latest version, or through `migrations` only when
+ * given (then PGlite starts in memory from initdb).
  */
 export async function openTestDatabase(options: { migrations?: Migration[] } = {}): Promise<{
   database: Database;
@@ -66,6 +68,10 @@ export async function openTestDatabase(options: { migrations?: Migration[] } = {
   drop(): Promise<void>;
 }> {
   if (!TEST_DATABASE_URL) {
+    if (PGLITE_TEMPLATE_ON && !options.migrations) {
+      const copy = await openDatabaseFromTemplate();
+      return { ...copy, schema: undefined };
+    }
     // PGlite behind its thread, as the default start runs it; PGLITE_THREAD=off on the calling thread.
     const database = await openDatabase({ pgliteThread: process.env.PGLITE_THREAD !== "off" });
     await migrate(database.db, options.migrations);

@@ -1,0 +1,135 @@
+/**
+ * A migrated PGlite cluster made once and copied for every test database. A fresh in-memory PGlite
+ * runs initdb and then every migration: 3-10 s a database on a 2-core VM, hundreds of times a run.
+ * Copying a migrated cluster's files (~40 MB) and opening them takes a fraction of that. The
+ * template is made by migrating from nothing, so every run still applies each migration once; its
+ * name is a hash of the migrations' own text and PGlite's version, so an edited migration makes a
+ * new one. The copies live on disk beside it, written without fsync, and are removed on drop (and,
+ * if a test process was killed, by the next process that finds them).
+ * TEST_PGLITE_TEMPLATE=off opens each database in memory from initdb, as before.
+ */
+import { createHash, randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from "node:fs";
+import { createRequire } from "node:module";
+import os from "node:os";
+import path from "node:path";
+import { copyClusterFiles } from "../../src/db/cluster-snapshot.ts";
+import { type Database, openDatabase } from "../../src/db/database.ts";
+import { loadMigrations, type Migration, migrate } from "../../src/db/migrate.ts";
+
+export const PGLITE_TEMPLATE_ON = process.env.TEST_PGLITE_TEMPLATE !== "off";
+
+const ROOT = path.join(os.tmpdir(), "porchlight-test-pglite");
+const COPY_PREFIX = "db-";
+/** A template of other migrations left by an earlier checkout is removed once this old. */
+const STALE_TEMPLATE_MS = 60 * 60_000;
+
+const pgliteThread = () => process.env.PGLITE_THREAD !== "off";
+const ownCopies = new Set<string>();
+let template: Promise<string> | undefined;
+
+/** Opens a database copied from the migrated template; its `drop` closes it and removes its files. */
+export async function openDatabaseFromTemplate(): Promise<{ database: Database; drop(): Promise<void> }> {
+  template ??= ensureTemplate();
+  const templateDir = await template;
+  const dataDir = path.join(ROOT, `${COPY_PREFIX}${process.pid}-${randomBytes(6).toString("hex")}`);
+  ownCopies.add(dataDir);
+  copyClusterFiles(templateDir, dataDir);
+  const database = await openDatabase({ dataDir, pgliteThread: pgliteThread(), embeddedSync: false });
+  // Nothing to apply unless the template is behind; cheap either way.
+  await migrate(database.db);
+  return {
+    database,
+    drop: async () => {
+      await database.close().catch(() => undefined);
+      removeCopy(dataDir);
+    },
+  };
+}
+
+function removeCopy(dataDir: string): void {
+  rmSync(dataDir, { recursive: true, force: true });
+  ownCopies.delete(dataDir);
+}
+
+process.on("exit", () => {
+  for (const dataDir of ownCopies) rmSync(dataDir, { recursive: true, force: true });
+});
+
+async function ensureTemplate(): Promise<string> {
+  mkdirSync(ROOT, { recursive: true });
+  removeCopiesOfDeadProcesses();
+  const migrations = await loadMigrations();
+  const name = `template-${templateHash(migrations)}`;
+  const templateDir = path.join(ROOT, name);
+  if (existsSync(path.join(templateDir, "PG_VERSION"))) return templateDir;
+  removeStaleTemplates(name);
+  // Built aside and renamed into place, so a process never opens half a template; when two
+  // processes build at once, the first rename wins and the other's copy is dropped.
+  const building = path.join(ROOT, `building-${process.pid}-${randomBytes(4).toString("hex")}`);
+  mkdirSync(building, { mode: 0o700 });
+  const database = await openDatabase({
+    dataDir: building,
+    pgliteThread: pgliteThread(),
+    embeddedSync: false,
+  });
+  try {
+    await migrate(database.db, migrations);
+  } finally {
+    await database.close();
+  }
+  try {
+    renameSync(building, templateDir);
+  } catch {
+    rmSync(building, { recursive: true, force: true });
+  }
+  return templateDir;
+}
+
+function templateHash(migrations: Migration[]): string {
+  const hash = createHash("sha256");
+  hash.update(pgliteVersion());
+  for (const migration of migrations) {
+    hash.update(migration.version);
+    hash.update("statements" in migration ? migration.statements : String(Object.values(migration)));
+  }
+  return hash.digest("hex").slice(0, 16);
+}
+
+/** PGlite's version, from its package.json (its exports do not include that file). */
+function pgliteVersion(): string {
+  let dir = path.dirname(createRequire(import.meta.url).resolve("@electric-sql/pglite"));
+  while (dir !== path.dirname(dir)) {
+    const file = path.join(dir, "package.json");
+    if (existsSync(file)) {
+      const manifest = JSON.parse(readFileSync(file, "utf8"));
+      if (manifest.name === "@electric-sql/pglite") return manifest.version;
+    }
+    dir = path.dirname(dir);
+  }
+  throw new Error("PGlite's package.json was not found");
+}
+
+function removeCopiesOfDeadProcesses(): void {
+  for (const entry of readdirSync(ROOT)) {
+    const pid = Number(/^(?:db|building)-(\d+)-/.exec(entry)?.[1]);
+    if (pid && !isAlive(pid)) rmSync(path.join(ROOT, entry), { recursive: true, force: true });
+  }
+}
+
+function removeStaleTemplates(current: string): void {
+  for (const entry of readdirSync(ROOT)) {
+    if (!entry.startsWith("template-") || entry === current) continue;
+    const dir = path.join(ROOT, entry);
+    if (Date.now() - statSync(dir).mtimeMs > STALE_TEMPLATE_MS) rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
