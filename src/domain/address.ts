@@ -1,4 +1,5 @@
 import parser, { type ParsedLocation } from "parse-address";
+import { spelledOutLeadingType } from "./street-type-names.ts";
 import { zipPlaces } from "./zip-places.ts";
 
 /**
@@ -142,9 +143,23 @@ function isPoBox(parsed: ParsedLocation): boolean {
 
 function streetLine(parsed: ParsedLocation): string {
   if (isPoBox(parsed) && !parsed.street) return `PO BOX ${fold(parsed.sec_unit_num)}`.trim();
-  const words = [parsed.number, parsed.prefix, parsed.street, parsed.type, parsed.suffix].map(fold);
+  const name = withLeadingTypeSpelledOut(fold(parsed.street));
+  const words = [fold(parsed.number), fold(parsed.prefix), name, fold(parsed.type), fold(parsed.suffix)];
   const unit = unitText(parsed);
   return [...words, unit].filter(Boolean).join(" ");
+}
+
+/**
+ * "AVE OF THE AMERICAS" → "AVENUE OF THE AMERICAS", "MT VERNON" → "MOUNT VERNON": a street type
+ * opening a name of more than one word is a word of the name, spelled in full as Publication 28
+ * writes it, so "Ave of the Americas" and "Avenue of the Americas" key alike. A one-word name is
+ * left as written ("Park Ave", "Circle Dr"). Stored keys are re-keyed by migration 0430.
+ */
+function withLeadingTypeSpelledOut(name: string): string {
+  const space = name.indexOf(" ");
+  if (space < 0) return name;
+  const spelledOut = spelledOutLeadingType(name.slice(0, space));
+  return spelledOut ? spelledOut + name.slice(space) : name;
 }
 
 function stateFromZip(zip: string): string {
@@ -480,9 +495,20 @@ function misreadsStreet(reading: Address, written: StreetBeforeLocality): boolea
   // The town read is not at the end of the text before the state: it is the state ("TX TX 78701").
   if (!` ${head}`.endsWith(` ${reading.city}`)) return true;
   const cityWords = reading.city.split(" ");
-  if (!cityWords.every(isStreetWord)) return false;
+  if (!cityWords.every(isStreetWord) && !isTypeAlone(reading.street)) return false;
   const commaBeforeCity = new RegExp(`,[\\s.]*${cityWords.map(escapeRegExp).join("[\\s.,-]+")}[\\s.]*$`, "i");
   return !commaBeforeCity.test(written.head);
+}
+
+/**
+ * A street line that is a house number, maybe a direction, and a street type ("2 AVE", "5 N VIA"):
+ * the parser cut a name that opens with its type ("Ave of the Americas, NY 10036") after the type
+ * and read the rest as the town.
+ */
+function isTypeAlone(street: string): boolean {
+  const words = street.split(" ").slice(1);
+  if (words.length === 2 && isDirectionWord(words[0] as string)) words.shift();
+  return words.length === 1 && isStreetTypeWord(words[0] as string);
 }
 
 const wordsOf = (text: string) => text.match(/[\p{L}\p{N}]+/gu)?.length ?? 0;
