@@ -4,6 +4,7 @@ import { fileURLToPath } from "node:url";
 import type { DataMigration } from "./data-migration.ts";
 import { streetTypeKeys } from "./data-migration-0410-street-type-keys.ts";
 import { wholeStreetKeys } from "./data-migration-0420-whole-street-keys.ts";
+import { leadingStreetTypeKeys } from "./data-migration-0430-leading-street-type-keys.ts";
 import { type Queryable, queryRows, sql } from "./database.ts";
 
 export const MIGRATIONS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../migrations");
@@ -20,7 +21,11 @@ export interface SqlMigration {
 export type Migration = SqlMigration | DataMigration;
 
 /** The migrations written in TypeScript (src/db/data-migration.ts), each at its version. */
-export const DATA_MIGRATIONS: readonly DataMigration[] = [streetTypeKeys, wholeStreetKeys];
+export const DATA_MIGRATIONS: readonly DataMigration[] = [
+  streetTypeKeys,
+  wholeStreetKeys,
+  leadingStreetTypeKeys,
+];
 
 /** The SQL files of `dir` and the data migrations, in version order (one numbering for both). */
 export async function loadMigrations(
