@@ -1,6 +1,6 @@
 import { isDirectionWord, isStreetTypeWord, normalizeAddress } from "../domain/address.ts";
 import { keyParts } from "../domain/same-home.ts";
-import { leadingTypeAbbreviations, spelledOutLeadingType } from "../domain/street-type-names.ts";
+import { spelledOutLeadingType } from "../domain/street-type-names.ts";
 import type { DataMigration } from "./data-migration.ts";
 import { KEY_COLUMNS, rekeyStoredAddresses } from "./data-migration-rekeying.ts";
 import { type Queryable, queryRows, sql } from "./database.ts";
@@ -12,12 +12,12 @@ import { type Queryable, queryRows, sql } from "./database.ts";
  * now `2 AVENUE OF THE AMERICAS, …`, the key "2 Avenue of the Americas" always had. docs/addresses.md
  * tells the rule. The rows move as 0410's and 0420's do (data-migration-rekeying.ts).
  *
- * Cheap at a million rows, as they are: split_part, no regular expression. Candidates are keys
- * whose street opens (after the number and a direction) with an abbreviation the parser now spells
- * out, followed by another word; and keys with a town whose street is a number, maybe a direction,
- * and a street type alone (one pass finds those words). Only their texts are parsed again, and a
- * key changes only into that correction: the same state and ZIP, the leading type spelled out, and
- * any words added to the street taken from the start of the old town.
+ * Cheap at a million rows, as they are: split_part, no regular expression, and one pass first finds
+ * the stored words that matter. Candidates are keys whose street opens (after the number and a
+ * direction) with an abbreviation the parser now spells out, followed by another word; and keys
+ * with a locality whose street is a number, maybe a direction, and a street type alone. Only their
+ * texts are parsed again, and a key changes only into that correction: the same state and ZIP, the
+ * leading type spelled out, and any words added to the street taken from the start of the old town.
  */
 export const leadingStreetTypeKeys: DataMigration = {
   version: "0430_leading_street_type_keys",
@@ -30,44 +30,62 @@ const DIRECTIONS = ["N", "S", "E", "W", "NE", "NW", "SE", "SW"];
 function keyShape(column: string) {
   const street = `split_part(${column}, ', ', 1)`;
   const word = (n: number) => `split_part(${street}, ' ', ${n})`;
-  return { locality: `split_part(${column}, ', ', 2)`, second: word(2), third: word(3), fourth: word(4) };
+  const afterDirection = `${word(2)} IN (${DIRECTIONS.map((direction) => `'${direction}'`).join(", ")})`;
+  return {
+    locality: `split_part(${column}, ', ', 2)`,
+    // The name's first word (after the number and a direction), when another word follows it.
+    leadingWord: `CASE WHEN ${afterDirection} THEN CASE WHEN ${word(4)} <> '' THEN ${word(3)} END
+                       WHEN ${word(3)} <> '' THEN ${word(2)} END`,
+    // The one word of a street that is a number, maybe a direction, and that word ("2 AVE", "5 N VIA").
+    loneWord: `CASE WHEN ${word(3)} = '' THEN ${word(2)}
+                    WHEN ${word(4)} = '' AND ${afterDirection} THEN ${word(3)} END`,
+  };
 }
 
-/** The word after the number (and a direction) of a street that is no more than that: "2 AVE", "5 N VIA". */
-function loneWord(column: string): string {
-  const key = keyShape(column);
-  return `CASE WHEN ${key.third} = '' THEN ${key.second}
-               WHEN ${key.fourth} = '' AND ${key.second} IN (${DIRECTIONS.map((d) => `'${d}'`).join(", ")})
-               THEN ${key.third} END`;
+interface CandidateWords {
+  /** Leading words of stored streets that are now spelled out ("AVE", "MT"). */
+  abbreviations: string[];
+  /** Lone words of stored streets with a locality that the parser reads as a street type. */
+  typeWords: string[];
 }
 
-/** The lone words of stored streets with a locality that the parser reads as a street type. */
-async function loneStreetTypeWords(tx: Queryable): Promise<string[]> {
-  const scans = KEY_COLUMNS.map(
-    ([table, column]) =>
-      `SELECT ${loneWord(column)} AS word FROM ${table} WHERE ${keyShape(column).locality} <> ''`,
-  );
-  const rows = await queryRows<{ word: string | null }>(
+/**
+ * One pass over the stored keys finds their names' leading words and their lone words; only those
+ * now spelled out or read as a street type select rows, so the candidates' condition compares a
+ * word with a few others (against every abbreviation it took 10 s at a million keys).
+ */
+async function storedCandidateWords(tx: Queryable): Promise<CandidateWords> {
+  const scans = KEY_COLUMNS.map(([table, column]) => {
+    const key = keyShape(column);
+    return `SELECT ${key.leadingWord} AS leading_word,
+                   CASE WHEN ${key.locality} <> '' THEN ${key.loneWord} END AS lone_word
+            FROM ${table}`;
+  });
+  const rows = await queryRows<{ leading_word: string | null; lone_word: string | null }>(
     tx,
-    sql.raw(`SELECT DISTINCT word FROM (${scans.join(" UNION ALL ")}) AS words WHERE word IS NOT NULL`),
+    sql.raw(`SELECT DISTINCT leading_word, lone_word FROM (${scans.join(" UNION ALL ")}) AS words
+             WHERE leading_word IS NOT NULL OR lone_word IS NOT NULL`),
   );
-  return rows.flatMap((row) => (row.word && isStreetTypeWord(row.word) ? [row.word] : []));
+  const distinct = (words: (string | null)[]) => [...new Set(words.filter((word) => word !== null))];
+  return {
+    abbreviations: distinct(rows.map((row) => row.leading_word)).filter((word) =>
+      spelledOutLeadingType(word),
+    ),
+    typeWords: distinct(rows.map((row) => row.lone_word)).filter(isStreetTypeWord),
+  };
 }
 
-function candidate(column: string, typeWords: string[]) {
+function candidate(column: string, { abbreviations, typeWords }: CandidateWords) {
   const key = keyShape(column);
-  const abbreviations = sql.param(leadingTypeAbbreviations());
-  const directions = sql.param(DIRECTIONS);
-  const [second, third, fourth] = [key.second, key.third, key.fourth].map((word) => sql.raw(word));
-  return sql`(${second} = ANY(${abbreviations}::text[]) AND ${third} <> '')
-    OR (${second} = ANY(${directions}::text[]) AND ${third} = ANY(${abbreviations}::text[]) AND ${fourth} <> '')
-    OR (${sql.raw(key.locality)} <> '' AND ${sql.raw(loneWord(column))} = ANY(${sql.param(typeWords)}::text[]))`;
+  return sql`${sql.raw(key.leadingWord)} = ANY(${sql.param(abbreviations)}::text[])
+    OR (${sql.raw(key.locality)} <> '' AND ${sql.raw(key.loneWord)} = ANY(${sql.param(typeWords)}::text[]))`;
 }
 
 async function rekeyLeadingStreetTypes(tx: Queryable): Promise<void> {
-  const typeWords = await loneStreetTypeWords(tx);
+  const words = await storedCandidateWords(tx);
+  if (words.abbreviations.length === 0 && words.typeWords.length === 0) return;
   await rekeyStoredAddresses(tx, {
-    candidate: (column) => candidate(column, typeWords),
+    candidate: (column) => candidate(column, words),
     rekeyed: leadingStreetTypeKey,
   });
 }

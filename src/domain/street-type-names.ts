@@ -54,6 +54,3 @@ const nameOfAbbreviation = new Map(
 
 /** The full name of a street type abbreviated as a street's first word ("AVE" → "AVENUE"), else undefined. */
 export const spelledOutLeadingType = (word: string): string | undefined => nameOfAbbreviation.get(word);
-
-/** Every abbreviation `spelledOutLeadingType` spells out, upper case. */
-export const leadingTypeAbbreviations = (): string[] => [...nameOfAbbreviation.keys()];

@@ -691,6 +691,32 @@ describe(`POST /api/v1/conversions (${databaseLabel})`, () => {
       }
     });
 
+    it("matches a card mailed to a street whose name opens with a street type, written another way", async () => {
+      // "Ave of the Americas" kept AVE where "Avenue of the Americas" kept AVENUE, and without the
+      // town "of the Americas" was read as the town (2 AVE, OF THE AMERICAS NY 10036).
+      const cases: [string, string, string][] = [
+        ["2 Avenue of the Americas, New York, NY 10036", "2 Ave of the Americas, New York NY 10036", "high"],
+        [
+          "2 Ave. of the Americas, New York, NY 10036",
+          "2 avenue of the americas, new york, ny 10036",
+          "high",
+        ],
+        ["2 Ave of the Americas, NY 10036", "2 Avenue of the Americas, New York, NY 10036", "medium"],
+        [
+          "300 Blvd of the Allies, Pittsburgh, PA 15222",
+          "300 Boulevard of the Allies, Pittsburgh, PA 15222",
+          "high",
+        ],
+      ];
+      for (const [mailed, sent, confidence] of cases) {
+        const org = await orgMailedTo(mailed);
+        const response = await conversion(ctx, org.key, { address: sent, deal_id: "d-4" });
+        assert.equal(response.body.matched, true, `${mailed} ← ${sent}: ${response.text}`);
+        assert.equal(response.body.campaign_id, org.mailing.campaign_id);
+        assert.equal(response.body.match_confidence, confidence, `${mailed} ← ${sent}`);
+      }
+    });
+
     it("never matches the same street in another town, or a street with no locality in common", async () => {
       const cases: [string, string][] = [
         ["600 Touch Ln, Springfield, IL 62704", "600 Touch Ln, Chicago, IL 60601"],

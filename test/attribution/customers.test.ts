@@ -54,6 +54,21 @@ describe(`POST /api/v1/customers/webhook (${databaseLabel})`, () => {
     assert.deepEqual(sameHome.body, { added: 0, total: 2 });
   });
 
+  it("registers a street whose name opens with a street type once, however the type is written", async () => {
+    const org = await createOrg(ctx);
+    const first = await customers(ctx, org.key, { address: "2 Avenue of the Americas, New York, NY 10036" });
+    assert.deepEqual(first.body, { added: 1, total: 1 });
+    const again = await customers(ctx, org.key, {
+      addresses: [
+        "2 Ave of the Americas, New York NY 10036",
+        "2 Ave. of the Americas, New York, NY 10036-1234",
+      ],
+    });
+    assert.deepEqual(again.body, { added: 0, total: 1 });
+    const otherAvenue = await customers(ctx, org.key, { address: "2 Ave A, New York, NY 10009" });
+    assert.deepEqual(otherAvenue.body, { added: 1, total: 2 });
+  });
+
   it("keeps organizations apart", async () => {
     const a = await createOrg(ctx);
     const b = await createOrg(ctx);
