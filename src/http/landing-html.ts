@@ -40,6 +40,8 @@ textarea{min-height:6rem}
 button{margin-top:1.25rem;width:100%;padding:.85rem;font:inherit;font-weight:700;color:#fff;background:#1d4ed8;border:0;border-radius:.5rem}
 .mailed .headline{font-size:1.15rem;font-weight:700;margin:0}
 .mailed .offer{font-weight:700;color:#9a3412;margin:.5rem 0 0}
+.mailed-to p{margin:0}
+.mailed-to .muted{margin-bottom:.25rem}
 .error{background:#fde8e8;color:#9b1c1c;border-radius:.5rem;padding:.75rem;margin-bottom:1rem}
 `;
 

@@ -146,7 +146,7 @@ export function renderLandingPage(
   const body = `${brandHeader(business)}
 <h1>${escapeHtml(greeting)} let's talk about your home.</h1>
 ${card}
-<div class="card"><p class="muted">This card was mailed to</p><p><strong>${escapeHtml(context.streetLine)}</strong></p></div>
+<div class="card mailed-to"><p class="muted">This card was mailed to</p><p><strong>${escapeHtml(context.streetLine)}</strong></p></div>
 <form class="card" method="post" action="${escapeHtml(options.action)}">
 ${error}<div class="row">
 <div>${textInput("first_name", "First name", "text", values, SUBMISSION_LIMITS.first_name, ' required autocomplete="given-name"')}</div>
