@@ -151,7 +151,7 @@ describe("the contractor's web app in a browser", () => {
     await checkScreen("developers-new-key", "desktop");
     await checkStructure("developers-new-key", "desktop");
     await dialog.getByRole("button", { name: "Done" }).click();
-    await page.getByRole("cell", { name: "CRM", exact: true }).waitFor();
+    await page.getByRole("cell").getByText("CRM", { exact: true }).waitFor();
   });
 
   it("an event sent with that key shows as a sample marked as bound to no automation, without a reload", async () => {

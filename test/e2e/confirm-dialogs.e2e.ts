@@ -150,7 +150,7 @@ describe("confirm dialogs while their request is in flight", () => {
     const passing = await failThenHold(confirm, "DELETE", /\/keys\/[^/]+$/, "revoke-key");
     passing.release();
     await confirm.dialog.waitFor({ state: "hidden" });
-    await page.getByRole("cell", { name: "Old CRM", exact: true }).waitFor({ state: "detached" });
+    await page.getByRole("cell").getByText("Old CRM", { exact: true }).waitFor({ state: "detached" });
     await waitForFocusOn(
       page.getByRole("button", { name: "Create API key" }).first(),
       "Create API key, the revoked key's row gone,",

@@ -91,7 +91,7 @@ describe("form dialogs that create something shown once, while their request is 
     assert.match((await shown.getByLabel("New API key", { exact: true }).textContent()) ?? "", /\S{20,}/);
     await shown.getByRole("button", { name: "Done" }).click();
     await shown.waitFor({ state: "hidden" });
-    await page.getByRole("cell", { name: "Held CRM", exact: true }).waitFor();
+    await page.getByRole("cell").getByText("Held CRM", { exact: true }).waitFor();
   });
 
   it("Add endpoint stays open while the endpoint is added, then shows its signing secret", async () => {

@@ -163,8 +163,8 @@ describe("keys, team, logo and password reset in the browser", () => {
     await checkScreen(owner, "developers-revoke-key", "desktop");
     await dialog.getByRole("button", { name: "Revoke key" }).click();
     await dialog.waitFor({ state: "hidden" });
-    await owner.getByRole("cell", { name: "Old CRM", exact: true }).waitFor({ state: "detached" });
-    await owner.getByRole("cell", { name: "Zapier", exact: true }).waitFor();
+    await owner.getByRole("cell").getByText("Old CRM", { exact: true }).waitFor({ state: "detached" });
+    await owner.getByRole("cell").getByText("Zapier", { exact: true }).waitFor();
     // What a key may do is said in words, not in scope code names.
     const keyTable = await owner.locator("[role=region][aria-label='API keys']").innerText();
     assert.doesNotMatch(keyTable, /events:write|import:write|webhooks:inbound/);
@@ -248,7 +248,7 @@ describe("keys, team, logo and password reset in the browser", () => {
     await owner.getByRole("option", { name: "Owner", exact: true }).click();
     await savedOwner;
     await open(member, "/developers?tab=keys", "Developers");
-    await member.getByRole("cell", { name: "Zapier", exact: true }).waitFor();
+    await member.getByRole("cell").getByText("Zapier", { exact: true }).waitFor();
 
     await open(owner, "/settings?tab=team", "Settings");
     await role.click();

@@ -17,16 +17,25 @@ const isDisabled = (element: Element | null | undefined) =>
   (element as (Element & { disabled?: boolean }) | null | undefined)?.disabled === true;
 
 /**
+ * True when what has the focus is a frame around `element` rather than a control: a dialog's focus
+ * trap takes the focus the disabled button let go of onto the dialog itself.
+ */
+const holdsInstead = (element: HTMLElement | null | undefined) => {
+  const active = document.activeElement;
+  return element != null && active !== element && active?.contains(element) === true;
+};
+
+/**
  * After a busy button (disabled while it spins) is done: the focus goes to `target` where the disabled
- * button held it or the browser let it fall to the page, not where the person put it meanwhile. The
- * query library tells React a moment after the request settles, so `target` (the button itself,
- * often) may still be disabled for a frame or two: the move waits for it to be enabled.
+ * button held it or the browser let it fall to the page (or a dialog's frame), not where the person
+ * put it meanwhile. The query library tells React a moment after the request settles, so `target`
+ * (the button itself, often) may still be disabled for a frame or two: the move waits for it.
  */
 export function refocusAfterBusy(target: () => HTMLElement | null | undefined, framesLeft = FRAMES_TO_WAIT) {
   requestAnimationFrame(() => {
     const element = target();
     if (isDisabled(element) && framesLeft > 0) return refocusAfterBusy(target, framesLeft - 1);
-    if (focusIsLost() || isDisabled(document.activeElement)) element?.focus();
+    if (focusIsLost() || isDisabled(document.activeElement) || holdsInstead(element)) element?.focus();
   });
 }
 
@@ -54,4 +63,31 @@ export function focusFirstInvalid(form: HTMLElement | null, framesLeft = FRAMES_
     if (field) field.focus();
     else if (framesLeft > 0) focusFirstInvalid(form, framesLeft - 1);
   });
+}
+
+/**
+ * Focuses what `find` answers once it is on the screen: after a navigation the next screen (its code,
+ * its list) may take a moment, so it is looked for each frame for up to about two seconds.
+ */
+export function focusWhenShown(find: () => HTMLElement | null | undefined, framesLeft = 120) {
+  requestAnimationFrame(() => {
+    const element = find();
+    if (element) element.focus();
+    else if (framesLeft > 0) focusWhenShown(find, framesLeft - 1);
+  });
+}
+
+/**
+ * A ref for a busy button (Mantine's `loading` disables it while it spins, and the focus it held
+ * falls to the page): once `busy` turns false it gets the focus back, unless the person put it
+ * somewhere meanwhile or a failed check gave it to a field (`refocusAfterBusy`).
+ */
+export function useRefocusAfterBusy<T extends HTMLElement = HTMLButtonElement>(busy: boolean) {
+  const button = useRef<T>(null);
+  const wasBusy = useRef(busy);
+  useEffect(() => {
+    if (wasBusy.current && !busy) refocusAfterBusy(() => button.current);
+    wasBusy.current = busy;
+  }, [busy]);
+  return button;
 }

@@ -285,3 +285,7 @@ export function validateAutomation(values: AutomationFormValues) {
   });
   return errors;
 }
+
+/** An automation's link in the Automations list, found by the builder that just saved it to give it the focus. */
+export const automationLinkSelector = (automationId: string) =>
+  `[data-automation-link="${CSS.escape(automationId)}"]`;

@@ -27,6 +27,7 @@ import {
 } from "../../api/developers.ts";
 import { ApiError, isInputRefused } from "../../api/errors.ts";
 import { ConfirmDialog } from "../../ui/ConfirmDialog.tsx";
+import { useRefocusAfterBusy } from "../../ui/focus.ts";
 import { formatDateTime } from "../../ui/format.ts";
 import { useInFlightModal } from "../../ui/in-flight-modal.ts";
 import { ScrollTable } from "../../ui/ScrollTable.tsx";
@@ -82,15 +83,14 @@ export function ApiKeysPanel() {
       ) : (
         <>
           <Group justify="flex-end">{createButton}</Group>
-          <ScrollTable label="API keys" minWidth={640}>
+          {/* What a key may do sits under its name, and its dates under each other, so the table
+              fits a phone whole: spread over five columns, the pinned Revoke covered the Created date. */}
+          <ScrollTable label="API keys" minWidth={340}>
             <Table striped>
               <Table.Thead>
                 <Table.Tr>
-                  <Table.Th>Name</Table.Th>
-                  <Table.Th>Access</Table.Th>
-                  <Table.Th>Created</Table.Th>
-                  <Table.Th>Last used</Table.Th>
-                  <Table.Th>Expires</Table.Th>
+                  <Table.Th>Name and access</Table.Th>
+                  <Table.Th>Dates</Table.Th>
                   <Table.Th data-row-actions>
                     <VisuallyHidden>Actions</VisuallyHidden>
                   </Table.Th>
@@ -99,11 +99,17 @@ export function ApiKeysPanel() {
               <Table.Tbody>
                 {keys.data.keys.map((key) => (
                   <Table.Tr key={key.id}>
-                    <Table.Td>{key.name || "Unnamed key"}</Table.Td>
-                    <Table.Td>{key.scopes ? key.scopes.map(scopeInWords).join(", ") : "Everything"}</Table.Td>
-                    <Table.Td>{when(key.created_at)}</Table.Td>
-                    <Table.Td>{when(key.last_used_at)}</Table.Td>
-                    <Table.Td>{when(key.expires_at)}</Table.Td>
+                    <Table.Td>
+                      <Text size="sm">{key.name || "Unnamed key"}</Text>
+                      <Text size="sm" c="dimmed">
+                        {key.scopes ? key.scopes.map(scopeInWords).join(", ") : "Everything"}
+                      </Text>
+                    </Table.Td>
+                    <Table.Td>
+                      <KeyDate label="Created" value={when(key.created_at)} />
+                      <KeyDate label="Last used" value={when(key.last_used_at)} />
+                      <KeyDate label="Expires" value={when(key.expires_at)} />
+                    </Table.Td>
                     <Table.Td data-row-actions>
                       <Button
                         size="xs"
@@ -132,8 +138,22 @@ export function ApiKeysPanel() {
   );
 }
 
+/** One of a key's dates, named: "Created Dec 1, 2026, 9:14 AM". */
+function KeyDate({ label, value }: { label: string; value: string }) {
+  return (
+    <Text size="sm">
+      <Text span size="sm" c="dimmed">
+        {label}
+      </Text>{" "}
+      {value}
+    </Text>
+  );
+}
+
 function CreateKeyModal({ opened, onClose }: { opened: boolean; onClose: () => void }) {
   const create = useCreateApiKey();
+  // A failure keeps the dialog open: Create key, disabled while it spun, gets the focus back.
+  const createButton = useRefocusAfterBusy(create.isPending);
   const [issued, setIssued] = useState<string | null>(null);
   // A failure no field can show (no connection, the server's own problem): said in the dialog, whose
   // values stay to try again.
@@ -244,7 +264,7 @@ function CreateKeyModal({ opened, onClose }: { opened: boolean; onClose: () => v
               <Button variant="default" onClick={close} disabled={create.isPending}>
                 Cancel
               </Button>
-              <Button type="submit" loading={create.isPending}>
+              <Button ref={createButton} type="submit" loading={create.isPending}>
                 Create key
               </Button>
             </Group>

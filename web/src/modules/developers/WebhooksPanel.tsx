@@ -30,7 +30,7 @@ import {
 } from "../../api/developers.ts";
 import { ApiError, isInputRefused } from "../../api/errors.ts";
 import { ConfirmDialog } from "../../ui/ConfirmDialog.tsx";
-import { focusIsLost } from "../../ui/focus.ts";
+import { focusIsLost, useRefocusAfterBusy } from "../../ui/focus.ts";
 import { formatDateTime } from "../../ui/format.ts";
 import { useInFlightModal } from "../../ui/in-flight-modal.ts";
 import { ScrollTable } from "../../ui/ScrollTable.tsx";
@@ -138,6 +138,7 @@ function SubscriptionCard({
   onDelete: () => void;
 }) {
   const test = useTestSubscription();
+  const sendTestButton = useRefocusAfterBusy(test.isPending);
   const [rotating, setRotating] = useState(false);
   const rotateRef = useRef<HTMLButtonElement>(null);
   const [showAll, setShowAll] = useState(false);
@@ -165,11 +166,17 @@ function SubscriptionCard({
             </Group>
           </Stack>
           <Group gap="xs">
+            {/* Shown disabled while the test is delivered, yet focusable (data-disabled, not disabled):
+                the press's focus comes back to it, rather than falling to the page until the test is done. */}
             <Button
+              ref={sendTestButton}
               size="xs"
               loading={test.isPending}
-              disabled={subscription.test_pending}
-              onClick={() => test.mutate(subscription.id)}
+              data-disabled={subscription.test_pending || undefined}
+              aria-disabled={subscription.test_pending || undefined}
+              onClick={() => {
+                if (!subscription.test_pending) test.mutate(subscription.id);
+              }}
             >
               Send test
             </Button>
@@ -296,6 +303,8 @@ function AddEndpointModal({
         /^https:\/\/\S+$/i.test(value.trim()) ? null : "Enter the full https:// address your CRM gave you",
     },
   });
+  // A failure keeps the dialog open: Add endpoint, disabled while it spun, gets the focus back.
+  const addButton = useRefocusAfterBusy(create.isPending);
   // The signing secret is shown only once: closed while it is added, it would be made and never seen.
   const inFlight = useInFlightModal(create.isPending);
   // A double-click (or Enter pressed twice) creates one, not two of which only the second is shown.
@@ -340,7 +349,7 @@ function AddEndpointModal({
             <Button variant="default" onClick={close} disabled={create.isPending}>
               Cancel
             </Button>
-            <Button type="submit" loading={create.isPending}>
+            <Button ref={addButton} type="submit" loading={create.isPending}>
               Add endpoint
             </Button>
           </Group>

@@ -20,6 +20,7 @@ import {
   useCancelAutomationWaiting,
   useUpdateAutomationSafety,
 } from "../../api/mail-safety.ts";
+import { useRefocusAfterBusy } from "../../ui/focus.ts";
 import { AnchorLink } from "../../ui/links.tsx";
 import { useSingleFlight } from "../../ui/single-flight.ts";
 import { LoadError, Loading } from "../../ui/states.tsx";
@@ -83,6 +84,7 @@ export function AutomationSafetySection({ automationId }: { automationId: string
 
 function SafetyForm({ safety }: { safety: AutomationSafety }) {
   const update = useUpdateAutomationSafety(safety.automation_id);
+  const saveButton = useRefocusAfterBusy(update.isPending);
   const cancelWaiting = useCancelAutomationWaiting(safety.automation_id);
   const [hold, setHold] = useState<number | string>(safety.hold_minutes);
   const [approval, setApproval] = useState(safety.approval_required);
@@ -164,7 +166,7 @@ function SafetyForm({ safety }: { safety: AutomationSafety }) {
       )}
       <CapFields label="Monthly cap of this automation" value={cap} onChange={setCap} error={problem} />
       <Group>
-        <Button variant="light" onClick={save} loading={update.isPending}>
+        <Button ref={saveButton} variant="light" onClick={save} loading={update.isPending}>
           Save safety settings
         </Button>
         {confirmCancel ? (

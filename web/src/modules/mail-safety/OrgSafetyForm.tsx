@@ -3,6 +3,7 @@ import { notifications } from "@mantine/notifications";
 import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { capInWords, type MailSafety, mailSafetyQuery, useUpdateMailSafety } from "../../api/mail-safety.ts";
+import { useRefocusAfterBusy } from "../../ui/focus.ts";
 import { useSingleFlight } from "../../ui/single-flight.ts";
 import { LoadError, Loading } from "../../ui/states.tsx";
 import { CapFields, capPatchOf, capProblem, capValueOf } from "./cap-fields.tsx";
@@ -41,6 +42,7 @@ export function OrgSafetyPanel({ canEdit }: { canEdit: boolean }) {
 
 function OrgSafetyForm({ safety, canEdit }: { safety: MailSafety; canEdit: boolean }) {
   const update = useUpdateMailSafety();
+  const saveButton = useRefocusAfterBusy(update.isPending);
   const [cap, setCap] = useState(capValueOf(safety.organization));
   const [days, setDays] = useState<number | string>(safety.frequency_cap_days);
   const [level, setLevel] = useState<VerificationLevel>(safety.address_verification);
@@ -133,7 +135,12 @@ function OrgSafetyForm({ safety, canEdit }: { safety: MailSafety; canEdit: boole
           </Stack>
         </Radio.Group>
         {canEdit && (
-          <Button onClick={save} loading={update.isPending} style={{ alignSelf: "flex-start" }}>
+          <Button
+            ref={saveButton}
+            onClick={save}
+            loading={update.isPending}
+            style={{ alignSelf: "flex-start" }}
+          >
             Save mail safety
           </Button>
         )}

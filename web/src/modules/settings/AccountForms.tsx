@@ -4,6 +4,7 @@ import { notifications } from "@mantine/notifications";
 import { useNavigate } from "@tanstack/react-router";
 import { ApiError } from "../../api/errors.ts";
 import { type Session, useChangePassword, useSignOutEverywhere, useUpdateMe } from "../../api/session.ts";
+import { useRefocusAfterBusy } from "../../ui/focus.ts";
 import { LeadAlertsSwitch } from "./LeadAlertsSwitch.tsx";
 
 const MIN_PASSWORD_LENGTH = 10;
@@ -12,6 +13,8 @@ const MIN_PASSWORD_LENGTH = 10;
 export function AccountForms({ session }: { session: Session }) {
   const updateMe = useUpdateMe();
   const changePassword = useChangePassword();
+  const saveNameButton = useRefocusAfterBusy(updateMe.isPending);
+  const changePasswordButton = useRefocusAfterBusy(changePassword.isPending);
   const profile = useForm({
     initialValues: { name: session.user.name },
     validate: { name: isNotEmpty("Enter your name") },
@@ -41,7 +44,12 @@ export function AccountForms({ session }: { session: Session }) {
           <Stack>
             <TextInput label="Email" value={session.user.email} readOnly />
             <TextInput label="Your name" autoComplete="name" {...profile.getInputProps("name")} />
-            <Button type="submit" loading={updateMe.isPending} style={{ alignSelf: "flex-start" }}>
+            <Button
+              ref={saveNameButton}
+              type="submit"
+              loading={updateMe.isPending}
+              style={{ alignSelf: "flex-start" }}
+            >
               Save name
             </Button>
           </Stack>
@@ -80,7 +88,12 @@ export function AccountForms({ session }: { session: Session }) {
               autoComplete="new-password"
               {...password.getInputProps("confirm")}
             />
-            <Button type="submit" loading={changePassword.isPending} style={{ alignSelf: "flex-start" }}>
+            <Button
+              ref={changePasswordButton}
+              type="submit"
+              loading={changePassword.isPending}
+              style={{ alignSelf: "flex-start" }}
+            >
               Change password
             </Button>
           </Stack>

@@ -11,6 +11,7 @@ import {
 } from "../../api/connectors.ts";
 import { ApiError } from "../../api/errors.ts";
 import { ConfirmDialog } from "../../ui/ConfirmDialog.tsx";
+import { refocusAfterBusy } from "../../ui/focus.ts";
 import { formatDateTime } from "../../ui/format.ts";
 import { LoadError, Loading } from "../../ui/states.tsx";
 
@@ -232,10 +233,14 @@ function Connected({
 function WonStagesForm({ stages }: { stages: string[] }) {
   const [value, setValue] = useState(stages);
   const save = useSetWonStages();
+  // Save stages is disabled once saved (nothing changed): the focus it dropped goes to the stages,
+  // which also say a refusal.
+  const stagesField = useRef<HTMLInputElement>(null);
   const changed = value.join("\n") !== stages.join("\n");
   return (
     <Stack gap="xs" align="flex-start" maw={520} w="100%">
       <TagsInput
+        ref={stagesField}
         w="100%"
         label="Won deal stages"
         description="A deal moved into one of these stages is recorded as won revenue. Use the stage's internal ID from HubSpot's pipeline settings (closedwon in the default pipeline)."
@@ -250,7 +255,7 @@ function WonStagesForm({ stages }: { stages: string[] }) {
         variant="default"
         disabled={!changed || value.length === 0}
         loading={save.isPending}
-        onClick={() => save.mutate(value)}
+        onClick={() => save.mutate(value, { onSettled: () => refocusAfterBusy(() => stagesField.current) })}
       >
         Save stages
       </Button>

@@ -207,6 +207,9 @@ function logoFileProblem(file: File): string | null {
 
 function LogoUpload({ hasLogo, canEdit }: { hasLogo: boolean; canEdit: boolean }) {
   const upload = useUploadLogo();
+  // Upload logo is disabled once done (no file chosen) or refused (the file's problem shown): the
+  // focus it dropped goes to the file field, which says which.
+  const fileField = useRef<HTMLButtonElement>(null);
   const [file, setFile] = useState<File | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
   const [version, setVersion] = useState(0);
@@ -220,6 +223,7 @@ function LogoUpload({ hasLogo, canEdit }: { hasLogo: boolean; canEdit: boolean }
         )}
         <Group align="flex-end">
           <FileInput
+            ref={fileField}
             label="Logo file"
             description="PNG, JPEG or SVG, up to 2 MB"
             accept={LOGO_TYPES.join(",")}
@@ -252,6 +256,7 @@ function LogoUpload({ hasLogo, canEdit }: { hasLogo: boolean; canEdit: boolean }
                 },
                 (error: unknown) => setProblem(errorMessage(error)),
               );
+              refocusAfterBusy(() => fileField.current);
             }}
           >
             Upload logo

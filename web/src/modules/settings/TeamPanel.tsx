@@ -24,6 +24,7 @@ import {
   useRemoveTeammate,
 } from "../../api/organization.ts";
 import { ConfirmDialog } from "../../ui/ConfirmDialog.tsx";
+import { useRefocusAfterBusy } from "../../ui/focus.ts";
 import { formatDay } from "../../ui/format.ts";
 import { ScrollTable } from "../../ui/ScrollTable.tsx";
 import { LoadError, Loading } from "../../ui/states.tsx";
@@ -155,6 +156,7 @@ export function TeamPanel({ currentUserId }: { currentUserId: string }) {
 
 function InviteForm() {
   const invite = useInviteTeammate();
+  const sendButton = useRefocusAfterBusy(invite.isPending);
   const [sent, setSent] = useState<{ email: string; expires_at: string } | null>(null);
   const form = useForm<{ email: string; role: Role }>({
     initialValues: { email: "", role: "member" },
@@ -197,7 +199,7 @@ function InviteForm() {
             style={{ flex: "1 1 220px" }}
             {...form.getInputProps("role")}
           />
-          <Button type="submit" loading={invite.isPending}>
+          <Button ref={sendButton} type="submit" loading={invite.isPending}>
             Send invitation
           </Button>
         </Group>

@@ -4,6 +4,7 @@ import { notifications } from "@mantine/notifications";
 import { useQuery } from "@tanstack/react-query";
 import { getRouteApi, useNavigate } from "@tanstack/react-router";
 import { passwordResetQuery, useRequestPasswordReset, useResetPassword } from "../../api/session.ts";
+import { useRefocusAfterBusy } from "../../ui/focus.ts";
 import { AnchorLink } from "../../ui/links.tsx";
 import { LoadError, Loading } from "../../ui/states.tsx";
 import { AuthFrame } from "./AuthFrame.tsx";
@@ -12,6 +13,7 @@ import { MIN_PASSWORD_LENGTH } from "./InvitePage.tsx";
 /** Asks for a reset link by email; once sent, says to check the inbox. */
 function RequestResetForm({ submitLabel = "Send reset link" }: { submitLabel?: string }) {
   const request = useRequestPasswordReset();
+  const requestButton = useRefocusAfterBusy(request.isPending);
   const form = useForm({
     initialValues: { email: "" },
     validate: { email: isEmail("Enter your email address") },
@@ -40,7 +42,7 @@ function RequestResetForm({ submitLabel = "Send reset link" }: { submitLabel?: s
           required
           {...form.getInputProps("email")}
         />
-        <Button type="submit" loading={request.isPending}>
+        <Button ref={requestButton} type="submit" loading={request.isPending}>
           {submitLabel}
         </Button>
         <AnchorLink to="/sign-in" search={{ redirect: undefined }} size="sm">
@@ -66,6 +68,7 @@ export function ResetPasswordPage() {
   // Checked as the page opens: a used or expired link says so now, not after a new password is typed.
   const check = useQuery({ ...passwordResetQuery(token ?? ""), enabled: Boolean(token) });
   const reset = useResetPassword();
+  const resetButton = useRefocusAfterBusy(reset.isPending);
   const navigate = useNavigate();
   const form = useForm({
     initialValues: { password: "", confirm: "" },
@@ -138,7 +141,7 @@ export function ResetPasswordPage() {
             required
             {...form.getInputProps("confirm")}
           />
-          <Button type="submit" loading={reset.isPending}>
+          <Button ref={resetButton} type="submit" loading={reset.isPending}>
             Save new password
           </Button>
         </Stack>

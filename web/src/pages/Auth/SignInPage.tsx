@@ -3,6 +3,7 @@ import { isEmail, isNotEmpty, useForm } from "@mantine/form";
 import { getRouteApi, useNavigate } from "@tanstack/react-router";
 import { errorMessage } from "../../api/errors.ts";
 import { useSignIn } from "../../api/session.ts";
+import { useRefocusAfterBusy } from "../../ui/focus.ts";
 import { AnchorLink } from "../../ui/links.tsx";
 import { AuthFrame } from "./AuthFrame.tsx";
 
@@ -26,6 +27,7 @@ export function SignInPage() {
   const { redirect, reason } = route.useSearch();
   const navigate = useNavigate();
   const signIn = useSignIn();
+  const signInButton = useRefocusAfterBusy(signIn.isPending);
   const form = useForm({
     initialValues: { email: "", password: "" },
     validate: { email: isEmail("Enter your email address"), password: isNotEmpty("Enter your password") },
@@ -69,7 +71,7 @@ export function SignInPage() {
             required
             {...form.getInputProps("password")}
           />
-          <Button type="submit" loading={signIn.isPending}>
+          <Button ref={signInButton} type="submit" loading={signIn.isPending}>
             Sign in
           </Button>
           <AnchorLink to="/forgot-password" size="sm">

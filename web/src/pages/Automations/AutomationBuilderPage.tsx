@@ -38,6 +38,7 @@ import {
 } from "../../modules/automations/drafts.ts";
 import {
   type AutomationFormValues,
+  automationLinkSelector,
   blankAutomation,
   CARD_SIZES,
   cardFitInputOf,
@@ -65,7 +66,7 @@ import {
   isAboutNeighbours,
   NeighbourPreviewResult,
 } from "../../modules/neighbours/NeighbourPreviewResult.tsx";
-import { focusFirstInvalid } from "../../ui/focus.ts";
+import { focusFirstInvalid, focusWhenShown, refocusAfterBusy } from "../../ui/focus.ts";
 import { formatDateTime } from "../../ui/format.ts";
 import { AnchorLink } from "../../ui/links.tsx";
 import { PhoneProof } from "../../ui/PhoneProof.tsx";
@@ -103,6 +104,8 @@ function AutomationBuilder({ initial, existing }: { initial: AutomationFormValue
   const objectTypePicked = useRef(false);
   // Save and Test sit under the whole form: a field they find wrong (the name, at the top) takes the focus.
   const formRef = useRef<HTMLFormElement>(null);
+  const saveButton = useRef<HTMLButtonElement>(null);
+  const testButton = useRef<HTMLButtonElement>(null);
   const unsaved = differsFromSaved(form.values, saved);
 
   // Unsaved values are kept for this person, organization and automation while they differ from the
@@ -172,13 +175,25 @@ function AutomationBuilder({ initial, existing }: { initial: AutomationFormValue
           dropDraft(draftOwner);
           form.resetDirty();
           setSaved(values);
-          notifications.show({ color: "green", title: "Saved", message: `${values.name} is saved.` });
+          notifications.show({
+            color: "green",
+            title: "Automation saved",
+            message: `${values.name} is saved.`,
+          });
+          // Save, disabled while it spun, lets the focus fall to the page: it gets it back.
+          refocusAfterBusy(() => saveButton.current);
         } else {
           const created = await create.mutateAsync(newAutomationOf(values));
           dropDraft(draftOwner);
-          notifications.show({ color: "green", title: "Saved", message: `${created.name} is saved.` });
+          notifications.show({
+            color: "green",
+            title: "Automation saved",
+            message: `${created.name} is saved.`,
+          });
           // Saved: leaving loses nothing, though the form still differs from a blank new automation.
           await navigate({ to: "/automations", ignoreBlocker: true });
+          // The list opens with the new automation's row: the keyboard goes on from its link.
+          focusWhenShown(() => document.querySelector<HTMLElement>(automationLinkSelector(created.id)));
         }
       } catch (error) {
         // The session ended (expired, signed out elsewhere): the values are kept as a draft and the
@@ -202,6 +217,7 @@ function AutomationBuilder({ initial, existing }: { initial: AutomationFormValue
           );
           focusFirstInvalid(formRef.current);
         }
+        refocusAfterBusy(() => saveButton.current);
       }
     },
     () => focusFirstInvalid(formRef.current),
@@ -212,6 +228,7 @@ function AutomationBuilder({ initial, existing }: { initial: AutomationFormValue
     if (problems.hasErrors) focusFirstInvalid(formRef.current);
     if (problems.hasErrors || !form.values.sample_id) return;
     await dryRun.mutateAsync(dryRunInputOf(form.values, existing?.id)).catch(() => undefined);
+    refocusAfterBusy(() => testButton.current);
   };
 
   const eventTypeOptions = (eventTypes.data ?? []).map((type) => type.event_type);
@@ -335,6 +352,7 @@ function AutomationBuilder({ initial, existing }: { initial: AutomationFormValue
                   <Stack gap="xs">
                     <Group>
                       <Button
+                        ref={testButton}
                         variant="default"
                         onClick={runTest}
                         loading={dryRun.isPending}
@@ -342,7 +360,7 @@ function AutomationBuilder({ initial, existing }: { initial: AutomationFormValue
                       >
                         Test with a sample
                       </Button>
-                      <Button type="submit" loading={create.isPending || update.isPending}>
+                      <Button ref={saveButton} type="submit" loading={create.isPending || update.isPending}>
                         Save
                       </Button>
                     </Group>

@@ -47,7 +47,11 @@ export function AutomationsPage() {
               {data.automations.map((automation) => (
                 <Table.Tr key={automation.id}>
                   <Table.Td>
-                    <AnchorLink to="/automations/$automationId" params={{ automationId: automation.id }}>
+                    <AnchorLink
+                      to="/automations/$automationId"
+                      params={{ automationId: automation.id }}
+                      data-automation-link={automation.id}
+                    >
                       {automation.name}
                     </AnchorLink>
                     <Text size="sm" c="dimmed">

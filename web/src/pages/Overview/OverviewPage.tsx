@@ -3,7 +3,7 @@ import { useQuery } from "@tanstack/react-query";
 import { eventTypesQuery } from "../../api/events.ts";
 import { unopenedLeadsQuery } from "../../api/leads.ts";
 import { mailSafetyQuery, reviewInApprovals } from "../../api/mail-safety.ts";
-import { attentionQuery } from "../../api/overview.ts";
+import { attentionQuery, firstStepsQuery, overviewQuery } from "../../api/overview.ts";
 import { CapsOverview } from "../../modules/mail-safety/CapsOverview.tsx";
 import { FigureBars } from "../../ui/FigureBars.tsx";
 import { formatDateTime } from "../../ui/format.ts";
@@ -13,21 +13,43 @@ import { FirstStepsChecklist } from "./FirstSteps.tsx";
 import { OverviewFiguresSection } from "./OverviewFigures.tsx";
 
 export function OverviewPage() {
+  const loading = useOverviewLoading();
   return (
     <>
       <PageHeader
         title="Overview"
         description="What needs your attention, what your postcards brought in, and what your CRM has been sending."
       />
-      <Stack gap="xl">
-        <FirstStepsChecklist />
-        <NeedsAttention />
-        <OverviewFiguresSection />
-        <CapsOverview />
-        <EventActivity />
-      </Stack>
+      {loading ? (
+        <Loading label="Loading your overview" />
+      ) : (
+        <Stack gap="xl">
+          <FirstStepsChecklist />
+          <NeedsAttention />
+          <OverviewFiguresSection />
+          <CapsOverview />
+          <EventActivity />
+        </Stack>
+      )}
     </>
   );
+}
+
+/**
+ * True while any of the sections' reads is under way. They are all asked for at once (here, and by
+ * the route's loader before): the page shows one loader until the last answers, rather than a
+ * spinner per section that each drops out when its own is in. A read that fails is said by its section.
+ */
+function useOverviewLoading(): boolean {
+  const reads = [
+    useQuery(firstStepsQuery()),
+    useQuery(attentionQuery()),
+    useQuery(eventTypesQuery()),
+    useQuery(unopenedLeadsQuery()),
+    useQuery(overviewQuery()),
+    useQuery(mailSafetyQuery()),
+  ];
+  return reads.some((read) => read.isPending);
 }
 
 /** How many new leads are listed on Overview; the rest are in Leads. */

@@ -10,6 +10,7 @@ import {
   TextInput,
 } from "@mantine/core";
 import type { UseFormReturnType } from "@mantine/form";
+import { useRef, useState } from "react";
 import {
   type AutomationFormValues,
   FILTER_OPS,
@@ -27,6 +28,26 @@ export function FilterEditor({
   propertyKeys: string[];
 }) {
   const rows = form.values.filters;
+  // The row just added: its property picker takes the focus as it mounts, so the keyboard goes on there.
+  const focusOnMount = useRef<string | null>(null);
+  const addFilter = () => {
+    const row = newFilterRow();
+    focusOnMount.current = row.key;
+    form.insertListItem("filters", row);
+  };
+  const focusIfNew = (rowKey: string) => (input: HTMLInputElement | null) => {
+    if (!input || focusOnMount.current !== rowKey) return;
+    focusOnMount.current = null;
+    input.focus();
+  };
+  // A picker's open list sits under it, over its row's errors: it stays closed while the row shows one
+  // (a failed save), and opens again once the field is edited (which clears the error).
+  const [openList, setOpenList] = useState<string | null>(null);
+  const listProps = (listId: string, index: number) => ({
+    dropdownOpened: openList === listId && !rowHasError(form.errors, index),
+    onDropdownOpen: () => setOpenList(listId),
+    onDropdownClose: () => setOpenList((open) => (open === listId ? null : open)),
+  });
   return (
     <Stack gap="xs">
       {rows.length === 0 && (
@@ -45,6 +66,10 @@ export function FilterEditor({
                 data={propertyKeys}
                 placeholder="e.g. status"
                 style={{ flex: "1 1 140px" }}
+                ref={focusIfNew(row.key)}
+                // Opened by a click or typing, not by the focus the builder moves here (a new row, a failed save).
+                openOnFocus={false}
+                {...listProps(`${row.key}-property`, index)}
                 {...form.getInputProps(`filters.${index}.property`)}
               />
               <Select
@@ -52,6 +77,7 @@ export function FilterEditor({
                 data={FILTER_OPS.map(({ value, label }) => ({ value, label }))}
                 allowDeselect={false}
                 style={{ flex: "1 1 130px" }}
+                {...listProps(`${row.key}-op`, index)}
                 {...form.getInputProps(`filters.${index}.op`)}
                 onChange={(op) => op && form.setFieldValue(`filters.${index}.op`, op as FilterOp)}
               />
@@ -76,13 +102,12 @@ export function FilterEditor({
           </Paper>
         );
       })}
-      <Button
-        variant="default"
-        onClick={() => form.insertListItem("filters", newFilterRow())}
-        style={{ alignSelf: "flex-start" }}
-      >
+      <Button variant="default" onClick={addFilter} style={{ alignSelf: "flex-start" }}>
         Add filter
       </Button>
     </Stack>
   );
 }
+
+const rowHasError = (errors: Record<string, unknown>, index: number) =>
+  Object.entries(errors).some(([field, error]) => field.startsWith(`filters.${index}.`) && Boolean(error));
