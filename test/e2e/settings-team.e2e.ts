@@ -152,7 +152,7 @@ describe("keys, team, logo and password reset in the browser", () => {
       await dialog.getByRole("button", { name: "Create key" }).click();
       created.push((await dialog.getByLabel("New API key").innerText()).trim());
       await dialog.getByRole("button", { name: "Done" }).click();
-      await owner.getByRole("cell", { name, exact: true }).waitFor();
+      await owner.getByRole("cell").getByText(name, { exact: true }).waitFor();
     }
     const [oldKey, keptKey] = created as [string, string];
     assert.equal((await sendEvent(oldKey, "svc-1")).status, 202);
@@ -168,7 +168,7 @@ describe("keys, team, logo and password reset in the browser", () => {
     // What a key may do is said in words, not in scope code names.
     const keyTable = await owner.locator("[role=region][aria-label='API keys']").innerText();
     assert.doesNotMatch(keyTable, /events:write|import:write|webhooks:inbound/);
-    assert.match(keyTable, /Access/);
+    assert.match(keyTable, /Name and access/);
 
     // The spec: 401 `unauthorized` on events, `Unauthorized` elsewhere, for a revoked key.
     const refusedEvent = await sendEvent(oldKey, "svc-2");
