@@ -145,7 +145,8 @@ export async function mailAttentionItems(db: Queryable, orgId: string, now: Date
       sql`SELECT count(*) AS count FROM mail_pieces WHERE org_id = ${orgId}::uuid AND status = ${status}
             AND COALESCE(status_updated_at, created_at) >= ${since}::timestamptz`,
     );
-  const [failed, undeliverable, disabled, failing] = await Promise.all([
+  const [noReturnAddress, failed, undeliverable, disabled, failing] = await Promise.all([
+    mailsWithoutReturnAddress(db, orgId, since),
     stoppedSince("failed"),
     stoppedSince("undeliverable"),
     queryRows<{ id: string; name: string }>(
@@ -164,7 +165,7 @@ export async function mailAttentionItems(db: Queryable, orgId: string, now: Date
     ),
   ]);
   const items: AttentionItem[] = [];
-  if (await mailsWithoutReturnAddress(db, orgId, since)) {
+  if (noReturnAddress) {
     items.push({
       kind: "no_return_address",
       message:
