@@ -50,7 +50,7 @@ const sendEvent = (dedupId: string, street: string) =>
 
 describe("the contractor's web app in a browser", () => {
   before(async () => {
-    app = await startApp({ name: "app" });
+    app = await startApp({ name: "app", firstStart: true });
     page = await app.newPage();
     ({ open, checkScreen, checkStructure, checkBothWidths } = app.screens(page));
   });

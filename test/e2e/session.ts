@@ -8,6 +8,8 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { Page } from "playwright-core";
+import { copyClusterFiles } from "../../src/db/cluster-snapshot.ts";
+import { migratedTemplateDir, PGLITE_TEMPLATE_ON } from "../helpers/pglite-template.ts";
 import { freePort, killStarted, start, waitReady } from "../helpers/server-process.ts";
 import {
   ARTIFACTS,
@@ -78,6 +80,12 @@ export interface AppOptions {
   publicHost?: string;
   /** Runs with the service's environment before it starts, e.g. to load data into its data directory. */
   prepare?: (env: Record<string, string>) => void;
+  /**
+   * Starts on an empty data directory, as a user's first `npm start` (initdb and every migration:
+   * several seconds on a 2-core VM). Otherwise the directory starts as a copy of the tests' migrated
+   * PGlite template, which the service opens as its own (TEST_PGLITE_TEMPLATE=off: always empty).
+   */
+  firstStart?: boolean;
 }
 
 export async function startApp(options: AppOptions) {
@@ -97,6 +105,7 @@ export async function startApp(options: AppOptions) {
     PUBLIC_BASE_URL: base,
     ...options.env,
   };
+  if (PGLITE_TEMPLATE_ON && !options.firstStart) copyClusterFiles(await migratedTemplateDir(), dataDir);
   options.prepare?.(env);
   const server = start(env);
   await waitReady(port, server);

@@ -28,10 +28,15 @@ const pgliteThread = () => process.env.PGLITE_THREAD !== "off";
 const ownCopies = new Set<string>();
 let template: Promise<string> | undefined;
 
+/** The migrated template's directory, made on first use: a PGlite cluster to copy, never to open. */
+export function migratedTemplateDir(): Promise<string> {
+  template ??= ensureTemplate();
+  return template;
+}
+
 /** Opens a database copied from the migrated template; its `drop` closes it and removes its files. */
 export async function openDatabaseFromTemplate(): Promise<{ database: Database; drop(): Promise<void> }> {
-  template ??= ensureTemplate();
-  const templateDir = await template;
+  const templateDir = await migratedTemplateDir();
   const dataDir = path.join(ROOT, `${COPY_PREFIX}${process.pid}-${randomBytes(6).toString("hex")}`);
   ownCopies.add(dataDir);
   copyClusterFiles(templateDir, dataDir);
