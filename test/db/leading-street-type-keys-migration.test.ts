@@ -1,13 +1,19 @@
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { describe, it } from "node:test";
-import { type Queryable, queryRows, sql } from "../../src/db/database.ts";
-import { loadMigrations, migrate } from "../../src/db/migrate.ts";
+import { type Queryable, sql } from "../../src/db/database.ts";
 import { normalizeAddress } from "../../src/domain/address.ts";
-import { databaseLabel, openTestDatabase } from "../helpers/harness.ts";
+import { databaseLabel } from "../helpers/harness.ts";
+import { rekeyingMigration } from "../helpers/rekeying-migration.ts";
 import { storedKeys } from "../helpers/stored-address-keys.ts";
 
 const REKEY_MIGRATION = "0430_leading_street_type_keys";
+const {
+  openBeforeRekey,
+  migrateThroughRekey,
+  itChangesNothingWithoutSuchKeys,
+  itAppliesOnceWhenTwoProcessesMigrate,
+} = rekeyingMigration(REKEY_MIGRATION);
 
 /** "2 Ave of the Americas, New York NY 10036" as keyed before (the type abbreviated), and now. */
 const OLD = "2 AVE OF THE AMERICAS, NEW YORK NY 10036";
@@ -19,20 +25,6 @@ const NEW_WITHOUT_TOWN = "2 AVENUE OF THE AMERICAS, NY 10036";
 async function storedKeysSorted(db: Queryable) {
   const keys = await storedKeys(db);
   return { ...keys, pieces: keys.pieces.sort() };
-}
-
-async function openBeforeRekey() {
-  const all = await loadMigrations();
-  return openTestDatabase({ migrations: all.filter((migration) => migration.version < REKEY_MIGRATION) });
-}
-
-/** Migrates up to this migration (a later one must not hide what this one does). */
-async function migrateThroughRekey(db: Queryable) {
-  const all = await loadMigrations();
-  return migrate(
-    db,
-    all.filter((migration) => migration.version <= REKEY_MIGRATION),
-  );
 }
 
 /** Rows as the service stored them before the fix, written in SQL (today's code keys them anew). */
@@ -158,24 +150,7 @@ describe(`migration 0430 re-keying addresses whose street opens with a street ty
     }
   });
 
-  it("changes nothing on a database without such keys", async () => {
-    const { database, drop } = await openBeforeRekey();
-    try {
-      await database.db.execute(
-        sql`INSERT INTO reference_addresses (normalized_address, street, city, state, zip, latitude, longitude)
-            VALUES ('5 ELM ST, SPRINGFIELD IL 62704', '5 Elm St', 'Springfield', 'IL', '62704', 39.7, -89.6)`,
-      );
-      assert.deepEqual(await migrateThroughRekey(database.db), [REKEY_MIGRATION]);
-      const reference = await queryRows<{ key: string }>(
-        database.db,
-        sql`SELECT normalized_address AS key FROM reference_addresses`,
-      );
-      assert.deepEqual(
-        reference.map((row) => row.key),
-        ["5 ELM ST, SPRINGFIELD IL 62704"],
-      );
-    } finally {
-      await drop();
-    }
-  });
+  itChangesNothingWithoutSuchKeys();
+
+  itAppliesOnceWhenTwoProcessesMigrate(seedOldKeys, { customers: 1, doNotMail: 1 });
 });

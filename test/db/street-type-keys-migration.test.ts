@@ -1,31 +1,23 @@
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { describe, it } from "node:test";
-import { type Queryable, queryRows, sql } from "../../src/db/database.ts";
-import { loadMigrations, migrate } from "../../src/db/migrate.ts";
+import { type Queryable, sql } from "../../src/db/database.ts";
 import { normalizeAddress } from "../../src/domain/address.ts";
-import { databaseLabel, openTestDatabase } from "../helpers/harness.ts";
+import { databaseLabel } from "../helpers/harness.ts";
+import { rekeyingMigration } from "../helpers/rekeying-migration.ts";
 import { storedKeys } from "../helpers/stored-address-keys.ts";
 
 const REKEY_MIGRATION = "0410_street_type_keys";
+const {
+  openBeforeRekey,
+  migrateThroughRekey,
+  itChangesNothingWithoutSuchKeys,
+  itAppliesOnceWhenTwoProcessesMigrate,
+} = rekeyingMigration(REKEY_MIGRATION);
 
 /** "40 Mill Creek Rd, 62704" as the parser keyed it before: "Creek" the type, "Rd" the town. */
 const OLD = "40 MILL CRK, RD IL 62704";
 const NEW = "40 MILL CREEK RD, IL 62704";
-
-async function openBeforeRekey() {
-  const all = await loadMigrations();
-  return openTestDatabase({ migrations: all.filter((migration) => migration.version < REKEY_MIGRATION) });
-}
-
-/** Migrates up to this migration, not the later ones (0420 re-keys other forms). */
-async function migrateThroughRekey(db: Queryable) {
-  const all = await loadMigrations();
-  return migrate(
-    db,
-    all.filter((migration) => migration.version <= REKEY_MIGRATION),
-  );
-}
 
 /**
  * Rows as the service stored them before the parser fix, written straight in SQL (the code of
@@ -172,32 +164,7 @@ describe(`migration 0410 re-keying addresses whose street type was read as the t
     }
   });
 
-  it("changes nothing on a database without such keys", async () => {
-    const { database, drop } = await openBeforeRekey();
-    try {
-      assert.deepEqual(await migrateThroughRekey(database.db), [REKEY_MIGRATION]);
-    } finally {
-      await drop();
-    }
-  });
+  itChangesNothingWithoutSuchKeys();
 
-  it("is applied once when two processes migrate together", async () => {
-    const { database, drop } = await openBeforeRekey();
-    const db = database.db;
-    try {
-      await seedOldKeys(db);
-      const runs = await Promise.all([migrateThroughRekey(db), migrateThroughRekey(db)]);
-      assert.deepEqual(runs.flat(), [REKEY_MIGRATION]);
-      const recorded = await queryRows<{ n: number }>(
-        db,
-        sql`SELECT count(*)::int AS n FROM schema_migrations WHERE version = ${REKEY_MIGRATION}`,
-      );
-      assert.equal(recorded[0]!.n, 1);
-      const { customers, doNotMail } = await storedKeys(db);
-      assert.equal(customers.length, 2);
-      assert.equal(doNotMail.length, 1);
-    } finally {
-      await drop();
-    }
-  });
+  itAppliesOnceWhenTwoProcessesMigrate(seedOldKeys, { customers: 2, doNotMail: 1 });
 });

@@ -1,13 +1,19 @@
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { describe, it } from "node:test";
-import { type Queryable, queryRows, sql } from "../../src/db/database.ts";
-import { loadMigrations, migrate } from "../../src/db/migrate.ts";
+import { type Queryable, sql } from "../../src/db/database.ts";
 import { normalizeAddress } from "../../src/domain/address.ts";
-import { databaseLabel, openTestDatabase } from "../helpers/harness.ts";
+import { databaseLabel } from "../helpers/harness.ts";
+import { rekeyingMigration } from "../helpers/rekeying-migration.ts";
 import { storedKeys } from "../helpers/stored-address-keys.ts";
 
 const REKEY_MIGRATION = "0420_whole_street_keys";
+const {
+  openBeforeRekey,
+  migrateThroughRekey,
+  itChangesNothingWithoutSuchKeys,
+  itAppliesOnceWhenTwoProcessesMigrate,
+} = rekeyingMigration(REKEY_MIGRATION);
 
 /** "40 N Mill Creek Rd, 62704" as the parser keyed it before ("Mill" the type, "Creek Rd" the town), and now. */
 const OLD = "40 N ML, CREEK RD IL 62704";
@@ -16,20 +22,6 @@ const NEW = "40 N MILL CREEK RD, IL 62704";
 const OLD_CT_IN_STREET = "40 MILL CREEK CT CT, CT 06001";
 const OLD_CT_AS_TOWN = "40 MILL CRK, CT CT 06001";
 const NEW_CT = "40 MILL CREEK CT, CT 06001";
-
-async function openBeforeRekey() {
-  const all = await loadMigrations();
-  return openTestDatabase({ migrations: all.filter((migration) => migration.version < REKEY_MIGRATION) });
-}
-
-/** Migrates up to this migration, not the later ones (0430 re-keys other forms). */
-async function migrateThroughRekey(db: Queryable) {
-  const all = await loadMigrations();
-  return migrate(
-    db,
-    all.filter((migration) => migration.version <= REKEY_MIGRATION),
-  );
-}
 
 /**
  * Rows as the service stored them before the parser fix, written straight in SQL (the code of
@@ -207,44 +199,7 @@ describe(`migration 0420 re-keying addresses whose street was read into the town
     }
   });
 
-  it("changes nothing on a database without such keys", async () => {
-    const { database, drop } = await openBeforeRekey();
-    try {
-      await database.db.execute(
-        sql`INSERT INTO reference_addresses (normalized_address, street, city, state, zip, latitude, longitude)
-            VALUES ('5 ELM ST, SPRINGFIELD IL 62704', '5 Elm St', 'Springfield', 'IL', '62704', 39.7, -89.6)`,
-      );
-      assert.deepEqual(await migrateThroughRekey(database.db), [REKEY_MIGRATION]);
-      const reference = await queryRows<{ key: string }>(
-        database.db,
-        sql`SELECT normalized_address AS key FROM reference_addresses`,
-      );
-      assert.deepEqual(
-        reference.map((row) => row.key),
-        ["5 ELM ST, SPRINGFIELD IL 62704"],
-      );
-    } finally {
-      await drop();
-    }
-  });
+  itChangesNothingWithoutSuchKeys();
 
-  it("is applied once when two processes migrate together", async () => {
-    const { database, drop } = await openBeforeRekey();
-    const db = database.db;
-    try {
-      await seedOldKeys(db);
-      const runs = await Promise.all([migrateThroughRekey(db), migrateThroughRekey(db)]);
-      assert.deepEqual(runs.flat(), [REKEY_MIGRATION]);
-      const recorded = await queryRows<{ n: number }>(
-        db,
-        sql`SELECT count(*)::int AS n FROM schema_migrations WHERE version = ${REKEY_MIGRATION}`,
-      );
-      assert.equal(recorded[0]!.n, 1);
-      const { customers, doNotMail } = await storedKeys(db);
-      assert.equal(customers.length, 2);
-      assert.equal(doNotMail.length, 1);
-    } finally {
-      await drop();
-    }
-  });
+  itAppliesOnceWhenTwoProcessesMigrate(seedOldKeys, { customers: 2, doNotMail: 1 });
 });
