@@ -359,12 +359,12 @@ export function parseUsAddress(raw: string): Address {
 
 /** The parts of a parse, its city, state and ZIP re-read where the parser misplaces them. */
 function readingOf(parsed: ParsedLocation, text: string): Address {
-  const suffixAsCity = parsed.zip ? undefined : withSuffixReadAsCity(parsed);
+  const suffixAsCity = parsed.zip ? undefined : withSuffixReadAsCity(parsed, text);
   if (suffixAsCity) return partsOf(suffixAsCity);
   const ending = trailingZip(text);
   const read = (reading: ParsedLocation) => partsOf(withTypeReadAsCity(reading, text) ?? reading);
   if (parsed.state && parsed.city && !contradictsZip(parsed) && !misreadsZipCity(ending, parsed)) {
-    return read(withSuffixReadAsCity(parsed) ?? parsed);
+    return read(withSuffixReadAsCity(parsed, text) ?? parsed);
   }
   const withStateOfZip = reparseWithStateOfZip(ending);
   if (withStateOfZip) return read(withStateOfZip);
@@ -383,7 +383,7 @@ function readingOf(parsed: ParsedLocation, text: string): Address {
  * the old forms are re-keyed by migration 0420 (db/data-migration-0420-whole-street-keys.ts).
  */
 function withStreetReadWhole(reading: Address, text: string): Address | undefined {
-  const written = mayReread() ? (streetBeforeStateAndZip(text) ?? streetBeforeTownAndState(text)) : undefined;
+  const written = mayReread() ? streetAndLocalityWritten(reading, text) : undefined;
   if (!written || reading.state !== written.state || !misreadsStreet(reading, written)) return undefined;
   const street = streetOfFullForm(written);
   if (!street) return undefined;
@@ -391,6 +391,33 @@ function withStreetReadWhole(reading: Address, text: string): Address | undefine
   const city = fold(written.town);
   if (line === reading.street && reading.city === city) return undefined;
   return { street: line, city, state: written.state, zip: written.zip, country: "US" };
+}
+
+function streetAndLocalityWritten(reading: Address, text: string): StreetBeforeLocality | undefined {
+  const beforeState = streetBeforeStateAndZip(text);
+  return beforeState ? withTownEndingTheCity(beforeState, reading) : streetBeforeTownAndState(text);
+}
+
+/**
+ * "20 Calle Ocho Coral Gables FL 33134" reads as `20 CALLE, OCHO CORAL GABLES`: a town read that
+ * names none but ends with a town of the state holds the street's last words. The town is that
+ * ending, the longest of its last three words that is one (Coral Gables, not the ZIP's Miami),
+ * unless a comma sets the whole town off ("20 Calle, Ocho Coral Gables": written as a town).
+ */
+function withTownEndingTheCity(written: StreetBeforeLocality, reading: Address): StreetBeforeLocality {
+  const cityWords = reading.city.split(" ");
+  if (written.town !== "" || cityWords.length < 2 || cityWrittenApart(written.head, reading.city))
+    return written;
+  if (namesATown(reading.city, { state: written.state, zip: written.zip } as ParsedLocation)) return written;
+  for (let size = Math.min(3, cityWords.length - 1); size >= 1; size--) {
+    const town = cityWords.slice(-size);
+    if (!isTownOfState(town.join(" "), written.state)) continue;
+    const atEnd = new RegExp(`[\\s,]+(${town.map(escapeRegExp).join("[\\s.,-]+")})[\\s.]*$`, "i").exec(
+      written.head,
+    );
+    if (atEnd) return { ...written, head: written.head.slice(0, atEnd.index), town: atEnd[1] as string };
+  }
+  return written;
 }
 
 /** The street of a text (`head`) and the locality written after it: a town ("" if none), the state, the ZIP. */
@@ -527,14 +554,27 @@ function streetOfFullForm(written: StreetBeforeLocality): ParsedLocation | undef
 /**
  * "12 Main Street, TX" reads "Street" as the city of a street without a type: the address names
  * no city at all (and a card to "12 MAIN, STREET TX" would be mailed). When the street with its
- * "city" appended parses as a street with a type and no city, that is the reading.
+ * "city" appended parses as a street with a type and no city, that is the reading. A city written
+ * as a town is kept, whatever its last word: set off from the street by a comma ("100 Broadway,
+ * Long Beach, CA": not `100 BROADWAY LONG BCH`) or the ZIP's own town ("100 Broadway Long Beach
+ * CA 90802"). Keys stored in the old form are re-keyed by migration 0440.
  */
-function withSuffixReadAsCity(parsed: ParsedLocation): ParsedLocation | undefined {
+function withSuffixReadAsCity(parsed: ParsedLocation, text: string): ParsedLocation | undefined {
   if (!parsed.city || parsed.type || !parsed.number || !parsed.street) return undefined;
+  if (cityWrittenAsTown(parsed, text)) return undefined;
   const street = [parsed.number, parsed.prefix, parsed.street, parsed.city].filter(Boolean).join(" ");
   const reread = parseLocation(street);
   if (!reread?.type || reread.city || reread.street1) return undefined;
   return { ...reread, city: undefined, state: parsed.state, zip: parsed.zip };
+}
+
+/** The parsed city follows a comma in the text, or is the city of the parsed ZIP. */
+function cityWrittenAsTown(parsed: ParsedLocation, text: string): boolean {
+  const city = fold(parsed.city);
+  if (city === "") return false;
+  if (cityOfZip(/^\d{5}$/.test(parsed.zip ?? "") ? (parsed.zip as string) : "") === city) return true;
+  const words = city.split(" ").map(escapeRegExp).join("[\\s.,-]+");
+  return new RegExp(`,[\\s.]*${words}(?![\\p{L}\\p{N}])`, "iu").test(text);
 }
 
 /**
@@ -590,6 +630,7 @@ export function streetTypeOf(word: string): string {
 
 /** The city of a reading is a town: its ZIP's city, or a town of its state or of its ZIP's state. */
 function namesATown(city: string, parsed: ParsedLocation): boolean {
+  if (fold(city) === "") return false;
   const zip = /^\d{5}$/.test(parsed.zip ?? "") ? (parsed.zip as string) : "";
   if (cityOfZip(zip) === fold(city)) return true;
   const states = new Set([fold(parsed.state), stateFromZip(zip)].filter(Boolean));

@@ -114,6 +114,21 @@ describe("address parsing cost", () => {
     }
   });
 
+  it("re-reads a town after a street without a type within the calls an address may make", () => {
+    for (const raw of [
+      "100 Broadway, Long Beach, CA 90802",
+      "100 Broadway Long Beach CA 90802",
+      "7 Via Roma Newport Beach CA",
+      "20 Calle Ocho Coral Gables FL 33134",
+      `20 Calle ${"Ocho ".repeat(18)}Coral Gables FL 33134`,
+    ]) {
+      assertBounded(
+        workOf(() => normalizeAddress(raw)),
+        raw,
+      );
+    }
+  });
+
   it("still parses long real addresses (20 words)", () => {
     const long =
       "123 North Martin Luther King Junior Memorial Boulevard Southwest Building 4, Rancho Santa Margarita, CA 92688-1234";
