@@ -717,6 +717,28 @@ describe(`POST /api/v1/conversions (${databaseLabel})`, () => {
       }
     });
 
+    it("matches a card mailed to a street without a type before a town ending like one, with or without commas", async () => {
+      // "100 Broadway, Long Beach, CA" was 100 BROADWAY LONG BCH (the town read into the street).
+      const cases: [string, string][] = [
+        ["100 Broadway, Long Beach, CA 90802", "100 Broadway Long Beach CA 90802"],
+        ["10 Via Roma Newport Beach CA 92660", "10 Via Roma, Newport Beach, CA 92660"],
+        ["20 Calle Ocho, Coral Gables, FL 33134", "20 Calle Ocho Coral Gables FL 33134"],
+      ];
+      for (const [mailed, sent] of cases) {
+        const org = await orgMailedTo(mailed);
+        const response = await conversion(ctx, org.key, { address: sent, deal_id: "d-5" });
+        assert.equal(response.body.matched, true, `${mailed} ← ${sent}: ${response.text}`);
+        assert.equal(response.body.campaign_id, org.mailing.campaign_id);
+        assert.equal(response.body.match_confidence, "high", `${mailed} ← ${sent}`);
+      }
+      const org = await orgMailedTo("100 Broadway, Long Beach, CA 90802");
+      const elsewhere = await conversion(ctx, org.key, {
+        address: "100 Broadway, New York, NY 10006",
+        deal_id: "d-6",
+      });
+      assert.deepEqual(elsewhere.body, { matched: false });
+    });
+
     it("never matches the same street in another town, or a street with no locality in common", async () => {
       const cases: [string, string][] = [
         ["600 Touch Ln, Springfield, IL 62704", "600 Touch Ln, Chicago, IL 60601"],

@@ -69,6 +69,18 @@ describe(`POST /api/v1/customers/webhook (${databaseLabel})`, () => {
     assert.deepEqual(otherAvenue.body, { added: 1, total: 2 });
   });
 
+  it("registers a home on a street without a type before a town ending like one once, with or without commas", async () => {
+    const org = await createOrg(ctx);
+    const first = await customers(ctx, org.key, { address: "100 Broadway, Long Beach, CA 90802" });
+    assert.deepEqual(first.body, { added: 1, total: 1 });
+    const again = await customers(ctx, org.key, {
+      addresses: ["100 Broadway Long Beach CA 90802", "100 Broadway, Long Beach CA 90802"],
+    });
+    assert.deepEqual(again.body, { added: 0, total: 1 });
+    const otherTown = await customers(ctx, org.key, { address: "100 Broadway, New York, NY 10006" });
+    assert.deepEqual(otherTown.body, { added: 1, total: 2 });
+  });
+
   it("keeps organizations apart", async () => {
     const a = await createOrg(ctx);
     const b = await createOrg(ctx);
