@@ -267,7 +267,9 @@ describe(`operator uploads of reference addresses (${databaseLabel})`, () => {
       assert.equal(upload.rows_read, rows);
       assert.equal(upload.rows_added, rows);
       assert.ok(answered >= 5, "requests were made while it loaded");
-      assert.ok(slowest < 2000, `a request during the load took ${Math.round(slowest)} ms`);
+      // A bound on blocking, not a speed target: a load that held the event loop would stall a
+      // request for most of its 20-45 s; 2 s was passed on a loaded 2-core machine (2.1 s seen).
+      assert.ok(slowest < 5000, `a request during the load took ${Math.round(slowest)} ms`);
       assert.ok(
         retainedHeap < 50 * 1024 * 1024,
         `the load held ${Math.round(retainedHeap / 1048576)} MB of JS heap (the file is ~100 MB)`,
