@@ -27,8 +27,8 @@ export class BlockedTargetError extends Error {
    * @param reason the full reason, for logs and the operator's delivery log
    * @param callerReason what an API caller may read: the same words whether a name does not
    *   resolve or resolves to a private address (else any key could map internal host names)
-   * @param hostNotPublic the host name, when that is why: refused for not resolving to a public
-   *   address (the app words this case for a person)
+   * @param hostNotPublic the URL's host (a name or an address typed as one), when that is why:
+   *   refused for not resolving, or not being, a public address (the app words this case for a person)
    */
   constructor(
     readonly reason: string,
@@ -67,7 +67,9 @@ export function createTargetGuard(options: {
   const assertAddressAllowed = (hostname: string, address: string) => {
     if (allowList.allowsHost(hostname) || allowList.allowsAddress(address)) return;
     const verdict = classifyAddress(address);
-    if (!verdict.allowed) throw new BlockedTargetError(`target address is not public: ${verdict.reason}`);
+    if (verdict.allowed) return;
+    const reason = `target address is not public: ${verdict.reason}`;
+    throw new BlockedTargetError(reason, reason, hostname);
   };
 
   const checkUrl = (raw: string): URL => {

@@ -107,14 +107,26 @@ describe(`app API: Developers → Webhooks (${databaseLabel})`, () => {
       assert.equal(refused.body.error.code, "subscribe_failed", url);
       assert.match(refused.body.error.message, reason, url);
     }
-    // A host that is private and one that does not resolve read alike, in a contractor's words.
-    for (const host of ["inner.test", "nowhere.test"]) {
+    // A host that is private, one that does not resolve and a private address typed as the host
+    // read alike, in a contractor's words.
+    for (const host of ["inner.test", "nowhere.test", "10.0.0.1", "169.254.169.254", "[::1]"]) {
       const refused = await add(`https://${host}/x`);
       assert.equal(
         refused.body.error.message,
         `We could not reach ${host} on the public internet. Check the address is your CRM's public URL, not a local or private one.`,
+        host,
       );
     }
+    // The developer API keeps its contract's wording for the same address.
+    const viaApi = await call(ctx, "POST", "/api/v1/webhooks/subscribe", {
+      key: org.key,
+      body: { target_url: "https://10.0.0.1/" },
+    });
+    assert.equal(viaApi.status, 400);
+    assert.deepEqual(viaApi.body, {
+      error: "Failed to subscribe",
+      detail: "target address is not public: 10.0.0.1 is a private address",
+    });
     const tooLong = await add(`https://receiver.test/${"a".repeat(2100)}`);
     assert.equal(tooLong.status, 422);
     assert.ok(!(await list()).some((s) => !String(s.target_url).startsWith("https://receiver.test")));

@@ -69,10 +69,10 @@ describe("webhooks in the browser", () => {
     await page.getByRole("button", { name: "Add endpoint" }).click();
     const dialog = page.getByRole("dialog", { name: "Add a webhook endpoint" });
     const url = dialog.getByRole("textbox", { name: /Endpoint URL/ });
-    // A private address is refused by the server, with the developer API's reason, on the field.
+    // A private address is refused by the server, in a contractor's words, on the field.
     await url.fill("https://10.0.0.7/hooks");
     await dialog.getByRole("button", { name: "Add endpoint" }).click();
-    await dialog.getByText(/is not public/).waitFor();
+    await dialog.getByText("We could not reach 10.0.0.7 on the public internet.", { exact: false }).waitFor();
     await screens.checkScreen("webhooks-refused", "desktop");
 
     const target = receiver.url("/porchlight", "localhost");

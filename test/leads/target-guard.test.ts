@@ -110,7 +110,7 @@ describe("webhook target guard (allow-list off)", () => {
     await refused("https://nowhere.example.com/", /does not resolve/);
   });
 
-  it("names the host when it does not resolve to a public address, and only then", async () => {
+  it("names the host when it is not, or does not resolve to, a public address, and only then", async () => {
     const hostOfRefusal = async (url: string) => {
       try {
         await registrationCheck(guard, url);
@@ -123,7 +123,9 @@ describe("webhook target guard (allow-list off)", () => {
     assert.equal(await hostOfRefusal("https://nowhere.example.com/"), "nowhere.example.com");
     assert.equal(await hostOfRefusal("https://mixed.example.com/"), "mixed.example.com");
     assert.equal(await hostOfRefusal("http://hooks.example.com/"), undefined);
-    assert.equal(await hostOfRefusal("https://127.0.0.1/"), undefined);
+    assert.equal(await hostOfRefusal("https://127.0.0.1/"), "127.0.0.1");
+    // The host as the URL parser reads it: a private address in another spelling, in the usual one.
+    assert.equal(await hostOfRefusal("https://2130706433/"), "127.0.0.1");
   });
 
   it("checks IP literals in every spelling without resolving them", async () => {
