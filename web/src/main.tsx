@@ -4,11 +4,12 @@ import { MantineProvider } from "@mantine/core";
 import { Notifications, notifications } from "@mantine/notifications";
 import { MutationCache, QueryCache, QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import { RouterProvider } from "@tanstack/react-router";
-import { StrictMode } from "react";
+import { type CSSProperties, StrictMode } from "react";
 import { createRoot } from "react-dom/client";
 import { ApiError, errorMessage } from "./api/errors.ts";
 import { createAppRouter } from "./routes/tree.tsx";
-import { cssVariablesResolver, styleNonce, theme } from "./ui/theme.ts";
+import { cssVariablesResolver, HEADER_HEIGHT, styleNonce, theme } from "./ui/theme.ts";
+import "./ui/toasts.css";
 
 const queryClient = new QueryClient({
   queryCache: new QueryCache({
@@ -61,7 +62,11 @@ if (!root) throw new Error("index.html has no #root");
 createRoot(root).render(
   <StrictMode>
     <MantineProvider theme={theme} cssVariablesResolver={cssVariablesResolver} getStyleNonce={styleNonce}>
-      <Notifications position="top-right" />
+      <Notifications
+        position="bottom-right"
+        className="toasts"
+        style={{ "--header-height": `${HEADER_HEIGHT}px` } as CSSProperties}
+      />
       <QueryClientProvider client={queryClient}>
         <RouterProvider router={router} />
       </QueryClientProvider>

@@ -6,6 +6,7 @@ import { mailSafetyQuery } from "../api/mail-safety.ts";
 import { businessNameOf, organizationQuery } from "../api/organization.ts";
 import { sessionQuery, useSignOut } from "../api/session.ts";
 import { NavLinkLink } from "../ui/links.tsx";
+import { HEADER_HEIGHT } from "../ui/theme.ts";
 import "../ui/skip-link.css";
 
 /** The navigation, labels and order as the product names them. */
@@ -35,7 +36,7 @@ export function AppLayout() {
 
   return (
     <AppShell
-      header={{ height: 56 }}
+      header={{ height: HEADER_HEIGHT }}
       navbar={{ width: 220, breakpoint: "sm", collapsed: { mobile: !opened } }}
       padding={{ base: "sm", sm: "lg" }}
     >

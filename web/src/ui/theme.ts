@@ -77,3 +77,6 @@ export const cssVariablesResolver: CSSVariablesResolver = () => ({
 export function styleNonce(): string {
   return document.querySelector<HTMLMetaElement>('meta[name="csp-nonce"]')?.content ?? "";
 }
+
+/** The app header's height in px: toasts stand clear of it (ui/toasts.css). */
+export const HEADER_HEIGHT = 56;
