@@ -1,44 +1,41 @@
-import { Affix, Box, Button, Drawer } from "@mantine/core";
+import { Box, Button, Drawer } from "@mantine/core";
 import { type ReactNode, type RefObject, useEffect, useRef, useState } from "react";
+import "./phone-proof.css";
 
 /**
  * Below the `md` breakpoint a page's proof column falls under the whole form, out of sight of the
- * field being edited (the automation builder, a New mailing). There a "Preview card" button floats at
- * the bottom right of the screen and opens the same proof (`children`) in a sheet from the bottom;
+ * field being edited (the automation builder, a New mailing). There a "Preview card" button stands in a
+ * bar along the bottom of the screen (phone-proof.css: opaque, the page scrolls under it as under the
+ * header, so no label is left half covered by a floating button) and opens the same proof
+ * (`children`) in a sheet from the bottom;
  * closing it puts the contractor back on the field (focus returns to the button, the page keeps its
  * scroll). From `md` up nothing shows: the proof stands beside the form. CSS decides (`hiddenFrom`), so
  * no width is measured and nothing re-renders on a resize. The proof under the form stays for whoever
  * scrolls to the end; a proof that reads a query reads the same one in both places.
  *
- * The button steps aside (hidden, out of reach of a tap and of a screen reader) while the field being
+ * The bar steps aside (hidden, out of reach of a tap and of a screen reader) while the field being
  * typed into reaches under it: a field at the bottom of the screen, where the browser also puts the
  * field it scrolls above an on-screen keyboard. It comes back once that field is left or scrolled up.
  */
 export function PhoneProof({ children }: { children: ReactNode }) {
   const [opened, setOpened] = useState(false);
-  const button = useRef<HTMLButtonElement>(null);
-  const covers = useCoversFocusedField(button);
+  const bar = useRef<HTMLDivElement>(null);
+  const covers = useCoversFocusedField(bar);
   return (
     <>
-      {/* Room at the end of the page, so the button never covers the form's last line for good. */}
-      <Box hiddenFrom="md" h={64} aria-hidden />
-      {/* Under the app's navigation drawer (z-index 100), which covers it when open. */}
-      {/* Hidden as a whole when it steps aside: the fixed box around the button would take the taps too. */}
-      <Affix
+      {/* Room at the end of the page, so the bar never covers the form's last line for good. */}
+      <Box hiddenFrom="md" className="phone-proof-room" aria-hidden />
+      {/* Hidden as a whole when it steps aside: the bar would take the taps too. */}
+      <Box
+        ref={bar}
         hiddenFrom="md"
-        position={{ bottom: 16, right: 16 }}
-        zIndex={99}
+        className="phone-proof-bar"
         style={covers ? { visibility: "hidden" } : undefined}
       >
-        <Button
-          ref={button}
-          onClick={() => setOpened(true)}
-          radius="xl"
-          style={{ boxShadow: "var(--mantine-shadow-md)" }}
-        >
+        <Button onClick={() => setOpened(true)} radius="xl">
           Preview card
         </Button>
-      </Affix>
+      </Box>
       {/* As tall as the proof (the screen at most, then it scrolls), over the form's upper part. */}
       <Drawer
         opened={opened}
@@ -53,7 +50,7 @@ export function PhoneProof({ children }: { children: ReactNode }) {
   );
 }
 
-/** Input types nobody types text into: the button may float over these. */
+/** Input types nobody types text into: the bar may stand over these. */
 const NOT_TYPED = new Set([
   "button",
   "checkbox",
@@ -77,14 +74,14 @@ function typedIntoBox(element: Element | null): DOMRect | null {
   return (element.closest(".mantine-Input-wrapper") ?? element).getBoundingClientRect();
 }
 
-/** Space kept between the field and the button. */
+/** Space kept between the field and the bar. */
 const CLEARANCE = 8;
 
 /**
  * Whether the element at `ref` lies over (or within CLEARANCE px of) the field being typed into, looked at
  * again whenever the focus moves, the page or a scroller scrolls, the window or the visual viewport (an
  * on-screen keyboard) changes size, or the field grows as it is typed into. Both boxes are in the layout
- * viewport, where the button is fixed: a button under an open keyboard that steps aside costs nothing.
+ * viewport, where the bar is fixed: a bar under an open keyboard that steps aside costs nothing.
  */
 function useCoversFocusedField(ref: RefObject<HTMLElement | null>): boolean {
   const [covers, setCovers] = useState(false);
