@@ -59,9 +59,13 @@ export function useFocusWhenGone(target: RefObject<HTMLElement | null>, present:
  */
 export function focusFirstInvalid(form: HTMLElement | null, framesLeft = FRAMES_TO_WAIT) {
   requestAnimationFrame(() => {
-    const field = form?.querySelector<HTMLElement>('[aria-invalid="true"]');
-    if (field) field.focus();
-    else if (framesLeft > 0) focusFirstInvalid(form, framesLeft - 1);
+    // Mantine's PasswordInput marks its input data-invalid only, with no aria-invalid.
+    const fields = form?.querySelectorAll<HTMLElement>('[aria-invalid="true"], input[data-invalid]') ?? [];
+    const focused = [...fields].some((field) => {
+      field.focus();
+      return document.activeElement === field;
+    });
+    if (!focused && framesLeft > 0) focusFirstInvalid(form, framesLeft - 1);
   });
 }
 

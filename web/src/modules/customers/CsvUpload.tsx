@@ -9,6 +9,7 @@ import {
   useUploadCsv,
 } from "../../api/customers.ts";
 import { ApiError, errorMessage } from "../../api/errors.ts";
+import { useRefocusAfterBusy } from "../../ui/focus.ts";
 import { ScrollTable } from "../../ui/ScrollTable.tsx";
 
 const FIELD_LABELS: Record<string, string> = {
@@ -43,6 +44,7 @@ export function CsvUpload({ purpose, submitLabel }: { purpose: UploadPurpose; su
   const [requestId, setRequestId] = useState(newRequestId);
   const previewCsv = usePreviewCsv();
   const upload = useUploadCsv(purpose);
+  const uploadButton = useRefocusAfterBusy(upload.isPending);
 
   const choose = async (picked: File | null) => {
     setFile(picked);
@@ -129,6 +131,7 @@ export function CsvUpload({ purpose, submitLabel }: { purpose: UploadPurpose; su
           </ScrollTable>
           <Group>
             <Button
+              ref={uploadButton}
               loading={upload.isPending}
               disabled={!file || !mapping.street}
               onClick={() => file && upload.mutate({ file, mapping, requestId })}

@@ -2,7 +2,7 @@ import { Alert, Button, Divider, PasswordInput, Stack, Text, TextInput } from "@
 import { hasLength, isNotEmpty, useForm } from "@mantine/form";
 import { useQuery } from "@tanstack/react-query";
 import { getRouteApi, useNavigate } from "@tanstack/react-router";
-import { useState } from "react";
+import { useRef, useState } from "react";
 import { ApiError, errorMessage } from "../../api/errors.ts";
 import { businessNameOf } from "../../api/organization.ts";
 import {
@@ -12,6 +12,7 @@ import {
   useJoinInvitation,
   useSignOut,
 } from "../../api/session.ts";
+import { focusFirstInvalid, useRefocusAfterBusy } from "../../ui/focus.ts";
 import { ButtonLink } from "../../ui/links.tsx";
 import { LoadError, Loading } from "../../ui/states.tsx";
 import { AuthFrame } from "./AuthFrame.tsx";
@@ -89,6 +90,7 @@ function SignInToJoin({ token }: { token: string }) {
 
 function JoinAsSignedIn({ token, email }: { token: string; email: string }) {
   const join = useJoinInvitation(token);
+  const joinButton = useRefocusAfterBusy(join.isPending);
   const navigate = useNavigate();
   return (
     <Stack>
@@ -99,6 +101,7 @@ function JoinAsSignedIn({ token, email }: { token: string; email: string }) {
         </Alert>
       )}
       <Button
+        ref={joinButton}
         loading={join.isPending}
         onClick={async () => {
           try {
@@ -117,13 +120,19 @@ function JoinAsSignedIn({ token, email }: { token: string; email: string }) {
 
 function SignedInAsSomeoneElse({ email, signedInAs }: { email: string; signedInAs: string }) {
   const signOut = useSignOut();
+  const signOutButton = useRefocusAfterBusy(signOut.isPending);
   return (
     <Stack>
       <Text>
         You are signed in as {signedInAs}. This invitation is for {email}: sign out first, then sign in with
         that email or set up its account.
       </Text>
-      <Button variant="default" loading={signOut.isPending} onClick={() => signOut.mutate()}>
+      <Button
+        ref={signOutButton}
+        variant="default"
+        loading={signOut.isPending}
+        onClick={() => signOut.mutate()}
+      >
         Sign out
       </Button>
     </Stack>
@@ -132,6 +141,8 @@ function SignedInAsSomeoneElse({ email, signedInAs }: { email: string; signedInA
 
 function NewAccountForm({ token, email }: { token: string; email: string }) {
   const accept = useAcceptInvitation(token);
+  const acceptButton = useRefocusAfterBusy(accept.isPending);
+  const formRef = useRef<HTMLFormElement>(null);
   const navigate = useNavigate();
   const [hasAccount, setHasAccount] = useState(false);
   const form = useForm({
@@ -156,12 +167,16 @@ function NewAccountForm({ token, email }: { token: string; email: string }) {
   return (
     <Stack>
       <form
+        ref={formRef}
         onSubmit={form.onSubmit(async (values) => {
           try {
             await accept.mutateAsync(values);
           } catch (error) {
             if (error instanceof ApiError && error.code === "sign_in_to_join") setHasAccount(true);
-            else if (error instanceof ApiError) form.setErrors(error.fieldErrors());
+            else if (error instanceof ApiError) {
+              form.setErrors(error.fieldErrors());
+              focusFirstInvalid(formRef.current);
+            }
             return;
           }
           await navigate({ to: "/" });
@@ -182,7 +197,7 @@ function NewAccountForm({ token, email }: { token: string; email: string }) {
             required
             {...form.getInputProps("password")}
           />
-          <Button type="submit" loading={accept.isPending}>
+          <Button ref={acceptButton} type="submit" loading={accept.isPending}>
             Set password and sign in
           </Button>
         </Stack>

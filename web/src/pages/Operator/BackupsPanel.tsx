@@ -2,6 +2,7 @@ import { Alert, Button, Code, Group, Stack, Table, Text, Title } from "@mantine/
 import { useQuery } from "@tanstack/react-query";
 import { ApiError, errorMessage } from "../../api/errors.ts";
 import { type BackupListing, backupsQuery, useCreateBackup } from "../../api/operator.ts";
+import { useRefocusAfterBusy } from "../../ui/focus.ts";
 import { formatDateTime } from "../../ui/format.ts";
 import { ScrollTable } from "../../ui/ScrollTable.tsx";
 import { EmptyState, LoadError, Loading } from "../../ui/states.tsx";
@@ -14,6 +15,7 @@ const fileName = (file: string) => file.split(/[\\/]/).pop() ?? file;
 export function BackupsPanel() {
   const backups = useQuery(backupsQuery());
   const create = useCreateBackup();
+  const backUpButton = useRefocusAfterBusy(create.isPending);
   return (
     <section aria-labelledby="backups-heading">
       <Title order={2} size="h3" id="backups-heading" mb="sm">
@@ -34,7 +36,7 @@ export function BackupsPanel() {
               {scheduleInWords(backups.data.schedule)} Restore one with{" "}
               <Code>npm run db:restore -- FILE</Code> into an empty data directory.
             </Text>
-            <Button onClick={() => create.mutate()} loading={create.isPending}>
+            <Button ref={backUpButton} onClick={() => create.mutate()} loading={create.isPending}>
               Back up now
             </Button>
           </Group>

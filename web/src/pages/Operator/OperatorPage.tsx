@@ -18,7 +18,7 @@ import {
 } from "@mantine/core";
 import { isEmail, isNotEmpty, useForm } from "@mantine/form";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
-import { useState } from "react";
+import { useRef, useState } from "react";
 import { ApiError, errorMessage } from "../../api/errors.ts";
 import {
   checkOperatorToken,
@@ -33,6 +33,7 @@ import {
   useInviteOwner,
   useSetKillSwitch,
 } from "../../api/operator.ts";
+import { focusFirstInvalid, focusWhenShown, useRefocusAfterBusy } from "../../ui/focus.ts";
 import { formatDateTime } from "../../ui/format.ts";
 import { useInFlightModal } from "../../ui/in-flight-modal.ts";
 import { ScrollTable } from "../../ui/ScrollTable.tsx";
@@ -69,6 +70,7 @@ export function OperatorPage() {
 
 function TokenSignIn({ onSignedIn }: { onSignedIn: () => void }) {
   const [checking, setChecking] = useState(false);
+  const formRef = useRef<HTMLFormElement>(null);
   const form = useForm({
     initialValues: { token: "" },
     validate: { token: isNotEmpty("Enter the operator token") },
@@ -76,6 +78,7 @@ function TokenSignIn({ onSignedIn }: { onSignedIn: () => void }) {
   return (
     <Paper withBorder p="lg" maw={460}>
       <form
+        ref={formRef}
         onSubmit={form.onSubmit(async ({ token }) => {
           setChecking(true);
           try {
@@ -89,6 +92,7 @@ function TokenSignIn({ onSignedIn }: { onSignedIn: () => void }) {
                   ? "This token is not the operator token"
                   : errorMessage(error),
             });
+            focusFirstInvalid(formRef.current);
           } finally {
             setChecking(false);
           }
@@ -167,6 +171,8 @@ function KillSwitch() {
 function Organizations() {
   const orgs = useQuery(operatorOrgsQuery());
   const create = useCreateOrg();
+  const createButton = useRefocusAfterBusy(create.isPending);
+  const formRef = useRef<HTMLFormElement>(null);
   const [inviting, setInviting] = useState<OperatorOrg | null>(null);
   const form = useForm({
     initialValues: { name: "" },
@@ -179,13 +185,17 @@ function Organizations() {
         Organizations
       </Title>
       <form
+        ref={formRef}
         onSubmit={form.onSubmit(async ({ name }) => {
           try {
             const created = await create.mutateAsync(name.trim());
             form.reset();
             setInviting(created);
           } catch (error) {
-            if (error instanceof ApiError) form.setErrors({ name: error.message });
+            if (error instanceof ApiError) {
+              form.setErrors({ name: error.message });
+              focusFirstInvalid(formRef.current);
+            }
           }
         })}
       >
@@ -195,7 +205,7 @@ function Organizations() {
             style={{ flex: "1 1 240px" }}
             {...form.getInputProps("name")}
           />
-          <Button type="submit" loading={create.isPending}>
+          <Button ref={createButton} type="submit" loading={create.isPending}>
             Create organization
           </Button>
         </Group>
@@ -257,6 +267,9 @@ function Organizations() {
 function InviteOwnerModal({ org, onClose }: { org: OperatorOrg | null; onClose: () => void }) {
   const invite = useInviteOwner();
   const [sent, setSent] = useState<OperatorInvitation | null>(null);
+  const formRef = useRef<HTMLFormElement>(null);
+  // The form and its Send button give way to the link: the focus goes to Copy link, the next step.
+  const copyButton = useRef<HTMLButtonElement>(null);
   const form = useForm({
     initialValues: { email: "" },
     validate: { email: isEmail("Enter the owner's email") },
@@ -288,7 +301,11 @@ function InviteOwnerModal({ org, onClose }: { org: OperatorOrg | null; onClose: 
           </Code>
           <Group>
             <CopyButton value={sent.invite_url}>
-              {({ copied, copy }) => <Button onClick={copy}>{copied ? "Copied" : "Copy link"}</Button>}
+              {({ copied, copy }) => (
+                <Button ref={copyButton} onClick={copy}>
+                  {copied ? "Copied" : "Copy link"}
+                </Button>
+              )}
             </CopyButton>
             <Button variant="default" onClick={close}>
               Done
@@ -297,12 +314,17 @@ function InviteOwnerModal({ org, onClose }: { org: OperatorOrg | null; onClose: 
         </Stack>
       ) : (
         <form
+          ref={formRef}
           onSubmit={form.onSubmit(async ({ email }) => {
             if (!org) return;
             try {
               setSent(await invite.mutateAsync({ orgId: org.org_id, email: email.trim() }));
+              focusWhenShown(() => copyButton.current);
             } catch (error) {
-              if (error instanceof ApiError) form.setErrors({ email: error.message });
+              if (error instanceof ApiError) {
+                form.setErrors({ email: error.message });
+                focusFirstInvalid(formRef.current);
+              }
             }
           })}
         >

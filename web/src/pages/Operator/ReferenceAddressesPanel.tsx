@@ -1,12 +1,13 @@
 import { Alert, Badge, Button, FileInput, Group, Stack, Table, Text, Title } from "@mantine/core";
 import { useQuery } from "@tanstack/react-query";
-import { useState } from "react";
+import { useRef, useState } from "react";
 import { errorMessage } from "../../api/errors.ts";
 import {
   type ReferenceAddressUpload,
   referenceAddressUploadsQuery,
   useUploadReferenceAddresses,
 } from "../../api/operator.ts";
+import { refocusAfterBusy } from "../../ui/focus.ts";
 import { formatDateTime } from "../../ui/format.ts";
 import { ScrollTable } from "../../ui/ScrollTable.tsx";
 import { EmptyState, LoadError, Loading } from "../../ui/states.tsx";
@@ -37,6 +38,10 @@ export function ReferenceAddressesPanel() {
   const uploads = useQuery(referenceAddressUploadsQuery());
   const upload = useUploadReferenceAddresses();
   const [file, setFile] = useState<File | null>(null);
+  // Upload is disabled once done (no file chosen): its focus goes to the file field for the next
+  // file; refused, the file stays and Upload gets the focus back for another try.
+  const fileField = useRef<HTMLButtonElement>(null);
+  const uploadButton = useRef<HTMLButtonElement>(null);
   return (
     <section aria-labelledby="reference-addresses-heading">
       <Title order={2} size="h3" id="reference-addresses-heading" mb="sm">
@@ -55,13 +60,16 @@ export function ReferenceAddressesPanel() {
             try {
               await upload.mutateAsync(file);
               setFile(null);
+              refocusAfterBusy(() => fileField.current);
             } catch {
               // Shown below; the chosen file stays for another try.
+              refocusAfterBusy(() => uploadButton.current);
             }
           }}
         >
           <Group align="flex-end">
             <FileInput
+              ref={fileField}
               label="OpenAddresses file"
               placeholder="Choose a .csv, .geojson or .gz file"
               accept=".csv,.gz,.geojson,.geojsonl,.jsonl,.ndjson,text/csv,application/gzip"
@@ -70,7 +78,7 @@ export function ReferenceAddressesPanel() {
               clearable
               style={{ flex: "1 1 260px" }}
             />
-            <Button type="submit" disabled={!file} loading={upload.isPending}>
+            <Button ref={uploadButton} type="submit" disabled={!file} loading={upload.isPending}>
               Upload
             </Button>
           </Group>
