@@ -207,12 +207,21 @@ describe("fixes from a third walk through the app", () => {
     await page.getByRole("alert").filter({ hasText: "Not joined" }).waitFor();
     await waitForFocus(page, joinButton, "Join");
 
-    // Someone new, on a page of their own.
+    // Signed out, the owner's invitation answered with a password: the email has an account, and the
+    // focus goes to Sign in to join.
+    const newcomer = await app.newPage();
+    await newcomer.goto(join.invite_url);
+    await newcomer.getByLabel("Your name").fill(OWNER.name);
+    await newcomer.getByRole("textbox", { name: /^Password/ }).fill("another password here");
+    await newcomer.getByRole("button", { name: "Set password and sign in" }).click();
+    await newcomer.getByText("You already have an account").waitFor();
+    await waitForFocus(newcomer, newcomer.getByRole("link", { name: "Sign in to join" }), "Sign in to join");
+
+    // Someone new.
     const invited = await app.operator("POST", `/orgs/${orgId}/invitations`, {
       email: "new@walk3.test",
       role: "member",
     });
-    const newcomer = await app.newPage();
     await newcomer.goto(invited.invite_url);
     await newcomer.getByLabel("Your name").fill("Nia Newcomer");
     await newcomer.getByRole("textbox", { name: /^Password/ }).fill("correct horse battery");

@@ -2,7 +2,7 @@ import { Alert, Button, Divider, PasswordInput, Stack, Text, TextInput } from "@
 import { hasLength, isNotEmpty, useForm } from "@mantine/form";
 import { useQuery } from "@tanstack/react-query";
 import { getRouteApi, useNavigate } from "@tanstack/react-router";
-import { useRef, useState } from "react";
+import { type Ref, useRef, useState } from "react";
 import { ApiError, errorMessage } from "../../api/errors.ts";
 import { businessNameOf } from "../../api/organization.ts";
 import {
@@ -12,7 +12,7 @@ import {
   useJoinInvitation,
   useSignOut,
 } from "../../api/session.ts";
-import { focusFirstInvalid, useRefocusAfterBusy } from "../../ui/focus.ts";
+import { focusFirstInvalid, focusWhenShown, useRefocusAfterBusy } from "../../ui/focus.ts";
 import { ButtonLink } from "../../ui/links.tsx";
 import { LoadError, Loading } from "../../ui/states.tsx";
 import { AuthFrame } from "./AuthFrame.tsx";
@@ -80,9 +80,9 @@ export function InvitePage() {
   );
 }
 
-function SignInToJoin({ token }: { token: string }) {
+function SignInToJoin({ token, ref }: { token: string; ref?: Ref<HTMLAnchorElement> }) {
   return (
-    <ButtonLink to="/sign-in" search={{ redirect: `/invite/${token}` }} variant="default">
+    <ButtonLink ref={ref} to="/sign-in" search={{ redirect: `/invite/${token}` }} variant="default">
       Sign in to join
     </ButtonLink>
   );
@@ -143,6 +143,8 @@ function NewAccountForm({ token, email }: { token: string; email: string }) {
   const accept = useAcceptInvitation(token);
   const acceptButton = useRefocusAfterBusy(accept.isPending);
   const formRef = useRef<HTMLFormElement>(null);
+  // The form gives way to "Sign in to join" when the email has an account: the focus goes there.
+  const signInToJoin = useRef<HTMLAnchorElement>(null);
   const navigate = useNavigate();
   const [hasAccount, setHasAccount] = useState(false);
   const form = useForm({
@@ -159,7 +161,7 @@ function NewAccountForm({ token, email }: { token: string; email: string }) {
         <Alert color="blue" title="You already have an account">
           {email} already has a Porchlight account. Sign in with it, and you come back here to join.
         </Alert>
-        <SignInToJoin token={token} />
+        <SignInToJoin ref={signInToJoin} token={token} />
       </Stack>
     );
 
@@ -172,8 +174,10 @@ function NewAccountForm({ token, email }: { token: string; email: string }) {
           try {
             await accept.mutateAsync(values);
           } catch (error) {
-            if (error instanceof ApiError && error.code === "sign_in_to_join") setHasAccount(true);
-            else if (error instanceof ApiError) {
+            if (error instanceof ApiError && error.code === "sign_in_to_join") {
+              setHasAccount(true);
+              focusWhenShown(() => signInToJoin.current);
+            } else if (error instanceof ApiError) {
               form.setErrors(error.fieldErrors());
               focusFirstInvalid(formRef.current);
             }
