@@ -4,7 +4,7 @@
  * cookie gone) keeps the form's values as a draft in the tab and leads to sign-in, which says why; signed
  * in again, the builder offers the draft (Restore / Discard), and a restored draft saves. Discard, a save
  * and 24 hours remove it; another person signing in on the same tab is never offered it. At phone width
- * the floating "Preview card" never covers the field being typed into near the bottom of the screen, and
+ * the "Preview card" bar never covers the field being typed into near the bottom of the screen, and
  * the New mailing screen has the same Preview card. Each screen: a screenshot in test/e2e/artifacts/ and axe.
  */
 import assert from "node:assert/strict";
@@ -232,39 +232,51 @@ describe("the builder keeps unsaved edits through a session that ends; Preview c
     assert.deepEqual(await keptDrafts(), {}, "the expired draft is removed");
   });
 
-  it("at phone width Preview card never covers a field being typed into at the bottom of the screen", async () => {
+  it("at phone width the Preview card bar never covers a field being typed into at the bottom of the screen", async () => {
     await page.setViewportSize(VIEWPORTS.phone);
     await openBuilder();
     const preview = page.getByRole("button", { name: "Preview card" });
     await preview.waitFor();
+    const bar = page.locator(".phone-proof-bar");
 
-    // Not typing: the button floats over the Offer field brought to the bottom of the screen.
+    // Not typing: the bar lies over the Offer field brought to the bottom of the screen.
     const offer = field("Offer");
     const offerBox = page.locator(".mantine-Input-wrapper", { has: offer });
     await bringToBottom(offerBox);
-    assert.ok(await preview.isVisible(), "the button shows while nothing is typed into");
+    assert.ok(await preview.isVisible(), "the bar shows while nothing is typed into");
     assert.ok(
-      overlap((await preview.boundingBox())!, (await offerBox.boundingBox())!),
-      "the button lies over the field at the bottom (what this test is about)",
+      overlap((await bar.boundingBox())!, (await offerBox.boundingBox())!),
+      "the bar lies over the field at the bottom (what this test is about)",
     );
 
-    // A tap in the field, and typing: the button steps aside, the field's right end is the field's.
+    // Reached with Tab (a keyboard's, or a phone's "next"), and typed into: the field is the field's,
+    // whether the browser scrolled it above the bar or the bar stepped aside.
     const savedOffer = await offer.inputValue();
-    await offer.click({ position: { x: 12, y: 12 } });
+    await page
+      .getByRole("button", { name: "Insert merge field" })
+      .evaluate((element) => (element as HTMLElement).focus({ preventScroll: true }));
+    await page.keyboard.press("Tab");
+    await waitUntil(
+      () => offer.evaluate((element) => element === document.activeElement),
+      "Offer has the focus",
+    );
     await page.keyboard.press("ControlOrMeta+a");
     await page.keyboard.type("Free gutter check");
-    await waitUntil(async () => !(await preview.isVisible()), "the button steps aside", 5_000);
-    const box = (await offerBox.boundingBox())!;
-    const atRightEnd = await page.evaluate(
-      ({ x, y }) => {
-        const hit = document.elementFromPoint(x, y);
-        return (
-          hit?.closest(".mantine-Input-wrapper")?.querySelector("input")?.getAttribute("id") ?? hit?.tagName
-        );
-      },
-      { x: box.x + box.width - 6, y: box.y + box.height / 2 },
-    );
-    assert.equal(atRightEnd, await offer.getAttribute("id"), "the field's right end is not covered");
+    await settled(page);
+    const typedIn = async () => {
+      const box = (await offer.boundingBox())!;
+      return page.evaluate(
+        ({ points, id }) => points.every(([x, y]) => document.elementFromPoint(x!, y!)?.id === id),
+        {
+          id: (await offer.getAttribute("id"))!,
+          points: [
+            [box.x + 6, box.y + box.height / 2],
+            [box.x + box.width - 6, box.y + box.height / 2],
+          ],
+        },
+      );
+    };
+    await waitUntil(typedIn, "the field typed into is uncovered from end to end", 5_000);
     assert.equal(await offer.inputValue(), "Free gutter check");
     await page.screenshot({
       path: path.join(ARTIFACTS, "drafts-phone-bottom-field-typing-screen-phone.png"),
@@ -272,21 +284,22 @@ describe("the builder keeps unsaved edits through a session that ends; Preview c
     const violations = await seriousViolations(page);
     assert.deepEqual(violations, [], `axe while typing at the bottom:\n${violations.join("\n")}`);
 
-    // Still typing, scrolled up the screen: the button is back, clear of the field.
+    // Still typing, the field scrolled down under the bar: the bar steps aside.
+    await bringToBottom(offerBox);
+    await waitUntil(async () => !(await preview.isVisible()), "the bar steps aside", 5_000);
+    await waitUntil(typedIn, "the field under the bar's place is uncovered", 5_000);
+
+    // Scrolled up the screen: the bar is back, clear of the field.
     await page.evaluate(() => window.scrollBy(0, 300));
-    await waitUntil(
-      async () => preview.isVisible(),
-      "the button is back once the field is clear of it",
-      5_000,
-    );
-    assert.ok(!overlap((await preview.boundingBox())!, (await offerBox.boundingBox())!, 8));
+    await waitUntil(async () => preview.isVisible(), "the bar is back once the field is clear of it", 5_000);
+    assert.ok(!overlap((await bar.boundingBox())!, (await offerBox.boundingBox())!, 8));
     await page.screenshot({ path: path.join(ARTIFACTS, "drafts-phone-field-clear-screen-phone.png") });
 
-    // Back at the bottom, then the field is left: the button is back.
+    // Back at the bottom, then the field is left: the bar is back.
     await bringToBottom(offerBox);
-    await waitUntil(async () => !(await preview.isVisible()), "the button steps aside again", 5_000);
+    await waitUntil(async () => !(await preview.isVisible()), "the bar steps aside again", 5_000);
     await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
-    await waitUntil(async () => preview.isVisible(), "the button is back once the field is left", 5_000);
+    await waitUntil(async () => preview.isVisible(), "the bar is back once the field is left", 5_000);
     await screens.checkScreen("drafts-phone-builder", "phone");
     // Typed back as saved: no draft is left for the next test's builder to offer.
     await offer.fill(savedOffer);
