@@ -12,6 +12,7 @@ import { after, before, describe, it } from "node:test";
 import type { Page } from "playwright-core";
 import { signHubSpotRequest } from "../../src/hubspot/signature.ts";
 import { type FakeHubSpot, startFakeHubSpot } from "../helpers/fake-hubspot.ts";
+import { waitForFocus } from "./page-probes.ts";
 import { type App, startApp, waitUntil } from "./session.ts";
 
 const OWNER = { email: "owner@hubspot.test", name: "Hana Spot", password: "correct horse battery" };
@@ -130,6 +131,8 @@ describe("HubSpot in the browser", () => {
       "the stages are saved",
     );
     await card.getByText("contractsigned", { exact: true }).waitFor();
+    // Save stages, disabled once saved, gives its focus to the stages.
+    await waitForFocus(page, stages, "the Won deal stages field");
     await screens.checkBothWidths("hubspot-won-stages");
 
     await card.getByRole("button", { name: "Disconnect" }).click();
