@@ -74,6 +74,22 @@ async function proofShows(words: string) {
   await page.waitForLoadState("networkidle");
 }
 
+/**
+ * Fills a card field and waits until the card-fit check of the new words (sent 300 ms after typing) is
+ * answered: a check still to be sent when the cookie goes would answer 401 and lead to sign-in on its
+ * own, racing the Save this test is about (waitForLoadState("networkidle") does not wait: the page
+ * reached that state when it loaded).
+ */
+async function fillCardField(label: string, value: string) {
+  const checked = page.waitForResponse(
+    (response) =>
+      response.url().endsWith("/app/api/v1/card-fit") &&
+      (response.request().postData() ?? "").includes(value),
+  );
+  await field(label).fill(value);
+  await checked;
+}
+
 /** On the sign-in page: signs in as `person`. */
 async function signInHere(person: { email: string; password: string }) {
   await page.getByRole("textbox", { name: /^Email/ }).fill(person.email);
@@ -198,8 +214,7 @@ describe("the builder keeps unsaved edits through a session that ends; Preview c
     await page.setViewportSize(VIEWPORTS.desktop);
     await openBuilder();
     const savedMessage = await field("Message").inputValue();
-    await field("Message").fill(`${savedMessage} Ask about decks.`);
-    await page.waitForLoadState("networkidle");
+    await fillCardField("Message", `${savedMessage} Ask about decks.`);
     // The session cookie goes (expired): the next Save finds no session.
     await page.context().clearCookies();
     await saveAfterSessionEnded();
@@ -375,8 +390,7 @@ describe("the builder keeps unsaved edits through a session that ends; Preview c
     await page.setViewportSize(VIEWPORTS.desktop);
     await openBuilder();
     const savedHeadline = await field("Headline").inputValue();
-    await field("Headline").fill("Owner's unsaved words");
-    await page.waitForLoadState("networkidle");
+    await fillCardField("Headline", "Owner's unsaved words");
     await page.context().clearCookies();
     await saveAfterSessionEnded();
     const ownersDraft = Object.keys(await keptDrafts());
