@@ -12,6 +12,7 @@ import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import type { Locator, Page } from "playwright-core";
 import { ARTIFACTS, seriousViolations, settled, VIEWPORTS } from "./browser.ts";
+import { holdNextRequest } from "./page-probes.ts";
 import { type App, jobEvent, startApp, waitUntil } from "./session.ts";
 
 const OWNER = { email: "owner@drafts.test", name: "Dana Draft", password: "correct horse battery" };
@@ -245,6 +246,32 @@ describe("the builder keeps unsaved edits through a session that ends; Preview c
     assert.equal(await restoreOffer().count(), 0, "an expired draft is not offered");
     assert.notEqual(await field("Headline").inputValue(), "Stale words");
     assert.deepEqual(await keptDrafts(), {}, "the expired draft is removed");
+  });
+
+  it("a builder's read answered 401 once sign-in shows leaves sign-in its reason and its way back", async () => {
+    await page.setViewportSize(VIEWPORTS.desktop);
+    await openBuilder();
+    const check = holdNextRequest(page, "POST", /\/card-fit$/);
+    await check.start();
+    await field("Message").fill(`${await field("Message").inputValue()} Ask about fences.`);
+    await check.held;
+    await page.context().clearCookies();
+    await saveAfterSessionEnded();
+    const answered = page.waitForResponse((response) => response.url().endsWith("/app/api/v1/card-fit"));
+    check.release({ status: 401, code: "unauthorized", message: "Sign in to continue." });
+    await answered;
+    // What the app would do about the answer happens within a tick; give it time to go wrong.
+    await page.waitForTimeout(500);
+    assert.equal(
+      new URL(page.url()).searchParams.get("redirect"),
+      builderPath(),
+      "still leads back to the builder",
+    );
+    assert.ok(await page.getByText(SESSION_ENDED).isVisible(), "the sign-in page still says why");
+
+    await signInHere(OWNER);
+    await restoreOffer().getByRole("button", { name: "Discard" }).click();
+    await restoreOffer().waitFor({ state: "detached" });
   });
 
   it("at phone width the Preview card bar never covers a field being typed into at the bottom of the screen", async () => {

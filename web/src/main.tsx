@@ -11,17 +11,28 @@ import { createAppRouter } from "./routes/tree.tsx";
 import { cssVariablesResolver, HEADER_HEIGHT, styleNonce, theme } from "./ui/theme.ts";
 import "./ui/toasts.css";
 
+/**
+ * Pages a person without a session is meant to be on (the operator console has its own token). A
+ * read of the page left behind that fails there must not lead to sign-in again: that lost the
+ * sign-in page's own reason ("Your session ended…") and its way back (redirect=/app/sign-in).
+ */
+const SIGNED_OUT_PAGES = [
+  "/app/sign-in",
+  "/app/forgot-password",
+  "/app/reset-password",
+  "/app/invite/",
+  "/app/operator",
+];
+
+const onSignedOutPage = () => SIGNED_OUT_PAGES.some((page) => window.location.pathname.startsWith(page));
+
 const queryClient = new QueryClient({
   queryCache: new QueryCache({
     // A session that ends while the app is open (expiry, sign-out elsewhere) leads back to sign-in.
     // Not a contractor leaving a page: an open builder's "Leave without saving?" is not asked (its
     // edits could not be saved without a session anyway), as a loader's redirect to sign-in is not.
     onError: (error) => {
-      if (
-        error instanceof ApiError &&
-        error.status === 401 &&
-        !window.location.pathname.startsWith("/app/operator")
-      ) {
+      if (error instanceof ApiError && error.status === 401 && !onSignedOutPage()) {
         void router.navigate({
           to: "/sign-in",
           search: { redirect: window.location.pathname },
