@@ -19,7 +19,6 @@ import "@mantine/core/styles/CloseButton.css";
 import "@mantine/core/styles/Group.css";
 import "@mantine/core/styles/ModalBase.css";
 import "@mantine/core/styles/Input.css";
-import "@mantine/core/styles/Affix.css";
 import "@mantine/core/styles/Alert.css";
 import "@mantine/core/styles/Text.css";
 import "@mantine/core/styles/Anchor.css";
