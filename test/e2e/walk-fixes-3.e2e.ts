@@ -245,6 +245,15 @@ describe("fixes from a third walk through the app", () => {
     await page.getByRole("button", { name: "Sign in" }).click();
     await page.getByText("This token is not the operator token").waitFor();
     await waitForFocus(page, token, "the Operator token field");
+    // A password field says to a screen reader that it was refused, and why (Mantine's does not).
+    assert.equal(await token.getAttribute("aria-invalid"), "true");
+    const describedBy = await token.evaluate((input) =>
+      (input.getAttribute("aria-describedby") ?? "")
+        .split(" ")
+        .map((id) => document.getElementById(id)?.textContent ?? "")
+        .join(" "),
+    );
+    assert.match(describedBy, /This token is not the operator token/);
 
     await token.fill(app.adminToken);
     await page.getByRole("button", { name: "Sign in" }).click();

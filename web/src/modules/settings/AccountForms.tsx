@@ -1,10 +1,11 @@
-import { Button, Fieldset, PasswordInput, Stack, Text, TextInput } from "@mantine/core";
+import { Button, Fieldset, Stack, Text, TextInput } from "@mantine/core";
 import { hasLength, isNotEmpty, matchesField, useForm } from "@mantine/form";
 import { notifications } from "@mantine/notifications";
 import { useNavigate } from "@tanstack/react-router";
 import { ApiError } from "../../api/errors.ts";
 import { type Session, useChangePassword, useSignOutEverywhere, useUpdateMe } from "../../api/session.ts";
 import { useRefocusAfterBusy } from "../../ui/focus.ts";
+import { PasswordField } from "../../ui/PasswordField.tsx";
 import { LeadAlertsSwitch } from "./LeadAlertsSwitch.tsx";
 
 const MIN_PASSWORD_LENGTH = 10;
@@ -73,17 +74,17 @@ export function AccountForms({ session }: { session: Session }) {
       >
         <Fieldset legend="Password">
           <Stack>
-            <PasswordInput
+            <PasswordField
               label="Current password"
               autoComplete="current-password"
               {...password.getInputProps("current_password")}
             />
-            <PasswordInput
+            <PasswordField
               label="New password"
               autoComplete="new-password"
               {...password.getInputProps("new_password")}
             />
-            <PasswordInput
+            <PasswordField
               label="Repeat the new password"
               autoComplete="new-password"
               {...password.getInputProps("confirm")}

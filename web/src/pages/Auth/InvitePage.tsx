@@ -1,4 +1,4 @@
-import { Alert, Button, Divider, PasswordInput, Stack, Text, TextInput } from "@mantine/core";
+import { Alert, Button, Divider, Stack, Text, TextInput } from "@mantine/core";
 import { hasLength, isNotEmpty, useForm } from "@mantine/form";
 import { useQuery } from "@tanstack/react-query";
 import { getRouteApi, useNavigate } from "@tanstack/react-router";
@@ -14,6 +14,7 @@ import {
 } from "../../api/session.ts";
 import { focusFirstInvalid, focusWhenShown, useRefocusAfterBusy } from "../../ui/focus.ts";
 import { ButtonLink } from "../../ui/links.tsx";
+import { PasswordField } from "../../ui/PasswordField.tsx";
 import { LoadError, Loading } from "../../ui/states.tsx";
 import { AuthFrame } from "./AuthFrame.tsx";
 
@@ -194,7 +195,7 @@ function NewAccountForm({ token, email }: { token: string; email: string }) {
           )}
           <TextInput label="Email" value={email} readOnly />
           <TextInput label="Your name" autoComplete="name" required {...form.getInputProps("name")} />
-          <PasswordInput
+          <PasswordField
             label="Password"
             description={`At least ${MIN_PASSWORD_LENGTH} characters`}
             autoComplete="new-password"

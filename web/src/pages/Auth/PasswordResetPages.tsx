@@ -1,4 +1,4 @@
-import { Alert, Button, PasswordInput, Stack, Text, TextInput } from "@mantine/core";
+import { Alert, Button, Stack, Text, TextInput } from "@mantine/core";
 import { hasLength, isEmail, matchesField, useForm } from "@mantine/form";
 import { notifications } from "@mantine/notifications";
 import { useQuery } from "@tanstack/react-query";
@@ -6,6 +6,7 @@ import { getRouteApi, useNavigate } from "@tanstack/react-router";
 import { passwordResetQuery, useRequestPasswordReset, useResetPassword } from "../../api/session.ts";
 import { useRefocusAfterBusy } from "../../ui/focus.ts";
 import { AnchorLink } from "../../ui/links.tsx";
+import { PasswordField } from "../../ui/PasswordField.tsx";
 import { LoadError, Loading } from "../../ui/states.tsx";
 import { AuthFrame } from "./AuthFrame.tsx";
 import { MIN_PASSWORD_LENGTH } from "./InvitePage.tsx";
@@ -129,13 +130,13 @@ export function ResetPasswordPage() {
         })}
       >
         <Stack>
-          <PasswordInput
+          <PasswordField
             label="New password"
             autoComplete="new-password"
             required
             {...form.getInputProps("password")}
           />
-          <PasswordInput
+          <PasswordField
             label="Repeat the new password"
             autoComplete="new-password"
             required

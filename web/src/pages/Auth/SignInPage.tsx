@@ -1,10 +1,11 @@
-import { Alert, Button, PasswordInput, Stack, TextInput } from "@mantine/core";
+import { Alert, Button, Stack, TextInput } from "@mantine/core";
 import { isEmail, isNotEmpty, useForm } from "@mantine/form";
 import { getRouteApi, useNavigate } from "@tanstack/react-router";
 import { errorMessage } from "../../api/errors.ts";
 import { useSignIn } from "../../api/session.ts";
 import { useRefocusAfterBusy } from "../../ui/focus.ts";
 import { AnchorLink } from "../../ui/links.tsx";
+import { PasswordField } from "../../ui/PasswordField.tsx";
 import { AuthFrame } from "./AuthFrame.tsx";
 
 const route = getRouteApi("/sign-in");
@@ -65,7 +66,7 @@ export function SignInPage() {
             required
             {...form.getInputProps("email")}
           />
-          <PasswordInput
+          <PasswordField
             label="Password"
             autoComplete="current-password"
             required

@@ -7,7 +7,6 @@ import {
   Group,
   Modal,
   Paper,
-  PasswordInput,
   Stack,
   Switch,
   Table,
@@ -36,6 +35,7 @@ import {
 import { focusFirstInvalid, focusWhenShown, useRefocusAfterBusy } from "../../ui/focus.ts";
 import { formatDateTime } from "../../ui/format.ts";
 import { useInFlightModal } from "../../ui/in-flight-modal.ts";
+import { PasswordField } from "../../ui/PasswordField.tsx";
 import { ScrollTable } from "../../ui/ScrollTable.tsx";
 import { EmptyState, LoadError, Loading } from "../../ui/states.tsx";
 import { BackupsPanel } from "./BackupsPanel.tsx";
@@ -103,7 +103,7 @@ function TokenSignIn({ onSignedIn }: { onSignedIn: () => void }) {
             The operator token was printed on the service's first start and is stored in the data directory's
             admin-token file. It is kept in this tab only.
           </Text>
-          <PasswordInput
+          <PasswordField
             label="Operator token"
             autoComplete="off"
             required

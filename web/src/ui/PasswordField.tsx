@@ -1,0 +1,25 @@
+import { PasswordInput, type PasswordInputProps } from "@mantine/core";
+import { useId } from "react";
+
+/**
+ * Mantine's PasswordInput as a screen reader needs it. Unlike TextInput it renders its input
+ * `withAria: false`: a refused password was marked `data-invalid` only, neither announced as invalid
+ * nor tied to the words saying why. The wrapper's ids are Mantine's (`<id>-error`, `<id>-description`).
+ */
+export function PasswordField(props: PasswordInputProps) {
+  const generatedId = useId();
+  const id = props.id ?? generatedId;
+  const invalid = Boolean(props.error);
+  const describedBy = [
+    props.description ? `${id}-description` : undefined,
+    invalid && typeof props.error !== "boolean" ? `${id}-error` : undefined,
+  ].filter(Boolean);
+  return (
+    <PasswordInput
+      {...props}
+      id={id}
+      aria-invalid={invalid || undefined}
+      aria-describedby={describedBy.length > 0 ? describedBy.join(" ") : undefined}
+    />
+  );
+}
