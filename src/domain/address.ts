@@ -555,17 +555,28 @@ function streetOfFullForm(written: StreetBeforeLocality): ParsedLocation | undef
  * "12 Main Street, TX" reads "Street" as the city of a street without a type: the address names
  * no city at all (and a card to "12 MAIN, STREET TX" would be mailed). When the street with its
  * "city" appended parses as a street with a type and no city, that is the reading. A city written
- * as a town is kept, whatever its last word: set off from the street by a comma ("100 Broadway,
- * Long Beach, CA": not `100 BROADWAY LONG BCH`) or the ZIP's own town ("100 Broadway Long Beach
- * CA 90802"). Keys stored in the old form are re-keyed by migration 0440.
+ * as a town (set off from the street by a comma, or the ZIP's own town) stays the city, and the
+ * re-reading stands only when the type it finds is a word of the street: "12 Main Street Garage,
+ * Springfield, IL" is `12 MAIN ST, SPRINGFIELD IL`, the street's extra words dropped as the
+ * parser drops them, while "100 Broadway, Long Beach, CA" keeps `100 BROADWAY, LONG BEACH CA`
+ * (the re-reading took the town's "Beach" for the type: `100 BROADWAY LONG BCH`). Keys stored in
+ * that old form are re-keyed by migration 0440.
  */
 function withSuffixReadAsCity(parsed: ParsedLocation, text: string): ParsedLocation | undefined {
   if (!parsed.city || parsed.type || !parsed.number || !parsed.street) return undefined;
-  if (cityWrittenAsTown(parsed, text)) return undefined;
   const street = [parsed.number, parsed.prefix, parsed.street, parsed.city].filter(Boolean).join(" ");
   const reread = parseLocation(street);
   if (!reread?.type || reread.city || reread.street1) return undefined;
-  return { ...reread, city: undefined, state: parsed.state, zip: parsed.zip };
+  if (!cityWrittenAsTown(parsed, text))
+    return { ...reread, city: undefined, state: parsed.state, zip: parsed.zip };
+  if (!typeIsAStreetWord(reread, parsed)) return undefined;
+  return { ...reread, city: parsed.city, state: parsed.state, zip: parsed.zip };
+}
+
+/** The re-read street and its type fit within the words the parse gave the street (none is the town's). */
+function typeIsAStreetWord(reread: ParsedLocation, parsed: ParsedLocation): boolean {
+  const words = (...parts: (string | undefined)[]) => wordsOf(parts.filter(Boolean).join(" "));
+  return words(reread.prefix, reread.street) + 1 <= words(parsed.prefix, parsed.street);
 }
 
 /** The parsed city follows a comma in the text, or is the city of the parsed ZIP. */

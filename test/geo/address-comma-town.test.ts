@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { composeAddress, normalizeAddress, parseUsAddress } from "../../src/domain/address.ts";
+import { sameHome } from "../../src/domain/same-home.ts";
 
 /** The key of an address given in parts (a CRM's street, city, state and ZIP fields). */
 const keyOfParts = (street: string, city: string, state: string, zip = "") =>
@@ -82,6 +83,29 @@ describe("a town whose last word is a street type, after a street without one", 
     for (const [written, key] of unchanged) assert.equal(normalizeAddress(written), key, written);
     // No town written: the last word is the street's type, as before.
     assert.equal(normalizeAddress("12 Main Street, TX"), "12 MAIN ST, TX");
+  });
+
+  it("reads words after a street's own type as the street's, keeping the town set off by a comma", () => {
+    // A CRM's line 1 with a note after the street: the same home as the street alone, in its town
+    // (and still the home stored before as `12 MAIN ST, IL 62701`: same street and ZIP).
+    for (const written of [
+      "12 Main Street Garage, Springfield, IL 62701",
+      "12 Main Street Upstairs, Springfield, IL 62701",
+      "12 Main St Back, Springfield, IL 62701",
+    ]) {
+      assert.equal(normalizeAddress(written), "12 MAIN ST, SPRINGFIELD IL 62701", written);
+    }
+    assert.equal(
+      normalizeAddress("12 Main Street Rear House, Springfield, IL 62701"),
+      normalizeAddress("12 Main St Rear House, Springfield, IL 62701"),
+    );
+    assert.equal(
+      normalizeAddress("12 Main Street Apt 4 Rear, Springfield, IL 62701"),
+      "12 MAIN ST #4, SPRINGFIELD IL 62701",
+    );
+    assert.ok(
+      sameHome(normalizeAddress("12 Main Street Garage, Springfield, IL 62701"), "12 MAIN ST, IL 62701"),
+    );
   });
 
   it("keeps a town the writer set off whole, whatever it holds", () => {
