@@ -30,7 +30,12 @@ export const commaTownKeys: DataMigration = {
   run: rekeyCommaTowns,
 };
 
-/** Street types that end streets far more often than towns: a townless street ending with one is a street. */
+/**
+ * Street types that end streets far more often than towns: a townless street ending with one is a
+ * street. A frozen copy of address.ts's CLOSING_STREET_TYPES, as 0420 and 0430 keep theirs: this
+ * migration corrects the keys written before it, so a later change to the parser's set must not
+ * change which stored rows it moves.
+ */
 const CLOSING_TYPES = new Set("ST AVE RD DR LN CT BLVD WAY PL CIR TER PKWY HWY SQ TRL LOOP".split(" "));
 
 /** A key's street, its locality (`CITY ST ZIP`, any part missing) and the street's last word, in SQL. */
@@ -87,6 +92,7 @@ function mayEndATown(word: string, zip: string): boolean {
   return !CLOSING_TYPES.has(word) || (zipTownEnd !== "" && streetTypeOf(zipTownEnd) === word);
 }
 
+/** address.ts's `namesATown` for one state: the ZIP's own town, or any town of the state. */
 const isTownOf = (city: string, state: string, zip: string) =>
   cityOfZip(zip) === city || zipsOfCity(city, state, 1).length > 0;
 

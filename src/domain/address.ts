@@ -412,9 +412,7 @@ function withTownEndingTheCity(written: StreetBeforeLocality, reading: Address):
   for (let size = Math.min(3, cityWords.length - 1); size >= 1; size--) {
     const town = cityWords.slice(-size);
     if (!isTownOfState(town.join(" "), written.state)) continue;
-    const atEnd = new RegExp(`[\\s,]+(${town.map(escapeRegExp).join("[\\s.,-]+")})[\\s.]*$`, "i").exec(
-      written.head,
-    );
+    const atEnd = new RegExp(`[\\s,]+(${wordsPattern(town)})[\\s.]*$`, "i").exec(written.head);
     if (atEnd) return { ...written, head: written.head.slice(0, atEnd.index), town: atEnd[1] as string };
   }
   return written;
@@ -523,8 +521,7 @@ function misreadsStreet(reading: Address, written: StreetBeforeLocality): boolea
   if (!` ${head}`.endsWith(` ${reading.city}`)) return true;
   const cityWords = reading.city.split(" ");
   if (!cityWords.every(isStreetWord) && !isTypeAlone(reading.street)) return false;
-  const commaBeforeCity = new RegExp(`,[\\s.]*${cityWords.map(escapeRegExp).join("[\\s.,-]+")}[\\s.]*$`, "i");
-  return !commaBeforeCity.test(written.head);
+  return !cityWrittenApart(written.head, reading.city);
 }
 
 /**
@@ -700,7 +697,12 @@ function misreadsZipCity(ending: TrailingZip | undefined, parsed: ParsedLocation
 function cityWrittenApart(head: string, city: string): boolean {
   const words = fold(city).split(" ").filter(Boolean);
   if (words.length === 0) return false;
-  return new RegExp(`,[\\s.]*${words.map(escapeRegExp).join("[\\s.,-]+")}[\\s.]*$`, "i").test(head);
+  return new RegExp(`,[\\s.]*${wordsPattern(words)}[\\s.]*$`, "i").test(head);
+}
+
+/** A pattern of these words in this order, however the writer separated them: spaces, dots, commas, hyphens. */
+function wordsPattern(words: readonly string[]): string {
+  return words.map(escapeRegExp).join("[\\s.,-]+");
 }
 
 /**
