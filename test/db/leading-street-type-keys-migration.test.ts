@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
-import { randomUUID } from "node:crypto";
 import { describe, it } from "node:test";
-import { type Queryable, sql } from "../../src/db/database.ts";
+import type { Queryable } from "../../src/db/database.ts";
 import { normalizeAddress } from "../../src/domain/address.ts";
 import { databaseLabel } from "../helpers/harness.ts";
+import { oldKeyedRows } from "../helpers/old-keyed-rows.ts";
 import { rekeyingMigration } from "../helpers/rekeying-migration.ts";
 import { storedKeys } from "../helpers/stored-address-keys.ts";
 
@@ -29,77 +29,54 @@ async function storedKeysSorted(db: Queryable) {
 
 /** Rows as the service stored them before the fix, written in SQL (today's code keys them anew). */
 async function seedOldKeys(db: Queryable) {
-  const rita = randomUUID();
-  await db.execute(sql`INSERT INTO organizations (id, name) VALUES (${rita}, 'Rita')`);
-  const campaign = randomUUID();
-  await db.execute(
-    sql`INSERT INTO campaigns (org_id, id, name, origin) VALUES (${rita}::uuid, ${campaign}::uuid, 'History', 'mailing')`,
-  );
-  const piece = async (address: string, key: string) => {
-    const id = randomUUID();
-    await db.execute(
-      sql`INSERT INTO mail_pieces (org_id, id, campaign_id, status, address, normalized_address, token, mailed_at)
-          VALUES (${rita}::uuid, ${id}::uuid, ${campaign}::uuid, 'mailed', ${address}, ${key}, ${randomUUID()},
-                  '2026-05-01T10:00:00Z')`,
-    );
-    return id;
-  };
-  const card = await piece("2 Ave of the Americas, New York NY 10036", OLD);
-  await piece("2 Ave of the Americas, NY 10036", OLD_AS_TOWN);
-  await piece("2 Avenue of the Americas, New York, NY 10036", NEW);
-  await piece("2 Ave of the Americas, Apt 4", "2 AVE OF THE AMERICAS #4");
-  await piece("100 Ave A NY 10009", "100 AVE, A NY 10009");
-  await piece("100 Avenue A, NY 10009", "100 AVENUE, A NY 10009");
-  await piece("100 N Av B, New York, NY 10009", "100 N AV B, NEW YORK NY 10009");
-  await piece("5 Via Lido, CA 92663", "5 VIA, LIDO CA 92663");
-  await piece("100 Hwy 61, Hibbing, MN 55746", "100 HWY 61, HIBBING MN 55746");
+  const rows = await oldKeyedRows(db);
+  const card = await rows.piece("2 Ave of the Americas, New York NY 10036", OLD);
+  await rows.piece("2 Ave of the Americas, NY 10036", OLD_AS_TOWN);
+  await rows.piece("2 Avenue of the Americas, New York, NY 10036", NEW);
+  await rows.piece("2 Ave of the Americas, Apt 4", "2 AVE OF THE AMERICAS #4");
+  await rows.piece("100 Ave A NY 10009", "100 AVE, A NY 10009");
+  await rows.piece("100 Avenue A, NY 10009", "100 AVENUE, A NY 10009");
+  await rows.piece("100 N Av B, New York, NY 10009", "100 N AV B, NEW YORK NY 10009");
+  await rows.piece("5 Via Lido, CA 92663", "5 VIA, LIDO CA 92663");
+  await rows.piece("100 Hwy 61, Hibbing, MN 55746", "100 HWY 61, HIBBING MN 55746");
   // Candidates whose text keys the same today, and an ordinary address: they stay.
-  await piece("100 St Charles Ave, New Orleans, LA 70130", "100 ST CHARLES AVE, NEW ORLEANS LA 70130");
-  await piece("12 Park, Springfield, IL 62704", "12 PARK, SPRINGFIELD IL 62704");
-  await piece("5 Elm St, Springfield, IL 62704", "5 ELM ST, SPRINGFIELD IL 62704");
+  await rows.piece("100 St Charles Ave, New Orleans, LA 70130", "100 ST CHARLES AVE, NEW ORLEANS LA 70130");
+  await rows.piece("12 Park, Springfield, IL 62704", "12 PARK, SPRINGFIELD IL 62704");
+  await rows.piece("5 Elm St, Springfield, IL 62704", "5 ELM ST, SPRINGFIELD IL 62704");
   // An old-shaped key whose text now keys as another place (an older parser's key): left.
-  await piece("2 Ave of the Americas, Newark, NJ 07102", "2 AVE OF THE AMERICAS, NY 10036");
+  await rows.piece("2 Ave of the Americas, Newark, NJ 07102", "2 AVE OF THE AMERICAS, NY 10036");
 
-  await db.execute(
-    sql`INSERT INTO leads (org_id, id, source, full_address, normalized_address)
-        VALUES (${rita}::uuid, ${randomUUID()}::uuid, 'crm_sync', '300 Blvd of the Allies, PA 15222',
-                '300 BLVD, OF THE ALLIES PA 15222')`,
-  );
-  await db.execute(
-    sql`INSERT INTO conversions (org_id, id, idempotency_key, address, normalized_address, campaign_id,
-          match_method, match_confidence, attribution_type, created_at)
-        VALUES (${rita}::uuid, ${randomUUID()}::uuid, 'address:' || ${OLD_AS_TOWN} || '|2026-06-15',
-                '2 Ave of the Americas, NY 10036', ${OLD_AS_TOWN}, ${campaign}::uuid, 'address', 'medium',
-                'indirect', '2026-06-15T09:00:00Z')`,
-  );
-  const batch = randomUUID();
-  await db.execute(
-    sql`INSERT INTO imports (org_id, id, source, status, staged) VALUES (${rita}::uuid, ${batch}::uuid, 'jobs', 'staged', 1)`,
-  );
-  await db.execute(
-    sql`INSERT INTO import_rows (org_id, import_id, row_index, address, normalized_address)
-        VALUES (${rita}::uuid, ${batch}::uuid, 0, '100 Mt Vernon St, Boston, MA 02108', '100 MT VERNON ST, BOSTON MA 02108')`,
-  );
+  await rows.leads(["300 Blvd of the Allies, PA 15222", "300 BLVD, OF THE ALLIES PA 15222"]);
+  await rows.conversions({ address: "2 Ave of the Americas, NY 10036", normalizedAddress: OLD_AS_TOWN });
+  await rows.importRows(["100 Mt Vernon St, Boston, MA 02108", "100 MT VERNON ST, BOSTON MA 02108"]);
   // Registered in the abbreviated form first, then in full (with notes): one customer now.
-  await db.execute(
-    sql`INSERT INTO customers (org_id, normalized_address, address, notes, source, created_at)
-        VALUES (${rita}::uuid, ${OLD}, '2 Ave of the Americas, New York NY 10036', NULL, 'webhook', '2026-01-01T00:00:00Z'),
-               (${rita}::uuid, ${NEW}, '2 Avenue of the Americas, New York, NY 10036', 'lobby', 'app', '2026-02-01T00:00:00Z')`,
+  await rows.customers(
+    {
+      normalizedAddress: OLD,
+      address: "2 Ave of the Americas, New York NY 10036",
+      source: "webhook",
+      createdAt: "2026-01-01T00:00:00Z",
+    },
+    {
+      normalizedAddress: NEW,
+      address: "2 Avenue of the Americas, New York, NY 10036",
+      notes: "lobby",
+      source: "app",
+      createdAt: "2026-02-01T00:00:00Z",
+    },
   );
-  await db.execute(
-    sql`INSERT INTO do_not_mail (org_id, normalized_address, reason, piece_id, created_at)
-        VALUES (${rita}::uuid, ${OLD}, 'opted_out', ${card}::uuid, '2026-05-10T00:00:00Z')`,
-  );
-  await db.execute(
-    sql`INSERT INTO reference_addresses (normalized_address, street, city, state, zip, latitude, longitude)
-        VALUES ('300 BLVD OF THE ALLIES, PITTSBURGH PA 15222', '300 Blvd of the Allies', 'Pittsburgh', 'PA', '15222', 40.44, -80.0)`,
-  );
-  await db.execute(sql`INSERT INTO reference_address_zips (zip, homes) VALUES ('15222', 1)`);
-  await db.execute(
-    sql`INSERT INTO neighbour_campaigns (org_id, campaign_id, job_street, job_city, latitude, longitude, count, radius_m, home_key)
-        VALUES (${rita}::uuid, ${randomUUID()}::uuid, '300 Blvd of the Allies', 'Pittsburgh', 40.44, -80.0, 10, 400,
-                '300 BLVD OF THE ALLIES, PITTSBURGH PA 15222')`,
-  );
+  await rows.doNotMail({ normalizedAddress: OLD, pieceId: card, createdAt: "2026-05-10T00:00:00Z" });
+  const alliesHome = {
+    normalizedAddress: "300 BLVD OF THE ALLIES, PITTSBURGH PA 15222",
+    street: "300 Blvd of the Allies",
+    city: "Pittsburgh",
+    state: "PA",
+    zip: "15222",
+    latitude: 40.44,
+    longitude: -80.0,
+  };
+  await rows.referenceHomes([alliesHome], { "15222": 1 });
+  await rows.neighbourCampaign(alliesHome);
 }
 
 describe(`migration 0430 re-keying addresses whose street opens with a street type (${databaseLabel})`, () => {

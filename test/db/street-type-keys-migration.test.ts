@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
-import { randomUUID } from "node:crypto";
 import { describe, it } from "node:test";
-import { type Queryable, sql } from "../../src/db/database.ts";
+import type { Queryable } from "../../src/db/database.ts";
 import { normalizeAddress } from "../../src/domain/address.ts";
 import { databaseLabel } from "../helpers/harness.ts";
+import { oldKeyedRows } from "../helpers/old-keyed-rows.ts";
 import { rekeyingMigration } from "../helpers/rekeying-migration.ts";
 import { storedKeys } from "../helpers/stored-address-keys.ts";
 
@@ -25,90 +25,95 @@ const NEW = "40 MILL CREEK RD, IL 62704";
  * primary key, and rows the migration must leave alone.
  */
 async function seedOldKeys(db: Queryable) {
-  const rita = randomUUID();
-  const other = randomUUID();
-  await db.execute(sql`INSERT INTO organizations (id, name) VALUES (${rita}, 'Rita'), (${other}, 'Other')`);
-  const campaign = randomUUID();
-  await db.execute(
-    sql`INSERT INTO campaigns (org_id, id, name, origin) VALUES (${rita}::uuid, ${campaign}::uuid, 'History', 'mailing')`,
-  );
-  const piece = async (address: string, key: string) => {
-    const id = randomUUID();
-    await db.execute(
-      sql`INSERT INTO mail_pieces (org_id, id, campaign_id, status, address, normalized_address, token, mailed_at)
-          VALUES (${rita}::uuid, ${id}::uuid, ${campaign}::uuid, 'mailed', ${address}, ${key}, ${randomUUID()},
-                  '2026-05-01T10:00:00Z')`,
-    );
-    return id;
-  };
-  const firstCard = await piece("40 Mill Creek Rd, 62704", OLD);
-  const secondCard = await piece("40 Mill Creek Road, IL 62704", "40 MILL CRK, ROAD IL 62704");
+  const rows = await oldKeyedRows(db);
+  const firstCard = await rows.piece("40 Mill Creek Rd, 62704", OLD);
+  const secondCard = await rows.piece("40 Mill Creek Road, IL 62704", "40 MILL CRK, ROAD IL 62704");
   // Keyed after the fix: the same home, under the new key already.
-  const laterCard = await piece("40 Mill Creek Rd IL 62704", NEW);
+  const laterCard = await rows.piece("40 Mill Creek Rd IL 62704", NEW);
   // A town named like a street type, and an ordinary address: candidates or not, they stay.
-  await piece("12 Oak St Center TX 75935", "12 OAK ST, CENTER TX 75935");
-  await piece("5 Elm St, Springfield, IL 62704", "5 ELM ST, SPRINGFIELD IL 62704");
+  await rows.piece("12 Oak St Center TX 75935", "12 OAK ST, CENTER TX 75935");
+  await rows.piece("5 Elm St, Springfield, IL 62704", "5 ELM ST, SPRINGFIELD IL 62704");
   // A key in the old shape whose text reads otherwise now (an older parser's key): left as it is.
-  await piece("40 Mill Creek, Rd IL 62704", OLD);
+  await rows.piece("40 Mill Creek, Rd IL 62704", OLD);
 
-  await db.execute(
-    sql`INSERT INTO leads (org_id, id, source, full_address, normalized_address)
-        VALUES (${rita}::uuid, ${randomUUID()}::uuid, 'crm_sync', '77 Lake Shore Drive, 62704', '77 LAKE SHR, DRIVE IL 62704'),
-               (${rita}::uuid, ${randomUUID()}::uuid, 'crm_sync', '9 Birch Ln, Springfield, IL', '9 BIRCH LN, SPRINGFIELD IL')`,
+  await rows.leads(
+    ["77 Lake Shore Drive, 62704", "77 LAKE SHR, DRIVE IL 62704"],
+    ["9 Birch Ln, Springfield, IL", "9 BIRCH LN, SPRINGFIELD IL"],
   );
-  await db.execute(
-    sql`INSERT INTO conversions (org_id, id, idempotency_key, address, normalized_address, campaign_id,
-          match_method, match_confidence, attribution_type, created_at)
-        VALUES (${rita}::uuid, ${randomUUID()}::uuid, 'address:' || ${OLD} || '|2026-06-15', '40 mill creek rd., 62704',
-                ${OLD}, ${campaign}::uuid, 'address', 'medium', 'indirect', '2026-06-15T09:00:00Z'),
-               -- The same deal sent again later in another spelling: its key is the first's now, which keeps it.
-               (${rita}::uuid, ${randomUUID()}::uuid, 'address:40 MILL CRK, ROAD IL 62704|2026-06-15',
-                '40 Mill Creek Road, IL 62704', '40 MILL CRK, ROAD IL 62704', ${campaign}::uuid, 'address', 'medium',
-                'indirect', '2026-06-15T10:00:00Z'),
-               (${rita}::uuid, ${randomUUID()}::uuid, 'deal:D-7', '40 Mill Creek Rd, 62704', ${OLD}, ${campaign}::uuid,
-                'address', 'medium', 'indirect', '2026-06-16T10:00:00Z')`,
+  await rows.conversions(
+    { address: "40 mill creek rd., 62704", normalizedAddress: OLD },
+    // The same deal sent again later in another spelling: its key is the first's now, which keeps it.
+    {
+      address: "40 Mill Creek Road, IL 62704",
+      normalizedAddress: "40 MILL CRK, ROAD IL 62704",
+      createdAt: "2026-06-15T10:00:00Z",
+    },
+    {
+      address: "40 Mill Creek Rd, 62704",
+      normalizedAddress: OLD,
+      idempotencyKey: "deal:D-7",
+      createdAt: "2026-06-16T10:00:00Z",
+    },
   );
   // A deal at a held-out home: no address stored, its home a customer.
-  await db.execute(
-    sql`INSERT INTO holdout_conversions (org_id, idempotency_key, automation_id, piece_id, deal_date)
-        VALUES (${rita}::uuid, 'address:' || ${OLD} || '|2026-06-20', ${randomUUID()}::uuid, ${firstCard}::uuid,
-                '2026-06-20T00:00:00Z')`,
-  );
-  const batch = randomUUID();
-  await db.execute(
-    sql`INSERT INTO imports (org_id, id, source, status, staged) VALUES (${rita}::uuid, ${batch}::uuid, 'jobs', 'staged', 1)`,
-  );
-  await db.execute(
-    sql`INSERT INTO import_rows (org_id, import_id, row_index, address, normalized_address)
-        VALUES (${rita}::uuid, ${batch}::uuid, 0, '41 Mill Creek Rd, IL 62704', '41 MILL CRK, RD IL 62704')`,
-  );
+  await rows.heldOutDeal(`address:${OLD}|2026-06-20`, firstCard);
+  await rows.importRows(["41 Mill Creek Rd, IL 62704", "41 MILL CRK, RD IL 62704"]);
   // Rita registered the home in the old form first, then again after the fix (with notes); Other once.
-  await db.execute(
-    sql`INSERT INTO customers (org_id, normalized_address, address, notes, source, created_at)
-        VALUES (${rita}::uuid, ${OLD}, '40 Mill Creek Rd, 62704', NULL, 'webhook', '2026-01-01T00:00:00Z'),
-               (${rita}::uuid, ${NEW}, '40 Mill Creek Rd IL 62704', 'gate code 12', 'app', '2026-02-01T00:00:00Z'),
-               (${other}::uuid, ${OLD}, '40 Mill Creek Rd, 62704', NULL, 'app', '2026-03-01T00:00:00Z')`,
+  await rows.customers(
+    {
+      normalizedAddress: OLD,
+      address: "40 Mill Creek Rd, 62704",
+      source: "webhook",
+      createdAt: "2026-01-01T00:00:00Z",
+    },
+    {
+      normalizedAddress: NEW,
+      address: "40 Mill Creek Rd IL 62704",
+      notes: "gate code 12",
+      source: "app",
+      createdAt: "2026-02-01T00:00:00Z",
+    },
+    {
+      org: "other",
+      normalizedAddress: OLD,
+      address: "40 Mill Creek Rd, 62704",
+      source: "app",
+      createdAt: "2026-03-01T00:00:00Z",
+    },
   );
   // The home opted out from two cards, before and after the fix.
-  await db.execute(
-    sql`INSERT INTO do_not_mail (org_id, normalized_address, reason, piece_id, created_at)
-        VALUES (${rita}::uuid, ${OLD}, 'opted_out', ${firstCard}::uuid, '2026-05-10T00:00:00Z'),
-               (${rita}::uuid, '40 MILL CRK, ROAD IL 62704', 'opted_out', ${secondCard}::uuid, '2026-05-11T00:00:00Z'),
-               (${rita}::uuid, ${NEW}, 'opted_out', ${laterCard}::uuid, '2026-06-01T00:00:00Z')`,
+  await rows.doNotMail(
+    { normalizedAddress: OLD, pieceId: firstCard, createdAt: "2026-05-10T00:00:00Z" },
+    {
+      normalizedAddress: "40 MILL CRK, ROAD IL 62704",
+      pieceId: secondCard,
+      createdAt: "2026-05-11T00:00:00Z",
+    },
+    { normalizedAddress: NEW, pieceId: laterCard, createdAt: "2026-06-01T00:00:00Z" },
   );
   // Reference homes: one in the old form only, one loaded in both forms, and another street.
-  await db.execute(
-    sql`INSERT INTO reference_addresses (normalized_address, street, city, state, zip, latitude, longitude)
-        VALUES ('41 MILL CRK, RD IL 62704', '41 Mill Creek Rd', '', 'IL', '62704', 39.7, -89.6),
-               (${OLD}, '40 Mill Creek Rd', '', 'IL', '62704', 39.7, -89.6),
-               (${NEW}, '40 Mill Creek Road', '', 'IL', '62704', 39.7, -89.6),
-               ('5 ELM ST, SPRINGFIELD IL 62704', '5 Elm St', 'Springfield', 'IL', '62704', 39.7, -89.6)`,
+  const inSpringfield = { state: "IL", zip: "62704", latitude: 39.7, longitude: -89.6 };
+  const oldFormOnly = {
+    ...inSpringfield,
+    normalizedAddress: "41 MILL CRK, RD IL 62704",
+    street: "41 Mill Creek Rd",
+    city: "",
+  };
+  await rows.referenceHomes(
+    [
+      oldFormOnly,
+      { ...inSpringfield, normalizedAddress: OLD, street: "40 Mill Creek Rd", city: "" },
+      { ...inSpringfield, normalizedAddress: NEW, street: "40 Mill Creek Road", city: "" },
+      {
+        ...inSpringfield,
+        normalizedAddress: "5 ELM ST, SPRINGFIELD IL 62704",
+        street: "5 Elm St",
+        city: "Springfield",
+      },
+    ],
+    { "62704": 4 },
   );
-  await db.execute(sql`INSERT INTO reference_address_zips (zip, homes) VALUES ('62704', 4)`);
-  await db.execute(
-    sql`INSERT INTO neighbour_campaigns (org_id, campaign_id, job_street, job_city, latitude, longitude, count, radius_m, home_key)
-        VALUES (${rita}::uuid, ${randomUUID()}::uuid, '41 Mill Creek Rd', '', 39.7, -89.6, 10, 400, '41 MILL CRK, RD IL 62704')`,
-  );
+  await rows.neighbourCampaign(oldFormOnly);
 }
 
 describe(`migration 0410 re-keying addresses whose street type was read as the town (${databaseLabel})`, () => {

@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
-import { randomUUID } from "node:crypto";
 import { describe, it } from "node:test";
-import { type Queryable, sql } from "../../src/db/database.ts";
+import type { Queryable } from "../../src/db/database.ts";
 import { normalizeAddress } from "../../src/domain/address.ts";
 import { databaseLabel } from "../helpers/harness.ts";
+import { oldKeyedRows } from "../helpers/old-keyed-rows.ts";
 import { rekeyingMigration } from "../helpers/rekeying-migration.ts";
 import { storedKeys } from "../helpers/stored-address-keys.ts";
 
@@ -29,106 +29,111 @@ const NEW_CT = "40 MILL CREEK CT, CT 06001";
  * primary key, and rows the migration must leave alone.
  */
 async function seedOldKeys(db: Queryable) {
-  const rita = randomUUID();
-  const other = randomUUID();
-  await db.execute(sql`INSERT INTO organizations (id, name) VALUES (${rita}, 'Rita'), (${other}, 'Other')`);
-  const campaign = randomUUID();
-  await db.execute(
-    sql`INSERT INTO campaigns (org_id, id, name, origin) VALUES (${rita}::uuid, ${campaign}::uuid, 'History', 'mailing')`,
-  );
-  const piece = async (address: string, key: string) => {
-    const id = randomUUID();
-    await db.execute(
-      sql`INSERT INTO mail_pieces (org_id, id, campaign_id, status, address, normalized_address, token, mailed_at)
-          VALUES (${rita}::uuid, ${id}::uuid, ${campaign}::uuid, 'mailed', ${address}, ${key}, ${randomUUID()},
-                  '2026-05-01T10:00:00Z')`,
-    );
-    return id;
-  };
-  const firstCard = await piece("40 N Mill Creek Rd, 62704", OLD);
-  await piece("40 N Mill Creek Road, IL 62704", "40 N ML, CREEK ROAD IL 62704");
+  const rows = await oldKeyedRows(db);
+  const firstCard = await rows.piece("40 N Mill Creek Rd, 62704", OLD);
+  await rows.piece("40 N Mill Creek Road, IL 62704", "40 N ML, CREEK ROAD IL 62704");
   // Keyed after the fix: the same home, under the new key already.
-  await piece("40 N Mill Creek Rd IL 62704", NEW);
-  const courtCard = await piece("40 Mill Creek Ct CT 06001", OLD_CT_IN_STREET);
-  const courtAsTownCard = await piece("40 Mill Creek Ct, CT 06001", OLD_CT_AS_TOWN);
-  await piece("8 W Park Ave, 80202", "8 W PARK, CO 80202");
-  await piece("9 Lake St Louisville KY 40202", "9 LAKE ST LOUISVILLE KY, KY 40202");
-  await piece("12 Main St Bsmt, 83702", "12 MAIN ST, BSMT ID 83702");
-  await piece("PO Box 123, TX 78701", "PO BOX 123, TX TX 78701");
-  await piece("12 Broadway Springfield 62701", "12 BROADWAY SPRINGFIELD, IL 62701");
-  await piece("30 E Main St Apt 2B, 53703", "30 E MAIN ST #2, B WI 53703");
-  await piece("40 Mill Creek Ct, Avon", "40 MILL, AVON");
-  await piece("12 Broadway, Springfield", "12 BROADWAY, SPRINGFIELD");
+  await rows.piece("40 N Mill Creek Rd IL 62704", NEW);
+  const courtCard = await rows.piece("40 Mill Creek Ct CT 06001", OLD_CT_IN_STREET);
+  const courtAsTownCard = await rows.piece("40 Mill Creek Ct, CT 06001", OLD_CT_AS_TOWN);
+  await rows.piece("8 W Park Ave, 80202", "8 W PARK, CO 80202");
+  await rows.piece("9 Lake St Louisville KY 40202", "9 LAKE ST LOUISVILLE KY, KY 40202");
+  await rows.piece("12 Main St Bsmt, 83702", "12 MAIN ST, BSMT ID 83702");
+  await rows.piece("PO Box 123, TX 78701", "PO BOX 123, TX TX 78701");
+  await rows.piece("12 Broadway Springfield 62701", "12 BROADWAY SPRINGFIELD, IL 62701");
+  await rows.piece("30 E Main St Apt 2B, 53703", "30 E MAIN ST #2, B WI 53703");
+  await rows.piece("40 Mill Creek Ct, Avon", "40 MILL, AVON");
+  await rows.piece("12 Broadway, Springfield", "12 BROADWAY, SPRINGFIELD");
   // Candidates whose text keys the same today, and an ordinary address: they stay.
-  await piece("12 Oak St Center TX 75935", "12 OAK ST, CENTER TX 75935");
-  await piece("100 N Main, 62704", "100 N MAIN, IL 62704");
-  await piece("40 Mill Creek, CT 06001", "40 MILL CRK, CT 06001");
-  await piece("5 Elm St, Springfield, IL 62704", "5 ELM ST, SPRINGFIELD IL 62704");
+  await rows.piece("12 Oak St Center TX 75935", "12 OAK ST, CENTER TX 75935");
+  await rows.piece("100 N Main, 62704", "100 N MAIN, IL 62704");
+  await rows.piece("40 Mill Creek, CT 06001", "40 MILL CRK, CT 06001");
+  await rows.piece("5 Elm St, Springfield, IL 62704", "5 ELM ST, SPRINGFIELD IL 62704");
   // A town starting with a direction, set off by a comma, ending with its ZIP's city (Boston): kept.
-  await piece("100 Main St, South Boston, MA 02127", "100 MAIN ST, SOUTH BOSTON MA 02127");
+  await rows.piece("100 Main St, South Boston, MA 02127", "100 MAIN ST, SOUTH BOSTON MA 02127");
   // An old-shaped key whose text now names a town the key never held (an older parser's key): left.
-  await piece("7 Main St W, Springfield, IL 62704", "7 MAIN ST, W IL 62704");
+  await rows.piece("7 Main St W, Springfield, IL 62704", "7 MAIN ST, W IL 62704");
 
-  await db.execute(
-    sql`INSERT INTO leads (org_id, id, source, full_address, normalized_address)
-        VALUES (${rita}::uuid, ${randomUUID()}::uuid, 'crm_sync', '45 Harbor Pkwy SW, 98101', '45 HARBOR PKWY, SW WA 98101'),
-               (${rita}::uuid, ${randomUUID()}::uuid, 'crm_sync', '8 W Park Ave Denver CO', '8 W PARK, AVE DENVER CO'),
-               (${rita}::uuid, ${randomUUID()}::uuid, 'crm_sync', '9 Birch Ln, Springfield, IL', '9 BIRCH LN, SPRINGFIELD IL')`,
+  await rows.leads(
+    ["45 Harbor Pkwy SW, 98101", "45 HARBOR PKWY, SW WA 98101"],
+    ["8 W Park Ave Denver CO", "8 W PARK, AVE DENVER CO"],
+    ["9 Birch Ln, Springfield, IL", "9 BIRCH LN, SPRINGFIELD IL"],
   );
-  await db.execute(
-    sql`INSERT INTO conversions (org_id, id, idempotency_key, address, normalized_address, campaign_id,
-          match_method, match_confidence, attribution_type, created_at)
-        VALUES (${rita}::uuid, ${randomUUID()}::uuid, 'address:' || ${OLD} || '|2026-06-15', '40 n mill creek rd., 62704',
-                ${OLD}, ${campaign}::uuid, 'address', 'medium', 'indirect', '2026-06-15T09:00:00Z'),
-               -- The same deal sent again later in another spelling: its key is the first's now, which keeps it.
-               (${rita}::uuid, ${randomUUID()}::uuid, 'address:40 N ML, CREEK ROAD IL 62704|2026-06-15',
-                '40 N Mill Creek Road, IL 62704', '40 N ML, CREEK ROAD IL 62704', ${campaign}::uuid, 'address', 'medium',
-                'indirect', '2026-06-15T10:00:00Z'),
-               (${rita}::uuid, ${randomUUID()}::uuid, 'deal:D-7', '15 N Park Ave Apt 2, TX 78701',
-                '15 N PARK AVE #2, TX TX 78701', ${campaign}::uuid, 'address', 'medium', 'indirect', '2026-06-16T10:00:00Z')`,
+  await rows.conversions(
+    { address: "40 n mill creek rd., 62704", normalizedAddress: OLD },
+    // The same deal sent again later in another spelling: its key is the first's now, which keeps it.
+    {
+      address: "40 N Mill Creek Road, IL 62704",
+      normalizedAddress: "40 N ML, CREEK ROAD IL 62704",
+      createdAt: "2026-06-15T10:00:00Z",
+    },
+    {
+      address: "15 N Park Ave Apt 2, TX 78701",
+      normalizedAddress: "15 N PARK AVE #2, TX TX 78701",
+      idempotencyKey: "deal:D-7",
+      createdAt: "2026-06-16T10:00:00Z",
+    },
   );
   // A deal at a held-out home: no address stored, its home a customer.
-  await db.execute(
-    sql`INSERT INTO holdout_conversions (org_id, idempotency_key, automation_id, piece_id, deal_date)
-        VALUES (${rita}::uuid, 'address:' || ${OLD} || '|2026-06-20', ${randomUUID()}::uuid, ${firstCard}::uuid,
-                '2026-06-20T00:00:00Z')`,
-  );
-  const batch = randomUUID();
-  await db.execute(
-    sql`INSERT INTO imports (org_id, id, source, status, staged) VALUES (${rita}::uuid, ${batch}::uuid, 'jobs', 'staged', 1)`,
-  );
-  await db.execute(
-    sql`INSERT INTO import_rows (org_id, import_id, row_index, address, normalized_address)
-        VALUES (${rita}::uuid, ${batch}::uuid, 0, '3 River Rd WY 82001', '3 RIVER RD WAY, WY 82001')`,
-  );
+  await rows.heldOutDeal(`address:${OLD}|2026-06-20`, firstCard);
+  await rows.importRows(["3 River Rd WY 82001", "3 RIVER RD WAY, WY 82001"]);
   // Rita registered the home in the old form first, then again after the fix (with notes); Other once.
-  await db.execute(
-    sql`INSERT INTO customers (org_id, normalized_address, address, notes, source, created_at)
-        VALUES (${rita}::uuid, ${OLD}, '40 N Mill Creek Rd, 62704', NULL, 'webhook', '2026-01-01T00:00:00Z'),
-               (${rita}::uuid, ${NEW}, '40 N Mill Creek Rd IL 62704', 'gate code 12', 'app', '2026-02-01T00:00:00Z'),
-               (${other}::uuid, ${OLD}, '40 N Mill Creek Rd, 62704', NULL, 'app', '2026-03-01T00:00:00Z')`,
+  await rows.customers(
+    {
+      normalizedAddress: OLD,
+      address: "40 N Mill Creek Rd, 62704",
+      source: "webhook",
+      createdAt: "2026-01-01T00:00:00Z",
+    },
+    {
+      normalizedAddress: NEW,
+      address: "40 N Mill Creek Rd IL 62704",
+      notes: "gate code 12",
+      source: "app",
+      createdAt: "2026-02-01T00:00:00Z",
+    },
+    {
+      org: "other",
+      normalizedAddress: OLD,
+      address: "40 N Mill Creek Rd, 62704",
+      source: "app",
+      createdAt: "2026-03-01T00:00:00Z",
+    },
   );
   // The home opted out from two cards keyed in two old forms.
-  await db.execute(
-    sql`INSERT INTO do_not_mail (org_id, normalized_address, reason, piece_id, created_at)
-        VALUES (${rita}::uuid, ${OLD_CT_IN_STREET}, 'opted_out', ${courtCard}::uuid, '2026-05-10T00:00:00Z'),
-               (${rita}::uuid, ${OLD_CT_AS_TOWN}, 'opted_out', ${courtAsTownCard}::uuid, '2026-05-11T00:00:00Z')`,
+  await rows.doNotMail(
+    { normalizedAddress: OLD_CT_IN_STREET, pieceId: courtCard, createdAt: "2026-05-10T00:00:00Z" },
+    { normalizedAddress: OLD_CT_AS_TOWN, pieceId: courtAsTownCard, createdAt: "2026-05-11T00:00:00Z" },
   );
   // Reference homes: one in the old form only, one loaded in both forms, and another street.
-  await db.execute(
-    sql`INSERT INTO reference_addresses (normalized_address, street, city, state, zip, latitude, longitude)
-        VALUES ('400 E ML, WI 53703', '400 E Mill St', '', 'WI', '53703', 43.07, -89.4),
-               ('8 W PARK, CO 80202', '8 W Park Ave', '', 'CO', '80202', 39.75, -105.0),
-               ('8 W PARK AVE, CO 80202', '8 W Park Avenue', '', 'CO', '80202', 39.75, -105.0),
-               ('5 ELM ST, SPRINGFIELD IL 62704', '5 Elm St', 'Springfield', 'IL', '62704', 39.7, -89.6)`,
+  const millStreet = {
+    normalizedAddress: "400 E ML, WI 53703",
+    street: "400 E Mill St",
+    city: "",
+    state: "WI",
+    zip: "53703",
+    latitude: 43.07,
+    longitude: -89.4,
+  };
+  const inDenver = { city: "", state: "CO", zip: "80202", latitude: 39.75, longitude: -105.0 };
+  await rows.referenceHomes(
+    [
+      millStreet,
+      { ...inDenver, normalizedAddress: "8 W PARK, CO 80202", street: "8 W Park Ave" },
+      { ...inDenver, normalizedAddress: "8 W PARK AVE, CO 80202", street: "8 W Park Avenue" },
+      {
+        normalizedAddress: "5 ELM ST, SPRINGFIELD IL 62704",
+        street: "5 Elm St",
+        city: "Springfield",
+        state: "IL",
+        zip: "62704",
+        latitude: 39.7,
+        longitude: -89.6,
+      },
+    ],
+    { "53703": 1, "80202": 2, "62704": 1 },
   );
-  await db.execute(
-    sql`INSERT INTO reference_address_zips (zip, homes) VALUES ('53703', 1), ('80202', 2), ('62704', 1)`,
-  );
-  await db.execute(
-    sql`INSERT INTO neighbour_campaigns (org_id, campaign_id, job_street, job_city, latitude, longitude, count, radius_m, home_key)
-        VALUES (${rita}::uuid, ${randomUUID()}::uuid, '400 E Mill St', '', 43.07, -89.4, 10, 400, '400 E ML, WI 53703')`,
-  );
+  await rows.neighbourCampaign(millStreet);
 }
 
 describe(`migration 0420 re-keying addresses whose street was read into the town or the state (${databaseLabel})`, () => {
