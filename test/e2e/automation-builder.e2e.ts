@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { Dialog, Page } from "playwright-core";
 import { screenshot, seriousViolations, VIEWPORTS } from "./browser.ts";
-import { type App, jobEvent, startApp, waitUntil } from "./session.ts";
+import { type App, jobEvent, startApp, waitForSamplePicked, waitUntil } from "./session.ts";
 
 const OWNER = { email: "owner@builder.test", name: "Bea Builder", password: "correct horse battery" };
 const LEAVE_DIALOG = "Leave without saving?";
@@ -31,10 +31,7 @@ const message = () => page.getByRole("textbox", { name: "Message" });
 /** Opens the saved automation and waits until its whole form shows, sample picked. */
 async function openSavedAutomation() {
   await open(`/automations/${automationId}`, "Job done postcard");
-  await waitUntil(
-    async () => (await page.getByLabel("Sample record").inputValue()) !== "",
-    "the newest sample is picked",
-  );
+  await waitForSamplePicked(page);
   await page.getByRole("button", { name: "Save", exact: true }).waitFor();
 }
 

@@ -13,7 +13,7 @@ import { after, before, describe, it } from "node:test";
 import type { Locator, Page } from "playwright-core";
 import { ARTIFACTS, seriousViolations, settled, VIEWPORTS } from "./browser.ts";
 import { holdNextRequest } from "./page-probes.ts";
-import { type App, jobEvent, startApp, waitUntil } from "./session.ts";
+import { type App, jobEvent, startApp, waitForSamplePicked, waitUntil } from "./session.ts";
 
 const OWNER = { email: "owner@drafts.test", name: "Dana Draft", password: "correct horse battery" };
 const MEMBER = { email: "member@drafts.test", name: "Milo Member", password: "battery staple horse" };
@@ -56,10 +56,7 @@ async function savedAutomation() {
 async function openBuilder() {
   await screens.open(`/automations/${automationId}`, "Job done postcard");
   await page.getByRole("button", { name: "Save", exact: true }).waitFor();
-  await waitUntil(
-    async () => (await page.getByLabel("Sample record").inputValue()) !== "",
-    "the newest sample is picked",
-  );
+  await waitForSamplePicked(page);
 }
 
 /** Waits until the builder's proof (beside the form) shows `words` on the card's front. */

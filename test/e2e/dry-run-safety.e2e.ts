@@ -10,7 +10,7 @@ import { after, before, describe, it } from "node:test";
 import type { Page } from "playwright-core";
 import { normalizeAddress } from "../../src/domain/address.ts";
 import { isHeldOut } from "../../src/domain/holdout-group.ts";
-import { type App, jobEvent, startApp, waitUntil } from "./session.ts";
+import { type App, jobEvent, startApp, waitForSamplePicked, waitUntil } from "./session.ts";
 
 const OWNER = { email: "owner@dry-run.test", name: "Tess Tester", password: "correct horse battery" };
 
@@ -25,10 +25,7 @@ let automationId: string;
 const result = () => page.getByRole("status").filter({ hasText: "This was a test" });
 
 async function testWithSample() {
-  await waitUntil(
-    async () => (await page.getByLabel("Sample record").inputValue()) !== "",
-    "the newest sample is picked",
-  );
+  await waitForSamplePicked(page);
   await page.getByRole("button", { name: "Test with a sample" }).click();
 }
 

@@ -11,7 +11,7 @@ import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import type { Page } from "playwright-core";
 import { ARTIFACTS, settled, VIEWPORTS } from "./browser.ts";
-import { type App, jobEvent, startApp, waitUntil } from "./session.ts";
+import { type App, jobEvent, startApp, waitForSamplePicked, waitUntil } from "./session.ts";
 
 const OWNER = { email: "owner@phone.test", name: "Pat Phone", password: "correct horse battery" };
 const PHONE_WIDTH = VIEWPORTS.phone.width;
@@ -262,10 +262,7 @@ describe("the app at phone width: every tab in reach, the card's proof next to w
   it("the builder on a phone: Preview card shows the proof, redrawn with the headline just typed, without scrolling the form", async () => {
     await page.setViewportSize(VIEWPORTS.phone);
     await screens.open(`/automations/${automationId}`, "Job done postcard");
-    await waitUntil(
-      async () => (await page.getByLabel("Sample record").inputValue()) !== "",
-      "the newest sample is picked",
-    );
+    await waitForSamplePicked(page);
     const preview = page.getByRole("button", { name: "Preview card" });
     await preview.waitFor();
     await screens.checkScreen("phone-builder", "phone");

@@ -47,6 +47,14 @@ export async function waitUntil(check: () => Promise<boolean>, what: string, tim
 }
 
 /** Past jobs on Maple Ave as a CRM's import sends them (`importPastJobs`): the batch the mailing tests send. */
+/** Waits until the automation builder has picked its newest sample: the "Sample record" field is filled. */
+export async function waitForSamplePicked(page: Page) {
+  await waitUntil(
+    async () => (await page.getByLabel("Sample record").inputValue()) !== "",
+    "the newest sample is picked",
+  );
+}
+
 export const MAPLE_AVE_JOBS = [
   { address: "12 Maple Ave, Springfield, IL 62704", customer_name: "Lisa Ray", completed_at: "2023-05-01" },
   { address: "14 Maple Ave, Springfield, IL 62704", customer_name: "Otto Mann", completed_at: "2023-06-11" },

@@ -10,7 +10,7 @@ import { after, before, describe, it } from "node:test";
 import type { Locator, Page } from "playwright-core";
 import { ARTIFACTS, settled, VIEWPORTS, type ViewportName } from "./browser.ts";
 import { clickWithRequestHeld, waitForFocus } from "./page-probes.ts";
-import { type App, acceptInvitation, jobEvent, startApp, waitUntil } from "./session.ts";
+import { type App, acceptInvitation, jobEvent, startApp, waitForSamplePicked, waitUntil } from "./session.ts";
 
 const OWNER = { email: "owner@walk3.test", name: "Walt Walker", password: "correct horse battery" };
 const SERVER_ERROR = { status: 500, code: "internal_error", message: "Something went wrong on our side." };
@@ -86,10 +86,7 @@ describe("fixes from a third walk through the app", () => {
   it("the phone builder: the Preview card bar leaves no label half covered, and room for the page's end", async () => {
     await page.setViewportSize(VIEWPORTS.phone);
     await screens.open(`/automations/${automationId}`, "Job done postcard");
-    await waitUntil(
-      async () => (await page.getByLabel("Sample record").inputValue()) !== "",
-      "the newest sample is picked",
-    );
+    await waitForSamplePicked(page);
     const preview = page.getByRole("button", { name: "Preview card" });
     await preview.waitFor();
     await settled(page);
