@@ -59,8 +59,7 @@ export function useFocusWhenGone(target: RefObject<HTMLElement | null>, present:
  */
 export function focusFirstInvalid(form: HTMLElement | null, framesLeft = FRAMES_TO_WAIT) {
   requestAnimationFrame(() => {
-    // Mantine's PasswordInput marks its input data-invalid only, with no aria-invalid.
-    const fields = form?.querySelectorAll<HTMLElement>('[aria-invalid="true"], input[data-invalid]') ?? [];
+    const fields = form?.querySelectorAll<HTMLElement>('[aria-invalid="true"]') ?? [];
     const focused = [...fields].some((field) => {
       field.focus();
       return document.activeElement === field;
