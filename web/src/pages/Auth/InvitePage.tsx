@@ -2,7 +2,7 @@ import { Alert, Button, Divider, Stack, Text, TextInput } from "@mantine/core";
 import { hasLength, isNotEmpty, useForm } from "@mantine/form";
 import { useQuery } from "@tanstack/react-query";
 import { getRouteApi, useNavigate } from "@tanstack/react-router";
-import { type Ref, useRef, useState } from "react";
+import { type Ref, useEffect, useRef, useState } from "react";
 import { ApiError, errorMessage } from "../../api/errors.ts";
 import { businessNameOf } from "../../api/organization.ts";
 import {
@@ -32,6 +32,9 @@ const roleWords = (invitation: Invitation) => (invitation.role === "owner" ? "an
 export function InvitePage() {
   const { token } = route.useParams();
   const invitation = useQuery(invitationQuery(token));
+  // Signed out here (the invitation is for another email): the page asks again, now as nobody, and
+  // the invited email's form that it shows gives its first field the focus.
+  const [signedOutHere, setSignedOutHere] = useState(false);
 
   if (invitation.isPending)
     return (
@@ -67,7 +70,15 @@ export function InvitePage() {
   if (signedInAs !== null) {
     return (
       <AuthFrame title={title} intro={`You were invited as ${roleWords(data)} (${data.email}).`}>
-        <SignedInAsSomeoneElse email={data.email} signedInAs={data.signed_in_as!} />
+        <SignedInAsSomeoneElse
+          email={data.email}
+          signedInAs={data.signed_in_as!}
+          onSignedOut={() => {
+            setSignedOutHere(true);
+            // Signing out dropped every cached answer, this one too, without asking again.
+            void invitation.refetch();
+          }}
+        />
       </AuthFrame>
     );
   }
@@ -76,7 +87,7 @@ export function InvitePage() {
       title={title}
       intro={`You were invited as ${roleWords(data)} (${data.email}). New to Porchlight? Choose your name and a password. Already have an account with this email? Sign in to join.`}
     >
-      <NewAccountForm token={token} email={data.email} />
+      <NewAccountForm token={token} email={data.email} focusName={signedOutHere} />
     </AuthFrame>
   );
 }
@@ -119,7 +130,15 @@ function JoinAsSignedIn({ token, email }: { token: string; email: string }) {
   );
 }
 
-function SignedInAsSomeoneElse({ email, signedInAs }: { email: string; signedInAs: string }) {
+function SignedInAsSomeoneElse({
+  email,
+  signedInAs,
+  onSignedOut,
+}: {
+  email: string;
+  signedInAs: string;
+  onSignedOut: () => void;
+}) {
   const signOut = useSignOut();
   const signOutButton = useRefocusAfterBusy(signOut.isPending);
   return (
@@ -132,7 +151,7 @@ function SignedInAsSomeoneElse({ email, signedInAs }: { email: string; signedInA
         ref={signOutButton}
         variant="default"
         loading={signOut.isPending}
-        onClick={() => signOut.mutate()}
+        onClick={() => signOut.mutate(undefined, { onSuccess: onSignedOut })}
       >
         Sign out
       </Button>
@@ -140,8 +159,12 @@ function SignedInAsSomeoneElse({ email, signedInAs }: { email: string; signedInA
   );
 }
 
-function NewAccountForm({ token, email }: { token: string; email: string }) {
+function NewAccountForm({ token, email, focusName }: { token: string; email: string; focusName: boolean }) {
   const accept = useAcceptInvitation(token);
+  const nameField = useRef<HTMLInputElement>(null);
+  useEffect(() => {
+    if (focusName) nameField.current?.focus();
+  }, [focusName]);
   const acceptButton = useRefocusAfterBusy(accept.isPending);
   const formRef = useRef<HTMLFormElement>(null);
   // The form gives way to "Sign in to join" when the email has an account: the focus goes there.
@@ -194,7 +217,13 @@ function NewAccountForm({ token, email }: { token: string; email: string }) {
             </Alert>
           )}
           <TextInput label="Email" value={email} readOnly />
-          <TextInput label="Your name" autoComplete="name" required {...form.getInputProps("name")} />
+          <TextInput
+            ref={nameField}
+            label="Your name"
+            autoComplete="name"
+            required
+            {...form.getInputProps("name")}
+          />
           <PasswordField
             label="Password"
             description={`At least ${MIN_PASSWORD_LENGTH} characters`}
