@@ -32,13 +32,16 @@ export interface HeldFailure {
   message: string;
 }
 
+/** The app's own API, where the held requests are looked for unless a test names other URLs. */
+const APP_API = "**/app/api/v1/**";
+
 /**
- * Holds the page's next app API request whose method and path match, from `start()` on, until
- * `release` is called; then lets it through, or answers it with `failure`. `held` resolves when the
- * request is waiting. (Unrouted only after: with no route left, Chromium's interception ends and lets
- * a held request go.)
+ * Holds the page's next app API request (or, with `under`, the next request to those URLs, e.g. the
+ * operator API's) whose method and path match, from `start()` on, until `release` is called; then lets
+ * it through, or answers it with `failure`. `held` resolves when the request is waiting. (Unrouted only
+ * after: with no route left, Chromium's interception ends and lets a held request go.)
  */
-export function holdNextRequest(page: Page, method: string, path: RegExp) {
+export function holdNextRequest(page: Page, method: string, path: RegExp, under = APP_API) {
   let release!: (failure?: HeldFailure) => void;
   const released = new Promise<HeldFailure | undefined>((resolve) => {
     release = resolve;
@@ -62,9 +65,9 @@ export function holdNextRequest(page: Page, method: string, path: RegExp) {
         json: { error: { code: failure.code, message: failure.message } },
       });
     else await route.continue();
-    await page.unroute("**/app/api/v1/**", handler);
+    await page.unroute(under, handler);
   };
-  return { start: () => page.route("**/app/api/v1/**", handler), held, release };
+  return { start: () => page.route(under, handler), held, release };
 }
 
 /** Waits until `button` shows it is loading (Mantine's `data-loading`), as it does while its request is held. */
@@ -77,11 +80,18 @@ export async function waitForLoading(button: Locator, what: string) {
 }
 
 /**
- * Clicks `button` with the page's next app API request matching `method` and `path` held: resolves
- * once that request waits, for the caller to look at the screen and then `release` it (holdNextRequest).
+ * Clicks `button` with the page's next app API request (or request to `under`) matching `method` and
+ * `path` held: resolves once that request waits, for the caller to look at the screen and then
+ * `release` it (holdNextRequest).
  */
-export async function clickWithRequestHeld(page: Page, button: Locator, method: string, path: RegExp) {
-  const request = holdNextRequest(page, method, path);
+export async function clickWithRequestHeld(
+  page: Page,
+  button: Locator,
+  method: string,
+  path: RegExp,
+  under = APP_API,
+) {
+  const request = holdNextRequest(page, method, path, under);
   await request.start();
   await button.click();
   await request.held;

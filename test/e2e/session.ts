@@ -240,7 +240,23 @@ export async function startApp(options: AppOptions) {
       await checkScreen(name, "desktop");
     }
 
-    return { open, checkScreen, checkStructure, checkBothWidths };
+    /**
+     * Opens the operator console signed in with the operator token (the tab keeps it for its session,
+     * so it is asked for once); waits for the console's Organizations.
+     */
+    async function openOperatorConsole() {
+      await open("/operator", "Operator console");
+      const token = page.getByLabel("Operator token");
+      const organizations = page.getByRole("heading", { level: 2, name: "Organizations" });
+      await token.or(organizations).first().waitFor();
+      if (await token.isVisible()) {
+        await token.fill(adminToken);
+        await page.getByRole("button", { name: "Sign in" }).click();
+      }
+      await organizations.waitFor();
+    }
+
+    return { open, openOperatorConsole, checkScreen, checkStructure, checkBothWidths };
   }
 
   /** A new organization and its owner, invited and signed in on `page`; answers the organization's id. */
