@@ -21,13 +21,14 @@ const FILE = [
 let app: App;
 let page: Page;
 let open: ReturnType<App["screens"]>["open"];
+let openOperatorConsole: ReturnType<App["screens"]>["openOperatorConsole"];
 let checkBothWidths: ReturnType<App["screens"]>["checkBothWidths"];
 
 describe("neighbour addresses uploaded from the operator console", () => {
   before(async () => {
     app = await startApp({ name: "addresses" });
     page = await app.newPage();
-    ({ open, checkBothWidths } = app.screens(page));
+    ({ open, openOperatorConsole, checkBothWidths } = app.screens(page));
     await app.signUpOwner(page, "Bright Roofing", OWNER);
   });
 
@@ -41,9 +42,7 @@ describe("neighbour addresses uploaded from the operator console", () => {
   });
 
   it("the operator uploads a county's file and follows it to Done, the bad row counted", async () => {
-    await open("/operator", "Operator console");
-    await page.getByLabel("Operator token").fill(app.adminToken);
-    await page.getByRole("button", { name: "Sign in" }).click();
+    await openOperatorConsole();
     const section = page.getByRole("region", { name: "Neighbor addresses" });
     const chooser = page.waitForEvent("filechooser");
     await section.getByRole("button", { name: "OpenAddresses file" }).click();

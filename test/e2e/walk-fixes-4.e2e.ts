@@ -2,13 +2,14 @@
  * Where the keyboard's focus goes after three actions a third walk fixed and no browser test held:
  * the operator console's sent invitation (Copy link, the next step), the console's neighbour address
  * Upload (the file field for the next file, or Upload again after a refusal), and the invitation
- * page's Sign out for someone signed in as another account. In a real browser against the real
- * service; screenshots in test/e2e/artifacts/.
+ * page's Sign out for someone signed in as another account; and the console's Organizations table
+ * on a phone. In a real browser against the real service; screenshots in test/e2e/artifacts/.
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { Page } from "playwright-core";
 import { csvLineOf, syntheticHome } from "../../src/neighbours/synthetic-neighbourhood.ts";
+import { VIEWPORTS } from "./browser.ts";
 import { clickWithRequestHeld, waitForFocus, waitForLoading } from "./page-probes.ts";
 import { type App, startApp, waitUntil } from "./session.ts";
 
@@ -71,6 +72,26 @@ describe("the focus after the console's invitation and address Upload and the in
     await screens.checkBothWidths("walk4-operator-invitation-sent");
     await dialog.getByRole("button", { name: "Done" }).click();
     await dialog.waitFor({ state: "detached" });
+  });
+
+  it("the console's Organizations table reads whole on a phone: each id under its name, Invite owner beside it", async () => {
+    await page.setViewportSize(VIEWPORTS.phone);
+    await screens.openOperatorConsole();
+    const table = page.getByRole("region", { name: "Organizations table" });
+    const row = table.getByRole("row").filter({ hasText: "Walk Gutters" });
+    const id = row.getByText(orgId, { exact: true });
+    const invite = row.getByRole("button", { name: "Invite owner of Walk Gutters" });
+    await invite.waitFor();
+    const [idBox, inviteBox] = [(await id.boundingBox())!, (await invite.boundingBox())!];
+    assert.ok(idBox.x + idBox.width <= inviteBox.x, "the id ends left of Invite owner, not under it");
+    assert.ok(inviteBox.x + inviteBox.width <= VIEWPORTS.phone.width, "Invite owner is in the screen");
+    const width = await table.evaluate((element) => ({
+      scroll: element.scrollWidth,
+      client: element.clientWidth,
+    }));
+    assert.ok(width.scroll <= width.client, `the table fits without scrolling (${JSON.stringify(width)})`);
+    await page.setViewportSize(VIEWPORTS.desktop);
+    await screens.checkBothWidths("walk4-operator-organizations");
   });
 
   it("the console's neighbour address Upload: refused, the focus stays on Upload; done, it goes to the file field", async () => {

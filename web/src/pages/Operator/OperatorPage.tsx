@@ -225,12 +225,11 @@ function Organizations() {
           Create the first contractor's organization above, then invite its owner.
         </EmptyState>
       ) : (
-        <ScrollTable label="Organizations" minWidth={520}>
+        <ScrollTable label="Organizations table" minWidth={340}>
           <Table striped>
             <Table.Thead>
               <Table.Tr>
-                <Table.Th>Name</Table.Th>
-                <Table.Th>Id</Table.Th>
+                <Table.Th>Name and id</Table.Th>
                 <Table.Th data-row-actions>
                   <VisuallyHidden>Actions</VisuallyHidden>
                 </Table.Th>
@@ -239,9 +238,12 @@ function Organizations() {
             <Table.Tbody>
               {orgs.data.map((org) => (
                 <Table.Tr key={org.org_id}>
-                  <Table.Td>{org.org_name}</Table.Td>
                   <Table.Td>
-                    <Code>{org.org_id}</Code>
+                    <Text size="sm">{org.org_name}</Text>
+                    {/* Under the name, so the table fits a phone; a uuid breaks anywhere if it must. */}
+                    <Code fz="xs" style={{ wordBreak: "break-all" }}>
+                      {org.org_id}
+                    </Code>
                   </Table.Td>
                   <Table.Td data-row-actions>
                     <Button
