@@ -20,7 +20,9 @@ export function registerLeadsPollRoute(app: FastifyInstance, services: Services)
   app.withTypeProvider<TypeBoxTypeProvider>().get(
     "/integrations/leads",
     {
-      config: { scope: "webhooks:inbound", errorStyle: POLL_STYLE },
+      // The spec gives this endpoint's 401 body whole, `{ error: 'Unauthorized' }`: no mistyped-key
+      // detail here, unlike the other endpoints.
+      config: { scope: "webhooks:inbound", errorStyle: POLL_STYLE, bareErrorCodes: ["unauthorized"] },
       // A `since` the query schema refuses (sent twice, or too long) is as malformed as an
       // unparsable one: the same 400, not a 422.
       attachValidation: true,

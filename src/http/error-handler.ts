@@ -57,9 +57,11 @@ export function toAppError(error: unknown, request: FastifyRequest): AppError {
 }
 
 export function renderError(error: AppError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
-  const style = request.routeOptions.config?.errorStyle;
-  const body: ErrorBody = { error: error.restyle ? styledCode(style, error.code, error.status) : error.code };
-  if (error.detail !== undefined) body.detail = error.detail;
+  const { errorStyle, bareErrorCodes } = request.routeOptions.config ?? {};
+  const body: ErrorBody = {
+    error: error.restyle ? styledCode(errorStyle, error.code, error.status) : error.code,
+  };
+  if (error.detail !== undefined && !bareErrorCodes?.includes(error.code)) body.detail = error.detail;
   return reply.code(error.status).headers(error.headers).type("application/json; charset=utf-8").send(body);
 }
 

@@ -16,6 +16,8 @@ declare module "fastify" {
     /** Public endpoints name the scope they need; the auth hook runs only for them. */
     scope?: Scope;
     errorStyle?: ErrorStyle;
+    /** Codes this endpoint answers with `error` alone: the spec gives those bodies whole. */
+    bareErrorCodes?: readonly string[];
     orgRateLimit?: OrgRateLimit;
     /** Counted by the pre-auth per-IP limit (the public API, the MCP route, landing pages). */
     ipLimited?: boolean;

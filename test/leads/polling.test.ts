@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { fixedClock } from "../../src/clock.ts";
+import { generateApiKey } from "../../src/domain/api-key-format.ts";
 import { call, createOrg } from "../helpers/api.ts";
 import { databaseLabel } from "../helpers/harness.ts";
 import { runPipeline } from "../pipeline/helpers.ts";
@@ -209,6 +210,23 @@ describe(`lead polling (${databaseLabel})`, () => {
       assert.equal(response.body.error, "Invalid before parameter");
       assert.match(response.body.detail, /^before: /);
     }
+  });
+
+  it("answers every refused key with exactly the spec's 401 body, a mistyped one included", async () => {
+    const org = await createOrg(ctx);
+    const swap = (char: string) => (char === "a" ? "b" : "a");
+    const mistyped = `${org.key.slice(0, -1)}${swap(org.key.at(-1)!)}`;
+    for (const key of [mistyped, generateApiKey(), "ak_short"]) {
+      const response = await poll(key);
+      assert.equal(response.status, 401, key);
+      assert.deepEqual(response.body, { error: "Unauthorized" }, key);
+      assert.equal(response.headers["www-authenticate"], 'Bearer realm="api"', key);
+    }
+    const missing = await call(ctx, "GET", "/api/v1/integrations/leads");
+    assert.deepEqual(missing.body, { error: "Unauthorized" });
+    // The other endpoints still say a key looks mistyped.
+    const me = await call(ctx, "GET", "/api/v1/me", { key: mistyped });
+    assert.match(me.body.detail, /looks mistyped/);
   });
 
   it("never shows another organization's leads", async () => {

@@ -415,7 +415,7 @@ export interface operations {
           };
         };
       };
-      /** @description Missing, malformed, unknown, revoked or expired key; with `WWW-Authenticate: Bearer realm="api"`. Only a key whose checksum does not match (a typo) also has a `detail` saying it looks mistyped. */
+      /** @description Missing, malformed, unknown, revoked or expired key; with `WWW-Authenticate: Bearer realm="api"`. Only a key whose checksum does not match (a typo) also has a `detail` saying it looks mistyped (not on the leads poll, whose 401 body is exactly `{"error":"Unauthorized"}`). */
       401: {
         headers: {
           [name: string]: unknown;
@@ -569,7 +569,7 @@ export interface operations {
           };
         };
       };
-      /** @description Missing, malformed, unknown, revoked or expired key; with `WWW-Authenticate: Bearer realm="api"`. Only a key whose checksum does not match (a typo) also has a `detail` saying it looks mistyped. */
+      /** @description Missing, malformed, unknown, revoked or expired key; with `WWW-Authenticate: Bearer realm="api"`. Only a key whose checksum does not match (a typo) also has a `detail` saying it looks mistyped (not on the leads poll, whose 401 body is exactly `{"error":"Unauthorized"}`). */
       401: {
         headers: {
           [name: string]: unknown;
@@ -843,7 +843,7 @@ export interface operations {
           };
         };
       };
-      /** @description Missing, malformed, unknown, revoked or expired key; with `WWW-Authenticate: Bearer realm="api"`. Only a key whose checksum does not match (a typo) also has a `detail` saying it looks mistyped. */
+      /** @description Missing, malformed, unknown, revoked or expired key; with `WWW-Authenticate: Bearer realm="api"`. Only a key whose checksum does not match (a typo) also has a `detail` saying it looks mistyped (not on the leads poll, whose 401 body is exactly `{"error":"Unauthorized"}`). */
       401: {
         headers: {
           [name: string]: unknown;
@@ -1064,7 +1064,7 @@ export interface operations {
           };
         };
       };
-      /** @description Missing, malformed, unknown, revoked or expired key; with `WWW-Authenticate: Bearer realm="api"`. Only a key whose checksum does not match (a typo) also has a `detail` saying it looks mistyped. */
+      /** @description Missing, malformed, unknown, revoked or expired key; with `WWW-Authenticate: Bearer realm="api"`. Only a key whose checksum does not match (a typo) also has a `detail` saying it looks mistyped (not on the leads poll, whose 401 body is exactly `{"error":"Unauthorized"}`). */
       401: {
         headers: {
           [name: string]: unknown;
@@ -1242,7 +1242,7 @@ export interface operations {
           };
         };
       };
-      /** @description Missing, malformed, unknown, revoked or expired key; with `WWW-Authenticate: Bearer realm="api"`. Only a key whose checksum does not match (a typo) also has a `detail` saying it looks mistyped. */
+      /** @description Missing, malformed, unknown, revoked or expired key; with `WWW-Authenticate: Bearer realm="api"`. Only a key whose checksum does not match (a typo) also has a `detail` saying it looks mistyped (not on the leads poll, whose 401 body is exactly `{"error":"Unauthorized"}`). */
       401: {
         headers: {
           [name: string]: unknown;
@@ -1498,7 +1498,7 @@ export interface operations {
           };
         };
       };
-      /** @description Missing, malformed, unknown, revoked or expired key; with `WWW-Authenticate: Bearer realm="api"`. Only a key whose checksum does not match (a typo) also has a `detail` saying it looks mistyped. */
+      /** @description Missing, malformed, unknown, revoked or expired key; with `WWW-Authenticate: Bearer realm="api"`. Only a key whose checksum does not match (a typo) also has a `detail` saying it looks mistyped (not on the leads poll, whose 401 body is exactly `{"error":"Unauthorized"}`). */
       401: {
         headers: {
           [name: string]: unknown;
@@ -1634,7 +1634,7 @@ export interface operations {
           };
         };
       };
-      /** @description Missing, malformed, unknown, revoked or expired key; with `WWW-Authenticate: Bearer realm="api"`. Only a key whose checksum does not match (a typo) also has a `detail` saying it looks mistyped. */
+      /** @description Missing, malformed, unknown, revoked or expired key; with `WWW-Authenticate: Bearer realm="api"`. Only a key whose checksum does not match (a typo) also has a `detail` saying it looks mistyped (not on the leads poll, whose 401 body is exactly `{"error":"Unauthorized"}`). */
       401: {
         headers: {
           [name: string]: unknown;
@@ -1785,7 +1785,7 @@ export interface operations {
           };
         };
       };
-      /** @description Missing, malformed, unknown, revoked or expired key; with `WWW-Authenticate: Bearer realm="api"`. Only a key whose checksum does not match (a typo) also has a `detail` saying it looks mistyped. */
+      /** @description Missing, malformed, unknown, revoked or expired key; with `WWW-Authenticate: Bearer realm="api"`. Only a key whose checksum does not match (a typo) also has a `detail` saying it looks mistyped (not on the leads poll, whose 401 body is exactly `{"error":"Unauthorized"}`). */
       401: {
         headers: {
           [name: string]: unknown;
@@ -1961,7 +1961,7 @@ export interface operations {
           };
         };
       };
-      /** @description Missing, malformed, unknown, revoked or expired key; with `WWW-Authenticate: Bearer realm="api"`. Only a key whose checksum does not match (a typo) also has a `detail` saying it looks mistyped. */
+      /** @description Missing, malformed, unknown, revoked or expired key; with `WWW-Authenticate: Bearer realm="api"`. Only a key whose checksum does not match (a typo) also has a `detail` saying it looks mistyped (not on the leads poll, whose 401 body is exactly `{"error":"Unauthorized"}`). */
       401: {
         headers: {
           [name: string]: unknown;
@@ -2103,7 +2103,7 @@ export interface operations {
           };
         };
       };
-      /** @description Missing, malformed, unknown, revoked or expired key; with `WWW-Authenticate: Bearer realm="api"`. Only a key whose checksum does not match (a typo) also has a `detail` saying it looks mistyped. */
+      /** @description Missing, malformed, unknown, revoked or expired key; with `WWW-Authenticate: Bearer realm="api"`. Only a key whose checksum does not match (a typo) also has a `detail` saying it looks mistyped (not on the leads poll, whose 401 body is exactly `{"error":"Unauthorized"}`). */
       401: {
         headers: {
           [name: string]: unknown;
@@ -2244,7 +2244,7 @@ export interface operations {
           };
         };
       };
-      /** @description Missing, malformed, unknown, revoked or expired key; with `WWW-Authenticate: Bearer realm="api"`. Only a key whose checksum does not match (a typo) also has a `detail` saying it looks mistyped. */
+      /** @description Missing, malformed, unknown, revoked or expired key; with `WWW-Authenticate: Bearer realm="api"`. Only a key whose checksum does not match (a typo) also has a `detail` saying it looks mistyped (not on the leads poll, whose 401 body is exactly `{"error":"Unauthorized"}`). */
       401: {
         headers: {
           [name: string]: unknown;
@@ -2408,7 +2408,7 @@ export interface operations {
           };
         };
       };
-      /** @description Missing, malformed, unknown, revoked or expired key; with `WWW-Authenticate: Bearer realm="api"`. Only a key whose checksum does not match (a typo) also has a `detail` saying it looks mistyped. */
+      /** @description Missing, malformed, unknown, revoked or expired key; with `WWW-Authenticate: Bearer realm="api"`. Only a key whose checksum does not match (a typo) also has a `detail` saying it looks mistyped (not on the leads poll, whose 401 body is exactly `{"error":"Unauthorized"}`). */
       401: {
         headers: {
           [name: string]: unknown;
