@@ -395,7 +395,21 @@ function withStreetReadWhole(reading: Address, text: string): Address | undefine
 
 function streetAndLocalityWritten(reading: Address, text: string): StreetBeforeLocality | undefined {
   const beforeState = streetBeforeStateAndZip(text);
-  return beforeState ? withTownEndingTheCity(beforeState, reading) : streetBeforeTownAndState(text);
+  if (beforeState) return withTownEndingTheCity(beforeState, reading);
+  return streetBeforeTownAndState(text) ?? typeAloneBeforeState(reading, text);
+}
+
+/**
+ * "2 Ave of the Americas, NY" (no town, no ZIP) reads as `2 AVE, OF THE AMERICAS NY`: the parser
+ * cut a name that opens with its type after the type, as with a ZIP (`isTypeAlone`). When the
+ * reading's street is a type alone and the text ends with the state it read (its code or name),
+ * the street is what precedes the state, read as in the full form: `2 AVENUE OF THE AMERICAS, NY`,
+ * the key of the same street with its ZIP but for the ZIP. Other readings of such text are left.
+ */
+function typeAloneBeforeState(reading: Address, text: string): StreetBeforeLocality | undefined {
+  if (!reading.state || reading.zip || !isTypeAlone(reading.street)) return undefined;
+  const head = headBeforeState(text, reading.state);
+  return head === undefined ? undefined : { head, town: "", state: reading.state, zip: "" };
 }
 
 /**
@@ -429,20 +443,29 @@ interface StreetBeforeLocality {
 function streetBeforeStateAndZip(text: string): StreetBeforeLocality | undefined {
   const ending = trailingZip(text);
   if (!ending?.state) return undefined;
-  const head = ending.head.replace(/[\s,]+$/, "");
-  const stateName = STATE_NAMES[ending.state];
+  const head = headBeforeState(ending.head, ending.state) ?? ending.head.replace(/[\s,]+$/, "");
+  return { head, town: "", state: ending.state, zip: ending.zip };
+}
+
+/**
+ * The text before `state` written at its end, as its name ("New York") or its code ("NY"; a code
+ * that is also a street type, as "CT", only after a comma or a street's end); undefined if the
+ * text does not end with it.
+ */
+function headBeforeState(text: string, state: string): string | undefined {
+  const head = text.replace(/[\s,]+$/, "");
+  const stateName = STATE_NAMES[state];
   const nameAtEnd = stateName
     ? new RegExp(`[\\s,]*\\b${stateName.replace(/ /g, "\\s+")}$`, "i").exec(head)
     : null;
-  if (nameAtEnd)
-    return { head: head.slice(0, nameAtEnd.index), town: "", state: ending.state, zip: ending.zip };
+  if (nameAtEnd) return head.slice(0, nameAtEnd.index);
   const stateWord = /([\s,]*)\b([A-Za-z]{2})\.?$/.exec(head);
   const before = stateWord ? head.slice(0, stateWord.index) : "";
   const isState =
     stateWord !== null &&
-    fold(stateWord[2]) === ending.state &&
+    fold(stateWord[2]) === state &&
     (stateWord[1]?.includes(",") || !isStreetTypeWord(stateWord[2] as string) || endsAStreet(before));
-  return { head: isState ? before : head, town: "", state: ending.state, zip: ending.zip };
+  return isState ? before : undefined;
 }
 
 /**
@@ -484,9 +507,19 @@ const CLOSING_STREET_TYPES = new Set(
   "ST AVE RD DR LN CT BLVD WAY PL CIR TER PKWY HWY SQ TRL LOOP".split(" "),
 );
 
-const DIRECTIONS = new Set(
-  "N S E W NE NW SE SW NORTH SOUTH EAST WEST NORTHEAST NORTHWEST SOUTHEAST SOUTHWEST".split(" "),
-);
+/** Each compass direction's code as the parser writes it, by the word written in full. */
+const DIRECTION_CODES: Record<string, string> = {
+  NORTH: "N",
+  SOUTH: "S",
+  EAST: "E",
+  WEST: "W",
+  NORTHEAST: "NE",
+  NORTHWEST: "NW",
+  SOUTHEAST: "SE",
+  SOUTHWEST: "SW",
+};
+
+const DIRECTIONS = new Set([...Object.keys(DIRECTION_CODES), ...Object.values(DIRECTION_CODES)]);
 
 /** "N", "SW", "North" (any case): a compass direction, as a street's prefix or suffix. */
 export const isDirectionWord = (word: string) => DIRECTIONS.has(word.toUpperCase());
@@ -514,7 +547,10 @@ function misreadsStreet(reading: Address, written: StreetBeforeLocality): boolea
   const head = fold(written.head);
   const isATown = (city: string) =>
     namesATown(city, { state: written.state, zip: written.zip } as ParsedLocation);
-  if (written.town) return reading.city !== fold(written.town) && !isATown(reading.city);
+  if (written.town) {
+    if (townGaveItsDirection(reading, written.town)) return true;
+    return reading.city !== fold(written.town) && !isATown(reading.city);
+  }
   if (reading.city === "") return wordsOf(reading.street) !== wordsOf(head);
   if (isATown(reading.city)) return false;
   // The town read is not at the end of the text before the state: it is the state ("TX TX 78701").
@@ -522,6 +558,20 @@ function misreadsStreet(reading: Address, written: StreetBeforeLocality): boolea
   const cityWords = reading.city.split(" ");
   if (!cityWords.every(isStreetWord) && !isTypeAlone(reading.street)) return false;
   return !cityWrittenApart(written.head, reading.city);
+}
+
+/**
+ * "100 Main St West Springfield MA" reads as `100 MAIN ST W, SPRINGFIELD MA`: the town written
+ * before the state (a town of that state, found by `streetBeforeTownAndState`) opens with a
+ * direction in full, which the reading took as the street's suffix. With no ZIP to decide, the
+ * town the state has is the reading: `100 MAIN ST, WEST SPRINGFIELD MA`, as with West Springfield's
+ * ZIP. An abbreviated direction ("Main St W Springfield"), one set off by a comma ("Main St W,
+ * Springfield") or a town the state lacks ("West Springfield IL") keeps the street's direction.
+ */
+function townGaveItsDirection(reading: Address, town: string): boolean {
+  const [first = "", ...rest] = fold(town).split(" ");
+  const code = DIRECTION_CODES[first];
+  return code !== undefined && rest.join(" ") === reading.city && reading.street.endsWith(` ${code}`);
 }
 
 /**
