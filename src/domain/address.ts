@@ -701,7 +701,7 @@ const townsOfStates = new Map<string, boolean>();
  * Whether a state has a town of that name. The ZIP table answers by scanning the state's ZIPs
  * (~0.2 ms for Illinois); the words asked about are street types, a few hundred at most a state.
  */
-function isTownOfState(city: string, state: string): boolean {
+export function isTownOfState(city: string, state: string): boolean {
   const key = `${state} ${fold(city)}`;
   let known = townsOfStates.get(key);
   if (known === undefined) {
