@@ -405,6 +405,7 @@ function streetAndLocalityWritten(reading: Address, text: string): StreetBeforeL
  * reading's street is a type alone and the text ends with the state it read (its code or name),
  * the street is what precedes the state, read as in the full form: `2 AVENUE OF THE AMERICAS, NY`,
  * the key of the same street with its ZIP but for the ZIP. Other readings of such text are left.
+ * Keys stored in the old form are re-keyed by migration 0450.
  */
 function typeAloneBeforeState(reading: Address, text: string): StreetBeforeLocality | undefined {
   if (!reading.state || reading.zip || !isTypeAlone(reading.street)) return undefined;
@@ -567,6 +568,7 @@ function misreadsStreet(reading: Address, written: StreetBeforeLocality): boolea
  * town the state has is the reading: `100 MAIN ST, WEST SPRINGFIELD MA`, as with West Springfield's
  * ZIP. An abbreviated direction ("Main St W Springfield"), one set off by a comma ("Main St W,
  * Springfield") or a town the state lacks ("West Springfield IL") keeps the street's direction.
+ * Keys stored in the old form are re-keyed by migration 0450.
  */
 function townGaveItsDirection(reading: Address, town: string): boolean {
   const [first = "", ...rest] = fold(town).split(" ");
@@ -699,7 +701,8 @@ const townsOfStates = new Map<string, boolean>();
 
 /**
  * Whether a state has a town of that name. The ZIP table answers by scanning the state's ZIPs
- * (~0.2 ms for Illinois); the words asked about are street types, a few hundred at most a state.
+ * (~0.2 ms for Illinois); the words asked about are street types and the towns written before a
+ * state, a few hundred at most a state. Migration 0450 asks it too.
  */
 export function isTownOfState(city: string, state: string): boolean {
   const key = `${state} ${fold(city)}`;
