@@ -143,7 +143,8 @@ function isPoBox(parsed: ParsedLocation): boolean {
 
 function streetLine(parsed: ParsedLocation): string {
   if (isPoBox(parsed) && !parsed.street) return `PO BOX ${fold(parsed.sec_unit_num)}`.trim();
-  const name = withLeadingTypeSpelledOut(fold(parsed.street));
+  const folded = withLeadingTypeSpelledOut(fold(parsed.street));
+  const name = parsed.type ? folded : withRouteTypeSpelledOut(folded);
   const words = [fold(parsed.number), fold(parsed.prefix), name, fold(parsed.type), fold(parsed.suffix)];
   const unit = unitText(parsed);
   return [...words, unit].filter(Boolean).join(" ");
@@ -160,6 +161,19 @@ function withLeadingTypeSpelledOut(name: string): string {
   if (space < 0) return name;
   const spelledOut = spelledOutLeadingType(name.slice(0, space));
   return spelledOut ? spelledOut + name.slice(space) : name;
+}
+
+/**
+ * "COUNTY RD 12" → "COUNTY ROAD 12", "US HWY 1" → "US HIGHWAY 1": a road named by its number (or
+ * letters) after a street type has that type spelled in full, as Publication 28 writes such names,
+ * so "County Rd 12" and "County Road 12" key alike. Only for a name the parser gave no type.
+ * Stored keys are re-keyed by migration 0460.
+ */
+function withRouteTypeSpelledOut(name: string): string {
+  const words = name.split(" ");
+  if (words.length < 2 || !isRouteDesignator(words.at(-1) as string)) return name;
+  const spelledOut = spelledOutLeadingType(words.at(-2) as string);
+  return spelledOut ? [...words.slice(0, -2), spelledOut, words.at(-1)].join(" ") : name;
 }
 
 function stateFromZip(zip: string): string {
@@ -609,7 +623,8 @@ function streetOfFullForm(written: StreetBeforeLocality): ParsedLocation | undef
  * Springfield, IL" is `12 MAIN ST, SPRINGFIELD IL`, the street's extra words dropped as the
  * parser drops them, while "100 Broadway, Long Beach, CA" keeps `100 BROADWAY, LONG BEACH CA`
  * (the re-reading took the town's "Beach" for the type: `100 BROADWAY LONG BCH`). Keys stored in
- * that old form are re-keyed by migration 0440.
+ * that old form are re-keyed by migration 0440. A route's number is no such extra word: "100
+ * County Road 12, Springfield, IL" stays `100 COUNTY ROAD 12` (migration 0460).
  */
 function withSuffixReadAsCity(parsed: ParsedLocation, text: string): ParsedLocation | undefined {
   if (!parsed.city || parsed.type || !parsed.number || !parsed.street) return undefined;
@@ -618,15 +633,30 @@ function withSuffixReadAsCity(parsed: ParsedLocation, text: string): ParsedLocat
   if (!reread?.type || reread.city || reread.street1) return undefined;
   if (!cityWrittenAsTown(parsed, text))
     return { ...reread, city: undefined, state: parsed.state, zip: parsed.zip };
-  if (!typeIsAStreetWord(reread, parsed)) return undefined;
+  const dropped = wordsDroppedByRereading(reread, parsed);
+  // A route's number right after the type names the road; a unit ("Apt 4") or a note does not.
+  if (dropped === undefined || isRouteDesignator(dropped[0] ?? "")) return undefined;
   return { ...reread, city: parsed.city, state: parsed.state, zip: parsed.zip };
 }
 
-/** The re-read street and its type fit within the words the parse gave the street (none is the town's). */
-function typeIsAStreetWord(reread: ParsedLocation, parsed: ParsedLocation): boolean {
-  const words = (...parts: (string | undefined)[]) => wordsOf(parts.filter(Boolean).join(" "));
-  return words(reread.prefix, reread.street) + 1 <= words(parsed.prefix, parsed.street);
+/**
+ * The words of the parsed street after the re-read street and its type ("GARAGE" of "Main Street
+ * Garage"), or undefined when the re-reading's type is not a word of the street (it took one of
+ * the town's).
+ */
+function wordsDroppedByRereading(reread: ParsedLocation, parsed: ParsedLocation): string[] | undefined {
+  const words = (...parts: (string | undefined)[]) => fold(parts.filter(Boolean).join(" ")).split(" ");
+  const kept = words(reread.prefix, reread.street).length + 1;
+  const street = words(parsed.prefix, parsed.street);
+  return kept <= street.length ? street.slice(kept) : undefined;
 }
+
+/**
+ * "12" of "County Road 12", "JJ" of "County Road JJ", "9A" of "State Route 9A": a route's number
+ * or letters, which name the road ("County Road 12" and "County Road 14" are two roads), unlike a
+ * note after a street's type ("Garage").
+ */
+const isRouteDesignator = (word: string) => /\d/.test(word) || /^[A-Z]{1,2}$/.test(word);
 
 /** The parsed city follows a comma in the text, or is the city of the parsed ZIP. */
 function cityWrittenAsTown(parsed: ParsedLocation, text: string): boolean {
