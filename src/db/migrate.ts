@@ -7,6 +7,7 @@ import { wholeStreetKeys } from "./data-migration-0420-whole-street-keys.ts";
 import { leadingStreetTypeKeys } from "./data-migration-0430-leading-street-type-keys.ts";
 import { commaTownKeys } from "./data-migration-0440-comma-town-keys.ts";
 import { stateAloneKeys } from "./data-migration-0450-state-alone-keys.ts";
+import { routeNumberKeys } from "./data-migration-0460-route-number-keys.ts";
 import { type Queryable, queryRows, sql } from "./database.ts";
 
 export const MIGRATIONS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../migrations");
@@ -29,6 +30,7 @@ export const DATA_MIGRATIONS: readonly DataMigration[] = [
   leadingStreetTypeKeys,
   commaTownKeys,
   stateAloneKeys,
+  routeNumberKeys,
 ];
 
 /** The SQL files of `dir` and the data migrations, in version order (one numbering for both). */
