@@ -24,6 +24,7 @@ import {
   useRemoveTeammate,
 } from "../../api/organization.ts";
 import { ConfirmDialog } from "../../ui/ConfirmDialog.tsx";
+import { ERROR_ABOVE_INPUT } from "../../ui/field-row.ts";
 import { useRefocusAfterBusy } from "../../ui/focus.ts";
 import { formatDay } from "../../ui/format.ts";
 import { ScrollTable } from "../../ui/ScrollTable.tsx";
@@ -184,11 +185,13 @@ function InviteForm() {
           form.reset();
         })}
       >
+        {/* Lined up at the foot: a refused email is said above its input, leaving Send invitation beside it. */}
         <Group align="flex-end" wrap="wrap">
           <TextInput
             label="Email"
             type="email"
             required
+            inputWrapperOrder={ERROR_ABOVE_INPUT}
             style={{ flex: "2 1 220px" }}
             {...form.getInputProps("email")}
           />

@@ -21,6 +21,7 @@ import { customersQuery, importsQuery, optedOutQuery, useAddCustomer } from "../
 import { isInputRefused } from "../../api/errors.ts";
 import { BATCH_ORIGIN_WORDS } from "../../modules/customers/batch-origin.ts";
 import { CsvUpload } from "../../modules/customers/CsvUpload.tsx";
+import { ERROR_ABOVE_INPUT } from "../../ui/field-row.ts";
 import { focusFirstInvalid, refocusAfterBusy } from "../../ui/focus.ts";
 import { formatDateTime, formatDay } from "../../ui/format.ts";
 import { AnchorLink, ButtonLink } from "../../ui/links.tsx";
@@ -64,15 +65,23 @@ function AddCustomerForm() {
   return (
     <form ref={formRef} onSubmit={form.onSubmit((values) => void addOnce(values))}>
       <Stack gap="sm">
+        {/* The row lines up at its foot, so a refusal is said above the address's input, not under it:
+            there it pushed the Notes field and Add customer below the address. */}
         <Group align="flex-end" wrap="wrap">
           <TextInput
             label="Address"
             description="The house number and street, and the city or ZIP"
             placeholder="e.g. 12 Oak St, Springfield, IL 62704"
+            inputWrapperOrder={ERROR_ABOVE_INPUT}
             style={{ flex: "2 1 260px" }}
             {...form.getInputProps("address")}
           />
-          <TextInput label="Notes" style={{ flex: "1 1 160px" }} {...form.getInputProps("notes")} />
+          <TextInput
+            label="Notes"
+            inputWrapperOrder={ERROR_ABOVE_INPUT}
+            style={{ flex: "1 1 160px" }}
+            {...form.getInputProps("notes")}
+          />
           <Button type="submit" loading={add.isPending}>
             Add customer
           </Button>

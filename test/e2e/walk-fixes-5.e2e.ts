@@ -1,0 +1,71 @@
+/**
+ * A fifth contractor's walk, fixed and checked as a person meets it, in a real browser against the
+ * real service: a refused field in a row lined up with its button (Add a customer, Invite someone)
+ * leaves the row's inputs and button on one line. Screens: axe-core and screenshots in
+ * test/e2e/artifacts/.
+ */
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import type { Locator, Page } from "playwright-core";
+import { screenshot } from "./browser.ts";
+import { type App, startApp } from "./session.ts";
+
+const OWNER = { email: "owner@walk5.test", name: "Wes Walker", password: "correct horse battery" };
+
+let app: App;
+let page: Page;
+let screens: ReturnType<App["screens"]>;
+
+/** The bottom edge of each element, in CSS pixels, rounded. */
+async function bottoms(...elements: Locator[]) {
+  return Promise.all(
+    elements.map(async (element) => {
+      const box = await element.boundingBox();
+      assert.ok(box, "the element is shown");
+      return Math.round(box.y + box.height);
+    }),
+  );
+}
+
+describe("fixes from a fifth walk through the app", () => {
+  before(async () => {
+    app = await startApp({ name: "walk-fixes-5" });
+    page = await app.newPage();
+    screens = app.screens(page);
+    await app.signUpOwner(page, "Walk Roofing", OWNER);
+  });
+
+  after(async () => {
+    await app?.close();
+  });
+
+  it("Add a customer, refused, keeps Notes and Add customer on the address's line", async () => {
+    await screens.open("/customers", "Customers");
+    const address = page.getByRole("textbox", { name: "Address", exact: true });
+    const notes = page.getByRole("textbox", { name: "Notes", exact: true });
+    const add = page.getByRole("button", { name: "Add customer" });
+    await address.fill("nowhere");
+    await add.click();
+    await page.getByText("Give the house number and street, and the city or ZIP").waitFor();
+    const [addressFoot, notesFoot, addFoot] = await bottoms(address, notes, add);
+    assert.equal(notesFoot, addressFoot, "the Notes field ends where the address field does");
+    assert.equal(addFoot, addressFoot, "Add customer ends where the address field does");
+    await screenshot(page, "walk5-customer-refused", "desktop");
+    await screens.checkBothWidths("walk5-customer-refused");
+  });
+
+  it("Invite someone, refused, keeps Role and Send invitation on the email's line", async () => {
+    await screens.open("/settings?tab=team", "Settings");
+    const email = page.getByRole("textbox", { name: /^Email/ });
+    const role = page.getByRole("textbox", { name: "Role" }).or(page.getByRole("combobox", { name: "Role" }));
+    const send = page.getByRole("button", { name: "Send invitation" });
+    // An address no one reads mail at is refused on its field before it is sent.
+    await email.fill("a@b");
+    await send.click();
+    await page.getByText("Enter their email address").waitFor();
+    const [emailFoot, roleFoot, sendFoot] = await bottoms(email, role.first(), send);
+    assert.equal(roleFoot, emailFoot, "the Role field ends where the email field does");
+    assert.equal(sendFoot, emailFoot, "Send invitation ends where the email field does");
+    await screenshot(page, "walk5-invite-refused", "desktop");
+  });
+});
