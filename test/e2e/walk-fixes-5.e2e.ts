@@ -1,8 +1,8 @@
 /**
  * A fifth contractor's walk, fixed and checked as a person meets it, in a real browser against the
  * real service: a refused field in a row lined up with its button (Add a customer, Invite someone)
- * leaves the row's inputs and button on one line. Screens: axe-core and screenshots in
- * test/e2e/artifacts/.
+ * leaves the row's inputs and button on one line, and Team's "(you)" is the size of the name it
+ * follows. Screens: axe-core and screenshots in test/e2e/artifacts/.
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
@@ -67,5 +67,18 @@ describe("fixes from a fifth walk through the app", () => {
     assert.equal(roleFoot, emailFoot, "the Role field ends where the email field does");
     assert.equal(sendFoot, emailFoot, "Send invitation ends where the email field does");
     await screenshot(page, "walk5-invite-refused", "desktop");
+  });
+
+  it("Team's '(you)' is the size of the name it follows", async () => {
+    await screens.open("/settings?tab=team", "Settings");
+    const own = page.getByRole("row").filter({ hasText: OWNER.email });
+    const you = own.getByText("(you)");
+    await you.waitFor();
+    const sizes = await you.evaluate((element) => ({
+      you: getComputedStyle(element).fontSize,
+      name: getComputedStyle(element.parentElement!).fontSize,
+    }));
+    assert.equal(sizes.you, sizes.name, "(you) is written at the name's size");
+    await screens.checkBothWidths("walk5-team");
   });
 });

@@ -79,7 +79,7 @@ export function TeamPanel({ currentUserId }: { currentUserId: string }) {
                     {member.name}
                     {/* Why this row's role is fixed and has no Remove: it is the person signed in. */}
                     {member.user_id === currentUserId && (
-                      <Text span c="dimmed">
+                      <Text span inherit c="dimmed">
                         {" "}
                         (you)
                       </Text>
