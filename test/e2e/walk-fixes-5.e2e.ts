@@ -2,18 +2,19 @@
  * A fifth contractor's walk, fixed and checked as a person meets it, in a real browser against the
  * real service: a refused field in a row lined up with its button (Add a customer, Invite someone)
  * leaves the row's inputs and button on one line, and Team's "(you)" is the size of the name it
- * follows. Screens: axe-core and screenshots in test/e2e/artifacts/.
+ * follows, and Past jobs says what turns on its greyed New mailing. Screens: axe-core and screenshots in test/e2e/artifacts/.
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { Locator, Page } from "playwright-core";
 import { screenshot } from "./browser.ts";
-import { type App, startApp } from "./session.ts";
+import { type App, MAPLE_AVE_JOBS, startApp } from "./session.ts";
 
 const OWNER = { email: "owner@walk5.test", name: "Wes Walker", password: "correct horse battery" };
 
 let app: App;
 let page: Page;
+let orgId: string;
 let screens: ReturnType<App["screens"]>;
 
 /** The bottom edge of each element, in CSS pixels, rounded. */
@@ -32,7 +33,7 @@ describe("fixes from a fifth walk through the app", () => {
     app = await startApp({ name: "walk-fixes-5" });
     page = await app.newPage();
     screens = app.screens(page);
-    await app.signUpOwner(page, "Walk Roofing", OWNER);
+    orgId = await app.signUpOwner(page, "Walk Roofing", OWNER);
   });
 
   after(async () => {
@@ -80,5 +81,35 @@ describe("fixes from a fifth walk through the app", () => {
     }));
     assert.equal(sizes.you, sizes.name, "(you) is written at the name's size");
     await screens.checkBothWidths("walk5-team");
+  });
+
+  it("Past jobs says what turns on New mailing while no batch is ticked", async () => {
+    const apiKey: string = (await app.operator("POST", `/orgs/${orgId}/keys`)).key;
+    await app.importPastJobs(apiKey, MAPLE_AVE_JOBS);
+    await screens.open("/customers", "Customers");
+    await page.getByRole("tab", { name: "Past jobs" }).click();
+    const newMailing = page.getByRole("link", { name: "New mailing" });
+    await newMailing.waitFor();
+    assert.equal(await newMailing.getAttribute("aria-disabled"), "true", "nothing is ticked yet");
+    const hint = "Tick the batches to mail in the Mail column, then choose New mailing to write their card.";
+    await page.getByText(hint).waitFor();
+    // A screen reader on the greyed link hears the same.
+    assert.equal(
+      await newMailing.evaluate(
+        (link) =>
+          link.getAttribute("aria-describedby") &&
+          document.getElementById(link.getAttribute("aria-describedby")!)?.textContent,
+      ),
+      hint,
+    );
+    await page.getByRole("checkbox", { name: /^Mail the batch of / }).check();
+    const ticked = page.getByRole("link", { name: "New mailing from 1 batch" });
+    await ticked.waitFor();
+    assert.equal(
+      await ticked.getAttribute("aria-describedby"),
+      null,
+      "once ticked, nothing is left to explain",
+    );
+    await screens.checkBothWidths("walk5-past-jobs");
   });
 });

@@ -255,6 +255,7 @@ function PastJobs() {
   const [chosen, setChosen] = useState<string[]>([]);
   const toggle = (id: string, on: boolean) =>
     setChosen((current) => (on ? [...current, id] : current.filter((other) => other !== id)));
+  const hasBatches = (batches.data?.imports.length ?? 0) > 0;
 
   return (
     <Stack gap="lg">
@@ -278,12 +279,19 @@ function PastJobs() {
             search={{ batches: chosen.join(",") }}
             disabled={chosen.length === 0}
             aria-disabled={chosen.length === 0}
+            aria-describedby={chosen.length === 0 && hasBatches ? "new-mailing-hint" : undefined}
             onClick={(event) => chosen.length === 0 && event.preventDefault()}
           >
             New mailing
             {chosen.length > 0 ? ` from ${chosen.length} batch${chosen.length === 1 ? "" : "es"}` : ""}
           </ButtonLink>
         </Group>
+        {/* Without it New mailing sat greyed out with nothing saying what turns it on. */}
+        {hasBatches && (
+          <Text size="sm" c="dimmed" mb="sm" id="new-mailing-hint">
+            Tick the batches to mail in the Mail column, then choose New mailing to write their card.
+          </Text>
+        )}
         {batches.isPending ? (
           <Loading label="Loading batches" />
         ) : batches.isError ? (
