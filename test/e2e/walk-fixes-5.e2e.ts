@@ -2,12 +2,15 @@
  * A fifth contractor's walk, fixed and checked as a person meets it, in a real browser against the
  * real service: a refused field in a row lined up with its button (Add a customer, Invite someone)
  * leaves the row's inputs and button on one line, and Team's "(you)" is the size of the name it
- * follows, and Past jobs says what turns on its greyed New mailing. Screens: axe-core and screenshots in test/e2e/artifacts/.
+ * follows, Past jobs says what turns on its greyed New mailing, and an empty Name, Endpoint URL or
+ * Email is refused in the app's words on the field, not by the browser's "Please fill out this
+ * field". Screens: axe-core and screenshots in test/e2e/artifacts/.
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { Locator, Page } from "playwright-core";
 import { screenshot } from "./browser.ts";
+import { waitForFocus } from "./page-probes.ts";
 import { type App, MAPLE_AVE_JOBS, startApp } from "./session.ts";
 
 const OWNER = { email: "owner@walk5.test", name: "Wes Walker", password: "correct horse battery" };
@@ -111,5 +114,35 @@ describe("fixes from a fifth walk through the app", () => {
       "once ticked, nothing is left to explain",
     );
     await screens.checkBothWidths("walk5-past-jobs");
+  });
+
+  it("an empty key name, endpoint URL or invited email is refused in the app's words, on the focused field", async () => {
+    await screens.open("/developers?tab=keys", "Developers");
+    await page.getByRole("button", { name: "Create API key" }).click();
+    const keyDialog = page.getByRole("dialog", { name: "Create API key" });
+    const keyName = keyDialog.getByRole("textbox", { name: "Name" });
+    await waitForFocus(page, keyName, "the Name field");
+    await keyDialog.getByRole("button", { name: "Create key" }).click();
+    await keyDialog.getByText("Name the key after where it is used, e.g. CRM").waitFor();
+    await waitForFocus(page, keyName, "the refused Name field");
+    await screenshot(page, "walk5-key-name-empty", "desktop");
+    await keyDialog.getByRole("button", { name: "Cancel" }).click();
+    await keyDialog.waitFor({ state: "hidden" });
+
+    await screens.open("/developers?tab=webhooks", "Developers");
+    await page.getByRole("button", { name: "Add endpoint" }).first().click();
+    const hookDialog = page.getByRole("dialog", { name: "Add a webhook endpoint" });
+    const url = hookDialog.getByRole("textbox", { name: "Endpoint URL" });
+    await hookDialog.getByRole("button", { name: "Add endpoint" }).click();
+    await hookDialog.getByText("Enter the full https:// address your CRM gave you").waitFor();
+    await waitForFocus(page, url, "the refused Endpoint URL field");
+    await page.keyboard.press("Escape");
+    await hookDialog.waitFor({ state: "hidden" });
+
+    await screens.open("/settings?tab=team", "Settings");
+    const email = page.getByRole("textbox", { name: /^Email/ });
+    await page.getByRole("button", { name: "Send invitation" }).click();
+    await page.getByText("Enter their email address").waitFor();
+    await waitForFocus(page, email, "the refused Email field");
   });
 });

@@ -30,7 +30,7 @@ import {
 } from "../../api/developers.ts";
 import { ApiError, isInputRefused } from "../../api/errors.ts";
 import { ConfirmDialog } from "../../ui/ConfirmDialog.tsx";
-import { focusIsLost, useRefocusAfterBusy } from "../../ui/focus.ts";
+import { focusFirstInvalid, focusIsLost, useRefocusAfterBusy } from "../../ui/focus.ts";
 import { formatDateTime } from "../../ui/format.ts";
 import { useInFlightModal } from "../../ui/in-flight-modal.ts";
 import { ScrollTable } from "../../ui/ScrollTable.tsx";
@@ -333,7 +333,10 @@ function AddEndpointModal({
                 else setFailure(error);
               }
             }),
+          // The form's own words, not the browser's "Please fill out this field": noValidate.
+          (_errors, _values, event) => focusFirstInvalid(event?.currentTarget ?? null),
         )}
+        noValidate
       >
         <Stack ref={inFlight.ref}>
           <TextInput
