@@ -161,7 +161,7 @@ const endsWithWords = (text: string, words: string) =>
   text
     .trim()
     .toLowerCase()
-    .replace(/[\s,.]+$/, "")
+    .replace(/(?<![\s,.])[\s,.]+$/, "")
     .endsWith(words.trim().toLowerCase());
 
 /**

@@ -123,7 +123,7 @@ function fold(value: string | undefined): string {
   return value
     .toUpperCase()
     .replace(/[.,;:'"`()]/g, " ")
-    .replace(/\s+-\s+|^-|-$/g, " ")
+    .replace(/(?<!\s)\s+-\s+|^-|-$/g, " ")
     .replace(/\s+/g, " ")
     .trim();
 }
@@ -273,6 +273,15 @@ const INTERSECTION_WORD = /\band\b|\bat\b|[&@]/i;
  */
 export const MAX_PARSED_WORDS = 24;
 
+/**
+ * The longest text (separator runs collapsed) the parser reads; longer text is folded as a whole.
+ * Its number pattern backtracks quadratically in the length of a run of digits: one word of
+ * 10,000 digits took 0.6 s, and the trigger's and conversions' street aliases take up to 1 MB.
+ * Twice the spec's 500 characters of an address, so every address within it keys as before, even
+ * one whose letters fold longer ("ß" is "ss"); at this length the parser's worst case is ~10 ms.
+ */
+export const MAX_PARSED_LENGTH = 1000;
+
 const WORD = /[\p{L}\p{M}\p{N}]+/gu;
 
 function wordCount(text: string): number {
@@ -292,6 +301,7 @@ export function parseLocation(text: string): ParsedLocation | null {
 
 function parseBounded(text: string): ParsedLocation | null {
   const simplified = text.replace(SEPARATOR_RUN, collapsedSeparator);
+  if (simplified.length > MAX_PARSED_LENGTH) return null;
   if (INTERSECTION_WORD.test(simplified) || wordCount(simplified) > MAX_PARSED_WORDS) return null;
   const { ascii, restore } = withWordsOutsideAsciiStandingIn(simplified);
   const parsed = parser.parseLocation(ascii);
@@ -360,7 +370,7 @@ function standInIndex(suffix: string): number {
 /** Splits a US address into normalized parts (upper case, Pub 28 abbreviations, ZIP5). */
 export function parseUsAddress(raw: string): Address {
   const text = withoutDiacritics(raw)
-    .replace(/[\s,]*\b(?:USA|U\.S\.A\.|UNITED STATES(?: OF AMERICA)?)\.?\s*$/i, "")
+    .replace(/(?<![\s,])[\s,]*\b(?:USA|U\.S\.A\.|UNITED STATES(?: OF AMERICA)?)\.?\s*$/i, "")
     // "N.W." is one directional; with its dots folded to spaces it would read as two words.
     .replace(/\b([NS])\.\s?([EW])\b\.?/gi, "$1$2")
     .trim();
@@ -441,7 +451,7 @@ function withTownEndingTheCity(written: StreetBeforeLocality, reading: Address):
   for (let size = Math.min(3, cityWords.length - 1); size >= 1; size--) {
     const town = cityWords.slice(-size);
     if (!isTownOfState(town.join(" "), written.state)) continue;
-    const atEnd = new RegExp(`[\\s,]+(${wordsPattern(town)})[\\s.]*$`, "i").exec(written.head);
+    const atEnd = new RegExp(`(?<![\\s,])[\\s,]+(${wordsPattern(town)})[\\s.]*$`, "i").exec(written.head);
     if (atEnd) return { ...written, head: written.head.slice(0, atEnd.index), town: atEnd[1] as string };
   }
   return written;
@@ -458,7 +468,7 @@ interface StreetBeforeLocality {
 function streetBeforeStateAndZip(text: string): StreetBeforeLocality | undefined {
   const ending = trailingZip(text);
   if (!ending?.state) return undefined;
-  const head = headBeforeState(ending.head, ending.state) ?? ending.head.replace(/[\s,]+$/, "");
+  const head = headBeforeState(ending.head, ending.state) ?? ending.head.replace(/(?<![\s,])[\s,]+$/, "");
   return { head, town: "", state: ending.state, zip: ending.zip };
 }
 
@@ -468,13 +478,13 @@ function streetBeforeStateAndZip(text: string): StreetBeforeLocality | undefined
  * text does not end with it.
  */
 function headBeforeState(text: string, state: string): string | undefined {
-  const head = text.replace(/[\s,]+$/, "");
+  const head = text.replace(/(?<![\s,])[\s,]+$/, "");
   const stateName = STATE_NAMES[state];
   const nameAtEnd = stateName
-    ? new RegExp(`[\\s,]*\\b${stateName.replace(/ /g, "\\s+")}$`, "i").exec(head)
+    ? new RegExp(`(?<![\\s,])[\\s,]*\\b${stateName.replace(/ /g, "\\s+")}$`, "i").exec(head)
     : null;
   if (nameAtEnd) return head.slice(0, nameAtEnd.index);
-  const stateWord = /([\s,]*)\b([A-Za-z]{2})\.?$/.exec(head);
+  const stateWord = /(?<![\s,])([\s,]*)\b([A-Za-z]{2})\.?$/.exec(head);
   const before = stateWord ? head.slice(0, stateWord.index) : "";
   const isState =
     stateWord !== null &&
@@ -489,12 +499,12 @@ function headBeforeState(text: string, state: string): string | undefined {
  * such a text as street, town and state only when the street's reading leaves the town's words to it.
  */
 function streetBeforeTownAndState(text: string): StreetBeforeLocality | undefined {
-  const ending = /[\s,]+([A-Za-z]{2})\.?$/.exec(text);
+  const ending = /(?<![\s,])[\s,]+([A-Za-z]{2})\.?$/.exec(text);
   const state = fold(ending?.[1]);
   if (!ending || !(state in STATE_NAMES)) return undefined;
   const head = text.slice(0, ending.index);
   for (const size of [3, 2, 1]) {
-    const town = new RegExp(`[\\s,]+((?:[^\\s,]+\\s+){${size - 1}}[^\\s,]+)$`).exec(head);
+    const town = new RegExp(`(?<![\\s,])[\\s,]+((?:[^\\s,]+\\s+){${size - 1}}[^\\s,]+)$`).exec(head);
     if (town && isTownOfState(town[1] as string, state)) {
       return { head: head.slice(0, town.index), town: town[1] as string, state, zip: "" };
     }
@@ -793,7 +803,7 @@ function wordsPattern(words: readonly string[]): string {
  * 82001" ends with its ZIP's city once "WY" (which the parser reads as the street type Way) is off.
  */
 function headWithoutState(ending: TrailingZip): string {
-  const state = ending.state ? new RegExp(`[\\s,]+${ending.state}\\.?$`, "i") : undefined;
+  const state = ending.state ? new RegExp(`(?<![\\s,])[\\s,]+${ending.state}\\.?$`, "i") : undefined;
   return state ? ending.head.replace(state, "") : ending.head;
 }
 
@@ -856,7 +866,7 @@ function withZipCitySplit(head: string, zipCity: string | undefined): string | u
 const UNIT_DESIGNATOR =
   /^\s*(?:#|(?:APT|APARTMENT|UNIT|STE|SUITE|FL|FLOOR|RM|ROOM|BLDG|BUILDING|DEPT|LOT|TRLR|TRAILER|SPC|SPACE|HNGR|HANGAR|PIER|SLIP|STOP|KEY|BSMT|BASEMENT|FRNT|FRONT|REAR|SIDE|LOWR|LOWER|UPPR|UPPER|PH|PENTHOUSE|OFC|OFFICE|LBBY|LOBBY)\b\.?)/i;
 
-const TRAILING_ZIP = /[\s,]*\b(\d{5})(?:-?\d{4})?$/;
+const TRAILING_ZIP = /(?<![\s,])[\s,]*\b(\d{5})(?:-?\d{4})?$/;
 
 /**
  * The rest of the stateless forms ("50 Main St, Springfield", "12 Broadway, Springfield 62701"):
