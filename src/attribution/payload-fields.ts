@@ -149,6 +149,23 @@ export const FLAT_ADDRESS_FIELDS: AddressFields = {
   zip: ["zip", "postal_code", "zip_code", "zipcode"],
 };
 
+/** The most characters each address field may hold: the schema's limit of the field, applied to its aliases. */
+export type AddressFieldLengths = Readonly<Record<keyof AddressFields, number>>;
+
+/**
+ * Conversions', tracking leads' and the customers webhook's limits (their schemas' `address`,
+ * `street`, `city`, `state` and `zip`). The schemas name only those fields, so an alias such as
+ * `street_address`, `address_line_1` or `zip_code` was read at any length up to the 1 MB body:
+ * its key overflowed the database's index on addresses (a 500) and all of it was parsed.
+ */
+export const CRM_ADDRESS_LENGTHS: AddressFieldLengths = {
+  address: 500,
+  street: 500,
+  city: 200,
+  state: 100,
+  zip: 20,
+};
+
 /** A ZIP sent as a number lost its leading zeros (`2134` is Boston's 02134). */
 function readZip(payload: Payload, aliases: readonly string[]): string | undefined {
   const found = findValue(payload, aliases);
@@ -172,11 +189,22 @@ const endsWithWords = (text: string, words: string) =>
  * Parts go after the line, so a city is added only to a line naming no city, state or ZIP.
  * `at` prefixes the field named in a 422 (a batch entry's `addresses[3].`).
  */
-export function readAddressLine(payload: Payload, fields: AddressFields = CRM_ADDRESS_FIELDS, at = "") {
-  // Every address field sent, read or not: none may hold what a card cannot print.
-  for (const path of [fields.address, fields.street, fields.city, fields.state, fields.zip].flat()) {
-    const value = valueAt(payload, path);
-    if (typeof value === "string") assertPrintable(value, `${at}${path}`);
+export function readAddressLine(
+  payload: Payload,
+  fields: AddressFields = CRM_ADDRESS_FIELDS,
+  at = "",
+  maxLengths: AddressFieldLengths = CRM_ADDRESS_LENGTHS,
+) {
+  // Every address field sent, read or not: none may hold what a card cannot print, nor be longer
+  // than its field's schema allows.
+  for (const field of ["address", "street", "city", "state", "zip"] as const) {
+    for (const path of fields[field]) {
+      const value = valueAt(payload, path);
+      if (typeof value !== "string") continue;
+      if (value.length > maxLengths[field])
+        throw invalidPayload(`${at}${path}: must NOT have more than ${maxLengths[field]} characters`);
+      assertPrintable(value, `${at}${path}`);
+    }
   }
   const base = readText(payload, fields.address) ?? readText(payload, fields.street);
   if (!base) return undefined;

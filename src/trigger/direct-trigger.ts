@@ -2,6 +2,7 @@ import { type Static, Type } from "@fastify/type-provider-typebox";
 import { type ConversionFields, recordConversion } from "../attribution/conversions.ts";
 import type { AttributionDeps } from "../attribution/deps.ts";
 import {
+  type AddressFieldLengths,
   CRM_ADDRESS_FIELDS,
   DEAL_AMOUNT_ALIASES,
   DEAL_DATE_ALIASES,
@@ -39,6 +40,15 @@ export const triggerAutomationsDisabled = () =>
  * Where the legacy trigger finds each field, flat or under `properties` (first hit wins). The
  * address is read by readAddressLine from CRM_ADDRESS_FIELDS, as on conversions and tracking leads.
  */
+/** The trigger's schema allows 2000 characters in each address field; so do their aliases. */
+const TRIGGER_ADDRESS_LENGTHS: AddressFieldLengths = {
+  address: 2000,
+  street: 2000,
+  city: 2000,
+  state: 2000,
+  zip: 2000,
+};
+
 export const TRIGGER_FIELD_ALIASES = {
   ...CRM_ADDRESS_FIELDS,
   deal_id: [...DEAL_ID_ALIASES],
@@ -99,7 +109,7 @@ function flatStrings(payload: Payload): Record<string, string> {
 
 /** Reads and validates everything before anything is written (a 422 leaves no queued campaign). */
 export function readTriggerFields(payload: Payload): TriggerFields {
-  const addressLine = readAddressLine(payload);
+  const addressLine = readAddressLine(payload, CRM_ADDRESS_FIELDS, "", TRIGGER_ADDRESS_LENGTHS);
   if (!addressLine || !namesAPlace(normalizeAddress(addressLine))) throw noAddressFound();
   const read = (aliases: readonly string[]) => readText(payload, aliases);
   const parts = parseUsAddress(addressLine);
