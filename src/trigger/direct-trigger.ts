@@ -36,10 +36,6 @@ import type { TriggerStore } from "./trigger-store.ts";
 export const triggerAutomationsDisabled = () =>
   new AppError(400, "automations_disabled", undefined, { "retry-after": "300" });
 
-/**
- * Where the legacy trigger finds each field, flat or under `properties` (first hit wins). The
- * address is read by readAddressLine from CRM_ADDRESS_FIELDS, as on conversions and tracking leads.
- */
 /** The trigger's schema allows 2000 characters in each address field; so do their aliases. */
 const TRIGGER_ADDRESS_LENGTHS: AddressFieldLengths = {
   address: 2000,
@@ -49,6 +45,10 @@ const TRIGGER_ADDRESS_LENGTHS: AddressFieldLengths = {
   zip: 2000,
 };
 
+/**
+ * Where the legacy trigger finds each field, flat or under `properties` (first hit wins). The
+ * address is read by readAddressLine from CRM_ADDRESS_FIELDS, as on conversions and tracking leads.
+ */
 export const TRIGGER_FIELD_ALIASES = {
   ...CRM_ADDRESS_FIELDS,
   deal_id: [...DEAL_ID_ALIASES],
