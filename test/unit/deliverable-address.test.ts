@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
+import { parseUsAddress } from "../../src/domain/address.ts";
 import {
   type AddressProblem,
   checkAddressOffline,
@@ -98,6 +99,50 @@ describe("the offline address check before print", () => {
       state: "TX",
       zip: "10001",
     });
+  });
+
+  test("reads the same city, state and ZIP as the one regular expression it replaced, which took cubic time", () => {
+    const ONE_EXPRESSION = /,\s*(?:([^,]+?)[\s,]+)?([A-Za-z]{2})\.?[\s,]+(\d{5})(?:-\d{4})?\s*$/;
+    const trimmed = (value: string | undefined) => (value?.trim() ? value.trim() : undefined);
+    const tokens = [
+      ",",
+      ", ",
+      " ",
+      "  ",
+      "\t",
+      ",,",
+      ".",
+      "-",
+      "TX",
+      "tx",
+      "IL.",
+      "a",
+      "ab",
+      "Rd",
+      "1",
+      "10001",
+    ];
+    const words = ["Austin", "New York", "10001-1234", "12 Main St", "NY 10001", "62704"];
+    let seed = 7;
+    const pick = <T>(items: T[]) => {
+      seed = (seed * 1_103_515_245 + 12_345) & 0x7fffffff;
+      return items[seed % items.length] as T;
+    };
+    for (let line = 0; line < 3000; line++) {
+      const text = Array.from({ length: 2 + (line % 8) }, () => pick([...tokens, ...words])).join("");
+      const tail = text.match(ONE_EXPRESSION);
+      const parsed = parseUsAddress(text);
+      const { street: _street, ...parts } = writtenAddressOf(text, {});
+      assert.deepEqual(
+        parts,
+        {
+          city: trimmed(tail?.[1]) ?? trimmed(parsed.city),
+          state: trimmed(tail?.[2]) ?? trimmed(parsed.state),
+          zip: trimmed(tail?.[3]) ?? trimmed(parsed.zip),
+        },
+        JSON.stringify(text),
+      );
+    }
   });
 
   test("a street's last word is never read as the state: a line with only a ZIP after the street passes", () => {
