@@ -1,14 +1,19 @@
 import { Button, Fieldset, Stack, Text, TextInput } from "@mantine/core";
-import { hasLength, isNotEmpty, matchesField, useForm } from "@mantine/form";
+import { hasLength, isNotEmpty, useForm } from "@mantine/form";
 import { notifications } from "@mantine/notifications";
 import { useNavigate } from "@tanstack/react-router";
+import type { FormEvent } from "react";
 import { ApiError } from "../../api/errors.ts";
 import { type Session, useChangePassword, useSignOutEverywhere, useUpdateMe } from "../../api/session.ts";
-import { useRefocusAfterBusy } from "../../ui/focus.ts";
+import { focusFirstInvalid, useRefocusAfterBusy } from "../../ui/focus.ts";
 import { PasswordField } from "../../ui/PasswordField.tsx";
 import { LeadAlertsSwitch } from "./LeadAlertsSwitch.tsx";
 
 const MIN_PASSWORD_LENGTH = 10;
+
+/** A check failed: the first refused field takes the focus, so whoever pressed the button below sees why. */
+const FOCUS_FIRST_REFUSED = (_errors: unknown, _values: unknown, event?: FormEvent<HTMLFormElement>) =>
+  focusFirstInvalid(event?.currentTarget ?? null);
 
 /** The signed-in person's own name and password. */
 export function AccountForms({ session }: { session: Session }) {
@@ -25,7 +30,13 @@ export function AccountForms({ session }: { session: Session }) {
     validate: {
       current_password: isNotEmpty("Enter your current password"),
       new_password: hasLength({ min: MIN_PASSWORD_LENGTH }, `Use at least ${MIN_PASSWORD_LENGTH} characters`),
-      confirm: matchesField("new_password", "The two passwords differ"),
+      // Empty, it is asked for, not said to differ from an empty password.
+      confirm: (value, values) =>
+        value === ""
+          ? "Repeat the new password"
+          : value !== values.new_password
+            ? "The two passwords differ"
+            : null,
     },
   });
 
@@ -39,7 +50,8 @@ export function AccountForms({ session }: { session: Session }) {
           } catch (error) {
             if (error instanceof ApiError) profile.setErrors(error.fieldErrors());
           }
-        })}
+        }, FOCUS_FIRST_REFUSED)}
+        noValidate
       >
         <Fieldset legend="Your profile">
           <Stack>
@@ -70,7 +82,8 @@ export function AccountForms({ session }: { session: Session }) {
             title: "Password changed",
             message: "Use the new one next time.",
           });
-        })}
+        }, FOCUS_FIRST_REFUSED)}
+        noValidate
       >
         <Fieldset legend="Password">
           <Stack>

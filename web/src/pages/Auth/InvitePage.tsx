@@ -194,21 +194,26 @@ function NewAccountForm({ token, email, focusName }: { token: string; email: str
     <Stack>
       <form
         ref={formRef}
-        onSubmit={form.onSubmit(async (values) => {
-          try {
-            await accept.mutateAsync(values);
-          } catch (error) {
-            if (error instanceof ApiError && error.code === "sign_in_to_join") {
-              setHasAccount(true);
-              focusWhenShown(() => signInToJoin.current);
-            } else if (error instanceof ApiError) {
-              form.setErrors(error.fieldErrors());
-              focusFirstInvalid(formRef.current);
+        onSubmit={form.onSubmit(
+          async (values) => {
+            try {
+              await accept.mutateAsync(values);
+            } catch (error) {
+              if (error instanceof ApiError && error.code === "sign_in_to_join") {
+                setHasAccount(true);
+                focusWhenShown(() => signInToJoin.current);
+              } else if (error instanceof ApiError) {
+                form.setErrors(error.fieldErrors());
+                focusFirstInvalid(formRef.current);
+              }
+              return;
             }
-            return;
-          }
-          await navigate({ to: "/" });
-        })}
+            await navigate({ to: "/" });
+          },
+          // The form's own words, not the browser's "Please fill out this field": noValidate.
+          () => focusFirstInvalid(formRef.current),
+        )}
+        noValidate
       >
         <Stack>
           {accept.isError && Object.keys(fieldErrors).length === 0 && (

@@ -1,10 +1,10 @@
 import { Alert, Button, Stack, Text, TextInput } from "@mantine/core";
-import { hasLength, isEmail, matchesField, useForm } from "@mantine/form";
+import { hasLength, isEmail, useForm } from "@mantine/form";
 import { notifications } from "@mantine/notifications";
 import { useQuery } from "@tanstack/react-query";
 import { getRouteApi, useNavigate } from "@tanstack/react-router";
 import { passwordResetQuery, useRequestPasswordReset, useResetPassword } from "../../api/session.ts";
-import { useRefocusAfterBusy } from "../../ui/focus.ts";
+import { focusFirstInvalid, useRefocusAfterBusy } from "../../ui/focus.ts";
 import { AnchorLink } from "../../ui/links.tsx";
 import { PasswordField } from "../../ui/PasswordField.tsx";
 import { LoadError, Loading } from "../../ui/states.tsx";
@@ -33,7 +33,10 @@ function RequestResetForm({ submitLabel = "Send reset link" }: { submitLabel?: s
     <form
       onSubmit={form.onSubmit(
         async ({ email }) => void (await request.mutateAsync(email).catch(() => undefined)),
+        // The form's own words, not the browser's "Please fill out this field": noValidate.
+        (_errors, _values, event) => focusFirstInvalid(event?.currentTarget ?? null),
       )}
+      noValidate
     >
       <Stack>
         <TextInput
@@ -75,7 +78,13 @@ export function ResetPasswordPage() {
     initialValues: { password: "", confirm: "" },
     validate: {
       password: hasLength({ min: MIN_PASSWORD_LENGTH }, `Use at least ${MIN_PASSWORD_LENGTH} characters`),
-      confirm: matchesField("password", "The two passwords differ"),
+      // Empty, it is asked for, not said to differ from an empty password.
+      confirm: (value, values) =>
+        value === ""
+          ? "Repeat the new password"
+          : value !== values.password
+            ? "The two passwords differ"
+            : null,
     },
   });
 
@@ -113,21 +122,26 @@ export function ResetPasswordPage() {
   return (
     <AuthFrame title="Choose a new password">
       <form
-        onSubmit={form.onSubmit(async ({ password }) => {
-          try {
-            await reset.mutateAsync({ token, newPassword: password });
-          } catch {
-            // Expired while the form was open: the check says so and the page offers a new link.
-            await check.refetch();
-            return;
-          }
-          await navigate({ to: "/sign-in", search: {} });
-          notifications.show({
-            color: "green",
-            title: "Password changed",
-            message: "Sign in with your new password. You were signed out everywhere else.",
-          });
-        })}
+        onSubmit={form.onSubmit(
+          async ({ password }) => {
+            try {
+              await reset.mutateAsync({ token, newPassword: password });
+            } catch {
+              // Expired while the form was open: the check says so and the page offers a new link.
+              await check.refetch();
+              return;
+            }
+            await navigate({ to: "/sign-in", search: {} });
+            notifications.show({
+              color: "green",
+              title: "Password changed",
+              message: "Sign in with your new password. You were signed out everywhere else.",
+            });
+          },
+          // The form's own words, not the browser's "Please fill out this field": noValidate.
+          (_errors, _values, event) => focusFirstInvalid(event?.currentTarget ?? null),
+        )}
+        noValidate
       >
         <Stack>
           <PasswordField

@@ -3,7 +3,7 @@ import { isEmail, isNotEmpty, useForm } from "@mantine/form";
 import { getRouteApi, useNavigate } from "@tanstack/react-router";
 import { errorMessage } from "../../api/errors.ts";
 import { useSignIn } from "../../api/session.ts";
-import { useRefocusAfterBusy } from "../../ui/focus.ts";
+import { focusFirstInvalid, useRefocusAfterBusy } from "../../ui/focus.ts";
 import { AnchorLink } from "../../ui/links.tsx";
 import { PasswordField } from "../../ui/PasswordField.tsx";
 import { AuthFrame } from "./AuthFrame.tsx";
@@ -37,15 +37,20 @@ export function SignInPage() {
   return (
     <AuthFrame title="Sign in" intro="Sign in to manage your postcards, automations and team.">
       <form
-        onSubmit={form.onSubmit(async (values) => {
-          try {
-            await signIn.mutateAsync(values);
-          } catch {
-            form.setFieldValue("password", "");
-            return;
-          }
-          await navigate({ to: safeRedirect(redirect) });
-        })}
+        onSubmit={form.onSubmit(
+          async (values) => {
+            try {
+              await signIn.mutateAsync(values);
+            } catch {
+              form.setFieldValue("password", "");
+              return;
+            }
+            await navigate({ to: safeRedirect(redirect) });
+          },
+          // The form's own words, not the browser's "Please fill out this field": noValidate.
+          (_errors, _values, event) => focusFirstInvalid(event?.currentTarget ?? null),
+        )}
+        noValidate
       >
         <Stack>
           {reason && (

@@ -63,7 +63,15 @@ function AddCustomerForm() {
     }
   });
   return (
-    <form ref={formRef} onSubmit={form.onSubmit((values) => void addOnce(values))}>
+    <form
+      ref={formRef}
+      onSubmit={form.onSubmit(
+        (values) => void addOnce(values),
+        // An empty address is refused on the field, which takes the focus.
+        () => focusFirstInvalid(formRef.current),
+      )}
+      noValidate
+    >
       <Stack gap="sm">
         {/* The row lines up at its foot, so a refusal is said above the address's input, not under it:
             there it pushed the Notes field and Add customer below the address. */}

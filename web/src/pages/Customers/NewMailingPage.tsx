@@ -38,6 +38,7 @@ import {
   templateOf,
 } from "../../modules/automations/form-model.ts";
 import { ConfirmDialog } from "../../ui/ConfirmDialog.tsx";
+import { focusFirstInvalid } from "../../ui/focus.ts";
 import { PhoneProof } from "../../ui/PhoneProof.tsx";
 import { LoadError, PageHeader } from "../../ui/states.tsx";
 import { FirstCardProof } from "./FirstCardProof.tsx";
@@ -98,6 +99,12 @@ export function NewMailingPage() {
       job_types: [],
       match_field: "customer_name",
       match_text: "",
+    },
+    // What the builder asks of the same fields, in the mailing's words.
+    validate: {
+      name: (value) => (value.trim() ? null : "Give the mailing a name"),
+      headline: (value) => (value.trim() ? null : "Write a headline"),
+      message: (value) => (value.trim() ? null : "Write a message"),
     },
   });
   const selection = selectionOf(batches, form.values);
@@ -172,7 +179,14 @@ export function NewMailingPage() {
         title="New mailing"
         description={`From ${batches.length} imported batch${batches.length === 1 ? "" : "es"} of past jobs.`}
       />
-      <form onSubmit={form.onSubmit((values) => setToConfirm(values))}>
+      <form
+        onSubmit={form.onSubmit(
+          (values) => setToConfirm(values),
+          // The form's own words, not the browser's "Please fill out this field": noValidate.
+          (_errors, _values, event) => focusFirstInvalid(event?.currentTarget ?? null),
+        )}
+        noValidate
+      >
         <Grid>
           <Grid.Col span={{ base: 12, md: 7 }}>
             <Stack gap="lg">

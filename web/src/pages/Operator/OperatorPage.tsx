@@ -17,7 +17,7 @@ import {
 } from "@mantine/core";
 import { isEmail, isNotEmpty, useForm } from "@mantine/form";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
-import { useRef, useState } from "react";
+import { type FormEvent, useRef, useState } from "react";
 import { ApiError, errorMessage } from "../../api/errors.ts";
 import {
   checkOperatorToken,
@@ -68,6 +68,13 @@ export function OperatorPage() {
   );
 }
 
+/**
+ * A form's check failed: the first refused field takes the focus. With noValidate on the form, an
+ * empty field is refused in its own words, not by the browser's "Please fill out this field".
+ */
+const FOCUS_FIRST_REFUSED = (_errors: unknown, _values: unknown, event?: FormEvent<HTMLFormElement>) =>
+  focusFirstInvalid(event?.currentTarget ?? null);
+
 function TokenSignIn({ onSignedIn }: { onSignedIn: () => void }) {
   const [checking, setChecking] = useState(false);
   const formRef = useRef<HTMLFormElement>(null);
@@ -96,7 +103,8 @@ function TokenSignIn({ onSignedIn }: { onSignedIn: () => void }) {
           } finally {
             setChecking(false);
           }
-        })}
+        }, FOCUS_FIRST_REFUSED)}
+        noValidate
       >
         <Stack>
           <Text size="sm">
@@ -197,7 +205,8 @@ function Organizations() {
               focusFirstInvalid(formRef.current);
             }
           }
-        })}
+        }, FOCUS_FIRST_REFUSED)}
+        noValidate
       >
         <Group align="flex-end" mb="md">
           <TextInput
@@ -328,7 +337,8 @@ function InviteOwnerModal({ org, onClose }: { org: OperatorOrg | null; onClose: 
                 focusFirstInvalid(formRef.current);
               }
             }
-          })}
+          }, FOCUS_FIRST_REFUSED)}
+          noValidate
         >
           <Stack ref={inFlight.ref}>
             <TextInput
