@@ -1,4 +1,4 @@
-import { type RefObject, useEffect, useRef } from "react";
+import { type FormEvent, type RefObject, useEffect, useRef } from "react";
 
 /**
  * True when the keyboard's focus has nowhere to be: the element that had it left the page (a card
@@ -67,6 +67,14 @@ export function focusFirstInvalid(form: HTMLElement | null, framesLeft = FRAMES_
     if (!focused && framesLeft > 0) focusFirstInvalid(form, framesLeft - 1);
   });
 }
+
+/**
+ * useForm's `onSubmit` handler for a failed check: the first refused field takes the focus, so
+ * whoever pressed the button below it sees why. Forms using it set `noValidate`, so the app's own
+ * words show on the field instead of the browser's passing "Please fill out this field".
+ */
+export const focusFirstRefused = (_errors: unknown, _values: unknown, event?: FormEvent<HTMLFormElement>) =>
+  focusFirstInvalid(event?.currentTarget ?? null);
 
 /**
  * Focuses what `find` answers once it is on the screen: after a navigation the next screen (its code,

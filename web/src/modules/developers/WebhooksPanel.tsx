@@ -30,7 +30,7 @@ import {
 } from "../../api/developers.ts";
 import { ApiError, isInputRefused } from "../../api/errors.ts";
 import { ConfirmDialog } from "../../ui/ConfirmDialog.tsx";
-import { focusFirstInvalid, focusIsLost, useRefocusAfterBusy } from "../../ui/focus.ts";
+import { focusFirstRefused, focusIsLost, useRefocusAfterBusy } from "../../ui/focus.ts";
 import { formatDateTime } from "../../ui/format.ts";
 import { useInFlightModal } from "../../ui/in-flight-modal.ts";
 import { ScrollTable } from "../../ui/ScrollTable.tsx";
@@ -334,7 +334,7 @@ function AddEndpointModal({
               }
             }),
           // The form's own words, not the browser's "Please fill out this field": noValidate.
-          (_errors, _values, event) => focusFirstInvalid(event?.currentTarget ?? null),
+          focusFirstRefused,
         )}
         noValidate
       >

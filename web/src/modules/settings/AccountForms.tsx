@@ -2,18 +2,13 @@ import { Button, Fieldset, Stack, Text, TextInput } from "@mantine/core";
 import { hasLength, isNotEmpty, useForm } from "@mantine/form";
 import { notifications } from "@mantine/notifications";
 import { useNavigate } from "@tanstack/react-router";
-import type { FormEvent } from "react";
 import { ApiError } from "../../api/errors.ts";
 import { type Session, useChangePassword, useSignOutEverywhere, useUpdateMe } from "../../api/session.ts";
-import { focusFirstInvalid, useRefocusAfterBusy } from "../../ui/focus.ts";
+import { focusFirstRefused, useRefocusAfterBusy } from "../../ui/focus.ts";
 import { PasswordField } from "../../ui/PasswordField.tsx";
 import { LeadAlertsSwitch } from "./LeadAlertsSwitch.tsx";
 
 const MIN_PASSWORD_LENGTH = 10;
-
-/** A check failed: the first refused field takes the focus, so whoever pressed the button below sees why. */
-const FOCUS_FIRST_REFUSED = (_errors: unknown, _values: unknown, event?: FormEvent<HTMLFormElement>) =>
-  focusFirstInvalid(event?.currentTarget ?? null);
 
 /** The signed-in person's own name and password. */
 export function AccountForms({ session }: { session: Session }) {
@@ -50,7 +45,7 @@ export function AccountForms({ session }: { session: Session }) {
           } catch (error) {
             if (error instanceof ApiError) profile.setErrors(error.fieldErrors());
           }
-        }, FOCUS_FIRST_REFUSED)}
+        }, focusFirstRefused)}
         noValidate
       >
         <Fieldset legend="Your profile">
@@ -82,7 +77,7 @@ export function AccountForms({ session }: { session: Session }) {
             title: "Password changed",
             message: "Use the new one next time.",
           });
-        }, FOCUS_FIRST_REFUSED)}
+        }, focusFirstRefused)}
         noValidate
       >
         <Fieldset legend="Password">

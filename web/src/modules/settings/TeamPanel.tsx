@@ -25,7 +25,7 @@ import {
 } from "../../api/organization.ts";
 import { ConfirmDialog } from "../../ui/ConfirmDialog.tsx";
 import { ERROR_ABOVE_INPUT } from "../../ui/field-row.ts";
-import { focusFirstInvalid, useRefocusAfterBusy } from "../../ui/focus.ts";
+import { focusFirstRefused, useRefocusAfterBusy } from "../../ui/focus.ts";
 import { formatDay } from "../../ui/format.ts";
 import { ScrollTable } from "../../ui/ScrollTable.tsx";
 import { LoadError, Loading } from "../../ui/states.tsx";
@@ -169,24 +169,21 @@ function InviteForm() {
         Invite someone
       </Title>
       <form
-        onSubmit={form.onSubmit(
-          async (values) => {
-            try {
-              const answer = await invite.mutateAsync(values);
-              setSent({ email: values.email, expires_at: answer.expires_at });
-            } catch (error) {
-              if (error instanceof ApiError) form.setErrors(error.fieldErrors());
-              return;
-            }
-            notifications.show({
-              color: "green",
-              title: "Invitation sent",
-              message: `${values.email} gets an email with a link.`,
-            });
-            form.reset();
-          },
-          (_errors, _values, event) => focusFirstInvalid(event?.currentTarget ?? null),
-        )}
+        onSubmit={form.onSubmit(async (values) => {
+          try {
+            const answer = await invite.mutateAsync(values);
+            setSent({ email: values.email, expires_at: answer.expires_at });
+          } catch (error) {
+            if (error instanceof ApiError) form.setErrors(error.fieldErrors());
+            return;
+          }
+          notifications.show({
+            color: "green",
+            title: "Invitation sent",
+            message: `${values.email} gets an email with a link.`,
+          });
+          form.reset();
+        }, focusFirstRefused)}
         // The form's own words, not the browser's "Please fill out this field".
         noValidate
       >

@@ -4,7 +4,7 @@ import { notifications } from "@mantine/notifications";
 import { useQuery } from "@tanstack/react-query";
 import { getRouteApi, useNavigate } from "@tanstack/react-router";
 import { passwordResetQuery, useRequestPasswordReset, useResetPassword } from "../../api/session.ts";
-import { focusFirstInvalid, useRefocusAfterBusy } from "../../ui/focus.ts";
+import { focusFirstRefused, useRefocusAfterBusy } from "../../ui/focus.ts";
 import { AnchorLink } from "../../ui/links.tsx";
 import { PasswordField } from "../../ui/PasswordField.tsx";
 import { LoadError, Loading } from "../../ui/states.tsx";
@@ -34,7 +34,7 @@ function RequestResetForm({ submitLabel = "Send reset link" }: { submitLabel?: s
       onSubmit={form.onSubmit(
         async ({ email }) => void (await request.mutateAsync(email).catch(() => undefined)),
         // The form's own words, not the browser's "Please fill out this field": noValidate.
-        (_errors, _values, event) => focusFirstInvalid(event?.currentTarget ?? null),
+        focusFirstRefused,
       )}
       noValidate
     >
@@ -139,7 +139,7 @@ export function ResetPasswordPage() {
             });
           },
           // The form's own words, not the browser's "Please fill out this field": noValidate.
-          (_errors, _values, event) => focusFirstInvalid(event?.currentTarget ?? null),
+          focusFirstRefused,
         )}
         noValidate
       >

@@ -3,7 +3,7 @@ import { isEmail, isNotEmpty, useForm } from "@mantine/form";
 import { getRouteApi, useNavigate } from "@tanstack/react-router";
 import { errorMessage } from "../../api/errors.ts";
 import { useSignIn } from "../../api/session.ts";
-import { focusFirstInvalid, useRefocusAfterBusy } from "../../ui/focus.ts";
+import { focusFirstRefused, useRefocusAfterBusy } from "../../ui/focus.ts";
 import { AnchorLink } from "../../ui/links.tsx";
 import { PasswordField } from "../../ui/PasswordField.tsx";
 import { AuthFrame } from "./AuthFrame.tsx";
@@ -48,7 +48,7 @@ export function SignInPage() {
             await navigate({ to: safeRedirect(redirect) });
           },
           // The form's own words, not the browser's "Please fill out this field": noValidate.
-          (_errors, _values, event) => focusFirstInvalid(event?.currentTarget ?? null),
+          focusFirstRefused,
         )}
         noValidate
       >

@@ -38,7 +38,7 @@ import {
   templateOf,
 } from "../../modules/automations/form-model.ts";
 import { ConfirmDialog } from "../../ui/ConfirmDialog.tsx";
-import { focusFirstInvalid } from "../../ui/focus.ts";
+import { focusFirstRefused } from "../../ui/focus.ts";
 import { PhoneProof } from "../../ui/PhoneProof.tsx";
 import { LoadError, PageHeader } from "../../ui/states.tsx";
 import { FirstCardProof } from "./FirstCardProof.tsx";
@@ -183,7 +183,7 @@ export function NewMailingPage() {
         onSubmit={form.onSubmit(
           (values) => setToConfirm(values),
           // The form's own words, not the browser's "Please fill out this field": noValidate.
-          (_errors, _values, event) => focusFirstInvalid(event?.currentTarget ?? null),
+          focusFirstRefused,
         )}
         noValidate
       >

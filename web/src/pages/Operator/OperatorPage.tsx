@@ -17,7 +17,7 @@ import {
 } from "@mantine/core";
 import { isEmail, isNotEmpty, useForm } from "@mantine/form";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
-import { type FormEvent, useRef, useState } from "react";
+import { useRef, useState } from "react";
 import { ApiError, errorMessage } from "../../api/errors.ts";
 import {
   checkOperatorToken,
@@ -32,7 +32,7 @@ import {
   useInviteOwner,
   useSetKillSwitch,
 } from "../../api/operator.ts";
-import { focusFirstInvalid, focusWhenShown, useRefocusAfterBusy } from "../../ui/focus.ts";
+import { focusFirstInvalid, focusFirstRefused, focusWhenShown, useRefocusAfterBusy } from "../../ui/focus.ts";
 import { formatDateTime } from "../../ui/format.ts";
 import { useInFlightModal } from "../../ui/in-flight-modal.ts";
 import { PasswordField } from "../../ui/PasswordField.tsx";
@@ -68,13 +68,6 @@ export function OperatorPage() {
   );
 }
 
-/**
- * A form's check failed: the first refused field takes the focus. With noValidate on the form, an
- * empty field is refused in its own words, not by the browser's "Please fill out this field".
- */
-const FOCUS_FIRST_REFUSED = (_errors: unknown, _values: unknown, event?: FormEvent<HTMLFormElement>) =>
-  focusFirstInvalid(event?.currentTarget ?? null);
-
 function TokenSignIn({ onSignedIn }: { onSignedIn: () => void }) {
   const [checking, setChecking] = useState(false);
   const formRef = useRef<HTMLFormElement>(null);
@@ -103,7 +96,7 @@ function TokenSignIn({ onSignedIn }: { onSignedIn: () => void }) {
           } finally {
             setChecking(false);
           }
-        }, FOCUS_FIRST_REFUSED)}
+        }, focusFirstRefused)}
         noValidate
       >
         <Stack>
@@ -205,7 +198,7 @@ function Organizations() {
               focusFirstInvalid(formRef.current);
             }
           }
-        }, FOCUS_FIRST_REFUSED)}
+        }, focusFirstRefused)}
         noValidate
       >
         <Group align="flex-end" mb="md">
@@ -337,7 +330,7 @@ function InviteOwnerModal({ org, onClose }: { org: OperatorOrg | null; onClose: 
                 focusFirstInvalid(formRef.current);
               }
             }
-          }, FOCUS_FIRST_REFUSED)}
+          }, focusFirstRefused)}
           noValidate
         >
           <Stack ref={inFlight.ref}>
