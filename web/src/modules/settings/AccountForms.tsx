@@ -1,14 +1,13 @@
 import { Button, Fieldset, Stack, Text, TextInput } from "@mantine/core";
-import { hasLength, isNotEmpty, useForm } from "@mantine/form";
+import { isNotEmpty, useForm } from "@mantine/form";
 import { notifications } from "@mantine/notifications";
 import { useNavigate } from "@tanstack/react-router";
 import { ApiError } from "../../api/errors.ts";
 import { type Session, useChangePassword, useSignOutEverywhere, useUpdateMe } from "../../api/session.ts";
 import { focusFirstRefused, useRefocusAfterBusy } from "../../ui/focus.ts";
 import { PasswordField } from "../../ui/PasswordField.tsx";
+import { newPasswordRule, repeatsPasswordIn } from "../../ui/password-rules.ts";
 import { LeadAlertsSwitch } from "./LeadAlertsSwitch.tsx";
-
-const MIN_PASSWORD_LENGTH = 10;
 
 /** The signed-in person's own name and password. */
 export function AccountForms({ session }: { session: Session }) {
@@ -24,14 +23,8 @@ export function AccountForms({ session }: { session: Session }) {
     initialValues: { current_password: "", new_password: "", confirm: "" },
     validate: {
       current_password: isNotEmpty("Enter your current password"),
-      new_password: hasLength({ min: MIN_PASSWORD_LENGTH }, `Use at least ${MIN_PASSWORD_LENGTH} characters`),
-      // Empty, it is asked for, not said to differ from an empty password.
-      confirm: (value, values) =>
-        value === ""
-          ? "Repeat the new password"
-          : value !== values.new_password
-            ? "The two passwords differ"
-            : null,
+      new_password: newPasswordRule,
+      confirm: repeatsPasswordIn("new_password"),
     },
   });
 

@@ -1,5 +1,5 @@
 import { Alert, Button, Divider, Stack, Text, TextInput } from "@mantine/core";
-import { hasLength, isNotEmpty, useForm } from "@mantine/form";
+import { isNotEmpty, useForm } from "@mantine/form";
 import { useQuery } from "@tanstack/react-query";
 import { getRouteApi, useNavigate } from "@tanstack/react-router";
 import { type Ref, useEffect, useRef, useState } from "react";
@@ -15,12 +15,11 @@ import {
 import { focusFirstInvalid, focusWhenShown, useRefocusAfterBusy } from "../../ui/focus.ts";
 import { ButtonLink } from "../../ui/links.tsx";
 import { PasswordField } from "../../ui/PasswordField.tsx";
+import { MIN_PASSWORD_LENGTH, newPasswordRule } from "../../ui/password-rules.ts";
 import { LoadError, Loading } from "../../ui/states.tsx";
 import { AuthFrame } from "./AuthFrame.tsx";
 
 const route = getRouteApi("/invite/$token");
-
-export const MIN_PASSWORD_LENGTH = 10;
 
 const roleWords = (invitation: Invitation) => (invitation.role === "owner" ? "an owner" : "a member");
 
@@ -175,7 +174,7 @@ function NewAccountForm({ token, email, focusName }: { token: string; email: str
     initialValues: { name: "", password: "" },
     validate: {
       name: isNotEmpty("Enter your name"),
-      password: hasLength({ min: MIN_PASSWORD_LENGTH }, `Use at least ${MIN_PASSWORD_LENGTH} characters`),
+      password: newPasswordRule,
     },
   });
 

@@ -1,5 +1,5 @@
 import { Alert, Button, Stack, Text, TextInput } from "@mantine/core";
-import { hasLength, isEmail, useForm } from "@mantine/form";
+import { isEmail, useForm } from "@mantine/form";
 import { notifications } from "@mantine/notifications";
 import { useQuery } from "@tanstack/react-query";
 import { getRouteApi, useNavigate } from "@tanstack/react-router";
@@ -7,9 +7,9 @@ import { passwordResetQuery, useRequestPasswordReset, useResetPassword } from ".
 import { focusFirstRefused, useRefocusAfterBusy } from "../../ui/focus.ts";
 import { AnchorLink } from "../../ui/links.tsx";
 import { PasswordField } from "../../ui/PasswordField.tsx";
+import { newPasswordRule, repeatsPasswordIn } from "../../ui/password-rules.ts";
 import { LoadError, Loading } from "../../ui/states.tsx";
 import { AuthFrame } from "./AuthFrame.tsx";
-import { MIN_PASSWORD_LENGTH } from "./InvitePage.tsx";
 
 /** Asks for a reset link by email; once sent, says to check the inbox. */
 function RequestResetForm({ submitLabel = "Send reset link" }: { submitLabel?: string }) {
@@ -77,14 +77,8 @@ export function ResetPasswordPage() {
   const form = useForm({
     initialValues: { password: "", confirm: "" },
     validate: {
-      password: hasLength({ min: MIN_PASSWORD_LENGTH }, `Use at least ${MIN_PASSWORD_LENGTH} characters`),
-      // Empty, it is asked for, not said to differ from an empty password.
-      confirm: (value, values) =>
-        value === ""
-          ? "Repeat the new password"
-          : value !== values.password
-            ? "The two passwords differ"
-            : null,
+      password: newPasswordRule,
+      confirm: repeatsPasswordIn("password"),
     },
   });
 

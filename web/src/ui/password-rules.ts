@@ -1,0 +1,19 @@
+import { hasLength } from "@mantine/form";
+
+/** The shortest password the service accepts (its auth settings); every form asking for one says so. */
+export const MIN_PASSWORD_LENGTH = 10;
+
+/** The check of a new password's field. */
+export const newPasswordRule = hasLength(
+  { min: MIN_PASSWORD_LENGTH },
+  `Use at least ${MIN_PASSWORD_LENGTH} characters`,
+);
+
+/**
+ * The check of the field repeating the new password in `field`: empty, it is asked for, not said
+ * to differ from an empty password.
+ */
+export const repeatsPasswordIn =
+  <Values extends Record<string, unknown>>(field: keyof Values) =>
+  (value: string, values: Values) =>
+    value === "" ? "Repeat the new password" : value !== values[field] ? "The two passwords differ" : null;
