@@ -40,11 +40,12 @@ function wordsOnField(problem: AddressProblem): string {
  * in 90046, Oak Brook in 60521). The ZIP must exist and be in the state written.
  */
 function returnAddressProblems(address: ReturnAddress): Record<string, string> {
-  const missing = REQUIRED_PARTS.filter(([part]) => !address[part].trim());
-  if (missing.length > 0) {
-    return Object.fromEntries(missing.map(([part, words]) => [`return_address.${part}`, words]));
-  }
   const problems: Record<string, string> = {};
+  for (const [part, words] of REQUIRED_PARTS) {
+    if (!address[part].trim()) problems[`return_address.${part}`] = words;
+  }
+  // The parts written are checked too, so one save names every field to correct ("abc" as the ZIP
+  // beside an empty city); a missing part keeps the words that ask for it.
   const written = { street: address.street, state: printedState(address.state), zip: address.postal_code };
   for (const problem of offlineAddressProblems(written, "normal")) {
     problems[`return_address.${FIELD_OF_PART[problem.part]}`] ??= wordsOnField(problem);

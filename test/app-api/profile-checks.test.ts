@@ -44,6 +44,27 @@ describe(`app API: the business profile refuses a return address or website no c
     );
   });
 
+  test("a missing part and a wrong one are named together, so one save shows every field to correct", async () => {
+    assert.deepEqual(await refusedFields({ return_address: { ...GOOD, city: "", postal_code: "abc" } }), {
+      "return_address.city": "Enter the city",
+      "return_address.postal_code": "ZIP abc does not exist",
+    });
+    assert.deepEqual(
+      await refusedFields({
+        return_address: { street: "Shingle Rd", city: "Springfield", state: "Illinois", postal_code: "" },
+      }),
+      {
+        "return_address.street": 'The street "Shingle Rd" has no house number',
+        "return_address.state": "Enter the state's two-letter code, e.g. IL",
+        "return_address.postal_code": "Enter the ZIP code",
+      },
+    );
+    // Without a state, a real ZIP is not judged against one.
+    assert.deepEqual(await refusedFields({ return_address: { ...GOOD, state: "" } }), {
+      "return_address.state": "Enter the state's two-letter code, e.g. IL",
+    });
+  });
+
   test("a return address the check before print refuses: the reason on its field", async () => {
     assert.deepEqual(await refusedFields({ return_address: { ...GOOD, postal_code: "1234" } }), {
       "return_address.postal_code": "ZIP 1234 does not exist",

@@ -240,7 +240,9 @@ describe("fixes from a contractor's walk through the app", () => {
     await page.getByRole("textbox", { name: "State" }).fill("TX");
     await page.getByRole("textbox", { name: "ZIP code" }).fill("62704");
     await page.getByRole("button", { name: "Save profile" }).click();
+    // One save names every field to correct: the missing city and the ZIP outside the state written.
     await page.getByText("Enter the city").waitFor();
+    await page.getByText("ZIP 62704 is in IL, not TX").waitFor();
     await page.getByText("Enter a web address like rooferpros.com").waitFor();
     await page.getByRole("textbox", { name: "City" }).fill("Springfield");
     await page.getByRole("textbox", { name: "Website" }).fill("rooferpros.com");
