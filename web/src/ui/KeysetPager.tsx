@@ -15,8 +15,12 @@ export function useKeysetPages() {
 }
 export type KeysetPages = ReturnType<typeof useKeysetPages>;
 
-/** Newer and Older under a keyset-paged list, and the page it shows; `next` is the page's next_cursor. */
+/**
+ * Newer and Older under a keyset-paged list, and the page it shows; `next` is the page's next_cursor.
+ * Nothing when the list fits one page: "Page 1" alone tells nobody anything.
+ */
 export function KeysetPager({ pages, next }: { pages: KeysetPages; next: string | null }) {
+  if (pages.number === 1 && !next) return null;
   return (
     <Group mt="md">
       {pages.number > 1 && (

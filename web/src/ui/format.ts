@@ -130,3 +130,6 @@ export const telHref = (phone: string) =>
 
 /** "1 card", "3 cards": a count with its noun, singular for one. */
 export const count = (n: number, noun: string, plural = `${noun}s`) => `${n} ${n === 1 ? noun : plural}`;
+
+/** Who a card is addressed to, as the printed card says it when it names nobody. */
+export const recipientOf = (name: string | null | undefined) => name ?? "Current Resident";

@@ -10,7 +10,7 @@ import {
 } from "../../api/mail-safety.ts";
 import { CancelCardsDialog } from "../../modules/mail-safety/CancelCardsDialog.tsx";
 import { focusIsLost, useFocusWhenGone } from "../../ui/focus.ts";
-import { formatDateTime } from "../../ui/format.ts";
+import { formatDateTime, recipientOf } from "../../ui/format.ts";
 import { AnchorLink } from "../../ui/links.tsx";
 import { useSingleFlight } from "../../ui/single-flight.ts";
 import { useStagedRows } from "../../ui/staged-rows.tsx";
@@ -232,7 +232,7 @@ function ApprovalQueue({ cards, total }: { cards: ApprovalCard[]; total: number 
             }}
             onFocus={() => setCurrent(index)}
             aria-current={index === current ? "true" : undefined}
-            aria-label={`Card to ${card.recipient_name ?? "Current resident"}, ${card.address}`}
+            aria-label={`Card to ${recipientOf(card.recipient_name)}, ${card.address}`}
             style={{
               outline: index === current ? "3px solid var(--mantine-color-indigo-8)" : undefined,
               outlineOffset: 2,
@@ -248,7 +248,7 @@ function ApprovalQueue({ cards, total }: { cards: ApprovalCard[]; total: number 
                 />
                 <Stack gap={2}>
                   <Title order={2} size="h5">
-                    {card.recipient_name ?? "Current resident"}
+                    {recipientOf(card.recipient_name)}
                   </Title>
                   <Text size="sm">{card.address}</Text>
                   <Text size="xs" c="dimmed">

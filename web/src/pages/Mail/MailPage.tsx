@@ -10,7 +10,7 @@ import {
   piecesQuery,
   ROWS_ON_A_LAPTOP,
 } from "../../api/mail.ts";
-import { formatDateTime, readableReason } from "../../ui/format.ts";
+import { formatDateTime, readableReason, recipientOf } from "../../ui/format.ts";
 import { KeysetPager, useKeysetPages } from "../../ui/KeysetPager.tsx";
 import { AnchorLink, ButtonLink } from "../../ui/links.tsx";
 import { ScrollTable } from "../../ui/ScrollTable.tsx";
@@ -166,7 +166,7 @@ function PieceRows({ pieces }: { pieces: PieceSummary[] }) {
           </Table.Td>
           <Table.Td>
             <AnchorLink to="/mail/$pieceId" params={{ pieceId: piece.id }}>
-              {piece.recipient_name ?? "Current resident"}
+              {recipientOf(piece.recipient_name)}
             </AnchorLink>
           </Table.Td>
           <Table.Td>

@@ -7,7 +7,13 @@ import { PIECE_STATUS, type Piece, type PieceStatusTone, pieceQuery, stepLabel }
 import { PieceSafetyActions } from "../../modules/mail-safety/PieceSafetyActions.tsx";
 import { DetailCard, DetailField } from "../../ui/DetailCard.tsx";
 import { useFocusWhenGone } from "../../ui/focus.ts";
-import { exactMoney, formatCalendarDay, formatDateTime, readableReason } from "../../ui/format.ts";
+import {
+  exactMoney,
+  formatCalendarDay,
+  formatDateTime,
+  readableReason,
+  recipientOf,
+} from "../../ui/format.ts";
 import { AnchorLink } from "../../ui/links.tsx";
 import { ScrollTable } from "../../ui/ScrollTable.tsx";
 import { LoadError, Loading, PageHeader } from "../../ui/states.tsx";
@@ -85,7 +91,7 @@ function PieceDetails({ piece }: { piece: Piece }) {
       </AnchorLink>
       <PageHeader
         headingRef={heading}
-        title={`Postcard to ${piece.recipient_name ?? "Current resident"}`}
+        title={`Postcard to ${recipientOf(piece.recipient_name)}`}
         description={piece.address}
         actions={<PieceStatusBadge status={piece.status} size="lg" />}
       />
