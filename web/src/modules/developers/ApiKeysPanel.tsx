@@ -229,7 +229,6 @@ function CreateKeyModal({ opened, onClose }: { opened: boolean; onClose: () => v
                   else setFailure(error);
                 }
               }),
-            // The form's own words, not the browser's "Please fill out this field": noValidate.
             focusFirstRefused,
           )}
           noValidate

@@ -333,7 +333,6 @@ function AddEndpointModal({
                 else setFailure(error);
               }
             }),
-          // The form's own words, not the browser's "Please fill out this field": noValidate.
           focusFirstRefused,
         )}
         noValidate

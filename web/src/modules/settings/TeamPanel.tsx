@@ -184,7 +184,6 @@ function InviteForm() {
           });
           form.reset();
         }, focusFirstRefused)}
-        // The form's own words, not the browser's "Please fill out this field".
         noValidate
       >
         {/* Lined up at the foot: a refused email is said above its input, leaving Send invitation beside it. */}

@@ -12,7 +12,7 @@ import {
   useJoinInvitation,
   useSignOut,
 } from "../../api/session.ts";
-import { focusFirstInvalid, focusWhenShown, useRefocusAfterBusy } from "../../ui/focus.ts";
+import { focusFirstInvalid, focusFirstRefused, focusWhenShown, useRefocusAfterBusy } from "../../ui/focus.ts";
 import { ButtonLink } from "../../ui/links.tsx";
 import { PasswordField } from "../../ui/PasswordField.tsx";
 import { MIN_PASSWORD_LENGTH, newPasswordRule } from "../../ui/password-rules.ts";
@@ -193,25 +193,21 @@ function NewAccountForm({ token, email, focusName }: { token: string; email: str
     <Stack>
       <form
         ref={formRef}
-        onSubmit={form.onSubmit(
-          async (values) => {
-            try {
-              await accept.mutateAsync(values);
-            } catch (error) {
-              if (error instanceof ApiError && error.code === "sign_in_to_join") {
-                setHasAccount(true);
-                focusWhenShown(() => signInToJoin.current);
-              } else if (error instanceof ApiError) {
-                form.setErrors(error.fieldErrors());
-                focusFirstInvalid(formRef.current);
-              }
-              return;
+        onSubmit={form.onSubmit(async (values) => {
+          try {
+            await accept.mutateAsync(values);
+          } catch (error) {
+            if (error instanceof ApiError && error.code === "sign_in_to_join") {
+              setHasAccount(true);
+              focusWhenShown(() => signInToJoin.current);
+            } else if (error instanceof ApiError) {
+              form.setErrors(error.fieldErrors());
+              focusFirstInvalid(formRef.current);
             }
-            await navigate({ to: "/" });
-          },
-          // The form's own words, not the browser's "Please fill out this field": noValidate.
-          () => focusFirstInvalid(formRef.current),
-        )}
+            return;
+          }
+          await navigate({ to: "/" });
+        }, focusFirstRefused)}
         noValidate
       >
         <Stack>

@@ -33,7 +33,6 @@ function RequestResetForm({ submitLabel = "Send reset link" }: { submitLabel?: s
     <form
       onSubmit={form.onSubmit(
         async ({ email }) => void (await request.mutateAsync(email).catch(() => undefined)),
-        // The form's own words, not the browser's "Please fill out this field": noValidate.
         focusFirstRefused,
       )}
       noValidate
@@ -116,25 +115,21 @@ export function ResetPasswordPage() {
   return (
     <AuthFrame title="Choose a new password">
       <form
-        onSubmit={form.onSubmit(
-          async ({ password }) => {
-            try {
-              await reset.mutateAsync({ token, newPassword: password });
-            } catch {
-              // Expired while the form was open: the check says so and the page offers a new link.
-              await check.refetch();
-              return;
-            }
-            await navigate({ to: "/sign-in", search: {} });
-            notifications.show({
-              color: "green",
-              title: "Password changed",
-              message: "Sign in with your new password. You were signed out everywhere else.",
-            });
-          },
-          // The form's own words, not the browser's "Please fill out this field": noValidate.
-          focusFirstRefused,
-        )}
+        onSubmit={form.onSubmit(async ({ password }) => {
+          try {
+            await reset.mutateAsync({ token, newPassword: password });
+          } catch {
+            // Expired while the form was open: the check says so and the page offers a new link.
+            await check.refetch();
+            return;
+          }
+          await navigate({ to: "/sign-in", search: {} });
+          notifications.show({
+            color: "green",
+            title: "Password changed",
+            message: "Sign in with your new password. You were signed out everywhere else.",
+          });
+        }, focusFirstRefused)}
         noValidate
       >
         <Stack>

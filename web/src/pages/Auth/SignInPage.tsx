@@ -37,19 +37,15 @@ export function SignInPage() {
   return (
     <AuthFrame title="Sign in" intro="Sign in to manage your postcards, automations and team.">
       <form
-        onSubmit={form.onSubmit(
-          async (values) => {
-            try {
-              await signIn.mutateAsync(values);
-            } catch {
-              form.setFieldValue("password", "");
-              return;
-            }
-            await navigate({ to: safeRedirect(redirect) });
-          },
-          // The form's own words, not the browser's "Please fill out this field": noValidate.
-          focusFirstRefused,
-        )}
+        onSubmit={form.onSubmit(async (values) => {
+          try {
+            await signIn.mutateAsync(values);
+          } catch {
+            form.setFieldValue("password", "");
+            return;
+          }
+          await navigate({ to: safeRedirect(redirect) });
+        }, focusFirstRefused)}
         noValidate
       >
         <Stack>

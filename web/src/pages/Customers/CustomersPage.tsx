@@ -22,7 +22,7 @@ import { isInputRefused } from "../../api/errors.ts";
 import { BATCH_ORIGIN_WORDS } from "../../modules/customers/batch-origin.ts";
 import { CsvUpload } from "../../modules/customers/CsvUpload.tsx";
 import { ERROR_ABOVE_INPUT } from "../../ui/field-row.ts";
-import { focusFirstInvalid, refocusAfterBusy } from "../../ui/focus.ts";
+import { focusFirstInvalid, focusFirstRefused, refocusAfterBusy } from "../../ui/focus.ts";
 import { formatDateTime, formatDay } from "../../ui/format.ts";
 import { AnchorLink, ButtonLink } from "../../ui/links.tsx";
 import { ScrollTable } from "../../ui/ScrollTable.tsx";
@@ -65,11 +65,7 @@ function AddCustomerForm() {
   return (
     <form
       ref={formRef}
-      onSubmit={form.onSubmit(
-        (values) => void addOnce(values),
-        // An empty address is refused on the field, which takes the focus.
-        () => focusFirstInvalid(formRef.current),
-      )}
+      onSubmit={form.onSubmit((values) => void addOnce(values), focusFirstRefused)}
       noValidate
     >
       <Stack gap="sm">

@@ -179,14 +179,7 @@ export function NewMailingPage() {
         title="New mailing"
         description={`From ${batches.length} imported batch${batches.length === 1 ? "" : "es"} of past jobs.`}
       />
-      <form
-        onSubmit={form.onSubmit(
-          (values) => setToConfirm(values),
-          // The form's own words, not the browser's "Please fill out this field": noValidate.
-          focusFirstRefused,
-        )}
-        noValidate
-      >
+      <form onSubmit={form.onSubmit((values) => setToConfirm(values), focusFirstRefused)} noValidate>
         <Grid>
           <Grid.Col span={{ base: 12, md: 7 }}>
             <Stack gap="lg">
