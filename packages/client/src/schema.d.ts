@@ -726,13 +726,13 @@ export interface operations {
           deal_address?: string | null;
           /** @description Alias of address. */
           install_address?: string | null;
-          /** @description Street line (also street_address, address_line_1) when no address is sent. */
+          /** @description Street line (also street_address, address_line_1, each held to the same 500 characters) when no address is sent. */
           street?: string | null;
           /** @description City, added to an address that names none. */
           city?: string | null;
           /** @description State, added to an address that names none. */
           state?: string | null;
-          /** @description ZIP (also postal_code, zip_code, zipcode), added to an address that names none. */
+          /** @description ZIP (also postal_code, zip_code, zipcode, each held to the same 20 characters), added to an address that names none. */
           zip?: string | number | null;
           /** @description Drives idempotency. */
           deal_id?: string | number | null;
@@ -773,13 +773,13 @@ export interface operations {
                 deal_address?: string | null;
                 /** @description Alias of address. */
                 install_address?: string | null;
-                /** @description Street line (also street_address, address_line_1) when no address is sent. */
+                /** @description Street line (also street_address, address_line_1, each held to the same 500 characters) when no address is sent. */
                 street?: string | null;
                 /** @description City, added to an address that names none. */
                 city?: string | null;
                 /** @description State, added to an address that names none. */
                 state?: string | null;
-                /** @description ZIP (also postal_code, zip_code, zipcode), added to an address that names none. */
+                /** @description ZIP (also postal_code, zip_code, zipcode, each held to the same 20 characters), added to an address that names none. */
                 zip?: string | number | null;
                 /** @description Drives idempotency. */
                 deal_id?: string | number | null;
@@ -964,13 +964,13 @@ export interface operations {
         "application/json": {
           /** @description Required to match; without it the answer is 400 No address found in payload. */
           address?: string | null;
-          /** @description Street line (also street_address, address_line_1) when no address is sent. */
+          /** @description Street line (also street_address, address_line_1, each held to the same 500 characters) when no address is sent. */
           street?: string | null;
           /** @description City, added to an address that names none. */
           city?: string | null;
           /** @description State, added to an address that names none. */
           state?: string | null;
-          /** @description ZIP (also postal_code, zip_code, zipcode), added to an address that names none. */
+          /** @description ZIP (also postal_code, zip_code, zipcode, each held to the same 20 characters), added to an address that names none. */
           zip?: string | number | null;
           /** @description Also firstname (HubSpot). */
           first_name?: string | null;
@@ -999,13 +999,13 @@ export interface operations {
             | ({
                 /** @description Required to match; without it the answer is 400 No address found in payload. */
                 address?: string | null;
-                /** @description Street line (also street_address, address_line_1) when no address is sent. */
+                /** @description Street line (also street_address, address_line_1, each held to the same 500 characters) when no address is sent. */
                 street?: string | null;
                 /** @description City, added to an address that names none. */
                 city?: string | null;
                 /** @description State, added to an address that names none. */
                 state?: string | null;
-                /** @description ZIP (also postal_code, zip_code, zipcode), added to an address that names none. */
+                /** @description ZIP (also postal_code, zip_code, zipcode, each held to the same 20 characters), added to an address that names none. */
                 zip?: string | number | null;
                 /** @description Also firstname (HubSpot). */
                 first_name?: string | null;
@@ -1189,7 +1189,7 @@ export interface operations {
           city?: string | null;
           /** @description State, added to an address that names none. */
           state?: string | null;
-          /** @description ZIP (also postal_code, zip_code, zipcode), added to an address that names none. */
+          /** @description ZIP (also postal_code, zip_code, zipcode, each held to the same 20 characters), added to an address that names none. */
           zip?: string | number | null;
           notes?: string | null;
           /** @description At most 1000 entries. */
@@ -1203,7 +1203,7 @@ export interface operations {
                     city?: string | null;
                     /** @description State, added to an address that names none. */
                     state?: string | null;
-                    /** @description ZIP (also postal_code, zip_code, zipcode), added to an address that names none. */
+                    /** @description ZIP (also postal_code, zip_code, zipcode, each held to the same 20 characters), added to an address that names none. */
                     zip?: string | number | null;
                     notes?: string | null;
                   }
