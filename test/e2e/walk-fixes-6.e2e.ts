@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { Page } from "playwright-core";
-import { type App, jobEvent, startApp } from "./session.ts";
+import { type App, jobEvent, startApp, waitUntil } from "./session.ts";
 
 const OWNER = { email: "owner@walk6.test", name: "Vera Walker", password: "correct horse battery" };
 
@@ -37,6 +37,18 @@ describe("fixes from a sixth walk through the app", () => {
     assert.equal(await page.getByText(/^Page \d+$/).count(), 0, "no page number under one page");
     assert.equal(await page.getByRole("button", { name: /^(Older|Newer)$/ }).count(), 0);
     await screens.checkBothWidths("walk6-mail-one-page");
+
+    // A phone shows Proof, Recipient and Status: the address is said under the name, on the screen.
+    await page.setViewportSize({ width: 390, height: 844 });
+    const underName = row.getByRole("cell").nth(1).getByText("31 Oak St, Springfield, IL 62704");
+    await underName.waitFor();
+    // The app's frame slides the navigation away when the window narrows: judged once it has.
+    await waitUntil(async () => {
+      const box = await underName.boundingBox();
+      return box !== null && box.x + box.width <= 390;
+    }, "the address under the name is on the phone's screen");
+    await page.setViewportSize({ width: 1280, height: 800 });
+    assert.ok(!(await underName.isVisible()), "a wide screen has the Address column instead");
 
     await row.getByRole("link", { name: "Current Resident", exact: true }).click();
     await page.getByRole("heading", { level: 1, name: "Postcard to Current Resident" }).waitFor();

@@ -168,6 +168,10 @@ function PieceRows({ pieces }: { pieces: PieceSummary[] }) {
             <AnchorLink to="/mail/$pieceId" params={{ pieceId: piece.id }}>
               {recipientOf(piece.recipient_name)}
             </AnchorLink>
+            {/* A phone shows the first three columns: without the address, rows of "Current Resident" are alike. */}
+            <Text size="xs" c="dimmed" hiddenFrom="sm" maw={160} aria-hidden="true">
+              {piece.address}
+            </Text>
           </Table.Td>
           <Table.Td>
             {/* As wide as the longest badge on one line (a cell ignores min-width; a block in it does not); on a
