@@ -378,7 +378,58 @@ export function parseUsAddress(raw: string): Address {
   const parsed = text ? parseLocation(text) : null;
   if (!parsed || parsed.street1 || (!parsed.number && !isPoBox(parsed))) return unparsedParts(text);
   const reading = readingOf(parsed, text);
-  return withStreetReadWhole(reading, text) ?? reading;
+  const read = withStreetReadWhole(reading, text) ?? reading;
+  return withRouteBeforeState(read, text) ?? read;
+}
+
+/**
+ * "100 Highway 61 MN" (a road named by its number, then a state alone, no town or ZIP) reads as
+ * `100 HIGHWAY`: the parser drops the number and the state, so every road of that type was one
+ * home ("County Road 12 IL" `100 COUNTY RD`, "County Road JJ WI" `100 COUNTY RD, JJ WI`). When the
+ * text ends with a state (its code or name, comma or not) and the street before it, read as in the
+ * full form, is a route's type and number with nothing after them but a unit, the key is that
+ * street and the state: `100 HIGHWAY 61, MN`, as "100 Highway 61, MN" already keyed and as "2 Ave of
+ * the Americas, NY" keys (0450's rule). A key that already reads so is left as it was. Keys stored
+ * in the old forms are re-keyed by migration 0470.
+ */
+function withRouteBeforeState(reading: Address, text: string): Address | undefined {
+  if (reading.zip !== "") return undefined;
+  const written = stateWrittenAtEnd(text);
+  if (!written || !endsWithRoute(written.head) || !mayReread()) return undefined;
+  const street = streetOfFullForm(written);
+  if (!street || street.type || street.suffix || !endsWithRouteNumber(fold(street.street))) return undefined;
+  const route = { street: streetLine(street), city: "", state: written.state, zip: "", country: "US" };
+  return addressKey(route) === addressKey(reading) ? undefined : route;
+}
+
+/** The state a text ends with (its code or its name) and the text before it, no town or ZIP written. */
+function stateWrittenAtEnd(text: string): StreetBeforeLocality | undefined {
+  const words = fold(text).split(" ");
+  for (const size of [1, 2, 3]) {
+    const state = STATE_CODES_BY_WRITING.get(words.slice(-size).join(" "));
+    const head = state ? headBeforeState(text, state) : undefined;
+    if (state && head !== undefined) return { head, town: "", state, zip: "" };
+  }
+  return undefined;
+}
+
+/**
+ * "100 Highway 61", "100 Hwy 61 Apt 4", "100 Hwy 61 #4": a street type and a route's number or
+ * letters end the text, maybe then a unit; checked without the parser, so other streets before a
+ * state ("2 Ave of the Americas") cost no parser call.
+ */
+function endsWithRoute(head: string): boolean {
+  const words = fold(head).split(" ");
+  const unitWords = words.at(-1)?.startsWith("#") ? 1 : UNIT_DESIGNATOR.test(words.at(-2) ?? "") ? 2 : 0;
+  return endsWithRouteNumber(words.slice(0, words.length - unitWords).join(" "));
+}
+
+/** "HIGHWAY 61", "COUNTY ROAD JJ": a street name that is a street type followed by a route's number or letters. */
+function endsWithRouteNumber(name: string): boolean {
+  const words = name.split(" ");
+  return (
+    words.length >= 2 && isRouteDesignator(words.at(-1) as string) && isStreetTypeWord(words.at(-2) as string)
+  );
 }
 
 /** The parts of a parse, its city, state and ZIP re-read where the parser misplaces them. */
@@ -513,7 +564,7 @@ function streetBeforeTownAndState(text: string): StreetBeforeLocality | undefine
 }
 
 /** The states' names as written in full ("9 Maple Ct, Wisconsin 53703"), by USPS code. */
-const STATE_NAMES: Record<string, string> = Object.fromEntries(
+export const STATE_NAMES: Record<string, string> = Object.fromEntries(
   (
     "AL Alabama|AK Alaska|AZ Arizona|AR Arkansas|CA California|CO Colorado|CT Connecticut|DE Delaware|" +
     "DC District of Columbia|FL Florida|GA Georgia|HI Hawaii|ID Idaho|IL Illinois|IN Indiana|IA Iowa|" +
@@ -525,6 +576,14 @@ const STATE_NAMES: Record<string, string> = Object.fromEntries(
   )
     .split("|")
     .map((entry) => [entry.slice(0, 2), entry.slice(3)]),
+);
+
+/** A state's USPS code by its code and by its name, as folded ("MN", "MINNESOTA", "NEW YORK"). */
+const STATE_CODES_BY_WRITING = new Map(
+  Object.entries(STATE_NAMES).flatMap(([code, name]) => [
+    [code, code],
+    [name.toUpperCase(), code],
+  ]),
 );
 
 /** Street types that end a street, never a word of its name as Creek, Park or Mill can be. */
