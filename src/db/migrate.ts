@@ -8,6 +8,7 @@ import { leadingStreetTypeKeys } from "./data-migration-0430-leading-street-type
 import { commaTownKeys } from "./data-migration-0440-comma-town-keys.ts";
 import { stateAloneKeys } from "./data-migration-0450-state-alone-keys.ts";
 import { routeNumberKeys } from "./data-migration-0460-route-number-keys.ts";
+import { routeBeforeStateKeys } from "./data-migration-0470-route-before-state-keys.ts";
 import { type Queryable, queryRows, sql } from "./database.ts";
 
 export const MIGRATIONS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../migrations");
@@ -31,6 +32,7 @@ export const DATA_MIGRATIONS: readonly DataMigration[] = [
   commaTownKeys,
   stateAloneKeys,
   routeNumberKeys,
+  routeBeforeStateKeys,
 ];
 
 /** The SQL files of `dir` and the data migrations, in version order (one numbering for both). */

@@ -6,7 +6,7 @@ import { openTestDatabase } from "./harness.ts";
 import { storedKeys } from "./stored-address-keys.ts";
 
 /**
- * What the tests of a data migration re-keying stored addresses (0410-0460) share: a
+ * What the tests of a data migration re-keying stored addresses (0410-0470) share: a
  * database migrated to just before it, migrating up to it and no further (a later one must not
  * hide what this one does), and the cases every such migration must pass. Each test keeps its own
  * old keys and what they become.
