@@ -66,7 +66,7 @@ export class ApiError extends Error {
 }
 
 /** A field's refusal as a person reads it: a sentence, schema words said plainly. */
-function inWords(message: string): string {
+export function inWords(message: string): string {
   const plain = message
     .replace(/^must NOT have more than (\d+) characters?.*$/s, "Use at most $1 characters")
     .replace(/^must NOT have fewer than 1 characters?$/, "Fill this in")

@@ -11,6 +11,7 @@ import {
 import { ApiError, errorMessage } from "../../api/errors.ts";
 import { useRefocusAfterBusy } from "../../ui/focus.ts";
 import { ScrollTable } from "../../ui/ScrollTable.tsx";
+import { rowProblemInWords } from "./row-problems.ts";
 
 const FIELD_LABELS: Record<string, string> = {
   street: "Street (or the whole address)",
@@ -153,7 +154,7 @@ export function CsvUpload({ purpose, submitLabel }: { purpose: UploadPurpose; su
             <List size="sm" mt="xs" aria-label="Rows that cannot be imported">
               {problems.map((problem) => (
                 <List.Item key={problem.line}>
-                  Line {problem.line}: {problem.message}
+                  Line {problem.line}: {rowProblemInWords(problem.message)}
                 </List.Item>
               ))}
             </List>
