@@ -146,7 +146,7 @@ describe("leads and revenue in the browser", () => {
     );
     // $4,250 from one card at $0.85: a return a person reads, not "5000×".
     assert.equal((await automationRow.getByRole("cell").allInnerTexts())[5], "$5,000 back per $1");
-    const conversions = page.getByRole("region", { name: "Attributed conversions", exact: true }).last();
+    const conversions = page.getByRole("region", { name: "Won deals attributed", exact: true }).last();
     const conversionRow = conversions.getByRole("row", { name: /Gutter replacement/ });
     await conversionRow.waitFor();
     const conversionCells = await conversionRow.getByRole("cell").allInnerTexts();

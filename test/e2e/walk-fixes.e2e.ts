@@ -257,7 +257,7 @@ describe("fixes from a contractor's walk through the app", () => {
   it("Revenue offers no Download CSV while there are no conversions: the file would hold only headings", async () => {
     await screens.open("/revenue", "Revenue");
     const conversions = page.locator("section[aria-labelledby=revenue-conversions]");
-    await conversions.getByRole("heading", { name: "No attributed conversions yet" }).waitFor();
+    await conversions.getByRole("heading", { name: "No won deals attributed yet" }).waitFor();
     assert.equal(await page.getByRole("link", { name: "Download CSV" }).count(), 0);
     assert.equal(await page.getByText("Download CSV").count(), 0, "not shown in any form");
     await screens.checkBothWidths("walk-revenue-no-conversions");

@@ -20,7 +20,7 @@ import { ExperimentSummary } from "./ExperimentSummary.tsx";
 const FIGURE_HEADINGS = [
   "Cards mailed",
   "Leads",
-  "Conversions",
+  "Won deals",
   "Revenue",
   "Cost",
   "Return on spend",
@@ -169,7 +169,7 @@ function Conversions({ conversions }: { conversions: Conversion[] }) {
     <section aria-labelledby="revenue-conversions">
       <Group justify="space-between" align="flex-end" mb="sm" wrap="wrap">
         <Title order={2} size="h4" id="revenue-conversions">
-          Attributed conversions
+          Won deals attributed
         </Title>
         {/* With none, the file would hold only its headings: the empty state below says why there are none. */}
         {conversions.length > 0 && (
@@ -179,12 +179,12 @@ function Conversions({ conversions }: { conversions: Conversion[] }) {
         )}
       </Group>
       {conversions.length === 0 ? (
-        <EmptyState order={3} title="No attributed conversions yet">
+        <EmptyState order={3} title="No won deals attributed yet">
           When your CRM reports a won deal at a home one of your postcards reached, it appears here with its
           amount and the card that earned it.
         </EmptyState>
       ) : (
-        <ScrollTable label="Attributed conversions table" minWidth={860}>
+        <ScrollTable label="Won deals attributed table" minWidth={860}>
           <Table striped verticalSpacing="xs">
             <Table.Thead>
               <Table.Tr>
