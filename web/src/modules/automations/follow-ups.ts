@@ -101,6 +101,11 @@ export function validateFollowUps(values: FollowUpFormValues): Record<string, st
   return errors;
 }
 
-/** How many cards a home gets, for the automation list: "1 card", "3 cards: the first and 2 follow-ups". */
+/**
+ * How many cards a home gets, for the automation list: "Each home gets 1 card", "Each home gets 3 cards:
+ * the first and 2 follow-ups". Said per home: a bare "1 card" beside "Cards queued this month" read as a count.
+ */
 export const followUpCount = (steps: number) =>
-  steps === 0 ? "1 card" : `${steps + 1} cards: the first and ${steps} follow-up${steps === 1 ? "" : "s"}`;
+  `Each home gets ${
+    steps === 0 ? "1 card" : `${steps + 1} cards: the first and ${steps} follow-up${steps === 1 ? "" : "s"}`
+  }`;

@@ -261,7 +261,8 @@ export function formFieldOf(serverField: string): string {
 
 export function describeTrigger(trigger: Automation["trigger"]): string {
   if (!trigger) return "No trigger";
-  return `Event from your CRM · ${trigger.event_type}${trigger.object_type ? ` (${trigger.object_type})` : ""}`;
+  // In the builder's words ("An event your CRM sends"), as a sentence the list's row starts with.
+  return `When your CRM sends ${trigger.event_type}${trigger.object_type ? ` (${trigger.object_type})` : ""}`;
 }
 
 export function validateAutomation(values: AutomationFormValues) {
