@@ -130,6 +130,7 @@ export function NewMailingPage() {
   // The values the owner asked to send: a confirm step shows their count and cost first.
   const [toConfirm, setToConfirm] = useState<MailingFormValues | null>(null);
   const jobTypes = useQuery({ ...importJobTypesQuery(batches), enabled: batches.length > 0 });
+  const noJobTypes = jobTypes.data?.job_types.length === 0;
 
   if (batches.length === 0) {
     return (
@@ -194,12 +195,20 @@ export function NewMailingPage() {
                   />
                   <MultiSelect
                     label="Job type"
+                    // With none to pick, a field that opens on nothing is greyed; its description says why.
+                    disabled={noJobTypes}
+                    placeholder={
+                      jobTypes.isPending
+                        ? "Loading job types…"
+                        : noJobTypes
+                          ? "None in these batches"
+                          : undefined
+                    }
                     description={
-                      jobTypes.data && jobTypes.data.job_types.length === 0
+                      noJobTypes
                         ? "These batches have no job types (only a CSV upload with a job type column has them)."
                         : "Leave empty for every job type."
                     }
-                    placeholder={jobTypes.isPending ? "Loading job types…" : undefined}
                     data={(jobTypes.data?.job_types ?? []).map((entry) => ({
                       value: entry.job_type,
                       label: `${entry.job_type} (${entry.rows})`,
