@@ -3,7 +3,8 @@
  * a refused CSV row says what is wrong in words, not by the field's code name ("address: is empty");
  * Revenue says "won deals" as Overview does, not "conversions"; the automation list says its trigger
  * in the builder's words and how many cards each home gets (a bare "1 card" read as a count); and New
- * mailing's Job type is greyed when the batches have none to pick. Screens: axe-core and screenshots
+ * mailing's Job type is greyed when the batches have none to pick; a card approved on its own page
+ * shows itself mailed without a reload (it stayed "Queued"). Screens: axe-core and screenshots
  * in test/e2e/artifacts/.
  */
 import assert from "node:assert/strict";
@@ -16,6 +17,8 @@ const OWNER = { email: "owner@walk7.test", name: "Rhea Roofer", password: "corre
 let app: App;
 let page: Page;
 let apiKey: string;
+let automationId: string;
+let nextPiece: ReturnType<App["newPieces"]>;
 let screens: ReturnType<App["screens"]>;
 
 /** Picks a CSV file in the upload of the tab shown and waits until its rows are read. */
@@ -43,10 +46,10 @@ describe("fixes from a seventh walk through the app", () => {
     page = await app.newPage();
     screens = app.screens(page);
     const owner = await app.ownerWithAutomation(page, "Summit Roofing", OWNER);
-    apiKey = owner.apiKey;
-    const next = app.newPieces(owner.orgId);
+    ({ apiKey, automationId } = owner);
+    nextPiece = app.newPieces(owner.orgId);
     await app.sendEvent(apiKey, jobEvent("walk7-1", { street: "22 Birch Rd", client_name: "Ben Baker" }));
-    await next("a job at 22 Birch Rd");
+    await nextPiece("a job at 22 Birch Rd");
   });
 
   after(async () => {
@@ -122,5 +125,28 @@ describe("fixes from a seventh walk through the app", () => {
     assert.equal(await jobType.isDisabled(), true, "nothing to pick: the field is greyed");
     assert.equal(await jobType.getAttribute("placeholder"), "None in these batches");
     await screens.checkBothWidths("walk7-new-mailing-no-job-types");
+  });
+
+  it("a card approved on its own page shows itself mailed, without a reload", async () => {
+    await app.operator("PATCH", `/automations/${automationId}/mail-safety`, { approval_required: true });
+    await app.sendEvent(apiKey, jobEvent("walk7-2", { street: "33 Cedar Ln", client_name: "Cal Cole" }));
+    const waiting = await nextPiece("a job at 33 Cedar Ln");
+    assert.equal(waiting.status, "awaiting_approval");
+
+    await screens.open(`/mail/${waiting.id}`, "Postcard to Cal Cole");
+    await page.evaluate(() => {
+      (window as unknown as { sameDocument: boolean }).sameDocument = true;
+    });
+    await page.getByRole("button", { name: "Approve this card" }).click();
+    // Queued while the worker takes it; then the page looks again by itself and finds it mailed.
+    await page.getByRole("link", { name: "Open this card's landing page" }).waitFor();
+    const badge = page.locator(".mantine-Badge-root").filter({ hasText: /^Mailed$/ });
+    await badge.first().waitFor();
+    assert.equal(
+      await page.evaluate(() => (window as unknown as { sameDocument?: boolean }).sameDocument),
+      true,
+      "the page was not reloaded",
+    );
+    await screens.checkBothWidths("walk7-piece-approved-mailed");
   });
 });

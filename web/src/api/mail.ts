@@ -70,8 +70,17 @@ export function preloadThumbnails(page: { pieces: { thumbnail_url: string }[] })
   for (const piece of page.pieces.slice(0, ROWS_ON_A_LAPTOP)) new Image().src = piece.thumbnail_url;
 }
 
+/**
+ * How often a card's page looks again: every 3 s while the card is queued (the worker decides it within
+ * seconds of an approval or an event, so "Queued" on a page opened then would otherwise stay until a reload),
+ * never for any other status (a held card waits minutes or more, a mailed one days).
+ */
+export const lookAgainWhileQueued = (query: { state: { data?: { status: string } } }) =>
+  query.state.data?.status === "queued" ? 3000 : false;
+
 export const pieceQuery = (id: string) =>
   queryOptions({
     queryKey: mailKeys.piece(id),
     queryFn: () => unwrap(client.GET("/app/api/v1/pieces/{id}", { params: { path: { id } } })),
+    refetchInterval: lookAgainWhileQueued,
   });
