@@ -35,13 +35,17 @@ export const localityFields = {
   state: OptionalText(100, "State, added to an address that names none."),
   zip: Type.Optional(
     Type.Union([Type.String({ maxLength: 20 }), Type.Integer(), Type.Null()], {
-      description: "ZIP (also postal_code, zip_code, zipcode, each held to the same 20 characters), added to an address that names none.",
+      description:
+        "ZIP (also postal_code, zip_code, zipcode, each held to the same 20 characters), added to an address that names none.",
     }),
   ),
 };
 
 /** The address sent apart as a street line and its locality. */
 export const addressPartFields = {
-  street: OptionalText(500, "Street line (also street_address, address_line_1, each held to the same 500 characters) when no address is sent."),
+  street: OptionalText(
+    500,
+    "Street line (also street_address, address_line_1, each held to the same 500 characters) when no address is sent.",
+  ),
   ...localityFields,
 };
