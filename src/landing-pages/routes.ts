@@ -17,6 +17,7 @@ import { type LandingContext, loadLandingContext, saveLandingLead } from "../lea
 import {
   type CardWords,
   type FormValues,
+  formMessages,
   type LandingBusiness,
   renderLandingPage,
   renderStopMailConfirm,
@@ -26,6 +27,7 @@ import {
 } from "../leads/landing-page-html.ts";
 import { recordLandingVisit } from "../leads/landing-visits.ts";
 import {
+  formProblems,
   type RawLeadSubmission,
   submissionFromForm,
   submissionFromJson,
@@ -74,6 +76,20 @@ export const LeadCaptured = Type.Object(
 const STRICT_CSP = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'";
 
 /**
+ * A form's answer (the thank-you, the form shown again with its problems, the stop-mail answer)
+ * may be kept in the homeowner's own browser: with `no-store` a POST's page cannot be shown again,
+ * and Back from the thank-you was Chromium's "Confirm Form Resubmission" error page. `private`
+ * keeps it out of shared caches; `no-cache` makes any ordinary load ask the server again.
+ */
+const FORM_ANSWER_CACHE = "private, no-cache";
+
+function isAnsweredForm(request: FastifyRequest, reply: FastifyReply): boolean {
+  return (
+    request.method === "POST" && isFormPost(request) && (reply.statusCode === 200 || reply.statusCode === 422)
+  );
+}
+
+/**
  * Errors of the landing scope (the per-IP limit, a database outage, a shutdown, a bad token or
  * form body) reach a browser as a page with their status and headers (Retry-After), not JSON.
  */
@@ -92,9 +108,10 @@ export async function registerLandingRoutes(app: FastifyInstance, services: Serv
   // Form bodies only here: the developer API accepts JSON alone.
   registerFormBodyParser(app, 1_048_576);
   app.setErrorHandler(sendScopeError);
-  app.addHook("onSend", async (_request, reply, payload) => {
+  app.addHook("onSend", async (request, reply, payload) => {
     if (!reply.hasHeader("content-security-policy")) reply.header("content-security-policy", STRICT_CSP);
     reply.headers(LANDING_HEADERS);
+    if (isAnsweredForm(request, reply)) reply.header("cache-control", FORM_ANSWER_CACHE);
     return payload;
   });
 
@@ -193,13 +210,15 @@ function registerPage(app: FastifyInstance, services: Services, path: (typeof PA
       const nonce = newNonce();
       if (!context) return sendHtml(reply, 404, nonce, renderNotFound(nonce));
       const values = (request.body ?? {}) as FormValues;
+      const raw = submissionFromForm(values);
       try {
         if (request.validationError) throw request.validationError;
-        const valid = validateSubmission(context.fields, submissionFromForm(values));
+        const valid = validateSubmission(context.fields, raw);
         // Past the page's hourly cap the visitor is thanked as usual: a flood learns nothing.
         const outcome = await saveLandingLead(deps, context, valid);
         if (!outcome.captured) logLeadCap(request, context);
-        return sendHtml(reply, 200, nonce, renderThankYou(context, nonce, themeOf(context.business)));
+        const thanks = renderThankYou(context, { nonce, business: context.business, reachAt: valid });
+        return sendHtml(reply, 200, nonce, thanks);
       } catch (error) {
         const appError = toAppError(error, request);
         if (appError.status !== 422) throw error;
@@ -214,7 +233,8 @@ function registerPage(app: FastifyInstance, services: Services, path: (typeof PA
             business: context.business,
             ...withCard(await cardOf(context)),
             values,
-            error: formMessage(appError.detail),
+            messages: formMessages(formProblems(context.fields, raw), context.business.name),
+            error: "Please check the form and send it again.",
           }),
         );
       }
@@ -369,15 +389,4 @@ function landingPath(token: string): string {
 
 function stopMailPath(token: string): string {
   return `${landingPath(token)}/stop`;
-}
-
-/** "email: is not a valid email address" reads better on a page as a sentence. */
-function formMessage(detail: string | undefined): string {
-  if (!detail) return "Please check the form and try again.";
-  const [field, ...rest] = detail.split(": ");
-  const label = (field ?? "")
-    .replace(/^custom_fields\./, "")
-    .replace(/_/g, " ")
-    .replace(/^./, (c) => c.toUpperCase());
-  return rest.length > 0 ? `${label}: ${rest.join(": ")}` : detail;
 }

@@ -4,7 +4,7 @@ import { MIN_TEXT_CONTRAST, readableOn, textColourOn } from "../domain/colour-co
 import { escapeHtml, type PageTheme, page } from "../http/landing-html.ts";
 import type { LandingContext } from "./capture.ts";
 import type { LeadField } from "./lead-fields.ts";
-import { SUBMISSION_LIMITS } from "./submission.ts";
+import { type FieldProblem, SUBMISSION_LIMITS } from "./submission.ts";
 
 /** The business a page speaks for: its profile in the app's Settings (name, phone, logo). */
 export interface LandingBusiness {
@@ -46,29 +46,57 @@ export function telHref(phone: string | null): string | null {
 }
 
 function brandHeader(business: LandingBusiness): string {
+  return `${brandName(business)}${callButton(business)}`;
+}
+
+function brandName(business: LandingBusiness): string {
   const logo = business.logoDataUrl
     ? `<img src="${escapeHtml(business.logoDataUrl)}" alt="${escapeHtml(business.name)} logo">`
     : "";
+  return `<header class="brand">${logo}<p class="name">${escapeHtml(business.name)}</p></header>`;
+}
+
+function callButton(business: LandingBusiness): string {
   const tel = telHref(business.phone);
-  const call = tel
-    ? `\n<a class="call" href="${escapeHtml(tel)}">Call ${escapeHtml(business.phone)}</a>`
-    : "";
-  return `<header class="brand">${logo}<p class="name">${escapeHtml(business.name)}</p></header>${call}`;
+  return tel ? `\n<a class="call" href="${escapeHtml(tel)}">Call ${escapeHtml(business.phone)}</a>` : "";
 }
 
 /** Values to show again when a submission is refused, keyed like the form's inputs. */
 export type FormValues = Record<string, unknown>;
 
+/** What the form says of its fields' problems, in the homeowner's words, by input name. */
+export type FieldMessages = ReadonlyMap<string, string>;
+
+/** A refused field: its message's id for aria-describedby, and the attributes that mark it. */
+const problemId = (name: string) => `${name}-problem`;
+
+function problemText(name: string, messages: FieldMessages): string {
+  const message = messages.get(name);
+  return message ? `\n<p id="${problemId(name)}" class="problem">${escapeHtml(message)}</p>` : "";
+}
+
+/**
+ * The attributes that tie an input to its problem (said first) and its hints. The first refused
+ * field takes the focus (`autofocus` needs no script), where the homeowner starts correcting.
+ */
+function problemAttributes(name: string, messages: FieldMessages, hints: string[] = []): string {
+  const refused = messages.has(name);
+  const describedBy = [...(refused ? [problemId(name)] : []), ...hints];
+  const focus = refused && messages.keys().next().value === name ? " autofocus" : "";
+  return `${refused ? ' aria-invalid="true"' : ""}${describedBy.length > 0 ? ` aria-describedby="${describedBy.join(" ")}"` : ""}${focus}`;
+}
+
 function textInput(
   name: string,
   label: string,
   type: string,
-  values: FormValues,
+  form: { values: FormValues; messages: FieldMessages },
   maxLength: number,
   extra = "",
+  hints: string[] = [],
 ) {
-  return `<label for="${name}">${escapeHtml(label)}</label>
-<input id="${name}" name="${name}" type="${type}" maxlength="${maxLength}" value="${escapeHtml(first(values[name]))}"${extra}>`;
+  return `<label for="${name}">${escapeHtml(label)}</label>${problemText(name, form.messages)}
+<input id="${name}" name="${name}" type="${type}" maxlength="${maxLength}" value="${escapeHtml(first(form.values[name]))}"${extra}${problemAttributes(name, form.messages, hints)}>`;
 }
 
 // C0 controls but tab and line breaks, and DEL: a refused value ("A\u0000x") is shown again
@@ -88,17 +116,18 @@ function selected(values: FormValues, name: string): string[] {
   return typeof value === "string" ? [value] : [];
 }
 
-function customFieldInput(field: LeadField, values: FormValues): string {
+function customFieldInput(field: LeadField, form: { values: FormValues; messages: FieldMessages }): string {
   const name = `custom_${field.field_id}`;
-  const chosen = selected(values, name);
+  const chosen = selected(form.values, name);
   const label = escapeHtml(field.label);
   const id = escapeHtml(name);
+  const problem = problemText(id, form.messages);
   switch (field.type) {
     case "text":
-      return textInput(id, field.label, "text", values, SUBMISSION_LIMITS.customText);
+      return textInput(id, field.label, "text", form, SUBMISSION_LIMITS.customText);
     case "select":
-      return `<label for="${id}">${label}</label>
-<select id="${id}" name="${id}"><option value="">Choose…</option>${field.options
+      return `<label for="${id}">${label}</label>${problem}
+<select id="${id}" name="${id}"${problemAttributes(id, form.messages)}><option value="">Choose…</option>${field.options
         .map(
           (option) =>
             `<option value="${escapeHtml(option)}"${chosen.includes(option) ? " selected" : ""}>${escapeHtml(option)}</option>`,
@@ -107,9 +136,9 @@ function customFieldInput(field: LeadField, values: FormValues): string {
     case "multiselect":
     case "checkbox": {
       if (field.type === "checkbox" && field.options.length === 0) {
-        return `<label class="choice"><input type="checkbox" name="${id}" value="yes"${chosen.length > 0 ? " checked" : ""}> ${label}</label>`;
+        return `${problem}<label class="choice"><input type="checkbox" name="${id}" value="yes"${chosen.length > 0 ? " checked" : ""}${problemAttributes(id, form.messages)}> ${label}</label>`;
       }
-      return `<fieldset class="card"><legend>${label}</legend>${field.options
+      return `<fieldset class="card"${form.messages.has(id) ? ` aria-describedby="${problemId(id)}"` : ""}><legend>${label}</legend>${problem}${field.options
         .map(
           (option) =>
             `<label class="choice"><input type="checkbox" name="${id}" value="${escapeHtml(option)}"${chosen.includes(option) ? " checked" : ""}> ${escapeHtml(option)}</label>`,
@@ -126,18 +155,21 @@ export function renderLandingPage(
     nonce: string;
     action: string;
     values?: FormValues;
+    /** The refused fields' messages (formMessages), shown beside each field. */
+    messages?: FieldMessages;
+    /** A refusal no field carries: said at the top alone. */
     error?: string;
     stopMailPath?: string;
     business?: LandingBusiness;
     card?: CardWords;
   },
 ): string {
-  const values = options.values ?? {};
+  const form = { values: options.values ?? {}, messages: options.messages ?? new Map<string, string>() };
   const business = options.business ?? { name: context.orgName, phone: null, logoDataUrl: null };
   // Anyone holding the URL sees the page: a first name and a street line, never the full name or
   // the town and ZIP that would make the card's recipient findable.
   const greeting = context.firstName ? `Hi ${context.firstName},` : "Hello,";
-  const error = options.error ? `<div class="error" role="alert">${escapeHtml(options.error)}</div>` : "";
+  const error = refusalSummary(form.messages, options.error);
   const card = options.card
     ? `<section class="card mailed" aria-label="Your card"><p class="headline">${escapeHtml(options.card.headline)}</p>${
         options.card.offer ? `<p class="offer">${escapeHtml(options.card.offer)}</p>` : ""
@@ -149,27 +181,87 @@ ${card}
 <div class="card mailed-to"><p class="muted">This card was mailed to</p><p><strong>${escapeHtml(context.streetLine)}</strong></p></div>
 <form class="card" method="post" action="${escapeHtml(options.action)}">
 ${error}<div class="row">
-<div>${textInput("first_name", "First name", "text", values, SUBMISSION_LIMITS.first_name, ' required autocomplete="given-name"')}</div>
-<div>${textInput("last_name", "Last name", "text", values, SUBMISSION_LIMITS.last_name, ' required autocomplete="family-name"')}</div>
+<div>${textInput("first_name", "First name", "text", form, SUBMISSION_LIMITS.first_name, ' required autocomplete="given-name"')}</div>
+<div>${textInput("last_name", "Last name", "text", form, SUBMISSION_LIMITS.last_name, ' required autocomplete="family-name"')}</div>
 </div>
-${textInput("email", "Email", "email", values, SUBMISSION_LIMITS.email, ' autocomplete="email"')}
-${textInput("phone", "Phone", "tel", values, SUBMISSION_LIMITS.phone, ' autocomplete="tel" aria-describedby="phone-consent"')}
+<p id="reach-hint" class="muted hint">An email or a phone number is needed so ${escapeHtml(business.name)} can reach you.</p>
+${textInput("email", "Email", "email", form, SUBMISSION_LIMITS.email, ' autocomplete="email"', ["reach-hint"])}
+${textInput("phone", "Phone", "tel", form, SUBMISSION_LIMITS.phone, ' autocomplete="tel"', ["phone-consent"])}
 <p id="phone-consent" class="muted consent">By giving your phone number you agree that ${escapeHtml(business.name)} may call or text you about your home. Your details go to ${escapeHtml(business.name)} only, to answer you; they are never sold.</p>
-<p class="muted">An email or a phone number is needed so ${escapeHtml(business.name)} can reach you.</p>
-<label for="message">Message</label>
-<textarea id="message" name="message" maxlength="${SUBMISSION_LIMITS.message}">${escapeHtml(first(values.message))}</textarea>
-${context.fields.map((field) => customFieldInput(field, values)).join("\n")}
+<label for="message">Message</label>${problemText("message", form.messages)}
+<textarea id="message" name="message" maxlength="${SUBMISSION_LIMITS.message}"${problemAttributes("message", form.messages)}>${escapeHtml(first(form.values.message))}</textarea>
+${context.fields.map((field) => customFieldInput(field, form)).join("\n")}
 <button type="submit">Send</button>
-</form>${options.stopMailPath ? `\n<p class="muted"><a href="${escapeHtml(options.stopMailPath)}" rel="nofollow">Stop mail to this address</a></p>` : ""}`;
+</form>${options.stopMailPath ? `\n<p class="muted stop-mail"><a href="${escapeHtml(options.stopMailPath)}" rel="nofollow">Stop mail to this address</a></p>` : ""}`;
   return page(business.name, options.nonce, body, themeOf(business));
 }
 
-export function renderThankYou(context: LandingContext, nonce: string, theme?: PageTheme): string {
+/** A refusal's reason (after "field: "), as a homeowner would understand it; the API's words stay the API's. */
+const HOMEOWNER_WORDS: [RegExp, (match: RegExpMatchArray, field: string, business: string) => string][] = [
+  [
+    /^an email or a phone number is required$/,
+    (_, __, business) => `Please give an email or a phone number, so ${business} can reach you.`,
+  ],
+  [/^is required$/, (_, field) => `Please enter your ${field === "first_name" ? "first" : "last"} name.`],
+  [
+    /^must be at most (\d+) characters$/,
+    ([, limit]) => `Please shorten this to ${limit} characters or fewer.`,
+  ],
+  [/^is not a valid email address$/, () => "Please enter your whole email address, like name@example.com."],
+  [
+    /^is not a valid phone number$/,
+    () => "Please enter a phone number of at least 7 digits, like (217) 555-0123.",
+  ],
+  [
+    /^(?:contains control characters|must be well-formed)/,
+    () => "Please type this again: it has characters that cannot be sent.",
+  ],
+  [/^must be yes or no$/, () => "Please tick the box or leave it empty."],
+  [/(?:is not one of the options|takes one)/, () => "Please choose from the options shown."],
+];
+
+/** The problems of a refused form (submission.ts's formProblems) in the homeowner's words, by input name. */
+export function formMessages(problems: FieldProblem[], business: string): FieldMessages {
+  const messages = new Map<string, string>();
+  for (const { field, detail } of problems) {
+    const reason = detail.slice(detail.indexOf(": ") + 2);
+    const words = HOMEOWNER_WORDS.find(([pattern]) => pattern.test(reason));
+    const match = words ? reason.match(words[0]) : null;
+    messages.set(field, words && match ? words[1](match, field, business) : "Please check this field.");
+  }
+  return messages;
+}
+
+/** The top of a refused form: that nothing was sent yet, and where to look. */
+function refusalSummary(messages: FieldMessages, error: string | undefined): string {
+  if (messages.size === 0 && !error) return "";
+  const where =
+    messages.size === 0
+      ? (error ?? "")
+      : messages.size === 1
+        ? "Please check the field marked below."
+        : `Please check the ${messages.size} fields marked below.`;
+  return `<div class="error" role="alert"><strong>Your details were not sent yet.</strong> ${escapeHtml(where)}</div>`;
+}
+
+/**
+ * The thanks, under the business's name and logo as on the form, saying where the business will
+ * answer: a homeowner who mistyped their email sees it here, and can call instead.
+ */
+export function renderThankYou(
+  context: LandingContext,
+  options: { nonce: string; business: LandingBusiness; reachAt: { email: string; phone: string } },
+): string {
+  const { business, reachAt } = options;
+  const where = [reachAt.email, reachAt.phone]
+    .filter(Boolean)
+    .map((contact) => `<strong>${escapeHtml(contact)}</strong>`);
   return page(
     `Thank you — ${context.orgName}`,
-    nonce,
-    `<div class="card"><h1>Thank you!</h1><p>${escapeHtml(context.orgName)} has your details and will be in touch soon.</p></div>`,
-    theme,
+    options.nonce,
+    `${brandName(business)}
+<div class="card"><h1>Thank you!</h1><p>${escapeHtml(context.orgName)} has your details and will be in touch soon${where.length > 0 ? ` at ${where.join(" or ")}` : ""}.</p></div>${callButton(business)}`,
+    themeOf(business),
   );
 }
 

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import type { LeadCustomField } from "../db/schema.ts";
 import { isStorableText, UNSTORABLE_TEXT } from "../domain/storable-text.ts";
-import { invalidPayload } from "../errors.ts";
+import { AppError, invalidPayload } from "../errors.ts";
 import type { LeadField } from "./lead-fields.ts";
 
 /** What the lead form or its JSON twin sends, before validation. */
@@ -102,20 +102,38 @@ function assertOptions(definition: LeadField, field: string, submitted: string[]
   return submitted;
 }
 
+function requireVisible(value: string, field: "first_name" | "last_name"): string {
+  if (!hasVisibleCharacter(value)) throw invalidPayload(`${field}: is required`);
+  return value;
+}
+
+function emailOf(raw: unknown): string {
+  const email = text(raw, "email", SUBMISSION_LIMITS.email);
+  if (email && !EMAIL.test(email)) throw invalidPayload("email: is not a valid email address");
+  return email;
+}
+
+function phoneOf(raw: unknown): string {
+  const phone = text(raw, "phone", SUBMISSION_LIMITS.phone);
+  if (phone && (!PHONE.test(phone) || phone.replace(/\D/g, "").length < 7)) {
+    throw invalidPayload("phone: is not a valid phone number");
+  }
+  return phone;
+}
+
+const NO_WAY_TO_REACH = "email: an email or a phone number is required";
+const messageOf = (raw: unknown) => text(raw, "message", SUBMISSION_LIMITS.message, { multiline: true });
+
 /** Checks and trims a submission against the organization's fields; throws 422 naming the field. */
 export function validateSubmission(fields: LeadField[], raw: RawLeadSubmission): ValidLeadSubmission {
   const firstName = text(raw.first_name, "first_name", SUBMISSION_LIMITS.first_name);
   const lastName = text(raw.last_name, "last_name", SUBMISSION_LIMITS.last_name);
-  if (!hasVisibleCharacter(firstName)) throw invalidPayload("first_name: is required");
-  if (!hasVisibleCharacter(lastName)) throw invalidPayload("last_name: is required");
-  const email = text(raw.email, "email", SUBMISSION_LIMITS.email);
-  if (email && !EMAIL.test(email)) throw invalidPayload("email: is not a valid email address");
-  const phone = text(raw.phone, "phone", SUBMISSION_LIMITS.phone);
-  if (phone && (!PHONE.test(phone) || phone.replace(/\D/g, "").length < 7)) {
-    throw invalidPayload("phone: is not a valid phone number");
-  }
-  if (!email && !phone) throw invalidPayload("email: an email or a phone number is required");
-  const message = text(raw.message, "message", SUBMISSION_LIMITS.message, { multiline: true });
+  requireVisible(firstName, "first_name");
+  requireVisible(lastName, "last_name");
+  const email = emailOf(raw.email);
+  const phone = phoneOf(raw.phone);
+  if (!email && !phone) throw invalidPayload(NO_WAY_TO_REACH);
+  const message = messageOf(raw.message);
 
   const nested = customValues(fields, raw.custom_fields ?? {});
   const flattened = customValues(fields, raw.flattened_custom_fields ?? {});
@@ -134,6 +152,43 @@ export function validateSubmission(fields: LeadField[], raw: RawLeadSubmission):
     customFields.push({ field_id: id, field_label: definition.label, type: definition.type, value });
   }
   return { firstName, lastName, email, phone, message, customFields };
+}
+
+/** A field the form refuses, named as the form names it (`email`, `custom_<field_id>`). */
+export interface FieldProblem {
+  field: string;
+  /** The refusal as the API words it ("email: is not a valid email address"). */
+  detail: string;
+}
+
+/**
+ * Every field of a form post that would be refused, each with its first reason, where
+ * `validateSubmission` stops at the first field: a homeowner corrects them all in one go.
+ */
+export function formProblems(fields: LeadField[], raw: RawLeadSubmission): FieldProblem[] {
+  const problems: FieldProblem[] = [];
+  const check = <T>(field: string, run: () => T): T | undefined => {
+    try {
+      return run();
+    } catch (error) {
+      if (!(error instanceof AppError) || error.status !== 422) throw error;
+      problems.push({ field, detail: error.detail ?? "" });
+      return undefined;
+    }
+  };
+  for (const field of ["first_name", "last_name"] as const) {
+    check(field, () => requireVisible(text(raw[field], field, SUBMISSION_LIMITS[field]), field));
+  }
+  const email = check("email", () => emailOf(raw.email));
+  const phone = check("phone", () => phoneOf(raw.phone));
+  if (email === "" && phone === "") problems.push({ field: "email", detail: NO_WAY_TO_REACH });
+  check("message", () => messageOf(raw.message));
+  const custom = raw.custom_fields ?? {};
+  for (const definition of fields) {
+    if (!Object.hasOwn(custom, definition.field_id)) continue;
+    check(`custom_${definition.field_id}`, () => customValue(definition, custom[definition.field_id]));
+  }
+  return problems;
 }
 
 /**

@@ -317,7 +317,7 @@ describe(`landing pages and lead capture (${databaseLabel})`, () => {
       email: "a@example.com",
     });
     assert.equal(invisible.status, 422);
-    assert.match(invisible.text, /role="alert">First name: is required/);
+    assert.match(invisible.text, /id="first_name-problem" class="problem">Please enter your first name\./);
   });
 
   it("validates a custom field sent both nested and flattened, and refuses it when the two differ", async () => {
@@ -467,7 +467,12 @@ describe(`landing pages and lead capture (${databaseLabel})`, () => {
     const refused = await postForm(ctx, token, { first_name: "Bart", last_name: "Simpson", email: "bad" });
     assert.equal(refused.status, 422);
     assertSecureHtml(refused);
-    assert.match(refused.text, /role="alert">Email: is not a valid email address/);
+    assert.match(refused.text, /role="alert"><strong>Your details were not sent yet\.<\/strong>/);
+    assert.match(refused.text, /id="email-problem" class="problem">Please enter your whole email address/);
+    assert.match(
+      refused.text,
+      /id="email"[^>]* aria-invalid="true" aria-describedby="email-problem reach-hint" autofocus>/,
+    );
     assert.match(refused.text, /value="Bart"/);
 
     const accepted = await postForm(ctx, token, {
@@ -482,6 +487,61 @@ describe(`landing pages and lead capture (${databaseLabel})`, () => {
     const [lead] = (await call(ctx, "GET", "/api/v1/integrations/leads", { key: org.key })).body.leads;
     assert.equal(lead.phone, "(217) 555-0101");
     assert.equal(lead.custom_issues, "Roof;Gutters");
+  });
+
+  it("names every refused field of a form in a homeowner's words, and lets the browser keep the answer for Back", async () => {
+    const org = await createOrg(ctx, { name: "Acme Roofing" });
+    await addLeadField(ctx, org.orgId, {
+      field_id: "budget",
+      label: "Budget",
+      type: "select",
+      options: ["<5k"],
+    });
+    const { token } = await mailOnePiece(ctx, org.orgId);
+    const refused = await postForm(ctx, token, {
+      first_name: "Bart",
+      last_name: " ",
+      email: "bart@example",
+      phone: "12",
+      message: "x".repeat(2001),
+      custom_budget: "a lot",
+    });
+    assert.equal(refused.status, 422);
+    // The form answer may be shown again from the browser's own history; no shared cache keeps it.
+    assert.equal(refused.headers["cache-control"], "private, no-cache");
+    const problems = [...refused.text.matchAll(/id="([a-z_]+)-problem" class="problem">([^<]*)</g)].map(
+      ([, field, words]) => `${field}: ${words}`,
+    );
+    assert.deepEqual(problems, [
+      "last_name: Please enter your last name.",
+      "email: Please enter your whole email address, like name@example.com.",
+      "phone: Please enter a phone number of at least 7 digits, like (217) 555-0123.",
+      "message: Please shorten this to 2000 characters or fewer.",
+      "custom_budget: Please choose from the options shown.",
+    ]);
+    assert.match(refused.text, /Please check the 5 fields marked below\./);
+    assert.match(
+      refused.text,
+      /id="last_name"[^>]* aria-invalid="true" aria-describedby="last_name-problem" autofocus>/,
+    );
+    assert.doesNotMatch(refused.text, /id="first_name"[^>]* aria-invalid/);
+
+    const unreachable = await postForm(ctx, token, { first_name: "Bart", last_name: "Simpson" });
+    assert.match(
+      unreachable.text,
+      /class="problem">Please give an email or a phone number, so Acme Roofing can reach you\./,
+    );
+
+    const thanked = await postForm(ctx, token, {
+      first_name: "Bart",
+      last_name: "Simpson",
+      phone: "217 555 0101",
+    });
+    assert.equal(thanked.status, 200);
+    assert.equal(thanked.headers["cache-control"], "private, no-cache");
+    assert.match(thanked.text, /will be in touch soon at <strong>217 555 0101<\/strong>\./);
+    const page = await call(ctx, "GET", `/l/${token}`);
+    assert.equal(page.headers["cache-control"], "no-store", "a page load is never kept");
   });
 
   it("decodes a form in its declared charset, and refuses one whose escapes it cannot read rather than storing them", async () => {
