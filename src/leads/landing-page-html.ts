@@ -189,7 +189,8 @@ ${textInput("email", "Email", "email", form, SUBMISSION_LIMITS.email, ' autocomp
 ${textInput("phone", "Phone", "tel", form, SUBMISSION_LIMITS.phone, ' autocomplete="tel"', ["phone-consent"])}
 <p id="phone-consent" class="muted consent">By giving your phone number you agree that ${escapeHtml(business.name)} may call or text you about your home. Your details go to ${escapeHtml(business.name)} only, to answer you; they are never sold.</p>
 <label for="message">Message</label>${problemText("message", form.messages)}
-<textarea id="message" name="message" maxlength="${SUBMISSION_LIMITS.message}"${problemAttributes("message", form.messages)}>${escapeHtml(first(form.values.message))}</textarea>
+<textarea id="message" name="message" maxlength="${SUBMISSION_LIMITS.message}"${problemAttributes("message", form.messages, ["message-hint"])}>${escapeHtml(first(form.values.message))}</textarea>
+<p id="message-hint" class="muted consent">Up to ${SUBMISSION_LIMITS.message.toLocaleString("en-US")} characters.</p>
 ${context.fields.map((field) => customFieldInput(field, form)).join("\n")}
 <button type="submit">Send</button>
 </form>${options.stopMailPath ? `\n<p class="muted stop-mail"><a href="${escapeHtml(options.stopMailPath)}" rel="nofollow">Stop mail to this address</a></p>` : ""}`;
@@ -205,7 +206,7 @@ const HOMEOWNER_WORDS: [RegExp, (match: RegExpMatchArray, field: string, busines
   [/^is required$/, (_, field) => `Please enter your ${field === "first_name" ? "first" : "last"} name.`],
   [
     /^must be at most (\d+) characters$/,
-    ([, limit]) => `Please shorten this to ${limit} characters or fewer.`,
+    ([, limit]) => `Please shorten this to ${Number(limit).toLocaleString("en-US")} characters or fewer.`,
   ],
   [/^is not a valid email address$/, () => "Please enter your whole email address, like name@example.com."],
   [

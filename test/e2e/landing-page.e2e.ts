@@ -168,6 +168,9 @@ describe("the homeowner's landing page in a browser", () => {
     await page.getByLabel("Message").fill(`The gutter leaks. ${"More detail. ".repeat(200)}`);
     const message = await page.getByLabel("Message").inputValue();
     assert.equal(message.length, 2000, "the box takes what the server keeps, and no more");
+    // Said before a pasted letter is cut short, not after.
+    const hintId = await page.getByLabel("Message").getAttribute("aria-describedby");
+    assert.equal(await page.locator(`[id="${hintId}"]`).innerText(), "Up to 2,000 characters.");
     await page.getByRole("button", { name: "Send" }).dblclick();
     await page.getByRole("heading", { level: 1, name: "Thank you!" }).waitFor();
     await page

@@ -516,7 +516,7 @@ describe(`landing pages and lead capture (${databaseLabel})`, () => {
       "last_name: Please enter your last name.",
       "email: Please enter your whole email address, like name@example.com.",
       "phone: Please enter a phone number of at least 7 digits, like (217) 555-0123.",
-      "message: Please shorten this to 2000 characters or fewer.",
+      "message: Please shorten this to 2,000 characters or fewer.",
       "custom_budget: Please choose from the options shown.",
     ]);
     assert.match(refused.text, /Please check the 5 fields marked below\./);
