@@ -4,8 +4,9 @@
 // RATE=0), and each turn prints, per request, the CPU of the server process, of every PostgreSQL
 // and Redis process on the machine and of this load generator, and the server's page faults. A
 // ratio of throughputs says that the service is slower; this says which process pays for it.
-// Settings: CLIENTS (10), RATE (0), SECONDS (5), ROUNDS (3). PostgreSQL only (one database shared
-// by both servers, as in events-live).
+// Settings: CLIENTS (10), RATE (0), SECONDS (5), ROUNDS (3), SERVICE_LOG_LEVEL (warn, as the bench;
+// info is the default start's, which writes an access-log line per request). PostgreSQL only (one
+// database shared by both servers, as in events-live).
 import { readdirSync, readFileSync } from "node:fs";
 import { scenarioDatabase } from "./lib/databases.ts";
 import { type LoadPlan, runLoad } from "./lib/load.ts";
@@ -84,7 +85,7 @@ const service = await startNodeServer({
   entry: MAIN,
   args: ["--role", "api"],
   // database.env carries REDIS_URL when it is set (bench/lib/databases.ts).
-  env: { ...database.env, TRUST_PROXY: "true" },
+  env: { ...database.env, TRUST_PROXY: "true", LOG_LEVEL: process.env.SERVICE_LOG_LEVEL ?? "warn" },
 });
 const baseline = await startNodeServer({ entry: BASELINE, args: ["insert"], env: database.env });
 try {

@@ -25,7 +25,7 @@ import {
   defineRedisCounters,
   type RateLimiter,
 } from "./limits/rate-limiter.ts";
-import { createLogger } from "./logger.ts";
+import { createLogger, createStdoutDestination } from "./logger.ts";
 import { createMailer } from "./mail/mailer.ts";
 import { createRenderPool } from "./render/renderer.ts";
 
@@ -78,8 +78,9 @@ async function createRateLimiter(config: Config, logger: Logger): Promise<RateLi
     const redis = new Redis(config.redisUrl, {
       enableOfflineQueue: false,
       maxRetriesPerRequest: 1,
-      // Counts of requests arriving together go out in one write (one syscall, not one each).
-      enableAutoPipelining: true,
+      // No auto-pipelining: the limiter already sends the counts of one event-loop turn as one
+      // command, and wrapping that command in a pipeline cost ~10 µs of CPU a request.
+      enableAutoPipelining: false,
       // A backstop that clears commands of a frozen server; the limiter gives up on a reply after 500 ms.
       commandTimeout: 5_000,
     });
@@ -185,7 +186,7 @@ async function main() {
   const baseConfig = loadConfig();
   // The embedded database (and DATA_DIR's operator token) belong to one process; PostgreSQL is
   // shared by any number.
-  const logger = createLogger(baseConfig.logLevel);
+  const logger = createLogger(baseConfig.logLevel, createStdoutDestination());
   if (!preparePrivateDataDir(baseConfig.dataDir)) {
     logger.warn(
       { dataDir: baseConfig.dataDir },
