@@ -1,11 +1,49 @@
 import { Badge, Code, Group, NavLink, Paper, SimpleGrid, Stack, Text, Title } from "@mantine/core";
 import { useQuery } from "@tanstack/react-query";
+import { apiKeysQuery } from "../../api/developers.ts";
 import { eventSamplesQuery, eventTypesQuery, lookAgainWhileEmpty } from "../../api/events.ts";
+import { sessionQuery } from "../../api/session.ts";
 import { formatDateTime } from "../../ui/format.ts";
-import { ButtonLink } from "../../ui/links.tsx";
+import { AnchorLink, ButtonLink } from "../../ui/links.tsx";
 import { EmptyState, LoadError, Loading } from "../../ui/states.tsx";
 import { CodeSnippet } from "./CodeSnippet.tsx";
 import { firstEventCurl } from "./snippets.ts";
+
+const keysTab = (words: string) => (
+  <AnchorLink to="/developers" search={{ tab: "keys" }}>
+    {words}
+  </AnchorLink>
+);
+
+/**
+ * Which key the first event is sent with: an owner who has keys is not told to make one; one who
+ * has none is sent to make it; a member (who cannot see keys) asks an owner.
+ */
+function FirstEventKeyHint() {
+  const session = useQuery(sessionQuery());
+  const isOwner = session.data?.role === "owner";
+  const keys = useQuery({ ...apiKeysQuery(), enabled: isOwner });
+  const then = "then build an automation from it. From a terminal:";
+  if (!isOwner) {
+    return (
+      <Text size="sm">
+        Send a first event with an API key (an owner of your organization makes keys), {then}
+      </Text>
+    );
+  }
+  if ((keys.data?.keys.length ?? 0) > 0) {
+    return (
+      <Text size="sm">
+        Send a first event with one of your {keysTab("API keys")}, {then}
+      </Text>
+    );
+  }
+  return (
+    <Text size="sm">
+      Send a first event with an API key ({keysTab("create one under API keys")}), {then}
+    </Text>
+  );
+}
 
 /** What the CRM actually sent, per event type; types no automation binds are marked. */
 export function EventSamplesPanel({
@@ -22,10 +60,7 @@ export function EventSamplesPanel({
     return (
       <EmptyState title="No events received yet">
         <Stack gap="sm">
-          <Text size="sm">
-            Send a first event with an API key (create one under API keys), then build an automation from it.
-            From a terminal:
-          </Text>
+          <FirstEventKeyHint />
           <CodeSnippet label="First event command" code={firstEventCurl(window.location.origin)} />
           <Text size="sm" c="dimmed" role="status">
             Waiting for your first event: it shows here as soon as it arrives.

@@ -87,10 +87,11 @@ function LeadList({ source }: { source?: LeadSource }) {
         <Table striped verticalSpacing="xs">
           <Table.Thead>
             <Table.Tr>
-              <Table.Th>Name</Table.Th>
-              <Table.Th>Contact</Table.Th>
+              {/* Wide enough for a first and last name on one line; a long name still wraps. */}
+              <Table.Th miw={150}>Name</Table.Th>
+              <Table.Th miw={220}>Contact</Table.Th>
               <Table.Th>Address</Table.Th>
-              <Table.Th>Postcard</Table.Th>
+              <Table.Th miw={120}>Postcard</Table.Th>
               <Table.Th>Source</Table.Th>
               <Table.Th>How it came</Table.Th>
               <Table.Th>Received</Table.Th>
@@ -106,10 +107,13 @@ function LeadList({ source }: { source?: LeadSource }) {
                       {lead.name || "No name given"}
                     </AnchorLink>
                   </Table.Td>
-                  <Table.Td>
+                  {/* A long email breaks where it must instead of squeezing every other column. */}
+                  <Table.Td maw={260} style={{ overflowWrap: "anywhere" }}>
                     <Stack gap={0}>
                       <Text size="sm">{lead.email || "—"}</Text>
-                      <Text size="sm">{lead.phone}</Text>
+                      <Text size="sm" style={{ whiteSpace: "nowrap" }}>
+                        {lead.phone}
+                      </Text>
                     </Stack>
                   </Table.Td>
                   <Table.Td>{lead.address || "—"}</Table.Td>

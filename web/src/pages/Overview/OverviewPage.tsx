@@ -73,7 +73,8 @@ function NewLeads() {
             <AnchorLink to="/leads/$leadId" params={{ leadId: lead.id }} size="sm" c="indigo.9">
               {lead.name || lead.email || lead.phone || "A lead without a name"}
             </AnchorLink>{" "}
-            ({formatDateTime(lead.received_at)})
+            {/* On a phone the date moves to the next line whole, never split after its year. */}
+            <span style={{ whiteSpace: "nowrap" }}>({formatDateTime(lead.received_at)})</span>
           </List.Item>
         ))}
       </List>
