@@ -66,12 +66,20 @@ const ACCESS_LINE_END = '"msg":"request"}\n';
  */
 export function createStdoutDestination(): pino.DestinationStream {
   // Synchronous: a full buffer or a flush is one write on this thread, never one racing another.
-  const out = pino.destination({ dest: 1, sync: true, minLength: 4096, periodicFlush: 100 });
-  process.once("exit", () => out.flush());
+  const out = pino.destination({ dest: 1, sync: true, minLength: 4096 });
+  let held = false;
+  const flush = () => {
+    held = false;
+    out.flush();
+  };
+  // sonic-boom's own periodic flush would write (nothing) every tick of an idle process too.
+  setInterval(() => held && flush(), 100).unref();
+  process.once("exit", flush);
   return {
     write(line: string) {
       out.write(line);
-      if (!line.endsWith(ACCESS_LINE_END)) out.flush();
+      if (line.endsWith(ACCESS_LINE_END)) held = true;
+      else flush();
     },
   };
 }
