@@ -236,6 +236,79 @@ describe(`app API: customer and past-job CSV uploads (${databaseLabel})`, () => 
     assert.equal(none.body.customers.length, 0);
   });
 
+  test("with skip_invalid_rows the good rows are added and the answer lists the bad ones by line", async () => {
+    const file = csv([
+      "Address,City,State,Zip",
+      "50 Larch St,Austin,TX,78702",
+      ",Austin,TX,78702",
+      "52 Larch St,Austin,TX,78702",
+      "54 Larch St,,,",
+    ]);
+    const base = "/app/api/v1/customers/upload?street=Address&city=City&state=State&zip=Zip";
+    const refused = await upload(member, base, file);
+    assert.equal(refused.status, 422, refused.text);
+    assert.equal(
+      refused.body.error.message,
+      "2 rows cannot be imported; nothing was added. Fix them and upload again.",
+      "the default stays all-or-nothing",
+    );
+    const explicit = await upload(member, `${base}&skip_invalid_rows=false`, file);
+    assert.equal(explicit.status, 422, explicit.text);
+    assert.equal(
+      (await member.browser.request("GET", "/app/api/v1/customers?q=Larch")).body.customers.length,
+      0,
+    );
+
+    const requestId = "5d0b7f3e-2a41-4c8e-9b6d-1e3f5a7c9b20";
+    const url = `${base}&skip_invalid_rows=true&request_id=${requestId}`;
+    const added = await upload(member, url, file);
+    assert.equal(added.status, 200, added.text);
+    assert.equal(added.body.added, 2);
+    assert.equal(added.body.rows, 2);
+    assert.equal(added.body.skipped_count, 2);
+    assert.deepEqual(
+      added.body.skipped.map((row: { line: number }) => row.line),
+      [3, 5],
+    );
+    assert.match(added.body.skipped[1].message, /city or ZIP/);
+    const found = await member.browser.request("GET", "/app/api/v1/customers?q=Larch");
+    assert.equal(found.body.customers.length, 2);
+
+    // A retry with the same request id registers nothing again and answers the counts only.
+    const retry = await upload(member, url, file);
+    assert.equal(retry.status, 200, retry.text);
+    assert.deepEqual(retry.body, { added: 2, total: added.body.total, rows: 2 });
+    const still = await member.browser.request("GET", "/app/api/v1/customers?q=Larch");
+    assert.equal(still.body.customers.length, 2, "registered once");
+
+    const allBad = await upload(
+      member,
+      `${base}&skip_invalid_rows=true`,
+      csv(["Address,City,State,Zip", ",Austin,TX,78702", "9 Larch St,,,"]),
+    );
+    assert.equal(allBad.status, 422, allBad.text);
+    assert.equal(
+      allBad.body.error.message,
+      "2 rows cannot be imported; nothing was added. Fix them and upload again.",
+    );
+    assert.equal(allBad.body.error.details.rows.length, 2);
+  });
+
+  test("a skipping upload lists at most 200 bad rows and counts them all", async () => {
+    const lines = ["street,zip", "60 Spruce Rd,62704"];
+    for (let n = 0; n < 250; n++) lines.push(",62704");
+    const added = await upload(
+      member,
+      "/app/api/v1/customers/upload?street=street&zip=zip&skip_invalid_rows=true",
+      csv(lines),
+    );
+    assert.equal(added.status, 200, added.text);
+    assert.equal(added.body.added, 1);
+    assert.equal(added.body.skipped.length, 200);
+    assert.equal(added.body.skipped_count, 250);
+    assert.equal(added.body.skipped[0].line, 3);
+  });
+
   test("the 1000-row rule and the 1 MiB limit hold, and the street column must be chosen", async () => {
     const many = ["street,zip"];
     for (let n = 0; n < 1001; n++) many.push(`${n + 1} Pine Rd,62704`);
@@ -309,6 +382,58 @@ describe(`app API: customer and past-job CSV uploads (${databaseLabel})`, () => 
       [2, 4],
     );
     assert.match(badDate.body.error.details.rows[0].message, /completed_at/);
+  });
+
+  test("past jobs with skip_invalid_rows: only the good rows are staged, the bad ones are listed", async () => {
+    const file = csv([
+      "street,done",
+      "70 Aspen Ct 62704,yesterday",
+      "72 Aspen Ct 62704,2024-01-02",
+      "74 Aspen Ct 62704,2/30/2024",
+      "76 Aspen Ct 62704,3/4/2024",
+    ]);
+    const base = "/app/api/v1/imports/upload?street=street&completed_at=done";
+    const refused = await upload(member, base, file);
+    assert.equal(refused.status, 422, refused.text);
+    assert.equal(
+      refused.body.error.message,
+      "2 rows cannot be imported; nothing was added. Fix them and upload again.",
+    );
+    const before = await member.browser.request("GET", "/app/api/v1/imports");
+    const requestId = "8a2e4c6d-1b3f-4e5a-9c7d-2f4b6d8e0a31";
+    const url = `${base}&skip_invalid_rows=true&request_id=${requestId}`;
+    const staged = await upload(member, url, file);
+    assert.equal(staged.status, 201, staged.text);
+    assert.equal(staged.body.staged, 2);
+    assert.equal(staged.body.skipped_no_address + staged.body.skipped_geocode_failed, 0);
+    assert.equal(staged.body.skipped_count, 2);
+    assert.deepEqual(
+      staged.body.skipped.map((row: { line: number }) => row.line),
+      [2, 4],
+    );
+    assert.match(staged.body.skipped[0].message, /completed_at/);
+    const batch = await member.browser.request("GET", `/app/api/v1/imports/${staged.body.import_id}`);
+    assert.deepEqual(batch.body.rows.map((row: { completed_at: string }) => row.completed_at).sort(), [
+      "2024-01-02",
+      "2024-03-04",
+    ]);
+    const again = await upload(member, url, file);
+    assert.equal(again.status, 200, again.text);
+    assert.deepEqual(
+      again.body,
+      { import_id: staged.body.import_id, staged: 2, skipped_no_address: 0, skipped_geocode_failed: 0 },
+      "the same batch, counts only",
+    );
+    const list = await member.browser.request("GET", "/app/api/v1/imports");
+    assert.equal(list.body.imports.length, before.body.imports.length + 1, "one batch staged, not two");
+
+    const allBad = await upload(
+      member,
+      `${base}&skip_invalid_rows=true`,
+      csv(["street,done", "1 Pine Rd 62704,yesterday"]),
+    );
+    assert.equal(allBad.status, 422, allBad.text);
+    assert.match(allBad.body.error.message, /^1 row cannot be imported; nothing was added/);
   });
 
   test("a retried upload with the same request id replays the first answer and adds nothing again", async () => {

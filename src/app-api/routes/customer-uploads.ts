@@ -56,12 +56,19 @@ const RequestId = Type.Optional(
       "Made once per chosen file: a retry with the same id (after a lost answer) answers 200 with the first upload's result and adds nothing again.",
   }),
 );
-/** The column of each field, and the upload's request id. */
+const SkipInvalidRows = Type.Optional(
+  Type.Union([Type.Literal("true"), Type.Literal("false")], {
+    description:
+      "false (the default): a file with any bad row is refused whole (422) and nothing is added. true: the good rows are taken as they would be alone and the answer lists the rows left out (`skipped`); a file whose rows are all bad is still refused.",
+  }),
+);
+/** The column of each field, the upload's request id, and whether bad rows may be left out. */
 const uploadQuery = <F extends string>(fields: readonly F[]) =>
   Type.Object(
     {
       ...(Object.fromEntries(fields.map((field) => [field, Column])) as Record<F, typeof Column>),
       request_id: RequestId,
+      skip_invalid_rows: SkipInvalidRows,
     },
     { additionalProperties: false },
   );
@@ -74,11 +81,47 @@ const RowError = Type.Object(
   { additionalProperties: false },
 );
 
+/** A refusal's bad rows: the first 200 listed, and how many there are. */
+const RowErrors = Type.Object({
+  rows: Type.Array(RowError),
+  count: Type.Optional(
+    Type.Integer({ description: "How many rows cannot be imported (also those past the list's cap)." }),
+  ),
+});
+
+/** At most this many bad rows are listed, in a refusal and in an answer that skipped them. */
+const LISTED_ROWS_MAX = 200;
+
+/** What an upload with `skip_invalid_rows` adds to its answer: the rows left out. */
+const Skipped = {
+  skipped: Type.Optional(
+    Type.Array(RowError, {
+      maxItems: LISTED_ROWS_MAX,
+      description: `With skip_invalid_rows, the rows left out with their problem (the first ${LISTED_ROWS_MAX}). Absent when no row was left out, and in a replay (a retry with the same request id answers the counts only).`,
+    }),
+  ),
+  skipped_count: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      description: "How many rows were left out (also those past the list's cap).",
+    }),
+  ),
+};
+
+/** The import service's answer (its counts are of the rows staged), and the rows the upload left out. */
+const PastJobsUploadResult = Type.Object(
+  { ...ImportResult.properties, ...Skipped },
+  {
+    description:
+      "The three counts sum to the number of rows sent to the import service (the rows not skipped).",
+  },
+);
+
 const CsvBody = Type.Unsafe<Readable>({
   description: `The CSV file as the request body (text/csv, at most ${CSV_MAX_BYTES} bytes, a header line first).`,
 });
 
-/** One row that cannot be taken, with its line; the whole upload is refused with every such row listed. */
+/** One row that cannot be taken, with its line: the upload is refused with every such row listed, unless it skips them. */
 interface RowProblem {
   line: number;
   message: string;
@@ -90,8 +133,18 @@ function refuseRows(problems: RowProblem[]): never {
     "invalid_payload",
     `${problems.length} row${problems.length === 1 ? "" : "s"} cannot be imported; nothing was added. Fix ${problems.length === 1 ? "it" : "them"} and upload again.`,
   ) as AppError & { details?: unknown };
-  error.details = { rows: problems.slice(0, 200) };
+  error.details = { rows: problems.slice(0, LISTED_ROWS_MAX), count: problems.length };
   throw error;
+}
+
+/**
+ * Bad rows refuse the whole file unless the upload skips them; a file with no good row is refused
+ * either way (there is nothing to add). What a skipping upload adds to its answer.
+ */
+function settleProblems(problems: RowProblem[], goodRows: number, skip: "true" | "false" | undefined) {
+  if (problems.length === 0) return {};
+  if (skip !== "true" || goodRows === 0) refuseRows(problems);
+  return { skipped: problems.slice(0, LISTED_ROWS_MAX), skipped_count: problems.length };
 }
 
 const messageOf = (error: unknown) =>
@@ -142,7 +195,8 @@ export function isoFromUsDate(cell: string): string {
  * API's row checks, as a batch of origin `app_upload`; a job type column is the upload's own: the
  * developer API's import row has none). The file is parsed as it streams in, at most 1 MiB; a header-mapping step names
  * which column is the street, city, state and ZIP. A file with bad rows adds nothing and lists
- * every bad row with its line, so it can be fixed and sent again.
+ * every bad row with its line, so it can be fixed and sent again; with `skip_invalid_rows` the
+ * good rows are taken and the answer lists the bad ones instead.
  */
 export async function registerCustomerUploadRoutes(app: FastifyInstance, ctx: AppApiContext): Promise<void> {
   await app.register(async (scope) => {
@@ -208,21 +262,21 @@ export async function registerCustomerUploadRoutes(app: FastifyInstance, ctx: Ap
           body: CsvBody,
           response: {
             200: Type.Object(
-              { added: Type.Integer(), total: Type.Integer(), rows: Type.Integer() },
+              { added: Type.Integer(), total: Type.Integer(), rows: Type.Integer(), ...Skipped },
               { additionalProperties: false },
             ),
             422: Type.Object({
               error: Type.Object({
                 code: Type.String(),
                 message: Type.String(),
-                details: Type.Optional(Type.Object({ rows: Type.Array(RowError) })),
+                details: Type.Optional(RowErrors),
               }),
             }),
           },
         },
       },
       async (request) => {
-        const mapping = request.query;
+        const { skip_invalid_rows: skipInvalid, ...mapping } = request.query;
         assertStreetMapped(mapping);
         const table = await readCsvTable(bodyOf(request), { maxRecords: CUSTOMERS_BATCH_LIMIT });
         // A retry answers what the first upload did, whatever its file says now (as the import service does).
@@ -249,8 +303,16 @@ export async function registerCustomerUploadRoutes(app: FastifyInstance, ctx: Ap
             problems.push({ line: record.line, message: messageOf(error) });
           }
         }
-        if (problems.length > 0) refuseRows(problems);
-        return registerCustomerUpload(ctx.db, orgId, requestId, entries, "csv_upload", ctx.clock.now());
+        const skipped = settleProblems(problems, entries.length, skipInvalid);
+        const result = await registerCustomerUpload(
+          ctx.db,
+          orgId,
+          requestId,
+          entries,
+          "csv_upload",
+          ctx.clock.now(),
+        );
+        return { ...result, ...skipped };
       },
     );
 
@@ -264,20 +326,20 @@ export async function registerCustomerUploadRoutes(app: FastifyInstance, ctx: Ap
           querystring: uploadQuery(JOB_FIELDS),
           body: CsvBody,
           response: {
-            200: ImportResult,
-            201: ImportResult,
+            200: PastJobsUploadResult,
+            201: PastJobsUploadResult,
             422: Type.Object({
               error: Type.Object({
                 code: Type.String(),
                 message: Type.String(),
-                details: Type.Optional(Type.Object({ rows: Type.Array(RowError) })),
+                details: Type.Optional(RowErrors),
               }),
             }),
           },
         },
       },
       async (request, reply) => {
-        const mapping = request.query;
+        const { skip_invalid_rows: skipInvalid, ...mapping } = request.query;
         assertStreetMapped(mapping);
         const table = await readCsvTable(bodyOf(request), { maxRecords: IMPORT_LIMITS.rows });
         const orgId = sessionOf(request).orgId;
@@ -285,7 +347,8 @@ export async function registerCustomerUploadRoutes(app: FastifyInstance, ctx: Ap
         const replay = await importer.replayOf(orgId, request.query.request_id);
         if (replay) return reply.code(replay.status).send(replay.result);
         const problems: RowProblem[] = [];
-        const rows = table.records.map((record) => {
+        const bad = new Set<number>();
+        const rows = table.records.map((record, index) => {
           const optional = (value: string) => (value === "" ? undefined : value);
           const row = {
             address: optional(addressOfRecord(table, record, mapping)),
@@ -310,19 +373,21 @@ export async function registerCustomerUploadRoutes(app: FastifyInstance, ctx: Ap
             prepareRows([clean]);
           } catch (error) {
             problems.push({ line: record.line, message: messageOf(error).replace(/^rows\[0\]\./, "") });
+            bad.add(index);
           }
           return jobType === undefined ? clean : { ...clean, job_type: jobType };
         });
         if (rows.length === 0) throw new AppError(422, "invalid_payload", "The file has no rows.");
-        if (problems.length > 0) refuseRows(problems);
+        const good = rows.filter((_, index) => !bad.has(index));
+        const skipped = settleProblems(problems, good.length, skipInvalid);
         const outcome = await importer.importJobs(
           orgId,
           // The developer API's Idempotency-Key: a retry answers 200 with the first batch.
           request.query.request_id,
-          { source: "jobs", rows },
+          { source: "jobs", rows: good },
           "app_upload",
         );
-        return reply.code(outcome.status).send(outcome.result);
+        return reply.code(outcome.status).send({ ...outcome.result, ...skipped });
       },
     );
   });

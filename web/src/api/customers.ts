@@ -127,32 +127,52 @@ export type ColumnMapping = Record<string, string | null>;
 const mappingQuery = (mapping: ColumnMapping) =>
   Object.fromEntries(Object.entries(mapping).filter((entry): entry is [string, string] => Boolean(entry[1])));
 
+export type RowProblem = { line: number; message: string };
+/** What an upload says it did, and the bad rows it left out (with `skipInvalid`). */
+export type UploadOutcome = { summary: string; skipped: RowProblem[]; skippedCount: number };
+const skippedOf = (result: { skipped?: RowProblem[]; skipped_count?: number }) => ({
+  skipped: result.skipped ?? [],
+  skippedCount: result.skipped_count ?? result.skipped?.length ?? 0,
+});
+
 export function useUploadCsv(purpose: UploadPurpose) {
   const queryClient = useQueryClient();
   return useMutation({
     // Its refusals (bad rows) are shown beside the form, row by row.
     meta: { quiet: true },
     // `requestId` is made once per chosen file and mapping: a retry after a lost answer gets the
-    // first answer back instead of adding the file a second time.
-    mutationFn: ({ file, mapping, requestId }: { file: File; mapping: ColumnMapping; requestId: string }) =>
-      purpose === "customers"
+    // first answer back instead of adding the file a second time. `skipInvalid` takes the good rows
+    // of a file with bad ones (a new upload, so a new request id).
+    mutationFn: ({
+      file,
+      mapping,
+      requestId,
+      skipInvalid = false,
+    }: {
+      file: File;
+      mapping: ColumnMapping;
+      requestId: string;
+      skipInvalid?: boolean;
+    }): Promise<UploadOutcome> => {
+      const query = {
+        ...mappingQuery(mapping),
+        request_id: requestId,
+        ...(skipInvalid ? { skip_invalid_rows: "true" as const } : {}),
+      };
+      return purpose === "customers"
         ? unwrap(
-            client.POST("/app/api/v1/customers/upload", {
-              params: { query: { ...mappingQuery(mapping), request_id: requestId } },
-              body: file,
-              ...asCsv,
+            client.POST("/app/api/v1/customers/upload", { params: { query }, body: file, ...asCsv }),
+          ).then((result) => ({
+            summary: `${result.added} new of ${result.rows} rows; ${result.total} customers in all.`,
+            ...skippedOf(result),
+          }))
+        : unwrap(client.POST("/app/api/v1/imports/upload", { params: { query }, body: file, ...asCsv })).then(
+            (result) => ({
+              summary: `${result.staged} rows imported, ${result.skipped_no_address} without an address, ${result.skipped_geocode_failed} not found on the map.`,
+              ...skippedOf(result),
             }),
-          ).then((result) => `${result.added} new of ${result.rows} rows; ${result.total} customers in all.`)
-        : unwrap(
-            client.POST("/app/api/v1/imports/upload", {
-              params: { query: { ...mappingQuery(mapping), request_id: requestId } },
-              body: file,
-              ...asCsv,
-            }),
-          ).then(
-            (result) =>
-              `${result.staged} rows imported, ${result.skipped_no_address} without an address, ${result.skipped_geocode_failed} not found on the map.`,
-          ),
+          );
+    },
     onSuccess: () => queryClient.invalidateQueries({ queryKey: customerKeys.all }),
   });
 }

@@ -3196,6 +3196,7 @@ export interface operations {
         zip?: string;
         notes?: string;
         request_id?: string;
+        skip_invalid_rows?: "true" | "false";
       };
       header?: never;
       path?: never;
@@ -3217,6 +3218,14 @@ export interface operations {
             added: number;
             total: number;
             rows: number;
+            /** @description With skip_invalid_rows, the rows left out with their problem (the first 200). Absent when no row was left out, and in a replay (a retry with the same request id answers the counts only). */
+            skipped?: {
+              /** @description The row's line in the file (the header is line 1). */
+              line: number;
+              message: string;
+            }[];
+            /** @description How many rows were left out (also those past the list's cap). */
+            skipped_count?: number;
           };
         };
       };
@@ -3263,6 +3272,8 @@ export interface operations {
                   line: number;
                   message: string;
                 }[];
+                /** @description How many rows cannot be imported (also those past the list's cap). */
+                count?: number;
               };
             };
           };
@@ -3761,6 +3772,7 @@ export interface operations {
         completed_at?: string;
         job_type?: string;
         request_id?: string;
+        skip_invalid_rows?: "true" | "false";
       };
       header?: never;
       path?: never;
@@ -3772,7 +3784,7 @@ export interface operations {
       };
     };
     responses: {
-      /** @description The three counts sum to the number of rows sent. */
+      /** @description The three counts sum to the number of rows sent to the import service (the rows not skipped). */
       200: {
         headers: {
           [name: string]: unknown;
@@ -3784,10 +3796,18 @@ export interface operations {
             staged: number;
             skipped_no_address: number;
             skipped_geocode_failed: number;
+            /** @description With skip_invalid_rows, the rows left out with their problem (the first 200). Absent when no row was left out, and in a replay (a retry with the same request id answers the counts only). */
+            skipped?: {
+              /** @description The row's line in the file (the header is line 1). */
+              line: number;
+              message: string;
+            }[];
+            /** @description How many rows were left out (also those past the list's cap). */
+            skipped_count?: number;
           };
         };
       };
-      /** @description The three counts sum to the number of rows sent. */
+      /** @description The three counts sum to the number of rows sent to the import service (the rows not skipped). */
       201: {
         headers: {
           [name: string]: unknown;
@@ -3799,6 +3819,14 @@ export interface operations {
             staged: number;
             skipped_no_address: number;
             skipped_geocode_failed: number;
+            /** @description With skip_invalid_rows, the rows left out with their problem (the first 200). Absent when no row was left out, and in a replay (a retry with the same request id answers the counts only). */
+            skipped?: {
+              /** @description The row's line in the file (the header is line 1). */
+              line: number;
+              message: string;
+            }[];
+            /** @description How many rows were left out (also those past the list's cap). */
+            skipped_count?: number;
           };
         };
       };
@@ -3845,6 +3873,8 @@ export interface operations {
                   line: number;
                   message: string;
                 }[];
+                /** @description How many rows cannot be imported (also those past the list's cap). */
+                count?: number;
               };
             };
           };

@@ -4,6 +4,7 @@ import {
   type ColumnMapping,
   type CsvPreview,
   newRequestId,
+  type RowProblem,
   type UploadPurpose,
   usePreviewCsv,
   useUploadCsv,
@@ -25,16 +26,33 @@ const FIELD_LABELS: Record<string, string> = {
   job_type: "Job type (e.g. furnace install)",
 };
 
-type RowProblem = { line: number; message: string };
+type RowProblems = { rows?: RowProblem[]; count?: number } | undefined;
 
-const rowProblemsOf = (error: unknown): RowProblem[] =>
-  error instanceof ApiError
-    ? (((error.details as { rows?: RowProblem[] } | undefined)?.rows ?? []) as RowProblem[])
-    : [];
+/** A refusal's bad rows (the first 200) and how many there are in all. */
+const rowProblemsOf = (error: unknown): { rows: RowProblem[]; count: number } => {
+  const details = error instanceof ApiError ? (error.details as RowProblems) : undefined;
+  const rows = details?.rows ?? [];
+  return { rows, count: details?.count ?? rows.length };
+};
+
+const rowsInWords = (count: number) => `${count} row${count === 1 ? "" : "s"}`;
+
+function RowProblemList({ problems, label }: { problems: RowProblem[]; label: string }) {
+  return (
+    <List size="sm" mt="xs" aria-label={label}>
+      {problems.map((problem) => (
+        <List.Item key={problem.line}>
+          Line {problem.line}: {rowProblemInWords(problem.message)}
+        </List.Item>
+      ))}
+    </List>
+  );
+}
 
 /**
  * A CSV upload in three steps: pick the file (the server reads its header and first rows), say which
- * column is which (guessed from common header names), then send it. Refused rows are listed by line.
+ * column is which (guessed from common header names), then send it. Refused rows are listed by line;
+ * the contractor may then send the file again without them (a new upload, so a new request id).
  */
 export function CsvUpload({ purpose, submitLabel }: { purpose: UploadPurpose; submitLabel: string }) {
   const [file, setFile] = useState<File | null>(null);
@@ -61,6 +79,14 @@ export function CsvUpload({ purpose, submitLabel }: { purpose: UploadPurpose; su
   };
 
   const problems = rowProblemsOf(upload.error);
+  // The rows a skipping upload would take: the file's rows less the bad ones.
+  const goodRows = preview && problems.count > 0 ? preview.total_rows - problems.count : 0;
+  const skipBadRows = () => {
+    if (!file) return;
+    const skipping = newRequestId();
+    setRequestId(skipping);
+    upload.mutate({ file, mapping, requestId: skipping, skipInvalid: true });
+  };
   const columnOptions = preview?.columns.map((column) => ({ value: column, label: column })) ?? [];
 
   return (
@@ -144,20 +170,42 @@ export function CsvUpload({ purpose, submitLabel }: { purpose: UploadPurpose; su
       )}
       {upload.isSuccess && (
         <Alert color="green" title="Uploaded" role="status">
-          {upload.data}
+          <Text size="sm">{upload.data.summary}</Text>
+          {upload.data.skippedCount > 0 && (
+            <>
+              <Text size="sm" mt="xs">
+                {rowsInWords(upload.data.skippedCount)} {upload.data.skippedCount === 1 ? "was" : "were"}{" "}
+                skipped
+                {upload.data.skippedCount > upload.data.skipped.length
+                  ? ` (the first ${upload.data.skipped.length} listed)`
+                  : ""}
+                :
+              </Text>
+              <RowProblemList problems={upload.data.skipped} label="Rows that were skipped" />
+            </>
+          )}
         </Alert>
       )}
       {upload.isError && (
         <Alert color="red" title="Nothing was added" role="alert">
           <Text size="sm">{errorMessage(upload.error)}</Text>
-          {problems.length > 0 && (
-            <List size="sm" mt="xs" aria-label="Rows that cannot be imported">
-              {problems.map((problem) => (
-                <List.Item key={problem.line}>
-                  Line {problem.line}: {rowProblemInWords(problem.message)}
-                </List.Item>
-              ))}
-            </List>
+          {problems.rows.length > 0 && (
+            <RowProblemList problems={problems.rows} label="Rows that cannot be imported" />
+          )}
+          {goodRows > 0 && (
+            <Button
+              mt="sm"
+              variant="default"
+              onClick={skipBadRows}
+              // A long label wraps on a phone instead of running past the alert.
+              styles={{
+                root: { height: "auto", paddingBlock: 8 },
+                label: { whiteSpace: "normal", textAlign: "center", lineHeight: 1.4 },
+              }}
+            >
+              {purpose === "customers" ? "Add" : "Stage"} the other {rowsInWords(goodRows)}, skip{" "}
+              {problems.count === 1 ? "this one" : "these"}
+            </Button>
           )}
         </Alert>
       )}
