@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { Page } from "playwright-core";
-import { type App, startApp } from "./session.ts";
+import { type App, pickCsv, startApp } from "./session.ts";
 
 const OWNER = { email: "owner@csv-skip.test", name: "Sam Skip", password: "correct horse battery" };
 
@@ -31,17 +31,12 @@ describe("a CSV upload may skip its bad rows in the browser", () => {
 
   it("refuses a file with a bad row, then adds the other rows and names the skipped line", async () => {
     await open("/customers", "Customers");
-    await page
-      .locator('input[type="file"]')
-      .first()
-      .setInputFiles({
-        name: "customers.csv",
-        mimeType: "text/csv",
-        buffer: Buffer.from(
-          "Customer,Service Address,City,ST,Postal Code\r\nMarge Simpson,742 Evergreen Terrace,Springfield,IL,62704\r\nNed Flanders,744 Evergreen Terrace,,,\r\nMaude Flanders,746 Evergreen Terrace,Springfield,IL,62704\r\n",
-        ),
-      });
-    await page.getByText("3 rows read").waitFor();
+    await pickCsv(
+      page,
+      "customers.csv",
+      "Customer,Service Address,City,ST,Postal Code\r\nMarge Simpson,742 Evergreen Terrace,Springfield,IL,62704\r\nNed Flanders,744 Evergreen Terrace,,,\r\nMaude Flanders,746 Evergreen Terrace,Springfield,IL,62704\r\n",
+      "3 rows read",
+    );
     const firstUpload = page.waitForRequest((request) => request.url().includes("/customers/upload"));
     await page.getByRole("button", { name: "Add these customers" }).click();
     const refusal = page.getByRole("alert").filter({ hasText: "Nothing was added" });

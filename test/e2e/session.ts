@@ -71,6 +71,15 @@ export function jobEvent(dedupId: string, properties: Record<string, string>, ev
 }
 
 /** On an invitation's page: sets the name and password and waits until the Overview shows. */
+/** Picks a CSV file in the first upload of the screen shown and waits until its rows are read ("3 rows read"). */
+export async function pickCsv(page: Page, name: string, text: string, rowsRead: string) {
+  await page
+    .locator('input[type="file"]')
+    .first()
+    .setInputFiles({ name, mimeType: "text/csv", buffer: Buffer.from(text) });
+  await page.getByText(rowsRead).waitFor();
+}
+
 export async function acceptInvitation(page: Page, person: Person, inviteUrl?: string) {
   if (inviteUrl) await page.goto(inviteUrl);
   await page.getByLabel("Your name").fill(person.name);

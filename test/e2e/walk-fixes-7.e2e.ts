@@ -10,7 +10,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { Page } from "playwright-core";
-import { type App, jobEvent, MAPLE_AVE_JOBS, startApp } from "./session.ts";
+import { type App, jobEvent, MAPLE_AVE_JOBS, pickCsv, startApp } from "./session.ts";
 
 const OWNER = { email: "owner@walk7.test", name: "Rhea Roofer", password: "correct horse battery" };
 
@@ -20,15 +20,6 @@ let apiKey: string;
 let automationId: string;
 let nextPiece: ReturnType<App["newPieces"]>;
 let screens: ReturnType<App["screens"]>;
-
-/** Picks a CSV file in the upload of the tab shown and waits until its rows are read. */
-async function pickCsv(name: string, text: string, rowsRead: string) {
-  await page
-    .locator('input[type="file"]')
-    .first()
-    .setInputFiles({ name, mimeType: "text/csv", buffer: Buffer.from(text) });
-  await page.getByText(rowsRead).waitFor();
-}
 
 /** The rows the upload refused, as the list under "Nothing was added" says them. */
 async function refusedRows() {
@@ -59,6 +50,7 @@ describe("fixes from a seventh walk through the app", () => {
   it("a customers CSV with a row without an address names the row's problem in words", async () => {
     await screens.open("/customers", "Customers");
     await pickCsv(
+      page,
       "customers.csv",
       "Customer,Service Address,City,ST,Postal Code\r\nMarge Simpson,742 Evergreen Terrace,Springfield,IL,62704\r\nBad Row,,,,\r\n",
       "2 rows read",
@@ -74,6 +66,7 @@ describe("fixes from a seventh walk through the app", () => {
     await screens.open("/customers?tab=past-jobs", "Customers");
     await page.getByRole("tab", { name: "Past jobs", selected: true }).waitFor();
     await pickCsv(
+      page,
       "jobs.csv",
       "Customer,Address,Date\r\nLisa Ray,12 Maple Ave Springfield IL 62704,last spring\r\n",
       "1 row read",
