@@ -9,6 +9,7 @@ import { commaTownKeys } from "./data-migration-0440-comma-town-keys.ts";
 import { stateAloneKeys } from "./data-migration-0450-state-alone-keys.ts";
 import { routeNumberKeys } from "./data-migration-0460-route-number-keys.ts";
 import { routeBeforeStateKeys } from "./data-migration-0470-route-before-state-keys.ts";
+import { spelledOutTownKeys } from "./data-migration-0480-spelled-out-town-keys.ts";
 import { type Queryable, queryRows, sql } from "./database.ts";
 
 export const MIGRATIONS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../migrations");
@@ -33,6 +34,7 @@ export const DATA_MIGRATIONS: readonly DataMigration[] = [
   stateAloneKeys,
   routeNumberKeys,
   routeBeforeStateKeys,
+  spelledOutTownKeys,
 ];
 
 /** The SQL files of `dir` and the data migrations, in version order (one numbering for both). */

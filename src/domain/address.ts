@@ -1,5 +1,6 @@
 import parser, { type ParsedLocation } from "parse-address";
 import { spelledOutLeadingType } from "./street-type-names.ts";
+import { isAbbreviatedTownWord, spelledOutTown } from "./town-names.ts";
 import { zipPlaces } from "./zip-places.ts";
 
 /**
@@ -89,7 +90,8 @@ export function mailAddressOf(
  * and punctuation, unit designators and ZIP+4 on top of it.
  *
  * Key format: `<street line>, <CITY> <ST> <ZIP5>` with absent parts left out, for example
- * `123 N MAIN ST #4, SPRINGFIELD IL 62701`.
+ * `123 N MAIN ST #4, SPRINGFIELD IL 62701`; a town's abbreviated first word spelled out
+ * (`SAINT PAUL` for "St Paul", town-names.ts).
  */
 
 /** Every numbered unit designator (APT, UNIT, STE, RM, FL, #…) folds to this one form. */
@@ -186,9 +188,9 @@ export function placeOfZip(zip: string): { city: string; state: string } | undef
   return place ? { city: place.city, state: place.state } : undefined;
 }
 
-/** The city a ZIP belongs to (its USPS name), folded as keys fold it; "" when unknown. */
+/** The city a ZIP belongs to (its USPS name), folded and spelled out as keys write it; "" when unknown. */
 export function cityOfZip(zip: string): string {
-  return fold(withoutDiacritics(placeOfZip(zip)?.city ?? ""));
+  return spelledOutTown(fold(withoutDiacritics(placeOfZip(zip)?.city ?? "")));
 }
 
 /** The ZIPs of a city, at most `limit` (a city written without its ZIP could be any of them). */
@@ -632,7 +634,7 @@ function misreadsStreet(reading: Address, written: StreetBeforeLocality): boolea
   const isATown = (city: string) =>
     namesATown(city, { state: written.state, zip: written.zip } as ParsedLocation);
   if (written.town) {
-    if (townGaveItsDirection(reading, written.town)) return true;
+    if (townGaveItsFirstWord(reading, written.town)) return true;
     return reading.city !== fold(written.town) && !isATown(reading.city);
   }
   if (reading.city === "") return wordsOf(reading.street) !== wordsOf(head);
@@ -651,12 +653,18 @@ function misreadsStreet(reading: Address, written: StreetBeforeLocality): boolea
  * town the state has is the reading: `100 MAIN ST, WEST SPRINGFIELD MA`, as with West Springfield's
  * ZIP. An abbreviated direction ("Main St W Springfield"), one set off by a comma ("Main St W,
  * Springfield") or a town the state lacks ("West Springfield IL") keeps the street's direction.
- * Keys stored in the old form are re-keyed by migration 0450.
+ * Keys stored in the old form are re-keyed by migration 0450. A town opening with an abbreviation
+ * ("12 Main St Mt Vernon NY", where the state has a Vernon too) gave the street that word the same
+ * way: `12 MAIN ST, MOUNT VERNON NY` (migration 0480).
  */
-function townGaveItsDirection(reading: Address, town: string): boolean {
+function townGaveItsFirstWord(reading: Address, town: string): boolean {
   const [first = "", ...rest] = fold(town).split(" ");
-  const code = DIRECTION_CODES[first];
-  return code !== undefined && rest.join(" ") === reading.city && reading.street.endsWith(` ${code}`);
+  const wordInStreet = DIRECTION_CODES[first] ?? (isAbbreviatedTownWord(first) ? first : undefined);
+  return (
+    wordInStreet !== undefined &&
+    rest.join(" ") === reading.city &&
+    reading.street.endsWith(` ${wordInStreet}`)
+  );
 }
 
 /**
@@ -976,7 +984,7 @@ const ANY_STATE = "KS";
 
 /** The key an address is compared under; equal keys mean the same delivery point. */
 export function addressKey(parts: Address): string {
-  const locality = [parts.city, parts.state, parts.zip].filter(Boolean).join(" ");
+  const locality = [spelledOutTown(parts.city), parts.state, parts.zip].filter(Boolean).join(" ");
   return locality ? `${parts.street}, ${locality}` : parts.street;
 }
 

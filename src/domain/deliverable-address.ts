@@ -4,6 +4,7 @@
  * place (or, at the normal level, no other known place of the state); a USPS state code.
  */
 import { parseUsAddress } from "./address.ts";
+import { townKey } from "./town-names.ts";
 import { zipPlaces } from "./zip-places.ts";
 
 /** How strictly an organization's addresses are checked before print. */
@@ -28,15 +29,7 @@ export const USPS_STATE_CODES: ReadonlySet<string> = new Set(
 );
 
 const text = (value: string | null | undefined) => (value?.trim() ? value.trim() : undefined);
-const sameName = (a: string, b: string) =>
-  a
-    .toUpperCase()
-    .replace(/[^A-Z0-9]+/g, " ")
-    .trim() ===
-  b
-    .toUpperCase()
-    .replace(/[^A-Z0-9]+/g, " ")
-    .trim();
+const sameName = (a: string, b: string) => townKey(a) === townKey(b);
 
 /** A state code and ZIP (ZIP+4 too) ending a line, after a space or comma. */
 const STATE_AND_ZIP_AT_END = /(?<=[\s,])([A-Za-z]{2})\.?[\s,]+(\d{5})(?:-\d{4})?\s*$/;

@@ -102,7 +102,7 @@ describe("a road named by a number after its type", () => {
 
   it("leaves a road before a state with a town or a ZIP, or with a direction after its number, as it was", () => {
     const unchanged: [string, string][] = [
-      ["100 Highway 61, St Paul, MN", "100 HIGHWAY 61, ST PAUL MN"],
+      ["100 Highway 61, St Paul, MN", "100 HIGHWAY 61, SAINT PAUL MN"],
       ["100 Highway 61 MN 55101", "100 HIGHWAY 61, MN 55101"],
       ["100 Highway 61 N MN", "100 HIGHWAY 61, N MN"],
       ["7 Main St W IL", "7 MAIN ST, W IL"],

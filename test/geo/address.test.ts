@@ -74,8 +74,8 @@ const VARIANTS: [string, string][] = [
   ["123 Main St, Apt 4, 62701", "123 MAIN ST #4, IL 62701"],
   // The ZIP's own city at the end of the text marks where the street ends.
   ["1 Court Sq Long Island City 11101", "1 COURT SQ, LONG ISLAND CITY NY 11101"],
-  ["50 Main St St. Louis 63101", "50 MAIN ST, ST LOUIS MO 63101"],
-  ["50 Main St, St. Louis, MO 63101", "50 MAIN ST, ST LOUIS MO 63101"],
+  ["50 Main St St. Louis 63101", "50 MAIN ST, SAINT LOUIS MO 63101"],
+  ["50 Main St, St. Louis, MO 63101", "50 MAIN ST, SAINT LOUIS MO 63101"],
   ["100 Main St West Springfield 01089", "100 MAIN ST, WEST SPRINGFIELD MA 01089"],
   ["50 Main St, New York 10001", "50 MAIN ST, NEW YORK NY 10001"],
   ["1600 Pennsylvania Ave NW, Washington 20500", "1600 PENNSYLVANIA AVE NW, WASHINGTON DC 20500"],

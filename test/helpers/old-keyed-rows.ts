@@ -25,7 +25,7 @@ interface Customer {
 
 /**
  * Writes rows in SQL exactly as an older parser keyed them, into every table holding an address
- * key: what the re-keying migration tests (0410-0470) seed before migrating. Today's code would key
+ * key: what the re-keying migration tests (0410-0480) seed before migrating. Today's code would key
  * them anew, so none of it goes through the service. Rows belong to "Rita" (and "Other" for a
  * customer of a second organization); pieces to one mailed campaign.
  */
