@@ -371,17 +371,43 @@ function standInIndex(suffix: string): number {
 
 /** Splits a US address into normalized parts (upper case, Pub 28 abbreviations, ZIP5). */
 export function parseUsAddress(raw: string): Address {
-  const text = withoutDiacritics(raw)
-    .replace(/(?<![\s,])[\s,]*\b(?:USA|U\.S\.A\.|UNITED STATES(?: OF AMERICA)?)\.?\s*$/i, "")
-    // "N.W." is one directional; with its dots folded to spaces it would read as two words.
-    .replace(/\b([NS])\.\s?([EW])\b\.?/gi, "$1$2")
-    .trim();
+  const text = withSainteTownSpelledOut(
+    withoutDiacritics(raw)
+      .replace(/(?<![\s,])[\s,]*\b(?:USA|U\.S\.A\.|UNITED STATES(?: OF AMERICA)?)\.?\s*$/i, "")
+      // "N.W." is one directional; with its dots folded to spaces it would read as two words.
+      .replace(/\b([NS])\.\s?([EW])\b\.?/gi, "$1$2")
+      .trim(),
+  );
   parsesOfAddress = 0;
   const parsed = text ? parseLocation(text) : null;
   if (!parsed || parsed.street1 || (!parsed.number && !isPoBox(parsed))) return unparsedParts(text);
   const reading = readingOf(parsed, text);
   const read = withStreetReadWhole(reading, text) ?? reading;
   return withRouteBeforeState(read, text) ?? read;
+}
+
+/**
+ * "Ste" is a suite and the short form of "Sainte": "7 Elm Ave, Ste. Genevieve, MO 63670" read as
+ * `7 ELM AVE #GENEVIEVE, MO 63670` (the town taken for a suite) and "7 Elm Ave Ste Genevieve MO"
+ * as `7 ELM AVE #GENEVIEV, E MO`, never the key of "Sainte Genevieve". When "Ste" and the one to
+ * three words after it end the text before the state or ZIP, and with "Ste" spelled out they name
+ * a town of that state (Sainte Genevieve MO, Sainte Marie IL), the word is the town's and reaches
+ * the parser spelled out. A suite is numbered or lettered ("Ste 200", "Ste B"), which names no
+ * town. Keys stored in the old forms are re-keyed by migration 0490.
+ */
+function withSainteTownSpelledOut(text: string): string {
+  if (!/\bSte\b/i.test(text)) return text;
+  const locality = streetBeforeStateAndZip(text) ?? stateWrittenAtEnd(text);
+  if (!locality) return text;
+  for (const size of [3, 2, 1]) {
+    const town = new RegExp(`(?<=[\\s,])Ste\\.?\\s+((?:[^\\s,]+\\s+){${size - 1}}[^\\s,]+)$`, "i").exec(
+      locality.head,
+    );
+    if (town && isTownOfState(`SAINTE ${town[1]}`, locality.state)) {
+      return `${text.slice(0, town.index)}Sainte ${text.slice(town.index + town[0].length - (town[1] as string).length)}`;
+    }
+  }
+  return text;
 }
 
 /**

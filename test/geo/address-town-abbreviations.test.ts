@@ -42,6 +42,43 @@ describe("towns written with an abbreviated first word", () => {
     }
   });
 
+  it("reads Ste before a state or ZIP as Sainte when the state has such a town, else as a suite", () => {
+    const writings: [string[], string][] = [
+      [
+        [
+          "7 Elm Ave, Ste. Genevieve, MO 63670",
+          "7 Elm Ave Ste Genevieve MO 63670",
+          "7 Elm Ave Ste. Genevieve 63670",
+          "7 Elm Ave, Sainte Genevieve, MO 63670",
+        ],
+        "7 ELM AVE, SAINTE GENEVIEVE MO 63670",
+      ],
+      [
+        [
+          "7 Elm Ave Ste Genevieve MO",
+          "7 Elm Ave, Ste. Genevieve, Missouri",
+          "7 Elm Ave Sainte Genevieve MO",
+        ],
+        "7 ELM AVE, SAINTE GENEVIEVE MO",
+      ],
+      [
+        ["7 Elm Ave Ste 4 Ste Genevieve MO 63670", "7 Elm Ave, Ste 4, Ste Genevieve, MO 63670"],
+        "7 ELM AVE #4, SAINTE GENEVIEVE MO 63670",
+      ],
+      [["7 Elm Ave, Ste Marie, IL 62459"], "7 ELM AVE, SAINTE MARIE IL 62459"],
+    ];
+    for (const [texts, key] of writings) {
+      for (const text of texts) assert.equal(normalizeAddress(text), key, text);
+    }
+    const suites: [string, string][] = [
+      ["12 Main St Ste 200 Springfield IL 62701", "12 MAIN ST #200, SPRINGFIELD IL 62701"],
+      ["12 Main St Ste B, Springfield, IL 62701", "12 MAIN ST #B, SPRINGFIELD IL 62701"],
+      // Illinois has no Sainte Genevieve: a suite called Genevieve, as before.
+      ["12 Main St Ste Genevieve, IL 62701", "12 MAIN ST #GENEVIEVE, IL 62701"],
+    ];
+    for (const [text, key] of suites) assert.equal(normalizeAddress(text), key, text);
+  });
+
   it("leaves a street's own Saint or Mount, a town of the state without one, and a town that is only the word", () => {
     const unchanged: [string, string][] = [
       ["5 St Paul St, Baltimore, MD 21202", "5 ST PAUL ST, BALTIMORE MD 21202"],
