@@ -30,7 +30,8 @@ function candidate(column: string) {
 export function sainteTownKey(oldKey: string, text: string): string | undefined {
   const now = normalizeAddress(text);
   const read = keyParts(now);
+  // The old street is the new one and a unit, so a key that moves always changes.
   const tookTheTown =
     read.city.startsWith("SAINTE ") && keyParts(oldKey).street.startsWith(`${read.street} #`);
-  return tookTheTown && now !== oldKey ? now : undefined;
+  return tookTheTown ? now : undefined;
 }

@@ -399,16 +399,20 @@ function withSainteTownSpelledOut(text: string): string {
   if (!/\bSte\b/i.test(text)) return text;
   const locality = streetBeforeStateAndZip(text) ?? stateWrittenAtEnd(text);
   if (!locality) return text;
-  for (const size of [3, 2, 1]) {
-    const town = new RegExp(`(?<=[\\s,])Ste\\.?\\s+((?:[^\\s,]+\\s+){${size - 1}}[^\\s,]+)$`, "i").exec(
-      locality.head,
-    );
-    if (town && isTownOfState(`SAINTE ${town[1]}`, locality.state)) {
-      return `${text.slice(0, town.index)}Sainte ${text.slice(town.index + town[0].length - (town[1] as string).length)}`;
+  for (const endingWithTown of STE_AND_WORDS_AT_END) {
+    const ste = endingWithTown.exec(locality.head);
+    const townWords = ste?.[2] as string;
+    if (ste && isTownOfState(`SAINTE ${townWords}`, locality.state)) {
+      return `${text.slice(0, ste.index)}Sainte ${text.slice(ste.index + (ste[1] as string).length)}`;
     }
   }
   return text;
 }
+
+/** "Ste" (or "Ste.") and then three, two or one words ending a text, longest first. */
+const STE_AND_WORDS_AT_END = [3, 2, 1].map(
+  (size) => new RegExp(`(?<=[\\s,])(Ste\\.?\\s+)((?:[^\\s,]+\\s+){${size - 1}}[^\\s,]+)$`, "i"),
+);
 
 /**
  * "100 Highway 61 MN" (a road named by its number, then a state alone, no town or ZIP) reads as
