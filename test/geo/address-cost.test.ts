@@ -12,6 +12,7 @@ import { MAX_PARSED_WORDS, normalizeAddress, parseUsAddress } from "../../src/do
  */
 interface ParserWork {
   calls: number;
+  typeLookups: number;
   mostWords: number;
   charsRead: number;
   intersections: number;
@@ -19,11 +20,15 @@ interface ParserWork {
 
 const INTERSECTION_WORD = /\band\b|\bat\b|[&@]/i;
 
+/** How the street-type table asks the parser about one word (address.ts streetTypeOf), once per word. */
+const TYPE_LOOKUP = /^1 Main [A-Z]+$/;
+
 function workOf(normalize: () => void): ParserWork {
   const original = parser.parseLocation;
-  const work: ParserWork = { calls: 0, mostWords: 0, charsRead: 0, intersections: 0 };
+  const work: ParserWork = { calls: 0, typeLookups: 0, mostWords: 0, charsRead: 0, intersections: 0 };
   parser.parseLocation = (text: string) => {
-    work.calls++;
+    if (TYPE_LOOKUP.test(text)) work.typeLookups++;
+    else work.calls++;
     work.charsRead += text.length;
     work.mostWords = Math.max(work.mostWords, text.match(/[\p{L}\p{N}]+/gu)?.length ?? 0);
     if (INTERSECTION_WORD.test(text)) work.intersections++;
@@ -37,15 +42,25 @@ function workOf(normalize: () => void): ParserWork {
   return work;
 }
 
-/** Calls one address may make: the parse, and the re-readings of its city, ZIP and locality. */
+/**
+ * Calls one address may make: the parse, and the re-readings of its city, ZIP and locality. The
+ * street-type table's lookups come aside: three words each, cached, at most one per distinct word.
+ */
 const MAX_CALLS = 5;
+
+const distinctWords = (raw: string) => new Set(raw.toUpperCase().match(/[A-Z]+/g) ?? []).size;
 
 function assertBounded(work: ParserWork, raw: string): void {
   assert.ok(work.calls <= MAX_CALLS, `${work.calls} parser calls for ${JSON.stringify(raw)}`);
+  assert.ok(
+    work.typeLookups <= distinctWords(raw),
+    `${work.typeLookups} type lookups: ${JSON.stringify(raw)}`,
+  );
   assert.ok(work.mostWords <= MAX_PARSED_WORDS, `${work.mostWords} words read: ${JSON.stringify(raw)}`);
   assert.equal(work.intersections, 0, `the intersection pattern ran on ${JSON.stringify(raw)}`);
   // Linear in the input: each call reads at most the text (plus a state and ZIP appended).
-  assert.ok(work.charsRead <= MAX_CALLS * (raw.length + 16), `${work.charsRead} chars read`);
+  const lookupChars = work.typeLookups * "1 Main ".length + raw.length;
+  assert.ok(work.charsRead <= MAX_CALLS * (raw.length + 16) + lookupChars, `${work.charsRead} chars read`);
 }
 
 const STREET_WORDS = [
@@ -106,7 +121,12 @@ describe("address parsing cost", () => {
   });
 
   it("re-reads a street type taken for the town a bounded number of times, however often it repeats", () => {
-    for (const raw of ["N123W4567 Ct Ct Ct Ct Ct Ct", `40 Mill Creek ${"Rd ".repeat(12)}IL 62704`]) {
+    for (const raw of [
+      "N123W4567 Ct Ct Ct Ct Ct Ct",
+      `40 Mill Creek ${"Rd ".repeat(12)}IL 62704`,
+      // Five calls, and the table's first lookups of three street types (CI, seed 1633549577).
+      "1600 Blvd.57971,,Terrace\tHwy St 62701 ",
+    ]) {
       assertBounded(
         workOf(() => normalizeAddress(raw)),
         raw,
