@@ -41,7 +41,15 @@ export interface CardContent {
    * left empty, as the provider requires.
    */
   printAddressBlock: boolean;
+  /**
+   * The same texts with the record's values shortened by whole words, in order (merge-bounds.ts):
+   * the first that nothing cuts prints when these would be cut. None: these print as they are.
+   */
+  shorterTexts?: readonly CardTexts[];
 }
+
+/** The texts a card prints that merge a record's values. */
+export type CardTexts = Pick<CardContent, "headline" | "greetingName" | "message" | "offer">;
 
 /**
  * The QR code's box, quiet zone included: fixed, so nothing else on the card moves with the
@@ -85,11 +93,63 @@ const overflowOf = (field: FieldOverflow["field"], text: WrappedText): FieldOver
 
 const accentOf = (card: CardContent) => card.accent ?? DEFAULT_ACCENT;
 
+/** The card's front as it prints, with the texts it prints (cardAsPrinted). */
+export function frontLayout(card: CardContent, fittedJpeg: Uint8Array): SideLayout {
+  const laid = printedLayouts(card)?.front;
+  if (!laid) return layFront(card, fittedJpeg);
+  const ops = laid.drawing.ops.map((op) =>
+    op.op === "image" && op.bytes === NO_PICTURE ? { ...op, bytes: fittedJpeg } : op,
+  );
+  return { ...laid, drawing: { ...laid.drawing, ops } };
+}
+
+/** The card's back as it prints, with the texts it prints (cardAsPrinted). */
+export const backLayout = (card: CardContent): SideLayout => printedLayouts(card)?.back ?? layBack(card);
+
+interface PrintedCard {
+  card: CardContent;
+  /** Its sides as laid out choosing it, the front without its picture. */
+  front: SideLayout;
+  back: SideLayout;
+}
+
+const printedCards = new WeakMap<CardContent, PrintedCard>();
+const NO_PICTURE = new Uint8Array();
+
+/**
+ * The card with the first of its texts that neither side cuts: its own, else each shorter one in
+ * turn, else the last (every record field at its fallback, which the fit rule measured). Chosen
+ * once per card, so both sides, the proof and the print file print the same words; the layouts
+ * that chose it are kept, so a card is laid out once when its own texts fit. Undefined: the card
+ * has nothing to shorten and prints as it is.
+ */
+function printedLayouts(card: CardContent): PrintedCard | undefined {
+  if (!card.shorterTexts?.length) return undefined;
+  let printed = printedCards.get(card);
+  if (!printed) {
+    for (const candidate of [card, ...card.shorterTexts.map((texts) => ({ ...card, ...texts }))]) {
+      printed = { card: candidate, front: layFront(candidate, NO_PICTURE), back: layBack(candidate) };
+      if (printed.front.overflow.length === 0 && printed.back.overflow.length === 0) break;
+    }
+    printedCards.set(card, printed as PrintedCard);
+  }
+  return printed;
+}
+
+/** The card with the texts it prints (see printedLayouts). */
+export const cardAsPrinted = (card: CardContent): CardContent => printedLayouts(card)?.card ?? card;
+
+/** What its own texts would cut on either side, never shortened: the fit rule's measure. */
+export const overflowAsWritten = (card: CardContent): FieldOverflow[] => [
+  ...layFront(card, NO_PICTURE).overflow,
+  ...layBack(card).overflow,
+];
+
 /**
  * Front: the home's picture to the bleed, the business (logo, name, phone) top left, a band with
  * the greeting and the headline.
  */
-export function frontLayout(card: CardContent, fittedJpeg: Uint8Array): SideLayout {
+function layFront(card: CardContent, fittedJpeg: Uint8Array): SideLayout {
   const geometry = cardGeometry(card.size);
   const { width, height, safe } = geometry;
   const scale = geometry.trim.height / BASE_TRIM_HEIGHT;
@@ -277,7 +337,7 @@ function senderBadge(
  * the offer line and the QR code below it, all in the left column; postage and the address in the
  * clear zone, which nothing else enters.
  */
-export function backLayout(card: CardContent): SideLayout {
+function layBack(card: CardContent): SideLayout {
   const geometry = cardGeometry(card.size);
   const { width, height, safe, clearZone } = geometry;
   const scale = geometry.trim.height / BASE_TRIM_HEIGHT;

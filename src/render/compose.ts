@@ -1,6 +1,7 @@
-import type { CardContent, CardLogo } from "./card-layout.ts";
+import type { CardContent, CardLogo, CardTexts } from "./card-layout.ts";
 import type { CardSize } from "./card-size.ts";
 import { applyMergeFields, type MergeValues } from "./merge.ts";
+import { shorterMergeValues } from "./merge-bounds.ts";
 import type { ResolvedTemplate } from "./template.ts";
 
 /** Who the card speaks for: the organization's profile (orgs/card-sender.ts loads it). */
@@ -86,12 +87,16 @@ export function composeCard(input: {
   };
   const values = mergeValues(input.recipient, sender.name, sender);
   const offer = input.template.offer ?? sender.offer;
+  const textsWith = (merged: MergeValues): CardTexts => ({
+    headline: applyMergeFields(input.template.headline, merged),
+    greetingName: applyMergeFields("{{client_name}}", merged),
+    message: applyMergeFields(input.template.message, merged),
+    offer: offer ? applyMergeFields(offer, merged) : null,
+  });
   return {
     size: input.size ?? input.template.size,
-    headline: applyMergeFields(input.template.headline, values),
-    greetingName: applyMergeFields("{{client_name}}", values),
-    message: applyMergeFields(input.template.message, values),
-    offer: offer ? applyMergeFields(offer, values) : null,
+    ...textsWith(values),
+    shorterTexts: shorterMergeValues(values, { ...input.template, offer }).map(textsWith),
     senderName: sender.name,
     returnAddressLines: sender.returnAddressLines,
     phone: sender.phone,

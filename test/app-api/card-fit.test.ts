@@ -161,6 +161,40 @@ describe(`a card prints exactly what the contractor approved (${databaseLabel})`
     assert.ok(pdfTextLines(front).includes(BUSINESS));
   });
 
+  test("a name longer than the card was measured with prints shortened by whole words, the message whole", async () => {
+    const longMessage = `{{client_name}}, ${MESSAGE_127} ${LONG_MESSAGE}`.slice(0, 1000);
+    const refused = await owner.browser.request("PATCH", `/app/api/v1/automations/${printedAutomationId}`, {
+      body: { template: { message: longMessage } },
+    });
+    assert.equal(refused.status, 422, refused.text);
+    const fitting = Number(/(\d+) of its \d+ characters fit/.exec(refused.body.error.message)?.[1]);
+    // The message at the limit: every whole word that fits with the longest name the rule measures.
+    const atTheLimit = longMessage.slice(0, longMessage.lastIndexOf(" ", fitting)).trim();
+    const saved = await owner.browser.request("PATCH", `/app/api/v1/automations/${printedAutomationId}`, {
+      body: { template: { message: atTheLimit } },
+    });
+    assert.equal(saved.status, 200, saved.text);
+
+    const name = "Maximilian Alexander Vandermeer-Lowe Fitzgerald-Montgomery III";
+    // A home of its own: the earlier cards' home was mailed a moment ago.
+    const home = { ...ADDRESS, street: "48 Birch Hollow Rd" };
+    const piece = await queuePiece(ctx, { orgId: owner.orgId, key }, { ...home, client_name: name });
+    const dataDir = tempDataDir();
+    await runPipeline(ctx, { dataDir, printProvider: "local" });
+    const back = noBreak(pdfTextLines(readFileSync(path.join(dataDir, "outbox", piece.id, "back.pdf"))));
+    const printed = back.join(" ");
+    const lastWord = atTheLimit.split(" ").at(-1) as string;
+    assert.ok(printed.includes(`${lastWord} `) || printed.includes(`${lastWord}`), printed);
+    assert.equal(printed.includes("…"), false, printed);
+    const greeted = /(Maximilian[^,]*), We replaced/.exec(printed)?.[1];
+    assert.ok(greeted && name.startsWith(greeted) && greeted.length < name.length, printed);
+    // The address block keeps the whole name: it is the post office's, not the message's.
+    assert.ok(
+      back.some((line) => line.includes("Fitzgerald-Montgomery III")),
+      printed,
+    );
+  });
+
   test("every page and email names the business, never the organization's own name", async () => {
     const piece = await queuePiece(ctx, { orgId: owner.orgId, key });
     await ctx.database.db.execute(

@@ -12,7 +12,8 @@ const FIELD_LABEL: Record<"headline" | "message" | "offer", string> = {
 
 /**
  * Whether the card's text fits its card, checked by the server's own rule (the one a save
- * applies) shortly after typing stops: text that does not fit is refused on save, never cut.
+ * applies) shortly after typing stops: text that does not fit is refused on save, never cut; a
+ * record's longer value prints shortened instead (docs/card-design.md).
  */
 export function CardFitNotice({ input }: { input: CardFitInput }) {
   const [debounced] = useDebouncedValue(JSON.stringify(input), 300);
@@ -25,7 +26,8 @@ export function CardFitNotice({ input }: { input: CardFitInput }) {
   if (fit.data.fits) {
     return (
       <Text size="sm" c="teal.9" role="status" aria-live="polite">
-        The text fits the {size} card, merge fields counted at their longest.
+        The text fits the {size} card, merge fields counted at their longest. A longer name or address prints
+        shortened to whole words, never your text.
       </Text>
     );
   }
