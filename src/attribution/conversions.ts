@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { type CustomerSource, recordCustomer } from "../customers/customers.ts";
 import { type Queryable, queryOne, queryRows, sql } from "../db/database.ts";
 import { namesAPlace, normalizeAddress } from "../domain/address.ts";
+import { suppressWaitingCardsOfHomes } from "../pieces/customer-homes.ts";
 import { becameCustomer, stopFollowUps, wonDeal } from "../pieces/follow-ups.ts";
 import type { AttributionDeps } from "./deps.ts";
 import { recordHoldoutConversions } from "./holdout-conversions.ts";
@@ -135,6 +136,8 @@ export async function recordConversion(
       reference,
     }),
   ]);
+  // After the follow-ups' stop, not beside it: both may write a sequence's rows.
+  await suppressWaitingCardsOfHomes(deps.db, orgId, [normalizedAddress], now);
   return result;
 }
 

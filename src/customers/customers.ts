@@ -2,6 +2,7 @@ import { type Queryable, queryOne, queryRows, sql } from "../db/database.ts";
 import { addressKey, namesAPlace, parseUsAddress } from "../domain/address.ts";
 import { assertPrintable } from "../domain/printable-text.ts";
 import { invalidPayload } from "../errors.ts";
+import { suppressWaitingCardsOfHomes } from "../pieces/customer-homes.ts";
 import { becameCustomer, stopFollowUps } from "../pieces/follow-ups.ts";
 
 /**
@@ -68,7 +69,8 @@ export function checkedCustomerKey(entry: CustomerEntry, options: { wholeHome?: 
  * Registers existing customers (their addresses are suppressed from future mailings). Upserts
  * on the normalized address: a repeat keeps the first raw address and source, and replaces the
  * notes only when new notes are sent. `added` counts addresses new to the org; `total` is the
- * org's count after the call.
+ * org's count after the call; `stoppedCards` the cards that were waiting to be mailed to these
+ * homes and now never will be.
  */
 export async function registerCustomers(
   db: Queryable,
@@ -76,7 +78,7 @@ export async function registerCustomers(
   entries: readonly CustomerEntry[],
   source: CustomerSource,
   now: Date,
-): Promise<{ added: number; total: number }> {
+): Promise<{ added: number; total: number; stoppedCards: number }> {
   const byKey = new Map<string, { address: string; notes: string | null }>();
   for (const [index, entry] of entries.entries()) {
     // 1000 addresses take 0.2-0.4 s of CPU to parse: let other requests (and Redis replies) in.
@@ -89,6 +91,7 @@ export async function registerCustomers(
     });
   }
   let added = 0;
+  let stoppedCards = 0;
   if (byKey.size > 0) {
     // Rows in one order for every request: two batches sharing addresses in different orders
     // would otherwise lock them in different orders and deadlock on PostgreSQL.
@@ -109,10 +112,13 @@ export async function registerCustomers(
           RETURNING (xmax = 0) AS inserted`,
     );
     added = rows.filter((row) => row.inserted).length;
-    // A home that became a customer gets no more follow-up cards (where its automation says so).
-    await stopFollowUps(db, { orgId, addressKeys: sorted.map(([key]) => key) }, [becameCustomer(now)], now);
+    const keys = sorted.map(([key]) => key);
+    // A home that became a customer gets no more follow-up cards (where its automation says so),
+    // and its cards waiting before print are suppressed now, not after someone approves them.
+    await stopFollowUps(db, { orgId, addressKeys: keys }, [becameCustomer(now)], now);
+    stoppedCards = (await suppressWaitingCardsOfHomes(db, orgId, keys, now)).length;
   }
-  return { added, total: await countCustomers(db, orgId) };
+  return { added, total: await countCustomers(db, orgId), stoppedCards };
 }
 
 /** Records one address as a customer (conversions, deal_won triggers); true when it was new. */

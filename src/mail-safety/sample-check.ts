@@ -12,7 +12,8 @@ import { type Queryable, queryOne } from "../db/database.ts";
 import { normalizeAddress } from "../domain/address.ts";
 import { checkAddressOffline, type WrittenAddress } from "../domain/deliverable-address.ts";
 import { heldOutReason, isHeldOut } from "../domain/holdout-group.ts";
-import { type HomeFacts, SUPPRESSED_REASON, suppressedAsCustomer } from "../pieces/process-piece.ts";
+import { SUPPRESSED_REASON } from "../pieces/customer-homes.ts";
+import { type HomeFacts, suppressedAsCustomer } from "../pieces/process-piece.ts";
 import {
   AWAITING_APPROVAL_REASON,
   automationWait,

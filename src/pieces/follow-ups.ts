@@ -287,7 +287,7 @@ export async function stopFollowUps(
  * a batch (customers, up to 1000) expands only its keys with a ZIP: its ZIP-less homes stop the
  * follow-ups keyed as they are written, and the rest are suppressed as customers on their day.
  */
-function sameHomeKeys(keys: readonly string[]): string[] {
+export function sameHomeKeys(keys: readonly string[]): string[] {
   const expand = (key: string) =>
     keys.length === 1 || keyParts(key).zip !== "" ? keysOfSameHome(key) : [key];
   return [...new Set(keys.flatMap(expand))];

@@ -15,6 +15,7 @@ import type { PrintFiles } from "../render/render.ts";
 import type { Renderer } from "../render/renderer.ts";
 import { landingUrl, newLandingToken } from "./campaigns.ts";
 import { type ImageAtPrint, imagesAtPrint } from "./current-card-image.ts";
+import { SUPPRESSED_REASON } from "./customer-homes.ts";
 import { sweepCardImages } from "./draw-ahead.ts";
 import { dateFollowUps, releaseDueFollowUp, scheduleFollowUps } from "./follow-ups.ts";
 import { keepPrintedImages, keptKeyOf, LIST_THUMBNAIL, type PrintedImage } from "./piece-images.ts";
@@ -84,8 +85,6 @@ export interface PipelineDeps {
   publicBaseUrl: string;
   safetyGates: SafetyGates;
 }
-
-export const SUPPRESSED_REASON = "the address is a registered customer of the organization";
 
 /** The home is a registered customer and the piece's automation suppresses customers: it is never mailed. */
 export const suppressedAsCustomer = (

@@ -31,11 +31,11 @@ describe(`app API: Customers (${databaseLabel})`, () => {
       body: { address: "12 Oak Lane, Austin, TX 78701", notes: "service plan" },
     });
     assert.equal(added.status, 200, added.text);
-    assert.deepEqual(added.body, { added: 1, total: 3 });
+    assert.deepEqual(added.body, { added: 1, total: 3, stopped_cards: 0 });
     const again = await member.browser.request("POST", "/app/api/v1/customers", {
       body: { address: "12 Oak Ln, Austin, TX 78701" },
     });
-    assert.deepEqual(again.body, { added: 0, total: 3 }, "the same home once");
+    assert.deepEqual(again.body, { added: 0, total: 3, stopped_cards: 0 }, "the same home once");
     const found = await member.browser.request("GET", "/app/api/v1/customers?q=oak");
     assert.equal(found.status, 200, found.text);
     assert.equal(found.body.customers.length, 1);

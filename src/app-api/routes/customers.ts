@@ -111,7 +111,8 @@ export function registerCustomerRoutes(app: FastifyInstance, ctx: AppApiContext)
     {
       schema: {
         operationId: "addCustomer",
-        summary: "Adds one customer address to the suppression list (it cannot be removed)",
+        summary:
+          "Adds one customer address to the suppression list (it cannot be removed); the home's cards waiting to be mailed are stopped",
         tags: ["Customers"],
         body: Type.Object(
           {
@@ -121,14 +122,32 @@ export function registerCustomerRoutes(app: FastifyInstance, ctx: AppApiContext)
           { additionalProperties: false },
         ),
         response: {
-          200: Type.Object({ added: Type.Integer(), total: Type.Integer() }, { additionalProperties: false }),
+          200: Type.Object(
+            {
+              added: Type.Integer(),
+              total: Type.Integer(),
+              stopped_cards: Type.Integer({
+                description:
+                  "Cards that were waiting to be mailed to this home (held, awaiting approval, over a cap) and now never will be.",
+              }),
+            },
+            { additionalProperties: false },
+          ),
         },
       },
     },
     async (request) => {
       const entry = { address: request.body.address, notes: request.body.notes, field: "address" };
       const key = checkedCustomerKey(entry, { wholeHome: true });
-      return registerCustomers(db, sessionOf(request).orgId, [{ ...entry, key }], "app", clock.now());
+      const orgId = sessionOf(request).orgId;
+      const { added, total, stoppedCards } = await registerCustomers(
+        db,
+        orgId,
+        [{ ...entry, key }],
+        "app",
+        clock.now(),
+      );
+      return { added, total, stopped_cards: stoppedCards };
     },
   );
 }

@@ -242,7 +242,7 @@ export interface paths {
     /** Registered customers (suppressed from mailings), newest first, 50 a page (keyset cursor), optionally matching q */
     get: operations["searchCustomers"];
     put?: never;
-    /** Adds one customer address to the suppression list (it cannot be removed) */
+    /** Adds one customer address to the suppression list (it cannot be removed); the home's cards waiting to be mailed are stopped */
     post: operations["addCustomer"];
     delete?: never;
     options?: never;
@@ -3060,6 +3060,8 @@ export interface operations {
           "application/json": {
             added: number;
             total: number;
+            /** @description Cards that were waiting to be mailed to this home (held, awaiting approval, over a cap) and now never will be. */
+            stopped_cards: number;
           };
         };
       };

@@ -35,6 +35,12 @@ const route = getRouteApi("/signed-in/customers");
 export const CUSTOMER_TABS = ["list", "past-jobs"] as const;
 export type CustomerTab = (typeof CUSTOMER_TABS)[number];
 
+/** "1 card waiting to be mailed to this home was stopped. ", or nothing when none waited. */
+const stoppedCardsWords = (count: number) =>
+  count === 0
+    ? ""
+    : `${count === 1 ? "1 card" : `${count} cards`} waiting to be mailed to this home ${count === 1 ? "was" : "were"} stopped. `;
+
 function AddCustomerForm() {
   const add = useAddCustomer();
   const form = useForm({
@@ -92,8 +98,9 @@ function AddCustomerForm() {
         </Group>
         {add.isSuccess && (
           <Text size="sm" role="status">
-            {add.data.added === 1 ? "Added." : "That home was already on the list."} {add.data.total}{" "}
-            {add.data.total === 1 ? "customer" : "customers"} in all.
+            {add.data.added === 1 ? "Added." : "That home was already on the list."}{" "}
+            {stoppedCardsWords(add.data.stopped_cards)}
+            {add.data.total} {add.data.total === 1 ? "customer" : "customers"} in all.
           </Text>
         )}
         {add.isError && !isInputRefused(add.error) && (
@@ -167,8 +174,9 @@ function SuppressionList() {
   return (
     <Stack gap="lg">
       <Alert color="blue" title="Homes on this list are never mailed">
-        Add your current customers here and no automation sends them a card. A home cannot be taken off the
-        list again, so check the address before you add it.
+        Add your current customers here and no automation sends them a card; cards already waiting to be
+        mailed to them are stopped. A home cannot be taken off the list again, so check the address before you
+        add it.
       </Alert>
       <Paper withBorder p="md" component="section" aria-labelledby="add-customer-heading">
         <Title order={2} size="h4" id="add-customer-heading" mb="sm">
