@@ -115,6 +115,8 @@ export interface KeyView {
   created_at: string;
   expires_at: string | null;
   last_used_at: string | null;
+  /** The key a first start made for its demo organization (printed in the server's console). */
+  demo: boolean;
 }
 
 /** The org's live keys (revoked ones are gone for the contractor); never a hash. */
@@ -126,9 +128,10 @@ export async function listOrgKeys(db: Queryable, orgId: string): Promise<KeyView
     created_at: Date | string;
     expires_at: Date | string | null;
     last_used_at: Date | string | null;
+    demo: boolean;
   }>(
     db,
-    sql`SELECT id, name, scopes, created_at, expires_at, last_used_at FROM api_keys
+    sql`SELECT id, name, scopes, created_at, expires_at, last_used_at, demo FROM api_keys
         WHERE org_id = ${orgId}::uuid AND revoked_at IS NULL ORDER BY created_at DESC, id`,
   );
   const iso = (value: Date | string | null) => (value ? new Date(value).toISOString() : null);
@@ -139,5 +142,6 @@ export async function listOrgKeys(db: Queryable, orgId: string): Promise<KeyView
     created_at: new Date(row.created_at).toISOString(),
     expires_at: iso(row.expires_at),
     last_used_at: iso(row.last_used_at),
+    demo: row.demo,
   }));
 }

@@ -41,8 +41,9 @@ describe(`app API: the first-run checklist and the demo key (${databaseLabel})`,
   test("the demo key a first start makes is listed, but unused it does not tick 'get an API key'", async () => {
     const keys = await owner.browser.request("GET", "/app/api/v1/keys");
     assert.deepEqual(
-      keys.body.keys.map((key: { name: string }) => key.name),
-      ["demo"],
+      keys.body.keys.map((key: { name: string; demo: boolean }) => [key.name, key.demo]),
+      [["demo", true]],
+      "it is marked as the demo key, for the app to say what it is",
     );
     assert.equal(await apiKeyStepDone(), false);
   });
@@ -50,6 +51,12 @@ describe(`app API: the first-run checklist and the demo key (${databaseLabel})`,
   test("a key the contractor creates ticks it, even one they name 'demo'", async () => {
     const created = await owner.browser.request("POST", "/app/api/v1/keys", { body: { name: "demo" } });
     assert.equal(created.status, 201, created.text);
+    const listed = (await owner.browser.request("GET", "/app/api/v1/keys")).body.keys;
+    assert.equal(
+      listed.find((key: { id: string }) => key.id === created.body.id).demo,
+      false,
+      "named demo, not the demo key",
+    );
     assert.equal(await apiKeyStepDone(), true);
     const revoked = await owner.browser.request("DELETE", `/app/api/v1/keys/${created.body.id}`);
     assert.equal(revoked.status, 204, revoked.text);

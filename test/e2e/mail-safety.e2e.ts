@@ -389,6 +389,15 @@ describe("mail safety in the browser: approvals, cancelling, opt-out", () => {
     await page.getByRole("link", { name: "See the undeliverable cards" }).click();
     await page.getByText("ZIP 10001 is in NY, not TX").first().waitFor();
     await checkBothWidths("mail-undeliverable");
+    // The card's own page says what to do next, not only why.
+    await open(`/mail/${piece!.id}`, /Postcard to/);
+    await page
+      .getByText(
+        /Correct the address where the record comes from \(your CRM\): the next event for this home makes a new card/,
+      )
+      .waitFor();
+    await page.getByText("This card was not printed and costs nothing.", { exact: false }).waitFor();
+    await checkBothWidths("piece-undeliverable");
 
     await open("/settings?tab=safety", "Settings");
     await page.getByRole("radio", { name: /Strict/ }).check({ force: true });

@@ -259,6 +259,38 @@ describe(`address verification before print (${databaseLabel})`, () => {
     assert.equal(refused.status_reason, "ZIP 62704 is in Springfield, not Zzyzxville");
   });
 
+  test("the record's address corrected in the CRM, its next event mails the home: the undeliverable card holds nothing back", async () => {
+    const org = await orgWithAutomation(ctx);
+    const send = (dedupId: string, properties: Record<string, string>) =>
+      call(ctx, "POST", "/api/v1/events", {
+        key: org.key,
+        body: {
+          event_type: "job.completed",
+          object_type: "job",
+          dedup_id: dedupId,
+          record: { id: "rec-corrected", properties: { ...properties, client_name: "Pat Doe" } },
+        },
+      });
+    const wrongZip = { street: "412 Maple Ave", city: "Springfield", state: "IL", zip: "10001" };
+    assert.equal((await send("dedup-wrong-zip", wrongZip)).status, 202);
+    await run(lobPrinting());
+    const [first] = (await admin(ctx, "GET", `/orgs/${org.orgId}/campaigns`)).body.campaigns.flatMap(
+      (campaign: { pieces: { id: string; status: string }[] }) => campaign.pieces,
+    );
+    assert.equal(first?.status, "undeliverable");
+
+    const corrected = await send("dedup-corrected-zip", GOOD);
+    assert.equal(corrected.status, 202, corrected.text);
+    assert.equal(corrected.body.outcomes[0].reason, "queued", "no cap, no duplicate: the home had no card");
+    await run(lobPrinting());
+    const pieces = (await admin(ctx, "GET", `/orgs/${org.orgId}/campaigns`)).body.campaigns.flatMap(
+      (campaign: { pieces: { id: string; status: string; address: string }[] }) => campaign.pieces,
+    );
+    const second = pieces.find((piece: { id: string }) => piece.id !== first!.id);
+    assert.equal(second?.status, "submitted", JSON.stringify(pieces));
+    assert.equal(postcardsOf(second!.id).length, 1);
+  });
+
   test("the developer API's event outcome stays queued for an address that will not verify", async () => {
     const org = await orgWithAutomation(ctx);
     const sent = await call(ctx, "POST", "/api/v1/events", {

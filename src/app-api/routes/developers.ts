@@ -18,6 +18,10 @@ const KeyView = Type.Object(
     created_at: IsoDate,
     expires_at: NullableDate,
     last_used_at: NullableDate,
+    demo: Type.Boolean({
+      description:
+        "The key the first start made for its demo organization, printed once in the server's console for trying the API.",
+    }),
   },
   { additionalProperties: false },
 );

@@ -4163,6 +4163,8 @@ export interface operations {
               created_at: string;
               expires_at: string | null;
               last_used_at: string | null;
+              /** @description The key the first start made for its demo organization, printed once in the server's console for trying the API. */
+              demo: boolean;
             }[];
           };
         };

@@ -104,6 +104,12 @@ export function ApiKeysPanel() {
                       <Text size="sm" c="dimmed">
                         {key.scopes ? key.scopes.map(scopeInWords).join(", ") : "Everything"}
                       </Text>
+                      {key.demo && (
+                        <Text size="sm" c="dimmed">
+                          The demo key made at first start, for trying the API. Give your CRM a key of its
+                          own, then revoke this one.
+                        </Text>
+                      )}
                     </Table.Td>
                     <Table.Td>
                       <KeyDate label="Created" value={when(key.created_at)} />

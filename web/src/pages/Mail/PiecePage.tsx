@@ -98,6 +98,14 @@ function PieceDetails({ piece }: { piece: Piece }) {
       {piece.status_reason && (
         <Alert mb="lg" color={TONE_COLORS[tone]} title={REASON_TITLES[tone]}>
           {readableReason(piece.status_reason)}
+          {piece.status === "undeliverable" && (
+            <Text size="sm" mt="xs">
+              {piece.automation_name
+                ? "Correct the address where the record comes from (your CRM): the next event for this home makes a new card to the corrected address."
+                : "Correct the address in your list and send it in a new mailing."}{" "}
+              This card was not printed and costs nothing.
+            </Text>
+          )}
         </Alert>
       )}
       <PieceSafetyActions piece={piece} />
