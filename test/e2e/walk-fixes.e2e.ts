@@ -258,6 +258,8 @@ describe("fixes from a contractor's walk through the app", () => {
     await screens.open("/revenue", "Revenue");
     const conversions = page.locator("section[aria-labelledby=revenue-conversions]");
     await conversions.getByRole("heading", { name: "No won deals attributed yet" }).waitFor();
+    // How a won deal gets here, and that an event named deal.won does not.
+    await conversions.getByText(/even one named deal\.won, is not counted as revenue/).waitFor();
     assert.equal(await page.getByRole("link", { name: "Download CSV" }).count(), 0);
     assert.equal(await page.getByText("Download CSV").count(), 0, "not shown in any form");
     await screens.checkBothWidths("walk-revenue-no-conversions");
