@@ -203,7 +203,7 @@ export function CsvUpload({ purpose, submitLabel }: { purpose: UploadPurpose; su
                 label: { whiteSpace: "normal", textAlign: "center", lineHeight: 1.4 },
               }}
             >
-              {purpose === "customers" ? "Add" : "Stage"} the other {rowsInWords(goodRows)}, skip{" "}
+              {purpose === "customers" ? "Add" : "Import"} the other {rowsInWords(goodRows)}, skip{" "}
               {problems.count === 1 ? "this one" : "these"}
             </Button>
           )}

@@ -179,7 +179,7 @@ function ApprovalQueue({ cards, total }: { cards: ApprovalCard[]; total: number 
       {/* Keys are for a keyboard: a phone's screen is better spent on the cards. */}
       <Text size="sm" c="dimmed" id="approval-keys" visibleFrom="sm">
         Keyboard: <Kbd>j</Kbd> next card, <Kbd>k</Kbd> previous, <Kbd>x</Kbd> select, <Kbd>a</Kbd> approve,{" "}
-        <Kbd>c</Kbd> cancel the highlighted card.
+        <Kbd>c</Kbd> cancel the card the keys act on.
       </Text>
       <Paper withBorder p="sm" radius="md">
         <Group justify="space-between" wrap="wrap" gap="sm">
@@ -261,8 +261,8 @@ function ApprovalQueue({ cards, total }: { cards: ApprovalCard[]; total: number 
               </Group>
               <Group gap="xs">
                 {index === current && (
-                  <Text size="sm" fw={700} c="indigo.9">
-                    Highlighted
+                  <Text size="sm" fw={700} c="indigo.9" visibleFrom="sm">
+                    Keys act on this card
                   </Text>
                 )}
                 <Button size="sm" onClick={() => approveCards([card.id])} disabled={busy}>

@@ -216,7 +216,15 @@ function NewAccountForm({ token, email, focusName }: { token: string; email: str
               {errorMessage(accept.error)}
             </Alert>
           )}
-          <TextInput label="Email" value={email} readOnly />
+          {/* Read-only and filled, so it does not pass for a field to edit; kept an input for password managers. */}
+          <TextInput
+            label="Email"
+            description="The address the invitation was sent to; you sign in with it"
+            value={email}
+            readOnly
+            variant="filled"
+            autoComplete="username"
+          />
           <TextInput
             ref={nameField}
             label="Your name"

@@ -287,6 +287,7 @@ function AutomationBuilder({ initial, existing }: { initial: AutomationFormValue
                   {/* Native selects for short fixed lists: a Combobox each placed its closed dropdown on the first render. */}
                   <NativeSelect
                     label="Object type"
+                    description="What the event is about in your CRM"
                     data={[{ value: "", label: "Any" }, ...OBJECT_TYPES]}
                     {...form.getInputProps("object_type")}
                     onChange={(event) => {
@@ -297,7 +298,12 @@ function AutomationBuilder({ initial, existing }: { initial: AutomationFormValue
                       );
                     }}
                   />
-                  <NativeSelect label="Kind" data={[...KINDS]} {...form.getInputProps("kind")} />
+                  <NativeSelect
+                    label="Kind"
+                    description="A won deal's card goes to a customer on purpose (thanks, referrals)"
+                    data={[...KINDS]}
+                    {...form.getInputProps("kind")}
+                  />
                   <SampleSelect
                     samples={samples}
                     eventType={eventType}

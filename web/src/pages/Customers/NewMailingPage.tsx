@@ -46,10 +46,10 @@ import { FirstCardProof } from "./FirstCardProof.tsx";
 const route = getRouteApi("/signed-in/customers/mailings/new");
 
 const MATCH_FIELDS = [
-  { value: "customer_name", label: "Customer name" },
-  { value: "address", label: "Address" },
-  { value: "external_id", label: "Job or record id" },
-  { value: "job_type", label: "Job type" },
+  { value: "customer_name", label: "Customer name", example: "e.g. Smith" },
+  { value: "address", label: "Address", example: "e.g. Oak St" },
+  { value: "external_id", label: "Job or record id", example: "e.g. J-1042" },
+  { value: "job_type", label: "Job type", example: "e.g. roof" },
 ] as const;
 type MatchField = (typeof MATCH_FIELDS)[number]["value"];
 
@@ -227,13 +227,15 @@ export function NewMailingPage() {
                   <SimpleGrid cols={{ base: 1, xs: 2 }} spacing="sm">
                     <Select
                       label="Imported field"
-                      data={MATCH_FIELDS.map((field) => ({ ...field }))}
+                      data={MATCH_FIELDS.map(({ value, label }) => ({ value, label }))}
                       allowDeselect={false}
                       {...form.getInputProps("match_field")}
                     />
                     <TextInput
                       label="Contains"
-                      placeholder="e.g. roof"
+                      placeholder={
+                        MATCH_FIELDS.find((field) => field.value === form.values.match_field)?.example
+                      }
                       {...form.getInputProps("match_text")}
                     />
                   </SimpleGrid>

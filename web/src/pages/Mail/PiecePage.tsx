@@ -169,7 +169,7 @@ function TrackingTimeline({ timeline }: { timeline: Piece["timeline"] }) {
               </Text>
               {step.estimated && (
                 <Badge size="sm" variant="outline" color="gray.8">
-                  estimated
+                  date estimated
                 </Badge>
               )}
             </Group>
