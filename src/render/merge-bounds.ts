@@ -62,8 +62,9 @@ function recordFields(template: ResolvedTemplate): string[] {
   return [...reserved, ...Object.keys(customMergeSamples(template))];
 }
 
-/** Words a shortened value must not end on: "Miller &", "Smith and", "Roofing,". */
+/** Words a shortened value must not end on: "Miller &", "Smith and"; nor marks: "Roofing,". */
 const JOINING_WORD = /^(?:[,;:&/+-]+|and|or|of|the|at)$/i;
+const TRAILING_MARKS = /[,;:&/+-]+$/;
 
 /** Shortenings tried before every record field falls back: each costs a layout of the card. */
 const MAX_SHORTENINGS = 15;
@@ -87,6 +88,7 @@ export function shorterMergeValues(values: MergeValues, template: ResolvedTempla
     const kept = longest[1];
     kept.pop();
     while (kept.length > 1 && JOINING_WORD.test(kept.at(-1) as string)) kept.pop();
+    kept[kept.length - 1] = (kept.at(-1) as string).replace(TRAILING_MARKS, "");
     steps.push({
       ...values,
       ...Object.fromEntries([...words].map(([field, rest]) => [field, rest.join(" ")])),

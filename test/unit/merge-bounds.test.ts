@@ -82,6 +82,11 @@ describe("a record's values longer than its card was measured with", () => {
         [null, null, null, "Acme Co"],
       ],
     );
+    const marks = shorterMergeValues({ client_name: "Miller Roofing, Gutters & Siding" }, template);
+    assert.deepEqual(
+      marks.map((step) => step.client_name),
+      ["Miller Roofing, Gutters", "Miller Roofing", "Miller", null],
+    );
     // However many words a value has, a card tries at most 16 texts.
     const wordy = shorterMergeValues({ client_name: "word ".repeat(400) }, template);
     assert.equal(wordy.length, 16);
