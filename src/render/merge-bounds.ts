@@ -1,4 +1,4 @@
-import { type MergeValues, RESERVED_MERGE_FIELDS } from "./merge.ts";
+import { type MergeValues, mergeFieldsOf, RESERVED_MERGE_FIELDS } from "./merge.ts";
 import type { ResolvedTemplate } from "./template.ts";
 
 /**
@@ -22,8 +22,6 @@ export const LONGEST_MERGE_VALUES = {
   custom: "standing seam metal roof",
 } as const;
 
-const CUSTOM_FIELD = /\{\{\s*(cf_[a-z0-9_]*)\s*(?:\|([^}]*))?\}\}/g;
-
 const characters = (text: string) => Array.from(text).length;
 const length = (words: string[]) => characters(words.join(" "));
 
@@ -37,16 +35,15 @@ const templateTexts = (template: ResolvedTemplate) => [
 export function customMergeSamples(template: ResolvedTemplate): Record<string, string> {
   const samples: Record<string, string> = {};
   for (const text of templateTexts(template)) {
-    for (const [, name, fallback] of text.matchAll(CUSTOM_FIELD)) {
+    for (const { name, fallback } of mergeFieldsOf(text)) {
+      if (!name.startsWith("cf_")) continue;
       const written = (fallback ?? "").trim();
-      const longest = samples[name!] ?? LONGEST_MERGE_VALUES.custom;
-      samples[name!] = characters(written) > characters(longest) ? written : longest;
+      const longest = samples[name] ?? LONGEST_MERGE_VALUES.custom;
+      samples[name] = characters(written) > characters(longest) ? written : longest;
     }
   }
   return samples;
 }
-
-const MERGE_FIELD_NAME = /\{\{\s*([a-z][a-z0-9_]*)\s*(?:\|[^}]*)?\}\}/g;
 
 /**
  * The fields a record fills with a value of any length that this template prints: its name (the
@@ -54,7 +51,7 @@ const MERGE_FIELD_NAME = /\{\{\s*([a-z][a-z0-9_]*)\s*(?:\|[^}]*)?\}\}/g;
  */
 function recordFields(template: ResolvedTemplate): string[] {
   const used = new Set(
-    templateTexts(template).flatMap((text) => [...text.matchAll(MERGE_FIELD_NAME)].map((match) => match[1])),
+    templateTexts(template).flatMap((text) => mergeFieldsOf(text).map((field) => field.name)),
   );
   const reserved = Object.keys(RESERVED_MERGE_FIELDS).filter(
     (field) => field in LONGEST_MERGE_VALUES && (field === "client_name" || used.has(field)),

@@ -24,6 +24,11 @@ const MERGE_FIELD = /\{\{\s*([a-z][a-z0-9_]*)\s*(?:\|([^}]*))?\}\}/g;
 
 export type MergeValues = Readonly<Record<string, string | null | undefined>>;
 
+/** The merge fields a text uses, in order, each with the fallback written after its `|`, if any. */
+export function mergeFieldsOf(text: string): { name: string; fallback: string | undefined }[] {
+  return [...text.matchAll(MERGE_FIELD)].map(([, name, fallback]) => ({ name: name!, fallback }));
+}
+
 const isReserved = (name: string): name is ReservedField => Object.hasOwn(RESERVED_MERGE_FIELDS, name);
 
 /** Problems that make a template unusable, each naming the field; empty when it is fine. */
