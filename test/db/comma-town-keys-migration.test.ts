@@ -1,19 +1,12 @@
-import assert from "node:assert/strict";
-import { describe, it } from "node:test";
+import { describe } from "node:test";
 import type { Queryable } from "../../src/db/database.ts";
-import { normalizeAddress } from "../../src/domain/address.ts";
 import { databaseLabel } from "../helpers/harness.ts";
 import { oldKeyedRows } from "../helpers/old-keyed-rows.ts";
 import { rekeyingMigration } from "../helpers/rekeying-migration.ts";
-import { storedKeys } from "../helpers/stored-address-keys.ts";
 
 const REKEY_MIGRATION = "0440_comma_town_keys";
-const {
-  openBeforeRekey,
-  migrateThroughRekey,
-  itChangesNothingWithoutSuchKeys,
-  itAppliesOnceWhenTwoProcessesMigrate,
-} = rekeyingMigration(REKEY_MIGRATION);
+const { itRekeysEveryTable, itChangesNothingWithoutSuchKeys, itAppliesOnceWhenTwoProcessesMigrate } =
+  rekeyingMigration(REKEY_MIGRATION);
 
 /** "100 Broadway, Long Beach, CA 90802" as keyed before (the town read into the street), and now. */
 const OLD = "100 BROADWAY LONG BCH, CA 90802";
@@ -71,49 +64,35 @@ async function seedOldKeys(db: Queryable) {
 }
 
 describe(`migration 0440 re-keying addresses whose town was read into the street (${databaseLabel})`, () => {
-  it("re-keys each old form in every table, keeps one row where the new key was taken, and leaves other keys", async () => {
-    const { database, drop } = await openBeforeRekey();
-    const db = database.db;
-    try {
-      await seedOldKeys(db);
-      assert.deepEqual(await migrateThroughRekey(db), [REKEY_MIGRATION]);
-      const keys = await storedKeys(db);
-      assert.deepEqual(
-        { ...keys, pieces: keys.pieces.sort() },
-        {
-          pieces: [
-            `100 Broadway Long Beach CA 90802 → ${NEW}`,
-            `100 Broadway, Long Beach CA 90802 → ${NEW}`,
-            `100 Broadway, Long Beach, CA 90802 → ${NEW}`,
-            `100 Broadway, Long Beach, NY 11561 → ${OLD}`,
-            "12 Kings Hwy, Park Ridge, IL 60068 → 12 KINGS HWY, PARK RIDGE IL 60068",
-            `20 Calle Ocho Coral Gables FL 33134 → ${NEW_CALLE}`,
-            "40 Mill Creek Rd, 62704 → 40 MILL CREEK RD, IL 62704",
-            "5 Elm St, Springfield, IL 62704 → 5 ELM ST, SPRINGFIELD IL 62704",
-            "7 Via Roma, Newport Beach CA → 7 VIA ROMA, NEWPORT BEACH CA",
-          ].sort(),
-          leads: ["50 Broadway, Saratoga Springs, NY 12866 → 50 BROADWAY, SARATOGA SPRINGS NY 12866"],
-          conversions: [`100 Broadway Long Beach CA 90802 → ${NEW} (address:${NEW}|2026-06-15)`],
-          heldOutDeals: [],
-          importRows: ["15 Esplanade, Redondo Beach, CA 90277 → 15 ESPLANADE, REDONDO BEACH CA 90277"],
-          customers: [`Rita: ${NEW} (100 Broadway, Long Beach, CA 90802, webhook, side door, 2026-01-01)`],
-          doNotMail: [`${NEW} (100 Broadway, Long Beach, CA 90802, 2026-05-10)`],
-          reference: ["10 VIA ROMA, NEWPORT BEACH CA 92660 (10 Via Roma)"],
-          homesOfZip: ["92660: 1"],
-          neighbourHomes: ["10 VIA ROMA, NEWPORT BEACH CA 92660"],
-        },
-      );
-      // What the service computes today for those texts is what is stored now.
-      assert.equal(normalizeAddress("100 Broadway, Long Beach, CA 90802"), NEW);
-      assert.equal(normalizeAddress("20 Calle Ocho Coral Gables FL 33134"), NEW_CALLE);
-
-      const after = await storedKeys(db);
-      assert.deepEqual(await migrateThroughRekey(db), [], "a second run applies nothing");
-      assert.deepEqual(await storedKeys(db), after);
-    } finally {
-      await drop();
-    }
-  });
+  itRekeysEveryTable(
+    seedOldKeys,
+    {
+      pieces: [
+        `100 Broadway Long Beach CA 90802 → ${NEW}`,
+        `100 Broadway, Long Beach CA 90802 → ${NEW}`,
+        `100 Broadway, Long Beach, CA 90802 → ${NEW}`,
+        `100 Broadway, Long Beach, NY 11561 → ${OLD}`,
+        "12 Kings Hwy, Park Ridge, IL 60068 → 12 KINGS HWY, PARK RIDGE IL 60068",
+        `20 Calle Ocho Coral Gables FL 33134 → ${NEW_CALLE}`,
+        "40 Mill Creek Rd, 62704 → 40 MILL CREEK RD, IL 62704",
+        "5 Elm St, Springfield, IL 62704 → 5 ELM ST, SPRINGFIELD IL 62704",
+        "7 Via Roma, Newport Beach CA → 7 VIA ROMA, NEWPORT BEACH CA",
+      ].sort(),
+      leads: ["50 Broadway, Saratoga Springs, NY 12866 → 50 BROADWAY, SARATOGA SPRINGS NY 12866"],
+      conversions: [`100 Broadway Long Beach CA 90802 → ${NEW} (address:${NEW}|2026-06-15)`],
+      heldOutDeals: [],
+      importRows: ["15 Esplanade, Redondo Beach, CA 90277 → 15 ESPLANADE, REDONDO BEACH CA 90277"],
+      customers: [`Rita: ${NEW} (100 Broadway, Long Beach, CA 90802, webhook, side door, 2026-01-01)`],
+      doNotMail: [`${NEW} (100 Broadway, Long Beach, CA 90802, 2026-05-10)`],
+      reference: ["10 VIA ROMA, NEWPORT BEACH CA 92660 (10 Via Roma)"],
+      homesOfZip: ["92660: 1"],
+      neighbourHomes: ["10 VIA ROMA, NEWPORT BEACH CA 92660"],
+    },
+    {
+      "100 Broadway, Long Beach, CA 90802": NEW,
+      "20 Calle Ocho Coral Gables FL 33134": NEW_CALLE,
+    },
+  );
 
   itChangesNothingWithoutSuchKeys();
 

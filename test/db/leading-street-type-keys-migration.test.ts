@@ -1,19 +1,12 @@
-import assert from "node:assert/strict";
-import { describe, it } from "node:test";
+import { describe } from "node:test";
 import type { Queryable } from "../../src/db/database.ts";
-import { normalizeAddress } from "../../src/domain/address.ts";
 import { databaseLabel } from "../helpers/harness.ts";
 import { oldKeyedRows } from "../helpers/old-keyed-rows.ts";
 import { rekeyingMigration } from "../helpers/rekeying-migration.ts";
-import { storedKeys } from "../helpers/stored-address-keys.ts";
 
 const REKEY_MIGRATION = "0430_leading_street_type_keys";
-const {
-  openBeforeRekey,
-  migrateThroughRekey,
-  itChangesNothingWithoutSuchKeys,
-  itAppliesOnceWhenTwoProcessesMigrate,
-} = rekeyingMigration(REKEY_MIGRATION);
+const { itRekeysEveryTable, itChangesNothingWithoutSuchKeys, itAppliesOnceWhenTwoProcessesMigrate } =
+  rekeyingMigration(REKEY_MIGRATION);
 
 /** "2 Ave of the Americas, New York NY 10036" as keyed before (the type abbreviated), and now. */
 const OLD = "2 AVE OF THE AMERICAS, NEW YORK NY 10036";
@@ -21,11 +14,6 @@ const NEW = "2 AVENUE OF THE AMERICAS, NEW YORK NY 10036";
 /** "2 Ave of the Americas, NY 10036" before (the rest of the name read as the town), and now. */
 const OLD_AS_TOWN = "2 AVE, OF THE AMERICAS NY 10036";
 const NEW_WITHOUT_TOWN = "2 AVENUE OF THE AMERICAS, NY 10036";
-
-async function storedKeysSorted(db: Queryable) {
-  const keys = await storedKeys(db);
-  return { ...keys, pieces: keys.pieces.sort() };
-}
 
 /** Rows as the service stored them before the fix, written in SQL (today's code keys them anew). */
 async function seedOldKeys(db: Queryable) {
@@ -80,52 +68,41 @@ async function seedOldKeys(db: Queryable) {
 }
 
 describe(`migration 0430 re-keying addresses whose street opens with a street type (${databaseLabel})`, () => {
-  it("re-keys each old form in every table, keeps one row where the new key was taken, and leaves other keys", async () => {
-    const { database, drop } = await openBeforeRekey();
-    const db = database.db;
-    try {
-      await seedOldKeys(db);
-      assert.deepEqual(await migrateThroughRekey(db), [REKEY_MIGRATION]);
-      // Sorted here: "NY" and "New York" sort apart under the databases' collations.
-      assert.deepEqual(await storedKeysSorted(db), {
-        pieces: [
-          "100 Ave A NY 10009 → 100 AVENUE A, NY 10009",
-          "100 Avenue A, NY 10009 → 100 AVENUE A, NY 10009",
-          "100 Hwy 61, Hibbing, MN 55746 → 100 HIGHWAY 61, HIBBING MN 55746",
-          "100 N Av B, New York, NY 10009 → 100 N AVENUE B, NEW YORK NY 10009",
-          "100 St Charles Ave, New Orleans, LA 70130 → 100 ST CHARLES AVE, NEW ORLEANS LA 70130",
-          "12 Park, Springfield, IL 62704 → 12 PARK, SPRINGFIELD IL 62704",
-          "2 Ave of the Americas, Apt 4 → 2 AVENUE OF THE AMERICAS #4",
-          `2 Ave of the Americas, NY 10036 → ${NEW_WITHOUT_TOWN}`,
-          "2 Ave of the Americas, New York NY 10036 → 2 AVENUE OF THE AMERICAS, NEW YORK NY 10036",
-          "2 Ave of the Americas, Newark, NJ 07102 → 2 AVE OF THE AMERICAS, NY 10036",
-          `2 Avenue of the Americas, New York, NY 10036 → ${NEW}`,
-          "5 Elm St, Springfield, IL 62704 → 5 ELM ST, SPRINGFIELD IL 62704",
-          "5 Via Lido, CA 92663 → 5 VIA LIDO, CA 92663",
-        ],
-        leads: ["300 Blvd of the Allies, PA 15222 → 300 BOULEVARD OF THE ALLIES, PA 15222"],
-        conversions: [
-          `2 Ave of the Americas, NY 10036 → ${NEW_WITHOUT_TOWN} (address:${NEW_WITHOUT_TOWN}|2026-06-15)`,
-        ],
-        heldOutDeals: [],
-        importRows: ["100 Mt Vernon St, Boston, MA 02108 → 100 MOUNT VERNON ST, BOSTON MA 02108"],
-        customers: [`Rita: ${NEW} (2 Ave of the Americas, New York NY 10036, webhook, lobby, 2026-01-01)`],
-        doNotMail: [`${NEW} (2 Ave of the Americas, New York NY 10036, 2026-05-10)`],
-        reference: ["300 BOULEVARD OF THE ALLIES, PITTSBURGH PA 15222 (300 Blvd of the Allies)"],
-        homesOfZip: ["15222: 1"],
-        neighbourHomes: ["300 BOULEVARD OF THE ALLIES, PITTSBURGH PA 15222"],
-      });
-      // What the service computes today for those texts is what is stored now.
-      assert.equal(normalizeAddress("2 Ave of the Americas, NY 10036"), NEW_WITHOUT_TOWN);
-      assert.equal(normalizeAddress("2 Ave of the Americas, New York NY 10036"), NEW);
-
-      const after = await storedKeys(db);
-      assert.deepEqual(await migrateThroughRekey(db), [], "a second run applies nothing");
-      assert.deepEqual(await storedKeys(db), after);
-    } finally {
-      await drop();
-    }
-  });
+  itRekeysEveryTable(
+    seedOldKeys,
+    {
+      pieces: [
+        "100 Ave A NY 10009 → 100 AVENUE A, NY 10009",
+        "100 Avenue A, NY 10009 → 100 AVENUE A, NY 10009",
+        "100 Hwy 61, Hibbing, MN 55746 → 100 HIGHWAY 61, HIBBING MN 55746",
+        "100 N Av B, New York, NY 10009 → 100 N AVENUE B, NEW YORK NY 10009",
+        "100 St Charles Ave, New Orleans, LA 70130 → 100 ST CHARLES AVE, NEW ORLEANS LA 70130",
+        "12 Park, Springfield, IL 62704 → 12 PARK, SPRINGFIELD IL 62704",
+        "2 Ave of the Americas, Apt 4 → 2 AVENUE OF THE AMERICAS #4",
+        `2 Ave of the Americas, NY 10036 → ${NEW_WITHOUT_TOWN}`,
+        "2 Ave of the Americas, New York NY 10036 → 2 AVENUE OF THE AMERICAS, NEW YORK NY 10036",
+        "2 Ave of the Americas, Newark, NJ 07102 → 2 AVE OF THE AMERICAS, NY 10036",
+        `2 Avenue of the Americas, New York, NY 10036 → ${NEW}`,
+        "5 Elm St, Springfield, IL 62704 → 5 ELM ST, SPRINGFIELD IL 62704",
+        "5 Via Lido, CA 92663 → 5 VIA LIDO, CA 92663",
+      ],
+      leads: ["300 Blvd of the Allies, PA 15222 → 300 BOULEVARD OF THE ALLIES, PA 15222"],
+      conversions: [
+        `2 Ave of the Americas, NY 10036 → ${NEW_WITHOUT_TOWN} (address:${NEW_WITHOUT_TOWN}|2026-06-15)`,
+      ],
+      heldOutDeals: [],
+      importRows: ["100 Mt Vernon St, Boston, MA 02108 → 100 MOUNT VERNON ST, BOSTON MA 02108"],
+      customers: [`Rita: ${NEW} (2 Ave of the Americas, New York NY 10036, webhook, lobby, 2026-01-01)`],
+      doNotMail: [`${NEW} (2 Ave of the Americas, New York NY 10036, 2026-05-10)`],
+      reference: ["300 BOULEVARD OF THE ALLIES, PITTSBURGH PA 15222 (300 Blvd of the Allies)"],
+      homesOfZip: ["15222: 1"],
+      neighbourHomes: ["300 BOULEVARD OF THE ALLIES, PITTSBURGH PA 15222"],
+    },
+    {
+      "2 Ave of the Americas, NY 10036": NEW_WITHOUT_TOWN,
+      "2 Ave of the Americas, New York NY 10036": NEW,
+    },
+  );
 
   itChangesNothingWithoutSuchKeys();
 

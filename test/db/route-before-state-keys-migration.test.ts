@@ -1,19 +1,12 @@
-import assert from "node:assert/strict";
-import { describe, it } from "node:test";
+import { describe } from "node:test";
 import type { Queryable } from "../../src/db/database.ts";
-import { normalizeAddress } from "../../src/domain/address.ts";
 import { databaseLabel } from "../helpers/harness.ts";
 import { oldKeyedRows } from "../helpers/old-keyed-rows.ts";
 import { rekeyingMigration } from "../helpers/rekeying-migration.ts";
-import { storedKeys } from "../helpers/stored-address-keys.ts";
 
 const REKEY_MIGRATION = "0470_route_before_state_keys";
-const {
-  openBeforeRekey,
-  migrateThroughRekey,
-  itChangesNothingWithoutSuchKeys,
-  itAppliesOnceWhenTwoProcessesMigrate,
-} = rekeyingMigration(REKEY_MIGRATION);
+const { itRekeysEveryTable, itChangesNothingWithoutSuchKeys, itAppliesOnceWhenTwoProcessesMigrate } =
+  rekeyingMigration(REKEY_MIGRATION);
 
 /** "100 Highway 61 MN" as keyed before (its number and state dropped), and now. */
 const OLD = "100 HIGHWAY";
@@ -72,50 +65,38 @@ async function seedOldKeys(db: Queryable) {
 }
 
 describe(`migration 0470 re-keying the roads named by a number before a state alone (${databaseLabel})`, () => {
-  it("re-keys each old form in every table, keeps one row where the new key was taken, and leaves other keys", async () => {
-    const { database, drop } = await openBeforeRekey();
-    const db = database.db;
-    try {
-      await seedOldKeys(db);
-      assert.deepEqual(await migrateThroughRekey(db), [REKEY_MIGRATION]);
-      const keys = await storedKeys(db);
-      assert.deepEqual(
-        { ...keys, pieces: keys.pieces.sort() },
-        {
-          pieces: [
-            `100 Highway 61 MN → ${NEW_61}`,
-            `100 Highway 55 MN → ${NEW_55}`,
-            `100 Hwy 61 MN → ${NEW_61}`,
-            `100 Highway 61, Minnesota → ${NEW_61}`,
-            "100 County Road JJ WI → 100 COUNTY ROAD JJ, WI",
-            "100 Hwy 61 CT → 100 HIGHWAY 61, CT",
-            "100 Highway 61 Apt 4 MN → 100 HIGHWAY 61 #4, MN",
-            `100 Highway 61, MN → ${NEW_61}`,
-            `100 Highway 61 → ${OLD}`,
-            "7 Main St W IL → 7 MAIN ST, W IL",
-            "5 Elm Rd, Springfield, IL 62704 → 5 ELM RD, SPRINGFIELD IL 62704",
-            `100 Highway 61, St Paul, MN 55101 → ${OLD}`,
-          ].sort(),
-          leads: ["100 US Hwy 1 FL → 100 US HIGHWAY 1, FL"],
-          conversions: [`100 Highway 61 MN → ${NEW_61} (address:${NEW_61}|2026-06-15)`],
-          heldOutDeals: [],
-          importRows: ["100 State Route 9A OH → 100 STATE ROUTE 9A, OH"],
-          customers: [`Rita: ${NEW_61} (100 Highway 61 MN, webhook, side door, 2026-01-01)`],
-          doNotMail: [`${NEW_61} (100 Highway 61 MN, 2026-05-10)`],
-          reference: ["100 COUNTY ROAD 14, IL (100 County Rd 14)"],
-          homesOfZip: ["62704: 1"],
-          neighbourHomes: ["100 COUNTY ROAD 14, IL"],
-        },
-      );
-      const after = await storedKeys(db);
-      assert.deepEqual(await migrateThroughRekey(db), [], "a second run applies nothing");
-      assert.deepEqual(await storedKeys(db), after);
-      assert.equal(normalizeAddress("100 Highway 61 MN"), NEW_61);
-      assert.equal(normalizeAddress("100 Highway 55 MN"), NEW_55);
-    } finally {
-      await drop();
-    }
-  });
+  itRekeysEveryTable(
+    seedOldKeys,
+    {
+      pieces: [
+        `100 Highway 61 MN → ${NEW_61}`,
+        `100 Highway 55 MN → ${NEW_55}`,
+        `100 Hwy 61 MN → ${NEW_61}`,
+        `100 Highway 61, Minnesota → ${NEW_61}`,
+        "100 County Road JJ WI → 100 COUNTY ROAD JJ, WI",
+        "100 Hwy 61 CT → 100 HIGHWAY 61, CT",
+        "100 Highway 61 Apt 4 MN → 100 HIGHWAY 61 #4, MN",
+        `100 Highway 61, MN → ${NEW_61}`,
+        `100 Highway 61 → ${OLD}`,
+        "7 Main St W IL → 7 MAIN ST, W IL",
+        "5 Elm Rd, Springfield, IL 62704 → 5 ELM RD, SPRINGFIELD IL 62704",
+        `100 Highway 61, St Paul, MN 55101 → ${OLD}`,
+      ].sort(),
+      leads: ["100 US Hwy 1 FL → 100 US HIGHWAY 1, FL"],
+      conversions: [`100 Highway 61 MN → ${NEW_61} (address:${NEW_61}|2026-06-15)`],
+      heldOutDeals: [],
+      importRows: ["100 State Route 9A OH → 100 STATE ROUTE 9A, OH"],
+      customers: [`Rita: ${NEW_61} (100 Highway 61 MN, webhook, side door, 2026-01-01)`],
+      doNotMail: [`${NEW_61} (100 Highway 61 MN, 2026-05-10)`],
+      reference: ["100 COUNTY ROAD 14, IL (100 County Rd 14)"],
+      homesOfZip: ["62704: 1"],
+      neighbourHomes: ["100 COUNTY ROAD 14, IL"],
+    },
+    {
+      "100 Highway 61 MN": NEW_61,
+      "100 Highway 55 MN": NEW_55,
+    },
+  );
 
   itChangesNothingWithoutSuchKeys();
 

@@ -1,19 +1,12 @@
-import assert from "node:assert/strict";
-import { describe, it } from "node:test";
+import { describe } from "node:test";
 import type { Queryable } from "../../src/db/database.ts";
-import { normalizeAddress } from "../../src/domain/address.ts";
 import { databaseLabel } from "../helpers/harness.ts";
 import { oldKeyedRows } from "../helpers/old-keyed-rows.ts";
 import { rekeyingMigration } from "../helpers/rekeying-migration.ts";
-import { storedKeys } from "../helpers/stored-address-keys.ts";
 
 const REKEY_MIGRATION = "0460_route_number_keys";
-const {
-  openBeforeRekey,
-  migrateThroughRekey,
-  itChangesNothingWithoutSuchKeys,
-  itAppliesOnceWhenTwoProcessesMigrate,
-} = rekeyingMigration(REKEY_MIGRATION);
+const { itRekeysEveryTable, itChangesNothingWithoutSuchKeys, itAppliesOnceWhenTwoProcessesMigrate } =
+  rekeyingMigration(REKEY_MIGRATION);
 
 /** "100 County Road 12, Springfield, IL 62704" as keyed before (its number dropped), and now. */
 const OLD = "100 COUNTY RD, SPRINGFIELD IL 62704";
@@ -70,51 +63,37 @@ async function seedOldKeys(db: Queryable) {
 }
 
 describe(`migration 0460 re-keying the addresses of roads named by a number (${databaseLabel})`, () => {
-  it("re-keys each old form in every table, keeps one row where the new key was taken, and leaves other keys", async () => {
-    const { database, drop } = await openBeforeRekey();
-    const db = database.db;
-    try {
-      await seedOldKeys(db);
-      assert.deepEqual(await migrateThroughRekey(db), [REKEY_MIGRATION]);
-      const keys = await storedKeys(db);
-      assert.deepEqual(
-        { ...keys, pieces: keys.pieces.sort() },
-        {
-          pieces: [
-            `100 County Road 12, Springfield, IL 62704 → ${NEW_12}`,
-            `100 County Road 14, Springfield, IL 62704 → ${NEW_14}`,
-            `100 County Rd 12, Springfield, IL 62704 → ${NEW_12}`,
-            "100 State Highway 7, Springfield, IL 62704 → 100 STATE HIGHWAY 7, SPRINGFIELD IL 62704",
-            "100 County Road JJ, Springfield, IL 62704 → 100 COUNTY ROAD JJ, SPRINGFIELD IL 62704",
-            "12 Main Street Garage, Springfield, IL → 12 MAIN ST, SPRINGFIELD IL",
-            "5 Elm Rd, Springfield, IL 62704 → 5 ELM RD, SPRINGFIELD IL 62704",
-            "12 Main St Apt 2, Springfield, IL 62704 → 12 MAIN ST #2, SPRINGFIELD IL 62704",
-            `100 County Road 12, Chatham, IL 62629 → ${OLD}`,
-          ].sort(),
-          leads: ["100 US Hwy 1, Jupiter, FL 33477 → 100 US HIGHWAY 1, JUPITER FL 33477"],
-          conversions: [
-            `100 County Road 12, Springfield, IL 62704 → ${NEW_12} (address:${NEW_12}|2026-06-15)`,
-          ],
-          heldOutDeals: [],
-          importRows: ["100 State Route 9A, Albany, NY 12203 → 100 STATE ROUTE 9A, ALBANY NY 12203"],
-          customers: [
-            `Rita: ${NEW_12} (100 County Road 12, Springfield, IL 62704, webhook, side door, 2026-01-01)`,
-          ],
-          doNotMail: [`${NEW_12} (100 County Road 12, Springfield, IL 62704, 2026-05-10)`],
-          reference: [`${NEW_14} (100 County Rd 14)`],
-          homesOfZip: ["62704: 1"],
-          neighbourHomes: [NEW_14],
-        },
-      );
-      const after = await storedKeys(db);
-      assert.deepEqual(await migrateThroughRekey(db), [], "a second run applies nothing");
-      assert.deepEqual(await storedKeys(db), after);
-      assert.equal(normalizeAddress("100 County Road 12, Springfield, IL 62704"), NEW_12);
-      assert.equal(normalizeAddress("100 County Road 14, Springfield, IL 62704"), NEW_14);
-    } finally {
-      await drop();
-    }
-  });
+  itRekeysEveryTable(
+    seedOldKeys,
+    {
+      pieces: [
+        `100 County Road 12, Springfield, IL 62704 → ${NEW_12}`,
+        `100 County Road 14, Springfield, IL 62704 → ${NEW_14}`,
+        `100 County Rd 12, Springfield, IL 62704 → ${NEW_12}`,
+        "100 State Highway 7, Springfield, IL 62704 → 100 STATE HIGHWAY 7, SPRINGFIELD IL 62704",
+        "100 County Road JJ, Springfield, IL 62704 → 100 COUNTY ROAD JJ, SPRINGFIELD IL 62704",
+        "12 Main Street Garage, Springfield, IL → 12 MAIN ST, SPRINGFIELD IL",
+        "5 Elm Rd, Springfield, IL 62704 → 5 ELM RD, SPRINGFIELD IL 62704",
+        "12 Main St Apt 2, Springfield, IL 62704 → 12 MAIN ST #2, SPRINGFIELD IL 62704",
+        `100 County Road 12, Chatham, IL 62629 → ${OLD}`,
+      ].sort(),
+      leads: ["100 US Hwy 1, Jupiter, FL 33477 → 100 US HIGHWAY 1, JUPITER FL 33477"],
+      conversions: [`100 County Road 12, Springfield, IL 62704 → ${NEW_12} (address:${NEW_12}|2026-06-15)`],
+      heldOutDeals: [],
+      importRows: ["100 State Route 9A, Albany, NY 12203 → 100 STATE ROUTE 9A, ALBANY NY 12203"],
+      customers: [
+        `Rita: ${NEW_12} (100 County Road 12, Springfield, IL 62704, webhook, side door, 2026-01-01)`,
+      ],
+      doNotMail: [`${NEW_12} (100 County Road 12, Springfield, IL 62704, 2026-05-10)`],
+      reference: [`${NEW_14} (100 County Rd 14)`],
+      homesOfZip: ["62704: 1"],
+      neighbourHomes: [NEW_14],
+    },
+    {
+      "100 County Road 12, Springfield, IL 62704": NEW_12,
+      "100 County Road 14, Springfield, IL 62704": NEW_14,
+    },
+  );
 
   itChangesNothingWithoutSuchKeys();
 

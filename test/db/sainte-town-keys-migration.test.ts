@@ -1,19 +1,12 @@
-import assert from "node:assert/strict";
-import { describe, it } from "node:test";
+import { describe } from "node:test";
 import type { Queryable } from "../../src/db/database.ts";
-import { normalizeAddress } from "../../src/domain/address.ts";
 import { databaseLabel } from "../helpers/harness.ts";
 import { oldKeyedRows } from "../helpers/old-keyed-rows.ts";
 import { rekeyingMigration } from "../helpers/rekeying-migration.ts";
-import { storedKeys } from "../helpers/stored-address-keys.ts";
 
 const REKEY_MIGRATION = "0490_sainte_town_keys";
-const {
-  openBeforeRekey,
-  migrateThroughRekey,
-  itChangesNothingWithoutSuchKeys,
-  itAppliesOnceWhenTwoProcessesMigrate,
-} = rekeyingMigration(REKEY_MIGRATION);
+const { itRekeysEveryTable, itChangesNothingWithoutSuchKeys, itAppliesOnceWhenTwoProcessesMigrate } =
+  rekeyingMigration(REKEY_MIGRATION);
 
 /** "7 Elm Ave, Ste. Genevieve, MO 63670" as keyed before ("Ste" read as a suite), and now. */
 const OLD = "7 ELM AVE #GENEVIEVE, MO 63670";
@@ -67,44 +60,32 @@ async function seedOldKeys(db: Queryable) {
 }
 
 describe(`migration 0490 re-keying towns opening with Ste, once read as a suite (${databaseLabel})`, () => {
-  it("re-keys each old form in every table, keeps one row where the new key was taken, and leaves other keys", async () => {
-    const { database, drop } = await openBeforeRekey();
-    const db = database.db;
-    try {
-      await seedOldKeys(db);
-      assert.deepEqual(await migrateThroughRekey(db), [REKEY_MIGRATION]);
-      const keys = await storedKeys(db);
-      assert.deepEqual(
-        { ...keys, pieces: keys.pieces.sort() },
-        {
-          pieces: [
-            `7 Elm Ave, Ste. Genevieve, MO 63670 → ${NEW}`,
-            `7 Elm Ave Ste Genevieve MO → ${NEW_NO_ZIP}`,
-            "7 Elm Ave, Ste Marie, IL 62459 → 7 ELM AVE, SAINTE MARIE IL 62459",
-            "12 Main St Ste B, Springfield, IL 62701 → 12 MAIN ST #B, SPRINGFIELD IL 62701",
-            "12 Main St, Rear, Springfield, IL 62701 → 12 MAIN ST #REAR, SPRINGFIELD IL 62701",
-            "12 Main St Ste Genevieve, IL 62701 → 12 MAIN ST #GENEVIEVE, IL 62701",
-            "5 Elm Rd, Springfield, IL 62704 → 5 ELM RD, SPRINGFIELD IL 62704",
-          ].sort(),
-          leads: [`7 Elm Ave Ste Genevieve MO 63670 → ${NEW}`],
-          conversions: [`7 Elm Ave, Ste. Genevieve, MO 63670 → ${NEW} (address:${NEW}|2026-06-15)`],
-          heldOutDeals: [],
-          importRows: [`7 Elm Ave Ste Genevieve MO → ${NEW_NO_ZIP}`],
-          customers: [`Rita: ${NEW} (7 Elm Ave, Ste. Genevieve, MO 63670, webhook, side door, 2026-01-01)`],
-          doNotMail: [`${NEW} (7 Elm Ave, Ste. Genevieve, MO 63670, 2026-05-10)`],
-          reference: ["40 OAK ST, SAINTE GENEVIEVE MO 63670 (40 Oak St)"],
-          homesOfZip: ["63670: 1"],
-          neighbourHomes: ["40 OAK ST, SAINTE GENEVIEVE MO 63670"],
-        },
-      );
-      const after = await storedKeys(db);
-      assert.deepEqual(await migrateThroughRekey(db), [], "a second run applies nothing");
-      assert.deepEqual(await storedKeys(db), after);
-      assert.equal(normalizeAddress("7 Elm Ave Ste Genevieve MO"), NEW_NO_ZIP);
-    } finally {
-      await drop();
-    }
-  });
+  itRekeysEveryTable(
+    seedOldKeys,
+    {
+      pieces: [
+        `7 Elm Ave, Ste. Genevieve, MO 63670 → ${NEW}`,
+        `7 Elm Ave Ste Genevieve MO → ${NEW_NO_ZIP}`,
+        "7 Elm Ave, Ste Marie, IL 62459 → 7 ELM AVE, SAINTE MARIE IL 62459",
+        "12 Main St Ste B, Springfield, IL 62701 → 12 MAIN ST #B, SPRINGFIELD IL 62701",
+        "12 Main St, Rear, Springfield, IL 62701 → 12 MAIN ST #REAR, SPRINGFIELD IL 62701",
+        "12 Main St Ste Genevieve, IL 62701 → 12 MAIN ST #GENEVIEVE, IL 62701",
+        "5 Elm Rd, Springfield, IL 62704 → 5 ELM RD, SPRINGFIELD IL 62704",
+      ].sort(),
+      leads: [`7 Elm Ave Ste Genevieve MO 63670 → ${NEW}`],
+      conversions: [`7 Elm Ave, Ste. Genevieve, MO 63670 → ${NEW} (address:${NEW}|2026-06-15)`],
+      heldOutDeals: [],
+      importRows: [`7 Elm Ave Ste Genevieve MO → ${NEW_NO_ZIP}`],
+      customers: [`Rita: ${NEW} (7 Elm Ave, Ste. Genevieve, MO 63670, webhook, side door, 2026-01-01)`],
+      doNotMail: [`${NEW} (7 Elm Ave, Ste. Genevieve, MO 63670, 2026-05-10)`],
+      reference: ["40 OAK ST, SAINTE GENEVIEVE MO 63670 (40 Oak St)"],
+      homesOfZip: ["63670: 1"],
+      neighbourHomes: ["40 OAK ST, SAINTE GENEVIEVE MO 63670"],
+    },
+    {
+      "7 Elm Ave Ste Genevieve MO": NEW_NO_ZIP,
+    },
+  );
 
   itChangesNothingWithoutSuchKeys();
 

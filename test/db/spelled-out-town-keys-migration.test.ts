@@ -1,19 +1,12 @@
-import assert from "node:assert/strict";
-import { describe, it } from "node:test";
+import { describe } from "node:test";
 import type { Queryable } from "../../src/db/database.ts";
-import { normalizeAddress } from "../../src/domain/address.ts";
 import { databaseLabel } from "../helpers/harness.ts";
 import { oldKeyedRows } from "../helpers/old-keyed-rows.ts";
 import { rekeyingMigration } from "../helpers/rekeying-migration.ts";
-import { storedKeys } from "../helpers/stored-address-keys.ts";
 
 const REKEY_MIGRATION = "0480_spelled_out_town_keys";
-const {
-  openBeforeRekey,
-  migrateThroughRekey,
-  itChangesNothingWithoutSuchKeys,
-  itAppliesOnceWhenTwoProcessesMigrate,
-} = rekeyingMigration(REKEY_MIGRATION);
+const { itRekeysEveryTable, itChangesNothingWithoutSuchKeys, itAppliesOnceWhenTwoProcessesMigrate } =
+  rekeyingMigration(REKEY_MIGRATION);
 
 /** "12 Main St, St Paul, MN 55101" as keyed before (the town as written), and now. */
 const OLD = "12 MAIN ST, ST PAUL MN 55101";
@@ -72,50 +65,38 @@ async function seedOldKeys(db: Queryable) {
 }
 
 describe(`migration 0480 re-keying towns written with an abbreviated first word (${databaseLabel})`, () => {
-  it("re-keys each old form in every table, keeps one row where the new key was taken, and leaves other keys", async () => {
-    const { database, drop } = await openBeforeRekey();
-    const db = database.db;
-    try {
-      await seedOldKeys(db);
-      assert.deepEqual(await migrateThroughRekey(db), [REKEY_MIGRATION]);
-      const keys = await storedKeys(db);
-      assert.deepEqual(
-        { ...keys, pieces: keys.pieces.sort() },
-        {
-          pieces: [
-            `12 Main St, St Paul, MN 55101 → ${NEW}`,
-            `12 Main St St Paul MN → ${NEW_NO_ZIP}`,
-            "9 Elm Ave Ft Worth TX → 9 ELM AVE, FORT WORTH TX",
-            "12 Main St Mt Vernon NY → 12 MAIN ST, MOUNT VERNON NY",
-            "100 Highway 61 St Paul MN → 100 HIGHWAY 61, SAINT PAUL MN",
-            "3 Elm St, Mt Zion, IL → 3 ELM ST, MOUNT ZION IL",
-            `12 Main St, Saint Paul, MN 55101 → ${NEW}`,
-            "7 Pine Rd, MT 59601 → 7 PINE RD, MT 59601",
-            "12 Main St Springfield IL → 12 MAIN ST, SPRINGFIELD IL",
-            "12 Main St Mt, Vernon NY → 12 MAIN ST MT, VERNON NY",
-            "5 Elm Rd, Springfield, IL 62704 → 5 ELM RD, SPRINGFIELD IL 62704",
-            "12 Main St St Paul, MN 55102 → 12 MAIN ST ST, PAUL MN",
-          ].sort(),
-          leads: ["9 Elm Ave, Ft. Worth, TX 76102 → 9 ELM AVE, FORT WORTH TX 76102"],
-          conversions: [`12 Main St, St Paul, MN 55101 → ${NEW} (address:${NEW}|2026-06-15)`],
-          heldOutDeals: [],
-          importRows: [`12 Main St St Paul MN → ${NEW_NO_ZIP}`],
-          customers: [`Rita: ${NEW} (12 Main St, St Paul, MN 55101, webhook, side door, 2026-01-01)`],
-          doNotMail: [`${NEW} (12 Main St, St Paul, MN 55101, 2026-05-10)`],
-          reference: ["40 OAK ST, SAINT PAUL MN 55102 (40 Oak St)"],
-          homesOfZip: ["55102: 1"],
-          neighbourHomes: ["40 OAK ST, SAINT PAUL MN 55102"],
-        },
-      );
-      const after = await storedKeys(db);
-      assert.deepEqual(await migrateThroughRekey(db), [], "a second run applies nothing");
-      assert.deepEqual(await storedKeys(db), after);
-      assert.equal(normalizeAddress("12 Main St St Paul MN"), NEW_NO_ZIP);
-      assert.equal(normalizeAddress("12 Main St, St Paul, MN 55101"), NEW);
-    } finally {
-      await drop();
-    }
-  });
+  itRekeysEveryTable(
+    seedOldKeys,
+    {
+      pieces: [
+        `12 Main St, St Paul, MN 55101 → ${NEW}`,
+        `12 Main St St Paul MN → ${NEW_NO_ZIP}`,
+        "9 Elm Ave Ft Worth TX → 9 ELM AVE, FORT WORTH TX",
+        "12 Main St Mt Vernon NY → 12 MAIN ST, MOUNT VERNON NY",
+        "100 Highway 61 St Paul MN → 100 HIGHWAY 61, SAINT PAUL MN",
+        "3 Elm St, Mt Zion, IL → 3 ELM ST, MOUNT ZION IL",
+        `12 Main St, Saint Paul, MN 55101 → ${NEW}`,
+        "7 Pine Rd, MT 59601 → 7 PINE RD, MT 59601",
+        "12 Main St Springfield IL → 12 MAIN ST, SPRINGFIELD IL",
+        "12 Main St Mt, Vernon NY → 12 MAIN ST MT, VERNON NY",
+        "5 Elm Rd, Springfield, IL 62704 → 5 ELM RD, SPRINGFIELD IL 62704",
+        "12 Main St St Paul, MN 55102 → 12 MAIN ST ST, PAUL MN",
+      ].sort(),
+      leads: ["9 Elm Ave, Ft. Worth, TX 76102 → 9 ELM AVE, FORT WORTH TX 76102"],
+      conversions: [`12 Main St, St Paul, MN 55101 → ${NEW} (address:${NEW}|2026-06-15)`],
+      heldOutDeals: [],
+      importRows: [`12 Main St St Paul MN → ${NEW_NO_ZIP}`],
+      customers: [`Rita: ${NEW} (12 Main St, St Paul, MN 55101, webhook, side door, 2026-01-01)`],
+      doNotMail: [`${NEW} (12 Main St, St Paul, MN 55101, 2026-05-10)`],
+      reference: ["40 OAK ST, SAINT PAUL MN 55102 (40 Oak St)"],
+      homesOfZip: ["55102: 1"],
+      neighbourHomes: ["40 OAK ST, SAINT PAUL MN 55102"],
+    },
+    {
+      "12 Main St St Paul MN": NEW_NO_ZIP,
+      "12 Main St, St Paul, MN 55101": NEW,
+    },
+  );
 
   itChangesNothingWithoutSuchKeys();
 

@@ -1,19 +1,12 @@
-import assert from "node:assert/strict";
-import { describe, it } from "node:test";
+import { describe } from "node:test";
 import type { Queryable } from "../../src/db/database.ts";
-import { normalizeAddress } from "../../src/domain/address.ts";
 import { databaseLabel } from "../helpers/harness.ts";
 import { oldKeyedRows } from "../helpers/old-keyed-rows.ts";
 import { rekeyingMigration } from "../helpers/rekeying-migration.ts";
-import { storedKeys } from "../helpers/stored-address-keys.ts";
 
 const REKEY_MIGRATION = "0450_state_alone_keys";
-const {
-  openBeforeRekey,
-  migrateThroughRekey,
-  itChangesNothingWithoutSuchKeys,
-  itAppliesOnceWhenTwoProcessesMigrate,
-} = rekeyingMigration(REKEY_MIGRATION);
+const { itRekeysEveryTable, itChangesNothingWithoutSuchKeys, itAppliesOnceWhenTwoProcessesMigrate } =
+  rekeyingMigration(REKEY_MIGRATION);
 
 /** "2 Ave of the Americas, NY" as keyed before (the name cut after its type), and now. */
 const OLD = "2 AVE, OF THE AMERICAS NY";
@@ -76,52 +69,38 @@ async function seedOldKeys(db: Queryable) {
 }
 
 describe(`migration 0450 re-keying addresses with a state but no ZIP (${databaseLabel})`, () => {
-  it("re-keys each old form in every table, keeps one row where the new key was taken, and leaves other keys", async () => {
-    const { database, drop } = await openBeforeRekey();
-    const db = database.db;
-    try {
-      await seedOldKeys(db);
-      assert.deepEqual(await migrateThroughRekey(db), [REKEY_MIGRATION]);
-      const keys = await storedKeys(db);
-      assert.deepEqual(
-        { ...keys, pieces: keys.pieces.sort() },
-        {
-          pieces: [
-            `2 Ave of the Americas, NY → ${NEW}`,
-            `2 Avenue of the Americas NY → ${NEW}`,
-            `2 Av of the Americas, New York → ${NEW}`,
-            "100 Ave A, NY → 100 AVENUE A, NY",
-            `100 Main St West Springfield MA → ${NEW_WEST}`,
-            "100 Main St East Orange NJ → 100 MAIN ST, EAST ORANGE NJ",
-            `100 Main St W, Springfield MA → ${OLD_WEST}`,
-            `100 Main St W Springfield MA → ${OLD_WEST}`,
-            "10 Loop Springfield IL → 10 LOOP, SPRINGFIELD IL",
-            "5 Elm St, Springfield, IL 62704 → 5 ELM ST, SPRINGFIELD IL 62704",
-            `2 Ave of the Americas, New York, NY → ${OLD}`,
-            "2 Ave of the Americas, NY 10036 → 2 AVE, OF THE AMERICAS NY 10036",
-          ].sort(),
-          leads: ["5 Via Lido, CA → 5 VIA LIDO, CA"],
-          conversions: [`2 Avenue of the Americas NY → ${NEW} (address:${NEW}|2026-06-15)`],
-          heldOutDeals: [],
-          importRows: ["100 Main St North Adams MA → 100 MAIN ST, NORTH ADAMS MA"],
-          customers: [`Rita: ${NEW_WEST} (100 Main St West Springfield MA, webhook, side door, 2026-01-01)`],
-          doNotMail: [`${NEW} (2 Ave of the Americas, NY, 2026-05-10)`],
-          reference: ["100 AVENUE A, NY (100 Avenue A)"],
-          homesOfZip: ["10009: 0"],
-          neighbourHomes: ["100 AVENUE A, NY"],
-        },
-      );
-      // What the service computes today for those texts is what is stored now.
-      assert.equal(normalizeAddress("2 Ave of the Americas, NY"), NEW);
-      assert.equal(normalizeAddress("100 Main St West Springfield MA"), NEW_WEST);
-
-      const after = await storedKeys(db);
-      assert.deepEqual(await migrateThroughRekey(db), [], "a second run applies nothing");
-      assert.deepEqual(await storedKeys(db), after);
-    } finally {
-      await drop();
-    }
-  });
+  itRekeysEveryTable(
+    seedOldKeys,
+    {
+      pieces: [
+        `2 Ave of the Americas, NY → ${NEW}`,
+        `2 Avenue of the Americas NY → ${NEW}`,
+        `2 Av of the Americas, New York → ${NEW}`,
+        "100 Ave A, NY → 100 AVENUE A, NY",
+        `100 Main St West Springfield MA → ${NEW_WEST}`,
+        "100 Main St East Orange NJ → 100 MAIN ST, EAST ORANGE NJ",
+        `100 Main St W, Springfield MA → ${OLD_WEST}`,
+        `100 Main St W Springfield MA → ${OLD_WEST}`,
+        "10 Loop Springfield IL → 10 LOOP, SPRINGFIELD IL",
+        "5 Elm St, Springfield, IL 62704 → 5 ELM ST, SPRINGFIELD IL 62704",
+        `2 Ave of the Americas, New York, NY → ${OLD}`,
+        "2 Ave of the Americas, NY 10036 → 2 AVE, OF THE AMERICAS NY 10036",
+      ].sort(),
+      leads: ["5 Via Lido, CA → 5 VIA LIDO, CA"],
+      conversions: [`2 Avenue of the Americas NY → ${NEW} (address:${NEW}|2026-06-15)`],
+      heldOutDeals: [],
+      importRows: ["100 Main St North Adams MA → 100 MAIN ST, NORTH ADAMS MA"],
+      customers: [`Rita: ${NEW_WEST} (100 Main St West Springfield MA, webhook, side door, 2026-01-01)`],
+      doNotMail: [`${NEW} (2 Ave of the Americas, NY, 2026-05-10)`],
+      reference: ["100 AVENUE A, NY (100 Avenue A)"],
+      homesOfZip: ["10009: 0"],
+      neighbourHomes: ["100 AVENUE A, NY"],
+    },
+    {
+      "2 Ave of the Americas, NY": NEW,
+      "100 Main St West Springfield MA": NEW_WEST,
+    },
+  );
 
   itChangesNothingWithoutSuchKeys();
 

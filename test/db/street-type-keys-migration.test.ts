@@ -1,19 +1,12 @@
-import assert from "node:assert/strict";
-import { describe, it } from "node:test";
+import { describe } from "node:test";
 import type { Queryable } from "../../src/db/database.ts";
-import { normalizeAddress } from "../../src/domain/address.ts";
 import { databaseLabel } from "../helpers/harness.ts";
 import { oldKeyedRows } from "../helpers/old-keyed-rows.ts";
 import { rekeyingMigration } from "../helpers/rekeying-migration.ts";
-import { storedKeys } from "../helpers/stored-address-keys.ts";
 
 const REKEY_MIGRATION = "0410_street_type_keys";
-const {
-  openBeforeRekey,
-  migrateThroughRekey,
-  itChangesNothingWithoutSuchKeys,
-  itAppliesOnceWhenTwoProcessesMigrate,
-} = rekeyingMigration(REKEY_MIGRATION);
+const { itRekeysEveryTable, itChangesNothingWithoutSuchKeys, itAppliesOnceWhenTwoProcessesMigrate } =
+  rekeyingMigration(REKEY_MIGRATION);
 
 /** "40 Mill Creek Rd, 62704" as the parser keyed it before: "Creek" the type, "Rd" the town. */
 const OLD = "40 MILL CRK, RD IL 62704";
@@ -117,57 +110,47 @@ async function seedOldKeys(db: Queryable) {
 }
 
 describe(`migration 0410 re-keying addresses whose street type was read as the town (${databaseLabel})`, () => {
-  it("re-keys the old form in every table, keeps one row where the new key was taken, and leaves other keys", async () => {
-    const { database, drop } = await openBeforeRekey();
-    const db = database.db;
-    try {
-      await seedOldKeys(db);
-      assert.deepEqual(await migrateThroughRekey(db), [REKEY_MIGRATION]);
-      assert.deepEqual(await storedKeys(db), {
-        pieces: [
-          `12 Oak St Center TX 75935 → 12 OAK ST, CENTER TX 75935`,
-          `40 Mill Creek Rd IL 62704 → ${NEW}`,
-          `40 Mill Creek Rd, 62704 → ${NEW}`,
-          `40 Mill Creek Road, IL 62704 → ${NEW}`,
-          `40 Mill Creek, Rd IL 62704 → ${OLD}`,
-          `5 Elm St, Springfield, IL 62704 → 5 ELM ST, SPRINGFIELD IL 62704`,
-        ],
-        leads: [
-          "77 Lake Shore Drive, 62704 → 77 LAKE SHORE DR, IL 62704",
-          "9 Birch Ln, Springfield, IL → 9 BIRCH LN, SPRINGFIELD IL",
-        ],
-        conversions: [
-          `40 Mill Creek Rd, 62704 → ${NEW} (deal:D-7)`,
-          `40 Mill Creek Road, IL 62704 → ${NEW} (address:40 MILL CRK, ROAD IL 62704|2026-06-15)`,
-          `40 mill creek rd., 62704 → ${NEW} (address:${NEW}|2026-06-15)`,
-        ],
-        heldOutDeals: [`address:${NEW}|2026-06-20`],
-        importRows: ["41 Mill Creek Rd, IL 62704 → 41 MILL CREEK RD, IL 62704"],
-        customers: [
-          // One customer: the first registration's address, source and date, the later one's notes.
-          `Other: ${NEW} (40 Mill Creek Rd, 62704, app, -, 2026-03-01)`,
-          `Rita: ${NEW} (40 Mill Creek Rd, 62704, webhook, gate code 12, 2026-01-01)`,
-        ],
-        // One opt-out: the earliest.
-        doNotMail: [`${NEW} (40 Mill Creek Rd, 62704, 2026-05-10)`],
-        reference: [
-          `${NEW} (40 Mill Creek Road)`,
-          "41 MILL CREEK RD, IL 62704 (41 Mill Creek Rd)",
-          "5 ELM ST, SPRINGFIELD IL 62704 (5 Elm St)",
-        ],
-        homesOfZip: ["62704: 3"],
-        neighbourHomes: ["41 MILL CREEK RD, IL 62704"],
-      });
-      // What the service computes today for those texts is what is stored now.
-      assert.equal(normalizeAddress("40 Mill Creek Rd, 62704"), NEW);
-
-      const after = await storedKeys(db);
-      assert.deepEqual(await migrateThroughRekey(db), [], "a second run applies nothing");
-      assert.deepEqual(await storedKeys(db), after);
-    } finally {
-      await drop();
-    }
-  });
+  itRekeysEveryTable(
+    seedOldKeys,
+    {
+      pieces: [
+        `12 Oak St Center TX 75935 → 12 OAK ST, CENTER TX 75935`,
+        `40 Mill Creek Rd IL 62704 → ${NEW}`,
+        `40 Mill Creek Rd, 62704 → ${NEW}`,
+        `40 Mill Creek Road, IL 62704 → ${NEW}`,
+        `40 Mill Creek, Rd IL 62704 → ${OLD}`,
+        `5 Elm St, Springfield, IL 62704 → 5 ELM ST, SPRINGFIELD IL 62704`,
+      ],
+      leads: [
+        "77 Lake Shore Drive, 62704 → 77 LAKE SHORE DR, IL 62704",
+        "9 Birch Ln, Springfield, IL → 9 BIRCH LN, SPRINGFIELD IL",
+      ],
+      conversions: [
+        `40 Mill Creek Rd, 62704 → ${NEW} (deal:D-7)`,
+        `40 Mill Creek Road, IL 62704 → ${NEW} (address:40 MILL CRK, ROAD IL 62704|2026-06-15)`,
+        `40 mill creek rd., 62704 → ${NEW} (address:${NEW}|2026-06-15)`,
+      ],
+      heldOutDeals: [`address:${NEW}|2026-06-20`],
+      importRows: ["41 Mill Creek Rd, IL 62704 → 41 MILL CREEK RD, IL 62704"],
+      customers: [
+        // One customer: the first registration's address, source and date, the later one's notes.
+        `Other: ${NEW} (40 Mill Creek Rd, 62704, app, -, 2026-03-01)`,
+        `Rita: ${NEW} (40 Mill Creek Rd, 62704, webhook, gate code 12, 2026-01-01)`,
+      ],
+      // One opt-out: the earliest.
+      doNotMail: [`${NEW} (40 Mill Creek Rd, 62704, 2026-05-10)`],
+      reference: [
+        `${NEW} (40 Mill Creek Road)`,
+        "41 MILL CREEK RD, IL 62704 (41 Mill Creek Rd)",
+        "5 ELM ST, SPRINGFIELD IL 62704 (5 Elm St)",
+      ],
+      homesOfZip: ["62704: 3"],
+      neighbourHomes: ["41 MILL CREEK RD, IL 62704"],
+    },
+    {
+      "40 Mill Creek Rd, 62704": NEW,
+    },
+  );
 
   itChangesNothingWithoutSuchKeys();
 

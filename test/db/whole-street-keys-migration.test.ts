@@ -1,19 +1,12 @@
-import assert from "node:assert/strict";
-import { describe, it } from "node:test";
+import { describe } from "node:test";
 import type { Queryable } from "../../src/db/database.ts";
-import { normalizeAddress } from "../../src/domain/address.ts";
 import { databaseLabel } from "../helpers/harness.ts";
 import { oldKeyedRows } from "../helpers/old-keyed-rows.ts";
 import { rekeyingMigration } from "../helpers/rekeying-migration.ts";
-import { storedKeys } from "../helpers/stored-address-keys.ts";
 
 const REKEY_MIGRATION = "0420_whole_street_keys";
-const {
-  openBeforeRekey,
-  migrateThroughRekey,
-  itChangesNothingWithoutSuchKeys,
-  itAppliesOnceWhenTwoProcessesMigrate,
-} = rekeyingMigration(REKEY_MIGRATION);
+const { itRekeysEveryTable, itChangesNothingWithoutSuchKeys, itAppliesOnceWhenTwoProcessesMigrate } =
+  rekeyingMigration(REKEY_MIGRATION);
 
 /** "40 N Mill Creek Rd, 62704" as the parser keyed it before ("Mill" the type, "Creek Rd" the town), and now. */
 const OLD = "40 N ML, CREEK RD IL 62704";
@@ -137,72 +130,62 @@ async function seedOldKeys(db: Queryable) {
 }
 
 describe(`migration 0420 re-keying addresses whose street was read into the town or the state (${databaseLabel})`, () => {
-  it("re-keys each old form in every table, keeps one row where the new key was taken, and leaves other keys", async () => {
-    const { database, drop } = await openBeforeRekey();
-    const db = database.db;
-    try {
-      await seedOldKeys(db);
-      assert.deepEqual(await migrateThroughRekey(db), [REKEY_MIGRATION]);
-      assert.deepEqual(await storedKeys(db), {
-        pieces: [
-          "100 Main St, South Boston, MA 02127 → 100 MAIN ST, SOUTH BOSTON MA 02127",
-          "100 N Main, 62704 → 100 N MAIN, IL 62704",
-          "12 Broadway Springfield 62701 → 12 BROADWAY, SPRINGFIELD IL 62701",
-          "12 Broadway, Springfield → 12 BROADWAY, SPRINGFIELD",
-          "12 Main St Bsmt, 83702 → 12 MAIN ST BSMT, ID 83702",
-          "12 Oak St Center TX 75935 → 12 OAK ST, CENTER TX 75935",
-          "30 E Main St Apt 2B, 53703 → 30 E MAIN ST #2B, WI 53703",
-          `40 Mill Creek Ct CT 06001 → ${NEW_CT}`,
-          "40 Mill Creek Ct, Avon → 40 MILL CREEK CT, AVON",
-          `40 Mill Creek Ct, CT 06001 → ${NEW_CT}`,
-          "40 Mill Creek, CT 06001 → 40 MILL CRK, CT 06001",
-          `40 N Mill Creek Rd IL 62704 → ${NEW}`,
-          `40 N Mill Creek Rd, 62704 → ${NEW}`,
-          `40 N Mill Creek Road, IL 62704 → ${NEW}`,
-          "5 Elm St, Springfield, IL 62704 → 5 ELM ST, SPRINGFIELD IL 62704",
-          "7 Main St W, Springfield, IL 62704 → 7 MAIN ST, W IL 62704",
-          "8 W Park Ave, 80202 → 8 W PARK AVE, CO 80202",
-          "9 Lake St Louisville KY 40202 → 9 LAKE ST, LOUISVILLE KY 40202",
-          "PO Box 123, TX 78701 → PO BOX 123, TX 78701",
-        ],
-        leads: [
-          "45 Harbor Pkwy SW, 98101 → 45 HARBOR PKWY SW, WA 98101",
-          "8 W Park Ave Denver CO → 8 W PARK AVE, DENVER CO",
-          "9 Birch Ln, Springfield, IL → 9 BIRCH LN, SPRINGFIELD IL",
-        ],
-        conversions: [
-          "15 N Park Ave Apt 2, TX 78701 → 15 N PARK AVE #2, TX 78701 (deal:D-7)",
-          `40 N Mill Creek Road, IL 62704 → ${NEW} (address:40 N ML, CREEK ROAD IL 62704|2026-06-15)`,
-          `40 n mill creek rd., 62704 → ${NEW} (address:${NEW}|2026-06-15)`,
-        ],
-        heldOutDeals: [`address:${NEW}|2026-06-20`],
-        importRows: ["3 River Rd WY 82001 → 3 RIVER RD, WY 82001"],
-        customers: [
-          // One customer: the first registration's address, source and date, the later one's notes.
-          `Other: ${NEW} (40 N Mill Creek Rd, 62704, app, -, 2026-03-01)`,
-          `Rita: ${NEW} (40 N Mill Creek Rd, 62704, webhook, gate code 12, 2026-01-01)`,
-        ],
-        // One opt-out: the earliest.
-        doNotMail: [`${NEW_CT} (40 Mill Creek Ct CT 06001, 2026-05-10)`],
-        reference: [
-          "400 E MILL ST, WI 53703 (400 E Mill St)",
-          "5 ELM ST, SPRINGFIELD IL 62704 (5 Elm St)",
-          "8 W PARK AVE, CO 80202 (8 W Park Avenue)",
-        ],
-        homesOfZip: ["53703: 1", "62704: 1", "80202: 1"],
-        neighbourHomes: ["400 E MILL ST, WI 53703"],
-      });
-      // What the service computes today for those texts is what is stored now.
-      assert.equal(normalizeAddress("40 N Mill Creek Rd, 62704"), NEW);
-      assert.equal(normalizeAddress("40 Mill Creek Ct, CT 06001"), NEW_CT);
-
-      const after = await storedKeys(db);
-      assert.deepEqual(await migrateThroughRekey(db), [], "a second run applies nothing");
-      assert.deepEqual(await storedKeys(db), after);
-    } finally {
-      await drop();
-    }
-  });
+  itRekeysEveryTable(
+    seedOldKeys,
+    {
+      pieces: [
+        "100 Main St, South Boston, MA 02127 → 100 MAIN ST, SOUTH BOSTON MA 02127",
+        "100 N Main, 62704 → 100 N MAIN, IL 62704",
+        "12 Broadway Springfield 62701 → 12 BROADWAY, SPRINGFIELD IL 62701",
+        "12 Broadway, Springfield → 12 BROADWAY, SPRINGFIELD",
+        "12 Main St Bsmt, 83702 → 12 MAIN ST BSMT, ID 83702",
+        "12 Oak St Center TX 75935 → 12 OAK ST, CENTER TX 75935",
+        "30 E Main St Apt 2B, 53703 → 30 E MAIN ST #2B, WI 53703",
+        `40 Mill Creek Ct CT 06001 → ${NEW_CT}`,
+        "40 Mill Creek Ct, Avon → 40 MILL CREEK CT, AVON",
+        `40 Mill Creek Ct, CT 06001 → ${NEW_CT}`,
+        "40 Mill Creek, CT 06001 → 40 MILL CRK, CT 06001",
+        `40 N Mill Creek Rd IL 62704 → ${NEW}`,
+        `40 N Mill Creek Rd, 62704 → ${NEW}`,
+        `40 N Mill Creek Road, IL 62704 → ${NEW}`,
+        "5 Elm St, Springfield, IL 62704 → 5 ELM ST, SPRINGFIELD IL 62704",
+        "7 Main St W, Springfield, IL 62704 → 7 MAIN ST, W IL 62704",
+        "8 W Park Ave, 80202 → 8 W PARK AVE, CO 80202",
+        "9 Lake St Louisville KY 40202 → 9 LAKE ST, LOUISVILLE KY 40202",
+        "PO Box 123, TX 78701 → PO BOX 123, TX 78701",
+      ],
+      leads: [
+        "45 Harbor Pkwy SW, 98101 → 45 HARBOR PKWY SW, WA 98101",
+        "8 W Park Ave Denver CO → 8 W PARK AVE, DENVER CO",
+        "9 Birch Ln, Springfield, IL → 9 BIRCH LN, SPRINGFIELD IL",
+      ],
+      conversions: [
+        "15 N Park Ave Apt 2, TX 78701 → 15 N PARK AVE #2, TX 78701 (deal:D-7)",
+        `40 N Mill Creek Road, IL 62704 → ${NEW} (address:40 N ML, CREEK ROAD IL 62704|2026-06-15)`,
+        `40 n mill creek rd., 62704 → ${NEW} (address:${NEW}|2026-06-15)`,
+      ],
+      heldOutDeals: [`address:${NEW}|2026-06-20`],
+      importRows: ["3 River Rd WY 82001 → 3 RIVER RD, WY 82001"],
+      customers: [
+        // One customer: the first registration's address, source and date, the later one's notes.
+        `Other: ${NEW} (40 N Mill Creek Rd, 62704, app, -, 2026-03-01)`,
+        `Rita: ${NEW} (40 N Mill Creek Rd, 62704, webhook, gate code 12, 2026-01-01)`,
+      ],
+      // One opt-out: the earliest.
+      doNotMail: [`${NEW_CT} (40 Mill Creek Ct CT 06001, 2026-05-10)`],
+      reference: [
+        "400 E MILL ST, WI 53703 (400 E Mill St)",
+        "5 ELM ST, SPRINGFIELD IL 62704 (5 Elm St)",
+        "8 W PARK AVE, CO 80202 (8 W Park Avenue)",
+      ],
+      homesOfZip: ["53703: 1", "62704: 1", "80202: 1"],
+      neighbourHomes: ["400 E MILL ST, WI 53703"],
+    },
+    {
+      "40 N Mill Creek Rd, 62704": NEW,
+      "40 Mill Creek Ct, CT 06001": NEW_CT,
+    },
+  );
 
   itChangesNothingWithoutSuchKeys();
 

@@ -2,11 +2,12 @@ import assert from "node:assert/strict";
 import { it } from "node:test";
 import { type Queryable, queryRows, sql } from "../../src/db/database.ts";
 import { loadMigrations, migrate } from "../../src/db/migrate.ts";
+import { normalizeAddress } from "../../src/domain/address.ts";
 import { openTestDatabase } from "./harness.ts";
-import { storedKeys } from "./stored-address-keys.ts";
+import { type StoredKeys, storedKeys } from "./stored-address-keys.ts";
 
 /**
- * What the tests of a data migration re-keying stored addresses (0410-0470) share: a
+ * What the tests of a data migration re-keying stored addresses (0410-0490) share: a
  * database migrated to just before it, migrating up to it and no further (a later one must not
  * hide what this one does), and the cases every such migration must pass. Each test keeps its own
  * old keys and what they become.
@@ -23,6 +24,36 @@ export function rekeyingMigration(version: string) {
       db,
       all.filter((migration) => migration.version <= version),
     );
+  }
+
+  /**
+   * The migration applied to the seeded database: every table holds `expected` (each list in any
+   * order), each text of `keyedToday` keys today as the migration stored it, and a second run
+   * changes nothing.
+   */
+  function itRekeysEveryTable(
+    seedOldKeys: (db: Queryable) => Promise<void>,
+    expected: StoredKeys,
+    keyedToday: Record<string, string>,
+  ) {
+    it("re-keys each old form in every table, keeps one row where the new key was taken, and leaves other keys", async () => {
+      const { database, drop } = await openBeforeRekey();
+      const db = database.db;
+      try {
+        await seedOldKeys(db);
+        assert.deepEqual(await migrateThroughRekey(db), [version]);
+        const keys = await storedKeys(db);
+        const inOrder = Object.fromEntries(
+          Object.entries(expected).map(([table, rows]) => [table, [...rows].sort()]),
+        );
+        assert.deepEqual(keys, inOrder);
+        for (const [text, key] of Object.entries(keyedToday)) assert.equal(normalizeAddress(text), key, text);
+        assert.deepEqual(await migrateThroughRekey(db), [], "a second run applies nothing");
+        assert.deepEqual(await storedKeys(db), keys);
+      } finally {
+        await drop();
+      }
+    });
   }
 
   function itChangesNothingWithoutSuchKeys() {
@@ -76,6 +107,7 @@ export function rekeyingMigration(version: string) {
   return {
     openBeforeRekey,
     migrateThroughRekey,
+    itRekeysEveryTable,
     itChangesNothingWithoutSuchKeys,
     itAppliesOnceWhenTwoProcessesMigrate,
   };

@@ -1,12 +1,15 @@
 import { type Queryable, queryRows, sql } from "../../src/db/database.ts";
 
 /**
- * Every stored address key, table by table, in a stable order, each with the text it was read
- * from: what a data migration re-keying addresses (0410, 0420) is checked against.
+ * Every stored address key, table by table, each with the text it was read from, in code-point
+ * order (the databases' collations order "NY" and "New York" apart): what a data migration
+ * re-keying addresses (0410-0490) is checked against.
  */
+export type StoredKeys = Awaited<ReturnType<typeof storedKeys>>;
+
 export async function storedKeys(db: Queryable) {
   const keys = async (query: ReturnType<typeof sql>) =>
-    (await queryRows<{ row: string }>(db, query)).map((row) => row.row);
+    (await queryRows<{ row: string }>(db, query)).map((row) => row.row).sort();
   return {
     pieces: await keys(sql`SELECT address || ' → ' || normalized_address AS row FROM mail_pieces ORDER BY 1`),
     leads: await keys(sql`SELECT full_address || ' → ' || normalized_address AS row FROM leads ORDER BY 1`),
