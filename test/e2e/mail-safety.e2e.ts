@@ -358,6 +358,29 @@ describe("mail safety in the browser: approvals, cancelling, opt-out", () => {
     await setSafety({ hold: "0" });
   });
 
+  it("a home added as a customer has its card awaiting approval stopped: Customers says so, Approvals drops it", async () => {
+    await setSafety({ approval: true });
+    const waiting = await sendEvent("20 Customer Court");
+    const neighbour = await sendEvent("22 Customer Court");
+    assert.deepEqual([waiting.status, neighbour.status], ["awaiting_approval", "awaiting_approval"]);
+
+    await open("/customers", "Customers");
+    await page.getByRole("textbox", { name: /^Address/ }).fill("20 Customer Court, Springfield, IL 62704");
+    await page.getByRole("button", { name: "Add customer" }).click();
+    await page
+      .getByRole("status")
+      .getByText("Added. 1 card waiting to be mailed to this home was stopped.", { exact: false })
+      .waitFor();
+    await checkBothWidths("customers-stopped-card");
+    assert.equal(await pieceStatus(waiting.id), "suppressed");
+
+    await open("/approvals", "Approvals");
+    await page.getByRole("listitem", { name: /22 Customer Court/ }).waitFor();
+    await page.getByText("Keys act on this card", { exact: false }).first().waitFor();
+    assert.equal(await page.getByRole("listitem", { name: /20 Customer Court/ }).count(), 0);
+    await checkBothWidths("approvals-after-customer");
+  });
+
   it("a card whose address no carrier can deliver is undeliverable in Mail and in Needs attention; owners choose the check's level", async () => {
     const answer = await app.sendEvent(
       apiKey,

@@ -12,6 +12,9 @@ import {
 } from "@mantine/core";
 import "./nav-link.css";
 
+/** Palettes whose light variant's words fall below 4.5:1 on its background. */
+const LIGHT_BELOW_AA = new Set(["orange", "yellow"]);
+
 /**
  * The one theme. Shades are chosen for WCAG AA contrast: white text on primary shade 8, and the
  * "dimmed" secondary text one shade darker than Mantine's default (gray 6 on white is 3.3:1).
@@ -31,6 +34,14 @@ export const theme = createTheme({
         root: { height: "auto", minHeight: "var(--badge-height)", maxWidth: "100%" },
         label: { whiteSpace: "normal", overflow: "visible", textAlign: "center", lineHeight: 1.25 },
       },
+      // Orange words on their light background read at 3.6:1 ("OPTED OUT"): like a light alert's
+      // title, such a badge prints its words in the text colour and keeps its coloured background.
+      vars: (_theme, { variant, color }) => ({
+        root:
+          variant === "light" && LIGHT_BELOW_AA.has(String(color))
+            ? { "--badge-color": "var(--mantine-color-text)" }
+            : {},
+      }),
     }),
     // Light alerts color their title; on the light background that falls below 4.5:1 for orange and yellow.
     Alert: Alert.extend({ styles: { title: { color: "var(--mantine-color-text)" } } }),
