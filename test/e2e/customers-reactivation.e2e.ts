@@ -140,6 +140,12 @@ describe("customers and reactivation mailings in the browser", () => {
       ],
     });
     await open("/customers?tab=past-jobs", "Customers");
+    // The batch's own page counts what was imported and skipped, in badges readable at AA.
+    await page.locator('a[href*="/customers/batches/"]').first().click();
+    await page.getByText("4 rows imported").waitFor();
+    await page.getByText("0 skipped: no address").waitFor();
+    await checkBothWidths("past-jobs-batch");
+    await open("/customers?tab=past-jobs", "Customers");
     await page.getByRole("checkbox", { name: /Mail the batch of/ }).check();
     await checkBothWidths("past-jobs");
     await page.getByRole("link", { name: /New mailing from 1 batch/ }).click();
