@@ -181,9 +181,9 @@ function Conversions({ conversions }: { conversions: Conversion[] }) {
       {conversions.length === 0 ? (
         <EmptyState order={3} title="No won deals attributed yet">
           When your CRM reports a won deal at a home one of your postcards reached, it appears here with its
-          amount and the card that earned it. A won deal is reported with Zapier's Record Won Deal, HubSpot's
-          connection (a deal moved to Closed won) or the API's conversions endpoint; an event your CRM sends
-          to start automations, even one named deal.won, is not counted as revenue.
+          amount and the card that earned it. A won deal is reported by Zapier's Record Won Deal, by HubSpot's
+          connection (a deal moved to Closed won) or by your developer through the API; an event your CRM
+          sends to start automations, even one named deal.won, is not counted as revenue.
         </EmptyState>
       ) : (
         <ScrollTable label="Won deals attributed table" minWidth={860}>
