@@ -37,14 +37,6 @@ export const theme = createTheme({
         root: { height: "auto", minHeight: "var(--badge-height)", maxWidth: "100%" },
         label: { whiteSpace: "normal", overflow: "visible", textAlign: "center", lineHeight: 1.25 },
       },
-      // Orange words on their light background read at 3.6:1 ("OPTED OUT"): like a light alert's
-      // title, such a badge prints its words in the text colour and keeps its coloured background.
-      vars: (_theme, { variant, color }) => ({
-        root:
-          variant === "light" && LIGHT_BELOW_AA.has(String(color))
-            ? { "--badge-color": "var(--mantine-color-text)" }
-            : {},
-      }),
     }),
     // Light alerts color their title; on the light background that falls below 4.5:1 for orange and yellow.
     Alert: Alert.extend({ styles: { title: { color: "var(--mantine-color-text)" } } }),
@@ -83,6 +75,14 @@ export const cssVariablesResolver: CSSVariablesResolver = () => ({
     "--mantine-color-placeholder": "var(--mantine-color-gray-7)",
     // Field errors are red 6 by default (3.3:1 on white); red 9 reads at 5.4:1.
     "--mantine-color-error": "var(--mantine-color-red-9)",
+    // Orange words on their light background read at 3.6:1 ("OPTED OUT"): like a light alert's title,
+    // every light badge, button or icon of these palettes writes in the text colour on its tint.
+    ...Object.fromEntries(
+      [...LIGHT_BELOW_AA].map((palette) => [
+        `--mantine-color-${palette}-light-color`,
+        "var(--mantine-color-text)",
+      ]),
+    ),
   },
   dark: {},
 });
