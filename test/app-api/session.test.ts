@@ -77,6 +77,38 @@ describe("app sessions", () => {
     assert.equal(reused.body.error.code, "not_found");
   });
 
+  test("one link accepted several times at once makes one account; the others answer 409, not 500", async () => {
+    const orgId = await createOrg(ctx, "Parallel Roofing");
+    const invited = await admin(ctx, "POST", `/orgs/${orgId}/invitations`, {
+      email: "twice@example.com",
+      role: "member",
+    });
+    const token = tokenOfInviteUrl(invited.body.invite_url);
+    const answers = await Promise.all(
+      Array.from({ length: 4 }, (_, index) =>
+        new AppBrowser(ctx, `10.44.0.${index + 1}`).request(
+          "POST",
+          `/app/api/v1/invitations/${token}/accept`,
+          {
+            body: { name: "Twice Clicked", password: PASSWORD },
+          },
+        ),
+      ),
+    );
+    const statuses = answers.map((answer) => answer.status).sort();
+    assert.equal(
+      statuses.filter((status) => status === 200).length,
+      1,
+      answers.map((a) => a.text).join("\n"),
+    );
+    for (const answer of answers.filter((one) => one.status !== 200)) {
+      assert.ok([404, 409].includes(answer.status), answer.text);
+      assert.match(answer.body.error.code, /^(sign_in_to_join|not_found)$/);
+    }
+    const signedIn = await new AppBrowser(ctx, "10.44.1.1").signIn("twice@example.com");
+    assert.equal(signedIn.status, 200, "the one account signs in with the password it was made with");
+  });
+
   test("the invitation names the business as Settings names it, else the organization", async () => {
     const orgId = await createOrg(ctx, "Summit Holdings 4471");
     const first = await admin(ctx, "POST", `/orgs/${orgId}/invitations`, {

@@ -177,6 +177,11 @@ export function registerSessionRoutes(app: FastifyInstance, ctx: AppApiContext):
         email,
         name: request.body.name.trim(),
         password: request.body.password,
+      }).catch(async (error: unknown) => {
+        // The same link accepted twice at once: the other request made the account first (one
+        // account an email). It has an account now, as the check above would have said.
+        if ((await findUserId(ctx, email)) !== undefined) throw signInToJoin(409, email);
+        throw error;
       });
       const headers = fetchHeaders(request);
       // The account was created a moment ago with this password: signing in cannot be a guess.
