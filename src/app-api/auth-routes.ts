@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { enforceRateLimit, type RateLimitRule } from "../limits/enforce-rate-limit.ts";
-import type { RateLimiter } from "../limits/rate-limiter.ts";
+import { rateLimited } from "../errors.ts";
+import type { RateLimitRule } from "../limits/enforce-rate-limit.ts";
+import type { CountedHit, RateLimiter } from "../limits/rate-limiter.ts";
 import { normalizeEmail } from "../orgs/invitations.ts";
 import type { Auth } from "./auth.ts";
 import { AUTH_BASE_PATH } from "./auth-settings.ts";
@@ -28,10 +29,35 @@ export const EXPOSED_AUTH_ENDPOINTS = new Set([
 export const SIGN_IN_PER_ACCOUNT = { limit: 10, windowSeconds: 900 };
 export const RESET_REQUESTS_PER_ACCOUNT = { limit: 3, windowSeconds: 900 };
 
-const ACCOUNT_LIMITED: Record<string, RateLimitRule> = {
-  "POST /sign-in/email": { bucket: "app-sign-in", ...SIGN_IN_PER_ACCOUNT },
-  "POST /request-password-reset": { bucket: "app-password-reset", ...RESET_REQUESTS_PER_ACCOUNT },
+/**
+ * A per-account limit, and the answers of Better Auth that count in it. Any other answer gives its
+ * unit back: a request refused before the password was checked (a malformed email, Better Auth's own
+ * per-IP limit) or before a link was mailed (a foreign redirectTo) is no attempt, and must not let
+ * whoever knows an email spend that account's budget without one. Every reset request that counts
+ * was answered 200, so each one mailed the account's owner a working link.
+ */
+interface AccountLimit {
+  rule: RateLimitRule;
+  isAttempt(status: number): boolean;
+}
+
+const isSuccess = (status: number) => status >= 200 && status < 300;
+
+const SIGN_IN_LIMIT: AccountLimit = {
+  rule: { bucket: "app-sign-in", ...SIGN_IN_PER_ACCOUNT },
+  // 401: a wrong password; 403: a right one on an account that may not sign in yet.
+  isAttempt: (status) => isSuccess(status) || status === 401 || status === 403,
 };
+
+const ACCOUNT_LIMITED: Record<string, AccountLimit> = {
+  "POST /sign-in/email": SIGN_IN_LIMIT,
+  "POST /request-password-reset": {
+    rule: { bucket: "app-password-reset", ...RESET_REQUESTS_PER_ACCOUNT },
+    isAttempt: isSuccess,
+  },
+};
+
+const TOO_MANY_FOR_ACCOUNT = "too many attempts for this account; wait and try again";
 
 const HOP_HEADERS = new Set([
   "content-length",
@@ -62,8 +88,9 @@ export function registerAuthRoutes(app: FastifyInstance, deps: AuthRouteDeps): v
       const url = new URL(request.url, deps.publicBaseUrl);
       const endpoint = exposedEndpointOf(request.method, request.url, url);
       if (!endpoint) return reply.callNotFound();
-      await limitPerAccount(request, endpoint, deps.limiter);
+      const attempt = await countAccountAttempt(request, endpoint, deps.limiter);
       const response = await deps.auth.handler(toFetchRequest(request, url));
+      if (attempt && !attempt.limit.isAttempt(response.status)) await attempt.counted.giveBack();
       reply.code(response.status);
       response.headers.forEach((value, name) => {
         if (!HOP_HEADERS.has(name)) reply.header(name, value);
@@ -92,24 +119,26 @@ export function exposedEndpointOf(method: string, rawUrl: string, url: URL): str
   return EXPOSED_AUTH_ENDPOINTS.has(endpoint) ? endpoint : undefined;
 }
 
-async function limitPerAccount(
+/** Counts the request in its account's limit (429 past it); undefined when the endpoint has none. */
+async function countAccountAttempt(
   request: FastifyRequest,
   endpoint: string,
   limiter: RateLimiter,
-): Promise<void> {
-  const rule = ACCOUNT_LIMITED[endpoint];
+): Promise<{ limit: AccountLimit; counted: CountedHit } | undefined> {
+  const limit = ACCOUNT_LIMITED[endpoint];
   const email = (request.body as { email?: unknown } | undefined)?.email;
-  if (!rule || typeof email !== "string") return;
-  await hitAccountLimit(limiter, rule, email);
+  if (!limit || typeof email !== "string") return undefined;
+  return { limit, counted: await hitAccountLimit(limiter, limit.rule, email) };
 }
 
-async function hitAccountLimit(limiter: RateLimiter, rule: RateLimitRule, email: string): Promise<void> {
-  await enforceRateLimit(
-    limiter,
-    rule,
-    normalizeEmail(email),
-    "too many attempts for this account; wait and try again",
-  );
+async function hitAccountLimit(
+  limiter: RateLimiter,
+  rule: RateLimitRule,
+  email: string,
+): Promise<CountedHit> {
+  const counted = await limiter.countHit({ ...rule, id: normalizeEmail(email) });
+  if (!counted.decision.allowed) throw rateLimited(counted.decision.secondsToWindowEnd, TOO_MANY_FOR_ACCOUNT);
+  return counted;
 }
 
 /**
@@ -117,8 +146,8 @@ async function hitAccountLimit(limiter: RateLimiter, rule: RateLimitRule, email:
  * (`POST /me/password` checks the current one): otherwise a session would be an unlimited
  * oracle for the password, past the per-account limit on signing in.
  */
-export function limitPasswordCheck(limiter: RateLimiter, email: string): Promise<void> {
-  return hitAccountLimit(limiter, ACCOUNT_LIMITED["POST /sign-in/email"]!, email);
+export async function limitPasswordCheck(limiter: RateLimiter, email: string): Promise<void> {
+  await hitAccountLimit(limiter, SIGN_IN_LIMIT.rule, email);
 }
 
 function toFetchRequest(request: FastifyRequest, url: URL): Request {

@@ -31,9 +31,21 @@ export interface RateLimiter {
    * round trip to the counter store. One decision per hit counted.
    */
   hitInOrder(hits: readonly RateLimitHit[]): Promise<RateLimitDecision[]>;
+  /**
+   * Counts one hit, as `hit` does, and keeps the way to take it back: for a request found only
+   * afterwards not to be what the limit counts. Giving back takes one from the window the hit was
+   * counted in (nothing once that window has ended, or when the hit was not counted: failing open).
+   */
+  countHit(hit: RateLimitHit): Promise<CountedHit>;
   /** The current window's count, without counting (0 when the counter store failed). */
   peek(bucket: string, id: string, windowSeconds: number): Promise<Omit<RateLimitDecision, "allowed">>;
   close(): Promise<void>;
+}
+
+/** A hit that was counted, and its undoing. */
+export interface CountedHit {
+  decision: RateLimitDecision;
+  giveBack(): Promise<void>;
 }
 
 /** `hit`, as `hitInOrder` of that one hit. */
@@ -89,9 +101,25 @@ export function createMemoryRateLimiter(clock: Clock): RateLimiter {
     return decisions;
   }
 
+  async function countOneHit(hit: RateLimitHit): Promise<CountedHit> {
+    const nowMs = clock.now().getTime();
+    dropEnded(nowMs);
+    const decision = countHit(hit, nowMs);
+    const counts = windows.get(`${hit.windowSeconds}:${windowAt(nowMs, hit.windowSeconds).start}`)!.counts;
+    const key = `${hit.bucket}:${hit.id}`;
+    return {
+      decision,
+      async giveBack() {
+        const count = counts.get(key) ?? 0;
+        if (count > 0) counts.set(key, count - 1);
+      },
+    };
+  }
+
   return {
     hit: oneHitOf(hitInOrder),
     hitInOrder,
+    countHit: countOneHit,
     async peek(bucket, id, windowSeconds) {
       const window = windowOf(clock, windowSeconds);
       const count = windows.get(`${windowSeconds}:${window.start}`)?.counts.get(`${bucket}:${id}`) ?? 0;
@@ -139,10 +167,19 @@ for group = 1, groups do
 end
 return counts`;
 
-/** The Redis commands the limiter uses: `countGroups` is COUNT_GROUPS_LUA (defineRedisCounters). */
+/**
+ * Takes one from KEYS[1] while it counts any: never below zero, and a key whose window ended and
+ * expired is not made again (without its expiry).
+ */
+const GIVE_BACK_LUA = `
+if tonumber(redis.call('GET', KEYS[1]) or '0') > 0 then return redis.call('DECR', KEYS[1]) end
+return 0`;
+
+/** The Redis commands the limiter uses: `countGroups` is COUNT_GROUPS_LUA, `giveBack` GIVE_BACK_LUA (defineRedisCounters). */
 export interface RedisCounters {
   /** Arguments: the number of keys, the keys, then the script's ARGV (groupArguments). */
   countGroups(...numberOfKeysKeysThenArgs: (string | number)[]): Promise<number[]>;
+  giveBack(key: string): Promise<number>;
   get(key: string): Promise<string | null>;
   disconnect(): void;
 }
@@ -150,6 +187,7 @@ export interface RedisCounters {
 /** Registers the limiter's script on a client (run by EVALSHA, loaded again after a Redis restart). */
 export function defineRedisCounters(redis: Redis): RedisCounters {
   redis.defineCommand("countGroups", { lua: COUNT_GROUPS_LUA });
+  redis.defineCommand("giveBack", { lua: GIVE_BACK_LUA, numberOfKeys: 1 });
   return redis as unknown as RedisCounters;
 }
 
@@ -252,8 +290,12 @@ export function createRedisRateLimiter(
   });
 
   async function hitInOrder(hits: readonly RateLimitHit[]): Promise<RateLimitDecision[]> {
-    if (hits.length === 0) return [];
-    const nowMs = clock.now().getTime();
+    return (await hitInOrderAt(hits, clock.now().getTime())).decisions;
+  }
+
+  /** The decisions, and the keys counted (one per hit, in its window at `nowMs`). */
+  async function hitInOrderAt(hits: readonly RateLimitHit[], nowMs: number) {
+    if (hits.length === 0) return { decisions: [], keys: [] };
     const windows = hits.map((hit) => windowAt(nowMs, hit.windowSeconds));
     const group: HitGroup = {
       keys: hits.map((hit, index) => keyOf(hit.bucket, hit.id, windows[index]!.start)),
@@ -263,19 +305,31 @@ export function createRedisRateLimiter(
     // While Redis is failing a request is not batched: it fails open at once, or is the one probe.
     const counts = failing ? (await countGroups([group]))[0] : await batcher.submit(group);
     // Failing open: every hit allowed, none counted.
-    if (counts === undefined) {
-      return windows.map((window) => ({ allowed: true, count: 0, secondsToWindowEnd: window.secondsToEnd }));
-    }
-    return counts.map((count, index) => ({
-      allowed: count <= hits[index]!.limit,
-      count,
-      secondsToWindowEnd: windows[index]!.secondsToEnd,
-    }));
+    const decisions: RateLimitDecision[] =
+      counts === undefined
+        ? windows.map((window) => ({ allowed: true, count: 0, secondsToWindowEnd: window.secondsToEnd }))
+        : counts.map((count, index) => ({
+            allowed: count <= hits[index]!.limit,
+            count,
+            secondsToWindowEnd: windows[index]!.secondsToEnd,
+          }));
+    return { decisions, keys: group.keys };
   }
 
   return {
     hit: oneHitOf(hitInOrder),
     hitInOrder,
+    async countHit(hit) {
+      const { decisions, keys } = await hitInOrderAt([hit], clock.now().getTime());
+      const decision = decisions[0]!;
+      return {
+        decision,
+        async giveBack() {
+          // A hit counted while failing open (count 0) was never in the store.
+          if (decision.count > 0) await ask(() => redis.giveBack(keys[0]!), Number.isInteger);
+        },
+      };
+    },
     async peek(bucket, id, windowSeconds) {
       const window = windowOf(clock, windowSeconds);
       const count = await ask(

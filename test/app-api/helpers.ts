@@ -142,6 +142,9 @@ export async function eventually<T>(find: () => T | undefined): Promise<T> {
   throw new Error("not there within 5 s");
 }
 
+/** A mail's text with quoted-printable soft line breaks folded back, so a long link reads whole. */
+export const unfold = (raw: string) => raw.replace(/=\r?\n/g, "").replace(/=3D/g, "=");
+
 /** The texts of the mails in DATA_DIR/mail-outbox, oldest first. */
 export function outboxMails(dataDir: string): string[] {
   const outbox = path.join(dataDir, "mail-outbox");

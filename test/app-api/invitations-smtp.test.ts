@@ -11,10 +11,8 @@ import {
   ownerOfNewOrg,
   PASSWORD,
   tokenOfInviteUrl,
+  unfold,
 } from "./helpers.ts";
-
-/** Quoted-printable soft line breaks folded back, so a long link reads whole. */
-const unfold = (raw: string) => raw.replace(/=\r?\n/g, "").replace(/=3D/g, "=");
 
 describe("invitations and mail over SMTP", () => {
   let ctx: TestContext;

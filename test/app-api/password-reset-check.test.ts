@@ -10,10 +10,8 @@ import {
   outboxMails,
   ownerOfNewOrg,
   PASSWORD,
+  unfold,
 } from "./helpers.ts";
-
-/** Quoted-printable soft line breaks folded back, so a long link reads whole. */
-const unfold = (raw: string) => raw.replace(/=\r?\n/g, "").replace(/=3D/g, "=");
 
 describe(`app API: checking a password reset link before the form (${databaseLabel})`, () => {
   let ctx: TestContext & { dataDir: string };

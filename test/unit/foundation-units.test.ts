@@ -241,6 +241,36 @@ for (const { label, open } of limiterKinds) {
         await limiter.close();
       }
     });
+
+    it("gives a counted hit back in its own window, and never into a window that has ended", async () => {
+      const clock = fixedClock("2026-11-22T10:00:50Z");
+      const limiter = await open(clock);
+      const hit = { bucket: "app-sign-in", id: randomUUID(), limit: 2, windowSeconds: 60 };
+      try {
+        const first = await limiter.countHit(hit);
+        const second = await limiter.countHit(hit);
+        assert.deepEqual([first.decision.count, second.decision.count], [1, 2]);
+        await second.giveBack();
+        assert.equal((await limiter.peek(hit.bucket, hit.id, 60)).count, 1);
+        assert.equal(
+          (await limiter.countHit(hit)).decision.allowed,
+          true,
+          "the unit given back is free again",
+        );
+        const counted = await limiter.countHit(hit);
+        assert.equal(counted.decision.allowed, false);
+        clock.set("2026-11-22T10:01:05Z");
+        const next = await limiter.countHit(hit);
+        await counted.giveBack();
+        await first.giveBack();
+        assert.equal((await limiter.peek(hit.bucket, hit.id, 60)).count, 1, "the new minute keeps its count");
+        await next.giveBack();
+        await next.giveBack();
+        assert.equal((await limiter.peek(hit.bucket, hit.id, 60)).count, 0, "never below zero");
+      } finally {
+        await limiter.close();
+      }
+    });
   });
 }
 
@@ -317,6 +347,7 @@ describe("Redis rate limiter outage", () => {
         return [count];
       },
       get: async () => String(count),
+      giveBack: async () => 0,
       disconnect: () => undefined,
     };
     const clock = fixedClock("2026-11-22T10:00:00Z");
@@ -342,6 +373,7 @@ describe("Redis rate limiter outage", () => {
         return new Promise<number[]>(() => undefined);
       },
       get: () => new Promise<string | null>(() => undefined),
+      giveBack: async () => 0,
       disconnect: () => undefined,
     };
     const clock = fixedClock("2026-11-22T10:00:00Z");
@@ -388,6 +420,7 @@ describe("Redis rate limiter outage", () => {
     const fakeRedis = {
       countGroups,
       get: async () => null,
+      giveBack: async () => 0,
       disconnect: () => undefined,
     };
     const limiter = createRedisRateLimiter(
