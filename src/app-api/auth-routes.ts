@@ -1,6 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { rateLimited } from "../errors.ts";
-import type { RateLimitRule } from "../limits/enforce-rate-limit.ts";
+import { enforceRateLimitGivingBack, type RateLimitRule } from "../limits/enforce-rate-limit.ts";
 import type { CountedHit, RateLimiter } from "../limits/rate-limiter.ts";
 import { normalizeEmail } from "../orgs/invitations.ts";
 import type { Auth } from "./auth.ts";
@@ -56,8 +55,6 @@ const ACCOUNT_LIMITED: Record<string, AccountLimit> = {
     isAttempt: isSuccess,
   },
 };
-
-const TOO_MANY_FOR_ACCOUNT = "too many attempts for this account; wait and try again";
 
 const HOP_HEADERS = new Set([
   "content-length",
@@ -131,14 +128,13 @@ async function countAccountAttempt(
   return { limit, counted: await hitAccountLimit(limiter, limit.rule, email) };
 }
 
-async function hitAccountLimit(
-  limiter: RateLimiter,
-  rule: RateLimitRule,
-  email: string,
-): Promise<CountedHit> {
-  const counted = await limiter.countHit({ ...rule, id: normalizeEmail(email) });
-  if (!counted.decision.allowed) throw rateLimited(counted.decision.secondsToWindowEnd, TOO_MANY_FOR_ACCOUNT);
-  return counted;
+function hitAccountLimit(limiter: RateLimiter, rule: RateLimitRule, email: string): Promise<CountedHit> {
+  return enforceRateLimitGivingBack(
+    limiter,
+    rule,
+    normalizeEmail(email),
+    "too many attempts for this account; wait and try again",
+  );
 }
 
 /**

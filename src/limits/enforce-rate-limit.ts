@@ -1,5 +1,5 @@
 import { rateLimited } from "../errors.ts";
-import type { RateLimiter, RateLimitHit } from "./rate-limiter.ts";
+import type { CountedHit, RateLimitDecision, RateLimiter, RateLimitHit } from "./rate-limiter.ts";
 
 /** A limit as a route declares it: the bucket counted in, and how many hits a window of that length takes. */
 export type RateLimitRule = Omit<RateLimitHit, "id">;
@@ -14,6 +14,21 @@ export async function enforceRateLimit(
   id: string,
   detail?: string,
 ): Promise<void> {
-  const decision = await limiter.hit(rule.bucket, id, rule.limit, rule.windowSeconds);
+  refuseOverLimit(await limiter.hit(rule.bucket, id, rule.limit, rule.windowSeconds), detail);
+}
+
+/** `enforceRateLimit`, answering the hit it counted, to be given back if the request proves no hit. */
+export async function enforceRateLimitGivingBack(
+  limiter: RateLimiter,
+  rule: RateLimitRule,
+  id: string,
+  detail?: string,
+): Promise<CountedHit> {
+  const counted = await limiter.countHit({ ...rule, id });
+  refuseOverLimit(counted.decision, detail);
+  return counted;
+}
+
+function refuseOverLimit(decision: RateLimitDecision, detail: string | undefined) {
   if (!decision.allowed) throw rateLimited(decision.secondsToWindowEnd, detail);
 }

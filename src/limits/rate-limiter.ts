@@ -289,44 +289,54 @@ export function createRedisRateLimiter(
     maxInFlight: Number.POSITIVE_INFINITY,
   });
 
-  async function hitInOrder(hits: readonly RateLimitHit[]): Promise<RateLimitDecision[]> {
-    return (await hitInOrderAt(hits, clock.now().getTime())).decisions;
-  }
-
-  /** The decisions, and the keys counted (one per hit, in its window at `nowMs`). */
-  async function hitInOrderAt(hits: readonly RateLimitHit[], nowMs: number) {
-    if (hits.length === 0) return { decisions: [], keys: [] };
+  /** One request's hits as the script counts them, each in its window at `nowMs`. */
+  function groupOf(hits: readonly RateLimitHit[], nowMs: number) {
     const windows = hits.map((hit) => windowAt(nowMs, hit.windowSeconds));
     const group: HitGroup = {
       keys: hits.map((hit, index) => keyOf(hit.bucket, hit.id, windows[index]!.start)),
       limits: hits.map((hit) => hit.limit),
       expirySeconds: hits.map((hit) => hit.windowSeconds + 5),
     };
-    // While Redis is failing a request is not batched: it fails open at once, or is the one probe.
-    const counts = failing ? (await countGroups([group]))[0] : await batcher.submit(group);
+    return { windows, group };
+  }
+
+  // While Redis is failing a request is not batched: it fails open at once, or is the one probe.
+  const countsOf = (group: HitGroup) =>
+    failing ? countGroups([group]).then(([counts]) => counts) : batcher.submit(group);
+
+  function decisionsOf(
+    hits: readonly RateLimitHit[],
+    windows: { secondsToEnd: number }[],
+    counts: number[] | undefined,
+  ): RateLimitDecision[] {
     // Failing open: every hit allowed, none counted.
-    const decisions: RateLimitDecision[] =
-      counts === undefined
-        ? windows.map((window) => ({ allowed: true, count: 0, secondsToWindowEnd: window.secondsToEnd }))
-        : counts.map((count, index) => ({
-            allowed: count <= hits[index]!.limit,
-            count,
-            secondsToWindowEnd: windows[index]!.secondsToEnd,
-          }));
-    return { decisions, keys: group.keys };
+    if (counts === undefined) {
+      return windows.map((window) => ({ allowed: true, count: 0, secondsToWindowEnd: window.secondsToEnd }));
+    }
+    return counts.map((count, index) => ({
+      allowed: count <= hits[index]!.limit,
+      count,
+      secondsToWindowEnd: windows[index]!.secondsToEnd,
+    }));
+  }
+
+  async function hitInOrder(hits: readonly RateLimitHit[]): Promise<RateLimitDecision[]> {
+    if (hits.length === 0) return [];
+    const { windows, group } = groupOf(hits, clock.now().getTime());
+    return decisionsOf(hits, windows, await countsOf(group));
   }
 
   return {
     hit: oneHitOf(hitInOrder),
     hitInOrder,
     async countHit(hit) {
-      const { decisions, keys } = await hitInOrderAt([hit], clock.now().getTime());
-      const decision = decisions[0]!;
+      const { windows, group } = groupOf([hit], clock.now().getTime());
+      const [decision] = decisionsOf([hit], windows, await countsOf(group));
       return {
-        decision,
+        decision: decision!,
         async giveBack() {
           // A hit counted while failing open (count 0) was never in the store.
-          if (decision.count > 0) await ask(() => redis.giveBack(keys[0]!), Number.isInteger);
+          if (decision!.count > 0) await ask(() => redis.giveBack(group.keys[0]!), Number.isInteger);
         },
       };
     },
