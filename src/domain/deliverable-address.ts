@@ -77,8 +77,12 @@ export function writtenAddressOf(
 
 export type AddressCheck = { deliverable: true } | { deliverable: false; reason: string };
 
-/** A street's house number: digits, or a Wisconsin grid number ("N64W23760 Main St"). */
-const HOUSE_NUMBER = /^\s*(\d|[NSEW]\d+\s*[NSEW]\d)/i;
+/**
+ * A street's house number, then its name: digits with an optional letter or range ("12A", "12-14"),
+ * or a Wisconsin grid number ("N64W23760 Main St"). An ordinal ("1st Ave", "3rd Floor") or a number
+ * alone ("12") is not a house number on a street.
+ */
+const HOUSE_NUMBER = /^\s*(\d+(-\d+)?[A-Z]?|[NSEW]\d+\s*[NSEW]\d+)\s+\S/i;
 
 /**
  * One problem the offline check finds: the part of the address to correct, and the problem in

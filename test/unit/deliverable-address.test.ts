@@ -55,6 +55,22 @@ describe("the offline address check before print", () => {
     }
   });
 
+  test("an ordinal street or a number alone is not a house number on a street (normal and strict)", () => {
+    const inParts = (street: string, level: VerificationLevel) =>
+      checkAddressOffline(writtenAddressOf("", { street, city: "Springfield", state: "IL", zip: "62704" }), level);
+    for (const street of ["1st Ave", "42nd Street", "3rd Floor", "12", "7"]) {
+      for (const level of ["normal", "strict"] as const) {
+        const result = inParts(street, level);
+        assert.equal(result.deliverable, false, `${street} passed at ${level}`);
+        assert.match(result.deliverable ? "" : result.reason, /has no house number/);
+      }
+      assert.deepEqual(inParts(street, "relaxed"), { deliverable: true }, `${street} at relaxed`);
+    }
+    for (const street of ["12A Main St", "12-14 Main St", "1 1st Ave", "123 1/2 Oak St"]) {
+      assert.deepEqual(inParts(street, "strict"), { deliverable: true }, street);
+    }
+  });
+
   const table: { line: string; strict: boolean; normal: boolean; relaxed: boolean; why: string }[] = [
     // The ZIP alone decides where no city is written.
     { line: "412 Maple Ave, IL 62704", strict: true, normal: true, relaxed: true, why: "no city" },
