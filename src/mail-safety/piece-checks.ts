@@ -52,6 +52,8 @@ interface HomeFactsRow {
   level: string | null;
   earlier_id: string | null;
   earlier_mailed_at: Date | string | null;
+  earlier_status: string | null;
+  earlier_created_at: Date | string | null;
 }
 
 /**
@@ -78,12 +80,13 @@ export async function homeFacts(
                 WHERE org_id = ${piece.orgId}::uuid AND split_part(normalized_address, ', ', 1) = ${street}) AS customers,
           ARRAY(SELECT normalized_address FROM do_not_mail
                 WHERE org_id = ${piece.orgId}::uuid AND split_part(normalized_address, ', ', 1) = ${street}) AS opted_out,
-          settings.cap_days, settings.level, earlier.id AS earlier_id, earlier.mailed_at AS earlier_mailed_at
+          settings.cap_days, settings.level, earlier.id AS earlier_id, earlier.mailed_at AS earlier_mailed_at,
+          earlier.status AS earlier_status, earlier.created_at AS earlier_created_at
         FROM (SELECT COALESCE(max(frequency_cap_days), ${DEFAULT_FREQUENCY_CAP_DAYS}::int) AS cap_days,
                      max(address_verification) AS level
               FROM org_mail_safety WHERE org_id = ${piece.orgId}::uuid) settings
         LEFT JOIN LATERAL (
-          SELECT id, mailed_at FROM mail_pieces
+          SELECT id, mailed_at, status, created_at FROM mail_pieces
           WHERE org_id = ${piece.orgId}::uuid AND normalized_address = ${addressKey} AND id <> ${piece.id}::uuid
             -- Days of exactly 24 hours, as the neighbour fan-out counts them (not the session time zone's).
             AND ${countsInFrequencyWindow(sql`${at(now)} - make_interval(hours => settings.cap_days * 24)`)}
@@ -101,6 +104,8 @@ export async function homeFacts(
       ? {
           id: row.earlier_id,
           mailedAt: row.earlier_mailed_at === null ? null : new Date(row.earlier_mailed_at),
+          undecided: row.earlier_status === "queued",
+          queuedAt: new Date(row.earlier_created_at!),
         }
       : null,
     verificationLevel: verificationLevelOrDefault(row?.level ?? null),
@@ -130,7 +135,16 @@ export function homeStop(facts: HomeFacts): HomeStop | null {
   };
 }
 
-/** The home asked for no more mail, or got a card too recently (`facts` from homeFacts): the piece never prints. */
+/** How long a piece waits for an undecided earlier card to its home: as long as that one has waited, 5 s to 5 min. */
+export function waitForEarlierCard(earlierQueuedAt: Date, now: Date): number {
+  return Math.min(Math.max(now.getTime() - earlierQueuedAt.getTime(), 5_000), 5 * 60_000);
+}
+
+/**
+ * The home asked for no more mail, or got a card too recently (`facts` from homeFacts): the piece
+ * never prints. An earlier card still undecided (two automations queued cards to one home at once)
+ * is waited for: if it is held out, undeliverable or suppressed, the home is not left without one.
+ */
 export async function homeRules(
   db: Queryable,
   piece: SafetyPiece,
@@ -139,6 +153,16 @@ export async function homeRules(
 ): Promise<Gate> {
   const stop = homeStop(facts);
   if (!stop) return GO;
+  if (stop.rule === "frequency_cap" && facts.earlierPiece?.undecided) {
+    const runAt = new Date(now.getTime() + waitForEarlierCard(facts.earlierPiece.queuedAt, now));
+    await enqueueJob(
+      db,
+      processPieceJob,
+      { org_id: piece.orgId, piece_id: piece.id },
+      { orgId: piece.orgId, now, runAt },
+    );
+    return { go: false, outcome: "waiting for an earlier card to the home to be decided" };
+  }
   await moveQueuedPiece(
     db,
     piece,

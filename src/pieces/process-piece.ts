@@ -44,8 +44,12 @@ export interface HomeFacts {
   optedOut: boolean;
   /** The organization's per-home frequency cap, in days (0: off). */
   frequencyCapDays: number;
-  /** The earlier piece to the home inside the frequency cap's window, if any. */
-  earlierPiece: { id: string; mailedAt: Date | null } | null;
+  /**
+   * The earlier piece to the home inside the frequency cap's window, if any. `undecided`: it is
+   * still `queued` and has not been through its own rules; it may yet never be mailed (held out,
+   * undeliverable, suppressed), so the later piece waits for it instead of yielding to it.
+   */
+  earlierPiece: { id: string; mailedAt: Date | null; undecided: boolean; queuedAt: Date } | null;
   /** How strictly the organization's addresses are checked before print. */
   verificationLevel: VerificationLevel;
 }

@@ -64,6 +64,9 @@ describe(`mail safety: the frequency cap per home (${databaseLabel})`, () => {
     });
     await queuePiece(ctx, org, { street: "77 Oak St", city: "Springfield", state: "IL", zip: "62704" });
     await runPipeline(ctx, local);
+    // A piece whose job met the other still undecided waits for it (frequency-cap-undecided.test.ts).
+    clock.advance(5 * 60_000);
+    await runPipeline(ctx, local);
     const listed = await admin(ctx, "GET", `/orgs/${org.orgId}/campaigns`);
     const statuses = listed.body.campaigns
       .flatMap((campaign: { pieces: { status: string }[] }) => campaign.pieces)

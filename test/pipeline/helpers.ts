@@ -65,13 +65,13 @@ export async function queuePiece(
     zip: "62704",
     client_name: "Jane Smith",
   },
-  options: { writePiece?: boolean } = {},
+  options: { writePiece?: boolean; eventType?: string } = {},
 ) {
   const dedupId = `dedup-${randomUUID()}`;
   const sent = await call(ctx, "POST", "/api/v1/events", {
     key: org.key,
     body: {
-      event_type: EVENT_TYPE,
+      event_type: options.eventType ?? EVENT_TYPE,
       object_type: "job",
       dedup_id: dedupId,
       record: { id: `rec-${randomUUID().slice(0, 8)}`, properties },

@@ -57,7 +57,10 @@ describe("the offline address check before print", () => {
 
   test("an ordinal street or a number alone is not a house number on a street (normal and strict)", () => {
     const inParts = (street: string, level: VerificationLevel) =>
-      checkAddressOffline(writtenAddressOf("", { street, city: "Springfield", state: "IL", zip: "62704" }), level);
+      checkAddressOffline(
+        writtenAddressOf("", { street, city: "Springfield", state: "IL", zip: "62704" }),
+        level,
+      );
     for (const street of ["1st Ave", "42nd Street", "3rd Floor", "12", "7"]) {
       for (const level of ["normal", "strict"] as const) {
         const result = inParts(street, level);
