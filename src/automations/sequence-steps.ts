@@ -74,6 +74,11 @@ export const stepTemplate = (step: SequenceStep): ResolvedTemplate => resolveTem
 export function stepProblems(steps: readonly SequenceStep[], sender: CardSender): Record<string, string> {
   const problems: Record<string, string> = {};
   steps.forEach((step, index) => {
+    // A follow-up is known by its day (pieces/follow-up-step.ts); two on one day would also reach the home together.
+    if (steps.findIndex((other) => other.delay_days === step.delay_days) < index) {
+      problems[`steps[${index}].delay_days`] =
+        `another follow-up is already mailed ${step.delay_days} days after the first card; give each its own day`;
+    }
     const field = (name: string) => `steps[${index}].template.${name}`;
     for (const name of ["headline", "message", "offer"] as const) {
       const text = step.template[name];

@@ -12,6 +12,7 @@ import { keyParts, keysOfSameHome } from "../domain/same-home.ts";
 import type { StopCondition } from "../domain/stop-conditions.ts";
 import { processPieceJob } from "../jobs/kinds.ts";
 import { enqueueJob } from "../jobs/queue.ts";
+import { stepOfFollowUp } from "./follow-up-step.ts";
 import type { PieceRecord } from "./piece-record.ts";
 import { isPrinted, PRINTED_STATUSES, sqlStatusList } from "./status-sql.ts";
 
@@ -35,10 +36,6 @@ const STOPPABLE = sqlStatusList(["scheduled", ...MAY_STILL_PRINT]);
 const ORDINALS = ["first", "second", "third", "fourth"];
 export const cardOrdinal = (step: number | null) => ORDINALS[step ?? 0] ?? "a";
 
-/** The days of the follow-up's step, read from its automation at the moment of use. */
-const stepDelay = (followUp: string) =>
-  sql`((a.steps -> (${sql.raw(followUp)}.sequence_step - 1) ->> 'delay_days')::int * interval '1 day')`;
-
 /**
  * The first card's follow-ups, written once (the unique index on the sequence makes a second pass
  * a no-op), each `scheduled` for its delay counted from now until the first card's mailing dates it.
@@ -54,12 +51,14 @@ export async function scheduleFollowUps(
   await db.execute(sql`
     INSERT INTO mail_pieces (org_id, id, campaign_id, status, status_reason, recipient_name, address, street, city,
                              state, zip, normalized_address, latitude, longitude, geo_precision, token, properties,
-                             created_at, status_updated_at, sequence_step, sequence_first_piece_id, scheduled_for)
+                             created_at, status_updated_at, sequence_step, sequence_first_piece_id, scheduled_for,
+                             sequence_step_delay)
     SELECT p.org_id, gen_random_uuid(), p.campaign_id, 'scheduled',
            'follow-up card ' || s.n || ': mailed ' || (s.step ->> 'delay_days') || ' days after the first card, unless the home answers first',
            p.recipient_name, p.address, p.street, p.city, p.state, p.zip, p.normalized_address, p.latitude,
            p.longitude, p.geo_precision, (${sql.param(tokens)}::text[])[s.n::int], p.properties, ${at(now)}, ${at(now)},
-           s.n, p.id, ${at(now)} + (s.step ->> 'delay_days')::int * interval '1 day'
+           s.n, p.id, ${at(now)} + (s.step ->> 'delay_days')::int * interval '1 day',
+           (s.step ->> 'delay_days')::smallint
     FROM mail_pieces p
     JOIN campaigns c ON c.org_id = p.org_id AND c.id = p.campaign_id
     JOIN automations a ON a.org_id = c.org_id AND a.id = c.automation_id
@@ -83,11 +82,11 @@ export async function dateFollowUps(
 ): Promise<void> {
   const dated = await queryRows<{ id: string; scheduled_for: Date | string }>(
     db,
-    sql`UPDATE mail_pieces f SET scheduled_for = ${at(mailedAt)} + ${stepDelay("f")}
+    sql`UPDATE mail_pieces f SET scheduled_for = ${at(mailedAt)} + f.sequence_step_delay * interval '1 day'
         FROM campaigns c, automations a
         WHERE f.org_id = ${first.orgId}::uuid AND f.sequence_first_piece_id = ${first.id}::uuid
           AND f.status = 'scheduled' AND c.org_id = f.org_id AND c.id = f.campaign_id
-          AND a.org_id = c.org_id AND a.id = c.automation_id AND a.steps -> (f.sequence_step - 1) IS NOT NULL
+          AND a.org_id = c.org_id AND a.id = c.automation_id AND ${stepOfFollowUp("f")} IS NOT NULL
         RETURNING f.id, f.scheduled_for`,
   );
   if (!withJobs) return;
@@ -100,6 +99,14 @@ export async function dateFollowUps(
     );
   }
 }
+
+/**
+ * A follow-up whose step the automation no longer has (removed, or moved to another day) never
+ * prints, in whatever state it waits (scheduled, held, awaiting approval, capped, queued): its card
+ * is gone, and the default card must not go in its place. False when it was already taken for print.
+ */
+export const stopFollowUpOfRemovedStep = (db: Queryable, piece: { orgId: string; id: string }, now: Date) =>
+  stopFollowUpRow(db, piece, "Stopped: the automation no longer has this follow-up card", now);
 
 /** What became of a follow-up its job found `scheduled`. */
 export type FollowUpRelease = "released" | "waiting" | "stopped";
@@ -115,15 +122,7 @@ export async function releaseDueFollowUp(
   piece: PieceRecord,
   now: Date,
 ): Promise<FollowUpRelease> {
-  if (piece.stepRemoved) {
-    const stopped = await stopFollowUpRow(
-      db,
-      piece,
-      "Stopped: the automation no longer has this follow-up card",
-      now,
-    );
-    return stopped ? "stopped" : "waiting";
-  }
+  if (piece.stepRemoved) return (await stopFollowUpOfRemovedStep(db, piece, now)) ? "stopped" : "waiting";
   const released = await queryOne<{ id: string }>(
     db,
     sql`UPDATE mail_pieces f SET status = 'queued', status_reason = NULL, status_updated_at = ${at(now)}

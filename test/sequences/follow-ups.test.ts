@@ -258,6 +258,108 @@ describe(`sequences: follow-up cards that stop when the home answers (${database
     assert.equal((await pieceOf(step.id)).status, "capped", "the automation's cap allows no card this month");
   });
 
+  /** The words a piece's card prints (its proof, drawn from what its print would read). */
+  const printedText = async (pieceId: string) =>
+    pdfTextLines((await adminBytes(ctx, `/pieces/${pieceId}/proof.pdf`)).bytes)
+      .join(" ")
+      .replace(/\u00a0/g, " ");
+
+  test("a follow-up is its step's by the step's day: removing one step stops its follow-up, never shifts another's card", async () => {
+    const three = [
+      followUp(7, "STEP-ONE {{street}}"),
+      followUp(14, "STEP-TWO {{street}}"),
+      followUp(21, "STEP-THREE {{street}}"),
+    ];
+    const shifting = await orgWithAutomation(ctx, { steps: three });
+    const { followUps } = await firstCardMailed(shifting);
+    assert.equal(followUps.length, 3);
+    const removed = await admin(ctx, "PATCH", `/automations/${shifting.automationId}`, {
+      steps: three.slice(1),
+    });
+    assert.equal(removed.status, 200, removed.text);
+
+    clock.advance(7 * DAY_MS);
+    await printLocally();
+    const [one, two, threeOn] = followUps.map((piece) => piece.id) as [string, string, string];
+    const stopped = await pieceOf(one);
+    assert.equal(stopped.status, "cancelled", "the removed step's follow-up does not print");
+    assert.equal(stopped.status_reason, "Stopped: the automation no longer has this follow-up card");
+    clock.advance(7 * DAY_MS);
+    await printLocally();
+    assert.equal((await pieceOf(two)).status, "mailed");
+    assert.match(await printedText(two), /STEP-TWO/);
+    assert.doesNotMatch(await printedText(two), /STEP-THREE/);
+    clock.advance(7 * DAY_MS);
+    await printLocally();
+    assert.equal((await pieceOf(threeOn)).status, "mailed");
+    assert.match(await printedText(threeOn), /STEP-THREE/);
+  });
+
+  test("a step moved to another day stops its follow-up; an edited step's text is what its follow-up prints", async () => {
+    const moving = await orgWithAutomation(ctx, { steps: [followUp(7, "D-ALPHA"), followUp(14, "D-BETA")] });
+    const { followUps } = await firstCardMailed(moving);
+    const edited = await admin(ctx, "PATCH", `/automations/${moving.automationId}`, {
+      steps: [followUp(20, "D-ALPHA"), followUp(14, "D-BETA edited")],
+    });
+    assert.equal(edited.status, 200, edited.text);
+    clock.advance(7 * DAY_MS);
+    await printLocally();
+    assert.equal((await pieceOf(followUps[0]!.id)).status, "cancelled", "day 7 is no step's day any more");
+    clock.advance(7 * DAY_MS);
+    await printLocally();
+    assert.equal((await pieceOf(followUps[1]!.id)).status, "mailed");
+    assert.match(await printedText(followUps[1]!.id), /D-BETA edited/);
+  });
+
+  test("a follow-up waiting under a hold or for approval when its step is removed never prints (no default card in its place)", async () => {
+    const waiting = await orgWithAutomation(ctx, { steps: [followUp(7, "A week on")] });
+    const safety = `/automations/${waiting.automationId}/mail-safety`;
+    const held = (await firstCardMailed(waiting)).followUps[0]!;
+    assert.equal((await admin(ctx, "PATCH", safety, { hold_minutes: 180 })).status, 200);
+    clock.advance(7 * DAY_MS);
+    await printLocally();
+    assert.equal((await pieceOf(held.id)).status, "held");
+    assert.equal(
+      (await admin(ctx, "PATCH", `/automations/${waiting.automationId}`, { steps: [] })).status,
+      200,
+    );
+    clock.advance(181 * 60_000);
+    await printLocally();
+    assert.equal((await pieceOf(held.id)).status, "cancelled");
+
+    const approving = await orgWithAutomation(ctx, { steps: [followUp(7, "A week on")] });
+    const awaiting = (await firstCardMailed(approving)).followUps[0]!;
+    const approval = { approval_required: true };
+    assert.equal(
+      (await admin(ctx, "PATCH", `/automations/${approving.automationId}/mail-safety`, approval)).status,
+      200,
+    );
+    clock.advance(7 * DAY_MS);
+    await printLocally();
+    assert.equal((await pieceOf(awaiting.id)).status, "awaiting_approval");
+    assert.equal(
+      (await admin(ctx, "PATCH", `/automations/${approving.automationId}`, { steps: [] })).status,
+      200,
+    );
+    const approved = await admin(ctx, "POST", `/automations/${approving.automationId}/approvals`, {
+      piece_ids: [awaiting.id],
+    });
+    assert.equal(approved.status, 200, approved.text);
+    await printLocally();
+    assert.equal((await pieceOf(awaiting.id)).status, "cancelled");
+  });
+
+  test("two follow-ups on one day are refused: each step has its own day", async () => {
+    const refused = await admin(ctx, "PATCH", `/automations/${org.automationId}`, {
+      steps: [followUp(10, "One"), followUp(10, "Two")],
+    });
+    assert.equal(refused.status, 422, refused.text);
+    assert.match(
+      refused.body.detail ?? refused.text,
+      /steps\[1\]\.delay_days: another follow-up is already mailed 10 days/,
+    );
+  });
+
   test("a first card that is never mailed takes its follow-ups with it; a suppressed one gets none", async () => {
     const approving = await orgWithAutomation(ctx, { steps: [followUp(7, "A week on")] });
     await admin(ctx, "PATCH", `/automations/${approving.automationId}/mail-safety`, {
