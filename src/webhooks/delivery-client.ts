@@ -126,7 +126,13 @@ export function createDeliveryClient(options: DeliveryClientOptions): DeliveryCl
       return { outcome: "attempted", statusCode: response.statusCode } satisfies DeliveryOutcome;
     } catch (error) {
       const blocked = findBlocked(error);
-      if (blocked) return { outcome: "blocked", error: blocked.reason } satisfies DeliveryOutcome;
+      if (blocked) {
+        // The delivery log is read by the org's people: the caller's words (a name that resolved
+        // privately reads like one that does not resolve); the address it resolved to goes to the
+        // operator's log only.
+        options.logger.info({ reason: blocked.reason }, "webhook delivery blocked");
+        return { outcome: "blocked", error: blocked.callerReason } satisfies DeliveryOutcome;
+      }
       const timedOut = timeoutMessage(error, limits);
       if (timedOut) return { outcome: "timeout", error: timedOut } satisfies DeliveryOutcome;
       const message = error instanceof Error ? error.message : String(error);

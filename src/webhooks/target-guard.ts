@@ -24,7 +24,7 @@ export const systemResolver: HostResolver = async (hostname) => {
 export class BlockedTargetError extends Error {
   readonly code = "ERR_WEBHOOK_TARGET_BLOCKED";
   /**
-   * @param reason the full reason, for logs and the operator's delivery log
+   * @param reason the full reason, for the operator's logs
    * @param callerReason what an API caller may read: the same words whether a name does not
    *   resolve or resolves to a private address (else any key could map internal host names)
    * @param hostNotPublic the URL's host (a name or an address typed as one), when that is why:

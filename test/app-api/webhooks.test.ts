@@ -210,7 +210,13 @@ describe(`app API: Developers → Webhooks (${databaseLabel})`, () => {
   test("Send test pressed in parallel queues one test, and an endpoint takes at most 10 presses in 10 minutes", async () => {
     const path = `/parallel-${randomUUID()}`;
     const created = (await add(receiver.url(path))).body;
-    const press = () => owner.browser.request("POST", `${API}/subscriptions/${created.id}/test`);
+    // Each press spells the id with its own capitals: PostgreSQL reads them all as one uuid, so
+    // they must share one waiting test and one count (each spelling once had 10 presses of its own).
+    let presses = 0;
+    const spelled = (id: string, n: number) =>
+      [...id].map((char, index) => ((n >> (index % 8)) & 1 ? char.toUpperCase() : char)).join("");
+    const press = () =>
+      owner.browser.request("POST", `${API}/subscriptions/${spelled(created.id, presses++)}/test`);
     const answers = await Promise.all(Array.from({ length: 10 }, press));
     assert.deepEqual(
       answers.map((answer) => answer.status),
@@ -236,6 +242,9 @@ describe(`app API: Developers → Webhooks (${databaseLabel})`, () => {
     const [shown] = (await list()).filter((s) => s.id === created.id);
     assert.equal(shown.recent_deliveries[0].outcome, "blocked");
     assert.equal(shown.recent_deliveries[0].status_code, null);
+    // The owner reads why, not where the name now points: no internal address (a DNS-rebinding
+    // name would otherwise be a lookup tool for the service's own network).
+    assert.doesNotMatch(JSON.stringify(shown.recent_deliveries[0]), /10\.9\.8\.7/);
     assert.equal(shown.recent_deliveries[0].test, true);
   });
 

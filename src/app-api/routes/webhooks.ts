@@ -120,15 +120,18 @@ export function registerWebhookRoutes(app: FastifyInstance, ctx: AppApiContext):
     },
     async (request, reply) => {
       const { orgId } = sessionOf(request);
+      // One endpoint, one key: PostgreSQL reads "2EB4…" and "2eb4…" as one uuid, so each spelling
+      // must not get presses (and a waiting test) of its own.
+      const subscriptionId = request.params.id.toLowerCase();
       // A test sent and answered can be pressed again at once: without a cap, a loop would still
       // make the service send the endpoint's server a request every few hundred milliseconds.
       await enforceRateLimit(
         ctx.limiter,
         { bucket: "app-webhook-tests", ...TEST_PRESSES_PER_ENDPOINT },
-        `${orgId}:${request.params.id}`,
+        `${orgId}:${subscriptionId}`,
         "too many tests of this endpoint; wait and try again",
       );
-      const deliveryId = await queueTestDelivery(db, orgId, request.params.id, clock.now());
+      const deliveryId = await queueTestDelivery(db, orgId, subscriptionId, clock.now());
       return reply.code(202).send({ delivery_id: deliveryId });
     },
   );
