@@ -118,6 +118,15 @@ export async function readCsvTable(body: Readable, options: { maxRecords: number
           `Line ${info.lines} has ${record.length} columns; a file may have at most ${CSV_MAX_COLUMNS}.`,
         );
       }
+      // A NUL byte past the first chunk (looksBinary reads only the opening): text never holds one,
+      // and PostgreSQL cannot store it, so the file is refused here rather than failing its write.
+      if (record.some((cell) => cell.includes("\u0000"))) {
+        parser.destroy();
+        body.resume();
+        throw invalidPayload(
+          `Line ${info.lines} holds a NUL character, which text never has: the file is not plain CSV text. Save it again from your spreadsheet as CSV and upload that file.`,
+        );
+      }
       if (!columns) {
         columns = record.map((name, index) => name || `Column ${index + 1}`);
         continue;

@@ -1,6 +1,7 @@
 import { normalizeAddress } from "../domain/address.ts";
 import { parseIsoDate } from "../domain/iso-date.ts";
 import { assertPrintable } from "../domain/printable-text.ts";
+import { isStorableText, UNSTORABLE_TEXT } from "../domain/storable-text.ts";
 import { invalidPayload } from "../errors.ts";
 import type { GeocodeResult } from "../geo/geocoder.ts";
 import type { ImportRequest } from "./schemas.ts";
@@ -56,6 +57,10 @@ export function prepareRows(rows: readonly StagingRow[]): PreparedRow[] {
       completedAt = date;
     }
     assertPrintable(row.address, `rows[${index}].address`);
+    // A reactivation card prints the customer's name (the events API refuses the same characters).
+    assertPrintable(row.customer_name, `rows[${index}].customer_name`);
+    if (row.external_id !== undefined && !isStorableText(row.external_id))
+      throw invalidPayload(`rows[${index}].external_id: ${UNSTORABLE_TEXT}`);
     const address = row.address?.trim();
     return {
       index,

@@ -384,6 +384,46 @@ describe(`app API: customer and past-job CSV uploads (${databaseLabel})`, () => 
     assert.match(badDate.body.error.details.rows[0].message, /completed_at/);
   });
 
+  test("a NUL byte deep in a file (past its first 4 KB) is refused in plain words, not a 500, and nothing is added", async () => {
+    const good = Array.from({ length: 199 }, (_, index) => `${100 + index} Nul St,Springfield,IL,62704,fine`);
+    const file = csv(["Street,City,ST,Zip,Notes", ...good, "999 Nul St,Springfield,IL,62704,bad\u0000note"]);
+    assert.ok(Buffer.byteLength(file) > 4096);
+    const before = await member.browser.request("GET", "/app/api/v1/customers?q=Nul St");
+    for (const url of [
+      "/app/api/v1/customers/upload?street=Street&city=City&state=ST&zip=Zip&notes=Notes",
+      "/app/api/v1/imports/upload?street=Street&city=City&state=ST&zip=Zip&customer_name=Notes",
+      "/app/api/v1/imports/upload?street=Street&city=City&state=ST&zip=Zip&external_id=Notes",
+    ]) {
+      const refused = await upload(member, url, file);
+      assert.equal(refused.status, 422, `${url}: ${refused.text}`);
+      assert.match(refused.body.error.message, /^Line 201 holds a NUL character/);
+    }
+    const after = await member.browser.request("GET", "/app/api/v1/customers?q=Nul St");
+    assert.deepEqual(after.body, before.body, "nothing was added");
+  });
+
+  test("a past job's customer name a card could not print (a control or bidi character) is a bad row", async () => {
+    const file = csv(["street,name", "80 Aspen Ct 62704,Fay Good", "82 Aspen Ct 62704,Fay\u202eevil"]);
+    const refused = await upload(member, "/app/api/v1/imports/upload?street=street&customer_name=name", file);
+    assert.equal(refused.status, 422, refused.text);
+    assert.deepEqual(
+      refused.body.error.details.rows.map((row: { line: number; message: string }) => [
+        row.line,
+        row.message,
+      ]),
+      [[3, "customer_name: contains U+202E, a control or format character that cannot be printed on a card"]],
+    );
+    const api = await call(ctx, "POST", "/api/v1/import/jobs", {
+      key: org.key,
+      body: {
+        source: "jobs",
+        rows: [{ address: "84 Aspen Ct, Springfield, IL 62704", customer_name: "Fay\u0001" }],
+      },
+    });
+    assert.equal(api.status, 422, api.text);
+    assert.match(api.text, /customer_name: contains U\+0001/);
+  });
+
   test("past jobs with skip_invalid_rows: only the good rows are staged, the bad ones are listed", async () => {
     const file = csv([
       "street,done",
