@@ -16,7 +16,8 @@ export const HubSpotWebhookEvent = Type.Object({
   portalId: Id,
   objectId: Id,
   subscriptionType: Type.String({ minLength: 1, maxLength: 100 }),
-  occurredAt: Type.Integer({ minimum: 0 }),
+  // Milliseconds since 1970, within what a Date holds (8.64e15): beyond it the element is not a CRM event.
+  occurredAt: Type.Integer({ minimum: 0, maximum: 8_640_000_000_000_000 }),
   propertyName: Type.Optional(Type.String({ maxLength: 200 })),
   propertyValue: Type.Optional(Type.String({ maxLength: 10_000 })),
   attemptNumber: Type.Optional(Type.Integer()),

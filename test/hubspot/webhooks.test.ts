@@ -174,9 +174,11 @@ describe(`HubSpot webhooks (${databaseLabel})`, () => {
           propertyValue: "1",
         }),
         "garbage",
+        // A time no Date holds: one element ignored, not a 500 that loses (and retries) the batch.
+        { ...hubspotEvent(fake, clock, "contact.creation", 78), occurredAt: 1e20 },
       ]),
     );
-    assert.deepEqual(mixed, { received: 1, duplicates: 0, ignored: 4 });
+    assert.deepEqual(mixed, { received: 1, duplicates: 0, ignored: 5 });
     assert.equal(({} as Record<string, unknown>).polluted, undefined);
     const huge = Buffer.from(JSON.stringify([{ pad: "x".repeat(300_000) }]));
     assert.equal((await postWebhook(ctx, null, { payload: huge })).statusCode, 413);
