@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { createRequire } from "node:module";
 import type { AddressInfo } from "node:net";
 import { after, before, describe, test } from "node:test";
+import { queueTestDelivery } from "../../src/webhooks/app-webhooks.ts";
 import type { DeliveryClient } from "../../src/webhooks/delivery-client.ts";
 import { admin, createOrg, issueKey, type TestOrg } from "../helpers/api.ts";
 import { databaseLabel } from "../helpers/harness.ts";
@@ -158,6 +159,60 @@ describe(`the Zapier integration against a real instance (${databaseLabel})`, ()
     await submitLead(ctx, token, { ...NED_LEAD, email: "rod@example.com" });
     await drainJobs(ctx, delivery);
     assert.equal(receiver.requests.length, before, "nothing is delivered once the Zap is off");
+  });
+
+  test("New Lead halts what it cannot check, re-subscribes with a secret of its own, and passes no test lead on", async () => {
+    const newLead = operation("triggers", "new_lead");
+    const hookPath = "/hooks/catch/456/def";
+    const targetUrl = receiver.url(hookPath);
+    const first = await appTester(newLead.performSubscribe, { authData: auth(), targetUrl });
+    // Turned on again after an unsubscribe that failed: the same subscription, with a secret the Zap holds.
+    const again = await appTester(newLead.performSubscribe, { authData: auth(), targetUrl });
+    assert.equal(again.id, first.id);
+    assert.match(again.signing_secret, /\S{20,}/);
+    assert.notEqual(again.signing_secret, first.signing_secret);
+
+    const forgedLead = {
+      id: "11111111-1111-4111-8111-111111111111",
+      name: "Fake Lead",
+      email: "fake@example.com",
+    };
+    for (const bundle of [
+      { subscribeData: again, cleanedRequest: forgedLead },
+      { subscribeData: again, cleanedRequest: forgedLead, rawRequest: { headers: {} } },
+      {
+        subscribeData: { id: again.id, signing_secret: null },
+        cleanedRequest: forgedLead,
+        rawRequest: { content: JSON.stringify(forgedLead), headers: {} },
+      },
+    ]) {
+      await assert.rejects(appTester(newLead.perform, { authData: auth(), ...bundle }), (error: Error) => {
+        assert.match(error.message, /no signed body to check|keeps no signing secret/);
+        return true;
+      });
+    }
+
+    // The app's Send test reaches the hook signed (so the owner sees the delivery work), and the Zap ignores it.
+    await queueTestDelivery(ctx.database.db, org.orgId, again.id, new Date());
+    await drainJobs(ctx, delivery);
+    const [received] = receiver.requests.filter((request) => request.path === hookPath);
+    assert.ok(received, "the test reached the hook");
+    const content = received.raw.toString("utf8");
+    assert.equal(JSON.parse(content).test, true);
+    const passed = await appTester(newLead.perform, {
+      authData: auth(),
+      subscribeData: again,
+      cleanedRequest: JSON.parse(content),
+      rawRequest: {
+        content,
+        headers: {
+          "X-Service-Timestamp": String(received.headers["x-service-timestamp"]),
+          "X-Service-Signature": String(received.headers["x-service-signature"]),
+        },
+      },
+    });
+    assert.deepEqual(passed, []);
+    await appTester(newLead.performUnsubscribe, { authData: auth(), subscribeData: again });
   });
 
   test("Send Event queues the bound automation, maps other properties to custom fields, and absorbs a replay", async () => {

@@ -39,7 +39,15 @@ async function performSubscribe(z, bundle) {
     body: { target_url: bundle.targetUrl, event: "lead.created" },
   });
   // `signing_secret` is disclosed once, here; Zapier keeps it in the Zap's subscribeData.
-  return response.data;
+  if (response.data.signing_secret) return response.data;
+  // Already subscribed (a Zap turned on again after its unsubscribe failed): the API never discloses
+  // a secret twice, so the Zap mints its own, or it could check no delivery.
+  const rotated = await z.request({
+    method: "POST",
+    url: "/api/v1/webhooks/rotate",
+    body: { id: response.data.id },
+  });
+  return { ...response.data, signing_secret: rotated.data.signing_secret };
 }
 
 /**
@@ -57,24 +65,33 @@ async function performUnsubscribe(z, bundle) {
 
 /**
  * One delivery: the lead, once its signature is checked. Zapier hands the raw request over as
- * `bundle.rawRequest` (content and headers); without it there is nothing to check against.
+ * `bundle.rawRequest` (content and headers). A delivery that cannot be checked (no secret kept, no
+ * raw body) halts like a forged one: someone who learns the hook URL must not feed the Zap leads.
+ * The app's Send test (`test: true`, the sample lead) is checked, then passes nothing on: a live
+ * Zap would otherwise make a CRM record of "Jane Sample".
  * @param {any} z
  * @param {any} bundle
  */
 function perform(z, bundle) {
   const secret = bundle.subscribeData?.signing_secret;
   const raw = bundle.rawRequest;
-  if (secret && raw && typeof raw.content === "string") {
-    const problem = signatureProblem({
-      secret,
-      timestamp: headerOf(raw.headers, "x-service-timestamp"),
-      signature: headerOf(raw.headers, "x-service-signature"),
-      rawBody: raw.content,
-      nowSeconds: Math.floor(Date.now() / 1000),
-    });
-    if (problem) throw new z.errors.HaltedError(`Not a delivery from your Porchlight: ${problem}`);
+  if (!secret) {
+    throw new z.errors.HaltedError(
+      "This Zap keeps no signing secret, so its deliveries cannot be checked: turn the Zap off and on again.",
+    );
   }
-  return [bundle.cleanedRequest];
+  if (!raw || typeof raw.content !== "string") {
+    throw new z.errors.HaltedError("Not a delivery from your Porchlight: no signed body to check.");
+  }
+  const problem = signatureProblem({
+    secret,
+    timestamp: headerOf(raw.headers, "x-service-timestamp"),
+    signature: headerOf(raw.headers, "x-service-signature"),
+    rawBody: raw.content,
+    nowSeconds: Math.floor(Date.now() / 1000),
+  });
+  if (problem) throw new z.errors.HaltedError(`Not a delivery from your Porchlight: ${problem}`);
+  return bundle.cleanedRequest?.test === true ? [] : [bundle.cleanedRequest];
 }
 
 /**
