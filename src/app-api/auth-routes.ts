@@ -1,8 +1,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { databaseUnavailable } from "../errors.ts";
 import { enforceRateLimitGivingBack, type RateLimitRule } from "../limits/enforce-rate-limit.ts";
 import type { CountedHit, RateLimiter } from "../limits/rate-limiter.ts";
 import { normalizeEmail } from "../orgs/invitations.ts";
 import type { Auth } from "./auth.ts";
+import { runAuthRequest } from "./auth-outage.ts";
 import { AUTH_BASE_PATH } from "./auth-settings.ts";
 import { fetchHeaders } from "./session-guard.ts";
 
@@ -86,8 +88,11 @@ export function registerAuthRoutes(app: FastifyInstance, deps: AuthRouteDeps): v
       const endpoint = exposedEndpointOf(request.method, request.url, url);
       if (!endpoint) return reply.callNotFound();
       const attempt = await countAccountAttempt(request, endpoint, deps.limiter);
-      const response = await deps.auth.handler(toFetchRequest(request, url));
+      const { result: response, databaseUnavailable: databaseFailed } = await runAuthRequest(() =>
+        deps.auth.handler(toFetchRequest(request, url)),
+      );
       if (attempt && !attempt.limit.isAttempt(response.status)) await attempt.counted.giveBack();
+      if (response.status >= 500 && databaseFailed) throw databaseUnavailable();
       reply.code(response.status);
       response.headers.forEach((value, name) => {
         if (!HOP_HEADERS.has(name)) reply.header(name, value);

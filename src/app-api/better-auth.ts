@@ -2,8 +2,10 @@ import { randomUUID } from "node:crypto";
 import { betterAuth } from "better-auth";
 import { drizzleAdapter } from "better-auth/adapters/drizzle";
 import { organization } from "better-auth/plugins/organization";
+import type { Logger } from "pino";
 import { passwordResetMessage } from "../mail/messages.ts";
 import { loadMemberDisplayName } from "../orgs/display-name.ts";
+import { noteAuthError } from "./auth-outage.ts";
 import { AUTH_TABLES } from "./auth-schema.ts";
 import {
   AUTH_BASE_PATH,
@@ -20,6 +22,22 @@ import {
 import { sameOrigins } from "./csrf.ts";
 import { endResetLinks } from "./password-reset-links.ts";
 
+/**
+ * Better Auth's log lines in the service's log. Only an error is kept, through the logger's own
+ * serializer (which cuts a failed query's params: they hold session tokens); any other argument
+ * may carry a token or a cookie and is dropped. Each error is also noted for the request's answer
+ * (auth-outage.ts).
+ */
+export function betterAuthLogger(logger: Pick<Logger, "debug" | "info" | "warn" | "error">) {
+  return {
+    log: (level: "debug" | "info" | "warn" | "error" | "success", message: string, ...args: unknown[]) => {
+      const err = args.find((arg) => arg instanceof Error);
+      if (err !== undefined) noteAuthError(err);
+      logger[level === "success" ? "info" : level](err === undefined ? {} : { err }, `auth: ${message}`);
+    },
+  };
+}
+
 /** Better Auth configured for the app; loaded on first use through auth.ts's createAuth. */
 export function createBetterAuth(deps: AuthDeps) {
   const { config, mailer, logger } = deps;
@@ -32,9 +50,7 @@ export function createBetterAuth(deps: AuthDeps) {
     // The same origins the app API's own CSRF check accepts (csrf.ts).
     trustedOrigins: (request) => sameOrigins(config.publicBaseUrl, request?.headers.get("host")),
     telemetry: { enabled: false },
-    logger: {
-      log: (level, message, ...args) => logger[level]({ args }, `auth: ${message}`),
-    },
+    logger: betterAuthLogger(logger),
     database: drizzleAdapter(deps.db, { provider: "pg", schema: AUTH_TABLES }),
     emailAndPassword: {
       enabled: true,

@@ -327,7 +327,7 @@ export function isConnectionError(error: unknown): boolean {
     if (typeof candidate.code === "string" && CONNECTION_ERROR_CODES.has(candidate.code)) return true;
     return (
       typeof candidate.message === "string" &&
-      /timeout exceeded when trying to connect|Connection terminated|PGlite is closed|Cannot use a pool after calling end|Query read timeout|is not currently accepting connections/i.test(
+      /timeout exceeded when trying to connect|Connection terminated|PGlite is closed|Cannot use a pool after calling end|Query read timeout|is not currently accepting connections|connection error and is not queryable/i.test(
         candidate.message,
       )
     );

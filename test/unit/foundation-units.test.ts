@@ -559,6 +559,48 @@ describe("database unavailability", () => {
   });
 });
 
+describe("a connection dropped in the middle of a request", () => {
+  it("counts pg's 'not queryable' client (a rollback after the drop) as the database being unavailable", async () => {
+    const { isConnectionError } = await import("../../src/db/database.ts");
+    const dropped = new Error("Client has encountered a connection error and is not queryable");
+    assert.equal(isConnectionError(new Error("Failed query: rollback", { cause: dropped })), true);
+  });
+
+  it("Better Auth's errors: logged without a query's params or other arguments, and noted per request", async () => {
+    const { DrizzleQueryError } = await import("drizzle-orm");
+    const { createLogger } = await import("../../src/logger.ts");
+    const { betterAuthLogger } = await import("../../src/app-api/better-auth.ts");
+    const { runAuthRequest } = await import("../../src/app-api/auth-outage.ts");
+    const lines: string[] = [];
+    const log = betterAuthLogger(createLogger("info", { write: (line: string) => lines.push(line) })).log;
+    const terminated = Object.assign(new Error("terminating connection due to administrator command"), {
+      code: "57P01",
+    });
+    const failedInsert = new DrizzleQueryError(
+      'insert into "user_sessions" ("token", "ip_address") values ($1, $2)',
+      ["ijlzkB0TKBNxIFlR9sikoS6b6Ie9h00d", "203.0.113.9"],
+      terminated,
+    );
+    const [dropped, refused, outside] = await Promise.all([
+      runAuthRequest(async () =>
+        log("error", "Error", failedInsert, { token: "ijlzkB0TKBNxIFlR9sikoS6b6Ie9h00d" }),
+      ),
+      runAuthRequest(async () => log("error", "Error", new Error("invalid password hash"))),
+      runAuthRequest(async () => undefined),
+    ]);
+    assert.deepEqual(
+      [dropped.databaseUnavailable, refused.databaseUnavailable, outside.databaseUnavailable],
+      [true, false, false],
+      "only the request whose error was the database's",
+    );
+    const logged = lines.join("");
+    assert.doesNotMatch(logged, /ijlzkB0T|203\.0\.113\.9/);
+    assert.equal(JSON.parse(lines[0]!).err.code, "57P01", "an outage is logged as one, briefly");
+    log("success", "done");
+    assert.equal(JSON.parse(lines.at(-1)!).msg, "auth: done");
+  });
+});
+
 describe("retryWhileUnavailable", () => {
   const unavailable = () => Object.assign(new Error("connect ECONNREFUSED"), { code: "ECONNREFUSED" });
 
