@@ -160,6 +160,8 @@ export const mailPieces = pgTable(
     /** A follow-up card's step (1-3) and its sequence's first card (issue 42); null on a first card. */
     sequenceStep: smallint("sequence_step"),
     sequenceFirstPieceId: uuid("sequence_first_piece_id"),
+    /** The card a person approved, pinned at approval: what the piece prints (pieces/card-template-sql.ts). */
+    approvedTemplate: jsonb("approved_template"),
     /** A follow-up's step, named by its delay in days (a step is found by it, not by position). */
     sequenceStepDelay: smallint("sequence_step_delay"),
     /** When a `scheduled` follow-up is due. */

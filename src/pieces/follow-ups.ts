@@ -12,7 +12,7 @@ import { keyParts, keysOfSameHome } from "../domain/same-home.ts";
 import type { StopCondition } from "../domain/stop-conditions.ts";
 import { processPieceJob } from "../jobs/kinds.ts";
 import { enqueueJob } from "../jobs/queue.ts";
-import { stepOfFollowUp } from "./follow-up-step.ts";
+import { stepOfFollowUp } from "./card-template-sql.ts";
 import type { PieceRecord } from "./piece-record.ts";
 import { isPrinted, PRINTED_STATUSES, sqlStatusList } from "./status-sql.ts";
 

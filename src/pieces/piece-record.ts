@@ -7,7 +7,7 @@ import type { HomeLocation } from "../imagery/home-imagery.ts";
 import type { MailingAddress } from "../print/print-provider.ts";
 import type { CardRecipient } from "../render/compose.ts";
 import { type ResolvedTemplate, resolveTemplate } from "../render/template.ts";
-import { stepOfFollowUp } from "./follow-up-step.ts";
+import { printedTemplateOf, stepOfFollowUp } from "./card-template-sql.ts";
 
 /** A piece with what the pipeline needs around it: its organization and its automation's settings. */
 export interface PieceRecord {
@@ -86,8 +86,7 @@ const PIECE_COLUMNS = sql`
   SELECT p.org_id, p.id, p.status, p.recipient_name, p.address, p.street, p.city, p.state, p.zip,
          p.normalized_address, p.latitude, p.longitude, p.token, p.properties, p.submission_job_id,
          o.name AS org_name, c.automation_id, a.suppress_customers, a.holdout_percent,
-         CASE WHEN p.sequence_step IS NULL THEN COALESCE(a.template, c.template)
-              ELSE ${stepOfFollowUp("p")} -> 'template' END AS template,
+         ${printedTemplateOf("p")} AS template,
          p.created_at, p.hold_until, p.approved_at, p.verified_address,
          p.sequence_step, p.sequence_first_piece_id, p.scheduled_for,
          jsonb_array_length(a.steps) AS automation_follow_ups,

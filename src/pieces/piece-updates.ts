@@ -6,6 +6,7 @@ import type { StandardAddress } from "../geo/address-verifier.ts";
 import type { GeocodeResult } from "../geo/geocoder.ts";
 import type { QueuedPiece } from "../jobs/kinds.ts";
 import type { PrintReceipt } from "../print/print-provider.ts";
+import { currentTemplateOf } from "./card-template-sql.ts";
 import { insertCardImagesSweep } from "./draw-ahead.ts";
 import { stopFollowUpsOfUnmailed } from "./follow-ups.ts";
 import { type KeptImagesColumn, keptImagesSql } from "./piece-images.ts";
@@ -213,8 +214,8 @@ export async function approveAwaitingPieces(
   return queryRows<{ id: string; org_id: string; automation_id: string | null }>(
     tx,
     sql`UPDATE mail_pieces p SET status = 'queued', approved_at = ${at(now)}, approved_by = ${actor},
-          status_reason = NULL, status_updated_at = ${at(now)}
-        FROM campaigns c
+          approved_template = ${currentTemplateOf("p")}, status_reason = NULL, status_updated_at = ${at(now)}
+        FROM campaigns c LEFT JOIN automations a ON a.org_id = c.org_id AND a.id = c.automation_id
         WHERE c.org_id = p.org_id AND c.id = p.campaign_id AND p.status = 'awaiting_approval'
           ${automation ? sql`AND p.org_id = ${automation.orgId}::uuid AND c.automation_id = ${automation.automationId}::uuid` : sql``}
           ${pieceIds ? sql`AND p.id = ANY(${sql.param(pieceIds)}::uuid[])` : sql``}

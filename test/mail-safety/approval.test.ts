@@ -3,7 +3,15 @@ import { after, before, describe, test } from "node:test";
 import { fixedClock } from "../../src/clock.ts";
 import { admin } from "../helpers/api.ts";
 import { createTestContext, databaseLabel, type TestContext } from "../helpers/harness.ts";
-import { home, orgWithAutomation, queuePiece, runPipeline, startFakeLob } from "../pipeline/helpers.ts";
+import { pdfTextLines } from "../helpers/pdf-text.ts";
+import {
+  adminBytes,
+  home,
+  orgWithAutomation,
+  queuePiece,
+  runPipeline,
+  startFakeLob,
+} from "../pipeline/helpers.ts";
 
 describe(`mail safety: approval mode (${databaseLabel})`, () => {
   let ctx: TestContext;
@@ -22,6 +30,45 @@ describe(`mail safety: approval mode (${databaseLabel})`, () => {
   const run = () => runPipeline(ctx, { printProvider: "lob", lobApiKey: "test_key", lobBaseUrl: lob.url });
   const pieceOf = async (id: string) => (await admin(ctx, "GET", `/pieces/${id}`)).body;
   const printed = (from: number) => lob.requests.slice(from).map((request) => request.idempotencyKey);
+
+  test("an approved card prints the text that was approved, not an edit made after the approval", async () => {
+    const org = await orgWithAutomation(ctx);
+    const template = `/automations/${org.automationId}/template`;
+    const approvedText = await admin(ctx, "PUT", template, { headline: "APPROVED headline for {{street}}" });
+    assert.equal(approvedText.status, 200, approvedText.text);
+    const safety = `/automations/${org.automationId}/mail-safety`;
+    assert.equal((await admin(ctx, "PATCH", safety, { approval_required: true })).status, 200);
+    const piece = await queuePiece(ctx, org, home("9 Pinned Rd"));
+    await run();
+    assert.equal((await pieceOf(piece.id)).status, "awaiting_approval");
+    // Approved while the automation's cap holds it back: it waits, approved, and then the text is edited.
+    assert.equal((await admin(ctx, "PATCH", safety, { monthly_card_cap: 0 })).status, 200);
+    const approved = await admin(ctx, "POST", `/pieces/${piece.id}/approve`, {
+      actor: "olga@bright.example",
+    });
+    assert.equal(approved.status, 200, approved.text);
+    await run();
+    assert.equal((await pieceOf(piece.id)).status, "capped");
+    const edited = await admin(ctx, "PUT", template, { headline: "EDITED 50% off everything, today only" });
+    assert.equal(edited.status, 200, edited.text);
+
+    const before = lob.requests.length;
+    assert.equal((await admin(ctx, "PATCH", safety, { monthly_card_cap: 5 })).status, 200);
+    await run();
+    assert.deepEqual(printed(before), [piece.id]);
+    const text = pdfTextLines((await adminBytes(ctx, `/pieces/${piece.id}/proof.pdf`)).bytes)
+      .join(" ")
+      .replace(/\u00a0/g, " ");
+    assert.match(text, /APPROVED headline for 9 Pinned Rd/);
+    assert.doesNotMatch(text, /EDITED/);
+    // A card approved from now on approves the edited text.
+    const next = await queuePiece(ctx, org, home("11 Pinned Rd"));
+    await run();
+    await admin(ctx, "POST", `/pieces/${next.id}/approve`, { actor: "olga@bright.example" });
+    await run();
+    const nextText = pdfTextLines((await adminBytes(ctx, `/pieces/${next.id}/proof.pdf`)).bytes).join(" ");
+    assert.match(nextText, /EDITED 50% off everything/);
+  });
 
   test("pieces await approval; approving one, a list or all prints them; after N approvals the automation is automatic", async () => {
     const org = await orgWithAutomation(ctx);
