@@ -6,7 +6,7 @@
  */
 import type { SQL } from "drizzle-orm";
 import { type Queryable, queryOne, sql } from "../db/database.ts";
-import { sameHome, streetOfKey } from "../domain/same-home.ts";
+import { keysOfSameHome, sameHome, streetOfKey } from "../domain/same-home.ts";
 import { processPieceJob } from "../jobs/kinds.ts";
 import { enqueueJob } from "../jobs/queue.ts";
 import { moveQueuedPiece, requeueWaitingPiece, WAITING_STATUSES } from "../pieces/piece-updates.ts";
@@ -87,7 +87,9 @@ export async function homeFacts(
               FROM org_mail_safety WHERE org_id = ${piece.orgId}::uuid) settings
         LEFT JOIN LATERAL (
           SELECT id, mailed_at, status, created_at FROM mail_pieces
-          WHERE org_id = ${piece.orgId}::uuid AND normalized_address = ${addressKey} AND id <> ${piece.id}::uuid
+          WHERE org_id = ${piece.orgId}::uuid AND id <> ${piece.id}::uuid
+            -- The home written with or without its city or ZIP, as customer suppression reads it.
+            AND normalized_address = ANY(${sql.param(keysOfSameHome(addressKey))}::text[])
             -- Days of exactly 24 hours, as the neighbour fan-out counts them (not the session time zone's).
             AND ${countsInFrequencyWindow(sql`${at(now)} - make_interval(hours => settings.cap_days * 24)`)}
             AND COALESCE(sequence_first_piece_id, id) <> ${piece.sequenceFirstPieceId ?? piece.id}::uuid

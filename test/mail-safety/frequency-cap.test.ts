@@ -56,6 +56,37 @@ describe(`mail safety: the frequency cap per home (${databaseLabel})`, () => {
     assert.equal((await pieceOf(third.id)).status, "mailed", "31 days after the first card");
   });
 
+  test("the same home written without its city or its ZIP is the same home to the cap, as to customer suppression", async () => {
+    const org = await orgWithAutomation(ctx);
+    const first = await queuePiece(ctx, org, {
+      street: "1100 Larch St",
+      city: "Springfield",
+      state: "IL",
+      zip: "62704",
+    });
+    await runPipeline(ctx, local);
+    assert.equal((await pieceOf(first.id)).status, "mailed");
+    clock.advance(DAY_MS);
+    for (const home of [
+      { street: "1100 Larch Street", zip: "62704" },
+      { street: "1100 Larch St.", city: "Springfield", state: "IL" },
+    ]) {
+      const again = await queuePiece(ctx, org, home);
+      await runPipeline(ctx, local);
+      const skipped = await pieceOf(again.id);
+      assert.equal(skipped.status, "skipped", JSON.stringify(home));
+      assert.equal(skipped.earlier_piece_id, first.id);
+    }
+    const neighbour = await queuePiece(ctx, org, {
+      street: "1102 Larch St",
+      city: "Springfield",
+      state: "IL",
+      zip: "62704",
+    });
+    await runPipeline(ctx, local);
+    assert.equal((await pieceOf(neighbour.id)).status, "mailed", "the house next door is another home");
+  });
+
   test("of two pieces queued at once for one home by two automations, exactly one prints", async () => {
     const org = await orgWithAutomation(ctx);
     await createAutomation(ctx, org.orgId, {
