@@ -115,8 +115,14 @@ export async function registerCustomers(
     const keys = sorted.map(([key]) => key);
     // A home that became a customer gets no more follow-up cards (where its automation says so),
     // and its cards waiting before print are suppressed now, not after someone approves them.
-    await stopFollowUps(db, { orgId, addressKeys: keys }, [becameCustomer(now)], now);
-    stoppedCards = (await suppressWaitingCardsOfHomes(db, orgId, keys, now)).length;
+    const stoppedFollowUps = await stopFollowUps(
+      db,
+      { orgId, addressKeys: keys },
+      [becameCustomer(now)],
+      now,
+    );
+    const suppressed = await suppressWaitingCardsOfHomes(db, orgId, keys, now);
+    stoppedCards = stoppedFollowUps.length + suppressed.length;
   }
   return { added, total: await countCustomers(db, orgId), stoppedCards };
 }

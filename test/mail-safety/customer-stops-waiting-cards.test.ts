@@ -110,6 +110,34 @@ describe(`a home that becomes a customer stops its waiting cards (${databaseLabe
     assert.equal((await pieceOf(card)).status, "suppressed");
   });
 
+  test("added in the app after a first card was mailed: its scheduled follow-up cards count among the stopped cards", async () => {
+    const SEQUENCE_EVENT = "estimate.sent";
+    await createAutomation(ctx, org.orgId, {
+      name: "Estimates with follow-ups",
+      trigger: { type: "custom_api", event_type: SEQUENCE_EVENT },
+      steps: [
+        { delay_days: 7, template: { headline: "A week on" } },
+        { delay_days: 14, template: { headline: "Two weeks on" } },
+      ],
+    });
+    const sent = await call(ctx, "POST", "/api/v1/events", {
+      key: org.key,
+      body: {
+        event_type: SEQUENCE_EVENT,
+        object_type: "job",
+        dedup_id: randomUUID(),
+        record: { id: randomUUID(), properties: home("50 Elm St") },
+      },
+    });
+    assert.equal(sent.status, 202, sent.text);
+    await runPipeline(ctx, { dataDir });
+    const added = await member.browser.request("POST", "/app/api/v1/customers", {
+      body: { address: "50 Elm St, Springfield, IL 62704" },
+    });
+    assert.equal(added.status, 200, added.text);
+    assert.equal(added.body.stopped_cards, 2, "both follow-ups were waiting for their day");
+  });
+
   test("registered through the customers webhook, or a won deal there: the same, and the webhook's answer is the spec's", async () => {
     const byWebhook = await waitingCard(EVENT_TYPE, "30 Elm St");
     const byDeal = await waitingCard(EVENT_TYPE, "40 Elm St");

@@ -128,7 +128,7 @@ export function registerCustomerRoutes(app: FastifyInstance, ctx: AppApiContext)
               total: Type.Integer(),
               stopped_cards: Type.Integer({
                 description:
-                  "Cards that were waiting to be mailed to this home (held, awaiting approval, over a cap) and now never will be.",
+                  "Cards that were waiting to be mailed to this home (held, awaiting approval, over a cap, or follow-up cards scheduled for a later day) and now never will be.",
               }),
             },
             { additionalProperties: false },

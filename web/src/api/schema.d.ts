@@ -3060,7 +3060,7 @@ export interface operations {
           "application/json": {
             added: number;
             total: number;
-            /** @description Cards that were waiting to be mailed to this home (held, awaiting approval, over a cap) and now never will be. */
+            /** @description Cards that were waiting to be mailed to this home (held, awaiting approval, over a cap, or follow-up cards scheduled for a later day) and now never will be. */
             stopped_cards: number;
           };
         };
