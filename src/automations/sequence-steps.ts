@@ -74,7 +74,7 @@ export const stepTemplate = (step: SequenceStep): ResolvedTemplate => resolveTem
 export function stepProblems(steps: readonly SequenceStep[], sender: CardSender): Record<string, string> {
   const problems: Record<string, string> = {};
   steps.forEach((step, index) => {
-    // A follow-up is known by its day (pieces/follow-up-step.ts); two on one day would also reach the home together.
+    // A follow-up is known by its day (pieces/card-template-sql.ts); two on one day would also reach the home together.
     if (steps.findIndex((other) => other.delay_days === step.delay_days) < index) {
       problems[`steps[${index}].delay_days`] =
         `another follow-up is already mailed ${step.delay_days} days after the first card; give each its own day`;

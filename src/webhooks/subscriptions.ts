@@ -156,9 +156,13 @@ export function createSubscriptionService(deps: {
   guard: TargetGuard;
   /** The detail a refused target URL answers; by default the guard's caller reason. */
   refusalDetail?: (refusal: BlockedTargetError) => string;
+  /** The detail when the org has as many subscriptions as it may; by default the API's words. */
+  capReachedDetail?: (max: number) => string;
 }): SubscriptionService {
   const { db, clock, guard } = deps;
   const refusalDetail = deps.refusalDetail ?? ((refusal: BlockedTargetError) => refusal.callerReason);
+  const capReachedDetail =
+    deps.capReachedDetail ?? ((max: number) => `an organization may have at most ${max} subscriptions`);
 
   const assertEvent = (event: string | null | undefined): string => {
     const value = event ?? LEAD_CREATED;
@@ -188,7 +192,7 @@ export function createSubscriptionService(deps: {
       const existing = await findByUrl(tx, orgId, targetUrl, event);
       if (existing) return { ...existing, signing_secret: null };
       if ((await countSubscriptions(tx, orgId)) >= MAX_SUBSCRIPTIONS_PER_ORG) {
-        throw subscribeFailed(`an organization may have at most ${MAX_SUBSCRIPTIONS_PER_ORG} subscriptions`);
+        throw subscribeFailed(capReachedDetail(MAX_SUBSCRIPTIONS_PER_ORG));
       }
       const secret = signed ? newSigningSecret() : null;
       const id = randomUUID();

@@ -58,6 +58,33 @@ describe(`app API: Developers → Webhooks (${databaseLabel})`, () => {
   const add = (targetUrl: string, user = owner) =>
     user.browser.request("POST", `${API}/subscriptions`, { body: { target_url: targetUrl } });
 
+  test("at the most endpoints an organization may have, the owner is told in words what to do", async () => {
+    const crowded = await createOrg(ctx);
+    const crowdedOwner = await inviteAndAccept(
+      ctx,
+      crowded.orgId,
+      `crowded-${randomUUID()}@example.com`,
+      "owner",
+    );
+    for (let index = 0; index < 20; index++) {
+      const added = await add(receiver.url(`/crowded-${index}`), crowdedOwner);
+      assert.equal(added.status, 201, added.text);
+    }
+    const refused = await add(receiver.url("/crowded-20"), crowdedOwner);
+    assert.equal(refused.status, 400, refused.text);
+    assert.equal(
+      refused.body.error.message,
+      "You have 20 webhook endpoints, the most an organization can have. Delete one you no longer use, then add this one.",
+    );
+    // The developer API keeps its own words.
+    const api = await call(ctx, "POST", "/api/v1/webhooks/subscribe", {
+      key: crowded.key,
+      body: { target_url: receiver.url("/crowded-21"), event: "lead.created" },
+    });
+    assert.equal(api.status, 400, api.text);
+    assert.match(api.text, /an organization may have at most 20 subscriptions/);
+  });
+
   test("an owner adds an endpoint, sees its secret once, and it is the developer API's subscription", async () => {
     const url = receiver.url("/added");
     const created = await add(url);

@@ -67,10 +67,11 @@ describe(`mail safety: the frequency cap per home (${databaseLabel})`, () => {
     await runPipeline(ctx, local);
     assert.equal((await pieceOf(first.id)).status, "mailed");
     clock.advance(DAY_MS);
-    for (const home of [
+    const spellings: Record<string, string>[] = [
       { street: "1100 Larch Street", zip: "62704" },
       { street: "1100 Larch St.", city: "Springfield", state: "IL" },
-    ]) {
+    ];
+    for (const home of spellings) {
       const again = await queuePiece(ctx, org, home);
       await runPipeline(ctx, local);
       const skipped = await pieceOf(again.id);

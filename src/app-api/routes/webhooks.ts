@@ -52,6 +52,8 @@ export function registerWebhookRoutes(app: FastifyInstance, ctx: AppApiContext):
     clock,
     guard: ctx.webhookTargetGuard,
     refusalDetail: refusalInWords,
+    capReachedDetail: (max) =>
+      `You have ${max} webhook endpoints, the most an organization can have. Delete one you no longer use, then add this one.`,
   });
   const owner = { appAccess: "owner" as const };
 
