@@ -140,7 +140,7 @@ export async function setWonStages(
   const rows = await queryRows<{ org_id: string }>(
     db,
     sql`UPDATE hubspot_connections
-        SET won_stages = ${sql.param([...stages])}::text[], updated_at = ${now.toISOString()}::timestamptz
+        SET won_stages = ${sql.param([...new Set(stages)])}::text[], updated_at = ${now.toISOString()}::timestamptz
         WHERE org_id = ${orgId}::uuid RETURNING org_id`,
   );
   return rows.length > 0;

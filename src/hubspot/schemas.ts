@@ -38,7 +38,8 @@ export type HubSpotStatus = Static<typeof HubSpotStatus>;
 export const DealStageId = Type.String({ pattern: "^[A-Za-z0-9_.:-]{1,100}$" });
 
 export const WonStagesBody = Type.Object(
-  { won_stages: Type.Array(DealStageId, { minItems: 1, maxItems: 20, uniqueItems: true }) },
+  // A stage named twice is kept once (setWonStages): a person typing it again is no error to explain.
+  { won_stages: Type.Array(DealStageId, { minItems: 1, maxItems: 20 }) },
   { additionalProperties: false },
 );
 
