@@ -513,6 +513,23 @@ describe(`app API: customer and past-job CSV uploads (${databaseLabel})`, () => 
     assert.equal(list.body.imports.length, before.body.imports.length + 1, "one batch staged, not two");
   });
 
+  test("the same past-jobs file sent again while its first upload runs is answered in the screen's words", async () => {
+    const requestId = "5d0c8f1e-7a2b-4c3d-9e8f-0a1b2c3d4e5f";
+    const url = `/app/api/v1/imports/upload?street=street&request_id=${requestId}`;
+    const file = csv(["street", "90 Aspen Ct 62704", "92 Aspen Ct 62704"]);
+    const answers = await Promise.all(Array.from({ length: 4 }, () => upload(member, url, file)));
+    const statuses = answers.map((answer) => answer.status).sort();
+    assert.equal(statuses.filter((status) => status === 201).length, 1, statuses.join());
+    const waiting = answers.filter((answer) => answer.status === 409);
+    assert.ok(waiting.length > 0, `the others arrived while the first ran: ${statuses.join()}`);
+    for (const answer of waiting) {
+      assert.equal(
+        answer.body.error.message,
+        "This file is still being imported. Wait a moment, then look under Past jobs.",
+      );
+    }
+  });
+
   test("another organization sees none of it, and no session gets 401", async () => {
     const theirs = await otherOwner.browser.request("GET", "/app/api/v1/customers");
     assert.deepEqual(theirs.body, { customers: [], total: 0, next_cursor: null });

@@ -28,6 +28,19 @@ import { IMPORT_LIMITS, ImportResult, ImportRow } from "../../imports/schemas.ts
 import type { AppApiContext } from "../context.ts";
 import { sessionOf } from "../session-guard.ts";
 
+/** The same file sent again while its first upload still runs, said in the screen's words, not the API's. */
+function inScreenWords(error: unknown): never {
+  if (error instanceof AppError && error.code === "import_in_progress") {
+    throw new AppError(
+      409,
+      "import_in_progress",
+      "This file is still being imported. Wait a moment, then look under Past jobs.",
+      error.headers,
+    );
+  }
+  throw error;
+}
+
 const CUSTOMER_FIELDS = ["street", "city", "state", "zip", "notes"] as const;
 const JOB_FIELDS = [
   "street",
@@ -344,7 +357,7 @@ export async function registerCustomerUploadRoutes(app: FastifyInstance, ctx: Ap
         const table = await readCsvTable(bodyOf(request), { maxRecords: IMPORT_LIMITS.rows });
         const orgId = sessionOf(request).orgId;
         // A retry answers the first batch, whatever its file says now (the import service's rule).
-        const replay = await importer.replayOf(orgId, request.query.request_id);
+        const replay = await importer.replayOf(orgId, request.query.request_id).catch(inScreenWords);
         if (replay) return reply.code(replay.status).send(replay.result);
         const problems: RowProblem[] = [];
         const bad = new Set<number>();
@@ -380,13 +393,15 @@ export async function registerCustomerUploadRoutes(app: FastifyInstance, ctx: Ap
         if (rows.length === 0) throw new AppError(422, "invalid_payload", "The file has no rows.");
         const good = rows.filter((_, index) => !bad.has(index));
         const skipped = settleProblems(problems, good.length, skipInvalid);
-        const outcome = await importer.importJobs(
-          orgId,
-          // The developer API's Idempotency-Key: a retry answers 200 with the first batch.
-          request.query.request_id,
-          { source: "jobs", rows: good },
-          "app_upload",
-        );
+        const outcome = await importer
+          .importJobs(
+            orgId,
+            // The developer API's Idempotency-Key: a retry answers 200 with the first batch.
+            request.query.request_id,
+            { source: "jobs", rows: good },
+            "app_upload",
+          )
+          .catch(inScreenWords);
         return reply.code(outcome.status).send({ ...outcome.result, ...skipped });
       },
     );
