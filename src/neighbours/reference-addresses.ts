@@ -99,6 +99,10 @@ export function numberedAddressKey(number: string, rest: string): string {
 
 /** An OpenAddresses record as a reference address, or the reason it cannot be one. */
 export function referenceAddressOf(record: OpenAddressesRecord): RowVerdict {
+  // PostgreSQL stores no NUL: one such row must be rejected, not fail the whole upload's write.
+  if (Object.values(record).some((value) => typeof value === "string" && value.includes("\u0000"))) {
+    return { rejected: "unreadable address" };
+  }
   const longitude = coordinate(record.LON, 180);
   const latitude = coordinate(record.LAT, 90);
   if (longitude === undefined || latitude === undefined) return { rejected: "bad coordinates" };

@@ -117,6 +117,8 @@ describe(`operator uploads of reference addresses (${databaseLabel})`, () => {
       csvLineOf({ ...syntheticHome(2), LAT: "north" }),
       csvLineOf({ ...syntheticHome(3), NUMBER: "" }),
       csvLineOf({ ...syntheticHome(4), LON: "0", LAT: "0" }),
+      // A NUL no PostgreSQL text holds: that row is rejected, the upload goes on.
+      csvLineOf({ ...syntheticHome(6), STREET: "Nul\u0000 Street" }),
       csvLineOf(syntheticHome(0)),
       // An unterminated quote: the parser skips to the end of the record (here, of the file).
       `${csvLineOf(syntheticHome(5)).replace("Evergreen", '"Evergreen')}`,
@@ -126,10 +128,11 @@ describe(`operator uploads of reference addresses (${databaseLabel})`, () => {
     const upload = await waitForUpload(ctx, sent.body.upload_id);
     assert.equal(upload.status, "done", upload.error);
     assert.equal(upload.format, "csv");
-    assert.equal(upload.rows_read, 7);
+    assert.equal(upload.rows_read, 8);
     assert.equal(upload.rows_added, 2);
     assert.equal(upload.rows_present, 1, "the repeated home");
-    assert.equal(upload.rows_rejected, 4);
+    assert.equal(upload.rows_rejected, 5);
+    assert.equal(upload.rejected_by_reason["unreadable address"], 1);
     assert.equal(upload.rejected_by_reason["bad coordinates"], 2);
     assert.equal(upload.rejected_by_reason["no house number"], 1);
     assert.equal(upload.rejected_by_reason["malformed CSV line"], 1);
