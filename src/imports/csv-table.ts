@@ -79,6 +79,9 @@ export async function readCsvTable(body: Readable, options: { maxRecords: number
   const parser = parse({
     bom: true,
     relax_column_count: true,
+    // An inch mark inside a cell (`6" gutters`, common in contractors' notes) is kept as written; a
+    // cell that opens with a quote must still close it.
+    relax_quotes: true,
     skip_empty_lines: true,
     trim: true,
     info: true,

@@ -104,6 +104,14 @@ describe(`app API: customer and past-job CSV uploads (${databaseLabel})`, () => 
       /^Line \d+ of the file has a quote mark \("\) that is not closed/,
     );
     assert.doesNotMatch(strayQuote.body.error.message, /Invalid|Quote Not Closed|option/);
+    // An inch mark inside a cell is text, not a quote to close.
+    const inches = await upload(
+      member,
+      "/app/api/v1/uploads/preview?purpose=customers",
+      csv(["street,notes", '12 Oak Lane 78701,6" gutters on the north side']),
+    );
+    assert.equal(inches.status, 200, inches.text);
+    assert.match(JSON.stringify(inches.body), /6\\" gutters on the north side/);
   });
 
   test("a CSV of customers goes through the API's customers service; search pages with a keyset cursor", async () => {
