@@ -22,7 +22,13 @@ export const ImportRow = Type.Object(
       }),
     ),
     external_id: Type.Optional(Type.String({ maxLength: IMPORT_LIMITS.externalId })),
-    customer_name: Type.Optional(Type.String({ maxLength: IMPORT_LIMITS.customerName })),
+    customer_name: Type.Optional(
+      Type.String({
+        maxLength: IMPORT_LIMITS.customerName,
+        description:
+          "Printed on reactivation cards: a control or format character (U+0000-U+001F, U+202E…) is refused with 422 `rows[i].customer_name: contains U+…`.",
+      }),
+    ),
     completed_at: Type.Optional(
       Type.String({
         maxLength: 64,

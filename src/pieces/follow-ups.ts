@@ -115,14 +115,14 @@ export type FollowUpRelease = "released" | "waiting" | "stopped";
  * A follow-up's job on its day: the piece goes back to `queued` (and on through the mail safety
  * rules like any card) when its first card was handed to the printer and its day has come. Early
  * (the printer's mail date moved the day), it waits for a job at the new day; a first card that
- * will never be mailed stops it; a first card still waiting leaves it to the first card's print.
+ * will never be mailed stops it; a first card still waiting leaves it to the first card's print. A
+ * follow-up whose step is gone never gets here: its job stops it first (stopFollowUpOfRemovedStep).
  */
 export async function releaseDueFollowUp(
   db: Queryable,
   piece: PieceRecord,
   now: Date,
 ): Promise<FollowUpRelease> {
-  if (piece.stepRemoved) return (await stopFollowUpOfRemovedStep(db, piece, now)) ? "stopped" : "waiting";
   const released = await queryOne<{ id: string }>(
     db,
     sql`UPDATE mail_pieces f SET status = 'queued', status_reason = NULL, status_updated_at = ${at(now)}

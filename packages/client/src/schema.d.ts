@@ -328,6 +328,7 @@ export interface components {
       /** @description Service address. Missing or blank: the row is skipped (`skipped_no_address`). */
       address?: string;
       external_id?: string;
+      /** @description Printed on reactivation cards: a control or format character (U+0000-U+001F, U+202E…) is refused with 422 `rows[i].customer_name: contains U+…`. */
       customer_name?: string;
       /** @description ISO-8601 date (`YYYY-MM-DD`); a time part is accepted and dropped. */
       completed_at?: string;
