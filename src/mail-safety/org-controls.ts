@@ -43,9 +43,10 @@ export async function getOrgAutomationSafety(
   db: Queryable,
   orgId: string,
   automationId: string,
+  now: Date,
 ): Promise<AutomationMailSafety> {
   await assertOrgAutomation(db, orgId, automationId);
-  return getAutomationMailSafety(db, automationId);
+  return getAutomationMailSafety(db, automationId, now);
 }
 
 /**
@@ -91,7 +92,7 @@ export async function updateOrgAutomationSafety(
 ): Promise<AutomationMailSafety> {
   await assertOrgAutomation(db, orgId, automationId);
   if (!actor.isOwner) {
-    const loosened = loosenedSafetyFields(await getAutomationMailSafety(db, automationId), patch);
+    const loosened = loosenedSafetyFields(await getAutomationMailSafety(db, automationId, now), patch);
     if (loosened.length > 0) {
       throw new AppError(
         403,
@@ -220,7 +221,7 @@ export async function capUsageThisMonth(db: Queryable, orgId: string, now: Date)
     },
     automations: await Promise.all(
       shown.map(async (automation) => {
-        const safety = await getAutomationMailSafety(db, automation.id);
+        const safety = await getAutomationMailSafety(db, automation.id, now);
         return {
           automation_id: automation.id,
           name: automation.name,

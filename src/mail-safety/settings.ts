@@ -6,7 +6,7 @@ import {
   type VerificationLevel,
 } from "../domain/deliverable-address.ts";
 import { notFound } from "../errors.ts";
-import { retryCappedPieces } from "./spend-caps.ts";
+import { capStillReached, retryCappedPieces } from "./spend-caps.ts";
 
 /**
  * A home gets at most one card per this many days across all of an org's automations, unless the
@@ -144,6 +144,7 @@ export async function updateOrgMailSafety(
 export async function getAutomationMailSafety(
   db: Queryable,
   automationId: string,
+  now: Date,
 ): Promise<AutomationMailSafety> {
   const row = await queryOne<AutomationMailSafety>(
     db,
@@ -156,7 +157,10 @@ export async function getAutomationMailSafety(
         WHERE a.id = ${automationId}::uuid`,
   );
   if (!row) throw notFound("automation not found");
-  return row;
+  // Capped cards wait only while a cap is still reached: a raised cap releases them by their jobs.
+  if (!row.paused_by_cap) return row;
+  const scope = { orgId: row.org_id, automationId };
+  return { ...row, paused_by_cap: await capStillReached(db, scope, now) };
 }
 
 export async function updateAutomationMailSafety(
@@ -165,7 +169,7 @@ export async function updateAutomationMailSafety(
   patch: AutomationMailSafetyPatch,
   now: Date,
 ): Promise<AutomationMailSafety> {
-  const current = await getAutomationMailSafety(db, automationId);
+  const current = await getAutomationMailSafety(db, automationId, now);
   const next = { ...current, ...patch };
   await db.execute(sql`
     INSERT INTO automation_mail_safety (org_id, automation_id, hold_minutes, approval_required, auto_approve_after,
@@ -183,5 +187,5 @@ export async function updateAutomationMailSafety(
       },
       updated_at = EXCLUDED.updated_at`);
   if (changesCaps(patch)) await retryCappedPieces(db, { orgId: current.org_id, automationId }, now);
-  return getAutomationMailSafety(db, automationId);
+  return getAutomationMailSafety(db, automationId, now);
 }

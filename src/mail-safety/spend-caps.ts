@@ -202,6 +202,21 @@ export async function capReachedNow(
   return null;
 }
 
+/**
+ * One more card of the organization (and of `automationId`) would find a cap reached now: what
+ * keeps its capped cards waiting. False right after a cap was raised above this month's use, while
+ * the released cards' jobs have not run yet.
+ */
+export async function capStillReached(
+  db: Queryable,
+  scope: { orgId: string; automationId: string | null },
+  now: Date,
+): Promise<boolean> {
+  const caps = await queryOne<Omit<Caps, "claimed">>(db, capsOfScopeSql(scope, sql`1 AS one`));
+  if (!caps) return false;
+  return (await capReachedNow(db, scope, { ...caps, cost: Number(caps.cost) }, now)) !== null;
+}
+
 async function holdCapped(
   db: Queryable,
   piece: SafetyPiece,

@@ -185,7 +185,7 @@ export function registerAdminMailSafetyRoutes(app: FastifyInstance, services: Se
         response: { 200: AutomationMailSafety, ...errors },
       },
     },
-    async (request) => getAutomationMailSafety(db, request.params.id),
+    async (request) => getAutomationMailSafety(db, request.params.id, clock.now()),
   );
 
   r.patch(

@@ -54,6 +54,8 @@ describe(`mail safety: monthly spend caps (${databaseLabel})`, () => {
       monthly_card_cap: 2,
     });
     assert.equal(raised.status, 200, raised.text);
+    assert.equal(raised.body.paused_by_cap, false, "the answer to the raise: no longer paused");
+    assert.equal(await statusOf(second.id), "capped", "released by its job, not yet run");
     await runPipeline(ctx, local);
     assert.equal(await statusOf(second.id), "mailed", "the raise released the held piece");
     assert.equal(
@@ -78,7 +80,11 @@ describe(`mail safety: monthly spend caps (${databaseLabel})`, () => {
     await runPipeline(ctx, local);
     assert.equal(await statusOf(first.id), "mailed");
     assert.equal(await statusOf(second.id), "capped");
+    const paused = async () =>
+      (await admin(ctx, "GET", `/automations/${org.automationId}/mail-safety`)).body.paused_by_cap;
+    assert.equal(await paused(), true, "the org's cap pauses the automation's card");
     clock.set("2026-04-01T00:00:01.000Z");
+    assert.equal(await paused(), false, "a new month: the card waits only for its job");
     await runPipeline(ctx, local);
     assert.equal(await statusOf(second.id), "mailed", "April's budget");
   });

@@ -172,7 +172,7 @@ export function registerMailSafetyRoutes(app: FastifyInstance, ctx: AppApiContex
       },
     },
     async (request) =>
-      safetyView(await getOrgAutomationSafety(db, sessionOf(request).orgId, request.params.id)),
+      safetyView(await getOrgAutomationSafety(db, sessionOf(request).orgId, request.params.id, clock.now())),
   );
 
   r.patch(
