@@ -30,7 +30,7 @@ export const Experiment = Type.Object(
       "mailed_conversions − holdout_rate × mailed_homes: the deals the mail added; null without held-out homes.",
     ),
     incremental_revenue: Rate(
-      "incremental_conversions × the mailed group's average attributed deal; null without mailed conversions.",
+      "incremental_conversions × the mailed group's attributed revenue per converting home (its revenue ÷ mailed_conversions); null without mailed conversions.",
     ),
   },
   { additionalProperties: false },

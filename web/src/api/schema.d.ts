@@ -6783,7 +6783,7 @@ export interface operations {
                 lift_ci95_high: number | null;
                 /** @description mailed_conversions − holdout_rate × mailed_homes: the deals the mail added; null without held-out homes. */
                 incremental_conversions: number | null;
-                /** @description incremental_conversions × the mailed group's average attributed deal; null without mailed conversions. */
+                /** @description incremental_conversions × the mailed group's attributed revenue per converting home (its revenue ÷ mailed_conversions); null without mailed conversions. */
                 incremental_revenue: number | null;
               } | null;
             }[];
