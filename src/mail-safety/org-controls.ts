@@ -5,6 +5,7 @@
  */
 import { type Queryable, queryOne, queryRows, sql } from "../db/database.ts";
 import { AppError, notFound } from "../errors.ts";
+import { cardVersionOf } from "../pieces/card-template-sql.ts";
 import { approvePieces, cancelPiece, cancelWaitingPieces } from "./piece-controls.ts";
 import {
   type AutomationMailSafety,
@@ -149,16 +150,54 @@ export async function cancelOrgAutomationWaiting(
 }
 
 /** Approves those of the given pieces that await approval; answers the ones approved. */
+/**
+ * Approves the org's chosen pieces that await approval. With `seenVersions` (the card version each
+ * was shown with), a piece whose card changed since is not approved: it is answered in `changed`,
+ * to be looked at again.
+ */
 export async function approveOrgPieces(
   db: Queryable,
   orgId: string,
   pieceIds: string[],
   actor: string,
   now: Date,
-): Promise<string[]> {
+  seenVersions?: Record<string, string>,
+): Promise<{ approved: string[]; changed: string[] }> {
   const own = await orgPieceIds(db, orgId, pieceIds);
-  if (own.length === 0) return [];
-  return approvePieces(db, { pieceIds: own }, actor, now);
+  if (own.length === 0) return { approved: [], changed: [] };
+  const seen =
+    seenVersions &&
+    Object.fromEntries(Object.entries(seenVersions).map(([id, version]) => [id.toLowerCase(), version]));
+  const approved = await approvePieces(db, { pieceIds: own, seenVersions: seen }, actor, now);
+  const unapproved = own.filter((id) => !approved.includes(id) && seen?.[id] !== undefined);
+  return { approved, changed: await stillAwaitingApproval(db, orgId, unapproved) };
+}
+
+async function stillAwaitingApproval(db: Queryable, orgId: string, ids: string[]): Promise<string[]> {
+  if (ids.length === 0) return [];
+  const rows = await queryRows<{ id: string }>(
+    db,
+    sql`SELECT id FROM mail_pieces WHERE org_id = ${orgId}::uuid AND id = ANY(${sql.param(ids)}::uuid[])
+          AND status = 'awaiting_approval'`,
+  );
+  return rows.map((row) => row.id);
+}
+
+/** The card version (what an approver is shown) of each of the org's given pieces. */
+export async function cardVersionsOf(
+  db: Queryable,
+  orgId: string,
+  ids: string[],
+): Promise<Map<string, string>> {
+  if (ids.length === 0) return new Map();
+  const rows = await queryRows<{ id: string; version: string }>(
+    db,
+    sql`SELECT p.id, ${cardVersionOf("p")} AS version
+        FROM mail_pieces p JOIN campaigns c ON c.org_id = p.org_id AND c.id = p.campaign_id
+        LEFT JOIN automations a ON a.org_id = c.org_id AND a.id = c.automation_id
+        WHERE p.org_id = ${orgId}::uuid AND p.id = ANY(${sql.param(ids)}::uuid[])`,
+  );
+  return new Map(rows.map((row) => [row.id, row.version]));
 }
 
 export async function countAwaitingApproval(db: Queryable, orgId: string): Promise<number> {

@@ -122,7 +122,9 @@ export async function cancelWaitingPieces(db: Queryable, automationId: string, a
  */
 export async function approvePieces(
   db: Queryable,
-  selection: { automationId: string; pieceIds?: string[] } | { pieceIds: string[] },
+  selection:
+    | { automationId: string; pieceIds?: string[] }
+    | { pieceIds: string[]; seenVersions?: Record<string, string> },
   actor: string,
   now: Date,
 ): Promise<string[]> {
@@ -133,7 +135,11 @@ export async function approvePieces(
   return db.transaction(async (tx) => {
     const approved = await approveAwaitingPieces(
       tx,
-      { automation, pieceIds: selection.pieceIds },
+      {
+        automation,
+        pieceIds: selection.pieceIds,
+        seenVersions: "seenVersions" in selection ? selection.seenVersions : undefined,
+      },
       actor,
       now,
     );

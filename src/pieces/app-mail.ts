@@ -7,6 +7,7 @@ import { cursorTime, type KeysetCursor, keysetPage } from "../db/keyset-cursor.t
 import { PIECE_STATUSES, type PieceStatus } from "../db/schema.ts";
 import { isUuid } from "../domain/uuid.ts";
 import { landingUrl } from "./campaigns.ts";
+import { cardVersionOf } from "./card-template-sql.ts";
 import { hasOpenLandingPage, landingPageClosesAt } from "./landing-page-lifetime.ts";
 
 // The shapes the app API answers with (GET /pieces, GET /pieces/:id): the route's response
@@ -140,6 +141,13 @@ export const MailPieceDetail = Type.Object(
     ),
     provider: Nullable(Type.String()),
     provider_status: Nullable(Type.String()),
+    card_version: Nullable(
+      Type.String({
+        pattern: "^[0-9a-f]{32}$",
+        description:
+          "While the card awaits approval: which card its proofs show, to send with its approval (POST …/approve?card_version=) so an edit made since is not approved unseen; null otherwise.",
+      }),
+    ),
     leads: Type.Array(PieceLead),
     conversions: Type.Array(PieceConversion),
     timeline: Type.Array(TimelineStep),
@@ -338,10 +346,17 @@ export async function getMailPiece(
 ): Promise<MailPieceDetail | undefined> {
   if (!isUuid(pieceId)) return undefined;
   const row = await queryOne<
-    PieceRow & { token: string; provider: string | null; provider_status: string | null }
+    PieceRow & {
+      token: string;
+      provider: string | null;
+      provider_status: string | null;
+      card_version: string | null;
+    }
   >(
     db,
-    sql`SELECT ${PIECE_COLUMNS}, p.token, p.provider, p.provider_status ${PIECE_JOINS}
+    sql`SELECT ${PIECE_COLUMNS}, p.token, p.provider, p.provider_status,
+               CASE WHEN p.status = 'awaiting_approval' THEN ${cardVersionOf("p")} END AS card_version
+        ${PIECE_JOINS}
         WHERE p.org_id = ${orgId}::uuid AND p.id = ${pieceId}::uuid`,
   );
   if (!row) return undefined;
@@ -389,12 +404,14 @@ export async function getMailPiece(
   const pageOpen = hasOpenLandingPage(lifetime, landing.now, landing.ttlDays);
   return {
     ...item,
-    front_url: proofUrl(row.id, "front"),
-    back_url: proofUrl(row.id, "back"),
+    // A card awaiting approval: its version in the proofs' address, so an edited card's are fetched anew.
+    front_url: `${proofUrl(row.id, "front")}${row.card_version ? `?v=${row.card_version}` : ""}`,
+    back_url: `${proofUrl(row.id, "back")}${row.card_version ? `?v=${row.card_version}` : ""}`,
     landing_url: pageOpen ? landingUrl(landing.publicBaseUrl, row.token) : null,
     landing_page_closes_at: closesAt?.toISOString() ?? null,
     provider: row.provider,
     provider_status: row.provider_status,
+    card_version: row.card_version,
     leads: leads.map((lead) => ({
       id: lead.id,
       source: lead.source,

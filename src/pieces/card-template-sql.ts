@@ -25,3 +25,10 @@ export const currentTemplateOf = (piece: string) =>
  */
 export const printedTemplateOf = (piece: string) =>
   sql`COALESCE(${sql.raw(piece)}.approved_template, ${currentTemplateOf(piece)})`;
+
+/**
+ * What the approver saw: a fingerprint of the template the piece would print now. An approval that
+ * names it approves only while the card is still that one (an edit between the proof and the
+ * press is not approved unseen).
+ */
+export const cardVersionOf = (piece: string) => sql`md5(COALESCE((${currentTemplateOf(piece)})::text, ''))`;

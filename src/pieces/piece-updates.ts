@@ -6,7 +6,7 @@ import type { StandardAddress } from "../geo/address-verifier.ts";
 import type { GeocodeResult } from "../geo/geocoder.ts";
 import type { QueuedPiece } from "../jobs/kinds.ts";
 import type { PrintReceipt } from "../print/print-provider.ts";
-import { currentTemplateOf } from "./card-template-sql.ts";
+import { cardVersionOf, currentTemplateOf } from "./card-template-sql.ts";
 import { insertCardImagesSweep } from "./draw-ahead.ts";
 import { stopFollowUpsOfUnmailed } from "./follow-ups.ts";
 import { type KeptImagesColumn, keptImagesSql } from "./piece-images.ts";
@@ -206,11 +206,17 @@ export async function cancelAutomationWaitingPieces(
  */
 export async function approveAwaitingPieces(
   tx: Queryable,
-  selection: { automation?: { orgId: string; automationId: string }; pieceIds?: string[] },
+  selection: {
+    automation?: { orgId: string; automationId: string };
+    pieceIds?: string[];
+    /** The card version each piece's approver saw, by piece id: a piece whose card changed since stays waiting. */
+    seenVersions?: Record<string, string>;
+  },
   actor: string,
   now: Date,
 ) {
-  const { automation, pieceIds } = selection;
+  const { automation, pieceIds, seenVersions } = selection;
+  const seen = sql`${JSON.stringify(seenVersions ?? {})}::jsonb ->> p.id::text`;
   return queryRows<{ id: string; org_id: string; automation_id: string | null }>(
     tx,
     sql`UPDATE mail_pieces p SET status = 'queued', approved_at = ${at(now)}, approved_by = ${actor},
@@ -219,6 +225,7 @@ export async function approveAwaitingPieces(
         WHERE c.org_id = p.org_id AND c.id = p.campaign_id AND p.status = 'awaiting_approval'
           ${automation ? sql`AND p.org_id = ${automation.orgId}::uuid AND c.automation_id = ${automation.automationId}::uuid` : sql``}
           ${pieceIds ? sql`AND p.id = ANY(${sql.param(pieceIds)}::uuid[])` : sql``}
+          AND (${seen} IS NULL OR ${seen} = ${cardVersionOf("p")})
         RETURNING p.id, p.org_id, c.automation_id`,
   );
 }

@@ -135,7 +135,8 @@ describe(`app API: mail safety controls (${databaseLabel})`, () => {
       new Set([first.id, second.id, third.id]),
     );
     const card = queue.body.pieces.find((piece: { id: string }) => piece.id === first.id);
-    assert.equal(card.front_url, `/app/api/v1/pieces/${first.id}/proof/front.svg`);
+    assert.match(card.card_version, /^[0-9a-f]{32}$/);
+    assert.equal(card.front_url, `/app/api/v1/pieces/${first.id}/proof/front.svg?v=${card.card_version}`);
     assert.equal(card.automation_name, "Completed jobs");
     const front = await member.browser.request("GET", card.front_url);
     assert.equal(front.status, 200);
@@ -146,7 +147,7 @@ describe(`app API: mail safety controls (${databaseLabel})`, () => {
     const foreignApprove = await otherOwner.browser.request("POST", "/app/api/v1/approvals/approve", {
       body: { piece_ids: [first.id] },
     });
-    assert.deepEqual(foreignApprove.body, { piece_ids: [] });
+    assert.deepEqual(foreignApprove.body, { piece_ids: [], changed_piece_ids: [] });
     const foreignOne = await otherOwner.browser.request("POST", `/app/api/v1/pieces/${first.id}/approve`);
     assert.equal(foreignOne.status, 404);
     const foreignCancel = await otherOwner.browser.request("POST", `/app/api/v1/pieces/${first.id}/cancel`);
@@ -162,7 +163,11 @@ describe(`app API: mail safety controls (${databaseLabel})`, () => {
     const selection = await member.browser.request("POST", "/app/api/v1/approvals/approve", {
       body: { piece_ids: [second.id, first.id] },
     });
-    assert.deepEqual(selection.body, { piece_ids: [second.id] }, "an approved card is not approved twice");
+    assert.deepEqual(
+      selection.body,
+      { piece_ids: [second.id], changed_piece_ids: [] },
+      "an approved card is not approved twice",
+    );
     const cancelled = await member.browser.request("POST", "/app/api/v1/approvals/cancel", {
       body: { piece_ids: [third.id] },
     });
@@ -213,6 +218,68 @@ describe(`app API: mail safety controls (${databaseLabel})`, () => {
     await setSafety(owner, { hold_minutes: 0 });
     await run();
     assert.equal(lob.requests.length, before, "no cancelled card reached the print provider");
+  });
+
+  test("an approval names the card it was shown: a card edited since stays waiting, and prints only once approved as it is", async () => {
+    await setSafety(owner, { approval_required: true, auto_approve_after: null });
+    const edited = await queuePiece(ctx, org, nextHome());
+    const untouched = await queuePiece(ctx, org, nextHome());
+    const single = await queuePiece(ctx, org, nextHome());
+    await run();
+    const shown = (await member.browser.request("GET", "/app/api/v1/approvals")).body.pieces as {
+      id: string;
+      card_version: string;
+      front_url: string;
+    }[];
+    const versionOf = (id: string) => shown.find((piece) => piece.id === id)!.card_version;
+    const pieceVersion = (await member.browser.request("GET", `/app/api/v1/pieces/${single.id}`)).body
+      .card_version;
+    assert.equal(pieceVersion, versionOf(single.id), "the piece's page and the queue show one card");
+
+    // Someone edits the card's text after the proofs were drawn.
+    const edit = await admin(ctx, "PUT", `/automations/${org.automationId}/template`, {
+      message: "A new message nobody has looked at yet.",
+    });
+    assert.equal(edit.status, 200, edit.text);
+    const approval = await member.browser.request("POST", "/app/api/v1/approvals/approve", {
+      body: {
+        piece_ids: [edited.id, untouched.id],
+        card_versions: { [edited.id.toUpperCase()]: versionOf(edited.id) },
+      },
+    });
+    assert.equal(approval.status, 200, approval.text);
+    assert.deepEqual(approval.body, { piece_ids: [untouched.id], changed_piece_ids: [edited.id] });
+    assert.equal(await statusOf(edited.id), "awaiting_approval", "not approved unseen");
+
+    const refused = await member.browser.request(
+      "POST",
+      `/app/api/v1/pieces/${single.id}/approve?card_version=${pieceVersion}`,
+    );
+    assert.equal(refused.status, 409, refused.text);
+    assert.equal(refused.body.error.code, "card_changed");
+    assert.equal(await statusOf(single.id), "awaiting_approval");
+
+    // Looked at again: the new version, new proof addresses, and now the approval holds.
+    const again = (await member.browser.request("GET", "/app/api/v1/approvals")).body.pieces as typeof shown;
+    const now = again.find((piece) => piece.id === edited.id)!;
+    assert.notEqual(now.card_version, versionOf(edited.id));
+    assert.notEqual(now.front_url, shown.find((piece) => piece.id === edited.id)!.front_url);
+    const approved = await member.browser.request("POST", "/app/api/v1/approvals/approve", {
+      body: { piece_ids: [edited.id], card_versions: { [edited.id]: now.card_version } },
+    });
+    assert.deepEqual(approved.body, { piece_ids: [edited.id], changed_piece_ids: [] });
+    const one = await member.browser.request(
+      "POST",
+      `/app/api/v1/pieces/${single.id}/approve?card_version=${now.card_version}`,
+    );
+    assert.equal(one.status, 200, one.text);
+    const malformed = await member.browser.request("POST", "/app/api/v1/approvals/approve", {
+      body: { piece_ids: [edited.id], card_versions: { [edited.id]: "<script>" } },
+    });
+    assert.equal(malformed.status, 422, malformed.text);
+    await run();
+    for (const piece of [edited, untouched, single]) assert.equal(await statusOf(piece.id), "submitted");
+    await setSafety(owner, { approval_required: false });
   });
 
   test("caps and this month's use: an automation at its cap is paused and a raised cap releases its card", async () => {

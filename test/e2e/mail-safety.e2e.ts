@@ -31,6 +31,8 @@ let apiKey: string;
 let automationId: string;
 let eventCount = 0;
 let nextPiece: ReturnType<App["newPieces"]>;
+/** The card to "12 Approval Ave": the first test leaves it waiting for approval. */
+let stillWaiting: ListedPiece;
 
 /** One event for the home at `street`; answers its piece once the worker wrote it. */
 async function sendEvent(street: string): Promise<ListedPiece> {
@@ -134,6 +136,7 @@ describe("mail safety in the browser: approvals, cancelling, opt-out", () => {
       "Lob received it",
     );
     assert.equal(await pieceStatus(second.id), "awaiting_approval", "the other still waits");
+    stillWaiting = second;
 
     await open(`/mail/${first.id}`, /Postcard to/);
     await page.getByText("Sent to printer", { exact: true }).first().waitFor();
@@ -234,6 +237,32 @@ describe("mail safety in the browser: approvals, cancelling, opt-out", () => {
     } finally {
       page.off("request", countCancel);
     }
+  });
+
+  it("a card edited after the queue drew its proof is not approved unseen: the queue says so and keeps it", async () => {
+    // "12 Approval Ave" still waits (the tests before left it); the queue shows its proof.
+    await open("/approvals", "Approvals");
+    const card = page.getByRole("listitem", { name: /12 Approval Ave/ });
+    await card.waitFor();
+    const front = card.getByRole("img", { name: /Front of the card/ });
+    const shownProof = await front.getAttribute("src");
+    // Meanwhile the card's text is changed elsewhere (another person, the operator).
+    await app.operator("PUT", `/automations/${automationId}/template`, {
+      message: "Spring special: gutters cleaned for half price.",
+    });
+    await card.getByRole("button", { name: "Approve" }).click();
+    await page.getByText("A card changed").waitFor();
+    await page
+      .getByText("Its text or design was edited after the proofs were drawn, so it was not approved.", {
+        exact: false,
+      })
+      .waitFor();
+    assert.equal(await pieceStatus(stillWaiting.id), "awaiting_approval", "not approved unseen");
+    await waitUntil(
+      async () => (await front.getAttribute("src")) !== shownProof,
+      "the queue shows the card's new proof",
+    );
+    await checkBothWidths("approvals-card-changed");
   });
 
   it("a held card is cancelled from its page and never reaches the print provider", async () => {

@@ -7,6 +7,7 @@ import {
   cancelOrgPiece,
   cancelOrgPieces,
   capUsageThisMonth,
+  cardVersionsOf,
   countAwaitingApproval,
   getOrgAutomationSafety,
   updateOrgAutomationSafety,
@@ -33,6 +34,37 @@ const PieceIdsBody = Type.Object(
       minItems: 1,
       maxItems: 1000,
       description: "The cards chosen (the queue's selection, or every card it shows).",
+    }),
+  },
+  { additionalProperties: false },
+);
+
+const CardVersion = Type.String({
+  pattern: "^[0-9a-f]{32}$",
+  description:
+    "Which card the proofs show (a fingerprint of the text and design it would print now). Sent back with an approval, it approves only that card: one edited since stays waiting.",
+});
+
+const ApproveBody = Type.Object(
+  {
+    piece_ids: PieceIdsBody.properties.piece_ids,
+    card_versions: Type.Optional(
+      Type.Record(Type.String({ pattern: "^[0-9a-fA-F-]{36}$" }), CardVersion, {
+        description:
+          "The card_version each chosen card was shown with (the approvals list's), by piece id; a card edited since is not approved and is answered in changed_piece_ids.",
+        maxProperties: 1000,
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+const ApproveAnswer = Type.Object(
+  {
+    piece_ids: Type.Array(Type.String({ format: "uuid" }), { description: "The cards approved." }),
+    changed_piece_ids: Type.Array(Type.String({ format: "uuid" }), {
+      description:
+        "Chosen cards whose card changed since it was shown (card_versions): still waiting, to be looked at again.",
     }),
   },
   { additionalProperties: false },
@@ -123,6 +155,7 @@ const ApprovalCard = Type.Object(
     created_at: Type.String({ format: "date-time" }),
     front_url: Type.String(),
     back_url: Type.String(),
+    card_version: CardVersion,
   },
   { additionalProperties: false },
 );
@@ -281,17 +314,27 @@ export function registerMailSafetyRoutes(app: FastifyInstance, ctx: AppApiContex
         undefined,
         QUEUE_SIZE,
       );
+      const versions = await cardVersionsOf(
+        db,
+        orgId,
+        pieces.map((piece) => piece.id),
+      );
       return {
-        pieces: pieces.map((piece) => ({
-          id: piece.id,
-          recipient_name: piece.recipient_name,
-          address: piece.address,
-          automation_id: piece.automation_id,
-          automation_name: piece.automation_name,
-          created_at: piece.created_at,
-          front_url: proofUrl(piece.id, "front"),
-          back_url: proofUrl(piece.id, "back"),
-        })),
+        pieces: pieces.map((piece) => {
+          const version = versions.get(piece.id) ?? "";
+          // The version in the proofs' address: an edited card's proofs are fetched anew, not taken from the cache.
+          return {
+            id: piece.id,
+            recipient_name: piece.recipient_name,
+            address: piece.address,
+            automation_id: piece.automation_id,
+            automation_name: piece.automation_name,
+            created_at: piece.created_at,
+            front_url: `${proofUrl(piece.id, "front")}?v=${version}`,
+            back_url: `${proofUrl(piece.id, "back")}?v=${version}`,
+            card_version: version,
+          };
+        }),
         total: await countAwaitingApproval(db, orgId),
       };
     },
@@ -302,21 +345,24 @@ export function registerMailSafetyRoutes(app: FastifyInstance, ctx: AppApiContex
     {
       schema: {
         operationId: "approvePieces",
-        summary: "Approves the chosen cards that await approval; they go on to print",
+        summary:
+          "Approves the chosen cards that await approval; they go on to print (with card_versions, only the cards as they were shown)",
         tags: ["Mail safety"],
-        body: PieceIdsBody,
-        response: { 200: PieceIds },
+        body: ApproveBody,
+        response: { 200: ApproveAnswer },
       },
     },
-    async (request) => ({
-      piece_ids: await approveOrgPieces(
+    async (request) => {
+      const { approved, changed } = await approveOrgPieces(
         db,
         sessionOf(request).orgId,
         request.body.piece_ids,
         actorOf(request),
         clock.now(),
-      ),
-    }),
+        request.body.card_versions,
+      );
+      return { piece_ids: approved, changed_piece_ids: changed };
+    },
   );
 
   r.post(
@@ -369,16 +415,31 @@ export function registerMailSafetyRoutes(app: FastifyInstance, ctx: AppApiContex
     {
       schema: {
         operationId: "approvePiece",
-        summary: "Approves one card awaiting approval (409 not_awaiting_approval otherwise)",
+        summary:
+          "Approves one card awaiting approval (409 not_awaiting_approval otherwise; 409 card_changed when card_version names a card edited since)",
         tags: ["Mail safety"],
         params: IdParams,
+        querystring: Type.Object(
+          { card_version: Type.Optional(CardVersion) },
+          { additionalProperties: false },
+        ),
         response: { 200: PieceSafety },
       },
     },
     async (request) => {
       const { orgId } = sessionOf(request);
-      const approved = await approveOrgPieces(db, orgId, [request.params.id], actorOf(request), clock.now());
-      const piece = await getOwnPieceSafety(orgId, request.params.id);
+      const { id } = request.params;
+      const seen = request.query.card_version;
+      const { approved, changed } = await approveOrgPieces(
+        db,
+        orgId,
+        [id],
+        actorOf(request),
+        clock.now(),
+        seen === undefined ? undefined : { [id.toLowerCase()]: seen },
+      );
+      if (changed.length > 0) throw cardChanged();
+      const piece = await getOwnPieceSafety(orgId, id);
       if (approved.length === 0) throw notAwaitingApproval(piece.status);
       return pieceSafety(piece);
     },
@@ -400,6 +461,13 @@ const pieceSafety = (piece: Awaited<ReturnType<typeof getPieceSafetyView>>) => (
   cancelled_at: piece.cancelled_at,
   cancelled_by: piece.cancelled_by,
 });
+
+const cardChanged = () =>
+  new AppError(
+    409,
+    "card_changed",
+    "The card was edited after this proof was drawn; look at the new proof and approve again.",
+  );
 
 const notAwaitingApproval = (status: string) =>
   new AppError(

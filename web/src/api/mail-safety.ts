@@ -61,11 +61,19 @@ export function useUpdateMailSafety() {
   });
 }
 
+/** Approves the cards as they were shown: one edited since stays waiting (`changed_piece_ids`). */
 export function useApprovePieces() {
   const invalidate = useInvalidateSafety();
   return useMutation({
-    mutationFn: (pieceIds: string[]) =>
-      unwrap(client.POST("/app/api/v1/approvals/approve", { body: { piece_ids: pieceIds } })),
+    mutationFn: (cards: Pick<ApprovalCard, "id" | "card_version">[]) =>
+      unwrap(
+        client.POST("/app/api/v1/approvals/approve", {
+          body: {
+            piece_ids: cards.map((card) => card.id),
+            card_versions: Object.fromEntries(cards.map((card) => [card.id, card.card_version])),
+          },
+        }),
+      ),
     onSuccess: invalidate,
   });
 }
@@ -92,12 +100,18 @@ export function useCancelPiece() {
   });
 }
 
+/** Approves the card its page shows (`cardVersion`); one edited since is refused (409 card_changed). */
 export function useApprovePiece() {
   const invalidate = useInvalidateSafety();
   return useMutation({
-    mutationFn: (id: string) =>
-      unwrap(client.POST("/app/api/v1/pieces/{id}/approve", { params: { path: { id } } })),
-    onSuccess: invalidate,
+    mutationFn: ({ id, cardVersion }: { id: string; cardVersion: string | null }) =>
+      unwrap(
+        client.POST("/app/api/v1/pieces/{id}/approve", {
+          params: { path: { id }, query: cardVersion ? { card_version: cardVersion } : {} },
+        }),
+      ),
+    // A refused approval shows the card as it is now.
+    onSettled: invalidate,
   });
 }
 

@@ -30,7 +30,7 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Approves the chosen cards that await approval; they go on to print */
+    /** Approves the chosen cards that await approval; they go on to print (with card_versions, only the cards as they were shown) */
     post: operations["approvePieces"];
     delete?: never;
     options?: never;
@@ -723,7 +723,7 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Approves one card awaiting approval (409 not_awaiting_approval otherwise) */
+    /** Approves one card awaiting approval (409 not_awaiting_approval otherwise; 409 card_changed when card_version names a card edited since) */
     post: operations["approvePiece"];
     delete?: never;
     options?: never;
@@ -1109,6 +1109,8 @@ export interface operations {
               created_at: string;
               front_url: string;
               back_url: string;
+              /** @description Which card the proofs show (a fingerprint of the text and design it would print now). Sent back with an approval, it approves only that card: one edited since stays waiting. */
+              card_version: string;
             }[];
             total: number;
           };
@@ -1173,6 +1175,10 @@ export interface operations {
         "application/json": {
           /** @description The cards chosen (the queue's selection, or every card it shows). */
           piece_ids: string[];
+          /** @description The card_version each chosen card was shown with (the approvals list's), by piece id; a card edited since is not approved and is answered in changed_piece_ids. */
+          card_versions?: {
+            [key: string]: string;
+          };
         };
       };
     };
@@ -1184,7 +1190,10 @@ export interface operations {
         };
         content: {
           "application/json": {
+            /** @description The cards approved. */
             piece_ids: string[];
+            /** @description Chosen cards whose card changed since it was shown (card_versions): still waiting, to be looked at again. */
+            changed_piece_ids: string[];
           };
         };
       };
@@ -5875,6 +5884,7 @@ export interface operations {
             landing_page_closes_at: string | null;
             provider: string | null;
             provider_status: string | null;
+            card_version: string | null;
             leads: {
               /** Format: uuid */
               id: string;
@@ -5974,7 +5984,9 @@ export interface operations {
   };
   approvePiece: {
     parameters: {
-      query?: never;
+      query?: {
+        card_version?: string;
+      };
       header?: never;
       path: {
         id: string;

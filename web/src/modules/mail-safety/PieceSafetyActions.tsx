@@ -14,14 +14,14 @@ import { CancelCardsDialog } from "./CancelCardsDialog.tsx";
 export function PieceSafetyActions({
   piece,
 }: {
-  piece: { id: string; status: PieceStatus; address: string };
+  piece: { id: string; status: PieceStatus; address: string; card_version: string | null };
 }) {
   const cancel = useCancelPiece();
   const approve = useApprovePiece();
   const [askingToCancel, setAskingToCancel] = useState(false);
   const approveOnce = useSingleFlight(() =>
     approve
-      .mutateAsync(piece.id)
+      .mutateAsync({ id: piece.id, cardVersion: piece.card_version })
       .then(() =>
         notifications.show({ color: "green", title: "Approved", message: "The card goes to print." }),
       )

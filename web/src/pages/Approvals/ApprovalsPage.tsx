@@ -34,6 +34,17 @@ function isTyping(target: EventTarget | null): boolean {
   );
 }
 
+/** The toast for chosen cards edited since they were shown: they stay, with their new proofs. */
+function announceChanged(count: number) {
+  notifications.show({
+    color: "yellow",
+    title: count === 1 ? "A card changed" : `${count} cards changed`,
+    message: `${count === 1 ? "Its text or design was" : "Their text or design was"} edited after the proofs were drawn, so ${
+      count === 1 ? "it was" : "they were"
+    } not approved. Look at the new proof${count === 1 ? "" : "s"} and approve again.`,
+  });
+}
+
 /** The toast after cards were approved or cancelled. */
 function announce(action: "approve" | "cancel", count: number) {
   notifications.show({
@@ -104,8 +115,12 @@ function ApprovalQueue({ cards, total }: { cards: ApprovalCard[]; total: number 
   /** A failure shows in the app's toast. One at a time: `a` pressed twice approves once. */
   const approveCards = useSingleFlight(async (ids: string[]) => {
     if (ids.length === 0) return;
-    const answer = await approve.mutateAsync(ids).catch(() => undefined);
-    if (answer) announce("approve", answer.piece_ids.length);
+    const shown = cards.filter((card) => ids.includes(card.id));
+    const answer = await approve.mutateAsync(shown).catch(() => undefined);
+    if (!answer) return;
+    if (answer.piece_ids.length > 0 || answer.changed_piece_ids.length === 0)
+      announce("approve", answer.piece_ids.length);
+    if (answer.changed_piece_ids.length > 0) announceChanged(answer.changed_piece_ids.length);
   });
 
   // Cancelling cannot be undone: a card's Cancel (and its key) and Cancel selected ask first.
