@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { and, eq, gt, sql } from "drizzle-orm";
+import { and, desc, eq, gt, sql } from "drizzle-orm";
 import type { Clock } from "../clock.ts";
 import { lockUntilCommit, type Queryable } from "../db/database.ts";
 import { campaigns, leads, mailPieces, organizations, subscriptions } from "../db/schema.ts";
@@ -109,9 +109,15 @@ const HOUR_MS = 3_600_000;
  * concurrent twin waits on the first insert and then finds it, so two posts at once make one lead.
  *
  * One page brings at most `leadsPerHour` new leads in any hour, so a leaked URL cannot flood the
- * contractor's CRM. The count is read from the leads table under a lock on the piece, so it holds
- * across every API process (and on PGlite and PostgreSQL alike); past it nothing is stored and
- * nothing delivered.
+ * contractor's CRM. The count is read from the leads table under a lock, so it holds across every
+ * API process (and on PGlite and PostgreSQL alike); past it nothing is stored and nothing delivered.
+ *
+ * The lock is the organization's, held to the commit, and the lead is stamped under it, later than
+ * the org's latest lead by at least a millisecond: an org's landing-page leads become visible in
+ * the order of their `created_at`, one per millisecond. So a poller's cursor (`since` = the newest
+ * `created_at` it saw) never passes a lead that commits afterwards. Stamped before the lock, a lead
+ * that waited (on another insert, on a slow commit) committed under an earlier time than leads
+ * already polled, and `since` skipped it for good.
  */
 export async function saveLandingLead(
   deps: { db: Queryable; clock: Clock; leadsPerHour: number },
@@ -122,7 +128,7 @@ export async function saveLandingLead(
   const address = splitPieceAddress(context);
   const fingerprint = submissionFingerprint(submission);
   return deps.db.transaction(async (tx): Promise<LandingLeadOutcome> => {
-    await lockUntilCommit(tx, `landing-leads:${context.orgId}:${context.pieceId}`);
+    await lockUntilCommit(tx, `landing-leads:${context.orgId}`);
     const [same] = await tx
       .select({ id: leads.id })
       .from(leads)
@@ -150,6 +156,7 @@ export async function saveLandingLead(
       const freesAt = recent[recent.length - deps.leadsPerHour]!.createdAt.getTime() + HOUR_MS;
       return { captured: false, retryAfterSeconds: Math.max(1, Math.ceil((freesAt - now.getTime()) / 1000)) };
     }
+    const createdAt = await nextLeadStamp(tx, context.orgId, deps.clock.now());
     const [saved] = await tx
       .insert(leads)
       .values({
@@ -175,7 +182,7 @@ export async function saveLandingLead(
         customFields: submission.customFields,
         attributionType: "direct",
         submissionFingerprint: fingerprint,
-        createdAt: now,
+        createdAt,
       })
       .onConflictDoUpdate({
         target: [leads.orgId, leads.pieceId, leads.submissionFingerprint],
@@ -203,4 +210,16 @@ export async function saveLandingLead(
     await enqueueLeadAlert(tx, { orgId: context.orgId, leadId: saved!.id }, now);
     return { captured: true, leadId: saved!.id };
   });
+}
+
+/** The clock, or a millisecond after the org's latest landing-page lead when the clock is not past it. */
+async function nextLeadStamp(tx: Queryable, orgId: string, now: Date): Promise<Date> {
+  const [latest] = await tx
+    .select({ createdAt: leads.createdAt })
+    .from(leads)
+    .where(and(eq(leads.orgId, orgId), eq(leads.source, "landing_page")))
+    .orderBy(desc(leads.createdAt))
+    .limit(1);
+  const after = latest ? latest.createdAt.getTime() + 1 : 0;
+  return new Date(Math.max(now.getTime(), after));
 }

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { fixedClock } from "../../src/clock.ts";
 import { generateApiKey } from "../../src/domain/api-key-format.ts";
-import { call, createOrg } from "../helpers/api.ts";
+import { call, createOrg, recordMailing } from "../helpers/api.ts";
 import { databaseLabel } from "../helpers/harness.ts";
 import { runPipeline } from "../pipeline/helpers.ts";
 import { createLeadsContext, type LeadsTestContext, mailOnePiece, submitLead } from "./leads-helpers.ts";
@@ -146,6 +146,47 @@ describe(`lead polling (${databaseLabel})`, () => {
       { key: org.key },
     );
     assert.deepEqual(hoursOnly.body, offset.body);
+  });
+
+  it("leads captured at once: a poller following the newest created_at it saw (since) misses none", async () => {
+    const org = await createOrg(ctx);
+    const homes = Array.from({ length: 40 }, (_, index) => ({
+      address: `${index + 1} Race Ln, Springfield, IL 62704`,
+    }));
+    const mailing = await recordMailing(ctx, org.orgId, homes, "Race");
+    const seen = new Map<string, string>();
+    let cursor: string | undefined;
+    const pollOnce = async () => {
+      const answer = await poll(org.key, cursor);
+      for (const lead of answer.body.leads as { id: string; created_at: string }[]) {
+        if (lead.id === SAMPLE_ID) continue;
+        seen.set(lead.id, lead.created_at);
+        if (cursor === undefined || lead.created_at > cursor) cursor = lead.created_at;
+      }
+    };
+    let capturing = true;
+    const poller = (async () => {
+      while (capturing) await pollOnce();
+    })();
+    // The clock stands still (a fixed clock): many leads share its millisecond, as under load.
+    const ids = await Promise.all(
+      mailing.pieces.map((piece: { token: string }, index: number) =>
+        submitLead(ctx, piece.token, {
+          first_name: `Racer${index}`,
+          last_name: "Poll",
+          email: `r${index}@example.com`,
+        }),
+      ),
+    );
+    capturing = false;
+    await poller;
+    await pollOnce();
+    assert.deepEqual(
+      ids.filter((id) => !seen.has(id)),
+      [],
+      "every lead reached the poller",
+    );
+    assert.equal(new Set(seen.values()).size, ids.length, "one lead a millisecond in an org");
   });
 
   it("locates a lead whose piece is geocoded after the capture", async () => {
