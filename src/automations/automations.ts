@@ -150,7 +150,7 @@ export async function createAutomation(
  * would suppress its every card. A change of kind without `suppress_customers` takes the new
  * kind's default.
  */
-function suppressesCustomersByDefault(kind: Automation["kind"]): boolean {
+export function suppressesCustomersByDefault(kind: Automation["kind"]): boolean {
   return kind !== "deal_won";
 }
 

@@ -80,6 +80,23 @@ export function loosenedSafetyFields(
 }
 
 /**
+ * Mailing a registered customer is an owner's decision: a member's create or edit that switches an
+ * automation's customer suppression off (from what it was, or from the kind's default) is a 403.
+ */
+export function assertMayMailCustomers(
+  actor: { isOwner: boolean },
+  suppressedBefore: boolean,
+  suppressAfter: boolean | undefined,
+): void {
+  if (actor.isOwner || !suppressedBefore || suppressAfter !== false) return;
+  throw new AppError(
+    403,
+    "forbidden",
+    "Only an owner can let an automation mail existing customers (suppress_customers).",
+  );
+}
+
+/**
  * Changes an automation's mail safety. Only an owner may loosen it (issue 37: a member switched
  * an automation's approval off); a member's attempt is a 403 naming the fields, and changes nothing.
  */

@@ -121,6 +121,53 @@ describe(`app API: mail safety controls (${databaseLabel})`, () => {
     assert.equal(elsewhere.body.frequency_cap_days, 30);
   });
 
+  test("a member cannot get cards past the owner's safety by a new automation or by mailing customers", async () => {
+    const trigger = { type: "custom_api", event_type: "job.completed" };
+    const made = await member.browser.request("POST", "/app/api/v1/automations", {
+      body: { name: "A copy of the owner's", trigger, approval_required: false },
+    });
+    assert.equal(made.status, 201, made.text);
+    const safety = await member.browser.request("GET", `/app/api/v1/automations/${made.body.id}/safety`);
+    assert.equal(safety.body.approval_required, true, "a member's new automation asks for approval");
+    const loosen = await member.browser.request("PATCH", `/app/api/v1/automations/${made.body.id}/safety`, {
+      body: { approval_required: false },
+    });
+    assert.equal(loosen.status, 403, "and only an owner switches that off");
+    const owners = await owner.browser.request("POST", "/app/api/v1/automations", {
+      body: { name: "The owner's own", trigger },
+    });
+    const ownerSafety = await owner.browser.request(
+      "GET",
+      `/app/api/v1/automations/${owners.body.id}/safety`,
+    );
+    assert.equal(ownerSafety.body.approval_required, false, "an owner's starts as they choose");
+
+    const mailsCustomers = await member.browser.request("POST", "/app/api/v1/automations", {
+      body: { name: "Everyone", trigger, suppress_customers: false },
+    });
+    assert.equal(mailsCustomers.status, 403, mailsCustomers.text);
+    assert.match(
+      mailsCustomers.body.error.message,
+      /Only an owner can let an automation mail existing customers/,
+    );
+    const unsuppress = await member.browser.request("PATCH", `/app/api/v1/automations/${owners.body.id}`, {
+      body: { suppress_customers: false },
+    });
+    assert.equal(unsuppress.status, 403, unsuppress.text);
+    const kept = await member.browser.request("GET", `/app/api/v1/automations/${owners.body.id}`);
+    assert.equal(kept.body.suppress_customers, true, "nothing changed");
+    const byOwner = await owner.browser.request("PATCH", `/app/api/v1/automations/${owners.body.id}`, {
+      body: { suppress_customers: false },
+    });
+    assert.equal(byOwner.status, 200, byOwner.text);
+    const back = await member.browser.request("PATCH", `/app/api/v1/automations/${owners.body.id}`, {
+      body: { suppress_customers: true, name: "The owner's own, renamed" },
+    });
+    assert.equal(back.status, 200, "suppressing customers again is safer: open to members");
+    for (const id of [made.body.id, owners.body.id])
+      await owner.browser.request("PATCH", `/app/api/v1/automations/${id}`, { body: { enabled: false } });
+  });
+
   test("a member approves cards in the queue and they print; another org can neither see nor approve them", async () => {
     await setSafety(owner, { approval_required: true, auto_approve_after: null });
     const first = await queuePiece(ctx, org, nextHome());

@@ -8,6 +8,7 @@ import {
   findAutomationTemplate,
   listAutomations,
   storeAutomationTemplate,
+  suppressesCustomersByDefault,
   updateAutomation,
 } from "../../automations/automations.ts";
 import { DelayDays, MAX_FOLLOW_UPS, StopWhen } from "../../automations/sequence-steps.ts";
@@ -19,7 +20,7 @@ import { HoldoutPercent } from "../../domain/holdout-group.ts";
 import { OneLineText } from "../../domain/one-line-text.ts";
 import { invalidPayload, notFound } from "../../errors.ts";
 import { enforceRateLimit } from "../../limits/enforce-rate-limit.ts";
-import { updateOrgAutomationSafety } from "../../mail-safety/org-controls.ts";
+import { assertMayMailCustomers, updateOrgAutomationSafety } from "../../mail-safety/org-controls.ts";
 import { SampleMailSafety, sampleMailSafety } from "../../mail-safety/sample-check.ts";
 import {
   AudienceInput,
@@ -104,7 +105,7 @@ const CreateAutomation = Type.Object(
     approval_required: Type.Optional(
       Type.Boolean({
         description:
-          "Hold each of its cards for approval from its first one (the same setting as `PATCH /automations/{id}/safety`), set with the automation itself so no event mails a card in between; default false.",
+          "Hold each of its cards for approval from its first one (the same setting as `PATCH /automations/{id}/safety`), set with the automation itself so no event mails a card in between; default false. A member's new automation always asks for approval (true whatever is sent) until an owner switches it off.",
       }),
     ),
   },
@@ -256,7 +257,16 @@ export function registerAutomationRoutes(app: FastifyInstance, ctx: AppApiContex
     },
     async (request, reply) => {
       const { orgId, role } = sessionOf(request);
-      const { template, approval_required, ...input } = request.body;
+      const { template, ...input } = request.body;
+      const actor = { isOwner: role === "owner" };
+      assertMayMailCustomers(
+        actor,
+        suppressesCustomersByDefault(input.kind ?? "standard"),
+        input.suppress_customers,
+      );
+      // A member's new automation asks for approval of each card until an owner switches it off:
+      // otherwise a member could mail what the owner's approval setting holds back, by making a copy.
+      const approval_required = actor.isOwner ? request.body.approval_required : true;
       assertTemplate(template);
       if (template) {
         const base = isNeighbours(resolveAudience(input.audience)) ? NEIGHBOUR_DEFAULT_TEMPLATE : null;
@@ -267,7 +277,6 @@ export function registerAutomationRoutes(app: FastifyInstance, ctx: AppApiContex
         const created = await createAutomation(tx, orgId, withStoredSteps(input));
         if (template) await writeTemplate(orgId, created.id, template, tx);
         if (approval_required) {
-          const actor = { isOwner: role === "owner" };
           await updateOrgAutomationSafety(tx, orgId, created.id, { approval_required }, clock.now(), actor);
         }
         return created;
@@ -309,9 +318,14 @@ export function registerAutomationRoutes(app: FastifyInstance, ctx: AppApiContex
       },
     },
     async (request) => {
-      const { orgId } = sessionOf(request);
-      await findOwn(orgId, request.params.id);
+      const { orgId, role } = sessionOf(request);
+      const current = await findOwn(orgId, request.params.id);
       const { template, ...patch } = request.body;
+      assertMayMailCustomers(
+        { isOwner: role === "owner" },
+        current.suppress_customers,
+        patch.suppress_customers,
+      );
       assertTemplate(template);
       if (template) await assertFits(orgId, await readTemplate(orgId, request.params.id), template);
       let automation =
@@ -458,7 +472,11 @@ export function registerAutomationRoutes(app: FastifyInstance, ctx: AppApiContex
               writtenAddress: writtenAddressOf(run.address.line, run.address.parts),
               verifierName: ctx.config.addressVerifier,
               suppressCustomers: draft.suppress_customers,
-              approvalRequired: request.body.automation.approval_required,
+              // A member's new automation will ask for approval, whatever the draft says.
+              approvalRequired:
+                saved === undefined && session.role !== "owner"
+                  ? true
+                  : request.body.automation.approval_required,
               holdoutPercent: request.body.automation.holdout_percent ?? saved?.holdout_percent ?? 0,
               mailsTheHome: !isNeighbours(draft.audience),
               now: clock.now(),

@@ -1611,7 +1611,7 @@ export interface operations {
           stop_when?: ("lead" | "won_deal" | "opt_out" | "customer" | "returned")[];
           /** @description The share of homes (0 to 50 %) this automation keeps out of its mail, so Revenue can show what the mail adds; 0 (the default) mails every home. */
           holdout_percent?: number;
-          /** @description Hold each of its cards for approval from its first one (the same setting as `PATCH /automations/{id}/safety`), set with the automation itself so no event mails a card in between; default false. */
+          /** @description Hold each of its cards for approval from its first one (the same setting as `PATCH /automations/{id}/safety`), set with the automation itself so no event mails a card in between; default false. A member's new automation always asks for approval (true whatever is sent) until an owner switches it off. */
           approval_required?: boolean;
         };
       };

@@ -26,7 +26,7 @@ import { useSingleFlight } from "../../ui/single-flight.ts";
 import { LoadError, Loading } from "../../ui/states.tsx";
 import { CapFields, capPatchOf, capProblem, capValueOf } from "./cap-fields.tsx";
 
-function ApprovalSwitch(props: Pick<SwitchProps, "checked" | "onChange">) {
+function ApprovalSwitch(props: Pick<SwitchProps, "checked" | "onChange" | "disabled">) {
   return (
     <Switch
       label="Approve each card before print"
@@ -48,11 +48,28 @@ function ApprovalSwitch(props: Pick<SwitchProps, "checked" | "onChange">) {
  * A new automation's Safety, part of its form: approval is chosen before the first save, so the
  * automation can hold its very first card (the create sends it with the automation).
  */
-export function NewAutomationSafety({ approval }: { approval: Pick<SwitchProps, "checked" | "onChange"> }) {
+export function NewAutomationSafety({
+  approval,
+  isOwner,
+}: {
+  approval: Pick<SwitchProps, "checked" | "onChange">;
+  isOwner: boolean;
+}) {
   return (
     <Fieldset legend="Safety">
       <Stack>
-        <ApprovalSwitch {...approval} />
+        {isOwner ? (
+          <ApprovalSwitch {...approval} />
+        ) : (
+          // The server holds a member's new automation for approval whatever is sent (docs/security.md).
+          <>
+            <ApprovalSwitch checked disabled onChange={() => undefined} />
+            <Text size="sm">
+              An automation you create asks for approval of each card until an owner of your organization
+              switches that off.
+            </Text>
+          </>
+        )}
         <Text size="sm" c="dimmed">
           Once it is saved, open it again to set its hold window and monthly cap.
         </Text>

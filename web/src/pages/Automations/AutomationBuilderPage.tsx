@@ -346,6 +346,7 @@ function AutomationBuilder({ initial, existing }: { initial: AutomationFormValue
                   {!existing && (
                     <NewAutomationSafety
                       approval={form.getInputProps("approval_required", { type: "checkbox" })}
+                      isOwner={session.role === "owner"}
                     />
                   )}
 
