@@ -2,6 +2,7 @@ import type { CardContent, CardLogo, CardTexts } from "./card-layout.ts";
 import type { CardSize } from "./card-size.ts";
 import { applyMergeFields, type MergeValues } from "./merge.ts";
 import { shorterMergeValues } from "./merge-bounds.ts";
+import { printableOrNull, printableText } from "./printable-text.ts";
 import type { ResolvedTemplate } from "./template.ts";
 
 /** Who the card speaks for: the organization's profile (orgs/card-sender.ts loads it). */
@@ -42,6 +43,20 @@ export function addressLines(recipient: CardRecipient): string[] {
   }
   const [streetLine, ...rest] = recipient.address.split(",").map((part) => part.trim());
   return [name, streetLine ?? recipient.address, ...(rest.length > 0 ? [rest.join(", ")] : [])];
+}
+
+/** The recipient's texts without what the card cannot print (a name of CJK letters becomes none). */
+function printableRecipient(recipient: CardRecipient): CardRecipient {
+  return {
+    ...recipient,
+    recipientName: printableOrNull(recipient.recipientName),
+    street: printableOrNull(recipient.street),
+    city: printableOrNull(recipient.city),
+    address: printableText(recipient.address),
+    properties: Object.fromEntries(
+      Object.entries(recipient.properties).map(([key, value]) => [key, printableText(value)]),
+    ),
+  };
 }
 
 export function mergeValues(
@@ -85,24 +100,28 @@ export function composeCard(input: {
     returnAddressLines: [],
     offer: null,
   };
-  const values = mergeValues(input.recipient, sender.name, sender);
+  // What the typeface cannot print leaves every value (an emptied one takes its fallback) and text.
+  const recipient = printableRecipient(input.recipient);
+  const senderName = printableText(sender.name);
+  const values = mergeValues(recipient, senderName, sender);
   const offer = input.template.offer ?? sender.offer;
+  const merge = (text: string, merged: MergeValues) => printableText(applyMergeFields(text, merged));
   const textsWith = (merged: MergeValues): CardTexts => ({
-    headline: applyMergeFields(input.template.headline, merged),
-    greetingName: applyMergeFields("{{client_name}}", merged),
-    message: applyMergeFields(input.template.message, merged),
-    offer: offer ? applyMergeFields(offer, merged) : null,
+    headline: merge(input.template.headline, merged),
+    greetingName: merge("{{client_name}}", merged),
+    message: merge(input.template.message, merged),
+    offer: offer ? merge(offer, merged) : null,
   });
   return {
     size: input.size ?? input.template.size,
     ...textsWith(values),
     shorterTexts: shorterMergeValues(values, { ...input.template, offer }).map(textsWith),
-    senderName: sender.name,
-    returnAddressLines: sender.returnAddressLines,
-    phone: sender.phone,
+    senderName,
+    returnAddressLines: sender.returnAddressLines.map(printableText),
+    phone: printableOrNull(sender.phone),
     accent: sender.brandColor ?? null,
     ...(sender.logo ? { logo: sender.logo } : {}),
-    addressLines: addressLines(input.recipient),
+    addressLines: addressLines(recipient),
     landingUrl: input.landingUrl,
     homeImage: input.homeImage,
     printAddressBlock: input.printAddressBlock,

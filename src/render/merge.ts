@@ -6,6 +6,8 @@
  * ("Neighbor", "your home", …) and a custom field must name its own, `{{cf_roof|your roof}}`,
  * which a template is checked for when it is saved.
  */
+import { unprintableCharacters } from "./printable-text.ts";
+
 export const RESERVED_MERGE_FIELDS = {
   client_name: "Neighbor",
   street: "your home",
@@ -47,6 +49,12 @@ export function templateProblems(text: string): string[] {
   }
   const unclosed = text.replace(MERGE_FIELD, "").match(/\{\{[^}]*(\}(?!\})|$)/);
   if (unclosed) problems.push(`malformed merge field near "${unclosed[0].slice(0, 40)}"`);
+  const unprintable = unprintableCharacters(text);
+  if (unprintable.length > 0) {
+    problems.push(
+      `the card's typeface cannot print ${unprintable.slice(0, 5).join(" ")} (emoji, and letters outside Latin, Greek and Cyrillic, would print as empty boxes); remove ${unprintable.length === 1 ? "it" : "them"}`,
+    );
+  }
   return problems;
 }
 

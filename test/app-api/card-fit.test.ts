@@ -92,6 +92,18 @@ describe(`a card prints exactly what the contractor approved (${databaseLabel})`
     assert.equal(fine.status, 200, fine.text);
   });
 
+  test("text the card's typeface cannot print (emoji, CJK) is refused in words, in the app and the operator API", async () => {
+    const inApp = await createAutomation({ message: "Thanks {{client_name}} 🏡" });
+    assert.equal(inApp.status, 422, inApp.text);
+    assert.match(JSON.stringify(inApp.body), /the card's typeface cannot print 🏡/);
+    const saved = await createAutomation({ message: MESSAGE_127 });
+    const operator = await admin(ctx, "PUT", `/automations/${saved.body.id}/template`, {
+      headline: "東京 roofs",
+    });
+    assert.equal(operator.status, 422, operator.text);
+    assert.match(operator.body.detail, /^headline: the card's typeface cannot print 東 京/);
+  });
+
   test("the builder's live check answers the same rule, and the default templates fit", async () => {
     const fit = await owner.browser.request("POST", "/app/api/v1/card-fit", {
       body: { template: { message: LONG_MESSAGE, offer: "x ".repeat(90) } },
