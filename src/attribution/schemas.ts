@@ -81,7 +81,8 @@ export const ConversionMatched = Type.Object(
   {
     matched: Type.Literal(true),
     attribution_type: Type.Union([Type.Literal("direct"), Type.Literal("indirect")], {
-      description: "direct: the matched piece has a landing-page lead; indirect: it does not.",
+      description:
+        "direct: the matched piece is at the deal's address and has a landing-page lead; indirect: otherwise (no landing-page lead, or a campaign_id match that fell back to the campaign's latest piece at another address).",
     }),
     campaign_id: Type.String(),
     match_method: Type.Union([Type.Literal("campaign_id"), Type.Literal("geo"), Type.Literal("address")], {

@@ -11,7 +11,7 @@ export interface MailMessage {
   subject: string;
   /** Plain text; links stand on lines of their own so any client shows them. */
   text: string;
-  /** The links the message carries (logged when mail goes to the outbox). */
+  /** The links the message carries (credentials: never logged). */
   links: string[];
 }
 
@@ -60,7 +60,7 @@ async function composeEml(message: MailMessage, deps: MailerDeps): Promise<strin
   return `${node.buildHeaders()}\r\n\r\n${message.text.replace(/\r?\n/g, "\r\n")}`;
 }
 
-/** SMTP when SMTP_URL is set; otherwise files in DATA_DIR/mail-outbox/, their links logged. */
+/** SMTP when SMTP_URL is set; otherwise files in DATA_DIR/mail-outbox/, each file's name logged. */
 export function createMailer(deps: MailerDeps): Mailer {
   const mailer = deps.smtpUrl ? createSmtpMailer(deps.smtpUrl, deps) : createOutboxMailer(deps);
   const counter = deps.counter;
@@ -106,11 +106,9 @@ function createOutboxMailer(deps: MailerDeps): Mailer {
       const stamp = deps.clock.now().toISOString().replace(/[:.]/g, "-");
       const file = path.join(outbox, `${stamp}-${randomUUID()}.eml`);
       await writeFile(file, await composeEml(message, deps), { mode: 0o600 });
-      // Offline, the log is how an operator finds the link: the mail never leaves the machine.
-      deps.logger.info(
-        { to: message.to, subject: message.subject, file, links: message.links },
-        "mail written to outbox",
-      );
+      // The file, not its links: a reset or invitation link is a credential, and logs travel
+      // further than DATA_DIR (shippers, support tickets). The operator opens the file.
+      deps.logger.info({ to: message.to, subject: message.subject, file }, "mail written to outbox");
     },
     close: async () => {},
   };

@@ -8,7 +8,7 @@ import {
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { soleAuthorization } from "../http/authorization-header.ts";
 import type { Forwarder } from "./forward.ts";
-import { INVALID_PARAMS, INVALID_REQUEST, jsonRpcError, SERVER_ERROR } from "./json-rpc.ts";
+import { INVALID_PARAMS, INVALID_REQUEST, jsonRpcError, PARSE_ERROR, SERVER_ERROR } from "./json-rpc.ts";
 import { createProxyServer } from "./server.ts";
 import { PROXY_TOOLS } from "./tools.ts";
 
@@ -90,6 +90,12 @@ function exceedsDepth(value: unknown, limit: number): boolean {
 }
 
 export async function serveToolProtocol(request: FastifyRequest, reply: FastifyReply, forward: Forwarder) {
+  // An empty body is no JSON at all: a parse error, as unreadable JSON is (docs/mcp.md).
+  if (request.body === undefined || request.body === "") {
+    return reply
+      .code(400)
+      .send(jsonRpcError(PARSE_ERROR, "Parse error: the body is empty; send one JSON-RPC message."));
+  }
   // A batch would run many tool calls for one count against the per-IP limit, and the protocol
   // versions from 2025-06-18 on removed batching: one message per request, whatever the version.
   if (Array.isArray(request.body)) {

@@ -2,6 +2,8 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import pino from "pino";
 import { DEMO_OWNER_EMAIL, seedDemoOnFirstRun } from "../../src/bootstrap.ts";
+import { systemClock } from "../../src/clock.ts";
+import { createMailer } from "../../src/mail/mailer.ts";
 import type { TestContext } from "../helpers/harness.ts";
 import { AppBrowser, createAppTestContext, eventually, outboxMails, ownerOfNewOrg } from "./helpers.ts";
 
@@ -24,6 +26,28 @@ describe("mail without SMTP_URL", () => {
       ),
     ).catch(() => undefined);
     assert.ok(reset, "the reset mail is in the outbox");
+  });
+
+  test("the outbox's log line names the file, never the link (a reset link signs its holder in)", async () => {
+    const lines: string[] = [];
+    const logger = pino({ level: "info" }, { write: (line: string) => lines.push(line) });
+    const mailer = createMailer({
+      smtpUrl: undefined,
+      from: "Porchlight <no-reply@porchlight.invalid>",
+      dataDir: ctx.dataDir,
+      logger,
+      clock: systemClock,
+    });
+    const link = "http://porchlight.test/app/reset-password?token=secret-token-123";
+    await mailer.send({ to: "someone@example.com", subject: "Reset", text: `Open ${link}`, links: [link] });
+    const logged = lines.join("\n");
+    assert.match(logged, /mail written to outbox/);
+    assert.match(logged, /mail-outbox/);
+    assert.doesNotMatch(logged, /secret-token-123/);
+    assert.ok(
+      outboxMails(ctx.dataDir).some((text) => text.includes("secret-token-123")),
+      "the file has it",
+    );
   });
 
   test("the first start on an empty database prints the demo key and an owner set-up link that works", async () => {

@@ -357,6 +357,14 @@ describe(`MCP proxy at /api/mcp (${databaseLabel})`, () => {
     const body = (await response.json()) as any;
     assert.equal(body.error.code, -32700);
     assert.equal(body.id, null);
+    // An empty body is no JSON either.
+    const empty = await fetch(url, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-forwarded-for": nextClientIp() },
+      body: "",
+    });
+    assert.equal(empty.status, 400);
+    assert.equal(((await empty.json()) as any).error.code, -32700);
   });
 
   it("answers valid JSON that is no JSON-RPC message with HTTP 400 and -32600 (invalid request)", async () => {

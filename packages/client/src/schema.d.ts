@@ -336,7 +336,7 @@ export interface components {
     ConversionMatched: {
       /** @enum {boolean} */
       matched: true;
-      /** @description direct: the matched piece has a landing-page lead; indirect: it does not. */
+      /** @description direct: the matched piece is at the deal's address and has a landing-page lead; indirect: otherwise (no landing-page lead, or a campaign_id match that fell back to the campaign's latest piece at another address). */
       attribution_type: "direct" | "indirect";
       campaign_id: string;
       /** @description campaign_id: the campaign named in the request; geo: both points (rooftop or street precision) within the radius (default 30 m); address: the same normalized address, or the same home written without its city or its ZIP. */
