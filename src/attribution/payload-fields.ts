@@ -201,7 +201,8 @@ export function readAddressLine(
     for (const path of fields[field]) {
       const value = valueAt(payload, path);
       if (typeof value !== "string") continue;
-      if (value.length > maxLengths[field])
+      // Characters, as the schema's maxLength counts them (an emoji is one, not two UTF-16 units).
+      if (value.length > maxLengths[field] && [...value].length > maxLengths[field])
         throw invalidPayload(`${at}${path}: must NOT have more than ${maxLengths[field]} characters`);
       assertPrintable(value, `${at}${path}`);
     }

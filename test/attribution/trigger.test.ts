@@ -102,6 +102,20 @@ describe(`POST /api/v1/webhooks/trigger (${databaseLabel})`, () => {
     assert.equal((await campaignsOf(org.orgId)).length, 1);
   });
 
+  it("counts an address's length in characters, as its schema's maxLength does (an emoji is one)", async () => {
+    const org = await createOrg(ctx);
+    const conversion = (address: string) =>
+      call(ctx, "POST", "/api/v1/conversions", {
+        key: org.key,
+        body: { address, deal_id: `len-${address.length}` },
+      });
+    const fits = await conversion("😀".repeat(500));
+    assert.notEqual(fits.status, 422, fits.text);
+    const over = await conversion("😀".repeat(501));
+    assert.equal(over.status, 422, over.text);
+    assert.match(over.body.detail, /address: must NOT have more than 500 characters/);
+  });
+
   it("a repeat answers the address queued under the deal, not the one the retry sends", async () => {
     const org = await createOrg(ctx);
     const automation = await createAutomation(ctx, org.orgId, { name: "Replay address" });
