@@ -3,6 +3,7 @@
 import { type Static, Type } from "@fastify/type-provider-typebox";
 import { type Queryable, queryRows, sql } from "../db/database.ts";
 import { riskRatio } from "../domain/lift-interval.ts";
+import { sameHome } from "../domain/same-home.ts";
 
 const Rate = (description: string) => Type.Union([Type.Number(), Type.Null()], { description });
 
@@ -107,6 +108,8 @@ export async function experimentCounts(
     mailed_conversions: string | number;
     holdout_conversions: string | number;
     mailed_revenue: string | number | null;
+    mailed_variants: KeyOfHome[] | null;
+    held_variants: KeyOfHome[] | null;
   }>(
     db,
     sql`WITH held AS (
@@ -120,42 +123,106 @@ export async function experimentCounts(
           JOIN started s ON s.automation_id = c.automation_id
           WHERE p.org_id = ${org} AND p.mailed_at >= s.started_at),
         held_won AS (SELECT DISTINCT piece_id FROM holdout_conversions WHERE org_id = ${org}),
-        held_figures AS (
-          SELECT h.automation_id, count(DISTINCT h.normalized_address) AS homes,
-                 count(DISTINCT h.normalized_address) FILTER (WHERE w.piece_id IS NOT NULL) AS converted
+        held_keys AS (
+          SELECT h.automation_id, h.normalized_address AS key, bool_or(w.piece_id IS NOT NULL) AS converted
           FROM held h LEFT JOIN held_won w ON w.piece_id = h.id
           -- A home the automation also mailed (its percent lowered, or raised after the card) got
           -- the card: it is a mailed home, not a control, so one deal never counts on both sides.
           WHERE NOT EXISTS (SELECT 1 FROM mailed m
                             WHERE m.automation_id = h.automation_id AND m.normalized_address = h.normalized_address)
-          GROUP BY h.automation_id),
-        mailed_figures AS (
-          SELECT m.automation_id, count(DISTINCT m.normalized_address) AS homes,
-                 count(DISTINCT m.normalized_address) FILTER (WHERE v.id IS NOT NULL) AS converted,
+          GROUP BY h.automation_id, h.normalized_address),
+        mailed_keys AS (
+          SELECT m.automation_id, m.normalized_address AS key, bool_or(v.id IS NOT NULL) AS converted,
                  COALESCE(sum(v.deal_amount), 0) AS revenue
           FROM mailed m LEFT JOIN conversions v ON v.org_id = ${org} AND v.piece_id = m.id
-          GROUP BY m.automation_id)
+          GROUP BY m.automation_id, m.normalized_address),
+        held_figures AS (
+          SELECT automation_id, count(*) AS homes, count(*) FILTER (WHERE converted) AS converted
+          FROM held_keys GROUP BY automation_id),
+        mailed_figures AS (
+          SELECT automation_id, count(*) AS homes, count(*) FILTER (WHERE converted) AS converted,
+                 sum(revenue) AS revenue
+          FROM mailed_keys GROUP BY automation_id),
+        ${variantsOf("held")},
+        ${variantsOf("mailed")}
         SELECT a.id AS automation_id, a.holdout_percent,
                COALESCE(mf.homes, 0) AS mailed_homes, COALESCE(hf.homes, 0) AS holdout_homes,
                COALESCE(mf.converted, 0) AS mailed_conversions, COALESCE(hf.converted, 0) AS holdout_conversions,
-               COALESCE(mf.revenue, 0) AS mailed_revenue
+               COALESCE(mf.revenue, 0) AS mailed_revenue,
+               mv.keys AS mailed_variants, hv.keys AS held_variants
         FROM automations a
         LEFT JOIN held_figures hf ON hf.automation_id = a.id
         LEFT JOIN mailed_figures mf ON mf.automation_id = a.id
+        LEFT JOIN held_variants hv ON hv.automation_id = a.id
+        LEFT JOIN mailed_variants mv ON mv.automation_id = a.id
         WHERE a.org_id = ${org}
           AND (a.holdout_percent > 0 OR EXISTS (SELECT 1 FROM started s WHERE s.automation_id = a.id))`,
   );
   return new Map(
-    rows.map((row) => [
-      row.automation_id,
-      {
-        holdoutPercent: Number(row.holdout_percent),
-        mailedHomes: Number(row.mailed_homes),
-        holdoutHomes: Number(row.holdout_homes),
-        mailedConversions: Number(row.mailed_conversions),
-        holdoutConversions: Number(row.holdout_conversions),
-        mailedRevenue: Number(row.mailed_revenue ?? 0),
-      },
-    ]),
+    rows.map((row) => {
+      const mailed = homesOnceEach(
+        Number(row.mailed_homes),
+        Number(row.mailed_conversions),
+        row.mailed_variants,
+      );
+      const held = homesOnceEach(
+        Number(row.holdout_homes),
+        Number(row.holdout_conversions),
+        row.held_variants,
+      );
+      return [
+        row.automation_id,
+        {
+          holdoutPercent: Number(row.holdout_percent),
+          mailedHomes: mailed.homes,
+          holdoutHomes: held.homes,
+          mailedConversions: mailed.conversions,
+          holdoutConversions: held.conversions,
+          mailedRevenue: Number(row.mailed_revenue ?? 0),
+        },
+      ];
+    }),
   );
+}
+
+/** A group's address key that shares its street with another key of the group, and whether it converted. */
+type KeyOfHome = [key: string, converted: boolean];
+
+/**
+ * The keys of a group (`held` or `mailed`) that share their street with another of the group's
+ * keys, by automation: the only ones that can be one home written two ways ("20 ELM ST,
+ * SPRINGFIELD IL 62704" and "20 ELM ST, IL 62704"). Few, so they are merged in TypeScript by the
+ * same rule as everywhere else (`sameHome`), which needs the ZIP table.
+ */
+const variantsOf = (group: "held" | "mailed") =>
+  sql.raw(`${group}_variants AS (
+          SELECT automation_id, jsonb_agg(jsonb_build_array(key, converted)) AS keys
+          FROM (SELECT automation_id, key, converted,
+                       count(*) OVER (PARTITION BY automation_id, split_part(key, ', ', 1)) AS on_street
+                FROM ${group}_keys) k
+          WHERE on_street > 1 GROUP BY automation_id)`);
+
+/**
+ * A group's homes and converted homes counted once each: the database counted address keys; keys
+ * of one home (`sameHome`, with or without its city or ZIP) are one home, converted when any of
+ * them converted.
+ */
+function homesOnceEach(
+  keys: number,
+  convertedKeys: number,
+  variants: KeyOfHome[] | null,
+): { homes: number; conversions: number } {
+  if (!variants || variants.length === 0) return { homes: keys, conversions: convertedKeys };
+  const homes: KeyOfHome[][] = [];
+  for (const variant of variants) {
+    const home = homes.find((keysOfHome) => keysOfHome.some(([key]) => sameHome(key, variant[0])));
+    if (home) home.push(variant);
+    else homes.push([variant]);
+  }
+  const convertedHomes = homes.filter((home) => home.some(([, converted]) => converted)).length;
+  const convertedVariants = variants.filter(([, converted]) => converted).length;
+  return {
+    homes: keys - variants.length + homes.length,
+    conversions: convertedKeys - convertedVariants + convertedHomes,
+  };
 }

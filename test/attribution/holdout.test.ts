@@ -313,6 +313,21 @@ describe(`holdouts (${databaseLabel})`, () => {
     assert.equal((await pieceOf(first.id)).status, "held_out");
     assert.equal((await pieceOf(again.id)).status, "held_out");
     assert.equal((await pieceOf(mailedHome.id)).status, "mailed");
+    // The mailed home written without its city, mailed again (no frequency cap): still one home.
+    await admin(ctx, "PATCH", `/orgs/${org.orgId}/mail-safety`, { frequency_cap_days: 0 });
+    const mailedAgain = await queuePiece(ctx, org, { street: mailed[0]!, state: "IL", zip: "62704" });
+    await runPipeline(ctx, local);
+    assert.equal((await pieceOf(mailedAgain.id)).status, "mailed");
+    const owner = await signedInOwner(org.orgId);
+    const revenue = await owner.browser.request("GET", "/app/api/v1/revenue");
+    const row = revenue.body.by_automation.find(
+      (entry: { automation_id: string }) => entry.automation_id === org.automationId,
+    );
+    assert.deepEqual(
+      { mailed: row.experiment.mailed_homes, held: row.experiment.holdout_homes },
+      { mailed: 1, held: 1 },
+      "a home written two ways is one home in its group",
+    );
 
     // Another process (a restart) puts the same homes in the same groups: nothing is kept in memory.
     const keys = [...heldOut, ...mailed].map((street) => normalizeAddress(lineOf(street)));
