@@ -4,6 +4,7 @@
  * written to the socket directly, in the service's `{error, detail}` shape, and the connection is
  * closed.
  */
+import { randomUUID } from "node:crypto";
 import { STATUS_CODES } from "node:http";
 import type { Socket } from "node:net";
 import type { FastifyBaseLogger } from "fastify";
@@ -37,8 +38,10 @@ export function createClientErrorHandler(requestTimeoutMs: number) {
     this.log.debug({ err: error, status }, "client error before routing");
     if (socket.writable) {
       const body = JSON.stringify({ error: code, detail });
+      // The headers every answer carries (request-log.ts), though no request object exists yet.
       socket.write(
         `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+          `X-Request-Id: ${randomUUID()}\r\nX-Content-Type-Options: nosniff\r\nCache-Control: no-store\r\n` +
           `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
       );
     }

@@ -123,7 +123,10 @@ function shortPath(url: string): string {
  * own `{error, code, message, statusCode}` shape.
  */
 export function frameworkErrorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  // No route's onSend runs here: the headers every answer carries (request-log.ts) are set now.
   reply.header("x-request-id", request.id);
+  reply.header("x-content-type-options", "nosniff");
+  reply.header("cache-control", "no-store");
   switch (error.code) {
     case "FST_ERR_BAD_URL": {
       const badUrl = new AppError(400, "bad_request", "the request path is not valid percent-encoding");

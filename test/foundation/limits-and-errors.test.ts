@@ -592,6 +592,8 @@ describe(`error model (${databaseLabel})`, () => {
         detail: "the request path is not valid percent-encoding",
       });
       assert.match(String(response.headers["x-request-id"]), /^[0-9a-f-]{36}$/);
+      assert.equal(response.headers["x-content-type-options"], "nosniff");
+      assert.equal(response.headers["cache-control"], "no-store");
     }
   });
 

@@ -70,6 +70,10 @@ describe(`request timeout: a slow client cannot hold a connection (${databaseLab
     const { reply } = await trickle(port, `GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${"a".repeat(20_000)}`);
     assert.match(reply, /^HTTP\/1\.1 431 /);
     assert.equal(JSON.parse(reply.slice(reply.indexOf("\r\n\r\n") + 4)).error, "headers_too_large");
+    // The headers every answer carries, though no request object exists yet.
+    assert.match(reply, /\r\nX-Request-Id: [0-9a-f-]{36}\r\n/);
+    assert.match(reply, /\r\nX-Content-Type-Options: nosniff\r\n/);
+    assert.match(reply, /\r\nCache-Control: no-store\r\n/);
   });
 
   it("still serves a request that arrives in time", async () => {
