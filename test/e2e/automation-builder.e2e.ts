@@ -159,6 +159,23 @@ describe("the automation builder keeps edits from being lost, and a new automati
     await leaveForLeadsUnasked();
   });
 
+  it("a headline the card cannot print (an emoji) is said in words on the field and by the proof, not as a code", async () => {
+    await openSavedAutomation();
+    await page.getByLabel("Headline").fill("Fresh work on {{street}} 🏡");
+    const proofSays = page.getByText(
+      "Change the card's text to see it: The card's typeface cannot print 🏡",
+      {
+        exact: false,
+      },
+    );
+    await proofSays.waitFor();
+    assert.equal(await page.getByText("template.headline").count(), 0, "no field code shows");
+    assert.equal(await page.getByRole("button", { name: "Try again" }).count(), 0, "nothing to try again");
+    await checkBothWidths("automation-builder-unprintable");
+    await page.getByLabel("Headline").fill("Fresh work on {{street}}");
+    await proofSays.waitFor({ state: "hidden" });
+  });
+
   it("a new automation set to approve each card saves without asking, and its first card waits for approval", async () => {
     await open("/automations/new", "New automation");
     await page.getByRole("textbox", { name: /^Name/ }).fill("Roof check-in");

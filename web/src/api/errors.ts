@@ -86,6 +86,12 @@ function sentenceFor(status: number, code: string): string {
 
 /** A sentence for any error a screen shows. */
 export function errorMessage(error: unknown): string {
+  // A refusal naming its field ("template.message: …", "email: must NOT have…") is said without
+  // the field's code name, in words.
+  if (error instanceof ApiError && isInputRefused(error)) {
+    const named = /^[a-z_][\w.]*: (.+)$/s.exec(error.message);
+    return named ? inWords(named[1]!) : error.message;
+  }
   if (error instanceof ApiError) return error.message;
   if (error instanceof TypeError)
     return "The server could not be reached. Check your connection and try again.";

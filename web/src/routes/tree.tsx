@@ -112,6 +112,23 @@ const signedInRoute = createRoute({
   component: AppLayout,
 });
 
+/** A record's route whose loader failed: a missing record gets its own heading and the way back. */
+const recordError =
+  (notFound: string, back: ReactNode) =>
+  ({ error, reset }: ErrorComponentProps) => (
+    <RecordLoadError error={error} retry={reset} notFound={notFound} back={back} />
+  );
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * A link's id that cannot name any record is a record not found, as the server says of a well-formed
+ * one: the server refuses it as a malformed request (`id: must match format "uuid"`).
+ */
+function ensureRecordId(id: string) {
+  if (!UUID.test(id)) throw new ApiError(404, "not_found", "This no longer exists.");
+}
+
 const overviewRoute = createRoute({
   getParentRoute: () => signedInRoute,
   path: "/",
@@ -172,6 +189,10 @@ const automationEditRoute = createRoute({
     });
     await Promise.race([proof, waited]).finally(() => clearTimeout(timer));
   },
+  errorComponent: recordError(
+    "This automation was not found",
+    <AnchorLink to="/automations">Back to Automations</AnchorLink>,
+  ),
   component: lazyRouteComponent(
     () => import("../pages/Automations/AutomationBuilderPage.tsx"),
     "AutomationEditPage",
@@ -202,13 +223,6 @@ const mailRoute = createRoute({
   },
   component: lazyRouteComponent(() => import("../pages/Mail/MailPage.tsx"), "MailPage"),
 });
-/** A record's route whose loader failed: a missing record gets its own heading and the way back. */
-const recordError =
-  (notFound: string, back: ReactNode) =>
-  ({ error, reset }: ErrorComponentProps) => (
-    <RecordLoadError error={error} retry={reset} notFound={notFound} back={back} />
-  );
-
 const pieceRoute = createRoute({
   getParentRoute: () => signedInRoute,
   path: "mail/$pieceId",
@@ -262,7 +276,16 @@ const customersRoute = createRoute({
 const customerBatchRoute = createRoute({
   getParentRoute: () => signedInRoute,
   path: "customers/batches/$importId",
-  loader: ({ context, params }) => context.queryClient.ensureQueryData(importBatchQuery(params.importId)),
+  loader: ({ context, params }) => {
+    ensureRecordId(params.importId);
+    return context.queryClient.ensureQueryData(importBatchQuery(params.importId));
+  },
+  errorComponent: recordError(
+    "This import was not found",
+    <AnchorLink to="/customers" search={{ tab: "list" }}>
+      Back to Customers
+    </AnchorLink>,
+  ),
   component: lazyRouteComponent(() => import("../pages/Customers/BatchPage.tsx"), "BatchPage"),
 });
 const newMailingRoute = createRoute({

@@ -13,10 +13,10 @@ export function DetailCard({ title, children }: { title: string; children: React
   );
 }
 
-/** One labelled line in a detail card ("Email: …"). */
+/** One labelled line in a detail card ("Email: …"); a long unbroken value wraps rather than widen the page. */
 export function DetailField({ label, children }: { label: string; children: ReactNode }) {
   return (
-    <Text size="sm">
+    <Text size="sm" style={{ overflowWrap: "anywhere" }}>
       <b>{label}:</b> {children}
     </Text>
   );

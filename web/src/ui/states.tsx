@@ -118,7 +118,14 @@ export function PageHeader({
   return (
     <Group justify="space-between" align="flex-start" mb="lg" wrap="wrap" gap="sm">
       <Stack gap={4}>
-        <Title order={1} size="h2" ref={headingRef} tabIndex={headingRef ? -1 : undefined}>
+        {/* A title may be a person's text (a lead's name): a long unbroken word wraps, not widen the page. */}
+        <Title
+          order={1}
+          size="h2"
+          ref={headingRef}
+          tabIndex={headingRef ? -1 : undefined}
+          style={{ overflowWrap: "anywhere" }}
+        >
           {title}
         </Title>
         {description && <Text c="dimmed">{description}</Text>}

@@ -22,9 +22,17 @@ import {
 } from "../../api/mail-safety.ts";
 import { useRefocusAfterBusy } from "../../ui/focus.ts";
 import { AnchorLink } from "../../ui/links.tsx";
+import { wholeNumberProblem } from "../../ui/number-rules.ts";
 import { useSingleFlight } from "../../ui/single-flight.ts";
 import { LoadError, Loading } from "../../ui/states.tsx";
-import { CapFields, capPatchOf, capProblem, capValueOf } from "./cap-fields.tsx";
+import {
+  CapFields,
+  capPatchOf,
+  capProblem,
+  capValueOf,
+  HOLD_MINUTES_MAX,
+  holdMinutesProblem,
+} from "./cap-fields.tsx";
 
 function ApprovalSwitch(props: Pick<SwitchProps, "checked" | "onChange" | "disabled">) {
   return (
@@ -99,6 +107,10 @@ export function AutomationSafetySection({ automationId }: { automationId: string
   );
 }
 
+/** The server's range for auto-approval (src/app-api/routes/mail-safety.ts); empty: always ask. */
+const autoApproveProblem = (cards: number | string) =>
+  wholeNumberProblem(cards, { min: 1, max: 100_000, unit: "approved cards", optional: true });
+
 function SafetyForm({ safety }: { safety: AutomationSafety }) {
   const update = useUpdateAutomationSafety(safety.automation_id);
   const saveButton = useRefocusAfterBusy(update.isPending);
@@ -120,14 +132,21 @@ function SafetyForm({ safety }: { safety: AutomationSafety }) {
     (shown ? keepButton : askButton).current?.focus();
   };
   const problem = capProblem(cap);
+  const holdProblem = holdMinutesProblem(hold);
+  const autoAfterProblem = approval ? autoApproveProblem(autoAfter) : null;
 
   const save = useSingleFlight(async () => {
-    if (problem) return;
+    if (problem || holdProblem || autoAfterProblem) return;
     await update
       .mutateAsync({
-        hold_minutes: Math.max(0, Math.floor(Number(hold) || 0)),
+        hold_minutes: Number(hold),
         approval_required: approval,
-        auto_approve_after: autoAfter === "" ? null : Math.max(1, Math.floor(Number(autoAfter))),
+        // With approval off the field is hidden: a refused number left in it keeps the saved one.
+        auto_approve_after: autoApproveProblem(autoAfter)
+          ? safety.auto_approve_after
+          : autoAfter === ""
+            ? null
+            : Number(autoAfter),
         ...capPatchOf(cap),
       })
       .then(() =>
@@ -165,10 +184,11 @@ function SafetyForm({ safety }: { safety: AutomationSafety }) {
         label="Hold window (minutes)"
         description="Cards wait this long before print, so you can cancel them. 0 sends them at once."
         min={0}
-        max={43200}
-        allowDecimal={false}
+        max={HOLD_MINUTES_MAX}
+        clampBehavior="none"
         value={hold}
         onChange={setHold}
+        error={holdProblem}
       />
       <ApprovalSwitch checked={approval} onChange={(event) => setApproval(event.currentTarget.checked)} />
       {approval && (
@@ -176,9 +196,10 @@ function SafetyForm({ safety }: { safety: AutomationSafety }) {
           label="Auto-approve after this many approved cards"
           description={`Then the automation mails on its own. Leave empty to always ask. Approved so far: ${safety.approved_count}.`}
           min={1}
-          allowDecimal={false}
+          clampBehavior="none"
           value={autoAfter}
           onChange={setAutoAfter}
+          error={autoAfterProblem}
         />
       )}
       <CapFields label="Monthly cap of this automation" value={cap} onChange={setCap} error={problem} />

@@ -4,9 +4,17 @@ import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { capInWords, type MailSafety, mailSafetyQuery, useUpdateMailSafety } from "../../api/mail-safety.ts";
 import { useRefocusAfterBusy } from "../../ui/focus.ts";
+import { wholeNumberProblem } from "../../ui/number-rules.ts";
 import { useSingleFlight } from "../../ui/single-flight.ts";
 import { LoadError, Loading } from "../../ui/states.tsx";
-import { CapFields, capPatchOf, capProblem, capValueOf } from "./cap-fields.tsx";
+import {
+  CapFields,
+  capPatchOf,
+  capProblem,
+  capValueOf,
+  HOLD_MINUTES_MAX,
+  holdMinutesProblem,
+} from "./cap-fields.tsx";
 
 type VerificationLevel = MailSafety["address_verification"];
 
@@ -47,17 +55,12 @@ function OrgSafetyForm({ safety, canEdit }: { safety: MailSafety; canEdit: boole
   const [days, setDays] = useState<number | string>(safety.frequency_cap_days);
   const [level, setLevel] = useState<VerificationLevel>(safety.address_verification);
   const [mailingHold, setMailingHold] = useState<number | string>(safety.mailing_hold_minutes);
-  const holdValid =
-    mailingHold !== "" &&
-    Number.isInteger(Number(mailingHold)) &&
-    Number(mailingHold) >= 0 &&
-    Number(mailingHold) <= 43_200;
+  const holdProblem = holdMinutesProblem(mailingHold);
   const problem = capProblem(cap);
-  const daysValid =
-    days !== "" && Number.isInteger(Number(days)) && Number(days) >= 0 && Number(days) <= 3650;
+  const daysProblem = wholeNumberProblem(days, { min: 0, max: 3650, unit: "days", span: "10 years" });
 
   const save = useSingleFlight(async () => {
-    if (problem || !daysValid || !holdValid) return;
+    if (problem || daysProblem || holdProblem) return;
     await update
       .mutateAsync({
         frequency_cap_days: Number(days),
@@ -99,21 +102,21 @@ function OrgSafetyForm({ safety, canEdit }: { safety: MailSafety; canEdit: boole
           description="A home gets at most one card in this many days, across all automations. 0 turns it off."
           min={0}
           max={3650}
-          allowDecimal={false}
+          clampBehavior="none"
           value={days}
           onChange={setDays}
-          error={daysValid ? undefined : "Enter whole days from 0 to 3650"}
+          error={daysProblem}
           disabled={!canEdit}
         />
         <NumberInput
           label="Hold window for mailings (minutes)"
           description="The cards of a mailing you send from past jobs wait this long before print; until then you can cancel them in Mail. 0 sends them at once."
           min={0}
-          max={43_200}
-          allowDecimal={false}
+          max={HOLD_MINUTES_MAX}
+          clampBehavior="none"
           value={mailingHold}
           onChange={setMailingHold}
-          error={holdValid ? undefined : "Enter whole minutes from 0 to 43200 (30 days)"}
+          error={holdProblem}
           disabled={!canEdit}
         />
         <Radio.Group

@@ -1,4 +1,14 @@
 import { Group, NativeSelect, NumberInput } from "@mantine/core";
+import { dollarsProblem, wholeNumberProblem } from "../../ui/number-rules.ts";
+
+/** The server's largest cap, of cards or of cents (src/app-api/routes/mail-safety.ts). */
+const CAP_MAX = 100_000_000;
+
+/** The server's longest hold window, an automation's or a mailing's: 30 days. */
+export const HOLD_MINUTES_MAX = 30 * 24 * 60;
+
+export const holdMinutesProblem = (minutes: number | string) =>
+  wholeNumberProblem(minutes, { min: 0, max: HOLD_MINUTES_MAX, unit: "minutes", span: "30 days" });
 
 /** A monthly cap as the forms edit it: none, a number of cards, or an amount of money (dollars). */
 export interface CapValue {
@@ -29,10 +39,9 @@ export function capPatchOf(value: CapValue): {
 
 export function capProblem(value: CapValue): string | null {
   if (value.kind === "none") return null;
-  const amount = Number(value.amount);
-  if (value.amount === "" || !Number.isFinite(amount) || amount < 0) return "Enter a number, 0 or more";
-  if (value.kind === "cards" && !Number.isInteger(amount)) return "Enter a whole number of cards";
-  return null;
+  if (value.kind === "cards")
+    return wholeNumberProblem(value.amount, { min: 0, max: CAP_MAX, unit: "cards" });
+  return dollarsProblem(value.amount, { maxCents: CAP_MAX });
 }
 
 /** The cap's kind and its amount, side by side; `label` names whose cap it is. */
@@ -67,7 +76,9 @@ export function CapFields({
         <NumberInput
           label={value.kind === "cards" ? "Cards per month" : "Dollars per month"}
           min={0}
-          decimalScale={value.kind === "money" ? 2 : 0}
+          clampBehavior="none"
+          // Cards may be typed with a decimal point, so 1.5 cards is refused in words, not cut to 1.
+          decimalScale={2}
           prefix={value.kind === "money" ? "$" : undefined}
           value={value.amount}
           disabled={disabled}

@@ -27,6 +27,7 @@ import {
   useUploadLogo,
 } from "../../api/organization.ts";
 import { focusFirstInvalid, refocusAfterBusy } from "../../ui/focus.ts";
+import { dollarsProblem } from "../../ui/number-rules.ts";
 
 type ProfileValues = {
   business_name: string;
@@ -55,6 +56,9 @@ function valuesOf(org: Organization): ProfileValues {
     cost_per_card: org.cost_per_card_cents == null ? "" : org.cost_per_card_cents / 100,
   };
 }
+
+/** The server's highest cost per card (src/app-api/routes/organization.ts): $1,000.00. */
+const COST_PER_CARD_MAX_CENTS = 100_000;
 
 const ADDRESS_FIELDS = ["street", "city", "state", "postal_code"] as const;
 
@@ -88,6 +92,7 @@ export function ProfileForm({ canEdit }: { canEdit: boolean }) {
         /^[0-9+().\- ]*$/.test(value.trim())
           ? null
           : "Use digits, spaces and + ( ) . - only, e.g. (217) 555-0100",
+      cost_per_card: (value) => dollarsProblem(value, { maxCents: COST_PER_CARD_MAX_CENTS, optional: true }),
       brand_color: (value) => (value && !/^#[0-9a-fA-F]{6}$/.test(value) ? "Use a color like #1f6feb" : null),
     },
   });
@@ -176,6 +181,7 @@ export function ProfileForm({ canEdit }: { canEdit: boolean }) {
               label="Cost per card (USD)"
               description="What one mailed card costs you; Revenue uses it for your return."
               min={0}
+              clampBehavior="none"
               decimalScale={2}
               prefix="$"
               {...form.getInputProps("cost_per_card")}

@@ -14,7 +14,7 @@ import { isEmail, useForm } from "@mantine/form";
 import { notifications } from "@mantine/notifications";
 import { useQuery } from "@tanstack/react-query";
 import { useRef, useState } from "react";
-import { ApiError } from "../../api/errors.ts";
+import { ApiError, isInputRefused } from "../../api/errors.ts";
 import {
   type Role,
   teamQuery,
@@ -155,6 +155,18 @@ export function TeamPanel({ currentUserId }: { currentUserId: string }) {
   );
 }
 
+/**
+ * The server's refusal of an invitation on the email field, in words: a refusal naming no field
+ * (already a member) is the address's, and said there rather than only in a passing notice.
+ */
+function inviteRefusal(error: ApiError): Record<string, string> {
+  const fields = error.fieldErrors();
+  if (Object.keys(fields).length > 0 || !isInputRefused(error)) return fields;
+  if (error.code === "already_member")
+    return { email: "This person is already on your team. Change their role under Members below." };
+  return { email: error.message };
+}
+
 function InviteForm() {
   const invite = useInviteTeammate();
   const sendButton = useRefocusAfterBusy(invite.isPending);
@@ -174,7 +186,7 @@ function InviteForm() {
             const answer = await invite.mutateAsync(values);
             setSent({ email: values.email, expires_at: answer.expires_at });
           } catch (error) {
-            if (error instanceof ApiError) form.setErrors(error.fieldErrors());
+            if (error instanceof ApiError) form.setErrors(inviteRefusal(error));
             return;
           }
           notifications.show({

@@ -5,12 +5,14 @@ import {
   attributionWords,
   type LeadDelivery,
   type LeadSource,
+  type LeadSummary,
   leadsQuery,
   SOURCE_LABELS,
 } from "../../api/leads.ts";
 import { formatDateTime } from "../../ui/format.ts";
 import { KeysetPager, useKeysetPages } from "../../ui/KeysetPager.tsx";
 import { AnchorLink, ButtonLink } from "../../ui/links.tsx";
+import { usePhoneWidth } from "../../ui/phone-width.ts";
 import { ScrollTable } from "../../ui/ScrollTable.tsx";
 import { StagedRows } from "../../ui/staged-rows.tsx";
 import { EmptyState, LoadError, Loading, PageHeader } from "../../ui/states.tsx";
@@ -62,9 +64,26 @@ export function LeadsPage() {
   );
 }
 
+/**
+ * A phone shows the Name column only: how to reach the lead and when it came sit under the name there
+ * (their own columns say the same to a screen reader).
+ */
+function PhoneLeadFacts({ lead }: { lead: LeadSummary }) {
+  return (
+    <Stack gap={0} maw={200} aria-hidden="true">
+      {[lead.email, lead.phone, formatDateTime(lead.received_at)].filter(Boolean).map((fact) => (
+        <Text key={fact} size="xs" c="dimmed">
+          {fact}
+        </Text>
+      ))}
+    </Stack>
+  );
+}
+
 function LeadList({ source }: { source?: LeadSource }) {
   const pages = useKeysetPages();
   const leads = useQuery(leadsQuery(source, pages.cursor));
+  const phone = usePhoneWidth();
   if (leads.isPending) return <Loading label="Loading your leads" />;
   if (leads.isError) return <LoadError error={leads.error} retry={() => leads.refetch()} />;
   if (leads.data.leads.length === 0 && pages.number === 1) {
@@ -102,10 +121,12 @@ function LeadList({ source }: { source?: LeadSource }) {
             <StagedRows items={leads.data.leads}>
               {(lead) => (
                 <Table.Tr key={lead.id}>
-                  <Table.Td>
+                  {/* A name typed without spaces breaks where it must instead of widening the table. */}
+                  <Table.Td style={{ overflowWrap: "anywhere" }}>
                     <AnchorLink to="/leads/$leadId" params={{ leadId: lead.id }}>
                       {lead.name || "No name given"}
                     </AnchorLink>
+                    {phone && <PhoneLeadFacts lead={lead} />}
                   </Table.Td>
                   {/* A long email breaks where it must instead of squeezing every other column. */}
                   <Table.Td maw={260} style={{ overflowWrap: "anywhere" }}>

@@ -13,6 +13,7 @@ import {
 import { formatDateTime, readableReason, recipientOf } from "../../ui/format.ts";
 import { KeysetPager, useKeysetPages } from "../../ui/KeysetPager.tsx";
 import { AnchorLink, ButtonLink } from "../../ui/links.tsx";
+import { usePhoneWidth } from "../../ui/phone-width.ts";
 import { ScrollTable } from "../../ui/ScrollTable.tsx";
 import { useStagedRows } from "../../ui/staged-rows.tsx";
 import { EmptyState, LoadError, Loading, PageHeader } from "../../ui/states.tsx";
@@ -97,6 +98,7 @@ function MailFilterBar({
 function PieceList({ filters, filtered }: { filters: MailFilters; filtered: boolean }) {
   const pages = useKeysetPages();
   const pieces = useQuery(piecesQuery(filters, pages.cursor));
+  const phone = usePhoneWidth();
 
   if (pieces.isPending) return <Loading label="Loading your mail" />;
   if (pieces.isError) return <LoadError error={pieces.error} retry={() => pieces.refetch()} />;
@@ -120,24 +122,38 @@ function PieceList({ filters, filtered }: { filters: MailFilters; filtered: bool
   }
   return (
     <>
-      {/* Status comes right after the recipient, so a phone shows it without scrolling. */}
+      {/* Status comes right after the recipient; a phone shows it under the recipient instead. */}
       <ScrollTable label="Postcards" minWidth={860}>
         <Table striped verticalSpacing="xs">
           <Table.Thead>
             <Table.Tr>
               <Table.Th>Proof</Table.Th>
               <Table.Th>Recipient</Table.Th>
-              <Table.Th>Status</Table.Th>
+              {!phone && <Table.Th>Status</Table.Th>}
               <Table.Th>Address</Table.Th>
               <Table.Th>Automation</Table.Th>
               <Table.Th>Created</Table.Th>
               <Table.Th>Mailed</Table.Th>
             </Table.Tr>
           </Table.Thead>
-          <PieceRows pieces={pieces.data.pieces} />
+          <PieceRows pieces={pieces.data.pieces} phone={phone} />
         </Table>
       </ScrollTable>
       <KeysetPager pages={pages} next={pieces.data.next_cursor} />
+    </>
+  );
+}
+
+/** A card's status, and for a card that stopped or waits, why. */
+function StatusWithReason({ piece }: { piece: PieceSummary }) {
+  return (
+    <>
+      <PieceStatusBadge status={piece.status} />
+      {piece.status_reason && (
+        <Text size="xs" c="dimmed" maw={220}>
+          {readableReason(piece.status_reason)}
+        </Text>
+      )}
     </>
   );
 }
@@ -146,7 +162,7 @@ function PieceList({ filters, filtered }: { filters: MailFilters; filtered: bool
  * Fifty rows take a while to render: the first screenful shows (and asks for its thumbnails) first, the
  * rest right after it. Mounted with the page's pieces, so the first render is the first screenful's.
  */
-function PieceRows({ pieces }: { pieces: PieceSummary[] }) {
+function PieceRows({ pieces, phone }: { pieces: PieceSummary[]; phone: boolean }) {
   const staged = useStagedRows(pieces);
   return (
     <Table.Tbody>
@@ -164,27 +180,27 @@ function PieceRows({ pieces }: { pieces: PieceSummary[] }) {
               loading={index < ROWS_ON_A_LAPTOP ? "eager" : "lazy"}
             />
           </Table.Td>
-          <Table.Td>
+          <Table.Td style={{ overflowWrap: "anywhere" }}>
             <AnchorLink to="/mail/$pieceId" params={{ pieceId: piece.id }}>
               {recipientOf(piece.recipient_name)}
             </AnchorLink>
-            {/* A phone shows the first three columns: without the address, rows of "Current Resident" are alike. */}
-            <Text size="xs" c="dimmed" hiddenFrom="sm" maw={160} aria-hidden="true">
-              {piece.address}
-            </Text>
-          </Table.Td>
-          <Table.Td>
-            {/* As wide as the longest badge on one line (a cell ignores min-width; a block in it does not); on a
-                phone, beside the smaller proof and the name, the column ends within the first screenful. */}
-            <Box miw={168}>
-              <PieceStatusBadge status={piece.status} />
-              {piece.status_reason && (
-                <Text size="xs" c="dimmed" maw={{ base: 168, sm: 220 }}>
-                  {readableReason(piece.status_reason)}
-                </Text>
-              )}
+            {/* A phone shows the first two columns: the address (rows of "Current Resident" are alike without
+                it) and the status, whose own column is hidden there (so read out here), sit under the name. */}
+            <Box hiddenFrom="sm" maw={168}>
+              <Text size="xs" c="dimmed" aria-hidden="true">
+                {piece.address}
+              </Text>
+              {phone && <StatusWithReason piece={piece} />}
             </Box>
           </Table.Td>
+          {!phone && (
+            <Table.Td>
+              {/* As wide as the longest badge on one line (a cell ignores min-width; a block in it does not). */}
+              <Box miw={168}>
+                <StatusWithReason piece={piece} />
+              </Box>
+            </Table.Td>
+          )}
           <Table.Td>{piece.address}</Table.Td>
           <Table.Td>{piece.automation_name ?? piece.campaign_name}</Table.Td>
           <Table.Td>{formatDateTime(piece.created_at)}</Table.Td>

@@ -3,6 +3,7 @@ import { useDebouncedValue } from "@mantine/hooks";
 import { useQuery } from "@tanstack/react-query";
 import { useId } from "react";
 import { type ProofInput, proofQuery } from "../../../api/automations.ts";
+import { type ApiError, inWords, isInputRefused } from "../../../api/errors.ts";
 import { LoadError } from "../../../ui/states.tsx";
 
 /** Width over height of each card size, for the placeholder drawn while the proof loads. */
@@ -11,6 +12,12 @@ const CARD_RATIO: Record<NonNullable<ProofInput["template"]["card_size"]>, numbe
   "6x9": 9 / 6,
   "6x11": 11 / 6,
 };
+
+/** A refusal of the card's text, without the field's code name ("template.message: …"). */
+function refusalInWords(error: ApiError): string {
+  const [first] = Object.values(error.fieldErrors());
+  return inWords(first ?? error.message.replace(/^[a-z_][\w.]*: /, ""));
+}
 
 /** Who the card is drawn for: a proof of another record (or audience) would mislead, not just lag. */
 const recipientOf = (input: ProofInput) => JSON.stringify([input.sample_id ?? null, input.audience ?? null]);
@@ -71,6 +78,12 @@ export function LiveProof({
         {blank ? (
           <Text size="sm" role="status">
             Write a headline and a message to see the card.
+          </Text>
+        ) : proof.isError && isInputRefused(proof.error) ? (
+          // The text itself is refused (a merge field, a character the card cannot print, too long):
+          // trying again draws nothing; the field says what to change.
+          <Text size="sm" role="status">
+            Change the card's text to see it: {refusalInWords(proof.error)}
           </Text>
         ) : proof.isError ? (
           <LoadError error={proof.error} title="The proof could not be drawn" retry={() => proof.refetch()} />
