@@ -14,6 +14,8 @@ export interface EventTypeSummary {
   last_seen_at: string;
   count: number;
   bound: boolean;
+  /** When none is enabled: an automation that listens to the type but is turned off (the first by name). */
+  turned_off_automation: { id: string; name: string } | null;
 }
 
 /**
@@ -37,12 +39,24 @@ export async function listEventTypes(db: Queryable, orgId: string): Promise<Even
         FROM event_samples s WHERE s.org_id = ${orgId}::uuid
         GROUP BY s.org_id, s.event_type ORDER BY max(s.received_at) DESC, s.event_type`,
   );
+  const unbound = rows.filter((row) => !row.bound).map((row) => `custom.${row.event_type}`);
+  const turnedOff = new Map<string, { id: string; name: string }>();
+  if (unbound.length > 0) {
+    const off = await queryRows<{ binding: string; id: string; name: string }>(
+      db,
+      sql`SELECT DISTINCT ON (trigger_binding) trigger_binding AS binding, id, name FROM automations
+          WHERE org_id = ${orgId}::uuid AND NOT enabled AND trigger_binding = ANY(${sql.param(unbound)}::text[])
+          ORDER BY trigger_binding, name, id`,
+    );
+    for (const row of off) turnedOff.set(row.binding, { id: row.id, name: row.name });
+  }
   return rows.map((row) => ({
     event_type: row.event_type,
     object_type: row.object_type,
     last_seen_at: new Date(row.last_seen_at).toISOString(),
     count: Number(row.count),
     bound: Boolean(row.bound),
+    turned_off_automation: row.bound ? null : (turnedOff.get(`custom.${row.event_type}`) ?? null),
   }));
 }
 

@@ -103,7 +103,12 @@ describe(`app routes (${databaseLabel})`, () => {
     });
     const unbound = await a.owner.browser.request("GET", "/app/api/v1/event-types");
     assert.equal(unbound.body[0].bound, false);
+    // The automation is there, only turned off: the answer names it (switch it on, build no duplicate).
+    assert.equal(unbound.body[0].turned_off_automation.id, a.automationId);
+    assert.equal(typeof unbound.body[0].turned_off_automation.name, "string");
     const attention = await a.owner.browser.request("GET", "/app/api/v1/attention");
+    const offItem = attention.body.items.find((i: { kind: string }) => i.kind === "unbound_event_type");
+    assert.match(offItem.message, /that listens to them is turned off/);
     assert.deepEqual(
       attention.body.items
         .filter((i: { kind: string }) => i.kind === "unbound_event_type")
@@ -113,6 +118,8 @@ describe(`app routes (${databaseLabel})`, () => {
     await a.owner.browser.request("PATCH", `/app/api/v1/automations/${a.automationId}`, {
       body: { enabled: true },
     });
+    const bound = await a.owner.browser.request("GET", "/app/api/v1/event-types");
+    assert.equal(bound.body[0].turned_off_automation, null, "an enabled one listens: nothing to name");
   });
 
   test("automations: list with cards this month, get, patch the template and the enabled switch", async () => {

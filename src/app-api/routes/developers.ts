@@ -48,6 +48,19 @@ export function registerDeveloperRoutes(app: FastifyInstance, ctx: AppApiContext
                 last_seen_at: IsoDate,
                 count: Type.Integer(),
                 bound: Type.Boolean(),
+                turned_off_automation: Type.Union(
+                  [
+                    Type.Object(
+                      { id: Type.String({ format: "uuid" }), name: Type.String() },
+                      { additionalProperties: false },
+                    ),
+                    Type.Null(),
+                  ],
+                  {
+                    description:
+                      "When no enabled automation listens: one that listens but is turned off (switch it on instead of building another); null otherwise.",
+                  },
+                ),
               },
               { additionalProperties: false },
             ),

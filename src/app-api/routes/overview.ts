@@ -37,7 +37,9 @@ export function registerOverviewRoutes(app: FastifyInstance, ctx: AppApiContext)
         items.push({
           kind: "unbound_event_type",
           event_type: type.event_type,
-          message: `Events of type "${type.event_type}" arrive but no enabled automation listens to them, so they mail nothing.`,
+          message: type.turned_off_automation
+            ? `Events of type "${type.event_type}" arrive but the automation "${type.turned_off_automation.name}" that listens to them is turned off, so they mail nothing.`
+            : `Events of type "${type.event_type}" arrive but no enabled automation listens to them, so they mail nothing.`,
         });
       }
       items.push(...(await mailAttentionItems(db, sessionOf(request).orgId, ctx.clock.now())));

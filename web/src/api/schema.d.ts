@@ -3400,6 +3400,12 @@ export interface operations {
             last_seen_at: string;
             count: number;
             bound: boolean;
+            /** @description When no enabled automation listens: one that listens but is turned off (switch it on instead of building another); null otherwise. */
+            turned_off_automation: {
+              /** Format: uuid */
+              id: string;
+              name: string;
+            } | null;
           }[];
         };
       };

@@ -147,16 +147,30 @@ function NeedsAttention() {
           {unbound.length > 0 && (
             <Alert color="orange" title="Events that mail nothing">
               <Text size="sm" mb="xs">
-                Your CRM sends these event types, but no automation uses them, so they mail nothing. If one is
-                a typo, fix it in the CRM; otherwise build an automation for it.
+                Your CRM sends these event types, but no automation that is on uses them, so they mail
+                nothing. If one is a typo, fix it in the CRM; otherwise turn its automation on, or build one.
               </Text>
               <List size="sm">
                 {unbound.map((type) => (
                   <List.Item key={type.event_type}>
                     <code>{type.event_type}</code> ({type.count} received){" "}
-                    <AnchorLink to="/automations/new" search={{ event_type: type.event_type }} size="sm">
-                      Build an automation for {type.event_type}
-                    </AnchorLink>
+                    {type.turned_off_automation ? (
+                      // Building another would make a duplicate: the one that exists is only switched off.
+                      <>
+                        is used by {type.turned_off_automation.name}, which is turned off.{" "}
+                        <AnchorLink
+                          to="/automations/$automationId"
+                          params={{ automationId: type.turned_off_automation.id }}
+                          size="sm"
+                        >
+                          Open {type.turned_off_automation.name}
+                        </AnchorLink>
+                      </>
+                    ) : (
+                      <AnchorLink to="/automations/new" search={{ event_type: type.event_type }} size="sm">
+                        Build an automation for {type.event_type}
+                      </AnchorLink>
+                    )}
                   </List.Item>
                 ))}
               </List>
@@ -204,7 +218,12 @@ function EventActivity() {
               {eventTypes.data.map((type) => (
                 <List.Item key={type.event_type}>
                   <code>{type.event_type}</code>: {type.count} received, last{" "}
-                  {formatDateTime(type.last_seen_at)} {type.bound ? "" : "(no automation)"}
+                  {formatDateTime(type.last_seen_at)}{" "}
+                  {type.bound
+                    ? ""
+                    : type.turned_off_automation
+                      ? "(its automation is off)"
+                      : "(no automation)"}
                 </List.Item>
               ))}
             </List>
