@@ -43,7 +43,7 @@ export function PieceSafetyActions({
         </Button>
       )}
       {/* Cancelling cannot be undone: it asks first. */}
-      <Button color="red" variant="outline" onClick={() => setAskingToCancel(true)}>
+      <Button color="red.9" variant="outline" onClick={() => setAskingToCancel(true)}>
         Cancel this card…
       </Button>
       <CancelCardsDialog
