@@ -43,7 +43,7 @@ describe("customers and reactivation mailings in the browser", () => {
     await open("/customers", "Customers");
     // Said in a contractor's words: what the list does and that a home stays on it (no API talk).
     await page.getByRole("alert").getByText("A home cannot be taken off the list again").waitFor();
-    await page.getByRole("tab", { name: "Customers (never mailed)" }).waitFor();
+    await page.getByRole("tab", { name: "Customers (do not mail)" }).waitFor();
     // Two lists, two names: the opted-out homes are the Do-not-mail list.
     await page.getByRole("heading", { name: /^Customers \(never mailed\)/ }).waitFor();
     await page.getByRole("heading", { name: /^Do-not-mail list: homes that opted out/ }).waitFor();

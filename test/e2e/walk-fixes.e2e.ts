@@ -146,7 +146,7 @@ describe("fixes from a contractor's walk through the app", () => {
 
     await page.getByRole("button", { name: "Add customer" }).dblclick();
     await page.getByText("Added. 1 customer in all.").waitFor();
-    await page.getByRole("heading", { name: "Customers (never mailed): 1" }).waitFor();
+    await page.getByRole("heading", { name: "Customers (do not mail): 1" }).waitFor();
     assert.equal(await page.getByText("already on the list").count(), 0);
 
     // An empty file field reads as one to pick a file in, not a blank box.

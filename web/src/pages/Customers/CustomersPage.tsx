@@ -193,7 +193,7 @@ function SuppressionList() {
       <section aria-labelledby="customer-list-heading">
         <Group justify="space-between" align="flex-end" mb="sm" wrap="wrap">
           <Title order={2} size="h4" id="customer-list-heading">
-            Customers (never mailed){total !== undefined ? `: ${total}` : ""}
+            Customers (do not mail){total !== undefined ? `: ${total}` : ""}
           </Title>
           <TextInput
             label="Search addresses"
@@ -377,7 +377,7 @@ export function CustomersPage() {
         keepMounted={false}
       >
         <TabsList mb="md" value={tab}>
-          <Tabs.Tab value="list">Customers (never mailed)</Tabs.Tab>
+          <Tabs.Tab value="list">Customers (do not mail)</Tabs.Tab>
           <Tabs.Tab value="past-jobs">Past jobs</Tabs.Tab>
         </TabsList>
         <Tabs.Panel value="list">
