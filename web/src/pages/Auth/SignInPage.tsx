@@ -37,15 +37,22 @@ export function SignInPage() {
   return (
     <AuthFrame title="Sign in" intro="Sign in to manage your postcards, automations and team.">
       <form
-        onSubmit={form.onSubmit(async (values) => {
-          try {
-            await signIn.mutateAsync(values);
-          } catch {
-            form.setFieldValue("password", "");
-            return;
-          }
-          await navigate({ to: safeRedirect(redirect) });
-        }, focusFirstRefused)}
+        onSubmit={form.onSubmit(
+          async (values) => {
+            try {
+              await signIn.mutateAsync(values);
+            } catch {
+              form.setFieldValue("password", "");
+              return;
+            }
+            await navigate({ to: safeRedirect(redirect) });
+          },
+          (errors, values, event) => {
+            // The fields' own refusals replace an earlier "Not signed in": two answers at once confuse.
+            signIn.reset();
+            focusFirstRefused(errors, values, event);
+          },
+        )}
         noValidate
       >
         <Stack>
