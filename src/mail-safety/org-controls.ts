@@ -80,6 +80,14 @@ export function loosenedSafetyFields(
 }
 
 /**
+ * Whether a new automation asks for approval of each card: as an owner chooses; always for a
+ * member's, until an owner switches it off (else a member could mail what an owner's approval
+ * setting holds back, by making a copy of the automation).
+ */
+export const newAutomationAsksApproval = (actor: { isOwner: boolean }, requested: boolean | undefined) =>
+  actor.isOwner ? requested === true : true;
+
+/**
  * Mailing a registered customer is an owner's decision: a member's create or edit that switches an
  * automation's customer suppression off (from what it was, or from the kind's default) is a 403.
  */

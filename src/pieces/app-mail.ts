@@ -214,6 +214,13 @@ const dayAfter = (day: string) => new Date(Date.parse(`${day}T00:00:00Z`) + 86_4
 export const proofUrl = (pieceId: string, side: "front" | "back", thumbnail = false) =>
   `/app/api/v1/pieces/${pieceId}/proof/${side}.${thumbnail ? "png" : "svg"}`;
 
+/**
+ * A waiting card's preview with its card version in the address (null: none), so a card edited
+ * since is fetched anew instead of taken from the browser's cache.
+ */
+export const versionedProofUrl = (pieceId: string, side: "front" | "back", version: string | null) =>
+  version ? `${proofUrl(pieceId, side)}?v=${version}` : proofUrl(pieceId, side);
+
 const PIECE_COLUMNS = sql`p.id, p.status, p.status_reason, p.recipient_name, p.address, c.automation_id,
   a.name AS automation_name, p.campaign_id, c.name AS campaign_name, p.created_at,
   ${cursorTime(sql`p.created_at`)} AS cursor_at,
@@ -404,9 +411,8 @@ export async function getMailPiece(
   const pageOpen = hasOpenLandingPage(lifetime, landing.now, landing.ttlDays);
   return {
     ...item,
-    // A card awaiting approval: its version in the proofs' address, so an edited card's are fetched anew.
-    front_url: `${proofUrl(row.id, "front")}${row.card_version ? `?v=${row.card_version}` : ""}`,
-    back_url: `${proofUrl(row.id, "back")}${row.card_version ? `?v=${row.card_version}` : ""}`,
+    front_url: versionedProofUrl(row.id, "front", row.card_version),
+    back_url: versionedProofUrl(row.id, "back", row.card_version),
     landing_url: pageOpen ? landingUrl(landing.publicBaseUrl, row.token) : null,
     landing_page_closes_at: closesAt?.toISOString() ?? null,
     provider: row.provider,

@@ -20,7 +20,11 @@ import { HoldoutPercent } from "../../domain/holdout-group.ts";
 import { OneLineText } from "../../domain/one-line-text.ts";
 import { invalidPayload, notFound } from "../../errors.ts";
 import { enforceRateLimit } from "../../limits/enforce-rate-limit.ts";
-import { assertMayMailCustomers, updateOrgAutomationSafety } from "../../mail-safety/org-controls.ts";
+import {
+  assertMayMailCustomers,
+  newAutomationAsksApproval,
+  updateOrgAutomationSafety,
+} from "../../mail-safety/org-controls.ts";
 import { SampleMailSafety, sampleMailSafety } from "../../mail-safety/sample-check.ts";
 import {
   AudienceInput,
@@ -264,9 +268,7 @@ export function registerAutomationRoutes(app: FastifyInstance, ctx: AppApiContex
         suppressesCustomersByDefault(input.kind ?? "standard"),
         input.suppress_customers,
       );
-      // A member's new automation asks for approval of each card until an owner switches it off:
-      // otherwise a member could mail what the owner's approval setting holds back, by making a copy.
-      const approval_required = actor.isOwner ? request.body.approval_required : true;
+      const approval_required = newAutomationAsksApproval(actor, request.body.approval_required);
       assertTemplate(template);
       if (template) {
         const base = isNeighbours(resolveAudience(input.audience)) ? NEIGHBOUR_DEFAULT_TEMPLATE : null;
@@ -472,10 +474,12 @@ export function registerAutomationRoutes(app: FastifyInstance, ctx: AppApiContex
               writtenAddress: writtenAddressOf(run.address.line, run.address.parts),
               verifierName: ctx.config.addressVerifier,
               suppressCustomers: draft.suppress_customers,
-              // A member's new automation will ask for approval, whatever the draft says.
               approvalRequired:
-                saved === undefined && session.role !== "owner"
-                  ? true
+                saved === undefined
+                  ? newAutomationAsksApproval(
+                      { isOwner: session.role === "owner" },
+                      request.body.automation.approval_required,
+                    )
                   : request.body.automation.approval_required,
               holdoutPercent: request.body.automation.holdout_percent ?? saved?.holdout_percent ?? 0,
               mailsTheHome: !isNeighbours(draft.audience),

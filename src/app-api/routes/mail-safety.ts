@@ -18,7 +18,7 @@ import {
   MailingHoldMinutes,
   updateOrgMailSafety,
 } from "../../mail-safety/settings.ts";
-import { listMailPieces, MailPieceListItem, proofUrl } from "../../pieces/app-mail.ts";
+import { listMailPieces, MailPieceListItem, versionedProofUrl } from "../../pieces/app-mail.ts";
 import type { AppApiContext } from "../context.ts";
 import { sessionOf } from "../session-guard.ts";
 
@@ -322,7 +322,6 @@ export function registerMailSafetyRoutes(app: FastifyInstance, ctx: AppApiContex
       return {
         pieces: pieces.map((piece) => {
           const version = versions.get(piece.id) ?? "";
-          // The version in the proofs' address: an edited card's proofs are fetched anew, not taken from the cache.
           return {
             id: piece.id,
             recipient_name: piece.recipient_name,
@@ -330,8 +329,8 @@ export function registerMailSafetyRoutes(app: FastifyInstance, ctx: AppApiContex
             automation_id: piece.automation_id,
             automation_name: piece.automation_name,
             created_at: piece.created_at,
-            front_url: `${proofUrl(piece.id, "front")}?v=${version}`,
-            back_url: `${proofUrl(piece.id, "back")}?v=${version}`,
+            front_url: versionedProofUrl(piece.id, "front", version),
+            back_url: versionedProofUrl(piece.id, "back", version),
             card_version: version,
           };
         }),
