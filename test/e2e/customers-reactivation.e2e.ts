@@ -45,7 +45,7 @@ describe("customers and reactivation mailings in the browser", () => {
     await page.getByRole("alert").getByText("A home cannot be taken off the list again").waitFor();
     await page.getByRole("tab", { name: "Customers (do not mail)" }).waitFor();
     // Two lists, two names: the opted-out homes are the Do-not-mail list.
-    await page.getByRole("heading", { name: /^Customers \(never mailed\)/ }).waitFor();
+    await page.getByRole("heading", { name: /^Customers \(do not mail\)/ }).waitFor();
     await page.getByRole("heading", { name: /^Do-not-mail list: homes that opted out/ }).waitFor();
     // A spreadsheet picked by mistake is refused in plain words, not the CSV parser's.
     await page
