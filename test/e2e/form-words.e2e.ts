@@ -87,6 +87,35 @@ describe("form words, missing records and phone lists", () => {
     );
   });
 
+  it("the builder's homes, feet, holdout and follow-up days out of range are refused in words and not saved", async () => {
+    await screens.open(`/automations/${automationId}`, "Job done postcard");
+    const holdout = page.getByLabel("Holdout (% of homes that get no card)");
+    await typeAndLeave(holdout, "90", "90 %");
+    await page.getByRole("button", { name: "Add a follow-up card" }).click();
+    const days = page
+      .getByRole("region", { name: "Follow-up card 1" })
+      .getByLabel("Days after the first card is mailed");
+    await typeAndLeave(days, "400");
+    await page.getByRole("radio", { name: "Neighbors of the record's home" }).check();
+    const homes = page.getByLabel("Homes to mail");
+    await typeAndLeave(homes, "500");
+    const feet = page.getByLabel("Within (feet)");
+    await typeAndLeave(feet, "99999", "99,999 ft");
+
+    await page.getByRole("button", { name: "Save", exact: true }).click();
+    await refusedInWords(homes, "Enter a whole number of homes from 1 to 200.");
+    await refusedInWords(feet, "Enter a whole number of feet from 33 to 16,404 (a mile is 5,280 ft).");
+    await refusedInWords(days, "Enter a whole number of days from 1 to 365.");
+    assert.equal(await holdout.getAttribute("aria-invalid"), "true");
+    await screens.checkScreen("fw-builder-ranges", "desktop");
+
+    const answer = await page.request.get(`${app.base}/app/api/v1/automations/${automationId}`);
+    const saved = await answer.json();
+    assert.equal(saved.holdout_percent, 0, "the holdout was not saved");
+    assert.equal(saved.audience.type, "home", "the neighbours audience was not saved");
+    assert.equal(saved.steps.length, 0, "no follow-up was saved");
+  });
+
   it("Mail safety refuses a frequency cap and a monthly cap out of range in words", async () => {
     await screens.open("/settings?tab=safety", "Settings");
     const days = page.getByLabel("Frequency cap per home (days)");

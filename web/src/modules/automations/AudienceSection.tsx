@@ -39,6 +39,7 @@ export function AudienceSection({ form }: { form: UseFormReturnType<AutomationFo
                 allowDecimal={false}
                 allowNegative={false}
                 required
+                clampBehavior="none"
                 {...form.getInputProps("neighbour_count")}
               />
               <NumberInput
@@ -49,6 +50,7 @@ export function AudienceSection({ form }: { form: UseFormReturnType<AutomationFo
                 allowDecimal={false}
                 allowNegative={false}
                 thousandSeparator=","
+                clampBehavior="none"
                 suffix=" ft"
                 required
                 {...form.getInputProps("neighbour_radius_ft")}

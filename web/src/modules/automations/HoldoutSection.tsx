@@ -14,6 +14,7 @@ export function HoldoutSection({ form }: { form: UseFormReturnType<AutomationFor
         step={5}
         allowDecimal={false}
         allowNegative={false}
+        clampBehavior="none"
         suffix=" %"
         {...form.getInputProps("holdout_percent")}
       />

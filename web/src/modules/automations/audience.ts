@@ -1,5 +1,6 @@
 import type { Automation } from "../../api/automations.ts";
 import { feetFromMeters, metersFromFeet } from "../../ui/format.ts";
+import { wholeNumberProblem } from "../../ui/number-rules.ts";
 
 /**
  * Who an automation mails, as the builder edits it. The server holds the rule; these bounds only
@@ -60,10 +61,14 @@ export const wholeBetween = (value: number | string, min: number, max: number) =
 export function validateAudience(values: AudienceFormValues): Record<string, string> {
   if (values.audience !== "neighbours") return {};
   const errors: Record<string, string> = {};
-  if (!wholeBetween(values.neighbour_count, NEIGHBOUR_COUNT.min, NEIGHBOUR_COUNT.max))
-    errors.neighbour_count = `Enter a whole number from ${NEIGHBOUR_COUNT.min} to ${NEIGHBOUR_COUNT.max}`;
-  if (!wholeBetween(values.neighbour_radius_ft, NEIGHBOUR_RADIUS_FT.min, NEIGHBOUR_RADIUS_FT.max))
-    errors.neighbour_radius_ft = `Enter feet from ${NEIGHBOUR_RADIUS_FT.min} to ${NEIGHBOUR_RADIUS_FT.max.toLocaleString("en-US")}`;
+  const countProblem = wholeNumberProblem(values.neighbour_count, { ...NEIGHBOUR_COUNT, unit: "homes" });
+  if (countProblem) errors.neighbour_count = countProblem;
+  const radiusProblem = wholeNumberProblem(values.neighbour_radius_ft, {
+    ...NEIGHBOUR_RADIUS_FT,
+    unit: "feet",
+    span: "a mile is 5,280 ft",
+  });
+  if (radiusProblem) errors.neighbour_radius_ft = radiusProblem;
   return errors;
 }
 

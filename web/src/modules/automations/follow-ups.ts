@@ -1,4 +1,5 @@
 import type { Automation, CardTemplate } from "../../api/automations.ts";
+import { wholeNumberProblem } from "../../ui/number-rules.ts";
 
 /**
  * An automation's follow-up cards as the builder edits them (docs/sequences.md): up to three,
@@ -91,10 +92,8 @@ export const followUpFieldOf = (serverField: string) =>
 export function validateFollowUps(values: FollowUpFormValues): Record<string, string> {
   const errors: Record<string, string> = {};
   values.follow_ups.forEach((row, index) => {
-    const delay = Number(row.delay_days);
-    if (row.delay_days === "" || !Number.isInteger(delay) || delay < DELAY_DAYS.min || delay > DELAY_DAYS.max)
-      errors[`follow_ups.${index}.delay_days`] =
-        `Enter whole days from ${DELAY_DAYS.min} to ${DELAY_DAYS.max}`;
+    const delayProblem = wholeNumberProblem(row.delay_days, { ...DELAY_DAYS, unit: "days" });
+    if (delayProblem) errors[`follow_ups.${index}.delay_days`] = delayProblem;
     if (!row.headline.trim()) errors[`follow_ups.${index}.headline`] = "Write a headline";
     if (!row.message.trim()) errors[`follow_ups.${index}.message`] = "Write a message";
   });

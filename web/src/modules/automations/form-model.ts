@@ -275,7 +275,7 @@ export function validateAutomation(values: AutomationFormValues) {
   if (!values.headline.trim()) errors.headline = "Write a headline";
   if (!values.message.trim()) errors.message = "Write a message";
   if (!wholeBetween(values.holdout_percent, 0, MAX_HOLDOUT_PERCENT))
-    errors.holdout_percent = `Enter a whole percent from 0 to ${MAX_HOLDOUT_PERCENT}`;
+    errors.holdout_percent = `Enter a whole percent from 0 to ${MAX_HOLDOUT_PERCENT}.`;
   values.filters.forEach((row, index) => {
     if (!row.property.trim()) errors[`filters.${index}.property`] = "Pick a property";
     const takes = takesOf(row.op);

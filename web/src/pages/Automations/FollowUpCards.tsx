@@ -84,6 +84,7 @@ export function FollowUpCards({
                   max={DELAY_DAYS.max}
                   allowDecimal={false}
                   required
+                  clampBehavior="none"
                   {...form.getInputProps(`follow_ups.${index}.delay_days`)}
                 />
                 <TextInput
