@@ -102,6 +102,11 @@ describe(`a card prints exactly what the contractor approved (${databaseLabel})`
     });
     assert.equal(operator.status, 422, operator.text);
     assert.match(operator.body.detail, /^headline: the card's typeface cannot print 東 京/);
+    const fit = await owner.browser.request("POST", "/app/api/v1/card-fit", {
+      body: { template: { message: "Thanks {{client_name}} 🏡" } },
+    });
+    assert.equal(fit.status, 422, "the live check does not call refused text a fit");
+    assert.match(JSON.stringify(fit.body), /the card's typeface cannot print 🏡/);
   });
 
   test("the builder's live check answers the same rule, and the default templates fit", async () => {

@@ -171,6 +171,10 @@ describe("the automation builder keeps edits from being lost, and a new automati
     await proofSays.waitFor();
     assert.equal(await page.getByText("template.headline").count(), 0, "no field code shows");
     assert.equal(await page.getByRole("button", { name: "Try again" }).count(), 0, "nothing to try again");
+    await waitUntil(
+      async () => (await page.getByText("The text fits the", { exact: false }).count()) === 0,
+      "the text is no longer said to fit",
+    );
     await checkBothWidths("automation-builder-unprintable");
     await page.getByLabel("Headline").fill("Fresh work on {{street}}");
     await proofSays.waitFor({ state: "hidden" });

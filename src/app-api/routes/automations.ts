@@ -504,7 +504,7 @@ export function registerAutomationRoutes(app: FastifyInstance, ctx: AppApiContex
       schema: {
         operationId: "checkCardFit",
         summary:
-          "Whether the card's text fits its card, merge fields at their longest: the rule a save applies, for the builder to show as the contractor types",
+          "Whether the card's text fits its card, merge fields at their longest: the rule a save applies, for the builder to show as the contractor types. Text a save refuses for another reason (an unknown merge field, characters the typeface cannot print) is refused here with the same 422",
         tags: ["Automations"],
         body: Type.Object(
           { template: CardTemplate, audience: Type.Optional(draftFields.audience) },
@@ -516,6 +516,8 @@ export function registerAutomationRoutes(app: FastifyInstance, ctx: AppApiContex
     async (request) => {
       const session = sessionOf(request);
       await enforceRateLimit(ctx.limiter, CARD_FIT_CHECKS, session.orgId, "too many checks; wait a moment");
+      // Text a save refuses (an unknown merge field, an emoji) is refused here too, not called a fit.
+      assertTemplate(request.body.template);
       const base = isNeighbours(resolveAudience(request.body.audience)) ? NEIGHBOUR_DEFAULT_TEMPLATE : null;
       const template = resolveTemplate(storedTemplate(base, request.body.template));
       return cardFitView(ctx.renderer, template, await loadCardSender(db, session.orgId));

@@ -169,7 +169,7 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Whether the card's text fits its card, merge fields at their longest: the rule a save applies, for the builder to show as the contractor types */
+    /** Whether the card's text fits its card, merge fields at their longest: the rule a save applies, for the builder to show as the contractor types. Text a save refuses for another reason (an unknown merge field, characters the typeface cannot print) is refused here with the same 422 */
     post: operations["checkCardFit"];
     delete?: never;
     options?: never;

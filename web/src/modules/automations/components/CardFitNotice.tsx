@@ -22,7 +22,8 @@ export function CardFitNotice({ input }: { input: CardFitInput }) {
   const blank = blankTemplate(checked.template);
   const fit = useQuery({ ...cardFitQuery(checked), enabled: !blank, placeholderData: (p) => p });
   const size = input.template.card_size ?? "4x6";
-  if (blank || !fit.data) return null;
+  // Text a save refuses for another reason is refused here too; the proof beside it says why.
+  if (blank || fit.isError || !fit.data) return null;
   if (fit.data.fits) {
     return (
       <Text size="sm" c="teal.9" role="status" aria-live="polite">
