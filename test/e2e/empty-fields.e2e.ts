@@ -70,6 +70,12 @@ describe("a form sent with its required fields empty says so on the field", () =
     await refusedOnField(password, "Enter your password", "Sign in's Password");
     await waitForFocus(signedOut, email, "the refused Email field");
     await screenshot(signedOut, "empty-fields-sign-in", "desktop");
+    await password.fill("typed by keyboard");
+    await signedOut.keyboard.press("Tab");
+    const toggle = signedOut.getByRole("button", { name: "Toggle password visibility" });
+    await waitForFocus(signedOut, toggle, "the password's show button");
+    await signedOut.keyboard.press("Enter");
+    assert.equal(await password.getAttribute("type"), "text", "the keyboard shows the typed password");
     await signedOut.context().close();
   });
 
