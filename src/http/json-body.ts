@@ -101,6 +101,15 @@ function notJsonDetail(request: FastifyRequest): string | undefined {
     : undefined;
 }
 
+/** Bodies that parsed as JSON but were refused for a value in them, kept for the error's answer. */
+const refusedBodies = new WeakMap<FastifyRequest, unknown>();
+
+/**
+ * The request's body as JSON when it was refused for a value in it (a NUL), so an answer can still
+ * name what the body said (a JSON-RPC error its request's id); undefined otherwise.
+ */
+export const refusedBodyOf = (request: FastifyRequest): unknown => refusedBodies.get(request);
+
 function parseJsonBody(
   request: FastifyRequest,
   body: string | Buffer,
@@ -127,6 +136,7 @@ function parseJsonBody(
   const refused =
     (mayHideRefusedValue(text) ? findRefusedValue(parsed) : undefined) ?? findAmbiguousValue(text, parsed);
   if (refused !== undefined) {
+    refusedBodies.set(request, parsed);
     done(invalidPayload(`${refused.path}: ${refused.reason}`), undefined);
     return;
   }

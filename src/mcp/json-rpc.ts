@@ -26,7 +26,9 @@ export function jsonRpcErrorResponse(description: string) {
           }),
         ),
       }),
-      id: Type.Null(),
+      id: Type.Union([Type.String(), Type.Number(), Type.Null()], {
+        description: "The request's id when its body could be read (a refused NUL), else null.",
+      }),
     },
     { title: "JsonRpcError", description },
   );
@@ -66,26 +68,44 @@ export interface JsonRpcError {
     message: string;
     data?: { status: number; error: string; retry_after_seconds?: number };
   };
-  id: null;
+  id: JsonRpcId;
 }
 
-/** A JSON-RPC error response that is not tied to a request (`id: null`). */
+type JsonRpcId = string | number | null;
+
+/** A JSON-RPC error response, tied to the request `id` when one could be read (else `id: null`). */
 export function jsonRpcError(
   code: number,
   message: string,
   data?: JsonRpcError["error"]["data"],
+  id: JsonRpcId = null,
 ): JsonRpcError {
-  return { jsonrpc: "2.0", error: { code, message, ...(data ? { data } : {}) }, id: null };
+  return { jsonrpc: "2.0", error: { code, message, ...(data ? { data } : {}) }, id };
 }
 
-/** The JSON-RPC rendering of an error the HTTP layer raised before the tool-protocol server ran. */
-export function fromAppError(error: AppError): JsonRpcError {
+/** The id of a parsed JSON-RPC request, when it has a valid one. */
+export function requestIdOf(body: unknown): JsonRpcId {
+  if (!body || typeof body !== "object" || Array.isArray(body)) return null;
+  const { id } = body as { id?: unknown };
+  return typeof id === "string" || (typeof id === "number" && Number.isFinite(id)) ? id : null;
+}
+
+/**
+ * The JSON-RPC rendering of an error the HTTP layer raised before the tool-protocol server ran,
+ * answered to the request's id when its body could be read (a NUL refused in its arguments).
+ */
+export function fromAppError(error: AppError, body?: unknown): JsonRpcError {
   const code = error.code === "invalid_json" ? PARSE_ERROR : SERVER_ERROR;
   const message = error.detail ? `${error.code}: ${error.detail}` : error.code;
   const retryAfter = Number(error.headers["retry-after"]);
-  return jsonRpcError(code, message, {
-    status: error.status,
-    error: error.code,
-    ...(Number.isInteger(retryAfter) ? { retry_after_seconds: retryAfter } : {}),
-  });
+  return jsonRpcError(
+    code,
+    message,
+    {
+      status: error.status,
+      error: error.code,
+      ...(Number.isInteger(retryAfter) ? { retry_after_seconds: retryAfter } : {}),
+    },
+    requestIdOf(body),
+  );
 }

@@ -1,6 +1,7 @@
 import { Type } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
 import { logServerError, toAppError } from "../http/error-handler.ts";
+import { refusedBodyOf } from "../http/json-body.ts";
 import { createInjectForwarder } from "./forward.ts";
 import {
   fromAppError,
@@ -35,7 +36,10 @@ export async function registerMcpRoute(
     scope.setErrorHandler((error, request, reply) => {
       const appError = toAppError(error, request);
       logServerError(request, error, appError);
-      return reply.code(appError.status).headers(appError.headers).send(fromAppError(appError));
+      return reply
+        .code(appError.status)
+        .headers(appError.headers)
+        .send(fromAppError(appError, request.body ?? refusedBodyOf(request)));
     });
 
     scope.post(

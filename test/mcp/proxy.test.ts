@@ -367,6 +367,27 @@ describe(`MCP proxy at /api/mcp (${databaseLabel})`, () => {
     assert.equal(((await empty.json()) as any).error.code, -32700);
   });
 
+  it("answers a call refused before the protocol ran (a NUL in its arguments) to the call's own id", async () => {
+    const org = await createOrg(ctx);
+    const response = await fetch(url, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        authorization: `Bearer ${org.key}`,
+        "x-forwarded-for": nextClientIp(),
+      },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: "call-7",
+        method: "tools/call",
+        params: { name: "whoami", arguments: { note: "a\u0000b" } },
+      }),
+    });
+    const answer = (await response.json()) as any;
+    assert.equal(answer.id, "call-7", JSON.stringify(answer));
+    assert.match(answer.error.message, /NUL/);
+  });
+
   it("answers valid JSON that is no JSON-RPC message with HTTP 400 and -32600 (invalid request)", async () => {
     for (const body of [
       '{"jsonrpc":"2.0","id":1}',

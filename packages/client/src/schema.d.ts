@@ -2591,7 +2591,8 @@ export interface operations {
                 retry_after_seconds?: number;
               };
             };
-            id: null;
+            /** @description The request's id when its body could be read (a refused NUL), else null. */
+            id: string | number | null;
           };
         };
       };
@@ -2615,7 +2616,8 @@ export interface operations {
                 retry_after_seconds?: number;
               };
             };
-            id: null;
+            /** @description The request's id when its body could be read (a refused NUL), else null. */
+            id: string | number | null;
           };
         };
       };
@@ -2639,7 +2641,8 @@ export interface operations {
                 retry_after_seconds?: number;
               };
             };
-            id: null;
+            /** @description The request's id when its body could be read (a refused NUL), else null. */
+            id: string | number | null;
           };
         };
       };
@@ -2663,7 +2666,8 @@ export interface operations {
                 retry_after_seconds?: number;
               };
             };
-            id: null;
+            /** @description The request's id when its body could be read (a refused NUL), else null. */
+            id: string | number | null;
           };
         };
       };
@@ -2689,7 +2693,8 @@ export interface operations {
                 retry_after_seconds?: number;
               };
             };
-            id: null;
+            /** @description The request's id when its body could be read (a refused NUL), else null. */
+            id: string | number | null;
           };
         };
       };
@@ -2713,7 +2718,8 @@ export interface operations {
                 retry_after_seconds?: number;
               };
             };
-            id: null;
+            /** @description The request's id when its body could be read (a refused NUL), else null. */
+            id: string | number | null;
           };
         };
       };
@@ -2741,7 +2747,8 @@ export interface operations {
                 retry_after_seconds?: number;
               };
             };
-            id: null;
+            /** @description The request's id when its body could be read (a refused NUL), else null. */
+            id: string | number | null;
           };
         };
       };
