@@ -63,6 +63,12 @@ describe("a CSV upload may skip its bad rows in the browser", () => {
       .waitFor();
     await page.getByRole("cell", { name: "742 Evergreen Terrace, Springfield, IL 62704" }).waitFor();
     await page.getByRole("cell", { name: "746 Evergreen Terrace, Springfield, IL 62704" }).waitFor();
+    assert.equal(
+      await page.getByRole("button", { name: "Add these customers" }).count(),
+      0,
+      "the sent file's mapping and button step away",
+    );
+    await success.getByText("To send more, choose another file above.").waitFor();
     await checkBothWidths("csv-skip-added");
   });
 });

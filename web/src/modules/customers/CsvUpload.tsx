@@ -106,7 +106,8 @@ export function CsvUpload({ purpose, submitLabel }: { purpose: UploadPurpose; su
           {errorMessage(previewCsv.error)}
         </Alert>
       )}
-      {preview && (
+      {/* Once sent, the mapping steps away: the answer below is the file's outcome, not a step to take again. */}
+      {preview && !upload.isSuccess && (
         <>
           <Text size="sm">
             {preview.total_rows} row{preview.total_rows === 1 ? "" : "s"} read. Check which column holds each
@@ -171,6 +172,9 @@ export function CsvUpload({ purpose, submitLabel }: { purpose: UploadPurpose; su
       {upload.isSuccess && (
         <Alert color="green" title="Uploaded" role="status">
           <Text size="sm">{upload.data.summary}</Text>
+          <Text size="sm" mt="xs">
+            To send more, choose another file above.
+          </Text>
           {upload.data.skippedCount > 0 && (
             <>
               <Text size="sm" mt="xs">
