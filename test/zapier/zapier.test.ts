@@ -256,6 +256,37 @@ describe(`the Zapier integration against a real instance (${databaseLabel})`, ()
     );
   });
 
+  test("Send Event's Dry run mails nothing for any spelling of yes, and stops on a value that is neither yes nor no", async () => {
+    const send = (dedup: string, dry_run: unknown) =>
+      appTester(operation("creates", "send_event").perform, {
+        authData: auth(),
+        inputData: {
+          event_type: "job.completed",
+          object_type: "job",
+          dedup_id: dedup,
+          street: `${dedup.length + 900} Dry Run Ln`,
+          zip: "62704",
+          dry_run,
+        },
+      });
+    for (const [index, yes] of [true, "true", "Yes", "1", 1, " TRUE "].entries()) {
+      const answer = await send(`zap-dry-${index}`, yes);
+      assert.equal(answer.dry_run, true, `${JSON.stringify(yes)} is a dry run: ${JSON.stringify(answer)}`);
+    }
+    for (const unclear of ["maybe", "2"]) {
+      await assert.rejects(send(`zap-unclear-${unclear}`, unclear), (error: Error) =>
+        /Dry run must be yes or no/.test(error.message),
+      );
+    }
+    const campaigns = await admin(ctx, "GET", `/orgs/${org.orgId}/campaigns`);
+    assert.doesNotMatch(JSON.stringify(campaigns.body), /zap-dry-|zap-unclear-/, "nothing was mailed");
+    const live = await send("zap-live-no", "no");
+    assert.notEqual(live.dry_run, true);
+    assert.equal(live.outcomes[0].reason, "queued", JSON.stringify(live));
+    const after = await admin(ctx, "GET", `/orgs/${org.orgId}/campaigns`);
+    assert.match(JSON.stringify(after.body), /\(zap-live-no\)/, "a live event's campaign is listed by its dedup id");
+  });
+
   test("a paused platform asks Zapier to retry later, and a key without the scope says which scopes it needs", async () => {
     assert.equal((await admin(ctx, "PUT", "/kill-switch", { paused: true })).status, 200);
     try {

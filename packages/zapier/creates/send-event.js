@@ -6,12 +6,36 @@
  */
 const { recordProperties } = require("../lib/properties.js");
 
+const DRY_RUN_YES = new Set(["true", "yes", "y", "1", "on"]);
+const DRY_RUN_NO = new Set(["", "false", "no", "n", "0", "off"]);
+
+/**
+ * Whether the Zap asked for a dry run. Zapier passes a Boolean field's value unchecked (a mapped
+ * "Yes", "1" or "True" included): any spelling of yes is a dry run, and a value that is neither
+ * yes nor no stops the step rather than mail a card on a guess.
+ * @param {any} z
+ * @param {unknown} value
+ */
+function dryRunOf(z, value) {
+  const said = String(value ?? "")
+    .trim()
+    .toLowerCase();
+  if (DRY_RUN_YES.has(said)) return true;
+  if (DRY_RUN_NO.has(said)) return false;
+  throw new z.errors.Error(
+    `Dry run must be yes or no, not "${String(value).slice(0, 40)}": nothing was sent`,
+    "invalid_dry_run",
+    400,
+  );
+}
+
 /**
  * @param {any} z
  * @param {any} bundle
  */
 async function perform(z, bundle) {
   const input = bundle.inputData;
+  const dryRun = dryRunOf(z, input.dry_run);
   const properties = recordProperties(
     {
       street: input.street,
@@ -30,7 +54,7 @@ async function perform(z, bundle) {
       event_type: input.event_type,
       object_type: input.object_type,
       dedup_id: input.dedup_id,
-      ...(input.dry_run === true || input.dry_run === "true" ? { dry_run: true } : {}),
+      ...(dryRun ? { dry_run: true } : {}),
       record: { id: String(input.record_id || input.dedup_id), properties },
     },
   });
