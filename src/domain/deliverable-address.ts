@@ -85,6 +85,18 @@ export type AddressCheck = { deliverable: true } | { deliverable: false; reason:
 const HOUSE_NUMBER = /^\s*(\d+(-\d+)?[A-Z]?|[NSEW]\d+\s*[NSEW]\d+)\s+\S/i;
 
 /**
+ * A house number no carrier route has: all zeros (what a CRM writes for "unknown") or longer than six
+ * digits (US house numbers stop at six; a longer run is a phone number, an id or a typo).
+ */
+const IMPLAUSIBLE_HOUSE_NUMBER = /^\s*(0+|\d{7,})(?=[-\sA-Z])/i;
+
+/**
+ * A street line that ends with a whole locality of its own (", Dallas TX 75201"): a CRM field mapped
+ * to the full address. Its ZIP is the one the line names.
+ */
+const ZIP_ENDING_STREET = /,[^,]*\b(\d{5})(?:-\d{4})?\s*$/;
+
+/**
  * One problem the offline check finds: the part of the address to correct, and the problem in
  * words (lower case, to be joined into a sentence). A ZIP that disagrees with the state or city
  * written is the ZIP's problem, as the words say.
@@ -112,6 +124,16 @@ export function offlineAddressProblems(address: WrittenAddress, level: Verificat
     !/\b(P\.?\s*O\.?\s*BOX|BOX)\s*\d/i.test(street)
   ) {
     found("street", `the street "${street}" has no house number`);
+  } else if (level !== "relaxed" && IMPLAUSIBLE_HOUSE_NUMBER.test(street)) {
+    found(
+      "street",
+      `the house number ${IMPLAUSIBLE_HOUSE_NUMBER.exec(street)![1]} is not a real house number`,
+    );
+  }
+  const streetZip = street ? ZIP_ENDING_STREET.exec(street)?.[1] : undefined;
+  if (streetZip && zip && /^\d{5}$/.test(zip) && streetZip !== zip) {
+    // Printed, the card would carry two towns; the carrier reads the last one, the customer lives at the first.
+    found("street", `the street "${street}" names ZIP ${streetZip}, but the address's ZIP is ${zip}`);
   }
   if (state !== undefined && !USPS_STATE_CODES.has(state)) {
     found("state", `${state} is not a US state code`);

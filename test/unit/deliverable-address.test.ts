@@ -224,3 +224,44 @@ describe("the offline address check before print", () => {
     });
   });
 });
+
+describe("house numbers and street lines no carrier delivers to", () => {
+  const inParts = (street: string, level: VerificationLevel, zip = "78701") =>
+    checkAddressOffline(writtenAddressOf("", { street, city: "Austin", state: "TX", zip }), level);
+
+  test("a house number of zeros or of more than six digits is refused in words (normal and strict)", () => {
+    for (const level of ["normal", "strict"] as const) {
+      for (const [street, number] of [
+        ["0 Congress Ave", "0"],
+        ["00000 Congress Ave", "00000"],
+        ["123456789 Congress Ave", "123456789"],
+        ["99999999999999999999 Main St", "99999999999999999999"],
+      ]) {
+        assert.deepEqual(
+          inParts(street!, level),
+          { deliverable: false, reason: `the house number ${number} is not a real house number` },
+          `${street} at ${level}`,
+        );
+      }
+      for (const street of [
+        "100 Congress Ave",
+        "999999 Congress Ave",
+        "10 Congress Ave",
+        "12-14 Congress Ave",
+      ]) {
+        assert.deepEqual(inParts(street, level), { deliverable: true }, `${street} at ${level}`);
+      }
+    }
+  });
+
+  test("a street line naming another ZIP than the address's is refused; the same ZIP passes", () => {
+    for (const level of LEVELS) {
+      assert.deepEqual(inParts("1703 Oak St, Dallas TX 75201", level), {
+        deliverable: false,
+        reason: 'the street "1703 Oak St, Dallas TX 75201" names ZIP 75201, but the address\'s ZIP is 78701',
+      });
+      assert.deepEqual(inParts("1703 Oak St, Austin, TX 78701-1234", level), { deliverable: true });
+      assert.deepEqual(inParts("1703 Oak St Apt 12345", level), { deliverable: true }, "a unit is no ZIP");
+    }
+  });
+});
