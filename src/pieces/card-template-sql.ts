@@ -2,6 +2,7 @@
  * The card a piece prints, in SQL over `piece` (an alias of mail_pieces) beside `c`, its campaign,
  * and `a`, its automation (left-joined: a mailing has none).
  */
+import type { SQL } from "drizzle-orm";
 import { sql } from "../db/database.ts";
 
 /**
@@ -14,17 +15,34 @@ export const stepOfFollowUp = (piece: string) =>
   sql`(SELECT s.step FROM jsonb_array_elements(a.steps) AS s(step)
        WHERE (s.step ->> 'delay_days')::int = ${sql.raw(piece)}.sequence_step_delay LIMIT 1)`;
 
-/** The template the piece would print now: its automation's (or its mailing's), or its step's. */
-export const currentTemplateOf = (piece: string) =>
+/** The automation's (or mailing's) template, or its step's, as stored: without an offer it has none of its own. */
+const storedTemplateOf = (piece: string) =>
   sql`CASE WHEN ${sql.raw(piece)}.sequence_step IS NULL THEN COALESCE(a.template, c.template)
            ELSE ${stepOfFollowUp(piece)} -> 'template' END`;
 
 /**
+ * `template` with its offer line decided: one without an offer of its own takes the organization's
+ * (the profile's, read now; "" when there is none, which prints none). So the offer is part of what
+ * an approval pins and of the card version it names: an offer changed in Settings after the approval
+ * is not printed on the approved card. A card whose template is gone (NULL) prints the default card.
+ */
+const withOfferDecided = (template: SQL, piece: string) =>
+  sql`(SELECT CASE WHEN t.template ->> 'offer' IS NOT NULL THEN t.template
+                   ELSE COALESCE(t.template, '{}'::jsonb) || jsonb_build_object('offer', COALESCE(
+                     (SELECT prof.offer FROM organization_profiles prof WHERE prof.org_id = ${sql.raw(piece)}.org_id), ''))
+              END
+       FROM (SELECT ${template} AS template) AS t)`;
+
+/** The template the piece would print now: its automation's (or its mailing's), or its step's, offer decided. */
+export const currentTemplateOf = (piece: string) => withOfferDecided(storedTemplateOf(piece), piece);
+
+/**
  * The template the piece prints: the one a person approved, pinned at approval (an edit made
- * afterwards is not what they approved), else the current one.
+ * afterwards is not what they approved), else the current one. Its offer is always decided, so the
+ * print never falls back to the profile's offer of the moment (render-piece.ts `senderOfPiece`).
  */
 export const printedTemplateOf = (piece: string) =>
-  sql`COALESCE(${sql.raw(piece)}.approved_template, ${currentTemplateOf(piece)})`;
+  withOfferDecided(sql`COALESCE(${sql.raw(piece)}.approved_template, ${storedTemplateOf(piece)})`, piece);
 
 /**
  * What the approver saw: a fingerprint of the template the piece would print now. An approval that

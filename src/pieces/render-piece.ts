@@ -43,6 +43,13 @@ export async function homeImageOf(
 }
 
 /**
+ * The sender as a piece's card uses it: the piece's template carries its offer line, decided in SQL
+ * (card-template-sql.ts: the approved one, or the profile's of now), so the profile's offer is not
+ * laid over it again (an offer edited after an approval must not print on the approved card).
+ */
+const senderOfPiece = (sender: CardSender): CardSender => ({ ...sender, offer: null });
+
+/**
  * The piece's card drawn with `picture` (a fetched HomeImage, or bytes alone): its template with
  * merge fields applied, its sender, its landing URL. Only the picture's bytes and sign are drawn.
  */
@@ -55,7 +62,7 @@ export function composePieceCard(
   return composeCard({
     recipient: recipientOf(piece),
     orgName: piece.orgName,
-    sender,
+    sender: senderOfPiece(sender),
     template: piece.template,
     landingUrl: landingUrl(options.publicBaseUrl, piece.token),
     homeImage: { bytes: picture.bytes, streetSign: picture.streetSign },
@@ -104,7 +111,7 @@ export async function pageWordsOfPiece(
       properties: recipient.properties.job_street ? { job_street: recipient.properties.job_street } : {},
     },
     orgName: piece.orgName,
-    sender: await loadCardSender(db, piece.orgId),
+    sender: senderOfPiece(await loadCardSender(db, piece.orgId)),
     template: piece.template,
     landingUrl: "",
     homeImage: { bytes: new Uint8Array() },

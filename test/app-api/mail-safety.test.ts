@@ -2,7 +2,9 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { admin } from "../helpers/api.ts";
 import { databaseLabel, type TestContext } from "../helpers/harness.ts";
+import { pdfTextLines } from "../helpers/pdf-text.ts";
 import {
+  adminBytes,
   home,
   orgWithAutomation,
   queuePiece,
@@ -326,6 +328,69 @@ describe(`app API: mail safety controls (${databaseLabel})`, () => {
     assert.equal(malformed.status, 422, malformed.text);
     await run();
     for (const piece of [edited, untouched, single]) assert.equal(await statusOf(piece.id), "submitted");
+    await setSafety(owner, { approval_required: false });
+  });
+
+  test("the profile's offer line is part of the approved card: changed after the approval, it does not print on it", async () => {
+    const setOffer = async (offer: string | null) => {
+      const set = await owner.browser.request("PATCH", "/app/api/v1/organization", { body: { offer } });
+      assert.equal(set.status, 200, set.text);
+    };
+    const printedText = async (id: string) =>
+      pdfTextLines((await adminBytes(ctx, `/pieces/${id}/proof.pdf`)).bytes)
+        .join(" ")
+        .replace(/\u00a0/g, " ");
+    // The automation's card has no offer of its own: it prints the profile's.
+    const template = await admin(ctx, "PUT", `/automations/${org.automationId}/template`, {
+      headline: "Offer check on {{street}}",
+    });
+    assert.equal(template.status, 200, template.text);
+    await setSafety(owner, { approval_required: true, auto_approve_after: null });
+    const first = await queuePiece(ctx, org, nextHome());
+    const second = await queuePiece(ctx, org, nextHome());
+    await run();
+    const versionOf = async (id: string) =>
+      (await member.browser.request("GET", `/app/api/v1/pieces/${id}`)).body.card_version as string;
+
+    // Shown with no offer, then the offer is set before the approval: the card changed.
+    const seenWithout = await versionOf(second.id);
+    await setOffer("Free gutter check this month");
+    const stale = await member.browser.request(
+      "POST",
+      `/app/api/v1/pieces/${second.id}/approve?card_version=${seenWithout}`,
+    );
+    assert.equal(stale.status, 409, "an offer added since the proof is a changed card");
+    await setOffer(null);
+    for (const piece of [first, second]) {
+      const approved = await member.browser.request(
+        "POST",
+        `/app/api/v1/pieces/${piece.id}/approve?card_version=${await versionOf(piece.id)}`,
+      );
+      assert.equal(approved.status, 200, approved.text);
+    }
+    // Approved with no offer (the profile has none now); then someone writes a new one.
+    await setOffer("50% OFF EVERYTHING - CALL NOW");
+    await setSafety(owner, { approval_required: false });
+    await run();
+    for (const piece of [first, second]) {
+      assert.equal(await statusOf(piece.id), "submitted");
+      const text = await printedText(piece.id);
+      assert.match(text, /Offer check on/);
+      assert.doesNotMatch(text, /50% OFF EVERYTHING/, "an offer nobody approved on this card");
+      assert.doesNotMatch(text, /Free gutter check/, "the offer was not on the card when it was approved");
+    }
+    // A card approved from now on carries the offer it is shown with.
+    await setSafety(owner, { approval_required: true, auto_approve_after: null });
+    const next = await queuePiece(ctx, org, nextHome());
+    await run();
+    const shown = await member.browser.request(
+      "POST",
+      `/app/api/v1/pieces/${next.id}/approve?card_version=${await versionOf(next.id)}`,
+    );
+    assert.equal(shown.status, 200, shown.text);
+    await run();
+    assert.match(await printedText(next.id), /50% OFF EVERYTHING - CALL NOW/);
+    await setOffer(null);
     await setSafety(owner, { approval_required: false });
   });
 
