@@ -162,6 +162,7 @@ export const mailPieces = pgTable(
     sequenceFirstPieceId: uuid("sequence_first_piece_id"),
     /** The card a person approved, pinned at approval: what the piece prints (pieces/card-template-sql.ts). */
     approvedTemplate: jsonb("approved_template"),
+    homeRulesPassedAt: ts("home_rules_passed_at"),
     /** A follow-up's step, named by its delay in days (a step is found by it, not by position). */
     sequenceStepDelay: smallint("sequence_step_delay"),
     /** When a `scheduled` follow-up is due. */

@@ -93,7 +93,9 @@ export async function homeFacts(
             -- Days of exactly 24 hours, as the neighbour fan-out counts them (not the session time zone's).
             AND ${countsInFrequencyWindow(sql`${at(now)} - make_interval(hours => settings.cap_days * 24)`)}
             AND COALESCE(sequence_first_piece_id, id) <> ${piece.sequenceFirstPieceId ?? piece.id}::uuid
-            AND (status IN ${PRINTED} OR (created_at, id) < (${at(piece.createdAt)}, ${piece.id}::uuid))
+            -- Printed, waiting, or past its home's rules (the first to decide), or else queued before it.
+            AND (status <> 'queued' OR home_rules_passed_at IS NOT NULL
+                 OR (created_at, id) < (${at(piece.createdAt)}, ${piece.id}::uuid))
           ORDER BY COALESCE(mailed_at, created_at) DESC, created_at DESC LIMIT 1
         ) earlier ON settings.cap_days > 0`,
   );

@@ -62,6 +62,14 @@ export function insertQueuedPiece(
   );
 }
 
+/** The piece passed its home's rules (process-piece.ts `passHomeRules`): later cards to the home wait for it. */
+export async function markHomeRulesPassed(db: Queryable, piece: { orgId: string; id: string }, now: Date) {
+  await db.execute(
+    sql`UPDATE mail_pieces SET home_rules_passed_at = ${at(now)}
+        WHERE org_id = ${piece.orgId}::uuid AND id = ${piece.id}::uuid`,
+  );
+}
+
 /**
  * How a queued piece leaves the queue: closed (suppressed, skipped by the frequency cap against
  * an earlier piece, failed, held out of its automation's mail to measure it), or set to wait (held until the end of its hold window, which it

@@ -1,9 +1,10 @@
 import type { Logger } from "pino";
 import type { Clock } from "../clock.ts";
-import type { Queryable } from "../db/database.ts";
+import { lockUntilCommit, type Queryable } from "../db/database.ts";
 import type { VerificationLevel } from "../domain/deliverable-address.ts";
 import { writtenAddressOf } from "../domain/deliverable-address.ts";
 import { heldOutReason, isHeldOut } from "../domain/holdout-group.ts";
+import { streetOfKey } from "../domain/same-home.ts";
 import { type AddressVerifier, AddressVerifierUnavailableError } from "../geo/address-verifier.ts";
 import type { Geocoder } from "../geo/geocoder.ts";
 import type { HomeImagery } from "../imagery/home-imagery.ts";
@@ -30,6 +31,7 @@ import {
   claimSubmission,
   ensureAddressKey,
   insertQueuedPiece,
+  markHomeRulesPassed,
   moveQueuedPiece,
   recordGeocode,
   recordSubmission,
@@ -37,6 +39,31 @@ import {
   type SubmissionClaim,
 } from "./piece-updates.ts";
 import { composeCardOfPiece } from "./render-piece.ts";
+
+/**
+ * The home's rules (a registered customer, the do-not-mail list, the frequency cap), read and
+ * decided one card at a time per home (a lock on the organization's street, held to the commit): a
+ * card that passes is marked so, and the next card to the home sees it, whatever their order of
+ * queueing (two automations' cards of one event are queued at the same instant).
+ */
+async function passHomeRules(
+  deps: PipelineDeps,
+  piece: PieceRecord,
+  addressKey: string,
+): Promise<{ home: HomeFacts; gate: Gate }> {
+  return deps.db.transaction(async (tx) => {
+    await lockUntilCommit(tx, `home:${piece.orgId}:${streetOfKey(addressKey)}`);
+    const now = deps.clock.now();
+    const home = await deps.safetyGates.homeFacts(tx, piece, addressKey, now);
+    if (suppressedAsCustomer(piece.suppressCustomers, home)) {
+      await moveQueuedPiece(tx, piece, { status: "suppressed" }, SUPPRESSED_REASON, now);
+      return { home, gate: { go: false, outcome: "suppressed: registered customer" } };
+    }
+    const gate = await deps.safetyGates.homeRules(tx, piece, home, now);
+    if (gate.go) await markHomeRulesPassed(tx, piece, now);
+    return { home, gate };
+  });
+}
 
 /** A mail safety rule's answer: the piece goes on, or it was moved out of `queued` (the outcome says how). */
 export type Gate = { go: true } | { go: false; outcome: string };
@@ -51,8 +78,9 @@ export interface HomeFacts {
   frequencyCapDays: number;
   /**
    * The earlier piece to the home inside the frequency cap's window, if any. `undecided`: it is
-   * still `queued` and has not been through its own rules; it may yet never be mailed (held out,
-   * undeliverable, suppressed), so the later piece waits for it instead of yielding to it.
+   * still `queued` (before its own rules, or past them and not yet waiting or printed); it may yet
+   * never be mailed (held out, undeliverable, suppressed), so the later piece waits for it instead
+   * of yielding to it.
    */
   earlierPiece: { id: string; mailedAt: Date | null; undecided: boolean; queuedAt: Date } | null;
   /** How strictly the organization's addresses are checked before print. */
@@ -302,13 +330,7 @@ export function processPieceHandler(deps: PipelineDeps): RegisteredJob {
       return;
     }
     const addressKey = await ensureAddressKey(deps.db, loaded);
-    const home = await deps.safetyGates.homeFacts(deps.db, loaded, addressKey, deps.clock.now());
-    if (suppressedAsCustomer(loaded.suppressCustomers, home)) {
-      await moveQueuedPiece(deps.db, loaded, { status: "suppressed" }, SUPPRESSED_REASON, deps.clock.now());
-      log.info("piece suppressed: registered customer");
-      return;
-    }
-    const homeGate = await deps.safetyGates.homeRules(deps.db, loaded, home, deps.clock.now());
+    const { home, gate: homeGate } = await passHomeRules(deps, loaded, addressKey);
     if (!homeGate.go) {
       log.info({ outcome: homeGate.outcome }, "piece stopped by a mail safety rule");
       return;

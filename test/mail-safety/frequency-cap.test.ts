@@ -119,6 +119,32 @@ describe(`mail safety: the frequency cap per home (${databaseLabel})`, () => {
     assert.deepEqual(statuses, ["mailed", "skipped"]);
   });
 
+  test("two automations' cards of one event worked at once by two workers: the home gets one card", async () => {
+    const org = await orgWithAutomation(ctx);
+    await createAutomation(ctx, org.orgId, {
+      name: "Same trigger, second worker",
+      trigger: { type: "custom_api", event_type: EVENT_TYPE },
+    });
+    const homes = ["1 Twin Rd", "2 Twin Rd", "3 Twin Rd", "4 Twin Rd", "5 Twin Rd", "6 Twin Rd"];
+    for (const street of homes) await queuePiece(ctx, org, home(street));
+    // Two workers side by side (each claims its own jobs), a minute apart each round.
+    for (let round = 0; round < 8; round++) {
+      clock.advance(60_000);
+      await Promise.all([runPipeline(ctx, local), runPipeline(ctx, local)]);
+    }
+    const listed = await admin(ctx, "GET", `/orgs/${org.orgId}/campaigns`);
+    const pieces = listed.body.campaigns.flatMap(
+      (campaign: { pieces: { status: string; address: string }[] }) => campaign.pieces,
+    );
+    for (const street of homes) {
+      const statuses = pieces
+        .filter((piece: { address: string }) => piece.address.startsWith(street))
+        .map((piece: { status: string }) => piece.status)
+        .sort();
+      assert.deepEqual(statuses, ["mailed", "skipped"], `${street}: one card, whichever job ran first`);
+    }
+  });
+
   test("the window is set per org through the operator API; 0 turns the cap off", async () => {
     const org = await orgWithAutomation(ctx);
     const defaults = await admin(ctx, "GET", `/orgs/${org.orgId}/mail-safety`);
