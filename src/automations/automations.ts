@@ -293,6 +293,19 @@ export async function storeAutomationTemplate(
   return row;
 }
 
+/** An automation's card template as it prints (defaults filled in), for an operator about to replace it. */
+export async function automationTemplate(
+  db: Queryable,
+  automationId: string,
+): Promise<{ automation_id: string; template: ResolvedTemplate }> {
+  const [row] = await db
+    .select({ template: automations.template })
+    .from(automations)
+    .where(eq(automations.id, automationId));
+  if (!row) throw notFound("automation not found");
+  return { automation_id: automationId, template: resolveTemplate(row.template) };
+}
+
 /** Stores an automation's card template after checking its merge fields; answers the effective one. */
 export async function setAutomationTemplate(
   deps: { db: Queryable; clock: Clock },

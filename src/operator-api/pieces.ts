@@ -1,6 +1,6 @@
 import { Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
-import { setAutomationTemplate } from "../automations/automations.ts";
+import { automationTemplate, setAutomationTemplate } from "../automations/automations.ts";
 import { ErrorBody, LimitParam } from "../http/schemas.ts";
 import { listJobs } from "../jobs/job-listing.ts";
 import { renderProof } from "../pieces/piece-proof.ts";
@@ -86,6 +86,21 @@ export function registerAdminPieceRoutes(app: FastifyInstance, services: Service
       },
     );
   }
+
+  r.get(
+    "/automations/:id/template",
+    {
+      schema: {
+        hide: true,
+        operationId: "adminGetAutomationTemplate",
+        summary:
+          "An automation's card template as it prints (read it before a PUT, which replaces the whole card)",
+        params: IdParams,
+        response: { 200: EffectiveTemplate, 401: ErrorBody, 404: ErrorBody },
+      },
+    },
+    async (request) => automationTemplate(services.db, request.params.id),
+  );
 
   r.put(
     "/automations/:id/template",

@@ -36,6 +36,9 @@ describe(`mail safety: approval mode (${databaseLabel})`, () => {
     const template = `/automations/${org.automationId}/template`;
     const approvedText = await admin(ctx, "PUT", template, { headline: "APPROVED headline for {{street}}" });
     assert.equal(approvedText.status, 200, approvedText.text);
+    const read = await admin(ctx, "GET", template);
+    assert.equal(read.status, 200, read.text);
+    assert.deepEqual(read.body, approvedText.body, "the card as it prints, read before a PUT replaces it");
     const safety = `/automations/${org.automationId}/mail-safety`;
     assert.equal((await admin(ctx, "PATCH", safety, { approval_required: true })).status, 200);
     const piece = await queuePiece(ctx, org, home("9 Pinned Rd"));
