@@ -1,8 +1,15 @@
 import { setImmediate as nextTurn } from "node:timers/promises";
 import { type Queryable, queryRows, sql } from "../db/database.ts";
 import { isPrintableAsWritten, parseUsAddress } from "../domain/address.ts";
+import {
+  checkAddressOffline,
+  type VerificationLevel,
+  writtenAddressOf,
+} from "../domain/deliverable-address.ts";
 import { sameHome, streetOfKey } from "../domain/same-home.ts";
 import { notFound } from "../errors.ts";
+import type { AddressVerifier } from "../geo/address-verifier.ts";
+import { getOrgMailSafety, verificationLevelOrDefault } from "../mail-safety/settings.ts";
 
 /** The imported fields a reactivation filter can match (text contains, any case). */
 export const MATCHABLE_FIELDS = ["address", "customer_name", "external_id", "job_type"] as const;
@@ -36,7 +43,13 @@ export interface AudienceRow {
   job_type: string | null;
 }
 
-export const EXCLUSION_REASONS = ["customer", "opted_out", "no_mailable_address", "duplicate"] as const;
+export const EXCLUSION_REASONS = [
+  "customer",
+  "opted_out",
+  "no_mailable_address",
+  "undeliverable",
+  "duplicate",
+] as const;
 export type ExclusionReason = (typeof EXCLUSION_REASONS)[number];
 
 export interface Audience {
@@ -51,6 +64,7 @@ export const EXCLUSION_WORDS: Record<ExclusionReason, string> = {
   customer: "a registered customer (Customers, never mailed)",
   opted_out: "on the do-not-mail list: the home opted out from a landing page",
   no_mailable_address: "no street number with a ZIP, or with a city and state",
+  undeliverable: "the address check before print would stop the card",
   duplicate: "the same home is already in this mailing",
 };
 
@@ -135,67 +149,122 @@ export async function jobTypesOf(
   return { job_types: jobTypes, without_job_type: withoutJobType };
 }
 
+/** Address keys by their street (number and unit included): only keys on one street can be one home. */
+type KeysByStreet = Map<string, string[]>;
+
+function addKey(byStreet: KeysByStreet, key: string): void {
+  const street = streetOfKey(key);
+  const keys = byStreet.get(street);
+  if (keys) keys.push(key);
+  else byStreet.set(street, [key]);
+}
+
 /** The org's entries (customers or do-not-mail) on the rows' streets, to be matched home by home. */
 async function keysOnStreets(
   db: Queryable,
   table: "customers" | "do_not_mail",
   orgId: string,
   streets: string[],
-) {
-  if (streets.length === 0) return new Map<string, string[]>();
+): Promise<KeysByStreet> {
+  const byStreet: KeysByStreet = new Map();
+  if (streets.length === 0) return byStreet;
   const rows = await queryRows<{ normalized_address: string }>(
     db,
     sql`SELECT normalized_address FROM ${sql.identifier(table)}
         WHERE org_id = ${orgId}::uuid
           AND split_part(normalized_address, ', ', 1) IN (SELECT jsonb_array_elements_text(${JSON.stringify(streets)}::jsonb))`,
   );
-  const byStreet = new Map<string, string[]>();
-  for (const row of rows) {
-    const street = streetOfKey(row.normalized_address);
-    byStreet.set(street, [...(byStreet.get(street) ?? []), row.normalized_address]);
-  }
+  for (const row of rows) addKey(byStreet, row.normalized_address);
   return byStreet;
 }
 
-const listsHome = (byStreet: Map<string, string[]>, key: string) =>
+/** One of the keys is this home (`sameHome`: written with or without its city or ZIP). */
+const listsHome = (byStreet: KeysByStreet, key: string) =>
   (byStreet.get(streetOfKey(key)) ?? []).some((listed) => sameHome(listed, key));
+
+/**
+ * The level the offline check before print reads for this organization's cards; undefined when
+ * the service verifies addresses with Lob, which is asked only at print (each answer is paid).
+ */
+async function offlineCheckLevel(
+  db: Queryable,
+  orgId: string,
+  verifier: AddressVerifier["name"],
+): Promise<VerificationLevel | undefined> {
+  if (verifier !== "offline") return undefined;
+  return verificationLevelOrDefault((await getOrgMailSafety(db, orgId)).address_verification);
+}
+
+/**
+ * Why the offline check before print would stop the row's card, if it would. A card carries the
+ * row's address line alone, so the check reads the line as the pipeline reads the card's.
+ */
+function undeliverableProblem(address: string, level: VerificationLevel | undefined): string | undefined {
+  if (!level) return undefined;
+  const check = checkAddressOffline(writtenAddressOf(address, {}), level);
+  return check.deliverable ? undefined : check.reason;
+}
+
+interface HomesKnown {
+  customers: KeysByStreet;
+  optedOut: KeysByStreet;
+  /** The homes already in the mailing, by the keys of the rows included. */
+  included: KeysByStreet;
+  /** The level of the offline check before print; undefined: Lob decides at print. */
+  checkLevel: VerificationLevel | undefined;
+}
+
+type Exclusion = Omit<Audience["excluded"][number], "row">;
+
+const exclusion = (reason: ExclusionReason, problem?: string): Exclusion => ({
+  reason,
+  detail: problem ? `${EXCLUSION_WORDS[reason]}: ${problem}` : EXCLUSION_WORDS[reason],
+});
+
+/** Why the row gets no card; undefined when it gets one. */
+function exclusionOf(row: AudienceRow, known: HomesKnown): Exclusion | undefined {
+  const key = row.normalized_address;
+  if (listsHome(known.optedOut, key)) return exclusion("opted_out");
+  if (listsHome(known.customers, key)) return exclusion("customer");
+  if (!isMailableAddress(row.address)) return exclusion("no_mailable_address");
+  const problem = undeliverableProblem(row.address, known.checkLevel);
+  if (problem) return exclusion("undeliverable", problem);
+  if (listsHome(known.included, key)) return exclusion("duplicate");
+  return undefined;
+}
 
 const ROWS_PER_SLICE = 50;
 
 /**
  * Who a reactivation mailing from these batches would reach: the filtered rows, less registered
  * customers and opted-out homes (matched as the pipeline's suppression matches them), rows whose
- * address a card cannot carry, and a second row for a home already in.
+ * address a card cannot carry or the check before print would stop, and a second row for a home
+ * already in (the same home, however its rows write it).
  */
 export async function audienceOf(
   db: Queryable,
   orgId: string,
   importIds: readonly string[],
   filter: AudienceFilter,
+  verifier: AddressVerifier["name"],
 ): Promise<Audience> {
   const rows = await loadRows(db, orgId, importIds, filter);
   const streets = [...new Set(rows.map((row) => streetOfKey(row.normalized_address)))];
-  const customers = await keysOnStreets(db, "customers", orgId, streets);
-  const optedOut = await keysOnStreets(db, "do_not_mail", orgId, streets);
+  const known: HomesKnown = {
+    customers: await keysOnStreets(db, "customers", orgId, streets),
+    optedOut: await keysOnStreets(db, "do_not_mail", orgId, streets),
+    included: new Map(),
+    checkLevel: await offlineCheckLevel(db, orgId, verifier),
+  };
   const audience: Audience = { matched: rows.length, included: [], excluded: [] };
-  const seen = new Set<string>();
   for (const [index, row] of rows.entries()) {
-    // Parsing an address is ~0.1 ms and a mailing may read 25 000 rows: other requests go
+    // Parsing and checking an address is ~0.2 ms and a mailing may read 25 000 rows: other requests go
     // between slices instead of waiting seconds behind one preview.
     if (index > 0 && index % ROWS_PER_SLICE === 0) await nextTurn();
-    const key = row.normalized_address;
-    const reason: ExclusionReason | undefined = listsHome(optedOut, key)
-      ? "opted_out"
-      : listsHome(customers, key)
-        ? "customer"
-        : !isMailableAddress(row.address)
-          ? "no_mailable_address"
-          : seen.has(key)
-            ? "duplicate"
-            : undefined;
-    if (reason) audience.excluded.push({ row, reason, detail: EXCLUSION_WORDS[reason] });
+    const excluded = exclusionOf(row, known);
+    if (excluded) audience.excluded.push({ row, ...excluded });
     else {
-      seen.add(key);
+      addKey(known.included, row.normalized_address);
       audience.included.push(row);
     }
   }

@@ -1,12 +1,14 @@
 import type { Clock } from "../clock.ts";
 import { type Queryable, queryOne, queryRows, sql } from "../db/database.ts";
 import { AppError, invalidPayload } from "../errors.ts";
+import type { AddressVerifier } from "../geo/address-verifier.ts";
 import type { MailingService } from "../mailings/mailing-service.ts";
 import {
   type Audience,
   type AudienceFilter,
   type AudienceRow,
   audienceOf,
+  EXCLUSION_REASONS,
   type ExclusionReason,
 } from "./audience.ts";
 
@@ -38,12 +40,10 @@ export interface ReactivationSummary {
 }
 
 export function summaryOf(audience: Audience): ReactivationSummary {
-  const excluded: Record<ExclusionReason, number> = {
-    customer: 0,
-    opted_out: 0,
-    no_mailable_address: 0,
-    duplicate: 0,
-  };
+  const excluded = Object.fromEntries(EXCLUSION_REASONS.map((reason) => [reason, 0])) as Record<
+    ExclusionReason,
+    number
+  >;
   for (const entry of audience.excluded) excluded[entry.reason]++;
   return {
     matched: audience.matched,
@@ -73,11 +73,20 @@ export function propertiesOf(row: AudienceRow): Record<string, string> {
  * Reactivation mailings from imported past jobs: who a filter reaches (and who it leaves out, and
  * why), and the mailing itself, sent through the shared mailing service.
  */
-export function createReactivationService(deps: { db: Queryable; clock: Clock; mailings: MailingService }) {
-  const { db, clock, mailings } = deps;
+export function createReactivationService(deps: {
+  db: Queryable;
+  clock: Clock;
+  mailings: MailingService;
+  /** The service's address verifier (ADDRESS_VERIFIER): the offline one's check is foreseen. */
+  addressVerifier: AddressVerifier["name"];
+}) {
+  const { db, clock, mailings, addressVerifier } = deps;
+
+  const audienceFor = (orgId: string, request: ReactivationRequest) =>
+    audienceOf(db, orgId, request.import_ids, request.filter, addressVerifier);
 
   const preview = async (orgId: string, request: ReactivationRequest) =>
-    summaryOf(await audienceOf(db, orgId, request.import_ids, request.filter));
+    summaryOf(await audienceFor(orgId, request));
 
   /** The mailing an earlier send with this request id made, if any. */
   const sentBefore = (orgId: string, requestId: string) =>
@@ -108,7 +117,7 @@ export function createReactivationService(deps: { db: Queryable; clock: Clock; m
     };
     const earlier = await replay();
     if (earlier) return earlier;
-    const audience = await audienceOf(db, orgId, request.import_ids, request.filter);
+    const audience = await audienceFor(orgId, request);
     if (audience.included.length === 0) throw invalidPayload("filter: no row of these batches can be mailed");
     if (audience.included.length > REACTIVATION_MAX_PIECES) {
       throw invalidPayload(
@@ -167,7 +176,7 @@ export function createReactivationService(deps: { db: Queryable; clock: Clock; m
 
   /** The first card's recipient: the proof shows the mailing's first home. */
   async function firstRow(orgId: string, request: ReactivationRequest): Promise<AudienceRow | undefined> {
-    return (await audienceOf(db, orgId, request.import_ids, request.filter)).included[0];
+    return (await audienceFor(orgId, request)).included[0];
   }
 
   return { preview, send, firstRow };

@@ -128,6 +128,7 @@ const Reason = Type.Union([
   Type.Literal("customer"),
   Type.Literal("opted_out"),
   Type.Literal("no_mailable_address"),
+  Type.Literal("undeliverable"),
   Type.Literal("duplicate"),
 ]);
 
@@ -140,7 +141,14 @@ const Summary = Type.Object(
         customer: Type.Integer({ description: "Registered customers (the suppression list)." }),
         opted_out: Type.Integer({ description: "Homes that opted out of mail on a landing page." }),
         no_mailable_address: Type.Integer(),
-        duplicate: Type.Integer({ description: "A second row for a home already in the mailing." }),
+        undeliverable: Type.Integer({
+          description:
+            "Addresses the check before print would stop (the offline check at the organization's verification level, e.g. a ZIP of another state); with ADDRESS_VERIFIER=lob, Lob is asked at print only and none are counted here.",
+        }),
+        duplicate: Type.Integer({
+          description:
+            "A second row for a home already in the mailing, however it is written (with or without its city or ZIP, abbreviated or not).",
+        }),
       },
       { additionalProperties: false },
     ),
@@ -184,7 +192,12 @@ export function registerReactivationRoutes(app: FastifyInstance, ctx: AppApiCont
     clock: ctx.clock,
     publicBaseUrl: ctx.config.publicBaseUrl,
   });
-  const reactivation = createReactivationService({ db: ctx.db, clock: ctx.clock, mailings });
+  const reactivation = createReactivationService({
+    db: ctx.db,
+    clock: ctx.clock,
+    mailings,
+    addressVerifier: ctx.config.addressVerifier,
+  });
   /** What the owner confirms: the count with its cost, and how long the cards wait before print. */
   const priced = async (orgId: string, summary: ReactivationSummary) => {
     const [centsPerCard, safety] = await Promise.all([

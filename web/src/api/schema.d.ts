@@ -6303,13 +6303,15 @@ export interface operations {
                 /** @description Homes that opted out of mail on a landing page. */
                 opted_out: number;
                 no_mailable_address: number;
-                /** @description A second row for a home already in the mailing. */
+                /** @description Addresses the check before print would stop (the offline check at the organization's verification level, e.g. a ZIP of another state); with ADDRESS_VERIFIER=lob, Lob is asked at print only and none are counted here. */
+                undeliverable: number;
+                /** @description A second row for a home already in the mailing, however it is written (with or without its city or ZIP, abbreviated or not). */
                 duplicate: number;
               };
               excluded_examples: {
                 address: string;
                 customer_name: string | null;
-                reason: "customer" | "opted_out" | "no_mailable_address" | "duplicate";
+                reason: "customer" | "opted_out" | "no_mailable_address" | "undeliverable" | "duplicate";
                 detail: string;
               }[];
               first_rows: {
@@ -6351,13 +6353,15 @@ export interface operations {
                 /** @description Homes that opted out of mail on a landing page. */
                 opted_out: number;
                 no_mailable_address: number;
-                /** @description A second row for a home already in the mailing. */
+                /** @description Addresses the check before print would stop (the offline check at the organization's verification level, e.g. a ZIP of another state); with ADDRESS_VERIFIER=lob, Lob is asked at print only and none are counted here. */
+                undeliverable: number;
+                /** @description A second row for a home already in the mailing, however it is written (with or without its city or ZIP, abbreviated or not). */
                 duplicate: number;
               };
               excluded_examples: {
                 address: string;
                 customer_name: string | null;
-                reason: "customer" | "opted_out" | "no_mailable_address" | "duplicate";
+                reason: "customer" | "opted_out" | "no_mailable_address" | "undeliverable" | "duplicate";
                 detail: string;
               }[];
               first_rows: {
@@ -6475,13 +6479,15 @@ export interface operations {
               /** @description Homes that opted out of mail on a landing page. */
               opted_out: number;
               no_mailable_address: number;
-              /** @description A second row for a home already in the mailing. */
+              /** @description Addresses the check before print would stop (the offline check at the organization's verification level, e.g. a ZIP of another state); with ADDRESS_VERIFIER=lob, Lob is asked at print only and none are counted here. */
+              undeliverable: number;
+              /** @description A second row for a home already in the mailing, however it is written (with or without its city or ZIP, abbreviated or not). */
               duplicate: number;
             };
             excluded_examples: {
               address: string;
               customer_name: string | null;
-              reason: "customer" | "opted_out" | "no_mailable_address" | "duplicate";
+              reason: "customer" | "opted_out" | "no_mailable_address" | "undeliverable" | "duplicate";
               detail: string;
             }[];
             first_rows: {

@@ -64,6 +64,7 @@ const REASON_WORDS: Record<string, string> = {
   customer: "already customers (never mailed)",
   opted_out: "on the do-not-mail list (opted out from a landing page)",
   no_mailable_address: "no mailable address",
+  undeliverable: "an address the check before print would stop (e.g. a ZIP of another state)",
   duplicate: "the same home twice",
 };
 
