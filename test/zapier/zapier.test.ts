@@ -284,7 +284,11 @@ describe(`the Zapier integration against a real instance (${databaseLabel})`, ()
     assert.notEqual(live.dry_run, true);
     assert.equal(live.outcomes[0].reason, "queued", JSON.stringify(live));
     const after = await admin(ctx, "GET", `/orgs/${org.orgId}/campaigns`);
-    assert.match(JSON.stringify(after.body), /\(zap-live-no\)/, "a live event's campaign is listed by its dedup id");
+    assert.match(
+      JSON.stringify(after.body),
+      /\(zap-live-no\)/,
+      "a live event's campaign is listed by its dedup id",
+    );
   });
 
   test("a paused platform asks Zapier to retry later, and a key without the scope says which scopes it needs", async () => {
