@@ -156,8 +156,14 @@ describe(`app API: mail safety controls (${databaseLabel})`, () => {
       body: { suppress_customers: false },
     });
     assert.equal(unsuppress.status, 403, unsuppress.text);
+    // A won deal's card mails customers by default: turning the kind to it is the same decision.
+    const byKind = await member.browser.request("PATCH", `/app/api/v1/automations/${owners.body.id}`, {
+      body: { kind: "deal_won" },
+    });
+    assert.equal(byKind.status, 403, byKind.text);
     const kept = await member.browser.request("GET", `/app/api/v1/automations/${owners.body.id}`);
     assert.equal(kept.body.suppress_customers, true, "nothing changed");
+    assert.equal(kept.body.kind, "standard");
     const byOwner = await owner.browser.request("PATCH", `/app/api/v1/automations/${owners.body.id}`, {
       body: { suppress_customers: false },
     });

@@ -323,10 +323,15 @@ export function registerAutomationRoutes(app: FastifyInstance, ctx: AppApiContex
       const { orgId, role } = sessionOf(request);
       const current = await findOwn(orgId, request.params.id);
       const { template, ...patch } = request.body;
+      // A kind changed without a suppression takes the new kind's default (a won deal's card mails customers).
+      const kindDefault =
+        patch.kind !== undefined && patch.kind !== current.kind
+          ? suppressesCustomersByDefault(patch.kind)
+          : undefined;
       assertMayMailCustomers(
         { isOwner: role === "owner" },
         current.suppress_customers,
-        patch.suppress_customers,
+        patch.suppress_customers ?? kindDefault,
       );
       assertTemplate(template);
       if (template) await assertFits(orgId, await readTemplate(orgId, request.params.id), template);
