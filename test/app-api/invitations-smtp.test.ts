@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
+import { queryOne, sql } from "../../src/db/database.ts";
 import type { TestContext } from "../helpers/harness.ts";
 import { startSmtpServer } from "../helpers/smtp-server.ts";
 import {
@@ -107,6 +108,38 @@ describe("invitations and mail over SMTP", () => {
     const removed = await owner.browser.request("DELETE", `/app/api/v1/team/members/${memberRow.id}`);
     assert.equal(removed.status, 204);
     assert.equal((await member.browser.request("GET", "/app/api/v1/session")).status, 401);
+  });
+
+  test("two owners demoting or removing each other at once leave one owner, never none", async () => {
+    for (const change of ["demote", "remove"] as const) {
+      const first = await ownerOfNewOrg(ctx);
+      const second = await inviteAndAccept(
+        ctx,
+        first.orgId,
+        `o2-${change}-${Date.now()}@example.com`,
+        "owner",
+      );
+      const team = await first.browser.request("GET", "/app/api/v1/team");
+      const rows = team.body.members as { id: string; email: string }[];
+      const secondRow = rows.find((m) => m.email.startsWith(`o2-${change}`))!;
+      const firstRow = rows.find((m) => m.id !== secondRow.id)!;
+      const act = (actor: typeof first, rowId: string) =>
+        change === "demote"
+          ? actor.browser.request("PATCH", `/app/api/v1/team/members/${rowId}`, { body: { role: "member" } })
+          : actor.browser.request("DELETE", `/app/api/v1/team/members/${rowId}`);
+      const answers = await Promise.all([act(first, secondRow.id), act(second, firstRow.id)]);
+      const statuses = answers.map((answer) => answer.status).sort();
+      // Refused as the last owner (409), or as no owner any more (403) when the other change came first.
+      assert.ok(
+        statuses.some((status) => status === 409 || status === 403),
+        `${change}: ${statuses}`,
+      );
+      const owners = await queryOne<{ n: number }>(
+        ctx.database.db,
+        sql`SELECT count(*)::int AS n FROM org_members WHERE org_id = ${first.orgId}::uuid AND role = 'owner'`,
+      );
+      assert.equal(owners?.n, 1, `${change}: exactly one owner is left`);
+    }
   });
 
   test("an existing account signs in and joins another org's invitation: one user in both", async () => {

@@ -1,6 +1,6 @@
 import { Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
-import { type Queryable, queryOne, queryRows, sql } from "../../db/database.ts";
+import { lockUntilCommit, type Queryable, queryOne, queryRows, sql } from "../../db/database.ts";
 import { AppError, notFound } from "../../errors.ts";
 import { enforceRateLimit } from "../../limits/enforce-rate-limit.ts";
 import {
@@ -90,6 +90,12 @@ async function assertAnotherOwner(db: Queryable, orgId: string, memberId: string
 export function registerTeamRoutes(app: FastifyInstance, ctx: AppApiContext): void {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
   const { db, clock } = ctx;
+  // Two owners demoting or removing each other at once must not both pass "another owner exists".
+  const withOwnersLocked = <T>(orgId: string, change: (tx: Queryable) => Promise<T>) =>
+    db.transaction(async (tx) => {
+      await lockUntilCommit(tx, `org-owners:${orgId}`);
+      return change(tx);
+    });
 
   r.get(
     "/team",
@@ -196,12 +202,15 @@ export function registerTeamRoutes(app: FastifyInstance, ctx: AppApiContext): vo
     },
     async (request) => {
       const { orgId } = sessionOf(request);
-      const member = await findMember(db, orgId, request.params.id);
-      if (member.role === "owner" && request.body.role !== "owner")
-        await assertAnotherOwner(db, orgId, member.id);
-      await db.execute(
-        sql`UPDATE org_members SET role = ${request.body.role} WHERE org_id = ${orgId}::uuid AND id = ${member.id}`,
-      );
+      const member = await withOwnersLocked(orgId, async (tx) => {
+        const found = await findMember(tx, orgId, request.params.id);
+        if (found.role === "owner" && request.body.role !== "owner")
+          await assertAnotherOwner(tx, orgId, found.id);
+        await tx.execute(
+          sql`UPDATE org_members SET role = ${request.body.role} WHERE org_id = ${orgId}::uuid AND id = ${found.id}`,
+        );
+        return found;
+      });
       return (await listMembers(db, orgId)).find((m) => m.id === member.id)!;
     },
   );
@@ -220,9 +229,12 @@ export function registerTeamRoutes(app: FastifyInstance, ctx: AppApiContext): vo
     },
     async (request, reply) => {
       const { orgId } = sessionOf(request);
-      const member = await findMember(db, orgId, request.params.id);
-      if (member.role === "owner") await assertAnotherOwner(db, orgId, member.id);
-      await db.execute(sql`DELETE FROM org_members WHERE org_id = ${orgId}::uuid AND id = ${member.id}`);
+      const member = await withOwnersLocked(orgId, async (tx) => {
+        const found = await findMember(tx, orgId, request.params.id);
+        if (found.role === "owner") await assertAnotherOwner(tx, orgId, found.id);
+        await tx.execute(sql`DELETE FROM org_members WHERE org_id = ${orgId}::uuid AND id = ${found.id}`);
+        return found;
+      });
       // Sessions that pointed at this org fall back to the user's other memberships (or none: signed out).
       await db.execute(
         sql`UPDATE user_sessions SET active_org_id = NULL WHERE user_id = ${member.user_id} AND active_org_id = ${orgId}::uuid`,
