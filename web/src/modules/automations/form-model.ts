@@ -283,6 +283,9 @@ export function validateAutomation(values: AutomationFormValues) {
       errors[`filters.${index}.value`] = "Enter a number";
     if (takes === "strings" && !row.value.trim())
       errors[`filters.${index}.value`] = "Enter values separated by commas";
+    // "status is (nothing)" matches no event that has a status: every event would be filtered out.
+    if (takes === "string" && !row.value.trim())
+      errors[`filters.${index}.value`] = 'Enter the value to compare with (or choose "is missing")';
   });
   return errors;
 }
