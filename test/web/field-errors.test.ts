@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { ApiError } from "../../web/src/api/errors.ts";
+import { ApiError, errorMessage } from "../../web/src/api/errors.ts";
 
 describe("a refusal named by its field reads as words on that field", () => {
   test("a schema pattern is not shown to the person: the phone refused by its pattern says so in words", () => {
@@ -15,5 +15,13 @@ describe("a refusal named by its field reads as words on that field", () => {
       error: { code: "invalid_request", message: "name: must NOT have more than 200 characters" },
     });
     assert.deepEqual(error.fieldErrors(), { name: "Use at most 200 characters" });
+  });
+
+  test("a follow-up step's field (steps[2].delay_days) is named without its code in the toast, and kept for its field", () => {
+    const error = ApiError.from(422, {
+      error: { code: "invalid_request", message: "steps[2].delay_days: two follow-up cards on the same day" },
+    });
+    assert.equal(errorMessage(error), "Two follow-up cards on the same day");
+    assert.deepEqual(error.fieldErrors(), { "steps[2].delay_days": "Two follow-up cards on the same day" });
   });
 });

@@ -47,7 +47,7 @@ export class ApiError extends Error {
     // ("address: give the house number and street, …", "name: must NOT have more than 200
     // characters"): the field gets the rest, in words, without the field's code name.
     if (details === undefined && isInputRefused(this)) {
-      const named = /^([a-z_][\w.]*): (.+)$/s.exec(this.message);
+      const named = /^([a-z_][\w.[\]]*): (.+)$/s.exec(this.message);
       if (named) add(named[1], inWords(named[2]!));
     }
     if (Array.isArray(details)) {
@@ -89,7 +89,7 @@ export function errorMessage(error: unknown): string {
   // A refusal naming its field ("template.message: …", "email: must NOT have…") is said without
   // the field's code name, in words.
   if (error instanceof ApiError && isInputRefused(error)) {
-    const named = /^[a-z_][\w.]*: (.+)$/s.exec(error.message);
+    const named = /^[a-z_][\w.[\]]*: (.+)$/s.exec(error.message);
     return named ? inWords(named[1]!) : error.message;
   }
   if (error instanceof ApiError) return error.message;
