@@ -161,7 +161,23 @@ describe("customers and reactivation mailings in the browser", () => {
     await page.getByRole("img", { name: "First card, front" }).waitFor();
     await page.getByLabel("Mailing name").fill("Spring roof check");
     await checkBothWidths("new-mailing");
+    // A card text the send refuses (an unknown merge field) is said on its field, not lost.
+    const headline = page.getByRole("textbox", { name: "Headline" });
+    const written = await headline.inputValue();
+    await headline.fill("Time for a check-up, {{nickname}}?");
     await page.getByRole("button", { name: "Send 2 cards" }).click();
+    await page
+      .getByRole("dialog", { name: "Send this mailing?" })
+      .getByRole("button", { name: "Send 2 cards" })
+      .click();
+    await page
+      .getByText(/unknown merge field \{\{nickname\}\}/i)
+      .first()
+      .waitFor();
+    assert.equal(await headline.getAttribute("aria-invalid"), "true");
+    await page.getByRole("dialog", { name: "Send this mailing?" }).waitFor({ state: "hidden" });
+    await headline.fill(written);
+    await page.getByRole("main").getByRole("button", { name: "Send 2 cards" }).click();
     // The confirm step: the count (and its cost, with a cost per card) before anything is mailed.
     const confirm = page.getByRole("dialog", { name: "Send this mailing?" });
     await confirm.getByText(/2 cards will be printed and mailed/).waitFor();

@@ -158,11 +158,14 @@ export function NewMailingPage() {
       if (error instanceof ApiError) {
         // The audience changed since the preview: show the new count and cost.
         if (error.code === "confirmation_stale") void preview.refetch();
-        // The filter's fields come back as filter.job_types[…]; the form knows them by name.
-        const errors = Object.entries(error.fieldErrors()).map(([field, message]) => [
-          field.replace(/^filter\.(job_types)(\[\d+\])?$/, "$1").replace(/^filter\./, ""),
-          message,
-        ]);
+        // The filter's and card's fields come back as filter.job_types[…] and template.headline;
+        // the form knows them by name. A refusal of no field on the form is said in a toast.
+        const errors = Object.entries(error.fieldErrors())
+          .map(([field, message]) => [
+            field.replace(/^filter\.(job_types)(\[\d+\])?$/, "$1").replace(/^(filter|template)\./, ""),
+            message,
+          ])
+          .filter(([field]) => Object.hasOwn(form.values, field!));
         if (errors.length > 0) {
           // Said on the fields to fix: the dialog closes.
           form.setErrors(Object.fromEntries(errors));
