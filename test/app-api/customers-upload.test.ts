@@ -334,6 +334,17 @@ describe(`app API: customer and past-job CSV uploads (${databaseLabel})`, () => 
     const tooWide = await upload(member, "/app/api/v1/customers/upload?street=zz", wide);
     assert.equal(tooWide.status, 422, tooWide.text);
     assert.match(tooWide.body.error.message, /at most 200/);
+    // A line of a million commas is refused as its bytes arrive, before the parser builds its cells.
+    const commas = await upload(
+      member,
+      "/app/api/v1/customers/upload?street=zz",
+      `street\r\n${",".repeat(1_040_000)}`,
+    );
+    assert.equal(commas.status, 422, commas.text);
+    assert.match(commas.body.error.message, /A line of the file has more than 200 columns/);
+    const justOver = csv([Array.from({ length: 201 }, (_, n) => `c${n}`).join(","), "1 Pine Rd"]);
+    const named = await upload(member, "/app/api/v1/customers/upload?street=c0", justOver);
+    assert.match(named.body.error.message, /^Line 1 has 201 columns/);
 
     const unmapped = await upload(
       member,
