@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { databaseUnavailable } from "../errors.ts";
+import { databaseUnavailable, invalidPayload } from "../errors.ts";
 import { enforceRateLimitGivingBack, type RateLimitRule } from "../limits/enforce-rate-limit.ts";
 import type { CountedHit, RateLimiter } from "../limits/rate-limiter.ts";
 import { normalizeEmail } from "../orgs/invitations.ts";
@@ -151,11 +151,21 @@ export async function limitPasswordCheck(limiter: RateLimiter, email: string): P
   await hitAccountLimit(limiter, SIGN_IN_LIMIT.rule, email);
 }
 
+/** The parsed body as JSON text again; a body nested too deep to write back (a stack overflow) is a 422. */
+function bodyText(body: unknown): string {
+  try {
+    return JSON.stringify(body ?? {});
+  } catch (error) {
+    if (error instanceof RangeError) throw invalidPayload("request body is nested too deeply");
+    throw error;
+  }
+}
+
 function toFetchRequest(request: FastifyRequest, url: URL): Request {
   const headers = fetchHeaders(request);
   headers.delete("content-length");
   const hasBody = request.method !== "GET" && request.method !== "HEAD";
-  const body = hasBody ? JSON.stringify(request.body ?? {}) : undefined;
+  const body = hasBody ? bodyText(request.body) : undefined;
   if (body !== undefined) headers.set("content-type", "application/json");
   return new Request(url, { method: request.method, headers, body });
 }

@@ -47,6 +47,17 @@ describe(`app CSRF protection (${databaseLabel})`, () => {
     assert.equal((await owner.browser.request("GET", "/app/api/v1/session")).status, 200, "still signed in");
   });
 
+  test("a deeply nested body to the sign-in routes is a 422, as on every other route, not a 500", async () => {
+    const nested = `{"email":${"[".repeat(10_000)}${"]".repeat(10_000)}}`;
+    for (const path of ["sign-in/email", "request-password-reset", "sign-out"]) {
+      const answer = await new AppBrowser(ctx).request("POST", `/app/api/v1/auth/${path}`, {
+        payload: nested,
+        headers: { "content-type": "application/json" },
+      });
+      assert.equal(answer.status, 422, `${path}: ${answer.status}`);
+    }
+  });
+
   test("the origin the browser used to reach the server is the app's own, even if PUBLIC_BASE_URL names another", async () => {
     const local = { origin: "http://localhost:3000", host: "localhost:3000" };
     const signIn = await new AppBrowser(ctx).request("POST", "/app/api/v1/auth/sign-in/email", {
