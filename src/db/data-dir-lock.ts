@@ -5,16 +5,17 @@
  * database. The lock is a pid file (pid and start time): a live holder refuses the start; the file
  * of a process that died (SIGKILL, power loss) is taken over at once, so a restart never waits.
  */
+import { randomUUID } from "node:crypto";
 import {
   chmodSync,
-  closeSync,
+  linkSync,
   mkdirSync,
-  openSync,
   readdirSync,
   readFileSync,
+  renameSync,
   statSync,
   unlinkSync,
-  writeSync,
+  writeFileSync,
 } from "node:fs";
 import path from "node:path";
 import { systemErrorReason } from "../errors.ts";
@@ -129,14 +130,56 @@ function readHolder(file: string): Holder | undefined {
   }
 }
 
+/**
+ * Creates the lock file whole: written under a name of this process's own, then linked to the lock's
+ * name, which fails if it exists. Another process never reads a lock file still empty (and takes it
+ * for a dead holder's).
+ */
 function tryCreate(file: string): boolean {
+  const written = `${file}.${process.pid}.${randomUUID()}`;
+  writeFileSync(written, `${process.pid}\n${startTimeOf(process.pid) ?? ""}\n`, { flag: "wx" });
   try {
-    const fd = openSync(file, "wx");
-    writeSync(fd, `${process.pid}\n${startTimeOf(process.pid) ?? ""}\n`);
-    closeSync(fd);
+    linkSync(written, file);
     return true;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "EEXIST") return false;
+    throw error;
+  } finally {
+    unlinkSync(written);
+  }
+}
+
+/**
+ * Removes the dead holder's lock file judged stale, and no other: several starting processes may
+ * judge the same stale file, and one may already have replaced it with its own. The file is moved
+ * aside, and put back if it is not the one judged (another inode).
+ */
+function removeStale(file: string, judged: number): void {
+  const aside = `${file}.stale.${process.pid}.${randomUUID()}`;
+  try {
+    renameSync(file, aside);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return;
+    throw error;
+  }
+  if (statSync(aside).ino !== judged) {
+    try {
+      linkSync(aside, file);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+    }
+  }
+  unlinkSync(aside);
+}
+
+/** The lock file's inode and holder, read as one (undefined when it changed meanwhile or is gone). */
+function judgeLockFile(file: string): { ino: number; holder: Holder | undefined } | undefined {
+  try {
+    const before = statSync(file).ino;
+    const holder = readHolder(file);
+    return statSync(file).ino === before ? { ino: before, holder } : undefined;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
     throw error;
   }
 }
@@ -152,22 +195,20 @@ function tryCreateOrExplain(dataDir: string, file: string): boolean {
 /** Takes the directory's lock or throws DataDirInUseError; returns the release function. */
 export function lockDataDir(dataDir: string): () => void {
   const file = path.join(dataDir, DATA_DIR_LOCK_FILE);
-  for (let attempt = 0; attempt < 3; attempt++) {
+  for (let attempt = 0; attempt < 5; attempt++) {
     if (tryCreateOrExplain(dataDir, file)) {
       return () => {
         if (readHolder(file)?.pid === process.pid) unlinkSync(file);
       };
     }
-    const holder = readHolder(file);
+    const judged = judgeLockFile(file);
+    if (judged === undefined) continue;
+    const { holder } = judged;
     if (holder !== undefined && holder.pid !== process.pid && isLiveHolder(holder)) {
       throw new DataDirInUseError(dataDir, holder.pid);
     }
-    // Left by a process that is gone (or unreadable): remove it and try again.
-    try {
-      unlinkSync(file);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
-    }
+    // Left by a process that is gone (or unreadable): remove it, that file only, and try again.
+    removeStale(file, judged.ino);
   }
   throw new Error(`could not take the lock ${file}`);
 }
