@@ -56,15 +56,21 @@ interface HomeFactsRow {
   earlier_created_at: Date | string | null;
 }
 
+/** Whether the piece passed its home's rules before (false for a piece with no row: the builder's sample). */
+const passedAlready = (piece: SafetyPiece) =>
+  sql`COALESCE((SELECT home_rules_passed_at IS NOT NULL FROM mail_pieces
+                WHERE org_id = ${piece.orgId}::uuid AND id = ${piece.id}::uuid), false)`;
+
 /**
  * What the rules before print know of the piece's home and organization, read in one statement
  * (each was a statement of its own, ~1 ms of the embedded database's CPU a card): customers and
  * do-not-mail entries on the home's street (`sameHome` picks the home's own among them), the
  * org's frequency cap and address verification level, and the earlier piece to the home inside
- * the cap's window — a printed one, or one still waiting that was queued before this one (so of
- * two pieces racing for one home, exactly the later is skipped). The cards of the piece's own
- * sequence do not count: a follow-up is mailed days after its first card on purpose
- * (docs/sequences.md).
+ * the cap's window: a printed or waiting one, one past its own home rules (the pipeline reads these
+ * under the home's lock and marks a piece that passes: process-piece.ts `passHomeRules`), or,
+ * for a piece that has not passed yet, one still queued before it. So of two pieces racing for one
+ * home, the first to be decided is the home's card. The cards of the piece's own sequence do not
+ * count: a follow-up is mailed days after its first card on purpose (docs/sequences.md).
  */
 export async function homeFacts(
   db: Queryable,
@@ -93,9 +99,10 @@ export async function homeFacts(
             -- Days of exactly 24 hours, as the neighbour fan-out counts them (not the session time zone's).
             AND ${countsInFrequencyWindow(sql`${at(now)} - make_interval(hours => settings.cap_days * 24)`)}
             AND COALESCE(sequence_first_piece_id, id) <> ${piece.sequenceFirstPieceId ?? piece.id}::uuid
-            -- Printed, waiting, or past its home's rules (the first to decide), or else queued before it.
+            -- Printed, waiting, or past its home's rules (the first to decide); or else queued before
+            -- it, unless this piece passed its rules already (a retry must not wait for one that waits for it).
             AND (status <> 'queued' OR home_rules_passed_at IS NOT NULL
-                 OR (created_at, id) < (${at(piece.createdAt)}, ${piece.id}::uuid))
+                 OR (NOT ${passedAlready(piece)} AND (created_at, id) < (${at(piece.createdAt)}, ${piece.id}::uuid)))
           ORDER BY COALESCE(mailed_at, created_at) DESC, created_at DESC LIMIT 1
         ) earlier ON settings.cap_days > 0`,
   );
