@@ -396,8 +396,18 @@ describe(`app API: mail safety controls (${databaseLabel})`, () => {
     assert.equal(shown.status, 200, shown.text);
     await run();
     assert.match(await printedText(next.id), /50% OFF EVERYTHING - CALL NOW/);
-    await setOffer(null);
+    // A blank offer written through the operator API is no offer of the card's own: the profile's prints.
     await setSafety(owner, { approval_required: false });
+    const blank = await admin(ctx, "PUT", `/automations/${org.automationId}/template`, {
+      headline: "Offer check on {{street}}",
+      offer: "   ",
+    });
+    assert.equal(blank.status, 200, blank.text);
+    await setOffer("Ours when the card has none");
+    const plain = await queuePiece(ctx, org, nextHome());
+    await run();
+    assert.match(await printedText(plain.id), /Ours when the card has none/);
+    await setOffer(null);
   });
 
   test("caps and this month's use: an automation at its cap is paused and a raised cap releases its card", async () => {
