@@ -53,7 +53,7 @@ function commaCounter(): (chunk: Buffer) => boolean {
   return (chunk) => {
     for (let index = 0; index < chunk.length; index++) {
       const byte = chunk[index];
-      if (byte === 0x0a) commas = 0;
+      if (byte === 0x0a || byte === 0x0d) commas = 0;
       else if (byte === 0x2c && ++commas > MAX_COMMAS_PER_LINE) return true;
     }
     return false;

@@ -342,6 +342,14 @@ describe(`app API: customer and past-job CSV uploads (${databaseLabel})`, () => 
     );
     assert.equal(commas.status, 422, commas.text);
     assert.match(commas.body.error.message, /A line of the file has more than 200 columns/);
+    // Lines ended by a carriage return alone (a Macintosh CSV) are counted apart too.
+    const macRows = Array.from({ length: 30 }, (_, n) => `${n + 1} Pine Rd,62704${",".repeat(98)}`);
+    const mac = await upload(
+      member,
+      "/app/api/v1/customers/upload?street=street&zip=zip",
+      `street,zip${",".repeat(98)}\r${macRows.join("\r")}\r`,
+    );
+    assert.equal(mac.status, 200, mac.text);
     const justOver = csv([Array.from({ length: 201 }, (_, n) => `c${n}`).join(","), "1 Pine Rd"]);
     const named = await upload(member, "/app/api/v1/customers/upload?street=c0", justOver);
     assert.match(named.body.error.message, /^Line 1 has 201 columns/);
