@@ -161,6 +161,20 @@ describe(`app API: mail safety controls (${databaseLabel})`, () => {
       body: { kind: "deal_won" },
     });
     assert.equal(byKind.status, 403, byKind.text);
+    // Nor in two steps: a won deal's automation (made to mail customers) turned standard with suppression off.
+    const wonDeal = await member.browser.request("POST", "/app/api/v1/automations", {
+      body: { name: "Thank-you cards", kind: "deal_won", trigger },
+    });
+    assert.equal(wonDeal.status, 201, wonDeal.text);
+    const turned = await member.browser.request("PATCH", `/app/api/v1/automations/${wonDeal.body.id}`, {
+      body: { kind: "standard", suppress_customers: false },
+    });
+    assert.equal(turned.status, 403, turned.text);
+    const standard = await member.browser.request("PATCH", `/app/api/v1/automations/${wonDeal.body.id}`, {
+      body: { kind: "standard" },
+    });
+    assert.equal(standard.status, 200, "turned standard, it suppresses customers as a standard one does");
+    assert.equal(standard.body.suppress_customers, true);
     const kept = await member.browser.request("GET", `/app/api/v1/automations/${owners.body.id}`);
     assert.equal(kept.body.suppress_customers, true, "nothing changed");
     assert.equal(kept.body.kind, "standard");
@@ -172,7 +186,7 @@ describe(`app API: mail safety controls (${databaseLabel})`, () => {
       body: { suppress_customers: true, name: "The owner's own, renamed" },
     });
     assert.equal(back.status, 200, "suppressing customers again is safer: open to members");
-    for (const id of [made.body.id, owners.body.id])
+    for (const id of [made.body.id, owners.body.id, wonDeal.body.id])
       await owner.browser.request("PATCH", `/app/api/v1/automations/${id}`, { body: { enabled: false } });
   });
 

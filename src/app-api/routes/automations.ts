@@ -328,9 +328,11 @@ export function registerAutomationRoutes(app: FastifyInstance, ctx: AppApiContex
         patch.kind !== undefined && patch.kind !== current.kind
           ? suppressesCustomersByDefault(patch.kind)
           : undefined;
+      // Judged on the end state: a new kind's suppression is decided anew, also when it was off before
+      // (a won deal's automation, made to mail customers, turned standard with suppression off).
       assertMayMailCustomers(
         { isOwner: role === "owner" },
-        current.suppress_customers,
+        current.suppress_customers || kindDefault !== undefined,
         patch.suppress_customers ?? kindDefault,
       );
       assertTemplate(template);
