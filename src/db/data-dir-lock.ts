@@ -120,11 +120,15 @@ function isLiveHolder(holder: Holder): boolean {
   }
 }
 
+function holderOf(text: string): Holder | undefined {
+  const [pidLine, startTime] = text.split("\n");
+  const pid = Number(pidLine?.trim());
+  return Number.isInteger(pid) && pid > 0 ? { pid, startTime: startTime?.trim() || undefined } : undefined;
+}
+
 function readHolder(file: string): Holder | undefined {
   try {
-    const [pidLine, startTime] = readFileSync(file, "utf8").split("\n");
-    const pid = Number(pidLine?.trim());
-    return Number.isInteger(pid) && pid > 0 ? { pid, startTime: startTime?.trim() || undefined } : undefined;
+    return holderOf(readFileSync(file, "utf8"));
   } catch {
     return undefined;
   }
@@ -137,7 +141,10 @@ function readHolder(file: string): Holder | undefined {
  */
 function tryCreate(file: string): boolean {
   const written = `${file}.${process.pid}.${randomUUID()}`;
-  writeFileSync(written, `${process.pid}\n${startTimeOf(process.pid) ?? ""}\n`, { flag: "wx" });
+  // The random line makes every lock file's text its own, so a stale one is told from a new one.
+  writeFileSync(written, `${process.pid}\n${startTimeOf(process.pid) ?? ""}\n${randomUUID()}\n`, {
+    flag: "wx",
+  });
   try {
     linkSync(written, file);
     return true;
@@ -149,12 +156,20 @@ function tryCreate(file: string): boolean {
   }
 }
 
+function tryCreateOrExplain(dataDir: string, file: string): boolean {
+  try {
+    return tryCreate(file);
+  } catch (error) {
+    throw new DataDirUnusableError(dataDir, error);
+  }
+}
+
 /**
  * Removes the dead holder's lock file judged stale, and no other: several starting processes may
  * judge the same stale file, and one may already have replaced it with its own. The file is moved
- * aside, and put back if it is not the one judged (another inode).
+ * aside, and put back if its text is not the one judged (each lock file's text is its own).
  */
-function removeStale(file: string, judged: number): void {
+function removeStale(file: string, judged: string): void {
   const aside = `${file}.stale.${process.pid}.${randomUUID()}`;
   try {
     renameSync(file, aside);
@@ -162,7 +177,7 @@ function removeStale(file: string, judged: number): void {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return;
     throw error;
   }
-  if (statSync(aside).ino !== judged) {
+  if (readFileSync(aside, "utf8") !== judged) {
     try {
       linkSync(aside, file);
     } catch (error) {
@@ -172,23 +187,14 @@ function removeStale(file: string, judged: number): void {
   unlinkSync(aside);
 }
 
-/** The lock file's inode and holder, read as one (undefined when it changed meanwhile or is gone). */
-function judgeLockFile(file: string): { ino: number; holder: Holder | undefined } | undefined {
+/** The lock file's text and holder (undefined when it is gone). */
+function judgeLockFile(file: string): { text: string; holder: Holder | undefined } | undefined {
   try {
-    const before = statSync(file).ino;
-    const holder = readHolder(file);
-    return statSync(file).ino === before ? { ino: before, holder } : undefined;
+    const text = readFileSync(file, "utf8");
+    return { text, holder: holderOf(text) };
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
     throw error;
-  }
-}
-
-function tryCreateOrExplain(dataDir: string, file: string): boolean {
-  try {
-    return tryCreate(file);
-  } catch (error) {
-    throw new DataDirUnusableError(dataDir, error);
   }
 }
 
@@ -208,7 +214,7 @@ export function lockDataDir(dataDir: string): () => void {
       throw new DataDirInUseError(dataDir, holder.pid);
     }
     // Left by a process that is gone (or unreadable): remove it, that file only, and try again.
-    removeStale(file, judged.ino);
+    removeStale(file, judged.text);
   }
   throw new Error(`could not take the lock ${file}`);
 }
