@@ -159,18 +159,15 @@ export function NewMailingPage() {
         // The audience changed since the preview: show the new count and cost.
         if (error.code === "confirmation_stale") void preview.refetch();
         // The filter's and card's fields come back as filter.job_types[…] and template.headline;
-        // the form knows them by name. A refusal of no field on the form is said in a toast.
-        const errors = Object.entries(error.fieldErrors())
-          .map(([field, message]) => [
-            field.replace(/^filter\.(job_types)(\[\d+\])?$/, "$1").replace(/^(filter|template)\./, ""),
-            message,
-          ])
-          .filter(([field]) => Object.hasOwn(form.values, field!));
-        if (errors.length > 0) {
-          // Said on the fields to fix: the dialog closes.
-          form.setErrors(Object.fromEntries(errors));
-          return;
-        }
+        // the form knows them by name. A refusal of a field not on the form stays in the dialog.
+        const errors = Object.entries(error.fieldErrors()).map(([field, message]) => [
+          field.replace(/^filter\.(job_types)(\[\d+\])?$/, "$1").replace(/^(filter|template)\./, ""),
+          message,
+        ]);
+        const onForm = errors.filter(([field]) => Object.hasOwn(form.values, field!));
+        form.setErrors(Object.fromEntries(onForm));
+        // Said on the fields to fix: the dialog closes.
+        if (onForm.length > 0 && onForm.length === errors.length) return;
       }
       throw error;
     }
