@@ -92,9 +92,9 @@ const IMPLAUSIBLE_HOUSE_NUMBER = /^\s*(0+|\d{7,})(?=[-\sA-Z])/i;
 
 /**
  * A street line that ends with a whole locality of its own (", Dallas TX 75201"): a CRM field mapped
- * to the full address. Its ZIP is the one the line names.
+ * to the full address. Its state code and ZIP are the ones the line names.
  */
-const ZIP_ENDING_STREET = /,[^,]*\b(\d{5})(?:-\d{4})?\s*$/;
+const ZIP_ENDING_STREET = /,[^,]*\b([A-Z]{2}),?\s+(\d{5})(?:-\d{4})?\s*$/i;
 
 /**
  * One problem the offline check finds: the part of the address to correct, and the problem in
@@ -130,7 +130,10 @@ export function offlineAddressProblems(address: WrittenAddress, level: Verificat
       `the house number ${IMPLAUSIBLE_HOUSE_NUMBER.exec(street)![1]} is not a real house number`,
     );
   }
-  const streetZip = street ? ZIP_ENDING_STREET.exec(street)?.[1] : undefined;
+  // A state code before it: "Suite 10200" or "Unit 12345" is no locality.
+  const streetEnding = street ? ZIP_ENDING_STREET.exec(street) : null;
+  const streetZip =
+    streetEnding && USPS_STATE_CODES.has(streetEnding[1]!.toUpperCase()) ? streetEnding[2] : undefined;
   if (streetZip && zip && /^\d{5}$/.test(zip) && streetZip !== zip) {
     // Printed, the card would carry two towns; the carrier reads the last one, the customer lives at the first.
     found("street", `the street "${street}" names ZIP ${streetZip}, but the address's ZIP is ${zip}`);

@@ -262,6 +262,8 @@ describe("house numbers and street lines no carrier delivers to", () => {
       });
       assert.deepEqual(inParts("1703 Oak St, Austin, TX 78701-1234", level), { deliverable: true });
       assert.deepEqual(inParts("1703 Oak St Apt 12345", level), { deliverable: true }, "a unit is no ZIP");
+      assert.deepEqual(inParts("1703 Oak St, Suite 10200", level), { deliverable: true }, "nor a suite");
+      assert.deepEqual(inParts("1703 Oak St, Unit 12345", level), { deliverable: true });
     }
   });
 });
