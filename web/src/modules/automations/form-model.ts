@@ -284,7 +284,8 @@ export function validateAutomation(values: AutomationFormValues) {
     if (takes === "strings" && !row.value.trim())
       errors[`filters.${index}.value`] = "Enter values separated by commas";
     // "status is (nothing)" matches no event that has a status: every event would be filtered out.
-    if (takes === "string" && !row.value.trim())
+    // Said once the property is picked (before, "Pick a property" is the one thing to do).
+    if (takes === "string" && row.property.trim() && !row.value.trim())
       errors[`filters.${index}.value`] = 'Enter the value to compare with (or choose "is missing")';
   });
   return errors;
