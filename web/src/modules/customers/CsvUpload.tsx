@@ -1,5 +1,5 @@
 import { Alert, Button, FileInput, Group, List, Select, SimpleGrid, Stack, Table, Text } from "@mantine/core";
-import { useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import {
   type ColumnMapping,
   type CsvPreview,
@@ -10,7 +10,7 @@ import {
   useUploadCsv,
 } from "../../api/customers.ts";
 import { ApiError, errorMessage } from "../../api/errors.ts";
-import { useRefocusAfterBusy } from "../../ui/focus.ts";
+import { refocusAfterBusy, useRefocusAfterBusy } from "../../ui/focus.ts";
 import { ScrollTable } from "../../ui/ScrollTable.tsx";
 import { rowProblemInWords } from "./row-problems.ts";
 
@@ -64,6 +64,11 @@ export function CsvUpload({ purpose, submitLabel }: { purpose: UploadPurpose; su
   const previewCsv = usePreviewCsv();
   const upload = useUploadCsv(purpose);
   const uploadButton = useRefocusAfterBusy(upload.isPending);
+  // Done, the button steps away with the mapping: the focus goes to the file field, for the next file.
+  const fileField = useRef<HTMLButtonElement>(null);
+  useEffect(() => {
+    if (upload.isSuccess) refocusAfterBusy(() => fileField.current);
+  }, [upload.isSuccess]);
 
   const choose = async (picked: File | null) => {
     setFile(picked);
@@ -92,6 +97,7 @@ export function CsvUpload({ purpose, submitLabel }: { purpose: UploadPurpose; su
   return (
     <Stack gap="md">
       <FileInput
+        ref={fileField}
         label="CSV file"
         description={`A header line first; at most ${purpose === "customers" ? 1000 : 500} rows and 1 MB.`}
         accept=".csv,text/csv"
