@@ -1,4 +1,5 @@
 import type { Static, TSchema } from "typebox";
+import type { Queryable } from "../db/database.ts";
 
 /**
  * One kind of background work: its payload schema (ids, not data), how often it may be tried,
@@ -49,16 +50,33 @@ export interface JobContext {
   signal: AbortSignal;
 }
 
+/**
+ * What a kind does when its job is given up for good (its last try threw or timed out, or the worker
+ * holding it stopped): closes what the job was for, so nothing it carried waits for ever unexplained.
+ * Runs in the transaction that marks the job failed.
+ */
+export type GiveUp<S extends TSchema = TSchema> = (
+  db: Queryable,
+  payload: Static<S>,
+  reason: string,
+) => Promise<void>;
+
 export interface RegisteredJob {
   kind: JobKind;
   run(payload: unknown, context: JobContext): Promise<void>;
+  giveUp?: GiveUp;
 }
 
 export function handleJob<S extends TSchema>(
   kind: JobKind<S>,
   run: (payload: Static<S>, context: JobContext) => Promise<void>,
+  giveUp?: GiveUp<S>,
 ): RegisteredJob {
-  return { kind, run: (payload, context) => run(payload as Static<S>, context) };
+  return {
+    kind,
+    run: (payload, context) => run(payload as Static<S>, context),
+    ...(giveUp && { giveUp: (db, payload, reason) => giveUp(db, payload as Static<S>, reason) }),
+  };
 }
 
 /** The kinds a worker process runs; jobs of other kinds are left for processes that know them. */

@@ -4,7 +4,7 @@ import type { Static, TSchema } from "typebox";
 import { type Queryable, queryRows, sql } from "../db/database.ts";
 import { compiledSchema } from "../domain/compiled-schema.ts";
 import { isoOf } from "../domain/iso-date.ts";
-import type { JobCatalog, JobKind } from "./job-kind.ts";
+import type { JobCatalog, JobKind, RegisteredJob } from "./job-kind.ts";
 
 export interface ClaimedJob {
   id: string;
@@ -171,7 +171,7 @@ export async function claimJobs(
 ): Promise<ClaimedJob[]> {
   const kinds = [...catalog.values()].map((entry) => entry.kind);
   if (kinds.length === 0) return [];
-  await failAbandonedJobs(db, kindNames(kinds), now);
+  await failAbandonedJobs(db, catalog, now);
   const claimed: ClaimedJob[] = [];
   for (const group of [kinds.filter((kind) => kind.urgent), kinds.filter((kind) => !kind.urgent)]) {
     for (const kind of group.filter((each) => each.maxRunningPerOrg !== undefined)) {
@@ -285,16 +285,73 @@ async function claimPerOrg(db: Queryable, kind: JobKind, now: Date, limit: numbe
  * matched to the kinds: with the kinds in the same WHERE, a planner misled by stale statistics
  * read every queued job of those kinds through jobs_ready_by_kind (40-50 ms with ~20 k queued).
  */
-async function failAbandonedJobs(db: Queryable, names: ReturnType<typeof sql.join>, now: Date) {
-  await db.execute(sql`
-    WITH expired AS MATERIALIZED (
+async function failAbandonedJobs(db: Queryable, catalog: JobCatalog, now: Date) {
+  const names = kindNames([...catalog.values()].map((entry) => entry.kind));
+  const expired = sql`expired AS MATERIALIZED (
       SELECT id, kind FROM jobs
       WHERE status = 'running' AND locked_until <= ${at(now)} AND attempts >= max_attempts
-    )
-    UPDATE jobs SET status = 'failed', locked_until = NULL, updated_at = ${at(now)},
-      last_error = 'the worker holding the last attempt stopped before finishing it'
-    FROM expired
-    WHERE jobs.id = expired.id AND expired.kind IN (${names}) AND jobs.status = 'running'`);
+    )`;
+  // Most polls find none: only a find opens the transaction that gives each one's work up with it.
+  const found = await queryRows(
+    db,
+    sql`WITH ${expired} SELECT 1 FROM expired WHERE kind IN (${names}) LIMIT 1`,
+  );
+  if (found.length === 0) return;
+  await db.transaction(async (tx) => {
+    const failed = await queryRows<{ id: string; kind: string; payload: unknown }>(
+      tx,
+      sql`
+      WITH ${expired}
+      UPDATE jobs SET status = 'failed', locked_until = NULL, updated_at = ${at(now)}, last_error = ${ABANDONED}
+      FROM expired
+      WHERE jobs.id = expired.id AND expired.kind IN (${names}) AND jobs.status = 'running'
+      RETURNING jobs.id, jobs.kind, jobs.payload`,
+    );
+    for (const job of failed) await giveUpJobsWork(tx, catalog.get(job.kind), job, ABANDONED);
+  });
+}
+
+/**
+ * The kind's `giveUp` for a job just failed for good, in the caller's transaction. Its own failure
+ * (a savepoint keeps the job's failure) is written to the job's last_error, seen in GET /admin/v1/jobs,
+ * rather than keeping every other job from being claimed or failed.
+ */
+export async function giveUpJobsWork(
+  tx: Queryable,
+  entry: RegisteredJob | undefined,
+  job: { id: string; payload: unknown },
+  reason: string,
+): Promise<void> {
+  if (!entry?.giveUp) return;
+  const giveUp = entry.giveUp;
+  try {
+    await tx.transaction((savepoint) => giveUp(savepoint, job.payload, reason));
+  } catch (error) {
+    const why = error instanceof Error ? error.message : String(error);
+    await tx.execute(sql`
+      UPDATE jobs SET last_error = left(${`${reason}; closing its work failed too: ${why}`}, 2000)
+      WHERE id = ${job.id}`);
+  }
+}
+
+/** Why a job whose worker stopped in its last try failed. */
+const ABANDONED = "the worker holding the last attempt stopped before finishing it";
+
+/** True when a job of `kind` whose payload holds `fields` is still to run (pending, or running). */
+export async function hasLiveJob(
+  db: Queryable,
+  kind: JobKind,
+  orgId: string,
+  fields: Record<string, string>,
+): Promise<boolean> {
+  const rows = await queryRows(
+    db,
+    sql`SELECT 1 FROM jobs
+        WHERE kind = ${kind.name} AND status IN ('pending', 'running') AND org_id = ${orgId}::uuid
+          AND payload @> ${JSON.stringify(fields)}::jsonb
+        LIMIT 1`,
+  );
+  return rows.length > 0;
 }
 
 /** Marks a try done; `attempts` fences out a worker whose lock had already been taken over. */
@@ -304,24 +361,32 @@ export async function completeJob(db: Queryable, job: ClaimedJob, now: Date): Pr
     WHERE id = ${job.id} AND status = 'running' AND attempts = ${job.attempts}`);
 }
 
-/** Schedules the next try after the kind's backoff, or fails the job once its tries are spent. */
+/**
+ * Schedules the next try after the kind's backoff, or fails the job once its tries are spent;
+ * "taken over" when another worker had taken the job over (this try's lock expired).
+ */
 export async function failJob(
   db: Queryable,
   job: ClaimedJob,
   kind: JobKind,
   error: string,
   now: Date,
-): Promise<"retry" | "failed"> {
+): Promise<"retry" | "failed" | "taken over"> {
   const exhausted = job.attempts >= job.max_attempts;
   const runAt = new Date(now.getTime() + kind.backoffSeconds(job.attempts) * 1000);
-  await db.execute(sql`
+  const changed = await queryRows(
+    db,
+    sql`
     UPDATE jobs SET
       status = ${exhausted ? "failed" : "pending"},
       run_at = ${at(exhausted ? now : runAt)},
       locked_until = NULL,
       last_error = ${error.slice(0, 2000)},
       updated_at = ${at(now)}
-    WHERE id = ${job.id} AND status = 'running' AND attempts = ${job.attempts}`);
+    WHERE id = ${job.id} AND status = 'running' AND attempts = ${job.attempts}
+    RETURNING id`,
+  );
+  if (changed.length === 0) return "taken over";
   return exhausted ? "failed" : "retry";
 }
 

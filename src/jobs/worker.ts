@@ -4,7 +4,7 @@ import type { Queryable } from "../db/database.ts";
 import { retryWhileUnavailable } from "../db/retry-while-unavailable.ts";
 import { briefCause } from "../errors.ts";
 import type { JobCatalog, RegisteredJob } from "./job-kind.ts";
-import { type ClaimedJob, claimJobs, completeJob, failJob } from "./queue.ts";
+import { type ClaimedJob, claimJobs, completeJob, failJob, giveUpJobsWork } from "./queue.ts";
 
 export interface WorkerDeps {
   db: Queryable;
@@ -76,12 +76,25 @@ async function runOne(deps: WorkerDeps, entry: RegisteredJob, job: ClaimedJob) {
     await recordOutcome(() => completeJob(deps.db, job, deps.clock.now()));
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    const verdict = await recordOutcome(() => failJob(deps.db, job, kind, message, deps.clock.now()));
+    const verdict = await recordOutcome(() => failOrGiveUp(deps, entry, job, message));
     if (verdict === "failed") log.error({ err: error }, "job failed for good");
-    else log.warn({ err: error }, "job failed; will retry");
+    else if (verdict === "retry") log.warn({ err: error }, "job failed; will retry");
+    else log.warn({ err: error }, "job failed after another worker took it over; its outcome is that one's");
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** Fails the try; the last one fails the job and gives its work up, in one transaction. */
+function failOrGiveUp(deps: WorkerDeps, entry: RegisteredJob, job: ClaimedJob, message: string) {
+  const now = deps.clock.now();
+  if (job.attempts < job.max_attempts || !entry.giveUp)
+    return failJob(deps.db, job, entry.kind, message, now);
+  return deps.db.transaction(async (tx) => {
+    const verdict = await failJob(tx, job, entry.kind, message, now);
+    if (verdict === "failed") await giveUpJobsWork(tx, entry, job, message);
+    return verdict;
+  });
 }
 
 /** The kinds to claim now: all of them, or those not held while automations are paused. */

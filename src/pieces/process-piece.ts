@@ -1,4 +1,5 @@
 import type { Logger } from "pino";
+import type { Static } from "typebox";
 import type { Clock } from "../clock.ts";
 import { lockUntilCommit, type Queryable } from "../db/database.ts";
 import type { VerificationLevel } from "../domain/deliverable-address.ts";
@@ -10,7 +11,7 @@ import type { Geocoder } from "../geo/geocoder.ts";
 import type { HomeImagery } from "../imagery/home-imagery.ts";
 import { handleJob, type JobContext, type RegisteredJob } from "../jobs/job-kind.ts";
 import { geocodePieceJob, processPieceJob } from "../jobs/kinds.ts";
-import { enqueueJob, failJobWithoutRetry } from "../jobs/queue.ts";
+import { enqueueJob, failJobWithoutRetry, hasLiveJob } from "../jobs/queue.ts";
 import { type PrintProvider, PrintRejectedError } from "../print/print-provider.ts";
 import type { PrintFiles } from "../render/render.ts";
 import type { Renderer } from "../render/renderer.ts";
@@ -302,104 +303,132 @@ async function holdOut(deps: PipelineDeps, piece: PieceRecord, addressKey: strin
   return true;
 }
 
+/**
+ * A card whose job was given up (its last try failed, timed out, or its worker stopped in it) fails
+ * with the reason, rather than staying queued for ever unexplained, where it would also keep later
+ * cards to its home waiting for it. One its job had not written yet is written, failed: the event
+ * that queued it was acknowledged. A card another job will still take up is left to that one.
+ */
+async function giveUpCard(
+  deps: PipelineDeps,
+  db: Queryable,
+  payload: Static<typeof processPieceJob.payload>,
+  reason: string,
+) {
+  const ids = { orgId: payload.org_id, id: payload.piece_id };
+  if (payload.piece) await insertQueuedPiece(db, { orgId: ids.orgId, pieceId: ids.id }, payload.piece);
+  if (await hasLiveJob(db, processPieceJob, ids.orgId, { piece_id: ids.id })) return;
+  const why = `it could not be made ready for print in ${processPieceJob.maxAttempts} tries: ${reason}`;
+  await moveQueuedPiece(db, ids, { status: "failed" }, why, deps.clock.now());
+}
+
 export function processPieceHandler(deps: PipelineDeps): RegisteredJob {
-  return handleJob(processPieceJob, async (payload, context) => {
-    const log = deps.logger.child({ jobId: context.jobId, orgId: payload.org_id, pieceId: payload.piece_id });
-    const loaded = payload.piece
-      ? await insertQueuedPiece(deps.db, { orgId: payload.org_id, pieceId: payload.piece_id }, payload.piece)
-      : await loadPiece(deps.db, payload.org_id, payload.piece_id);
-    if (!loaded) {
-      log.info({ status: "missing" }, "piece is not queued; nothing to do");
+  return handleJob(
+    processPieceJob,
+    (payload, context) => processPiece(deps, payload, context),
+    (db, payload, reason) => giveUpCard(deps, db, payload, reason),
+  );
+}
+
+async function processPiece(
+  deps: PipelineDeps,
+  payload: Static<typeof processPieceJob.payload>,
+  context: JobContext,
+): Promise<void> {
+  const log = deps.logger.child({ jobId: context.jobId, orgId: payload.org_id, pieceId: payload.piece_id });
+  const loaded = payload.piece
+    ? await insertQueuedPiece(deps.db, { orgId: payload.org_id, pieceId: payload.piece_id }, payload.piece)
+    : await loadPiece(deps.db, payload.org_id, payload.piece_id);
+  if (!loaded) {
+    log.info({ status: "missing" }, "piece is not queued; nothing to do");
+    return;
+  }
+  if (loaded.stepRemoved && (await stopFollowUpOfRemovedStep(deps.db, loaded, deps.clock.now()))) {
+    log.info("follow-up stopped: the automation no longer has its card");
+    return;
+  }
+  // A held piece comes back here at the end of its hold window (unless it was cancelled).
+  const released =
+    (loaded.status === "held" &&
+      (await deps.safetyGates.releaseHeldPiece(deps.db, loaded, deps.clock.now()))) ||
+    (loaded.status === "capped" &&
+      (await deps.safetyGates.releaseCappedPiece(deps.db, loaded, deps.clock.now()))) ||
+    // A follow-up card on its day (follow-ups.ts), from here on like any card.
+    (loaded.status === "scheduled" &&
+      (await releaseDueFollowUp(deps.db, loaded, deps.clock.now())) === "released");
+  if (loaded.status !== "queued" && !released) {
+    log.info({ status: loaded.status }, "piece is not queued; nothing to do");
+    return;
+  }
+  const addressKey = await ensureAddressKey(deps.db, loaded);
+  const { home, gate: homeGate } = await passHomeRules(deps, loaded, addressKey);
+  if (!homeGate.go) {
+    log.info({ outcome: homeGate.outcome }, "piece stopped by a mail safety rule");
+    return;
+  }
+  const verified = await verifyAddress(deps, loaded, home.verificationLevel, context, log);
+  if (!verified) return;
+  if (await holdOut(deps, verified, addressKey)) {
+    log.info("piece held out: the home is in the automation's holdout group");
+    return;
+  }
+  // A first card that will be mailed unless a person stops it: its follow-ups exist from now on.
+  await scheduleFollowUps(deps.db, verified, deps.clock.now(), newLandingToken);
+  // Located before it may wait: the card a person approves shows the picture it will print with
+  // (Mapbox draws a home from its coordinates, Street View prefers them to the address).
+  const piece = await locate(deps, verified, log);
+  const printGate = await deps.safetyGates.printGates(deps.db, piece, deps.clock.now());
+  if (!printGate.go) {
+    log.info({ outcome: printGate.outcome }, "piece waits under a mail safety rule");
+    return;
+  }
+  const claim = await claimSubmission(deps.db, piece, context.jobId);
+  if (!claim) {
+    log.warn("another job holds this piece's submission; not submitting it twice");
+    return;
+  }
+  try {
+    const { receipt, images } = await submit(deps, piece, context, claim, log);
+    // The first card's hand-over to the printer dates its follow-ups, each with its job.
+    const datesFollowUps = piece.automationFollowUps > 0 && piece.sequenceStep === null;
+    const now = deps.clock.now();
+    const record = (db: Queryable) =>
+      recordSubmission(db, piece, {
+        jobId: context.jobId,
+        provider: deps.printProvider.name,
+        receipt,
+        now,
+        // The draw-ahead sweep, only for what the print leaves undrawn: the follow-ups' cards, or
+        // this card's thumbnail when the print keeps none (a kept final one is null).
+        sweep:
+          datesFollowUps || (!images.some(isListThumbnail) && keptKeyOf(claim.kept, LIST_THUMBNAIL) !== null),
+      });
+    // One statement alone needs no transaction around it (two round trips fewer a card).
+    const recorded = datesFollowUps
+      ? await deps.db.transaction(async (tx) => {
+          const recorded = await record(tx);
+          await dateFollowUps(tx, piece, now, now, true);
+          return recorded;
+        })
+      : await record(deps.db);
+    if (recorded) await keepImagesOfPrinted(deps, piece, images, log);
+    log.info(
+      { provider: deps.printProvider.name, providerId: receipt.providerId },
+      "piece handed to the printer",
+    );
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    if (error instanceof PrintRejectedError) {
+      await moveQueuedPiece(deps.db, piece, { status: "failed" }, reason, deps.clock.now());
+      await failJobWithoutRetry(deps.db, context.jobId, reason, deps.clock.now());
+      log.warn({ reason }, "the print provider rejected the piece");
       return;
     }
-    if (loaded.stepRemoved && (await stopFollowUpOfRemovedStep(deps.db, loaded, deps.clock.now()))) {
-      log.info("follow-up stopped: the automation no longer has its card");
-      return;
+    if (context.attempt >= processPieceJob.maxAttempts) {
+      await moveQueuedPiece(deps.db, piece, { status: "failed" }, reason, deps.clock.now());
     }
-    // A held piece comes back here at the end of its hold window (unless it was cancelled).
-    const released =
-      (loaded.status === "held" &&
-        (await deps.safetyGates.releaseHeldPiece(deps.db, loaded, deps.clock.now()))) ||
-      (loaded.status === "capped" &&
-        (await deps.safetyGates.releaseCappedPiece(deps.db, loaded, deps.clock.now()))) ||
-      // A follow-up card on its day (follow-ups.ts), from here on like any card.
-      (loaded.status === "scheduled" &&
-        (await releaseDueFollowUp(deps.db, loaded, deps.clock.now())) === "released");
-    if (loaded.status !== "queued" && !released) {
-      log.info({ status: loaded.status }, "piece is not queued; nothing to do");
-      return;
-    }
-    const addressKey = await ensureAddressKey(deps.db, loaded);
-    const { home, gate: homeGate } = await passHomeRules(deps, loaded, addressKey);
-    if (!homeGate.go) {
-      log.info({ outcome: homeGate.outcome }, "piece stopped by a mail safety rule");
-      return;
-    }
-    const verified = await verifyAddress(deps, loaded, home.verificationLevel, context, log);
-    if (!verified) return;
-    if (await holdOut(deps, verified, addressKey)) {
-      log.info("piece held out: the home is in the automation's holdout group");
-      return;
-    }
-    // A first card that will be mailed unless a person stops it: its follow-ups exist from now on.
-    await scheduleFollowUps(deps.db, verified, deps.clock.now(), newLandingToken);
-    // Located before it may wait: the card a person approves shows the picture it will print with
-    // (Mapbox draws a home from its coordinates, Street View prefers them to the address).
-    const piece = await locate(deps, verified, log);
-    const printGate = await deps.safetyGates.printGates(deps.db, piece, deps.clock.now());
-    if (!printGate.go) {
-      log.info({ outcome: printGate.outcome }, "piece waits under a mail safety rule");
-      return;
-    }
-    const claim = await claimSubmission(deps.db, piece, context.jobId);
-    if (!claim) {
-      log.warn("another job holds this piece's submission; not submitting it twice");
-      return;
-    }
-    try {
-      const { receipt, images } = await submit(deps, piece, context, claim, log);
-      // The first card's hand-over to the printer dates its follow-ups, each with its job.
-      const datesFollowUps = piece.automationFollowUps > 0 && piece.sequenceStep === null;
-      const now = deps.clock.now();
-      const record = (db: Queryable) =>
-        recordSubmission(db, piece, {
-          jobId: context.jobId,
-          provider: deps.printProvider.name,
-          receipt,
-          now,
-          // The draw-ahead sweep, only for what the print leaves undrawn: the follow-ups' cards, or
-          // this card's thumbnail when the print keeps none (a kept final one is null).
-          sweep:
-            datesFollowUps ||
-            (!images.some(isListThumbnail) && keptKeyOf(claim.kept, LIST_THUMBNAIL) !== null),
-        });
-      // One statement alone needs no transaction around it (two round trips fewer a card).
-      const recorded = datesFollowUps
-        ? await deps.db.transaction(async (tx) => {
-            const recorded = await record(tx);
-            await dateFollowUps(tx, piece, now, now, true);
-            return recorded;
-          })
-        : await record(deps.db);
-      if (recorded) await keepImagesOfPrinted(deps, piece, images, log);
-      log.info(
-        { provider: deps.printProvider.name, providerId: receipt.providerId },
-        "piece handed to the printer",
-      );
-    } catch (error) {
-      const reason = error instanceof Error ? error.message : String(error);
-      if (error instanceof PrintRejectedError) {
-        await moveQueuedPiece(deps.db, piece, { status: "failed" }, reason, deps.clock.now());
-        await failJobWithoutRetry(deps.db, context.jobId, reason, deps.clock.now());
-        log.warn({ reason }, "the print provider rejected the piece");
-        return;
-      }
-      if (context.attempt >= processPieceJob.maxAttempts) {
-        await moveQueuedPiece(deps.db, piece, { status: "failed" }, reason, deps.clock.now());
-      }
-      throw error;
-    }
-  });
+    throw error;
+  }
 }
 
 export function geocodePieceHandler(deps: Pick<PipelineDeps, "db" | "logger" | "geocoder">): RegisteredJob {
