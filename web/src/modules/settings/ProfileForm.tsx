@@ -2,6 +2,7 @@ import {
   Alert,
   Button,
   ColorInput,
+  type ColorInputProps,
   Fieldset,
   FileInput,
   Group,
@@ -28,6 +29,16 @@ import {
 } from "../../api/organization.ts";
 import { focusFirstInvalid, refocusAfterBusy } from "../../ui/focus.ts";
 import { dollarsProblem } from "../../ui/number-rules.ts";
+
+/**
+ * Names for the colour picker's two sliders (a mouse's way to a colour; the field takes one typed).
+ * ColorInput passes `attributes` on to its picker, but not `saturationLabel`, and the saturation
+ * slider lays that (undefined) over an aria-label given here: its name is its title.
+ */
+const COLOR_PICKER_NAMES = {
+  saturation: { title: "Brand color: saturation and brightness" },
+  slider: { "aria-label": "Brand color: hue" },
+} as unknown as ColorInputProps["attributes"];
 
 type ProfileValues = {
   business_name: string;
@@ -158,6 +169,7 @@ export function ProfileForm({ canEdit }: { canEdit: boolean }) {
               format="hex"
               placeholder="e.g. #1f6feb"
               eyeDropperButtonProps={{ "aria-label": "Pick the color from the screen" }}
+              attributes={COLOR_PICKER_NAMES}
               {...form.getInputProps("brand_color")}
             />
           </SimpleGrid>

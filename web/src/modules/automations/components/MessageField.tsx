@@ -52,7 +52,9 @@ export function MessageField({
         {...form.getInputProps("message")}
       />
       <Group mt={6}>
-        <Menu position="bottom-start" withinPortal>
+        {/* No focus placeholder: a menu may hold only its items (axe: aria-required-children); the
+            first item takes the focus instead. */}
+        <Menu position="bottom-start" withinPortal withInitialFocusPlaceholder={false}>
           <Menu.Target>
             <Button variant="light" size="xs">
               Insert merge field
