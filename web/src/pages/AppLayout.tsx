@@ -2,10 +2,12 @@ import { AppShell, Badge, Burger, Button, Group, Text, Title, VisuallyHidden } f
 import { useDisclosure } from "@mantine/hooks";
 import { useQuery, useSuspenseQuery } from "@tanstack/react-query";
 import { Outlet, useLocation, useNavigate } from "@tanstack/react-router";
+import { useId, useRef } from "react";
 import { mailSafetyQuery } from "../api/mail-safety.ts";
 import { businessNameOf, organizationQuery } from "../api/organization.ts";
 import { sessionQuery, useSignOut } from "../api/session.ts";
 import { NavLinkLink } from "../ui/links.tsx";
+import { usePhoneWidth } from "../ui/phone-width.ts";
 import { HEADER_HEIGHT } from "../ui/theme.ts";
 import "../ui/skip-link.css";
 
@@ -24,6 +26,12 @@ export const NAVIGATION = [
 
 export function AppLayout() {
   const [opened, { toggle, close }] = useDisclosure(false);
+  const navbarId = useId();
+  // Below `sm` (the navbar's breakpoint) AppShell slides the closed navbar off the screen; inert takes
+  // it out of the Tab order and the accessibility tree too. On a desktop it always shows.
+  const phone = usePhoneWidth();
+  const navbarHidden = phone && !opened;
+  const burger = useRef<HTMLButtonElement>(null);
   const { data: session } = useSuspenseQuery(sessionQuery());
   // The name Settings edits (and the cards print), so the header and Settings never disagree.
   const { data: organization } = useQuery(organizationQuery());
@@ -62,6 +70,9 @@ export function AppLayout() {
               hiddenFrom="sm"
               size="sm"
               aria-label={opened ? "Close navigation" : "Open navigation"}
+              ref={burger}
+              aria-expanded={opened}
+              aria-controls={navbarId}
             />
             <Title order={2} size="h4">
               Porchlight
@@ -83,7 +94,19 @@ export function AppLayout() {
           </Button>
         </Group>
       </AppShell.Header>
-      <AppShell.Navbar p="xs" aria-label="Main navigation">
+      <AppShell.Navbar
+        p="xs"
+        aria-label="Main navigation"
+        id={navbarId}
+        inert={navbarHidden}
+        onKeyDown={(event) => {
+          // Escape closes the opened menu on a phone, and the focus goes back to its button.
+          if (phone && opened && event.key === "Escape") {
+            close();
+            burger.current?.focus();
+          }
+        }}
+      >
         {NAVIGATION.map((item) => (
           <NavLinkLink
             key={item.to}
@@ -91,7 +114,14 @@ export function AppLayout() {
             label={item.label}
             active={isActive(item.to)}
             aria-current={isActive(item.to) ? "page" : undefined}
-            onClick={close}
+            onClick={(event) => {
+              // On a phone the menu closes (and turns inert): the focus goes on to the page just chosen,
+              // as the skip link takes it, rather than falling to the top of the document.
+              if (phone && event.currentTarget.contains(document.activeElement)) {
+                document.getElementById("main-content")?.focus({ preventScroll: true });
+              }
+              close();
+            }}
             rightSection={item.to === "/approvals" ? <AwaitingApprovalBadge /> : undefined}
           />
         ))}
