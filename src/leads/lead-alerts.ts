@@ -76,7 +76,8 @@ export function leadAlertMessage(input: {
   const { lead } = input;
   const name = `${lead.first_name} ${lead.last_name}`.trim() || "Someone";
   const lines = [
-    `${name} answered a ${input.businessName} card${lead.campaign_name ? ` (${lead.campaign_name})` : ""} on its landing page.`,
+    // "a card from …", not "a … card": a business named "Acme" read "a Acme card".
+    `${name} answered a card from ${input.businessName}${lead.campaign_name ? ` (${lead.campaign_name})` : ""} on its landing page.`,
     "",
     ...(lead.email ? [`Email: ${lead.email}`] : []),
     ...(lead.phone ? [`Phone: ${lead.phone}`] : []),

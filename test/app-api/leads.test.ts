@@ -129,6 +129,8 @@ describe(`app API: Leads and lead alerts (${databaseLabel})`, () => {
     assert.equal(sent.length, 1, "one member wants alerts");
     assert.deepEqual(sent[0]!.to, [member.email]);
     assert.match(sent[0]!.raw, /Subject: New lead for [^:\r\n]+: Ned Flanders/);
+    // "a card from <business>": an article before the business's name read "a Acme card".
+    assert.match(sent[0]!.raw.replace(/=\r?\n/g, ""), /Ned Flanders answered a card from /);
     assert.match(sent[0]!.raw.replace(/=\r?\n/g, ""), new RegExp(`/app/leads/${leadId}`));
   });
 
