@@ -8,7 +8,7 @@ export function HoldoutSection({ form }: { form: UseFormReturnType<AutomationFor
     <Fieldset legend="Measure what the mail adds">
       <NumberInput
         label="Holdout (% of homes that get no card)"
-        description="This share of homes is set aside at random and not mailed, so Revenue can compare how often they buy with the homes that got the card. 0 mails every home."
+        description={`This share of homes is set aside at random and not mailed, so Revenue can compare how often they buy with the homes that got the card. 0 mails every home; at most ${MAX_HOLDOUT_PERCENT} %.`}
         min={0}
         max={MAX_HOLDOUT_PERCENT}
         step={5}
