@@ -1,27 +1,31 @@
 /**
  * Widgets that open over a screen, judged open by axe-core (a screen's check sees them closed): the
- * builder's "Insert merge field" menu and Settings' Brand color picker. Screenshots at 1280 px.
+ * builder's "Insert merge field" menu and Settings' Brand color picker (screenshots at 1280 px); and
+ * Approvals at a phone's width with a name no line can hold.
  */
 import assert from "node:assert/strict";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import type { Page } from "playwright-core";
-import { ARTIFACTS, seriousViolations } from "./browser.ts";
-import { type App, startApp } from "./session.ts";
+import { ARTIFACTS, seriousViolations, VIEWPORTS } from "./browser.ts";
+import { type App, jobEvent, startApp, waitUntil } from "./session.ts";
 
 const OWNER = { email: "owner@widgets.test", name: "Wren Widget", password: "correct horse battery" };
 
 let app: App;
 let page: Page;
 let open: ReturnType<App["screens"]>["open"];
+let screens: ReturnType<App["screens"]>;
 let orgId: string;
 let automationId: string;
+let apiKey: string;
 
 describe("widgets opened over a screen", () => {
   before(async () => {
     app = await startApp({ name: "widgets" });
     page = await app.newPage();
-    ({ open } = app.screens(page));
+    screens = app.screens(page);
+    ({ open } = screens);
     orgId = await app.signUpOwner(page, "Wren Roofing", OWNER);
     automationId = (
       await app.operator("POST", `/orgs/${orgId}/automations`, {
@@ -29,6 +33,7 @@ describe("widgets opened over a screen", () => {
         trigger: { type: "custom_api", event_type: "job.completed" },
       })
     ).id;
+    apiKey = (await app.operator("POST", `/orgs/${orgId}/keys`)).key;
   });
   after(async () => {
     await app?.close();
@@ -70,5 +75,32 @@ describe("widgets opened over a screen", () => {
     const sliders = page.locator(".mantine-ColorInput-dropdown [role=slider]");
     assert.equal(await sliders.count(), 2);
     assert.deepEqual(violations, [], `axe with the colour picker open:\n${violations.join("\n")}`);
+  });
+
+  it("Approvals at a phone's width: a name with no place to break wraps inside its card", async () => {
+    await app.operator("PATCH", `/automations/${automationId}/mail-safety`, { approval_required: true });
+    const name = `Bartholomew${"x".repeat(60)}Longname`;
+    await app.sendEvent(apiKey, jobEvent("long-name-1", { street: "12 Approval Ave", client_name: name }));
+    await waitUntil(
+      async () =>
+        (await app.campaigns(orgId)).some((campaign) =>
+          campaign.pieces.some((piece) => piece.status === "awaiting_approval"),
+        ),
+      "the card waits for approval",
+      120_000,
+    );
+    await page.setViewportSize(VIEWPORTS.phone);
+    await open("/approvals", "Approvals");
+    const card = page.getByRole("listitem", { name: new RegExp(`^Card to ${name}`) });
+    await card.getByRole("heading", { name }).waitFor();
+    await screens.checkScreen("approvals-long-name", "phone");
+    const box = (await card.boundingBox())!;
+    assert.ok(
+      box.x + box.width <= VIEWPORTS.phone.width,
+      `the card ends inside the screen: ${JSON.stringify(box)}`,
+    );
+    const heading = (await card.getByRole("heading", { name }).boundingBox())!;
+    assert.ok(heading.x + heading.width <= box.x + box.width, "the name stays inside its card");
+    await page.setViewportSize(VIEWPORTS.desktop);
   });
 });

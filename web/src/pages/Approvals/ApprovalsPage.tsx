@@ -254,14 +254,15 @@ function ApprovalQueue({ cards, total }: { cards: ApprovalCard[]; total: number 
             }}
           >
             <Group justify="space-between" align="flex-start" wrap="wrap" mb="sm" gap="sm">
-              <Group align="flex-start" gap="sm" wrap="nowrap">
+              <Group align="flex-start" gap="sm" wrap="nowrap" miw={0}>
                 <Checkbox
                   aria-label={`Select the card to ${card.address}`}
                   checked={selected.has(card.id)}
                   onChange={() => toggle(card.id)}
                   mt={4}
                 />
-                <Stack gap={2}>
+                {/* A name or address with no place to break wraps anywhere rather than widen the page. */}
+                <Stack gap={2} miw={0} style={{ overflowWrap: "anywhere" }}>
                   <Title order={2} size="h5">
                     {recipientOf(card.recipient_name)}
                   </Title>
