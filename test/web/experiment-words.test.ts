@@ -35,7 +35,7 @@ describe("the Revenue screen's holdout result in words", () => {
   test("says how each group did", () => {
     assert.equal(
       groupsInWords(figures([24, 40], [10, 40])),
-      "24 of 40 mailed homes bought (60 %); 10 of 40 held-out homes (25 %).",
+      "Since the first held-out home: 24 of 40 mailed homes bought (60 %); 10 of 40 held-out homes (25 %).",
     );
   });
 });

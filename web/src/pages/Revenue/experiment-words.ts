@@ -31,7 +31,12 @@ export function experimentResult(experiment: ExperimentFigures): string | undefi
 const share = (rate: number | null) =>
   rate === null ? "" : ` (${(rate * 100).toLocaleString("en-US", { maximumFractionDigits: 1 })} %)`;
 
-/** How each group did so far: "24 of 40 mailed homes bought (60 %); 10 of 40 held-out homes (25 %)." */
+/**
+ * How each group did so far, counted from the automation's first held-out home (cards mailed before
+ * it are no part of the comparison, so the words say so): "Since the first held-out home: 24 of 40
+ * mailed homes bought (60 %); 10 of 40 held-out homes (25 %)."
+ */
 export const groupsInWords = (experiment: ExperimentFigures) =>
+  "Since the first held-out home: " +
   `${experiment.mailed_conversions} of ${experiment.mailed_homes} mailed homes bought${share(experiment.mailed_rate)}; ` +
   `${experiment.holdout_conversions} of ${experiment.holdout_homes} held-out homes${share(experiment.holdout_rate)}.`;
