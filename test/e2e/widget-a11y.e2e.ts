@@ -53,6 +53,8 @@ describe("widgets opened over a screen", () => {
     await item.click();
     const message = page.getByRole("textbox", { name: /^Message/ });
     assert.match(await message.inputValue(), /\{\{client_name\}\}/);
+    // Closed for good (it fades out): the next open is a new menu, not this one leaving.
+    await menu.waitFor({ state: "hidden" });
 
     // By keyboard: opened with Enter, the arrow keys walk the fields, Enter inserts one.
     await message.fill("Hi ");
@@ -60,6 +62,12 @@ describe("widgets opened over a screen", () => {
     await button.focus();
     await page.keyboard.press("Enter");
     await menu.waitFor();
+    // The opened menu takes the focus (its frame, or its first field), so the arrow keys walk it.
+    await waitUntil(
+      () => menu.evaluate((element) => element.contains(document.activeElement)),
+      "the opened menu has the focus",
+      5_000,
+    );
     await page.keyboard.press("ArrowDown");
     await page.keyboard.press("Enter");
     await menu.waitFor({ state: "hidden" });
