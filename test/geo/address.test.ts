@@ -181,12 +181,7 @@ describe("address normalization", () => {
       ["100 Main St, South Boston, MA 02127", "100 MAIN ST", "SOUTH BOSTON", "100 MAIN ST, BOSTON MA 02127"],
       ["1 Main St, East Boston, MA 02128", "1 MAIN ST", "EAST BOSTON", "1 MAIN ST, BOSTON MA 02128"],
       ["5 Oak St, North Miami, FL 33161", "5 OAK ST", "NORTH MIAMI", "5 OAK ST, MIAMI FL 33161"],
-      [
-        "12 Oak St, East Los Angeles, CA 90022",
-        "12 OAK ST",
-        "EAST LOS ANGELES",
-        "12 OAK ST, LOS ANGELES CA 90022",
-      ],
+      ["12 Oak St, East Los Angeles, CA 90022", "12 OAK ST", "EAST LOS ANGELES", "12 OAK ST, LOS ANGELES CA 90022"],
       ["500 Court St, Brooklyn, NY 11231", "500 COURT ST", "BROOKLYN", "500 COURT ST, BROOKLYN NY 11231"],
     ];
     for (const [written, street, town, key] of read) {
