@@ -1,4 +1,10 @@
-import { cityOfZip, isDirectionWord, isStreetWord, keyAsWritten, streetTypeOf } from "../domain/address.ts";
+import {
+  cityOfZip,
+  isDirectionWord,
+  isStreetWord,
+  normalizeAddress,
+  streetTypeOf,
+} from "../domain/address.ts";
 import { USPS_STATE_CODES } from "../domain/deliverable-address.ts";
 import { keyParts } from "../domain/same-home.ts";
 import type { DataMigration } from "./data-migration.ts";
@@ -140,7 +146,7 @@ function readsStreetIntoLocality(key: string): boolean {
  */
 export function wholeStreetKey(oldKey: string, text: string): string | undefined {
   if (!readsStreetIntoLocality(oldKey)) return undefined;
-  const key = keyAsWritten(text);
+  const key = normalizeAddress(text);
   const before = keyParts(oldKey);
   const after = keyParts(key);
   const houseNumber = (street: string) => street.split(" ")[0];

@@ -1,4 +1,10 @@
-import { cityOfZip, isStreetTypeWord, keyAsWritten, streetTypeOf, zipsOfCity } from "../domain/address.ts";
+import {
+  cityOfZip,
+  isStreetTypeWord,
+  normalizeAddress,
+  streetTypeOf,
+  zipsOfCity,
+} from "../domain/address.ts";
 import { keyParts } from "../domain/same-home.ts";
 import type { DataMigration } from "./data-migration.ts";
 import { KEY_COLUMNS, rekeyStoredAddresses } from "./data-migration-rekeying.ts";
@@ -131,7 +137,7 @@ function asStreetEnd(town: string): string {
  * otherwise undefined.
  */
 export function commaTownKey(oldKey: string, text: string): string | undefined {
-  const key = keyAsWritten(text);
+  const key = normalizeAddress(text);
   const before = keyParts(oldKey);
   const after = keyParts(key);
   if (key === oldKey || after.city === "" || after.state !== before.state || after.zip !== before.zip) {

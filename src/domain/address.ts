@@ -1012,36 +1012,10 @@ function streetBeforeTown(
 
 const ANY_STATE = "KS";
 
-/**
- * The key an address is compared under; equal keys mean the same delivery point. With a ZIP of
- * the written state, the town is the ZIP's own: the ZIP, not the town, decides where a card goes,
- * and one home is written with its neighbourhood, borough or district as often as with its postal
- * town ("Hollywood, CA 90028" and "Los Angeles, CA 90028"; "Brooklyn, NY 11201" and "New York").
- */
+/** The key an address is compared under; equal keys mean the same delivery point. */
 export function addressKey(parts: Address): string {
-  return keyWithTown(parts, townOfKey(parts));
-}
-
-function keyWithTown(parts: Address, town: string): string {
-  const locality = [town, parts.state, parts.zip].filter(Boolean).join(" ");
+  const locality = [spelledOutTown(parts.city), parts.state, parts.zip].filter(Boolean).join(" ");
   return locality ? `${parts.street}, ${locality}` : parts.street;
-}
-
-/**
- * The key of `raw` with its town as written, as keys were before they named the ZIP's town: what
- * the re-keying migrations before 0530 compare a stored key with (0530 then moves the town).
- */
-export function keyAsWritten(raw: string): string {
-  const parts = parseUsAddress(raw);
-  return keyWithTown(parts, spelledOutTown(parts.city));
-}
-
-function townOfKey({ city, state, zip }: Address): string {
-  const written = spelledOutTown(city);
-  if (written === "" || zip === "") return written;
-  const place = placeOfZip(zip);
-  if (!place || (state !== "" && state !== place.state)) return written;
-  return cityOfZip(zip) || written;
 }
 
 /** Punctuation alone ("!!!", "---") normalizes to a key all the same, but names no address. */
