@@ -11,7 +11,7 @@ import { mailSafetyGates } from "../../src/mail-safety/piece-checks.ts";
 import { pipelineJobHandlers } from "../../src/pieces/job-handlers.ts";
 import { admin } from "../helpers/api.ts";
 import { createTestContext, databaseLabel, type TestContext } from "../helpers/harness.ts";
-import { jobsOf, logger, orgWithAutomation, queuePiece, runPipeline, tempDataDir } from "./helpers.ts";
+import { home, jobsOf, logger, orgWithAutomation, queuePiece, runPipeline, tempDataDir } from "./helpers.ts";
 
 const LAST_TRY = processPieceJob.maxAttempts;
 
@@ -66,23 +66,13 @@ describe(`a card whose job is given up fails with the reason (${databaseLabel})`
 
   test("a card that passed its home's rules, then lost its worker: later cards to the home are not kept waiting", async () => {
     const org = await orgWithAutomation(ctx);
-    const first = await queuePiece(ctx, org, {
-      street: "88 Elm St",
-      city: "Springfield",
-      state: "IL",
-      zip: "62704",
-    });
+    const first = await queuePiece(ctx, org, home("88 Elm St"));
     await ctx.database.db.execute(
       sql`UPDATE mail_pieces SET home_rules_passed_at = ${clock.now().toISOString()}::timestamptz
           WHERE id = ${first.id}::uuid`,
     );
     await abandonLastTry(first.id);
-    const second = await queuePiece(ctx, org, {
-      street: "88 Elm St",
-      city: "Springfield",
-      state: "IL",
-      zip: "62704",
-    });
+    const second = await queuePiece(ctx, org, home("88 Elm St"));
     await runPipeline(ctx, local);
     assert.equal((await pieceOf(first.id)).status, "failed");
     assert.equal((await pieceOf(second.id)).status, "mailed");
@@ -90,12 +80,7 @@ describe(`a card whose job is given up fails with the reason (${databaseLabel})`
 
   test("a last try that throws before the print: the card fails with the error", async () => {
     const org = await orgWithAutomation(ctx);
-    const piece = await queuePiece(ctx, org, {
-      street: "9 Birch Rd",
-      city: "Springfield",
-      state: "IL",
-      zip: "62704",
-    });
+    const piece = await queuePiece(ctx, org, home("9 Birch Rd"));
     await ctx.database.db.execute(
       sql`UPDATE jobs SET attempts = ${LAST_TRY - 1} WHERE payload->>'piece_id' = ${piece.id}`,
     );
@@ -124,12 +109,7 @@ describe(`a card whose job is given up fails with the reason (${databaseLabel})`
 
   test("a card another job will still take up is left queued for it", async () => {
     const org = await orgWithAutomation(ctx);
-    const piece = await queuePiece(ctx, org, {
-      street: "17 Cedar Ct",
-      city: "Springfield",
-      state: "IL",
-      zip: "62704",
-    });
+    const piece = await queuePiece(ctx, org, home("17 Cedar Ct"));
     await abandonLastTry(piece.id);
     // A second job for the piece, due tomorrow (as a card waiting for an earlier one has).
     await ctx.database.db.execute(sql`
