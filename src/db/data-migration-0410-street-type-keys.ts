@@ -1,4 +1,4 @@
-import { isStreetTypeWord, normalizeAddress } from "../domain/address.ts";
+import { isStreetTypeWord, keyAsWritten } from "../domain/address.ts";
 import { keyParts } from "../domain/same-home.ts";
 import type { DataMigration } from "./data-migration.ts";
 import { KEY_COLUMNS, rekeyStoredAddresses } from "./data-migration-rekeying.ts";
@@ -63,7 +63,7 @@ async function streetTypeCityWords(tx: Queryable): Promise<string[]> {
 export function correctedKey(oldKey: string, text: string): string | undefined {
   const before = keyParts(oldKey);
   if (!isStreetTypeWord(before.city)) return undefined;
-  const key = normalizeAddress(text);
+  const key = keyAsWritten(text);
   const after = keyParts(key);
   const number = (street: string) => street.split(" ")[0];
   if (key === oldKey || after.city !== "" || after.state !== before.state || after.zip !== before.zip) {

@@ -1,10 +1,4 @@
-import {
-  cityOfZip,
-  isDirectionWord,
-  isStreetWord,
-  normalizeAddress,
-  streetTypeOf,
-} from "../domain/address.ts";
+import { cityOfZip, isDirectionWord, isStreetWord, keyAsWritten, streetTypeOf } from "../domain/address.ts";
 import { USPS_STATE_CODES } from "../domain/deliverable-address.ts";
 import { keyParts } from "../domain/same-home.ts";
 import type { DataMigration } from "./data-migration.ts";
@@ -146,7 +140,7 @@ function readsStreetIntoLocality(key: string): boolean {
  */
 export function wholeStreetKey(oldKey: string, text: string): string | undefined {
   if (!readsStreetIntoLocality(oldKey)) return undefined;
-  const key = normalizeAddress(text);
+  const key = keyAsWritten(text);
   const before = keyParts(oldKey);
   const after = keyParts(key);
   const houseNumber = (street: string) => street.split(" ")[0];

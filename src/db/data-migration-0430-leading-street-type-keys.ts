@@ -1,4 +1,4 @@
-import { isDirectionWord, isStreetTypeWord, normalizeAddress } from "../domain/address.ts";
+import { isDirectionWord, isStreetTypeWord, keyAsWritten } from "../domain/address.ts";
 import { keyParts } from "../domain/same-home.ts";
 import { spelledOutLeadingType } from "../domain/street-type-names.ts";
 import type { DataMigration } from "./data-migration.ts";
@@ -121,7 +121,7 @@ export function leadingStreetTypeKey(oldKey: string, text: string): string | und
   const spelledOut = withLeadingTypeSpelledOut(before.street);
   const typeAlone = before.city !== "" && isTypeAlone(before.street);
   if (spelledOut === before.street && !typeAlone) return undefined;
-  const key = normalizeAddress(text);
+  const key = keyAsWritten(text);
   const after = keyParts(key);
   if (key === oldKey || after.state !== before.state || after.zip !== before.zip) return undefined;
   if (after.city === before.city) return after.street === spelledOut ? key : undefined;

@@ -1,10 +1,4 @@
-import {
-  cityOfZip,
-  isStreetTypeWord,
-  normalizeAddress,
-  streetTypeOf,
-  zipsOfCity,
-} from "../domain/address.ts";
+import { cityOfZip, isStreetTypeWord, keyAsWritten, streetTypeOf, zipsOfCity } from "../domain/address.ts";
 import { keyParts } from "../domain/same-home.ts";
 import type { DataMigration } from "./data-migration.ts";
 import { KEY_COLUMNS, rekeyStoredAddresses } from "./data-migration-rekeying.ts";
@@ -137,7 +131,7 @@ function asStreetEnd(town: string): string {
  * otherwise undefined.
  */
 export function commaTownKey(oldKey: string, text: string): string | undefined {
-  const key = normalizeAddress(text);
+  const key = keyAsWritten(text);
   const before = keyParts(oldKey);
   const after = keyParts(key);
   if (key === oldKey || after.city === "" || after.state !== before.state || after.zip !== before.zip) {

@@ -1,4 +1,4 @@
-import { isStreetTypeWord, isTownOfState, normalizeAddress } from "../domain/address.ts";
+import { isStreetTypeWord, isTownOfState, keyAsWritten } from "../domain/address.ts";
 import { keyParts } from "../domain/same-home.ts";
 import type { DataMigration } from "./data-migration.ts";
 import { leadingStreetTypeKey } from "./data-migration-0430-leading-street-type-keys.ts";
@@ -122,7 +122,7 @@ export function stateAloneKey(oldKey: string, text: string): string | undefined 
   if (before.city === "" || before.state === "" || before.zip !== "") return undefined;
   const typeAlone = leadingStreetTypeKey(oldKey, text);
   if (typeAlone !== undefined) return keyParts(typeAlone).city === "" ? typeAlone : undefined;
-  const key = normalizeAddress(text);
+  const key = keyAsWritten(text);
   const after = keyParts(key);
   if (key === oldKey || after.state !== before.state || after.zip !== "") return undefined;
   const words = before.street.split(" ");

@@ -1,4 +1,4 @@
-import { normalizeAddress, streetTypeOf } from "../domain/address.ts";
+import { keyAsWritten, streetTypeOf } from "../domain/address.ts";
 import { keyParts } from "../domain/same-home.ts";
 import { spelledOutLeadingType } from "../domain/street-type-names.ts";
 import type { DataMigration } from "./data-migration.ts";
@@ -82,7 +82,7 @@ async function rekeyRouteNumbers(tx: Queryable): Promise<void> {
  */
 export function routeNumberKey(oldKey: string, text: string): string | undefined {
   if (!namesARouteNumber(text)) return undefined;
-  const key = normalizeAddress(text);
+  const key = keyAsWritten(text);
   const before = keyParts(oldKey);
   const after = keyParts(key);
   if (key === oldKey || after.state !== before.state || after.zip !== before.zip) return undefined;

@@ -1,4 +1,4 @@
-import { isStreetTypeWord, normalizeAddress, STATE_NAMES, streetTypeOf } from "../domain/address.ts";
+import { isStreetTypeWord, keyAsWritten, STATE_NAMES, streetTypeOf } from "../domain/address.ts";
 import { keyParts } from "../domain/same-home.ts";
 import { spelledOutLeadingType } from "../domain/street-type-names.ts";
 import type { DataMigration } from "./data-migration.ts";
@@ -89,7 +89,7 @@ async function rekeyRoutesBeforeState(tx: Queryable): Promise<void> {
  */
 export function routeBeforeStateKey(oldKey: string, text: string): string | undefined {
   if (!namesARouteNumber(text)) return undefined;
-  const key = normalizeAddress(text);
+  const key = keyAsWritten(text);
   const after = keyParts(key);
   if (key === oldKey || after.city !== "" || after.zip !== "" || after.state === "") return undefined;
   const before = keyParts(oldKey);

@@ -1,4 +1,4 @@
-import { isTownOfState, normalizeAddress } from "../domain/address.ts";
+import { isTownOfState, keyAsWritten } from "../domain/address.ts";
 import { keyParts } from "../domain/same-home.ts";
 import type { DataMigration } from "./data-migration.ts";
 import { rekeyStoredAddresses } from "./data-migration-rekeying.ts";
@@ -64,7 +64,7 @@ function townTakenBackFromStreet(old: ReturnType<typeof keyParts>, text: string)
     state: old.state,
     zip: "",
   });
-  return normalizeAddress(text) === corrected ? corrected : undefined;
+  return keyAsWritten(text) === corrected ? corrected : undefined;
 }
 
 function spelledOut(city: string): string {

@@ -1,4 +1,4 @@
-import { normalizeAddress } from "../domain/address.ts";
+import { keyAsWritten } from "../domain/address.ts";
 import { keyParts } from "../domain/same-home.ts";
 import type { DataMigration } from "./data-migration.ts";
 import { rekeyStoredAddresses } from "./data-migration-rekeying.ts";
@@ -28,7 +28,7 @@ function candidate(column: string) {
 
 /** The key `text` has now when its old key took a Sainte town for a suite; otherwise undefined. */
 export function sainteTownKey(oldKey: string, text: string): string | undefined {
-  const now = normalizeAddress(text);
+  const now = keyAsWritten(text);
   const read = keyParts(now);
   // The old street is the new one and a unit, so a key that moves always changes.
   const tookTheTown =

@@ -11,6 +11,7 @@ import { routeNumberKeys } from "./data-migration-0460-route-number-keys.ts";
 import { routeBeforeStateKeys } from "./data-migration-0470-route-before-state-keys.ts";
 import { spelledOutTownKeys } from "./data-migration-0480-spelled-out-town-keys.ts";
 import { sainteTownKeys } from "./data-migration-0490-sainte-town-keys.ts";
+import { zipTownKeys } from "./data-migration-0530-zip-town-keys.ts";
 import { type Queryable, queryRows, sql } from "./database.ts";
 
 export const MIGRATIONS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../migrations");
@@ -37,6 +38,7 @@ export const DATA_MIGRATIONS: readonly DataMigration[] = [
   routeBeforeStateKeys,
   spelledOutTownKeys,
   sainteTownKeys,
+  zipTownKeys,
 ];
 
 /** The SQL files of `dir` and the data migrations, in version order (one numbering for both). */

@@ -190,7 +190,12 @@ export function placeOfZip(zip: string): { city: string; state: string } | undef
 
 /** The city a ZIP belongs to (its USPS name), folded and spelled out as keys write it; "" when unknown. */
 export function cityOfZip(zip: string): string {
-  return spelledOutTown(fold(withoutDiacritics(placeOfZip(zip)?.city ?? "")));
+  return asKeyTown(placeOfZip(zip)?.city ?? "");
+}
+
+/** A town's name as the ZIP table writes it ("St. Louis") as keys write it ("SAINT LOUIS"). */
+function asKeyTown(tableName: string): string {
+  return spelledOutTown(fold(withoutDiacritics(tableName)));
 }
 
 /** The ZIPs of a city, at most `limit` (a city written without its ZIP could be any of them). */
@@ -1012,10 +1017,47 @@ function streetBeforeTown(
 
 const ANY_STATE = "KS";
 
-/** The key an address is compared under; equal keys mean the same delivery point. */
+/**
+ * The key an address is compared under; equal keys mean the same delivery point. Its town is the
+ * one `townOfKey` names: the ZIP, not the town, decides where a card goes, and one home is written
+ * with its neighbourhood, borough or district as often as with its postal town ("Hollywood, CA
+ * 90028" and "Los Angeles, CA 90028"), and with its town spelled more than one way.
+ */
 export function addressKey(parts: Address): string {
-  const locality = [spelledOutTown(parts.city), parts.state, parts.zip].filter(Boolean).join(" ");
+  return keyWithTown(parts, townOfKey(parts));
+}
+
+function keyWithTown(parts: Address, town: string): string {
+  const locality = [town, parts.state, parts.zip].filter(Boolean).join(" ");
   return locality ? `${parts.street}, ${locality}` : parts.street;
+}
+
+/**
+ * The key of `raw` with its town as written, as keys were before `townOfKey`: what the re-keying
+ * migrations before 0530 compare a stored key with (0530 then moves the town).
+ */
+export function keyAsWritten(raw: string): string {
+  const parts = parseUsAddress(raw);
+  return keyWithTown(parts, spelledOutTown(parts.city));
+}
+
+/**
+ * The town a key names: the ZIP's own (a ZIP of the written state, or none written), else the
+ * written town as the ZIP table spells that town of the state ("Winston-Salem" and "McLean" are the
+ * table's WINSTON SALEM and MC LEAN, with or without their ZIP), else the town as written.
+ */
+export function townOfKey({ city, state, zip }: Pick<Address, "city" | "state" | "zip">): string {
+  const written = spelledOutTown(city);
+  if (written === "") return written;
+  const place = zip ? placeOfZip(zip) : undefined;
+  const zipTown = place && (state === "" || state === place.state) ? cityOfZip(zip) : "";
+  return zipTown || tableSpelling(written, state) || written;
+}
+
+/** A town of the state as the ZIP table spells it, for any spelling of it; "" when the state has none. */
+function tableSpelling(town: string, state: string): string {
+  const place = state ? zipPlaces.lookupByName(town, state)[0] : undefined;
+  return place ? asKeyTown(place.city) : "";
 }
 
 /** Punctuation alone ("!!!", "---") normalizes to a key all the same, but names no address. */

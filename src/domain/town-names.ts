@@ -21,16 +21,17 @@ export function spelledOutTown(foldedName: string): string {
 }
 
 /**
- * A town's name as written ("St. Paul", "fort worth", "Española") in the form two spellings of it
- * share ("SAINT PAUL", "FORT WORTH", "ESPANOLA"): upper case, accents off, punctuation a space.
+ * A town's name as written ("St. Paul", "fort worth", "Española", "McLean", "Winston-Salem") in the
+ * form every spelling of it shares ("SAINTPAUL", "FORTWORTH", "ESPANOLA", "MCLEAN", "WINSTONSALEM";
+ * the ZIP table writes MC LEAN and WINSTON SALEM): upper case, accents off, the abbreviated first
+ * word spelled out, then letters and digits alone.
  */
 export function townKey(name: string): string {
-  return spelledOutTown(
-    name
-      .normalize("NFD")
-      .replace(/\p{M}/gu, "")
-      .toUpperCase()
-      .replace(/[^\p{L}\p{N}]+/gu, " ")
-      .trim(),
-  );
+  const words = name
+    .normalize("NFD")
+    .replace(/\p{M}/gu, "")
+    .toUpperCase()
+    .replace(/[^\p{L}\p{N}]+/gu, " ")
+    .trim();
+  return spelledOutTown(words).replaceAll(" ", "");
 }

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { it } from "node:test";
+import { zipTownKey } from "../../src/db/data-migration-0530-zip-town-keys.ts";
 import { type Queryable, queryRows, sql } from "../../src/db/database.ts";
 import { loadMigrations, migrate } from "../../src/db/migrate.ts";
 import { normalizeAddress } from "../../src/domain/address.ts";
@@ -47,7 +48,9 @@ export function rekeyingMigration(version: string) {
           Object.entries(expected).map(([table, rows]) => [table, [...rows].sort()]),
         );
         assert.deepEqual(keys, inOrder);
-        for (const [text, key] of Object.entries(keyedToday)) assert.equal(normalizeAddress(text), key, text);
+        // Today's key, once 0530 has also named the ZIP's town (the migrations before it keep the town as written).
+        for (const [text, key] of Object.entries(keyedToday))
+          assert.equal(normalizeAddress(text), zipTownKey(key) ?? key, text);
         assert.deepEqual(await migrateThroughRekey(db), [], "a second run applies nothing");
         assert.deepEqual(await storedKeys(db), keys);
       } finally {

@@ -206,6 +206,59 @@ describe("campaign pipeline", () => {
     assert.equal((await pieceRow(ctx, zipOfAnotherCity.id)).status, "mailed", "60601 is Chicago");
   });
 
+  test("suppression finds the customer registered with the home's neighbourhood or another spelling of its town", async () => {
+    const dataDir = tempDataDir();
+    const org = await orgWithAutomation(ctx);
+    const registered = await call(ctx, "POST", "/api/v1/customers/webhook", {
+      key: org.key,
+      body: {
+        addresses: [
+          "6801 Hollywood Blvd, Hollywood, CA 90028",
+          "500 Court St, New York, NY 11231",
+          "12 Main St, Winston-Salem, NC",
+          "1 Chain Bridge Rd, McLean, VA",
+        ],
+      },
+    });
+    assert.equal(registered.status, 200, registered.text);
+    const postalTown = await queuePiece(ctx, org, {
+      street: "6801 Hollywood Boulevard",
+      city: "Los Angeles",
+      state: "CA",
+      zip: "90028",
+    });
+    const borough = await queuePiece(ctx, org, {
+      street: "500 Court St",
+      city: "Brooklyn",
+      state: "NY",
+      zip: "11231",
+    });
+    const tableSpelling = await queuePiece(ctx, org, {
+      street: "12 Main St",
+      city: "Winston Salem",
+      state: "NC",
+      zip: "27101",
+    });
+    const withZip = await queuePiece(ctx, org, {
+      street: "1 Chain Bridge Rd",
+      city: "Mc Lean",
+      state: "VA",
+      zip: "22101",
+    });
+    const otherZip = await queuePiece(ctx, org, {
+      street: "500 Court St",
+      city: "Brooklyn",
+      state: "NY",
+      zip: "11201",
+    });
+    await runPipeline(ctx, { dataDir });
+    assert.equal((await pieceRow(ctx, postalTown.id)).status, "suppressed", "90028 is Los Angeles");
+    assert.equal((await pieceRow(ctx, borough.id)).status, "suppressed", "11231 is Brooklyn");
+    assert.equal((await pieceRow(ctx, tableSpelling.id)).status, "suppressed", "Winston-Salem");
+    assert.equal((await pieceRow(ctx, withZip.id)).status, "suppressed", "McLean");
+    assert.equal((await pieceRow(ctx, otherZip.id)).status, "mailed", "11201 is another home");
+  });
+
   test("the operator marks a queued piece mailed; a repeat without a date keeps the first date", async () => {
     const org = await orgWithAutomation(ctx);
     const piece = await queuePiece(ctx, org);
