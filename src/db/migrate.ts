@@ -12,6 +12,7 @@ import { routeBeforeStateKeys } from "./data-migration-0470-route-before-state-k
 import { spelledOutTownKeys } from "./data-migration-0480-spelled-out-town-keys.ts";
 import { sainteTownKeys } from "./data-migration-0490-sainte-town-keys.ts";
 import { zipTownKeys } from "./data-migration-0530-zip-town-keys.ts";
+import { ordinalStreetKeys } from "./data-migration-0540-ordinal-street-keys.ts";
 import { type Queryable, queryRows, sql } from "./database.ts";
 
 export const MIGRATIONS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../migrations");
@@ -39,6 +40,7 @@ export const DATA_MIGRATIONS: readonly DataMigration[] = [
   spelledOutTownKeys,
   sainteTownKeys,
   zipTownKeys,
+  ordinalStreetKeys,
 ];
 
 /** The SQL files of `dir` and the data migrations, in version order (one numbering for both). */

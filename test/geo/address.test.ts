@@ -19,7 +19,7 @@ const VARIANTS: [string, string][] = [
   ["123 N Main St # 4, Springfield, IL, 62701", SPRINGFIELD],
   ["1600 Pennsylvania Avenue NW, Washington, DC 20500", "1600 PENNSYLVANIA AVE NW, WASHINGTON DC 20500"],
   ["1600 Pennsylvania Ave. N.W., Washington DC 20500-0003", "1600 PENNSYLVANIA AVE NW, WASHINGTON DC 20500"],
-  ["350 Fifth Avenue Suite 3300, New York, NY 10118", "350 FIFTH AVE #3300, NEW YORK NY 10118"],
+  ["350 Fifth Avenue Suite 3300, New York, NY 10118", "350 5TH AVE #3300, NEW YORK NY 10118"],
   ["350 5th Ave Fl 33 New York NY 10118", "350 5TH AVE #33, NEW YORK NY 10118"],
   ["55 West 42nd Street, Floor 3, New York, NY 10036", "55 W 42ND ST #3, NEW YORK NY 10036"],
   ["10 Elm Street Ste. 200 Dallas TX 75201", "10 ELM ST #200, DALLAS TX 75201"],
