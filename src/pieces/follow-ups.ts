@@ -106,7 +106,28 @@ export async function dateFollowUps(
  * is gone, and the default card must not go in its place. False when it was already taken for print.
  */
 export const stopFollowUpOfRemovedStep = (db: Queryable, piece: { orgId: string; id: string }, now: Date) =>
-  stopFollowUpRow(db, piece, "Stopped: the automation no longer has this follow-up card", now);
+  stopFollowUpRow(db, piece, REMOVED_STEP_REASON, now);
+
+const REMOVED_STEP_REASON = "Stopped: the automation no longer has this follow-up card";
+
+/**
+ * An automation's follow-ups were saved: the waiting follow-ups whose step it no longer has stop at
+ * once, so the app never lists as scheduled a card that will not print (their jobs would stop them
+ * only on their day; stopFollowUpOfRemovedStep stays for one taken by its job meanwhile).
+ */
+export async function stopFollowUpsOfRemovedSteps(
+  db: Queryable,
+  automation: { orgId: string; id: string },
+  now: Date,
+): Promise<void> {
+  await db.execute(
+    sql`UPDATE mail_pieces f SET ${stoppedBy(REMOVED_STEP_REASON, now)}
+        FROM campaigns c JOIN automations a ON a.org_id = c.org_id AND a.id = c.automation_id
+        WHERE f.org_id = ${automation.orgId}::uuid AND f.status IN ${STOPPABLE} AND f.submission_job_id IS NULL
+          AND f.sequence_step IS NOT NULL AND c.org_id = f.org_id AND c.id = f.campaign_id
+          AND a.id = ${automation.id}::uuid AND ${stepOfFollowUp("f")} IS NULL`,
+  );
+}
 
 /** What became of a follow-up its job found `scheduled`. */
 export type FollowUpRelease = "released" | "waiting" | "stopped";

@@ -141,6 +141,31 @@ describe(`sequences: follow-up cards that stop when the home answers (${database
     assert.equal(again.steps.length, 1);
   });
 
+  test("a step removed in the app stops its waiting follow-up at once: the Mail list never shows it scheduled", async () => {
+    const removing = await orgWithAutomation(ctx, { steps: [followUp(7, "R-ONE"), followUp(14, "R-TWO")] });
+    // Not nextHome(): the tests after this one count on the numbers it gives.
+    const home = {
+      street: "7 Removal Rd",
+      city: "Springfield",
+      state: "IL",
+      zip: "62704",
+      client_name: "Ray",
+    };
+    await queuePiece(ctx, removing, home);
+    await printLocally();
+    const followUps = await followUpsOf(removing.orgId, home.street);
+    const owner = await memberOf(removing.orgId);
+    const saved = await owner.browser.request("PATCH", `/app/api/v1/automations/${removing.automationId}`, {
+      body: { steps: [followUp(14, "R-TWO")] },
+    });
+    assert.equal(saved.status, 200, saved.text);
+    const scheduled = await owner.browser.request("GET", "/app/api/v1/pieces?status=scheduled");
+    const listedIds = scheduled.body.pieces.map((piece: { id: string }) => piece.id);
+    assert.deepEqual(listedIds, [followUps[1]!.id]);
+    const stopped = await owner.browser.request("GET", `/app/api/v1/pieces/${followUps[0]!.id}`);
+    assert.equal(stopped.body.status, "cancelled", stopped.text);
+  });
+
   test("a follow-up whose card would not print as written, a fourth step or a delay out of range is refused", async () => {
     const owner = await memberOf(org.orgId);
     const tooLong = await owner.browser.request("POST", "/app/api/v1/automations", {
@@ -277,13 +302,16 @@ describe(`sequences: follow-up cards that stop when the home answers (${database
       steps: three.slice(1),
     });
     assert.equal(removed.status, 200, removed.text);
-
-    clock.advance(7 * DAY_MS);
-    await printLocally();
     const [one, two, threeOn] = followUps.map((piece) => piece.id) as [string, string, string];
+    // Stopped as the step is removed, not listed as scheduled until its day.
     const stopped = await pieceOf(one);
     assert.equal(stopped.status, "cancelled", "the removed step's follow-up does not print");
     assert.equal(stopped.status_reason, "Stopped: the automation no longer has this follow-up card");
+    assert.equal((await pieceOf(two)).status, "scheduled");
+
+    clock.advance(7 * DAY_MS);
+    await printLocally();
+    assert.equal((await pieceOf(one)).status, "cancelled");
     clock.advance(7 * DAY_MS);
     await printLocally();
     assert.equal((await pieceOf(two)).status, "mailed");

@@ -40,6 +40,7 @@ import {
 } from "../../neighbours/neighbour-preview.ts";
 import { loadCardSender } from "../../orgs/card-sender.ts";
 import { landingUrl } from "../../pieces/campaigns.ts";
+import { stopFollowUpsOfRemovedSteps } from "../../pieces/follow-ups.ts";
 import { composeCard } from "../../render/compose.ts";
 import { CardSizeSchema, resolveTemplate } from "../../render/template.ts";
 import { cardsThisMonth, findSample } from "../../reports/app-reads.ts";
@@ -341,6 +342,8 @@ export function registerAutomationRoutes(app: FastifyInstance, ctx: AppApiContex
         Object.keys(patch).length > 0
           ? await updateAutomation(db, request.params.id, withStoredSteps(patch))
           : await findOwn(orgId, request.params.id);
+      if (patch.steps !== undefined)
+        await stopFollowUpsOfRemovedSteps(db, { orgId, id: automation.id }, clock.now());
       if (template) {
         await writeTemplate(orgId, automation.id, template);
         automation = await findOwn(orgId, automation.id);
