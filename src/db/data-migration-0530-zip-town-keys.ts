@@ -6,11 +6,13 @@ import { type Queryable, queryRows, sql } from "./database.ts";
 
 /**
  * Re-keys the addresses stored with their town as written, from before keys named the town as
- * `townOfKey` does: the ZIP's own town (`6801 HOLLYWOOD BLVD, HOLLYWOOD CA 90028` is `…, LOS ANGELES
- * CA 90028`), else the state's town as the ZIP table spells it (`…, WINSTON-SALEM NC` is `…, WINSTON
- * SALEM NC`). So a home written with its neighbourhood or borough in one place and its postal town
- * in another, or with its town spelled two ways, is one home to suppression, the frequency cap,
- * holdouts and attribution. The rows move as 0410's to 0490's do (data-migration-rekeying.ts).
+ * `townOfKey` does: the written town as the ZIP table spells that town of the state (`…, WINSTON-SALEM
+ * NC` is `…, WINSTON SALEM NC`, `…, MCLEAN VA 22101` is `…, MC LEAN VA 22101`), so a town spelled two
+ * ways is one home to suppression, the frequency cap, holdouts and attribution. The rows move as
+ * 0410's to 0490's do (data-migration-rekeying.ts). (As first landed, `townOfKey` named the ZIP's
+ * own town instead, and this moved `…, HOLLYWOOD CA 90028` to `…, LOS ANGELES CA 90028`; such a
+ * key is still the home of every spelling with that ZIP, by `sameHome`'s ZIP rule. The version
+ * name is kept, since databases record it.)
  *
  * Cheap at a million rows: one pass over each table reads the distinct localities of the stored
  * keys (split_part); those whose town moves (a lookup in memory) select the rows, which are

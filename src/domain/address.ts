@@ -1020,9 +1020,7 @@ const ANY_STATE = "KS";
 
 /**
  * The key an address is compared under; equal keys mean the same delivery point. Its town is the
- * one `townOfKey` names: the ZIP, not the town, decides where a card goes, and one home is written
- * with its neighbourhood, borough or district as often as with its postal town ("Hollywood, CA
- * 90028" and "Los Angeles, CA 90028"), and with its town spelled more than one way.
+ * one `townOfKey` names: the written town, as the ZIP table spells that town.
  */
 export function addressKey(parts: Address): string {
   return keyOf(withOrdinalsInFigures(parts.street), townOfKey(parts), parts);
@@ -1036,7 +1034,7 @@ function keyOf(street: string, town: string, { state, zip }: Address): string {
 /**
  * The key of `raw` with its street and town as written, as keys were before `townOfKey` and
  * `withOrdinalsInFigures`: what the re-keying migrations before 0530 compare a stored key with
- * (0530 and 0540 then move the town and the ordinals).
+ * (0530 and 0540 then move the town's spelling and the ordinals).
  */
 export function keyAsWritten(raw: string): string {
   const parts = parseUsAddress(raw);
@@ -1044,16 +1042,16 @@ export function keyAsWritten(raw: string): string {
 }
 
 /**
- * The town a key names: the ZIP's own (a ZIP of the written state, or none written), else the
- * written town as the ZIP table spells that town of the state ("Winston-Salem" and "McLean" are the
- * table's WINSTON SALEM and MC LEAN, with or without their ZIP), else the town as written.
+ * The town a key names: the written town as the ZIP table spells that town of the written state
+ * ("Winston-Salem, NC" and "McLean, VA" are the table's WINSTON SALEM and MC LEAN, with or without
+ * their ZIP), else as written. Never the ZIP's own town in place of the written one: "Boston, MA
+ * 02134" and "Boston, MA" are one home to `sameHome` by their town, while 02134's town is Allston;
+ * a neighbourhood written with the ZIP ("Hollywood, CA 90028") is the ZIP's town's home by the ZIP.
  */
-export function townOfKey({ city, state, zip }: Pick<Address, "city" | "state" | "zip">): string {
+export function townOfKey({ city, state }: Pick<Address, "city" | "state">): string {
   const written = spelledOutTown(city);
   if (written === "") return written;
-  const place = zip ? placeOfZip(zip) : undefined;
-  const zipTown = place && (state === "" || state === place.state) ? cityOfZip(zip) : "";
-  return zipTown || tableSpelling(written, state) || written;
+  return tableSpelling(written, state) || written;
 }
 
 /** A town of the state as the ZIP table spells it, for any spelling of it; "" when the state has none. */

@@ -1,4 +1,5 @@
 import { addressKey, cityOfZip, zipsOfCity } from "./address.ts";
+import { townKey } from "./town-names.ts";
 
 /**
  * One home written with more or less of its locality. Address keys (`addressKey`: "STREET, CITY
@@ -15,25 +16,36 @@ export interface KeyParts {
 }
 
 /**
- * The rule: equal streets (units included); no city, state or ZIP that both keys have may differ;
- * and they share a city or a ZIP, a missing city read from the other's ZIP ("IL 62704" is in
- * Springfield). A street alone, or with a state alone, could be anywhere and never matches.
+ * The rule: equal streets (units included); no state or ZIP that both keys have may differ; and
+ * either they share a ZIP and one of them names that ZIP's own town or none (a home written with its
+ * neighbourhood or borough, "HOLLYWOOD CA 90028", is the ZIP's town's "LOS ANGELES CA 90028"), or no
+ * towns both have differ and they share a town or a ZIP, a missing town read from the other's ZIP
+ * ("IL 62704" is in Springfield). Towns compare by their letters (`townKey`: "WINSTON-SALEM" is
+ * "WINSTON SALEM"). A street alone, or with a state alone, could be anywhere and never matches.
  */
 export function sameHome(a: string, b: string): boolean {
   if (a === b) return true;
   const x = keyParts(a);
   const y = keyParts(b);
   if (x.street === "" || x.street !== y.street) return false;
-  const conflicts = (p: string, q: string) => p !== "" && q !== "" && p !== q;
-  if (conflicts(x.city, y.city) || conflicts(x.state, y.state) || conflicts(x.zip, y.zip)) return false;
-  const shares = (p: string, q: string) => p !== "" && p === q;
-  return shares(cityOrZipCity(x), cityOrZipCity(y)) || shares(x.zip, y.zip);
+  if (conflicts(x.state, y.state) || conflicts(x.zip, y.zip)) return false;
+  if (shares(x.zip, y.zip) && (namesZipTown(x) || namesZipTown(y))) return true;
+  if (conflicts(townKey(x.city), townKey(y.city))) return false;
+  return shares(townKey(cityOrZipCity(x)), townKey(cityOrZipCity(y))) || shares(x.zip, y.zip);
 }
+
+const conflicts = (p: string, q: string) => p !== "" && q !== "" && p !== q;
+const shares = (p: string, q: string) => p !== "" && p === q;
+
+/** The key names no town, or its ZIP's own ("BROOKLYN NY 11231"; not "NEW YORK NY 11231"). */
+const namesZipTown = (parts: KeyParts) =>
+  parts.city === "" || townKey(parts.city) === townKey(cityOfZip(parts.zip));
 
 /**
  * Every key the same home can be stored under (the key itself first), for an index lookup:
- * without the city, without the ZIP, with the city its ZIP names, or with each ZIP of its city
- * (at most `MAX_ZIPS_OF_CITY`) when it has none.
+ * without the city, without the ZIP, with the ZIP's own town, or with each ZIP of its city (at
+ * most `MAX_ZIPS_OF_CITY`) when it has none. A home stored with a neighbourhood ("HOLLYWOOD CA
+ * 90028") is not among them: lookups by the street (`streetOfKey`, then `sameHome`) find it.
  */
 export function keysOfSameHome(key: string): string[] {
   const parts = keyParts(key);
@@ -44,6 +56,8 @@ export function keysOfSameHome(key: string): string[] {
   if (parts.zip) {
     const city = cityOrZipCity(parts);
     keys.add(of("", parts.state, parts.zip));
+    const zipTown = cityOfZip(parts.zip);
+    if (zipTown) keys.add(of(zipTown, parts.state, parts.zip));
     if (city) {
       keys.add(of(city, parts.state, parts.zip));
       keys.add(of(city, parts.state, ""));

@@ -39,8 +39,7 @@ const VARIANTS: [string, string][] = [
   ["500 South Broadway Boulevard Los Angeles CA 90013", "500 S BROADWAY BLVD, LOS ANGELES CA 90013"],
   ["9 Maple Court, Madison, WI 53703", "9 MAPLE CT, MADISON WI 53703"],
   ["9 Maple Ct. Madison Wisconsin 53703", "9 MAPLE CT, MADISON WI 53703"],
-  // A town not the ZIP's (a neighbourhood, a fictional one): the ZIP's own town is the key's.
-  ["31 Spooner Street, Quahog, RI 02903", "31 SPOONER ST, PROVIDENCE RI 02903"],
+  ["31 Spooner Street, Quahog, RI 02903", "31 SPOONER ST, QUAHOG RI 02903"],
   ["742 Evergreen Terrace, Springfield, OR 97477", "742 EVERGREEN TER, SPRINGFIELD OR 97477"],
   ["742 Evergreen Ter Springfield OR 97477", "742 EVERGREEN TER, SPRINGFIELD OR 97477"],
   ["8 Cherry Tree Lane, Boston, MA 02108", "8 CHERRY TREE LN, BOSTON MA 02108"],
@@ -152,10 +151,12 @@ describe("address normalization", () => {
       normalizeAddress("8 東京 St, Austin TX 78701"),
       normalizeAddress("8 大阪 St, Austin TX 78701"),
     );
-    // (towns without a ZIP: with one, the key has the ZIP's town)
-    assert.notEqual(normalizeAddress("8 Main St, Москва TX"), normalizeAddress("8 Main St, Минск TX"));
+    assert.notEqual(
+      normalizeAddress("8 Main St, Москва TX 78701"),
+      normalizeAddress("8 Main St, Минск TX 78701"),
+    );
     // A word that looks like the parser's stand-in for such words is read as written.
-    assert.equal(normalizeAddress("3 QXJAAA Rd, Мир, TX"), "3 QXJAAA RD, МИР TX");
+    assert.equal(normalizeAddress("3 QXJAAA Rd, Мир, TX 78701"), "3 QXJAAA RD, МИР TX 78701");
   });
 
   it("reads runs of separators as one, so the parser's backtracking cannot stall the process", () => {
@@ -176,42 +177,45 @@ describe("address normalization", () => {
   });
 
   it("keeps a town set off by a comma, even where it ends with its ZIP's city (South Boston is 02127's Boston)", () => {
-    // The town is read whole (the street does not take its first word); the key then has the ZIP's town.
-    const read: [string, string, string, string][] = [
-      ["100 Main St, South Boston, MA 02127", "100 MAIN ST", "SOUTH BOSTON", "100 MAIN ST, BOSTON MA 02127"],
-      ["1 Main St, East Boston, MA 02128", "1 MAIN ST", "EAST BOSTON", "1 MAIN ST, BOSTON MA 02128"],
-      ["5 Oak St, North Miami, FL 33161", "5 OAK ST", "NORTH MIAMI", "5 OAK ST, MIAMI FL 33161"],
-      [
-        "12 Oak St, East Los Angeles, CA 90022",
-        "12 OAK ST",
-        "EAST LOS ANGELES",
-        "12 OAK ST, LOS ANGELES CA 90022",
-      ],
-      ["500 Court St, Brooklyn, NY 11231", "500 COURT ST", "BROOKLYN", "500 COURT ST, BROOKLYN NY 11231"],
+    const keys: [string, string][] = [
+      ["100 Main St, South Boston, MA 02127", "100 MAIN ST, SOUTH BOSTON MA 02127"],
+      ["1 Main St, East Boston, MA 02128", "1 MAIN ST, EAST BOSTON MA 02128"],
+      ["5 Oak St, North Miami, FL 33161", "5 OAK ST, NORTH MIAMI FL 33161"],
+      ["12 Oak St, East Los Angeles, CA 90022", "12 OAK ST, EAST LOS ANGELES CA 90022"],
+      ["500 Court St, Brooklyn, NY 11231", "500 COURT ST, BROOKLYN NY 11231"],
     ];
-    for (const [written, street, town, key] of read) {
-      const parts = parseUsAddress(written);
-      assert.deepEqual([parts.street, parts.city], [street, town], written);
-      assert.equal(normalizeAddress(written), key, written);
-    }
-    // Without its ZIP the town stays as written: the same home as the ZIP's key by the ZIP's town only.
-    assert.equal(normalizeAddress("100 Main St, South Boston, MA"), "100 MAIN ST, SOUTH BOSTON MA");
+    for (const [written, key] of keys) assert.equal(normalizeAddress(written), key, written);
+    assert.ok(
+      sameHome("100 MAIN ST, SOUTH BOSTON MA 02127", normalizeAddress("100 Main St, South Boston, MA")),
+    );
   });
 
-  it("keys a home by its ZIP's town, whichever town or neighbourhood it is written with", () => {
-    for (const [a, b] of [
+  it("is one home written with its neighbourhood or borough and with its ZIP's town, beside that ZIP", () => {
+    for (const [neighbourhood, zipTown] of [
       ["6801 Hollywood Blvd, Hollywood, CA 90028", "6801 Hollywood Blvd, Los Angeles, CA 90028"],
       ["100 Main St, South Boston, MA 02127", "100 Main St, Boston, MA 02127"],
       ["500 Court St, New York, NY 11231", "500 Court St, Brooklyn, NY 11231"],
-      ["12 Main St, Spring field, IL 62704", "12 Main St, Springfield, IL 62704"],
-    ]) {
-      assert.equal(normalizeAddress(a!), normalizeAddress(b!), `${a} | ${b}`);
+      ["12 Cambridge St, Boston, MA 02134", "12 Cambridge St, Allston, MA 02134"],
+    ] as const) {
+      const [a, b] = [normalizeAddress(neighbourhood), normalizeAddress(zipTown)];
+      assert.ok(sameHome(a, b) && sameHome(b, a), `${neighbourhood} | ${zipTown}`);
+      assert.ok(keysOfSameHome(a).includes(b), neighbourhood);
     }
-    // Another ZIP is another home, whatever the town.
-    assert.notEqual(
-      normalizeAddress("500 Court St, Brooklyn, NY 11231"),
-      normalizeAddress("500 Court St, Brooklyn, NY 11201"),
+    // Another ZIP is another home, whatever the town; so are two towns neither of them the ZIP's.
+    assert.ok(
+      !sameHome(
+        normalizeAddress("500 Court St, Brooklyn, NY 11231"),
+        normalizeAddress("500 Court St, Brooklyn, NY 11201"),
+      ),
     );
+    assert.ok(
+      !sameHome(
+        normalizeAddress("12 Cambridge St, Boston, MA 02134"),
+        normalizeAddress("12 Cambridge St, Brighton, MA 02134"),
+      ),
+    );
+    // Words of a street misread as a town ("12 N" on "Main" and on "Elm") stay two homes.
+    assert.ok(!sameHome(normalizeAddress("12 N Main, IL 62704"), normalizeAddress("12 N Elm, IL 62704")));
   });
 
   it("keys a town spelled two ways alike, with and without its ZIP (the ZIP table's spelling)", () => {
@@ -233,13 +237,6 @@ describe("address normalization", () => {
       ],
       ["12 Main St, Spring field, IL 62704", "12 Main St, Springfield IL", "12 MAIN ST, SPRINGFIELD IL"],
       ["10 Market St, St. Louis, MO 63101", "10 Market St, Saint-Louis MO", "10 MARKET ST, SAINT LOUIS MO"],
-      // The postal town without its ZIP, the neighbourhood with it.
-      [
-        "6801 Hollywood Blvd, Hollywood, CA 90028",
-        "6801 Hollywood Blvd, Los Angeles, CA",
-        "6801 HOLLYWOOD BLVD, LOS ANGELES CA",
-      ],
-      ["500 Court St, New York, NY 11231", "500 Court St, Brooklyn NY", "500 COURT ST, BROOKLYN NY"],
     ];
     for (const [withZip, withoutZip, keyWithoutZip] of oneHome) {
       assert.equal(normalizeAddress(withoutZip), keyWithoutZip, withoutZip);
@@ -249,9 +246,18 @@ describe("address normalization", () => {
       );
       assert.ok(keysOfSameHome(normalizeAddress(withoutZip)).includes(normalizeAddress(withZip)), withoutZip);
     }
-    // A town the state does not have stays as written: a neighbourhood written without its ZIP is
-    // not known to be that ZIP's (docs/addresses.md).
-    assert.equal(normalizeAddress("6801 Hollywood Blvd, Hollywood, CA"), "6801 HOLLYWOOD BLVD, HOLLYWOOD CA");
+    // The town as written, never its ZIP's: the same text is one home with and without its ZIP,
+    // and with or without its state.
+    for (const [withZip, other] of [
+      ["12 Cambridge St, Boston, MA 02134", "12 Cambridge St, Boston, MA"],
+      ["500 Court St, New York, NY 11231", "500 Court St, New York NY"],
+      ["12 Main St, Winston-Salem, NC 27101", "12 Main St, Winston-Salem"],
+      ["1 Chain Bridge Rd, McLean, VA 22101", "1 Chain Bridge Rd, McLean"],
+      ["5 Elm St, Boston, MA 02134", "5 Elm St, Boston"],
+    ] as const) {
+      assert.ok(sameHome(normalizeAddress(withZip), normalizeAddress(other)), `${withZip} | ${other}`);
+    }
+    assert.equal(normalizeAddress("12 Cambridge St, Boston, MA 02134"), "12 CAMBRIDGE ST, BOSTON MA 02134");
   });
 
   it("keeps different delivery points apart", () => {
@@ -320,11 +326,10 @@ describe("address normalization", () => {
       ["12 Oak St, 75935", "12 OAK ST, TX 75935"],
       // A town of the state, with no ZIP or another town's.
       ["12 Oak St Center TX", "12 OAK ST, CENTER TX"],
-      // (with another town's ZIP, the key names the ZIP's town: the street is what this reads)
-      ["12 Oak St Center TX 77001", "12 OAK ST, HOUSTON TX 77001"],
+      ["12 Oak St Center TX 77001", "12 OAK ST, CENTER TX 77001"],
       // Set off by a comma, a city whatever its name.
       ["12 Oak St, Center, TX", "12 OAK ST, CENTER TX"],
-      ["40 Mill Creek, Rd IL", "40 MILL CRK, RD IL"],
+      ["40 Mill Creek, Rd IL 62704", "40 MILL CRK, RD IL 62704"],
     ]) {
       assert.equal(normalizeAddress(raw!), key, raw);
     }
