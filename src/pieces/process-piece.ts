@@ -1,7 +1,7 @@
 import type { Logger } from "pino";
 import type { Static } from "typebox";
 import type { Clock } from "../clock.ts";
-import { lockUntilCommit, type Queryable } from "../db/database.ts";
+import { lockUntilCommit, type Queryable, queryOne, sql } from "../db/database.ts";
 import type { VerificationLevel } from "../domain/deliverable-address.ts";
 import { writtenAddressOf } from "../domain/deliverable-address.ts";
 import { heldOutReason, isHeldOut } from "../domain/holdout-group.ts";
@@ -304,10 +304,25 @@ async function holdOut(deps: PipelineDeps, piece: PieceRecord, addressKey: strin
 }
 
 /**
+ * Whether a job took the card for print (`claimSubmission`), its row locked to the commit: a try
+ * still running past its timeout cannot take it between this answer and the card's failure.
+ */
+async function submissionClaimed(db: Queryable, ids: { orgId: string; id: string }): Promise<boolean> {
+  const row = await queryOne<{ claimed: boolean }>(
+    db,
+    sql`SELECT submission_job_id IS NOT NULL AS claimed FROM mail_pieces
+        WHERE org_id = ${ids.orgId}::uuid AND id = ${ids.id}::uuid FOR UPDATE`,
+  );
+  return row?.claimed === true;
+}
+
+/**
  * A card whose job was given up (its last try failed, timed out, or its worker stopped in it) fails
  * with the reason, rather than staying queued for ever unexplained, where it would also keep later
  * cards to its home waiting for it. One its job had not written yet is written, failed: the event
- * that queued it was acknowledged. A card another job will still take up is left to that one.
+ * that queued it was acknowledged. A card another job will still take up is left to that one. A
+ * card its job took for print stays queued: a try may have handed it to the printer, and a card
+ * shown failed would be sent again (docs/architecture.md, "A job given up closes its work").
  */
 async function giveUpCard(
   deps: PipelineDeps,
@@ -318,6 +333,13 @@ async function giveUpCard(
   const ids = { orgId: payload.org_id, id: payload.piece_id };
   if (payload.piece) await insertQueuedPiece(db, { orgId: ids.orgId, pieceId: ids.id }, payload.piece);
   if (await hasLiveJob(db, processPieceJob, ids.orgId, { piece_id: ids.id })) return;
+  if (await submissionClaimed(db, ids)) {
+    deps.logger.warn(
+      { orgId: ids.orgId, pieceId: ids.id, reason },
+      "a given-up card was taken for print and may be printed; left queued: check with the printer",
+    );
+    return;
+  }
   const why = `it could not be made ready for print in ${processPieceJob.maxAttempts} tries: ${reason}`;
   await moveQueuedPiece(db, ids, { status: "failed" }, why, deps.clock.now());
 }
@@ -424,7 +446,8 @@ async function processPiece(
       log.warn({ reason }, "the print provider rejected the piece");
       return;
     }
-    if (context.attempt >= processPieceJob.maxAttempts) {
+    // A try past its timeout (its job given up already) may have reached the printer: giveUpCard decides.
+    if (context.attempt >= processPieceJob.maxAttempts && !context.signal.aborted) {
       await moveQueuedPiece(deps.db, piece, { status: "failed" }, reason, deps.clock.now());
     }
     throw error;

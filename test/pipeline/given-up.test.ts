@@ -4,21 +4,32 @@ import { fixedClock } from "../../src/clock.ts";
 import { sql } from "../../src/db/database.ts";
 import { createLocalGeocoder } from "../../src/geo/local.ts";
 import { createHomeImagery } from "../../src/imagery/index.ts";
-import { createJobCatalog } from "../../src/jobs/job-kind.ts";
+import { createJobCatalog, type RegisteredJob } from "../../src/jobs/job-kind.ts";
 import { processPieceJob } from "../../src/jobs/kinds.ts";
 import { runPendingJobs } from "../../src/jobs/worker.ts";
 import { mailSafetyGates } from "../../src/mail-safety/piece-checks.ts";
 import { pipelineJobHandlers } from "../../src/pieces/job-handlers.ts";
 import { admin } from "../helpers/api.ts";
 import { createTestContext, databaseLabel, type TestContext } from "../helpers/harness.ts";
-import { home, jobsOf, logger, orgWithAutomation, queuePiece, runPipeline, tempDataDir } from "./helpers.ts";
+import {
+  home,
+  jobsOf,
+  logger,
+  orgWithAutomation,
+  pieceRow,
+  queuePiece,
+  runPipeline,
+  startFakeLob,
+  tempDataDir,
+} from "./helpers.ts";
 
 const LAST_TRY = processPieceJob.maxAttempts;
 
 /*
  * A card's job that is given up (its last try threw, or its worker stopped in it) must not leave the
  * card queued for ever with no reason: the contractor sees it failed and why, and it no longer keeps
- * later cards to its home waiting for it.
+ * later cards to its home waiting for it. One its job took for print is the exception: it may be
+ * printed already, and a card shown failed would be sent again.
  */
 describe(`a card whose job is given up fails with the reason (${databaseLabel})`, () => {
   let ctx: TestContext;
@@ -105,6 +116,75 @@ describe(`a card whose job is given up fails with the reason (${databaseLabel})`
     assert.equal(failed.status, "failed");
     assert.match(failed.status_reason ?? "", /in 6 tries: the month's cap could not be read$/);
     assert.equal((await jobsOf(ctx, piece.id))[0]?.status, "failed");
+  });
+
+  test("a card its job took for print, then lost its worker: it may be printed, so it is not failed", async () => {
+    const org = await orgWithAutomation(ctx);
+    const piece = await queuePiece(ctx, org, home("23 Aspen Way"));
+    const [job] = await jobsOf(ctx, piece.id);
+    // As claimSubmission leaves it: the worker died after taking the card for print.
+    await ctx.database.db.execute(
+      sql`UPDATE mail_pieces SET submission_job_id = ${job!.id}::uuid,
+            home_rules_passed_at = ${clock.now().toISOString()}::timestamptz
+          WHERE id = ${piece.id}::uuid`,
+    );
+    await abandonLastTry(piece.id);
+    await runPipeline(ctx, local);
+    const row = await pieceRow(ctx, piece.id);
+    assert.equal(row.status, "queued");
+    assert.equal(row.status_reason, null);
+    assert.equal((await jobsOf(ctx, piece.id))[0]?.status, "failed");
+  });
+
+  test("a last try that times out after taking the card for print: the card is not failed", async () => {
+    const lob = await startFakeLob(() => "hang");
+    try {
+      const org = await orgWithAutomation(ctx);
+      const piece = await queuePiece(ctx, org, home("31 Spruce St"));
+      await ctx.database.db.execute(
+        sql`UPDATE jobs SET attempts = ${LAST_TRY - 1} WHERE payload->>'piece_id' = ${piece.id}`,
+      );
+      const config = {
+        ...ctx.config,
+        printProvider: "lob" as const,
+        lobApiKey: "test_key",
+        lobBaseUrl: lob.url,
+      };
+      const deps = {
+        db: ctx.database.db,
+        clock,
+        logger,
+        config,
+        imagery: createHomeImagery(config),
+        geocoder: createLocalGeocoder(),
+        renderer: ctx.renderer,
+        safetyGates: mailSafetyGates,
+      };
+      // The try goes on past its timeout until it sees the abort; the test waits for its end too.
+      let lateTry: Promise<void> = Promise.resolve();
+      const quickToTimeOut = (entry: RegisteredJob): RegisteredJob => ({
+        ...entry,
+        kind: { ...entry.kind, timeoutSeconds: 2 },
+        run: (payload, context) => {
+          lateTry = entry.run(payload, context);
+          return lateTry;
+        },
+      });
+      const handlers = pipelineJobHandlers(deps).map((entry) =>
+        entry.kind.name === processPieceJob.name ? quickToTimeOut(entry) : entry,
+      );
+      await runPendingJobs({ db: ctx.database.db, clock, logger }, createJobCatalog(handlers));
+      await lateTry.catch(() => undefined);
+
+      // Lob has it unless the try was slower to draw the card than its timeout: either way it may be printed.
+      assert.ok(lob.requests.length <= 1);
+      assert.equal((await pieceOf(piece.id)).status, "queued");
+      const [job] = await jobsOf(ctx, piece.id);
+      assert.equal(job?.status, "failed");
+      assert.match(job?.last_error ?? "", /exceeded its 2 s timeout/);
+    } finally {
+      await lob.close();
+    }
   });
 
   test("a card another job will still take up is left queued for it", async () => {
