@@ -5,7 +5,7 @@
  */
 import { ConfigError, loadConfig } from "../src/config.ts";
 import { CopyRefused, copyToPostgres } from "../src/db/copy-to-postgres.ts";
-import { DataDirInUseError, DataDirUnusableError } from "../src/db/data-dir-lock.ts";
+import { DataDirInUseError, DataDirUnusableError, InterruptedRestoreError } from "../src/db/data-dir-lock.ts";
 
 async function main() {
   const args = process.argv.slice(2);
@@ -30,7 +30,13 @@ async function main() {
 }
 
 main().catch((error: unknown) => {
-  const oneLine = [CopyRefused, ConfigError, DataDirInUseError, DataDirUnusableError];
+  const oneLine = [
+    CopyRefused,
+    ConfigError,
+    DataDirInUseError,
+    DataDirUnusableError,
+    InterruptedRestoreError,
+  ];
   if (oneLine.some((kind) => error instanceof kind)) process.stderr.write(`${(error as Error).message}\n`);
   else
     process.stderr.write(

@@ -7,6 +7,7 @@ import { createBackups } from "./db/backups.ts";
 import {
   DataDirInUseError,
   DataDirUnusableError,
+  InterruptedRestoreError,
   lockDataDir,
   preparePrivateDataDir,
 } from "./db/data-dir-lock.ts";
@@ -337,7 +338,13 @@ function databaseReason(error: unknown): string {
 }
 
 main().catch((error: unknown) => {
-  const oneLine = [ConfigError, DataDirInUseError, DataDirUnusableError, ListenError];
+  const oneLine = [
+    ConfigError,
+    DataDirInUseError,
+    DataDirUnusableError,
+    InterruptedRestoreError,
+    ListenError,
+  ];
   if (oneLine.some((kind) => error instanceof kind)) {
     process.stderr.write(`${(error as Error).message}\n`);
   } else if (isDatabaseMisconfigured(error)) {

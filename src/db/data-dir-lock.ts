@@ -8,6 +8,7 @@
 import { randomUUID } from "node:crypto";
 import {
   chmodSync,
+  existsSync,
   linkSync,
   mkdirSync,
   readdirSync,
@@ -22,6 +23,13 @@ import { systemErrorReason } from "../errors.ts";
 
 export const DATA_DIR_LOCK_FILE = "porchlight.pid";
 
+/**
+ * Present while `db:restore` writes a cluster into DATA_DIR (restore.ts): from before its first
+ * byte lands there until the restored files are on disk and open. Left behind, it means the
+ * cluster beside it is partial (the restore was killed), and nothing but a restore may open it.
+ */
+export const RESTORE_MARKER_FILE = "porchlight.restoring";
+
 export class DataDirInUseError extends Error {
   constructor(
     readonly dataDir: string,
@@ -31,6 +39,20 @@ export class DataDirInUseError extends Error {
       `DATA_DIR ${dataDir} is in use by process ${holderPid}: the embedded database allows one process at a time. ` +
         "Stop that process, or run several processes against PostgreSQL (DATABASE_URL). " +
         `If no such process uses it, delete ${path.join(dataDir, DATA_DIR_LOCK_FILE)}.`,
+    );
+  }
+}
+
+/** DATA_DIR holds what an interrupted restore left: one line naming the cause and the fix. */
+export class InterruptedRestoreError extends Error {
+  constructor(
+    readonly dataDir: string,
+    backupFile: string | undefined,
+  ) {
+    const file = backupFile ?? "FILE";
+    super(
+      `DATA_DIR ${dataDir} holds an interrupted restore${backupFile ? ` of ${backupFile}` : ""}, not a whole database: ` +
+        `run npm run db:restore -- ${file} again (it clears what the interrupted one left), or empty DATA_DIR to start a new database`,
     );
   }
 }
@@ -198,8 +220,43 @@ function judgeLockFile(file: string): { text: string; holder: Holder | undefined
   }
 }
 
-/** Takes the directory's lock or throws DataDirInUseError; returns the release function. */
-export function lockDataDir(dataDir: string): () => void {
+/** The backup file the marker names (undefined when it is empty or unreadable: killed as it was written). */
+function backupNamedByMarker(marker: string): string | undefined {
+  try {
+    const { backup } = JSON.parse(readFileSync(marker, "utf8")) as { backup?: unknown };
+    return typeof backup === "string" ? backup : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function refuseInterruptedRestore(dataDir: string): void {
+  const marker = path.join(dataDir, RESTORE_MARKER_FILE);
+  if (existsSync(marker)) throw new InterruptedRestoreError(dataDir, backupNamedByMarker(marker));
+}
+
+/**
+ * Takes the directory's lock or throws DataDirInUseError; returns the release function. A DATA_DIR
+ * that an interrupted restore left is refused (InterruptedRestoreError), so that no process opens
+ * the partial cluster or initializes a new one over it; only the restore that clears it passes
+ * `allowInterruptedRestore`.
+ */
+export function lockDataDir(
+  dataDir: string,
+  options: { allowInterruptedRestore?: boolean } = {},
+): () => void {
+  const release = takeLock(dataDir);
+  if (options.allowInterruptedRestore) return release;
+  try {
+    refuseInterruptedRestore(dataDir);
+  } catch (error) {
+    release();
+    throw error;
+  }
+  return release;
+}
+
+function takeLock(dataDir: string): () => void {
   const file = path.join(dataDir, DATA_DIR_LOCK_FILE);
   for (let attempt = 0; attempt < 5; attempt++) {
     if (tryCreateOrExplain(dataDir, file)) {

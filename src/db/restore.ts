@@ -4,10 +4,16 @@
  * checks the file against its `.sha256` and every copied file against `SHA256SUMS` before a byte
  * of it lands in DATA_DIR, flushes the restored cluster to disk, then opens it once (as the server
  * does, with the syncing filesystem) to count what it holds.
+ *
+ * Interrupted at any point (SIGKILL, a power cut, Ctrl-C), a restore leaves DATA_DIR recognisable:
+ * its marker (RESTORE_MARKER_FILE) is on disk before anything else of the restore, and removed
+ * only once the restored cluster is on disk and opens. The server refuses a DATA_DIR holding the
+ * marker (`lockDataDir`), and the next restore into it clears what the interrupted one left (the
+ * marker, staging folders and cluster entries, nothing else) before it restores.
  */
 import { randomBytes } from "node:crypto";
-import { existsSync } from "node:fs";
-import { readdir, readFile, rename, rm, stat } from "node:fs/promises";
+import { closeSync, existsSync, fsyncSync, openSync, unlinkSync, writeSync } from "node:fs";
+import { mkdir, readdir, readFile, rename, rm, stat } from "node:fs/promises";
 import path from "node:path";
 import {
   BACKUP_CHECKSUMS,
@@ -25,21 +31,38 @@ import {
   lockDataDir,
   makeClusterPrivate,
   preparePrivateDataDir,
+  RESTORE_MARKER_FILE,
 } from "./data-dir-lock.ts";
 import { openDatabase, queryOne, sql } from "./database.ts";
 import { syncClusterTree } from "./syncing-node-fs.ts";
 
-/** A restore that cannot go ahead: one line for the operator, nothing written to DATA_DIR. */
+/** A restore that cannot go ahead: one line for the operator, and nothing of this restore left in DATA_DIR. */
 export class RestoreRefused extends Error {}
 
 /** What may already be in the DATA_DIR a backup is restored into. */
 const ALLOWED_IN_EMPTY_DATA_DIR = new Set(["backups", DATA_DIR_LOCK_FILE]);
+
+/**
+ * Where a restore unpacks the backup: `.restore-<8 hex digits>` inside DATA_DIR, so that its files
+ * are renamed into place, not copied.
+ */
+const stagingDirIn = (dataDir: string) => path.join(dataDir, `.restore-${randomBytes(4).toString("hex")}`);
+const isStagingDir = (name: string) => /^\.restore-[0-9a-f]{8}$/.test(name);
+
+/**
+ * What a restore writes into DATA_DIR, and so may find there after one was interrupted: its
+ * staging folder, the cluster's entries, and the pid file PGlite writes while it has the cluster open.
+ */
+const isRestoreLeftover = (name: string) =>
+  isStagingDir(name) || isClusterEntry(name) || name === "postmaster.pid";
 
 export interface RestoreSummary {
   manifest: BackupManifest;
   /** Whether a `<file>.sha256` was there to check the whole file against. */
   fileChecksumChecked: boolean;
   counts: Record<string, number>;
+  /** Whether DATA_DIR held what an interrupted restore left, cleared before this one. */
+  clearedInterruptedRestore: boolean;
 }
 
 /** Rows counted in the restored database, for the summary line. */
@@ -53,14 +76,77 @@ const COUNTED_TABLES = [
   "jobs",
 ] as const;
 
-async function assertEmpty(dataDir: string): Promise<void> {
-  const present = (await readdir(dataDir)).filter((name) => !ALLOWED_IN_EMPTY_DATA_DIR.has(name));
-  if (present.length > 0) {
-    const shown = present.slice(0, 3).join(", ") + (present.length > 3 ? ", …" : "");
+/**
+ * Refuses a DATA_DIR that holds anything but a `backups/` folder, or, after an interrupted
+ * restore, anything that restore did not write. True when it holds an interrupted restore's marker.
+ */
+async function assertRestorableInto(dataDir: string): Promise<boolean> {
+  const names = (await readdir(dataDir)).filter((name) => !ALLOWED_IN_EMPTY_DATA_DIR.has(name));
+  const interrupted = names.includes(RESTORE_MARKER_FILE);
+  const present = interrupted
+    ? names.filter((name) => name !== RESTORE_MARKER_FILE && !isRestoreLeftover(name))
+    : names;
+  if (present.length === 0) return interrupted;
+  const shown = present.slice(0, 3).join(", ") + (present.length > 3 ? ", …" : "");
+  throw new RestoreRefused(
+    interrupted
+      ? `DATA_DIR ${dataDir} holds an interrupted restore and also ${shown}, which no restore writes: restore only into an empty DATA_DIR, or move this one away first`
+      : `DATA_DIR ${dataDir} is not empty (it holds ${shown}): restore only into an empty DATA_DIR, or move this one away first`,
+  );
+}
+
+/** The whole file against its `.sha256`; false when there is none beside it. */
+async function checkWholeFile(file: string): Promise<boolean> {
+  const expectedSum = await readChecksumFile(file);
+  if (expectedSum === null) return false;
+  const actual = await sha256OfFile(file);
+  if (actual !== expectedSum) {
     throw new RestoreRefused(
-      `DATA_DIR ${dataDir} is not empty (it holds ${shown}): restore only into an empty DATA_DIR, or move this one away first`,
+      `the backup is damaged: its SHA-256 is ${actual}, ${path.basename(file)}.sha256 says ${expectedSum}`,
     );
   }
+  return true;
+}
+
+/** fsync a file or a directory (a rename or an unlink is durable once its directory is). */
+function fsyncPath(target: string): void {
+  const fd = openSync(target, "r");
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Writes the marker, on disk with its directory entry, before anything else of the restore: from
+ * here until `unmarkRestore`, an interruption leaves a DATA_DIR the server refuses. Synchronous, so
+ * a signal's handler never runs halfway through it.
+ */
+function markRestoreUnderway(dataDir: string, file: string): void {
+  const marker = openSync(path.join(dataDir, RESTORE_MARKER_FILE), "w", 0o600);
+  try {
+    const started = { backup: file, started_at: new Date().toISOString(), pid: process.pid };
+    writeSync(marker, `${JSON.stringify(started)}\n`);
+    fsyncSync(marker);
+  } finally {
+    closeSync(marker);
+  }
+  fsyncPath(dataDir);
+}
+
+/** The last step of a restore, whole or abandoned: its removal on disk before the lock is let go. */
+function unmarkRestore(dataDir: string): void {
+  unlinkSync(path.join(dataDir, RESTORE_MARKER_FILE));
+  fsyncPath(dataDir);
+}
+
+/** Removes every staging folder and cluster entry (assertRestorableInto: nothing else is there). */
+async function clearRestoreLeftovers(dataDir: string): Promise<void> {
+  for (const name of await readdir(dataDir)) {
+    if (isRestoreLeftover(name)) await rm(path.join(dataDir, name), { recursive: true, force: true });
+  }
+  fsyncPath(dataDir);
 }
 
 async function readManifest(directory: string): Promise<BackupManifest> {
@@ -148,58 +234,74 @@ async function countRows(dataDir: string): Promise<Record<string, number>> {
   }
 }
 
+/** Unpacks the backup into `staging` and checks it, before anything of it is moved into DATA_DIR. */
+async function unpackChecked(file: string, staging: string): Promise<BackupManifest> {
+  const { extract } = await import("tar");
+  await mkdir(staging, { mode: 0o700 });
+  try {
+    await extract({ file, cwd: staging, strict: true });
+  } catch (error) {
+    throw new RestoreRefused(
+      `the backup cannot be read (${error instanceof Error ? error.message : String(error)})`,
+    );
+  }
+  const manifest = await readManifest(staging);
+  await verifyChecksums(staging, manifest);
+  return manifest;
+}
+
+/** Renames the unpacked cluster's entries into DATA_DIR and flushes them to disk. */
+async function moveClusterInto(dataDir: string, staging: string): Promise<void> {
+  const cluster = path.join(staging, BACKUP_CLUSTER_DIR);
+  for (const name of await readdir(cluster)) {
+    if (isClusterEntry(name)) await rename(path.join(cluster, name), path.join(dataDir, name));
+  }
+  if (!existsSync(path.join(dataDir, "PG_VERSION"))) throw new RestoreRefused("the backup holds no database");
+  makeClusterPrivate(dataDir);
+  // tar wrote the files without fsync: on disk, with their directory entries, before the server
+  // that opens them acknowledges anything built on them.
+  syncClusterTree(dataDir);
+}
+
+/** The restore proper, under the marker: unpack, check, move into place, flush, open. */
+async function restoreUnderMarker(
+  file: string,
+  dataDir: string,
+): Promise<{ manifest: BackupManifest; counts: Record<string, number> }> {
+  const staging = stagingDirIn(dataDir);
+  try {
+    const manifest = await unpackChecked(file, staging);
+    await moveClusterInto(dataDir, staging);
+    return { manifest, counts: await countRows(dataDir) };
+  } finally {
+    await rm(staging, { recursive: true, force: true });
+  }
+}
+
 export async function restoreBackup(options: { file: string; dataDir: string }): Promise<RestoreSummary> {
   const { file, dataDir } = options;
   const fileStat = await stat(file).catch(() => undefined);
   if (!fileStat?.isFile()) throw new RestoreRefused(`no backup file at ${file}`);
   preparePrivateDataDir(dataDir);
   // A running server holds this lock: it refuses here with the holder's pid.
-  const release = lockDataDir(dataDir);
-  const staging = path.join(dataDir, `.restore-${randomBytes(4).toString("hex")}`);
-  const restored: string[] = [];
+  const release = lockDataDir(dataDir, { allowInterruptedRestore: true });
   try {
-    await assertEmpty(dataDir);
-    const expectedSum = await readChecksumFile(file);
-    if (expectedSum !== null) {
-      const actual = await sha256OfFile(file);
-      if (actual !== expectedSum) {
-        throw new RestoreRefused(
-          `the backup is damaged: its SHA-256 is ${actual}, ${path.basename(file)}.sha256 says ${expectedSum}`,
-        );
-      }
-    }
-    const { extract } = await import("tar");
-    const { mkdir } = await import("node:fs/promises");
-    await mkdir(staging, { mode: 0o700 });
+    const interrupted = await assertRestorableInto(dataDir);
+    const fileChecksumChecked = await checkWholeFile(file);
+    markRestoreUnderway(dataDir, file);
     try {
-      await extract({ file, cwd: staging, strict: true });
+      await clearRestoreLeftovers(dataDir);
+      const { manifest, counts } = await restoreUnderMarker(file, dataDir);
+      unmarkRestore(dataDir);
+      return { manifest, fileChecksumChecked, counts, clearedInterruptedRestore: interrupted };
     } catch (error) {
-      throw new RestoreRefused(
-        `the backup cannot be read (${error instanceof Error ? error.message : String(error)})`,
-      );
+      // Leave DATA_DIR empty: the marker last, so that a failure or a kill on the way leaves it marked.
+      await clearRestoreLeftovers(dataDir)
+        .then(() => unmarkRestore(dataDir))
+        .catch(() => {});
+      throw error;
     }
-    const manifest = await readManifest(staging);
-    await verifyChecksums(staging, manifest);
-    const cluster = path.join(staging, BACKUP_CLUSTER_DIR);
-    for (const name of await readdir(cluster)) {
-      if (!isClusterEntry(name)) continue;
-      await rename(path.join(cluster, name), path.join(dataDir, name));
-      restored.push(name);
-    }
-    if (!existsSync(path.join(dataDir, "PG_VERSION")))
-      throw new RestoreRefused("the backup holds no database");
-    makeClusterPrivate(dataDir);
-    // tar wrote the files without fsync: on disk, with their directory entries, before the server
-    // that opens them acknowledges anything built on them.
-    syncClusterTree(dataDir);
-    const counts = await countRows(dataDir);
-    return { manifest, fileChecksumChecked: expectedSum !== null, counts };
-  } catch (error) {
-    // Leave DATA_DIR as empty as it was found.
-    for (const name of restored) await rm(path.join(dataDir, name), { recursive: true, force: true });
-    throw error;
   } finally {
-    await rm(staging, { recursive: true, force: true });
     release();
   }
 }

@@ -15,6 +15,7 @@ import { after, before, describe, test } from "node:test";
 import pino from "pino";
 import { buildApp } from "../../src/app.ts";
 import { systemClock } from "../../src/clock.ts";
+import { InterruptedRestoreError, lockDataDir, RESTORE_MARKER_FILE } from "../../src/db/data-dir-lock.ts";
 import { type Database, openDatabase, queryRows, sql } from "../../src/db/database.ts";
 import { migrate } from "../../src/db/migrate.ts";
 import { RestoreRefused, restoreBackup } from "../../src/db/restore.ts";
@@ -282,6 +283,80 @@ onPglite("POST /admin/v1/backups on the embedded database", () => {
     const summary = await restoreBackup({ file: plain, dataDir: into });
     assert.equal(summary.fileChecksumChecked, false);
     assert.ok(summary.counts.organizations! >= 1);
+  });
+
+  test("what an interrupted restore left is refused by the server's lock and cleared by the next restore, nothing else", async () => {
+    const org = await createOrg(ctx, { name: "Interrupted Roofing" });
+    const created = await admin(ctx, "POST", "/backups");
+    assert.equal(created.status, 201, created.text);
+    const file = created.body.file as string;
+    const into = mkdtempSync(path.join(tmpdir(), "porchlight-restore-interrupted-"));
+    cleanup.push(into);
+    // As a restore killed during its renames leaves it (test/reliability/interrupted-restore.test.ts
+    // kills real ones): its marker, its staging folder with the backup unpacked, and two of the
+    // cluster's entries moved into place.
+    const staging = path.join(into, ".restore-0123abcd");
+    mkdirSync(staging);
+    const { extract } = await import("tar");
+    await extract({ file, cwd: staging });
+    for (const name of ["PG_VERSION", "base"]) {
+      renameSync(path.join(staging, "cluster", name), path.join(into, name));
+    }
+    const leftovers = [".restore-0123abcd", "PG_VERSION", "base", RESTORE_MARKER_FILE].sort();
+    const refusedBy = (expected: string) => (error: Error) => {
+      assert.ok(error instanceof InterruptedRestoreError, String(error));
+      assert.equal(error.message, expected);
+      return true;
+    };
+    // Killed as it wrote its marker: empty, it still marks the DATA_DIR.
+    writeFileSync(path.join(into, RESTORE_MARKER_FILE), "");
+    assert.throws(
+      () => lockDataDir(into),
+      refusedBy(
+        `DATA_DIR ${into} holds an interrupted restore, not a whole database: run npm run db:restore -- FILE again (it clears what the interrupted one left), or empty DATA_DIR to start a new database`,
+      ),
+    );
+    writeFileSync(path.join(into, RESTORE_MARKER_FILE), `${JSON.stringify({ backup: file })}\n`);
+    assert.throws(
+      () => lockDataDir(into),
+      refusedBy(
+        `DATA_DIR ${into} holds an interrupted restore of ${file}, not a whole database: run npm run db:restore -- ${file} again (it clears what the interrupted one left), or empty DATA_DIR to start a new database`,
+      ),
+    );
+    // Refused before anything opened the cluster; the lock was let go.
+    assert.deepEqual(readdirSync(into).sort(), leftovers);
+
+    // Beside them, anything a restore does not write: refused, and nothing cleared.
+    writeFileSync(path.join(into, "admin-token"), "an operator's file\n");
+    await assert.rejects(restoreBackup({ file, dataDir: into }), (error: Error) => {
+      assert.ok(error instanceof RestoreRefused, String(error));
+      assert.match(
+        error.message,
+        /^DATA_DIR .* holds an interrupted restore and also admin-token, which no restore writes: restore only into an empty DATA_DIR, or move this one away first$/,
+      );
+      return true;
+    });
+    assert.deepEqual(readdirSync(into).sort(), [...leftovers, "admin-token"].sort());
+    rmSync(path.join(into, "admin-token"));
+
+    const summary = await restoreBackup({ file, dataDir: into });
+    assert.equal(summary.clearedInterruptedRestore, true);
+    assert.ok(summary.counts.organizations! >= 1);
+    const names = readdirSync(into);
+    assert.ok(names.includes("PG_VERSION") && names.includes("global"), names.join(", "));
+    assert.deepEqual(
+      names.filter((name) => name === RESTORE_MARKER_FILE || name.startsWith(".")),
+      [],
+    );
+    // The server's lock takes it now, and it holds the backup's data.
+    lockDataDir(into)();
+    const database = await openDatabase({ dataDir: into });
+    try {
+      const rows = await queryRows(database.db, sql`SELECT id FROM organizations WHERE id = ${org.orgId}`);
+      assert.equal(rows.length, 1);
+    } finally {
+      await database.close();
+    }
   });
 
   test("shows a failed backup to the operator: in GET /admin/v1/backups and on /metrics", async () => {
