@@ -5,7 +5,8 @@ import type { CountedHit, RateLimiter } from "../limits/rate-limiter.ts";
 import { normalizeEmail } from "../orgs/invitations.ts";
 import type { Auth } from "./auth.ts";
 import { runAuthRequest } from "./auth-outage.ts";
-import { AUTH_BASE_PATH } from "./auth-settings.ts";
+import { AUTH_BASE_PATH, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from "./auth-settings.ts";
+import { refusalOfPassword } from "./password-choice.ts";
 import { fetchHeaders } from "./session-guard.ts";
 
 /**
@@ -87,6 +88,7 @@ export function registerAuthRoutes(app: FastifyInstance, deps: AuthRouteDeps): v
       const url = new URL(request.url, deps.publicBaseUrl);
       const endpoint = exposedEndpointOf(request.method, request.url, url);
       if (!endpoint) return reply.callNotFound();
+      if (endpoint === "POST /reset-password") await refuseWeakResetPassword(request, deps.auth);
       const attempt = await countAccountAttempt(request, endpoint, deps.limiter);
       const { result: response, databaseUnavailable: databaseFailed } = await runAuthRequest(() =>
         deps.auth.handler(toFetchRequest(request, url)),
@@ -101,6 +103,24 @@ export function registerAuthRoutes(app: FastifyInstance, deps: AuthRouteDeps): v
       return reply.send(response.body ? Buffer.from(await response.arrayBuffer()) : null);
     },
   });
+}
+
+/**
+ * A reset's new password meets the rule for chosen passwords (password-choice.ts) before Better
+ * Auth sets it; the link is not used up by a refusal. Checked only for a link that works, whose
+ * account gives the context: an unknown link gets Better Auth's own answer.
+ */
+async function refuseWeakResetPassword(request: FastifyRequest, auth: Auth): Promise<void> {
+  const { newPassword, token } = (request.body ?? {}) as { newPassword?: unknown; token?: unknown };
+  if (typeof newPassword !== "string" || typeof token !== "string") return;
+  // Out of the length rule: Better Auth refuses it without this.
+  if (newPassword.length < MIN_PASSWORD_LENGTH || newPassword.length > MAX_PASSWORD_LENGTH) return;
+  const { internalAdapter } = await auth.$context;
+  const link = await internalAdapter.findVerificationValue(`reset-password:${token}`);
+  const user = link ? await internalAdapter.findUserById(link.value) : null;
+  if (!user) return;
+  const refusal = await refusalOfPassword("newPassword", newPassword, { email: user.email, name: user.name });
+  if (refusal) throw refusal;
 }
 
 /** Encoded dots, slashes, `?` and backslashes, dot segments and empty segments: never in a path the app calls. */

@@ -110,6 +110,15 @@ describe("a form sent with its required fields empty says so on the field", () =
     await refusedOnField(repeat, "Repeat the new password", "Repeat the new password");
     await waitForFocus(signedOut, newPassword, "the refused New password field");
     await screenshot(signedOut, "empty-fields-reset-password", "desktop");
+
+    // Long enough, but among the most used passwords: the service refuses it beside the field.
+    await newPassword.fill("password123");
+    await repeat.fill("password123");
+    await signedOut.getByRole("button", { name: "Save new password" }).click();
+    await refusedOnField(newPassword, "one of the most used passwords", "A most used New password");
+    await waitForFocus(signedOut, newPassword, "the New password field the service refused");
+    await signedOut.getByRole("heading", { level: 1, name: "Choose a new password" }).waitFor();
+    await screenshot(signedOut, "reset-password-most-used", "desktop");
     await signedOut.context().close();
   });
 

@@ -5,6 +5,7 @@ import { AppError } from "../../errors.ts";
 import { limitPasswordCheck } from "../auth-routes.ts";
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from "../auth-settings.ts";
 import type { AppApiContext } from "../context.ts";
+import { refusalOfPassword } from "../password-choice.ts";
 import { endResetLinks } from "../password-reset-links.ts";
 import { PersonNameSchema, SessionView } from "../schemas.ts";
 import { fetchHeaders, forwardCookies, sessionOf } from "../session-guard.ts";
@@ -54,7 +55,14 @@ export function registerMeRoutes(app: FastifyInstance, ctx: AppApiContext): void
       },
     },
     async (request, reply) => {
-      await limitPasswordCheck(ctx.limiter, sessionOf(request).email);
+      const session = sessionOf(request);
+      // Judged before the current password is: a refusal checks no password, so it is no attempt.
+      const refusal = await refusalOfPassword("new_password", request.body.new_password, {
+        email: session.email,
+        name: session.userName,
+      });
+      if (refusal) throw refusal;
+      await limitPasswordCheck(ctx.limiter, session.email);
       const result = await ctx.auth.api
         .changePassword({
           body: {

@@ -10,6 +10,7 @@ import {
 import { ACCEPTS_PER_INVITATION, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from "../auth-settings.ts";
 import type { AppApiContext } from "../context.ts";
 import { appError } from "../errors.ts";
+import { refusalOfPassword } from "../password-choice.ts";
 import { MemberRoleSchema, PersonNameSchema, SessionView } from "../schemas.ts";
 import {
   type AppSession,
@@ -173,6 +174,11 @@ export function registerSessionRoutes(app: FastifyInstance, ctx: AppApiContext):
       const invitation = await findPendingInvitation(ctx.db, request.params.token, ctx.clock.now());
       const email = normalizeEmail(invitation.email);
       if ((await findUserId(ctx, email)) !== undefined) throw signInToJoin(409, email);
+      const refusal = await refusalOfPassword("password", request.body.password, {
+        email,
+        name: request.body.name,
+      });
+      if (refusal) throw refusal;
       await createPasswordUser(ctx, {
         email,
         name: request.body.name.trim(),

@@ -3,6 +3,9 @@ import { hasLength } from "@mantine/form";
 /** The shortest password the service accepts (its auth settings); every form asking for one says so. */
 export const MIN_PASSWORD_LENGTH = 10;
 
+/** What every new password's field says of the rule (the service also refuses a password guessed first). */
+export const NEW_PASSWORD_HINT = `At least ${MIN_PASSWORD_LENGTH} characters; not a password people often use, nor your name or email`;
+
 /** The check of a new password's field. */
 export const newPasswordRule = hasLength(
   { min: MIN_PASSWORD_LENGTH },

@@ -6,7 +6,7 @@ import { ApiError } from "../../api/errors.ts";
 import { type Session, useChangePassword, useSignOutEverywhere, useUpdateMe } from "../../api/session.ts";
 import { focusFirstRefused, useRefocusAfterBusy } from "../../ui/focus.ts";
 import { PasswordField } from "../../ui/PasswordField.tsx";
-import { newPasswordRule, repeatsPasswordIn } from "../../ui/password-rules.ts";
+import { NEW_PASSWORD_HINT, newPasswordRule, repeatsPasswordIn } from "../../ui/password-rules.ts";
 import { LeadAlertsSwitch } from "./LeadAlertsSwitch.tsx";
 
 /** The signed-in person's own name and password. */
@@ -82,6 +82,7 @@ export function AccountForms({ session }: { session: Session }) {
             />
             <PasswordField
               label="New password"
+              description={NEW_PASSWORD_HINT}
               autoComplete="new-password"
               {...password.getInputProps("new_password")}
             />

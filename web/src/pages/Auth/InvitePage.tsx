@@ -15,7 +15,7 @@ import {
 import { focusFirstInvalid, focusFirstRefused, focusWhenShown, useRefocusAfterBusy } from "../../ui/focus.ts";
 import { ButtonLink } from "../../ui/links.tsx";
 import { PasswordField } from "../../ui/PasswordField.tsx";
-import { MIN_PASSWORD_LENGTH, newPasswordRule } from "../../ui/password-rules.ts";
+import { NEW_PASSWORD_HINT, newPasswordRule } from "../../ui/password-rules.ts";
 import { LoadError, Loading } from "../../ui/states.tsx";
 import { AuthFrame } from "./AuthFrame.tsx";
 
@@ -234,7 +234,7 @@ function NewAccountForm({ token, email, focusName }: { token: string; email: str
           />
           <PasswordField
             label="Password"
-            description={`At least ${MIN_PASSWORD_LENGTH} characters`}
+            description={NEW_PASSWORD_HINT}
             autoComplete="new-password"
             required
             {...form.getInputProps("password")}

@@ -3,11 +3,13 @@ import { isEmail, useForm } from "@mantine/form";
 import { notifications } from "@mantine/notifications";
 import { useQuery } from "@tanstack/react-query";
 import { getRouteApi, useNavigate } from "@tanstack/react-router";
+import { useRef } from "react";
+import { ApiError } from "../../api/errors.ts";
 import { passwordResetQuery, useRequestPasswordReset, useResetPassword } from "../../api/session.ts";
-import { focusFirstRefused, useRefocusAfterBusy } from "../../ui/focus.ts";
+import { focusFirstInvalid, focusFirstRefused, useRefocusAfterBusy } from "../../ui/focus.ts";
 import { AnchorLink } from "../../ui/links.tsx";
 import { PasswordField } from "../../ui/PasswordField.tsx";
-import { newPasswordRule, repeatsPasswordIn } from "../../ui/password-rules.ts";
+import { NEW_PASSWORD_HINT, newPasswordRule, repeatsPasswordIn } from "../../ui/password-rules.ts";
 import { LoadError, Loading } from "../../ui/states.tsx";
 import { AuthFrame } from "./AuthFrame.tsx";
 
@@ -73,6 +75,7 @@ export function ResetPasswordPage() {
   const reset = useResetPassword();
   const resetButton = useRefocusAfterBusy(reset.isPending);
   const navigate = useNavigate();
+  const formRef = useRef<HTMLFormElement>(null);
   const form = useForm({
     initialValues: { password: "", confirm: "" },
     validate: {
@@ -115,10 +118,18 @@ export function ResetPasswordPage() {
   return (
     <AuthFrame title="Choose a new password">
       <form
+        ref={formRef}
         onSubmit={form.onSubmit(async ({ password }) => {
           try {
             await reset.mutateAsync({ token, newPassword: password });
-          } catch {
+          } catch (error) {
+            // A password guessed first (password-choice.ts) is said beside its field.
+            const refused = error instanceof ApiError ? error.fieldErrors().newPassword : undefined;
+            if (refused) {
+              form.setFieldError("password", refused);
+              focusFirstInvalid(formRef.current);
+              return;
+            }
             // Expired while the form was open: the check says so and the page offers a new link.
             await check.refetch();
             return;
@@ -135,6 +146,7 @@ export function ResetPasswordPage() {
         <Stack>
           <PasswordField
             label="New password"
+            description={NEW_PASSWORD_HINT}
             autoComplete="new-password"
             required
             {...form.getInputProps("password")}
