@@ -20,7 +20,8 @@ export interface KeyParts {
  * either they share a ZIP and one of them names that ZIP's own town or none (a home written with its
  * neighbourhood or borough, "HOLLYWOOD CA 90028", is the ZIP's town's "LOS ANGELES CA 90028"), or no
  * towns both have differ and they share a town or a ZIP, a missing town read from the other's ZIP
- * ("IL 62704" is in Springfield). Towns compare by their letters (`townKey`: "WINSTON-SALEM" is
+ * ("IL 62704" is in Springfield), or one has no ZIP and names the other's ZIP's own town ("LOS ANGELES
+ * CA" is "HOLLYWOOD CA 90028"). Towns compare by their letters (`townKey`: "WINSTON-SALEM" is
  * "WINSTON SALEM"). A street alone, or with a state alone, could be anywhere and never matches.
  */
 export function sameHome(a: string, b: string): boolean {
@@ -30,6 +31,7 @@ export function sameHome(a: string, b: string): boolean {
   if (x.street === "" || x.street !== y.street) return false;
   if (conflicts(x.state, y.state) || conflicts(x.zip, y.zip)) return false;
   if (shares(x.zip, y.zip) && (namesZipTown(x) || namesZipTown(y))) return true;
+  if (namesTheOthersZipTown(x, y) || namesTheOthersZipTown(y, x)) return true;
   if (conflicts(townKey(x.city), townKey(y.city))) return false;
   return shares(townKey(cityOrZipCity(x)), townKey(cityOrZipCity(y))) || shares(x.zip, y.zip);
 }
@@ -40,6 +42,16 @@ const shares = (p: string, q: string) => p !== "" && p === q;
 /** The key names no town, or its ZIP's own ("BROOKLYN NY 11231"; not "NEW YORK NY 11231"). */
 const namesZipTown = (parts: KeyParts) =>
   parts.city === "" || townKey(parts.city) === townKey(cityOfZip(parts.zip));
+
+/**
+ * A key without a ZIP that names the other's ZIP's own town: "LOS ANGELES CA" is the home written
+ * "HOLLYWOOD CA 90028" (90028 is in Los Angeles), as a ZIP-less key of the neighbourhood is not.
+ */
+const namesTheOthersZipTown = (zipless: KeyParts, zipped: KeyParts) =>
+  zipless.zip === "" &&
+  zipless.city !== "" &&
+  zipped.zip !== "" &&
+  townKey(zipless.city) === townKey(cityOfZip(zipped.zip));
 
 /**
  * Every key the same home can be stored under (the key itself first), for an index lookup:
@@ -57,7 +69,10 @@ export function keysOfSameHome(key: string): string[] {
     const city = cityOrZipCity(parts);
     keys.add(of("", parts.state, parts.zip));
     const zipTown = cityOfZip(parts.zip);
-    if (zipTown) keys.add(of(zipTown, parts.state, parts.zip));
+    if (zipTown) {
+      keys.add(of(zipTown, parts.state, parts.zip));
+      keys.add(of(zipTown, parts.state, ""));
+    }
     if (city) {
       keys.add(of(city, parts.state, parts.zip));
       keys.add(of(city, parts.state, ""));

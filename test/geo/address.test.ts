@@ -218,6 +218,29 @@ describe("address normalization", () => {
     assert.ok(!sameHome(normalizeAddress("12 N Main, IL 62704"), normalizeAddress("12 N Elm, IL 62704")));
   });
 
+  it("is one home written with its neighbourhood and ZIP and with the ZIP's town and no ZIP", () => {
+    for (const [neighbourhood, zipTown] of [
+      ["6801 Hollywood Blvd, Hollywood, CA 90028", "6801 Hollywood Blvd, Los Angeles, CA"],
+      ["500 Court St, New York, NY 11231", "500 Court St, Brooklyn NY"],
+      ["12 Cambridge St, Boston, MA 02134", "12 Cambridge St, Allston MA"],
+    ] as const) {
+      const [a, b] = [normalizeAddress(neighbourhood), normalizeAddress(zipTown)];
+      assert.ok(sameHome(a, b) && sameHome(b, a), `${neighbourhood} | ${zipTown}`);
+      assert.ok(keysOfSameHome(a).includes(b), neighbourhood);
+    }
+    // Without its ZIP a neighbourhood could be in any of the town's ZIPs, and another town is another home.
+    for (const [withZip, withoutZip] of [
+      ["6801 Hollywood Blvd, Los Angeles, CA 90028", "6801 Hollywood Blvd, Hollywood, CA"],
+      ["12 Cambridge St, Brighton, MA 02134", "12 Cambridge St, Boston MA"],
+      ["12 Main St, Springfield, MO 65802", "12 Main St, Springfield IL"],
+    ] as const) {
+      assert.ok(
+        !sameHome(normalizeAddress(withZip), normalizeAddress(withoutZip)),
+        `${withZip} | ${withoutZip}`,
+      );
+    }
+  });
+
   it("keys a town spelled two ways alike, with and without its ZIP (the ZIP table's spelling)", () => {
     const oneHome: [string, string, string][] = [
       [
