@@ -21,9 +21,24 @@ function collect(target, out) {
 const targets = process.argv.slice(2);
 const files = (targets.length > 0 ? targets : ["test"]).flatMap((target) => collect(target, []));
 const concurrency = process.env.TEST_CONCURRENCY ?? "2";
+// TAP as before, then each failure again at the end (scripts/failures-reporter.mjs).
+const REPORTERS = [
+  "--test-reporter=tap",
+  "--test-reporter-destination=stdout",
+  `--test-reporter=${path.join(import.meta.dirname, "failures-reporter.mjs")}`,
+  "--test-reporter-destination=stdout",
+];
 const result = spawnSync(
   process.execPath,
-  ["--import", "tsx", "--test", `--test-concurrency=${concurrency}`, "--test-timeout=300000", ...files],
+  [
+    "--import",
+    "tsx",
+    "--test",
+    `--test-concurrency=${concurrency}`,
+    "--test-timeout=300000",
+    ...REPORTERS,
+    ...files,
+  ],
   { stdio: "inherit" },
 );
 process.exit(result.status ?? 1);
