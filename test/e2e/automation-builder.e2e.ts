@@ -133,7 +133,8 @@ describe("the automation builder keeps edits from being lost, and a new automati
     // A reload: the browser's own prompt; dismissed, the page and the edit stay.
     browserPrompts = [];
     const prompt = page.waitForEvent("dialog");
-    const reload = page.reload().then(
+    // A cancelled reload never finishes: its promise fails at the timeout (the default 30 s wasted).
+    const reload = page.reload({ timeout: 5_000 }).then(
       () => "reloaded",
       () => "cancelled",
     );
