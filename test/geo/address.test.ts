@@ -190,17 +190,21 @@ describe("address normalization", () => {
     );
   });
 
+  /** One home both ways round, and an index lookup from the neighbourhood's key finds the other. */
+  function assertOneHomeFoundFromNeighbourhood(neighbourhood: string, zipTown: string) {
+    const [a, b] = [normalizeAddress(neighbourhood), normalizeAddress(zipTown)];
+    assert.ok(sameHome(a, b) && sameHome(b, a), `${neighbourhood} | ${zipTown}`);
+    assert.ok(keysOfSameHome(a).includes(b), neighbourhood);
+  }
+
   it("is one home written with its neighbourhood or borough and with its ZIP's town, beside that ZIP", () => {
     for (const [neighbourhood, zipTown] of [
       ["6801 Hollywood Blvd, Hollywood, CA 90028", "6801 Hollywood Blvd, Los Angeles, CA 90028"],
       ["100 Main St, South Boston, MA 02127", "100 Main St, Boston, MA 02127"],
       ["500 Court St, New York, NY 11231", "500 Court St, Brooklyn, NY 11231"],
       ["12 Cambridge St, Boston, MA 02134", "12 Cambridge St, Allston, MA 02134"],
-    ] as const) {
-      const [a, b] = [normalizeAddress(neighbourhood), normalizeAddress(zipTown)];
-      assert.ok(sameHome(a, b) && sameHome(b, a), `${neighbourhood} | ${zipTown}`);
-      assert.ok(keysOfSameHome(a).includes(b), neighbourhood);
-    }
+    ] as const)
+      assertOneHomeFoundFromNeighbourhood(neighbourhood, zipTown);
     // Another ZIP is another home, whatever the town; so are two towns neither of them the ZIP's.
     assert.ok(
       !sameHome(
@@ -223,11 +227,8 @@ describe("address normalization", () => {
       ["6801 Hollywood Blvd, Hollywood, CA 90028", "6801 Hollywood Blvd, Los Angeles, CA"],
       ["500 Court St, New York, NY 11231", "500 Court St, Brooklyn NY"],
       ["12 Cambridge St, Boston, MA 02134", "12 Cambridge St, Allston MA"],
-    ] as const) {
-      const [a, b] = [normalizeAddress(neighbourhood), normalizeAddress(zipTown)];
-      assert.ok(sameHome(a, b) && sameHome(b, a), `${neighbourhood} | ${zipTown}`);
-      assert.ok(keysOfSameHome(a).includes(b), neighbourhood);
-    }
+    ] as const)
+      assertOneHomeFoundFromNeighbourhood(neighbourhood, zipTown);
     // Without its ZIP a neighbourhood could be in any of the town's ZIPs, and another town is another home.
     for (const [withZip, withoutZip] of [
       ["6801 Hollywood Blvd, Los Angeles, CA 90028", "6801 Hollywood Blvd, Hollywood, CA"],
