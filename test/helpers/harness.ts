@@ -68,8 +68,8 @@ export async function openTestDatabase(options: { migrations?: Migration[] } = {
   drop(): Promise<void>;
 }> {
   if (!TEST_DATABASE_URL) {
-    if (PGLITE_TEMPLATE_ON && !options.migrations) {
-      const copy = await openDatabaseFromTemplate();
+    if (PGLITE_TEMPLATE_ON) {
+      const copy = await openDatabaseFromTemplate(options.migrations);
       return { ...copy, schema: undefined };
     }
     // PGlite behind its thread, as the default start runs it; PGLITE_THREAD=off on the calling thread.

@@ -6,10 +6,21 @@
  * name is a hash of the migrations' own text and PGlite's version, so an edited migration makes a
  * new one. The copies live on disk beside it, written without fsync, and are removed on drop (and,
  * if a test process was killed, by the next process that finds them).
+ * A test of one migration asks for a database migrated to just before it: that list of migrations
+ * gets a template of its own, made once a run like the full one.
  * TEST_PGLITE_TEMPLATE=off opens each database in memory from initdb, as before.
  */
 import { createHash, randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  utimesSync,
+} from "node:fs";
 import { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
@@ -21,28 +32,47 @@ export const PGLITE_TEMPLATE_ON = process.env.TEST_PGLITE_TEMPLATE !== "off";
 
 const ROOT = path.join(os.tmpdir(), "porchlight-test-pglite");
 const COPY_PREFIX = "db-";
-/** A template of other migrations left by an earlier checkout is removed once this old. */
+/** A template no process has copied for this long (another checkout's, a migration edited since) is removed. */
 const STALE_TEMPLATE_MS = 60 * 60_000;
 
 const pgliteThread = () => process.env.PGLITE_THREAD !== "off";
 const ownCopies = new Set<string>();
-let template: Promise<string> | undefined;
+/** Each template's directory by the hash of its migrations, made once a process asks for it. */
+const templates = new Map<string, Promise<string>>();
 
-/** The migrated template's directory, made on first use: a PGlite cluster to copy, never to open. */
-export function migratedTemplateDir(): Promise<string> {
-  template ??= ensureTemplate();
-  return template;
+/**
+ * The directory of a template migrated through `migrations` (every migration when absent), made on
+ * first use: a PGlite cluster to copy, never to open.
+ */
+export async function migratedTemplateDir(migrations?: Migration[]): Promise<string> {
+  const chosen = migrations ?? (await loadMigrations());
+  const name = `template-${templateHash(chosen)}`;
+  let template = templates.get(name);
+  if (!template) {
+    template = ensureTemplate(name, chosen);
+    templates.set(name, template);
+  }
+  const templateDir = await template;
+  // Marks it as in use, so a process making another template does not remove it as stale.
+  const now = new Date();
+  utimesSync(templateDir, now, now);
+  return templateDir;
 }
 
-/** Opens a database copied from the migrated template; its `drop` closes it and removes its files. */
-export async function openDatabaseFromTemplate(): Promise<{ database: Database; drop(): Promise<void> }> {
-  const templateDir = await migratedTemplateDir();
+/**
+ * Opens a database copied from the template migrated through `migrations` (every migration when
+ * absent); its `drop` closes it and removes its files.
+ */
+export async function openDatabaseFromTemplate(
+  migrations?: Migration[],
+): Promise<{ database: Database; drop(): Promise<void> }> {
+  const templateDir = await migratedTemplateDir(migrations);
   const dataDir = path.join(ROOT, `${COPY_PREFIX}${process.pid}-${randomBytes(6).toString("hex")}`);
   ownCopies.add(dataDir);
   copyClusterFiles(templateDir, dataDir);
   const database = await openDatabase({ dataDir, pgliteThread: pgliteThread(), embeddedSync: false });
   // Nothing to apply unless the template is behind; cheap either way.
-  await migrate(database.db);
+  await migrate(database.db, migrations);
   return {
     database,
     drop: async () => {
@@ -61,11 +91,9 @@ process.on("exit", () => {
   for (const dataDir of ownCopies) rmSync(dataDir, { recursive: true, force: true });
 });
 
-async function ensureTemplate(): Promise<string> {
+async function ensureTemplate(name: string, migrations: Migration[]): Promise<string> {
   mkdirSync(ROOT, { recursive: true });
   removeCopiesOfDeadProcesses();
-  const migrations = await loadMigrations();
-  const name = `template-${templateHash(migrations)}`;
   const templateDir = path.join(ROOT, name);
   if (existsSync(path.join(templateDir, "PG_VERSION"))) return templateDir;
   removeStaleTemplates(name);
