@@ -19,7 +19,6 @@ let app: App;
 let page: Page;
 let open: ReturnType<App["screens"]>["open"];
 let checkScreen: ReturnType<App["screens"]>["checkScreen"];
-let checkStructure: ReturnType<App["screens"]>["checkStructure"];
 let checkBothWidths: ReturnType<App["screens"]>["checkBothWidths"];
 let orgId: string;
 let apiKey: string;
@@ -52,7 +51,7 @@ describe("the contractor's web app in a browser", () => {
   before(async () => {
     app = await startApp({ name: "app", firstStart: true });
     page = await app.newPage();
-    ({ open, checkScreen, checkStructure, checkBothWidths } = app.screens(page));
+    ({ open, checkScreen, checkBothWidths } = app.screens(page));
   });
 
   after(async () => {
@@ -148,8 +147,7 @@ describe("the contractor's web app in a browser", () => {
     await dialog.getByRole("button", { name: "Copy key" }).waitFor();
     apiKey = (await dialog.getByLabel("New API key").innerText()).trim();
     assert.match(apiKey, /^ak_/);
-    await checkScreen("developers-new-key", "desktop");
-    await checkStructure("developers-new-key", "desktop");
+    await checkScreen("developers-new-key", "desktop", { structure: true });
     await dialog.getByRole("button", { name: "Done" }).click();
     await page.getByRole("cell").getByText("CRM", { exact: true }).waitFor();
   });
@@ -499,8 +497,7 @@ describe("the contractor's web app in a browser", () => {
       await page.setViewportSize(VIEWPORTS[viewport]);
       for (const [name, appPath, heading] of screens) {
         await open(appPath, heading);
-        await checkScreen(name, viewport);
-        await checkStructure(name, viewport);
+        await checkScreen(name, viewport, { structure: true });
         // A table may scroll sideways, but its rows' buttons stay in sight (pinned at its right edge).
         const outOfSight = await page.evaluate(() =>
           [...document.querySelectorAll<HTMLElement>("table button")]

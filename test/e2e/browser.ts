@@ -102,27 +102,47 @@ function readableViolations(
   return found;
 }
 
-/** The serious and critical WCAG A/AA violations on the page, minus the named exceptions, as readable lines. */
-export async function seriousViolations(page: Page): Promise<string[]> {
-  const results = await new AxeBuilder({ page }).withTags(WCAG_TAGS).analyze();
-  return readableViolations(
-    results,
-    (violation) => violation.impact === "serious" || violation.impact === "critical",
-  );
+/**
+ * One axe run over the page with `tags`. Legacy mode runs axe.run in the page itself: the default
+ * runs it per frame and then finishes in a blank page it opens for every run (a renderer process of
+ * its own each time, a third of an axe check's CPU); the app has no frames for it to reach.
+ */
+function analyze(page: Page, tags: string[]): Promise<AxeResults> {
+  return new AxeBuilder({ page }).withTags(tags).setLegacyMode().analyze();
 }
+
+const isSerious = (violation: AxeResults["violations"][number]) =>
+  (violation.impact === "serious" || violation.impact === "critical") &&
+  violation.tags.some((tag) => WCAG_TAGS.includes(tag));
 
 /**
  * The page's structure as a screen reader walks it, at any impact (most of these rules are
  * "moderate"): landmarks (`landmark-*`: none twice with one role and name, none nested where it
  * cannot be) and headings that go down one level at a time (`heading-order`). axe files these under
- * best practice rather than WCAG, so `seriousViolations` does not run them.
+ * best practice rather than WCAG, so the serious check alone does not run them.
  */
+const isStructure = (violation: AxeResults["violations"][number]) =>
+  violation.id.startsWith("landmark-") || violation.id === "heading-order";
+
+/** The serious and critical WCAG A/AA violations on the page, minus the named exceptions, as readable lines. */
+export async function seriousViolations(page: Page): Promise<string[]> {
+  return readableViolations(await analyze(page, WCAG_TAGS), isSerious);
+}
+
+/** The structure violations on the page (`isStructure`), minus the named exceptions, as readable lines. */
 export async function structureViolations(page: Page): Promise<string[]> {
-  const results = await new AxeBuilder({ page }).withTags(["best-practice"]).analyze();
-  return readableViolations(
-    results,
-    (violation) => violation.id.startsWith("landmark-") || violation.id === "heading-order",
-  );
+  return readableViolations(await analyze(page, ["best-practice"]), isStructure);
+}
+
+/** Both of the above from one axe run. */
+export async function seriousAndStructureViolations(
+  page: Page,
+): Promise<{ serious: string[]; structure: string[] }> {
+  const results = await analyze(page, [...WCAG_TAGS, "best-practice"]);
+  return {
+    serious: readableViolations(results, isSerious),
+    structure: readableViolations(results, isStructure),
+  };
 }
 
 /**

@@ -15,6 +15,7 @@ import {
   ARTIFACTS,
   launchChromium,
   screenshot,
+  seriousAndStructureViolations,
   seriousViolations,
   structureViolations,
   VIEWPORTS,
@@ -204,9 +205,10 @@ export async function startApp(options: AppOptions) {
 
     /**
      * The settled screen (no toast, no transition) as a screenshot in test/e2e/artifacts/; the page never
-     * scrolls sideways, and axe finds no serious or critical WCAG A/AA violation.
+     * scrolls sideways, and axe finds no serious or critical WCAG A/AA violation; with `structure`,
+     * also none of `checkStructure`'s, from the same axe run.
      */
-    async function checkScreen(name: string, viewport: ViewportName) {
+    async function checkScreen(name: string, viewport: ViewportName, options: { structure?: boolean } = {}) {
       await page.waitForLoadState("networkidle");
       // A "Saved" toast closes by itself after a few seconds; the screen is judged without it.
       await waitUntil(
@@ -224,8 +226,22 @@ export async function startApp(options: AppOptions) {
         pageWidth <= VIEWPORTS[viewport].width,
         `${name} at ${viewport} is ${pageWidth} px wide: it scrolls sideways`,
       );
-      const violations = await seriousViolations(page);
-      assert.deepEqual(violations, [], `axe on ${name} at ${viewport}:\n${violations.join("\n")}`);
+      if (!options.structure) {
+        const violations = await seriousViolations(page);
+        assert.deepEqual(violations, [], `axe on ${name} at ${viewport}:\n${violations.join("\n")}`);
+        return;
+      }
+      const { serious, structure } = await seriousAndStructureViolations(page);
+      assert.deepEqual(serious, [], `axe on ${name} at ${viewport}:\n${serious.join("\n")}`);
+      assertStructure(name, viewport, structure);
+    }
+
+    function assertStructure(name: string, viewport: ViewportName, violations: string[]) {
+      assert.deepEqual(
+        violations,
+        [],
+        `axe (structure) on ${name} at ${viewport}:\n${violations.join("\n")}`,
+      );
     }
 
     /**
@@ -233,12 +249,7 @@ export async function startApp(options: AppOptions) {
      * finding of any impact (these are "moderate").
      */
     async function checkStructure(name: string, viewport: ViewportName) {
-      const violations = await structureViolations(page);
-      assert.deepEqual(
-        violations,
-        [],
-        `axe (structure) on ${name} at ${viewport}:\n${violations.join("\n")}`,
-      );
+      assertStructure(name, viewport, await structureViolations(page));
     }
 
     /** The current screen at both widths (desktop last, as the flows continue there). */
