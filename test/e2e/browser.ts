@@ -105,7 +105,7 @@ function readableViolations(
 /**
  * One axe run over the page with `tags`. Legacy mode runs axe.run in the page itself: the default
  * runs it per frame and then finishes in a blank page it opens for every run (a renderer process of
- * its own each time, a third of an axe check's CPU); the app has no frames for it to reach.
+ * its own each time); the app has no frames for it to reach.
  */
 function analyze(page: Page, tags: string[]): Promise<AxeResults> {
   return new AxeBuilder({ page }).withTags(tags).setLegacyMode().analyze();

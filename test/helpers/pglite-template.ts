@@ -39,13 +39,20 @@ const pgliteThread = () => process.env.PGLITE_THREAD !== "off";
 const ownCopies = new Set<string>();
 /** Each template's directory by the hash of its migrations, made once a process asks for it. */
 const templates = new Map<string, Promise<string>>();
+/** Every migration, read once a process: each database opened without a list copies their template. */
+let allMigrations: Promise<Migration[]> | undefined;
+function migrationsOrAll(migrations?: Migration[]): Promise<Migration[]> {
+  if (migrations) return Promise.resolve(migrations);
+  allMigrations ??= loadMigrations();
+  return allMigrations;
+}
 
 /**
  * The directory of a template migrated through `migrations` (every migration when absent), made on
  * first use: a PGlite cluster to copy, never to open.
  */
 export async function migratedTemplateDir(migrations?: Migration[]): Promise<string> {
-  const chosen = migrations ?? (await loadMigrations());
+  const chosen = await migrationsOrAll(migrations);
   const name = `template-${templateHash(chosen)}`;
   let template = templates.get(name);
   if (!template) {
@@ -66,13 +73,14 @@ export async function migratedTemplateDir(migrations?: Migration[]): Promise<str
 export async function openDatabaseFromTemplate(
   migrations?: Migration[],
 ): Promise<{ database: Database; drop(): Promise<void> }> {
-  const templateDir = await migratedTemplateDir(migrations);
+  const chosen = await migrationsOrAll(migrations);
+  const templateDir = await migratedTemplateDir(chosen);
   const dataDir = path.join(ROOT, `${COPY_PREFIX}${process.pid}-${randomBytes(6).toString("hex")}`);
   ownCopies.add(dataDir);
   copyClusterFiles(templateDir, dataDir);
   const database = await openDatabase({ dataDir, pgliteThread: pgliteThread(), embeddedSync: false });
   // Nothing to apply unless the template is behind; cheap either way.
-  await migrate(database.db, migrations);
+  await migrate(database.db, chosen);
   return {
     database,
     drop: async () => {
