@@ -292,6 +292,27 @@ export const MAX_PARSED_LENGTH = 1000;
 
 const WORD = /[\p{L}\p{M}\p{N}]+/gu;
 
+/**
+ * The shape of every word of a real address: no run of more than 10 digits (a ZIP+4 written
+ * without its dash has 9, a Wisconsin grid number 4 and 5), no word of letters and digits over 12
+ * characters ("W156N12345", "21st", "4B"), none over 24 ("Kleinfeltersville", the longest word of
+ * a town in the ZIP table, has 17). The parser's number, fraction and street patterns try every
+ * split of such runs against each other: 500 characters of glued digits and unit words cost
+ * 25-170 ms a call, where text within these bounds costs at most ~2 ms (docs/addresses.md).
+ */
+const LONG_DIGIT_RUN = /\p{N}{11}/u;
+const LONGEST_WORD = 24;
+const LONGEST_MIXED_WORD = 12;
+
+function hasWordNoAddressHas(text: string): boolean {
+  if (LONG_DIGIT_RUN.test(text)) return true;
+  for (const [word] of text.matchAll(WORD)) {
+    if (word.length > LONGEST_WORD) return true;
+    if (word.length > LONGEST_MIXED_WORD && /\p{N}/u.test(word) && /\p{L}/u.test(word)) return true;
+  }
+  return false;
+}
+
 function wordCount(text: string): number {
   let count = 0;
   for (const _ of text.matchAll(WORD)) if (++count > MAX_PARSED_WORDS) break;
@@ -300,7 +321,8 @@ function wordCount(text: string): number {
 
 /**
  * parse-address's parseLocation with bounded cost: the only way to call it. Text the library
- * would read as an intersection, or too long to be an address, is null (read as unparsable).
+ * would read as an intersection, too long to be an address, or holding a word no address has is
+ * null (read as unparsable).
  */
 export function parseLocation(text: string): ParsedLocation | null {
   parsesOfAddress++;
@@ -311,6 +333,7 @@ function parseBounded(text: string): ParsedLocation | null {
   const simplified = text.replace(SEPARATOR_RUN, collapsedSeparator);
   if (simplified.length > MAX_PARSED_LENGTH) return null;
   if (INTERSECTION_WORD.test(simplified) || wordCount(simplified) > MAX_PARSED_WORDS) return null;
+  if (hasWordNoAddressHas(simplified)) return null;
   const { ascii, restore } = withWordsOutsideAsciiStandingIn(simplified);
   const parsed = parser.parseLocation(ascii);
   return parsed && restore ? restore(parsed) : parsed;

@@ -3,6 +3,7 @@ import type { Logger } from "pino";
 import type { Queryable } from "../db/database.ts";
 import { geocodeCache } from "../db/schema.ts";
 import { normalizeAddress } from "../domain/address.ts";
+import { createLoopSlicer } from "../event-loop-slices.ts";
 import type { GeocodeHit, GeocodeResult, Geocoder } from "./geocoder.ts";
 
 /** The cache never holds more keys per lookup than this (one IN list per chunk). */
@@ -56,7 +57,13 @@ export function withGeocodeCache(inner: Geocoder, deps: { db: Queryable; logger:
   };
 
   const geocodeMany = async (addresses: readonly string[]): Promise<GeocodeResult[]> => {
-    const keys = addresses.map(normalizeAddress);
+    // An import's 500 addresses are keyed on its request: other requests get in between.
+    const slicer = createLoopSlicer();
+    const keys: string[] = [];
+    for (const address of addresses) {
+      await slicer.giveWay();
+      keys.push(normalizeAddress(address));
+    }
     const cached = await lookup([...new Set(keys)]);
     const missing = new Map<string, string>();
     keys.forEach((key, index) => {

@@ -1,5 +1,6 @@
 import { parseUsAddress } from "../domain/address.ts";
 import { zipPlaces } from "../domain/zip-places.ts";
+import { createLoopSlicer } from "../event-loop-slices.ts";
 import type { GeocodeResult, Geocoder } from "./geocoder.ts";
 
 /**
@@ -12,7 +13,15 @@ export function createLocalGeocoder(): Geocoder {
   return {
     provider: "local",
     geocode,
-    geocodeMany: async (addresses) => addresses.map(locate),
+    geocodeMany: async (addresses) => {
+      const slicer = createLoopSlicer();
+      const results: GeocodeResult[] = [];
+      for (const address of addresses) {
+        await slicer.giveWay();
+        results.push(locate(address));
+      }
+      return results;
+    },
   };
 }
 

@@ -3,16 +3,11 @@ import { Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { Value } from "typebox/value";
 import { findCustomerUpload, registerCustomerUpload } from "../../customers/customer-uploads.ts";
-import {
-  CUSTOMERS_BATCH_LIMIT,
-  type CustomerEntry,
-  checkedCustomerKey,
-  NORMALIZE_SLICE,
-  yieldToLoop,
-} from "../../customers/customers.ts";
+import { CUSTOMERS_BATCH_LIMIT, type CustomerEntry, checkedCustomerKey } from "../../customers/customers.ts";
 import { assertPrintable } from "../../domain/printable-text.ts";
 import { countCodePoints } from "../../domain/storable-text.ts";
 import { AppError } from "../../errors.ts";
+import { createLoopSlicer } from "../../event-loop-slices.ts";
 import {
   addressOf,
   CSV_MAX_BYTES,
@@ -299,9 +294,10 @@ export async function registerCustomerUploadRoutes(app: FastifyInstance, ctx: Ap
         if (earlier) return earlier;
         const problems: RowProblem[] = [];
         const entries: CustomerEntry[] = [];
-        for (const [index, record] of table.records.entries()) {
+        const slicer = createLoopSlicer();
+        for (const record of table.records) {
           // Each address is parsed here once; its key goes along so registration does not parse it again.
-          if (index > 0 && index % NORMALIZE_SLICE === 0) await yieldToLoop();
+          await slicer.giveWay();
           const address = addressOfRecord(table, record, mapping);
           const notes = cellOf(table, record, mapping.notes) || undefined;
           const entry = { address, notes, field: "address" };
