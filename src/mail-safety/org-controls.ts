@@ -104,6 +104,27 @@ export function assertMayMailCustomers(
   );
 }
 
+/** What a member may not do to a setting, in words, by the field the patch names. */
+const LOOSENING_IN_WORDS: Record<string, string> = {
+  approval_required: "Only an owner can switch off approval of each card.",
+  auto_approve_after: "Only an owner can let cards be approved on their own, or sooner.",
+  hold_minutes: "Only an owner can shorten the hold window.",
+  monthly_card_cap: "Only an owner can raise or remove a monthly cap.",
+  monthly_spend_cap_cents: "Only an owner can raise or remove a monthly cap.",
+};
+
+/**
+ * A member's loosening refused (403): the message says each refusal in words (the app shows it as
+ * is, so no field names), `details.fields` each field's, for the builder to put on its inputs.
+ */
+function onlyAnOwnerMayLoosen(loosened: string[]): AppError {
+  const fields = Object.fromEntries(loosened.map((field) => [field, LOOSENING_IN_WORDS[field]!]));
+  const sentences = [...new Set(Object.values(fields))];
+  const error = new AppError(403, "forbidden", sentences.join(" ")) as AppError & { details?: unknown };
+  error.details = { fields };
+  return error;
+}
+
 /**
  * Changes an automation's mail safety. Only an owner may loosen it (issue 37: a member switched
  * an automation's approval off); a member's attempt is a 403 naming the fields, and changes nothing.
@@ -119,13 +140,7 @@ export async function updateOrgAutomationSafety(
   await assertOrgAutomation(db, orgId, automationId);
   if (!actor.isOwner) {
     const loosened = loosenedSafetyFields(await getAutomationMailSafety(db, automationId, now), patch);
-    if (loosened.length > 0) {
-      throw new AppError(
-        403,
-        "forbidden",
-        `Only an owner can switch off approval, shorten the hold or raise or remove a cap (${loosened.join(", ")}).`,
-      );
-    }
+    if (loosened.length > 0) throw onlyAnOwnerMayLoosen(loosened);
   }
   return updateAutomationMailSafety(db, automationId, patch, now);
 }

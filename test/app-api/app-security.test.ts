@@ -277,6 +277,19 @@ describe(`security: owners decide what spends money or lowers safety (${database
       const refused = await patchSafety(member, loosening);
       assert.equal(refused.status, 403, `${JSON.stringify(loosening)}: ${refused.text}`);
     }
+    // Said in words, each on the field it refuses: the builder shows both as they are.
+    const both = await patchSafety(member, { hold_minutes: 30, monthly_card_cap: null });
+    assert.equal(both.status, 403, both.text);
+    assert.equal(
+      both.body.error.message,
+      "Only an owner can shorten the hold window. Only an owner can raise or remove a monthly cap.",
+    );
+    assert.deepEqual(both.body.error.details, {
+      fields: {
+        hold_minutes: "Only an owner can shorten the hold window.",
+        monthly_card_cap: "Only an owner can raise or remove a monthly cap.",
+      },
+    });
     const unchanged = await member.browser.request("GET", `/app/api/v1/automations/${automationId}/safety`);
     assert.equal(unchanged.body.approval_required, true);
     assert.equal(unchanged.body.hold_minutes, 120);
