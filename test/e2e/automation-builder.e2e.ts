@@ -1,7 +1,8 @@
 /**
  * The automation builder in a real browser against the real service: edits are never lost without a
  * word (a dialog for a move inside the app, the browser's prompt for a reload), while an untouched or
- * just-saved builder lets the contractor go without asking; and a new automation can hold its very
+ * just-saved builder lets the contractor go without asking; the one Save saves a saved automation's
+ * Safety section with the rest (a wrong safety field saves nothing); and a new automation can hold its very
  * first card for approval, chosen before its first save (the card an event then makes is checked
  * through the operator API).
  */
@@ -179,6 +180,60 @@ describe("the automation builder keeps edits from being lost, and a new automati
     await checkBothWidths("automation-builder-unprintable");
     await page.getByLabel("Headline").fill("Fresh work on {{street}}");
     await proofSays.waitFor({ state: "hidden" });
+  });
+
+  it("the one Save saves the Safety section's hold window with the rest, refuses a wrong one whole, and leaving with a safety change asks", async () => {
+    const safetySection = () => page.getByRole("group", { name: "Safety" });
+    const hold = () => safetySection().getByLabel("Hold window (minutes)");
+    const offer = () => page.getByLabel("Offer", { exact: true });
+    const savedSafety = async () =>
+      (await page.request.get(`${app.base}/app/api/v1/automations/${automationId}/safety`)).json();
+    const savedOffer = async () =>
+      (await (await page.request.get(`${app.base}/app/api/v1/automations/${automationId}`)).json()).template
+        .offer;
+
+    // A hold window out of range: Save saves nothing (not the offer either), says why on the field and
+    // puts the focus there.
+    await openSavedAutomation();
+    const holdBefore = (await savedSafety()).hold_minutes;
+    await offer().fill("15% off your next gutter cleaning");
+    await hold().fill("99999999");
+    await page.getByRole("button", { name: "Save", exact: true }).click();
+    await safetySection().getByText("Enter a whole number of minutes from 0 to 43,200 (30 days).").waitFor();
+    await waitUntil(
+      () => hold().evaluate((field) => field === document.activeElement),
+      "the refused hold window has the focus",
+    );
+    assert.equal(await page.getByText("Job done postcard is saved.").count(), 0, "nothing is said saved");
+    assert.notEqual(await savedOffer(), "15% off your next gutter cleaning", "the offer was not saved");
+    assert.equal((await savedSafety()).hold_minutes, holdBefore, "the hold window was not saved");
+
+    // Corrected: the one Save (above nothing left unsaved) saves both, and leaving asks nothing.
+    const newHold = String(holdBefore === 45 ? 50 : 45);
+    await hold().fill(newHold);
+    await safetySection().scrollIntoViewIfNeeded();
+    await checkBothWidths("automation-builder-safety");
+    await page.getByRole("button", { name: "Save", exact: true }).click();
+    await page.getByText("Job done postcard is saved.").waitFor();
+    assert.equal((await savedSafety()).hold_minutes, Number(newHold), "the hold window is saved");
+    assert.equal(await savedOffer(), "15% off your next gutter cleaning", "the offer is saved");
+    browserPrompts = [];
+    await leaveForLeadsUnasked();
+    await openSavedAutomation();
+    assert.equal(await hold().inputValue(), newHold, "reopened, the hold window is the one saved");
+    assert.equal(await offer().inputValue(), "15% off your next gutter cleaning");
+
+    // Only the hold window changed: leaving for Mail asks; Stay keeps it, Leave saves nothing.
+    await hold().fill("90");
+    await navigation().getByRole("link", { name: "Mail" }).click();
+    await leaveDialog().waitFor();
+    await leaveDialog().getByRole("button", { name: "Stay" }).click();
+    await leaveDialog().waitFor({ state: "detached" });
+    assert.equal(await hold().inputValue(), "90", "Stay keeps the change");
+    await navigation().getByRole("link", { name: "Mail" }).click();
+    await leaveDialog().getByRole("button", { name: "Leave" }).click();
+    await page.getByRole("heading", { level: 1, name: "Mail" }).waitFor();
+    assert.equal((await savedSafety()).hold_minutes, Number(newHold), "leaving saved nothing");
   });
 
   it("a new automation set to approve each card saves without asking, and its first card waits for approval", async () => {

@@ -56,8 +56,9 @@ async function setSafety(values: { approval?: boolean; hold?: string }) {
     // Mantine's switch input is visually hidden; a click event on it toggles it as a label click would.
     await approval.dispatchEvent("click");
   }
-  await safety.getByRole("button", { name: "Save safety settings" }).click();
-  await page.getByText("The safety settings are saved.").waitFor();
+  // The builder's one Save saves its Safety section with the rest.
+  await page.getByRole("button", { name: "Save", exact: true }).click();
+  await page.getByText("Job done postcard is saved.").waitFor();
 }
 
 describe("mail safety in the browser: approvals, cancelling, opt-out", () => {

@@ -44,12 +44,14 @@ function useInvalidateSafety() {
     ]);
 }
 
+/** Saved by the builder's Save, which leads to sign-in itself on a 401 (as `useUpdateAutomation`). */
 export function useUpdateAutomationSafety(id: string) {
   const invalidate = useInvalidateSafety();
   return useMutation({
     mutationFn: (body: AutomationSafetyPatch) =>
       unwrap(client.PATCH("/app/api/v1/automations/{id}/safety", { params: { path: { id } }, body })),
     onSuccess: invalidate,
+    meta: { signsInOnSessionEnd: true },
   });
 }
 

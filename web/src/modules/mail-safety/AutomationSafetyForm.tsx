@@ -2,7 +2,6 @@ import {
   Alert,
   Button,
   Fieldset,
-  Grid,
   Group,
   NumberInput,
   Stack,
@@ -11,32 +10,20 @@ import {
   Text,
 } from "@mantine/core";
 import { notifications } from "@mantine/notifications";
-import { useQuery } from "@tanstack/react-query";
 import { useRef, useState } from "react";
 import { flushSync } from "react-dom";
-import {
-  type AutomationSafety,
-  automationSafetyQuery,
-  useCancelAutomationWaiting,
-  useUpdateAutomationSafety,
-} from "../../api/mail-safety.ts";
-import { useRefocusAfterBusy } from "../../ui/focus.ts";
+import { type AutomationSafety, useCancelAutomationWaiting } from "../../api/mail-safety.ts";
 import { AnchorLink } from "../../ui/links.tsx";
-import { wholeNumberProblem } from "../../ui/number-rules.ts";
 import { useSingleFlight } from "../../ui/single-flight.ts";
 import { LoadError, Loading } from "../../ui/states.tsx";
-import {
-  CapFields,
-  capPatchOf,
-  capProblem,
-  capValueOf,
-  HOLD_MINUTES_MAX,
-  holdMinutesProblem,
-} from "./cap-fields.tsx";
+import { CapFields, HOLD_MINUTES_MAX } from "./cap-fields.tsx";
+import type { AutomationSafetyEdit, SafetyValues } from "./safety-edit.ts";
 
-function ApprovalSwitch(props: Pick<SwitchProps, "checked" | "onChange" | "disabled">) {
+function ApprovalSwitch(props: Pick<SwitchProps, "checked" | "onChange" | "disabled" | "error">) {
   return (
     <Switch
+      // Mantine marks a refused switch in words only: the builder's Save finds it by aria-invalid.
+      aria-invalid={props.error ? true : undefined}
       label="Approve each card before print"
       description={
         <>
@@ -86,39 +73,38 @@ export function NewAutomationSafety({
   );
 }
 
-/** The builder's Safety section: hold window, approval mode and the automation's monthly cap. */
-export function AutomationSafetySection({ automationId }: { automationId: string }) {
-  const safety = useQuery(automationSafetyQuery(automationId));
+/**
+ * A saved automation's Safety, the builder's last section before its Save: hold window, approval
+ * mode and the automation's monthly cap. The builder holds the edit (`useAutomationSafetyEdit`) and
+ * its one Save saves these with the rest, so a change here is never left behind by a save, and
+ * leaving with one unsaved asks first.
+ */
+export function AutomationSafetySection({ edit }: { edit: AutomationSafetyEdit }) {
+  const { query, saved, values } = edit;
   return (
-    // As wide as the builder's own column, so it reads as the form's last section.
-    <Grid mt="xl">
-      <Grid.Col span={{ base: 12, md: 7 }}>
-        <Fieldset legend="Safety" aria-describedby="safety-description">
-          <Text id="safety-description" size="sm" c="dimmed" mb="sm">
-            Printed mail cannot be taken back. Hold cards for a while so you can cancel them, approve each
-            card before print, or cap what this automation mails a month.
-          </Text>
-          {safety.isPending && <Loading label="Loading the safety settings" />}
-          {safety.isError && <LoadError error={safety.error} retry={() => safety.refetch()} />}
-          {safety.isSuccess && <SafetyForm key={JSON.stringify(safety.data)} safety={safety.data} />}
-        </Fieldset>
-      </Grid.Col>
-    </Grid>
+    <Fieldset legend="Safety" aria-describedby="safety-description">
+      <Text id="safety-description" size="sm" c="dimmed" mb="sm">
+        Printed mail cannot be taken back. Hold cards for a while so you can cancel them, approve each card
+        before print, or cap what this automation mails a month.
+      </Text>
+      {query.isPending && <Loading label="Loading the safety settings" />}
+      {query.isError && <LoadError error={query.error} retry={() => query.refetch()} />}
+      {saved && values && <SafetyFields edit={edit} saved={saved} values={values} />}
+    </Fieldset>
   );
 }
 
-/** The server's range for auto-approval (src/app-api/routes/mail-safety.ts); empty: always ask. */
-const autoApproveProblem = (cards: number | string) =>
-  wholeNumberProblem(cards, { min: 1, max: 100_000, unit: "approved cards", optional: true });
-
-function SafetyForm({ safety }: { safety: AutomationSafety }) {
-  const update = useUpdateAutomationSafety(safety.automation_id);
-  const saveButton = useRefocusAfterBusy(update.isPending);
-  const cancelWaiting = useCancelAutomationWaiting(safety.automation_id);
-  const [hold, setHold] = useState<number | string>(safety.hold_minutes);
-  const [approval, setApproval] = useState(safety.approval_required);
-  const [autoAfter, setAutoAfter] = useState<number | string>(safety.auto_approve_after ?? "");
-  const [cap, setCap] = useState(capValueOf(safety));
+function SafetyFields({
+  edit,
+  saved,
+  values,
+}: {
+  edit: AutomationSafetyEdit;
+  saved: AutomationSafety;
+  values: SafetyValues;
+}) {
+  const { change, problems } = edit;
+  const cancelWaiting = useCancelAutomationWaiting(saved.automation_id);
   const [confirmCancel, setConfirmCancel] = useState(false);
   const [cancelling, setCancelling] = useState(false);
   // The inline confirm swaps its buttons: the one pressed goes, and the focus with it to <body>. Each
@@ -131,29 +117,6 @@ function SafetyForm({ safety }: { safety: AutomationSafety }) {
     flushSync(() => setConfirmCancel(shown));
     (shown ? keepButton : askButton).current?.focus();
   };
-  const problem = capProblem(cap);
-  const holdProblem = holdMinutesProblem(hold);
-  const autoAfterProblem = approval ? autoApproveProblem(autoAfter) : null;
-
-  const save = useSingleFlight(async () => {
-    if (problem || holdProblem || autoAfterProblem) return;
-    await update
-      .mutateAsync({
-        hold_minutes: Number(hold),
-        approval_required: approval,
-        // With approval off the field is hidden: a refused number left in it keeps the saved one.
-        auto_approve_after: autoApproveProblem(autoAfter)
-          ? safety.auto_approve_after
-          : autoAfter === ""
-            ? null
-            : Number(autoAfter),
-        ...capPatchOf(cap),
-      })
-      .then(() =>
-        notifications.show({ color: "green", title: "Saved", message: "The safety settings are saved." }),
-      )
-      .catch(() => undefined);
-  });
 
   // A double-click on "Yes, cancel every waiting card" cancels once (and shows one notice).
   const cancelAll = useSingleFlight(async () => {
@@ -175,7 +138,7 @@ function SafetyForm({ safety }: { safety: AutomationSafety }) {
 
   return (
     <Stack>
-      {safety.paused_by_cap && (
+      {saved.paused_by_cap && (
         <Alert color="orange" title="Paused by cap">
           A monthly cap is reached: this automation's new cards wait until the next month or a higher cap.
         </Alert>
@@ -186,27 +149,33 @@ function SafetyForm({ safety }: { safety: AutomationSafety }) {
         min={0}
         max={HOLD_MINUTES_MAX}
         clampBehavior="none"
-        value={hold}
-        onChange={setHold}
-        error={holdProblem}
+        value={values.hold_minutes}
+        onChange={(hold_minutes) => change({ hold_minutes })}
+        error={problems.hold_minutes}
       />
-      <ApprovalSwitch checked={approval} onChange={(event) => setApproval(event.currentTarget.checked)} />
-      {approval && (
+      <ApprovalSwitch
+        checked={values.approval_required}
+        onChange={(event) => change({ approval_required: event.currentTarget.checked })}
+        error={problems.approval_required}
+      />
+      {values.approval_required && (
         <NumberInput
           label="Auto-approve after this many approved cards"
-          description={`Then the automation mails on its own. Leave empty to always ask. Approved so far: ${safety.approved_count}.`}
+          description={`Then the automation mails on its own. Leave empty to always ask. Approved so far: ${saved.approved_count}.`}
           min={1}
           clampBehavior="none"
-          value={autoAfter}
-          onChange={setAutoAfter}
-          error={autoAfterProblem}
+          value={values.auto_approve_after}
+          onChange={(auto_approve_after) => change({ auto_approve_after })}
+          error={problems.auto_approve_after}
         />
       )}
-      <CapFields label="Monthly cap of this automation" value={cap} onChange={setCap} error={problem} />
+      <CapFields
+        label="Monthly cap of this automation"
+        value={values.cap}
+        onChange={(cap) => change({ cap })}
+        error={problems.cap}
+      />
       <Group>
-        <Button ref={saveButton} variant="light" onClick={save} loading={update.isPending}>
-          Save safety settings
-        </Button>
         {confirmCancel ? (
           <>
             <Button color="red" onClick={cancelAll} loading={cancelling}>

@@ -62,6 +62,7 @@ import {
   AutomationSafetySection,
   NewAutomationSafety,
 } from "../../modules/mail-safety/AutomationSafetyForm.tsx";
+import { useAutomationSafetyEdit } from "../../modules/mail-safety/safety-edit.ts";
 import {
   isAboutNeighbours,
   NeighbourPreviewResult,
@@ -106,7 +107,10 @@ function AutomationBuilder({ initial, existing }: { initial: AutomationFormValue
   const formRef = useRef<HTMLFormElement>(null);
   const saveButton = useRef<HTMLButtonElement>(null);
   const testButton = useRef<HTMLButtonElement>(null);
-  const unsaved = differsFromSaved(form.values, saved);
+  // A saved automation's Safety section is saved by the same Save: its changes count as unsaved too.
+  const safety = useAutomationSafetyEdit(existing?.id);
+  const formUnsaved = differsFromSaved(form.values, saved);
+  const unsaved = formUnsaved || safety.unsaved;
 
   // Unsaved values are kept for this person, organization and automation while they differ from the
   // saved ones (drafts.ts), so a session that ends mid-edit loses nothing: opened again, the builder
@@ -123,9 +127,9 @@ function AutomationBuilder({ initial, existing }: { initial: AutomationFormValue
   useEffect(() => {
     const owner = { orgId, userId, automationId };
     if (offered) return;
-    if (unsaved) keepDraft(owner, form.values);
+    if (formUnsaved) keepDraft(owner, form.values);
     else dropDraft(owner);
-  }, [offered, unsaved, form.values, orgId, userId, automationId]);
+  }, [offered, formUnsaved, form.values, orgId, userId, automationId]);
   const restoreDraft = (kept: KeptDraft) => {
     // What the contractor had chosen, object type included: the sample no longer fills it in.
     objectTypePicked.current = true;
@@ -169,8 +173,15 @@ function AutomationBuilder({ initial, existing }: { initial: AutomationFormValue
 
   const save = form.onSubmit(
     async (values) => {
+      // A refused safety setting saves nothing: its field says why and takes the focus.
+      if (Object.keys(safety.problems).length > 0) return focusFirstInvalid(formRef.current);
+      // The safety settings go first: refused (a member loosening them: 403), nothing is saved.
+      const safetyChanged = safety.unsaved;
+      let safetySaved = false;
       try {
         if (existing) {
+          await safety.saveChanges();
+          safetySaved = safetyChanged;
           await update.mutateAsync(draftOf(values));
           dropDraft(draftOwner);
           form.resetDirty();
@@ -207,8 +218,18 @@ function AutomationBuilder({ initial, existing }: { initial: AutomationFormValue
           });
           return;
         }
-        // What was typed stays; the server's complaints land on their fields.
-        if (error instanceof ApiError) {
+        if (safetySaved) {
+          notifications.show({
+            color: "yellow",
+            title: "Partly saved",
+            message: "The safety settings are saved. Your other changes are not.",
+          });
+        }
+        // What was typed stays; the server's complaints land on their fields (the Safety section's
+        // own, when it was refused, are on its fields already).
+        const safetyRefused = existing && safetyChanged && !safetySaved;
+        if (safetyRefused) focusFirstInvalid(formRef.current);
+        else if (error instanceof ApiError) {
           const fields = error.fieldErrors();
           form.setErrors(
             Object.fromEntries(
@@ -343,7 +364,9 @@ function AutomationBuilder({ initial, existing }: { initial: AutomationFormValue
 
                   <FollowUpCards form={form} recipient={proofRecipient} recordKnown={sampleSettled} />
 
-                  {!existing && (
+                  {existing ? (
+                    <AutomationSafetySection edit={safety} />
+                  ) : (
                     <NewAutomationSafety
                       approval={form.getInputProps("approval_required", { type: "checkbox" })}
                       isOwner={session.role === "owner"}
@@ -367,7 +390,11 @@ function AutomationBuilder({ initial, existing }: { initial: AutomationFormValue
                       >
                         Test with a sample
                       </Button>
-                      <Button ref={saveButton} type="submit" loading={create.isPending || update.isPending}>
+                      <Button
+                        ref={saveButton}
+                        type="submit"
+                        loading={create.isPending || update.isPending || safety.saving}
+                      >
                         Save
                       </Button>
                     </Group>
@@ -395,7 +422,6 @@ function AutomationBuilder({ initial, existing }: { initial: AutomationFormValue
           </Grid.Col>
         </Grid>
       </form>
-      {restShown && existing && <AutomationSafetySection automationId={existing.id} />}
       <PhoneProof>
         <LiveProof recordKnown={sampleSettled} input={proofInputOf(form.values)} />
       </PhoneProof>
