@@ -244,6 +244,40 @@ describe("the automation builder keeps edits from being lost, and a new automati
     await page.getByRole("heading", { level: 1, name: "Leads" }).waitFor();
   });
 
+  it("a member's shorter hold window is refused on Save: said on the field, nothing saved, never said saved", async () => {
+    const holdBefore = (await savedSafety()).hold_minutes;
+    assert.ok(holdBefore > 0, "the hold window was set by an earlier test");
+    const offerBefore = await savedOffer();
+    const memberPage = await app.signInMember(orgId, {
+      email: "member@builder.test",
+      name: "Mo Member",
+      password: "correct horse battery",
+    });
+    try {
+      await app.screens(memberPage).open(`/automations/${automationId}`, "Job done postcard");
+      const memberHold = memberPage
+        .getByRole("group", { name: "Safety" })
+        .getByLabel("Hold window (minutes)");
+      await memberHold.fill("0");
+      await memberPage.getByLabel("Offer", { exact: true }).fill("A member's offer");
+      await memberPage.getByRole("button", { name: "Save", exact: true }).click();
+      await memberPage.getByText("That did not work").waitFor();
+      const refusal = "Only an owner can shorten the hold window.";
+      await memberPage.getByRole("group", { name: "Safety" }).getByText(refusal, { exact: true }).waitFor();
+      await waitUntil(
+        () => memberHold.evaluate((field) => field === document.activeElement),
+        "the refused hold window has the focus",
+      );
+      assert.equal(await memberHold.getAttribute("aria-invalid"), "true");
+      assert.equal(await memberPage.getByText("Job done postcard is saved.").count(), 0, "never said saved");
+      assert.equal(await memberPage.getByText("hold_minutes").count(), 0, "no field code shows");
+      assert.equal((await savedSafety()).hold_minutes, holdBefore, "the hold window was not saved");
+      assert.equal(await savedOffer(), offerBefore, "nor the offer");
+    } finally {
+      await memberPage.close();
+    }
+  });
+
   it("a new automation set to approve each card saves without asking, and its first card waits for approval", async () => {
     await open("/automations/new", "New automation");
     await page.getByRole("textbox", { name: /^Name/ }).fill("Roof check-in");
