@@ -10,6 +10,10 @@ const Rate = (description: string) => Type.Union([Type.Number(), Type.Null()], {
 export const Experiment = Type.Object(
   {
     holdout_percent: Type.Integer({ description: "The automation's holdout share now (0 to 50)." }),
+    started_at: Type.Union([Type.String({ format: "date-time" }), Type.Null()], {
+      description:
+        "When the comparison starts: the automation's first held-out home in the period (cards mailed before it are not compared); null while no home has been held out.",
+    }),
     mailed_homes: Type.Integer({
       description: "Homes mailed since the automation's first held-out home (in the period).",
     }),
@@ -41,6 +45,8 @@ export type Experiment = Static<typeof Experiment>;
 /** What the database counts for one automation; the figures follow from it. */
 export interface ExperimentCounts {
   holdoutPercent: number;
+  /** The automation's first held-out home in the period; null before any. */
+  startedAt: Date | null;
   mailedHomes: number;
   holdoutHomes: number;
   mailedConversions: number;
@@ -70,6 +76,7 @@ export function experimentFigures(counts: ExperimentCounts): Experiment {
   const averageDeal = counts.mailedConversions > 0 ? counts.mailedRevenue / counts.mailedConversions : null;
   return {
     holdout_percent: counts.holdoutPercent,
+    started_at: counts.startedAt?.toISOString() ?? null,
     mailed_homes: counts.mailedHomes,
     holdout_homes: counts.holdoutHomes,
     mailed_conversions: counts.mailedConversions,
@@ -103,6 +110,7 @@ export async function experimentCounts(
   const rows = await queryRows<{
     automation_id: string;
     holdout_percent: number;
+    started_at: Date | string | null;
     mailed_homes: string | number;
     holdout_homes: string | number;
     mailed_conversions: string | number;
@@ -145,12 +153,13 @@ export async function experimentCounts(
           FROM mailed_keys GROUP BY automation_id),
         ${variantsOf("held")},
         ${variantsOf("mailed")}
-        SELECT a.id AS automation_id, a.holdout_percent,
+        SELECT a.id AS automation_id, a.holdout_percent, st.started_at,
                COALESCE(mf.homes, 0) AS mailed_homes, COALESCE(hf.homes, 0) AS holdout_homes,
                COALESCE(mf.converted, 0) AS mailed_conversions, COALESCE(hf.converted, 0) AS holdout_conversions,
                COALESCE(mf.revenue, 0) AS mailed_revenue,
                mv.keys AS mailed_variants, hv.keys AS held_variants
         FROM automations a
+        LEFT JOIN started st ON st.automation_id = a.id
         LEFT JOIN held_figures hf ON hf.automation_id = a.id
         LEFT JOIN mailed_figures mf ON mf.automation_id = a.id
         LEFT JOIN held_variants hv ON hv.automation_id = a.id
@@ -174,6 +183,7 @@ export async function experimentCounts(
         row.automation_id,
         {
           holdoutPercent: Number(row.holdout_percent),
+          startedAt: row.started_at === null ? null : new Date(row.started_at),
           mailedHomes: mailed.homes,
           holdoutHomes: held.homes,
           mailedConversions: mailed.conversions,

@@ -50,7 +50,16 @@ const leadFields = {
   deliveries: Type.Array(LeadDelivery),
 };
 
-export const LeadListItem = Type.Object(leadFields, { additionalProperties: false });
+export const LeadListItem = Type.Object(
+  {
+    ...leadFields,
+    unopened: Type.Boolean({
+      description:
+        "New: a landing-page lead no member has opened in the app yet (Overview counts them); opening the lead (GET /leads/{id}) makes it false.",
+    }),
+  },
+  { additionalProperties: false },
+);
 export type LeadListItem = Static<typeof LeadListItem>;
 
 export const LeadPage = Type.Object(
@@ -94,6 +103,7 @@ interface LeadRow {
   message: string;
   custom_fields: LeadCustomField[] | string;
   crm_record_id: string | null;
+  unopened: boolean;
 }
 
 const iso = (value: Date | string | null) => (value === null ? null : new Date(value).toISOString());
@@ -107,9 +117,13 @@ function originOf(url: string): string {
   }
 }
 
+/** New: a landing-page lead no member opened yet (Overview lists them, Leads marks them). */
+const UNOPENED = sql`(l.source = 'landing_page' AND l.opened_at IS NULL)`;
+
 const LEAD_COLUMNS = sql`l.id, l.source, l.first_name, l.last_name, l.email, l.phone, l.full_address, l.piece_id,
   l.campaign_id, c.name AS campaign_name, c.automation_id, a.name AS automation_name, l.attribution_type,
-  l.created_at, ${cursorTime(sql`l.created_at`)} AS cursor_at, l.message, l.custom_fields, l.crm_record_id`;
+  l.created_at, ${cursorTime(sql`l.created_at`)} AS cursor_at, l.message, l.custom_fields, l.crm_record_id,
+  ${UNOPENED} AS unopened`;
 
 const LEAD_JOINS = sql`FROM leads l
   LEFT JOIN campaigns c ON c.org_id = l.org_id AND c.id = l.campaign_id
@@ -197,7 +211,8 @@ async function deliveriesOf(
   return byLead;
 }
 
-function listItem(row: LeadRow, deliveries: LeadDelivery[]): LeadListItem {
+/** The fields a lead's list row and its page share. */
+function leadSummary(row: LeadRow, deliveries: LeadDelivery[]): Omit<LeadListItem, "unopened"> {
   return {
     id: row.id,
     source: row.source,
@@ -216,6 +231,11 @@ function listItem(row: LeadRow, deliveries: LeadDelivery[]): LeadListItem {
   };
 }
 
+const listItem = (row: LeadRow, deliveries: LeadDelivery[]): LeadListItem => ({
+  ...leadSummary(row, deliveries),
+  unopened: row.unopened,
+});
+
 export async function listLeads(
   db: Queryable,
   orgId: string,
@@ -225,8 +245,7 @@ export async function listLeads(
 ): Promise<LeadPage> {
   const conditions = [sql`l.org_id = ${orgId}::uuid`];
   if (filters.source) conditions.push(sql`l.source = ${filters.source}`);
-  // New: a landing-page lead no member opened yet (Overview lists them).
-  if (filters.unopened) conditions.push(sql`l.source = 'landing_page' AND l.opened_at IS NULL`);
+  if (filters.unopened) conditions.push(UNOPENED);
   if (cursor) {
     conditions.push(sql`(l.created_at, l.id) < (${cursor.createdAt}::timestamptz, ${cursor.id}::uuid)`);
   }
@@ -269,7 +288,7 @@ export async function getLead(db: Queryable, orgId: string, leadId: string): Pro
     typeof row.custom_fields === "string" ? JSON.parse(row.custom_fields) : row.custom_fields
   ) as LeadCustomField[] | null;
   return {
-    ...listItem(row, deliveries.get(row.id) ?? []),
+    ...leadSummary(row, deliveries.get(row.id) ?? []),
     message: row.message,
     crm_record_id: row.crm_record_id,
     answers: (fields ?? []).map((field) => ({

@@ -181,6 +181,8 @@ export function reasonInWords(status: PieceStatus, recorded: string | null): str
 
 export interface PieceFilters {
   automationId?: string;
+  /** Only the cards of reactivation mailings (sent from imported past jobs, no automation). */
+  reactivation?: boolean;
   status?: PieceStatus;
   /** Inclusive first day (YYYY-MM-DD, UTC). */
   from?: string;
@@ -260,6 +262,7 @@ export async function listMailPieces(
 ): Promise<MailPiecePage> {
   const conditions = [sql`p.org_id = ${orgId}::uuid`];
   if (filters.automationId) conditions.push(sql`c.automation_id = ${filters.automationId}::uuid`);
+  if (filters.reactivation) conditions.push(sql`c.origin = 'reactivation'`);
   if (filters.status) conditions.push(sql`p.status = ${filters.status}`);
   if (filters.from) conditions.push(sql`p.created_at >= ${`${filters.from}T00:00:00Z`}::timestamptz`);
   if (filters.to) conditions.push(sql`p.created_at < ${dayAfter(filters.to)}::timestamptz`);

@@ -241,6 +241,25 @@ describe(`app API: Leads and lead alerts (${databaseLabel})`, () => {
     assert.ok(synced.body.leads.every((lead: { source: string }) => lead.source === "crm_sync"));
   });
 
+  test("the inbox marks a landing-page lead new until a member opens it; a CRM-synced lead never is", async () => {
+    const leadId = await submitLead(ctx, token, { ...HOMEOWNER, first_name: "Ned", last_name: "Flanders" });
+    const inboxRow = async (id: string) =>
+      (
+        (await owner.browser.request("GET", "/app/api/v1/leads?source=landing_page")).body.leads as {
+          id: string;
+          unopened: boolean;
+        }[]
+      ).find((lead) => lead.id === id);
+    assert.equal((await inboxRow(leadId))?.unopened, true, "new until opened");
+    const opened = await member.browser.request("GET", `/app/api/v1/leads/${leadId}`);
+    assert.equal(opened.status, 200, opened.text);
+    assert.equal("unopened" in opened.body, false, "a lead's own page does not carry the mark");
+    assert.equal((await inboxRow(leadId))?.unopened, false, "opened by any member, it is not new for anyone");
+    const synced = await owner.browser.request("GET", "/app/api/v1/leads?source=crm_sync");
+    assert.ok(synced.body.leads.length > 0);
+    for (const lead of synced.body.leads) assert.equal(lead.unopened, false, "a CRM-synced lead is never new");
+  });
+
   test("a lead's page shows its answers and deliveries; another org's lead is 404", async () => {
     const leadId = await submitLead(ctx, token, {
       ...HOMEOWNER,

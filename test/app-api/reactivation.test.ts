@@ -3,7 +3,7 @@ import { randomUUID } from "node:crypto";
 import { after, before, describe, test } from "node:test";
 import { queryRows, sql } from "../../src/db/database.ts";
 import { createLocalGeocoder } from "../../src/geo/local.ts";
-import { call, createOrg } from "../helpers/api.ts";
+import { call, createOrg, recordMailing } from "../helpers/api.ts";
 import { createTestContext, databaseLabel, type TestContext } from "../helpers/harness.ts";
 import { runPipeline, tempDataDir } from "../pipeline/helpers.ts";
 import { inviteAndAccept, type SignedInUser } from "./helpers.ts";
@@ -170,6 +170,38 @@ describe(`app API: reactivation mailings from past jobs (${databaseLabel})`, () 
     );
     assert.equal(reactivation?.cards_mailed, 2, JSON.stringify(revenue.body.by_automation));
     assert.equal(reactivation.automation_id, null);
+  });
+
+  test("Mail's filter for reactivation mailings lists their cards, and no card of other mail", async () => {
+    const recorded = await recordMailing(
+      ctx,
+      org.orgId,
+      [{ address: "9 Oak St, Springfield, IL 62704", mailed_at: "2026-01-15T10:00:00Z" }],
+      "Recorded by the operator",
+    );
+    const everything = await owner.browser.request("GET", "/app/api/v1/pieces");
+    assert.ok(
+      everything.body.pieces.some((piece: { id: string }) => piece.id === recorded.pieces[0]!.id),
+      "the recorded card is in the unfiltered list",
+    );
+    const filtered = await owner.browser.request("GET", "/app/api/v1/pieces?reactivation=true");
+    assert.equal(filtered.status, 200, filtered.text);
+    const sent = await queryRows<{ id: string }>(
+      ctx.database.db,
+      sql`SELECT p.id FROM mail_pieces p JOIN campaigns c ON c.id = p.campaign_id
+          WHERE p.org_id = ${org.orgId}::uuid AND c.origin = 'reactivation'`,
+    );
+    assert.ok(sent.length >= 2, "the mailing sent above has cards");
+    assert.deepEqual(
+      filtered.body.pieces.map((piece: { id: string }) => piece.id).sort(),
+      sent.map((piece) => piece.id).sort(),
+    );
+    for (const piece of filtered.body.pieces) {
+      assert.equal(piece.automation_id, null);
+      assert.equal(piece.campaign_name, "Spring check-up");
+    }
+    const bad = await owner.browser.request("GET", "/app/api/v1/pieces?reactivation=yes");
+    assert.equal(bad.status, 422, bad.text);
   });
 
   test("a send needs the count the owner confirmed; the preview gives the count's cost and the hold window", async () => {

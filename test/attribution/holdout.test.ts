@@ -213,8 +213,15 @@ describe(`holdouts (${databaseLabel})`, () => {
         "the held-out deal is not in the attributed conversions",
       );
       const interval = riskRatio({ homes: 4, conversions: 2 }, { homes: 4, conversions: 1 })!;
+      const [first] = await queryRows<{ held_at: Date | string }>(
+        ctx.database.db,
+        sql`SELECT min(status_updated_at) AS held_at FROM mail_pieces
+            WHERE org_id = ${org.orgId}::uuid AND status = 'held_out'`,
+      );
       assert.deepEqual(row.experiment, {
         holdout_percent: 50,
+        // The comparison starts with the first held-out home (the screen says since when).
+        started_at: new Date(first!.held_at).toISOString(),
         mailed_homes: 4,
         holdout_homes: 4,
         mailed_conversions: 2,
@@ -239,6 +246,34 @@ describe(`holdouts (${databaseLabel})`, () => {
       assert.ok(recorded, JSON.stringify(revenue.body.by_automation));
       assert.equal(recorded.experiment, null);
     });
+  });
+
+  test("an automation given a holdout after its cards were mailed compares nothing until a home is held out", async () => {
+    const org = await orgWithAutomation(ctx);
+    const owner = await signedInOwner(org.orgId);
+    const { heldOut, mailed } = splitHomes(org.automationId, 10, 2, "Cedar");
+    for (const street of mailed) await queuePiece(ctx, org, homeOf(street));
+    await runPipeline(ctx, local);
+    const raised = await admin(ctx, "PATCH", `/automations/${org.automationId}`, { holdout_percent: 10 });
+    assert.equal(raised.status, 200, raised.text);
+    const experimentNow = async () => {
+      const revenue = await owner.browser.request("GET", "/app/api/v1/revenue");
+      return revenue.body.by_automation.find(
+        (entry: { automation_id: string }) => entry.automation_id === org.automationId,
+      );
+    };
+    const before = await experimentNow();
+    assert.equal(before.cards_mailed, 2, "both cards were mailed before the holdout");
+    assert.equal(before.experiment.started_at, null, "no home held out yet");
+    assert.deepEqual([before.experiment.mailed_homes, before.experiment.holdout_homes], [0, 0]);
+
+    const held = await queuePiece(ctx, org, homeOf(heldOut[0]!));
+    await runPipeline(ctx, local);
+    assert.equal((await pieceOf(held.id)).status, "held_out");
+    const after = await experimentNow();
+    const heldPiece = await owner.browser.request("GET", `/app/api/v1/pieces/${held.id}`);
+    assert.equal(after.experiment.started_at, heldPiece.body.status_updated_at, "since the held-out home");
+    assert.deepEqual([after.experiment.mailed_homes, after.experiment.holdout_homes], [0, 1]);
   });
 
   test("a held-out home never waits for approval, and its piece does not count in the frequency cap", async () => {

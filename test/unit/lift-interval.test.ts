@@ -84,6 +84,7 @@ describe("the risk ratio's 95 % interval (Katz log method)", () => {
 describe("an experiment's figures", () => {
   const counts = {
     holdoutPercent: 50,
+    startedAt: new Date("2026-11-02T15:04:00Z"),
     mailedHomes: 40,
     holdoutHomes: 40,
     mailedConversions: 24,
@@ -94,6 +95,7 @@ describe("an experiment's figures", () => {
   it("derive rates, lift, its interval and what the mail added", () => {
     assert.deepEqual(experimentFigures(counts), {
       holdout_percent: 50,
+      started_at: "2026-11-02T15:04:00.000Z",
       mailed_homes: 40,
       holdout_homes: 40,
       mailed_conversions: 24,

@@ -94,6 +94,12 @@ export function registerMailRoutes(app: FastifyInstance, ctx: AppApiContext): vo
         querystring: Type.Object(
           {
             automation_id: Type.Optional(Type.String({ format: "uuid" })),
+            reactivation: Type.Optional(
+              Type.Literal("true", {
+                description:
+                  "Only the cards of reactivation mailings (sent from imported past jobs; they have no automation).",
+              }),
+            ),
             status: Type.Optional(PieceStatusSchema),
             from: Type.Optional(Day),
             to: Type.Optional(Day),
@@ -107,11 +113,11 @@ export function registerMailRoutes(app: FastifyInstance, ctx: AppApiContext): vo
       },
     },
     async (request) => {
-      const { cursor, automation_id, status, from, to } = request.query;
+      const { cursor, automation_id, reactivation, status, from, to } = request.query;
       return listMailPieces(
         db,
         sessionOf(request).orgId,
-        { automationId: automation_id, status, from, to },
+        { automationId: automation_id, reactivation: reactivation === "true", status, from, to },
         cursor ? decodeKeysetCursor(cursor) : undefined,
         PAGE_SIZE,
       );

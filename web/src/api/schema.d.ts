@@ -4568,6 +4568,8 @@ export interface operations {
                 last_attempt_at: string | null;
                 next_retry_at: string | null;
               }[];
+              /** @description New: a landing-page lead no member has opened in the app yet (Overview counts them); opening the lead (GET /leads/{id}) makes it false. */
+              unopened: boolean;
             }[];
             next_cursor: string | null;
           };
@@ -5576,6 +5578,8 @@ export interface operations {
                 last_attempt_at: string | null;
                 next_retry_at: string | null;
               }[];
+              /** @description New: a landing-page lead no member has opened in the app yet (Overview counts them); opening the lead (GET /leads/{id}) makes it false. */
+              unopened: boolean;
             }[];
           };
         };
@@ -5701,6 +5705,7 @@ export interface operations {
     parameters: {
       query?: {
         automation_id?: string;
+        reactivation?: "true";
         status?:
           | "queued"
           | "held"
@@ -6787,6 +6792,8 @@ export interface operations {
               experiment: {
                 /** @description The automation's holdout share now (0 to 50). */
                 holdout_percent: number;
+                /** @description When the comparison starts: the automation's first held-out home in the period (cards mailed before it are not compared); null while no home has been held out. */
+                started_at: string | null;
                 /** @description Homes mailed since the automation's first held-out home (in the period). */
                 mailed_homes: number;
                 /** @description Homes held out (in the period). */
