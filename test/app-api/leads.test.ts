@@ -257,7 +257,8 @@ describe(`app API: Leads and lead alerts (${databaseLabel})`, () => {
     assert.equal((await inboxRow(leadId))?.unopened, false, "opened by any member, it is not new for anyone");
     const synced = await owner.browser.request("GET", "/app/api/v1/leads?source=crm_sync");
     assert.ok(synced.body.leads.length > 0);
-    for (const lead of synced.body.leads) assert.equal(lead.unopened, false, "a CRM-synced lead is never new");
+    for (const lead of synced.body.leads)
+      assert.equal(lead.unopened, false, "a CRM-synced lead is never new");
   });
 
   test("a lead's page shows its answers and deliveries; another org's lead is 404", async () => {

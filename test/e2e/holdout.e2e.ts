@@ -136,7 +136,7 @@ describe("holdouts in the browser", () => {
     const measured = section.getByRole("article", { name: `Holdout of ${MEASURED}` });
     await measured.getByText("Homes that got the card bought 3.0× as often (95 %: 1.7× to 5.4×)").waitFor();
     await measured
-      .getByText("15 of 20 mailed homes bought (75 %); 10 of 40 held-out homes (25 %).")
+      .getByText(/: 15 of 20 homes mailed since then bought \(75 %\); 10 of 40 held-out homes \(25 %\)\.$/)
       .waitFor();
     // 15 − 0.25 × 20 = 10 deals the card added, at $5,000 each.
     await measured.getByText(/^About 10 deals \(≈ \$50,000\) came from the card/).waitFor();

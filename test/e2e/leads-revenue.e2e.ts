@@ -26,6 +26,7 @@ let checkBothWidths: ReturnType<App["screens"]>["checkBothWidths"];
 let apiKey: string;
 let mailed: ListedPiece;
 let leadPath: string;
+let automationId: string;
 
 const leadAlerts = () => app.outbox().filter((eml) => /\r\nSubject: New lead for [^:\r\n]+: /.test(eml));
 
@@ -37,10 +38,10 @@ describe("leads and revenue in the browser", () => {
 
     const orgId = await app.signUpOwner(page, "Reliable Roofing", OWNER);
     apiKey = (await app.operator("POST", `/orgs/${orgId}/keys`)).key;
-    await app.operator("POST", `/orgs/${orgId}/automations`, {
+    ({ id: automationId } = await app.operator("POST", `/orgs/${orgId}/automations`, {
       name: AUTOMATION,
       trigger: { type: "custom_api", event_type: EVENT_TYPE },
-    });
+    }));
 
     const sent = await app.sendEvent(apiKey, jobEvent("job-742", { ...HOME, client_name: "Marge Simpson" }));
     assert.equal(sent.outcomes[0]?.reason, "queued", JSON.stringify(sent));
@@ -73,8 +74,12 @@ describe("leads and revenue in the browser", () => {
     await open("/leads", "Leads");
     const row = page.getByRole("row", { name: /Marge Simpson/ });
     await row.waitFor();
+    // Nobody has opened the lead yet: its name carries a "New" badge that says so in words.
+    const newBadge = row.getByRole("cell").first().locator(".mantine-Badge-root");
+    assert.ok(await newBadge.isVisible());
+    assert.equal(await newBadge.textContent(), "New, not opened yet", "read out as a whole phrase");
     const cells = await row.getByRole("cell").allInnerTexts();
-    assert.equal(cells[0], "Marge Simpson");
+    assert.match(cells[0] ?? "", /^Marge Simpson\s+NEW/);
     assert.match(cells[1] ?? "", /marge@example\.test/);
     assert.match(cells[2] ?? "", /742 Evergreen Terrace/);
     assert.equal(cells[3], AUTOMATION, "the postcard column names the automation");
@@ -104,6 +109,15 @@ describe("leads and revenue in the browser", () => {
     await page.getByText("The gutter on the north side leaks.").waitFor();
     await page.getByRole("link", { name: AUTOMATION }).waitFor();
     await checkBothWidths("lr-lead");
+    // Opened, the lead is no longer new: back in the list (the app's own link) and on a fresh load.
+    await page.getByRole("link", { name: "← All leads" }).click();
+    await page.getByRole("heading", { level: 1, name: "Leads" }).waitFor();
+    await row.waitFor();
+    assert.equal(await newBadge.count(), 0, "the badge goes once the lead is opened");
+    await open("/leads", "Leads");
+    await row.waitFor();
+    assert.equal(await newBadge.count(), 0, "and stays gone for the next visit");
+    assert.equal((await row.getByRole("cell").first().innerText()).trim(), "Marge Simpson");
 
     await waitUntil(async () => leadAlerts().length > 0, "the lead alert email is written");
     const [alert] = leadAlerts();
@@ -133,9 +147,17 @@ describe("leads and revenue in the browser", () => {
     assert.equal(won.matched, true, JSON.stringify(won));
 
     await open("/revenue", "Revenue");
-    // No neighbour mail yet: the empty section says how to start it, with a link to build one.
+    // No neighbour mail yet: the empty section says how to start it, with a link to build one, in the
+    // same type as the section's own description and every other empty state (it was larger).
     const bySourceJob = page.locator("section[aria-labelledby=revenue-by-source-job]");
     await bySourceJob.getByRole("link", { name: "build an automation" }).waitFor();
+    await bySourceJob.getByRole("heading", { level: 3, name: "No neighbor mail yet" }).waitFor();
+    const fontSize = (text: string) =>
+      bySourceJob.getByText(text).evaluate((element) => getComputedStyle(element).fontSize);
+    assert.equal(
+      await fontSize("No neighbor automation has mailed around a job yet."),
+      await fontSize("Neighbor mail: the cards each finished job sent"),
+    );
     const byAutomation = page.getByRole("region", { name: "Revenue by automation" });
     const automationRow = byAutomation.getByRole("row", { name: new RegExp(AUTOMATION) });
     await automationRow.waitFor();
@@ -178,5 +200,64 @@ describe("leads and revenue in the browser", () => {
     const cardBars = page.getByRole("figure", { name: "Cards mailed per month over the last 12 months" });
     assert.equal(await cardBars.getByText(/^\d+$/).count(), 12, "a number for each of the 12 months");
     await checkBothWidths("lr-overview");
+  });
+
+  it("a deal's cents show as sent; an automation given a holdout says its comparison starts with the first held-out home", async () => {
+    const won = await app.request("POST", "/api/v1/conversions", apiKey, {
+      address: `${HOME.street}, ${HOME.city}, ${HOME.state} ${HOME.zip}`,
+      deal_id: "D-743",
+      deal_name: "Skylight",
+      deal_amount: "9200.50",
+    });
+    assert.equal(won.matched, true, JSON.stringify(won));
+    // Held out from now on: the card mailed before is no part of the comparison.
+    const raised = await app.operator("PATCH", `/automations/${automationId}`, { holdout_percent: 10 });
+    assert.equal(raised.holdout_percent, 10, JSON.stringify(raised));
+
+    await open("/revenue", "Revenue");
+    const conversions = page.getByRole("region", { name: "Won deals attributed", exact: true }).last();
+    const amountOf = async (deal: string) =>
+      (
+        await conversions
+          .getByRole("row", { name: new RegExp(deal) })
+          .getByRole("cell")
+          .allInnerTexts()
+      )[3];
+    assert.equal(await amountOf("Skylight"), "$9,200.50", "never rounded to $9,201");
+    assert.equal(await amountOf("Gutter replacement"), "$4,250", "a whole amount shows no cents");
+    const automationRow = page
+      .getByRole("region", { name: "Revenue by automation" })
+      .getByRole("row", { name: new RegExp(AUTOMATION) });
+    assert.deepEqual(
+      (await automationRow.getByRole("cell").allInnerTexts()).slice(0, 4),
+      ["1", "1", "2", "$13,451"],
+      "totals stay whole dollars",
+    );
+    const holdout = page
+      .getByRole("region", { name: "What the mail added" })
+      .getByRole("article", { name: `Holdout of ${AUTOMATION}` });
+    await holdout.getByText("10 % held out").waitFor();
+    await holdout
+      .getByText(
+        "No home has been held out yet. The comparison starts with the first home this automation holds out; the cards it mailed before then are not part of it.",
+      )
+      .waitFor();
+    assert.doesNotMatch(await holdout.innerText(), /0 of 0/, "nothing that reads against the table above");
+    await holdout.scrollIntoViewIfNeeded();
+    await checkBothWidths("lr-revenue-holdout");
+
+    // A card's page lists the same deals with the same amounts.
+    await open(`/mail/${mailed.id}`, /Postcard to/);
+    const deals = page.getByRole("row", { name: /Skylight/ });
+    assert.equal((await deals.getByRole("cell").allInnerTexts())[1], "$9,200.50");
+    assert.equal(
+      (
+        await page
+          .getByRole("row", { name: /Gutter replacement/ })
+          .getByRole("cell")
+          .allInnerTexts()
+      )[1],
+      "$4,250",
+    );
   });
 });

@@ -2,10 +2,12 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { experimentFigures } from "../../src/attribution/experiment.ts";
 import { experimentResult, groupsInWords } from "../../web/src/pages/Revenue/experiment-words.ts";
+import { formatDay } from "../../web/src/ui/format.ts";
 
 const figures = (mailed: [number, number], holdout: [number, number]) =>
   experimentFigures({
     holdoutPercent: 50,
+    startedAt: new Date("2026-11-02T12:00:00Z"),
     mailedConversions: mailed[0],
     mailedHomes: mailed[1],
     holdoutConversions: holdout[0],
@@ -32,10 +34,16 @@ describe("the Revenue screen's holdout result in words", () => {
     assert.equal(experimentResult(close), undefined);
   });
 
-  test("says how each group did", () => {
+  test("says how each group did since the first held-out home, and since when", () => {
     assert.equal(
       groupsInWords(figures([24, 40], [10, 40])),
-      "Since the first held-out home: 24 of 40 mailed homes bought (60 %); 10 of 40 held-out homes (25 %).",
+      `Since ${formatDay("2026-11-02T12:00:00Z")}, when this automation first held a home out: 24 of 40 homes mailed since then bought (60 %); 10 of 40 held-out homes (25 %).`,
     );
+  });
+
+  test("before any home is held out, says the comparison starts with the first one instead of 0 of 0 homes", () => {
+    const words = groupsInWords({ ...figures([0, 0], [0, 0]), started_at: null });
+    assert.doesNotMatch(words, /0 of 0/);
+    assert.match(words, /^No home has been held out yet\. The comparison starts with the first home/);
   });
 });

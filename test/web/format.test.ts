@@ -3,6 +3,7 @@ import { describe, test } from "node:test";
 import { utcMinute } from "../../src/mail-safety/words.ts";
 import {
   chartMonth,
+  dealAmount,
   distance,
   feetFromMeters,
   formatCalendarDay,
@@ -11,6 +12,7 @@ import {
   formatMonth,
   formatRecent,
   metersFromFeet,
+  money,
   readableReason,
   returnOnSpend,
   telHref,
@@ -69,6 +71,14 @@ describe("the web app writes figures as a US contractor reads them", () => {
     assert.equal(returnOnSpend(2.5), "$2.50 back per $1");
     assert.equal(returnOnSpend(0), "$0.00 back per $1");
     assert.equal(returnOnSpend(null), "—");
+  });
+
+  test("a won deal's amount keeps its cents, and a whole amount shows none; totals stay whole dollars", () => {
+    assert.equal(dealAmount(9200.5), "$9,200.50");
+    assert.equal(dealAmount(0.99), "$0.99");
+    assert.equal(dealAmount(4250), "$4,250");
+    assert.equal(dealAmount(null), "—");
+    assert.equal(money(9200.5), "$9,201", "a total is rounded to whole dollars");
   });
 
   test("distances the API keeps in meters show in feet, and in miles from a mile on", () => {

@@ -1,4 +1,4 @@
-import { queryOptions } from "@tanstack/react-query";
+import { type QueryClient, queryOptions } from "@tanstack/react-query";
 import { client, type ResponseOf, unwrap } from "./client.ts";
 
 export type LeadSummary = ResponseOf<"/app/api/v1/leads", "get">["leads"][number];
@@ -48,6 +48,24 @@ export const leadsQuery = (source?: LeadSource, cursor?: string) =>
         }),
       ),
   });
+
+type LeadPage = ResponseOf<"/app/api/v1/leads", "get">;
+
+/**
+ * Reading a lead's page opened it (the server marks it): the lists already read drop its "New" mark
+ * at once, and Overview's unopened leads are read again.
+ */
+export function forgetNewMark(queryClient: QueryClient, leadId: string): void {
+  queryClient.setQueriesData<LeadPage>({ queryKey: [...leadKeys.all, "list"] }, (page) =>
+    page?.leads.some((lead) => lead.id === leadId && lead.unopened)
+      ? {
+          ...page,
+          leads: page.leads.map((lead) => (lead.id === leadId ? { ...lead, unopened: false } : lead)),
+        }
+      : page,
+  );
+  void queryClient.invalidateQueries({ queryKey: leadKeys.unopened() });
+}
 
 export const leadQuery = (id: string) =>
   queryOptions({

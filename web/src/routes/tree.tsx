@@ -14,7 +14,7 @@ import { importBatchQuery } from "../api/customers.ts";
 import { ApiError } from "../api/errors.ts";
 import { eventSamplesQuery, eventTypesQuery, newestSamplesFirst } from "../api/events.ts";
 import type { LeadSource } from "../api/leads.ts";
-import { leadQuery, leadsQuery, unopenedLeadsQuery } from "../api/leads.ts";
+import { forgetNewMark, leadQuery, leadsQuery, unopenedLeadsQuery } from "../api/leads.ts";
 import {
   PIECE_STATUSES,
   type PieceFilters,
@@ -252,7 +252,12 @@ const leadsRoute = createRoute({
 const leadRoute = createRoute({
   getParentRoute: () => signedInRoute,
   path: "leads/$leadId",
-  loader: ({ context, params }) => context.queryClient.ensureQueryData(leadQuery(params.leadId)),
+  // Reading a lead marks it opened (no longer new): a link the pointer only rests on reads nothing.
+  loader: async ({ context, params, preload }) => {
+    if (preload) return;
+    await context.queryClient.ensureQueryData(leadQuery(params.leadId));
+    forgetNewMark(context.queryClient, params.leadId);
+  },
   errorComponent: recordError("This lead was not found", <AnchorLink to="/leads">Back to Leads</AnchorLink>),
   component: lazyRouteComponent(() => import("../pages/Leads/LeadPage.tsx"), "LeadPage"),
 });

@@ -10,9 +10,16 @@ const DOLLARS_AND_CENTS = new Intl.NumberFormat(undefined, { style: "currency", 
 /** Whole dollars for totals and reports ("$12,400"); a dash when there is no figure. */
 export const money = (amount: number | null) => (amount === null ? "—" : WHOLE_DOLLARS.format(amount));
 
-/** Dollars and cents for one deal or one card's cost ("$12,400.50"); a dash when there is none. */
+/** Dollars and cents for a cost ("$0.85", "$12,400.00"); a dash when there is none. */
 export const exactMoney = (amount: number | null) =>
   amount === null ? "—" : DOLLARS_AND_CENTS.format(amount);
+
+/**
+ * One won deal's amount as the CRM sent it: its cents when it has any ("$9,200.50"), whole dollars
+ * when it has none ("$4,250"); never rounded, as `money` rounds totals. A dash when there is none.
+ */
+export const dealAmount = (amount: number | null) =>
+  amount === null ? "—" : (Number.isInteger(amount) ? WHOLE_DOLLARS : DOLLARS_AND_CENTS).format(amount);
 
 /**
  * Return on spend as dollars back for each dollar the cards cost ("$7,191 back per $1",

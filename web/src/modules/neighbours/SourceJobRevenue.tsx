@@ -4,7 +4,7 @@ import { type SourceJobRevenue, sourceJobRevenueQuery } from "../../api/neighbou
 import { exactMoney, formatDay, money, returnOnSpend } from "../../ui/format.ts";
 import { AnchorLink } from "../../ui/links.tsx";
 import { ScrollTable } from "../../ui/ScrollTable.tsx";
-import { LoadError, Loading } from "../../ui/states.tsx";
+import { EmptyState, LoadError, Loading } from "../../ui/states.tsx";
 
 /** Revenue by source job: what each finished job's neighbour mail earned (never the job's house number). */
 export function SourceJobRevenueSection() {
@@ -22,11 +22,11 @@ export function SourceJobRevenueSection() {
       ) : revenue.isError ? (
         <LoadError error={revenue.error} retry={() => revenue.refetch()} />
       ) : revenue.data.jobs.length === 0 ? (
-        <Text c="dimmed">
+        <EmptyState order={3} title="No neighbor mail yet">
           No neighbor automation has mailed around a job yet. To mail the homes around each finished job,{" "}
           <AnchorLink to="/automations/new">build an automation</AnchorLink> and choose “Neighbors of the
           record's home” under Mail to.
-        </Text>
+        </EmptyState>
       ) : (
         <SourceJobTable data={revenue.data} />
       )}

@@ -1,4 +1,4 @@
-import { Badge, Group, NativeSelect, Stack, Table, Text } from "@mantine/core";
+import { Badge, Group, NativeSelect, Stack, Table, Text, VisuallyHidden } from "@mantine/core";
 import { useQuery } from "@tanstack/react-query";
 import { getRouteApi } from "@tanstack/react-router";
 import {
@@ -64,6 +64,15 @@ export function LeadsPage() {
   );
 }
 
+/** A lead no member has opened yet (Overview counts them); gone once someone opens it. */
+function NewLeadBadge() {
+  return (
+    <Badge size="sm" variant="filled" ml={6} style={{ verticalAlign: "middle" }}>
+      New<VisuallyHidden>, not opened yet</VisuallyHidden>
+    </Badge>
+  );
+}
+
 /**
  * A phone shows the Name column only: how to reach the lead and when it came sit under the name there
  * (their own columns say the same to a screen reader).
@@ -126,6 +135,7 @@ function LeadList({ source }: { source?: LeadSource }) {
                     <AnchorLink to="/leads/$leadId" params={{ leadId: lead.id }}>
                       {lead.name || "No name given"}
                     </AnchorLink>
+                    {lead.unopened && <NewLeadBadge />}
                     {phone && <PhoneLeadFacts lead={lead} />}
                   </Table.Td>
                   {/* A long email breaks where it must instead of squeezing every other column. */}

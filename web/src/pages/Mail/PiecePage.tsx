@@ -8,7 +8,7 @@ import { PieceSafetyActions } from "../../modules/mail-safety/PieceSafetyActions
 import { DetailCard, DetailField } from "../../ui/DetailCard.tsx";
 import { useFocusWhenGone } from "../../ui/focus.ts";
 import {
-  exactMoney,
+  dealAmount,
   formatCalendarDay,
   formatDateTime,
   readableReason,
@@ -244,7 +244,7 @@ function LeadsAndConversions({ piece }: { piece: Piece }) {
                 {piece.conversions.map((conversion) => (
                   <Table.Tr key={conversion.id}>
                     <Table.Td>{conversion.deal_name ?? conversion.deal_id ?? "—"}</Table.Td>
-                    <Table.Td>{exactMoney(conversion.amount)}</Table.Td>
+                    <Table.Td>{dealAmount(conversion.amount)}</Table.Td>
                     <Table.Td>{formatCalendarDay(conversion.close_date)}</Table.Td>
                     <Table.Td>
                       {attributionWords(conversion.attribution_type)} ({conversion.match_confidence} match)

@@ -9,7 +9,14 @@ import {
   type SpendFigures,
 } from "../../api/revenue.ts";
 import { SourceJobRevenueSection } from "../../modules/neighbours/SourceJobRevenue.tsx";
-import { exactMoney, formatCalendarDay, formatMonth, money, returnOnSpend } from "../../ui/format.ts";
+import {
+  dealAmount,
+  exactMoney,
+  formatCalendarDay,
+  formatMonth,
+  money,
+  returnOnSpend,
+} from "../../ui/format.ts";
 import { ButtonLink } from "../../ui/links.tsx";
 import { ScrollTable } from "../../ui/ScrollTable.tsx";
 import { StagedRows } from "../../ui/staged-rows.tsx";
@@ -98,7 +105,9 @@ function ByAutomation({ rows }: { rows: Revenue["by_automation"] }) {
         By automation
       </Title>
       {rows.length === 0 ? (
-        <Text c="dimmed">No automation has mailed a card in the last 12 months.</Text>
+        <EmptyState order={3} title="No cards mailed yet">
+          No automation or mailing has mailed a card in the last 12 months.
+        </EmptyState>
       ) : (
         <ScrollTable label="Revenue by automation" minWidth={900}>
           <Table striped verticalSpacing="xs">
@@ -205,7 +214,7 @@ function Conversions({ conversions }: { conversions: Conversion[] }) {
                     <Table.Td>{formatCalendarDay(conversion.close_date)}</Table.Td>
                     <Table.Td>{conversion.deal_name ?? conversion.deal_id ?? "—"}</Table.Td>
                     <Table.Td>{conversion.address}</Table.Td>
-                    <Table.Td>{money(conversion.amount)}</Table.Td>
+                    <Table.Td>{dealAmount(conversion.amount)}</Table.Td>
                     <Table.Td>{conversion.automation_name ?? conversion.campaign_name ?? "—"}</Table.Td>
                     <Table.Td>
                       <Badge variant="light">{attributionWords(conversion.attribution_type)}</Badge>{" "}

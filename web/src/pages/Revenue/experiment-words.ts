@@ -1,4 +1,5 @@
 import type { SpendFigures } from "../../api/revenue.ts";
+import { formatDay } from "../../ui/format.ts";
 
 export type ExperimentFigures = NonNullable<SpendFigures["experiment"]>;
 
@@ -32,11 +33,19 @@ const share = (rate: number | null) =>
   rate === null ? "" : ` (${(rate * 100).toLocaleString("en-US", { maximumFractionDigits: 1 })} %)`;
 
 /**
- * How each group did so far, counted from the automation's first held-out home (cards mailed before
- * it are no part of the comparison, so the words say so): "Since the first held-out home: 24 of 40
- * mailed homes bought (60 %); 10 of 40 held-out homes (25 %)."
+ * How each group did, and which homes that covers: the comparison starts at the automation's first
+ * held-out home, so cards it mailed before are no part of it (Revenue's table above counts them all):
+ * "Since Nov 2, 2026, when this automation first held a home out: 24 of 40 homes mailed since then
+ * bought (60 %); 10 of 40 held-out homes (25 %)." Before any home is held out there is nothing to
+ * compare, and the words say when the comparison will start rather than "0 of 0 mailed homes".
  */
-export const groupsInWords = (experiment: ExperimentFigures) =>
-  "Since the first held-out home: " +
-  `${experiment.mailed_conversions} of ${experiment.mailed_homes} mailed homes bought${share(experiment.mailed_rate)}; ` +
-  `${experiment.holdout_conversions} of ${experiment.holdout_homes} held-out homes${share(experiment.holdout_rate)}.`;
+export function groupsInWords(experiment: ExperimentFigures): string {
+  if (experiment.started_at === null) {
+    return "No home has been held out yet. The comparison starts with the first home this automation holds out; the cards it mailed before then are not part of it.";
+  }
+  return (
+    `Since ${formatDay(experiment.started_at)}, when this automation first held a home out: ` +
+    `${experiment.mailed_conversions} of ${experiment.mailed_homes} homes mailed since then bought${share(experiment.mailed_rate)}; ` +
+    `${experiment.holdout_conversions} of ${experiment.holdout_homes} held-out homes${share(experiment.holdout_rate)}.`
+  );
+}
