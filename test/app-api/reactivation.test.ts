@@ -184,7 +184,7 @@ describe(`app API: reactivation mailings from past jobs (${databaseLabel})`, () 
       everything.body.pieces.some((piece: { id: string }) => piece.id === recorded.pieces[0]!.id),
       "the recorded card is in the unfiltered list",
     );
-    const filtered = await owner.browser.request("GET", "/app/api/v1/pieces?reactivation=true");
+    const filtered = await owner.browser.request("GET", "/app/api/v1/pieces?mailing=reactivation");
     assert.equal(filtered.status, 200, filtered.text);
     const sent = await queryRows<{ id: string }>(
       ctx.database.db,
@@ -200,7 +200,7 @@ describe(`app API: reactivation mailings from past jobs (${databaseLabel})`, () 
       assert.equal(piece.automation_id, null);
       assert.equal(piece.campaign_name, "Spring check-up");
     }
-    const bad = await owner.browser.request("GET", "/app/api/v1/pieces?reactivation=yes");
+    const bad = await owner.browser.request("GET", "/app/api/v1/pieces?mailing=recorded");
     assert.equal(bad.status, 422, bad.text);
   });
 

@@ -198,5 +198,34 @@ describe("customers and reactivation mailings in the browser", () => {
     await page.getByRole("cell", { name: "12 Maple Ave, Springfield, IL 62704", exact: true }).waitFor();
     await page.getByRole("cell", { name: "Spring roof check" }).first().waitFor();
     await checkBothWidths("mail-reactivation");
+
+    // The Automation filter offers the mailings the Automation column names, and lists their cards only.
+    const postcards = page.getByRole("region", { name: "Postcards" }).getByRole("row");
+    const headings = await page
+      .getByRole("region", { name: "Postcards" })
+      .getByRole("columnheader")
+      .allInnerTexts();
+    const automationColumn = headings.indexOf("Automation");
+    const automationOf = () =>
+      postcards.evaluateAll(
+        (rows, column) => rows.slice(1).map((row) => (row.children[column] as HTMLElement).innerText.trim()),
+        automationColumn,
+      );
+    assert.ok(
+      (await automationOf()).includes("Job done postcard"),
+      "an automation's card is listed unfiltered",
+    );
+    await page.getByLabel("Automation").selectOption({ label: "Reactivation mailings" });
+    await page.waitForURL(/[?&]mailing=reactivation\b/);
+    await waitUntil(async () => (await postcards.count()) === 3, "the list shows the mailing's two cards");
+    assert.deepEqual(await automationOf(), ["Spring roof check", "Spring roof check"]);
+    await checkBothWidths("mail-reactivation-filter");
+    await page.reload();
+    assert.equal(
+      await page.getByLabel("Automation").locator("option:checked").innerText(),
+      "Reactivation mailings",
+      "the filter is kept in the link",
+    );
+    await waitUntil(async () => (await postcards.count()) === 3, "the reloaded list is still the mailing's");
   });
 });

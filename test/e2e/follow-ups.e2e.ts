@@ -9,6 +9,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { Page } from "playwright-core";
+import { formatDay } from "../../web/src/ui/format.ts";
 import { type App, jobEvent, startApp, waitUntil } from "./session.ts";
 
 const OWNER = { email: "owner@followups.test", name: "Fran Follow", password: "correct horse battery" };
@@ -99,10 +100,18 @@ describe("follow-up cards in the browser: the builder, the list, Mail", () => {
       .getByText(/Follow-up card 1: mailed 10 days after the first card/)
       .first()
       .waitFor();
+    // Not yet mailed, the card says the day it is due where a mailed card says when it was mailed.
+    const listed = await page.request.get(`${app.base}/app/api/v1/pieces/${followUpId}`);
+    const due = `Not yet, due ${formatDay((await listed.json()).scheduled_for)}`;
+    const row = page.getByRole("row", { name: /Follow-up card 1/ });
+    const headings = await page.getByRole("columnheader").allInnerTexts();
+    const cells = await row.getByRole("cell").allInnerTexts();
+    assert.equal(cells[headings.indexOf("Mailed")], due, `the Mailed column: ${cells.join(" | ")}`);
     await checkBothWidths("follow-ups-mail");
 
     await open(`/mail/${followUpId}`, /Postcard to/);
     await page.getByText(/Sequence: Follow-up card 1, due /).waitFor();
+    await page.getByText(`Mailed: ${due}`).waitFor();
     await checkBothWidths("follow-up-scheduled");
     await page.getByRole("button", { name: "Cancel this card…" }).click();
     await page

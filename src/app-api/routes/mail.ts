@@ -94,10 +94,10 @@ export function registerMailRoutes(app: FastifyInstance, ctx: AppApiContext): vo
         querystring: Type.Object(
           {
             automation_id: Type.Optional(Type.String({ format: "uuid" })),
-            reactivation: Type.Optional(
-              Type.Literal("true", {
+            mailing: Type.Optional(
+              Type.Literal("reactivation", {
                 description:
-                  "Only the cards of reactivation mailings (sent from imported past jobs; they have no automation).",
+                  "reactivation: only the cards of reactivation mailings (sent from imported past jobs; they have no automation).",
               }),
             ),
             status: Type.Optional(PieceStatusSchema),
@@ -113,11 +113,11 @@ export function registerMailRoutes(app: FastifyInstance, ctx: AppApiContext): vo
       },
     },
     async (request) => {
-      const { cursor, automation_id, reactivation, status, from, to } = request.query;
+      const { cursor, automation_id, mailing, status, from, to } = request.query;
       return listMailPieces(
         db,
         sessionOf(request).orgId,
-        { automationId: automation_id, reactivation: reactivation === "true", status, from, to },
+        { automationId: automation_id, reactivation: mailing === "reactivation", status, from, to },
         cursor ? decodeKeysetCursor(cursor) : undefined,
         PAGE_SIZE,
       );

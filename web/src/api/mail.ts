@@ -1,4 +1,5 @@
 import { queryOptions } from "@tanstack/react-query";
+import { formatDateTime, formatDay } from "../ui/format.ts";
 import { client, type Paths, type ResponseOf, unwrap } from "./client.ts";
 
 export type PieceFilters = NonNullable<Paths["/app/api/v1/pieces"]["get"]["parameters"]["query"]>;
@@ -41,6 +42,22 @@ export const PIECE_STATUSES = Object.keys(PIECE_STATUS) as PieceStatus[];
 /** A tracking timeline step as the contractor reads it: a status, or the print file being drawn. */
 export const stepLabel = (step: Piece["timeline"][number]["step"]) =>
   step === "rendered" ? "Print file ready" : PIECE_STATUS[step].label;
+
+/**
+ * When the card was mailed; for a follow-up still scheduled, the day it is due ("Not yet, due Dec 19,
+ * 2026": a day, as its time follows the first card's mailing), rather than a dash beside its reason
+ * "mailed 14 days after the first card".
+ */
+export const mailedOrDue = (piece: Pick<PieceSummary, "status" | "mailed_at" | "scheduled_for">) =>
+  piece.status === "scheduled" && piece.scheduled_for
+    ? `Not yet, due ${formatDay(piece.scheduled_for)}`
+    : formatDateTime(piece.mailed_at);
+
+/**
+ * The Automation filter's entry for reactivation mailings (sent from past jobs, no automation): the
+ * list's Automation column names them by the mailing's own name.
+ */
+export const REACTIVATION_MAILINGS = "reactivation" as const;
 
 export const mailKeys = {
   all: ["mail"] as const,

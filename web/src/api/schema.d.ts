@@ -5705,7 +5705,7 @@ export interface operations {
     parameters: {
       query?: {
         automation_id?: string;
-        reactivation?: "true";
+        mailing?: "reactivation";
         status?:
           | "queued"
           | "held"

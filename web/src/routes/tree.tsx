@@ -21,6 +21,7 @@ import {
   pieceQuery,
   piecesQuery,
   preloadThumbnails,
+  REACTIVATION_MAILINGS,
 } from "../api/mail.ts";
 import { approvalsQuery } from "../api/mail-safety.ts";
 import { sourceJobRevenueQuery } from "../api/neighbours.ts";
@@ -208,6 +209,7 @@ const mailRoute = createRoute({
   // The filters live in the URL, so a filtered list can be bookmarked and shared.
   validateSearch: (search: Record<string, unknown>): Omit<PieceFilters, "cursor"> => ({
     automation_id: text(search.automation_id),
+    mailing: search.mailing === REACTIVATION_MAILINGS ? REACTIVATION_MAILINGS : undefined,
     status: PIECE_STATUSES.find((status) => status === search.status),
     from: isoDate(search.from),
     to: isoDate(search.to),

@@ -3,11 +3,13 @@ import { useQuery } from "@tanstack/react-query";
 import { getRouteApi } from "@tanstack/react-router";
 import { automationListQuery } from "../../api/automations.ts";
 import {
+  mailedOrDue,
   PIECE_STATUS,
   PIECE_STATUSES,
   type PieceFilters,
   type PieceSummary,
   piecesQuery,
+  REACTIVATION_MAILINGS,
   ROWS_ON_A_LAPTOP,
 } from "../../api/mail.ts";
 import { formatDateTime, readableReason, recipientOf } from "../../ui/format.ts";
@@ -28,7 +30,9 @@ export function MailPage() {
   const navigate = route.useNavigate();
   const setFilter = (change: Partial<MailFilters>) =>
     navigate({ search: (previous) => ({ ...previous, ...change }), replace: true });
-  const filtered = Boolean(filters.automation_id || filters.status || filters.from || filters.to);
+  const filtered = Boolean(
+    filters.automation_id || filters.mailing || filters.status || filters.from || filters.to,
+  );
 
   return (
     <>
@@ -54,6 +58,7 @@ function MailFilterBar({
   const automationOptions = [
     { value: "", label: "All automations" },
     ...(automations.data?.automations ?? []).map((item) => ({ value: item.id, label: item.name })),
+    { value: REACTIVATION_MAILINGS, label: "Reactivation mailings" },
   ];
   const statusOptions = [
     { value: "", label: "All statuses" },
@@ -64,8 +69,8 @@ function MailFilterBar({
       <NativeSelect
         label="Automation"
         data={automationOptions}
-        value={filters.automation_id ?? ""}
-        onChange={(event) => onChange({ automation_id: event.currentTarget.value || undefined })}
+        value={filters.mailing ?? filters.automation_id ?? ""}
+        onChange={(event) => onChange(automationFilter(event.currentTarget.value))}
         w={{ base: HALF_LINE, sm: 220 }}
       />
       <NativeSelect
@@ -93,6 +98,12 @@ function MailFilterBar({
       />
     </Group>
   );
+}
+
+/** The Automation filter's choice as the list's search: an automation, the reactivation mailings, or all. */
+function automationFilter(value: string): Pick<MailFilters, "automation_id" | "mailing"> {
+  if (value === REACTIVATION_MAILINGS) return { automation_id: undefined, mailing: REACTIVATION_MAILINGS };
+  return { automation_id: value || undefined, mailing: undefined };
 }
 
 function PieceList({ filters, filtered }: { filters: MailFilters; filtered: boolean }) {
@@ -204,7 +215,7 @@ function PieceRows({ pieces, phone }: { pieces: PieceSummary[]; phone: boolean }
           <Table.Td>{piece.address}</Table.Td>
           <Table.Td>{piece.automation_name ?? piece.campaign_name}</Table.Td>
           <Table.Td>{formatDateTime(piece.created_at)}</Table.Td>
-          <Table.Td>{formatDateTime(piece.mailed_at)}</Table.Td>
+          <Table.Td>{mailedOrDue(piece)}</Table.Td>
         </Table.Tr>
       ))}
     </Table.Tbody>

@@ -3,7 +3,14 @@ import { useQuery } from "@tanstack/react-query";
 import { getRouteApi } from "@tanstack/react-router";
 import { useRef } from "react";
 import { attributionWords } from "../../api/leads.ts";
-import { PIECE_STATUS, type Piece, type PieceStatusTone, pieceQuery, stepLabel } from "../../api/mail.ts";
+import {
+  mailedOrDue,
+  PIECE_STATUS,
+  type Piece,
+  type PieceStatusTone,
+  pieceQuery,
+  stepLabel,
+} from "../../api/mail.ts";
 import { PieceSafetyActions } from "../../modules/mail-safety/PieceSafetyActions.tsx";
 import { DetailCard, DetailField } from "../../ui/DetailCard.tsx";
 import { useFocusWhenGone } from "../../ui/focus.ts";
@@ -137,7 +144,7 @@ function PieceDetails({ piece }: { piece: Piece }) {
               </DetailField>
             )}
             <DetailField label="Created">{formatDateTime(piece.created_at)}</DetailField>
-            <DetailField label="Mailed">{formatDateTime(piece.mailed_at)}</DetailField>
+            <DetailField label="Mailed">{mailedOrDue(piece)}</DetailField>
             {piece.provider && (
               <DetailField label="Printer">{printerLabel(piece.provider, piece.provider_status)}</DetailField>
             )}
