@@ -1,11 +1,49 @@
 // Reads the contractor's app needs beside the developer API's: each scoped to one organization.
 import { type Queryable, queryOne, queryRows, sql } from "../db/database.ts";
-import { cardsQueuedByAutomation } from "./monthly-figures.ts";
+import { monthOf, ORG_SCOPE } from "../mail-safety/spend-caps.ts";
+import { WAITING } from "../pieces/piece-updates.ts";
 
-/** Cards each of the org's automations queued since the start of the current UTC month (held-out homes get none). */
-export function cardsThisMonth(db: Queryable, orgId: string, now: Date): Promise<Map<string, number>> {
-  const monthStart = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
-  return cardsQueuedByAutomation(db, orgId, monthStart.toISOString().slice(0, 10));
+/** An automation's cards as its list row counts them. */
+export interface AutomationCards {
+  /** Handed to print since the 1st (UTC): what Overview's mail safety counts, follow-ups once they went. */
+  sentToPrintThisMonth: number;
+  /** Waiting before print now (on hold, awaiting approval, paused by a cap); not follow-ups scheduled for later. */
+  waiting: number;
+}
+
+/**
+ * Each automation's cards sent to print this month and waiting now. The month's count is the cap
+ * counters' (one row per automation and month); the waiting count reads only waiting pieces
+ * (the partial index mail_pieces_waiting), so neither grows with the mail ever sent.
+ */
+export async function automationCards(
+  db: Queryable,
+  orgId: string,
+  now: Date,
+): Promise<Map<string, AutomationCards>> {
+  const [sent, waiting] = await Promise.all([
+    queryRows<{ automation_id: string; cards: number }>(
+      db,
+      sql`SELECT automation_id, cards FROM mail_cap_usage
+          WHERE org_id = ${orgId}::uuid AND month = ${monthOf(now)}::date AND automation_id <> ${ORG_SCOPE}::uuid`,
+    ),
+    queryRows<{ automation_id: string; cards: number }>(
+      db,
+      sql`SELECT c.automation_id, count(*)::int AS cards
+          FROM mail_pieces p JOIN campaigns c ON c.org_id = p.org_id AND c.id = p.campaign_id
+          WHERE p.org_id = ${orgId}::uuid AND p.status IN ${WAITING} AND c.automation_id IS NOT NULL
+          GROUP BY c.automation_id`,
+    ),
+  ]);
+  const counts = new Map<string, AutomationCards>();
+  const of = (id: string) => {
+    const found = counts.get(id) ?? { sentToPrintThisMonth: 0, waiting: 0 };
+    counts.set(id, found);
+    return found;
+  };
+  for (const row of sent) of(row.automation_id).sentToPrintThisMonth = Number(row.cards);
+  for (const row of waiting) of(row.automation_id).waiting = Number(row.cards);
+  return counts;
 }
 
 export interface EventTypeSummary {

@@ -1,6 +1,7 @@
 // Reads of `monthly_mail_figures`: what an organization mailed and earned per UTC month and
-// source, kept on write by the triggers of migrations/0334_monthly_mail_figures.sql, so Overview,
-// Revenue and the automation list cost a few hundred rows at any volume of mail.
+// source, kept on write by the triggers of migrations/0334_monthly_mail_figures.sql, so Overview
+// and Revenue cost a few hundred rows at any volume of mail. (Its `cards_queued`, by the month a
+// piece was made, is read by nothing since the automation list counts cards sent to print.)
 import { type Queryable, queryRows, sql } from "../db/database.ts";
 
 /** The sources that are not an automation's id: reactivation mailings, recorded mail, no campaign. */
@@ -86,19 +87,4 @@ export async function figuresBySource(
       ...figuresOf(row),
     };
   });
-}
-
-/** Cards each automation queued in `month` (YYYY-MM-01); held-out homes get none. */
-export async function cardsQueuedByAutomation(
-  db: Queryable,
-  orgId: string,
-  month: string,
-): Promise<Map<string, number>> {
-  const rows = await queryRows<{ source: string; cards: string | number }>(
-    db,
-    sql`SELECT source, sum(cards_queued) AS cards FROM monthly_mail_figures
-        WHERE org_id = ${orgId}::uuid AND month = ${month}::date AND source NOT IN ${SOURCES_WITHOUT_AUTOMATION}
-        GROUP BY source`,
-  );
-  return new Map(rows.map((row) => [row.source, Number(row.cards)]));
 }

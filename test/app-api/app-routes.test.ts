@@ -133,7 +133,11 @@ describe(`app routes (${databaseLabel})`, () => {
       offer: "10% off gutters",
       card_size: "4x6",
     });
-    assert.equal(automation.cards_this_month, 0, "the event came before the automation");
+    assert.deepEqual(
+      [automation.cards_sent_to_print_this_month, automation.cards_waiting],
+      [0, 0],
+      "the event came before the automation",
+    );
     const patched = await a.owner.browser.request("PATCH", `/app/api/v1/automations/${a.automationId}`, {
       body: { enabled: false, template: { headline: "Hello {{client_name}}" } },
     });

@@ -154,7 +154,8 @@ describe(`holdouts (${databaseLabel})`, () => {
       assert.equal(caps.body.organization.cards, 4, "only the mailed cards count in the month's caps");
       assert.equal(caps.body.organization.cents, 400);
       const automation = await owner.browser.request("GET", `/app/api/v1/automations/${org.automationId}`);
-      assert.equal(automation.body.cards_this_month, 4);
+      assert.equal(automation.body.cards_sent_to_print_this_month, 4, "held-out homes' pieces are not sent");
+      assert.equal(automation.body.cards_waiting, 0);
       const revenue = await owner.browser.request("GET", "/app/api/v1/revenue");
       const row = revenue.body.by_automation.find(
         (entry: { automation_id: string }) => entry.automation_id === org.automationId,

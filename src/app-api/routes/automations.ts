@@ -43,7 +43,7 @@ import { landingUrl } from "../../pieces/campaigns.ts";
 import { stopFollowUpsOfRemovedSteps } from "../../pieces/follow-ups.ts";
 import { composeCard } from "../../render/compose.ts";
 import { CardSizeSchema, resolveTemplate } from "../../render/template.ts";
-import { cardsThisMonth, findSample } from "../../reports/app-reads.ts";
+import { type AutomationCards, automationCards, findSample } from "../../reports/app-reads.ts";
 import { TriggerReasonSchema } from "../../trigger/envelope.ts";
 import { runTrigger } from "../../trigger/trigger-core.ts";
 import {
@@ -163,7 +163,14 @@ const AutomationView = Type.Object(
     ),
     stop_when: StopWhen,
     holdout_percent: HoldoutPercent,
-    cards_this_month: Type.Integer(),
+    cards_sent_to_print_this_month: Type.Integer({
+      description:
+        "Cards handed to print since the 1st (UTC), as the month's mail safety use counts them; a follow-up counts once it goes.",
+    }),
+    cards_waiting: Type.Integer({
+      description:
+        "Cards waiting before print now (on hold, awaiting approval, paused by a cap); follow-ups scheduled for a later day are not.",
+    }),
     created_at: Type.String({ format: "date-time" }),
     updated_at: Type.String({ format: "date-time" }),
   },
@@ -202,7 +209,7 @@ export function registerAutomationRoutes(app: FastifyInstance, ctx: AppApiContex
     const resolved = resolveTemplate(storedTemplate(previous, template));
     await assertCardFits(ctx.renderer, resolved, await loadCardSender(db, orgId));
   };
-  const view = async (automation: Automation, cards: Map<string, number>) => ({
+  const view = async (automation: Automation, cards: Map<string, AutomationCards>) => ({
     id: automation.id,
     name: automation.name,
     enabled: automation.enabled,
@@ -218,7 +225,8 @@ export function registerAutomationRoutes(app: FastifyInstance, ctx: AppApiContex
     })),
     stop_when: automation.stop_when,
     holdout_percent: automation.holdout_percent,
-    cards_this_month: cards.get(automation.id) ?? 0,
+    cards_sent_to_print_this_month: cards.get(automation.id)?.sentToPrintThisMonth ?? 0,
+    cards_waiting: cards.get(automation.id)?.waiting ?? 0,
     created_at: automation.created_at,
     updated_at: automation.updated_at,
   });
@@ -233,7 +241,8 @@ export function registerAutomationRoutes(app: FastifyInstance, ctx: AppApiContex
     {
       schema: {
         operationId: "listAutomations",
-        summary: "The organization's automations, with the cards each queued this month",
+        summary:
+          "The organization's automations, with the cards each sent to print this month and has waiting",
         tags: ["Automations"],
         response: {
           200: Type.Object({ automations: Type.Array(AutomationView) }, { additionalProperties: false }),
@@ -242,7 +251,7 @@ export function registerAutomationRoutes(app: FastifyInstance, ctx: AppApiContex
     },
     async (request) => {
       const { orgId } = sessionOf(request);
-      const cards = await cardsThisMonth(db, orgId, clock.now());
+      const cards = await automationCards(db, orgId, clock.now());
       const automations = await listAutomations(db, orgId);
       return { automations: await Promise.all(automations.map((a) => view(a, cards))) };
     },
@@ -303,7 +312,7 @@ export function registerAutomationRoutes(app: FastifyInstance, ctx: AppApiContex
     async (request) => {
       const { orgId } = sessionOf(request);
       const automation = await findOwn(orgId, request.params.id);
-      return view(automation, await cardsThisMonth(db, orgId, clock.now()));
+      return view(automation, await automationCards(db, orgId, clock.now()));
     },
   );
 
@@ -349,7 +358,7 @@ export function registerAutomationRoutes(app: FastifyInstance, ctx: AppApiContex
         automation = await findOwn(orgId, automation.id);
       }
       ctx.boundAutomations.invalidate(orgId);
-      return view(automation, await cardsThisMonth(db, orgId, clock.now()));
+      return view(automation, await automationCards(db, orgId, clock.now()));
     },
   );
 

@@ -79,7 +79,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The organization's automations, with the cards each queued this month */
+    /** The organization's automations, with the cards each sent to print this month and has waiting */
     get: operations["listAutomations"];
     put?: never;
     /** Creates an automation (the same rules as the operator API's) */
@@ -1480,7 +1480,10 @@ export interface operations {
               stop_when: ("lead" | "won_deal" | "opt_out" | "customer" | "returned")[];
               /** @description The share of homes (0 to 50 %) this automation keeps out of its mail, so Revenue can show what the mail adds; 0 (the default) mails every home. */
               holdout_percent: number;
-              cards_this_month: number;
+              /** @description Cards handed to print since the 1st (UTC), as the month's mail safety use counts them; a follow-up counts once it goes. */
+              cards_sent_to_print_this_month: number;
+              /** @description Cards waiting before print now (on hold, awaiting approval, paused by a cap); follow-ups scheduled for a later day are not. */
+              cards_waiting: number;
               /** Format: date-time */
               created_at: string;
               /** Format: date-time */
@@ -1689,7 +1692,10 @@ export interface operations {
             stop_when: ("lead" | "won_deal" | "opt_out" | "customer" | "returned")[];
             /** @description The share of homes (0 to 50 %) this automation keeps out of its mail, so Revenue can show what the mail adds; 0 (the default) mails every home. */
             holdout_percent: number;
-            cards_this_month: number;
+            /** @description Cards handed to print since the 1st (UTC), as the month's mail safety use counts them; a follow-up counts once it goes. */
+            cards_sent_to_print_this_month: number;
+            /** @description Cards waiting before print now (on hold, awaiting approval, paused by a cap); follow-ups scheduled for a later day are not. */
+            cards_waiting: number;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -1827,7 +1833,10 @@ export interface operations {
             stop_when: ("lead" | "won_deal" | "opt_out" | "customer" | "returned")[];
             /** @description The share of homes (0 to 50 %) this automation keeps out of its mail, so Revenue can show what the mail adds; 0 (the default) mails every home. */
             holdout_percent: number;
-            cards_this_month: number;
+            /** @description Cards handed to print since the 1st (UTC), as the month's mail safety use counts them; a follow-up counts once it goes. */
+            cards_sent_to_print_this_month: number;
+            /** @description Cards waiting before print now (on hold, awaiting approval, paused by a cap); follow-ups scheduled for a later day are not. */
+            cards_waiting: number;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -2035,7 +2044,10 @@ export interface operations {
             stop_when: ("lead" | "won_deal" | "opt_out" | "customer" | "returned")[];
             /** @description The share of homes (0 to 50 %) this automation keeps out of its mail, so Revenue can show what the mail adds; 0 (the default) mails every home. */
             holdout_percent: number;
-            cards_this_month: number;
+            /** @description Cards handed to print since the 1st (UTC), as the month's mail safety use counts them; a follow-up counts once it goes. */
+            cards_sent_to_print_this_month: number;
+            /** @description Cards waiting before print now (on hold, awaiting approval, paused by a cap); follow-ups scheduled for a later day are not. */
+            cards_waiting: number;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */

@@ -102,7 +102,7 @@ export function validateFollowUps(values: FollowUpFormValues): Record<string, st
 
 /**
  * How many cards a home gets, for the automation list: "Each home gets 1 card", "Each home gets 3 cards:
- * the first and 2 follow-ups". Said per home: a bare "1 card" beside "Cards queued this month" read as a count.
+ * the first and 2 follow-ups". Said per home: a bare "1 card" beside the month's card counts read as a count.
  */
 export const followUpCount = (steps: number) =>
   `Each home gets ${

@@ -32,15 +32,19 @@ export function AutomationsPage() {
         // The trigger sits under the name, so the table fits a phone without scrolling.
         <ScrollTable label="Automations" minWidth={340}>
           <Table striped highlightOnHover captionSide="bottom">
-            {/* Overview counts mailed cards; this counts every card made, so the two never look at odds. */}
+            {/* Counted as Overview's mail safety counts them: a follow-up due in two weeks, or a card
+                cancelled or stopped, is neither sent nor waiting. */}
             <Table.Caption>
-              Cards queued: every card the automation made this month, mailed, waiting or stopped.
+              Sent to print: cards handed to the printer since the 1st of the month, as Overview counts them.
+              Waiting: cards on hold, awaiting your approval or paused by a monthly cap. A follow-up card
+              counts once its day comes.
             </Table.Caption>
             <Table.Thead>
               <Table.Tr>
                 <Table.Th>Name and trigger</Table.Th>
                 <Table.Th>Enabled</Table.Th>
-                <Table.Th ta="right">Cards queued this month</Table.Th>
+                <Table.Th ta="right">Sent to print this month</Table.Th>
+                <Table.Th ta="right">Waiting</Table.Th>
               </Table.Tr>
             </Table.Thead>
             <Table.Tbody>
@@ -66,7 +70,8 @@ export function AutomationsPage() {
                       {automation.enabled ? "On" : "Off"}
                     </Badge>
                   </Table.Td>
-                  <Table.Td ta="right">{automation.cards_this_month}</Table.Td>
+                  <Table.Td ta="right">{automation.cards_sent_to_print_this_month}</Table.Td>
+                  <Table.Td ta="right">{automation.cards_waiting}</Table.Td>
                 </Table.Tr>
               ))}
             </Table.Tbody>
