@@ -94,6 +94,16 @@ describe("follow-up cards in the browser: the builder, the list, Mail", () => {
       followUpId = pieces.find((piece) => piece.status === "scheduled")?.id ?? "";
       return followUpId !== "" && pieces.some((piece) => piece.status === "mailed");
     }, "the first card is mailed and its follow-up scheduled");
+    // The list counts the first card as sent to print; the follow-up, due in 10 days, is neither
+    // sent nor waiting yet (it read "2 cards queued this month").
+    await open("/automations", "Automations");
+    const cells = await page
+      .getByRole("row")
+      .filter({ hasText: "2 cards: the first and 1 follow-up" })
+      .getByRole("cell")
+      .allInnerTexts();
+    assert.match(cells.at(-1) ?? "", /^1 sent to print this month\s+0 waiting$/);
+    await checkBothWidths("follow-ups-list-counts");
 
     await open("/mail?status=scheduled", "Mail");
     await page

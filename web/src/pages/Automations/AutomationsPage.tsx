@@ -36,15 +36,14 @@ export function AutomationsPage() {
                 cancelled or stopped, is neither sent nor waiting. */}
             <Table.Caption>
               Sent to print: cards handed to the printer since the 1st of the month, as Overview counts them.
-              Waiting: cards on hold, awaiting your approval or paused by a monthly cap. A follow-up card
+              Waiting: cards on hold, awaiting your approval or paused by a monthly cap now. A follow-up card
               counts once its day comes.
             </Table.Caption>
             <Table.Thead>
               <Table.Tr>
                 <Table.Th>Name and trigger</Table.Th>
                 <Table.Th>Enabled</Table.Th>
-                <Table.Th ta="right">Sent to print this month</Table.Th>
-                <Table.Th ta="right">Waiting</Table.Th>
+                <Table.Th>Cards</Table.Th>
               </Table.Tr>
             </Table.Thead>
             <Table.Tbody>
@@ -70,8 +69,15 @@ export function AutomationsPage() {
                       {automation.enabled ? "On" : "Off"}
                     </Badge>
                   </Table.Td>
-                  <Table.Td ta="right">{automation.cards_sent_to_print_this_month}</Table.Td>
-                  <Table.Td ta="right">{automation.cards_waiting}</Table.Td>
+                  {/* Said in words under one heading: two number columns squeezed the name on a phone. */}
+                  <Table.Td>
+                    <Text size="sm">
+                      {automation.cards_sent_to_print_this_month} sent to print this month
+                    </Text>
+                    <Text size="sm" c="dimmed">
+                      {automation.cards_waiting} waiting
+                    </Text>
+                  </Table.Td>
                 </Table.Tr>
               ))}
             </Table.Tbody>
