@@ -1,11 +1,11 @@
 /**
  * Keys, team, logo and password reset in a real browser (Debian's Chromium driven by playwright-core)
  * against the real service started as a process on a fresh data directory, its email written to
- * DATA_DIR/mail-outbox/: a revoked key is refused by the developer API; an owner invites a member (the
- * link comes from the invitation email, the owner's screen shows none), changes the role and removes
- * them, and another organization's invitation has their account sign in and join; a member meets readable
- * refusals on owners' screens; a PNG and an SVG logo reach the card back and a too-large file is
- * refused in words; a password reset from the emailed link. Every screen: axe-core, screenshots at
+ * DATA_DIR/mail-outbox/: a revoked key is refused by the developer API; a refused invitation is said once, on its field; an owner
+ * invites a member (the link comes from the invitation email, the owner's screen shows none), changes
+ * the role and removes them, and another organization's invitation has their account sign in and
+ * join; a member meets readable refusals on owners' screens; a PNG and an SVG logo reach the card back
+ * and a too-large file is refused in words; a password reset from the emailed link. Every screen: axe-core, screenshots at
  * desktop and phone width, and at phone width no page-level sideways scroll (tables scroll in their box).
  */
 import assert from "node:assert/strict";
@@ -179,6 +179,39 @@ describe("keys, team, logo and password reset in the browser", () => {
     assert.deepEqual(await refusedMe.json(), { error: "Unauthorized" });
     assert.equal((await sendEvent(keptKey, "svc-3")).status, 202, "the other key still works");
     await checkAtBothWidths(owner, "developers-keys-after-revoke", "/developers?tab=keys", "Developers");
+  });
+
+  it("a refused invitation says why once, on the Email field, and the earlier invitation's box goes", async () => {
+    await open(owner, "/settings?tab=team", "Settings");
+    const email = owner.getByRole("textbox", { name: /^Email/ });
+    await email.fill("bart@hvac.test");
+    await owner.getByRole("button", { name: "Send invitation" }).click();
+    const bartBox = owner.getByText("Invitation for bart@hvac.test", { exact: true });
+    await bartBox.waitFor();
+
+    await email.fill(OWNER.email);
+    await owner.getByRole("button", { name: "Send invitation" }).click();
+    const refusal = owner.getByText("This person is already on your team.", { exact: false });
+    await refusal.waitFor();
+    assert.equal(await bartBox.count(), 0, "the box about bart's invitation is gone");
+    // The global toast would come with the refusal; a moment later there is still none.
+    await owner.waitForTimeout(500);
+    assert.equal(await owner.getByText("That did not work").count(), 0, "no toast repeats the refusal");
+    assert.equal(await refusal.count(), 1, "the refusal is said once");
+    assert.equal(
+      await owner.getByText("is already a member of this organization").count(),
+      0,
+      "in plain words",
+    );
+    assert.equal(
+      await email.evaluate((input) => input === document.activeElement),
+      true,
+      "the field has the focus",
+    );
+    await checkScreen(owner, "settings-team-invite-refused", "desktop");
+
+    await owner.getByRole("button", { name: "Cancel the invitation for bart@hvac.test" }).click();
+    await owner.getByText("bart@hvac.test as member").waitFor({ state: "detached" });
   });
 
   let member: Page;

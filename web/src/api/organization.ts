@@ -73,6 +73,9 @@ export function useInviteTeammate() {
   return useMutation({
     mutationFn: (body: { email: string; role: Role }) =>
       unwrap(client.POST("/app/api/v1/team/invitations", { body })),
+    // The invite form says a refusal on its Email field and any other failure under the form: a
+    // toast would say it a second time.
+    meta: { quiet: true },
     onSuccess: () => queryClient.invalidateQueries({ queryKey: organizationKeys.team() }),
   });
 }

@@ -1,5 +1,6 @@
 import {
   Alert,
+  Box,
   Button,
   Group,
   Select,
@@ -25,7 +26,7 @@ import {
 } from "../../api/organization.ts";
 import { ConfirmDialog } from "../../ui/ConfirmDialog.tsx";
 import { ERROR_ABOVE_INPUT } from "../../ui/field-row.ts";
-import { focusFirstRefused, useRefocusAfterBusy } from "../../ui/focus.ts";
+import { focusFirstInvalid, focusFirstRefused, useRefocusAfterBusy } from "../../ui/focus.ts";
 import { formatDay } from "../../ui/format.ts";
 import { ScrollTable } from "../../ui/ScrollTable.tsx";
 import { LoadError, Loading } from "../../ui/states.tsx";
@@ -171,6 +172,8 @@ function InviteForm() {
   const invite = useInviteTeammate();
   const sendButton = useRefocusAfterBusy(invite.isPending);
   const [sent, setSent] = useState<{ email: string; expires_at: string } | null>(null);
+  // A failure no field can show (no connection, the server's own problem, too many invitations).
+  const [failure, setFailure] = useState<unknown>(null);
   const form = useForm<{ email: string; role: Role }>({
     initialValues: { email: "", role: "member" },
     validate: { email: isEmail("Enter their email address") },
@@ -181,12 +184,20 @@ function InviteForm() {
         Invite someone
       </Title>
       <form
-        onSubmit={form.onSubmit(async (values) => {
+        onSubmit={form.onSubmit(async (values, event) => {
+          const formElement = event?.currentTarget ?? null;
+          // The box about an earlier invitation goes: what shows next is this one's outcome alone.
+          setSent(null);
+          setFailure(null);
           try {
             const answer = await invite.mutateAsync(values);
             setSent({ email: values.email, expires_at: answer.expires_at });
           } catch (error) {
-            if (error instanceof ApiError) form.setErrors(inviteRefusal(error));
+            const onFields = error instanceof ApiError ? inviteRefusal(error) : {};
+            if (Object.keys(onFields).length > 0) {
+              form.setErrors(onFields);
+              focusFirstInvalid(formElement);
+            } else setFailure(error);
             return;
           }
           notifications.show({
@@ -220,6 +231,11 @@ function InviteForm() {
           </Button>
         </Group>
       </form>
+      {failure !== null && (
+        <Box mt="md">
+          <LoadError error={failure} title="The invitation was not sent" />
+        </Box>
+      )}
       {sent && (
         <Alert color="green" title={`Invitation for ${sent.email}`} mt="md">
           <Text size="sm">
