@@ -1,7 +1,8 @@
 /**
  * Keys, team, logo and password reset in a real browser (Debian's Chromium driven by playwright-core)
  * against the real service started as a process on a fresh data directory, its email written to
- * DATA_DIR/mail-outbox/: a revoked key is refused by the developer API; a refused invitation is said once, on its field; an owner
+ * DATA_DIR/mail-outbox/: a revoked key is refused by the developer API; a key allowed everything
+ * reads "Everything" however it was made; a refused invitation is said once, on its field; an owner
  * invites a member (the link comes from the invitation email, the owner's screen shows none), changes
  * the role and removes them, and another organization's invitation has their account sign in and
  * join; a member meets readable refusals on owners' screens; a PNG and an SVG logo reach the card back
@@ -179,6 +180,53 @@ describe("keys, team, logo and password reset in the browser", () => {
     assert.deepEqual(await refusedMe.json(), { error: "Unauthorized" });
     assert.equal((await sendEvent(keptKey, "svc-3")).status, 202, "the other key still works");
     await checkAtBothWidths(owner, "developers-keys-after-revoke", "/developers?tab=keys", "Developers");
+  });
+
+  it("a key allowed everything reads Everything however it was made; the dialog says each choice in words", async () => {
+    await open(owner, "/developers?tab=keys", "Developers");
+    await owner.getByRole("button", { name: "Create API key" }).first().click();
+    // Named by its title, which turns to "Your new API key" once the key is made.
+    const dialog = owner.getByRole("dialog");
+    await dialog.getByText("What the key lets your CRM do").waitFor();
+    // What each choice lets the CRM do, in words; the scope names only behind the quickstart link.
+    await dialog.getByText("Your CRM reports a finished job or another event").waitFor();
+    await dialog.getByText("Nothing is mailed when they arrive.", { exact: false }).waitFor();
+    await dialog.getByText("Your CRM receives the leads your cards bring", { exact: false }).waitFor();
+    assert.doesNotMatch(await dialog.innerText(), /events:write|import:write|webhooks:inbound|\(.*:.*\)/);
+    assert.equal(
+      await dialog.getByRole("link", { name: "quickstart" }).getAttribute("href"),
+      "/docs/quickstart.md",
+    );
+    await checkScreen(owner, "developers-create-key-choices", "desktop");
+    await dialog.getByRole("textbox", { name: /^Name/ }).fill("Every box ticked");
+    await dialog.getByRole("button", { name: "Create key" }).click();
+    await dialog.getByRole("button", { name: "Done" }).click();
+
+    await owner.getByRole("button", { name: "Create API key" }).first().click();
+    await dialog.getByRole("textbox", { name: /^Name/ }).fill("Events only");
+    await dialog.getByRole("checkbox", { name: /^Import past jobs/ }).uncheck();
+    await dialog.getByRole("checkbox", { name: /^Leads, won deals and customers/ }).uncheck();
+    await dialog.getByRole("button", { name: "Create key" }).click();
+    await dialog.getByRole("button", { name: "Done" }).click();
+
+    // A key naming no scopes (as the demo key, or one made through the API) may do everything too.
+    const unrestricted = await owner.request.post(`${base}/app/api/v1/keys`, {
+      headers: { origin: base },
+      data: { name: "No scopes named" },
+    });
+    assert.equal(unrestricted.status(), 201, await unrestricted.text());
+    assert.equal((await unrestricted.json()).scopes, null);
+
+    await open(owner, "/developers?tab=keys", "Developers");
+    const accessOf = async (name: string) =>
+      (await owner.getByRole("row").filter({ hasText: name }).getByRole("cell").first().innerText())
+        .replace(name, "")
+        .trim();
+    await owner.getByRole("cell").getByText("No scopes named", { exact: true }).waitFor();
+    assert.equal(await accessOf("Every box ticked"), "Everything");
+    assert.equal(await accessOf("No scopes named"), "Everything");
+    assert.equal(await accessOf("Events only"), "Send events");
+    await checkAtBothWidths(owner, "developers-keys-access-in-words", "/developers?tab=keys", "Developers");
   });
 
   it("a refused invitation says why once, on the Email field, and the earlier invitation's box goes", async () => {

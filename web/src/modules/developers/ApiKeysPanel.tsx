@@ -1,5 +1,6 @@
 import {
   Alert,
+  Anchor,
   Button,
   Checkbox,
   Code,
@@ -34,19 +35,40 @@ import { ScrollTable } from "../../ui/ScrollTable.tsx";
 import { useSingleFlight } from "../../ui/single-flight.ts";
 import { EmptyState, LoadError, Loading } from "../../ui/states.tsx";
 
-const SCOPES: { value: Scope; label: string }[] = [
-  { value: "events:write", label: "Send events (events:write)" },
-  { value: "import:write", label: "Import jobs (import:write)" },
-  { value: "webhooks:inbound", label: "Everything else: leads, conversions, customers (webhooks:inbound)" },
+/**
+ * What a key may let the CRM do, in words: the API's scope names (docs/quickstart.md) stay off the
+ * screen. `label` also names the choice in the key list.
+ */
+const SCOPES: { value: Scope; label: string; description: string }[] = [
+  {
+    value: "events:write",
+    label: "Send events",
+    description: "Your CRM reports a finished job or another event, and your automations mail the cards.",
+  },
+  {
+    value: "import:write",
+    label: "Import past jobs",
+    description:
+      "Your CRM sends a list of past jobs for a later mailing to past customers. Nothing is mailed when they arrive.",
+  },
+  {
+    value: "webhooks:inbound",
+    label: "Leads, won deals and customers",
+    description:
+      "Your CRM receives the leads your cards bring, reports won deals, and names your customers so they get no card. It can also check the key and list your automations.",
+  },
 ];
 
-/** What a key may do, in the words of the scope's checkbox (without the scope's code name). */
-const SCOPE_WORDS: Record<string, string> = {
-  "events:write": "Send events",
-  "import:write": "Import jobs",
-  "webhooks:inbound": "Leads, conversions, customers",
-};
-const scopeInWords = (scope: string) => SCOPE_WORDS[scope] ?? scope;
+/**
+ * What a key may do, as its row says it: a key allowed every choice reads "Everything", whether it
+ * was made with every box ticked or with none named (the demo key, a key made through the API).
+ */
+function keyAccessInWords(scopes: readonly string[] | null): string {
+  const allowsEverything =
+    scopes === null || scopes.length === 0 || SCOPES.every((scope) => scopes.includes(scope.value));
+  if (allowsEverything) return "Everything";
+  return scopes.map((scope) => SCOPES.find((known) => known.value === scope)?.label ?? scope).join(", ");
+}
 
 /** The longest key name the API takes. */
 const KEY_NAME_MAX = 200;
@@ -102,7 +124,7 @@ export function ApiKeysPanel() {
                     <Table.Td>
                       <Text size="sm">{key.name || "Unnamed key"}</Text>
                       <Text size="sm" c="dimmed">
-                        {key.scopes ? key.scopes.map(scopeInWords).join(", ") : "Everything"}
+                        {keyAccessInWords(key.scopes)}
                       </Text>
                       {key.demo && (
                         <Text size="sm" c="dimmed">
@@ -173,7 +195,7 @@ function CreateKeyModal({ opened, onClose }: { opened: boolean; onClose: () => v
           : name.trim().length > KEY_NAME_MAX
             ? `Use at most ${KEY_NAME_MAX} characters`
             : null,
-      scopes: (scopes) => (scopes.length === 0 ? "Pick at least one scope" : null),
+      scopes: (scopes) => (scopes.length === 0 ? "Pick at least one thing the key may do" : null),
     },
   });
   // The key is shown only once: closed while it is created, it would be made and never seen.
@@ -248,13 +270,26 @@ function CreateKeyModal({ opened, onClose }: { opened: boolean; onClose: () => v
               {...form.getInputProps("name")}
             />
             <Checkbox.Group
-              label="Scopes"
-              description="What the key may do"
+              label="What the key lets your CRM do"
+              description={
+                <>
+                  For developers: each choice is a scope of the API, listed in the{" "}
+                  <Anchor href="/docs/quickstart.md" size="xs">
+                    quickstart
+                  </Anchor>
+                  .
+                </>
+              }
               {...form.getInputProps("scopes")}
             >
-              <Stack gap="xs" mt="xs">
+              <Stack gap="sm" mt="xs">
                 {SCOPES.map((scope) => (
-                  <Checkbox key={scope.value} value={scope.value} label={scope.label} />
+                  <Checkbox
+                    key={scope.value}
+                    value={scope.value}
+                    label={scope.label}
+                    description={scope.description}
+                  />
                 ))}
               </Stack>
             </Checkbox.Group>
