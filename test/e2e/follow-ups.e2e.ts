@@ -97,12 +97,12 @@ describe("follow-up cards in the browser: the builder, the list, Mail", () => {
     // The list counts the first card as sent to print; the follow-up, due in 10 days, is neither
     // sent nor waiting yet (it read "2 cards queued this month").
     await open("/automations", "Automations");
-    const cells = await page
+    const listCells = await page
       .getByRole("row")
       .filter({ hasText: "2 cards: the first and 1 follow-up" })
       .getByRole("cell")
       .allInnerTexts();
-    assert.match(cells.at(-1) ?? "", /^1 sent to print this month\s+0 waiting$/);
+    assert.match(listCells.at(-1) ?? "", /^1 sent to print this month\s+0 waiting$/);
     await checkBothWidths("follow-ups-list-counts");
 
     await open("/mail?status=scheduled", "Mail");
