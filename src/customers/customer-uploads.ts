@@ -1,10 +1,12 @@
 import { lockUntilCommit, type Queryable, queryOne, sql } from "../db/database.ts";
 import { type CustomerEntry, type CustomerSource, registerCustomers } from "./customers.ts";
 
+/** An upload's answer; `stopped_cards` counts the cards waiting to be mailed to its homes that never will be. */
 export interface CustomerUploadResult {
   added: number;
   total: number;
   rows: number;
+  stopped_cards: number;
 }
 
 /** The answer of an earlier upload with this request id, if there was one. */
@@ -13,12 +15,19 @@ export async function findCustomerUpload(
   orgId: string,
   requestId: string,
 ): Promise<CustomerUploadResult | undefined> {
-  const earlier = await queryOne<{ added: number; total: number; row_count: number }>(
+  const earlier = await queryOne<{ added: number; total: number; row_count: number; stopped_cards: number }>(
     db,
-    sql`SELECT added, total, row_count FROM customer_uploads
+    sql`SELECT added, total, row_count, stopped_cards FROM customer_uploads
         WHERE org_id = ${orgId}::uuid AND request_id = ${requestId}::uuid`,
   );
-  return earlier && { added: earlier.added, total: earlier.total, rows: earlier.row_count };
+  return (
+    earlier && {
+      added: earlier.added,
+      total: earlier.total,
+      rows: earlier.row_count,
+      stopped_cards: earlier.stopped_cards,
+    }
+  );
 }
 
 /**
@@ -36,19 +45,20 @@ export async function registerCustomerUpload(
   source: CustomerSource,
   now: Date,
 ): Promise<CustomerUploadResult> {
-  if (requestId === undefined) {
-    const counts = await registerCustomers(db, orgId, entries, source, now);
-    return { ...counts, rows: entries.length };
-  }
+  const register = async (tx: Queryable): Promise<CustomerUploadResult> => {
+    const { added, total, stoppedCards } = await registerCustomers(tx, orgId, entries, source, now);
+    return { added, total, rows: entries.length, stopped_cards: stoppedCards };
+  };
+  if (requestId === undefined) return register(db);
   return db.transaction(async (tx) => {
     await lockUntilCommit(tx, `customer-upload:${orgId}:${requestId}`);
     const earlier = await findCustomerUpload(tx, orgId, requestId);
     if (earlier) return earlier;
-    const counts = await registerCustomers(tx, orgId, entries, source, now);
-    const result = { ...counts, rows: entries.length };
+    const result = await register(tx);
     await tx.execute(
-      sql`INSERT INTO customer_uploads (org_id, request_id, added, total, row_count)
-          VALUES (${orgId}::uuid, ${requestId}::uuid, ${result.added}, ${result.total}, ${result.rows})`,
+      sql`INSERT INTO customer_uploads (org_id, request_id, added, total, row_count, stopped_cards)
+          VALUES (${orgId}::uuid, ${requestId}::uuid, ${result.added}, ${result.total}, ${result.rows},
+                  ${result.stopped_cards})`,
     );
     return result;
   });

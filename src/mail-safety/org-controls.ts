@@ -240,6 +240,20 @@ export async function cardVersionsOf(
   return new Map(rows.map((row) => [row.id, row.version]));
 }
 
+/** The organization's automations that are on and whose new cards wait for approval before print, by name. */
+export function automationsAskingApproval(
+  db: Queryable,
+  orgId: string,
+): Promise<{ automation_id: string; name: string }[]> {
+  return queryRows(
+    db,
+    sql`SELECT a.id AS automation_id, a.name
+        FROM automations a JOIN automation_mail_safety s ON s.org_id = a.org_id AND s.automation_id = a.id
+        WHERE a.org_id = ${orgId}::uuid AND a.enabled AND s.approval_required
+        ORDER BY a.name, a.id`,
+  );
+}
+
 export async function countAwaitingApproval(db: Queryable, orgId: string): Promise<number> {
   const row = await queryOne<{ count: number }>(
     db,

@@ -123,7 +123,7 @@ describe(`app API: customer and past-job CSV uploads (${databaseLabel})`, () => 
       csv(lines),
     );
     assert.equal(added.status, 200, added.text);
-    assert.deepEqual(added.body, { added: 60, total: 60, rows: 60 });
+    assert.deepEqual(added.body, { added: 60, total: 60, rows: 60, stopped_cards: 0 });
 
     const first = await member.browser.request("GET", "/app/api/v1/customers");
     assert.equal(first.status, 200, first.text);
@@ -285,7 +285,7 @@ describe(`app API: customer and past-job CSV uploads (${databaseLabel})`, () => 
     // A retry with the same request id registers nothing again and answers the counts only.
     const retry = await upload(member, url, file);
     assert.equal(retry.status, 200, retry.text);
-    assert.deepEqual(retry.body, { added: 2, total: added.body.total, rows: 2 });
+    assert.deepEqual(retry.body, { added: 2, total: added.body.total, rows: 2, stopped_cards: 0 });
     const still = await member.browser.request("GET", "/app/api/v1/customers?q=Larch");
     assert.equal(still.body.customers.length, 2, "registered once");
 
@@ -518,7 +518,7 @@ describe(`app API: customer and past-job CSV uploads (${databaseLabel})`, () => 
     const thirdOwner = await inviteAndAccept(ctx, third.orgId, "third-upload@example.com", "owner");
     const theirs = await upload(thirdOwner, url, file);
     assert.equal(theirs.status, 200, theirs.text);
-    assert.deepEqual(theirs.body, { added: 2, total: 2, rows: 2 });
+    assert.deepEqual(theirs.body, { added: 2, total: 2, rows: 2, stopped_cards: 0 });
     const badId = await upload(
       member,
       "/app/api/v1/customers/upload?street=street&request_id=not-a-uuid",

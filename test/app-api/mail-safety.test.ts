@@ -207,12 +207,16 @@ describe(`app API: mail safety controls (${databaseLabel})`, () => {
     assert.match(card.card_version, /^[0-9a-f]{32}$/);
     assert.equal(card.front_url, `/app/api/v1/pieces/${first.id}/proof/front.svg?v=${card.card_version}`);
     assert.equal(card.automation_name, "Completed jobs");
+    // The automations whose new cards wait here, for the empty queue to say so.
+    assert.deepEqual(queue.body.automations_asking_approval, [
+      { automation_id: org.automationId, name: "Completed jobs" },
+    ]);
     const front = await member.browser.request("GET", card.front_url);
     assert.equal(front.status, 200);
     assert.equal(front.headers["content-type"], "image/svg+xml");
 
     const foreignQueue = await otherOwner.browser.request("GET", "/app/api/v1/approvals");
-    assert.deepEqual(foreignQueue.body, { pieces: [], total: 0 });
+    assert.deepEqual(foreignQueue.body, { pieces: [], total: 0, automations_asking_approval: [] });
     const foreignApprove = await otherOwner.browser.request("POST", "/app/api/v1/approvals/approve", {
       body: { piece_ids: [first.id] },
     });

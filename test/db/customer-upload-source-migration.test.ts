@@ -1,15 +1,38 @@
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { describe, it } from "node:test";
-import { registerCustomerUpload } from "../../src/customers/customer-uploads.ts";
 import { type CustomerEntry, registerCustomers } from "../../src/customers/customers.ts";
-import { queryRows, sql } from "../../src/db/database.ts";
+import { type Queryable, queryRows, sql } from "../../src/db/database.ts";
 import { loadMigrations, migrate } from "../../src/db/migrate.ts";
 import { databaseLabel, openTestDatabase } from "../helpers/harness.ts";
 
 const BACKFILL_MIGRATION = "0400_customer_upload_sources";
 
 const entry = (address: string): CustomerEntry => ({ address, field: "address" });
+
+/**
+ * An upload as the app recorded it then: its customers and, with a request id, its customer_uploads
+ * row in one transaction (the columns of that time; the service's own insert writes later ones).
+ */
+function registerCustomerUpload(
+  db: Queryable,
+  orgId: string,
+  requestId: string | undefined,
+  entries: CustomerEntry[],
+  source: "app",
+  now: Date,
+) {
+  return db.transaction(async (tx) => {
+    const { added, total } = await registerCustomers(tx, orgId, entries, source, now);
+    if (requestId !== undefined) {
+      await tx.execute(
+        sql`INSERT INTO customer_uploads (org_id, request_id, added, total, row_count)
+            VALUES (${orgId}::uuid, ${requestId}::uuid, ${added}, ${total}, ${entries.length})`,
+      );
+    }
+    return { added, rows: entries.length };
+  });
+}
 
 describe(`customers: migration relabelling CSV-uploaded customers stored as app (${databaseLabel})`, () => {
   it("relabels exactly the customers an upload with a request id added; hand-typed, webhook and unrecorded uploads stay", async () => {

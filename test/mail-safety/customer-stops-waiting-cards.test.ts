@@ -138,6 +138,33 @@ describe(`a home that becomes a customer stops its waiting cards (${databaseLabe
     assert.equal(added.body.stopped_cards, 2, "both follow-ups were waiting for their day");
   });
 
+  test("added by a CSV upload: the homes' waiting cards are stopped, the answer counts them, and a retry says the same", async () => {
+    const cards = [await waitingCard(EVENT_TYPE, "60 Elm St"), await waitingCard(EVENT_TYPE, "62 Elm St")];
+    const requestId = randomUUID();
+    const url = `/app/api/v1/customers/upload?street=street&city=city&state=state&zip=zip&request_id=${requestId}`;
+    const file =
+      "street,city,state,zip\r\n60 Elm St,Springfield,IL,62704\r\n62 Elm St,Springfield,IL,62704\r\n";
+    const upload = () =>
+      member.browser.request("POST", url, { payload: file, headers: { "content-type": "text/csv" } });
+
+    const uploaded = await upload();
+    assert.equal(uploaded.status, 200, uploaded.text);
+    assert.equal(uploaded.body.added, 2);
+    assert.equal(uploaded.body.stopped_cards, 2, "both cards awaiting approval were stopped");
+    for (const card of cards) assert.equal((await pieceOf(card)).status, "suppressed");
+    const left = await awaiting();
+    assert.equal(
+      cards.some((card) => left.includes(card)),
+      false,
+      "neither card is in Approvals any more",
+    );
+
+    // A retry after a lost answer replays the first answer, the stopped cards included.
+    const retried = await upload();
+    assert.equal(retried.status, 200, retried.text);
+    assert.deepEqual(retried.body, uploaded.body);
+  });
+
   test("registered through the customers webhook, or a won deal there: the same, and the webhook's answer is the spec's", async () => {
     const byWebhook = await waitingCard(EVENT_TYPE, "30 Elm St");
     const byDeal = await waitingCard(EVENT_TYPE, "40 Elm St");

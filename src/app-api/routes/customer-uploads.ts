@@ -270,7 +270,16 @@ export async function registerCustomerUploadRoutes(app: FastifyInstance, ctx: Ap
           body: CsvBody,
           response: {
             200: Type.Object(
-              { added: Type.Integer(), total: Type.Integer(), rows: Type.Integer(), ...Skipped },
+              {
+                added: Type.Integer(),
+                total: Type.Integer(),
+                rows: Type.Integer(),
+                stopped_cards: Type.Integer({
+                  description:
+                    "Cards that were waiting to be mailed to the file's homes (held, awaiting approval, over a cap, or follow-up cards scheduled for a later day) and now never will be, as the one-address form's answer says. A retry with the same request id replays the first upload's count.",
+                }),
+                ...Skipped,
+              },
               { additionalProperties: false },
             ),
             422: Type.Object({

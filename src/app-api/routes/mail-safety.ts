@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyRequest } from "fastify";
 import { AppError, notFound } from "../../errors.ts";
 import {
   approveOrgPieces,
+  automationsAskingApproval,
   cancelOrgAutomationWaiting,
   cancelOrgPiece,
   cancelOrgPieces,
@@ -299,7 +300,20 @@ export function registerMailSafetyRoutes(app: FastifyInstance, ctx: AppApiContex
         tags: ["Mail safety"],
         response: {
           200: Type.Object(
-            { pieces: Type.Array(ApprovalCard), total: Type.Integer() },
+            {
+              pieces: Type.Array(ApprovalCard),
+              total: Type.Integer(),
+              automations_asking_approval: Type.Array(
+                Type.Object(
+                  { automation_id: Type.String({ format: "uuid" }), name: Type.String() },
+                  { additionalProperties: false },
+                ),
+                {
+                  description:
+                    "The automations that are on (enabled) and whose new cards wait here for approval (approval_required), by name; empty when none does.",
+                },
+              ),
+            },
             { additionalProperties: false },
           ),
         },
@@ -335,6 +349,7 @@ export function registerMailSafetyRoutes(app: FastifyInstance, ctx: AppApiContex
           };
         }),
         total: await countAwaitingApproval(db, orgId),
+        automations_asking_approval: await automationsAskingApproval(db, orgId),
       };
     },
   );

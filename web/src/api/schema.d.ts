@@ -1113,6 +1113,12 @@ export interface operations {
               card_version: string;
             }[];
             total: number;
+            /** @description The automations that are on (enabled) and whose new cards wait here for approval (approval_required), by name; empty when none does. */
+            automations_asking_approval: {
+              /** Format: uuid */
+              automation_id: string;
+              name: string;
+            }[];
           };
         };
       };
@@ -3241,6 +3247,8 @@ export interface operations {
             added: number;
             total: number;
             rows: number;
+            /** @description Cards that were waiting to be mailed to the file's homes (held, awaiting approval, over a cap, or follow-up cards scheduled for a later day) and now never will be, as the one-address form's answer says. A retry with the same request id replays the first upload's count. */
+            stopped_cards: number;
             /** @description With skip_invalid_rows, the rows left out with their problem (the first 200). Absent when no row was left out, and in a replay (a retry with the same request id answers the counts only). */
             skipped?: {
               /** @description The row's line in the file (the header is line 1). */
