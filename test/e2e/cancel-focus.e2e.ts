@@ -5,15 +5,17 @@
  * cancel dialog cannot be closed while its request is in flight, shows a failure in itself and
  * closes itself on success; a card's page hands the focus to its heading once its actions are gone;
  * the automation builder asks before the browser's Back leaves unsaved edits, but not when an
- * expired session leads to sign-in. Screens touched: axe-core and a screenshot at both widths in
- * test/e2e/artifacts/.
+ * expired session leads to sign-in. Cards stopped elsewhere leave the menu's count of waiting cards
+ * too: homes added by a customers CSV (whose answer says how many cards it stopped), and Approvals
+ * opened from the menu sets the count to its list; the empty queue's advice fits the automations.
+ * Screens touched: axe-core and a screenshot at both widths in test/e2e/artifacts/.
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { Dialog, Locator, Page } from "playwright-core";
 import { screenshot, seriousViolations, VIEWPORTS } from "./browser.ts";
 import { describeFocus, holdNextRequest, waitForFocus } from "./page-probes.ts";
-import { type App, jobEvent, type ListedPiece, startApp, waitUntil } from "./session.ts";
+import { type App, jobEvent, type ListedPiece, pickCsv, startApp, waitUntil } from "./session.ts";
 
 const OWNER = { email: "owner@focus.test", name: "Fran Focus", password: "correct horse battery" };
 
@@ -48,6 +50,39 @@ const queued = (street: string) => page.getByRole("listitem", { name: new RegExp
 const emptyHeading = () => page.getByRole("heading", { level: 2, name: "Nothing to approve" });
 
 const holdNext = (method: string, path: RegExp) => holdNextRequest(page, method, path);
+
+const menuLink = (label: string) =>
+  page
+    .getByRole("navigation", { name: "Main navigation" })
+    .getByRole("link", { name: new RegExp(`^${label}`) });
+
+/** The count of waiting cards beside Approvals in the menu; 0 when it shows none. */
+async function menuCount(): Promise<number> {
+  const badge = menuLink("Approvals").locator(".mantine-Badge-root");
+  if ((await badge.count()) === 0) return 0;
+  return Number(/\d+/.exec((await badge.textContent()) ?? "")?.[0]);
+}
+
+const waitForMenuCount = (expected: number, when: string) =>
+  waitUntil(
+    async () => (await menuCount()) === expected,
+    `the menu counts ${expected} waiting (${when})`,
+    15_000,
+  );
+
+/** Opens a screen from the menu, as a person does: the app stays loaded, and with it what it read before. */
+async function openFromMenu(label: string) {
+  await menuLink(label).click();
+  await page.getByRole("heading", { level: 1, name: label }).waitFor();
+}
+
+/** Away to Customers and back to Approvals from the menu, after a person's pause. */
+async function comeBackToApprovals() {
+  // Longer than the 2 s for which the app reuses a fresh read (main.tsx's staleTime), as a person takes.
+  await page.waitForTimeout(2_500);
+  await openFromMenu("Customers");
+  await openFromMenu("Approvals");
+}
 
 /** While the dialog's request is held: Escape, the close button and a click outside all leave it open. */
 async function tryToCloseWhilePending(dialog: Locator, keep: string, confirm: string) {
@@ -218,6 +253,50 @@ describe("focus after cards leave a screen, and leaving a page", () => {
     await page.getByRole("button", { name: "Cancel this card…" }).waitFor({ state: "detached" });
     await waitForFocusOn(page.getByRole("heading", { level: 1, name: /Postcard to/ }), "the page's heading");
     await checkBothWidths("piece-approved");
+  });
+
+  it("homes added as customers by a CSV stop their waiting cards: the upload says so, the menu's count follows, and an empty queue's advice fits the automations", async () => {
+    for (const number of [21, 22, 23]) await cardAwaitingApproval(`${number} Focus Way`);
+    await open("/customers", "Customers");
+    await waitForMenuCount(3, "three cards wait");
+
+    const file = ["street,city,state,zip", ...[21, 22, 23].map((n) => `${n} Focus Way,Springfield,IL,62704`)];
+    await pickCsv(page, "customers.csv", `${file.join("\r\n")}\r\n`, "3 rows read");
+    await page.getByRole("button", { name: "Add these customers" }).click();
+    await page
+      .getByRole("status")
+      .getByText(
+        "3 new of 3 rows; 3 customers in all. 3 cards waiting to be mailed to these homes were stopped.",
+      )
+      .waitFor();
+    await screenshot(page, "customers-upload-stopped-cards", "desktop");
+    // Their cards stopped, the count goes with them: no reload, no minute's wait.
+    await waitForMenuCount(0, "the homes' cards were stopped");
+    await openFromMenu("Approvals");
+    await emptyHeading().waitFor();
+    // The automation already asks for approval: its new cards will wait here, it is not to be turned on.
+    await page
+      .getByText("New cards from “Job done postcard” will wait here for you to approve or cancel them.")
+      .waitFor();
+    assert.equal(await page.getByText("Approve each card before print").count(), 0);
+
+    // A card that came while the app was open: opening Approvals shows it, and the menu counts it too.
+    await cardAwaitingApproval("24 Focus Way");
+    await comeBackToApprovals();
+    await waitUntil(async () => (await queue().count()) === 1, "the new card is in the queue");
+    await waitForMenuCount(1, "the queue shows one card");
+    await queued("24 Focus Way").getByRole("button", { name: "Approve" }).click();
+    await emptyHeading().waitFor();
+    await waitForMenuCount(0, "the last card was approved");
+
+    // No automation asks for approval: the advice is where to turn it on.
+    await app.operator("PATCH", `/automations/${automationId}/mail-safety`, { approval_required: false });
+    await comeBackToApprovals();
+    await page
+      .getByText(/Turn on "Approve each card before print" in an automation's Safety section/)
+      .waitFor();
+    await checkBothWidths("approvals-empty-none-asks");
+    await app.operator("PATCH", `/automations/${automationId}/mail-safety`, { approval_required: true });
   });
 
   it("the builder asks before Back leaves unsaved edits (Stay keeps them), and an expired session goes to sign-in unasked", async () => {

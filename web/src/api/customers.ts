@@ -1,6 +1,7 @@
 import { infiniteQueryOptions, queryOptions, useMutation, useQueryClient } from "@tanstack/react-query";
 import { type BodyOf, client, type ResponseOf, unwrap } from "./client.ts";
 import { mailKeys } from "./mail.ts";
+import { useInvalidateSafety } from "./mail-safety.ts";
 
 export type CustomerPage = ResponseOf<"/app/api/v1/customers", "get">;
 export type Customer = CustomerPage["customers"][number];
@@ -101,13 +102,28 @@ export const reactivationProofQuery = (input: ReactivationSelection & { template
 
 /** Added from a form that shows its failure itself (on the address, or under the form): no toast repeats it. */
 export function useAddCustomer() {
-  const queryClient = useQueryClient();
+  const invalidate = useInvalidateCustomers();
   return useMutation({
     meta: { quiet: true },
     mutationFn: (body: { address: string; notes?: string }) =>
       unwrap(client.POST("/app/api/v1/customers", { body })),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: customerKeys.all }),
+    onSuccess: invalidate,
   });
+}
+
+/** A home that became a customer stops its waiting cards: Approvals and Mail change with the list. */
+function useInvalidateCustomers() {
+  const queryClient = useQueryClient();
+  const invalidateSafety = useInvalidateSafety();
+  return () =>
+    Promise.all([queryClient.invalidateQueries({ queryKey: customerKeys.all }), invalidateSafety()]);
+}
+
+/** "2 cards waiting to be mailed to these homes were stopped.", or nothing when none waited. */
+export function stoppedCardsWords(cards: number, homes: number): string {
+  if (cards === 0) return "";
+  const toHomes = homes === 1 ? "this home" : "these homes";
+  return `${cards === 1 ? "1 card" : `${cards} cards`} waiting to be mailed to ${toHomes} ${cards === 1 ? "was" : "were"} stopped.`;
 }
 
 /** The file goes as the request body itself (text/csv): the server reads it as it streams. */
@@ -137,6 +153,7 @@ const skippedOf = (result: { skipped?: RowProblem[]; skipped_count?: number }) =
 
 export function useUploadCsv(purpose: UploadPurpose) {
   const queryClient = useQueryClient();
+  const invalidateCustomers = useInvalidateCustomers();
   return useMutation({
     // Its refusals (bad rows) are shown beside the form, row by row.
     meta: { quiet: true },
@@ -163,7 +180,12 @@ export function useUploadCsv(purpose: UploadPurpose) {
         ? unwrap(
             client.POST("/app/api/v1/customers/upload", { params: { query }, body: file, ...asCsv }),
           ).then((result) => ({
-            summary: `${result.added} new of ${result.rows} rows; ${result.total} customers in all.`,
+            summary: [
+              `${result.added} new of ${result.rows} rows; ${result.total} customers in all.`,
+              stoppedCardsWords(result.stopped_cards, result.rows),
+            ]
+              .filter(Boolean)
+              .join(" "),
             ...skippedOf(result),
           }))
         : unwrap(client.POST("/app/api/v1/imports/upload", { params: { query }, body: file, ...asCsv })).then(
@@ -173,7 +195,10 @@ export function useUploadCsv(purpose: UploadPurpose) {
             }),
           );
     },
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: customerKeys.all }),
+    onSuccess: () =>
+      purpose === "customers"
+        ? invalidateCustomers()
+        : queryClient.invalidateQueries({ queryKey: customerKeys.all }),
   });
 }
 

@@ -7,7 +7,8 @@ export type AutomationSafety = ResponseOf<"/app/api/v1/automations/{id}/safety",
 export type AutomationSafetyPatch = BodyOf<"/app/api/v1/automations/{id}/safety", "patch">;
 export type MailSafety = ResponseOf<"/app/api/v1/mail-safety", "get">;
 export type MailSafetyPatch = BodyOf<"/app/api/v1/mail-safety", "patch">;
-export type ApprovalCard = ResponseOf<"/app/api/v1/approvals", "get">["pieces"][number];
+export type Approvals = ResponseOf<"/app/api/v1/approvals", "get">;
+export type ApprovalCard = Approvals["pieces"][number];
 
 export const mailSafetyKeys = {
   all: ["mail-safety"] as const,
@@ -28,14 +29,29 @@ export const automationSafetyQuery = (id: string) =>
     queryFn: () => unwrap(client.GET("/app/api/v1/automations/{id}/safety", { params: { path: { id } } })),
   });
 
+/**
+ * The queue. Every read gives its total to the menu's count of waiting cards, so opening Approvals
+ * shows a count that agrees with the list even after a change the count was not told of.
+ */
 export const approvalsQuery = () =>
   queryOptions({
     queryKey: mailSafetyKeys.approvals(),
-    queryFn: () => unwrap(client.GET("/app/api/v1/approvals")),
+    queryFn: async ({ client: queryClient }) => {
+      const approvals = await unwrap(client.GET("/app/api/v1/approvals"));
+      queryClient.setQueryData<MailSafety>(mailSafetyKeys.overview(), (overview) =>
+        overview && overview.awaiting_approval !== approvals.total
+          ? { ...overview, awaiting_approval: approvals.total }
+          : overview,
+      );
+      return approvals;
+    },
   });
 
-/** A card that was approved or cancelled changes Mail too. */
-function useInvalidateSafety() {
+/**
+ * A change to which cards wait (approved, cancelled, stopped because the home became a customer):
+ * Approvals, its count in the menu, and Mail are read again.
+ */
+export function useInvalidateSafety() {
   const queryClient = useQueryClient();
   return () =>
     Promise.all([

@@ -138,7 +138,8 @@ export function AppLayout() {
 
 /** How many cards wait for approval, beside Approvals in the navigation; nothing when none wait. */
 function AwaitingApprovalBadge() {
-  // Approving or cancelling invalidates this query; new cards show within a minute.
+  // Approving, cancelling and adding customers (which stops their homes' cards) invalidate this
+  // query, and every read of the Approvals list sets it; new cards show within a minute.
   const safety = useQuery({ ...mailSafetyQuery(), refetchInterval: 60_000 });
   const waiting = safety.data?.awaiting_approval ?? 0;
   if (waiting === 0) return null;

@@ -4,6 +4,7 @@ import { useQuery } from "@tanstack/react-query";
 import { useCallback, useEffect, useRef, useState } from "react";
 import {
   type ApprovalCard,
+  type Approvals,
   approvalsQuery,
   useApprovePieces,
   useCancelPieces,
@@ -57,6 +58,19 @@ function announce(action: "approve" | "cancel", count: number) {
   });
 }
 
+/**
+ * What an empty queue means: the cards of the automations asking for approval (named when one) will
+ * wait here; when none asks, where to turn it on.
+ */
+function nothingWaitingWords(asking: Approvals["automations_asking_approval"]): string {
+  const nothing = "No card is waiting for approval.";
+  if (asking.length === 0)
+    return `${nothing} Turn on "Approve each card before print" in an automation's Safety section to review its cards here first.`;
+  const whose =
+    asking.length === 1 ? `“${asking[0]!.name}”` : `your ${asking.length} automations that ask for approval`;
+  return `${nothing} New cards from ${whose} will wait here for you to approve or cancel them.`;
+}
+
 export function ApprovalsPage() {
   const approvals = useQuery(approvalsQuery());
   // The last card approved or cancelled took the focus with it (the queue is gone): the empty
@@ -74,8 +88,7 @@ export function ApprovalsPage() {
       {approvals.isSuccess &&
         (approvals.data.pieces.length === 0 ? (
           <EmptyState title="Nothing to approve" headingRef={emptyHeading}>
-            No card is waiting for approval. Turn on "Approve each card before print" in an automation's
-            Safety section to review its cards here first.
+            {nothingWaitingWords(approvals.data.automations_asking_approval)}
           </EmptyState>
         ) : (
           <ApprovalQueue cards={approvals.data.pieces} total={approvals.data.total} />

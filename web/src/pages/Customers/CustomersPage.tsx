@@ -17,7 +17,13 @@ import { useDebouncedValue } from "@mantine/hooks";
 import { useInfiniteQuery, useQuery } from "@tanstack/react-query";
 import { getRouteApi } from "@tanstack/react-router";
 import { useRef, useState } from "react";
-import { customersQuery, importsQuery, optedOutQuery, useAddCustomer } from "../../api/customers.ts";
+import {
+  customersQuery,
+  importsQuery,
+  optedOutQuery,
+  stoppedCardsWords,
+  useAddCustomer,
+} from "../../api/customers.ts";
 import { isInputRefused } from "../../api/errors.ts";
 import { BATCH_ORIGIN_WORDS } from "../../modules/customers/batch-origin.ts";
 import { CsvUpload } from "../../modules/customers/CsvUpload.tsx";
@@ -34,12 +40,6 @@ import { TabsList } from "../../ui/TabsList.tsx";
 const route = getRouteApi("/signed-in/customers");
 export const CUSTOMER_TABS = ["list", "past-jobs"] as const;
 export type CustomerTab = (typeof CUSTOMER_TABS)[number];
-
-/** "1 card waiting to be mailed to this home was stopped. ", or nothing when none waited. */
-const stoppedCardsWords = (count: number) =>
-  count === 0
-    ? ""
-    : `${count === 1 ? "1 card" : `${count} cards`} waiting to be mailed to this home ${count === 1 ? "was" : "were"} stopped. `;
 
 function AddCustomerForm() {
   const add = useAddCustomer();
@@ -98,9 +98,13 @@ function AddCustomerForm() {
         </Group>
         {add.isSuccess && (
           <Text size="sm" role="status">
-            {add.data.added === 1 ? "Added." : "That home was already on the list."}{" "}
-            {stoppedCardsWords(add.data.stopped_cards)}
-            {add.data.total} {add.data.total === 1 ? "customer" : "customers"} in all.
+            {[
+              add.data.added === 1 ? "Added." : "That home was already on the list.",
+              stoppedCardsWords(add.data.stopped_cards, 1),
+              `${add.data.total} ${add.data.total === 1 ? "customer" : "customers"} in all.`,
+            ]
+              .filter(Boolean)
+              .join(" ")}
           </Text>
         )}
         {add.isError && !isInputRefused(add.error) && (
