@@ -56,6 +56,10 @@ describe(`changing the password counts as a password guess (${databaseLabel})`, 
         body: { current_password: `guess number ${attempt}`, new_password: "a brand new passphrase" },
       });
       assert.equal(wrong.status, 422, `attempt ${attempt + 1}: ${wrong.text}`);
+      // Named on its field, so the form says it there (once, no toast).
+      assert.deepEqual(wrong.body.error.details, {
+        fields: { current_password: "The current password is not right." },
+      });
     }
     const blocked = await owner.browser.request("POST", "/app/api/v1/me/password", {
       body: { current_password: PASSWORD, new_password: "a brand new passphrase" },

@@ -188,6 +188,18 @@ describe("a form sent with its required fields empty says so on the field", () =
     await waitForFocus(page, current, "the refused Current password field");
   });
 
+  it("Your account, a wrong current password: said once, on its field, not in a toast too", async () => {
+    await screens.open("/settings?tab=account", "Settings");
+    const current = page.getByLabel(/^Current password/);
+    await current.fill("not my password at all");
+    await page.getByLabel(/^New password/).fill("a brand new passphrase");
+    await page.getByLabel(/^Repeat the new password/).fill("a brand new passphrase");
+    await page.getByRole("button", { name: "Change password" }).click();
+    await refusedOnField(current, "The current password is not right.", "Current password");
+    await waitForFocus(page, current, "the refused Current password field");
+    assert.equal(await page.getByText("That did not work").count(), 0, "no toast repeats the refusal");
+  });
+
   it("The operator console, empty: its token, a new organization's name, an owner's email", async () => {
     const operator = await app.newPage();
     const consoleScreens = app.screens(operator);

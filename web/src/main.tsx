@@ -47,6 +47,9 @@ const queryClient = new QueryClient({
       if (mutation.meta?.quiet) return;
       // A caller that leads to sign-in on a 401 (the builder's save) says why there instead.
       if (mutation.meta?.signsInOnSessionEnd && error instanceof ApiError && error.status === 401) return;
+      // A form that puts a refusal on its fields says it there once; the toast would repeat it.
+      const onFields = error instanceof ApiError && Object.keys(error.fieldErrors()).length > 0;
+      if (mutation.meta?.refusalsOnFields && onFields) return;
       notifications.show({ color: "red", title: "That did not work", message: errorMessage(error) });
     },
   }),

@@ -5,11 +5,15 @@ import { AppError } from "../../errors.ts";
 import { limitPasswordCheck } from "../auth-routes.ts";
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from "../auth-settings.ts";
 import type { AppApiContext } from "../context.ts";
+import { appError } from "../errors.ts";
 import { refusalOfPassword } from "../password-choice.ts";
 import { endResetLinks } from "../password-reset-links.ts";
 import { PersonNameSchema, SessionView } from "../schemas.ts";
 import { fetchHeaders, forwardCookies, sessionOf } from "../session-guard.ts";
 import { sessionView } from "./session.ts";
+
+/** Said on the form's Current password field (details.fields), where the mistake is. */
+const WRONG_CURRENT_PASSWORD = "The current password is not right.";
 
 export function registerMeRoutes(app: FastifyInstance, ctx: AppApiContext): void {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
@@ -76,7 +80,9 @@ export function registerMeRoutes(app: FastifyInstance, ctx: AppApiContext): void
         .catch((error: unknown) => {
           const status = (error as { statusCode?: number }).statusCode;
           if (status === 400 || status === 401)
-            throw new AppError(422, "invalid_payload", "The current password is not right.", {}, true);
+            throw appError(422, "invalid_payload", WRONG_CURRENT_PASSWORD, {
+              fields: { current_password: WRONG_CURRENT_PASSWORD },
+            });
           throw error;
         });
       forwardCookies(result.headers, reply);

@@ -111,6 +111,7 @@ export function useUpdateMe() {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: (body: { name: string }) => unwrap(client.PATCH("/app/api/v1/me", { body })),
+    meta: { refusalsOnFields: true },
     onSuccess: () => queryClient.invalidateQueries({ queryKey: sessionKeys.all }),
   });
 }
@@ -119,5 +120,6 @@ export function useChangePassword() {
   return useMutation({
     mutationFn: (body: { current_password: string; new_password: string }) =>
       unwrap(client.POST("/app/api/v1/me/password", { body })),
+    meta: { refusalsOnFields: true },
   });
 }

@@ -4,10 +4,26 @@ import { notifications } from "@mantine/notifications";
 import { useNavigate } from "@tanstack/react-router";
 import { ApiError } from "../../api/errors.ts";
 import { type Session, useChangePassword, useSignOutEverywhere, useUpdateMe } from "../../api/session.ts";
-import { focusFirstRefused, useRefocusAfterBusy } from "../../ui/focus.ts";
+import { focusFirstInvalid, focusFirstRefused, useRefocusAfterBusy } from "../../ui/focus.ts";
 import { PasswordField } from "../../ui/PasswordField.tsx";
 import { NEW_PASSWORD_HINT, newPasswordRule, repeatsPasswordIn } from "../../ui/password-rules.ts";
 import { LeadAlertsSwitch } from "./LeadAlertsSwitch.tsx";
+
+/**
+ * A refusal naming fields is said on them, and the first takes the focus; the app's toast says
+ * the others (these requests' `refusalsOnFields`).
+ */
+function sayOnFields(
+  error: unknown,
+  setErrors: (errors: Record<string, string>) => void,
+  form: HTMLFormElement | null,
+) {
+  if (!(error instanceof ApiError)) return;
+  const onFields = error.fieldErrors();
+  if (Object.keys(onFields).length === 0) return;
+  setErrors(onFields);
+  focusFirstInvalid(form);
+}
 
 /** The signed-in person's own name and password. */
 export function AccountForms({ session }: { session: Session }) {
@@ -31,12 +47,13 @@ export function AccountForms({ session }: { session: Session }) {
   return (
     <Stack gap="xl" maw={520}>
       <form
-        onSubmit={profile.onSubmit(async (values) => {
+        onSubmit={profile.onSubmit(async (values, event) => {
+          const formElement = event?.currentTarget ?? null;
           try {
             await updateMe.mutateAsync({ name: values.name.trim() });
             notifications.show({ color: "green", title: "Saved", message: "Your name is saved." });
           } catch (error) {
-            if (error instanceof ApiError) profile.setErrors(error.fieldErrors());
+            sayOnFields(error, profile.setErrors, formElement);
           }
         }, focusFirstRefused)}
         noValidate
@@ -57,11 +74,12 @@ export function AccountForms({ session }: { session: Session }) {
         </Fieldset>
       </form>
       <form
-        onSubmit={password.onSubmit(async ({ current_password, new_password }) => {
+        onSubmit={password.onSubmit(async ({ current_password, new_password }, event) => {
+          const formElement = event?.currentTarget ?? null;
           try {
             await changePassword.mutateAsync({ current_password, new_password });
           } catch (error) {
-            if (error instanceof ApiError) password.setErrors(error.fieldErrors());
+            sayOnFields(error, password.setErrors, formElement);
             return;
           }
           password.reset();
