@@ -41,6 +41,13 @@ describe("the Revenue screen's holdout result in words", () => {
     );
   });
 
+  test("counts one home as one home, not one homes", () => {
+    assert.match(
+      groupsInWords(figures([1, 1], [0, 1])),
+      /: 1 of 1 home mailed since then bought \(100 %\); 0 of 1 held-out home \(0 %\)\.$/,
+    );
+  });
+
   test("before any home is held out, says the comparison starts with the first one instead of 0 of 0 homes", () => {
     const words = groupsInWords({ ...figures([0, 0], [0, 0]), started_at: null });
     assert.doesNotMatch(words, /0 of 0/);

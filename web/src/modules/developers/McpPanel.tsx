@@ -7,7 +7,7 @@ export function McpPanel() {
   return (
     <Stack>
       <Text size="sm">
-        AI assistants that speak the Model Context Protocol can send events, list leads and report conversions
+        AI assistants that speak the Model Context Protocol can send events, list leads and report won deals
         with one of your API keys. Add this to the assistant's MCP configuration and replace YOUR_API_KEY:
       </Text>
       <CodeSnippet label="MCP configuration" code={mcpConfig(origin)} />

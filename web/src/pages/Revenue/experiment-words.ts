@@ -29,6 +29,8 @@ export function experimentResult(experiment: ExperimentFigures): string | undefi
   return `Homes that got the card bought ${times(1 + lift)} as often (95 %: ${times(1 + low)} to ${times(1 + high)})`;
 }
 
+const homes = (count: number, kind = "") => `${count} ${kind}${count === 1 ? "home" : "homes"}`;
+
 const share = (rate: number | null) =>
   rate === null ? "" : ` (${(rate * 100).toLocaleString("en-US", { maximumFractionDigits: 1 })} %)`;
 
@@ -45,7 +47,7 @@ export function groupsInWords(experiment: ExperimentFigures): string {
   }
   return (
     `Since ${formatDay(experiment.started_at)}, when this automation first held a home out: ` +
-    `${experiment.mailed_conversions} of ${experiment.mailed_homes} homes mailed since then bought${share(experiment.mailed_rate)}; ` +
-    `${experiment.holdout_conversions} of ${experiment.holdout_homes} held-out homes${share(experiment.holdout_rate)}.`
+    `${experiment.mailed_conversions} of ${homes(experiment.mailed_homes)} mailed since then bought${share(experiment.mailed_rate)}; ` +
+    `${experiment.holdout_conversions} of ${homes(experiment.holdout_homes, "held-out ")}${share(experiment.holdout_rate)}.`
   );
 }
