@@ -236,6 +236,11 @@ describe("keys, team, logo and password reset in the browser", () => {
     await owner.getByRole("button", { name: "Send invitation" }).click();
     const bartBox = owner.getByText("Invitation for bart@hvac.test", { exact: true });
     await bartBox.waitFor();
+    assert.equal(
+      await owner.locator(".mantine-Notification-root").count(),
+      0,
+      "the box says it: no toast too",
+    );
 
     await email.fill(OWNER.email);
     await owner.getByRole("button", { name: "Send invitation" }).click();

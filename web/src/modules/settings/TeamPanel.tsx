@@ -12,7 +12,6 @@ import {
   VisuallyHidden,
 } from "@mantine/core";
 import { isEmail, useForm } from "@mantine/form";
-import { notifications } from "@mantine/notifications";
 import { useQuery } from "@tanstack/react-query";
 import { useRef, useState } from "react";
 import { ApiError, isInputRefused } from "../../api/errors.ts";
@@ -200,11 +199,7 @@ function InviteForm() {
             } else setFailure(error);
             return;
           }
-          notifications.show({
-            color: "green",
-            title: "Invitation sent",
-            message: `${values.email} gets an email with a link.`,
-          });
+          // The green box below says it was sent, and until when the link works: no toast repeats it.
           form.reset();
         }, focusFirstRefused)}
         noValidate
