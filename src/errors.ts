@@ -36,9 +36,17 @@ export const invalidPayload = (detail: string) => new AppError(422, "invalid_pay
 export function invalidFields(fields: Record<string, string>): AppError | undefined {
   const [first] = Object.entries(fields);
   if (!first) return undefined;
-  const error = new AppError(422, "invalid_payload", `${first[0]}: ${first[1]}`) as AppError & {
-    details?: unknown;
-  };
+  return refusedFields(422, "invalid_payload", `${first[0]}: ${first[1]}`, fields);
+}
+
+/** An error whose body names each refused field in words (`details.fields`), for a form's inputs. */
+export function refusedFields(
+  status: number,
+  code: string,
+  detail: string,
+  fields: Record<string, string>,
+): AppError {
+  const error = new AppError(status, code, detail) as AppError & { details?: unknown };
   error.details = { fields };
   return error;
 }

@@ -293,30 +293,26 @@ export const MAX_PARSED_LENGTH = 1000;
 const WORD = /[\p{L}\p{M}\p{N}]+/gu;
 
 /**
- * The shape of every word of a real address: no run of more than 10 digits (a ZIP+4 written
- * without its dash has 9, a Wisconsin grid number 4 and 5), no word of letters and digits over 12
- * characters ("W156N12345", "21st", "4B"), none over 24 ("Kleinfeltersville", the longest word of
- * a town in the ZIP table, has 17). The parser's number, fraction and street patterns try every
- * split of such runs against each other: 500 characters of glued digits and unit words cost
- * 25-170 ms a call, where text within these bounds costs at most ~2 ms (docs/addresses.md).
+ * The shape of a real address's words: no run of more than 10 digits (a ZIP+4 written without its
+ * dash has 9), no word of letters and digits over 12 characters (the grid number "W156N12345" has
+ * 10), none over 24 ("Kleinfeltersville", the longest word of a town in the ZIP table, has 17). The
+ * parser's number, fraction and street patterns try every split of longer runs against each other:
+ * 500 characters of glued digits and unit words cost 25-170 ms a call (docs/addresses.md).
  */
 const LONG_DIGIT_RUN = /\p{N}{11}/u;
 const LONGEST_WORD = 24;
 const LONGEST_MIXED_WORD = 12;
+const isMixedWord = (word: string) => /\p{N}/u.test(word) && /\p{L}/u.test(word);
 
-function hasWordNoAddressHas(text: string): boolean {
+/** True when the text has more words than an address, or a word no address has (one pass). */
+function unlikeAnAddress(text: string): boolean {
   if (LONG_DIGIT_RUN.test(text)) return true;
+  let count = 0;
   for (const [word] of text.matchAll(WORD)) {
-    if (word.length > LONGEST_WORD) return true;
-    if (word.length > LONGEST_MIXED_WORD && /\p{N}/u.test(word) && /\p{L}/u.test(word)) return true;
+    if (++count > MAX_PARSED_WORDS || word.length > LONGEST_WORD) return true;
+    if (word.length > LONGEST_MIXED_WORD && isMixedWord(word)) return true;
   }
   return false;
-}
-
-function wordCount(text: string): number {
-  let count = 0;
-  for (const _ of text.matchAll(WORD)) if (++count > MAX_PARSED_WORDS) break;
-  return count;
 }
 
 /**
@@ -332,8 +328,7 @@ export function parseLocation(text: string): ParsedLocation | null {
 function parseBounded(text: string): ParsedLocation | null {
   const simplified = text.replace(SEPARATOR_RUN, collapsedSeparator);
   if (simplified.length > MAX_PARSED_LENGTH) return null;
-  if (INTERSECTION_WORD.test(simplified) || wordCount(simplified) > MAX_PARSED_WORDS) return null;
-  if (hasWordNoAddressHas(simplified)) return null;
+  if (INTERSECTION_WORD.test(simplified) || unlikeAnAddress(simplified)) return null;
   const { ascii, restore } = withWordsOutsideAsciiStandingIn(simplified);
   const parsed = parser.parseLocation(ascii);
   return parsed && restore ? restore(parsed) : parsed;

@@ -4,7 +4,7 @@
  * organization's piece or automation is "not found" and never touched.
  */
 import { type Queryable, queryOne, queryRows, sql } from "../db/database.ts";
-import { AppError, notFound } from "../errors.ts";
+import { AppError, notFound, refusedFields } from "../errors.ts";
 import { cardVersionOf } from "../pieces/card-template-sql.ts";
 import { approvePieces, cancelPiece, cancelWaitingPieces } from "./piece-controls.ts";
 import {
@@ -119,10 +119,7 @@ const LOOSENING_IN_WORDS: Record<string, string> = {
  */
 function onlyAnOwnerMayLoosen(loosened: string[]): AppError {
   const fields = Object.fromEntries(loosened.map((field) => [field, LOOSENING_IN_WORDS[field]!]));
-  const sentences = [...new Set(Object.values(fields))];
-  const error = new AppError(403, "forbidden", sentences.join(" ")) as AppError & { details?: unknown };
-  error.details = { fields };
-  return error;
+  return refusedFields(403, "forbidden", [...new Set(Object.values(fields))].join(" "), fields);
 }
 
 /**

@@ -1,11 +1,10 @@
 import { Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
 import { sql } from "../../db/database.ts";
-import { AppError } from "../../errors.ts";
+import { AppError, refusedFields } from "../../errors.ts";
 import { limitPasswordCheck } from "../auth-routes.ts";
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from "../auth-settings.ts";
 import type { AppApiContext } from "../context.ts";
-import { appError } from "../errors.ts";
 import { refusalOfPassword } from "../password-choice.ts";
 import { endResetLinks } from "../password-reset-links.ts";
 import { PersonNameSchema, SessionView } from "../schemas.ts";
@@ -80,8 +79,8 @@ export function registerMeRoutes(app: FastifyInstance, ctx: AppApiContext): void
         .catch((error: unknown) => {
           const status = (error as { statusCode?: number }).statusCode;
           if (status === 400 || status === 401)
-            throw appError(422, "invalid_payload", WRONG_CURRENT_PASSWORD, {
-              fields: { current_password: WRONG_CURRENT_PASSWORD },
+            throw refusedFields(422, "invalid_payload", WRONG_CURRENT_PASSWORD, {
+              current_password: WRONG_CURRENT_PASSWORD,
             });
           throw error;
         });
