@@ -29,6 +29,7 @@ import { registerWebApp } from "./http/web-app.ts";
 import type { HomeImagery } from "./imagery/home-imagery.ts";
 import { registerLandingRoutes } from "./landing-pages/routes.ts";
 import type { RateLimiter } from "./limits/rate-limiter.ts";
+import { createWorkBudget } from "./limits/work-budget.ts";
 import type { Mailer } from "./mail/mailer.ts";
 import { JsonRpcRequestBody } from "./mcp/json-rpc.ts";
 import { registerMcpRoute } from "./mcp/route.ts";
@@ -137,6 +138,11 @@ function buildServices(deps: AppDeps): Services {
     keyStore: createKeyStore({ db: database.db, clock, logger }),
     killSwitch: createKillSwitch({ db: database.db, clock }),
     boundAutomations: createBoundAutomationCache({ db: database.db, clock }),
+    addressWork: createWorkBudget({
+      msPerMinute: deps.config.addressWorkMsPerMinute,
+      clock,
+      work: "Reading addresses",
+    }),
     triggerStore: createTriggerStore({ database, logger }),
     webhookTargetGuard: createTargetGuard({
       resolver: deps.resolveHost,

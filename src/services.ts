@@ -9,6 +9,7 @@ import type { Geocoder } from "./geo/geocoder.ts";
 import type { Metrics } from "./http/metrics.ts";
 import type { HomeImagery } from "./imagery/home-imagery.ts";
 import type { RateLimiter } from "./limits/rate-limiter.ts";
+import type { WorkBudget } from "./limits/work-budget.ts";
 import type { Mailer } from "./mail/mailer.ts";
 import type { ReferenceAddressUploads } from "./neighbours/address-uploads.ts";
 import type { KeyStore } from "./orgs/key-store.ts";
@@ -27,6 +28,8 @@ export interface Services {
   clock: Clock;
   logger: Logger;
   limiter: RateLimiter;
+  /** Each organization's time reading addresses in batches (customers), bounded per minute. */
+  addressWork: WorkBudget;
   keyStore: KeyStore;
   killSwitch: KillSwitch;
   boundAutomations: BoundAutomationCache;

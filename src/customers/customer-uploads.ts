@@ -1,5 +1,5 @@
 import { lockUntilCommit, type Queryable, queryOne, sql } from "../db/database.ts";
-import { type CustomerEntry, type CustomerSource, registerCustomers } from "./customers.ts";
+import { type CustomerSource, type KeyedCustomerEntry, registerCustomers } from "./customers.ts";
 
 /** An upload's answer; `stopped_cards` counts the cards waiting to be mailed to its homes that never will be. */
 export interface CustomerUploadResult {
@@ -41,7 +41,7 @@ export async function registerCustomerUpload(
   db: Queryable,
   orgId: string,
   requestId: string | undefined,
-  entries: readonly CustomerEntry[],
+  entries: readonly KeyedCustomerEntry[],
   source: CustomerSource,
   now: Date,
 ): Promise<CustomerUploadResult> {

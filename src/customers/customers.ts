@@ -3,6 +3,7 @@ import { addressKey, namesAPlace, parseUsAddress } from "../domain/address.ts";
 import { assertPrintable } from "../domain/printable-text.ts";
 import { invalidPayload } from "../errors.ts";
 import { createLoopSlicer } from "../event-loop-slices.ts";
+import type { WorkBudget } from "../limits/work-budget.ts";
 import { suppressWaitingCardsOfHomes } from "../pieces/customer-homes.ts";
 import { becameCustomer, stopFollowUps } from "../pieces/follow-ups.ts";
 
@@ -20,11 +21,11 @@ export interface CustomerEntry {
   notes?: string | undefined;
   /** How the caller's payload names this entry, for a 422 (`address`, `addresses[3]`). */
   field: string;
-  /**
-   * The address key, when the caller already took it from `checkedCustomerKey` (the app's upload
-   * checks every row before adding any): the address is then not parsed a second time.
-   */
-  key?: string | undefined;
+}
+
+/** An entry with its address key, from `checkedCustomerKey`: registering it parses nothing. */
+export interface KeyedCustomerEntry extends CustomerEntry {
+  key: string;
 }
 
 export interface CustomerView {
@@ -61,6 +62,26 @@ export function checkedCustomerKey(entry: CustomerEntry, options: { wholeHome?: 
 }
 
 /**
+ * The entries with their address keys (a 422 names the first unusable one). Parsing is charged to
+ * the organization's address-work budget (429 once spent: hostile text costs a hundred times an
+ * ordinary address to read) and gives way to other requests by time.
+ */
+export async function keyedCustomerEntries(
+  entries: readonly CustomerEntry[],
+  orgId: string,
+  addressWork: WorkBudget,
+): Promise<KeyedCustomerEntry[]> {
+  // 1000 addresses take 0.1-0.4 s of CPU to parse (hostile ones far more): other requests get in.
+  const slicer = createLoopSlicer();
+  const keyed: KeyedCustomerEntry[] = [];
+  for (const entry of entries) {
+    await slicer.giveWay();
+    keyed.push({ ...entry, key: addressWork.spend(orgId, () => checkedCustomerKey(entry)) });
+  }
+  return keyed;
+}
+
+/**
  * Registers existing customers (their addresses are suppressed from future mailings). Upserts
  * on the normalized address: a repeat keeps the first raw address and source, and replaces the
  * notes only when new notes are sent. `added` counts addresses new to the org; `total` is the
@@ -70,21 +91,14 @@ export function checkedCustomerKey(entry: CustomerEntry, options: { wholeHome?: 
 export async function registerCustomers(
   db: Queryable,
   orgId: string,
-  entries: readonly CustomerEntry[],
+  entries: readonly KeyedCustomerEntry[],
   source: CustomerSource,
   now: Date,
 ): Promise<{ added: number; total: number; stoppedCards: number }> {
   const byKey = new Map<string, { address: string; notes: string | null }>();
-  // 1000 addresses take 0.2-0.4 s of CPU to parse (hostile ones far more): other requests get in.
-  const slicer = createLoopSlicer();
-  for (const entry of entries) {
-    if (entry.key === undefined) await slicer.giveWay();
-    const normalized = entry.key ?? checkedCustomerKey(entry);
+  for (const { key, address, notes } of entries) {
     // One INSERT may touch a row once only: the last entry for an address wins.
-    byKey.set(normalized, {
-      address: entry.address.trim(),
-      notes: entry.notes ?? byKey.get(normalized)?.notes ?? null,
-    });
+    byKey.set(key, { address: address.trim(), notes: notes ?? byKey.get(key)?.notes ?? null });
   }
   let added = 0;
   let stoppedCards = 0;

@@ -6,7 +6,12 @@ import {
   type Payload,
   readAddressLine,
 } from "../attribution/payload-fields.ts";
-import { CUSTOMERS_BATCH_LIMIT, type CustomerEntry, registerCustomers } from "../customers/customers.ts";
+import {
+  CUSTOMERS_BATCH_LIMIT,
+  type CustomerEntry,
+  keyedCustomerEntries,
+  registerCustomers,
+} from "../customers/customers.ts";
 import { CustomersRequest, CustomersResult } from "../customers/schemas.ts";
 import { invalidPayload } from "../errors.ts";
 import { errorResponse } from "../http/error-responses.ts";
@@ -77,13 +82,10 @@ export function registerCustomersRoute(app: FastifyInstance, services: Services)
         },
       },
     },
-    async (request) =>
-      registerCustomers(
-        services.db,
-        authOf(request).orgId,
-        entriesOf(request.body),
-        "webhook",
-        services.clock.now(),
-      ),
+    async (request) => {
+      const { orgId } = authOf(request);
+      const entries = await keyedCustomerEntries(entriesOf(request.body), orgId, services.addressWork);
+      return registerCustomers(services.db, orgId, entries, "webhook", services.clock.now());
+    },
   );
 }

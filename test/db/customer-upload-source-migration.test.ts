@@ -1,14 +1,22 @@
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { describe, it } from "node:test";
-import { type CustomerEntry, registerCustomers } from "../../src/customers/customers.ts";
+import {
+  checkedCustomerKey,
+  type KeyedCustomerEntry,
+  registerCustomers,
+} from "../../src/customers/customers.ts";
 import { type Queryable, queryRows, sql } from "../../src/db/database.ts";
 import { loadMigrations, migrate } from "../../src/db/migrate.ts";
 import { databaseLabel, openTestDatabase } from "../helpers/harness.ts";
 
 const BACKFILL_MIGRATION = "0400_customer_upload_sources";
 
-const entry = (address: string): CustomerEntry => ({ address, field: "address" });
+const entry = (address: string): KeyedCustomerEntry => ({
+  address,
+  field: "address",
+  key: checkedCustomerKey({ address, field: "address" }),
+});
 
 /**
  * An upload as the app recorded it then: its customers and, with a request id, its customer_uploads
@@ -18,7 +26,7 @@ function registerCustomerUpload(
   db: Queryable,
   orgId: string,
   requestId: string | undefined,
-  entries: CustomerEntry[],
+  entries: KeyedCustomerEntry[],
   source: "app",
   now: Date,
 ) {

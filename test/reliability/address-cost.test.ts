@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { MAX_PARSED_WORDS } from "../../src/domain/address.ts";
+import { gluedUnitWordsAddress } from "../helpers/hostile-addresses.ts";
 import {
   createServiceOrg,
   freshDatabase,
@@ -9,9 +10,6 @@ import {
   skipWithoutPostgres,
   startService,
 } from "./helpers.ts";
-
-const GLUED_UNIT_WORDS =
-  "Unit-StILe4nS-ApAStAvenuethNenrin-WoCAAeF-lWlRPH-th-AtheBheeareBoxPHLoweCAr-HwyR Spc-MaP O BoC#NYooPHfwerpARdMa/nt-- Main B,eAv/-nuSu1te-";
 
 /**
  * The costliest addresses for the parser that an API key may send: the issue's intersection-shaped
@@ -23,7 +21,7 @@ function worstCaseAddress(index: number): string {
   if (index % 4 === 0) return `${index + 1} ${"St and ".repeat(80)}`.slice(0, 500).trim();
   // Within the word shapes the parser still reads, the costliest a fuzzer found (~10-30 ms a key,
   // 1000 ordinary addresses' worth): the batch gives way to other requests by time, not by count.
-  if (index % 4 === 1) return `${index + 1}0-121/23 R# /Rd/${GLUED_UNIT_WORDS}`;
+  if (index % 4 === 1) return gluedUnitWordsAddress(index + 1);
   const motifs = ["N St ", "St Apt ", "# Ste "];
   const words = (motifs[index % motifs.length] as string).repeat(MAX_PARSED_WORDS).split(" ");
   return `${index + 1} ${words.slice(0, MAX_PARSED_WORDS - 1).join(" ")}`;

@@ -3,7 +3,11 @@ import { Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { Value } from "typebox/value";
 import { findCustomerUpload, registerCustomerUpload } from "../../customers/customer-uploads.ts";
-import { CUSTOMERS_BATCH_LIMIT, type CustomerEntry, checkedCustomerKey } from "../../customers/customers.ts";
+import {
+  CUSTOMERS_BATCH_LIMIT,
+  checkedCustomerKey,
+  type KeyedCustomerEntry,
+} from "../../customers/customers.ts";
 import { assertPrintable } from "../../domain/printable-text.ts";
 import { countCodePoints } from "../../domain/storable-text.ts";
 import { AppError } from "../../errors.ts";
@@ -264,7 +268,7 @@ export async function registerCustomerUploadRoutes(app: FastifyInstance, ctx: Ap
       {
         schema: {
           operationId: "uploadCustomers",
-          summary: `Adds a CSV file's addresses to the suppression list (at most ${CUSTOMERS_BATCH_LIMIT} rows, as the API's batch)`,
+          summary: `Adds a CSV file's addresses to the suppression list (at most ${CUSTOMERS_BATCH_LIMIT} rows, as the API's batch); reading them counts in the organization's address-reading time (429 rate_limited past it, with Retry-After)`,
           tags: ["Customers"],
           querystring: uploadQuery(CUSTOMER_FIELDS),
           body: CsvBody,
@@ -302,7 +306,7 @@ export async function registerCustomerUploadRoutes(app: FastifyInstance, ctx: Ap
         const earlier = requestId && (await findCustomerUpload(ctx.db, orgId, requestId));
         if (earlier) return earlier;
         const problems: RowProblem[] = [];
-        const entries: CustomerEntry[] = [];
+        const entries: KeyedCustomerEntry[] = [];
         const slicer = createLoopSlicer();
         for (const record of table.records) {
           // Each address is parsed here once; its key goes along so registration does not parse it again.
@@ -310,13 +314,18 @@ export async function registerCustomerUploadRoutes(app: FastifyInstance, ctx: Ap
           const address = addressOfRecord(table, record, mapping);
           const notes = cellOf(table, record, mapping.notes) || undefined;
           const entry = { address, notes, field: "address" };
+          // A spent budget refuses the upload (429), where a row's problem only skips the row.
+          ctx.addressWork.assertLeft(orgId);
           try {
             if (address === "") throw new AppError(422, "invalid_payload", "address: is empty");
             if (address.length > ADDRESS_MAX)
               throw new AppError(422, "invalid_payload", `address: longer than ${ADDRESS_MAX} characters`);
             if (notes && notes.length > NOTES_MAX)
               throw new AppError(422, "invalid_payload", `notes: longer than ${NOTES_MAX} characters`);
-            entries.push({ ...entry, key: checkedCustomerKey(entry, { wholeHome: true }) });
+            entries.push({
+              ...entry,
+              key: ctx.addressWork.spend(orgId, () => checkedCustomerKey(entry, { wholeHome: true })),
+            });
           } catch (error) {
             problems.push({ line: record.line, message: messageOf(error) });
           }

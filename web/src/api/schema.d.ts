@@ -276,7 +276,7 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Adds a CSV file's addresses to the suppression list (at most 1000 rows, as the API's batch) */
+    /** Adds a CSV file's addresses to the suppression list (at most 1000 rows, as the API's batch); reading them counts in the organization's address-reading time (429 rate_limited past it, with Retry-After) */
     post: operations["uploadCustomers"];
     delete?: never;
     options?: never;
