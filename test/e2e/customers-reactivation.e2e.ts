@@ -9,6 +9,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { Page } from "playwright-core";
+import { VIEWPORTS } from "./browser.ts";
 import { type App, jobEvent, type ListedPiece, startApp, waitUntil } from "./session.ts";
 
 const OWNER = { email: "owner@customers.test", name: "Casey Customers", password: "correct horse battery" };
@@ -219,6 +220,13 @@ describe("customers and reactivation mailings in the browser", () => {
     await page.waitForURL(/[?&]mailing=reactivation\b/);
     await waitUntil(async () => (await postcards.count()) === 3, "the list shows the mailing's two cards");
     assert.deepEqual(await automationOf(), ["Spring roof check", "Spring roof check"]);
+    await page.setViewportSize(VIEWPORTS.phone);
+    const filterBar = await page.getByRole("search", { name: "Filter postcards" }).boundingBox();
+    const automationSelect = await page.getByLabel("Automation").boundingBox();
+    assert.ok(
+      filterBar && automationSelect && automationSelect.width >= filterBar.width - 1,
+      "on a phone the Automation filter has a line of its own: 'Reactivation mailings' is not cut",
+    );
     await checkBothWidths("mail-reactivation-filter");
     await page.reload();
     assert.equal(

@@ -216,13 +216,12 @@ describe("leads and revenue in the browser", () => {
 
     await open("/revenue", "Revenue");
     const conversions = page.getByRole("region", { name: "Won deals attributed", exact: true }).last();
-    const amountOf = async (deal: string) =>
-      (
-        await conversions
-          .getByRole("row", { name: new RegExp(deal) })
-          .getByRole("cell")
-          .allInnerTexts()
-      )[3];
+    // The list may come after the page's heading: wait for the deal's row before reading it.
+    const amountOf = async (deal: string) => {
+      const row = conversions.getByRole("row", { name: new RegExp(deal) });
+      await row.waitFor();
+      return (await row.getByRole("cell").allInnerTexts())[3];
+    };
     assert.equal(await amountOf("Skylight"), "$9,200.50", "never rounded to $9,201");
     assert.equal(await amountOf("Gutter replacement"), "$4,250", "a whole amount shows no cents");
     const automationRow = page

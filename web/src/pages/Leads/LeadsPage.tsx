@@ -67,7 +67,7 @@ export function LeadsPage() {
 /** A lead no member has opened yet (Overview counts them); gone once someone opens it. */
 function NewLeadBadge() {
   return (
-    <Badge size="sm" variant="filled" ml={6} style={{ verticalAlign: "middle" }}>
+    <Badge size="sm" variant="filled">
       New<VisuallyHidden>, not opened yet</VisuallyHidden>
     </Badge>
   );
@@ -132,10 +132,13 @@ function LeadList({ source }: { source?: LeadSource }) {
                 <Table.Tr key={lead.id}>
                   {/* A name typed without spaces breaks where it must instead of widening the table. */}
                   <Table.Td style={{ overflowWrap: "anywhere" }}>
-                    <AnchorLink to="/leads/$leadId" params={{ leadId: lead.id }}>
-                      {lead.name || "No name given"}
-                    </AnchorLink>
-                    {lead.unopened && <NewLeadBadge />}
+                    {/* The badge wraps under a long name flush left, not indented by a margin. */}
+                    <Group gap={6} wrap="wrap">
+                      <AnchorLink to="/leads/$leadId" params={{ leadId: lead.id }}>
+                        {lead.name || "No name given"}
+                      </AnchorLink>
+                      {lead.unopened && <NewLeadBadge />}
+                    </Group>
                     {phone && <PhoneLeadFacts lead={lead} />}
                   </Table.Td>
                   {/* A long email breaks where it must instead of squeezing every other column. */}

@@ -44,7 +44,10 @@ export function MailPage() {
   );
 }
 
-/** Two filters a line on a phone, so the list starts on the first screen. */
+/**
+ * On a phone the Automation filter has a line of its own (an automation's name, or "Reactivation
+ * mailings", is cut at half a line) and the others two a line, so the list starts on the first screen.
+ */
 const HALF_LINE = "calc(50% - var(--mantine-spacing-sm) / 2)";
 
 function MailFilterBar({
@@ -71,7 +74,7 @@ function MailFilterBar({
         data={automationOptions}
         value={filters.mailing ?? filters.automation_id ?? ""}
         onChange={(event) => onChange(automationFilter(event.currentTarget.value))}
-        w={{ base: HALF_LINE, sm: 220 }}
+        w={{ base: "100%", sm: 220 }}
       />
       <NativeSelect
         label="Status"
