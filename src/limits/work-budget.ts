@@ -4,10 +4,12 @@ import { rateLimited } from "../errors.ts";
 /**
  * A budget of synchronous CPU time per account (an organization), for work whose cost depends on
  * what the caller sends: a request-count limit cannot bound it, since one hostile address costs as
- * much to read as a hundred ordinary ones. Each account's balance is a bucket of `msPerMinute`
- * milliseconds refilled continuously over a minute; work is charged the time it took, and once the
- * balance is at or below zero the account's next work is refused (429 `rate_limited`, Retry-After:
- * the seconds until the balance is full again). It is per process, as the CPU it protects is.
+ * much to read as a hundred ordinary ones. Each account's balance refills by `msPerMinute`
+ * milliseconds a minute, continuously, up to two minutes' worth (request limits count in fixed
+ * minutes, so a caller within them may send two minutes' requests back to back at a minute's turn);
+ * work is charged the time it took, and once the balance is at or below zero the account's next
+ * work is refused (429 `rate_limited`, Retry-After: the seconds until the balance holds a minute's
+ * budget again). It is per process, as the CPU it protects is.
  */
 export interface WorkBudget {
   /** Refuses (429) when `account` has spent its budget; else nothing. */
@@ -36,26 +38,27 @@ export function createWorkBudget(options: {
   const { msPerMinute, clock, work } = options;
   const elapsedMs = options.elapsedMs ?? (() => performance.now());
   const refillPerMs = msPerMinute / 60_000;
+  const capacity = 2 * msPerMinute;
   const balances = new Map<string, Balance>();
 
   function balanceOf(account: string): Balance {
     const now = clock.now().getTime();
-    const balance = balances.get(account) ?? { ms: msPerMinute, at: now };
-    balance.ms = Math.min(msPerMinute, balance.ms + Math.max(0, now - balance.at) * refillPerMs);
+    const balance = balances.get(account) ?? { ms: capacity, at: now };
+    balance.ms = Math.min(capacity, balance.ms + Math.max(0, now - balance.at) * refillPerMs);
     balance.at = now;
     return balance;
   }
 
   function forgetFullBalances(): void {
-    for (const [account, balance] of balances) {
-      if (balanceOf(account).ms >= msPerMinute) balances.delete(account);
+    for (const account of balances.keys()) {
+      if (balanceOf(account).ms >= capacity) balances.delete(account);
     }
   }
 
   function assertLeft(account: string): void {
     const balance = balanceOf(account);
     if (balance.ms > 0) return;
-    // Until the balance is full again: a caller that waits as told finds a whole minute's budget.
+    // Until the balance holds a minute's budget: a caller that waits as told can send a minute's work.
     const seconds = Math.max(1, Math.ceil((msPerMinute - balance.ms) / refillPerMs / 1000));
     throw rateLimited(
       seconds,

@@ -36,48 +36,52 @@ const retryAfterOf = (attempt: () => unknown) => {
 };
 
 describe("work budget", () => {
-  it("lets an account spend its minute's milliseconds, refuses it at zero, and says when its budget is whole again", () => {
+  it("lets an account spend two minutes' milliseconds at once, refuses it at zero, and says when it holds a minute's again", () => {
     const { clock, work } = budgetOf(600);
-    assert.equal(work("org-a", 500), 500);
+    assert.equal(work("org-a", 1000), 1000);
     assert.equal(work("org-a", 250), 250, "work starts while anything is left, and is charged all it took");
-    // 150 ms short of zero, 750 of a whole budget; 600 ms a minute refill 10 ms a second: 75 s.
+    // 50 ms below zero, 650 short of a minute's 600; refilled 10 ms a second: 65 s.
     assert.equal(
       retryAfterOf(() => work("org-a", 1)),
-      75,
+      65,
     );
     assert.equal(work("org-b", 100), 100, "each account has its own balance");
-    clock.advance(16_000);
+    clock.advance(6_000);
     assert.equal(work("org-a", 600), 600, "work starts again as soon as the balance is above zero");
-    // 10 ms left, then 600 spent: 590 below zero, 1190 short of whole.
+    // 10 ms left, then 600 spent: 590 below zero, 1190 short of a minute's.
     assert.equal(
       retryAfterOf(() => work("org-a", 1)),
       119,
     );
     clock.advance(119_000);
-    assert.equal(work("org-a", 600), 600, "after waiting as told, a whole minute's budget");
-  });
-
-  it("refills no further than one minute's budget, and charges work that throws", () => {
-    const { budget, clock, work, takes } = budgetOf(600);
-    clock.advance(3_600_000);
-    assert.equal(work("org-a", 600), 600);
+    assert.equal(work("org-a", 600), 600, "after waiting as told, a minute's budget");
     assert.equal(
       retryAfterOf(() => work("org-a", 1)),
       60,
-      "an idle hour saved nothing beyond the minute's 600 ms",
     );
-    clock.advance(60_000);
+  });
+
+  it("refills no further than two minutes' budget, and charges work that throws", () => {
+    const { budget, clock, work, takes } = budgetOf(600);
+    clock.advance(3_600_000);
+    assert.equal(work("org-a", 1200), 1200);
+    assert.equal(
+      retryAfterOf(() => work("org-a", 1)),
+      60,
+      "an idle hour saved nothing beyond two minutes' 1200 ms",
+    );
+    clock.advance(120_000);
     assert.throws(
       () =>
         budget.spend("org-a", () => {
-          takes(700);
+          takes(1900);
           throw new Error("unusable address");
         }),
       /unusable address/,
     );
     assert.equal(
       retryAfterOf(() => budget.assertLeft("org-a")),
-      70,
+      130,
     );
   });
 });
