@@ -33,7 +33,10 @@ const field = (name: string) => page.getByRole("textbox", { name, exact: true })
 
 /** The drafts kept in the tab's storage, by key. */
 const keptDrafts = (): Promise<
-  Record<string, { user_id: string; saved_at: number; values: Record<string, unknown> }>
+  Record<
+    string,
+    { user_id: string; saved_at: number; values: Record<string, unknown>; safety?: Record<string, unknown> }
+  >
 > =>
   page.evaluate(
     (prefix) =>
@@ -243,6 +246,33 @@ describe("the builder keeps unsaved edits through a session that ends; Preview c
     assert.equal(await restoreOffer().count(), 0, "an expired draft is not offered");
     assert.notEqual(await field("Headline").inputValue(), "Stale words");
     assert.deepEqual(await keptDrafts(), {}, "the expired draft is removed");
+  });
+
+  it("a Safety change alone is kept through a session that ends, restored, and saved", async () => {
+    await page.setViewportSize(VIEWPORTS.desktop);
+    await openBuilder();
+    const hold = page.getByRole("group", { name: "Safety" }).getByLabel("Hold window (minutes)");
+    const savedHold = await hold.inputValue();
+    const newHold = String(Number(savedHold) + 45);
+    await hold.fill(newHold);
+    await waitUntil(
+      async () =>
+        Object.values(await keptDrafts()).some((draft) => draft.safety?.hold_minutes === Number(newHold)),
+      "the draft keeps the changed hold window",
+    );
+    await page.context().clearCookies();
+    await saveAfterSessionEnded();
+    await signInHere(OWNER);
+    await restoreOffer().getByRole("button", { name: "Restore" }).click();
+    await restoreOffer().waitFor({ state: "detached" });
+    assert.equal(await hold.inputValue(), newHold, "the hold window is back as typed");
+
+    await page.getByRole("button", { name: "Save", exact: true }).click();
+    await page.getByText("Job done postcard is saved.").waitFor();
+    const safety = await page.request.get(`${app.base}/app/api/v1/automations/${automationId}/safety`);
+    assert.equal(safety.status(), 200, await safety.text());
+    assert.equal((await safety.json()).hold_minutes, Number(newHold), "the restored hold window is saved");
+    await waitUntil(async () => Object.keys(await keptDrafts()).length === 0, "the saved draft is removed");
   });
 
   it("a builder's read answered 401 once sign-in shows leaves sign-in its reason and its way back", async () => {

@@ -1,3 +1,4 @@
+import type { SafetyValues } from "../mail-safety/safety-edit.ts";
 import { newFollowUp } from "./follow-ups.ts";
 import { type AutomationFormValues, newFilterRow } from "./form-model.ts";
 
@@ -6,7 +7,8 @@ import { type AutomationFormValues, newFilterRow } from "./form-model.ts";
  * session that ends mid-edit loses nothing: after signing in again the builder offers them back. One
  * draft per signed-in person, organization and automation (its id, or "new"); the person is in the key
  * and in the record, so another person signing in on the same browser is never offered it. What is kept
- * is what the form holds (names, texts, filters, the sample picked), nothing secret. sessionStorage: the
+ * is what the form holds (names, texts, filters, the sample picked, and a saved automation's safety
+ * settings when they were changed), nothing secret. sessionStorage: the
  * tab that was editing gets it back, and it goes with the tab (a shared computer keeps none once closed);
  * a draft older than DRAFT_LIFETIME_MS is never offered and is removed when drafts are next read.
  */
@@ -21,6 +23,8 @@ export interface KeptDraft {
   /** When the values were last kept (ms since the epoch). */
   savedAt: number;
   values: AutomationFormValues;
+  /** The Safety section's values, when they differed from the saved settings. */
+  safety?: SafetyValues;
 }
 
 export const DRAFT_LIFETIME_MS = 24 * 60 * 60 * 1000;
@@ -41,13 +45,14 @@ function tabStorage(): Storage | null {
 export function keepDraft(
   owner: DraftOwner,
   values: AutomationFormValues,
+  safety?: SafetyValues,
   now = Date.now(),
   storage = tabStorage(),
 ) {
   try {
     storage?.setItem(
       keyOf(owner),
-      JSON.stringify({ version: VERSION, user_id: owner.userId, saved_at: now, values }),
+      JSON.stringify({ version: VERSION, user_id: owner.userId, saved_at: now, values, safety }),
     );
   } catch {
     // Full or refused: the form itself still holds the values.
@@ -68,7 +73,8 @@ export function readDraft(owner: DraftOwner, now = Date.now(), storage = tabStor
     if (!record || now - record.savedAt > DRAFT_LIFETIME_MS || record.savedAt > now + 60_000) {
       storage.removeItem(key);
     } else if (key === keyOf(owner) && record.userId === owner.userId) {
-      found = { savedAt: record.savedAt, values: record.values };
+      const { userId: _owner, ...kept } = record;
+      found = kept;
     }
   }
   return found;
@@ -85,7 +91,9 @@ function parsed(text: string | null): (KeptDraft & { userId: string }) | null {
       record.values === null
     )
       return null;
-    return { userId: record.user_id, savedAt: record.saved_at, values: record.values };
+    const kept = { userId: record.user_id, savedAt: record.saved_at, values: record.values };
+    const hasSafety = typeof record.safety === "object" && record.safety !== null;
+    return hasSafety ? { ...kept, safety: record.safety } : kept;
   } catch {
     return null;
   }

@@ -80,7 +80,8 @@ function safetyFieldOf(serverField: string): SafetyField | undefined {
  * The builder's edit of a saved automation's safety settings, saved by the builder's one Save
  * (`saveChanges`) with the rest of the automation. Its values follow the saved settings as they are
  * read again, unless the contractor has changed them: then the edits stay and are measured against
- * the newest saved settings.
+ * the newest saved settings. `restore` puts back values kept in a draft (drafts.ts), now or, while
+ * the saved settings are still being read, as soon as they are.
  */
 export function useAutomationSafetyEdit(automationId: string | undefined) {
   const query = useQuery({
@@ -89,6 +90,7 @@ export function useAutomationSafetyEdit(automationId: string | undefined) {
   });
   const update = useUpdateAutomationSafety(automationId ?? "");
   const [edit, setEdit] = useState<{ basis: AutomationSafety; values: SafetyValues } | null>(null);
+  const [restoring, setRestoring] = useState<SafetyValues | null>(null);
   // The server's refusals, by field, until that field changes.
   const [refused, setRefused] = useState<SafetyProblems>({});
   const saved = query.data;
@@ -96,7 +98,8 @@ export function useAutomationSafetyEdit(automationId: string | undefined) {
     Object.keys(safetyPatchOf(values, basis)).length > 0 || Object.keys(safetyProblemsOf(values)).length > 0;
   if (saved && edit?.basis !== saved) {
     const keepEdits = edit !== null && differs(edit.values, edit.basis);
-    setEdit({ basis: saved, values: keepEdits ? edit.values : safetyValuesOf(saved) });
+    setEdit({ basis: saved, values: restoring ?? (keepEdits ? edit.values : safetyValuesOf(saved)) });
+    setRestoring(null);
   }
   const values = edit?.values;
   const problems = values ? { ...refused, ...safetyProblemsOf(values) } : {};
@@ -109,6 +112,11 @@ export function useAutomationSafetyEdit(automationId: string | undefined) {
       for (const field of Object.keys(changed)) delete left[field as SafetyField];
       return left;
     });
+  };
+
+  const restore = (kept: SafetyValues) => {
+    if (edit) change(kept);
+    else setRestoring(kept);
   };
 
   /**
@@ -132,7 +140,17 @@ export function useAutomationSafetyEdit(automationId: string | undefined) {
     }
   };
 
-  return { query, saved, values, change, problems, unsaved, saveChanges, saving: update.isPending };
+  return {
+    query,
+    saved,
+    values,
+    change,
+    restore,
+    problems,
+    unsaved,
+    saveChanges,
+    saving: update.isPending,
+  };
 }
 
 export type AutomationSafetyEdit = ReturnType<typeof useAutomationSafetyEdit>;

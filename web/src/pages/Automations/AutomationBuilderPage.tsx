@@ -122,18 +122,23 @@ function AutomationBuilder({ initial, existing }: { initial: AutomationFormValue
   const draftOwner: DraftOwner = { orgId, userId, automationId };
   const [offered, setOffered] = useState<KeptDraft | null>(() => {
     const kept = readDraft(draftOwner);
-    return kept && differsFromSaved(restoredValues(initial, kept), initial) ? kept : null;
+    const worthOffering =
+      kept && (differsFromSaved(restoredValues(initial, kept), initial) || kept.safety !== undefined);
+    return worthOffering ? kept : null;
   });
+  // The Safety section's values go in the draft only while they differ from the saved settings.
+  const unsavedSafety = safety.unsaved ? safety.values : undefined;
   useEffect(() => {
     const owner = { orgId, userId, automationId };
     if (offered) return;
-    if (formUnsaved) keepDraft(owner, form.values);
+    if (formUnsaved || unsavedSafety) keepDraft(owner, form.values, unsavedSafety);
     else dropDraft(owner);
-  }, [offered, formUnsaved, form.values, orgId, userId, automationId]);
+  }, [offered, formUnsaved, form.values, unsavedSafety, orgId, userId, automationId]);
   const restoreDraft = (kept: KeptDraft) => {
     // What the contractor had chosen, object type included: the sample no longer fills it in.
     objectTypePicked.current = true;
     form.setValues(restoredValues(form.values, kept));
+    if (kept.safety) safety.restore(kept.safety);
     setOffered(null);
   };
   const discardDraft = () => {
@@ -210,7 +215,7 @@ function AutomationBuilder({ initial, existing }: { initial: AutomationFormValue
         // The session ended (expired, signed out elsewhere): the values are kept as a draft and the
         // contractor signs in again, back to this builder, which offers them (no toast: sign-in says why).
         if (error instanceof ApiError && error.status === 401) {
-          keepDraft(draftOwner, values);
+          keepDraft(draftOwner, values, unsavedSafety);
           await navigate({
             to: "/sign-in",
             search: { redirect: window.location.pathname, reason: "session_ended" },
