@@ -215,6 +215,15 @@ async function main() {
   if (applied.length > 0) logger.info({ applied }, "migrations applied");
   const vacuum = database.kind === "pglite" ? startEmbeddedVacuum({ database, logger }) : null;
 
+  // The embedded database takes one process: a role alone there has no other half.
+  if (database.kind === "pglite" && role !== "all") {
+    logger.warn(
+      { role },
+      role === "api"
+        ? "--role api on the embedded database: no worker can share it, so queued cards are never drawn or printed and webhooks never delivered until a default start (no --role) or DATABASE_URL; see docs/operations.md"
+        : "--role worker on the embedded database: no API process can share it, so nothing new arrives; use the default start (no --role), or DATABASE_URL for separate processes; see docs/operations.md",
+    );
+  }
   if (database.kind === "pglite" && !config.embeddedSync) {
     logger.warn(
       "EMBEDDED_SYNC=off: acknowledged writes are not flushed to disk and can be lost on an OS crash or a power loss; see docs/operations.md#durability",

@@ -28,16 +28,14 @@ export async function retryWhileUnavailable<T>(write: () => Promise<T>, budget: 
     try {
       return await write();
     } catch (error) {
-      if (
-        !isConnectionError(error) ||
-        giveUpOn?.(error) ||
-        signal?.aborted ||
-        Date.now() + delay > deadline
-      ) {
+      // The last wait ends at the deadline, and one more try is made there: a database back in the
+      // budget's last seconds is found (stopping when the next full wait passed it missed up to 5 s).
+      const left = deadline - Date.now();
+      if (!isConnectionError(error) || giveUpOn?.(error) || signal?.aborted || left <= 0) {
         throw error;
       }
       onRetry?.(error, attempt);
-      await sleep(delay);
+      await sleep(Math.min(delay, left));
       delay = Math.min(delay * 2, maxDelayMs);
     }
   }

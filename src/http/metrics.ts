@@ -97,14 +97,37 @@ export function createMetrics(): Metrics {
     }
     return cached.snapshot;
   };
+  // A database that cannot be read leaves its series out of the scrape (and says so in
+  // porchlight_database_up), rather than failing the whole scrape: the process's own figures,
+  // the 5xx counts of an outage above all, are wanted most then.
+  let databaseUp = true;
+  const snapshotOrNone = async (): Promise<DatabaseSnapshot | undefined> => {
+    try {
+      const read = await snapshot();
+      databaseUp = true;
+      return read;
+    } catch {
+      databaseUp = false;
+      return undefined;
+    }
+  };
 
+  new Gauge({
+    name: "porchlight_database_up",
+    help: "1 when the database answered the scrape's reads (read at most every 5 s), 0 when it could not be read: porchlight_jobs and porchlight_pieces are then left out.",
+    registers: [registry],
+    async collect() {
+      if (source) await snapshotOrNone();
+      this.set(databaseUp ? 1 : 0);
+    },
+  });
   new Gauge({
     name: "porchlight_jobs",
     help: "Unfinished background jobs, by kind and status (pending or running).",
     labelNames: ["kind", "status"] as const,
     registers: [registry],
     async collect() {
-      const read = await snapshot();
+      const read = await snapshotOrNone();
       this.reset();
       for (const job of read?.jobs ?? []) this.set({ kind: job.kind, status: job.status }, job.count);
     },
@@ -115,7 +138,7 @@ export function createMetrics(): Metrics {
     labelNames: ["kind"] as const,
     registers: [registry],
     async collect() {
-      const read = await snapshot();
+      const read = await snapshotOrNone();
       this.reset();
       for (const job of read?.jobs ?? []) {
         if (job.status === "pending") this.set({ kind: job.kind }, Math.max(0, job.oldestDueSeconds ?? 0));
@@ -128,7 +151,7 @@ export function createMetrics(): Metrics {
     labelNames: ["status"] as const,
     registers: [registry],
     async collect() {
-      const read = await snapshot();
+      const read = await snapshotOrNone();
       this.reset();
       for (const piece of read?.pieces ?? []) this.set({ status: piece.status }, piece.count);
     },

@@ -7,6 +7,7 @@ import { after, before, describe, it } from "node:test";
 import { withDatabaseName } from "../../bench/lib/databases.ts";
 import { freePort } from "../../bench/lib/processes.ts";
 import { startTimedReceiver } from "../../bench/lib/receiver.ts";
+import { DATABASE_GAUGES_CACHE_MS } from "../../src/http/metrics.ts";
 import {
   adminHttp,
   captureSubscribedLead,
@@ -15,6 +16,7 @@ import {
   http,
   liveEvent,
   queryDatabase,
+  RELIABILITY_ADMIN_TOKEN,
   type ServiceProcess,
   skipWithoutPostgres,
   startService,
@@ -86,6 +88,17 @@ describe("outages of the database and of Redis", { skip: skipWithoutPostgres }, 
       throw new Error(`readyz failed (${String(error)}); server output:\n${service.output()}`);
     });
     assert.equal(ready.status, 503);
+    // The scrape still answers: the process's figures (its 503s among them), the database's left out.
+    const metrics = () => http(service.baseUrl, "GET", "/metrics", { key: RELIABILITY_ADMIN_TOKEN });
+    const during = await metrics();
+    assert.equal(during.status, 200, JSON.stringify(during.body));
+    const duringText = String(during.body);
+    assert.match(duringText, /^porchlight_database_up 0$/m);
+    assert.match(
+      duringText,
+      /^porchlight_http_request_duration_seconds_count\{.*status_class="5xx"\} [1-9]/m,
+    );
+    assert.doesNotMatch(duringText, /^porchlight_pieces\{/m);
     await sleep(1_000);
 
     await queryDatabase(server, `ALTER DATABASE ${name} ALLOW_CONNECTIONS true`);
@@ -115,6 +128,11 @@ describe("outages of the database and of Redis", { skip: skipWithoutPostgres }, 
         .slice(0, 3)
         .join("\n")}`,
     );
+    // Read again once the failed reading's time is up: the database's series are back.
+    await sleep(DATABASE_GAUGES_CACHE_MS);
+    const back = String((await metrics()).body);
+    assert.match(back, /^porchlight_database_up 1$/m);
+    assert.match(back, /^porchlight_pieces\{|^porchlight_jobs\{/m);
     const unavailable = statuses.filter((entry) => entry.status === 503);
     assert.ok(unavailable.length > 0, "the outage was seen as 503");
     for (const entry of unavailable) {

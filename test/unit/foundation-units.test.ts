@@ -648,6 +648,24 @@ describe("retryWhileUnavailable", () => {
     );
     assert.ok(Date.now() - started < 1_000, "gave up within about its budget");
   });
+
+  it("tries once more at the end of its budget, where the next doubled wait would have passed it", async () => {
+    const { retryWhileUnavailable } = await import("../../src/db/retry-while-unavailable.ts");
+    const started = Date.now();
+    const tries: number[] = [];
+    // Back after 250 ms of a 300 ms budget: tries at about 0 and 200 ms, the next wait (400 ms) is cut to the deadline.
+    const answer = await retryWhileUnavailable(
+      async () => {
+        tries.push(Date.now() - started);
+        if (Date.now() - started < 250) throw unavailable();
+        return "stored";
+      },
+      { budgetMs: 300, firstDelayMs: 200 },
+    );
+    assert.equal(answer, "stored");
+    assert.equal(tries.length, 3, `tries at ${tries.join(", ")} ms`);
+    assert.ok((tries[2] ?? 0) >= 250, "the last try is at the deadline");
+  });
 });
 
 describe("retryWhileUnavailable and abort", () => {
