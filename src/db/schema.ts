@@ -1,6 +1,7 @@
 // Drizzle table definitions mirroring migrations/*.sql (the migrations are the source of truth;
 // test/db/schema-drift.test.ts checks that every column here exists in the migrated database).
 import {
+  bigint,
   boolean,
   date,
   doublePrecision,
@@ -353,6 +354,8 @@ export const eventSampleCursors = pgTable(
     orgId: uuid("org_id").notNull(),
     eventType: text("event_type").notNull(),
     nextSlot: smallint("next_slot").notNull(),
+    /** Events of this type received (live ones: a dry run writes no sample), since migration 0560. */
+    received: bigint("received", { mode: "number" }).notNull().default(0),
   },
   (t) => [primaryKey({ columns: [t.orgId, t.eventType] })],
 );

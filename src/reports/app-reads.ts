@@ -71,10 +71,12 @@ export async function listEventTypes(db: Queryable, orgId: string): Promise<Even
     db,
     sql`SELECT s.event_type,
                (array_agg(s.envelope->>'object_type' ORDER BY s.received_at DESC))[1] AS object_type,
-               max(s.received_at) AS last_seen_at, count(*) AS count,
+               max(s.received_at) AS last_seen_at, GREATEST(max(c.received), count(*)) AS count,
                EXISTS (SELECT 1 FROM automations a WHERE a.org_id = s.org_id AND a.enabled
                        AND a.trigger_binding = 'custom.' || s.event_type) AS bound
-        FROM event_samples s WHERE s.org_id = ${orgId}::uuid
+        FROM event_samples s
+        LEFT JOIN event_sample_cursors c ON c.org_id = s.org_id AND c.event_type = s.event_type
+        WHERE s.org_id = ${orgId}::uuid
         GROUP BY s.org_id, s.event_type ORDER BY max(s.received_at) DESC, s.event_type`,
   );
   const unbound = rows.filter((row) => !row.bound).map((row) => `custom.${row.event_type}`);

@@ -22,6 +22,8 @@ export const SAMPLE_FLUSH_INTERVAL_MS = 250;
  */
 const SAMPLES_PER_STATEMENT = 50;
 
+type WrittenSample = EventSampleRow & { arrived: number };
+
 export interface SampleBuffer {
   add(sample: EventSampleRow): void;
   /** Writes every buffered sample now; resolves when they are committed (or dropped on error). */
@@ -39,12 +41,14 @@ WITH sample_input AS (
          row_number() OVER (PARTITION BY s.org_id, s.event_type ORDER BY s.received_at, s.id) - 1 AS position,
          count(*) OVER (PARTITION BY s.org_id, s.event_type) AS arriving
   FROM json_to_recordset($1::json)
-    AS s(org_id uuid, id uuid, event_type text, envelope json, received_at timestamptz)
+    AS s(org_id uuid, id uuid, event_type text, envelope json, received_at timestamptz, arrived bigint)
 ), cursor AS (
-  INSERT INTO event_sample_cursors AS c (org_id, event_type, next_slot)
-  SELECT org_id, event_type, count(*) % ${SAMPLES_PER_EVENT_TYPE} FROM sample_input
+  INSERT INTO event_sample_cursors AS c (org_id, event_type, next_slot, received)
+  SELECT org_id, event_type, count(*) % ${SAMPLES_PER_EVENT_TYPE}, COALESCE(sum(arrived), 0) FROM sample_input
   GROUP BY org_id, event_type ORDER BY org_id, event_type
-  ON CONFLICT (org_id, event_type) DO UPDATE SET next_slot = (c.next_slot + excluded.next_slot) % ${SAMPLES_PER_EVENT_TYPE}
+  ON CONFLICT (org_id, event_type) DO UPDATE
+    SET next_slot = (c.next_slot + excluded.next_slot) % ${SAMPLES_PER_EVENT_TYPE},
+        received = c.received + excluded.received
   RETURNING org_id, event_type, next_slot
 )
 INSERT INTO event_samples AS e (org_id, event_type, slot, id, envelope, received_at)
@@ -63,13 +67,16 @@ export function createSampleBuffer(deps: {
   flushIntervalMs?: number;
 }): SampleBuffer {
   const intervalMs = deps.flushIntervalMs ?? SAMPLE_FLUSH_INTERVAL_MS;
-  // Per "org event_type", the newest samples in arrival order (at most a ring's worth).
+  // Per "org event_type", the newest samples in arrival order (at most a ring's worth), and how
+  // many arrived in all (the count of events received; the samples dropped here count too).
   let pending = new Map<string, EventSampleRow[]>();
+  let arrivals = new Map<string, number>();
   let timer: NodeJS.Timeout | undefined;
   let writing: Promise<void> = Promise.resolve();
 
   function add(sample: EventSampleRow) {
     const key = `${sample.orgId} ${sample.eventType}`;
+    arrivals.set(key, (arrivals.get(key) ?? 0) + 1);
     const samples = pending.get(key);
     if (!samples) pending.set(key, [sample]);
     else {
@@ -79,10 +86,10 @@ export function createSampleBuffer(deps: {
     timer ??= setTimeout(() => void flush(), intervalMs).unref();
   }
 
-  async function write(samples: EventSampleRow[]) {
+  async function write(samples: WrittenSample[]) {
     try {
       await deps.database.run({
-        name: "event_samples_write_v2",
+        name: "event_samples_write_v3",
         text: WRITE_SAMPLES_SQL,
         values: [
           JSON.stringify(
@@ -92,6 +99,7 @@ export function createSampleBuffer(deps: {
               event_type: s.eventType,
               envelope: s.envelope,
               received_at: s.receivedAt,
+              arrived: s.arrived,
             })),
           ),
         ],
@@ -108,8 +116,12 @@ export function createSampleBuffer(deps: {
   function flush(): Promise<void> {
     clearTimeout(timer);
     timer = undefined;
-    const batch = [...pending.values()].flat();
+    // A type's arrivals ride on its first sample: its samples may span two statements.
+    const batch: WrittenSample[] = [...pending].flatMap(([key, samples]) =>
+      samples.map((sample, index) => ({ ...sample, arrived: index === 0 ? (arrivals.get(key) ?? 0) : 0 })),
+    );
     pending = new Map();
+    arrivals = new Map();
     // One write at a time: two writers of one type would only wait on each other's cursor row.
     writing = writing.then(async () => {
       for (let start = 0; start < batch.length; start += SAMPLES_PER_STATEMENT) {

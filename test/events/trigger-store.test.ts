@@ -175,11 +175,12 @@ describe(`trigger store: group-committed samples, enqueues and dedup lookups (${
       [],
     );
     assert.equal(await count("event_samples", sql`AND event_type = 'contact.created'`), 25);
-    const cursor = await queryOne<{ next_slot: number }>(
+    const cursor = await queryOne<{ next_slot: number; received: string | number }>(
       database.db,
-      sql`SELECT next_slot FROM event_sample_cursors WHERE org_id = ${orgId} AND event_type = 'contact.created'`,
+      sql`SELECT next_slot, received FROM event_sample_cursors WHERE org_id = ${orgId} AND event_type = 'contact.created'`,
     );
     assert.equal(cursor?.next_slot, 48 % 25, "every written sample advanced the ring once");
+    assert.equal(Number(cursor?.received), 48, "every event received is counted, across writers");
   });
 
   it("writes a burst's newest 25 samples of a type, not every arrival, in one statement", async () => {
@@ -196,11 +197,12 @@ describe(`trigger store: group-committed samples, enqueues and dedup lookups (${
       kept.map((row) => row.id),
       burst.slice(75).map((sample) => sample.id),
     );
-    const cursor = await queryOne<{ next_slot: number }>(
+    const cursor = await queryOne<{ next_slot: number; received: string | number }>(
       database.db,
-      sql`SELECT next_slot FROM event_sample_cursors WHERE org_id = ${orgId} AND event_type = 'job.scheduled'`,
+      sql`SELECT next_slot, received FROM event_sample_cursors WHERE org_id = ${orgId} AND event_type = 'job.scheduled'`,
     );
     assert.equal(cursor?.next_slot, 0, "25 writes advanced the ring once around, not 100");
+    assert.equal(Number(cursor?.received), 100, "the 75 samples not written are counted as received");
   });
 
   it("writes buffered samples by itself within the flush interval", async () => {
