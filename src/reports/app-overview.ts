@@ -4,6 +4,7 @@
 // The counts come from roll-ups kept on write (monthly-figures.ts, landing_visits).
 import { type Static, Type } from "@fastify/type-provider-typebox";
 import { type Queryable, queryOne, queryRows, sql } from "../db/database.ts";
+import { SAMPLE_LEAD_ID } from "../leads/polling.ts";
 import { figuresByMonth } from "./monthly-figures.ts";
 
 // The shapes the app API answers with (GET /overview, GET /attention): the routes' response
@@ -153,10 +154,11 @@ export async function mailAttentionItems(db: Queryable, orgId: string, now: Date
       db,
       sql`SELECT id, name FROM automations WHERE org_id = ${orgId}::uuid AND NOT enabled ORDER BY name, id LIMIT 20`,
     ),
-    queryRows<{ id: string; target_url: string; status_code: number | null; outcome: string }>(
+    queryRows<{ id: string; target_url: string; status_code: number | null; outcome: string; test: boolean }>(
       db,
-      sql`SELECT s.id, s.target_url, d.status_code, d.outcome FROM subscriptions s
-          JOIN LATERAL (SELECT outcome, status_code FROM deliveries
+      sql`SELECT s.id, s.target_url, d.status_code, d.outcome, d.lead_id = ${SAMPLE_LEAD_ID}::uuid AS test
+          FROM subscriptions s
+          JOIN LATERAL (SELECT outcome, status_code, lead_id FROM deliveries
                         WHERE org_id = s.org_id AND subscription_id = s.id
                         ORDER BY created_at DESC, id DESC LIMIT 1) d ON true
           WHERE s.org_id = ${orgId}::uuid
@@ -201,10 +203,14 @@ export async function mailAttentionItems(db: Queryable, orgId: string, now: Date
     try {
       origin = new URL(subscription.target_url).origin;
     } catch {}
+    const why = subscription.status_code ?? subscription.outcome;
     items.push({
       kind: "subscription_failing",
       subscription_id: subscription.id,
-      message: `The last lead sent to ${origin} failed (${subscription.status_code ?? subscription.outcome}); check the receiver.`,
+      // A failed Send test is no lost lead: said apart, so a contractor does not look for one.
+      message: subscription.test
+        ? `The last test sent to ${origin} was not delivered (${why}); check the receiver.`
+        : `The last lead sent to ${origin} was not delivered (${why}) and will not be sent again (it is in Leads); check the receiver.`,
     });
   }
   return items;

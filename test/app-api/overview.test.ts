@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
+import { randomUUID } from "node:crypto";
 import { after, before, describe, test } from "node:test";
 import { sql } from "../../src/db/database.ts";
+import { SAMPLE_LEAD_ID } from "../../src/leads/polling.ts";
 import { admin, call, createAutomation, createOrg, recordMailing } from "../helpers/api.ts";
 import { databaseLabel, type TestContext } from "../helpers/harness.ts";
 import { submitLead } from "../leads/leads-helpers.ts";
@@ -123,6 +125,43 @@ describe(`app API: Overview (${databaseLabel})`, () => {
     const theirs = await otherOwner.browser.request("GET", "/app/api/v1/attention");
     assert.ok(!theirs.body.items.some((item: { kind: string }) => item.kind === "failed_pieces"));
     assert.equal((await ctx.app.inject({ method: "GET", url: "/app/api/v1/overview" })).statusCode, 401);
+  });
+
+  test("attention says a receiver's failed test apart from a lead not delivered, which is not sent again", async () => {
+    const fresh = await admin(ctx, "POST", "/orgs", { name: "Hook Siding" });
+    assert.equal(fresh.status, 201, fresh.text);
+    const orgId = fresh.body.org_id as string;
+    const hookOwner = await inviteAndAccept(ctx, orgId, "owner-hooks@example.com", "owner");
+    const subscriptionId = randomUUID();
+    await ctx.database.db.execute(
+      sql`INSERT INTO subscriptions (org_id, id, target_url, signing_secret)
+          VALUES (${orgId}::uuid, ${subscriptionId}::uuid, 'https://hooks.example.com/porchlight', 'whsec_x')`,
+    );
+    // What the delivery job records of the receiver's answers (the receiver is the outside world).
+    const delivered = async (leadId: string, statusCode: number, at: string) =>
+      ctx.database.db.execute(
+        sql`INSERT INTO deliveries (org_id, id, lead_id, subscription_id, target_url, signed, outcome, status_code, created_at)
+            VALUES (${orgId}::uuid, ${randomUUID()}::uuid, ${leadId}::uuid, ${subscriptionId}::uuid,
+                    'https://hooks.example.com/porchlight', true, 'attempted', ${statusCode}, ${at}::timestamptz)`,
+      );
+    const failing = async () => {
+      const attention = await hookOwner.browser.request("GET", "/app/api/v1/attention");
+      assert.equal(attention.status, 200, attention.text);
+      return attention.body.items
+        .filter((item: { kind: string }) => item.kind === "subscription_failing")
+        .map((item: { message: string }) => item.message) as string[];
+    };
+    await delivered(randomUUID(), 200, "2026-06-01T10:00:00Z");
+    await delivered(SAMPLE_LEAD_ID, 401, "2026-06-01T11:00:00Z");
+    assert.deepEqual(await failing(), [
+      "The last test sent to https://hooks.example.com was not delivered (401); check the receiver.",
+    ]);
+    await delivered(randomUUID(), 500, "2026-06-01T12:00:00Z");
+    assert.deepEqual(await failing(), [
+      "The last lead sent to https://hooks.example.com was not delivered (500) and will not be sent again (it is in Leads); check the receiver.",
+    ]);
+    await delivered(SAMPLE_LEAD_ID, 204, "2026-06-01T13:00:00Z");
+    assert.deepEqual(await failing(), [], "a delivered test says the receiver works again");
   });
 
   test("attention says the cards print without a return address once the organization mails, until one is set", async () => {

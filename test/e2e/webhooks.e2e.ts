@@ -90,7 +90,7 @@ describe("webhooks in the browser", () => {
       "the test shows",
     );
     const row = card.getByRole("row", { name: /Test/ });
-    assert.match(await row.innerText(), /Answered \(200\)/);
+    assert.match(await row.innerText(), /Delivered\s+Answered 200/i);
     const [received] = receiver.requests.filter((request) => request.path === "/porchlight");
     assert.ok(received, "the receiver got the test delivery");
     assert.ok(
@@ -115,6 +115,18 @@ describe("webhooks in the browser", () => {
     );
     const second = receiver.requests.filter((request) => request.path === "/porchlight")[1];
     assert.ok(second && verifySignature(rotated, second.headers, second.raw, nowSeconds()));
+
+    // A receiver that refuses: the delivery is marked not delivered, in words, not as an answer like any other.
+    receiver.respondWith(401);
+    await card.getByRole("button", { name: "Send test" }).click();
+    await waitUntil(
+      async () => (await card.getByRole("cell", { name: "Test" }).count()) === 3,
+      "the third test shows",
+    );
+    const refused = card.getByRole("row", { name: /Test/ }).first();
+    assert.match(await refused.innerText(), /Not delivered\s+Refused by the receiver \(401\)/i);
+    receiver.respondWith(200);
+    await screens.checkBothWidths("webhooks-refused");
 
     await card.getByRole("button", { name: "Delete" }).click();
     const confirm = page.getByRole("dialog", { name: "Delete this endpoint?" });

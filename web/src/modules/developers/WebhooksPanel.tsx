@@ -33,19 +33,45 @@ import { ConfirmDialog } from "../../ui/ConfirmDialog.tsx";
 import { focusFirstRefused, focusIsLost, useRefocusAfterBusy } from "../../ui/focus.ts";
 import { formatDateTime } from "../../ui/format.ts";
 import { useInFlightModal } from "../../ui/in-flight-modal.ts";
+import { AnchorLink } from "../../ui/links.tsx";
 import { ScrollTable } from "../../ui/ScrollTable.tsx";
 import { useSingleFlight } from "../../ui/single-flight.ts";
 import { EmptyState, LoadError, Loading } from "../../ui/states.tsx";
 import { CodeSnippet } from "./CodeSnippet.tsx";
 import { subscribeCurl } from "./snippets.ts";
 
-/** A delivery's result in words: what the receiver answered, or why nothing was answered. */
-const OUTCOME_WORDS: Record<string, string> = {
-  attempted: "Answered", // followed by the receiver's status code
+/** Why nothing was answered, in words. */
+const UNANSWERED_WORDS: Record<string, string> = {
   blocked: "Blocked (not a public address)",
   timeout: "No answer in time",
   error: "Could not connect",
 };
+
+/**
+ * A delivery's result: delivered (the receiver answered 2xx) or not, marked so at a glance. A lead
+ * not delivered is not sent again (docs/webhooks.md): the words say where it can still be found.
+ */
+function DeliveryOutcome({ delivery }: { delivery: Delivery }) {
+  const answered = delivery.outcome === "attempted" && delivery.status_code !== null;
+  const delivered = answered && delivery.status_code! >= 200 && delivery.status_code! < 300;
+  const reason = answered
+    ? `Refused by the receiver (${delivery.status_code})`
+    : (UNANSWERED_WORDS[delivery.outcome] ?? delivery.outcome);
+  return (
+    <Stack gap={2} align="flex-start">
+      <Badge color={delivered ? "teal.9" : "red.9"} variant="filled">
+        {delivered ? "Delivered" : "Not delivered"}
+      </Badge>
+      <Text size="sm">{delivered ? `Answered ${delivery.status_code}` : reason}</Text>
+      {!delivered && !delivery.test && (
+        <Text size="xs" c="dimmed">
+          Not sent again: the lead is in Leads.
+        </Text>
+      )}
+      {delivery.error && <Text size="xs">{delivery.error}</Text>}
+    </Stack>
+  );
+}
 
 export function WebhooksPanel() {
   const subscriptions = useQuery(subscriptionsQuery());
@@ -261,20 +287,16 @@ function DeliveriesTable({ label, deliveries }: { label: string; deliveries: Del
             <Table.Tr key={delivery.id}>
               <Table.Td>{formatDateTime(delivery.created_at)}</Table.Td>
               <Table.Td>
-                {delivery.test
-                  ? "Test"
-                  : delivery.attempt > 1
-                    ? `Lead (attempt ${delivery.attempt})`
-                    : "Lead"}
+                {delivery.test ? (
+                  "Test"
+                ) : (
+                  <AnchorLink to="/leads/$leadId" params={{ leadId: delivery.lead_id }}>
+                    {delivery.attempt > 1 ? `Lead (attempt ${delivery.attempt})` : "Lead"}
+                  </AnchorLink>
+                )}
               </Table.Td>
               <Table.Td>
-                {OUTCOME_WORDS[delivery.outcome] ?? delivery.outcome}
-                {delivery.status_code !== null && ` (${delivery.status_code})`}
-                {delivery.error && (
-                  <Text size="xs" mt={2}>
-                    {delivery.error}
-                  </Text>
-                )}
+                <DeliveryOutcome delivery={delivery} />
               </Table.Td>
             </Table.Tr>
           ))}

@@ -152,7 +152,7 @@ function KillSwitch() {
         <Stack gap="xs">
           <Switch
             label="Pause all automations"
-            description="While paused, events are received but no automation mails anything, for every organization."
+            description="While paused, no automation mails anything, for every organization: events and imports are refused with 503 and Retry-After (CRMs retry later), and cards already queued wait until you resume."
             checked={killSwitch.data.paused}
             disabled={setPaused.isPending}
             onChange={(event) => setPaused.mutate(event.currentTarget.checked)}

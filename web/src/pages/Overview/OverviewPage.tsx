@@ -137,6 +137,11 @@ function NeedsAttention() {
                   See the undeliverable cards
                 </AnchorLink>
               )}
+              {item.kind === "subscription_failing" && (
+                <AnchorLink to="/developers" search={{ tab: "webhooks" }} size="sm">
+                  See the deliveries
+                </AnchorLink>
+              )}
               {item.kind === "no_return_address" && (
                 <AnchorLink to="/settings" search={{ tab: "profile" }} size="sm">
                   Add a return address
