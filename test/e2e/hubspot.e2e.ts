@@ -164,6 +164,11 @@ describe("HubSpot not set up by the operator, in the browser", () => {
     const card = ownerPage.getByRole("region", { name: "HubSpot" });
     await card.getByText("HubSpot is not set up on this server").waitFor();
     assert.equal(await card.getByRole("button").count(), 0);
+    // The way that needs no HubSpot app is one link away.
+    assert.equal(
+      await card.getByRole("link", { name: "API key" }).getAttribute("href"),
+      "/app/developers?tab=keys",
+    );
     await bareScreens.checkBothWidths("hubspot-not-configured");
   });
 });

@@ -77,7 +77,7 @@ module.exports = {
         label: "Event type",
         required: true,
         helpText:
-          "Two words joined by a dot, lowercase, like `job.completed` or `deal.won`: the event your Porchlight automation is bound to (Automations → trigger → Custom API).",
+          "Two words joined by a dot, lowercase, like `job.completed` or `deal.won`: the event your Porchlight automation is bound to (the automation's Event type, in Automations).",
       },
       {
         key: "object_type",

@@ -46,7 +46,10 @@ export function registerDeveloperRoutes(app: FastifyInstance, ctx: AppApiContext
                 event_type: Type.String(),
                 object_type: Type.Union([Type.String(), Type.Null()]),
                 last_seen_at: IsoDate,
-                count: Type.Integer(),
+                count: Type.Integer({
+                  description:
+                    "Events of this type received (live ones; a dry run is not kept). The samples keep the newest 25.",
+                }),
                 bound: Type.Boolean(),
                 turned_off_automation: Type.Union(
                   [

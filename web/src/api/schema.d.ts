@@ -3418,6 +3418,7 @@ export interface operations {
             object_type: string | null;
             /** Format: date-time */
             last_seen_at: string;
+            /** @description Events of this type received (live ones; a dry run is not kept). The samples keep the newest 25. */
             count: number;
             bound: boolean;
             /** @description When no enabled automation listens: one that listens but is turned off (switch it on instead of building another); null otherwise. */

@@ -16,10 +16,14 @@ export function CodeSnippet({ code, label }: { code: string; label: string }) {
       <CopyButton value={code}>
         {({ copied, copy }) => (
           <Button size="xs" variant="default" onClick={copy}>
-            {copied ? "Copied" : `Copy ${label.toLowerCase()}`}
+            {copied ? "Copied" : `Copy ${inSentence(label)}`}
           </Button>
         )}
       </CopyButton>
     </Stack>
   );
 }
+
+/** A label inside a sentence: its first word lowercased, unless it is an acronym ("MCP configuration"). */
+const inSentence = (label: string) =>
+  /^[A-Z][a-z]/.test(label) ? label[0]!.toLowerCase() + label.slice(1) : label;

@@ -8,7 +8,9 @@ export function McpPanel() {
     <Stack>
       <Text size="sm">
         AI assistants that speak the Model Context Protocol can send events, list leads and report won deals
-        with one of your API keys. Add this to the assistant's MCP configuration and replace YOUR_API_KEY:
+        with one of your API keys. An event an assistant sends is a test run that mails nothing unless it says
+        so in words (dry_run: false), so ask it to mail only when you mean it. Add this to the assistant's MCP
+        configuration and replace YOUR_API_KEY:
       </Text>
       <CodeSnippet label="MCP configuration" code={mcpConfig(origin)} />
       <Text size="sm">

@@ -13,6 +13,7 @@ import { ApiError } from "../../api/errors.ts";
 import { ConfirmDialog } from "../../ui/ConfirmDialog.tsx";
 import { refocusAfterBusy } from "../../ui/focus.ts";
 import { formatDateTime } from "../../ui/format.ts";
+import { AnchorLink } from "../../ui/links.tsx";
 import { LoadError, Loading } from "../../ui/states.tsx";
 
 /** What HubSpot's redirect back (`?hubspot=…`) means to the owner, and what to do next. */
@@ -120,7 +121,13 @@ function HubSpotCard({ status }: { status: HubSpotStatus }) {
         {!status.configured ? (
           <Alert title="HubSpot is not set up on this server">
             Connecting HubSpot needs a HubSpot app that whoever runs Porchlight for you sets up once for this
-            server. Until then, your CRM can still send events with an API key (Developers).
+            server. Until then, your CRM can still send events with an{" "}
+            {/* Darker than the theme's link blue: it sits on the alert's blue tint. */}
+            <AnchorLink to="/developers" search={{ tab: "keys" }} c="blue.9">
+              API key
+            </AnchorLink>
+            . Zapier connects without code too: ask whoever runs Porchlight for you to invite you to its
+            Porchlight integration, then sign in there with an API key.
           </Alert>
         ) : connection ? (
           <Connected
