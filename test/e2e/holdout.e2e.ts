@@ -128,6 +128,10 @@ describe("holdouts in the browser", () => {
     await page.getByText(`${EARLY} is saved.`).first().waitFor();
     const saved = await page.request.get(`${app.base}/app/api/v1/automations/${earlyId}`);
     assert.equal((await saved.json()).holdout_percent, 30);
+    // The list says it too: a holdout means some homes get no card, not "each home gets 1 card" alone.
+    await open("/automations", "Automations");
+    const row = page.getByRole("row", { name: new RegExp(EARLY) });
+    await row.getByText("30 % of homes get no card, to measure what the cards bring").waitFor();
   });
 
   it("Revenue says what the mail added in words, and too early to tell while the deals are few", async () => {

@@ -108,3 +108,7 @@ export const followUpCount = (steps: number) =>
   `Each home gets ${
     steps === 0 ? "1 card" : `${steps + 1} cards: the first and ${steps} follow-up${steps === 1 ? "" : "s"}`
   }`;
+
+/** The holdout, for the automation list: the share of homes that get no card, so lift can be measured. */
+export const holdoutWords = (percent: number) =>
+  percent > 0 ? `${percent} % of homes get no card, to measure what the cards bring` : null;

@@ -1,7 +1,7 @@
 import { Badge, Table, Text } from "@mantine/core";
 import { useSuspenseQuery } from "@tanstack/react-query";
 import { automationListQuery } from "../../api/automations.ts";
-import { followUpCount } from "../../modules/automations/follow-ups.ts";
+import { followUpCount, holdoutWords } from "../../modules/automations/follow-ups.ts";
 import { describeTrigger } from "../../modules/automations/form-model.ts";
 import { NeighbourCoverage } from "../../modules/neighbours/NeighbourCoverage.tsx";
 import { AnchorLink, ButtonLink } from "../../ui/links.tsx";
@@ -63,6 +63,11 @@ export function AutomationsPage() {
                     <Text size="sm" c="dimmed">
                       {followUpCount(automation.steps.length)}
                     </Text>
+                    {holdoutWords(automation.holdout_percent) && (
+                      <Text size="sm" c="dimmed">
+                        {holdoutWords(automation.holdout_percent)}
+                      </Text>
+                    )}
                   </Table.Td>
                   <Table.Td>
                     <Badge color={automation.enabled ? "teal.9" : "gray.7"} variant="filled">
