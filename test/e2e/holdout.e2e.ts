@@ -155,4 +155,23 @@ describe("holdouts in the browser", () => {
     await section.scrollIntoViewIfNeeded();
     await checkBothWidths("holdout-revenue");
   });
+
+  it("a held-out home's page says it is in the holdout group, in gray, and where its deals count", async () => {
+    const heldOut = (await app.campaigns(orgId))
+      .flatMap((campaign) => campaign.pieces)
+      .find((piece) => piece.status === "held_out")!;
+    await open(`/mail/${heldOut.id}`, /^Postcard to /);
+    const why = page.locator(".mantine-Alert-root", {
+      hasText: "No card: this home is in the holdout group",
+    });
+    await why.waitFor();
+    assert.match(
+      (await why.getAttribute("style")) ?? "",
+      /gray/,
+      "in gray, not the red of a card that went wrong",
+    );
+    await page.getByText(/^No card was mailed to this home, so no lead or deal is credited to one/).waitFor();
+    assert.equal(await page.getByText("No won deal is attributed to this card yet.").count(), 0);
+    await checkBothWidths("holdout-held-out-piece");
+  });
 });

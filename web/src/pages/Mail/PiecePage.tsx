@@ -87,6 +87,7 @@ const REASON_TITLES: Record<PieceStatusTone, string> = {
 function PieceDetails({ piece }: { piece: Piece }) {
   const crmRecord = crmRecordOf(piece);
   const { tone } = PIECE_STATUS[piece.status];
+  const heldOut = piece.status === "held_out";
   // Approved or cancelled, the card no longer waits and its buttons (which had the focus) are gone:
   // the heading takes the focus, and the status beside it says what happened.
   const heading = useRef<HTMLHeadingElement>(null);
@@ -103,7 +104,12 @@ function PieceDetails({ piece }: { piece: Piece }) {
         actions={<PieceStatusBadge status={piece.status} size="lg" />}
       />
       {piece.status_reason && (
-        <Alert mb="lg" color={TONE_COLORS[tone]} title={REASON_TITLES[tone]}>
+        <Alert
+          mb="lg"
+          // A held-out home is the comparison's half, not a card that went wrong: said in gray, not red.
+          color={heldOut ? "gray" : TONE_COLORS[tone]}
+          title={heldOut ? "No card: this home is in the holdout group" : REASON_TITLES[tone]}
+        >
           {readableReason(piece.status_reason)}
           {piece.status === "undeliverable" && (
             <Text size="sm" mt="xs">
@@ -157,7 +163,7 @@ function PieceDetails({ piece }: { piece: Piece }) {
           <TrackingTimeline timeline={piece.timeline} />
         </DetailCard>
       </SimpleGrid>
-      <LeadsAndConversions piece={piece} />
+      {heldOut ? <HeldOutHome /> : <LeadsAndConversions piece={piece} />}
     </>
   );
 }
@@ -193,6 +199,22 @@ function TrackingTimeline({ timeline }: { timeline: Piece["timeline"] }) {
         </Timeline.Item>
       ))}
     </Timeline>
+  );
+}
+
+/** A held-out home's answers and deals are no card's: they count in Revenue's comparison instead. */
+function HeldOutHome() {
+  return (
+    <DetailCard title="Leads and won deals">
+      <Text size="sm">
+        No card was mailed to this home, so no lead or deal is credited to one. Won deals at held-out homes
+        count in{" "}
+        <AnchorLink to="/revenue" search={{}}>
+          Revenue
+        </AnchorLink>
+        's comparison of the homes that got the card with those that did not.
+      </Text>
+    </DetailCard>
   );
 }
 
