@@ -131,5 +131,10 @@ describe("follow-up cards in the browser: the builder, the list, Mail", () => {
     await page.getByText("The card will not print.").waitFor();
     const cancelled = await app.operator("GET", `/pieces/${followUpId}`);
     assert.equal(cancelled.status, "cancelled");
+    // In Mail the cancelled card still says which card of the sequence it was (its reason says why it stopped).
+    await open("/mail?status=cancelled", "Mail");
+    const stopped = page.getByRole("row", { name: /Follow-up card 1/ });
+    await stopped.waitFor();
+    assert.match(await stopped.innerText(), /cancelled/i);
   });
 });

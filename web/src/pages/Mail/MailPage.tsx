@@ -158,11 +158,19 @@ function PieceList({ filters, filtered }: { filters: MailFilters; filtered: bool
   );
 }
 
-/** A card's status, and for a card that stopped or waits, why. */
+/** A card's status, and for a card that stopped or waits, why; a follow-up says which it is. */
 function StatusWithReason({ piece }: { piece: PieceSummary }) {
+  // A scheduled follow-up's reason names it; once stopped, its reason says why: the step is said apart.
+  const unnamedFollowUp =
+    piece.sequence_step !== null && !(piece.status_reason ?? "").startsWith("Follow-up card");
   return (
     <>
       <PieceStatusBadge status={piece.status} />
+      {unnamedFollowUp && (
+        <Text size="xs" maw={220}>
+          Follow-up card {piece.sequence_step}
+        </Text>
+      )}
       {piece.status_reason && (
         <Text size="xs" c="dimmed" maw={220}>
           {readableReason(piece.status_reason)}
