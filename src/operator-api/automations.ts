@@ -1,6 +1,6 @@
 import { Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import { createAutomation, updateAutomation } from "../automations/automations.ts";
+import { createAutomation, listAutomations, updateAutomation } from "../automations/automations.ts";
 import { SequenceStepsInput, StopWhen } from "../automations/sequence-steps.ts";
 import { AutomationFilter, filterProblem } from "../domain/filters.ts";
 import { HoldoutPercent } from "../domain/holdout-group.ts";
@@ -75,6 +75,9 @@ export function registerAdminAutomationRoutes(app: FastifyInstance, services: Se
       return reply.code(201).send(automation);
     },
   );
+  r.get("/orgs/:org_id/automations", { schema: { hide: true, params: OrgParams } }, async (request) => ({
+    automations: await listAutomations(services.db, request.params.org_id),
+  }));
   r.patch(
     "/automations/:id",
     { schema: { hide: true, params: IdParams, body: PatchAutomation }, preValidation: checkFilters },

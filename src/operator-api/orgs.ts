@@ -5,6 +5,7 @@ import { notFound } from "../errors.ts";
 import { SCOPES } from "../http/route-config.ts";
 import { ErrorBody, LimitParam } from "../http/schemas.ts";
 import { createOrganization, issueApiKey, listOrganizations, revokeApiKey } from "../orgs/organizations.ts";
+import { listOrgKeys } from "../reports/app-reads.ts";
 import type { Services } from "../services.ts";
 
 export const OrgParams = Type.Object({ org_id: Type.String({ format: "uuid" }) });
@@ -105,6 +106,11 @@ export function registerAdminOrgRoutes(app: FastifyInstance, services: Services)
       return reply.code(201).send(issued);
     },
   );
+
+  // An org's live keys (never the key itself): how an operator finds the id DELETE /keys/{id} takes.
+  r.get("/orgs/:org_id/keys", { schema: { hide: true, params: OrgParams } }, async (request) => ({
+    keys: await listOrgKeys(services.db, request.params.org_id),
+  }));
 
   r.delete("/keys/:id", { schema: { hide: true, params: IdParams } }, async (request, reply) => {
     const revoked = await revokeApiKey(services.db, request.params.id, services.clock.now());

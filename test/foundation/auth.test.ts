@@ -171,6 +171,37 @@ describe(`authentication and scopes (${databaseLabel})`, () => {
     assert.equal((await call(ctx, "GET", "/api/v1/me", { key: issued.key })).status, 401);
   });
 
+  it("lists an org's live keys and automations for the operator, never a key itself and never another org's", async () => {
+    const org = await createOrg(ctx);
+    const other = await createOrg(ctx);
+    const issued = (
+      await admin(ctx, "POST", `/orgs/${org.orgId}/keys`, { name: "Zapier", scopes: ["events:write"] })
+    ).body;
+    const automation = await createAutomation(ctx, org.orgId, { name: "Job done postcard" });
+    const keys = await admin(ctx, "GET", `/orgs/${org.orgId}/keys`);
+    assert.equal(keys.status, 200, keys.text);
+    const listed = keys.body.keys.find((key: { id: string }) => key.id === issued.id);
+    assert.equal(listed.name, "Zapier");
+    assert.deepEqual(listed.scopes, ["events:write"]);
+    assert.ok(!keys.text.includes(issued.key), "the key itself is shown once, at issue");
+    assert.equal((await admin(ctx, "DELETE", `/keys/${issued.id}`)).status, 204);
+    const afterRevoke = await admin(ctx, "GET", `/orgs/${org.orgId}/keys`);
+    assert.ok(
+      !afterRevoke.body.keys.some((key: { id: string }) => key.id === issued.id),
+      "a revoked key is gone",
+    );
+
+    const automations = await admin(ctx, "GET", `/orgs/${org.orgId}/automations`);
+    assert.equal(automations.status, 200, automations.text);
+    assert.deepEqual(
+      automations.body.automations.map((item: { id: string; name: string }) => [item.id, item.name]),
+      [[automation.id, "Job done postcard"]],
+    );
+    const theirs = await admin(ctx, "GET", `/orgs/${other.orgId}/automations`);
+    assert.ok(!theirs.body.automations.some((item: { id: string }) => item.id === automation.id));
+    assert.equal((await admin(ctx, "GET", "/orgs/00000000-0000-4000-8000-000000000000/keys")).status, 404);
+  });
+
   it("enforces scopes: a declared scope set must include the endpoint's scope", async () => {
     const org = await createOrg(ctx);
     const importOnly = await issueKey(ctx, org.orgId, { scopes: ["import:write"] });
