@@ -188,15 +188,12 @@ describe("keys, team, logo and password reset in the browser", () => {
     // Named by its title, which turns to "Your new API key" once the key is made.
     const dialog = owner.getByRole("dialog");
     await dialog.getByText("What the key lets your CRM do").waitFor();
-    // What each choice lets the CRM do, in words; the scope names only behind the quickstart link.
+    // What each choice lets the CRM do, in words; the scope names only behind the API reference link (a page, where the quickstart was raw Markdown).
     await dialog.getByText("Your CRM reports a finished job or another event").waitFor();
     await dialog.getByText("Nothing is mailed when they arrive.", { exact: false }).waitFor();
     await dialog.getByText("Your CRM receives the leads your cards bring", { exact: false }).waitFor();
     assert.doesNotMatch(await dialog.innerText(), /events:write|import:write|webhooks:inbound|\(.*:.*\)/);
-    assert.equal(
-      await dialog.getByRole("link", { name: "quickstart" }).getAttribute("href"),
-      "/docs/quickstart.md",
-    );
+    assert.equal(await dialog.getByRole("link", { name: "API reference" }).getAttribute("href"), "/docs");
     await checkScreen(owner, "developers-create-key-choices", "desktop");
     await dialog.getByRole("textbox", { name: /^Name/ }).fill("Every box ticked");
     await dialog.getByRole("button", { name: "Create key" }).click();

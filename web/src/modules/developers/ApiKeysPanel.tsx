@@ -273,11 +273,11 @@ function CreateKeyModal({ opened, onClose }: { opened: boolean; onClose: () => v
               label="What the key lets your CRM do"
               description={
                 <>
-                  For developers: each choice is a scope of the API, listed in the{" "}
-                  <Anchor href="/docs/quickstart.md" size="xs">
-                    quickstart
-                  </Anchor>
-                  .
+                  For developers: each choice is a scope of the API; the{" "}
+                  <Anchor href="/docs" size="xs">
+                    API reference
+                  </Anchor>{" "}
+                  names the one each endpoint needs .
                 </>
               }
               {...form.getInputProps("scopes")}
