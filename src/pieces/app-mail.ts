@@ -313,6 +313,13 @@ export function buildTimeline(
   reason: string | null,
 ): TimelineStep[] {
   const progress = PROGRESS[piece.status];
+  // A follow-up not due yet was scheduled, not queued: its timeline starts there and waits.
+  if (piece.status === "scheduled") {
+    return [
+      { step: "scheduled", at: piece.created_at, estimated: false, reached: true, detail: reason },
+      ...TIMELINE_STEPS.map((step) => ({ step, at: null, estimated: false, reached: false, detail: null })),
+    ];
+  }
   const stoppedEarly = progress === undefined;
   const finalStep = piece.status === "returned" ? "returned" : "delivered";
   const steps = TIMELINE_STEPS.map((step) => (step === "delivered" ? finalStep : step));

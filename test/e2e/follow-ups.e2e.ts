@@ -121,6 +121,10 @@ describe("follow-up cards in the browser: the builder, the list, Mail", () => {
 
     await open(`/mail/${followUpId}`, /Postcard to/);
     await page.getByText(/Sequence: Follow-up card 1, due /).waitFor();
+    // Its tracking starts where it is: scheduled, not queued (it is not in the print queue yet).
+    const tracking = await page.locator('[aria-label="Tracking timeline"]').innerText();
+    assert.match(tracking, /^Scheduled\s/, tracking);
+    assert.doesNotMatch(tracking, /Queued\s+\w{3} \d/, "no queued date on a card not queued yet");
     await page.getByText(`Mailed: ${due}`).waitFor();
     await checkBothWidths("follow-up-scheduled");
     await page.getByRole("button", { name: "Cancel this card…" }).click();
