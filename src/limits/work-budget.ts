@@ -30,7 +30,7 @@ const ACCOUNTS_KEPT = 10_000;
 export function createWorkBudget(options: {
   msPerMinute: number;
   clock: Clock;
-  /** What is being budgeted, in the refusal's words ("reading addresses"). */
+  /** What is being budgeted, as the refusal's sentence starts ("Reading addresses"). */
   work: string;
   /** The time work takes; `performance.now` outside tests. */
   elapsedMs?: () => number;
@@ -62,7 +62,7 @@ export function createWorkBudget(options: {
     const seconds = Math.max(1, Math.ceil((msPerMinute - balance.ms) / refillPerMs / 1000));
     throw rateLimited(
       seconds,
-      `${work} for this organization took more time than its budget allows (text costly to read); retry after ${seconds} s`,
+      `${work} for this organization took more time than its budget allows; retry after ${seconds} s`,
     );
   }
 
