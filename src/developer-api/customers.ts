@@ -71,6 +71,8 @@ export function registerCustomersRoute(app: FastifyInstance, services: Services)
       schema: {
         operationId: "registerCustomers",
         summary: "Register existing customers (their addresses are suppressed from future mailings)",
+        description:
+          "Besides the 60-a-minute limit, reading a batch's addresses counts in the organization's address-reading time (ADDRESS_WORK_MS_PER_MINUTE of CPU a minute per process, two minutes' saved): text far costlier to read than an address can spend it, and the batch is then refused 429 with Retry-After (the seconds until a minute's budget is back, about 60) before anything is written. Ordinary batches at the limit never reach it.",
         body: CustomersRequest,
         response: {
           200: CustomersResult,

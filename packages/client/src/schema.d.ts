@@ -107,7 +107,9 @@ export interface paths {
     put?: never;
     /**
      * Register existing customers (their addresses are suppressed from future mailings)
-     * @description Required scope: `webhooks:inbound` (a key declaring no scopes is unrestricted).
+     * @description Besides the 60-a-minute limit, reading a batch's addresses counts in the organization's address-reading time (ADDRESS_WORK_MS_PER_MINUTE of CPU a minute per process, two minutes' saved): text far costlier to read than an address can spend it, and the batch is then refused 429 with Retry-After (the seconds until a minute's budget is back, about 60) before anything is written. Ordinary batches at the limit never reach it.
+     *
+     *     Required scope: `webhooks:inbound` (a key declaring no scopes is unrestricted).
      *
      *     Rate limit: 60 requests per 60 s per organization (bucket `customers`); over it, 429 with `Retry-After: 60`. The pre-auth per-IP limit (60 a minute by default, across every endpoint together) applies first.
      *
