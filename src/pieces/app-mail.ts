@@ -121,6 +121,21 @@ export const PieceConversion = Type.Object(
 );
 export type PieceConversion = Static<typeof PieceConversion>;
 
+export const SequenceCard = Type.Object(
+  {
+    id: Type.String({ format: "uuid" }),
+    sequence_step: Nullable(Type.Integer({ minimum: 1, maximum: 3, description: "null: the first card." })),
+    status: PieceStatusSchema,
+    status_reason: Nullable(
+      Type.String({ description: "As the piece's own: why it waits or stopped, in words." }),
+    ),
+    scheduled_for: Nullable(Type.String({ format: "date-time" })),
+    mailed_at: Nullable(Type.String({ format: "date-time" })),
+  },
+  { additionalProperties: false },
+);
+export type SequenceCard = Static<typeof SequenceCard>;
+
 export const MailPieceDetail = Type.Object(
   {
     ...pieceFields,
@@ -151,6 +166,10 @@ export const MailPieceDetail = Type.Object(
     leads: Type.Array(PieceLead),
     conversions: Type.Array(PieceConversion),
     timeline: Type.Array(TimelineStep),
+    sequence: Type.Array(SequenceCard, {
+      description:
+        "Every card of the piece's sequence, this one included: the first card, then its follow-up cards in order. Empty for a card with no follow-ups.",
+    }),
   },
   { additionalProperties: false },
 );
@@ -368,16 +387,17 @@ export async function getMailPiece(
       provider: string | null;
       provider_status: string | null;
       card_version: string | null;
+      sequence_first_piece_id: string | null;
     }
   >(
     db,
-    sql`SELECT ${PIECE_COLUMNS}, p.token, p.provider, p.provider_status,
+    sql`SELECT ${PIECE_COLUMNS}, p.token, p.provider, p.provider_status, p.sequence_first_piece_id,
                CASE WHEN p.status = 'awaiting_approval' THEN ${cardVersionOf("p")} END AS card_version
         ${PIECE_JOINS}
         WHERE p.org_id = ${orgId}::uuid AND p.id = ${pieceId}::uuid`,
   );
   if (!row) return undefined;
-  const [events, leads, conversions] = await Promise.all([
+  const [events, leads, conversions, sequence] = await Promise.all([
     queryRows<{ status: string; at: Date | string }>(
       db,
       sql`SELECT status, at FROM mail_piece_events WHERE org_id = ${orgId}::uuid AND piece_id = ${row.id}::uuid`,
@@ -409,6 +429,7 @@ export async function getMailPiece(
       sql`SELECT id, deal_id, deal_name, deal_amount, deal_date, attribution_type, match_confidence FROM conversions
           WHERE org_id = ${orgId}::uuid AND piece_id = ${row.id}::uuid ORDER BY created_at DESC, id LIMIT 100`,
     ),
+    sequenceOf(db, orgId, row.sequence_first_piece_id ?? row.id),
   ]);
   const item = listItem(row);
   const lifetime = {
@@ -451,5 +472,39 @@ export async function getMailPiece(
       new Map(events.map((event) => [event.status, iso(event.at)!])),
       item.status_reason,
     ),
+    sequence,
   };
+}
+
+/**
+ * The cards of one sequence, first card first, each follow-up in its order; empty when the first
+ * card has no follow-ups (a card alone is no sequence). Two probes of the (org_id, id) and
+ * (org_id, sequence_first_piece_id, sequence_step) indexes.
+ */
+async function sequenceOf(db: Queryable, orgId: string, firstId: string): Promise<SequenceCard[]> {
+  const rows = await queryRows<{
+    id: string;
+    sequence_step: number | null;
+    status: PieceStatus;
+    status_reason: string | null;
+    scheduled_for: Date | string | null;
+    mailed_at: Date | string | null;
+  }>(
+    db,
+    sql`SELECT id, sequence_step, status, status_reason, scheduled_for, mailed_at FROM mail_pieces
+        WHERE org_id = ${orgId}::uuid AND id = ${firstId}::uuid
+        UNION ALL
+        SELECT id, sequence_step, status, status_reason, scheduled_for, mailed_at FROM mail_pieces
+        WHERE org_id = ${orgId}::uuid AND sequence_first_piece_id = ${firstId}::uuid
+        ORDER BY sequence_step NULLS FIRST`,
+  );
+  if (rows.length < 2) return [];
+  return rows.map((card) => ({
+    id: card.id,
+    sequence_step: card.sequence_step,
+    status: card.status,
+    status_reason: reasonInWords(card.status, card.status_reason),
+    scheduled_for: iso(card.scheduled_for),
+    mailed_at: iso(card.mailed_at),
+  }));
 }

@@ -168,6 +168,7 @@ describe(`app API: Mail (${databaseLabel})`, () => {
       "the page closes LANDING_PAGE_TTL_DAYS after mailing",
     );
     assert.equal(piece.front_url, `/app/api/v1/pieces/${mailedPiece.id}/proof/front.svg`);
+    assert.deepEqual(piece.sequence, [], "a card without follow-ups is no sequence");
     assert.equal(piece.leads.length, 1);
     assert.equal(piece.leads[0].name, "Ned Flanders");
     assert.equal(piece.leads[0].source, "landing_page");

@@ -119,6 +119,21 @@ describe("follow-up cards in the browser: the builder, the list, Mail", () => {
     assert.equal(cells[headings.indexOf("Mailed")], due, `the Mailed column: ${cells.join(" | ")}`);
     await checkBothWidths("follow-ups-mail");
 
+    // The first card's page lists its sequence: itself, then the follow-up with its day, linked.
+    const firstId = (await app.campaigns(orgId))
+      .flatMap((campaign) => campaign.pieces)
+      .find((piece) => piece.status === "mailed")!.id;
+    await open(`/mail/${firstId}`, /Postcard to/);
+    const sequence = page.getByRole("heading", { name: "Cards of this sequence" }).locator("..");
+    await sequence.getByText("First card (this card)").waitFor();
+    await sequence.getByText(`Due ${formatDay((await listed.json()).scheduled_for)}`).waitFor();
+    assert.equal(await sequence.getByText("Scheduled", { exact: true }).count(), 1);
+    await checkBothWidths("follow-ups-first-card-sequence");
+    await sequence.getByRole("link", { name: "Follow-up card 1" }).click();
+    await page.waitForURL(`**/mail/${followUpId}`);
+    await page.getByRole("link", { name: "First card" }).waitFor();
+    await page.getByText("Follow-up card 1 (this card)").waitFor();
+
     await open(`/mail/${followUpId}`, /Postcard to/);
     await page.getByText(/Sequence: Follow-up card 1, due /).waitFor();
     // Its tracking starts where it is: scheduled, not queued (it is not in the print queue yet).
@@ -135,6 +150,12 @@ describe("follow-up cards in the browser: the builder, the list, Mail", () => {
     await page.getByText("The card will not print.").waitFor();
     const cancelled = await app.operator("GET", `/pieces/${followUpId}`);
     assert.equal(cancelled.status, "cancelled");
+    // The first card's page says the follow-up stopped, and why.
+    await open(`/mail/${firstId}`, /Postcard to/);
+    const stoppedCard = page.getByRole("heading", { name: "Cards of this sequence" }).locator("..");
+    await stoppedCard.getByText("Cancelled", { exact: true }).waitFor();
+    await stoppedCard.getByText(`Cancelled by ${OWNER.name}`).waitFor();
+    await checkBothWidths("follow-ups-first-card-stopped");
     // In Mail the cancelled card still says which card of the sequence it was (its reason says why it stopped).
     await open("/mail?status=cancelled", "Mail");
     const stopped = page.getByRole("row", { name: /Follow-up card 1/ });

@@ -243,11 +243,38 @@ describe(`sequences: follow-up cards that stop when the home answers (${database
   });
 
   test("a follow-up is cancelled from the app like a held card, and never prints", async () => {
-    const { followUps } = await firstCardMailed();
+    const { first, followUps } = await firstCardMailed();
     const owner = await memberOf(org.orgId);
     const cancelled = await owner.browser.request("POST", `/app/api/v1/pieces/${followUps[0]!.id}/cancel`);
     assert.equal(cancelled.status, 200, cancelled.text);
     assert.equal(cancelled.body.status, "cancelled");
+
+    // Every card's page lists the whole sequence the same way: first card, then each follow-up.
+    const pages = await Promise.all(
+      [first.id, followUps[0]!.id, followUps[1]!.id].map((id) =>
+        owner.browser.request("GET", `/app/api/v1/pieces/${id}`),
+      ),
+    );
+    for (const page of pages) {
+      assert.equal(page.status, 200, page.text);
+      assert.deepEqual(
+        page.body.sequence.map((card: { id: string; sequence_step: number | null; status: string }) => [
+          card.id,
+          card.sequence_step,
+          card.status,
+        ]),
+        [
+          [first.id, null, "mailed"],
+          [followUps[0]!.id, 1, "cancelled"],
+          [followUps[1]!.id, 2, "scheduled"],
+        ],
+      );
+    }
+    const [mailed, stopped, waiting] = pages[0]!.body.sequence;
+    assert.ok(mailed.mailed_at, "the mailed card says when");
+    assert.match(stopped.status_reason, /^Cancelled by /, "a stopped follow-up says why");
+    assert.equal(waiting.scheduled_for, followUps[1]!.scheduled_for, "a waiting one says its day");
+
     clock.advance(31 * DAY_MS);
     await printLocally();
     assert.equal((await pieceOf(followUps[0]!.id)).status, "cancelled");

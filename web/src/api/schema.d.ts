@@ -5964,6 +5964,32 @@ export interface operations {
               reached: boolean;
               detail: string | null;
             }[];
+            /** @description Every card of the piece's sequence, this one included: the first card, then its follow-up cards in order. Empty for a card with no follow-ups. */
+            sequence: {
+              /** Format: uuid */
+              id: string;
+              sequence_step: number | null;
+              status:
+                | "queued"
+                | "held"
+                | "awaiting_approval"
+                | "capped"
+                | "submitted"
+                | "mailed"
+                | "in_transit"
+                | "delivered"
+                | "returned"
+                | "suppressed"
+                | "failed"
+                | "skipped"
+                | "cancelled"
+                | "undeliverable"
+                | "scheduled"
+                | "held_out";
+              status_reason: string | null;
+              scheduled_for: string | null;
+              mailed_at: string | null;
+            }[];
           };
         };
       };

@@ -1,4 +1,16 @@
-import { Alert, Anchor, Badge, Group, Image, SimpleGrid, Stack, Table, Text, Timeline } from "@mantine/core";
+import {
+  Alert,
+  Anchor,
+  Badge,
+  Box,
+  Group,
+  Image,
+  SimpleGrid,
+  Stack,
+  Table,
+  Text,
+  Timeline,
+} from "@mantine/core";
 import { useQuery } from "@tanstack/react-query";
 import { getRouteApi } from "@tanstack/react-router";
 import { useRef } from "react";
@@ -18,6 +30,7 @@ import {
   dealAmount,
   formatCalendarDay,
   formatDateTime,
+  formatDay,
   readableReason,
   recipientOf,
 } from "../../ui/format.ts";
@@ -163,8 +176,59 @@ function PieceDetails({ piece }: { piece: Piece }) {
           <TrackingTimeline timeline={piece.timeline} />
         </DetailCard>
       </SimpleGrid>
+      {piece.sequence.length > 0 && <SequenceCards piece={piece} />}
       {heldOut ? <HeldOutHome /> : <LeadsAndConversions piece={piece} />}
     </>
+  );
+}
+
+/** When a card of a sequence was mailed or is due; nothing for one stopped or still before print. */
+function whenMailed(card: Piece["sequence"][number]): string {
+  if (card.mailed_at) return `Mailed ${formatDateTime(card.mailed_at)}`;
+  if (card.status === "scheduled" && card.scheduled_for) return `Due ${formatDay(card.scheduled_for)}`;
+  return "";
+}
+
+/** What each card of one sequence has done or will do ("First card" then "Follow-up card N"), this card unlinked. */
+function SequenceCards({ piece }: { piece: Piece }) {
+  return (
+    <Box mb="lg">
+      <DetailCard title="Cards of this sequence">
+        <Stack gap="sm">
+          <Text size="sm" c="dimmed">
+            A follow-up card is mailed on its day after the first card, unless the home answers first.
+          </Text>
+          {piece.sequence.map((card) => {
+            const name = card.sequence_step === null ? "First card" : `Follow-up card ${card.sequence_step}`;
+            return (
+              <div key={card.id}>
+                <Group gap="xs" wrap="wrap">
+                  <Text size="sm" fw={600}>
+                    {card.id === piece.id ? (
+                      `${name} (this card)`
+                    ) : (
+                      <AnchorLink to="/mail/$pieceId" params={{ pieceId: card.id }}>
+                        {name}
+                      </AnchorLink>
+                    )}
+                  </Text>
+                  <PieceStatusBadge status={card.status} size="sm" />
+                  <Text size="sm" c="dimmed">
+                    {whenMailed(card)}
+                  </Text>
+                </Group>
+                {/* A scheduled card's reason is the sentence above; a card on its way has none. */}
+                {card.status_reason &&
+                  card.status !== "scheduled" &&
+                  PIECE_STATUS[card.status].tone !== "progress" && (
+                    <Text size="sm">{readableReason(card.status_reason)}</Text>
+                  )}
+              </div>
+            );
+          })}
+        </Stack>
+      </DetailCard>
+    </Box>
   );
 }
 
