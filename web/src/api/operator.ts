@@ -42,9 +42,21 @@ export type FailedJob = {
 };
 export type OperatorInvitation = { invitation_id: string; invite_url: string; expires_at: string };
 
+export type OperatorApiKey = {
+  id: string;
+  name: string;
+  scopes: string[] | null;
+  created_at: string;
+  expires_at: string | null;
+  last_used_at: string | null;
+  demo: boolean;
+};
+export type IssuedApiKey = { id: string; key: string; scopes: string[] | null; expires_at: string | null };
+
 export const operatorKeys = {
   all: ["operator"] as const,
   orgs: () => [...operatorKeys.all, "orgs"] as const,
+  orgApiKeys: (orgId: string) => [...operatorKeys.all, "org-api-keys", orgId] as const,
   killSwitch: () => [...operatorKeys.all, "kill-switch"] as const,
   failedJobs: () => [...operatorKeys.all, "failed-jobs"] as const,
 };
@@ -93,6 +105,32 @@ export function useInviteOwner() {
         method: "POST",
         body: { email, role: "owner" },
       }),
+  });
+}
+
+/** An organization's live API keys, newest first (never the keys themselves). */
+export const orgApiKeysQuery = (orgId: string) =>
+  queryOptions({
+    queryKey: operatorKeys.orgApiKeys(orgId),
+    queryFn: async () =>
+      (await operatorFetch<{ keys: OperatorApiKey[] }>(`/orgs/${encodeURIComponent(orgId)}/keys`)).keys,
+  });
+
+export function useIssueOrgApiKey(orgId: string) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (body: { name: string; scopes: string[] }) =>
+      operatorFetch<IssuedApiKey>(`/orgs/${encodeURIComponent(orgId)}/keys`, { method: "POST", body }),
+    onSettled: () => queryClient.invalidateQueries({ queryKey: operatorKeys.orgApiKeys(orgId) }),
+  });
+}
+
+export function useRevokeOrgApiKey(orgId: string) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (keyId: string) =>
+      operatorFetch<null>(`/keys/${encodeURIComponent(keyId)}`, { method: "DELETE" }),
+    onSettled: () => queryClient.invalidateQueries({ queryKey: operatorKeys.orgApiKeys(orgId) }),
   });
 }
 

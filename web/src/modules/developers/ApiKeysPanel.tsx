@@ -39,7 +39,7 @@ import { EmptyState, LoadError, Loading } from "../../ui/states.tsx";
  * What a key may let the CRM do, in words: the API's scope names (docs/quickstart.md) stay off the
  * screen. `label` also names the choice in the key list.
  */
-const SCOPES: { value: Scope; label: string; description: string }[] = [
+export const SCOPES: { value: Scope; label: string; description: string }[] = [
   {
     value: "events:write",
     label: "Send events",
@@ -63,7 +63,7 @@ const SCOPES: { value: Scope; label: string; description: string }[] = [
  * What a key may do, as its row says it: a key allowed every choice reads "Everything", whether it
  * was made with every box ticked or with none named (the demo key, a key made through the API).
  */
-function keyAccessInWords(scopes: readonly string[] | null): string {
+export function keyAccessInWords(scopes: readonly string[] | null): string {
   const allowsEverything =
     scopes === null || scopes.length === 0 || SCOPES.every((scope) => scopes.includes(scope.value));
   if (allowsEverything) return "Everything";
@@ -167,7 +167,7 @@ export function ApiKeysPanel() {
 }
 
 /** One of a key's dates, named: "Created Dec 1, 2026, 9:14 AM". */
-function KeyDate({ label, value }: { label: string; value: string }) {
+export function KeyDate({ label, value }: { label: string; value: string }) {
   return (
     <Text size="sm">
       <Text span size="sm" c="dimmed">

@@ -39,6 +39,7 @@ import { PasswordField } from "../../ui/PasswordField.tsx";
 import { ScrollTable } from "../../ui/ScrollTable.tsx";
 import { EmptyState, LoadError, Loading } from "../../ui/states.tsx";
 import { BackupsPanel } from "./BackupsPanel.tsx";
+import { OrgKeysPanel } from "./OrgKeysPanel.tsx";
 import { ReferenceAddressesPanel } from "./ReferenceAddressesPanel.tsx";
 
 /** The platform operator's console: signed in with the operator token, not a user account. */
@@ -175,6 +176,7 @@ function Organizations() {
   const createButton = useRefocusAfterBusy(create.isPending);
   const formRef = useRef<HTMLFormElement>(null);
   const [inviting, setInviting] = useState<OperatorOrg | null>(null);
+  const [keysOf, setKeysOf] = useState<OperatorOrg | null>(null);
   const form = useForm({
     initialValues: { name: "" },
     validate: { name: isNotEmpty("Enter the organization's name") },
@@ -248,14 +250,25 @@ function Organizations() {
                     </Code>
                   </Table.Td>
                   <Table.Td data-row-actions>
-                    <Button
-                      size="xs"
-                      variant="default"
-                      aria-label={`Invite owner of ${org.org_name}`}
-                      onClick={() => setInviting(org)}
-                    >
-                      Invite owner
-                    </Button>
+                    <Group gap="xs" wrap="nowrap">
+                      <Button
+                        size="xs"
+                        variant="default"
+                        aria-label={`Invite owner of ${org.org_name}`}
+                        onClick={() => setInviting(org)}
+                      >
+                        Invite owner
+                      </Button>
+                      <Button
+                        size="xs"
+                        variant="default"
+                        aria-label={`API keys of ${org.org_name}`}
+                        aria-pressed={keysOf?.org_id === org.org_id}
+                        onClick={() => setKeysOf(org)}
+                      >
+                        API keys
+                      </Button>
+                    </Group>
                   </Table.Td>
                 </Table.Tr>
               ))}
@@ -263,6 +276,7 @@ function Organizations() {
           </Table>
         </ScrollTable>
       )}
+      {keysOf && <OrgKeysPanel key={keysOf.org_id} org={keysOf} onClose={() => setKeysOf(null)} />}
       <InviteOwnerModal org={inviting} onClose={() => setInviting(null)} />
     </section>
   );
