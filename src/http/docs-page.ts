@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import swaggerUi from "@fastify/swagger-ui";
 import type { FastifyInstance } from "fastify";
+import { GUIDE_CSP, GUIDES_PREFIX, renderGuides } from "./guides.ts";
 import { API_VERSION } from "./openapi.ts";
 
 export const DOCS_PREFIX = "/docs";
@@ -52,7 +53,8 @@ function readQuickstart(): string | undefined {
 
 /**
  * GET /docs: the interactive reference of the OpenAPI document, rendered from local assets, with
- * operations grouped by tag, and /docs/quickstart.md. Its own scope, so its headers reach every
+ * operations grouped by tag, the integrator's guides as pages (/docs/guides/…) and the quickstart's
+ * Markdown (/docs/quickstart.md). Its own scope, so its headers reach every
  * asset of the page and no other route.
  */
 export async function registerDocsPage(app: FastifyInstance): Promise<void> {
@@ -77,6 +79,11 @@ export async function registerDocsPage(app: FastifyInstance): Promise<void> {
         tryItOutEnabled: false,
       },
     });
+    for (const [name, html] of renderGuides()) {
+      scope.get(`${GUIDES_PREFIX}/${name}`, { schema: { hide: true } }, async (_request, reply) =>
+        reply.header("content-security-policy", GUIDE_CSP).type("text/html; charset=utf-8").send(html),
+      );
+    }
     const quickstart = readQuickstart();
     if (quickstart !== undefined) {
       scope.get(`${DOCS_PREFIX}/quickstart.md`, { schema: { hide: true } }, async (_request, reply) =>

@@ -71,6 +71,7 @@ describe(`GET /docs, the interactive reference (${databaseLabel})`, () => {
       "/docs/static/swagger-ui-bundle.js",
       "/docs/json",
       "/docs/quickstart.md",
+      "/docs/guides/quickstart",
     ]) {
       const response = await get(url);
       assert.equal(response.statusCode, 200, url);
@@ -120,7 +121,7 @@ describe(`GET /docs, the interactive reference (${databaseLabel})`, () => {
     const document = (await get("/docs/json")).json();
     const intro = document.info.description.split("\n\n").slice(0, 2).join("\n\n");
     assert.match(intro, /^Bearer-key developer API of Porchlight/);
-    assert.match(intro, /\[quickstart\]\(\/docs\/quickstart\.md\)/);
+    assert.match(intro, /\[quickstart\]\(\/docs\/guides\/quickstart\)/);
     const quickstart = await get("/docs/quickstart.md");
     assert.match(String(quickstart.headers["content-type"]), /^text\/markdown/);
     assert.match(quickstart.body, /^# Quickstart/);
@@ -131,5 +132,43 @@ describe(`GET /docs, the interactive reference (${databaseLabel})`, () => {
     const svg = Buffer.from(logo[1]!, "base64").toString("utf8");
     assert.match(svg, />Porchlight</);
     assert.doesNotMatch(svg, /swagger/i);
+  });
+
+  it("serves the integrator's guides as pages: no script, links between guides kept, no link to a file it does not serve", async () => {
+    for (const name of ["quickstart", "webhooks", "limits", "attribution", "zapier", "n8n"]) {
+      const url = `/docs/guides/${name}`;
+      const guide = await get(url);
+      assert.equal(guide.statusCode, 200, url);
+      assert.match(String(guide.headers["content-type"]), /^text\/html/, url);
+      const csp = String(guide.headers["content-security-policy"]);
+      assert.match(csp, /default-src 'none'/, url);
+      assert.match(csp, /style-src 'sha256-[A-Za-z0-9+/=]+'/, url);
+      assert.doesNotMatch(guide.body, /<script/i, url);
+      assert.match(guide.body, /<h1 id="[a-z0-9-]+">/, url);
+      const ids = new Set([...guide.body.matchAll(/ id="([^"]+)"/g)].map((match) => match[1]));
+      for (const [, href] of guide.body.matchAll(/<a href="([^"]+)"/g)) {
+        assert.doesNotMatch(href!, /\.md(#|$)|^\.\.?\//, `${url} links ${href}`);
+        assert.doesNotMatch(href!, /^https?:/, `${url} links outside this server: ${href}`);
+        const [target, fragment] = href!.split("#");
+        if (target === "") {
+          assert.ok(ids.has(fragment), `${url}: #${fragment} is a heading of the page`);
+          continue;
+        }
+        const linked = await get(target!);
+        assert.equal(linked.statusCode, 200, `${url} links ${href}`);
+        if (fragment) assert.match(linked.body, new RegExp(` id="${fragment}"`), `${url} links ${href}`);
+      }
+    }
+    const quickstart = (await get("/docs/guides/quickstart")).body;
+    assert.match(quickstart, /<h2 id="4-send-the-first-event">4\. Send the first event<\/h2>/);
+    assert.match(quickstart, /<a href="\/docs\/guides\/webhooks#polling">/);
+    assert.match(quickstart, /measured, <code>docs\/benchmarks\.md<\/code> in the repository;/);
+    assert.match(
+      quickstart,
+      /<a href="\/docs"><code>\/docs<\/code><\/a>/,
+      "the local server's address is this server's",
+    );
+    assert.match(quickstart, /<pre tabindex="0"><code class="language-sh">npm ci\nnpm start\n<\/code><\/pre>/);
+    assert.equal((await get("/docs/guides/architecture")).statusCode, 404, "only the integrator's guides");
   });
 });
