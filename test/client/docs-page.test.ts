@@ -168,7 +168,10 @@ describe(`GET /docs, the interactive reference (${databaseLabel})`, () => {
       /<a href="\/docs"><code>\/docs<\/code><\/a>/,
       "the local server's address is this server's",
     );
-    assert.match(quickstart, /<pre tabindex="0"><code class="language-sh">npm ci\nnpm start\n<\/code><\/pre>/);
+    assert.match(
+      quickstart,
+      /<pre tabindex="0"><code class="language-sh">npm ci\nnpm start\n<\/code><\/pre>/,
+    );
     assert.equal((await get("/docs/guides/architecture")).statusCode, 404, "only the integrator's guides");
   });
 });
