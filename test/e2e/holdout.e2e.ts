@@ -170,6 +170,9 @@ describe("holdouts in the browser", () => {
       /gray/,
       "in gray, not the red of a card that went wrong",
     );
+    const badge = page.locator(".mantine-Badge-root", { hasText: "Held out (not mailed)" });
+    assert.match((await badge.getAttribute("style")) ?? "", /gray/, "its badge is gray too");
+    await page.getByText("Landing page: None: this card was not mailed").waitFor();
     await page.getByText(/^No card was mailed to this home, so no lead or deal is credited to one/).waitFor();
     assert.equal(await page.getByText("No won deal is attributed to this card yet.").count(), 0);
     await checkBothWidths("holdout-held-out-piece");

@@ -11,7 +11,8 @@ export type PieceStatus = PieceSummary["status"];
  * Where a status leaves the card: on its way (progress), waiting before print (a member can cancel
  * it, or approve it), delivered (done), or stopped without reaching the home.
  */
-export type PieceStatusTone = "progress" | "waiting" | "done" | "stopped";
+/** "compared": not mailed on purpose, the holdout group's half of a comparison (nothing went wrong). */
+export type PieceStatusTone = "progress" | "waiting" | "done" | "stopped" | "compared";
 
 /**
  * Every status a piece can have, as the contractor reads it, in the order a card lives through
@@ -33,7 +34,7 @@ export const PIECE_STATUS: Record<PieceStatus, { label: string; tone: PieceStatu
   cancelled: { label: "Cancelled", tone: "stopped" },
   undeliverable: { label: "Undeliverable address", tone: "stopped" },
   scheduled: { label: "Scheduled", tone: "waiting" },
-  held_out: { label: "Held out (not mailed)", tone: "stopped" },
+  held_out: { label: "Held out (not mailed)", tone: "compared" },
 };
 
 /** The statuses in the table's order. */

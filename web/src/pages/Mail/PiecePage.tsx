@@ -57,7 +57,8 @@ function LandingPageState({ piece, tone }: { piece: Piece; tone: PieceStatusTone
     );
   }
   if (piece.landing_page_closes_at) return <>Closed on {formatDateTime(piece.landing_page_closes_at)}</>;
-  return <>{tone === "stopped" ? "None: this card was not mailed" : "Opens when the card goes to print"}</>;
+  const neverMailed = tone === "stopped" || tone === "compared";
+  return <>{neverMailed ? "None: this card was not mailed" : "Opens when the card goes to print"}</>;
 }
 
 export function PiecePage() {
@@ -95,6 +96,7 @@ const REASON_TITLES: Record<PieceStatusTone, string> = {
   waiting: "Why this card is waiting",
   done: "About this card",
   stopped: "Why this card stopped",
+  compared: "No card: this home is in the holdout group",
 };
 
 function PieceDetails({ piece }: { piece: Piece }) {
@@ -120,8 +122,8 @@ function PieceDetails({ piece }: { piece: Piece }) {
         <Alert
           mb="lg"
           // A held-out home is the comparison's half, not a card that went wrong: said in gray, not red.
-          color={heldOut ? "gray" : TONE_COLORS[tone]}
-          title={heldOut ? "No card: this home is in the holdout group" : REASON_TITLES[tone]}
+          color={TONE_COLORS[tone]}
+          title={REASON_TITLES[tone]}
         >
           {readableReason(piece.status_reason)}
           {piece.status === "undeliverable" && (

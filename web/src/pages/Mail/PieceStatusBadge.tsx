@@ -7,6 +7,7 @@ export const TONE_COLORS: Record<PieceStatusTone, MantineColor> = {
   waiting: "grape",
   done: "teal",
   stopped: "red",
+  compared: "gray",
 };
 
 /** A piece's status in words, coloured by where it leaves the card (shade 9 keeps its outline words at AA on a striped row). */
