@@ -160,7 +160,7 @@ describe("keys, team, logo and password reset in the browser", () => {
 
     await owner.getByRole("button", { name: "Revoke Old CRM" }).click();
     const dialog = owner.getByRole("dialog", { name: "Revoke this key?" });
-    await dialog.getByText("stops working at once").waitFor();
+    await dialog.getByText("stops working within seconds").waitFor();
     await checkScreen(owner, "developers-revoke-key", "desktop");
     await dialog.getByRole("button", { name: "Revoke key" }).click();
     await dialog.waitFor({ state: "hidden" });

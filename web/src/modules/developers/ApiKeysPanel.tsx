@@ -8,10 +8,7 @@ import {
   Group,
   Modal,
   Stack,
-  Table,
-  Text,
   TextInput,
-  VisuallyHidden,
 } from "@mantine/core";
 import "@mantine/dates/styles.css";
 import { DateInput } from "@mantine/dates";
@@ -27,56 +24,18 @@ import {
   useRevokeApiKey,
 } from "../../api/developers.ts";
 import { ApiError, isInputRefused } from "../../api/errors.ts";
-import { ConfirmDialog } from "../../ui/ConfirmDialog.tsx";
 import { focusFirstRefused, useRefocusAfterBusy } from "../../ui/focus.ts";
-import { formatDateTime } from "../../ui/format.ts";
 import { useInFlightModal } from "../../ui/in-flight-modal.ts";
-import { ScrollTable } from "../../ui/ScrollTable.tsx";
 import { useSingleFlight } from "../../ui/single-flight.ts";
 import { EmptyState, LoadError, Loading } from "../../ui/states.tsx";
-
-/**
- * What a key may let the CRM do, in words: the API's scope names (docs/quickstart.md) stay off the
- * screen. `label` also names the choice in the key list.
- */
-export const SCOPES: { value: Scope; label: string; description: string }[] = [
-  {
-    value: "events:write",
-    label: "Send events",
-    description: "Your CRM reports a finished job or another event, and your automations mail the cards.",
-  },
-  {
-    value: "import:write",
-    label: "Import past jobs",
-    description:
-      "Your CRM sends a list of past jobs for a later mailing to past customers. Nothing is mailed when they arrive.",
-  },
-  {
-    value: "webhooks:inbound",
-    label: "Leads, won deals and customers",
-    description:
-      "Your CRM receives the leads your cards bring, reports won deals, and names your customers so they get no card. It can also check the key and list your automations.",
-  },
-];
-
-/**
- * What a key may do, as its row says it: a key allowed every choice reads "Everything", whether it
- * was made with every box ticked or with none named (the demo key, a key made through the API).
- */
-export function keyAccessInWords(scopes: readonly string[] | null): string {
-  const allowsEverything =
-    scopes === null || scopes.length === 0 || SCOPES.every((scope) => scopes.includes(scope.value));
-  if (allowsEverything) return "Everything";
-  return scopes.map((scope) => SCOPES.find((known) => known.value === scope)?.label ?? scope).join(", ");
-}
+import { KeysTable, RevokeKeyDialog, SCOPES } from "./KeysTable.tsx";
 
 /** The longest key name the API takes. */
 const KEY_NAME_MAX = 200;
 
-const when = (iso: string | null, never = "Never") => (iso ? formatDateTime(iso) : never);
-
 export function ApiKeysPanel() {
   const keys = useQuery(apiKeysQuery());
+  const revoke = useRevokeApiKey();
   const [createOpened, createModal] = useDisclosure(false);
   const [revoking, setRevoking] = useState<ApiKey | null>(null);
   // Where the focus goes once a revoked key's row (and its Revoke button) is gone.
@@ -107,74 +66,24 @@ export function ApiKeysPanel() {
           <Group justify="flex-end">{createButton}</Group>
           {/* What a key may do sits under its name, and its dates under each other, so the table
               fits a phone whole: spread over five columns, the pinned Revoke covered the Created date. */}
-          <ScrollTable label="API keys" minWidth={340}>
-            <Table striped>
-              <Table.Thead>
-                <Table.Tr>
-                  <Table.Th>Name and access</Table.Th>
-                  <Table.Th>Dates</Table.Th>
-                  <Table.Th data-row-actions>
-                    <VisuallyHidden>Actions</VisuallyHidden>
-                  </Table.Th>
-                </Table.Tr>
-              </Table.Thead>
-              <Table.Tbody>
-                {keys.data.keys.map((key) => (
-                  <Table.Tr key={key.id}>
-                    <Table.Td>
-                      <Text size="sm">{key.name || "Unnamed key"}</Text>
-                      <Text size="sm" c="dimmed">
-                        {keyAccessInWords(key.scopes)}
-                      </Text>
-                      {key.demo && (
-                        <Text size="sm" c="dimmed">
-                          The demo key made at first start, for trying the API. Give your CRM a key of its
-                          own, then revoke this one.
-                        </Text>
-                      )}
-                    </Table.Td>
-                    <Table.Td>
-                      <KeyDate label="Created" value={when(key.created_at)} />
-                      <KeyDate label="Last used" value={when(key.last_used_at)} />
-                      <KeyDate label="Expires" value={when(key.expires_at)} />
-                    </Table.Td>
-                    <Table.Td data-row-actions>
-                      <Button
-                        size="xs"
-                        variant="outline"
-                        color="red.9"
-                        aria-label={`Revoke ${key.name || "key"}`}
-                        onClick={() => setRevoking(key)}
-                      >
-                        Revoke
-                      </Button>
-                    </Table.Td>
-                  </Table.Tr>
-                ))}
-              </Table.Tbody>
-            </Table>
-          </ScrollTable>
+          <KeysTable
+            label="API keys"
+            minWidth={340}
+            keys={keys.data.keys}
+            demoNote="The demo key made at first start, for trying the API. Give your CRM a key of its own, then revoke this one."
+            onRevoke={setRevoking}
+          />
         </>
       )}
       <CreateKeyModal opened={createOpened} onClose={createModal.close} />
-      <RevokeKeyModal
+      <RevokeKeyDialog
         apiKey={revoking}
+        user="Anything"
+        revoke={revoke.mutateAsync}
         onClose={() => setRevoking(null)}
         onFocusLost={() => createRef.current?.focus()}
       />
     </Stack>
-  );
-}
-
-/** One of a key's dates, named: "Created Dec 1, 2026, 9:14 AM". */
-export function KeyDate({ label, value }: { label: string; value: string }) {
-  return (
-    <Text size="sm">
-      <Text span size="sm" c="dimmed">
-        {label}
-      </Text>{" "}
-      {value}
-    </Text>
   );
 }
 
@@ -315,37 +224,5 @@ function CreateKeyModal({ opened, onClose }: { opened: boolean; onClose: () => v
         </form>
       )}
     </Modal>
-  );
-}
-
-function RevokeKeyModal({
-  apiKey,
-  onClose,
-  onFocusLost,
-}: {
-  apiKey: ApiKey | null;
-  onClose: () => void;
-  onFocusLost: () => void;
-}) {
-  const revoke = useRevokeApiKey();
-  return (
-    <ConfirmDialog
-      opened={apiKey !== null}
-      title="Revoke this key?"
-      keepLabel="Keep it"
-      confirmLabel="Revoke key"
-      pendingLabel="Revoking the key…"
-      failureTitle="The key was not revoked"
-      onClose={onClose}
-      onConfirm={async () => {
-        if (apiKey) await revoke.mutateAsync(apiKey.id);
-      }}
-      onFocusLost={onFocusLost}
-    >
-      <Text size="sm">
-        Anything using <strong>{apiKey?.name || "this key"}</strong> stops working at once. This cannot be
-        undone.
-      </Text>
-    </ConfirmDialog>
   );
 }

@@ -7,11 +7,9 @@ import {
   Group,
   Paper,
   Stack,
-  Table,
   Text,
   TextInput,
   Title,
-  VisuallyHidden,
 } from "@mantine/core";
 import { useForm } from "@mantine/form";
 import { useQuery } from "@tanstack/react-query";
@@ -25,15 +23,10 @@ import {
   useIssueOrgApiKey,
   useRevokeOrgApiKey,
 } from "../../api/operator.ts";
-import { KeyDate, keyAccessInWords, SCOPES } from "../../modules/developers/ApiKeysPanel.tsx";
-import { ConfirmDialog } from "../../ui/ConfirmDialog.tsx";
+import { KeysTable, RevokeKeyDialog, SCOPES } from "../../modules/developers/KeysTable.tsx";
 import { focusFirstRefused, useRefocusAfterBusy } from "../../ui/focus.ts";
-import { formatDateTime } from "../../ui/format.ts";
-import { ScrollTable } from "../../ui/ScrollTable.tsx";
 import { useSingleFlight } from "../../ui/single-flight.ts";
 import { LoadError, Loading } from "../../ui/states.tsx";
-
-const when = (iso: string | null) => (iso ? formatDateTime(iso) : "Never");
 
 /**
  * One organization's API keys for the operator: issue one (shown once), see each key's access and
@@ -42,6 +35,7 @@ const when = (iso: string | null) => (iso ? formatDateTime(iso) : "Never");
  */
 export function OrgKeysPanel({ org, onClose }: { org: OperatorOrg; onClose: () => void }) {
   const keys = useQuery(orgApiKeysQuery(org.org_id));
+  const revoke = useRevokeOrgApiKey(org.org_id);
   const [revoking, setRevoking] = useState<OperatorApiKey | null>(null);
   const heading = useRef<HTMLHeadingElement>(null);
   // Keyed by the organization, the panel mounts anew for each: its heading takes the focus once.
@@ -77,55 +71,19 @@ export function OrgKeysPanel({ org, onClose }: { org: OperatorOrg; onClose: () =
           <Text size="sm">This organization has no live API key.</Text>
         ) : (
           // Narrower than the owner's own list: inside this panel a phone has ~330 px for it.
-          <ScrollTable label={`API keys of ${org.org_name}`} minWidth={300}>
-            <Table striped>
-              <Table.Thead>
-                <Table.Tr>
-                  <Table.Th>Name and access</Table.Th>
-                  <Table.Th>Dates</Table.Th>
-                  <Table.Th data-row-actions>
-                    <VisuallyHidden>Actions</VisuallyHidden>
-                  </Table.Th>
-                </Table.Tr>
-              </Table.Thead>
-              <Table.Tbody>
-                {keys.data.map((key) => (
-                  <Table.Tr key={key.id}>
-                    <Table.Td>
-                      <Text size="sm">
-                        {key.name || "Unnamed key"}
-                        {key.demo ? " (demo key)" : ""}
-                      </Text>
-                      <Text size="sm" c="dimmed">
-                        {keyAccessInWords(key.scopes)}
-                      </Text>
-                    </Table.Td>
-                    <Table.Td>
-                      <KeyDate label="Created" value={when(key.created_at)} />
-                      <KeyDate label="Last used" value={when(key.last_used_at)} />
-                      <KeyDate label="Expires" value={when(key.expires_at)} />
-                    </Table.Td>
-                    <Table.Td data-row-actions>
-                      <Button
-                        size="xs"
-                        variant="outline"
-                        color="red.9"
-                        aria-label={`Revoke ${key.name || "unnamed key"}`}
-                        onClick={() => setRevoking(key)}
-                      >
-                        Revoke
-                      </Button>
-                    </Table.Td>
-                  </Table.Tr>
-                ))}
-              </Table.Tbody>
-            </Table>
-          </ScrollTable>
+          <KeysTable
+            label={`API keys of ${org.org_name}`}
+            minWidth={300}
+            keys={keys.data}
+            demoNote="The demo key made at first start."
+            onRevoke={setRevoking}
+          />
         )}
       </Stack>
-      <RevokeDialog
-        orgId={org.org_id}
+      <RevokeKeyDialog
         apiKey={revoking}
+        user="The contractor's CRM or anything else"
+        revoke={revoke.mutateAsync}
         onClose={() => setRevoking(null)}
         onFocusLost={() => heading.current?.focus()}
       />
@@ -217,39 +175,5 @@ function IssueKeyForm({ orgId }: { orgId: string }) {
         </Group>
       </Stack>
     </form>
-  );
-}
-
-function RevokeDialog({
-  orgId,
-  apiKey,
-  onClose,
-  onFocusLost,
-}: {
-  orgId: string;
-  apiKey: OperatorApiKey | null;
-  onClose: () => void;
-  onFocusLost: () => void;
-}) {
-  const revoke = useRevokeOrgApiKey(orgId);
-  return (
-    <ConfirmDialog
-      opened={apiKey !== null}
-      title="Revoke this key?"
-      keepLabel="Keep it"
-      confirmLabel="Revoke key"
-      pendingLabel="Revoking the key…"
-      failureTitle="The key was not revoked"
-      onClose={onClose}
-      onConfirm={async () => {
-        if (apiKey) await revoke.mutateAsync(apiKey.id);
-      }}
-      onFocusLost={onFocusLost}
-    >
-      <Text size="sm">
-        The contractor's CRM or anything else using <strong>{apiKey?.name || "this key"}</strong> stops
-        working within seconds, on every server. This cannot be undone.
-      </Text>
-    </ConfirmDialog>
   );
 }
