@@ -1,6 +1,6 @@
 import type { Logger } from "pino";
-import { type Queryable, queryOne, sql } from "../db/database.ts";
-import { keysOfSameHome } from "../domain/same-home.ts";
+import { type Queryable, queryOne, queryRows, sql } from "../db/database.ts";
+import { sameHome, streetOfKey } from "../domain/same-home.ts";
 import { isUuid } from "../domain/uuid.ts";
 import type { Geocoder, GeoPrecision } from "../geo/geocoder.ts";
 import type { AttributionWindow } from "./window.ts";
@@ -99,26 +99,35 @@ export async function matchMailedPiece(
 }
 
 /**
- * The home's pieces under any key it can be stored under (`keysOfSameHome`: with or without its
- * city or ZIP), each an index probe.
+ * The pieces on the home's street (the mail_pieces_by_street index), of which `sameHome` keeps the
+ * home's own: written with or without its city or ZIP, or with a neighbourhood's or borough's name
+ * ("HOLLYWOOD CA 90028" is "LOS ANGELES CA 90028"), which no list of the home's keys holds.
  */
-export const atSameHome = (normalizedAddress: string) =>
-  sql`normalized_address IN (${sql.join(
-    keysOfSameHome(normalizedAddress).map((key) => sql`${key}`),
-    sql`, `,
-  )})`;
+export const onStreetOf = (normalizedAddress: string) =>
+  sql`split_part(normalized_address, ', ', 1) = ${streetOfKey(normalizedAddress)}`;
+
+/**
+ * How many of the street's newest pieces are looked at: the same number and street in other towns
+ * of one organization's mail, newer than the home's own, never come near it.
+ */
+const STREET_CANDIDATES = 200;
+
+/** The first of `rows` (newest first) that is the home at `normalizedAddress`. */
+const firstAtHome = <Row extends { normalized_address: string }>(rows: Row[], normalizedAddress: string) =>
+  rows.find((row) => sameHome(row.normalized_address, normalizedAddress));
 
 /** The named campaign's piece at this home if it has one, else its latest piece in the window. */
 async function matchByCampaign(db: Queryable, query: MatchQuery, campaignId: string) {
   const { orgId, window } = query;
-  const atAddress = await queryOne<PieceRow>(
+  const onStreet = await queryRows<PieceRow & { normalized_address: string }>(
     db,
-    sql`SELECT id, campaign_id, mailed_at FROM mail_pieces
-        WHERE org_id = ${orgId} AND ${atSameHome(query.normalizedAddress)}
+    sql`SELECT id, campaign_id, mailed_at, normalized_address FROM mail_pieces
+        WHERE org_id = ${orgId} AND ${onStreetOf(query.normalizedAddress)}
           AND mailed_at IS NOT NULL AND ${mailedWithin(window)}
           AND campaign_id = ${campaignId}::uuid
-        ORDER BY mailed_at DESC LIMIT 1`,
+        ORDER BY mailed_at DESC LIMIT ${STREET_CANDIDATES}`,
   );
+  const atAddress = firstAtHome(onStreet, query.normalizedAddress);
   if (atAddress) return toMatch(atAddress, "campaign_id", "exact");
   const latest = await queryOne<PieceRow>(
     db,
@@ -163,13 +172,14 @@ async function matchByPoint(db: Queryable, query: MatchQuery, point: GeoPoint, r
 /** The home's latest piece: `high` under the equal key, `medium` under another writing of it. */
 async function matchByAddress(db: Queryable, query: MatchQuery) {
   const { orgId, window } = query;
-  const row = await queryOne<PieceRow & { normalized_address: string }>(
+  const onStreet = await queryRows<PieceRow & { normalized_address: string }>(
     db,
     sql`SELECT id, campaign_id, mailed_at, normalized_address FROM mail_pieces
-        WHERE org_id = ${orgId} AND ${atSameHome(query.normalizedAddress)}
+        WHERE org_id = ${orgId} AND ${onStreetOf(query.normalizedAddress)}
           AND mailed_at IS NOT NULL AND ${mailedWithin(window)}
-        ORDER BY mailed_at DESC LIMIT 1`,
+        ORDER BY mailed_at DESC LIMIT ${STREET_CANDIDATES}`,
   );
+  const row = firstAtHome(onStreet, query.normalizedAddress);
   if (!row) return undefined;
   return toMatch(row, "address", row.normalized_address === query.normalizedAddress ? "high" : "medium");
 }

@@ -6,7 +6,7 @@
  */
 import type { SQL } from "drizzle-orm";
 import { type Queryable, queryOne, sql } from "../db/database.ts";
-import { keysOfSameHome, sameHome, streetOfKey } from "../domain/same-home.ts";
+import { sameHome, streetOfKey } from "../domain/same-home.ts";
 import { processPieceJob } from "../jobs/kinds.ts";
 import { enqueueJob } from "../jobs/queue.ts";
 import { moveQueuedPiece, requeueWaitingPiece, WAITING_STATUSES } from "../pieces/piece-updates.ts";
@@ -45,16 +45,28 @@ export const frequencyCapReason = (days: number, mailedAt: Date | null) =>
 export const countsInFrequencyWindow = (since: Date | SQL) =>
   sql`(status IN ${PRINTED} OR status IN ${MAY_STILL_PRINT}) AND COALESCE(mailed_at, created_at) > ${since instanceof Date ? at(since) : since}`;
 
+/** A piece on the home's street that counts against the frequency window (homeFacts), as JSON. */
+interface EarlierCandidate {
+  id: string;
+  normalized_address: string;
+  mailed_at: string | null;
+  status: string;
+  created_at: string;
+}
+
 interface HomeFactsRow {
   customers: string[];
   opted_out: string[];
   cap_days: number;
   level: string | null;
-  earlier_id: string | null;
-  earlier_mailed_at: Date | string | null;
-  earlier_status: string | null;
-  earlier_created_at: Date | string | null;
+  earlier: EarlierCandidate[] | null;
 }
+
+/**
+ * How many of the street's pieces in the window are read: the same number and street in the
+ * organization's other towns, newer than the home's own card, never come near it.
+ */
+const STREET_CANDIDATES = 200;
 
 /** Whether the piece passed its home's rules before (false for a piece with no row: the builder's sample). */
 const passedAlready = (piece: SafetyPiece) =>
@@ -86,16 +98,19 @@ export async function homeFacts(
                 WHERE org_id = ${piece.orgId}::uuid AND split_part(normalized_address, ', ', 1) = ${street}) AS customers,
           ARRAY(SELECT normalized_address FROM do_not_mail
                 WHERE org_id = ${piece.orgId}::uuid AND split_part(normalized_address, ', ', 1) = ${street}) AS opted_out,
-          settings.cap_days, settings.level, earlier.id AS earlier_id, earlier.mailed_at AS earlier_mailed_at,
-          earlier.status AS earlier_status, earlier.created_at AS earlier_created_at
+          settings.cap_days, settings.level, earlier.candidates AS earlier
         FROM (SELECT COALESCE(max(frequency_cap_days), ${DEFAULT_FREQUENCY_CAP_DAYS}::int) AS cap_days,
                      max(address_verification) AS level
               FROM org_mail_safety WHERE org_id = ${piece.orgId}::uuid) settings
         LEFT JOIN LATERAL (
-          SELECT id, mailed_at, status, created_at FROM mail_pieces
+          SELECT json_agg(json_build_object('id', c.id, 'normalized_address', c.normalized_address,
+                   'mailed_at', c.mailed_at, 'status', c.status, 'created_at', c.created_at)
+                 ORDER BY COALESCE(c.mailed_at, c.created_at) DESC, c.created_at DESC) AS candidates
+          FROM (SELECT id, normalized_address, mailed_at, status, created_at FROM mail_pieces
           WHERE org_id = ${piece.orgId}::uuid AND id <> ${piece.id}::uuid
-            -- The home written with or without its city or ZIP, as customer suppression reads it.
-            AND normalized_address = ANY(${sql.param(keysOfSameHome(addressKey))}::text[])
+            -- The pieces on the home's street: sameHome keeps the home's own below, written with or
+            -- without its city or ZIP or with a neighbourhood's name, as customer suppression reads it.
+            AND split_part(normalized_address, ', ', 1) = ${street}
             -- Days of exactly 24 hours, as the neighbour fan-out counts them (not the session time zone's).
             AND ${countsInFrequencyWindow(sql`${at(now)} - make_interval(hours => settings.cap_days * 24)`)}
             AND COALESCE(sequence_first_piece_id, id) <> ${piece.sequenceFirstPieceId ?? piece.id}::uuid
@@ -103,20 +118,23 @@ export async function homeFacts(
             -- it, unless this piece passed its rules already (a retry must not wait for one that waits for it).
             AND (status <> 'queued' OR home_rules_passed_at IS NOT NULL
                  OR (NOT ${passedAlready(piece)} AND (created_at, id) < (${at(piece.createdAt)}, ${piece.id}::uuid)))
-          ORDER BY COALESCE(mailed_at, created_at) DESC, created_at DESC LIMIT 1
+          ORDER BY COALESCE(mailed_at, created_at) DESC, created_at DESC LIMIT ${STREET_CANDIDATES}) c
         ) earlier ON settings.cap_days > 0`,
   );
   const ofThisHome = (keys: string[] | undefined) => (keys ?? []).some((key) => sameHome(key, addressKey));
+  const earlier = (row?.earlier ?? []).find((candidate) =>
+    sameHome(candidate.normalized_address, addressKey),
+  );
   return {
     registeredCustomer: ofThisHome(row?.customers),
     optedOut: ofThisHome(row?.opted_out),
     frequencyCapDays: row?.cap_days ?? DEFAULT_FREQUENCY_CAP_DAYS,
-    earlierPiece: row?.earlier_id
+    earlierPiece: earlier
       ? {
-          id: row.earlier_id,
-          mailedAt: row.earlier_mailed_at === null ? null : new Date(row.earlier_mailed_at),
-          undecided: row.earlier_status === "queued",
-          queuedAt: new Date(row.earlier_created_at!),
+          id: earlier.id,
+          mailedAt: earlier.mailed_at === null ? null : new Date(earlier.mailed_at),
+          undecided: earlier.status === "queued",
+          queuedAt: new Date(earlier.created_at),
         }
       : null,
     verificationLevel: verificationLevelOrDefault(row?.level ?? null),

@@ -739,6 +739,30 @@ describe(`POST /api/v1/conversions (${databaseLabel})`, () => {
       assert.deepEqual(elsewhere.body, { matched: false });
     });
 
+    it("matches a card mailed with a neighborhood's or borough's name to the deal written with its ZIP's town", async () => {
+      // The card's key names a neighborhood ("HOLLYWOOD CA 90028"), which is none of the keys the
+      // deal's address can be written under: the home is found by its street and the rule of sameHome.
+      const cases: [string, string][] = [
+        ["6801 Hollywood Blvd, Hollywood, CA 90028", "6801 Hollywood Blvd, Los Angeles, CA 90028"],
+        ["6801 Hollywood Blvd, Hollywood, CA 90028", "6801 Hollywood Boulevard, Los Angeles, CA"],
+        ["500 Court St, New York, NY 11231", "500 Court St, Brooklyn, NY 11231"],
+      ];
+      for (const [mailed, sent] of cases) {
+        const org = await orgMailedTo(mailed);
+        const response = await conversion(ctx, org.key, { address: sent, deal_id: "d-7" });
+        assert.equal(response.body.matched, true, `${mailed} ← ${sent}: ${response.text}`);
+        assert.equal(response.body.campaign_id, org.mailing.campaign_id);
+        assert.equal(response.body.match_method, "address");
+        assert.equal(response.body.match_confidence, "medium", `${mailed} ← ${sent}`);
+      }
+      const org = await orgMailedTo("6801 Hollywood Blvd, Hollywood, CA 90028");
+      const elsewhere = await conversion(ctx, org.key, {
+        address: "6801 Hollywood Blvd, San Diego, CA 92101",
+        deal_id: "d-8",
+      });
+      assert.deepEqual(elsewhere.body, { matched: false }, "the same street in another town");
+    });
+
     it("never matches the same street in another town, or a street with no locality in common", async () => {
       const cases: [string, string][] = [
         ["600 Touch Ln, Springfield, IL 62704", "600 Touch Ln, Chicago, IL 60601"],

@@ -100,6 +100,36 @@ describe(`mail safety: the frequency cap per home (${databaseLabel})`, () => {
     assert.equal((await pieceOf(neighbour.id)).status, "mailed", "the house next door is another home");
   });
 
+  test("a home written with its neighborhood's name, then with its ZIP's town, is one home to the cap", async () => {
+    const org = await orgWithAutomation(ctx);
+    const first = await queuePiece(ctx, org, {
+      street: "6801 Hollywood Blvd",
+      city: "Hollywood",
+      state: "CA",
+      zip: "90028",
+    });
+    await runPipeline(ctx, local);
+    assert.equal((await pieceOf(first.id)).status, "mailed");
+    clock.advance(DAY_MS);
+    const again = await queuePiece(ctx, org, {
+      street: "6801 Hollywood Boulevard",
+      city: "Los Angeles",
+      state: "CA",
+      zip: "90028",
+    });
+    const elsewhere = await queuePiece(ctx, org, {
+      street: "6801 Hollywood Blvd",
+      city: "San Diego",
+      state: "CA",
+      zip: "92101",
+    });
+    await runPipeline(ctx, local);
+    const skipped = await pieceOf(again.id);
+    assert.equal(skipped.status, "skipped", skipped.status_reason);
+    assert.equal(skipped.earlier_piece_id, first.id);
+    assert.equal((await pieceOf(elsewhere.id)).status, "mailed", "the same street in another town");
+  });
+
   test("of two pieces queued at once for one home by two automations, exactly one prints", async () => {
     const org = await orgWithAutomation(ctx);
     await createAutomation(ctx, org.orgId, {
