@@ -82,7 +82,7 @@ export function registerAdminOrgRoutes(app: FastifyInstance, services: Services)
         params: OrgParams,
         body: Type.Object(
           {
-            name: Type.Optional(Type.String({ maxLength: 200 })),
+            name: Type.Optional(OneLineText({ maxLength: 200 })),
             scopes: Type.Optional(
               Type.Union([
                 Type.Array(Type.Union(SCOPES.map((scope) => Type.Literal(scope))), { maxItems: 3 }),

@@ -181,6 +181,15 @@ describe(`security: names are one line of text; mail headers are built by nodema
     const separated = await admin(ctx, "POST", "/orgs", { name: "Evil\u2028Org" });
     assert.equal(separated.status, 422, separated.text);
 
+    // An API key's name, from the app or the operator: no line break, no right-to-left override
+    // (which turned "…gnp.exe" and the revoke dialog's sentence after it around).
+    const appKey = await owner.browser.request("POST", "/app/api/v1/keys", { body: { name: "CRM\nX: 1" } });
+    assert.equal(appKey.status, 422, stripNames(appKey));
+    assert.match(appKey.body.error.message, /name/);
+    const operatorKey = await admin(ctx, "POST", `/orgs/${owner.orgId}/keys`, { name: "\u202Eevil gnp.exe" });
+    assert.equal(operatorKey.status, 422, operatorKey.text);
+    assert.match(operatorKey.text, /name/);
+
     const fine = await owner.browser.request("PATCH", "/app/api/v1/organization", {
       body: { business_name: "Bright Roofing & Sons — Zürich 👷" },
     });

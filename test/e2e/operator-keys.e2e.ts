@@ -1,8 +1,10 @@
 /**
  * The operator console's API keys of one organization, in a real browser against the real service:
  * the operator opens an organization's keys, issues one with only some of what a key may do (shown
- * once, and it works), and revokes a leaked one (it stops working). axe-core on the screens touched
- * and screenshots at desktop and phone width in test/e2e/artifacts/.
+ * once, and it works), sees an expired key said as such and a long name wrapped, revokes a leaked
+ * one (it stops working), closes the panel back to its button; a token the server refuses later
+ * signs the console out. axe-core on the screens touched and screenshots at desktop and phone width
+ * in test/e2e/artifacts/.
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
@@ -14,6 +16,7 @@ let app: App;
 let page: Page;
 let screens: ReturnType<App["screens"]>;
 let leakedKey: string;
+const LONG_NAME = "A".repeat(200);
 
 /** What GET /api/v1/me answers a key with. */
 async function statusOf(apiKey: string): Promise<number> {
@@ -29,6 +32,12 @@ describe("the operator console: an organization's API keys", () => {
     screens = app.screens(page);
     const org = await app.operator("POST", "/orgs", { name: "Keyed Plumbing" });
     leakedKey = (await app.operator("POST", `/orgs/${org.org_id}/keys`, { name: "Old CRM" })).key;
+    await app.operator("POST", `/orgs/${org.org_id}/keys`, { name: LONG_NAME });
+    await app.operator("POST", `/orgs/${org.org_id}/keys`, {
+      name: "Short-lived",
+      expires_at: new Date(Date.now() + 1500).toISOString(),
+    });
+    await new Promise((resolve) => setTimeout(resolve, 1600));
   });
 
   after(async () => {
@@ -47,18 +56,34 @@ describe("the operator console: an organization's API keys", () => {
     const oldRow = panel.getByRole("row").filter({ hasText: "Old CRM" });
     await oldRow.getByText("Everything").waitFor();
     await oldRow.getByText(/^Last used\s+Never$/).waitFor();
+    await panel
+      .getByRole("row")
+      .filter({ hasText: "Short-lived" })
+      .getByText(/^Expired\s/)
+      .waitFor();
+    // A 200-letter name wraps in its cell: the table stays as wide as the panel.
+    const widths = await panel.evaluate((section) => ({
+      panel: section.getBoundingClientRect().width,
+      table: section.querySelector("table")!.getBoundingClientRect().width,
+    }));
+    assert.ok(
+      widths.table <= widths.panel,
+      `the table (${widths.table} px) fits the panel (${widths.panel} px)`,
+    );
 
     await panel.getByRole("button", { name: "Issue key" }).click();
-    await panel.getByText("Name the key after where it is used, e.g. CRM").waitFor();
-    await panel.getByLabel("New key's name").fill("Zapier");
-    await panel.getByRole("checkbox", { name: "Import past jobs" }).uncheck();
-    await panel.getByRole("checkbox", { name: "Leads, won deals and customers" }).uncheck();
-    await panel.getByRole("button", { name: "Issue key" }).click();
-    const shown = panel.getByLabel("New API key");
+    const dialog = page.getByRole("dialog", { name: "Issue an API key for Keyed Plumbing" });
+    await dialog.getByRole("button", { name: "Create key" }).click();
+    await dialog.getByText("Name the key after where it is used, e.g. CRM").waitFor();
+    await dialog.getByLabel("Name").fill("Zapier");
+    await dialog.getByRole("checkbox", { name: "Import past jobs" }).uncheck();
+    await dialog.getByRole("checkbox", { name: "Leads, won deals and customers" }).uncheck();
+    await dialog.getByRole("button", { name: "Create key" }).click();
+    const shown = page.getByRole("dialog", { name: "Your new API key" }).getByLabel("New API key");
     await shown.waitFor();
     const issued = (await shown.innerText()).trim();
     assert.match(issued, /^ak_/);
-    await waitForFocus(page, panel.getByRole("button", { name: "Copy key" }), "Copy key");
+    await page.getByText("Pass it to the contractor over a channel you trust.").waitFor();
     await screens.checkBothWidths("operator-org-key-issued");
     const dryRun = await fetch(`${app.direct}/api/v1/events`, {
       method: "POST",
@@ -72,8 +97,13 @@ describe("the operator console: an organization's API keys", () => {
     await listed.arrayBuffer();
     assert.equal(listed.status, 403, "a key without Leads, won deals and customers may not list automations");
 
-    await panel.getByRole("button", { name: "Done" }).click();
-    assert.equal(await panel.getByLabel("New API key").count(), 0, "the key is not shown again");
+    await page.getByRole("button", { name: "Done" }).click();
+    await waitForFocus(
+      page,
+      panel.getByRole("button", { name: "Issue key" }),
+      "Issue key, once the key is put away",
+    );
+    assert.equal(await page.getByLabel("New API key").count(), 0, "the key is not shown again");
     await panel
       .getByRole("row")
       .filter({ hasText: "Zapier" })
@@ -81,7 +111,7 @@ describe("the operator console: an organization's API keys", () => {
       .waitFor();
   });
 
-  it("revokes a leaked key after asking: it stops working, and its row is gone", async () => {
+  it("revokes a leaked key after asking: it stops working, its row is gone; Close gives the focus back", async () => {
     const panel = page.getByRole("region", { name: "API keys of Keyed Plumbing" });
     assert.equal(await statusOf(leakedKey), 200);
     await panel.getByRole("button", { name: "Revoke Old CRM" }).click();
@@ -96,5 +126,22 @@ describe("the operator console: an organization's API keys", () => {
 
     await panel.getByRole("button", { name: "Close" }).click();
     assert.equal(await panel.count(), 0, "the panel closes");
+    await waitForFocus(
+      page,
+      page.getByRole("button", { name: "API keys of Keyed Plumbing" }),
+      "the row's API keys",
+    );
+  });
+
+  it("a token the server refuses later signs the console out, saying why", async () => {
+    await page.evaluate(() => sessionStorage.setItem("porchlight.operator-token", "adm_not-the-token"));
+    await page.getByRole("textbox", { name: "New organization name" }).fill("Never Made Roofing");
+    await page.getByRole("button", { name: "Create organization" }).click();
+    await page.getByRole("alert", { name: "Signed out" }).waitFor();
+    assert.equal(await page.locator(".mantine-Notification-root").count(), 0, "no toast repeats it");
+    await page.getByLabel("Operator token").waitFor();
+    const kept = await page.evaluate(() => sessionStorage.getItem("porchlight.operator-token"));
+    assert.equal(kept, null, "the refused token is not kept");
+    await screens.checkBothWidths("operator-token-refused");
   });
 });

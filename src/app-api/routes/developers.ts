@@ -1,5 +1,6 @@
 import { Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
+import { OneLineText } from "../../domain/one-line-text.ts";
 import { notFound } from "../../errors.ts";
 import { SCOPES } from "../../http/route-config.ts";
 import { issueApiKey, revokeOrgKey } from "../../orgs/organizations.ts";
@@ -135,7 +136,7 @@ export function registerDeveloperRoutes(app: FastifyInstance, ctx: AppApiContext
         tags: ["Developers"],
         body: Type.Object(
           {
-            name: Type.String({ minLength: 1, maxLength: 200 }),
+            name: OneLineText({ minLength: 1, maxLength: 200 }),
             scopes: Type.Optional(Type.Union([Type.Array(ScopeSchema, { maxItems: 3 }), Type.Null()])),
             expires_at: Type.Optional(IsoDate),
           },

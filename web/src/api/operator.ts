@@ -13,6 +13,23 @@ export const operatorToken = {
   clear: () => sessionStorage.removeItem(TOKEN_KEY),
 };
 
+const tokenRefusedListeners = new Set<() => void>();
+
+/**
+ * Calls `listener` whenever the server refuses the kept token (changed on the server, or edited in
+ * the tab): the console signs out, whichever request found out. Answers the unsubscribe.
+ */
+export function onOperatorTokenRefused(listener: () => void): () => void {
+  tokenRefusedListeners.add(listener);
+  return () => tokenRefusedListeners.delete(listener);
+}
+
+/** A 401 to a request made with the kept token (not a token being checked at sign-in) signs out. */
+function noteRefusal(status: number, checkingToken: boolean) {
+  if (status !== 401 || checkingToken) return;
+  for (const listener of tokenRefusedListeners) listener();
+}
+
 async function operatorFetch<T>(
   path: string,
   init: { method?: string; body?: unknown; token?: string } = {},
@@ -27,6 +44,7 @@ async function operatorFetch<T>(
     body: init.body === undefined ? undefined : JSON.stringify(init.body),
   });
   const body = response.status === 204 ? null : await response.json().catch(() => null);
+  noteRefusal(response.status, init.token !== undefined);
   if (!response.ok) throw ApiError.from(response.status, body);
   return body as T;
 }
@@ -93,6 +111,8 @@ export const failedJobsQuery = () =>
 export function useCreateOrg() {
   const queryClient = useQueryClient();
   return useMutation({
+    // A refused token signs the console out, which says why (onOperatorTokenRefused): no toast too.
+    meta: { signsInOnSessionEnd: true },
     mutationFn: (name: string) => operatorFetch<OperatorOrg>("/orgs", { method: "POST", body: { name } }),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: operatorKeys.orgs() }),
   });
@@ -100,6 +120,8 @@ export function useCreateOrg() {
 
 export function useInviteOwner() {
   return useMutation({
+    // A refused token signs the console out, which says why (onOperatorTokenRefused): no toast too.
+    meta: { signsInOnSessionEnd: true },
     mutationFn: ({ orgId, email }: { orgId: string; email: string }) =>
       operatorFetch<OperatorInvitation>(`/orgs/${encodeURIComponent(orgId)}/invitations`, {
         method: "POST",
@@ -119,7 +141,9 @@ export const orgApiKeysQuery = (orgId: string) =>
 export function useIssueOrgApiKey(orgId: string) {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (body: { name: string; scopes: string[] }) =>
+    // A refused token signs the console out, which says why (onOperatorTokenRefused): no toast too.
+    meta: { signsInOnSessionEnd: true },
+    mutationFn: (body: { name: string; scopes: string[]; expires_at?: string }) =>
       operatorFetch<IssuedApiKey>(`/orgs/${encodeURIComponent(orgId)}/keys`, { method: "POST", body }),
     onSettled: () => queryClient.invalidateQueries({ queryKey: operatorKeys.orgApiKeys(orgId) }),
   });
@@ -128,6 +152,8 @@ export function useIssueOrgApiKey(orgId: string) {
 export function useRevokeOrgApiKey(orgId: string) {
   const queryClient = useQueryClient();
   return useMutation({
+    // A refused token signs the console out, which says why (onOperatorTokenRefused): no toast too.
+    meta: { signsInOnSessionEnd: true },
     mutationFn: (keyId: string) =>
       operatorFetch<null>(`/keys/${encodeURIComponent(keyId)}`, { method: "DELETE" }),
     onSettled: () => queryClient.invalidateQueries({ queryKey: operatorKeys.orgApiKeys(orgId) }),
@@ -137,6 +163,8 @@ export function useRevokeOrgApiKey(orgId: string) {
 export function useSetKillSwitch() {
   const queryClient = useQueryClient();
   return useMutation({
+    // A refused token signs the console out, which says why (onOperatorTokenRefused): no toast too.
+    meta: { signsInOnSessionEnd: true },
     mutationFn: (paused: boolean) =>
       operatorFetch<{ paused: boolean }>("/kill-switch", { method: "PUT", body: { paused } }),
     onSuccess: (answer) => queryClient.setQueryData(operatorKeys.killSwitch(), answer),
@@ -163,6 +191,8 @@ export const backupsQuery = () =>
 export function useCreateBackup() {
   const queryClient = useQueryClient();
   return useMutation({
+    // A refused token signs the console out, which says why (onOperatorTokenRefused): no toast too.
+    meta: { signsInOnSessionEnd: true },
     mutationFn: () => operatorFetch<BackupFile>("/backups", { method: "POST" }),
     onSettled: () => queryClient.invalidateQueries({ queryKey: backupsKey }),
   });
@@ -209,6 +239,8 @@ function contentTypeOf(file: File): string {
 export function useUploadReferenceAddresses() {
   const queryClient = useQueryClient();
   return useMutation({
+    // A refused token signs the console out, which says why (onOperatorTokenRefused): no toast too.
+    meta: { signsInOnSessionEnd: true },
     mutationFn: async (file: File) => {
       const response = await fetch("/admin/v1/reference-addresses", {
         method: "POST",
@@ -219,6 +251,7 @@ export function useUploadReferenceAddresses() {
         body: file,
       });
       const body = await response.json().catch(() => null);
+      noteRefusal(response.status, false);
       if (!response.ok) throw ApiError.from(response.status, body);
       return body as { upload_id: string };
     },

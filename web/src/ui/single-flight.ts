@@ -7,9 +7,9 @@ import { useRef } from "react";
  */
 export function useSingleFlight<Args extends unknown[], Result>(
   run: (...args: Args) => Promise<Result>,
-): (...args: Args) => Promise<Result | undefined> {
+): ((...args: Args) => Promise<Result | undefined>) & { isRunning: () => boolean } {
   const running = useRef(false);
-  return async (...args) => {
+  const once = async (...args: Args) => {
     if (running.current) return undefined;
     running.current = true;
     try {
@@ -18,4 +18,7 @@ export function useSingleFlight<Args extends unknown[], Result>(
       running.current = false;
     }
   };
+  // Known at once, where a mutation's isPending comes a render later: a dialog asked to close by
+  // the second click of a double-click (landing beside a form that just got shorter) stays open.
+  return Object.assign(once, { isRunning: () => running.current });
 }

@@ -36,6 +36,7 @@ const KEY_NAME_MAX = 200;
 export function ApiKeysPanel() {
   const keys = useQuery(apiKeysQuery());
   const revoke = useRevokeApiKey();
+  const create = useCreateApiKey();
   const [createOpened, createModal] = useDisclosure(false);
   const [revoking, setRevoking] = useState<ApiKey | null>(null);
   // Where the focus goes once a revoked key's row (and its Revoke button) is gone.
@@ -75,7 +76,13 @@ export function ApiKeysPanel() {
           />
         </>
       )}
-      <CreateKeyModal opened={createOpened} onClose={createModal.close} />
+      <CreateKeyModal
+        opened={createOpened}
+        onClose={createModal.close}
+        create={create}
+        title="Create API key"
+        keepSecret="Store it where your CRM or developer keeps secrets."
+      />
       <RevokeKeyDialog
         apiKey={revoking}
         user="Anything"
@@ -87,8 +94,31 @@ export function ApiKeysPanel() {
   );
 }
 
-function CreateKeyModal({ opened, onClose }: { opened: boolean; onClose: () => void }) {
-  const create = useCreateApiKey();
+/** What creates a key: the owner's own API or the operator's, each a mutation answering the key once. */
+export interface KeyCreation {
+  mutateAsync: (body: { name: string; scopes: Scope[]; expires_at?: string }) => Promise<{ key: string }>;
+  isPending: boolean;
+  reset: () => void;
+}
+
+/**
+ * The form that creates a key, then shows it once with Copy key. While the key is being made
+ * nothing closes the dialog (closed then, the key would be made and never seen).
+ */
+export function CreateKeyModal({
+  opened,
+  onClose,
+  create,
+  title,
+  keepSecret,
+}: {
+  opened: boolean;
+  onClose: () => void;
+  create: KeyCreation;
+  title: string;
+  /** Where the key should go, said under "Copy it now". */
+  keepSecret: string;
+}) {
   // A failure keeps the dialog open: Create key, disabled while it spun, gets the focus back.
   const createButton = useRefocusAfterBusy(create.isPending);
   const [issued, setIssued] = useState<string | null>(null);
@@ -112,7 +142,7 @@ function CreateKeyModal({ opened, onClose }: { opened: boolean; onClose: () => v
   // A double-click (or Enter pressed twice) creates one, not two of which only the second is shown.
   const once = useSingleFlight((run: () => Promise<void>) => run());
   const close = () => {
-    if (create.isPending) return;
+    if (create.isPending || once.isRunning()) return;
     setIssued(null);
     setFailure(null);
     form.reset();
@@ -124,14 +154,17 @@ function CreateKeyModal({ opened, onClose }: { opened: boolean; onClose: () => v
     <Modal
       opened={opened}
       onClose={close}
-      title={issued ? "Your new API key" : "Create API key"}
+      title={issued ? "Your new API key" : title}
       centered
       {...inFlight.modalProps}
+      // Shown once, the key is put away by a button, never by a stray click beside the dialog (the
+      // second click of a double-click on Create key, once the shorter key view has replaced the form).
+      closeOnClickOutside={inFlight.modalProps.closeOnClickOutside && issued === null}
     >
       {issued ? (
         <Stack>
           <Alert color="yellow" title="Copy it now">
-            This is the only time the key is shown. Store it where your CRM or developer keeps secrets.
+            This is the only time the key is shown. {keepSecret}
           </Alert>
           <Code block aria-label="New API key" style={{ wordBreak: "break-all", whiteSpace: "pre-wrap" }}>
             {issued}

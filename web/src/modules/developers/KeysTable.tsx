@@ -52,11 +52,14 @@ export interface ListedKey {
 
 const when = (iso: string | null) => (iso ? formatDateTime(iso) : "Never");
 
+/** A key past its expiry date: listed until revoked, but refused. */
+const hasExpired = (key: ListedKey) => key.expires_at !== null && Date.parse(key.expires_at) <= Date.now();
+
 /** One of a key's dates, named: "Created Dec 1, 2026, 9:14 AM". */
-function KeyDate({ label, value }: { label: string; value: string }) {
+function KeyDate({ label, value, alert }: { label: string; value: string; alert?: boolean }) {
   return (
-    <Text size="sm">
-      <Text span size="sm" c="dimmed">
+    <Text size="sm" c={alert ? "red.9" : undefined} fw={alert ? 600 : undefined}>
+      <Text span size="sm" c={alert ? "red.9" : "dimmed"}>
         {label}
       </Text>{" "}
       {value}
@@ -98,8 +101,11 @@ export function KeysTable<Key extends ListedKey>({
         <Table.Tbody>
           {keys.map((key) => (
             <Table.Tr key={key.id}>
-              <Table.Td>
-                <Text size="sm">{key.name || "Unnamed key"}</Text>
+              {/* A name is anything the API took: a long word wraps, a right-to-left one stays in its own box. */}
+              <Table.Td style={{ overflowWrap: "anywhere" }}>
+                <Text size="sm">
+                  <bdi>{key.name || "Unnamed key"}</bdi>
+                </Text>
                 <Text size="sm" c="dimmed">
                   {keyAccessInWords(key.scopes)}
                 </Text>
@@ -112,7 +118,11 @@ export function KeysTable<Key extends ListedKey>({
               <Table.Td>
                 <KeyDate label="Created" value={when(key.created_at)} />
                 <KeyDate label="Last used" value={when(key.last_used_at)} />
-                <KeyDate label="Expires" value={when(key.expires_at)} />
+                {hasExpired(key) ? (
+                  <KeyDate label="Expired" value={when(key.expires_at)} alert />
+                ) : (
+                  <KeyDate label="Expires" value={when(key.expires_at)} />
+                )}
               </Table.Td>
               <Table.Td data-row-actions>
                 <Button
@@ -166,8 +176,11 @@ export function RevokeKeyDialog({
       onFocusLost={onFocusLost}
     >
       <Text size="sm">
-        {user} using <strong>{apiKey?.name || "this key"}</strong> stops working within seconds. This cannot
-        be undone.
+        {user} using{" "}
+        <strong>
+          <bdi>{apiKey?.name || "this key"}</bdi>
+        </strong>{" "}
+        stops working within seconds. This cannot be undone.
       </Text>
     </ConfirmDialog>
   );

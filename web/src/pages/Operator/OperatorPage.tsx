@@ -17,7 +17,7 @@ import {
 } from "@mantine/core";
 import { isEmail, isNotEmpty, useForm } from "@mantine/form";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
-import { useRef, useState } from "react";
+import { useCallback, useEffect, useRef, useState } from "react";
 import { ApiError, errorMessage } from "../../api/errors.ts";
 import {
   checkOperatorToken,
@@ -25,6 +25,7 @@ import {
   killSwitchQuery,
   type OperatorInvitation,
   type OperatorOrg,
+  onOperatorTokenRefused,
   operatorKeys,
   operatorOrgsQuery,
   operatorToken,
@@ -45,12 +46,22 @@ import { ReferenceAddressesPanel } from "./ReferenceAddressesPanel.tsx";
 /** The platform operator's console: signed in with the operator token, not a user account. */
 export function OperatorPage() {
   const [signedIn, setSignedIn] = useState(() => operatorToken.get() !== null);
+  // Signed out because the server refused the kept token: the sign-in says so.
+  const [refused, setRefused] = useState(false);
   const queryClient = useQueryClient();
-  const signOut = () => {
+  const signOut = useCallback(() => {
     operatorToken.clear();
     queryClient.removeQueries({ queryKey: operatorKeys.all });
     setSignedIn(false);
-  };
+  }, [queryClient]);
+  useEffect(
+    () =>
+      onOperatorTokenRefused(() => {
+        setRefused(true);
+        signOut();
+      }),
+    [signOut],
+  );
 
   return (
     <Container size="lg" py="lg" component="main">
@@ -64,12 +75,22 @@ export function OperatorPage() {
           </Button>
         )}
       </Group>
-      {signedIn ? <Console onUnauthorized={signOut} /> : <TokenSignIn onSignedIn={() => setSignedIn(true)} />}
+      {signedIn ? (
+        <Console />
+      ) : (
+        <TokenSignIn
+          refused={refused}
+          onSignedIn={() => {
+            setRefused(false);
+            setSignedIn(true);
+          }}
+        />
+      )}
     </Container>
   );
 }
 
-function TokenSignIn({ onSignedIn }: { onSignedIn: () => void }) {
+function TokenSignIn({ refused, onSignedIn }: { refused: boolean; onSignedIn: () => void }) {
   const [checking, setChecking] = useState(false);
   const formRef = useRef<HTMLFormElement>(null);
   const form = useForm({
@@ -101,6 +122,12 @@ function TokenSignIn({ onSignedIn }: { onSignedIn: () => void }) {
         noValidate
       >
         <Stack>
+          {refused && (
+            <Alert color="red" title="Signed out">
+              The service refused the operator token this tab kept (it was changed on the server, or is not
+              the operator token). Sign in with the current one.
+            </Alert>
+          )}
           <Text size="sm">
             The operator token was printed on the service's first start and is stored in the data directory's
             admin-token file. It is kept in this tab only.
@@ -120,12 +147,7 @@ function TokenSignIn({ onSignedIn }: { onSignedIn: () => void }) {
   );
 }
 
-function Console({ onUnauthorized }: { onUnauthorized: () => void }) {
-  const killSwitch = useQuery(killSwitchQuery());
-  if (killSwitch.error instanceof ApiError && killSwitch.error.status === 401) {
-    onUnauthorized();
-    return null;
-  }
+function Console() {
   return (
     <Stack gap="xl">
       <KillSwitch />
@@ -177,6 +199,12 @@ function Organizations() {
   const formRef = useRef<HTMLFormElement>(null);
   const [inviting, setInviting] = useState<OperatorOrg | null>(null);
   const [keysOf, setKeysOf] = useState<OperatorOrg | null>(null);
+  // The row's button that opened the keys panel: it gets the focus back when the panel closes.
+  const keysOpener = useRef<HTMLButtonElement | null>(null);
+  const closeKeys = () => {
+    setKeysOf(null);
+    keysOpener.current?.focus();
+  };
   const form = useForm({
     initialValues: { name: "" },
     validate: { name: isNotEmpty("Enter the organization's name") },
@@ -264,7 +292,10 @@ function Organizations() {
                         variant="default"
                         aria-label={`API keys of ${org.org_name}`}
                         aria-pressed={keysOf?.org_id === org.org_id}
-                        onClick={() => setKeysOf(org)}
+                        onClick={(event) => {
+                          keysOpener.current = event.currentTarget;
+                          setKeysOf(org);
+                        }}
                       >
                         API keys
                       </Button>
@@ -276,7 +307,7 @@ function Organizations() {
           </Table>
         </ScrollTable>
       )}
-      {keysOf && <OrgKeysPanel key={keysOf.org_id} org={keysOf} onClose={() => setKeysOf(null)} />}
+      {keysOf && <OrgKeysPanel key={keysOf.org_id} org={keysOf} onClose={closeKeys} />}
       <InviteOwnerModal org={inviting} onClose={() => setInviting(null)} />
     </section>
   );
