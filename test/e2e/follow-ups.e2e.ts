@@ -143,10 +143,14 @@ describe("follow-up cards in the browser: the builder, the list, Mail", () => {
     await page.getByText(`Mailed: ${due}`).waitFor();
     await checkBothWidths("follow-up-scheduled");
     await page.getByRole("button", { name: "Cancel this card…" }).click();
-    await page
-      .getByRole("dialog", { name: "Cancel this card?" })
-      .getByRole("button", { name: "Yes, cancel the card" })
-      .click();
+    const asking = page.getByRole("dialog", { name: "Cancel this card?" });
+    // A follow-up is cancelled alone: the dialog does not promise to stop cards after it.
+    await asking
+      .getByText(
+        /^Follow-up card 1 to 5 Sequence Lane.* will not be printed or mailed\. The sequence's other cards are kept/,
+      )
+      .waitFor();
+    await asking.getByRole("button", { name: "Yes, cancel the card" }).click();
     await page.getByText("The card will not print.").waitFor();
     const cancelled = await app.operator("GET", `/pieces/${followUpId}`);
     assert.equal(cancelled.status, "cancelled");

@@ -17,7 +17,7 @@ export function CancelCardsDialog({
 }: {
   opened: boolean;
   /** Kept while the dialog fades out after closing, so its words do not change on the way. */
-  cards: readonly { address: string }[];
+  cards: readonly { address: string; sequence_step?: number | null }[];
   /** Closes the dialog: the cards kept, or cancelled. */
   onClose: () => void;
   /** Cancels the cards; rejects with the failure to show. */
@@ -29,6 +29,8 @@ export function CancelCardsDialog({
   onFocusLost?: () => void;
 }) {
   const one = cards.length === 1;
+  // Cancelling a first card stops its follow-ups; cancelling a follow-up stops that card alone.
+  const followUp = one ? (cards[0]?.sequence_step ?? null) : null;
   return (
     <ConfirmDialog
       opened={opened}
@@ -43,7 +45,12 @@ export function CancelCardsDialog({
       onFocusLost={onFocusLost}
     >
       <Text size="sm">
-        {one ? (
+        {followUp !== null ? (
+          <>
+            Follow-up card {followUp} to <strong>{cards[0]?.address}</strong> will not be printed or mailed.
+            The sequence's other cards are kept: a later follow-up still goes on its day.
+          </>
+        ) : one ? (
           <>
             The card to <strong>{cards[0]?.address}</strong> will not be printed or mailed, nor any follow-up
             card after it.
