@@ -81,7 +81,18 @@ export async function registerDocsPage(app: FastifyInstance): Promise<void> {
     });
     for (const [name, html] of renderGuides()) {
       scope.get(`${GUIDES_PREFIX}/${name}`, { schema: { hide: true } }, async (_request, reply) =>
-        reply.header("content-security-policy", GUIDE_CSP).type("text/html; charset=utf-8").send(html),
+        reply
+          .header("content-security-policy", GUIDE_CSP)
+          // Rendered at start: a deploy is the only change, so a browser may keep a page a while.
+          .header("cache-control", "public, max-age=600")
+          .type("text/html; charset=utf-8")
+          .send(html),
+      );
+    }
+    // The guides' folder opens the first of them.
+    for (const folder of [GUIDES_PREFIX, `${GUIDES_PREFIX}/`]) {
+      scope.get(folder, { schema: { hide: true } }, async (_request, reply) =>
+        reply.redirect(`${GUIDES_PREFIX}/quickstart`),
       );
     }
     const quickstart = readQuickstart();

@@ -82,7 +82,7 @@ export const API_VERSION = "1.0.0";
 
 const DESCRIPTION = `Bearer-key developer API of Porchlight, a direct-mail postcard service for home-services contractors: your CRM sends events, Porchlight mails a postcard of the customer's own home, and the leads and won deals it brings come back to you.
 
-New here? The [quickstart](/docs/guides/quickstart) goes from \`npm start\` to a first event, lead and attributed conversion in a few curl commands; the [guides](/docs/guides/webhooks) also cover webhooks, limits, attribution, Zapier and n8n.
+New here? The [quickstart](/docs/guides/quickstart) goes from \`npm start\` to a first event, lead and attributed conversion in a few curl commands; the guides also cover [webhooks](/docs/guides/webhooks), [limits](/docs/guides/limits), [attribution](/docs/guides/attribution), [Zapier](/docs/guides/zapier) and [n8n](/docs/guides/n8n).
 
 Every endpoint requires \`Authorization: Bearer <API_KEY>\` (keys begin with \`ak_\`). The organization is always derived from the key; an \`org_id\` in a body is ignored.
 

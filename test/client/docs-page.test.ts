@@ -122,6 +122,9 @@ describe(`GET /docs, the interactive reference (${databaseLabel})`, () => {
     const intro = document.info.description.split("\n\n").slice(0, 2).join("\n\n");
     assert.match(intro, /^Bearer-key developer API of Porchlight/);
     assert.match(intro, /\[quickstart\]\(\/docs\/guides\/quickstart\)/);
+    for (const guide of ["webhooks", "limits", "attribution", "zapier", "n8n"]) {
+      assert.match(intro, new RegExp(`\\]\\(/docs/guides/${guide}\\)`), guide);
+    }
     const quickstart = await get("/docs/quickstart.md");
     assert.match(String(quickstart.headers["content-type"]), /^text\/markdown/);
     assert.match(quickstart.body, /^# Quickstart/);
@@ -173,5 +176,11 @@ describe(`GET /docs, the interactive reference (${databaseLabel})`, () => {
       /<pre tabindex="0"><code class="language-sh">npm ci\nnpm start\n<\/code><\/pre>/,
     );
     assert.equal((await get("/docs/guides/architecture")).statusCode, 404, "only the integrator's guides");
+    for (const folder of ["/docs/guides", "/docs/guides/"]) {
+      const index = await get(folder);
+      assert.equal(index.statusCode, 302, folder);
+      assert.equal(index.headers.location, "/docs/guides/quickstart", folder);
+    }
+    assert.match(String((await get("/docs/guides/limits")).headers["cache-control"]), /max-age=600/);
   });
 });
