@@ -111,7 +111,8 @@ export async function seedAppHistory(
 
 const FIGURES_TRIGGERS = {
   mail_pieces: [
-    "mail_piece_figures_on_insert_or_delete",
+    "mail_piece_figures_on_insert",
+    "mail_piece_figures_on_delete",
     "mail_piece_figures_on_update",
     "mail_piece_status_counts_on_insert",
     "mail_piece_status_counts_on_delete",
