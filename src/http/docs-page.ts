@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import swaggerUi from "@fastify/swagger-ui";
 import type { FastifyInstance } from "fastify";
-import { GUIDE_CSP, GUIDES_PREFIX, renderGuides } from "./guides.ts";
+import { GUIDE_CSP, GUIDES_PREFIX, guidePages } from "./guides.ts";
 import { API_VERSION } from "./openapi.ts";
 
 export const DOCS_PREFIX = "/docs";
@@ -79,14 +79,15 @@ export async function registerDocsPage(app: FastifyInstance): Promise<void> {
         tryItOutEnabled: false,
       },
     });
-    for (const [name, html] of renderGuides()) {
+    const guides = guidePages();
+    for (const name of guides.names) {
       scope.get(`${GUIDES_PREFIX}/${name}`, { schema: { hide: true } }, async (_request, reply) =>
         reply
           .header("content-security-policy", GUIDE_CSP)
-          // Rendered at start: a deploy is the only change, so a browser may keep a page a while.
+          // A deploy is the only change to a guide, so a browser may keep a page a while.
           .header("cache-control", "public, max-age=600")
           .type("text/html; charset=utf-8")
-          .send(html),
+          .send(await guides.page(name)),
       );
     }
     // The guides' folder opens the first of them.

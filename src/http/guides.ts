@@ -1,12 +1,12 @@
 // The integrator's guides (docs/*.md that a CRM's developer reads: quickstart, webhooks, limits,
-// attribution, Zapier, n8n) rendered once at start as HTML pages under /docs/guides/, beside the
-// interactive reference. A link from one guide to another stays inside /docs/guides/; a link to any
+// attribution, Zapier, n8n) rendered as HTML pages under /docs/guides/, beside the interactive
+// reference: each on its first request, then kept (~50 ms of marked for all six, not spent at start). A link from one guide to another stays inside /docs/guides/; a link to any
 // other repository file becomes its path in words, never a link that answers 404.
 
 import { createHash } from "node:crypto";
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { Marked, type Tokens } from "marked";
+import type { Marked, Tokens } from "marked";
 
 export const GUIDES_PREFIX = "/docs/guides";
 
@@ -80,7 +80,8 @@ function guideHref(link: string): string | null {
   return null;
 }
 
-function renderer(): Marked {
+async function renderer(): Promise<Marked> {
+  const { Marked } = await import("marked");
   const marked = new Marked({ gfm: true });
   marked.use({
     renderer: {
@@ -130,24 +131,34 @@ ${body}</main>
 `;
 }
 
-/** Every guide found under docs/, rendered; a guide whose file is missing is left out. */
-export function renderGuides(docsDir = DOCS_DIR): Map<string, string> {
-  const marked = renderer();
-  const pages = new Map<string, string>();
-  for (const guide of GUIDES) {
-    let markdown: string;
-    try {
-      markdown = readFileSync(path.join(docsDir, `${guide.name}.md`), "utf8");
-    } catch {
-      continue;
-    }
-    const heading = /^# (.+)$/m.exec(markdown)?.[1]?.replace(/`/g, "") ?? guide.title;
+/** The guides whose files are under docs/ (a missing one has no page), and each one's page. */
+export function guidePages(docsDir = DOCS_DIR): { names: string[]; page: (name: string) => Promise<string> } {
+  const names = GUIDES.map((guide) => guide.name).filter((name) =>
+    existsSync(path.join(docsDir, `${name}.md`)),
+  );
+  const rendered = new Map<string, Promise<string>>();
+  let shared: Promise<Marked> | undefined;
+  const render = async (name: string) => {
+    const markdown = readFileSync(path.join(docsDir, `${name}.md`), "utf8");
+    const title = GUIDES.find((guide) => guide.name === name)?.title ?? name;
+    const heading = /^# (.+)$/m.exec(markdown)?.[1]?.replace(/`/g, "") ?? title;
+    shared ??= renderer();
     // Code blocks and tables scroll sideways on a phone: a keyboard reaches them (WCAG 2.1.1).
-    const body = marked
+    const body = (await shared)
       .parse(markdown, { async: false })
       .replaceAll("<pre>", '<pre tabindex="0">')
       .replaceAll("<table>", '<table tabindex="0">');
-    pages.set(guide.name, page(guide.name, heading, body));
-  }
-  return pages;
+    return page(name, heading, body);
+  };
+  return {
+    names,
+    page(name) {
+      let html = rendered.get(name);
+      if (!html) {
+        html = render(name);
+        rendered.set(name, html);
+      }
+      return html;
+    },
+  };
 }
