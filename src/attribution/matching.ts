@@ -1,6 +1,6 @@
 import type { Logger } from "pino";
 import { type Queryable, queryOne, queryRows, sql } from "../db/database.ts";
-import { sameHome, streetOfKey } from "../domain/same-home.ts";
+import { STREET_CANDIDATES, sameHome, streetOfKey } from "../domain/same-home.ts";
 import { isUuid } from "../domain/uuid.ts";
 import type { Geocoder, GeoPrecision } from "../geo/geocoder.ts";
 import type { AttributionWindow } from "./window.ts";
@@ -105,12 +105,6 @@ export async function matchMailedPiece(
  */
 export const onStreetOf = (normalizedAddress: string) =>
   sql`split_part(normalized_address, ', ', 1) = ${streetOfKey(normalizedAddress)}`;
-
-/**
- * How many of the street's newest pieces are looked at: the same number and street in other towns
- * of one organization's mail, newer than the home's own, never come near it.
- */
-const STREET_CANDIDATES = 200;
 
 /** The first of `rows` (newest first) that is the home at `normalizedAddress`. */
 const firstAtHome = <Row extends { normalized_address: string }>(rows: Row[], normalizedAddress: string) =>

@@ -90,6 +90,13 @@ const MAX_ZIPS_OF_CITY = 200;
 
 const cityOrZipCity = (parts: KeyParts) => parts.city || cityOfZip(parts.zip);
 
+/**
+ * How many of a street's pieces a lookup by street reads before `sameHome` picks the home's: the
+ * same number and street in an organization's other towns, newer than the home's own, never come
+ * near it (attribution's candidates, the frequency cap's earlier card).
+ */
+export const STREET_CANDIDATES = 200;
+
 /** The street of a key: what comes before its first ", " (the customers_by_street index). */
 export function streetOfKey(key: string): string {
   const comma = key.indexOf(", ");

@@ -6,7 +6,7 @@
  */
 import type { SQL } from "drizzle-orm";
 import { type Queryable, queryOne, sql } from "../db/database.ts";
-import { sameHome, streetOfKey } from "../domain/same-home.ts";
+import { STREET_CANDIDATES, sameHome, streetOfKey } from "../domain/same-home.ts";
 import { processPieceJob } from "../jobs/kinds.ts";
 import { enqueueJob } from "../jobs/queue.ts";
 import { moveQueuedPiece, requeueWaitingPiece, WAITING_STATUSES } from "../pieces/piece-updates.ts";
@@ -61,12 +61,6 @@ interface HomeFactsRow {
   level: string | null;
   earlier: EarlierCandidate[] | null;
 }
-
-/**
- * How many of the street's pieces in the window are read: the same number and street in the
- * organization's other towns, newer than the home's own card, never come near it.
- */
-const STREET_CANDIDATES = 200;
 
 /** Whether the piece passed its home's rules before (false for a piece with no row: the builder's sample). */
 const passedAlready = (piece: SafetyPiece) =>

@@ -30,6 +30,9 @@ function noteRefusal(status: number, checkingToken: boolean) {
   for (const listener of tokenRefusedListeners) listener();
 }
 
+/** Every operator mutation's meta: a refused token signs the console out, which says why, so no toast too. */
+const SIGNS_OUT_ON_REFUSAL = { signsInOnSessionEnd: true } as const;
+
 async function operatorFetch<T>(
   path: string,
   init: { method?: string; body?: unknown; token?: string } = {},
@@ -111,8 +114,7 @@ export const failedJobsQuery = () =>
 export function useCreateOrg() {
   const queryClient = useQueryClient();
   return useMutation({
-    // A refused token signs the console out, which says why (onOperatorTokenRefused): no toast too.
-    meta: { signsInOnSessionEnd: true },
+    meta: SIGNS_OUT_ON_REFUSAL,
     mutationFn: (name: string) => operatorFetch<OperatorOrg>("/orgs", { method: "POST", body: { name } }),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: operatorKeys.orgs() }),
   });
@@ -120,8 +122,7 @@ export function useCreateOrg() {
 
 export function useInviteOwner() {
   return useMutation({
-    // A refused token signs the console out, which says why (onOperatorTokenRefused): no toast too.
-    meta: { signsInOnSessionEnd: true },
+    meta: SIGNS_OUT_ON_REFUSAL,
     mutationFn: ({ orgId, email }: { orgId: string; email: string }) =>
       operatorFetch<OperatorInvitation>(`/orgs/${encodeURIComponent(orgId)}/invitations`, {
         method: "POST",
@@ -141,8 +142,7 @@ export const orgApiKeysQuery = (orgId: string) =>
 export function useIssueOrgApiKey(orgId: string) {
   const queryClient = useQueryClient();
   return useMutation({
-    // A refused token signs the console out, which says why (onOperatorTokenRefused): no toast too.
-    meta: { signsInOnSessionEnd: true },
+    meta: SIGNS_OUT_ON_REFUSAL,
     mutationFn: (body: { name: string; scopes: string[]; expires_at?: string }) =>
       operatorFetch<IssuedApiKey>(`/orgs/${encodeURIComponent(orgId)}/keys`, { method: "POST", body }),
     onSettled: () => queryClient.invalidateQueries({ queryKey: operatorKeys.orgApiKeys(orgId) }),
@@ -152,8 +152,7 @@ export function useIssueOrgApiKey(orgId: string) {
 export function useRevokeOrgApiKey(orgId: string) {
   const queryClient = useQueryClient();
   return useMutation({
-    // A refused token signs the console out, which says why (onOperatorTokenRefused): no toast too.
-    meta: { signsInOnSessionEnd: true },
+    meta: SIGNS_OUT_ON_REFUSAL,
     mutationFn: (keyId: string) =>
       operatorFetch<null>(`/keys/${encodeURIComponent(keyId)}`, { method: "DELETE" }),
     onSettled: () => queryClient.invalidateQueries({ queryKey: operatorKeys.orgApiKeys(orgId) }),
@@ -163,8 +162,7 @@ export function useRevokeOrgApiKey(orgId: string) {
 export function useSetKillSwitch() {
   const queryClient = useQueryClient();
   return useMutation({
-    // A refused token signs the console out, which says why (onOperatorTokenRefused): no toast too.
-    meta: { signsInOnSessionEnd: true },
+    meta: SIGNS_OUT_ON_REFUSAL,
     mutationFn: (paused: boolean) =>
       operatorFetch<{ paused: boolean }>("/kill-switch", { method: "PUT", body: { paused } }),
     onSuccess: (answer) => queryClient.setQueryData(operatorKeys.killSwitch(), answer),
@@ -191,8 +189,7 @@ export const backupsQuery = () =>
 export function useCreateBackup() {
   const queryClient = useQueryClient();
   return useMutation({
-    // A refused token signs the console out, which says why (onOperatorTokenRefused): no toast too.
-    meta: { signsInOnSessionEnd: true },
+    meta: SIGNS_OUT_ON_REFUSAL,
     mutationFn: () => operatorFetch<BackupFile>("/backups", { method: "POST" }),
     onSettled: () => queryClient.invalidateQueries({ queryKey: backupsKey }),
   });
@@ -239,8 +236,7 @@ function contentTypeOf(file: File): string {
 export function useUploadReferenceAddresses() {
   const queryClient = useQueryClient();
   return useMutation({
-    // A refused token signs the console out, which says why (onOperatorTokenRefused): no toast too.
-    meta: { signsInOnSessionEnd: true },
+    meta: SIGNS_OUT_ON_REFUSAL,
     mutationFn: async (file: File) => {
       const response = await fetch("/admin/v1/reference-addresses", {
         method: "POST",
