@@ -3,7 +3,8 @@
  * browser against the real service: Create API key (the key) and Add endpoint (its signing secret).
  * They share the confirm dialogs' rule (`web/src/ui/in-flight-modal.ts`): with the request held
  * (Playwright's page.route), Escape, the close button, Cancel and a click outside leave the dialog
- * open, the submit spins and the focus stays in it; let through, the key or secret is shown.
+ * open, the submit spins and the focus stays in it; let through, the key or secret is shown, and is
+ * put away by its button, not by a click beside it. A double-click adds one endpoint.
  * Screens: axe-core and screenshots of the pending dialog in test/e2e/artifacts/.
  */
 import assert from "node:assert/strict";
@@ -111,5 +112,28 @@ describe("form dialogs that create something shown once, while their request is 
     await shown.getByRole("button", { name: "Done" }).click();
     await shown.waitFor({ state: "hidden" });
     await page.getByRole("region", { name: target }).waitFor();
+  });
+
+  it("a double-click on Add endpoint adds one, and a click beside its secret does not put it away", async () => {
+    const target = "https://localhost:9/double";
+    await open("/developers?tab=webhooks", "Developers");
+    await page.getByRole("button", { name: "Add endpoint" }).first().click();
+    const dialog = page.getByRole("dialog", { name: "Add a webhook endpoint" });
+    await dialog.getByRole("textbox", { name: /Endpoint URL/ }).fill(target);
+    await dialog.getByRole("button", { name: "Add endpoint" }).dblclick();
+    const shown = page.getByRole("dialog", { name: "Endpoint added" });
+    await shown.getByLabel("Signing secret", { exact: true }).waitFor();
+    // Where the second click of a double-click lands as the shorter dialog opens: beside it.
+    await page.mouse.click(4, 4);
+    await page.waitForTimeout(300);
+    assert.ok(await shown.isVisible(), "a click beside the secret's dialog does not close it");
+    await shown.getByRole("button", { name: "Done" }).click();
+    await shown.waitFor({ state: "hidden" });
+    await page.getByRole("region", { name: target }).waitFor();
+    assert.equal(
+      await page.getByRole("region", { name: target }).count(),
+      1,
+      "a double-click added one endpoint",
+    );
   });
 });

@@ -74,6 +74,31 @@ describe("the focus after the console's invitation and address Upload and the in
     await dialog.waitFor({ state: "detached" });
   });
 
+  it("the operator console: a double-click on Send invitation sends one, and a click beside the link keeps it", async () => {
+    await screens.openOperatorConsole();
+    await page.getByRole("button", { name: "Invite owner of Walk Chimneys" }).click();
+    const dialog = page.getByRole("dialog", { name: "Invite the owner of Walk Chimneys" });
+    await dialog.getByRole("textbox", { name: /^Owner's email/ }).fill("second-owner@walk4.test");
+    const sentBefore = app.outbox().filter((mail) => mail.includes("second-owner@walk4.test")).length;
+    await dialog.getByRole("button", { name: "Send invitation" }).dblclick();
+    await dialog.getByRole("button", { name: "Copy link" }).waitFor();
+    await page.mouse.click(4, 4);
+    await page.waitForTimeout(300);
+    assert.ok(await dialog.isVisible(), "a click beside the shown link does not close it");
+    await waitUntil(
+      async () => app.outbox().filter((mail) => mail.includes("second-owner@walk4.test")).length > sentBefore,
+      "the invitation email is written",
+    );
+    await page.waitForTimeout(500);
+    assert.equal(
+      app.outbox().filter((mail) => mail.includes("second-owner@walk4.test")).length - sentBefore,
+      1,
+      "a double-click sent one invitation",
+    );
+    await dialog.getByRole("button", { name: "Done" }).click();
+    await dialog.waitFor({ state: "detached" });
+  });
+
   it("the console's Organizations table reads whole on a phone: each id under its name, Invite owner beside it", async () => {
     await page.setViewportSize(VIEWPORTS.phone);
     await screens.openOperatorConsole();

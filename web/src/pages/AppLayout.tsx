@@ -1,11 +1,12 @@
 import { AppShell, Badge, Burger, Button, Group, Text, Title, VisuallyHidden } from "@mantine/core";
 import { useDisclosure } from "@mantine/hooks";
 import { useQuery, useSuspenseQuery } from "@tanstack/react-query";
-import { Outlet, useLocation, useNavigate } from "@tanstack/react-router";
-import { useId, useRef } from "react";
+import { Outlet, useLocation, useNavigate, useRouter } from "@tanstack/react-router";
+import { useEffect, useId, useRef } from "react";
 import { mailSafetyQuery } from "../api/mail-safety.ts";
 import { businessNameOf, organizationQuery } from "../api/organization.ts";
 import { sessionQuery, useSignOut } from "../api/session.ts";
+import { focusIsLost } from "../ui/focus.ts";
 import { NavLinkLink } from "../ui/links.tsx";
 import { usePhoneWidth } from "../ui/phone-width.ts";
 import { HEADER_HEIGHT } from "../ui/theme.ts";
@@ -39,6 +40,7 @@ export function AppLayout() {
   const pathname = useLocation({ select: (location) => location.pathname });
   const navigate = useNavigate();
   const signOut = useSignOut();
+  useFocusOnScreenAfterLink();
   const isActive = (to: string) =>
     to === "/" ? pathname === "/" || pathname === "" : pathname.startsWith(to);
 
@@ -133,6 +135,28 @@ export function AppLayout() {
         <Outlet />
       </AppShell.Main>
     </AppShell>
+  );
+}
+
+/**
+ * A link inside a screen (a card in Mail's list, a sequence's next card) goes with the screen it
+ * led from, and the browser drops the keyboard's focus on <body>: the next Tab would start at the
+ * top of the document again and a screen reader would say nothing of the new screen. Once the new
+ * screen is in, the focus goes to it (the main region, as the skip link takes it). A focus the person
+ * still has (a navigation link, a filter) stays where it is.
+ */
+function useFocusOnScreenAfterLink() {
+  const router = useRouter();
+  useEffect(
+    () =>
+      router.subscribe("onResolved", ({ fromLocation }) => {
+        // A page opened by its address keeps the browser's own start (Tab first reaches Skip to content).
+        if (!fromLocation) return;
+        requestAnimationFrame(() => {
+          if (focusIsLost()) document.getElementById("main-content")?.focus({ preventScroll: true });
+        });
+      }),
+    [router],
   );
 }
 

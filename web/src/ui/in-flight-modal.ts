@@ -9,9 +9,13 @@ import { type MouseEvent, useCallback, useLayoutEffect, useRef } from "react";
  * focus out of it, and when the button that had the focus is disabled (it spins), the dialog itself
  * takes the focus rather than <body>. The dialog's own cancel button is the caller's to disable.
  *
+ * Once made, what is shown once (`showingOnce`) is put away by a button, never by a stray click
+ * beside the dialog: the second click of a double-click on its submit button lands there once the
+ * shorter result has replaced the form.
+ *
  * Spread `modalProps` on the Modal and put `ref` on an element inside it; `dialog()` finds the dialog.
  */
-export function useInFlightModal(pending: boolean) {
+export function useInFlightModal(pending: boolean, { showingOnce = false }: { showingOnce?: boolean } = {}) {
   const ref = useRef<HTMLDivElement>(null);
   const dialog = useCallback(() => ref.current?.closest<HTMLElement>('[role="dialog"]') ?? null, []);
   useLayoutEffect(() => {
@@ -22,7 +26,7 @@ export function useInFlightModal(pending: boolean) {
   }, [pending, dialog]);
   const modalProps = {
     closeOnEscape: !pending,
-    closeOnClickOutside: !pending,
+    closeOnClickOutside: !pending && !showingOnce,
     closeButtonProps: { "aria-label": "Close", disabled: pending },
     overlayProps: {
       onMouseDown: (event: MouseEvent) => {

@@ -1,6 +1,7 @@
 import { Alert, Button, Center, Group, Loader, Paper, Stack, Text, Title } from "@mantine/core";
 import type { ReactNode, Ref } from "react";
 import { ApiError, errorMessage } from "../api/errors.ts";
+import { DocumentTitle } from "./document-title.tsx";
 
 /** What every query shows while it loads. */
 export function Loading({ label = "Loading" }: { label?: string }) {
@@ -116,21 +117,24 @@ export function PageHeader({
   headingRef?: Ref<HTMLHeadingElement>;
 }) {
   return (
-    <Group justify="space-between" align="flex-start" mb="lg" wrap="wrap" gap="sm">
-      <Stack gap={4}>
-        {/* A title may be a person's text (a lead's name): a long unbroken word wraps, not widen the page. */}
-        <Title
-          order={1}
-          size="h2"
-          ref={headingRef}
-          tabIndex={headingRef ? -1 : undefined}
-          style={{ overflowWrap: "anywhere" }}
-        >
-          {title}
-        </Title>
-        {description && <Text c="dimmed">{description}</Text>}
-      </Stack>
-      {actions}
-    </Group>
+    <>
+      <DocumentTitle screen={title} />
+      <Group justify="space-between" align="flex-start" mb="lg" wrap="wrap" gap="sm">
+        <Stack gap={4}>
+          {/* A title may be a person's text (a lead's name): a long unbroken word wraps, not widen the page. */}
+          <Title
+            order={1}
+            size="h2"
+            ref={headingRef}
+            tabIndex={headingRef ? -1 : undefined}
+            style={{ overflowWrap: "anywhere" }}
+          >
+            {title}
+          </Title>
+          {description && <Text c="dimmed">{description}</Text>}
+        </Stack>
+        {actions}
+      </Group>
+    </>
   );
 }

@@ -138,7 +138,7 @@ export function CreateKeyModal({
     },
   });
   // The key is shown only once: closed while it is created, it would be made and never seen.
-  const inFlight = useInFlightModal(create.isPending);
+  const inFlight = useInFlightModal(create.isPending, { showingOnce: issued !== null });
   // A double-click (or Enter pressed twice) creates one, not two of which only the second is shown.
   const once = useSingleFlight((run: () => Promise<void>) => run());
   const close = () => {
@@ -157,9 +157,6 @@ export function CreateKeyModal({
       title={issued ? "Your new API key" : title}
       centered
       {...inFlight.modalProps}
-      // Shown once, the key is put away by a button, never by a stray click beside the dialog (the
-      // second click of a double-click on Create key, once the shorter key view has replaced the form).
-      closeOnClickOutside={inFlight.modalProps.closeOnClickOutside && issued === null}
     >
       {issued ? (
         <Stack>

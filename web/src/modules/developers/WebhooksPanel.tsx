@@ -332,7 +332,7 @@ function AddEndpointModal({
   // A double-click (or Enter pressed twice) creates one, not two of which only the second is shown.
   const once = useSingleFlight((run: () => Promise<void>) => run());
   const close = () => {
-    if (create.isPending) return;
+    if (create.isPending || once.isRunning()) return;
     setFailure(null);
     form.reset();
     create.reset();
@@ -402,6 +402,9 @@ function SecretModal({ secret, onClose }: { secret: ShownSecret | null; onClose:
       onClose={onClose}
       title={secret?.title}
       centered
+      // Shown once: put away by its button or Escape, not by a stray click beside it (the second
+      // click of a double-click on Add endpoint or Rotate lands there as this dialog opens).
+      closeOnClickOutside={false}
       onExitTransitionEnd={() => {
         if (focusIsLost()) returnTo.current?.focus();
       }}

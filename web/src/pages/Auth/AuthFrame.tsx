@@ -1,5 +1,6 @@
 import { Container, Paper, Stack, Text, Title } from "@mantine/core";
 import type { ReactNode } from "react";
+import { DocumentTitle } from "../../ui/document-title.tsx";
 
 /** The frame of every page a person sees before they are signed in. */
 export function AuthFrame({
@@ -13,6 +14,7 @@ export function AuthFrame({
 }) {
   return (
     <Container size={440} py={48} component="main">
+      <DocumentTitle screen={title} />
       <Stack gap="xs" mb="lg">
         <Text fw={700} c="indigo.8">
           Porchlight

@@ -33,11 +33,13 @@ import {
   useInviteOwner,
   useSetKillSwitch,
 } from "../../api/operator.ts";
+import { DocumentTitle } from "../../ui/document-title.tsx";
 import { focusFirstInvalid, focusFirstRefused, focusWhenShown, useRefocusAfterBusy } from "../../ui/focus.ts";
 import { formatDateTime } from "../../ui/format.ts";
 import { useInFlightModal } from "../../ui/in-flight-modal.ts";
 import { PasswordField } from "../../ui/PasswordField.tsx";
 import { ScrollTable } from "../../ui/ScrollTable.tsx";
+import { useSingleFlight } from "../../ui/single-flight.ts";
 import { EmptyState, LoadError, Loading } from "../../ui/states.tsx";
 import { BackupsPanel } from "./BackupsPanel.tsx";
 import { OrgKeysPanel } from "./OrgKeysPanel.tsx";
@@ -65,6 +67,7 @@ export function OperatorPage() {
 
   return (
     <Container size="lg" py="lg" component="main">
+      <DocumentTitle screen="Operator console" />
       <Group justify="space-between" mb="lg">
         <Title order={1} size="h2">
           Operator console
@@ -324,9 +327,11 @@ function InviteOwnerModal({ org, onClose }: { org: OperatorOrg | null; onClose: 
     validate: { email: isEmail("Enter the owner's email") },
   });
   // The invitation link is shown only once: closed while it is sent, the owner would not know it was.
-  const inFlight = useInFlightModal(invite.isPending);
+  const inFlight = useInFlightModal(invite.isPending, { showingOnce: sent !== null });
+  // A double-click (or Enter pressed twice) sends one invitation, not two emails.
+  const once = useSingleFlight((run: () => Promise<void>) => run());
   const close = () => {
-    if (invite.isPending) return;
+    if (invite.isPending || once.isRunning()) return;
     setSent(null);
     form.reset();
     onClose();
@@ -364,18 +369,22 @@ function InviteOwnerModal({ org, onClose }: { org: OperatorOrg | null; onClose: 
       ) : (
         <form
           ref={formRef}
-          onSubmit={form.onSubmit(async ({ email }) => {
-            if (!org) return;
-            try {
-              setSent(await invite.mutateAsync({ orgId: org.org_id, email: email.trim() }));
-              focusWhenShown(() => copyButton.current);
-            } catch (error) {
-              if (error instanceof ApiError) {
-                form.setErrors({ email: error.message });
-                focusFirstInvalid(formRef.current);
-              }
-            }
-          }, focusFirstRefused)}
+          onSubmit={form.onSubmit(
+            ({ email }) =>
+              void once(async () => {
+                if (!org) return;
+                try {
+                  setSent(await invite.mutateAsync({ orgId: org.org_id, email: email.trim() }));
+                  focusWhenShown(() => copyButton.current);
+                } catch (error) {
+                  if (error instanceof ApiError) {
+                    form.setErrors({ email: error.message });
+                    focusFirstInvalid(formRef.current);
+                  }
+                }
+              }),
+            focusFirstRefused,
+          )}
           noValidate
         >
           <Stack ref={inFlight.ref}>
