@@ -3,6 +3,19 @@ import path from "node:path";
 import AxeBuilder from "@axe-core/playwright";
 import { type Browser, chromium, type Page } from "playwright-core";
 
+/** The app's navigation links as a person reads them, in order (AppLayout's NAVIGATION). */
+export const NAVIGATION_LINKS = [
+  "Overview",
+  "Automations",
+  "Mail",
+  "Approvals",
+  "Leads",
+  "Revenue",
+  "Customers",
+  "Developers",
+  "Settings",
+];
+
 /** Debian's Chromium (apt-get install -y chromium): no browser is downloaded. */
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 export const ARTIFACTS = path.resolve(import.meta.dirname, "artifacts");

@@ -10,23 +10,11 @@ import assert from "node:assert/strict";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import type { Page } from "playwright-core";
-import { ARTIFACTS, settled, VIEWPORTS, type ViewportName } from "./browser.ts";
+import { ARTIFACTS, NAVIGATION_LINKS, settled, VIEWPORTS, type ViewportName } from "./browser.ts";
 import { describeFocus } from "./page-probes.ts";
 import { type App, startApp, waitUntil } from "./session.ts";
 
 const OWNER = { email: "owner@phone-nav.test", name: "Nora Navigate", password: "correct horse battery" };
-/** The navigation's links, in order (AppLayout's NAVIGATION). */
-const LINK_NAMES = [
-  "Overview",
-  "Automations",
-  "Mail",
-  "Approvals",
-  "Leads",
-  "Revenue",
-  "Customers",
-  "Developers",
-  "Settings",
-];
 /** More Tab presses than the Overview has stops (skip link, header, navigation, the page's links). */
 const TAB_PRESSES = 30;
 
@@ -192,7 +180,7 @@ describe("the navigation on a phone: out of the Tab order while closed, reachabl
     const links = stops.filter((stop) => stop.link !== null).map((stop) => stop.link);
     assert.deepEqual(
       links,
-      LINK_NAMES,
+      NAVIGATION_LINKS,
       `Tab reaches each navigation link: ${stops.map((stop) => stop.what).join(" | ")}`,
     );
 
@@ -269,7 +257,7 @@ describe("the navigation on a phone: out of the Tab order while closed, reachabl
     const stops = await tabWalk(TAB_PRESSES);
     assert.deepEqual(
       stops.filter((stop) => stop.link !== null).map((stop) => stop.link),
-      LINK_NAMES,
+      NAVIGATION_LINKS,
       `Tab reaches each navigation link: ${stops.map((stop) => stop.what).join(" | ")}`,
     );
     await screens.checkScreen("phone-navigation-desktop", "desktop");

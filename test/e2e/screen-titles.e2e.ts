@@ -9,21 +9,11 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { Page } from "playwright-core";
+import { NAVIGATION_LINKS } from "./browser.ts";
 import { describeFocus } from "./page-probes.ts";
 import { type App, jobEvent, startApp, waitUntil } from "./session.ts";
 
 const OWNER = { email: "owner@titles.test", name: "Tia Titles", password: "correct horse battery" };
-const SCREENS = [
-  "Overview",
-  "Automations",
-  "Mail",
-  "Approvals",
-  "Leads",
-  "Revenue",
-  "Customers",
-  "Developers",
-  "Settings",
-];
 
 let app: App;
 let page: Page;
@@ -54,7 +44,7 @@ describe("screens named in the document title, and the focus after a link inside
 
   it("each screen of the navigation is titled with its heading", async () => {
     await screens.open("/", "Overview");
-    for (const screen of SCREENS) {
+    for (const screen of NAVIGATION_LINKS) {
       await page
         .getByRole("navigation", { name: "Main navigation" })
         .getByRole("link", { name: screen })
