@@ -53,7 +53,7 @@ export function registerEventRoutes(app: FastifyInstance, services: Services): v
         operationId: "sendEvent",
         summary: "Ingest an event",
         description:
-          "Matches the event against automations bound to `custom.<event_type>` and enqueues one campaign per matching automation and `dedup_id`. Replays are absorbed; `dry_run` evaluates without writing anything. Live events keep the 25 newest per `event_type` as samples for the app's binding picker (rule 10's \"about 25\"), written within 250 ms of the event.",
+          "Matches the event against automations bound to `custom.<event_type>` and enqueues one campaign per matching automation and `dedup_id`. Replays are absorbed; `dry_run` evaluates without writing anything. Live events keep the 25 newest per `event_type` as samples for the app's binding picker, written within 250 ms of the event.",
         querystring: EventsQuery,
         body: EventEnvelope,
         response: {

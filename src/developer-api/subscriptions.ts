@@ -62,7 +62,7 @@ export function registerSubscriptionRoutes(app: FastifyInstance, services: Servi
         operationId: "unsubscribeLeads",
         summary: "Delete a subscription by id or target_url",
         description:
-          "Org-scoped: another organization's id answers like a missing one (404 `Subscription not found`). Only the request that removed the subscription answers 200; a repeat (or parallel) delete of it answers 404, which a retrying client can read as already deleted. Deliveries not yet sent to it are dropped.",
+          "The subscription is named in the query string (`?id=` or `?target_url=`, URL-encoded); a request body is not read. Org-scoped: another organization's id answers like a missing one (404 `Subscription not found`). Only the request that removed the subscription answers 200; a repeat (or parallel) delete of it answers 404, which a retrying client can read as already deleted. Deliveries not yet sent to it are dropped.",
         querystring: UnsubscribeQuery,
         response: {
           200: Unsubscribed,

@@ -34,10 +34,13 @@ const DOCS_HEADERS = {
   "x-frame-options": "DENY",
 } as const;
 
-/** The product's name where Swagger UI shows its own logo (the top bar), drawn as text. */
-const PRODUCT_LOGO = `<svg xmlns="http://www.w3.org/2000/svg" width="220" height="40" viewBox="0 0 220 40">
-<text x="0" y="29" font-family="system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif" font-size="26" font-weight="700" fill="#ffffff">Porchlight</text>
-<text x="138" y="29" font-family="system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif" font-size="14" fill="#cbd5e1">API ${API_VERSION}</text>
+/**
+ * The product's name where Swagger UI shows its own logo (the top bar), drawn as text: one line whose
+ * version follows the name wherever the font the browser has ends it (a wide fallback font overlapped
+ * a version placed at a fixed x).
+ */
+const PRODUCT_LOGO = `<svg xmlns="http://www.w3.org/2000/svg" width="240" height="40" viewBox="0 0 240 40">
+<text x="0" y="29" font-family="system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif" fill="#ffffff"><tspan font-size="26" font-weight="700">Porchlight</tspan><tspan dx="10" font-size="14" fill="#cbd5e1">API ${API_VERSION}</tspan></text>
 </svg>`;
 
 const QUICKSTART_FILE = path.resolve(import.meta.dirname, "../../docs/quickstart.md");

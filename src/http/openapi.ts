@@ -106,7 +106,11 @@ export const OPERATION_TAGS = [
     description: "Won deals and leads from elsewhere, matched to the mail that caused them.",
   },
   { name: "Customers", description: "Existing customers, never mailed again." },
-  { name: "Import", description: "Bulk import of past events." },
+  {
+    name: "Import",
+    description:
+      "Bulk import of past jobs or customers (a CRM's history), for reactivation mailings and suppression.",
+  },
   { name: "Automations", description: "The organization's automations, and the legacy trigger." },
   { name: "Identity", description: "Who a key belongs to." },
   { name: "MCP", description: "The Model Context Protocol endpoint for AI agents." },

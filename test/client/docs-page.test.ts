@@ -165,7 +165,7 @@ describe(`GET /docs, the interactive reference (${databaseLabel})`, () => {
     const quickstart = (await get("/docs/guides/quickstart")).body;
     assert.match(quickstart, /<h2 id="4-send-the-first-event">4\. Send the first event<\/h2>/);
     assert.match(quickstart, /<a href="\/docs\/guides\/webhooks#polling">/);
-    assert.match(quickstart, /measured, <code>docs\/benchmarks\.md<\/code> in the repository;/);
+    assert.match(quickstart, /back office, <code>docs\/operator-api\.md<\/code> in the repository\)/);
     assert.match(
       quickstart,
       /<a href="\/docs"><code>\/docs<\/code><\/a>/,

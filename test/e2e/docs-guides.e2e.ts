@@ -33,10 +33,34 @@ describe("the developer guides in the browser", () => {
     await app?.close();
   });
 
+  /** The top bar's logo, drawn in this browser's fonts: the version starts after the name ends. */
+  async function logoReadsApart(reference: Page) {
+    const source = await reference.locator(".topbar img").first().getAttribute("src");
+    assert.ok(source?.startsWith("data:image/svg+xml;base64,"), "the top bar shows the product's logo");
+    const svg = Buffer.from(String(source).slice(String(source).indexOf(",") + 1), "base64").toString("utf8");
+    const drawn = await app.newPage();
+    await drawn.setContent(svg);
+    const [name, version] = await drawn
+      .locator("tspan")
+      .evaluateAll((spans) =>
+        spans
+          .map((span) => span.getBoundingClientRect())
+          .map((box) => ({ left: box.left, right: box.right })),
+      );
+    assert.ok(
+      name && version && name.right <= version.left,
+      `name ${JSON.stringify(name)} before version ${JSON.stringify(version)}`,
+    );
+    const svgBox = await drawn.locator("svg").evaluate((element) => element.getBoundingClientRect().right);
+    assert.ok(version.right <= svgBox, "the version is inside the logo");
+    await drawn.context().close();
+  }
+
   it("the reference's intro opens the quickstart as a page; its links lead between guides and back", async () => {
     const failures: string[] = [];
     const reference = await app.newPage();
     await reference.goto(`${app.base}/docs`);
+    await logoReadsApart(reference);
     // Swagger UI opens the description's links in a new tab.
     const [opened] = await Promise.all([
       reference.context().waitForEvent("page"),

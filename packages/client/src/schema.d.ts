@@ -177,7 +177,7 @@ export interface paths {
     put?: never;
     /**
      * Ingest an event
-     * @description Matches the event against automations bound to `custom.<event_type>` and enqueues one campaign per matching automation and `dedup_id`. Replays are absorbed; `dry_run` evaluates without writing anything. Live events keep the 25 newest per `event_type` as samples for the app's binding picker (rule 10's "about 25"), written within 250 ms of the event.
+     * @description Matches the event against automations bound to `custom.<event_type>` and enqueues one campaign per matching automation and `dedup_id`. Replays are absorbed; `dry_run` evaluates without writing anything. Live events keep the 25 newest per `event_type` as samples for the app's binding picker, written within 250 ms of the event.
      *
      *     Required scope: `events:write` (a key declaring no scopes is unrestricted).
      *
@@ -234,7 +234,7 @@ export interface paths {
     post: operations["subscribeLeads"];
     /**
      * Delete a subscription by id or target_url
-     * @description Org-scoped: another organization's id answers like a missing one (404 `Subscription not found`). Only the request that removed the subscription answers 200; a repeat (or parallel) delete of it answers 404, which a retrying client can read as already deleted. Deliveries not yet sent to it are dropped.
+     * @description The subscription is named in the query string (`?id=` or `?target_url=`, URL-encoded); a request body is not read. Org-scoped: another organization's id answers like a missing one (404 `Subscription not found`). Only the request that removed the subscription answers 200; a repeat (or parallel) delete of it answers 404, which a retrying client can read as already deleted. Deliveries not yet sent to it are dropped.
      *
      *     Required scope: `webhooks:inbound` (a key declaring no scopes is unrestricted).
      */
