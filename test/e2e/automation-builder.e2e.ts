@@ -315,4 +315,30 @@ describe("the automation builder keeps edits from being lost, and a new automati
     }, "the card of roof.inspected leaves queued");
     assert.equal(status, "awaiting_approval", "the very first card waits for approval");
   });
+
+  it("with an offer in Settings, a new automation's own text fits as offered; text that does not names that offer", async () => {
+    await open("/settings?tab=profile", "Settings");
+    await page.getByLabel("Offer", { exact: true }).fill("Free gutter check with any roof repair");
+    await page.getByRole("button", { name: "Save profile" }).click();
+    await page.getByText("Your business profile is saved.").waitFor();
+
+    await open("/automations/new", "New automation");
+    await page.getByRole("textbox", { name: /^Name/ }).fill("Offer fits");
+    await page.getByRole("combobox", { name: "Event type" }).fill("job.completed");
+    await page.keyboard.press("Escape");
+    await page.getByText("The text fits the 4x6 card, merge fields counted at their longest.").waitFor();
+    const typed = await message().inputValue();
+    await message().fill(
+      `${typed} ${"We also clean gutters and fix storm damage on every street nearby. ".repeat(3)}`,
+    );
+    const tooLong = page.getByRole("status").filter({ hasText: "The text does not fit the card" });
+    await tooLong
+      .getByText("Your offer from Settings (Business profile) prints under the message", { exact: false })
+      .waitFor();
+    await message().fill(typed);
+    await page.getByText("The text fits the 4x6 card, merge fields counted at their longest.").waitFor();
+    await page.getByRole("button", { name: "Save", exact: true }).click();
+    await page.getByRole("heading", { level: 1, name: "Automations" }).waitFor();
+    await page.getByRole("link", { name: "Offer fits" }).waitFor();
+  });
 });

@@ -98,6 +98,17 @@ export const newFilterRow = (property = ""): FilterRow => ({
   value: "",
 });
 
+/**
+ * A new automation's card text: the server's own default (render/template.ts), which fits a 4x6
+ * card beside a logo, a two-line return address and a two-line offer from Settings, and suits the
+ * record's own home whether it is a customer or a prospect (test/web/default-card-text.test.ts).
+ */
+export const DEFAULT_CARD_TEXT = {
+  headline: "A fresh look for {{street}}",
+  message:
+    "Hi {{client_name}}, we have been helping homes around {{city}}. Scan the code to see your home's page.",
+} as const;
+
 export function blankAutomation(eventType = ""): AutomationFormValues {
   return {
     name: "",
@@ -106,10 +117,7 @@ export function blankAutomation(eventType = ""): AutomationFormValues {
     event_type: eventType,
     object_type: "",
     filters: [],
-    headline: "A fresh look for {{street}}",
-    message:
-      "Hi {{client_name}}, we just finished a job near {{city}} and would love to help with your home too. " +
-      "Scan the code to see our work and get in touch with {{org_name}}.",
+    ...DEFAULT_CARD_TEXT,
     offer: "",
     card_size: "4x6",
     sample_id: "",

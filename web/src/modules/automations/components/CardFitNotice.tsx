@@ -2,6 +2,7 @@ import { Alert, List, Text } from "@mantine/core";
 import { useDebouncedValue } from "@mantine/hooks";
 import { useQuery } from "@tanstack/react-query";
 import { type CardFitInput, cardFitQuery } from "../../../api/automations.ts";
+import { organizationQuery } from "../../../api/organization.ts";
 import { blankTemplate } from "./LiveProof.tsx";
 
 const FIELD_LABEL: Record<"headline" | "message" | "offer", string> = {
@@ -21,7 +22,11 @@ export function CardFitNotice({ input }: { input: CardFitInput }) {
   // An empty headline or message is refused, not measured; the field itself says to write it.
   const blank = blankTemplate(checked.template);
   const fit = useQuery({ ...cardFitQuery(checked), enabled: !blank, placeholderData: (p) => p });
+  const organization = useQuery(organizationQuery());
   const size = input.template.card_size ?? "4x6";
+  // An automation without an offer of its own prints the business profile's: say so, or the room
+  // that offer takes from the message is a mystery (it is in no field of this form).
+  const settingsOffer = !input.template.offer?.trim() && Boolean(organization.data?.offer?.trim());
   // Text a save refuses for another reason is refused here too; the proof beside it says why.
   if (blank || fit.isError || !fit.data) return null;
   if (fit.data.fits) {
@@ -37,13 +42,16 @@ export function CardFitNotice({ input }: { input: CardFitInput }) {
       <List size="sm">
         {fit.data.overflow.map((field) => (
           <List.Item key={field.field}>
-            {FIELD_LABEL[field.field]}: {field.fitting} of its {field.characters} characters fit the {size}{" "}
-            card (merge fields counted at their longest).
+            {field.field === "offer" && settingsOffer ? "Offer (from Settings)" : FIELD_LABEL[field.field]}:{" "}
+            {field.fitting} of its {field.characters} characters fit the {size} card (merge fields counted at
+            their longest).
           </List.Item>
         ))}
       </List>
       <Text size="sm" mt="xs">
         Shorten it or choose a bigger card: a card is never printed cut short.
+        {settingsOffer &&
+          " Your offer from Settings (Business profile) prints under the message and takes its room: a shorter offer there, or one of this automation's own, leaves more."}
       </Text>
     </Alert>
   );

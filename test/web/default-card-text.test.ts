@@ -1,0 +1,59 @@
+/**
+ * The card text the builder starts a new automation, a neighbour card and a follow-up with is the
+ * server's own default and fits its card for a demanding profile: a long business name, a logo, a
+ * two-line return address and an offer from Settings that takes two lines. (The builder's first
+ * default, with three merge fields, did not fit beside any offer: the first automation could not be
+ * saved as offered.)
+ */
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import sharp from "sharp";
+import { NEIGHBOUR_DEFAULT_TEMPLATE } from "../../src/neighbours/audience.ts";
+import { templateOverflow } from "../../src/render/card-fit.ts";
+import type { CardSender } from "../../src/render/compose.ts";
+import { DEFAULT_TEMPLATE, resolveTemplate } from "../../src/render/template.ts";
+import { NEIGHBOUR_TEMPLATE } from "../../web/src/modules/automations/audience.ts";
+import { newFollowUp } from "../../web/src/modules/automations/follow-ups.ts";
+import { DEFAULT_CARD_TEXT } from "../../web/src/modules/automations/form-model.ts";
+
+const logo = await sharp({ create: { width: 400, height: 200, channels: 3, background: "#345678" } })
+  .png()
+  .toBuffer();
+const PROFILE: CardSender = {
+  name: "Ridgeline Roofing & Gutter Company of Greater Austin",
+  phone: "(512) 555-0100",
+  website: "ridgelineroofing.example",
+  returnAddressLines: ["400 Industrial Way Suite 200", "Austin, TX 78702"],
+  offer: "Free gutter check with any roof repair",
+  logo: { png: new Uint8Array(logo), width: 400, height: 200 },
+};
+
+const fitsFor = (text: { headline: string; message: string }, sender: CardSender) =>
+  templateOverflow(resolveTemplate({ ...text, offer: null }), sender);
+
+describe("the builder's default card text", () => {
+  it("is the server's default, for a record's home and for neighbours", () => {
+    assert.deepEqual(DEFAULT_CARD_TEXT, {
+      headline: DEFAULT_TEMPLATE.headline,
+      message: DEFAULT_TEMPLATE.message,
+    });
+    assert.deepEqual(NEIGHBOUR_TEMPLATE, NEIGHBOUR_DEFAULT_TEMPLATE);
+  });
+
+  it("fits a 4x6 card with a long name, a logo, a two-line return address and Settings' offer, and without them", () => {
+    const { headline, message } = newFollowUp();
+    for (const [what, text] of [
+      ["a record's home", DEFAULT_CARD_TEXT],
+      ["neighbours", NEIGHBOUR_TEMPLATE],
+      ["a follow-up", { headline, message }],
+    ] as const) {
+      for (const sender of [PROFILE, { ...PROFILE, logo: undefined }, { ...PROFILE, offer: null }]) {
+        assert.deepEqual(
+          fitsFor(text, sender),
+          [],
+          `${what}, ${sender.logo ? "logo" : "no logo"}, offer ${sender.offer}`,
+        );
+      }
+    }
+  });
+});
