@@ -128,4 +128,24 @@ describe(`app API: the business profile refuses a return address or website no c
     assert.equal(cleared.status, 200, cleared.text);
     assert.equal(cleared.body.return_address, null);
   });
+  test("an offer longer than a 4x6 card's two offer lines is refused on its field, saving nothing; one that fits saves", async () => {
+    const long =
+      "Free gutter check with any roof repair, and 10% off a full replacement booked before the end of the month";
+    const fields = await refusedFields({ offer: long, business_name: "Offer Pros" });
+    assert.match(
+      fields.offer ?? "",
+      /^Too long for a 4x6 card: \d+ of its 105 characters fit its two offer lines/,
+    );
+    const now = await owner.browser.request("GET", "/app/api/v1/organization");
+    assert.notEqual(now.body.offer, long, "the refused offer is not saved");
+    assert.notEqual(now.body.business_name, "Offer Pros", "nor the rest of the change");
+    const fits = await patch({ offer: "Free gutter check with any roof repair" });
+    assert.equal(fits.status, 200, fits.text);
+    assert.equal(fits.body.offer, "Free gutter check with any roof repair");
+    // A new automation with the default text saves beside it.
+    const automation = await owner.browser.request("POST", "/app/api/v1/automations", {
+      body: { name: "Beside the offer", trigger: { type: "custom_api", event_type: "job.completed" } },
+    });
+    assert.equal(automation.status, 201, automation.text);
+  });
 });

@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyRequest } from "fastify";
 import { OneLineText } from "../../domain/one-line-text.ts";
 import { AppError, invalidFields, notFound } from "../../errors.ts";
 import { enforceRateLimit } from "../../limits/enforce-rate-limit.ts";
+import { loadCardSender } from "../../orgs/card-sender.ts";
 import {
   findOrganizationLogo,
   getOrganizationProfile,
@@ -11,6 +12,9 @@ import {
 } from "../../orgs/organization-profile.ts";
 import { profilePatchProblems } from "../../orgs/profile-checks.ts";
 import { sweepCardImages } from "../../pieces/draw-ahead.ts";
+import type { CardSender } from "../../render/compose.ts";
+import type { Renderer } from "../../render/renderer.ts";
+import { DEFAULT_TEMPLATE, resolveTemplate } from "../../render/template.ts";
 import type { AppApiContext } from "../context.ts";
 import { sessionOf } from "../session-guard.ts";
 
@@ -68,6 +72,20 @@ function logoContentType(request: FastifyRequest): string {
   return contentType;
 }
 
+/**
+ * An offer in Settings prints on every card of an automation without its own: refused (422 on
+ * `offer`, the transaction rolled back) when the smallest card's two offer lines cannot hold it, or
+ * no new automation could be saved and the saved ones would print it cut.
+ */
+async function assertOfferFits(renderer: Renderer, sender: CardSender): Promise<void> {
+  const template = resolveTemplate({ ...DEFAULT_TEMPLATE, offer: null });
+  const offer = (await renderer.fit(template, sender)).find((fit) => fit.field === "offer");
+  if (!offer) return;
+  throw invalidFields({
+    offer: `Too long for a ${template.size} card: ${offer.fitting} of its ${offer.characters} characters fit its two offer lines (merge fields counted at their longest)`,
+  });
+}
+
 export function registerOrganizationRoutes(app: FastifyInstance, ctx: AppApiContext): void {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
   const { db, clock, limiter, logoRasterizer } = ctx;
@@ -110,6 +128,7 @@ export function registerOrganizationRoutes(app: FastifyInstance, ctx: AppApiCont
       // The waiting cards print the profile: their kept images are drawn again ahead of the next look.
       return db.transaction(async (tx) => {
         const profile = await updateOrganizationProfile(tx, orgId, request.body, clock.now());
+        if (request.body.offer) await assertOfferFits(ctx.renderer, await loadCardSender(tx, orgId));
         await sweepCardImages(tx, orgId, clock.now());
         return profile;
       });
