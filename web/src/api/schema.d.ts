@@ -624,7 +624,7 @@ export interface paths {
     delete?: never;
     options?: never;
     head?: never;
-    /** Changes the profile (owners only); null clears a field. A return address must be whole (street, city, state, ZIP) and pass the address check cards meet before print, and a website must be a host name with a dot (https:// optional): else 422 naming each field (`details.fields`) */
+    /** Changes the profile (owners only); null clears a field. A return address must be whole (street, city, state, ZIP) and pass the address check cards meet before print, a website must be a host name with a dot (https:// optional), and an offer must fit a 4x6 card's two offer lines: else 422 naming each field (`details.fields`) */
     patch: operations["updateOrganization"];
     trace?: never;
   };
