@@ -77,7 +77,9 @@ export function leadAlertMessage(input: {
   const name = `${lead.first_name} ${lead.last_name}`.trim() || "Someone";
   const lines = [
     // "a card from …", not "a … card": a business named "Acme" read "a Acme card".
-    `${name} answered a card from ${input.businessName}${lead.campaign_name ? ` (${lead.campaign_name})` : ""} on its landing page.`,
+    `${name} answered a card from ${input.businessName} on its landing page.`,
+    // A campaign's name carries its CRM record in brackets: on a line of its own, not nested in the sentence's.
+    ...(lead.campaign_name ? [`Card: ${lead.campaign_name}`] : []),
     "",
     ...(lead.email ? [`Email: ${lead.email}`] : []),
     ...(lead.phone ? [`Phone: ${lead.phone}`] : []),

@@ -61,7 +61,7 @@ export interface Audience {
 }
 
 export const EXCLUSION_WORDS: Record<ExclusionReason, string> = {
-  customer: "a registered customer (Customers, never mailed)",
+  customer: "a registered customer on your Customers list, never mailed",
   opted_out: "on the do-not-mail list: the home opted out from a landing page",
   no_mailable_address: "no street number with a ZIP, or with a city and state",
   undeliverable: "the address check before print would stop the card",

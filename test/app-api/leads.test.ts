@@ -130,7 +130,10 @@ describe(`app API: Leads and lead alerts (${databaseLabel})`, () => {
     assert.deepEqual(sent[0]!.to, [member.email]);
     assert.match(sent[0]!.raw, /Subject: New lead for [^:\r\n]+: Ned Flanders/);
     // "a card from <business>": an article before the business's name read "a Acme card".
-    assert.match(sent[0]!.raw.replace(/=\r?\n/g, ""), /Ned Flanders answered a card from /);
+    const body = sent[0]!.raw.replace(/=\r?\n/g, "");
+    assert.match(body, /Ned Flanders answered a card from [^(\r\n]+ on its landing page\./);
+    // The card's campaign on a line of its own: its own brackets are never nested in the sentence's.
+    assert.match(body, /\r?\nCard: [^\r\n]+\r?\n/);
     assert.match(sent[0]!.raw.replace(/=\r?\n/g, ""), new RegExp(`/app/leads/${leadId}`));
   });
 
