@@ -137,7 +137,7 @@ describe("the contractor's web app in a browser", () => {
     await dialog.getByRole("button", { name: "Copy key" }).waitFor();
     apiKey = (await dialog.getByLabel("New API key").innerText()).trim();
     assert.match(apiKey, /^ak_/);
-    await checkScreen("developers-new-key", "desktop", { structure: true });
+    await checkScreen("developers-new-key", "desktop");
     await dialog.getByRole("button", { name: "Done" }).click();
     await page.getByRole("cell").getByText("CRM", { exact: true }).waitFor();
   });
@@ -311,7 +311,7 @@ describe("the contractor's web app in a browser", () => {
     await page.getByRole("heading", { level: 1, name: "Mail" }).waitFor();
   });
 
-  it("filters Mail by status, automation and date", async () => {
+  it("filters Mail by status, automation and date, says a date range with no day in it, and clears the filters", async () => {
     await open("/mail", "Mail");
     const postcards = page.getByRole("region", { name: "Postcards" });
     await postcards.waitFor();
@@ -325,11 +325,29 @@ describe("the contractor's web app in a browser", () => {
     const tomorrow = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
     await page.getByLabel("Created from").fill(tomorrow);
     await page.getByText("No postcards match these filters").waitFor();
-    await page.getByLabel("Created from").fill("");
+    const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
+    await page.getByLabel("Created to").fill(yesterday);
+    await page.getByText("Pick a day on or after Created from").waitFor();
+    await checkScreen("mail-filters-empty", "desktop");
+    // The empty list's own button clears every filter; the focus goes to the first filter.
+    await page.getByRole("button", { name: "Clear filters" }).last().click();
     await postcards.waitFor();
-    assert.ok(
-      (await postcards.getByRole("row").count()) > 1,
-      "clearing the date filter shows the piece again",
+    assert.ok((await postcards.getByRole("row").count()) > 1, "cleared, the pieces show again");
+    assert.doesNotMatch(
+      page.url(),
+      /[?&](status|automation_id|from|to)=/,
+      "no filter is left in the address",
+    );
+    assert.equal(
+      await page.getByRole("button", { name: "Clear filters" }).count(),
+      0,
+      "nothing left to clear",
+    );
+    await waitUntil(
+      async () =>
+        (await page.evaluate(() => document.activeElement?.getAttribute("id"))) ===
+        (await page.getByRole("combobox", { name: "Automation" }).getAttribute("id")),
+      "the Automation filter has the focus",
     );
   });
 
@@ -487,7 +505,7 @@ describe("the contractor's web app in a browser", () => {
       await page.setViewportSize(VIEWPORTS[viewport]);
       for (const [name, appPath, heading] of screens) {
         await open(appPath, heading);
-        await checkScreen(name, viewport, { structure: true });
+        await checkScreen(name, viewport);
         // A table may scroll sideways, but its rows' buttons stay in sight (pinned at its right edge).
         const outOfSight = await page.evaluate(() =>
           [...document.querySelectorAll<HTMLElement>("table button")]

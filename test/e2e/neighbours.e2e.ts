@@ -70,6 +70,14 @@ describe("neighbour mail in the browser: build, test on a sample, mail, revenue 
     await page.getByRole("radio", { name: "Neighbors of the record's home" }).check();
     // The untouched home card gives way to the neighbour card's text (no customer name on it).
     assert.match(await page.getByLabel("Headline").inputValue(), /\{\{job_street\}\}/);
+    // The merge fields offered are a neighbour card's: the job's street and city, no customer name.
+    await page.getByText("Merge fields like {{job_street}} are filled from the job next door.").waitFor();
+    await page.getByRole("button", { name: "Insert merge field" }).click();
+    const menu = page.getByRole("menu");
+    await menu.getByRole("menuitem", { name: /The job's street/ }).waitFor();
+    assert.equal(await menu.getByRole("menuitem", { name: /Customer name/ }).count(), 0);
+    await page.keyboard.press("Escape");
+    await menu.waitFor({ state: "hidden" });
     await page.getByLabel("Homes to mail").fill("12");
     // Typed in feet, saved in the API's meters: 984 ft is 300 m.
     await page.getByLabel("Within (feet)").fill("984");

@@ -41,7 +41,7 @@ async function checkStructureAtBothWidths(name: string, appPath: string, heading
   for (const viewport of ["desktop", "phone"] as const) {
     await page.setViewportSize(VIEWPORTS[viewport]);
     await screens.open(appPath, heading);
-    await screens.checkScreen(name, viewport, { structure: true });
+    await screens.checkScreen(name, viewport);
   }
   await page.setViewportSize(VIEWPORTS.desktop);
 }
@@ -113,7 +113,7 @@ describe("the walkthrough's findings, fixed, in the browser", () => {
     // The dialog's title bar is no second banner of the page.
     for (const viewport of ["phone", "desktop"] as const) {
       await page.setViewportSize(VIEWPORTS[viewport]);
-      await screens.checkScreen("polish-developers-create-key", viewport, { structure: true });
+      await screens.checkScreen("polish-developers-create-key", viewport);
     }
     await dialog.getByRole("button", { name: "Create key" }).click();
     const issued = page.getByRole("dialog", { name: "Your new API key" });

@@ -16,7 +16,6 @@ import {
   launchChromium,
   screenshot,
   seriousAndStructureViolations,
-  seriousViolations,
   structureViolations,
   VIEWPORTS,
   type ViewportName,
@@ -205,10 +204,10 @@ export async function startApp(options: AppOptions) {
 
     /**
      * The settled screen (no toast, no transition) as a screenshot in test/e2e/artifacts/; the page never
-     * scrolls sideways, and axe finds no serious or critical WCAG A/AA violation; with `structure`,
-     * also none of `checkStructure`'s, from the same axe run.
+     * scrolls sideways, and axe finds no serious or critical WCAG A/AA violation, nor any of
+     * `checkStructure`'s (landmarks, heading order, content outside a landmark), from the same run.
      */
-    async function checkScreen(name: string, viewport: ViewportName, options: { structure?: boolean } = {}) {
+    async function checkScreen(name: string, viewport: ViewportName) {
       await page.waitForLoadState("networkidle");
       // A "Saved" toast closes by itself after a few seconds; the screen is judged without it.
       await waitUntil(
@@ -226,9 +225,7 @@ export async function startApp(options: AppOptions) {
         pageWidth <= VIEWPORTS[viewport].width,
         `${name} at ${viewport} is ${pageWidth} px wide: it scrolls sideways`,
       );
-      const { serious, structure } = options.structure
-        ? await seriousAndStructureViolations(page)
-        : { serious: await seriousViolations(page), structure: [] };
+      const { serious, structure } = await seriousAndStructureViolations(page);
       assert.deepEqual(serious, [], `axe on ${name} at ${viewport}:\n${serious.join("\n")}`);
       assertStructure(name, viewport, structure);
     }

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import type { Page } from "playwright-core";
-import { ARTIFACTS, seriousViolations, VIEWPORTS } from "./browser.ts";
+import { ARTIFACTS, seriousAndStructureViolations, seriousViolations, VIEWPORTS } from "./browser.ts";
 import { type App, jobEvent, startApp, waitUntil } from "./session.ts";
 
 const OWNER = { email: "owner@widgets.test", name: "Wren Widget", password: "correct horse battery" };
@@ -39,14 +39,16 @@ describe("widgets opened over a screen", () => {
     await app?.close();
   });
 
-  it("the Insert merge field menu, open: no serious axe finding, and a field chosen lands in the message", async () => {
+  it("the Insert merge field menu, open: no serious or structure axe finding, and a field chosen lands in the message", async () => {
     await open(`/automations/${automationId}`, "Roof check postcard");
     await page.getByRole("button", { name: "Insert merge field" }).click();
     const menu = page.getByRole("menu");
     await menu.waitFor();
     const item = menu.getByRole("menuitem", { name: /Customer name/ });
     await item.hover();
-    const violations = await seriousViolations(page);
+    // Open, the menu's fields are inside the page's landmarks (it opens in place, not in a portal).
+    const { serious, structure } = await seriousAndStructureViolations(page);
+    const violations = [...serious, ...structure];
     // The window as it is (a full-page shot resizes it, and the menu closes).
     await page.screenshot({ path: path.join(ARTIFACTS, "merge-field-menu-desktop.png") });
     assert.deepEqual(violations, [], `axe with the merge field menu open:\n${violations.join("\n")}`);

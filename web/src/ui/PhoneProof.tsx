@@ -1,5 +1,14 @@
 import { Box, Button, Drawer } from "@mantine/core";
-import { type ReactNode, type RefObject, useEffect, useRef, useState } from "react";
+import {
+  createContext,
+  type ReactNode,
+  type RefObject,
+  useContext,
+  useEffect,
+  useId,
+  useRef,
+  useState,
+} from "react";
 import "./phone-proof.css";
 
 /**
@@ -17,6 +26,25 @@ import "./phone-proof.css";
  * typed into reaches under it: a field at the bottom of the screen, where the browser also puts the
  * field it scrolls above an on-screen keyboard. It comes back once that field is left or scrolled up.
  */
+const InPreviewSheet = createContext(false);
+
+/**
+ * The props of a proof's frame: a named region on the page, a plain box in the preview sheet (a
+ * dialog named "Card preview" of its own), where a second region of the same name as the page's
+ * proof under the form would make two landmarks no one could tell apart (axe: landmark-unique).
+ */
+export function useProofFrame(): {
+  headingId: string;
+  frame: { component: "section" | "div"; "aria-labelledby"?: string };
+} {
+  const headingId = useId();
+  const inSheet = useContext(InPreviewSheet);
+  return {
+    headingId,
+    frame: inSheet ? { component: "div" } : { component: "section", "aria-labelledby": headingId },
+  };
+}
+
 export function PhoneProof({ children }: { children: ReactNode }) {
   const [opened, setOpened] = useState(false);
   const bar = useRef<HTMLDivElement>(null);
@@ -44,7 +72,7 @@ export function PhoneProof({ children }: { children: ReactNode }) {
         title="Card preview"
         styles={{ content: { height: "auto" } }}
       >
-        {children}
+        <InPreviewSheet.Provider value={true}>{children}</InPreviewSheet.Provider>
       </Drawer>
     </>
   );

@@ -319,7 +319,7 @@ function PastJobs() {
             developer can also import jobs: see Developers.
           </EmptyState>
         ) : (
-          <ScrollTable label="Imported batches" minWidth={860}>
+          <ScrollTable label="Imported batches table" minWidth={860}>
             <Table striped>
               <Table.Thead>
                 <Table.Tr>

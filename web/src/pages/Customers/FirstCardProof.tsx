@@ -1,7 +1,7 @@
 import { Image, Paper, SimpleGrid, Text, Title } from "@mantine/core";
 import type { UseQueryResult } from "@tanstack/react-query";
-import { useId } from "react";
 import type { ReactivationProof } from "../../api/customers.ts";
+import { useProofFrame } from "../../ui/PhoneProof.tsx";
 import { LoadError } from "../../ui/states.tsx";
 
 /**
@@ -19,9 +19,9 @@ export function FirstCardProof({
   /** The first card's home. */
   address: string | undefined;
 }) {
-  const headingId = useId();
+  const { headingId, frame } = useProofFrame();
   return (
-    <Paper withBorder p="md" component="section" aria-labelledby={headingId}>
+    <Paper withBorder p="md" {...frame}>
       <Title order={2} size="h4" id={headingId} mb="xs">
         Proof of the first card
       </Title>

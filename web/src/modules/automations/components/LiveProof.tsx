@@ -1,9 +1,9 @@
 import { AspectRatio, Image, Loader, Paper, SimpleGrid, Skeleton, Stack, Text, Title } from "@mantine/core";
 import { useDebouncedValue } from "@mantine/hooks";
 import { useQuery } from "@tanstack/react-query";
-import { useId } from "react";
 import { type ProofInput, proofQuery } from "../../../api/automations.ts";
 import { type ApiError, inWords, isInputRefused } from "../../../api/errors.ts";
+import { useProofFrame } from "../../../ui/PhoneProof.tsx";
 import { LoadError } from "../../../ui/states.tsx";
 
 /** Width over height of each card size, for the placeholder drawn while the proof loads. */
@@ -38,13 +38,16 @@ export function LiveProof({
   input,
   recordKnown = true,
   title = "Proof",
+  headingOrder = 2,
 }: {
   input: ProofInput;
   recordKnown?: boolean;
   /** The section's heading; a page with several proofs (a sequence's cards) names each. */
   title?: string;
+  /** Its level: 3 inside a section headed at 2 (a follow-up card's), so headings go down one at a time. */
+  headingOrder?: 2 | 3;
 }) {
-  const headingId = useId();
+  const { headingId, frame } = useProofFrame();
   const [template] = useDebouncedValue(JSON.stringify(input.template), 600);
   const drawn: ProofInput = { ...input, template: JSON.parse(template) as ProofInput["template"] };
   const blank = blankTemplate(drawn.template);
@@ -60,9 +63,9 @@ export function LiveProof({
   const ratio = CARD_RATIO[input.template.card_size ?? "4x6"];
 
   return (
-    <Paper withBorder p="md" radius="md" component="section" aria-labelledby={headingId}>
+    <Paper withBorder p="md" radius="md" {...frame}>
       <Stack gap="sm">
-        <Title order={2} size="h4" id={headingId}>
+        <Title order={headingOrder} size="h4" id={headingId}>
           {title}{" "}
           {proof.isFetching && proof.data && (
             <Loader size="xs" ml="xs" role="status" aria-label="Updating the proof" />
