@@ -12,7 +12,7 @@ import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import type { Locator, Page } from "playwright-core";
 import { ARTIFACTS, seriousViolations, settled, VIEWPORTS } from "./browser.ts";
-import { holdNextRequest } from "./page-probes.ts";
+import { holdNextRequest, waitForFocus } from "./page-probes.ts";
 import { type App, jobEvent, startApp, waitForSamplePicked, waitUntil } from "./session.ts";
 
 const OWNER = { email: "owner@drafts.test", name: "Dana Draft", password: "correct horse battery" };
@@ -222,6 +222,8 @@ describe("the builder keeps unsaved edits through a session that ends; Preview c
     await signInHere(OWNER);
     await restoreOffer().getByRole("button", { name: "Discard" }).click();
     await restoreOffer().waitFor({ state: "detached" });
+    // The question went with its buttons: the focus is on the form's first field, not <body>.
+    await waitForFocus(page, page.getByRole("textbox", { name: /^Name/ }), "the Name field");
     assert.equal(await field("Message").inputValue(), savedMessage, "the form shows the saved automation");
     assert.deepEqual(await keptDrafts(), {}, "the draft is gone");
     await page.reload();

@@ -10,6 +10,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { Page } from "playwright-core";
 import { formatDay } from "../../web/src/ui/format.ts";
+import { waitForFocus } from "./page-probes.ts";
 import { type App, jobEvent, startApp, waitUntil } from "./session.ts";
 
 const OWNER = { email: "owner@followups.test", name: "Fran Follow", password: "correct horse battery" };
@@ -46,6 +47,20 @@ describe("follow-up cards in the browser: the builder, the list, Mail", () => {
     await open(`/automations/${automationId}`, "Job done postcard");
     await page.getByRole("button", { name: "Add a follow-up card" }).click();
     const card = page.getByRole("region", { name: "Follow-up card 1" });
+    // The card appears above the button: the focus goes to its first field.
+    await waitForFocus(page, card.getByLabel("Days after the first card is mailed"), "the new card's delay");
+    // A second card, removed again: its Remove button goes with it, the focus to Add a follow-up card.
+    const add = page.getByRole("button", { name: "Add a follow-up card" });
+    await add.click();
+    const second = page.getByRole("region", { name: "Follow-up card 2" });
+    await waitForFocus(
+      page,
+      second.getByLabel("Days after the first card is mailed"),
+      "the second card's delay",
+    );
+    await second.getByRole("button", { name: "Remove follow-up card 2" }).click();
+    await second.waitFor({ state: "detached" });
+    await waitForFocus(page, add, "Add a follow-up card");
     await card.getByLabel("Days after the first card is mailed").fill("10");
     await card.getByRole("textbox", { name: "Headline" }).fill("Ten days on, {{street}}");
     const proof = page.getByRole("region", { name: "Proof of follow-up card 1" });

@@ -134,16 +134,20 @@ function AutomationBuilder({ initial, existing }: { initial: AutomationFormValue
     if (formUnsaved || unsavedSafety) keepDraft(owner, form.values, unsavedSafety);
     else dropDraft(owner);
   }, [offered, formUnsaved, form.values, unsavedSafety, orgId, userId, automationId]);
+  const nameField = useRef<HTMLInputElement>(null);
   const restoreDraft = (kept: KeptDraft) => {
     // What the contractor had chosen, object type included: the sample no longer fills it in.
     objectTypePicked.current = true;
     form.setValues(restoredValues(form.values, kept));
     if (kept.safety) safety.restore(kept.safety);
     setOffered(null);
+    refocusAfterBusy(() => nameField.current);
   };
+  // Answered, the question goes with its buttons: the focus goes to the form's first field, not <body>.
   const discardDraft = () => {
     dropDraft(draftOwner);
     setOffered(null);
+    refocusAfterBusy(() => nameField.current);
   };
 
   const eventTypes = useQuery(eventTypesQuery());
@@ -281,6 +285,7 @@ function AutomationBuilder({ initial, existing }: { initial: AutomationFormValue
           <Grid.Col span={{ base: 12, md: 7 }}>
             <Stack gap="lg">
               <TextInput
+                ref={nameField}
                 label="Name"
                 placeholder="e.g. Job done postcard"
                 maxLength={200}

@@ -12,6 +12,7 @@ import {
   Title,
 } from "@mantine/core";
 import type { UseFormReturnType } from "@mantine/form";
+import { useRef } from "react";
 import type { ProofInput } from "../../api/automations.ts";
 import { CardFitNotice } from "../../modules/automations/components/CardFitNotice.tsx";
 import { LiveProof } from "../../modules/automations/components/LiveProof.tsx";
@@ -28,6 +29,7 @@ import {
   cardFitInputOf,
   EMPTY_OFFER_HINT,
 } from "../../modules/automations/form-model.ts";
+import { focusWhenShown, refocusAfterBusy } from "../../ui/focus.ts";
 
 /**
  * The builder's follow-up cards (issue 42): each with its delay after the first card, its text and
@@ -46,6 +48,18 @@ export function FollowUpCards({
 }) {
   const rows = form.values.follow_ups;
   const lastDelay = Number(rows.at(-1)?.delay_days ?? 0) || 0;
+  const addButton = useRef<HTMLButtonElement>(null);
+  // A card added appears above the button: the focus goes to its first field. A card removed takes
+  // its Remove button with it: the focus goes to Add a follow-up card, not <body>.
+  const addCard = () => {
+    form.insertListItem("follow_ups", newFollowUp(lastDelay));
+    const added = `Follow-up card ${rows.length + 1}`;
+    focusWhenShown(() => document.querySelector<HTMLElement>(`section[aria-label="${added}"] input`));
+  };
+  const removeCard = (index: number) => {
+    form.removeListItem("follow_ups", index);
+    refocusAfterBusy(() => addButton.current);
+  };
 
   return (
     <Fieldset legend="Follow-up cards">
@@ -67,14 +81,11 @@ export function FollowUpCards({
             >
               <Stack>
                 <Group justify="space-between" wrap="wrap">
-                  <Title order={3} size="h5">
+                  {/* The builder's sections are fieldsets: the first heading after the page's is this one. */}
+                  <Title order={2} size="h5">
                     Follow-up card {number}
                   </Title>
-                  <Button
-                    variant="default"
-                    size="compact-sm"
-                    onClick={() => form.removeListItem("follow_ups", index)}
-                  >
+                  <Button variant="default" size="compact-sm" onClick={() => removeCard(index)}>
                     Remove follow-up card {number}
                   </Button>
                 </Group>
@@ -110,6 +121,7 @@ export function FollowUpCards({
                 />
                 <LiveProof
                   title={`Proof of follow-up card ${number}`}
+                  headingOrder={3}
                   recordKnown={recordKnown}
                   input={{ ...recipient, template: followUpTemplate(row, form.values.card_size) }}
                 />
@@ -119,10 +131,7 @@ export function FollowUpCards({
         })}
         {rows.length < MAX_FOLLOW_UPS ? (
           <Group>
-            <Button
-              variant="default"
-              onClick={() => form.insertListItem("follow_ups", newFollowUp(lastDelay))}
-            >
+            <Button ref={addButton} variant="default" onClick={addCard}>
               Add a follow-up card
             </Button>
           </Group>

@@ -1,6 +1,7 @@
-import { Box, Group, Image, NativeSelect, Table, Text, TextInput } from "@mantine/core";
+import { Box, Button, Group, Image, NativeSelect, Table, Text, TextInput } from "@mantine/core";
 import { useQuery } from "@tanstack/react-query";
 import { getRouteApi } from "@tanstack/react-router";
+import { type RefObject, useRef } from "react";
 import { automationListQuery } from "../../api/automations.ts";
 import {
   mailedOrDue,
@@ -33,13 +34,27 @@ export function MailPage() {
   const filtered = Boolean(
     filters.automation_id || filters.mailing || filters.status || filters.from || filters.to,
   );
+  // Cleared, the button that did it goes: the focus goes to the first filter, not <body>.
+  const firstFilter = useRef<HTMLSelectElement>(null);
+  const clearFilters = () => {
+    void navigate({ search: {}, replace: true }).then(() => firstFilter.current?.focus());
+  };
 
   return (
     <>
       <PageHeader title="Mail" description="Every postcard your automations send, newest first." />
-      <MailFilterBar filters={filters} onChange={setFilter} />
+      <MailFilterBar
+        filters={filters}
+        onChange={setFilter}
+        onClear={filtered ? clearFilters : undefined}
+        firstFilter={firstFilter}
+      />
       {/* A new filter starts again at the newest page. */}
-      <PieceList key={JSON.stringify(filters)} filters={filters} filtered={filtered} />
+      <PieceList
+        key={JSON.stringify(filters)}
+        filters={filters}
+        onClear={filtered ? clearFilters : undefined}
+      />
     </>
   );
 }
@@ -53,9 +68,14 @@ const HALF_LINE = "calc(50% - var(--mantine-spacing-sm) / 2)";
 function MailFilterBar({
   filters,
   onChange,
+  onClear,
+  firstFilter,
 }: {
   filters: MailFilters;
   onChange: (change: Partial<MailFilters>) => void;
+  /** Shown while a filter is set. */
+  onClear: (() => void) | undefined;
+  firstFilter: RefObject<HTMLSelectElement | null>;
 }) {
   const automations = useQuery(automationListQuery());
   const automationOptions = [
@@ -70,6 +90,7 @@ function MailFilterBar({
   return (
     <Group mb="md" align="flex-end" gap="sm" wrap="wrap" role="search" aria-label="Filter postcards">
       <NativeSelect
+        ref={firstFilter}
         label="Automation"
         data={automationOptions}
         value={filters.mailing ?? filters.automation_id ?? ""}
@@ -97,8 +118,19 @@ function MailFilterBar({
         label="Created to"
         value={filters.to ?? ""}
         onChange={(event) => onChange({ to: event.currentTarget.value || undefined })}
+        // Dates in the URL are ISO days: compared as text, they compare as days.
+        error={
+          filters.from && filters.to && filters.to < filters.from
+            ? "Pick a day on or after Created from"
+            : undefined
+        }
         w={{ base: HALF_LINE, sm: 170 }}
       />
+      {onClear && (
+        <Button variant="subtle" onClick={onClear}>
+          Clear filters
+        </Button>
+      )}
     </Group>
   );
 }
@@ -109,7 +141,7 @@ function automationFilter(value: string): Pick<MailFilters, "automation_id" | "m
   return { automation_id: value || undefined, mailing: undefined };
 }
 
-function PieceList({ filters, filtered }: { filters: MailFilters; filtered: boolean }) {
+function PieceList({ filters, onClear }: { filters: MailFilters; onClear: (() => void) | undefined }) {
   const pages = useKeysetPages();
   const pieces = useQuery(piecesQuery(filters, pages.cursor));
   const phone = usePhoneWidth();
@@ -117,8 +149,15 @@ function PieceList({ filters, filtered }: { filters: MailFilters; filtered: bool
   if (pieces.isPending) return <Loading label="Loading your mail" />;
   if (pieces.isError) return <LoadError error={pieces.error} retry={() => pieces.refetch()} />;
   if (pieces.data.pieces.length === 0 && pages.number === 1) {
-    return filtered ? (
-      <EmptyState title="No postcards match these filters">
+    return onClear ? (
+      <EmptyState
+        title="No postcards match these filters"
+        action={
+          <Button variant="light" onClick={onClear}>
+            Clear filters
+          </Button>
+        }
+      >
         Choose another automation, status or date range, or clear the filters to see all your mail.
       </EmptyState>
     ) : (
