@@ -95,7 +95,9 @@ function textInput(
   extra = "",
   hints: string[] = [],
 ) {
-  return `<label for="${name}">${escapeHtml(label)}</label>${problemText(name, form.messages)}
+  // A field the form needs says so beside its name, not only to the browser's own check.
+  const needed = /\brequired\b/.test(extra) ? ' <span class="muted">(required)</span>' : "";
+  return `<label for="${name}">${escapeHtml(label)}${needed}</label>${problemText(name, form.messages)}
 <input id="${name}" name="${name}" type="${type}" maxlength="${maxLength}" value="${escapeHtml(first(form.values[name]))}"${extra}${problemAttributes(name, form.messages, hints)}>`;
 }
 

@@ -184,6 +184,12 @@ describe("customers and reactivation mailings in the browser", () => {
     await confirm.getByText(/2 cards will be printed and mailed/).waitFor();
     await confirm.getByRole("button", { name: "Send 2 cards" }).click();
     await page.getByRole("heading", { level: 1, name: "Mail", exact: true }).waitFor();
+    // Mail says the mailing went, and how many cards it made.
+    await page
+      .locator(".mantine-Notification-root")
+      .filter({ hasText: "Mailing sent" })
+      .getByText("2 cards are on the way to print.", { exact: false })
+      .waitFor();
 
     let mailing: { pieces: ListedPiece[] } | undefined;
     await waitUntil(async () => {

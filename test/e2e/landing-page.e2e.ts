@@ -96,7 +96,8 @@ describe("the homeowner's landing page in a browser", () => {
       (await page.locator('meta[name="viewport"]').getAttribute("content")) ?? "",
       /width=device-width/,
     );
-    for (const label of ["First name", "Last name", "Email", "Phone", "Message"]) {
+    // The names the form needs say so beside them; the rest stand alone.
+    for (const label of ["First name (required)", "Last name (required)", "Email", "Phone", "Message"]) {
       await page.getByLabel(label, { exact: true }).waitFor();
     }
     const targets = [

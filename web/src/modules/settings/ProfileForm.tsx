@@ -154,14 +154,14 @@ export function ProfileForm({ canEdit }: { canEdit: boolean }) {
               label="Phone"
               type="tel"
               autoComplete="tel"
-              description="Printed as {{phone}} and on the landing page's call button"
+              description="Printed on every card and on its landing page's call button; a card's text can name it too (Business phone, among the builder's merge fields)"
               {...form.getInputProps("phone")}
             />
             <TextInput
               label="Website"
               type="url"
               placeholder="https://"
-              description="Printed as {{website}}"
+              description="Printed where a card's text names it (Business website, among the builder's merge fields)"
               {...form.getInputProps("website")}
             />
             <ColorInput

@@ -16,6 +16,7 @@ import {
 } from "@mantine/core";
 import { useForm } from "@mantine/form";
 import { useDebouncedValue } from "@mantine/hooks";
+import { notifications } from "@mantine/notifications";
 import { keepPreviousData, useQuery, useSuspenseQuery } from "@tanstack/react-query";
 import { getRouteApi, useNavigate } from "@tanstack/react-router";
 import { useState } from "react";
@@ -146,8 +147,9 @@ export function NewMailingPage() {
   // Resolves once sent (on to Mail) or sent back to the form's fields; rejects with a failure the
   // dialog shows (the audience changed since the preview: its count and cost are read again).
   const sendConfirmed = async (values: MailingFormValues, confirmedCards: number) => {
+    let sent: { queued: number };
     try {
-      await send.mutateAsync({
+      sent = await send.mutateAsync({
         ...selectionOf(batches, values),
         name: values.name,
         template: templateOf(values),
@@ -171,6 +173,12 @@ export function NewMailingPage() {
       }
       throw error;
     }
+    // Mail lists the new cards first; the toast says the mailing went, and how many cards it made.
+    notifications.show({
+      color: "green",
+      title: "Mailing sent",
+      message: `${sent.queued} card${sent.queued === 1 ? " is" : "s are"} on the way to print. Until they print, any can be cancelled from Mail.`,
+    });
     await navigate({ to: "/mail" });
   };
   const excluded = summary ? Object.entries(summary.excluded).filter(([, count]) => count > 0) : [];
