@@ -148,4 +148,30 @@ describe(`app API: the business profile refuses a return address or website no c
     });
     assert.equal(automation.status, 201, automation.text);
   });
+
+  test("an offer saved before the check does not block a change of another field, sent with it unchanged as the form sends it", async () => {
+    const long =
+      "Free gutter check with any roof repair, and 10% off a full replacement booked before the end of the month";
+    await ctx.database.db.execute(
+      sql`UPDATE organization_profiles SET offer = ${long} WHERE org_id = ${owner.orgId}::uuid`,
+    );
+    const phone = await patch({ phone: "(217) 555-0142", offer: long });
+    assert.equal(phone.status, 200, phone.text);
+    assert.equal(phone.body.phone, "(217) 555-0142");
+    // Changed, it is checked.
+    assert.match((await refusedFields({ offer: `${long}!` })).offer ?? "", /^Too long for a 4x6 card/);
+  });
+
+  test("an offer naming the business is checked again when the name it prints changes", async () => {
+    const fits = await patch({
+      business_name: "Ace",
+      offer: "Ask {{org_name}} about a free gutter check with any repair",
+    });
+    assert.equal(fits.status, 200, fits.text);
+    const longName = "Ridgeline Roofing & Gutter Company of Greater Springfield and Shelbyville";
+    assert.match((await refusedFields({ business_name: longName })).offer ?? "", /^Too long for a 4x6 card/);
+    const now = await owner.browser.request("GET", "/app/api/v1/organization");
+    assert.equal(now.body.business_name, "Ace", "the refused name is not saved");
+    assert.equal((await patch({ phone: "(217) 555-0143" })).status, 200, "another field saves");
+  });
 });

@@ -188,7 +188,7 @@ describe("customers and reactivation mailings in the browser", () => {
     await page
       .locator(".mantine-Notification-root")
       .filter({ hasText: "Mailing sent" })
-      .getByText("2 cards are on the way to print.", { exact: false })
+      .getByText("2 cards are on the way to print.")
       .waitFor();
 
     let mailing: { pieces: ListedPiece[] } | undefined;

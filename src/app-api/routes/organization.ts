@@ -7,6 +7,7 @@ import { loadCardSender } from "../../orgs/card-sender.ts";
 import {
   findOrganizationLogo,
   getOrganizationProfile,
+  type OrganizationProfile,
   saveOrganizationLogo,
   updateOrganizationProfile,
 } from "../../orgs/organization-profile.ts";
@@ -14,7 +15,7 @@ import { profilePatchProblems } from "../../orgs/profile-checks.ts";
 import { sweepCardImages } from "../../pieces/draw-ahead.ts";
 import type { CardSender } from "../../render/compose.ts";
 import type { Renderer } from "../../render/renderer.ts";
-import { DEFAULT_TEMPLATE, resolveTemplate } from "../../render/template.ts";
+import { DEFAULT_TEMPLATE } from "../../render/template.ts";
 import type { AppApiContext } from "../context.ts";
 import { sessionOf } from "../session-guard.ts";
 
@@ -73,16 +74,31 @@ function logoContentType(request: FastifyRequest): string {
 }
 
 /**
+ * An offer is checked when it changes, or when a profile value it names does ({{org_name}}, {{phone}},
+ * {{website}}): a save of other fields (the form sends them all) never fails for an offer saved
+ * before the check existed.
+ */
+function offerToCheck(before: OrganizationProfile, after: OrganizationProfile): boolean {
+  if (!after.offer) return false;
+  if (after.offer !== before.offer) return true;
+  const names = (field: string) => new RegExp(`\\{\\{\\s*${field}\\s*[|}]`).test(after.offer ?? "");
+  return (
+    (names("org_name") && (after.business_name !== before.business_name || after.name !== before.name)) ||
+    (names("phone") && after.phone !== before.phone) ||
+    (names("website") && after.website !== before.website)
+  );
+}
+
+/**
  * An offer in Settings prints on every card of an automation without its own: refused (422 on
  * `offer`, the transaction rolled back) when the smallest card's two offer lines cannot hold it, or
  * no new automation could be saved and the saved ones would print it cut.
  */
 async function assertOfferFits(renderer: Renderer, sender: CardSender): Promise<void> {
-  const template = resolveTemplate({ ...DEFAULT_TEMPLATE, offer: null });
-  const offer = (await renderer.fit(template, sender)).find((fit) => fit.field === "offer");
+  const offer = (await renderer.fit(DEFAULT_TEMPLATE, sender)).find((fit) => fit.field === "offer");
   if (!offer) return;
   throw invalidFields({
-    offer: `Too long for a ${template.size} card: ${offer.fitting} of its ${offer.characters} characters fit its two offer lines (merge fields counted at their longest)`,
+    offer: `Too long for a ${DEFAULT_TEMPLATE.size} card: ${offer.fitting} of its ${offer.characters} characters fit its two offer lines (a record's merge fields counted at their longest)`,
   });
 }
 
@@ -127,8 +143,10 @@ export function registerOrganizationRoutes(app: FastifyInstance, ctx: AppApiCont
       if (refused) throw refused;
       // The waiting cards print the profile: their kept images are drawn again ahead of the next look.
       return db.transaction(async (tx) => {
+        const before = await getOrganizationProfile(tx, orgId);
         const profile = await updateOrganizationProfile(tx, orgId, request.body, clock.now());
-        if (request.body.offer) await assertOfferFits(ctx.renderer, await loadCardSender(tx, orgId));
+        if (offerToCheck(before, profile))
+          await assertOfferFits(ctx.renderer, await loadCardSender(tx, orgId));
         await sweepCardImages(tx, orgId, clock.now());
         return profile;
       });

@@ -11,21 +11,6 @@ import {
 } from "react";
 import "./phone-proof.css";
 
-/**
- * Below the `md` breakpoint a page's proof column falls under the whole form, out of sight of the
- * field being edited (the automation builder, a New mailing). There a "Preview card" button stands in a
- * bar along the bottom of the screen (phone-proof.css: opaque, the page scrolls under it as under the
- * header, so no label is left half covered by a floating button) and opens the same proof
- * (`children`) in a sheet from the bottom;
- * closing it puts the contractor back on the field (focus returns to the button, the page keeps its
- * scroll). From `md` up nothing shows: the proof stands beside the form. CSS decides (`hiddenFrom`), so
- * no width is measured and nothing re-renders on a resize. The proof under the form stays for whoever
- * scrolls to the end; a proof that reads a query reads the same one in both places.
- *
- * The bar steps aside (hidden, out of reach of a tap and of a screen reader) while the field being
- * typed into reaches under it: a field at the bottom of the screen, where the browser also puts the
- * field it scrolls above an on-screen keyboard. It comes back once that field is left or scrolled up.
- */
 const InPreviewSheet = createContext(false);
 
 /**
@@ -45,6 +30,21 @@ export function useProofFrame(): {
   };
 }
 
+/**
+ * Below the `md` breakpoint a page's proof column falls under the whole form, out of sight of the
+ * field being edited (the automation builder, a New mailing). There a "Preview card" button stands in a
+ * bar along the bottom of the screen (phone-proof.css: opaque, the page scrolls under it as under the
+ * header, so no label is left half covered by a floating button) and opens the same proof
+ * (`children`) in a sheet from the bottom;
+ * closing it puts the contractor back on the field (focus returns to the button, the page keeps its
+ * scroll). From `md` up nothing shows: the proof stands beside the form. CSS decides (`hiddenFrom`), so
+ * no width is measured and nothing re-renders on a resize. The proof under the form stays for whoever
+ * scrolls to the end; a proof that reads a query reads the same one in both places.
+ *
+ * The bar steps aside (hidden, out of reach of a tap and of a screen reader) while the field being
+ * typed into reaches under it: a field at the bottom of the screen, where the browser also puts the
+ * field it scrolls above an on-screen keyboard. It comes back once that field is left or scrolled up.
+ */
 export function PhoneProof({ children }: { children: ReactNode }) {
   const [opened, setOpened] = useState(false);
   const bar = useRef<HTMLDivElement>(null);

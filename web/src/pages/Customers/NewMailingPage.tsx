@@ -38,6 +38,7 @@ import {
   EMPTY_OFFER_HINT,
   templateOf,
 } from "../../modules/automations/form-model.ts";
+import { MAILING_CARD_TEXT } from "../../modules/customers/mailing-text.ts";
 import { ConfirmDialog } from "../../ui/ConfirmDialog.tsx";
 import { focusFirstRefused } from "../../ui/focus.ts";
 import { PhoneProof } from "../../ui/PhoneProof.tsx";
@@ -94,9 +95,7 @@ export function NewMailingPage() {
     initialValues: {
       ...blankAutomation(),
       name: `Reactivation ${new Date().toISOString().slice(0, 10)}`,
-      headline: "Time for a check-up at {{street}}?",
-      message:
-        "Hi {{client_name}}, it has been a while since we worked on your home. Scan the code to book your next visit with {{org_name}}.",
+      ...MAILING_CARD_TEXT,
       completed_before: "",
       job_types: [],
       match_field: "customer_name",
@@ -173,11 +172,17 @@ export function NewMailingPage() {
       }
       throw error;
     }
-    // Mail lists the new cards first; the toast says the mailing went, and how many cards it made.
+    // Mail lists the new cards first; the toast says the mailing went, how many cards it made and,
+    // as the confirm dialog did, whether they can still be cancelled.
+    const cards = `${sent.queued} card${sent.queued === 1 ? " is" : "s are"}`;
+    const holdMinutes = summary?.hold_minutes ?? 0;
     notifications.show({
       color: "green",
       title: "Mailing sent",
-      message: `${sent.queued} card${sent.queued === 1 ? " is" : "s are"} on the way to print. Until they print, any can be cancelled from Mail.`,
+      message:
+        holdMinutes > 0
+          ? `${cards} waiting ${holdMinutes} minutes before print; until then you can cancel them in Mail.`
+          : `${cards} on the way to print.`,
     });
     await navigate({ to: "/mail" });
   };
