@@ -1,4 +1,5 @@
 import type { Logger } from "pino";
+import type { AttributionDeps } from "./attribution/deps.ts";
 import type { BoundAutomationCache } from "./automations/automation-cache.ts";
 import type { KillSwitch } from "./automations/kill-switch.ts";
 import type { Clock } from "./clock.ts";
@@ -52,4 +53,15 @@ export interface Services {
   referenceUploads: ReferenceAddressUploads;
   /** See AppDeps.isStarted: /readyz reads it. */
   isStarted?: () => boolean;
+}
+
+/** What attribution needs, from the route services (developer API and app API alike). */
+export function attributionDeps(services: Services): AttributionDeps {
+  return {
+    db: services.db,
+    clock: services.clock,
+    logger: services.logger,
+    geocoder: services.geocoder,
+    geoRadiusMeters: services.config.attributionGeoRadiusMeters,
+  };
 }

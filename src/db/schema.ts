@@ -222,6 +222,10 @@ export const leads = pgTable(
     syncKey: text("sync_key"),
     /** A landing-page lead's submission fingerprint, unique per piece (a resubmission is this lead). */
     submissionFingerprint: text("submission_fingerprint"),
+    /** Marked won in the app: the close day, the job's amount, and when it was first marked. */
+    wonOn: date("won_on", { mode: "string" }),
+    wonAmount: numeric("won_amount"),
+    wonAt: ts("won_at"),
     createdAt: ts("created_at").notNull().defaultNow(),
   },
   (t) => [primaryKey({ columns: [t.orgId, t.id] })],

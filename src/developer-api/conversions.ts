@@ -4,8 +4,7 @@ import { readConversionFields, recordConversion } from "../attribution/conversio
 import type { Payload } from "../attribution/payload-fields.ts";
 import { ConversionRequest, ConversionResponse } from "../attribution/schemas.ts";
 import { authOf } from "../http/guards.ts";
-import type { Services } from "../services.ts";
-import { attributionDeps } from "./attribution-deps.ts";
+import { attributionDeps, type Services } from "../services.ts";
 import {
   ATTRIBUTION_BODY_LIMIT,
   ATTRIBUTION_ERROR_STYLE,

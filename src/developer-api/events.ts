@@ -5,7 +5,7 @@ import { errorResponse } from "../http/error-responses.ts";
 import { MACHINE_STYLE } from "../http/error-style.ts";
 import { authOf } from "../http/guards.ts";
 import { ErrorBody } from "../http/schemas.ts";
-import type { Services } from "../services.ts";
+import { attributionDeps, type Services } from "../services.ts";
 import {
   dropIgnoredPropertyOrgId,
   EVENTS_BODY_LIMIT,
@@ -13,7 +13,6 @@ import {
   EventResult,
 } from "../trigger/envelope.ts";
 import { createEventService } from "../trigger/event-service.ts";
-import { attributionDeps } from "./attribution-deps.ts";
 
 /**
  * No query parameters: `?dry_run=true` would otherwise be ignored and the event mailed. Every

@@ -3,8 +3,7 @@ import type { FastifyInstance } from "fastify";
 import { TrackingLeadRequest, TrackingLeadResponse } from "../attribution/schemas.ts";
 import { readTrackingLead, recordTrackingLead } from "../attribution/tracking-lead.ts";
 import { authOf } from "../http/guards.ts";
-import type { Services } from "../services.ts";
-import { attributionDeps } from "./attribution-deps.ts";
+import { attributionDeps, type Services } from "../services.ts";
 import {
   ATTRIBUTION_BODY_LIMIT,
   ATTRIBUTION_ERROR_STYLE,

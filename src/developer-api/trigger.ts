@@ -5,9 +5,8 @@ import { Nullable } from "../domain/crm-fields.ts";
 import { errorResponse } from "../http/error-responses.ts";
 import { AUTOMATIONS_DISABLED_SENTENCE } from "../http/error-style.ts";
 import { authOf } from "../http/guards.ts";
-import type { Services } from "../services.ts";
+import { attributionDeps, type Services } from "../services.ts";
 import { fireDirectTrigger, TriggerResult } from "../trigger/direct-trigger.ts";
-import { attributionDeps } from "./attribution-deps.ts";
 import {
   ATTRIBUTION_BODY_LIMIT,
   ATTRIBUTION_ERROR_STYLE,

@@ -6,6 +6,7 @@ import { cursorTime, type KeysetCursor, keysetPage } from "../db/keyset-cursor.t
 import type { LeadCustomField } from "../db/schema.ts";
 import { isUuid } from "../domain/uuid.ts";
 import { deliverLeadJob } from "../jobs/kinds.ts";
+import { WonJob, wonJobOf } from "./won-job.ts";
 
 // The shapes the app API answers with (GET /leads, GET /leads/:id, Overview's latest leads): the
 // routes' response schemas, and through Static<> the types this module returns.
@@ -48,6 +49,10 @@ const leadFields = {
   attribution_type: NullableString({ description: "direct (answered a card's landing page) or indirect." }),
   received_at: Type.String({ format: "date-time" }),
   deliveries: Type.Array(LeadDelivery),
+  won_on: NullableString({
+    format: "date",
+    description: "The day the job was won, when a member marked it won.",
+  }),
 };
 
 export const LeadListItem = Type.Object(
@@ -73,6 +78,9 @@ export const LeadDetail = Type.Object(
     ...leadFields,
     message: Type.String(),
     crm_record_id: NullableString(),
+    won: Type.Union([WonJob, Type.Null()], {
+      description: "The job won from this lead (Mark as won); null until then.",
+    }),
     answers: Type.Array(
       Type.Object(
         { field_id: Type.String(), label: Type.String(), value: Type.Array(Type.String()) },
@@ -104,6 +112,9 @@ interface LeadRow {
   custom_fields: LeadCustomField[] | string;
   crm_record_id: string | null;
   unopened: boolean;
+  won_on: string | null;
+  won_amount: string | null;
+  won_at: Date | string | null;
 }
 
 const iso = (value: Date | string | null) => (value === null ? null : new Date(value).toISOString());
@@ -123,7 +134,7 @@ const UNOPENED = sql`(l.source = 'landing_page' AND l.opened_at IS NULL)`;
 const LEAD_COLUMNS = sql`l.id, l.source, l.first_name, l.last_name, l.email, l.phone, l.full_address, l.piece_id,
   l.campaign_id, c.name AS campaign_name, c.automation_id, a.name AS automation_name, l.attribution_type,
   l.created_at, ${cursorTime(sql`l.created_at`)} AS cursor_at, l.message, l.custom_fields, l.crm_record_id,
-  ${UNOPENED} AS unopened`;
+  ${UNOPENED} AS unopened, l.won_on::text AS won_on, l.won_amount::text AS won_amount, l.won_at`;
 
 const LEAD_JOINS = sql`FROM leads l
   LEFT JOIN campaigns c ON c.org_id = l.org_id AND c.id = l.campaign_id
@@ -228,6 +239,7 @@ function leadSummary(row: LeadRow, deliveries: LeadDelivery[]): Omit<LeadListIte
     attribution_type: row.attribution_type,
     received_at: iso(row.created_at)!,
     deliveries,
+    won_on: row.won_at === null ? null : row.won_on,
   };
 }
 
@@ -291,6 +303,7 @@ export async function getLead(db: Queryable, orgId: string, leadId: string): Pro
     ...leadSummary(row, deliveries.get(row.id) ?? []),
     message: row.message,
     crm_record_id: row.crm_record_id,
+    won: await wonJobOf(db, orgId, row),
     answers: (fields ?? []).map((field) => ({
       field_id: field.field_id,
       label: field.field_label,

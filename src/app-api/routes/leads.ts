@@ -1,5 +1,6 @@
 import { Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
+import { MarkWonBody, markLeadWon } from "../../attribution/lead-won.ts";
 import { decodeKeysetCursor } from "../../db/keyset-cursor.ts";
 import { notFound } from "../../errors.ts";
 import {
@@ -11,10 +12,12 @@ import {
   markLeadOpened,
 } from "../../leads/app-leads.ts";
 import { getLeadAlertPreference, setLeadAlertPreference } from "../../leads/lead-alerts.ts";
+import { attributionDeps } from "../../services.ts";
 import type { AppApiContext } from "../context.ts";
 import { sessionOf } from "../session-guard.ts";
 
 const PAGE_SIZE = 50;
+const LeadIdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) });
 
 const LeadAlerts = Type.Object(
   {
@@ -70,7 +73,7 @@ export function registerLeadRoutes(app: FastifyInstance, ctx: AppApiContext): vo
         summary:
           "One lead: its answers and its deliveries (status code, attempts, next retry); opening it marks it no longer new",
         tags: ["Leads"],
-        params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) }),
+        params: LeadIdParams,
         response: { 200: LeadDetail },
       },
     },
@@ -79,6 +82,28 @@ export function registerLeadRoutes(app: FastifyInstance, ctx: AppApiContext): vo
       const lead = await getLead(db, orgId, request.params.id);
       if (!lead) throw notFound("lead not found");
       await markLeadOpened(db, orgId, lead.id, clock.now());
+      return lead;
+    },
+  );
+
+  r.put(
+    "/leads/:id/won",
+    {
+      schema: {
+        operationId: "markLeadWon",
+        summary:
+          "Marks the lead's job won: Revenue credits the card that reached its home, and the home becomes a customer (no more cards; its follow-ups stop). Again: changes the amount; the day stays",
+        tags: ["Leads"],
+        params: LeadIdParams,
+        body: MarkWonBody,
+        response: { 200: LeadDetail },
+      },
+    },
+    async (request) => {
+      const { orgId } = sessionOf(request);
+      await markLeadWon(attributionDeps(ctx), orgId, request.params.id, request.body);
+      const lead = await getLead(db, orgId, request.params.id);
+      if (!lead) throw notFound("lead not found");
       return lead;
     },
   );

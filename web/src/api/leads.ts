@@ -1,10 +1,12 @@
-import { type QueryClient, queryOptions } from "@tanstack/react-query";
-import { client, type ResponseOf, unwrap } from "./client.ts";
+import { type QueryClient, queryOptions, useMutation, useQueryClient } from "@tanstack/react-query";
+import { type BodyOf, client, type ResponseOf, unwrap } from "./client.ts";
 
 export type LeadSummary = ResponseOf<"/app/api/v1/leads", "get">["leads"][number];
 export type LeadSource = LeadSummary["source"];
 export type Lead = ResponseOf<"/app/api/v1/leads/{id}", "get">;
 export type LeadDelivery = LeadSummary["deliveries"][number];
+export type WonJob = NonNullable<Lead["won"]>;
+export type MarkWon = BodyOf<"/app/api/v1/leads/{id}/won", "put">;
 
 export const SOURCE_LABELS: Record<LeadSource, string> = {
   landing_page: "Landing page",
@@ -72,3 +74,23 @@ export const leadQuery = (id: string) =>
     queryKey: leadKeys.detail(id),
     queryFn: () => unwrap(client.GET("/app/api/v1/leads/{id}", { params: { path: { id } } })),
   });
+
+/**
+ * Marks the lead's job won (again: changes its amount). The answer is the lead as it is now; the rest
+ * of the app is read again, since a won job changes Revenue, Overview, Customers (the home is one
+ * now), the card's page and Approvals (the home's waiting cards stop).
+ */
+export function useMarkLeadWon(leadId: string) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    meta: { refusalsOnFields: true },
+    mutationFn: (body: MarkWon) =>
+      unwrap(client.PUT("/app/api/v1/leads/{id}/won", { params: { path: { id: leadId } }, body })),
+    onSuccess: (lead) => {
+      queryClient.setQueryData(leadKeys.detail(leadId), lead);
+      void queryClient.invalidateQueries({
+        predicate: (query) => query.queryKey.join("|") !== leadKeys.detail(leadId).join("|"),
+      });
+    },
+  });
+}

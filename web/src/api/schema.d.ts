@@ -541,6 +541,23 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/app/api/v1/leads/{id}/won": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    /** Marks the lead's job won: Revenue credits the card that reached its home, and the home becomes a customer (no more cards; its follow-ups stop). Again: changes the amount; the day stays */
+    put: operations["markLeadWon"];
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/app/api/v1/mail-safety": {
     parameters: {
       query?: never;
@@ -4589,6 +4606,7 @@ export interface operations {
                 last_attempt_at: string | null;
                 next_retry_at: string | null;
               }[];
+              won_on: string | null;
               /** @description New: a landing-page lead no member has opened in the app yet (Overview counts them); opening the lead (GET /leads/{id}) makes it false. */
               unopened: boolean;
             }[];
@@ -4689,8 +4707,153 @@ export interface operations {
               last_attempt_at: string | null;
               next_retry_at: string | null;
             }[];
+            won_on: string | null;
             message: string;
             crm_record_id: string | null;
+            /** @description The job won from this lead (Mark as won); null until then. */
+            won: {
+              /** Format: date */
+              closed_on: string;
+              amount: number;
+              /** Format: date-time */
+              marked_at: string;
+              /** @description The card Revenue credits with the job; null when no card reached the home in the 180 days up to the close day (the home is still a customer). */
+              credited: {
+                piece_id: string | null;
+                campaign_name: string | null;
+                automation_name: string | null;
+              } | null;
+            } | null;
+            answers: {
+              field_id: string;
+              label: string;
+              value: string[];
+            }[];
+          };
+        };
+      };
+      /** @description No valid session (sign in). */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+      /** @description `forbidden`: the session's role may not do this (owners only); `csrf_rejected`: a state-changing request without a same-origin Origin / Sec-Fetch-Site. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+      /** @description Not found, or belongs to another organization. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+      /** @description The body or query is not valid. */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+      /** @description Too many requests. */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+    };
+  };
+  markLeadWon: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description The job's amount in dollars, cents at most (12500 or 12500.50). */
+          amount: number;
+          /**
+           * Format: date
+           * @description The day the job was won (YYYY-MM-DD); it decides which card is credited (the last one mailed to the home in the 180 days up to it). It cannot change once the lead is won.
+           */
+          closed_on: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Success. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** Format: uuid */
+            id: string;
+            source: "landing_page" | "crm_sync";
+            name: string;
+            email: string;
+            phone: string;
+            address: string;
+            piece_id: string | null;
+            campaign_id: string | null;
+            campaign_name: string | null;
+            automation_id: string | null;
+            automation_name: string | null;
+            attribution_type: string | null;
+            /** Format: date-time */
+            received_at: string;
+            deliveries: {
+              /** Format: uuid */
+              subscription_id: string;
+              /** @description The subscription's origin (its path may hold a secret). */
+              target: string;
+              /** @description delivered: the receiver answered 2xx; failed: another status, or no answer (blocked, timeout, error); pending: waiting for its first try or a retry. */
+              state: "delivered" | "failed" | "pending";
+              status_code: number | null;
+              error: string | null;
+              attempts: number;
+              last_attempt_at: string | null;
+              next_retry_at: string | null;
+            }[];
+            won_on: string | null;
+            message: string;
+            crm_record_id: string | null;
+            /** @description The job won from this lead (Mark as won); null until then. */
+            won: {
+              /** Format: date */
+              closed_on: string;
+              amount: number;
+              /** Format: date-time */
+              marked_at: string;
+              /** @description The card Revenue credits with the job; null when no card reached the home in the 180 days up to the close day (the home is still a customer). */
+              credited: {
+                piece_id: string | null;
+                campaign_name: string | null;
+                automation_name: string | null;
+              } | null;
+            } | null;
             answers: {
               field_id: string;
               label: string;
@@ -5599,6 +5762,7 @@ export interface operations {
                 last_attempt_at: string | null;
                 next_retry_at: string | null;
               }[];
+              won_on: string | null;
               /** @description New: a landing-page lead no member has opened in the app yet (Overview counts them); opening the lead (GET /leads/{id}) makes it false. */
               unopened: boolean;
             }[];

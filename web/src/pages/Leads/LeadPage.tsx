@@ -1,4 +1,4 @@
-import { Anchor, SimpleGrid, Stack, Table, Text } from "@mantine/core";
+import { Anchor, Box, SimpleGrid, Stack, Table, Text } from "@mantine/core";
 import { useQuery } from "@tanstack/react-query";
 import { getRouteApi } from "@tanstack/react-router";
 import { attributionWords, type Lead, leadQuery, SOURCE_LABELS } from "../../api/leads.ts";
@@ -8,6 +8,7 @@ import { AnchorLink } from "../../ui/links.tsx";
 import { ScrollTable } from "../../ui/ScrollTable.tsx";
 import { LoadError, Loading, PageHeader } from "../../ui/states.tsx";
 import { DeliveryBadge } from "./LeadsPage.tsx";
+import { WonJobCard } from "./WonJobCard.tsx";
 
 const route = getRouteApi("/signed-in/leads/$leadId");
 
@@ -69,6 +70,9 @@ function LeadDetails({ lead }: { lead: Lead }) {
           )}
         </DetailCard>
       </SimpleGrid>
+      <Box mb="lg">
+        <WonJobCard lead={lead} />
+      </Box>
       <DetailCard title="Deliveries to your webhooks">
         {lead.deliveries.length === 0 ? (
           <Text size="sm" c="dimmed">

@@ -138,6 +138,11 @@ function LeadList({ source }: { source?: LeadSource }) {
                         {lead.name || "No name given"}
                       </AnchorLink>
                       {lead.unopened && <NewLeadBadge />}
+                      {lead.won_on && (
+                        <Badge size="sm" color="green" variant="light">
+                          Won
+                        </Badge>
+                      )}
                     </Group>
                     {phone && <PhoneLeadFacts lead={lead} />}
                   </Table.Td>

@@ -17,7 +17,7 @@ import {
   money,
   returnOnSpend,
 } from "../../ui/format.ts";
-import { ButtonLink } from "../../ui/links.tsx";
+import { AnchorLink, ButtonLink } from "../../ui/links.tsx";
 import { ScrollTable } from "../../ui/ScrollTable.tsx";
 import { StagedRows } from "../../ui/staged-rows.tsx";
 import { EmptyState, LoadError, Loading, PageHeader } from "../../ui/states.tsx";
@@ -189,10 +189,14 @@ function Conversions({ conversions }: { conversions: Conversion[] }) {
       </Group>
       {conversions.length === 0 ? (
         <EmptyState order={3} title="No won deals attributed yet">
-          When your CRM reports a won deal at a home one of your postcards reached, it appears here with its
-          amount and the card that earned it. A won deal is reported by Zapier's Record Won Deal, by HubSpot's
-          connection (a deal moved to Closed won) or by your developer through the API; an event your CRM
-          sends to start automations, even one named deal.won, is not counted as revenue.
+          When a job is won at a home one of your postcards reached, it appears here with its amount and the
+          card that earned it. Mark a lead won on its page in{" "}
+          <AnchorLink to="/leads" search={{}}>
+            Leads
+          </AnchorLink>
+          , or let your CRM report won deals: Zapier's Record Won Deal, HubSpot's connection (a deal moved to
+          Closed won) or your developer through the API. An event your CRM sends to start automations, even
+          one named deal.won, is not counted as revenue.
         </EmptyState>
       ) : (
         <ScrollTable label="Won deals attributed table" minWidth={860}>

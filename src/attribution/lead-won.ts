@@ -1,0 +1,107 @@
+// A lead the contractor marked won in the app (Leads → a lead → Job won): a won deal at the lead's
+// home, recorded as a CRM's report of one would be (conversions.ts), so a contractor without a CRM
+// connection still sees in Revenue what the cards earned.
+import { type Static, Type } from "@fastify/type-provider-typebox";
+import { namesAPlace, normalizeAddress } from "../domain/address.ts";
+import { isUuid } from "../domain/uuid.ts";
+import { invalidFields, invalidPayload, notFound } from "../errors.ts";
+import {
+  claimCloseDay,
+  leadToMarkWon,
+  recordWonAmount,
+  type WonLeadRow,
+  wonDealIdOf,
+} from "../leads/won-job.ts";
+import { recordConversion } from "./conversions.ts";
+import type { AttributionDeps } from "./deps.ts";
+
+const DAY_MS = 86_400_000;
+/** The largest job amount the app takes, in dollars: a typo of extra zeros is refused, not summed. */
+export const WON_AMOUNT_MAX = 10_000_000;
+
+export const MarkWonBody = Type.Object(
+  {
+    amount: Type.Number({ description: "The job's amount in dollars, cents at most (12500 or 12500.50)." }),
+    closed_on: Type.String({
+      format: "date",
+      description:
+        "The day the job was won (YYYY-MM-DD); it decides which card is credited (the last one mailed to the home in the 180 days up to it). It cannot change once the lead is won.",
+    }),
+  },
+  { additionalProperties: false },
+);
+export type MarkWonBody = Static<typeof MarkWonBody>;
+
+/**
+ * Marks a lead won: the home becomes a customer (no more cards, its follow-ups stop), the won deal
+ * is credited to the card that reached it (the lead's own card when it answered one), and the lead
+ * keeps the day and amount. Marking it again changes the amount; the close day stays, as a CRM's
+ * replayed deal keeps its first attribution.
+ */
+export async function markLeadWon(
+  deps: AttributionDeps,
+  orgId: string,
+  leadId: string,
+  body: MarkWonBody,
+): Promise<void> {
+  const lead = isUuid(leadId) ? await leadToMarkWon(deps.db, orgId, leadId) : undefined;
+  if (!lead) throw notFound("lead not found");
+  if (!namesAPlace(normalizeAddress(lead.full_address))) throw invalidPayload(NO_ADDRESS);
+  const amount = checkedAmount(body.amount);
+  const refused = invalidFields({
+    ...(amount === undefined ? { amount: AMOUNT_PROBLEM } : {}),
+    ...closeDayProblem(lead, body.closed_on, deps.clock.now()),
+  });
+  if (refused || amount === undefined) throw refused ?? invalidPayload(AMOUNT_PROBLEM);
+  // The day is claimed first: of two members marking it at once with different days, one keeps it.
+  const claimed = await claimCloseDay(deps.db, orgId, lead.id, body.closed_on);
+  if (claimed !== body.closed_on) throw invalidFields({ closed_on: dayStays(claimed) });
+  const name = `${lead.first_name} ${lead.last_name}`.trim();
+  await recordConversion(
+    deps,
+    orgId,
+    {
+      address: lead.full_address,
+      dealId: wonDealIdOf(lead.id),
+      dealAmount: amount,
+      dealDate: { at: new Date(`${body.closed_on}T00:00:00Z`), dateOnly: true },
+      campaignId: lead.campaign_id ?? undefined,
+      dealStage: "won in the app",
+      dealName: name || "Lead (no name given)",
+      contactFirstName: lead.first_name || undefined,
+      contactLastName: lead.last_name || undefined,
+      contactEmail: lead.email || undefined,
+    },
+    "app",
+  );
+  await recordWonAmount(deps.db, orgId, lead.id, amount, deps.clock.now());
+}
+
+const AMOUNT_PROBLEM = `Enter the job's amount, from $0.01 to $${WON_AMOUNT_MAX.toLocaleString("en-US")}.`;
+const NO_ADDRESS =
+  "This lead gave no address, so the job cannot be tied to a card. Record the won deal from your CRM with the home's address.";
+
+/** The amount as decimal text with at most two decimals, or undefined when it is not one. */
+function checkedAmount(amount: number): string | undefined {
+  const cents = Math.round(amount * 100);
+  if (!Number.isFinite(amount) || cents < 1 || amount > WON_AMOUNT_MAX) return undefined;
+  if (Math.abs(cents - amount * 100) > 1e-6) return undefined;
+  return (cents / 100).toFixed(2);
+}
+
+const dayStays = (wonOn: string | undefined) =>
+  `This lead was marked won on ${wonOn}; that day stays. Only the amount can change.`;
+
+/**
+ * The close day is a calendar day near the lead's life: not before the day it came in nor after
+ * today, a day's slack each way for time zones (the server's days are UTC). Once won, it stays.
+ */
+function closeDayProblem(lead: WonLeadRow, closedOn: string, now: Date): Record<string, string> {
+  if (lead.won_on && lead.won_on !== closedOn) return { closed_on: dayStays(lead.won_on) };
+  const day = Date.parse(`${closedOn}T00:00:00Z`);
+  const receivedDay = Math.floor(new Date(lead.created_at).getTime() / DAY_MS) * DAY_MS;
+  if (day < receivedDay - DAY_MS)
+    return { closed_on: "A job won from this lead closes on or after the day it came in." };
+  if (day > now.getTime() + DAY_MS) return { closed_on: "The day the job was won cannot be in the future." };
+  return {};
+}

@@ -1,0 +1,118 @@
+// A lead's won job, as the lead keeps it (Leads → a lead → Job won): the close day, the amount and
+// when it was first marked. Attribution records the won deal itself (attribution/lead-won.ts).
+import { type Static, Type } from "@fastify/type-provider-typebox";
+import { type Queryable, queryOne, sql } from "../db/database.ts";
+
+const NullableString = () => Type.Union([Type.String(), Type.Null()]);
+
+export const WonJob = Type.Object(
+  {
+    closed_on: Type.String({ format: "date" }),
+    amount: Type.Number(),
+    marked_at: Type.String({ format: "date-time" }),
+    credited: Type.Union(
+      [
+        Type.Object(
+          {
+            piece_id: Type.Union([Type.String({ format: "uuid" }), Type.Null()]),
+            campaign_name: NullableString(),
+            automation_name: NullableString(),
+          },
+          { additionalProperties: false },
+        ),
+        Type.Null(),
+      ],
+      {
+        description:
+          "The card Revenue credits with the job; null when no card reached the home in the 180 days up to the close day (the home is still a customer).",
+      },
+    ),
+  },
+  { additionalProperties: false },
+);
+export type WonJob = Static<typeof WonJob>;
+
+/** The conversion of a lead marked won: its own idempotency key, so marking it again is a replay. */
+export const wonDealIdOf = (leadId: string) => `lead:${leadId}`;
+
+export interface WonLeadRow {
+  id: string;
+  first_name: string;
+  last_name: string;
+  email: string;
+  full_address: string;
+  campaign_id: string | null;
+  created_at: Date | string;
+  won_on: string | null;
+}
+
+/** The lead a member marks won, or undefined when the org has none of that id. */
+export async function leadToMarkWon(db: Queryable, orgId: string, leadId: string) {
+  return queryOne<WonLeadRow>(
+    db,
+    sql`SELECT id, first_name, last_name, email, full_address, campaign_id, created_at, won_on::text AS won_on
+        FROM leads WHERE org_id = ${orgId}::uuid AND id = ${leadId}::uuid`,
+  );
+}
+
+/** Sets the lead's close day unless it has one; answers the day it has now. */
+export async function claimCloseDay(db: Queryable, orgId: string, leadId: string, closedOn: string) {
+  const row = await queryOne<{ won_on: string }>(
+    db,
+    sql`UPDATE leads SET won_on = COALESCE(won_on, ${closedOn}::date)
+        WHERE org_id = ${orgId}::uuid AND id = ${leadId}::uuid RETURNING won_on::text AS won_on`,
+  );
+  return row?.won_on;
+}
+
+/** The lead's amount, and when it was first marked won (after its won deal is recorded). */
+export async function recordWonAmount(
+  db: Queryable,
+  orgId: string,
+  leadId: string,
+  amount: string,
+  now: Date,
+) {
+  await db.execute(
+    sql`UPDATE leads SET won_amount = ${amount}::numeric, won_at = COALESCE(won_at, ${now.toISOString()}::timestamptz)
+        WHERE org_id = ${orgId}::uuid AND id = ${leadId}::uuid`,
+  );
+}
+
+/** A lead's won job as the app shows it: its day and amount, and the card Revenue credits. */
+export async function wonJobOf(
+  db: Queryable,
+  orgId: string,
+  lead: { id: string; won_on: string | null; won_amount: string | null; won_at: Date | string | null },
+): Promise<WonJob | null> {
+  if (!lead.won_on || lead.won_at === null) return null;
+  // The conversion's idempotency key is its deal id's (attribution/conversions.ts conversionKey).
+  const credit = await queryOne<CreditRow>(
+    db,
+    sql`SELECT cv.piece_id, cv.deal_amount::text AS deal_amount, c.name AS campaign_name, a.name AS automation_name
+        FROM conversions cv
+        LEFT JOIN campaigns c ON c.org_id = cv.org_id AND c.id = cv.campaign_id
+        LEFT JOIN automations a ON a.org_id = c.org_id AND a.id = c.automation_id
+        WHERE cv.org_id = ${orgId}::uuid AND cv.idempotency_key = ${`deal:${wonDealIdOf(lead.id)}`}`,
+  );
+  return {
+    closed_on: lead.won_on,
+    // Revenue's amount when a card is credited: of two members changing it at once, the one it sums.
+    amount: Number(credit?.deal_amount ?? lead.won_amount),
+    marked_at: new Date(lead.won_at).toISOString(),
+    credited: credit
+      ? {
+          piece_id: credit.piece_id,
+          campaign_name: credit.campaign_name,
+          automation_name: credit.automation_name,
+        }
+      : null,
+  };
+}
+
+interface CreditRow {
+  piece_id: string | null;
+  deal_amount: string | null;
+  campaign_name: string | null;
+  automation_name: string | null;
+}

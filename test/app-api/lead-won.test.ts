@@ -1,0 +1,204 @@
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import { call, createOrg, recordMailing } from "../helpers/api.ts";
+import { databaseLabel, type TestContext } from "../helpers/harness.ts";
+import { NED_LEAD, submitLead } from "../leads/leads-helpers.ts";
+import { createAppTestContext, inviteAndAccept, type SignedInUser } from "./helpers.ts";
+
+const DAY_MS = 86_400_000;
+const dayOf = (at: number) => new Date(at).toISOString().slice(0, 10);
+const today = () => dayOf(Date.now());
+
+describe(`app API: a lead marked won (${databaseLabel})`, () => {
+  let ctx: TestContext;
+  let org: { orgId: string; key: string };
+  let member: SignedInUser;
+  let otherOwner: SignedInUser;
+
+  /** A landing-page lead answering a card mailed to `address` ten days ago. */
+  async function landingLead(address: string) {
+    const mailedAt = new Date(Date.now() - 10 * DAY_MS).toISOString();
+    const mailing = await recordMailing(ctx, org.orgId, [{ address, mailed_at: mailedAt }], "Spring roofing");
+    const piece = mailing.pieces[0]!;
+    return { pieceId: piece.id, leadId: await submitLead(ctx, piece.token, NED_LEAD) };
+  }
+  const markWon = (leadId: string, body: Record<string, unknown>, as = member) =>
+    as.browser.request("PUT", `/app/api/v1/leads/${leadId}/won`, { body });
+  const revenueConversions = async () =>
+    (await member.browser.request("GET", "/app/api/v1/revenue")).body.conversions as {
+      address: string;
+      amount: number;
+      deal_name: string;
+      close_date: string;
+    }[];
+
+  before(async () => {
+    ctx = await createAppTestContext({ memoryLimiter: true });
+    org = await createOrg(ctx);
+    member = await inviteAndAccept(ctx, org.orgId, "member-won@example.com", "member");
+    const other = await createOrg(ctx);
+    otherOwner = await inviteAndAccept(ctx, other.orgId, "other-won@example.com", "owner");
+  });
+  after(() => ctx.close());
+
+  test("a member marks a lead won: Revenue credits its card, the home is a customer, the lead says so", async () => {
+    const { leadId, pieceId } = await landingLead("742 Evergreen Terrace, Springfield, IL 62704");
+    const won = await markWon(leadId, { amount: 12500.5, closed_on: today() });
+    assert.equal(won.status, 200, won.text);
+    assert.equal(won.body.id, leadId);
+    assert.equal(won.body.won_on, today());
+    assert.deepEqual(
+      { ...won.body.won, marked_at: undefined },
+      {
+        closed_on: today(),
+        amount: 12500.5,
+        marked_at: undefined,
+        credited: { piece_id: pieceId, campaign_name: "Spring roofing", automation_name: null },
+      },
+    );
+    assert.ok(Date.now() - Date.parse(won.body.won.marked_at) < 60_000);
+
+    const [conversion, ...others] = await revenueConversions();
+    assert.equal(others.length, 0);
+    assert.equal(conversion!.amount, 12500.5);
+    assert.equal(conversion!.deal_name, "Ned Flanders");
+    assert.equal(conversion!.close_date, today());
+
+    const customers = await member.browser.request("GET", "/app/api/v1/customers?q=evergreen");
+    assert.equal(customers.body.customers.length, 1, customers.text);
+    assert.equal(customers.body.customers[0].source, "app");
+
+    const piece = await member.browser.request("GET", `/app/api/v1/pieces/${pieceId}`);
+    assert.equal(piece.status, 200, piece.text);
+    assert.match(JSON.stringify(piece.body), /12500\.5/, "the card's page lists the won deal");
+
+    const listed = await member.browser.request("GET", "/app/api/v1/leads");
+    assert.equal(listed.body.leads.find((lead: { id: string }) => lead.id === leadId).won_on, today());
+    const opened = await member.browser.request("GET", `/app/api/v1/leads/${leadId}`);
+    assert.deepEqual(opened.body.won, won.body.won);
+  });
+
+  test("marked again it changes the amount, never the day, and Revenue still counts one deal", async () => {
+    const { leadId } = await landingLead("744 Evergreen Terrace, Springfield, IL 62704");
+    const yesterday = dayOf(Date.now() - DAY_MS);
+    // The lead came in today: a day's slack for time zones lets a job closed "yesterday" in.
+    assert.equal((await markWon(leadId, { amount: 9000, closed_on: yesterday })).status, 200);
+    const changed = await markWon(leadId, { amount: 9400, closed_on: yesterday });
+    assert.equal(changed.status, 200, changed.text);
+    assert.equal(changed.body.won.amount, 9400);
+    const otherDay = await markWon(leadId, { amount: 9400, closed_on: today() });
+    assert.equal(otherDay.status, 422, otherDay.text);
+    assert.match(otherDay.body.error.details.fields.closed_on, /that day stays/);
+    const deals = (await revenueConversions()).filter((deal) => deal.address.startsWith("744 "));
+    assert.deepEqual(
+      deals.map((deal) => [deal.amount, deal.close_date]),
+      [[9400, yesterday]],
+    );
+  });
+
+  test("members marking one lead at once: one deal, one day, and the lead shows Revenue's amount", async () => {
+    const first = await landingLead("746 Evergreen Terrace, Springfield, IL 62704");
+    const amounts = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => markWon(first.leadId, { amount: 1000 + i, closed_on: today() })),
+    );
+    assert.deepEqual(
+      amounts.map((response) => response.status),
+      Array(8).fill(200),
+    );
+    const deals = (await revenueConversions()).filter((deal) => deal.address.startsWith("746 "));
+    assert.equal(deals.length, 1);
+    const lead = await member.browser.request("GET", `/app/api/v1/leads/${first.leadId}`);
+    assert.equal(lead.body.won.amount, deals[0]!.amount);
+
+    const second = await landingLead("748 Evergreen Terrace, Springfield, IL 62704");
+    const days = [today(), dayOf(Date.now() - DAY_MS)];
+    const raced = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => markWon(second.leadId, { amount: 500, closed_on: days[i % 2] })),
+    );
+    const kept = raced.filter((response) => response.status === 200).map((response) => response.body.won_on);
+    assert.ok(kept.length >= 1 && new Set(kept).size === 1, JSON.stringify(kept));
+    assert.ok(raced.every((response) => response.status === 200 || response.status === 422));
+    const secondDeals = (await revenueConversions()).filter((deal) => deal.address.startsWith("748 "));
+    assert.deepEqual(
+      secondDeals.map((deal) => deal.close_date),
+      [kept[0]],
+    );
+  });
+
+  test("amounts and days a person could not mean are refused on their fields, and nothing is written", async () => {
+    const { leadId } = await landingLead("750 Evergreen Terrace, Springfield, IL 62704");
+    const refusals: [Record<string, unknown>, string][] = [
+      [{ amount: 0, closed_on: today() }, "amount"],
+      [{ amount: 12.345, closed_on: today() }, "amount"],
+      [{ amount: 20_000_000, closed_on: today() }, "amount"],
+      [{ amount: -5, closed_on: today() }, "amount"],
+      [{ amount: 100, closed_on: dayOf(Date.now() + 3 * DAY_MS) }, "closed_on"],
+      [{ amount: 100, closed_on: dayOf(Date.now() - 5 * DAY_MS) }, "closed_on"],
+    ];
+    for (const [body, field] of refusals) {
+      const refused = await markWon(leadId, body);
+      assert.equal(refused.status, 422, `${JSON.stringify(body)}: ${refused.text}`);
+      assert.ok(refused.body.error.details.fields[field], `${JSON.stringify(body)}: ${refused.text}`);
+    }
+    for (const body of [
+      { amount: 100, closed_on: "2026-02-30" },
+      { amount: "100", closed_on: today() },
+      { amount: 100 },
+      { amount: 100, closed_on: today(), extra: 1 },
+    ]) {
+      assert.equal((await markWon(leadId, body)).status, 422, JSON.stringify(body));
+    }
+    const lead = await member.browser.request("GET", `/app/api/v1/leads/${leadId}`);
+    assert.equal(lead.body.won, null);
+    assert.equal(lead.body.won_on, null);
+    assert.equal((await revenueConversions()).filter((deal) => deal.address.startsWith("750 ")).length, 0);
+    const customers = await member.browser.request("GET", "/app/api/v1/customers?q=750");
+    assert.equal(customers.body.customers.length, 0, "not a customer");
+  });
+
+  test("another organization's lead, or none, is not found; signed out is refused", async () => {
+    const { leadId } = await landingLead("752 Evergreen Terrace, Springfield, IL 62704");
+    const body = { amount: 100, closed_on: today() };
+    assert.equal((await markWon(leadId, body, otherOwner)).status, 404);
+    assert.equal((await markWon("00000000-0000-4000-8000-000000000000", body)).status, 404);
+    assert.equal((await markWon("not-a-uuid", body)).status, 404);
+    const signedOut = await call(ctx, "PUT", `/app/api/v1/leads/${leadId}/won`, { body });
+    assert.ok(signedOut.status === 401 || signedOut.status === 403, signedOut.text);
+    const lead = await member.browser.request("GET", `/app/api/v1/leads/${leadId}`);
+    assert.equal(lead.body.won, null);
+  });
+
+  test("a CRM lead whose card is older than 180 days by the close day: won and a customer, not credited", async () => {
+    const address = "9 Shelbyville Rd, Springfield, IL 62704";
+    await recordMailing(
+      ctx,
+      org.orgId,
+      [{ address, mailed_at: new Date(Date.now() - 200 * DAY_MS).toISOString() }],
+      "Old",
+    );
+    const synced = await call(ctx, "POST", "/api/v1/tracking/lead", {
+      key: org.key,
+      body: {
+        address,
+        first_name: "Maude",
+        crm_record_id: "crm-maude",
+        created_at: new Date(Date.now() - 190 * DAY_MS).toISOString(),
+      },
+    });
+    assert.equal(synced.body.matched, true, synced.text);
+    const won = await markWon(synced.body.lead_id, { amount: 3000, closed_on: today() });
+    assert.equal(won.status, 200, won.text);
+    assert.deepEqual(
+      { ...won.body.won, marked_at: undefined },
+      {
+        closed_on: today(),
+        amount: 3000,
+        marked_at: undefined,
+        credited: null,
+      },
+    );
+    assert.equal((await revenueConversions()).filter((deal) => deal.address === address).length, 0);
+    const customers = await member.browser.request("GET", "/app/api/v1/customers?q=shelbyville");
+    assert.equal(customers.body.customers.length, 1);
+  });
+});

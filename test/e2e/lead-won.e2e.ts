@@ -1,0 +1,127 @@
+/**
+ * A lead marked won in the app, as a contractor without a CRM connection records a job: the lead's
+ * page takes the amount and the day, refuses what cannot be meant on its fields, and once won says
+ * where Revenue counts it; the amount can be changed; Leads marks the row, Revenue lists the deal,
+ * and the home is a customer. Against the real service as a process; axe and both widths on the
+ * lead's page before and after.
+ */
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import type { Page } from "playwright-core";
+import { formatCalendarDay } from "../../web/src/ui/format.ts";
+import { type App, jobEvent, type ListedPiece, startApp, waitUntil } from "./session.ts";
+
+const OWNER = { email: "owner@won.test", name: "Wendy Won", password: "correct horse battery" };
+const AUTOMATION = "Job done postcard";
+const HOME = { street: "742 Evergreen Terrace", city: "Springfield", state: "IL", zip: "62704" };
+
+let app: App;
+let page: Page;
+let open: ReturnType<App["screens"]>["open"];
+let checkBothWidths: ReturnType<App["screens"]>["checkBothWidths"];
+let mailed: ListedPiece;
+let leadId: string;
+
+/** The day as the browser's date field writes it (the page's own time zone). */
+const localDay = (date: Date) =>
+  `${date.getFullYear()}-${String(date.getMonth() + 1).padStart(2, "0")}-${String(date.getDate()).padStart(2, "0")}`;
+
+describe("a lead marked won in the browser", () => {
+  before(async () => {
+    app = await startApp({ name: "lead-won" });
+    page = await app.newPage();
+    ({ open, checkBothWidths } = app.screens(page));
+    const orgId = await app.signUpOwner(page, "Reliable Roofing", OWNER);
+    const apiKey = (await app.operator("POST", `/orgs/${orgId}/keys`)).key;
+    await app.operator("POST", `/orgs/${orgId}/automations`, {
+      name: AUTOMATION,
+      trigger: { type: "custom_api", event_type: "job.completed" },
+    });
+    const sent = await app.sendEvent(apiKey, jobEvent("job-742", { ...HOME, client_name: "Marge Simpson" }));
+    assert.equal(sent.outcomes[0]?.reason, "queued", JSON.stringify(sent));
+    await waitUntil(async () => {
+      const piece = (await app.campaigns(orgId)).flatMap((campaign) => campaign.pieces)[0];
+      if (piece) mailed = piece;
+      return piece?.status === "mailed";
+    }, "the card to 742 Evergreen Terrace is mailed");
+    const lead = await page.request.post(mailed.landing_url, {
+      data: { first_name: "Marge", last_name: "Simpson", email: "marge@example.test" },
+    });
+    assert.equal(lead.status(), 201, await lead.text());
+    leadId = (await lead.json()).lead_id;
+  });
+
+  after(async () => {
+    await app?.close();
+  });
+
+  it("the lead's page records the job: refusals on their fields, then where Revenue counts it", async () => {
+    await open(`/leads/${leadId}`, "Marge Simpson");
+    const card = page.getByRole("heading", { level: 2, name: "Job won" }).locator("xpath=..");
+    await card.getByText(/Won the job from this lead\?/).waitFor();
+    const amount = card.getByRole("textbox", { name: "Job amount" });
+    const day = card.getByLabel("Won on");
+    assert.equal(await day.inputValue(), localDay(new Date()), "the day starts as today");
+    await checkBothWidths("won-lead-form");
+
+    await card.getByRole("button", { name: "Mark as won" }).click();
+    await card.getByText("Enter the job's amount, from $0.01 to $10,000,000.").waitFor();
+    assert.equal(
+      await amount.evaluate((input) => input === document.activeElement),
+      true,
+      "focus on the field",
+    );
+    const dayAfterTomorrow = localDay(new Date(Date.now() + 2 * 86_400_000));
+    await amount.fill("12500.50");
+    await day.fill(dayAfterTomorrow);
+    await card.getByRole("button", { name: "Mark as won" }).click();
+    await card.getByText("The day the job was won cannot be in the future.").waitFor();
+
+    await day.fill(localDay(new Date()));
+    await card.getByRole("button", { name: "Mark as won" }).click();
+    await page.getByText(`Revenue counts $12,500.50 toward ${AUTOMATION}.`).waitFor();
+    await card.getByText("Won", { exact: true }).waitFor();
+    await card.getByText("Amount: $12,500.50").waitFor();
+    await card.getByText(`Won on: ${formatCalendarDay(localDay(new Date()))}`).waitFor();
+    const credited = card.getByRole("link", { name: AUTOMATION });
+    assert.equal(await credited.getAttribute("href"), `/app/mail/${mailed.id}`, "the card credited, linked");
+    const change = card.getByRole("button", { name: "Change amount" });
+    await waitUntil(
+      async () => change.evaluate((button) => button === document.activeElement),
+      "the focus goes to what replaced the form",
+    );
+    await checkBothWidths("won-lead-won");
+
+    await change.click();
+    const newAmount = card.getByRole("textbox", { name: "Job amount" });
+    await waitUntil(
+      async () => newAmount.evaluate((input) => input === document.activeElement),
+      "focus on it",
+    );
+    await newAmount.fill("13000");
+    await card.getByRole("button", { name: "Save amount" }).click();
+    await card.getByText("Amount: $13,000").waitFor();
+    await waitUntil(async () => change.evaluate((button) => button === document.activeElement), "focus back");
+  });
+
+  it("Leads marks the row won, Revenue lists the deal once, and the home is a customer", async () => {
+    await open("/leads", "Leads");
+    const row = page.getByRole("row", { name: /Marge Simpson/ });
+    await row.getByText("Won", { exact: true }).waitFor();
+
+    await open("/revenue", "Revenue");
+    const deals = page.getByRole("region", { name: "Won deals attributed", exact: true }).last();
+    const deal = deals.getByRole("row", { name: /Marge Simpson/ });
+    await deal.waitFor();
+    const cells = await deal.getByRole("cell").allInnerTexts();
+    assert.equal(cells[3], "$13,000");
+    assert.equal(cells[4], AUTOMATION);
+    assert.equal(await deals.getByRole("row").count(), 2, "a header and one deal: the change replaced it");
+
+    await open("/customers", "Customers");
+    await page
+      .getByText(/742 Evergreen Terrace/)
+      .first()
+      .waitFor();
+  });
+});

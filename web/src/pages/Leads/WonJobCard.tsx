@@ -1,0 +1,252 @@
+import { Badge, Button, Group, NumberInput, SimpleGrid, Stack, Text, TextInput } from "@mantine/core";
+import { useForm } from "@mantine/form";
+import { notifications } from "@mantine/notifications";
+import { useRef, useState } from "react";
+import { ApiError } from "../../api/errors.ts";
+import { type Lead, useMarkLeadWon, type WonJob } from "../../api/leads.ts";
+import { DetailCard, DetailField } from "../../ui/DetailCard.tsx";
+import { focusFirstInvalid, focusFirstRefused, focusWhenShown } from "../../ui/focus.ts";
+import { dealAmount, formatCalendarDay } from "../../ui/format.ts";
+import { AnchorLink } from "../../ui/links.tsx";
+import { useSingleFlight } from "../../ui/single-flight.ts";
+
+/** The server's ceiling (attribution/lead-won.ts WON_AMOUNT_MAX): more is a typo of zeros. */
+const AMOUNT_MAX = 10_000_000;
+const DAY_MS = 86_400_000;
+const CHANGE_AMOUNT_ID = "won-job-change-amount";
+const NEW_AMOUNT_ID = "won-job-new-amount";
+
+const amountProblem = (value: number | string) => {
+  const amount = Number(value);
+  return String(value).trim() !== "" && amount >= 0.01 && amount <= AMOUNT_MAX
+    ? null
+    : `Enter the job's amount, from $0.01 to $${AMOUNT_MAX.toLocaleString("en-US")}.`;
+};
+
+/** A calendar day in the person's own time zone, as a date field takes it ("2026-12-06"). */
+const localDay = (at: number) => {
+  const date = new Date(at);
+  const pad = (n: number) => String(n).padStart(2, "0");
+  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}`;
+};
+
+/**
+ * Job won: a contractor without a CRM connection records the job a lead became, and Revenue credits
+ * the card that brought it; once won, the day, the amount and the card credited, and the amount can
+ * be changed.
+ */
+export function WonJobCard({ lead }: { lead: Lead }) {
+  return (
+    <DetailCard title="Job won">
+      {lead.won ? <WonJobFacts lead={lead} won={lead.won} /> : <MarkWonForm lead={lead} />}
+    </DetailCard>
+  );
+}
+
+/** Puts a refusal naming fields on them, the first taking the focus (the app's toast says any other). */
+function sayOnFields(
+  error: unknown,
+  setErrors: (errors: Record<string, string>) => void,
+  form: HTMLElement | null,
+) {
+  const onFields = error instanceof ApiError ? error.fieldErrors() : {};
+  if (Object.keys(onFields).length === 0) return;
+  setErrors(onFields);
+  focusFirstInvalid(form);
+}
+
+function wonToast(won: WonJob | null | undefined) {
+  if (!won) return;
+  notifications.show({
+    color: "green",
+    title: "Marked won",
+    message: won.credited
+      ? `Revenue counts ${dealAmount(won.amount)} toward ${won.credited.automation_name ?? won.credited.campaign_name ?? "its card"}.`
+      : "The home is one of your customers now. No card reached it in the 180 days before, so Revenue does not count it.",
+  });
+}
+
+function MarkWonForm({ lead }: { lead: Lead }) {
+  const markWon = useMarkLeadWon(lead.id);
+  const today = localDay(Date.now());
+  const firstDay = localDay(Date.parse(lead.received_at) - DAY_MS);
+  const form = useForm<{ amount: number | string; closed_on: string }>({
+    initialValues: { amount: "", closed_on: today },
+    validate: {
+      amount: amountProblem,
+      closed_on: (value) =>
+        !value
+          ? "Enter the day the job was won."
+          : value > today
+            ? "The day the job was won cannot be in the future."
+            : value < firstDay
+              ? "A job won from this lead closes on or after the day it came in."
+              : null,
+    },
+  });
+  const submit = useSingleFlight(async (values: typeof form.values, formElement: HTMLFormElement | null) => {
+    try {
+      const answer = await markWon.mutateAsync({
+        amount: Number(values.amount),
+        closed_on: values.closed_on,
+      });
+      wonToast(answer.won);
+      // The form goes with the answer: the focus goes to what replaced it.
+      focusWhenShown(() => document.getElementById(CHANGE_AMOUNT_ID));
+    } catch (error) {
+      sayOnFields(error, form.setErrors, formElement);
+    }
+  });
+  return (
+    <form
+      onSubmit={form.onSubmit(
+        (values, event) => void submit(values, event?.currentTarget ?? null),
+        focusFirstRefused,
+      )}
+      noValidate
+    >
+      <Stack gap="sm">
+        <Text size="sm">
+          Won the job from this lead? Record it here: Revenue counts it toward the card that brought the lead,
+          and the home joins your customers, so no more cards are mailed to it.
+        </Text>
+        <SimpleGrid cols={{ base: 1, xs: 2 }} spacing="sm" maw={460}>
+          <NumberInput
+            label="Job amount"
+            placeholder="$12,500"
+            required
+            min={0}
+            clampBehavior="none"
+            decimalScale={2}
+            thousandSeparator=","
+            prefix="$"
+            inputMode="decimal"
+            {...form.getInputProps("amount")}
+          />
+          <TextInput
+            type="date"
+            label="Won on"
+            required
+            min={firstDay}
+            max={today}
+            {...form.getInputProps("closed_on")}
+          />
+        </SimpleGrid>
+        <Button type="submit" loading={markWon.isPending} style={{ alignSelf: "flex-start" }}>
+          Mark as won
+        </Button>
+      </Stack>
+    </form>
+  );
+}
+
+function WonJobFacts({ lead, won }: { lead: Lead; won: WonJob }) {
+  const [changing, setChanging] = useState(false);
+  const changeButton = useRef<HTMLButtonElement>(null);
+  const stopChanging = () => {
+    setChanging(false);
+    focusWhenShown(() => changeButton.current);
+  };
+  return (
+    <Stack gap={6}>
+      <Group gap="xs">
+        <Badge color="green" variant="light">
+          Won
+        </Badge>
+      </Group>
+      <DetailField label="Won on">{formatCalendarDay(won.closed_on)}</DetailField>
+      {!changing && <DetailField label="Amount">{dealAmount(won.amount)}</DetailField>}
+      <DetailField label="Revenue">
+        {won.credited ? (
+          <>
+            Counted toward{" "}
+            {won.credited.piece_id ? (
+              <AnchorLink to="/mail/$pieceId" params={{ pieceId: won.credited.piece_id }}>
+                {won.credited.automation_name ?? won.credited.campaign_name ?? "the card"}
+              </AnchorLink>
+            ) : (
+              (won.credited.automation_name ?? won.credited.campaign_name ?? "the card")
+            )}
+          </>
+        ) : (
+          "Not counted: no card of yours reached this home in the 180 days up to that day."
+        )}
+      </DetailField>
+      <Text size="sm" c="dimmed">
+        The home is one of your customers: no more cards are mailed to it.
+      </Text>
+      {changing ? (
+        <ChangeAmountForm lead={lead} won={won} done={stopChanging} />
+      ) : (
+        <Button
+          id={CHANGE_AMOUNT_ID}
+          ref={changeButton}
+          variant="default"
+          size="xs"
+          mt={4}
+          style={{ alignSelf: "flex-start" }}
+          onClick={() => {
+            setChanging(true);
+            focusWhenShown(() => document.getElementById(NEW_AMOUNT_ID));
+          }}
+        >
+          Change amount
+        </Button>
+      )}
+    </Stack>
+  );
+}
+
+function ChangeAmountForm({ lead, won, done }: { lead: Lead; won: WonJob; done: () => void }) {
+  const markWon = useMarkLeadWon(lead.id);
+  const form = useForm<{ amount: number | string }>({
+    initialValues: { amount: won.amount },
+    validate: { amount: amountProblem },
+  });
+  const submit = useSingleFlight(async (amount: number, formElement: HTMLFormElement | null) => {
+    try {
+      await markWon.mutateAsync({ amount, closed_on: won.closed_on });
+      notifications.show({
+        color: "green",
+        title: "Amount changed",
+        message: `The job is ${dealAmount(amount)} now.`,
+      });
+      done();
+    } catch (error) {
+      sayOnFields(error, form.setErrors, formElement);
+    }
+  });
+  return (
+    <form
+      onSubmit={form.onSubmit(
+        (values, event) => void submit(Number(values.amount), event?.currentTarget ?? null),
+        focusFirstRefused,
+      )}
+      noValidate
+    >
+      <Stack gap="sm" mt={4}>
+        <NumberInput
+          id={NEW_AMOUNT_ID}
+          label="Job amount"
+          required
+          min={0}
+          clampBehavior="none"
+          decimalScale={2}
+          thousandSeparator=","
+          prefix="$"
+          inputMode="decimal"
+          maw={220}
+          {...form.getInputProps("amount")}
+        />
+        <Group gap="sm">
+          <Button type="submit" size="xs" loading={markWon.isPending}>
+            Save amount
+          </Button>
+          <Button variant="default" size="xs" onClick={done} disabled={markWon.isPending}>
+            Cancel
+          </Button>
+        </Group>
+      </Stack>
+    </form>
+  );
+}
