@@ -6,7 +6,7 @@ import { cursorTime, type KeysetCursor, keysetPage } from "../db/keyset-cursor.t
 import type { LeadCustomField } from "../db/schema.ts";
 import { isUuid } from "../domain/uuid.ts";
 import { deliverLeadJob } from "../jobs/kinds.ts";
-import { WonJob, wonJobOf } from "./won-job.ts";
+import { CardWonDeal, otherWonDealsOfCard, WonJob, wonJobOf } from "./won-job.ts";
 
 // The shapes the app API answers with (GET /leads, GET /leads/:id, Overview's latest leads): the
 // routes' response schemas, and through Static<> the types this module returns.
@@ -78,6 +78,10 @@ export const LeadDetail = Type.Object(
     ...leadFields,
     message: Type.String(),
     crm_record_id: NullableString(),
+    card_won_deals: Type.Array(CardWonDeal, {
+      description:
+        "Won deals already credited to the lead's card by something else than this lead (the CRM, another lead), newest first, at most 5: the job may be counted already.",
+    }),
     won: Type.Union([WonJob, Type.Null()], {
       description: "The job won from this lead (Mark as won); null until then.",
     }),
@@ -295,7 +299,11 @@ export async function getLead(db: Queryable, orgId: string, leadId: string): Pro
     sql`SELECT ${LEAD_COLUMNS} ${LEAD_JOINS} WHERE l.org_id = ${orgId}::uuid AND l.id = ${leadId}::uuid`,
   );
   if (!row) return undefined;
-  const deliveries = await deliveriesOf(db, orgId, [row.id]);
+  const [deliveries, won, cardWonDeals] = await Promise.all([
+    deliveriesOf(db, orgId, [row.id]),
+    wonJobOf(db, orgId, row),
+    otherWonDealsOfCard(db, orgId, row),
+  ]);
   const fields = (
     typeof row.custom_fields === "string" ? JSON.parse(row.custom_fields) : row.custom_fields
   ) as LeadCustomField[] | null;
@@ -303,7 +311,8 @@ export async function getLead(db: Queryable, orgId: string, leadId: string): Pro
     ...leadSummary(row, deliveries.get(row.id) ?? []),
     message: row.message,
     crm_record_id: row.crm_record_id,
-    won: await wonJobOf(db, orgId, row),
+    won,
+    card_won_deals: cardWonDeals,
     answers: (fields ?? []).map((field) => ({
       field_id: field.field_id,
       label: field.field_label,

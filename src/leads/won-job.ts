@@ -1,7 +1,7 @@
 // A lead's won job, as the lead keeps it (Leads → a lead → Job won): the close day, the amount and
 // when it was first marked. Attribution records the won deal itself (attribution/lead-won.ts).
 import { type Static, Type } from "@fastify/type-provider-typebox";
-import { type Queryable, queryOne, sql } from "../db/database.ts";
+import { type Queryable, queryOne, queryRows, sql } from "../db/database.ts";
 
 const NullableString = () => Type.Union([Type.String(), Type.Null()]);
 
@@ -31,6 +31,19 @@ export const WonJob = Type.Object(
   { additionalProperties: false },
 );
 export type WonJob = Static<typeof WonJob>;
+
+export const CardWonDeal = Type.Object(
+  {
+    deal_name: NullableString(),
+    amount: Type.Union([Type.Number(), Type.Null()]),
+    closed_on: Type.Union([Type.String({ format: "date" }), Type.Null()]),
+  },
+  { additionalProperties: false },
+);
+export type CardWonDeal = Static<typeof CardWonDeal>;
+
+/** How many of a card's other won deals a lead's page names. */
+const CARD_DEALS_SHOWN = 5;
 
 /** The conversion of a lead marked won: its own idempotency key, so marking it again is a replay. */
 export const wonDealIdOf = (leadId: string) => `lead:${leadId}`;
@@ -115,4 +128,32 @@ interface CreditRow {
   deal_amount: string | null;
   campaign_name: string | null;
   automation_name: string | null;
+}
+
+/**
+ * The won deals already credited to the lead's card but not by this lead (a CRM's, another lead's),
+ * newest first: a member about to mark the lead won sees the job may be counted already.
+ */
+export async function otherWonDealsOfCard(
+  db: Queryable,
+  orgId: string,
+  lead: { id: string; piece_id: string | null },
+): Promise<CardWonDeal[]> {
+  if (!lead.piece_id) return [];
+  const rows = await queryRows<{
+    deal_name: string | null;
+    amount: string | null;
+    deal_date: Date | string | null;
+  }>(
+    db,
+    sql`SELECT deal_name, deal_amount::text AS amount, deal_date FROM conversions
+        WHERE org_id = ${orgId}::uuid AND piece_id = ${lead.piece_id}::uuid
+          AND idempotency_key <> ${`deal:${wonDealIdOf(lead.id)}`}
+        ORDER BY COALESCE(deal_date, created_at) DESC, id DESC LIMIT ${CARD_DEALS_SHOWN}`,
+  );
+  return rows.map((row) => ({
+    deal_name: row.deal_name,
+    amount: row.amount === null ? null : Number(row.amount),
+    closed_on: row.deal_date === null ? null : new Date(row.deal_date).toISOString().slice(0, 10),
+  }));
 }

@@ -76,6 +76,25 @@ describe(`app API: a lead marked won (${databaseLabel})`, () => {
     assert.equal(listed.body.leads.find((lead: { id: string }) => lead.id === leadId).won_on, today());
     const opened = await member.browser.request("GET", `/app/api/v1/leads/${leadId}`);
     assert.deepEqual(opened.body.won, won.body.won);
+    assert.deepEqual(opened.body.card_won_deals, [], "its own won deal is not another deal of the card");
+
+    // The CRM reports another job at the home: the lead's page names it among the card's won deals.
+    const reported = await call(ctx, "POST", "/api/v1/conversions", {
+      key: org.key,
+      body: {
+        address: "742 Evergreen Terrace, Springfield, IL 62704",
+        deal_id: "D-1",
+        deal_name: "Gutters",
+        deal_amount: "4250",
+        deal_date: today(),
+      },
+    });
+    assert.equal(reported.body.matched, true, reported.text);
+    const withCrmDeal = await member.browser.request("GET", `/app/api/v1/leads/${leadId}`);
+    assert.deepEqual(withCrmDeal.body.card_won_deals, [
+      { deal_name: "Gutters", amount: 4250, closed_on: today() },
+    ]);
+    assert.deepEqual(withCrmDeal.body.won, won.body.won);
   });
 
   test("marked again it changes the amount, never the day, and Revenue still counts one deal", async () => {

@@ -4710,6 +4710,12 @@ export interface operations {
             won_on: string | null;
             message: string;
             crm_record_id: string | null;
+            /** @description Won deals already credited to the lead's card by something else than this lead (the CRM, another lead), newest first, at most 5: the job may be counted already. */
+            card_won_deals: {
+              deal_name: string | null;
+              amount: number | null;
+              closed_on: string | null;
+            }[];
             /** @description The job won from this lead (Mark as won); null until then. */
             won: {
               /** Format: date */
@@ -4840,6 +4846,12 @@ export interface operations {
             won_on: string | null;
             message: string;
             crm_record_id: string | null;
+            /** @description Won deals already credited to the lead's card by something else than this lead (the CRM, another lead), newest first, at most 5: the job may be counted already. */
+            card_won_deals: {
+              deal_name: string | null;
+              amount: number | null;
+              closed_on: string | null;
+            }[];
             /** @description The job won from this lead (Mark as won); null until then. */
             won: {
               /** Format: date */

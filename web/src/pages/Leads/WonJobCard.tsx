@@ -1,4 +1,15 @@
-import { Badge, Button, Group, NumberInput, SimpleGrid, Stack, Text, TextInput } from "@mantine/core";
+import {
+  Alert,
+  Badge,
+  Button,
+  Group,
+  List,
+  NumberInput,
+  SimpleGrid,
+  Stack,
+  Text,
+  TextInput,
+} from "@mantine/core";
 import { useForm } from "@mantine/form";
 import { notifications } from "@mantine/notifications";
 import { useRef, useState } from "react";
@@ -110,10 +121,11 @@ function MarkWonForm({ lead }: { lead: Lead }) {
           Won the job from this lead? Record it here: Revenue counts it toward the card that brought the lead,
           and the home joins your customers, so no more cards are mailed to it.
         </Text>
+        {lead.card_won_deals.length > 0 && <CountedAlready deals={lead.card_won_deals} />}
         <SimpleGrid cols={{ base: 1, xs: 2 }} spacing="sm" maw={460}>
           <NumberInput
             label="Job amount"
-            placeholder="$12,500"
+            placeholder="e.g. $12,500"
             required
             min={0}
             clampBehavior="none"
@@ -137,6 +149,32 @@ function MarkWonForm({ lead }: { lead: Lead }) {
         </Button>
       </Stack>
     </form>
+  );
+}
+
+/** Won deals Revenue already credits to the lead's card (the CRM's): marking the same job again counts it twice. */
+function CountedAlready({ deals }: { deals: Lead["card_won_deals"] }) {
+  return (
+    <Alert color="yellow" title="This card already has won deals in Revenue" role="note">
+      <Stack gap={4}>
+        <Text size="sm">
+          Mark this lead won only for another job: the same job marked here too would be counted twice.
+        </Text>
+        <List size="sm">
+          {deals.map((deal, index) => (
+            // Deals have no id here; their order is fixed by the server (newest first).
+            // biome-ignore lint/suspicious/noArrayIndexKey: a read-only list, never reordered
+            <List.Item key={index}>
+              {[
+                deal.deal_name ?? "A won deal",
+                dealAmount(deal.amount),
+                formatCalendarDay(deal.closed_on),
+              ].join(", ")}
+            </List.Item>
+          ))}
+        </List>
+      </Stack>
+    </Alert>
   );
 }
 
