@@ -6,7 +6,7 @@ import { useEffect, useId, useRef } from "react";
 import { mailSafetyQuery } from "../api/mail-safety.ts";
 import { businessNameOf, organizationQuery } from "../api/organization.ts";
 import { sessionQuery, useSignOut } from "../api/session.ts";
-import { focusIsLost } from "../ui/focus.ts";
+import { focusIsClaimed, focusIsLost } from "../ui/focus.ts";
 import { NavLinkLink } from "../ui/links.tsx";
 import { usePhoneWidth } from "../ui/phone-width.ts";
 import { HEADER_HEIGHT } from "../ui/theme.ts";
@@ -153,7 +153,10 @@ function useFocusOnScreenAfterLink() {
         // A page opened by its address keeps the browser's own start (Tab first reaches Skip to content).
         if (!fromLocation) return;
         requestAnimationFrame(() => {
-          if (focusIsLost()) document.getElementById("main-content")?.focus({ preventScroll: true });
+          // A screen's own focus move under way (the new automation's row) is left to finish.
+          if (focusIsLost() && !focusIsClaimed()) {
+            document.getElementById("main-content")?.focus({ preventScroll: true });
+          }
         });
       }),
     [router],

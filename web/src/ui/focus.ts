@@ -76,16 +76,29 @@ export function focusFirstInvalid(form: HTMLElement | null, framesLeft = FRAMES_
 export const focusFirstRefused = (_errors: unknown, _values: unknown, event?: FormEvent<HTMLFormElement>) =>
   focusFirstInvalid(event?.currentTarget ?? null);
 
+/** focusWhenShown calls still looking for their element. */
+let claimsWaiting = 0;
+
+/**
+ * True while a focusWhenShown is still looking for its element: a screen that changed meanwhile
+ * leaves the focus to it rather than move it first (a screen reader would say both).
+ */
+export const focusIsClaimed = () => claimsWaiting > 0;
+
 /**
  * Focuses what `find` answers once it is on the screen: after a navigation the next screen (its code,
  * its list) may take a moment, so it is looked for each frame for up to about two seconds.
  */
 export function focusWhenShown(find: () => HTMLElement | null | undefined, framesLeft = 120) {
-  requestAnimationFrame(() => {
-    const element = find();
-    if (element) element.focus();
-    else if (framesLeft > 0) focusWhenShown(find, framesLeft - 1);
-  });
+  claimsWaiting += 1;
+  const look = (frames: number) =>
+    requestAnimationFrame(() => {
+      const element = find();
+      if (element) element.focus();
+      if (element || frames === 0) claimsWaiting -= 1;
+      else look(frames - 1);
+    });
+  look(framesLeft);
 }
 
 /**
