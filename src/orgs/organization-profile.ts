@@ -123,6 +123,20 @@ export async function saveOrganizationLogo(
       updated_at = EXCLUDED.updated_at`);
 }
 
+/**
+ * Removes the logo; true when there was one. Its time becomes the removal's: what a logo's version
+ * keys (the printed logo's cache, proofs) changes with it.
+ */
+export async function removeOrganizationLogo(db: Queryable, orgId: string, now: Date): Promise<boolean> {
+  const removed = await queryOne<{ org_id: string }>(
+    db,
+    sql`UPDATE organization_profiles
+        SET logo_png = NULL, logo_updated_at = ${now.toISOString()}::timestamptz, updated_at = ${now.toISOString()}::timestamptz
+        WHERE org_id = ${orgId}::uuid AND logo_png IS NOT NULL RETURNING org_id`,
+  );
+  return removed !== undefined;
+}
+
 export async function findOrganizationLogo(db: Queryable, orgId: string): Promise<Buffer | undefined> {
   // Base64 in both directions: PGlite and node-postgres hand bytea parameters over differently.
   const row = await queryOne<{ logo: string | null }>(

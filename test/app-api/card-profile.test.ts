@@ -7,7 +7,7 @@ import { admin, call } from "../helpers/api.ts";
 import { databaseLabel, type TestContext } from "../helpers/harness.ts";
 import { pdfTextLines } from "../helpers/pdf-text.ts";
 import { adminBytes, EVENT_TYPE, queuePiece } from "../pipeline/helpers.ts";
-import { createAppTestContext, ownerOfNewOrg } from "./helpers.ts";
+import { createAppTestContext, inviteAndAccept, ownerOfNewOrg } from "./helpers.ts";
 
 const PROFILE = {
   business_name: "Bright Roofing Co.",
@@ -182,5 +182,43 @@ describe(`the card and the landing page carry the contractor's profile (${databa
     assert.equal(replaced.status, 200, replaced.text);
     assert.equal(replaced.body.template.offer, null);
     assert.equal(await readOffer(), null);
+  });
+
+  test("an owner removes the logo: the next card, the proof and the landing page go without it; a member cannot", async () => {
+    const member = await inviteAndAccept(ctx, owner.orgId, "member-logo@example.com", "member");
+    const refused = await member.browser.request("DELETE", "/app/api/v1/organization/logo");
+    assert.equal(refused.status, 403, refused.text);
+    assert.equal((await owner.browser.request("GET", "/app/api/v1/organization/logo")).status, 200, "kept");
+
+    const removed = await owner.browser.request("DELETE", "/app/api/v1/organization/logo");
+    assert.equal(removed.status, 200, removed.text);
+    assert.equal(removed.body.has_logo, false);
+    assert.equal(removed.body.business_name, PROFILE.business_name, "the rest of the profile stays");
+    assert.equal((await owner.browser.request("GET", "/app/api/v1/organization/logo")).status, 404);
+    const again = await owner.browser.request("DELETE", "/app/api/v1/organization/logo");
+    assert.equal(again.status, 200, "removing no logo changes nothing");
+    assert.equal(again.body.logo_updated_at, removed.body.logo_updated_at);
+
+    const piece = await queuePiece(ctx, { orgId: owner.orgId, key });
+    const pdf = await adminBytes(ctx, `/pieces/${piece.id}/proof.pdf`);
+    assert.equal(pdf.status, 200);
+    // The home's picture alone: the logo was on the front and the back.
+    assert.equal(pdf.bytes.toString("latin1").match(/\/Subtype \/Image/g)?.length, 1);
+    const proof = await owner.browser.request("POST", "/app/api/v1/proofs", {
+      body: { template: { message: "Call {{phone}}" }, sample_id: sampleId },
+    });
+    const back = Buffer.from(proof.body.back_png.split(",")[1], "base64");
+    const { data, info } = await sharp(back).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+    let logoPixels = 0;
+    for (let i = 0; i < data.length; i += info.channels) {
+      if (data[i]! < 60 && Math.abs(data[i + 1]! - 78) < 30 && data[i + 2]! > 180) logoPixels += 1;
+    }
+    assert.equal(logoPixels, 0, "the proof (cached with the logo before) is drawn again without it");
+    await ctx.database.db.execute(
+      sql`UPDATE mail_pieces SET status = 'mailed', mailed_at = ${ctx.clock.now().toISOString()}::timestamptz WHERE id = ${piece.id}::uuid`,
+    );
+    const page = await call(ctx, "GET", `/l/${piece.token}`);
+    assert.equal(page.status, 200);
+    assert.doesNotMatch(page.text, /<img src="data:image/);
   });
 });

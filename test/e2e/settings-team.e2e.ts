@@ -14,7 +14,7 @@ import { after, before, describe, it } from "node:test";
 import type { BrowserContext, Page } from "playwright-core";
 import sharp from "sharp";
 import { VIEWPORTS, type ViewportName } from "./browser.ts";
-import { type App, acceptInvitation, jobEvent, startApp } from "./session.ts";
+import { type App, acceptInvitation, jobEvent, startApp, waitUntil } from "./session.ts";
 
 const OWNER = { email: "olga@hvac.test", name: "Olga Owner", password: "correct horse battery" };
 const MEMBER = { email: "mia@hvac.test", name: "Mia Member", password: "staple battery horse" };
@@ -130,6 +130,9 @@ async function uploadLogo(
   await (await chooser).setFiles(file);
   if (!expectRefusal) await owner.getByRole("button", { name: "Upload logo" }).click();
 }
+
+/** The SVG logo's colour, looked for on the card back. */
+const GREEN: [number, number, number] = [0, 170, 60];
 
 describe("keys, team, logo and password reset in the browser", () => {
   before(async () => {
@@ -394,7 +397,7 @@ describe("keys, team, logo and password reset in the browser", () => {
 
   it("a PNG and an SVG logo reach the card back's live proof; a too-large file is refused in words", async () => {
     const magenta: [number, number, number] = [230, 0, 200];
-    const green: [number, number, number] = [0, 170, 60];
+    const green = GREEN;
     assert.equal(await backProofPixels(owner, magenta), 0, "no magenta on the card back before the logo");
 
     const png = await sharp({
@@ -435,6 +438,35 @@ describe("keys, team, logo and password reset in the browser", () => {
     assert.ok((await refused.json()).error.message, "a readable message");
     await checkScreen(owner, "settings-logo-too-large", "desktop");
     assert.ok((await backProofPixels(owner, green)) > 200, "the refused file left the logo as it was");
+  });
+
+  it("Remove logo asks first; kept, the logo stays; removed, the card back goes without it", async () => {
+    await open(owner, "/settings?tab=profile", "Settings");
+    const remove = owner.getByRole("button", { name: "Remove logo" });
+    await remove.click();
+    const dialog = owner.getByRole("dialog", { name: "Remove the logo?" });
+    await dialog.getByText(/cards already printed keep it/).waitFor();
+    await checkScreen(owner, "settings-remove-logo", "desktop");
+    await dialog.getByRole("button", { name: "Keep the logo" }).click();
+    await dialog.waitFor({ state: "hidden" });
+    await owner.getByRole("img", { name: "Your current logo" }).waitFor();
+
+    await remove.click();
+    await dialog.getByRole("button", { name: "Remove logo" }).click();
+    await owner.getByText("Your cards go without it from now on.").waitFor();
+    await owner
+      .getByText("No logo yet. It is printed on the card back and shown on your landing page.")
+      .waitFor();
+    assert.equal(await owner.getByRole("img", { name: "Your current logo" }).count(), 0);
+    await waitUntil(
+      () =>
+        owner
+          .getByRole("button", { name: /^Logo file/ })
+          .evaluate((field) => field === document.activeElement),
+      "the focus goes to the file field, for another logo",
+    );
+    assert.equal(await backProofPixels(owner, GREEN), 0, "the card back's proof has no logo");
+    await checkAtBothWidths(owner, "settings-profile-no-logo", "/settings?tab=profile", "Settings");
   });
 
   it("every table screen scrolls only inside its box at phone width", async () => {

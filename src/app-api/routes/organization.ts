@@ -8,6 +8,7 @@ import {
   findOrganizationLogo,
   getOrganizationProfile,
   type OrganizationProfile,
+  removeOrganizationLogo,
   saveOrganizationLogo,
   updateOrganizationProfile,
 } from "../../orgs/organization-profile.ts";
@@ -187,6 +188,28 @@ export function registerOrganizationRoutes(app: FastifyInstance, ctx: AppApiCont
       await db.transaction(async (tx) => {
         await saveOrganizationLogo(tx, orgId, png, clock.now());
         await sweepCardImages(tx, orgId, clock.now());
+      });
+      return getOrganizationProfile(db, orgId);
+    },
+  );
+
+  r.delete(
+    "/organization/logo",
+    {
+      config: { appAccess: "owner" },
+      schema: {
+        operationId: "removeLogo",
+        summary:
+          "Removes the logo: cards not yet printed and the landing pages go without it (a printed card keeps its own); without a logo, nothing changes",
+        tags: ["Settings"],
+        response: { 200: ProfileView },
+      },
+    },
+    async (request) => {
+      const { orgId } = sessionOf(request);
+      await db.transaction(async (tx) => {
+        if (await removeOrganizationLogo(tx, orgId, clock.now()))
+          await sweepCardImages(tx, orgId, clock.now());
       });
       return getOrganizationProfile(db, orgId);
     },

@@ -68,6 +68,16 @@ export function useUploadLogo() {
   });
 }
 
+/** Removes the logo; the dialog that asked shows a failure itself. */
+export function useRemoveLogo() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: () => unwrap(client.DELETE("/app/api/v1/organization/logo")),
+    meta: { quiet: true },
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: organizationKeys.all }),
+  });
+}
+
 export function useInviteTeammate() {
   const queryClient = useQueryClient();
   return useMutation({

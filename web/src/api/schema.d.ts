@@ -657,7 +657,8 @@ export interface paths {
     /** Uploads the logo as the request body (image/png, image/jpeg or image/svg+xml, at most 2097152 bytes); stored re-encoded as PNG */
     put: operations["uploadLogo"];
     post?: never;
-    delete?: never;
+    /** Removes the logo: cards not yet printed and the landing pages go without it (a printed card keeps its own); without a logo, nothing changes */
+    delete: operations["removeLogo"];
     options?: never;
     head?: never;
     patch?: never;
@@ -5599,6 +5600,88 @@ export interface operations {
     };
   };
   uploadLogo: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            org_id: string;
+            name: string;
+            business_name: string | null;
+            phone: string | null;
+            website: string | null;
+            return_address: {
+              street: string;
+              city: string;
+              state: string;
+              postal_code: string;
+            } | null;
+            brand_color: string | null;
+            cost_per_card_cents: number | null;
+            offer: string | null;
+            has_logo: boolean;
+            logo_updated_at: string | null;
+          };
+        };
+      };
+      /** @description No valid session (sign in). */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+      /** @description `forbidden`: the session's role may not do this (owners only); `csrf_rejected`: a state-changing request without a same-origin Origin / Sec-Fetch-Site. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+      /** @description Not found, or belongs to another organization. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+      /** @description The body or query is not valid. */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+      /** @description Too many requests. */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+    };
+  };
+  removeLogo: {
     parameters: {
       query?: never;
       header?: never;

@@ -24,10 +24,12 @@ import {
   LOGO_URL,
   type Organization,
   organizationQuery,
+  useRemoveLogo,
   useUpdateOrganization,
   useUploadLogo,
 } from "../../api/organization.ts";
-import { focusFirstInvalid, refocusAfterBusy } from "../../ui/focus.ts";
+import { ConfirmDialog } from "../../ui/ConfirmDialog.tsx";
+import { focusFirstInvalid, refocusAfterBusy, useFocusWhenGone } from "../../ui/focus.ts";
 import { dollarsProblem } from "../../ui/number-rules.ts";
 
 /**
@@ -228,6 +230,9 @@ function LogoUpload({ hasLogo, canEdit }: { hasLogo: boolean; canEdit: boolean }
   // Upload logo is disabled once done (no file chosen) or refused (the file's problem shown): the
   // focus it dropped goes to the file field, which says which.
   const fileField = useRef<HTMLButtonElement>(null);
+  // Removed, the logo takes its Remove button (and the dialog that asked) with it: the focus goes
+  // to the file field, for another logo.
+  useFocusWhenGone(fileField, hasLogo);
   const [file, setFile] = useState<File | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
   const [version, setVersion] = useState(0);
@@ -235,7 +240,10 @@ function LogoUpload({ hasLogo, canEdit }: { hasLogo: boolean; canEdit: boolean }
     <Fieldset legend="Logo" disabled={!canEdit}>
       <Stack>
         {hasLogo ? (
-          <Image src={`${LOGO_URL}?v=${version}`} alt="Your current logo" h={64} w="auto" fit="contain" />
+          <Group gap="md" align="center">
+            <Image src={`${LOGO_URL}?v=${version}`} alt="Your current logo" h={64} w="auto" fit="contain" />
+            {canEdit && <RemoveLogo />}
+          </Group>
         ) : (
           <Text size="sm">No logo yet. It is printed on the card back and shown on your landing page.</Text>
         )}
@@ -282,5 +290,40 @@ function LogoUpload({ hasLogo, canEdit }: { hasLogo: boolean; canEdit: boolean }
         </Group>
       </Stack>
     </Fieldset>
+  );
+}
+
+/** Remove logo, after asking: cards not yet printed and the landing pages go without it. */
+function RemoveLogo() {
+  const remove = useRemoveLogo();
+  const [asking, setAsking] = useState(false);
+  return (
+    <>
+      <Button variant="subtle" color="red" size="xs" onClick={() => setAsking(true)}>
+        Remove logo
+      </Button>
+      <ConfirmDialog
+        opened={asking}
+        title="Remove the logo?"
+        keepLabel="Keep the logo"
+        confirmLabel="Remove logo"
+        pendingLabel="Removing the logo…"
+        failureTitle="The logo was not removed"
+        onClose={() => setAsking(false)}
+        onConfirm={async () => {
+          await remove.mutateAsync();
+          notifications.show({
+            color: "green",
+            title: "Logo removed",
+            message: "Your cards go without it from now on.",
+          });
+        }}
+      >
+        <Text size="sm">
+          Cards not yet printed and your landing pages go without it; cards already printed keep it. You can
+          upload a logo again at any time.
+        </Text>
+      </ConfirmDialog>
+    </>
   );
 }
