@@ -5,3 +5,6 @@
 ALTER TABLE leads ADD COLUMN won_on date;
 ALTER TABLE leads ADD COLUMN won_amount numeric;
 ALTER TABLE leads ADD COLUMN won_at timestamptz;
+-- Before a lead is marked won, its page names the won deals Revenue already has at its home (a
+-- CRM's report of the same job would be counted twice): one probe of the home's key.
+CREATE INDEX conversions_by_address ON conversions (org_id, normalized_address);

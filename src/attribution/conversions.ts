@@ -44,6 +44,11 @@ export interface ConversionFields {
   contactLastName?: string | undefined;
   contactName?: string | undefined;
   contactEmail?: string | undefined;
+  /**
+   * Set by the service itself, never read from a payload: a key no API request can produce (a lead
+   * marked won in the app), so a CRM's deal id cannot replay it.
+   */
+  idempotencyKey?: string | undefined;
 }
 
 export type ConversionResult =
@@ -96,6 +101,7 @@ const toResult = (row: ConversionRow): ConversionResult => ({
 
 /** Idempotency: the deal id, else the normalized address plus the close day. */
 export function conversionKey(fields: ConversionFields, normalizedAddress: string, reference: ReferenceDate) {
+  if (fields.idempotencyKey) return fields.idempotencyKey;
   return fields.dealId ? `deal:${fields.dealId}` : `address:${normalizedAddress}|${utcDay(reference)}`;
 }
 

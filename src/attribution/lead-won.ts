@@ -9,10 +9,11 @@ import {
   claimCloseDay,
   leadToMarkWon,
   recordWonAmount,
+  releaseCloseDay,
   type WonLeadRow,
-  wonDealIdOf,
+  wonDealKeyOf,
 } from "../leads/won-job.ts";
-import { recordConversion } from "./conversions.ts";
+import { type ConversionFields, recordConversion } from "./conversions.ts";
 import type { AttributionDeps } from "./deps.ts";
 
 const DAY_MS = 86_400_000;
@@ -21,7 +22,9 @@ export const WON_AMOUNT_MAX = 10_000_000;
 
 export const MarkWonBody = Type.Object(
   {
-    amount: Type.Number({ description: "The job's amount in dollars, cents at most (12500 or 12500.50)." }),
+    amount: Type.Number({
+      description: "The job's amount in dollars, cents at most, from 0.01 to 10,000,000 (12500 or 12500.50).",
+    }),
     closed_on: Type.String({
       format: "date",
       description:
@@ -52,29 +55,36 @@ export async function markLeadWon(
     ...(amount === undefined ? { amount: AMOUNT_PROBLEM } : {}),
     ...closeDayProblem(lead, body.closed_on, deps.clock.now()),
   });
-  if (refused || amount === undefined) throw refused ?? invalidPayload(AMOUNT_PROBLEM);
+  if (refused) throw refused;
+  if (amount === undefined) throw invalidPayload(AMOUNT_PROBLEM); // said above; narrows the type
   // The day is claimed first: of two members marking it at once with different days, one keeps it.
   const claimed = await claimCloseDay(deps.db, orgId, lead.id, body.closed_on);
   if (claimed !== body.closed_on) throw invalidFields({ closed_on: dayStays(claimed) });
+  try {
+    await recordConversion(deps, orgId, wonDealOf(lead, amount, body.closed_on), "app");
+  } catch (error) {
+    // The deal was not written: the lead is not won, and a retry may choose another day.
+    await releaseCloseDay(deps.db, orgId, lead.id, body.closed_on).catch(() => undefined);
+    throw error;
+  }
+  await recordWonAmount(deps.db, orgId, lead.id, { closedOn: body.closed_on, amount }, deps.clock.now());
+}
+
+/** The lead's job as a won deal: its home, its own card's campaign (the exact match), its contact. */
+function wonDealOf(lead: WonLeadRow, amount: string, closedOn: string): ConversionFields {
   const name = `${lead.first_name} ${lead.last_name}`.trim();
-  await recordConversion(
-    deps,
-    orgId,
-    {
-      address: lead.full_address,
-      dealId: wonDealIdOf(lead.id),
-      dealAmount: amount,
-      dealDate: { at: new Date(`${body.closed_on}T00:00:00Z`), dateOnly: true },
-      campaignId: lead.campaign_id ?? undefined,
-      dealStage: "won in the app",
-      dealName: name || "Lead (no name given)",
-      contactFirstName: lead.first_name || undefined,
-      contactLastName: lead.last_name || undefined,
-      contactEmail: lead.email || undefined,
-    },
-    "app",
-  );
-  await recordWonAmount(deps.db, orgId, lead.id, amount, deps.clock.now());
+  return {
+    address: lead.full_address,
+    idempotencyKey: wonDealKeyOf(lead.id),
+    dealAmount: amount,
+    dealDate: { at: new Date(`${closedOn}T00:00:00Z`), dateOnly: true },
+    campaignId: lead.campaign_id ?? undefined,
+    dealStage: "won in the app",
+    dealName: name || "Lead (no name given)",
+    contactFirstName: lead.first_name || undefined,
+    contactLastName: lead.last_name || undefined,
+    contactEmail: lead.email || undefined,
+  };
 }
 
 const AMOUNT_PROBLEM = `Enter the job's amount, from $0.01 to $${WON_AMOUNT_MAX.toLocaleString("en-US")}.`;

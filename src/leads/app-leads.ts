@@ -6,7 +6,7 @@ import { cursorTime, type KeysetCursor, keysetPage } from "../db/keyset-cursor.t
 import type { LeadCustomField } from "../db/schema.ts";
 import { isUuid } from "../domain/uuid.ts";
 import { deliverLeadJob } from "../jobs/kinds.ts";
-import { CardWonDeal, otherWonDealsOfCard, WonJob, wonJobOf } from "./won-job.ts";
+import { HomeWonDeal, otherWonDealsAtHome, WonJob, wonJobOf } from "./won-job.ts";
 
 // The shapes the app API answers with (GET /leads, GET /leads/:id, Overview's latest leads): the
 // routes' response schemas, and through Static<> the types this module returns.
@@ -78,9 +78,9 @@ export const LeadDetail = Type.Object(
     ...leadFields,
     message: Type.String(),
     crm_record_id: NullableString(),
-    card_won_deals: Type.Array(CardWonDeal, {
+    home_won_deals: Type.Array(HomeWonDeal, {
       description:
-        "Won deals already credited to the lead's card by something else than this lead (the CRM, another lead), newest first, at most 5: the job may be counted already.",
+        "Won deals Revenue already has at the lead's home or on its card from something else than this lead (the CRM, another lead), newest first, at most 5: the job may be counted already.",
     }),
     won: Type.Union([WonJob, Type.Null()], {
       description: "The job won from this lead (Mark as won); null until then.",
@@ -299,10 +299,10 @@ export async function getLead(db: Queryable, orgId: string, leadId: string): Pro
     sql`SELECT ${LEAD_COLUMNS} ${LEAD_JOINS} WHERE l.org_id = ${orgId}::uuid AND l.id = ${leadId}::uuid`,
   );
   if (!row) return undefined;
-  const [deliveries, won, cardWonDeals] = await Promise.all([
+  const [deliveries, won, homeWonDeals] = await Promise.all([
     deliveriesOf(db, orgId, [row.id]),
     wonJobOf(db, orgId, row),
-    otherWonDealsOfCard(db, orgId, row),
+    otherWonDealsAtHome(db, orgId, row),
   ]);
   const fields = (
     typeof row.custom_fields === "string" ? JSON.parse(row.custom_fields) : row.custom_fields
@@ -312,7 +312,7 @@ export async function getLead(db: Queryable, orgId: string, leadId: string): Pro
     message: row.message,
     crm_record_id: row.crm_record_id,
     won,
-    card_won_deals: cardWonDeals,
+    home_won_deals: homeWonDeals,
     answers: (fields ?? []).map((field) => ({
       field_id: field.field_id,
       label: field.field_label,

@@ -2,6 +2,7 @@
 // when it was first marked. Attribution records the won deal itself (attribution/lead-won.ts).
 import { type Static, Type } from "@fastify/type-provider-typebox";
 import { type Queryable, queryOne, queryRows, sql } from "../db/database.ts";
+import { normalizeAddress } from "../domain/address.ts";
 
 const NullableString = () => Type.Union([Type.String(), Type.Null()]);
 
@@ -32,7 +33,7 @@ export const WonJob = Type.Object(
 );
 export type WonJob = Static<typeof WonJob>;
 
-export const CardWonDeal = Type.Object(
+export const HomeWonDeal = Type.Object(
   {
     deal_name: NullableString(),
     amount: Type.Union([Type.Number(), Type.Null()]),
@@ -40,13 +41,16 @@ export const CardWonDeal = Type.Object(
   },
   { additionalProperties: false },
 );
-export type CardWonDeal = Static<typeof CardWonDeal>;
+export type HomeWonDeal = Static<typeof HomeWonDeal>;
 
-/** How many of a card's other won deals a lead's page names. */
-const CARD_DEALS_SHOWN = 5;
+/** How many of the home's other won deals a lead's page names. */
+const HOME_DEALS_SHOWN = 5;
 
-/** The conversion of a lead marked won: its own idempotency key, so marking it again is a replay. */
-export const wonDealIdOf = (leadId: string) => `lead:${leadId}`;
+/**
+ * The idempotency key of a lead's won deal: marking it again is a replay. The `app-lead:` prefix is
+ * none an API request's key has (`deal:…`, `address:…`), so no CRM deal id can replay it.
+ */
+export const wonDealKeyOf = (leadId: string) => `app-lead:${leadId}`;
 
 export interface WonLeadRow {
   id: string;
@@ -78,16 +82,28 @@ export async function claimCloseDay(db: Queryable, orgId: string, leadId: string
   return row?.won_on;
 }
 
-/** The lead's amount, and when it was first marked won (after its won deal is recorded). */
+/**
+ * Gives back a day claimed by a mark that failed before the lead was won (its deal not written): a
+ * retry may choose another day. A mark of the same day that got further keeps the lead won.
+ */
+export async function releaseCloseDay(db: Queryable, orgId: string, leadId: string, closedOn: string) {
+  await db.execute(
+    sql`UPDATE leads SET won_on = NULL
+        WHERE org_id = ${orgId}::uuid AND id = ${leadId}::uuid AND won_at IS NULL AND won_on = ${closedOn}::date`,
+  );
+}
+
+/** The lead's day (again, should a failed mark have given it back), amount, and when it was first marked won. */
 export async function recordWonAmount(
   db: Queryable,
   orgId: string,
   leadId: string,
-  amount: string,
+  won: { closedOn: string; amount: string },
   now: Date,
 ) {
   await db.execute(
-    sql`UPDATE leads SET won_amount = ${amount}::numeric, won_at = COALESCE(won_at, ${now.toISOString()}::timestamptz)
+    sql`UPDATE leads SET won_on = COALESCE(won_on, ${won.closedOn}::date), won_amount = ${won.amount}::numeric,
+               won_at = COALESCE(won_at, ${now.toISOString()}::timestamptz)
         WHERE org_id = ${orgId}::uuid AND id = ${leadId}::uuid`,
   );
 }
@@ -99,14 +115,13 @@ export async function wonJobOf(
   lead: { id: string; won_on: string | null; won_amount: string | null; won_at: Date | string | null },
 ): Promise<WonJob | null> {
   if (!lead.won_on || lead.won_at === null) return null;
-  // The conversion's idempotency key is its deal id's (attribution/conversions.ts conversionKey).
   const credit = await queryOne<CreditRow>(
     db,
     sql`SELECT cv.piece_id, cv.deal_amount::text AS deal_amount, c.name AS campaign_name, a.name AS automation_name
         FROM conversions cv
         LEFT JOIN campaigns c ON c.org_id = cv.org_id AND c.id = cv.campaign_id
         LEFT JOIN automations a ON a.org_id = c.org_id AND a.id = c.automation_id
-        WHERE cv.org_id = ${orgId}::uuid AND cv.idempotency_key = ${`deal:${wonDealIdOf(lead.id)}`}`,
+        WHERE cv.org_id = ${orgId}::uuid AND cv.idempotency_key = ${wonDealKeyOf(lead.id)}`,
   );
   return {
     closed_on: lead.won_on,
@@ -131,15 +146,16 @@ interface CreditRow {
 }
 
 /**
- * The won deals already credited to the lead's card but not by this lead (a CRM's, another lead's),
- * newest first: a member about to mark the lead won sees the job may be counted already.
+ * The won deals Revenue already has at the lead's home, or on its card, that are not this lead's (a
+ * CRM's, another lead's), newest first: a member about to mark the lead won sees the job may be
+ * counted already.
  */
-export async function otherWonDealsOfCard(
+export async function otherWonDealsAtHome(
   db: Queryable,
   orgId: string,
-  lead: { id: string; piece_id: string | null },
-): Promise<CardWonDeal[]> {
-  if (!lead.piece_id) return [];
+  lead: { id: string; piece_id: string | null; full_address: string },
+): Promise<HomeWonDeal[]> {
+  const onCard = lead.piece_id ? sql` OR piece_id = ${lead.piece_id}::uuid` : sql``;
   const rows = await queryRows<{
     deal_name: string | null;
     amount: string | null;
@@ -147,9 +163,9 @@ export async function otherWonDealsOfCard(
   }>(
     db,
     sql`SELECT deal_name, deal_amount::text AS amount, deal_date FROM conversions
-        WHERE org_id = ${orgId}::uuid AND piece_id = ${lead.piece_id}::uuid
-          AND idempotency_key <> ${`deal:${wonDealIdOf(lead.id)}`}
-        ORDER BY COALESCE(deal_date, created_at) DESC, id DESC LIMIT ${CARD_DEALS_SHOWN}`,
+        WHERE org_id = ${orgId}::uuid AND (normalized_address = ${normalizeAddress(lead.full_address)}${onCard})
+          AND idempotency_key <> ${wonDealKeyOf(lead.id)}
+        ORDER BY COALESCE(deal_date, created_at) DESC, id DESC LIMIT ${HOME_DEALS_SHOWN}`,
   );
   return rows.map((row) => ({
     deal_name: row.deal_name,

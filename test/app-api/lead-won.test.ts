@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
+import { sql } from "../../src/db/database.ts";
 import { call, createOrg, recordMailing } from "../helpers/api.ts";
 import { databaseLabel, type TestContext } from "../helpers/harness.ts";
 import { NED_LEAD, submitLead } from "../leads/leads-helpers.ts";
@@ -76,9 +77,9 @@ describe(`app API: a lead marked won (${databaseLabel})`, () => {
     assert.equal(listed.body.leads.find((lead: { id: string }) => lead.id === leadId).won_on, today());
     const opened = await member.browser.request("GET", `/app/api/v1/leads/${leadId}`);
     assert.deepEqual(opened.body.won, won.body.won);
-    assert.deepEqual(opened.body.card_won_deals, [], "its own won deal is not another deal of the card");
+    assert.deepEqual(opened.body.home_won_deals, [], "its own won deal is not another deal of the card");
 
-    // The CRM reports another job at the home: the lead's page names it among the card's won deals.
+    // The CRM reports another job at the home: the lead's page names it among the home's won deals.
     const reported = await call(ctx, "POST", "/api/v1/conversions", {
       key: org.key,
       body: {
@@ -91,7 +92,7 @@ describe(`app API: a lead marked won (${databaseLabel})`, () => {
     });
     assert.equal(reported.body.matched, true, reported.text);
     const withCrmDeal = await member.browser.request("GET", `/app/api/v1/leads/${leadId}`);
-    assert.deepEqual(withCrmDeal.body.card_won_deals, [
+    assert.deepEqual(withCrmDeal.body.home_won_deals, [
       { deal_name: "Gutters", amount: 4250, closed_on: today() },
     ]);
     assert.deepEqual(withCrmDeal.body.won, won.body.won);
@@ -219,5 +220,52 @@ describe(`app API: a lead marked won (${databaseLabel})`, () => {
     assert.equal((await revenueConversions()).filter((deal) => deal.address === address).length, 0);
     const customers = await member.browser.request("GET", "/app/api/v1/customers?q=shelbyville");
     assert.equal(customers.body.customers.length, 1);
+  });
+
+  test("a CRM's deal id cannot replay a lead's won deal: the API and the app each keep their own", async () => {
+    const { leadId } = await landingLead("754 Evergreen Terrace, Springfield, IL 62704");
+    assert.equal((await markWon(leadId, { amount: 2000, closed_on: today() })).status, 200);
+    const crm = await call(ctx, "POST", "/api/v1/conversions", {
+      key: org.key,
+      body: {
+        address: "754 Evergreen Terrace, Springfield, IL 62704",
+        deal_id: `lead:${leadId}`,
+        deal_amount: "1",
+        deal_date: today(),
+      },
+    });
+    assert.equal(crm.body.matched, true, crm.text);
+    const lead = await member.browser.request("GET", `/app/api/v1/leads/${leadId}`);
+    assert.equal(lead.body.won.amount, 2000, "the app's deal kept its amount");
+    const deals = (await revenueConversions()).filter((deal) => deal.address.startsWith("754 "));
+    assert.deepEqual(deals.map((deal) => deal.amount).sort(), [1, 2000]);
+  });
+
+  test("a mark whose deal cannot be written leaves the lead not won, and a retry may choose another day", async () => {
+    const { leadId } = await landingLead("756 Evergreen Terrace, Springfield, IL 62704");
+    // The database refuses this home's won deal, as a failing disk or a constraint would.
+    await ctx.database.db.execute(sql`
+      CREATE FUNCTION refuse_756() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF NEW.address LIKE '756 %' THEN RAISE EXCEPTION 'refused for the test'; END IF;
+        RETURN NEW;
+      END $$`);
+    await ctx.database.db.execute(
+      sql`CREATE TRIGGER refuse_756 BEFORE INSERT ON conversions FOR EACH ROW EXECUTE FUNCTION refuse_756()`,
+    );
+    try {
+      const failed = await markWon(leadId, { amount: 700, closed_on: today() });
+      assert.equal(failed.status, 500, failed.text);
+      const lead = await member.browser.request("GET", `/app/api/v1/leads/${leadId}`);
+      assert.equal(lead.body.won, null);
+      assert.equal(lead.body.won_on, null);
+    } finally {
+      await ctx.database.db.execute(sql`DROP TRIGGER refuse_756 ON conversions`);
+      await ctx.database.db.execute(sql`DROP FUNCTION refuse_756()`);
+    }
+    const yesterday = dayOf(Date.now() - DAY_MS);
+    const retried = await markWon(leadId, { amount: 700, closed_on: yesterday });
+    assert.equal(retried.status, 200, retried.text);
+    assert.equal(retried.body.won.closed_on, yesterday);
   });
 });

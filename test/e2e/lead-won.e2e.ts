@@ -69,7 +69,7 @@ describe("a lead marked won in the browser", () => {
     const card = page.getByRole("heading", { level: 2, name: "Job won" }).locator("xpath=..");
     await card.getByText(/Won the job from this lead\?/).waitFor();
     const counted = card.getByRole("note");
-    await counted.getByText("This card already has won deals in Revenue").waitFor();
+    await counted.getByText("This home already has won deals in Revenue").waitFor();
     await counted
       .getByText(`Gutter replacement, $4,250, ${formatCalendarDay(new Date().toISOString())}`)
       .waitFor();

@@ -12,11 +12,13 @@ import {
   markLeadOpened,
 } from "../../leads/app-leads.ts";
 import { getLeadAlertPreference, setLeadAlertPreference } from "../../leads/lead-alerts.ts";
+import { enforceRateLimit } from "../../limits/enforce-rate-limit.ts";
 import { attributionDeps } from "../../services.ts";
 import type { AppApiContext } from "../context.ts";
 import { sessionOf } from "../session-guard.ts";
 
 const PAGE_SIZE = 50;
+const LEAD_WON_MARKS = { bucket: "app-lead-won", limit: 60, windowSeconds: 60 };
 const LeadIdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) });
 
 const LeadAlerts = Type.Object(
@@ -101,6 +103,13 @@ export function registerLeadRoutes(app: FastifyInstance, ctx: AppApiContext): vo
     },
     async (request) => {
       const { orgId } = sessionOf(request);
+      // Each mark may ask the geocoder for the home (a paid call): as the API's conversions, 60 a minute.
+      await enforceRateLimit(
+        ctx.limiter,
+        LEAD_WON_MARKS,
+        orgId,
+        "too many won jobs marked; try again in a minute",
+      );
       await markLeadWon(attributionDeps(ctx), orgId, request.params.id, request.body);
       const lead = await getLead(db, orgId, request.params.id);
       if (!lead) throw notFound("lead not found");

@@ -4711,8 +4711,8 @@ export interface operations {
             won_on: string | null;
             message: string;
             crm_record_id: string | null;
-            /** @description Won deals already credited to the lead's card by something else than this lead (the CRM, another lead), newest first, at most 5: the job may be counted already. */
-            card_won_deals: {
+            /** @description Won deals Revenue already has at the lead's home or on its card from something else than this lead (the CRM, another lead), newest first, at most 5: the job may be counted already. */
+            home_won_deals: {
               deal_name: string | null;
               amount: number | null;
               closed_on: string | null;
@@ -4798,7 +4798,7 @@ export interface operations {
     requestBody: {
       content: {
         "application/json": {
-          /** @description The job's amount in dollars, cents at most (12500 or 12500.50). */
+          /** @description The job's amount in dollars, cents at most, from 0.01 to 10,000,000 (12500 or 12500.50). */
           amount: number;
           /**
            * Format: date
@@ -4847,8 +4847,8 @@ export interface operations {
             won_on: string | null;
             message: string;
             crm_record_id: string | null;
-            /** @description Won deals already credited to the lead's card by something else than this lead (the CRM, another lead), newest first, at most 5: the job may be counted already. */
-            card_won_deals: {
+            /** @description Won deals Revenue already has at the lead's home or on its card from something else than this lead (the CRM, another lead), newest first, at most 5: the job may be counted already. */
+            home_won_deals: {
               deal_name: string | null;
               amount: number | null;
               closed_on: string | null;

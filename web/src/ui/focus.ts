@@ -76,14 +76,17 @@ export function focusFirstInvalid(form: HTMLElement | null, framesLeft = FRAMES_
 export const focusFirstRefused = (_errors: unknown, _values: unknown, event?: FormEvent<HTMLFormElement>) =>
   focusFirstInvalid(event?.currentTarget ?? null);
 
-/** focusWhenShown calls still looking for their element. */
+/** focusWhenShown calls still looking for their element, and when the last one began. */
 let claimsWaiting = 0;
+let lastClaimAt = 0;
+/** A claim older than this is not honoured (a hidden tab runs no frames, so its look never ends). */
+const CLAIM_MS = 2_500;
 
 /**
- * True while a focusWhenShown is still looking for its element: a screen that changed meanwhile
- * leaves the focus to it rather than move it first (a screen reader would say both).
+ * True while a focusWhenShown begun in the last moments is still looking for its element: a screen
+ * that changed meanwhile leaves the focus to it rather than move it first (a screen reader would say both).
  */
-export const focusIsClaimed = () => claimsWaiting > 0;
+export const focusIsClaimed = () => claimsWaiting > 0 && performance.now() - lastClaimAt < CLAIM_MS;
 
 /**
  * Focuses what `find` answers once it is on the screen: after a navigation the next screen (its code,
@@ -91,6 +94,7 @@ export const focusIsClaimed = () => claimsWaiting > 0;
  */
 export function focusWhenShown(find: () => HTMLElement | null | undefined, framesLeft = 120) {
   claimsWaiting += 1;
+  lastClaimAt = performance.now();
   const look = (frames: number) =>
     requestAnimationFrame(() => {
       const element = find();

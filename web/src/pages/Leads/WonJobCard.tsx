@@ -23,7 +23,6 @@ import { useSingleFlight } from "../../ui/single-flight.ts";
 
 /** The server's ceiling (attribution/lead-won.ts WON_AMOUNT_MAX): more is a typo of zeros. */
 const AMOUNT_MAX = 10_000_000;
-const DAY_MS = 86_400_000;
 const CHANGE_AMOUNT_ID = "won-job-change-amount";
 const NEW_AMOUNT_ID = "won-job-new-amount";
 
@@ -80,7 +79,8 @@ function wonToast(won: WonJob | null | undefined) {
 function MarkWonForm({ lead }: { lead: Lead }) {
   const markWon = useMarkLeadWon(lead.id);
   const today = localDay(Date.now());
-  const firstDay = localDay(Date.parse(lead.received_at) - DAY_MS);
+  // The server allows a day's slack before it for time zones; the lead's own local day is the plain rule.
+  const firstDay = localDay(Date.parse(lead.received_at));
   const form = useForm<{ amount: number | string; closed_on: string }>({
     initialValues: { amount: "", closed_on: today },
     validate: {
@@ -121,7 +121,7 @@ function MarkWonForm({ lead }: { lead: Lead }) {
           Won the job from this lead? Record it here: Revenue counts it toward the card that brought the lead,
           and the home joins your customers, so no more cards are mailed to it.
         </Text>
-        {lead.card_won_deals.length > 0 && <CountedAlready deals={lead.card_won_deals} />}
+        {lead.home_won_deals.length > 0 && <CountedAlready deals={lead.home_won_deals} />}
         <SimpleGrid cols={{ base: 1, xs: 2 }} spacing="sm" maw={460}>
           <NumberInput
             label="Job amount"
@@ -152,10 +152,10 @@ function MarkWonForm({ lead }: { lead: Lead }) {
   );
 }
 
-/** Won deals Revenue already credits to the lead's card (the CRM's): marking the same job again counts it twice. */
-function CountedAlready({ deals }: { deals: Lead["card_won_deals"] }) {
+/** Won deals Revenue already has at the lead's home (the CRM's): marking the same job again counts it twice. */
+function CountedAlready({ deals }: { deals: Lead["home_won_deals"] }) {
   return (
-    <Alert color="yellow" title="This card already has won deals in Revenue" role="note">
+    <Alert color="yellow" title="This home already has won deals in Revenue" role="note">
       <Stack gap={4}>
         <Text size="sm">
           Mark this lead won only for another job: the same job marked here too would be counted twice.
