@@ -2,28 +2,12 @@ import { Button, Fieldset, Stack, Text, TextInput } from "@mantine/core";
 import { isNotEmpty, useForm } from "@mantine/form";
 import { notifications } from "@mantine/notifications";
 import { useNavigate } from "@tanstack/react-router";
-import { ApiError } from "../../api/errors.ts";
 import { type Session, useChangePassword, useSignOutEverywhere, useUpdateMe } from "../../api/session.ts";
-import { focusFirstInvalid, focusFirstRefused, useRefocusAfterBusy } from "../../ui/focus.ts";
+import { focusFirstRefused, useRefocusAfterBusy } from "../../ui/focus.ts";
 import { PasswordField } from "../../ui/PasswordField.tsx";
 import { NEW_PASSWORD_HINT, newPasswordRule, repeatsPasswordIn } from "../../ui/password-rules.ts";
+import { sayOnFields } from "../../ui/refusal-on-fields.ts";
 import { LeadAlertsSwitch } from "./LeadAlertsSwitch.tsx";
-
-/**
- * A refusal naming fields is said on them, and the first takes the focus; the app's toast says
- * the others (these requests' `refusalsOnFields`).
- */
-function sayOnFields(
-  error: unknown,
-  setErrors: (errors: Record<string, string>) => void,
-  form: HTMLFormElement | null,
-) {
-  if (!(error instanceof ApiError)) return;
-  const onFields = error.fieldErrors();
-  if (Object.keys(onFields).length === 0) return;
-  setErrors(onFields);
-  focusFirstInvalid(form);
-}
 
 /** The signed-in person's own name and password. */
 export function AccountForms({ session }: { session: Session }) {

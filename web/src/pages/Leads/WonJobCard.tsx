@@ -5,6 +5,7 @@ import {
   Group,
   List,
   NumberInput,
+  type NumberInputProps,
   SimpleGrid,
   Stack,
   Text,
@@ -13,12 +14,12 @@ import {
 import { useForm } from "@mantine/form";
 import { notifications } from "@mantine/notifications";
 import { useRef, useState } from "react";
-import { ApiError } from "../../api/errors.ts";
 import { type Lead, useMarkLeadWon, type WonJob } from "../../api/leads.ts";
 import { DetailCard, DetailField } from "../../ui/DetailCard.tsx";
-import { focusFirstInvalid, focusFirstRefused, focusWhenShown } from "../../ui/focus.ts";
+import { focusFirstRefused, focusWhenShown } from "../../ui/focus.ts";
 import { dealAmount, formatCalendarDay } from "../../ui/format.ts";
 import { AnchorLink } from "../../ui/links.tsx";
+import { sayOnFields } from "../../ui/refusal-on-fields.ts";
 import { useSingleFlight } from "../../ui/single-flight.ts";
 
 /** The server's ceiling (attribution/lead-won.ts WON_AMOUNT_MAX): more is a typo of zeros. */
@@ -53,16 +54,21 @@ export function WonJobCard({ lead }: { lead: Lead }) {
   );
 }
 
-/** Puts a refusal naming fields on them, the first taking the focus (the app's toast says any other). */
-function sayOnFields(
-  error: unknown,
-  setErrors: (errors: Record<string, string>) => void,
-  form: HTMLElement | null,
-) {
-  const onFields = error instanceof ApiError ? error.fieldErrors() : {};
-  if (Object.keys(onFields).length === 0) return;
-  setErrors(onFields);
-  focusFirstInvalid(form);
+/** Dollars and cents, refused in words rather than clamped (the server takes $0.01 to $10,000,000). */
+function JobAmountInput(props: NumberInputProps) {
+  return (
+    <NumberInput
+      label="Job amount"
+      required
+      min={0}
+      clampBehavior="none"
+      decimalScale={2}
+      thousandSeparator=","
+      prefix="$"
+      inputMode="decimal"
+      {...props}
+    />
+  );
 }
 
 function wonToast(won: WonJob | null | undefined) {
@@ -123,18 +129,7 @@ function MarkWonForm({ lead }: { lead: Lead }) {
         </Text>
         {lead.home_won_deals.length > 0 && <CountedAlready deals={lead.home_won_deals} />}
         <SimpleGrid cols={{ base: 1, xs: 2 }} spacing="sm" maw={460}>
-          <NumberInput
-            label="Job amount"
-            placeholder="e.g. $12,500"
-            required
-            min={0}
-            clampBehavior="none"
-            decimalScale={2}
-            thousandSeparator=","
-            prefix="$"
-            inputMode="decimal"
-            {...form.getInputProps("amount")}
-          />
+          <JobAmountInput placeholder="e.g. $12,500" {...form.getInputProps("amount")} />
           <TextInput
             type="date"
             label="Won on"
@@ -263,19 +258,7 @@ function ChangeAmountForm({ lead, won, done }: { lead: Lead; won: WonJob; done: 
       noValidate
     >
       <Stack gap="sm" mt={4}>
-        <NumberInput
-          id={NEW_AMOUNT_ID}
-          label="Job amount"
-          required
-          min={0}
-          clampBehavior="none"
-          decimalScale={2}
-          thousandSeparator=","
-          prefix="$"
-          inputMode="decimal"
-          maw={220}
-          {...form.getInputProps("amount")}
-        />
+        <JobAmountInput id={NEW_AMOUNT_ID} maw={220} {...form.getInputProps("amount")} />
         <Group gap="sm">
           <Button type="submit" size="xs" loading={markWon.isPending}>
             Save amount
