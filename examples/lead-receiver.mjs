@@ -2,8 +2,9 @@
 // A minimal receiver of Porchlight `lead.created` deliveries (Node 20, no dependencies).
 //
 //   PORCHLIGHT_SIGNING_SECRET=whsec_… node examples/lead-receiver.mjs
-//   PORT (default 8443), TLS_KEY and TLS_CERT (PEM files; without them it serves plain HTTP,
-//   for running behind a TLS-terminating proxy: subscriptions must be public https URLs).
+//   PORT (default 8443), HOST (default 127.0.0.1, this machine only; HOST=0.0.0.0 takes
+//   deliveries from other machines), TLS_KEY and TLS_CERT (PEM files; without them it serves plain
+//   HTTP, for running behind a TLS-terminating proxy: subscriptions must be public https URLs).
 //
 // Each subscription has its own secret. To accept several (two subscriptions, or the old and the
 // new secret during a rotation), separate them with commas: PORCHLIGHT_SIGNING_SECRET=whsec_a,whsec_b.
@@ -132,5 +133,8 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
       ? https.createServer({ key: readFileSync(TLS_KEY), cert: readFileSync(TLS_CERT) }, listener)
       : http.createServer(listener);
   const port = Number(process.env.PORT ?? 8443);
-  server.listen(port, () => console.log(`lead receiver on ${TLS_KEY ? "https" : "http"}://0.0.0.0:${port}`));
+  const host = process.env.HOST ?? "127.0.0.1";
+  server.listen(port, host, () =>
+    console.log(`lead receiver on ${TLS_KEY ? "https" : "http"}://${host}:${port}`),
+  );
 }

@@ -237,7 +237,7 @@ async function registerPublicSurface(app: App, services: Services): Promise<void
     webhooks: LEAD_CREATED_WEBHOOK,
     mcpRequestBody: JsonRpcRequestBody,
   });
-  await registerDocsPage(app);
+  await registerDocsPage(app, publicBaseUrl);
   await app.register(async (scope) => registerLandingRoutes(scope, services));
   await app.register(async (scope) => registerDeveloperApi(scope, services), { prefix: "/api/v1" });
   await registerMcpRoute(app, { publicBaseUrl });

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import swaggerUi from "@fastify/swagger-ui";
 import type { FastifyInstance } from "fastify";
-import { GUIDE_CSP, GUIDES_PREFIX, guidePages } from "./guides.ts";
+import { addressedTo, GUIDE_CSP, GUIDES_PREFIX, guidePages } from "./guides.ts";
 import { API_VERSION } from "./openapi.ts";
 
 export const DOCS_PREFIX = "/docs";
@@ -60,7 +60,7 @@ function readQuickstart(): string | undefined {
  * Markdown (/docs/quickstart.md). Its own scope, so its headers reach every
  * asset of the page and no other route.
  */
-export async function registerDocsPage(app: FastifyInstance): Promise<void> {
+export async function registerDocsPage(app: FastifyInstance, publicBaseUrl: string): Promise<void> {
   await app.register(async (scope) => {
     scope.addHook("onSend", async (_request, reply, payload) => {
       // Swagger UI's own routes set DOCS_CSP; the quickstart (plain text) needs none of it.
@@ -82,7 +82,7 @@ export async function registerDocsPage(app: FastifyInstance): Promise<void> {
         tryItOutEnabled: false,
       },
     });
-    const guides = guidePages();
+    const guides = guidePages(publicBaseUrl);
     for (const name of guides.names) {
       scope.get(`${GUIDES_PREFIX}/${name}`, { schema: { hide: true } }, async (_request, reply) =>
         reply
@@ -101,8 +101,9 @@ export async function registerDocsPage(app: FastifyInstance): Promise<void> {
     }
     const quickstart = readQuickstart();
     if (quickstart !== undefined) {
+      const served = addressedTo(quickstart, publicBaseUrl);
       scope.get(`${DOCS_PREFIX}/quickstart.md`, { schema: { hide: true } }, async (_request, reply) =>
-        reply.type("text/markdown; charset=utf-8").send(quickstart),
+        reply.type("text/markdown; charset=utf-8").send(served),
       );
     }
   });

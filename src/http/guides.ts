@@ -67,10 +67,19 @@ export function headingSlug(html: string): string {
 
 const guideNames = new Set<string>(GUIDES.map((guide) => guide.name));
 
+/** The address the guides are written for: `npm start`'s own. */
+const WRITTEN_FOR = "http://127.0.0.1:3000";
+
+/**
+ * A guide as this instance serves it: the address it is written for becomes the instance's own
+ * (PUBLIC_BASE_URL, else its host and port), so a curl pasted from it reaches the server that served it.
+ */
+export const addressedTo = (markdown: string, baseUrl: string) => markdown.replaceAll(WRITTEN_FOR, baseUrl);
+
 /** Where a guide's link goes: another guide's page, an address of its own, or (null) a repository file. */
-function guideHref(link: string): string | null {
-  // The quickstart names the local server's own address; served by any instance, it is this one.
-  const href = link.replace(/^http:\/\/127\.0\.0\.1:3000(?=\/)/, "");
+function guideHref(link: string, baseUrl: string): string | null {
+  // A link to this instance's own address stays on the page's origin.
+  const href = link.startsWith(`${baseUrl}/`) ? link.slice(baseUrl.length) : link;
   if (/^[a-z][a-z0-9+.-]*:/i.test(href) || href.startsWith("#") || href.startsWith("/")) return href;
   const [file = "", fragment] = href.split("#");
   const name = file.replace(/\.md$/, "");
@@ -80,7 +89,7 @@ function guideHref(link: string): string | null {
   return null;
 }
 
-async function renderer(): Promise<Marked> {
+async function renderer(baseUrl: string): Promise<Marked> {
   const { Marked } = await import("marked");
   const marked = new Marked({ gfm: true });
   marked.use({
@@ -93,7 +102,7 @@ async function renderer(): Promise<Marked> {
       },
       link({ href, title, tokens }: Tokens.Link) {
         const inner = this.parser.parseInline(tokens);
-        const target = guideHref(href);
+        const target = guideHref(href, baseUrl);
         if (target === null) {
           const file = path.posix.normalize(path.posix.join("docs", href.split("#")[0] ?? ""));
           const where = `<code>${escapeHtml(file)}</code> in the repository`;
@@ -131,18 +140,21 @@ ${body}</main>
 `;
 }
 
-/** The guides whose files are under docs/ (a missing one has no page), and each one's page. */
-export function guidePages(docsDir = DOCS_DIR): { names: string[]; page: (name: string) => Promise<string> } {
+/** The guides whose files are under docs/ (a missing one has no page), and each one's page as `baseUrl` serves it. */
+export function guidePages(
+  baseUrl: string,
+  docsDir = DOCS_DIR,
+): { names: string[]; page: (name: string) => Promise<string> } {
   const names = GUIDES.map((guide) => guide.name).filter((name) =>
     existsSync(path.join(docsDir, `${name}.md`)),
   );
   const rendered = new Map<string, Promise<string>>();
   let shared: Promise<Marked> | undefined;
   const render = async (name: string) => {
-    const markdown = readFileSync(path.join(docsDir, `${name}.md`), "utf8");
+    const markdown = addressedTo(readFileSync(path.join(docsDir, `${name}.md`), "utf8"), baseUrl);
     const title = GUIDES.find((guide) => guide.name === name)?.title ?? name;
     const heading = /^# (.+)$/m.exec(markdown)?.[1]?.replace(/`/g, "") ?? title;
-    shared ??= renderer();
+    shared ??= renderer(baseUrl);
     // Code blocks and tables scroll sideways on a phone: a keyboard reaches them (WCAG 2.1.1).
     const body = (await shared)
       .parse(markdown, { async: false })

@@ -183,4 +183,15 @@ describe(`GET /docs, the interactive reference (${databaseLabel})`, () => {
     }
     assert.match(String((await get("/docs/guides/limits")).headers["cache-control"]), /max-age=600/);
   });
+
+  it("writes the guides' commands to this server's own address (PUBLIC_BASE_URL), so a pasted curl reaches it", async () => {
+    const base = ctx.config.publicBaseUrl;
+    assert.notEqual(base, "http://127.0.0.1:3000");
+    for (const url of ["/docs/guides/quickstart", "/docs/quickstart.md"]) {
+      const body = (await get(url)).body;
+      assert.doesNotMatch(body, /127\.0\.0\.1:3000/, url);
+      assert.ok(body.includes(`BASE=${base}\n`), `${url} sets BASE to ${base}`);
+      assert.ok(body.includes(`curl -s ${base}/readyz`), `${url}: the readiness curl`);
+    }
+  });
 });
