@@ -163,6 +163,17 @@ export async function getAutomationMailSafety(
   return { ...row, paused_by_cap: await capStillReached(db, scope, now) };
 }
 
+/**
+ * A threshold set at or below the cards already approved is reached: the automation is automatic
+ * now, as it would have become at its next approval (cards already waiting still wait for theirs).
+ */
+async function switchIfThresholdReached(db: Queryable, orgId: string, automationId: string) {
+  await db.execute(sql`
+    UPDATE automation_mail_safety SET approval_required = false
+    WHERE org_id = ${orgId}::uuid AND automation_id = ${automationId}::uuid AND approval_required
+      AND auto_approve_after IS NOT NULL AND approved_count >= auto_approve_after`);
+}
+
 export async function updateAutomationMailSafety(
   db: Queryable,
   automationId: string,
@@ -186,6 +197,7 @@ export async function updateAutomationMailSafety(
           : sql`automation_mail_safety.approved_count`
       },
       updated_at = EXCLUDED.updated_at`);
+  if (names(patch, "auto_approve_after")) await switchIfThresholdReached(db, current.org_id, automationId);
   if (changesCaps(patch)) await retryCappedPieces(db, { orgId: current.org_id, automationId }, now);
   return getAutomationMailSafety(db, automationId, now);
 }

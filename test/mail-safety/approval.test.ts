@@ -119,6 +119,47 @@ describe(`mail safety: approval mode (${databaseLabel})`, () => {
     assert.equal(again.status, 409);
   });
 
+  test("a threshold set at or below the cards already approved switches the automation to automatic at once", async () => {
+    const org = await orgWithAutomation(ctx);
+    await admin(ctx, "PATCH", `/automations/${org.automationId}/mail-safety`, { approval_required: true });
+    const [a, b, waiting] = [
+      await queuePiece(ctx, org, home("11 Threshold Rd")),
+      await queuePiece(ctx, org, home("12 Threshold Rd")),
+      await queuePiece(ctx, org, home("13 Threshold Rd")),
+    ];
+    await run();
+    await admin(ctx, "POST", `/automations/${org.automationId}/approvals`, { piece_ids: [a!.id, b!.id] });
+    await run();
+
+    const above = await admin(ctx, "PATCH", `/automations/${org.automationId}/mail-safety`, {
+      auto_approve_after: 3,
+    });
+    assert.equal(above.body.approved_count, 2);
+    assert.equal(above.body.approval_required, true, "two of three approved: it still asks");
+
+    const reached = await admin(ctx, "PATCH", `/automations/${org.automationId}/mail-safety`, {
+      auto_approve_after: 2,
+    });
+    assert.equal(reached.status, 200, reached.text);
+    assert.equal(reached.body.approval_required, false, "two of two approved: automatic now");
+    const before = lob.requests.length;
+    const next = await queuePiece(ctx, org, home("14 Threshold Rd"));
+    await run();
+    assert.deepEqual(printed(before), [next.id], "the next card prints without an approval");
+    assert.equal(
+      (await pieceOf(waiting!.id)).status,
+      "awaiting_approval",
+      "a card already waiting still waits",
+    );
+
+    const again = await admin(ctx, "PATCH", `/automations/${org.automationId}/mail-safety`, {
+      approval_required: true,
+      auto_approve_after: 1,
+    });
+    assert.equal(again.body.approval_required, true, "asking again starts a new count");
+    assert.equal(again.body.approved_count, 0);
+  });
+
   test("a piece awaiting approval can be cancelled instead, and approving all then skips it", async () => {
     const org = await orgWithAutomation(ctx);
     await admin(ctx, "PATCH", `/automations/${org.automationId}/mail-safety`, { approval_required: true });
