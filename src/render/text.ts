@@ -109,9 +109,14 @@ export interface WrappedText {
 
 const normalize = (text: string) => text.replace(/[ \t\r\n\f\v]+/g, " ").trim();
 
+/** A word's parts, each ending after one of its hyphens: "Munster-Hernandez-" and "Smith". */
+const hyphenParts = (word: string) => word.match(/[^-]*-+|[^-]+$/g) ?? [word];
+
 /**
  * Greedy word wrap at spaces (a no-break space, U+00A0, joins what it separates, as in a phone
- * number); a word longer than the line is cut. The last line ends in "…" on overflow.
+ * number). A word longer than the line breaks after its hyphens ("Munster-Hernandez-" over
+ * "O'Connor"), where it has any, and a part still longer than the line is cut. The last line
+ * ends in "…" on overflow.
  */
 export function layoutText(text: string, style: TextStyle, maxWidth: number, maxLines: number): WrappedText {
   const whole = normalize(text);
@@ -126,11 +131,26 @@ export function layoutText(text: string, style: TextStyle, maxWidth: number, max
       current = candidate;
       continue;
     }
-    if (current) lines.push(current);
-    if (fits(word)) current = word;
-    else {
-      current = cutToWidth(word, style, maxWidth);
-      wordCut = true;
+    if (fits(word)) {
+      if (current) lines.push(current);
+      current = word;
+      continue;
+    }
+    let separator = current ? " " : "";
+    for (const part of hyphenParts(word)) {
+      // Nothing joins a part that had to be cut.
+      const joined = current + separator + part;
+      separator = "";
+      if (!current.endsWith("…") && fits(joined)) {
+        current = joined;
+        continue;
+      }
+      if (current) lines.push(current);
+      if (fits(part)) current = part;
+      else {
+        current = cutToWidth(part, style, maxWidth);
+        wordCut = true;
+      }
     }
   }
   if (current) lines.push(current);

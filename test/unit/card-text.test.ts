@@ -21,6 +21,18 @@ describe("card text layout", () => {
     assert.deepEqual(wrapText("Jane Doe", style, 200, 2), ["Jane Doe"]);
   });
 
+  it("breaks a word too long for the line after its hyphens before cutting it", () => {
+    const name = "Lily Munster-Hernandez-O'Connor-Wolfeschlegelsteinhausen";
+    const plain = { size: 10, bold: false };
+    const width = textWidth("Munster-Hernandez-O'Connor-Wolfe", plain.size, plain.bold);
+    const lines = wrapText(name, plain, width, 2);
+    assert.deepEqual(lines, ["Lily Munster-Hernandez-O'Connor-", "Wolfeschlegelsteinhausen"]);
+    for (const line of lines) assert.ok(textWidth(line, plain.size, plain.bold) <= width, line);
+    const narrow = textWidth("Munster-Hernandez-", plain.size, plain.bold);
+    assert.deepEqual(wrapText(name, plain, narrow, 2), ["Lily Munster-", "Hernandez-…"]);
+    assert.deepEqual(wrapText("Call (217) 555-0123 today", plain, 400, 2), ["Call (217) 555-0123 today"]);
+  });
+
   it("never splits a surrogate pair when cutting", () => {
     const { lines } = fitText("x😀".repeat(500), {
       bold: false,
