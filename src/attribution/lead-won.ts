@@ -61,7 +61,7 @@ export async function markLeadWon(
   const claimed = await claimCloseDay(deps.db, orgId, lead.id, body.closed_on);
   if (claimed !== body.closed_on) throw invalidFields({ closed_on: dayStays(claimed) });
   try {
-    await recordConversion(deps, orgId, wonDealOf(lead, amount, body.closed_on), "app");
+    await recordConversion(deps, orgId, wonDealOf(lead, amount, body.closed_on), "lead_won");
   } catch (error) {
     // The deal was not written: the lead is not won, and a retry may choose another day.
     await releaseCloseDay(deps.db, orgId, lead.id, body.closed_on).catch(() => undefined);

@@ -9,10 +9,11 @@ import { becameCustomer, stopFollowUps } from "../pieces/follow-ups.ts";
 
 /**
  * Where a customer address came from: the customers webhook, a conversion, the legacy trigger, the
- * app's one-address form (`app`) or a CSV uploaded in the app (`csv_upload`). The developer API never
- * answers a customer's source, so these are the app's and the operator's words only.
+ * app's one-address form (`app`), a CSV uploaded in the app (`csv_upload`) or a lead marked won in the
+ * app (`lead_won`). The developer API never answers a customer's source, so these are the app's and
+ * the operator's words only.
  */
-export type CustomerSource = "webhook" | "conversion" | "trigger" | "app" | "csv_upload";
+export type CustomerSource = "webhook" | "conversion" | "trigger" | "app" | "csv_upload" | "lead_won";
 
 export const CUSTOMERS_BATCH_LIMIT = 1000;
 

@@ -67,7 +67,7 @@ describe(`app API: a lead marked won (${databaseLabel})`, () => {
 
     const customers = await member.browser.request("GET", "/app/api/v1/customers?q=evergreen");
     assert.equal(customers.body.customers.length, 1, customers.text);
-    assert.equal(customers.body.customers[0].source, "app");
+    assert.equal(customers.body.customers[0].source, "lead_won");
 
     const piece = await member.browser.request("GET", `/app/api/v1/pieces/${pieceId}`);
     assert.equal(piece.status, 200, piece.text);

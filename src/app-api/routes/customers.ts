@@ -15,7 +15,7 @@ const Customer = Type.Object(
     notes: Type.Union([Type.String(), Type.Null()]),
     source: Type.String({
       description:
-        "webhook, conversion, trigger, app (added with the one-address form) or csv_upload (a CSV uploaded here).",
+        "webhook, conversion, trigger, app (added with the one-address form), csv_upload (a CSV uploaded here) or lead_won (a lead marked won here).",
     }),
     created_at: Type.String({ format: "date-time" }),
   },

@@ -3023,7 +3023,7 @@ export interface operations {
               address: string;
               normalized_address: string;
               notes: string | null;
-              /** @description webhook, conversion, trigger, app (added with the one-address form) or csv_upload (a CSV uploaded here). */
+              /** @description webhook, conversion, trigger, app (added with the one-address form), csv_upload (a CSV uploaded here) or lead_won (a lead marked won here). */
               source: string;
               /** Format: date-time */
               created_at: string;

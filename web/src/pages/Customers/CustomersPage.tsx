@@ -163,6 +163,7 @@ function OptedOutHomes({ q }: { q: string }) {
 const CUSTOMER_SOURCE_WORDS: Record<string, string> = {
   app: "Added here",
   csv_upload: "A CSV upload",
+  lead_won: "Won job (marked in the app)",
   webhook: "Your CRM",
   conversion: "A won deal",
   trigger: "A won deal",
