@@ -175,7 +175,7 @@ function PieceList({ filters, onClear }: { filters: MailFilters; onClear: (() =>
   }
   return (
     <>
-      {/* Status comes right after the recipient; a phone shows it under the recipient instead. */}
+      {/* Status comes right after the recipient; a phone shows it, and the address, under the recipient instead. */}
       <ScrollTable label="Postcards" minWidth={860}>
         <Table striped verticalSpacing="xs">
           <Table.Thead>
@@ -183,7 +183,7 @@ function PieceList({ filters, onClear }: { filters: MailFilters; onClear: (() =>
               <Table.Th>Proof</Table.Th>
               <Table.Th>Recipient</Table.Th>
               {!phone && <Table.Th>Status</Table.Th>}
-              <Table.Th>Address</Table.Th>
+              {!phone && <Table.Th>Address</Table.Th>}
               <Table.Th>Automation</Table.Th>
               <Table.Th>Created</Table.Th>
               <Table.Th>Mailed</Table.Th>
@@ -246,13 +246,15 @@ function PieceRows({ pieces, phone }: { pieces: PieceSummary[]; phone: boolean }
               {recipientOf(piece.recipient_name)}
             </AnchorLink>
             {/* A phone shows the first two columns: the address (rows of "Current Resident" are alike without
-                it) and the status, whose own column is hidden there (so read out here), sit under the name. */}
-            <Box hiddenFrom="sm" maw={168}>
-              <Text size="xs" c="dimmed" aria-hidden="true">
-                {piece.address}
-              </Text>
-              {phone && <StatusWithReason piece={piece} />}
-            </Box>
+                it) and the status, whose own columns are hidden there, sit under the name. */}
+            {phone && (
+              <Box maw={168}>
+                <Text size="xs" c="dimmed">
+                  {piece.address}
+                </Text>
+                <StatusWithReason piece={piece} />
+              </Box>
+            )}
           </Table.Td>
           {!phone && (
             <Table.Td>
@@ -262,7 +264,7 @@ function PieceRows({ pieces, phone }: { pieces: PieceSummary[]; phone: boolean }
               </Box>
             </Table.Td>
           )}
-          <Table.Td>{piece.address}</Table.Td>
+          {!phone && <Table.Td>{piece.address}</Table.Td>}
           <Table.Td>{piece.automation_name ?? piece.campaign_name}</Table.Td>
           <Table.Td>{formatDateTime(piece.created_at)}</Table.Td>
           <Table.Td>{mailedOrDue(piece)}</Table.Td>
