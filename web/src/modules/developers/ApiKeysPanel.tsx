@@ -216,7 +216,7 @@ export function CreateKeyModal({
                   <Anchor href="/docs" size="xs">
                     API reference
                   </Anchor>{" "}
-                  names the one each endpoint needs .
+                  names the scope each endpoint needs.
                 </>
               }
               {...form.getInputProps("scopes")}
