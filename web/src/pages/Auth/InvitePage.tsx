@@ -46,9 +46,7 @@ export function InvitePage() {
     return (
       <AuthFrame title="Join your team">
         {gone ? (
-          <Text>
-            This invitation has expired or was already used. Ask whoever invited you to send a new one.
-          </Text>
+          <UsedOrExpiredInvitation />
         ) : (
           <LoadError error={invitation.error} retry={() => invitation.refetch()} />
         )}
@@ -88,6 +86,21 @@ export function InvitePage() {
     >
       <NewAccountForm token={token} email={data.email} focusName={signedOutHere} />
     </AuthFrame>
+  );
+}
+
+/** A link already used set up an account (often the reader's own): signing in is the way on. */
+function UsedOrExpiredInvitation() {
+  return (
+    <Stack>
+      <Text>
+        This invitation has expired or was already used. If you set up your account with it, sign in.
+        Otherwise ask whoever invited you to send a new one.
+      </Text>
+      <ButtonLink to="/sign-in" search={{ redirect: undefined }}>
+        Sign in
+      </ButtonLink>
+    </Stack>
   );
 }
 
