@@ -66,7 +66,7 @@ describe("fixes from a fifth walk through the app", () => {
     // An address no one reads mail at is refused on its field before it is sent.
     await email.fill("a@b");
     await send.click();
-    await page.getByText("Enter their email address").waitFor();
+    await page.getByText("This is not an email address: write it as name@example.com").waitFor();
     const [emailFoot, roleFoot, sendFoot] = await bottoms(email, role.first(), send);
     assert.equal(roleFoot, emailFoot, "the Role field ends where the email field does");
     assert.equal(sendFoot, emailFoot, "Send invitation ends where the email field does");

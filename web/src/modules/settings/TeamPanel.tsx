@@ -11,7 +11,7 @@ import {
   Title,
   VisuallyHidden,
 } from "@mantine/core";
-import { isEmail, useForm } from "@mantine/form";
+import { useForm } from "@mantine/form";
 import { useQuery } from "@tanstack/react-query";
 import { useRef, useState } from "react";
 import { ApiError, isInputRefused } from "../../api/errors.ts";
@@ -24,6 +24,7 @@ import {
   useRemoveTeammate,
 } from "../../api/organization.ts";
 import { ConfirmDialog } from "../../ui/ConfirmDialog.tsx";
+import { emailRule } from "../../ui/email-rule.ts";
 import { ERROR_ABOVE_INPUT } from "../../ui/field-row.ts";
 import { focusFirstInvalid, focusFirstRefused, useRefocusAfterBusy } from "../../ui/focus.ts";
 import { formatDay } from "../../ui/format.ts";
@@ -175,7 +176,7 @@ function InviteForm() {
   const [failure, setFailure] = useState<unknown>(null);
   const form = useForm<{ email: string; role: Role }>({
     initialValues: { email: "", role: "member" },
-    validate: { email: isEmail("Enter their email address") },
+    validate: { email: emailRule("Enter their email address") },
   });
   return (
     <section aria-labelledby="invite-heading">
