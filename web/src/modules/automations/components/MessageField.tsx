@@ -2,6 +2,7 @@ import { Button, Group, Menu, Textarea } from "@mantine/core";
 import type { UseFormReturnType } from "@mantine/form";
 import { useRef } from "react";
 import type { AutomationFormValues } from "../form-model.ts";
+import { insertMergeField } from "../merge-insert.ts";
 
 const BUSINESS_FIELDS = [
   { token: "{{org_name}}", label: "Business name" },
@@ -54,8 +55,9 @@ export function MessageField({
     const current = form.values.message;
     const start = element?.selectionStart ?? current.length;
     const end = element?.selectionEnd ?? current.length;
-    form.setFieldValue("message", current.slice(0, start) + token + current.slice(end));
-    const caret = start + (token.endsWith("|}}") ? token.length - 2 : token.length);
+    const inserted = insertMergeField(current, start, end, token);
+    form.setFieldValue("message", inserted.text);
+    const caret = inserted.tokenAt + (token.endsWith("|}}") ? token.length - 2 : token.length);
     requestAnimationFrame(() => {
       element?.focus();
       element?.setSelectionRange(caret, caret);
