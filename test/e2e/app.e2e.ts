@@ -239,7 +239,7 @@ describe("the contractor's web app in a browser", () => {
       assert.equal(await page.getByAltText("Postcard proof front").count(), 0, "no card before its proof");
       releaseProofs();
       await page.getByAltText("Postcard proof front").waitFor();
-      await page.getByText("Drawn with the sample record you picked.").waitFor();
+      await page.getByText(/^Drawn with the newest sample record: /).waitFor();
       assert.ok(asked.length > 0, "the proof was asked for");
       assert.ok(
         asked.every((body) => typeof body.sample_id === "string" && body.sample_id !== ""),

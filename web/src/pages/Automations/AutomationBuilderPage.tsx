@@ -26,7 +26,7 @@ import { CardFitNotice } from "../../modules/automations/components/CardFitNotic
 import { DraftOffer } from "../../modules/automations/components/DraftOffer.tsx";
 import { DryRunResult } from "../../modules/automations/components/DryRunResult.tsx";
 import { FilterEditor } from "../../modules/automations/components/FilterEditor.tsx";
-import { LiveProof } from "../../modules/automations/components/LiveProof.tsx";
+import { LiveProof, type ProofSample } from "../../modules/automations/components/LiveProof.tsx";
 import { MessageField } from "../../modules/automations/components/MessageField.tsx";
 import {
   type DraftOwner,
@@ -158,6 +158,13 @@ function AutomationBuilder({ initial, existing }: { initial: AutomationFormValue
     refetchInterval: lookAgainWhileEmpty,
   });
   const sample = samples.data?.find((item) => item.id === form.values.sample_id);
+  // The builder picks the newest sample itself: the proof says "you picked" only for the person's own pick.
+  const [samplePickedByYou, setSamplePickedByYou] = useState(false);
+  const proofSample: ProofSample | undefined = sample && {
+    place: samplePlace(sample),
+    pickedByYou: samplePickedByYou,
+    newest: sample.id === samples.data?.[0]?.id,
+  };
   // Until the samples are in and the newest one is picked, the proof waits rather than draw example data.
   const sampleSettled =
     !samples.isLoading && (!samples.data || samples.data.length === 0 || sample !== undefined);
@@ -167,6 +174,7 @@ function AutomationBuilder({ initial, existing }: { initial: AutomationFormValue
     if (!samples.data) return;
     if (!samples.data.some((item) => item.id === form.values.sample_id)) {
       form.setFieldValue("sample_id", samples.data[0]?.id ?? "");
+      setSamplePickedByYou(false);
     }
     // A new automation's object type follows the sample until the contractor picks one ("Any"
     // included). A saved automation keeps its own: "Any" is a choice, never filled in behind it.
@@ -339,7 +347,10 @@ function AutomationBuilder({ initial, existing }: { initial: AutomationFormValue
                     samples={samples}
                     eventType={eventType}
                     value={form.values.sample_id}
-                    onChange={(id) => form.setFieldValue("sample_id", id)}
+                    onChange={(id) => {
+                      form.setFieldValue("sample_id", id);
+                      setSamplePickedByYou(true);
+                    }}
                   />
                 </Stack>
               </Fieldset>
@@ -372,7 +383,12 @@ function AutomationBuilder({ initial, existing }: { initial: AutomationFormValue
                     </Stack>
                   </Fieldset>
 
-                  <FollowUpCards form={form} recipient={proofRecipient} recordKnown={sampleSettled} />
+                  <FollowUpCards
+                    form={form}
+                    recipient={proofRecipient}
+                    sample={proofSample}
+                    recordKnown={sampleSettled}
+                  />
 
                   {existing ? (
                     <AutomationSafetySection edit={safety} />
@@ -427,13 +443,13 @@ function AutomationBuilder({ initial, existing }: { initial: AutomationFormValue
           </Grid.Col>
           <Grid.Col span={{ base: 12, md: 5 }}>
             <div style={{ position: "sticky", top: 72 }}>
-              <LiveProof recordKnown={sampleSettled} input={proofInputOf(form.values)} />
+              <LiveProof recordKnown={sampleSettled} sample={proofSample} input={proofInputOf(form.values)} />
             </div>
           </Grid.Col>
         </Grid>
       </form>
       <PhoneProof>
-        <LiveProof recordKnown={sampleSettled} input={proofInputOf(form.values)} />
+        <LiveProof recordKnown={sampleSettled} sample={proofSample} input={proofInputOf(form.values)} />
       </PhoneProof>
       <UnsavedChangesPrompt unsaved={unsaved} onLeave={() => dropDraft(draftOwner)} />
       {offered && (
@@ -447,6 +463,9 @@ function AutomationBuilder({ initial, existing }: { initial: AutomationFormValue
     </>
   );
 }
+
+/** Where a sample record is: its street, else its record id. */
+const samplePlace = (sample: EventSample) => propertiesOf(sample).street ?? recordIdOf(sample) ?? sample.id;
 
 function SampleSelect({
   samples,
@@ -469,7 +488,7 @@ function SampleSelect({
   if (samples.isError) return <LoadError error={samples.error} retry={() => samples.refetch()} />;
   const options = (samples.data ?? []).map((sample) => ({
     value: sample.id,
-    label: `${formatDateTime(sample.received_at)} · ${propertiesOf(sample).street ?? recordIdOf(sample) ?? sample.id}`,
+    label: `${formatDateTime(sample.received_at)} · ${samplePlace(sample)}`,
   }));
   return (
     <NativeSelect

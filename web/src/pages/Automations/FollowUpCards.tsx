@@ -15,7 +15,7 @@ import type { UseFormReturnType } from "@mantine/form";
 import { useRef } from "react";
 import type { ProofInput } from "../../api/automations.ts";
 import { CardFitNotice } from "../../modules/automations/components/CardFitNotice.tsx";
-import { LiveProof } from "../../modules/automations/components/LiveProof.tsx";
+import { LiveProof, type ProofSample } from "../../modules/automations/components/LiveProof.tsx";
 import {
   DELAY_DAYS,
   followUpTemplate,
@@ -39,11 +39,13 @@ import { focusWhenShown, refocusAfterBusy } from "../../ui/focus.ts";
 export function FollowUpCards({
   form,
   recipient,
+  sample,
   recordKnown,
 }: {
   form: UseFormReturnType<AutomationFormValues>;
   /** Who the proofs are drawn for: the first card's sample record and audience. */
   recipient: Omit<ProofInput, "template">;
+  sample: ProofSample | undefined;
   recordKnown: boolean;
 }) {
   const rows = form.values.follow_ups;
@@ -123,6 +125,7 @@ export function FollowUpCards({
                   title={`Proof of follow-up card ${number}`}
                   headingOrder={3}
                   recordKnown={recordKnown}
+                  sample={sample}
                   input={{ ...recipient, template: followUpTemplate(row, form.values.card_size) }}
                 />
               </Stack>

@@ -22,6 +22,24 @@ function refusalInWords(error: ApiError): string {
 /** Who the card is drawn for: a proof of another record (or audience) would mislead, not just lag. */
 const recipientOf = (input: ProofInput) => JSON.stringify([input.sample_id ?? null, input.audience ?? null]);
 
+/** The sample record a proof is drawn with, and how it came to be the one: said as it is, never "you picked" for the builder's own pick. */
+export interface ProofSample {
+  /** Where it is, as the Sample record field lists it (its street, else its record id). */
+  place: string;
+  pickedByYou: boolean;
+  /** The newest record of its event type, which the builder picks until another is picked. */
+  newest: boolean;
+}
+
+const PICK_ANOTHER = "Pick another under Sample record to draw a different home.";
+
+function sampleSentence(sample: ProofSample | undefined): string {
+  if (!sample) return "Drawn with a sample record.";
+  if (sample.pickedByYou) return `Drawn with the sample record you picked: ${sample.place}.`;
+  if (sample.newest) return `Drawn with the newest sample record: ${sample.place}. ${PICK_ANOTHER}`;
+  return `Drawn with the sample record ${sample.place}. ${PICK_ANOTHER}`;
+}
+
 /**
  * A card without a headline or a message cannot be drawn (the server refuses an empty one): the proof
  * says what to write instead of asking and showing the refusal's field code.
@@ -36,11 +54,14 @@ export const blankTemplate = (template: ProofInput["template"]) =>
  */
 export function LiveProof({
   input,
+  sample,
   recordKnown = true,
   title = "Proof",
   headingOrder = 2,
 }: {
   input: ProofInput;
+  /** The sample record `input.sample_id` names, as the sentence above the card says it. */
+  sample?: ProofSample | undefined;
   recordKnown?: boolean;
   /** The section's heading; a page with several proofs (a sequence's cards) names each. */
   title?: string;
@@ -75,7 +96,7 @@ export function LiveProof({
           {!recordKnown
             ? "Finding the newest sample record to draw the card with."
             : input.sample_id
-              ? "Drawn with the sample record you picked."
+              ? sampleSentence(sample)
               : "Drawn with example data until a sample is picked."}
         </Text>
         {blank ? (
