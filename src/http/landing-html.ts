@@ -43,6 +43,7 @@ button{margin-top:1.25rem;width:100%;padding:.85rem;font:inherit;font-weight:700
 .mailed-to p{margin:0}
 .mailed-to .muted{margin-bottom:.25rem}
 .error{background:#fde8e8;color:#9b1c1c;border-radius:.5rem;padding:.75rem;margin-bottom:1rem}
+.sent{background:#e3f9e5;color:#14532d;border-radius:.5rem;padding:.75rem;margin-bottom:1rem}
 .problem{color:#9b1c1c;font-weight:600;margin:0 0 .25rem}
 input[aria-invalid=true],select[aria-invalid=true],textarea[aria-invalid=true]{border:2px solid #c81e1e}
 .hint{margin:.75rem 0 0}

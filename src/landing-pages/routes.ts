@@ -37,6 +37,7 @@ import { optOutPieceHome } from "../mail-safety/do-not-mail.ts";
 import { loadCardSender } from "../orgs/card-sender.ts";
 import { pageWordsOfPiece } from "../pieces/render-piece.ts";
 import type { Services } from "../services.ts";
+import { detailsSentBefore, sentCookie } from "./sent-cookie.ts";
 
 // An empty token (`/l/`) is a page that does not exist (404), not an invalid request (422).
 const TokenParams = Type.Object({ token: Type.String({ maxLength: 128 }) });
@@ -163,6 +164,7 @@ function registerPage(app: FastifyInstance, services: Services, path: (typeof PA
           stopMailPath: stopMailPath(request.params.token),
           business: context.business,
           ...withCard(await cardOf(context)),
+          sentBefore: detailsSentBefore(request),
         }),
       );
     },
@@ -218,6 +220,7 @@ function registerPage(app: FastifyInstance, services: Services, path: (typeof PA
         const outcome = await saveLandingLead(deps, context, valid);
         if (!outcome.captured) logLeadCap(request, context);
         const thanks = renderThankYou(context, { nonce, business: context.business, reachAt: valid });
+        reply.header("set-cookie", sentCookie(request.params.token, config.publicBaseUrl));
         return sendHtml(reply, 200, nonce, thanks);
       } catch (error) {
         const appError = toAppError(error, request);
@@ -235,6 +238,7 @@ function registerPage(app: FastifyInstance, services: Services, path: (typeof PA
             values,
             messages: formMessages(formProblems(context.fields, raw), context.business.name),
             error: "Please check the form and send it again.",
+            sentBefore: detailsSentBefore(request),
           }),
         );
       }

@@ -164,6 +164,8 @@ export function renderLandingPage(
     stopMailPath?: string;
     business?: LandingBusiness;
     card?: CardWords;
+    /** This browser sent the form before (landing-pages/sent-cookie.ts). */
+    sentBefore?: boolean;
   },
 ): string {
   const form = { values: options.values ?? {}, messages: options.messages ?? new Map<string, string>() };
@@ -171,7 +173,11 @@ export function renderLandingPage(
   // Anyone holding the URL sees the page: a first name and a street line, never the full name or
   // the town and ZIP that would make the card's recipient findable.
   const greeting = context.firstName ? `Hi ${context.firstName},` : "Hello,";
-  const error = refusalSummary(form.messages, options.error);
+  const error = refusalSummary(form.messages, options.error, options.sentBefore ? business.name : undefined);
+  const sent =
+    options.sentBefore && !error
+      ? `<div class="sent" role="status"><strong>Your details reached ${escapeHtml(business.name)}.</strong> They will be in touch. Send the form again only to add or correct something.</div>\n`
+      : "";
   const card = options.card
     ? `<section class="card mailed" aria-label="Your card"><p class="headline">${escapeHtml(options.card.headline)}</p>${
         options.card.offer ? `<p class="offer">${escapeHtml(options.card.offer)}</p>` : ""
@@ -181,7 +187,7 @@ export function renderLandingPage(
 <h1>${escapeHtml(greeting)} let's talk about your home.</h1>
 ${card}
 <div class="card mailed-to"><p class="muted">This card was mailed to</p><p><strong>${escapeHtml(context.streetLine)}</strong></p></div>
-<form class="card" method="post" action="${escapeHtml(options.action)}">
+${sent}<form class="card" method="post" action="${escapeHtml(options.action)}">
 ${error}<div class="row">
 <div>${textInput("first_name", "First name", "text", form, SUBMISSION_LIMITS.first_name, ' required autocomplete="given-name"')}</div>
 <div>${textInput("last_name", "Last name", "text", form, SUBMISSION_LIMITS.last_name, ' required autocomplete="family-name"')}</div>
@@ -235,8 +241,11 @@ export function formMessages(problems: FieldProblem[], business: string): FieldM
   return messages;
 }
 
-/** The top of a refused form: that nothing was sent yet, and where to look. */
-function refusalSummary(messages: FieldMessages, error: string | undefined): string {
+/**
+ * The top of a refused form: that this form was not sent (though an earlier one from this browser
+ * reached `sentTo`, when it did), and where to look.
+ */
+function refusalSummary(messages: FieldMessages, error: string | undefined, sentTo?: string): string {
   if (messages.size === 0 && !error) return "";
   const where =
     messages.size === 0
@@ -244,7 +253,10 @@ function refusalSummary(messages: FieldMessages, error: string | undefined): str
       : messages.size === 1
         ? "Please check the field marked below."
         : `Please check the ${messages.size} fields marked below.`;
-  return `<div class="error" role="alert"><strong>Your details were not sent yet.</strong> ${escapeHtml(where)}</div>`;
+  const state = sentTo
+    ? `Your earlier details reached ${escapeHtml(sentTo)}; these changes were not sent.`
+    : "Your details were not sent yet.";
+  return `<div class="error" role="alert"><strong>${state}</strong> ${escapeHtml(where)}</div>`;
 }
 
 /**

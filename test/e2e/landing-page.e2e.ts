@@ -216,6 +216,42 @@ describe("the homeowner's landing page in a browser", () => {
     await page.context().close();
   });
 
+  it("once the form reached the business, a later visit says so, and a refused second form does not say nothing was sent", async () => {
+    const page = await homeownerPage("phone");
+    await page.goto(mailed.landing_url);
+    await fillContact(page, {
+      first: "Homer",
+      last: "Simpson",
+      email: "homer@example.com",
+      phone: "217 555 0123",
+    });
+    await page.getByRole("button", { name: "Send" }).click();
+    await page.getByRole("heading", { level: 1, name: "Thank you!" }).waitFor();
+
+    await page.goto(mailed.landing_url);
+    await page
+      .getByRole("status")
+      .filter({ hasText: `Your details reached ${BUSINESS}.` })
+      .waitFor();
+    await app.screens(page).checkBothWidths("landing-page-sent-before");
+
+    await fillContact(page, { first: "Homer", last: "Simpson", email: "homer@example" });
+    await page.getByRole("button", { name: "Send" }).click();
+    await page
+      .getByRole("alert")
+      .filter({ hasText: `Your earlier details reached ${BUSINESS}; these changes were not sent.` })
+      .waitFor();
+    assert.equal(await page.getByText("Your details were not sent yet.").count(), 0);
+    assert.equal(await page.getByRole("status").count(), 0, "one message at the top");
+    await app.screens(page).checkBothWidths("landing-page-refused-after-sent");
+    const homers = (await leadsOf()).filter((lead) => lead.first_name === "Homer");
+    assert.deepEqual(
+      homers.map((lead) => lead.email),
+      ["homer@example.com"],
+    );
+    await page.context().close();
+  });
+
   it("the keyboard walks every field, Send and the stop-mail link in reading order, each with a visible focus", async () => {
     const page = await homeownerPage("desktop");
     await page.goto(mailed.landing_url);

@@ -489,6 +489,44 @@ describe(`landing pages and lead capture (${databaseLabel})`, () => {
     assert.equal(lead.custom_issues, "Roof;Gutters");
   });
 
+  it("remembers in this browser that its form reached the business, so a page shown again does not say 'not sent'", async () => {
+    const org = await createOrg(ctx, { name: "Form Co" });
+    const { token } = await mailOnePiece(ctx, org.orgId);
+    const fresh = await call(ctx, "GET", `/l/${token}`);
+    assert.doesNotMatch(fresh.text, /class="sent"/);
+
+    const accepted = await postForm(ctx, token, {
+      first_name: "Lisa",
+      last_name: "Simpson",
+      phone: "(217) 555-0102",
+    });
+    assert.equal(accepted.status, 200, accepted.text);
+    const cookie = String(accepted.headers["set-cookie"]);
+    assert.equal(cookie, `details_sent=1; Path=/l/${token}; Max-Age=2592000; HttpOnly; SameSite=Lax`);
+    const sent = { cookie: "details_sent=1" };
+
+    const again = await call(ctx, "GET", `/l/${token}`, { headers: sent });
+    assert.equal(again.status, 200);
+    assert.match(
+      again.text,
+      /role="status"><strong>Your details reached Form Co\.<\/strong> They will be in touch\./,
+    );
+    assert.doesNotMatch(again.text, /not sent yet/);
+
+    // Back after the thanks posts the form refused before it once more.
+    const replayed = await call(ctx, "POST", `/l/${token}`, {
+      payload: formBody({ first_name: "Lisa", last_name: "Simpson", email: "lisa@example" }),
+      headers: { "content-type": "application/x-www-form-urlencoded", ...sent },
+    });
+    assert.equal(replayed.status, 422);
+    assert.match(
+      replayed.text,
+      /role="alert"><strong>Your earlier details reached Form Co; these changes were not sent\.<\/strong>/,
+    );
+    assert.doesNotMatch(replayed.text, /class="sent"/, "one message at the top");
+    assert.equal(replayed.headers["set-cookie"], undefined, "only a form that reached the business sets it");
+  });
+
   it("names every refused field of a form in a homeowner's words, and lets the browser keep the answer for Back", async () => {
     const org = await createOrg(ctx, { name: "Acme Roofing" });
     await addLeadField(ctx, org.orgId, {
