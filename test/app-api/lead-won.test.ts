@@ -98,6 +98,23 @@ describe(`app API: a lead marked won (${databaseLabel})`, () => {
     assert.deepEqual(withCrmDeal.body.won, won.body.won);
   });
 
+  test("a second lead from the same home names the job already marked won from the first, before it is marked", async () => {
+    const mailedAt = new Date(Date.now() - 10 * DAY_MS).toISOString();
+    const address = "760 Evergreen Terrace, Springfield, IL 62704";
+    const mailing = await recordMailing(ctx, org.orgId, [{ address, mailed_at: mailedAt }], "Spring roofing");
+    const token = mailing.pieces[0]!.token;
+    const first = await submitLead(ctx, token, NED_LEAD);
+    const second = await submitLead(ctx, token, { ...NED_LEAD, email: "ned.f@example.com" });
+    assert.equal((await markWon(first, { amount: 18500, closed_on: today() })).status, 200);
+
+    const opened = await member.browser.request("GET", `/app/api/v1/leads/${second}`);
+    assert.equal(opened.status, 200, opened.text);
+    assert.equal(opened.body.won, null);
+    assert.deepEqual(opened.body.home_won_deals, [
+      { deal_name: "Ned Flanders", amount: 18500, closed_on: today() },
+    ]);
+  });
+
   test("marked again it changes the amount, never the day, and Revenue still counts one deal", async () => {
     const { leadId } = await landingLead("744 Evergreen Terrace, Springfield, IL 62704");
     const yesterday = dayOf(Date.now() - DAY_MS);
