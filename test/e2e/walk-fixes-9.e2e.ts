@@ -11,7 +11,15 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { Page } from "playwright-core";
 import { settled, VIEWPORTS } from "./browser.ts";
-import { type App, acceptInvitation, jobEvent, startApp, waitForSamplePicked, waitUntil } from "./session.ts";
+import {
+  type App,
+  acceptInvitation,
+  jobEvent,
+  pickCsv,
+  startApp,
+  waitForSamplePicked,
+  waitUntil,
+} from "./session.ts";
 
 const OWNER = { email: "owner@walk9.test", name: "Nia Owner", password: "correct horse battery" };
 const HOMER = { street: "742 Evergreen Terrace", client_name: "Homer Simpson" };
@@ -221,5 +229,23 @@ describe("fixes from a ninth walk through the app", () => {
     assert.equal(await fromOf(HOMER.street), "Won job (marked in the app)");
     assert.equal(await fromOf("1 Cedar Way"), "Added here");
     await screens.checkBothWidths("walk9-customers-from");
+  });
+
+  it("a past jobs import says how many rows it read, imported and left out, and why", async () => {
+    await screens.open("/customers?tab=past-jobs", "Customers");
+    await page.getByRole("tab", { name: "Past jobs", selected: true }).waitFor();
+    await pickCsv(
+      page,
+      "pastjobs.csv",
+      "address,city,state,zip,job_date,customer\r\n12 Elm St,Springfield,IL,62701,2024-05-02,Otto Mann\r\n400 Pine Rd,Springfield,IL,62702,2023-09-14,Jimbo Jones\r\n1 Nowhere,,,,,Bad\r\n",
+      "3 rows read",
+    );
+    await page.getByRole("button", { name: "Import these jobs" }).click();
+    await page
+      .getByText(
+        "3 rows read: 2 imported. Left out: 1 row whose address was not found on the map (check the street, town and ZIP in your file, then upload those rows again).",
+      )
+      .waitFor();
+    await screens.checkBothWidths("walk9-past-jobs-result");
   });
 });

@@ -151,6 +151,28 @@ const skippedOf = (result: { skipped?: RowProblem[]; skipped_count?: number }) =
   skippedCount: result.skipped_count ?? result.skipped?.length ?? 0,
 });
 
+const rowsWord = (count: number) => `${count} ${count === 1 ? "row" : "rows"}`;
+
+/**
+ * What an import of past jobs did, row by row of the file: how many were read, imported and left
+ * out, and why ("2 rows imported, 0 without an address, 1 not found on the map" left it unclear
+ * whether the one was among the two). The import keeps no skipped row, so none is named.
+ */
+function pastJobsSummary(result: {
+  staged: number;
+  skipped_no_address: number;
+  skipped_geocode_failed: number;
+}) {
+  const read = result.staged + result.skipped_no_address + result.skipped_geocode_failed;
+  const leftOut = [
+    result.skipped_no_address > 0 && `${rowsWord(result.skipped_no_address)} without an address`,
+    result.skipped_geocode_failed > 0 &&
+      `${rowsWord(result.skipped_geocode_failed)} whose address was not found on the map (check the street, town and ZIP in your file, then upload those rows again)`,
+  ].filter(Boolean);
+  const imported = `${rowsWord(read)} read: ${result.staged} imported.`;
+  return leftOut.length === 0 ? imported : `${imported} Left out: ${leftOut.join("; ")}.`;
+}
+
 export function useUploadCsv(purpose: UploadPurpose) {
   const queryClient = useQueryClient();
   const invalidateCustomers = useInvalidateCustomers();
@@ -190,7 +212,7 @@ export function useUploadCsv(purpose: UploadPurpose) {
           }))
         : unwrap(client.POST("/app/api/v1/imports/upload", { params: { query }, body: file, ...asCsv })).then(
             (result) => ({
-              summary: `${result.staged} rows imported, ${result.skipped_no_address} without an address, ${result.skipped_geocode_failed} not found on the map.`,
+              summary: pastJobsSummary(result),
               ...skippedOf(result),
             }),
           );
