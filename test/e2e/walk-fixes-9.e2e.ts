@@ -248,4 +248,23 @@ describe("fixes from a ninth walk through the app", () => {
       .waitFor();
     await screens.checkBothWidths("walk9-past-jobs-result");
   });
+
+  it("a customers CSV that reads as one column says why it cannot be sent, and how to save it", async () => {
+    await screens.open("/customers", "Customers");
+    await pickCsv(
+      page,
+      "semicolons.csv",
+      "Customer Name;Street Address;Zip\r\nOtto;12 Elm St;62701\r\n",
+      "1 row read",
+    );
+    await page.getByText("The first row, as read:").waitFor();
+    const add = page.getByRole("button", { name: "Add these customers" });
+    assert.equal(await add.isDisabled(), true);
+    const reason = await add.getAttribute("aria-describedby");
+    assert.equal(
+      await page.locator(`[id="${reason}"]`).innerText(),
+      'This file separates its columns with semicolons, so it reads as one column. In your spreadsheet, save it as "CSV (comma delimited)" and choose that file.',
+    );
+    await screens.checkBothWidths("walk9-customers-csv-one-column");
+  });
 });

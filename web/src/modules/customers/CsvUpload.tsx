@@ -54,6 +54,23 @@ function RowProblemList({ problems, label }: { problems: RowProblem[]; label: st
  * column is which (guessed from common header names), then send it. Refused rows are listed by line;
  * the contractor may then send the file again without them (a new upload, so a new request id).
  */
+const NO_STREET_ID = "csv-no-street";
+
+/** A spreadsheet saved with another separator (Excel's "CSV" in many countries uses semicolons) reads as one column. */
+const ONE_COLUMN_SEPARATORS = [
+  { mark: ";", name: "semicolons" },
+  { mark: "\t", name: "tabs" },
+];
+
+/** Why the file cannot be sent yet: no column holds the street (and, for a file read as one column, why not). */
+function noStreetReason(columns: string[]): string {
+  const separator =
+    columns.length === 1 ? ONE_COLUMN_SEPARATORS.find(({ mark }) => columns[0]?.includes(mark)) : undefined;
+  if (separator)
+    return `This file separates its columns with ${separator.name}, so it reads as one column. In your spreadsheet, save it as "CSV (comma delimited)" and choose that file.`;
+  return "Choose the column that holds the street to continue.";
+}
+
 export function CsvUpload({ purpose, submitLabel }: { purpose: UploadPurpose; submitLabel: string }) {
   const [file, setFile] = useState<File | null>(null);
   const [preview, setPreview] = useState<CsvPreview | null>(null);
@@ -139,7 +156,9 @@ export function CsvUpload({ purpose, submitLabel }: { purpose: UploadPurpose; su
           </SimpleGrid>
           {/* Above the table, not its caption: a caption centred on a table wider than a phone is cut. */}
           <Text size="sm" c="dimmed">
-            The first {preview.rows.length} rows, as read:
+            {preview.rows.length === 1
+              ? "The first row, as read:"
+              : `The first ${preview.rows.length} rows, as read:`}
           </Text>
           <ScrollTable label="First rows of the file" minWidth={Math.max(480, preview.columns.length * 140)}>
             <Table striped>
@@ -168,10 +187,16 @@ export function CsvUpload({ purpose, submitLabel }: { purpose: UploadPurpose; su
               ref={uploadButton}
               loading={upload.isPending}
               disabled={!file || !mapping.street}
+              aria-describedby={mapping.street ? undefined : NO_STREET_ID}
               onClick={() => file && upload.mutate({ file, mapping, requestId })}
             >
               {submitLabel}
             </Button>
+            {!mapping.street && (
+              <Text size="sm" id={NO_STREET_ID}>
+                {noStreetReason(preview.columns)}
+              </Text>
+            )}
           </Group>
         </>
       )}
