@@ -171,6 +171,11 @@ describe("the navigation on a phone: out of the Tab order while closed, reachabl
       `the opened navigation is on the screen: ${JSON.stringify(box)}`,
     );
 
+    assert.match(
+      await navbar().innerText(),
+      /Signed in to Pocket Painting as /,
+      "the opened menu names the business, which a phone's header has no room for",
+    );
     await viewScreenshot("phone-navigation-open-screen", "phone");
     await screens.checkScreen("phone-navigation-open", "phone");
     await page.getByRole("button", { name: "Close navigation" }).focus();

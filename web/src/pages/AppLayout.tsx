@@ -127,8 +127,10 @@ export function AppLayout() {
             rightSection={item.to === "/approvals" ? <AwaitingApprovalBadge /> : undefined}
           />
         ))}
+        {/* The business is named here too: a phone's header has no room for it. */}
         <Text size="xs" c="dimmed" mt="auto" p="xs">
-          Signed in as {session.user.name || session.user.email} ({session.role})
+          Signed in to <strong>{businessName}</strong> as {session.user.name || session.user.email} (
+          {session.role})
         </Text>
       </AppShell.Navbar>
       <AppShell.Main id="main-content" tabIndex={-1}>
