@@ -85,6 +85,18 @@ describe("widgets opened over a screen", () => {
     const sliders = page.locator(".mantine-ColorInput-dropdown [role=slider]");
     assert.equal(await sliders.count(), 2);
     assert.deepEqual(violations, [], `axe with the colour picker open:\n${violations.join("\n")}`);
+
+    // A colour nobody can read is kept as typed and refused on the field, not erased without a word.
+    const color = page.getByRole("textbox", { name: /^Brand color/ });
+    await color.fill("blue-ish");
+    await page.keyboard.press("Escape");
+    await page.getByLabel("Phone").first().focus();
+    assert.equal(await color.inputValue(), "blue-ish");
+    assert.equal(await color.getAttribute("aria-invalid"), "true");
+    await page.getByText("Use a color like #1f6feb").waitFor();
+    await color.fill("#1f6feb");
+    await page.getByLabel("Phone").first().focus();
+    assert.equal(await page.getByText("Use a color like #1f6feb").count(), 0);
   });
 
   it("Approvals at a phone's width: a name with no place to break wraps inside its card", async () => {

@@ -173,6 +173,13 @@ export function ProfileForm({ canEdit }: { canEdit: boolean }) {
               eyeDropperButtonProps={{ "aria-label": "Pick the color from the screen" }}
               attributes={COLOR_PICKER_NAMES}
               {...form.getInputProps("brand_color")}
+              // Mantine's default put back the last valid colour (none) on leaving the field: "blue-ish"
+              // vanished without a word. Kept, it is refused on the field as it is left.
+              fixOnBlur={false}
+              onBlur={(event) => {
+                form.getInputProps("brand_color").onBlur?.(event);
+                form.validateField("brand_color");
+              }}
             />
           </SimpleGrid>
         </Fieldset>
