@@ -1,5 +1,6 @@
 import { type Queryable, queryOne, queryRows, sql } from "../db/database.ts";
 import { addressKey, namesAPlace, parseUsAddress } from "../domain/address.ts";
+import { impossibleParts } from "../domain/deliverable-address.ts";
 import { assertPrintable } from "../domain/printable-text.ts";
 import { invalidPayload } from "../errors.ts";
 import { createLoopSlicer } from "../event-loop-slices.ts";
@@ -47,9 +48,9 @@ interface CustomerRow {
 
 /**
  * The entry's address key, after the checks every way of adding a customer makes (422 naming its
- * field). With `wholeHome` (the app's forms and uploads) the address must also name its city or ZIP:
- * a street alone is no one home, and an entry cannot be taken off the list again. The customers API
- * keeps its contract, any usable address.
+ * field). With `wholeHome` (the app's forms and uploads) the address must also name its city or ZIP,
+ * and no ZIP or state that does not exist: a street alone is no one home, and an entry cannot be
+ * taken off the list again. The customers API keeps its contract, any usable address.
  */
 export function checkedCustomerKey(entry: CustomerEntry, options: { wholeHome?: boolean } = {}): string {
   assertPrintable(entry.address, entry.field);
@@ -58,6 +59,11 @@ export function checkedCustomerKey(entry: CustomerEntry, options: { wholeHome?: 
   if (!namesAPlace(normalized)) throw invalidPayload(`${entry.field}: is not a usable address`);
   if (options.wholeHome && !parts.city && !parts.zip) {
     throw invalidPayload(`${entry.field}: give the house number and street, and the city or ZIP`);
+  }
+  const impossible = options.wholeHome ? impossibleParts(parts) : [];
+  if (impossible.length > 0) {
+    // A typo kept on the list would never match a home, and the home meant would still be mailed.
+    throw invalidPayload(`${entry.field}: ${impossible.map((problem) => problem.words).join("; ")}`);
   }
   return normalized;
 }

@@ -106,6 +106,23 @@ export interface AddressProblem {
   words: string;
 }
 
+/**
+ * The parts no address can have, at any level: a state that is no US state code, a ZIP that does
+ * not exist. (What may hold at one level and not another, a ZIP of another town, is not among them.)
+ */
+export function impossibleParts(address: WrittenAddress): AddressProblem[] {
+  const problems: AddressProblem[] = [];
+  const state = text(address.state)?.toUpperCase();
+  const zip = text(address.zip)?.replace(/-\d{4}$/, "");
+  if (state !== undefined && !USPS_STATE_CODES.has(state)) {
+    problems.push({ part: "state", words: `${state} is not a US state code` });
+  }
+  if (zip !== undefined && !(/^\d{5}$/.test(zip) && zipPlaces.lookup(zip))) {
+    problems.push({ part: "zip", words: `ZIP ${zip} does not exist` });
+  }
+  return problems;
+}
+
 /** Every problem the offline check finds; empty when the address passes at this level. */
 export function offlineAddressProblems(address: WrittenAddress, level: VerificationLevel): AddressProblem[] {
   const problems: AddressProblem[] = [];
@@ -138,13 +155,8 @@ export function offlineAddressProblems(address: WrittenAddress, level: Verificat
     // Printed, the card would carry two towns; the carrier reads the last one, the customer lives at the first.
     found("street", `the street "${street}" names ZIP ${streetZip}, but the address's ZIP is ${zip}`);
   }
-  if (state !== undefined && !USPS_STATE_CODES.has(state)) {
-    found("state", `${state} is not a US state code`);
-  }
+  problems.push(...impossibleParts(address));
   const zipPlace = zip && /^\d{5}$/.test(zip) ? zipPlaces.lookup(zip) : undefined;
-  if (zip !== undefined && !zipPlace) {
-    found("zip", `ZIP ${zip} does not exist`);
-  }
   if (zip === undefined) {
     if (level === "strict") found("zip", "the address has no ZIP");
     else if (!city || !state) found("zip", "the address has no ZIP, and no city and state to find one");

@@ -227,6 +227,7 @@ describe(`app API: customer and past-job CSV uploads (${databaseLabel})`, () => 
       ", , , ",
       "26 Elm St,,,",
       ",Austin,TX,78702",
+      "28 Elm St,Nowhere,TX,00000",
     ]);
     const refused = await upload(
       member,
@@ -237,9 +238,10 @@ describe(`app API: customer and past-job CSV uploads (${databaseLabel})`, () => 
     assert.equal(refused.body.error.code, "invalid_payload");
     assert.match(refused.body.error.message, /nothing was added/);
     const lines = refused.body.error.details.rows.map((row: { line: number }) => row.line);
-    assert.deepEqual(lines, [4, 5, 8, 9]);
+    assert.deepEqual(lines, [4, 5, 8, 9, 10]);
     assert.match(refused.body.error.details.rows[0].message, /address/);
     assert.match(refused.body.error.details.rows[2].message, /city or ZIP/);
+    assert.match(refused.body.error.details.rows[4].message, /ZIP 00000 does not exist/);
     const none = await member.browser.request("GET", "/app/api/v1/customers?q=Elm");
     assert.equal(none.body.customers.length, 0);
   });

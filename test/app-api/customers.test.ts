@@ -72,6 +72,25 @@ describe(`app API: Customers (${databaseLabel})`, () => {
     assert.equal(whole.status, 200, "a street and a ZIP name one home");
   });
 
+  test("an address with a ZIP that does not exist is refused on its field: a typo on the list would never match", async () => {
+    for (const [address, words] of [
+      ["5 Fake Rd, Nowhere, ZZ 00000", /^address: ZIP 00000 does not exist$/],
+      ["7 Oak St, Springfield, IL 99999", /^address: ZIP 99999 does not exist$/],
+    ] as const) {
+      const refused = await member.browser.request("POST", "/app/api/v1/customers", { body: { address } });
+      assert.equal(refused.status, 422, `${address}: ${refused.text}`);
+      assert.match(refused.body.error.message, words);
+    }
+    const none = await member.browser.request("GET", "/app/api/v1/customers?q=Fake");
+    assert.equal(none.body.customers.length, 0);
+    // The developer API's customers endpoint keeps its contract: any usable address.
+    const viaApi = await call(ctx, "POST", "/api/v1/customers/webhook", {
+      key: org.key,
+      body: { address: "5 Fake Rd, Nowhere, ZZ 00000" },
+    });
+    assert.equal(viaApi.status, 200, viaApi.text);
+  });
+
   test("a cursor that is not one the list gave, or names no real time, is a 422, never a 500", async () => {
     const cursorOf = (value: unknown) => Buffer.from(JSON.stringify(value)).toString("base64url");
     for (const cursor of [
