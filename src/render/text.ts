@@ -122,6 +122,12 @@ export function layoutText(text: string, style: TextStyle, maxWidth: number, max
   const whole = normalize(text);
   const words = whole.split(" ").filter(Boolean);
   const lines: string[] = [];
+  // What stood in the text between each line and the next: a space, or nothing after a hyphen.
+  const gaps: string[] = [];
+  const push = (line: string, gap: string) => {
+    lines.push(line);
+    gaps.push(gap);
+  };
   let current = "";
   let wordCut = false;
   const fits = (candidate: string) => textWidth(candidate, style.size, style.bold) <= maxWidth;
@@ -132,20 +138,23 @@ export function layoutText(text: string, style: TextStyle, maxWidth: number, max
       continue;
     }
     if (fits(word)) {
-      if (current) lines.push(current);
+      if (current) push(current, " ");
       current = word;
       continue;
     }
     let separator = current ? " " : "";
+    let partsOnLine = false;
     for (const part of hyphenParts(word)) {
       // Nothing joins a part that had to be cut.
       const joined = current + separator + part;
       separator = "";
       if (!current.endsWith("…") && fits(joined)) {
         current = joined;
+        partsOnLine = true;
         continue;
       }
-      if (current) lines.push(current);
+      if (current) push(current, partsOnLine ? "" : " ");
+      partsOnLine = true;
       if (fits(part)) current = part;
       else {
         current = cutToWidth(part, style, maxWidth);
@@ -153,18 +162,18 @@ export function layoutText(text: string, style: TextStyle, maxWidth: number, max
       }
     }
   }
-  if (current) lines.push(current);
+  if (current) push(current, "");
   const characters = Array.from(whole).length;
   if (lines.length <= maxLines)
-    return { lines, characters, printed: wordCut ? printedOf(lines) : characters };
+    return { lines, characters, printed: wordCut ? printedOf(lines, gaps) : characters };
   const kept = lines.slice(0, maxLines);
   kept[maxLines - 1] = withEllipsis(kept[maxLines - 1]!, style, maxWidth);
-  return { lines: kept, characters, printed: printedOf(kept) };
+  return { lines: kept, characters, printed: printedOf(kept, gaps) };
 }
 
-/** Characters that print before the first "…" (a cut word or the last line's cut). */
-function printedOf(lines: readonly string[]): number {
-  const joined = lines.join(" ");
+/** Characters that print before the first "…" (a cut word or the last line's cut), lines joined as the text had them. */
+function printedOf(lines: readonly string[], gaps: readonly string[]): number {
+  const joined = lines.map((line, index) => (index < lines.length - 1 ? line + gaps[index] : line)).join("");
   const cut = joined.indexOf("…");
   return Array.from(cut < 0 ? joined : joined.slice(0, cut).trimEnd()).length;
 }

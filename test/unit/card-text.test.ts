@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { fitText, textWidth, wrapText } from "../../src/render/text.ts";
+import { fitText, layoutText, textWidth, wrapText } from "../../src/render/text.ts";
 
 const style = { size: 14, bold: true };
 
@@ -30,6 +30,9 @@ describe("card text layout", () => {
     for (const line of lines) assert.ok(textWidth(line, plain.size, plain.bold) <= width, line);
     const narrow = textWidth("Munster-Hernandez-", plain.size, plain.bold);
     assert.deepEqual(wrapText(name, plain, narrow, 2), ["Lily Munster-", "Hernandez-…"]);
+    const counted = layoutText(name, plain, narrow, 2);
+    assert.equal(counted.printed, "Lily Munster-Hernandez-".length, "a break after a hyphen adds no space");
+    assert.equal(counted.characters, name.length);
     assert.deepEqual(wrapText("Call (217) 555-0123 today", plain, 400, 2), ["Call (217) 555-0123 today"]);
   });
 
