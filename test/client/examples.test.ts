@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import http from "node:http";
@@ -107,6 +107,29 @@ describe("examples/lead-receiver.mjs", () => {
     );
     // The refused deliveries did not mark the id as seen: the genuine one still goes through.
     assert.equal((await deliver(body, signedNow(body))).body.duplicate, false);
+  });
+});
+
+describe("examples/lead-receiver.mjs run from the command line", () => {
+  it("listens on this machine only unless HOST says otherwise, and says where", async () => {
+    const free = http.createServer();
+    await new Promise<void>((resolve) => free.listen(0, "127.0.0.1", resolve));
+    const port = (free.address() as AddressInfo).port;
+    await new Promise((resolve) => free.close(resolve));
+    const receiver = spawn(process.execPath, [path.join(EXAMPLES, "lead-receiver.mjs")], {
+      env: { PATH: process.env.PATH, PORT: String(port), PORCHLIGHT_SIGNING_SECRET: "whsec_cli" },
+    });
+    try {
+      const line = await new Promise<string>((resolve, reject) => {
+        receiver.stdout.once("data", (chunk: Buffer) => resolve(chunk.toString().trim()));
+        receiver.once("exit", (code) => reject(new Error(`the receiver exited with ${code}`)));
+      });
+      assert.equal(line, `lead receiver on http://127.0.0.1:${port}`);
+      const unsigned = await fetch(`http://127.0.0.1:${port}/hooks/leads`, { method: "POST", body: "{}" });
+      assert.equal(unsigned.status, 401);
+    } finally {
+      receiver.kill();
+    }
   });
 });
 
