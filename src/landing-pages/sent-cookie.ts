@@ -1,6 +1,7 @@
-// A homeowner's browser remembers that its form reached the business: a page shown again (Back
-// after the thanks, which posts the refused form once more, or a second scan of the card) says
-// so instead of "Your details were not sent yet", so nobody sends the same request twice by doubt.
+// A homeowner's browser remembers that its form reached the business: the page opened again (a
+// second scan of the card) says so, and a form refused after it does not say "Your details were
+// not sent yet", so nobody sends the same request twice by doubt. (A page the browser shows from
+// its history, Back to a form refused before the thanks, asks the server nothing: it stays as it was.)
 // The cookie holds nothing but that fact, only for the page's own path, and is never read elsewhere.
 import type { FastifyRequest } from "fastify";
 
