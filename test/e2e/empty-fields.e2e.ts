@@ -70,6 +70,14 @@ describe("a form sent with its required fields empty says so on the field", () =
     await refusedOnField(password, "Enter your password", "Sign in's Password");
     await waitForFocus(signedOut, email, "the refused Email field");
     await screenshot(signedOut, "empty-fields-sign-in", "desktop");
+    await email.fill("mike at kowalski");
+    await signedOut.getByRole("button", { name: "Sign in" }).click();
+    await refusedOnField(
+      email,
+      "This is not an email address: write it as name@example.com",
+      "Sign in's malformed Email",
+    );
+    await email.fill("");
     await password.fill("typed by keyboard");
     await signedOut.keyboard.press("Tab");
     const toggle = signedOut.getByRole("button", { name: "Toggle password visibility" });

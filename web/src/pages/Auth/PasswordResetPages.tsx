@@ -1,11 +1,12 @@
 import { Alert, Button, Stack, Text, TextInput } from "@mantine/core";
-import { isEmail, useForm } from "@mantine/form";
+import { useForm } from "@mantine/form";
 import { notifications } from "@mantine/notifications";
 import { useQuery } from "@tanstack/react-query";
 import { getRouteApi, useNavigate } from "@tanstack/react-router";
 import { useRef } from "react";
 import { ApiError } from "../../api/errors.ts";
 import { passwordResetQuery, useRequestPasswordReset, useResetPassword } from "../../api/session.ts";
+import { emailRule } from "../../ui/email-rule.ts";
 import { focusFirstInvalid, focusFirstRefused, useRefocusAfterBusy } from "../../ui/focus.ts";
 import { AnchorLink } from "../../ui/links.tsx";
 import { PasswordField } from "../../ui/PasswordField.tsx";
@@ -19,7 +20,7 @@ function RequestResetForm({ submitLabel = "Send reset link" }: { submitLabel?: s
   const requestButton = useRefocusAfterBusy(request.isPending);
   const form = useForm({
     initialValues: { email: "" },
-    validate: { email: isEmail("Enter your email address") },
+    validate: { email: emailRule("Enter your email address") },
   });
 
   return request.isSuccess ? (

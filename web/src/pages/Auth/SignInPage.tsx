@@ -1,8 +1,9 @@
 import { Alert, Button, Stack, TextInput } from "@mantine/core";
-import { isEmail, isNotEmpty, useForm } from "@mantine/form";
+import { isNotEmpty, useForm } from "@mantine/form";
 import { getRouteApi, useNavigate } from "@tanstack/react-router";
 import { errorMessage } from "../../api/errors.ts";
 import { useSignIn } from "../../api/session.ts";
+import { emailRule } from "../../ui/email-rule.ts";
 import { focusFirstRefused, useRefocusAfterBusy } from "../../ui/focus.ts";
 import { AnchorLink } from "../../ui/links.tsx";
 import { PasswordField } from "../../ui/PasswordField.tsx";
@@ -31,7 +32,7 @@ export function SignInPage() {
   const signInButton = useRefocusAfterBusy(signIn.isPending);
   const form = useForm({
     initialValues: { email: "", password: "" },
-    validate: { email: isEmail("Enter your email address"), password: isNotEmpty("Enter your password") },
+    validate: { email: emailRule("Enter your email address"), password: isNotEmpty("Enter your password") },
   });
 
   return (

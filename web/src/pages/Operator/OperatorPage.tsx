@@ -15,7 +15,7 @@ import {
   Title,
   VisuallyHidden,
 } from "@mantine/core";
-import { isEmail, isNotEmpty, useForm } from "@mantine/form";
+import { isNotEmpty, useForm } from "@mantine/form";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useCallback, useEffect, useRef, useState } from "react";
 import { ApiError, errorMessage } from "../../api/errors.ts";
@@ -34,6 +34,7 @@ import {
   useSetKillSwitch,
 } from "../../api/operator.ts";
 import { DocumentTitle } from "../../ui/document-title.tsx";
+import { emailRule } from "../../ui/email-rule.ts";
 import { focusFirstInvalid, focusFirstRefused, focusWhenShown, useRefocusAfterBusy } from "../../ui/focus.ts";
 import { formatDateTime } from "../../ui/format.ts";
 import { useInFlightModal } from "../../ui/in-flight-modal.ts";
@@ -324,7 +325,7 @@ function InviteOwnerModal({ org, onClose }: { org: OperatorOrg | null; onClose: 
   const copyButton = useRef<HTMLButtonElement>(null);
   const form = useForm({
     initialValues: { email: "" },
-    validate: { email: isEmail("Enter the owner's email") },
+    validate: { email: emailRule("Enter the owner's email") },
   });
   // The invitation link is shown only once: closed while it is sent, the owner would not know it was.
   const inFlight = useInFlightModal(invite.isPending, { showingOnce: sent !== null });
