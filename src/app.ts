@@ -240,7 +240,7 @@ async function registerPublicSurface(app: App, services: Services): Promise<void
   await registerDocsPage(app, publicBaseUrl);
   await app.register(async (scope) => registerLandingRoutes(scope, services));
   await app.register(async (scope) => registerDeveloperApi(scope, services), { prefix: "/api/v1" });
-  await registerMcpRoute(app, { publicBaseUrl });
+  await registerMcpRoute(app, { publicBaseUrl, keyStore: services.keyStore });
   await registerLobWebhookRoute(app, services);
   await registerHubSpotWebhookRoute(app, services);
 }

@@ -1,11 +1,11 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import ipaddr from "ipaddr.js";
 import type { Config } from "../config.ts";
 import { bearerToken } from "../domain/api-key-format.ts";
 import { ipRateLimited, unauthorized } from "../errors.ts";
 import type { RateLimiter } from "../limits/rate-limiter.ts";
 import { soleAuthorization } from "./authorization-header.ts";
+import { clientNetwork } from "./client-network.ts";
 
 const digest = (value: string) => createHash("sha256").update(value).digest();
 
@@ -25,17 +25,6 @@ export const ADMIN_AUTH_FAILURES_PER_10_MINUTES_IN_ALL = 200;
 const FAILURES_BUCKET = "admin-auth-failures";
 const ALL_FAILURES_BUCKET = "admin-auth-failures-all";
 const ALL_FAILURES_WINDOW_SECONDS = 600;
-
-/** An IPv6 client is counted by its /64, which one host may rotate through; an IPv4 one by its address. */
-function clientNetwork(ip: string): string {
-  if (!ipaddr.isValid(ip)) return ip;
-  const address = ipaddr.process(ip);
-  if (address.kind() === "ipv4") return address.toString();
-  return `${(address as ipaddr.IPv6).parts
-    .slice(0, 4)
-    .map((part) => part.toString(16))
-    .join(":")}::/64`;
-}
 
 /**
  * Who a failure is counted against: an address the client cannot choose, so that no one can

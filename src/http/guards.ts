@@ -4,6 +4,7 @@ import type { AuthContext, KeyAuthenticator, KeyLookup } from "../domain/auth-co
 import { authUnavailable, forbidden, ipRateLimited, rateLimited, unauthorized } from "../errors.ts";
 import type { RateLimiter } from "../limits/rate-limiter.ts";
 import { soleAuthorization } from "./authorization-header.ts";
+import { clientNetwork } from "./client-network.ts";
 import { isForwardedCall } from "./forwarded-call.ts";
 import type { OrgRateLimit } from "./route-config.ts";
 
@@ -101,7 +102,7 @@ const orgRateLimited = (limit: OrgRateLimit) =>
 
 const ipHit = (request: FastifyRequest, deps: GuardDeps) => ({
   bucket: "ip",
-  id: request.ip,
+  id: clientNetwork(request.ip),
   limit: deps.ipRateLimitPerMinute,
   windowSeconds: 60,
 });

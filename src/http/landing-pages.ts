@@ -168,12 +168,35 @@ export function parseFormBody(body: Buffer, decoder: TextDecoder): FormBody | Ap
 
 function decodeFormComponent(component: string, decoder: TextDecoder): string | undefined {
   if (BROKEN_ESCAPE.test(component)) return undefined;
-  const bytes = component
-    .replace(/\+/g, " ")
-    .replace(/%([0-9a-fA-F]{2})/g, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)));
   try {
-    return decodeText(decoder, Buffer.from(bytes, "latin1"));
+    return decodeText(decoder, formBytes(component));
   } catch {
     return undefined;
   }
 }
+
+/**
+ * The bytes a form component stands for (`+` a space, `%XX` its byte; the component is latin1, one
+ * character a byte). A loop, not a replace with a callback: that cost a microsecond an escape, and a
+ * form of escapes alone is what an unauthenticated request can send.
+ */
+function formBytes(component: string): Buffer {
+  const bytes = Buffer.allocUnsafe(component.length);
+  let length = 0;
+  for (let index = 0; index < component.length; index++) {
+    const code = component.charCodeAt(index);
+    if (code === PERCENT) {
+      bytes[length++] =
+        (hexDigit(component.charCodeAt(index + 1)) << 4) | hexDigit(component.charCodeAt(index + 2));
+      index += 2;
+    } else bytes[length++] = code === PLUS ? SPACE : code;
+  }
+  return bytes.subarray(0, length);
+}
+
+const PERCENT = 0x25;
+const PLUS = 0x2b;
+const SPACE = 0x20;
+
+/** A hex digit's value (the caller has checked it is one: BROKEN_ESCAPE). */
+const hexDigit = (code: number) => (code <= 0x39 ? code - 0x30 : (code | 0x20) - 0x57);

@@ -43,6 +43,14 @@ import { detailsSentBefore, sentCookie } from "./sent-cookie.ts";
 const TokenParams = Type.Object({ token: Type.String({ maxLength: 128 }) });
 
 /**
+ * The most a lead form reads. Its standard fields hold 2,500 characters and a custom field 500; even
+ * percent-encoded (up to 9 bytes a character) a real form is far below this. Anyone may post to any
+ * token, and the body is read before the token is looked up: a megabyte of JSON values or escapes cost a
+ * third of a second of the event loop to read.
+ */
+export const LEAD_FORM_BODY_LIMIT = 65_536;
+
+/**
  * The page also answers with a trailing slash, which QR scanner apps add: served in place rather
  * than redirected, so a phone on a slow network makes one request, not two (and spends one of its
  * per-IP allowance). Its form posts to the canonical path and the page is noindex, so the second
@@ -107,7 +115,7 @@ function sendScopeError(error: unknown, request: FastifyRequest, reply: FastifyR
  */
 export async function registerLandingRoutes(app: FastifyInstance, services: Services): Promise<void> {
   // Form bodies only here: the developer API accepts JSON alone.
-  registerFormBodyParser(app, 1_048_576);
+  registerFormBodyParser(app, LEAD_FORM_BODY_LIMIT);
   app.setErrorHandler(sendScopeError);
   app.addHook("onSend", async (request, reply, payload) => {
     if (!reply.hasHeader("content-security-policy")) reply.header("content-security-policy", STRICT_CSP);
@@ -173,7 +181,7 @@ function registerPage(app: FastifyInstance, services: Services, path: (typeof PA
   r.post(
     path,
     {
-      bodyLimit: 1_048_576,
+      bodyLimit: LEAD_FORM_BODY_LIMIT,
       attachValidation: true,
       schema: {
         hide: true,

@@ -1,5 +1,10 @@
+import { Transform } from "node:stream";
 import { Type } from "@fastify/type-provider-typebox";
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, FastifyRequest, RequestPayload } from "fastify";
+import { bearerToken } from "../domain/api-key-format.ts";
+import type { KeyAuthenticator } from "../domain/auth-context.ts";
+import { AppError, authUnavailable } from "../errors.ts";
+import { soleAuthorization } from "../http/authorization-header.ts";
 import { logServerError, toAppError } from "../http/error-handler.ts";
 import { refusedBodyOf } from "../http/json-body.ts";
 import { createInjectForwarder } from "./forward.ts";
@@ -20,13 +25,20 @@ export const MCP_PATH = "/api/mcp";
 export const MCP_BODY_LIMIT = 2 * 1_048_576;
 
 /**
+ * The most a request without a valid key reads. Such a client can only initialize and list tools
+ * (a few hundred bytes); its body is read before anything knows who sent it, and a megabyte of small
+ * JSON values costs a third of a second of the event loop to parse.
+ */
+export const MCP_KEYLESS_BODY_LIMIT = 65_536;
+
+/**
  * The tool-protocol proxy (spec: MCP proxy). Stateless: every POST gets a fresh server and
  * transport answering in plain JSON. Tool calls are forwarded through `app`, the root instance,
  * so they pass the same guards as direct calls.
  */
 export async function registerMcpRoute(
   app: FastifyInstance,
-  options: { publicBaseUrl: string },
+  options: { publicBaseUrl: string; keyStore: KeyAuthenticator },
 ): Promise<void> {
   const forward = createInjectForwarder(app);
   const ownOrigin = new URL(options.publicBaseUrl).origin;
@@ -46,6 +58,7 @@ export async function registerMcpRoute(
       MCP_PATH,
       {
         bodyLimit: MCP_BODY_LIMIT,
+        preParsing: async (request, _reply, payload) => limitKeylessBody(request, payload, options.keyStore),
         schema: {
           operationId: "mcp",
           summary: "Tool-protocol (MCP) proxy",
@@ -59,7 +72,9 @@ export async function registerMcpRoute(
             400: jsonRpcErrorResponse(
               "Unreadable JSON (code -32700), an invalid JSON-RPC message or a batch (code -32600).",
             ),
-            413: jsonRpcErrorResponse(`Body over ${MCP_BODY_LIMIT} bytes.`),
+            413: jsonRpcErrorResponse(
+              `Body over ${MCP_BODY_LIMIT} bytes, or over ${MCP_KEYLESS_BODY_LIMIT} without a valid key (data.error payload_too_large).`,
+            ),
             403: jsonRpcErrorResponse(
               "An Origin header other than the service's own (PUBLIC_BASE_URL): a browser page of another site (data.error origin_not_allowed).",
             ),
@@ -99,4 +114,46 @@ export async function registerMcpRoute(
         reply.code(405).header("allow", "POST").send(jsonRpcError(SERVER_ERROR, "Method not allowed.")),
     });
   });
+}
+
+/**
+ * The body as it may be read: whole for a valid key or a body declared within the keyless limit;
+ * a larger declared body without one is refused before a byte is read, and an undeclared one
+ * (chunked) is cut off past the limit.
+ */
+async function limitKeylessBody(
+  request: FastifyRequest,
+  payload: RequestPayload,
+  keyStore: KeyAuthenticator,
+): Promise<RequestPayload> {
+  const declared = Number(request.headers["content-length"]);
+  if (declared <= MCP_KEYLESS_BODY_LIMIT || (await carriesValidKey(request, keyStore))) return payload;
+  if (!Number.isNaN(declared)) throw keylessBodyTooLarge();
+  let received = 0;
+  return payload.pipe(
+    new Transform({
+      transform(chunk: Buffer, _encoding, callback) {
+        received += chunk.length;
+        callback(received > MCP_KEYLESS_BODY_LIMIT ? keylessBodyTooLarge() : null, chunk);
+      },
+    }),
+  );
+}
+
+const keylessBodyTooLarge = () =>
+  new AppError(
+    413,
+    "payload_too_large",
+    `a request without a valid API key may send at most ${MCP_KEYLESS_BODY_LIMIT} bytes; send the key as Authorization: Bearer ak_…`,
+  );
+
+async function carriesValidKey(request: FastifyRequest, keyStore: KeyAuthenticator): Promise<boolean> {
+  const token = bearerToken(soleAuthorization(request.raw));
+  if (!token) return false;
+  try {
+    const lookup = keyStore.cachedLookup(token) ?? (await keyStore.authenticate(token));
+    return lookup.status === "valid";
+  } catch (error) {
+    throw authUnavailable(error);
+  }
 }

@@ -7,12 +7,14 @@ import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import sharp from "sharp";
+import { PUBLIC_ROUTE_BODY_LIMIT } from "../../src/app-api/routes/index.ts";
 import { INVITATIONS_PER_EMAIL, INVITATIONS_PER_ORG } from "../../src/app-api/routes/team.ts";
 import { sql } from "../../src/db/database.ts";
 import { admin, call, createOrg as createOrgWithKey, recordMailing } from "../helpers/api.ts";
 import { databaseLabel, type TestContext } from "../helpers/harness.ts";
 import { orgWithAutomation } from "../pipeline/helpers.ts";
 import {
+  AppBrowser,
   type AppResponse,
   createAppTestContext,
   inviteAndAccept,
@@ -407,5 +409,48 @@ describe(`security: an owner's invitations cannot flood a mailbox (${databaseLab
     assert.equal(blocked.body.error.code, "rate_limited");
     assert.ok(Number(blocked.headers["retry-after"]) > 0);
     assert.equal(mailsTo("one-more@example.com"), 0, "no mail past the limit");
+  });
+});
+
+describe(`security: a route anyone may call reads at most 16 KiB (${databaseLabel})`, () => {
+  test("sign-in, a reset request and an invitation's accept refuse a larger body unread; a signed-in route still takes one", async () => {
+    const ctx = await createAppTestContext({ memoryLimiter: true });
+    try {
+      const owner = await ownerOfNewOrg(ctx);
+      // A megabyte of such keys cost a third of a second of the event loop to parse, before anyone was known.
+      const manyKeys = `{${Array.from({ length: 2_000 }, (_, index) => `"k${index}":1`).join(",")}}`;
+      assert.ok(manyKeys.length > PUBLIC_ROUTE_BODY_LIMIT);
+      const stranger = new AppBrowser(ctx, "198.51.100.7");
+      for (const url of [
+        "/app/api/v1/auth/sign-in/email",
+        "/app/api/v1/auth/request-password-reset",
+        "/app/api/v1/invitations/not-a-real-token/accept",
+      ]) {
+        const refused = await stranger.request("POST", url, {
+          payload: manyKeys,
+          headers: { "content-type": "application/json" },
+        });
+        assert.equal(refused.status, 413, url);
+        assert.deepEqual(
+          refused.body.error,
+          {
+            code: "payload_too_large",
+            message: `request body exceeds the limit of ${PUBLIC_ROUTE_BODY_LIMIT} bytes`,
+          },
+          url,
+        );
+      }
+      // The owner signs in as ever; a signed-in route keeps its own limit (a customer list of 20 kB).
+      assert.equal((await owner.browser.signIn(owner.email)).status, 200);
+      const csv = `street\n${Array.from({ length: 600 }, (_, index) => `${index + 1} Maple Avenue Austin TX 78701`).join("\n")}\n`;
+      assert.ok(csv.length > PUBLIC_ROUTE_BODY_LIMIT);
+      const uploaded = await owner.browser.request("POST", "/app/api/v1/customers/upload?street=street", {
+        payload: csv,
+        headers: { "content-type": "text/csv" },
+      });
+      assert.equal(uploaded.status, 200, uploaded.text);
+    } finally {
+      await ctx.close();
+    }
   });
 });

@@ -57,6 +57,25 @@ describe(`per-IP limit before authentication (${databaseLabel})`, () => {
     assert.equal((await call(ctx, "GET", "/api/v1/me", { ip })).status, 401);
   });
 
+  it("counts an IPv6 client by its /64: addresses rotated inside it share one count, another /64 has its own", async () => {
+    const site = `2001:db8:${randomBytes(2).toString("hex")}`;
+    const network = `${site}:1`;
+    for (let i = 0; i < 60; i++) {
+      const response = await call(ctx, "GET", "/api/v1/me", { ip: `${network}::${(i + 1).toString(16)}` });
+      assert.equal(response.status, 401, `request ${i + 1} of the /64's 60`);
+    }
+    const rotated = await call(ctx, "GET", "/api/v1/me", { ip: `${network}:ffff:ffff:ffff:ffff` });
+    assert.equal(rotated.status, 429, "a fresh interface id in the same /64");
+    const landing = await ctx.app.inject({
+      method: "GET",
+      url: "/l/some-token",
+      remoteAddress: `${network}::beef`,
+    });
+    assert.equal(landing.statusCode, 429, "landing pages count the same client");
+    const neighbour = await call(ctx, "GET", "/api/v1/me", { ip: `${site}:2::1` });
+    assert.equal(neighbour.status, 401, "the next /64 is another client");
+  });
+
   it("counts a route reached through a percent-encoded or absolute-form target like the plain path", async () => {
     const ip = randomIp();
     for (let i = 0; i < 60; i++) await call(ctx, "GET", "/api/v1/me", { ip });

@@ -4,6 +4,7 @@ import { fixedClock } from "../../src/clock.ts";
 import { queryRows, sql } from "../../src/db/database.ts";
 import { escapeHtml } from "../../src/http/landing-html.ts";
 import { MAX_FORM_PAIRS, parseFormBody } from "../../src/http/landing-pages.ts";
+import { LEAD_FORM_BODY_LIMIT } from "../../src/landing-pages/routes.ts";
 import { admin, call, createOrg } from "../helpers/api.ts";
 import { createTestContext, databaseLabel, type TestContext } from "../helpers/harness.ts";
 import {
@@ -742,7 +743,9 @@ describe(`landing pages the service cannot serve right now (${databaseLabel})`, 
   const browserGet = { headers: { accept: "text/html" } };
 
   it("answers a browser over the per-IP limit with a try-again page and Retry-After, a JSON caller with JSON", async () => {
-    const ctx = await createTestContext({ config: { ipRateLimitPerMinute: 2 }, memoryLimiter: true });
+    // A fixed minute: on the real clock, a minute turning between the requests let the third through.
+    const clock = fixedClock("2026-11-22T12:00:15Z");
+    const ctx = await createTestContext({ clock, config: { ipRateLimitPerMinute: 2 }, memoryLimiter: true });
     try {
       const org = await createOrg(ctx);
       const { token } = await mailOnePiece(ctx, org.orgId);
@@ -835,8 +838,9 @@ describe(`landing pages the service cannot serve right now (${databaseLabel})`, 
       const org = await createOrg(ctx);
       const { token } = await mailOnePiece(ctx, org.orgId);
       // Each repeat of a name copied every earlier value: 40 000 of them held the process for 26 s.
+      // 16 000 (64 kB) still fit the form's body limit and pass the 10 000 fields.
       const flood = await call(ctx, "POST", `/l/${token}`, {
-        payload: Array.from({ length: 40_000 }, () => "a=1").join("&"),
+        payload: Array.from({ length: 16_000 }, () => "a=1").join("&"),
         headers: { "content-type": "application/x-www-form-urlencoded" },
       });
       assert.equal(flood.status, 400);
@@ -849,6 +853,21 @@ describe(`landing pages the service cannot serve right now (${databaseLabel})`, 
       assert.ok(!(parsed instanceof Error));
       assert.equal((parsed.a as string[]).length, MAX_FORM_PAIRS);
       assert.equal((parsed.a as string[])[MAX_FORM_PAIRS - 1], String(MAX_FORM_PAIRS - 1));
+      // Escapes in either case, `+` as a space, raw bytes as themselves; a broken escape is refused.
+      const decoded = parseFormBody(
+        Buffer.from("name=Jos%c3%A9+O%27Neil&note=a%2Bb+%F0%9F%8F%A0&raw=\xc3\xa9"),
+        new TextDecoder(),
+      );
+      assert.deepEqual(decoded, { name: "José O'Neil", note: "a+b 🏠", raw: "\xc3\xa9" });
+      const latin1 = parseFormBody(
+        Buffer.from("name=Jos%E9"),
+        new TextDecoder("windows-1252", { fatal: true }),
+      );
+      assert.deepEqual(latin1, { name: "José" });
+      assert.ok(parseFormBody(Buffer.from("name=100%"), new TextDecoder()) instanceof Error);
+      assert.ok(
+        parseFormBody(Buffer.from("name=%C3"), new TextDecoder("utf-8", { fatal: true })) instanceof Error,
+      );
     } finally {
       await ctx.close();
     }
@@ -863,6 +882,19 @@ describe(`landing pages the service cannot serve right now (${databaseLabel})`, 
       assert.equal(oversized.status, 413);
       assertSecureHtml(oversized);
       assert.match(oversized.text, /were not sent/);
+      // Anyone may post to any token and is read before the token is looked up: 64 KiB at most.
+      const overLimit = await postForm(ctx, token, {
+        first_name: "A",
+        message: "x".repeat(LEAD_FORM_BODY_LIMIT),
+      });
+      assert.equal(overLimit.status, 413);
+      const json = await call(ctx, "POST", `/l/${token}`, {
+        payload: `{${Array.from({ length: 8000 }, (_, index) => `"k${index}":1`).join(",")}}`,
+        headers: { "content-type": "application/json" },
+      });
+      assert.equal(json.status, 413);
+      assert.equal(json.body.error, "payload_too_large");
+      assert.equal(json.body.detail, `request body exceeds the limit of ${LEAD_FORM_BODY_LIMIT} bytes`);
     } finally {
       await ctx.close();
     }

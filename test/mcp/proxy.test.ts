@@ -4,6 +4,7 @@ import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamable
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { fixedClock } from "../../src/clock.ts";
 import { DATA_NOTICE } from "../../src/mcp/results.ts";
+import { MCP_KEYLESS_BODY_LIMIT } from "../../src/mcp/route.ts";
 import { admin, call, createAutomation, createOrg, issueKey } from "../helpers/api.ts";
 import { createTestContext, databaseLabel, type TestContext } from "../helpers/harness.ts";
 import { callTool, connectMcp, endpointJson, listenForMcp, nextClientIp, texts } from "./helpers.ts";
@@ -386,6 +387,82 @@ describe(`MCP proxy at /api/mcp (${databaseLabel})`, () => {
     const answer = (await response.json()) as any;
     assert.equal(answer.id, "call-7", JSON.stringify(answer));
     assert.match(answer.error.message, /NUL/);
+  });
+
+  it("reads at most 64 KiB from a request without a valid key, refused as a JSON-RPC error before it is parsed", async () => {
+    // A megabyte of tiny keys cost a third of a second of the event loop to parse, before any key was asked for.
+    const manyKeys = `{${Array.from({ length: 12_000 }, (_, index) => `"k${index}":1`).join(",")}}`;
+    assert.ok(manyKeys.length > MCP_KEYLESS_BODY_LIMIT);
+    for (const authorization of [undefined, "Bearer ak_not_a_real_key"]) {
+      const headers: Record<string, string> = {
+        "content-type": "application/json",
+        "x-forwarded-for": nextClientIp(),
+      };
+      if (authorization) headers.authorization = authorization;
+      const declared = await fetch(url, { method: "POST", headers, body: manyKeys });
+      assert.equal(declared.status, 413, `declared length, ${authorization ?? "no key"}`);
+      const answer = (await declared.json()) as any;
+      assert.equal(answer.error.data.error, "payload_too_large");
+      assert.match(answer.error.message, /without a valid API key may send at most 65536 bytes/);
+      // Sent in chunks, without a length: cut off once past the limit.
+      const chunked = await fetch(url, {
+        method: "POST",
+        headers,
+        body: new Blob([manyKeys]).stream(),
+        duplex: "half",
+      } as RequestInit);
+      assert.equal(chunked.status, 413, `chunked, ${authorization ?? "no key"}`);
+    }
+    // Within the limit, a client without a key is served as before.
+    const list = await fetch(url, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-forwarded-for": nextClientIp() },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/list",
+        params: { _meta: { padding: "x".repeat(60_000) } },
+      }),
+    });
+    assert.equal(list.status, 200);
+    assert.equal(((await list.json()) as any).result.tools.length, TOOL_NAMES.length);
+  });
+
+  it("reads a large body from a valid key, declared or chunked, up to the route's own limit", async () => {
+    const org = await createOrg(ctx);
+    const call = JSON.stringify({
+      jsonrpc: "2.0",
+      id: "big",
+      method: "tools/call",
+      params: {
+        name: "send_event",
+        arguments: {
+          event_type: "job.completed",
+          object_type: "job",
+          dedup_id: "mcp-big-body",
+          // 80 custom fields of 1,900 characters: 150 kB, within the events body's 256 KB.
+          record: {
+            id: "rec-big",
+            properties: Object.fromEntries(
+              Array.from({ length: 80 }, (_, index) => [`cf_note_${index}`, "n".repeat(1900)]),
+            ),
+          },
+        },
+      },
+    });
+    const headers = {
+      "content-type": "application/json",
+      authorization: `Bearer ${org.key}`,
+      "x-forwarded-for": nextClientIp(),
+    };
+    for (const body of [call, new Blob([call]).stream()]) {
+      const response = await fetch(url, { method: "POST", headers, body, duplex: "half" } as RequestInit);
+      assert.equal(response.status, 200);
+      const answer = (await response.json()) as any;
+      assert.equal(answer.id, "big");
+      assert.notEqual(answer.result.isError, true, JSON.stringify(answer).slice(0, 400));
+      assert.equal(answer.result.structuredContent.received, true);
+    }
   });
 
   it("answers valid JSON that is no JSON-RPC message with HTTP 400 and -32600 (invalid request)", async () => {

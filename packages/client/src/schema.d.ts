@@ -2623,7 +2623,7 @@ export interface operations {
           };
         };
       };
-      /** @description Body over 2097152 bytes. */
+      /** @description Body over 2097152 bytes, or over 65536 without a valid key (data.error payload_too_large). */
       413: {
         headers: {
           [name: string]: unknown;

@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
+import { clientNetwork } from "../../http/client-network.ts";
 import { registerWebApp, type WebAppPages } from "../../http/web-app.ts";
 import type { ConnectDeps } from "../../hubspot/connect.ts";
 import { createHubSpotApi } from "../../hubspot/hubspot-api.ts";
@@ -84,6 +85,9 @@ async function registerAppApi(app: FastifyInstance, services: AppApiServices): P
   const ctx: AppApiContext = { ...services, logoRasterizer, proofs: createProofCache(), appLogger: logger };
 
   registerAppErrorHandling(app);
+  app.addHook("onRoute", (route) => {
+    if (route.config?.appAccess === "public") route.bodyLimit = PUBLIC_ROUTE_BODY_LIMIT;
+  });
   const document = collectAppApiDocument(app, config.publicBaseUrl);
   app.addHook("onRequest", async (request, reply) => {
     const access = request.routeOptions.config?.appAccess ?? "member";
@@ -128,11 +132,18 @@ async function registerAppApi(app: FastifyInstance, services: AppApiServices): P
   registerMailSafetyRoutes(app, ctx);
 }
 
-/** Unauthenticated routes are counted per client IP (request.ip honours TRUST_PROXY) before anything else runs. */
+/**
+ * The most a route anyone may call reads (sign-in, a reset, an invitation's name and password: each
+ * well under a kilobyte). Read before anyone is known, a megabyte of small JSON values costs a third
+ * of a second of the event loop to parse; 16 KiB costs a few milliseconds.
+ */
+export const PUBLIC_ROUTE_BODY_LIMIT = 16_384;
+
+/** Unauthenticated routes are counted per client (request.ip, which honours TRUST_PROXY; an IPv6 one by its /64) before anything else runs. */
 async function limitPublicRouteByIp(services: Services, request: FastifyRequest): Promise<void> {
   await enforceRateLimit(
     services.limiter,
     { bucket: PUBLIC_ROUTES_IP_BUCKET, limit: services.config.ipRateLimitPerMinute, windowSeconds: 60 },
-    request.ip,
+    clientNetwork(request.ip),
   );
 }
