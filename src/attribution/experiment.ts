@@ -12,10 +12,10 @@ export const Experiment = Type.Object(
     holdout_percent: Type.Integer({ description: "The automation's holdout share now (0 to 50)." }),
     started_at: Type.Union([Type.String({ format: "date-time" }), Type.Null()], {
       description:
-        "When the comparison starts: the automation's first held-out home in the period (cards mailed before it are not compared); null while no home has been held out.",
+        "When the comparison starts, within the period: when the automation's holdout was turned on (every home since was drawn for one group or the other), or its first held-out home where that is earlier or not known (automations from before 2026-12-06); cards mailed before are not compared. Null while there is nothing to compare.",
     }),
     mailed_homes: Type.Integer({
-      description: "Homes mailed since the automation's first held-out home (in the period).",
+      description: "Homes mailed since the comparison started (started_at).",
     }),
     holdout_homes: Type.Integer({ description: "Homes held out (in the period)." }),
     mailed_conversions: Type.Integer({ description: "Mailed homes with an attributed won deal." }),
@@ -45,7 +45,7 @@ export type Experiment = Static<typeof Experiment>;
 /** What the database counts for one automation; the figures follow from it. */
 export interface ExperimentCounts {
   holdoutPercent: number;
-  /** The automation's first held-out home in the period; null before any. */
+  /** When the comparison starts (see Experiment.started_at); null while there is nothing to compare. */
   startedAt: Date | null;
   mailedHomes: number;
   holdoutHomes: number;
@@ -94,9 +94,9 @@ export function experimentFigures(counts: ExperimentCounts): Experiment {
 
 /**
  * The counts of each of the org's automations that has a holdout now or held homes out since
- * `since`. The experiment starts at the automation's first held-out home in the period: homes it
- * mailed before had no holdout to compare with. A home counts once per group (its address key),
- * and in one group only: a home the automation held out and also mailed in the period (a changed
+ * `since`. The experiment starts when the holdout was turned on (or at the first held-out home, if
+ * earlier or not known), within the period: homes it mailed before had no holdout to compare with.
+ * A home counts once per group (its address key), and in one group only: a home the automation held out and also mailed in the period (a changed
  * percent) is a mailed home. A group's converted homes are among its homes (conversions of pieces
  * in the group).
  */
@@ -124,7 +124,13 @@ export async function experimentCounts(
           SELECT c.automation_id, p.id, p.normalized_address, p.status_updated_at
           FROM mail_pieces p JOIN campaigns c ON c.org_id = p.org_id AND c.id = p.campaign_id
           WHERE p.org_id = ${org} AND p.status = 'held_out' AND p.status_updated_at >= ${from}),
-        started AS (SELECT automation_id, min(status_updated_at) AS started_at FROM held GROUP BY automation_id),
+        first_held AS (SELECT automation_id, min(status_updated_at) AS held_at FROM held GROUP BY automation_id),
+        -- From when the holdout was turned on (every home since was drawn), else from the first
+        -- held-out home (automations from before holdout_since was kept), within the period.
+        started AS (
+          SELECT a.id AS automation_id, GREATEST(${from}, LEAST(a.holdout_since, f.held_at)) AS started_at
+          FROM automations a LEFT JOIN first_held f ON f.automation_id = a.id
+          WHERE a.org_id = ${org} AND (f.held_at IS NOT NULL OR (a.holdout_percent > 0 AND a.holdout_since IS NOT NULL))),
         mailed AS (
           SELECT c.automation_id, p.id, p.normalized_address
           FROM mail_pieces p JOIN campaigns c ON c.org_id = p.org_id AND c.id = p.campaign_id

@@ -140,6 +140,7 @@ export async function createAutomation(
       template: isNeighbours(resolveAudience(input.audience)) ? NEIGHBOUR_DEFAULT_TEMPLATE : null,
       ...sequence,
       holdoutPercent: input.holdout_percent ?? 0,
+      holdoutSince: (input.holdout_percent ?? 0) > 0 ? sql`now()` : null,
     })
     .returning();
   return toAutomation(row!);
@@ -188,6 +189,15 @@ function audienceColumns(input: AudienceInput | undefined): { audience?: Audienc
   return { audience, template };
 }
 
+/** The holdout's share, and when it was turned on: a raise from 0 starts its comparison anew (compared in SQL, on the row as it was). */
+function holdoutColumns(percent: number | undefined): { holdoutPercent?: number; holdoutSince?: SQL } {
+  if (percent === undefined) return {};
+  return {
+    holdoutPercent: percent,
+    holdoutSince: sql`CASE WHEN ${automations.holdoutPercent} = 0 AND ${percent}::int > 0 THEN now() ELSE ${automations.holdoutSince} END`,
+  };
+}
+
 export async function updateAutomation(
   db: Queryable,
   id: string,
@@ -210,7 +220,7 @@ export async function updateAutomation(
       ...suppressionOf(patch),
       ...audienceColumns(patch.audience),
       ...sequence,
-      ...(patch.holdout_percent !== undefined ? { holdoutPercent: patch.holdout_percent } : {}),
+      ...holdoutColumns(patch.holdout_percent),
       updatedAt: new Date(),
     })
     .where(eq(automations.id, id))

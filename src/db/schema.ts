@@ -70,6 +70,8 @@ export const automations = pgTable(
     stopWhen: jsonb("stop_when").notNull().default(["lead", "won_deal", "opt_out", "customer", "returned"]),
     /** The share of homes (0 to 50 %) kept out of the mail to measure what it adds (issue 42). */
     holdoutPercent: smallint("holdout_percent").notNull().default(0),
+    /** When the holdout was last turned on (raised from 0); null before, and on automations from before 0600. */
+    holdoutSince: ts("holdout_since"),
     createdAt: ts("created_at").notNull().defaultNow(),
     updatedAt: ts("updated_at").notNull().defaultNow(),
   },

@@ -130,8 +130,9 @@ describe(`holdouts (${databaseLabel})`, () => {
       assert.equal(profile.status, 200, profile.text);
       homes = splitHomes(org.automationId, 50, 4, "Oak");
       // queuePiece asserts the event's outcome: `queued`, as the spec has it, held out or not. The
-      // experiment starts at the first held-out home, so those go first.
-      for (const group of [homes.heldOut, homes.mailed]) {
+      // holdout is on from the automation's start, so the homes mailed before the first held-out
+      // one are compared too: they go first.
+      for (const group of [homes.mailed, homes.heldOut]) {
         for (const street of group) pieceIds.set(street, (await queuePiece(ctx, org, homeOf(street))).id);
         await runPipeline(ctx, local);
       }
@@ -214,15 +215,15 @@ describe(`holdouts (${databaseLabel})`, () => {
         "the held-out deal is not in the attributed conversions",
       );
       const interval = riskRatio({ homes: 4, conversions: 2 }, { homes: 4, conversions: 1 })!;
-      const [first] = await queryRows<{ held_at: Date | string }>(
+      const [automation] = await queryRows<{ holdout_since: Date | string }>(
         ctx.database.db,
-        sql`SELECT min(status_updated_at) AS held_at FROM mail_pieces
-            WHERE org_id = ${org.orgId}::uuid AND status = 'held_out'`,
+        sql`SELECT holdout_since FROM automations WHERE org_id = ${org.orgId}::uuid AND id = ${org.automationId}::uuid`,
       );
       assert.deepEqual(row.experiment, {
         holdout_percent: 50,
-        // The comparison starts with the first held-out home (the screen says since when).
-        started_at: new Date(first!.held_at).toISOString(),
+        // The comparison starts when the holdout was turned on, here with the automation (the
+        // screen says since when): the homes mailed before the first held-out one are in it.
+        started_at: new Date(automation!.holdout_since).toISOString(),
         mailed_homes: 4,
         holdout_homes: 4,
         mailed_conversions: 2,
@@ -249,14 +250,25 @@ describe(`holdouts (${databaseLabel})`, () => {
     });
   });
 
-  test("an automation given a holdout after its cards were mailed compares nothing until a home is held out", async () => {
+  test("an automation given a holdout after its cards were mailed compares only the homes since it was turned on", async () => {
     const org = await orgWithAutomation(ctx);
     const owner = await signedInOwner(org.orgId);
-    const { heldOut, mailed } = splitHomes(org.automationId, 10, 2, "Cedar");
-    for (const street of mailed) await queuePiece(ctx, org, homeOf(street));
+    const { heldOut, mailed } = splitHomes(org.automationId, 10, 3, "Cedar");
+    for (const street of mailed.slice(0, 2)) await queuePiece(ctx, org, homeOf(street));
     await runPipeline(ctx, local);
+    const turnedOn = Date.now();
     const raised = await admin(ctx, "PATCH", `/automations/${org.automationId}`, { holdout_percent: 10 });
     assert.equal(raised.status, 200, raised.text);
+    const turnedOnBy = Date.now();
+    // A later change of share (not from 0) keeps the comparison's start.
+    assert.equal(
+      (await admin(ctx, "PATCH", `/automations/${org.automationId}`, { holdout_percent: 20 })).status,
+      200,
+    );
+    assert.equal(
+      (await admin(ctx, "PATCH", `/automations/${org.automationId}`, { holdout_percent: 10 })).status,
+      200,
+    );
     const experimentNow = async () => {
       const revenue = await owner.browser.request("GET", "/app/api/v1/revenue");
       return revenue.body.by_automation.find(
@@ -265,16 +277,24 @@ describe(`holdouts (${databaseLabel})`, () => {
     };
     const before = await experimentNow();
     assert.equal(before.cards_mailed, 2, "both cards were mailed before the holdout");
-    assert.equal(before.experiment.started_at, null, "no home held out yet");
+    const startedAt = Date.parse(before.experiment.started_at);
+    assert.ok(
+      startedAt >= turnedOn - 1000 && startedAt <= turnedOnBy + 1000,
+      "since the holdout was turned on",
+    );
     assert.deepEqual([before.experiment.mailed_homes, before.experiment.holdout_homes], [0, 0]);
 
     const held = await queuePiece(ctx, org, homeOf(heldOut[0]!));
     await runPipeline(ctx, local);
     assert.equal((await pieceOf(held.id)).status, "held_out");
     const after = await experimentNow();
-    const heldPiece = await owner.browser.request("GET", `/app/api/v1/pieces/${held.id}`);
-    assert.equal(after.experiment.started_at, heldPiece.body.status_updated_at, "since the held-out home");
+    assert.equal(after.experiment.started_at, before.experiment.started_at, "still since it was turned on");
     assert.deepEqual([after.experiment.mailed_homes, after.experiment.holdout_homes], [0, 1]);
+    // Mailed after the holdout was turned on, a home is compared whether it came before or after the held-out one.
+    await queuePiece(ctx, org, homeOf(mailed[2]!));
+    await runPipeline(ctx, local);
+    const later = await experimentNow();
+    assert.equal(later.experiment.mailed_homes, 1);
   });
 
   test("a held-out home never waits for approval, and its piece does not count in the frequency cap", async () => {

@@ -34,10 +34,19 @@ describe("the Revenue screen's holdout result in words", () => {
     assert.equal(experimentResult(close), undefined);
   });
 
-  test("says how each group did since the first held-out home, and since when", () => {
+  test("says how each group did since the holdout began, and since when", () => {
     assert.equal(
       groupsInWords(figures([24, 40], [10, 40])),
-      `Since ${formatDay("2026-11-02T12:00:00Z")}, when this automation first held a home out: 24 of 40 homes mailed since then bought (60 %); 10 of 40 held-out homes (25 %).`,
+      `Since ${formatDay("2026-11-02T12:00:00Z")}, when this automation began holding homes out: 24 of 40 homes mailed since then bought (60 %); 10 of 40 held-out homes (25 %).`,
+    );
+  });
+
+  test("with homes mailed since the holdout began but none held out yet, says so rather than 0 of 0", () => {
+    const words = groupsInWords(figures([3, 9], [0, 0]));
+    assert.doesNotMatch(words, /0 of 0/);
+    assert.match(
+      words,
+      /: 3 of 9 homes mailed since then bought \(33\.3 %\); no home has been held out yet \(about 50 in 100 will be\)\.$/,
     );
   });
 

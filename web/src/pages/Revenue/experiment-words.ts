@@ -35,19 +35,20 @@ const share = (rate: number | null) =>
   rate === null ? "" : ` (${(rate * 100).toLocaleString("en-US", { maximumFractionDigits: 1 })} %)`;
 
 /**
- * How each group did, and which homes that covers: the comparison starts at the automation's first
- * held-out home, so cards it mailed before are no part of it (Revenue's table above counts them all):
- * "Since Nov 2, 2026, when this automation first held a home out: 24 of 40 homes mailed since then
- * bought (60 %); 10 of 40 held-out homes (25 %)." Before any home is held out there is nothing to
- * compare, and the words say when the comparison will start rather than "0 of 0 mailed homes".
+ * How each group did, and which homes that covers: the comparison starts when the automation's
+ * holdout was turned on, so cards it mailed before are no part of it (Revenue's table above counts
+ * them all): "Since Nov 2, 2026, when this automation began holding homes out: 24 of 40 homes mailed
+ * since then bought (60 %); 10 of 40 held-out homes (25 %)." Before there is anything to compare,
+ * the words say when the comparison will start rather than "0 of 0 mailed homes".
  */
 export function groupsInWords(experiment: ExperimentFigures): string {
   if (experiment.started_at === null) {
     return "No home has been held out yet. The comparison starts with the first home this automation holds out; the cards it mailed before then are not part of it.";
   }
-  return (
-    `Since ${formatDay(experiment.started_at)}, when this automation first held a home out: ` +
-    `${experiment.mailed_conversions} of ${homes(experiment.mailed_homes)} mailed since then bought${share(experiment.mailed_rate)}; ` +
-    `${experiment.holdout_conversions} of ${homes(experiment.holdout_homes, "held-out ")}${share(experiment.holdout_rate)}.`
-  );
+  const mailed = `${experiment.mailed_conversions} of ${homes(experiment.mailed_homes)} mailed since then bought${share(experiment.mailed_rate)}`;
+  const held =
+    experiment.holdout_homes === 0
+      ? `no home has been held out yet (about ${experiment.holdout_percent} in 100 will be)`
+      : `${experiment.holdout_conversions} of ${homes(experiment.holdout_homes, "held-out ")}${share(experiment.holdout_rate)}`;
+  return `Since ${formatDay(experiment.started_at)}, when this automation began holding homes out: ${mailed}; ${held}.`;
 }
