@@ -6,12 +6,16 @@
 import { ConfigError, loadConfig } from "../src/config.ts";
 import { CopyRefused, copyToPostgres } from "../src/db/copy-to-postgres.ts";
 import { DataDirInUseError, DataDirUnusableError, InterruptedRestoreError } from "../src/db/data-dir-lock.ts";
+import { databaseReason, refusedStatementAdvice, refusedStatementCode } from "../src/db/database.ts";
 
 async function main() {
   const args = process.argv.slice(2);
-  if (args.length !== 1 || !/^postgres(ql)?:\/\//.test(args[0]!)) {
+  const usage = "usage: npm run db:copy-to-postgres -- postgres://user:password@host:5432/database";
+  if (args.length !== 1) throw new CopyRefused(usage);
+  if (!/^postgres(ql)?:\/\//.test(args[0]!)) {
+    const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(args[0]!)?.[1];
     throw new CopyRefused(
-      "usage: npm run db:copy-to-postgres -- postgres://user:password@host:5432/database",
+      `the target must be a postgres:// or postgresql:// URL (${scheme ? `got ${scheme}:` : "got no scheme"}); ${usage}`,
     );
   }
   const config = loadConfig();
@@ -40,7 +44,7 @@ main().catch((error: unknown) => {
   if (oneLine.some((kind) => error instanceof kind)) process.stderr.write(`${(error as Error).message}\n`);
   else
     process.stderr.write(
-      `Copy failed and was rolled back (no row is in the target; run it again once the cause is fixed): ${error instanceof Error ? error.message : String(error)}\n`,
+      `Copy failed and was rolled back (no row is in the target; run it again once the cause is fixed): ${databaseReason(error)}${refusedStatementAdvice(refusedStatementCode(error))}\n`,
     );
   process.exit(1);
 });

@@ -12,10 +12,22 @@ import { createOrganization, issueApiKey } from "./orgs/organizations.ts";
 /** Who the first start invites as the demo organization's owner. */
 export const DEMO_OWNER_EMAIL = "owner@demo.example";
 
-/** The operator token: ADMIN_TOKEN, else the one stored under DATA_DIR, else a new one printed once. */
+/**
+ * The operator token: ADMIN_TOKEN, else the one stored under DATA_DIR, else a new one printed once.
+ * Each instance keeps its own file: on a shared PostgreSQL, instances without ADMIN_TOKEN would each
+ * accept a different token, so such a start says to set one for all.
+ */
 export function resolveAdminToken(config: Config, print: (line: string) => void): string {
-  if (config.adminToken) return config.adminToken;
   const file = path.join(config.dataDir, "admin-token");
+  if (config.adminToken) {
+    if (existsSync(file)) print(`ADMIN_TOKEN is set: the operator token in ${file} is not accepted.`);
+    return config.adminToken;
+  }
+  if (config.databaseUrl) {
+    print(
+      `ADMIN_TOKEN is not set: this instance's operator token is the one in ${file}; with several instances on one database, give them all the same ADMIN_TOKEN.`,
+    );
+  }
   if (existsSync(file)) return readFileSync(file, "utf8").trim();
   const token = `adm_${randomBytes(24).toString("base64url")}`;
   mkdirSync(config.dataDir, { recursive: true });

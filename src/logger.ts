@@ -26,6 +26,8 @@ function withoutQueryValues(error: unknown): unknown {
  * operator nothing more.
  */
 function serializeError(error: Error): unknown {
+  // Already a short outage line's err (the limiter's Redis outage): as it is.
+  if (!(error instanceof Error)) return error;
   if (isConnectionError(error)) return { type: error.name, outage: true, ...briefCause(error) };
   const serialized = withoutQueryValues(pino.stdSerializers.errWithCause(error));
   return error instanceof AppError && error.detail

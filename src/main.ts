@@ -4,6 +4,7 @@ import { resolveAdminToken, seedDemoOnFirstRun } from "./bootstrap.ts";
 import { systemClock } from "./clock.ts";
 import { type Config, ConfigError, loadConfig } from "./config.ts";
 import { createBackups } from "./db/backups.ts";
+import { refuseIfCopied } from "./db/copied-marker.ts";
 import {
   DataDirInUseError,
   DataDirUnusableError,
@@ -11,7 +12,15 @@ import {
   lockDataDir,
   preparePrivateDataDir,
 } from "./db/data-dir-lock.ts";
-import { type Database, isConnectionError, isDatabaseMisconfigured, openDatabase } from "./db/database.ts";
+import {
+  type Database,
+  databaseReason,
+  isConnectionError,
+  isDatabaseMisconfigured,
+  openDatabase,
+  refusedStatementAdvice,
+  refusedStatementCode,
+} from "./db/database.ts";
 import { startEmbeddedVacuum } from "./db/embedded-vacuum.ts";
 import { migrate } from "./db/migrate.ts";
 import { retryWhileUnavailable } from "./db/retry-while-unavailable.ts";
@@ -86,7 +95,10 @@ async function createRateLimiter(config: Config, logger: Logger): Promise<RateLi
       commandTimeout: 5_000,
     });
     redis.on("error", (error) => logger.debug({ err: error }, "redis error"));
-    return createRedisRateLimiter(defineRedisCounters(redis), systemClock, logger);
+    const { host, port } = new URL(config.redisUrl);
+    return createRedisRateLimiter(defineRedisCounters(redis), systemClock, logger, {
+      where: `${host || "127.0.0.1"}${port ? "" : ":6379"}`,
+    });
   }
   if (config.databaseUrl) {
     logger.warn("REDIS_URL is not set: rate limits are counted per instance, not across instances");
@@ -194,6 +206,7 @@ async function main() {
       "DATA_DIR belongs to another user and stays readable to its group",
     );
   }
+  if (!baseConfig.databaseUrl) refuseIfCopied(baseConfig.dataDir);
   const releaseDataDir = baseConfig.databaseUrl ? null : lockDataDir(baseConfig.dataDir);
   const print = (line: string) => process.stdout.write(`${line}\n`);
   const config = { ...baseConfig, adminToken: resolveAdminToken(baseConfig, print) };
@@ -339,13 +352,6 @@ async function main() {
   started = true;
 }
 
-/** The driver's own words (a query wrapper's cause, not "Failed query: <sql>"); never the URL. */
-function databaseReason(error: unknown): string {
-  let innermost = error;
-  while (innermost instanceof Error && innermost.cause !== undefined) innermost = innermost.cause;
-  return innermost instanceof Error ? innermost.message : String(innermost);
-}
-
 main().catch((error: unknown) => {
   const oneLine = [
     ConfigError,
@@ -362,6 +368,12 @@ main().catch((error: unknown) => {
   } else if (isConnectionError(error)) {
     // One line an operator can act on; the URL is not echoed (it may carry a password).
     process.stderr.write(`Failed to start: the database cannot be reached (${databaseReason(error)})\n`);
+  } else if (refusedStatementCode(error)) {
+    // Migrating a database that is not ours, say: PostgreSQL's words, not the wrapper's "Failed query".
+    const code = refusedStatementCode(error);
+    process.stderr.write(
+      `Failed to start: the database refused a statement (${databaseReason(error)}; SQLSTATE ${code})${refusedStatementAdvice(code)}\n`,
+    );
   } else {
     process.stderr.write(
       `Failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,

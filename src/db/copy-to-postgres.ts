@@ -11,8 +11,9 @@ import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { PGlite } from "@electric-sql/pglite";
 import type pg from "pg";
+import { markCopied } from "./copied-marker.ts";
 import { lockDataDir } from "./data-dir-lock.ts";
-import { openDatabase, type Queryable } from "./database.ts";
+import { databaseReason, isDatabaseMisconfigured, openDatabase, type Queryable } from "./database.ts";
 import { migrate } from "./migrate.ts";
 
 /** A copy that cannot go ahead: one line for the operator, nothing written to the target. */
@@ -169,9 +170,9 @@ export async function copyToPostgres(options: {
     try {
       await target.connect();
     } catch (error) {
-      throw new CopyRefused(
-        `the target database cannot be reached (${error instanceof Error ? error.message : String(error)})`,
-      );
+      // A missing database or role is no network trouble: said as the server's start says it.
+      const problem = isDatabaseMisconfigured(error) ? "refuses the URL" : "cannot be reached";
+      throw new CopyRefused(`the target database ${problem} (${databaseReason(error)})`);
     }
     const holding = await firstTableWithRows(target);
     if (holding) {
@@ -212,12 +213,13 @@ export async function copyToPostgres(options: {
           throw new Error(`${table.name}: ${rows} rows copied, the embedded database holds ${expected}`);
         }
         copied.push({ table: table.name, rows });
-        progress(`${table.name}: ${rows} rows`);
+        progress(`${table.name}: ${rows} ${rows === 1 ? "row" : "rows"}`);
       }
       for (const table of tables)
         await target.query(`ALTER TABLE ${quoteIdentifier(table.name)} ENABLE TRIGGER USER`);
       const sequences = await copySequences(source, target);
       await target.query("COMMIT");
+      markCopied(dataDir, targetUrl, new Date());
       return { tables: copied, sequences, ms: Math.round(performance.now() - started) };
     } catch (error) {
       await target.query("ROLLBACK").catch(() => {});

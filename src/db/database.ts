@@ -334,14 +334,52 @@ export function isConnectionError(error: unknown): boolean {
   });
 }
 
-/** Unavailability that will not heal by waiting: the database is gone or refuses our credentials. */
-const MISCONFIGURATION_CODES = new Set(["3D000", "28000", "28P01"]);
+/**
+ * Unavailability that will not heal by waiting: the database is gone, refuses our credentials, or
+ * its TLS does not match what DATABASE_URL asks (no TLS at all, or a certificate not trusted).
+ */
+const MISCONFIGURATION_CODES = new Set([
+  "3D000",
+  "28000",
+  "28P01",
+  "SELF_SIGNED_CERT_IN_CHAIN",
+  "DEPTH_ZERO_SELF_SIGNED_CERT",
+  "UNABLE_TO_VERIFY_LEAF_SIGNATURE",
+  "UNABLE_TO_GET_ISSUER_CERT_LOCALLY",
+  "CERT_HAS_EXPIRED",
+  "ERR_TLS_CERT_ALTNAME_INVALID",
+]);
 
 export function isDatabaseMisconfigured(error: unknown): boolean {
   return someCause(
     error,
-    (candidate) => typeof candidate.code === "string" && MISCONFIGURATION_CODES.has(candidate.code),
+    (candidate) =>
+      (typeof candidate.code === "string" && MISCONFIGURATION_CODES.has(candidate.code)) ||
+      (typeof candidate.message === "string" && /does not support SSL connections/.test(candidate.message)),
   );
+}
+
+/** The driver's own words for a failure (drizzle wraps them as "Failed query: <sql>"); never the URL. */
+export function databaseReason(error: unknown): string {
+  const chain = causeChain(error);
+  const innermost = chain[chain.length - 1];
+  return typeof innermost?.message === "string" ? innermost.message : String(error);
+}
+
+/** The SQLSTATE of a statement the database refused (the error's or a cause's), else undefined. */
+export function refusedStatementCode(error: unknown): string | undefined {
+  const refused = causeChain(error).find(
+    // Five characters with a digit: "42P07", not a system error such as EPIPE.
+    (candidate) => typeof candidate.code === "string" && /^(?=.*\d)[0-9A-Z]{5}$/.test(candidate.code),
+  );
+  return refused?.code as string | undefined;
+}
+
+/** What to do about a refused statement at start or copy, where there is advice; else "". */
+export function refusedStatementAdvice(code: string | undefined): string {
+  return code === "42P07"
+    ? ": the database already holds a table of that name (another application's?); give Porchlight an empty database of its own"
+    : "";
 }
 
 /** Whether the error or one of its causes (drizzle wraps the driver's) matches. */

@@ -2,6 +2,7 @@ import type { Redis } from "ioredis";
 import type { Logger } from "pino";
 import type { Clock } from "../clock.ts";
 import { createMicroBatcher } from "../db/micro-batch.ts";
+import { briefCause } from "../errors.ts";
 
 export interface RateLimitDecision {
   allowed: boolean;
@@ -236,9 +237,11 @@ export function createRedisRateLimiter(
   redis: RedisCounters,
   clock: Clock,
   logger: Logger,
-  options: { replyTimeoutMs?: number } = {},
+  options: { replyTimeoutMs?: number; where?: string } = {},
 ): RateLimiter {
   const replyTimeoutMs = options.replyTimeoutMs ?? 500;
+  // Named in the outage line (host and port, never the URL's password).
+  const redisAt = options.where ? { redis: options.where } : {};
   let lastWarning = 0;
   let pausedUntil = 0;
   let failing = false;
@@ -266,7 +269,11 @@ export function createRedisRateLimiter(
       pausedUntil = now + FAIL_OPEN_PAUSE_MS;
       if (now - lastWarning > 10_000) {
         lastWarning = now;
-        logger.warn({ err: error }, "rate-limit counter store unavailable; allowing requests (fail open)");
+        // An outage line as the others are (docs/operations.md): its short cause, never a stack.
+        logger.warn(
+          { ...redisAt, err: { type: "RedisUnavailable", outage: true, ...briefCause(error) } },
+          "rate-limit counter store unavailable; allowing requests (fail open)",
+        );
       }
       return undefined;
     } finally {

@@ -108,7 +108,8 @@ function createOutboxMailer(deps: MailerDeps): Mailer {
       await writeFile(file, await composeEml(message, deps), { mode: 0o600 });
       // The file, not its links: a reset or invitation link is a credential, and logs travel
       // further than DATA_DIR (shippers, support tickets). The operator opens the file.
-      deps.logger.info({ to: message.to, subject: message.subject, file }, "mail written to outbox");
+      // Not the subject: a lead alert's names the homeowner (personal data stays out of the log).
+      deps.logger.info({ to: message.to, file }, "mail written to outbox");
     },
     close: async () => {},
   };

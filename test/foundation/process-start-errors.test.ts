@@ -4,6 +4,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, describe, it } from "node:test";
+import pg from "pg";
 import { freePort, killStarted, start } from "../helpers/server-process.ts";
 
 describe("the server process refusing to start", () => {
@@ -50,6 +51,7 @@ describe("the server process refusing to start", () => {
     const started = start({
       DATABASE_URL: `postgres://porchlight:secret@127.0.0.1:${closedPort}/nothing`,
       PORT: String(await freePort()),
+      DATA_DIR: dataDir,
       ADMIN_TOKEN: "process-test-admin-token",
       DATABASE_STARTUP_WAIT_MS: "0",
     });
@@ -65,6 +67,7 @@ describe("the server process refusing to start", () => {
     const started = start({
       DATABASE_URL: `postgres://porchlight:secret@127.0.0.1:${closedPort}/nothing`,
       PORT: String(await freePort()),
+      DATA_DIR: dataDir,
       ADMIN_TOKEN: "process-test-admin-token",
       DATABASE_STARTUP_WAIT_MS: "2500",
     });
@@ -95,6 +98,7 @@ describe("the server process refusing to start", () => {
       const started = start({
         DATABASE_URL: databaseUrl,
         PORT: String(await freePort()),
+        DATA_DIR: dataDir,
         ADMIN_TOKEN: "process-test-admin-token",
         // Were these answers waited out, the start would outlive the test's wait for its exit.
         DATABASE_STARTUP_WAIT_MS: "3600000",
@@ -109,6 +113,86 @@ describe("the server process refusing to start", () => {
       assert.equal(output.split("\n").length, 1, output);
       assert.match(output, /^Failed to start: the database refuses DATABASE_URL \(.+\)$/);
       assert.match(output, reason);
+    }
+  });
+
+  it("stops with one line in PostgreSQL's words when the database holds another application's table, or has no TLS", async () => {
+    const server = "127.0.0.1:5432";
+    const name = `porchlight_clash_${process.pid}_${Date.now()}`;
+    const admin = new pg.Client({ connectionString: `postgres://postgres@${server}/postgres` });
+    await admin.connect();
+    try {
+      await admin.query(`CREATE DATABASE ${name}`);
+      const other = new pg.Client({ connectionString: `postgres://postgres@${server}/${name}` });
+      await other.connect();
+      await other.query("CREATE TABLE customers (id int)");
+      await other.end();
+      const cases = [
+        [
+          `postgres://postgres@${server}/${name}`,
+          /^Failed to start: the database refused a statement \(relation "customers" already exists; SQLSTATE 42P07\): the database already holds a table of that name/,
+        ],
+        [
+          `postgres://postgres@${server}/${name}?sslmode=verify-full`,
+          /^Failed to start: the database refuses DATABASE_URL \(The server does not support SSL connections\)$/,
+        ],
+      ] as const;
+      for (const [databaseUrl, line] of cases) {
+        const started = start({
+          DATABASE_URL: databaseUrl,
+          PORT: String(await freePort()),
+          DATA_DIR: dataDir,
+          ADMIN_TOKEN: "process-test-admin-token",
+          DATABASE_STARTUP_WAIT_MS: "3600000",
+        });
+        const exited = await Promise.race([
+          started.exited,
+          new Promise((resolve) => setTimeout(() => resolve("still waiting"), 30_000).unref()),
+        ]);
+        assert.equal(exited, 1, started.output());
+        const output = started.output().trim();
+        assert.equal(output.split("\n").length, 1, output);
+        assert.match(output, line);
+      }
+    } finally {
+      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await admin.end();
+    }
+  });
+
+  it("says which operator token an instance takes: on a shared database without ADMIN_TOKEN, its own file's; with it, not the file's", async () => {
+    const ownDir = mkdtempSync(path.join(tmpdir(), "porchlight-token-"));
+    try {
+      const databaseUrl = `postgres://porchlight@127.0.0.1:${await freePort()}/nothing`;
+      const withoutToken = start({
+        DATABASE_URL: databaseUrl,
+        DATA_DIR: ownDir,
+        PORT: String(await freePort()),
+        DATABASE_STARTUP_WAIT_MS: "0",
+      });
+      assert.equal(await withoutToken.exited, 1);
+      const file = path.join(ownDir, "admin-token");
+      assert.match(
+        withoutToken.output(),
+        new RegExp(
+          `^ADMIN_TOKEN is not set: this instance's operator token is the one in ${file}; with several instances on one database, give them all the same ADMIN_TOKEN\\.$`,
+          "m",
+        ),
+      );
+      const withToken = start({
+        DATABASE_URL: databaseUrl,
+        DATA_DIR: ownDir,
+        ADMIN_TOKEN: "process-test-admin-token",
+        PORT: String(await freePort()),
+        DATABASE_STARTUP_WAIT_MS: "0",
+      });
+      assert.equal(await withToken.exited, 1);
+      assert.match(
+        withToken.output(),
+        new RegExp(`^ADMIN_TOKEN is set: the operator token in ${file} is not accepted\\.$`, "m"),
+      );
+    } finally {
+      rmSync(ownDir, { recursive: true, force: true });
     }
   });
 

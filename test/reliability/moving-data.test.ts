@@ -7,10 +7,11 @@
 import assert from "node:assert/strict";
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, unlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, describe, test } from "node:test";
+import { COPIED_MARKER } from "../../src/db/copied-marker.ts";
 import { ensureServerBuilt, freePort } from "../helpers/server-process.ts";
 import {
   adminHttp,
@@ -283,6 +284,20 @@ withPostgres("db:copy-to-postgres", () => {
       assert.match(copied.stdout, /organizations: 2 rows/);
       assert.match(copied.stdout, /Copied \d+ tables \(\d+ rows, each table's count checked\)/);
       assert.doesNotMatch(copied.stdout, new RegExp(databaseName), "the URL is never printed");
+
+      // The embedded copy refuses to serve (a unit that lost DATABASE_URL would take events nobody
+      // reads) until its marker is removed; the marker names the target without its password.
+      const marker = path.join(dataDir, COPIED_MARKER);
+      assert.match(
+        readFileSync(marker, "utf8"),
+        new RegExp(`^Copied to PostgreSQL [^\\s]+/${databaseName} at `),
+      );
+      await assert.rejects(
+        startServer(dataDir),
+        /Invalid configuration: DATA_DIR .+ was copied to PostgreSQL \(Copied to PostgreSQL .+\): start with DATABASE_URL, or delete .+copied-to-postgres to serve the embedded copy again/,
+      );
+      unlinkSync(marker);
+      await (await startServer(dataDir)).stop();
 
       const again = await runScript("db:copy-to-postgres", targetUrl.toString(), { DATA_DIR: dataDir });
       assert.equal(again.status, 1);

@@ -309,9 +309,9 @@ describe("Redis rate limiter outage", () => {
   it("fails open (allows, logs a warning) instead of answering a bogus 429", async () => {
     const { Redis } = await import("ioredis");
     const { createRedisRateLimiter, defineRedisCounters } = await import("../../src/limits/rate-limiter.ts");
-    const pino = (await import("pino")).default;
+    const { createLogger } = await import("../../src/logger.ts");
     const warnings: string[] = [];
-    const logger = pino({ level: "warn" }, { write: (line: string) => warnings.push(line) });
+    const logger = createLogger("warn", { write: (line: string) => warnings.push(line) });
     const redis = new Redis({
       port: 1,
       host: "127.0.0.1",
@@ -324,10 +324,17 @@ describe("Redis rate limiter outage", () => {
       defineRedisCounters(redis),
       fixedClock("2026-11-22T10:00:00Z"),
       logger,
+      { where: "127.0.0.1:1" },
     );
     for (let i = 0; i < 5; i++) assert.equal((await limiter.hit("b", "org", 1, 60)).allowed, true);
     assert.equal(warnings.length, 1);
     assert.match(warnings[0]!, /fail open/);
+    // An outage line like the others: where, and the short cause; no stack.
+    const line = JSON.parse(warnings[0]!);
+    assert.equal(line.redis, "127.0.0.1:1");
+    assert.equal(line.err.outage, true);
+    assert.equal(typeof line.err.message, "string");
+    assert.equal(line.err.stack, undefined);
     await limiter.close();
   });
 
