@@ -62,6 +62,10 @@ export const LeadListItem = Type.Object(
       description:
         "New: a landing-page lead no member has opened in the app yet (Overview counts them); opening the lead (GET /leads/{id}) makes it false.",
     }),
+    card_won: Type.Boolean({
+      description:
+        "A won deal is credited to the card this lead answered (reported by the CRM, or marked won here): Leads shows Won whoever reported it.",
+    }),
   },
   { additionalProperties: false },
 );
@@ -119,6 +123,8 @@ interface LeadRow {
   won_on: string | null;
   won_amount: string | null;
   won_at: Date | string | null;
+  /** Read by the list only. */
+  card_won?: boolean;
 }
 
 const iso = (value: Date | string | null) => (value === null ? null : new Date(value).toISOString());
@@ -227,7 +233,7 @@ async function deliveriesOf(
 }
 
 /** The fields a lead's list row and its page share. */
-function leadSummary(row: LeadRow, deliveries: LeadDelivery[]): Omit<LeadListItem, "unopened"> {
+function leadSummary(row: LeadRow, deliveries: LeadDelivery[]): Omit<LeadListItem, "unopened" | "card_won"> {
   return {
     id: row.id,
     source: row.source,
@@ -250,7 +256,12 @@ function leadSummary(row: LeadRow, deliveries: LeadDelivery[]): Omit<LeadListIte
 const listItem = (row: LeadRow, deliveries: LeadDelivery[]): LeadListItem => ({
   ...leadSummary(row, deliveries),
   unopened: row.unopened,
+  card_won: row.card_won === true,
 });
+
+/** A won deal credited to the lead's card (conversions_by_piece: one probe a listed lead). */
+const CARD_WON = sql`(l.piece_id IS NOT NULL AND EXISTS (
+  SELECT 1 FROM conversions v WHERE v.org_id = l.org_id AND v.piece_id = l.piece_id)) AS card_won`;
 
 export async function listLeads(
   db: Queryable,
@@ -267,7 +278,7 @@ export async function listLeads(
   }
   const rows = await queryRows<LeadRow>(
     db,
-    sql`SELECT ${LEAD_COLUMNS} ${LEAD_JOINS} WHERE ${sql.join(conditions, sql` AND `)}
+    sql`SELECT ${LEAD_COLUMNS}, ${CARD_WON} ${LEAD_JOINS} WHERE ${sql.join(conditions, sql` AND `)}
         ORDER BY l.created_at DESC, l.id DESC LIMIT ${limit + 1}`,
   );
   const { page, nextCursor } = keysetPage(rows, limit);

@@ -115,6 +115,26 @@ describe(`app API: a lead marked won (${databaseLabel})`, () => {
     ]);
   });
 
+  test("Leads marks a lead won when the CRM reports the job its card brought, not only when it is marked here", async () => {
+    const mailedAt = new Date(Date.now() - 10 * DAY_MS).toISOString();
+    const address = "770 Evergreen Terrace, Springfield, IL 62704";
+    const mailing = await recordMailing(ctx, org.orgId, [{ address, mailed_at: mailedAt }], "Fall roofing");
+    const leadId = await submitLead(ctx, mailing.pieces[0]!.token, NED_LEAD);
+    const listedLead = async () =>
+      (await member.browser.request("GET", "/app/api/v1/leads")).body.leads.find(
+        (lead: { id: string }) => lead.id === leadId,
+      );
+    assert.equal((await listedLead()).card_won, false, "no deal yet");
+    const reported = await call(ctx, "POST", "/api/v1/conversions", {
+      key: org.key,
+      body: { address, deal_id: "D-770", deal_name: "Reroof", deal_amount: "3400", deal_date: today() },
+    });
+    assert.equal(reported.body.matched, true, reported.text);
+    const listed = await listedLead();
+    assert.equal(listed.card_won, true, "the CRM's won deal is credited to the card this lead answered");
+    assert.equal(listed.won_on, null, "not marked in the app");
+  });
+
   test("marked again it changes the amount, never the day, and Revenue still counts one deal", async () => {
     const { leadId } = await landingLead("744 Evergreen Terrace, Springfield, IL 62704");
     const yesterday = dayOf(Date.now() - DAY_MS);

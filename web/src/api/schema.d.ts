@@ -4610,6 +4610,8 @@ export interface operations {
               won_on: string | null;
               /** @description New: a landing-page lead no member has opened in the app yet (Overview counts them); opening the lead (GET /leads/{id}) makes it false. */
               unopened: boolean;
+              /** @description A won deal is credited to the card this lead answered (reported by the CRM, or marked won here): Leads shows Won whoever reported it. */
+              card_won: boolean;
             }[];
             next_cursor: string | null;
           };
@@ -5860,6 +5862,8 @@ export interface operations {
               won_on: string | null;
               /** @description New: a landing-page lead no member has opened in the app yet (Overview counts them); opening the lead (GET /leads/{id}) makes it false. */
               unopened: boolean;
+              /** @description A won deal is credited to the card this lead answered (reported by the CRM, or marked won here): Leads shows Won whoever reported it. */
+              card_won: boolean;
             }[];
           };
         };
@@ -7098,9 +7102,9 @@ export interface operations {
               experiment: {
                 /** @description The automation's holdout share now (0 to 50). */
                 holdout_percent: number;
-                /** @description When the comparison starts: the automation's first held-out home in the period (cards mailed before it are not compared); null while no home has been held out. */
+                /** @description When the comparison starts, within the period: when the automation's holdout was turned on (every home since was drawn for one group or the other), or its first held-out home where that is earlier or not known (automations from before 2026-12-06); cards mailed before are not compared. Null while there is nothing to compare. */
                 started_at: string | null;
-                /** @description Homes mailed since the automation's first held-out home (in the period). */
+                /** @description Homes mailed since the comparison started (started_at). */
                 mailed_homes: number;
                 /** @description Homes held out (in the period). */
                 holdout_homes: number;

@@ -138,7 +138,7 @@ function LeadList({ source }: { source?: LeadSource }) {
                         {lead.name || "No name given"}
                       </AnchorLink>
                       {lead.unopened && <NewLeadBadge />}
-                      {lead.won_on && (
+                      {(lead.won_on || lead.card_won) && (
                         <Badge size="sm" color="green" variant="light">
                           Won
                         </Badge>
