@@ -77,6 +77,12 @@ describe("a lead marked won in the browser", () => {
     const day = card.getByLabel("Won on");
     assert.equal(await day.inputValue(), localDay(new Date()), "the day starts as today");
     await checkBothWidths("won-lead-form");
+    // No lead delivery is set up: the page says so in the contractor's words, not "webhook subscription".
+    await page
+      .getByText("This lead was not sent to your CRM: no lead delivery was set up when it came in.", {
+        exact: false,
+      })
+      .waitFor();
 
     await card.getByRole("button", { name: "Mark as won" }).click();
     await card.getByText("Enter the job's amount, from $0.01 to $10,000,000.").waitFor();
@@ -122,6 +128,9 @@ describe("a lead marked won in the browser", () => {
     await open("/leads", "Leads");
     const row = page.getByRole("row", { name: /Marge Simpson/ });
     await row.getByText("Won", { exact: true }).waitFor();
+    // No lead of the page was sent to a CRM: no column of "No webhook" on every row.
+    assert.equal(await page.getByRole("columnheader", { name: "Sent to your CRM" }).count(), 0);
+    assert.equal(await page.getByText("No webhook", { exact: true }).count(), 0);
 
     await open("/revenue", "Revenue");
     const deals = page.getByRole("region", { name: "Won deals attributed", exact: true }).last();

@@ -73,17 +73,21 @@ function LeadDetails({ lead }: { lead: Lead }) {
       <Box mb="lg">
         <WonJobCard lead={lead} />
       </Box>
-      <DetailCard title="Deliveries to your webhooks">
-        {lead.deliveries.length === 0 ? (
+      <DetailCard title="Sent to your CRM">
+        {lead.deliveries.length === 0 && lead.source === "crm_sync" ? (
           <Text size="sm" c="dimmed">
-            No webhook subscription receives leads yet.{" "}
+            This lead came from your CRM, so it is not sent back to it.
+          </Text>
+        ) : lead.deliveries.length === 0 ? (
+          <Text size="sm" c="dimmed">
+            This lead was not sent to your CRM: no lead delivery was set up when it came in.{" "}
             <AnchorLink to="/developers" search={{ tab: "webhooks" }}>
-              Set one up
-            </AnchorLink>
-            .
+              Set up lead delivery
+            </AnchorLink>{" "}
+            (a webhook your CRM or Zapier listens on) to send the next ones.
           </Text>
         ) : (
-          <ScrollTable label="Deliveries to your webhooks" minWidth={640}>
+          <ScrollTable label="Sent to your CRM" minWidth={640}>
             <Table>
               <Table.Thead>
                 <Table.Tr>

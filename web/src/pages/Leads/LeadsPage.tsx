@@ -109,6 +109,9 @@ function LeadList({ source }: { source?: LeadSource }) {
       </EmptyState>
     );
   }
+  // Without lead delivery to a CRM set up, a column of "No webhook" on every row only said a
+  // developer's word to a contractor: it shows once a lead on the page was sent somewhere.
+  const sentToCrm = leads.data.leads.some((lead) => lead.deliveries.length > 0);
   return (
     <>
       <ScrollTable label="Leads" minWidth={900}>
@@ -123,7 +126,7 @@ function LeadList({ source }: { source?: LeadSource }) {
               <Table.Th>Source</Table.Th>
               <Table.Th>How it came</Table.Th>
               <Table.Th>Received</Table.Th>
-              <Table.Th>Delivery</Table.Th>
+              {sentToCrm && <Table.Th>Sent to your CRM</Table.Th>}
             </Table.Tr>
           </Table.Thead>
           <Table.Tbody>
@@ -168,19 +171,21 @@ function LeadList({ source }: { source?: LeadSource }) {
                   <Table.Td>{SOURCE_LABELS[lead.source]}</Table.Td>
                   <Table.Td>{attributionWords(lead.attribution_type)}</Table.Td>
                   <Table.Td>{formatDateTime(lead.received_at)}</Table.Td>
-                  <Table.Td>
-                    {lead.deliveries.length === 0 ? (
-                      <Text size="sm" c="dimmed">
-                        No webhook
-                      </Text>
-                    ) : (
-                      <Group gap={4}>
-                        {lead.deliveries.map((delivery) => (
-                          <DeliveryBadge key={delivery.subscription_id} delivery={delivery} />
-                        ))}
-                      </Group>
-                    )}
-                  </Table.Td>
+                  {sentToCrm && (
+                    <Table.Td>
+                      {lead.deliveries.length === 0 ? (
+                        <Text size="sm" c="dimmed">
+                          Not sent
+                        </Text>
+                      ) : (
+                        <Group gap={4}>
+                          {lead.deliveries.map((delivery) => (
+                            <DeliveryBadge key={delivery.subscription_id} delivery={delivery} />
+                          ))}
+                        </Group>
+                      )}
+                    </Table.Td>
+                  )}
                 </Table.Tr>
               )}
             </StagedRows>
