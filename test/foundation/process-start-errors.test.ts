@@ -9,6 +9,28 @@ import { freePort, killStarted, start } from "../helpers/server-process.ts";
 
 describe("the server process refusing to start", () => {
   const dataDir = mkdtempSync(path.join(tmpdir(), "porchlight-start-errors-"));
+
+  /**
+   * A start on `databaseUrl` that stops by itself, with one line: its output. Were its refusal
+   * waited out (an hour's wait is given), the start would outlive the test's wait for its exit.
+   */
+  async function refusedAtOnce(databaseUrl: string): Promise<string> {
+    const started = start({
+      DATABASE_URL: databaseUrl,
+      PORT: String(await freePort()),
+      DATA_DIR: dataDir,
+      ADMIN_TOKEN: "process-test-admin-token",
+      DATABASE_STARTUP_WAIT_MS: "3600000",
+    });
+    const exited = await Promise.race([
+      started.exited,
+      new Promise((resolve) => setTimeout(() => resolve("still waiting"), 30_000).unref()),
+    ]);
+    assert.equal(exited, 1, started.output());
+    const output = started.output().trim();
+    assert.equal(output.split("\n").length, 1, output);
+    return output;
+  }
   after(() => {
     killStarted();
     rmSync(dataDir, { recursive: true, force: true });
@@ -95,22 +117,8 @@ describe("the server process refusing to start", () => {
       [`postgres://porchlight_no_such_role@${server}/postgres`, /porchlight_no_such_role/],
     ] as const;
     for (const [databaseUrl, reason] of refused) {
-      const started = start({
-        DATABASE_URL: databaseUrl,
-        PORT: String(await freePort()),
-        DATA_DIR: dataDir,
-        ADMIN_TOKEN: "process-test-admin-token",
-        // Were these answers waited out, the start would outlive the test's wait for its exit.
-        DATABASE_STARTUP_WAIT_MS: "3600000",
-      });
-      const exited = await Promise.race([
-        started.exited,
-        new Promise((resolve) => setTimeout(() => resolve("still waiting"), 20_000).unref()),
-      ]);
-      assert.equal(exited, 1, started.output());
-      const output = started.output().trim();
+      const output = await refusedAtOnce(databaseUrl);
       assert.doesNotMatch(output, /waiting before starting/);
-      assert.equal(output.split("\n").length, 1, output);
       assert.match(output, /^Failed to start: the database refuses DATABASE_URL \(.+\)$/);
       assert.match(output, reason);
     }
@@ -137,23 +145,7 @@ describe("the server process refusing to start", () => {
           /^Failed to start: the database refuses DATABASE_URL \(The server does not support SSL connections\)$/,
         ],
       ] as const;
-      for (const [databaseUrl, line] of cases) {
-        const started = start({
-          DATABASE_URL: databaseUrl,
-          PORT: String(await freePort()),
-          DATA_DIR: dataDir,
-          ADMIN_TOKEN: "process-test-admin-token",
-          DATABASE_STARTUP_WAIT_MS: "3600000",
-        });
-        const exited = await Promise.race([
-          started.exited,
-          new Promise((resolve) => setTimeout(() => resolve("still waiting"), 30_000).unref()),
-        ]);
-        assert.equal(exited, 1, started.output());
-        const output = started.output().trim();
-        assert.equal(output.split("\n").length, 1, output);
-        assert.match(output, line);
-      }
+      for (const [databaseUrl, line] of cases) assert.match(await refusedAtOnce(databaseUrl), line);
     } finally {
       await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
       await admin.end();
