@@ -7,8 +7,11 @@ export function invitationMessage(input: {
   inviteUrl: string;
   expiresAt: Date;
 }): MailMessage {
+  // The business name is the inviter's own text, sent from the service's address: quoted and said
+  // to be theirs, so "Porchlight Security: your account is locked…" cannot pass for the service's words.
   const text = [
-    `You are invited to ${input.organizationName} on Porchlight as ${input.role === "owner" ? "an owner" : "a member"}.`,
+    `The business "${input.organizationName}" invites you to its Porchlight account as ${input.role === "owner" ? "an owner" : "a member"}.`,
+    "Its name is written by the business itself, not by Porchlight. If you do not know it, ignore this message.",
     "",
     "Open this link to choose your name and password:",
     input.inviteUrl,
@@ -17,7 +20,7 @@ export function invitationMessage(input: {
   ].join("\n");
   return {
     to: input.to,
-    subject: `Your invitation to ${input.organizationName}`,
+    subject: `Invitation to join "${input.organizationName}" on Porchlight`,
     text,
     links: [input.inviteUrl],
   };

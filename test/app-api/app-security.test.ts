@@ -219,6 +219,40 @@ describe(`security: names are one line of text; mail headers are built by nodema
     assert.equal(headers.filter((line) => /^to:/i.test(line)).length, 1);
     assert.ok(headers.some((line) => /^subject:/i.test(line)));
   });
+
+  test("an invitation quotes the business name as the business's own words, never as the service's", async () => {
+    await ctx.database.db.execute(
+      sql`UPDATE organization_profiles SET business_name = ${"Porchlight Security: your account is locked"}
+          WHERE org_id = ${owner.orgId}::uuid`,
+    );
+    const invited = await admin(ctx, "POST", `/orgs/${owner.orgId}/invitations`, {
+      email: "quoted-name@example.com",
+      role: "member",
+    });
+    assert.equal(invited.status, 201, invited.text);
+    const outbox = path.join(ctx.dataDir, "mail-outbox");
+    const eml = readdirSync(outbox)
+      .filter((file) => file.endsWith(".eml"))
+      .map((file) => readFileSync(path.join(outbox, file), "utf8"))
+      .find((text) => text.includes("quoted-name@example.com"));
+    assert.ok(eml, "the invitation was written to the outbox");
+    // Encoded words joined and decoded (the subject is Q-encoded, the body quoted-printable), unfolded.
+    const unfolded = eml
+      .replace(/\?=\s+=\?UTF-8\?Q\?/g, "")
+      .replace(/=\?UTF-8\?Q\?(.*?)\?=/g, (_, words: string) => words.replace(/_/g, " "))
+      .replace(/=\r\n/g, "")
+      .replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)))
+      .replace(/\r\n[ \t]/g, " ");
+    assert.match(
+      unfolded,
+      /^Subject: Invitation to join "Porchlight Security: your account is locked" on Porchlight\r?$/m,
+    );
+    assert.match(
+      unfolded,
+      /The business "Porchlight Security: your account is locked" invites you to its Porchlight account as a member\./,
+    );
+    assert.match(unfolded, /Its name is written by the business itself, not by Porchlight\./);
+  });
 });
 
 describe(`security: CSV exports never start a formula (${databaseLabel})`, () => {
