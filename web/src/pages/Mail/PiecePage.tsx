@@ -37,6 +37,7 @@ import {
 import { AnchorLink } from "../../ui/links.tsx";
 import { ScrollTable } from "../../ui/ScrollTable.tsx";
 import { LoadError, Loading, PageHeader } from "../../ui/states.tsx";
+import { followUpDue } from "./follow-up-due.ts";
 import { PieceStatusBadge, TONE_COLORS } from "./PieceStatusBadge.tsx";
 
 const route = getRouteApi("/signed-in/mail/$pieceId");
@@ -59,6 +60,12 @@ function LandingPageState({ piece, tone }: { piece: Piece; tone: PieceStatusTone
   if (piece.landing_page_closes_at) return <>Closed on {formatDateTime(piece.landing_page_closes_at)}</>;
   const neverMailed = tone === "stopped" || tone === "compared";
   return <>{neverMailed ? "None: this card was not mailed" : "Opens when the card goes to print"}</>;
+}
+
+/** The first card of the piece's sequence, with its status in words. */
+function firstCardOf(piece: Piece) {
+  const first = piece.sequence.find((card) => card.sequence_step === null);
+  return first && { status: first.status, label: PIECE_STATUS[first.status].label };
 }
 
 export function PiecePage() {
@@ -160,7 +167,7 @@ function PieceDetails({ piece }: { piece: Piece }) {
               <DetailField label="Sequence">
                 Follow-up card {piece.sequence_step}
                 {piece.status === "scheduled" && piece.scheduled_for
-                  ? `, due ${formatDateTime(piece.scheduled_for)}`
+                  ? followUpDue(piece.scheduled_for, firstCardOf(piece))
                   : ""}
               </DetailField>
             )}
