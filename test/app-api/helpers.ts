@@ -168,3 +168,13 @@ export function outboxMails(dataDir: string): string[] {
     .sort()
     .map((file) => readFileSync(path.join(outbox, file), "utf8"));
 }
+
+/**
+ * Waits, if need be, until at least `seconds` remain in the current fixed window of `windowSeconds`
+ * on the real clock: a test that counts up to a limit and expects the next request refused fails if
+ * the window turns in between (the per-account limits turn on the quarter hour).
+ */
+export async function clearOfWindowEdge(windowSeconds: number, seconds: number): Promise<void> {
+  const left = windowSeconds * 1000 - (Date.now() % (windowSeconds * 1000));
+  if (left < seconds * 1000) await new Promise((resolve) => setTimeout(resolve, left + 100));
+}

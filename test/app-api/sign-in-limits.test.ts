@@ -3,13 +3,7 @@ import { after, before, describe, test } from "node:test";
 import { SIGN_IN_PER_ACCOUNT } from "../../src/app-api/auth-routes.ts";
 import { SIGN_IN_PER_IP } from "../../src/app-api/auth-settings.ts";
 import { databaseLabel, type TestContext } from "../helpers/harness.ts";
-import { AppBrowser, createAppTestContext, ownerOfNewOrg, PASSWORD } from "./helpers.ts";
-
-/** Waits, if need be, until at least `seconds` remain in the current fixed window of `windowSeconds`. */
-async function clearOfWindowEdge(windowSeconds: number, seconds: number): Promise<void> {
-  const left = windowSeconds * 1000 - (Date.now() % (windowSeconds * 1000));
-  if (left < seconds * 1000) await new Promise((resolve) => setTimeout(resolve, left + 100));
-}
+import { AppBrowser, clearOfWindowEdge, createAppTestContext, ownerOfNewOrg, PASSWORD } from "./helpers.ts";
 
 describe(`app sign-in rate limits (${databaseLabel})`, () => {
   let ctx: TestContext;
