@@ -57,6 +57,15 @@ describe("the Revenue screen's holdout result in words", () => {
     );
   });
 
+  test("with the holdout on but no home mailed or held out since, says there is nothing to compare yet, not 0 of 0", () => {
+    const words = groupsInWords(figures([0, 0], [0, 0]));
+    assert.doesNotMatch(words, /0 of 0/);
+    assert.equal(
+      words,
+      `This automation began holding homes out on ${formatDay("2026-11-02T12:00:00Z")}. No home has been mailed or held out since, so there is nothing to compare yet; the cards it mailed before then are not part of it.`,
+    );
+  });
+
   test("before any home is held out, says the comparison starts with the first one instead of 0 of 0 homes", () => {
     const words = groupsInWords({ ...figures([0, 0], [0, 0]), started_at: null });
     assert.doesNotMatch(words, /0 of 0/);

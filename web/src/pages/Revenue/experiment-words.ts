@@ -45,6 +45,9 @@ export function groupsInWords(experiment: ExperimentFigures): string {
   if (experiment.started_at === null) {
     return "No home has been held out yet. The comparison starts with the first home this automation holds out; the cards it mailed before then are not part of it.";
   }
+  if (experiment.mailed_homes === 0 && experiment.holdout_homes === 0) {
+    return `This automation began holding homes out on ${formatDay(experiment.started_at)}. No home has been mailed or held out since, so there is nothing to compare yet; the cards it mailed before then are not part of it.`;
+  }
   const mailed = `${experiment.mailed_conversions} of ${homes(experiment.mailed_homes)} mailed since then bought${share(experiment.mailed_rate)}`;
   const held =
     experiment.holdout_homes === 0
