@@ -20,7 +20,7 @@ export function invitationMessage(input: {
   ].join("\n");
   return {
     to: input.to,
-    subject: `Invitation to join "${input.organizationName}" on Porchlight`,
+    subject: `Invitation to join ${input.organizationName} on Porchlight`,
     text,
     links: [input.inviteUrl],
   };

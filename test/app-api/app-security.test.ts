@@ -245,7 +245,7 @@ describe(`security: names are one line of text; mail headers are built by nodema
       .replace(/\r\n[ \t]/g, " ");
     assert.match(
       unfolded,
-      /^Subject: Invitation to join "Porchlight Security: your account is locked" on Porchlight\r?$/m,
+      /^Subject: Invitation to join Porchlight Security: your account is locked on Porchlight\r?$/m,
     );
     assert.match(
       unfolded,
