@@ -11,7 +11,7 @@ import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { PGlite } from "@electric-sql/pglite";
 import type pg from "pg";
-import { markCopied } from "./copied-marker.ts";
+import { COPIED_MARKER, markCopied } from "./copied-marker.ts";
 import { lockDataDir } from "./data-dir-lock.ts";
 import { databaseReason, isDatabaseMisconfigured, openDatabase, type Queryable } from "./database.ts";
 import { migrate } from "./migrate.ts";
@@ -219,7 +219,7 @@ export async function copyToPostgres(options: {
         await target.query(`ALTER TABLE ${quoteIdentifier(table.name)} ENABLE TRIGGER USER`);
       const sequences = await copySequences(source, target);
       await target.query("COMMIT");
-      markCopied(dataDir, targetUrl, new Date());
+      markCopiedOrSay(dataDir, targetUrl, progress);
       return { tables: copied, sequences, ms: Math.round(performance.now() - started) };
     } catch (error) {
       await target.query("ROLLBACK").catch(() => {});
@@ -229,5 +229,19 @@ export async function copyToPostgres(options: {
     await target.end().catch(() => {});
     await opened?.close().catch(() => {});
     release();
+  }
+}
+
+/**
+ * The copy is committed: a marker that cannot be written (a full disk) must not read as a failed,
+ * rolled-back copy. It is said instead, with what it means.
+ */
+function markCopiedOrSay(dataDir: string, targetUrl: string, progress: (line: string) => void): void {
+  try {
+    markCopied(dataDir, targetUrl, new Date());
+  } catch (error) {
+    progress(
+      `the copy is committed, but ${COPIED_MARKER} could not be written in DATA_DIR (${error instanceof Error ? error.message : String(error)}): a start without DATABASE_URL would serve the old embedded copy`,
+    );
   }
 }
