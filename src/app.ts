@@ -11,7 +11,7 @@ import { type Backups, createBackups } from "./db/backups.ts";
 import type { Database } from "./db/database.ts";
 import { registerDeveloperApi } from "./developer-api/index.ts";
 import type { Geocoder } from "./geo/geocoder.ts";
-import { registerHealthRoutes } from "./health.ts";
+import { type Readiness, registerHealthRoutes } from "./health.ts";
 import { createClientErrorHandler } from "./http/client-errors.ts";
 import { registerDocsPage } from "./http/docs-page.ts";
 import { frameworkErrorHandler, registerErrorHandling } from "./http/error-handler.ts";
@@ -65,10 +65,11 @@ export interface AppDeps {
   /** Backups of the embedded database; default: built here, without a schedule (main.ts starts one). */
   backups?: Backups;
   /**
-   * False while the process is still starting (listening, but seeding, starting workers and
-   * installing its signal handlers): /readyz answers 503 until then. Unset: started.
+   * "starting" while the process is still starting (listening, but seeding, starting workers and
+   * installing its signal handlers), "draining" once a signal asked it to stop: /readyz answers
+   * 503 in both. Unset: ready.
    */
-  isStarted?: () => boolean;
+  readiness?: () => Readiness;
 }
 
 export type App = FastifyInstance;

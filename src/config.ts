@@ -37,6 +37,11 @@ export interface Config {
   requestTimeoutMs: number;
   /** How long SIGTERM/SIGINT wait for requests and jobs in flight before exiting anyway (SHUTDOWN_TIMEOUT_MS). */
   shutdownTimeoutMs: number;
+  /**
+   * On SIGTERM/SIGINT, how long /readyz answers 503 while requests are still served, before new
+   * ones are refused (SHUTDOWN_DRAIN_MS; 0: refuse at once). Counted within SHUTDOWN_TIMEOUT_MS.
+   */
+  shutdownDrainMs: number;
   /** How long a start waits for an unreachable PostgreSQL before giving up (DATABASE_STARTUP_WAIT_MS; 0: not at all). */
   databaseStartupWaitMs: number;
   logLevel: string;
@@ -244,6 +249,18 @@ function adminListener(env: Env, publicPort: number): Config["adminListener"] {
   return { host: listenHost(env.ADMIN_HOST, "ADMIN_HOST"), port };
 }
 
+/** The drain is part of the shutdown's time: one as long leaves nothing for requests in flight. */
+function shutdownDrain(env: Env, shutdownTimeoutMs: number): number {
+  const drainMs = integer(env, "SHUTDOWN_DRAIN_MS", 0, 0, 600_000);
+  if (drainMs > 0 && drainMs >= shutdownTimeoutMs) {
+    throw new ConfigError(
+      "SHUTDOWN_DRAIN_MS",
+      `must be less than SHUTDOWN_TIMEOUT_MS (${shutdownTimeoutMs}), got ${drainMs}`,
+    );
+  }
+  return drainMs;
+}
+
 /** A comma list whose every entry passes `valid`; the first that does not is named. */
 function list(env: Env, name: string, valid: (entry: string) => boolean, expected: string): string[] {
   const entries = (env[name] ?? "")
@@ -330,6 +347,7 @@ export function loadConfig(env: Env = process.env): Config {
   const publicBaseUrl = url(env, "PUBLIC_BASE_URL", ["http:", "https:"]) ?? `http://${hostInUrl}:${port}`;
   requireReachableBaseUrlForLob(env);
   const operatorListener = adminListener(env, port);
+  const shutdownTimeoutMs = integer(env, "SHUTDOWN_TIMEOUT_MS", 25_000, 1_000, 600_000);
   return {
     port,
     host,
@@ -349,7 +367,8 @@ export function loadConfig(env: Env = process.env): Config {
     ipRateLimitPerMinute: integer(env, "IP_RATE_LIMIT_PER_MINUTE", 60, 1, 1_000_000),
     addressWorkMsPerMinute: integer(env, "ADDRESS_WORK_MS_PER_MINUTE", 30_000, 1, 3_600_000),
     requestTimeoutMs: integer(env, "REQUEST_TIMEOUT_MS", 30_000, 100, 600_000),
-    shutdownTimeoutMs: integer(env, "SHUTDOWN_TIMEOUT_MS", 25_000, 1_000, 600_000),
+    shutdownTimeoutMs,
+    shutdownDrainMs: shutdownDrain(env, shutdownTimeoutMs),
     databaseStartupWaitMs: integer(env, "DATABASE_STARTUP_WAIT_MS", 60_000, 0, 3_600_000),
     logLevel: oneOf(env, "LOG_LEVEL", LOG_LEVELS, "info"),
     geocoder,

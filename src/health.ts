@@ -14,13 +14,21 @@ function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
   return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
 }
 
-/** Liveness (the process answers) and readiness (started, and the database answers within 2 s). */
+/** Where the process is in its life, as far as taking new traffic goes. */
+export type Readiness = "starting" | "ready" | "draining";
+
+/**
+ * Liveness (the process answers) and readiness (started, not stopping, and the database answers
+ * within 2 s).
+ */
 export function registerHealthRoutes(app: FastifyInstance, services: Services): void {
   app.get("/healthz", { schema: { hide: true } }, async () => ({ status: "ok" }));
   app.get("/readyz", { schema: { hide: true } }, async (request, reply) => {
     // Ready means started: a signal sent on the first 200 must find the shutdown handlers in place.
-    if (services.isStarted && !services.isStarted()) {
-      return reply.code(503).send({ status: "starting", database: services.database.kind });
+    // Draining (SIGTERM, during SHUTDOWN_DRAIN_MS): a load balancer stops sending before we stop taking.
+    const readiness = services.readiness?.() ?? "ready";
+    if (readiness !== "ready") {
+      return reply.code(503).send({ status: readiness, database: services.database.kind });
     }
     try {
       await withTimeout(services.database.ping(), READINESS_TIMEOUT_MS);

@@ -1,6 +1,7 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import type { Logger } from "pino";
 import type { App, Surface } from "./app.ts";
-import { resolveAdminToken, seedDemoOnFirstRun } from "./bootstrap.ts";
+import { printAddresses, resolveAdminToken, seedDemoOnFirstRun } from "./bootstrap.ts";
 import { systemClock } from "./clock.ts";
 import { type Config, ConfigError, loadConfig } from "./config.ts";
 import { createBackups } from "./db/backups.ts";
@@ -27,6 +28,7 @@ import { retryWhileUnavailable } from "./db/retry-while-unavailable.ts";
 import { compileWasmWithOptimizingTier } from "./db/wasm-compilation.ts";
 import { briefCause, systemErrorReason } from "./errors.ts";
 import { startEventLoopDelayReport } from "./event-loop-delay.ts";
+import type { Readiness } from "./health.ts";
 import { createMetrics, measuredRenderer } from "./http/metrics.ts";
 import { JOBS_READY_CHANNEL } from "./jobs/queue.ts";
 import {
@@ -209,7 +211,8 @@ async function main() {
   if (!baseConfig.databaseUrl) refuseIfCopied(baseConfig.dataDir);
   const releaseDataDir = baseConfig.databaseUrl ? null : lockDataDir(baseConfig.dataDir);
   const print = (line: string) => process.stdout.write(`${line}\n`);
-  const config = { ...baseConfig, adminToken: resolveAdminToken(baseConfig, print) };
+  const adminToken = resolveAdminToken(baseConfig, print);
+  const config = { ...baseConfig, adminToken: adminToken.token };
 
   if (!baseConfig.databaseUrl && !baseConfig.pgliteThread) compileWasmWithOptimizingTier();
   const servingModules = loadServingModules();
@@ -274,7 +277,7 @@ async function main() {
     clock: systemClock,
     counter: metrics.emails,
   });
-  let started = false;
+  let readiness: Readiness = "starting";
   const backups = createBackups({
     database,
     dataDir: config.dataDir,
@@ -295,7 +298,7 @@ async function main() {
     renderer,
     imagery,
     mailer,
-    isStarted: () => started,
+    readiness: () => readiness,
   };
   const apps = await buildListenerApps(appDeps, listenerSurfaces(config, ALL_SURFACES));
   const [app, operatorApp] = apps as [App, App | undefined];
@@ -307,8 +310,10 @@ async function main() {
   } else {
     await Promise.all(apps.map((each) => each.ready()));
   }
-  // After listening: a first start that cannot bind must not print (and use up) the demo key.
-  await seedDemoOnFirstRun(database.db, config, logger, mailer, print);
+  // After listening: a first start that cannot bind must not print (and use up) the token or the demo key.
+  adminToken.keepNew?.();
+  const seeded = await seedDemoOnFirstRun(database.db, config, logger, mailer, print);
+  if (role !== "worker" && (seeded || adminToken.keepNew)) printAddresses(config, print);
   const worker =
     role !== "api"
       ? startProcessWorker({
@@ -337,6 +342,7 @@ async function main() {
       : null;
 
   stopOnSignals({ logger, shutdownTimeoutMs: config.shutdownTimeoutMs }, [
+    () => drain(),
     () => Promise.all(apps.map((each) => each.close())),
     async () => stopListening?.(),
     async () => worker?.stop(),
@@ -349,7 +355,18 @@ async function main() {
     () => database.close(),
     async () => releaseDataDir?.(),
   ]);
-  started = true;
+  readiness = "ready";
+
+  /** /readyz says 503 while requests are still served, so a load balancer stops sending first. */
+  async function drain() {
+    readiness = "draining";
+    if (role === "worker" || config.shutdownDrainMs === 0) return;
+    logger.info(
+      { shutdownDrainMs: config.shutdownDrainMs },
+      "draining: /readyz answers 503, requests still served",
+    );
+    await sleep(config.shutdownDrainMs);
+  }
 }
 
 main().catch((error: unknown) => {

@@ -7,6 +7,7 @@ import type { Config } from "./config.ts";
 import type { Backups } from "./db/backups.ts";
 import type { Database, Queryable } from "./db/database.ts";
 import type { Geocoder } from "./geo/geocoder.ts";
+import type { Readiness } from "./health.ts";
 import type { Metrics } from "./http/metrics.ts";
 import type { HomeImagery } from "./imagery/home-imagery.ts";
 import type { RateLimiter } from "./limits/rate-limiter.ts";
@@ -51,8 +52,8 @@ export interface Services {
   backups: Backups;
   /** OpenAddresses files uploaded through the operator API, loaded while the server serves. */
   referenceUploads: ReferenceAddressUploads;
-  /** See AppDeps.isStarted: /readyz reads it. */
-  isStarted?: () => boolean;
+  /** See AppDeps.readiness: /readyz reads it. */
+  readiness?: () => Readiness;
 }
 
 /** What attribution needs, from the route services (developer API and app API alike). */

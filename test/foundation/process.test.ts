@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { connect } from "node:net";
+import { connect, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, describe, it } from "node:test";
@@ -21,6 +21,13 @@ describe("the server process", () => {
     const key = /ak_[0-9A-Za-z]{49}/.exec(first.output())?.[0];
     assert.ok(key, first.output());
     assert.match(first.output(), /Operator token/);
+    for (const address of [
+      `The app:           http://127.0.0.1:${port}/app/`,
+      `API reference:     http://127.0.0.1:${port}/docs`,
+      `Operator console:  http://127.0.0.1:${port}/app/operator`,
+    ]) {
+      assert.ok(first.output().includes(address), `the first start says ${address}`);
+    }
     assert.ok(
       first.output().includes(`curl -s -H 'Authorization: Bearer ${key}' http://127.0.0.1:${port}/api/v1/me`),
     );
@@ -57,6 +64,7 @@ describe("the server process", () => {
     await waitReady(port, second);
     assert.doesNotMatch(second.output(), /ak_[0-9A-Za-z]{49}/);
     assert.doesNotMatch(second.output(), /Operator token/);
+    assert.doesNotMatch(second.output(), /Operator console/);
     const again = await fetch(`http://127.0.0.1:${port}/api/v1/me`, {
       headers: { authorization: `Bearer ${key}` },
     });
@@ -108,6 +116,64 @@ describe("the server process", () => {
       );
     } finally {
       rmSync(lockedDir, { recursive: true, force: true });
+    }
+  });
+
+  it("a first start that cannot listen neither prints nor stores an operator token", async () => {
+    const freshDir = mkdtempSync(path.join(tmpdir(), "porchlight-busy-"));
+    const taken = createServer();
+    try {
+      const port = await freePort();
+      await new Promise<void>((resolve) => taken.listen(port, "127.0.0.1", resolve));
+      const refused = start({ DATA_DIR: freshDir, PORT: String(port) });
+      assert.equal(await refused.exited, 1);
+      assert.match(refused.output(), /cannot listen on HOST 127\.0\.0\.1 PORT \d+/);
+      assert.doesNotMatch(refused.output(), /Operator token|adm_/);
+      assert.equal(existsSync(path.join(freshDir, "admin-token")), false);
+      await new Promise((resolve) => taken.close(resolve));
+
+      const next = start({ DATA_DIR: freshDir, PORT: String(port) });
+      await waitReady(port, next);
+      const shown = /Operator token \(stored in \S+; shown once\): (adm_\S+)/.exec(next.output())?.[1];
+      assert.equal(shown, readFileSync(path.join(freshDir, "admin-token"), "utf8").trim());
+      next.child.kill("SIGTERM");
+      assert.equal(await next.exited, 0);
+    } finally {
+      taken.close();
+      rmSync(freshDir, { recursive: true, force: true });
+    }
+  });
+
+  it("SIGTERM with SHUTDOWN_DRAIN_MS: /readyz says draining while requests are still answered, then it exits", async () => {
+    const drainDir = mkdtempSync(path.join(tmpdir(), "porchlight-drain-"));
+    try {
+      const port = await freePort();
+      const serving = start({
+        DATA_DIR: drainDir,
+        PORT: String(port),
+        ADMIN_TOKEN: "process-test-admin-token",
+        SHUTDOWN_DRAIN_MS: "2000",
+        LOG_LEVEL: "info",
+      });
+      await waitReady(port, serving);
+      const signalledAt = Date.now();
+      serving.child.kill("SIGTERM");
+      let readyz: Response | undefined;
+      for (let attempt = 0; attempt < 50; attempt++) {
+        readyz = await fetch(`http://127.0.0.1:${port}/readyz`);
+        if (readyz.status === 503) break;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      assert.equal(readyz?.status, 503);
+      assert.deepEqual(await readyz?.json(), { status: "draining", database: "pglite" });
+      const healthz = await fetch(`http://127.0.0.1:${port}/healthz`);
+      assert.equal(healthz.status, 200, "requests are still answered while draining");
+      assert.ok(Date.now() - signalledAt < 2000, "both answered within the drain");
+      assert.equal(await serving.exited, 0);
+      assert.ok(Date.now() - signalledAt >= 1900, "the process waited out the drain");
+      assert.match(serving.output(), /"shutdownDrainMs":2000[^\n]*"msg":"draining: \/readyz answers 503/);
+    } finally {
+      rmSync(drainDir, { recursive: true, force: true });
     }
   });
 

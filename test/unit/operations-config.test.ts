@@ -63,3 +63,21 @@ describe("PRINT_PROVIDER=lob needs a public PUBLIC_BASE_URL (its QR codes are ma
     assert.equal(loadConfig({ PUBLIC_BASE_URL: "http://localhost:3000" }).printProvider, "local");
   });
 });
+
+describe("SHUTDOWN_DRAIN_MS: how long /readyz says 503 before requests are refused", () => {
+  it("is off unless set, and part of SHUTDOWN_TIMEOUT_MS", () => {
+    assert.equal(loadConfig({}).shutdownDrainMs, 0);
+    assert.equal(loadConfig({ SHUTDOWN_DRAIN_MS: "5000" }).shutdownDrainMs, 5000);
+    assert.equal(loadConfig({ SHUTDOWN_DRAIN_MS: "0", SHUTDOWN_TIMEOUT_MS: "1000" }).shutdownDrainMs, 0);
+  });
+
+  it("refuses a drain that leaves no time for the requests in flight", () => {
+    for (const env of [
+      { SHUTDOWN_DRAIN_MS: "25000" },
+      { SHUTDOWN_DRAIN_MS: "9000", SHUTDOWN_TIMEOUT_MS: "5000" },
+    ]) {
+      assert.throws(() => loadConfig(env), refusal("SHUTDOWN_DRAIN_MS"));
+      assert.throws(() => loadConfig(env), /must be less than SHUTDOWN_TIMEOUT_MS/);
+    }
+  });
+});
