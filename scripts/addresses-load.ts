@@ -12,7 +12,7 @@ import { lockDataDir, preparePrivateDataDir } from "../src/db/data-dir-lock.ts";
 import { openDatabase, sql } from "../src/db/database.ts";
 import { migrate } from "../src/db/migrate.ts";
 import { addressSinkFor } from "../src/neighbours/address-sink.ts";
-import { loadAddressFile, progressLine } from "../src/neighbours/load-addresses.ts";
+import { loadAddressFile, nothingUsable, progressLine } from "../src/neighbours/load-addresses.ts";
 import { syntheticCsvLines } from "../src/neighbours/synthetic-neighbourhood.ts";
 
 const print = (line: string) => process.stdout.write(`${line}\n`);
@@ -64,6 +64,11 @@ async function main() {
           },
         });
         print(progressLine(report));
+        const unusable = nothingUsable(report);
+        if (unusable) {
+          print(`${file}: nothing loaded: ${unusable}.`);
+          process.exitCode = 1;
+        }
       } finally {
         await sink.close();
       }

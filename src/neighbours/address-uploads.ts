@@ -21,6 +21,7 @@ import {
   isGzip,
   type LoadReport,
   loadAddressFile,
+  nothingUsable,
   sniffFormat,
   statementSink,
 } from "./load-addresses.ts";
@@ -209,6 +210,13 @@ export function createReferenceAddressUploads(deps: ReferenceAddressUploadsDeps)
         },
       });
       await progressWrites;
+      const unusable = nothingUsable(report);
+      if (unusable) {
+        logger.warn({ upload_id: id, rows: report.rows }, "reference address upload loaded nothing");
+        await recordProgress(db, id, report, clock.now());
+        await recordFailed(db, id, `The file could not be loaded: ${unusable}.`, clock.now());
+        return;
+      }
       await recordDone(db, id, report, clock.now());
       logger.info(
         { upload_id: id, rows: report.rows, added: report.added, rejected: report.rejected },

@@ -432,6 +432,24 @@ export async function loadAddressFile(file: string, options: LoadOptions): Promi
   return report;
 }
 
+/**
+ * Why a finished load counts as failed, or null: a file with no rows, or none an address (a
+ * spreadsheet of customers, a file of another country's columns) loaded nothing and is not done.
+ */
+export function nothingUsable(report: LoadReport): string | null {
+  if (report.rows === 0) return `it holds no rows after its header. ${EXPECTED_FORMAT}`;
+  if (report.rejected < report.rows) return null;
+  const reasons = Object.entries(report.rejectedByReason)
+    .sort(([, a], [, b]) => b - a)
+    .map(([reason, count]) => `${reason}: ${count}`)
+    .join(", ");
+  const rows = report.rows === 1 ? "its one row is not" : `none of its ${report.rows} rows is`;
+  return `${rows} an address that can be loaded (${reasons}). ${EXPECTED_FORMAT}`;
+}
+
+const EXPECTED_FORMAT =
+  "An OpenAddresses file is a CSV with the columns LON, LAT, NUMBER, STREET, UNIT, CITY, REGION and POSTCODE, or GeoJSON lines of address points";
+
 /** "120000 rows, 118000 added, 1500 already present, 500 rejected (bad coordinates: 300), 24000 rows/s" */
 export function progressLine(report: LoadReport): string {
   const reasons = Object.entries(report.rejectedByReason)

@@ -140,6 +140,30 @@ describe(`operator uploads of reference addresses (${databaseLabel})`, () => {
     assert.ok(upload.finished_at);
   });
 
+  test("a file of which no row is an address (a customer spreadsheet) fails and says what was expected", async () => {
+    const spreadsheet = [
+      "Name,Email,Phone,Last job",
+      "Dana Whitfield,dana@example.com,555-0101,Roof repair",
+      "Sam Ortiz,sam@example.com,555-0102,Gutters",
+    ].join("\n");
+    const sent = await postFile(baseUrl, Buffer.from(spreadsheet), { "content-type": "text/csv" });
+    assert.equal(sent.status, 202, JSON.stringify(sent.body));
+    const upload = await waitForUpload(ctx, sent.body.upload_id);
+    assert.equal(upload.status, "failed");
+    assert.equal(upload.rows_read, 2);
+    assert.equal(upload.rows_rejected, 2);
+    assert.equal(upload.rows_added, 0);
+    assert.match(
+      upload.error,
+      /^The file could not be loaded: none of its 2 rows is an address that can be loaded \(bad coordinates: 2\)\. An OpenAddresses file is a CSV with the columns LON, LAT, NUMBER, STREET/,
+    );
+
+    const headerOnly = await postFile(baseUrl, Buffer.from(`${HEADER}\n`), { "content-type": "text/csv" });
+    const empty = await waitForUpload(ctx, headerOnly.body.upload_id);
+    assert.equal(empty.status, "failed");
+    assert.match(empty.error, /it holds no rows after its header/);
+  });
+
   test("gzip GeoJSON lines load, whether the gzip is declared or only in the first bytes", async () => {
     const feature = (index: number) => {
       const home = syntheticHome(index);
