@@ -90,8 +90,9 @@ export function registerAuthRoutes(app: FastifyInstance, deps: AuthRouteDeps): v
       if (!endpoint) return reply.callNotFound();
       if (endpoint === "POST /reset-password") await refuseWeakResetPassword(request, deps.auth);
       const attempt = await countAccountAttempt(request, endpoint, deps.limiter);
-      const { result: response, databaseUnavailable: databaseFailed } = await runAuthRequest(() =>
-        deps.auth.handler(toFetchRequest(request, url)),
+      const { result: response, databaseUnavailable: databaseFailed } = await runAuthRequest(
+        () => deps.auth.handler(toFetchRequest(request, url)),
+        request.log,
       );
       if (attempt && !attempt.limit.isAttempt(response.status)) await attempt.counted.giveBack();
       if (response.status >= 500 && databaseFailed) throw databaseUnavailable();

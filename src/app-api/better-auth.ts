@@ -5,7 +5,7 @@ import { organization } from "better-auth/plugins/organization";
 import type { Logger } from "pino";
 import { passwordResetMessage } from "../mail/messages.ts";
 import { loadMemberDisplayName } from "../orgs/display-name.ts";
-import { noteAuthError } from "./auth-outage.ts";
+import { authRequestLog, noteAuthError } from "./auth-outage.ts";
 import { AUTH_TABLES } from "./auth-schema.ts";
 import {
   AUTH_BASE_PATH,
@@ -26,14 +26,15 @@ import { endResetLinks } from "./password-reset-links.ts";
  * Better Auth's log lines in the service's log. Only an error is kept, through the logger's own
  * serializer (which cuts a failed query's params: they hold session tokens); any other argument
  * may carry a token or a cookie and is dropped. Each error is also noted for the request's answer
- * (auth-outage.ts).
+ * (auth-outage.ts). A line logged while answering a request goes through its logger (its reqId).
  */
 export function betterAuthLogger(logger: Pick<Logger, "debug" | "info" | "warn" | "error">) {
   return {
     log: (level: "debug" | "info" | "warn" | "error" | "success", message: string, ...args: unknown[]) => {
       const err = args.find((arg) => arg instanceof Error);
       if (err !== undefined) noteAuthError(err);
-      logger[level === "success" ? "info" : level](err === undefined ? {} : { err }, `auth: ${message}`);
+      const log = authRequestLog() ?? logger;
+      log[level === "success" ? "info" : level](err === undefined ? {} : { err }, `auth: ${message}`);
     },
   };
 }

@@ -579,7 +579,9 @@ describe("a connection dropped in the middle of a request", () => {
     const { betterAuthLogger } = await import("../../src/app-api/better-auth.ts");
     const { runAuthRequest } = await import("../../src/app-api/auth-outage.ts");
     const lines: string[] = [];
-    const log = betterAuthLogger(createLogger("info", { write: (line: string) => lines.push(line) })).log;
+    const processLogger = createLogger("info", { write: (line: string) => lines.push(line) });
+    const log = betterAuthLogger(processLogger).log;
+    const requestLog = processLogger.child({ reqId: "attempt-1" });
     const terminated = Object.assign(new Error("terminating connection due to administrator command"), {
       code: "57P01",
     });
@@ -589,11 +591,12 @@ describe("a connection dropped in the middle of a request", () => {
       terminated,
     );
     const [dropped, refused, outside] = await Promise.all([
-      runAuthRequest(async () =>
-        log("error", "Error", failedInsert, { token: "ijlzkB0TKBNxIFlR9sikoS6b6Ie9h00d" }),
+      runAuthRequest(
+        async () => log("error", "Error", failedInsert, { token: "ijlzkB0TKBNxIFlR9sikoS6b6Ie9h00d" }),
+        requestLog,
       ),
-      runAuthRequest(async () => log("error", "Error", new Error("invalid password hash"))),
-      runAuthRequest(async () => undefined),
+      runAuthRequest(async () => log("error", "Error", new Error("invalid password hash")), requestLog),
+      runAuthRequest(async () => undefined, requestLog),
     ]);
     assert.deepEqual(
       [dropped.databaseUnavailable, refused.databaseUnavailable, outside.databaseUnavailable],
@@ -603,8 +606,10 @@ describe("a connection dropped in the middle of a request", () => {
     const logged = lines.join("");
     assert.doesNotMatch(logged, /ijlzkB0T|203\.0\.113\.9/);
     assert.equal(JSON.parse(lines[0]!).err.code, "57P01", "an outage is logged as one, briefly");
+    assert.equal(JSON.parse(lines[0]!).reqId, "attempt-1", "a request's line carries its id");
     log("success", "done");
     assert.equal(JSON.parse(lines.at(-1)!).msg, "auth: done");
+    assert.equal(JSON.parse(lines.at(-1)!).reqId, undefined, "outside a request: the process's logger");
   });
 });
 
