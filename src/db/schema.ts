@@ -315,6 +315,7 @@ export const imports = pgTable(
     staged: integer("staged").notNull().default(0),
     skippedNoAddress: integer("skipped_no_address").notNull().default(0),
     skippedGeocodeFailed: integer("skipped_geocode_failed").notNull().default(0),
+    skippedRows: jsonb("skipped_rows"),
     claimedAt: ts("claimed_at").notNull().defaultNow(),
     createdAt: ts("created_at").notNull().defaultNow(),
     stagedAt: ts("staged_at"),

@@ -145,20 +145,22 @@ export function createImportService(deps: ImportDeps) {
         skippedNoAddress: batch.skippedNoAddress,
         skippedGeocodeFailed: batch.skippedGeocodeFailed,
       };
+      const skippedRows = JSON.stringify(batch.skipped);
       if (key === undefined) {
         const at = now.toISOString();
         await tx.execute(sql`
           INSERT INTO imports (org_id, id, source, origin, status, staged, skipped_no_address,
-            skipped_geocode_failed, claimed_at, created_at, staged_at)
+            skipped_geocode_failed, skipped_rows, claimed_at, created_at, staged_at)
           VALUES (${orgId}::uuid, ${importId}::uuid, ${source}, ${origin}, 'staged', ${counts.staged},
-            ${counts.skippedNoAddress}, ${counts.skippedGeocodeFailed}, ${at}::timestamptz, ${at}::timestamptz,
-            ${at}::timestamptz)`);
+            ${counts.skippedNoAddress}, ${counts.skippedGeocodeFailed}, ${skippedRows}::jsonb, ${at}::timestamptz,
+            ${at}::timestamptz, ${at}::timestamptz)`);
       } else {
         const finalized = await queryOne<{ id: string }>(
           tx,
           sql`UPDATE imports
               SET status = 'staged', origin = ${origin}, staged = ${counts.staged}, skipped_no_address = ${counts.skippedNoAddress},
-                  skipped_geocode_failed = ${counts.skippedGeocodeFailed}, staged_at = ${now.toISOString()}::timestamptz
+                  skipped_geocode_failed = ${counts.skippedGeocodeFailed}, skipped_rows = ${skippedRows}::jsonb,
+                  staged_at = ${now.toISOString()}::timestamptz
               WHERE org_id = ${orgId} AND id = ${importId} AND status = 'processing'
               RETURNING id`,
         );

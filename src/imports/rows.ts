@@ -7,10 +7,10 @@ import type { GeocodeResult } from "../geo/geocoder.ts";
 import type { ImportRequest } from "./schemas.ts";
 
 /**
- * A row to stage: the developer API's row, plus the job type that only the app's CSV upload
- * carries (the spec's import row has no such field, and the API's schema refuses it).
+ * A row to stage: the developer API's row, plus the job type and the file's line that only the
+ * app's CSV upload carries (the spec's import row has no such fields, and the API's schema refuses them).
  */
-export type StagingRow = ImportRequest["rows"][number] & { job_type?: string };
+export type StagingRow = ImportRequest["rows"][number] & { job_type?: string; line?: number };
 
 /** A row ready to geocode: its address trimmed, its date as YYYY-MM-DD. */
 export interface PreparedRow {
@@ -20,6 +20,8 @@ export interface PreparedRow {
   customerName: string | null;
   completedAt: string | null;
   jobType: string | null;
+  /** The row's line in the uploaded file (the app's CSV upload); null for the developer API's rows. */
+  line: number | null;
 }
 
 export interface StagedRowValues {
@@ -69,14 +71,26 @@ export function prepareRows(rows: readonly StagingRow[]): PreparedRow[] {
       customerName: row.customer_name ?? null,
       completedAt,
       jobType: row.job_type?.trim() || null,
+      line: row.line ?? null,
     };
   });
+}
+
+/** A row not staged, kept with the batch so that the contractor can see which and why. */
+export interface SkippedRow {
+  row_index: number;
+  line: number | null;
+  address: string | null;
+  customer_name: string | null;
+  external_id: string | null;
+  reason: "no_address" | "not_found";
 }
 
 export interface GeocodedBatch {
   staged: StagedRowValues[];
   skippedNoAddress: number;
   skippedGeocodeFailed: number;
+  skipped: SkippedRow[];
 }
 
 /** Pairs rows with their geocoder answers (in address order); not-found rows are skipped. */
@@ -85,17 +99,29 @@ export function assembleBatch(
   answers: readonly GeocodeResult[],
 ): GeocodedBatch {
   const staged: StagedRowValues[] = [];
+  const skipped: SkippedRow[] = [];
   let skippedNoAddress = 0;
   let skippedGeocodeFailed = 0;
   let answerIndex = 0;
+  const skip = (row: PreparedRow, reason: SkippedRow["reason"]) =>
+    skipped.push({
+      row_index: row.index,
+      line: row.line,
+      address: row.address ?? null,
+      customer_name: row.customerName,
+      external_id: row.externalId,
+      reason,
+    });
   for (const row of rows) {
     if (row.address === undefined) {
       skippedNoAddress++;
+      skip(row, "no_address");
       continue;
     }
     const answer = answers[answerIndex++];
     if (!answer?.found) {
       skippedGeocodeFailed++;
+      skip(row, "not_found");
       continue;
     }
     staged.push({
@@ -111,5 +137,5 @@ export function assembleBatch(
       jobType: row.jobType,
     });
   }
-  return { staged, skippedNoAddress, skippedGeocodeFailed };
+  return { staged, skippedNoAddress, skippedGeocodeFailed, skipped };
 }

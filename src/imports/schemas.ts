@@ -120,6 +120,25 @@ export const PastJobRow = Type.Object(
 );
 export type PastJobRow = Static<typeof PastJobRow>;
 
+/** A row of a batch that was not staged, as the app's batch page lists it. */
+export const SkippedImportRow = Type.Object(
+  {
+    row_index: Type.Integer({ minimum: 0, description: "The row's place in the batch, from 0." }),
+    line: Type.Union([Type.Integer(), Type.Null()], {
+      description:
+        "The row's line in the uploaded file (the app's CSV upload); null for the developer API's rows.",
+    }),
+    address: Type.Union([Type.String(), Type.Null()]),
+    customer_name: Type.Union([Type.String(), Type.Null()]),
+    external_id: Type.Union([Type.String(), Type.Null()]),
+    reason: Type.Union([Type.Literal("no_address"), Type.Literal("not_found")], {
+      description: "no_address: the row had none; not_found: the address was not found on the map.",
+    }),
+  },
+  { additionalProperties: false },
+);
+export type SkippedImportRow = Static<typeof SkippedImportRow>;
+
 /** Where a batch came from: the developer API's import, or the app's CSV upload. */
 export const ImportOrigin = Type.Union([Type.Literal("api"), Type.Literal("app_upload")]);
 export type ImportOrigin = Static<typeof ImportOrigin>;

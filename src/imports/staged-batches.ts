@@ -1,7 +1,14 @@
 import { type Queryable, queryRows, sql } from "../db/database.ts";
 import { csvCell } from "../domain/csv-cell.ts";
 import { notFound } from "../errors.ts";
-import type { ImportOrigin, PastJobRow, StagedBatch, StagedBatchSummary, StagedRow } from "./schemas.ts";
+import type {
+  ImportOrigin,
+  PastJobRow,
+  SkippedImportRow,
+  StagedBatch,
+  StagedBatchSummary,
+  StagedRow,
+} from "./schemas.ts";
 
 interface ImportRecord {
   id: string;
@@ -45,15 +52,18 @@ export async function listStagedBatches(db: Queryable, orgId: string): Promise<S
   return rows.map(toSummary);
 }
 
-/** One staged batch with its rows (each with its job type), in row order. */
+/**
+ * One staged batch with its rows (each with its job type), in row order, and the rows it skipped
+ * (null for a batch from before they were kept).
+ */
 export async function getPastJobBatch(
   db: Queryable,
   orgId: string,
   importId: string,
-): Promise<StagedBatchSummary & { rows: PastJobRow[] }> {
-  const [batch] = await queryRows<ImportRecord>(
+): Promise<StagedBatchSummary & { rows: PastJobRow[]; skipped_rows: SkippedImportRow[] | null }> {
+  const [batch] = await queryRows<ImportRecord & { skipped_rows: SkippedImportRow[] | null }>(
     db,
-    sql`SELECT ${SUMMARY_COLUMNS} FROM imports
+    sql`SELECT ${SUMMARY_COLUMNS}, skipped_rows FROM imports
         WHERE org_id = ${orgId}::uuid AND id = ${importId}::uuid AND status = 'staged'`,
   );
   if (!batch) throw notFound("import not found");
@@ -64,12 +74,12 @@ export async function getPastJobBatch(
         FROM import_rows WHERE org_id = ${orgId}::uuid AND import_id = ${importId}::uuid
         ORDER BY row_index`,
   );
-  return { ...toSummary(batch), rows };
+  return { ...toSummary(batch), rows, skipped_rows: batch.skipped_rows };
 }
 
 /** One staged batch with its rows, in the shape a CSV upload produces (the operator's view: no job type). */
 export async function getStagedBatch(db: Queryable, orgId: string, importId: string): Promise<StagedBatch> {
-  const batch = await getPastJobBatch(db, orgId, importId);
+  const { skipped_rows: _skipped, ...batch } = await getPastJobBatch(db, orgId, importId);
   return { ...batch, rows: batch.rows.map(({ job_type: _jobType, ...row }): StagedRow => row) };
 }
 

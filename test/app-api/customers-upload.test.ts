@@ -376,6 +376,7 @@ describe(`app API: customer and past-job CSV uploads (${databaseLabel})`, () => 
       "J-1,Ann Lee,12 Oak Lane,Austin,TX,78701,2024-03-05",
       "J-2,Bo Chen,,,,,2024-04-01",
       "J-3,Cy Diaz,14 Oak Lane,Austin,TX,78701,6/3/2024 2:15 PM",
+      "J-4,Di Eno,9 Nowhere Rd,Atlantis,ZZ,00000,2024-05-01",
     ]);
     const staged = await upload(
       member,
@@ -385,10 +386,33 @@ describe(`app API: customer and past-job CSV uploads (${databaseLabel})`, () => 
     assert.equal(staged.status, 201, staged.text);
     assert.equal(staged.body.staged, 2);
     assert.equal(staged.body.skipped_no_address, 1);
+    assert.equal(staged.body.skipped_geocode_failed, 1);
     const list = await member.browser.request("GET", "/app/api/v1/imports");
     assert.equal(list.body.imports.length, 1);
     const batch = await member.browser.request("GET", `/app/api/v1/imports/${staged.body.import_id}`);
     assert.equal(batch.status, 200, batch.text);
+    assert.deepEqual(
+      batch.body.skipped_rows,
+      [
+        {
+          row_index: 1,
+          line: 3,
+          address: null,
+          customer_name: "Bo Chen",
+          external_id: "J-2",
+          reason: "no_address",
+        },
+        {
+          row_index: 3,
+          line: 5,
+          address: "9 Nowhere Rd, Atlantis, ZZ 00000",
+          customer_name: "Di Eno",
+          external_id: "J-4",
+          reason: "not_found",
+        },
+      ],
+      "which rows were skipped, with their lines in the file and why",
+    );
     assert.equal(batch.body.rows[0].customer_name, "Ann Lee");
     assert.equal(batch.body.rows[0].external_id, "J-1");
     assert.equal(batch.body.rows[0].completed_at, "2024-03-05");

@@ -242,4 +242,32 @@ describe("customers and reactivation mailings in the browser", () => {
     );
     await waitUntil(async () => (await postcards.count()) === 3, "the reloaded list is still the mailing's");
   });
+
+  it("a batch's page lists the rows it did not import, each with why", async () => {
+    const imported = await app.request("POST", "/api/v1/import/jobs", apiKey, {
+      source: "jobs",
+      rows: [
+        { address: "20 Maple Ave, Springfield, IL 62704", customer_name: "Kept Row" },
+        { customer_name: "Nora No-Address", external_id: "J-77" },
+        { address: "9 Nowhere Rd, Atlantis, ZZ 00000", customer_name: "Ann Atlantis" },
+      ],
+    });
+    await open(`/customers/batches/${imported.import_id}`, /imported/);
+    await page.getByRole("heading", { name: "2 rows were not imported" }).waitFor();
+    const skipped = page.getByRole("region", { name: "Rows not imported" }).getByRole("row");
+    const cells = await skipped.evaluateAll((rows) =>
+      rows.slice(1).map((row) => [...row.children].map((cell) => (cell as HTMLElement).innerText.trim())),
+    );
+    assert.deepEqual(cells, [
+      ["2", "—", "Nora No-Address", "J-77", "No address"],
+      [
+        "3",
+        "9 Nowhere Rd, Atlantis, ZZ 00000",
+        "Ann Atlantis",
+        "",
+        "Not found on the map (check the street, house number and ZIP)",
+      ],
+    ]);
+    await checkBothWidths("past-jobs-batch-skipped");
+  });
 });

@@ -402,7 +402,8 @@ export async function registerCustomerUploadRoutes(app: FastifyInstance, ctx: Ap
             problems.push({ line: record.line, message: messageOf(error).replace(/^rows\[0\]\./, "") });
             bad.add(index);
           }
-          return jobType === undefined ? clean : { ...clean, job_type: jobType };
+          // The file's line names a row the import skips (no address, not on the map) on its batch's page.
+          return { ...clean, ...(jobType === undefined ? {} : { job_type: jobType }), line: record.line };
         });
         if (rows.length === 0) throw new AppError(422, "invalid_payload", "The file has no rows.");
         const good = rows.filter((_, index) => !bad.has(index));

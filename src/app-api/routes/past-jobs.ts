@@ -1,6 +1,6 @@
 import { Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
-import { PastJobRow, StagedBatchSummary } from "../../imports/schemas.ts";
+import { PastJobRow, SkippedImportRow, StagedBatchSummary } from "../../imports/schemas.ts";
 import { getPastJobBatch, listStagedBatches } from "../../imports/staged-batches.ts";
 import type { AppApiContext } from "../context.ts";
 import { sessionOf } from "../session-guard.ts";
@@ -36,12 +36,19 @@ export function registerPastJobRoutes(app: FastifyInstance, ctx: AppApiContext):
     {
       schema: {
         operationId: "getImport",
-        summary: "One staged batch with its rows and their geocoding results",
+        summary: "One staged batch with its rows, their geocoding results, and the rows it skipped",
         tags: ["Past jobs"],
         params: Type.Object({ id: Type.String({ format: "uuid" }) }),
         response: {
           200: Type.Object(
-            { ...BatchSummary.properties, rows: Type.Array(PastJobRow) },
+            {
+              ...BatchSummary.properties,
+              rows: Type.Array(PastJobRow),
+              skipped_rows: Type.Union([Type.Array(SkippedImportRow), Type.Null()], {
+                description:
+                  "The rows not staged, in row order; null for a batch imported before skipped rows were kept (only their counts).",
+              }),
+            },
             { additionalProperties: false },
           ),
         },

@@ -359,7 +359,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** One staged batch with its rows and their geocoding results */
+    /** One staged batch with its rows, their geocoding results, and the rows it skipped */
     get: operations["getImport"];
     put?: never;
     post?: never;
@@ -3691,6 +3691,20 @@ export interface operations {
               /** @description From the app's CSV upload only; the developer API's import row has no job type. */
               job_type: string | null;
             }[];
+            /** @description The rows not staged, in row order; null for a batch imported before skipped rows were kept (only their counts). */
+            skipped_rows:
+              | {
+                  /** @description The row's place in the batch, from 0. */
+                  row_index: number;
+                  /** @description The row's line in the uploaded file (the app's CSV upload); null for the developer API's rows. */
+                  line: number | null;
+                  address: string | null;
+                  customer_name: string | null;
+                  external_id: string | null;
+                  /** @description no_address: the row had none; not_found: the address was not found on the map. */
+                  reason: "no_address" | "not_found";
+                }[]
+              | null;
           };
         };
       };

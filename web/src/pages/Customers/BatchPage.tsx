@@ -1,7 +1,7 @@
-import { Badge, Group, Stack, Table, Text } from "@mantine/core";
+import { Badge, Group, Stack, Table, Text, Title } from "@mantine/core";
 import { useSuspenseQuery } from "@tanstack/react-query";
 import { getRouteApi } from "@tanstack/react-router";
-import { importBatchQuery } from "../../api/customers.ts";
+import { type ImportBatchDetail, importBatchQuery } from "../../api/customers.ts";
 import { BATCH_ORIGIN_WORDS } from "../../modules/customers/batch-origin.ts";
 import { formatCalendarDay, formatDateTime } from "../../ui/format.ts";
 import { AnchorLink, ButtonLink } from "../../ui/links.tsx";
@@ -9,6 +9,59 @@ import { ScrollTable } from "../../ui/ScrollTable.tsx";
 import { PageHeader } from "../../ui/states.tsx";
 
 const route = getRouteApi("/signed-in/customers/batches/$importId");
+
+const SKIP_REASON_WORDS = {
+  no_address: "No address",
+  not_found: "Not found on the map (check the street, house number and ZIP)",
+} as const;
+
+/** The rows this batch did not import, by their line in the file (or row number), and why. */
+function SkippedRows({ batch }: { batch: ImportBatchDetail }) {
+  const count = batch.skipped_no_address + batch.skipped_geocode_failed;
+  if (count === 0) return null;
+  if (batch.skipped_rows === null) {
+    return (
+      <Text size="sm" c="dimmed">
+        This batch was imported before skipped rows were kept: only their count is known.
+      </Text>
+    );
+  }
+  const byLine = batch.skipped_rows.some((row) => row.line !== null);
+  return (
+    <Stack gap="xs">
+      <Title order={2} size="h4">
+        {count === 1 ? "1 row was not imported" : `${count} rows were not imported`}
+      </Title>
+      <Text size="sm" c="dimmed">
+        Fix them in your file and upload just those rows again.
+      </Text>
+      <ScrollTable label="Rows not imported" minWidth={720}>
+        <Table striped>
+          <Table.Thead>
+            <Table.Tr>
+              <Table.Th>{byLine ? "Line in your file" : "Row"}</Table.Th>
+              <Table.Th>Address</Table.Th>
+              <Table.Th>Customer</Table.Th>
+              <Table.Th>Job id</Table.Th>
+              <Table.Th>Why</Table.Th>
+            </Table.Tr>
+          </Table.Thead>
+          <Table.Tbody>
+            {batch.skipped_rows.map((row) => (
+              <Table.Tr key={row.row_index}>
+                <Table.Td>{row.line ?? row.row_index + 1}</Table.Td>
+                <Table.Td>{row.address ?? "—"}</Table.Td>
+                <Table.Td>{row.customer_name ?? ""}</Table.Td>
+                <Table.Td>{row.external_id ?? ""}</Table.Td>
+                <Table.Td>{SKIP_REASON_WORDS[row.reason]}</Table.Td>
+              </Table.Tr>
+            ))}
+          </Table.Tbody>
+        </Table>
+      </ScrollTable>
+    </Stack>
+  );
+}
 
 /** One imported batch: its rows as staged, with where each address was found. */
 export function BatchPage() {
@@ -36,7 +89,7 @@ export function BatchPage() {
             {BATCH_ORIGIN_WORDS[batch.origin]}
           </Badge>
           <Badge variant="light" color="green">
-            {batch.staged} rows imported
+            {batch.staged === 1 ? "1 row imported" : `${batch.staged} rows imported`}
           </Badge>
           <Badge variant="light" color={batch.skipped_no_address > 0 ? "orange" : "gray"}>
             {batch.skipped_no_address} skipped: no address
@@ -46,8 +99,12 @@ export function BatchPage() {
           </Badge>
         </Group>
         <Text size="sm" c="dimmed">
-          Skipped rows are not kept: only their count. Each imported address was located before it was stored.
+          Each imported address was located on the map before it was stored.
         </Text>
+        <SkippedRows batch={batch} />
+        <Title order={2} size="h4">
+          Imported rows
+        </Title>
         <ScrollTable label="Rows of this batch" minWidth={960}>
           <Table striped>
             <Table.Thead>
