@@ -274,6 +274,8 @@ export interface CapUsage {
   mailing_hold_minutes: number;
   organization: CapUse;
   automations: (CapUse & { automation_id: string; name: string; paused_by_cap: boolean })[];
+  /** Cards of mailings (past customers), which have no automation: counted by the organization's caps only. */
+  mailings: { cards: number; cents: number };
 }
 
 /**
@@ -299,6 +301,13 @@ export async function capUsageThisMonth(db: Queryable, orgId: string, now: Date)
         WHERE a.org_id = ${orgId}::uuid ORDER BY a.name, a.id`,
   );
   const shown = automations.filter((automation) => automation.capped || used.has(automation.id));
+  const organization = used.get(ORG_SCOPE) ?? { cards: 0, cents: 0 };
+  // Every card counts at the organization; an automation's counts at its automation too.
+  const byAutomations = usage.filter((row) => row.automation_id !== ORG_SCOPE);
+  const mailings = {
+    cards: organization.cards - byAutomations.reduce((sum, row) => sum + row.cards, 0),
+    cents: organization.cents - byAutomations.reduce((sum, row) => sum + Number(row.cents), 0),
+  };
   return {
     month,
     frequency_cap_days: settings.frequency_cap_days,
@@ -307,8 +316,9 @@ export async function capUsageThisMonth(db: Queryable, orgId: string, now: Date)
     organization: {
       monthly_card_cap: settings.monthly_card_cap,
       monthly_spend_cap_cents: settings.monthly_spend_cap_cents,
-      ...(used.get(ORG_SCOPE) ?? { cards: 0, cents: 0 }),
+      ...organization,
     },
+    mailings,
     automations: await Promise.all(
       shown.map(async (automation) => {
         const safety = await getAutomationMailSafety(db, automation.id, now);

@@ -170,6 +170,18 @@ describe(`app API: reactivation mailings from past jobs (${databaseLabel})`, () 
     );
     assert.equal(reactivation?.cards_mailed, 2, JSON.stringify(revenue.body.by_automation));
     assert.equal(reactivation.automation_id, null);
+    const safety = (await owner.browser.request("GET", "/app/api/v1/mail-safety")).body;
+    assert.equal(safety.mailings.cards, 2, "the mailing's cards, counted at the organization only");
+    const automationCards = safety.automations.reduce(
+      (sum: number, row: { cards: number }) => sum + row.cards,
+      0,
+    );
+    assert.equal(safety.organization.cards, automationCards + safety.mailings.cards, "the boxes add up");
+    const automationCents = safety.automations.reduce(
+      (sum: number, row: { cents: number }) => sum + row.cents,
+      0,
+    );
+    assert.equal(safety.organization.cents, automationCents + safety.mailings.cents);
   });
 
   test("Mail's filter for reactivation mailings lists their cards, and no card of other mail", async () => {

@@ -270,4 +270,16 @@ describe("customers and reactivation mailings in the browser", () => {
     ]);
     await checkBothWidths("past-jobs-batch-skipped");
   });
+
+  it("the Overview's mail safety shows the mailing's cards beside the automations', so the boxes add up", async () => {
+    await waitUntil(async () => {
+      await open("/", "Overview");
+      const safety = page.getByRole("region", { name: /Mail safety in/ });
+      return (await safety.getByText("Mailings to past customers").count()) === 1;
+    }, "the mailing's cards are counted once sent to print");
+    const box = page.getByText("Mailings to past customers").locator("xpath=..");
+    assert.match(await box.innerText(), /^2 cards sent to print$/m);
+    assert.match(await box.innerText(), /count against the organization's caps only/);
+    await checkBothWidths("overview-mailings");
+  });
 });

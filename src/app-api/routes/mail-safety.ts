@@ -132,6 +132,19 @@ const MailSafetyOverview = Type.Object(
       ),
       { description: "Automations with a cap of their own or cards this month." },
     ),
+    mailings: Type.Object(
+      {
+        cards: Type.Integer({
+          description: "Cards of mailings to past customers handed to print this month.",
+        }),
+        cents: Type.Integer({ description: "Their cost." }),
+      },
+      {
+        additionalProperties: false,
+        description:
+          "Mailings have no automation: their cards count against the organization's caps only, so the organization's count is the automations' and these.",
+      },
+    ),
     awaiting_approval: Type.Integer(),
   },
   { additionalProperties: false },

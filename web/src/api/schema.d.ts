@@ -4986,6 +4986,13 @@ export interface operations {
               /** @description Their cost at the profile's cost per card. */
               cents: number;
             }[];
+            /** @description Mailings have no automation: their cards count against the organization's caps only, so the organization's count is the automations' and these. */
+            mailings: {
+              /** @description Cards of mailings to past customers handed to print this month. */
+              cards: number;
+              /** @description Their cost. */
+              cents: number;
+            };
             awaiting_approval: number;
           };
         };
@@ -5097,6 +5104,13 @@ export interface operations {
               /** @description Their cost at the profile's cost per card. */
               cents: number;
             }[];
+            /** @description Mailings have no automation: their cards count against the organization's caps only, so the organization's count is the automations' and these. */
+            mailings: {
+              /** @description Cards of mailings to past customers handed to print this month. */
+              cards: number;
+              /** @description Their cost. */
+              cents: number;
+            };
             awaiting_approval: number;
           };
         };

@@ -1,7 +1,13 @@
 import { Badge, Card, Group, Progress, SimpleGrid, Stack, Text, Title } from "@mantine/core";
 import { useQuery } from "@tanstack/react-query";
-import { capInWords, capPercent, mailSafetyQuery, reviewInApprovals } from "../../api/mail-safety.ts";
-import { formatMonth } from "../../ui/format.ts";
+import {
+  capInWords,
+  capPercent,
+  formatCents,
+  mailSafetyQuery,
+  reviewInApprovals,
+} from "../../api/mail-safety.ts";
+import { count, formatMonth } from "../../ui/format.ts";
 import { AnchorLink } from "../../ui/links.tsx";
 import { LoadError, Loading } from "../../ui/states.tsx";
 
@@ -44,7 +50,7 @@ export function CapsOverview() {
   const safety = useQuery(mailSafetyQuery());
   if (safety.isPending) return <Loading label="Loading the monthly caps" />;
   if (safety.isError) return <LoadError error={safety.error} retry={() => safety.refetch()} />;
-  const { organization, automations, awaiting_approval, frequency_cap_days, month } = safety.data;
+  const { organization, automations, mailings, awaiting_approval, frequency_cap_days, month } = safety.data;
   return (
     <section aria-labelledby="caps-heading">
       <Title order={2} size="h3" id="caps-heading" mb="sm">
@@ -69,6 +75,22 @@ export function CapsOverview() {
             <CapMeter label={automation.name} use={automation} paused={automation.paused_by_cap} />
           </Card>
         ))}
+        {mailings.cards > 0 && (
+          <Card withBorder>
+            <Stack gap={4}>
+              <Text size="sm" fw={600}>
+                Mailings to past customers
+              </Text>
+              <Text size="sm">
+                {count(mailings.cards, "card")}
+                {mailings.cents > 0 ? ` (${formatCents(mailings.cents)})` : ""} sent to print
+              </Text>
+              <Text size="xs" c="dimmed">
+                They count against the organization's caps only.
+              </Text>
+            </Stack>
+          </Card>
+        )}
         <Card withBorder>
           <Stack gap={4}>
             <Text size="sm" fw={600}>
