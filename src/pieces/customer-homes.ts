@@ -2,7 +2,7 @@ import { type Queryable, queryRows, sql } from "../db/database.ts";
 import { sameHomeKeys, stopFollowUpsOfUnmailed } from "./follow-ups.ts";
 import { WAITING } from "./piece-updates.ts";
 
-export const SUPPRESSED_REASON = "the address is a registered customer of the organization";
+export const SUPPRESSED_REASON = "the home is a registered customer on your Customers list";
 
 const at = (date: Date) => sql`${date.toISOString()}::timestamptz`;
 

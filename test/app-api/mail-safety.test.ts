@@ -118,6 +118,7 @@ describe(`app API: mail safety controls (${databaseLabel})`, () => {
     assert.equal(set.body.frequency_cap_days, 45);
     const seen = await member.browser.request("GET", "/app/api/v1/mail-safety");
     assert.equal(seen.body.organization.monthly_card_cap, 500);
+    assert.equal(seen.body.address_checker, "offline", "Settings words the levels for the check that runs");
     const elsewhere = await otherOwner.browser.request("GET", "/app/api/v1/mail-safety");
     assert.equal(elsewhere.body.organization.monthly_card_cap, null, "another org's settings are its own");
     assert.equal(elsewhere.body.frequency_cap_days, 30);

@@ -85,7 +85,7 @@ describe(`a home that becomes a customer stops its waiting cards (${databaseLabe
     assert.deepEqual(added.body, { added: 1, total: 1, stopped_cards: 1 });
     const suppressed = await pieceOf(card);
     assert.equal(suppressed.status, "suppressed");
-    assert.equal(suppressed.status_reason, "the address is a registered customer of the organization");
+    assert.equal(suppressed.status_reason, "the home is a registered customer on your Customers list");
     const left = await awaiting();
     assert.equal(left.includes(card), false, "the card is no longer in Approvals");
     assert.ok(left.includes(other), "another home's card still waits");

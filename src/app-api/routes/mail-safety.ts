@@ -146,6 +146,10 @@ const MailSafetyOverview = Type.Object(
       },
     ),
     awaiting_approval: Type.Integer(),
+    address_checker: Type.Union([Type.Literal("offline"), Type.Literal("usps")], {
+      description:
+        "Who checks addresses before print on this deployment: `offline` (Porchlight's own checks of the ZIP, state, city and house number) or `usps` (USPS address verification through Lob, ADDRESS_VERIFIER=lob).",
+    }),
   },
   { additionalProperties: false },
 );
@@ -205,6 +209,7 @@ export function registerMailSafetyRoutes(app: FastifyInstance, ctx: AppApiContex
   const overview = async (orgId: string) => ({
     ...(await capUsageThisMonth(db, orgId, clock.now())),
     awaiting_approval: await countAwaitingApproval(db, orgId),
+    address_checker: ctx.config.addressVerifier === "lob" ? ("usps" as const) : ("offline" as const),
   });
 
   r.get(

@@ -4994,6 +4994,8 @@ export interface operations {
               cents: number;
             };
             awaiting_approval: number;
+            /** @description Who checks addresses before print on this deployment: `offline` (Porchlight's own checks of the ZIP, state, city and house number) or `usps` (USPS address verification through Lob, ADDRESS_VERIFIER=lob). */
+            address_checker: "offline" | "usps";
           };
         };
       };
@@ -5112,6 +5114,8 @@ export interface operations {
               cents: number;
             };
             awaiting_approval: number;
+            /** @description Who checks addresses before print on this deployment: `offline` (Porchlight's own checks of the ZIP, state, city and house number) or `usps` (USPS address verification through Lob, ADDRESS_VERIFIER=lob). */
+            address_checker: "offline" | "usps";
           };
         };
       };

@@ -18,27 +18,51 @@ import {
 
 type VerificationLevel = MailSafety["address_verification"];
 
-/** The address check's levels, in plain words (the server's descriptions say the same). */
-const VERIFICATION_LEVELS: { value: VerificationLevel; label: string; description: string }[] = [
+type AddressChecker = MailSafety["address_checker"];
+
+/**
+ * The address check's levels, in plain words for the check this service runs (the server's
+ * descriptions say the same): its own offline checks, or USPS's.
+ */
+const VERIFICATION_LEVELS: {
+  value: VerificationLevel;
+  label: string;
+  description: Record<AddressChecker, string>;
+}[] = [
   {
     value: "strict",
     label: "Strict",
-    description:
-      "Only addresses that check out completely: a house number, and a ZIP that exists, is in the state written and belongs to the city written. With Lob's address check, only addresses USPS confirms as written.",
+    description: {
+      offline:
+        "Only addresses that check out completely: a house number, and a ZIP that exists, is in the state written and belongs to the city written.",
+      usps: "Only addresses USPS confirms as written.",
+    },
   },
   {
     value: "normal",
     label: "Normal (recommended)",
-    description:
-      "Stops cards no carrier can deliver: no house number, a ZIP that does not exist or is in another state, or a city that is another town than the ZIP's. With Lob's address check, also a missing or wrong apartment number.",
+    description: {
+      offline:
+        "Stops cards no carrier can deliver: no house number, a ZIP that does not exist or is in another state, or a city that is another town than the ZIP's.",
+      usps: "Stops cards USPS cannot deliver, including a missing or wrong apartment number.",
+    },
   },
   {
     value: "relaxed",
     label: "Relaxed",
-    description:
-      "Stops only addresses that are surely wrong: a ZIP that does not exist or is in another state, or no ZIP and no known city. With Lob's address check, only addresses USPS says it cannot deliver.",
+    description: {
+      offline:
+        "Stops only addresses that are surely wrong: a ZIP that does not exist or is in another state, or no ZIP and no known city.",
+      usps: "Stops only addresses USPS says it cannot deliver.",
+    },
   },
 ];
+
+const CHECKER_WORDS: Record<AddressChecker, string> = {
+  offline:
+    "Every card's address is checked before it is printed; a card that fails is not printed or paid for, and Mail shows why.",
+  usps: "Every card's address is checked with USPS before it is printed; a card that fails is not printed or paid for, and Mail shows why.",
+};
 
 /** Settings → Mail safety: the organization's monthly cap, the frequency cap per home and the address check (owners change them). */
 export function OrgSafetyPanel({ canEdit }: { canEdit: boolean }) {
@@ -121,7 +145,7 @@ function OrgSafetyForm({ safety, canEdit }: { safety: MailSafety; canEdit: boole
         />
         <Radio.Group
           label="Address check before print"
-          description="Every card's address is checked before it is printed; a card that fails is not printed or paid for, and Mail shows why."
+          description={CHECKER_WORDS[safety.address_checker]}
           value={level}
           onChange={(value) => setLevel(value as VerificationLevel)}
         >
@@ -131,7 +155,7 @@ function OrgSafetyForm({ safety, canEdit }: { safety: MailSafety; canEdit: boole
                 key={option.value}
                 value={option.value}
                 label={option.label}
-                description={option.description}
+                description={option.description[safety.address_checker]}
                 disabled={!canEdit}
               />
             ))}

@@ -19,7 +19,7 @@ export function NeighbourCoverage() {
       </Title>
       {zips.length === 0 ? (
         <Text size="sm">
-          None are loaded yet, so neighbor automations find no homes. Ask your Porchlight operator to load the
+          None are loaded yet, so neighbor automations find no homes. Ask Porchlight support to load the
           addresses of the area you serve.
         </Text>
       ) : (

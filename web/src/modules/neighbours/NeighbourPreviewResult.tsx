@@ -21,7 +21,7 @@ function AreaCoverageLine({ area }: { area: DryRunAnswer["area"] }) {
     <Text size="sm">
       {area.homes_loaded > 0
         ? `Neighbor addresses are loaded for ZIP ${area.zip} (${homes(area.homes_loaded)}).`
-        : `No neighbor addresses are loaded for ZIP ${area.zip}: ask your Porchlight operator to load the county's addresses.`}
+        : `No neighbor addresses are loaded for ZIP ${area.zip}: ask Porchlight support to load the county's addresses.`}
     </Text>
   );
 }
