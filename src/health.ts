@@ -14,9 +14,6 @@ function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
   return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
 }
 
-/** Where the process is in its life, as far as taking new traffic goes. */
-export type Readiness = "starting" | "ready" | "draining";
-
 /**
  * Liveness (the process answers) and readiness (started, not stopping, and the database answers
  * within 2 s).

@@ -28,7 +28,6 @@ import { retryWhileUnavailable } from "./db/retry-while-unavailable.ts";
 import { compileWasmWithOptimizingTier } from "./db/wasm-compilation.ts";
 import { briefCause, systemErrorReason } from "./errors.ts";
 import { startEventLoopDelayReport } from "./event-loop-delay.ts";
-import type { Readiness } from "./health.ts";
 import { createMetrics, measuredRenderer } from "./http/metrics.ts";
 import { JOBS_READY_CHANNEL } from "./jobs/queue.ts";
 import {
@@ -40,6 +39,7 @@ import {
 import { createLogger, createStdoutDestination } from "./logger.ts";
 import { createMailer } from "./mail/mailer.ts";
 import { createRenderPool } from "./render/renderer.ts";
+import type { Readiness } from "./services.ts";
 
 type Role = "all" | "api" | "worker";
 

@@ -7,7 +7,6 @@ import type { Config } from "./config.ts";
 import type { Backups } from "./db/backups.ts";
 import type { Database, Queryable } from "./db/database.ts";
 import type { Geocoder } from "./geo/geocoder.ts";
-import type { Readiness } from "./health.ts";
 import type { Metrics } from "./http/metrics.ts";
 import type { HomeImagery } from "./imagery/home-imagery.ts";
 import type { RateLimiter } from "./limits/rate-limiter.ts";
@@ -23,6 +22,9 @@ import type { TargetGuard } from "./webhooks/target-guard.ts";
  * What route modules receive: the app's dependencies plus the few stateful services shared by
  * several endpoint groups. Each domain builds its own services from these where it lives.
  */
+/** Where the process is in its life, as far as taking new traffic goes (/readyz answers 200 only when ready). */
+export type Readiness = "starting" | "ready" | "draining";
+
 export interface Services {
   config: Config;
   database: Database;
