@@ -55,6 +55,11 @@ const leadFields = {
   }),
 };
 
+const CardWon = Type.Boolean({
+  description:
+    "A won deal is credited to the card this lead answered (reported by the CRM, or marked won here): Leads shows Won whoever reported it.",
+});
+
 export const LeadListItem = Type.Object(
   {
     ...leadFields,
@@ -62,10 +67,7 @@ export const LeadListItem = Type.Object(
       description:
         "New: a landing-page lead no member has opened in the app yet (Overview counts them); opening the lead (GET /leads/{id}) makes it false.",
     }),
-    card_won: Type.Boolean({
-      description:
-        "A won deal is credited to the card this lead answered (reported by the CRM, or marked won here): Leads shows Won whoever reported it.",
-    }),
+    card_won: CardWon,
   },
   { additionalProperties: false },
 );
@@ -82,6 +84,7 @@ export const LeadDetail = Type.Object(
     ...leadFields,
     message: Type.String(),
     crm_record_id: NullableString(),
+    card_won: CardWon,
     home_won_deals: Type.Array(HomeWonDeal, {
       description:
         "Won deals Revenue already has at the lead's home or on its card from something else than this lead (the CRM, another lead), newest first, at most 5: the job may be counted already.",
@@ -307,7 +310,7 @@ export async function getLead(db: Queryable, orgId: string, leadId: string): Pro
   if (!isUuid(leadId)) return undefined;
   const row = await queryOne<LeadRow>(
     db,
-    sql`SELECT ${LEAD_COLUMNS} ${LEAD_JOINS} WHERE l.org_id = ${orgId}::uuid AND l.id = ${leadId}::uuid`,
+    sql`SELECT ${LEAD_COLUMNS}, ${CARD_WON} ${LEAD_JOINS} WHERE l.org_id = ${orgId}::uuid AND l.id = ${leadId}::uuid`,
   );
   if (!row) return undefined;
   const [deliveries, won, homeWonDeals] = await Promise.all([
@@ -322,6 +325,7 @@ export async function getLead(db: Queryable, orgId: string, leadId: string): Pro
     ...leadSummary(row, deliveries.get(row.id) ?? []),
     message: row.message,
     crm_record_id: row.crm_record_id,
+    card_won: row.card_won === true,
     won,
     home_won_deals: homeWonDeals,
     answers: (fields ?? []).map((field) => ({

@@ -38,6 +38,13 @@ export const HomeWonDeal = Type.Object(
     deal_name: NullableString(),
     amount: Type.Union([Type.Number(), Type.Null()]),
     closed_on: Type.Union([Type.String({ format: "date" }), Type.Null()]),
+    on_this_card: Type.Boolean({
+      description: "The deal is credited to the card this lead answered (not only at the same home).",
+    }),
+    reported_by: Type.Union([Type.Literal("crm"), Type.Literal("another_lead")], {
+      description:
+        "crm: sent by the CRM or another system (POST /api/v1/conversions, HubSpot); another_lead: another lead of the home marked won in the app.",
+    }),
   },
   { additionalProperties: false },
 );
@@ -160,9 +167,14 @@ export async function otherWonDealsAtHome(
     deal_name: string | null;
     amount: string | null;
     deal_date: Date | string | null;
+    on_this_card: boolean;
+    from_lead: boolean;
   }>(
     db,
-    sql`SELECT deal_name, deal_amount::text AS amount, deal_date FROM conversions
+    sql`SELECT deal_name, deal_amount::text AS amount, deal_date,
+               (${lead.piece_id}::uuid IS NOT NULL AND piece_id IS NOT DISTINCT FROM ${lead.piece_id}::uuid) AS on_this_card,
+               starts_with(idempotency_key, ${wonDealKeyOf("")}) AS from_lead
+        FROM conversions
         WHERE org_id = ${orgId}::uuid AND (normalized_address = ${normalizeAddress(lead.full_address)}${onCard})
           AND idempotency_key <> ${wonDealKeyOf(lead.id)}
         ORDER BY COALESCE(deal_date, created_at) DESC, id DESC LIMIT ${HOME_DEALS_SHOWN}`,
@@ -171,5 +183,7 @@ export async function otherWonDealsAtHome(
     deal_name: row.deal_name,
     amount: row.amount === null ? null : Number(row.amount),
     closed_on: row.deal_date === null ? null : new Date(row.deal_date).toISOString().slice(0, 10),
+    on_this_card: row.on_this_card,
+    reported_by: row.from_lead ? ("another_lead" as const) : ("crm" as const),
   }));
 }

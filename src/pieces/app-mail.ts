@@ -53,6 +53,17 @@ const pieceFields = {
         "When a follow-up card is due: its delay after the first card's mailing (estimated from its scheduling until the first card is handed to the printer).",
     }),
   ),
+  first_card_status: Nullable(
+    Type.Unsafe<PieceStatus>(
+      Type.Union(
+        PIECE_STATUSES.map((status) => Type.Literal(status)),
+        {
+          description:
+            "A follow-up card's first card's status (null on a first card): until the first card goes to print (queued, held, awaiting_approval, capped), scheduled_for is an estimate.",
+        },
+      ),
+    ),
+  ),
   thumbnail_url: Type.String({
     description: "A small PNG of the card's front, 160 px wide (same-origin, session cookie).",
   }),
@@ -225,6 +236,7 @@ interface PieceRow {
   status_updated_at: Date | string | null;
   sequence_step: number | null;
   scheduled_for: Date | string | null;
+  first_card_status: PieceStatus | null;
 }
 
 const asDate = (value: Date | string | null) => (value === null ? null : new Date(value));
@@ -245,11 +257,12 @@ export const versionedProofUrl = (pieceId: string, side: "front" | "back", versi
 const PIECE_COLUMNS = sql`p.id, p.status, p.status_reason, p.recipient_name, p.address, c.automation_id,
   a.name AS automation_name, p.campaign_id, c.name AS campaign_name, p.created_at,
   ${cursorTime(sql`p.created_at`)} AS cursor_at,
-  p.mailed_at, p.status_updated_at, p.sequence_step, p.scheduled_for`;
+  p.mailed_at, p.status_updated_at, p.sequence_step, p.scheduled_for, f.status AS first_card_status`;
 
 const PIECE_JOINS = sql`FROM mail_pieces p
   JOIN campaigns c ON c.org_id = p.org_id AND c.id = p.campaign_id
-  LEFT JOIN automations a ON a.org_id = c.org_id AND a.id = c.automation_id`;
+  LEFT JOIN automations a ON a.org_id = c.org_id AND a.id = c.automation_id
+  LEFT JOIN mail_pieces f ON f.org_id = p.org_id AND f.id = p.sequence_first_piece_id AND p.sequence_step IS NOT NULL`;
 
 function listItem(row: PieceRow): MailPieceListItem {
   return {
@@ -267,6 +280,7 @@ function listItem(row: PieceRow): MailPieceListItem {
     status_updated_at: iso(row.status_updated_at),
     sequence_step: row.sequence_step,
     scheduled_for: iso(row.scheduled_for),
+    first_card_status: row.first_card_status,
     thumbnail_url: proofUrl(row.id, "front", true),
   };
 }

@@ -93,8 +93,9 @@ describe(`app API: a lead marked won (${databaseLabel})`, () => {
     assert.equal(reported.body.matched, true, reported.text);
     const withCrmDeal = await member.browser.request("GET", `/app/api/v1/leads/${leadId}`);
     assert.deepEqual(withCrmDeal.body.home_won_deals, [
-      { deal_name: "Gutters", amount: 4250, closed_on: today() },
+      { deal_name: "Gutters", amount: 4250, closed_on: today(), on_this_card: true, reported_by: "crm" },
     ]);
+    assert.equal(withCrmDeal.body.card_won, true, "the lead's page says what its list row says");
     assert.deepEqual(withCrmDeal.body.won, won.body.won);
   });
 
@@ -111,7 +112,13 @@ describe(`app API: a lead marked won (${databaseLabel})`, () => {
     assert.equal(opened.status, 200, opened.text);
     assert.equal(opened.body.won, null);
     assert.deepEqual(opened.body.home_won_deals, [
-      { deal_name: "Ned Flanders", amount: 18500, closed_on: today() },
+      {
+        deal_name: "Ned Flanders",
+        amount: 18500,
+        closed_on: today(),
+        on_this_card: true,
+        reported_by: "another_lead",
+      },
     ]);
   });
 

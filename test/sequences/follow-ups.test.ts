@@ -32,6 +32,7 @@ interface ListedPiece {
   status_reason: string | null;
   sequence_step: number | null;
   scheduled_for: string | null;
+  first_card_status?: string | null;
   mailed_at: string | null;
 }
 
@@ -221,6 +222,9 @@ describe(`sequences: follow-up cards that stop when the home answers (${database
     const inApp = (listed.body.pieces as ListedPiece[]).find((piece) => piece.id === followUps[0]!.id);
     assert.equal(inApp?.scheduled_for, followUps[0]!.scheduled_for);
     assert.equal(inApp?.sequence_step, 1);
+    assert.equal(inApp?.first_card_status, "mailed", "its day counts from a first card gone to print");
+    const firstInApp = await owner.browser.request("GET", `/app/api/v1/pieces/${first.id}`);
+    assert.equal(firstInApp.body.first_card_status, null, "a first card has none");
     assert.equal(
       inApp?.status_reason,
       "Follow-up card 1: mailed 14 days after the first card, unless the home answers first",

@@ -45,16 +45,6 @@ export const stepLabel = (step: Piece["timeline"][number]["step"]) =>
   step === "rendered" ? "Print file ready" : PIECE_STATUS[step].label;
 
 /**
- * When the card was mailed; for a follow-up still scheduled, the day it is due ("Not yet, due Dec 19,
- * 2026": a day, as its time follows the first card's mailing), rather than a dash beside its reason
- * "mailed 14 days after the first card".
- */
-export const mailedOrDue = (piece: Pick<PieceSummary, "status" | "mailed_at" | "scheduled_for">) =>
-  piece.status === "scheduled" && piece.scheduled_for
-    ? `Not yet, due ${formatDay(piece.scheduled_for)}`
-    : formatDateTime(piece.mailed_at);
-
-/**
  * The Automation filter's entry for reactivation mailings (sent from past jobs, no automation): the
  * list's Automation column names them by the mailing's own name.
  */

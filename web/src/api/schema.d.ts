@@ -4727,11 +4727,17 @@ export interface operations {
             won_on: string | null;
             message: string;
             crm_record_id: string | null;
+            /** @description A won deal is credited to the card this lead answered (reported by the CRM, or marked won here): Leads shows Won whoever reported it. */
+            card_won: boolean;
             /** @description Won deals Revenue already has at the lead's home or on its card from something else than this lead (the CRM, another lead), newest first, at most 5: the job may be counted already. */
             home_won_deals: {
               deal_name: string | null;
               amount: number | null;
               closed_on: string | null;
+              /** @description The deal is credited to the card this lead answered (not only at the same home). */
+              on_this_card: boolean;
+              /** @description crm: sent by the CRM or another system (POST /api/v1/conversions, HubSpot); another_lead: another lead of the home marked won in the app. */
+              reported_by: "crm" | "another_lead";
             }[];
             /** @description The job won from this lead (Mark as won); null until then. */
             won: {
@@ -4863,11 +4869,17 @@ export interface operations {
             won_on: string | null;
             message: string;
             crm_record_id: string | null;
+            /** @description A won deal is credited to the card this lead answered (reported by the CRM, or marked won here): Leads shows Won whoever reported it. */
+            card_won: boolean;
             /** @description Won deals Revenue already has at the lead's home or on its card from something else than this lead (the CRM, another lead), newest first, at most 5: the job may be counted already. */
             home_won_deals: {
               deal_name: string | null;
               amount: number | null;
               closed_on: string | null;
+              /** @description The deal is credited to the card this lead answered (not only at the same home). */
+              on_this_card: boolean;
+              /** @description crm: sent by the CRM or another system (POST /api/v1/conversions, HubSpot); another_lead: another lead of the home marked won in the app. */
+              reported_by: "crm" | "another_lead";
             }[];
             /** @description The job won from this lead (Mark as won); null until then. */
             won: {
@@ -6093,6 +6105,26 @@ export interface operations {
               status_updated_at: string | null;
               sequence_step: number | null;
               scheduled_for: string | null;
+              first_card_status:
+                | (
+                    | "queued"
+                    | "held"
+                    | "awaiting_approval"
+                    | "capped"
+                    | "submitted"
+                    | "mailed"
+                    | "in_transit"
+                    | "delivered"
+                    | "returned"
+                    | "suppressed"
+                    | "failed"
+                    | "skipped"
+                    | "cancelled"
+                    | "undeliverable"
+                    | "scheduled"
+                    | "held_out"
+                  )
+                | null;
               /** @description A small PNG of the card's front, 160 px wide (same-origin, session cookie). */
               thumbnail_url: string;
             }[];
@@ -6201,6 +6233,26 @@ export interface operations {
             status_updated_at: string | null;
             sequence_step: number | null;
             scheduled_for: string | null;
+            first_card_status:
+              | (
+                  | "queued"
+                  | "held"
+                  | "awaiting_approval"
+                  | "capped"
+                  | "submitted"
+                  | "mailed"
+                  | "in_transit"
+                  | "delivered"
+                  | "returned"
+                  | "suppressed"
+                  | "failed"
+                  | "skipped"
+                  | "cancelled"
+                  | "undeliverable"
+                  | "scheduled"
+                  | "held_out"
+                )
+              | null;
             /** @description A small PNG of the card's front, 160 px wide (same-origin, session cookie). */
             thumbnail_url: string;
             /** @description SVG of the card's front (same-origin, session cookie). */

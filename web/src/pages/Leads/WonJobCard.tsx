@@ -21,6 +21,7 @@ import { dealAmount, formatCalendarDay } from "../../ui/format.ts";
 import { AnchorLink } from "../../ui/links.tsx";
 import { sayOnFields } from "../../ui/refusal-on-fields.ts";
 import { useSingleFlight } from "../../ui/single-flight.ts";
+import { cardWonHeadline, dealsOnThisCard, dealWords, type HomeWonDeal } from "./card-won.ts";
 
 /** The server's ceiling (attribution/lead-won.ts WON_AMOUNT_MAX): more is a typo of zeros. */
 const AMOUNT_MAX = 10_000_000;
@@ -44,13 +45,62 @@ const localDay = (at: number) => {
 /**
  * Job won: a contractor without a CRM connection records the job a lead became, and Revenue credits
  * the card that brought it; once won, the day, the amount and the card credited, and the amount can
- * be changed.
+ * be changed. A lead whose card already has a won deal (the CRM reported it, as Leads' Won says) is
+ * said to be won, with that deal, and not offered to be recorded again: it would count the job twice.
  */
 export function WonJobCard({ lead }: { lead: Lead }) {
   return (
     <DetailCard title="Job won">
-      {lead.won ? <WonJobFacts lead={lead} won={lead.won} /> : <MarkWonForm lead={lead} />}
+      {lead.won ? (
+        <WonJobFacts lead={lead} won={lead.won} />
+      ) : lead.piece_id && dealsOnThisCard(lead).length > 0 ? (
+        <CardAlreadyWon lead={lead} pieceId={lead.piece_id} deals={dealsOnThisCard(lead)} />
+      ) : (
+        <MarkWonForm lead={lead} />
+      )}
     </DetailCard>
+  );
+}
+
+/** The lead's card has a won deal already (the CRM's, or another lead's): said, not offered again. */
+function CardAlreadyWon({ lead, pieceId, deals }: { lead: Lead; pieceId: string; deals: HomeWonDeal[] }) {
+  const cardName = lead.automation_name ?? lead.campaign_name ?? "the card this lead answered";
+  return (
+    <Stack gap={6}>
+      <Group gap="xs">
+        <Badge color="green" variant="light">
+          Won
+        </Badge>
+      </Group>
+      <Text size="sm" fw={600}>
+        {cardWonHeadline(deals)}
+      </Text>
+      {deals.length === 1 ? (
+        <DetailField label="Deal">{dealWords(deals[0]!)}</DetailField>
+      ) : (
+        <div>
+          <Text size="sm" fw={700}>
+            Deals:
+          </Text>
+          <List size="sm">
+            {deals.map((deal, index) => (
+              // biome-ignore lint/suspicious/noArrayIndexKey: the deals of one answer, never reordered
+              <List.Item key={index}>{dealWords(deal)}</List.Item>
+            ))}
+          </List>
+        </div>
+      )}
+      <DetailField label="Revenue">
+        Counted toward{" "}
+        <AnchorLink to="/mail/$pieceId" params={{ pieceId }}>
+          {cardName}
+        </AnchorLink>
+      </DetailField>
+      <Text size="sm" c="dimmed">
+        Revenue counts this job already, so there is nothing to record here: marking the lead won too would
+        count it twice. The home is one of your customers: no more cards are mailed to it.
+      </Text>
+    </Stack>
   );
 }
 

@@ -4,7 +4,6 @@ import { getRouteApi } from "@tanstack/react-router";
 import { type RefObject, useRef } from "react";
 import { automationListQuery } from "../../api/automations.ts";
 import {
-  mailedOrDue,
   PIECE_STATUS,
   PIECE_STATUSES,
   type PieceFilters,
@@ -20,6 +19,7 @@ import { usePhoneWidth } from "../../ui/phone-width.ts";
 import { ScrollTable } from "../../ui/ScrollTable.tsx";
 import { useStagedRows } from "../../ui/staged-rows.tsx";
 import { EmptyState, LoadError, Loading, PageHeader } from "../../ui/states.tsx";
+import { mailedOrDueWords } from "./follow-up-due.ts";
 import { PieceStatusBadge } from "./PieceStatusBadge.tsx";
 
 const route = getRouteApi("/signed-in/mail");
@@ -267,7 +267,7 @@ function PieceRows({ pieces, phone }: { pieces: PieceSummary[]; phone: boolean }
           {!phone && <Table.Td>{piece.address}</Table.Td>}
           <Table.Td>{piece.automation_name ?? piece.campaign_name}</Table.Td>
           <Table.Td>{formatDateTime(piece.created_at)}</Table.Td>
-          <Table.Td>{mailedOrDue(piece)}</Table.Td>
+          <Table.Td>{mailedOrDueWords(piece, piece.first_card_status ?? undefined)}</Table.Td>
         </Table.Tr>
       ))}
     </Table.Tbody>

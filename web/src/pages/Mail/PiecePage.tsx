@@ -15,14 +15,7 @@ import { useQuery } from "@tanstack/react-query";
 import { getRouteApi } from "@tanstack/react-router";
 import { useRef } from "react";
 import { attributionWords } from "../../api/leads.ts";
-import {
-  mailedOrDue,
-  PIECE_STATUS,
-  type Piece,
-  type PieceStatusTone,
-  pieceQuery,
-  stepLabel,
-} from "../../api/mail.ts";
+import { PIECE_STATUS, type Piece, type PieceStatusTone, pieceQuery, stepLabel } from "../../api/mail.ts";
 import { PieceSafetyActions } from "../../modules/mail-safety/PieceSafetyActions.tsx";
 import { DetailCard, DetailField } from "../../ui/DetailCard.tsx";
 import { useFocusWhenGone } from "../../ui/focus.ts";
@@ -30,14 +23,13 @@ import {
   dealAmount,
   formatCalendarDay,
   formatDateTime,
-  formatDay,
   readableReason,
   recipientOf,
 } from "../../ui/format.ts";
 import { AnchorLink } from "../../ui/links.tsx";
 import { ScrollTable } from "../../ui/ScrollTable.tsx";
 import { LoadError, Loading, PageHeader } from "../../ui/states.tsx";
-import { followUpDue } from "./follow-up-due.ts";
+import { followUpDue, mailedOrDueWords, sequenceCardDue } from "./follow-up-due.ts";
 import { PieceStatusBadge, TONE_COLORS } from "./PieceStatusBadge.tsx";
 
 const route = getRouteApi("/signed-in/mail/$pieceId");
@@ -172,7 +164,7 @@ function PieceDetails({ piece }: { piece: Piece }) {
               </DetailField>
             )}
             <DetailField label="Created">{formatDateTime(piece.created_at)}</DetailField>
-            <DetailField label="Mailed">{mailedOrDue(piece)}</DetailField>
+            <DetailField label="Mailed">{mailedOrDueWords(piece, firstCardOf(piece)?.status)}</DetailField>
             {piece.provider && (
               <DetailField label="Printer">{printerLabel(piece.provider, piece.provider_status)}</DetailField>
             )}
@@ -191,15 +183,20 @@ function PieceDetails({ piece }: { piece: Piece }) {
   );
 }
 
-/** When a card of a sequence was mailed or is due; nothing for one stopped or still before print. */
-function whenMailed(card: Piece["sequence"][number]): string {
+/**
+ * When a card of a sequence was mailed or is due (about, while the first card has not gone to print);
+ * nothing for one stopped or still before print.
+ */
+function whenMailed(card: Piece["sequence"][number], firstCardStatus: string | undefined): string {
   if (card.mailed_at) return `Mailed ${formatDateTime(card.mailed_at)}`;
-  if (card.status === "scheduled" && card.scheduled_for) return `Due ${formatDay(card.scheduled_for)}`;
+  if (card.status === "scheduled" && card.scheduled_for)
+    return sequenceCardDue(card.scheduled_for, firstCardStatus);
   return "";
 }
 
 /** What each card of one sequence has done or will do ("First card" then "Follow-up card N"), this card unlinked. */
 function SequenceCards({ piece }: { piece: Piece }) {
+  const firstCardStatus = firstCardOf(piece)?.status;
   return (
     <Box mb="lg">
       <DetailCard title="Cards of this sequence">
@@ -223,7 +220,7 @@ function SequenceCards({ piece }: { piece: Piece }) {
                   </Text>
                   <PieceStatusBadge status={card.status} size="sm" />
                   <Text size="sm" c="dimmed">
-                    {whenMailed(card)}
+                    {whenMailed(card, firstCardStatus)}
                   </Text>
                 </Group>
                 {/* A scheduled card's reason is the sentence above; a card on its way has none. */}
