@@ -1,7 +1,6 @@
 import { Button, Checkbox, Group, Image, Kbd, Paper, SimpleGrid, Stack, Text, Title } from "@mantine/core";
-import { notifications } from "@mantine/notifications";
 import { useQuery } from "@tanstack/react-query";
-import { useCallback, useEffect, useRef, useState } from "react";
+import { type RefObject, useCallback, useEffect, useRef, useState } from "react";
 import {
   type ApprovalCard,
   type Approvals,
@@ -13,9 +12,12 @@ import { CancelCardsDialog } from "../../modules/mail-safety/CancelCardsDialog.t
 import { focusIsLost, useFocusWhenGone } from "../../ui/focus.ts";
 import { formatDateTime, recipientOf } from "../../ui/format.ts";
 import { AnchorLink } from "../../ui/links.tsx";
+import { usePhoneWidth } from "../../ui/phone-width.ts";
 import { useSingleFlight } from "../../ui/single-flight.ts";
 import { useStagedRows } from "../../ui/staged-rows.tsx";
 import { EmptyState, LoadError, Loading, PageHeader } from "../../ui/states.tsx";
+import { HEADER_HEIGHT } from "../../ui/theme.ts";
+import { ActionStatus, approvedWords, cancelledWords, changedWords, type Said } from "./ActionStatus.tsx";
 
 /**
  * A tall screen's first screenful of cards (one and a bit at a laptop's width): rendered first, their
@@ -35,29 +37,6 @@ function isTyping(target: EventTarget | null): boolean {
   );
 }
 
-/** The toast for chosen cards edited since they were shown: they stay, with their new proofs. */
-function announceChanged(count: number) {
-  notifications.show({
-    color: "yellow",
-    title: count === 1 ? "A card changed" : `${count} cards changed`,
-    message: `${count === 1 ? "Its text or design was" : "Their text or design was"} edited after the proofs were drawn, so ${
-      count === 1 ? "it was" : "they were"
-    } not approved. Look at the new proof${count === 1 ? "" : "s"} and approve again.`,
-  });
-}
-
-/** The toast after cards were approved or cancelled. */
-function announce(action: "approve" | "cancel", count: number) {
-  notifications.show({
-    color: "green",
-    title: action === "approve" ? "Approved" : "Cancelled",
-    message:
-      action === "approve"
-        ? `${count} card${count === 1 ? "" : "s"} approved: on the way to print.`
-        : `${count} card${count === 1 ? "" : "s"} cancelled: ${count === 1 ? "it" : "they"} will not print.`,
-  });
-}
-
 /**
  * What an empty queue means: the cards of the automations asking for approval (named when one) will
  * wait here; when none asks, where to turn it on.
@@ -73,6 +52,10 @@ function nothingWaitingWords(asking: Approvals["automations_asking_approval"]): 
 
 export function ApprovalsPage() {
   const approvals = useQuery(approvalsQuery());
+  // What the last approve or cancel did, said in a line of the page above the queue rather than in a
+  // toast, which stood over the next card's proof. Kept here: it stays when the queue empties.
+  const [said, setSaid] = useState<Said[]>([]);
+  const statusLine = useRef<HTMLDivElement>(null);
   // The last card approved or cancelled took the focus with it (the queue is gone): the empty
   // state's heading takes it, so a screen reader says where the person is and Tab goes on from there.
   const emptyHeading = useRef<HTMLHeadingElement>(null);
@@ -83,6 +66,7 @@ export function ApprovalsPage() {
         title="Approvals"
         description="Cards of automations that ask for approval wait here. Approve them to print, or cancel them."
       />
+      <ActionStatus said={said} ref={statusLine} />
       {approvals.isPending && <Loading label="Loading the cards to approve" />}
       {approvals.isError && <LoadError error={approvals.error} retry={() => approvals.refetch()} />}
       {approvals.isSuccess &&
@@ -91,13 +75,45 @@ export function ApprovalsPage() {
             {nothingWaitingWords(approvals.data.automations_asking_approval)}
           </EmptyState>
         ) : (
-          <ApprovalQueue cards={approvals.data.pieces} total={approvals.data.total} />
+          <ApprovalQueue
+            cards={approvals.data.pieces}
+            total={approvals.data.total}
+            onDone={setSaid}
+            statusLine={statusLine}
+          />
         ))}
     </>
   );
 }
 
-function ApprovalQueue({ cards, total }: { cards: ApprovalCard[]; total: number }) {
+/**
+ * The card that took the place of one approved or cancelled shows from its top: where the view has
+ * scrolled past it (a phone, whose Approve sits under the proof) or not reached it (a key pressed on
+ * a card out of sight), its top comes to just under the fixed header, so its name and proof show
+ * before its buttons. The first card brings the status line above it too. Nothing moves while its
+ * top shows.
+ */
+function showFromTop(card: HTMLElement | null | undefined, index: number, statusLine: HTMLElement | null) {
+  const target = index === 0 && statusLine?.firstElementChild ? statusLine : card;
+  if (!target) return;
+  const below = HEADER_HEIGHT + 8;
+  const top = target.getBoundingClientRect().top;
+  if (top < below || top > window.innerHeight - below) window.scrollBy({ top: top - below });
+}
+
+function ApprovalQueue({
+  cards,
+  total,
+  onDone,
+  statusLine,
+}: {
+  cards: ApprovalCard[];
+  total: number;
+  /** Says what an approve or cancel did, in the page's status line. */
+  onDone: (said: Said[]) => void;
+  statusLine: RefObject<HTMLDivElement | null>;
+}) {
+  const phone = usePhoneWidth();
   const approve = useApprovePieces();
   const cancel = useCancelPieces();
   const [selected, setSelected] = useState<Set<string>>(new Set());
@@ -122,8 +138,10 @@ function ApprovalQueue({ cards, total }: { cards: ApprovalCard[]; total: number 
    */
   useEffect(() => {
     if (askingToCancel || lastFocused.current?.isConnected !== false || !focusIsLost()) return;
-    rows.current[Math.min(current, cards.length - 1)]?.focus();
-  }, [cards, current, askingToCancel]);
+    const index = Math.min(current, cards.length - 1);
+    rows.current[index]?.focus({ preventScroll: true });
+    showFromTop(rows.current[index], index, statusLine.current);
+  }, [cards, current, askingToCancel, statusLine]);
 
   /** A failure shows in the app's toast. One at a time: `a` pressed twice approves once. */
   const approveCards = useSingleFlight(async (ids: string[]) => {
@@ -131,9 +149,11 @@ function ApprovalQueue({ cards, total }: { cards: ApprovalCard[]; total: number 
     const shown = cards.filter((card) => ids.includes(card.id));
     const answer = await approve.mutateAsync(shown).catch(() => undefined);
     if (!answer) return;
+    const said: Said[] = [];
     if (answer.piece_ids.length > 0 || answer.changed_piece_ids.length === 0)
-      announce("approve", answer.piece_ids.length);
-    if (answer.changed_piece_ids.length > 0) announceChanged(answer.changed_piece_ids.length);
+      said.push(approvedWords(answer.piece_ids.length));
+    if (answer.changed_piece_ids.length > 0) said.push(changedWords(answer.changed_piece_ids.length));
+    onDone(said);
   });
 
   // Cancelling cannot be undone: a card's Cancel (and its key) and Cancel selected ask first.
@@ -145,7 +165,7 @@ function ApprovalQueue({ cards, total }: { cards: ApprovalCard[]; total: number 
   /** The dialog waits for it, shows its failure and closes itself once it is done. */
   const cancelAskedCards = async () => {
     const answer = await cancel.mutateAsync(cardsToCancel.map((card) => card.id));
-    announce("cancel", answer.piece_ids.length);
+    onDone([cancelledWords(answer.piece_ids.length)]);
   };
 
   /**
@@ -153,7 +173,10 @@ function ApprovalQueue({ cards, total }: { cards: ApprovalCard[]; total: number 
    * from the rows, not this render's `current`: the dialog calls this from the render that closed it.
    */
   const focusHighlightedCard = () => {
-    rows.current.find((row) => row?.getAttribute("aria-current") === "true")?.focus();
+    const index = rows.current.findIndex((row) => row?.getAttribute("aria-current") === "true");
+    if (index < 0) return;
+    rows.current[index]?.focus({ preventScroll: true });
+    showFromTop(rows.current[index], index, statusLine.current);
   };
 
   const toggle = useCallback((id: string) => {
@@ -288,25 +311,21 @@ function ApprovalQueue({ cards, total }: { cards: ApprovalCard[]; total: number 
                   </Text>
                 </Stack>
               </Group>
-              <Group gap="xs">
-                {index === current && (
-                  <Text size="sm" fw={700} c="indigo.9" visibleFrom="sm">
-                    Keys act on this card
-                  </Text>
-                )}
-                <Button size="sm" onClick={() => approveCards([card.id])} disabled={busy}>
-                  Approve
-                </Button>
-                <Button
-                  size="sm"
-                  variant="default"
-                  color="red"
-                  onClick={() => askToCancel([card])}
-                  disabled={busy}
-                >
-                  Cancel…
-                </Button>
-              </Group>
+              {/* A phone has the buttons under the proof, so the card is seen before it is approved. */}
+              {!phone && (
+                <Group gap="xs">
+                  {index === current && (
+                    <Text size="sm" fw={700} c="indigo.9">
+                      Keys act on this card
+                    </Text>
+                  )}
+                  <CardActions
+                    busy={busy}
+                    onApprove={() => approveCards([card.id])}
+                    onCancel={() => askToCancel([card])}
+                  />
+                </Group>
+              )}
             </Group>
             <SimpleGrid cols={{ base: 1, sm: 2 }} spacing="sm">
               <Image
@@ -322,6 +341,15 @@ function ApprovalQueue({ cards, total }: { cards: ApprovalCard[]; total: number 
                 loading={index < CARDS_IN_FIRST_RENDER ? "eager" : "lazy"}
               />
             </SimpleGrid>
+            {phone && (
+              <Group mt="sm" gap="sm" grow>
+                <CardActions
+                  busy={busy}
+                  onApprove={() => approveCards([card.id])}
+                  onCancel={() => askToCancel([card])}
+                />
+              </Group>
+            )}
           </Paper>
         ))}
       </Stack>
@@ -333,5 +361,27 @@ function ApprovalQueue({ cards, total }: { cards: ApprovalCard[]; total: number 
         onFocusLost={focusHighlightedCard}
       />
     </Stack>
+  );
+}
+
+/** A card's own Approve and Cancel…: beside its name on a wide screen, under its proof on a phone. */
+function CardActions({
+  busy,
+  onApprove,
+  onCancel,
+}: {
+  busy: boolean;
+  onApprove: () => void;
+  onCancel: () => void;
+}) {
+  return (
+    <>
+      <Button size="sm" onClick={onApprove} disabled={busy}>
+        Approve
+      </Button>
+      <Button size="sm" variant="default" color="red" onClick={onCancel} disabled={busy}>
+        Cancel…
+      </Button>
+    </>
   );
 }

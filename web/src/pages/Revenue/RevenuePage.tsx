@@ -22,6 +22,7 @@ import { ScrollTable } from "../../ui/ScrollTable.tsx";
 import { StagedRows } from "../../ui/staged-rows.tsx";
 import { EmptyState, LoadError, Loading, PageHeader } from "../../ui/states.tsx";
 import { ExperimentSummary } from "./ExperimentSummary.tsx";
+import "./key-column.css";
 
 /** The figures both tables show, in the same order, after their first column. */
 const FIGURE_HEADINGS = [
@@ -75,8 +76,9 @@ export function RevenuePage() {
 
 function RevenueReport({ revenue }: { revenue: Revenue }) {
   const noCost = revenue.by_month.every((month) => month.cost === null);
+  // Each table's key column stays in sight as the figures scroll sideways on a phone (key-column.css).
   return (
-    <Stack gap="xl">
+    <Stack gap="xl" className="pl-key-columns">
       {noCost && (
         <EmptyState
           title="Cost and return need your cost per card"
@@ -204,7 +206,7 @@ function Conversions({ conversions }: { conversions: Conversion[] }) {
             <Table.Thead>
               <Table.Tr>
                 <Table.Th>Closed</Table.Th>
-                <Table.Th>Deal</Table.Th>
+                <Table.Th data-key-column>Deal</Table.Th>
                 <Table.Th>Address</Table.Th>
                 <Table.Th>Amount</Table.Th>
                 <Table.Th>Automation or campaign</Table.Th>
@@ -216,7 +218,7 @@ function Conversions({ conversions }: { conversions: Conversion[] }) {
                 {(conversion) => (
                   <Table.Tr key={conversion.id}>
                     <Table.Td>{formatCalendarDay(conversion.close_date)}</Table.Td>
-                    <Table.Td>{conversion.deal_name ?? conversion.deal_id ?? "—"}</Table.Td>
+                    <Table.Td data-key-column>{conversion.deal_name ?? conversion.deal_id ?? "—"}</Table.Td>
                     <Table.Td>{conversion.address}</Table.Td>
                     <Table.Td>{dealAmount(conversion.amount)}</Table.Td>
                     <Table.Td>{conversion.automation_name ?? conversion.campaign_name ?? "—"}</Table.Td>

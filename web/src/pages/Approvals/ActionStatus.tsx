@@ -1,0 +1,79 @@
+import { Paper, Stack, Text } from "@mantine/core";
+import type { Ref } from "react";
+
+/** One thing an approve or cancel did, as the status line says it. */
+export interface Said {
+  tone: "approved" | "cancelled" | "changed";
+  /** Said first, in bold: only where the message alone would not say what happened. */
+  title?: string;
+  message: string;
+}
+
+const plural = (count: number, one: string, many: string) => (count === 1 ? one : many);
+
+export const approvedWords = (count: number): Said => ({
+  tone: "approved",
+  message: `${count} card${plural(count, "", "s")} approved: on the way to print.`,
+});
+
+export const cancelledWords = (count: number): Said => ({
+  tone: "cancelled",
+  message: `${count} card${plural(count, "", "s")} cancelled: ${plural(count, "it", "they")} will not print.`,
+});
+
+/** Chosen cards edited since they were shown: they stay, with their new proofs. */
+export const changedWords = (count: number): Said => ({
+  tone: "changed",
+  title: count === 1 ? "A card changed" : `${count} cards changed`,
+  message: `${plural(count, "Its text or design was", "Their text or design was")} edited after the proofs were drawn, so ${plural(
+    count,
+    "it was",
+    "they were",
+  )} not approved. Look at the new proof${plural(count, "", "s")} and approve again.`,
+});
+
+/** A bar of the tone's colour on the line's edge (the words stay in the page's own colour). */
+const BAR: Record<Said["tone"], string> = {
+  approved: "var(--mantine-color-teal-7)",
+  cancelled: "var(--mantine-color-gray-6)",
+  changed: "var(--mantine-color-yellow-6)",
+};
+
+/**
+ * What the last approve or cancel did, in a line of the page, where a toast stood over the next
+ * card's proof. The live region is always there (empty until the first action), so a screen reader
+ * reads each new message; it stays until the next action replaces it.
+ */
+export function ActionStatus({ said, ref }: { said: Said[]; ref?: Ref<HTMLDivElement> }) {
+  return (
+    <div role="status" ref={ref}>
+      {said.length > 0 && (
+        <Stack gap={6} mb="md">
+          {said.map((item) => (
+            <Paper
+              key={item.tone}
+              withBorder
+              radius="sm"
+              px="sm"
+              py={6}
+              style={{ borderLeft: `4px solid ${BAR[item.tone]}` }}
+            >
+              <Text size="sm">
+                {item.title && (
+                  <>
+                    <Text span fw={700} size="sm">
+                      {item.title}:
+                    </Text>{" "}
+                  </>
+                )}
+                <Text span size="sm">
+                  {item.message}
+                </Text>
+              </Text>
+            </Paper>
+          ))}
+        </Stack>
+      )}
+    </div>
+  );
+}
