@@ -1,7 +1,11 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { experimentFigures } from "../../src/attribution/experiment.ts";
-import { experimentResult, groupsInWords } from "../../web/src/pages/Revenue/experiment-words.ts";
+import {
+  experimentResult,
+  groupsInWords,
+  untilResultInWords,
+} from "../../web/src/pages/Revenue/experiment-words.ts";
 import { formatDay } from "../../web/src/ui/format.ts";
 
 const figures = (mailed: [number, number], holdout: [number, number]) =>
@@ -19,7 +23,7 @@ describe("the Revenue screen's holdout result in words", () => {
   test("states the ratio and its 95 % range once both groups have 10 deals and the range excludes no effect", () => {
     assert.equal(
       experimentResult(figures([24, 40], [10, 40])),
-      "Homes that got the card bought 2.4× as often (95 %: 1.3× to 4.3×)",
+      "Homes that got the card bought 2.4× as often (most likely between 1.3× and 4.3×)",
     );
   });
 
@@ -70,5 +74,27 @@ describe("the Revenue screen's holdout result in words", () => {
     const words = groupsInWords({ ...figures([0, 0], [0, 0]), started_at: null });
     assert.doesNotMatch(words, /0 of 0/);
     assert.match(words, /^No home has been held out yet\. The comparison starts with the first home/);
+  });
+
+  test("while too early, says what a result needs and how long it takes at the pace so far", () => {
+    const thirtyDaysIn = new Date("2026-12-02T12:00:00Z");
+    // 3 held-out homes bought in 30 days: 7 more take about 70 days, the mailed group's 6 of 10 less.
+    assert.equal(
+      untilResultInWords(figures([6, 40], [3, 40]), thirtyDaysIn),
+      "A result shows once the mailed homes and the held-out homes have each bought at least 10 times, and the difference between them is too large to be chance: at the pace so far (3 held-out homes bought in 30 days), in about 10 weeks.",
+    );
+    assert.match(
+      untilResultInWords(figures([6, 40], [0, 40]), thirtyDaysIn),
+      /\. No held-out home has bought yet, so how long that takes cannot be told\.$/,
+    );
+    assert.match(
+      untilResultInWords(figures([12, 100], [10, 100]), thirtyDaysIn),
+      /: both have; the difference is not clear yet\.$/,
+    );
+    assert.doesNotMatch(
+      untilResultInWords(figures([6, 40], [3, 40]), new Date("2026-11-05T12:00:00Z")),
+      /pace/,
+      "under a week of history, no pace is guessed",
+    );
   });
 });

@@ -2,10 +2,10 @@ import { Badge, Card, Group, SimpleGrid, Stack, Text, Title } from "@mantine/cor
 import type { Revenue } from "../../api/revenue.ts";
 import { money } from "../../ui/format.ts";
 import {
-  CONVERSIONS_FOR_A_RESULT,
   type ExperimentFigures,
   experimentResult,
   groupsInWords,
+  untilResultInWords,
 } from "./experiment-words.ts";
 
 /**
@@ -56,8 +56,7 @@ function ExperimentCard({ name, experiment }: { name: string; experiment: Experi
           <Text size="sm">{addedInWords(experiment)}</Text>
         ) : (
           <Text size="sm" c="dimmed">
-            A result shows once each group has at least {CONVERSIONS_FOR_A_RESULT} won deals and the 95 %
-            range no longer includes "no difference".
+            {untilResultInWords(experiment, new Date())}
           </Text>
         )}
       </Stack>

@@ -10,8 +10,8 @@ const times = (ratio: number) =>
   `${ratio.toLocaleString("en-US", { maximumFractionDigits: 1, minimumFractionDigits: 1 })}×`;
 
 /**
- * The experiment's result in words: "Homes that got the card bought 2.4× as often (95 %: 1.3× to
- * 4.3×)", or undefined ("Too early to tell") while either group has fewer than 10 won deals or
+ * The experiment's result in words: "Homes that got the card bought 2.4× as often (most likely
+ * between 1.3× and 4.3×)", the range being the 95 % interval, or undefined ("Too early to tell") while either group has fewer than 10 won deals or
  * the 95 % interval still includes no effect (a lift of 0, the same rate with and without a card).
  */
 export function experimentResult(experiment: ExperimentFigures): string | undefined {
@@ -26,7 +26,41 @@ export function experimentResult(experiment: ExperimentFigures): string | undefi
   ) {
     return undefined;
   }
-  return `Homes that got the card bought ${times(1 + lift)} as often (95 %: ${times(1 + low)} to ${times(1 + high)})`;
+  return `Homes that got the card bought ${times(1 + lift)} as often (most likely between ${times(1 + low)} and ${times(1 + high)})`;
+}
+
+const DAY_MS = 86_400_000;
+
+/**
+ * While it is too early to tell: what a result needs, in a contractor's words, and about how long
+ * that takes at the pace so far (each group's won deals since the comparison started, the slower
+ * group deciding): "…at the pace so far (3 held-out homes bought in 30 days), in about 10 weeks."
+ * With no deal yet in a group, or under a week of history, no pace is guessed.
+ */
+export function untilResultInWords(experiment: ExperimentFigures, now: Date): string {
+  const need = `A result shows once the mailed homes and the held-out homes have each bought at least ${CONVERSIONS_FOR_A_RESULT} times, and the difference between them is too large to be chance`;
+  if (experiment.started_at === null) return `${need}.`;
+  const days = (now.getTime() - Date.parse(experiment.started_at)) / DAY_MS;
+  const groups = [
+    { bought: experiment.mailed_conversions, who: "mailed homes" },
+    { bought: experiment.holdout_conversions, who: "held-out homes" },
+  ];
+  const short = groups.filter((group) => group.bought < CONVERSIONS_FOR_A_RESULT);
+  if (short.length === 0) return `${need}: both have; the difference is not clear yet.`;
+  if (days < 7 || short.some((group) => group.bought === 0)) {
+    const none = short.find((group) => group.bought === 0);
+    return none
+      ? `${need}. No ${none.who.replace(/s$/, "")} has bought yet, so how long that takes cannot be told.`
+      : `${need}.`;
+  }
+  const slowest = short
+    .map((group) => ({
+      ...group,
+      daysLeft: ((CONVERSIONS_FOR_A_RESULT - group.bought) * days) / group.bought,
+    }))
+    .sort((a, b) => b.daysLeft - a.daysLeft)[0]!;
+  const weeks = Math.max(1, Math.round(slowest.daysLeft / 7));
+  return `${need}: at the pace so far (${slowest.bought} ${slowest.who} bought in ${Math.round(days)} days), in about ${weeks === 1 ? "a week" : `${weeks} weeks`}.`;
 }
 
 const homes = (count: number, kind = "") => `${count} ${kind}${count === 1 ? "home" : "homes"}`;
