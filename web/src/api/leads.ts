@@ -25,6 +25,20 @@ export const ATTRIBUTION_WORDS: Record<string, string> = {
 export const attributionWords = (type: string | null | undefined) =>
   type ? (ATTRIBUTION_WORDS[type] ?? type) : "—";
 
+/**
+ * How sure the match of a won deal to a card is (the API's match_confidence), in a contractor's
+ * words rather than "High match": exact, the CRM named the mailing; high, the same address (or the
+ * same rooftop on the map); medium, very likely the same home (written with less of its town, or a
+ * point on the map within a few yards).
+ */
+const MATCH_WORDS: Record<string, string> = {
+  exact: "the CRM named this mailing",
+  high: "same address",
+  medium: "very likely the same home",
+};
+
+export const matchWords = (confidence: string) => MATCH_WORDS[confidence] ?? confidence;
+
 export const leadKeys = {
   all: ["leads"] as const,
   list: (source: LeadSource | undefined, cursor?: string) =>

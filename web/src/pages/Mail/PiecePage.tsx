@@ -14,7 +14,7 @@ import {
 import { useQuery } from "@tanstack/react-query";
 import { getRouteApi } from "@tanstack/react-router";
 import { useRef } from "react";
-import { attributionWords } from "../../api/leads.ts";
+import { attributionWords, matchWords } from "../../api/leads.ts";
 import { PIECE_STATUS, type Piece, type PieceStatusTone, pieceQuery, stepLabel } from "../../api/mail.ts";
 import { PieceSafetyActions } from "../../modules/mail-safety/PieceSafetyActions.tsx";
 import { DetailCard, DetailField } from "../../ui/DetailCard.tsx";
@@ -346,7 +346,8 @@ function LeadsAndConversions({ piece }: { piece: Piece }) {
                     <Table.Td>{dealAmount(conversion.amount)}</Table.Td>
                     <Table.Td>{formatCalendarDay(conversion.close_date)}</Table.Td>
                     <Table.Td>
-                      {attributionWords(conversion.attribution_type)} ({conversion.match_confidence} match)
+                      {attributionWords(conversion.attribution_type)} (
+                      {matchWords(conversion.match_confidence)})
                     </Table.Td>
                   </Table.Tr>
                 ))}

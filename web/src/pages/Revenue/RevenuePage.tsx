@@ -1,6 +1,6 @@
 import { Anchor, Badge, Group, Stack, Table, Text, Title } from "@mantine/core";
 import { useQuery } from "@tanstack/react-query";
-import { attributionWords } from "../../api/leads.ts";
+import { attributionWords, matchWords } from "../../api/leads.ts";
 import {
   CONVERSIONS_CSV_URL,
   type Conversion,
@@ -172,9 +172,6 @@ function ByMonth({ rows }: { rows: Revenue["by_month"] }) {
   );
 }
 
-/** How sure the match of a won deal to a card is (the API's match_confidence), in a word. */
-const CONFIDENCE_LABELS: Record<string, string> = { exact: "Exact", high: "High", medium: "Medium" };
-
 function Conversions({ conversions }: { conversions: Conversion[] }) {
   return (
     <section aria-labelledby="revenue-conversions">
@@ -225,7 +222,7 @@ function Conversions({ conversions }: { conversions: Conversion[] }) {
                     <Table.Td>
                       <Badge variant="light">{attributionWords(conversion.attribution_type)}</Badge>{" "}
                       <Text span size="sm" c="dimmed">
-                        {CONFIDENCE_LABELS[conversion.match_confidence] ?? conversion.match_confidence} match
+                        {matchWords(conversion.match_confidence)}
                       </Text>
                     </Table.Td>
                   </Table.Tr>
