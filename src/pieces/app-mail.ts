@@ -176,6 +176,19 @@ export const MailPieceDetail = Type.Object(
     ),
     leads: Type.Array(PieceLead),
     conversions: Type.Array(PieceConversion),
+    held_out_deals: Type.Array(
+      Type.Object(
+        {
+          amount: Type.Union([Type.Number(), Type.Null()]),
+          close_date: Type.String({ format: "date-time" }),
+        },
+        { additionalProperties: false },
+      ),
+      {
+        description:
+          "For a held-out home (status held_out): the won deals reported at it since, newest first (at most 100). Counted in Revenue's holdout comparison, never as revenue the cards earned; empty otherwise.",
+      },
+    ),
     timeline: Type.Array(TimelineStep),
     sequence: Type.Array(SequenceCard, {
       description:
@@ -411,7 +424,7 @@ export async function getMailPiece(
         WHERE p.org_id = ${orgId}::uuid AND p.id = ${pieceId}::uuid`,
   );
   if (!row) return undefined;
-  const [events, leads, conversions, sequence] = await Promise.all([
+  const [events, leads, conversions, sequence, heldOutDeals] = await Promise.all([
     queryRows<{ status: string; at: Date | string }>(
       db,
       sql`SELECT status, at FROM mail_piece_events WHERE org_id = ${orgId}::uuid AND piece_id = ${row.id}::uuid`,
@@ -444,6 +457,14 @@ export async function getMailPiece(
           WHERE org_id = ${orgId}::uuid AND piece_id = ${row.id}::uuid ORDER BY created_at DESC, id LIMIT 100`,
     ),
     sequenceOf(db, orgId, row.sequence_first_piece_id ?? row.id),
+    row.status === "held_out" && row.automation_id
+      ? queryRows<{ deal_amount: string | number | null; deal_date: Date | string }>(
+          db,
+          sql`SELECT deal_amount, deal_date FROM holdout_conversions
+              WHERE org_id = ${orgId}::uuid AND automation_id = ${row.automation_id}::uuid AND piece_id = ${row.id}::uuid
+              ORDER BY deal_date DESC LIMIT 100`,
+        )
+      : [],
   ]);
   const item = listItem(row);
   const lifetime = {
@@ -480,6 +501,10 @@ export async function getMailPiece(
       close_date: iso(conversion.deal_date),
       attribution_type: conversion.attribution_type,
       match_confidence: conversion.match_confidence,
+    })),
+    held_out_deals: heldOutDeals.map((deal) => ({
+      amount: deal.deal_amount === null ? null : Number(deal.deal_amount),
+      close_date: iso(deal.deal_date)!,
     })),
     timeline: buildTimeline(
       item,

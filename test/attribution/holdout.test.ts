@@ -198,6 +198,19 @@ describe(`holdouts (${databaseLabel})`, () => {
         [9500],
         "one deal, its amount updated",
       );
+      // The held-out home's page says it bought without a card; a mailed home's page lists none such.
+      const [heldOutPiece] = await queryRows<{ id: string }>(
+        ctx.database.db,
+        sql`SELECT id FROM mail_pieces WHERE org_id = ${org.orgId}::uuid AND status = 'held_out'
+              AND normalized_address = ${normalizeAddress(lineOf(homes.heldOut[0]!))}`,
+      );
+      const heldOutPage = await owner.browser.request("GET", `/app/api/v1/pieces/${heldOutPiece!.id}`);
+      assert.equal(heldOutPage.status, 200, heldOutPage.text);
+      assert.deepEqual(
+        heldOutPage.body.held_out_deals.map((held: { amount: number }) => held.amount),
+        [9500],
+      );
+      assert.deepEqual(heldOutPage.body.conversions, [], "never attributed to the piece");
       for (const [index, street] of homes.mailed.slice(0, 2).entries()) {
         const won = await deal(street, `M-${index}`, index === 0 ? "4000" : "6000");
         assert.equal(won.body.matched, true, won.text);

@@ -24,6 +24,8 @@ let checkBothWidths: ReturnType<App["screens"]>["checkBothWidths"];
 let orgId: string;
 let apiKey: string;
 let earlyId: string;
+/** The street of a held-out home of the measured automation at which a deal was won, then a comma. */
+let boughtWithoutCard: string;
 
 /** `count` streets the automation mails and `count` it holds out, at `percent`. */
 function homesOf(
@@ -106,6 +108,7 @@ describe("holdouts in the browser", () => {
     await settled(62);
 
     for (const [index, street] of measured.mailed.slice(0, 15).entries()) await wonDeal(street, `M-${index}`);
+    boughtWithoutCard = `${measured.heldOut[0]!},`;
     for (const [index, street] of measured.heldOut.slice(0, 10).entries()) {
       const answer = await wonDeal(street, `H-${index}`);
       assert.deepEqual(answer, { matched: false }, "a held-out home's deal is not attributed");
@@ -161,7 +164,7 @@ describe("holdouts in the browser", () => {
   it("a held-out home's page says it is in the holdout group, in gray, and where its deals count", async () => {
     const heldOut = (await app.campaigns(orgId))
       .flatMap((campaign) => campaign.pieces)
-      .find((piece) => piece.status === "held_out")!;
+      .find((piece) => piece.status === "held_out" && piece.address.startsWith(boughtWithoutCard))!;
     await open(`/mail/${heldOut.id}`, /^Postcard to /);
     const why = page.locator(".mantine-Alert-root", {
       hasText: "No card: this home is in the holdout group",
@@ -177,6 +180,11 @@ describe("holdouts in the browser", () => {
     await page.getByText("Landing page: None: this card was not mailed").waitFor();
     await page.getByText(/^No card was mailed to this home, so no lead or deal is credited to one/).waitFor();
     assert.equal(await page.getByText("No won deal is attributed to this card yet.").count(), 0);
+    // The deal won at the home since: said as a held-out home that bought anyway, not as card revenue.
+    const deals = page.getByRole("heading", { level: 2, name: "Won deals at this home" }).locator("xpath=..");
+    await deals.getByText("This home bought without a card:").waitFor();
+    await deals.getByText(/^\$5,000, won on /).waitFor();
+    await deals.getByText(/among the held-out homes that bought anyway/).waitFor();
     await checkBothWidths("holdout-held-out-piece");
   });
 });

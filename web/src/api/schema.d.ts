@@ -6285,6 +6285,12 @@ export interface operations {
               attribution_type: string;
               match_confidence: string;
             }[];
+            /** @description For a held-out home (status held_out): the won deals reported at it since, newest first (at most 100). Counted in Revenue's holdout comparison, never as revenue the cards earned; empty otherwise. */
+            held_out_deals: {
+              amount: number | null;
+              /** Format: date-time */
+              close_date: string;
+            }[];
             timeline: {
               /** @description queued, rendered, submitted, mailed, in_transit, delivered or returned; or the stop (suppressed, failed, skipped, cancelled, undeliverable, held_out, held, capped, awaiting_approval, scheduled). */
               step:

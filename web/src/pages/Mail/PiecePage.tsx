@@ -5,6 +5,7 @@ import {
   Box,
   Group,
   Image,
+  List,
   SimpleGrid,
   Stack,
   Table,
@@ -323,39 +324,79 @@ function LeadsAndConversions({ piece }: { piece: Piece }) {
           </ScrollTable>
         )}
       </DetailCard>
-      <DetailCard title="Won deals from this card">
-        {piece.conversions.length === 0 ? (
-          <Text size="sm" c="dimmed">
-            No won deal is attributed to this card yet.
-          </Text>
-        ) : (
-          <ScrollTable label="Won deals from this card" minWidth={360}>
-            <Table>
-              <Table.Thead>
-                <Table.Tr>
-                  <Table.Th>Deal</Table.Th>
-                  <Table.Th>Amount</Table.Th>
-                  <Table.Th>Closed</Table.Th>
-                  <Table.Th>How it was matched</Table.Th>
-                </Table.Tr>
-              </Table.Thead>
-              <Table.Tbody>
-                {piece.conversions.map((conversion) => (
-                  <Table.Tr key={conversion.id}>
-                    <Table.Td>{conversion.deal_name ?? conversion.deal_id ?? "—"}</Table.Td>
-                    <Table.Td>{dealAmount(conversion.amount)}</Table.Td>
-                    <Table.Td>{formatCalendarDay(conversion.close_date)}</Table.Td>
-                    <Table.Td>
-                      {attributionWords(conversion.attribution_type)} (
-                      {matchWords(conversion.match_confidence)})
-                    </Table.Td>
+      {piece.status === "held_out" ? (
+        <HeldOutDeals piece={piece} />
+      ) : (
+        <DetailCard title="Won deals from this card">
+          {piece.conversions.length === 0 ? (
+            <Text size="sm" c="dimmed">
+              No won deal is attributed to this card yet.
+            </Text>
+          ) : (
+            <ScrollTable label="Won deals from this card" minWidth={360}>
+              <Table>
+                <Table.Thead>
+                  <Table.Tr>
+                    <Table.Th>Deal</Table.Th>
+                    <Table.Th>Amount</Table.Th>
+                    <Table.Th>Closed</Table.Th>
+                    <Table.Th>How it was matched</Table.Th>
                   </Table.Tr>
-                ))}
-              </Table.Tbody>
-            </Table>
-          </ScrollTable>
-        )}
-      </DetailCard>
+                </Table.Thead>
+                <Table.Tbody>
+                  {piece.conversions.map((conversion) => (
+                    <Table.Tr key={conversion.id}>
+                      <Table.Td>{conversion.deal_name ?? conversion.deal_id ?? "—"}</Table.Td>
+                      <Table.Td>{dealAmount(conversion.amount)}</Table.Td>
+                      <Table.Td>{formatCalendarDay(conversion.close_date)}</Table.Td>
+                      <Table.Td>
+                        {attributionWords(conversion.attribution_type)} (
+                        {matchWords(conversion.match_confidence)})
+                      </Table.Td>
+                    </Table.Tr>
+                  ))}
+                </Table.Tbody>
+              </Table>
+            </ScrollTable>
+          )}
+        </DetailCard>
+      )}
     </SimpleGrid>
+  );
+}
+
+/**
+ * A held-out home got no card: a deal won there since is said as what it is, the homes without a card
+ * that bought anyway, which Revenue's holdout comparison counts (and never as revenue the cards earned).
+ */
+function HeldOutDeals({ piece }: { piece: Piece }) {
+  return (
+    <DetailCard title="Won deals at this home">
+      {piece.held_out_deals.length === 0 ? (
+        <Text size="sm" c="dimmed">
+          No won deal has been reported at this home since it was held out.
+        </Text>
+      ) : (
+        <Stack gap={6}>
+          <Text size="sm">
+            {piece.held_out_deals.length === 1
+              ? "This home bought without a card:"
+              : `This home bought ${piece.held_out_deals.length} times without a card:`}
+          </Text>
+          <List size="sm">
+            {piece.held_out_deals.map((deal, index) => (
+              // biome-ignore lint/suspicious/noArrayIndexKey: the deals of one answer, newest first, never reordered
+              <List.Item key={index}>
+                {dealAmount(deal.amount)}, won on {formatCalendarDay(deal.close_date)}
+              </List.Item>
+            ))}
+          </List>
+          <Text size="sm" c="dimmed">
+            Revenue counts it among the held-out homes that bought anyway, to measure what the card adds; it
+            is not revenue the cards earned.
+          </Text>
+        </Stack>
+      )}
+    </DetailCard>
   );
 }
