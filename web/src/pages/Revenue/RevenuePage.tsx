@@ -198,39 +198,46 @@ function Conversions({ conversions }: { conversions: Conversion[] }) {
           one named deal.won, is not counted as revenue.
         </EmptyState>
       ) : (
-        <ScrollTable label="Won deals attributed table" minWidth={860}>
-          <Table striped verticalSpacing="xs">
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>Closed</Table.Th>
-                <Table.Th data-key-column>Deal</Table.Th>
-                <Table.Th>Address</Table.Th>
-                <Table.Th>Amount</Table.Th>
-                <Table.Th>Automation or campaign</Table.Th>
-                <Table.Th>How it was matched</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              <StagedRows items={conversions}>
-                {(conversion) => (
-                  <Table.Tr key={conversion.id}>
-                    <Table.Td>{formatCalendarDay(conversion.close_date)}</Table.Td>
-                    <Table.Td data-key-column>{conversion.deal_name ?? conversion.deal_id ?? "—"}</Table.Td>
-                    <Table.Td>{conversion.address}</Table.Td>
-                    <Table.Td>{dealAmount(conversion.amount)}</Table.Td>
-                    <Table.Td>{conversion.automation_name ?? conversion.campaign_name ?? "—"}</Table.Td>
-                    <Table.Td>
-                      <Badge variant="light">{attributionWords(conversion.attribution_type)}</Badge>{" "}
-                      <Text span size="sm" c="dimmed">
-                        {matchWords(conversion.match_confidence)}
-                      </Text>
-                    </Table.Td>
-                  </Table.Tr>
-                )}
-              </StagedRows>
-            </Table.Tbody>
-          </Table>
-        </ScrollTable>
+        <>
+          <Text size="sm" c="dimmed" mb="xs">
+            Only deals won at a home one of your postcards reached in the 180 days before are counted here.
+            Deals your CRM reports at other homes (or before a card arrived) make the home a customer, so it
+            gets no more cards, but are not credited to the mail.
+          </Text>
+          <ScrollTable label="Won deals attributed table" minWidth={860}>
+            <Table striped verticalSpacing="xs">
+              <Table.Thead>
+                <Table.Tr>
+                  <Table.Th>Closed</Table.Th>
+                  <Table.Th data-key-column>Deal</Table.Th>
+                  <Table.Th>Address</Table.Th>
+                  <Table.Th>Amount</Table.Th>
+                  <Table.Th>Automation or campaign</Table.Th>
+                  <Table.Th>How it was matched</Table.Th>
+                </Table.Tr>
+              </Table.Thead>
+              <Table.Tbody>
+                <StagedRows items={conversions}>
+                  {(conversion) => (
+                    <Table.Tr key={conversion.id}>
+                      <Table.Td>{formatCalendarDay(conversion.close_date)}</Table.Td>
+                      <Table.Td data-key-column>{conversion.deal_name ?? conversion.deal_id ?? "—"}</Table.Td>
+                      <Table.Td>{conversion.address}</Table.Td>
+                      <Table.Td>{dealAmount(conversion.amount)}</Table.Td>
+                      <Table.Td>{conversion.automation_name ?? conversion.campaign_name ?? "—"}</Table.Td>
+                      <Table.Td>
+                        <Badge variant="light">{attributionWords(conversion.attribution_type)}</Badge>{" "}
+                        <Text span size="sm" c="dimmed">
+                          {matchWords(conversion.match_confidence)}
+                        </Text>
+                      </Table.Td>
+                    </Table.Tr>
+                  )}
+                </StagedRows>
+              </Table.Tbody>
+            </Table>
+          </ScrollTable>
+        </>
       )}
     </section>
   );
