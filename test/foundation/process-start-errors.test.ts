@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -171,6 +171,9 @@ describe("the server process refusing to start", () => {
           "m",
         ),
       );
+      assert.equal(existsSync(file), false, "a start that failed kept no new token");
+      // An earlier start that worked left its token in the file.
+      writeFileSync(file, "adm_from_an_earlier_start\n", { mode: 0o600 });
       const withToken = start({
         DATABASE_URL: databaseUrl,
         DATA_DIR: ownDir,
