@@ -62,16 +62,22 @@ export function WonJobCard({ lead }: { lead: Lead }) {
   );
 }
 
+function WonBadge() {
+  return (
+    <Group gap="xs">
+      <Badge color="green" variant="light">
+        Won
+      </Badge>
+    </Group>
+  );
+}
+
 /** The lead's card has a won deal already (the CRM's, or another lead's): said, not offered again. */
 function CardAlreadyWon({ lead, pieceId, deals }: { lead: Lead; pieceId: string; deals: HomeWonDeal[] }) {
   const cardName = lead.automation_name ?? lead.campaign_name ?? "the card this lead answered";
   return (
     <Stack gap={6}>
-      <Group gap="xs">
-        <Badge color="green" variant="light">
-          Won
-        </Badge>
-      </Group>
+      <WonBadge />
       <Text size="sm" fw={600}>
         {cardWonHeadline(deals)}
       </Text>
@@ -209,13 +215,7 @@ function CountedAlready({ deals }: { deals: Lead["home_won_deals"] }) {
           {deals.map((deal, index) => (
             // Deals have no id here; their order is fixed by the server (newest first).
             // biome-ignore lint/suspicious/noArrayIndexKey: a read-only list, never reordered
-            <List.Item key={index}>
-              {[
-                deal.deal_name ?? "A won deal",
-                dealAmount(deal.amount),
-                formatCalendarDay(deal.closed_on),
-              ].join(", ")}
-            </List.Item>
+            <List.Item key={index}>{dealWords(deal)}</List.Item>
           ))}
         </List>
       </Stack>
@@ -232,11 +232,7 @@ function WonJobFacts({ lead, won }: { lead: Lead; won: WonJob }) {
   };
   return (
     <Stack gap={6}>
-      <Group gap="xs">
-        <Badge color="green" variant="light">
-          Won
-        </Badge>
-      </Group>
+      <WonBadge />
       <DetailField label="Won on">{formatCalendarDay(won.closed_on)}</DetailField>
       {!changing && <DetailField label="Amount">{dealAmount(won.amount)}</DetailField>}
       <DetailField label="Revenue">
