@@ -179,7 +179,7 @@ function PieceDetails({ piece }: { piece: Piece }) {
         </DetailCard>
       </SimpleGrid>
       {piece.sequence.length > 0 && <SequenceCards piece={piece} />}
-      {heldOut ? <HeldOutHome /> : <LeadsAndConversions piece={piece} />}
+      {heldOut ? <HeldOutHome piece={piece} /> : <LeadsAndConversions piece={piece} />}
     </>
   );
 }
@@ -273,18 +273,41 @@ function TrackingTimeline({ timeline }: { timeline: Piece["timeline"] }) {
   );
 }
 
-/** A held-out home's answers and deals are no card's: they count in Revenue's comparison instead. */
-function HeldOutHome() {
+/**
+ * A held-out home's answers and deals are no card's: they count in Revenue's comparison instead. A
+ * deal won there since is listed as what it is, a home that bought without a card.
+ */
+function HeldOutHome({ piece }: { piece: Piece }) {
+  const deals = piece.held_out_deals;
   return (
     <DetailCard title="Leads and won deals">
-      <Text size="sm">
-        No card was mailed to this home, so no lead or deal is credited to one. Won deals at held-out homes
-        count in{" "}
-        <AnchorLink to="/revenue" search={{}}>
-          Revenue
-        </AnchorLink>
-        's comparison of the homes that got the card with those that did not.
-      </Text>
+      <Stack gap={6}>
+        <Text size="sm">
+          No card was mailed to this home, so no lead or deal is credited to one. Won deals at held-out homes
+          count in{" "}
+          <AnchorLink to="/revenue" search={{}}>
+            Revenue
+          </AnchorLink>
+          's comparison of the homes that got the card with those that did not.
+        </Text>
+        {deals.length > 0 && (
+          <>
+            <Text size="sm" fw={600}>
+              {deals.length === 1
+                ? "This home bought without a card:"
+                : `This home bought ${deals.length} times without a card:`}
+            </Text>
+            <List size="sm">
+              {deals.map((deal, index) => (
+                // biome-ignore lint/suspicious/noArrayIndexKey: the deals of one answer, newest first, never reordered
+                <List.Item key={index}>
+                  {dealAmount(deal.amount)}, won on {formatCalendarDay(deal.close_date)}
+                </List.Item>
+              ))}
+            </List>
+          </>
+        )}
+      </Stack>
     </DetailCard>
   );
 }
@@ -324,79 +347,39 @@ function LeadsAndConversions({ piece }: { piece: Piece }) {
           </ScrollTable>
         )}
       </DetailCard>
-      {piece.status === "held_out" ? (
-        <HeldOutDeals piece={piece} />
-      ) : (
-        <DetailCard title="Won deals from this card">
-          {piece.conversions.length === 0 ? (
-            <Text size="sm" c="dimmed">
-              No won deal is attributed to this card yet.
-            </Text>
-          ) : (
-            <ScrollTable label="Won deals from this card" minWidth={360}>
-              <Table>
-                <Table.Thead>
-                  <Table.Tr>
-                    <Table.Th>Deal</Table.Th>
-                    <Table.Th>Amount</Table.Th>
-                    <Table.Th>Closed</Table.Th>
-                    <Table.Th>How it was matched</Table.Th>
-                  </Table.Tr>
-                </Table.Thead>
-                <Table.Tbody>
-                  {piece.conversions.map((conversion) => (
-                    <Table.Tr key={conversion.id}>
-                      <Table.Td>{conversion.deal_name ?? conversion.deal_id ?? "—"}</Table.Td>
-                      <Table.Td>{dealAmount(conversion.amount)}</Table.Td>
-                      <Table.Td>{formatCalendarDay(conversion.close_date)}</Table.Td>
-                      <Table.Td>
-                        {attributionWords(conversion.attribution_type)} (
-                        {matchWords(conversion.match_confidence)})
-                      </Table.Td>
-                    </Table.Tr>
-                  ))}
-                </Table.Tbody>
-              </Table>
-            </ScrollTable>
-          )}
-        </DetailCard>
-      )}
-    </SimpleGrid>
-  );
-}
-
-/**
- * A held-out home got no card: a deal won there since is said as what it is, the homes without a card
- * that bought anyway, which Revenue's holdout comparison counts (and never as revenue the cards earned).
- */
-function HeldOutDeals({ piece }: { piece: Piece }) {
-  return (
-    <DetailCard title="Won deals at this home">
-      {piece.held_out_deals.length === 0 ? (
-        <Text size="sm" c="dimmed">
-          No won deal has been reported at this home since it was held out.
-        </Text>
-      ) : (
-        <Stack gap={6}>
-          <Text size="sm">
-            {piece.held_out_deals.length === 1
-              ? "This home bought without a card:"
-              : `This home bought ${piece.held_out_deals.length} times without a card:`}
-          </Text>
-          <List size="sm">
-            {piece.held_out_deals.map((deal, index) => (
-              // biome-ignore lint/suspicious/noArrayIndexKey: the deals of one answer, newest first, never reordered
-              <List.Item key={index}>
-                {dealAmount(deal.amount)}, won on {formatCalendarDay(deal.close_date)}
-              </List.Item>
-            ))}
-          </List>
+      <DetailCard title="Won deals from this card">
+        {piece.conversions.length === 0 ? (
           <Text size="sm" c="dimmed">
-            Revenue counts it among the held-out homes that bought anyway, to measure what the card adds; it
-            is not revenue the cards earned.
+            No won deal is attributed to this card yet.
           </Text>
-        </Stack>
-      )}
-    </DetailCard>
+        ) : (
+          <ScrollTable label="Won deals from this card" minWidth={360}>
+            <Table>
+              <Table.Thead>
+                <Table.Tr>
+                  <Table.Th>Deal</Table.Th>
+                  <Table.Th>Amount</Table.Th>
+                  <Table.Th>Closed</Table.Th>
+                  <Table.Th>How it was matched</Table.Th>
+                </Table.Tr>
+              </Table.Thead>
+              <Table.Tbody>
+                {piece.conversions.map((conversion) => (
+                  <Table.Tr key={conversion.id}>
+                    <Table.Td>{conversion.deal_name ?? conversion.deal_id ?? "—"}</Table.Td>
+                    <Table.Td>{dealAmount(conversion.amount)}</Table.Td>
+                    <Table.Td>{formatCalendarDay(conversion.close_date)}</Table.Td>
+                    <Table.Td>
+                      {attributionWords(conversion.attribution_type)} (
+                      {matchWords(conversion.match_confidence)})
+                    </Table.Td>
+                  </Table.Tr>
+                ))}
+              </Table.Tbody>
+            </Table>
+          </ScrollTable>
+        )}
+      </DetailCard>
+    </SimpleGrid>
   );
 }
