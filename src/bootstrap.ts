@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { Logger } from "pino";
 import { systemClock } from "./clock.ts";
-import type { Config } from "./config.ts";
+import { type Config, listenerUrl } from "./config.ts";
 import { type Queryable, queryOne, sql } from "./db/database.ts";
 import type { Mailer } from "./mail/mailer.ts";
 import { inviteMember } from "./orgs/invitations.ts";
@@ -52,9 +52,7 @@ export function resolveAdminToken(config: Config, print: (line: string) => void)
  * the app, the API reference, and the operator console on the listener that serves it.
  */
 export function printAddresses(config: Config, print: (line: string) => void): void {
-  const operatorBase = config.adminListener
-    ? `http://${config.adminListener.host.includes(":") ? `[${config.adminListener.host}]` : config.adminListener.host}:${config.adminListener.port}`
-    : config.publicBaseUrl;
+  const operatorBase = config.adminListener ? listenerUrl(config.adminListener) : config.publicBaseUrl;
   print(`The app:           ${config.publicBaseUrl}/app/`);
   print(`API reference:     ${config.publicBaseUrl}/docs`);
   print(`Operator console:  ${operatorBase}/app/operator (sign in with the operator token)`);

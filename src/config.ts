@@ -249,6 +249,10 @@ function adminListener(env: Env, publicPort: number): Config["adminListener"] {
   return { host: listenHost(env.ADMIN_HOST, "ADMIN_HOST"), port };
 }
 
+/** A listener's own address as a URL (an IPv6 host in brackets). */
+export const listenerUrl = (listener: { host: string; port: number }) =>
+  `http://${isIP(listener.host) === 6 ? `[${listener.host}]` : listener.host}:${listener.port}`;
+
 /** The drain is part of the shutdown's time: one as long leaves nothing for requests in flight. */
 function shutdownDrain(env: Env, shutdownTimeoutMs: number): number {
   const drainMs = integer(env, "SHUTDOWN_DRAIN_MS", 0, 0, 600_000);
@@ -343,8 +347,7 @@ export function loadConfig(env: Env = process.env): Config {
   if (geocoder === "nominatim" && !geocoderUrl) {
     throw new ConfigError("GEOCODER_URL", "is required when GEOCODER=nominatim");
   }
-  const hostInUrl = isIP(host) === 6 ? `[${host}]` : host;
-  const publicBaseUrl = url(env, "PUBLIC_BASE_URL", ["http:", "https:"]) ?? `http://${hostInUrl}:${port}`;
+  const publicBaseUrl = url(env, "PUBLIC_BASE_URL", ["http:", "https:"]) ?? listenerUrl({ host, port });
   requireReachableBaseUrlForLob(env);
   const operatorListener = adminListener(env, port);
   const shutdownTimeoutMs = integer(env, "SHUTDOWN_TIMEOUT_MS", 25_000, 1_000, 600_000);

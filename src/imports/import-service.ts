@@ -23,6 +23,7 @@ import {
   prepareRows,
   type StagedRowValues,
   type StagingRow,
+  skippedFor,
 } from "./rows.ts";
 import { IMPORT_LIMITS, type ImportOrigin, type ImportRequest, type ImportResult } from "./schemas.ts";
 
@@ -142,8 +143,8 @@ export function createImportService(deps: ImportDeps) {
       if ((await stagedToday(tx, orgId, now)) >= IMPORT_LIMITS.batchesPerDay) throw dailyQuotaReached(now);
       const counts = {
         staged: batch.staged.length,
-        skippedNoAddress: batch.skippedNoAddress,
-        skippedGeocodeFailed: batch.skippedGeocodeFailed,
+        skippedNoAddress: skippedFor(batch, "no_address"),
+        skippedGeocodeFailed: skippedFor(batch, "not_found"),
       };
       const skippedRows = JSON.stringify(batch.skipped);
       if (key === undefined) {

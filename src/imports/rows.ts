@@ -88,10 +88,12 @@ export interface SkippedRow {
 
 export interface GeocodedBatch {
   staged: StagedRowValues[];
-  skippedNoAddress: number;
-  skippedGeocodeFailed: number;
   skipped: SkippedRow[];
 }
+
+/** How many rows a batch skipped for `reason` (the batch's counts are its skipped rows'). */
+export const skippedFor = (batch: GeocodedBatch, reason: SkippedRow["reason"]) =>
+  batch.skipped.filter((row) => row.reason === reason).length;
 
 /** Pairs rows with their geocoder answers (in address order); not-found rows are skipped. */
 export function assembleBatch(
@@ -100,8 +102,6 @@ export function assembleBatch(
 ): GeocodedBatch {
   const staged: StagedRowValues[] = [];
   const skipped: SkippedRow[] = [];
-  let skippedNoAddress = 0;
-  let skippedGeocodeFailed = 0;
   let answerIndex = 0;
   const skip = (row: PreparedRow, reason: SkippedRow["reason"]) =>
     skipped.push({
@@ -114,13 +114,11 @@ export function assembleBatch(
     });
   for (const row of rows) {
     if (row.address === undefined) {
-      skippedNoAddress++;
       skip(row, "no_address");
       continue;
     }
     const answer = answers[answerIndex++];
     if (!answer?.found) {
-      skippedGeocodeFailed++;
       skip(row, "not_found");
       continue;
     }
@@ -137,5 +135,5 @@ export function assembleBatch(
       jobType: row.jobType,
     });
   }
-  return { staged, skippedNoAddress, skippedGeocodeFailed, skipped };
+  return { staged, skipped };
 }

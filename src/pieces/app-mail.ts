@@ -53,17 +53,10 @@ const pieceFields = {
         "When a follow-up card is due: its delay after the first card's mailing (estimated from its scheduling until the first card is handed to the printer).",
     }),
   ),
-  first_card_status: Nullable(
-    Type.Unsafe<PieceStatus>(
-      Type.Union(
-        PIECE_STATUSES.map((status) => Type.Literal(status)),
-        {
-          description:
-            "A follow-up card's first card's status (null on a first card): until the first card goes to print (queued, held, awaiting_approval, capped), scheduled_for is an estimate.",
-        },
-      ),
-    ),
-  ),
+  first_card_status: Type.Union([PieceStatusSchema, Type.Null()], {
+    description:
+      "A follow-up card's first card's status (null on a first card): until the first card goes to print (queued, held, awaiting_approval, capped), scheduled_for is an estimate.",
+  }),
   thumbnail_url: Type.String({
     description: "A small PNG of the card's front, 160 px wide (same-origin, session cookie).",
   }),

@@ -6105,6 +6105,7 @@ export interface operations {
               status_updated_at: string | null;
               sequence_step: number | null;
               scheduled_for: string | null;
+              /** @description A follow-up card's first card's status (null on a first card): until the first card goes to print (queued, held, awaiting_approval, capped), scheduled_for is an estimate. */
               first_card_status:
                 | (
                     | "queued"
@@ -6233,6 +6234,7 @@ export interface operations {
             status_updated_at: string | null;
             sequence_step: number | null;
             scheduled_for: string | null;
+            /** @description A follow-up card's first card's status (null on a first card): until the first card goes to print (queued, held, awaiting_approval, capped), scheduled_for is an estimate. */
             first_card_status:
               | (
                   | "queued"
