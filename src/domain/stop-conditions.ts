@@ -5,3 +5,9 @@
  */
 export const STOP_CONDITIONS = ["lead", "won_deal", "opt_out", "customer", "returned"] as const;
 export type StopCondition = (typeof STOP_CONDITIONS)[number];
+
+/**
+ * What stopped a follow-up (`mail_pieces.stopped_by`): an answer of the home, its first card not
+ * being mailed, or its step removed from the automation.
+ */
+export type FollowUpStop = StopCondition | "first_card_not_mailed" | "step_removed";

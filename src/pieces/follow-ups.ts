@@ -9,7 +9,7 @@ import type { SQL } from "drizzle-orm";
 import { type Queryable, queryOne, queryRows, sql } from "../db/database.ts";
 import type { PieceStatus } from "../db/schema.ts";
 import { keyParts, keysOfSameHome } from "../domain/same-home.ts";
-import type { StopCondition } from "../domain/stop-conditions.ts";
+import type { FollowUpStop, StopCondition } from "../domain/stop-conditions.ts";
 import { processPieceJob } from "../jobs/kinds.ts";
 import { enqueueJob } from "../jobs/queue.ts";
 import { stepOfFollowUp } from "./card-template-sql.ts";
@@ -106,9 +106,12 @@ export async function dateFollowUps(
  * is gone, and the default card must not go in its place. False when it was already taken for print.
  */
 export const stopFollowUpOfRemovedStep = (db: Queryable, piece: { orgId: string; id: string }, now: Date) =>
-  stopFollowUpRow(db, piece, REMOVED_STEP_REASON, now);
+  stopFollowUpRow(db, piece, STEP_REMOVED, now);
 
-const REMOVED_STEP_REASON = "Stopped: the automation no longer has this follow-up card";
+const STEP_REMOVED: Stop = {
+  reason: "Stopped: the automation no longer has this follow-up card",
+  by: "step_removed",
+};
 
 /**
  * An automation's follow-ups were saved: the waiting follow-ups whose step it no longer has stop at
@@ -121,7 +124,7 @@ export async function stopFollowUpsOfRemovedSteps(
   now: Date,
 ): Promise<void> {
   await db.execute(
-    sql`UPDATE mail_pieces f SET ${stoppedBy(REMOVED_STEP_REASON, now)}
+    sql`UPDATE mail_pieces f SET ${stoppedBy(STEP_REMOVED, now)}
         FROM campaigns c JOIN automations a ON a.org_id = c.org_id AND a.id = c.automation_id
         WHERE f.org_id = ${automation.orgId}::uuid AND f.status IN ${STOPPABLE} AND f.submission_job_id IS NULL
           AND f.sequence_step IS NOT NULL AND c.org_id = f.org_id AND c.id = f.campaign_id
@@ -167,7 +170,7 @@ export async function releaseDueFollowUp(
   if (state?.status !== "scheduled") return "stopped";
   if (MAY_STILL_PRINT.includes(state.first_status)) return "waiting";
   if (!isPrinted(state.first_status)) {
-    const stopped = await stopFollowUpRow(db, piece, firstNotMailedReason(state.first_status), now);
+    const stopped = await stopFollowUpRow(db, piece, firstNotMailed(state.first_status), now);
     return stopped ? "stopped" : "waiting";
   }
   await enqueueJob(
@@ -179,22 +182,25 @@ export async function releaseDueFollowUp(
   return "waiting";
 }
 
-const firstNotMailedReason = (status: string) =>
-  `Stopped: the first card was not mailed (${status.replaceAll("_", " ")}), so its follow-ups are not either`;
+/** A follow-up's stop: its reason in words and what stopped it (an SQL CASE when several answers may). */
+interface Stop {
+  reason: SQL | string;
+  by: SQL | FollowUpStop;
+}
 
-const stoppedBy = (reason: SQL | string, now: Date) =>
-  sql`status = 'cancelled', cancelled_at = ${at(now)}, cancelled_by = 'sequence', status_reason = ${reason},
-      status_updated_at = ${at(now)}`;
+const firstNotMailed = (status: string): Stop => ({
+  reason: `Stopped: the first card was not mailed (${status.replaceAll("_", " ")}), so its follow-ups are not either`,
+  by: "first_card_not_mailed",
+});
 
-async function stopFollowUpRow(
-  db: Queryable,
-  piece: { orgId: string; id: string },
-  reason: string,
-  now: Date,
-) {
+const stoppedBy = (stop: Stop, now: Date) =>
+  sql`status = 'cancelled', cancelled_at = ${at(now)}, cancelled_by = 'sequence', status_reason = ${stop.reason},
+      stopped_by = ${stop.by}, status_updated_at = ${at(now)}`;
+
+async function stopFollowUpRow(db: Queryable, piece: { orgId: string; id: string }, stop: Stop, now: Date) {
   const row = await queryOne<{ id: string }>(
     db,
-    sql`UPDATE mail_pieces SET ${stoppedBy(reason, now)}
+    sql`UPDATE mail_pieces SET ${stoppedBy(stop, now)}
         WHERE org_id = ${piece.orgId}::uuid AND id = ${piece.id}::uuid AND status IN ${STOPPABLE}
           AND submission_job_id IS NULL
         RETURNING id`,
@@ -215,7 +221,7 @@ export async function stopFollowUpsOfUnmailed(
 ): Promise<void> {
   if (firstIds.length === 0) return;
   await db.execute(
-    sql`UPDATE mail_pieces SET ${stoppedBy(firstNotMailedReason(status), now)}
+    sql`UPDATE mail_pieces SET ${stoppedBy(firstNotMailed(status), now)}
         WHERE org_id = ${orgId}::uuid AND sequence_first_piece_id = ANY(${sql.param(firstIds)}::uuid[])
           AND status IN ${STOPPABLE} AND submission_job_id IS NULL`,
   );
@@ -276,10 +282,12 @@ export async function stopFollowUps(
         ? await homeKeysOfPiece(db, scope.orgId, scope.homeOfPieceId)
         : sameHomeKeys(scope.addressKeys);
   const meets = (answer: HomeAnswer) => sql`a.stop_when @> ${JSON.stringify([answer.condition])}::jsonb`;
-  const reason = sql`CASE ${sql.join(
-    answers.map((answer) => sql`WHEN ${meets(answer)} THEN ${answer.reason}`),
-    sql` `,
-  )} END`;
+  const firstMet = (of: (answer: HomeAnswer) => string) =>
+    sql`CASE ${sql.join(
+      answers.map((answer) => sql`WHEN ${meets(answer)} THEN ${of(answer)}`),
+      sql` `,
+    )} END`;
+  const stop = { reason: firstMet((answer) => answer.reason), by: firstMet((answer) => answer.condition) };
   const target =
     "pieceId" in scope
       ? sql`f.sequence_first_piece_id = (SELECT COALESCE(sequence_first_piece_id, id) FROM mail_pieces
@@ -287,7 +295,7 @@ export async function stopFollowUps(
       : sql`f.normalized_address = ANY(${sql.param(homeKeys)}::text[])`;
   const rows = await queryRows<{ id: string }>(
     db,
-    sql`UPDATE mail_pieces f SET ${stoppedBy(reason, now)}
+    sql`UPDATE mail_pieces f SET ${stoppedBy(stop, now)}
         FROM campaigns c, automations a
         WHERE f.org_id = ${scope.orgId}::uuid AND ${target} AND f.sequence_first_piece_id IS NOT NULL
           AND f.status IN ${STOPPABLE} AND f.submission_job_id IS NULL

@@ -3,7 +3,8 @@
  * the local provider: the builder adds a follow-up card with its delay, its text, its fit notice and
  * its own proof, refuses one that does not fit on its field, saves it; the automation list says how
  * many cards a home gets; an event's first card is mailed and its follow-up waits in Mail, scheduled,
- * and is cancelled from its page. Every screen touched: axe-core (no serious or critical WCAG A/AA
+ * and is cancelled from its page; a lead stops another home's follow-up, and the list and the
+ * builder say what the follow-ups did. Every screen touched: axe-core (no serious or critical WCAG A/AA
  * violation) and a screenshot at desktop and phone width in test/e2e/artifacts/.
  */
 import assert from "node:assert/strict";
@@ -180,5 +181,49 @@ describe("follow-up cards in the browser: the builder, the list, Mail", () => {
     const stopped = page.getByRole("row", { name: /Follow-up card 1/ });
     await stopped.waitFor();
     assert.match(await stopped.innerText(), /cancelled/i);
+  });
+
+  it("the list and the builder say what the follow-ups did: sent, due later, stopped because the home answered", async () => {
+    const profile = await page.request.patch(`${app.base}/app/api/v1/organization`, {
+      headers: { origin: app.base },
+      data: { cost_per_card_cents: 85 },
+    });
+    assert.equal(profile.status(), 200, await profile.text());
+    await app.sendEvent(
+      apiKey,
+      jobEvent("follow-up-2", { street: "9 Answer Lane", client_name: "Ann Answer" }),
+    );
+    let answered: { id: string; landing_url: string } | undefined;
+    await waitUntil(async () => {
+      const pieces = (await app.campaigns(orgId)).flatMap((campaign) => campaign.pieces);
+      answered = pieces.find(
+        (piece) => piece.address.startsWith("9 Answer Lane") && piece.status === "mailed",
+      );
+      return answered !== undefined && pieces.filter((piece) => piece.status === "scheduled").length === 1;
+    }, "the second home's first card is mailed and its follow-up scheduled");
+    // The homeowner answers the first card: the follow-up stops before it costs anything.
+    await page.goto(answered!.landing_url);
+    await page.getByLabel("First name").fill("Ann");
+    await page.getByLabel("Last name").fill("Answer");
+    await page.getByLabel("Email").fill("ann@example.test");
+    await page.getByRole("button", { name: "Send" }).click();
+    await page.getByRole("heading", { level: 1, name: "Thank you!" }).waitFor();
+
+    await open("/automations", "Automations");
+    // Two follow-ups in all: the first home's, cancelled by hand, and this one, stopped by the lead.
+    await page
+      .getByText(
+        "Follow-ups so far, 2 cards: 0 sent to print, 1 stopped because the home answered first (about $1 not spent), 1 not sent for other reasons",
+      )
+      .waitFor();
+    await checkBothWidths("follow-ups-list-results");
+    await open(`/automations/${automationId}`, "Job done postcard");
+    await page
+      .getByRole("region", { name: "Follow-up card 1" })
+      .getByText(
+        "So far: 0 sent to print, 1 stopped because the home answered first, 1 not sent for other reasons.",
+      )
+      .waitFor();
+    await checkBothWidths("follow-ups-builder-results");
   });
 });

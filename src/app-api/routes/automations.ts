@@ -18,6 +18,7 @@ import { writtenAddressOf } from "../../domain/deliverable-address.ts";
 import { AutomationFilter, filterProblem, passesFilter } from "../../domain/filters.ts";
 import { HoldoutPercent } from "../../domain/holdout-group.ts";
 import { OneLineText } from "../../domain/one-line-text.ts";
+import type { StopCondition } from "../../domain/stop-conditions.ts";
 import { invalidPayload, notFound } from "../../errors.ts";
 import { enforceRateLimit } from "../../limits/enforce-rate-limit.ts";
 import {
@@ -44,6 +45,12 @@ import { stopFollowUpsOfRemovedSteps } from "../../pieces/follow-ups.ts";
 import { composeCard } from "../../render/compose.ts";
 import { CardSizeSchema, resolveTemplate } from "../../render/template.ts";
 import { type AutomationCards, automationCards, findSample } from "../../reports/app-reads.ts";
+import {
+  type AutomationFollowUps,
+  type FollowUpCounts,
+  followUpFigures,
+  noFollowUps,
+} from "../../reports/follow-up-figures.ts";
 import { TriggerReasonSchema } from "../../trigger/envelope.ts";
 import { runTrigger } from "../../trigger/trigger-core.ts";
 import {
@@ -130,6 +137,49 @@ const TemplateView = Type.Object(
   },
   { additionalProperties: false },
 );
+const followUpCountFields = {
+  scheduled: Type.Integer({ description: "Waiting for their day." }),
+  waiting: Type.Integer({
+    description:
+      "Their day came: on their way through the mail safety rules (on hold, awaiting approval, paused by a cap).",
+  }),
+  sent_to_print: Type.Integer({ description: "Handed to the printer." }),
+  stopped_because_home_answered: Type.Integer({
+    description: "Stopped before print because the home answered first (one of the automation's stop_when).",
+  }),
+  not_sent: Type.Integer({
+    description:
+      "Not sent for another reason: cancelled by a person, first card not mailed, step removed, a mail safety rule.",
+  }),
+};
+const FollowUpCards = Type.Object(
+  {
+    ...followUpCountFields,
+    stopped_because: Type.Object(
+      {
+        lead: Type.Integer({ description: "A lead came from a card of the sequence." }),
+        won_deal: Type.Integer({ description: "A deal was won at the home." }),
+        opt_out: Type.Integer({ description: "The home asked for no more mail." }),
+        customer: Type.Integer({ description: "The home became a customer." }),
+        returned: Type.Integer({ description: "The printer returned a card of the sequence." }),
+      } satisfies Record<StopCondition, unknown>,
+      {
+        additionalProperties: false,
+        description: "The follow-ups stopped because the home answered, by the answer that stopped them.",
+      },
+    ),
+    by_step: Type.Array(
+      Type.Object({ delay_days: Type.Integer(), ...followUpCountFields }, { additionalProperties: false }),
+      { description: "The automation's follow-up cards in mailing order, each named by its delay." },
+    ),
+  },
+  {
+    additionalProperties: false,
+    description:
+      "Every follow-up card the automation has written since it began, by what became of it (steps since removed count in the totals only).",
+  },
+);
+
 const AutomationView = Type.Object(
   {
     id: Type.String(),
@@ -171,6 +221,7 @@ const AutomationView = Type.Object(
       description:
         "Cards waiting before print now (on hold, awaiting approval, paused by a cap); follow-ups scheduled for a later day are not.",
     }),
+    follow_up_cards: FollowUpCards,
     created_at: Type.String({ format: "date-time" }),
     updated_at: Type.String({ format: "date-time" }),
   },
@@ -194,6 +245,36 @@ function templateView(stored: unknown): Static<typeof TemplateView> {
   };
 }
 
+/** The counts an automation's view shows, read once for the whole list. */
+interface AutomationReads {
+  cards: Map<string, AutomationCards>;
+  followUps: Map<string, AutomationFollowUps>;
+}
+const NOT_READ: AutomationReads = { cards: new Map(), followUps: new Map() };
+
+const followUpCountsView = (counts: FollowUpCounts) => ({
+  scheduled: counts.scheduled,
+  waiting: counts.waiting,
+  sent_to_print: counts.sentToPrint,
+  stopped_because_home_answered: Object.values(counts.stoppedByAnswer).reduce((sum, n) => sum + n, 0),
+  not_sent: counts.notSent,
+});
+
+function followUpCardsView(
+  automation: Automation,
+  figures: AutomationFollowUps | undefined,
+): Static<typeof FollowUpCards> {
+  const total = figures?.total ?? noFollowUps();
+  return {
+    ...followUpCountsView(total),
+    stopped_because: total.stoppedByAnswer,
+    by_step: automation.steps.map((step) => ({
+      delay_days: step.delay_days,
+      ...followUpCountsView(figures?.byStepDelay.get(step.delay_days) ?? noFollowUps()),
+    })),
+  };
+}
+
 export function registerAutomationRoutes(app: FastifyInstance, ctx: AppApiContext): void {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
   const { db, clock } = ctx;
@@ -209,7 +290,7 @@ export function registerAutomationRoutes(app: FastifyInstance, ctx: AppApiContex
     const resolved = resolveTemplate(storedTemplate(previous, template));
     await assertCardFits(ctx.renderer, resolved, await loadCardSender(db, orgId));
   };
-  const view = async (automation: Automation, cards: Map<string, AutomationCards>) => ({
+  const view = async (automation: Automation, reads: AutomationReads = NOT_READ) => ({
     id: automation.id,
     name: automation.name,
     enabled: automation.enabled,
@@ -225,11 +306,19 @@ export function registerAutomationRoutes(app: FastifyInstance, ctx: AppApiContex
     })),
     stop_when: automation.stop_when,
     holdout_percent: automation.holdout_percent,
-    cards_sent_to_print_this_month: cards.get(automation.id)?.sentToPrintThisMonth ?? 0,
-    cards_waiting: cards.get(automation.id)?.waiting ?? 0,
+    cards_sent_to_print_this_month: reads.cards.get(automation.id)?.sentToPrintThisMonth ?? 0,
+    cards_waiting: reads.cards.get(automation.id)?.waiting ?? 0,
+    follow_up_cards: followUpCardsView(automation, reads.followUps.get(automation.id)),
     created_at: automation.created_at,
     updated_at: automation.updated_at,
   });
+  const readCounts = async (orgId: string): Promise<AutomationReads> => {
+    const [cards, followUps] = await Promise.all([
+      automationCards(db, orgId, clock.now()),
+      followUpFigures(db, orgId),
+    ]);
+    return { cards, followUps };
+  };
   const findOwn = async (orgId: string, id: string) => {
     const automation = /^[0-9a-f-]{36}$/i.test(id) ? await findAutomation(db, orgId, id) : undefined;
     if (!automation) throw notFound("automation not found");
@@ -251,9 +340,8 @@ export function registerAutomationRoutes(app: FastifyInstance, ctx: AppApiContex
     },
     async (request) => {
       const { orgId } = sessionOf(request);
-      const cards = await automationCards(db, orgId, clock.now());
-      const automations = await listAutomations(db, orgId);
-      return { automations: await Promise.all(automations.map((a) => view(a, cards))) };
+      const [reads, automations] = await Promise.all([readCounts(orgId), listAutomations(db, orgId)]);
+      return { automations: await Promise.all(automations.map((a) => view(a, reads))) };
     },
   );
 
@@ -294,7 +382,7 @@ export function registerAutomationRoutes(app: FastifyInstance, ctx: AppApiContex
         return created;
       });
       ctx.boundAutomations.invalidate(orgId);
-      return reply.code(201).send(await view(automation, new Map()));
+      return reply.code(201).send(await view(automation));
     },
   );
 
@@ -312,7 +400,7 @@ export function registerAutomationRoutes(app: FastifyInstance, ctx: AppApiContex
     async (request) => {
       const { orgId } = sessionOf(request);
       const automation = await findOwn(orgId, request.params.id);
-      return view(automation, await automationCards(db, orgId, clock.now()));
+      return view(automation, await readCounts(orgId));
     },
   );
 
@@ -358,7 +446,7 @@ export function registerAutomationRoutes(app: FastifyInstance, ctx: AppApiContex
         automation = await findOwn(orgId, automation.id);
       }
       ctx.boundAutomations.invalidate(orgId);
-      return view(automation, await automationCards(db, orgId, clock.now()));
+      return view(automation, await readCounts(orgId));
     },
   );
 

@@ -1,5 +1,4 @@
 import { queryOptions } from "@tanstack/react-query";
-import { formatDateTime, formatDay } from "../ui/format.ts";
 import { client, type Paths, type ResponseOf, unwrap } from "./client.ts";
 
 export type PieceFilters = NonNullable<Paths["/app/api/v1/pieces"]["get"]["parameters"]["query"]>;

@@ -1508,6 +1508,46 @@ export interface operations {
               cards_sent_to_print_this_month: number;
               /** @description Cards waiting before print now (on hold, awaiting approval, paused by a cap); follow-ups scheduled for a later day are not. */
               cards_waiting: number;
+              /** @description Every follow-up card the automation has written since it began, by what became of it (steps since removed count in the totals only). */
+              follow_up_cards: {
+                /** @description Waiting for their day. */
+                scheduled: number;
+                /** @description Their day came: on their way through the mail safety rules (on hold, awaiting approval, paused by a cap). */
+                waiting: number;
+                /** @description Handed to the printer. */
+                sent_to_print: number;
+                /** @description Stopped before print because the home answered first (one of the automation's stop_when). */
+                stopped_because_home_answered: number;
+                /** @description Not sent for another reason: cancelled by a person, first card not mailed, step removed, a mail safety rule. */
+                not_sent: number;
+                /** @description The follow-ups stopped because the home answered, by the answer that stopped them. */
+                stopped_because: {
+                  /** @description A lead came from a card of the sequence. */
+                  lead: number;
+                  /** @description A deal was won at the home. */
+                  won_deal: number;
+                  /** @description The home asked for no more mail. */
+                  opt_out: number;
+                  /** @description The home became a customer. */
+                  customer: number;
+                  /** @description The printer returned a card of the sequence. */
+                  returned: number;
+                };
+                /** @description The automation's follow-up cards in mailing order, each named by its delay. */
+                by_step: {
+                  delay_days: number;
+                  /** @description Waiting for their day. */
+                  scheduled: number;
+                  /** @description Their day came: on their way through the mail safety rules (on hold, awaiting approval, paused by a cap). */
+                  waiting: number;
+                  /** @description Handed to the printer. */
+                  sent_to_print: number;
+                  /** @description Stopped before print because the home answered first (one of the automation's stop_when). */
+                  stopped_because_home_answered: number;
+                  /** @description Not sent for another reason: cancelled by a person, first card not mailed, step removed, a mail safety rule. */
+                  not_sent: number;
+                }[];
+              };
               /** Format: date-time */
               created_at: string;
               /** Format: date-time */
@@ -1720,6 +1760,46 @@ export interface operations {
             cards_sent_to_print_this_month: number;
             /** @description Cards waiting before print now (on hold, awaiting approval, paused by a cap); follow-ups scheduled for a later day are not. */
             cards_waiting: number;
+            /** @description Every follow-up card the automation has written since it began, by what became of it (steps since removed count in the totals only). */
+            follow_up_cards: {
+              /** @description Waiting for their day. */
+              scheduled: number;
+              /** @description Their day came: on their way through the mail safety rules (on hold, awaiting approval, paused by a cap). */
+              waiting: number;
+              /** @description Handed to the printer. */
+              sent_to_print: number;
+              /** @description Stopped before print because the home answered first (one of the automation's stop_when). */
+              stopped_because_home_answered: number;
+              /** @description Not sent for another reason: cancelled by a person, first card not mailed, step removed, a mail safety rule. */
+              not_sent: number;
+              /** @description The follow-ups stopped because the home answered, by the answer that stopped them. */
+              stopped_because: {
+                /** @description A lead came from a card of the sequence. */
+                lead: number;
+                /** @description A deal was won at the home. */
+                won_deal: number;
+                /** @description The home asked for no more mail. */
+                opt_out: number;
+                /** @description The home became a customer. */
+                customer: number;
+                /** @description The printer returned a card of the sequence. */
+                returned: number;
+              };
+              /** @description The automation's follow-up cards in mailing order, each named by its delay. */
+              by_step: {
+                delay_days: number;
+                /** @description Waiting for their day. */
+                scheduled: number;
+                /** @description Their day came: on their way through the mail safety rules (on hold, awaiting approval, paused by a cap). */
+                waiting: number;
+                /** @description Handed to the printer. */
+                sent_to_print: number;
+                /** @description Stopped before print because the home answered first (one of the automation's stop_when). */
+                stopped_because_home_answered: number;
+                /** @description Not sent for another reason: cancelled by a person, first card not mailed, step removed, a mail safety rule. */
+                not_sent: number;
+              }[];
+            };
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -1861,6 +1941,46 @@ export interface operations {
             cards_sent_to_print_this_month: number;
             /** @description Cards waiting before print now (on hold, awaiting approval, paused by a cap); follow-ups scheduled for a later day are not. */
             cards_waiting: number;
+            /** @description Every follow-up card the automation has written since it began, by what became of it (steps since removed count in the totals only). */
+            follow_up_cards: {
+              /** @description Waiting for their day. */
+              scheduled: number;
+              /** @description Their day came: on their way through the mail safety rules (on hold, awaiting approval, paused by a cap). */
+              waiting: number;
+              /** @description Handed to the printer. */
+              sent_to_print: number;
+              /** @description Stopped before print because the home answered first (one of the automation's stop_when). */
+              stopped_because_home_answered: number;
+              /** @description Not sent for another reason: cancelled by a person, first card not mailed, step removed, a mail safety rule. */
+              not_sent: number;
+              /** @description The follow-ups stopped because the home answered, by the answer that stopped them. */
+              stopped_because: {
+                /** @description A lead came from a card of the sequence. */
+                lead: number;
+                /** @description A deal was won at the home. */
+                won_deal: number;
+                /** @description The home asked for no more mail. */
+                opt_out: number;
+                /** @description The home became a customer. */
+                customer: number;
+                /** @description The printer returned a card of the sequence. */
+                returned: number;
+              };
+              /** @description The automation's follow-up cards in mailing order, each named by its delay. */
+              by_step: {
+                delay_days: number;
+                /** @description Waiting for their day. */
+                scheduled: number;
+                /** @description Their day came: on their way through the mail safety rules (on hold, awaiting approval, paused by a cap). */
+                waiting: number;
+                /** @description Handed to the printer. */
+                sent_to_print: number;
+                /** @description Stopped before print because the home answered first (one of the automation's stop_when). */
+                stopped_because_home_answered: number;
+                /** @description Not sent for another reason: cancelled by a person, first card not mailed, step removed, a mail safety rule. */
+                not_sent: number;
+              }[];
+            };
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -2072,6 +2192,46 @@ export interface operations {
             cards_sent_to_print_this_month: number;
             /** @description Cards waiting before print now (on hold, awaiting approval, paused by a cap); follow-ups scheduled for a later day are not. */
             cards_waiting: number;
+            /** @description Every follow-up card the automation has written since it began, by what became of it (steps since removed count in the totals only). */
+            follow_up_cards: {
+              /** @description Waiting for their day. */
+              scheduled: number;
+              /** @description Their day came: on their way through the mail safety rules (on hold, awaiting approval, paused by a cap). */
+              waiting: number;
+              /** @description Handed to the printer. */
+              sent_to_print: number;
+              /** @description Stopped before print because the home answered first (one of the automation's stop_when). */
+              stopped_because_home_answered: number;
+              /** @description Not sent for another reason: cancelled by a person, first card not mailed, step removed, a mail safety rule. */
+              not_sent: number;
+              /** @description The follow-ups stopped because the home answered, by the answer that stopped them. */
+              stopped_because: {
+                /** @description A lead came from a card of the sequence. */
+                lead: number;
+                /** @description A deal was won at the home. */
+                won_deal: number;
+                /** @description The home asked for no more mail. */
+                opt_out: number;
+                /** @description The home became a customer. */
+                customer: number;
+                /** @description The printer returned a card of the sequence. */
+                returned: number;
+              };
+              /** @description The automation's follow-up cards in mailing order, each named by its delay. */
+              by_step: {
+                delay_days: number;
+                /** @description Waiting for their day. */
+                scheduled: number;
+                /** @description Their day came: on their way through the mail safety rules (on hold, awaiting approval, paused by a cap). */
+                waiting: number;
+                /** @description Handed to the printer. */
+                sent_to_print: number;
+                /** @description Stopped before print because the home answered first (one of the automation's stop_when). */
+                stopped_because_home_answered: number;
+                /** @description Not sent for another reason: cancelled by a person, first card not mailed, step removed, a mail safety rule. */
+                not_sent: number;
+              }[];
+            };
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */

@@ -1,4 +1,5 @@
 import type { Automation, CardTemplate } from "../../api/automations.ts";
+import { money } from "../../ui/format.ts";
 import { wholeNumberProblem } from "../../ui/number-rules.ts";
 
 /**
@@ -112,3 +113,40 @@ export const followUpCount = (steps: number) =>
 /** The holdout, for the automation list: the share of homes that get no card, so lift can be measured. */
 export const holdoutWords = (percent: number) =>
   percent > 0 ? `${percent} % of homes get no card, to measure what the cards bring` : null;
+
+/** What became of an automation's follow-up cards (in all, or one step's). */
+export type FollowUpTally = Omit<Automation["follow_up_cards"], "stopped_because" | "by_step">;
+
+const cardCount = (n: number) => `${n} card${n === 1 ? "" : "s"}`;
+const tallyTotal = (tally: FollowUpTally) =>
+  tally.sent_to_print +
+  tally.scheduled +
+  tally.waiting +
+  tally.stopped_because_home_answered +
+  tally.not_sent;
+
+/**
+ * What the follow-ups did so far, in words: "12 sent to print, 5 due later, 9 stopped because the
+ * home answered first (about $7 not spent)". The money only with the card cost from Settings. Null
+ * when none was ever written.
+ */
+export function followUpResults(tally: FollowUpTally, costPerCardCents: number | null): string | null {
+  const { sent_to_print, scheduled, waiting, stopped_because_home_answered: stopped, not_sent } = tally;
+  if (tallyTotal(tally) === 0) return null;
+  const saved =
+    costPerCardCents && stopped > 0 ? ` (about ${money((stopped * costPerCardCents) / 100)} not spent)` : "";
+  const parts = [
+    `${sent_to_print} sent to print`,
+    scheduled > 0 && `${scheduled} due later`,
+    waiting > 0 && `${waiting} waiting before print`,
+    `${stopped} stopped because the home answered first${saved}`,
+    not_sent > 0 && `${not_sent} not sent for other reasons`,
+  ];
+  return parts.filter(Boolean).join(", ");
+}
+
+/** The summary line for the automation list: null for an automation whose follow-ups never began. */
+export const followUpSummary = (tally: FollowUpTally, costPerCardCents: number | null) => {
+  const results = followUpResults(tally, costPerCardCents);
+  return results && `Follow-ups so far, ${cardCount(tallyTotal(tally))}: ${results}`;
+};

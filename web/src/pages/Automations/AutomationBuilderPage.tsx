@@ -388,6 +388,7 @@ function AutomationBuilder({ initial, existing }: { initial: AutomationFormValue
                     recipient={proofRecipient}
                     sample={proofSample}
                     recordKnown={sampleSettled}
+                    resultsByStep={existing?.follow_up_cards.by_step}
                   />
 
                   {existing ? (

@@ -1,7 +1,8 @@
 import { Badge, Table, Text } from "@mantine/core";
-import { useSuspenseQuery } from "@tanstack/react-query";
+import { useQuery, useSuspenseQuery } from "@tanstack/react-query";
 import { automationListQuery } from "../../api/automations.ts";
-import { followUpCount, holdoutWords } from "../../modules/automations/follow-ups.ts";
+import { organizationQuery } from "../../api/organization.ts";
+import { followUpCount, followUpSummary, holdoutWords } from "../../modules/automations/follow-ups.ts";
 import { describeTrigger } from "../../modules/automations/form-model.ts";
 import { NeighbourCoverage } from "../../modules/neighbours/NeighbourCoverage.tsx";
 import { AnchorLink, ButtonLink } from "../../ui/links.tsx";
@@ -10,6 +11,8 @@ import { EmptyState, PageHeader } from "../../ui/states.tsx";
 
 export function AutomationsPage() {
   const { data } = useSuspenseQuery(automationListQuery());
+  // The card cost (Settings) turns stopped follow-ups into money not spent; the list never waits for it.
+  const costPerCardCents = useQuery(organizationQuery()).data?.cost_per_card_cents ?? null;
   const newButton = (
     <ButtonLink to="/automations/new" search={{}}>
       New automation
@@ -57,17 +60,18 @@ export function AutomationsPage() {
                     >
                       {automation.name}
                     </AnchorLink>
-                    <Text size="sm" c="dimmed">
-                      {describeTrigger(automation.trigger)}
-                    </Text>
-                    <Text size="sm" c="dimmed">
-                      {followUpCount(automation.steps.length)}
-                    </Text>
-                    {holdoutWords(automation.holdout_percent) && (
-                      <Text size="sm" c="dimmed">
-                        {holdoutWords(automation.holdout_percent)}
-                      </Text>
-                    )}
+                    {[
+                      describeTrigger(automation.trigger),
+                      followUpCount(automation.steps.length),
+                      followUpSummary(automation.follow_up_cards, costPerCardCents),
+                      holdoutWords(automation.holdout_percent),
+                    ]
+                      .filter((line) => line !== null)
+                      .map((line) => (
+                        <Text size="sm" c="dimmed" key={line}>
+                          {line}
+                        </Text>
+                      ))}
                   </Table.Td>
                   <Table.Td>
                     <Badge color={automation.enabled ? "teal.9" : "gray.7"} variant="filled">

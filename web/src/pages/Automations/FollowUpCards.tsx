@@ -13,11 +13,12 @@ import {
 } from "@mantine/core";
 import type { UseFormReturnType } from "@mantine/form";
 import { useRef } from "react";
-import type { ProofInput } from "../../api/automations.ts";
+import type { Automation, ProofInput } from "../../api/automations.ts";
 import { CardFitNotice } from "../../modules/automations/components/CardFitNotice.tsx";
 import { LiveProof, type ProofSample } from "../../modules/automations/components/LiveProof.tsx";
 import {
   DELAY_DAYS,
+  followUpResults,
   followUpTemplate,
   MAX_FOLLOW_UPS,
   newFollowUp,
@@ -41,12 +42,15 @@ export function FollowUpCards({
   recipient,
   sample,
   recordKnown,
+  resultsByStep = [],
 }: {
   form: UseFormReturnType<AutomationFormValues>;
   /** Who the proofs are drawn for: the first card's sample record and audience. */
   recipient: Omit<ProofInput, "template">;
   sample: ProofSample | undefined;
   recordKnown: boolean;
+  /** What became of the saved steps' follow-ups, each found by its day (a step moved to another day is a new one). */
+  resultsByStep?: Automation["follow_up_cards"]["by_step"];
 }) {
   const rows = form.values.follow_ups;
   const lastDelay = Number(rows.at(-1)?.delay_days ?? 0) || 0;
@@ -72,6 +76,8 @@ export function FollowUpCards({
         </Text>
         {rows.map((row, index) => {
           const number = index + 1;
+          const saved = resultsByStep.find((step) => step.delay_days === Number(row.delay_days));
+          const results = saved && followUpResults(saved, null);
           return (
             <Paper
               key={row.key}
@@ -91,6 +97,11 @@ export function FollowUpCards({
                     Remove follow-up card {number}
                   </Button>
                 </Group>
+                {results && (
+                  <Text size="sm" c="dimmed">
+                    So far: {results}.
+                  </Text>
+                )}
                 <NumberInput
                   label="Days after the first card is mailed"
                   min={DELAY_DAYS.min}
