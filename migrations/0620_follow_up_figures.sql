@@ -6,8 +6,10 @@
 -- stopped it, sharded like monthly_mail_figures (0334) so concurrent writers never wait on one row.
 
 -- What stopped a follow-up (cancelled_by = 'sequence'): an answer of the home (the stop conditions
--- lead, won_deal, opt_out, customer, returned), its first card not being mailed, or its step being
--- removed from the automation. Follow-ups stopped before this are named by their reason's words.
+-- lead, won_deal, opt_out, customer, returned), its first card not being mailed, its step being
+-- removed from the automation, or the automation being turned off (automation_off: until now an
+-- automation turned off still mailed the follow-ups it had scheduled). Follow-ups stopped before
+-- this are named by their reason's words.
 ALTER TABLE mail_pieces ADD COLUMN stopped_by text;
 
 UPDATE mail_pieces SET stopped_by = CASE

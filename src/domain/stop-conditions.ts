@@ -8,6 +8,6 @@ export type StopCondition = (typeof STOP_CONDITIONS)[number];
 
 /**
  * What stopped a follow-up (`mail_pieces.stopped_by`): an answer of the home, its first card not
- * being mailed, or its step removed from the automation.
+ * being mailed, its step removed from the automation, or the automation turned off.
  */
-export type FollowUpStop = StopCondition | "first_card_not_mailed" | "step_removed";
+export type FollowUpStop = StopCondition | "first_card_not_mailed" | "step_removed" | "automation_off";

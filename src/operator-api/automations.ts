@@ -7,7 +7,7 @@ import { HoldoutPercent } from "../domain/holdout-group.ts";
 import { OneLineText } from "../domain/one-line-text.ts";
 import { invalidPayload } from "../errors.ts";
 import { AudienceInput } from "../neighbours/audience.ts";
-import { stopFollowUpsOfRemovedSteps } from "../pieces/follow-ups.ts";
+import { stopFollowUpsEndedBySave } from "../pieces/follow-ups.ts";
 import type { Services } from "../services.ts";
 import { IdParams, OrgParams } from "./orgs.ts";
 
@@ -83,8 +83,8 @@ export function registerAdminAutomationRoutes(app: FastifyInstance, services: Se
     { schema: { hide: true, params: IdParams, body: PatchAutomation }, preValidation: checkFilters },
     async (request) => {
       const automation = await updateAutomation(services.db, request.params.id, request.body);
-      if (request.body.steps !== undefined)
-        await stopFollowUpsOfRemovedSteps(
+      if (request.body.steps !== undefined || request.body.enabled === false)
+        await stopFollowUpsEndedBySave(
           services.db,
           { orgId: automation.org_id, id: automation.id },
           services.clock.now(),

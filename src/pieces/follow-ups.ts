@@ -13,7 +13,7 @@ import type { FollowUpStop, StopCondition } from "../domain/stop-conditions.ts";
 import { processPieceJob } from "../jobs/kinds.ts";
 import { enqueueJob } from "../jobs/queue.ts";
 import { stepOfFollowUp } from "./card-template-sql.ts";
-import type { PieceRecord } from "./piece-record.ts";
+import type { FollowUpEnd, PieceRecord } from "./piece-record.ts";
 import { isPrinted, PRINTED_STATUSES, sqlStatusList } from "./status-sql.ts";
 
 const at = (date: Date) => sql`${date.toISOString()}::timestamptz`;
@@ -100,35 +100,51 @@ export async function dateFollowUps(
   }
 }
 
-/**
- * A follow-up whose step the automation no longer has (removed, or moved to another day) never
- * prints, in whatever state it waits (scheduled, held, awaiting approval, capped, queued): its card
- * is gone, and the default card must not go in its place. False when it was already taken for print.
- */
-export const stopFollowUpOfRemovedStep = (db: Queryable, piece: { orgId: string; id: string }, now: Date) =>
-  stopFollowUpRow(db, piece, STEP_REMOVED, now);
-
 const STEP_REMOVED: Stop = {
   reason: "Stopped: the automation no longer has this follow-up card",
   by: "step_removed",
 };
+const automationTurnedOff = (now: Date): Stop => ({
+  reason: `Stopped: the automation was turned off on ${shortDay(now)}`,
+  by: "automation_off",
+});
 
 /**
- * An automation's follow-ups were saved: the waiting follow-ups whose step it no longer has stop at
- * once, so the app never lists as scheduled a card that will not print (their jobs would stop them
- * only on their day; stopFollowUpOfRemovedStep stays for one taken by its job meanwhile).
+ * A follow-up whose step the automation no longer has (removed, or moved to another day) never
+ * prints, in whatever state it waits (scheduled, held, awaiting approval, capped, queued): its card
+ * is gone, and the default card must not go in its place. Nor does one whose automation is turned
+ * off: "off" means no card is mailed. False when it was already taken for print.
  */
-export async function stopFollowUpsOfRemovedSteps(
+export const stopEndedFollowUp = (
+  db: Queryable,
+  piece: { orgId: string; id: string },
+  end: FollowUpEnd,
+  now: Date,
+) => stopFollowUpRow(db, piece, end === "step_removed" ? STEP_REMOVED : automationTurnedOff(now), now);
+
+/**
+ * An automation was saved: its waiting follow-ups that the save ends stop at once (those whose
+ * step it no longer has; all of them when it is turned off), so the app never lists as scheduled a
+ * card that will not print. Their jobs would stop them only on their day; stopEndedFollowUp stays
+ * for one a worker wrote or took meanwhile.
+ */
+export async function stopFollowUpsEndedBySave(
   db: Queryable,
   automation: { orgId: string; id: string },
   now: Date,
 ): Promise<void> {
+  const stepGone = sql`${stepOfFollowUp("f")} IS NULL`;
+  const off = automationTurnedOff(now);
+  const stop: Stop = {
+    reason: sql`CASE WHEN ${stepGone} THEN ${STEP_REMOVED.reason} ELSE ${off.reason} END`,
+    by: sql`CASE WHEN ${stepGone} THEN ${STEP_REMOVED.by} ELSE ${off.by} END`,
+  };
   await db.execute(
-    sql`UPDATE mail_pieces f SET ${stoppedBy(STEP_REMOVED, now)}
+    sql`UPDATE mail_pieces f SET ${stoppedBy(stop, now)}
         FROM campaigns c JOIN automations a ON a.org_id = c.org_id AND a.id = c.automation_id
         WHERE f.org_id = ${automation.orgId}::uuid AND f.status IN ${STOPPABLE} AND f.submission_job_id IS NULL
           AND f.sequence_step IS NOT NULL AND c.org_id = f.org_id AND c.id = f.campaign_id
-          AND a.id = ${automation.id}::uuid AND ${stepOfFollowUp("f")} IS NULL`,
+          AND a.id = ${automation.id}::uuid AND (${stepGone} OR NOT a.enabled)`,
   );
 }
 
@@ -140,7 +156,7 @@ export type FollowUpRelease = "released" | "waiting" | "stopped";
  * rules like any card) when its first card was handed to the printer and its day has come. Early
  * (the printer's mail date moved the day), it waits for a job at the new day; a first card that
  * will never be mailed stops it; a first card still waiting leaves it to the first card's print. A
- * follow-up whose step is gone never gets here: its job stops it first (stopFollowUpOfRemovedStep).
+ * follow-up whose step is gone or whose automation is off never gets here: its job stops it first (stopEndedFollowUp).
  */
 export async function releaseDueFollowUp(
   db: Queryable,

@@ -44,11 +44,16 @@ export interface PieceRecord {
   sequenceStep: number | null;
   sequenceFirstPieceId: string | null;
   scheduledFor: Date | null;
-  /** How many follow-ups the piece's automation has now. */
+  /** How many follow-ups the piece's automation mails now (none while it is turned off). */
   automationFollowUps: number;
-  /** A follow-up whose step the automation no longer has: it must not print (its template is gone). */
-  stepRemoved: boolean;
+  /**
+   * A follow-up that must not print: its step is gone from the automation (so is its card), or the
+   * automation is turned off. Null on a first card and on a follow-up still to go.
+   */
+  followUpEnded: FollowUpEnd | null;
 }
+
+export type FollowUpEnd = "step_removed" | "automation_off";
 
 interface Row {
   org_id: string;
@@ -79,7 +84,7 @@ interface Row {
   sequence_first_piece_id: string | null;
   scheduled_for: Date | string | null;
   automation_follow_ups: number | null;
-  step_removed: boolean;
+  follow_up_ended: FollowUpEnd | null;
 }
 
 const PIECE_COLUMNS = sql`
@@ -89,8 +94,10 @@ const PIECE_COLUMNS = sql`
          ${printedTemplateOf("p")} AS template,
          p.created_at, p.hold_until, p.approved_at, p.verified_address,
          p.sequence_step, p.sequence_first_piece_id, p.scheduled_for,
-         jsonb_array_length(a.steps) AS automation_follow_ups,
-         (p.sequence_step IS NOT NULL AND ${stepOfFollowUp("p")} IS NULL) AS step_removed`;
+         CASE WHEN a.enabled THEN jsonb_array_length(a.steps) ELSE 0 END AS automation_follow_ups,
+         CASE WHEN p.sequence_step IS NULL THEN NULL
+              WHEN ${stepOfFollowUp("p")} IS NULL THEN 'step_removed'
+              WHEN a.enabled IS FALSE THEN 'automation_off' END AS follow_up_ended`;
 
 /** The pieces of `pieces` (rows of mail_pieces' shape, as `p`) with their organization and automation. */
 const piecesWithContext = (pieces: SQL) => sql`${PIECE_COLUMNS}
@@ -132,7 +139,7 @@ function toRecord(row: Row): PieceRecord {
     sequenceFirstPieceId: row.sequence_first_piece_id,
     scheduledFor: row.scheduled_for === null ? null : new Date(row.scheduled_for),
     automationFollowUps: row.automation_follow_ups ?? 0,
-    stepRemoved: row.step_removed,
+    followUpEnded: row.follow_up_ended,
   };
 }
 

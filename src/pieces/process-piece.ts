@@ -19,12 +19,7 @@ import { landingUrl, newLandingToken } from "./campaigns.ts";
 import { type ImageAtPrint, imagesAtPrint } from "./current-card-image.ts";
 import { SUPPRESSED_REASON } from "./customer-homes.ts";
 import { sweepCardImages } from "./draw-ahead.ts";
-import {
-  dateFollowUps,
-  releaseDueFollowUp,
-  scheduleFollowUps,
-  stopFollowUpOfRemovedStep,
-} from "./follow-ups.ts";
+import { dateFollowUps, releaseDueFollowUp, scheduleFollowUps, stopEndedFollowUp } from "./follow-ups.ts";
 import { keepPrintedImages, keptKeyOf, LIST_THUMBNAIL, type PrintedImage } from "./piece-images.ts";
 import { THUMBNAIL_WIDTH } from "./piece-proof.ts";
 import { loadPiece, mailingAddressOf, type PieceRecord } from "./piece-record.ts";
@@ -365,8 +360,14 @@ async function processPiece(
     log.info({ status: "missing" }, "piece is not queued; nothing to do");
     return;
   }
-  if (loaded.stepRemoved && (await stopFollowUpOfRemovedStep(deps.db, loaded, deps.clock.now()))) {
-    log.info("follow-up stopped: the automation no longer has its card");
+  if (
+    loaded.followUpEnded &&
+    (await stopEndedFollowUp(deps.db, loaded, loaded.followUpEnded, deps.clock.now()))
+  ) {
+    log.info(
+      { stopped_by: loaded.followUpEnded },
+      "follow-up stopped: its step is gone or its automation is off",
+    );
     return;
   }
   // A held piece comes back here at the end of its hold window (unless it was cancelled).

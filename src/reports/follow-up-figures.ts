@@ -15,7 +15,7 @@ export interface FollowUpCounts {
   sentToPrint: number;
   /** Stopped because the home answered first (a stop condition of the automation), by the answer. */
   stoppedByAnswer: Record<StopCondition, number>;
-  /** Not sent otherwise: cancelled by a person, first card not mailed, step removed, suppressed, skipped, undeliverable, failed. */
+  /** Not sent otherwise: cancelled by a person, first card not mailed, step removed, automation turned off, suppressed, skipped, undeliverable, failed. */
   notSent: number;
 }
 

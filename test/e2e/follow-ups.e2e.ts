@@ -226,4 +226,32 @@ describe("follow-up cards in the browser: the builder, the list, Mail", () => {
       .waitFor();
     await checkBothWidths("follow-ups-builder-results");
   });
+
+  it("turning the automation off says its follow-ups still to go will stop, and the save stops them", async () => {
+    await app.sendEvent(
+      apiKey,
+      jobEvent("follow-up-3", { street: "12 Quiet Lane", client_name: "Quinn Quiet" }),
+    );
+    await waitUntil(async () => {
+      const pieces = (await app.campaigns(orgId)).flatMap((campaign) => campaign.pieces);
+      return pieces.some((piece) => piece.status === "scheduled");
+    }, "the third home's follow-up is scheduled");
+    await open(`/automations/${automationId}`, "Job done postcard");
+    await page.getByRole("switch", { name: "Enabled" }).click();
+    const warning = page.getByRole("alert").filter({ hasText: "Turning this automation off" });
+    await warning
+      .getByText(
+        "Saving stops its 1 follow-up card still to go; turning it on again does not bring them back.",
+      )
+      .waitFor();
+    await checkBothWidths("follow-ups-turning-off");
+    await page.getByRole("button", { name: "Save", exact: true }).click();
+    await page.getByText("Job done postcard is saved.").waitFor();
+    await open("/automations", "Automations");
+    await page.getByText(/^Follow-ups so far, 3 cards: .*2 not sent for other reasons$/).waitFor();
+    const stopped = (await app.campaigns(orgId))
+      .flatMap((campaign) => campaign.pieces)
+      .filter((piece) => piece.address.startsWith("12 Quiet Lane") && piece.status === "cancelled");
+    assert.equal(stopped.length, 1, "the follow-up is stopped, its first card kept");
+  });
 });

@@ -166,4 +166,27 @@ describe(`an automation's follow-up cards, counted by what became of them (${dat
     );
     await assertRollUpMatchesRows(org.orgId);
   });
+
+  test("turned off in the app, an automation's follow-ups still to go stop at once and count as not sent", async () => {
+    const org = await orgWithAutomation(ctx, {
+      steps: [followUp(7, "A week on"), followUp(21, "Three weeks on")],
+    });
+    const owner = await inviteAndAccept(ctx, org.orgId, "owner@off.example", "owner", "Olive Owner");
+    await queuePiece(ctx, org, nextHome());
+    await printLocally();
+    const off = await owner.browser.request("PATCH", `/app/api/v1/automations/${org.automationId}`, {
+      body: { enabled: false },
+    });
+    assert.equal(off.status, 200, off.text);
+    assert.equal(off.body.follow_up_cards.not_sent, 2, JSON.stringify(off.body.follow_up_cards));
+    assert.equal(off.body.follow_up_cards.scheduled, 0);
+    const cancelled = await owner.browser.request("GET", "/app/api/v1/pieces?status=cancelled");
+    const reasons = (cancelled.body.pieces as { status_reason: string | null }[]).map(
+      (piece) => piece.status_reason,
+    );
+    assert.equal(reasons.length, 2, JSON.stringify(reasons));
+    for (const reason of reasons)
+      assert.match(reason ?? "", /^Stopped: the automation was turned off on Dec 14$/);
+    await assertRollUpMatchesRows(org.orgId);
+  });
 });

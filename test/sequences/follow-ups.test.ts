@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { fixedClock } from "../../src/clock.ts";
+import { queryRows, sql } from "../../src/db/database.ts";
 import { signLobPayload } from "../../src/pieces/lob-tracking.ts";
 import { createAppTestContext, inviteAndAccept } from "../app-api/helpers.ts";
 import { admin, call } from "../helpers/api.ts";
@@ -632,4 +633,53 @@ describe(`sequences: follow-up cards that stop when the home answers (${database
       assert.equal(later.status, "cancelled", "the follow-up not yet due is stopped either way");
     });
   }
+
+  test("turning an automation off stops its follow-ups still to go; on again, nothing comes back", async () => {
+    // The app's save is tested in follow-up-figures.test.ts (this file's clock has run past app sessions).
+    const turnedOff = /^Stopped: the automation was turned off on \w{3} \d+$/;
+    const switching = await orgWithAutomation(ctx, {
+      steps: [followUp(7, "A week on"), followUp(21, "Later")],
+    });
+    const path = `/automations/${switching.automationId}`;
+    const { followUps } = await firstCardMailed(switching);
+    assert.equal((await admin(ctx, "PATCH", path, { enabled: false })).status, 200);
+    for (const step of followUps) {
+      const stopped = await pieceOf(step.id);
+      assert.equal(stopped.status, "cancelled", JSON.stringify(stopped));
+      assert.match(stopped.status_reason ?? "", turnedOff);
+    }
+    assert.equal((await admin(ctx, "PATCH", path, { enabled: true })).status, 200);
+    assert.equal((await pieceOf(followUps[0]!.id)).status, "cancelled", "on again, nothing comes back");
+    const next = await firstCardMailed(switching);
+    assert.equal((await admin(ctx, "PATCH", path, { name: "Renamed" })).status, 200);
+    assert.equal(
+      (await pieceOf(next.followUps[0]!.id)).status,
+      "scheduled",
+      "a save leaving it on stops nothing",
+    );
+  });
+
+  test("a follow-up the save did not see (written as the automation was turned off) stops on its day", async () => {
+    const racing = await orgWithAutomation(ctx, { steps: [followUp(7, "A week on")] });
+    const { followUps } = await firstCardMailed(racing);
+    // Its event came before the automation was turned off; its job runs after.
+    const queuedBefore = await queuePiece(ctx, racing, nextHome(), { writePiece: false });
+    // As a worker committing the follow-up just after the save's stop ran: off, the follow-up still scheduled.
+    await ctx.database.db.execute(
+      sql`UPDATE automations SET enabled = false WHERE id = ${racing.automationId}::uuid`,
+    );
+    assert.equal((await pieceOf(followUps[0]!.id)).status, "scheduled");
+    clock.advance(7 * DAY_MS + 60_000);
+    await printLocally();
+    const stopped = await pieceOf(followUps[0]!.id);
+    assert.equal(stopped.status, "cancelled", JSON.stringify(stopped));
+    assert.match(stopped.status_reason ?? "", /^Stopped: the automation was turned off on /);
+    // The first card queued before the automation was turned off goes, without follow-ups.
+    assert.equal((await pieceOf(queuedBefore.id)).status, "mailed");
+    const written = await queryRows(
+      ctx.database.db,
+      sql`SELECT id FROM mail_pieces WHERE sequence_first_piece_id = ${queuedBefore.id}::uuid`,
+    );
+    assert.deepEqual(written, []);
+  });
 });

@@ -41,7 +41,7 @@ import {
 } from "../../neighbours/neighbour-preview.ts";
 import { loadCardSender } from "../../orgs/card-sender.ts";
 import { landingUrl } from "../../pieces/campaigns.ts";
-import { stopFollowUpsOfRemovedSteps } from "../../pieces/follow-ups.ts";
+import { stopFollowUpsEndedBySave } from "../../pieces/follow-ups.ts";
 import { composeCard } from "../../render/compose.ts";
 import { CardSizeSchema, resolveTemplate } from "../../render/template.ts";
 import { type AutomationCards, automationCards, findSample } from "../../reports/app-reads.ts";
@@ -149,7 +149,7 @@ const followUpCountFields = {
   }),
   not_sent: Type.Integer({
     description:
-      "Not sent for another reason: cancelled by a person, first card not mailed, step removed, a mail safety rule.",
+      "Not sent for another reason: cancelled by a person, first card not mailed, step removed, automation turned off, a mail safety rule.",
   }),
 };
 const FollowUpCards = Type.Object(
@@ -439,8 +439,8 @@ export function registerAutomationRoutes(app: FastifyInstance, ctx: AppApiContex
         Object.keys(patch).length > 0
           ? await updateAutomation(db, request.params.id, withStoredSteps(patch))
           : await findOwn(orgId, request.params.id);
-      if (patch.steps !== undefined)
-        await stopFollowUpsOfRemovedSteps(db, { orgId, id: automation.id }, clock.now());
+      if (patch.steps !== undefined || patch.enabled === false)
+        await stopFollowUpsEndedBySave(db, { orgId, id: automation.id }, clock.now());
       if (template) {
         await writeTemplate(orgId, automation.id, template);
         automation = await findOwn(orgId, automation.id);

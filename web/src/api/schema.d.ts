@@ -1518,7 +1518,7 @@ export interface operations {
                 sent_to_print: number;
                 /** @description Stopped before print because the home answered first (one of the automation's stop_when). */
                 stopped_because_home_answered: number;
-                /** @description Not sent for another reason: cancelled by a person, first card not mailed, step removed, a mail safety rule. */
+                /** @description Not sent for another reason: cancelled by a person, first card not mailed, step removed, automation turned off, a mail safety rule. */
                 not_sent: number;
                 /** @description The follow-ups stopped because the home answered, by the answer that stopped them. */
                 stopped_because: {
@@ -1544,7 +1544,7 @@ export interface operations {
                   sent_to_print: number;
                   /** @description Stopped before print because the home answered first (one of the automation's stop_when). */
                   stopped_because_home_answered: number;
-                  /** @description Not sent for another reason: cancelled by a person, first card not mailed, step removed, a mail safety rule. */
+                  /** @description Not sent for another reason: cancelled by a person, first card not mailed, step removed, automation turned off, a mail safety rule. */
                   not_sent: number;
                 }[];
               };
@@ -1770,7 +1770,7 @@ export interface operations {
               sent_to_print: number;
               /** @description Stopped before print because the home answered first (one of the automation's stop_when). */
               stopped_because_home_answered: number;
-              /** @description Not sent for another reason: cancelled by a person, first card not mailed, step removed, a mail safety rule. */
+              /** @description Not sent for another reason: cancelled by a person, first card not mailed, step removed, automation turned off, a mail safety rule. */
               not_sent: number;
               /** @description The follow-ups stopped because the home answered, by the answer that stopped them. */
               stopped_because: {
@@ -1796,7 +1796,7 @@ export interface operations {
                 sent_to_print: number;
                 /** @description Stopped before print because the home answered first (one of the automation's stop_when). */
                 stopped_because_home_answered: number;
-                /** @description Not sent for another reason: cancelled by a person, first card not mailed, step removed, a mail safety rule. */
+                /** @description Not sent for another reason: cancelled by a person, first card not mailed, step removed, automation turned off, a mail safety rule. */
                 not_sent: number;
               }[];
             };
@@ -1951,7 +1951,7 @@ export interface operations {
               sent_to_print: number;
               /** @description Stopped before print because the home answered first (one of the automation's stop_when). */
               stopped_because_home_answered: number;
-              /** @description Not sent for another reason: cancelled by a person, first card not mailed, step removed, a mail safety rule. */
+              /** @description Not sent for another reason: cancelled by a person, first card not mailed, step removed, automation turned off, a mail safety rule. */
               not_sent: number;
               /** @description The follow-ups stopped because the home answered, by the answer that stopped them. */
               stopped_because: {
@@ -1977,7 +1977,7 @@ export interface operations {
                 sent_to_print: number;
                 /** @description Stopped before print because the home answered first (one of the automation's stop_when). */
                 stopped_because_home_answered: number;
-                /** @description Not sent for another reason: cancelled by a person, first card not mailed, step removed, a mail safety rule. */
+                /** @description Not sent for another reason: cancelled by a person, first card not mailed, step removed, automation turned off, a mail safety rule. */
                 not_sent: number;
               }[];
             };
@@ -2202,7 +2202,7 @@ export interface operations {
               sent_to_print: number;
               /** @description Stopped before print because the home answered first (one of the automation's stop_when). */
               stopped_because_home_answered: number;
-              /** @description Not sent for another reason: cancelled by a person, first card not mailed, step removed, a mail safety rule. */
+              /** @description Not sent for another reason: cancelled by a person, first card not mailed, step removed, automation turned off, a mail safety rule. */
               not_sent: number;
               /** @description The follow-ups stopped because the home answered, by the answer that stopped them. */
               stopped_because: {
@@ -2228,7 +2228,7 @@ export interface operations {
                 sent_to_print: number;
                 /** @description Stopped before print because the home answered first (one of the automation's stop_when). */
                 stopped_because_home_answered: number;
-                /** @description Not sent for another reason: cancelled by a person, first card not mailed, step removed, a mail safety rule. */
+                /** @description Not sent for another reason: cancelled by a person, first card not mailed, step removed, automation turned off, a mail safety rule. */
                 not_sent: number;
               }[];
             };

@@ -28,6 +28,7 @@ import { DryRunResult } from "../../modules/automations/components/DryRunResult.
 import { FilterEditor } from "../../modules/automations/components/FilterEditor.tsx";
 import { LiveProof, type ProofSample } from "../../modules/automations/components/LiveProof.tsx";
 import { MessageField } from "../../modules/automations/components/MessageField.tsx";
+import { TurningOff } from "../../modules/automations/components/TurningOff.tsx";
 import {
   type DraftOwner,
   dropDraft,
@@ -402,9 +403,10 @@ function AutomationBuilder({ initial, existing }: { initial: AutomationFormValue
 
                   <Switch
                     label="Enabled"
-                    description="When off, events are received but no card is mailed."
+                    description="When off, events are received but no card is made, and follow-up cards still to go stop."
                     {...form.getInputProps("enabled", { type: "checkbox" })}
                   />
+                  {existing?.enabled && !form.values.enabled && <TurningOff automation={existing} />}
 
                   <Stack gap="xs">
                     <Group>
