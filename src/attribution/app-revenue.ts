@@ -3,6 +3,7 @@
 import { type Static, Type } from "@fastify/type-provider-typebox";
 import { type Queryable, queryRows, sql } from "../db/database.ts";
 import { csvCell } from "../domain/csv-cell.ts";
+import { wonDealKeyOf } from "../leads/won-job.ts";
 import {
   costPerCardCents,
   type MonthFigures,
@@ -66,6 +67,10 @@ export const RevenueConversion = Type.Object(
     automation_name: Type.Union([Type.String(), Type.Null()]),
     attribution_type: Type.String(),
     match_confidence: Type.String(),
+    reported_by: Type.Union([Type.Literal("crm"), Type.Literal("app"), Type.Literal("app_then_crm")], {
+      description:
+        "crm: sent by the CRM or another system; app: a lead marked won in the app; app_then_crm: marked won in the app, then reported by the CRM (one job, the CRM's amount).",
+    }),
   },
   { additionalProperties: false },
 );
@@ -145,6 +150,9 @@ async function conversionsPage(
     db,
     sql`SELECT v.id, v.deal_id, v.deal_name, v.address, v.deal_amount, v.deal_date, v.campaign_id,
                c.name AS campaign_name, a.name AS automation_name, v.attribution_type, v.match_confidence,
+               CASE WHEN v.won_lead_id IS NULL THEN 'crm'
+                    WHEN starts_with(v.idempotency_key, ${wonDealKeyOf("")}) THEN 'app'
+                    ELSE 'app_then_crm' END AS reported_by,
                ${closed}::text AS closed_at
         FROM conversions v
         LEFT JOIN campaigns c ON c.org_id = v.org_id AND c.id = v.campaign_id

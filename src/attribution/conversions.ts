@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { type CustomerSource, recordCustomer } from "../customers/customers.ts";
 import { type Queryable, queryOne, queryRows, sql } from "../db/database.ts";
 import { namesAPlace, normalizeAddress } from "../domain/address.ts";
+import { wonDealKeyOf } from "../leads/won-job.ts";
 import { suppressWaitingCardsOfHomes } from "../pieces/customer-homes.ts";
 import { becameCustomer, stopFollowUps, wonDeal } from "../pieces/follow-ups.ts";
 import type { AttributionDeps } from "./deps.ts";
@@ -49,6 +50,8 @@ export interface ConversionFields {
    * marked won in the app), so a CRM's deal id cannot replay it.
    */
   idempotencyKey?: string | undefined;
+  /** Set by the service itself: the lead a member marked won in the app, whose job this deal is. */
+  wonLeadId?: string | undefined;
 }
 
 export type ConversionResult =
@@ -171,12 +174,16 @@ async function attributeDeal(
     deps.geoRadiusMeters,
   );
   if (!match) return { matched: false };
+  if (fields.wonLeadId === undefined) {
+    const tookOver = await takeOverAppWin(deps.db, orgId, match.pieceId, key, fields, reference);
+    if (tookOver) return toResult(tookOver);
+  }
   const row = await queryOne<ConversionRow>(
     deps.db,
     sql`INSERT INTO conversions (
           org_id, id, idempotency_key, deal_id, address, normalized_address, deal_amount, deal_date,
           deal_stage, deal_name, contact_first_name, contact_last_name, contact_name, contact_email,
-          campaign_id, piece_id, match_method, match_confidence, attribution_type)
+          campaign_id, piece_id, match_method, match_confidence, attribution_type, won_lead_id)
         VALUES (
           ${orgId}::uuid, ${randomUUID()}::uuid, ${key}, ${fields.dealId ?? null}, ${fields.address},
           ${normalizedAddress}, ${fields.dealAmount ?? null}::numeric,
@@ -184,11 +191,58 @@ async function attributeDeal(
           ${fields.dealName ?? null}, ${fields.contactFirstName ?? null}, ${fields.contactLastName ?? null},
           ${fields.contactName ?? null}, ${fields.contactEmail ?? null}, ${match.campaignId}::uuid,
           ${match.pieceId}::uuid, ${match.method}, ${match.confidence},
-          ${attributionTypeSql(orgId, match)})
+          ${attributionTypeSql(orgId, match)}, ${fields.wonLeadId ?? null}::uuid)
         ON CONFLICT (org_id, idempotency_key) DO UPDATE SET ${replaySet()}
         RETURNING id, campaign_id, match_method, match_confidence, attribution_type`,
   );
   return toResult(row!);
+}
+
+/**
+ * A CRM's deal credited to a card whose lead a member already marked won in the app, closing within
+ * 30 days of it for an amount within a quarter of it (or either without an amount), is that job: it
+ * takes the app's row over (its key, deal id, amount, day and the fields it sends) rather than
+ * adding a second won deal, so Revenue counts the job once, at the CRM's amount. A deal further off
+ * in time or money is another job at the home (gutters after the roof) and is counted on its own.
+ * The row keeps its lead (won_lead_id) and its attribution. Of two CRM deals racing for one row,
+ * the second waits for the first and, finding the row taken, is recorded as a deal of its own.
+ */
+const SAME_JOB_DAYS = 30;
+const SAME_JOB_AMOUNT_RATIO = 1.25;
+
+async function takeOverAppWin(
+  db: Queryable,
+  orgId: string,
+  pieceId: string,
+  key: string,
+  fields: ConversionFields,
+  reference: ReferenceDate,
+): Promise<ConversionRow | undefined> {
+  const markedInApp = sql`starts_with(idempotency_key, ${wonDealKeyOf("")})`;
+  const at = sql`${reference.at.toISOString()}::timestamptz`;
+  const amount = sql`${fields.dealAmount ?? null}::numeric`;
+  return queryOne<ConversionRow>(
+    db,
+    sql`UPDATE conversions SET
+          idempotency_key = ${key}, deal_id = ${fields.dealId ?? null},
+          deal_date = ${at}, deal_amount = COALESCE(${amount}, deal_amount),
+          deal_stage = COALESCE(${fields.dealStage ?? null}, deal_stage),
+          deal_name = COALESCE(${fields.dealName ?? null}, deal_name),
+          contact_first_name = COALESCE(${fields.contactFirstName ?? null}, contact_first_name),
+          contact_last_name = COALESCE(${fields.contactLastName ?? null}, contact_last_name),
+          contact_name = COALESCE(${fields.contactName ?? null}, contact_name),
+          contact_email = COALESCE(${fields.contactEmail ?? null}, contact_email),
+          updated_at = now()
+        WHERE org_id = ${orgId}::uuid AND ${markedInApp} AND id = (
+          SELECT id FROM conversions
+          WHERE org_id = ${orgId}::uuid AND piece_id = ${pieceId}::uuid AND ${markedInApp}
+            AND abs(extract(epoch FROM deal_date - ${at})) <= ${SAME_JOB_DAYS * 86_400}
+            AND (deal_amount IS NULL OR ${amount} IS NULL
+                 OR (least(deal_amount, ${amount}) > 0
+                     AND greatest(deal_amount, ${amount}) <= ${SAME_JOB_AMOUNT_RATIO} * least(deal_amount, ${amount})))
+          ORDER BY created_at, id LIMIT 1)
+        RETURNING id, campaign_id, match_method, match_confidence, attribution_type`,
+  );
 }
 
 /** Columns a replay may change; a field the replay leaves out keeps its stored value. */

@@ -2,9 +2,10 @@
 // home, recorded as a CRM's report of one would be (conversions.ts), so a contractor without a CRM
 // connection still sees in Revenue what the cards earned.
 import { type Static, Type } from "@fastify/type-provider-typebox";
+import { type Queryable, queryOne, sql } from "../db/database.ts";
 import { namesAPlace, normalizeAddress } from "../domain/address.ts";
 import { isUuid } from "../domain/uuid.ts";
-import { invalidFields, invalidPayload, notFound } from "../errors.ts";
+import { AppError, invalidFields, invalidPayload, notFound } from "../errors.ts";
 import {
   claimCloseDay,
   leadToMarkWon,
@@ -57,12 +58,19 @@ export async function markLeadWon(
   });
   if (refused) throw refused;
   if (amount === undefined) throw invalidPayload(AMOUNT_PROBLEM); // said above; narrows the type
+  const crmDeal = await crmDealOfLead(deps.db, orgId, lead.id);
+  if (crmDeal) throw reportedByCrm(crmDeal);
   // The day is claimed first: of two members marking it at once with different days, one keeps it.
   const claimed = await claimCloseDay(deps.db, orgId, lead.id, body.closed_on);
   if (claimed !== body.closed_on) throw invalidFields({ closed_on: dayStays(claimed) });
   try {
     await recordConversion(deps, orgId, wonDealOf(lead, amount, body.closed_on), "lead_won");
   } catch (error) {
+    // The CRM's deal took the lead's over between the check above and this write.
+    if (isLeadsSecondWonDeal(error)) {
+      const taken = await crmDealOfLead(deps.db, orgId, lead.id);
+      if (taken) throw reportedByCrm(taken);
+    }
     // The deal was not written: the lead is not won, and a retry may choose another day.
     await releaseCloseDay(deps.db, orgId, lead.id, body.closed_on).catch(() => undefined);
     throw error;
@@ -76,6 +84,7 @@ function wonDealOf(lead: WonLeadRow, amount: string, closedOn: string): Conversi
   return {
     address: lead.full_address,
     idempotencyKey: wonDealKeyOf(lead.id),
+    wonLeadId: lead.id,
     dealAmount: amount,
     dealDate: { at: new Date(`${closedOn}T00:00:00Z`), dateOnly: true },
     campaignId: lead.campaign_id ?? undefined,
@@ -86,6 +95,31 @@ function wonDealOf(lead: WonLeadRow, amount: string, closedOn: string): Conversi
     contactEmail: lead.email || undefined,
   };
 }
+
+/** The lead's won job as the CRM reported it, once a CRM's deal took it over (conversions.ts). */
+async function crmDealOfLead(db: Queryable, orgId: string, leadId: string) {
+  return queryOne<{ deal_id: string | null }>(
+    db,
+    sql`SELECT deal_id FROM conversions
+        WHERE org_id = ${orgId}::uuid AND won_lead_id = ${leadId}::uuid
+          AND NOT starts_with(idempotency_key, ${wonDealKeyOf("")})`,
+  );
+}
+
+const reportedByCrm = (deal: { deal_id: string | null }) =>
+  new AppError(
+    409,
+    "reported_by_crm",
+    `Your CRM reported this job won${deal.deal_id ? ` (deal ${deal.deal_id})` : ""}, so Revenue counts it at the CRM's amount. Change it in your CRM.`,
+  );
+
+/** A second won deal for one lead, refused by the unique index of migration 0630. */
+const isLeadsSecondWonDeal = (error: unknown) =>
+  (error as { code?: unknown })?.code === "23505" &&
+  String(
+    (error as { constraint?: unknown; message?: unknown }).constraint ??
+      (error as { message?: unknown }).message,
+  ).includes("conversions_won_lead");
 
 const AMOUNT_PROBLEM = `Enter the job's amount, from $0.01 to $${WON_AMOUNT_MAX.toLocaleString("en-US")}.`;
 const NO_ADDRESS =

@@ -28,6 +28,13 @@ export const WonJob = Type.Object(
           "The card Revenue credits with the job; null when no card reached the home in the 180 days up to the close day (the home is still a customer).",
       },
     ),
+    crm_deal: Type.Union(
+      [Type.Object({ deal_id: NullableString() }, { additionalProperties: false }), Type.Null()],
+      {
+        description:
+          "The CRM reported this job too (a deal credited to the lead's card): its deal took the app's over, so Revenue counts the job once, at the CRM's amount, and the amount is no longer changed here. Null otherwise.",
+      },
+    ),
   },
   { additionalProperties: false },
 );
@@ -124,11 +131,12 @@ export async function wonJobOf(
   if (!lead.won_on || lead.won_at === null) return null;
   const credit = await queryOne<CreditRow>(
     db,
-    sql`SELECT cv.piece_id, cv.deal_amount::text AS deal_amount, c.name AS campaign_name, a.name AS automation_name
+    sql`SELECT cv.piece_id, cv.deal_amount::text AS deal_amount, c.name AS campaign_name, a.name AS automation_name,
+               cv.deal_id, NOT starts_with(cv.idempotency_key, ${wonDealKeyOf("")}) AS reported_by_crm
         FROM conversions cv
         LEFT JOIN campaigns c ON c.org_id = cv.org_id AND c.id = cv.campaign_id
         LEFT JOIN automations a ON a.org_id = c.org_id AND a.id = c.automation_id
-        WHERE cv.org_id = ${orgId}::uuid AND cv.idempotency_key = ${wonDealKeyOf(lead.id)}`,
+        WHERE cv.org_id = ${orgId}::uuid AND cv.won_lead_id = ${lead.id}::uuid`,
   );
   return {
     closed_on: lead.won_on,
@@ -142,11 +150,14 @@ export async function wonJobOf(
           automation_name: credit.automation_name,
         }
       : null,
+    crm_deal: credit?.reported_by_crm ? { deal_id: credit.deal_id } : null,
   };
 }
 
 interface CreditRow {
   piece_id: string | null;
+  deal_id: string | null;
+  reported_by_crm: boolean;
   deal_amount: string | null;
   campaign_name: string | null;
   automation_name: string | null;
@@ -176,7 +187,7 @@ export async function otherWonDealsAtHome(
                starts_with(idempotency_key, ${wonDealKeyOf("")}) AS from_lead
         FROM conversions
         WHERE org_id = ${orgId}::uuid AND (normalized_address = ${normalizeAddress(lead.full_address)}${onCard})
-          AND idempotency_key <> ${wonDealKeyOf(lead.id)}
+          AND won_lead_id IS DISTINCT FROM ${lead.id}::uuid
         ORDER BY COALESCE(deal_date, created_at) DESC, id DESC LIMIT ${HOME_DEALS_SHOWN}`,
   );
   return rows.map((row) => ({

@@ -55,6 +55,7 @@ describe(`app API: a lead marked won (${databaseLabel})`, () => {
         amount: 12500.5,
         marked_at: undefined,
         credited: { piece_id: pieceId, campaign_name: "Spring roofing", automation_name: null },
+        crm_deal: null,
       },
     );
     assert.ok(Date.now() - Date.parse(won.body.won.marked_at) < 60_000);
@@ -259,6 +260,7 @@ describe(`app API: a lead marked won (${databaseLabel})`, () => {
         amount: 3000,
         marked_at: undefined,
         credited: null,
+        crm_deal: null,
       },
     );
     assert.equal((await revenueConversions()).filter((deal) => deal.address === address).length, 0);
@@ -266,23 +268,83 @@ describe(`app API: a lead marked won (${databaseLabel})`, () => {
     assert.equal(customers.body.customers.length, 1);
   });
 
-  test("a CRM's deal id cannot replay a lead's won deal: the API and the app each keep their own", async () => {
+  test("the CRM reporting a job already marked won takes the app's deal over: counted once, at the CRM's amount", async () => {
     const { leadId } = await landingLead("754 Evergreen Terrace, Springfield, IL 62704");
     assert.equal((await markWon(leadId, { amount: 2000, closed_on: today() })).status, 200);
-    const crm = await call(ctx, "POST", "/api/v1/conversions", {
-      key: org.key,
-      body: {
-        address: "754 Evergreen Terrace, Springfield, IL 62704",
-        deal_id: `lead:${leadId}`,
-        deal_amount: "1",
-        deal_date: today(),
-      },
-    });
+    const crmDeal = {
+      address: "754 Evergreen Terrace, Springfield, IL 62704",
+      deal_id: `lead:${leadId}`,
+      deal_amount: "2150",
+      deal_date: today(),
+    };
+    const crm = await call(ctx, "POST", "/api/v1/conversions", { key: org.key, body: crmDeal });
     assert.equal(crm.body.matched, true, crm.text);
-    const lead = await member.browser.request("GET", `/app/api/v1/leads/${leadId}`);
-    assert.equal(lead.body.won.amount, 2000, "the app's deal kept its amount");
     const deals = (await revenueConversions()).filter((deal) => deal.address.startsWith("754 "));
-    assert.deepEqual(deals.map((deal) => deal.amount).sort(), [1, 2000]);
+    assert.deepEqual(
+      deals.map((deal) => [deal.amount, (deal as unknown as { reported_by: string }).reported_by]),
+      [[2150, "app_then_crm"]],
+      "one job, the CRM's amount",
+    );
+    const replayed = await call(ctx, "POST", "/api/v1/conversions", { key: org.key, body: crmDeal });
+    assert.equal(replayed.body.conversion_id, crm.body.conversion_id, "the CRM's replay is the same deal");
+
+    const lead = await member.browser.request("GET", `/app/api/v1/leads/${leadId}`);
+    assert.equal(lead.body.won.amount, 2150);
+    assert.deepEqual(lead.body.won.crm_deal, { deal_id: `lead:${leadId}` });
+    assert.deepEqual(lead.body.home_won_deals, [], "the CRM's report is this lead's job, not another deal");
+    const changed = await markWon(leadId, { amount: 9999, closed_on: today() });
+    assert.equal(changed.status, 409, changed.text);
+    assert.equal(changed.body.error.code, "reported_by_crm");
+    assert.match(
+      changed.body.error.message,
+      /^Your CRM reported this job won \(deal lead:.+\), so Revenue counts it at the CRM's amount/,
+    );
+
+    // Another deal the CRM reports at the same card, for another amount, is another job: counted on its own.
+    const second = await call(ctx, "POST", "/api/v1/conversions", {
+      key: org.key,
+      body: { ...crmDeal, deal_id: "gutters-754", deal_amount: "800" },
+    });
+    assert.equal(second.body.matched, true, second.text);
+    assert.notEqual(second.body.conversion_id, crm.body.conversion_id);
+    const after = (await revenueConversions()).filter((deal) => deal.address.startsWith("754 "));
+    assert.deepEqual(
+      after.map((deal) => deal.amount).sort((a, b) => a - b),
+      [800, 2150],
+    );
+  });
+
+  test("a lead marked won while its CRM deal arrives: one won deal either way, never two", async () => {
+    for (const [index, address] of ["901 Race Lane", "903 Race Lane"].entries()) {
+      const { leadId } = await landingLead(`${address}, Springfield, IL 62704`);
+      const [marked, crm] = await Promise.all([
+        markWon(leadId, { amount: 3000, closed_on: today() }),
+        call(ctx, "POST", "/api/v1/conversions", {
+          key: org.key,
+          body: {
+            address: `${address}, Springfield, IL 62704`,
+            deal_id: `race-${index}`,
+            deal_amount: "3100",
+          },
+        }),
+      ]);
+      assert.equal(crm.body.matched, true, crm.text);
+      const deals = (await revenueConversions()).filter((deal) =>
+        deal.address.startsWith(address.slice(0, 4)),
+      );
+      if (marked.status === 200) {
+        // The mark came first (the CRM's deal took it over) or last (two deals: the CRM's came first,
+        // and the app, as before, lets a member mark the lead while warning of the home's deal).
+        assert.ok(deals.length >= 1 && deals.length <= 2, JSON.stringify(deals));
+        if (deals.length === 1) assert.equal(deals[0]!.amount, 3100);
+      } else {
+        assert.equal(marked.status, 409, marked.text);
+        assert.deepEqual(
+          deals.map((deal) => deal.amount),
+          [3100],
+        );
+      }
+    }
   });
 
   test("a mark whose deal cannot be written leaves the lead not won, and a retry may choose another day", async () => {

@@ -34,6 +34,7 @@ describe("a lead marked won in the browser", () => {
     ({ open, checkBothWidths } = app.screens(page));
     const orgId = await app.signUpOwner(page, "Reliable Roofing", OWNER);
     const apiKey = (await app.operator("POST", `/orgs/${orgId}/keys`)).key;
+    crmKey = apiKey;
     await app.operator("POST", `/orgs/${orgId}/automations`, {
       name: AUTOMATION,
       trigger: { type: "custom_api", event_type: "job.completed" },
@@ -55,6 +56,9 @@ describe("a lead marked won in the browser", () => {
   after(async () => {
     await app?.close();
   });
+
+  /** The key the lead's org sends its CRM's deals with. */
+  let crmKey = "";
 
   it("the lead's page records the job: refusals on their fields, then where Revenue counts it", async () => {
     await open(`/leads/${leadId}`, "Marge Simpson");
@@ -137,5 +141,34 @@ describe("a lead marked won in the browser", () => {
       .getByText(/742 Evergreen Terrace/)
       .first()
       .waitFor();
+  });
+
+  it("the CRM reporting the same job later: Revenue still counts it once, at the CRM's amount, and says so", async () => {
+    const reported = await app.request("POST", "/api/v1/conversions", crmKey, {
+      address: `${HOME.street}, ${HOME.city}, ${HOME.state} ${HOME.zip}`,
+      deal_id: "D-742",
+      deal_amount: "13400",
+    });
+    assert.equal(reported.matched, true, JSON.stringify(reported));
+    await open("/revenue", "Revenue");
+    const deals = page.getByRole("region", { name: "Won deals attributed", exact: true }).last();
+    const deal = deals.getByRole("row", { name: /Marge Simpson/ });
+    await deal.getByText("marked won in the app, then reported by your CRM (counted once)").waitFor();
+    assert.equal((await deal.getByRole("cell").allInnerTexts())[3], "$13,400");
+    assert.equal(await deals.getByRole("row").count(), 2, "a header and one deal: the job is counted once");
+
+    await open(`/leads/${leadId}`, "Marge Simpson");
+    const card = page.getByRole("heading", { level: 2, name: "Job won" }).locator("xpath=..");
+    await card
+      .getByText(
+        "Your CRM reported this job too (deal D-742): Revenue counts it once, at the CRM's amount.",
+        {
+          exact: false,
+        },
+      )
+      .waitFor();
+    await card.getByText("Amount: $13,400").waitFor();
+    assert.equal(await card.getByRole("button", { name: "Change amount" }).count(), 0);
+    await checkBothWidths("won-lead-reported-by-crm");
   });
 });

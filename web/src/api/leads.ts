@@ -39,6 +39,17 @@ const MATCH_WORDS: Record<string, string> = {
 
 export const matchWords = (confidence: string) => MATCH_WORDS[confidence] ?? confidence;
 
+/**
+ * How Revenue's won deal reached its card: a lead marked won in the app is matched by its own card,
+ * not by anything the CRM named ("the CRM named this mailing" read as a CRM the contractor never used).
+ */
+export const wonDealMatchWords = (deal: { reported_by: string; match_confidence: string }) =>
+  deal.reported_by === "app"
+    ? "marked won in the app from its lead"
+    : deal.reported_by === "app_then_crm"
+      ? "marked won in the app, then reported by your CRM (counted once)"
+      : matchWords(deal.match_confidence);
+
 export const leadKeys = {
   all: ["leads"] as const,
   list: (source: LeadSource | undefined, cursor?: string) =>

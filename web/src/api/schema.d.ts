@@ -4912,6 +4912,10 @@ export interface operations {
                 campaign_name: string | null;
                 automation_name: string | null;
               } | null;
+              /** @description The CRM reported this job too (a deal credited to the lead's card): its deal took the app's over, so Revenue counts the job once, at the CRM's amount, and the amount is no longer changed here. Null otherwise. */
+              crm_deal: {
+                deal_id: string | null;
+              } | null;
             } | null;
             answers: {
               field_id: string;
@@ -5053,6 +5057,10 @@ export interface operations {
                 piece_id: string | null;
                 campaign_name: string | null;
                 automation_name: string | null;
+              } | null;
+              /** @description The CRM reported this job too (a deal credited to the lead's card): its deal took the app's over, so Revenue counts the job once, at the CRM's amount, and the amount is no longer changed here. Null otherwise. */
+              crm_deal: {
+                deal_id: string | null;
               } | null;
             } | null;
             answers: {
@@ -7395,6 +7403,8 @@ export interface operations {
               automation_name: string | null;
               attribution_type: string;
               match_confidence: string;
+              /** @description crm: sent by the CRM or another system; app: a lead marked won in the app; app_then_crm: marked won in the app, then reported by the CRM (one job, the CRM's amount). */
+              reported_by: "crm" | "app" | "app_then_crm";
             }[];
           };
         };

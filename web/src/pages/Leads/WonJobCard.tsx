@@ -254,7 +254,12 @@ function WonJobFacts({ lead, won }: { lead: Lead; won: WonJob }) {
       <Text size="sm" c="dimmed">
         The home is one of your customers: no more cards are mailed to it.
       </Text>
-      {changing ? (
+      {won.crm_deal ? (
+        <Text size="sm" c="dimmed">
+          Your CRM reported this job too{won.crm_deal.deal_id ? ` (deal ${won.crm_deal.deal_id})` : ""}:
+          Revenue counts it once, at the CRM's amount. Change the amount in your CRM.
+        </Text>
+      ) : changing ? (
         <ChangeAmountForm lead={lead} won={won} done={stopChanging} />
       ) : (
         <Button

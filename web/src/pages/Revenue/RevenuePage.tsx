@@ -1,6 +1,6 @@
 import { Anchor, Badge, Group, Stack, Table, Text, Title } from "@mantine/core";
 import { useQuery } from "@tanstack/react-query";
-import { attributionWords, matchWords } from "../../api/leads.ts";
+import { attributionWords, wonDealMatchWords } from "../../api/leads.ts";
 import {
   CONVERSIONS_CSV_URL,
   type Conversion,
@@ -228,7 +228,7 @@ function Conversions({ conversions }: { conversions: Conversion[] }) {
                       <Table.Td>
                         <Badge variant="light">{attributionWords(conversion.attribution_type)}</Badge>{" "}
                         <Text span size="sm" c="dimmed">
-                          {matchWords(conversion.match_confidence)}
+                          {wonDealMatchWords(conversion)}
                         </Text>
                       </Table.Td>
                     </Table.Tr>
