@@ -25,6 +25,7 @@ main{max-width:36rem;margin:0 auto;padding:1.25rem}
 h1{font-size:1.5rem;line-height:1.25;margin:.5rem 0 1rem}
 .card{background:#fff;border-radius:.75rem;padding:1.25rem;box-shadow:0 1px 3px rgba(0,0,0,.08);margin-bottom:1rem}
 .muted{color:#52606d;font-size:.95rem}
+.nowrap{white-space:nowrap}
 label{display:block;font-weight:600;margin:.75rem 0 .25rem}
 input[type=text],input[type=email],input[type=tel],select,textarea{width:100%;padding:.7rem;font:inherit;border:1px solid #cbd2d9;border-radius:.5rem;background:#fff}
 textarea{min-height:6rem}

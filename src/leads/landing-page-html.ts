@@ -268,9 +268,11 @@ export function renderThankYou(
   options: { nonce: string; business: LandingBusiness; reachAt: { email: string; phone: string } },
 ): string {
   const { business, reachAt } = options;
-  const where = [reachAt.email, reachAt.phone]
-    .filter(Boolean)
-    .map((contact) => `<strong>${escapeHtml(contact)}</strong>`);
+  // A phone number broken at its hyphen ("217-555-" / "0199") reads as two; an email may wrap.
+  const where = [
+    reachAt.email && `<strong>${escapeHtml(reachAt.email)}</strong>`,
+    reachAt.phone && `<strong class="nowrap">${escapeHtml(reachAt.phone)}</strong>`,
+  ].filter(Boolean);
   return page(
     `Thank you — ${context.orgName}`,
     options.nonce,

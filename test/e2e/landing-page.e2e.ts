@@ -212,6 +212,10 @@ describe("the homeowner's landing page in a browser", () => {
     await page.getByLabel("Phone").fill("217 555 0199");
     await page.getByRole("button", { name: "Send" }).click();
     await page.getByText(`${BUSINESS} has your details and will be in touch soon at 217 555 0199.`).waitFor();
+    // On a phone the number stays on one line: broken at a space or hyphen it read as two.
+    const phone = page.locator("strong", { hasText: "217 555 0199" });
+    const fontSize = Number.parseFloat(await phone.evaluate((element) => getComputedStyle(element).fontSize));
+    assert.ok((await phone.boundingBox())!.height < fontSize * 2, "the phone number is on one line");
     assert.ok((await leadsOf()).some((lead) => lead.first_name === "Bart" && lead.phone === "217 555 0199"));
     await page.context().close();
   });

@@ -578,7 +578,7 @@ describe(`landing pages and lead capture (${databaseLabel})`, () => {
     });
     assert.equal(thanked.status, 200);
     assert.equal(thanked.headers["cache-control"], "private, no-cache");
-    assert.match(thanked.text, /will be in touch soon at <strong>217 555 0101<\/strong>\./);
+    assert.match(thanked.text, /will be in touch soon at <strong class="nowrap">217 555 0101<\/strong>\./);
     const page = await call(ctx, "GET", `/l/${token}`);
     assert.equal(page.headers["cache-control"], "no-store", "a page load is never kept");
   });

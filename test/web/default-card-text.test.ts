@@ -63,11 +63,18 @@ describe("the builder's default card text", () => {
 
   it("fits a 4x6 card with a long name, a logo, a two-line return address and the longest offer Settings takes, and without them", () => {
     assert.ok(PROFILE.offer!.length > 50, `the offer fills its two lines: ${PROFILE.offer}`);
-    const { headline, message } = newFollowUp();
+    const followUps = [0, 1, 2].map((index) => newFollowUp(0, index));
+    assert.equal(
+      new Set(followUps.map((row) => row.headline)).size,
+      3,
+      "each follow-up starts with its own words",
+    );
     for (const [what, text] of [
       ["a record's home", DEFAULT_CARD_TEXT],
       ["neighbours", NEIGHBOUR_TEMPLATE],
-      ["a follow-up", { headline, message }],
+      ...followUps.map(
+        ({ headline, message }, index) => [`follow-up ${index + 1}`, { headline, message }] as const,
+      ),
       ["a mailing", MAILING_CARD_TEXT],
     ] as const) {
       for (const sender of [PROFILE, { ...PROFILE, logo: undefined }, { ...PROFILE, offer: null }]) {

@@ -25,3 +25,27 @@ describe("a refusal named by its field reads as words on that field", () => {
     assert.deepEqual(error.fieldErrors(), { "steps[2].delay_days": "Two follow-up cards on the same day" });
   });
 });
+
+describe("a failure that is not the server's answer says whose it is", () => {
+  test("fetch's own failure, in each browser's words, blames the connection", () => {
+    for (const message of [
+      "Failed to fetch",
+      "NetworkError when attempting to fetch resource.",
+      "Load failed",
+    ]) {
+      assert.equal(
+        errorMessage(new TypeError(message)),
+        "The server could not be reached. Check your connection and try again.",
+      );
+    }
+  });
+
+  test("a screen that could not draw what the server sent does not blame the connection", () => {
+    // What a contractor saw when the page was newer than the server after a deploy.
+    const drawing = new TypeError("Cannot destructure property 'sent_to_print' of 'e' as it is undefined.");
+    assert.equal(
+      errorMessage(drawing),
+      "Something went wrong on this screen. Reload the page; if it happens again, tell Porchlight support.",
+    );
+  });
+});

@@ -93,11 +93,18 @@ export function errorMessage(error: unknown): string {
     return named ? inWords(named[1]!) : error.message;
   }
   if (error instanceof ApiError) return error.message;
+  if (isNetworkFailure(error)) return "The server could not be reached. Check your connection and try again.";
+  // A screen that failed to draw what the server sent (a TypeError too, but no connection's fault):
+  // after a deploy, the page may be older than the server.
   if (error instanceof TypeError)
-    return "The server could not be reached. Check your connection and try again.";
+    return "Something went wrong on this screen. Reload the page; if it happens again, tell Porchlight support.";
   if (error instanceof Error) return error.message;
   return "Something went wrong.";
 }
+
+/** fetch's own failure: a TypeError with the browser's words for it (Chromium, Firefox, Safari). */
+const isNetworkFailure = (error: unknown) =>
+  error instanceof TypeError && /failed to fetch|networkerror|load failed|network/i.test(error.message);
 
 /**
  * Whether a form's failed request is the form's own to fix (the server refused what was typed: 400,

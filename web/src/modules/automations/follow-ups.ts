@@ -35,14 +35,33 @@ export const STOP_CHOICES: readonly { value: StopCondition; label: string }[] = 
 ];
 
 let rowCounter = 0;
-/** A new follow-up: two weeks after the previous one, with a card that says it follows up. */
-export function newFollowUp(previousDelay = 0): FollowUpRow {
-  return {
-    key: `follow-up-${++rowCounter}`,
-    delay_days: Math.min(DELAY_DAYS.max, previousDelay + 14),
+
+/** Each follow-up's starting text: a second card that repeated the first word for word read as a mistake. */
+const FOLLOW_UP_TEXTS = [
+  {
     headline: "Still thinking about {{street}}?",
     message:
       "Hi {{client_name}}, we are still nearby. Scan the code to see your home's page and get in touch.",
+  },
+  {
+    headline: "One more note about {{street}}",
+    message:
+      "Hi {{client_name}}, our crew is still in the neighborhood. Scan the code to pick a time that suits you.",
+  },
+  {
+    headline: "Our last card about {{street}}",
+    message:
+      "Hi {{client_name}}, this is our last card. Scan the code whenever you are ready and we will call you.",
+  },
+] as const;
+
+/** A new follow-up (the `index`th): two weeks after the previous one, with a card that says it follows up. */
+export function newFollowUp(previousDelay = 0, index = 0): FollowUpRow {
+  const text = FOLLOW_UP_TEXTS[Math.min(index, FOLLOW_UP_TEXTS.length - 1)]!;
+  return {
+    key: `follow-up-${++rowCounter}`,
+    delay_days: Math.min(DELAY_DAYS.max, previousDelay + 14),
+    ...text,
     offer: "",
   };
 }

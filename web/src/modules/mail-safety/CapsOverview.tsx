@@ -62,7 +62,7 @@ export function CapsOverview() {
             <CapMeter label="Organization" use={organization} />
             <Text size="xs" c="dimmed">
               {frequency_cap_days > 0
-                ? `A home gets at most one card every ${frequency_cap_days} days.`
+                ? `A home gets at most one card every ${frequency_cap_days} days, besides the follow-up cards of its own sequence.`
                 : "No frequency cap per home."}{" "}
               <AnchorLink to="/settings" search={{ tab: "safety" }} size="xs">
                 Change caps

@@ -123,7 +123,7 @@ function OrgSafetyForm({ safety, canEdit }: { safety: MailSafety; canEdit: boole
         </Text>
         <NumberInput
           label="Frequency cap per home (days)"
-          description="A home gets at most one card in this many days, across all automations. 0 turns it off."
+          description="A home gets at most one card in this many days, across all automations (the follow-up cards of its own sequence excepted). 0 turns it off."
           min={0}
           max={3650}
           clampBehavior="none"

@@ -58,7 +58,7 @@ export function FollowUpCards({
   // A card added appears above the button: the focus goes to its first field. A card removed takes
   // its Remove button with it: the focus goes to Add a follow-up card, not <body>.
   const addCard = () => {
-    form.insertListItem("follow_ups", newFollowUp(lastDelay));
+    form.insertListItem("follow_ups", newFollowUp(lastDelay, rows.length));
     const added = `Follow-up card ${rows.length + 1}`;
     focusWhenShown(() => document.querySelector<HTMLElement>(`section[aria-label="${added}"] input`));
   };
@@ -72,7 +72,8 @@ export function FollowUpCards({
       <Stack>
         <Text size="sm" c="dimmed">
           Up to {MAX_FOLLOW_UPS} more cards to the same home, each a number of days after the first card is
-          mailed. They stop as soon as the home answers in one of the ways you tick below.
+          mailed. They stop as soon as the home answers in one of the ways you tick below. The frequency cap
+          in Settings (one card per home every so many days) does not hold back a sequence's own follow-ups.
         </Text>
         {rows.map((row, index) => {
           const number = index + 1;
