@@ -167,6 +167,16 @@ export const MailPieceDetail = Type.Object(
           "While the card awaits approval: which card its proofs show, to send with its approval (POST …/approve?card_version=) so an edit made since is not approved unseen; null otherwise.",
       }),
     ),
+    approved: Nullable(
+      Type.Object(
+        { by: Type.String(), at: Type.String({ format: "date-time" }) },
+        {
+          additionalProperties: false,
+          description:
+            "Who approved the card for print (a member's name, else email) and when; null for a card that needed no approval.",
+        },
+      ),
+    ),
     leads: Type.Array(PieceLead),
     conversions: Type.Array(PieceConversion),
     held_out_deals: Type.Array(
@@ -408,10 +418,13 @@ export async function getMailPiece(
       provider_status: string | null;
       card_version: string | null;
       sequence_first_piece_id: string | null;
+      approved_by: string | null;
+      approved_at: Date | string | null;
     }
   >(
     db,
     sql`SELECT ${PIECE_COLUMNS}, p.token, p.provider, p.provider_status, p.sequence_first_piece_id,
+               p.approved_by, p.approved_at,
                CASE WHEN p.status = 'awaiting_approval' THEN ${cardVersionOf("p")} END AS card_version
         ${PIECE_JOINS}
         WHERE p.org_id = ${orgId}::uuid AND p.id = ${pieceId}::uuid`,
@@ -477,6 +490,7 @@ export async function getMailPiece(
     provider: row.provider,
     provider_status: row.provider_status,
     card_version: row.card_version,
+    approved: row.approved_by && row.approved_at ? { by: row.approved_by, at: iso(row.approved_at)! } : null,
     leads: leads.map((lead) => ({
       id: lead.id,
       source: lead.source,

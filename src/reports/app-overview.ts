@@ -5,6 +5,7 @@
 import { type Static, Type } from "@fastify/type-provider-typebox";
 import { type Queryable, queryOne, queryRows, sql } from "../db/database.ts";
 import { SAMPLE_LEAD_ID } from "../leads/polling.ts";
+import type { EventTypeSummary } from "./app-reads.ts";
 import { figuresByMonth } from "./monthly-figures.ts";
 
 // The shapes the app API answers with (GET /overview, GET /attention): the routes' response
@@ -123,6 +124,7 @@ export const AttentionItem = Type.Object(
       Type.Literal("automation_disabled"),
       Type.Literal("subscription_failing"),
       Type.Literal("no_return_address"),
+      Type.Literal("events_without_address"),
     ]),
     message: Type.String(),
     event_type: Type.Optional(Type.String()),
@@ -231,4 +233,28 @@ async function mailsWithoutReturnAddress(db: Queryable, orgId: string, since: st
                            AND created_at >= ${since}::timestamptz)) AS missing`,
   );
   return Boolean(row?.missing);
+}
+
+const NEWEST_DAY = new Intl.DateTimeFormat("en-US", {
+  timeZone: "UTC",
+  month: "short",
+  day: "numeric",
+  year: "numeric",
+});
+
+/**
+ * Event types whose events named no address in the last 30 days, so the automation listening made
+ * no card for them: a CRM that drops the street on some jobs leaves those homes without a card, and
+ * only the raw samples showed it. (An event type nothing listens to is its own item.)
+ */
+export function eventsWithoutAddress(types: readonly EventTypeSummary[], now: Date): AttentionItem[] {
+  const since = now.getTime() - 30 * 86_400_000;
+  return types
+    .filter((type) => type.bound && type.last_without_address_at !== null)
+    .filter((type) => Date.parse(type.last_without_address_at!) >= since)
+    .map((type) => ({
+      kind: "events_without_address" as const,
+      event_type: type.event_type,
+      message: `${type.without_address} "${type.event_type}" ${type.without_address === 1 ? "event" : "events"} from your CRM named no address, so no card was made for ${type.without_address === 1 ? "it" : "them"} (the newest on ${NEWEST_DAY.format(new Date(type.last_without_address_at!))}). Check that your CRM sends the job's street with its city or ZIP.`,
+    }));
 }

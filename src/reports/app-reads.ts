@@ -54,6 +54,9 @@ export interface EventTypeSummary {
   bound: boolean;
   /** When none is enabled: an automation that listens to the type but is turned off (the first by name). */
   turned_off_automation: { id: string; name: string } | null;
+  /** Events whose record named no address, so a bound automation made no card; and the newest's time. */
+  without_address: number;
+  last_without_address_at: string | null;
 }
 
 /**
@@ -67,11 +70,15 @@ export async function listEventTypes(db: Queryable, orgId: string): Promise<Even
     last_seen_at: Date | string;
     count: number | string;
     bound: boolean;
+    without_address: number | string;
+    last_without_address_at: Date | string | null;
   }>(
     db,
     sql`SELECT s.event_type,
                (array_agg(s.envelope->>'object_type' ORDER BY s.received_at DESC))[1] AS object_type,
                max(s.received_at) AS last_seen_at, GREATEST(max(c.received), count(*)) AS count,
+               COALESCE(max(c.received_without_address), 0) AS without_address,
+               max(c.last_without_address_at) AS last_without_address_at,
                EXISTS (SELECT 1 FROM automations a WHERE a.org_id = s.org_id AND a.enabled
                        AND a.trigger_binding = 'custom.' || s.event_type) AS bound
         FROM event_samples s
@@ -97,6 +104,9 @@ export async function listEventTypes(db: Queryable, orgId: string): Promise<Even
     count: Number(row.count),
     bound: Boolean(row.bound),
     turned_off_automation: row.bound ? null : (turnedOff.get(`custom.${row.event_type}`) ?? null),
+    without_address: Number(row.without_address),
+    last_without_address_at:
+      row.last_without_address_at === null ? null : new Date(row.last_without_address_at).toISOString(),
   }));
 }
 
@@ -107,6 +117,7 @@ export interface EventSampleView {
   received_at: string;
   record: Record<string, unknown>;
   property_keys: string[];
+  without_address: boolean;
 }
 
 interface SampleRow {
@@ -114,6 +125,7 @@ interface SampleRow {
   event_type: string;
   received_at: Date | string;
   envelope: Record<string, unknown> | string;
+  without_address: boolean;
 }
 
 function sampleView(row: SampleRow): EventSampleView {
@@ -132,6 +144,7 @@ function sampleView(row: SampleRow): EventSampleView {
     received_at: new Date(row.received_at).toISOString(),
     record: envelope,
     property_keys: Object.keys(properties).sort(),
+    without_address: row.without_address,
   };
 }
 
@@ -142,7 +155,7 @@ export async function listSamples(
 ): Promise<EventSampleView[]> {
   const rows = await queryRows<SampleRow>(
     db,
-    sql`SELECT id, event_type, received_at, envelope FROM event_samples
+    sql`SELECT id, event_type, received_at, envelope, without_address FROM event_samples
         WHERE org_id = ${orgId}::uuid ${eventType === undefined ? sql`` : sql`AND event_type = ${eventType}`}
         ORDER BY received_at DESC, id LIMIT 100`,
   );
@@ -156,7 +169,7 @@ export async function findSample(
 ): Promise<EventSampleView | undefined> {
   const row = await queryOne<SampleRow>(
     db,
-    sql`SELECT id, event_type, received_at, envelope FROM event_samples
+    sql`SELECT id, event_type, received_at, envelope, without_address FROM event_samples
         WHERE org_id = ${orgId}::uuid AND id::text = ${sampleId}`,
   );
   return row ? sampleView(row) : undefined;

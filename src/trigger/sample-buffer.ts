@@ -22,7 +22,14 @@ export const SAMPLE_FLUSH_INTERVAL_MS = 250;
  */
 const SAMPLES_PER_STATEMENT = 50;
 
-type WrittenSample = EventSampleRow & { arrived: number };
+/** A type's arrivals since the last flush: all of them, and those without an address (with the newest's time). */
+interface Arrivals {
+  all: number;
+  withoutAddress: number;
+  lastWithoutAddressAt: Date | null;
+}
+
+type WrittenSample = EventSampleRow & { arrivals: Arrivals | null };
 
 export interface SampleBuffer {
   add(sample: EventSampleRow): void;
@@ -41,25 +48,32 @@ WITH sample_input AS (
          row_number() OVER (PARTITION BY s.org_id, s.event_type ORDER BY s.received_at, s.id) - 1 AS position,
          count(*) OVER (PARTITION BY s.org_id, s.event_type) AS arriving
   FROM json_to_recordset($1::json)
-    AS s(org_id uuid, id uuid, event_type text, envelope json, received_at timestamptz, arrived bigint)
+    AS s(org_id uuid, id uuid, event_type text, envelope json, received_at timestamptz, without_address boolean,
+         arrived bigint, arrived_without_address bigint, last_without_address_at timestamptz)
 ), cursor AS (
-  INSERT INTO event_sample_cursors AS c (org_id, event_type, next_slot, received)
-  SELECT org_id, event_type, count(*) % ${SAMPLES_PER_EVENT_TYPE}, COALESCE(sum(arrived), 0) FROM sample_input
+  INSERT INTO event_sample_cursors AS c
+    (org_id, event_type, next_slot, received, received_without_address, last_without_address_at)
+  SELECT org_id, event_type, count(*) % ${SAMPLES_PER_EVENT_TYPE}, COALESCE(sum(arrived), 0),
+         COALESCE(sum(arrived_without_address), 0), max(last_without_address_at)
+  FROM sample_input
   GROUP BY org_id, event_type ORDER BY org_id, event_type
   ON CONFLICT (org_id, event_type) DO UPDATE
     SET next_slot = (c.next_slot + excluded.next_slot) % ${SAMPLES_PER_EVENT_TYPE},
-        received = c.received + excluded.received
+        received = c.received + excluded.received,
+        received_without_address = c.received_without_address + excluded.received_without_address,
+        last_without_address_at = GREATEST(c.last_without_address_at, excluded.last_without_address_at)
   RETURNING org_id, event_type, next_slot
 )
-INSERT INTO event_samples AS e (org_id, event_type, slot, id, envelope, received_at)
+INSERT INTO event_samples AS e (org_id, event_type, slot, id, envelope, received_at, without_address)
 SELECT s.org_id, s.event_type,
        ((c.next_slot - s.arriving + s.position) % ${SAMPLES_PER_EVENT_TYPE} + ${SAMPLES_PER_EVENT_TYPE}) % ${SAMPLES_PER_EVENT_TYPE},
-       s.id, s.envelope::jsonb, s.received_at
+       s.id, s.envelope::jsonb, s.received_at, s.without_address
 FROM sample_input s JOIN cursor c ON c.org_id = s.org_id AND c.event_type = s.event_type
 WHERE s.position >= s.arriving - ${SAMPLES_PER_EVENT_TYPE}
 ORDER BY 1, 2, 3
 ON CONFLICT (org_id, event_type, slot) DO UPDATE
-  SET id = excluded.id, envelope = excluded.envelope, received_at = excluded.received_at`;
+  SET id = excluded.id, envelope = excluded.envelope, received_at = excluded.received_at,
+      without_address = excluded.without_address`;
 
 export function createSampleBuffer(deps: {
   database: Pick<Database, "run">;
@@ -70,13 +84,19 @@ export function createSampleBuffer(deps: {
   // Per "org event_type", the newest samples in arrival order (at most a ring's worth), and how
   // many arrived in all (the count of events received; the samples dropped here count too).
   let pending = new Map<string, EventSampleRow[]>();
-  let arrivals = new Map<string, number>();
+  let arrivals = new Map<string, Arrivals>();
   let timer: NodeJS.Timeout | undefined;
   let writing: Promise<void> = Promise.resolve();
 
   function add(sample: EventSampleRow) {
     const key = `${sample.orgId} ${sample.eventType}`;
-    arrivals.set(key, (arrivals.get(key) ?? 0) + 1);
+    const counted = arrivals.get(key) ?? { all: 0, withoutAddress: 0, lastWithoutAddressAt: null };
+    counted.all += 1;
+    if (sample.withoutAddress) {
+      counted.withoutAddress += 1;
+      counted.lastWithoutAddressAt = sample.receivedAt;
+    }
+    arrivals.set(key, counted);
     const samples = pending.get(key);
     if (!samples) pending.set(key, [sample]);
     else {
@@ -89,7 +109,7 @@ export function createSampleBuffer(deps: {
   async function write(samples: WrittenSample[]) {
     try {
       await deps.database.run({
-        name: "event_samples_write_v3",
+        name: "event_samples_write_v4",
         text: WRITE_SAMPLES_SQL,
         values: [
           JSON.stringify(
@@ -99,7 +119,10 @@ export function createSampleBuffer(deps: {
               event_type: s.eventType,
               envelope: s.envelope,
               received_at: s.receivedAt,
-              arrived: s.arrived,
+              without_address: s.withoutAddress === true,
+              arrived: s.arrivals?.all ?? 0,
+              arrived_without_address: s.arrivals?.withoutAddress ?? 0,
+              last_without_address_at: s.arrivals?.lastWithoutAddressAt ?? null,
             })),
           ),
         ],
@@ -118,7 +141,10 @@ export function createSampleBuffer(deps: {
     timer = undefined;
     // A type's arrivals ride on its first sample: its samples may span two statements.
     const batch: WrittenSample[] = [...pending].flatMap(([key, samples]) =>
-      samples.map((sample, index) => ({ ...sample, arrived: index === 0 ? (arrivals.get(key) ?? 0) : 0 })),
+      samples.map((sample, index) => ({
+        ...sample,
+        arrivals: index === 0 ? (arrivals.get(key) ?? null) : null,
+      })),
     );
     pending = new Map();
     arrivals = new Map();

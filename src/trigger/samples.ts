@@ -12,6 +12,8 @@ export interface EventSampleRow {
   /** Encoded only when written, and only if still among its type's newest 25 by then. */
   envelope: Readonly<Record<string, unknown>>;
   receivedAt: Date;
+  /** Its record named no address, so a bound automation made no card (`no_address`). */
+  withoutAddress?: boolean;
 }
 
 /** How many recent live events the app's binding picker sees per event type. */

@@ -297,6 +297,18 @@ function decideAll(
   }
 }
 
+/**
+ * A live event that made no card for want of an address says so on its sample, so the app can
+ * tell the contractor which jobs got no card (the sample is counted per type without a write of its own).
+ */
+function withAddressNoted(
+  input: TriggerInput,
+  outcomes: readonly (TriggerOutcome | "enqueue")[],
+): TriggerInput {
+  const noAddress = outcomes.some((outcome) => outcome !== "enqueue" && outcome.reason === "no_address");
+  return input.sample && noAddress ? { ...input, sample: { ...input.sample, withoutAddress: true } } : input;
+}
+
 /** Runs the candidates through loop guard, filters, address and the idempotent enqueue. */
 export async function runTrigger(deps: TriggerDeps, input: TriggerInput): Promise<TriggerRun> {
   const address = input.address === undefined ? (mailAddressOf(input.properties) ?? null) : input.address;
@@ -331,7 +343,7 @@ export async function runTrigger(deps: TriggerDeps, input: TriggerInput): Promis
   });
   const outcomes = decisions.outcomes as (TriggerOutcome | "enqueue")[];
   if (pending.length > 0 || input.sample) {
-    const enqueued = await enqueueAll(deps, input, pending);
+    const enqueued = await enqueueAll(deps, withAddressNoted(input, outcomes), pending);
     pending.forEach((entry, position) => {
       outcomes[entry.index] = enqueued[position]!;
     });

@@ -122,6 +122,61 @@ describe(`app routes (${databaseLabel})`, () => {
     assert.equal(bound.body[0].turned_off_automation, null, "an enabled one listens: nothing to name");
   });
 
+  test("events that named no address are counted, marked on their samples and named in Needs attention", async () => {
+    const owner = await ownerOfNewOrg(ctx);
+    const key = (await owner.browser.request("POST", "/app/api/v1/keys", { body: { name: "CRM" } })).body.key;
+    const automation = await owner.browser.request("POST", "/app/api/v1/automations", {
+      body: { name: "Roof done", trigger: { type: "custom_api", event_type: "roof.done" } },
+    });
+    assert.equal(automation.status, 201, automation.text);
+    const sent = await Promise.all(
+      [
+        { street: "4 Birch Rd", city: "Austin", state: "TX", zip: "78701" },
+        { client_name: "No Address" },
+        { street: "6 Birch Rd" },
+      ].map((properties) => sendEvent(ctx, key, envelope({ event_type: "roof.done" }, properties))),
+    );
+    assert.deepEqual(
+      sent.map((answer) => answer.body.outcomes[0].reason),
+      ["queued", "no_address", "no_address"],
+    );
+    // An event type nothing listens to is not counted as missing an address: no card was due.
+    await sendEvent(ctx, key, envelope({ event_type: "roof.quoted" }, { client_name: "Quote only" }));
+
+    const types = await owner.browser.request("GET", "/app/api/v1/event-types");
+    const byType = new Map(
+      (
+        types.body as {
+          event_type: string;
+          count: number;
+          without_address: number;
+          last_without_address_at: string | null;
+        }[]
+      ).map((type) => [type.event_type, type]),
+    );
+    assert.equal(byType.get("roof.done")!.count, 3);
+    assert.equal(byType.get("roof.done")!.without_address, 2);
+    assert.ok(Date.now() - Date.parse(byType.get("roof.done")!.last_without_address_at!) < 60_000);
+    assert.equal(byType.get("roof.quoted")!.without_address, 0);
+    assert.equal(byType.get("roof.quoted")!.last_without_address_at, null);
+
+    const samples = await owner.browser.request("GET", "/app/api/v1/event-samples?event_type=roof.done");
+    assert.deepEqual(
+      (samples.body as { without_address: boolean }[]).map((sample) => sample.without_address).sort(),
+      [false, true, true],
+    );
+    const attention = await owner.browser.request("GET", "/app/api/v1/attention");
+    const items = (attention.body.items as { kind: string; event_type?: string; message: string }[]).filter(
+      (item) => item.kind === "events_without_address",
+    );
+    assert.equal(items.length, 1, JSON.stringify(attention.body.items));
+    assert.equal(items[0]!.event_type, "roof.done");
+    assert.match(
+      items[0]!.message,
+      /^2 "roof\.done" events from your CRM named no address, so no card was made for them \(the newest on \w{3} \d+, \d{4}\)\. Check that your CRM sends the job's street with its city or ZIP\.$/,
+    );
+  });
+
   test("automations: list with cards this month, get, patch the template and the enabled switch", async () => {
     const list = await a.owner.browser.request("GET", "/app/api/v1/automations");
     assert.equal(list.status, 200);

@@ -259,6 +259,10 @@ describe(`app API: mail safety controls (${databaseLabel})`, () => {
     assert.equal(piece.body.status, "cancelled");
     assert.equal(piece.body.cancelled_by, "Mia Member");
     assert.equal((await admin(ctx, "GET", `/pieces/${first.id}`)).body.approved_by, "Mia Member");
+    // The card's page in the app says who let it go to print, and when.
+    const approvedPage = await owner.browser.request("GET", `/app/api/v1/pieces/${first.id}`);
+    assert.equal(approvedPage.body.approved.by, "Mia Member");
+    assert.ok(Date.now() - Date.parse(approvedPage.body.approved.at) < 60_000, approvedPage.text);
     const inMail = await owner.browser.request("GET", `/app/api/v1/pieces/${third.id}`);
     assert.equal(inMail.body.status_reason, "Cancelled by Mia Member");
     await setSafety(owner, { approval_required: false });

@@ -65,6 +65,13 @@ export function registerDeveloperRoutes(app: FastifyInstance, ctx: AppApiContext
                       "When no enabled automation listens: one that listens but is turned off (switch it on instead of building another); null otherwise.",
                   },
                 ),
+                without_address: Type.Integer({
+                  description:
+                    "Events of this type whose record named no address (no street with a city or ZIP), so the automation listening made no card.",
+                }),
+                last_without_address_at: Type.Union([IsoDate, Type.Null()], {
+                  description: "When the newest of those arrived; null when none did.",
+                }),
               },
               { additionalProperties: false },
             ),
@@ -99,6 +106,9 @@ export function registerDeveloperRoutes(app: FastifyInstance, ctx: AppApiContext
                 received_at: IsoDate,
                 record: Type.Record(Type.String(), Type.Unknown()),
                 property_keys: Type.Array(Type.String()),
+                without_address: Type.Boolean({
+                  description: "The record named no address, so the automation listening made no card.",
+                }),
               },
               { additionalProperties: false },
             ),

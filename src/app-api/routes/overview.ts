@@ -1,6 +1,6 @@
 import { Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
-import { AttentionItem, mailAttentionItems } from "../../reports/app-overview.ts";
+import { AttentionItem, eventsWithoutAddress, mailAttentionItems } from "../../reports/app-overview.ts";
 import { listEventTypes } from "../../reports/app-reads.ts";
 import { FirstSteps, firstSteps } from "../../reports/first-steps.ts";
 import type { AppApiContext } from "../context.ts";
@@ -32,7 +32,9 @@ export function registerOverviewRoutes(app: FastifyInstance, ctx: AppApiContext)
           message: "Automations are paused platform-wide: no card is queued until the operator resumes them.",
         });
       }
-      for (const type of await listEventTypes(db, sessionOf(request).orgId)) {
+      const eventTypes = await listEventTypes(db, sessionOf(request).orgId);
+      items.push(...eventsWithoutAddress(eventTypes, ctx.clock.now()));
+      for (const type of eventTypes) {
         if (type.bound) continue;
         items.push({
           kind: "unbound_event_type",

@@ -1366,7 +1366,8 @@ export interface operations {
                 | "undeliverable_pieces"
                 | "automation_disabled"
                 | "subscription_failing"
-                | "no_return_address";
+                | "no_return_address"
+                | "events_without_address";
               message: string;
               event_type?: string;
               automation_id?: string;
@@ -3526,6 +3527,8 @@ export interface operations {
               [key: string]: unknown;
             };
             property_keys: string[];
+            /** @description The record named no address, so the automation listening made no card. */
+            without_address: boolean;
           }[];
         };
       };
@@ -3605,6 +3608,10 @@ export interface operations {
               id: string;
               name: string;
             } | null;
+            /** @description Events of this type whose record named no address (no street with a city or ZIP), so the automation listening made no card. */
+            without_address: number;
+            /** @description When the newest of those arrived; null when none did. */
+            last_without_address_at: string | null;
           }[];
         };
       };
@@ -6434,6 +6441,11 @@ export interface operations {
             provider: string | null;
             provider_status: string | null;
             card_version: string | null;
+            approved: {
+              by: string;
+              /** Format: date-time */
+              at: string;
+            } | null;
             leads: {
               /** Format: uuid */
               id: string;

@@ -131,9 +131,16 @@ function SampleList({ eventType, bound }: { eventType: string; bound: boolean })
       ) : (
         samples.data.map((sample) => (
           <Paper key={sample.id} withBorder p="sm">
-            <Text size="sm" fw={600} mb={4}>
-              {formatDateTime(sample.received_at)} · {sample.object_type ?? "record"}
-            </Text>
+            <Group gap="xs" mb={4}>
+              <Text size="sm" fw={600}>
+                {formatDateTime(sample.received_at)} · {sample.object_type ?? "record"}
+              </Text>
+              {sample.without_address && (
+                <Badge color="red.9" variant="filled" size="sm">
+                  No card: no address
+                </Badge>
+              )}
+            </Group>
             <Code block style={{ whiteSpace: "pre-wrap", wordBreak: "break-all" }}>
               {JSON.stringify(sample.record, null, 2)}
             </Code>

@@ -165,6 +165,11 @@ function PieceDetails({ piece }: { piece: Piece }) {
               </DetailField>
             )}
             <DetailField label="Created">{formatDateTime(piece.created_at)}</DetailField>
+            {piece.approved && (
+              <DetailField label="Approved">
+                by {piece.approved.by}, {formatDateTime(piece.approved.at)}
+              </DetailField>
+            )}
             <DetailField label="Mailed">{mailedOrDueWords(piece, firstCardOf(piece)?.status)}</DetailField>
             {piece.provider && (
               <DetailField label="Printer">{printerLabel(piece.provider, piece.provider_status)}</DetailField>

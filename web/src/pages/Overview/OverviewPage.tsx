@@ -142,6 +142,15 @@ function NeedsAttention() {
                   See the deliveries
                 </AnchorLink>
               )}
+              {item.kind === "events_without_address" && item.event_type && (
+                <AnchorLink
+                  to="/developers"
+                  search={{ tab: "samples", event_type: item.event_type }}
+                  size="sm"
+                >
+                  See the events as your CRM sent them
+                </AnchorLink>
+              )}
               {item.kind === "no_return_address" && (
                 <AnchorLink to="/settings" search={{ tab: "profile" }} size="sm">
                   Add a return address
