@@ -224,15 +224,7 @@ async function takeOverAppWin(
   return queryOne<ConversionRow>(
     db,
     sql`UPDATE conversions SET
-          idempotency_key = ${key}, deal_id = ${fields.dealId ?? null},
-          deal_date = ${at}, deal_amount = COALESCE(${amount}, deal_amount),
-          deal_stage = COALESCE(${fields.dealStage ?? null}, deal_stage),
-          deal_name = COALESCE(${fields.dealName ?? null}, deal_name),
-          contact_first_name = COALESCE(${fields.contactFirstName ?? null}, contact_first_name),
-          contact_last_name = COALESCE(${fields.contactLastName ?? null}, contact_last_name),
-          contact_name = COALESCE(${fields.contactName ?? null}, contact_name),
-          contact_email = COALESCE(${fields.contactEmail ?? null}, contact_email),
-          updated_at = now()
+          idempotency_key = ${key}, deal_id = ${fields.dealId ?? null}, deal_date = ${at}, ${sentFields(fields)}
         WHERE org_id = ${orgId}::uuid AND ${markedInApp} AND id = (
           SELECT id FROM conversions
           WHERE org_id = ${orgId}::uuid AND piece_id = ${pieceId}::uuid AND ${markedInApp}
@@ -256,6 +248,17 @@ const replaySet = () => sql`
   contact_email = COALESCE(EXCLUDED.contact_email, conversions.contact_email),
   updated_at = now()`;
 
+/** The stored deal's fields a report sends (a field it leaves out keeps its stored value), for an UPDATE's SET. */
+const sentFields = (fields: ConversionFields) => sql`
+  deal_amount = COALESCE(${fields.dealAmount ?? null}::numeric, deal_amount),
+  deal_stage = COALESCE(${fields.dealStage ?? null}, deal_stage),
+  deal_name = COALESCE(${fields.dealName ?? null}, deal_name),
+  contact_first_name = COALESCE(${fields.contactFirstName ?? null}, contact_first_name),
+  contact_last_name = COALESCE(${fields.contactLastName ?? null}, contact_last_name),
+  contact_name = COALESCE(${fields.contactName ?? null}, contact_name),
+  contact_email = COALESCE(${fields.contactEmail ?? null}, contact_email),
+  updated_at = now()`;
+
 async function updateReplayedConversion(
   db: Queryable,
   orgId: string,
@@ -264,15 +267,7 @@ async function updateReplayedConversion(
 ): Promise<ConversionRow | undefined> {
   return queryOne<ConversionRow>(
     db,
-    sql`UPDATE conversions SET
-          deal_amount = COALESCE(${fields.dealAmount ?? null}::numeric, deal_amount),
-          deal_stage = COALESCE(${fields.dealStage ?? null}, deal_stage),
-          deal_name = COALESCE(${fields.dealName ?? null}, deal_name),
-          contact_first_name = COALESCE(${fields.contactFirstName ?? null}, contact_first_name),
-          contact_last_name = COALESCE(${fields.contactLastName ?? null}, contact_last_name),
-          contact_name = COALESCE(${fields.contactName ?? null}, contact_name),
-          contact_email = COALESCE(${fields.contactEmail ?? null}, contact_email),
-          updated_at = now()
+    sql`UPDATE conversions SET ${sentFields(fields)}
         WHERE org_id = ${orgId}::uuid AND idempotency_key = ${key}
         RETURNING id, campaign_id, match_method, match_confidence, attribution_type`,
   );
