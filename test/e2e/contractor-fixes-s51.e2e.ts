@@ -72,4 +72,21 @@ describe("contractor walk fixes (session 51)", () => {
     await page.getByText(new RegExp(`^Approved: by ${OWNER.name}, \\w{3} \\d+, \\d{4}`)).waitFor();
     await checkBothWidths("fixes51-approved-by");
   });
+
+  it("a tracking step passed without its own record says it was reached by the next one's time, in words", async () => {
+    const mailed = (await app.campaigns(orgId))
+      .flatMap((campaign) => campaign.pieces)
+      .find((piece) => piece.address.startsWith("8 Approval Way"))!;
+    await waitUntil(
+      async () => (await app.operator("GET", `/pieces/${mailed.id}`)).status === "mailed",
+      "the approved card is mailed",
+    );
+    await open(`/mail/${mailed.id}`, /Postcard to/);
+    const tracking = page.locator('[aria-label="Tracking timeline"]');
+    await tracking.getByText("Mailed", { exact: true }).waitFor();
+    const text = await tracking.innerText();
+    // The local printer records no print file or hand-over of its own: those steps take the mail time.
+    assert.match(text, /Print file ready\s+By \w{3} \d+, \d{4}/, text);
+    assert.doesNotMatch(text, /estimated/i, "no badge a contractor reads as jargon");
+  });
 });

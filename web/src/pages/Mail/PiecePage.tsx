@@ -1,7 +1,6 @@
 import {
   Alert,
   Anchor,
-  Badge,
   Box,
   Group,
   Image,
@@ -252,20 +251,19 @@ function TrackingTimeline({ timeline }: { timeline: Piece["timeline"] }) {
         <Timeline.Item
           key={step.step}
           title={
-            <Group gap="xs">
-              <Text size="sm" fw={600}>
-                {stepLabel(step.step)}
-              </Text>
-              {step.estimated && (
-                <Badge size="sm" variant="outline" color="gray.8">
-                  date estimated
-                </Badge>
-              )}
-            </Group>
+            <Text size="sm" fw={600}>
+              {stepLabel(step.step)}
+            </Text>
           }
         >
+          {/* A step passed without its own record (the local printer mails at once) takes the next one's time:
+              "By" that time, not a "DATE ESTIMATED" badge a contractor could not read. */}
           <Text size="xs" c={step.reached ? undefined : "dimmed"}>
-            {step.at ? formatDateTime(step.at) : step.reached ? "Reached" : "Not yet"}
+            {step.at
+              ? `${step.estimated ? "By " : ""}${formatDateTime(step.at)}`
+              : step.reached
+                ? "Reached"
+                : "Not yet"}
           </Text>
           {step.detail && (
             <Text size="xs" c="dimmed">
