@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { type CustomerSource, recordCustomer } from "../customers/customers.ts";
 import { type Queryable, queryOne, queryRows, sql } from "../db/database.ts";
 import { namesAPlace, normalizeAddress } from "../domain/address.ts";
+import { keysOfSameHome } from "../domain/same-home.ts";
 import { wonDealKeyOf } from "../leads/won-job.ts";
 import { suppressWaitingCardsOfHomes } from "../pieces/customer-homes.ts";
 import { becameCustomer, stopFollowUps, wonDeal } from "../pieces/follow-ups.ts";
@@ -175,7 +176,7 @@ async function attributeDeal(
   );
   if (!match) return { matched: false };
   if (fields.wonLeadId === undefined) {
-    const tookOver = await takeOverAppWin(deps.db, orgId, match.pieceId, key, fields, reference);
+    const tookOver = await takeOverAppWin(deps.db, orgId, normalizedAddress, key, fields, reference);
     if (tookOver) return toResult(tookOver);
   }
   const row = await queryOne<ConversionRow>(
@@ -199,9 +200,11 @@ async function attributeDeal(
 }
 
 /**
- * A CRM's deal credited to a card whose lead a member already marked won in the app, closing within
- * 30 days of it for an amount within a quarter of it (or either without an amount), is that job: it
- * takes the app's row over (its key, deal id, amount, day and the fields it sends) rather than
+ * A CRM's deal at a home whose lead a member already marked won in the app (the same home, written
+ * with or without its city or ZIP, as customer suppression reads it; not the card credited, which
+ * may be a neighbour's within a few yards), closing within 30 days of it for an amount within a
+ * quarter of it (or either without an amount), is that job: it takes the app's row over (its key,
+ * deal id, amount, the day when it sends one, and the fields it sends) rather than
  * adding a second won deal, so Revenue counts the job once, at the CRM's amount. A deal further off
  * in time or money is another job at the home (gutters after the roof) and is counted on its own.
  * The row keeps its lead (won_lead_id) and its attribution. Of two CRM deals racing for one row,
@@ -213,7 +216,7 @@ const SAME_JOB_AMOUNT_RATIO = 1.25;
 async function takeOverAppWin(
   db: Queryable,
   orgId: string,
-  pieceId: string,
+  normalizedAddress: string,
   key: string,
   fields: ConversionFields,
   reference: ReferenceDate,
@@ -224,10 +227,12 @@ async function takeOverAppWin(
   return queryOne<ConversionRow>(
     db,
     sql`UPDATE conversions SET
-          idempotency_key = ${key}, deal_id = ${fields.dealId ?? null}, deal_date = ${at}, ${sentFields(fields)}
+          idempotency_key = ${key}, deal_id = ${fields.dealId ?? null},
+          deal_date = ${fields.dealDate ? at : sql`deal_date`}, ${sentFields(fields)}
         WHERE org_id = ${orgId}::uuid AND ${markedInApp} AND id = (
           SELECT id FROM conversions
-          WHERE org_id = ${orgId}::uuid AND piece_id = ${pieceId}::uuid AND ${markedInApp}
+          WHERE org_id = ${orgId}::uuid AND normalized_address = ANY(${sql.param(keysOfSameHome(normalizedAddress))}::text[])
+            AND ${markedInApp}
             AND abs(extract(epoch FROM deal_date - ${at})) <= ${SAME_JOB_DAYS * 86_400}
             AND (deal_amount IS NULL OR ${amount} IS NULL
                  OR (least(deal_amount, ${amount}) > 0

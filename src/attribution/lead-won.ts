@@ -5,7 +5,7 @@ import { type Static, Type } from "@fastify/type-provider-typebox";
 import { type Queryable, queryOne, sql } from "../db/database.ts";
 import { namesAPlace, normalizeAddress } from "../domain/address.ts";
 import { isUuid } from "../domain/uuid.ts";
-import { AppError, invalidFields, invalidPayload, notFound } from "../errors.ts";
+import { AppError, causeChain, invalidFields, invalidPayload, notFound } from "../errors.ts";
 import {
   claimCloseDay,
   leadToMarkWon,
@@ -51,6 +51,9 @@ export async function markLeadWon(
   const lead = isUuid(leadId) ? await leadToMarkWon(deps.db, orgId, leadId) : undefined;
   if (!lead) throw notFound("lead not found");
   if (!namesAPlace(normalizeAddress(lead.full_address))) throw invalidPayload(NO_ADDRESS);
+  // Whatever the change: the CRM's report of the job is what Revenue counts now.
+  const crmDeal = await crmDealOfLead(deps.db, orgId, lead.id);
+  if (crmDeal) throw reportedByCrm(crmDeal);
   const amount = checkedAmount(body.amount);
   const refused = invalidFields({
     ...(amount === undefined ? { amount: AMOUNT_PROBLEM } : {}),
@@ -58,8 +61,6 @@ export async function markLeadWon(
   });
   if (refused) throw refused;
   if (amount === undefined) throw invalidPayload(AMOUNT_PROBLEM); // said above; narrows the type
-  const crmDeal = await crmDealOfLead(deps.db, orgId, lead.id);
-  if (crmDeal) throw reportedByCrm(crmDeal);
   // The day is claimed first: of two members marking it at once with different days, one keeps it.
   const claimed = await claimCloseDay(deps.db, orgId, lead.id, body.closed_on);
   if (claimed !== body.closed_on) throw invalidFields({ closed_on: dayStays(claimed) });
@@ -113,13 +114,15 @@ const reportedByCrm = (deal: { deal_id: string | null }) =>
     `Your CRM reported this job won${deal.deal_id ? ` (deal ${deal.deal_id})` : ""}, so Revenue counts it at the CRM's amount. Change it in your CRM.`,
   );
 
-/** A second won deal for one lead, refused by the unique index of migration 0630. */
+/** A second won deal for one lead, refused by the unique index of migration 0630 (the driver's error may be wrapped). */
 const isLeadsSecondWonDeal = (error: unknown) =>
-  (error as { code?: unknown })?.code === "23505" &&
-  String(
-    (error as { constraint?: unknown; message?: unknown }).constraint ??
-      (error as { message?: unknown }).message,
-  ).includes("conversions_won_lead");
+  causeChain(error).some(
+    (cause) =>
+      cause.code === "23505" &&
+      `${(cause as { constraint?: unknown }).constraint ?? ""} ${String(cause.message ?? "")}`.includes(
+        "conversions_won_lead",
+      ),
+  );
 
 const AMOUNT_PROBLEM = `Enter the job's amount, from $0.01 to $${WON_AMOUNT_MAX.toLocaleString("en-US")}.`;
 const NO_ADDRESS =

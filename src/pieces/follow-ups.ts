@@ -39,6 +39,8 @@ export const cardOrdinal = (step: number | null) => ORDINALS[step ?? 0] ?? "a";
 /**
  * The first card's follow-ups, written once (the unique index on the sequence makes a second pass
  * a no-op), each `scheduled` for its delay counted from now until the first card's mailing dates it.
+ * An automation turned off writes none (its first card, queued before, still goes). One that slipped
+ * past the save's stop is still dated at the first card's print, so its job stops it on its day.
  */
 export async function scheduleFollowUps(
   db: Queryable,
@@ -63,7 +65,7 @@ export async function scheduleFollowUps(
     JOIN campaigns c ON c.org_id = p.org_id AND c.id = p.campaign_id
     JOIN automations a ON a.org_id = c.org_id AND a.id = c.automation_id
     CROSS JOIN LATERAL jsonb_array_elements(a.steps) WITH ORDINALITY AS s(step, n)
-    WHERE p.org_id = ${first.orgId}::uuid AND p.id = ${first.id}::uuid AND s.n <= ${MAX_FOLLOW_UPS}
+    WHERE p.org_id = ${first.orgId}::uuid AND p.id = ${first.id}::uuid AND s.n <= ${MAX_FOLLOW_UPS} AND a.enabled
     ON CONFLICT DO NOTHING`);
 }
 
@@ -126,7 +128,9 @@ export const stopEndedFollowUp = (
  * An automation was saved: its waiting follow-ups that the save ends stop at once (those whose
  * step it no longer has; all of them when it is turned off), so the app never lists as scheduled a
  * card that will not print. Their jobs would stop them only on their day; stopEndedFollowUp stays
- * for one a worker wrote or took meanwhile.
+ * for one a worker wrote or took meanwhile. In batches, each committed on its own: a big
+ * automation's thousands of follow-ups (each row updating its roll-ups) never hold their locks
+ * against the workers for the whole stop.
  */
 export async function stopFollowUpsEndedBySave(
   db: Queryable,
@@ -135,18 +139,28 @@ export async function stopFollowUpsEndedBySave(
 ): Promise<void> {
   const stepGone = sql`${stepOfFollowUp("f")} IS NULL`;
   const off = automationTurnedOff(now);
-  const stop: Stop = {
-    reason: sql`CASE WHEN ${stepGone} THEN ${STEP_REMOVED.reason} ELSE ${off.reason} END`,
-    by: sql`CASE WHEN ${stepGone} THEN ${STEP_REMOVED.by} ELSE ${off.by} END`,
-  };
-  await db.execute(
-    sql`UPDATE mail_pieces f SET ${stoppedBy(stop, now)}
-        FROM campaigns c JOIN automations a ON a.org_id = c.org_id AND a.id = c.automation_id
-        WHERE f.org_id = ${automation.orgId}::uuid AND f.status IN ${STOPPABLE} AND f.submission_job_id IS NULL
-          AND f.sequence_step IS NOT NULL AND c.org_id = f.org_id AND c.id = f.campaign_id
-          AND a.id = ${automation.id}::uuid AND (${stepGone} OR NOT a.enabled)`,
-  );
+  const waiting = sql`f.status IN ${STOPPABLE} AND f.submission_job_id IS NULL`;
+  for (;;) {
+    const stopped = await queryRows<{ id: string }>(
+      db,
+      sql`UPDATE mail_pieces f SET ${stoppedBy({ reason: sql`ended.reason`, by: sql`ended.stop` }, now)}
+          FROM (SELECT f.id,
+                       CASE WHEN ${stepGone} THEN ${STEP_REMOVED.reason} ELSE ${off.reason} END AS reason,
+                       CASE WHEN ${stepGone} THEN ${STEP_REMOVED.by} ELSE ${off.by} END AS stop
+                FROM mail_pieces f
+                JOIN campaigns c ON c.org_id = f.org_id AND c.id = f.campaign_id
+                JOIN automations a ON a.org_id = c.org_id AND a.id = c.automation_id
+                WHERE f.org_id = ${automation.orgId}::uuid AND a.id = ${automation.id}::uuid AND ${waiting}
+                  AND f.sequence_step IS NOT NULL AND (${stepGone} OR NOT a.enabled)
+                LIMIT ${SAVE_STOP_BATCH}) ended
+          WHERE f.org_id = ${automation.orgId}::uuid AND f.id = ended.id AND ${waiting}
+          RETURNING f.id`,
+    );
+    if (stopped.length < SAVE_STOP_BATCH) return;
+  }
 }
+
+const SAVE_STOP_BATCH = 500;
 
 /** What became of a follow-up its job found `scheduled`. */
 export type FollowUpRelease = "released" | "waiting" | "stopped";

@@ -44,7 +44,7 @@ export interface PieceRecord {
   sequenceStep: number | null;
   sequenceFirstPieceId: string | null;
   scheduledFor: Date | null;
-  /** How many follow-ups the piece's automation mails now (none while it is turned off). */
+  /** How many follow-ups the piece's automation has now (turned off, it writes none: scheduleFollowUps). */
   automationFollowUps: number;
   /**
    * A follow-up that must not print: its step is gone from the automation (so is its card), or the
@@ -94,7 +94,7 @@ const PIECE_COLUMNS = sql`
          ${printedTemplateOf("p")} AS template,
          p.created_at, p.hold_until, p.approved_at, p.verified_address,
          p.sequence_step, p.sequence_first_piece_id, p.scheduled_for,
-         CASE WHEN a.enabled THEN jsonb_array_length(a.steps) ELSE 0 END AS automation_follow_ups,
+         jsonb_array_length(a.steps) AS automation_follow_ups,
          CASE WHEN p.sequence_step IS NULL THEN NULL
               WHEN ${stepOfFollowUp("p")} IS NULL THEN 'step_removed'
               WHEN a.enabled IS FALSE THEN 'automation_off' END AS follow_up_ended`;

@@ -255,6 +255,6 @@ export function eventsWithoutAddress(types: readonly EventTypeSummary[], now: Da
     .map((type) => ({
       kind: "events_without_address" as const,
       event_type: type.event_type,
-      message: `${type.without_address} "${type.event_type}" ${type.without_address === 1 ? "event" : "events"} from your CRM named no address, so no card was made for ${type.without_address === 1 ? "it" : "them"} (the newest on ${NEWEST_DAY.format(new Date(type.last_without_address_at!))}). Check that your CRM sends the job's street with its city or ZIP.`,
+      message: `Some "${type.event_type}" events named no address, so no card was made for them (${type.without_address} in all, the newest on ${NEWEST_DAY.format(new Date(type.last_without_address_at!))}). Check that your CRM or flow sends the job's street with its city or ZIP.`,
     }));
 }

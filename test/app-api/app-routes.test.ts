@@ -173,7 +173,7 @@ describe(`app routes (${databaseLabel})`, () => {
     assert.equal(items[0]!.event_type, "roof.done");
     assert.match(
       items[0]!.message,
-      /^2 "roof\.done" events from your CRM named no address, so no card was made for them \(the newest on \w{3} \d+, \d{4}\)\. Check that your CRM sends the job's street with its city or ZIP\.$/,
+      /^Some "roof\.done" events named no address, so no card was made for them \(2 in all, the newest on \w{3} \d+, \d{4}\)\. Check that your CRM or flow sends the job's street with its city or ZIP\.$/,
     );
   });
 

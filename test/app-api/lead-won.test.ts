@@ -270,20 +270,25 @@ describe(`app API: a lead marked won (${databaseLabel})`, () => {
 
   test("the CRM reporting a job already marked won takes the app's deal over: counted once, at the CRM's amount", async () => {
     const { leadId } = await landingLead("754 Evergreen Terrace, Springfield, IL 62704");
-    assert.equal((await markWon(leadId, { amount: 2000, closed_on: today() })).status, 200);
+    const yesterday = dayOf(Date.now() - DAY_MS);
+    assert.equal((await markWon(leadId, { amount: 2000, closed_on: yesterday })).status, 200);
+    // The CRM writes the home with less of its town, and sends no close day: the day marked stays.
     const crmDeal = {
-      address: "754 Evergreen Terrace, Springfield, IL 62704",
+      address: "754 Evergreen Ter, 62704",
       deal_id: `lead:${leadId}`,
       deal_amount: "2150",
-      deal_date: today(),
     };
     const crm = await call(ctx, "POST", "/api/v1/conversions", { key: org.key, body: crmDeal });
     assert.equal(crm.body.matched, true, crm.text);
     const deals = (await revenueConversions()).filter((deal) => deal.address.startsWith("754 "));
     assert.deepEqual(
-      deals.map((deal) => [deal.amount, (deal as unknown as { reported_by: string }).reported_by]),
-      [[2150, "app_then_crm"]],
-      "one job, the CRM's amount",
+      deals.map((deal) => [
+        deal.amount,
+        deal.close_date,
+        (deal as unknown as { reported_by: string }).reported_by,
+      ]),
+      [[2150, yesterday, "app_then_crm"]],
+      "one job, the CRM's amount, the day marked",
     );
     const replayed = await call(ctx, "POST", "/api/v1/conversions", { key: org.key, body: crmDeal });
     assert.equal(replayed.body.conversion_id, crm.body.conversion_id, "the CRM's replay is the same deal");

@@ -37,10 +37,10 @@ describe("contractor walk fixes (session 51)", () => {
     assert.equal(sent.outcomes[0]?.reason, "no_address", JSON.stringify(sent));
 
     await open("/", "Overview");
-    const item = page
-      .getByRole("alert")
-      .filter({ hasText: '1 "job.completed" event from your CRM named no address' });
-    await item.getByText(/so no card was made for it \(the newest on \w{3} \d+, \d{4}\)\./).waitFor();
+    const item = page.getByRole("alert").filter({ hasText: 'Some "job.completed" events named no address' });
+    await item
+      .getByText(/so no card was made for them \(1 in all, the newest on \w{3} \d+, \d{4}\)\./)
+      .waitFor();
     await checkBothWidths("fixes51-overview-no-address");
 
     await item.getByRole("link", { name: "See the events as your CRM sent them" }).click();

@@ -141,15 +141,16 @@ const followUpCountFields = {
   scheduled: Type.Integer({ description: "Waiting for their day." }),
   waiting: Type.Integer({
     description:
-      "Their day came: on their way through the mail safety rules (on hold, awaiting approval, paused by a cap).",
+      "Their day came: on their way through the mail safety rules (queued, on hold, awaiting approval, paused by a cap).",
   }),
   sent_to_print: Type.Integer({ description: "Handed to the printer." }),
   stopped_because_home_answered: Type.Integer({
-    description: "Stopped before print because the home answered first (one of the automation's stop_when).",
+    description:
+      "Stopped before print because the home answered first: a lead, a won deal, an opt-out or the home becoming a customer (of the automation's stop_when).",
   }),
   not_sent: Type.Integer({
     description:
-      "Not sent for another reason: cancelled by a person, first card not mailed, step removed, automation turned off, a mail safety rule.",
+      "Not sent for another reason: cancelled by a person, first card not mailed, a card of the sequence returned by the printer, step removed, automation turned off, a mail safety rule.",
   }),
 };
 const FollowUpCards = Type.Object(
@@ -165,7 +166,8 @@ const FollowUpCards = Type.Object(
       } satisfies Record<StopCondition, unknown>,
       {
         additionalProperties: false,
-        description: "The follow-ups stopped because the home answered, by the answer that stopped them.",
+        description:
+          "The follow-ups stopped by the automation's stop_when, by what stopped them: the home's answers (counted in stopped_because_home_answered) and the printer's return (counted in not_sent).",
       },
     ),
     by_step: Type.Array(
@@ -252,12 +254,16 @@ interface AutomationReads {
 }
 const NOT_READ: AutomationReads = { cards: new Map(), followUps: new Map() };
 
+/** A returned card is the printer's answer, not the home's: its follow-ups count as not sent. */
+const homeAnswered = ({ stoppedByAnswer: by }: FollowUpCounts) =>
+  by.lead + by.won_deal + by.opt_out + by.customer;
+
 const followUpCountsView = (counts: FollowUpCounts) => ({
   scheduled: counts.scheduled,
   waiting: counts.waiting,
   sent_to_print: counts.sentToPrint,
-  stopped_because_home_answered: Object.values(counts.stoppedByAnswer).reduce((sum, n) => sum + n, 0),
-  not_sent: counts.notSent,
+  stopped_because_home_answered: homeAnswered(counts),
+  not_sent: counts.notSent + counts.stoppedByAnswer.returned,
 });
 
 function followUpCardsView(

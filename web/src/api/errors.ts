@@ -104,7 +104,7 @@ export function errorMessage(error: unknown): string {
 
 /** fetch's own failure: a TypeError with the browser's words for it (Chromium, Firefox, Safari). */
 const isNetworkFailure = (error: unknown) =>
-  error instanceof TypeError && /failed to fetch|networkerror|load failed|network/i.test(error.message);
+  error instanceof TypeError && /failed to fetch|networkerror|load failed/i.test(error.message);
 
 /**
  * Whether a form's failed request is the form's own to fix (the server refused what was typed: 400,

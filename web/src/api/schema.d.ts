@@ -1513,15 +1513,15 @@ export interface operations {
               follow_up_cards: {
                 /** @description Waiting for their day. */
                 scheduled: number;
-                /** @description Their day came: on their way through the mail safety rules (on hold, awaiting approval, paused by a cap). */
+                /** @description Their day came: on their way through the mail safety rules (queued, on hold, awaiting approval, paused by a cap). */
                 waiting: number;
                 /** @description Handed to the printer. */
                 sent_to_print: number;
-                /** @description Stopped before print because the home answered first (one of the automation's stop_when). */
+                /** @description Stopped before print because the home answered first: a lead, a won deal, an opt-out or the home becoming a customer (of the automation's stop_when). */
                 stopped_because_home_answered: number;
-                /** @description Not sent for another reason: cancelled by a person, first card not mailed, step removed, automation turned off, a mail safety rule. */
+                /** @description Not sent for another reason: cancelled by a person, first card not mailed, a card of the sequence returned by the printer, step removed, automation turned off, a mail safety rule. */
                 not_sent: number;
-                /** @description The follow-ups stopped because the home answered, by the answer that stopped them. */
+                /** @description The follow-ups stopped by the automation's stop_when, by what stopped them: the home's answers (counted in stopped_because_home_answered) and the printer's return (counted in not_sent). */
                 stopped_because: {
                   /** @description A lead came from a card of the sequence. */
                   lead: number;
@@ -1539,13 +1539,13 @@ export interface operations {
                   delay_days: number;
                   /** @description Waiting for their day. */
                   scheduled: number;
-                  /** @description Their day came: on their way through the mail safety rules (on hold, awaiting approval, paused by a cap). */
+                  /** @description Their day came: on their way through the mail safety rules (queued, on hold, awaiting approval, paused by a cap). */
                   waiting: number;
                   /** @description Handed to the printer. */
                   sent_to_print: number;
-                  /** @description Stopped before print because the home answered first (one of the automation's stop_when). */
+                  /** @description Stopped before print because the home answered first: a lead, a won deal, an opt-out or the home becoming a customer (of the automation's stop_when). */
                   stopped_because_home_answered: number;
-                  /** @description Not sent for another reason: cancelled by a person, first card not mailed, step removed, automation turned off, a mail safety rule. */
+                  /** @description Not sent for another reason: cancelled by a person, first card not mailed, a card of the sequence returned by the printer, step removed, automation turned off, a mail safety rule. */
                   not_sent: number;
                 }[];
               };
@@ -1765,15 +1765,15 @@ export interface operations {
             follow_up_cards: {
               /** @description Waiting for their day. */
               scheduled: number;
-              /** @description Their day came: on their way through the mail safety rules (on hold, awaiting approval, paused by a cap). */
+              /** @description Their day came: on their way through the mail safety rules (queued, on hold, awaiting approval, paused by a cap). */
               waiting: number;
               /** @description Handed to the printer. */
               sent_to_print: number;
-              /** @description Stopped before print because the home answered first (one of the automation's stop_when). */
+              /** @description Stopped before print because the home answered first: a lead, a won deal, an opt-out or the home becoming a customer (of the automation's stop_when). */
               stopped_because_home_answered: number;
-              /** @description Not sent for another reason: cancelled by a person, first card not mailed, step removed, automation turned off, a mail safety rule. */
+              /** @description Not sent for another reason: cancelled by a person, first card not mailed, a card of the sequence returned by the printer, step removed, automation turned off, a mail safety rule. */
               not_sent: number;
-              /** @description The follow-ups stopped because the home answered, by the answer that stopped them. */
+              /** @description The follow-ups stopped by the automation's stop_when, by what stopped them: the home's answers (counted in stopped_because_home_answered) and the printer's return (counted in not_sent). */
               stopped_because: {
                 /** @description A lead came from a card of the sequence. */
                 lead: number;
@@ -1791,13 +1791,13 @@ export interface operations {
                 delay_days: number;
                 /** @description Waiting for their day. */
                 scheduled: number;
-                /** @description Their day came: on their way through the mail safety rules (on hold, awaiting approval, paused by a cap). */
+                /** @description Their day came: on their way through the mail safety rules (queued, on hold, awaiting approval, paused by a cap). */
                 waiting: number;
                 /** @description Handed to the printer. */
                 sent_to_print: number;
-                /** @description Stopped before print because the home answered first (one of the automation's stop_when). */
+                /** @description Stopped before print because the home answered first: a lead, a won deal, an opt-out or the home becoming a customer (of the automation's stop_when). */
                 stopped_because_home_answered: number;
-                /** @description Not sent for another reason: cancelled by a person, first card not mailed, step removed, automation turned off, a mail safety rule. */
+                /** @description Not sent for another reason: cancelled by a person, first card not mailed, a card of the sequence returned by the printer, step removed, automation turned off, a mail safety rule. */
                 not_sent: number;
               }[];
             };
@@ -1946,15 +1946,15 @@ export interface operations {
             follow_up_cards: {
               /** @description Waiting for their day. */
               scheduled: number;
-              /** @description Their day came: on their way through the mail safety rules (on hold, awaiting approval, paused by a cap). */
+              /** @description Their day came: on their way through the mail safety rules (queued, on hold, awaiting approval, paused by a cap). */
               waiting: number;
               /** @description Handed to the printer. */
               sent_to_print: number;
-              /** @description Stopped before print because the home answered first (one of the automation's stop_when). */
+              /** @description Stopped before print because the home answered first: a lead, a won deal, an opt-out or the home becoming a customer (of the automation's stop_when). */
               stopped_because_home_answered: number;
-              /** @description Not sent for another reason: cancelled by a person, first card not mailed, step removed, automation turned off, a mail safety rule. */
+              /** @description Not sent for another reason: cancelled by a person, first card not mailed, a card of the sequence returned by the printer, step removed, automation turned off, a mail safety rule. */
               not_sent: number;
-              /** @description The follow-ups stopped because the home answered, by the answer that stopped them. */
+              /** @description The follow-ups stopped by the automation's stop_when, by what stopped them: the home's answers (counted in stopped_because_home_answered) and the printer's return (counted in not_sent). */
               stopped_because: {
                 /** @description A lead came from a card of the sequence. */
                 lead: number;
@@ -1972,13 +1972,13 @@ export interface operations {
                 delay_days: number;
                 /** @description Waiting for their day. */
                 scheduled: number;
-                /** @description Their day came: on their way through the mail safety rules (on hold, awaiting approval, paused by a cap). */
+                /** @description Their day came: on their way through the mail safety rules (queued, on hold, awaiting approval, paused by a cap). */
                 waiting: number;
                 /** @description Handed to the printer. */
                 sent_to_print: number;
-                /** @description Stopped before print because the home answered first (one of the automation's stop_when). */
+                /** @description Stopped before print because the home answered first: a lead, a won deal, an opt-out or the home becoming a customer (of the automation's stop_when). */
                 stopped_because_home_answered: number;
-                /** @description Not sent for another reason: cancelled by a person, first card not mailed, step removed, automation turned off, a mail safety rule. */
+                /** @description Not sent for another reason: cancelled by a person, first card not mailed, a card of the sequence returned by the printer, step removed, automation turned off, a mail safety rule. */
                 not_sent: number;
               }[];
             };
@@ -2197,15 +2197,15 @@ export interface operations {
             follow_up_cards: {
               /** @description Waiting for their day. */
               scheduled: number;
-              /** @description Their day came: on their way through the mail safety rules (on hold, awaiting approval, paused by a cap). */
+              /** @description Their day came: on their way through the mail safety rules (queued, on hold, awaiting approval, paused by a cap). */
               waiting: number;
               /** @description Handed to the printer. */
               sent_to_print: number;
-              /** @description Stopped before print because the home answered first (one of the automation's stop_when). */
+              /** @description Stopped before print because the home answered first: a lead, a won deal, an opt-out or the home becoming a customer (of the automation's stop_when). */
               stopped_because_home_answered: number;
-              /** @description Not sent for another reason: cancelled by a person, first card not mailed, step removed, automation turned off, a mail safety rule. */
+              /** @description Not sent for another reason: cancelled by a person, first card not mailed, a card of the sequence returned by the printer, step removed, automation turned off, a mail safety rule. */
               not_sent: number;
-              /** @description The follow-ups stopped because the home answered, by the answer that stopped them. */
+              /** @description The follow-ups stopped by the automation's stop_when, by what stopped them: the home's answers (counted in stopped_because_home_answered) and the printer's return (counted in not_sent). */
               stopped_because: {
                 /** @description A lead came from a card of the sequence. */
                 lead: number;
@@ -2223,13 +2223,13 @@ export interface operations {
                 delay_days: number;
                 /** @description Waiting for their day. */
                 scheduled: number;
-                /** @description Their day came: on their way through the mail safety rules (on hold, awaiting approval, paused by a cap). */
+                /** @description Their day came: on their way through the mail safety rules (queued, on hold, awaiting approval, paused by a cap). */
                 waiting: number;
                 /** @description Handed to the printer. */
                 sent_to_print: number;
-                /** @description Stopped before print because the home answered first (one of the automation's stop_when). */
+                /** @description Stopped before print because the home answered first: a lead, a won deal, an opt-out or the home becoming a customer (of the automation's stop_when). */
                 stopped_because_home_answered: number;
-                /** @description Not sent for another reason: cancelled by a person, first card not mailed, step removed, automation turned off, a mail safety rule. */
+                /** @description Not sent for another reason: cancelled by a person, first card not mailed, a card of the sequence returned by the printer, step removed, automation turned off, a mail safety rule. */
                 not_sent: number;
               }[];
             };
