@@ -3,7 +3,7 @@
 import { type Static, Type } from "@fastify/type-provider-typebox";
 import { type Queryable, queryRows, sql } from "../db/database.ts";
 import { csvCell } from "../domain/csv-cell.ts";
-import { wonDealKeyOf } from "../leads/won-job.ts";
+import { markedInApp } from "../leads/won-job.ts";
 import {
   costPerCardCents,
   type MonthFigures,
@@ -151,7 +151,7 @@ async function conversionsPage(
     sql`SELECT v.id, v.deal_id, v.deal_name, v.address, v.deal_amount, v.deal_date, v.campaign_id,
                c.name AS campaign_name, a.name AS automation_name, v.attribution_type, v.match_confidence,
                CASE WHEN v.won_lead_id IS NULL THEN 'crm'
-                    WHEN starts_with(v.idempotency_key, ${wonDealKeyOf("")}) THEN 'app'
+                    WHEN ${markedInApp("v")} THEN 'app'
                     ELSE 'app_then_crm' END AS reported_by,
                ${closed}::text AS closed_at
         FROM conversions v

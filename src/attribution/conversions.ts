@@ -3,7 +3,7 @@ import { type CustomerSource, recordCustomer } from "../customers/customers.ts";
 import { type Queryable, queryOne, queryRows, sql } from "../db/database.ts";
 import { namesAPlace, normalizeAddress } from "../domain/address.ts";
 import { keysOfSameHome } from "../domain/same-home.ts";
-import { wonDealKeyOf } from "../leads/won-job.ts";
+import { markedInApp } from "../leads/won-job.ts";
 import { suppressWaitingCardsOfHomes } from "../pieces/customer-homes.ts";
 import { becameCustomer, stopFollowUps, wonDeal } from "../pieces/follow-ups.ts";
 import type { AttributionDeps } from "./deps.ts";
@@ -221,7 +221,6 @@ async function takeOverAppWin(
   fields: ConversionFields,
   reference: ReferenceDate,
 ): Promise<ConversionRow | undefined> {
-  const markedInApp = sql`starts_with(idempotency_key, ${wonDealKeyOf("")})`;
   const at = sql`${reference.at.toISOString()}::timestamptz`;
   const amount = sql`${fields.dealAmount ?? null}::numeric`;
   return queryOne<ConversionRow>(
@@ -229,10 +228,10 @@ async function takeOverAppWin(
     sql`UPDATE conversions SET
           idempotency_key = ${key}, deal_id = ${fields.dealId ?? null},
           deal_date = ${fields.dealDate ? at : sql`deal_date`}, ${sentFields(fields)}
-        WHERE org_id = ${orgId}::uuid AND ${markedInApp} AND id = (
+        WHERE org_id = ${orgId}::uuid AND ${markedInApp()} AND id = (
           SELECT id FROM conversions
           WHERE org_id = ${orgId}::uuid AND normalized_address = ANY(${sql.param(keysOfSameHome(normalizedAddress))}::text[])
-            AND ${markedInApp}
+            AND ${markedInApp()}
             AND abs(extract(epoch FROM deal_date - ${at})) <= ${SAME_JOB_DAYS * 86_400}
             AND (deal_amount IS NULL OR ${amount} IS NULL
                  OR (least(deal_amount, ${amount}) > 0

@@ -9,6 +9,7 @@ import { AppError, causeChain, invalidFields, invalidPayload, notFound } from ".
 import {
   claimCloseDay,
   leadToMarkWon,
+  markedInApp,
   recordWonAmount,
   releaseCloseDay,
   type WonLeadRow,
@@ -103,7 +104,7 @@ async function crmDealOfLead(db: Queryable, orgId: string, leadId: string) {
     db,
     sql`SELECT deal_id FROM conversions
         WHERE org_id = ${orgId}::uuid AND won_lead_id = ${leadId}::uuid
-          AND NOT starts_with(idempotency_key, ${wonDealKeyOf("")})`,
+          AND NOT ${markedInApp()}`,
   );
 }
 

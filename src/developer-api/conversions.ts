@@ -28,6 +28,8 @@ export function registerConversionRoutes(app: FastifyInstance, services: Service
       schema: {
         operationId: "reportConversion",
         summary: "Report a won deal (attributed to the mailed campaign, last touch, 180 days)",
+        description:
+          "Idempotent on `deal_id`, else on the address and the close day. A deal at a home whose lead the contractor already marked won in the app (same home, closing within 30 days, amount within 1.25x either way, or either without an amount) is that job: it takes the app's won deal over (its `deal_id`, amount and fields; the close day when sent) instead of adding a second, and `conversion_id` is that deal's. Replays with the same `deal_id` find it.",
         body: ConversionRequest,
         response: { 200: ConversionResponse, ...attributionErrorResponses },
       },

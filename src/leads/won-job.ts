@@ -66,6 +66,13 @@ const HOME_DEALS_SHOWN = 5;
  */
 export const wonDealKeyOf = (leadId: string) => `app-lead:${leadId}`;
 
+/**
+ * A won deal as the app recorded it from a lead (not one a CRM's report of the job took over, which
+ * keeps its lead in `won_lead_id` under the CRM's key): SQL on `conversions`, aliased `alias` if given.
+ */
+export const markedInApp = (alias?: string) =>
+  sql`starts_with(${sql.raw(alias ? `${alias}.` : "")}idempotency_key, ${wonDealKeyOf("")})`;
+
 export interface WonLeadRow {
   id: string;
   first_name: string;
@@ -132,7 +139,7 @@ export async function wonJobOf(
   const credit = await queryOne<CreditRow>(
     db,
     sql`SELECT cv.piece_id, cv.deal_amount::text AS deal_amount, c.name AS campaign_name, a.name AS automation_name,
-               cv.deal_id, NOT starts_with(cv.idempotency_key, ${wonDealKeyOf("")}) AS reported_by_crm
+               cv.deal_id, NOT ${markedInApp("cv")} AS reported_by_crm
         FROM conversions cv
         LEFT JOIN campaigns c ON c.org_id = cv.org_id AND c.id = cv.campaign_id
         LEFT JOIN automations a ON a.org_id = c.org_id AND a.id = c.automation_id
@@ -184,7 +191,7 @@ export async function otherWonDealsAtHome(
     db,
     sql`SELECT deal_name, deal_amount::text AS amount, deal_date,
                (${lead.piece_id}::uuid IS NOT NULL AND piece_id IS NOT DISTINCT FROM ${lead.piece_id}::uuid) AS on_this_card,
-               starts_with(idempotency_key, ${wonDealKeyOf("")}) AS from_lead
+               ${markedInApp()} AS from_lead
         FROM conversions
         WHERE org_id = ${orgId}::uuid AND (normalized_address = ${normalizeAddress(lead.full_address)}${onCard})
           AND won_lead_id IS DISTINCT FROM ${lead.id}::uuid

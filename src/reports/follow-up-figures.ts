@@ -4,6 +4,7 @@
 import { type Queryable, queryRows, sql } from "../db/database.ts";
 import type { PieceStatus } from "../db/schema.ts";
 import { STOP_CONDITIONS, type StopCondition } from "../domain/stop-conditions.ts";
+import { WAITING_STATUSES } from "../pieces/piece-updates.ts";
 import { isPrinted } from "../pieces/status-sql.ts";
 
 /** Follow-up cards by what became of them. */
@@ -25,7 +26,7 @@ export interface AutomationFollowUps {
   byStepDelay: Map<number, FollowUpCounts>;
 }
 
-const ON_THEIR_WAY: ReadonlySet<PieceStatus> = new Set(["queued", "held", "awaiting_approval", "capped"]);
+const ON_THEIR_WAY: ReadonlySet<PieceStatus> = new Set(["queued", ...WAITING_STATUSES]);
 const isStopCondition = (value: string): value is StopCondition =>
   (STOP_CONDITIONS as readonly string[]).includes(value);
 

@@ -59,7 +59,9 @@ export interface paths {
     put?: never;
     /**
      * Report a won deal (attributed to the mailed campaign, last touch, 180 days)
-     * @description Required scope: `webhooks:inbound` (a key declaring no scopes is unrestricted).
+     * @description Idempotent on `deal_id`, else on the address and the close day. A deal at a home whose lead the contractor already marked won in the app (same home, closing within 30 days, amount within 1.25x either way, or either without an amount) is that job: it takes the app's won deal over (its `deal_id`, amount and fields; the close day when sent) instead of adding a second, and `conversion_id` is that deal's. Replays with the same `deal_id` find it.
+     *
+     *     Required scope: `webhooks:inbound` (a key declaring no scopes is unrestricted).
      *
      *     Rate limit: 60 requests per 60 s per organization (bucket `conversions`); over it, 429 with `Retry-After: 60`. The pre-auth per-IP limit (60 a minute by default, across every endpoint together) applies first.
      *

@@ -1,5 +1,5 @@
 import type { Automation, CardTemplate } from "../../api/automations.ts";
-import { money } from "../../ui/format.ts";
+import { count, money } from "../../ui/format.ts";
 import { wholeNumberProblem } from "../../ui/number-rules.ts";
 
 /**
@@ -136,7 +136,6 @@ export const holdoutWords = (percent: number) =>
 /** What became of an automation's follow-up cards (in all, or one step's). */
 export type FollowUpTally = Omit<Automation["follow_up_cards"], "stopped_because" | "by_step">;
 
-const cardCount = (n: number) => `${n} card${n === 1 ? "" : "s"}`;
 const tallyTotal = (tally: FollowUpTally) =>
   tally.sent_to_print +
   tally.scheduled +
@@ -167,5 +166,5 @@ export function followUpResults(tally: FollowUpTally, costPerCardCents: number |
 /** The summary line for the automation list: null for an automation whose follow-ups never began. */
 export const followUpSummary = (tally: FollowUpTally, costPerCardCents: number | null) => {
   const results = followUpResults(tally, costPerCardCents);
-  return results && `Follow-ups so far, ${cardCount(tallyTotal(tally))}: ${results}`;
+  return results && `Follow-ups so far, ${count(tallyTotal(tally), "card")}: ${results}`;
 };

@@ -1,7 +1,6 @@
 import { Alert } from "@mantine/core";
 import type { Automation } from "../../../api/automations.ts";
-
-const cards = (n: number) => `${n} ${n === 1 ? "card" : "cards"}`;
+import { count } from "../../../ui/format.ts";
 
 /**
  * What turning an automation off does to mail already on its way, said before the save: its
@@ -15,9 +14,9 @@ export function TurningOff({ automation }: { automation: Automation }) {
   return (
     <Alert color="yellow" title="Turning this automation off">
       {followUps > 0 &&
-        `Saving stops its ${followUps} follow-up ${followUps === 1 ? "card" : "cards"} still to go; turning it on again does not bring them back. `}
+        `Saving stops its ${count(followUps, "follow-up card")} still to go; turning it on again does not bring them back. `}
       {firstCardsWaiting > 0 &&
-        `${cards(firstCardsWaiting)} already waiting (on hold, for your approval or under a monthly cap) stay in Mail: cancel them there if they should not go.`}
+        `${count(firstCardsWaiting, "card")} already waiting (on hold, for your approval or under a monthly cap) stay in Mail: cancel them there if they should not go.`}
     </Alert>
   );
 }
