@@ -49,8 +49,8 @@ interface CustomerRow {
 /**
  * The entry's address key, after the checks every way of adding a customer makes (422 naming its
  * field). With `wholeHome` (the app's forms and uploads) the address must also name its city or ZIP,
- * and no ZIP or state that does not exist: a street alone is no one home, and an entry cannot be
- * taken off the list again. The customers API keeps its contract, any usable address.
+ * and no ZIP or state that does not exist: a street alone is no one home, and an entry stays on the
+ * list until an owner removes it. The customers API keeps its contract, any usable address.
  */
 export function checkedCustomerKey(entry: CustomerEntry, options: { wholeHome?: boolean } = {}): string {
   assertPrintable(entry.address, entry.field);
@@ -157,6 +157,24 @@ export async function recordCustomer(
     sql`INSERT INTO customers (org_id, normalized_address, address, source)
         VALUES (${orgId}::uuid, ${normalizedAddress}, ${address}, ${source})
         ON CONFLICT (org_id, normalized_address) DO NOTHING
+        RETURNING normalized_address`,
+  );
+  return row !== undefined;
+}
+
+/**
+ * Takes one home off the customers list (the app's Remove, owners only): automations may mail it
+ * again. Cards stopped when it was added stay stopped, and the CRM reporting it again puts it back.
+ * True when it was on the list.
+ */
+export async function removeCustomer(
+  db: Queryable,
+  orgId: string,
+  normalizedAddress: string,
+): Promise<boolean> {
+  const row = await queryOne<{ normalized_address: string }>(
+    db,
+    sql`DELETE FROM customers WHERE org_id = ${orgId}::uuid AND normalized_address = ${normalizedAddress}
         RETURNING normalized_address`,
   );
   return row !== undefined;

@@ -45,8 +45,8 @@ describe("customers and reactivation mailings in the browser", () => {
 
   it("a CSV of customers, mapped and uploaded on the Customers screen, suppresses the next card to its home", async () => {
     await open("/customers", "Customers");
-    // Said in a contractor's words: what the list does and that a home stays on it (no API talk).
-    await page.getByRole("alert").getByText("A home cannot be taken off the list again").waitFor();
+    // Said in a contractor's words: what the list does and how a mistake comes off it (no API talk).
+    await page.getByRole("alert").getByText("Remove takes it off the list", { exact: false }).waitFor();
     await page.getByRole("tab", { name: "Customers (do not mail)" }).waitFor();
     // Two lists, two names: the opted-out homes are the Do-not-mail list.
     await page.getByRole("heading", { name: /^Customers \(do not mail\)/ }).waitFor();
@@ -97,7 +97,9 @@ describe("customers and reactivation mailings in the browser", () => {
       { url: first.url(), body: CUSTOMERS_CSV, type: "text/csv" },
     );
     assert.deepEqual(again, { added: 2, total: 2, rows: 2, stopped_cards: 0 });
-    await page.getByRole("cell", { name: "742 Evergreen Terrace, Springfield, IL 62704" }).waitFor();
+    await page
+      .getByRole("cell", { name: "742 Evergreen Terrace, Springfield, IL 62704", exact: true })
+      .waitFor();
     await checkBothWidths("customers");
 
     const sent = await app.sendEvent(
@@ -281,5 +283,42 @@ describe("customers and reactivation mailings in the browser", () => {
     assert.match(await box.innerText(), /^2 cards sent to print$/m);
     assert.match(await box.innerText(), /count against the organization's caps only/);
     await checkBothWidths("overview-mailings");
+  });
+  it("an owner takes a home added by mistake off the list, after a dialog says what follows, and its next card is mailed", async () => {
+    const address = "744 Evergreen Terrace, Springfield, IL 62704";
+    await open("/customers", "Customers");
+    await page.getByRole("button", { name: `Remove ${address}` }).click();
+    const dialog = page.getByRole("dialog", { name: "Take this home off the customers list?" });
+    await dialog.getByText("From now on your automations may mail", { exact: false }).waitFor();
+    assert.match(await dialog.innerText(), /Cards stopped when it was added stay stopped/);
+    await checkBothWidths("customers-remove-dialog");
+    await dialog.getByRole("button", { name: "Remove" }).click();
+    await page
+      .getByRole("status")
+      .filter({ hasText: `${address} is off the list` })
+      .waitFor();
+    assert.equal(await page.getByRole("cell", { name: address, exact: true }).count(), 0, "the row is gone");
+    await page
+      .getByRole("cell", { name: "742 Evergreen Terrace, Springfield, IL 62704", exact: true })
+      .waitFor();
+    // Once the dialog has gone, the focus lost with the removed row's button is on the list's search.
+    const search = page.getByLabel("Search addresses");
+    await waitUntil(
+      () => search.evaluate((input) => input === document.activeElement),
+      "the focus is on the list's search",
+      5_000,
+    );
+    await checkBothWidths("customers-removed");
+
+    const sent = await app.sendEvent(
+      apiKey,
+      jobEvent("removed-customer-1", { street: "744 Evergreen Terrace" }, EVENT_TYPE),
+    );
+    assert.equal(sent.outcomes[0]?.reason, "queued");
+    await waitUntil(async () => {
+      const pieces = (await app.campaigns(orgId)).flatMap((campaign) => campaign.pieces);
+      const card = pieces.find((piece) => piece.address.startsWith("744 Evergreen"));
+      return card !== undefined && !["queued", "suppressed"].includes(card.status);
+    }, "the home's next card goes on, not suppressed");
   });
 });

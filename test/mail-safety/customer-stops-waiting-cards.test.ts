@@ -16,6 +16,7 @@ describe(`a home that becomes a customer stops its waiting cards (${databaseLabe
   let ctx: TestContext;
   let org: Awaited<ReturnType<typeof createOrg>>;
   let member: SignedInUser;
+  let owner: SignedInUser;
   let approvedFirst: string;
   let mailsCustomersToo: string;
   const dataDir = tempDataDir();
@@ -25,6 +26,7 @@ describe(`a home that becomes a customer stops its waiting cards (${databaseLabe
     ctx = await createAppTestContext();
     org = await createOrg(ctx, { name: "Careful Roofing" });
     member = await inviteAndAccept(ctx, org.orgId, "member-customers@example.com", "member");
+    owner = await inviteAndAccept(ctx, org.orgId, "owner-customers@example.com", "owner");
     approvedFirst = (
       await createAutomation(ctx, org.orgId, {
         name: "Completed jobs",
@@ -182,5 +184,43 @@ describe(`a home that becomes a customer stops its waiting cards (${databaseLabe
     assert.equal((await pieceOf(byDeal)).status, "suppressed");
     const left = await awaiting();
     assert.equal(left.includes(byWebhook) || left.includes(byDeal), false, JSON.stringify(left));
+  });
+  test("taken off the list by an owner: the home's next card waits for approval again, the card stopped stays stopped", async () => {
+    const stopped = await waitingCard(EVENT_TYPE, "70 Elm St");
+    const added = await member.browser.request("POST", "/app/api/v1/customers", {
+      body: { address: "70 Elm St, Springfield, IL 62704" },
+    });
+    assert.equal(added.body.stopped_cards, 1, added.text);
+    const listed = await member.browser.request("GET", "/app/api/v1/customers?q=70%20Elm");
+    const key = listed.body.customers[0].normalized_address;
+    const totalBefore = listed.body.total;
+    const removeUrl = `/app/api/v1/customers?normalized_address=${encodeURIComponent(key)}`;
+
+    const byMember = await member.browser.request("DELETE", removeUrl);
+    assert.equal(byMember.status, 403, "a member cannot put a customer back on the mail");
+    const removed = await owner.browser.request("DELETE", removeUrl);
+    assert.equal(removed.status, 200, removed.text);
+    assert.deepEqual(removed.body, { removed: true, total: totalBefore - 1 });
+    const again = await owner.browser.request("DELETE", removeUrl);
+    assert.deepEqual(again.body, { removed: false, total: totalBefore - 1 }, "a retry finds it gone");
+
+    assert.equal((await pieceOf(stopped)).status, "suppressed", "what was stopped stays stopped");
+    const next = await waitingCard(EVENT_TYPE, "70 Elm St");
+    assert.notEqual(next, stopped, "the home's next card waits in Approvals like any home's");
+  });
+
+  test("another organization's owner cannot take this organization's customer off its list", async () => {
+    const otherOrg = await createOrg(ctx);
+    const stranger = await inviteAndAccept(ctx, otherOrg.orgId, "stranger-customers@example.com", "owner");
+    const listed = await member.browser.request("GET", "/app/api/v1/customers?q=15%20Elm");
+    const key = listed.body.customers[0].normalized_address;
+    const tried = await stranger.browser.request(
+      "DELETE",
+      `/app/api/v1/customers?normalized_address=${encodeURIComponent(key)}`,
+    );
+    assert.equal(tried.status, 200, tried.text);
+    assert.deepEqual(tried.body, { removed: false, total: 0 });
+    const still = await member.browser.request("GET", "/app/api/v1/customers?q=15%20Elm");
+    assert.equal(still.body.customers.length, 1, "still on its own organization's list");
   });
 });

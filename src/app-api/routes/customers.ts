@@ -1,7 +1,12 @@
 import { Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
 import { customersPage, optedOutHomes } from "../../customers/app-customers.ts";
-import { checkedCustomerKey, countCustomers, registerCustomers } from "../../customers/customers.ts";
+import {
+  checkedCustomerKey,
+  countCustomers,
+  registerCustomers,
+  removeCustomer,
+} from "../../customers/customers.ts";
 import type { AppApiContext } from "../context.ts";
 import { sessionOf } from "../session-guard.ts";
 
@@ -24,7 +29,9 @@ const Customer = Type.Object(
 
 /**
  * The suppression list: registered customers are never mailed. Adding goes through the developer
- * API's customers service (same parsing and validation); there is no removal, as the API has none.
+ * API's customers service (same parsing and validation). Removing is the app's alone (owners): the
+ * developer API's suppression "cannot be reversed through this interface", and a mistyped or sold
+ * home would otherwise stay unmailable for good.
  */
 export function registerCustomerRoutes(app: FastifyInstance, ctx: AppApiContext): void {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
@@ -112,7 +119,7 @@ export function registerCustomerRoutes(app: FastifyInstance, ctx: AppApiContext)
       schema: {
         operationId: "addCustomer",
         summary:
-          "Adds one customer address to the suppression list (it cannot be removed); the home's cards waiting to be mailed are stopped",
+          "Adds one customer address to the suppression list; the home's cards waiting to be mailed are stopped",
         tags: ["Customers"],
         body: Type.Object(
           {
@@ -148,6 +155,41 @@ export function registerCustomerRoutes(app: FastifyInstance, ctx: AppApiContext)
         clock.now(),
       );
       return { added, total, stopped_cards: stoppedCards };
+    },
+  );
+
+  r.delete(
+    "/customers",
+    {
+      config: { appAccess: "owner" },
+      schema: {
+        operationId: "removeCustomer",
+        summary:
+          "Takes one home off the customers list (owners only): automations may mail it again. Cards stopped when it was added stay stopped; the CRM reporting it again puts it back. Removing a home not on the list answers removed: false.",
+        tags: ["Customers"],
+        querystring: Type.Object(
+          {
+            normalized_address: Type.String({
+              minLength: 1,
+              maxLength: 2000,
+              description: "The customer's normalized_address, as the list gives it.",
+            }),
+          },
+          { additionalProperties: false },
+        ),
+        response: {
+          200: Type.Object(
+            { removed: Type.Boolean(), total: Type.Integer() },
+            { additionalProperties: false },
+          ),
+        },
+      },
+    },
+    async (request) => {
+      const { orgId, userId } = sessionOf(request);
+      const removed = await removeCustomer(db, orgId, request.query.normalized_address);
+      if (removed) request.log.info({ orgId, userId }, "app user took a home off the customers list");
+      return { removed, total: await countCustomers(db, orgId) };
     },
   );
 }

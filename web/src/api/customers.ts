@@ -111,6 +111,21 @@ export function useAddCustomer() {
   });
 }
 
+/** Removed from a dialog that shows a failure itself: no toast repeats it. */
+export function useRemoveCustomer() {
+  const invalidate = useInvalidateCustomers();
+  return useMutation({
+    meta: { quiet: true },
+    mutationFn: (normalizedAddress: string) =>
+      unwrap(
+        client.DELETE("/app/api/v1/customers", {
+          params: { query: { normalized_address: normalizedAddress } },
+        }),
+      ),
+    onSuccess: invalidate,
+  });
+}
+
 /** A home that became a customer stops its waiting cards: Approvals and Mail change with the list. */
 function useInvalidateCustomers() {
   const queryClient = useQueryClient();

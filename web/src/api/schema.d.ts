@@ -242,9 +242,10 @@ export interface paths {
     /** Registered customers (suppressed from mailings), newest first, 50 a page (keyset cursor), optionally matching q */
     get: operations["searchCustomers"];
     put?: never;
-    /** Adds one customer address to the suppression list (it cannot be removed); the home's cards waiting to be mailed are stopped */
+    /** Adds one customer address to the suppression list; the home's cards waiting to be mailed are stopped */
     post: operations["addCustomer"];
-    delete?: never;
+    /** Takes one home off the customers list (owners only): automations may mail it again. Cards stopped when it was added stay stopped; the CRM reporting it again puts it back. Removing a home not on the list answers removed: false. */
+    delete: operations["removeCustomer"];
     options?: never;
     head?: never;
     patch?: never;
@@ -3268,6 +3269,76 @@ export interface operations {
             total: number;
             /** @description Cards that were waiting to be mailed to this home (held, awaiting approval, over a cap, or follow-up cards scheduled for a later day) and now never will be. */
             stopped_cards: number;
+          };
+        };
+      };
+      /** @description No valid session (sign in). */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+      /** @description `forbidden`: the session's role may not do this (owners only); `csrf_rejected`: a state-changing request without a same-origin Origin / Sec-Fetch-Site. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+      /** @description Not found, or belongs to another organization. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+      /** @description The body or query is not valid. */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+      /** @description Too many requests. */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+    };
+  };
+  removeCustomer: {
+    parameters: {
+      query: {
+        normalized_address: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            removed: boolean;
+            total: number;
           };
         };
       };

@@ -11,25 +11,30 @@ import {
   Text,
   TextInput,
   Title,
+  VisuallyHidden,
 } from "@mantine/core";
 import { useForm } from "@mantine/form";
 import { useDebouncedValue } from "@mantine/hooks";
-import { useInfiniteQuery, useQuery } from "@tanstack/react-query";
+import { useInfiniteQuery, useQuery, useSuspenseQuery } from "@tanstack/react-query";
 import { getRouteApi } from "@tanstack/react-router";
 import { useRef, useState } from "react";
 import {
+  type Customer,
   customersQuery,
   importsQuery,
   optedOutQuery,
   stoppedCardsWords,
   useAddCustomer,
+  useRemoveCustomer,
 } from "../../api/customers.ts";
 import { isInputRefused } from "../../api/errors.ts";
+import { sessionQuery } from "../../api/session.ts";
 import { BATCH_ORIGIN_WORDS } from "../../modules/customers/batch-origin.ts";
 import { CsvUpload } from "../../modules/customers/CsvUpload.tsx";
+import { ConfirmDialog } from "../../ui/ConfirmDialog.tsx";
 import { ERROR_ABOVE_INPUT } from "../../ui/field-row.ts";
 import { focusFirstInvalid, focusFirstRefused, refocusAfterBusy } from "../../ui/focus.ts";
-import { formatDateTime, formatDay } from "../../ui/format.ts";
+import { count, formatDateTime, formatDay } from "../../ui/format.ts";
 import { AnchorLink, ButtonLink } from "../../ui/links.tsx";
 import { ScrollTable } from "../../ui/ScrollTable.tsx";
 import { useSingleFlight } from "../../ui/single-flight.ts";
@@ -169,7 +174,53 @@ const CUSTOMER_SOURCE_WORDS: Record<string, string> = {
   trigger: "A won deal",
 };
 
+/**
+ * Asks before a home leaves the customers list: from then on automations may mail it. Homes that
+ * opted out from a landing page have no Remove: that was the homeowner's word, not the contractor's.
+ */
+function RemoveCustomerDialog({
+  customer,
+  onClose,
+  onRemoved,
+  onFocusLost,
+}: {
+  customer: Customer | null;
+  onClose: () => void;
+  onRemoved: (outcome: { address: string; removed: boolean; total: number }) => void;
+  onFocusLost: () => void;
+}) {
+  const remove = useRemoveCustomer();
+  return (
+    <ConfirmDialog
+      opened={customer !== null}
+      title="Take this home off the customers list?"
+      keepLabel="Keep it on the list"
+      confirmLabel="Remove"
+      pendingLabel="Taking the home off the list…"
+      failureTitle="The home was not taken off the list"
+      onClose={onClose}
+      onConfirm={async () => {
+        if (!customer) return;
+        const outcome = await remove.mutateAsync(customer.normalized_address);
+        onRemoved({ address: customer.address, ...outcome });
+      }}
+      onFocusLost={onFocusLost}
+    >
+      <Text size="sm">
+        From now on your automations may mail <strong>{customer?.address}</strong> again. Cards stopped when
+        it was added stay stopped. If your CRM reports this home as a customer again, it is back on the list.
+      </Text>
+    </ConfirmDialog>
+  );
+}
+
 function SuppressionList() {
+  const { data: session } = useSuspenseQuery(sessionQuery());
+  const isOwner = session.role === "owner";
+  const [removing, setRemoving] = useState<Customer | null>(null);
+  const [removed, setRemoved] = useState<{ address: string; removed: boolean; total: number } | null>(null);
+  // The removed row's button is gone with it: the focus goes to the list's search.
+  const searchRef = useRef<HTMLInputElement>(null);
   const [search, setSearch] = useState("");
   const [q] = useDebouncedValue(search.trim(), 300);
   const pages = useInfiniteQuery(customersQuery(q));
@@ -180,8 +231,10 @@ function SuppressionList() {
     <Stack gap="lg">
       <Alert color="blue" title="Homes on this list are never mailed">
         Add your current customers here and no automation sends them a card; cards already waiting to be
-        mailed to them are stopped. A home cannot be taken off the list again, so check the address before you
-        add it.
+        mailed to them are stopped.{" "}
+        {isOwner
+          ? "If a home was added by mistake, Remove takes it off the list (the cards stopped stay stopped)."
+          : "If a home was added by mistake, an owner of your account can take it off the list."}
       </Alert>
       <Paper withBorder p="md" component="section" aria-labelledby="add-customer-heading">
         <Title order={2} size="h4" id="add-customer-heading" mb="sm">
@@ -201,12 +254,21 @@ function SuppressionList() {
             Customers (do not mail){total !== undefined ? `: ${total}` : ""}
           </Title>
           <TextInput
+            ref={searchRef}
             label="Search addresses"
             value={search}
             onChange={(event) => setSearch(event.currentTarget.value)}
             w={{ base: "100%", sm: 280 }}
           />
         </Group>
+        {removed && (
+          <Text size="sm" role="status" mb="sm">
+            {removed.removed
+              ? `${removed.address} is off the list: automations may mail this home again.`
+              : `${removed.address} was no longer on the list.`}{" "}
+            {count(removed.total, "customer")} in all.
+          </Text>
+        )}
         {pages.isPending ? (
           <Loading label="Loading customers" />
         ) : pages.isError ? (
@@ -227,6 +289,11 @@ function SuppressionList() {
                     <Table.Th>Notes</Table.Th>
                     <Table.Th>From</Table.Th>
                     <Table.Th>Added</Table.Th>
+                    {isOwner && (
+                      <Table.Th data-row-actions>
+                        <VisuallyHidden>Actions</VisuallyHidden>
+                      </Table.Th>
+                    )}
                   </Table.Tr>
                 </Table.Thead>
                 <Table.Tbody>
@@ -237,6 +304,19 @@ function SuppressionList() {
                         <Table.Td>{customer.notes ?? ""}</Table.Td>
                         <Table.Td>{CUSTOMER_SOURCE_WORDS[customer.source] ?? customer.source}</Table.Td>
                         <Table.Td>{formatDay(customer.created_at)}</Table.Td>
+                        {isOwner && (
+                          <Table.Td data-row-actions>
+                            <Button
+                              size="xs"
+                              variant="outline"
+                              color="red.9"
+                              aria-label={`Remove ${customer.address}`}
+                              onClick={() => setRemoving(customer)}
+                            >
+                              Remove
+                            </Button>
+                          </Table.Td>
+                        )}
                       </Table.Tr>
                     )}
                   </StagedRows>
@@ -257,6 +337,12 @@ function SuppressionList() {
           </Stack>
         )}
       </section>
+      <RemoveCustomerDialog
+        customer={removing}
+        onClose={() => setRemoving(null)}
+        onRemoved={setRemoved}
+        onFocusLost={() => searchRef.current?.focus()}
+      />
       <section aria-labelledby="opted-out-heading">
         <Title order={2} size="h4" id="opted-out-heading" mb="sm">
           Do-not-mail list: homes that opted out from a landing page
