@@ -88,7 +88,7 @@ export function registerAuthRoutes(app: FastifyInstance, deps: AuthRouteDeps): v
       const url = new URL(request.url, deps.publicBaseUrl);
       const endpoint = exposedEndpointOf(request.method, request.url, url);
       if (!endpoint) return reply.callNotFound();
-      if (endpoint === "POST /reset-password") await refuseWeakResetPassword(request, deps.auth);
+      if (endpoint === "POST /reset-password") await refuseWeakResetPassword(request, url, deps.auth);
       const attempt = await countAccountAttempt(request, endpoint, deps.limiter);
       const { result: response, databaseUnavailable: databaseFailed } = await runAuthRequest(
         () => deps.auth.handler(toFetchRequest(request, url)),
@@ -111,8 +111,11 @@ export function registerAuthRoutes(app: FastifyInstance, deps: AuthRouteDeps): v
  * Auth sets it; the link is not used up by a refusal. Checked only for a link that works, whose
  * account gives the context: an unknown link gets Better Auth's own answer.
  */
-async function refuseWeakResetPassword(request: FastifyRequest, auth: Auth): Promise<void> {
-  const { newPassword, token } = (request.body ?? {}) as { newPassword?: unknown; token?: unknown };
+async function refuseWeakResetPassword(request: FastifyRequest, url: URL, auth: Auth): Promise<void> {
+  const body = (request.body ?? {}) as { newPassword?: unknown; token?: unknown };
+  const { newPassword } = body;
+  // The token Better Auth will use: the body's, else the query's (`?token=`), as its handler reads them.
+  const token = body.token || url.searchParams.get("token");
   if (typeof newPassword !== "string" || typeof token !== "string") return;
   // Out of the length rule: Better Auth refuses it without this.
   if (newPassword.length < MIN_PASSWORD_LENGTH || newPassword.length > MAX_PASSWORD_LENGTH) return;

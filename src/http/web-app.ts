@@ -89,7 +89,8 @@ export async function registerWebApp(
     await scope.register(fastifyStatic, { root: distDir, serve: false, index: false, preCompressed: true });
     scope.get("/app", { schema: { hide: true } }, async (_request, reply) => reply.redirect(home, 308));
     scope.get("/app/*", { schema: { hide: true } }, async (request, reply) => {
-      const relative = decodeURIComponent((request.params as { "*": string })["*"].split("?")[0]!);
+      // Fastify has decoded the wildcard already: decoding it again read `%25zz` as a broken escape (a 500).
+      const relative = (request.params as { "*": string })["*"].split("?")[0]!;
       // This route, not the app API's own 404 (which only its other methods reach), takes a GET there.
       if (relative === "api" || relative.startsWith("api/")) {
         return options.apiNotFound ? options.apiNotFound(request, reply) : reply.callNotFound();

@@ -66,6 +66,13 @@ interface AlertLead {
   campaign_name: string | null;
 }
 
+/**
+ * The alert a landing-page lead sends. Whoever holds a card's QR link can type anything into its
+ * form, and the mail comes from the service's own address: the visitor's words never make the
+ * subject or a sentence of the service's (a security walk typed "Porchlight Security: verify your
+ * account at https://…" as a last name). The subject names the home the card went to, the
+ * contractor's own data; the visitor's fields follow under a line saying whose words they are.
+ */
 export function leadAlertMessage(input: {
   to: string;
   lead: AlertLead;
@@ -74,17 +81,19 @@ export function leadAlertMessage(input: {
   businessName: string;
 }): MailMessage {
   const { lead } = input;
-  const name = `${lead.first_name} ${lead.last_name}`.trim() || "Someone";
+  const name = `${lead.first_name} ${lead.last_name}`.trim();
   const lines = [
     // "a card from …", not "a … card": a business named "Acme" read "a Acme card".
-    `${name} answered a card from ${input.businessName} on its landing page.`,
+    `A card from ${input.businessName} was answered on its landing page.`,
     // A campaign's name carries its CRM record in brackets: on a line of its own, not nested in the sentence's.
     ...(lead.campaign_name ? [`Card: ${lead.campaign_name}`] : []),
+    ...(lead.full_address ? [`Mailed to: ${lead.full_address}`] : []),
     "",
+    "What the visitor typed on the form (their words, not Porchlight's):",
+    ...(name ? [`Name: ${name}`] : []),
     ...(lead.email ? [`Email: ${lead.email}`] : []),
     ...(lead.phone ? [`Phone: ${lead.phone}`] : []),
-    ...(lead.full_address ? [`Address: ${lead.full_address}`] : []),
-    ...(lead.message ? ["", lead.message] : []),
+    ...(lead.message ? ["Message:", lead.message] : []),
     "",
     "See the lead in Porchlight:",
     input.leadUrl,
@@ -93,7 +102,9 @@ export function leadAlertMessage(input: {
   ];
   return {
     to: input.to,
-    subject: `New lead for ${input.businessName}: ${name}`,
+    subject: lead.full_address
+      ? `New lead for ${input.businessName}: ${lead.full_address}`
+      : `New lead for ${input.businessName}`,
     text: lines.join("\n"),
     links: [input.leadUrl],
   };

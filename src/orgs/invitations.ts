@@ -1,6 +1,6 @@
 import { createHash, randomBytes, randomUUID } from "node:crypto";
 import type { Clock } from "../clock.ts";
-import { type Queryable, queryOne, queryRows, sql } from "../db/database.ts";
+import { lockUntilCommit, type Queryable, queryOne, queryRows, sql } from "../db/database.ts";
 import { AppError, notFound } from "../errors.ts";
 import type { Mailer } from "../mail/mailer.ts";
 import { invitationMessage } from "../mail/messages.ts";
@@ -69,6 +69,7 @@ export async function inviteMember(
   const token = newInvitationToken();
   const expiresAt = new Date(deps.clock.now().getTime() + INVITATION_DAYS * 86_400_000);
   await deps.db.transaction(async (tx) => {
+    if (input.inviterId) await assertStillOwner(tx, input.orgId, input.inviterId);
     await tx.execute(
       sql`UPDATE org_invitations SET status = 'canceled'
           WHERE org_id = ${input.orgId}::uuid AND email = ${email} AND status = 'pending'`,
@@ -92,6 +93,44 @@ export async function inviteMember(
     }),
   );
   return { invitation_id: id, invite_url: inviteUrl, expires_at: expiresAt.toISOString() };
+}
+
+/** The lock a change of the org's owners holds (app-api/routes/team.ts), and an owner's invitation too. */
+export const ownersLockOf = (orgId: string) => `org-owners:${orgId}`;
+
+/**
+ * Under the owners' lock, the inviting user is still an owner: the session's role was read when the
+ * request began, and an owner removed (or made a member) meanwhile must not leave an invitation behind
+ * that the removal's cancellation did not see.
+ */
+async function assertStillOwner(tx: Queryable, orgId: string, userId: string): Promise<void> {
+  await lockUntilCommit(tx, ownersLockOf(orgId));
+  const owner = await queryOne<{ id: string }>(
+    tx,
+    sql`SELECT id FROM org_members WHERE org_id = ${orgId}::uuid AND user_id = ${userId} AND role = 'owner'`,
+  );
+  if (!owner) throw new AppError(403, "forbidden", "Only an owner of this organization can do that.");
+}
+
+/**
+ * Cancels the pending invitations a member sent (only those as owner with `ownerInvitationsOnly`),
+ * when an owner removes them or makes them a member: otherwise an owner on the way out could invite
+ * an address of their own as owner beforehand and come back by it. Returns how many.
+ */
+export async function cancelInvitationsSentBy(
+  tx: Queryable,
+  orgId: string,
+  inviterId: string,
+  options: { ownerInvitationsOnly: boolean },
+): Promise<number> {
+  const rows = await queryRows<{ id: string }>(
+    tx,
+    sql`UPDATE org_invitations SET status = 'canceled'
+        WHERE org_id = ${orgId}::uuid AND inviter_id = ${inviterId} AND status = 'pending'
+          ${options.ownerInvitationsOnly ? sql`AND role = 'owner'` : sql``}
+        RETURNING id`,
+  );
+  return rows.length;
 }
 
 /**
@@ -120,6 +159,8 @@ export interface PendingInvitationView {
   email: string;
   role: MemberRole;
   expires_at: string;
+  /** Who sent it (name, else email), so an owner can tell an invitation nobody on the team meant. */
+  invited_by: string | null;
 }
 
 export async function listPendingInvitations(
@@ -127,11 +168,12 @@ export async function listPendingInvitations(
   orgId: string,
   now: Date,
 ): Promise<PendingInvitationView[]> {
-  const rows = await queryRows<{ id: string; email: string; role: MemberRole; expires_at: Date }>(
+  const rows = await queryRows<Omit<PendingInvitationView, "expires_at"> & { expires_at: Date }>(
     db,
-    sql`SELECT id, email, role, expires_at FROM org_invitations
-        WHERE org_id = ${orgId}::uuid AND status = 'pending' AND expires_at > ${now.toISOString()}::timestamptz
-        ORDER BY created_at`,
+    sql`SELECT i.id, i.email, i.role, i.expires_at, COALESCE(NULLIF(btrim(u.name), ''), u.email) AS invited_by
+        FROM org_invitations i LEFT JOIN users u ON u.id = i.inviter_id
+        WHERE i.org_id = ${orgId}::uuid AND i.status = 'pending' AND i.expires_at > ${now.toISOString()}::timestamptz
+        ORDER BY i.created_at`,
   );
   return rows.map((row) => ({ ...row, expires_at: new Date(row.expires_at).toISOString() }));
 }

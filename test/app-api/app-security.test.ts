@@ -19,6 +19,7 @@ import {
   createAppTestContext,
   inviteAndAccept,
   ownerOfNewOrg,
+  readableEml,
   type SignedInUser,
 } from "./helpers.ts";
 
@@ -237,12 +238,7 @@ describe(`security: names are one line of text; mail headers are built by nodema
       .find((text) => text.includes("quoted-name@example.com"));
     assert.ok(eml, "the invitation was written to the outbox");
     // Encoded words joined and decoded (the subject is Q-encoded, the body quoted-printable), unfolded.
-    const unfolded = eml
-      .replace(/\?=\s+=\?UTF-8\?Q\?/g, "")
-      .replace(/=\?UTF-8\?Q\?(.*?)\?=/g, (_, words: string) => words.replace(/_/g, " "))
-      .replace(/=\r\n/g, "")
-      .replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)))
-      .replace(/\r\n[ \t]/g, " ");
+    const unfolded = readableEml(eml);
     assert.match(
       unfolded,
       /^Subject: Invitation to join Porchlight Security: your account is locked on Porchlight\r?$/m,

@@ -160,6 +160,18 @@ export async function eventually<T>(find: () => T | undefined): Promise<T> {
 /** A mail's text with quoted-printable soft line breaks folded back, so a long link reads whole. */
 export const unfold = (raw: string) => raw.replace(/=\r?\n/g, "").replace(/=3D/g, "=");
 
+/**
+ * A raw email as a person reads it: Q-encoded header words joined and decoded, the quoted-printable
+ * body decoded, folded header lines unfolded.
+ */
+export const readableEml = (raw: string) =>
+  raw
+    .replace(/\?=\s+=\?UTF-8\?Q\?/g, "")
+    .replace(/=\?UTF-8\?Q\?(.*?)\?=/g, (_, words: string) => words.replace(/_/g, " "))
+    .replace(/=\r?\n/g, "")
+    .replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)))
+    .replace(/\r?\n[ \t]/g, " ");
+
 /** The texts of the mails in DATA_DIR/mail-outbox, oldest first. */
 export function outboxMails(dataDir: string): string[] {
   const outbox = path.join(dataDir, "mail-outbox");

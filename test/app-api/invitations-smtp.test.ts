@@ -153,4 +153,82 @@ describe("invitations and mail over SMTP", () => {
     const session = await again.browser.request("GET", "/app/api/v1/session");
     assert.deepEqual([session.body.organization.id, session.body.role], [otherOrg, "member"]);
   });
+  test("an owner removed or made a member leaves no invitation behind to come back by", async () => {
+    const first = await ownerOfNewOrg(ctx);
+    const linkTo = (email: string) => {
+      const mail = [...smtp.mails].reverse().find((m) => m.to.includes(email));
+      return /http:\/\/porchlight\.test\/app\/invite\/[A-Za-z0-9_-]+/.exec(unfold(mail?.raw ?? ""))?.[0];
+    };
+    const accept = (email: string) =>
+      new AppBrowser(ctx).request(
+        "POST",
+        `/app/api/v1/invitations/${encodeURIComponent(tokenOfInviteUrl(linkTo(email)!))}/accept`,
+        { body: { name: "Come Back", password: PASSWORD } },
+      );
+    const invite = (by: { browser: AppBrowser }, email: string, role: "owner" | "member") =>
+      by.browser.request("POST", "/app/api/v1/team/invitations", { body: { email, role } });
+    const rowOf = async (email: string) =>
+      (await first.browser.request("GET", "/app/api/v1/team")).body.members.find(
+        (m: { email: string }) => m.email === email,
+      );
+    const pending = async () =>
+      (await first.browser.request("GET", "/app/api/v1/team")).body.invitations.map(
+        (i: { email: string; invited_by: string | null }) => [i.email, i.invited_by],
+      );
+
+    // Removed: every invitation they sent is cancelled, and its mailed link accepts nothing.
+    const leaving = await inviteAndAccept(
+      ctx,
+      first.orgId,
+      "leaving-owner@example.com",
+      "owner",
+      "Lee Leaving",
+    );
+    assert.equal((await invite(leaving, "lee-alt@example.com", "owner")).status, 201);
+    assert.equal((await invite(leaving, "lee-crew@example.com", "member")).status, 201);
+    assert.deepEqual((await pending()).sort(), [
+      ["lee-alt@example.com", "Lee Leaving"],
+      ["lee-crew@example.com", "Lee Leaving"],
+    ]);
+    const leavingRow = await rowOf("leaving-owner@example.com");
+    assert.equal(
+      (await first.browser.request("DELETE", `/app/api/v1/team/members/${leavingRow.id}`)).status,
+      204,
+    );
+    assert.deepEqual(await pending(), []);
+    assert.equal((await accept("lee-alt@example.com")).status, 404, "the planted owner invitation is gone");
+
+    // Made a member: the owner invitations they sent go (a member could not send them); others stay.
+    const demoted = await inviteAndAccept(
+      ctx,
+      first.orgId,
+      "demoted-owner@example.com",
+      "owner",
+      "Dee Demoted",
+    );
+    assert.equal((await invite(demoted, "dee-alt@example.com", "owner")).status, 201);
+    assert.equal((await invite(demoted, "dee-crew@example.com", "member")).status, 201);
+    const demotedRow = await rowOf("demoted-owner@example.com");
+    const demote = await first.browser.request("PATCH", `/app/api/v1/team/members/${demotedRow.id}`, {
+      body: { role: "member" },
+    });
+    assert.equal(demote.status, 200, demote.text);
+    assert.deepEqual(await pending(), [["dee-crew@example.com", "Dee Demoted"]]);
+    assert.equal((await accept("dee-alt@example.com")).status, 404);
+
+    // An invitation racing its sender's removal: refused, or cancelled with the removal; never left open.
+    const racing = await inviteAndAccept(ctx, first.orgId, "racing-owner@example.com", "owner", "Ray Racing");
+    const racingRow = await rowOf("racing-owner@example.com");
+    const [invited, removed] = await Promise.all([
+      invite(racing, "ray-alt@example.com", "owner"),
+      first.browser.request("DELETE", `/app/api/v1/team/members/${racingRow.id}`),
+    ]);
+    assert.equal(removed.status, 204, removed.text);
+    assert.ok([201, 401, 403].includes(invited.status), `${invited.status} ${invited.text}`);
+    assert.deepEqual(
+      (await pending()).filter(([email]: [string]) => email === "ray-alt@example.com"),
+      [],
+      "no invitation of the removed owner is pending",
+    );
+  });
 });

@@ -17,7 +17,7 @@ import {
   subscribe,
   testDeliveryClient,
 } from "../leads/leads-helpers.ts";
-import { inviteAndAccept, type SignedInUser } from "./helpers.ts";
+import { inviteAndAccept, readableEml, type SignedInUser } from "./helpers.ts";
 
 const HOMEOWNER = {
   first_name: "Ned",
@@ -128,10 +128,16 @@ describe(`app API: Leads and lead alerts (${databaseLabel})`, () => {
     const sent = smtp.mails.slice(before);
     assert.equal(sent.length, 1, "one member wants alerts");
     assert.deepEqual(sent[0]!.to, [member.email]);
-    assert.match(sent[0]!.raw, /Subject: New lead for [^:\r\n]+: Ned Flanders/);
+    const mail = readableEml(sent[0]!.raw);
+    // The subject names the home the card went to (the contractor's data), never what the visitor typed.
+    assert.match(mail, /^Subject: New lead for [^\r\n]+: 742 Evergreen Terrace, Springfield, IL 62704\r?$/m);
     // "a card from <business>": an article before the business's name read "a Acme card".
     const body = sent[0]!.raw.replace(/=\r?\n/g, "");
-    assert.match(body, /Ned Flanders answered a card from [^(\r\n]+ on its landing page\./);
+    assert.match(body, /A card from [^(\r\n]+ was answered on its landing page\./);
+    assert.match(
+      mail,
+      /What the visitor typed on the form \(their words, not Porchlight's\):\r?\nName: Ned Flanders\r?\nEmail: ned@example\.com\r?\n/,
+    );
     // The card's campaign on a line of its own: its own brackets are never nested in the sentence's.
     assert.match(body, /\r?\nCard: [^\r\n]+\r?\n/);
     assert.match(sent[0]!.raw.replace(/=\r?\n/g, ""), new RegExp(`/app/leads/${leadId}`));
@@ -296,5 +302,28 @@ describe(`app API: Leads and lead alerts (${databaseLabel})`, () => {
     assert.deepEqual(theirInbox.body.leads, []);
     const anonymous = await ctx.app.inject({ method: "GET", url: "/app/api/v1/leads" });
     assert.equal(anonymous.statusCode, 401);
+  });
+
+  test("text a visitor types never reads as the service's own words: not in the subject, and labelled as theirs", async () => {
+    const before = smtp.mails.length;
+    await submitLead(ctx, token, {
+      ...HOMEOWNER,
+      first_name: "Eve",
+      last_name: "Porchlight Security: verify your account at https://evil.example",
+      message: "Your account is locked. Verify at https://evil.example/login",
+    });
+    await runWorker();
+    const alert = smtp.mails.slice(before).find((sent) => readableEml(sent.raw).includes("evil.example"));
+    assert.ok(alert, "this lead's alert was sent");
+    const mail = readableEml(alert.raw);
+    const subject = /^Subject: ([^\r\n]*)$/m.exec(mail)?.[1] ?? "";
+    assert.match(subject, /^New lead for .+: 742 Evergreen Terrace, Springfield, IL 62704\r?$/);
+    assert.doesNotMatch(subject, /evil|Security|\bEve\b/);
+    const body = mail.slice(mail.indexOf("\r\n\r\n"));
+    const visitorsWords = body.indexOf("What the visitor typed on the form (their words, not Porchlight's):");
+    assert.ok(visitorsWords > 0, body);
+    for (const typed of ["Porchlight Security", "Your account is locked"]) {
+      assert.ok(body.indexOf(typed) > visitorsWords, `"${typed}" comes only under the visitor's line`);
+    }
   });
 });

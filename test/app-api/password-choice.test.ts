@@ -100,6 +100,13 @@ describe(`a chosen password is refused when it is guessed first (${databaseLabel
       assert.equal(refused.status, 422, `${password}: ${refused.text}`);
       assert.match(refused.body.error.details.fields.newPassword, why, password);
     }
+    // The link's token sent in the query, as Better Auth also reads it, meets the same rule.
+    const inQuery = await browser.request(
+      "POST",
+      `/app/api/v1/auth/reset-password?token=${encodeURIComponent(token!)}`,
+      { body: { newPassword: "aaaaaaaaaa" } },
+    );
+    assert.equal(inQuery.status, 422, inQuery.text);
     assert.equal((await browser.signIn(owner.email, PASSWORD)).status, 200, "the password is unchanged");
     assert.equal((await reset("lanterns over the bay")).status, 200);
     assert.equal(

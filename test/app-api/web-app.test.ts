@@ -90,6 +90,12 @@ describe("the built web app at /app/", () => {
     assert.doesNotMatch(outside.body, /root:/);
     const api = await app.inject({ method: "GET", url: "/app/api/v2/nothing" });
     assert.equal(api.statusCode, 404);
+    // An escaped percent sign is not decoded twice: no broken escape, no 500 and no error in the log.
+    for (const url of ["/app/%25zz", "/app/%25E0%25A4%25A", "/app/%252e%252e%252fpackage.json"]) {
+      const escaped = await app.inject({ method: "GET", url });
+      assert.ok(escaped.statusCode < 500, `${url}: ${escaped.statusCode}`);
+      assert.doesNotMatch(escaped.body, /"name"|root:/);
+    }
     await app.close();
   });
 

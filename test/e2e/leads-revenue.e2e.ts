@@ -122,7 +122,12 @@ describe("leads and revenue in the browser", () => {
     await waitUntil(async () => leadAlerts().length > 0, "the lead alert email is written");
     const [alert] = leadAlerts();
     assert.match(alert!, new RegExp(`\\r\\nTo: ${OWNER.email.replace(".", "\\.")}\\r\\n`));
-    assert.match(alert!, /\r\nSubject: New lead for [^:\r\n]+: Marge Simpson\r\n/);
+    // The subject names the home the card went to; what the visitor typed comes under its own line.
+    assert.match(
+      alert!.replace(/\r\n[ \t]/g, " "),
+      /\r\nSubject: New lead for [^:\r\n]+: 742 Evergreen Terrace, Springfield, IL 62704\r\n/,
+    );
+    assert.match(alert!, /\(their words, not Porchlight's\):\r\nName: Marge Simpson\r\n/);
     assert.match(alert!, /Email: marge@example\.test/);
     const links: string[] = alert!.match(/https?:\/\/\S+/g) ?? [];
     assert.ok(links.includes(`${app.base}${leadPath}`), `the alert links the lead: ${links.join(" ")}`);

@@ -287,6 +287,11 @@ describe("keys, team, logo and password reset in the browser", () => {
       "the owner's screen shows no accepting link",
     );
     await owner.getByText(`${MEMBER.email} as member`).waitFor();
+    // Who sent each pending invitation is said, so an invitation nobody on the team meant stands out.
+    assert.match(
+      await owner.getByText(`${MEMBER.email} as member`).innerText(),
+      new RegExp(`invited by ${OWNER.name}$`),
+    );
     // An invitation sent to a wrong address can be taken back; its link then no longer works.
     await owner.getByRole("textbox", { name: /^Email/ }).fill("typo@hvac.tset");
     await owner.getByRole("button", { name: "Send invitation" }).click();
@@ -351,6 +356,8 @@ describe("keys, team, logo and password reset in the browser", () => {
     await open(owner, "/settings?tab=team", "Settings");
     await owner.getByRole("button", { name: `Remove ${MEMBER.name}` }).click();
     const dialog = owner.getByRole("dialog", { name: "Remove from the team?" });
+    await dialog.getByText("the invitations they sent are cancelled", { exact: false }).waitFor();
+    await dialog.getByText("API keys and webhooks stay as they are", { exact: false }).waitFor();
     await dialog.getByRole("button", { name: "Remove" }).click();
     await dialog.waitFor({ state: "hidden" });
     await owner.getByRole("cell", { name: MEMBER.email }).waitFor({ state: "detached" });

@@ -5,10 +5,12 @@ import { AppError, notFound } from "../../errors.ts";
 import { enforceRateLimit } from "../../limits/enforce-rate-limit.ts";
 import {
   cancelInvitation,
+  cancelInvitationsSentBy,
   inviteMember,
   listPendingInvitations,
   type MemberRole,
   normalizeEmail,
+  ownersLockOf,
 } from "../../orgs/invitations.ts";
 import type { AppApiContext } from "../context.ts";
 import { EmailSchema, MemberRoleSchema } from "../schemas.ts";
@@ -31,6 +33,10 @@ const PendingInvitation = Type.Object(
     email: Type.String(),
     role: MemberRoleSchema,
     expires_at: Type.String({ format: "date-time" }),
+    invited_by: Type.Union([Type.String(), Type.Null()], {
+      description:
+        "The name of the member who sent it (their email when they set no name), or null when the service's operator did.",
+    }),
   },
   { additionalProperties: false },
 );
@@ -93,7 +99,7 @@ export function registerTeamRoutes(app: FastifyInstance, ctx: AppApiContext): vo
   // Two owners demoting or removing each other at once must not both pass "another owner exists".
   const withOwnersLocked = <T>(orgId: string, change: (tx: Queryable) => Promise<T>) =>
     db.transaction(async (tx) => {
-      await lockUntilCommit(tx, `org-owners:${orgId}`);
+      await lockUntilCommit(tx, ownersLockOf(orgId));
       return change(tx);
     });
 
@@ -209,6 +215,8 @@ export function registerTeamRoutes(app: FastifyInstance, ctx: AppApiContext): vo
         await tx.execute(
           sql`UPDATE org_members SET role = ${request.body.role} WHERE org_id = ${orgId}::uuid AND id = ${found.id}`,
         );
+        if (request.body.role !== "owner")
+          await cancelInvitationsSentBy(tx, orgId, found.user_id, { ownerInvitationsOnly: true });
         return found;
       });
       return (await listMembers(db, orgId)).find((m) => m.id === member.id)!;
@@ -233,6 +241,7 @@ export function registerTeamRoutes(app: FastifyInstance, ctx: AppApiContext): vo
         const found = await findMember(tx, orgId, request.params.id);
         if (found.role === "owner") await assertAnotherOwner(tx, orgId, found.id);
         await tx.execute(sql`DELETE FROM org_members WHERE org_id = ${orgId}::uuid AND id = ${found.id}`);
+        await cancelInvitationsSentBy(tx, orgId, found.user_id, { ownerInvitationsOnly: false });
         return found;
       });
       // Sessions that pointed at this org fall back to the user's other memberships (or none: signed out).

@@ -8205,6 +8205,8 @@ export interface operations {
               role: "owner" | "member";
               /** Format: date-time */
               expires_at: string;
+              /** @description The name of the member who sent it (their email when they set no name), or null when the service's operator did. */
+              invited_by: string | null;
             }[];
           };
         };

@@ -132,6 +132,7 @@ export function TeamPanel({ currentUserId }: { currentUserId: string }) {
               <Group key={invitation.id} gap="sm" wrap="wrap">
                 <Text size="sm">
                   {invitation.email} as {invitation.role}, until {formatDay(invitation.expires_at)}
+                  {invitation.invited_by ? `, invited by ${invitation.invited_by}` : ""}
                 </Text>
                 <Button
                   size="compact-xs"
@@ -269,7 +270,14 @@ function RemoveModal({
       }}
       onFocusLost={onFocusLost}
     >
-      <Text size="sm">{member?.name} loses access to this organization at once.</Text>
+      <Text size="sm">
+        {member?.name} loses access to this organization at once, and the invitations they sent are cancelled.
+      </Text>
+      {/* Keys and webhooks belong to the organization, not to whoever made them: they keep working. */}
+      <Text size="sm">
+        API keys and webhooks stay as they are: if {member?.name} could have copied a key, revoke it in
+        Developers.
+      </Text>
     </ConfirmDialog>
   );
 }
