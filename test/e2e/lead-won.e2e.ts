@@ -82,6 +82,14 @@ describe("a lead marked won in the browser", () => {
       true,
       "focus on the field",
     );
+    // A letter or a thousands dot is refused in words, never dropped ("24k" was recorded as $24).
+    await amount.fill("24.000");
+    await card.getByRole("button", { name: "Mark as won" }).click();
+    await card
+      .getByText("Write the amount in digits, like 12500, 12,500.50 or 24k", { exact: false })
+      .waitFor();
+    await amount.fill("24k");
+    await card.getByText("Recorded as $24,000").waitFor();
     const dayAfterTomorrow = localDay(new Date(Date.now() + 2 * 86_400_000));
     await amount.fill("12500.50");
     await day.fill(dayAfterTomorrow);

@@ -43,3 +43,20 @@ export function dollarsProblem(
   if (!isBlank(value) && Number.isFinite(cents) && cents >= 0 && Math.round(cents) <= maxCents) return null;
   return `Enter an amount from $0.00 to ${dollars(maxCents)}.`;
 }
+
+/** "12500", "12,500", "$12,500.50"; the k shorthand contractors write: "24k", "12.5k". */
+const DOLLARS = /^(\d{1,3}(?:,\d{3})+|\d+)(\.\d{1,2})?$/;
+const THOUSANDS = /^(\d+(?:\.\d{1,3})?)\s*k$/i;
+
+/**
+ * The dollars a typed amount means, or null when it is not one: a letter is never dropped (a
+ * number field read "24k" as $24), "24.000" (a European thousands dot) is not taken for $24, and
+ * "24,5" is not taken for $245.
+ */
+export function typedDollars(text: string): number | null {
+  const typed = text.trim().replace(/^\$\s*/, "");
+  const thousands = THOUSANDS.exec(typed);
+  if (thousands) return Math.round(Number(thousands[1]) * 1000 * 100) / 100;
+  const plain = DOLLARS.exec(typed);
+  return plain ? Number(`${plain[1]!.replaceAll(",", "")}${plain[2] ?? ""}`) : null;
+}

@@ -7,6 +7,7 @@ import {
   mailSafetyQuery,
   reviewInApprovals,
 } from "../../api/mail-safety.ts";
+import { sessionQuery } from "../../api/session.ts";
 import { count, formatMonth } from "../../ui/format.ts";
 import { AnchorLink } from "../../ui/links.tsx";
 import { LoadError, Loading } from "../../ui/states.tsx";
@@ -48,6 +49,8 @@ function CapMeter({
 /** Overview: the monthly caps and what this month used of them, and the cards awaiting approval. */
 export function CapsOverview() {
   const safety = useQuery(mailSafetyQuery());
+  // Only owners change the caps: a member's link says it shows them (Settings says why it cannot change them).
+  const isOwner = useQuery(sessionQuery()).data?.role === "owner";
   if (safety.isPending) return <Loading label="Loading the monthly caps" />;
   if (safety.isError) return <LoadError error={safety.error} retry={() => safety.refetch()} />;
   const { organization, automations, mailings, awaiting_approval, frequency_cap_days, month } = safety.data;
@@ -65,7 +68,7 @@ export function CapsOverview() {
                 ? `A home gets at most one card every ${frequency_cap_days} days, besides the follow-up cards of its own sequence.`
                 : "No frequency cap per home."}{" "}
               <AnchorLink to="/settings" search={{ tab: "safety" }} size="xs">
-                Change caps
+                {isOwner ? "Change caps" : "See the caps"}
               </AnchorLink>
             </Text>
           </Stack>

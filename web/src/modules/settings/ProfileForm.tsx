@@ -31,6 +31,7 @@ import {
 import { ConfirmDialog } from "../../ui/ConfirmDialog.tsx";
 import { focusFirstInvalid, refocusAfterBusy, useFocusWhenGone } from "../../ui/focus.ts";
 import { dollarsProblem } from "../../ui/number-rules.ts";
+import "./read-only-profile.css";
 
 /**
  * Names for the colour picker's two sliders (a mouse's way to a colour; the field takes one typed).
@@ -145,7 +146,7 @@ export function ProfileForm({ canEdit }: { canEdit: boolean }) {
         }
       })}
     >
-      <Stack gap="lg">
+      <Stack gap="lg" className={canEdit ? undefined : "pl-read-only-profile"}>
         {!canEdit && (
           <Alert title="Only owners change the profile">You can see it; ask an owner to change it.</Alert>
         )}

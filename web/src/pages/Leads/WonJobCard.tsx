@@ -4,12 +4,11 @@ import {
   Button,
   Group,
   List,
-  NumberInput,
-  type NumberInputProps,
   SimpleGrid,
   Stack,
   Text,
   TextInput,
+  type TextInputProps,
 } from "@mantine/core";
 import { useForm } from "@mantine/form";
 import { notifications } from "@mantine/notifications";
@@ -19,6 +18,7 @@ import { DetailCard, DetailField } from "../../ui/DetailCard.tsx";
 import { focusFirstRefused, focusWhenShown } from "../../ui/focus.ts";
 import { dealAmount, formatCalendarDay } from "../../ui/format.ts";
 import { AnchorLink } from "../../ui/links.tsx";
+import { typedDollars } from "../../ui/number-rules.ts";
 import { sayOnFields } from "../../ui/refusal-on-fields.ts";
 import { useSingleFlight } from "../../ui/single-flight.ts";
 import { cardWonHeadline, dealsOnThisCard, dealWords, type HomeWonDeal } from "./card-won.ts";
@@ -28,11 +28,20 @@ const AMOUNT_MAX = 10_000_000;
 const CHANGE_AMOUNT_ID = "won-job-change-amount";
 const NEW_AMOUNT_ID = "won-job-new-amount";
 
-const amountProblem = (value: number | string) => {
-  const amount = Number(value);
-  return String(value).trim() !== "" && amount >= 0.01 && amount <= AMOUNT_MAX
+const amountProblem = (value: string) => {
+  if (!value.trim()) return `Enter the job's amount, from $0.01 to $${AMOUNT_MAX.toLocaleString("en-US")}.`;
+  const amount = typedDollars(value);
+  if (amount === null)
+    return "Write the amount in digits, like 12500, 12,500.50 or 24k (cents after a dot, two digits at most).";
+  return amount >= 0.01 && amount <= AMOUNT_MAX
     ? null
     : `Enter the job's amount, from $0.01 to $${AMOUNT_MAX.toLocaleString("en-US")}.`;
+};
+
+/** What the typed amount is recorded as, said under the field as it is typed ("24k": $24,000.00). */
+const amountReadAs = (value: string) => {
+  const amount = typedDollars(value);
+  return amount === null || amountProblem(value) ? undefined : `Recorded as ${dealAmount(amount)}`;
 };
 
 /** A calendar day in the person's own time zone, as a date field takes it ("2026-12-06"). */
@@ -110,18 +119,21 @@ function CardAlreadyWon({ lead, pieceId, deals }: { lead: Lead; pieceId: string;
   );
 }
 
-/** Dollars and cents, refused in words rather than clamped (the server takes $0.01 to $10,000,000). */
-function JobAmountInput(props: NumberInputProps) {
+/**
+ * Dollars and cents as typed, refused in words rather than read loosely (the server takes $0.01 to
+ * $10,000,000): a number field dropped the letter of "24k" and recorded $24. What it will record is
+ * said under it.
+ */
+function JobAmountInput(props: TextInputProps) {
   return (
-    <NumberInput
+    <TextInput
       label="Job amount"
       required
-      min={0}
-      clampBehavior="none"
-      decimalScale={2}
-      thousandSeparator=","
-      prefix="$"
+      leftSection="$"
       inputMode="decimal"
+      autoComplete="off"
+      description={amountReadAs(String(props.value ?? ""))}
+      inputWrapperOrder={["label", "input", "description", "error"]}
       {...props}
     />
   );
@@ -143,7 +155,7 @@ function MarkWonForm({ lead }: { lead: Lead }) {
   const today = localDay(Date.now());
   // The server allows a day's slack before it for time zones; the lead's own local day is the plain rule.
   const firstDay = localDay(Date.parse(lead.received_at));
-  const form = useForm<{ amount: number | string; closed_on: string }>({
+  const form = useForm<{ amount: string; closed_on: string }>({
     initialValues: { amount: "", closed_on: today },
     validate: {
       amount: amountProblem,
@@ -160,7 +172,7 @@ function MarkWonForm({ lead }: { lead: Lead }) {
   const submit = useSingleFlight(async (values: typeof form.values, formElement: HTMLFormElement | null) => {
     try {
       const answer = await markWon.mutateAsync({
-        amount: Number(values.amount),
+        amount: typedDollars(values.amount)!,
         closed_on: values.closed_on,
       });
       wonToast(answer.won);
@@ -185,7 +197,7 @@ function MarkWonForm({ lead }: { lead: Lead }) {
         </Text>
         {lead.home_won_deals.length > 0 && <CountedAlready deals={lead.home_won_deals} />}
         <SimpleGrid cols={{ base: 1, xs: 2 }} spacing="sm" maw={460}>
-          <JobAmountInput placeholder="e.g. $12,500" {...form.getInputProps("amount")} />
+          <JobAmountInput placeholder="e.g. 12,500 or 24k" {...form.getInputProps("amount")} />
           <TextInput
             type="date"
             label="Won on"
@@ -283,8 +295,8 @@ function WonJobFacts({ lead, won }: { lead: Lead; won: WonJob }) {
 
 function ChangeAmountForm({ lead, won, done }: { lead: Lead; won: WonJob; done: () => void }) {
   const markWon = useMarkLeadWon(lead.id);
-  const form = useForm<{ amount: number | string }>({
-    initialValues: { amount: won.amount },
+  const form = useForm<{ amount: string }>({
+    initialValues: { amount: String(won.amount) },
     validate: { amount: amountProblem },
   });
   const submit = useSingleFlight(async (amount: number, formElement: HTMLFormElement | null) => {
@@ -303,7 +315,7 @@ function ChangeAmountForm({ lead, won, done }: { lead: Lead; won: WonJob; done: 
   return (
     <form
       onSubmit={form.onSubmit(
-        (values, event) => void submit(Number(values.amount), event?.currentTarget ?? null),
+        (values, event) => void submit(typedDollars(values.amount)!, event?.currentTarget ?? null),
         focusFirstRefused,
       )}
       noValidate
