@@ -111,6 +111,7 @@ export async function seedAppHistory(
 
 const FIGURES_TRIGGERS = {
   mail_pieces: [
+    "mail_piece_priced_on_insert",
     "mail_piece_figures_on_insert",
     "mail_piece_figures_on_delete",
     "mail_piece_figures_on_update",

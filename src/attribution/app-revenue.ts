@@ -5,10 +5,12 @@ import { type Queryable, queryRows, sql } from "../db/database.ts";
 import { csvCell } from "../domain/csv-cell.ts";
 import { markedInApp } from "../leads/won-job.ts";
 import {
-  costPerCardCents,
+  cardsOf,
   type MonthFigures,
+  mailCost,
   monthlyFigures,
   spendFigures,
+  unpricedCardCents,
 } from "../reports/app-overview.ts";
 import { figuresBySource } from "../reports/monthly-figures.ts";
 import { Experiment, type ExperimentCounts, experimentCounts, experimentFigures } from "./experiment.ts";
@@ -29,7 +31,9 @@ const spend = {
   leads: Type.Integer(),
   won_deals: Type.Integer({ description: "Attributed conversions." }),
   attributed_revenue: Type.Number(),
-  cost: Money("Cards × cost per card; null without a cost per card in the profile."),
+  cost: Money(
+    "Each card at the cost per card of the day it was mailed (cards mailed before a cost was set: at today's); null when some card has no cost and none is set.",
+  ),
   return_on_spend: Money("Revenue ÷ cost."),
   cost_per_lead: Money("Cost ÷ leads; null without a cost or leads."),
   cost_per_won_deal: Money("Cost ÷ won deals; null without a cost or deals."),
@@ -94,13 +98,13 @@ export async function revenueByAutomation(
   now: Date,
 ): Promise<AutomationRevenue[]> {
   const since = periodStart(now);
-  const [sources, centsPerCard, experiments] = await Promise.all([
+  const [sources, unpricedCents, experiments] = await Promise.all([
     figuresBySource(db, orgId, since.slice(0, 10)),
-    costPerCardCents(db, orgId),
+    unpricedCardCents(db, orgId),
     experimentCounts(db, orgId, new Date(since)),
   ]);
   return sources.map((source) => {
-    const spend = spendFigures(source.cardsMailed, source.revenue, centsPerCard);
+    const spend = spendFigures(mailCost(cardsOf(source), unpricedCents), source.revenue);
     return {
       automation_id: source.automationId,
       // Campaigns without an automation: the app's reactivation mailings, else the operator's recorded mail.

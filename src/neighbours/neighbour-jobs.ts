@@ -60,13 +60,16 @@ interface Row {
 
 const PER_CAMPAIGN = sql`
   SELECT n.campaign_id, n.automation_id, n.job_street, n.job_city, n.created_at, n.homes_mailed, n.reason,
-         (SELECT count(*) FROM mail_pieces p
-           WHERE p.org_id = n.org_id AND p.campaign_id = n.campaign_id AND p.mailed_at IS NOT NULL) AS cards_sent,
+         mailed.cards_sent, mailed.cards_priced, mailed.priced_cents,
          (SELECT count(*) FROM leads l WHERE l.org_id = n.org_id AND l.campaign_id = n.campaign_id) AS leads,
          (SELECT count(*) FROM conversions c WHERE c.org_id = n.org_id AND c.campaign_id = n.campaign_id) AS won_deals,
          (SELECT COALESCE(sum(c.deal_amount), 0) FROM conversions c
            WHERE c.org_id = n.org_id AND c.campaign_id = n.campaign_id) AS revenue
-  FROM neighbour_campaigns n`;
+  FROM neighbour_campaigns n
+  CROSS JOIN LATERAL (
+    SELECT count(*) AS cards_sent, count(p.cost_cents) AS cards_priced, COALESCE(sum(p.cost_cents), 0) AS priced_cents
+    FROM mail_pieces p
+    WHERE p.org_id = n.org_id AND p.campaign_id = n.campaign_id AND p.mailed_at IS NOT NULL) mailed`;
 
 const toJob = (row: Row): NeighbourJob => ({
   campaign_id: row.campaign_id,
@@ -87,7 +90,12 @@ export async function listNeighbourJobs(
   db: Queryable,
   orgId: string,
   options: { limit: number; costPerCardCents?: number },
-): Promise<{ jobs: NeighbourJob[]; totals: NeighbourJobTotals }> {
+): Promise<{
+  jobs: NeighbourJob[];
+  totals: NeighbourJobTotals;
+  /** The cards sent with the cost per card of their day (migration 0650), and those cents. */
+  priced: { cards: number; cents: number };
+}> {
   const rows = await queryRows<Row>(
     db,
     sql`${PER_CAMPAIGN} WHERE n.org_id = ${orgId} ORDER BY n.created_at DESC, n.campaign_id LIMIT ${options.limit}`,
@@ -98,9 +106,12 @@ export async function listNeighbourJobs(
     leads: string | number;
     won_deals: string | number;
     revenue: string | number;
+    cards_priced: string | number;
+    priced_cents: string | number;
   }>(
     db,
     sql`SELECT count(*) AS jobs, COALESCE(sum(cards_sent), 0) AS cards_sent, COALESCE(sum(leads), 0) AS leads,
+               COALESCE(sum(cards_priced), 0) AS cards_priced, COALESCE(sum(priced_cents), 0) AS priced_cents,
                COALESCE(sum(won_deals), 0) AS won_deals, COALESCE(sum(revenue), 0) AS revenue
         FROM (${PER_CAMPAIGN} WHERE n.org_id = ${orgId}) per_job`,
   );
@@ -115,5 +126,6 @@ export async function listNeighbourJobs(
       revenue: Number(totals?.revenue ?? 0),
       cost_cents: options.costPerCardCents === undefined ? null : cardsSent * options.costPerCardCents,
     },
+    priced: { cards: Number(totals?.cards_priced ?? 0), cents: Number(totals?.priced_cents ?? 0) },
   };
 }

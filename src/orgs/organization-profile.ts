@@ -85,6 +85,16 @@ const blankToNull = (value: string | null | undefined) => (value?.trim() ? value
 /** A state as cards print it: the USPS code in capitals ("il" and "IL." print "IL"). */
 export const printedState = (state: string) => state.trim().toUpperCase().replace(/\.$/, "");
 
+/**
+ * The first change of the cost per card fixes what the cards mailed without a price of their own
+ * count at (migration 0650): the cost until then, or the first one set. Later changes leave it.
+ */
+const UNPRICED_CARDS_KEEP_THEIR_COST = sql`unpriced_cards_cost_cents = CASE
+        WHEN organization_profiles.unpriced_cards_cost_cents IS NULL
+         AND organization_profiles.cost_per_card_cents IS DISTINCT FROM EXCLUDED.cost_per_card_cents
+        THEN COALESCE(organization_profiles.cost_per_card_cents, EXCLUDED.cost_per_card_cents)
+        ELSE organization_profiles.unpriced_cards_cost_cents END`;
+
 /** Applies the fields present in `patch` (null or blank clears one). */
 export async function updateOrganizationProfile(
   db: Queryable,
@@ -97,16 +107,16 @@ export async function updateOrganizationProfile(
   const address = next.return_address;
   await db.execute(sql`
     INSERT INTO organization_profiles (org_id, business_name, phone, website, return_street, return_city,
-      return_state, return_postal_code, brand_color, cost_per_card_cents, offer, updated_at)
+      return_state, return_postal_code, brand_color, cost_per_card_cents, unpriced_cards_cost_cents, offer, updated_at)
     VALUES (${orgId}::uuid, ${blankToNull(next.business_name)}, ${blankToNull(next.phone)}, ${blankToNull(next.website)},
       ${blankToNull(address?.street)}, ${blankToNull(address?.city)}, ${blankToNull(address && printedState(address.state))},
       ${blankToNull(address?.postal_code)}, ${blankToNull(next.brand_color)}, ${next.cost_per_card_cents},
-      ${blankToNull(next.offer)}, ${now.toISOString()}::timestamptz)
+      ${next.cost_per_card_cents}, ${blankToNull(next.offer)}, ${now.toISOString()}::timestamptz)
     ON CONFLICT (org_id) DO UPDATE SET business_name = EXCLUDED.business_name, phone = EXCLUDED.phone,
       website = EXCLUDED.website, return_street = EXCLUDED.return_street, return_city = EXCLUDED.return_city,
       return_state = EXCLUDED.return_state, return_postal_code = EXCLUDED.return_postal_code,
       brand_color = EXCLUDED.brand_color, cost_per_card_cents = EXCLUDED.cost_per_card_cents,
-      offer = EXCLUDED.offer, updated_at = EXCLUDED.updated_at`);
+      ${UNPRICED_CARDS_KEEP_THEIR_COST}, offer = EXCLUDED.offer, updated_at = EXCLUDED.updated_at`);
   return getOrganizationProfile(db, orgId);
 }
 

@@ -45,6 +45,19 @@ const monthAfter = (month: string) => {
   return new Date(Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + 1, 1)).toISOString().slice(0, 10);
 };
 
+/**
+ * What a card mailed without a price of its own counts at (mailCost): the cost the screens showed
+ * for such cards when the cost per card first changed, else today's (migration 0650).
+ */
+export async function unpricedCardCents(db: Queryable, orgId: string): Promise<number | null> {
+  const row = await queryOne<{ cents: number | null }>(
+    db,
+    sql`SELECT COALESCE(unpriced_cards_cost_cents, cost_per_card_cents) AS cents
+        FROM organization_profiles WHERE org_id = ${orgId}::uuid`,
+  );
+  return row?.cents ?? null;
+}
+
 export async function costPerCardCents(db: Queryable, orgId: string): Promise<number | null> {
   const row = await queryOne<{ cost_per_card_cents: number | null }>(
     db,
@@ -53,11 +66,32 @@ export async function costPerCardCents(db: Queryable, orgId: string): Promise<nu
   return row?.cost_per_card_cents ?? null;
 }
 
-/** Cost and return on spend from cards and revenue (one rule for Overview and Revenue). */
-export function spendFigures(cards: number, revenue: number, centsPerCard: number | null) {
-  const cost = centsPerCard === null ? null : (cards * centsPerCard) / 100;
+/**
+ * What the mail cost: each card at the cost per card of the day it was mailed, and the cards mailed
+ * without one (before any cost was set, or before prices were kept) at `unpricedCents`
+ * (unpricedCardCents); null when some card has no price and there is none for them.
+ */
+export function mailCost(
+  cards: { mailed: number; priced: number; pricedCents: number },
+  unpricedCents: number | null,
+): number | null {
+  const unpriced = cards.mailed - cards.priced;
+  if (unpriced > 0 && unpricedCents === null) return null;
+  if (cards.mailed === 0 && unpricedCents === null) return null;
+  return (cards.pricedCents + unpriced * (unpricedCents ?? 0)) / 100;
+}
+
+/** Return on spend from a cost and revenue, with the cost (one rule for Overview and Revenue). */
+export function spendFigures(cost: number | null, revenue: number) {
   return { cost, return_on_spend: cost ? Math.round((revenue / cost) * 100) / 100 : null };
 }
+
+/** The cards of figures, as mailCost reads them. */
+export const cardsOf = (figures: { cardsMailed: number; cardsPriced: number; costCents: number }) => ({
+  mailed: figures.cardsMailed,
+  priced: figures.cardsPriced,
+  pricedCents: figures.costCents,
+});
 
 /** The org's figures for each of the last `count` UTC months. */
 export async function monthlyFigures(
@@ -68,10 +102,10 @@ export async function monthlyFigures(
 ): Promise<MonthFigures[]> {
   const months = lastMonths(now, count);
   const [from, to] = [months[0]!, monthAfter(months.at(-1)!)];
-  const [figures, visits, centsPerCard] = await Promise.all([
+  const [figures, visits, unpricedCents] = await Promise.all([
     figuresByMonth(db, orgId, from, to),
     landingVisitsByMonth(db, orgId, from, to),
-    costPerCardCents(db, orgId),
+    unpricedCardCents(db, orgId),
   ]);
   return months.map((month) => {
     const counted = figures.get(month);
@@ -84,7 +118,10 @@ export async function monthlyFigures(
       leads: counted?.leads ?? 0,
       won_deals: counted?.wonDeals ?? 0,
       attributed_revenue: attributedRevenue,
-      ...spendFigures(cardsMailed, attributedRevenue, centsPerCard),
+      ...spendFigures(
+        mailCost(cardsOf(counted ?? { cardsMailed: 0, cardsPriced: 0, costCents: 0 }), unpricedCents),
+        attributedRevenue,
+      ),
     };
   });
 }
@@ -98,8 +135,8 @@ async function landingVisitsByMonth(db: Queryable, orgId: string, from: string, 
   return new Map(rows.map((row) => [row.month, Number(row.visits ?? 0)]));
 }
 
-/** The sum of months; cost and return on spend recomputed from the sums. */
-export function totalsOf(months: MonthFigures[], centsPerCard: number | null): Totals {
+/** The sum of months; return on spend recomputed from the sums (the cost is null when a month's is). */
+export function totalsOf(months: MonthFigures[]): Totals {
   const sum = (pick: (m: MonthFigures) => number) => months.reduce((total, m) => total + pick(m), 0);
   const cards = sum((m) => m.cards_mailed);
   const revenue = sum((m) => m.attributed_revenue);
@@ -109,7 +146,7 @@ export function totalsOf(months: MonthFigures[], centsPerCard: number | null): T
     leads: sum((m) => m.leads),
     won_deals: sum((m) => m.won_deals),
     attributed_revenue: revenue,
-    ...spendFigures(cards, revenue, centsPerCard),
+    ...spendFigures(months.some((m) => m.cost === null) ? null : sum((m) => m.cost ?? 0), revenue),
   };
 }
 

@@ -10,6 +10,9 @@ const SOURCES_WITHOUT_AUTOMATION = sql`('reactivation', 'recorded', 'none')`;
 
 export interface MailFigures {
   cardsMailed: number;
+  /** The cards mailed with the cost per card of their day (migration 0650), and those cents. */
+  cardsPriced: number;
+  costCents: number;
   leads: number;
   wonDeals: number;
   revenue: number;
@@ -17,16 +20,21 @@ export interface MailFigures {
 
 type FigureRow = {
   cards_mailed: string | number;
+  cards_priced: string | number;
+  cost_cents: string | number;
   leads: string | number;
   won_deals: string | number;
   revenue: string | number;
 };
 
-const SUMS = sql`sum(cards_mailed) AS cards_mailed, sum(leads) AS leads, sum(won_deals) AS won_deals,
+const SUMS = sql`sum(cards_mailed) AS cards_mailed, sum(cards_priced) AS cards_priced,
+                 sum(cost_cents) AS cost_cents, sum(leads) AS leads, sum(won_deals) AS won_deals,
                  sum(revenue) AS revenue`;
 
 const figuresOf = (row: FigureRow): MailFigures => ({
   cardsMailed: Number(row.cards_mailed),
+  cardsPriced: Number(row.cards_priced),
+  costCents: Number(row.cost_cents),
   leads: Number(row.leads),
   wonDeals: Number(row.won_deals),
   revenue: Number(row.revenue),
@@ -72,7 +80,8 @@ export async function figuresBySource(
           SELECT source, ${SUMS}, sum(cards_held_out) AS cards_held_out FROM monthly_mail_figures
           WHERE org_id = ${org} AND month >= ${fromMonth}::date AND source <> 'none'
           GROUP BY source)
-        SELECT per.source, a.name AS automation_name, per.cards_mailed, per.leads, per.won_deals, per.revenue
+        SELECT per.source, a.name AS automation_name, per.cards_mailed, per.cards_priced, per.cost_cents,
+               per.leads, per.won_deals, per.revenue
         FROM per LEFT JOIN automations a ON a.org_id = ${org}
           AND a.id = CASE WHEN per.source IN ${SOURCES_WITHOUT_AUTOMATION} THEN NULL ELSE per.source::uuid END
         WHERE per.cards_mailed <> 0 OR per.leads <> 0 OR per.won_deals <> 0 OR per.revenue <> 0 OR per.cards_held_out <> 0

@@ -48,10 +48,11 @@ async function rolledUp(db: Queryable, orgId: string) {
     db,
     sql`SELECT to_char(month, 'YYYY-MM') AS month, source, sum(cards_queued)::text AS queued,
                sum(cards_held_out)::text AS held_out, sum(cards_mailed)::text AS mailed, sum(leads)::text AS leads,
-               sum(won_deals)::text AS deals, sum(revenue)::numeric(14,2)::text AS revenue
+               sum(won_deals)::text AS deals, sum(revenue)::numeric(14,2)::text AS revenue,
+               sum(cards_priced)::text AS priced, sum(cost_cents)::text AS cents
         FROM monthly_mail_figures WHERE org_id = ${orgId}::uuid GROUP BY 1, 2
         HAVING sum(cards_queued) <> 0 OR sum(cards_held_out) <> 0 OR sum(cards_mailed) <> 0 OR sum(leads) <> 0
-            OR sum(won_deals) <> 0 OR sum(revenue) <> 0
+            OR sum(won_deals) <> 0 OR sum(revenue) <> 0 OR sum(cards_priced) <> 0 OR sum(cost_cents) <> 0
         ORDER BY 1, 2`,
   );
 }
@@ -67,21 +68,27 @@ async function countedFromRows(db: Queryable, orgId: string) {
           SELECT to_char(CASE WHEN p.status = 'held_out' THEN COALESCE(p.status_updated_at, p.created_at) ELSE p.created_at END
                          AT TIME ZONE 'UTC', 'YYYY-MM') AS month,
                  COALESCE(s.source, 'none') AS source, (p.status <> 'held_out')::int AS queued,
-                 (p.status = 'held_out')::int AS held_out, 0 AS mailed, 0 AS leads, 0 AS deals, 0::numeric AS revenue
+                 (p.status = 'held_out')::int AS held_out, 0 AS mailed, 0 AS leads, 0 AS deals, 0::numeric AS revenue,
+                 0 AS priced, 0::bigint AS cents
           FROM mail_pieces p LEFT JOIN source_of s ON s.id = p.campaign_id WHERE p.org_id = ${org}
           UNION ALL
-          SELECT to_char(p.mailed_at AT TIME ZONE 'UTC', 'YYYY-MM'), COALESCE(s.source, 'none'), 0, 0, 1, 0, 0, 0
+          SELECT to_char(p.mailed_at AT TIME ZONE 'UTC', 'YYYY-MM'), COALESCE(s.source, 'none'), 0, 0, 1, 0, 0, 0,
+                 (p.cost_cents IS NOT NULL)::int, COALESCE(p.cost_cents, 0)
           FROM mail_pieces p LEFT JOIN source_of s ON s.id = p.campaign_id WHERE p.org_id = ${org} AND p.mailed_at IS NOT NULL
           UNION ALL
-          SELECT to_char(l.created_at AT TIME ZONE 'UTC', 'YYYY-MM'), COALESCE(s.source, 'none'), 0, 0, 0, 1, 0, 0
+          SELECT to_char(l.created_at AT TIME ZONE 'UTC', 'YYYY-MM'), COALESCE(s.source, 'none'), 0, 0, 0, 1, 0, 0, 0, 0
           FROM leads l LEFT JOIN source_of s ON s.id = l.campaign_id WHERE l.org_id = ${org}
           UNION ALL
           SELECT to_char(COALESCE(v.deal_date, v.created_at) AT TIME ZONE 'UTC', 'YYYY-MM'), COALESCE(s.source, 'none'),
-                 0, 0, 0, 0, 1, COALESCE(v.deal_amount, 0)
+                 0, 0, 0, 0, 1, COALESCE(v.deal_amount, 0), 0, 0
           FROM conversions v LEFT JOIN source_of s ON s.id = v.campaign_id WHERE v.org_id = ${org})
         SELECT month, source, sum(queued)::text AS queued, sum(held_out)::text AS held_out, sum(mailed)::text AS mailed,
-               sum(leads)::text AS leads, sum(deals)::text AS deals, sum(revenue)::numeric(14,2)::text AS revenue
-        FROM counted GROUP BY 1, 2 ORDER BY 1, 2`,
+               sum(leads)::text AS leads, sum(deals)::text AS deals, sum(revenue)::numeric(14,2)::text AS revenue,
+               sum(priced)::text AS priced, sum(cents)::text AS cents
+        FROM counted GROUP BY 1, 2
+        HAVING sum(queued) <> 0 OR sum(held_out) <> 0 OR sum(mailed) <> 0 OR sum(leads) <> 0
+            OR sum(deals) <> 0 OR sum(revenue) <> 0 OR sum(priced) <> 0 OR sum(cents) <> 0
+        ORDER BY 1, 2`,
   );
 }
 
@@ -182,6 +189,11 @@ class History {
       sql`UPDATE mail_pieces SET mailed_at = NULL WHERE ${some}`,
       sql`UPDATE mail_pieces SET campaign_id = ${campaign}, created_at = ${at} WHERE ${some}`,
       sql`UPDATE mail_pieces SET recipient_name = 'Renamed' WHERE ${some}`,
+      // The cost per card changes (a card mailed next takes it) or is cleared; a price is corrected.
+      sql`INSERT INTO organization_profiles (org_id, cost_per_card_cents, updated_at)
+          VALUES (${org}, ${this.random.chance(0.2) ? null : 50 + this.random.below(100)}::int, now())
+          ON CONFLICT (org_id) DO UPDATE SET cost_per_card_cents = EXCLUDED.cost_per_card_cents`,
+      sql`UPDATE mail_pieces SET cost_cents = cost_cents + 7 WHERE ${some} AND cost_cents IS NOT NULL`,
       sql`DELETE FROM mail_pieces WHERE ${some}`,
       sql`UPDATE leads SET created_at = ${at} WHERE ${some}`,
       sql`UPDATE leads SET campaign_id = CASE WHEN campaign_id IS NULL THEN ${campaign} END WHERE ${some}`,

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { conversionsCsv, listConversions } from "../../src/attribution/app-revenue.ts";
+import { queryRows, sql } from "../../src/db/database.ts";
 import { csvCell } from "../../src/domain/csv-cell.ts";
 import { call, createOrg, recordMailing } from "../helpers/api.ts";
 import { databaseLabel, type TestContext } from "../helpers/harness.ts";
@@ -68,6 +69,78 @@ describe(`app API: Revenue (${databaseLabel})`, () => {
     assert.equal(revenue.body.conversions[0].amount, 12000);
     assert.equal(revenue.body.conversions[0].campaign_name, "Pine Street");
     assert.match(revenue.body.conversions[0].address, /1 Pine St/);
+  });
+
+  test("a new cost per card counts from the next card mailed: cards already mailed keep theirs, on every screen", async () => {
+    const pricing = await createOrg(ctx);
+    const owner = await inviteAndAccept(ctx, pricing.orgId, "owner-pricing@example.com", "owner");
+    const setCost = async (cents: number) => {
+      const set = await owner.browser.request("PATCH", "/app/api/v1/organization", {
+        body: { cost_per_card_cents: cents },
+      });
+      assert.equal(set.status, 200, set.text);
+    };
+    const mailedAt = new Date(now.getTime() - 60_000).toISOString();
+    const mail = (streets: string[], name: string) =>
+      recordMailing(
+        ctx,
+        pricing.orgId,
+        streets.map((street) => ({ address: `${street}, Springfield, IL 62704`, mailed_at: mailedAt })),
+        name,
+      );
+    const costs = async () => {
+      const [revenue, overview] = await Promise.all([
+        owner.browser.request("GET", "/app/api/v1/revenue"),
+        owner.browser.request("GET", "/app/api/v1/overview"),
+      ]);
+      return {
+        byAutomation: revenue.body.by_automation.map((row: { cost: number | null }) => row.cost),
+        thisMonth: revenue.body.by_month.at(-1).cost,
+        overview: overview.body.this_month.cost,
+      };
+    };
+
+    // Mailed before any cost was set: priced at the first cost set, and kept at it after.
+    const unpriced = await mail(["1 Elm St", "2 Elm St"], "Before a price");
+    assert.deepEqual(await costs(), { byAutomation: [null], thisMonth: null, overview: null });
+    await setCost(85);
+    assert.deepEqual(await costs(), { byAutomation: [1.7], thisMonth: 1.7, overview: 1.7 });
+    await mail(["3 Elm St", "4 Elm St", "5 Elm St"], "At 85 cents");
+
+    // A new price: the next cards cost it, the five already mailed keep 85 cents (two of them had
+    // no price of their own: they keep the one the screens showed for them).
+    await setCost(110);
+    assert.deepEqual(await costs(), { byAutomation: [4.25], thisMonth: 4.25, overview: 4.25 });
+    await mail(["6 Elm St", "7 Elm St"], "At 110 cents");
+    assert.deepEqual(await costs(), { byAutomation: [6.45], thisMonth: 6.45, overview: 6.45 });
+
+    // A card mailed by the pipeline later (mailed_at set on a row that had none) takes the price of its day.
+    const db = ctx.database.db;
+    await db.execute(
+      sql`UPDATE mail_pieces SET mailed_at = NULL, cost_cents = NULL WHERE id = ${unpriced.pieces[0]!.id}::uuid`,
+    );
+    await db.execute(
+      sql`UPDATE mail_pieces SET mailed_at = now() WHERE id = ${unpriced.pieces[0]!.id}::uuid`,
+    );
+    const [repriced] = await queryRows<{ cost_cents: number | null }>(
+      db,
+      sql`SELECT cost_cents FROM mail_pieces WHERE id = ${unpriced.pieces[0]!.id}::uuid`,
+    );
+    assert.equal(repriced?.cost_cents, 110);
+    // 1 card without a price of its own (85), that one at 110, 3 at 85, 2 at 110.
+    assert.deepEqual(await costs(), { byAutomation: [6.7], thisMonth: 6.7, overview: 6.7 });
+
+    // Kept on write, the figures agree with a recount from the rows.
+    await db.execute(sql`SELECT rebuild_monthly_mail_figures(${pricing.orgId}::uuid)`);
+    assert.deepEqual(await costs(), { byAutomation: [6.7], thisMonth: 6.7, overview: 6.7 });
+    const priced = await queryRows<{ cost_cents: number | null }>(
+      db,
+      sql`SELECT cost_cents FROM mail_pieces WHERE org_id = ${pricing.orgId}::uuid ORDER BY cost_cents NULLS FIRST`,
+    );
+    assert.deepEqual(
+      priced.map((row) => row.cost_cents),
+      [null, 85, 85, 85, 110, 110, 110],
+    );
   });
 
   test("the CSV escapes quotes and commas and defuses formulas", async () => {

@@ -2,7 +2,7 @@ import { Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
 import { ReferenceAddressCoverage, referenceAddressCoverage } from "../../neighbours/coverage.ts";
 import { listNeighbourJobs, NeighbourJob, NeighbourJobTotals } from "../../neighbours/neighbour-jobs.ts";
-import { costPerCardCents, spendFigures } from "../../reports/app-overview.ts";
+import { mailCost, spendFigures, unpricedCardCents } from "../../reports/app-overview.ts";
 import type { AppApiContext } from "../context.ts";
 import { sessionOf } from "../session-guard.ts";
 
@@ -46,8 +46,8 @@ export function registerNeighbourRoutes(app: FastifyInstance, ctx: AppApiContext
     },
     async (request) => {
       const { orgId } = sessionOf(request);
-      const cents = await costPerCardCents(db, orgId);
-      const { jobs, totals } = await listNeighbourJobs(db, orgId, { limit: SOURCE_JOBS_SHOWN });
+      const cents = await unpricedCardCents(db, orgId);
+      const { jobs, totals, priced } = await listNeighbourJobs(db, orgId, { limit: SOURCE_JOBS_SHOWN });
       const { jobs: count, cards_sent, leads, won_deals, revenue } = totals;
       return {
         jobs,
@@ -57,7 +57,10 @@ export function registerNeighbourRoutes(app: FastifyInstance, ctx: AppApiContext
           leads,
           won_deals,
           revenue,
-          ...spendFigures(cards_sent, revenue, cents),
+          ...spendFigures(
+            mailCost({ mailed: cards_sent, priced: priced.cards, pricedCents: priced.cents }, cents),
+            revenue,
+          ),
         },
       };
     },

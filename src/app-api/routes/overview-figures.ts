@@ -46,8 +46,8 @@ export function registerOverviewFigureRoutes(app: FastifyInstance, ctx: AppApiCo
       ]);
       return {
         cost_per_card_cents: centsPerCard,
-        this_month: totalsOf(months.slice(-1), centsPerCard),
-        last_12_months: totalsOf(months, centsPerCard),
+        this_month: totalsOf(months.slice(-1)),
+        last_12_months: totalsOf(months),
         months,
         latest_leads: leads,
       };

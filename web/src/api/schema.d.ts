@@ -7416,7 +7416,7 @@ export interface operations {
               /** @description Attributed conversions. */
               won_deals: number;
               attributed_revenue: number;
-              /** @description Cards × cost per card; null without a cost per card in the profile. */
+              /** @description Each card at the cost per card of the day it was mailed (cards mailed before a cost was set: at today's); null when some card has no cost and none is set. */
               cost: number | null;
               /** @description Revenue ÷ cost. */
               return_on_spend: number | null;
@@ -7433,7 +7433,7 @@ export interface operations {
               /** @description Attributed conversions. */
               won_deals: number;
               attributed_revenue: number;
-              /** @description Cards × cost per card; null without a cost per card in the profile. */
+              /** @description Each card at the cost per card of the day it was mailed (cards mailed before a cost was set: at today's); null when some card has no cost and none is set. */
               cost: number | null;
               /** @description Revenue ÷ cost. */
               return_on_spend: number | null;

@@ -201,7 +201,7 @@ export function ProfileForm({ canEdit }: { canEdit: boolean }) {
             />
             <NumberInput
               label="Cost per card (USD)"
-              description="What one mailed card costs you; Revenue uses it for your return."
+              description="What one mailed card costs you, for Revenue's return. A new price counts from the next card mailed; cards already mailed keep theirs."
               min={0}
               clampBehavior="none"
               decimalScale={2}
