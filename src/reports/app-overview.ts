@@ -162,6 +162,7 @@ export const AttentionItem = Type.Object(
       Type.Literal("subscription_failing"),
       Type.Literal("no_return_address"),
       Type.Literal("events_without_address"),
+      Type.Literal("capped_pieces"),
     ]),
     message: Type.String(),
     event_type: Type.Optional(Type.String()),
@@ -171,6 +172,18 @@ export const AttentionItem = Type.Object(
   { additionalProperties: false },
 );
 export type AttentionItem = Static<typeof AttentionItem>;
+
+/**
+ * Cards held by a monthly cap: they go out when the next UTC month starts (spend-caps.ts), or at
+ * once when an owner raises the cap. Said on Overview, not only as a badge in the caps box.
+ */
+function cappedWords(cards: number, now: Date): string {
+  const nextMonth = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1));
+  const day = nextMonth.toLocaleDateString("en-US", { month: "short", day: "numeric", timeZone: "UTC" });
+  return cards === 1
+    ? `1 card waits because a monthly cap is reached: it goes out on ${day}, or as soon as an owner raises the cap.`
+    : `${cards} cards wait because a monthly cap is reached: they go out on ${day}, or as soon as an owner raises the cap.`;
+}
 
 /**
  * What in the org's mail and deliveries needs a person: cards mailing without a return address;
@@ -185,7 +198,7 @@ export async function mailAttentionItems(db: Queryable, orgId: string, now: Date
       sql`SELECT count(*) AS count FROM mail_pieces WHERE org_id = ${orgId}::uuid AND status = ${status}
             AND COALESCE(status_updated_at, created_at) >= ${since}::timestamptz`,
     );
-  const [noReturnAddress, failed, undeliverable, disabled, failing] = await Promise.all([
+  const [noReturnAddress, failed, undeliverable, disabled, failing, capped] = await Promise.all([
     mailsWithoutReturnAddress(db, orgId, since),
     stoppedSince("failed"),
     stoppedSince("undeliverable"),
@@ -203,6 +216,11 @@ export async function mailAttentionItems(db: Queryable, orgId: string, now: Date
           WHERE s.org_id = ${orgId}::uuid
             AND NOT (d.outcome = 'attempted' AND d.status_code BETWEEN 200 AND 299)
           ORDER BY s.created_at, s.id`,
+    ),
+    // Kept on write (migrations/0338): no scan of the pieces.
+    queryOne<{ count: number | string | null }>(
+      db,
+      sql`SELECT sum(pieces) AS count FROM piece_status_counts WHERE org_id = ${orgId}::uuid AND status = 'capped'`,
     ),
   ]);
   const items: AttentionItem[] = [];
@@ -230,6 +248,8 @@ export async function mailAttentionItems(db: Queryable, orgId: string, now: Date
           : `${undeliverableCount} cards were not printed in the last 30 days: no carrier can deliver to their addresses. Mail shows why; fix the addresses in your CRM.`,
     });
   }
+  const cappedCount = Number(capped?.count ?? 0);
+  if (cappedCount > 0) items.push({ kind: "capped_pieces", message: cappedWords(cappedCount, now) });
   for (const automation of disabled) {
     items.push({
       kind: "automation_disabled",

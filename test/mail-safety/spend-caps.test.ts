@@ -140,7 +140,7 @@ describe(`mail safety: the owners' email when a cap holds pieces (${databaseLabe
   test("the owners get one email when a cap first holds pieces in a month; members none", async () => {
     const org = await orgWithAutomation(ctx);
     await inviteAndAccept(ctx, org.orgId, "owner@bright.example", "owner");
-    await inviteAndAccept(ctx, org.orgId, "member@bright.example", "member", "Max Member");
+    const member = await inviteAndAccept(ctx, org.orgId, "member@bright.example", "member", "Max Member");
     await admin(ctx, "PATCH", `/orgs/${org.orgId}/mail-safety`, { monthly_card_cap: 1 });
     for (const street of ["30 Notice Ln", "31 Notice Ln", "32 Notice Ln"]) {
       await queuePiece(ctx, org, home(street));
@@ -164,6 +164,17 @@ describe(`mail safety: the owners' email when a cap holds pieces (${databaseLabe
     assert.match(mails[0]!, /To: owner@bright\.example/);
     assert.match(mails[0]!, /Subject: Mail paused: a monthly cap of Bright Roofing Co\. is reached/);
     assert.match(mails[0]!, /the organization's monthly cap of 1 cards is reached/);
+
+    // Overview's Needs attention says it too, with the day the cards go out: not only a badge.
+    const attention = await member.browser.request("GET", "/app/api/v1/attention");
+    assert.equal(attention.status, 200, attention.text);
+    const capped = attention.body.items.filter((item: { kind: string }) => item.kind === "capped_pieces");
+    assert.equal(capped.length, 1, attention.text);
+    // The first of the app clock's next month (this suite's pipeline runs on a fixed clock of its own).
+    assert.match(
+      capped[0].message,
+      /^2 cards wait because a monthly cap is reached: they go out on [A-Z][a-z]{2} 1, or as soon as an owner raises the cap\.$/,
+    );
   });
 
   test("a send that fails for one owner is retried for that owner alone", async () => {

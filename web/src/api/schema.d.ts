@@ -1368,7 +1368,8 @@ export interface operations {
                 | "automation_disabled"
                 | "subscription_failing"
                 | "no_return_address"
-                | "events_without_address";
+                | "events_without_address"
+                | "capped_pieces";
               message: string;
               event_type?: string;
               automation_id?: string;

@@ -11,10 +11,22 @@ export interface Said {
 
 const plural = (count: number, one: string, many: string) => (count === 1 ? one : many);
 
-export const approvedWords = (count: number): Said => ({
-  tone: "approved",
-  message: `${count} card${plural(count, "", "s")} approved: on the way to print.`,
-});
+/**
+ * What approving did. A card whose monthly cap is reached does not go to print when approved: it
+ * waits for the next month (`capOpensOn`, "Jan 1") or an owner raising the cap, and the line says so
+ * ("on the way to print" was said of a card Mail then showed as "Monthly cap reached").
+ */
+export const approvedWords = (count: number, capped = 0, capOpensOn = "the 1st"): Said => {
+  const cards = `${count} card${plural(count, "", "s")} approved`;
+  const waits = `because a monthly cap is reached, and go${capped === 1 ? "es" : ""} out on ${capOpensOn} or as soon as an owner raises the cap`;
+  if (capped === 0) return { tone: "approved", message: `${cards}: on the way to print.` };
+  if (capped === count)
+    return { tone: "approved", message: `${cards}: ${plural(count, "it waits", "they wait")} ${waits}.` };
+  return {
+    tone: "approved",
+    message: `${cards}: ${count - capped} on the way to print; ${capped} ${plural(capped, "waits", "wait")} ${waits}.`,
+  };
+};
 
 export const cancelledWords = (count: number): Said => ({
   tone: "cancelled",

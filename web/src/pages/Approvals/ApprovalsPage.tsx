@@ -1,10 +1,25 @@
-import { Button, Checkbox, Group, Image, Kbd, Paper, SimpleGrid, Stack, Text, Title } from "@mantine/core";
+import {
+  Alert,
+  Button,
+  Checkbox,
+  Group,
+  Image,
+  Kbd,
+  Paper,
+  SimpleGrid,
+  Stack,
+  Text,
+  Title,
+} from "@mantine/core";
 import { useQuery } from "@tanstack/react-query";
 import { type RefObject, useCallback, useEffect, useRef, useState } from "react";
 import {
   type ApprovalCard,
   type Approvals,
   approvalsQuery,
+  capPercent,
+  type MailSafety,
+  mailSafetyQuery,
   useApprovePieces,
   useCancelPieces,
 } from "../../api/mail-safety.ts";
@@ -50,8 +65,58 @@ function nothingWaitingWords(asking: Approvals["automations_asking_approval"]): 
   return `${nothing} New cards from ${whose} will wait here for you to approve or cancel them.`;
 }
 
+/** The first day of the month after `month` ("2026-12-01"), as the cap's words say it: "Jan 1". */
+const nextMonthDay = (month: string) => {
+  const first = new Date(`${month}T00:00:00Z`);
+  return new Date(Date.UTC(first.getUTCFullYear(), first.getUTCMonth() + 1, 1)).toLocaleDateString("en-US", {
+    month: "short",
+    day: "numeric",
+    timeZone: "UTC",
+  });
+};
+
+/**
+ * Whether a card of `automationId` approved now would wait for a monthly cap (the organization's or
+ * its automation's is used up), by this month's counters. The claim itself is the server's, at print.
+ */
+export function capReachedFor(safety: MailSafety | undefined, automationId: string | null): boolean {
+  if (!safety) return false;
+  if ((capPercent(safety.organization) ?? 0) >= 100) return true;
+  const own = safety.automations.find((automation) => automation.automation_id === automationId);
+  return own !== undefined && (own.paused_by_cap || (capPercent(own) ?? 0) >= 100);
+}
+
+/** Said above the queue when approving would not print: which cap is used up, and until when. */
+function CapReachedNotice({ safety, cards }: { safety: MailSafety; cards: ApprovalCard[] }) {
+  const orgReached = (capPercent(safety.organization) ?? 0) >= 100;
+  const automations = orgReached
+    ? []
+    : safety.automations.filter(
+        (automation) =>
+          cards.some((card) => card.automation_id === automation.automation_id) &&
+          capReachedFor(safety, automation.automation_id),
+      );
+  if (!orgReached && automations.length === 0) return null;
+  const whose = orgReached
+    ? "Your organization's monthly cap is reached"
+    : `The monthly cap of ${automations.map((automation) => automation.name).join(", ")} is reached`;
+  return (
+    <Alert color="orange" title={whose} mb="md">
+      <Text size="sm">
+        {orgReached ? "Cards" : "Its cards"} you approve now wait: they go out on {nextMonthDay(safety.month)}
+        , or as soon as an owner raises the cap.{" "}
+        <AnchorLink to="/settings" search={{ tab: "safety" }} size="sm">
+          See the caps
+        </AnchorLink>
+      </Text>
+    </Alert>
+  );
+}
+
 export function ApprovalsPage() {
   const approvals = useQuery(approvalsQuery());
+  // The layout's badge reads the same query: no request of its own.
+  const safety = useQuery(mailSafetyQuery());
   // What the last approve or cancel did, said in a line of the page above the queue rather than in a
   // toast, which stood over the next card's proof. Kept here: it stays when the queue empties.
   const [said, setSaid] = useState<Said[]>([]);
@@ -67,6 +132,9 @@ export function ApprovalsPage() {
         description="Cards of automations that ask for approval wait here. Approve them to print, or cancel them."
       />
       <ActionStatus said={said} ref={statusLine} />
+      {safety.data && approvals.isSuccess && (
+        <CapReachedNotice safety={safety.data} cards={approvals.data.pieces} />
+      )}
       {approvals.isPending && <Loading label="Loading the cards to approve" />}
       {approvals.isError && <LoadError error={approvals.error} retry={() => approvals.refetch()} />}
       {approvals.isSuccess &&
@@ -116,6 +184,7 @@ function ApprovalQueue({
   const phone = usePhoneWidth();
   const approve = useApprovePieces();
   const cancel = useCancelPieces();
+  const safety = useQuery(mailSafetyQuery()).data;
   const [selected, setSelected] = useState<Set<string>>(new Set());
   const [current, setCurrent] = useState(0);
   const [cardsToCancel, setCardsToCancel] = useState<ApprovalCard[]>([]);
@@ -150,8 +219,15 @@ function ApprovalQueue({
     const answer = await approve.mutateAsync(shown).catch(() => undefined);
     if (!answer) return;
     const said: Said[] = [];
-    if (answer.piece_ids.length > 0 || answer.changed_piece_ids.length === 0)
-      said.push(approvedWords(answer.piece_ids.length));
+    if (answer.piece_ids.length > 0 || answer.changed_piece_ids.length === 0) {
+      // Read before the approval: the counters it is judged by are this month's until print.
+      const capped = shown.filter(
+        (card) => answer.piece_ids.includes(card.id) && capReachedFor(safety, card.automation_id),
+      ).length;
+      said.push(
+        approvedWords(answer.piece_ids.length, capped, safety ? nextMonthDay(safety.month) : undefined),
+      );
+    }
     if (answer.changed_piece_ids.length > 0) said.push(changedWords(answer.changed_piece_ids.length));
     onDone(said);
   });

@@ -1,4 +1,4 @@
-import { Alert, Card, List, SimpleGrid, Stack, Text, Title } from "@mantine/core";
+import { Alert, Card, Group, List, SimpleGrid, Stack, Text, Title } from "@mantine/core";
 import { useQuery } from "@tanstack/react-query";
 import { eventTypesQuery } from "../../api/events.ts";
 import { unopenedLeadsQuery } from "../../api/leads.ts";
@@ -150,6 +150,16 @@ function NeedsAttention() {
                 >
                   See the events as your CRM sent them
                 </AnchorLink>
+              )}
+              {item.kind === "capped_pieces" && (
+                <Group gap="md">
+                  <AnchorLink to="/mail" search={{ status: "capped" }} size="sm">
+                    See the waiting cards
+                  </AnchorLink>
+                  <AnchorLink to="/settings" search={{ tab: "safety" }} size="sm">
+                    See the caps
+                  </AnchorLink>
+                </Group>
               )}
               {item.kind === "no_return_address" && (
                 <AnchorLink to="/settings" search={{ tab: "profile" }} size="sm">
