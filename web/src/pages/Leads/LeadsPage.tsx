@@ -74,17 +74,20 @@ function NewLeadBadge() {
 }
 
 /**
- * A phone shows the Name column only: how to reach the lead and when it came sit under the name there
- * (their own columns say the same to a screen reader).
+ * A phone shows the Name column first: how to reach the lead, the home and when it came sit under the
+ * name there, and their own columns are not shown (they repeated the contact beside it and pushed the
+ * address, a roofer's first fact, out of sight).
  */
 function PhoneLeadFacts({ lead }: { lead: LeadSummary }) {
   return (
-    <Stack gap={0} maw={200} aria-hidden="true">
-      {[lead.email, lead.phone, formatDateTime(lead.received_at)].filter(Boolean).map((fact) => (
-        <Text key={fact} size="xs" c="dimmed">
-          {fact}
-        </Text>
-      ))}
+    <Stack gap={0} maw={200}>
+      {[lead.email, lead.phone, lead.address, formatDateTime(lead.received_at)]
+        .filter(Boolean)
+        .map((fact) => (
+          <Text key={fact} size="xs" c={fact === lead.address ? undefined : "dimmed"}>
+            {fact}
+          </Text>
+        ))}
     </Stack>
   );
 }
@@ -114,18 +117,18 @@ function LeadList({ source }: { source?: LeadSource }) {
   const sentToCrm = leads.data.leads.some((lead) => lead.deliveries.length > 0);
   return (
     <>
-      <ScrollTable label="Leads" minWidth={900}>
+      <ScrollTable label="Leads" minWidth={phone ? 560 : 900}>
         <Table striped verticalSpacing="xs">
           <Table.Thead>
             <Table.Tr>
               {/* Wide enough for a first and last name on one line; a long name still wraps. */}
               <Table.Th miw={150}>Name</Table.Th>
-              <Table.Th miw={220}>Contact</Table.Th>
-              <Table.Th>Address</Table.Th>
+              {!phone && <Table.Th miw={220}>Contact</Table.Th>}
+              {!phone && <Table.Th>Address</Table.Th>}
               <Table.Th miw={120}>Postcard</Table.Th>
               <Table.Th>Source</Table.Th>
               <Table.Th>How it came</Table.Th>
-              <Table.Th>Received</Table.Th>
+              {!phone && <Table.Th>Received</Table.Th>}
               {sentToCrm && <Table.Th>Sent to your CRM</Table.Th>}
             </Table.Tr>
           </Table.Thead>
@@ -150,15 +153,17 @@ function LeadList({ source }: { source?: LeadSource }) {
                     {phone && <PhoneLeadFacts lead={lead} />}
                   </Table.Td>
                   {/* A long email breaks where it must instead of squeezing every other column. */}
-                  <Table.Td maw={260} style={{ overflowWrap: "anywhere" }}>
-                    <Stack gap={0}>
-                      <Text size="sm">{lead.email || "—"}</Text>
-                      <Text size="sm" style={{ whiteSpace: "nowrap" }}>
-                        {lead.phone}
-                      </Text>
-                    </Stack>
-                  </Table.Td>
-                  <Table.Td>{lead.address || "—"}</Table.Td>
+                  {!phone && (
+                    <Table.Td maw={260} style={{ overflowWrap: "anywhere" }}>
+                      <Stack gap={0}>
+                        <Text size="sm">{lead.email || "—"}</Text>
+                        <Text size="sm" style={{ whiteSpace: "nowrap" }}>
+                          {lead.phone}
+                        </Text>
+                      </Stack>
+                    </Table.Td>
+                  )}
+                  {!phone && <Table.Td>{lead.address || "—"}</Table.Td>}
                   <Table.Td>
                     {lead.piece_id ? (
                       <AnchorLink to="/mail/$pieceId" params={{ pieceId: lead.piece_id }}>
@@ -170,7 +175,7 @@ function LeadList({ source }: { source?: LeadSource }) {
                   </Table.Td>
                   <Table.Td>{SOURCE_LABELS[lead.source]}</Table.Td>
                   <Table.Td>{attributionWords(lead.attribution_type)}</Table.Td>
-                  <Table.Td>{formatDateTime(lead.received_at)}</Table.Td>
+                  {!phone && <Table.Td>{formatDateTime(lead.received_at)}</Table.Td>}
                   {sentToCrm && (
                     <Table.Td>
                       {lead.deliveries.length === 0 ? (

@@ -175,8 +175,9 @@ function PieceList({ filters, onClear }: { filters: MailFilters; onClear: (() =>
   }
   return (
     <>
-      {/* Status comes right after the recipient; a phone shows it, and the address, under the recipient instead. */}
-      <ScrollTable label="Postcards" minWidth={860}>
+      {/* Status comes right after the recipient; a phone shows it, the address and when it is mailed under the
+          recipient instead (the Created and Mailed columns sat out of sight behind a sideways scroll). */}
+      <ScrollTable label="Postcards" minWidth={phone ? 420 : 860}>
         <Table striped verticalSpacing="xs">
           <Table.Thead>
             <Table.Tr>
@@ -185,8 +186,8 @@ function PieceList({ filters, onClear }: { filters: MailFilters; onClear: (() =>
               {!phone && <Table.Th>Status</Table.Th>}
               {!phone && <Table.Th>Address</Table.Th>}
               <Table.Th>Automation</Table.Th>
-              <Table.Th>Created</Table.Th>
-              <Table.Th>Mailed</Table.Th>
+              {!phone && <Table.Th>Created</Table.Th>}
+              {!phone && <Table.Th>Mailed</Table.Th>}
             </Table.Tr>
           </Table.Thead>
           <PieceRows pieces={pieces.data.pieces} phone={phone} />
@@ -253,6 +254,12 @@ function PieceRows({ pieces, phone }: { pieces: PieceSummary[]; phone: boolean }
                   {piece.address}
                 </Text>
                 <StatusWithReason piece={piece} />
+                {(piece.mailed_at || piece.status === "scheduled") && (
+                  <Text size="xs">
+                    {piece.mailed_at ? "Mailed " : ""}
+                    {mailedOrDueWords(piece, piece.first_card_status ?? undefined)}
+                  </Text>
+                )}
               </Box>
             )}
           </Table.Td>
@@ -266,8 +273,8 @@ function PieceRows({ pieces, phone }: { pieces: PieceSummary[]; phone: boolean }
           )}
           {!phone && <Table.Td>{piece.address}</Table.Td>}
           <Table.Td>{piece.automation_name ?? piece.campaign_name}</Table.Td>
-          <Table.Td>{formatDateTime(piece.created_at)}</Table.Td>
-          <Table.Td>{mailedOrDueWords(piece, piece.first_card_status ?? undefined)}</Table.Td>
+          {!phone && <Table.Td>{formatDateTime(piece.created_at)}</Table.Td>}
+          {!phone && <Table.Td>{mailedOrDueWords(piece, piece.first_card_status ?? undefined)}</Table.Td>}
         </Table.Tr>
       ))}
     </Table.Tbody>
