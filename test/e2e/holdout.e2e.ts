@@ -186,4 +186,18 @@ describe("holdouts in the browser", () => {
     await deals.getByText(/^\$5,000, won on /).waitFor();
     await checkBothWidths("holdout-held-out-piece");
   });
+  it("a holdout turned off says so on Revenue, and that the homes held out before still count", async () => {
+    await app.operator("PATCH", `/automations/${earlyId}`, { holdout_percent: 0 });
+    await open("/revenue", "Revenue");
+    const early = page
+      .getByRole("region", { name: "What the mail added" })
+      .getByRole("article", { name: `Holdout of ${EARLY}` });
+    await early.getByText("Holdout turned off").waitFor();
+    assert.equal(await early.getByText("0 % held out").count(), 0, "not a share of nothing");
+    await early
+      .getByText("No new home is held out: every home gets the card now.", { exact: false })
+      .waitFor();
+    await early.scrollIntoViewIfNeeded();
+    await checkBothWidths("holdout-turned-off");
+  });
 });

@@ -46,12 +46,21 @@ function ExperimentCard({ name, experiment }: { name: string; experiment: Experi
           <Title order={3} size="h5">
             {name}
           </Title>
+          {/* A holdout set to 0 read "0 % held out" beside "0 of 13 held-out homes": it is over, said so. */}
           <Badge variant="light" color="gray">
-            {experiment.holdout_percent} % held out
+            {experiment.holdout_percent === 0
+              ? "Holdout turned off"
+              : `${experiment.holdout_percent} % held out`}
           </Badge>
         </Group>
         <Text fw={600}>{result ?? "Too early to tell"}</Text>
         <Text size="sm">{groupsInWords(experiment)}</Text>
+        {experiment.holdout_percent === 0 && (
+          <Text size="sm">
+            No new home is held out: every home gets the card now. The homes held out before still count in
+            this comparison.
+          </Text>
+        )}
         {result ? (
           <Text size="sm">{addedInWords(experiment)}</Text>
         ) : (
