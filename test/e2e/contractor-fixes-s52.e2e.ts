@@ -3,6 +3,8 @@
  * approved while the monthly cap was used up was said to be "on the way to print" while Mail showed
  * it held by the cap, and Overview named held cards only as a badge in the caps box. Approvals now
  * says the cap is reached before and after approving, and Needs attention names the waiting cards.
+ * An automation saved on an event type the CRM never sends ("job.complete") mailed nothing, silently:
+ * the builder says so as it is typed.
  * Axe-core and both widths on each screen.
  */
 import assert from "node:assert/strict";
@@ -78,5 +80,21 @@ describe("contractor walk fixes (session 52)", () => {
     assert.match(page.url(), /status=capped/);
     await open("/", "Overview");
     await checkBothWidths("overview-capped");
+  });
+  it("the builder says at once that the CRM has not sent the event type typed, and what it sends", async () => {
+    await open("/automations/new", "New automation");
+    const eventType = page.getByRole("combobox", { name: "Event type" });
+    await eventType.fill("job.complete");
+    const said = await eventType.evaluate(
+      (input) =>
+        document.getElementById(input.getAttribute("aria-describedby")?.split(" ")[0] ?? "")?.textContent,
+    );
+    assert.equal(
+      said,
+      'Your CRM has not sent a "job.complete" event yet, so this automation mails nothing until one arrives. It has sent: job.completed.',
+    );
+    await checkBothWidths("builder-event-type-not-sent");
+    await eventType.fill("job.completed");
+    await page.getByText("What your CRM sent, newest first.", { exact: false }).waitFor();
   });
 });

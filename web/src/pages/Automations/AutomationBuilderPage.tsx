@@ -37,6 +37,7 @@ import {
   readDraft,
   restoredValues,
 } from "../../modules/automations/drafts.ts";
+import { eventTypeDescription } from "../../modules/automations/event-type-words.ts";
 import {
   type AutomationFormValues,
   automationLinkSelector,
@@ -309,7 +310,7 @@ function AutomationBuilder({ initial, existing }: { initial: AutomationFormValue
                       closed dropdowns on the first render, ~0.2 s of a first visit for these two fields. */}
                   <TextInput
                     label="Event type"
-                    description="What your CRM sent, newest first. You may type a type not seen yet."
+                    description={eventTypeDescription(form.values.event_type, eventTypeOptions)}
                     placeholder="e.g. job.completed"
                     list={eventTypeListId}
                     autoComplete="off"
