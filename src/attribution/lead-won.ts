@@ -2,12 +2,14 @@
 // home, recorded as a CRM's report of one would be (conversions.ts), so a contractor without a CRM
 // connection still sees in Revenue what the cards earned.
 import { type Static, Type } from "@fastify/type-provider-typebox";
-import { type Queryable, queryOne, sql } from "../db/database.ts";
+import { removeCustomerOfTakenBackWin } from "../customers/customers.ts";
+import { type Queryable, queryOne, queryRows, sql } from "../db/database.ts";
 import { namesAPlace, normalizeAddress } from "../domain/address.ts";
 import { isUuid } from "../domain/uuid.ts";
 import { AppError, causeChain, invalidFields, invalidPayload, notFound } from "../errors.ts";
 import {
   claimCloseDay,
+  clearWonJob,
   leadToMarkWon,
   markedInApp,
   recordWonAmount,
@@ -78,6 +80,29 @@ export async function markLeadWon(
     throw error;
   }
   await recordWonAmount(deps.db, orgId, lead.id, { closedOn: body.closed_on, amount }, deps.clock.now());
+}
+
+/**
+ * Takes back a lead marked won by mistake: its won deal leaves Revenue, the lead is no longer won, and
+ * the home leaves the customers list unless something else keeps it there. Cards stopped when it was
+ * marked stay stopped. A job the CRM reported too is the CRM's to change (409 reported_by_crm). A lead
+ * not won is left as it is (a retry after a lost answer is no error).
+ */
+export async function takeBackLeadWon(deps: AttributionDeps, orgId: string, leadId: string): Promise<void> {
+  const lead = isUuid(leadId) ? await leadToMarkWon(deps.db, orgId, leadId) : undefined;
+  if (!lead) throw notFound("lead not found");
+  const crmDeal = await crmDealOfLead(deps.db, orgId, lead.id);
+  if (crmDeal) throw reportedByCrm(crmDeal);
+  await deps.db.transaction(async (tx) => {
+    const removed = await queryRows<{ normalized_address: string }>(
+      tx,
+      sql`DELETE FROM conversions WHERE org_id = ${orgId}::uuid AND won_lead_id = ${lead.id}::uuid
+            AND ${markedInApp()}
+          RETURNING normalized_address`,
+    );
+    await clearWonJob(tx, orgId, lead.id);
+    for (const deal of removed) await removeCustomerOfTakenBackWin(tx, orgId, deal.normalized_address);
+  });
 }
 
 /** The lead's job as a won deal: its home, its own card's campaign (the exact match), its contact. */

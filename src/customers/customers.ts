@@ -180,6 +180,24 @@ export async function removeCustomer(
   return row !== undefined;
 }
 
+/**
+ * A lead marked won by mistake made its home a customer (`lead_won`): taken back, the home leaves the
+ * list, unless another won deal at that address (the CRM's, another lead's) keeps it a customer or
+ * it came onto the list another way first (then its source is not `lead_won`).
+ */
+export async function removeCustomerOfTakenBackWin(
+  db: Queryable,
+  orgId: string,
+  normalizedAddress: string,
+): Promise<void> {
+  await db.execute(
+    sql`DELETE FROM customers c
+        WHERE c.org_id = ${orgId}::uuid AND c.normalized_address = ${normalizedAddress} AND c.source = 'lead_won'
+          AND NOT EXISTS (SELECT 1 FROM conversions v
+                          WHERE v.org_id = c.org_id AND v.normalized_address = c.normalized_address)`,
+  );
+}
+
 export async function countCustomers(db: Queryable, orgId: string): Promise<number> {
   const row = await queryOne<{ total: number | string }>(
     db,

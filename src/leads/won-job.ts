@@ -129,6 +129,14 @@ export async function recordWonAmount(
   );
 }
 
+/** The lead is not won after all: its day, amount and when it was marked go (a mark may come again). */
+export async function clearWonJob(db: Queryable, orgId: string, leadId: string) {
+  await db.execute(
+    sql`UPDATE leads SET won_on = NULL, won_amount = NULL, won_at = NULL
+        WHERE org_id = ${orgId}::uuid AND id = ${leadId}::uuid`,
+  );
+}
+
 /** A lead's won job as the app shows it: its day and amount, and the card Revenue credits. */
 export async function wonJobOf(
   db: Queryable,

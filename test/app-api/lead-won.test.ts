@@ -319,6 +319,79 @@ describe(`app API: a lead marked won (${databaseLabel})`, () => {
     );
   });
 
+  test("a lead marked won by mistake is taken back: out of Revenue, not won, the home off the customers list", async () => {
+    const { leadId } = await landingLead("860 Evergreen Terrace, Springfield, IL 62704");
+    assert.equal((await markWon(leadId, { amount: 24, closed_on: today() })).status, 200);
+    const takeBack = (id = leadId, as = member) =>
+      as.browser.request("DELETE", `/app/api/v1/leads/${id}/won`);
+    const customersAt = async () =>
+      (await member.browser.request("GET", "/app/api/v1/customers?q=860%20Evergreen")).body.customers.length;
+    assert.equal(await customersAt(), 1, "marked won, the home is a customer");
+
+    const taken = await takeBack();
+    assert.equal(taken.status, 200, taken.text);
+    assert.equal(taken.body.won, null);
+    assert.equal(taken.body.won_on, null);
+    assert.equal(
+      (await revenueConversions()).filter((deal) => deal.address.startsWith("860 ")).length,
+      0,
+      "Revenue no longer counts it",
+    );
+    assert.equal(await customersAt(), 0, "the home can be mailed again");
+    const again = await takeBack();
+    assert.equal(again.status, 200, "a retry after a lost answer finds it not won");
+    assert.equal(again.body.won, null);
+
+    // Marked again (the right amount this time, another day if need be): as any first mark.
+    const remarked = await markWon(leadId, { amount: 24000, closed_on: dayOf(Date.now() - DAY_MS) });
+    assert.equal(remarked.status, 200, remarked.text);
+    assert.equal(remarked.body.won.amount, 24000);
+
+    assert.equal((await takeBack(leadId, otherOwner)).status, 404, "another organization's lead");
+    assert.equal((await takeBack("not-a-lead")).status, 404);
+  });
+
+  test("a won job the CRM reported too is the CRM's to take back: 409, and a home the CRM made a customer stays one", async () => {
+    const { leadId } = await landingLead("862 Evergreen Terrace, Springfield, IL 62704");
+    assert.equal((await markWon(leadId, { amount: 3000, closed_on: today() })).status, 200);
+    const crm = await call(ctx, "POST", "/api/v1/conversions", {
+      key: org.key,
+      body: {
+        address: "862 Evergreen Terrace, Springfield, IL 62704",
+        deal_id: "D-862",
+        deal_amount: "3100",
+      },
+    });
+    assert.equal(crm.body.matched, true, crm.text);
+    const refused = await member.browser.request("DELETE", `/app/api/v1/leads/${leadId}/won`);
+    assert.equal(refused.status, 409, refused.text);
+    assert.equal(refused.body.error.code, "reported_by_crm");
+    assert.equal(
+      (await revenueConversions()).filter((deal) => deal.address.startsWith("862 ")).length,
+      1,
+      "the CRM's deal stays",
+    );
+
+    // Another lead of a home the CRM had reported won: taking its own mark back keeps the home a customer.
+    const other = await landingLead("864 Evergreen Terrace, Springfield, IL 62704");
+    const reported = await call(ctx, "POST", "/api/v1/conversions", {
+      key: org.key,
+      body: {
+        address: "864 Evergreen Terrace, Springfield, IL 62704",
+        deal_id: "D-864-gutters",
+        deal_amount: "900",
+      },
+    });
+    assert.equal(reported.body.matched, true, reported.text);
+    assert.equal((await markWon(other.leadId, { amount: 15000, closed_on: today() })).status, 200);
+    assert.equal(
+      (await member.browser.request("DELETE", `/app/api/v1/leads/${other.leadId}/won`)).status,
+      200,
+    );
+    const customers = await member.browser.request("GET", "/app/api/v1/customers?q=864%20Evergreen");
+    assert.equal(customers.body.customers.length, 1, "the CRM's deal keeps the home a customer");
+  });
+
   test("a lead marked won while its CRM deal arrives: one won deal either way, never two", async () => {
     for (const [index, address] of ["901 Race Lane", "903 Race Lane"].entries()) {
       const { leadId } = await landingLead(`${address}, Springfield, IL 62704`);

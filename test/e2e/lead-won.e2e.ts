@@ -22,6 +22,7 @@ let open: ReturnType<App["screens"]>["open"];
 let checkBothWidths: ReturnType<App["screens"]>["checkBothWidths"];
 let mailed: ListedPiece;
 let leadId: string;
+let orgIdOf: string;
 
 /** The day as the browser's date field writes it (the page's own time zone). */
 const localDay = (date: Date) =>
@@ -33,6 +34,7 @@ describe("a lead marked won in the browser", () => {
     page = await app.newPage();
     ({ open, checkBothWidths } = app.screens(page));
     const orgId = await app.signUpOwner(page, "Reliable Roofing", OWNER);
+    orgIdOf = orgId;
     const apiKey = (await app.operator("POST", `/orgs/${orgId}/keys`)).key;
     crmKey = apiKey;
     await app.operator("POST", `/orgs/${orgId}/automations`, {
@@ -177,6 +179,53 @@ describe("a lead marked won in the browser", () => {
       .waitFor();
     await card.getByText("Amount: $13,400").waitFor();
     assert.equal(await card.getByRole("button", { name: "Change amount" }).count(), 0);
+    assert.equal(
+      await card.getByRole("button", { name: "Not won after all" }).count(),
+      0,
+      "the CRM's to change",
+    );
     await checkBothWidths("won-lead-reported-by-crm");
+  });
+
+  it("a lead marked won by mistake is taken back after a dialog: Revenue drops it and the page offers the mark again", async () => {
+    const sent = await app.sendEvent(
+      crmKey,
+      jobEvent("job-744", { ...HOME, street: "744 Evergreen Terrace" }),
+    );
+    assert.equal(sent.outcomes[0]?.reason, "queued", JSON.stringify(sent));
+    let card744: ListedPiece | undefined;
+    await waitUntil(async () => {
+      card744 = (await app.campaigns(orgIdOf))
+        .flatMap((campaign) => campaign.pieces)
+        .find((piece) => piece.address.startsWith("744 "));
+      return card744?.status === "mailed";
+    }, "the card to 744 Evergreen Terrace is mailed");
+    const answered = await page.request.post(card744!.landing_url, {
+      data: { first_name: "Ned", last_name: "Flanders", email: "ned@example.test" },
+    });
+    const wrongLead: string = (await answered.json()).lead_id;
+    const marked = await page.request.put(`${app.base}/app/api/v1/leads/${wrongLead}/won`, {
+      headers: { origin: app.base },
+      data: { amount: 24, closed_on: localDay(new Date()) },
+    });
+    assert.equal(marked.status(), 200, await marked.text());
+
+    await open(`/leads/${wrongLead}`, "Ned Flanders");
+    const card = page.getByRole("heading", { level: 2, name: "Job won" }).locator("xpath=..");
+    await card.getByRole("button", { name: "Not won after all" }).click();
+    const dialog = page.getByRole("dialog", { name: "Take back this won job?" });
+    await dialog.getByText(`Revenue no longer counts $24 toward ${AUTOMATION}.`, { exact: false }).waitFor();
+    await checkBothWidths("won-lead-take-back");
+    await dialog.getByRole("button", { name: "Take it back" }).click();
+    await card.getByText(/Won the job from this lead\?/).waitFor();
+    const amount = card.getByRole("textbox", { name: "Job amount" });
+    await waitUntil(
+      async () => amount.evaluate((input) => input === document.activeElement),
+      "the focus goes to the form that marks it won",
+    );
+    await open("/revenue", "Revenue");
+    const deals = page.getByRole("region", { name: "Won deals attributed", exact: true }).last();
+    await deals.getByRole("row", { name: /Marge Simpson/ }).waitFor();
+    assert.equal(await deals.getByRole("row", { name: /Ned Flanders/ }).count(), 0, "Revenue drops it");
   });
 });

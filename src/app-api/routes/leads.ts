@@ -1,6 +1,6 @@
 import { Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
-import { MarkWonBody, markLeadWon } from "../../attribution/lead-won.ts";
+import { MarkWonBody, markLeadWon, takeBackLeadWon } from "../../attribution/lead-won.ts";
 import { decodeKeysetCursor } from "../../db/keyset-cursor.ts";
 import { notFound } from "../../errors.ts";
 import {
@@ -111,6 +111,28 @@ export function registerLeadRoutes(app: FastifyInstance, ctx: AppApiContext): vo
         "too many won jobs marked; try again in a minute",
       );
       await markLeadWon(attributionDeps(ctx), orgId, request.params.id, request.body);
+      const lead = await getLead(db, orgId, request.params.id);
+      if (!lead) throw notFound("lead not found");
+      return lead;
+    },
+  );
+
+  r.delete(
+    "/leads/:id/won",
+    {
+      schema: {
+        operationId: "takeBackLeadWon",
+        summary:
+          "The lead was not won after all (marked by mistake): its won deal leaves Revenue and the home leaves the customers list unless another won deal or another way put it there; cards stopped when it was marked stay stopped. 409 reported_by_crm when the CRM reported the job too. A lead not won is answered as it is",
+        tags: ["Leads"],
+        params: LeadIdParams,
+        response: { 200: LeadDetail },
+      },
+    },
+    async (request) => {
+      const { orgId, userId } = sessionOf(request);
+      await takeBackLeadWon(attributionDeps(ctx), orgId, request.params.id);
+      request.log.info({ orgId, userId, leadId: request.params.id }, "app user took back a won job");
       const lead = await getLead(db, orgId, request.params.id);
       if (!lead) throw notFound("lead not found");
       return lead;

@@ -105,6 +105,22 @@ export const leadQuery = (id: string) =>
  * of the app is read again, since a won job changes Revenue, Overview, Customers (the home is one
  * now), the card's page and Approvals (the home's waiting cards stop).
  */
+/** Taken back from a dialog that shows a failure itself: no toast repeats it. */
+export function useTakeBackLeadWon(leadId: string) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    meta: { quiet: true },
+    mutationFn: () =>
+      unwrap(client.DELETE("/app/api/v1/leads/{id}/won", { params: { path: { id: leadId } } })),
+    onSuccess: (lead) => {
+      queryClient.setQueryData(leadKeys.detail(leadId), lead);
+      void queryClient.invalidateQueries({
+        predicate: (query) => query.queryKey.join("|") !== leadKeys.detail(leadId).join("|"),
+      });
+    },
+  });
+}
+
 export function useMarkLeadWon(leadId: string) {
   const queryClient = useQueryClient();
   return useMutation({

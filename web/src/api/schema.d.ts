@@ -553,7 +553,8 @@ export interface paths {
     /** Marks the lead's job won: Revenue credits the card that reached its home, and the home becomes a customer (no more cards; its follow-ups stop). Again: changes the amount; the day stays */
     put: operations["markLeadWon"];
     post?: never;
-    delete?: never;
+    /** The lead was not won after all (marked by mistake): its won deal leaves Revenue and the home leaves the customers list unless another won deal or another way put it there; cards stopped when it was marked stay stopped. 409 reported_by_crm when the CRM reported the job too. A lead not won is answered as it is */
+    delete: operations["takeBackLeadWon"];
     options?: never;
     head?: never;
     patch?: never;
@@ -5073,6 +5074,140 @@ export interface operations {
         };
       };
     };
+    responses: {
+      /** @description Success. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** Format: uuid */
+            id: string;
+            source: "landing_page" | "crm_sync";
+            name: string;
+            email: string;
+            phone: string;
+            address: string;
+            piece_id: string | null;
+            campaign_id: string | null;
+            campaign_name: string | null;
+            automation_id: string | null;
+            automation_name: string | null;
+            attribution_type: string | null;
+            /** Format: date-time */
+            received_at: string;
+            deliveries: {
+              /** Format: uuid */
+              subscription_id: string;
+              /** @description The subscription's origin (its path may hold a secret). */
+              target: string;
+              /** @description delivered: the receiver answered 2xx; failed: another status, or no answer (blocked, timeout, error); pending: waiting for its first try or a retry. */
+              state: "delivered" | "failed" | "pending";
+              status_code: number | null;
+              error: string | null;
+              attempts: number;
+              last_attempt_at: string | null;
+              next_retry_at: string | null;
+            }[];
+            won_on: string | null;
+            message: string;
+            crm_record_id: string | null;
+            /** @description A won deal is credited to the card this lead answered (reported by the CRM, or marked won here): Leads shows Won whoever reported it. */
+            card_won: boolean;
+            /** @description Won deals Revenue already has at the lead's home or on its card from something else than this lead (the CRM, another lead), newest first, at most 5: the job may be counted already. */
+            home_won_deals: {
+              deal_name: string | null;
+              amount: number | null;
+              closed_on: string | null;
+              /** @description The deal is credited to the card this lead answered (not only at the same home). */
+              on_this_card: boolean;
+              /** @description crm: sent by the CRM or another system (POST /api/v1/conversions, HubSpot); another_lead: another lead of the home marked won in the app. */
+              reported_by: "crm" | "another_lead";
+            }[];
+            /** @description The job won from this lead (Mark as won); null until then. */
+            won: {
+              /** Format: date */
+              closed_on: string;
+              amount: number;
+              /** Format: date-time */
+              marked_at: string;
+              /** @description The card Revenue credits with the job; null when no card reached the home in the 180 days up to the close day (the home is still a customer). */
+              credited: {
+                piece_id: string | null;
+                campaign_name: string | null;
+                automation_name: string | null;
+              } | null;
+              /** @description The CRM reported this job too (a deal credited to the lead's card): its deal took the app's over, so Revenue counts the job once, at the CRM's amount, and the amount is no longer changed here. Null otherwise. */
+              crm_deal: {
+                deal_id: string | null;
+              } | null;
+            } | null;
+            answers: {
+              field_id: string;
+              label: string;
+              value: string[];
+            }[];
+          };
+        };
+      };
+      /** @description No valid session (sign in). */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+      /** @description `forbidden`: the session's role may not do this (owners only); `csrf_rejected`: a state-changing request without a same-origin Origin / Sec-Fetch-Site. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+      /** @description Not found, or belongs to another organization. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+      /** @description The body or query is not valid. */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+      /** @description Too many requests. */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+    };
+  };
+  takeBackLeadWon: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
     responses: {
       /** @description Success. */
       200: {

@@ -13,7 +13,8 @@ import {
 import { useForm } from "@mantine/form";
 import { notifications } from "@mantine/notifications";
 import { useRef, useState } from "react";
-import { type Lead, useMarkLeadWon, type WonJob } from "../../api/leads.ts";
+import { type Lead, useMarkLeadWon, useTakeBackLeadWon, type WonJob } from "../../api/leads.ts";
+import { ConfirmDialog } from "../../ui/ConfirmDialog.tsx";
 import { DetailCard, DetailField } from "../../ui/DetailCard.tsx";
 import { focusFirstRefused, focusWhenShown } from "../../ui/focus.ts";
 import { dealAmount, formatCalendarDay } from "../../ui/format.ts";
@@ -27,6 +28,7 @@ import { cardWonHeadline, dealsOnThisCard, dealWords, type HomeWonDeal } from ".
 const AMOUNT_MAX = 10_000_000;
 const CHANGE_AMOUNT_ID = "won-job-change-amount";
 const NEW_AMOUNT_ID = "won-job-new-amount";
+const MARK_AMOUNT_ID = "won-job-amount";
 
 const amountProblem = (value: string) => {
   if (!value.trim()) return `Enter the job's amount, from $0.01 to $${AMOUNT_MAX.toLocaleString("en-US")}.`;
@@ -197,7 +199,11 @@ function MarkWonForm({ lead }: { lead: Lead }) {
         </Text>
         {lead.home_won_deals.length > 0 && <CountedAlready deals={lead.home_won_deals} />}
         <SimpleGrid cols={{ base: 1, xs: 2 }} spacing="sm" maw={460}>
-          <JobAmountInput placeholder="e.g. 12,500 or 24k" {...form.getInputProps("amount")} />
+          <JobAmountInput
+            id={MARK_AMOUNT_ID}
+            placeholder="e.g. 12,500 or 24k"
+            {...form.getInputProps("amount")}
+          />
           <TextInput
             type="date"
             label="Won on"
@@ -274,22 +280,62 @@ function WonJobFacts({ lead, won }: { lead: Lead; won: WonJob }) {
       ) : changing ? (
         <ChangeAmountForm lead={lead} won={won} done={stopChanging} />
       ) : (
-        <Button
-          id={CHANGE_AMOUNT_ID}
-          ref={changeButton}
-          variant="default"
-          size="xs"
-          mt={4}
-          style={{ alignSelf: "flex-start" }}
-          onClick={() => {
-            setChanging(true);
-            focusWhenShown(() => document.getElementById(NEW_AMOUNT_ID));
-          }}
-        >
-          Change amount
-        </Button>
+        <Group gap="sm" mt={4}>
+          <Button
+            id={CHANGE_AMOUNT_ID}
+            ref={changeButton}
+            variant="default"
+            size="xs"
+            onClick={() => {
+              setChanging(true);
+              focusWhenShown(() => document.getElementById(NEW_AMOUNT_ID));
+            }}
+          >
+            Change amount
+          </Button>
+          <TakeBackWon lead={lead} won={won} />
+        </Group>
       )}
     </Stack>
+  );
+}
+
+/**
+ * A lead marked won by mistake (the wrong lead, a job that fell through) is taken back after a
+ * dialog says what follows; a job the CRM reported too has no such button (the CRM's to change).
+ */
+function TakeBackWon({ lead, won }: { lead: Lead; won: WonJob }) {
+  const [asking, setAsking] = useState(false);
+  const takeBack = useTakeBackLeadWon(lead.id);
+  const where = won.credited?.automation_name ?? won.credited?.campaign_name;
+  return (
+    <>
+      <Button variant="outline" color="red.9" size="xs" onClick={() => setAsking(true)}>
+        Not won after all
+      </Button>
+      <ConfirmDialog
+        opened={asking}
+        title="Take back this won job?"
+        keepLabel="Keep it won"
+        confirmLabel="Take it back"
+        pendingLabel="Taking the won job back…"
+        failureTitle="The won job was not taken back"
+        onClose={() => setAsking(false)}
+        onConfirm={async () => {
+          await takeBack.mutateAsync();
+          notifications.show({ color: "gray", title: "Won job taken back", message: "The lead is not won." });
+          // The won facts, this dialog with them, give way to the form that marks it won: its amount
+          // takes the focus (the dialog is gone before it could give the focus back itself).
+          focusWhenShown(() => document.getElementById(MARK_AMOUNT_ID));
+        }}
+      >
+        <Text size="sm">
+          Revenue no longer counts {dealAmount(won.amount)}
+          {where ? ` toward ${where}` : ""}. The home leaves your customers list unless your CRM reported a
+          won deal there or it was added another way. Follow-up cards stopped when it was marked stay stopped.
+        </Text>
+      </ConfirmDialog>
+    </>
   );
 }
 
