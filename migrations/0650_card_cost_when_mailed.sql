@@ -3,8 +3,9 @@
 -- mail cost more and its return on spend fall, while the mail safety's own figures (counted at the
 -- claim, mail_cap_usage) kept the old price, so two boxes on one screen disagreed (walk, 2026-12-07).
 --
--- A piece keeps the organization's cost per card from the moment it is mailed (`cost_cents`, set by
--- the BEFORE triggers below whichever code path writes mailed_at; null when no cost was set then),
+-- A piece keeps the organization's cost per card from the moment it goes to print (`cost_cents`, set
+-- by the BEFORE triggers below when it is handed to the printer or mailed, whichever code path
+-- writes it; null when no cost was set then),
 -- and the monthly figures count the priced cards and their cents beside all the cards mailed.
 -- Cards mailed without a price of their own (before this migration, or while no cost was set) count
 -- at `organization_profiles.unpriced_cards_cost_cents`: the cost the screens showed for them when
@@ -28,8 +29,12 @@ $$;
 CREATE TRIGGER mail_piece_priced_on_insert BEFORE INSERT ON mail_pieces FOR EACH ROW
   WHEN (NEW.mailed_at IS NOT NULL AND NEW.cost_cents IS NULL)
   EXECUTE FUNCTION price_card_when_mailed();
+-- Priced when handed to the printer ('submitted': Lob says it is mailed days later), as the monthly
+-- caps count it then (mail_cap_usage), or when mailed without that step: one price in both boxes.
 CREATE TRIGGER mail_piece_priced_on_mailing BEFORE UPDATE ON mail_pieces FOR EACH ROW
-  WHEN (OLD.mailed_at IS NULL AND NEW.mailed_at IS NOT NULL AND NEW.cost_cents IS NULL)
+  WHEN (NEW.cost_cents IS NULL
+        AND ((OLD.mailed_at IS NULL AND NEW.mailed_at IS NOT NULL)
+             OR (NEW.status = 'submitted' AND OLD.status IS DISTINCT FROM 'submitted')))
   EXECUTE FUNCTION price_card_when_mailed();
 
 -- add_monthly_figures gains the priced cards and their cents. Dropped, not replaced: an overload

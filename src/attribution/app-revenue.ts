@@ -32,7 +32,7 @@ const spend = {
   won_deals: Type.Integer({ description: "Attributed conversions." }),
   attributed_revenue: Type.Number(),
   cost: Money(
-    "Each card at the cost per card of the day it was mailed (cards mailed before a cost was set: at today's); null when some card has no cost and none is set.",
+    "Each card at the cost per card of the day it went to print; a card without a price of its own (mailed before prices were kept, or while no cost was set) at the cost fixed when the cost per card first changed, else today's; null while there is none.",
   ),
   return_on_spend: Money("Revenue ÷ cost."),
   cost_per_lead: Money("Cost ÷ leads; null without a cost or leads."),

@@ -264,6 +264,23 @@ export interface CapUse {
   monthly_spend_cap_cents: number | null;
   cards: number;
   cents: number;
+  /** How many more cards this month's caps let through (null: no cap binds), as the claim judges them. */
+  cards_left: number | null;
+}
+
+/**
+ * The cards that still fit under a counter's caps at `cost` a card, by the claim's own test
+ * (spend-caps.ts fitsUnderCap: one more card fits while cards + 1 <= cap and cents + cost <= cap).
+ */
+export function cardsLeft(use: Omit<CapUse, "cards_left">, cost: number): number | null {
+  const left: number[] = [];
+  if (use.monthly_card_cap !== null) left.push(Math.max(0, use.monthly_card_cap - use.cards));
+  if (use.monthly_spend_cap_cents !== null) {
+    const room = use.monthly_spend_cap_cents - use.cents;
+    if (cost > 0) left.push(Math.max(0, Math.floor(room / cost)));
+    else if (room < 0) left.push(0);
+  }
+  return left.length > 0 ? Math.min(...left) : null;
 }
 
 export interface CapUsage {
@@ -278,6 +295,11 @@ export interface CapUsage {
   mailings: { cards: number; cents: number };
 }
 
+const withCardsLeft = (use: Omit<CapUse, "cards_left">, cost: number): CapUse => ({
+  ...use,
+  cards_left: cardsLeft(use, cost),
+});
+
 /**
  * This month's cards and money handed to print (the counters the caps claim from) against the
  * organization's caps and those of each automation that has one or used any.
@@ -285,6 +307,12 @@ export interface CapUsage {
 export async function capUsageThisMonth(db: Queryable, orgId: string, now: Date): Promise<CapUsage> {
   const month = monthOf(now);
   const settings: OrgMailSafety = await getOrgMailSafety(db, orgId);
+  // The cost the next claim counts (spend-caps.ts CAP_COLUMNS): 0 without one.
+  const profile = await queryOne<{ cost: number | null }>(
+    db,
+    sql`SELECT cost_per_card_cents AS cost FROM organization_profiles WHERE org_id = ${orgId}::uuid`,
+  );
+  const cost = profile?.cost ?? 0;
   const usage = await queryRows<{ automation_id: string; cards: number; cents: number | string }>(
     db,
     sql`SELECT automation_id, cards, cents FROM mail_cap_usage WHERE org_id = ${orgId}::uuid AND month = ${month}::date`,
@@ -313,11 +341,14 @@ export async function capUsageThisMonth(db: Queryable, orgId: string, now: Date)
     frequency_cap_days: settings.frequency_cap_days,
     address_verification: settings.address_verification,
     mailing_hold_minutes: settings.mailing_hold_minutes,
-    organization: {
-      monthly_card_cap: settings.monthly_card_cap,
-      monthly_spend_cap_cents: settings.monthly_spend_cap_cents,
-      ...organization,
-    },
+    organization: withCardsLeft(
+      {
+        monthly_card_cap: settings.monthly_card_cap,
+        monthly_spend_cap_cents: settings.monthly_spend_cap_cents,
+        ...organization,
+      },
+      cost,
+    ),
     mailings,
     automations: await Promise.all(
       shown.map(async (automation) => {
@@ -325,10 +356,15 @@ export async function capUsageThisMonth(db: Queryable, orgId: string, now: Date)
         return {
           automation_id: automation.id,
           name: automation.name,
-          monthly_card_cap: safety.monthly_card_cap,
-          monthly_spend_cap_cents: safety.monthly_spend_cap_cents,
           paused_by_cap: safety.paused_by_cap,
-          ...(used.get(automation.id) ?? { cards: 0, cents: 0 }),
+          ...withCardsLeft(
+            {
+              monthly_card_cap: safety.monthly_card_cap,
+              monthly_spend_cap_cents: safety.monthly_spend_cap_cents,
+              ...(used.get(automation.id) ?? { cards: 0, cents: 0 }),
+            },
+            cost,
+          ),
         };
       }),
     ),

@@ -1,6 +1,7 @@
 // The contractor app's Overview: per UTC month, what was mailed and what it earned. Cards are
 // counted when mailed, leads and visits when they happened, won deals by their close date
-// (else when the conversion was recorded); cost is cards × the org profile's cost per card.
+// (else when the conversion was recorded); cost is each card at the cost per card of the day it
+// went to print (mailCost; migration 0650).
 // The counts come from roll-ups kept on write (monthly-figures.ts, landing_visits).
 import { type Static, Type } from "@fastify/type-provider-typebox";
 import { type Queryable, queryOne, queryRows, sql } from "../db/database.ts";

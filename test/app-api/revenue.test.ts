@@ -130,16 +130,30 @@ describe(`app API: Revenue (${databaseLabel})`, () => {
     // 1 card without a price of its own (85), that one at 110, 3 at 85, 2 at 110.
     assert.deepEqual(await costs(), { byAutomation: [6.7], thisMonth: 6.7, overview: 6.7 });
 
+    // Handed to the printer at one price and reported mailed (as Lob does, days later) after the
+    // price changed: the price of the hand-over, which the monthly caps counted too.
+    const second = unpriced.pieces[1]!.id;
+    await db.execute(
+      sql`UPDATE mail_pieces SET mailed_at = NULL, cost_cents = NULL WHERE id = ${second}::uuid`,
+    );
+    await db.execute(sql`UPDATE mail_pieces SET status = 'submitted' WHERE id = ${second}::uuid`);
+    await setCost(130);
+    await db.execute(
+      sql`UPDATE mail_pieces SET status = 'mailed', mailed_at = now() WHERE id = ${second}::uuid`,
+    );
+    // Both first cards at 110 now, 3 at 85, 2 at 110.
+    assert.deepEqual(await costs(), { byAutomation: [6.95], thisMonth: 6.95, overview: 6.95 });
+
     // Kept on write, the figures agree with a recount from the rows.
     await db.execute(sql`SELECT rebuild_monthly_mail_figures(${pricing.orgId}::uuid)`);
-    assert.deepEqual(await costs(), { byAutomation: [6.7], thisMonth: 6.7, overview: 6.7 });
+    assert.deepEqual(await costs(), { byAutomation: [6.95], thisMonth: 6.95, overview: 6.95 });
     const priced = await queryRows<{ cost_cents: number | null }>(
       db,
       sql`SELECT cost_cents FROM mail_pieces WHERE org_id = ${pricing.orgId}::uuid ORDER BY cost_cents NULLS FIRST`,
     );
     assert.deepEqual(
       priced.map((row) => row.cost_cents),
-      [null, 85, 85, 85, 110, 110, 110],
+      [85, 85, 85, 110, 110, 110, 110],
     );
   });
 

@@ -110,6 +110,10 @@ const CapUse = {
   monthly_card_cap: Cap,
   monthly_spend_cap_cents: Cap,
   cards: Type.Integer({ description: "Cards handed to print this month." }),
+  cards_left: Type.Union([Type.Integer(), Type.Null()], {
+    description:
+      "How many more cards this month's caps let through at today's cost per card, as the claim at print judges them; null when no cap binds.",
+  }),
   cents: Type.Integer({ description: "Their cost at the profile's cost per card." }),
 };
 

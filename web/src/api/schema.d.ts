@@ -5364,6 +5364,8 @@ export interface operations {
               monthly_spend_cap_cents: number | null;
               /** @description Cards handed to print this month. */
               cards: number;
+              /** @description How many more cards this month's caps let through at today's cost per card, as the claim at print judges them; null when no cap binds. */
+              cards_left: number | null;
               /** @description Their cost at the profile's cost per card. */
               cents: number;
             };
@@ -5377,6 +5379,8 @@ export interface operations {
               monthly_spend_cap_cents: number | null;
               /** @description Cards handed to print this month. */
               cards: number;
+              /** @description How many more cards this month's caps let through at today's cost per card, as the claim at print judges them; null when no cap binds. */
+              cards_left: number | null;
               /** @description Their cost at the profile's cost per card. */
               cents: number;
             }[];
@@ -5484,6 +5488,8 @@ export interface operations {
               monthly_spend_cap_cents: number | null;
               /** @description Cards handed to print this month. */
               cards: number;
+              /** @description How many more cards this month's caps let through at today's cost per card, as the claim at print judges them; null when no cap binds. */
+              cards_left: number | null;
               /** @description Their cost at the profile's cost per card. */
               cents: number;
             };
@@ -5497,6 +5503,8 @@ export interface operations {
               monthly_spend_cap_cents: number | null;
               /** @description Cards handed to print this month. */
               cards: number;
+              /** @description How many more cards this month's caps let through at today's cost per card, as the claim at print judges them; null when no cap binds. */
+              cards_left: number | null;
               /** @description Their cost at the profile's cost per card. */
               cents: number;
             }[];
@@ -7552,7 +7560,7 @@ export interface operations {
               /** @description Attributed conversions. */
               won_deals: number;
               attributed_revenue: number;
-              /** @description Each card at the cost per card of the day it was mailed (cards mailed before a cost was set: at today's); null when some card has no cost and none is set. */
+              /** @description Each card at the cost per card of the day it went to print; a card without a price of its own (mailed before prices were kept, or while no cost was set) at the cost fixed when the cost per card first changed, else today's; null while there is none. */
               cost: number | null;
               /** @description Revenue ÷ cost. */
               return_on_spend: number | null;
@@ -7569,7 +7577,7 @@ export interface operations {
               /** @description Attributed conversions. */
               won_deals: number;
               attributed_revenue: number;
-              /** @description Each card at the cost per card of the day it was mailed (cards mailed before a cost was set: at today's); null when some card has no cost and none is set. */
+              /** @description Each card at the cost per card of the day it went to print; a card without a price of its own (mailed before prices were kept, or while no cost was set) at the cost fixed when the cost per card first changed, else today's; null while there is none. */
               cost: number | null;
               /** @description Revenue ÷ cost. */
               return_on_spend: number | null;

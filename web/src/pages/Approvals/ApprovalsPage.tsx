@@ -17,13 +17,13 @@ import {
   type ApprovalCard,
   type Approvals,
   approvalsQuery,
-  capPercent,
   type MailSafety,
   mailSafetyQuery,
   useApprovePieces,
   useCancelPieces,
 } from "../../api/mail-safety.ts";
 import { CancelCardsDialog } from "../../modules/mail-safety/CancelCardsDialog.tsx";
+import { cardsWaitingForCap, usedUp } from "../../modules/mail-safety/cap-countdown.ts";
 import { focusIsLost, useFocusWhenGone } from "../../ui/focus.ts";
 import { formatDateTime, recipientOf } from "../../ui/format.ts";
 import { AnchorLink } from "../../ui/links.tsx";
@@ -75,36 +75,28 @@ const nextMonthDay = (month: string) => {
   });
 };
 
-/**
- * Whether a card of `automationId` approved now would wait for a monthly cap (the organization's or
- * its automation's is used up), by this month's counters. The claim itself is the server's, at print.
- */
-export function capReachedFor(safety: MailSafety | undefined, automationId: string | null): boolean {
-  if (!safety) return false;
-  if ((capPercent(safety.organization) ?? 0) >= 100) return true;
-  const own = safety.automations.find((automation) => automation.automation_id === automationId);
-  return own !== undefined && (own.paused_by_cap || (capPercent(own) ?? 0) >= 100);
-}
-
 /** Said above the queue when approving would not print: which cap is used up, and until when. */
 function CapReachedNotice({ safety, cards }: { safety: MailSafety; cards: ApprovalCard[] }) {
-  const orgReached = (capPercent(safety.organization) ?? 0) >= 100;
+  const orgReached = usedUp(safety.organization);
   const automations = orgReached
     ? []
     : safety.automations.filter(
         (automation) =>
           cards.some((card) => card.automation_id === automation.automation_id) &&
-          capReachedFor(safety, automation.automation_id),
+          (automation.paused_by_cap || usedUp(automation)),
       );
   if (!orgReached && automations.length === 0) return null;
+  const names = automations.map((automation) => automation.name);
   const whose = orgReached
     ? "Your organization's monthly cap is reached"
-    : `The monthly cap of ${automations.map((automation) => automation.name).join(", ")} is reached`;
+    : names.length === 1
+      ? `The monthly cap of ${names[0]} is reached`
+      : `The monthly caps of ${names.slice(0, -1).join(", ")} and ${names.at(-1)} are reached`;
   return (
     <Alert color="orange" title={whose} mb="md">
       <Text size="sm">
-        {orgReached ? "Cards" : "Its cards"} you approve now wait: they go out on {nextMonthDay(safety.month)}
-        , or as soon as an owner raises the cap.{" "}
+        {orgReached ? "Cards" : names.length === 1 ? "Its cards" : "Their cards"} you approve now wait: they
+        go out on {nextMonthDay(safety.month)}, or as soon as an owner raises the cap.{" "}
         <AnchorLink to="/settings" search={{ tab: "safety" }} size="sm">
           See the caps
         </AnchorLink>
@@ -221,9 +213,10 @@ function ApprovalQueue({
     const said: Said[] = [];
     if (answer.piece_ids.length > 0 || answer.changed_piece_ids.length === 0) {
       // Read before the approval: the counters it is judged by are this month's until print.
-      const capped = shown.filter(
-        (card) => answer.piece_ids.includes(card.id) && capReachedFor(safety, card.automation_id),
-      ).length;
+      const capped = cardsWaitingForCap(
+        safety,
+        shown.filter((card) => answer.piece_ids.includes(card.id)),
+      );
       said.push(
         approvedWords(answer.piece_ids.length, capped, safety ? nextMonthDay(safety.month) : undefined),
       );

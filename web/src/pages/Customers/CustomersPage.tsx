@@ -261,14 +261,17 @@ function SuppressionList() {
             w={{ base: "100%", sm: 280 }}
           />
         </Group>
-        {removed && (
-          <Text size="sm" role="status" mb="sm">
-            {removed.removed
-              ? `${removed.address} is off the list: automations may mail this home again.`
-              : `${removed.address} was no longer on the list.`}{" "}
-            {count(removed.total, "customer")} in all.
-          </Text>
-        )}
+        {/* A live region there before its words, so a screen reader says the first removal too. */}
+        <div role="status">
+          {removed && (
+            <Text size="sm" mb="sm">
+              {removed.removed
+                ? `${removed.address} is off the list: automations may mail this home again.`
+                : `${removed.address} was no longer on the list.`}{" "}
+              {count(removed.total, "customer")} in all.
+            </Text>
+          )}
+        </div>
         {pages.isPending ? (
           <Loading label="Loading customers" />
         ) : pages.isError ? (

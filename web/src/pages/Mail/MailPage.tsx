@@ -254,7 +254,7 @@ function PieceRows({ pieces, phone }: { pieces: PieceSummary[]; phone: boolean }
                   {piece.address}
                 </Text>
                 <StatusWithReason piece={piece} />
-                {(piece.mailed_at || piece.status === "scheduled") && (
+                {(piece.mailed_at || (piece.status === "scheduled" && piece.scheduled_for)) && (
                   <Text size="xs">
                     {piece.mailed_at ? "Mailed " : ""}
                     {mailedOrDueWords(piece, piece.first_card_status ?? undefined)}
