@@ -61,8 +61,12 @@ describe("a CSV upload may skip its bad rows in the browser", () => {
       .getByRole("list", { name: "Rows that were skipped" })
       .getByText(/^Line 3:/)
       .waitFor();
-    await page.getByRole("cell", { name: "742 Evergreen Terrace, Springfield, IL 62704" }).waitFor();
-    await page.getByRole("cell", { name: "746 Evergreen Terrace, Springfield, IL 62704" }).waitFor();
+    await page
+      .getByRole("cell", { name: "742 Evergreen Terrace, Springfield, IL 62704", exact: true })
+      .waitFor();
+    await page
+      .getByRole("cell", { name: "746 Evergreen Terrace, Springfield, IL 62704", exact: true })
+      .waitFor();
     assert.equal(
       await page.getByRole("button", { name: "Add these customers" }).count(),
       0,
