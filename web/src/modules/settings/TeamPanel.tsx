@@ -40,7 +40,7 @@ export function TeamPanel({ currentUserId }: { currentUserId: string }) {
   const team = useQuery(teamQuery());
   const changeRole = useChangeRole();
   const cancelInvitation = useCancelInvitation();
-  const [removing, setRemoving] = useState<{ id: string; name: string; owner: boolean } | null>(null);
+  const [removing, setRemoving] = useState<{ id: string; name: string } | null>(null);
   // Where the focus goes once a removed member's row (and its Remove button) is gone.
   const membersHeading = useRef<HTMLHeadingElement>(null);
 
@@ -110,13 +110,7 @@ export function TeamPanel({ currentUserId }: { currentUserId: string }) {
                         variant="outline"
                         color="red.9"
                         aria-label={`Remove ${member.name || member.email}`}
-                        onClick={() =>
-                          setRemoving({
-                            id: member.id,
-                            name: member.name || member.email,
-                            owner: member.role === "owner",
-                          })
-                        }
+                        onClick={() => setRemoving({ id: member.id, name: member.name || member.email })}
                       >
                         Remove
                       </Button>
@@ -257,7 +251,7 @@ function RemoveModal({
   onClose,
   onFocusLost,
 }: {
-  member: { id: string; name: string; owner: boolean } | null;
+  member: { id: string; name: string } | null;
   onClose: () => void;
   onFocusLost: () => void;
 }) {
@@ -277,9 +271,8 @@ function RemoveModal({
       onFocusLost={onFocusLost}
     >
       <Text size="sm">
-        {member?.name} loses access to this organization at once
-        {/* Only an owner invites: a member has sent none. */}
-        {member?.owner ? ", and the invitations they sent are cancelled." : "."}
+        {/* A member made from an owner may still have invitations out: "any" fits every removal. */}
+        {member?.name} loses access to this organization at once, and any invitations they sent are cancelled.
       </Text>
       {/* Keys and webhooks belong to the organization, not to whoever made them: they keep working. */}
       <Text size="sm">
