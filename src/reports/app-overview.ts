@@ -77,8 +77,7 @@ export function mailCost(
   unpricedCents: number | null,
 ): number | null {
   const unpriced = cards.mailed - cards.priced;
-  if (unpriced > 0 && unpricedCents === null) return null;
-  if (cards.mailed === 0 && unpricedCents === null) return null;
+  if (unpricedCents === null && (unpriced > 0 || cards.mailed === 0)) return null;
   return (cards.pricedCents + unpriced * (unpricedCents ?? 0)) / 100;
 }
 
@@ -147,7 +146,11 @@ export function totalsOf(months: MonthFigures[]): Totals {
     leads: sum((m) => m.leads),
     won_deals: sum((m) => m.won_deals),
     attributed_revenue: revenue,
-    ...spendFigures(months.some((m) => m.cost === null) ? null : sum((m) => m.cost ?? 0), revenue),
+    // Summed in cents: dollars added month by month drift (0.1 + 0.2).
+    ...spendFigures(
+      months.some((m) => m.cost === null) ? null : Math.round(sum((m) => (m.cost ?? 0) * 100)) / 100,
+      revenue,
+    ),
   };
 }
 
