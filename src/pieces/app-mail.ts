@@ -192,6 +192,26 @@ export const MailPieceDetail = Type.Object(
           "For a held-out home (status held_out): the won deals reported at it since, newest first (at most 100). Counted in Revenue's holdout comparison, never as revenue the cards earned; empty otherwise.",
       },
     ),
+    corrected_by: Nullable(
+      Type.Object(
+        { id: Type.String({ format: "uuid" }), address: Type.String(), status: PieceStatusSchema },
+        {
+          additionalProperties: false,
+          description:
+            "For an undeliverable card sent again to a corrected address (POST …/resend): the card sent instead; null otherwise.",
+        },
+      ),
+    ),
+    corrects: Nullable(
+      Type.Object(
+        { id: Type.String({ format: "uuid" }), address: Type.String() },
+        {
+          additionalProperties: false,
+          description:
+            "For a card sent to a corrected address: the undeliverable card it replaces; null otherwise.",
+        },
+      ),
+    ),
     timeline: Type.Array(TimelineStep),
     sequence: Type.Array(SequenceCard, {
       description:
@@ -420,13 +440,21 @@ export async function getMailPiece(
       sequence_first_piece_id: string | null;
       approved_by: string | null;
       approved_at: Date | string | null;
+      corrected_by_id: string | null;
+      corrected_by_address: string | null;
+      corrected_by_status: PieceStatus | null;
+      corrects_id: string | null;
+      corrects_address: string | null;
     }
   >(
     db,
     sql`SELECT ${PIECE_COLUMNS}, p.token, p.provider, p.provider_status, p.sequence_first_piece_id,
-               p.approved_by, p.approved_at,
+               p.approved_by, p.approved_at, r.id AS corrected_by_id, r.address AS corrected_by_address,
+               r.status AS corrected_by_status, o.id AS corrects_id, o.address AS corrects_address,
                CASE WHEN p.status = 'awaiting_approval' THEN ${cardVersionOf("p")} END AS card_version
         ${PIECE_JOINS}
+        LEFT JOIN mail_pieces r ON r.org_id = p.org_id AND r.corrects_piece_id = p.id
+        LEFT JOIN mail_pieces o ON o.org_id = p.org_id AND o.id = p.corrects_piece_id
         WHERE p.org_id = ${orgId}::uuid AND p.id = ${pieceId}::uuid`,
   );
   if (!row) return undefined;
@@ -513,6 +541,12 @@ export async function getMailPiece(
       amount: deal.deal_amount === null ? null : Number(deal.deal_amount),
       close_date: iso(deal.deal_date)!,
     })),
+    corrected_by:
+      row.corrected_by_id && row.corrected_by_address && row.corrected_by_status
+        ? { id: row.corrected_by_id, address: row.corrected_by_address, status: row.corrected_by_status }
+        : null,
+    corrects:
+      row.corrects_id && row.corrects_address ? { id: row.corrects_id, address: row.corrects_address } : null,
     timeline: buildTimeline(
       item,
       new Map(events.map((event) => [event.status, iso(event.at)!])),

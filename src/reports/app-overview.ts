@@ -196,16 +196,20 @@ function cappedWords(cards: number, now: Date): string {
  */
 export async function mailAttentionItems(db: Queryable, orgId: string, now: Date): Promise<AttentionItem[]> {
   const since = new Date(now.getTime() - 30 * 86_400_000).toISOString();
-  const stoppedSince = (status: string) =>
+  const stoppedSince = (status: string, unless = sql``) =>
     queryOne<{ count: number | string }>(
       db,
-      sql`SELECT count(*) AS count FROM mail_pieces WHERE org_id = ${orgId}::uuid AND status = ${status}
-            AND COALESCE(status_updated_at, created_at) >= ${since}::timestamptz`,
+      sql`SELECT count(*) AS count FROM mail_pieces p WHERE p.org_id = ${orgId}::uuid AND p.status = ${status}
+            AND COALESCE(p.status_updated_at, p.created_at) >= ${since}::timestamptz ${unless}`,
     );
   const [noReturnAddress, failed, undeliverable, disabled, failing, capped] = await Promise.all([
     mailsWithoutReturnAddress(db, orgId, since),
     stoppedSince("failed"),
-    stoppedSince("undeliverable"),
+    // A card sent again to a corrected address is dealt with (migrations/0660).
+    stoppedSince(
+      "undeliverable",
+      sql`AND NOT EXISTS (SELECT 1 FROM mail_pieces r WHERE r.org_id = p.org_id AND r.corrects_piece_id = p.id)`,
+    ),
     queryRows<{ id: string; name: string }>(
       db,
       sql`SELECT id, name FROM automations WHERE org_id = ${orgId}::uuid AND NOT enabled ORDER BY name, id LIMIT 20`,
@@ -248,8 +252,8 @@ export async function mailAttentionItems(db: Queryable, orgId: string, now: Date
       kind: "undeliverable_pieces",
       message:
         undeliverableCount === 1
-          ? "1 card was not printed in the last 30 days: no carrier can deliver to its address. Mail shows why; fix the address in your CRM."
-          : `${undeliverableCount} cards were not printed in the last 30 days: no carrier can deliver to their addresses. Mail shows why; fix the addresses in your CRM.`,
+          ? "1 card was not printed in the last 30 days: no carrier can deliver to its address. An owner can correct the address on the card's page in Mail and send it again."
+          : `${undeliverableCount} cards were not printed in the last 30 days: no carrier can deliver to their addresses. An owner can correct each address on the card's page in Mail and send it again.`,
     });
   }
   const cappedCount = Number(capped?.count ?? 0);

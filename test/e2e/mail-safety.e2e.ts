@@ -444,11 +444,7 @@ describe("mail safety in the browser: approvals, cancelling, opt-out", () => {
     await checkBothWidths("mail-undeliverable");
     // The card's own page says what to do next, not only why.
     await open(`/mail/${piece!.id}`, /Postcard to/);
-    await page
-      .getByText(
-        /Correct the address where the record comes from \(your CRM\): the next event for this home makes a new card/,
-      )
-      .waitFor();
+    await page.getByRole("heading", { name: "Correct the address and send again" }).waitFor();
     await page.getByText("This card was not printed and costs nothing.", { exact: false }).waitFor();
     await checkBothWidths("piece-undeliverable");
 

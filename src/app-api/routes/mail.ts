@@ -5,6 +5,7 @@ import { createExpiringCache } from "../../db/expiring-cache.ts";
 import { decodeKeysetCursor } from "../../db/keyset-cursor.ts";
 import { notFound } from "../../errors.ts";
 import { enforceRateLimit } from "../../limits/enforce-rate-limit.ts";
+import { getOrgMailSafety, verificationLevelOrDefault } from "../../mail-safety/settings.ts";
 import {
   getMailPiece,
   listMailPieces,
@@ -12,6 +13,12 @@ import {
   MailPiecePage,
   PieceStatusSchema,
 } from "../../pieces/app-mail.ts";
+import {
+  type AddressCheckBeforePrint,
+  CORRECTED_ADDRESS_MAX_LENGTH,
+  RECIPIENT_NAME_MAX_LENGTH,
+  resendToCorrectedAddress,
+} from "../../pieces/corrected-resend.ts";
 import { checkCardImage } from "../../pieces/current-card-image.ts";
 import { findPieceImage, imageName } from "../../pieces/piece-images.ts";
 import type { ProofDeps } from "../../pieces/piece-proof.ts";
@@ -34,6 +41,31 @@ const PIECE_PROOF_DRAWINGS = {
 const Day = Type.String({ format: "date", description: "A UTC day, YYYY-MM-DD (inclusive)." });
 
 const PieceParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) });
+
+const ResendBody = Type.Object(
+  {
+    address: Type.String({
+      maxLength: CORRECTED_ADDRESS_MAX_LENGTH,
+      description: "The corrected address as the card prints it: street, city, state and ZIP on one line.",
+    }),
+    recipient_name: Type.Optional(
+      Type.String({
+        maxLength: RECIPIENT_NAME_MAX_LENGTH,
+        description: "The name the card prints; the undeliverable card's when absent.",
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+const ResentCard = Type.Object(
+  {
+    id: Type.String({ format: "uuid", description: "The new card, queued: its page says where it is." }),
+    address: Type.String(),
+    recipient_name: Type.Union([Type.String(), Type.Null()]),
+  },
+  { additionalProperties: false },
+);
 
 /**
  * A card image's file: `front.png` a side's list thumbnail, `front.svg` its preview on the card's page
@@ -143,6 +175,40 @@ export function registerMailRoutes(app: FastifyInstance, ctx: AppApiContext): vo
       });
       if (!piece) throw notFound("piece not found");
       return piece;
+    },
+  );
+
+  /** The organization's check before print, as the pipeline will run it on the corrected card. */
+  async function addressCheckOf(orgId: string): Promise<AddressCheckBeforePrint> {
+    if (config.addressVerifier === "lob") return { verifier: "lob" };
+    const level = verificationLevelOrDefault((await getOrgMailSafety(db, orgId)).address_verification);
+    return { verifier: "offline", level };
+  }
+
+  r.post(
+    "/pieces/:id/resend",
+    {
+      config: { appAccess: "owner" },
+      schema: {
+        operationId: "resendPiece",
+        summary:
+          "Sends an undeliverable card again to a corrected address (owners only: it spends money): a new card of the same automation, through approval, hold and caps like any other (409 not_resendable for a card that is not undeliverable, a follow-up, or one corrected already; 422 when the check before print would refuse the address too)",
+        tags: ["Mail"],
+        params: PieceParams,
+        body: ResendBody,
+        response: { 201: ResentCard },
+      },
+    },
+    async (request, reply) => {
+      const { orgId } = sessionOf(request);
+      const resent = await resendToCorrectedAddress(
+        { db, clock },
+        orgId,
+        request.params.id,
+        { address: request.body.address, recipientName: request.body.recipient_name },
+        await addressCheckOf(orgId),
+      );
+      return reply.code(201).send(resent);
     },
   );
 

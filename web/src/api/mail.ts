@@ -1,5 +1,5 @@
-import { queryOptions } from "@tanstack/react-query";
-import { client, type Paths, type ResponseOf, unwrap } from "./client.ts";
+import { queryOptions, useMutation, useQueryClient } from "@tanstack/react-query";
+import { type BodyOf, client, type Paths, type ResponseOf, unwrap } from "./client.ts";
 
 export type PieceFilters = NonNullable<Paths["/app/api/v1/pieces"]["get"]["parameters"]["query"]>;
 export type PieceSummary = ResponseOf<"/app/api/v1/pieces", "get">["pieces"][number];
@@ -91,3 +91,17 @@ export const pieceQuery = (id: string) =>
     queryFn: () => unwrap(client.GET("/app/api/v1/pieces/{id}", { params: { path: { id } } })),
     refetchInterval: lookAgainWhileQueued,
   });
+
+/**
+ * Sends an undeliverable card again to a corrected address (owners): a new card, whose page the app
+ * opens; Mail, Overview's attention and the old card's page are read again.
+ */
+export function useResendPiece(id: string) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    meta: { refusalsOnFields: true },
+    mutationFn: (body: BodyOf<"/app/api/v1/pieces/{id}/resend", "post">) =>
+      unwrap(client.POST("/app/api/v1/pieces/{id}/resend", { params: { path: { id } }, body })),
+    onSuccess: () => queryClient.invalidateQueries(),
+  });
+}

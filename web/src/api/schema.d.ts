@@ -768,6 +768,23 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/app/api/v1/pieces/{id}/resend": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Sends an undeliverable card again to a corrected address (owners only: it spends money): a new card of the same automation, through approval, hold and caps like any other (409 not_resendable for a card that is not undeliverable, a follow-up, or one corrected already; 422 when the check before print would refuse the address too) */
+    post: operations["resendPiece"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/app/api/v1/proofs": {
     parameters: {
       query?: never;
@@ -6688,6 +6705,33 @@ export interface operations {
               /** Format: date-time */
               close_date: string;
             }[];
+            corrected_by: {
+              /** Format: uuid */
+              id: string;
+              address: string;
+              status:
+                | "queued"
+                | "held"
+                | "awaiting_approval"
+                | "capped"
+                | "submitted"
+                | "mailed"
+                | "in_transit"
+                | "delivered"
+                | "returned"
+                | "suppressed"
+                | "failed"
+                | "skipped"
+                | "cancelled"
+                | "undeliverable"
+                | "scheduled"
+                | "held_out";
+            } | null;
+            corrects: {
+              /** Format: uuid */
+              id: string;
+              address: string;
+            } | null;
             timeline: {
               /** @description queued, rendered, submitted, mailed, in_transit, delivered or returned; or the stop (suppressed, failed, skipped, cancelled, undeliverable, held_out, held, capped, awaiting_approval, scheduled). */
               step:
@@ -6890,6 +6934,90 @@ export interface operations {
             status_reason: string | null;
             cancelled_at: string | null;
             cancelled_by: string | null;
+          };
+        };
+      };
+      /** @description No valid session (sign in). */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+      /** @description `forbidden`: the session's role may not do this (owners only); `csrf_rejected`: a state-changing request without a same-origin Origin / Sec-Fetch-Site. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+      /** @description Not found, or belongs to another organization. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+      /** @description The body or query is not valid. */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+      /** @description Too many requests. */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+    };
+  };
+  resendPiece: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description The corrected address as the card prints it: street, city, state and ZIP on one line. */
+          address: string;
+          /** @description The name the card prints; the undeliverable card's when absent. */
+          recipient_name?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Success. */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /**
+             * Format: uuid
+             * @description The new card, queued: its page says where it is.
+             */
+            id: string;
+            address: string;
+            recipient_name: string | null;
           };
         };
       };

@@ -29,6 +29,7 @@ import {
 import { AnchorLink } from "../../ui/links.tsx";
 import { ScrollTable } from "../../ui/ScrollTable.tsx";
 import { LoadError, Loading, PageHeader } from "../../ui/states.tsx";
+import { CorrectedAddress } from "./CorrectedAddress.tsx";
 import { followUpDue, mailedOrDueWords, sequenceCardDue } from "./follow-up-due.ts";
 import { PieceStatusBadge, TONE_COLORS } from "./PieceStatusBadge.tsx";
 
@@ -127,14 +128,12 @@ function PieceDetails({ piece }: { piece: Piece }) {
           {readableReason(piece.status_reason)}
           {piece.status === "undeliverable" && (
             <Text size="sm" mt="xs">
-              {piece.automation_name
-                ? "Correct the address where the record comes from (your CRM): the next event for this home makes a new card to the corrected address."
-                : "Correct the address in your list and send it in a new mailing."}{" "}
               This card was not printed and costs nothing.
             </Text>
           )}
         </Alert>
       )}
+      <CorrectedAddress piece={piece} />
       <PieceSafetyActions piece={piece} />
       <SimpleGrid cols={{ base: 1, md: 2 }} spacing="lg" mb="lg">
         <DetailCard title="Front">
