@@ -52,3 +52,10 @@ export async function recordHoldoutConversions(
       deal_amount = COALESCE(EXCLUDED.deal_amount, holdout_conversions.deal_amount),
       updated_at = now()`);
 }
+
+/** A won deal taken back (a lead marked won by mistake): it no longer counts for any experiment. */
+export async function forgetHoldoutConversions(db: Queryable, orgId: string, key: string): Promise<void> {
+  await db.execute(
+    sql`DELETE FROM holdout_conversions WHERE org_id = ${orgId}::uuid AND idempotency_key = ${key}`,
+  );
+}

@@ -19,6 +19,7 @@ import {
 } from "../leads/won-job.ts";
 import { type ConversionFields, recordConversion } from "./conversions.ts";
 import type { AttributionDeps } from "./deps.ts";
+import { forgetHoldoutConversions } from "./holdout-conversions.ts";
 
 const DAY_MS = 86_400_000;
 /** The largest job amount the app takes, in dollars: a typo of extra zeros is refused, not summed. */
@@ -100,8 +101,14 @@ export async function takeBackLeadWon(deps: AttributionDeps, orgId: string, lead
             AND ${markedInApp()}
           RETURNING normalized_address`,
     );
+    // The deal counted for an experiment that held the home out: that holdout's conversion goes too.
+    await forgetHoldoutConversions(tx, orgId, wonDealKeyOf(lead.id));
     await clearWonJob(tx, orgId, lead.id);
-    for (const deal of removed) await removeCustomerOfTakenBackWin(tx, orgId, deal.normalized_address);
+    // A win no card was credited with wrote no conversion, only the customer at the lead's home.
+    const homes = new Set(removed.map((deal) => deal.normalized_address));
+    const leadsHome = normalizeAddress(lead.full_address);
+    if (lead.won_on !== null && namesAPlace(leadsHome)) homes.add(leadsHome);
+    for (const home of homes) await removeCustomerOfTakenBackWin(tx, orgId, home);
   });
 }
 

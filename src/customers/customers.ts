@@ -194,7 +194,10 @@ export async function removeCustomerOfTakenBackWin(
     sql`DELETE FROM customers c
         WHERE c.org_id = ${orgId}::uuid AND c.normalized_address = ${normalizedAddress} AND c.source = 'lead_won'
           AND NOT EXISTS (SELECT 1 FROM conversions v
-                          WHERE v.org_id = c.org_id AND v.normalized_address = c.normalized_address)`,
+                          WHERE v.org_id = c.org_id AND v.normalized_address = c.normalized_address)
+          AND NOT EXISTS (SELECT 1 FROM leads l
+                          WHERE l.org_id = c.org_id AND l.normalized_address = c.normalized_address
+                            AND l.won_at IS NOT NULL)`,
   );
 }
 

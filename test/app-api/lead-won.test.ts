@@ -1,9 +1,12 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { sql } from "../../src/db/database.ts";
-import { call, createOrg, recordMailing } from "../helpers/api.ts";
+import { queryOne, sql } from "../../src/db/database.ts";
+import { normalizeAddress } from "../../src/domain/address.ts";
+import { isHeldOut } from "../../src/domain/holdout-group.ts";
+import { call, createAutomation, createOrg, recordMailing } from "../helpers/api.ts";
 import { databaseLabel, type TestContext } from "../helpers/harness.ts";
 import { NED_LEAD, submitLead } from "../leads/leads-helpers.ts";
+import { runPipeline, tempDataDir } from "../pipeline/helpers.ts";
 import { createAppTestContext, inviteAndAccept, type SignedInUser } from "./helpers.ts";
 
 const DAY_MS = 86_400_000;
@@ -264,8 +267,58 @@ describe(`app API: a lead marked won (${databaseLabel})`, () => {
       },
     );
     assert.equal((await revenueConversions()).filter((deal) => deal.address === address).length, 0);
-    const customers = await member.browser.request("GET", "/app/api/v1/customers?q=shelbyville");
-    assert.equal(customers.body.customers.length, 1);
+    const customers = async () =>
+      (await member.browser.request("GET", "/app/api/v1/customers?q=shelbyville")).body.customers.length;
+    assert.equal(await customers(), 1);
+
+    // Taken back, the home it made a customer (no card credited, so no deal in Revenue) leaves the list.
+    const taken = await member.browser.request("DELETE", `/app/api/v1/leads/${synced.body.lead_id}/won`);
+    assert.equal(taken.status, 200, taken.text);
+    assert.equal(await customers(), 0, "the home can be mailed again");
+  });
+
+  test("a win taken back at a home another automation held out no longer counts in that automation's holdout", async () => {
+    const automation = await createAutomation(ctx, org.orgId, {
+      name: "Held-out jobs",
+      trigger: { type: "custom_api", event_type: "job.held" },
+      holdout_percent: 50,
+    });
+    const house = Array.from({ length: 200 }, (_, i) => 300 + i).find((n) =>
+      isHeldOut(automation.id, 50, normalizeAddress(`${n} Holdout Ln, Springfield, IL 62704`)),
+    )!;
+    const address = `${house} Holdout Ln, Springfield, IL 62704`;
+    const sent = await call(ctx, "POST", "/api/v1/events", {
+      key: org.key,
+      body: {
+        event_type: "job.held",
+        object_type: "job",
+        dedup_id: `held-${house}`,
+        record: {
+          id: `held-${house}`,
+          properties: { street: `${house} Holdout Ln`, city: "Springfield", state: "IL", zip: "62704" },
+        },
+      },
+    });
+    assert.equal(sent.status, 202, sent.text);
+    await runPipeline(ctx, { dataDir: tempDataDir(), printProvider: "local" });
+    const holdoutConversions = async () =>
+      Number(
+        (
+          await queryOne<{ count: string | number }>(
+            ctx.database.db,
+            sql`SELECT count(*) AS count FROM holdout_conversions WHERE org_id = ${org.orgId}::uuid
+                  AND automation_id = ${automation.id}::uuid`,
+          )
+        )?.count,
+      );
+
+    // Another card reached the home (a recorded mailing); its lead is marked won: the held-out group converted.
+    const { leadId } = await landingLead(address);
+    assert.equal((await markWon(leadId, { amount: 5000, closed_on: today() })).status, 200);
+    assert.equal(await holdoutConversions(), 1, "counted for the experiment that held the home out");
+    const taken = await member.browser.request("DELETE", `/app/api/v1/leads/${leadId}/won`);
+    assert.equal(taken.status, 200, taken.text);
+    assert.equal(await holdoutConversions(), 0, "taken back, it no longer lowers the mail's measured lift");
   });
 
   test("the CRM reporting a job already marked won takes the app's deal over: counted once, at the CRM's amount", async () => {
