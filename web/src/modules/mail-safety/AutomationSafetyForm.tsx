@@ -161,7 +161,7 @@ function SafetyFields({
       {values.approval_required && (
         <NumberInput
           label="Auto-approve after this many approved cards"
-          description={`Then the automation mails on its own. Leave empty to always ask. Approved so far: ${saved.approved_count}.`}
+          description={`Then the automation mails on its own. Leave empty to always ask. Approved since approval was last turned on: ${saved.approved_count} (turning it off and on again starts the count over).`}
           min={1}
           clampBehavior="none"
           value={values.auto_approve_after}
