@@ -64,15 +64,13 @@ export function isPrintableAsWritten(parts: LooseAddressParts): boolean {
  * The mailable address of some parts (a record's reserved properties, a parsed line), else
  * undefined. `line` defaults to the parts composed ("street, city, state zip").
  */
-export function mailAddressOf(
-  parts: LooseAddressParts,
-  line: string = composeAddress(parts),
-): MailAddress | undefined {
+export function mailAddressOf(parts: LooseAddressParts, line?: string): MailAddress | undefined {
   if (!isMailable(parts)) return undefined;
   const street = nonBlank(parts.street);
   const city = nonBlank(parts.city);
-  const state = nonBlank(parts.state);
+  const state = uspsStateCode(parts.state);
   const zip = nonBlank(parts.zip);
+  line ??= composeAddress({ street, city, state, zip });
   return {
     line,
     parts: {
@@ -641,6 +639,18 @@ const STATE_CODES_BY_WRITING = new Map(
     [name.toUpperCase(), code],
   ]),
 );
+
+/**
+ * A state as the card prints it and the check before print reads it: its USPS code when it is written
+ * as a code in any case or as its name ("Illinois", "new york", "Ill." is not a name), else as written.
+ * Many CRMs keep the state as free text; the name made every such card undeliverable ("ILLINOIS is
+ * not a US state code") although the address key already read it as IL.
+ */
+export function uspsStateCode(written: string | null | undefined): string | undefined {
+  const state = nonBlank(written);
+  if (state === undefined) return undefined;
+  return STATE_CODES_BY_WRITING.get(state.replace(/\s+/g, " ").toUpperCase()) ?? state;
+}
 
 /** Street types that end a street, never a word of its name as Creek, Park or Mill can be. */
 const CLOSING_STREET_TYPES = new Set(

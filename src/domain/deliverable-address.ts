@@ -3,7 +3,7 @@
  * database. A house number; a ZIP that exists, in the state written; a city that is the ZIP's
  * place (or, at the normal level, no other known place of the state); a USPS state code.
  */
-import { parseUsAddress } from "./address.ts";
+import { parseUsAddress, uspsStateCode } from "./address.ts";
 import { townKey } from "./town-names.ts";
 import { zipPlaces } from "./zip-places.ts";
 
@@ -70,7 +70,7 @@ export function writtenAddressOf(
     // Text the parser cannot read as a street address is folded whole; its first part, as written, is the street.
     street: text(parts.street) ?? (/^\d/.test(parsed.street) ? parsed.street : text(line.split(",")[0])),
     city: text(parts.city) ?? text(tail?.city) ?? text(parsed.city),
-    state: text(parts.state) ?? text(tail?.state) ?? text(parsed.state),
+    state: uspsStateCode(text(parts.state) ?? text(tail?.state) ?? text(parsed.state)),
     zip: text(parts.zip) ?? text(tail?.zip) ?? text(parsed.zip),
   };
 }

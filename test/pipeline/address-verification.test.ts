@@ -291,6 +291,24 @@ describe(`address verification before print (${databaseLabel})`, () => {
     assert.equal(postcardsOf(second!.id).length, 1);
   });
 
+  test("a state the CRM writes as its name (free text in many CRMs) is mailed with its USPS code", async () => {
+    const org = await orgWithAutomation(ctx);
+    const piece = await queuePiece(ctx, org, {
+      street: "70 Cedar Ln",
+      city: "Springfield",
+      state: "Illinois",
+      zip: "62704",
+      client_name: "José Núñez",
+    });
+    await run(lobPrinting());
+    const stored = await pieceOf(piece.id);
+    assert.equal(stored.status, "submitted", JSON.stringify(stored));
+    const postcard = await new Response(new Uint8Array(postcardsOf(piece.id)[0]!.body), {
+      headers: { "content-type": postcardsOf(piece.id)[0]!.contentType ?? "" },
+    }).formData();
+    assert.equal(postcard.get("to[address_state]"), "IL");
+  });
+
   test("the developer API's event outcome stays queued for an address that will not verify", async () => {
     const org = await orgWithAutomation(ctx);
     const sent = await call(ctx, "POST", "/api/v1/events", {

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { parseUsAddress } from "../../src/domain/address.ts";
+import { mailAddressOf, parseUsAddress, uspsStateCode } from "../../src/domain/address.ts";
 import {
   type AddressProblem,
   checkAddressOffline,
@@ -31,6 +31,34 @@ describe("the offline address check before print", () => {
       assert.equal(reasonOf("12 Main St, Austin, TX 10001", level), "ZIP 10001 is in NY, not TX");
     }
     assert.match(reasonOf("asdf, qwerty", "normal")!, /the street "asdf" has no house number/);
+  });
+
+  test("a state written as its name, or a code in lower case, is read as its USPS code", () => {
+    const parts = { street: "70 Cedar Ln", city: "Springfield", zip: "62704" };
+    for (const state of ["Illinois", "ILLINOIS", " illinois ", "il", "IL"]) {
+      const written = writtenAddressOf("70 Cedar Ln", { ...parts, state });
+      assert.equal(written.state, "IL", state);
+      for (const level of LEVELS)
+        assert.deepEqual(checkAddressOffline(written, level), { deliverable: true });
+    }
+    assert.equal(writtenAddressOf("9 Main St", { state: "new  york", zip: "10118" }).state, "NY");
+    assert.equal(writtenAddressOf("9 Main St", { state: "District of Columbia" }).state, "DC");
+    // Not a state's name: kept as written, and refused in words.
+    const unknown = checkAddressOffline(
+      writtenAddressOf("70 Cedar Ln", { ...parts, state: "Ill." }),
+      "normal",
+    );
+    assert.deepEqual(unknown, { deliverable: false, reason: "ILL. is not a US state code" });
+    assert.deepEqual(
+      mailAddressOf({ ...parts, state: "Illinois" }),
+      {
+        line: "70 Cedar Ln, Springfield, IL 62704",
+        parts: { street: "70 Cedar Ln", city: "Springfield", state: "IL", zip: "62704" },
+      },
+      "the card prints the code",
+    );
+    assert.equal(uspsStateCode("Texas"), "TX");
+    assert.equal(uspsStateCode("  "), undefined);
   });
 
   test("a real address passes at every level, written in one line or in parts", () => {
