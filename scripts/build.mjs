@@ -24,6 +24,7 @@ import {
   TARGETS,
   toolVersion,
 } from "./build-stamp.mjs";
+import { carryOverChunks } from "./carry-over-chunks.mjs";
 
 class BuildError extends Error {}
 
@@ -143,7 +144,9 @@ function esbuildMessages(failure) {
  * Bundles the server into dist/server/ (one file per entry, shared code in chunks, dependencies
  * included but for RUNTIME_PACKAGES): the compiled start then reads a few large files instead of
  * ~1,500 small ones (docs/benchmarks.md, Start-up). The new build is written beside the old one and
- * swapped in by renames, so a process starting meanwhile reads one build or the other.
+ * swapped in by renames, so a process starting meanwhile reads one build or the other; the old
+ * build's chunks the new one lacks go with it, for processes still running the old code
+ * (carry-over-chunks.mjs).
  */
 async function buildServer() {
   const esbuild = await loadEsbuild();
@@ -181,6 +184,8 @@ async function buildServer() {
   }
   const current = path.join(dist, "server");
   const old = path.join(dist, `server.${process.pid}.old`);
+  // Before the swap, so the folder a process finds is whole either way.
+  carryOverChunks(current, next);
   if (existsSync(current)) renameSync(current, old);
   renameSync(next, current);
   rmSync(old, { recursive: true, force: true });

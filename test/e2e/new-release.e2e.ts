@@ -1,0 +1,47 @@
+/**
+ * A tab left open across a release asks for a screen's code the release replaced (content-hashed
+ * files): the app loads itself again, once, and opens the screen, where it used to fail to open it.
+ */
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import type { Page } from "playwright-core";
+import { type App, startApp } from "./session.ts";
+
+const OWNER = { email: "owner@release.test", name: "Rita Lease", password: "correct horse battery" };
+
+let app: App;
+let page: Page;
+let open: ReturnType<App["screens"]>["open"];
+
+describe("a tab open across a release", () => {
+  before(async () => {
+    app = await startApp({ name: "new-release" });
+    page = await app.newPage();
+    ({ open } = app.screens(page));
+    await app.ownerWithAutomation(page, "Release Roofing", OWNER);
+  });
+
+  after(async () => {
+    await app?.close();
+  });
+
+  it("a screen whose code the release removed opens after one reload of the app", async () => {
+    await open("/", "Overview");
+    // The release: the old Revenue screen's file is gone until the app loads itself again.
+    let loads = 0;
+    page.on("load", () => {
+      loads += 1;
+    });
+    const asked: number[] = [];
+    await page.route(/\/app\/assets\/RevenuePage-[^/]+\.js$/, (route) => {
+      asked.push(loads === 0 ? 404 : 200);
+      return loads === 0 ? route.fulfill({ status: 404, body: "gone" }) : route.continue();
+    });
+    await page.getByRole("link", { name: "Revenue" }).first().click();
+    await page.getByRole("heading", { level: 1, name: "Revenue" }).waitFor();
+    assert.equal(asked.at(-1), 200, "asked again after the reload, and served");
+    assert.ok(asked.includes(404), "the old tab was refused the file first");
+    assert.equal(loads, 1, "the app loaded itself again once");
+    assert.match(page.url(), /\/app\/revenue/);
+  });
+});
