@@ -94,6 +94,12 @@ function unreadableCsv(error: unknown) {
   );
 }
 
+/** Whitespace, control and format characters and the code points shown as nothing. */
+const NOTHING_SHOWN = /^[\p{White_Space}\p{Cc}\p{Cf}\p{Default_Ignorable_Code_Point}]*$/u;
+
+/** A cell with nothing to see: empty, or only characters no one can see. */
+const showsNothing = (cell: string) => NOTHING_SHOWN.test(cell);
+
 /**
  * Reads a CSV upload as it arrives: a header line, then at most `maxRecords` records (a file
  * with more is refused once the next one is read, without reading the rest). The byte limit is
@@ -166,7 +172,10 @@ export async function readCsvTable(body: Readable, options: { maxRecords: number
         columns = record.map((name, index) => name || `Column ${index + 1}`);
         continue;
       }
-      if (record.every((cell) => cell === "")) continue;
+      // A line that shows nothing is not a row: blank, or holding only what a spreadsheet or an editor
+      // shows as nothing (a quoted space, a DOS end-of-file mark Ctrl-Z, a zero-width space). Counted,
+      // the preview read a file's 5 rows as 6 and the upload refused or skipped the sixth.
+      if (record.every(showsNothing)) continue;
       if (records.length === options.maxRecords) {
         parser.destroy();
         body.resume();

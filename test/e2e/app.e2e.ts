@@ -457,6 +457,11 @@ describe("the contractor's web app in a browser", () => {
 
     await page.getByRole("checkbox", { name: /^Select all 2 shown/ }).check();
     await page.getByRole("button", { name: "Approve selected (2)" }).click();
+    // Approving spends money: it asks first.
+    await page
+      .getByRole("dialog", { name: "Approve 2 cards for print?" })
+      .getByRole("button", { name: "Approve 2 cards" })
+      .click();
     await waitUntil(
       async () => (await approvalsText()) === "Approvals",
       "the badge is gone once nothing waits",

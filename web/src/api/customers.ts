@@ -171,15 +171,21 @@ const rowsWord = (count: number) => `${count} ${count === 1 ? "row" : "rows"}`;
 /**
  * What an import of past jobs did, row by row of the file: how many were read, imported and left
  * out, and why ("2 rows imported, 0 without an address, 1 not found on the map" left it unclear
- * whether the one was among the two). The import keeps no skipped row, so none is named.
+ * whether the one was among the two). The import keeps no skipped row, so none is named. Rows read
+ * are the file's data rows, as the preview counted them when the file was picked: the rows the
+ * import service was sent and those the upload left out as bad (`skipped_count`). Counting only the
+ * former, a file of 6 rows read "6 rows read" when picked and "5 rows read" once its bad row was skipped.
  */
 function pastJobsSummary(result: {
   staged: number;
   skipped_no_address: number;
   skipped_geocode_failed: number;
+  skipped_count?: number;
 }) {
-  const read = result.staged + result.skipped_no_address + result.skipped_geocode_failed;
+  const refused = result.skipped_count ?? 0;
+  const read = result.staged + result.skipped_no_address + result.skipped_geocode_failed + refused;
   const leftOut = [
+    refused > 0 && `${rowsWord(refused)} that cannot be imported (listed below)`,
     result.skipped_no_address > 0 && `${rowsWord(result.skipped_no_address)} without an address`,
     result.skipped_geocode_failed > 0 &&
       `${rowsWord(result.skipped_geocode_failed)} whose address was not found on the map (check the street, town and ZIP in your file, then upload those rows again)`,

@@ -79,10 +79,14 @@ export function useUpdateMailSafety() {
   });
 }
 
-/** Approves the cards as they were shown: one edited since stays waiting (`changed_piece_ids`). */
-export function useApprovePieces() {
+/**
+ * Approves the cards as they were shown: one edited since stays waiting (`changed_piece_ids`).
+ * `quiet`: the caller shows a failure itself (the approve dialog), so no toast repeats it.
+ */
+export function useApprovePieces({ quiet = false }: { quiet?: boolean } = {}) {
   const invalidate = useInvalidateSafety();
   return useMutation({
+    meta: quiet ? { quiet: true } : undefined,
     mutationFn: (cards: Pick<ApprovalCard, "id" | "card_version">[]) =>
       unwrap(
         client.POST("/app/api/v1/approvals/approve", {

@@ -8,6 +8,7 @@ import {
   Group,
   Image,
   NumberInput,
+  Paper,
   SimpleGrid,
   Stack,
   Text,
@@ -16,7 +17,7 @@ import {
 import { isNotEmpty, useForm } from "@mantine/form";
 import { notifications } from "@mantine/notifications";
 import { useSuspenseQuery } from "@tanstack/react-query";
-import { useRef, useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { ApiError, errorMessage } from "../../api/errors.ts";
 import {
   LOGO_MAX_BYTES,
@@ -233,6 +234,36 @@ function logoFileProblem(file: File): string | null {
   return null;
 }
 
+/**
+ * What the last upload or removal of the logo did, in a line under the upload's button rather than
+ * in a toast: the toast stood over Upload logo and the file field (bottom right on a wide screen,
+ * where the button is; a contractor's walk). The live region is always there, so a screen reader
+ * reads each new message; it stays until another file is chosen. The page scrolls it into sight.
+ */
+function LogoStatus({ said }: { said: string | null }) {
+  const line = useRef<HTMLDivElement>(null);
+  // Said under a button at the window's foot, it would be out of sight: the page scrolls it in, no further.
+  useEffect(() => {
+    if (said) line.current?.scrollIntoView({ block: "nearest" });
+  }, [said]);
+  return (
+    <div role="status" ref={line} style={{ scrollMarginBottom: "var(--mantine-spacing-lg)" }}>
+      {said && (
+        <Paper
+          withBorder
+          radius="sm"
+          mt="sm"
+          px="sm"
+          py={6}
+          style={{ borderLeft: "4px solid var(--mantine-color-teal-7)" }}
+        >
+          <Text size="sm">{said}</Text>
+        </Paper>
+      )}
+    </div>
+  );
+}
+
 function LogoUpload({ hasLogo, canEdit }: { hasLogo: boolean; canEdit: boolean }) {
   const upload = useUploadLogo();
   // Upload logo is disabled once done (no file chosen) or refused (the file's problem shown): the
@@ -244,65 +275,75 @@ function LogoUpload({ hasLogo, canEdit }: { hasLogo: boolean; canEdit: boolean }
   const [file, setFile] = useState<File | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
   const [version, setVersion] = useState(0);
+  const [said, setSaid] = useState<string | null>(null);
   return (
     <Fieldset legend="Logo" disabled={!canEdit}>
       <Stack>
         {hasLogo ? (
           <Group gap="md" align="center">
             <Image src={`${LOGO_URL}?v=${version}`} alt="Your current logo" h={64} w="auto" fit="contain" />
-            {canEdit && <RemoveLogo />}
+            {canEdit && (
+              <RemoveLogo onRemoved={() => setSaid("Logo removed: your cards go without it from now on.")} />
+            )}
           </Group>
         ) : (
           <Text size="sm">No logo yet. It is printed on the card back and shown on your landing page.</Text>
         )}
-        <Group align="flex-end">
-          <FileInput
-            ref={fileField}
-            label="Logo file"
-            description="PNG, JPEG or SVG, up to 2 MB"
-            accept={LOGO_TYPES.join(",")}
-            placeholder="Choose an image"
-            value={file}
-            onChange={(chosen) => {
-              setFile(chosen);
-              setProblem(chosen ? logoFileProblem(chosen) : null);
-            }}
-            error={problem}
-            clearable
-            clearButtonProps={{ "aria-label": "Remove the chosen file" }}
-            style={{ flex: "1 1 220px" }}
-          />
-          <Button
-            variant="default"
-            disabled={!file || problem !== null}
-            loading={upload.isPending}
-            onClick={async () => {
-              if (!file) return;
-              await upload.mutateAsync(file).then(
-                () => {
-                  setFile(null);
-                  setVersion((v) => v + 1);
-                  notifications.show({
-                    color: "green",
-                    title: "Logo uploaded",
-                    message: "Your cards use it from now on.",
-                  });
-                },
-                (error: unknown) => setProblem(errorMessage(error)),
-              );
-              refocusAfterBusy(() => fileField.current);
-            }}
-          >
-            Upload logo
-          </Button>
-        </Group>
+        {/* One child of the stack: the status line, empty until something is done, adds no gap. */}
+        <div>
+          <Group align="flex-end">
+            <FileInput
+              ref={fileField}
+              label="Logo file"
+              description="PNG, JPEG or SVG, up to 2 MB"
+              accept={LOGO_TYPES.join(",")}
+              placeholder="Choose an image"
+              value={file}
+              onChange={(chosen) => {
+                setFile(chosen);
+                setProblem(chosen ? logoFileProblem(chosen) : null);
+                setSaid(null);
+              }}
+              error={problem}
+              clearable
+              clearButtonProps={{ "aria-label": "Remove the chosen file" }}
+              style={{ flex: "1 1 220px" }}
+            />
+            <Button
+              variant="default"
+              disabled={!file || problem !== null}
+              loading={upload.isPending}
+              onClick={async () => {
+                if (!file) return;
+                await upload.mutateAsync(file).then(
+                  () => {
+                    setFile(null);
+                    setVersion((v) => v + 1);
+                    setSaid("Logo uploaded: your cards use it from now on.");
+                  },
+                  (error: unknown) => {
+                    setProblem(errorMessage(error));
+                    setSaid(null);
+                  },
+                );
+                refocusAfterBusy(() => fileField.current);
+              }}
+            >
+              Upload logo
+            </Button>
+          </Group>
+          <LogoStatus said={said} />
+        </div>
       </Stack>
     </Fieldset>
   );
 }
 
-/** Remove logo, after asking: cards not yet printed and the landing pages go without it. */
-function RemoveLogo() {
+/**
+ * Remove logo, after asking: cards not yet printed and the landing pages go without it. Done, the
+ * upload's status line says so (`onRemoved`).
+ */
+function RemoveLogo({ onRemoved }: { onRemoved: () => void }) {
   const remove = useRemoveLogo();
   const [asking, setAsking] = useState(false);
   return (
@@ -320,11 +361,7 @@ function RemoveLogo() {
         onClose={() => setAsking(false)}
         onConfirm={async () => {
           await remove.mutateAsync();
-          notifications.show({
-            color: "green",
-            title: "Logo removed",
-            message: "Your cards go without it from now on.",
-          });
+          onRemoved();
         }}
       >
         <Text size="sm">

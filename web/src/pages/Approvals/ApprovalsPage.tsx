@@ -22,6 +22,8 @@ import {
   useApprovePieces,
   useCancelPieces,
 } from "../../api/mail-safety.ts";
+import { organizationQuery } from "../../api/organization.ts";
+import { ApproveCardsDialog } from "../../modules/mail-safety/ApproveCardsDialog.tsx";
 import { CancelCardsDialog } from "../../modules/mail-safety/CancelCardsDialog.tsx";
 import { cardsWaitingForCap, usedUp } from "../../modules/mail-safety/cap-countdown.ts";
 import { focusIsLost, useFocusWhenGone } from "../../ui/focus.ts";
@@ -175,16 +177,26 @@ function ApprovalQueue({
 }) {
   const phone = usePhoneWidth();
   const approve = useApprovePieces();
+  // Approve selected's dialog shows its own failure: no toast repeats it.
+  const approveAsked = useApprovePieces({ quiet: true });
   const cancel = useCancelPieces();
   const safety = useQuery(mailSafetyQuery()).data;
+  // Read with the session (the signed-in route's loader): the approve dialog prices the cards with it.
+  const costPerCardCents = useQuery(organizationQuery()).data?.cost_per_card_cents ?? null;
   const [selected, setSelected] = useState<Set<string>>(new Set());
   const [current, setCurrent] = useState(0);
   const [cardsToCancel, setCardsToCancel] = useState<ApprovalCard[]>([]);
   const [askingToCancel, setAskingToCancel] = useState(false);
+  const [cardsToApprove, setCardsToApprove] = useState<ApprovalCard[]>([]);
+  // Reckoned as the dialog opens and kept, so its words do not change as the counters are read again.
+  const [waitingForCap, setWaitingForCap] = useState(0);
+  const [askingToApprove, setAskingToApprove] = useState(false);
+  /** A dialog is open: it holds the focus, and the queue's keys rest. */
+  const asking = askingToCancel || askingToApprove;
   const rows = useRef<(HTMLElement | null)[]>([]);
   /** What last had the focus in the list: gone with its card, the focus is to be given back. */
   const lastFocused = useRef<Element | null>(null);
-  const busy = approve.isPending || cancel.isPending;
+  const busy = approve.isPending || approveAsked.isPending || cancel.isPending;
 
   // Cards approved or cancelled leave the list: keep the selection and the cursor within it.
   useEffect(() => {
@@ -194,25 +206,26 @@ function ApprovalQueue({
 
   /**
    * A card approved by its button or its key took the focus with it: the card now in its place (the
-   * one above, for the bottom card) takes it. Not while the cancel dialog is open: it holds the focus
-   * and gives it back as it closes (`focusHighlightedCard`).
+   * one above, for the bottom card) takes it. Not while a dialog is open: it holds the focus and
+   * gives it back as it closes (`focusHighlightedCard`).
    */
   useEffect(() => {
-    if (askingToCancel || lastFocused.current?.isConnected !== false || !focusIsLost()) return;
+    if (asking || lastFocused.current?.isConnected !== false || !focusIsLost()) return;
     const index = Math.min(current, cards.length - 1);
     rows.current[index]?.focus({ preventScroll: true });
     showFromTop(rows.current[index], index, statusLine.current);
-  }, [cards, current, askingToCancel, statusLine]);
+  }, [cards, current, asking, statusLine]);
 
-  /** A failure shows in the app's toast. One at a time: `a` pressed twice approves once. */
-  const approveCards = useSingleFlight(async (ids: string[]) => {
-    if (ids.length === 0) return;
-    const shown = cards.filter((card) => ids.includes(card.id));
-    const answer = await approve.mutateAsync(shown).catch(() => undefined);
-    if (!answer) return;
+  /**
+   * What an approval did, for the status line. `safety` is read before the approval: the counters
+   * it is judged by are this month's until print.
+   */
+  const saidOfApproval = (
+    shown: ApprovalCard[],
+    answer: { piece_ids: string[]; changed_piece_ids: string[] },
+  ): Said[] => {
     const said: Said[] = [];
     if (answer.piece_ids.length > 0 || answer.changed_piece_ids.length === 0) {
-      // Read before the approval: the counters it is judged by are this month's until print.
       const capped = cardsWaitingForCap(
         safety,
         shown.filter((card) => answer.piece_ids.includes(card.id)),
@@ -222,8 +235,34 @@ function ApprovalQueue({
       );
     }
     if (answer.changed_piece_ids.length > 0) said.push(changedWords(answer.changed_piece_ids.length));
-    onDone(said);
+    return said;
+  };
+
+  /**
+   * A card's own Approve (and `a`): one step, its proofs beside it. A failure shows in the app's
+   * toast. One at a time: `a` pressed twice approves once.
+   */
+  const approveCards = useSingleFlight(async (ids: string[]) => {
+    if (ids.length === 0) return;
+    const shown = cards.filter((card) => ids.includes(card.id));
+    const answer = await approve.mutateAsync(shown).catch(() => undefined);
+    if (!answer) return;
+    onDone(saidOfApproval(shown, answer));
   });
+
+  // Approving spends money: Approve selected, whose cards may be out of sight, asks first.
+  const askToApprove = (chosenCards: ApprovalCard[]) => {
+    if (chosenCards.length === 0) return;
+    setCardsToApprove(chosenCards);
+    setWaitingForCap(cardsWaitingForCap(safety, chosenCards));
+    setAskingToApprove(true);
+  };
+
+  /** The dialog waits for it, shows its failure and closes itself once it is done. */
+  const approveAskedCards = async () => {
+    const answer = await approveAsked.mutateAsync(cardsToApprove);
+    onDone(saidOfApproval(cardsToApprove, answer));
+  };
 
   // Cancelling cannot be undone: a card's Cancel (and its key) and Cancel selected ask first.
   const askToCancel = useCallback((chosenCards: ApprovalCard[]) => {
@@ -271,7 +310,7 @@ function ApprovalQueue({
   useEffect(() => {
     const onKey = (event: KeyboardEvent) => {
       if (event.ctrlKey || event.metaKey || event.altKey || isTyping(event.target) || busy) return;
-      if (askingToCancel) return;
+      if (asking) return;
       const card = cards[current];
       const keys: Record<string, () => void> = {
         j: () => move(1),
@@ -287,7 +326,7 @@ function ApprovalQueue({
     };
     window.addEventListener("keydown", onKey);
     return () => window.removeEventListener("keydown", onKey);
-  }, [cards, current, busy, askingToCancel, move, toggle, approveCards, askToCancel]);
+  }, [cards, current, busy, asking, move, toggle, approveCards, askToCancel]);
 
   // A hundred cards take a while to render: the first screenful shows first, the rest right after it.
   const staged = useStagedRows(cards, CARDS_IN_FIRST_RENDER);
@@ -312,10 +351,9 @@ function ApprovalQueue({
           <Group gap="xs" wrap="wrap">
             <Button
               disabled={chosen.length === 0}
-              loading={approve.isPending}
-              onClick={() => approveCards(chosen)}
+              onClick={() => askToApprove(cards.filter((card) => selected.has(card.id)))}
             >
-              Approve selected ({chosen.length})
+              Approve selected ({chosen.length})…
             </Button>
             <Button
               variant="default"
@@ -422,6 +460,16 @@ function ApprovalQueue({
           </Paper>
         ))}
       </Stack>
+      <ApproveCardsDialog
+        opened={askingToApprove}
+        cards={cardsToApprove}
+        costPerCardCents={costPerCardCents}
+        waitingForCap={waitingForCap}
+        capOpensOn={safety ? nextMonthDay(safety.month) : undefined}
+        onClose={() => setAskingToApprove(false)}
+        onConfirm={approveAskedCards}
+        onFocusLost={focusHighlightedCard}
+      />
       <CancelCardsDialog
         opened={askingToCancel}
         cards={cardsToCancel}
