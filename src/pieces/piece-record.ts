@@ -1,7 +1,8 @@
 import type { SQL } from "drizzle-orm";
 import { type Queryable, queryOne, sql } from "../db/database.ts";
 import type { PieceStatus } from "../db/schema.ts";
-import { parseUsAddress } from "../domain/address.ts";
+import { nonBlank, parseUsAddress } from "../domain/address.ts";
+import { zipPlaces } from "../domain/zip-places.ts";
 import type { StandardAddress } from "../geo/address-verifier.ts";
 import type { HomeLocation } from "../imagery/home-imagery.ts";
 import type { MailingAddress } from "../print/print-provider.ts";
@@ -232,11 +233,14 @@ export function mailingAddressOf(piece: PieceRecord): MailingAddress {
     };
   }
   const parsed = parseUsAddress(piece.address);
+  const zip = piece.zip ?? parsed.zip;
+  // A record sent with a street and a ZIP alone printed a blank town: the ZIP's own place fills it.
+  const zipPlace = /^\d{5}/.test(zip ?? "") ? zipPlaces.lookup(zip!.slice(0, 5)) : undefined;
   return {
     name,
     line1: piece.street ?? parsed.street ?? piece.address,
-    city: piece.city ?? parsed.city,
-    state: piece.state ?? parsed.state,
-    zip: piece.zip ?? parsed.zip,
+    city: nonBlank(piece.city ?? parsed.city) ?? zipPlace?.city ?? "",
+    state: nonBlank(piece.state ?? parsed.state) ?? zipPlace?.state ?? "",
+    zip,
   };
 }

@@ -309,6 +309,19 @@ describe(`address verification before print (${databaseLabel})`, () => {
     assert.equal(postcard.get("to[address_state]"), "IL");
   });
 
+  test("a record with a street and a ZIP alone is printed with the ZIP's town and state, not a blank town", async () => {
+    const org = await orgWithAutomation(ctx);
+    const piece = await queuePiece(ctx, org, { street: "800 Evergreen Terrace", zip: "62704" });
+    await run(lobPrinting());
+    assert.equal((await pieceOf(piece.id)).status, "submitted");
+    const postcard = await new Response(new Uint8Array(postcardsOf(piece.id)[0]!.body), {
+      headers: { "content-type": postcardsOf(piece.id)[0]!.contentType ?? "" },
+    }).formData();
+    assert.equal(postcard.get("to[address_city]"), "Springfield");
+    assert.equal(postcard.get("to[address_state]"), "IL");
+    assert.equal(postcard.get("to[address_zip]"), "62704");
+  });
+
   test("the developer API's event outcome stays queued for an address that will not verify", async () => {
     const org = await orgWithAutomation(ctx);
     const sent = await call(ctx, "POST", "/api/v1/events", {
