@@ -144,7 +144,17 @@ function stopOnSignals(
  * `--role X` or `--role=X`; any other argument stops the start (a mistyped `--rol worker` started
  * the API too, and a worker pod served the public API).
  */
-function parseRole(argv: string[]): Role {
+function parseRole(argv: string[], env: NodeJS.ProcessEnv): Role {
+  // `npm start --role=worker` (no `--`): npm keeps the option as its own and passes none, so the
+  // start was the default one, API and workers; npm tells the script only through its environment.
+  const npmsOwn = env.npm_config_role;
+  if (npmsOwn !== undefined) {
+    const named = npmsOwn === "api" || npmsOwn === "worker" || npmsOwn === "all" ? npmsOwn : "api|worker";
+    throw new ConfigError(
+      "--role",
+      `was taken by npm as its own option, so the service got none: write npm start -- --role ${named}`,
+    );
+  }
   let role: string | undefined = "all";
   for (let index = 0; index < argv.length; index++) {
     const argument = argv[index]!;
@@ -197,7 +207,7 @@ function loadServingModules() {
 async function main() {
   // Every file this process writes (database, outbox, operator token) is its user's alone.
   process.umask(0o077);
-  const role = parseRole(process.argv.slice(2));
+  const role = parseRole(process.argv.slice(2), process.env);
   const baseConfig = loadConfig();
   // The embedded database (and DATA_DIR's operator token) belong to one process; PostgreSQL is
   // shared by any number.

@@ -205,6 +205,13 @@ describe("the server process refusing to start", () => {
       misspelled.output().trim(),
       "Invalid configuration: --rol is not an option; the only one is --role api|worker|all",
     );
+    // `npm start --role=worker` without `--`: npm keeps the option and says so only in the environment.
+    const npmsOwn = start({ ...env, npm_config_role: "worker" }, []);
+    assert.equal(await npmsOwn.exited, 1);
+    assert.equal(
+      npmsOwn.output().trim(),
+      "Invalid configuration: --role was taken by npm as its own option, so the service got none: write npm start -- --role worker",
+    );
     const badRole = start(env, ["--role=workers"]);
     assert.equal(await badRole.exited, 1);
     assert.equal(
