@@ -313,9 +313,36 @@ function requireReachableBaseUrlForLob(env: Env): void {
   );
 }
 
+/**
+ * A secret variable set but empty is a secret store that did not deliver (`ADMIN_TOKEN=${ADMIN_TOKEN}`
+ * in a compose file): refused, where it started with a generated secret of the instance's own.
+ */
+function secretVariable(env: Env, name: "ADMIN_TOKEN" | "AUTH_SECRET"): string | undefined {
+  const value = env[name];
+  if (value === undefined) return undefined;
+  if (value.trim() === "") {
+    throw new ConfigError(
+      name,
+      "is set but empty: give the secret, or unset the variable to use a generated one",
+    );
+  }
+  return value;
+}
+
+/** The length of the shortest run of characters the text repeats from its start ("1234567890" for "12345678901234…"). */
+function repeatingPeriod(text: string): number {
+  for (let period = 1; period < text.length; period++) {
+    let repeats = true;
+    for (let index = period; index < text.length && repeats; index++)
+      repeats = text[index] === text[index - period];
+    if (repeats) return period;
+  }
+  return text.length;
+}
+
 /** Operator tokens travel as `Bearer <token>`: no whitespace, and long enough not to be guessed. */
 function adminToken(env: Env): string | undefined {
-  const token = env.ADMIN_TOKEN || undefined;
+  const token = secretVariable(env, "ADMIN_TOKEN");
   if (token !== undefined && !/^\S{16,}$/.test(token)) {
     throw new ConfigError("ADMIN_TOKEN", "must be at least 16 characters, without spaces");
   }
@@ -327,13 +354,14 @@ function adminToken(env: Env): string | undefined {
  * pattern (`aaaa…`, `1234…`). Unset, the app generates one (app-api/auth-secret.ts).
  */
 function authSecret(env: Env): string | undefined {
-  const secret = env.AUTH_SECRET || undefined;
+  const secret = secretVariable(env, "AUTH_SECRET");
   if (secret === undefined) return undefined;
   if (secret.length < 32) throw new ConfigError("AUTH_SECRET", "must be at least 32 characters");
-  if (new Set(secret).size < 10) {
+  // A short run repeated ("1234567890" three and a half times) has ten different characters and no secret.
+  if (new Set(secret).size < 10 || repeatingPeriod(secret) <= 16) {
     throw new ConfigError(
       "AUTH_SECRET",
-      "must be random (at least 10 different characters), e.g. the output of `openssl rand -base64 32`",
+      "must be random (at least 10 different characters, not a short run repeated), e.g. the output of `openssl rand -base64 32`",
     );
   }
   return secret;

@@ -65,8 +65,10 @@ describe("the app's session secret", () => {
   it("refuses to start with an AUTH_SECRET that is short or a pattern", async () => {
     for (const [secret, reason] of [
       ["too-short-secret", "must be at least 32 characters"],
-      ["a".repeat(40), "must be random (at least 10 different characters)"],
-      ["1234567812345678123456781234567812345678", "must be random (at least 10 different characters)"],
+      ["a".repeat(40), "must be random (at least 10 different characters"],
+      ["1234567812345678123456781234567812345678", "must be random (at least 10 different characters"],
+      ["12345678901234567890123456789012345", "must be random (at least 10 different characters"],
+      ["", "is set but empty: give the secret, or unset the variable to use a generated one"],
     ] as const) {
       const started = start({
         DATA_DIR: path.join(scratch, "refused"),

@@ -197,6 +197,15 @@ describe("the server process refusing to start", () => {
     assert.equal(started.output().trim(), 'Invalid configuration: PORT must be an integer, got "not-a-port"');
   });
 
+  it("refuses a secret variable set but empty (a secret store that did not deliver) rather than generating one", async () => {
+    const started = start({ DATA_DIR: dataDir, PORT: String(await freePort()), ADMIN_TOKEN: "" });
+    assert.equal(await started.exited, 1);
+    assert.equal(
+      started.output().trim(),
+      "Invalid configuration: ADMIN_TOKEN is set but empty: give the secret, or unset the variable to use a generated one",
+    );
+  });
+
   it("refuses an argument it does not know rather than starting every role", async () => {
     const env = { DATA_DIR: dataDir, PORT: String(await freePort()) };
     const misspelled = start(env, ["--rol", "worker"]);
