@@ -35,6 +35,16 @@ function serializeError(error: Error): unknown {
     : serialized;
 }
 
+/**
+ * An outage as its log line's `err` (`{type, outage: true, message, code}`), whatever the driver threw:
+ * for lines that log nothing but an outage (`/readyz` failing, `database connection lost`), so an
+ * alert on `err.outage` sees them as it sees the worker's.
+ */
+export function outageErr(error: unknown): { type: string; outage: true; message: string; code?: string } {
+  const type = error instanceof Error ? error.name : "Error";
+  return { type, outage: true, message: String(error), ...briefCause(error) };
+}
+
 /** JSON logs; credentials, bodies and query values are redacted wherever they could appear. */
 export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
   const options: pino.LoggerOptions = {

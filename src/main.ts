@@ -36,7 +36,7 @@ import {
   defineRedisCounters,
   type RateLimiter,
 } from "./limits/rate-limiter.ts";
-import { createLogger, createStdoutDestination } from "./logger.ts";
+import { createLogger, createStdoutDestination, outageErr } from "./logger.ts";
 import { createMailer } from "./mail/mailer.ts";
 import { createRenderPool } from "./render/renderer.ts";
 import type { Readiness } from "./services.ts";
@@ -231,7 +231,7 @@ async function main() {
     dataDir: config.dataDir,
     pgliteThread: config.pgliteThread,
     embeddedSync: config.embeddedSync,
-    onPoolError: (error) => logger.warn({ cause: briefCause(error) }, "database connection lost"),
+    onPoolError: (error) => logger.warn({ err: outageErr(error) }, "database connection lost"),
     queryTimeoutMs: SERVING_QUERY_TIMEOUT_MS,
   });
   const applied = await waitForDatabase(() => migrateWithoutQueryTimeout(database, config.databaseUrl), {

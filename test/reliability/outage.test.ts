@@ -110,6 +110,18 @@ describe("outages of the database and of Redis", { skip: skipWithoutPostgres }, 
       if (!recovered) await sleep(100);
     }
     assert.ok(recovered, "readyz is 200 again without a restart");
+    // Every line logging the outage carries it as err.outage, as the worker's do: one alert sees them all.
+    const outageLines = service
+      .output()
+      .split("\n")
+      .filter((line) => /readiness check failed|database connection lost/.test(line))
+      .map((line) => JSON.parse(line) as { err?: { outage?: boolean; message?: string; stack?: string } });
+    assert.ok(outageLines.length > 0, "the failed probes are logged");
+    for (const line of outageLines) {
+      assert.equal(line.err?.outage, true, JSON.stringify(line));
+      assert.ok(line.err?.message, JSON.stringify(line));
+      assert.equal(line.err?.stack, undefined, "no stack for an outage");
+    }
     const afterOutage = statuses.length;
     await sleep(1_000);
     stop = true;
