@@ -29,7 +29,7 @@ import { compileWasmWithOptimizingTier } from "./db/wasm-compilation.ts";
 import { briefCause, systemErrorReason } from "./errors.ts";
 import { startEventLoopDelayReport } from "./event-loop-delay.ts";
 import { createMetrics, measuredRenderer } from "./http/metrics.ts";
-import { JOBS_READY_CHANNEL } from "./jobs/queue.ts";
+import { JOBS_READY_CHANNEL, releaseJobsOfEndedProcess } from "./jobs/queue.ts";
 import {
   createMemoryRateLimiter,
   createRedisRateLimiter,
@@ -239,6 +239,10 @@ async function main() {
     logger,
   });
   if (applied.length > 0) logger.info({ applied }, "migrations applied");
+  if (database.kind === "pglite") {
+    const released = await releaseJobsOfEndedProcess(database.db, systemClock.now());
+    if (released > 0) logger.warn({ jobs: released }, "took over the jobs an ended process held (a crash)");
+  }
   const vacuum = database.kind === "pglite" ? startEmbeddedVacuum({ database, logger }) : null;
 
   // The embedded database takes one process: a role alone there has no other half.

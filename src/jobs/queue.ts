@@ -158,6 +158,21 @@ export async function enqueueJobRows(db: Queryable, jobs: NewJobRow[]): Promise<
 }
 
 /**
+ * Jobs an ended process held (`running`, their locks not yet expired) are due now: called at the
+ * start of the only process the embedded database can have (it holds DATA_DIR's lock), so every
+ * running job is a dead predecessor's. A restart after a crash waited out their locks (up to 180 s)
+ * before the cards in them went on. Answers how many were released.
+ */
+export async function releaseJobsOfEndedProcess(db: Queryable, now: Date): Promise<number> {
+  const released = await queryRows<{ id: string }>(
+    db,
+    sql`UPDATE jobs SET locked_until = ${at(now)}, updated_at = ${at(now)}
+        WHERE status = 'running' AND locked_until > ${at(now)} RETURNING id`,
+  );
+  return released.length;
+}
+
+/**
  * Takes up to `limit` due jobs of the catalog's kinds: pending ones whose time has come, and
  * running ones whose holder let the lock expire (a crashed worker). Urgent kinds (lead
  * deliveries) are taken first, the rest fill the remaining slots, each oldest first; a kind with
