@@ -320,6 +320,20 @@ describe(`address verification before print (${databaseLabel})`, () => {
     assert.equal(postcard.get("to[address_city]"), "Springfield");
     assert.equal(postcard.get("to[address_state]"), "IL");
     assert.equal(postcard.get("to[address_zip]"), "62704");
+
+    // A town written in lower case prints as the ZIP table spells it; the state as its code.
+    const lower = await queuePiece(ctx, org, {
+      street: "802 Evergreen Terrace",
+      city: "springfield",
+      state: "il",
+      zip: "62704",
+    });
+    await run(lobPrinting());
+    const lowerCard = await new Response(new Uint8Array(postcardsOf(lower.id)[0]!.body), {
+      headers: { "content-type": postcardsOf(lower.id)[0]!.contentType ?? "" },
+    }).formData();
+    assert.equal(lowerCard.get("to[address_city]"), "Springfield");
+    assert.equal(lowerCard.get("to[address_state]"), "IL");
   });
 
   test("the developer API's event outcome stays queued for an address that will not verify", async () => {
