@@ -101,6 +101,13 @@ describe(`address verification before print (${databaseLabel})`, () => {
     lob.requests.filter(
       (request) => request.path.endsWith("/postcards") && request.idempotencyKey === pieceId,
     );
+  /** The fields of the postcard sent to Lob for the piece (its multipart form). */
+  const postcardFields = (pieceId: string) => {
+    const [postcard] = postcardsOf(pieceId);
+    return new Response(new Uint8Array(postcard!.body), {
+      headers: { "content-type": postcard!.contentType ?? "" },
+    }).formData();
+  };
   const setLevel = async (orgId: string, level: string) => {
     const set = await admin(ctx, "PATCH", `/orgs/${orgId}/mail-safety`, { address_verification: level });
     assert.equal(set.status, 200, set.text);
@@ -167,9 +174,7 @@ describe(`address verification before print (${databaseLabel})`, () => {
     assert.equal((await pieceOf(piece.id)).status, "submitted");
     const verifications = lob.requests.filter((request) => request.path.endsWith("/us_verifications"));
     assert.equal(verifications.length - verificationsBefore, 1, "verified once");
-    const postcard = await new Response(new Uint8Array(postcardsOf(piece.id)[0]!.body), {
-      headers: { "content-type": postcardsOf(piece.id)[0]!.contentType ?? "" },
-    }).formData();
+    const postcard = await postcardFields(piece.id);
     assert.equal(postcard.get("to[address_line1]"), "7 DELIVERABLE WAY STANDARD");
     assert.equal(postcard.get("to[address_line2]"), "APT 2");
     assert.equal(postcard.get("to[address_zip]"), "62704-1234");
@@ -303,9 +308,7 @@ describe(`address verification before print (${databaseLabel})`, () => {
     await run(lobPrinting());
     const stored = await pieceOf(piece.id);
     assert.equal(stored.status, "submitted", JSON.stringify(stored));
-    const postcard = await new Response(new Uint8Array(postcardsOf(piece.id)[0]!.body), {
-      headers: { "content-type": postcardsOf(piece.id)[0]!.contentType ?? "" },
-    }).formData();
+    const postcard = await postcardFields(piece.id);
     assert.equal(postcard.get("to[address_state]"), "IL");
   });
 
@@ -314,9 +317,7 @@ describe(`address verification before print (${databaseLabel})`, () => {
     const piece = await queuePiece(ctx, org, { street: "800 Evergreen Terrace", zip: "62704" });
     await run(lobPrinting());
     assert.equal((await pieceOf(piece.id)).status, "submitted");
-    const postcard = await new Response(new Uint8Array(postcardsOf(piece.id)[0]!.body), {
-      headers: { "content-type": postcardsOf(piece.id)[0]!.contentType ?? "" },
-    }).formData();
+    const postcard = await postcardFields(piece.id);
     assert.equal(postcard.get("to[address_city]"), "Springfield");
     assert.equal(postcard.get("to[address_state]"), "IL");
     assert.equal(postcard.get("to[address_zip]"), "62704");
@@ -329,9 +330,7 @@ describe(`address verification before print (${databaseLabel})`, () => {
       zip: "62704",
     });
     await run(lobPrinting());
-    const lowerCard = await new Response(new Uint8Array(postcardsOf(lower.id)[0]!.body), {
-      headers: { "content-type": postcardsOf(lower.id)[0]!.contentType ?? "" },
-    }).formData();
+    const lowerCard = await postcardFields(lower.id);
     assert.equal(lowerCard.get("to[address_city]"), "Springfield");
     assert.equal(lowerCard.get("to[address_state]"), "IL");
   });
