@@ -234,8 +234,8 @@ describe("leads and revenue in the browser", () => {
       .getByRole("row", { name: new RegExp(AUTOMATION) });
     assert.deepEqual(
       (await automationRow.getByRole("cell").allInnerTexts()).slice(0, 4),
-      ["1", "1", "2", "$13,451"],
-      "totals stay whole dollars",
+      ["1", "1", "2", "$13,450.50"],
+      "a total agrees to the cent with its deals",
     );
     const holdout = page
       .getByRole("region", { name: "What the mail added" })

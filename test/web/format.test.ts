@@ -3,7 +3,6 @@ import { describe, test } from "node:test";
 import { utcMinute } from "../../src/mail-safety/words.ts";
 import {
   chartMonth,
-  dealAmount,
   distance,
   feetFromMeters,
   formatCalendarDay,
@@ -15,6 +14,7 @@ import {
   money,
   readableReason,
   returnOnSpend,
+  roughMoney,
   telHref,
 } from "../../web/src/ui/format.ts";
 
@@ -73,12 +73,15 @@ describe("the web app writes figures as a US contractor reads them", () => {
     assert.equal(returnOnSpend(null), "—");
   });
 
-  test("a won deal's amount keeps its cents, and a whole amount shows none; totals stay whole dollars", () => {
-    assert.equal(dealAmount(9200.5), "$9,200.50");
-    assert.equal(dealAmount(0.99), "$0.99");
-    assert.equal(dealAmount(4250), "$4,250");
-    assert.equal(dealAmount(null), "—");
-    assert.equal(money(9200.5), "$9,201", "a total is rounded to whole dollars");
+  test("a won deal's amount keeps its cents, and a whole amount shows none; totals too", () => {
+    assert.equal(money(9200.5), "$9,200.50");
+    assert.equal(money(0.99), "$0.99");
+    assert.equal(money(4250), "$4,250");
+    assert.equal(money(null), "—");
+    // A total agrees to the cent with the deals it adds up; float dust is no cents.
+    assert.equal(money(27650.5), "$27,650.50");
+    assert.equal(money(0.1 + 0.2 + 13450.7), "$13,451");
+    assert.equal(roughMoney(9200.5), "$9,201", "an estimate is whole dollars");
   });
 
   test("distances the API keeps in meters show in feet, and in miles from a mile on", () => {

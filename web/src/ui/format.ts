@@ -7,19 +7,23 @@ const WHOLE_DOLLARS = new Intl.NumberFormat(undefined, {
 });
 const DOLLARS_AND_CENTS = new Intl.NumberFormat(undefined, { style: "currency", currency: "USD" });
 
-/** Whole dollars for totals and reports ("$12,400"); a dash when there is no figure. */
-export const money = (amount: number | null) => (amount === null ? "—" : WHOLE_DOLLARS.format(amount));
+/** Whether an amount in dollars has cents, read to the cent (a sum of deals may carry float dust). */
+const hasCents = (amount: number) => Math.round(amount * 100) % 100 !== 0;
+
+/**
+ * An amount of revenue, a deal's or a total of deals: its cents when it has any ("$9,200.50", never
+ * rounded to $9,201), none when it is whole ("$4,250"). A total agrees to the cent with the deals it
+ * adds up: "$27,651" beside deals that added to $27,650.50 read as a mistake. A dash when there is none.
+ */
+export const money = (amount: number | null) =>
+  amount === null ? "—" : (hasCents(amount) ? DOLLARS_AND_CENTS : WHOLE_DOLLARS).format(amount);
+
+/** An estimate in whole dollars ("≈ $12,400"): cents would claim a precision it has not. */
+export const roughMoney = (amount: number) => WHOLE_DOLLARS.format(amount);
 
 /** Dollars and cents for a cost ("$0.85", "$12,400.00"); a dash when there is none. */
 export const exactMoney = (amount: number | null) =>
   amount === null ? "—" : DOLLARS_AND_CENTS.format(amount);
-
-/**
- * One won deal's amount as the CRM sent it: its cents when it has any ("$9,200.50"), whole dollars
- * when it has none ("$4,250"); never rounded, as `money` rounds totals. A dash when there is none.
- */
-export const dealAmount = (amount: number | null) =>
-  amount === null ? "—" : (Number.isInteger(amount) ? WHOLE_DOLLARS : DOLLARS_AND_CENTS).format(amount);
 
 /**
  * Return on spend as dollars back for each dollar the cards cost ("$7,191 back per $1",

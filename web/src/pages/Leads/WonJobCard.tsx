@@ -17,7 +17,7 @@ import { type Lead, useMarkLeadWon, useTakeBackLeadWon, type WonJob } from "../.
 import { ConfirmDialog } from "../../ui/ConfirmDialog.tsx";
 import { DetailCard, DetailField } from "../../ui/DetailCard.tsx";
 import { focusFirstRefused, focusWhenShown } from "../../ui/focus.ts";
-import { dealAmount, formatCalendarDay } from "../../ui/format.ts";
+import { formatCalendarDay, money } from "../../ui/format.ts";
 import { AnchorLink } from "../../ui/links.tsx";
 import { typedDollars } from "../../ui/number-rules.ts";
 import { sayOnFields } from "../../ui/refusal-on-fields.ts";
@@ -43,7 +43,7 @@ const amountProblem = (value: string) => {
 /** What the typed amount is recorded as, said under the field as it is typed ("24k": $24,000.00). */
 const amountReadAs = (value: string) => {
   const amount = typedDollars(value);
-  return amount === null || amountProblem(value) ? undefined : `Recorded as ${dealAmount(amount)}`;
+  return amount === null || amountProblem(value) ? undefined : `Recorded as ${money(amount)}`;
 };
 
 /** A calendar day in the person's own time zone, as a date field takes it ("2026-12-06"). */
@@ -147,7 +147,7 @@ function wonToast(won: WonJob | null | undefined) {
     color: "green",
     title: "Marked won",
     message: won.credited
-      ? `Revenue counts ${dealAmount(won.amount)} toward ${won.credited.automation_name ?? won.credited.campaign_name ?? "its card"}.`
+      ? `Revenue counts ${money(won.amount)} toward ${won.credited.automation_name ?? won.credited.campaign_name ?? "its card"}.`
       : "The home is one of your customers now. No card reached it in the 180 days before, so Revenue does not count it.",
   });
 }
@@ -252,7 +252,7 @@ function WonJobFacts({ lead, won }: { lead: Lead; won: WonJob }) {
     <Stack gap={6}>
       <WonBadge />
       <DetailField label="Won on">{formatCalendarDay(won.closed_on)}</DetailField>
-      {!changing && <DetailField label="Amount">{dealAmount(won.amount)}</DetailField>}
+      {!changing && <DetailField label="Amount">{money(won.amount)}</DetailField>}
       <DetailField label="Revenue">
         {won.credited ? (
           <>
@@ -330,7 +330,7 @@ function TakeBackWon({ lead, won }: { lead: Lead; won: WonJob }) {
         }}
       >
         <Text size="sm">
-          Revenue no longer counts {dealAmount(won.amount)}
+          Revenue no longer counts {money(won.amount)}
           {where ? ` toward ${where}` : ""}. The home leaves your customers list unless your CRM reported a
           won deal there or it was added another way. Follow-up cards stopped when it was marked stay stopped.
         </Text>
@@ -351,7 +351,7 @@ function ChangeAmountForm({ lead, won, done }: { lead: Lead; won: WonJob; done: 
       notifications.show({
         color: "green",
         title: "Amount changed",
-        message: `The job is ${dealAmount(amount)} now.`,
+        message: `The job is ${money(amount)} now.`,
       });
       done();
     } catch (error) {

@@ -1,5 +1,5 @@
 import type { Lead } from "../../api/leads.ts";
-import { dealAmount, formatCalendarDay } from "../../ui/format.ts";
+import { formatCalendarDay, money } from "../../ui/format.ts";
 
 /** A won deal Revenue has at the lead's home or on its card (app API: a lead's `home_won_deals`). */
 export type HomeWonDeal = Lead["home_won_deals"][number];
@@ -8,7 +8,7 @@ export type HomeWonDeal = Lead["home_won_deals"][number];
 export const dealWords = (deal: HomeWonDeal): string =>
   [
     deal.deal_name ?? "A won deal",
-    dealAmount(deal.amount),
+    money(deal.amount),
     ...(deal.closed_on ? [`won on ${formatCalendarDay(deal.closed_on)}`] : []),
   ].join(", ");
 

@@ -19,13 +19,7 @@ import { PIECE_STATUS, type Piece, type PieceStatusTone, pieceQuery, stepLabel }
 import { PieceSafetyActions } from "../../modules/mail-safety/PieceSafetyActions.tsx";
 import { DetailCard, DetailField } from "../../ui/DetailCard.tsx";
 import { useFocusWhenGone } from "../../ui/focus.ts";
-import {
-  dealAmount,
-  formatCalendarDay,
-  formatDateTime,
-  readableReason,
-  recipientOf,
-} from "../../ui/format.ts";
+import { formatCalendarDay, formatDateTime, money, readableReason, recipientOf } from "../../ui/format.ts";
 import { AnchorLink } from "../../ui/links.tsx";
 import { ScrollTable } from "../../ui/ScrollTable.tsx";
 import { LoadError, Loading, PageHeader } from "../../ui/states.tsx";
@@ -303,7 +297,7 @@ function HeldOutHome({ piece }: { piece: Piece }) {
               {deals.map((deal, index) => (
                 // biome-ignore lint/suspicious/noArrayIndexKey: the deals of one answer, newest first, never reordered
                 <List.Item key={index}>
-                  {dealAmount(deal.amount)}, won on {formatCalendarDay(deal.close_date)}
+                  {money(deal.amount)}, won on {formatCalendarDay(deal.close_date)}
                 </List.Item>
               ))}
             </List>
@@ -369,7 +363,7 @@ function LeadsAndConversions({ piece }: { piece: Piece }) {
                 {piece.conversions.map((conversion) => (
                   <Table.Tr key={conversion.id}>
                     <Table.Td>{conversion.deal_name ?? conversion.deal_id ?? "—"}</Table.Td>
-                    <Table.Td>{dealAmount(conversion.amount)}</Table.Td>
+                    <Table.Td>{money(conversion.amount)}</Table.Td>
                     <Table.Td>{formatCalendarDay(conversion.close_date)}</Table.Td>
                     <Table.Td>
                       {attributionWords(conversion.attribution_type)} (

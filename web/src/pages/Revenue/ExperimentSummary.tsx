@@ -1,6 +1,6 @@
 import { Badge, Card, Group, SimpleGrid, Stack, Text, Title } from "@mantine/core";
 import type { Revenue } from "../../api/revenue.ts";
-import { money } from "../../ui/format.ts";
+import { roughMoney } from "../../ui/format.ts";
 import {
   type ExperimentFigures,
   experimentResult,
@@ -78,6 +78,6 @@ function addedInWords(experiment: ExperimentFigures): string {
   const deals = experiment.incremental_conversions ?? 0;
   const rounded = Math.round(deals);
   const revenue =
-    experiment.incremental_revenue === null ? "" : ` (≈ ${money(experiment.incremental_revenue)})`;
+    experiment.incremental_revenue === null ? "" : ` (≈ ${roughMoney(experiment.incremental_revenue)})`;
   return `About ${rounded} ${Math.abs(rounded) === 1 ? "deal" : "deals"}${revenue} came from the card, beyond what these homes would have bought anyway.`;
 }

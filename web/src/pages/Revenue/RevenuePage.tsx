@@ -9,14 +9,7 @@ import {
   type SpendFigures,
 } from "../../api/revenue.ts";
 import { SourceJobRevenueSection } from "../../modules/neighbours/SourceJobRevenue.tsx";
-import {
-  dealAmount,
-  exactMoney,
-  formatCalendarDay,
-  formatMonth,
-  money,
-  returnOnSpend,
-} from "../../ui/format.ts";
+import { exactMoney, formatCalendarDay, formatMonth, money, returnOnSpend } from "../../ui/format.ts";
 import { AnchorLink, ButtonLink } from "../../ui/links.tsx";
 import { ScrollTable } from "../../ui/ScrollTable.tsx";
 import { StagedRows } from "../../ui/staged-rows.tsx";
@@ -223,7 +216,7 @@ function Conversions({ conversions }: { conversions: Conversion[] }) {
                       <Table.Td>{formatCalendarDay(conversion.close_date)}</Table.Td>
                       <Table.Td data-key-column>{conversion.deal_name ?? conversion.deal_id ?? "—"}</Table.Td>
                       <Table.Td>{conversion.address}</Table.Td>
-                      <Table.Td>{dealAmount(conversion.amount)}</Table.Td>
+                      <Table.Td>{money(conversion.amount)}</Table.Td>
                       <Table.Td>{conversion.automation_name ?? conversion.campaign_name ?? "—"}</Table.Td>
                       <Table.Td>
                         <Badge variant="light">{attributionWords(conversion.attribution_type)}</Badge>{" "}
