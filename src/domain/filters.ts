@@ -76,26 +76,34 @@ function asNumber(value: string | undefined): number | undefined {
   return Number.isFinite(parsed) ? parsed : undefined;
 }
 
+/**
+ * Text as a filter compares it: any case, spaces around ignored. A CRM sends "Won" or " won " where
+ * the contractor typed "won" in the builder, and an exact match mailed nothing, silently
+ * (developer walk, 2026-12-07); past jobs' job types compare the same way (reactivation).
+ */
+const folded = (text: string) => text.trim().toLowerCase();
+
 export function passesFilter(
   filter: AutomationFilter,
   properties: Readonly<Record<string, string>>,
 ): boolean {
   const actual = Object.hasOwn(properties, filter.property) ? properties[filter.property] : undefined;
+  const text = actual === undefined ? undefined : folded(actual);
   switch (filter.op) {
     case "exists":
-      return actual !== undefined && actual.trim() !== "";
+      return text !== undefined && text !== "";
     case "not_exists":
-      return actual === undefined || actual.trim() === "";
+      return text === undefined || text === "";
     case "eq":
-      return actual === filter.value;
+      return text === folded(filter.value);
     case "neq":
-      return actual !== filter.value;
+      return text !== folded(filter.value);
     case "contains":
-      return actual?.includes(filter.value) ?? false;
+      return text?.includes(folded(filter.value)) ?? false;
     case "in":
-      return actual !== undefined && filter.value.includes(actual);
+      return text !== undefined && filter.value.some((value) => folded(value) === text);
     case "not_in":
-      return actual === undefined || !filter.value.includes(actual);
+      return text === undefined || !filter.value.some((value) => folded(value) === text);
     default: {
       const number = asNumber(actual);
       if (number === undefined) return false;

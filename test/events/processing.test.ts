@@ -208,6 +208,22 @@ describe(`POST /api/v1/events: processing rules (${databaseLabel})`, () => {
       fails: { status: "lost" },
     },
     {
+      // Any case, spaces around ignored: the CRM's "Won" is the "won" typed in the builder.
+      filter: { property: "status", op: "eq", value: "won" },
+      passes: { status: " Won " },
+      fails: { status: "Won't" },
+    },
+    {
+      filter: { property: "cf_service", op: "contains", value: "Roof" },
+      passes: { cf_service: "FULL ROOFING JOB" },
+      fails: { cf_service: "gutters" },
+    },
+    {
+      filter: { property: "status", op: "in", value: ["Won", "closed"] },
+      passes: { status: "CLOSED" },
+      fails: { status: "closed lost" },
+    },
+    {
       filter: { property: "status", op: "neq", value: "lost" },
       passes: { status: "won" },
       fails: { status: "lost" },

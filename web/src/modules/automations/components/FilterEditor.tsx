@@ -84,7 +84,13 @@ export function FilterEditor({
               {takes !== "none" && (
                 <TextInput
                   label={`Filter ${index + 1} value`}
-                  description={takes === "strings" ? "Separate values with commas" : undefined}
+                  description={
+                    takes === "strings"
+                      ? "Separate values with commas; any case matches"
+                      : takes === "string"
+                        ? "Any case matches (Won, won)"
+                        : undefined
+                  }
                   inputMode={takes === "number" ? "decimal" : undefined}
                   style={{ flex: "1 1 140px" }}
                   {...form.getInputProps(`filters.${index}.value`)}
