@@ -24,25 +24,6 @@ const SIGNED_OUT_PAGES = [
   "/app/operator",
 ];
 
-/**
- * A release replaced the app's files while this tab ran the old app: the next screen's code (a
- * content-hashed file) is gone, and the screen would fail to open. Loading the page again fetches the
- * new app on the same screen. At most once a minute, so a file missing from the new release too
- * ends in the screen's error, not in reloads without end (Vite's vite:preloadError).
- */
-const RELOADED_FOR_NEW_RELEASE = "porchlight:reloaded-for-new-release";
-window.addEventListener("vite:preloadError", (event) => {
-  try {
-    const last = Number(sessionStorage.getItem(RELOADED_FOR_NEW_RELEASE) ?? 0);
-    if (Date.now() - last < 60_000) return;
-    sessionStorage.setItem(RELOADED_FOR_NEW_RELEASE, String(Date.now()));
-  } catch {
-    return; // No storage to remember the reload by: no reload either.
-  }
-  event.preventDefault();
-  window.location.reload();
-});
-
 const onSignedOutPage = () => SIGNED_OUT_PAGES.some((page) => window.location.pathname.startsWith(page));
 
 const queryClient = new QueryClient({
