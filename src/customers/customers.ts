@@ -89,6 +89,14 @@ export async function keyedCustomerEntries(
 }
 
 /**
+ * A home a lead's win put on the list (`lead_won`) that is then registered another way (the owner's
+ * Add, the CRM's customers webhook, a deal) takes that way's source: taking the win back then leaves
+ * it on the list, as registered on purpose.
+ */
+const registeredOnPurpose = sql`source = CASE WHEN customers.source = 'lead_won' THEN EXCLUDED.source
+                                              ELSE customers.source END`;
+
+/**
  * Registers existing customers (their addresses are suppressed from future mailings). Upserts
  * on the normalized address: a repeat keeps the first raw address and source, and replaces the
  * notes only when new notes are sent. `added` counts addresses new to the org; `total` is the
@@ -125,7 +133,7 @@ export async function registerCustomers(
       sql`INSERT INTO customers (org_id, normalized_address, address, notes, source)
           VALUES ${values}
           ON CONFLICT (org_id, normalized_address)
-          DO UPDATE SET notes = COALESCE(EXCLUDED.notes, customers.notes)
+          DO UPDATE SET notes = COALESCE(EXCLUDED.notes, customers.notes), ${registeredOnPurpose}
           RETURNING (xmax = 0) AS inserted`,
     );
     added = rows.filter((row) => row.inserted).length;
@@ -152,14 +160,15 @@ export async function recordCustomer(
   normalizedAddress: string,
   source: CustomerSource,
 ): Promise<boolean> {
-  const row = await queryOne<{ normalized_address: string }>(
+  const row = await queryOne<{ inserted: boolean }>(
     db,
     sql`INSERT INTO customers (org_id, normalized_address, address, source)
         VALUES (${orgId}::uuid, ${normalizedAddress}, ${address}, ${source})
-        ON CONFLICT (org_id, normalized_address) DO NOTHING
-        RETURNING normalized_address`,
+        ON CONFLICT (org_id, normalized_address) DO UPDATE SET ${registeredOnPurpose}
+          WHERE customers.source = 'lead_won' AND EXCLUDED.source <> 'lead_won'
+        RETURNING (xmax = 0) AS inserted`,
   );
-  return row !== undefined;
+  return row?.inserted === true;
 }
 
 /**

@@ -18,6 +18,7 @@ describe(`app API: a lead marked won (${databaseLabel})`, () => {
   let org: { orgId: string; key: string };
   let member: SignedInUser;
   let otherOwner: SignedInUser;
+  let owner: SignedInUser;
 
   /** A landing-page lead answering a card mailed to `address` ten days ago. */
   async function landingLead(address: string) {
@@ -42,6 +43,7 @@ describe(`app API: a lead marked won (${databaseLabel})`, () => {
     member = await inviteAndAccept(ctx, org.orgId, "member-won@example.com", "member");
     const other = await createOrg(ctx);
     otherOwner = await inviteAndAccept(ctx, other.orgId, "other-won@example.com", "owner");
+    owner = await inviteAndAccept(ctx, org.orgId, "owner-won@example.com", "owner");
   });
   after(() => ctx.close());
 
@@ -275,6 +277,38 @@ describe(`app API: a lead marked won (${databaseLabel})`, () => {
     const taken = await member.browser.request("DELETE", `/app/api/v1/leads/${synced.body.lead_id}/won`);
     assert.equal(taken.status, 200, taken.text);
     assert.equal(await customers(), 0, "the home can be mailed again");
+  });
+
+  test("a home registered on purpose after the win (the owner's Add, the CRM's customers webhook) stays a customer when the win is taken back", async () => {
+    const customersAt = async (q: string) =>
+      (await member.browser.request("GET", `/app/api/v1/customers?q=${encodeURIComponent(q)}`)).body.customers
+        .length;
+    const byOwner = "870 Evergreen Terrace, Springfield, IL 62704";
+    const first = await landingLead(byOwner);
+    assert.equal((await markWon(first.leadId, { amount: 100, closed_on: today() })).status, 200);
+    const added = await owner.browser.request("POST", "/app/api/v1/customers", {
+      body: { address: byOwner, notes: "signed a service contract" },
+    });
+    assert.equal(added.status, 200, added.text);
+    assert.equal(
+      (await member.browser.request("DELETE", `/app/api/v1/leads/${first.leadId}/won`)).status,
+      200,
+    );
+    assert.equal(await customersAt("870 Evergreen"), 1, "the owner's customer stays");
+
+    const byCrm = "872 Evergreen Terrace, Springfield, IL 62704";
+    const second = await landingLead(byCrm);
+    assert.equal((await markWon(second.leadId, { amount: 100, closed_on: today() })).status, 200);
+    const registered = await call(ctx, "POST", "/api/v1/customers/webhook", {
+      key: org.key,
+      body: { address: byCrm },
+    });
+    assert.equal(registered.status, 200, registered.text);
+    assert.equal(
+      (await member.browser.request("DELETE", `/app/api/v1/leads/${second.leadId}/won`)).status,
+      200,
+    );
+    assert.equal(await customersAt("872 Evergreen"), 1, "the CRM's customer stays");
   });
 
   test("a win taken back at a home another automation held out no longer counts in that automation's holdout", async () => {
