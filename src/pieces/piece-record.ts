@@ -1,7 +1,7 @@
 import type { SQL } from "drizzle-orm";
 import { type Queryable, queryOne, sql } from "../db/database.ts";
 import type { PieceStatus } from "../db/schema.ts";
-import { nonBlank, parseUsAddress } from "../domain/address.ts";
+import { nonBlank, parseUsAddress, uspsStateCode } from "../domain/address.ts";
 import { townKey } from "../domain/town-names.ts";
 import { zipPlaces } from "../domain/zip-places.ts";
 import type { StandardAddress } from "../geo/address-verifier.ts";
@@ -246,7 +246,7 @@ export function mailingAddressOf(piece: PieceRecord): MailingAddress {
       (city && zipPlace && townKey(city) === townKey(zipPlace.city) ? zipPlace.city : city) ??
       zipPlace?.city ??
       "",
-    state: nonBlank(piece.state ?? parsed.state) ?? zipPlace?.state ?? "",
+    state: uspsStateCode(piece.state ?? parsed.state) ?? zipPlace?.state ?? "",
     zip,
   };
 }

@@ -174,14 +174,15 @@ async function campaignOfDeal(db: Queryable, orgId: string, automationId: string
 async function queuedAddress(db: Queryable, orgId: string, campaignId: string) {
   const row = await queryOne<{ address: string; normalized_address: string | null }>(
     db,
+    // The newest first card: one sent again to a corrected address (pieces/corrected-resend.ts) is the address now.
     sql`SELECT address, normalized_address FROM (
-          SELECT 1 AS rank, address, normalized_address FROM mail_pieces
-          WHERE org_id = ${orgId}::uuid AND campaign_id = ${campaignId}::uuid
+          SELECT 1 AS rank, created_at, address, normalized_address FROM mail_pieces
+          WHERE org_id = ${orgId}::uuid AND campaign_id = ${campaignId}::uuid AND sequence_step IS NULL
           UNION ALL
-          SELECT 2, payload->'piece'->>'address', NULL FROM jobs
+          SELECT 2, NULL::timestamptz, payload->'piece'->>'address', NULL FROM jobs
           WHERE id = ${campaignId}::uuid AND org_id = ${orgId}::uuid AND payload->'piece' IS NOT NULL
         ) queued
-        ORDER BY rank LIMIT 1`,
+        ORDER BY rank, created_at DESC LIMIT 1`,
   );
   if (!row) return undefined;
   return row.normalized_address ?? normalizeAddress(row.address);

@@ -72,7 +72,7 @@ describe("an undeliverable card sent again to a corrected address", () => {
 
     await page.getByRole("link", { name: /card no carrier could deliver to 412 Maple Ave/ }).click();
     const sent = page.getByRole("alert").filter({ hasText: "Sent again to a corrected address" });
-    await sent.getByText("A new card went to 412 Maple Ave, Springfield, IL 62704").waitFor();
+    await sent.getByText("A new card was made for 412 Maple Ave, Springfield, IL 62704").waitFor();
     assert.equal(await page.getByRole("textbox", { name: "Corrected address" }).count(), 0, "sent once");
     await checkBothWidths("corrected-address-sent");
 

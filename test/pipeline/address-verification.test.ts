@@ -310,6 +310,14 @@ describe(`address verification before print (${databaseLabel})`, () => {
     assert.equal(stored.status, "submitted", JSON.stringify(stored));
     const postcard = await postcardFields(piece.id);
     assert.equal(postcard.get("to[address_state]"), "IL");
+
+    // A card stored with the name before this reading (queued around an upgrade) prints the code too.
+    const stored2 = await queuePiece(ctx, org, { street: "72 Cedar Ln", city: "Springfield", zip: "62704" });
+    await ctx.database.db.execute(
+      sql`UPDATE mail_pieces SET state = 'Illinois' WHERE org_id = ${org.orgId}::uuid AND id = ${stored2.id}::uuid`,
+    );
+    await run(lobPrinting());
+    assert.equal((await postcardFields(stored2.id)).get("to[address_state]"), "IL");
   });
 
   test("a record with a street and a ZIP alone is printed with the ZIP's town and state, not a blank town", async () => {

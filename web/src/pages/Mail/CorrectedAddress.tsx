@@ -26,7 +26,7 @@ export function CorrectedAddress({ piece }: { piece: Piece }) {
     return (
       <Alert color="blue" title="Sent again to a corrected address" mb="lg">
         <Text size="sm">
-          A new card went to {resent.address}:{" "}
+          A new card was made for {resent.address}:{" "}
           <AnchorLink to="/mail/$pieceId" params={{ pieceId: resent.id }}>
             see the new card
           </AnchorLink>{" "}
@@ -102,9 +102,11 @@ function ResendForm({ piece }: { piece: Piece }) {
         >
           <Stack gap="sm" maw={560}>
             <Text size="sm">
-              A new card of the same automation goes to the corrected address, through its approval, hold and
-              caps like any other card, and is charged when it goes to print. Correct the address in your CRM
-              too, so its next event has it right.
+              A new card of the same {piece.automation_name ? "automation" : "mailing"} goes to the corrected
+              address, through the mail safety rules (approval, hold, caps) like any other card, and is
+              charged when it goes to print.{" "}
+              {piece.automation_name &&
+                "Correct the address in your CRM too, so its next event has it right."}
             </Text>
             <TextInput
               label="Corrected address"
