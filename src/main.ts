@@ -30,12 +30,7 @@ import { briefCause, systemErrorReason } from "./errors.ts";
 import { startEventLoopDelayReport } from "./event-loop-delay.ts";
 import { createMetrics, measuredRenderer } from "./http/metrics.ts";
 import { JOBS_READY_CHANNEL, releaseJobsOfEndedProcess } from "./jobs/queue.ts";
-import {
-  createMemoryRateLimiter,
-  createRedisRateLimiter,
-  defineRedisCounters,
-  type RateLimiter,
-} from "./limits/rate-limiter.ts";
+import { createConfiguredRateLimiter } from "./limits/rate-limiter.ts";
 import { createLogger, createStdoutDestination, outageErr } from "./logger.ts";
 import { createMailer } from "./mail/mailer.ts";
 import { createRenderPool } from "./render/renderer.ts";
@@ -78,34 +73,6 @@ function waitForDatabase<T>(start: () => Promise<T>, options: { budgetMs: number
         "database not reachable yet; waiting before starting",
       ),
   });
-}
-
-/**
- * Exact counters shared through Redis when REDIS_URL is set, else counted in this process. The
- * Redis client is loaded only when it is used (a process without Redis spares its start-up).
- */
-async function createRateLimiter(config: Config, logger: Logger): Promise<RateLimiter> {
-  if (config.redisUrl) {
-    const { Redis } = await import("ioredis");
-    const redis = new Redis(config.redisUrl, {
-      enableOfflineQueue: false,
-      maxRetriesPerRequest: 1,
-      // No auto-pipelining: the limiter already sends the counts of one event-loop turn as one
-      // command, and wrapping that command in a pipeline cost ~10 µs of CPU a request.
-      enableAutoPipelining: false,
-      // A backstop that clears commands of a frozen server; the limiter gives up on a reply after 500 ms.
-      commandTimeout: 5_000,
-    });
-    redis.on("error", (error) => logger.debug({ err: error }, "redis error"));
-    const { host, port } = new URL(config.redisUrl);
-    return createRedisRateLimiter(defineRedisCounters(redis), systemClock, logger, {
-      where: `${host || "127.0.0.1"}${port ? "" : ":6379"}`,
-    });
-  }
-  if (config.databaseUrl) {
-    logger.warn("REDIS_URL is not set: rate limits are counted per instance, not across instances");
-  }
-  return createMemoryRateLimiter(systemClock);
 }
 
 /**
@@ -259,7 +226,8 @@ async function main() {
       "EMBEDDED_SYNC=off: acknowledged writes are not flushed to disk and can be lost on an OS crash or a power loss; see docs/operations.md#durability",
     );
   }
-  const limiter = await createRateLimiter(config, logger);
+  // With REDIS_URL, Redis is asked once here: an error line when it does not answer (limits off).
+  const limiter = await createConfiguredRateLimiter(config, systemClock, logger);
   if (config.webhookAllowPrivateTargets.length > 0) {
     logger.warn(
       { targets: config.webhookAllowPrivateTargets },

@@ -12,9 +12,10 @@
  * marker, staging folders and cluster entries, nothing else) before it restores.
  */
 import { randomBytes } from "node:crypto";
-import { closeSync, existsSync, fsyncSync, openSync, unlinkSync, writeSync } from "node:fs";
-import { mkdir, readdir, readFile, rename, rm, stat } from "node:fs/promises";
+import { closeSync, createReadStream, existsSync, fsyncSync, openSync, unlinkSync, writeSync } from "node:fs";
+import { mkdir, open, readdir, readFile, rename, rm, stat } from "node:fs/promises";
 import path from "node:path";
+import type { ReadEntry } from "tar";
 import {
   BACKUP_CHECKSUMS,
   BACKUP_CLUSTER_DIR,
@@ -234,16 +235,123 @@ async function countRows(dataDir: string): Promise<Record<string, number>> {
   }
 }
 
+const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+/** Where an archive's entry goes under `root`; undefined for a name that would leave it (absolute, `..`). */
+function entryTarget(root: string, name: string): string | undefined {
+  const parts = name.split("/").filter((part) => part !== "" && part !== ".");
+  if (name.startsWith("/") || parts.length === 0) return undefined;
+  if (parts.some((part) => part === ".." || part.includes("\0"))) return undefined;
+  return path.join(root, ...parts);
+}
+
+/**
+ * One file entry's bytes into a new file: one write at a time, the entry paused meanwhile (which
+ * holds the archive's reading back). Settles only once the file is closed; `stop` ends it early.
+ */
+async function writeFileEntry(entry: ReadEntry, target: string, stop: AbortSignal): Promise<void> {
+  await mkdir(path.dirname(target), { recursive: true, mode: 0o700 });
+  const handle = await open(target, "wx", 0o600).catch((error: NodeJS.ErrnoException) => {
+    // The folder was empty: only an archive naming the file twice gets here.
+    if (error.code === "EEXIST")
+      throw new RestoreRefused(`not a Porchlight backup: it holds ${entry.path} twice`);
+    throw error;
+  });
+  let writing: Promise<unknown> = Promise.resolve();
+  let onStop: (() => void) | undefined;
+  try {
+    await new Promise<void>((resolve, reject) => {
+      if (stop.aborted) return reject(stop.reason);
+      onStop = () => reject(stop.reason);
+      stop.addEventListener("abort", onStop, { once: true });
+      entry.on("error", reject);
+      entry.on("end", () => void writing.then(() => resolve()));
+      entry.on("data", (chunk: Buffer) => {
+        entry.pause();
+        writing = handle.write(chunk).then(() => void entry.resume(), reject);
+      });
+    });
+  } finally {
+    if (onStop) stop.removeEventListener("abort", onStop);
+    await writing.catch(() => {});
+    await handle.close();
+  }
+}
+
+/** Marks an error raised while writing into DATA_DIR (rather than while reading the backup). */
+class UnpackWriteError extends Error {}
+
+/**
+ * Unpacks the gzip'd tar `file` into the folder `into`: plain files and folders only, every name
+ * inside it (anything else is refused as not a backup of ours).
+ *
+ * It answers only once every file system call it started has returned, also when it fails. tar's
+ * own `extract()` rejects at the first error while its writes go on: a backup of a few MB cut short
+ * was refused before a single entry was written, and every entry it had decompressed was written
+ * afterwards. Removing the staging folder then raced them, and once in a few dozen runs lost
+ * (`ENOTEMPTY: directory not empty, rmdir '…/.restore-…'`), which left the staging folder and the
+ * marker behind and replaced the refusal with that error. Here, at the first error, the archive
+ * stops being read and each file being written is closed before this rejects.
+ */
+export async function unpackArchive(file: string, into: string): Promise<void> {
+  const { Parser } = await import("tar");
+  const stop = new AbortController();
+  const writes: Promise<void>[] = [];
+  const source = createReadStream(file);
+  let failure: { error: unknown } | undefined;
+  const fail = (error: unknown) => {
+    if (failure) return;
+    failure = { error };
+    source.destroy();
+    stop.abort(error);
+  };
+  // Settles when the archive was read to its end, or at the first failure.
+  const read = new Promise<void>((resolve) => {
+    stop.signal.addEventListener("abort", () => resolve(), { once: true });
+    const parser = new Parser({
+      strict: true,
+      onReadEntry: (entry) => {
+        if (failure) return void entry.resume();
+        const target = entryTarget(into, entry.path);
+        const isFile = entry.type === "File" || entry.type === "OldFile" || entry.type === "ContiguousFile";
+        if (target === undefined || !(isFile || entry.type === "Directory")) {
+          entry.resume();
+          return fail(new RestoreRefused(`not a Porchlight backup: it holds ${entry.path} (${entry.type})`));
+        }
+        if (!isFile) entry.resume();
+        const written = isFile
+          ? writeFileEntry(entry, target, stop.signal)
+          : mkdir(target, { recursive: true, mode: 0o700 }).then(() => {});
+        // (A write that `stop` ended rejects with the failure itself: fail() keeps the first.)
+        writes.push(
+          written.catch((error) =>
+            fail(error instanceof RestoreRefused ? error : new UnpackWriteError(messageOf(error))),
+          ),
+        );
+      },
+    });
+    parser.on("error", fail);
+    parser.on("end", () => resolve());
+    source.on("error", fail);
+    source.pipe(parser as unknown as NodeJS.WritableStream);
+  });
+  await read;
+  // Nothing is added to `writes` past this point: the archive ended, or `failure` is set.
+  await Promise.all(writes);
+  if (failure) throw failure.error;
+}
+
 /** Unpacks the backup into `staging` and checks it, before anything of it is moved into DATA_DIR. */
 async function unpackChecked(file: string, staging: string): Promise<BackupManifest> {
-  const { extract } = await import("tar");
   await mkdir(staging, { mode: 0o700 });
   try {
-    await extract({ file, cwd: staging, strict: true });
+    await unpackArchive(file, staging);
   } catch (error) {
-    throw new RestoreRefused(
-      `the backup cannot be read (${error instanceof Error ? error.message : String(error)})`,
-    );
+    if (error instanceof RestoreRefused) throw error;
+    if (error instanceof UnpackWriteError) {
+      throw new RestoreRefused(`the backup cannot be unpacked into DATA_DIR (${error.message})`);
+    }
+    throw new RestoreRefused(`the backup cannot be read (${messageOf(error)})`);
   }
   const manifest = await readManifest(staging);
   await verifyChecksums(staging, manifest);
@@ -269,13 +377,23 @@ async function restoreUnderMarker(
   dataDir: string,
 ): Promise<{ manifest: BackupManifest; counts: Record<string, number> }> {
   const staging = stagingDirIn(dataDir);
-  try {
-    const manifest = await unpackChecked(file, staging);
-    await moveClusterInto(dataDir, staging);
-    return { manifest, counts: await countRows(dataDir) };
-  } finally {
-    await rm(staging, { recursive: true, force: true });
-  }
+  // On a failure the staging folder goes with the rest of what the restore wrote (restoreBackup),
+  // and nothing here may replace the failure's own reason.
+  const manifest = await unpackChecked(file, staging);
+  await moveClusterInto(dataDir, staging);
+  const counts = await countRows(dataDir);
+  await rm(staging, { recursive: true, force: true });
+  return { manifest, counts };
+}
+
+/**
+ * The failure's own reason, and, when what the restore wrote could not all be removed, that too:
+ * the marker then stays, so the server keeps refusing DATA_DIR until a restore clears it.
+ */
+function withUncleared(error: unknown, dataDir: string, cleanupError: unknown): Error {
+  const note = `; what this restore wrote could not all be removed from DATA_DIR ${dataDir} (${messageOf(cleanupError)}): run the same npm run db:restore again (it clears it), or empty DATA_DIR`;
+  if (error instanceof RestoreRefused) return new RestoreRefused(`${error.message}${note}`);
+  return new Error(`${messageOf(error)}${note}`, { cause: error });
 }
 
 export async function restoreBackup(options: { file: string; dataDir: string }): Promise<RestoreSummary> {
@@ -295,10 +413,15 @@ export async function restoreBackup(options: { file: string; dataDir: string }):
       unmarkRestore(dataDir);
       return { manifest, fileChecksumChecked, counts, clearedInterruptedRestore: interrupted };
     } catch (error) {
-      // Leave DATA_DIR empty: the marker last, so that a failure or a kill on the way leaves it marked.
-      await clearRestoreLeftovers(dataDir)
-        .then(() => unmarkRestore(dataDir))
-        .catch(() => {});
+      // Leave DATA_DIR empty: the marker last, so that a failure or a kill on the way leaves it
+      // marked. Nothing of this restore writes any more (unpackArchive answers only once its writes
+      // have), so the removal meets no file being added.
+      try {
+        await clearRestoreLeftovers(dataDir);
+        unmarkRestore(dataDir);
+      } catch (cleanupError) {
+        throw withUncleared(error, dataDir, cleanupError);
+      }
       throw error;
     }
   } finally {

@@ -31,6 +31,11 @@ export interface Metrics {
    * an alert on the last backup's age would take for a backup never made).
    */
   watchBackups(source: BackupGaugeSource): void;
+  /**
+   * The rate limits' counter store (porchlight_rate_limit_store_up), asked at scrape time. Only a
+   * limiter with a store of its own (Redis) has one: without REDIS_URL the series does not exist.
+   */
+  watchRateLimitStore(limiter: Pick<RateLimiter, "storeAnswers">): void;
 }
 
 export interface BackupGaugeSource {
@@ -186,6 +191,19 @@ export function createMetrics(): Metrics {
     });
   };
 
+  let rateLimitStore: Pick<RateLimiter, "storeAnswers"> | undefined;
+  const registerRateLimitStoreMetric = () => {
+    new Gauge({
+      name: "porchlight_rate_limit_store_up",
+      help: "1 when the rate limits' counter store (REDIS_URL's Redis) answered the scrape's PING, 0 when it did not: the rate limits are then not enforced (every request is allowed, fail open). Absent without REDIS_URL.",
+      registers: [registry],
+      async collect() {
+        const answers = await rateLimitStore?.storeAnswers?.().catch(() => false);
+        this.set(answers ? 1 : 0);
+      },
+    });
+  };
+
   return {
     registry,
     httpRequestDuration: new Histogram({
@@ -228,6 +246,11 @@ export function createMetrics(): Metrics {
       if (!backupSource) registerBackupMetrics();
       backupSource = next;
     },
+    watchRateLimitStore(limiter) {
+      if (!limiter.storeAnswers) return;
+      if (!rateLimitStore) registerRateLimitStoreMetric();
+      rateLimitStore = limiter;
+    },
   };
 }
 
@@ -259,6 +282,8 @@ export async function registerMetricsRoute(
   app: FastifyInstance,
   deps: { metrics: Metrics; config: Pick<Config, "adminToken" | "trustProxy">; limiter: RateLimiter },
 ): Promise<void> {
+  // The limiter that guards /metrics is the process's: its counter store is watched here.
+  deps.metrics.watchRateLimitStore(deps.limiter);
   await app.register(async (scope) => {
     registerAdminGuard(scope, {
       adminToken: deps.config.adminToken,

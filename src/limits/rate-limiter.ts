@@ -1,6 +1,7 @@
 import type { Redis } from "ioredis";
 import type { Logger } from "pino";
 import type { Clock } from "../clock.ts";
+import type { Config } from "../config.ts";
 import { createMicroBatcher } from "../db/micro-batch.ts";
 import { briefCause } from "../errors.ts";
 
@@ -40,6 +41,12 @@ export interface RateLimiter {
   countHit(hit: RateLimitHit): Promise<CountedHit>;
   /** The current window's count, without counting (0 when the counter store failed). */
   peek(bucket: string, id: string, windowSeconds: number): Promise<Omit<RateLimitDecision, "allowed">>;
+  /**
+   * Whether the shared counter store (Redis) answers now: one PING, within the reply timeout (false
+   * at once in the second after a failed call, as a request would fail open). Absent for counters
+   * kept in this process, which have no store to lose (porchlight_rate_limit_store_up).
+   */
+  storeAnswers?(): Promise<boolean>;
   close(): Promise<void>;
 }
 
@@ -182,6 +189,8 @@ export interface RedisCounters {
   countGroups(...numberOfKeysKeysThenArgs: (string | number)[]): Promise<number[]>;
   giveBack(key: string): Promise<number>;
   get(key: string): Promise<string | null>;
+  /** PONG (ioredis's ping); without it, storeAnswers says whether the last call was answered. */
+  ping?(): Promise<string>;
   disconnect(): void;
 }
 
@@ -238,13 +247,15 @@ export function createRedisRateLimiter(
   clock: Clock,
   logger: Logger,
   options: { replyTimeoutMs?: number; where?: string } = {},
-): RateLimiter {
+): RateLimiter & { checkAtStart(waitMs: number, connectionError?: () => unknown): Promise<boolean> } {
   const replyTimeoutMs = options.replyTimeoutMs ?? 500;
   // Named in the outage line (host and port, never the URL's password).
   const redisAt = options.where ? { redis: options.where } : {};
   let lastWarning = 0;
   let pausedUntil = 0;
   let failing = false;
+  // The start's check found no Redis, and none has answered since.
+  let unansweredSinceStart = false;
   // While failing, one request at a time asks Redis whether it is back (a half-open breaker): the
   // others fail open at once instead of each waiting out the reply timeout behind a frozen Redis.
   let probing = false;
@@ -260,7 +271,13 @@ export function createRedisRateLimiter(
       if (!valid(reply)) throw new Error("unexpected reply from Redis");
       if (failing) {
         failing = false;
-        logger.info("rate-limit counter store answers again; counting exactly");
+        logger.info(
+          redisAt,
+          unansweredSinceStart
+            ? "rate-limit counter store answers (it did not at start): rate limits are enforced from now on"
+            : "rate-limit counter store answers again; counting exactly",
+        );
+        unansweredSinceStart = false;
       }
       return reply;
     } catch (error) {
@@ -355,11 +372,108 @@ export function createRedisRateLimiter(
       );
       return { count: count ?? 0, secondsToWindowEnd: window.secondsToEnd };
     },
+    async storeAnswers() {
+      if (!redis.ping) return !failing;
+      return (
+        (await ask(
+          () => redis.ping!(),
+          (reply) => reply === "PONG",
+        )) !== undefined
+      );
+    },
+    /**
+     * At start: PING until Redis answers or `waitMs` has passed (the client is still connecting at
+     * first, and refuses commands meanwhile). A Redis that does not answer is one error line: a
+     * mistyped or dead REDIS_URL otherwise showed only as a warning at the first request, while
+     * every limit was off. `connectionError`: the client's last failure to connect, the cause named
+     * rather than its refusal of commands while not connected.
+     */
+    async checkAtStart(waitMs: number, connectionError?: () => unknown) {
+      if (!redis.ping) return true;
+      const deadline = performance.now() + waitMs;
+      let cause: unknown;
+      for (;;) {
+        const left = deadline - performance.now();
+        try {
+          const reply = await withReplyTimeout(redis.ping(), Math.max(1, Math.min(left, replyTimeoutMs)));
+          if (reply === "PONG") return true;
+          cause = new Error("unexpected reply from Redis");
+        } catch (error) {
+          cause = error;
+        }
+        if (deadline - performance.now() <= 100) break;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      // Failing, but with no pause yet: the first request asks Redis itself (and, failing, logs the
+      // requests' fail-open warning as before); then one request a second probes.
+      failing = true;
+      unansweredSinceStart = true;
+      logger.error(
+        {
+          ...redisAt,
+          err: { type: "RedisUnavailable", outage: true, ...briefCause(connectionError?.() ?? cause) },
+        },
+        `rate-limit counter store (REDIS_URL, ${options.where ?? "Redis"}) does not answer: rate limits are NOT enforced until it answers (every request is allowed meanwhile)`,
+      );
+      return false;
+    },
     async close() {
       await batcher.drain();
       redis.disconnect();
     },
   };
+}
+
+/** How long a start waits for REDIS_URL's Redis to answer before saying it does not (and going on). */
+export const REDIS_START_CHECK_MS = 2_000;
+
+/** `host:port` of a Redis URL: what the log names, never the URL's password. */
+export function redisWhere(redisUrl: string): string {
+  const { host, port } = new URL(redisUrl);
+  return `${host || "127.0.0.1"}${port ? "" : ":6379"}`;
+}
+
+/**
+ * The process's limiter, as the start makes it: exact counters shared through Redis when REDIS_URL
+ * is set, else counted in this process. With Redis, the start asks it once (REDIS_START_CHECK_MS)
+ * and logs an error when it does not answer. The Redis client is loaded only when it is used (a
+ * process without Redis spares its start-up).
+ */
+export async function createConfiguredRateLimiter(
+  config: Pick<Config, "redisUrl" | "databaseUrl">,
+  clock: Clock,
+  logger: Logger,
+  options: { startCheckMs?: number } = {},
+): Promise<RateLimiter> {
+  if (config.redisUrl) {
+    const { Redis } = await import("ioredis");
+    const redis = new Redis(config.redisUrl, {
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 1,
+      // No auto-pipelining: the limiter already sends the counts of one event-loop turn as one
+      // command, and wrapping that command in a pipeline cost ~10 µs of CPU a request.
+      enableAutoPipelining: false,
+      // A backstop that clears commands of a frozen server; the limiter gives up on a reply after 500 ms.
+      commandTimeout: 5_000,
+    });
+    let connectionError: Error | undefined;
+    redis.on("error", (error) => {
+      connectionError = error;
+      logger.debug({ err: error }, "redis error");
+    });
+    redis.on("ready", () => {
+      connectionError = undefined;
+    });
+    const limiter = createRedisRateLimiter(defineRedisCounters(redis), clock, logger, {
+      where: redisWhere(config.redisUrl),
+    });
+    await limiter.checkAtStart(options.startCheckMs ?? REDIS_START_CHECK_MS, () => connectionError);
+    return limiter;
+  }
+  if (config.databaseUrl) {
+    logger.warn("REDIS_URL is not set: rate limits are counted per instance, not across instances");
+  }
+  return createMemoryRateLimiter(clock);
 }
 
 /**

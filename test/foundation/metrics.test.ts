@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
+import net from "node:net";
 import { after, before, describe, it } from "node:test";
 import pino from "pino";
 import { type App, buildListenerApps } from "../../src/app.ts";
@@ -7,7 +8,8 @@ import { systemClock } from "../../src/clock.ts";
 import { sql } from "../../src/db/database.ts";
 import { createLocalGeocoder } from "../../src/geo/local.ts";
 import { createMetrics } from "../../src/http/metrics.ts";
-import type { RateLimiter } from "../../src/limits/rate-limiter.ts";
+import { createConfiguredRateLimiter, type RateLimiter } from "../../src/limits/rate-limiter.ts";
+import { createLogger } from "../../src/logger.ts";
 import { createRenderPool, type Renderer } from "../../src/render/renderer.ts";
 import { createAutomation, createOrg } from "../helpers/api.ts";
 import {
@@ -16,6 +18,7 @@ import {
   createTestContext,
   databaseLabel,
   openTestDatabase,
+  TEST_REDIS_URL,
   type TestContext,
   testConfig,
   testLimiter,
@@ -183,6 +186,151 @@ describe(`GET /metrics with the operator listener apart (${databaseLabel})`, () 
       1,
     );
   });
+});
+
+/**
+ * porchlight_rate_limit_store_up and the start's check of REDIS_URL: the limiter made as the start
+ * makes it (createConfiguredRateLimiter, with its PING), the app built on it, /metrics scraped.
+ */
+describe(`the rate limits' counter store on /metrics and in the start's log (${databaseLabel})`, () => {
+  const opened: { drop(): Promise<void> }[] = [];
+  const closing: (() => Promise<unknown>)[] = [];
+  after(async () => {
+    for (const close of closing.reverse()) await close();
+    for (const database of opened) await database.drop();
+  });
+
+  /** A process's start on REDIS_URL (unset: none): its log lines, and its one app with every surface. */
+  async function startWith(redisUrl: string | undefined) {
+    const lines: Record<string, unknown>[] = [];
+    const raw: string[] = [];
+    const logger = createLogger("info", {
+      write: (line: string) => {
+        raw.push(line);
+        lines.push(JSON.parse(line));
+      },
+    });
+    const limiter = await createConfiguredRateLimiter(
+      { redisUrl, databaseUrl: undefined },
+      systemClock,
+      logger,
+    );
+    closing.push(() => limiter.close());
+    const database = await openTestDatabase();
+    opened.push(database);
+    const renderer = createRenderPool({ threads: 1 });
+    closing.push(() => renderer.close());
+    const config = testConfig({ redisUrl });
+    const deps = {
+      config,
+      database: database.database,
+      clock: systemClock,
+      logger,
+      limiter,
+      geocoder: createLocalGeocoder(),
+      renderer,
+      metrics: createMetrics(),
+    };
+    const [app] = (await buildListenerApps({ ...deps, ...appAdapters(config, logger) }, [
+      ["public", "app", "admin"],
+    ])) as [App];
+    closing.push(() => app.close());
+    const storeUp = async () => {
+      const scraped = await scrape(app);
+      assert.equal(scraped.status, 200, scraped.text);
+      const line = scraped.text
+        .split("\n")
+        .find((each) => each.startsWith("porchlight_rate_limit_store_up "));
+      return line === undefined ? undefined : Number(line.split(" ")[1]);
+    };
+    const saying = (pattern: RegExp) => lines.filter((line) => pattern.test(String(line.msg)));
+    return { app, lines, raw, storeUp, saying };
+  }
+
+  const notEnforced = /rate limits are NOT enforced until it answers/;
+
+  it("REDIS_URL at a port where nothing listens: one error line at start naming host:port, the gauge at 0, /readyz still 200", async () => {
+    // Port 1 (tcpmux) has no listener here. The password must never reach the log.
+    const started = await startWith("redis://:hunter2-secret@127.0.0.1:1/0");
+    const errors = started.saying(notEnforced);
+    assert.equal(errors.length, 1, started.raw.join(""));
+    assert.equal(errors[0]!.level, 50);
+    assert.equal(errors[0]!.redis, "127.0.0.1:1");
+    assert.match(String(errors[0]!.msg), /\(REDIS_URL, 127\.0\.0\.1:1\) does not answer/);
+    assert.deepEqual(
+      Object.keys(errors[0]!.err as object).sort(),
+      ["code", "message", "outage", "type"].sort(),
+    );
+    assert.equal(await started.storeUp(), 0);
+    assert.equal(await started.storeUp(), 0);
+    // Requests fail open (no 429 from the store) and readiness does not depend on Redis.
+    for (let index = 0; index < 5; index++) {
+      assert.equal((await started.app.inject({ method: "GET", url: "/api/v1/me" })).statusCode, 401);
+    }
+    const ready = await started.app.inject({ method: "GET", url: "/readyz" });
+    assert.equal(ready.statusCode, 200, ready.body);
+    // Said once: scrapes and requests since did not repeat the start's error.
+    assert.equal(started.saying(notEnforced).length, 1);
+    assert.doesNotMatch(started.raw.join(""), /hunter2/);
+  });
+
+  it("without REDIS_URL the series is absent (nothing to be down)", async () => {
+    const started = await startWith(undefined);
+    assert.equal(await started.storeUp(), undefined);
+    assert.equal(started.lines.filter((line) => Number(line.level) >= 50).length, 0);
+  });
+
+  const withRedis = { skip: !TEST_REDIS_URL && "needs Redis (REDIS_URL)" };
+
+  it("REDIS_URL at the machine's Redis: no error line, the gauge at 1", withRedis, async () => {
+    const started = await startWith(TEST_REDIS_URL!);
+    assert.equal(started.saying(notEnforced).length, 0, started.raw.join(""));
+    assert.equal(await started.storeUp(), 1);
+  });
+
+  it(
+    "a Redis that answers only after the start: the error line, then an info line and the gauge at 1",
+    withRedis,
+    async () => {
+      // A proxy to the machine's Redis that hangs up on every connection until told to forward.
+      const upstream = new URL(TEST_REDIS_URL!);
+      let forwarding = false;
+      const sockets = new Set<net.Socket>();
+      const proxy = net.createServer((client) => {
+        sockets.add(client);
+        client.on("error", () => client.destroy());
+        if (!forwarding) return void client.destroy();
+        const server = net.connect(Number(upstream.port || 6379), upstream.hostname);
+        sockets.add(server);
+        server.on("error", () => client.destroy());
+        client.on("close", () => server.destroy());
+        client.pipe(server).pipe(client);
+      });
+      await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
+      closing.push(async () => {
+        for (const socket of sockets) socket.destroy();
+        await new Promise((resolve) => proxy.close(resolve));
+      });
+      const proxied = new URL(TEST_REDIS_URL!);
+      proxied.host = `127.0.0.1:${(proxy.address() as net.AddressInfo).port}`;
+      const started = await startWith(proxied.href);
+      assert.equal(started.saying(notEnforced).length, 1, started.raw.join(""));
+      assert.equal(await started.storeUp(), 0);
+
+      forwarding = true;
+      // The client reconnects with backoff (up to 2 s); a scrape asks again once the second's pause is over.
+      let up = 0;
+      for (let attempt = 0; attempt < 60 && up !== 1; attempt++) {
+        await new Promise((resolve) => setTimeout(resolve, 250));
+        up = (await started.storeUp()) ?? 0;
+      }
+      assert.equal(up, 1, started.raw.join(""));
+      const answers = started.saying(/rate-limit counter store answers \(it did not at start\)/);
+      assert.equal(answers.length, 1, started.raw.join(""));
+      assert.equal(answers[0]!.level, 30);
+      assert.equal(started.saying(notEnforced).length, 1);
+    },
+  );
 });
 
 it("keeps each app's counts apart: two apps in one process never share a registry", async () => {
