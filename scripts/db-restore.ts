@@ -7,6 +7,8 @@
  */
 import { existsSync } from "node:fs";
 import path from "node:path";
+import { createKillSwitch } from "../src/automations/kill-switch.ts";
+import { systemClock } from "../src/clock.ts";
 import { ConfigError, loadConfig } from "../src/config.ts";
 import {
   DataDirInUseError,
@@ -14,7 +16,9 @@ import {
   InterruptedRestoreError,
   RESTORE_MARKER_FILE,
 } from "../src/db/data-dir-lock.ts";
+import { openDatabase, queryOne, sql } from "../src/db/database.ts";
 import { RestoreRefused, restoreBackup } from "../src/db/restore.ts";
+import { processPieceJob } from "../src/jobs/kinds.ts";
 
 /** What a restore stopped now leaves in DATA_DIR, in one line. */
 function stoppedLine(signal: NodeJS.Signals, file: string, dataDir: string): string {
@@ -72,7 +76,35 @@ async function main() {
       .map(([table, count]) => `${count} ${table}`)
       .join(", ")}.`,
   );
+  const waiting = await pauseIfCardsWaited(config.dataDir);
+  if (waiting > 0) {
+    print(
+      `Automations are paused in the restored database: ${waiting} ${waiting === 1 ? "card was" : "cards were"} on the way to print when the backup was taken, and may have been printed since. Start the server, look at them (Mail, or GET /admin/v1/jobs?status=pending&kind=process_piece), cancel any already printed, then resume: PUT /admin/v1/kill-switch {"paused": false}. Until then events answer 503 automations_disabled (CRMs retry them).`,
+    );
+  }
   print("Start the server on it (npm start with the same DATA_DIR).");
+}
+
+/**
+ * A backup's jobs run again at the restored server's first start, among them cards that were on
+ * their way to print and printed after the backup: with any printer but Lob's idempotency window,
+ * those homes would be mailed twice. When the backup holds any, the restored database starts with
+ * automations paused (the kill switch), so a person looks first. Answers how many it holds.
+ */
+async function pauseIfCardsWaited(dataDir: string): Promise<number> {
+  const database = await openDatabase({ dataDir, embeddedSync: true });
+  try {
+    const row = await queryOne<{ count: number | string }>(
+      database.db,
+      sql`SELECT count(*) AS count FROM jobs
+          WHERE kind = ${processPieceJob.name} AND status IN ('pending', 'running')`,
+    );
+    const waiting = Number(row?.count ?? 0);
+    if (waiting > 0) await createKillSwitch({ db: database.db, clock: systemClock }).setPaused(true);
+    return waiting;
+  } finally {
+    await database.close();
+  }
 }
 
 main().catch((error: unknown) => {
