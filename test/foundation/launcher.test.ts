@@ -24,7 +24,7 @@ const REPO = path.resolve(import.meta.dirname, "../..");
 function scratchCheckout(): string {
   const root = mkdtempSync(path.join(tmpdir(), "porchlight-launcher-"));
   mkdirSync(path.join(root, "scripts"));
-  for (const script of ["start.mjs", "build.mjs", "build-stamp.mjs"]) {
+  for (const script of ["start.mjs", "build.mjs", "build-stamp.mjs", "carry-over-chunks.mjs"]) {
     copyFileSync(path.join(REPO, "scripts", script), path.join(root, "scripts", script));
   }
   copyFileSync(path.join(REPO, "tsconfig.json"), path.join(root, "tsconfig.json"));
