@@ -1,5 +1,5 @@
 import type { Automation, CardTemplate } from "../../api/automations.ts";
-import { count, money } from "../../ui/format.ts";
+import { count, roughMoney } from "../../ui/format.ts";
 import { wholeNumberProblem } from "../../ui/number-rules.ts";
 
 /**
@@ -152,7 +152,7 @@ export function followUpResults(tally: FollowUpTally, costPerCardCents: number |
   const { sent_to_print, scheduled, waiting, stopped_because_home_answered: stopped, not_sent } = tally;
   if (tallyTotal(tally) === 0) return null;
   const saved =
-    costPerCardCents && stopped > 0 ? ` (about ${money((stopped * costPerCardCents) / 100)} not spent)` : "";
+    costPerCardCents && stopped > 0 ? ` (about ${roughMoney((stopped * costPerCardCents) / 100)} not spent)` : "";
   const parts = [
     `${sent_to_print} sent to print`,
     scheduled > 0 && `${scheduled} due later`,
