@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { Page } from "playwright-core";
-import { type App, startApp } from "./session.ts";
+import { type App, startApp, waitUntil } from "./session.ts";
 
 const OWNER = { email: "owner@release.test", name: "Rita Lease", password: "correct horse battery" };
 
@@ -42,6 +42,9 @@ describe("a tab open across a release", () => {
     // typed in would lose what was typed), only opening the screen does.
     const revenueLink = page.getByRole("link", { name: "Revenue" }).first();
     await revenueLink.hover();
+    // The preload has failed (its answer came and went) before the click: a click joining a preload
+    // still on its way shows the screen's error instead (the router's, with its retry).
+    await waitUntil(async () => asked.includes(404), "the hover's preload was refused the file");
     await page.waitForTimeout(1_000);
     assert.equal(loads, 0, "a hover reloads nothing");
     await revenueLink.click();
