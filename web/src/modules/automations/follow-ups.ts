@@ -152,7 +152,9 @@ export function followUpResults(tally: FollowUpTally, costPerCardCents: number |
   const { sent_to_print, scheduled, waiting, stopped_because_home_answered: stopped, not_sent } = tally;
   if (tallyTotal(tally) === 0) return null;
   const saved =
-    costPerCardCents && stopped > 0 ? ` (about ${roughMoney((stopped * costPerCardCents) / 100)} not spent)` : "";
+    costPerCardCents && stopped > 0
+      ? ` (about ${roughMoney((stopped * costPerCardCents) / 100)} not spent)`
+      : "";
   const parts = [
     `${sent_to_print} sent to print`,
     scheduled > 0 && `${scheduled} due later`,
