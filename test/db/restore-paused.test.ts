@@ -4,23 +4,18 @@
  * automations paused, and says why and how to resume. One without such cards starts as it was.
  */
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, describe, test } from "node:test";
-import pino from "pino";
 import { createKillSwitch } from "../../src/automations/kill-switch.ts";
 import { systemClock } from "../../src/clock.ts";
-import { createBackups } from "../../src/db/backups.ts";
-import { copyClusterFiles } from "../../src/db/cluster-snapshot.ts";
 import { openDatabase } from "../../src/db/database.ts";
 import { processPieceJob } from "../../src/jobs/kinds.ts";
 import { enqueueJob } from "../../src/jobs/queue.ts";
-import { migratedTemplateDir } from "../helpers/pglite-template.ts";
+import { runRestore, takeBackup } from "./restore-helpers.ts";
 
-const REPO = path.resolve(import.meta.dirname, "../..");
 const scratch = mkdtempSync(path.join(tmpdir(), "porchlight-restore-paused-"));
 after(() => rmSync(scratch, { recursive: true, force: true }));
 let counter = 0;
@@ -30,50 +25,19 @@ const newDir = (label: string) => {
   return dir;
 };
 
-/** A backup of a migrated embedded database holding `cardsOnTheirWay` cards' jobs still to run. */
-async function backupWith(cardsOnTheirWay: number): Promise<string> {
-  const dataDir = newDir("source");
-  copyClusterFiles(await migratedTemplateDir(), dataDir);
-  const database = await openDatabase({ dataDir, embeddedSync: false });
-  const backups = createBackups({
-    database,
-    dataDir,
-    clock: systemClock,
-    logger: pino({ level: "silent" }),
-    intervalHours: 0,
-    keep: 7,
-  });
-  try {
+/** A backup holding `cardsOnTheirWay` cards' jobs still to run. */
+const backupWith = (cardsOnTheirWay: number) =>
+  takeBackup(newDir("source"), async (db) => {
     const orgId = randomUUID();
     for (let card = 0; card < cardsOnTheirWay; card++) {
       await enqueueJob(
-        database.db,
+        db,
         processPieceJob,
         { org_id: orgId, piece_id: randomUUID() },
         { orgId, now: new Date() },
       );
     }
-    return (await backups.create()).file;
-  } finally {
-    await backups.stop();
-    await database.close();
-  }
-}
-
-/** `npm run db:restore -- FILE` as the operator runs it. */
-async function restore(file: string, dataDir: string) {
-  const child = spawn("npm", ["run", "--silent", "db:restore", "--", file], {
-    cwd: REPO,
-    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? tmpdir(), DATA_DIR: dataDir },
-    stdio: ["ignore", "pipe", "pipe"],
   });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (chunk) => (stdout += chunk));
-  child.stderr.on("data", (chunk) => (stderr += chunk));
-  const status = await new Promise<number | null>((resolve) => child.once("exit", resolve));
-  return { status, stdout, stderr };
-}
 
 async function pausedIn(dataDir: string): Promise<boolean> {
   const database = await openDatabase({ dataDir, embeddedSync: false });
@@ -87,7 +51,7 @@ async function pausedIn(dataDir: string): Promise<boolean> {
 describe("a restore of a backup that held cards on their way to print", () => {
   test("starts with automations paused and says how many cards to look at before resuming", async () => {
     const dataDir = newDir("restored");
-    const restored = await restore(await backupWith(2), dataDir);
+    const restored = await runRestore(await backupWith(2), dataDir);
     assert.equal(restored.status, 0, restored.stderr);
     assert.match(
       restored.stdout,
@@ -98,7 +62,7 @@ describe("a restore of a backup that held cards on their way to print", () => {
 
   test("a backup without such cards restores with automations running", async () => {
     const dataDir = newDir("restored");
-    const restored = await restore(await backupWith(0), dataDir);
+    const restored = await runRestore(await backupWith(0), dataDir);
     assert.equal(restored.status, 0, restored.stderr);
     assert.doesNotMatch(restored.stdout, /Automations are paused/);
     assert.equal(await pausedIn(dataDir), false);

@@ -14,7 +14,6 @@
  * command line test failed with the ENOTEMPTY above on one of the runs made while writing it).
  */
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import {
   mkdirSync,
@@ -30,15 +29,9 @@ import {
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
-import pino from "pino";
-import { systemClock } from "../../src/clock.ts";
-import { createBackups } from "../../src/db/backups.ts";
-import { copyClusterFiles } from "../../src/db/cluster-snapshot.ts";
-import { openDatabase } from "../../src/db/database.ts";
 import { RestoreRefused, restoreBackup, unpackArchive } from "../../src/db/restore.ts";
-import { migratedTemplateDir } from "../helpers/pglite-template.ts";
+import { runRestore, takeBackup } from "./restore-helpers.ts";
 
-const REPO = path.resolve(import.meta.dirname, "../..");
 const UNREADABLE = /^the backup cannot be read \(zlib: unexpected end of file\)$/;
 const scratch = mkdtempSync(path.join(tmpdir(), "porchlight-restore-unreadable-"));
 after(() => rmSync(scratch, { recursive: true, force: true }));
@@ -49,27 +42,6 @@ const newDir = (label: string) => {
   mkdirSync(dir, { mode: 0o700 });
   return dir;
 };
-
-/** A real backup of a migrated embedded database, as POST /admin/v1/backups writes it. */
-async function takeBackup(): Promise<string> {
-  const dataDir = newDir("source");
-  copyClusterFiles(await migratedTemplateDir(), dataDir);
-  const database = await openDatabase({ dataDir, embeddedSync: false });
-  const backups = createBackups({
-    database,
-    dataDir,
-    clock: systemClock,
-    logger: pino({ level: "silent" }),
-    intervalHours: 0,
-    keep: 7,
-  });
-  try {
-    return (await backups.create()).file;
-  } finally {
-    await backups.stop();
-    await database.close();
-  }
-}
 
 interface EntryAt {
   path: string;
@@ -163,7 +135,7 @@ describe("a backup that cannot be read", () => {
   let offsets: number[];
 
   before(async () => {
-    backup = await takeBackup();
+    backup = await takeBackup(newDir("source"));
     offsets = await cutOffsets(backup);
   });
 
@@ -229,16 +201,7 @@ describe("a backup that cannot be read", () => {
       // A backups/ folder is allowed beside a restore and stays as it was.
       mkdirSync(path.join(dataDir, "backups"));
       const file = cut(backup, offset);
-      const child = spawn("npm", ["run", "--silent", "db:restore", "--", file], {
-        cwd: REPO,
-        env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? tmpdir(), DATA_DIR: dataDir },
-        stdio: ["ignore", "pipe", "pipe"],
-      });
-      let stdout = "";
-      let stderr = "";
-      child.stdout.on("data", (chunk) => (stdout += chunk));
-      child.stderr.on("data", (chunk) => (stderr += chunk));
-      const status = await new Promise<number | null>((resolve) => child.once("exit", resolve));
+      const { status, stdout, stderr } = await runRestore(file, dataDir);
       assert.equal(status, 1, `cut at ${offset}: ${stdout}${stderr}`);
       assert.equal(stdout, "");
       assert.match(stderr, /^[^\n]+\n$/, `cut at ${offset}: one line, got ${stderr}`);
