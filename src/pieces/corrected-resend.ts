@@ -16,7 +16,7 @@ import {
 } from "../domain/deliverable-address.ts";
 import { unprintableCharacter } from "../domain/printable-text.ts";
 import { isUuid } from "../domain/uuid.ts";
-import { AppError, notFound, refusedFields } from "../errors.ts";
+import { AppError, invalidFields, notFound } from "../errors.ts";
 import { processPieceJob } from "../jobs/kinds.ts";
 import { enqueueJob } from "../jobs/queue.ts";
 import { newLandingToken } from "./campaigns.ts";
@@ -69,8 +69,8 @@ function checkCorrection(correction: Correction, original: Undeliverable, check:
   const unprintableName = recipientName ? unprintableCharacter(recipientName) : undefined;
   if (unprintableName)
     fields.recipient_name = `The name has a character no card can print (${unprintableName}).`;
-  const [first] = Object.entries(fields);
-  if (first) throw refusedFields(422, "invalid_payload", `${first[0]}: ${first[1]}`, fields);
+  const refused = invalidFields(fields);
+  if (refused) throw refused;
   return { address, recipientName };
 }
 
