@@ -38,7 +38,7 @@ export const EventProperties = Type.Object(
   {
     $id: "EventProperties",
     description:
-      "Flat string-to-string map. Keys: a reserved key (street, city, state, zip, client_name, client_email, client_phone, amount, status, service_lead_id) or `cf_` followed by lowercase letters, digits, underscores; at most 64 characters. Values: strings only, never coerced. street, city, state, zip and client_name are printed on the card: one holding a control or format character (a bidi override, a zero-width space) is 422 `invalid_payload` naming the field.",
+      "Flat string-to-string map. Keys: a reserved key (street, city, state, zip, client_name, client_email, client_phone, amount, status, service_lead_id) or `cf_` followed by lowercase letters, digits, underscores; at most 64 characters. Values: strings only, never coerced. street, city, state, zip and client_name are printed on the card: one holding a control or format character (a bidi override, a zero-width space) is 422 `invalid_payload` naming the field. state may be the USPS code or the state's name in any case (\"Illinois\" is read and printed as IL); the event's outcome does not check the address further (see `queued`).",
     additionalProperties: Type.String({ maxLength: MAX_PROPERTY_VALUE_LENGTH }),
     propertyNames: { pattern: PROPERTY_KEY_PATTERN, maxLength: MAX_PROPERTY_KEY_LENGTH },
     maxProperties: MAX_PROPERTIES,

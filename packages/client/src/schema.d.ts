@@ -376,7 +376,7 @@ export interface components {
       /** @description Ignored: the organization is always derived from the key. */
       org_id?: unknown;
     };
-    /** @description Flat string-to-string map. Keys: a reserved key (street, city, state, zip, client_name, client_email, client_phone, amount, status, service_lead_id) or `cf_` followed by lowercase letters, digits, underscores; at most 64 characters. Values: strings only, never coerced. street, city, state, zip and client_name are printed on the card: one holding a control or format character (a bidi override, a zero-width space) is 422 `invalid_payload` naming the field. */
+    /** @description Flat string-to-string map. Keys: a reserved key (street, city, state, zip, client_name, client_email, client_phone, amount, status, service_lead_id) or `cf_` followed by lowercase letters, digits, underscores; at most 64 characters. Values: strings only, never coerced. street, city, state, zip and client_name are printed on the card: one holding a control or format character (a bidi override, a zero-width space) is 422 `invalid_payload` naming the field. state may be the USPS code or the state's name in any case ("Illinois" is read and printed as IL); the event's outcome does not check the address further (see `queued`). */
     EventProperties: {
       /** @description Ignored: the organization is always derived from the key. */
       org_id?: unknown;
