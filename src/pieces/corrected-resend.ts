@@ -74,6 +74,23 @@ function checkCorrection(correction: Correction, original: Undeliverable, check:
   return { address, recipientName };
 }
 
+/**
+ * The corrected line's parts as the person wrote them: the card prints them (its headline's street,
+ * the address block). The parser's own street is in capitals ("412 MAPLE AVE"), so the street is
+ * the line's first part when it is one with a house number.
+ */
+function partsAsWritten(line: string) {
+  const written = writtenAddressOf(line, {});
+  const first = line.split(",")[0]!.trim();
+  const street = line.includes(",") && /^\d/.test(first) ? first : written.street;
+  return {
+    street: street ?? null,
+    city: written.city ?? null,
+    state: written.state ?? null,
+    zip: written.zip ?? null,
+  };
+}
+
 const notResendable = (detail: string) => new AppError(409, "not_resendable", detail);
 
 /**
@@ -115,12 +132,14 @@ export async function resendToCorrectedAddress(
       throw notResendable("a follow-up card goes to its first card's address: correct the first card");
     const { address, recipientName } = checkCorrection(correction, original, check);
     const now = deps.clock.now();
+    const parts = partsAsWritten(address);
     const created = await queryOne<{ id: string }>(
       tx,
-      sql`INSERT INTO mail_pieces (org_id, id, campaign_id, status, recipient_name, address, normalized_address, token,
-                                   properties, created_at, corrects_piece_id)
-          SELECT org_id, gen_random_uuid(), campaign_id, 'queued', ${recipientName}, ${address},
-                 ${normalizeAddress(address)}, ${newLandingToken()}, properties, ${now.toISOString()}::timestamptz, id
+      sql`INSERT INTO mail_pieces (org_id, id, campaign_id, status, recipient_name, address, street, city, state, zip,
+                                   normalized_address, token, properties, created_at, corrects_piece_id)
+          SELECT org_id, gen_random_uuid(), campaign_id, 'queued', ${recipientName}, ${address}, ${parts.street},
+                 ${parts.city}, ${parts.state}, ${parts.zip}, ${normalizeAddress(address)}, ${newLandingToken()},
+                 properties, ${now.toISOString()}::timestamptz, id
           FROM mail_pieces WHERE org_id = ${orgId}::uuid AND id = ${original.id}::uuid
           RETURNING id`,
     );
