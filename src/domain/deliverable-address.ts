@@ -3,7 +3,7 @@
  * database. A house number; a ZIP that exists, in the state written; a city that is the ZIP's
  * place (or, at the normal level, no other known place of the state); a USPS state code.
  */
-import { parseUsAddress, uspsStateCode } from "./address.ts";
+import { type Address, parseUsAddress, uspsStateCode } from "./address.ts";
 import { townKey } from "./town-names.ts";
 import { zipPlaces } from "./zip-places.ts";
 
@@ -43,7 +43,9 @@ const isSeparator = (character: string | undefined) => character === "," || /\s/
  * the whole (`,\s*(?:([^,]+?)[\s,]+)?…`) took cubic time on a run of spaces, 1.35 s for an
  * address of 500 characters, the spec's limit.
  */
-function writtenTail(line: string): { city?: string; state: string; zip: string } | undefined {
+function writtenTail(
+  line: string,
+): { street?: string; city?: string; state: string; zip: string } | undefined {
   const end = STATE_AND_ZIP_AT_END.exec(line);
   if (!end) return undefined;
   const [, state = "", zip = ""] = end;
@@ -51,7 +53,7 @@ function writtenTail(line: string): { city?: string; state: string; zip: string 
   while (separatorsStart > 0 && isSeparator(line[separatorsStart - 1])) separatorsStart--;
   const body = line.slice(0, separatorsStart);
   const comma = body.lastIndexOf(",");
-  if (comma >= 0) return { city: body.slice(comma + 1), state, zip };
+  if (comma >= 0) return { street: body.slice(0, comma), city: body.slice(comma + 1), state, zip };
   return line.slice(separatorsStart, end.index).includes(",") ? { state, zip } : undefined;
 }
 
@@ -72,6 +74,36 @@ export function writtenAddressOf(
     city: text(parts.city) ?? text(tail?.city) ?? text(parsed.city),
     state: uspsStateCode(text(parts.state) ?? text(tail?.state) ?? text(parsed.state)),
     zip: text(parts.zip) ?? text(tail?.zip) ?? text(parsed.zip),
+  };
+}
+
+/**
+ * The street as the line writes it ("412 Maple Ave"; "412 Maple Ave Apt 3" from "412 Maple Ave,
+ * Apt 3, …"): what a card prints. The parser's reading is in capitals with its abbreviations
+ * ("412 MAPLE AVE"). Read only from a line ending in its city, state and ZIP whose street begins
+ * as the parser's does (the same house number, or PO Box), so a name or a company before the street
+ * is never printed as one.
+ */
+export function streetAsWritten(line: string, parsed = parseUsAddress(line).street): string | undefined {
+  const written = text(writtenTail(line)?.street?.replace(/\s*,\s*/g, " "));
+  const firstWord = (street: string) => street.split(/\s+/)[0]!.toUpperCase();
+  const startsAsStreet = written && /^(\d|P\.?\s*O\.?\s+Box\b)/i.test(written);
+  return startsAsStreet && parsed && firstWord(written) === firstWord(parsed) ? written : undefined;
+}
+
+/** The town as its ZIP's own place spells it, when the town written is that place in any case ("SPRINGFIELD"). */
+export function townAsZipSpellsIt(city: string | undefined, zip: string | undefined): string | undefined {
+  const place = /^\d{5}/.test(zip ?? "") ? zipPlaces.lookup(zip!.slice(0, 5)) : undefined;
+  return city && place && sameName(city, place.city) ? place.city : city;
+}
+
+/** A one-line address read for print: the parser's parts, with the street as written and the town as its ZIP spells it. */
+export function printedPartsOf(line: string): Address {
+  const parsed = parseUsAddress(line);
+  return {
+    ...parsed,
+    street: streetAsWritten(line, parsed.street) ?? parsed.street,
+    city: townAsZipSpellsIt(parsed.city, parsed.zip) ?? parsed.city,
   };
 }
 

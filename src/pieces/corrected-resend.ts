@@ -11,6 +11,8 @@ import type { PieceStatus } from "../db/schema.ts";
 import { normalizeAddress } from "../domain/address.ts";
 import {
   checkAddressOffline,
+  streetAsWritten,
+  townAsZipSpellsIt,
   type VerificationLevel,
   writtenAddressOf,
 } from "../domain/deliverable-address.ts";
@@ -74,18 +76,12 @@ function checkCorrection(correction: Correction, original: Undeliverable, check:
   return { address, recipientName };
 }
 
-/**
- * The corrected line's parts as the person wrote them: the card prints them (its headline's street,
- * the address block). The parser's own street is in capitals ("412 MAPLE AVE"), so the street is
- * the line's first part when it is one with a house number.
- */
+/** The corrected line's parts as the person wrote them: the card prints them (its headline's street, the address block). */
 function partsAsWritten(line: string) {
   const written = writtenAddressOf(line, {});
-  const first = line.split(",")[0]!.trim();
-  const street = line.includes(",") && /^\d/.test(first) ? first : written.street;
   return {
-    street: street ?? null,
-    city: written.city ?? null,
+    street: streetAsWritten(line) ?? written.street ?? null,
+    city: townAsZipSpellsIt(written.city, written.zip) ?? null,
     state: written.state ?? null,
     zip: written.zip ?? null,
   };

@@ -2,7 +2,7 @@ import type { SQL } from "drizzle-orm";
 import { type Queryable, queryOne, sql } from "../db/database.ts";
 import type { PieceStatus } from "../db/schema.ts";
 import { nonBlank, parseUsAddress, uspsStateCode } from "../domain/address.ts";
-import { townKey } from "../domain/town-names.ts";
+import { streetAsWritten, townAsZipSpellsIt } from "../domain/deliverable-address.ts";
 import { zipPlaces } from "../domain/zip-places.ts";
 import type { StandardAddress } from "../geo/address-verifier.ts";
 import type { HomeLocation } from "../imagery/home-imagery.ts";
@@ -237,15 +237,11 @@ export function mailingAddressOf(piece: PieceRecord): MailingAddress {
   const zip = piece.zip ?? parsed.zip;
   // A record sent with a street and a ZIP alone printed a blank town: the ZIP's own place fills it.
   const zipPlace = /^\d{5}/.test(zip ?? "") ? zipPlaces.lookup(zip!.slice(0, 5)) : undefined;
-  const city = nonBlank(piece.city ?? parsed.city);
   return {
     name,
-    line1: piece.street ?? parsed.street ?? piece.address,
+    line1: piece.street ?? streetAsWritten(piece.address, parsed.street) ?? parsed.street ?? piece.address,
     // The ZIP's own spelling of the town the record names in any case ("springfield" prints Springfield).
-    city:
-      (city && zipPlace && townKey(city) === townKey(zipPlace.city) ? zipPlace.city : city) ??
-      zipPlace?.city ??
-      "",
+    city: townAsZipSpellsIt(nonBlank(piece.city ?? parsed.city), zip) ?? zipPlace?.city ?? "",
     state: uspsStateCode(piece.state ?? parsed.state) ?? zipPlace?.state ?? "",
     zip,
   };

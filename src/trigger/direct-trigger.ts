@@ -20,13 +20,8 @@ import {
 import { findAutomation } from "../automations/automations.ts";
 import type { KillSwitch } from "../automations/kill-switch.ts";
 import { type Queryable, queryOne, sql } from "../db/database.ts";
-import {
-  type MailAddress,
-  mailAddressOf,
-  namesAPlace,
-  normalizeAddress,
-  parseUsAddress,
-} from "../domain/address.ts";
+import { type MailAddress, mailAddressOf, namesAPlace, normalizeAddress } from "../domain/address.ts";
+import { printedPartsOf } from "../domain/deliverable-address.ts";
 import { isUuid } from "../domain/uuid.ts";
 import { AppError, notFound } from "../errors.ts";
 import { runTrigger } from "./trigger-core.ts";
@@ -112,7 +107,7 @@ export function readTriggerFields(payload: Payload): TriggerFields {
   const addressLine = readAddressLine(payload, CRM_ADDRESS_FIELDS, "", TRIGGER_ADDRESS_LENGTHS);
   if (!addressLine || !namesAPlace(normalizeAddress(addressLine))) throw noAddressFound();
   const read = (aliases: readonly string[]) => readText(payload, aliases);
-  const parts = parseUsAddress(addressLine);
+  const parts = printedPartsOf(addressLine);
   const firstName = read(TRIGGER_FIELD_ALIASES.first_name);
   const lastName = read(TRIGGER_FIELD_ALIASES.last_name);
   const name =

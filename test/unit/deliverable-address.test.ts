@@ -5,6 +5,9 @@ import {
   type AddressProblem,
   checkAddressOffline,
   offlineAddressProblems,
+  printedPartsOf,
+  streetAsWritten,
+  townAsZipSpellsIt,
   type VerificationLevel,
   type WrittenAddress,
   writtenAddressOf,
@@ -293,5 +296,27 @@ describe("house numbers and street lines no carrier delivers to", () => {
       assert.deepEqual(inParts("1703 Oak St, Suite 10200", level), { deliverable: true }, "nor a suite");
       assert.deepEqual(inParts("1703 Oak St, Unit 12345", level), { deliverable: true });
     }
+  });
+});
+
+describe("a one-line address read for print", () => {
+  test("the street prints as written (units joined), the town as its ZIP spells it", () => {
+    const printed = printedPartsOf("412 Maple Ave, Apt 3, springfield, IL 62704");
+    assert.equal(printed.street, "412 Maple Ave Apt 3");
+    assert.equal(printed.city, "Springfield");
+    assert.deepEqual([printed.state, printed.zip], ["IL", "62704"]);
+    assert.equal(streetAsWritten("412 N. Maple Avenue, Springfield, IL 62704"), "412 N. Maple Avenue");
+    assert.equal(streetAsWritten("PO Box 12, Springfield, IL 62701"), "PO Box 12");
+  });
+
+  test("a name before the street, or a line without its state and ZIP, keeps the parser's reading", () => {
+    assert.equal(streetAsWritten("Jane Smith, 412 Maple Ave, Springfield, IL 62704"), undefined);
+    assert.equal(streetAsWritten("412 Maple Ave, Springfield"), undefined);
+    assert.equal(printedPartsOf("412 Maple Ave Springfield IL 62704").street, "412 MAPLE AVE");
+    assert.equal(
+      townAsZipSpellsIt("CHICAGO", "62704"),
+      "CHICAGO",
+      "another place than the ZIP's stays as written",
+    );
   });
 });
