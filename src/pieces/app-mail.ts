@@ -60,6 +60,10 @@ const pieceFields = {
   thumbnail_url: Type.String({
     description: "A small PNG of the card's front, 160 px wide (same-origin, session cookie).",
   }),
+  corrected: Type.Boolean({
+    description:
+      "An undeliverable card sent again to a corrected address (POST …/resend): nothing is left to do about it.",
+  }),
 };
 
 export const MailPieceListItem = Type.Object(pieceFields, { additionalProperties: false });
@@ -273,6 +277,7 @@ interface PieceRow {
   sequence_step: number | null;
   scheduled_for: Date | string | null;
   first_card_status: PieceStatus | null;
+  corrected: boolean;
 }
 
 const asDate = (value: Date | string | null) => (value === null ? null : new Date(value));
@@ -293,7 +298,10 @@ export const versionedProofUrl = (pieceId: string, side: "front" | "back", versi
 const PIECE_COLUMNS = sql`p.id, p.status, p.status_reason, p.recipient_name, p.address, c.automation_id,
   a.name AS automation_name, p.campaign_id, c.name AS campaign_name, p.created_at,
   ${cursorTime(sql`p.created_at`)} AS cursor_at,
-  p.mailed_at, p.status_updated_at, p.sequence_step, p.scheduled_for, f.status AS first_card_status`;
+  p.mailed_at, p.status_updated_at, p.sequence_step, p.scheduled_for, f.status AS first_card_status,
+  CASE WHEN p.status = 'undeliverable'
+       THEN EXISTS (SELECT 1 FROM mail_pieces r WHERE r.org_id = p.org_id AND r.corrects_piece_id = p.id)
+       ELSE false END AS corrected`;
 
 const PIECE_JOINS = sql`FROM mail_pieces p
   JOIN campaigns c ON c.org_id = p.org_id AND c.id = p.campaign_id
@@ -318,6 +326,7 @@ function listItem(row: PieceRow): MailPieceListItem {
     scheduled_for: iso(row.scheduled_for),
     first_card_status: row.first_card_status,
     thumbnail_url: proofUrl(row.id, "front", true),
+    corrected: row.corrected,
   };
 }
 

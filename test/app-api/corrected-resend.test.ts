@@ -59,6 +59,7 @@ describe(`app API: an undeliverable card sent again to a corrected address (${da
   test("the owner corrects the address: one new card of the same automation prints, and Overview stops asking", async () => {
     const original = await undeliverableCard(412);
     assert.equal(original.corrected_by, null);
+    assert.equal(original.corrected, false);
     assert.equal(original.corrects, null);
     assert.match((await undeliverableAttention())?.message ?? "", /correct the address on the card's page/);
 
@@ -80,6 +81,11 @@ describe(`app API: an undeliverable card sent again to a corrected address (${da
     assert.equal(before.status, "undeliverable", "the old card stays as it was: it never printed");
     assert.deepEqual(before.corrected_by, { id: resent.id, address: corrected(412), status: "queued" });
     assert.equal(await undeliverableAttention(), undefined, "a corrected card needs nothing more");
+    const listed = await owner.browser.request("GET", "/app/api/v1/pieces?status=undeliverable");
+    assert.equal(listed.status, 200, listed.text);
+    const row = listed.body.pieces.find((piece: { id: string }) => piece.id === original.id);
+    assert.equal(row?.corrected, true, "Mail's list marks the card dealt with");
+    assert.equal(before.corrected, true);
 
     await run();
     const card = await pieceOf(member, resent.id);

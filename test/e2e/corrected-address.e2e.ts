@@ -83,5 +83,8 @@ describe("an undeliverable card sent again to a corrected address", () => {
       0,
       "a corrected card needs nothing more",
     );
+    await open("/mail?status=undeliverable", "Mail");
+    const row = page.getByRole("row").filter({ hasText: "Springfield, IL 10001" });
+    await row.getByText("Sent again to a corrected address").waitFor();
   });
 });

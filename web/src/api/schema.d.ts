@@ -6535,6 +6535,8 @@ export interface operations {
                 | null;
               /** @description A small PNG of the card's front, 160 px wide (same-origin, session cookie). */
               thumbnail_url: string;
+              /** @description An undeliverable card sent again to a corrected address (POST …/resend): nothing is left to do about it. */
+              corrected: boolean;
             }[];
             next_cursor: string | null;
           };
@@ -6664,6 +6666,8 @@ export interface operations {
               | null;
             /** @description A small PNG of the card's front, 160 px wide (same-origin, session cookie). */
             thumbnail_url: string;
+            /** @description An undeliverable card sent again to a corrected address (POST …/resend): nothing is left to do about it. */
+            corrected: boolean;
             /** @description SVG of the card's front (same-origin, session cookie). */
             front_url: string;
             /** @description SVG of the card's back. */

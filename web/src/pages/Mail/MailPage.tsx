@@ -216,6 +216,11 @@ function StatusWithReason({ piece }: { piece: PieceSummary }) {
           {readableReason(piece.status_reason)}
         </Text>
       )}
+      {piece.corrected && (
+        <Text size="xs" fw={500} maw={220}>
+          Sent again to a corrected address
+        </Text>
+      )}
     </>
   );
 }
