@@ -50,7 +50,8 @@ export function toCalendarDate(value: string): string | undefined {
 export function prepareRows(rows: readonly StagingRow[]): PreparedRow[] {
   return rows.map((row, index) => {
     let completedAt: string | null = null;
-    if (row.completed_at !== undefined) {
+    // A blank date is what a flow or a CSV sends for an empty CRM field: absent, not garbage.
+    if (row.completed_at?.trim()) {
       const date = toCalendarDate(row.completed_at);
       if (!date)
         throw invalidPayload(

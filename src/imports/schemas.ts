@@ -32,7 +32,8 @@ export const ImportRow = Type.Object(
     completed_at: Type.Optional(
       Type.String({
         maxLength: 64,
-        description: "ISO-8601 date (`YYYY-MM-DD`); a time part is accepted and dropped.",
+        description:
+          "ISO-8601 date (`YYYY-MM-DD`); a time part is accepted and dropped. An empty string (an empty CRM field) is read as absent.",
       }),
     ),
   },

@@ -87,7 +87,7 @@ export const EventEnvelope = Type.Object(
     occurred_at: Type.Optional(
       Type.Union([Type.String({ maxLength: 64 }), Type.Null()], {
         description:
-          "ISO-8601 date-time (`2026-11-22T12:00:00Z`; without an offset it is read as UTC). At most 24 hours ahead of the server clock.",
+          "ISO-8601 date-time (`2026-11-22T12:00:00Z`; without an offset it is read as UTC). At most 24 hours ahead of the server clock. An empty string (a CRM's empty field) is read as absent.",
       }),
     ),
     dry_run: Type.Optional(Type.Boolean({ description: "Evaluate without writing anything." })),
@@ -178,7 +178,8 @@ export function cleanEnvelope(envelope: EventEnvelope): CleanEnvelope {
     event_type: envelope.event_type,
     object_type: envelope.object_type,
     dedup_id: envelope.dedup_id,
-    occurred_at: envelope.occurred_at ?? null,
+    // What a flow sends for an empty CRM field: the same as none.
+    occurred_at: envelope.occurred_at?.trim() ? envelope.occurred_at : null,
     dry_run: envelope.dry_run === true,
     record: { id: envelope.record.id, properties: properties as Record<string, string> },
   };

@@ -169,6 +169,9 @@ describe(`POST /api/v1/events: envelope validation (${databaseLabel})`, () => {
     const response = await sendEvent(ctx, org.key, { ...base, occurred_at: null, record: { id: "r1" } });
     assert.equal(response.status, 202, response.text);
     assert.equal(response.body.outcomes[0].reason, "no_address");
+    // An empty CRM field mapped to it by a flow reads as none.
+    const blank = await sendEvent(ctx, org.key, { ...base, occurred_at: "", dedup_id: "blank-occurred" });
+    assert.equal(blank.status, 202, blank.text);
   });
 
   it("ignores an org_id anywhere in the body: the key names the organization", async () => {

@@ -139,6 +139,25 @@ describe(`POST /api/v1/import/jobs (${databaseLabel})`, () => {
     );
   });
 
+  it("reads a blank completed_at (a flow's empty CRM field) as absent: the row stages, the batch is not refused", async () => {
+    clock.set(NOON);
+    const org = await createOrg(ctx);
+    const response = await postImport(ctx, org.key, {
+      source: "jobs",
+      rows: [
+        { address: "77 Elm St, Springfield IL 62701", completed_at: "" },
+        { address: "78 Elm St, Springfield IL 62701", completed_at: "  " },
+      ],
+    });
+    assert.equal(response.status, 201, response.text);
+    assert.equal(response.body.staged, 2);
+    const batch = await admin(ctx, "GET", `/orgs/${org.orgId}/imports/${response.body.import_id}`);
+    assert.deepEqual(
+      batch.body.rows.map((row: { completed_at: string | null }) => row.completed_at),
+      [null, null],
+    );
+  });
+
   describe("validation (422 invalid_payload naming the row)", () => {
     const cases: [string, unknown, RegExp][] = [
       [
