@@ -1,8 +1,9 @@
 import { and, desc, eq, gt, lte, type SQL } from "drizzle-orm";
 import type { Queryable } from "../db/database.ts";
-import { campaigns, leads, mailPieces } from "../db/schema.ts";
+import { campaigns, type LeadCustomField, leads, mailPieces } from "../db/schema.ts";
 import { parseIsoDate } from "../domain/iso-date.ts";
 import { AppError } from "../errors.ts";
+import { type LeadField, listLeadFields } from "./lead-fields.ts";
 import {
   flattenCustomFields,
   LANDING_PAGE_SOURCE_LABEL,
@@ -51,8 +52,24 @@ function sampleDate(now: Date, { since, before }: PollWindow): Date | undefined 
   return earliest.getTime() <= before.getTime() ? earliest : before;
 }
 
-/** The example a newly connected integration sees until the first real lead arrives. */
-export function sampleLead(createdAt: Date): LeadView {
+/**
+ * What the sample answers in one of the org's own form fields: a choice field its first option, a
+ * yes/no box "yes", a text field a sample answer. A flow maps every field from the sample before
+ * the first real lead exists.
+ */
+function sampleAnswer(field: LeadField): LeadCustomField {
+  const value =
+    field.options.length > 0
+      ? [field.options[0]!]
+      : field.type === "checkbox"
+        ? ["yes"]
+        : [`Sample answer to ${field.label}`];
+  return { field_id: field.field_id, field_label: field.label, type: field.type, value };
+}
+
+/** The example a newly connected integration sees until the first real lead arrives, with the org's form fields. */
+export function sampleLead(createdAt: Date, formFields: readonly LeadField[] = []): LeadView {
+  const customFields = formFields.map(sampleAnswer);
   return {
     id: SAMPLE_LEAD_ID,
     name: "Jane Sample",
@@ -73,8 +90,8 @@ export function sampleLead(createdAt: Date): LeadView {
     campaign_id: SAMPLE_LEAD_ID,
     campaign_name: "Sample campaign",
     source: LANDING_PAGE_SOURCE_LABEL,
-    custom_fields: [],
-    ...flattenCustomFields([]),
+    custom_fields: customFields,
+    ...flattenCustomFields(customFields),
     created_at: createdAt.toISOString(),
     test: true,
   };
@@ -103,7 +120,7 @@ export async function listRecentLeads(
   if ((since || before) && (await hasAnyLandingLead(db, orgId))) return [];
   // No real lead at all: the sample shows the shape, dated inside the window asked for.
   const createdAt = sampleDate(now, window);
-  return createdAt ? [sampleLead(createdAt)] : [];
+  return createdAt ? [sampleLead(createdAt, await listLeadFields(db, orgId))] : [];
 }
 
 async function hasAnyLandingLead(db: Queryable, orgId: string): Promise<boolean> {

@@ -7,6 +7,7 @@ import { deliveries, subscriptions } from "../db/schema.ts";
 import type { Metrics } from "../http/metrics.ts";
 import { handleJob, type RegisteredJob } from "../jobs/job-kind.ts";
 import { deliverLeadJob } from "../jobs/kinds.ts";
+import { listLeadFields } from "../leads/lead-fields.ts";
 import { loadLeadView, toDeliveryPayload } from "../leads/lead-view.ts";
 import { SAMPLE_LEAD_ID, sampleLead } from "../leads/polling.ts";
 import type { DeliveryClient } from "./delivery-client.ts";
@@ -47,7 +48,9 @@ export function deliverLeadHandler(deps: DeliverLeadDeps): RegisteredJob {
     // A test delivery (the app's "Send test") carries the sample lead's id: the sample, dated now
     // and marked `test: true`, takes every step of a real delivery (guard, signature, record).
     const lead =
-      leadId === SAMPLE_LEAD_ID ? sampleLead(deps.clock.now()) : await loadLeadView(deps.db, orgId, leadId);
+      leadId === SAMPLE_LEAD_ID
+        ? sampleLead(deps.clock.now(), await listLeadFields(deps.db, orgId))
+        : await loadLeadView(deps.db, orgId, leadId);
     if (!lead) {
       log.warn("lead no longer exists; nothing sent");
       return;

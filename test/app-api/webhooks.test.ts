@@ -8,6 +8,7 @@ import { call, createOrg, type TestOrg } from "../helpers/api.ts";
 import { databaseLabel } from "../helpers/harness.ts";
 import { type HttpsReceiver, startHttpsReceiver } from "../helpers/https-receiver.ts";
 import {
+  addLeadField,
   createLeadsContext,
   drainJobs,
   type LeadsTestContext,
@@ -161,6 +162,7 @@ describe(`app API: Developers → Webhooks (${databaseLabel})`, () => {
 
   test("a test delivery is the sample lead, signed exactly like a real delivery, and shows in the log", async () => {
     const path = `/test-${randomUUID()}`;
+    await addLeadField(ctx, org.orgId, { field_id: "roof_age", label: "Roof age", type: "text" });
     const created = (await add(receiver.url(path))).body;
     const queued = await owner.browser.request("POST", `${API}/subscriptions/${created.id}/test`);
     assert.equal(queued.status, 202, queued.text);
@@ -179,6 +181,7 @@ describe(`app API: Developers → Webhooks (${databaseLabel})`, () => {
     assert.equal(body.service_lead_id, SAMPLE_LEAD_ID);
     assert.equal(body.created_at, clock.now().toISOString());
     assert.equal(typeof body.email, "string");
+    assert.equal(body.custom_roof_age, "Sample answer to Roof age", "the form's own fields, to map");
 
     const [shown] = (await list()).filter((s) => s.id === created.id);
     assert.equal(shown.test_pending, false);

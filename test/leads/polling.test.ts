@@ -5,7 +5,13 @@ import { generateApiKey } from "../../src/domain/api-key-format.ts";
 import { call, createOrg, recordMailing } from "../helpers/api.ts";
 import { databaseLabel } from "../helpers/harness.ts";
 import { runPipeline } from "../pipeline/helpers.ts";
-import { createLeadsContext, type LeadsTestContext, mailOnePiece, submitLead } from "./leads-helpers.ts";
+import {
+  addLeadField,
+  createLeadsContext,
+  type LeadsTestContext,
+  mailOnePiece,
+  submitLead,
+} from "./leads-helpers.ts";
 
 const SAMPLE_ID = "00000000-0000-0000-0000-000000000000";
 
@@ -22,6 +28,28 @@ describe(`lead polling (${databaseLabel})`, () => {
       key,
       query: since === undefined ? undefined : { since },
     });
+
+  it("the sample answers every field of the org's own lead form, so a flow can map them before a real lead", async () => {
+    const org = await createOrg(ctx);
+    await addLeadField(ctx, org.orgId, { field_id: "roof_age", label: "Roof age", type: "text" });
+    await addLeadField(ctx, org.orgId, {
+      field_id: "issues",
+      label: "Issues",
+      type: "multiselect",
+      options: ["Leak", "Gutters"],
+    });
+    await addLeadField(ctx, org.orgId, { field_id: "call_me", label: "Call me", type: "checkbox" });
+    const [sample] = (await poll(org.key)).body.leads;
+    assert.equal(sample.id, SAMPLE_ID);
+    assert.deepEqual(sample.custom_fields, [
+      { field_id: "roof_age", field_label: "Roof age", type: "text", value: ["Sample answer to Roof age"] },
+      { field_id: "issues", field_label: "Issues", type: "multiselect", value: ["Leak"] },
+      { field_id: "call_me", field_label: "Call me", type: "checkbox", value: ["yes"] },
+    ]);
+    assert.equal(sample.custom_roof_age, "Sample answer to Roof age");
+    assert.equal(sample.custom_issues, "Leak");
+    assert.equal(sample.custom_call_me, "yes");
+  });
 
   it("gives an organization without leads exactly one sample lead, which disappears once a real one exists", async () => {
     const org = await createOrg(ctx);
