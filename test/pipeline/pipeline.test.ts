@@ -142,7 +142,11 @@ describe("campaign pipeline", () => {
     const org = await orgWithAutomation(ctx);
     const fired = await call(ctx, "POST", `/api/v1/webhooks/trigger?id=${org.automationId}`, {
       key: org.key,
-      body: { deal_id: "one-line-1", address: "412 Maple Ave, Apt 3, springfield, IL 62704", name: "Jane Smith" },
+      body: {
+        deal_id: "one-line-1",
+        address: "412 Maple Ave, Apt 3, springfield, IL 62704",
+        name: "Jane Smith",
+      },
     });
     assert.equal(fired.status, 202, fired.text);
     await runPipeline(ctx, { dataDir, printProvider: "local" });
@@ -151,7 +155,9 @@ describe("campaign pipeline", () => {
       sql`SELECT id, status FROM mail_pieces WHERE campaign_id = ${fired.body.queue_id}::uuid`,
     );
     assert.equal(piece?.status, "mailed");
-    const manifest = JSON.parse(readFileSync(path.join(dataDir, "outbox", piece.id, "manifest.json"), "utf8"));
+    const manifest = JSON.parse(
+      readFileSync(path.join(dataDir, "outbox", piece.id, "manifest.json"), "utf8"),
+    );
     assert.equal(manifest.to.line1, "412 Maple Ave Apt 3");
     assert.equal(manifest.to.city, "Springfield");
     assert.deepEqual([manifest.to.state, manifest.to.zip], ["IL", "62704"]);
