@@ -85,6 +85,29 @@ describe(`authentication and scopes (${databaseLabel})`, () => {
     }
   });
 
+  it("says how to send a key sent without the Bearer scheme, whatever the key (the leads poll keeps its bare body)", async () => {
+    const org = await createOrg(ctx);
+    for (const headers of [
+      { authorization: org.key },
+      { authorization: generateApiKey() },
+      { "x-api-key": org.key },
+    ]) {
+      const me = await call(ctx, "GET", "/api/v1/me", { headers });
+      assert.equal(me.status, 401);
+      assert.deepEqual(me.body, {
+        error: "Unauthorized",
+        detail: "send the key as the header `Authorization: Bearer ak_…`",
+      });
+      const events = await call(ctx, "POST", "/api/v1/events", { headers, body: {} });
+      assert.equal(events.body.error, "unauthorized");
+      assert.match(events.body.detail, /Authorization: Bearer/);
+      const poll = await call(ctx, "GET", "/api/v1/integrations/leads", { headers });
+      assert.deepEqual(poll.body, { error: "Unauthorized" });
+    }
+    const basic = await call(ctx, "GET", "/api/v1/me", { headers: { authorization: "Basic dXNlcjpwYXNz" } });
+    assert.deepEqual(basic.body, { error: "Unauthorized" }, "no key was sent: nothing to say");
+  });
+
   it("issues an unrestricted key for a request without a body, and refuses a blank organization name", async () => {
     const org = await createOrg(ctx);
     const issued = await admin(ctx, "POST", `/orgs/${org.orgId}/keys`);

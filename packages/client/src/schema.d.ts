@@ -334,7 +334,7 @@ export interface components {
       external_id?: string;
       /** @description Printed on reactivation cards: a control or format character (U+0000-U+001F, U+202E…) is refused with 422 `rows[i].customer_name: contains U+…`. */
       customer_name?: string;
-      /** @description ISO-8601 date (`YYYY-MM-DD`); a time part is accepted and dropped. */
+      /** @description ISO-8601 date (`YYYY-MM-DD`); a time part is accepted and dropped. An empty string (an empty CRM field) is read as absent. */
       completed_at?: string;
     };
     ConversionMatched: {
@@ -420,7 +420,7 @@ export interface operations {
           };
         };
       };
-      /** @description Missing, malformed, unknown, revoked or expired key; with `WWW-Authenticate: Bearer realm="api"`. Only a key whose checksum does not match (a typo) also has a `detail` saying it looks mistyped (not on the leads poll, whose 401 body is exactly `{"error":"Unauthorized"}`). */
+      /** @description Missing, malformed, unknown, revoked or expired key; with `WWW-Authenticate: Bearer realm="api"`. Only a key whose checksum does not match (a typo) also has a `detail` saying it looks mistyped, and a key sent without the Bearer scheme (`Authorization: ak_…` or `X-API-Key`) one saying how to send it (not on the leads poll, whose 401 body is exactly `{"error":"Unauthorized"}`). */
       401: {
         headers: {
           [name: string]: unknown;
@@ -574,7 +574,7 @@ export interface operations {
           };
         };
       };
-      /** @description Missing, malformed, unknown, revoked or expired key; with `WWW-Authenticate: Bearer realm="api"`. Only a key whose checksum does not match (a typo) also has a `detail` saying it looks mistyped (not on the leads poll, whose 401 body is exactly `{"error":"Unauthorized"}`). */
+      /** @description Missing, malformed, unknown, revoked or expired key; with `WWW-Authenticate: Bearer realm="api"`. Only a key whose checksum does not match (a typo) also has a `detail` saying it looks mistyped, and a key sent without the Bearer scheme (`Authorization: ak_…` or `X-API-Key`) one saying how to send it (not on the leads poll, whose 401 body is exactly `{"error":"Unauthorized"}`). */
       401: {
         headers: {
           [name: string]: unknown;
@@ -848,7 +848,7 @@ export interface operations {
           };
         };
       };
-      /** @description Missing, malformed, unknown, revoked or expired key; with `WWW-Authenticate: Bearer realm="api"`. Only a key whose checksum does not match (a typo) also has a `detail` saying it looks mistyped (not on the leads poll, whose 401 body is exactly `{"error":"Unauthorized"}`). */
+      /** @description Missing, malformed, unknown, revoked or expired key; with `WWW-Authenticate: Bearer realm="api"`. Only a key whose checksum does not match (a typo) also has a `detail` saying it looks mistyped, and a key sent without the Bearer scheme (`Authorization: ak_…` or `X-API-Key`) one saying how to send it (not on the leads poll, whose 401 body is exactly `{"error":"Unauthorized"}`). */
       401: {
         headers: {
           [name: string]: unknown;
@@ -1069,7 +1069,7 @@ export interface operations {
           };
         };
       };
-      /** @description Missing, malformed, unknown, revoked or expired key; with `WWW-Authenticate: Bearer realm="api"`. Only a key whose checksum does not match (a typo) also has a `detail` saying it looks mistyped (not on the leads poll, whose 401 body is exactly `{"error":"Unauthorized"}`). */
+      /** @description Missing, malformed, unknown, revoked or expired key; with `WWW-Authenticate: Bearer realm="api"`. Only a key whose checksum does not match (a typo) also has a `detail` saying it looks mistyped, and a key sent without the Bearer scheme (`Authorization: ak_…` or `X-API-Key`) one saying how to send it (not on the leads poll, whose 401 body is exactly `{"error":"Unauthorized"}`). */
       401: {
         headers: {
           [name: string]: unknown;
@@ -1247,7 +1247,7 @@ export interface operations {
           };
         };
       };
-      /** @description Missing, malformed, unknown, revoked or expired key; with `WWW-Authenticate: Bearer realm="api"`. Only a key whose checksum does not match (a typo) also has a `detail` saying it looks mistyped (not on the leads poll, whose 401 body is exactly `{"error":"Unauthorized"}`). */
+      /** @description Missing, malformed, unknown, revoked or expired key; with `WWW-Authenticate: Bearer realm="api"`. Only a key whose checksum does not match (a typo) also has a `detail` saying it looks mistyped, and a key sent without the Bearer scheme (`Authorization: ak_…` or `X-API-Key`) one saying how to send it (not on the leads poll, whose 401 body is exactly `{"error":"Unauthorized"}`). */
       401: {
         headers: {
           [name: string]: unknown;
@@ -1503,7 +1503,7 @@ export interface operations {
           };
         };
       };
-      /** @description Missing, malformed, unknown, revoked or expired key; with `WWW-Authenticate: Bearer realm="api"`. Only a key whose checksum does not match (a typo) also has a `detail` saying it looks mistyped (not on the leads poll, whose 401 body is exactly `{"error":"Unauthorized"}`). */
+      /** @description Missing, malformed, unknown, revoked or expired key; with `WWW-Authenticate: Bearer realm="api"`. Only a key whose checksum does not match (a typo) also has a `detail` saying it looks mistyped, and a key sent without the Bearer scheme (`Authorization: ak_…` or `X-API-Key`) one saying how to send it (not on the leads poll, whose 401 body is exactly `{"error":"Unauthorized"}`). */
       401: {
         headers: {
           [name: string]: unknown;
@@ -1639,7 +1639,7 @@ export interface operations {
           };
         };
       };
-      /** @description Missing, malformed, unknown, revoked or expired key; with `WWW-Authenticate: Bearer realm="api"`. Only a key whose checksum does not match (a typo) also has a `detail` saying it looks mistyped (not on the leads poll, whose 401 body is exactly `{"error":"Unauthorized"}`). */
+      /** @description Missing, malformed, unknown, revoked or expired key; with `WWW-Authenticate: Bearer realm="api"`. Only a key whose checksum does not match (a typo) also has a `detail` saying it looks mistyped, and a key sent without the Bearer scheme (`Authorization: ak_…` or `X-API-Key`) one saying how to send it (not on the leads poll, whose 401 body is exactly `{"error":"Unauthorized"}`). */
       401: {
         headers: {
           [name: string]: unknown;
@@ -1747,7 +1747,7 @@ export interface operations {
           object_type: "job" | "deal" | "contact";
           /** @description Idempotency key, per bound automation. Required: an empty string is refused. */
           dedup_id: string;
-          /** @description ISO-8601 date-time (`2026-11-22T12:00:00Z`; without an offset it is read as UTC). At most 24 hours ahead of the server clock. */
+          /** @description ISO-8601 date-time (`2026-11-22T12:00:00Z`; without an offset it is read as UTC). At most 24 hours ahead of the server clock. An empty string (a CRM's empty field) is read as absent. */
           occurred_at?: string | null;
           /** @description Evaluate without writing anything. */
           dry_run?: boolean;
@@ -1790,7 +1790,7 @@ export interface operations {
           };
         };
       };
-      /** @description Missing, malformed, unknown, revoked or expired key; with `WWW-Authenticate: Bearer realm="api"`. Only a key whose checksum does not match (a typo) also has a `detail` saying it looks mistyped (not on the leads poll, whose 401 body is exactly `{"error":"Unauthorized"}`). */
+      /** @description Missing, malformed, unknown, revoked or expired key; with `WWW-Authenticate: Bearer realm="api"`. Only a key whose checksum does not match (a typo) also has a `detail` saying it looks mistyped, and a key sent without the Bearer scheme (`Authorization: ak_…` or `X-API-Key`) one saying how to send it (not on the leads poll, whose 401 body is exactly `{"error":"Unauthorized"}`). */
       401: {
         headers: {
           [name: string]: unknown;
@@ -1966,7 +1966,7 @@ export interface operations {
           };
         };
       };
-      /** @description Missing, malformed, unknown, revoked or expired key; with `WWW-Authenticate: Bearer realm="api"`. Only a key whose checksum does not match (a typo) also has a `detail` saying it looks mistyped (not on the leads poll, whose 401 body is exactly `{"error":"Unauthorized"}`). */
+      /** @description Missing, malformed, unknown, revoked or expired key; with `WWW-Authenticate: Bearer realm="api"`. Only a key whose checksum does not match (a typo) also has a `detail` saying it looks mistyped, and a key sent without the Bearer scheme (`Authorization: ak_…` or `X-API-Key`) one saying how to send it (not on the leads poll, whose 401 body is exactly `{"error":"Unauthorized"}`). */
       401: {
         headers: {
           [name: string]: unknown;
@@ -2108,7 +2108,7 @@ export interface operations {
           };
         };
       };
-      /** @description Missing, malformed, unknown, revoked or expired key; with `WWW-Authenticate: Bearer realm="api"`. Only a key whose checksum does not match (a typo) also has a `detail` saying it looks mistyped (not on the leads poll, whose 401 body is exactly `{"error":"Unauthorized"}`). */
+      /** @description Missing, malformed, unknown, revoked or expired key; with `WWW-Authenticate: Bearer realm="api"`. Only a key whose checksum does not match (a typo) also has a `detail` saying it looks mistyped, and a key sent without the Bearer scheme (`Authorization: ak_…` or `X-API-Key`) one saying how to send it (not on the leads poll, whose 401 body is exactly `{"error":"Unauthorized"}`). */
       401: {
         headers: {
           [name: string]: unknown;
@@ -2249,7 +2249,7 @@ export interface operations {
           };
         };
       };
-      /** @description Missing, malformed, unknown, revoked or expired key; with `WWW-Authenticate: Bearer realm="api"`. Only a key whose checksum does not match (a typo) also has a `detail` saying it looks mistyped (not on the leads poll, whose 401 body is exactly `{"error":"Unauthorized"}`). */
+      /** @description Missing, malformed, unknown, revoked or expired key; with `WWW-Authenticate: Bearer realm="api"`. Only a key whose checksum does not match (a typo) also has a `detail` saying it looks mistyped, and a key sent without the Bearer scheme (`Authorization: ak_…` or `X-API-Key`) one saying how to send it (not on the leads poll, whose 401 body is exactly `{"error":"Unauthorized"}`). */
       401: {
         headers: {
           [name: string]: unknown;
@@ -2413,7 +2413,7 @@ export interface operations {
           };
         };
       };
-      /** @description Missing, malformed, unknown, revoked or expired key; with `WWW-Authenticate: Bearer realm="api"`. Only a key whose checksum does not match (a typo) also has a `detail` saying it looks mistyped (not on the leads poll, whose 401 body is exactly `{"error":"Unauthorized"}`). */
+      /** @description Missing, malformed, unknown, revoked or expired key; with `WWW-Authenticate: Bearer realm="api"`. Only a key whose checksum does not match (a typo) also has a `detail` saying it looks mistyped, and a key sent without the Bearer scheme (`Authorization: ak_…` or `X-API-Key`) one saying how to send it (not on the leads poll, whose 401 body is exactly `{"error":"Unauthorized"}`). */
       401: {
         headers: {
           [name: string]: unknown;
