@@ -88,7 +88,7 @@ const toView = (row: typeof subscriptions.$inferSelect) => ({
  * The row a caller names (by id, or by URL and event) within its organization, as a condition.
  * Throws 400 for a malformed reference, 404 for one no row can match.
  */
-function matching(orgId: string, sent: SubscriptionRef): SQL {
+function matching(orgId: string, sent: SubscriptionRef, sentIn: "query string" | "body"): SQL {
   // An empty value (`?id=`) is no identifier, not a subscription that cannot be found.
   const ref = {
     id: sent.id || undefined,
@@ -106,7 +106,11 @@ function matching(orgId: string, sent: SubscriptionRef): SQL {
     if (!isUuid(ref.id)) throw subscriptionNotFound();
     return and(eq(subscriptions.orgId, orgId), eq(subscriptions.id, ref.id))!;
   }
-  if (ref.target_url === undefined) throw new AppError(400, "invalid_payload", "send id or target_url");
+  if (ref.target_url === undefined) {
+    // A delete reads its query string only: an id sent in its body (as rotate takes it) is not seen.
+    const how = sentIn === "query string" ? " in the query string (?id=… or ?target_url=…)" : "";
+    throw new AppError(400, "invalid_payload", `send id or target_url${how}`);
+  }
   const url = canonicalUrl(ref.target_url);
   if (url === undefined) throw subscriptionNotFound();
   return and(
@@ -225,7 +229,10 @@ export function createSubscriptionService(deps: {
       create(orgId, await guardedUrl(input.target_url, log), LEAD_CREATED, input.signed),
     unsubscribe: async (orgId, ref) => {
       // Only the request whose DELETE removed the row answers with it; a repeat finds nothing.
-      const [removed] = await db.delete(subscriptions).where(matching(orgId, ref)).returning();
+      const [removed] = await db
+        .delete(subscriptions)
+        .where(matching(orgId, ref, "query string"))
+        .returning();
       if (!removed) throw subscriptionNotFound();
       return { ...toView(removed), signing_secret: null };
     },
@@ -234,7 +241,7 @@ export function createSubscriptionService(deps: {
       const [rotated] = await db
         .update(subscriptions)
         .set({ signingSecret: secret })
-        .where(matching(orgId, ref))
+        .where(matching(orgId, ref, "body"))
         .returning();
       if (!rotated) throw subscriptionNotFound();
       return { ...toView(rotated), signing_secret: secret };

@@ -87,7 +87,7 @@ describe(`authentication and scopes (${databaseLabel})`, () => {
 
   it("says how to send a key sent without the Bearer scheme, whatever the key (the leads poll keeps its bare body)", async () => {
     const org = await createOrg(ctx);
-    for (const headers of [
+    for (const headers of <Record<string, string>[]>[
       { authorization: org.key },
       { authorization: generateApiKey() },
       { "x-api-key": org.key },

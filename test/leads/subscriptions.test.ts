@@ -260,7 +260,13 @@ describe(`lead subscriptions (${databaseLabel})`, () => {
     // An empty id is no identifier (it answered 404 Subscription not found).
     const emptyId = await call(ctx, "DELETE", "/api/v1/webhooks/subscribe?id=", { key: org.key });
     assert.equal(emptyId.status, 400);
-    assert.equal(emptyId.body.detail, "send id or target_url");
+    assert.equal(emptyId.body.detail, "send id or target_url in the query string (?id=… or ?target_url=…)");
+    const inBody = await call(ctx, "DELETE", "/api/v1/webhooks/subscribe", {
+      key: org.key,
+      body: { id: byId.id },
+    });
+    assert.equal(inBody.status, 400, "a delete's body is not read");
+    assert.match(inBody.body.detail, /in the query string/);
 
     const resubscribed = await subscribe(ctx, org.key, `https://${PUBLIC_HOST}/a`);
     assert.notEqual(resubscribed.body.id, byId.id);
