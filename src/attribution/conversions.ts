@@ -3,6 +3,7 @@ import { type CustomerSource, recordCustomer } from "../customers/customers.ts";
 import { type Queryable, queryOne, queryRows, sql } from "../db/database.ts";
 import { namesAPlace, normalizeAddress } from "../domain/address.ts";
 import { keysOfSameHome } from "../domain/same-home.ts";
+import { invalidPayload } from "../errors.ts";
 import { markedInApp } from "../leads/won-job.ts";
 import { suppressWaitingCardsOfHomes } from "../pieces/customer-homes.ts";
 import { becameCustomer, stopFollowUps, wonDeal } from "../pieces/follow-ups.ts";
@@ -109,6 +110,20 @@ export function conversionKey(fields: ConversionFields, normalizedAddress: strin
   return fields.dealId ? `deal:${fields.dealId}` : `address:${normalizedAddress}|${utcDay(reference)}`;
 }
 
+/** How far a close date may lead the server clock: a day, as an event's occurred_at (time zones). */
+const CLOSE_DATE_LEAD_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * A won deal closed in the past. A close date ahead (a year typed 2030, a forecast date mapped) was
+ * silently unmatched, its revenue lost, while its home still became a customer no card reaches.
+ */
+export function refuseCloseDateAhead(dealDate: ReferenceDate | undefined, now: Date) {
+  if (dealDate && dealDate.at.getTime() > now.getTime() + CLOSE_DATE_LEAD_MS)
+    throw invalidPayload(
+      `deal_date: ${dealDate.at.toISOString().slice(0, 10)} is ahead of today; a won deal's close date has passed`,
+    );
+}
+
 /**
  * Records a won deal: the address always becomes a customer; a deal that matches a mailed piece
  * upserts one conversion per idempotency key (a replay keeps the first attribution and updates
@@ -125,6 +140,7 @@ export async function recordConversion(
   const normalizedAddress = normalizeAddress(fields.address);
   if (!namesAPlace(normalizedAddress)) throw noAddressFound();
   const now = deps.clock.now();
+  refuseCloseDateAhead(fields.dealDate, now);
   // A deal sent without a close date is dated when it is received (stored, not left empty).
   const reference = fields.dealDate ?? referenceNow(now);
   const key = conversionKey(fields, normalizedAddress, reference);

@@ -455,6 +455,18 @@ describe(`POST /api/v1/conversions (${databaseLabel})`, () => {
       }
     });
 
+    it("refuses a close date more than a day ahead, before the home becomes a customer", async () => {
+      const org = await createOrg(ctx);
+      const ahead = await conversion(ctx, org.key, {
+        address: HOME,
+        deal_id: "typo-2030",
+        deal_date: "2030-01-01",
+      });
+      assert.equal(ahead.status, 422, ahead.text);
+      assert.match(ahead.body.detail, /^deal_date: 2030-01-01 is ahead of today/);
+      assert.equal(await count(ctx, "customers", org.orgId), 0, "nothing written");
+    });
+
     it("rejects a deal_date that is not an ISO-8601 date", async () => {
       const org = await createOrg(ctx);
       // Year 1: its 180-day window would start in year 0, which PostgreSQL refuses (was a 500).
