@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { type Static, Type } from "@fastify/type-provider-typebox";
 import { type ConversionFields, recordConversion, refuseCloseDateAhead } from "../attribution/conversions.ts";
 import type { AttributionDeps } from "../attribution/deps.ts";
@@ -24,7 +25,7 @@ import { type MailAddress, mailAddressOf, namesAPlace, normalizeAddress } from "
 import { printedPartsOf } from "../domain/deliverable-address.ts";
 import { isUuid } from "../domain/uuid.ts";
 import { AppError, notFound } from "../errors.ts";
-import { runTrigger } from "./trigger-core.ts";
+import { type DedupKey, runTrigger } from "./trigger-core.ts";
 import type { TriggerStore } from "./trigger-store.ts";
 
 /** The trigger's kill-switch answer: 400 (not the events' 503), transient, retry later. */
@@ -150,15 +151,36 @@ export function readTriggerFields(payload: Payload): TriggerFields {
   };
 }
 
-/** The campaign a previous trigger of this deal enqueued (the campaigns_dedup index). */
-async function campaignOfDeal(db: Queryable, orgId: string, automationId: string, dealId: string) {
+/** The campaign a previous trigger of this deal (or body and day) enqueued (the campaigns_dedup index). */
+async function campaignOfKey(db: Queryable, orgId: string, automationId: string, dedup: DedupKey) {
   const row = await queryOne<{ id: string }>(
     db,
     sql`SELECT id FROM campaigns
         WHERE org_id = ${orgId}::uuid AND automation_id = ${automationId}::uuid
-          AND dedup_kind = 'deal' AND dedup_key = ${dealId}`,
+          AND dedup_kind = ${dedup.kind} AND dedup_key = ${dedup.key}`,
   );
   return row?.id;
+}
+
+/**
+ * The trigger's idempotency: its deal_id, else (a flow that maps none) the body itself on its UTC
+ * day: a retry sends the very same body, and a keyless retry mailed twice wherever the frequency cap
+ * was off. Another body for the same home (other fields, another stage) is a trigger of its own.
+ */
+function dedupOf(dealId: string | undefined, payload: Payload, now: Date): DedupKey {
+  if (dealId) return { kind: "deal", key: dealId };
+  const digest = createHash("sha256").update(canonicalJson(payload)).digest("base64url");
+  return { kind: "same_body_day", key: `${now.toISOString().slice(0, 10)}|${digest}` };
+}
+
+/** JSON with every object's keys in order: the same body however its fields were ordered. */
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+  if (value && typeof value === "object") {
+    const entries = Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${canonicalJson(item)}`).join(",")}}`;
+  }
+  return JSON.stringify(value) ?? "null";
 }
 
 /**
@@ -221,11 +243,9 @@ export async function fireDirectTrigger(
   const address = normalizeAddress(fields.addressLine);
   const base = { success: true, automation: automation.name, address };
 
-  const dedup = fields.dealId ? { kind: "deal" as const, key: fields.dealId } : null;
-  if (dedup) {
-    const existing = await campaignOfDeal(deps.db, orgId, automation.id, dedup.key);
-    if (existing) return replayed(deps.db, orgId, base, existing);
-  }
+  const dedup = dedupOf(fields.dealId, payload, deps.clock.now());
+  const existing = await campaignOfKey(deps.db, orgId, automation.id, dedup);
+  if (existing) return replayed(deps.db, orgId, base, existing);
 
   const run = await runTrigger(deps, {
     orgId,

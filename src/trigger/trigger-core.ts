@@ -43,8 +43,11 @@ export interface TriggerDeps {
 }
 
 export interface DedupKey {
-  /** `event`: the event's dedup_id; `deal`: the legacy trigger's deal_id. */
-  kind: "event" | "deal";
+  /**
+   * `event`: the event's dedup_id; `deal`: the legacy trigger's deal_id; `same_body_day`: a legacy
+   * trigger sent without a deal_id, keyed by its body and UTC day (a retry sends the same body).
+   */
+  kind: "event" | "deal" | "same_body_day";
   key: string;
 }
 
@@ -119,7 +122,8 @@ function campaignEnqueue(
 ): CampaignEnqueue {
   const campaignId = randomUUID();
   const pieceId = randomUUID();
-  const dedupLabel = input.dedup ? ` (${input.dedup.key})` : "";
+  // The campaign is named after the key the caller sent, not a digest of its body.
+  const dedupLabel = input.dedup && input.dedup.kind !== "same_body_day" ? ` (${input.dedup.key})` : "";
   const campaign = {
     orgId: input.orgId,
     id: campaignId,

@@ -146,6 +146,37 @@ describe(`POST /api/v1/webhooks/trigger (${databaseLabel})`, () => {
     );
   });
 
+  it("without a deal_id, the same body on the same UTC day is a retry: it mails once even with no frequency cap", async () => {
+    const org = await createOrg(ctx);
+    const automation = await createAutomation(ctx, org.orgId, { name: "Keyless" });
+    const capOff = await admin(ctx, "PATCH", `/orgs/${org.orgId}/mail-safety`, { frequency_cap_days: 0 });
+    assert.equal(capOff.status, 200, capOff.text);
+    const body = { address: HOME, first_name: "Pat" };
+    const sends = await Promise.all(
+      [body, { first_name: "Pat", address: HOME }, body].map((sent) => trigger(org.key, automation.id, sent)),
+    );
+    for (const send of sends) assert.equal(send.status, 202, send.text);
+    const queued = sends.filter((send) => send.body.queued);
+    assert.equal(queued.length, 1, sends.map((send) => send.text).join("\n"));
+    for (const repeat of sends.filter((send) => !send.body.queued)) {
+      assert.equal(repeat.body.idempotent, true);
+      assert.equal(repeat.body.queue_id, queued[0]!.body.queue_id);
+    }
+    const campaigns = await campaignsOf(org.orgId);
+    assert.equal(campaigns.length, 1);
+    assert.equal(campaigns[0]!.pieces.length, 1);
+
+    const otherBody = await trigger(org.key, automation.id, { address: HOME, first_name: "Lee" });
+    assert.equal(otherBody.body.idempotent, false, "another body is another trigger");
+    clock.set("2026-07-01T12:00:00Z");
+    try {
+      const nextDay = await trigger(org.key, automation.id, body);
+      assert.equal(nextDay.body.queued, true, "another day is another trigger");
+    } finally {
+      clock.set("2026-06-30T12:00:00Z");
+    }
+  });
+
   it("keeps deal_id to 255 characters, the idempotency key's limit (under any alias)", async () => {
     const org = await createOrg(ctx);
     const automation = await createAutomation(ctx, org.orgId, { name: "Won deal", kind: "deal_won" });
