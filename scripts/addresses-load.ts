@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { loadConfig } from "../src/config.ts";
+import { toolApplicationName, withApplicationName } from "../src/db/application-name.ts";
 import { lockDataDir, preparePrivateDataDir } from "../src/db/data-dir-lock.ts";
 import { openDatabase, sql } from "../src/db/database.ts";
 import { migrate } from "../src/db/migrate.ts";
@@ -41,8 +42,11 @@ async function main() {
   const config = loadConfig();
   if (!config.databaseUrl) preparePrivateDataDir(config.dataDir);
   const release = config.databaseUrl ? null : lockDataDir(config.dataDir);
+  // Its connections (the pool and the bulk load's own) say what they are in pg_stat_activity.
+  const databaseUrl =
+    config.databaseUrl && withApplicationName(config.databaseUrl, toolApplicationName("addresses-load"));
   const database = await openDatabase({
-    databaseUrl: config.databaseUrl,
+    databaseUrl,
     dataDir: config.dataDir,
     poolSize: 2,
   });
@@ -50,7 +54,7 @@ async function main() {
     await migrate(database.db);
     for (const file of files) {
       const sink = await addressSinkFor(database, file, {
-        databaseUrl: config.databaseUrl,
+        databaseUrl,
         onStep: (step) => print(`${file}: ${step}`),
       });
       let lastPrint = 0;

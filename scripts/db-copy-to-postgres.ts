@@ -3,10 +3,11 @@
  * server stopped, into an empty PostgreSQL (docs/operations.md, Moving to PostgreSQL). Every
  * refusal is one line on stderr and exit status 1; the URL is never printed (it may hold a password).
  */
-import { ConfigError, loadConfig } from "../src/config.ts";
+import { ConfigError, dataDirIsDefault, loadConfig } from "../src/config.ts";
 import { CopyRefused, copyToPostgres } from "../src/db/copy-to-postgres.ts";
 import { DataDirInUseError, DataDirUnusableError, InterruptedRestoreError } from "../src/db/data-dir-lock.ts";
 import { databaseReason, refusedStatementAdvice, refusedStatementCode } from "../src/db/database.ts";
+import { dataDirNamed, missingDefaultDataDir } from "../src/db/tool-data-dir.ts";
 
 async function main() {
   const args = process.argv.slice(2);
@@ -19,8 +20,15 @@ async function main() {
     );
   }
   const config = loadConfig();
+  const defaulted = dataDirIsDefault();
+  const missing = missingDefaultDataDir(
+    config.dataDir,
+    defaulted,
+    "there is nothing to copy; set DATA_DIR to the stopped server's data directory, e.g. DATA_DIR=/srv/porchlight/data npm run db:copy-to-postgres -- postgres://…",
+  );
+  if (missing) throw new CopyRefused(missing);
   const print = (line: string) => process.stdout.write(`${line}\n`);
-  print(`Copying the embedded database in DATA_DIR ${config.dataDir} to PostgreSQL…`);
+  print(`Copying the embedded database in ${dataDirNamed(config.dataDir, defaulted)} to PostgreSQL…`);
   const summary = await copyToPostgres({
     dataDir: config.dataDir,
     targetUrl: args[0]!,

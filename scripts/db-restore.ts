@@ -9,7 +9,7 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import { createKillSwitch } from "../src/automations/kill-switch.ts";
 import { systemClock } from "../src/clock.ts";
-import { ConfigError, loadConfig } from "../src/config.ts";
+import { ConfigError, dataDirIsDefault, loadConfig } from "../src/config.ts";
 import {
   DataDirInUseError,
   DataDirUnusableError,
@@ -18,6 +18,7 @@ import {
 } from "../src/db/data-dir-lock.ts";
 import { openDatabase, queryOne, sql } from "../src/db/database.ts";
 import { RestoreRefused, restoreBackup } from "../src/db/restore.ts";
+import { dataDirNamed, missingDefaultDataDir } from "../src/db/tool-data-dir.ts";
 import { processPieceJob } from "../src/jobs/kinds.ts";
 
 /** What a restore stopped now leaves in DATA_DIR, in one line. */
@@ -55,6 +56,13 @@ async function main() {
       "db:restore restores the embedded database into DATA_DIR: unset DATABASE_URL (a PostgreSQL database is restored with pg_restore)",
     );
   }
+  const defaulted = dataDirIsDefault();
+  const missing = missingDefaultDataDir(
+    config.dataDir,
+    defaulted,
+    "set DATA_DIR to the directory the restored server will start on, e.g. DATA_DIR=/srv/porchlight/data-restored npm run db:restore -- FILE",
+  );
+  if (missing) throw new RestoreRefused(missing);
   const file = path.resolve(args[0]!);
   exitOnStopSignals(file, path.resolve(config.dataDir));
   const { manifest, fileChecksumChecked, counts, clearedInterruptedRestore } = await restoreBackup({
@@ -62,10 +70,12 @@ async function main() {
     dataDir: config.dataDir,
   });
   const print = (line: string) => process.stdout.write(`${line}\n`);
-  if (clearedInterruptedRestore) print("Cleared what an interrupted restore had left in DATA_DIR.");
+  // First, where it went (absolute, and whether DATA_DIR was only the default). Nothing is printed
+  // before: a refusal stays its one line on stderr.
   print(
-    `Restored ${file} (taken ${manifest.created_at}, PGlite ${manifest.pglite_version}, PostgreSQL ${manifest.postgres_version}, schema ${manifest.schema_version ?? "empty"}) into DATA_DIR ${path.resolve(config.dataDir)}.`,
+    `Restored ${file} (taken ${manifest.created_at}, PGlite ${manifest.pglite_version}, PostgreSQL ${manifest.postgres_version}, schema ${manifest.schema_version ?? "empty"}) into ${dataDirNamed(config.dataDir, defaulted)}.`,
   );
+  if (clearedInterruptedRestore) print("Cleared what an interrupted restore had left in DATA_DIR.");
   print(
     fileChecksumChecked
       ? `Checked: the file against ${path.basename(file)}.sha256 and each of its ${manifest.files} files against SHA256SUMS.`

@@ -367,6 +367,17 @@ function authSecret(env: Env): string | undefined {
   return secret;
 }
 
+/** Where DATA_DIR is when the variable is unset, resolved against the working directory. */
+export const DEFAULT_DATA_DIR = "./data";
+
+/**
+ * True when DATA_DIR is unset (or empty), so `dataDir` is the default: the one-shot tools
+ * (db:restore, db:copy-to-postgres) say so, and refuse when that default folder is not there.
+ */
+export function dataDirIsDefault(env: Env = process.env): boolean {
+  return !env.DATA_DIR;
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const port = integer(env, "PORT", 3000, 0, 65535);
   const host = listenHost(env.HOST);
@@ -383,7 +394,7 @@ export function loadConfig(env: Env = process.env): Config {
     port,
     host,
     adminListener: operatorListener,
-    dataDir: path.resolve(env.DATA_DIR || "./data"),
+    dataDir: path.resolve(env.DATA_DIR || DEFAULT_DATA_DIR),
     databaseUrl: url(env, "DATABASE_URL", ["postgres:", "postgresql:"]),
     redisUrl: url(env, "REDIS_URL", ["redis:", "rediss:"]),
     adminToken: adminToken(env),

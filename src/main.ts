@@ -4,6 +4,7 @@ import type { App, Surface } from "./app.ts";
 import { printAddresses, resolveAdminToken, seedDemoOnFirstRun } from "./bootstrap.ts";
 import { systemClock } from "./clock.ts";
 import { type Config, ConfigError, loadConfig } from "./config.ts";
+import { serverApplicationName, withApplicationName } from "./db/application-name.ts";
 import { createBackups } from "./db/backups.ts";
 import { refuseIfCopied } from "./db/copied-marker.ts";
 import {
@@ -189,7 +190,10 @@ async function main() {
   const releaseDataDir = baseConfig.databaseUrl ? null : lockDataDir(baseConfig.dataDir);
   const print = (line: string) => process.stdout.write(`${line}\n`);
   const adminToken = resolveAdminToken(baseConfig, print);
-  const config = { ...baseConfig, adminToken: adminToken.token };
+  // Every connection to PostgreSQL names the role in pg_stat_activity (unless DATABASE_URL names it).
+  const databaseUrl =
+    baseConfig.databaseUrl && withApplicationName(baseConfig.databaseUrl, serverApplicationName(role));
+  const config = { ...baseConfig, adminToken: adminToken.token, databaseUrl };
 
   if (!baseConfig.databaseUrl && !baseConfig.pgliteThread) compileWasmWithOptimizingTier();
   const servingModules = loadServingModules();

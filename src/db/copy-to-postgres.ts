@@ -11,6 +11,7 @@ import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { PGlite } from "@electric-sql/pglite";
 import type pg from "pg";
+import { toolApplicationName, withApplicationName } from "./application-name.ts";
 import { COPIED_MARKER, markCopied } from "./copied-marker.ts";
 import { lockDataDir } from "./data-dir-lock.ts";
 import { databaseReason, isDatabaseMisconfigured, openDatabase, type Queryable } from "./database.ts";
@@ -161,7 +162,9 @@ export async function copyToPostgres(options: {
       import("./syncing-node-fs.ts"),
     ]);
   let opened: PGlite | undefined;
-  const target = new pgModule.Client({ connectionString: targetUrl });
+  // Its connections say what they are in the target's pg_stat_activity (unless the URL names them).
+  const namedUrl = withApplicationName(targetUrl, toolApplicationName("copy-to-postgres"));
+  const target = new pgModule.Client({ connectionString: namedUrl });
   try {
     // Opened as the server opens it (the syncing filesystem, fsync on): the migrations below may
     // write to it, and a later start on this DATA_DIR must find those writes whole.
@@ -183,7 +186,7 @@ export async function copyToPostgres(options: {
     }
     // Both at this code's schema: the embedded one as its next start would leave it.
     await migrate(drizzlePglite(source) as unknown as Queryable);
-    const migrations = await openDatabase({ databaseUrl: targetUrl, poolSize: 1 });
+    const migrations = await openDatabase({ databaseUrl: namedUrl, poolSize: 1 });
     try {
       await migrate(migrations.db);
     } finally {

@@ -18,7 +18,7 @@ import { type Queryable, queryRows, sql } from "./database.ts";
 export const MIGRATIONS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../migrations");
 
 // Any constant works; it only has to be the same in every process that migrates.
-const MIGRATION_LOCK_ID = 73_556_081;
+export const MIGRATION_LOCK_ID = 73_556_081;
 
 /** A file of migrations/: SQL statements. */
 export interface SqlMigration {

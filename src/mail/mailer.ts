@@ -60,6 +60,18 @@ async function composeEml(message: MailMessage, deps: MailerDeps): Promise<strin
   return `${node.buildHeaders()}\r\n\r\n${message.text.replace(/\r?\n/g, "\r\n")}`;
 }
 
+/**
+ * A recipient as the log shows it: the local part's first character and the domain,
+ * `j***@example.com`. The address is personal data (an invitee's, a member's) and logs travel
+ * further than the database (shippers, support tickets); the domain still tells an operator which
+ * relay or organization a failure concerns. Something without an `@` shows as `***`.
+ */
+export function maskedAddress(address: string): string {
+  const at = address.lastIndexOf("@");
+  if (at < 1) return "***";
+  return `${String.fromCodePoint(address.codePointAt(0)!)}***${address.slice(at)}`;
+}
+
 /** SMTP when SMTP_URL is set; otherwise files in DATA_DIR/mail-outbox/, each file's name logged. */
 export function createMailer(deps: MailerDeps): Mailer {
   const mailer = deps.smtpUrl ? createSmtpMailer(deps.smtpUrl, deps) : createOutboxMailer(deps);
@@ -91,7 +103,8 @@ function createSmtpMailer(smtpUrl: string, deps: MailerDeps): Mailer {
     send: async (message) => {
       transport ??= connect();
       await (await transport).sendMail(mailOptions(message, deps.from));
-      deps.logger.info({ to: message.to, subject: message.subject }, "mail sent");
+      // Not the address nor the subject: personal data stays out of the log (see maskedAddress).
+      deps.logger.info({ to: maskedAddress(message.to) }, "mail sent");
     },
     close: async () => (await transport)?.close(),
   };
@@ -108,8 +121,9 @@ function createOutboxMailer(deps: MailerDeps): Mailer {
       await writeFile(file, await composeEml(message, deps), { mode: 0o600 });
       // The file, not its links: a reset or invitation link is a credential, and logs travel
       // further than DATA_DIR (shippers, support tickets). The operator opens the file.
-      // Not the subject: a lead alert's names the homeowner (personal data stays out of the log).
-      deps.logger.info({ to: message.to, file }, "mail written to outbox");
+      // Not the subject: a lead alert's names the homeowner (personal data stays out of the log);
+      // nor the whole address (maskedAddress).
+      deps.logger.info({ to: maskedAddress(message.to), file }, "mail written to outbox");
     },
     close: async () => {},
   };
