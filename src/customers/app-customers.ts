@@ -1,5 +1,6 @@
 import { type Queryable, queryRows, sql } from "../db/database.ts";
 import { cursorTime, isCursorTime } from "../db/keyset-cursor.ts";
+import { csvCell } from "../domain/csv-cell.ts";
 import { AppError } from "../errors.ts";
 import type { CustomerView } from "./customers.ts";
 
@@ -87,4 +88,59 @@ export async function optedOutHomes(
         LIMIT ${options.limit}`,
   );
   return rows.map((row) => ({ ...row, opted_out_at: new Date(row.opted_out_at).toISOString() }));
+}
+
+/** Where a customer came from, as the Customers screen says it. */
+const SOURCE_WORDS: Record<string, string> = {
+  app: "Customer: added in the app",
+  csv_upload: "Customer: a CSV upload",
+  lead_won: "Customer: a won job marked in the app",
+  webhook: "Customer: your CRM",
+  conversion: "Customer: a won deal",
+  trigger: "Customer: a won deal",
+};
+
+const DO_NOT_MAIL_HEADER = ["address", "why never mailed", "notes", "since"];
+
+const doNotMailLine = (cells: (string | null)[]) => `${cells.map(csvCell).join(",")}\r\n`;
+
+/**
+ * Every home the org never mails, as CSV: its customers, then the homes that opted out on a card's
+ * landing page, each read a page at a time (keyset) as the download is sent, so memory stays one
+ * page at any size. For another mail vendor's suppression list, or a check against the CRM.
+ */
+export async function* doNotMailCsv(db: Queryable, orgId: string, pageRows = 2000) {
+  yield doNotMailLine(DO_NOT_MAIL_HEADER);
+  let cursor: string | null = null;
+  do {
+    const page = await customersPage(db, orgId, { cursor: cursor ?? undefined, limit: pageRows });
+    const why = (source: string) => SOURCE_WORDS[source] ?? `Customer: ${source}`;
+    yield page.customers
+      .map((row) => doNotMailLine([row.address, why(row.source), row.notes, row.created_at]))
+      .join("");
+    cursor = page.next_cursor;
+  } while (cursor);
+  let after: CustomerCursor | undefined;
+  do {
+    const rows = await queryRows<{ key: string; address: string | null; at: string }>(
+      db,
+      sql`SELECT d.normalized_address AS key, p.address, ${cursorTime(sql`d.created_at`)} AS at
+          FROM do_not_mail d LEFT JOIN mail_pieces p ON p.org_id = d.org_id AND p.id = d.piece_id
+          WHERE d.org_id = ${orgId}::uuid
+            ${after ? sql`AND (d.created_at, d.normalized_address) < (${after.createdAt}::timestamptz, ${after.key})` : sql``}
+          ORDER BY d.created_at DESC, d.normalized_address DESC LIMIT ${pageRows}`,
+    );
+    yield rows
+      .map((row) =>
+        doNotMailLine([
+          row.address ?? row.key,
+          "Opted out on a landing page",
+          null,
+          new Date(row.at).toISOString(),
+        ]),
+      )
+      .join("");
+    const last = rows.at(-1);
+    after = rows.length === pageRows && last ? { createdAt: last.at, key: last.key } : undefined;
+  } while (after);
 }

@@ -1,6 +1,7 @@
+import { Readable } from "node:stream";
 import { Type, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
-import { customersPage, optedOutHomes } from "../../customers/app-customers.ts";
+import { customersPage, doNotMailCsv, optedOutHomes } from "../../customers/app-customers.ts";
 import {
   checkedCustomerKey,
   countCustomers,
@@ -70,6 +71,21 @@ export function registerCustomerRoutes(app: FastifyInstance, ctx: AppApiContext)
       const page = await customersPage(db, orgId, { ...request.query, limit: PAGE_SIZE });
       return { ...page, total: await countCustomers(db, orgId) };
     },
+  );
+
+  r.get(
+    "/customers/do-not-mail.csv",
+    {
+      schema: {
+        hide: true,
+        summary: "Every home never mailed (customers, then opted-out homes) as CSV (formula-safe cells)",
+      },
+    },
+    async (request, reply) =>
+      reply
+        .type("text/csv; charset=utf-8")
+        .header("content-disposition", 'attachment; filename="do-not-mail.csv"')
+        .send(Readable.from(doNotMailCsv(db, sessionOf(request).orgId))),
   );
 
   r.get(
