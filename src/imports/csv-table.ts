@@ -1,5 +1,8 @@
 import type { Readable } from "node:stream";
 import { parse } from "csv-parse";
+import { uspsStateCode } from "../domain/address.ts";
+import { USPS_STATE_CODES } from "../domain/deliverable-address.ts";
+import { zipPlaces } from "../domain/zip-places.ts";
 import { AppError, invalidPayload } from "../errors.ts";
 
 /** An upload is at most what the developer API takes in one body (1 MiB). */
@@ -251,4 +254,38 @@ export function cellOf(table: CsvTable, record: CsvRecord, column: string | null
 export function addressOf(parts: { street: string; city: string; state: string; zip: string }): string {
   const region = [parts.state, parts.zip].filter(Boolean).join(" ");
   return [parts.street, parts.city, region].filter(Boolean).join(", ");
+}
+
+/** The state and ZIP that end a line ("IL 62704", "Illinois", "62704"): the region addressOf writes last. */
+function regionOf(part: string): { state: string | undefined } | undefined {
+  const written = /^(?<state>\D*?)[\s,]*(?<zip>\d{5}(?:-\d{4})?)?$/.exec(part);
+  const stateWritten = written?.groups?.state?.trim();
+  const zip = written?.groups?.zip;
+  if (!written || (!stateWritten && !zip)) return undefined;
+  if (!stateWritten) return { state: zipPlaces.lookup(zip!.slice(0, 5))?.state };
+  const state = uspsStateCode(stateWritten)?.toUpperCase();
+  return state && USPS_STATE_CODES.has(state) ? { state } : undefined;
+}
+
+/**
+ * True for a line addressOf wrote from a record whose street cell was empty: only its town, state or
+ * ZIP ("Springfield, IL 62704", "IL 62704", "62704"). Such a row has no home to mail; the geocoder
+ * would place it at best on its ZIP's centre. A first part is read as the town only when it is a
+ * known town of the line's state (or its ZIP's) and holds no digit, so a street written without its
+ * house number and city ("Evergreen Terrace, IL 62704") is still a street; a line of one part
+ * that is no state or ZIP ("Springfield") cannot be told from a street, and is not read as streetless.
+ */
+export function namesNoStreet(line: string): boolean {
+  const parts = line
+    .split(",")
+    .map((part) => part.trim())
+    .filter(Boolean);
+  if (parts.length === 0 || parts.length > 2) return false;
+  const region = regionOf(parts.at(-1)!);
+  if (!region) return false;
+  if (parts.length === 1) return true;
+  const town = parts[0]!;
+  return (
+    !/\d/.test(town) && region.state !== undefined && zipPlaces.lookupByName(town, region.state).length > 0
+  );
 }

@@ -15,6 +15,7 @@ import {
   IN_PROGRESS_RETRY_AFTER_SECONDS,
   releaseClaim,
 } from "./claims.ts";
+import { namesNoStreet } from "./csv-table.ts";
 import { lockOrgQuota, secondsToUtcMidnight, stagedToday } from "./quota.ts";
 import {
   assembleBatch,
@@ -73,6 +74,29 @@ function checkKey(key: string | undefined): string | undefined {
   return key;
 }
 
+/**
+ * The app's CSV upload writes each row's street, city, state and ZIP as one line (addressOf): a row
+ * whose street cell was empty names only its town or ZIP, and has no home to mail. It is skipped as
+ * having no address (`skipped_no_address`), not sent to the geocoder, which would at best place it on
+ * its ZIP's centre and stage a card with no street, or report it not found on the map, sending the
+ * contractor to check a house number the row never had. The developer API's row is one line of the
+ * caller's making, and its contract names only a missing address as none: a line naming a town and
+ * no street is geocoded like any address there (docs/app.md, Past jobs).
+ */
+function withoutStreetlessAddresses(
+  rows: readonly PreparedRow[],
+  origin: ImportOrigin,
+): { located: PreparedRow[]; streetless: Map<number, string> } {
+  const streetless = new Map<number, string>();
+  if (origin !== "app_upload") return { located: [...rows], streetless };
+  const located = rows.map((row) => {
+    if (row.address === undefined || !namesNoStreet(row.address)) return row;
+    streetless.set(row.index, row.address);
+    return { ...row, address: undefined };
+  });
+  return { located, streetless };
+}
+
 /** The rows of a batch in one statement: one JSON parameter, however many rows (at most 500). */
 async function insertRows(tx: Queryable, orgId: string, importId: string, rows: readonly StagedRowValues[]) {
   const json = JSON.stringify(
@@ -116,14 +140,23 @@ export function createImportService(deps: ImportDeps) {
     if (running.has(runningKey(orgId, key))) throw importInProgress();
   };
 
-  async function geocodeRows(rows: PreparedRow[]): Promise<GeocodedBatch> {
-    const addresses = rows.flatMap((row) => (row.address === undefined ? [] : [row.address]));
+  async function geocodeRows(rows: PreparedRow[], origin: ImportOrigin): Promise<GeocodedBatch> {
+    const { located, streetless } = withoutStreetlessAddresses(rows, origin);
+    const addresses = located.flatMap((row) => (row.address === undefined ? [] : [row.address]));
+    let batch: GeocodedBatch;
     try {
-      return assembleBatch(rows, addresses.length > 0 ? await geocoder.geocodeMany(addresses) : []);
+      batch = assembleBatch(located, addresses.length > 0 ? await geocoder.geocodeMany(addresses) : []);
     } catch (error) {
       logger.warn({ err: error, provider: geocoder.provider }, "import geocoding failed");
       throw toGeocodingAppError(error);
     }
+    if (streetless.size === 0) return batch;
+    // Skipped as having no address, the row keeps what it did name, so its batch's page shows which row it was.
+    const skipped = batch.skipped.map((row) => {
+      const written = streetless.get(row.row_index);
+      return written === undefined ? row : { ...row, address: written };
+    });
+    return { ...batch, skipped };
   }
 
   async function stage(
@@ -225,7 +258,7 @@ export function createImportService(deps: ImportDeps) {
       // transaction checks again under the lock.
       const now = clock.now();
       if ((await stagedToday(db, orgId, now)) >= IMPORT_LIMITS.batchesPerDay) throw dailyQuotaReached(now);
-      const batch = await geocodeRows(rows);
+      const batch = await geocodeRows(rows, origin);
       const result = await stage({ orgId, importId, source: body.source, origin, key }, batch);
       return { status: 201, result };
     } catch (error) {

@@ -183,7 +183,7 @@ describe("follow-up cards in the browser: the builder, the list, Mail", () => {
     assert.match(await stopped.innerText(), /cancelled/i);
   });
 
-  it("the list and the builder say what the follow-ups did: sent, due later, stopped because the home answered", async () => {
+  it("the list and the builder say what the follow-ups did: sent, due later, stopped after a lead, with the cents not spent", async () => {
     const profile = await page.request.patch(`${app.base}/app/api/v1/organization`, {
       headers: { origin: app.base },
       data: { cost_per_card_cents: 85 },
@@ -213,7 +213,7 @@ describe("follow-up cards in the browser: the builder, the list, Mail", () => {
     // Two follow-ups in all: the first home's, cancelled by hand, and this one, stopped by the lead.
     await page
       .getByText(
-        "Follow-ups so far, 2 cards: 0 sent to print, 1 stopped because the home answered first (about $1 not spent), 1 not sent for other reasons",
+        "Follow-ups so far, 2 cards: 0 sent to print, 1 stopped after a lead from the home ($0.85 not spent), 1 not sent for other reasons",
       )
       .waitFor();
     await checkBothWidths("follow-ups-list-results");
@@ -221,7 +221,7 @@ describe("follow-up cards in the browser: the builder, the list, Mail", () => {
     await page
       .getByRole("region", { name: "Follow-up card 1" })
       .getByText(
-        "So far: 0 sent to print, 1 stopped because the home answered first, 1 not sent for other reasons.",
+        "So far: 0 sent to print, 1 stopped after a lead from the home, 1 not sent for other reasons.",
       )
       .waitFor();
     await checkBothWidths("follow-ups-builder-results");

@@ -152,24 +152,24 @@ const followUpCountFields = {
     description:
       "Not sent for another reason: cancelled by a person, first card not mailed, a card of the sequence returned by the printer, step removed, automation turned off, a mail safety rule.",
   }),
+  stopped_because: Type.Object(
+    {
+      lead: Type.Integer({ description: "A lead came from a card of the sequence." }),
+      won_deal: Type.Integer({ description: "A deal was won at the home." }),
+      opt_out: Type.Integer({ description: "The home asked for no more mail." }),
+      customer: Type.Integer({ description: "The home became a customer." }),
+      returned: Type.Integer({ description: "The printer returned a card of the sequence." }),
+    } satisfies Record<StopCondition, unknown>,
+    {
+      additionalProperties: false,
+      description:
+        "The follow-ups stopped by the automation's stop_when, by what stopped them: the home's answers (counted in stopped_because_home_answered) and the printer's return (counted in not_sent).",
+    },
+  ),
 };
 const FollowUpCards = Type.Object(
   {
     ...followUpCountFields,
-    stopped_because: Type.Object(
-      {
-        lead: Type.Integer({ description: "A lead came from a card of the sequence." }),
-        won_deal: Type.Integer({ description: "A deal was won at the home." }),
-        opt_out: Type.Integer({ description: "The home asked for no more mail." }),
-        customer: Type.Integer({ description: "The home became a customer." }),
-        returned: Type.Integer({ description: "The printer returned a card of the sequence." }),
-      } satisfies Record<StopCondition, unknown>,
-      {
-        additionalProperties: false,
-        description:
-          "The follow-ups stopped by the automation's stop_when, by what stopped them: the home's answers (counted in stopped_because_home_answered) and the printer's return (counted in not_sent).",
-      },
-    ),
     by_step: Type.Array(
       Type.Object({ delay_days: Type.Integer(), ...followUpCountFields }, { additionalProperties: false }),
       { description: "The automation's follow-up cards in mailing order, each named by its delay." },
@@ -264,6 +264,7 @@ const followUpCountsView = (counts: FollowUpCounts) => ({
   sent_to_print: counts.sentToPrint,
   stopped_because_home_answered: homeAnswered(counts),
   not_sent: counts.notSent + counts.stoppedByAnswer.returned,
+  stopped_because: { ...counts.stoppedByAnswer },
 });
 
 function followUpCardsView(
@@ -273,7 +274,6 @@ function followUpCardsView(
   const total = figures?.total ?? noFollowUps();
   return {
     ...followUpCountsView(total),
-    stopped_because: total.stoppedByAnswer,
     by_step: automation.steps.map((step) => ({
       delay_days: step.delay_days,
       ...followUpCountsView(figures?.byStepDelay.get(step.delay_days) ?? noFollowUps()),

@@ -1,5 +1,5 @@
 import type { Automation, CardTemplate } from "../../api/automations.ts";
-import { count, roughMoney } from "../../ui/format.ts";
+import { count, money } from "../../ui/format.ts";
 import { wholeNumberProblem } from "../../ui/number-rules.ts";
 
 /**
@@ -134,7 +134,7 @@ export const holdoutWords = (percent: number) =>
   percent > 0 ? `${percent} % of homes get no card, to measure what the cards bring` : null;
 
 /** What became of an automation's follow-up cards (in all, or one step's). */
-export type FollowUpTally = Omit<Automation["follow_up_cards"], "stopped_because" | "by_step">;
+export type FollowUpTally = Omit<Automation["follow_up_cards"], "by_step">;
 
 const tallyTotal = (tally: FollowUpTally) =>
   tally.sent_to_print +
@@ -144,23 +144,54 @@ const tallyTotal = (tally: FollowUpTally) =>
   tally.not_sent;
 
 /**
- * What the follow-ups did so far, in words: "12 sent to print, 5 due later, 9 stopped because the
- * home answered first (about $7 not spent)". The money only with the card cost from Settings. Null
- * when none was ever written.
+ * What stopped follow-ups, after their count ("2 after a lead from the home"), in the server's order:
+ * each stop says what happened, so a home added as a customer by hand never reads as one that answered.
+ */
+const STOPPED_BECAUSE_WORDS: Record<StopCondition, string> = {
+  lead: "after a lead from the home",
+  won_deal: "after a deal won at the home",
+  opt_out: "because the home asked for no more mail",
+  customer: "because the home became a customer",
+  returned: "because the printer returned a card as undeliverable",
+};
+
+/**
+ * The follow-ups the automation's stop rules stopped, by what stopped them: "1 stopped after a lead
+ * from the home ($0.85 not spent)", or with several reasons "3 stopped before print (2 after a lead
+ * from the home, 1 because the home became a customer; $2.55 not spent)". The money is exact, as every
+ * screen says money; a card returned by the printer is counted here, not among the other reasons.
+ */
+function stoppedWords(stoppedBecause: FollowUpTally["stopped_because"], costPerCardCents: number | null) {
+  const reasons = STOP_CHOICES.map(({ value }) => [value, stoppedBecause[value]] as const).filter(
+    ([, cards]) => cards > 0,
+  );
+  const stopped = reasons.reduce((sum, [, cards]) => sum + cards, 0);
+  if (stopped === 0) return null;
+  const saved = costPerCardCents ? `${money((stopped * costPerCardCents) / 100)} not spent` : null;
+  if (reasons.length === 1) {
+    const [reason] = reasons[0]!;
+    return `${stopped} stopped ${STOPPED_BECAUSE_WORDS[reason]}${saved ? ` (${saved})` : ""}`;
+  }
+  const each = reasons.map(([reason, cards]) => `${cards} ${STOPPED_BECAUSE_WORDS[reason]}`).join(", ");
+  return `${stopped} stopped before print (${each}${saved ? `; ${saved}` : ""})`;
+}
+
+/**
+ * What the follow-ups did so far, in words: "12 sent to print, 5 due later, 3 stopped before print
+ * (2 after a lead from the home, 1 because the home became a customer; $2.55 not spent)". The money
+ * only with the card cost from Settings. Null when none was ever written.
  */
 export function followUpResults(tally: FollowUpTally, costPerCardCents: number | null): string | null {
-  const { sent_to_print, scheduled, waiting, stopped_because_home_answered: stopped, not_sent } = tally;
+  const { sent_to_print, scheduled, waiting, not_sent, stopped_because } = tally;
   if (tallyTotal(tally) === 0) return null;
-  const saved =
-    costPerCardCents && stopped > 0
-      ? ` (about ${roughMoney((stopped * costPerCardCents) / 100)} not spent)`
-      : "";
+  // The printer's return stops a sequence too: said with the other stops, not as "other reasons".
+  const otherwise = not_sent - stopped_because.returned;
   const parts = [
     `${sent_to_print} sent to print`,
     scheduled > 0 && `${scheduled} due later`,
     waiting > 0 && `${waiting} waiting before print`,
-    `${stopped} stopped because the home answered first${saved}`,
-    not_sent > 0 && `${not_sent} not sent for other reasons`,
+    stoppedWords(stopped_because, costPerCardCents),
+    otherwise > 0 && `${otherwise} not sent for other reasons`,
   ];
   return parts.filter(Boolean).join(", ");
 }

@@ -10,10 +10,38 @@ import { PageHeader } from "../../ui/states.tsx";
 
 const route = getRouteApi("/signed-in/customers/batches/$importId");
 
-const SKIP_REASON_WORDS = {
-  no_address: "No address",
-  not_found: "Not found on the map (check the street, house number and ZIP)",
-} as const;
+type SkippedRow = NonNullable<ImportBatchDetail["skipped_rows"]>[number];
+
+/**
+ * Why a row was not imported. A row skipped as having no address that still names something is a
+ * CSV row whose street cell was empty: it names only its town or ZIP (docs/app.md, Past jobs).
+ */
+const skipReasonWords = (row: SkippedRow) => {
+  if (row.reason === "not_found") return "Not found on the map (check the street, house number and ZIP)";
+  return row.address === null ? "No address" : "No street in this row";
+};
+
+/** Where the geocoder placed a row, in words (its `precision`): the point's numbers mean nothing to a reader. */
+const LOCATED_WORDS: Record<string, string> = {
+  rooftop: "At the house",
+  street: "On its street",
+  postcode: "By ZIP only",
+  locality: "By town only",
+};
+const locatedWords = (precision: string | null) => (precision && LOCATED_WORDS[precision]) || "—";
+
+/**
+ * What a row placed by its ZIP or town only means, said once under the counts when the batch has one:
+ * its point is that place's middle, yet its card and a won deal's match go by the address.
+ */
+function approximateWords(rows: readonly { precision: string | null }[]): string | null {
+  const byZip = rows.some((row) => row.precision === "postcode");
+  const byTown = rows.some((row) => row.precision === "locality");
+  if (!byZip && !byTown) return null;
+  const said = [byZip && '"By ZIP only"', byTown && '"By town only"'].filter(Boolean).join(" or ");
+  const place = [byZip && "ZIP", byTown && "town"].filter(Boolean).join(" or ");
+  return ` Rows located ${said} sit at the middle of their ${place} on the map, not at the house: their cards still go to the address as written, and a deal won there is matched to its card by the address.`;
+}
 
 /** The rows this batch did not import, by their line in the file (or row number), and why. */
 function SkippedRows({ batch }: { batch: ImportBatchDetail }) {
@@ -53,7 +81,7 @@ function SkippedRows({ batch }: { batch: ImportBatchDetail }) {
                 <Table.Td>{row.address ?? "—"}</Table.Td>
                 <Table.Td>{row.customer_name ?? ""}</Table.Td>
                 <Table.Td>{row.external_id ?? ""}</Table.Td>
-                <Table.Td>{SKIP_REASON_WORDS[row.reason]}</Table.Td>
+                <Table.Td>{skipReasonWords(row)}</Table.Td>
               </Table.Tr>
             ))}
           </Table.Tbody>
@@ -100,6 +128,7 @@ export function BatchPage() {
         </Group>
         <Text size="sm" c="dimmed">
           Each imported address was located on the map before it was stored.
+          {approximateWords(batch.rows)}
         </Text>
         <SkippedRows batch={batch} />
         <Title order={2} size="h4">
@@ -126,11 +155,7 @@ export function BatchPage() {
                   <Table.Td>{row.external_id ?? ""}</Table.Td>
                   <Table.Td>{row.completed_at ? formatCalendarDay(row.completed_at) : ""}</Table.Td>
                   <Table.Td>{row.job_type ?? ""}</Table.Td>
-                  <Table.Td>
-                    {row.latitude === null || row.longitude === null
-                      ? "—"
-                      : `${row.latitude.toFixed(4)}, ${row.longitude.toFixed(4)} (${row.precision ?? "unknown"})`}
-                  </Table.Td>
+                  <Table.Td>{row.latitude === null ? "—" : locatedWords(row.precision)}</Table.Td>
                 </Table.Tr>
               ))}
             </Table.Tbody>
