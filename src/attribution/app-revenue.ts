@@ -3,6 +3,7 @@
 import { type Static, Type } from "@fastify/type-provider-typebox";
 import { type Queryable, queryRows, sql } from "../db/database.ts";
 import { csvCell } from "../domain/csv-cell.ts";
+import { sameHome } from "../domain/same-home.ts";
 import { markedInApp } from "../leads/won-job.ts";
 import {
   cardsOf,
@@ -63,6 +64,10 @@ export const RevenueConversion = Type.Object(
     id: Type.String({ format: "uuid" }),
     deal_id: Type.Union([Type.String(), Type.Null()]),
     deal_name: Type.Union([Type.String(), Type.Null()]),
+    customer_name: Type.Union([Type.String(), Type.Null()], {
+      description:
+        "Who the deal was for: the contact the deal came with (a lead marked won in the app: its name), else, when the credited card went to this very home, the name on that card or of the newest lead that answered it; null when none is known (the screen then names the home by its address).",
+    }),
     address: Type.String(),
     amount: Type.Union([Type.Number(), Type.Null()]),
     close_date: Type.Union([Type.String({ format: "date" }), Type.Null()]),
@@ -127,6 +132,36 @@ function experimentOf(experiments: Map<string, ExperimentCounts>, automationId: 
   return counts ? experimentFigures(counts) : null;
 }
 
+/** What a conversion row knows of the people at its home (`customerNameOf` picks one). */
+interface CustomerNames {
+  normalized_address: string;
+  contact_name: string | null;
+  contact_first_name: string | null;
+  contact_last_name: string | null;
+  /** The credited card's home and the name printed on it (the CRM's customer on the job). */
+  card_home: string | null;
+  card_name: string | null;
+  /** The newest landing-page lead that answered the credited card, as the homeowner wrote it. */
+  lead_name: string | null;
+}
+
+const nonBlank = (text: string | null) => (text?.trim() ? text.trim() : null);
+
+/**
+ * The name Revenue lists a won deal under: the contact the deal came with, else, when the credited
+ * card went to this very home, its recipient or the lead that answered it. A card credited by
+ * distance or by a named campaign may be a neighbour's, whose names are not this customer's. A
+ * CRM's deal name or id ("deal-2001") is no person's name: null, and the screen shows the address.
+ */
+function customerNameOf(names: CustomerNames): string | null {
+  const contact =
+    nonBlank(names.contact_name) ??
+    nonBlank([names.contact_first_name, names.contact_last_name].map((part) => part?.trim() ?? "").join(" "));
+  if (contact) return contact;
+  if (names.card_home === null || !sameHome(names.card_home, names.normalized_address)) return null;
+  return nonBlank(names.card_name) ?? nonBlank(names.lead_name);
+}
+
 /** Where a page of conversions ends: the next page starts after it (the database's own time text, to the microsecond). */
 interface ConversionCursor {
   closedAt: string;
@@ -145,11 +180,12 @@ async function conversionsPage(
     ? sql`AND (${closed}, v.id) < (${cursor.closedAt}::timestamptz, ${cursor.id}::uuid)`
     : sql``;
   const rows = await queryRows<
-    Omit<RevenueConversion, "amount" | "close_date"> & {
-      deal_amount: string | number | null;
-      deal_date: Date | string | null;
-      closed_at: string;
-    }
+    Omit<RevenueConversion, "amount" | "close_date" | "customer_name"> &
+      CustomerNames & {
+        deal_amount: string | number | null;
+        deal_date: Date | string | null;
+        closed_at: string;
+      }
   >(
     db,
     sql`SELECT v.id, v.deal_id, v.deal_name, v.address, v.deal_amount, v.deal_date, v.campaign_id,
@@ -157,20 +193,51 @@ async function conversionsPage(
                CASE WHEN v.won_lead_id IS NULL THEN 'crm'
                     WHEN ${markedInApp("v")} THEN 'app'
                     ELSE 'app_then_crm' END AS reported_by,
-               ${closed}::text AS closed_at
+               ${closed}::text AS closed_at,
+               v.normalized_address, v.contact_name, v.contact_first_name, v.contact_last_name,
+               p.normalized_address AS card_home, p.recipient_name AS card_name, answered.name AS lead_name
         FROM conversions v
         LEFT JOIN campaigns c ON c.org_id = v.org_id AND c.id = v.campaign_id
         LEFT JOIN automations a ON a.org_id = c.org_id AND a.id = c.automation_id
+        LEFT JOIN mail_pieces p ON p.org_id = v.org_id AND p.id = v.piece_id
+        LEFT JOIN LATERAL (
+          SELECT btrim(concat_ws(' ', l.first_name, l.last_name)) AS name FROM leads l
+          WHERE l.org_id = v.org_id AND l.piece_id = v.piece_id AND l.source = 'landing_page'
+            AND btrim(concat_ws(' ', l.first_name, l.last_name)) <> ''
+          ORDER BY l.created_at DESC LIMIT 1) answered ON true
         WHERE v.org_id = ${orgId}::uuid ${after}
         ORDER BY ${closed} DESC, v.id DESC LIMIT ${limit}`,
   );
   const last = rows.at(-1);
   return {
-    rows: rows.map(({ deal_amount, deal_date, closed_at: _, ...row }) => ({
-      ...row,
-      amount: deal_amount === null ? null : Number(deal_amount),
-      close_date: deal_date === null ? null : new Date(deal_date).toISOString().slice(0, 10),
-    })),
+    rows: rows.map(
+      ({
+        deal_amount,
+        deal_date,
+        closed_at: _,
+        normalized_address,
+        contact_name,
+        contact_first_name,
+        contact_last_name,
+        card_home,
+        card_name,
+        lead_name,
+        ...row
+      }) => ({
+        ...row,
+        customer_name: customerNameOf({
+          normalized_address,
+          contact_name,
+          contact_first_name,
+          contact_last_name,
+          card_home,
+          card_name,
+          lead_name,
+        }),
+        amount: deal_amount === null ? null : Number(deal_amount),
+        close_date: deal_date === null ? null : new Date(deal_date).toISOString().slice(0, 10),
+      }),
+    ),
     next: last && rows.length === limit ? { closedAt: last.closed_at, id: last.id } : undefined,
   };
 }

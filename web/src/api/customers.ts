@@ -5,6 +5,9 @@ import { useInvalidateSafety } from "./mail-safety.ts";
 
 export type CustomerPage = ResponseOf<"/app/api/v1/customers", "get">;
 export type Customer = CustomerPage["customers"][number];
+/** Customers, then opted-out homes, as CSV (streamed; the session cookie authorizes it). */
+export const DO_NOT_MAIL_CSV_URL = "/app/api/v1/customers/do-not-mail.csv";
+
 export type OptedOutHome = ResponseOf<"/app/api/v1/customers/opted-out", "get">["homes"][number];
 export type CsvPreview = ResponseOf<"/app/api/v1/uploads/preview", "post">;
 export type UploadPurpose = "customers" | "jobs";

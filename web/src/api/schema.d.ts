@@ -1567,6 +1567,19 @@ export interface operations {
                   stopped_because_home_answered: number;
                   /** @description Not sent for another reason: cancelled by a person, first card not mailed, a card of the sequence returned by the printer, step removed, automation turned off, a mail safety rule. */
                   not_sent: number;
+                  /** @description The follow-ups stopped by the automation's stop_when, by what stopped them: the home's answers (counted in stopped_because_home_answered) and the printer's return (counted in not_sent). */
+                  stopped_because: {
+                    /** @description A lead came from a card of the sequence. */
+                    lead: number;
+                    /** @description A deal was won at the home. */
+                    won_deal: number;
+                    /** @description The home asked for no more mail. */
+                    opt_out: number;
+                    /** @description The home became a customer. */
+                    customer: number;
+                    /** @description The printer returned a card of the sequence. */
+                    returned: number;
+                  };
                 }[];
               };
               /** Format: date-time */
@@ -1819,6 +1832,19 @@ export interface operations {
                 stopped_because_home_answered: number;
                 /** @description Not sent for another reason: cancelled by a person, first card not mailed, a card of the sequence returned by the printer, step removed, automation turned off, a mail safety rule. */
                 not_sent: number;
+                /** @description The follow-ups stopped by the automation's stop_when, by what stopped them: the home's answers (counted in stopped_because_home_answered) and the printer's return (counted in not_sent). */
+                stopped_because: {
+                  /** @description A lead came from a card of the sequence. */
+                  lead: number;
+                  /** @description A deal was won at the home. */
+                  won_deal: number;
+                  /** @description The home asked for no more mail. */
+                  opt_out: number;
+                  /** @description The home became a customer. */
+                  customer: number;
+                  /** @description The printer returned a card of the sequence. */
+                  returned: number;
+                };
               }[];
             };
             /** Format: date-time */
@@ -2000,6 +2026,19 @@ export interface operations {
                 stopped_because_home_answered: number;
                 /** @description Not sent for another reason: cancelled by a person, first card not mailed, a card of the sequence returned by the printer, step removed, automation turned off, a mail safety rule. */
                 not_sent: number;
+                /** @description The follow-ups stopped by the automation's stop_when, by what stopped them: the home's answers (counted in stopped_because_home_answered) and the printer's return (counted in not_sent). */
+                stopped_because: {
+                  /** @description A lead came from a card of the sequence. */
+                  lead: number;
+                  /** @description A deal was won at the home. */
+                  won_deal: number;
+                  /** @description The home asked for no more mail. */
+                  opt_out: number;
+                  /** @description The home became a customer. */
+                  customer: number;
+                  /** @description The printer returned a card of the sequence. */
+                  returned: number;
+                };
               }[];
             };
             /** Format: date-time */
@@ -2251,6 +2290,19 @@ export interface operations {
                 stopped_because_home_answered: number;
                 /** @description Not sent for another reason: cancelled by a person, first card not mailed, a card of the sequence returned by the printer, step removed, automation turned off, a mail safety rule. */
                 not_sent: number;
+                /** @description The follow-ups stopped by the automation's stop_when, by what stopped them: the home's answers (counted in stopped_because_home_answered) and the printer's return (counted in not_sent). */
+                stopped_because: {
+                  /** @description A lead came from a card of the sequence. */
+                  lead: number;
+                  /** @description A deal was won at the home. */
+                  won_deal: number;
+                  /** @description The home asked for no more mail. */
+                  opt_out: number;
+                  /** @description The home became a customer. */
+                  customer: number;
+                  /** @description The printer returned a card of the sequence. */
+                  returned: number;
+                };
               }[];
             };
             /** Format: date-time */
@@ -7753,6 +7805,8 @@ export interface operations {
               id: string;
               deal_id: string | null;
               deal_name: string | null;
+              /** @description Who the deal was for: the contact the deal came with (a lead marked won in the app: its name), else, when the credited card went to this very home, the name on that card or of the newest lead that answered it; null when none is known (the screen then names the home by its address). */
+              customer_name: string | null;
               address: string;
               amount: number | null;
               close_date: string | null;

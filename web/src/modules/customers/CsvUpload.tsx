@@ -12,6 +12,7 @@ import {
 import { ApiError, errorMessage } from "../../api/errors.ts";
 import { refocusAfterBusy, useRefocusAfterBusy } from "../../ui/focus.ts";
 import { ScrollTable } from "../../ui/ScrollTable.tsx";
+import { useSingleFlight } from "../../ui/single-flight.ts";
 import { rowProblemInWords } from "./row-problems.ts";
 
 const FIELD_LABELS: Record<string, string> = {
@@ -34,6 +35,14 @@ const rowProblemsOf = (error: unknown): { rows: RowProblem[]; count: number } =>
   const rows = details?.rows ?? [];
   return { rows, count: details?.count ?? rows.length };
 };
+
+/**
+ * The same upload (its request id) sent while its first sending is still being imported: the file is
+ * on its way in, once, and nothing failed. Only a retry after a lost answer gets here now that a
+ * double-click sends once; a "Nothing was added" for it had the contractor choose the file again,
+ * which imported it twice.
+ */
+const isStillImporting = (error: unknown) => error instanceof ApiError && error.code === "import_in_progress";
 
 const rowsInWords = (count: number) => `${count} row${count === 1 ? "" : "s"}`;
 
@@ -80,6 +89,18 @@ export function CsvUpload({ purpose, submitLabel }: { purpose: UploadPurpose; su
   const [requestId, setRequestId] = useState(newRequestId);
   const previewCsv = usePreviewCsv();
   const upload = useUploadCsv(purpose);
+  // Sends once while an upload is on its way: the button's busy state comes a render too late for a
+  // double-click's second click, which went out with the same request id and answered 409.
+  const [stillImporting, setStillImporting] = useState(false);
+  const send = useSingleFlight(async (variables: Parameters<typeof upload.mutateAsync>[0]) => {
+    try {
+      await upload.mutateAsync(variables);
+      setStillImporting(false);
+    } catch (error) {
+      // Shown beside the form (the mutation keeps the error); a repeat while the first still runs is no failure.
+      setStillImporting(isStillImporting(error));
+    }
+  });
   const uploadButton = useRefocusAfterBusy(upload.isPending);
   // Done, the button steps away with the mapping: the focus goes to the file field, for the next file.
   const fileField = useRef<HTMLButtonElement>(null);
@@ -91,6 +112,7 @@ export function CsvUpload({ purpose, submitLabel }: { purpose: UploadPurpose; su
     setFile(picked);
     setRequestId(newRequestId());
     setPreview(null);
+    setStillImporting(false);
     upload.reset();
     if (!picked) return;
     const read = await previewCsv.mutateAsync({ file: picked, purpose }).catch(() => null);
@@ -107,7 +129,7 @@ export function CsvUpload({ purpose, submitLabel }: { purpose: UploadPurpose; su
     if (!file) return;
     const skipping = newRequestId();
     setRequestId(skipping);
-    upload.mutate({ file, mapping, requestId: skipping, skipInvalid: true });
+    void send({ file, mapping, requestId: skipping, skipInvalid: true });
   };
   const columnOptions = preview?.columns.map((column) => ({ value: column, label: column })) ?? [];
 
@@ -188,7 +210,7 @@ export function CsvUpload({ purpose, submitLabel }: { purpose: UploadPurpose; su
               loading={upload.isPending}
               disabled={!file || !mapping.street}
               aria-describedby={mapping.street ? undefined : NO_STREET_ID}
-              onClick={() => file && upload.mutate({ file, mapping, requestId })}
+              onClick={() => file && void send({ file, mapping, requestId })}
             >
               {submitLabel}
             </Button>
@@ -221,7 +243,23 @@ export function CsvUpload({ purpose, submitLabel }: { purpose: UploadPurpose; su
           )}
         </Alert>
       )}
-      {upload.isError && (
+      {stillImporting && !upload.isSuccess && (
+        <Alert color="blue" title="Still importing" role="status">
+          <Text size="sm">
+            This file is still being imported from the first time it was sent. It is added once, however often
+            it is sent: choose Check again in a moment to see what it added.
+          </Text>
+          <Button
+            mt="sm"
+            variant="default"
+            loading={upload.isPending}
+            onClick={() => file && void send({ file, mapping, requestId })}
+          >
+            Check again
+          </Button>
+        </Alert>
+      )}
+      {upload.isError && !stillImporting && (
         <Alert color="red" title="Nothing was added" role="alert">
           <Text size="sm">{errorMessage(upload.error)}</Text>
           {problems.rows.length > 0 && (

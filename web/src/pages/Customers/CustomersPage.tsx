@@ -1,5 +1,6 @@
 import {
   Alert,
+  Anchor,
   Badge,
   Button,
   Checkbox,
@@ -21,6 +22,7 @@ import { useRef, useState } from "react";
 import {
   type Customer,
   customersQuery,
+  DO_NOT_MAIL_CSV_URL,
   importsQuery,
   optedOutQuery,
   stoppedCardsWords,
@@ -250,9 +252,15 @@ function SuppressionList() {
       </Paper>
       <section aria-labelledby="customer-list-heading">
         <Group justify="space-between" align="flex-end" mb="sm" wrap="wrap">
-          <Title order={2} size="h4" id="customer-list-heading">
-            Customers (do not mail){total !== undefined ? `: ${total}` : ""}
-          </Title>
+          <Stack gap={4}>
+            <Title order={2} size="h4" id="customer-list-heading">
+              Customers (do not mail){total !== undefined ? `: ${total}` : ""}
+            </Title>
+            {/* Customers and opted-out homes in one file: every home never mailed, for another vendor or the CRM. */}
+            <Anchor href={DO_NOT_MAIL_CSV_URL} download="do-not-mail.csv" size="sm">
+              Download every home never mailed (CSV)
+            </Anchor>
+          </Stack>
           <TextInput
             ref={searchRef}
             label="Search addresses"
@@ -460,7 +468,7 @@ export function CustomersPage() {
     <>
       <PageHeader
         title="Customers"
-        description="Homes that are already customers are never mailed; past jobs you import can be mailed again."
+        description="Homes on your customers list, and homes that opted out, are never mailed. Past jobs you import stay off that list: they are mailed only when you start a mailing from them."
       />
       <Tabs
         value={tab}

@@ -165,6 +165,26 @@ function ByMonth({ rows }: { rows: Revenue["by_month"] }) {
   );
 }
 
+/**
+ * Who a won deal was for, the row's name: the customer's name, else the home's street (the address
+ * column has the rest). A CRM's deal name or id ("deal-2001") named the row before, beside the names
+ * of deals marked won in the app, and said nothing of whose home it was.
+ */
+const customerOf = (conversion: Conversion) =>
+  conversion.customer_name ?? (conversion.address.split(",")[0]?.trim() || conversion.address);
+
+/**
+ * The deal as the CRM names it, beside the customer: its name, else its id. A deal marked won in the
+ * app has none of its own: it carries the lead's name, which the customer column already says.
+ */
+const crmDealOf = (conversion: Conversion) => {
+  const name =
+    conversion.reported_by === "app" || conversion.deal_name === conversion.customer_name
+      ? null
+      : conversion.deal_name;
+  return name ?? conversion.deal_id ?? "—";
+};
+
 function Conversions({ conversions }: { conversions: Conversion[] }) {
   return (
     <section aria-labelledby="revenue-conversions">
@@ -197,12 +217,13 @@ function Conversions({ conversions }: { conversions: Conversion[] }) {
             Deals your CRM reports at other homes (or before a card arrived) make the home a customer, so it
             gets no more cards, but are not credited to the mail.
           </Text>
-          <ScrollTable label="Won deals attributed table" minWidth={860}>
+          <ScrollTable label="Won deals attributed table" minWidth={960}>
             <Table striped verticalSpacing="xs">
               <Table.Thead>
                 <Table.Tr>
                   <Table.Th>Closed</Table.Th>
-                  <Table.Th data-key-column>Deal</Table.Th>
+                  <Table.Th data-key-column>Customer</Table.Th>
+                  <Table.Th>Deal</Table.Th>
                   <Table.Th>Address</Table.Th>
                   <Table.Th>Amount</Table.Th>
                   <Table.Th>Automation or campaign</Table.Th>
@@ -214,7 +235,14 @@ function Conversions({ conversions }: { conversions: Conversion[] }) {
                   {(conversion) => (
                     <Table.Tr key={conversion.id}>
                       <Table.Td>{formatCalendarDay(conversion.close_date)}</Table.Td>
-                      <Table.Td data-key-column>{conversion.deal_name ?? conversion.deal_id ?? "—"}</Table.Td>
+                      <Table.Th scope="row" fw={500} data-key-column>
+                        {customerOf(conversion)}
+                      </Table.Th>
+                      <Table.Td>
+                        <Text span size="sm" c="dimmed">
+                          {crmDealOf(conversion)}
+                        </Text>
+                      </Table.Td>
                       <Table.Td>{conversion.address}</Table.Td>
                       <Table.Td>{money(conversion.amount)}</Table.Td>
                       <Table.Td>{conversion.automation_name ?? conversion.campaign_name ?? "—"}</Table.Td>
