@@ -162,6 +162,23 @@ function customerNameOf(names: CustomerNames): string | null {
   return nonBlank(names.card_name) ?? nonBlank(names.lead_name);
 }
 
+const CUSTOMER_NAME_FIELDS: readonly (keyof CustomerNames)[] = [
+  "normalized_address",
+  "contact_name",
+  "contact_first_name",
+  "contact_last_name",
+  "card_home",
+  "card_name",
+  "lead_name",
+];
+
+/** A conversion row without what customerNameOf read (the answer carries only the name it chose). */
+function withoutNames<Row extends CustomerNames>(row: Row): Omit<Row, keyof CustomerNames> {
+  const copy: Partial<Row> = { ...row };
+  for (const field of CUSTOMER_NAME_FIELDS) delete copy[field];
+  return copy as Omit<Row, keyof CustomerNames>;
+}
+
 /** Where a page of conversions ends: the next page starts after it (the database's own time text, to the microsecond). */
 interface ConversionCursor {
   closedAt: string;
@@ -210,34 +227,12 @@ async function conversionsPage(
   );
   const last = rows.at(-1);
   return {
-    rows: rows.map(
-      ({
-        deal_amount,
-        deal_date,
-        closed_at: _,
-        normalized_address,
-        contact_name,
-        contact_first_name,
-        contact_last_name,
-        card_home,
-        card_name,
-        lead_name,
-        ...row
-      }) => ({
-        ...row,
-        customer_name: customerNameOf({
-          normalized_address,
-          contact_name,
-          contact_first_name,
-          contact_last_name,
-          card_home,
-          card_name,
-          lead_name,
-        }),
-        amount: deal_amount === null ? null : Number(deal_amount),
-        close_date: deal_date === null ? null : new Date(deal_date).toISOString().slice(0, 10),
-      }),
-    ),
+    rows: rows.map(({ deal_amount, deal_date, closed_at: _, ...found }) => ({
+      ...withoutNames(found),
+      customer_name: customerNameOf(found),
+      amount: deal_amount === null ? null : Number(deal_amount),
+      close_date: deal_date === null ? null : new Date(deal_date).toISOString().slice(0, 10),
+    })),
     next: last && rows.length === limit ? { closedAt: last.closed_at, id: last.id } : undefined,
   };
 }
