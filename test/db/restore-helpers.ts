@@ -39,10 +39,20 @@ export async function takeBackup(
 }
 
 /** `npm run db:restore -- FILE` into `dataDir`, as the operator runs it. */
-export async function runRestore(file: string, dataDir: string) {
-  const child = spawn("npm", ["run", "--silent", "db:restore", "--", file], {
-    cwd: REPO,
-    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? tmpdir(), DATA_DIR: dataDir },
+export function runRestore(file: string, dataDir: string) {
+  return runCollecting("npm", ["run", "--silent", "db:restore", "--", file], REPO, { DATA_DIR: dataDir });
+}
+
+/** A tool run to its end with a bare environment (PATH, HOME and `env`): its exit status and output. */
+export async function runCollecting(
+  command: string,
+  args: string[],
+  cwd: string,
+  env: Record<string, string> = {},
+) {
+  const child = spawn(command, args, {
+    cwd,
+    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? tmpdir(), ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let stdout = "";

@@ -1,10 +1,9 @@
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, describe, it } from "node:test";
-import { takeBackup } from "./restore-helpers.ts";
+import { runCollecting, takeBackup } from "./restore-helpers.ts";
 
 const REPO = path.resolve(import.meta.dirname, "../..");
 const TSX = import.meta.resolve("tsx");
@@ -15,23 +14,15 @@ const UNUSED_TARGET = "postgres://porchlight@127.0.0.1:1/never";
  * The tool's script run from `cwd` (where the default ./data is), as `npm run` runs it from the
  * installation's folder; DATA_DIR only when given.
  */
-async function runTool(
+function runTool(
   script: "db-restore.ts" | "db-copy-to-postgres.ts",
   argument: string,
   cwd: string,
   env: { DATA_DIR?: string } = {},
 ) {
-  const child = spawn(process.execPath, ["--import", TSX, path.join(REPO, "scripts", script), argument], {
-    cwd,
-    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? tmpdir(), ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (chunk) => (stdout += chunk));
-  child.stderr.on("data", (chunk) => (stderr += chunk));
-  const status = await new Promise<number | null>((resolve) => child.once("exit", resolve));
-  return { status, stdout, stderr };
+  const tool = [process.execPath, "--import", TSX, path.join(REPO, "scripts", script), argument] as const;
+  const [command, ...args] = tool;
+  return runCollecting(command, args, cwd, env.DATA_DIR === undefined ? {} : { DATA_DIR: env.DATA_DIR });
 }
 
 const lines = (text: string) => text.trim().split("\n");
