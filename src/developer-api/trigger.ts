@@ -44,7 +44,7 @@ const triggerFields = {
   state: Scalar("State."),
   zip: Scalar("ZIP (also postal_code, zip_code, zipcode)."),
   deal_id: DealId(
-    "Idempotency key (also hs_object_id, objectId, dealId), at most 255 characters: a repeat returns idempotent: true. Without one, the body itself is the key for its UTC day: the very same body again that day (a retry) returns idempotent: true.",
+    "Idempotency key (also hs_object_id, objectId, dealId), at most 255 characters: a repeat returns idempotent: true. Without one, what the body says (its address and fields) is the key for its UTC day: the very same body again that day (a retry) returns idempotent: true.",
   ),
   hs_object_id: DealId("Alias of deal_id (HubSpot)."),
   objectId: DealId("Alias of deal_id (HubSpot webhooks)."),

@@ -163,24 +163,19 @@ async function campaignOfKey(db: Queryable, orgId: string, automationId: string,
 }
 
 /**
- * The trigger's idempotency: its deal_id, else (a flow that maps none) the body itself on its UTC
- * day: a retry sends the very same body, and a keyless retry mailed twice wherever the frequency cap
- * was off. Another body for the same home (other fields, another stage) is a trigger of its own.
+ * The trigger's idempotency: its deal_id, else (a flow that maps none) what it read from the body
+ * (its address and flat fields, whatever their order) on its UTC day: a retry sends the very same
+ * body, and a keyless retry mailed twice wherever the frequency cap was off. Another address or
+ * other fields for the same home (another stage, another name) make a trigger of their own. The
+ * fields are flat strings: nothing nested is walked, however deep a hostile body nests.
  */
-function dedupOf(dealId: string | undefined, payload: Payload, now: Date): DedupKey {
-  if (dealId) return { kind: "deal", key: dealId };
-  const digest = createHash("sha256").update(canonicalJson(payload)).digest("base64url");
+function dedupOf(fields: TriggerFields, now: Date): DedupKey {
+  if (fields.dealId) return { kind: "deal", key: fields.dealId };
+  const read = Object.entries(fields.properties).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  const digest = createHash("sha256")
+    .update(JSON.stringify([fields.addressLine, read]))
+    .digest("base64url");
   return { kind: "same_body_day", key: `${now.toISOString().slice(0, 10)}|${digest}` };
-}
-
-/** JSON with every object's keys in order: the same body however its fields were ordered. */
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
-  if (value && typeof value === "object") {
-    const entries = Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${canonicalJson(item)}`).join(",")}}`;
-  }
-  return JSON.stringify(value) ?? "null";
 }
 
 /**
@@ -243,7 +238,7 @@ export async function fireDirectTrigger(
   const address = normalizeAddress(fields.addressLine);
   const base = { success: true, automation: automation.name, address };
 
-  const dedup = dedupOf(fields.dealId, payload, deps.clock.now());
+  const dedup = dedupOf(fields, deps.clock.now());
   const existing = await campaignOfKey(deps.db, orgId, automation.id, dedup);
   if (existing) return replayed(deps.db, orgId, base, existing);
 

@@ -1383,7 +1383,7 @@ export interface operations {
           state?: string | number | null;
           /** @description ZIP (also postal_code, zip_code, zipcode). */
           zip?: string | number | null;
-          /** @description Idempotency key (also hs_object_id, objectId, dealId), at most 255 characters: a repeat returns idempotent: true. Without one, the body itself is the key for its UTC day: the very same body again that day (a retry) returns idempotent: true. */
+          /** @description Idempotency key (also hs_object_id, objectId, dealId), at most 255 characters: a repeat returns idempotent: true. Without one, what the body says (its address and fields) is the key for its UTC day: the very same body again that day (a retry) returns idempotent: true. */
           deal_id?: string | number | null;
           /** @description Alias of deal_id (HubSpot). */
           hs_object_id?: string | number | null;
@@ -1425,7 +1425,7 @@ export interface operations {
                 state?: string | number | null;
                 /** @description ZIP (also postal_code, zip_code, zipcode). */
                 zip?: string | number | null;
-                /** @description Idempotency key (also hs_object_id, objectId, dealId), at most 255 characters: a repeat returns idempotent: true. Without one, the body itself is the key for its UTC day: the very same body again that day (a retry) returns idempotent: true. */
+                /** @description Idempotency key (also hs_object_id, objectId, dealId), at most 255 characters: a repeat returns idempotent: true. Without one, what the body says (its address and fields) is the key for its UTC day: the very same body again that day (a retry) returns idempotent: true. */
                 deal_id?: string | number | null;
                 /** @description Alias of deal_id (HubSpot). */
                 hs_object_id?: string | number | null;
