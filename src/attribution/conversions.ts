@@ -3,7 +3,6 @@ import { type CustomerSource, recordCustomer } from "../customers/customers.ts";
 import { type Queryable, queryOne, queryRows, sql } from "../db/database.ts";
 import { namesAPlace, normalizeAddress } from "../domain/address.ts";
 import { keysOfSameHome } from "../domain/same-home.ts";
-import { invalidPayload } from "../errors.ts";
 import { markedInApp } from "../leads/won-job.ts";
 import { suppressWaitingCardsOfHomes } from "../pieces/customer-homes.ts";
 import { becameCustomer, stopFollowUps, wonDeal } from "../pieces/follow-ups.ts";
@@ -31,7 +30,14 @@ import {
   readDealAmount,
   readText,
 } from "./payload-fields.ts";
-import { attributionWindow, type ReferenceDate, referenceNow, utcDay } from "./window.ts";
+import {
+  type AttributionWindow,
+  attributionWindow,
+  matchingReference,
+  type ReferenceDate,
+  referenceNow,
+  utcDay,
+} from "./window.ts";
 
 /** A won deal as read from a tolerant CRM payload. */
 export interface ConversionFields {
@@ -110,20 +116,6 @@ export function conversionKey(fields: ConversionFields, normalizedAddress: strin
   return fields.dealId ? `deal:${fields.dealId}` : `address:${normalizedAddress}|${utcDay(reference)}`;
 }
 
-/** How far a close date may lead the server clock: a day, as an event's occurred_at (time zones). */
-const CLOSE_DATE_LEAD_MS = 24 * 60 * 60 * 1000;
-
-/**
- * A won deal closed in the past. A close date ahead (a year typed 2030, a forecast date mapped) was
- * silently unmatched, its revenue lost, while its home still became a customer no card reaches.
- */
-export function refuseCloseDateAhead(dealDate: ReferenceDate | undefined, now: Date) {
-  if (dealDate && dealDate.at.getTime() > now.getTime() + CLOSE_DATE_LEAD_MS)
-    throw invalidPayload(
-      `deal_date: ${dealDate.at.toISOString().slice(0, 10)} is ahead of today; a won deal's close date has passed`,
-    );
-}
-
 /**
  * Records a won deal: the address always becomes a customer; a deal that matches a mailed piece
  * upserts one conversion per idempotency key (a replay keeps the first attribution and updates
@@ -140,10 +132,10 @@ export async function recordConversion(
   const normalizedAddress = normalizeAddress(fields.address);
   if (!namesAPlace(normalizedAddress)) throw noAddressFound();
   const now = deps.clock.now();
-  refuseCloseDateAhead(fields.dealDate, now);
   // A deal sent without a close date is dated when it is received (stored, not left empty).
   const reference = fields.dealDate ?? referenceNow(now);
   const key = conversionKey(fields, normalizedAddress, reference);
+  const window = attributionWindow(matchingReference(reference, now));
   // Independent writes, each on its own connection: the customer row and the stop of the home's
   // follow-ups (a won deal; it becomes a customer too) go in while the deal is matched.
   const [, , result] = await Promise.all([
@@ -154,12 +146,13 @@ export async function recordConversion(
       [wonDeal(now), becameCustomer(now)],
       now,
     ),
-    attributeDeal(deps, orgId, fields, { normalizedAddress, reference, key }),
+    attributeDeal(deps, orgId, fields, { normalizedAddress, reference, key, window }),
     recordHoldoutConversions(deps.db, orgId, {
       key,
       normalizedAddress,
       dealAmount: fields.dealAmount,
       reference,
+      window,
     }),
   ]);
   // After the follow-ups' stop, not beside it: both may write a sequence's rows.
@@ -172,9 +165,9 @@ async function attributeDeal(
   deps: AttributionDeps,
   orgId: string,
   fields: ConversionFields,
-  deal: { normalizedAddress: string; reference: ReferenceDate; key: string },
+  deal: { normalizedAddress: string; reference: ReferenceDate; key: string; window: AttributionWindow },
 ): Promise<ConversionResult> {
-  const { normalizedAddress, reference, key } = deal;
+  const { normalizedAddress, reference, key, window } = deal;
   const replayed = await updateReplayedConversion(deps.db, orgId, key, fields);
   if (replayed) return toResult(replayed);
 
@@ -186,7 +179,7 @@ async function attributeDeal(
       normalizedAddress,
       point,
       campaignId: fields.campaignId,
-      window: attributionWindow(reference),
+      window,
     },
     deps.geoRadiusMeters,
   );

@@ -4,7 +4,7 @@
 import { type Queryable, queryRows, sql } from "../db/database.ts";
 import { sameHome } from "../domain/same-home.ts";
 import { onStreetOf } from "./matching.ts";
-import { attributionWindow, type ReferenceDate } from "./window.ts";
+import type { AttributionWindow, ReferenceDate } from "./window.ts";
 
 export interface HoldoutDeal {
   /** The conversion's idempotency key (attribution/conversions.ts's conversionKey). */
@@ -12,6 +12,8 @@ export interface HoldoutDeal {
   normalizedAddress: string;
   dealAmount: string | undefined;
   reference: ReferenceDate;
+  /** The mail it is matched against (window.ts: from the close date, or now when that is ahead). */
+  window: AttributionWindow;
 }
 
 const at = (date: Date) => sql`${date.toISOString()}::timestamptz`;
@@ -27,7 +29,7 @@ export async function recordHoldoutConversions(
   orgId: string,
   deal: HoldoutDeal,
 ): Promise<void> {
-  const { from, until } = attributionWindow(deal.reference);
+  const { from, until } = deal.window;
   // The held-out pieces on the home's street, of which sameHome keeps the home's: most deals are at
   // no held-out home, and then nothing is written.
   const onStreet = await queryRows<{ id: string; normalized_address: string }>(

@@ -30,6 +30,18 @@ export function parseReferenceDate(value: string, field: string): ReferenceDate 
 
 export const referenceNow = (now: Date): ReferenceDate => ({ at: now, dateOnly: false });
 
+/** How far a close date may lead the clock and still be read as it is: a day, for time zones (as occurred_at). */
+const CLOSE_DATE_LEAD_MS = DAY_MS;
+
+/**
+ * What a won deal is matched against: its close date, or now when that is more than a day ahead. A
+ * close date far ahead (HubSpot's forecast `closedate` nobody updated at the win, a year typed 2030)
+ * matched no mailing and lost the revenue; the deal is stored with the date sent, and the home
+ * becomes a customer either way (spec).
+ */
+export const matchingReference = (reference: ReferenceDate, now: Date): ReferenceDate =>
+  reference.at.getTime() > now.getTime() + CLOSE_DATE_LEAD_MS ? referenceNow(now) : reference;
+
 /**
  * The window counts UTC calendar days, however the reference was sent (a date, a date-time, or
  * now): it opens at the start of the UTC day 180 days before the reference's day, so a piece

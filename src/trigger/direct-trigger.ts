@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { type Static, Type } from "@fastify/type-provider-typebox";
-import { type ConversionFields, recordConversion, refuseCloseDateAhead } from "../attribution/conversions.ts";
+import { type ConversionFields, recordConversion } from "../attribution/conversions.ts";
 import type { AttributionDeps } from "../attribution/deps.ts";
 import {
   type AddressFieldLengths,
@@ -233,8 +233,6 @@ export async function fireDirectTrigger(
   const automation = isUuid(automationId) ? await findAutomation(deps.db, orgId, automationId) : undefined;
   if (!automation) throw notFound("automation not found");
   const fields = readTriggerFields(payload);
-  // Refused before the card is queued, not after (the conversion is recorded last).
-  if (automation.kind === "deal_won") refuseCloseDateAhead(fields.conversion.dealDate, deps.clock.now());
   const address = normalizeAddress(fields.addressLine);
   const base = { success: true, automation: automation.name, address };
 

@@ -455,16 +455,23 @@ describe(`POST /api/v1/conversions (${databaseLabel})`, () => {
       }
     });
 
-    it("refuses a close date more than a day ahead, before the home becomes a customer", async () => {
+    it("a close date still ahead (a forecast date, a year typo) matches the mail sent until now, kept as sent", async () => {
       const org = await createOrg(ctx);
+      const mailing = await recordMailing(ctx, org.orgId, [
+        { address: HOME, mailed_at: "2026-05-01T10:00:00Z" },
+      ]);
       const ahead = await conversion(ctx, org.key, {
         address: HOME,
-        deal_id: "typo-2030",
+        deal_id: "forecast-2030",
+        deal_amount: "4200",
         deal_date: "2030-01-01",
       });
-      assert.equal(ahead.status, 422, ahead.text);
-      assert.match(ahead.body.detail, /^deal_date: 2030-01-01 is ahead of today/);
-      assert.equal(await count(ctx, "customers", org.orgId), 0, "nothing written");
+      assert.equal(ahead.status, 200, ahead.text);
+      assert.equal(ahead.body.matched, true, "the revenue is the card's, not lost");
+      assert.equal(ahead.body.campaign_id, mailing.campaign_id);
+      const [stored] = (await admin(ctx, "GET", `/orgs/${org.orgId}/conversions`)).body.conversions;
+      assert.match(stored.deal_date, /^2030-01-01/, "the close date as the CRM sent it");
+      assert.equal(await count(ctx, "customers", org.orgId), 1, "the home is a customer either way");
     });
 
     it("rejects a deal_date that is not an ISO-8601 date", async () => {
