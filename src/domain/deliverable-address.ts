@@ -77,6 +77,10 @@ export function writtenAddressOf(
   };
 }
 
+/** A line's part that is a unit of the street's building ("Apt 3", "Unit B", "#4", "Suite 200"). */
+const UNIT_PART =
+  /^(#\s*\w+|(apt|apartment|unit|ste|suite|rm|room|fl|floor|bldg|building|lot|spc|space|trlr|dept)\.?\s+\S+)$/i;
+
 /**
  * The street as the line writes it ("412 Maple Ave"; "412 Maple Ave Apt 3" from "412 Maple Ave,
  * Apt 3, …"): what a card prints. The parser's reading is in capitals with its abbreviations
@@ -85,7 +89,11 @@ export function writtenAddressOf(
  * is never printed as one.
  */
 export function streetAsWritten(line: string, parsed = parseUsAddress(line).street): string | undefined {
-  const written = text(writtenTail(line)?.street?.replace(/\s*,\s*/g, " "));
+  const [first = "", ...rest] = writtenTail(line)?.street?.split(",") ?? [];
+  // Only units join the street ("Apt 3"): a county or a second town written before the state is not the street's.
+  const notUnit = rest.findIndex((part) => !UNIT_PART.test(part.trim()));
+  const units = (notUnit < 0 ? rest : rest.slice(0, notUnit)).map((part) => part.trim());
+  const written = text([first, ...units].join(" "));
   const firstWord = (street: string) => street.split(/\s+/)[0]!.toUpperCase();
   const startsAsStreet = written && /^(\d|P\.?\s*O\.?\s+Box\b)/i.test(written);
   return startsAsStreet && parsed && firstWord(written) === firstWord(parsed) ? written : undefined;

@@ -307,6 +307,13 @@ describe("a one-line address read for print", () => {
     assert.deepEqual([printed.state, printed.zip], ["IL", "62704"]);
     assert.equal(streetAsWritten("412 N. Maple Avenue, Springfield, IL 62704"), "412 N. Maple Avenue");
     assert.equal(streetAsWritten("PO Box 12, Springfield, IL 62701"), "PO Box 12");
+    // A county or a second town before the state is not the street's; units are.
+    assert.equal(streetAsWritten("412 Maple Ave, Springfield, Sangamon County, IL 62704"), "412 Maple Ave");
+    assert.equal(
+      streetAsWritten("412 Maple Ave, Unit B, Springfield, Sangamon County, IL 62704"),
+      "412 Maple Ave Unit B",
+    );
+    assert.equal(streetAsWritten("412 Maple Ave, #4, Springfield, IL 62704"), "412 Maple Ave #4");
   });
 
   test("a name before the street, or a line without its state and ZIP, keeps the parser's reading", () => {
