@@ -129,13 +129,14 @@ export const MISTYPED_KEY_DETAIL =
   "the key's checksum does not match: it looks mistyped; copy it again from where it was issued";
 
 /**
- * Said of a key sent without the Bearer scheme (`Authorization: ak_…`, `X-API-Key: ak_…`), the
- * commonest slip in a flow's header settings. The scheme is no secret: it tells nothing about keys.
+ * Said of a key sent without the Bearer scheme (`Authorization: ak_…`, `Authorization: Bearer: ak_…`,
+ * `X-API-Key: ak_…`), the commonest slips in a flow's header settings. The scheme is no secret: it
+ * tells nothing about keys.
  */
 export const KEY_WITHOUT_SCHEME_DETAIL = "send the key as the header `Authorization: Bearer ak_…`";
 
 const sentKeyWithoutScheme = (request: FastifyRequest, header: string | undefined) =>
-  /^\s*ak_/.test(header ?? "") || request.headers["x-api-key"] !== undefined;
+  /^\s*(Bearer:\s*)?ak_/i.test(header ?? "") || request.headers["x-api-key"] !== undefined;
 
 async function authenticate(request: FastifyRequest, deps: GuardDeps) {
   const header = soleAuthorization(request.raw);

@@ -90,6 +90,7 @@ describe(`authentication and scopes (${databaseLabel})`, () => {
     for (const headers of <Record<string, string>[]>[
       { authorization: org.key },
       { authorization: generateApiKey() },
+      { authorization: `Bearer: ${org.key}` },
       { "x-api-key": org.key },
     ]) {
       const me = await call(ctx, "GET", "/api/v1/me", { headers });
