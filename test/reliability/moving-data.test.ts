@@ -12,6 +12,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, describe, test } from "node:test";
 import { COPIED_MARKER } from "../../src/db/copied-marker.ts";
+import { runCollecting } from "../db/restore-helpers.ts";
 import { ensureServerBuilt, freePort } from "../helpers/server-process.ts";
 import {
   adminHttp,
@@ -87,24 +88,9 @@ async function startServer(dataDir: string, databaseUrl?: string): Promise<Serve
 }
 
 /** `npm run <script> -- <arg>` as an operator runs it: its exit status and what it printed. */
-function runScript(
-  script: "db:restore" | "db:copy-to-postgres",
-  arg: string,
-  env: Record<string, string>,
-): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    // --silent: npm's own banner and error lines aside, so the command's one-line refusals show as they are.
-    const child = spawn("npm", ["run", "--silent", script, "--", arg], {
-      cwd: REPO,
-      env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? tmpdir(), ...env },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk) => (stdout += chunk));
-    child.stderr.on("data", (chunk) => (stderr += chunk));
-    child.on("exit", (status) => resolve({ status, stdout, stderr }));
-  });
+function runScript(script: "db:restore" | "db:copy-to-postgres", arg: string, env: Record<string, string>) {
+  // --silent: npm's own banner and error lines aside, so the command's one-line refusals show as they are.
+  return runCollecting("npm", ["run", "--silent", script, "--", arg], REPO, env);
 }
 
 interface Made {
