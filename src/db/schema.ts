@@ -95,7 +95,7 @@ export const campaigns = pgTable(
     id: uuid("id").notNull(),
     name: text("name").notNull(),
     automationId: uuid("automation_id"),
-    origin: text("origin").$type<"event" | "trigger" | "mailing">().notNull(),
+    origin: text("origin").$type<"event" | "trigger" | "mailing" | "reactivation" | "test_card">().notNull(),
     dedupKind: text("dedup_kind"),
     dedupKey: text("dedup_key"),
     createdAt: ts("created_at").notNull().defaultNow(),

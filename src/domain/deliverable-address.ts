@@ -225,6 +225,9 @@ export function offlineAddressProblems(address: WrittenAddress, level: Verificat
 }
 
 /** The offline check's answer: deliverable, or the problems in one sentence. */
+/** How an organization's addresses are checked before print: offline at its level, or by Lob at print. */
+export type AddressCheckBeforePrint = { verifier: "offline"; level: VerificationLevel } | { verifier: "lob" };
+
 export function checkAddressOffline(address: WrittenAddress, level: VerificationLevel): AddressCheck {
   const problems = offlineAddressProblems(address, level);
   if (problems.length === 0) return { deliverable: true };

@@ -1,6 +1,7 @@
 import { Type } from "@fastify/type-provider-typebox";
 import { type Queryable, queryOne, sql } from "../db/database.ts";
 import {
+  type AddressCheckBeforePrint,
   DEFAULT_VERIFICATION_LEVEL,
   VERIFICATION_LEVELS,
   type VerificationLevel,
@@ -77,6 +78,17 @@ export async function frequencyCapDays(db: Queryable, orgId: string): Promise<nu
     sql`SELECT frequency_cap_days AS days FROM org_mail_safety WHERE org_id = ${orgId}::uuid`,
   );
   return row?.days ?? DEFAULT_FREQUENCY_CAP_DAYS;
+}
+
+/** The organization's check before print, as the pipeline will run it on a card queued now. */
+export async function addressCheckBeforePrint(
+  db: Queryable,
+  verifier: "offline" | "lob",
+  orgId: string,
+): Promise<AddressCheckBeforePrint> {
+  if (verifier === "lob") return { verifier: "lob" };
+  const level = verificationLevelOrDefault((await getOrgMailSafety(db, orgId)).address_verification);
+  return { verifier: "offline", level };
 }
 
 /** A stored verification level, or the default for none (or one this version does not know). */

@@ -60,6 +60,10 @@ const pieceFields = {
   thumbnail_url: Type.String({
     description: "A small PNG of the card's front, 160 px wide (same-origin, session cookie).",
   }),
+  test_card: Type.Boolean({
+    description:
+      "A test card an owner sent from the automation's builder to an address they typed (POST /automations/{id}/test-card), not a card a CRM event made.",
+  }),
   corrected: Type.Boolean({
     description:
       "An undeliverable card sent again to a corrected address (POST …/resend): nothing is left to do about it.",
@@ -278,6 +282,7 @@ interface PieceRow {
   scheduled_for: Date | string | null;
   first_card_status: PieceStatus | null;
   corrected: boolean;
+  test_card: boolean;
 }
 
 const asDate = (value: Date | string | null) => (value === null ? null : new Date(value));
@@ -301,7 +306,7 @@ const PIECE_COLUMNS = sql`p.id, p.status, p.status_reason, p.recipient_name, p.a
   p.mailed_at, p.status_updated_at, p.sequence_step, p.scheduled_for, f.status AS first_card_status,
   CASE WHEN p.status = 'undeliverable'
        THEN EXISTS (SELECT 1 FROM mail_pieces r WHERE r.org_id = p.org_id AND r.corrects_piece_id = p.id)
-       ELSE false END AS corrected`;
+       ELSE false END AS corrected, c.origin = 'test_card' AS test_card`;
 
 const PIECE_JOINS = sql`FROM mail_pieces p
   JOIN campaigns c ON c.org_id = p.org_id AND c.id = p.campaign_id
@@ -327,6 +332,7 @@ function listItem(row: PieceRow): MailPieceListItem {
     first_card_status: row.first_card_status,
     thumbnail_url: proofUrl(row.id, "front", true),
     corrected: row.corrected,
+    test_card: row.test_card,
   };
 }
 

@@ -10,10 +10,10 @@ import { type Queryable, queryOne, sql } from "../db/database.ts";
 import type { PieceStatus } from "../db/schema.ts";
 import { normalizeAddress } from "../domain/address.ts";
 import {
+  type AddressCheckBeforePrint,
   checkAddressOffline,
   streetAsWritten,
   townAsZipSpellsIt,
-  type VerificationLevel,
   writtenAddressOf,
 } from "../domain/deliverable-address.ts";
 import { unprintableCharacter } from "../domain/printable-text.ts";
@@ -31,9 +31,6 @@ export interface Correction {
   /** The name the card prints; the undeliverable card's when absent. */
   recipientName?: string;
 }
-
-/** How the organization's addresses are checked before print: offline at its level, or by Lob at print. */
-export type AddressCheckBeforePrint = { verifier: "offline"; level: VerificationLevel } | { verifier: "lob" };
 
 export interface ResendDeps {
   db: Queryable;

@@ -92,11 +92,13 @@ interface Row {
 const PIECE_COLUMNS = sql`
   SELECT p.org_id, p.id, p.status, p.recipient_name, p.address, p.street, p.city, p.state, p.zip,
          p.normalized_address, p.latitude, p.longitude, p.token, p.properties, p.submission_job_id,
-         o.name AS org_name, c.automation_id, a.suppress_customers, a.holdout_percent,
+         o.name AS org_name, c.automation_id, a.suppress_customers,
+         -- A test card is neither held out nor followed up: its sender is there to see it.
+         CASE WHEN c.origin = 'test_card' THEN 0 ELSE a.holdout_percent END AS holdout_percent,
          ${printedTemplateOf("p")} AS template,
          p.created_at, p.hold_until, p.approved_at, p.verified_address,
          p.sequence_step, p.sequence_first_piece_id, p.scheduled_for,
-         jsonb_array_length(a.steps) AS automation_follow_ups,
+         CASE WHEN c.origin = 'test_card' THEN 0 ELSE jsonb_array_length(a.steps) END AS automation_follow_ups,
          CASE WHEN p.sequence_step IS NULL THEN NULL
               WHEN ${stepOfFollowUp("p")} IS NULL THEN 'step_removed'
               WHEN a.enabled IS FALSE THEN 'automation_off' END AS follow_up_ended`;

@@ -364,7 +364,7 @@ export interface EventCampaign {
   id: string;
   name: string;
   automationId: string;
-  origin: "event" | "trigger";
+  origin: "event" | "trigger" | "test_card";
   dedupKind: string | null;
   dedupKey: string | null;
 }

@@ -1,5 +1,6 @@
 // Reads the contractor's app needs beside the developer API's: each scoped to one organization.
 import { type Queryable, queryOne, queryRows, sql } from "../db/database.ts";
+import { TEST_CARD_RECORD_PREFIX } from "../domain/test-card-record.ts";
 import { monthOf, ORG_SCOPE } from "../mail-safety/spend-caps.ts";
 import { WAITING } from "../pieces/piece-updates.ts";
 
@@ -54,6 +55,8 @@ export interface EventTypeSummary {
   bound: boolean;
   /** When none is enabled: an automation that listens to the type but is turned off (the first by name). */
   turned_off_automation: { id: string; name: string } | null;
+  /** Every kept sample of the type is a test card's, sent from the app: no CRM sent one. */
+  only_test_cards: boolean;
   /** Events whose record named no address, so a bound automation made no card; and the newest's time. */
   without_address: number;
   last_without_address_at: string | null;
@@ -70,6 +73,7 @@ export async function listEventTypes(db: Queryable, orgId: string): Promise<Even
     last_seen_at: Date | string;
     count: number | string;
     bound: boolean;
+    only_test_cards: boolean;
     without_address: number | string;
     last_without_address_at: Date | string | null;
   }>(
@@ -79,6 +83,7 @@ export async function listEventTypes(db: Queryable, orgId: string): Promise<Even
                max(s.received_at) AS last_seen_at, GREATEST(max(c.received), count(*)) AS count,
                COALESCE(max(c.received_without_address), 0) AS without_address,
                max(c.last_without_address_at) AS last_without_address_at,
+               bool_and(s.envelope->>'dedup_id' LIKE ${`${TEST_CARD_RECORD_PREFIX}%`}) AS only_test_cards,
                EXISTS (SELECT 1 FROM automations a WHERE a.org_id = s.org_id AND a.enabled
                        AND a.trigger_binding = 'custom.' || s.event_type) AS bound
         FROM event_samples s
@@ -103,6 +108,7 @@ export async function listEventTypes(db: Queryable, orgId: string): Promise<Even
     last_seen_at: new Date(row.last_seen_at).toISOString(),
     count: Number(row.count),
     bound: Boolean(row.bound),
+    only_test_cards: Boolean(row.only_test_cards),
     turned_off_automation: row.bound ? null : (turnedOff.get(`custom.${row.event_type}`) ?? null),
     without_address: Number(row.without_address),
     last_without_address_at:

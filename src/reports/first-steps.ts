@@ -18,7 +18,8 @@ export const FirstSteps = Type.Object(
     }),
     // A test event counts.
     event: Type.Boolean({
-      description: "At least one event has arrived through the developer API.",
+      description:
+        "At least one event has arrived through the developer API, or an owner sent a test card from an automation (its record is kept as a sample).",
     }),
   },
   { additionalProperties: false },

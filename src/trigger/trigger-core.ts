@@ -45,9 +45,10 @@ export interface TriggerDeps {
 export interface DedupKey {
   /**
    * `event`: the event's dedup_id; `deal`: the legacy trigger's deal_id; `same_body_day`: a legacy
-   * trigger sent without a deal_id, keyed by its body and UTC day (a retry sends the same body).
+   * trigger sent without a deal_id, keyed by its body and UTC day (a retry sends the same body);
+   * `test_card`: the app's request id of a test card (test-card.ts).
    */
-  kind: "event" | "deal" | "same_body_day";
+  kind: "event" | "deal" | "same_body_day" | "test_card";
   key: string;
 }
 
@@ -59,7 +60,7 @@ export interface TriggerInput {
   properties: Readonly<Record<string, string>>;
   /** One campaign per (automation, dedup key); null means every call enqueues. */
   dedup: DedupKey | null;
-  origin: "event" | "trigger";
+  origin: "event" | "trigger" | "test_card";
   /** Webhook-log source of entries written by this run (`events`, `trigger`). */
   source: string;
   dryRun: boolean;
@@ -72,6 +73,8 @@ export interface TriggerInput {
   address?: MailAddress | null;
   /** A live event's sample, buffered once the enqueues committed (or at once when none is queued). */
   sample?: EventSampleRow;
+  /** The id of the piece an automation's campaign carries; absent: a new random id. */
+  pieceIdOf?: (automation: Automation) => string;
 }
 
 export interface TriggerOutcome {
@@ -121,13 +124,11 @@ function campaignEnqueue(
   home: LocatedHome | undefined,
 ): CampaignEnqueue {
   const campaignId = randomUUID();
-  const pieceId = randomUUID();
-  // The campaign is named after the key the caller sent, not a digest of its body.
-  const dedupLabel = input.dedup && input.dedup.kind !== "same_body_day" ? ` (${input.dedup.key})` : "";
+  const pieceId = input.pieceIdOf?.(automation) ?? randomUUID();
   const campaign = {
     orgId: input.orgId,
     id: campaignId,
-    name: `${automation.name}${dedupLabel}`,
+    name: `${automation.name}${campaignLabel(input.dedup)}`,
     automationId: automation.id,
     origin: input.origin,
     dedupKind: input.dedup?.kind ?? null,
@@ -172,6 +173,12 @@ function campaignEnqueue(
       { orgId: input.orgId, now, id: campaignId },
     ),
   };
+}
+
+/** The campaign is named after the key the caller sent, not a digest of its body or a request id. */
+function campaignLabel(dedup: DedupKey | null): string {
+  if (!dedup || dedup.kind === "same_body_day") return "";
+  return dedup.kind === "test_card" ? " (test card)" : ` (${dedup.key})`;
 }
 
 type Base = Pick<TriggerOutcome, "automation_id" | "name">;

@@ -52,6 +52,10 @@ export function registerDeveloperRoutes(app: FastifyInstance, ctx: AppApiContext
                     "Events of this type received (live ones; a dry run is not kept). The samples keep the newest 25.",
                 }),
                 bound: Type.Boolean(),
+                only_test_cards: Type.Boolean({
+                  description:
+                    "Every kept sample of this type is a test card's, sent from an automation in the app (record id `test-card-…`): no CRM has sent one yet.",
+                }),
                 turned_off_automation: Type.Union(
                   [
                     Type.Object(

@@ -37,6 +37,7 @@ import { registerReactivationRoutes } from "./reactivation.ts";
 import { registerRevenueRoutes } from "./revenue.ts";
 import { registerSessionRoutes } from "./session.ts";
 import { registerTeamRoutes } from "./team.ts";
+import { registerTestCardRoutes } from "./test-card.ts";
 import { registerWebhookRoutes } from "./webhooks.ts";
 
 /**
@@ -115,6 +116,7 @@ async function registerAppApi(app: FastifyInstance, services: AppApiServices): P
   registerMeRoutes(app, ctx);
   registerTeamRoutes(app, ctx);
   registerAutomationRoutes(app, ctx);
+  registerTestCardRoutes(app, ctx);
   registerDeveloperRoutes(app, ctx);
   registerWebhookRoutes(app, ctx);
   registerConnectorRoutes(app, ctx);

@@ -5,7 +5,7 @@ import { createExpiringCache } from "../../db/expiring-cache.ts";
 import { decodeKeysetCursor } from "../../db/keyset-cursor.ts";
 import { notFound } from "../../errors.ts";
 import { enforceRateLimit } from "../../limits/enforce-rate-limit.ts";
-import { getOrgMailSafety, verificationLevelOrDefault } from "../../mail-safety/settings.ts";
+import { addressCheckBeforePrint } from "../../mail-safety/settings.ts";
 import {
   getMailPiece,
   listMailPieces,
@@ -14,7 +14,6 @@ import {
   PieceStatusSchema,
 } from "../../pieces/app-mail.ts";
 import {
-  type AddressCheckBeforePrint,
   CORRECTED_ADDRESS_MAX_LENGTH,
   RECIPIENT_NAME_MAX_LENGTH,
   resendToCorrectedAddress,
@@ -178,13 +177,6 @@ export function registerMailRoutes(app: FastifyInstance, ctx: AppApiContext): vo
     },
   );
 
-  /** The organization's check before print, as the pipeline will run it on the corrected card. */
-  async function addressCheckOf(orgId: string): Promise<AddressCheckBeforePrint> {
-    if (config.addressVerifier === "lob") return { verifier: "lob" };
-    const level = verificationLevelOrDefault((await getOrgMailSafety(db, orgId)).address_verification);
-    return { verifier: "offline", level };
-  }
-
   r.post(
     "/pieces/:id/resend",
     {
@@ -206,7 +198,7 @@ export function registerMailRoutes(app: FastifyInstance, ctx: AppApiContext): vo
         orgId,
         request.params.id,
         { address: request.body.address, recipientName: request.body.recipient_name },
-        await addressCheckOf(orgId),
+        await addressCheckBeforePrint(db, config.addressVerifier, orgId),
       );
       return reply.code(201).send(resent);
     },

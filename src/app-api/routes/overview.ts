@@ -35,7 +35,8 @@ export function registerOverviewRoutes(app: FastifyInstance, ctx: AppApiContext)
       const eventTypes = await listEventTypes(db, sessionOf(request).orgId);
       items.push(...eventsWithoutAddress(eventTypes, ctx.clock.now()));
       for (const type of eventTypes) {
-        if (type.bound) continue;
+        // A test card sent from a turned-off automation mailed its card: no event went unheard.
+        if (type.bound || type.only_test_cards) continue;
         items.push({
           kind: "unbound_event_type",
           event_type: type.event_type,

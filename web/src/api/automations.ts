@@ -89,3 +89,17 @@ export function useDryRun() {
     mutationFn: (body: DryRunInput) => unwrap(client.POST("/app/api/v1/automations/dry-run", { body })),
   });
 }
+
+export type TestCardInput = BodyOf<"/app/api/v1/automations/{id}/test-card", "post">;
+export type TestCardSent = ResponseOf<"/app/api/v1/automations/{id}/test-card", "post">;
+
+/** Mails one real card of a saved automation to a typed address (owners); Mail and the samples change. */
+export function useSendTestCard(id: string) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    meta: { refusalsOnFields: true },
+    mutationFn: (body: TestCardInput) =>
+      unwrap(client.POST("/app/api/v1/automations/{id}/test-card", { params: { path: { id } }, body })),
+    onSuccess: () => queryClient.invalidateQueries(),
+  });
+}

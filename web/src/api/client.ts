@@ -8,14 +8,16 @@ export type Paths = paths;
 type JsonOf<Response> = Response extends { content: { "application/json": infer Body } } ? Body : never;
 type Operation<P extends keyof Paths, M extends keyof Paths[P]> = Paths[P][M];
 
-/** What a route answers on success (200 or 201). */
+/** What a route answers on success (200, 201, or 202 for work it has queued). */
 export type ResponseOf<P extends keyof Paths, M extends keyof Paths[P]> =
   Operation<P, M> extends { responses: infer R }
     ? R extends { 200: infer Ok }
       ? JsonOf<Ok>
       : R extends { 201: infer Created }
         ? JsonOf<Created>
-        : never
+        : R extends { 202: infer Accepted }
+          ? JsonOf<Accepted>
+          : never
     : never;
 
 /** What a route takes as its JSON body. */

@@ -126,6 +126,26 @@ export interface paths {
     patch: operations["updateAutomationSafety"];
     trace?: never;
   };
+  "/app/api/v1/automations/{id}/test-card": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Mails one real card of this automation to an address typed in the app, to see it before a CRM sends anything (owners only)
+     * @description The card goes through the pipeline and every mail-safety rule as an event's card does (hold window, approval, caps, the frequency cap, customers, do-not-mail, the address check) and costs what a card costs. Only this automation mails, on or off and whatever its filters; the card is never held out and gets no follow-ups. The record is kept as a sample of the automation's event type. An address the organization's check before print would refuse is 422 on `address` (`details.fields.address`), with the check's reason. A neighbor automation answers 409 `neighbour_audience`. At most 20 an hour per organization.
+     */
+    post: operations["sendTestCard"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/app/api/v1/automations/{id}/waiting-pieces/cancel": {
     parameters: {
       query?: never;
@@ -2529,6 +2549,100 @@ export interface operations {
       };
     };
   };
+  sendTestCard: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /**
+           * Format: uuid
+           * @description A UUID the app makes for this send: the same id sends one card (a double click, a retry after a lost answer).
+           */
+          request_id: string;
+          recipient: {
+            /** @description Printed above the address. */
+            name?: string;
+            street: string;
+            city: string;
+            /** @description The USPS code or the state's name. */
+            state: string;
+            /** @description 5 digits, or ZIP+4. */
+            zip: string;
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Success. */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description `queued`: the card is on its way; `duplicate`: this request_id sent it already. */
+            outcome: "queued" | "duplicate";
+            /** @description The card (GET /pieces/{id}); its pipeline job writes it within moments, so a read may answer 404 at first. */
+            piece_id: string;
+            /** @description The address the card goes to. */
+            address: string;
+          };
+        };
+      };
+      /** @description No valid session (sign in). */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+      /** @description `forbidden`: the session's role may not do this (owners only); `csrf_rejected`: a state-changing request without a same-origin Origin / Sec-Fetch-Site. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+      /** @description Not found, or belongs to another organization. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+      /** @description The body or query is not valid. */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+      /** @description Too many requests. */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppError"];
+        };
+      };
+    };
+  };
   cancelAutomationWaitingPieces: {
     parameters: {
       query?: never;
@@ -3744,6 +3858,8 @@ export interface operations {
             /** @description Events of this type received (live ones; a dry run is not kept). The samples keep the newest 25. */
             count: number;
             bound: boolean;
+            /** @description Every kept sample of this type is a test card's, sent from an automation in the app (record id `test-card-…`): no CRM has sent one yet. */
+            only_test_cards: boolean;
             /** @description When no enabled automation listens: one that listens but is turned off (switch it on instead of building another); null otherwise. */
             turned_off_automation: {
               /** Format: uuid */
@@ -3826,7 +3942,7 @@ export interface operations {
             automation: boolean;
             /** @description At least one API key is live (not revoked); the demo key a first start makes for its demo organization counts once something has used it. */
             api_key: boolean;
-            /** @description At least one event has arrived through the developer API. */
+            /** @description At least one event has arrived through the developer API, or an owner sent a test card from an automation (its record is kept as a sample). */
             event: boolean;
           };
         };
@@ -6587,6 +6703,8 @@ export interface operations {
                 | null;
               /** @description A small PNG of the card's front, 160 px wide (same-origin, session cookie). */
               thumbnail_url: string;
+              /** @description A test card an owner sent from the automation's builder to an address they typed (POST /automations/{id}/test-card), not a card a CRM event made. */
+              test_card: boolean;
               /** @description An undeliverable card sent again to a corrected address (POST …/resend): nothing is left to do about it. */
               corrected: boolean;
             }[];
@@ -6718,6 +6836,8 @@ export interface operations {
               | null;
             /** @description A small PNG of the card's front, 160 px wide (same-origin, session cookie). */
             thumbnail_url: string;
+            /** @description A test card an owner sent from the automation's builder to an address they typed (POST /automations/{id}/test-card), not a card a CRM event made. */
+            test_card: boolean;
             /** @description An undeliverable card sent again to a corrected address (POST …/resend): nothing is left to do about it. */
             corrected: boolean;
             /** @description SVG of the card's front (same-origin, session cookie). */

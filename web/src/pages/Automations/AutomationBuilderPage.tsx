@@ -60,6 +60,7 @@ import {
   validateAutomation,
 } from "../../modules/automations/form-model.ts";
 import { HoldoutSection } from "../../modules/automations/HoldoutSection.tsx";
+import { TestCardAction } from "../../modules/automations/TestCardAction.tsx";
 import {
   AutomationSafetySection,
   NewAutomationSafety,
@@ -430,7 +431,9 @@ function AutomationBuilder({ initial, existing }: { initial: AutomationFormValue
                     </Group>
                     {!form.values.sample_id && (
                       <Text size="sm" c="dimmed">
-                        Testing needs a sample: send an event of this type first.
+                        {existing && session.role === "owner"
+                          ? "Testing needs a sample: send an event of this type, or a test card below."
+                          : "Testing needs a sample: send an event of this type first."}
                       </Text>
                     )}
                     {dryRun.isError && <LoadError error={dryRun.error} title="The test could not run" />}
@@ -440,6 +443,13 @@ function AutomationBuilder({ initial, existing }: { initial: AutomationFormValue
                       ) : (
                         <DryRunResult result={dryRun.data} />
                       ))}
+                    {existing && session.role === "owner" && (
+                      <TestCardAction
+                        automation={existing}
+                        unsaved={unsaved}
+                        mailsNeighbours={form.values.audience === "neighbours"}
+                      />
+                    )}
                   </Stack>
                 </>
               )}

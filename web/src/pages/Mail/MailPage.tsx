@@ -277,7 +277,14 @@ function PieceRows({ pieces, phone }: { pieces: PieceSummary[]; phone: boolean }
             </Table.Td>
           )}
           {!phone && <Table.Td>{piece.address}</Table.Td>}
-          <Table.Td>{piece.automation_name ?? piece.campaign_name}</Table.Td>
+          <Table.Td>
+            {piece.automation_name ?? piece.campaign_name}
+            {piece.test_card && (
+              <Text size="xs" c="dimmed">
+                Test card
+              </Text>
+            )}
+          </Table.Td>
           {!phone && <Table.Td>{formatDateTime(piece.created_at)}</Table.Td>}
           {!phone && <Table.Td>{mailedOrDueWords(piece, piece.first_card_status ?? undefined)}</Table.Td>}
         </Table.Tr>

@@ -78,6 +78,7 @@ function printerLabel(provider: string, status: string | null): string {
  * record (the event's dedup id) that triggered it, shown under its own label.
  */
 function crmRecordOf(piece: Piece): string | undefined {
+  if (piece.test_card) return undefined;
   const prefix = piece.automation_name ? `${piece.automation_name} (` : undefined;
   if (!prefix || !piece.campaign_name.startsWith(prefix) || !piece.campaign_name.endsWith(")"))
     return undefined;
@@ -141,7 +142,9 @@ function PieceDetails({ piece }: { piece: Piece }) {
         <DetailCard title="Details">
           <Stack gap={6}>
             <DetailField label="Automation">{piece.automation_name ?? "—"}</DetailField>
-            {crmRecord !== undefined ? (
+            {piece.test_card ? (
+              <DetailField label="Sent as">A test card, from the automation's builder</DetailField>
+            ) : crmRecord !== undefined ? (
               <DetailField label="CRM record">{crmRecord}</DetailField>
             ) : (
               piece.campaign_name !== piece.automation_name && (

@@ -37,9 +37,13 @@ const STEPS: { key: keyof FirstSteps; title: string; link: ReactNode; hint: stri
     title: "Send a test event",
     hint: "One job or deal from your CRM, to see the card it mails.",
     link: (
-      <AnchorLink to="/developers" search={{ tab: "samples" }}>
-        See how to send one
-      </AnchorLink>
+      <>
+        <AnchorLink to="/developers" search={{ tab: "samples" }}>
+          See how to send one
+        </AnchorLink>
+        . No CRM yet? Open one of your <AnchorLink to="/automations">automations</AnchorLink> and send
+        yourself a test card.
+      </>
     ),
   },
 ];
