@@ -130,13 +130,15 @@ export const MISTYPED_KEY_DETAIL =
 
 /**
  * Said of a key sent without the Bearer scheme (`Authorization: ak_…`, `Authorization: Bearer: ak_…`,
- * `X-API-Key: ak_…`), the commonest slips in a flow's header settings. The scheme is no secret: it
- * tells nothing about keys.
+ * another scheme's word such as `Token ak_…` or `Api-Key: ak_…`, `X-API-Key: ak_…`), the commonest
+ * slips in a flow's header settings. The scheme is no secret: it tells nothing about keys. `Basic`
+ * stays unanswered: its credentials are a user and password, not a key sent the wrong way.
  */
 export const KEY_WITHOUT_SCHEME_DETAIL = "send the key as the header `Authorization: Bearer ak_…`";
 
 const sentKeyWithoutScheme = (request: FastifyRequest, header: string | undefined) =>
-  /^\s*(Bearer:\s*)?ak_/i.test(header ?? "") || request.headers["x-api-key"] !== undefined;
+  /^\s*((?!basic\b)[a-z][a-z-]*:?\s+|[a-z][a-z-]*:)?ak_/i.test(header ?? "") ||
+  request.headers["x-api-key"] !== undefined;
 
 async function authenticate(request: FastifyRequest, deps: GuardDeps) {
   const header = soleAuthorization(request.raw);

@@ -91,6 +91,8 @@ describe(`authentication and scopes (${databaseLabel})`, () => {
       { authorization: org.key },
       { authorization: generateApiKey() },
       { authorization: `Bearer: ${org.key}` },
+      { authorization: `Token ${org.key}` },
+      { authorization: `Api-Key:${org.key}` },
       { "x-api-key": org.key },
     ]) {
       const me = await call(ctx, "GET", "/api/v1/me", { headers });
