@@ -69,4 +69,36 @@ describe(`app API: the do-not-mail list as CSV (${databaseLabel})`, () => {
     assert.equal(lines.length, 5);
     assert.equal(new Set(lines).size, 5);
   });
+
+  test("pages opt-outs that share a moment by their address, each once and newest first", async () => {
+    const { orgId: ownOrg } = await createOrg(ctx);
+    const optOuts = [
+      ["1 Elm St, Springfield, IL 62704", "2024-03-02T10:00:00Z"],
+      ["2 Elm St, Springfield, IL 62704", "2024-03-01T09:00:00.000001Z"],
+      ["3 Elm St, Springfield, IL 62704", "2024-03-01T09:00:00.000001Z"],
+      ["4 Elm St, Springfield, IL 62704", "2024-03-01T09:00:00.000001Z"],
+      ["5 Elm St, Springfield, IL 62704", "2024-02-28T08:00:00Z"],
+    ];
+    for (const [address, at] of optOuts)
+      await ctx.database.db.execute(
+        sql`INSERT INTO do_not_mail (org_id, normalized_address, reason, created_at)
+            VALUES (${ownOrg}::uuid, ${normalizeAddress(address!)}, 'opted_out', ${at}::timestamptz)`,
+      );
+    const read = async (pageRows: number) => {
+      let text = "";
+      for await (const chunk of doNotMailCsv(ctx.database.db, ownOrg, pageRows)) text += chunk;
+      return text.trimEnd().split("\r\n").slice(1);
+    };
+    const inOnePage = await read(2000);
+    assert.deepEqual(
+      inOnePage.map((line) => line.slice(1, 2)),
+      ["1", "4", "3", "2", "5"],
+      "newest first; at the same moment, by address descending",
+    );
+    assert.deepEqual(
+      await read(2),
+      inOnePage,
+      "a page ends inside the shared moment and the next resumes after it",
+    );
+  });
 });
