@@ -131,11 +131,12 @@ export async function experimentCounts(
           SELECT a.id AS automation_id, GREATEST(${from}, LEAST(a.holdout_since, f.held_at)) AS started_at
           FROM automations a LEFT JOIN first_held f ON f.automation_id = a.id
           WHERE a.org_id = ${org} AND (f.held_at IS NOT NULL OR (a.holdout_percent > 0 AND a.holdout_since IS NOT NULL))),
+        -- A test card (sent from the builder to a typed address) was never drawn: not a mailed home.
         mailed AS (
           SELECT c.automation_id, p.id, p.normalized_address
           FROM mail_pieces p JOIN campaigns c ON c.org_id = p.org_id AND c.id = p.campaign_id
           JOIN started s ON s.automation_id = c.automation_id
-          WHERE p.org_id = ${org} AND p.mailed_at >= s.started_at),
+          WHERE p.org_id = ${org} AND p.mailed_at >= s.started_at AND c.origin <> 'test_card'),
         held_won AS (SELECT DISTINCT piece_id FROM holdout_conversions WHERE org_id = ${org}),
         held_keys AS (
           SELECT h.automation_id, h.normalized_address AS key, bool_or(w.piece_id IS NOT NULL) AS converted

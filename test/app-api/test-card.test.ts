@@ -118,6 +118,12 @@ describe(`app API: a test card sent from an automation (${databaseLabel})`, () =
       "no follow-up scheduled, and the other automation on the same event type mailed nothing",
     );
     assert.ok(!pieces.some((row) => row.automation_id === otherAutomationId));
+    const revenue = await owner.browser.request("GET", "/app/api/v1/revenue");
+    assert.equal(revenue.status, 200, revenue.text);
+    const experiment = revenue.body.by_automation.find(
+      (entry: { automation_id: string }) => entry.automation_id === org.automationId,
+    )?.experiment;
+    assert.equal(experiment?.mailed_homes, 0, "the holdout comparison counts only homes it drew");
 
     // Kept as a sample of the automation's event type: Get started ticks it, the builder can test with it.
     const after = await owner.browser.request("GET", "/app/api/v1/first-steps");
