@@ -15,7 +15,7 @@ import { after, before, describe, it } from "node:test";
 import type { APIResponse, Page } from "playwright-core";
 import { type FakeGeocoderServer, type FakeRequest, startFakeGeocoder } from "../geo/fake-geocoder.ts";
 import { settled, VIEWPORTS } from "./browser.ts";
-import { type App, jobEvent, type ListedPiece, pickCsv, startApp, waitUntil } from "./session.ts";
+import { type App, countPosts, jobEvent, type ListedPiece, pickCsv, startApp, waitUntil } from "./session.ts";
 
 const OWNER = { email: "owner@fixes54.test", name: "Iris Importer", password: "correct horse battery" };
 const AUTOMATION = "Job done postcard";
@@ -58,15 +58,6 @@ async function geocode(request: FakeRequest) {
       },
     ],
   };
-}
-
-/** The POSTs the page sends to `path`, counted from now. */
-function countPosts(path: string) {
-  const sent: string[] = [];
-  page.on("request", (request) => {
-    if (request.method() === "POST" && new URL(request.url()).pathname === path) sent.push(request.url());
-  });
-  return sent;
 }
 
 const batchRows = () =>
@@ -137,7 +128,7 @@ describe("contractor walk fixes (session 54)", () => {
   it("a double-click on Import these jobs sends the file once and says Uploaded, with no failure", async () => {
     await open("/customers?tab=past-jobs", "Customers");
     await pickCsv(page, "past-jobs.csv", jobs("101 Oak St", "103 Oak St"), "2 rows read.");
-    const sent = countPosts("/app/api/v1/imports/upload");
+    const sent = countPosts(page, "/app/api/v1/imports/upload");
     await page.getByRole("button", { name: "Import these jobs" }).dblclick();
     await uploaded().getByText("2 rows read: 2 imported.", { exact: true }).waitFor();
     await batchRows().first().waitFor();
@@ -226,7 +217,7 @@ describe("contractor walk fixes (session 54)", () => {
       "address,city,state,zip\n301 Elm St,Springfield,IL,62704\n303 Elm St,Springfield,IL,62704\n",
       "2 rows read.",
     );
-    const sent = countPosts("/app/api/v1/customers/upload");
+    const sent = countPosts(page, "/app/api/v1/customers/upload");
     await page.getByRole("button", { name: "Add these customers" }).dblclick();
     await uploaded().getByText("2 new of 2 rows; 2 customers in all.", { exact: true }).waitFor();
     await settled(page);

@@ -61,6 +61,15 @@ export const MAPLE_AVE_JOBS = [
 ];
 
 /** The body of a job event at one home in Springfield, IL 62704 (`properties` add to or override it). */
+/** The POSTs `page` sends to `path`, counted from now (a double click must send one). */
+export function countPosts(page: Page, path: string): string[] {
+  const sent: string[] = [];
+  page.on("request", (request) => {
+    if (request.method() === "POST" && new URL(request.url()).pathname === path) sent.push(request.url());
+  });
+  return sent;
+}
+
 export function jobEvent(dedupId: string, properties: Record<string, string>, eventType = "job.completed") {
   return {
     event_type: eventType,

@@ -10,7 +10,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { Page } from "playwright-core";
-import { type App, startApp, waitUntil } from "./session.ts";
+import { type App, countPosts, startApp, waitUntil } from "./session.ts";
 
 const OWNER = { email: "owner@test-card.test", name: "Tess Tester", password: "correct horse battery" };
 const AUTOMATION = "Job done postcard";
@@ -24,15 +24,6 @@ let automationId: string;
 
 const dialog = () => page.getByRole("dialog");
 const sendButton = () => page.getByRole("button", { name: "Send a test card" });
-
-/** The POSTs the page sends to `path`, counted from now. */
-function countPosts(path: string) {
-  const sent: string[] = [];
-  page.on("request", (request) => {
-    if (request.method() === "POST" && new URL(request.url()).pathname === path) sent.push(request.url());
-  });
-  return sent;
-}
 
 describe("a test card sent from the automation builder", () => {
   before(async () => {
@@ -91,7 +82,7 @@ describe("a test card sent from the automation builder", () => {
     );
 
     await dialog().getByLabel("ZIP code").fill("62704");
-    const posts = countPosts(`/app/api/v1/automations/${automationId}/test-card`);
+    const posts = countPosts(page, `/app/api/v1/automations/${automationId}/test-card`);
     await dialog().getByRole("button", { name: "Mail the test card" }).dblclick();
     await dialog().getByRole("heading", { name: "Your test card is on its way" }).waitFor();
     const decided = dialog().getByRole("status").filter({ hasText: "The test card to 12 Shingle Rd" });
