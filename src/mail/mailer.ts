@@ -72,6 +72,46 @@ export function maskedAddress(address: string): string {
   return `${String.fromCodePoint(address.codePointAt(0)!)}***${address.slice(at)}`;
 }
 
+/** `text` with every address in it masked, and the recipient's local part where it stands alone. */
+export function maskedAddressesIn(text: string, recipient: string): string {
+  const localPart = recipient.slice(0, Math.max(recipient.lastIndexOf("@"), 0));
+  const masked = text.replace(/[^\s<>()[\]"',;:@]+@[^\s<>()[\]"',;:@]+/g, maskedAddress);
+  if (localPart.length < 2) return masked;
+  const escaped = localPart.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  return masked.replace(
+    new RegExp(`(?<![\\w.+-])${escaped}(?![\\w.+-])`, "gi"),
+    maskedAddress(recipient).split("@")[0]!,
+  );
+}
+
+/**
+ * A message the relay did not take, as the mailer passes it on. Nodemailer's error quotes the
+ * recipient in its message, in the server's response and in its `rejected` lists, and every caller
+ * logs the error it gets (the request's 500, the password reset's and the lead alert's failure
+ * lines): this one keeps what tells an operator why (nodemailer's code, the SMTP command and
+ * response code, the server's words) with each address masked, and nothing else of the original.
+ */
+export class MailNotSentError extends Error {
+  readonly to: string;
+  readonly code: string | undefined;
+  readonly command: string | undefined;
+  readonly responseCode: number | undefined;
+  readonly response: string | undefined;
+
+  constructor(cause: unknown, recipient: string) {
+    const failure = (typeof cause === "object" && cause !== null ? cause : {}) as Record<string, unknown>;
+    const text = (value: unknown) =>
+      typeof value === "string" ? maskedAddressesIn(value, recipient) : undefined;
+    super(text(failure.message) ?? "mail not sent");
+    this.name = "MailNotSentError";
+    this.to = maskedAddress(recipient);
+    this.code = typeof failure.code === "string" ? failure.code : undefined;
+    this.command = typeof failure.command === "string" ? failure.command : undefined;
+    this.responseCode = typeof failure.responseCode === "number" ? failure.responseCode : undefined;
+    this.response = text(failure.response);
+  }
+}
+
 /** SMTP when SMTP_URL is set; otherwise files in DATA_DIR/mail-outbox/, each file's name logged. */
 export function createMailer(deps: MailerDeps): Mailer {
   const mailer = deps.smtpUrl ? createSmtpMailer(deps.smtpUrl, deps) : createOutboxMailer(deps);
@@ -102,7 +142,11 @@ function createSmtpMailer(smtpUrl: string, deps: MailerDeps): Mailer {
     kind: "smtp",
     send: async (message) => {
       transport ??= connect();
-      await (await transport).sendMail(mailOptions(message, deps.from));
+      try {
+        await (await transport).sendMail(mailOptions(message, deps.from));
+      } catch (error) {
+        throw new MailNotSentError(error, message.to);
+      }
       // Not the address nor the subject: personal data stays out of the log (see maskedAddress).
       deps.logger.info({ to: maskedAddress(message.to) }, "mail sent");
     },

@@ -5,8 +5,8 @@ import path from "node:path";
 import { after, describe, it } from "node:test";
 import type { Config } from "../../src/config.ts";
 import { createLogger } from "../../src/logger.ts";
-import { maskedAddress } from "../../src/mail/mailer.ts";
-import { createOrg, inviteAndAccept, outboxMails } from "../app-api/helpers.ts";
+import { maskedAddress, maskedAddressesIn } from "../../src/mail/mailer.ts";
+import { AppBrowser, createOrg, eventually, inviteAndAccept, outboxMails } from "../app-api/helpers.ts";
 import { createTestContext } from "../helpers/harness.ts";
 import { startSmtpServer } from "../helpers/smtp-server.ts";
 
@@ -55,6 +55,21 @@ describe("invitations are logged without the invitee's email address", () => {
     assert.equal(maskedAddress("@example.com"), "***");
   });
 
+  it("maskedAddressesIn masks each address in a relay's words and the recipient's local part alone", () => {
+    const to = "Jane.Q@invitees.example";
+    assert.equal(
+      maskedAddressesIn(
+        "550 5.1.1 <jane.q@INVITEES.example>: mailbox jane.q unknown (from noreply@porch.test)",
+        to,
+      ),
+      "550 5.1.1 <j***@INVITEES.example>: mailbox J*** unknown (from n***@porch.test)",
+    );
+    assert.equal(
+      maskedAddressesIn("mailbox jane.qx and xjane.q stay", to),
+      "mailbox jane.qx and xjane.q stay",
+    );
+  });
+
   it("without SMTP_URL: the outbox line names the file and a masked recipient, never the address", async () => {
     const app = await appWithCapturedLog();
     apps.push(app);
@@ -98,6 +113,59 @@ describe("invitations are logged without the invitee's email address", () => {
     assert.equal(log.includes("Invitation to join"), false, log);
     for (const email of [inviteeEmail, ownerEmail]) {
       assert.equal(log.includes(email), false, `${email} is in the log:\n${log}`);
+    }
+  });
+
+  it("a relay refusing the recipient: every line of the failure masks the address, its words included", async () => {
+    const refused = new Set<string>();
+    const relay = await startSmtpServer({
+      refusal: (recipient) =>
+        refused.has(recipient)
+          ? `5.1.1 <${recipient}>: Recipient address rejected: mailbox ${recipient.split("@")[0]} unknown`
+          : undefined,
+    });
+    const app = await appWithCapturedLog({ smtpUrl: relay.url });
+    apps.push(app, relay);
+    const ownerEmail = `owner.${suffix()}@owners.example`;
+    const inviteeEmail = `jane.${suffix()}@invitees.example`;
+    const owner = await inviteAndAccept(app.ctx, await createOrg(app.ctx), ownerEmail, "owner");
+    refused.add(inviteeEmail).add(ownerEmail);
+
+    const invited = await owner.browser.request("POST", "/app/api/v1/team/invitations", {
+      body: { email: inviteeEmail, role: "member" },
+    });
+    assert.equal(invited.status, 500, invited.text);
+    const reset = await new AppBrowser(app.ctx).request("POST", "/app/api/v1/auth/request-password-reset", {
+      body: { email: ownerEmail },
+    });
+    assert.equal(reset.status, 200, reset.text);
+
+    const failureOf = (message: string) =>
+      eventually(() =>
+        app
+          .log()
+          .split("\n")
+          .find((line) => line.includes(`"msg":"${message}"`)),
+      );
+    const requestFailed = JSON.parse(await failureOf("request failed"));
+    assert.equal(requestFailed.err.to, "j***@invitees.example");
+    assert.equal(requestFailed.err.responseCode, 550);
+    assert.equal(requestFailed.err.command, "RCPT TO");
+    assert.match(
+      requestFailed.err.response,
+      /^550 5\.1\.1 <j\*\*\*@invitees\.example>: .* mailbox j\*\*\* unknown$/,
+    );
+    const resetFailed = JSON.parse(await failureOf("password reset mail not sent"));
+    assert.equal(resetFailed.err.to, "o***@owners.example");
+    assert.match(resetFailed.err.message, /o\*\*\*@owners\.example/);
+    const log = app.log();
+    for (const email of [inviteeEmail, ownerEmail]) {
+      assert.equal(log.includes(email), false, `${email} is in the log:\n${log}`);
+      assert.equal(
+        log.includes(email.split("@")[0]!),
+        false,
+        `the local part of ${email} is in the log:\n${log}`,
+      );
     }
   });
 });

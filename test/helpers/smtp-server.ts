@@ -14,14 +14,21 @@ export interface TestSmtpServer {
 
 /**
  * A real SMTP server on 127.0.0.1 that keeps what it receives (the outside world, not a mock);
- * `delayMs` holds each message that long before accepting it, as a slow mail relay does.
+ * `delayMs` holds each message that long before accepting it, as a slow mail relay does;
+ * `refusal` answers a recipient's RCPT TO with 550 and the words it returns, when it returns any.
  */
-export async function startSmtpServer(options: { delayMs?: number } = {}): Promise<TestSmtpServer> {
+export async function startSmtpServer(
+  options: { delayMs?: number; refusal?: (recipient: string) => string | undefined } = {},
+): Promise<TestSmtpServer> {
   const mails: ReceivedMail[] = [];
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ["STARTTLS", "AUTH"],
     logger: false,
+    onRcptTo(recipient, _session, callback) {
+      const refusal = options.refusal?.(recipient.address);
+      callback(refusal === undefined ? undefined : Object.assign(new Error(refusal), { responseCode: 550 }));
+    },
     onData(stream, session, callback) {
       const chunks: Buffer[] = [];
       stream.on("data", (chunk: Buffer) => chunks.push(chunk));
