@@ -1,5 +1,5 @@
 // The contractor app's Revenue screen: attributed conversions and what they cost, by automation
-// and by month, the conversions themselves, and their CSV download.
+// (and by reactivation mailing) and by month, the conversions themselves, and their CSV download.
 import { type Static, Type } from "@fastify/type-provider-typebox";
 import { type Queryable, queryRows, sql } from "../db/database.ts";
 import { csvCell } from "../domain/csv-cell.ts";
@@ -13,7 +13,7 @@ import {
   spendFigures,
   unpricedCardCents,
 } from "../reports/app-overview.ts";
-import { figuresBySource } from "../reports/monthly-figures.ts";
+import { figuresBySource, type SourceFigures } from "../reports/monthly-figures.ts";
 import { Experiment, type ExperimentCounts, experimentCounts, experimentFigures } from "./experiment.ts";
 
 /** Cost per lead and per won deal (null without a cost, or without leads / deals to divide by). */
@@ -49,7 +49,14 @@ export type MonthRevenue = Static<typeof MonthRevenue>;
 export const AutomationRevenue = Type.Object(
   {
     automation_id: Type.Union([Type.String({ format: "uuid" }), Type.Null()]),
-    automation_name: Type.String(),
+    automation_name: Type.String({
+      description:
+        "The automation's name; for a reactivation mailing (sent from past jobs) the mailing's name, one row per mailing; \"Recorded mailings (no automation)\" for mail the operator recorded.",
+    }),
+    campaign_id: Type.Union([Type.String({ format: "uuid" }), Type.Null()], {
+      description:
+        "The reactivation mailing's campaign (two mailings of one name are two rows); null for an automation or recorded mail.",
+    }),
     ...spend,
     experiment: Type.Union([Experiment, Type.Null()], {
       description: "The automation's holdout experiment; null without a holdout.",
@@ -112,10 +119,8 @@ export async function revenueByAutomation(
     const spend = spendFigures(mailCost(cardsOf(source), unpricedCents), source.revenue);
     return {
       automation_id: source.automationId,
-      // Campaigns without an automation: the app's reactivation mailings, else the operator's recorded mail.
-      automation_name:
-        source.automationName ??
-        (source.reactivation ? "Reactivation mailings" : "Recorded mailings (no automation)"),
+      automation_name: source.automationName ?? nameWithoutAutomation(source.mailing),
+      campaign_id: source.mailing?.campaignId ?? null,
       cards_mailed: source.cardsMailed,
       leads: source.leads,
       won_deals: source.wonDeals,
@@ -125,6 +130,12 @@ export async function revenueByAutomation(
       experiment: experimentOf(experiments, source.automationId),
     };
   });
+}
+
+/** Campaigns without an automation: each reactivation mailing by its own name, else the operator's recorded mail. */
+function nameWithoutAutomation(mailing: SourceFigures["mailing"]): string {
+  if (mailing === null) return "Recorded mailings (no automation)";
+  return mailing.name?.trim() || "Reactivation mailing";
 }
 
 function experimentOf(experiments: Map<string, ExperimentCounts>, automationId: string | null) {

@@ -4,9 +4,12 @@
 // piece was made, is read by nothing since the automation list counts cards sent to print.)
 import { type Queryable, queryRows, sql } from "../db/database.ts";
 
-/** The sources that are not an automation's id: reactivation mailings, recorded mail, no campaign. */
-export const REACTIVATION_SOURCE = "reactivation";
-const SOURCES_WITHOUT_AUTOMATION = sql`('reactivation', 'recorded', 'none')`;
+/**
+ * The sources that are not an automation's id: a reactivation mailing's own key (migration 0690:
+ * `reactivation:<campaign id>`), recorded mail, no campaign.
+ */
+const REACTIVATION_MAILING_PREFIX = "reactivation:";
+const NOT_AN_AUTOMATION = sql`(per.source IN ('recorded', 'none') OR per.source LIKE 'reactivation:%')`;
 
 export interface MailFigures {
   cardsMailed: number;
@@ -57,16 +60,18 @@ export async function figuresByMonth(
 }
 
 export interface SourceFigures extends MailFigures {
-  /** The automation's id, else null (reactivation mailings or recorded mail). */
+  /** The automation's id, else null (a reactivation mailing or recorded mail). */
   automationId: string | null;
   automationName: string | null;
-  reactivation: boolean;
+  /** A reactivation mailing (a campaign without an automation, sent from past jobs): its campaign, else null. */
+  mailing: { campaignId: string; name: string | null } | null;
 }
 
 /**
- * The figures of each campaign source (automation, reactivation mailings, recorded mail) since
- * `fromMonth`, with the automation's name; a source shows when it mailed, earned or held a home out.
- * Leads and deals without a campaign are left out.
+ * The figures of each campaign source (each automation, each reactivation mailing, recorded mail)
+ * since `fromMonth`, with the automation's or the mailing's name; a source shows when it mailed,
+ * earned or held a home out. Leads and deals without a campaign are left out. Among sources that
+ * earned the same, automations come first by name, then mailings in the order they were sent.
  */
 export async function figuresBySource(
   db: Queryable,
@@ -74,25 +79,32 @@ export async function figuresBySource(
   fromMonth: string,
 ): Promise<SourceFigures[]> {
   const org = sql`${orgId}::uuid`;
-  const rows = await queryRows<FigureRow & { source: string; automation_name: string | null }>(
+  const rows = await queryRows<
+    FigureRow & { source: string; automation_name: string | null; mailing_name: string | null }
+  >(
     db,
     sql`WITH per AS (
           SELECT source, ${SUMS}, sum(cards_held_out) AS cards_held_out FROM monthly_mail_figures
           WHERE org_id = ${org} AND month >= ${fromMonth}::date AND source <> 'none'
           GROUP BY source)
-        SELECT per.source, a.name AS automation_name, per.cards_mailed, per.cards_priced, per.cost_cents,
-               per.leads, per.won_deals, per.revenue
-        FROM per LEFT JOIN automations a ON a.org_id = ${org}
-          AND a.id = CASE WHEN per.source IN ${SOURCES_WITHOUT_AUTOMATION} THEN NULL ELSE per.source::uuid END
+        SELECT per.source, a.name AS automation_name, c.name AS mailing_name, per.cards_mailed, per.cards_priced,
+               per.cost_cents, per.leads, per.won_deals, per.revenue
+        FROM per
+        LEFT JOIN automations a ON a.org_id = ${org}
+          AND a.id = CASE WHEN ${NOT_AN_AUTOMATION} THEN NULL ELSE per.source::uuid END
+        LEFT JOIN campaigns c ON c.org_id = ${org}
+          AND c.id = CASE WHEN per.source LIKE 'reactivation:%' THEN substr(per.source, 14)::uuid END
         WHERE per.cards_mailed <> 0 OR per.leads <> 0 OR per.won_deals <> 0 OR per.revenue <> 0 OR per.cards_held_out <> 0
-        ORDER BY per.revenue DESC, a.name NULLS LAST, per.source`,
+        ORDER BY per.revenue DESC, a.name NULLS LAST, c.created_at NULLS LAST, per.source`,
   );
   return rows.map((row) => {
-    const byAutomation = row.source !== REACTIVATION_SOURCE && row.source !== "recorded";
+    const mailingId = row.source.startsWith(REACTIVATION_MAILING_PREFIX)
+      ? row.source.slice(REACTIVATION_MAILING_PREFIX.length)
+      : null;
     return {
-      automationId: byAutomation ? row.source : null,
+      automationId: mailingId === null && row.source !== "recorded" ? row.source : null,
       automationName: row.automation_name,
-      reactivation: row.source === REACTIVATION_SOURCE,
+      mailing: mailingId === null ? null : { campaignId: mailingId, name: row.mailing_name },
       ...figuresOf(row),
     };
   });

@@ -62,7 +62,8 @@ async function countedFromRows(db: Queryable, orgId: string) {
   return queryRows<Record<string, string>>(
     db,
     sql`WITH source_of AS (
-          SELECT id, COALESCE(automation_id::text, CASE origin WHEN 'reactivation' THEN 'reactivation' ELSE 'recorded' END) AS source
+          SELECT id, COALESCE(automation_id::text,
+                             CASE origin WHEN 'reactivation' THEN 'reactivation:' || id::text ELSE 'recorded' END) AS source
           FROM campaigns WHERE org_id = ${org}),
         counted AS (
           SELECT to_char(CASE WHEN p.status = 'held_out' THEN COALESCE(p.status_updated_at, p.created_at) ELSE p.created_at END

@@ -166,10 +166,11 @@ describe(`app API: reactivation mailings from past jobs (${databaseLabel})`, () 
     assert.match(detail.body.landing_url, /\/l\//, "each card has its landing page");
     const revenue = await owner.browser.request("GET", "/app/api/v1/revenue");
     const reactivation = revenue.body.by_automation.find(
-      (row: { automation_name: string }) => row.automation_name === "Reactivation mailings",
+      (row: { automation_name: string }) => row.automation_name === "Spring check-up",
     );
     assert.equal(reactivation?.cards_mailed, 2, JSON.stringify(revenue.body.by_automation));
     assert.equal(reactivation.automation_id, null);
+    assert.equal(reactivation.campaign_id, sent.body.campaign_id, "Revenue's row is the mailing's own");
     const safety = (await owner.browser.request("GET", "/app/api/v1/mail-safety")).body;
     assert.equal(safety.mailings.cards, 2, "the mailing's cards, counted at the organization only");
     const automationCards = safety.automations.reduce(

@@ -7875,7 +7875,10 @@ export interface operations {
             }[];
             by_automation: {
               automation_id: string | null;
+              /** @description The automation's name; for a reactivation mailing (sent from past jobs) the mailing's name, one row per mailing; "Recorded mailings (no automation)" for mail the operator recorded. */
               automation_name: string;
+              /** @description The reactivation mailing's campaign (two mailings of one name are two rows); null for an automation or recorded mail. */
+              campaign_id: string | null;
               cards_mailed: number;
               leads: number;
               /** @description Attributed conversions. */

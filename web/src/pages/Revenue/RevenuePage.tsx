@@ -32,7 +32,7 @@ const FIGURE_HEADINGS = [
 function FigureCells({
   figures,
 }: {
-  figures: Omit<SpendFigures, "automation_id" | "automation_name" | "experiment">;
+  figures: Omit<SpendFigures, "automation_id" | "automation_name" | "campaign_id" | "experiment">;
 }) {
   return (
     <>
@@ -116,7 +116,8 @@ function ByAutomation({ rows }: { rows: Revenue["by_automation"] }) {
             </Table.Thead>
             <Table.Tbody>
               {rows.map((row) => (
-                <Table.Tr key={row.automation_id ?? row.automation_name}>
+                // A reactivation mailing's row is its own (two mailings may share a name): keyed by its campaign.
+                <Table.Tr key={row.automation_id ?? row.campaign_id ?? row.automation_name}>
                   <Table.Th scope="row" fw={500}>
                     {row.automation_name}
                   </Table.Th>
