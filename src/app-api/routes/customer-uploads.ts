@@ -22,8 +22,9 @@ import {
   readCsvTable,
 } from "../../imports/csv-table.ts";
 import { createImportService } from "../../imports/import-service.ts";
-import { prepareRows } from "../../imports/rows.ts";
+import { prepareRows, type StagingRow } from "../../imports/rows.ts";
 import { IMPORT_LIMITS, ImportResult, ImportRow } from "../../imports/schemas.ts";
+import { zipOfRow } from "../../imports/zip-cell.ts";
 import type { AppApiContext } from "../context.ts";
 import { sessionOf } from "../session-guard.ts";
 
@@ -120,9 +121,20 @@ const Skipped = {
   ),
 };
 
+/** What an upload adds to its answer when a spreadsheet had cut some of its ZIPs short. */
+const ZipsRestored = {
+  zip_leading_zeros_restored: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      description:
+        "How many rows taken had a ZIP of 3 or 4 digits (8 for a ZIP+4), as a spreadsheet writes one it read as a number (2134 for 02134), read with its leading zeros put back. Absent when none was, and in a replay.",
+    }),
+  ),
+};
+
 /** The import service's answer (its counts are of the rows staged), and the rows the upload left out. */
 const PastJobsUploadResult = Type.Object(
-  { ...ImportResult.properties, ...Skipped },
+  { ...ImportResult.properties, ...Skipped, ...ZipsRestored },
   {
     description:
       "The three counts sum to the number of rows sent to the import service (the rows not skipped).",
@@ -171,22 +183,65 @@ function bodyOf(request: FastifyRequest): Readable {
   return request.body as Readable;
 }
 
+/**
+ * A record's one-line address, its ZIP cell read as a ZIP (`zipOfRow`: a leading 0 a spreadsheet
+ * dropped put back, or the row refused naming its ZIP), and whether that 0 was put back.
+ */
 function addressOfRecord(
   table: CsvTable,
   record: CsvTable["records"][number],
   mapping: Partial<Record<string, string>>,
-) {
-  return addressOf({
-    street: cellOf(table, record, mapping.street),
-    city: cellOf(table, record, mapping.city),
-    state: cellOf(table, record, mapping.state),
-    zip: cellOf(table, record, mapping.zip),
-  });
+): { address: string; zipRestored: boolean } {
+  const city = cellOf(table, record, mapping.city);
+  const state = cellOf(table, record, mapping.state);
+  const zip = zipOfRow(cellOf(table, record, mapping.zip), { state, city });
+  const street = cellOf(table, record, mapping.street);
+  return { address: addressOf({ street, city, state, zip: zip.zip }), zipRestored: zip.restored };
 }
+
+/** What an upload's answer says of the ZIPs it read with their leading 0 put back: nothing when none. */
+const zipsRestored = (count: number) => (count > 0 ? { zip_leading_zeros_restored: count } : {});
 
 function assertStreetMapped(mapping: { street?: string | undefined }) {
   if (!mapping.street)
     throw new AppError(422, "invalid_payload", "street: choose the column that holds the street");
+}
+
+/**
+ * A record as the import service's row, checked by the developer API's own row schema and row
+ * checks (a 422 naming the field), with the job type and the file's line only an upload carries.
+ */
+function pastJobRowOf(
+  table: CsvTable,
+  record: CsvTable["records"][number],
+  mapping: Partial<Record<string, string>>,
+): { row: StagingRow; zipRestored: boolean } {
+  const optional = (value: string) => (value === "" ? undefined : value);
+  const { address, zipRestored } = addressOfRecord(table, record, mapping);
+  const row = {
+    address: optional(address),
+    customer_name: optional(cellOf(table, record, mapping.customer_name)),
+    external_id: optional(cellOf(table, record, mapping.external_id)),
+    completed_at: optional(isoFromUsDate(cellOf(table, record, mapping.completed_at))),
+  };
+  const clean = Object.fromEntries(Object.entries(row).filter(([, value]) => value !== undefined));
+  const jobType = optional(cellOf(table, record, mapping.job_type));
+  const [schemaError] = Value.Errors(ImportRow, clean);
+  if (schemaError)
+    throw new AppError(
+      422,
+      "invalid_payload",
+      `${schemaError.instancePath.slice(1) || "row"}: ${schemaError.message}`,
+    );
+  if (jobType !== undefined && countCodePoints(jobType) > JOB_TYPE_MAX)
+    throw new AppError(422, "invalid_payload", `job_type: longer than ${JOB_TYPE_MAX} characters`);
+  assertPrintable(jobType, "job_type");
+  prepareRows([clean]);
+  // The file's line names a row the import skips (no address, not on the map) on its batch's page.
+  return {
+    row: { ...clean, ...(jobType === undefined ? {} : { job_type: jobType }), line: record.line },
+    zipRestored,
+  };
 }
 
 /**
@@ -283,6 +338,7 @@ export async function registerCustomerUploadRoutes(app: FastifyInstance, ctx: Ap
                     "Cards that were waiting to be mailed to the file's homes (held, awaiting approval, over a cap, or follow-up cards scheduled for a later day) and now never will be, as the one-address form's answer says. A retry with the same request id replays the first upload's count.",
                 }),
                 ...Skipped,
+                ...ZipsRestored,
               },
               { additionalProperties: false },
             ),
@@ -307,16 +363,17 @@ export async function registerCustomerUploadRoutes(app: FastifyInstance, ctx: Ap
         if (earlier) return earlier;
         const problems: RowProblem[] = [];
         const entries: KeyedCustomerEntry[] = [];
+        let restoredZips = 0;
         const slicer = createLoopSlicer();
         for (const record of table.records) {
           // Each address is parsed here once; its key goes along so registration does not parse it again.
           await slicer.giveWay();
-          const address = addressOfRecord(table, record, mapping);
-          const notes = cellOf(table, record, mapping.notes) || undefined;
-          const entry = { address, notes, field: "address" };
           // A spent budget refuses the upload (429), where a row's problem only skips the row.
           ctx.addressWork.assertLeft(orgId);
           try {
+            const { address, zipRestored } = addressOfRecord(table, record, mapping);
+            const notes = cellOf(table, record, mapping.notes) || undefined;
+            const entry = { address, notes, field: "address" };
             if (address === "") throw new AppError(422, "invalid_payload", "address: is empty");
             if (address.length > ADDRESS_MAX)
               throw new AppError(422, "invalid_payload", `address: longer than ${ADDRESS_MAX} characters`);
@@ -326,6 +383,7 @@ export async function registerCustomerUploadRoutes(app: FastifyInstance, ctx: Ap
               ...entry,
               key: ctx.addressWork.spend(orgId, () => checkedCustomerKey(entry, { wholeHome: true })),
             });
+            if (zipRestored) restoredZips++;
           } catch (error) {
             problems.push({ line: record.line, message: messageOf(error) });
           }
@@ -339,7 +397,7 @@ export async function registerCustomerUploadRoutes(app: FastifyInstance, ctx: Ap
           "csv_upload",
           ctx.clock.now(),
         );
-        return { ...result, ...skipped };
+        return { ...result, ...skipped, ...zipsRestored(restoredZips) };
       },
     );
 
@@ -374,39 +432,18 @@ export async function registerCustomerUploadRoutes(app: FastifyInstance, ctx: Ap
         const replay = await importer.replayOf(orgId, request.query.request_id).catch(inScreenWords);
         if (replay) return reply.code(replay.status).send(replay.result);
         const problems: RowProblem[] = [];
-        const bad = new Set<number>();
-        const rows = table.records.map((record, index) => {
-          const optional = (value: string) => (value === "" ? undefined : value);
-          const row = {
-            address: optional(addressOfRecord(table, record, mapping)),
-            customer_name: optional(cellOf(table, record, mapping.customer_name)),
-            external_id: optional(cellOf(table, record, mapping.external_id)),
-            completed_at: optional(isoFromUsDate(cellOf(table, record, mapping.completed_at))),
-          };
-          const clean = Object.fromEntries(Object.entries(row).filter(([, value]) => value !== undefined));
-          const jobType = optional(cellOf(table, record, mapping.job_type));
-          // The API's own row schema and row checks, one row at a time, so every bad row is named.
-          const [schemaError] = Value.Errors(ImportRow, clean);
+        const good: StagingRow[] = [];
+        let restoredZips = 0;
+        for (const record of table.records) {
           try {
-            if (schemaError)
-              throw new AppError(
-                422,
-                "invalid_payload",
-                `${schemaError.instancePath.slice(1) || "row"}: ${schemaError.message}`,
-              );
-            if (jobType !== undefined && countCodePoints(jobType) > JOB_TYPE_MAX)
-              throw new AppError(422, "invalid_payload", `job_type: longer than ${JOB_TYPE_MAX} characters`);
-            assertPrintable(jobType, "job_type");
-            prepareRows([clean]);
+            const { row, zipRestored } = pastJobRowOf(table, record, mapping);
+            good.push(row);
+            if (zipRestored) restoredZips++;
           } catch (error) {
             problems.push({ line: record.line, message: messageOf(error).replace(/^rows\[0\]\./, "") });
-            bad.add(index);
           }
-          // The file's line names a row the import skips (no address, not on the map) on its batch's page.
-          return { ...clean, ...(jobType === undefined ? {} : { job_type: jobType }), line: record.line };
-        });
-        if (rows.length === 0) throw new AppError(422, "invalid_payload", "The file has no rows.");
-        const good = rows.filter((_, index) => !bad.has(index));
+        }
+        if (table.records.length === 0) throw new AppError(422, "invalid_payload", "The file has no rows.");
         const skipped = settleProblems(problems, good.length, skipInvalid);
         const outcome = await importer
           .importJobs(
@@ -417,7 +454,9 @@ export async function registerCustomerUploadRoutes(app: FastifyInstance, ctx: Ap
             "app_upload",
           )
           .catch(inScreenWords);
-        return reply.code(outcome.status).send({ ...outcome.result, ...skipped });
+        return reply
+          .code(outcome.status)
+          .send({ ...outcome.result, ...skipped, ...zipsRestored(restoredZips) });
       },
     );
   });

@@ -172,6 +172,16 @@ const skippedOf = (result: { skipped?: RowProblem[]; skipped_count?: number }) =
 const rowsWord = (count: number) => `${count} ${count === 1 ? "row" : "rows"}`;
 
 /**
+ * "Leading 0 put back in the ZIP of 3 rows (…)", or nothing: a spreadsheet that read the ZIP column
+ * as numbers wrote 02134 as 2134, and the upload read it as 02134. Said, so the contractor knows
+ * what was read and can fix the spreadsheet's column for next time.
+ */
+export function zipsRestoredWords(rows: number | undefined): string {
+  if (!rows) return "";
+  return `Leading 0 put back in the ZIP of ${rowsWord(rows)} (the spreadsheet had dropped it: 2134 is 02134).`;
+}
+
+/**
  * What an import of past jobs did, row by row of the file: how many were read, imported and left
  * out, and why ("2 rows imported, 0 without an address, 1 not found on the map" left it unclear
  * whether the one was among the two). The import keeps no skipped row, so none is named. Rows read
@@ -184,6 +194,7 @@ function pastJobsSummary(result: {
   skipped_no_address: number;
   skipped_geocode_failed: number;
   skipped_count?: number;
+  zip_leading_zeros_restored?: number;
 }) {
   const refused = result.skipped_count ?? 0;
   const read = result.staged + result.skipped_no_address + result.skipped_geocode_failed + refused;
@@ -194,7 +205,8 @@ function pastJobsSummary(result: {
       `${rowsWord(result.skipped_geocode_failed)} whose address was not found on the map (check the street, town and ZIP in your file, then upload those rows again)`,
   ].filter(Boolean);
   const imported = `${rowsWord(read)} read: ${result.staged} imported.`;
-  return leftOut.length === 0 ? imported : `${imported} Left out: ${leftOut.join("; ")}.`;
+  const counts = leftOut.length === 0 ? imported : `${imported} Left out: ${leftOut.join("; ")}.`;
+  return [counts, zipsRestoredWords(result.zip_leading_zeros_restored)].filter(Boolean).join(" ");
 }
 
 export function useUploadCsv(purpose: UploadPurpose) {
@@ -228,6 +240,7 @@ export function useUploadCsv(purpose: UploadPurpose) {
           ).then((result) => ({
             summary: [
               `${result.added} new of ${result.rows} rows; ${result.total} customers in all.`,
+              zipsRestoredWords(result.zip_leading_zeros_restored),
               stoppedCardsWords(result.stopped_cards, result.rows),
             ]
               .filter(Boolean)

@@ -3692,6 +3692,8 @@ export interface operations {
             }[];
             /** @description How many rows were left out (also those past the list's cap). */
             skipped_count?: number;
+            /** @description How many rows taken had a ZIP of 3 or 4 digits (8 for a ZIP+4), as a spreadsheet writes one it read as a number (2134 for 02134), read with its leading zeros put back. Absent when none was, and in a replay. */
+            zip_leading_zeros_restored?: number;
           };
         };
       };
@@ -4299,6 +4301,8 @@ export interface operations {
             }[];
             /** @description How many rows were left out (also those past the list's cap). */
             skipped_count?: number;
+            /** @description How many rows taken had a ZIP of 3 or 4 digits (8 for a ZIP+4), as a spreadsheet writes one it read as a number (2134 for 02134), read with its leading zeros put back. Absent when none was, and in a replay. */
+            zip_leading_zeros_restored?: number;
           };
         };
       };
@@ -4322,6 +4326,8 @@ export interface operations {
             }[];
             /** @description How many rows were left out (also those past the list's cap). */
             skipped_count?: number;
+            /** @description How many rows taken had a ZIP of 3 or 4 digits (8 for a ZIP+4), as a spreadsheet writes one it read as a number (2134 for 02134), read with its leading zeros put back. Absent when none was, and in a replay. */
+            zip_leading_zeros_restored?: number;
           };
         };
       };
