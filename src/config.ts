@@ -115,6 +115,16 @@ export interface HubSpotAppConfig {
   authUrl: string;
 }
 
+/**
+ * What a server process runs (`npm start -- --role …`): `all`, the default start, serves the API
+ * and works the jobs; `api` and `worker` one of the two. Here, beside the environment's settings,
+ * because infrastructure reads it too (db/application-name.ts names each connection after it).
+ */
+export const SERVER_ROLES = ["all", "api", "worker"] as const;
+export type ServerRole = (typeof SERVER_ROLES)[number];
+export const isServerRole = (value: string | undefined): value is ServerRole =>
+  (SERVER_ROLES as readonly (string | undefined)[]).includes(value);
+
 export class ConfigError extends Error {
   constructor(
     readonly variable: string,

@@ -3,7 +3,7 @@ import type { Logger } from "pino";
 import type { App, Surface } from "./app.ts";
 import { printAddresses, resolveAdminToken, seedDemoOnFirstRun } from "./bootstrap.ts";
 import { systemClock } from "./clock.ts";
-import { type Config, ConfigError, loadConfig } from "./config.ts";
+import { type Config, ConfigError, isServerRole, loadConfig, type ServerRole } from "./config.ts";
 import { serverApplicationName, withApplicationName } from "./db/application-name.ts";
 import { createBackups } from "./db/backups.ts";
 import { refuseIfCopied } from "./db/copied-marker.ts";
@@ -36,8 +36,6 @@ import { createLogger, createStdoutDestination, outageErr } from "./logger.ts";
 import { createMailer } from "./mail/mailer.ts";
 import { createRenderPool } from "./render/renderer.ts";
 import type { Readiness } from "./services.ts";
-
-type Role = "all" | "api" | "worker";
 
 /** Requests and jobs: a query unanswered this long fails with a 503 instead of hanging. */
 const SERVING_QUERY_TIMEOUT_MS = 30_000;
@@ -112,12 +110,12 @@ function stopOnSignals(
  * `--role X` or `--role=X`; any other argument stops the start (a mistyped `--rol worker` started
  * the API too, and a worker pod served the public API).
  */
-function parseRole(argv: string[], env: NodeJS.ProcessEnv): Role {
+function parseRole(argv: string[], env: NodeJS.ProcessEnv): ServerRole {
   // `npm start --role=worker` (no `--`): npm keeps the option as its own and passes none, so the
   // start was the default one, API and workers; npm tells the script only through its environment.
   const npmsOwn = env.npm_config_role;
   if (npmsOwn !== undefined) {
-    const named = npmsOwn === "api" || npmsOwn === "worker" || npmsOwn === "all" ? npmsOwn : "api|worker";
+    const named = isServerRole(npmsOwn) ? npmsOwn : "api|worker";
     throw new ConfigError(
       "--role",
       `was taken by npm as its own option, so the service got none: write npm start -- --role ${named}`,
@@ -130,7 +128,7 @@ function parseRole(argv: string[], env: NodeJS.ProcessEnv): Role {
     else if (argument.startsWith("--role=")) role = argument.slice("--role=".length);
     else throw new ConfigError(argument, "is not an option; the only one is --role api|worker|all");
   }
-  if (role === "all" || role === "api" || role === "worker") return role;
+  if (isServerRole(role)) return role;
   throw new ConfigError("--role", `must be api, worker or all, got "${role ?? ""}"`);
 }
 

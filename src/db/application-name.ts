@@ -3,8 +3,7 @@
  * (and `log_line_prefix` %a) tells an API process from a worker or a one-shot tool.
  */
 
-/** The role a server process runs (`npm start -- --role …`; `all` when none is given). */
-export type ServerRole = "all" | "api" | "worker";
+import type { ServerRole } from "../config.ts";
 
 /** `porchlight` for the default start (API and workers), `porchlight-api`, `porchlight-worker`. */
 export function serverApplicationName(role: ServerRole): string {
