@@ -16,7 +16,7 @@ import {
   InterruptedRestoreError,
   RESTORE_MARKER_FILE,
 } from "../src/db/data-dir-lock.ts";
-import { openDatabase, queryOne, sql } from "../src/db/database.ts";
+import { type Queryable, queryOne, sql } from "../src/db/database.ts";
 import { RestoreRefused, restoreBackup } from "../src/db/restore.ts";
 import { dataDirNamed, missingDefaultDataDir } from "../src/db/tool-data-dir.ts";
 import { processPieceJob } from "../src/jobs/kinds.ts";
@@ -65,9 +65,10 @@ async function main() {
   if (missing) throw new RestoreRefused(missing);
   const file = path.resolve(args[0]!);
   exitOnStopSignals(file, path.resolve(config.dataDir));
-  const { manifest, fileChecksumChecked, counts, clearedInterruptedRestore } = await restoreBackup({
+  const { manifest, fileChecksumChecked, counts, clearedInterruptedRestore, prepared } = await restoreBackup({
     file,
     dataDir: config.dataDir,
+    prepare: pauseIfCardsWaited,
   });
   const print = (line: string) => process.stdout.write(`${line}\n`);
   // First, where it went (absolute, and whether DATA_DIR was only the default). Nothing is printed
@@ -86,7 +87,7 @@ async function main() {
       .map(([table, count]) => `${count} ${table}`)
       .join(", ")}.`,
   );
-  const waiting = await pauseIfCardsWaited(config.dataDir);
+  const waiting = prepared ?? 0;
   if (waiting > 0) {
     print(
       `Automations are paused in the restored database: ${waiting} ${waiting === 1 ? "card was" : "cards were"} on the way to print when the backup was taken, and may have been printed since. Start the server, look at them (Mail, or GET /admin/v1/jobs?status=pending&kind=process_piece), cancel any already printed, then resume: PUT /admin/v1/kill-switch {"paused": false}. Until then events answer 503 automations_disabled (CRMs retry them).`,
@@ -100,21 +101,19 @@ async function main() {
  * their way to print and printed after the backup: with any printer but Lob's idempotency window,
  * those homes would be mailed twice. When the backup holds any, the restored database starts with
  * automations paused (the kill switch), so a person looks first. Answers how many it holds.
+ * It runs in the restore's own open of the database, before the restore lets DATA_DIR go: opened
+ * again afterwards, a server started on DATA_DIR meanwhile could run those jobs before the pause,
+ * and two PGlite instances would have had the same cluster open.
  */
-async function pauseIfCardsWaited(dataDir: string): Promise<number> {
-  const database = await openDatabase({ dataDir, embeddedSync: true });
-  try {
-    const row = await queryOne<{ count: number | string }>(
-      database.db,
-      sql`SELECT count(*) AS count FROM jobs
-          WHERE kind = ${processPieceJob.name} AND status IN ('pending', 'running')`,
-    );
-    const waiting = Number(row?.count ?? 0);
-    if (waiting > 0) await createKillSwitch({ db: database.db, clock: systemClock }).setPaused(true);
-    return waiting;
-  } finally {
-    await database.close();
-  }
+async function pauseIfCardsWaited(db: Queryable): Promise<number> {
+  const row = await queryOne<{ count: number | string }>(
+    db,
+    sql`SELECT count(*) AS count FROM jobs
+        WHERE kind = ${processPieceJob.name} AND status IN ('pending', 'running')`,
+  );
+  const waiting = Number(row?.count ?? 0);
+  if (waiting > 0) await createKillSwitch({ db, clock: systemClock }).setPaused(true);
+  return waiting;
 }
 
 main().catch((error: unknown) => {

@@ -3,7 +3,7 @@
  * line, a DATA_DIR that holds anything (but a `backups/` folder) or that a running server holds;
  * checks the file against its `.sha256` and every copied file against `SHA256SUMS` before a byte
  * of it lands in DATA_DIR, flushes the restored cluster to disk, then opens it once (as the server
- * does, with the syncing filesystem) to count what it holds.
+ * does, with the syncing filesystem) to count what it holds and run the caller's `prepare` on it.
  *
  * Interrupted at any point (SIGKILL, a power cut, Ctrl-C), a restore leaves DATA_DIR recognisable:
  * its marker (RESTORE_MARKER_FILE) is on disk before anything else of the restore, and removed
@@ -34,7 +34,7 @@ import {
   preparePrivateDataDir,
   RESTORE_MARKER_FILE,
 } from "./data-dir-lock.ts";
-import { openDatabase, queryOne, sql } from "./database.ts";
+import { openDatabase, type Queryable, queryOne, sql } from "./database.ts";
 import { syncClusterTree } from "./syncing-node-fs.ts";
 
 /** A restore that cannot go ahead: one line for the operator, and nothing of this restore left in DATA_DIR. */
@@ -57,13 +57,28 @@ const isStagingDir = (name: string) => /^\.restore-[0-9a-f]{8}$/.test(name);
 const isRestoreLeftover = (name: string) =>
   isStagingDir(name) || isClusterEntry(name) || name === "postmaster.pid";
 
-export interface RestoreSummary {
+export interface RestoreOptions<Prepared> {
+  /** The backup's `.tar.gz`. */
+  file: string;
+  dataDir: string;
+  /**
+   * Runs on the restored database in the restore's one open, after its rows are counted, while the
+   * marker is still there and the lock held: what it writes is on disk before any server can start
+   * on DATA_DIR, and its failure fails (and clears) the restore. `db:restore` pauses automations
+   * here when the backup held cards on their way to print.
+   */
+  prepare?: (db: Queryable) => Promise<Prepared>;
+}
+
+export interface RestoreSummary<Prepared = undefined> {
   manifest: BackupManifest;
   /** Whether a `<file>.sha256` was there to check the whole file against. */
   fileChecksumChecked: boolean;
   counts: Record<string, number>;
   /** Whether DATA_DIR held what an interrupted restore left, cleared before this one. */
   clearedInterruptedRestore: boolean;
+  /** What `prepare` answered; undefined without one. */
+  prepared: Prepared | undefined;
 }
 
 /** Rows counted in the restored database, for the summary line. */
@@ -210,7 +225,11 @@ async function listFiles(root: string, relative: string): Promise<string[]> {
   return files;
 }
 
-async function countRows(dataDir: string): Promise<Record<string, number>> {
+/** The restored database opened once: its rows counted, then `prepare` run on it. */
+async function openRestored<Prepared>(
+  dataDir: string,
+  prepare: ((db: Queryable) => Promise<Prepared>) | undefined,
+): Promise<{ counts: Record<string, number>; prepared: Prepared | undefined }> {
   let database: Awaited<ReturnType<typeof openDatabase>>;
   try {
     // EMBEDDED_SYNC's default, as `npm start` opens it.
@@ -229,7 +248,7 @@ async function countRows(dataDir: string): Promise<Record<string, number>> {
       );
       counts[table] = row?.count ?? 0;
     }
-    return counts;
+    return { counts, prepared: await prepare?.(database.db) };
   } finally {
     await database.close();
   }
@@ -372,18 +391,18 @@ async function moveClusterInto(dataDir: string, staging: string): Promise<void> 
 }
 
 /** The restore proper, under the marker: unpack, check, move into place, flush, open. */
-async function restoreUnderMarker(
-  file: string,
-  dataDir: string,
-): Promise<{ manifest: BackupManifest; counts: Record<string, number> }> {
+async function restoreUnderMarker<Prepared>(
+  options: RestoreOptions<Prepared>,
+): Promise<{ manifest: BackupManifest; counts: Record<string, number>; prepared: Prepared | undefined }> {
+  const { file, dataDir } = options;
   const staging = stagingDirIn(dataDir);
   // On a failure the staging folder goes with the rest of what the restore wrote (restoreBackup),
   // and nothing here may replace the failure's own reason.
   const manifest = await unpackChecked(file, staging);
   await moveClusterInto(dataDir, staging);
-  const counts = await countRows(dataDir);
+  const { counts, prepared } = await openRestored(dataDir, options.prepare);
   await rm(staging, { recursive: true, force: true });
-  return { manifest, counts };
+  return { manifest, counts, prepared };
 }
 
 /**
@@ -396,7 +415,9 @@ function withUncleared(error: unknown, dataDir: string, cleanupError: unknown): 
   return new Error(`${messageOf(error)}${note}`, { cause: error });
 }
 
-export async function restoreBackup(options: { file: string; dataDir: string }): Promise<RestoreSummary> {
+export async function restoreBackup<Prepared = undefined>(
+  options: RestoreOptions<Prepared>,
+): Promise<RestoreSummary<Prepared>> {
   const { file, dataDir } = options;
   const fileStat = await stat(file).catch(() => undefined);
   if (!fileStat?.isFile()) throw new RestoreRefused(`no backup file at ${file}`);
@@ -409,9 +430,9 @@ export async function restoreBackup(options: { file: string; dataDir: string }):
     markRestoreUnderway(dataDir, file);
     try {
       await clearRestoreLeftovers(dataDir);
-      const { manifest, counts } = await restoreUnderMarker(file, dataDir);
+      const { manifest, counts, prepared } = await restoreUnderMarker(options);
       unmarkRestore(dataDir);
-      return { manifest, fileChecksumChecked, counts, clearedInterruptedRestore: interrupted };
+      return { manifest, fileChecksumChecked, counts, clearedInterruptedRestore: interrupted, prepared };
     } catch (error) {
       // Leave DATA_DIR empty: the marker last, so that a failure or a kill on the way leaves it
       // marked. Nothing of this restore writes any more (unpackArchive answers only once its writes

@@ -5,13 +5,15 @@
  */
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, describe, test } from "node:test";
 import { createKillSwitch } from "../../src/automations/kill-switch.ts";
 import { systemClock } from "../../src/clock.ts";
-import { openDatabase } from "../../src/db/database.ts";
+import { DATA_DIR_LOCK_FILE, RESTORE_MARKER_FILE } from "../../src/db/data-dir-lock.ts";
+import { openDatabase, queryOne, sql } from "../../src/db/database.ts";
+import { restoreBackup } from "../../src/db/restore.ts";
 import { processPieceJob } from "../../src/jobs/kinds.ts";
 import { enqueueJob } from "../../src/jobs/queue.ts";
 import { runRestore, takeBackup } from "./restore-helpers.ts";
@@ -66,5 +68,21 @@ describe("a restore of a backup that held cards on their way to print", () => {
     assert.equal(restored.status, 0, restored.stderr);
     assert.doesNotMatch(restored.stdout, /Automations are paused/);
     assert.equal(await pausedIn(dataDir), false);
+  });
+
+  test("prepare (where the pause is written) runs in the restore's one open, DATA_DIR still locked and marked", async () => {
+    const dataDir = newDir("restored");
+    const summary = await restoreBackup({
+      file: await backupWith(1),
+      dataDir,
+      prepare: async (db) => ({
+        locked: existsSync(path.join(dataDir, DATA_DIR_LOCK_FILE)),
+        marked: existsSync(path.join(dataDir, RESTORE_MARKER_FILE)),
+        jobs: (await queryOne<{ n: number }>(db, sql`SELECT count(*)::int AS n FROM jobs`))?.n,
+      }),
+    });
+    assert.deepEqual(summary.prepared, { locked: true, marked: true, jobs: 1 });
+    assert.equal(summary.counts.jobs, 1);
+    assert.equal(existsSync(path.join(dataDir, RESTORE_MARKER_FILE)), false, "the marker goes after it");
   });
 });
