@@ -21,6 +21,7 @@ const DEFAULT_MESSAGES: Record<string, string> = {
   csrf_rejected: "This request did not come from the app's own pages.",
   internal_error: "Something went wrong on our side.",
   service_unavailable: "The service is unavailable; retry in a moment.",
+  automations_disabled: "Porchlight has paused all mail for now: nothing was sent. Try again later.",
 };
 
 /** The app API's codes for errors shared with the developer API, whose 403 code is `unauthorized`. */

@@ -1,9 +1,10 @@
 /**
  * The offline check of an address before print (issue 39): what can be known without a postal
  * database. A house number; a ZIP that exists, in the state written; a city that is the ZIP's
- * place (or, at the normal level, no other known place of the state); a USPS state code.
+ * place (or, at the normal level, no known place of the state far from the ZIP); a USPS state code.
  */
 import { type Address, parseUsAddress, uspsStateCode } from "./address.ts";
+import { isNeighbourTown } from "./neighbour-towns.ts";
 import { townKey } from "./town-names.ts";
 import { zipPlaces } from "./zip-places.ts";
 
@@ -214,20 +215,23 @@ export function offlineAddressProblems(address: WrittenAddress, level: Verificat
     !sameName(zipPlace.city, city)
   ) {
     // The ZIP table names one place per ZIP; a city it does not know may be a neighbourhood's or
-    // an older name the carrier still reads (normal), but another known town of the state is a
-    // wrong address. Strict wants the ZIP's own place; relaxed lets the ZIP decide.
-    const knownElsewhere = zipPlaces.lookupByName(city, zipPlace.state).length > 0;
-    if (level === "strict" || (level === "normal" && knownElsewhere)) {
+    // an older name the carrier still reads, and a known town beside the ZIP may be the city whose
+    // name the Postal Service takes for its neighbourhoods' ZIPs ("Boston" for Allston's 02134):
+    // both pass at normal, as carriers sort by ZIP. A known town far from the ZIP is a wrong
+    // address. Strict wants the ZIP's own place; relaxed lets the ZIP decide.
+    const isFarTown = () =>
+      zipPlaces.lookupByName(city, zipPlace.state).length > 0 && !isNeighbourTown(city, zipPlace);
+    if (level === "strict" || (level === "normal" && isFarTown())) {
       found("zip", `ZIP ${zip} is in ${zipPlace.city}, not ${city}`);
     }
   }
   return problems;
 }
 
-/** The offline check's answer: deliverable, or the problems in one sentence. */
 /** How an organization's addresses are checked before print: offline at its level, or by Lob at print. */
 export type AddressCheckBeforePrint = { verifier: "offline"; level: VerificationLevel } | { verifier: "lob" };
 
+/** The offline check's answer: deliverable, or the problems in one sentence. */
 export function checkAddressOffline(address: WrittenAddress, level: VerificationLevel): AddressCheck {
   const problems = offlineAddressProblems(address, level);
   if (problems.length === 0) return { deliverable: true };

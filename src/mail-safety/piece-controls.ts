@@ -118,7 +118,8 @@ export async function cancelWaitingPieces(db: Queryable, automationId: string, a
 /**
  * Approves pieces awaiting approval (the given ones, or every one of the automation): each goes
  * back to `queued` with a job of its own, in one transaction. Each approval counts towards the
- * automation's `auto_approve_after`; reaching it switches the automation to automatic.
+ * automation's `auto_approve_after` (a test card's does not); reaching it switches the automation
+ * to automatic.
  */
 export async function approvePieces(
   db: Queryable,
@@ -151,7 +152,8 @@ export async function approvePieces(
         { org_id: piece.org_id, piece_id: piece.id },
         { orgId: piece.org_id, now },
       );
-      if (piece.automation_id === null) continue;
+      // An owner approving their own test cards has reviewed no customer's card yet.
+      if (piece.automation_id === null || piece.test_card) continue;
       const entry = perAutomation.get(piece.automation_id) ?? { orgId: piece.org_id, count: 0 };
       entry.count++;
       perAutomation.set(piece.automation_id, entry);

@@ -225,7 +225,7 @@ export async function approveAwaitingPieces(
 ) {
   const { automation, pieceIds, seenVersions } = selection;
   const seen = sql`${JSON.stringify(seenVersions ?? {})}::jsonb ->> p.id::text`;
-  return queryRows<{ id: string; org_id: string; automation_id: string | null }>(
+  return queryRows<{ id: string; org_id: string; automation_id: string | null; test_card: boolean }>(
     tx,
     sql`UPDATE mail_pieces p SET status = 'queued', approved_at = ${at(now)}, approved_by = ${actor},
           approved_template = ${currentTemplateOf("p")}, status_reason = NULL, status_updated_at = ${at(now)}
@@ -234,7 +234,7 @@ export async function approveAwaitingPieces(
           ${automation ? sql`AND p.org_id = ${automation.orgId}::uuid AND c.automation_id = ${automation.automationId}::uuid` : sql``}
           ${pieceIds ? sql`AND p.id = ANY(${sql.param(pieceIds)}::uuid[])` : sql``}
           AND (${seen} IS NULL OR ${seen} = ${cardVersionOf("p")})
-        RETURNING p.id, p.org_id, c.automation_id`,
+        RETURNING p.id, p.org_id, c.automation_id, c.origin = 'test_card' AS test_card`,
   );
 }
 

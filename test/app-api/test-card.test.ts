@@ -245,7 +245,106 @@ describe(`app API: a test card sent from an automation (${databaseLabel})`, () =
       Array(20).fill(202),
     );
     assert.equal(answers[20]!.status, 429, answers[20]!.text);
-    assert.match(answers[20]!.body.error.message, /20 test cards an hour/);
+    assert.match(
+      answers[20]!.body.error.message,
+      /^You have sent 20 test cards this hour\. Try again in \d+ minutes?\.$/,
+    );
     assert.ok(Number(answers[20]!.headers["retry-after"]) > 0);
+  });
+
+  test("a repeat, a refused address and a neighbor automation's refusal do not count against the hour's cards", async () => {
+    const other = await orgWithAutomation(ctx);
+    const sender = await inviteAndAccept(ctx, other.orgId, "owner-test-card-repeats@example.com", "owner");
+    const neighbours = await createAutomation(ctx, other.orgId, {
+      name: "Around the job",
+      trigger: { type: "custom_api", event_type: EVENT_TYPE },
+      audience: { type: "neighbours" },
+    });
+    const requestId = randomUUID();
+    const first = await sendTestCard(sender, other.automationId, {
+      request_id: requestId,
+      recipient: office("1 First Way"),
+    });
+    assert.equal(first.body.outcome, "queued", first.text);
+    for (let attempt = 0; attempt < 25; attempt++) {
+      // The retry of a lost answer, typed again with another address: the first card, as it goes.
+      const repeat = await sendTestCard(sender, other.automationId, {
+        request_id: requestId.toUpperCase(),
+        recipient: office("2 Other Way"),
+      });
+      assert.equal(repeat.status, 202, repeat.text);
+      assert.deepEqual(repeat.body, {
+        outcome: "duplicate",
+        piece_id: first.body.piece_id,
+        address: lineOf("1 First Way"),
+      });
+      const refused = await sendTestCard(sender, other.automationId, {
+        request_id: randomUUID(),
+        recipient: { ...office("3 Typo Way"), zip: "10001" },
+      });
+      assert.equal(refused.status, 422, refused.text);
+      const neighbourRefused = await sendTestCard(sender, neighbours.id, {
+        request_id: randomUUID(),
+        recipient: office("4 Any Way"),
+      });
+      assert.equal(neighbourRefused.status, 409, neighbourRefused.text);
+    }
+    const samples = await sender.browser.request(
+      "GET",
+      `/app/api/v1/event-samples?event_type=${encodeURIComponent(EVENT_TYPE)}`,
+    );
+    assert.equal(samples.body.length, 1, "a repeat keeps no second record");
+    const next = await sendTestCard(sender, other.automationId, {
+      request_id: randomUUID(),
+      recipient: office("5 Next Way"),
+    });
+    assert.equal(next.status, 202, next.text);
+  });
+
+  test("each part of the address is refused on its own field, and text the card cannot print is refused as typed", async () => {
+    const refusal = async (recipient: Record<string, unknown>) => {
+      const refused = await sendTestCard(owner, org.automationId, { request_id: randomUUID(), recipient });
+      assert.equal(refused.status, 422, refused.text);
+      return refused.body.error.details.fields as Record<string, string>;
+    };
+    const state = await refusal({ ...office("20 Part St"), state: "Ilinois" });
+    assert.match(state.state ?? "", /No carrier can deliver to this address: ILINOIS is not a US state code/);
+    const zip = await refusal({ ...office("20 Part St"), zip: "10001" });
+    assert.match(zip.zip ?? "", /ZIP 10001/);
+    assert.equal(zip.street, undefined);
+    const name = await refusal({ ...office("20 Part St"), name: "Pat \u{1F3E0} Lee" });
+    assert.match(name.name ?? "", /The card cannot print the name: its typeface has no \u{1F3E0}/u);
+    const street = await refusal({ ...office("20 Part St\uE000") });
+    assert.match(street.street ?? "", /U\+E000, a control or format character/);
+  });
+
+  test("approving test cards does not count towards approving automatically", async () => {
+    const other = await orgWithAutomation(ctx);
+    const sender = await inviteAndAccept(ctx, other.orgId, "owner-test-card-approvals@example.com", "owner");
+    const set = await sender.browser.request(
+      "PATCH",
+      `/app/api/v1/automations/${other.automationId}/safety`,
+      {
+        body: { approval_required: true, auto_approve_after: 1 },
+      },
+    );
+    assert.equal(set.status, 200, set.text);
+    const sent = await sendTestCard(sender, other.automationId, {
+      request_id: randomUUID(),
+      recipient: office("30 Approve Ln"),
+    });
+    await run();
+    const waiting = await sender.browser.request("GET", `/app/api/v1/pieces/${sent.body.piece_id}`);
+    assert.equal(waiting.body.status, "awaiting_approval", waiting.text);
+    const approved = await sender.browser.request("POST", "/app/api/v1/approvals/approve", {
+      body: { piece_ids: [sent.body.piece_id] },
+    });
+    assert.equal(approved.status, 200, approved.text);
+    const safety = await sender.browser.request(
+      "GET",
+      `/app/api/v1/automations/${other.automationId}/safety`,
+    );
+    assert.equal(safety.body.approval_required, true, "still asks: no customer's card was reviewed yet");
+    assert.equal(safety.body.approved_count, 0);
   });
 });

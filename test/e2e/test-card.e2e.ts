@@ -83,15 +83,19 @@ describe("a test card sent from the automation builder", () => {
 
     await dialog().getByLabel("ZIP code").fill("62704");
     const posts = countPosts(page, `/app/api/v1/automations/${automationId}/test-card`);
+    const saves: string[] = [];
+    page.on("request", (request) => {
+      if (request.method() === "PATCH" && request.url().includes(`/automations/${automationId}`))
+        saves.push(request.url());
+    });
     await dialog().getByRole("button", { name: "Mail the test card" }).dblclick();
-    await dialog().getByRole("heading", { name: "Your test card is on its way" }).waitFor();
+    await dialog().getByRole("heading", { name: "Your test card", exact: true }).waitFor();
     const decided = dialog().getByRole("status").filter({ hasText: "The test card to 12 Shingle Rd" });
     await decided.waitFor({ timeout: 60_000 });
-    assert.match(await decided.innerText(), /Mailed|Sent to printer/);
-    await dialog()
-      .getByText("prints with its test printer, so no real card is mailed", { exact: false })
-      .waitFor();
+    assert.match(await dialog().innerText(), /Mailed|Sent to printer/);
+    await dialog().getByText("nothing is printed or mailed", { exact: false }).waitFor();
     assert.equal(posts.length, 1, "a double click mails one card");
+    assert.deepEqual(saves, [], "sending the dialog does not save the automation around it");
     await checkBothWidths("test-card-sent");
 
     await dialog().getByRole("link", { name: "Open the card" }).click();
@@ -116,5 +120,30 @@ describe("a test card sent from the automation builder", () => {
     const checklist = page.getByRole("list", { name: "First steps" });
     await checklist.getByText("Send a test event").waitFor();
     assert.match(await checklist.innerText(), /Done:\s+Send a test event/);
+  });
+
+  it("a test card from a turned-off automation is not shown as a CRM event nobody listens to", async () => {
+    const off = await app.operator("POST", `/orgs/${orgId}/automations`, {
+      name: "Estimate follow-up",
+      enabled: false,
+      trigger: { type: "custom_api", event_type: "estimate.sent" },
+    });
+    const sent = await page.request.post(`${app.base}/app/api/v1/automations/${off.id}/test-card`, {
+      headers: { origin: app.base },
+      data: {
+        request_id: "8a4e5b0c-1d2e-4f3a-9b8c-7d6e5f4a3b2c",
+        recipient: { street: "40 Quiet Ln", city: "Springfield", state: "IL", zip: "62704" },
+      },
+    });
+    assert.equal(sent.status(), 202, await sent.text());
+    await open("/", "Overview");
+    await page.getByRole("heading", { name: "Needs attention" }).waitFor();
+    await page.getByText("estimate.sent", { exact: false }).first().waitFor();
+    assert.equal(await page.getByText("is used by Estimate follow-up, which is turned off").count(), 0);
+    await open("/developers?tab=samples", "Developers");
+    await page.getByRole("button", { name: /estimate\.sent/ }).click();
+    await page.getByText("Test cards only").first().waitFor();
+    await page.getByText("Only test cards sent from an automation's builder came with this type").waitFor();
+    await checkBothWidths("test-card-only-samples");
   });
 });

@@ -3,15 +3,27 @@ import type { FastifyInstance } from "fastify";
 import { findAutomation } from "../../automations/automations.ts";
 import { OneLineText } from "../../domain/one-line-text.ts";
 import { isUuid } from "../../domain/uuid.ts";
-import { notFound } from "../../errors.ts";
-import { enforceRateLimit } from "../../limits/enforce-rate-limit.ts";
+import { notFound, rateLimited } from "../../errors.ts";
 import { addressCheckBeforePrint } from "../../mail-safety/settings.ts";
-import { sendTestCard } from "../../trigger/test-card.ts";
+import {
+  assertTestCardAudience,
+  checkedRecipient,
+  sendTestCard,
+  type TestCardResult,
+} from "../../trigger/test-card.ts";
 import type { AppApiContext } from "../context.ts";
 import { sessionOf } from "../session-guard.ts";
 
 /** A test card is a real card at a real price: a few an hour is what a person checking a design sends. */
 export const TEST_CARDS = { bucket: "app-test-cards", limit: 20, windowSeconds: 3600 };
+
+const tooManyTestCards = (secondsLeft: number) => {
+  const minutes = Math.max(1, Math.ceil(secondsLeft / 60));
+  return rateLimited(
+    secondsLeft,
+    `You have sent ${TEST_CARDS.limit} test cards this hour. Try again in ${minutes} minute${minutes === 1 ? "" : "s"}.`,
+  );
+};
 
 const TestCardBody = Type.Object(
   {
@@ -63,7 +75,7 @@ export function registerTestCardRoutes(app: FastifyInstance, ctx: AppApiContext)
         summary:
           "Mails one real card of this automation to an address typed in the app, to see it before a CRM sends anything (owners only)",
         description:
-          "The card goes through the pipeline and every mail-safety rule as an event's card does (hold window, approval, caps, the frequency cap, customers, do-not-mail, the address check) and costs what a card costs. Only this automation mails, on or off and whatever its filters; the card is never held out and gets no follow-ups. The record is kept as a sample of the automation's event type. An address the organization's check before print would refuse is 422 on `address` (`details.fields.address`), with the check's reason. A neighbor automation answers 409 `neighbour_audience`. At most 20 an hour per organization.",
+          "The card goes through the pipeline and every mail-safety rule as an event's card does (hold window, approval, caps, the frequency cap, customers, do-not-mail, the address check) and costs what a card costs. Only this automation mails, on or off and whatever its filters; the card is never held out and gets no follow-ups. The record is kept as a sample of the automation's event type. A field the card could not print, or an address the organization's check before print would refuse, is 422 naming each field in `details.fields` (street, city, state, zip, name) with the reason. A neighbor automation answers 409 `neighbour_audience`. At most 20 cards queued an hour per organization (a repeat or a refusal does not count; 429 with Retry-After beyond). A repeated `request_id` answers the first send's card and address.",
         tags: ["Automations"],
         params: Type.Object({ id: Type.String({ maxLength: 100 }) }),
         body: TestCardBody,
@@ -76,14 +88,24 @@ export function registerTestCardRoutes(app: FastifyInstance, ctx: AppApiContext)
         ? await findAutomation(db, orgId, request.params.id)
         : undefined;
       if (!automation) throw notFound("automation not found");
-      await enforceRateLimit(ctx.limiter, TEST_CARDS, orgId, "at most 20 test cards an hour; wait a while");
-      const sent = await sendTestCard(ctx, {
-        orgId,
-        automation,
-        requestId: request.body.request_id.toLowerCase(),
-        recipient: request.body.recipient,
-        addressCheck: await addressCheckBeforePrint(db, ctx.config.addressVerifier, orgId),
-      });
+      // Refusals that send nothing come first: only a card queued counts against the hour's cards.
+      assertTestCardAudience(automation);
+      await ctx.killSwitch.assertRunning();
+      const addressCheck = await addressCheckBeforePrint(db, ctx.config.addressVerifier, orgId);
+      const recipient = checkedRecipient(request.body.recipient, addressCheck);
+      const counted = await ctx.limiter.countHit({ ...TEST_CARDS, id: orgId });
+      if (!counted.decision.allowed) throw tooManyTestCards(counted.decision.secondsToWindowEnd);
+      let sent: TestCardResult | undefined;
+      try {
+        sent = await sendTestCard(ctx, {
+          orgId,
+          automation,
+          requestId: request.body.request_id.toLowerCase(),
+          recipient,
+        });
+      } finally {
+        if (sent?.outcome !== "queued") await counted.giveBack();
+      }
       return reply.code(202).send(sent);
     },
   );

@@ -1,6 +1,9 @@
 import { queryOptions, useMutation, useQueryClient } from "@tanstack/react-query";
 import { type BodyOf, client, type ResponseOf, unwrap } from "./client.ts";
 import { eventKeys } from "./events.ts";
+import { mailKeys } from "./mail.ts";
+import { mailSafetyKeys } from "./mail-safety.ts";
+import { attentionKeys } from "./overview.ts";
 
 export type Automation = ResponseOf<"/app/api/v1/automations/{id}", "get">;
 /** What creating an automation sends: its draft, and the approval setting it starts with. */
@@ -93,13 +96,23 @@ export function useDryRun() {
 export type TestCardInput = BodyOf<"/app/api/v1/automations/{id}/test-card", "post">;
 export type TestCardSent = ResponseOf<"/app/api/v1/automations/{id}/test-card", "post">;
 
-/** Mails one real card of a saved automation to a typed address (owners); Mail and the samples change. */
+/**
+ * Mails one real card of a saved automation to a typed address (owners). What it changes is read
+ * again: Mail, the samples and event types, the checklist and attention, approvals and caps, the
+ * automations' counts. Its dialog says every failure itself (quiet: no toast besides).
+ */
 export function useSendTestCard(id: string) {
   const queryClient = useQueryClient();
+  const changed = [mailKeys.all, eventKeys.all, mailSafetyKeys.all, attentionKeys.all, automationKeys.all];
   return useMutation({
-    meta: { refusalsOnFields: true },
+    meta: { quiet: true },
     mutationFn: (body: TestCardInput) =>
       unwrap(client.POST("/app/api/v1/automations/{id}/test-card", { params: { path: { id } }, body })),
-    onSuccess: () => queryClient.invalidateQueries(),
+    onSuccess: () =>
+      Promise.all([
+        ...changed.map((queryKey) => queryClient.invalidateQueries({ queryKey })),
+        queryClient.invalidateQueries({ queryKey: ["overview"] }),
+        queryClient.invalidateQueries({ queryKey: ["first-steps"] }),
+      ]),
   });
 }

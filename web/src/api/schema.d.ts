@@ -137,7 +137,7 @@ export interface paths {
     put?: never;
     /**
      * Mails one real card of this automation to an address typed in the app, to see it before a CRM sends anything (owners only)
-     * @description The card goes through the pipeline and every mail-safety rule as an event's card does (hold window, approval, caps, the frequency cap, customers, do-not-mail, the address check) and costs what a card costs. Only this automation mails, on or off and whatever its filters; the card is never held out and gets no follow-ups. The record is kept as a sample of the automation's event type. An address the organization's check before print would refuse is 422 on `address` (`details.fields.address`), with the check's reason. A neighbor automation answers 409 `neighbour_audience`. At most 20 an hour per organization.
+     * @description The card goes through the pipeline and every mail-safety rule as an event's card does (hold window, approval, caps, the frequency cap, customers, do-not-mail, the address check) and costs what a card costs. Only this automation mails, on or off and whatever its filters; the card is never held out and gets no follow-ups. The record is kept as a sample of the automation's event type. A field the card could not print, or an address the organization's check before print would refuse, is 422 naming each field in `details.fields` (street, city, state, zip, name) with the reason. A neighbor automation answers 409 `neighbour_audience`. At most 20 cards queued an hour per organization (a repeat or a refusal does not count; 429 with Retry-After beyond). A repeated `request_id` answers the first send's card and address.
      */
     post: operations["sendTestCard"];
     delete?: never;

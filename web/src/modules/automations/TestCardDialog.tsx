@@ -3,6 +3,7 @@ import { useForm } from "@mantine/form";
 import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { type TestCardSent, useSendTestCard } from "../../api/automations.ts";
+import { newRequestId } from "../../api/customers.ts";
 import { ApiError, isInputRefused } from "../../api/errors.ts";
 import { PIECE_STATUS, type PieceStatusTone, pieceQuery } from "../../api/mail.ts";
 import { businessNameOf, organizationQuery } from "../../api/organization.ts";
@@ -27,18 +28,6 @@ const STREET_MAX = 200;
 const CITY_MAX = 100;
 const ZIP = /^\d{5}(-\d{4})?$/;
 
-/**
- * A UUID for one send, so a double click or a retry mails one card. Made from getRandomValues, which
- * (unlike randomUUID) also works where the app is opened over plain http on a local network.
- */
-function newRequestId(): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(16));
-  bytes[6] = (bytes[6]! & 0x0f) | 0x40;
-  bytes[8] = (bytes[8]! & 0x3f) | 0x80;
-  const hex = Array.from(bytes, (byte) => byte.toString(16).padStart(2, "0")).join("");
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
-}
-
 const required = (label: string, max: number) => (value: string) =>
   !value.trim() ? `Enter the ${label}.` : value.trim().length > max ? `Keep it to ${max} characters.` : null;
 
@@ -58,7 +47,8 @@ export function TestCardDialog({
 }) {
   const send = useSendTestCard(automation.id);
   const organization = useQuery(organizationQuery());
-  const [requestId, setRequestId] = useState(newRequestId);
+  // One id per recipient as typed: a retry of what was sent is the same card, an edited address another.
+  const [sending, setSending] = useState(() => ({ id: newRequestId(), recipient: "" }));
   const [sent, setSent] = useState<TestCardSent | null>(null);
   const [failure, setFailure] = useState<unknown>(null);
   const sendButton = useRefocusAfterBusy(send.isPending);
@@ -82,6 +72,9 @@ export function TestCardDialog({
   });
   const submit = useSingleFlight(async (values: Recipient, formElement: HTMLFormElement | null) => {
     setFailure(null);
+    const recipient = JSON.stringify(values);
+    const requestId = recipient === sending.recipient ? sending.id : newRequestId();
+    setSending({ id: requestId, recipient });
     try {
       const answer = await send.mutateAsync({
         request_id: requestId,
@@ -95,10 +88,7 @@ export function TestCardDialog({
       });
       setSent(answer);
     } catch (error) {
-      const onFields = isInputRefused(error) ? error.fieldErrors() : {};
-      // The check before print judges the whole address: said under the street, where it starts.
-      const { address, ...rest } = onFields;
-      const fields = address ? { ...rest, street: address } : rest;
+      const fields = isInputRefused(error) ? error.fieldErrors() : {};
       if (Object.keys(fields).length > 0) {
         form.setErrors(fields);
         focusFirstInvalid(formElement);
@@ -108,7 +98,7 @@ export function TestCardDialog({
   const close = () => {
     if (send.isPending || submit.isRunning()) return;
     // The next send is another card; the address typed stays for it.
-    if (sent) setRequestId(newRequestId());
+    if (sent) setSending({ id: newRequestId(), recipient: "" });
     setSent(null);
     setFailure(null);
     send.reset();
@@ -120,7 +110,7 @@ export function TestCardDialog({
     <Modal
       opened={opened}
       onClose={close}
-      title={sent ? "Your test card is on its way" : "Send yourself a test card"}
+      title={sent ? "Your test card" : "Send yourself a test card"}
       centered
       size="lg"
       {...inFlight.modalProps}
@@ -134,10 +124,15 @@ export function TestCardDialog({
         </Stack>
       ) : (
         <form
-          onSubmit={form.onSubmit(
-            (values, event) => void submit(values, event?.currentTarget ?? null),
-            focusFirstRefused,
-          )}
+          onSubmit={(event) => {
+            // The dialog is drawn outside the builder's form but is its child in React's tree: its
+            // submit must not reach the builder's, which would save the automation too.
+            event.stopPropagation();
+            form.onSubmit(
+              (values, submitted) => void submit(values, submitted?.currentTarget ?? null),
+              focusFirstRefused,
+            )(event);
+          }}
           noValidate
         >
           <Stack ref={inFlight.ref}>
@@ -149,7 +144,8 @@ export function TestCardDialog({
               It goes through your mail safety rules like every card (hold, approval, monthly caps, and one
               card per home within your frequency cap) and costs what a card costs
               {cost != null ? ` (about ${exactMoney(cost / 100)})` : ""}. It gets no follow-up cards, and no
-              other automation mails it{automation.enabled ? "" : ", even while this one is off"}.
+              other automation mails it{automation.enabled ? "" : ", even while this one is off"}. A form sent
+              from its page arrives in Leads like a customer's (and goes to your CRM if it is connected).
             </Text>
             <TextInput
               label="Name on the card"
@@ -225,6 +221,7 @@ function TestCardProgress({ sent }: { sent: TestCardSent }) {
     );
   }
   const waitsForApproval = card.status === "awaiting_approval";
+  const testPrinter = card.provider === "local";
   return (
     <Alert
       color={TONE_COLOR[PIECE_STATUS[card.status].tone]}
@@ -233,12 +230,15 @@ function TestCardProgress({ sent }: { sent: TestCardSent }) {
     >
       <Stack gap={4}>
         <Text size="sm">
-          The test card to {sent.address}: {statusWords(card.status, card.status_reason)}
+          The test card to {sent.address}:{" "}
+          {testPrinter
+            ? "the test printer took it. This Porchlight is a test set-up: nothing is printed or mailed, and the card's page shows what would print."
+            : statusWords(card.status, card.status_reason)}
         </Text>
-        {card.provider === "local" && (
+        {card.status === "skipped" && (
           <Text size="sm">
-            This Porchlight prints with its test printer, so no real card is mailed: the card's page shows
-            what would print.
+            One card per home within your frequency cap: send the next test card to another address (your
+            home, a colleague's).
           </Text>
         )}
         <Text size="sm">

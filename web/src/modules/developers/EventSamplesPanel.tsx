@@ -82,7 +82,11 @@ export function EventSamplesPanel({
             aria-current={type.event_type === current ? "true" : undefined}
             label={`${type.event_type} (${type.count})`}
             rightSection={
-              type.bound ? undefined : (
+              type.bound ? undefined : type.only_test_cards ? (
+                <Badge color="gray.7" variant="filled" size="sm">
+                  Test cards only
+                </Badge>
+              ) : (
                 <Badge color="red.9" variant="filled" size="sm">
                   No automation
                 </Badge>
@@ -96,13 +100,25 @@ export function EventSamplesPanel({
         <SampleList
           eventType={current}
           bound={eventTypes.data.find((type) => type.event_type === current)?.bound ?? true}
+          onlyTestCards={
+            eventTypes.data.find((type) => type.event_type === current)?.only_test_cards ?? false
+          }
         />
       </div>
     </SimpleGrid>
   );
 }
 
-function SampleList({ eventType, bound }: { eventType: string; bound: boolean }) {
+function SampleList({
+  eventType,
+  bound,
+  onlyTestCards,
+}: {
+  eventType: string;
+  bound: boolean;
+  /** Only test cards sent from the builder came with this type: no CRM event went unheard. */
+  onlyTestCards: boolean;
+}) {
   const samples = useQuery(eventSamplesQuery(eventType));
   return (
     <Stack>
@@ -116,12 +132,18 @@ function SampleList({ eventType, bound }: { eventType: string; bound: boolean })
           </ButtonLink>
         )}
       </Group>
-      {!bound && (
-        <Text size="sm">
-          No automation uses this event type, so these events mail nothing. If it is a typo, fix it where your
-          CRM sends it.
-        </Text>
-      )}
+      {!bound &&
+        (onlyTestCards ? (
+          <Text size="sm">
+            Only test cards sent from an automation's builder came with this type, and no automation that is
+            on listens to it: events your CRM sends of this type would mail nothing.
+          </Text>
+        ) : (
+          <Text size="sm">
+            No automation uses this event type, so these events mail nothing. If it is a typo, fix it where
+            your CRM sends it.
+          </Text>
+        ))}
       {samples.isPending ? (
         <Loading label="Loading samples" />
       ) : samples.isError ? (

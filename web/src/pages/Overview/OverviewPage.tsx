@@ -112,7 +112,8 @@ function NeedsAttention() {
 
   if (attention.isPending || eventTypes.isPending) return <Loading label="Checking what needs attention" />;
   if (eventTypes.isError) return <LoadError error={eventTypes.error} retry={() => eventTypes.refetch()} />;
-  const unbound = eventTypes.data.filter((type) => !type.bound);
+  // A type only test cards came with (from a turned-off automation's builder) mailed its cards.
+  const unbound = eventTypes.data.filter((type) => !type.bound && !type.only_test_cards);
   // The unbound event types are listed from the event types themselves; other items come from the server.
   const otherItems = attention.isSuccess
     ? attention.data.items.filter((item) => item.kind !== "unbound_event_type")
@@ -227,7 +228,7 @@ function EventActivity() {
           }
         >
           Connect your CRM (or send a test event) so Porchlight can mail a postcard when a job is done or a
-          deal is won.
+          deal is won. No CRM yet? Save an automation and send yourself a test card from it.
         </EmptyState>
       ) : (
         <SimpleGrid cols={{ base: 1, md: 2 }}>
