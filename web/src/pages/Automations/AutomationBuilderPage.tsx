@@ -431,9 +431,11 @@ function AutomationBuilder({ initial, existing }: { initial: AutomationFormValue
                     </Group>
                     {!form.values.sample_id && (
                       <Text size="sm" c="dimmed">
-                        {existing && session.role === "owner"
-                          ? "Testing needs a sample: send an event of this type, or a test card below."
-                          : "Testing needs a sample: send an event of this type first."}
+                        {session.role !== "owner"
+                          ? "Testing needs a sample: send an event of this type first."
+                          : existing
+                            ? "Testing needs a sample: send an event of this type, or a test card below."
+                            : "Testing needs a sample: send an event of this type, or save the automation and send yourself a test card from it."}
                       </Text>
                     )}
                     {dryRun.isError && <LoadError error={dryRun.error} title="The test could not run" />}
