@@ -343,6 +343,50 @@ describe(`address verification before print (${databaseLabel})`, () => {
     assert.equal(lowerCard.get("to[address_state]"), "IL");
   });
 
+  test("at the default level, a card to the city's name on its neighbourhood's ZIP (Boston, 02134 Allston) is mailed; a far town's is not", async () => {
+    const org = await orgWithAutomation(ctx);
+    assert.equal(
+      (await admin(ctx, "GET", `/orgs/${org.orgId}/mail-safety`)).body.address_verification,
+      "normal",
+    );
+    const boston = await queuePiece(ctx, org, {
+      street: "12 Oak St",
+      city: "Boston",
+      state: "MA",
+      zip: "02134",
+      client_name: "Pat Doe",
+    });
+    const brooklyn = await queuePiece(ctx, org, {
+      street: "500 Court St",
+      city: "New York",
+      state: "NY",
+      zip: "11231",
+      client_name: "Pat Doe",
+    });
+    const chicago = await queuePiece(ctx, org, {
+      street: "12 Oak St",
+      city: "Chicago",
+      state: "IL",
+      zip: "62704",
+      client_name: "Pat Doe",
+    });
+    await run({ dataDir: tempDataDir() });
+    const mailed = await pieceOf(boston.id);
+    assert.equal(mailed.status, "mailed", JSON.stringify(mailed));
+    const listed = (await admin(ctx, "GET", `/orgs/${org.orgId}/campaigns`)).body.campaigns.flatMap(
+      (campaign: { pieces: { id: string; address: string }[] }) => campaign.pieces,
+    );
+    assert.equal(
+      listed.find((piece: { id: string }) => piece.id === boston.id)?.address,
+      "12 Oak St, Boston, MA 02134",
+      "the card carries the town as written",
+    );
+    assert.equal((await pieceOf(brooklyn.id)).status, "mailed");
+    const far = await pieceOf(chicago.id);
+    assert.equal(far.status, "undeliverable");
+    assert.equal(far.status_reason, "ZIP 62704 is in Springfield, not Chicago");
+  });
+
   test("the developer API's event outcome stays queued for an address that will not verify", async () => {
     const org = await orgWithAutomation(ctx);
     const sent = await call(ctx, "POST", "/api/v1/events", {

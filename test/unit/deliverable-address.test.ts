@@ -108,8 +108,16 @@ describe("the offline address check before print", () => {
   const table: { line: string; strict: boolean; normal: boolean; relaxed: boolean; why: string }[] = [
     // The ZIP alone decides where no city is written.
     { line: "412 Maple Ave, IL 62704", strict: true, normal: true, relaxed: true, why: "no city" },
-    // Another known town of the ZIP's state: a wrong address, except at relaxed.
+    // Another known town of the ZIP's state, far from it: a wrong address, except at relaxed.
     { line: "100 Main St, Austin, TX 75201", strict: false, normal: false, relaxed: true, why: "Dallas ZIP" },
+    // A known town beside the ZIP, the city's name for its neighbourhood's ZIP: only strict refuses it.
+    {
+      line: "12 Oak St, Boston, MA 02134",
+      strict: false,
+      normal: true,
+      relaxed: true,
+      why: "Allston ZIP",
+    },
     // A name the ZIP table does not know (a neighbourhood): only strict refuses it.
     {
       line: "100 Main St, Zzyzxville, TX 78701",
