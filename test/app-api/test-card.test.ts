@@ -336,6 +336,12 @@ describe(`app API: a test card sent from an automation (${databaseLabel})`, () =
     await run();
     const waiting = await sender.browser.request("GET", `/app/api/v1/pieces/${sent.body.piece_id}`);
     assert.equal(waiting.body.status, "awaiting_approval", waiting.text);
+    const queue = await sender.browser.request("GET", "/app/api/v1/approvals");
+    assert.equal(queue.status, 200, queue.text);
+    assert.equal(
+      queue.body.pieces.find((card: { id: string }) => card.id === sent.body.piece_id)?.test_card,
+      true,
+    );
     const approved = await sender.browser.request("POST", "/app/api/v1/approvals/approve", {
       body: { piece_ids: [sent.body.piece_id] },
     });

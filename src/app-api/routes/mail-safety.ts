@@ -172,8 +172,14 @@ const OrgSafetyPatch = Type.Object(
 /** A card in the approval queue: a Mail list item's who and where, with both proofs. */
 const ApprovalCard = Type.Object(
   {
-    ...Type.Pick(MailPieceListItem, ["id", "recipient_name", "address", "automation_id", "automation_name"])
-      .properties,
+    ...Type.Pick(MailPieceListItem, [
+      "id",
+      "recipient_name",
+      "address",
+      "automation_id",
+      "automation_name",
+      "test_card",
+    ]).properties,
     created_at: Type.String({ format: "date-time" }),
     front_url: Type.String(),
     back_url: Type.String(),
@@ -364,6 +370,7 @@ export function registerMailSafetyRoutes(app: FastifyInstance, ctx: AppApiContex
             address: piece.address,
             automation_id: piece.automation_id,
             automation_name: piece.automation_name,
+            test_card: piece.test_card,
             created_at: piece.created_at,
             front_url: versionedProofUrl(piece.id, "front", version),
             back_url: versionedProofUrl(piece.id, "back", version),

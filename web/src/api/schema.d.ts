@@ -1162,6 +1162,8 @@ export interface operations {
               address: string;
               automation_id: string | null;
               automation_name: string | null;
+              /** @description A test card an owner sent from the automation's builder to an address they typed (POST /automations/{id}/test-card), not a card a CRM event made. */
+              test_card: boolean;
               /** Format: date-time */
               created_at: string;
               front_url: string;

@@ -411,7 +411,8 @@ function ApprovalQueue({
                   </Title>
                   <Text size="sm">{card.address}</Text>
                   <Text size="xs" c="dimmed">
-                    {card.automation_name ?? "No automation"} · queued {formatDateTime(card.created_at)} ·{" "}
+                    {card.automation_name ?? "No automation"}
+                    {card.test_card ? " · test card" : ""} · queued {formatDateTime(card.created_at)} ·{" "}
                     <AnchorLink to="/mail/$pieceId" params={{ pieceId: card.id }} size="xs">
                       Open the card
                     </AnchorLink>
