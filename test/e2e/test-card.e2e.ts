@@ -122,6 +122,37 @@ describe("a test card sent from the automation builder", () => {
     assert.match(await checklist.innerText(), /Done:\s+Send a test event/);
   });
 
+  it("a test card awaiting approval is marked as one in Approvals", async () => {
+    const asked = await page.request.patch(`${app.base}/app/api/v1/automations/${automationId}/safety`, {
+      headers: { origin: app.base },
+      data: { approval_required: true },
+    });
+    assert.equal(asked.status(), 200, await asked.text());
+    const sent = await page.request.post(`${app.base}/app/api/v1/automations/${automationId}/test-card`, {
+      headers: { origin: app.base },
+      data: {
+        request_id: "3f2c1b0a-9e8d-4c7b-8a69-5f4e3d2c1b0a",
+        recipient: {
+          name: "Tess Tester",
+          street: "77 Approval Ave",
+          city: "Springfield",
+          state: "IL",
+          zip: "62704",
+        },
+      },
+    });
+    assert.equal(sent.status(), 202, await sent.text());
+    const { piece_id: pieceId } = await sent.json();
+    await waitUntil(async () => {
+      const piece = await page.request.get(`${app.base}/app/api/v1/pieces/${pieceId}`);
+      return piece.ok() && (await piece.json()).status === "awaiting_approval";
+    }, "the test card waits for approval");
+    await open("/approvals", "Approvals");
+    await page.getByText("77 Approval Ave", { exact: false }).first().waitFor();
+    await page.getByText(`${AUTOMATION} · test card`, { exact: false }).first().waitFor();
+    await checkBothWidths("test-card-approvals");
+  });
+
   it("a test card from a turned-off automation is not shown as a CRM event nobody listens to", async () => {
     const off = await app.operator("POST", `/orgs/${orgId}/automations`, {
       name: "Estimate follow-up",
