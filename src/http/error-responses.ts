@@ -54,7 +54,7 @@ export const STANDARD_ERROR_DESCRIPTIONS: Record<string, string> = {
   "400":
     "Unreadable body (empty, or a declared type that is not JSON; none, text/plain and the form type are read as JSON): invalid_payload; malformed JSON: invalid_json.",
   "401":
-    'Missing, malformed, unknown, revoked or expired key; with `WWW-Authenticate: Bearer realm="api"`. Only a key whose checksum does not match (a typo) also has a `detail` saying it looks mistyped, and a key sent without the Bearer scheme (`Authorization: ak_…` or `X-API-Key`) one saying how to send it (not on the leads poll, whose 401 body is exactly `{"error":"Unauthorized"}`).',
+    'Missing, malformed, unknown, revoked or expired key; with `WWW-Authenticate: Bearer realm="api"`. Only a key whose checksum does not match (a typo) also has a `detail` saying it looks mistyped, and a key sent without the Bearer scheme (`Authorization: ak_…`, `Bearer: ak_…`, another scheme word such as `Token ak_…`, or `X-API-Key`; not `Basic`) one saying how to send it (not on the leads poll, whose 401 body is exactly `{"error":"Unauthorized"}`).',
   "403": "The key lacks the required scope or resolves to no organization.",
   "404": "Not found.",
   "413": "Body over the byte ceiling named in the detail.",

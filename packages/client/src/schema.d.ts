@@ -420,7 +420,7 @@ export interface operations {
           };
         };
       };
-      /** @description Missing, malformed, unknown, revoked or expired key; with `WWW-Authenticate: Bearer realm="api"`. Only a key whose checksum does not match (a typo) also has a `detail` saying it looks mistyped, and a key sent without the Bearer scheme (`Authorization: ak_…` or `X-API-Key`) one saying how to send it (not on the leads poll, whose 401 body is exactly `{"error":"Unauthorized"}`). */
+      /** @description Missing, malformed, unknown, revoked or expired key; with `WWW-Authenticate: Bearer realm="api"`. Only a key whose checksum does not match (a typo) also has a `detail` saying it looks mistyped, and a key sent without the Bearer scheme (`Authorization: ak_…`, `Bearer: ak_…`, another scheme word such as `Token ak_…`, or `X-API-Key`; not `Basic`) one saying how to send it (not on the leads poll, whose 401 body is exactly `{"error":"Unauthorized"}`). */
       401: {
         headers: {
           [name: string]: unknown;
@@ -574,7 +574,7 @@ export interface operations {
           };
         };
       };
-      /** @description Missing, malformed, unknown, revoked or expired key; with `WWW-Authenticate: Bearer realm="api"`. Only a key whose checksum does not match (a typo) also has a `detail` saying it looks mistyped, and a key sent without the Bearer scheme (`Authorization: ak_…` or `X-API-Key`) one saying how to send it (not on the leads poll, whose 401 body is exactly `{"error":"Unauthorized"}`). */
+      /** @description Missing, malformed, unknown, revoked or expired key; with `WWW-Authenticate: Bearer realm="api"`. Only a key whose checksum does not match (a typo) also has a `detail` saying it looks mistyped, and a key sent without the Bearer scheme (`Authorization: ak_…`, `Bearer: ak_…`, another scheme word such as `Token ak_…`, or `X-API-Key`; not `Basic`) one saying how to send it (not on the leads poll, whose 401 body is exactly `{"error":"Unauthorized"}`). */
       401: {
         headers: {
           [name: string]: unknown;
@@ -848,7 +848,7 @@ export interface operations {
           };
         };
       };
-      /** @description Missing, malformed, unknown, revoked or expired key; with `WWW-Authenticate: Bearer realm="api"`. Only a key whose checksum does not match (a typo) also has a `detail` saying it looks mistyped, and a key sent without the Bearer scheme (`Authorization: ak_…` or `X-API-Key`) one saying how to send it (not on the leads poll, whose 401 body is exactly `{"error":"Unauthorized"}`). */
+      /** @description Missing, malformed, unknown, revoked or expired key; with `WWW-Authenticate: Bearer realm="api"`. Only a key whose checksum does not match (a typo) also has a `detail` saying it looks mistyped, and a key sent without the Bearer scheme (`Authorization: ak_…`, `Bearer: ak_…`, another scheme word such as `Token ak_…`, or `X-API-Key`; not `Basic`) one saying how to send it (not on the leads poll, whose 401 body is exactly `{"error":"Unauthorized"}`). */
       401: {
         headers: {
           [name: string]: unknown;
@@ -1069,7 +1069,7 @@ export interface operations {
           };
         };
       };
-      /** @description Missing, malformed, unknown, revoked or expired key; with `WWW-Authenticate: Bearer realm="api"`. Only a key whose checksum does not match (a typo) also has a `detail` saying it looks mistyped, and a key sent without the Bearer scheme (`Authorization: ak_…` or `X-API-Key`) one saying how to send it (not on the leads poll, whose 401 body is exactly `{"error":"Unauthorized"}`). */
+      /** @description Missing, malformed, unknown, revoked or expired key; with `WWW-Authenticate: Bearer realm="api"`. Only a key whose checksum does not match (a typo) also has a `detail` saying it looks mistyped, and a key sent without the Bearer scheme (`Authorization: ak_…`, `Bearer: ak_…`, another scheme word such as `Token ak_…`, or `X-API-Key`; not `Basic`) one saying how to send it (not on the leads poll, whose 401 body is exactly `{"error":"Unauthorized"}`). */
       401: {
         headers: {
           [name: string]: unknown;
@@ -1247,7 +1247,7 @@ export interface operations {
           };
         };
       };
-      /** @description Missing, malformed, unknown, revoked or expired key; with `WWW-Authenticate: Bearer realm="api"`. Only a key whose checksum does not match (a typo) also has a `detail` saying it looks mistyped, and a key sent without the Bearer scheme (`Authorization: ak_…` or `X-API-Key`) one saying how to send it (not on the leads poll, whose 401 body is exactly `{"error":"Unauthorized"}`). */
+      /** @description Missing, malformed, unknown, revoked or expired key; with `WWW-Authenticate: Bearer realm="api"`. Only a key whose checksum does not match (a typo) also has a `detail` saying it looks mistyped, and a key sent without the Bearer scheme (`Authorization: ak_…`, `Bearer: ak_…`, another scheme word such as `Token ak_…`, or `X-API-Key`; not `Basic`) one saying how to send it (not on the leads poll, whose 401 body is exactly `{"error":"Unauthorized"}`). */
       401: {
         headers: {
           [name: string]: unknown;
@@ -1503,7 +1503,7 @@ export interface operations {
           };
         };
       };
-      /** @description Missing, malformed, unknown, revoked or expired key; with `WWW-Authenticate: Bearer realm="api"`. Only a key whose checksum does not match (a typo) also has a `detail` saying it looks mistyped, and a key sent without the Bearer scheme (`Authorization: ak_…` or `X-API-Key`) one saying how to send it (not on the leads poll, whose 401 body is exactly `{"error":"Unauthorized"}`). */
+      /** @description Missing, malformed, unknown, revoked or expired key; with `WWW-Authenticate: Bearer realm="api"`. Only a key whose checksum does not match (a typo) also has a `detail` saying it looks mistyped, and a key sent without the Bearer scheme (`Authorization: ak_…`, `Bearer: ak_…`, another scheme word such as `Token ak_…`, or `X-API-Key`; not `Basic`) one saying how to send it (not on the leads poll, whose 401 body is exactly `{"error":"Unauthorized"}`). */
       401: {
         headers: {
           [name: string]: unknown;
@@ -1639,7 +1639,7 @@ export interface operations {
           };
         };
       };
-      /** @description Missing, malformed, unknown, revoked or expired key; with `WWW-Authenticate: Bearer realm="api"`. Only a key whose checksum does not match (a typo) also has a `detail` saying it looks mistyped, and a key sent without the Bearer scheme (`Authorization: ak_…` or `X-API-Key`) one saying how to send it (not on the leads poll, whose 401 body is exactly `{"error":"Unauthorized"}`). */
+      /** @description Missing, malformed, unknown, revoked or expired key; with `WWW-Authenticate: Bearer realm="api"`. Only a key whose checksum does not match (a typo) also has a `detail` saying it looks mistyped, and a key sent without the Bearer scheme (`Authorization: ak_…`, `Bearer: ak_…`, another scheme word such as `Token ak_…`, or `X-API-Key`; not `Basic`) one saying how to send it (not on the leads poll, whose 401 body is exactly `{"error":"Unauthorized"}`). */
       401: {
         headers: {
           [name: string]: unknown;
@@ -1790,7 +1790,7 @@ export interface operations {
           };
         };
       };
-      /** @description Missing, malformed, unknown, revoked or expired key; with `WWW-Authenticate: Bearer realm="api"`. Only a key whose checksum does not match (a typo) also has a `detail` saying it looks mistyped, and a key sent without the Bearer scheme (`Authorization: ak_…` or `X-API-Key`) one saying how to send it (not on the leads poll, whose 401 body is exactly `{"error":"Unauthorized"}`). */
+      /** @description Missing, malformed, unknown, revoked or expired key; with `WWW-Authenticate: Bearer realm="api"`. Only a key whose checksum does not match (a typo) also has a `detail` saying it looks mistyped, and a key sent without the Bearer scheme (`Authorization: ak_…`, `Bearer: ak_…`, another scheme word such as `Token ak_…`, or `X-API-Key`; not `Basic`) one saying how to send it (not on the leads poll, whose 401 body is exactly `{"error":"Unauthorized"}`). */
       401: {
         headers: {
           [name: string]: unknown;
@@ -1966,7 +1966,7 @@ export interface operations {
           };
         };
       };
-      /** @description Missing, malformed, unknown, revoked or expired key; with `WWW-Authenticate: Bearer realm="api"`. Only a key whose checksum does not match (a typo) also has a `detail` saying it looks mistyped, and a key sent without the Bearer scheme (`Authorization: ak_…` or `X-API-Key`) one saying how to send it (not on the leads poll, whose 401 body is exactly `{"error":"Unauthorized"}`). */
+      /** @description Missing, malformed, unknown, revoked or expired key; with `WWW-Authenticate: Bearer realm="api"`. Only a key whose checksum does not match (a typo) also has a `detail` saying it looks mistyped, and a key sent without the Bearer scheme (`Authorization: ak_…`, `Bearer: ak_…`, another scheme word such as `Token ak_…`, or `X-API-Key`; not `Basic`) one saying how to send it (not on the leads poll, whose 401 body is exactly `{"error":"Unauthorized"}`). */
       401: {
         headers: {
           [name: string]: unknown;
@@ -2108,7 +2108,7 @@ export interface operations {
           };
         };
       };
-      /** @description Missing, malformed, unknown, revoked or expired key; with `WWW-Authenticate: Bearer realm="api"`. Only a key whose checksum does not match (a typo) also has a `detail` saying it looks mistyped, and a key sent without the Bearer scheme (`Authorization: ak_…` or `X-API-Key`) one saying how to send it (not on the leads poll, whose 401 body is exactly `{"error":"Unauthorized"}`). */
+      /** @description Missing, malformed, unknown, revoked or expired key; with `WWW-Authenticate: Bearer realm="api"`. Only a key whose checksum does not match (a typo) also has a `detail` saying it looks mistyped, and a key sent without the Bearer scheme (`Authorization: ak_…`, `Bearer: ak_…`, another scheme word such as `Token ak_…`, or `X-API-Key`; not `Basic`) one saying how to send it (not on the leads poll, whose 401 body is exactly `{"error":"Unauthorized"}`). */
       401: {
         headers: {
           [name: string]: unknown;
@@ -2249,7 +2249,7 @@ export interface operations {
           };
         };
       };
-      /** @description Missing, malformed, unknown, revoked or expired key; with `WWW-Authenticate: Bearer realm="api"`. Only a key whose checksum does not match (a typo) also has a `detail` saying it looks mistyped, and a key sent without the Bearer scheme (`Authorization: ak_…` or `X-API-Key`) one saying how to send it (not on the leads poll, whose 401 body is exactly `{"error":"Unauthorized"}`). */
+      /** @description Missing, malformed, unknown, revoked or expired key; with `WWW-Authenticate: Bearer realm="api"`. Only a key whose checksum does not match (a typo) also has a `detail` saying it looks mistyped, and a key sent without the Bearer scheme (`Authorization: ak_…`, `Bearer: ak_…`, another scheme word such as `Token ak_…`, or `X-API-Key`; not `Basic`) one saying how to send it (not on the leads poll, whose 401 body is exactly `{"error":"Unauthorized"}`). */
       401: {
         headers: {
           [name: string]: unknown;
@@ -2413,7 +2413,7 @@ export interface operations {
           };
         };
       };
-      /** @description Missing, malformed, unknown, revoked or expired key; with `WWW-Authenticate: Bearer realm="api"`. Only a key whose checksum does not match (a typo) also has a `detail` saying it looks mistyped, and a key sent without the Bearer scheme (`Authorization: ak_…` or `X-API-Key`) one saying how to send it (not on the leads poll, whose 401 body is exactly `{"error":"Unauthorized"}`). */
+      /** @description Missing, malformed, unknown, revoked or expired key; with `WWW-Authenticate: Bearer realm="api"`. Only a key whose checksum does not match (a typo) also has a `detail` saying it looks mistyped, and a key sent without the Bearer scheme (`Authorization: ak_…`, `Bearer: ak_…`, another scheme word such as `Token ak_…`, or `X-API-Key`; not `Basic`) one saying how to send it (not on the leads poll, whose 401 body is exactly `{"error":"Unauthorized"}`). */
       401: {
         headers: {
           [name: string]: unknown;
